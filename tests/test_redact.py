@@ -1,0 +1,266 @@
+"""Tests for secret redaction: a corpus of well-formed fake secrets, false positives, mixed text, speed."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+
+import pytest
+
+from memlens.engine.redact import redact
+
+# Fake secrets are assembled at run time so that no complete token-shaped literal sits in the repository.
+_MIXED = "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xYzC2"
+_UPPER = "Q7XK5NY3FUZ4JQ2LW8RT"
+
+
+def fake(length: int, alphabet: str = _MIXED) -> str:
+    return (alphabet * (length // len(alphabet) + 1))[:length]
+
+
+def b64url(data: dict[str, object]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+
+
+JWT = ".".join(
+    [b64url({"alg": "HS256", "typ": "JWT"}), b64url({"sub": "1234567890", "iat": 1516239022}), fake(43)]
+)
+RSA_BODY = "\n".join(fake(64, _MIXED + "+/") for _ in range(5))
+RSA_KEY = f"-----BEGIN RSA PRIVATE KEY-----\n{RSA_BODY}\n-----END RSA PRIVATE KEY-----"
+SSH_BODY = "b3BlbnNzaC1rZXktdjEAAAAA" + fake(40)
+SSH_KEY = f"-----BEGIN OPENSSH PRIVATE KEY-----\n{SSH_BODY}\n-----END OPENSSH PRIVATE KEY-----"
+PKCS8_JSON_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + fake(40)
+
+# (text containing the secret, the secret value that must disappear, the marker kind that must appear)
+CORPUS: list[tuple[str, str, str]] = [
+    (f"OPENAI_KEY {'sk-' + fake(48)}", "sk-" + fake(48), "openai-key"),
+    (f"key: {'sk-proj-' + fake(40) + '_' + fake(40)}", fake(40) + "_" + fake(40), "openai-key"),
+    (f"use {'sk-proj-' + fake(40) + '-' + fake(20)} here", "sk-proj-" + fake(40), "openai-key"),
+    (f"svc {'sk-svcacct-' + fake(60)}", "sk-svcacct-" + fake(60), "openai-key"),
+    (
+        f"claude {'sk-ant-api03-' + fake(80) + '-' + fake(10) + 'AA'}",
+        "sk-ant-api03-" + fake(80),
+        "anthropic-key",
+    ),
+    ("aws id AKIA" + _UPPER[:16] + " in env", "AKIA" + _UPPER[:16], "aws-access-key"),
+    ("session ASIA" + _UPPER[4:20] + ".", "ASIA" + _UPPER[4:20], "aws-access-key"),
+    (f"pat {'ghp_' + fake(36)}", "ghp_" + fake(36), "github-token"),
+    (f"oauth {'gho_' + fake(36)}", "gho_" + fake(36), "github-token"),
+    (f"server {'ghs_' + fake(36)}", "ghs_" + fake(36), "github-token"),
+    (f"user {'ghu_' + fake(36)}", "ghu_" + fake(36), "github-token"),
+    (f"fine-grained {'github_pat_' + fake(22) + '_' + fake(59)}", fake(22) + "_" + fake(59), "github-token"),
+    (f"gitlab {'glpat-' + fake(20)}", "glpat-" + fake(20), "gitlab-token"),
+    (f"bot {'xoxb-' + '1234567890123-1234567890123-' + fake(24)}", fake(24), "slack-token"),
+    (f"user {'xoxp-' + '1234567890123-1234567890123-1234567890123-' + fake(32)}", fake(32), "slack-token"),
+    (f"app {'xoxa-2-' + '1234567890123-' + fake(30)}", fake(30), "slack-token"),
+    (f"refresh {'xoxr-' + '1234567890-' + fake(30)}", fake(30), "slack-token"),
+    (f"legacy {'xoxs-' + '1234567890-' + fake(30)}", fake(30), "slack-token"),
+    (
+        f"hook {'https://hooks.slack.com/services/T0' + fake(8) + '/B0' + fake(8) + '/' + fake(24)}",
+        fake(24),
+        "slack-webhook",
+    ),
+    (f"stripe {'sk_live_' + fake(24)}", "sk_live_" + fake(24), "stripe-key"),
+    (f"maps {'AIza' + fake(35)}", "AIza" + fake(35), "google-api-key"),
+    (f"hub {'hf_' + fake(34)}", "hf_" + fake(34), "huggingface-token"),
+    (f"registry {'npm_' + fake(36)}", "npm_" + fake(36), "npm-token"),
+    (f"session cookie {JWT} was logged", JWT.split(".")[1], "jwt"),
+    (f"key file:\n{RSA_KEY}\nend of note", RSA_BODY.split("\n")[2], "private-key"),
+    (f"deploy key\n{SSH_KEY}\n", SSH_BODY, "private-key"),
+    (f"truncated paste:\n-----BEGIN PRIVATE KEY-----\n{RSA_BODY}", RSA_BODY.split("\n")[-1], "private-key"),
+    (
+        '{"private_key": "-----BEGIN PRIVATE KEY-----\\n'
+        + PKCS8_JSON_BODY
+        + '\\n-----END PRIVATE KEY-----\\n"}',
+        PKCS8_JSON_BODY,
+        "private-key",
+    ),
+    ("password=hunter2 in .env", "hunter2", "password"),
+    ('DB_PASSWORD="c0rrect-h0rse-battery"', "c0rrect-h0rse-battery", "password"),
+    ("passwd: 'S3cr3t!pw'", "S3cr3t!pw", "password"),
+    ("POSTGRES_PASSWORD: letmein", "letmein", "password"),
+    ('{"user": "admin", "password": "Tr0ub4dor&3"}', "Tr0ub4dor&3", "password"),
+    ('{\\"password\\": \\"escaped-in-jsonl-9\\"}', "escaped-in-jsonl-9", "password"),
+    ("token: ya29.a0AfH6SMBx" + fake(30), "ya29.a0AfH6SMBx" + fake(30), "token"),
+    ("export GITHUB_TOKEN=ghp_" + fake(36), fake(36), "token"),
+    ("client_secret=" + fake(32), fake(32), "secret"),
+    ("secret = 'swordfish-77'", "swordfish-77", "secret"),
+    ("api_key=" + fake(32) + "&page=2", fake(32), "api-key"),
+    ("apikey: " + fake(24), fake(24), "api-key"),
+    ("X-Api-Key: " + fake(28), fake(28), "api-key"),
+    (
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + fake(10),
+        "wJalrXUtnFEMI/K7MDENG",
+        "access-key",
+    ),
+    ('conn = connect(host="db", password="pa55word!")', "pa55word!", "password"),
+    ('password := "go-s3cret"', "go-s3cret", "password"),
+    ("**Password:** Sunflower42", "Sunflower42", "password"),
+    ("Authorization: Bearer " + fake(40), fake(40), "authorization"),
+    (
+        'curl -H "Authorization: Basic dXNlcjpwYXNzd29yZA==" https://api',
+        "dXNlcjpwYXNzd29yZA==",
+        "authorization",
+    ),
+    ("sent Bearer " + fake(30) + " upstream", fake(30), "bearer-token"),
+    ("DATABASE_URL=postgres://app:s3cr3t-pw@db.internal:5432/app", "s3cr3t-pw", "url-password"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "kind"), CORPUS, ids=[f"{i:02d}-{c[2]}" for i, c in enumerate(CORPUS)]
+)
+def test_secret_is_redacted(text: str, secret: str, kind: str) -> None:
+    assert secret in text  # guards the corpus itself
+    redacted = redact(text)
+    assert secret not in redacted
+    assert f"[REDACTED:{kind}]" in redacted
+
+
+def test_corpus_is_large_enough() -> None:
+    assert len(CORPUS) >= 25
+    assert len({kind for _, _, kind in CORPUS}) >= 15
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("password=hunter2", "password=[REDACTED:password]"),
+        ('DB_PASSWORD="hunter2"', 'DB_PASSWORD="[REDACTED:password]"'),
+        ("passwd: 'hunter2'", "passwd: '[REDACTED:password]'"),
+        ('{"password": "hunter2"}', '{"password": "[REDACTED:password]"}'),
+        ("token=abc123;user=bob", "token=[REDACTED:token];user=bob"),
+        ("https://x.io/cb?token=abc123&state=ok", "https://x.io/cb?token=[REDACTED:token]&state=ok"),
+        ("connect(password=hunter2)", "connect(password=[REDACTED:password])"),
+        ("api-key => `k-123`", "api-key => `[REDACTED:api-key]`"),
+        ("Authorization: Bearer abc.def-123", "Authorization: Bearer [REDACTED:authorization]"),
+        ("postgres://app:pw1@db/app", "postgres://app:[REDACTED:url-password]@db/app"),
+        ("mysql --password=hunter2 -u root", "mysql --password=[REDACTED:password] -u root"),
+        (
+            "pip install git+https://bot:pw123@git.example/r",
+            "pip install git+https://bot:[REDACTED:url-password]@git.example/r",
+        ),
+        ("SECRET_KEY=django-insecure-abc", "SECRET_KEY=[REDACTED:secret]"),
+        ("Private-Key: abc123", "Private-Key: [REDACTED:private-key]"),
+        ("AccessKey=abc123", "AccessKey=[REDACTED:access-key]"),
+        ("PASSPHRASE: 'open sesame'", "PASSPHRASE: '[REDACTED:password]'"),
+    ],
+)
+def test_key_name_and_quotes_are_kept(text: str, expected: str) -> None:
+    assert redact(text) == expected
+
+
+NOT_SECRETS = [
+    "We use sk-learn for the baseline model.",
+    "pip install scikit-learn and sk-learn-extras",
+    "the task-runner handles retries; ask-for-help-channel-is-open-now",
+    "The token is expired, refresh it.",
+    "Implement the password reset flow next.",
+    "Passwords: see the team vault.",
+    "max_tokens: 4096",
+    "num_tokens = 12",
+    "tokenizer: bert-base-uncased",
+    "password_reset_url: /account/reset",
+    "secret_name: prod-db-credentials",
+    "the secret sauce is caching",
+    "secret: true",
+    "password: ${DB_PASSWORD}",
+    "token: ${{ secrets.GITHUB_TOKEN }}",
+    "api_key=<your-api-key>",
+    "password=***",
+    'password: ""',
+    "Authorization: Bearer $TOKEN",
+    "Send `Authorization: Bearer <token>` on every call.",
+    "Bearer tokens are passed in the Authorization header.",
+    "AKIA is the prefix of AWS access key IDs.",
+    "ghp_ tokens are classic personal access tokens; xoxb- ones are Slack bot tokens.",
+    'eyJ is base64 for {" and JWTs start with it.',
+    "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----",
+    "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0B\n-----END CERTIFICATE-----",
+    "commit a94a8fe5ccb19ba61c4c0873d391e987982fbbd3 fixed it",
+    "request id 123e4567-e89b-12d3-a456-426614174000",
+    "see https://example.com:8080/path?q=1 and git@github.com:org/repo.git",
+    "ssh://git@host.example/repo and mailto:ops@example.com",
+    "The access key rotation policy is 90 days.",
+    "a desk-lamp, a risk-based review and a skip-list",
+    "token count: the budget is 200k",
+]
+
+
+@pytest.mark.parametrize("text", NOT_SECRETS)
+def test_ordinary_text_is_untouched(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_mixed_text_keeps_surrounding_words() -> None:
+    github = "ghp_" + fake(36)
+    openai = "sk-proj-" + fake(44)
+    text = (
+        "## Deploy notes\n"
+        f"Set OPENAI creds with {openai} before running the task-runner.\n"
+        "The staging db: password=hunter2 (rotate monthly).\n"
+        f"CI pushes with {github}; the token is expired when CI fails.\n"
+        "Ping @ops if sk-learn breaks."
+    )
+    assert redact(text) == (
+        "## Deploy notes\n"
+        "Set OPENAI creds with [REDACTED:openai-key] before running the task-runner.\n"
+        "The staging db: password=[REDACTED:password] (rotate monthly).\n"
+        "CI pushes with [REDACTED:github-token]; the token is expired when CI fails.\n"
+        "Ping @ops if sk-learn breaks."
+    )
+
+
+def test_private_key_without_end_is_redacted_to_end_of_text() -> None:
+    text = f"before\n-----BEGIN EC PRIVATE KEY-----\n{RSA_BODY}\nstill key material"
+    assert redact(text) == "before\n[REDACTED:private-key]"
+
+
+def test_several_private_keys_are_redacted_separately() -> None:
+    text = f"{RSA_KEY}\nbetween\n{SSH_KEY}\nafter"
+    assert redact(text) == "[REDACTED:private-key]\nbetween\n[REDACTED:private-key]\nafter"
+
+
+def test_unquoted_private_key_value_is_redacted_whole() -> None:
+    text = f"private_key: {RSA_KEY}\nnext: 1"
+    assert redact(text) == "private_key: [REDACTED:private-key]\nnext: 1"
+
+
+@pytest.mark.parametrize(("text", "secret", "kind"), CORPUS)
+def test_redact_is_idempotent(text: str, secret: str, kind: str) -> None:
+    once = redact(text)
+    assert redact(once) == once
+
+
+def test_empty_and_plain_text() -> None:
+    assert redact("") == ""
+    assert redact("nothing to see here\n") == "nothing to see here\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a" * 200_000,
+        "sk-" * 60_000,
+        "password=" * 20_000,
+        "password" * 20_000,
+        "a_b.c-" * 30_000,
+        "eyJ" + "a" * 200_000 + ".",
+        "eyJaaaaaaaaaa." * 15_000,
+        "-----BEGIN PRIVATE KEY-----" * 5_000,
+        "-----BEGIN PRIVATE KEY-----" + "x" * 200_000,
+        "https://u:" * 20_000,
+        "http" * 50_000 + "://",
+        "Bearer " * 30_000,
+        "Authorization: " * 15_000,
+        "AKIA" * 50_000,
+        '"password": "' * 15_000,
+    ],
+    ids=lambda text: repr(text[:16]),
+)
+def test_adversarial_input_is_linear(text: str) -> None:
+    started = time.perf_counter()
+    redact(text)
+    # Generous: linear scans take milliseconds; a quadratic one on 200k characters takes minutes.
+    assert time.perf_counter() - started < 2.0
