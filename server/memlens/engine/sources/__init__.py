@@ -1,0 +1,116 @@
+"""Registry of transcript parsers: format detection by content, file parsing and active-branch selection."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from .base import ParseResult, TranscriptParser, TranscriptRecord
+from .claude_code import ClaudeCodeParser
+from .codex import CodexParser
+from .openclaw import OpenClawParser
+from .specstory import SpecStoryParser
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "PARSERS",
+    "ParseResult",
+    "TranscriptParser",
+    "TranscriptRecord",
+    "detect_format",
+    "get_parser",
+    "parse_file",
+    "read_head",
+    "select_active_branch",
+]
+
+PARSERS: list[TranscriptParser] = [ClaudeCodeParser(), CodexParser(), OpenClawParser(), SpecStoryParser()]
+
+HEAD_LINES = 5
+_HEAD_BYTES = 256 * 1024
+
+
+def get_parser(format_name: str) -> TranscriptParser | None:
+    """The registered parser for a format name such as "claude-code"."""
+    return next((p for p in PARSERS if p.format == format_name), None)
+
+
+def read_head(data: bytes, max_lines: int = HEAD_LINES) -> list[str]:
+    """The first non-empty lines of some file content, decoded (what sniffers look at)."""
+    head: list[str] = []
+    for raw in data[:_HEAD_BYTES].split(b"\n"):
+        line = raw.decode("utf-8", errors="replace").strip()
+        if line:
+            head.append(line)
+            if len(head) >= max_lines:
+                break
+    return head
+
+
+def _path_hint(parser: TranscriptParser, path: Path) -> bool:
+    """Where a parser's files usually live: used only to break ties between content matches."""
+    parts = set(path.parts)
+    hints = {
+        "claude-code": ".claude" in parts or path.parent.name == "subagents",
+        "codex": path.name.startswith("rollout-") or ".codex" in parts,
+        "openclaw": ".openclaw" in parts,
+        "specstory": path.suffix == ".md" or ".specstory" in parts,
+    }
+    return hints.get(parser.format, False)
+
+
+def detect_format(head_lines: list[str], path: Path) -> TranscriptParser | None:
+    """The parser whose sniffer accepts the head lines; the path decides only between several matches."""
+    matches = []
+    for parser in PARSERS:
+        try:
+            if parser.sniff(head_lines, path):
+                matches.append(parser)
+        except Exception:  # a sniffer must never take detection down
+            logger.exception("sniffer %s failed on %s", parser.format, path)
+    if len(matches) > 1:
+        hinted = [p for p in matches if _path_hint(p, path)]
+        matches = hinted or matches
+    return matches[0] if matches else None
+
+
+def parse_file(path: Path, data: bytes | None = None, start_line: int = 1) -> ParseResult | None:
+    """Detect the format and parse a file (or, with start_line > 1, the tail `data` appended to it).
+
+    The format is sniffed from the file's own head (from `data` when it is the whole file). None when the file
+    cannot be read or no parser recognises it.
+    """
+    try:
+        if data is None:
+            data = path.read_bytes()
+        if start_line == 1:
+            head_bytes = data
+        else:
+            with path.open("rb") as handle:
+                head_bytes = handle.read(_HEAD_BYTES)
+    except OSError as exc:
+        logger.warning("cannot read transcript %s: %s", path, exc)
+        return None
+    parser = detect_format(read_head(head_bytes), path)
+    if parser is None:
+        logger.debug("no transcript parser recognises %s", path)
+        return None
+    return parser.parse(data, path, start_line)
+
+
+def select_active_branch(records: list[TranscriptRecord]) -> list[TranscriptRecord]:
+    """The records on the active branch: the chain from the last main-line record back to the root.
+
+    Records without a uuid, summaries and sidechain records (subagent transcripts are linear) are always kept.
+    """
+    by_uuid = {r.uuid: r for r in records if r.uuid is not None}
+    last = next((r for r in reversed(records) if r.uuid is not None and not r.is_sidechain), None)
+    if last is None:
+        return list(records)
+    active: set[str] = set()
+    current: TranscriptRecord | None = last
+    while current is not None and current.uuid is not None and current.uuid not in active:
+        active.add(current.uuid)
+        current = by_uuid.get(current.parent_uuid) if current.parent_uuid is not None else None
+    return [r for r in records if r.uuid is None or r.kind == "summary" or r.is_sidechain or r.uuid in active]

@@ -1,0 +1,61 @@
+"""The one small interface every transcript parser implements, and the records it produces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar, Literal, Protocol
+
+Role = Literal["user", "assistant"]
+RecordKind = Literal["message", "summary"]
+
+
+@dataclass(slots=True)
+class TranscriptRecord:
+    """One searchable unit of a transcript: a user or assistant message, or a compaction summary.
+
+    `uuid`/`parent_uuid` carry the transcript's own branch links (Claude Code parentUuid, OpenClaw parentId);
+    formats without branches leave them None and every record is on the active branch.
+    """
+
+    message_id: str
+    role: Role
+    text: str
+    timestamp: float | None  # seconds since the epoch, UTC
+    position: int  # 1-based line number in the source file where the record starts
+    kind: RecordKind = "message"
+    uuid: str | None = None
+    parent_uuid: str | None = None
+    is_sidechain: bool = False
+
+
+@dataclass(slots=True)
+class ParseResult:
+    """What a parser read from one transcript file."""
+
+    format: str
+    session_id: str
+    records: list[TranscriptRecord] = field(default_factory=list)
+    cwd: str | None = None
+    parent_session_id: str | None = None  # set for subagent transcripts (sidechains)
+    agent_id: str | None = None  # subagent id, e.g. "a485154"
+    title: str | None = None
+    bad_lines: int = 0  # malformed lines skipped
+    errors: list[str] = field(default_factory=list)  # one short message per skipped line (bounded)
+    consumed_bytes: int = 0  # bytes fully parsed; a trailing partial line is not consumed
+
+
+class TranscriptParser(Protocol):
+    """A parser for one transcript format. Stateless: one instance serves every file."""
+
+    format: ClassVar[str]
+
+    def sniff(self, head: list[str], path: Path) -> bool:
+        """True if the first non-empty lines of a file (decoded) look like this format."""
+        ...
+
+    def parse(self, data: bytes, path: Path, start_line: int = 1) -> ParseResult:
+        """Parse file content (the whole file, or the tail appended since the last parse, whose first line is
+        `start_line`). Never raises on bad content: bad lines are counted and skipped. A trailing line without
+        a newline is left unconsumed (it may still be being written), not counted as bad."""
+        ...

@@ -1,0 +1,244 @@
+"""Parses Claude Code session JSONL (~/.claude/projects/*/<session>.jsonl and its subagents/ transcripts).
+
+Indexed: user text, assistant text plus tool-call inputs (one record per API message: consecutive lines
+sharing `message.id` are merged), compaction summaries (`isCompactSummary` users, `{"type":"summary"}` lines),
+and prompts the user queued mid-turn (`queue-operation` enqueue then remove: they never get a user line of
+their own). Skipped: tool_result blocks, thinking, images, isMeta users, command echoes and harness
+injections (see common.clean_user_text), and bookkeeping lines (progress, system, file-history-snapshot, ...).
+Skipped lines still carry parent links, which are resolved through so every record points at a record.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from .base import ParseResult, TranscriptRecord
+from .common import (
+    DEFAULT_TOOL_INPUT_MAX_CHARS,
+    ParentLinks,
+    clean_user_text,
+    head_objects,
+    iter_json_objects,
+    parse_timestamp,
+    render_tool_call,
+)
+
+logger = logging.getLogger(__name__)
+
+_LINE_TYPES = frozenset(
+    {"user", "assistant", "summary", "progress", "system", "file-history-snapshot", "queue-operation"}
+)
+
+
+@dataclass
+class _Group:
+    """Consecutive assistant lines of one API message, merged into one record."""
+
+    message_key: str
+    first_uuid: str
+    parent: str | None
+    timestamp: float | None
+    position: int
+    sidechain: bool
+    uuids: list[str] = field(default_factory=list)
+    parts: list[str] = field(default_factory=list)
+
+
+def _text_blocks(content: object) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    return [
+        b["text"]
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
+
+
+def _raw_parent(obj: dict[str, Any]) -> str | None:
+    parent = obj.get("parentUuid") or obj.get(
+        "logicalParentUuid"
+    )  # compact_boundary: null parent, logical link
+    return parent if isinstance(parent, str) else None
+
+
+class _State:
+    """Per-parse state: the records so far, the open assistant group and the parent links."""
+
+    def __init__(self, result: ParseResult, max_chars: int, force_sidechain: bool) -> None:
+        self.result = result
+        self.max_chars = max_chars
+        self.force_sidechain = force_sidechain
+        self.links = ParentLinks()
+        self.group: _Group | None = None
+        self.queued: tuple[int, str, float | None] | None = None
+
+    def add(self, record: TranscriptRecord, line_uuid: str | None) -> None:
+        self.flush()
+        self.links.own(line_uuid, record)
+        self.result.records.append(record)
+
+    def flush(self) -> None:
+        group, self.group = self.group, None
+        if group is None:
+            return
+        text = "\n\n".join(p for p in group.parts if p).strip()
+        if not text:
+            return  # thinking-only or empty message: its lines stay transparent links
+        record = TranscriptRecord(
+            message_id=group.first_uuid,
+            role="assistant",
+            text=text,
+            timestamp=group.timestamp,
+            position=group.position,
+            uuid=group.uuids[-1],
+            parent_uuid=group.parent,
+            is_sidechain=group.sidechain,
+        )
+        for uuid in group.uuids:
+            self.links.own(uuid, record)
+        self.result.records.append(record)
+
+    def sidechain(self, obj: dict[str, Any]) -> bool:
+        return self.force_sidechain or obj.get("isSidechain") is True
+
+
+class ClaudeCodeParser:
+    """Claude Code JSONL transcripts."""
+
+    format: ClassVar[str] = "claude-code"
+
+    def __init__(self, tool_input_max_chars: int = DEFAULT_TOOL_INPUT_MAX_CHARS) -> None:
+        self.tool_input_max_chars = tool_input_max_chars
+
+    def sniff(self, head: list[str], path: Path) -> bool:
+        for obj in head_objects(head):
+            kind = obj.get("type")
+            if kind not in _LINE_TYPES:
+                continue
+            if "sessionId" in obj or (kind == "summary" and "leafUuid" in obj):
+                return True
+            if kind == "file-history-snapshot" and "snapshot" in obj:
+                return True
+        return False
+
+    def parse(self, data: bytes, path: Path, start_line: int = 1) -> ParseResult:
+        is_subagent = path.parent.name == "subagents" and path.stem.startswith("agent-")
+        result = ParseResult(format=self.format, session_id="")
+        state = _State(result, self.tool_input_max_chars, is_subagent)
+        for line_no, obj in iter_json_objects(data, start_line, result):
+            if not result.session_id and isinstance(obj.get("sessionId"), str):
+                result.session_id = obj["sessionId"]
+            if result.cwd is None and isinstance(obj.get("cwd"), str):
+                result.cwd = obj["cwd"]
+            state.links.line(obj.get("uuid"), _raw_parent(obj))
+            self._line(state, line_no, obj)
+        state.flush()
+        state.links.resolve_all(result.records)
+        result.records.sort(key=lambda r: r.position)
+        line_session = result.session_id
+        result.session_id = line_session or path.stem
+        if is_subagent:
+            result.agent_id = path.stem.removeprefix("agent-")
+            result.parent_session_id = line_session or path.parent.parent.name
+        return result
+
+    def _line(self, state: _State, line_no: int, obj: dict[str, Any]) -> None:
+        kind = obj.get("type")
+        if kind == "assistant":
+            self._assistant(state, line_no, obj)
+        elif kind == "user":
+            self._user(state, line_no, obj)
+        elif kind == "summary":
+            self._summary_line(state, line_no, obj)
+        elif kind == "queue-operation":
+            self._queue(state, line_no, obj)
+
+    def _assistant(self, state: _State, line_no: int, obj: dict[str, Any]) -> None:
+        message = obj.get("message")
+        uuid = obj.get("uuid")
+        if not isinstance(message, dict) or not isinstance(uuid, str):
+            return
+        message_key = message.get("id")
+        key = message_key if isinstance(message_key, str) else uuid
+        if state.group is None or state.group.message_key != key:
+            state.flush()
+            state.group = _Group(
+                key,
+                uuid,
+                _raw_parent(obj),
+                parse_timestamp(obj.get("timestamp")),
+                line_no,
+                state.sidechain(obj),
+            )
+        state.group.uuids.append(uuid)
+        state.group.parts.extend(self._assistant_parts(message.get("content")))
+
+    def _assistant_parts(self, content: object) -> list[str]:
+        if isinstance(content, str):
+            return [content.strip()]
+        parts: list[str] = []
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"].strip())
+            elif block.get("type") in ("tool_use", "server_tool_use"):
+                parts.append(
+                    render_tool_call(
+                        str(block.get("name", "")), block.get("input"), self.tool_input_max_chars
+                    )
+                )
+        return parts
+
+    def _user(self, state: _State, line_no: int, obj: dict[str, Any]) -> None:
+        message = obj.get("message")
+        uuid = obj.get("uuid")
+        if obj.get("isMeta") or not isinstance(message, dict) or not isinstance(uuid, str):
+            return
+        texts = _text_blocks(message.get("content"))
+        summary = obj.get("isCompactSummary") is True
+        text = "\n\n".join(t.strip() if summary else clean_user_text(t) for t in texts).strip()
+        if not text:
+            return  # tool results only, command echoes, interruptions: the line stays a transparent link
+        record = TranscriptRecord(
+            message_id=uuid,
+            role="assistant" if summary else "user",
+            text=text,
+            timestamp=parse_timestamp(obj.get("timestamp")),
+            position=line_no,
+            kind="summary" if summary else "message",
+            uuid=uuid,
+            parent_uuid=_raw_parent(obj),
+            is_sidechain=state.sidechain(obj),
+        )
+        state.add(record, uuid)
+
+    def _summary_line(self, state: _State, line_no: int, obj: dict[str, Any]) -> None:
+        text = obj.get("summary")
+        if not isinstance(text, str) or not text.strip():
+            return
+        leaf = obj.get("leafUuid")
+        message_id = f"summary:{leaf}" if isinstance(leaf, str) else f"L{line_no}"
+        record = TranscriptRecord(message_id, "assistant", text.strip(), None, line_no, kind="summary")
+        state.add(record, None)
+
+    def _queue(self, state: _State, line_no: int, obj: dict[str, Any]) -> None:
+        """A prompt queued mid-turn, then removed from the queue, was handed to the model inside the turn."""
+        operation = obj.get("operation")
+        content = obj.get("content")
+        if operation == "enqueue" and isinstance(content, str):
+            text = clean_user_text(content)
+            state.queued = (
+                (line_no, text, parse_timestamp(obj.get("timestamp"))) if text[:1] not in ("", "/") else None
+            )
+        elif operation == "remove" and state.queued is not None:
+            queued_line, text, timestamp = state.queued
+            state.queued = None
+            record = TranscriptRecord(f"Q{queued_line}", "user", text, timestamp, queued_line)
+            record.is_sidechain = state.force_sidechain
+            state.result.records.append(record)  # no flush: it may sit between lines of one assistant message

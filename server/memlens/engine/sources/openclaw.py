@@ -1,0 +1,138 @@
+"""Parses OpenClaw session JSONL v3 (~/.openclaw/agents/<agent>/sessions/*.jsonl): entries linked by parentId.
+
+Indexed: `message` entries of role user (text blocks) and assistant (text blocks plus toolCall inputs), and
+`compaction` / `branch_summary` entries as summaries. Skipped: toolResult messages, thinking and image blocks,
+the startup prompt OpenClaw injects as a user message after /new or /reset, and bookkeeping entries
+(thinking_level_change, model_change, custom such as model-snapshot, label, ...). Skipped entries keep their
+parent links, resolved through so each record's parent_uuid names a record (active-branch selection needs it).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, ClassVar
+
+from .base import ParseResult, Role, TranscriptRecord
+from .common import (
+    DEFAULT_TOOL_INPUT_MAX_CHARS,
+    ParentLinks,
+    head_objects,
+    iter_json_objects,
+    parse_timestamp,
+    render_tool_call,
+)
+
+logger = logging.getLogger(__name__)
+
+_INJECTED_USER_PREFIXES = ("A new session was started via /new or /reset.",)
+_SUMMARY_TYPES = frozenset({"compaction", "branch_summary"})
+
+
+def _is_entry(obj: dict[str, Any]) -> bool:
+    message = obj.get("message")
+    return (
+        obj.get("type") == "message"
+        and "id" in obj
+        and "parentId" in obj
+        and isinstance(message, dict)
+        and "role" in message
+    )
+
+
+class OpenClawParser:
+    """OpenClaw session JSONL, version 3."""
+
+    format: ClassVar[str] = "openclaw"
+
+    def __init__(self, tool_input_max_chars: int = DEFAULT_TOOL_INPUT_MAX_CHARS) -> None:
+        self.tool_input_max_chars = tool_input_max_chars
+
+    def sniff(self, head: list[str], path: Path) -> bool:
+        for obj in head_objects(head):
+            if obj.get("type") == "session" and isinstance(obj.get("version"), int) and "id" in obj:
+                return True
+            if _is_entry(obj):
+                return True
+        return False
+
+    def parse(self, data: bytes, path: Path, start_line: int = 1) -> ParseResult:
+        result = ParseResult(format=self.format, session_id="")
+        links = ParentLinks()
+        for line_no, obj in iter_json_objects(data, start_line, result):
+            kind = obj.get("type")
+            if kind == "session":
+                result.session_id = result.session_id or str(obj.get("id") or "")
+                result.cwd = obj.get("cwd") if isinstance(obj.get("cwd"), str) else result.cwd
+                continue
+            links.line(obj.get("id"), obj.get("parentId"))
+            record = self._record(line_no, obj)
+            if record is not None:
+                links.own(record.uuid, record)
+                result.records.append(record)
+        links.resolve_all(result.records)
+        result.session_id = result.session_id or path.stem
+        return result
+
+    def _record(self, line_no: int, obj: dict[str, Any]) -> TranscriptRecord | None:
+        entry_id = obj.get("id")
+        if not isinstance(entry_id, str):
+            return None
+        parent = obj.get("parentId") if isinstance(obj.get("parentId"), str) else None
+        kind = obj.get("type")
+        if kind in _SUMMARY_TYPES:
+            summary = obj.get("summary")
+            if not isinstance(summary, str) or not summary.strip():
+                return None
+            return TranscriptRecord(
+                entry_id,
+                "assistant",
+                summary.strip(),
+                self._timestamp(obj),
+                line_no,
+                "summary",
+                entry_id,
+                parent,
+            )
+        message = obj.get("message")
+        if (
+            kind != "message"
+            or not isinstance(message, dict)
+            or message.get("role") not in ("user", "assistant")
+        ):
+            return None
+        role: Role = "user" if message["role"] == "user" else "assistant"
+        text = self._text(message.get("content"), role)
+        if not text:
+            return None
+        return TranscriptRecord(
+            entry_id, role, text, self._timestamp(obj), line_no, "message", entry_id, parent
+        )
+
+    def _text(self, content: object, role: str) -> str:
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        parts: list[str] = []
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"].strip())
+            elif block.get("type") == "toolCall" and role == "assistant":
+                parts.append(
+                    render_tool_call(
+                        str(block.get("name", "")), block.get("arguments"), self.tool_input_max_chars
+                    )
+                )
+        text = "\n\n".join(p for p in parts if p)
+        if role == "user" and text.startswith(_INJECTED_USER_PREFIXES):
+            return ""
+        return text
+
+    @staticmethod
+    def _timestamp(obj: dict[str, Any]) -> float | None:
+        stamp = parse_timestamp(obj.get("timestamp"))
+        message = obj.get("message")
+        if stamp is None and isinstance(message, dict):
+            stamp = parse_timestamp(message.get("timestamp"))
+        return stamp

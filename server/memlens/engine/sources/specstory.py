@@ -1,0 +1,160 @@
+"""Parses SpecStory Markdown exports (.specstory/history/*.md): a record per `_**User**_`/`_**Agent**_` block.
+
+Kept: the block's prose, and for each `<tool-use>` block a short "[Tool] description" (the text SpecStory
+writes outside code fences, else the first non-output fence such as a bash command), truncated. Dropped:
+`<think>` sections (thinking), tool outputs (```text fences), command echoes such as `<command-name>` and
+`<local-command-stdout>`, and blocks left empty. The `---` separating blocks is removed; a `---` inside a
+message (a Markdown rule) stays. SpecStory has no ids: message_id is "L<header line>".
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+from typing import ClassVar
+
+from .base import ParseResult, Role, TranscriptRecord
+from .common import (
+    DEFAULT_TOOL_INPUT_MAX_CHARS,
+    clean_user_text,
+    iter_complete_lines,
+    parse_timestamp,
+    truncate,
+)
+
+logger = logging.getLogger(__name__)
+
+_HEADER_RE = re.compile(r"^_\*\*(User|Agent|Assistant)\b(?:\s*\(([^)]*)\))?\*\*_\s*$")
+_TIMESTAMP_RE = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z?")
+_SESSION_RE = re.compile(r"<!--.*?\bSession\s+([\w.-]+)")
+_TOOL_OPEN_RE = re.compile(r"<tool-use\b[^>]*?data-tool-name=\"([^\"]*)\"")
+_FENCE_RE = re.compile(r"^\s*(```+|~~~+)\s*(\S*)")
+_OUTPUT_FENCES = frozenset({"", "text", "txt", "output", "console", "diff"})
+_MARKUP = ("<summary>", "<details>", "</details>", "<tool-use", "</tool-use>")
+_FILENAME_TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}_\d{2}-\d{2}(?:-\d{2})?Z?-")
+
+
+def _tool_description(name: str, lines: list[str], max_chars: int) -> str:
+    """A short description of a <tool-use> block: its prose outside fences, else its first input fence."""
+    prose: list[str] = []
+    fences: list[tuple[str, list[str]]] = []
+    fence: tuple[str, list[str]] | None = None
+    for line in lines:
+        match = _FENCE_RE.match(line)
+        if match:
+            if fence is None:
+                fence = (match.group(2).lower(), [])
+                fences.append(fence)
+            else:
+                fence = None
+            continue
+        if fence is not None:
+            fence[1].append(line)
+        elif line.strip() and not any(tag in line for tag in _MARKUP):
+            prose.append(line.strip())
+    if not prose:
+        prose = next((body for lang, body in fences if lang not in _OUTPUT_FENCES), [])
+    body = " ".join(" ".join(prose).split())
+    return f"[{name}] {truncate(body, max_chars)}" if body else f"[{name}]"
+
+
+class _Block:
+    """One `_**User**_` or `_**Agent**_` block being collected."""
+
+    def __init__(self, role: Role, position: int, timestamp: float | None) -> None:
+        self.role = role
+        self.position = position
+        self.timestamp = timestamp
+        self.parts: list[str] = []
+        self.lines: list[str] = []
+        self.tool_name: str | None = None
+        self.tool_lines: list[str] = []
+        self.in_think = False
+
+    def feed(self, line: str, max_chars: int) -> None:
+        if self.in_think:
+            self.in_think = "</think>" not in line
+        elif self.tool_name is not None:
+            self._tool_line(line, max_chars)
+        elif line.lstrip().startswith("<think>"):
+            self.in_think = "</think>" not in line
+        elif (tool := _TOOL_OPEN_RE.search(line)) is not None:
+            self.parts.append(self._text())
+            self.tool_name = tool.group(1) or "tool"
+            self._tool_line(line, max_chars)
+        else:
+            self.lines.append(line)
+
+    def _tool_line(self, line: str, max_chars: int, force_close: bool = False) -> None:
+        self.tool_lines.append(line)
+        if self.tool_name is not None and (force_close or "</tool-use>" in line):
+            self.parts.append(_tool_description(self.tool_name, self.tool_lines, max_chars))
+            self.tool_name, self.tool_lines = None, []
+
+    def inside_markup(self) -> bool:
+        return self.in_think or self.tool_name is not None
+
+    def _text(self) -> str:
+        text, self.lines = "\n".join(self.lines).strip(), []
+        return text
+
+    def finish(self, max_chars: int) -> str:
+        if self.tool_name is not None:  # an unterminated tool block
+            self._tool_line("", max_chars, force_close=True)
+        tail = self._text()
+        tail = re.sub(r"\n\s*---\s*$", "", "\n" + tail).strip()  # the separator before the next block
+        self.parts.append(clean_user_text(tail) if self.role == "user" else tail)
+        return "\n\n".join(p for p in self.parts if p).strip()
+
+
+class SpecStoryParser:
+    """SpecStory Markdown history files."""
+
+    format: ClassVar[str] = "specstory"
+
+    def __init__(self, tool_input_max_chars: int = DEFAULT_TOOL_INPUT_MAX_CHARS) -> None:
+        self.tool_input_max_chars = tool_input_max_chars
+
+    def sniff(self, head: list[str], path: Path) -> bool:
+        return any("Generated by SpecStory" in line or _HEADER_RE.match(line.strip()) for line in head)
+
+    def parse(self, data: bytes, path: Path, start_line: int = 1) -> ParseResult:
+        result = ParseResult(format=self.format, session_id="", title=self._title(path))
+        block: _Block | None = None
+        for line_no, line in iter_complete_lines(data, start_line, result):
+            header = _HEADER_RE.match(line.strip())
+            if header and (block is None or not block.inside_markup()):
+                self._emit(result, block, self.tool_input_max_chars)
+                block = self._open(header, line_no)
+            elif block is not None:
+                block.feed(line, self.tool_input_max_chars)
+            elif not result.session_id and (session := _SESSION_RE.search(line)):
+                result.session_id = session.group(1)
+        self._emit(result, block, self.tool_input_max_chars)
+        result.session_id = result.session_id or path.stem
+        return result
+
+    @staticmethod
+    def _open(header: re.Match[str], line_no: int) -> _Block:
+        role: Role = "user" if header.group(1) == "User" else "assistant"
+        stamp = _TIMESTAMP_RE.search(header.group(2) or "")
+        return _Block(role, line_no, parse_timestamp(stamp.group(0)) if stamp else None)
+
+    @staticmethod
+    def _emit(result: ParseResult, block: _Block | None, max_chars: int) -> None:
+        if block is None:
+            return
+        text = block.finish(max_chars)
+        if text:
+            result.records.append(
+                TranscriptRecord(f"L{block.position}", block.role, text, block.timestamp, block.position)
+            )
+
+    @staticmethod
+    def _title(path: Path) -> str | None:
+        """The file name minus its timestamp: "2026-01-16_16-48-38Z-the-code" -> "the code"."""
+        slug = _FILENAME_TS_RE.sub("", path.stem)
+        if slug == path.stem:
+            return None
+        return slug.replace("-", " ").strip() or None

@@ -1,0 +1,546 @@
+"""Tests the transcript parsers against the real fixtures in ../shared and small synthetic transcripts."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memlens.engine.sources import (
+    PARSERS,
+    ParseResult,
+    detect_format,
+    get_parser,
+    parse_file,
+    read_head,
+    select_active_branch,
+)
+from memlens.engine.sources.claude_code import ClaudeCodeParser
+from memlens.engine.sources.codex import CodexParser
+from memlens.engine.sources.openclaw import OpenClawParser
+from memlens.engine.sources.specstory import SpecStoryParser
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
+needs_fixtures = pytest.mark.skipif(
+    not TRANSCRIPTS.is_dir(), reason=f"shared fixtures not found at {TRANSCRIPTS} (../shared is absent)"
+)
+
+CC_MAIN = "claude-code/258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+CC_SUBAGENTS = "claude-code/258c7280-ae70-4798-800f-63464d01a85d/subagents"
+TURN = "claude-code/incremental-subagents"
+CODEX_NEW = "codex/2026/05/11/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
+CODEX_A = "codex/2026/02/23/rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
+CODEX_B = "codex/2026/02/23/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
+OC_BAD = "openclaw/b3db607f-7ae8-4089-b806-44800e961672.jsonl"
+OC_GOOD = "openclaw/f967d602-325a-4a45-8d54-ee17484cfd96.jsonl"
+SPEC = "specstory/.specstory/history"
+
+# (format, user messages, assistant messages, summaries), counted independently of the parsers: assistant
+# messages as distinct message.id values with text/tool_use (jq), the rest by reading the files.
+EXPECTED: dict[str, tuple[str | None, int, int, int]] = {
+    CC_MAIN: ("claude-code", 4, 152, 1),  # 2 typed prompts + 2 queued mid-turn prompts; 1 isCompactSummary
+    f"{CC_SUBAGENTS}/agent-a881341.jsonl": ("claude-code", 1, 3, 0),
+    f"{CC_SUBAGENTS}/agent-acompact-fffbd0.jsonl": ("claude-code", 1, 1, 0),
+    f"{TURN}/README.md": (None, 0, 0, 0),
+    f"{TURN}/turn-1.jsonl": ("claude-code", 1, 7, 1),
+    f"{TURN}/turn-1/subagents/agent-a485154.jsonl": ("claude-code", 1, 6, 0),
+    f"{TURN}/turn-2.jsonl": ("claude-code", 1, 11, 1),
+    f"{TURN}/turn-2/subagents/agent-a485154.jsonl": ("claude-code", 1, 6, 0),
+    "claude-code/short.jsonl": ("claude-code", 1, 1, 0),
+    "claude-code/subagent.jsonl": ("claude-code", 2, 12, 0),  # "/handgemacht:create-beads <args>" + 1 prompt
+    "claude-code/tool_heavy.jsonl": ("claude-code", 2, 4, 0),
+    CODEX_A: ("codex", 3, 17, 0),  # redacted: injected context can't be told apart from prompts
+    CODEX_B: ("codex", 4, 1, 0),
+    CODEX_NEW: ("codex", 2, 14, 0),  # 13 messages + 1 tool-call-only record (calls before the first reply)
+    OC_BAD: ("openclaw", 4, 8, 0),
+    OC_GOOD: ("openclaw", 3, 9, 0),
+    f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md": ("specstory", 8, 57, 0),
+    f"{SPEC}/2026-05-10_09-00-00Z-where-is-save-implemented.md": ("specstory", 7, 7, 0),
+    f"{SPEC}/2026-05-11_10-00-00Z-where-is-token-validation.md": ("specstory", 4, 4, 0),
+}
+
+
+@cache
+def parsed(rel: str) -> ParseResult:
+    result = parse_file(TRANSCRIPTS / rel)
+    assert result is not None, rel
+    return result
+
+
+def all_text(result: ParseResult) -> str:
+    return "\n".join(r.text for r in result.records)
+
+
+def jsonl(*objects: dict[str, Any]) -> bytes:
+    return b"".join(json.dumps(o).encode() + b"\n" for o in objects)
+
+
+def counts(result: ParseResult) -> tuple[int, int, int]:
+    kinds = Counter("summary" if r.kind == "summary" else r.role for r in result.records)
+    return kinds["user"], kinds["assistant"], kinds["summary"]
+
+
+# --- every fixture: format and counts ---
+
+
+@needs_fixtures
+def test_every_fixture_is_listed() -> None:
+    found = {str(p.relative_to(TRANSCRIPTS)) for p in TRANSCRIPTS.rglob("*") if p.is_file()}
+    assert found == set(EXPECTED)
+
+
+@needs_fixtures
+@pytest.mark.parametrize("rel", sorted(EXPECTED))
+def test_fixture_format_and_counts(rel: str) -> None:
+    fmt, users, assistants, summaries = EXPECTED[rel]
+    path = TRANSCRIPTS / rel
+    data = path.read_bytes()
+    parser = detect_format(read_head(data), path)
+    assert (parser.format if parser else None) == fmt
+    if fmt is None:
+        assert parse_file(path) is None
+        return
+    result = parsed(rel)
+    assert result.format == fmt
+    assert counts(result) == (users, assistants, summaries)
+    assert result.consumed_bytes == len(data)
+    assert all(r.text == r.text.strip() and r.text for r in result.records)
+    assert all(r.position >= 1 for r in result.records)
+    assert len({r.message_id for r in result.records}) == len(result.records)
+    assert select_active_branch(result.records) == result.records  # no abandoned branch in these fixtures
+
+
+@needs_fixtures
+def test_session_ids_and_cwd() -> None:
+    assert parsed("claude-code/short.jsonl").session_id == "55604662-cf2a-4331-851a-ec234028f8ca"
+    assert parsed("claude-code/short.jsonl").cwd == "/home/marco/projects/spotter"
+    assert parsed(CODEX_NEW).session_id == "019e1625-789d-76c0-80ab-3724b5ddb799"
+    assert parsed(CODEX_NEW).cwd == "/Users/Sample_User/repos/codemie-ai/codemie-code"
+    assert (parsed(OC_GOOD).session_id, parsed(OC_GOOD).cwd) == (
+        "f967d602-325a-4a45-8d54-ee17484cfd96",
+        "/app",
+    )
+    spec = parsed(f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md")
+    assert spec.session_id == "e317d7b9-3289-4345-9c97-0bb1e3d998c8"
+    assert spec.title == "the code in specstory"
+
+
+# --- exclusions and tool inputs ---
+
+
+@needs_fixtures
+@pytest.mark.parametrize(
+    ("rel", "excluded"),
+    [
+        ("claude-code/short.jsonl", "trouble starting their Phoenix server"),  # thinking
+        ("claude-code/short.jsonl", "doesn't want to proceed with this tool use"),  # tool_result
+        ("claude-code/short.jsonl", "Request interrupted"),
+        ("claude-code/short.jsonl", "Kept model as"),  # system local_command
+        ("claude-code/tool_heavy.jsonl", "Reconnected to tidewave"),  # <local-command-stdout> user line
+        ("claude-code/tool_heavy.jsonl", "Caveat: The messages below"),  # isMeta
+        ("claude-code/subagent.jsonl", "with a structured preview before execution"),  # isMeta skill text
+        (CC_MAIN, "<task-notification>"),
+        (CODEX_NEW, "Filesystem sandboxing defines"),  # developer prompt
+        (CODEX_NEW, "AGENTS.md instructions"),
+        (CODEX_NEW, "<environment_context>"),
+        (CODEX_NEW, "Chunk ID: 8731b0"),  # function_call_output
+        (OC_BAD, "a classic programmer greeting"),  # thinking
+        (OC_BAD, "ENOENT"),  # toolResult
+        (OC_GOOD, "A new session was started via /new or /reset"),  # injected startup prompt
+        (f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md", "Let me start by exploring both locations"),
+        (f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md", "ISSUE_TEMPLATE/cloud-bug-feature.md"),
+        (f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md", "Catch you later"),
+    ],
+)
+def test_excluded_content_absent(rel: str, excluded: str) -> None:
+    assert excluded in (TRANSCRIPTS / rel).read_text(encoding="utf-8")  # the probe is real
+    assert excluded not in all_text(parsed(rel))
+
+
+@needs_fixtures
+def test_codex_messages_not_indexed_twice() -> None:
+    texts = [r.text for r in parsed(CODEX_NEW).records]
+    assert sum(t.startswith("Available tool groups in this session") for t in texts) == 1
+    assert sum(t == "show tools" for t in texts) == 1
+
+
+@needs_fixtures
+def test_tool_inputs_kept_and_truncated() -> None:
+    assert "[Bash] mix phx.server 2>&1 | head -80" in all_text(parsed("claude-code/short.jsonl"))
+    assert "[Glob] pattern=mix.exs path=/home/marco/projects/spotter" in all_text(
+        parsed("claude-code/short.jsonl")
+    )
+    assert "[exec] ls -la /home/node/.openclaw/workspace/memory/" in all_text(parsed(OC_BAD))
+    assert "[Bash] List root directory structure" in all_text(
+        parsed(f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md")
+    )
+    codex = all_text(parsed(CODEX_NEW))
+    assert "[exec_command] rg -n " in codex
+    patches = re.findall(r"^\[apply_patch\] (.*)$", codex, re.MULTILINE)
+    assert patches and all(len(p) <= 500 for p in patches) and any(p.endswith("…") for p in patches)
+
+    path = TRANSCRIPTS / "claude-code/subagent.jsonl"
+    short = ClaudeCodeParser(tool_input_max_chars=40).parse(path.read_bytes(), path)
+    bash = re.findall(r"^\[Bash\] (.*)$", all_text(short), re.MULTILINE)
+    assert bash and all(len(b) <= 40 for b in bash)
+    assert any(b.startswith("bd create --title=") and b.endswith("…") for b in bash)
+
+
+# --- Claude Code specifics ---
+
+
+@needs_fixtures
+def test_claude_code_merges_split_assistant_lines() -> None:
+    lines = [json.loads(x) for x in (TRANSCRIPTS / "claude-code/short.jsonl").read_text().splitlines()]
+    split = [x for x in lines if x.get("message", {}).get("id") == "msg_01MKH1ccEGrZGNPvu8pYiiQa"]
+    assert len(split) == 5
+    [record] = [r for r in parsed("claude-code/short.jsonl").records if r.role == "assistant"]
+    assert record.message_id == split[0]["uuid"]
+    assert record.uuid == split[-1]["uuid"]
+    assert record.parent_uuid == split[0]["parentUuid"]
+    assert record.position == 5
+    assert record.text.startswith("Let me check the project structure")
+    assert "[Bash]" in record.text and "[Glob]" in record.text
+
+
+@needs_fixtures
+def test_claude_code_subagents() -> None:
+    main = parsed(CC_MAIN)
+    assert not any(r.is_sidechain for r in main.records) and main.parent_session_id is None
+    for agent in ("a881341", "acompact-fffbd0"):
+        sub = parsed(f"{CC_SUBAGENTS}/agent-{agent}.jsonl")
+        assert sub.agent_id == agent
+        assert sub.parent_session_id == "258c7280-ae70-4798-800f-63464d01a85d"
+        assert sub.session_id == "258c7280-ae70-4798-800f-63464d01a85d"  # the sessionId inside the lines
+        assert sub.records and all(r.is_sidechain for r in sub.records)
+        assert select_active_branch(sub.records) == sub.records
+    turn = parsed(f"{TURN}/turn-1/subagents/agent-a485154.jsonl")
+    assert (turn.agent_id, turn.parent_session_id) == ("a485154", "e9fb405b-169f-40eb-9396-7e75076f045d")
+    assert all(r.is_sidechain for r in turn.records)
+
+
+@needs_fixtures
+def test_claude_code_summaries() -> None:
+    [line_summary] = [r for r in parsed(f"{TURN}/turn-1.jsonl").records if r.kind == "summary"]
+    assert line_summary.text == "Metrics Calculations Verification and Discrepancy Analysis"
+    assert line_summary.uuid is None and line_summary.position == 1
+    main = parsed(CC_MAIN)
+    [compact] = [r for r in main.records if r.kind == "summary"]
+    assert compact.role == "assistant" and compact.position == 1257
+    assert compact.text.startswith("This session is being continued from a previous conversation")
+    # compact_boundary has a null parentUuid: the chain continues through its logicalParentUuid
+    before = [r for r in main.records if r.position < 1256]
+    assert compact.parent_uuid == before[-1].uuid
+    assert set(map(id, before)) <= set(map(id, select_active_branch(main.records)))
+
+
+@needs_fixtures
+def test_claude_code_queued_prompts() -> None:
+    queued = [r for r in parsed(CC_MAIN).records if r.message_id.startswith("Q")]
+    assert [(r.position, r.text) for r in queued] == [
+        (497, "check again"),
+        (603, "new beads for the epic were added. tackle them"),
+    ]
+
+
+def _cc_line(kind: str, uuid: str, parent: str | None, content: object, **extra: Any) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": kind, "content": content}
+    if kind == "assistant":
+        message["id"] = extra.pop("message_id", f"msg-{uuid}")
+    line = {"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": "s1", "message": message}
+    line["timestamp"] = "2026-02-10T21:11:56.846Z"
+    return {**line, **extra}
+
+
+def test_claude_code_active_branch_after_edit() -> None:
+    text = [{"type": "text", "text": "answer one"}]
+    tool = [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}]
+    data = jsonl(
+        _cc_line("user", "u1", None, "first question"),
+        _cc_line("assistant", "a1", "u1", text, message_id="m1"),
+        {"type": "progress", "uuid": "p1", "parentUuid": "a1", "sessionId": "s1", "data": {}},
+        _cc_line("assistant", "a1b", "p1", tool, message_id="m1"),
+        _cc_line("user", "r1", "a1b", [{"type": "tool_result", "tool_use_id": "t1", "content": "out"}]),
+        _cc_line("user", "u2", "r1", "original follow-up"),
+        _cc_line("assistant", "a2", "u2", [{"type": "text", "text": "old answer"}]),
+        _cc_line("user", "u2e", "r1", "edited follow-up"),  # the user edited u2: a new branch from r1
+        _cc_line("assistant", "a2e", "u2e", [{"type": "text", "text": "new answer"}]),
+    )
+    result = ClaudeCodeParser().parse(data, Path("s1.jsonl"))
+    by_text = {r.text: r for r in result.records}
+    merged = by_text["answer one\n\n[Bash] ls"]
+    assert (merged.message_id, merged.uuid, merged.parent_uuid) == ("a1", "a1b", "u1")
+    assert by_text["original follow-up"].parent_uuid == "a1b"  # resolved through the tool_result line
+    assert by_text["edited follow-up"].parent_uuid == "a1b"
+    active = [r.text for r in select_active_branch(result.records)]
+    assert active == ["first question", "answer one\n\n[Bash] ls", "edited follow-up", "new answer"]
+
+
+def test_claude_code_unknown_parent_kept_raw() -> None:
+    result = ClaudeCodeParser().parse(jsonl(_cc_line("user", "u9", "elsewhere", "hello")), Path("x.jsonl"))
+    assert result.records[0].parent_uuid == "elsewhere"
+    assert result.session_id == "s1"
+
+
+# --- tail parses and partial lines ---
+
+
+@needs_fixtures
+def test_tail_parse_positions() -> None:
+    first = (TRANSCRIPTS / f"{TURN}/turn-1.jsonl").read_bytes()
+    path = TRANSCRIPTS / f"{TURN}/turn-2.jsonl"
+    whole = path.read_bytes()
+    assert whole.startswith(first)
+    head = parse_file(path, first)
+    tail = parse_file(path, whole[len(first) :], start_line=first.count(b"\n") + 1)
+    assert head is not None and tail is not None
+    assert tail.session_id == "e9fb405b-169f-40eb-9396-7e75076f045d"
+    assert tail.consumed_bytes == len(whole) - len(first)
+    full = parsed(f"{TURN}/turn-2.jsonl")
+    key = [(r.message_id, r.position, r.text, r.parent_uuid) for r in full.records]
+    assert [(r.message_id, r.position, r.text, r.parent_uuid) for r in head.records + tail.records] == key
+    assert [r.position for r in tail.records] == [27, 35, 42, 47]
+
+
+@needs_fixtures
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "claude-code/short.jsonl",
+        CODEX_B,
+        OC_GOOD,
+        f"{SPEC}/2026-05-11_10-00-00Z-where-is-token-validation.md",
+    ],
+)
+def test_partial_trailing_line_not_consumed(rel: str) -> None:
+    path = TRANSCRIPTS / rel
+    data = path.read_bytes()
+    cut = data.rstrip(b"\n").rfind(b"\n") + 1  # start of the last line
+    partial = data[:cut] + data[cut:].rstrip(b"\n")[:15]
+    parser = get_parser(parsed(rel).format)
+    assert parser is not None
+    result = parser.parse(partial, path)
+    assert result.consumed_bytes == cut
+    assert result.bad_lines == 0 and result.errors == []
+    last_line = data[:cut].count(b"\n") + 1
+    assert all(r.position < last_line for r in result.records)
+
+
+def test_complete_json_without_newline_is_not_consumed() -> None:
+    data = (
+        jsonl(_cc_line("user", "u1", None, "one")) + json.dumps(_cc_line("user", "u2", "u1", "two")).encode()
+    )
+    result = ClaudeCodeParser().parse(data, Path("s.jsonl"))
+    assert [r.text for r in result.records] == ["one"]
+    assert result.consumed_bytes == data.index(b"\n") + 1
+
+
+# --- robustness ---
+
+
+@needs_fixtures
+def test_malformed_openclaw_file() -> None:
+    path = TRANSCRIPTS / OC_BAD
+    assert path.read_bytes().startswith(b"/speci{")
+    parser = detect_format(read_head(path.read_bytes()), path)
+    assert parser is not None and parser.format == "openclaw"
+    result = parsed(OC_BAD)
+    assert result.bad_lines == 1 and len(result.errors) == 1 and "line 1" in result.errors[0]
+    assert result.session_id == "b3db607f-7ae8-4089-b806-44800e961672"  # from the file name
+    assert result.records[0].position == 2
+
+
+@pytest.mark.parametrize("parser", PARSERS, ids=lambda p: p.format)
+def test_bad_content_never_raises(parser: Any) -> None:
+    junk = b'\xff\xfe not json\n[1, 2]\n"text"\n{"type": "message", "message": 5}\n' + b"{broken\n" * 30
+    junk += (
+        b'{"type":"user","message":{"content":[{"type":"text"}]}}\n{"type":"response_item","payload":[]}\n'
+    )
+    result = parser.parse(junk, Path("junk.jsonl"), start_line=7)
+    assert result.consumed_bytes == len(junk)
+    if parser.format != "specstory":
+        assert result.bad_lines == 33
+        assert len(result.errors) == 20
+        assert result.errors[0].startswith("line 7:")
+
+
+def test_detect_format_rejects_unknown() -> None:
+    assert detect_format(["hello world", '{"a": 1}'], Path("notes.txt")) is None
+    assert detect_format([], Path("empty.jsonl")) is None
+
+
+def test_non_utf8_is_replaced() -> None:
+    line = json.dumps(_cc_line("user", "u1", None, "caf\u00e9"), ensure_ascii=False).encode()
+    data = line.replace("\u00e9".encode(), b"\xe9") + b"\n"
+    assert ClaudeCodeParser().parse(data, Path("s.jsonl")).records[0].text == "caf\ufffd"
+
+
+# --- timestamps ---
+
+
+@needs_fixtures
+def test_timestamps_parsed() -> None:
+    first_user = parsed("claude-code/short.jsonl").records[0]
+    assert first_user.timestamp == datetime(2026, 2, 10, 21, 11, 56, 846000, tzinfo=UTC).timestamp()
+    show = next(r for r in parsed(CODEX_NEW).records if r.text == "show tools")
+    assert show.timestamp == datetime(2026, 5, 11, 8, 27, 17, 494000, tzinfo=UTC).timestamp()
+    hello = next(r for r in parsed(OC_GOOD).records if r.text == "Hello")
+    assert hello.timestamp == datetime(2026, 2, 27, 15, 30, 15, 339000, tzinfo=UTC).timestamp()
+    spec = parsed(f"{SPEC}/2026-05-11_10-00-00Z-where-is-token-validation.md").records
+    assert spec[0].timestamp == datetime(2026, 5, 11, 10, 0, 0, tzinfo=UTC).timestamp()
+    assert spec[1].timestamp == datetime(2026, 5, 11, 10, 0, 5, tzinfo=UTC).timestamp()
+    assert parsed(f"{TURN}/turn-1.jsonl").records[0].timestamp is None  # a summary line has no time
+
+
+# --- Codex and OpenClaw synthetic cases ---
+
+
+@needs_fixtures
+def test_codex_compacted_summary() -> None:
+    meta = (TRANSCRIPTS / CODEX_NEW).read_text().splitlines()[0]
+    compacted = {
+        "timestamp": "2026-05-11T09:00:00.000Z",
+        "type": "compacted",
+        "payload": {
+            "message": "Summary: the user raised the compaction threshold to 90%.",
+            "replacement_history": [],
+        },
+    }
+    result = CodexParser().parse(meta.encode() + b"\n" + jsonl(compacted), Path("rollout-x.jsonl"))
+    [summary] = result.records
+    assert (summary.kind, summary.role, summary.position) == ("summary", "assistant", 2)
+    assert summary.text.startswith("Summary: the user raised")
+    assert result.session_id == "019e1625-789d-76c0-80ab-3724b5ddb799"
+
+
+def test_codex_event_fallback_and_tool_only_record() -> None:
+    events = jsonl(
+        {
+            "timestamp": "2026-01-01T00:00:00Z",
+            "type": "event_msg",
+            "payload": {"type": "user_message", "message": "hi"},
+        },
+        {
+            "timestamp": "2026-01-01T00:00:01Z",
+            "type": "event_msg",
+            "payload": {"type": "agent_message", "message": "yo"},
+        },
+    )
+    name = "rollout-2026-01-01T00-00-00-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
+    result = CodexParser().parse(events, Path(name))
+    assert [(r.role, r.text, r.message_id) for r in result.records] == [
+        ("user", "hi", "L1"),
+        ("assistant", "yo", "L2"),
+    ]
+    assert result.session_id == "019c8a70-dda7-7f33-98ea-f30553347322"
+    call = {
+        "type": "function_call",
+        "name": "shell",
+        "arguments": json.dumps({"command": ["bash", "-lc", "make"]}),
+    }
+    lines = jsonl(
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "build"}],
+            },
+        },
+        {"type": "response_item", "payload": call},
+        {"type": "event_msg", "payload": {"type": "user_message", "message": "build"}},
+    )
+    assert [r.text for r in CodexParser().parse(lines, Path(name)).records] == ["build", "[shell] make"]
+
+
+def _oc(entry_id: str, parent: str | None, role: str, content: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": "2026-02-27T15:30:15.339Z",
+            "message": {"role": role, "content": content}}  # fmt: skip
+
+
+def test_openclaw_fork_and_summaries() -> None:
+    def text(value: str) -> list[dict[str, Any]]:
+        return [{"type": "text", "text": value}]
+
+    call = [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"file_path": "/a.md"}}]
+    data = jsonl(
+        {"type": "session", "version": 3, "id": "sess", "timestamp": "2026-02-27T15:29:48.817Z", "cwd": "/w"},
+        _oc("u1", None, "user", text("question")),
+        _oc("a1", "u1", "assistant", [{"type": "thinking", "thinking": "hmm"}, *call]),
+        _oc("t1", "a1", "toolResult", text("file body")),
+        _oc("a2", "t1", "assistant", text("old answer")),
+        {"type": "thinking_level_change", "id": "k1", "parentId": "a2", "thinkingLevel": "high"},
+        _oc("a2b", "t1", "assistant", text("regenerated answer")),  # fork: a second child of t1
+        {
+            "type": "branch_summary",
+            "id": "b1",
+            "parentId": "a2b",
+            "fromId": "a2",
+            "summary": "Tried the old answer.",
+        },
+        {"type": "compaction", "id": "c9", "parentId": "b1", "summary": "Earlier: a question was answered."},
+        _oc("u2", "c9", "user", text("thanks")),
+    )
+    result = OpenClawParser().parse(data, Path("sess.jsonl"))
+    assert (result.session_id, result.cwd) == ("sess", "/w")
+    by_id = {r.message_id: r for r in result.records}
+    assert by_id["a1"].text == "[read] file_path=/a.md"
+    assert by_id["a2"].parent_uuid == "a1" and by_id["a2b"].parent_uuid == "a1"  # resolved through t1
+    assert {by_id["b1"].kind, by_id["c9"].kind} == {"summary"}
+    active = [r.message_id for r in select_active_branch(result.records)]
+    assert active == ["u1", "a1", "a2b", "b1", "c9", "u2"]
+
+
+def test_specstory_blocks_and_tools() -> None:
+    md = "\n".join(
+        [
+            "<!-- Generated by SpecStory, Markdown v2.1.0 -->",
+            "<!-- Claude Code Session abc-123 (2026-05-11 10:00:00Z) -->",
+            "_**User (2026-05-11 10:00:00Z)**_",
+            "",
+            "run it",
+            "",
+            "---",
+            "",
+            "_**Agent (model-x 2026-05-11 10:00:05Z)**_",
+            "",
+            "<think><details><summary>Thought Process</summary>",
+            "secret reasoning",
+            "</details></think>",
+            "",
+            "_**Agent (model-x 2026-05-11 10:00:06Z)**_",
+            "",
+            "Running.",
+            "",
+            '<tool-use data-tool-type="shell" data-tool-name="Bash"><details>',
+            "<summary>Tool use: **Bash**</summary>",
+            "",
+            "```bash",
+            "make test",
+            "```",
+            "",
+            "```text",
+            "_**User (2026-05-11 10:00:07Z)**_",
+            "```",
+            "</details></tool-use>",
+            "",
+            "Done.",
+            "",
+            "---",
+            "",
+            "",
+        ]
+    )
+    result = SpecStoryParser().parse(md.encode(), Path("2026-05-11_10-00-00Z-run-it.md"))
+    assert result.session_id == "abc-123"
+    assert [(r.role, r.text, r.position) for r in result.records] == [
+        ("user", "run it", 3),
+        ("assistant", "Running.\n\n[Bash] make test\n\nDone.", 15),
+    ]
