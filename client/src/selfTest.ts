@@ -1,0 +1,141 @@
+/**
+ * Self-test for the end-to-end test: with MEMLENS_SELFTEST_OUT set (or via the hidden command `memlens._selfTest`),
+ * run a search through the real language client, show the results in the sidebar, open the top hit, and write a JSON
+ * report. The e2e driver asserts on that report and screenshots the window.
+ */
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { errorMessage, groupResults, treeHitText } from './format';
+import { Commands, type SearchResponse, type StatsResponse } from './protocol';
+import type { ResultsModel } from './resultsTree';
+import type { ServerManager } from './serverLauncher';
+
+export interface SelfTestOptions {
+  query: string;
+  out?: string;
+  /** keep searching while the index is being built, up to this long */
+  timeoutMs: number;
+}
+
+export interface SelfTestDeps {
+  server: ServerManager;
+  results: ResultsModel;
+  revealResults(): Promise<void>;
+  openTopHit(response: SearchResponse): Promise<vscode.TextEditor | undefined>;
+}
+
+export interface SelfTestReport {
+  ok: boolean;
+  query: string;
+  vscodeVersion: string;
+  extensionVersion?: string;
+  workspaceFolders: string[];
+  startedAt: string;
+  elapsedMs: number;
+  serverStartMs?: number;
+  searches: number;
+  response?: SearchResponse;
+  groups?: { label: string; description: string; hits: { label: string; description: string }[] }[];
+  opened?: { uri: string; languageId: string; line: number; lineText: string; lineCount: number };
+  stats?: StatsResponse;
+  statusBar?: unknown;
+  error?: string;
+}
+
+export function selfTestOptionsFromEnv(env: NodeJS.ProcessEnv): SelfTestOptions | undefined {
+  const out = env.MEMLENS_SELFTEST_OUT;
+  if (!out) {
+    return undefined;
+  }
+  return {
+    out,
+    query: env.MEMLENS_SELFTEST_QUERY || 'how did we fix the dead-letter queue backup?',
+    timeoutMs: Number(env.MEMLENS_SELFTEST_TIMEOUT_MS) > 0 ? Number(env.MEMLENS_SELFTEST_TIMEOUT_MS) : 180000,
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function writeReport(out: string, report: SelfTestReport): void {
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const tmp = `${out}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify(report, null, 2)}\n`, 'utf8');
+  fs.renameSync(tmp, out); // atomic: the driver never reads half a report
+}
+
+export async function runSelfTest(deps: SelfTestDeps, options: SelfTestOptions, extensionVersion?: string): Promise<SelfTestReport> {
+  const started = Date.now();
+  const log = deps.server.output;
+  const report: SelfTestReport = {
+    ok: false,
+    query: options.query,
+    vscodeVersion: vscode.version,
+    extensionVersion,
+    workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+    startedAt: new Date(started).toISOString(),
+    elapsedMs: 0,
+    searches: 0,
+  };
+  log.info(`self-test: query ${JSON.stringify(options.query)}${options.out ? ` → ${options.out}` : ''}`);
+  try {
+    await deps.server.ready();
+    report.serverStartMs = Date.now() - started;
+    // Search until there are results and the index is complete (the first search may race the initial indexing).
+    let response: SearchResponse;
+    for (;;) {
+      response = await deps.server.execute<SearchResponse>(Commands.search, { query: options.query });
+      report.searches++;
+      const done = response.results.length > 0 && !response.indexing;
+      if (done || Date.now() - started > options.timeoutMs) {
+        break;
+      }
+      await sleep(1500);
+    }
+    report.response = response;
+    deps.results.set(response);
+    report.groups = groupResults(response.results).map((g) => ({
+      label: g.label,
+      description: g.description,
+      hits: g.hits.map((h) => {
+        const t = treeHitText(h);
+        return { label: t.label, description: t.description };
+      }),
+    }));
+    await deps.revealResults();
+    if (response.results.length > 0) {
+      const editor = await deps.openTopHit(response);
+      if (editor) {
+        const line = editor.selection.active.line;
+        report.opened = {
+          uri: editor.document.uri.toString(),
+          languageId: editor.document.languageId,
+          line,
+          lineText: editor.document.lineAt(line).text,
+          lineCount: editor.document.lineCount,
+        };
+      }
+      await deps.revealResults(); // opening an editor must not hide the sidebar
+    }
+    report.stats = await deps.server.execute<StatsResponse>(Commands.stats, {});
+    report.statusBar = deps.server.lastIndexStatus ?? null;
+    report.ok = response.results.length > 0;
+    if (!report.ok) {
+      report.error = `no results for ${JSON.stringify(options.query)} within ${options.timeoutMs} ms`;
+    }
+  } catch (err) {
+    report.error = errorMessage(err);
+    log.error(`self-test failed: ${report.error}`);
+  }
+  report.elapsedMs = Date.now() - started;
+  if (options.out) {
+    try {
+      writeReport(options.out, report);
+    } catch (err) {
+      log.error(`self-test: cannot write ${options.out}: ${errorMessage(err)}`);
+    }
+  }
+  log.info(`self-test ${report.ok ? 'passed' : 'failed'} in ${report.elapsedMs} ms`);
+  return report;
+}

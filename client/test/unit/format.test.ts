@@ -1,0 +1,321 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  errorMessage,
+  expandPathVariables,
+  formatCount,
+  formatDate,
+  formatDateTime,
+  formatScore,
+  groupResults,
+  hitLocation,
+  hitTooltip,
+  installCommands,
+  isCancellation,
+  notImportableMessage,
+  oneLine,
+  parseTranscriptUri,
+  parseTranscriptUriString,
+  pickItemText,
+  pythonNotFoundMessage,
+  renderStats,
+  searchSummary,
+  shortId,
+  statusBarText,
+  toPlainConfig,
+  transcriptUriComponents,
+  transcriptUriString,
+  treeHitText,
+} from '../../src/format';
+import type { SearchResult, StatsResponse } from '../../src/protocol';
+
+const UTC = { utc: true };
+
+function memoryHit(overrides: Partial<SearchResult> = {}): SearchResult {
+  return {
+    id: 'm1',
+    kind: 'memory',
+    score: 0.8234,
+    path: '/ws/MEMORY.md',
+    relPath: 'MEMORY.md',
+    lineStart: 12,
+    lineEnd: 18,
+    heading: 'Queues',
+    excerpt: 'The DLQ redrive\n  runs nightly.',
+    ...overrides,
+  };
+}
+
+function transcriptHit(overrides: Partial<SearchResult> = {}): SearchResult {
+  return {
+    id: 't1',
+    kind: 'transcript',
+    score: 0.91,
+    path: '/home/u/.claude/projects/-ws/258c7280-aaaa-bbbb-cccc-1234567890ab.jsonl',
+    relPath: '.claude/258c7280.jsonl',
+    format: 'claude-code',
+    sessionKey: 'claude-code:258c7280-aaaa-bbbb-cccc-1234567890ab',
+    sessionId: '258c7280-aaaa-bbbb-cccc-1234567890ab',
+    messageId: 'msg-7',
+    role: 'assistant',
+    timestamp: '2026-02-10T21:11:05Z',
+    messageCount: 4,
+    excerpt: 'We redrove the dead-letter queue after fixing the consumer.',
+    ...overrides,
+  };
+}
+
+describe('small formatters', () => {
+  it('formats scores as rounded, clamped percentages', () => {
+    assert.equal(formatScore(0.8234), '82%');
+    assert.equal(formatScore(0.875), '88%');
+    assert.equal(formatScore(1.3), '100%');
+    assert.equal(formatScore(-1), '0%');
+    assert.equal(formatScore(Number.NaN), '–');
+  });
+
+  it('formats counts with thousands separators', () => {
+    assert.equal(formatCount(1204), '1,204');
+    assert.equal(formatCount(0), '0');
+    assert.equal(formatCount(undefined), '0');
+    assert.equal(formatCount(1234567), '1,234,567');
+  });
+
+  it('formats timestamps (UTC for determinism) and tolerates bad input', () => {
+    assert.equal(formatDate('2026-02-10T21:11:05Z', UTC), '2026-02-10');
+    assert.equal(formatDateTime('2026-02-10T21:11:05Z', UTC), '2026-02-10 21:11');
+    assert.equal(formatDateTime('2026-02-10T21:11:05+02:00', UTC), '2026-02-10 19:11');
+    assert.equal(formatDateTime('not a date', UTC), '');
+    assert.equal(formatDate(undefined), '');
+    assert.match(formatDateTime('2026-02-10T21:11:05Z'), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+  });
+
+  it('shortens ids and flattens text', () => {
+    assert.equal(shortId('258c7280-aaaa-bbbb-cccc-1234567890ab'), '258c7280');
+    assert.equal(shortId('abc'), 'abc');
+    assert.equal(shortId(undefined), '');
+    assert.equal(oneLine('  a\n\n b\tc  '), 'a b c');
+    assert.equal(oneLine('abcdefghij', 5), 'abcd…');
+  });
+});
+
+describe('hit labels', () => {
+  it('shows memory file:line and a heading', () => {
+    const hit = memoryHit();
+    assert.equal(hitLocation(hit, UTC), 'MEMORY.md:12');
+    const item = pickItemText(hit, UTC);
+    assert.deepEqual(item, {
+      icon: 'book',
+      label: 'MEMORY.md:12 — Queues',
+      description: '82%',
+      detail: 'The DLQ redrive runs nightly.',
+    });
+  });
+
+  it('shows agent · session · date · role for transcripts', () => {
+    const hit = transcriptHit();
+    assert.equal(hitLocation(hit, UTC), 'claude-code · 258c7280 · 2026-02-10 · assistant');
+    assert.equal(pickItemText(hit, UTC).icon, 'comment-discussion');
+    assert.equal(pickItemText(hit, UTC).description, '91%');
+    const summary = transcriptHit({ kind: 'summary', role: undefined });
+    assert.equal(hitLocation(summary, UTC), 'claude-code · 258c7280 · 2026-02-10 · summary');
+    assert.equal(pickItemText(summary, UTC).icon, 'note');
+  });
+
+  it('falls back to the file for transcript hits without a session', () => {
+    const hit = transcriptHit({ sessionKey: undefined, sessionId: undefined, lineStart: 3 });
+    assert.equal(hitLocation(hit, UTC), '.claude/258c7280.jsonl:3');
+  });
+
+  it('builds tree labels and a markdown tooltip with the excerpt', () => {
+    const mem = treeHitText(memoryHit(), UTC);
+    assert.equal(mem.label, 'Queues  (L12–18)');
+    assert.equal(mem.description, '82% · The DLQ redrive runs nightly.');
+    const tr = treeHitText(transcriptHit(), UTC);
+    assert.equal(tr.label, '🤖 assistant · 2026-02-10 21:11');
+    assert.match(tr.tooltip, /^\*\*claude\\-code · 258c7280 · 2026\\-02\\-10 · assistant\*\* — 91%/);
+    assert.match(tr.tooltip, /\n> We redrove the dead\\-letter queue after fixing the consumer\\./);
+    const noHeading = treeHitText(memoryHit({ heading: undefined, lineEnd: 12 }), UTC);
+    assert.equal(noHeading.label, 'line 12');
+  });
+
+  it('escapes markdown in tooltips', () => {
+    const tip = hitTooltip(memoryHit({ excerpt: '*bold* [link](x)', heading: undefined }), UTC);
+    assert.ok(tip.includes('> \\*bold\\* \\[link\\]\\(x\\)'));
+  });
+
+  it('summarises a response', () => {
+    assert.equal(
+      searchSummary({ query: 'dlq', results: [1, 2], totalResults: 5, searchTimeMs: 12.4, indexing: false }),
+      '2 results of 5 for “dlq” in 12 ms',
+    );
+    assert.equal(searchSummary({ query: 'x', results: [], indexing: true }), 'No results for “x” (still indexing).');
+    assert.equal(searchSummary({ query: 'x', results: [1] }), '1 result for “x”');
+  });
+});
+
+describe('groupResults', () => {
+  it('groups by memory file and by session, best group first, hits by score', () => {
+    const results: SearchResult[] = [
+      memoryHit({ id: 'a', score: 0.5, lineStart: 40, lineEnd: 44 }),
+      transcriptHit({ id: 'b', score: 0.9 }),
+      memoryHit({ id: 'c', score: 0.7 }),
+      transcriptHit({ id: 'd', score: 0.6, role: 'user', timestamp: '2026-02-09T08:00:00Z', messageId: 'msg-1' }),
+      memoryHit({ id: 'e', score: 0.65, path: '/ws/memory/ops.md', relPath: 'memory/ops.md' }),
+      transcriptHit({ id: 'f', score: 0.4, sessionKey: 'codex:xyz', sessionId: 'xyz', format: 'codex' }),
+    ];
+    const groups = groupResults(results, UTC);
+    assert.deepEqual(
+      groups.map((g) => [g.key, g.kind, g.hits.map((h) => h.id)]),
+      [
+        ['session:claude-code:258c7280-aaaa-bbbb-cccc-1234567890ab', 'session', ['b', 'd']],
+        ['memory:/ws/MEMORY.md', 'memory', ['c', 'a']],
+        ['memory:/ws/memory/ops.md', 'memory', ['e']],
+        ['session:codex:xyz', 'session', ['f']],
+      ],
+    );
+    assert.equal(groups[0].label, 'claude-code · 258c7280');
+    assert.equal(groups[0].description, '2026-02-09 · 90% · 2 hits');
+    assert.equal(groups[0].sessionKey, 'claude-code:258c7280-aaaa-bbbb-cccc-1234567890ab');
+    assert.equal(groups[1].label, 'MEMORY.md');
+    assert.equal(groups[1].description, '70% · 2 hits');
+    assert.equal(groups[2].description, '65% · 1 hit');
+    assert.equal(groups[3].label, 'codex · xyz');
+  });
+
+  it('keeps the server order for equal scores and handles no results', () => {
+    const groups = groupResults([memoryHit({ id: 'x', score: 0.5 }), memoryHit({ id: 'y', score: 0.5 })]);
+    assert.deepEqual(groups[0].hits.map((h) => h.id), ['x', 'y']);
+    assert.deepEqual(groupResults([]), []);
+  });
+});
+
+describe('transcript URIs', () => {
+  const cases = [
+    { sessionKey: 'claude-code:258c7280-aaaa', messageId: 'msg-7' },
+    { sessionKey: '/home/u/.codex/sessions/2026/05/11/rollout-1.jsonl', messageId: 'a b&c=d?#' },
+    { sessionKey: 'specstory:2026-02-10 21-11Z-fix dlq.md' },
+    { sessionKey: 'ünïcødé 🚀', messageId: '🙂' },
+  ];
+
+  it('builds the documented shape', () => {
+    assert.equal(
+      transcriptUriString({ sessionKey: 'claude-code:abc/def', messageId: 'm1' }),
+      'memlens-transcript:/claude-code%3Aabc%2Fdef.md?message=m1',
+    );
+    assert.deepEqual(transcriptUriComponents({ sessionKey: 'k' }), { scheme: 'memlens-transcript', path: '/k.md', query: '' });
+  });
+
+  for (const ref of cases) {
+    it(`round-trips ${JSON.stringify(ref)}`, () => {
+      const c = transcriptUriComponents(ref);
+      assert.deepEqual(parseTranscriptUri(c.path, c.query), ref);
+      assert.deepEqual(parseTranscriptUriString(transcriptUriString(ref)), ref);
+      // VS Code may hand back the decoded path of a parsed URI string: the session key survives unless it has a '/'
+      if (!ref.sessionKey.includes('/')) {
+        assert.equal(parseTranscriptUri(decodeURIComponent(c.path), c.query).sessionKey, ref.sessionKey);
+      }
+    });
+  }
+
+  it('ignores other query parameters and rejects other schemes', () => {
+    assert.deepEqual(parseTranscriptUri('/k.md', 'x=1&message=m2&y'), { sessionKey: 'k', messageId: 'm2' });
+    assert.deepEqual(parseTranscriptUri('/k.md', '?message='), { sessionKey: 'k' });
+    assert.equal(parseTranscriptUriString('file:///k.md'), undefined);
+  });
+});
+
+describe('status bar and stats', () => {
+  const status = {
+    indexing: true,
+    totalChunks: 1204,
+    chunksNeedingEmbeddings: 30,
+    pendingMessages: 7,
+    provider: 'fastembed:all-MiniLM-L6-v2-int8',
+    lastSync: '2026-02-10T21:11:05Z',
+  };
+
+  it('shows progress while indexing and counts when idle', () => {
+    assert.equal(statusBarText(status, UTC).text, '$(sync~spin) memlens 1,204 chunks · 37 pending');
+    const idle = statusBarText({ ...status, indexing: false, chunksNeedingEmbeddings: 0, pendingMessages: 0 }, UTC);
+    assert.equal(idle.text, '$(database) memlens 1,204 chunks');
+    assert.match(idle.tooltip, /index up to date/);
+    assert.match(idle.tooltip, /last sync: 2026-02-10 21:11/);
+    assert.match(statusBarText(status, UTC).tooltip, /30 chunks waiting for embeddings\n7 messages waiting to be indexed/);
+  });
+
+  it('renders stats as markdown tables', () => {
+    const stats: StatsResponse = {
+      totalChunks: 1204,
+      chunksWithEmbeddings: 1174,
+      chunksNeedingEmbeddings: 30,
+      pendingMessages: 0,
+      lastSync: null,
+      provider: null,
+      files: { 'claude-code': 3, memory: 2 },
+      messages: {},
+      badLines: 1,
+      indexing: false,
+      indexDir: '/cache/memlens/ws',
+    };
+    const md = renderStats(stats, UTC);
+    assert.match(md, /^# memlens index/);
+    assert.match(md, /\| Chunks \| 1,204 \|/);
+    assert.match(md, /\| Chunks with embeddings \| 1,174 \(98%\) \|/);
+    assert.match(md, /\| Last sync \| never \|/);
+    assert.match(md, /none \(keyword search only\)/);
+    assert.match(md, /\| claude-code \| 3 \|\n\| memory \| 2 \|/);
+    assert.match(md, /_format: none_/);
+    assert.match(md, /Index folder: `\/cache\/memlens\/ws`/);
+  });
+});
+
+describe('server launch helpers', () => {
+  it('suggests install commands', () => {
+    assert.deepEqual(installCommands('python3'), ['python3 -m pip install memlens']);
+    assert.deepEqual(installCommands('/opt/my py/bin/python', '/src/memlens'), [
+      '"/opt/my py/bin/python" -m pip install memlens',
+      '"/opt/my py/bin/python" -m pip install -e /src/memlens',
+    ]);
+    const msg = notImportableMessage('python3', "ModuleNotFoundError: No module named 'memlens'");
+    assert.match(msg, /not importable by python3 \(ModuleNotFoundError: No module named 'memlens'\)/);
+    assert.match(msg, /`python3 -m pip install memlens`/);
+    assert.match(msg, /pip install -e <repo>/);
+    assert.match(msg, /memlens\.server\.pythonPath/);
+    assert.match(notImportableMessage('py', '', '/src/m'), /`py -m pip install -e \/src\/m`/);
+    assert.match(pythonNotFoundMessage('python9', 'ENOENT: spawn python9 ENOENT'), /cannot run the Python interpreter "python9"/);
+  });
+
+  it('expands variables in the interpreter path', () => {
+    const vars = { home: '/home/u', workspaceFolder: '/ws', env: { VENV: '/venvs/a' } };
+    assert.equal(expandPathVariables('~/venv/bin/python', vars), '/home/u/venv/bin/python');
+    assert.equal(expandPathVariables('${workspaceFolder}/.venv/bin/python', vars), '/ws/.venv/bin/python');
+    assert.equal(expandPathVariables('${env:VENV}/bin/python', vars), '/venvs/a/bin/python');
+    assert.equal(expandPathVariables('${userHome}/x', vars), '/home/u/x');
+    assert.equal(expandPathVariables('${env:NOPE}/x', vars), '${env:NOPE}/x');
+    assert.equal(expandPathVariables(' python3 ', vars), 'python3');
+  });
+
+  it('copies configuration objects to plain JSON', () => {
+    const config = {
+      search: { mode: 'keyword', maxResults: 5 },
+      hover: { enabled: false },
+      get: () => 1,
+      has: () => true,
+    };
+    assert.deepEqual(toPlainConfig(config), { search: { mode: 'keyword', maxResults: 5 }, hover: { enabled: false } });
+    assert.deepEqual(toPlainConfig(undefined), {});
+    assert.deepEqual(toPlainConfig([1]), {});
+  });
+
+  it('reads error messages and recognises cancellations', () => {
+    assert.equal(errorMessage(new Error('boom')), 'boom');
+    assert.equal(errorMessage({ code: -32603, message: 'index is locked' }), 'index is locked');
+    assert.equal(errorMessage('plain'), 'plain');
+    assert.equal(isCancellation({ code: -32800, message: 'Request got cancelled' }), true);
+    assert.equal(isCancellation({ code: -32802 }), true);
+    assert.equal(isCancellation({ name: 'Canceled', message: 'Canceled' }), true);
+    assert.equal(isCancellation(new Error('boom')), false);
+    assert.equal(isCancellation(undefined), false);
+  });
+});
