@@ -112,9 +112,7 @@ _NOT_SECRET_WORDS = frozenset(
     {"", "none", "null", "nil", "true", "false", "yes", "no", "required", "optional", "string", "str"}
     | {"undefined", "redacted", "the", "a", "an", "is", "|", ">", "|-", ">-", "...", "…"}
 )
-_PLACEHOLDER_RE = re.compile(
-    r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^<>]*>|\$?\{\{.*\}\}|\*+|\[REDACTED:[a-z\-]+\]?"
-)
+_PLACEHOLDER_RE = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^<>]*>|\$?\{\{.*\}\}|\*+|\[REDACTED:[a-z\-]+\]?")
 
 
 def redact(text: str) -> str:

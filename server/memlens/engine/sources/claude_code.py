@@ -53,16 +53,12 @@ def _text_blocks(content: object) -> list[str]:
     if not isinstance(content, list):
         return []
     return [
-        b["text"]
-        for b in content
-        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
     ]
 
 
 def _raw_parent(obj: dict[str, Any]) -> str | None:
-    parent = obj.get("parentUuid") or obj.get(
-        "logicalParentUuid"
-    )  # compact_boundary: null parent, logical link
+    parent = obj.get("parentUuid") or obj.get("logicalParentUuid")  # compact_boundary: null parent, logical link
     return parent if isinstance(parent, str) else None
 
 
@@ -189,9 +185,7 @@ class ClaudeCodeParser:
                 parts.append(block["text"].strip())
             elif block.get("type") in ("tool_use", "server_tool_use"):
                 parts.append(
-                    render_tool_call(
-                        str(block.get("name", "")), block.get("input"), self.tool_input_max_chars
-                    )
+                    render_tool_call(str(block.get("name", "")), block.get("input"), self.tool_input_max_chars)
                 )
         return parts
 
@@ -233,9 +227,7 @@ class ClaudeCodeParser:
         content = obj.get("content")
         if operation == "enqueue" and isinstance(content, str):
             text = clean_user_text(content)
-            state.queued = (
-                (line_no, text, parse_timestamp(obj.get("timestamp"))) if text[:1] not in ("", "/") else None
-            )
+            state.queued = (line_no, text, parse_timestamp(obj.get("timestamp"))) if text[:1] not in ("", "/") else None
         elif operation == "remove" and state.queued is not None:
             queued_line, text, timestamp = state.queued
             state.queued = None

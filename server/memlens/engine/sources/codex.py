@@ -63,9 +63,7 @@ def _message_text(payload: dict[str, Any], role: str) -> str:
 def _tool_call(payload: dict[str, Any], max_chars: int) -> str:
     kind = payload.get("type")
     if kind == "function_call":
-        return render_tool_call(
-            str(payload.get("name", "")), parse_json_arguments(payload.get("arguments")), max_chars
-        )
+        return render_tool_call(str(payload.get("name", "")), parse_json_arguments(payload.get("arguments")), max_chars)
     if kind == "custom_tool_call":
         return render_tool_call(str(payload.get("name", "")), payload.get("input"), max_chars)
     raw_action = payload.get("action")
@@ -84,9 +82,7 @@ class _State:
         self.use_events = use_events
         self.attach_to: TranscriptRecord | None = None
 
-    def add(
-        self, role: Role, text: str, line_no: int, timestamp: float | None, kind: str = "message"
-    ) -> None:
+    def add(self, role: Role, text: str, line_no: int, timestamp: float | None, kind: str = "message") -> None:
         record = TranscriptRecord(f"L{line_no}", role, text, timestamp, line_no)
         if kind == "summary":
             record.kind = "summary"
@@ -110,8 +106,7 @@ class CodexParser:
 
     def sniff(self, head: list[str], path: Path) -> bool:
         return any(
-            obj.get("type") in _LINE_TYPES and isinstance(obj.get("payload"), dict)
-            for obj in head_objects(head)
+            obj.get("type") in _LINE_TYPES and isinstance(obj.get("payload"), dict) for obj in head_objects(head)
         )
 
     def parse(self, data: bytes, path: Path, start_line: int = 1) -> ParseResult:
@@ -122,17 +117,13 @@ class CodexParser:
         for line_no, obj in lines:
             payload = obj.get("payload")
             if isinstance(payload, dict):
-                self._line(
-                    state, line_no, str(obj.get("type")), payload, parse_timestamp(obj.get("timestamp"))
-                )
+                self._line(state, line_no, str(obj.get("type")), payload, parse_timestamp(obj.get("timestamp")))
         if not result.session_id:
             match = _UUID_RE.search(path.stem)
             result.session_id = match.group(0) if match else path.stem
         return result
 
-    def _line(
-        self, state: _State, line_no: int, kind: str, payload: dict[str, Any], ts: float | None
-    ) -> None:
+    def _line(self, state: _State, line_no: int, kind: str, payload: dict[str, Any], ts: float | None) -> None:
         item = payload.get("type")
         if kind == "session_meta":
             self._meta(state.result, payload)

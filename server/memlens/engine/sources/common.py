@@ -51,9 +51,7 @@ def iter_complete_lines(data: bytes, start_line: int, result: ParseResult) -> It
         yield start_line + offset, raw.decode("utf-8", errors="replace").rstrip("\r")
 
 
-def iter_json_objects(
-    data: bytes, start_line: int, result: ParseResult
-) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_json_objects(data: bytes, start_line: int, result: ParseResult) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, object) for each complete JSON-object line; count and skip the bad ones."""
     for line_no, line in iter_complete_lines(data, start_line, result):
         if not line.strip():

@@ -95,19 +95,13 @@ class OpenClawParser:
                 parent,
             )
         message = obj.get("message")
-        if (
-            kind != "message"
-            or not isinstance(message, dict)
-            or message.get("role") not in ("user", "assistant")
-        ):
+        if kind != "message" or not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
             return None
         role: Role = "user" if message["role"] == "user" else "assistant"
         text = self._text(message.get("content"), role)
         if not text:
             return None
-        return TranscriptRecord(
-            entry_id, role, text, self._timestamp(obj), line_no, "message", entry_id, parent
-        )
+        return TranscriptRecord(entry_id, role, text, self._timestamp(obj), line_no, "message", entry_id, parent)
 
     def _text(self, content: object, role: str) -> str:
         if isinstance(content, str):
@@ -120,9 +114,7 @@ class OpenClawParser:
                 parts.append(block["text"].strip())
             elif block.get("type") == "toolCall" and role == "assistant":
                 parts.append(
-                    render_tool_call(
-                        str(block.get("name", "")), block.get("arguments"), self.tool_input_max_chars
-                    )
+                    render_tool_call(str(block.get("name", "")), block.get("arguments"), self.tool_input_max_chars)
                 )
         text = "\n\n".join(p for p in parts if p)
         if role == "user" and text.startswith(_INJECTED_USER_PREFIXES):

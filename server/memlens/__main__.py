@@ -1,0 +1,5 @@
+"""Entry point for `python -m memlens`."""
+
+from memlens.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,329 @@
+"""The `memlens` command line: index, search, stats, history, watch, reindex and serve over one engine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from memlens import __version__
+from memlens.engine.engine import Engine, EngineError
+from memlens.engine.filters import InvalidFilter, filters_from_dict
+from memlens.engine.history import HistoryError, session_history
+from memlens.engine.indexer import SyncReport
+from memlens.engine.search import MODES, SearchError
+from memlens.settings import Settings, load_workspace_file, merge
+
+log = logging.getLogger("memlens")
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit status 1."""
+
+
+# -- arguments ------------------------------------------------------------------------------------------------
+
+
+def _location_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("locations")
+    group.add_argument("--workspace", action="append", type=Path, help="workspace folder (repeatable; default: .)")
+    group.add_argument(
+        "--transcripts",
+        nargs="+",
+        action="extend",
+        type=Path,
+        default=[],
+        help="extra transcript folders (any format); without it the agents' default folders are used",
+    )
+    group.add_argument("--index-dir", type=Path, help="index folder (default: per workspace in the user cache dir)")
+    group.add_argument("--scope", choices=("workspace", "all"), help="agent transcripts of this workspace or of all")
+    group.add_argument("--no-embeddings", action="store_true", help="keyword search only; load no model")
+    group.add_argument("--model", help="a fastembed model name (default: the bundled all-MiniLM-L6-v2 int8)")
+    group.add_argument("--model-path", help="a local folder holding the model files")
+    group.add_argument("--settings", type=Path, help="a JSON file of memlens settings (same keys as .memlens.json)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="memlens", description="Search AI agents' memory notes and transcripts.")
+    parser.add_argument("--version", action="version", version=f"memlens {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (to stderr)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    index = sub.add_parser("index", help="sync the index with the files (incremental)")
+    _location_flags(index)
+
+    reindex = sub.add_parser("reindex", help="force a resync; --full re-parses every file")
+    reindex.add_argument("--full", action="store_true")
+    _location_flags(reindex)
+
+    search = sub.add_parser("search", help="search memory and transcripts")
+    search.add_argument("query")
+    search.add_argument("--limit", type=int)
+    search.add_argument("--mode", choices=MODES)
+    search.add_argument("--fusion", choices=("weighted", "rrf"))
+    search.add_argument("--min-score", type=float)
+    search.add_argument("--json", action="store_true", help="machine-readable output")
+    search.add_argument("--explain", action="store_true", help="show the component scores")
+    search.add_argument("--no-sync", action="store_true", help="search the index as it is")
+    search.add_argument("--kind", choices=("memory", "transcript", "summary"))
+    search.add_argument("--format", dest="agent_format", choices=("claude-code", "codex", "openclaw", "specstory"))
+    search.add_argument("--session", help="a session key")
+    search.add_argument("--role", choices=("user", "assistant"))
+    search.add_argument("--since", help="ISO date or date-time")
+    search.add_argument("--until", help="ISO date or date-time")
+    _location_flags(search)
+
+    stats = sub.add_parser("stats", help="index figures")
+    stats.add_argument("--json", action="store_true")
+    _location_flags(stats)
+
+    history = sub.add_parser("history", help="the messages around a message of a session")
+    history.add_argument("session_key")
+    history.add_argument("--message")
+    history.add_argument("--limit", type=int, default=20)
+    history.add_argument("--json", action="store_true")
+    _location_flags(history)
+
+    watch = sub.add_parser("watch", help="keep the index live: sync on every file change")
+    watch.add_argument("--debounce-ms", type=int, default=50)
+    _location_flags(watch)
+
+    serve = sub.add_parser("serve", help="run the language server (stdio by default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+    return parser
+
+
+# -- engine -----------------------------------------------------------------------------------------------------
+
+
+def settings_from_args(args: argparse.Namespace, workspaces: list[Path]) -> Settings:
+    warnings: list[str] = []
+    settings = Settings()
+    for workspace in workspaces:
+        settings = merge(settings, load_workspace_file(workspace, warnings), warnings)
+    if args.settings:
+        try:
+            data = json.loads(args.settings.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CliError(f"cannot read settings file {args.settings}: {exc}") from exc
+        settings = merge(settings, data, warnings)
+    if args.scope:
+        settings.scope = args.scope
+    if args.model:
+        settings.embedding.model = args.model
+    if args.model_path:
+        settings.embedding.model_path = args.model_path
+    if args.no_embeddings:
+        settings.embedding.enabled = False
+    for warning in warnings:
+        print(f"memlens: warning: {warning}", file=sys.stderr)
+    return settings
+
+
+def open_engine(args: argparse.Namespace, load_model: bool = True) -> Engine:
+    workspaces = [w for w in (args.workspace or [Path.cwd()])]
+    for workspace in workspaces:
+        if not workspace.is_dir():
+            raise CliError(f"workspace folder {workspace} does not exist")
+    for folder in args.transcripts:
+        if not folder.exists():
+            raise CliError(f"transcript folder {folder} does not exist")
+    settings = settings_from_args(args, workspaces)
+    engine = Engine(workspaces, settings, args.transcripts, args.index_dir, embedder=load_model)
+    if engine.embedder is None and settings.embedding.enabled and load_model:
+        print(f"memlens: {engine.provider_note}; searching by keywords only", file=sys.stderr)
+    return engine
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal's stderr; silent when stderr is not a terminal."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int, message: str) -> None:
+        if not self.enabled or total <= 0:
+            return
+        width = 30
+        filled = int(width * done / total)
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {message[:60]:<60}")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 100 + "\r")
+
+
+def sync_engine(engine: Engine, full: bool = False) -> SyncReport:
+    bar = ProgressBar()
+    try:
+        return engine.reindex(full=True, progress=bar) if full else engine.sync(progress=bar)
+    finally:
+        bar.close()
+
+
+def describe_sync(report: SyncReport) -> str:
+    parts = [
+        f"{report.files_seen} files",
+        f"{report.files_parsed} parsed",
+        f"{report.files_appended} appended",
+        f"{report.files_unchanged} unchanged",
+        f"{report.files_deleted} removed",
+        f"+{report.messages_added} messages",
+        f"{report.chunks_added} chunks",
+        f"{report.units_embedded} embedded",
+    ]
+    if report.bad_lines:
+        parts.append(f"{report.bad_lines} bad lines skipped")
+    if report.files_failed:
+        parts.append(f"{report.files_failed} files unreadable")
+    return f"sync: {', '.join(parts)} in {report.seconds:.2f} s"
+
+
+# -- output -----------------------------------------------------------------------------------------------------
+
+
+def result_header(result: dict[str, Any]) -> str:
+    score = f"({round(result['score'] * 100)}%)"
+    if result["kind"] == "memory":
+        return f"{result['relPath']}:{result.get('lineStart') or 1} {score}"
+    when = (result.get("timestamp") or "").replace("T", " ")[:16]
+    session = result.get("sessionId") or result.get("sessionKey") or "?"
+    kind = " · summary" if result["kind"] == "summary" else ""
+    return f"{result.get('format')} · {session} · {when} · {result.get('role')}{kind} {score}"
+
+
+def print_search(response: dict[str, Any], explain: bool) -> None:
+    if response.get("note"):
+        print(f"note: {response['note']}")
+    if not response["results"]:
+        print(f"no results for {response['query']!r}")
+        return
+    for result in response["results"]:
+        print(result_header(result))
+        if result["kind"] != "memory":
+            print(f"  session {result.get('sessionKey')} · message {result.get('messageId')} · {result['relPath']}")
+        for line in result["excerpt"].splitlines() or [""]:
+            print(f"  {line}")
+        if explain and "explain" in result:
+            print(f"  explain: {json.dumps(result['explain'])}")
+        print()
+    print(f"{response['totalResults']} results · {response['mode']} · {response['searchTimeMs']} ms")
+
+
+def print_history(history: dict[str, Any]) -> None:
+    print(f"{history['format']} · {history['sessionKey']} · {history['path']}")
+    if history["hasMoreBefore"]:
+        print("  …")
+    for message in history["messages"]:
+        marker = "▶ " if message["messageId"] == history["anchor"] else "  "
+        when = (message["timestamp"] or "").replace("T", " ")[:19]
+        label = "summary" if message["kind"] == "summary" else message["role"]
+        print(f"{marker}[{message['messageId']}] {label} · {when}")
+        for line in message["text"].splitlines():
+            print(f"    {line}")
+    if history["hasMoreAfter"]:
+        print("  …")
+
+
+# -- commands ---------------------------------------------------------------------------------------------------
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    with open_engine(args) as engine:
+        report = sync_engine(engine, full=getattr(args, "full", False))
+        print(describe_sync(report))
+        for error in report.errors[:10]:
+            print(f"  skipped: {error}", file=sys.stderr)
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    filters = filters_from_dict(
+        {
+            k: v
+            for k, v in {
+                "kind": args.kind,
+                "format": args.agent_format,
+                "session": args.session,
+                "role": args.role,
+                "since": args.since,
+                "until": args.until,
+            }.items()
+            if v
+        }
+    )
+    load_model = args.mode != "keyword"
+    with open_engine(args, load_model=load_model) as engine:
+        if not args.no_sync and engine.writable:
+            report = sync_engine(engine)
+            if report.files_parsed or report.files_deleted or report.files_appended:
+                print(describe_sync(report), file=sys.stderr)
+        response = engine.search(args.query, args.limit, args.mode, filters, args.explain, args.fusion, args.min_score)
+    if args.json:
+        print(json.dumps(response, ensure_ascii=False))
+    else:
+        print_search(response, args.explain)
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with open_engine(args) as engine:
+        stats = engine.stats()
+    if args.json:
+        print(json.dumps(stats, ensure_ascii=False))
+        return 0
+    for key, value in stats.items():
+        print(f"{key:>24}: {json.dumps(value) if isinstance(value, (dict, list)) else value}")
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    with open_engine(args, load_model=False) as engine:
+        history = session_history(engine.catalog, args.session_key, args.message, args.limit, engine.visibility())
+    if args.json:
+        print(json.dumps(history, ensure_ascii=False))
+    else:
+        print_history(history)
+    return 0
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from memlens.engine.watcher import run_foreground
+
+    with open_engine(args) as engine:
+        return run_foreground(engine, args.debounce_ms, lambda report: print(describe_sync(report), flush=True))
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from memlens.lsp.server import run
+
+    return run(args.tcp)
+
+
+COMMANDS = {
+    "index": cmd_index,
+    "reindex": cmd_index,
+    "search": cmd_search,
+    "stats": cmd_stats,
+    "history": cmd_history,
+    "watch": cmd_watch,
+    "serve": cmd_serve,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return COMMANDS[args.command](args)
+    except (CliError, EngineError, SearchError, InvalidFilter, HistoryError) as exc:
+        print(f"memlens: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("memlens: interrupted", file=sys.stderr)
+        return 130

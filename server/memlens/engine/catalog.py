@@ -1,0 +1,248 @@
+"""The SQLite catalog: the source of truth for files, sessions, chunks, search units and cached vectors.
+
+A *unit* is what gets one BM25 document and one vector: a memory chunk, or one transcript message or summary.
+A *chunk* is what a search result shows: a memory section, or a run of consecutive messages of one session.
+tantivy and the in-memory vector matrix are derived from these tables and can always be rebuilt from them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,               -- memory | transcript
+    format TEXT NOT NULL DEFAULT '',  -- markdown | claude-code | codex | openclaw | specstory
+    size INTEGER NOT NULL DEFAULT 0,
+    mtime_ns INTEGER NOT NULL DEFAULT 0,
+    head_hash TEXT NOT NULL DEFAULT '',
+    parsed_bytes INTEGER NOT NULL DEFAULT 0,
+    next_line INTEGER NOT NULL DEFAULT 1,
+    session_key TEXT,
+    leaf_uuid TEXT,
+    bad_lines INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    synced_at REAL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    key TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    format TEXT NOT NULL,
+    file_id INTEGER NOT NULL,
+    parent_key TEXT,
+    agent_id TEXT,
+    cwd TEXT,
+    title TEXT
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    kind TEXT NOT NULL,               -- memory | transcript | summary
+    session_key TEXT,
+    line_start INTEGER,
+    line_end INTEGER,
+    heading TEXT,
+    ts_start REAL,
+    ts_end REAL,
+    message_count INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+CREATE TABLE IF NOT EXISTS units (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    chunk_id INTEGER NOT NULL,
+    kind TEXT NOT NULL,               -- memory | transcript | summary
+    format TEXT NOT NULL DEFAULT '',
+    session_key TEXT,
+    message_id TEXT,
+    role TEXT,
+    ts REAL,
+    seq INTEGER NOT NULL DEFAULT 0,   -- order within the session (transcripts) or file (memory)
+    position INTEGER,                 -- line in the source file
+    line_end INTEGER,
+    uuid TEXT,
+    text TEXT NOT NULL,               -- what is shown and keyword-indexed
+    embed_text_hash TEXT NOT NULL     -- key into vectors: sha1 of the embedded text
+);
+CREATE INDEX IF NOT EXISTS units_file ON units(file_id);
+CREATE INDEX IF NOT EXISTS units_chunk ON units(chunk_id);
+CREATE INDEX IF NOT EXISTS units_session ON units(session_key, seq);
+CREATE INDEX IF NOT EXISTS units_hash ON units(embed_text_hash);
+CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, model TEXT NOT NULL, vec BLOB NOT NULL);
+"""
+
+
+@dataclass(slots=True)
+class FileRow:
+    id: int
+    path: str
+    kind: str
+    format: str
+    size: int
+    mtime_ns: int
+    head_hash: str
+    parsed_bytes: int
+    next_line: int
+    session_key: str | None
+    leaf_uuid: str | None
+    bad_lines: int
+    error: str | None
+
+
+class Catalog:
+    """Thread-safe access to the catalog database: one connection per thread, WAL so readers never block."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self.db.executescript(_SCHEMA)  # executescript commits on its own: keep it outside a transaction
+        with self.transaction() as db:
+            version = self.get_meta("schema_version", db=db)
+            if version is None:
+                db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            elif int(version) != SCHEMA_VERSION:
+                raise RuntimeError(f"{path}: catalog schema {version} is not {SCHEMA_VERSION}; run reindex --full")
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=OFF")
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    # -- meta ---------------------------------------------------------------------------------------------
+
+    def get_meta(self, key: str, db: sqlite3.Connection | None = None) -> str | None:
+        row = (db or self.db).execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, db: sqlite3.Connection, key: str, value: str) -> None:
+        db.execute(
+            "INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def generation(self) -> int:
+        return int(self.get_meta("generation") or 0)
+
+    def bump_generation(self, db: sqlite3.Connection) -> int:
+        generation = int(self.get_meta("generation", db=db) or 0) + 1
+        self.set_meta(db, "generation", str(generation))
+        self.set_meta(db, "last_sync", str(time.time()))
+        return generation
+
+    # -- files --------------------------------------------------------------------------------------------
+
+    def files(self) -> dict[str, FileRow]:
+        rows = self.db.execute("SELECT * FROM files").fetchall()
+        return {row["path"]: FileRow(**{k: row[k] for k in row if k != "synced_at"}) for row in rows}
+
+    def upsert_file(self, db: sqlite3.Connection, path: str, kind: str, **values: Any) -> int:
+        row = db.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+        values["synced_at"] = time.time()
+        if row is None:
+            columns = ["path", "kind", *values]
+            marks = ", ".join("?" for _ in columns)
+            cursor = db.execute(
+                f"INSERT INTO files ({', '.join(columns)}) VALUES ({marks})", (path, kind, *values.values())
+            )
+            return int(cursor.lastrowid or 0)
+        assignments = ", ".join(f"{k} = ?" for k in values)
+        db.execute(f"UPDATE files SET kind = ?, {assignments} WHERE id = ?", (kind, *values.values(), row[0]))
+        return int(row[0])
+
+    def purge_file_contents(self, db: sqlite3.Connection, file_id: int) -> list[int]:
+        """Delete a file's chunks, units and sessions; return the deleted unit ids."""
+        unit_ids = [r[0] for r in db.execute("SELECT id FROM units WHERE file_id = ?", (file_id,))]
+        db.execute("DELETE FROM units WHERE file_id = ?", (file_id,))
+        db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
+        db.execute("DELETE FROM sessions WHERE file_id = ?", (file_id,))
+        return unit_ids
+
+    def delete_file(self, db: sqlite3.Connection, file_id: int) -> list[int]:
+        unit_ids = self.purge_file_contents(db, file_id)
+        db.execute("DELETE FROM files WHERE id = ?", (file_id,))
+        return unit_ids
+
+    def drop_unused_vectors(self, db: sqlite3.Connection) -> int:
+        cursor = db.execute("DELETE FROM vectors WHERE hash NOT IN (SELECT embed_text_hash FROM units)")
+        return cursor.rowcount
+
+    # -- vectors ------------------------------------------------------------------------------------------
+
+    def missing_vectors(self, model: str, limit: int) -> list[tuple[str, int]]:
+        """(hash, unit id) of units whose text has no vector yet for `model`, oldest first."""
+        rows = self.db.execute(
+            """SELECT u.embed_text_hash, MIN(u.id) FROM units u
+               LEFT JOIN vectors v ON v.hash = u.embed_text_hash AND v.model = ?
+               WHERE v.hash IS NULL GROUP BY u.embed_text_hash ORDER BY MIN(u.id) LIMIT ?""",
+            (model, limit),
+        ).fetchall()
+        return [(str(r[0]), int(r[1])) for r in rows]
+
+    def store_vectors(self, db: sqlite3.Connection, model: str, items: Sequence[tuple[str, bytes]]) -> None:
+        db.executemany(
+            "INSERT OR REPLACE INTO vectors (hash, model, vec) VALUES (?, ?, ?)",
+            [(h, model, blob) for h, blob in items],
+        )
+
+    # -- reading ------------------------------------------------------------------------------------------
+
+    def units_by_id(self, ids: Sequence[int]) -> dict[int, sqlite3.Row]:
+        if not ids:
+            return {}
+        rows: dict[int, sqlite3.Row] = {}
+        for start in range(0, len(ids), 500):
+            part = list(ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            for row in self.db.execute(f"SELECT * FROM units WHERE id IN ({marks})", part):
+                rows[int(row["id"])] = row
+        return rows
+
+    def chunks_by_id(self, ids: Sequence[int]) -> dict[int, sqlite3.Row]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        sql = f"""SELECT c.*, f.path AS path, f.format AS file_format FROM chunks c
+                  JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})"""
+        return {int(r["id"]): r for r in self.db.execute(sql, list(ids))}
+
+    def session(self, key: str) -> sqlite3.Row | None:
+        sql = "SELECT s.*, f.path AS path FROM sessions s JOIN files f ON f.id = s.file_id WHERE s.key = ?"
+        row: sqlite3.Row | None = self.db.execute(sql, (key,)).fetchone()
+        return row

@@ -1,0 +1,295 @@
+"""The engine's front door: opens one workspace's index and answers sync, search, stats and history.
+
+The CLI and the language server both drive this class; neither reaches past it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from memlens.engine.catalog import Catalog
+from memlens.engine.discovery import Locations, SourceFile, discover, resolve_locations
+from memlens.engine.embedder import BUNDLED_DIM, Embedder, load_embedder
+from memlens.engine.filters import SearchFilters
+from memlens.engine.indexer import Indexer, Progress, SyncReport
+from memlens.engine.keyword_index import KeywordIndex
+from memlens.engine.results import ResultBuilder, Visibility, iso
+from memlens.engine.search import Ranking, Retriever
+from memlens.engine.vector_index import VectorIndex
+from memlens.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class EngineError(Exception):
+    """A request the engine cannot serve; the message is meant for the user."""
+
+
+def default_index_dir(workspaces: list[Path]) -> Path:
+    key = "\n".join(sorted(str(w) for w in workspaces))
+    digest = hashlib.sha1(key.encode()).hexdigest()[:12]
+    name = workspaces[0].name if workspaces else "default"
+    return Path(platformdirs.user_cache_dir("memlens")) / "indexes" / f"{name}-{digest}"
+
+
+class WriterLock:
+    """An advisory lock file: the process holding it is the one index writer; others serve read-only."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._handle: Any = None
+
+    def acquire(self) -> bool:
+        handle = self.path.open("a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            return False
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self._handle = handle
+        return True
+
+    def release(self) -> None:
+        if self._handle is not None:
+            fcntl.flock(self._handle, fcntl.LOCK_UN)
+            self._handle.close()
+            self._handle = None
+
+
+class Engine:
+    def __init__(
+        self,
+        workspaces: Iterable[Path],
+        settings: Settings | None = None,
+        extra_transcripts: Iterable[Path] = (),
+        index_dir: Path | None = None,
+        embedder: Embedder | None | bool = True,
+    ) -> None:
+        """`embedder`: True loads the configured model, False runs keyword-only, or pass a loaded Embedder."""
+        self.settings = settings or Settings()
+        self.workspaces = [Path(w).expanduser().resolve() for w in workspaces]
+        self.extra_transcripts = [Path(p).expanduser().resolve() for p in extra_transcripts]
+        configured = Path(self.settings.index_dir).expanduser() if self.settings.index_dir else None
+        self.index_dir = (index_dir or configured or default_index_dir(self.workspaces)).resolve()
+        self.index_dir.mkdir(parents=True, exist_ok=True)
+        self._lock = WriterLock(self.index_dir / "writer.lock")
+        self.writable = self._lock.acquire()
+        self.catalog = Catalog(self.index_dir / "catalog.sqlite3")
+        self.keyword = KeywordIndex(self.index_dir / "keyword")
+        self.embedder, self.provider_note = self._load_embedder(embedder)
+        self.vectors = VectorIndex(self.embedder.info.dim if self.embedder else BUNDLED_DIM)
+        self.indexer = Indexer(self.catalog, self.keyword, self.vectors, self.embedder, self.settings)
+        self.retriever = Retriever(self.catalog, self.keyword, self.vectors, self.embedder)
+        self.syncing = threading.Event()
+        self._seen_generation = -1
+        self._open_derived()
+
+    # -- lifecycle --------------------------------------------------------------------------------------------
+
+    def _load_embedder(self, embedder: Embedder | None | bool) -> tuple[Embedder | None, str]:
+        if isinstance(embedder, Embedder):
+            return embedder, ""
+        if embedder is False or embedder is None:
+            return None, "embeddings are off; keyword search only"
+        return load_embedder(self.settings.embedding, self.index_dir.parent.parent / "models")
+
+    def _open_derived(self) -> None:
+        """Make tantivy and the vector matrix agree with the catalog, rebuilding what disagrees or is damaged."""
+        generation = self.catalog.generation()
+        if self.writable and self.keyword.generation() != generation:
+            log.info(
+                "keyword index is behind the catalog (%s != %s); rebuilding",
+                self.keyword.generation(),
+                generation,
+            )
+            self.indexer.rebuild_keyword_index()
+        elif self.writable and self.keyword.num_docs() != self._unit_count():
+            log.warning("keyword index disagrees with the catalog; rebuilding")
+            self.indexer.rebuild_keyword_index()
+        self._reload_vectors(generation)
+
+    def _reload_vectors(self, generation: int) -> None:
+        if self.embedder is not None:
+            self.vectors.load(self.catalog, self.embedder.name)
+        self._seen_generation = generation
+
+    def refresh(self) -> None:
+        """A read-only engine follows the writer's commits: reload what changed since it last looked."""
+        if self.writable:
+            return
+        generation = self.catalog.generation()
+        if generation != self._seen_generation:
+            self.keyword.index.reload()
+            self._reload_vectors(generation)
+
+    def close(self) -> None:
+        self.catalog.close()
+        self._lock.release()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _unit_count(self) -> int:
+        return int(self.catalog.db.execute("SELECT COUNT(*) FROM units").fetchone()[0])
+
+    # -- indexing ---------------------------------------------------------------------------------------------
+
+    def locations(self) -> Locations:
+        return resolve_locations(self.workspaces, self.settings, self.extra_transcripts)
+
+    def sources(self) -> list[SourceFile]:
+        cwd_of = {
+            row[0]: row[1]
+            for row in self.catalog.db.execute(
+                "SELECT f.path, s.cwd FROM files f JOIN sessions s ON s.file_id = f.id WHERE s.cwd IS NOT NULL"
+            )
+        }
+        return discover(self.locations(), self.settings, lambda p: cwd_of.get(str(p)))
+
+    def sync(
+        self, progress: Progress | None = None, cancel: threading.Event | None = None, embed: bool = True
+    ) -> SyncReport:
+        self._require_writer()
+        self.syncing.set()
+        try:
+            return self.indexer.sync(self.sources(), progress, cancel, embed=embed)
+        finally:
+            self.syncing.clear()
+
+    def sync_paths(self, changed: Iterable[Path], deleted: Iterable[Path] = (), embed: bool = True) -> SyncReport:
+        """Sync only these files (watcher events); a changed path that is not a source is ignored."""
+        self._require_writer()
+        wanted = {s.path: s for s in self.sources()}
+        report = self.indexer.remove_paths(list(deleted))
+        chosen = [wanted[p] for p in dict.fromkeys(changed) if p in wanted]
+        if chosen:
+            report.merge(self.indexer.sync(chosen, embed=embed, prune=False))
+        return report
+
+    def reindex(
+        self, full: bool = False, progress: Progress | None = None, cancel: threading.Event | None = None
+    ) -> SyncReport:
+        """Incremental resync, or with `full` a rebuild: every file re-parsed (cached vectors are reused)."""
+        self._require_writer()
+        if full:
+            with self.catalog.transaction() as db:
+                db.execute("UPDATE files SET size = -1, parsed_bytes = 0")
+        return self.sync(progress, cancel)
+
+    def _require_writer(self) -> None:
+        if not self.writable:
+            raise EngineError(
+                f"another memlens process is writing the index at {self.index_dir}; this one serves searches read-only"
+            )
+
+    # -- reading ----------------------------------------------------------------------------------------------
+
+    def visibility(self) -> Visibility:
+        return Visibility(
+            excluded_sessions=frozenset(self.settings.exclude_sessions),
+            excluded_globs=tuple(self.settings.transcripts.exclude),
+        )
+
+    def indexing(self) -> bool:
+        return self.syncing.is_set() or self.indexer.pending_embeddings() > 0
+
+    def rank(
+        self,
+        query: str,
+        mode: str | None = None,
+        filters: SearchFilters | None = None,
+        limit: int | None = None,
+        fusion: str | None = None,
+    ) -> Ranking:
+        self.refresh()
+        return self.retriever.rank(query, self.settings.search, mode, fusion, filters, limit)
+
+    def search(
+        self,
+        query: str,
+        limit: int | None = None,
+        mode: str | None = None,
+        filters: SearchFilters | None = None,
+        explain: bool = False,
+        fusion: str | None = None,
+        min_score: float | None = None,
+    ) -> dict[str, Any]:
+        """The `--json` / `memlens.search` response."""
+        started = time.perf_counter()
+        settings = self.settings.search
+        limit = limit or settings.max_results
+        ranking = self.rank(query, mode, filters, limit, fusion)
+        builder = ResultBuilder(self.catalog, self.workspaces, self.visibility())
+        results = builder.build(
+            ranking,
+            limit,
+            settings.min_score if min_score is None else min_score,
+            settings.excerpt_chars,
+            settings.max_response_chars,
+            explain,
+        )
+        response: dict[str, Any] = {
+            "query": query,
+            "mode": ranking.mode,
+            "results": results,
+            "totalResults": len(results),
+            "searchTimeMs": round((time.perf_counter() - started) * 1000, 2),
+            "indexing": self.indexing(),
+        }
+        if ranking.mode != (mode or settings.mode):
+            response["note"] = f"no embedding model ({self.provider_note or 'no vectors yet'}); keyword search only"
+        if explain:
+            response["fusion"] = ranking.fusion
+        return response
+
+    def stats(self) -> dict[str, Any]:
+        db = self.catalog.db
+        total_chunks = int(db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+        model = self.embedder.name if self.embedder else None
+        chunks_missing = 0
+        pending_messages = 0
+        if model is not None:
+            missing = """SELECT u.chunk_id, u.kind FROM units u LEFT JOIN vectors v
+                         ON v.hash = u.embed_text_hash AND v.model = ? WHERE v.hash IS NULL"""
+            rows = db.execute(missing, (model,)).fetchall()
+            chunks_missing = len({r[0] for r in rows})
+            pending_messages = sum(1 for r in rows if r[1] != "memory")
+        files = dict(db.execute("SELECT format, COUNT(*) FROM files GROUP BY format").fetchall())
+        messages = dict(
+            db.execute("SELECT format, COUNT(*) FROM units WHERE kind != 'memory' GROUP BY format").fetchall()
+        )
+        last_sync = self.catalog.get_meta("last_sync")
+        return {
+            "totalChunks": total_chunks,
+            "chunksWithEmbeddings": total_chunks - chunks_missing if model else 0,
+            "chunksNeedingEmbeddings": chunks_missing if model else total_chunks,
+            "pendingMessages": pending_messages,
+            "lastSync": iso(float(last_sync)) if last_sync else None,
+            "provider": model or "none",
+            "providerNote": self.provider_note or None,
+            "files": files,
+            "messages": messages,
+            "sessions": int(db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]),
+            "badLines": int(db.execute("SELECT COALESCE(SUM(bad_lines), 0) FROM files").fetchone()[0]),
+            "filesWithErrors": int(db.execute("SELECT COUNT(*) FROM files WHERE error IS NOT NULL").fetchone()[0]),
+            "indexing": self.indexing(),
+            "indexDir": str(self.index_dir),
+            "readOnly": not self.writable,
+        }

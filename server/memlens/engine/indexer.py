@@ -1,0 +1,525 @@
+"""The one index writer: syncs files into the catalog, then the keyword index, then embeds what has no vector.
+
+Order of writes makes crashes harmless: the catalog commits first (one transaction per batch of files); tantivy
+then records which catalog generation it reflects, and is rebuilt from the catalog when the two disagree.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memlens.engine.catalog import Catalog, FileRow
+from memlens.engine.discovery import MEMORY, SourceFile
+from memlens.engine.embedder import Embedder
+from memlens.engine.ingest import (
+    EMBED_TEXT_CHARS,
+    HEAD_BYTES,
+    ChunkSpec,
+    FileContent,
+    UnitSpec,
+    chunk_records,
+    head_hash,
+    parse_transcript,
+    read_memory,
+    transcript_content,
+)
+from memlens.engine.keyword_index import KeywordDoc, KeywordIndex
+from memlens.engine.sources.base import TranscriptRecord
+from memlens.engine.vector_index import VectorIndex, VectorRow, decode_vector, encode_vector
+from memlens.settings import Settings
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int, str], None]  # (done, total, message)
+BATCH_SECONDS = 0.5
+BATCH_FILES = 200
+EMBED_BATCH = 256
+MAX_READ_BYTES = 256 * 1024 * 1024
+APPENDABLE = {"claude-code", "codex", "openclaw"}
+
+
+@dataclass
+class SyncReport:
+    files_seen: int = 0
+    files_parsed: int = 0
+    files_appended: int = 0
+    files_unchanged: int = 0
+    files_deleted: int = 0
+    files_failed: int = 0
+    messages_added: int = 0
+    chunks_added: int = 0
+    units_embedded: int = 0
+    bad_lines: int = 0
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    cancelled: bool = False
+
+    def merge(self, other: SyncReport) -> None:
+        for name in self.__dataclass_fields__:
+            value = getattr(other, name)
+            if isinstance(value, bool):
+                setattr(self, name, getattr(self, name) or value)
+            elif isinstance(value, (int, float)):
+                setattr(self, name, getattr(self, name) + value)
+        self.errors.extend(other.errors[: max(0, 50 - len(self.errors))])
+
+
+@dataclass
+class _Pending:
+    """Work collected for one catalog transaction."""
+
+    deleted_files: list[int] = field(default_factory=list)
+    deleted_units: list[int] = field(default_factory=list)
+    added_units: list[int] = field(default_factory=list)
+
+
+class Indexer:
+    def __init__(
+        self,
+        catalog: Catalog,
+        keyword: KeywordIndex,
+        vectors: VectorIndex,
+        embedder: Embedder | None,
+        settings: Settings,
+    ) -> None:
+        self.catalog = catalog
+        self.keyword = keyword
+        self.vectors = vectors
+        self.embedder = embedder
+        self.settings = settings
+        self.lock = threading.RLock()  # one writer at a time within this process
+
+    # -- public ---------------------------------------------------------------------------------------------
+
+    def sync(
+        self,
+        sources: list[SourceFile],
+        progress: Progress | None = None,
+        cancel: threading.Event | None = None,
+        embed: bool = True,
+        prune: bool = True,
+    ) -> SyncReport:
+        """Bring the index in line with `sources`; with `prune`, files no longer among them are purged."""
+        with self.lock:
+            started = time.perf_counter()
+            report = SyncReport(files_seen=len(sources))
+            known = self.catalog.files()
+            if prune:
+                wanted = {str(s.path) for s in sources}
+                gone = [Path(p) for p in known if p not in wanted]
+                report.files_deleted = self.remove_paths(gone).files_deleted
+            batch_started = time.perf_counter()
+            batch: list[tuple[SourceFile, FileRow | None, os.stat_result]] = []
+            for done, source in enumerate(sources, 1):
+                if cancel is not None and cancel.is_set():
+                    report.cancelled = True
+                    break
+                row = known.get(str(source.path))
+                try:
+                    stat = source.path.stat()
+                except OSError as exc:
+                    self._note_error(report, source.path, exc)
+                    continue
+                if row is not None and row.size == stat.st_size and row.mtime_ns == stat.st_mtime_ns:
+                    report.files_unchanged += 1
+                else:
+                    batch.append((source, row, stat))
+                if batch and (len(batch) >= BATCH_FILES or time.perf_counter() - batch_started > BATCH_SECONDS):
+                    self._apply_batch(batch, report)
+                    batch, batch_started = [], time.perf_counter()
+                if progress is not None and (done % 50 == 0 or done == len(sources)):
+                    progress(done, len(sources), f"{done}/{len(sources)} files")
+            if batch:
+                self._apply_batch(batch, report)
+            if embed and not report.cancelled:
+                report.units_embedded = self.embed_pending(progress=progress, cancel=cancel)
+                report.cancelled = bool(cancel is not None and cancel.is_set())
+            report.seconds = time.perf_counter() - started
+            return report
+
+    def remove_paths(self, paths: Iterable[Path]) -> SyncReport:
+        """Purge files that disappeared (watcher events)."""
+        with self.lock:
+            report = SyncReport()
+            known = self.catalog.files()
+            rows = [known[str(p)] for p in paths if str(p) in known]
+            if not rows:
+                return report
+            pending = _Pending()
+            with self.catalog.transaction() as db:
+                for row in rows:
+                    pending.deleted_units += self.catalog.delete_file(db, row.id)
+                    pending.deleted_files.append(row.id)
+                self.catalog.drop_unused_vectors(db)
+                generation = self.catalog.bump_generation(db)
+            self._mirror(generation, pending)
+            report.files_deleted = len(rows)
+            return report
+
+    def embed_pending(self, progress: Progress | None = None, cancel: threading.Event | None = None) -> int:
+        """Embed every unit text that has no vector yet, in batches; each batch is committed and searchable."""
+        if self.embedder is None:
+            return 0
+        model = self.embedder.name
+        total = self.pending_embeddings()
+        done = 0
+        while not (cancel is not None and cancel.is_set()):
+            missing = self.catalog.missing_vectors(model, EMBED_BATCH)
+            if not missing:
+                break
+            texts_by_unit = self.catalog.units_by_id([unit_id for _, unit_id in missing])
+            texts = [texts_by_unit[unit_id]["text"][:EMBED_TEXT_CHARS] for _, unit_id in missing]
+            matrix = self.embedder.embed(texts)
+            hashes = [h for h, _ in missing]
+            with self.catalog.transaction() as db:
+                self.catalog.store_vectors(
+                    db, model, [(h, encode_vector(v)) for h, v in zip(hashes, matrix, strict=False)]
+                )
+            self.vectors.update(add=self._vector_rows_for_hashes(hashes, model))
+            done += len(missing)
+            if progress is not None:
+                progress(done, max(total, done), f"embedded {done}/{max(total, done)}")
+        return done
+
+    def pending_embeddings(self) -> int:
+        if self.embedder is None:
+            return 0
+        row = self.catalog.db.execute(
+            """SELECT COUNT(DISTINCT u.embed_text_hash) FROM units u LEFT JOIN vectors v
+               ON v.hash = u.embed_text_hash AND v.model = ? WHERE v.hash IS NULL""",
+            (self.embedder.name,),
+        ).fetchone()
+        return int(row[0])
+
+    def rebuild_keyword_index(self) -> None:
+        """Re-create tantivy from the catalog (after a crash between the two commits, or damage)."""
+        with self.lock:
+            self.keyword.reset()
+            generation = self.catalog.generation()
+            cursor = self.catalog.db.execute("SELECT * FROM units ORDER BY id")
+            self.keyword.write(generation, add=(_keyword_doc(row) for row in cursor), clear=True)
+
+    # -- batches ----------------------------------------------------------------------------------------------
+
+    def _apply_batch(self, batch: list[tuple[SourceFile, FileRow | None, os.stat_result]], report: SyncReport) -> None:
+        prepared = [(source, row, stat, self._read(source, row, stat, report)) for source, row, stat in batch]
+        pending = _Pending()
+        with self.catalog.transaction() as db:
+            for source, row, stat, outcome in prepared:
+                if outcome is None:
+                    continue
+                content, appended = outcome
+                self._store(db, source, row, stat, content, appended, pending, report)
+            generation = self.catalog.bump_generation(db)
+        self._mirror(generation, pending)
+
+    def _read(
+        self, source: SourceFile, row: FileRow | None, stat: os.stat_result, report: SyncReport
+    ) -> tuple[FileContent, bool] | None:
+        """Parse a changed file; returns (content, appended) or None when it cannot be read now."""
+        path = source.path
+        try:
+            if self._can_append(row, stat):
+                assert row is not None
+                with path.open("rb") as handle:
+                    head = handle.read(min(HEAD_BYTES, row.parsed_bytes))
+                    if head_hash(head) == row.head_hash:
+                        handle.seek(row.parsed_bytes)
+                        tail = handle.read(MAX_READ_BYTES)
+                        appended = self._parse_tail(path, row, tail)
+                        if appended is not None:
+                            return appended, True
+            with path.open("rb") as handle:
+                data = handle.read(MAX_READ_BYTES)
+        except (OSError, ValueError) as exc:
+            self._note_error(report, path, exc)
+            return None
+        if source.kind == MEMORY:
+            return read_memory(data, self.settings.chunking), False
+        result = parse_transcript(data, path)
+        if result is None:
+            return FileContent(kind="transcript", format="", parsed_bytes=len(data)), False
+        content = transcript_content(result, self.settings.chunking)
+        content.next_line = 1 + data.count(b"\n", 0, content.parsed_bytes)
+        return content, False
+
+    def _can_append(self, row: FileRow | None, stat: os.stat_result) -> bool:
+        return (
+            row is not None
+            and row.format in APPENDABLE
+            and row.session_key is not None
+            and 0 < row.parsed_bytes <= stat.st_size
+        )
+
+    def _parse_tail(self, path: Path, row: FileRow, tail: bytes) -> FileContent | None:
+        """Parse appended bytes; None when they do not simply continue the active branch (re-parse whole)."""
+        result = parse_transcript(tail, path, start_line=row.next_line, format_hint=row.format)
+        if result is None:
+            return None
+        known_uuids = {
+            r[0]
+            for r in self.catalog.db.execute("SELECT uuid FROM units WHERE file_id = ? AND uuid IS NOT NULL", (row.id,))
+        }
+        new_uuids = {r.uuid for r in result.records if r.uuid}
+        for record in result.records:
+            parent = record.parent_uuid
+            # a link to an earlier record other than the leaf means the transcript branched: re-parse whole
+            if parent and parent in known_uuids and parent != row.leaf_uuid and parent not in new_uuids:
+                return None
+        content = transcript_content(result, self.settings.chunking, active_only=False)
+        content.parsed_bytes = row.parsed_bytes + result.consumed_bytes
+        content.next_line = row.next_line + tail.count(b"\n", 0, result.consumed_bytes)
+        return content
+
+    # -- storing ------------------------------------------------------------------------------------------
+
+    def _store(
+        self,
+        db: sqlite3.Connection,
+        source: SourceFile,
+        row: FileRow | None,
+        stat: os.stat_result,
+        content: FileContent,
+        appended: bool,
+        pending: _Pending,
+        report: SyncReport,
+    ) -> None:
+        path = str(source.path)
+        with source.path.open("rb") as handle:
+            head = handle.read(min(HEAD_BYTES, content.parsed_bytes))
+        leaf = next((r.uuid for r in reversed(content.records) if r.uuid), None)
+        values: dict[str, object] = {
+            "format": content.format,
+            "size": stat.st_size,
+            "mtime_ns": stat.st_mtime_ns,
+            "head_hash": head_hash(head),
+            "parsed_bytes": content.parsed_bytes,
+            "next_line": content.next_line,
+            "error": None,
+        }
+        if leaf is not None or not appended:
+            values["leaf_uuid"] = leaf
+        if appended and row is not None:
+            values["bad_lines"] = row.bad_lines + content.bad_lines
+            file_id = self.catalog.upsert_file(db, path, source.kind, **values)
+            self._append_chunks(db, file_id, row.session_key or "", content, pending)
+            report.files_appended += 1
+        else:
+            values["bad_lines"] = content.bad_lines
+            file_id = self.catalog.upsert_file(db, path, source.kind, **values)
+            if row is not None:
+                pending.deleted_units += self.catalog.purge_file_contents(db, file_id)
+                pending.deleted_files.append(file_id)
+            session_key = self._store_session(db, file_id, source.path, content) if content.session else None
+            db.execute("UPDATE files SET session_key = ? WHERE id = ?", (session_key, file_id))
+            self._insert_chunks(db, file_id, session_key, content.format, content.chunks, 0, pending)
+            report.files_parsed += 1
+        report.bad_lines += content.bad_lines
+        report.errors.extend(f"{path}: {e}" for e in content.errors[:5])
+        report.messages_added += len(content.records)
+        report.chunks_added += len(content.chunks)
+
+    def _store_session(self, db: sqlite3.Connection, file_id: int, path: Path, content: FileContent) -> str:
+        session = content.session
+        assert session is not None
+        base = f"{session.format}:{session.session_id}"
+        if session.agent_id:
+            base += f"/agent-{session.agent_id}"
+        key = base
+        taken = db.execute("SELECT file_id FROM sessions WHERE key = ?", (key,)).fetchone()
+        if taken is not None and taken[0] != file_id:
+            key = f"{base}~{path.stem}"  # the same session id in two files (e.g. a copied transcript)
+        parent = f"{session.format}:{session.parent_session_id}" if session.parent_session_id else None
+        db.execute(
+            """INSERT OR REPLACE INTO sessions (key, session_id, format, file_id, parent_key, agent_id, cwd, title)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+            (
+                key,
+                session.session_id,
+                session.format,
+                file_id,
+                parent,
+                session.agent_id,
+                session.cwd,
+                session.title,
+            ),
+        )
+        return key
+
+    def _append_chunks(
+        self, db: sqlite3.Connection, file_id: int, session_key: str, content: FileContent, pending: _Pending
+    ) -> None:
+        """Regroup the session's last chunk with the appended messages; earlier chunks stay as they are."""
+        if not content.records:
+            return
+        last = db.execute(
+            "SELECT id FROM chunks WHERE file_id = ? AND kind = 'transcript' ORDER BY id DESC LIMIT 1",
+            (file_id,),
+        ).fetchone()
+        carried: list[TranscriptRecord] = []
+        first_seq = int(
+            db.execute("SELECT COALESCE(MAX(seq), 0) FROM units WHERE file_id = ?", (file_id,)).fetchone()[0]
+        )
+        if last is not None:
+            later = db.execute(
+                "SELECT COUNT(*) FROM chunks WHERE file_id = ? AND id > ?", (file_id, last[0])
+            ).fetchone()[0]
+            if not later:  # only regroup when nothing (e.g. a summary) came after it
+                rows = db.execute("SELECT * FROM units WHERE chunk_id = ? ORDER BY seq", (last[0],)).fetchall()
+                carried = [_record_of(r) for r in rows]
+                first_seq = min(int(r["seq"]) for r in rows) - 1 if rows else first_seq
+                pending.deleted_units += [int(r["id"]) for r in rows]
+                db.execute("DELETE FROM units WHERE chunk_id = ?", (last[0],))
+                db.execute("DELETE FROM chunks WHERE id = ?", (last[0],))
+        chunks = chunk_records(carried + content.records, self.settings.chunking)
+        self._insert_chunks(db, file_id, session_key, content.format, chunks, first_seq, pending)
+
+    def _insert_chunks(
+        self,
+        db: sqlite3.Connection,
+        file_id: int,
+        session_key: str | None,
+        format_: str,
+        chunks: list[ChunkSpec],
+        seq: int,
+        pending: _Pending,
+    ) -> None:
+        for chunk in chunks:
+            cursor = db.execute(
+                """INSERT INTO chunks (file_id, kind, session_key, line_start, line_end, heading, ts_start, ts_end,
+                   message_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (
+                    file_id,
+                    chunk.kind,
+                    session_key,
+                    chunk.line_start,
+                    chunk.line_end,
+                    chunk.heading,
+                    chunk.ts_start,
+                    chunk.ts_end,
+                    len(chunk.units) if chunk.kind != "memory" else 0,
+                ),
+            )
+            chunk_id = int(cursor.lastrowid or 0)
+            for unit in chunk.units:
+                seq += 1
+                pending.added_units.append(self._insert_unit(db, file_id, chunk_id, session_key, format_, unit, seq))
+
+    def _insert_unit(
+        self,
+        db: sqlite3.Connection,
+        file_id: int,
+        chunk_id: int,
+        session_key: str | None,
+        format_: str,
+        unit: UnitSpec,
+        seq: int,
+    ) -> int:
+        cursor = db.execute(
+            """INSERT INTO units (file_id, chunk_id, kind, format, session_key, message_id, role, ts, seq, position,
+               line_end, uuid, text, embed_text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (
+                file_id,
+                chunk_id,
+                unit.kind,
+                format_ if unit.kind != "memory" else "",
+                session_key,
+                unit.message_id,
+                unit.role,
+                unit.ts,
+                seq,
+                unit.position,
+                unit.line_end,
+                unit.uuid,
+                unit.text,
+                unit.embed_hash,
+            ),
+        )
+        return int(cursor.lastrowid or 0)
+
+    def _mirror(self, generation: int, pending: _Pending) -> None:
+        """After a catalog commit, apply the same changes to the keyword index and the vector matrix."""
+        added = self.catalog.units_by_id(pending.added_units) if pending.added_units else {}
+        deleted_units = [u for u in pending.deleted_units if u not in added]
+        self.keyword.write(generation, delete_units=deleted_units, add=[_keyword_doc(r) for r in added.values()])
+        model = self.embedder.name if self.embedder else None
+        cached = self._vector_rows(self.catalog.db, list(added), model) if model else []
+        self.vectors.update(remove=pending.deleted_units, add=cached)
+
+    def _vector_rows(self, db: sqlite3.Connection, unit_ids: list[int], model: str) -> list[VectorRow]:
+        rows: list[VectorRow] = []
+        for start in range(0, len(unit_ids), 500):
+            part = unit_ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows += [
+                _vector_row(r)
+                for r in db.execute(
+                    f"""SELECT u.id, u.kind, u.format, u.role, u.session_key, u.ts, v.vec FROM units u
+                        JOIN vectors v ON v.hash = u.embed_text_hash AND v.model = ? WHERE u.id IN ({marks})""",
+                    (model, *part),
+                )
+            ]
+        return rows
+
+    def _vector_rows_for_hashes(self, hashes: list[str], model: str) -> list[VectorRow]:
+        marks = ",".join("?" * len(hashes))
+        cursor = self.catalog.db.execute(
+            f"""SELECT u.id, u.kind, u.format, u.role, u.session_key, u.ts, v.vec FROM units u
+                JOIN vectors v ON v.hash = u.embed_text_hash AND v.model = ? WHERE u.embed_text_hash IN ({marks})""",
+            (model, *hashes),
+        )
+        return [_vector_row(r) for r in cursor]
+
+    def _note_error(self, report: SyncReport, path: Path, exc: Exception) -> None:
+        report.files_failed += 1
+        message = f"{path}: {type(exc).__name__}: {exc}"
+        log.warning("skipped %s", message)
+        if len(report.errors) < 50:
+            report.errors.append(message)
+
+
+def _keyword_doc(row: sqlite3.Row) -> KeywordDoc:
+    return KeywordDoc(
+        unit_id=int(row["id"]),
+        file_id=int(row["file_id"]),
+        kind=row["kind"],
+        format=row["format"] or "",
+        session_key=row["session_key"] or "",
+        role=row["role"] or "",
+        ts=int(row["ts"] or 0),
+        text=row["text"],
+    )
+
+
+def _vector_row(r: sqlite3.Row | tuple[Any, ...]) -> VectorRow:
+    return VectorRow(
+        unit_id=int(r[0]),
+        kind=r[1],
+        format=r[2] or "",
+        role=r[3] or "",
+        session_key=r[4] or "",
+        ts=float(r[5]) if r[5] is not None else float(np.nan),
+        vector=decode_vector(r[6]),
+    )
+
+
+def _record_of(row: sqlite3.Row) -> TranscriptRecord:
+    return TranscriptRecord(
+        message_id=row["message_id"] or "",
+        role=row["role"] or "assistant",
+        text=row["text"],
+        timestamp=row["ts"],
+        position=row["position"] or 0,
+        kind="summary" if row["kind"] == "summary" else "message",
+        uuid=row["uuid"],
+    )

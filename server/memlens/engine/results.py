@@ -1,0 +1,147 @@
+"""Turns a unit ranking into bounded chunk-level results: best message named, excerpt, citation fields."""
+
+from __future__ import annotations
+
+import fnmatch
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from memlens.engine.catalog import Catalog
+from memlens.engine.excerpt import make_excerpt
+from memlens.engine.search import Ranking, UnitHit
+
+MAX_LIMIT = 100
+
+
+def iso(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def display_path(path: str, workspaces: list[Path]) -> str:
+    """Workspace-relative when inside a workspace folder, `~/…` under the home folder, else absolute."""
+    candidate = Path(path)
+    for workspace in workspaces:
+        try:
+            relative = candidate.relative_to(workspace)
+        except ValueError:
+            continue
+        return relative.as_posix() if len(workspaces) == 1 else f"{workspace.name}/{relative.as_posix()}"
+    try:
+        return "~/" + candidate.relative_to(Path.home()).as_posix()
+    except ValueError:
+        return path
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """Sessions and paths a request may never return (memlens.excludeSessions and exclude globs)."""
+
+    excluded_sessions: frozenset[str] = frozenset()
+    excluded_globs: tuple[str, ...] = ()
+
+    def hides(self, session_key: str | None, session_id: str | None, path: str) -> bool:
+        if session_key and (session_key in self.excluded_sessions or session_id in self.excluded_sessions):
+            return True
+        return any(fnmatch.fnmatch(path, g) for g in self.excluded_globs)
+
+
+class ResultBuilder:
+    def __init__(self, catalog: Catalog, workspaces: list[Path], visibility: Visibility) -> None:
+        self.catalog = catalog
+        self.workspaces = workspaces
+        self.visibility = visibility
+
+    def build(
+        self,
+        ranking: Ranking,
+        limit: int,
+        min_score: float,
+        excerpt_chars: int,
+        max_chars: int,
+        explain: bool = False,
+    ) -> list[dict[str, Any]]:
+        limit = max(1, min(limit, MAX_LIMIT))
+        best: dict[int, tuple[UnitHit, sqlite3.Row]] = {}
+        candidates = [h for h in ranking.hits if h.score >= min_score]
+        # fetch in slices: most requests are satisfied by the first few dozen units
+        for start in range(0, len(candidates), 100):
+            part = candidates[start : start + 100]
+            units = self.catalog.units_by_id([h.unit_id for h in part])
+            for hit in part:
+                unit = units.get(hit.unit_id)
+                if unit is not None and unit["chunk_id"] not in best:
+                    best[unit["chunk_id"]] = (hit, unit)
+            if len(best) >= limit * 3:
+                break
+        chunks = self.catalog.chunks_by_id(list(best))
+        sessions = self._sessions({c["session_key"] for c in chunks.values() if c["session_key"]})
+        results: list[dict[str, Any]] = []
+        total = 0
+        for chunk_id, (hit, unit) in best.items():
+            chunk = chunks.get(chunk_id)
+            if chunk is None:
+                continue
+            session = sessions.get(chunk["session_key"] or "")
+            session_id = session["session_id"] if session is not None else None
+            if self.visibility.hides(chunk["session_key"], session_id, chunk["path"]):
+                continue
+            result = self._result(chunk, unit, hit, session, ranking.query_terms, excerpt_chars, explain)
+            total += len(result["excerpt"]) + 200
+            if results and total > max_chars:
+                break
+            results.append(result)
+            if len(results) >= limit:
+                break
+        return results
+
+    def _sessions(self, keys: set[str]) -> dict[str, sqlite3.Row]:
+        return {k: row for k in keys if (row := self.catalog.session(k)) is not None}
+
+    def _result(
+        self,
+        chunk: sqlite3.Row,
+        unit: sqlite3.Row,
+        hit: UnitHit,
+        session: sqlite3.Row | None,
+        terms: list[str],
+        excerpt_chars: int,
+        explain: bool,
+    ) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "id": f"chunk:{chunk['id']}",
+            "kind": chunk["kind"],
+            "score": round(hit.score, 4),
+            "path": chunk["path"],
+            "relPath": display_path(chunk["path"], self.workspaces),
+            "excerpt": make_excerpt(unit["text"], terms, excerpt_chars),
+        }
+        if chunk["kind"] == "memory":
+            result.update(lineStart=chunk["line_start"], lineEnd=chunk["line_end"], heading=chunk["heading"])
+        else:
+            result.update(
+                format=chunk["file_format"],
+                sessionKey=chunk["session_key"],
+                sessionId=session["session_id"] if session is not None else None,
+                messageId=unit["message_id"],
+                role=unit["role"],
+                timestamp=iso(unit["ts"]),
+                messageCount=chunk["message_count"],
+                lineStart=unit["position"],
+            )
+            if session is not None and session["parent_key"]:
+                result["parentSessionKey"] = session["parent_key"]
+        if explain:
+            result["explain"] = {
+                "unitId": hit.unit_id,
+                "bm25": round(hit.bm25, 4),
+                "keyword": round(hit.keyword, 4),
+                "vector": None if hit.vector is None else round(hit.vector, 4),
+                "keywordRank": hit.keyword_rank,
+                "vectorRank": hit.vector_rank,
+            }
+        return result

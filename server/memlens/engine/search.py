@@ -1,0 +1,131 @@
+"""Hybrid retrieval: BM25 and cosine candidates fused per unit, then grouped into chunk-level results."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from memlens.engine.catalog import Catalog
+from memlens.engine.embedder import Embedder
+from memlens.engine.filters import SearchFilters
+from memlens.engine.keyword_index import KeywordIndex
+from memlens.engine.vector_index import VectorIndex
+from memlens.settings import SearchSettings
+
+Mode = Literal["hybrid", "keyword", "vector"]
+MODES: tuple[str, ...] = ("hybrid", "keyword", "vector")
+FUSIONS: tuple[str, ...] = ("weighted", "rrf")
+
+
+class SearchError(ValueError):
+    """A search request that cannot be answered as asked (the message says why)."""
+
+
+@dataclass(slots=True)
+class UnitHit:
+    """One unit's scores: raw BM25, BM25 normalised to 0–1, cosine, and the fused score."""
+
+    unit_id: int
+    score: float = 0.0
+    bm25: float = 0.0
+    keyword: float = 0.0
+    vector: float | None = None
+    keyword_rank: int | None = None
+    vector_rank: int | None = None
+
+
+@dataclass(slots=True)
+class Ranking:
+    hits: list[UnitHit]
+    mode: str
+    fusion: str
+    vector_available: bool
+    query_terms: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+class Retriever:
+    """Ranks units for a query. Readers only: it never takes the writer's lock."""
+
+    def __init__(
+        self, catalog: Catalog, keyword: KeywordIndex, vectors: VectorIndex, embedder: Embedder | None
+    ) -> None:
+        self.catalog = catalog
+        self.keyword = keyword
+        self.vectors = vectors
+        self.embedder = embedder
+
+    def rank(
+        self,
+        query: str,
+        settings: SearchSettings,
+        mode: str | None = None,
+        fusion: str | None = None,
+        filters: SearchFilters | None = None,
+        limit: int | None = None,
+    ) -> Ranking:
+        started = time.perf_counter()
+        mode = mode or settings.mode
+        fusion = fusion or settings.fusion
+        if mode not in MODES:
+            raise SearchError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        if fusion not in FUSIONS:
+            raise SearchError(f"fusion must be one of {', '.join(FUSIONS)}, not {fusion!r}")
+        if not query.strip():
+            raise SearchError("the query is empty")
+        vector_available = self.embedder is not None and len(self.vectors) > 0
+        if mode == "vector" and self.embedder is None:
+            raise SearchError("vector search needs an embedding model, and none is loaded (try --mode keyword)")
+        if not vector_available and mode == "hybrid":
+            mode = "keyword"  # said plainly by the caller via `vector_available`
+        depth = max(settings.candidates, limit or 0)
+        hits: dict[int, UnitHit] = {}
+        if mode in ("hybrid", "keyword"):
+            keyword_hits = self.keyword.search(query, depth, filters)
+            top = keyword_hits[0][1] if keyword_hits else 0.0
+            for rank, (unit_id, bm25) in enumerate(keyword_hits):
+                hits[unit_id] = UnitHit(unit_id, bm25=bm25, keyword=bm25 / top if top else 0.0, keyword_rank=rank)
+        query_vector: np.ndarray | None = None
+        if mode in ("hybrid", "vector") and self.embedder is not None:
+            query_vector = self.embedder.embed_query(query)
+            for rank, (unit_id, cosine) in enumerate(self.vectors.search(query_vector, depth, filters)):
+                hit = hits.setdefault(unit_id, UnitHit(unit_id))
+                hit.vector, hit.vector_rank = cosine, rank
+        if query_vector is not None and mode == "hybrid":
+            self._fill_cosines([h for h in hits.values() if h.vector is None], query_vector)
+        for hit in hits.values():
+            hit.score = _fuse(hit, mode, fusion, settings)
+        ranked = sorted(hits.values(), key=lambda h: (-h.score, h.unit_id))
+        return Ranking(
+            hits=ranked,
+            mode=mode,
+            fusion=fusion,
+            vector_available=vector_available,
+            query_terms=self.keyword.tokens(query),
+            seconds=time.perf_counter() - started,
+        )
+
+    def _fill_cosines(self, hits: list[UnitHit], query_vector: np.ndarray) -> None:
+        """Exact cosines for keyword-only candidates, so fusion never treats 'not in the top N' as zero."""
+        if not hits:
+            return
+        scores = self.vectors.cosines([h.unit_id for h in hits], query_vector)
+        for hit in hits:
+            hit.vector = scores.get(hit.unit_id)
+
+
+def _fuse(hit: UnitHit, mode: str, fusion: str, settings: SearchSettings) -> float:
+    cosine = max(0.0, hit.vector or 0.0)
+    if mode == "keyword":
+        return hit.keyword
+    if mode == "vector":
+        return min(1.0, cosine)
+    if fusion == "rrf":
+        k = settings.rrf_k
+        total = sum(1.0 / (k + 1 + r) for r in (hit.keyword_rank, hit.vector_rank) if r is not None)
+        return total / (2.0 / (k + 1))
+    weights = settings.vector_weight + settings.text_weight or 1.0
+    return min(1.0, (settings.vector_weight * cosine + settings.text_weight * hit.keyword) / weights)

@@ -1,0 +1,58 @@
+"""Groups a session's consecutive messages into chunks: split on a time gap, a message count or a size limit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+
+class Timed(Protocol):
+    @property
+    def timestamp(self) -> float | None: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+
+def group_messages(
+    records: Sequence[Timed],
+    gap_seconds: float = 300.0,
+    max_messages: int = 8,
+    max_chars: int = 16000,
+) -> list[list[int]]:
+    """Return groups of indices into `records`. Summaries always stand alone.
+
+    A message joins the current group when it comes at most `gap_seconds` after the previous one (an unknown
+    time never splits), the group has fewer than `max_messages`, and its text still fits in `max_chars`.
+    """
+    groups: list[list[int]] = []
+    current: list[int] = []
+    chars = 0
+    last: Timed | None = None
+    for index, record in enumerate(records):
+        if record.kind == "summary":
+            if current:
+                groups.append(current)
+            groups.append([index])
+            current, chars, last = [], 0, None
+            continue
+        length = len(record.text)
+        gap = (
+            last is not None
+            and record.timestamp is not None
+            and last.timestamp is not None
+            and record.timestamp - last.timestamp > gap_seconds
+        )
+        full = len(current) >= max_messages or chars + length > max_chars
+        if current and (gap or full):
+            groups.append(current)
+            current, chars = [], 0
+        current.append(index)
+        chars += length
+        last = record
+    if current:
+        groups.append(current)
+    return groups
