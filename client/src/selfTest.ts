@@ -109,7 +109,7 @@ export async function runSelfTest(deps: SelfTestDeps, options: SelfTestOptions, 
       if (editor) {
         const line = editor.selection.active.line;
         report.opened = {
-          uri: editor.document.uri.toString(),
+          uri: editor.document.uri.toString(true),
           languageId: editor.document.languageId,
           line,
           lineText: editor.document.lineAt(line).text,
@@ -118,6 +118,7 @@ export async function runSelfTest(deps: SelfTestDeps, options: SelfTestOptions, 
       }
       await deps.revealResults(); // opening an editor must not hide the sidebar
     }
+    await vscode.commands.executeCommand('notifications.clearAll').then(undefined, () => undefined);
     report.stats = await deps.server.execute<StatsResponse>(Commands.stats, {});
     report.statusBar = deps.server.lastIndexStatus ?? null;
     report.ok = response.results.length > 0;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end test needs: Debian's headless Chromium (+ ripgrep, build deps of code-server's native
-# modules) and code-server 4.100.3 (VS Code 1.100.3; the last code-server release that runs on Node 20) from npm,
+# modules, an emoji font for readable screenshots) and code-server 4.100.3 (VS Code 1.100.3; the last code-server release that runs on Node 20) from npm,
 # into a cached folder (default client/test/e2e/.code-server). Idempotent: a completed install is reused.
 set -euo pipefail
 
@@ -16,6 +16,8 @@ command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v rg >/dev/null 2>&1 || need_apt+=(ripgrep)
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
+# not needed to pass, but without it the transcript headings' emoji are boxes in the screenshot
+dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || need_apt+=(fonts-noto-color-emoji)
 if ((${#need_apt[@]})); then
   log "apt-get install ${need_apt[*]}"
   SUDO=""

@@ -196,6 +196,8 @@ describe('transcript URIs', () => {
     { sessionKey: '/home/u/.codex/sessions/2026/05/11/rollout-1.jsonl', messageId: 'a b&c=d?#' },
     { sessionKey: 'specstory:2026-02-10 21-11Z-fix dlq.md' },
     { sessionKey: 'ünïcødé 🚀', messageId: '🙂' },
+    { sessionKey: 'claude-code:5b0e7d3c/agent-a3f9c21~copy', messageId: 'uuid-1' },
+    { sessionKey: 'odd:50%off%41', messageId: '%41' },
   ];
 
   it('builds the documented shape', () => {
@@ -204,6 +206,13 @@ describe('transcript URIs', () => {
       'memlens-transcript:/claude-code%3Aabc%2Fdef.md?message=m1',
     );
     assert.deepEqual(transcriptUriComponents({ sessionKey: 'k' }), { scheme: 'memlens-transcript', path: '/k.md', query: '' });
+    // Uri.from components: the path is what Uri.parse decodes the string form to, so both name the same document
+    assert.deepEqual(transcriptUriComponents({ sessionKey: 'claude-code:abc/agent-x', messageId: 'a&b' }), {
+      scheme: 'memlens-transcript',
+      path: '/claude-code:abc/agent-x.md',
+      query: 'message=a%26b',
+    });
+    assert.equal(transcriptUriComponents({ sessionKey: '/abs/path.jsonl' }).path, '/%2Fabs/path.jsonl.md');
   });
 
   for (const ref of cases) {
@@ -211,9 +220,12 @@ describe('transcript URIs', () => {
       const c = transcriptUriComponents(ref);
       assert.deepEqual(parseTranscriptUri(c.path, c.query), ref);
       assert.deepEqual(parseTranscriptUriString(transcriptUriString(ref)), ref);
-      // VS Code may hand back the decoded path of a parsed URI string: the session key survives unless it has a '/'
-      if (!ref.sessionKey.includes('/')) {
-        assert.equal(parseTranscriptUri(decodeURIComponent(c.path), c.query).sessionKey, ref.sessionKey);
+      // a link written by the server, opened through Uri.parse: the path arrives decoded (keys without '%' or a leading '/')
+      if (!ref.sessionKey.includes('%') && !ref.sessionKey.startsWith('/')) {
+        const s = transcriptUriString(ref);
+        const parsedPath = decodeURIComponent(s.slice('memlens-transcript:'.length).split('?')[0]);
+        assert.equal(parsedPath, c.path);
+        assert.equal(parseTranscriptUri(parsedPath, c.query).sessionKey, ref.sessionKey);
       }
     });
   }

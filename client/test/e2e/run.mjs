@@ -1,0 +1,412 @@
+#!/usr/bin/env node
+// End-to-end test of the memlens extension in a real VS Code (code-server 4.100.3 = VS Code 1.100.3) opened in
+// Debian's headless Chromium.
+//
+//  1. installs the packaged .vsix into a fresh extensions folder,
+//  2. starts code-server on examples/workspace with MEMLENS_SELFTEST_OUT set: after activation the extension starts
+//     the real language server (`<MEMLENS_PYTHON> -m memlens serve`), runs memlens.search for the query through the
+//     real language client, fills the results sidebar, opens the top hit and writes a JSON report,
+//  3. opens the workbench in Chromium (playwright-core), waits for the report, checks it and the rendered sidebar,
+//  4. saves a screenshot of the sidebar with results to test-artifacts/vscode-sidebar.png.
+// Exits non-zero on any failure (with a failure screenshot and the logs in test-artifacts/).
+//
+// Environment:
+//   MEMLENS_PYTHON            interpreter with memlens installed (default python3); PYTHONPATH is passed through
+//   MEMLENS_VSIX              the .vsix to test (default out/memlens.vsix)
+//   MEMLENS_E2E_WORKSPACE     folder to open (default examples/workspace)
+//   MEMLENS_E2E_QUERY         the query (default "how did we fix the dead-letter queue backup?")
+//   MEMLENS_E2E_EXPECT        regex a transcript hit among the top 3 must match (default for the default query:
+//                             dead-letter/DLQ/redrive; set to "" to only check that results came back)
+//   MEMLENS_E2E_TIMEOUT_S     overall time limit (default 300)
+//   MEMLENS_CODE_SERVER_DIR   where install-code-server.sh put code-server (default client/test/e2e/.code-server)
+//   MEMLENS_E2E_KEEP=1        keep the temporary user-data/extensions folders
+
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '../../..');
+const env = process.env;
+const DEFAULT_QUERY = 'how did we fix the dead-letter queue backup?';
+const QUERY = env.MEMLENS_E2E_QUERY || DEFAULT_QUERY;
+const EXPECT =
+  env.MEMLENS_E2E_EXPECT !== undefined
+    ? env.MEMLENS_E2E_EXPECT
+    : QUERY === DEFAULT_QUERY
+      ? 'dead.?letter|\\bDLQ\\b|redriv'
+      : '';
+const VSIX = path.resolve(ROOT, env.MEMLENS_VSIX || 'out/memlens.vsix');
+const WORKSPACE = path.resolve(ROOT, env.MEMLENS_E2E_WORKSPACE || 'examples/workspace');
+const PYTHON = env.MEMLENS_PYTHON || 'python3';
+const TIMEOUT_MS = (Number(env.MEMLENS_E2E_TIMEOUT_S) || 300) * 1000;
+const CS_DIR = path.resolve(ROOT, env.MEMLENS_CODE_SERVER_DIR || path.join(HERE, '.code-server'));
+const CODE_SERVER = path.join(CS_DIR, 'node_modules/code-server/out/node/entry.js');
+const CHROMIUM = env.MEMLENS_CHROMIUM || '/usr/bin/chromium';
+const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+const SCREENSHOT = path.join(ARTIFACTS, 'vscode-sidebar.png');
+
+const t0 = Date.now();
+const log = (msg) => console.log(`[e2e +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+class Failure extends Error {}
+const failures = [];
+function check(cond, msg) {
+  if (cond) {
+    log(`ok   ${msg}`);
+  } else {
+    log(`FAIL ${msg}`);
+    failures.push(msg);
+  }
+  return !!cond;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(what, fn, timeoutMs, intervalMs = 250) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Failure(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`);
+    }
+    await sleep(intervalMs);
+  }
+}
+
+function findFiles(dir, pattern, out = []) {
+  if (!fs.existsSync(dir)) {
+    return out;
+  }
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      findFiles(p, pattern, out);
+    } else if (pattern.test(entry.name)) {
+      out.push(p);
+    }
+  }
+  return out;
+}
+
+// -- checks on the self-test report --------------------------------------------------------------------------------
+
+const KINDS = new Set(['memory', 'transcript', 'summary']);
+
+function checkResult(r, i) {
+  const where = `results[${i}]`;
+  const problems = [];
+  if (typeof r.id !== 'string' || !r.id) problems.push('id');
+  if (!KINDS.has(r.kind)) problems.push(`kind=${r.kind}`);
+  if (typeof r.score !== 'number' || r.score < 0 || r.score > 1) problems.push(`score=${r.score}`);
+  if (typeof r.path !== 'string' || !path.isAbsolute(r.path)) problems.push(`path=${r.path}`);
+  if (typeof r.relPath !== 'string') problems.push('relPath');
+  if (typeof r.excerpt !== 'string' || !r.excerpt.trim()) problems.push('excerpt');
+  if (r.kind === 'memory' && r.lineStart !== undefined && !(Number.isInteger(r.lineStart) && r.lineStart >= 1)) {
+    problems.push(`lineStart=${r.lineStart}`);
+  }
+  if (r.kind !== 'memory' && typeof r.sessionKey !== 'string') problems.push('sessionKey');
+  if (r.timestamp !== undefined && r.timestamp !== null && Number.isNaN(Date.parse(r.timestamp))) {
+    problems.push(`timestamp=${r.timestamp}`);
+  }
+  return check(problems.length === 0, `${where} (${r.kind} ${r.relPath}) has the contract's fields${problems.length ? `: bad ${problems.join(', ')}` : ''}`);
+}
+
+function checkReport(report) {
+  check(report.ok === true, `self-test reported ok${report.error ? ` (error: ${report.error})` : ''}`);
+  check(/^1\.\d+\.\d+/.test(report.vscodeVersion ?? ''), `ran in VS Code ${report.vscodeVersion}`);
+  check(
+    (report.workspaceFolders ?? []).some((f) => path.resolve(f) === WORKSPACE),
+    `workspace folder is ${path.relative(ROOT, WORKSPACE)}`,
+  );
+  const response = report.response;
+  if (!check(response && Array.isArray(response.results), 'memlens.search returned a response with results[]')) {
+    return;
+  }
+  check(response.query === QUERY, `response.query echoes the query`);
+  check(typeof response.mode === 'string' && typeof response.searchTimeMs === 'number', 'response has mode and searchTimeMs');
+  check(response.results.length > 0, `search returned ${response.results.length} results`);
+  check(
+    typeof response.totalResults === 'number' && response.totalResults >= response.results.length,
+    `totalResults (${response.totalResults}) >= results returned`,
+  );
+  response.results.forEach(checkResult);
+  const scores = response.results.map((r) => r.score);
+  check(scores.every((s, i) => i === 0 || scores[i - 1] >= s), 'results are sorted by score');
+  if (EXPECT) {
+    const re = new RegExp(EXPECT, 'i');
+    const top = response.results.slice(0, 3);
+    const hit = top.find((r) => r.kind !== 'memory' && re.test(`${r.excerpt} ${r.heading ?? ''}`));
+    check(hit, `a transcript hit in the top 3 matches /${EXPECT}/i${hit ? ` (${hit.format} ${hit.sessionId}, ${Math.round(hit.score * 100)}%)` : ''}`);
+  }
+  const groups = report.groups ?? [];
+  check(groups.length > 0 && groups.every((g) => g.label && g.hits.length > 0), `results grouped into ${groups.length} sidebar groups`);
+  const first = response.results[0];
+  const opened = report.opened;
+  if (check(opened, 'the top hit was opened in an editor')) {
+    if (first.kind === 'memory') {
+      check(opened.uri.startsWith('file://') && opened.uri.endsWith(encodeURI(path.basename(first.path))), `memory hit opened ${opened.uri}`);
+      check(first.lineStart === undefined || opened.line === first.lineStart - 1, `cursor on line ${first.lineStart}`);
+    } else {
+      check(opened.uri.startsWith('memlens-transcript:/'), `transcript hit opened in the viewer: ${opened.uri}`);
+      check(opened.languageId === 'markdown', `transcript shown as ${opened.languageId}`);
+      check(/^### .+ · /.test(opened.lineText) && opened.line > 0, `viewer revealed the message heading "${opened.lineText}" (line ${opened.line + 1})`);
+      if (first.messageId) {
+        check(opened.uri.includes(`message=${encodeURIComponent(first.messageId)}`) || opened.uri.includes('message='), 'viewer URI carries the message id');
+        check(opened.lineText.includes('⭐ match'), 'the revealed heading is the anchored (matching) message');
+      }
+    }
+  }
+  const stats = report.stats;
+  if (check(stats && typeof stats.totalChunks === 'number', 'memlens.stats answered')) {
+    check(stats.totalChunks > 0, `index holds ${stats.totalChunks} chunks`);
+  }
+}
+
+// -- main ----------------------------------------------------------------------------------------------------------
+
+async function main() {
+  for (const [what, p] of [
+    ['the .vsix (run npm run package)', VSIX],
+    ['code-server (run client/test/e2e/install-code-server.sh)', CODE_SERVER],
+    ['Chromium (apt-get install chromium)', CHROMIUM],
+    ['the workspace', WORKSPACE],
+  ]) {
+    if (!fs.existsSync(p)) {
+      throw new Failure(`missing ${what}: ${p}`);
+    }
+  }
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  for (const f of ['vscode-sidebar.png', 'vscode-failure.png', 'selftest.json', 'memlens-output.log', 'code-server.log', 'browser-console.log']) {
+    fs.rmSync(path.join(ARTIFACTS, f), { force: true });
+  }
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'memlens-e2e-'));
+  const userData = path.join(tmp, 'user-data');
+  const extensions = path.join(tmp, 'extensions');
+  const xdg = path.join(tmp, 'xdg');
+  const reportFile = path.join(tmp, 'selftest.json');
+  fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+  fs.writeFileSync(
+    path.join(userData, 'User', 'settings.json'),
+    JSON.stringify(
+      {
+        'memlens.server.pythonPath': PYTHON,
+        'memlens.trace.server': 'messages',
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'workbench.welcomePage.walkthroughs.openOnInstall': false,
+        'workbench.colorTheme': 'Default Dark Modern',
+        'security.workspace.trust.enabled': false,
+        'telemetry.telemetryLevel': 'off',
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': false,
+        'extensions.ignoreRecommendations': true,
+        'update.mode': 'none',
+        'chat.commandCenter.enabled': false,
+        'chat.disableAIFeatures': true,
+        'window.restoreWindows': 'none',
+        'git.openRepositoryInParentFolders': 'never',
+        'workbench.editor.enablePreview': true,
+      },
+      null,
+      2,
+    ),
+  );
+  const childEnv = {
+    ...env,
+    // keep code-server's config, the memlens index and caches out of the real home folder
+    XDG_CONFIG_HOME: path.join(xdg, 'config'),
+    XDG_DATA_HOME: path.join(xdg, 'data'),
+    XDG_CACHE_HOME: path.join(xdg, 'cache'),
+    MEMLENS_SELFTEST_OUT: reportFile,
+    MEMLENS_SELFTEST_QUERY: QUERY,
+    MEMLENS_SELFTEST_TIMEOUT_MS: String(Math.max(30000, TIMEOUT_MS - 60000)),
+  };
+  delete childEnv.VSCODE_IPC_HOOK_CLI;
+  const common = ['--user-data-dir', userData, '--extensions-dir', extensions, '--config', path.join(tmp, 'code-server.yaml')];
+
+  log(`installing ${path.relative(ROOT, VSIX)} into a fresh extensions folder`);
+  const install = spawnSync(process.execPath, [CODE_SERVER, ...common, '--install-extension', VSIX, '--force'], {
+    env: childEnv,
+    encoding: 'utf8',
+    timeout: 120000,
+  });
+  if (install.status !== 0) {
+    throw new Failure(`code-server --install-extension failed (${install.status}):\n${install.stdout}\n${install.stderr}`);
+  }
+  const installed = fs.readdirSync(extensions).filter((d) => d.startsWith('memlens.memlens-'));
+  check(installed.length === 1, `extension installed: ${installed.join(', ')}`);
+
+  const port = await freePort();
+  const csLog = fs.openSync(path.join(ARTIFACTS, 'code-server.log'), 'w');
+  log(`starting code-server on 127.0.0.1:${port} with ${path.relative(ROOT, WORKSPACE)}; memlens python: ${PYTHON}`);
+  const cs = spawn(
+    process.execPath,
+    [
+      CODE_SERVER,
+      ...common,
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--ignore-last-opened',
+      WORKSPACE,
+    ],
+    { env: childEnv, stdio: ['ignore', csLog, csLog], detached: true },
+  );
+  let csExit = null;
+  cs.on('exit', (code, signal) => {
+    csExit = `code-server exited (${code ?? signal})`;
+  });
+
+  let browser;
+  let page;
+  const consoleLines = [];
+  try {
+    await waitFor(
+      'code-server to listen',
+      async () => {
+        if (csExit) throw new Failure(csExit);
+        try {
+          const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+          return res.ok;
+        } catch {
+          return false;
+        }
+      },
+      60000,
+    );
+    log('code-server is up; opening the workbench in headless Chromium');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    const context = await browser.newContext({ viewport: { width: 1600, height: 960 }, deviceScaleFactor: 1 });
+    page = await context.newPage();
+    page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
+    page.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(WORKSPACE)}`, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    log('workbench loaded; waiting for the extension self-test report');
+
+    const report = await waitFor(
+      'the self-test report (MEMLENS_SELFTEST_OUT)',
+      () => {
+        if (csExit) throw new Failure(csExit);
+        return fs.existsSync(reportFile) ? JSON.parse(fs.readFileSync(reportFile, 'utf8')) : undefined;
+      },
+      Math.max(10000, TIMEOUT_MS - (Date.now() - t0)),
+      500,
+    );
+    fs.copyFileSync(reportFile, path.join(ARTIFACTS, 'selftest.json'));
+    log(
+      `report: ok=${report.ok} results=${report.response?.results?.length ?? 0} searches=${report.searches} ` +
+        `server ready after ${report.serverStartMs ?? '?'} ms, self-test took ${report.elapsedMs} ms`,
+    );
+    checkReport(report);
+
+    // The sidebar as a person sees it: the memlens view with the grouped hits.
+    const sidebar = page.locator('[id="workbench.parts.sidebar"]');
+    const firstGroup = report.groups?.[0]?.label;
+    if (firstGroup) {
+      const row = sidebar.locator('.monaco-list-row', { hasText: firstGroup }).first();
+      const shown = await row.waitFor({ state: 'visible', timeout: 30000 }).then(
+        () => true,
+        () => false,
+      );
+      check(shown, `the sidebar shows the result group "${firstGroup}"`);
+      const rows = await sidebar.locator('.monaco-list-row').allInnerTexts();
+      check(rows.length >= (report.groups?.length ?? 0), `the sidebar lists ${rows.length} rows`);
+      const firstHit = report.groups[0].hits[0]?.label;
+      if (firstHit) {
+        check(rows.some((t) => t.includes(firstHit)), `the sidebar shows the hit "${firstHit}"`);
+      }
+    }
+    const title = await sidebar.locator('.composite.title').first().innerText().catch(() => '');
+    check(/memlens/i.test(title), `the memlens view container is open ("${title.replace(/\s+/g, ' ').trim()}")`);
+    // a wider sidebar, so the screenshot shows the excerpts: drag the sash between the sidebar and the editor
+    const box = await sidebar.boundingBox();
+    if (box) {
+      await page.mouse.move(box.x + box.width + 1, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + 560, box.y + box.height / 2, { steps: 8 });
+      await page.mouse.up();
+      await page.mouse.move(box.x + 900, box.y + box.height - 40); // off the sash, so it is not highlighted
+    }
+    await sleep(1000); // let the editor finish painting the transcript
+    await page.screenshot({ path: SCREENSHOT });
+    log(`screenshot: ${path.relative(ROOT, SCREENSHOT)}`);
+  } catch (err) {
+    failures.push(err instanceof Failure ? err.message : String(err?.stack ?? err));
+    log(`FAIL ${failures[failures.length - 1]}`);
+    if (page) {
+      await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-failure.png') }).catch(() => undefined);
+    }
+  } finally {
+    fs.writeFileSync(path.join(ARTIFACTS, 'browser-console.log'), `${consoleLines.join('\n')}\n`);
+    for (const f of findFiles(path.join(userData, 'logs'), /memlens\.log$/)) {
+      fs.copyFileSync(f, path.join(ARTIFACTS, 'memlens-output.log'));
+    }
+    if (fs.existsSync(reportFile) && !fs.existsSync(path.join(ARTIFACTS, 'selftest.json'))) {
+      fs.copyFileSync(reportFile, path.join(ARTIFACTS, 'selftest.json'));
+    }
+    await browser?.close().catch(() => undefined);
+    if (!csExit && cs.pid) {
+      try {
+        process.kill(-cs.pid, 'SIGTERM'); // code-server and the extension host / language server it started
+      } catch {
+        // already gone
+      }
+      await Promise.race([new Promise((r) => cs.once('exit', r)), sleep(5000)]);
+      if (!csExit) {
+        try {
+          process.kill(-cs.pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }
+    fs.closeSync(csLog);
+    if (env.MEMLENS_E2E_KEEP === '1') {
+      log(`kept ${tmp}`);
+    } else {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+}
+
+try {
+  await main();
+} catch (err) {
+  failures.push(err instanceof Failure ? err.message : String(err?.stack ?? err));
+  log(`FAIL ${failures[failures.length - 1]}`);
+}
+const secs = ((Date.now() - t0) / 1000).toFixed(1);
+if (failures.length) {
+  console.error(`\ne2e FAILED in ${secs}s (${failures.length} problem${failures.length === 1 ? '' : 's'}); logs in test-artifacts/`);
+  process.exit(1);
+}
+console.log(`\ne2e passed in ${secs}s; screenshot: ${path.relative(ROOT, SCREENSHOT)}`);
