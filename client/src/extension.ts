@@ -70,10 +70,7 @@ export function activate(context: vscode.ExtensionContext): void {
         server: manager,
         results,
         revealResults: ui.revealResults,
-        openTopHit: async (response) => {
-          const top = response.results[0];
-          return top ? ui.openHit(top) : undefined;
-        },
+        openHit: ui.openHit,
       },
       options,
       context.extension.packageJSON?.version as string | undefined,

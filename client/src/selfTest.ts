@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { errorMessage, groupResults, treeHitText } from './format';
-import { Commands, type SearchResponse, type StatsResponse } from './protocol';
+import { Commands, type SearchResponse, type SearchResult, type StatsResponse } from './protocol';
 import type { ResultsModel } from './resultsTree';
 import type { ServerManager } from './serverLauncher';
 
@@ -23,7 +23,7 @@ export interface SelfTestDeps {
   server: ServerManager;
   results: ResultsModel;
   revealResults(): Promise<void>;
-  openTopHit(response: SearchResponse): Promise<vscode.TextEditor | undefined>;
+  openHit(hit: SearchResult): Promise<vscode.TextEditor | undefined>;
 }
 
 export interface SelfTestReport {
@@ -38,7 +38,8 @@ export interface SelfTestReport {
   searches: number;
   response?: SearchResponse;
   groups?: { label: string; description: string; hits: { label: string; description: string }[] }[];
-  opened?: { uri: string; languageId: string; line: number; lineText: string; lineCount: number };
+  /** the hit opened in an editor (the best transcript hit of the top 3, else the top hit) and what it showed */
+  opened?: { hitIndex: number; uri: string; languageId: string; line: number; lineText: string; lineCount: number; text: string };
   stats?: StatsResponse;
   statusBar?: unknown;
   error?: string;
@@ -105,15 +106,20 @@ export async function runSelfTest(deps: SelfTestDeps, options: SelfTestOptions, 
     }));
     await deps.revealResults();
     if (response.results.length > 0) {
-      const editor = await deps.openTopHit(response);
+      const top3 = response.results.slice(0, 3);
+      const transcriptIndex = top3.findIndex((h) => h.kind !== 'memory' && !!(h.sessionKey ?? h.sessionId));
+      const hitIndex = transcriptIndex >= 0 ? transcriptIndex : 0;
+      const editor = await deps.openHit(response.results[hitIndex]);
       if (editor) {
         const line = editor.selection.active.line;
         report.opened = {
+          hitIndex,
           uri: editor.document.uri.toString(true),
           languageId: editor.document.languageId,
           line,
           lineText: editor.document.lineAt(line).text,
           lineCount: editor.document.lineCount,
+          text: editor.document.getText().slice(0, 200000),
         };
       }
       await deps.revealResults(); // opening an editor must not hide the sidebar
