@@ -170,7 +170,7 @@ class Catalog:
 
     def files(self) -> dict[str, FileRow]:
         rows = self.db.execute("SELECT * FROM files").fetchall()
-        return {row["path"]: FileRow(**{k: row[k] for k in row if k != "synced_at"}) for row in rows}
+        return {row["path"]: FileRow(**{k: row[k] for k in row.keys() if k != "synced_at"}) for row in rows}  # noqa: SIM118
 
     def upsert_file(self, db: sqlite3.Connection, path: str, kind: str, **values: Any) -> int:
         row = db.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()

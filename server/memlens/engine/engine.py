@@ -123,6 +123,7 @@ class Engine:
         self._reload_vectors(generation)
 
     def _reload_vectors(self, generation: int) -> None:
+        self.indexer.forget_counts()
         if self.embedder is not None:
             self.vectors.load(self.catalog, self.embedder.name)
         self._seen_generation = generation

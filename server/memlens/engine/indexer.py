@@ -29,6 +29,7 @@ from memlens.engine.ingest import (
     UnitSpec,
     chunk_records,
     head_hash,
+    note_date,
     parse_transcript,
     read_memory,
     transcript_content,
@@ -98,6 +99,7 @@ class Indexer:
         self.embedder = embedder
         self.settings = settings
         self.lock = threading.RLock()  # one writer at a time within this process
+        self._pending: int | None = None  # cached count of texts without a vector
 
     # -- public ---------------------------------------------------------------------------------------------
 
@@ -166,40 +168,54 @@ class Indexer:
             report.files_deleted = len(rows)
             return report
 
-    def embed_pending(self, progress: Progress | None = None, cancel: threading.Event | None = None) -> int:
-        """Embed every unit text that has no vector yet, in batches; each batch is committed and searchable."""
+    def embed_pending(
+        self,
+        progress: Progress | None = None,
+        cancel: threading.Event | None = None,
+        max_batches: int | None = None,
+    ) -> int:
+        """Embed unit texts that have no vector yet, in batches; each batch is committed and searchable at once."""
         if self.embedder is None:
             return 0
-        model = self.embedder.name
-        total = self.pending_embeddings()
-        done = 0
-        while not (cancel is not None and cancel.is_set()):
-            missing = self.catalog.missing_vectors(model, EMBED_BATCH)
-            if not missing:
-                break
-            texts_by_unit = self.catalog.units_by_id([unit_id for _, unit_id in missing])
-            texts = [texts_by_unit[unit_id]["text"][:EMBED_TEXT_CHARS] for _, unit_id in missing]
-            matrix = self.embedder.embed(texts)
-            hashes = [h for h, _ in missing]
-            with self.catalog.transaction() as db:
-                self.catalog.store_vectors(
-                    db, model, [(h, encode_vector(v)) for h, v in zip(hashes, matrix, strict=False)]
-                )
-            self.vectors.update(add=self._vector_rows_for_hashes(hashes, model))
-            done += len(missing)
-            if progress is not None:
-                progress(done, max(total, done), f"embedded {done}/{max(total, done)}")
-        return done
+        with self.lock:
+            model = self.embedder.name
+            total = self.pending_embeddings()
+            done = batches = 0
+            while not (cancel is not None and cancel.is_set()) and (max_batches is None or batches < max_batches):
+                missing = self.catalog.missing_vectors(model, EMBED_BATCH)
+                if not missing:
+                    break
+                units = self.catalog.units_by_id([unit_id for _, unit_id in missing])
+                matrix = self.embedder.embed([units[unit_id]["text"][:EMBED_TEXT_CHARS] for _, unit_id in missing])
+                hashes = [h for h, _ in missing]
+                with self.catalog.transaction() as db:
+                    blobs = [(h, encode_vector(v)) for h, v in zip(hashes, matrix, strict=True)]
+                    self.catalog.store_vectors(db, model, blobs)
+                self._pending = None
+                self.vectors.update(add=self._vector_rows_for_hashes(hashes, model))
+                done += len(missing)
+                batches += 1
+                if progress is not None:
+                    progress(done, max(total, done), f"embedded {done}/{max(total, done)}")
+            return done
+
+    def forget_counts(self) -> None:
+        """Another process wrote the catalog: cached counts are stale."""
+        self._pending = None
 
     def pending_embeddings(self) -> int:
+        """Distinct unit texts still waiting for a vector (cached until the next write)."""
         if self.embedder is None:
             return 0
-        row = self.catalog.db.execute(
-            """SELECT COUNT(DISTINCT u.embed_text_hash) FROM units u LEFT JOIN vectors v
-               ON v.hash = u.embed_text_hash AND v.model = ? WHERE v.hash IS NULL""",
-            (self.embedder.name,),
-        ).fetchone()
-        return int(row[0])
+        pending = self._pending
+        if pending is None:
+            row = self.catalog.db.execute(
+                """SELECT COUNT(DISTINCT u.embed_text_hash) FROM units u LEFT JOIN vectors v
+                   ON v.hash = u.embed_text_hash AND v.model = ? WHERE v.hash IS NULL""",
+                (self.embedder.name,),
+            ).fetchone()
+            pending = self._pending = int(row[0])
+        return pending
 
     def rebuild_keyword_index(self) -> None:
         """Re-create tantivy from the catalog (after a crash between the two commits, or damage)."""
@@ -245,7 +261,7 @@ class Indexer:
             self._note_error(report, path, exc)
             return None
         if source.kind == MEMORY:
-            return read_memory(data, self.settings.chunking), False
+            return read_memory(data, self.settings.chunking, note_date(path)), False
         result = parse_transcript(data, path)
         if result is None:
             return FileContent(kind="transcript", format="", parsed_bytes=len(data)), False
@@ -449,6 +465,7 @@ class Indexer:
 
     def _mirror(self, generation: int, pending: _Pending) -> None:
         """After a catalog commit, apply the same changes to the keyword index and the vector matrix."""
+        self._pending = None
         added = self.catalog.units_by_id(pending.added_units) if pending.added_units else {}
         deleted_units = [u for u in pending.deleted_units if u not in added]
         self.keyword.write(generation, delete_units=deleted_units, add=[_keyword_doc(r) for r in added.values()])
@@ -496,7 +513,7 @@ def _keyword_doc(row: sqlite3.Row) -> KeywordDoc:
         format=row["format"] or "",
         session_key=row["session_key"] or "",
         role=row["role"] or "",
-        ts=int(row["ts"] or 0),
+        ts=int(row["ts"]) if row["ts"] is not None else -1,
         text=row["text"],
     )
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from memlens.engine.markdown_chunker import chunk_markdown
@@ -13,6 +15,7 @@ from memlens.engine.transcript_chunker import group_messages
 from memlens.settings import ChunkingSettings
 
 HEAD_BYTES = 4096
+_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 EMBED_TEXT_CHARS = 2000  # the model reads ~256 word pieces; more text only costs time
 
 
@@ -83,7 +86,19 @@ def head_hash(data: bytes) -> str:
     return hashlib.sha1(data[:HEAD_BYTES]).hexdigest()
 
 
-def read_memory(data: bytes, chunking: ChunkingSettings) -> FileContent:
+def note_date(path: Path) -> float | None:
+    """The day a dated note is about (`memory/2026-02-10.md` → that midnight UTC), so time filters find it."""
+    match = _DATE.search(path.name)
+    if match is None:
+        return None
+    try:
+        year, month, day = map(int, match.groups())
+        return datetime(year, month, day, tzinfo=UTC).timestamp()
+    except ValueError:
+        return None
+
+
+def read_memory(data: bytes, chunking: ChunkingSettings, ts: float | None = None) -> FileContent:
     text = data.decode("utf-8", errors="replace")
     content = FileContent(kind="memory", format="markdown", parsed_bytes=len(data))
     for chunk in chunk_markdown(text, chunking.markdown_min_chars, chunking.markdown_max_chars):
@@ -94,6 +109,7 @@ def read_memory(data: bytes, chunking: ChunkingSettings) -> FileContent:
             embed_text=indexed[:EMBED_TEXT_CHARS],
             position=chunk.line_start,
             line_end=chunk.line_end,
+            ts=ts,
         )
         heading = " › ".join(chunk.heading_path) or None
         content.chunks.append(ChunkSpec("memory", [unit], chunk.line_start, chunk.line_end, heading))

@@ -18,6 +18,131 @@ log = logging.getLogger(__name__)
 ANALYZER = "memlens_words"
 GENERATION_FILE = "memlens-generation"
 _PHRASE = re.compile(r'"([^"]+)"')
+# Words that only add noise to an OR-ed BM25 query ("how did we fix …"); phrases keep them.
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+    ]
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +155,7 @@ class KeywordDoc:
     format: str
     session_key: str
     role: str
-    ts: int  # epoch seconds, 0 when unknown
+    ts: int  # epoch seconds, -1 when unknown (never matches a time filter)
     text: str
 
 
@@ -157,6 +282,8 @@ class KeywordIndex:
                 )
         loose = _PHRASE.sub(" ", text)
         words = list(dict.fromkeys(self.tokens(loose)))
+        content = [w for w in words if w not in STOP_WORDS]
+        words = content or words  # a query of stop words alone still searches them
         if words:
             terms = [tantivy.Query.term_query(self.schema, "text", w) for w in words]
             should = tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in terms])
@@ -185,7 +312,7 @@ class KeywordIndex:
                     self.schema,
                     "ts",
                     tantivy.FieldType.Integer,
-                    int(filters.since) if filters.since is not None else None,
+                    int(filters.since) if filters.since is not None else 0,
                     int(filters.until) if filters.until is not None else None,
                 )
             )

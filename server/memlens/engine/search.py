@@ -96,8 +96,12 @@ class Retriever:
                 hit.vector, hit.vector_rank = cosine, rank
         if query_vector is not None and mode == "hybrid":
             self._fill_cosines([h for h in hits.values() if h.vector is None], query_vector)
+        # with no keyword candidate at all, BM25 carries no information: rank by the vectors alone
+        fused_mode = (
+            "vector" if mode == "hybrid" and not any(h.keyword_rank is not None for h in hits.values()) else mode
+        )
         for hit in hits.values():
-            hit.score = _fuse(hit, mode, fusion, settings)
+            hit.score = _fuse(hit, fused_mode, fusion, settings)
         ranked = sorted(hits.values(), key=lambda h: (-h.score, h.unit_id))
         return Ranking(
             hits=ranked,

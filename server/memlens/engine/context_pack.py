@@ -1,0 +1,175 @@
+"""Context packs: the turns most relevant to a question, round-robin across sources, cited, within a token budget."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from memlens.engine.history import HistoryError, session_history
+from memlens.engine.redact import redact
+from memlens.engine.summaries import estimate_tokens
+
+if TYPE_CHECKING:
+    from memlens.engine.engine import Engine
+
+DEFAULT_BUDGET = 2000
+MAX_CANDIDATES = 50
+MIN_TRIMMED_TOKENS = 40  # a trimmed item shorter than this is not worth its citation
+MIN_SCORE = 0.15  # questions score lower than keywords; the relative cut below keeps the pack on topic
+RELATIVE_CUT = 0.4  # drop hits scoring under this fraction of the best one
+
+
+def _memory_text(engine: Engine, result: dict[str, Any]) -> str:
+    chunk_id = int(str(result["id"]).split(":", 1)[1])
+    rows = engine.catalog.db.execute("SELECT text FROM units WHERE chunk_id = ? ORDER BY seq", (chunk_id,))
+    return "\n\n".join(r[0] for r in rows) or result["excerpt"]
+
+
+def _turns(engine: Engine, result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The hit's best message plus one neighbour: the reply to a user message, else the message before it."""
+    try:
+        history = session_history(engine.catalog, result["sessionKey"], result["messageId"], 3, engine.visibility())
+    except HistoryError:
+        return []
+    messages = history["messages"]
+    index = next((i for i, m in enumerate(messages) if m["messageId"] == result["messageId"]), None)
+    if index is None:
+        return []
+    anchor = messages[index]
+    if anchor["kind"] == "summary":
+        return [anchor]
+    if anchor["role"] == "user" and index + 1 < len(messages):
+        return [anchor, messages[index + 1]]
+    return [messages[index - 1], anchor] if index > 0 else [anchor]
+
+
+def _item(engine: Engine, result: dict[str, Any]) -> dict[str, Any] | None:
+    base = {"kind": result["kind"], "score": result["score"], "relPath": result["relPath"]}
+    if result["kind"] == "memory":
+        start, end = result.get("lineStart"), result.get("lineEnd")
+        citation = f"{result['relPath']}:{start}-{end}" if start else result["relPath"]
+        text = redact(_memory_text(engine, result))
+        return {
+            **base,
+            "source": result["path"],
+            "citation": citation,
+            "lineStart": start,
+            "lineEnd": end,
+            "heading": result.get("heading"),
+            "text": text,
+        }
+    turns = _turns(engine, result)
+    if not turns:
+        return None
+    citation = f"{result['sessionKey']} · message {result['messageId']} · {result.get('timestamp') or 'no time'}"
+    return {
+        **base,
+        "source": result["sessionKey"],
+        "citation": citation,
+        "sessionKey": result["sessionKey"],
+        "messageId": result["messageId"],
+        "timestamp": result.get("timestamp"),
+        "format": result.get("format"),
+        "messages": [
+            {
+                "messageId": m["messageId"],
+                "role": "summary" if m["kind"] == "summary" else m["role"],
+                "timestamp": m["timestamp"],
+                "text": redact(m["text"]),
+            }
+            for m in turns
+        ],
+    }
+
+
+def _round_robin(items: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Items in turns across sources (sessions or memory files), each source's best first."""
+    queues: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        queues.setdefault(item["source"], []).append(item)
+    while queues:
+        for source in list(queues):
+            yield queues[source].pop(0)
+            if not queues[source]:
+                del queues[source]
+
+
+def _render(item: dict[str, Any], number: int) -> str:
+    if item["kind"] == "memory":
+        title = f"### {number}. {item['citation']}" + (f" — {item['heading']}" if item.get("heading") else "")
+        return f"{title}\n\n{item['text'].strip()}\n"
+    lines = [f"### {number}. {item['format'] or 'transcript'} session `{item['sessionKey']}`", ""]
+    for message in item["messages"]:
+        when = f" ({message['timestamp']})" if message["timestamp"] else ""
+        body = message["text"].strip().replace("\n", "\n> ")
+        lines.append(f"> **{message['role']}**{when}: {body}\n>")
+    lines[-1] = lines[-1].removesuffix("\n>")
+    lines.append(f"\nSource: {item['citation']}\n")
+    return "\n".join(lines)
+
+
+def _trim(item: dict[str, Any], tokens: int) -> dict[str, Any]:
+    """A copy of `item` whose text is cut to about `tokens` tokens."""
+    chars = tokens * 4
+    if item["kind"] == "memory":
+        return {**item, "text": item["text"][:chars].rstrip() + "…", "truncated": True}
+    messages, left = [], chars
+    for message in item["messages"]:
+        if left <= 0:
+            break
+        text = message["text"] if len(message["text"]) <= left else message["text"][:left].rstrip() + "…"
+        messages.append({**message, "text": text})
+        left -= len(text)
+    return {**item, "messages": messages, "truncated": True}
+
+
+def build_context_pack(
+    engine: Engine, question: str, token_budget: int = DEFAULT_BUDGET, limit: int | None = None
+) -> dict[str, Any]:
+    """Search for `question`, then fill `token_budget` round-robin across sources; returns items and markdown."""
+    budget = max(50, int(token_budget))
+    max_items = max(1, int(limit)) if limit else None
+    candidates = min(MAX_CANDIDATES, max(20, (max_items or 10) * 3))
+    min_score = min(engine.settings.search.min_score, MIN_SCORE)
+    response = engine.search(question, limit=candidates, min_score=min_score)
+    results = response["results"]
+    floor = results[0]["score"] * RELATIVE_CUT if results else 0.0
+    items = [item for result in results if result["score"] >= floor and (item := _item(engine, result)) is not None]
+    header = f"## Context for: {question.strip()}\n"
+    used = estimate_tokens(header) + 1
+    chosen: list[dict[str, Any]] = []
+    seen: set[tuple[str, str | None]] = set()
+    skipped = 0
+    for item in _round_robin(items):
+        if max_items is not None and len(chosen) >= max_items:
+            skipped += 1
+            continue
+        ids = [m["messageId"] for m in item.get("messages", [])] or [item["citation"]]
+        if any((item["source"], i) in seen for i in ids):
+            continue  # the same turn reached through a neighbouring hit
+        cost = estimate_tokens(_render(item, len(chosen) + 1)) + 1
+        if used + cost > budget:
+            room = budget - used - estimate_tokens(item["citation"]) - 20
+            if room < MIN_TRIMMED_TOKENS:
+                skipped += 1
+                continue
+            item = _trim(item, room)
+            cost = estimate_tokens(_render(item, len(chosen) + 1)) + 1
+        seen.update((item["source"], i) for i in ids)
+        item["tokens"] = cost
+        chosen.append(item)
+        used += cost
+    markdown = header + "\n" + "\n".join(_render(item, n) for n, item in enumerate(chosen, 1))
+    if not chosen:
+        markdown = header + "\nNo memory or transcript passage matched this question.\n"
+    return {
+        "question": question,
+        "tokenBudget": budget,
+        "tokens": estimate_tokens(markdown),
+        "items": chosen,
+        "sources": len({item["source"] for item in chosen}),
+        "truncated": skipped > 0 or any(item.get("truncated") for item in chosen),
+        "indexing": response["indexing"],
+        "mode": response["mode"],
+        "markdown": markdown,
+    }

@@ -1,0 +1,193 @@
+"""Compaction summaries: find them (grep), describe what they cover, and expand them back into the raw messages."""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from typing import Any
+
+from memlens.engine.catalog import Catalog
+from memlens.engine.redact import redact
+from memlens.engine.results import Visibility, iso
+
+MAX_GREP = 200
+DEFAULT_EXPAND_BUDGET = 2000
+_ID = re.compile(r"chunk:(\d+)")
+_WS = re.compile(r"\s+")
+
+_SUMMARY_SQL = """SELECT u.*, s.session_id AS session_id, s.format AS session_format, f.path AS path
+                  FROM units u JOIN files f ON f.id = u.file_id LEFT JOIN sessions s ON s.key = u.session_key
+                  WHERE u.kind = 'summary'"""
+
+
+class SummaryError(LookupError):
+    """An unknown or hidden summary id, or a bad pattern; the message says which."""
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count: one token per four characters."""
+    return math.ceil(len(text) / 4)
+
+
+def summary_id(chunk_id: int) -> str:
+    """The public id of a summary: its chunk id, as in search results (`chunk:<id>`)."""
+    return f"chunk:{chunk_id}"
+
+
+def _hidden(row: sqlite3.Row, visibility: Visibility | None) -> bool:
+    return bool(visibility and visibility.hides(row["session_key"], row["session_id"], row["path"]))
+
+
+def _compile(pattern: str) -> re.Pattern[str]:
+    """A case-insensitive regex; text that is not a valid regex is matched literally."""
+    try:
+        return re.compile(pattern, re.IGNORECASE)
+    except re.error:
+        return re.compile(re.escape(pattern), re.IGNORECASE)
+
+
+def _window(text: str, start: int, end: int, chars: int) -> str:
+    """About `chars` characters of `text` around [start, end), whitespace flattened and secrets redacted."""
+    lead = max(0, start - chars // 3)
+    stop = min(len(text), max(end, lead + chars))
+    snippet = _WS.sub(" ", text[lead:stop]).strip()
+    return redact(("…" if lead > 0 else "") + snippet + ("…" if stop < len(text) else ""))
+
+
+def grep_summaries(
+    catalog: Catalog,
+    pattern: str,
+    limit: int = 20,
+    visibility: Visibility | None = None,
+    excerpt_chars: int = 240,
+) -> dict[str, Any]:
+    """Summaries whose text matches `pattern` (case-insensitive regex, or literal text), newest first."""
+    if not isinstance(pattern, str) or not pattern.strip():
+        raise SummaryError("pattern is required")
+    regex = _compile(pattern)
+    limit = max(1, min(int(limit), MAX_GREP))
+    results: list[dict[str, Any]] = []
+    total = 0
+    for row in catalog.db.execute(_SUMMARY_SQL + " ORDER BY u.ts IS NULL, u.ts DESC, u.id DESC"):
+        if _hidden(row, visibility):
+            continue
+        match = regex.search(row["text"])
+        if match is None:
+            continue
+        total += 1
+        if len(results) < limit:
+            results.append(
+                {
+                    "summaryId": summary_id(row["chunk_id"]),
+                    "sessionKey": row["session_key"],
+                    "format": row["format"],
+                    "messageId": row["message_id"],
+                    "timestamp": iso(row["ts"]),
+                    "excerpt": _window(row["text"], match.start(), match.end(), excerpt_chars),
+                }
+            )
+    return {"pattern": pattern, "results": results, "totalMatches": total, "truncated": total > len(results)}
+
+
+def _summary_row(catalog: Catalog, summary_ref: str, visibility: Visibility | None) -> sqlite3.Row:
+    if not isinstance(summary_ref, str) or not summary_ref:
+        raise SummaryError("summaryId is required (e.g. 'chunk:42', from memlens.summaries.grep or a search hit)")
+    match = _ID.fullmatch(summary_ref.strip())
+    if match is None:
+        raise SummaryError(f"summaryId {summary_ref!r} is not of the form 'chunk:<number>'")
+    row: sqlite3.Row | None = catalog.db.execute(
+        _SUMMARY_SQL + " AND u.chunk_id = ? ORDER BY u.seq LIMIT 1", (int(match.group(1)),)
+    ).fetchone()
+    if row is None or _hidden(row, visibility):
+        raise SummaryError(f"unknown summary {summary_ref!r}")
+    return row
+
+
+def _covered(catalog: Catalog, row: sqlite3.Row) -> list[sqlite3.Row]:
+    """The session's messages between the previous summary (exclusive) and this one (exclusive), oldest first."""
+    db = catalog.db
+    previous = db.execute(
+        "SELECT MAX(seq) FROM units WHERE session_key = ? AND kind = 'summary' AND seq < ?",
+        (row["session_key"], row["seq"]),
+    ).fetchone()[0]
+    return db.execute(
+        """SELECT * FROM units WHERE session_key = ? AND kind != 'summary' AND seq < ? AND seq > ?
+           ORDER BY seq""",
+        (row["session_key"], row["seq"], -1 if previous is None else int(previous)),
+    ).fetchall()
+
+
+def _message(unit: sqlite3.Row, text: str | None = None) -> dict[str, Any]:
+    return {
+        "messageId": unit["message_id"],
+        "role": unit["role"],
+        "timestamp": iso(unit["ts"]),
+        "text": redact(unit["text"] if text is None else text),
+        "position": unit["position"],
+    }
+
+
+def _header(row: sqlite3.Row) -> dict[str, Any]:
+    return {
+        "summaryId": summary_id(row["chunk_id"]),
+        "sessionKey": row["session_key"],
+        "sessionId": row["session_id"],
+        "format": row["format"],
+        "messageId": row["message_id"],
+        "timestamp": iso(row["ts"]),
+    }
+
+
+def describe_summary(catalog: Catalog, summary_ref: str, visibility: Visibility | None = None) -> dict[str, Any]:
+    """A summary's text, session and the span of messages it covers (back to the previous summary)."""
+    row = _summary_row(catalog, summary_ref, visibility)
+    covered = _covered(catalog, row)
+    times = [u["ts"] for u in covered if u["ts"] is not None]
+    text = redact(row["text"])
+    return {
+        **_header(row),
+        "text": text,
+        "tokens": estimate_tokens(text),
+        "covers": {
+            "messageCount": len(covered),
+            "firstMessageId": covered[0]["message_id"] if covered else None,
+            "lastMessageId": covered[-1]["message_id"] if covered else None,
+            "from": iso(min(times)) if times else None,
+            "to": iso(max(times)) if times else None,
+            "tokens": sum(estimate_tokens(u["text"]) for u in covered),
+        },
+    }
+
+
+def expand_summary(
+    catalog: Catalog,
+    summary_ref: str,
+    token_budget: int = DEFAULT_EXPAND_BUDGET,
+    visibility: Visibility | None = None,
+) -> dict[str, Any]:
+    """The raw messages a summary covers, chosen newest-first into `token_budget`, listed oldest first."""
+    row = _summary_row(catalog, summary_ref, visibility)
+    budget = max(1, int(token_budget))
+    covered = _covered(catalog, row)
+    chosen: list[dict[str, Any]] = []
+    used = 0
+    for unit in reversed(covered):
+        cost = estimate_tokens(unit["text"])
+        if used + cost > budget:
+            if not chosen:  # the newest message alone is too long: keep its start
+                chosen.append({**_message(unit, unit["text"][: budget * 4].rstrip() + "…"), "truncated": True})
+                used = budget
+            break
+        chosen.append(_message(unit))
+        used += cost
+    chosen.reverse()
+    return {
+        **_header(row),
+        "tokenBudget": budget,
+        "tokens": used,
+        "messages": chosen,
+        "totalMessages": len(covered),
+        "omittedMessages": len(covered) - len(chosen),
+        "truncated": len(chosen) < len(covered) or any(m.get("truncated") for m in chosen),
+    }

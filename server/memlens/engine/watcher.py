@@ -1,0 +1,207 @@
+"""Live indexing: watch the memory and transcript folders, sync changes keyword-first, embed the backlog after.
+
+One worker thread owns all writes (the engine's single writer). File events arrive from a watchfiles thread into
+a queue; the worker syncs them without embedding (so new text is keyword-searchable at once), then embeds the
+backlog one batch at a time, going back to fresh events between batches.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+import watchfiles
+
+from memlens.engine.engine import Engine
+from memlens.engine.indexer import Progress, SyncReport
+
+log = logging.getLogger(__name__)
+
+WATCHED_SUFFIXES = (".md", ".jsonl")
+EMBED_BATCHES_BETWEEN_CHECKS = 1
+
+
+@dataclass
+class _Job:
+    kind: str  # "changes" | "reindex" | "stop"
+    changed: set[Path] = field(default_factory=set)
+    deleted: set[Path] = field(default_factory=set)
+    full: bool = False
+
+
+def watch_roots(engine: Engine) -> list[Path]:
+    """The existing folders to watch: workspaces, transcript folders, and agent folders, without nesting."""
+    locations = engine.locations()
+    candidates = [*locations.workspaces, *locations.transcript_dirs, *locations.cwd_filtered_dirs]
+    roots: list[Path] = []
+    for path in sorted({p for p in candidates if p.is_dir()}, key=lambda p: len(p.parts)):
+        if not any(root == path or root in path.parents for root in roots):
+            roots.append(path)
+    return roots
+
+
+def _interesting(change: watchfiles.Change, path: str) -> bool:
+    return path.endswith(WATCHED_SUFFIXES)
+
+
+class LiveIndexer:
+    """Keeps an engine's index in line with the disk until stopped."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        on_sync: Callable[[SyncReport], None] | None = None,
+        on_progress: Progress | None = None,
+        debounce_ms: int = 50,
+    ) -> None:
+        self.engine = engine
+        self.on_sync = on_sync
+        self.on_progress = on_progress
+        self.debounce_ms = debounce_ms
+        self._jobs: queue.Queue[_Job] = queue.Queue()
+        self._stop = threading.Event()
+        self._cancel = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self.ready = threading.Event()  # set once the start-up reconcile has committed
+        self.busy = threading.Event()
+
+    # -- control --------------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        worker = threading.Thread(target=self._work, name="memlens-indexer", daemon=True)
+        watcher = threading.Thread(target=self._watch, name="memlens-watcher", daemon=True)
+        self._threads = [worker, watcher]
+        worker.start()
+        watcher.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self._cancel.set()
+        self._jobs.put(_Job("stop"))
+        for thread in self._threads:
+            thread.join(timeout)
+
+    def cancel(self) -> None:
+        """Cancel the current long job (a reindex or the backlog's embedding); watching goes on."""
+        self._cancel.set()
+
+    def request_reindex(self, full: bool = False) -> None:
+        self._jobs.put(_Job("reindex", full=full))
+
+    def notify(self, changed: Iterable[Path] = (), deleted: Iterable[Path] = ()) -> None:
+        """Queue file changes by hand (what the watcher does on its own)."""
+        self._jobs.put(_Job("changes", set(changed), set(deleted)))
+
+    # -- threads --------------------------------------------------------------------------------------------
+
+    def _watch(self) -> None:
+        roots = watch_roots(self.engine)
+        if not roots:
+            log.info("nothing to watch")
+            return
+        log.info("watching %s", ", ".join(map(str, roots)))
+        try:
+            for changes in watchfiles.watch(
+                *roots,
+                watch_filter=_interesting,
+                debounce=self.debounce_ms,
+                step=10,
+                stop_event=self._stop,
+                yield_on_timeout=False,
+                raise_interrupt=False,
+            ):
+                job = _Job("changes")
+                for change, raw in changes:
+                    path = Path(raw)
+                    if change == watchfiles.Change.deleted and not path.exists():
+                        job.deleted.add(path)
+                        job.changed.discard(path)
+                    else:
+                        job.changed.add(path)
+                        job.deleted.discard(path)
+                self._jobs.put(job)
+        except Exception:  # the index stays usable without live updates
+            log.exception("file watcher stopped")
+
+    def _work(self) -> None:
+        self._run(self._reconcile)
+        self.ready.set()
+        while not self._stop.is_set():
+            try:
+                job = self._jobs.get(timeout=0.2 if self._backlog() else None)
+            except queue.Empty:
+                self._run(self._embed_some)
+                continue
+            jobs = [job, *self._drain()]
+            if any(j.kind == "stop" for j in jobs):
+                break
+            reindex = [j for j in jobs if j.kind == "reindex"]
+            if reindex:
+                self._cancel.clear()
+                full = any(j.full for j in reindex)
+                self._run(partial(self.engine.reindex, full=full, progress=self.on_progress, cancel=self._cancel))
+                continue
+            changed: set[Path] = set()
+            deleted: set[Path] = set()
+            for j in jobs:
+                changed = (changed - j.deleted) | j.changed
+                deleted = (deleted - j.changed) | j.deleted
+            self._run(partial(self.engine.sync_paths, changed, deleted, embed=False))
+
+    def _drain(self) -> list[_Job]:
+        jobs = []
+        while True:
+            try:
+                jobs.append(self._jobs.get_nowait())
+            except queue.Empty:
+                return jobs
+
+    def _backlog(self) -> bool:
+        return self.engine.embedder is not None and self.engine.indexer.pending_embeddings() > 0
+
+    def _reconcile(self) -> SyncReport:
+        """Start-up: sync whatever changed while nothing was running; keyword first, vectors follow."""
+        self._cancel.clear()
+        return self.engine.sync(progress=self.on_progress, cancel=self._cancel, embed=False)
+
+    def _embed_some(self) -> SyncReport:
+        self._cancel.clear()
+        report = SyncReport()
+        report.units_embedded = self.engine.indexer.embed_pending(
+            progress=self.on_progress, cancel=self._cancel, max_batches=EMBED_BATCHES_BETWEEN_CHECKS
+        )
+        return report
+
+    def _run(self, job: Callable[[], SyncReport]) -> None:
+        self.busy.set()
+        try:
+            report = job()
+        except Exception:  # a failing sync must not end live indexing
+            log.exception("sync failed")
+            return
+        finally:
+            self.busy.clear()
+        if self.on_sync is not None:
+            try:
+                self.on_sync(report)
+            except Exception:
+                log.exception("on_sync callback failed")
+
+
+def run_foreground(engine: Engine, debounce_ms: int, emit: Callable[[SyncReport], None]) -> int:
+    """`memlens watch`: live indexing until Ctrl-C, one line per sync."""
+    live = LiveIndexer(engine, on_sync=emit, debounce_ms=debounce_ms)
+    live.start()
+    try:
+        while True:
+            threading.Event().wait(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        live.stop()
+    return 0

@@ -1,0 +1,134 @@
+"""The `workspace/executeCommand` commands: search, history, stats, reindex, summaries and context packs."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+from pygls.lsp.server import LanguageServer
+
+from memlens.engine.context_pack import DEFAULT_BUDGET, build_context_pack
+from memlens.engine.engine import EngineError
+from memlens.engine.filters import InvalidFilter, filters_from_dict
+from memlens.engine.history import MAX_HISTORY, HistoryError, session_history
+from memlens.engine.search import FUSIONS, MODES, SearchError
+from memlens.engine.summaries import (
+    DEFAULT_EXPAND_BUDGET,
+    MAX_GREP,
+    SummaryError,
+    describe_summary,
+    expand_summary,
+    grep_summaries,
+)
+from memlens.lsp.params import Args, invalid
+from memlens.lsp.state import ServerState
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[ServerState, Args], Awaitable[Any]]
+USER_ERRORS = (SearchError, InvalidFilter, HistoryError, SummaryError, EngineError)
+MAX_BUDGET = 200_000
+
+
+async def search(state: ServerState, args: Args) -> Any:
+    query = args.required_text("query")
+    limit = args.integer("limit", None, 1, 100)
+    mode = args.choice("mode", MODES)
+    fusion = args.choice("fusion", FUSIONS)
+    explain = args.flag("explain")
+    min_score = args.number("minScore", 0.0, 1.0)
+    try:
+        filters = filters_from_dict(args.mapping("filters"))
+    except InvalidFilter as exc:
+        raise args.error(f"filters: {exc}") from None
+    engine = await state.require_engine()
+    return await state.read(lambda: engine.search(query, limit, mode, filters, explain, fusion, min_score))
+
+
+async def history(state: ServerState, args: Args) -> Any:
+    key = args.required_text("sessionKey")
+    message_id = args.text("messageId")
+    limit = args.integer("limit", 20, 1, MAX_HISTORY) or 20
+    engine = await state.require_engine()
+    return await state.read(lambda: session_history(engine.catalog, key, message_id, limit, engine.visibility()))
+
+
+async def stats(state: ServerState, args: Args) -> Any:
+    engine = await state.require_engine()
+    return await state.read(engine.stats)
+
+
+async def reindex(state: ServerState, args: Args) -> Any:
+    full = args.flag("full")
+    engine = await state.require_engine()
+    if not engine.writable:
+        raise JsonRpcInternalError(message=f"memlens.reindex: {engine.index_dir} is being written by another process")
+    report = await state.reindex(full)
+    return dataclasses.asdict(report)
+
+
+async def summaries_grep(state: ServerState, args: Args) -> Any:
+    pattern = args.required_text("pattern")
+    limit = args.integer("limit", 20, 1, MAX_GREP) or 20
+    engine = await state.require_engine()
+    return await state.read(lambda: grep_summaries(engine.catalog, pattern, limit, engine.visibility()))
+
+
+async def summaries_describe(state: ServerState, args: Args) -> Any:
+    summary = args.required_text("summaryId")
+    engine = await state.require_engine()
+    return await state.read(lambda: describe_summary(engine.catalog, summary, engine.visibility()))
+
+
+async def summaries_expand(state: ServerState, args: Args) -> Any:
+    summary = args.required_text("summaryId")
+    budget = args.integer("tokenBudget", DEFAULT_EXPAND_BUDGET, 1, MAX_BUDGET) or DEFAULT_EXPAND_BUDGET
+    engine = await state.require_engine()
+    return await state.read(lambda: expand_summary(engine.catalog, summary, budget, engine.visibility()))
+
+
+async def context(state: ServerState, args: Args) -> Any:
+    question = args.required_text("question")
+    budget = args.integer("tokenBudget", DEFAULT_BUDGET, 50, MAX_BUDGET) or DEFAULT_BUDGET
+    limit = args.integer("limit", None, 1, 100)
+    engine = await state.require_engine()
+    return await state.read(lambda: build_context_pack(engine, question, budget, limit))
+
+
+# name → (handler, the fields of its one object argument)
+COMMANDS: dict[str, tuple[Handler, tuple[str, ...]]] = {
+    "memlens.search": (search, ("query", "limit", "mode", "fusion", "filters", "explain", "minScore")),
+    "memlens.history": (history, ("sessionKey", "messageId", "limit")),
+    "memlens.stats": (stats, ()),
+    "memlens.reindex": (reindex, ("full",)),
+    "memlens.summaries.grep": (summaries_grep, ("pattern", "limit")),
+    "memlens.summaries.describe": (summaries_describe, ("summaryId",)),
+    "memlens.summaries.expand": (summaries_expand, ("summaryId", "tokenBudget")),
+    "memlens.context": (context, ("question", "tokenBudget", "limit")),
+}
+
+
+def _command(state: ServerState, name: str, handler: Handler, fields: tuple[str, ...]) -> Callable[..., Any]:
+    async def run(*arguments: Any) -> Any:
+        args = Args(name, arguments, fields)
+        try:
+            return await handler(state, args)
+        except JsonRpcException:
+            raise
+        except USER_ERRORS as exc:
+            raise invalid(name, str(exc)) from None
+        except Exception as exc:
+            log.exception("%s failed", name)
+            raise JsonRpcInternalError(message=f"{name} failed: {exc}") from exc
+
+    run.__name__ = name.replace(".", "_")
+    return run
+
+
+def register_commands(server: LanguageServer, state: ServerState) -> None:
+    """Register every command (they appear in executeCommandProvider.commands)."""
+    for name, (handler, fields) in COMMANDS.items():
+        server.command(name)(_command(state, name, handler, fields))

@@ -1,0 +1,156 @@
+"""Hover-to-recall: the identifier under the cursor, searched, shown as the few best memories and transcript turns."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from lsprotocol import types
+
+from memlens.lsp.state import ServerState
+
+log = logging.getLogger(__name__)
+
+CACHE_SIZE = 256
+EXCERPT_CHARS = 180
+_IDENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+STOP_WORDS = frozenset(
+    """a an and are as at be but by can def do does else for from get had has have if in into is it its let
+    new not null of on or our self set should that the their then there this to true false none var was were
+    what when where which while will with you your return import const function class public private static
+    void int str string bool self this args kwargs value values data item items type""".split()  # noqa: SIM905
+)
+
+
+def word_range(line: str, character: int) -> tuple[int, int] | None:
+    """The [start, end) columns of the dotted/kebab/snake identifier under `character`, if any."""
+    for match in _IDENT.finditer(line):
+        if match.start() <= character <= match.end():
+            start, end = match.start(), match.end()
+            while end > start and line[end - 1] in ".-":
+                end -= 1
+            return (start, end) if end > start else None
+    return None
+
+
+def query_words(identifier: str) -> list[str]:
+    """Split an identifier into lower-case words (camelCase, snake_case, kebab-case, dotted), minus stop words."""
+    words: list[str] = []
+    for part in re.split(r"[._\-]+", identifier):
+        for word in _CAMEL.findall(part):
+            lowered = word.lower()
+            if len(lowered) >= 3 and lowered not in STOP_WORDS and not lowered.isdigit() and lowered not in words:
+                words.append(lowered)
+    return words
+
+
+def encode_component(text: str) -> str:
+    """JavaScript's encodeURIComponent."""
+    return quote(text, safe="-_.!~*'()")
+
+
+def transcript_uri(session_key: str, message_id: str | None) -> str:
+    """`memlens-transcript:/<sessionKey>.md?message=<messageId>`, as the VS Code client opens it."""
+    query = f"?message={encode_component(message_id)}" if message_id else ""
+    return f"memlens-transcript:/{encode_component(session_key)}.md{query}"
+
+
+def open_transcript_command(session_key: str, message_id: str | None) -> str:
+    """A `command:memlens.openTranscript?…` link (for clients that run commands from markdown)."""
+    args = [{"sessionKey": session_key, "messageId": message_id}]
+    return "command:memlens.openTranscript?" + encode_component(json.dumps(args))
+
+
+def _one_line(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1].rstrip() + "…"
+
+
+def _escape(text: str) -> str:
+    return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", text)
+
+
+def render(words: list[str], results: list[dict[str, Any]]) -> str:
+    """Markdown for the hover: score, where, a link that opens the hit, and a short excerpt."""
+    lines = [f"**memlens** · recall for *{' '.join(words)}*", ""]
+    for result in results:
+        score = f"{round(result['score'] * 100)}%"
+        if result["kind"] == "memory":
+            line = result.get("lineStart") or 1
+            link = Path(result["path"]).as_uri() + f"#L{line}"
+            where = f"{result['relPath']}:{line}"
+            if result.get("heading"):
+                where += f" — {result['heading']}"
+        else:
+            link = transcript_uri(result["sessionKey"], result.get("messageId"))
+            when = (result.get("timestamp") or "").replace("T", " ")[:16]
+            label = "summary" if result["kind"] == "summary" else result.get("role") or "message"
+            where = f"{result.get('format') or 'transcript'} · {when} · {label}"
+        lines.append(f"- **{score}** [{_escape(where)}]({link})  ")
+        lines.append(f"  {_escape(_one_line(result['excerpt']))}")
+    return "\n".join(lines)
+
+
+class HoverProvider:
+    """Answers hovers from a small LRU cache, never waiting for the engine to open or index."""
+
+    def __init__(self, state: ServerState) -> None:
+        self.state = state
+        self._cache: OrderedDict[tuple[Any, ...], str | None] = OrderedDict()
+
+    def _cached(self, key: tuple[Any, ...]) -> tuple[bool, str | None]:
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return True, self._cache[key]
+        return False, None
+
+    def _store(self, key: tuple[Any, ...], value: str | None) -> None:
+        self._cache[key] = value
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+
+    async def hover(self, params: types.HoverParams) -> types.Hover | None:
+        settings = self.state.settings.hover
+        engine = self.state.engine
+        if not settings.enabled or engine is None:
+            return None
+        document = self.state.server.workspace.get_text_document(params.text_document.uri)
+        try:
+            line = document.lines[params.position.line]
+        except (IndexError, OSError):
+            return None
+        span = word_range(line, params.position.character)
+        if span is None:
+            return None
+        words = query_words(line[span[0] : span[1]])
+        if not words:
+            return None
+        query = " ".join(words)
+        key = (query, self.state.generation, settings.min_score, settings.max_results)
+        hit, markdown = self._cached(key)
+        if not hit:
+            try:
+                response = await self.state.read(
+                    lambda: engine.search(query, settings.max_results, "hybrid", min_score=settings.min_score)
+                )
+            except Exception as exc:  # a hover never fails loudly
+                log.debug("hover search for %r failed: %s", query, exc)
+                return None
+            results = response["results"]
+            markdown = render(words, results) if results else None
+            self._store(key, markdown)
+        if markdown is None:
+            return None
+        return types.Hover(
+            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),
+            range=types.Range(
+                start=types.Position(line=params.position.line, character=span[0]),
+                end=types.Position(line=params.position.line, character=span[1]),
+            ),
+        )

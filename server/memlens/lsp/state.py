@@ -1,0 +1,279 @@
+"""Server state: workspace folders, settings, the engine holder, its executors and background indexing."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+from pygls.lsp.server import LanguageServer
+
+from memlens.engine.engine import Engine
+from memlens.engine.indexer import SyncReport
+from memlens.lsp.indexing import BackgroundIndexer
+from memlens.lsp.progress import StatusPublisher, WorkDone
+from memlens.settings import Settings, load_workspace_file, merge, to_wire
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+INDEXING_KEYS = ("memory", "transcripts", "chunking", "embedding", "scope", "indexDir")
+ENGINE_WAIT_SECONDS = 300.0
+POLL_SECONDS = 0.5
+
+
+class EngineUnavailable(JsonRpcException):
+    """The index could not be opened (the message says why)."""
+
+    CODE = -32803  # RequestFailed
+    MESSAGE = "memlens index unavailable"
+
+
+def indexing_key(settings: Settings, workspaces: list[Path]) -> tuple[str, ...]:
+    """What, if changed, needs the engine reopened and the index resynced."""
+    wire = to_wire(settings)
+    return (repr([wire[k] for k in INDEXING_KEYS]), *map(str, workspaces))
+
+
+class ServerState:
+    """Everything the handlers share. Blocking engine work runs in `writer` (one thread) or `readers`."""
+
+    def __init__(self, server: LanguageServer, live_indexing: bool = True) -> None:
+        self.server = server
+        self.live_indexing = live_indexing
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.initialized = False
+        self.workspaces: list[Path] = []
+        self.init_options: Any = None
+        self.client_settings: Any = None
+        self.settings = Settings()
+        self.warnings: list[str] = []
+        self.engine: Engine | None = None
+        self.open_error: str | None = None
+        self.writer = ThreadPoolExecutor(1, thread_name_prefix="memlens-writer")
+        self.readers = ThreadPoolExecutor(4, thread_name_prefix="memlens-reader")
+        self.indexer: BackgroundIndexer | None = None
+        self.status = StatusPublisher(self)
+        self.generation = 0  # bumped on every sync and settings change (hover cache key)
+        self._engine_ready: asyncio.Event | None = None
+        self._key: tuple[str, ...] | None = None
+        self._initial: WorkDone | None = None
+        self._reindexing = 0
+        self._shown_warnings: list[str] = []
+
+    # -- threads ------------------------------------------------------------------------------------------
+
+    def call_soon(self, callback: Callable[[], Any]) -> None:
+        """Run `callback` on the event loop thread (safe from any thread)."""
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(callback)
+
+    async def read(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.readers, fn, *args)
+
+    async def write(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.writer, fn, *args)
+
+    @property
+    def ready_event(self) -> asyncio.Event:
+        if self._engine_ready is None:
+            self._engine_ready = asyncio.Event()
+        return self._engine_ready
+
+    async def require_engine(self) -> Engine:
+        """The open engine, waiting while it opens (never while it indexes)."""
+        if self.engine is None and self.open_error is None:
+            try:
+                await asyncio.wait_for(self.ready_event.wait(), ENGINE_WAIT_SECONDS)
+            except TimeoutError:
+                raise EngineUnavailable("the index is still opening; try again shortly") from None
+        if self.engine is None:
+            raise EngineUnavailable(f"the index could not be opened: {self.open_error or 'not started'}")
+        return self.engine
+
+    # -- settings -----------------------------------------------------------------------------------------
+
+    def compute_settings(self) -> tuple[Settings, list[str]]:
+        """Defaults ← each folder's .memlens.json ← initializationOptions ← the latest client settings."""
+        warnings: list[str] = []
+        settings = Settings()
+        for folder in self.workspaces:
+            settings = merge(settings, load_workspace_file(folder, warnings), warnings)
+        for layer in (self.init_options, self.client_settings):
+            if layer is not None:
+                settings = merge(settings, layer, warnings)
+        return settings, warnings
+
+    async def apply_settings(self) -> None:
+        """Recompute settings; reopen the engine if indexing is affected, else apply them in place."""
+        settings, warnings = self.compute_settings()
+        self.warnings = warnings
+        if warnings and warnings != self._shown_warnings:
+            text = "memlens: some settings are invalid and use their defaults: " + "; ".join(warnings)
+            self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=text))
+        self._shown_warnings = warnings
+        self.settings = settings
+        self.generation += 1
+        key = indexing_key(settings, self.workspaces)
+        if key != self._key:
+            self._key = key
+            await self.reopen()
+            return
+        engine = self.engine
+        if engine is not None:
+            engine.settings.search = dataclasses.replace(settings.search)
+            engine.settings.hover = dataclasses.replace(settings.hover)
+            engine.settings.exclude_sessions = list(settings.exclude_sessions)
+        self.status.poke("settings applied")
+
+    # -- engine lifecycle ---------------------------------------------------------------------------------
+
+    async def reopen(self) -> None:
+        """Close the engine (if any) and open a new one with the current settings, then index in the background."""
+        self.ready_event.clear()
+        old, self.engine = self.engine, None
+        old_indexer, self.indexer = self.indexer, None
+        if self._initial is not None:
+            self._initial.end("restarting")
+            self._initial = None
+        self.open_error = None
+        settings = merge(self.settings, None)  # a deep copy: the engine owns its settings object
+        workspaces = list(self.workspaces)
+        try:
+            engine = await self.write(self._swap_engine, old, old_indexer, settings, workspaces)
+        except Exception as exc:
+            log.exception("cannot open the index")
+            self.open_error = str(exc)
+            self.server.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Error, message=f"memlens: cannot open the index: {exc}")
+            )
+            self.ready_event.set()
+            return
+        self.engine = engine
+        self.generation += 1
+        self.ready_event.set()
+        log.info("index open at %s (%s)", engine.index_dir, "writer" if engine.writable else "read-only")
+        if engine.writable:
+            await self._start_indexing(engine)
+        else:
+            await self.status.publish_now("another memlens process is indexing; serving searches read-only")
+
+    @staticmethod
+    def _swap_engine(
+        old: Engine | None, old_indexer: BackgroundIndexer | None, settings: Settings, workspaces: list[Path]
+    ) -> Engine:
+        if old_indexer is not None:
+            old_indexer.stop()
+        if old is not None:
+            old.close()
+        return Engine(workspaces, settings, embedder=settings.embedding.enabled)
+
+    async def _start_indexing(self, engine: Engine) -> None:
+        done = threading.Event()
+        indexer = BackgroundIndexer(
+            engine,
+            on_sync=lambda report: self._synced(engine, report, done),
+            on_progress=lambda d, t, m: self._progress(engine, d, t, m),
+            live=self.live_indexing,
+        )
+        progress = WorkDone(self, "memlens: indexing", on_cancel=indexer.cancel)
+        self._initial = progress
+        await progress.begin("scanning memory and transcripts")
+        if self.engine is not engine:
+            return
+        self.indexer = indexer
+        indexer.start()
+        asyncio.ensure_future(self._watch_initial(engine, progress, done))
+
+    def _synced(self, engine: Engine, report: SyncReport, done: threading.Event) -> None:
+        done.set()
+        self.generation += 1
+        if self.engine is engine:
+            changed = report.files_parsed + report.files_appended + report.files_deleted + report.units_embedded
+            self.status.poke(f"synced {changed} changes" if changed else None)
+
+    def _progress(self, engine: Engine, done: int, total: int, message: str) -> None:
+        if self.engine is not engine:
+            return
+        if self._initial is not None:
+            self._initial.report(done, total, message)
+        self.status.poke(message)
+
+    async def _watch_initial(self, engine: Engine, progress: WorkDone, done: threading.Event) -> None:
+        """End the initial progress once the first sync reported and nothing waits for a vector."""
+        while self.engine is engine and not progress.cancelled:
+            if done.is_set() and not await self.read(engine.indexing):
+                break
+            await asyncio.sleep(POLL_SECONDS)
+        if self._initial is progress:
+            self._initial = None
+        if self.engine is engine:
+            progress.end("cancelled" if progress.cancelled else "index up to date")
+            await self.status.publish_now("cancelled" if progress.cancelled else "index up to date")
+
+    async def reindex(self, full: bool) -> SyncReport:
+        """`memlens.reindex`: a resync (or full re-parse) with its own cancellable progress."""
+        engine = await self.require_engine()
+        cancel = threading.Event()
+        progress = WorkDone(self, "memlens: full reindex" if full else "memlens: reindex", on_cancel=cancel.set)
+        await progress.begin("scanning memory and transcripts")
+        self._reindexing += 1
+
+        def report(done: int, total: int, message: str) -> None:
+            progress.report(done, total, message)
+            self.status.poke(message)
+
+        try:
+            result = await self.write(lambda: engine.reindex(full=full, progress=report, cancel=cancel))
+        except Exception as exc:
+            progress.end(f"failed: {exc}")
+            raise JsonRpcInternalError(message=f"reindex failed: {exc}") from exc
+        finally:
+            self._reindexing -= 1
+        self.generation += 1
+        progress.end("cancelled" if result.cancelled else "index up to date")
+        await self.status.publish_now("reindex cancelled" if result.cancelled else "reindex done")
+        return result
+
+    async def index_status(self, message: str | None = None) -> dict[str, Any] | None:
+        engine = self.engine
+        if engine is None:
+            return None
+        stats = await self.read(engine.stats)
+        status = {
+            "indexing": bool(stats["indexing"] or self._reindexing or self._initial is not None),
+            "totalChunks": stats["totalChunks"],
+            "chunksNeedingEmbeddings": stats["chunksNeedingEmbeddings"],
+            "pendingMessages": stats["pendingMessages"],
+            "provider": stats["provider"],
+            "lastSync": stats["lastSync"],
+        }
+        if message:
+            status["message"] = message
+        return status
+
+    def shutdown(self) -> None:
+        """Stop background work and close the engine (blocking; called once at shutdown)."""
+        indexer, engine = self.indexer, self.engine
+        self.indexer, self.engine = None, None
+        if indexer is not None:
+            indexer.cancel()
+
+        def close() -> None:
+            if indexer is not None:
+                indexer.stop()
+            if engine is not None:
+                engine.close()
+
+        try:
+            self.writer.submit(close).result(15.0)
+        except Exception:
+            log.exception("shutdown did not finish cleanly")
+        self.readers.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,71 @@
+"""Shared fixtures: the real model loaded once, the example workspace, the shared real transcripts."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memlens.engine.embedder import Embedder, load_embedder
+from memlens.engine.engine import Engine
+from memlens.settings import EmbeddingSettings, Settings, load_workspace_file, merge
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE_WORKSPACE = REPO / "examples" / "workspace"
+SHARED = REPO.parent / "shared"
+FIXTURES = SHARED / "fixtures" / "transcripts"
+
+
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture(scope="session")
+def embedder(model_cache: Path) -> Embedder:
+    """The real bundled all-MiniLM-L6-v2 (int8), loaded once per test session."""
+    loaded, reason = load_embedder(EmbeddingSettings(), model_cache)
+    assert loaded is not None, f"the bundled model must load offline: {reason}"
+    return loaded
+
+
+@pytest.fixture(scope="session")
+def shared_fixtures() -> Path:
+    if not FIXTURES.is_dir():
+        pytest.skip(f"shared real transcripts not found at {FIXTURES} (../shared is absent)")
+    return FIXTURES
+
+
+def example_settings() -> Settings:
+    """What the CLI and the server read for the example: defaults plus its .memlens.json."""
+    warnings: list[str] = []
+    settings = merge(Settings(), load_workspace_file(EXAMPLE_WORKSPACE, warnings), warnings)
+    assert not warnings, warnings
+    return settings
+
+
+@pytest.fixture(scope="session")
+def built_example(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> tuple[Path, Path]:
+    """A copy of the example workspace and its fully built index (with vectors), made once per session."""
+    root = tmp_path_factory.mktemp("example")
+    workspace = root / "workspace"
+    shutil.copytree(EXAMPLE_WORKSPACE, workspace)
+    index_dir = root / "index"
+    with Engine([workspace], example_settings(), index_dir=index_dir, embedder=embedder) as engine:
+        engine.sync()
+    return workspace, index_dir
+
+
+@pytest.fixture
+def example(built_example: tuple[Path, Path], tmp_path: Path, embedder: Embedder) -> Iterator[Engine]:
+    """A private copy of the built example (workspace + index) that a test may change freely."""
+    workspace, index_dir = tmp_path / "workspace", tmp_path / "index"
+    shutil.copytree(built_example[0], workspace)
+    shutil.copytree(built_example[1], index_dir)
+    # the catalog stores absolute paths: point it at this copy
+    with Engine([workspace], example_settings(), index_dir=index_dir, embedder=embedder) as engine:
+        with engine.catalog.transaction() as db:
+            db.execute("UPDATE files SET path = replace(path, ?, ?)", (str(built_example[0]), str(workspace)))
+        yield engine
