@@ -189,6 +189,60 @@ function checkReport(report) {
   }
 }
 
+async function runCommand(page, title) {
+  const widget = page.locator('.quick-input-widget');
+  await page.keyboard.press('F1');
+  await widget.waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.type(title);
+  await widget.locator('.monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10000 });
+  await page.keyboard.press('Enter');
+  await widget.waitFor({ state: 'hidden', timeout: 10000 }).catch(() => undefined);
+}
+
+// -- the search QuickPick, driven from the keyboard like a person would ------------------------------------------
+
+async function checkQuickPick(page, report) {
+  const expected = report.response.results[0];
+  const widget = page.locator('.quick-input-widget');
+  await page.locator('.monaco-workbench').click({ position: { x: 900, y: 500 } }).catch(() => undefined);
+  await runCommand(page, 'View: Close All Editors');
+  await page.locator('.tabs-container .tab').first().waitFor({ state: 'detached', timeout: 10000 }).catch(() => undefined);
+  await page.keyboard.press('F1');
+  await widget.waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.type('memlens: Search Memory');
+  await widget.locator('.monaco-list-row', { hasText: 'memlens: Search Memory' }).first().waitFor({ timeout: 10000 });
+  await page.keyboard.press('Enter');
+  await widget.locator('.quick-input-title', { hasText: 'memlens' }).waitFor({ timeout: 10000 });
+  await page.keyboard.type(QUERY, { delay: 15 }); // typing faster than the debounce: only the last query is searched
+  const rows = widget.locator('.quick-input-list .monaco-list-row');
+  const shown = await widget
+    .locator('.quick-input-title', { hasText: /results? .*for/ })
+    .waitFor({ timeout: 30000 })
+    .then(
+      () => true,
+      () => false,
+    );
+  const title = await widget.locator('.quick-input-title').innerText().catch(() => '');
+  check(shown, `the QuickPick searched as you type: "${title.trim()}"`);
+  const texts = await rows.allInnerTexts();
+  check(texts.length > 0, `the QuickPick lists ${texts.length} hits`);
+  const score = `${Math.round(expected.score * 100)}%`;
+  check(texts.length > 0 && texts[0].includes(score), `its first item shows the top hit's score ${score}`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-quickpick.png') });
+  // Enter opens the top hit: a memory file, or the session in the transcript viewer
+  const sessionKey = expected.kind !== 'memory' ? (expected.sessionKey ?? expected.sessionId) : undefined;
+  const tab = sessionKey ? `${sessionKey.split('/').pop()}.md` : path.basename(expected.path);
+  await page.keyboard.press('Enter');
+  const opened = await page
+    .locator('.tabs-container .tab.active', { hasText: tab })
+    .waitFor({ timeout: 15000 })
+    .then(
+      () => true,
+      () => false,
+    );
+  check(opened, `Enter opened the top hit in the editor (tab "${tab}")`);
+}
+
 // -- main ----------------------------------------------------------------------------------------------------------
 
 async function main() {
@@ -368,6 +422,14 @@ async function main() {
     const shot = failures.length ? path.join(ARTIFACTS, 'vscode-failure.png') : SCREENSHOT;
     await page.screenshot({ path: shot });
     log(`screenshot: ${path.relative(ROOT, shot)}`);
+
+    const statusText = await page.locator('[id="workbench.parts.statusbar"]').innerText().catch(() => '');
+    const memlensStatus = statusText.split('\n').find((t) => /memlens/.test(t)) ?? '';
+    check(/memlens/.test(memlensStatus), `the status bar shows "${memlensStatus.trim()}"`);
+
+    if (report.ok) {
+      await checkQuickPick(page, report);
+    }
   } catch (err) {
     failures.push(err instanceof Failure ? err.message : String(err?.stack ?? err));
     log(`FAIL ${failures[failures.length - 1]}`);
