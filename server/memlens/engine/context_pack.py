@@ -123,6 +123,19 @@ def _trim(item: dict[str, Any], tokens: int) -> dict[str, Any]:
     return {**item, "messages": messages, "truncated": True}
 
 
+def _fit(item: dict[str, Any], room: int, number: int) -> tuple[dict[str, Any], int] | None:
+    """`item` trimmed so that its rendering fits in `room` tokens, with its cost; None if too little would be left."""
+    overhead = estimate_tokens(_render(_trim(item, 0), number)) + 1
+    text_tokens = room - overhead
+    while text_tokens >= MIN_TRIMMED_TOKENS:
+        trimmed = _trim(item, text_tokens)
+        cost = estimate_tokens(_render(trimmed, number)) + 1
+        if cost <= room:
+            return trimmed, cost
+        text_tokens -= cost - room
+    return None
+
+
 def build_context_pack(
     engine: Engine, question: str, token_budget: int = DEFAULT_BUDGET, limit: int | None = None
 ) -> dict[str, Any]:
@@ -149,12 +162,11 @@ def build_context_pack(
             continue  # the same turn reached through a neighbouring hit
         cost = estimate_tokens(_render(item, len(chosen) + 1)) + 1
         if used + cost > budget:
-            room = budget - used - estimate_tokens(item["citation"]) - 20
-            if room < MIN_TRIMMED_TOKENS:
+            fitted = _fit(item, budget - used, len(chosen) + 1)
+            if fitted is None:
                 skipped += 1
                 continue
-            item = _trim(item, room)
-            cost = estimate_tokens(_render(item, len(chosen) + 1)) + 1
+            item, cost = fitted
         seen.update((item["source"], i) for i in ids)
         item["tokens"] = cost
         chosen.append(item)

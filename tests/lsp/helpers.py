@@ -1,0 +1,95 @@
+"""Helpers for the language-server tests: the prebuilt workspace, init params, command calls, status capture."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "workspace"
+SHARED_TRANSCRIPTS = REPO.parent / "shared" / "fixtures" / "transcripts"
+SERVER_COMMAND = [sys.executable, "-m", "memlens", "serve"]
+# the shared real transcripts that are copied in: small ones only (embedding is slow on CI machines)
+SHARED_PICK = ("openclaw/*.jsonl", "claude-code/short.jsonl")
+
+
+@dataclass
+class Prebuilt:
+    """A workspace (read-only for tests), its indexed settings and a ready index to copy."""
+
+    root: Path
+    workspace: Path
+    index: Path
+    options: dict[str, Any]
+    has_shared: bool
+
+
+def base_options(workspace: Path, index_dir: Path, has_shared: bool) -> dict[str, Any]:
+    paths = ["transcripts", ".specstory/history"] + (["shared"] if has_shared else [])
+    return {
+        "indexDir": str(index_dir),
+        "transcripts": {"paths": paths, "agentDefaults": False},
+    }
+
+
+def copy_index(prebuilt: Prebuilt, name: str) -> Path:
+    """A private copy of the prebuilt index (same workspace paths, so nothing needs embedding again)."""
+    target = prebuilt.root / "indexes" / name
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(prebuilt.index, target, ignore=shutil.ignore_patterns("writer.lock"))
+    return target
+
+
+def init_params(prebuilt: Prebuilt, index_dir: Path, **overrides: Any) -> types.InitializeParams:
+    """InitializeParams for the prebuilt workspace, with work-done progress and configuration support."""
+    options = {**prebuilt.options, "indexDir": str(index_dir), **overrides}
+    return types.InitializeParams(
+        capabilities=types.ClientCapabilities(
+            window=types.WindowClientCapabilities(work_done_progress=True, show_message=None),
+            workspace=types.WorkspaceClientCapabilities(configuration=True, workspace_folders=True),
+        ),
+        workspace_folders=[types.WorkspaceFolder(uri=prebuilt.workspace.as_uri(), name="workspace")],
+        initialization_options=options,
+    )
+
+
+class StatusLog:
+    """Collects `memlens/indexStatus` notifications."""
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+
+    def __call__(self, params: Any) -> None:
+        self.items.append(params if isinstance(params, dict) else _plain(params))
+
+
+def _plain(value: Any) -> Any:
+    """pygls hands custom notification params over as attribute objects; turn them back into dicts."""
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+async def execute(client: Any, command: str, argument: dict[str, Any] | None = None) -> Any:
+    """`workspace/executeCommand` with one object argument."""
+    params = types.ExecuteCommandParams(command=command, arguments=[argument if argument is not None else {}])
+    return await client.workspace_execute_command_async(params)
+
+
+async def wait_until(predicate: Any, timeout: float = 60.0, step: float = 0.1) -> None:
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(step)

@@ -1,0 +1,197 @@
+"""End-to-end tests of every `workspace/executeCommand` command over stdio, one server for the module."""
+
+from __future__ import annotations
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from lsp.helpers import SERVER_COMMAND, Prebuilt, StatusLog, copy_index, execute, init_params, wait_until
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+OPENCLAW = "openclaw:9d3b6e21-47c8-4a0f-b2e5-6c1f8a9d0e74"
+
+
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER_COMMAND))
+async def client(lsp_client: LanguageClient, lsp_prebuilt: Prebuilt):
+    statuses = StatusLog()
+    lsp_client.feature("memlens/indexStatus")(statuses)
+    lsp_client.statuses = statuses  # type: ignore[attr-defined]
+    result = await lsp_client.initialize_session(init_params(lsp_prebuilt, copy_index(lsp_prebuilt, "commands")))
+    lsp_client.init_result = result  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_commands_are_advertised(client: LanguageClient) -> None:
+    commands = client.init_result.capabilities.execute_command_provider.commands  # type: ignore[attr-defined]
+    for name in (
+        "memlens.search",
+        "memlens.history",
+        "memlens.stats",
+        "memlens.reindex",
+        "memlens.summaries.grep",
+        "memlens.summaries.describe",
+        "memlens.summaries.expand",
+        "memlens.context",
+    ):
+        assert name in commands
+    assert client.init_result.capabilities.hover_provider  # type: ignore[attr-defined]
+
+
+async def test_search(client: LanguageClient) -> None:
+    response = await execute(client, "memlens.search", {"query": "pgbouncer transaction pooling", "limit": 5})
+    assert set(response) >= {"query", "mode", "results", "totalResults", "searchTimeMs", "indexing"}
+    assert response["mode"] == "hybrid"
+    assert 0 < response["totalResults"] <= 5
+    top = response["results"][0]
+    assert "pgbouncer" in top["excerpt"].lower()
+    assert top["id"].startswith("chunk:")
+
+
+async def test_search_filters_and_explain(client: LanguageClient) -> None:
+    response = await execute(
+        client,
+        "memlens.search",
+        {"query": "offsite agenda", "mode": "keyword", "filters": {"kind": "memory"}, "explain": True},
+    )
+    assert response["mode"] == "keyword"
+    assert response["results"] and all(r["kind"] == "memory" for r in response["results"])
+    assert "explain" in response["results"][0]
+    by_format = await execute(client, "memlens.search", {"query": "offsite", "filters": {"format": "openclaw"}})
+    assert by_format["results"] and all(r["format"] == "openclaw" for r in by_format["results"])
+
+
+async def test_history_tail_and_anchor(client: LanguageClient) -> None:
+    tail = await execute(client, "memlens.history", {"sessionKey": OPENCLAW, "limit": 3})
+    assert tail["sessionKey"] == OPENCLAW and len(tail["messages"]) == 3 and tail["hasMoreBefore"]
+    anchored = await execute(client, "memlens.history", {"sessionKey": OPENCLAW, "messageId": "89b0dc23", "limit": 5})
+    ids = [m["messageId"] for m in anchored["messages"]]
+    assert anchored["anchor"] == "89b0dc23" and "89b0dc23" in ids and len(ids) == 5
+
+
+async def test_history_bad_anchor_and_unknown_session(client: LanguageClient) -> None:
+    with pytest.raises(JsonRpcInvalidParams, match="not in session"):
+        await execute(client, "memlens.history", {"sessionKey": OPENCLAW, "messageId": "no-such-message"})
+    other = "claude-code:c84f2a19-6d3e-4b7a-95f1-0e2b7d4c8a63"
+    with pytest.raises(JsonRpcInvalidParams, match="belongs to"):
+        await execute(client, "memlens.history", {"sessionKey": other, "messageId": "89b0dc23"})
+    with pytest.raises(JsonRpcInvalidParams, match="unknown session"):
+        await execute(client, "memlens.history", {"sessionKey": "claude-code:nope"})
+
+
+async def test_stats(client: LanguageClient) -> None:
+    stats = await execute(client, "memlens.stats")
+    assert stats["totalChunks"] > 30 and stats["sessions"] >= 7
+    assert stats["provider"] != "none" and not stats["readOnly"]
+    assert set(stats["files"]) >= {"markdown", "claude-code", "codex", "openclaw", "specstory"}
+
+
+async def test_shared_transcripts_are_indexed(client: LanguageClient, lsp_prebuilt: Prebuilt) -> None:
+    if not lsp_prebuilt.has_shared:
+        pytest.skip("../shared/fixtures/transcripts is absent: no shared real transcripts to index")
+    response = await execute(client, "memlens.search", {"query": "session", "filters": {"format": "openclaw"}})
+    keys = {r["sessionKey"] for r in response["results"]}
+    stats = await execute(client, "memlens.stats")
+    assert stats["files"]["openclaw"] == 3 and keys
+
+
+async def test_summaries_grep_describe_expand(client: LanguageClient) -> None:
+    found = await execute(client, "memlens.summaries.grep", {"pattern": "Café Nordlys|pgbouncer"})
+    assert found["totalMatches"] >= 2
+    offsite = next(r for r in found["results"] if r["sessionKey"] == OPENCLAW)
+    assert offsite["summaryId"].startswith("chunk:") and "Nordlys" in offsite["excerpt"]
+    assert offsite["timestamp"].startswith("2026-02-19")
+
+    described = await execute(client, "memlens.summaries.describe", {"summaryId": offsite["summaryId"]})
+    assert described["sessionKey"] == OPENCLAW and "Agenda agreed" in described["text"]
+    assert described["covers"]["messageCount"] > 3 and described["tokens"] > 50
+    assert described["covers"]["from"] <= described["covers"]["to"] <= described["timestamp"]
+
+    expand = {"summaryId": offsite["summaryId"], "tokenBudget": 150}
+    expanded = await execute(client, "memlens.summaries.expand", expand)
+    assert expanded["truncated"] and 0 < len(expanded["messages"]) < described["covers"]["messageCount"]
+    assert expanded["tokens"] <= 150
+    assert expanded["messages"][-1]["messageId"] == described["covers"]["lastMessageId"]  # newest kept first
+    whole = await execute(client, "memlens.summaries.expand", {"summaryId": offsite["summaryId"]})
+    assert not whole["truncated"] and len(whole["messages"]) == described["covers"]["messageCount"]
+
+
+async def test_summaries_bad_ids(client: LanguageClient) -> None:
+    for bad in ("chunk:999999", "../../etc/passwd", "chunk:1; DROP TABLE units", "file:///etc/passwd"):
+        with pytest.raises(JsonRpcInvalidParams):
+            await execute(client, "memlens.summaries.describe", {"summaryId": bad})
+        with pytest.raises(JsonRpcInvalidParams):
+            await execute(client, "memlens.summaries.expand", {"summaryId": bad})
+    memory_hit = await execute(client, "memlens.search", {"query": "offsite", "filters": {"kind": "memory"}})
+    with pytest.raises(JsonRpcInvalidParams, match="unknown summary"):  # a real chunk, but not a summary
+        await execute(client, "memlens.summaries.describe", {"summaryId": memory_hit["results"][0]["id"]})
+
+
+async def test_context_pack(client: LanguageClient) -> None:
+    pack = await execute(client, "memlens.context", {"question": "what did we decide about the offsite agenda?"})
+    assert pack["tokens"] <= pack["tokenBudget"] == 2000
+    assert pack["items"] and pack["sources"] >= 2
+    assert pack["markdown"].startswith("## Context for: what did we decide about the offsite agenda?")
+    for item in pack["items"]:
+        assert item["citation"] in pack["markdown"]
+        if item["kind"] == "memory":
+            assert item["citation"].startswith(item["relPath"] + ":")
+        else:
+            assert item["sessionKey"] in item["citation"] and item["messageId"] in item["citation"]
+            assert 1 <= len(item["messages"]) <= 2
+    small = await execute(client, "memlens.context", {"question": "offsite agenda", "tokenBudget": 120, "limit": 2})
+    assert small["tokens"] <= 120 and len(small["items"]) <= 2
+
+
+@pytest.mark.parametrize(
+    ("command", "argument", "message"),
+    [
+        ("memlens.search", {}, "query is required"),
+        ("memlens.search", {"query": ""}, "query must not be empty"),
+        ("memlens.search", {"query": 42}, "query must be a string"),
+        ("memlens.search", {"query": "x", "mode": "psychic"}, "mode must be one of"),
+        ("memlens.search", {"query": "x", "limit": "ten"}, "limit must be an integer"),
+        ("memlens.search", {"query": "x", "limit": 0}, "limit must be between"),
+        ("memlens.search", {"query": "x", "filters": {"kind": "diary"}}, "filters: kind"),
+        ("memlens.search", {"query": "x", "filters": {"since": "last tuesday"}}, "since"),
+        ("memlens.search", {"query": "x", "filters": {"colour": "red"}}, "unknown filter"),
+        ("memlens.search", {"query": "x", "filters": "kind=memory"}, "filters must be an object"),
+        ("memlens.search", {"qeury": "x"}, "unknown field"),
+        ("memlens.history", {}, "sessionKey is required"),
+        ("memlens.history", {"sessionKey": "../../etc/passwd"}, "unknown session"),
+        ("memlens.history", {"sessionKey": "/etc/passwd"}, "unknown session"),
+        ("memlens.history", {"sessionKey": OPENCLAW, "limit": -1}, "limit must be between"),
+        ("memlens.reindex", {"full": "yes"}, "full must be true or false"),
+        ("memlens.summaries.grep", {}, "pattern is required"),
+        ("memlens.summaries.expand", {"summaryId": "chunk:1", "tokenBudget": 0}, "tokenBudget"),
+        ("memlens.context", {"tokenBudget": 100}, "question is required"),
+    ],
+)
+async def test_bad_arguments(client: LanguageClient, command: str, argument: dict, message: str) -> None:
+    with pytest.raises(JsonRpcInvalidParams, match=message):
+        await execute(client, command, argument)
+
+
+async def test_bad_argument_shapes_and_unknown_command(client: LanguageClient) -> None:
+    two = types.ExecuteCommandParams(command="memlens.search", arguments=[{"query": "a"}, {"query": "b"}])
+    with pytest.raises(JsonRpcInvalidParams, match="one object argument"):
+        await client.workspace_execute_command_async(two)
+    positional = types.ExecuteCommandParams(command="memlens.search", arguments=["pgbouncer"])
+    with pytest.raises(JsonRpcInvalidParams, match="must be an object"):
+        await client.workspace_execute_command_async(positional)
+    with pytest.raises(JsonRpcInvalidParams, match="not defined"):
+        await execute(client, "memlens.nope", {})
+    # the server is alive and well afterwards
+    assert (await execute(client, "memlens.stats"))["totalChunks"] > 0
+
+
+async def test_index_status_notifications(client: LanguageClient) -> None:
+    statuses = client.statuses  # type: ignore[attr-defined]
+    await wait_until(lambda: any(not s["indexing"] for s in statuses.items))
+    last = statuses.items[-1]
+    assert set(last) >= {"indexing", "totalChunks", "chunksNeedingEmbeddings", "pendingMessages", "provider"}
+    assert "lastSync" in last and last["totalChunks"] > 0 and last["chunksNeedingEmbeddings"] == 0
