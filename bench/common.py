@@ -1,0 +1,97 @@
+"""Helpers shared by the benchmarks: the embedding model, machine facts, peak memory, percentiles."""
+
+from __future__ import annotations
+
+import os
+import platform
+import resource
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from memlens.engine.embedder import Embedder, load_embedder
+from memlens.settings import Settings
+
+
+def load_shared_embedder(settings: Settings) -> Embedder:
+    """The configured model, loaded once (from the same cache folder the engine uses by default)."""
+    embedder, reason = load_embedder(settings.embedding, Path(platformdirs.user_cache_dir("memlens")) / "models")
+    if embedder is None:
+        raise SystemExit(f"cannot load the embedding model: {reason}")
+    return embedder
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _ram_gb() -> float | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return round(int(line.split()[1]) / 1024 / 1024, 1)
+    except OSError:
+        pass
+    return None
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def machine_info() -> dict[str, Any]:
+    return {
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "ramGB": _ram_gb(),
+        "loadavg": [round(x, 2) for x in os.getloadavg()],
+        "python": platform.python_version(),
+        "versions": {p: _version(p) for p in ("fastembed", "onnxruntime", "tantivy", "numpy")},
+    }
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process (VmHWM, else ru_maxrss), in MiB."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def current_rss_mb() -> float:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return 0.0
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0-100) by linear interpolation; 0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q / 100
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def dir_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())

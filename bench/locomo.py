@@ -1,0 +1,448 @@
+"""LoCoMo retrieval benchmark: recall of evidence turns in memlens rankings, beside the paper's DRAGON figures."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make `bench` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import load_shared_embedder, machine_info
+from memlens.engine.embedder import Embedder
+from memlens.engine.engine import Engine
+from memlens.settings import Settings, merge
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = REPO.parent / "shared" / "datasets" / "locomo"
+# The LoCoMo paper (Maharana et al., ACL 2024), Table 3: DRAGON retriever, unit = one dialog turn, all categories.
+REFERENCE = {"R@5": 56.7, "R@10": 66.2, "R@25": 76.7, "R@50": 82.7}
+TURN_KS = (5, 10, 25, 50)
+CHUNK_KS = (1, 3, 5, 10)
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+RUNS: dict[str, tuple[str, str]] = {
+    "keyword": ("keyword", "weighted"),
+    "vector": ("vector", "weighted"),
+    "hybrid-weighted": ("hybrid", "weighted"),
+    "hybrid-rrf": ("hybrid", "rrf"),
+}
+TURN_SPACING = timedelta(seconds=10)
+_EVIDENCE = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
+_WELL_FORMED = re.compile(r"D\d+:[1-9]\d*")
+_SESSION = re.compile(r"session_(\d+)")
+
+
+@dataclass
+class Turn:
+    dia_id: str
+    speaker: str
+    text: str
+
+
+@dataclass
+class Session:
+    number: int
+    start: datetime
+    turns: list[Turn]
+
+
+@dataclass
+class Question:
+    text: str
+    category: int
+    evidence: list[str]
+
+
+@dataclass
+class EvidenceCounts:
+    """How the evidence ids parsed: as written, repaired (malformed but readable), skipped, or naming no turn."""
+
+    clean: int = 0
+    repaired: int = 0
+    skipped: int = 0
+    unknown: int = 0
+    examples: list[str] = field(default_factory=list)
+
+    def add(self, other: EvidenceCounts) -> None:
+        self.clean += other.clean
+        self.repaired += other.repaired
+        self.skipped += other.skipped
+        self.unknown += other.unknown
+        self.examples += [e for e in other.examples if e not in self.examples][:10]
+
+
+@dataclass
+class Conversation:
+    name: str
+    speaker_a: str
+    speaker_b: str
+    sessions: list[Session]
+    questions: list[Question]
+    evidence: EvidenceCounts
+
+
+def parse_session_date(text: str) -> datetime:
+    """LoCoMo's "1:56 pm on 8 May, 2023" as a UTC datetime."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def parse_evidence(raw: Iterable[object], counts: EvidenceCounts) -> list[str]:
+    """Normalised dia_ids (`D8:6; D9:17` → two ids, `D:11:26` → D11:26, `D30:05` → D30:5); unreadable ones counted."""
+    ids: list[str] = []
+    for item in raw:
+        text = str(item).strip()
+        found = [f"D{int(a)}:{int(b)}" for a, b in _EVIDENCE.findall(text)]
+        if not found:
+            counts.skipped += 1
+            counts.examples.append(text)
+        elif len(found) == 1 and _WELL_FORMED.fullmatch(text):
+            counts.clean += 1
+        else:
+            counts.repaired += 1
+            counts.examples.append(text)
+        ids += [i for i in found if i not in ids]
+    return ids
+
+
+def load_conversation(path: Path, max_sessions: int | None = None, max_questions: int | None = None) -> Conversation:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if "conversation" in data and isinstance(data["conversation"], dict):  # the locomo10.json layout
+        data = {**data["conversation"], "qa": data.get("qa", [])}
+    sessions: list[Session] = []
+    for key, turns in data.items():
+        match = _SESSION.fullmatch(key)
+        if not match or not isinstance(turns, list) or not turns:
+            continue
+        number = int(match.group(1))
+        start = parse_session_date(data[f"session_{number}_date_time"])
+        sessions.append(Session(number, start, [_turn(t) for t in turns]))
+    sessions.sort(key=lambda s: s.number)
+    if max_sessions is not None:
+        sessions = sessions[:max_sessions]
+    known = {t.dia_id for s in sessions for t in s.turns}
+    counts = EvidenceCounts()
+    questions: list[Question] = []
+    for qa in data.get("qa", []):
+        evidence = parse_evidence(qa.get("evidence") or [], counts)
+        present = [e for e in evidence if e in known]
+        if max_sessions is None:
+            counts.unknown += len(evidence) - len(present)
+            counts.examples += [e for e in evidence if e not in known]
+        elif len(present) != len(evidence):
+            continue  # truncated conversation: keep only questions answerable from the kept sessions
+        questions.append(Question(str(qa["question"]), int(qa["category"]), present))
+    if max_questions is not None:
+        questions = questions[:max_questions]
+    return Conversation(path.stem, str(data["speaker_a"]), str(data["speaker_b"]), sessions, questions, counts)
+
+
+def _turn(raw: dict[str, Any]) -> Turn:
+    text = str(raw.get("text") or "").strip()
+    caption = raw.get("blip_caption")
+    if isinstance(caption, str) and caption.strip():
+        text = f"{text} [shares a photo of {caption.strip()}]".strip()
+    return Turn(str(raw["dia_id"]), str(raw["speaker"]), text)
+
+
+def _stamp(when: datetime) -> str:
+    return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def write_transcripts(conversation: Conversation, folder: Path) -> list[Path]:
+    """One OpenClaw JSONL v3 session per LoCoMo session; message id = dia_id, "Speaker: text" as the text."""
+    folder.mkdir(parents=True, exist_ok=True)
+    roles = {conversation.speaker_a: "user", conversation.speaker_b: "assistant"}
+    paths: list[Path] = []
+    for session in conversation.sessions:
+        session_id = f"locomo-{conversation.name}-session-{session.number}"
+        lines = [{"type": "session", "version": 3, "id": session_id, "timestamp": _stamp(session.start), "cwd": "/"}]
+        parent: str | None = None
+        for i, turn in enumerate(session.turns):
+            when = _stamp(session.start + i * TURN_SPACING)
+            content = [{"type": "text", "text": f"{turn.speaker}: {turn.text}"}]
+            message = {"role": roles.get(turn.speaker, "assistant"), "content": content}
+            lines.append(
+                {"type": "message", "id": turn.dia_id, "parentId": parent, "timestamp": when, "message": message}
+            )
+            parent = turn.dia_id
+        path = folder / f"{session_id}.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def bench_settings(overrides: dict[str, Any] | None = None) -> Settings:
+    """Default settings, agents' own folders off, plus `overrides` (camelCase keys as in .memlens.json)."""
+    warnings: list[str] = []
+    settings = merge(Settings(), overrides or {}, warnings)
+    if warnings:
+        raise SystemExit("bad --set: " + "; ".join(warnings))
+    settings.transcripts.agent_defaults = False
+    return settings
+
+
+@dataclass
+class BuiltIndex:
+    engine: Engine
+    turn_of: dict[int, str]  # unit id → dia_id
+    chunk_of: dict[int, int]  # unit id → chunk id
+    chunk_of_turn: dict[str, int]
+    seconds: float
+    units: int
+    chunks: int
+
+
+def build_index(conversation: Conversation, root: Path, settings: Settings, embedder: Embedder | None) -> BuiltIndex:
+    """Write the transcripts and index them through the real Engine (parser, chunker, tantivy, vectors)."""
+    transcripts = write_transcripts(conversation, root / "transcripts")
+    workspace = root / "workspace"
+    workspace.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    engine = Engine(
+        [workspace],
+        settings,
+        extra_transcripts=[transcripts[0].parent],
+        index_dir=root / "index",
+        embedder=embedder if embedder is not None else False,
+    )
+    engine.sync()
+    seconds = time.perf_counter() - started
+    rows = engine.catalog.db.execute("SELECT id, message_id, chunk_id FROM units").fetchall()
+    turn_of = {int(r[0]): str(r[1]) for r in rows}
+    chunk_of = {int(r[0]): int(r[2]) for r in rows}
+    chunk_of_turn = {str(r[1]): int(r[2]) for r in rows}
+    return BuiltIndex(engine, turn_of, chunk_of, chunk_of_turn, seconds, len(rows), len(set(chunk_of.values())))
+
+
+def score_question(question: Question, unit_ids: Sequence[int], index: BuiltIndex) -> dict[str, float | None]:
+    """Turn recall@k (paper definition; no evidence → 1), MRR of the first evidence turn, chunk recall@k."""
+    turns = [index.turn_of[u] for u in unit_ids if u in index.turn_of]
+    chunks = list(dict.fromkeys(index.chunk_of[u] for u in unit_ids if u in index.chunk_of))
+    evidence = question.evidence
+    scores: dict[str, float | None] = {}
+    for k in TURN_KS:
+        top = set(turns[:k])
+        scores[f"R@{k}"] = sum(e in top for e in evidence) / len(evidence) if evidence else 1.0
+    for k in CHUNK_KS:
+        top_chunks = set(chunks[:k])
+        hit = [index.chunk_of_turn.get(e) in top_chunks for e in evidence]
+        scores[f"chunk R@{k}"] = sum(hit) / len(hit) if evidence else 1.0
+    first = next((i for i, t in enumerate(turns[: max(TURN_KS)], 1) if t in evidence), None)
+    scores["MRR"] = (1.0 / first if first else 0.0) if evidence else None
+    return scores
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Mean of each metric over the rows (MRR over questions with evidence), as percentages except MRR."""
+    if not rows:
+        return {"questions": 0}
+    out: dict[str, Any] = {"questions": len(rows)}
+    for key in rows[0]["scores"]:
+        values = [r["scores"][key] for r in rows if r["scores"][key] is not None]
+        mean = sum(values) / len(values) if values else 0.0
+        out[key] = round(mean, 4) if key == "MRR" else round(100 * mean, 2)
+    return out
+
+
+def evaluate(
+    paths: Sequence[Path],
+    runs: Sequence[str] = tuple(RUNS),
+    overrides: dict[str, Any] | None = None,
+    groups: dict[str, list[str]] | None = None,
+    max_sessions: int | None = None,
+    max_questions: int | None = None,
+    embedder: Embedder | None = None,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Index each conversation in its own temporary index, rank every question in every run, score, summarise."""
+    settings = bench_settings(overrides)
+    needs_vectors = any(RUNS[r][0] != "keyword" for r in runs)
+    if embedder is None and needs_vectors:
+        embedder = load_shared_embedder(settings)
+    rows: dict[str, list[dict[str, Any]]] = {run: [] for run in runs}
+    evidence = EvidenceCounts()
+    conversations: list[dict[str, Any]] = []
+    query_seconds: dict[str, float] = {run: 0.0 for run in runs}
+    for path in paths:
+        conversation = load_conversation(path, max_sessions, max_questions)
+        evidence.add(conversation.evidence)
+        with tempfile.TemporaryDirectory(prefix=f"locomo-{conversation.name}-") as tmp:
+            index = build_index(conversation, Path(tmp), settings, embedder if needs_vectors else None)
+            try:
+                for run in runs:
+                    mode, fusion = RUNS[run]
+                    started = time.perf_counter()
+                    for question in conversation.questions:
+                        ranking = index.engine.rank(question.text, mode=mode, fusion=fusion, limit=max(TURN_KS))
+                        unit_ids = [h.unit_id for h in ranking.hits]
+                        rows[run].append(
+                            {
+                                "conversation": conversation.name,
+                                "category": question.category,
+                                "scores": score_question(question, unit_ids, index),
+                            }
+                        )
+                    query_seconds[run] += time.perf_counter() - started
+            finally:
+                index.engine.close()
+        conversations.append(
+            {
+                "name": conversation.name,
+                "sessions": len(conversation.sessions),
+                "turns": sum(len(s.turns) for s in conversation.sessions),
+                "units": index.units,
+                "chunks": index.chunks,
+                "questions": len(conversation.questions),
+                "indexSeconds": round(index.seconds, 2),
+            }
+        )
+        if progress:
+            print(f"  {conversation.name}: {conversations[-1]}", file=sys.stderr)
+    names = [c["name"] for c in conversations]
+    groups = {g: [n for n in members if n in names] for g, members in (groups or {}).items()}
+    results: dict[str, Any] = {}
+    for run, run_rows in rows.items():
+        results[run] = {
+            "mode": RUNS[run][0],
+            "fusion": RUNS[run][1],
+            "all": summarise(run_rows),
+            "byCategory": {
+                f"{c} {CATEGORIES[c]}": summarise([r for r in run_rows if r["category"] == c]) for c in CATEGORIES
+            },
+            "byConversation": {n: summarise([r for r in run_rows if r["conversation"] == n]) for n in names},
+            "groups": {g: summarise([r for r in run_rows if r["conversation"] in m]) for g, m in groups.items() if m},
+            "msPerQuery": round(1000 * query_seconds[run] / max(1, len(run_rows)), 2),
+        }
+    return {
+        "benchmark": "locomo",
+        "reference": {"name": "LoCoMo paper Table 3, DRAGON, turn units, all categories", **REFERENCE},
+        "dataset": {
+            "files": [str(p) for p in paths],
+            "conversations": conversations,
+            "questions": sum(c["questions"] for c in conversations),
+            "evidenceIds": {
+                "clean": evidence.clean,
+                "repaired": evidence.repaired,
+                "skipped": evidence.skipped,
+                "unknownTurn": evidence.unknown,
+                "examples": evidence.examples[:10],
+            },
+            "imageCaptions": "appended to the turn text as '[shares a photo of <blip_caption>]'",
+        },
+        "settings": {
+            "overrides": overrides or {},
+            "search": vars(settings.search),
+            "chunking": vars(settings.chunking),
+        },
+        "runs": results,
+        "machine": machine_info(),
+    }
+
+
+def format_table(report: dict[str, Any]) -> str:
+    ref = report["reference"]
+    turn_keys = [f"R@{k}" for k in TURN_KS]
+    chunk_keys = [f"chunk R@{k}" for k in CHUNK_KS]
+    header = ["run", *turn_keys, "MRR", *chunk_keys, "ms/q"]
+    lines = [
+        f"LoCoMo: {report['dataset']['questions']} questions, "
+        f"{len(report['dataset']['conversations'])} conversations; turn-level recall (%) of evidence turns",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    for run, result in report["runs"].items():
+        a = result["all"]
+        cells = [run, *(f"{a[k]:.1f}" for k in turn_keys), f"{a['MRR']:.3f}", *(f"{a[k]:.1f}" for k in chunk_keys)]
+        lines.append("| " + " | ".join([*cells, f"{result['msPerQuery']:.1f}"]) + " |")
+    ref_cells = ["DRAGON (paper)", *(f"{ref[k]:.1f}" for k in turn_keys), "", *("" for _ in chunk_keys), ""]
+    lines.append("| " + " | ".join(ref_cells) + " |")
+    for section, key in (("by category", "byCategory"), ("by conversation", "byConversation"), ("groups", "groups")):
+        names = next(iter(report["runs"].values()))[key].keys() if report["runs"] else []
+        if not names:
+            continue
+        lines += ["", f"{section}: R@5 / R@10 / MRR  (questions)", "| run | " + " | ".join(names) + " |"]
+        lines.append("|" + "---|" * (len(names) + 1))
+        for run, result in report["runs"].items():
+            cells = []
+            for name in names:
+                s = result[key][name]
+                cells.append(
+                    f"{s['R@5']:.1f} / {s['R@10']:.1f} / {s['MRR']:.2f} ({s['questions']})" if s["questions"] else "-"
+                )
+            lines.append(f"| {run} | " + " | ".join(cells) + " |")
+    ev = report["dataset"]["evidenceIds"]
+    lines += [
+        "",
+        f"evidence ids: {ev['clean']} clean, {ev['repaired']} repaired, {ev['skipped']} skipped, "
+        f"{ev['unknownTurn']} naming no turn {ev['examples']}",
+    ]
+    return "\n".join(lines)
+
+
+def parse_groups(text: str) -> dict[str, list[str]]:
+    """Named groups: `tune=26,30,41;held-out=42,43` → {"tune": [...], "held-out": [...]}."""
+    groups: dict[str, list[str]] = {}
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        name, _, members = part.partition("=")
+        groups[name.strip()] = [m.strip() for m in members.split(",") if m.strip()]
+    return groups
+
+
+def parse_overrides(pairs: Sequence[str]) -> dict[str, Any]:
+    """["search.vectorWeight=0.5", ...] → {"search.vectorWeight": 0.5}; values are JSON when they parse as JSON."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        try:
+            out[key.strip()] = json.loads(value)
+        except ValueError:
+            out[key.strip()] = value
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("files", nargs="*", type=Path, help=f"LoCoMo JSON files (default {DEFAULT_DATA}/*.json)")
+    parser.add_argument("--runs", default=",".join(RUNS), help=f"comma-separated, of {', '.join(RUNS)}")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="a setting, e.g. search.textWeight=0.4"
+    )
+    parser.add_argument("--groups", default="tune=26,30,41;held-out=42,43", help="named conversation groups to report")
+    parser.add_argument("--limit-conversations", type=int, default=None)
+    parser.add_argument("--max-sessions", type=int, default=None, help="keep the first N sessions of each conversation")
+    parser.add_argument("--max-questions", type=int, default=None, help="per conversation")
+    parser.add_argument("--json", action="store_true", help="print the full report as JSON")
+    args = parser.parse_args(argv)
+    files = list(args.files) or sorted(DEFAULT_DATA.glob("*.json"))
+    if not files:
+        parser.error(f"no LoCoMo files given and none at {DEFAULT_DATA}")
+    if args.limit_conversations is not None:
+        files = files[: args.limit_conversations]
+    runs = [r.strip() for r in args.runs.split(",") if r.strip()]
+    unknown = [r for r in runs if r not in RUNS]
+    if unknown:
+        parser.error(f"unknown runs {unknown}; choose from {list(RUNS)}")
+    report = evaluate(
+        files,
+        runs,
+        parse_overrides(args.set),
+        parse_groups(args.groups),
+        args.max_sessions,
+        args.max_questions,
+        progress=not args.json,
+    )
+    print(json.dumps(report, indent=2) if args.json else format_table(report))
+    return report
+
+
+if __name__ == "__main__":
+    main()
