@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from memlens.engine.ingest import (
     head_hash,
     note_date,
     parse_transcript,
+    parse_transcript_stream,
     read_memory,
     transcript_content,
 )
@@ -45,7 +46,8 @@ Progress = Callable[[int, int, str], None]  # (done, total, message)
 BATCH_SECONDS = 0.5
 BATCH_FILES = 200
 EMBED_BATCH = 256
-MAX_READ_BYTES = 256 * 1024 * 1024
+MAX_READ_BYTES = 64 * 1024 * 1024  # one appended tail at most; the rest waits for the next sync
+MAX_MEMORY_BYTES = 16 * 1024 * 1024
 APPENDABLE = {"claude-code", "codex", "openclaw"}
 
 
@@ -245,28 +247,34 @@ class Indexer:
         """Parse a changed file; returns (content, appended) or None when it cannot be read now."""
         path = source.path
         try:
-            if self._can_append(row, stat):
-                assert row is not None
-                with path.open("rb") as handle:
-                    head = handle.read(min(HEAD_BYTES, row.parsed_bytes))
-                    if head_hash(head) == row.head_hash:
-                        handle.seek(row.parsed_bytes)
-                        tail = handle.read(MAX_READ_BYTES)
-                        appended = self._parse_tail(path, row, tail)
-                        if appended is not None:
-                            return appended, True
             with path.open("rb") as handle:
-                data = handle.read(MAX_READ_BYTES)
-        except (OSError, ValueError) as exc:
+                head = handle.read(HEAD_BYTES)
+                handle.seek(0)
+                outcome = self._read_open(source, row, stat, handle, head)
+        except (OSError, ValueError) as exc:  # vanished, unreadable, not a file: skipped, counted, retried later
             self._note_error(report, path, exc)
             return None
+        outcome[0].head_digest = head_hash(head[: min(HEAD_BYTES, outcome[0].parsed_bytes)])
+        return outcome
+
+    def _read_open(
+        self, source: SourceFile, row: FileRow | None, stat: os.stat_result, handle: BinaryIO, head: bytes
+    ) -> tuple[FileContent, bool]:
+        path = source.path
         if source.kind == MEMORY:
-            return read_memory(data, self.settings.chunking, note_date(path)), False
-        result = parse_transcript(data, path)
+            return read_memory(handle.read(MAX_MEMORY_BYTES), self.settings.chunking, note_date(path)), False
+        if self._can_append(row, stat) and row is not None:
+            if head_hash(head[: min(HEAD_BYTES, row.parsed_bytes)]) == row.head_hash:
+                handle.seek(row.parsed_bytes)
+                appended = self._parse_tail(path, row, handle.read(MAX_READ_BYTES))
+                if appended is not None:
+                    return appended, True
+            handle.seek(0)
+        result, lines = parse_transcript_stream(handle, path)
         if result is None:
-            return FileContent(kind="transcript", format="", parsed_bytes=len(data)), False
+            return FileContent(kind="transcript", format="", parsed_bytes=stat.st_size), False
         content = transcript_content(result, self.settings.chunking)
-        content.next_line = 1 + data.count(b"\n", 0, content.parsed_bytes)
+        content.next_line = 1 + lines
         return content, False
 
     def _can_append(self, row: FileRow | None, stat: os.stat_result) -> bool:
@@ -311,14 +319,12 @@ class Indexer:
         report: SyncReport,
     ) -> None:
         path = str(source.path)
-        with source.path.open("rb") as handle:
-            head = handle.read(min(HEAD_BYTES, content.parsed_bytes))
         leaf = next((r.uuid for r in reversed(content.records) if r.uuid), None)
         values: dict[str, object] = {
             "format": content.format,
             "size": stat.st_size,
             "mtime_ns": stat.st_mtime_ns,
-            "head_hash": head_hash(head),
+            "head_hash": content.head_digest,
             "parsed_bytes": content.parsed_bytes,
             "next_line": content.next_line,
             "error": None,
@@ -467,8 +473,9 @@ class Indexer:
         """After a catalog commit, apply the same changes to the keyword index and the vector matrix."""
         self._pending = None
         added = self.catalog.units_by_id(pending.added_units) if pending.added_units else {}
-        deleted_units = [u for u in pending.deleted_units if u not in added]
-        self.keyword.write(generation, delete_units=deleted_units, add=[_keyword_doc(r) for r in added.values()])
+        # deletes go first in the same commit: SQLite may hand a deleted unit's id to a new unit
+        docs = [_keyword_doc(r) for r in added.values()]
+        self.keyword.write(generation, delete_units=pending.deleted_units, add=docs)
         model = self.embedder.name if self.embedder else None
         cached = self._vector_rows(self.catalog.db, list(added), model) if model else []
         self.vectors.update(remove=pending.deleted_units, add=cached)

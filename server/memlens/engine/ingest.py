@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 from memlens.engine.markdown_chunker import chunk_markdown
 from memlens.engine.sources import detect_format, get_parser, read_head, select_active_branch
@@ -15,6 +16,7 @@ from memlens.engine.transcript_chunker import group_messages
 from memlens.settings import ChunkingSettings
 
 HEAD_BYTES = 4096
+STREAM_BLOCK = 16 * 1024 * 1024
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 EMBED_TEXT_CHARS = 2000  # the model reads ~256 word pieces; more text only costs time
 
@@ -76,6 +78,7 @@ class FileContent:
     errors: list[str] = field(default_factory=list)
     parsed_bytes: int = 0
     next_line: int = 1
+    head_digest: str = ""  # sha1 of the first min(HEAD_BYTES, parsed_bytes) bytes: detects a rewritten head
 
 
 def text_hash(text: str) -> str:
@@ -120,6 +123,47 @@ def parse_transcript(data: bytes, path: Path, start_line: int = 1, format_hint: 
     """Parse with the parser for this file's format (sniffed unless given); None if no parser recognises it."""
     parser = get_parser(format_hint) if format_hint else detect_format(read_head(data), path)
     return parser.parse(data, path, start_line) if parser is not None else None
+
+
+def parse_transcript_stream(
+    handle: BinaryIO, path: Path, block_bytes: int = STREAM_BLOCK
+) -> tuple[ParseResult | None, int]:
+    """Parse a transcript block by block, so a huge file never sits in memory whole.
+
+    Returns (result, lines consumed). Links that cross a block boundary through skipped lines cannot be resolved by
+    the parser; such a record is attached to the last record before its block (transcripts grow linearly).
+    """
+    data = handle.read(block_bytes)
+    parser = detect_format(read_head(data), path)
+    if parser is None:
+        return None, 0
+    start_line = 1
+    total: ParseResult | None = None
+    while True:
+        more = handle.read(block_bytes) if len(data) >= block_bytes else b""
+        result = parser.parse(data, path, start_line)
+        if total is None:
+            total = result
+        else:
+            _link_across_blocks(total.records, result.records)
+            total.records.extend(result.records)
+            total.bad_lines += result.bad_lines
+            total.errors.extend(result.errors[: max(0, 20 - len(total.errors))])
+            total.consumed_bytes += result.consumed_bytes
+        start_line += data.count(b"\n", 0, result.consumed_bytes)
+        if not more:
+            return total, start_line - 1
+        data = data[result.consumed_bytes :] + more
+
+
+def _link_across_blocks(before: list[TranscriptRecord], block: list[TranscriptRecord]) -> None:
+    known = {r.uuid for r in before if r.uuid} | {r.uuid for r in block if r.uuid}
+    last = next((r.uuid for r in reversed(before) if r.uuid and not r.is_sidechain), None)
+    for record in block:
+        if record.parent_uuid is not None and record.parent_uuid not in known:
+            record.parent_uuid = last
+        if record.uuid and not record.is_sidechain:
+            last = record.uuid
 
 
 def record_unit(record: TranscriptRecord) -> UnitSpec:

@@ -1,0 +1,125 @@
+"""The CLI contract: JSON fields other tools build on, history anchoring, one-line errors with non-zero exits."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memlens.engine.engine import Engine
+
+DLQ_SESSION = "claude-code:5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9"
+
+
+def memlens(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=600, check=False
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"memlens {' '.join(args)} failed: {result.stderr}")
+    return result
+
+
+def locations(engine: Engine) -> list[str]:
+    return ["--workspace", str(engine.workspaces[0]), "--index-dir", str(engine.index_dir)]
+
+
+def search_json(engine: Engine, *args: str) -> dict[str, Any]:
+    return json.loads(memlens("search", *args, "--json", *locations(engine)).stdout)  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def cli_example(example: Engine) -> Engine:
+    example.close()  # release the writer lock: the CLI process writes
+    return example
+
+
+def test_search_json_contract(cli_example: Engine) -> None:
+    response = search_json(cli_example, "how did we fix the dead-letter queue backup?", "--explain")
+    assert set(response) >= {"query", "mode", "results", "totalResults", "searchTimeMs", "indexing"}
+    assert response["mode"] == "hybrid" and response["indexing"] is False
+    assert response["totalResults"] == len(response["results"]) > 0
+    kinds = {r["kind"] for r in response["results"]}
+    assert kinds <= {"memory", "transcript", "summary"}
+    for result in response["results"]:
+        assert 0.0 <= result["score"] <= 1.0
+        assert {"id", "kind", "score", "path", "relPath", "excerpt", "explain"} <= result.keys()
+        if result["kind"] == "memory":
+            assert result["lineStart"] >= 1 and result["lineEnd"] >= result["lineStart"]
+        else:
+            assert {"sessionKey", "sessionId", "messageId", "role", "timestamp", "messageCount", "format"} <= (
+                result.keys()
+            )
+    scores = [r["score"] for r in response["results"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_search_filters_and_keyword_mode(cli_example: Engine) -> None:
+    response = search_json(cli_example, "DLQ", "--mode", "keyword", "--kind", "transcript", "--role", "user")
+    assert response["mode"] == "keyword" and response["results"]
+    assert all(r["kind"] == "transcript" and r["role"] == "user" for r in response["results"])
+
+
+def test_human_output_headers(cli_example: Engine) -> None:
+    out = memlens("search", "blue-green deploy rollback", "--limit", "5", *locations(cli_example)).stdout
+    lines = [line for line in out.splitlines() if line and not line.startswith(" ")]
+    assert any(line.startswith("memory/") or line.startswith("MEMORY.md:") for line in lines)
+    assert any(" · " in line and line.endswith("%)") for line in lines)
+
+
+def test_stats_json(cli_example: Engine) -> None:
+    stats = json.loads(memlens("stats", "--json", *locations(cli_example)).stdout)
+    for key in (
+        "totalChunks",
+        "chunksWithEmbeddings",
+        "chunksNeedingEmbeddings",
+        "pendingMessages",
+        "lastSync",
+        "provider",
+        "files",
+        "messages",
+        "badLines",
+    ):
+        assert key in stats
+    assert stats["provider"] == "memlens/all-MiniLM-L6-v2-int8"
+    assert stats["chunksWithEmbeddings"] == stats["totalChunks"] > 0
+    assert set(stats["messages"]) == {"claude-code", "codex", "openclaw", "specstory"}
+
+
+def test_history_anchor_and_errors(cli_example: Engine) -> None:
+    anchor = search_json(cli_example, "start-message-move-task redrive", "--kind", "transcript")["results"][0]
+    history = json.loads(
+        memlens(
+            "history",
+            anchor["sessionKey"],
+            "--message",
+            anchor["messageId"],
+            "--limit",
+            "5",
+            "--json",
+            *locations(cli_example),
+        ).stdout
+    )
+    ids = [m["messageId"] for m in history["messages"]]
+    assert anchor["messageId"] in ids and len(ids) <= 5
+    assert history["anchor"] == anchor["messageId"]
+    tail = json.loads(memlens("history", DLQ_SESSION, "--limit", "3", "--json", *locations(cli_example)).stdout)
+    assert tail["hasMoreAfter"] is False and len(tail["messages"]) == 3
+
+    unknown = memlens("history", "claude-code:nope", *locations(cli_example), check=False)
+    assert unknown.returncode == 1 and unknown.stderr.strip().count("\n") == 0
+    assert "unknown session" in unknown.stderr
+    foreign = memlens("history", DLQ_SESSION, "--message", "L7", *locations(cli_example), check=False)
+    assert foreign.returncode == 1 and "is not in session" in foreign.stderr
+
+
+def test_errors_are_one_line(tmp_path: Path) -> None:
+    missing = memlens("search", "x", "--workspace", str(tmp_path / "absent"), check=False)
+    assert missing.returncode == 1
+    assert missing.stderr.strip() == f"memlens: error: workspace folder {tmp_path / 'absent'} does not exist"
+    bad_date = memlens("search", "x", "--since", "yesterday", "--workspace", str(tmp_path), check=False)
+    assert bad_date.returncode == 1 and "since" in bad_date.stderr and "Traceback" not in bad_date.stderr

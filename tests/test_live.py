@@ -1,0 +1,175 @@
+"""Live indexing on copies of the real fixtures: append, partial line, truncate, rename, delete, the watcher."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from memlens.engine.engine import Engine
+from memlens.engine.watcher import LiveIndexer
+from memlens.settings import Settings
+
+SESSION = "e9fb405b-169f-40eb-9396-7e75076f045d"
+
+
+def keyword_engine(workspace: Path, transcripts: Path, index_dir: Path) -> Engine:
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    return Engine([workspace], settings, [transcripts], index_dir, embedder=False)
+
+
+def messages(engine: Engine) -> list[tuple[str, str, str]]:
+    rows = engine.catalog.db.execute(
+        "SELECT session_key, message_id, text FROM units WHERE kind != 'memory' ORDER BY session_key, seq"
+    )
+    return [tuple(r) for r in rows]  # type: ignore[misc]
+
+
+def chunk_layout(engine: Engine) -> list[tuple[str, int, int]]:
+    rows = engine.catalog.db.execute(
+        """SELECT c.session_key, COUNT(u.id), MIN(u.position) FROM chunks c JOIN units u ON u.chunk_id = c.id
+           GROUP BY c.id ORDER BY c.session_key, MIN(u.seq)"""
+    )
+    return [tuple(r) for r in rows]  # type: ignore[misc]
+
+
+def fresh_rebuild(transcripts: Path, tmp_path: Path) -> Engine:
+    """The reference: a new index built from scratch from the same files."""
+    engine = keyword_engine(tmp_path / "ws-ref", transcripts, tmp_path / "index-ref")
+    engine.sync()
+    return engine
+
+
+@pytest.fixture
+def live(tmp_path: Path, shared_fixtures: Path) -> tuple[Engine, Path, Path]:
+    """A transcripts folder holding turn-1 of the real incremental fixture under its session id."""
+    source = shared_fixtures / "claude-code" / "incremental-subagents"
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    target = transcripts / f"{SESSION}.jsonl"
+    shutil.copyfile(source / "turn-1.jsonl", target)
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws-ref").mkdir()
+    engine = keyword_engine(tmp_path / "ws", transcripts, tmp_path / "index")
+    engine.sync()
+    return engine, target, source
+
+
+def test_append_parses_only_new_bytes_and_matches_a_rebuild(live: tuple[Engine, Path, Path], tmp_path: Path) -> None:
+    engine, target, source = live
+    before = messages(engine)
+    turn2 = (source / "turn-2.jsonl").read_bytes()
+    with target.open("ab") as handle:
+        handle.write(turn2[target.stat().st_size :])
+    report = engine.sync()
+    assert report.files_appended == 1 and report.files_parsed == 0
+    after = messages(engine)
+    assert after[: len(before)] == before  # nothing re-read or renumbered
+    assert len(after) > len(before)
+    reference = fresh_rebuild(target.parent, tmp_path)
+    assert after == messages(reference)
+    assert chunk_layout(engine) == chunk_layout(reference)
+    assert engine.keyword.num_docs() == len(after)
+
+
+def test_partial_last_line_waits_for_its_newline(live: tuple[Engine, Path, Path], tmp_path: Path) -> None:
+    engine, target, source = live
+    turn2 = (source / "turn-2.jsonl").read_bytes()
+    start = target.stat().st_size
+    line_end = turn2.index(b"\n", start) + 1
+    next_end = turn2.index(b"\n", line_end) + 1
+    with target.open("ab") as handle:
+        handle.write(turn2[start : line_end + (next_end - line_end) // 2])  # one line and half of the next
+    report = engine.sync()
+    assert report.bad_lines == 0
+    bad = engine.catalog.db.execute("SELECT bad_lines, parsed_bytes FROM files").fetchone()
+    assert bad[0] == 0 and bad[1] == line_end
+    with target.open("ab") as handle:
+        handle.write(turn2[line_end + (next_end - line_end) // 2 :])
+    engine.sync()
+    assert messages(engine) == messages(fresh_rebuild(target.parent, tmp_path))
+
+
+def test_truncated_file_is_reparsed_whole(live: tuple[Engine, Path, Path], tmp_path: Path) -> None:
+    engine, target, _ = live
+    lines = target.read_bytes().splitlines(keepends=True)
+    target.write_bytes(b"".join(lines[: len(lines) // 2]))
+    report = engine.sync()
+    assert report.files_parsed == 1 and report.files_appended == 0
+    assert messages(engine) == messages(fresh_rebuild(target.parent, tmp_path))
+
+
+def test_rewritten_head_is_reparsed_whole(live: tuple[Engine, Path, Path], tmp_path: Path) -> None:
+    engine, target, source = live
+    data = (source / "turn-2.jsonl").read_bytes()
+    target.write_bytes(data.replace(b"analyze existing CLI", b"analyse existing CLI", 1))
+    report = engine.sync()
+    assert report.files_parsed == 1
+    assert messages(engine) == messages(fresh_rebuild(target.parent, tmp_path))
+
+
+def test_rename_and_delete(live: tuple[Engine, Path, Path]) -> None:
+    engine, target, _ = live
+    count = len(messages(engine))
+    renamed = target.with_name("renamed.jsonl")
+    target.rename(renamed)
+    report = engine.sync()
+    assert report.files_deleted == 1 and report.files_parsed == 1
+    assert len(messages(engine)) == count  # no duplicates, nothing lost
+    paths = [r[0] for r in engine.catalog.db.execute("SELECT path FROM files")]
+    assert paths == [str(renamed)]
+    renamed.unlink()
+    engine.sync()
+    assert messages(engine) == [] and engine.keyword.num_docs() == 0
+
+
+def test_new_subagent_file_is_linked_to_its_parent(live: tuple[Engine, Path, Path]) -> None:
+    engine, target, source = live
+    subagents = target.parent / SESSION / "subagents"
+    subagents.mkdir(parents=True)
+    shutil.copyfile(source / "turn-1" / "subagents" / "agent-a485154.jsonl", subagents / "agent-a485154.jsonl")
+    engine.sync()
+    row = engine.catalog.session(f"claude-code:{SESSION}/agent-a485154")
+    assert row is not None and row["parent_key"] == f"claude-code:{SESSION}"
+
+
+def test_watcher_makes_an_appended_message_searchable(live: tuple[Engine, Path, Path]) -> None:
+    engine, target, _ = live
+    syncs = []
+    indexer = LiveIndexer(engine, on_sync=syncs.append, debounce_ms=50)
+    indexer.start()
+    try:
+        assert indexer.ready.wait(30)
+        word = "zanzibarquux"
+        entry = json.dumps(
+            {
+                "parentUuid": None,
+                "isSidechain": False,
+                "type": "user",
+                "sessionId": SESSION,
+                "uuid": "live-1",
+                "timestamp": "2026-02-10T10:00:00.000Z",
+                "message": {"role": "user", "content": f"please check {word} now"},
+            }
+        )
+        started = time.monotonic()
+        with target.open("a") as handle:
+            handle.write(entry + "\n")
+        while time.monotonic() - started < 15:
+            if engine.search(word, mode="keyword")["results"]:
+                break
+            time.sleep(0.02)
+        hits = engine.search(word, mode="keyword")["results"]
+        assert hits and hits[0]["messageId"] == "live-1"
+        assert any(r.files_appended == 1 for r in syncs)
+        deleted_at = time.monotonic()
+        target.unlink()
+        while time.monotonic() - deleted_at < 15 and engine.search(word, mode="keyword")["results"]:
+            time.sleep(0.02)
+        assert engine.search(word, mode="keyword")["results"] == []
+    finally:
+        indexer.stop()
