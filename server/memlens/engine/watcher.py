@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 
 WATCHED_SUFFIXES = (".md", ".jsonl")
 EMBED_BATCHES_BETWEEN_CHECKS = 1
+WATCH_TICK_MS = 200
+WATCH_SETUP_SECONDS = 10.0
 
 
 @dataclass
@@ -67,6 +69,7 @@ class LiveIndexer:
         self._stop = threading.Event()
         self._cancel = threading.Event()
         self._threads: list[threading.Thread] = []
+        self.watching = threading.Event()  # set once file events are being delivered
         self.ready = threading.Event()  # set once the start-up reconcile has committed
         self.busy = threading.Event()
 
@@ -103,6 +106,7 @@ class LiveIndexer:
         roots = watch_roots(self.engine)
         if not roots:
             log.info("nothing to watch")
+            self.watching.set()
             return
         log.info("watching %s", ", ".join(map(str, roots)))
         try:
@@ -112,9 +116,13 @@ class LiveIndexer:
                 debounce=self.debounce_ms,
                 step=10,
                 stop_event=self._stop,
-                yield_on_timeout=False,
+                rust_timeout=WATCH_TICK_MS,
+                yield_on_timeout=True,  # the first (empty) yield says the watch is in place
                 raise_interrupt=False,
             ):
+                self.watching.set()
+                if not changes:
+                    continue
                 job = _Job("changes")
                 for change, raw in changes:
                     path = Path(raw)
@@ -127,8 +135,12 @@ class LiveIndexer:
                 self._jobs.put(job)
         except Exception:  # the index stays usable without live updates
             log.exception("file watcher stopped")
+        finally:
+            self.watching.set()
 
     def _work(self) -> None:
+        # watch first, then reconcile: a change made during the reconcile is then an event, never lost
+        self.watching.wait(WATCH_SETUP_SECONDS)
         self._run(self._reconcile)
         self.ready.set()
         while not self._stop.is_set():

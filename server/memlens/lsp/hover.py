@@ -24,7 +24,7 @@ STOP_WORDS = frozenset(
     """a an and are as at be but by can def do does else for from get had has have if in into is it its let
     new not null of on or our self set should that the their then there this to true false none var was were
     what when where which while will with you your return import const function class public private static
-    void int str string bool self this args kwargs value values data item items type""".split()  # noqa: SIM905
+    void int str string bool self this args kwargs value values data item items type use make init""".split()  # noqa: SIM905
 )
 
 
