@@ -107,7 +107,8 @@ export function activate(context: vscode.ExtensionContext): void {
       return ref?.sessionKey ? viewer.open(ref) : undefined;
     }),
     register('memlens.showStats', () => showStats(manager, stats)),
-    register('memlens.reindex', () => reindex(manager)),
+    // not 'memlens.reindex': the server's commands are registered as VS Code commands by the language client
+    register('memlens.updateIndex', () => reindex(manager)),
     register('memlens.copyContextPack', () => copyContextPack(manager, selectedText())),
     register('memlens.restartServer', async () => {
       const client = await manager.restart();

@@ -131,6 +131,21 @@ export function hitIcon(hit: Pick<SearchResult, 'kind'>): string {
   }
 }
 
+/**
+ * A short session label: the session id's first characters, plus what the session key adds after the id (a
+ * sub-agent, or a copy): `5b0e7d3c`, `5b0e7d3c › agent-a3f9c21`.
+ */
+export function sessionLabel(hit: Pick<SearchResult, 'sessionKey' | 'sessionId'>): string {
+  const id = hit.sessionId ?? '';
+  const key = hit.sessionKey ?? '';
+  if (!id) {
+    return shortId(key.replace(/^[^:/]*:/, ''));
+  }
+  const at = key.indexOf(id);
+  const rest = at >= 0 ? key.slice(at + id.length).replace(/^[/~]+/, '') : '';
+  return rest ? `${shortId(id)} › ${rest}` : shortId(id);
+}
+
 function lineRange(hit: SearchResult): string {
   if (!hit.lineStart) {
     return '';
@@ -149,7 +164,7 @@ export function hitLocation(hit: SearchResult, opts: TimeOptions = {}): string {
   }
   const parts = [
     hit.format,
-    shortId(hit.sessionId ?? hit.sessionKey),
+    sessionLabel(hit),
     formatDate(hit.timestamp, opts),
     hit.kind === 'summary' ? 'summary' : hit.role,
   ];
@@ -236,7 +251,7 @@ export function groupResults(results: readonly SearchResult[], opts: TimeOptions
       group.label = first.relPath || basename(first.path);
       group.description = `${formatScore(group.bestScore)} · ${count}`;
     } else {
-      group.label = [first.format, shortId(first.sessionId ?? first.sessionKey)].filter(Boolean).join(' · ');
+      group.label = [first.format, sessionLabel(first)].filter(Boolean).join(' · ');
       const times = group.hits.map((h) => h.timestamp).filter((t): t is string => !!t).sort();
       const date = times.length ? formatDate(times[0], opts) : '';
       group.description = [date, formatScore(group.bestScore), count].filter(Boolean).join(' · ');
@@ -560,6 +575,46 @@ export function notImportableMessage(python: string, detail: string, repoRoot?: 
 /** The message shown when the interpreter itself cannot be run. */
 export function pythonNotFoundMessage(python: string, detail: string): string {
   return `memlens: cannot run the Python interpreter "${python}" (${oneLine(detail, 160)}). Install Python 3.11+ or set memlens.server.pythonPath.`;
+}
+
+/** Client-only settings (the server ignores them). */
+const CLIENT_ONLY_SETTINGS = ['memlens.server.', 'memlens.trace.'];
+
+/** The `memlens.*` setting keys the server reads, from the extension manifest's `contributes.configuration`. */
+export function serverSettingKeys(packageJSON: unknown): string[] {
+  const contributes = (packageJSON as { contributes?: { configuration?: unknown } } | undefined)?.contributes;
+  const sections = Array.isArray(contributes?.configuration) ? contributes.configuration : [contributes?.configuration];
+  const keys: string[] = [];
+  for (const section of sections) {
+    const properties = (section as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+    for (const key of Object.keys(properties)) {
+      if (key.startsWith('memlens.') && !CLIENT_ONLY_SETTINGS.some((prefix) => key.startsWith(prefix))) {
+        keys.push(key);
+      }
+    }
+  }
+  return keys;
+}
+
+/**
+ * Nest dotted `memlens.*` keys into the object shape of the `memlens` section:
+ * `[['memlens.search.mode', 'keyword']]` → `{ search: { mode: 'keyword' } }`.
+ */
+export function nestSettings(entries: Iterable<[string, unknown]>): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [key, value] of entries) {
+    const parts = key.replace(/^memlens\./, '').split('.');
+    let node = root;
+    for (const part of parts.slice(0, -1)) {
+      const next = node[part];
+      if (!next || typeof next !== 'object' || Array.isArray(next)) {
+        node[part] = {};
+      }
+      node = node[part] as Record<string, unknown>;
+    }
+    node[parts[parts.length - 1]] = value === undefined ? null : JSON.parse(JSON.stringify(value));
+  }
+  return root;
 }
 
 /** A plain JSON copy of a configuration object (drops functions such as `get`/`update`). */

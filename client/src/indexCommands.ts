@@ -3,7 +3,7 @@
  */
 
 import * as vscode from 'vscode';
-import { errorMessage, formatCount, oneLine, renderStats } from './format';
+import { errorMessage, formatCount, isCancellation, oneLine, renderStats } from './format';
 import { Commands, type ContextResponse, type StatsResponse } from './protocol';
 import type { ServerManager } from './serverLauncher';
 
@@ -102,6 +102,9 @@ export async function copyContextPack(server: ServerManager, initial?: string): 
       await vscode.window.showTextDocument(doc, { preview: true });
     }
   } catch (err) {
+    if (isCancellation(err)) {
+      return;
+    }
     void vscode.window.showErrorMessage(`memlens: cannot build the context pack: ${errorMessage(err)}`);
   }
 }

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  DidChangeConfigurationNotification,
   ExecuteCommandRequest,
   LanguageClient,
   RevealOutputChannelOn,
@@ -19,11 +20,13 @@ import {
   errorMessage,
   expandPathVariables,
   installCommands,
+  nestSettings,
   notImportableMessage,
   pythonNotFoundMessage,
-  toPlainConfig,
+  serverSettingKeys,
 } from './format';
 import { IndexStatusNotification, type IndexStatus } from './protocol';
+import { TraceChannel } from './traceChannel';
 
 export type ServerState = 'stopped' | 'starting' | 'running' | 'failed';
 
@@ -100,6 +103,26 @@ export async function choosePython(log: vscode.LogOutputChannel): Promise<Python
   return { python: process.platform === 'win32' ? 'python' : 'python3', source: 'default' };
 }
 
+/**
+ * The `memlens` settings the user (or workspace) set explicitly, nested like the section. Defaults are left out on
+ * purpose: the server layers defaults ← the workspace's .memlens.json ← these, so sending VS Code's defaults would
+ * silently override .memlens.json.
+ */
+export function explicitSettings(keys: readonly string[]): Record<string, unknown> {
+  const config = vscode.workspace.getConfiguration(undefined, firstWorkspaceFolder()?.uri);
+  const entries: [string, unknown][] = [];
+  for (const key of keys) {
+    const inspected = config.inspect(key);
+    const isSet =
+      inspected !== undefined &&
+      [inspected.globalValue, inspected.workspaceValue, inspected.workspaceFolderValue].some((v) => v !== undefined);
+    if (isSet) {
+      entries.push([key, config.get(key)]);
+    }
+  }
+  return nestSettings(entries);
+}
+
 export interface ImportCheck {
   ok: boolean;
   /** the interpreter could not be run at all */
@@ -160,12 +183,14 @@ export class ServerManager implements vscode.Disposable {
   /** Fires on every `memlens/indexStatus` notification. */
   readonly onIndexStatus = this.statusEmitter.event;
   lastIndexStatus: IndexStatus | undefined;
+  private readonly traceChannel: TraceChannel;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     readonly output: vscode.LogOutputChannel,
   ) {
-    this.disposables.push(this.stateEmitter, this.statusEmitter);
+    this.traceChannel = new TraceChannel(output);
+    this.disposables.push(this.stateEmitter, this.statusEmitter, this.traceChannel);
   }
 
   get state(): ServerState {
@@ -219,19 +244,37 @@ export class ServerManager implements vscode.Disposable {
       args: ['-m', 'memlens', 'serve'],
       options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONIOENCODING: 'utf-8' } },
     };
+    const settingKeys = serverSettingKeys(this.context.extension.packageJSON);
+    const settings = (): Record<string, unknown> => explicitSettings(settingKeys);
+    let client: LanguageClient | undefined;
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
       outputChannel: this.output,
+      traceOutputChannel: this.traceChannel,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: () => toPlainConfig(vscode.workspace.getConfiguration('memlens')),
+      initializationOptions: settings,
+      // didChangeConfiguration on every `memlens.*` change, carrying the explicitly set settings (see explicitSettings)
       synchronize: { configurationSection: 'memlens' },
+      middleware: {
+        workspace: {
+          didChangeConfiguration: async () => {
+            await client?.sendNotification(DidChangeConfigurationNotification.type, { settings: { memlens: settings() } });
+          },
+          configuration: (params, token, next) => {
+            if (params.items.every((item) => item.section === 'memlens')) {
+              return params.items.map(() => settings());
+            }
+            return next(params, token);
+          },
+        },
+      },
       markdown: { isTrusted: { enabledCommands: ['memlens.openHit', 'memlens.openTranscript'] }, supportHtml: false },
       initializationFailedHandler: (err) => {
         this.output.error(`Initialization failed: ${errorMessage(err)}`);
         return false;
       },
     };
-    const client = new LanguageClient('memlens', 'memlens', serverOptions, clientOptions);
+    client = new LanguageClient('memlens', 'memlens', serverOptions, clientOptions);
     this.clientDisposables.push(
       client.onNotification(IndexStatusNotification, (status: IndexStatus) => {
         this.lastIndexStatus = status;

@@ -20,11 +20,38 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
   /** uri → 0-based line of the anchored message, computed while rendering */
   private readonly anchorLines = new Map<string, number>();
   private readonly registration: vscode.Disposable;
+  private readonly listeners: vscode.Disposable[];
+  /** documents already scrolled to their anchor (by `open` or on first showing) */
+  private readonly revealed = new Set<string>();
 
   readonly onDidChange = this.changed.event;
 
   constructor(private readonly server: ServerManager) {
     this.registration = vscode.workspace.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, this);
+    // Transcripts opened from elsewhere (e.g. a `memlens-transcript:` link in a hover) also start at their anchor.
+    this.listeners = [
+      vscode.window.onDidChangeActiveTextEditor((editor) => {
+        const uri = editor?.document.uri;
+        if (editor && uri?.scheme === TRANSCRIPT_SCHEME && !this.revealed.has(uri.toString())) {
+          this.revealed.add(uri.toString());
+          this.revealAnchor(editor);
+        }
+      }),
+      vscode.workspace.onDidCloseTextDocument((doc) => {
+        if (doc.uri.scheme === TRANSCRIPT_SCHEME) {
+          this.revealed.delete(doc.uri.toString());
+          this.anchorLines.delete(doc.uri.toString());
+        }
+      }),
+    ];
+  }
+
+  private revealAnchor(editor: vscode.TextEditor): void {
+    const doc = editor.document;
+    const line = Math.min(this.anchorLine(doc.uri), Math.max(0, doc.lineCount - 1));
+    const position = new vscode.Position(line, 0);
+    editor.selection = new vscode.Selection(position, position);
+    editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.AtTop);
   }
 
   async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
@@ -63,18 +90,19 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
     if (doc.languageId !== 'markdown') {
       doc = await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
     }
+    this.revealed.add(uri.toString());
     const editor = await vscode.window.showTextDocument(doc, {
       preview: options.preview ?? true,
       viewColumn: options.viewColumn,
     });
-    const line = Math.min(this.anchorLine(uri), Math.max(0, doc.lineCount - 1));
-    const position = new vscode.Position(line, 0);
-    editor.selection = new vscode.Selection(position, position);
-    editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.AtTop);
+    this.revealAnchor(editor);
     return editor;
   }
 
   dispose(): void {
+    for (const l of this.listeners) {
+      l.dispose();
+    }
     this.registration.dispose();
     this.changed.dispose();
   }

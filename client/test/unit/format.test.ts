@@ -12,6 +12,7 @@ import {
   hitTooltip,
   installCommands,
   isCancellation,
+  nestSettings,
   notImportableMessage,
   oneLine,
   parseTranscriptUri,
@@ -20,6 +21,8 @@ import {
   pythonNotFoundMessage,
   renderStats,
   searchSummary,
+  sessionLabel,
+  serverSettingKeys,
   shortId,
   statusBarText,
   toPlainConfig,
@@ -120,6 +123,18 @@ describe('hit labels', () => {
     const summary = transcriptHit({ kind: 'summary', role: undefined });
     assert.equal(hitLocation(summary, UTC), 'claude-code · 258c7280 · 2026-02-10 · summary');
     assert.equal(pickItemText(summary, UTC).icon, 'note');
+  });
+
+  it('labels sub-agent and copied sessions apart from their parent', () => {
+    const id = '5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9';
+    assert.equal(sessionLabel({ sessionKey: `claude-code:${id}`, sessionId: id }), '5b0e7d3c');
+    assert.equal(sessionLabel({ sessionKey: `claude-code:${id}/agent-a3f9c21`, sessionId: id }), '5b0e7d3c › agent-a3f9c21');
+    assert.equal(sessionLabel({ sessionKey: `codex:${id}~rollout-2`, sessionId: id }), '5b0e7d3c › rollout-2');
+    assert.equal(sessionLabel({ sessionKey: `codex:${id}` }), '5b0e7d3c');
+    const sub = transcriptHit({ sessionKey: `claude-code:${id}/agent-a3f9c21`, sessionId: id, role: 'user' });
+    assert.equal(hitLocation(sub, UTC), 'claude-code · 5b0e7d3c › agent-a3f9c21 · 2026-02-10 · user');
+    const groups = groupResults([transcriptHit({ sessionKey: `claude-code:${id}`, sessionId: id }), sub], UTC);
+    assert.deepEqual(groups.map((g) => g.label), ['claude-code · 5b0e7d3c', 'claude-code · 5b0e7d3c › agent-a3f9c21']);
   });
 
   it('falls back to the file for transcript hits without a session', () => {
@@ -306,6 +321,39 @@ describe('server launch helpers', () => {
     assert.equal(expandPathVariables('${userHome}/x', vars), '/home/u/x');
     assert.equal(expandPathVariables('${env:NOPE}/x', vars), '${env:NOPE}/x');
     assert.equal(expandPathVariables(' python3 ', vars), 'python3');
+  });
+
+  it('lists the server settings of the manifest and nests explicitly set values', () => {
+    const manifest = {
+      contributes: {
+        configuration: [
+          {
+            properties: {
+              'memlens.server.pythonPath': {},
+              'memlens.trace.server': {},
+              'memlens.scope': {},
+              'memlens.search.mode': {},
+              'memlens.search.minScore': {},
+            },
+          },
+        ],
+      },
+    };
+    assert.deepEqual(serverSettingKeys(manifest), ['memlens.scope', 'memlens.search.mode', 'memlens.search.minScore']);
+    assert.deepEqual(serverSettingKeys({ contributes: { configuration: { properties: { 'memlens.hover.enabled': {} } } } }), [
+      'memlens.hover.enabled',
+    ]);
+    assert.deepEqual(serverSettingKeys(undefined), []);
+    assert.deepEqual(
+      nestSettings([
+        ['memlens.search.mode', 'keyword'],
+        ['memlens.search.minScore', 0.5],
+        ['memlens.scope', 'all'],
+        ['memlens.transcripts.paths', ['a', 'b']],
+      ]),
+      { search: { mode: 'keyword', minScore: 0.5 }, scope: 'all', transcripts: { paths: ['a', 'b'] } },
+    );
+    assert.deepEqual(nestSettings([]), {});
   });
 
   it('copies configuration objects to plain JSON', () => {

@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { Commands } from '../../src/protocol';
+
+// out/test/manifest.test.js → the repository root
+const ROOT = path.resolve(__dirname, '../..');
+
+interface Manifest {
+  name: string;
+  publisher: string;
+  main: string;
+  engines: { vscode: string };
+  devDependencies: Record<string, string>;
+  contributes: {
+    commands: { command: string; title: string }[];
+    menus: Record<string, { command: string }[]>;
+    configuration: { properties: Record<string, { default: unknown; description?: string; markdownDescription?: string; enum?: string[] }> }[];
+    viewsContainers: { activitybar: { id: string; icon: string }[] };
+    views: Record<string, { id: string }[]>;
+    viewsWelcome: { view: string; contents: string }[];
+  };
+}
+
+const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Manifest;
+const extensionSource = fs.readFileSync(path.join(ROOT, 'client/src/extension.ts'), 'utf8');
+
+// Every server setting with its default (the server's settings.py); client-only: server.pythonPath, trace.server.
+const SETTINGS: Record<string, unknown> = {
+  'memlens.server.pythonPath': '',
+  'memlens.trace.server': 'off',
+  'memlens.scope': 'workspace',
+  'memlens.excludeSessions': [],
+  'memlens.indexDir': '',
+  'memlens.memory.include': ['MEMORY.md', 'USER.md', 'IDENTITY.md', 'memory/**/*.md', 'bank/**/*.md'],
+  'memlens.memory.extraInclude': [],
+  'memlens.memory.exclude': [],
+  'memlens.transcripts.paths': [],
+  'memlens.transcripts.agentDefaults': true,
+  'memlens.transcripts.exclude': [],
+  'memlens.chunking.markdownMinChars': 100,
+  'memlens.chunking.markdownMaxChars': 800,
+  'memlens.chunking.gapSeconds': 300,
+  'memlens.chunking.maxMessages': 8,
+  'memlens.chunking.maxChars': 16000,
+  'memlens.chunking.toolInputMaxChars': 500,
+  'memlens.embedding.enabled': true,
+  'memlens.embedding.model': '',
+  'memlens.embedding.modelPath': '',
+  'memlens.embedding.batchSize': 64,
+  'memlens.embedding.threads': 0,
+  'memlens.search.mode': 'hybrid',
+  'memlens.search.fusion': 'weighted',
+  'memlens.search.vectorWeight': 0.7,
+  'memlens.search.textWeight': 0.3,
+  'memlens.search.minScore': 0.3,
+  'memlens.search.maxResults': 10,
+  'memlens.search.rrfK': 60,
+  'memlens.search.candidates': 200,
+  'memlens.search.excerptChars': 320,
+  'memlens.search.maxResponseChars': 64000,
+  'memlens.hover.enabled': true,
+  'memlens.hover.minScore': 0.55,
+  'memlens.hover.maxResults': 3,
+};
+
+// Commands the server advertises in executeCommandProvider: vscode-languageclient registers them as VS Code
+// commands, so the extension must not register the same ids.
+const SERVER_COMMANDS = [...Object.values(Commands), 'memlens.summaries.grep', 'memlens.summaries.describe', 'memlens.summaries.expand'];
+
+describe('package.json (extension manifest)', () => {
+  const properties = Object.assign({}, ...manifest.contributes.configuration.map((c) => c.properties)) as Manifest['contributes']['configuration'][number]['properties'];
+
+  it('declares every setting with its default and a description', () => {
+    assert.deepEqual(Object.keys(properties).sort(), Object.keys(SETTINGS).sort());
+    for (const [key, value] of Object.entries(SETTINGS)) {
+      assert.deepEqual(properties[key].default, value, key);
+      assert.ok(properties[key].description || properties[key].markdownDescription, `${key} has a description`);
+    }
+    assert.deepEqual(properties['memlens.trace.server'].enum, ['off', 'messages', 'verbose']);
+    assert.deepEqual(properties['memlens.search.mode'].enum, ['hybrid', 'keyword', 'vector']);
+    assert.deepEqual(properties['memlens.search.fusion'].enum, ['weighted', 'rrf']);
+    assert.deepEqual(properties['memlens.scope'].enum, ['workspace', 'all']);
+  });
+
+  it('contributes unique commands that do not collide with the server commands, all registered', () => {
+    const ids = manifest.contributes.commands.map((c) => c.command);
+    assert.equal(new Set(ids).size, ids.length);
+    for (const id of ids) {
+      assert.ok(!SERVER_COMMANDS.includes(id), `${id} collides with a server command`);
+      assert.ok(extensionSource.includes(`register('${id}'`), `${id} is registered in extension.ts`);
+    }
+    for (const required of ['memlens.searchMemory', 'memlens.searchSelection', 'memlens.restartServer', 'memlens.showStats', 'memlens.copyContextPack']) {
+      assert.ok(ids.includes(required), required);
+    }
+    for (const [menu, entries] of Object.entries(manifest.contributes.menus)) {
+      for (const entry of entries) {
+        assert.ok(ids.includes(entry.command), `${menu} refers to the declared command ${entry.command}`);
+      }
+    }
+  });
+
+  it('has the sidebar, its results view and a welcome text', () => {
+    const container = manifest.contributes.viewsContainers.activitybar.find((c) => c.id === 'memlens');
+    assert.ok(container);
+    assert.ok(fs.existsSync(path.join(ROOT, container.icon)), container.icon);
+    assert.deepEqual(manifest.contributes.views.memlens.map((v) => v.id), ['memlens.results']);
+    assert.ok(manifest.contributes.viewsWelcome.some((w) => w.view === 'memlens.results' && w.contents.includes('command:')));
+  });
+
+  it('packages as memlens.memlens with the bundle as main and matching @types/vscode', () => {
+    assert.equal(manifest.name, 'memlens');
+    assert.equal(manifest.publisher, 'memlens');
+    assert.equal(manifest.main, './out/extension.js');
+    assert.equal(manifest.engines.vscode, '^1.91.0');
+    assert.match(manifest.devDependencies['@types/vscode'], /^~?1\.91\./);
+  });
+});
