@@ -1,0 +1,123 @@
+"""Hover-to-recall over LSP: a known identifier gives linked markdown, nonsense and disabled hovers give None."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from lsp.helpers import SERVER_COMMAND, Prebuilt, copy_index, execute, init_params, wait_until
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+SOURCE = """\
+def configure_pool():
+    # pgbouncer sits between the lambdas and postgres
+    use_pgbouncer = True
+    xylophoneQuasarFrobnicator = 3
+    the = cardamomBuns + an
+"""
+URI = "file:///tmp/memlens-hover-test/app.py"
+
+
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER_COMMAND))
+async def client(lsp_client: LanguageClient, lsp_prebuilt: Prebuilt):
+    await lsp_client.initialize_session(init_params(lsp_prebuilt, copy_index(lsp_prebuilt, "hover")))
+    lsp_client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=URI, language_id="python", version=1, text=SOURCE)
+        )
+    )
+    # hovers never wait for the index: wait here until the engine is open so that they have something to say
+    await execute(lsp_client, "memlens.stats")
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def hover(client: LanguageClient, line: int, character: int) -> types.Hover | None:
+    return await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=URI),
+            position=types.Position(line=line, character=character),
+        )
+    )
+
+
+def markdown(result: types.Hover | None) -> str:
+    assert result is not None
+    assert isinstance(result.contents, types.MarkupContent) and result.contents.kind == types.MarkupKind.Markdown
+    return result.contents.value
+
+
+async def test_hover_hit_has_scored_links(client: LanguageClient) -> None:
+    result = await hover(client, 1, 8)  # in "pgbouncer" of the comment
+    text = markdown(result)
+    assert "pgbouncer" in text and "%**" in text
+    assert "(memlens-transcript:/" in text or "(file://" in text
+    assert result is not None and result.range is not None
+    assert (result.range.start.character, result.range.end.character) == (6, 15)
+
+
+async def test_hover_splits_snake_case(client: LanguageClient) -> None:
+    text = markdown(await hover(client, 2, 10))  # "use_pgbouncer" -> "pgbouncer" (use is too short)
+    assert "recall for *pgbouncer*" in text
+
+
+async def test_transcript_link_is_vscode_uri(client: LanguageClient) -> None:
+    text = markdown(await hover(client, 1, 8))
+    if "memlens-transcript:" in text:
+        assert "memlens-transcript:/claude-code%3A" in text or "memlens-transcript:/" in text
+        assert ".md?message=" in text
+
+
+async def test_nonsense_word_gives_none(client: LanguageClient) -> None:
+    assert await hover(client, 3, 8) is None
+
+
+async def test_stop_words_and_whitespace_give_none(client: LanguageClient) -> None:
+    assert await hover(client, 4, 5) is None  # "the"
+    assert await hover(client, 0, 30) is None  # past the end of the line
+    assert await hover(client, 4, 0) is None  # indentation
+
+
+async def test_hover_is_cached_and_fast(client: LanguageClient) -> None:
+    first = await hover(client, 1, 8)
+    started = time.perf_counter()
+    second = await hover(client, 1, 9)
+    assert time.perf_counter() - started < 0.5
+    assert first is not None and second is not None and first.contents == second.contents
+
+
+async def eventually_none(client: LanguageClient) -> bool:
+    """Hover until it gives None (a configuration change is a notification: it lands soon, not at once)."""
+    for _ in range(50):
+        if await hover(client, 1, 8) is None:
+            return True
+        await asyncio.sleep(0.1)
+    return False
+
+
+async def test_hover_disabled_by_settings(client: LanguageClient) -> None:
+    assert await hover(client, 1, 8) is not None
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"memlens": {"hover": {"enabled": False}}})
+    )
+    assert await eventually_none(client)
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"memlens": {"hover": {"enabled": True}}})
+    )
+    await wait_until(lambda: True, timeout=1)
+    for _ in range(50):
+        if await hover(client, 1, 8) is not None:
+            break
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError("hover did not come back after enabling it")
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"memlens": {"hover": {"minScore": 0.99}}})
+    )
+    assert await eventually_none(client)  # nothing clears a 99% threshold

@@ -1,0 +1,124 @@
+"""Work-done progress for the initial indexing and `memlens.reindex` (incremental and full), and indexStatus."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from lsp.helpers import SERVER_COMMAND, Prebuilt, StatusLog, copy_index, execute, init_params, wait_until
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+def openclaw_line(kind: str, entry_id: str, parent: str | None, when: str, **extra: object) -> str:
+    return json.dumps({"type": kind, "id": entry_id, "parentId": parent, "timestamp": when, **extra}) + "\n"
+
+
+def tiny_session(path: Path) -> None:
+    """A three-message OpenClaw session about a made-up topic."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        json.dumps({"type": "session", "version": 3, "id": "0d0e0f10-aaaa-4bbb-8ccc-111122223333", "cwd": "/w"}) + "\n",
+        openclaw_line(
+            "message",
+            "m1",
+            None,
+            "2026-03-01T10:00:00Z",
+            message={"role": "user", "content": [{"type": "text", "text": "Should the zeppelin hangar use copper?"}]},
+        ),
+        openclaw_line(
+            "message",
+            "m2",
+            "m1",
+            "2026-03-01T10:00:05Z",
+            message={"role": "assistant", "content": [{"type": "text", "text": "Yes: copper zeppelin hangar roofs."}]},
+        ),
+    ]
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER_COMMAND))
+async def client(lsp_client: LanguageClient, lsp_prebuilt: Prebuilt, tmp_path_factory: pytest.TempPathFactory):
+    statuses = StatusLog()
+    lsp_client.feature("memlens/indexStatus")(statuses)
+    lsp_client.statuses = statuses  # type: ignore[attr-defined]
+    extra = tmp_path_factory.mktemp("extra-transcripts")
+    lsp_client.extra = extra  # type: ignore[attr-defined]
+    transcripts = dict(lsp_prebuilt.options["transcripts"])
+    transcripts["paths"] = [*transcripts["paths"], str(extra)]
+    params = init_params(lsp_prebuilt, copy_index(lsp_prebuilt, "indexing"), transcripts=transcripts)
+    await lsp_client.initialize_session(params)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _finished(reports: list) -> bool:
+    return bool(reports) and isinstance(reports[-1], types.WorkDoneProgressEnd)
+
+
+async def test_initial_indexing_progress(client: LanguageClient) -> None:
+    await wait_until(lambda: any(_finished(r) for r in client.progress_reports.values()))
+    reports = next(iter(client.progress_reports.values()))
+    assert isinstance(reports[0], types.WorkDoneProgressBegin)
+    assert reports[0].title == "memlens: indexing" and reports[0].cancellable
+    assert any(isinstance(r, types.WorkDoneProgressReport) and r.percentage is not None for r in reports)
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+
+
+async def test_index_status_after_initial_indexing(client: LanguageClient) -> None:
+    statuses = client.statuses  # type: ignore[attr-defined]
+    await wait_until(lambda: any(not s["indexing"] for s in statuses.items))
+    final = [s for s in statuses.items if not s["indexing"]][-1]
+    assert final["totalChunks"] > 0 and final["chunksNeedingEmbeddings"] == 0 and final["pendingMessages"] == 0
+    assert final["provider"] and final["lastSync"]
+
+
+async def test_reindex_incremental_with_progress(client: LanguageClient) -> None:
+    tiny_session(client.extra / "zeppelin.jsonl")  # type: ignore[attr-defined]
+    before = set(client.progress_reports)
+    stats = await execute(client, "memlens.stats")
+    report = await execute(client, "memlens.reindex", {})
+    # the live watcher may have indexed the new file already; either way the reindex saw it
+    assert report["files_seen"] == sum(stats["files"].values()) + 1 or report["files_parsed"] >= 1
+    assert report["files_unchanged"] > 5 and not report["cancelled"]
+    new_tokens = [t for t in client.progress_reports if t not in before]
+    assert new_tokens, "reindex must report work-done progress"
+    reports = client.progress_reports[new_tokens[0]]
+    assert isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].title == "memlens: reindex"
+    assert any(isinstance(r, types.WorkDoneProgressReport) for r in reports)
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+    found = await execute(client, "memlens.search", {"query": "zeppelin hangar copper", "mode": "keyword"})
+    assert found["results"] and found["results"][0]["relPath"].endswith("zeppelin.jsonl")
+
+
+async def test_reindex_full_with_progress(client: LanguageClient) -> None:
+    before = set(client.progress_reports)
+    report = await execute(client, "memlens.reindex", {"full": True})
+    stats = await execute(client, "memlens.stats")
+    assert report["files_parsed"] == report["files_seen"] == sum(stats["files"].values())
+    assert report["units_embedded"] == 0  # cached vectors are reused
+    (token,) = [t for t in client.progress_reports if t not in before]
+    reports = client.progress_reports[token]
+    assert reports[0].title == "memlens: full reindex"
+    percentages = [r.percentage for r in reports if isinstance(r, types.WorkDoneProgressReport)]
+    assert percentages and percentages[-1] == 100
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+    status = client.statuses.items[-1]  # type: ignore[attr-defined]
+    assert status["message"] == "reindex done" and not status["indexing"]
+
+
+async def test_requests_answered_during_reindex(client: LanguageClient) -> None:
+    import asyncio
+
+    shutil.copyfile(client.extra / "zeppelin.jsonl", client.extra / "zeppelin-2.jsonl")  # type: ignore[attr-defined]
+    reindex = asyncio.ensure_future(execute(client, "memlens.reindex", {"full": True}))
+    stats = await execute(client, "memlens.stats")
+    search = await execute(client, "memlens.search", {"query": "pgbouncer", "mode": "keyword"})
+    assert stats["totalChunks"] > 0 and search["results"]
+    assert (await reindex)["files_parsed"] >= 1

@@ -1,0 +1,123 @@
+"""Settings over LSP: invalid values warn (never crash), exclusions hide sessions from every command, null pulls."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from lsp.helpers import SERVER_COMMAND, Prebuilt, copy_index, execute, init_params
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+OPENCLAW = "openclaw:9d3b6e21-47c8-4a0f-b2e5-6c1f8a9d0e74"
+
+
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER_COMMAND))
+async def client(lsp_client: LanguageClient, lsp_prebuilt: Prebuilt):
+    lsp_client.prebuilt = lsp_prebuilt  # type: ignore[attr-defined]
+    # an invalid value in initializationOptions: a warning, the default is used, the server runs
+    params = init_params(lsp_prebuilt, copy_index(lsp_prebuilt, "settings"), search={"maxResults": "many"})
+    await lsp_client.initialize_session(params)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def configure(client: LanguageClient, settings: Any) -> None:
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=settings))
+
+
+async def eventually(check: Any, timeout: float = 60.0) -> Any:
+    """Retry an async check until it returns a truthy value (settings apply asynchronously)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = await check()
+        if value or loop.time() > deadline:
+            return value
+        await asyncio.sleep(0.2)
+
+
+async def openclaw_hits(client: LanguageClient) -> list[dict[str, Any]]:
+    response = await execute(client, "memlens.search", {"query": "offsite Café Nordlys agenda", "limit": 20})
+    return [r for r in response["results"] if r.get("sessionKey") == OPENCLAW]
+
+
+async def test_invalid_initialization_options_warn(client: LanguageClient) -> None:
+    await eventually(lambda: asyncio.sleep(0, result=bool(client.messages)))
+    warning = client.messages[0]
+    assert warning.type == types.MessageType.Warning and "memlens.search.maxResults" in warning.message
+    assert (await execute(client, "memlens.stats"))["totalChunks"] > 0
+
+
+async def test_invalid_change_warns_and_server_answers(client: LanguageClient) -> None:
+    before = len(client.messages)
+    configure(client, {"memlens": {"search": {"mode": "psychic"}, "hover": {"minScore": "high"}, "bogus": 1}})
+    await eventually(lambda: asyncio.sleep(0, result=len(client.messages) > before))
+    message = client.messages[-1]
+    assert message.type == types.MessageType.Warning
+    for problem in ("memlens.search.mode", "memlens.hover.minScore", "memlens.bogus"):
+        assert problem in message.message
+    response = await execute(client, "memlens.search", {"query": "pgbouncer"})
+    assert response["mode"] == "hybrid" and response["results"]  # defaults were used
+
+
+async def test_exclude_sessions_hides_a_session_everywhere(client: LanguageClient) -> None:
+    assert await openclaw_hits(client)
+    configure(client, {"memlens": {"excludeSessions": [OPENCLAW]}})
+    assert await eventually(lambda: _hidden(client))
+    with pytest.raises(JsonRpcInvalidParams, match="unknown session"):
+        await execute(client, "memlens.history", {"sessionKey": OPENCLAW})
+    grep = await execute(client, "memlens.summaries.grep", {"pattern": "Nordlys"})
+    assert all(r["sessionKey"] != OPENCLAW for r in grep["results"])
+    pack = await execute(client, "memlens.context", {"question": "offsite agenda at Café Nordlys"})
+    assert OPENCLAW not in pack["markdown"]
+    filtered = await execute(client, "memlens.search", {"query": "offsite", "filters": {"session": OPENCLAW}})
+    assert filtered["results"] == []
+    configure(client, {"memlens": {"excludeSessions": []}})
+    assert await eventually(lambda: openclaw_hits(client))
+
+
+async def _hidden(client: LanguageClient) -> bool:
+    return not await openclaw_hits(client)
+
+
+async def test_summary_ids_of_hidden_sessions_are_unknown(client: LanguageClient) -> None:
+    grep = await execute(client, "memlens.summaries.grep", {"pattern": "Nordlys"})
+    summary = next(r["summaryId"] for r in grep["results"] if r["sessionKey"] == OPENCLAW)
+    configure(client, {"memlens": {"excludeSessions": ["9d3b6e21-47c8-4a0f-b2e5-6c1f8a9d0e74"]}})  # a session id
+    assert await eventually(lambda: _hidden(client))
+    for command in ("memlens.summaries.describe", "memlens.summaries.expand"):
+        with pytest.raises(JsonRpcInvalidParams, match="unknown summary"):
+            await execute(client, command, {"summaryId": summary})
+    configure(client, {"memlens": {"excludeSessions": []}})
+    assert await eventually(lambda: openclaw_hits(client))
+
+
+async def test_null_settings_pull_workspace_configuration(client: LanguageClient) -> None:
+    client.set_configuration({"excludeSessions": [OPENCLAW]}, section="memlens")
+    configure(client, None)
+    assert await eventually(lambda: _hidden(client))
+    client.set_configuration({"excludeSessions": []}, section="memlens")
+    configure(client, None)
+    assert await eventually(lambda: openclaw_hits(client))
+
+
+async def test_transcript_exclude_glob_reindexes_without_the_files(client: LanguageClient) -> None:
+    prebuilt: Prebuilt = client.prebuilt  # type: ignore[attr-defined]
+    configure(client, {"memlens": {"transcripts": {**prebuilt.options["transcripts"], "exclude": ["*openclaw*"]}}})
+
+    async def gone() -> bool:
+        stats = await execute(client, "memlens.stats")
+        return "openclaw" not in stats["files"] and not stats["indexing"]
+
+    assert await eventually(gone)
+    assert not await openclaw_hits(client)
+    with pytest.raises(JsonRpcInvalidParams, match="unknown session"):
+        await execute(client, "memlens.history", {"sessionKey": OPENCLAW})
+    assert (await execute(client, "memlens.search", {"query": "pgbouncer"}))["results"]
