@@ -1,0 +1,116 @@
+"""Context packs on a small synthetic workspace (keyword-only engine): round-robin, citations, budget, exclusions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memlens.engine.context_pack import build_context_pack
+from memlens.engine.engine import Engine
+from memlens.engine.summaries import estimate_tokens
+from memlens.settings import Settings, merge
+
+MEMORY = """# Project memory
+
+## Retry policy
+
+Webhook retries use exponential backoff with five attempts, then the dead letter queue.
+
+## Unrelated
+
+The office plants are watered on Mondays.
+"""
+
+
+def _session(path: Path, session_id: str, topic: str, hour: int) -> None:
+    def message(entry_id: str, parent: str | None, minute: int, role: str, text: str) -> dict:
+        return {
+            "type": "message",
+            "id": entry_id,
+            "parentId": parent,
+            "timestamp": f"2026-03-0{hour}T10:{minute:02d}:00Z",
+            "message": {"role": role, "content": [{"type": "text", "text": text}]},
+        }
+
+    entries = [
+        {"type": "session", "version": 3, "id": session_id, "cwd": "/w"},
+        message(f"{session_id[:4]}-u1", None, 0, "user", f"What retry policy for {topic} webhooks?"),
+        message(f"{session_id[:4]}-a1", f"{session_id[:4]}-u1", 1, "assistant", f"For {topic}: webhook retry backoff."),
+        message(f"{session_id[:4]}-u2", f"{session_id[:4]}-a1", 2, "user", f"And the {topic} webhook retry timeout?"),
+        message(f"{session_id[:4]}-a2", f"{session_id[:4]}-u2", 3, "assistant", "Thirty seconds per webhook retry."),
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+
+
+@pytest.fixture()
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "MEMORY.md").write_text(MEMORY, encoding="utf-8")
+    _session(workspace / "transcripts" / "a.jsonl", "aaaa0000-0000-4000-8000-000000000001", "billing", 1)
+    _session(workspace / "transcripts" / "b.jsonl", "bbbb0000-0000-4000-8000-000000000002", "shipping", 2)
+    settings = merge(
+        Settings(),
+        {"transcripts": {"paths": ["transcripts"], "agentDefaults": False}, "chunking": {"maxMessages": 1}},
+    )
+    with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False) as opened:
+        opened.sync()
+        yield opened
+
+
+def test_round_robin_across_sources(engine: Engine) -> None:
+    pack = build_context_pack(engine, "webhook retry policy", token_budget=4000)
+    sources = [item["source"] for item in pack["items"]]
+    assert pack["sources"] == len(set(sources)) >= 3
+    first_round = sources[: pack["sources"]]
+    assert len(set(first_round)) == len(first_round), "each source gets a turn before any gets a second"
+
+
+def test_items_are_cited_and_rendered(engine: Engine) -> None:
+    pack = build_context_pack(engine, "webhook retry policy", token_budget=4000)
+    assert pack["markdown"].startswith("## Context for: webhook retry policy")
+    memory = [i for i in pack["items"] if i["kind"] == "memory"]
+    assert memory and memory[0]["citation"].startswith("MEMORY.md:")
+    assert memory[0]["citation"] == f"MEMORY.md:{memory[0]['lineStart']}-{memory[0]['lineEnd']}"
+    for item in pack["items"]:
+        assert item["citation"] in pack["markdown"]
+        if item["kind"] != "memory":
+            assert item["sessionKey"] in item["citation"] and item["messageId"] in item["citation"]
+            assert item["timestamp"] in item["citation"]
+            ids = [m["messageId"] for m in item["messages"]]
+            assert item["messageId"] in ids and len(ids) == 2  # the best message and its neighbour
+
+
+def test_user_hit_brings_the_reply(engine: Engine) -> None:
+    pack = build_context_pack(engine, "billing webhooks retry policy", token_budget=4000)
+    item = next(i for i in pack["items"] if i["kind"] != "memory" and i["messages"][0]["role"] == "user")
+    assert item["messages"][1]["role"] == "assistant"
+
+
+def test_budget_is_respected(engine: Engine) -> None:
+    for budget in (60, 120, 300):
+        pack = build_context_pack(engine, "webhook retry policy", token_budget=budget)
+        assert pack["tokens"] <= budget
+        assert pack["tokens"] == estimate_tokens(pack["markdown"])
+    assert build_context_pack(engine, "webhook retry policy", token_budget=60)["truncated"]
+
+
+def test_limit_caps_items(engine: Engine) -> None:
+    pack = build_context_pack(engine, "webhook retry policy", token_budget=4000, limit=2)
+    assert len(pack["items"]) == 2 and pack["truncated"]
+
+
+def test_no_match(engine: Engine) -> None:
+    pack = build_context_pack(engine, "zeppelin hangar", token_budget=500)
+    assert pack["items"] == [] and "No memory or transcript passage" in pack["markdown"]
+
+
+def test_excluded_sessions_never_appear(engine: Engine) -> None:
+    engine.settings.exclude_sessions = ["aaaa0000-0000-4000-8000-000000000001"]
+    pack = build_context_pack(engine, "billing webhooks retry policy", token_budget=4000)
+    assert pack["items"] and "aaaa0000" not in json.dumps(pack)
+    assert "For billing" not in pack["markdown"]
