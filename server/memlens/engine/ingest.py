@@ -17,6 +17,7 @@ from memlens.settings import ChunkingSettings
 
 HEAD_BYTES = 4096
 STREAM_BLOCK = 16 * 1024 * 1024
+MAX_UNIT_CHARS = 64_000  # a 10 MB message is indexed by its head; the file keeps the rest
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 EMBED_TEXT_CHARS = 2000  # the model reads ~256 word pieces; more text only costs time
 
@@ -167,7 +168,7 @@ def _link_across_blocks(before: list[TranscriptRecord], block: list[TranscriptRe
 
 
 def record_unit(record: TranscriptRecord) -> UnitSpec:
-    text = record.text
+    text = record.text[:MAX_UNIT_CHARS]
     return UnitSpec(
         kind="summary" if record.kind == "summary" else "transcript",
         text=text,
