@@ -34,5 +34,3 @@ def lsp_prebuilt(tmp_path_factory: pytest.TempPathFactory) -> Prebuilt:
     command = [sys.executable, "-m", "memlens", "index", "--workspace", str(workspace), "--index-dir", str(index)]
     subprocess.run([*command, "--settings", str(settings_file)], check=True, capture_output=True, timeout=600)
     return Prebuilt(root, workspace, index, options, has_shared)
-
-

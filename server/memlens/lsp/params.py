@@ -24,6 +24,8 @@ class Args:
             data = arguments[0]
         else:
             raise invalid(command, f"expects one object argument (arguments: [{{...}}]), got {len(arguments)}")
+        if data == []:  # Lua clients encode an empty table as an array
+            data = {}
         if not isinstance(data, dict):
             raise invalid(command, f"the argument must be an object, not {type(data).__name__}")
         unknown = sorted(set(data) - set(fields))
