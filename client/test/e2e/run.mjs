@@ -243,6 +243,47 @@ async function checkQuickPick(page, report) {
   check(opened, `Enter opened the top hit in the editor (tab "${tab}")`);
 }
 
+// -- the other commands: stats preview, clearing the results, restarting the server ------------------------------
+
+async function checkOtherCommands(page, report) {
+  await runCommand(page, 'memlens: Show Index Stats');
+  const preview = await page
+    .locator('.tabs-container .tab.active', { hasText: 'memlens index' })
+    .waitFor({ timeout: 15000 })
+    .then(
+      () => true,
+      () => false,
+    );
+  check(preview, 'Show Index Stats opened the "memlens index" report');
+  if (preview) {
+    await sleep(1500);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-stats.png') });
+  }
+
+  const sidebar = page.locator('[id="workbench.parts.sidebar"]');
+  await runCommand(page, 'memlens: Clear Results');
+  const welcome = await sidebar
+    .locator('.welcome-view-content', { hasText: 'Search what your coding agents remember' })
+    .waitFor({ timeout: 10000 })
+    .then(
+      () => true,
+      () => false,
+    );
+  check(welcome, 'Clear Results emptied the sidebar and shows the welcome text');
+
+  const statusbar = page.locator('[id="workbench.parts.statusbar"]');
+  await runCommand(page, 'memlens: Restart Server');
+  const restarted = await page
+    .locator('.notifications-toasts', { hasText: 'language server restarted' })
+    .waitFor({ timeout: 60000 })
+    .then(
+      () => true,
+      () => false,
+    );
+  const status = (await statusbar.innerText().catch(() => '')).split('\n').find((t) => /memlens/.test(t)) ?? '';
+  check(restarted && !/error/i.test(status), `Restart Server restarted the language server (status bar "${status.trim()}")`);
+}
+
 // -- main ----------------------------------------------------------------------------------------------------------
 
 async function main() {
@@ -429,6 +470,7 @@ async function main() {
 
     if (report.ok) {
       await checkQuickPick(page, report);
+      await checkOtherCommands(page, report);
     }
   } catch (err) {
     failures.push(err instanceof Failure ? err.message : String(err?.stack ?? err));
