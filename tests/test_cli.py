@@ -123,3 +123,36 @@ def test_errors_are_one_line(tmp_path: Path) -> None:
     assert missing.stderr.strip() == f"memlens: error: workspace folder {tmp_path / 'absent'} does not exist"
     bad_date = memlens("search", "x", "--since", "yesterday", "--workspace", str(tmp_path), check=False)
     assert bad_date.returncode == 1 and "since" in bad_date.stderr and "Traceback" not in bad_date.stderr
+
+
+def test_reindex_full_reparses_everything(cli_example: Engine) -> None:
+    out = memlens("reindex", "--full", *locations(cli_example)).stdout
+    assert "0 unchanged" in out and "0 embedded" in out  # every file re-parsed, every vector reused
+
+
+def test_watch_prints_a_line_per_sync(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "MEMORY.md").write_text("# Memory\n\nStart.\n")
+    command = [
+        sys.executable,
+        "-m",
+        "memlens",
+        "watch",
+        "--no-embeddings",
+        "--workspace",
+        str(workspace),
+        "--index-dir",
+        str(tmp_path / "index"),
+    ]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert first.startswith("sync: ") and "1 parsed" in first
+        (workspace / "memory" / "2026-02-11.md").write_text("# Today\n\nWatched note.\n")
+        second = process.stdout.readline()
+        assert second.startswith("sync: ") and "1 parsed" in second and "s" in second.rsplit(" in ", 1)[1]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -160,3 +161,26 @@ def test_crash_between_catalog_and_keyword_index_is_repaired(
     with Engine([built_example[0]], example_settings(), index_dir=index_dir, embedder=embedder) as engine:
         assert engine.keyword.generation() == engine.catalog.generation()
         assert engine.keyword.num_docs() == total
+
+
+def test_excerpts_are_redacted(example: Engine) -> None:
+    results = example.search("pasted the CI deployer's access key", mode="keyword", limit=5)["results"]
+    leaked = [r for r in results if "access key" in r["excerpt"]]
+    assert leaked, results
+    assert "[REDACTED:aws-access-key]" in leaked[0]["excerpt"]
+    assert "AKIAIOSFODNN7EXAMPLE" not in json.dumps(results)
+
+
+def test_damaged_keyword_index_is_rebuilt_from_the_catalog(
+    built_example: tuple[Path, Path], tmp_path: Path, embedder: Embedder
+) -> None:
+    index_dir = tmp_path / "index"
+    with Engine([built_example[0]], example_settings(), index_dir=index_dir, embedder=embedder) as engine:
+        engine.sync()
+        total = unit_count(engine)
+    for item in (index_dir / "keyword").iterdir():
+        if item.name.endswith(".json"):
+            item.write_text("{ damaged")
+    with Engine([built_example[0]], example_settings(), index_dir=index_dir, embedder=embedder) as engine:
+        assert engine.keyword.num_docs() == total
+        assert engine.search("DLQ", mode="keyword")["results"]

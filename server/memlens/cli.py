@@ -165,22 +165,27 @@ def sync_engine(engine: Engine, full: bool = False) -> SyncReport:
         bar.close()
 
 
-def describe_sync(report: SyncReport) -> str:
-    parts = [
-        f"{report.files_seen} files",
-        f"{report.files_parsed} parsed",
-        f"{report.files_appended} appended",
-        f"{report.files_unchanged} unchanged",
-        f"{report.files_deleted} removed",
-        f"+{report.messages_added} messages",
-        f"{report.chunks_added} chunks",
-        f"{report.units_embedded} embedded",
+def describe_sync(report: SyncReport, compact: bool = False) -> str:
+    """One line per sync; `compact` (the watcher's) names only what happened."""
+    counts = [
+        (report.files_seen, "files"),
+        (report.files_parsed, "parsed"),
+        (report.files_appended, "appended"),
+        (report.files_unchanged, "unchanged"),
+        (report.files_deleted, "removed"),
+        (report.chunks_added, "chunks"),
+        (report.units_embedded, "embedded"),
+        (report.bad_lines, "bad lines skipped"),
+        (report.files_failed, "files unreadable"),
     ]
-    if report.bad_lines:
-        parts.append(f"{report.bad_lines} bad lines skipped")
-    if report.files_failed:
-        parts.append(f"{report.files_failed} files unreadable")
-    return f"sync: {', '.join(parts)} in {report.seconds:.2f} s"
+    parts = [f"+{report.messages_added} messages"] + [
+        f"{n} {label}"
+        for n, label in counts
+        if n or not (compact or label in ("bad lines skipped", "files unreadable"))
+    ]
+    if compact:
+        parts = [p for p in parts if p != "+0 messages"] or ["nothing new"]
+    return f"sync: {', '.join(parts)}, {report.seconds:.2f} s"
 
 
 # -- output -----------------------------------------------------------------------------------------------------
@@ -295,7 +300,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from memlens.engine.watcher import run_foreground
 
     with open_engine(args) as engine:
-        return run_foreground(engine, args.debounce_ms, lambda report: print(describe_sync(report), flush=True))
+        return run_foreground(engine, args.debounce_ms, lambda r: print(describe_sync(r, compact=True), flush=True))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

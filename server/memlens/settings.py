@@ -75,6 +75,10 @@ class SearchSettings:
     rrf_k: int = 60
     candidates: int = 200
     """How many hits each retriever hands to fusion."""
+    neighbor_weight: float = 0.8
+    """A transcript message gains this share of its best-scoring neighbour's score (0 = off); see bench/RESULTS.md."""
+    neighbor_window: int = 2
+    """How many messages either side, in the same session, count as neighbours."""
     excerpt_chars: int = 320
     max_response_chars: int = 64000
 

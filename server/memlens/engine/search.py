@@ -102,6 +102,7 @@ class Retriever:
         )
         for hit in hits.values():
             hit.score = _fuse(hit, fused_mode, fusion, settings)
+        self._add_neighbors(hits, settings.neighbor_weight, settings.neighbor_window)
         ranked = sorted(hits.values(), key=lambda h: (-h.score, h.unit_id))
         return Ranking(
             hits=ranked,
@@ -111,6 +112,29 @@ class Retriever:
             query_terms=self.keyword.tokens(query),
             seconds=time.perf_counter() - started,
         )
+
+    def _add_neighbors(self, hits: dict[int, UnitHit], weight: float, window: int) -> None:
+        """Context: a message whose neighbours in the session also match is likelier to be what was asked about.
+
+        Each transcript message's score s becomes s + weight × n × (1 − s), n being the best fused score among the
+        candidates up to `window` messages either side (non-candidates count 0); scores stay within 0–1.
+        """
+        if weight <= 0 or window <= 0 or not hits:
+            return
+        ids = list(hits)
+        places: dict[int, tuple[str, int]] = {}
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            sql = f"SELECT id, session_key, seq FROM units WHERE id IN ({marks}) AND kind = 'transcript'"
+            places.update((int(r[0]), (str(r[1]), int(r[2]))) for r in self.catalog.db.execute(sql, part))
+        at = {place: unit_id for unit_id, place in places.items()}
+        fused = {unit_id: hit.score for unit_id, hit in hits.items()}
+        for unit_id, (session, seq) in places.items():
+            around = (at.get((session, seq + d)) for d in range(-window, window + 1) if d)
+            best = max((fused[n] for n in around if n is not None), default=0.0)
+            hit = hits[unit_id]
+            hit.score += weight * best * (1.0 - hit.score)
 
     def _fill_cosines(self, hits: list[UnitHit], query_vector: np.ndarray) -> None:
         """Exact cosines for keyword-only candidates, so fusion never treats 'not in the top N' as zero."""

@@ -58,7 +58,9 @@ async def history(state: ServerState, args: Args) -> Any:
 
 async def stats(state: ServerState, args: Args) -> Any:
     engine = await state.require_engine()
-    return await state.read(engine.stats)
+    result = await state.read(engine.stats)
+    result["indexing"] = bool(result["indexing"] or state.busy)
+    return result
 
 
 async def reindex(state: ServerState, args: Args) -> Any:

@@ -242,13 +242,18 @@ class ServerState:
         await self.status.publish_now("reindex cancelled" if result.cancelled else "reindex done")
         return result
 
+    @property
+    def busy(self) -> bool:
+        """True while the initial indexing or a reindex runs (a job with work-done progress)."""
+        return bool(self._reindexing or self._initial is not None)
+
     async def index_status(self, message: str | None = None) -> dict[str, Any] | None:
         engine = self.engine
         if engine is None:
             return None
         stats = await self.read(engine.stats)
         status = {
-            "indexing": bool(stats["indexing"] or self._reindexing or self._initial is not None),
+            "indexing": bool(stats["indexing"] or self.busy),
             "totalChunks": stats["totalChunks"],
             "chunksNeedingEmbeddings": stats["chunksNeedingEmbeddings"],
             "pendingMessages": stats["pendingMessages"],
