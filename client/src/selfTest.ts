@@ -42,6 +42,10 @@ export interface SelfTestReport {
   opened?: { hitIndex: number; uri: string; languageId: string; line: number; lineText: string; lineCount: number; text: string };
   stats?: StatsResponse;
   statusBar?: unknown;
+  /** hover-to-recall, asked through VS Code's hover machinery on a word of the first memory hit */
+  hover?: { uri: string; line: number; character: number; word: string; markdown: string[] };
+  /** the hover's first transcript link, opened like a click on it would (`vscode.open`) */
+  hoverLink?: { link: string; uri?: string; line?: number; lineText?: string };
   error?: string;
 }
 
@@ -64,6 +68,49 @@ function writeReport(out: string, report: SelfTestReport): void {
   const tmp = `${out}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, `${JSON.stringify(report, null, 2)}\n`, 'utf8');
   fs.renameSync(tmp, out); // atomic: the driver never reads half a report
+}
+
+/** Hover a word of the first memory hit's file (a query word when one occurs there) through VS Code's API. */
+async function probeHover(results: SearchResult[], query: string): Promise<SelfTestReport['hover']> {
+  const memory = results.find((r) => r.kind === 'memory');
+  if (!memory) {
+    return undefined;
+  }
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(memory.path));
+  const text = doc.getText();
+  const words = query
+    .split(/[^A-Za-z0-9]+/)
+    .filter((w) => w.length >= 4)
+    .sort((a, b) => b.length - a.length);
+  let match: RegExpExecArray | null = null;
+  for (const word of words) {
+    match = new RegExp(`\\b${word}\\b`, 'i').exec(text);
+    if (match) {
+      break;
+    }
+  }
+  match ??= /\b[A-Za-z]{6,}\b/.exec(text);
+  if (!match) {
+    return undefined;
+  }
+  const position = doc.positionAt(match.index + 1);
+  const markdown: string[] = [];
+  // the server may still be receiving the document; ask a few times
+  for (let attempt = 0; attempt < 10 && markdown.length === 0; attempt++) {
+    const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, position)) ?? [];
+    for (const hover of hovers) {
+      for (const content of hover.contents) {
+        const value = typeof content === 'string' ? content : content.value;
+        if (value.includes('memlens')) {
+          markdown.push(value);
+        }
+      }
+    }
+    if (markdown.length === 0) {
+      await sleep(500);
+    }
+  }
+  return { uri: doc.uri.toString(true), line: position.line, character: position.character, word: match[0], markdown };
 }
 
 export async function runSelfTest(deps: SelfTestDeps, options: SelfTestOptions, extensionVersion?: string): Promise<SelfTestReport> {
@@ -126,6 +173,24 @@ export async function runSelfTest(deps: SelfTestDeps, options: SelfTestOptions, 
     }
     await vscode.commands.executeCommand('notifications.clearAll').then(undefined, () => undefined);
     report.stats = await deps.server.execute<StatsResponse>(Commands.stats, {});
+    report.hover = await probeHover(response.results, options.query);
+    const link = /\]\((memlens-transcript:[^)\s]+)\)/.exec(report.hover?.markdown.join('\n') ?? '')?.[1];
+    if (link) {
+      report.hoverLink = { link };
+      await vscode.commands.executeCommand('vscode.open', vscode.Uri.parse(link));
+      for (let i = 0; i < 20 && vscode.window.activeTextEditor?.document.uri.scheme !== 'memlens-transcript'; i++) {
+        await sleep(250);
+      }
+      await sleep(500); // the anchor is revealed when the editor becomes active
+      const editor = vscode.window.activeTextEditor;
+      if (editor) {
+        const line = editor.selection.active.line;
+        report.hoverLink = { link, uri: editor.document.uri.toString(true), line, lineText: editor.document.lineAt(line).text };
+      }
+      if (report.opened) {
+        await vscode.commands.executeCommand('vscode.open', vscode.Uri.parse(report.opened.uri)); // back to the hit for the screenshot
+      }
+    }
     report.statusBar = deps.server.lastIndexStatus ?? null;
     report.ok = response.results.length > 0;
     if (!report.ok) {

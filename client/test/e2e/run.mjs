@@ -183,6 +183,20 @@ function checkReport(report) {
         (byExcerpt ? ` (excerpt of #${byExcerpt.i + 1})` : bySession ? ` (session of #${opened.hitIndex + 1}, as rendered by the viewer)` : ` (top 3: ${response.results.slice(0, 3).map((r) => `${r.kind} ${r.relPath}`).join('; ')})`),
     );
   }
+  if (report.hover) {
+    const md = report.hover.markdown.join('\n');
+    check(
+      /\*\*memlens\*\*/.test(md) && /\]\((file:|memlens-transcript:|command:)/.test(md),
+      `hover-to-recall on "${report.hover.word}" (${path.basename(report.hover.uri)}:${report.hover.line + 1}) shows memlens hits with links`,
+    );
+  }
+  if (report.hoverLink) {
+    const l = report.hoverLink;
+    check(
+      l.uri?.startsWith('memlens-transcript:') && /⭐ match/.test(l.lineText ?? ''),
+      `the hover's transcript link opens the viewer at the matching message ("${l.lineText}")`,
+    );
+  }
   const stats = report.stats;
   if (check(stats && typeof stats.totalChunks === 'number', 'memlens.stats answered')) {
     check(stats.totalChunks > 0, `index holds ${stats.totalChunks} chunks`);
