@@ -134,7 +134,9 @@ async def test_summaries_bad_ids(client: LanguageClient) -> None:
 async def test_context_pack(client: LanguageClient) -> None:
     pack = await execute(client, "memlens.context", {"question": "what did we decide about the offsite agenda?"})
     assert pack["tokens"] <= pack["tokenBudget"] == 2000
-    assert pack["items"] and pack["sources"] >= 2
+    assert pack["items"] and pack["sources"] >= 1
+    first_round = [item["source"] for item in pack["items"]][: pack["sources"]]
+    assert len(set(first_round)) == len(first_round)  # round-robin: every source has a turn before a second
     assert pack["markdown"].startswith("## Context for: what did we decide about the offsite agenda?")
     for item in pack["items"]:
         assert item["citation"] in pack["markdown"]

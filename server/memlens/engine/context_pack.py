@@ -16,7 +16,7 @@ DEFAULT_BUDGET = 2000
 MAX_CANDIDATES = 50
 MIN_TRIMMED_TOKENS = 40  # a trimmed item shorter than this is not worth its citation
 MIN_SCORE = 0.15  # questions score lower than keywords; the relative cut below keeps the pack on topic
-RELATIVE_CUT = 0.4  # drop hits scoring under this fraction of the best one
+RELATIVE_CUT = 0.3  # drop hits scoring under this fraction of the best one
 
 
 def _memory_text(engine: Engine, result: dict[str, Any]) -> str:
