@@ -128,9 +128,10 @@ def test_results_are_bounded(example: Engine) -> None:
 def test_explain_gives_component_scores(example: Engine) -> None:
     result = example.search(DLQ_QUERY, explain=True, limit=3)["results"][0]
     explain = result["explain"]
-    assert {"bm25", "keyword", "vector"} <= explain.keys()
+    assert {"bm25", "keyword", "vector", "fused", "context"} <= explain.keys()
     expected = 0.7 * max(0.0, explain["vector"] or 0.0) + 0.3 * explain["keyword"]
-    assert result["score"] == pytest.approx(expected, abs=1e-3)
+    assert explain["fused"] == pytest.approx(expected, abs=1e-3)
+    assert result["score"] == pytest.approx(explain["fused"] + explain["context"], abs=1e-3)
 
 
 def test_no_model_falls_back_to_keyword_search(built_example: tuple[Path, Path], tmp_path: Path) -> None:

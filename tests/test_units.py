@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from memlens.engine.discovery import claude_project_dir, discover, resolve_locations
+from memlens.engine.discovery import classify, claude_project_dir, discover, resolve_locations
 from memlens.engine.embedder import BUNDLED_FILES, ModelUnavailable, assemble_bundled_model, load_embedder
 from memlens.engine.filters import InvalidFilter, filters_from_dict
 from memlens.engine.transcript_chunker import group_messages
@@ -109,6 +109,12 @@ def test_discovery_finds_the_workspace_in_agent_default_folders(tmp_path: Path) 
         "home/.codex/sessions/2026/02/10/rollout-mine.jsonl",
         "home/.openclaw/agents/main/sessions/o.jsonl",
     }
+    # a single changed path is classified the same way, without walking folders (the watcher's path)
+    locations = resolve_locations([workspace], settings, home=home)
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            source = classify(path, locations, settings)
+            assert (source.kind if source else None) == found.get(path.relative_to(tmp_path).as_posix()), path
     settings.scope = "all"
     everything = discover(resolve_locations([workspace], settings, home=home), settings)
     assert len([s for s in everything if s.kind == "transcript"]) == 7

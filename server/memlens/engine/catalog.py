@@ -108,6 +108,8 @@ class Catalog:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
         self.db.executescript(_SCHEMA)  # executescript commits on its own: keep it outside a transaction
         with self.transaction() as db:
             version = self.get_meta("schema_version", db=db)
@@ -126,6 +128,8 @@ class Catalog:
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=OFF")
             self._local.conn = conn
+            with self._connections_lock:
+                self._connections.append(conn)
         return conn
 
     @contextmanager
@@ -140,10 +144,12 @@ class Catalog:
         db.execute("COMMIT")
 
     def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
+        """Close every thread's connection (threads that use the catalog later open a new one)."""
+        with self._connections_lock:
+            connections, self._connections = self._connections, []
+        for conn in connections:
             conn.close()
-            self._local.conn = None
+        self._local = threading.local()
 
     # -- meta ---------------------------------------------------------------------------------------------
 
@@ -246,3 +252,14 @@ class Catalog:
         sql = "SELECT s.*, f.path AS path FROM sessions s JOIN files f ON f.id = s.file_id WHERE s.key = ?"
         row: sqlite3.Row | None = self.db.execute(sql, (key,)).fetchone()
         return row
+
+    def sessions(self, keys: Sequence[str]) -> dict[str, sqlite3.Row]:
+        """Several sessions in one query (result building), by key."""
+        rows: dict[str, sqlite3.Row] = {}
+        for start in range(0, len(keys), 500):
+            part = list(keys[start : start + 500])
+            marks = ",".join("?" * len(part))
+            sql = f"""SELECT s.*, f.path AS path FROM sessions s JOIN files f ON f.id = s.file_id
+                      WHERE s.key IN ({marks})"""
+            rows.update((str(r["key"]), r) for r in self.db.execute(sql, part))
+        return rows

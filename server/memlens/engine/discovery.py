@@ -144,3 +144,47 @@ def discover(
                     continue
             found[path] = SourceFile(path, TRANSCRIPT, folder)
     return list(found.values())
+
+
+def classify(
+    path: Path, locations: Locations, settings: Settings, known_cwd: Callable[[Path], str | None] | None = None
+) -> SourceFile | None:
+    """The source a single changed path is, if `discover` would list it — without walking any folder."""
+    if not path.is_file():
+        return None
+    memory = settings.memory
+    for workspace in locations.workspaces:
+        try:
+            relative = path.relative_to(workspace)
+        except ValueError:
+            continue
+        patterns = [*memory.include, *memory.extra_include]
+        if any(_glob_match(relative, pattern) for pattern in patterns) and not _excluded(
+            path, [workspace], memory.exclude
+        ):
+            return SourceFile(path, MEMORY, workspace)
+    if not path.name.endswith(TRANSCRIPT_SUFFIXES) or any(part in {"node_modules", ".git"} for part in path.parts):
+        return None
+    exclude = settings.transcripts.exclude
+    for folder in locations.transcript_dirs:
+        if folder in path.parents and not _excluded(path, [folder, *locations.workspaces], exclude):
+            return SourceFile(path, TRANSCRIPT, folder)
+    for folder in locations.cwd_filtered_dirs:
+        if folder in path.parents and path.suffix == ".jsonl" and not _excluded(path, [folder], exclude):
+            if not locations.scope_all:
+                cwd = (known_cwd(path) if known_cwd else None) or read_session_cwd(path)
+                if cwd is None or not _within(cwd, locations.workspaces):
+                    return None
+            return SourceFile(path, TRANSCRIPT, folder)
+    return None
+
+
+def _glob_match(relative: Path, pattern: str) -> bool:
+    """`Path.glob` semantics for one path: `*` stays within a folder, `**/` spans any folders, or none."""
+    regex = ""
+    for part in pattern.split("/"):
+        if part == "**":
+            regex += "(?:[^/]+/)*"
+            continue
+        regex += "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in part) + "/"
+    return re.fullmatch(regex.rstrip("/"), relative.as_posix()) is not None

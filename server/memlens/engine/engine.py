@@ -11,14 +11,14 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
 from memlens.engine.catalog import Catalog
-from memlens.engine.discovery import Locations, SourceFile, discover, resolve_locations
+from memlens.engine.discovery import Locations, SourceFile, classify, discover, resolve_locations
 from memlens.engine.embedder import BUNDLED_DIM, Embedder, load_embedder
 from memlens.engine.filters import SearchFilters
 from memlens.engine.indexer import Indexer, Progress, SyncReport
@@ -155,14 +155,18 @@ class Engine:
     def locations(self) -> Locations:
         return resolve_locations(self.workspaces, self.settings, self.extra_transcripts)
 
-    def sources(self) -> list[SourceFile]:
+    def _known_cwd(self) -> Callable[[Path], str | None]:
+        """The cwd each indexed session recorded: agent folders are filtered by it without reading the files."""
         cwd_of = {
             row[0]: row[1]
             for row in self.catalog.db.execute(
                 "SELECT f.path, s.cwd FROM files f JOIN sessions s ON s.file_id = f.id WHERE s.cwd IS NOT NULL"
             )
         }
-        return discover(self.locations(), self.settings, lambda p: cwd_of.get(str(p)))
+        return lambda path: cwd_of.get(str(path))
+
+    def sources(self) -> list[SourceFile]:
+        return discover(self.locations(), self.settings, self._known_cwd())
 
     def sync(
         self, progress: Progress | None = None, cancel: threading.Event | None = None, embed: bool = True
@@ -177,11 +181,14 @@ class Engine:
     def sync_paths(self, changed: Iterable[Path], deleted: Iterable[Path] = (), embed: bool = True) -> SyncReport:
         """Sync only these files (watcher events); a changed path that is not a source is ignored."""
         self._require_writer()
-        wanted = {s.path: s for s in self.sources()}
+        locations, known_cwd = self.locations(), self._known_cwd()
         report = self.indexer.remove_paths(list(deleted))
-        chosen = [wanted[p] for p in dict.fromkeys(changed) if p in wanted]
+        classified = (classify(p, locations, self.settings, known_cwd) for p in dict.fromkeys(changed))
+        chosen = [source for source in classified if source is not None]
         if chosen:
             report.merge(self.indexer.sync(chosen, embed=embed, prune=False))
+        else:
+            self.indexer.collect_garbage()
         return report
 
     def reindex(

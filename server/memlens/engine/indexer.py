@@ -14,20 +14,16 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
-
-import numpy as np
+from typing import BinaryIO
 
 from memlens.engine.catalog import Catalog, FileRow
 from memlens.engine.discovery import MEMORY, SourceFile
 from memlens.engine.embedder import Embedder
+from memlens.engine.file_store import FileStore, PendingChanges
 from memlens.engine.ingest import (
     EMBED_TEXT_CHARS,
     HEAD_BYTES,
-    ChunkSpec,
     FileContent,
-    UnitSpec,
-    chunk_records,
     head_hash,
     note_date,
     parse_transcript,
@@ -36,8 +32,7 @@ from memlens.engine.ingest import (
     transcript_content,
 )
 from memlens.engine.keyword_index import KeywordDoc, KeywordIndex
-from memlens.engine.sources.base import TranscriptRecord
-from memlens.engine.vector_index import VectorIndex, VectorRow, decode_vector, encode_vector
+from memlens.engine.vector_index import VectorIndex, encode_vector, vector_rows
 from memlens.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -77,15 +72,6 @@ class SyncReport:
         self.errors.extend(other.errors[: max(0, 50 - len(self.errors))])
 
 
-@dataclass
-class _Pending:
-    """Work collected for one catalog transaction."""
-
-    deleted_files: list[int] = field(default_factory=list)
-    deleted_units: list[int] = field(default_factory=list)
-    added_units: list[int] = field(default_factory=list)
-
-
 class Indexer:
     def __init__(
         self,
@@ -100,8 +86,10 @@ class Indexer:
         self.vectors = vectors
         self.embedder = embedder
         self.settings = settings
+        self.store = FileStore(catalog, settings.chunking)
         self.lock = threading.RLock()  # one writer at a time within this process
         self._pending: int | None = None  # cached count of texts without a vector
+        self._garbage = False  # units were deleted since vectors were last collected
 
     # -- public ---------------------------------------------------------------------------------------------
 
@@ -145,26 +133,34 @@ class Indexer:
                     progress(done, len(sources), f"{done}/{len(sources)} files")
             if batch:
                 self._apply_batch(batch, report)
+            self.collect_garbage()
             if embed and not report.cancelled:
                 report.units_embedded = self.embed_pending(progress=progress, cancel=cancel)
                 report.cancelled = bool(cancel is not None and cancel.is_set())
             report.seconds = time.perf_counter() - started
             return report
 
+    def collect_garbage(self) -> None:
+        """Drop cached vectors no unit uses any more. Run after a whole sync, never between its parts, so a file
+        that moved (deleted here, added there) keeps its vectors."""
+        with self.lock:
+            if self._garbage:
+                with self.catalog.transaction() as db:
+                    self.catalog.drop_unused_vectors(db)
+                self._garbage = False
+
     def remove_paths(self, paths: Iterable[Path]) -> SyncReport:
-        """Purge files that disappeared (watcher events)."""
+        """Purge files that disappeared (watcher events); their vectors stay until `collect_garbage`."""
         with self.lock:
             report = SyncReport()
             known = self.catalog.files()
             rows = [known[str(p)] for p in paths if str(p) in known]
             if not rows:
                 return report
-            pending = _Pending()
+            pending = PendingChanges()
             with self.catalog.transaction() as db:
                 for row in rows:
                     pending.deleted_units += self.catalog.delete_file(db, row.id)
-                    pending.deleted_files.append(row.id)
-                self.catalog.drop_unused_vectors(db)
                 generation = self.catalog.bump_generation(db)
             self._mirror(generation, pending)
             report.files_deleted = len(rows)
@@ -194,7 +190,7 @@ class Indexer:
                     blobs = [(h, encode_vector(v)) for h, v in zip(hashes, matrix, strict=True)]
                     self.catalog.store_vectors(db, model, blobs)
                 self._pending = None
-                self.vectors.update(add=self._vector_rows_for_hashes(hashes, model))
+                self.vectors.update(add=vector_rows(self.catalog.db, model, "u.embed_text_hash", hashes))
                 done += len(missing)
                 batches += 1
                 if progress is not None:
@@ -231,13 +227,14 @@ class Indexer:
 
     def _apply_batch(self, batch: list[tuple[SourceFile, FileRow | None, os.stat_result]], report: SyncReport) -> None:
         prepared = [(source, row, stat, self._read(source, row, stat, report)) for source, row, stat in batch]
-        pending = _Pending()
+        pending = PendingChanges()
         with self.catalog.transaction() as db:
             for source, row, stat, outcome in prepared:
                 if outcome is None:
                     continue
                 content, appended = outcome
-                self._store(db, source, row, stat, content, appended, pending, report)
+                self.store.write(db, source, row, stat, content, appended, pending)
+                _count(report, source.path, content, appended)
             generation = self.catalog.bump_generation(db)
         self._mirror(generation, pending)
 
@@ -305,204 +302,17 @@ class Indexer:
         content.next_line = row.next_line + tail.count(b"\n", 0, result.consumed_bytes)
         return content
 
-    # -- storing ------------------------------------------------------------------------------------------
-
-    def _store(
-        self,
-        db: sqlite3.Connection,
-        source: SourceFile,
-        row: FileRow | None,
-        stat: os.stat_result,
-        content: FileContent,
-        appended: bool,
-        pending: _Pending,
-        report: SyncReport,
-    ) -> None:
-        path = str(source.path)
-        leaf = next((r.uuid for r in reversed(content.records) if r.uuid), None)
-        values: dict[str, object] = {
-            "format": content.format,
-            "size": stat.st_size,
-            "mtime_ns": stat.st_mtime_ns,
-            "head_hash": content.head_digest,
-            "parsed_bytes": content.parsed_bytes,
-            "next_line": content.next_line,
-            "error": None,
-        }
-        if leaf is not None or not appended:
-            values["leaf_uuid"] = leaf
-        if appended and row is not None:
-            values["bad_lines"] = row.bad_lines + content.bad_lines
-            file_id = self.catalog.upsert_file(db, path, source.kind, **values)
-            self._append_chunks(db, file_id, row.session_key or "", content, pending)
-            report.files_appended += 1
-        else:
-            values["bad_lines"] = content.bad_lines
-            file_id = self.catalog.upsert_file(db, path, source.kind, **values)
-            if row is not None:
-                pending.deleted_units += self.catalog.purge_file_contents(db, file_id)
-                pending.deleted_files.append(file_id)
-            session_key = self._store_session(db, file_id, source.path, content) if content.session else None
-            db.execute("UPDATE files SET session_key = ? WHERE id = ?", (session_key, file_id))
-            self._insert_chunks(db, file_id, session_key, content.format, content.chunks, 0, pending)
-            report.files_parsed += 1
-        report.bad_lines += content.bad_lines
-        report.errors.extend(f"{path}: {e}" for e in content.errors[:5])
-        report.messages_added += len(content.records)
-        report.chunks_added += len(content.chunks)
-
-    def _store_session(self, db: sqlite3.Connection, file_id: int, path: Path, content: FileContent) -> str:
-        session = content.session
-        assert session is not None
-        base = f"{session.format}:{session.session_id}"
-        if session.agent_id:
-            base += f"/agent-{session.agent_id}"
-        key = base
-        taken = db.execute("SELECT file_id FROM sessions WHERE key = ?", (key,)).fetchone()
-        if taken is not None and taken[0] != file_id:
-            key = f"{base}~{path.stem}"  # the same session id in two files (e.g. a copied transcript)
-        parent = f"{session.format}:{session.parent_session_id}" if session.parent_session_id else None
-        db.execute(
-            """INSERT OR REPLACE INTO sessions (key, session_id, format, file_id, parent_key, agent_id, cwd, title)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-            (
-                key,
-                session.session_id,
-                session.format,
-                file_id,
-                parent,
-                session.agent_id,
-                session.cwd,
-                session.title,
-            ),
-        )
-        return key
-
-    def _append_chunks(
-        self, db: sqlite3.Connection, file_id: int, session_key: str, content: FileContent, pending: _Pending
-    ) -> None:
-        """Regroup the session's last chunk with the appended messages; earlier chunks stay as they are."""
-        if not content.records:
-            return
-        last = db.execute(
-            "SELECT id FROM chunks WHERE file_id = ? AND kind = 'transcript' ORDER BY id DESC LIMIT 1",
-            (file_id,),
-        ).fetchone()
-        carried: list[TranscriptRecord] = []
-        first_seq = int(
-            db.execute("SELECT COALESCE(MAX(seq), 0) FROM units WHERE file_id = ?", (file_id,)).fetchone()[0]
-        )
-        if last is not None:
-            later = db.execute(
-                "SELECT COUNT(*) FROM chunks WHERE file_id = ? AND id > ?", (file_id, last[0])
-            ).fetchone()[0]
-            if not later:  # only regroup when nothing (e.g. a summary) came after it
-                rows = db.execute("SELECT * FROM units WHERE chunk_id = ? ORDER BY seq", (last[0],)).fetchall()
-                carried = [_record_of(r) for r in rows]
-                first_seq = min(int(r["seq"]) for r in rows) - 1 if rows else first_seq
-                pending.deleted_units += [int(r["id"]) for r in rows]
-                db.execute("DELETE FROM units WHERE chunk_id = ?", (last[0],))
-                db.execute("DELETE FROM chunks WHERE id = ?", (last[0],))
-        chunks = chunk_records(carried + content.records, self.settings.chunking)
-        self._insert_chunks(db, file_id, session_key, content.format, chunks, first_seq, pending)
-
-    def _insert_chunks(
-        self,
-        db: sqlite3.Connection,
-        file_id: int,
-        session_key: str | None,
-        format_: str,
-        chunks: list[ChunkSpec],
-        seq: int,
-        pending: _Pending,
-    ) -> None:
-        for chunk in chunks:
-            cursor = db.execute(
-                """INSERT INTO chunks (file_id, kind, session_key, line_start, line_end, heading, ts_start, ts_end,
-                   message_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                (
-                    file_id,
-                    chunk.kind,
-                    session_key,
-                    chunk.line_start,
-                    chunk.line_end,
-                    chunk.heading,
-                    chunk.ts_start,
-                    chunk.ts_end,
-                    len(chunk.units) if chunk.kind != "memory" else 0,
-                ),
-            )
-            chunk_id = int(cursor.lastrowid or 0)
-            for unit in chunk.units:
-                seq += 1
-                pending.added_units.append(self._insert_unit(db, file_id, chunk_id, session_key, format_, unit, seq))
-
-    def _insert_unit(
-        self,
-        db: sqlite3.Connection,
-        file_id: int,
-        chunk_id: int,
-        session_key: str | None,
-        format_: str,
-        unit: UnitSpec,
-        seq: int,
-    ) -> int:
-        cursor = db.execute(
-            """INSERT INTO units (file_id, chunk_id, kind, format, session_key, message_id, role, ts, seq, position,
-               line_end, uuid, text, embed_text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (
-                file_id,
-                chunk_id,
-                unit.kind,
-                format_ if unit.kind != "memory" else "",
-                session_key,
-                unit.message_id,
-                unit.role,
-                unit.ts,
-                seq,
-                unit.position,
-                unit.line_end,
-                unit.uuid,
-                unit.text,
-                unit.embed_hash,
-            ),
-        )
-        return int(cursor.lastrowid or 0)
-
-    def _mirror(self, generation: int, pending: _Pending) -> None:
+    def _mirror(self, generation: int, pending: PendingChanges) -> None:
         """After a catalog commit, apply the same changes to the keyword index and the vector matrix."""
         self._pending = None
+        self._garbage = self._garbage or bool(pending.deleted_units)
         added = self.catalog.units_by_id(pending.added_units) if pending.added_units else {}
         # deletes go first in the same commit: SQLite may hand a deleted unit's id to a new unit
         docs = [_keyword_doc(r) for r in added.values()]
         self.keyword.write(generation, delete_units=pending.deleted_units, add=docs)
         model = self.embedder.name if self.embedder else None
-        cached = self._vector_rows(self.catalog.db, list(added), model) if model else []
+        cached = vector_rows(self.catalog.db, model, "u.id", list(added)) if model else []
         self.vectors.update(remove=pending.deleted_units, add=cached)
-
-    def _vector_rows(self, db: sqlite3.Connection, unit_ids: list[int], model: str) -> list[VectorRow]:
-        rows: list[VectorRow] = []
-        for start in range(0, len(unit_ids), 500):
-            part = unit_ids[start : start + 500]
-            marks = ",".join("?" * len(part))
-            rows += [
-                _vector_row(r)
-                for r in db.execute(
-                    f"""SELECT u.id, u.kind, u.format, u.role, u.session_key, u.ts, v.vec FROM units u
-                        JOIN vectors v ON v.hash = u.embed_text_hash AND v.model = ? WHERE u.id IN ({marks})""",
-                    (model, *part),
-                )
-            ]
-        return rows
-
-    def _vector_rows_for_hashes(self, hashes: list[str], model: str) -> list[VectorRow]:
-        marks = ",".join("?" * len(hashes))
-        cursor = self.catalog.db.execute(
-            f"""SELECT u.id, u.kind, u.format, u.role, u.session_key, u.ts, v.vec FROM units u
-                JOIN vectors v ON v.hash = u.embed_text_hash AND v.model = ? WHERE u.embed_text_hash IN ({marks})""",
-            (model, *hashes),
-        )
-        return [_vector_row(r) for r in cursor]
 
     def _note_error(self, report: SyncReport, path: Path, exc: Exception) -> None:
         report.files_failed += 1
@@ -525,25 +335,12 @@ def _keyword_doc(row: sqlite3.Row) -> KeywordDoc:
     )
 
 
-def _vector_row(r: sqlite3.Row | tuple[Any, ...]) -> VectorRow:
-    return VectorRow(
-        unit_id=int(r[0]),
-        kind=r[1],
-        format=r[2] or "",
-        role=r[3] or "",
-        session_key=r[4] or "",
-        ts=float(r[5]) if r[5] is not None else float(np.nan),
-        vector=decode_vector(r[6]),
-    )
-
-
-def _record_of(row: sqlite3.Row) -> TranscriptRecord:
-    return TranscriptRecord(
-        message_id=row["message_id"] or "",
-        role=row["role"] or "assistant",
-        text=row["text"],
-        timestamp=row["ts"],
-        position=row["position"] or 0,
-        kind="summary" if row["kind"] == "summary" else "message",
-        uuid=row["uuid"],
-    )
+def _count(report: SyncReport, path: Path, content: FileContent, appended: bool) -> None:
+    if appended:
+        report.files_appended += 1
+    else:
+        report.files_parsed += 1
+    report.bad_lines += content.bad_lines
+    report.errors.extend(f"{path}: {e}" for e in content.errors[: max(0, 50 - len(report.errors))])
+    report.messages_added += len(content.records)
+    report.chunks_added += len(content.chunks)

@@ -100,7 +100,7 @@ class ResultBuilder:
         return results
 
     def _sessions(self, keys: set[str]) -> dict[str, sqlite3.Row]:
-        return {k: row for k in keys if (row := self.catalog.session(k)) is not None}
+        return self.catalog.sessions(sorted(keys))
 
     def _result(
         self,
@@ -140,6 +140,8 @@ class ResultBuilder:
                 "unitId": hit.unit_id,
                 "bm25": round(hit.bm25, 4),
                 "keyword": round(hit.keyword, 4),
+                "fused": round(hit.fused, 4),
+                "context": round(hit.score - hit.fused, 4),
                 "vector": None if hit.vector is None else round(hit.vector, 4),
                 "keywordRank": hit.keyword_rank,
                 "vectorRank": hit.vector_rank,

@@ -30,6 +30,7 @@ class UnitHit:
 
     unit_id: int
     score: float = 0.0
+    fused: float = 0.0  # the score before the neighbouring messages' context was added
     bm25: float = 0.0
     keyword: float = 0.0
     vector: float | None = None
@@ -101,7 +102,7 @@ class Retriever:
             "vector" if mode == "hybrid" and not any(h.keyword_rank is not None for h in hits.values()) else mode
         )
         for hit in hits.values():
-            hit.score = _fuse(hit, fused_mode, fusion, settings)
+            hit.score = hit.fused = _fuse(hit, fused_mode, fusion, settings)
         self._add_neighbors(hits, settings.neighbor_weight, settings.neighbor_window)
         ranked = sorted(hits.values(), key=lambda h: (-h.score, h.unit_id))
         return Ranking(

@@ -6,8 +6,9 @@ search in another thread always sees one consistent state and never waits for th
 
 from __future__ import annotations
 
+import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -79,6 +80,27 @@ class _Snapshot:
         return self.order[slots[present]], wanted[present]
 
 
+def vector_rows(
+    db: sqlite3.Connection, model: str, column: str | None = None, values: Sequence[object] = ()
+) -> list[VectorRow]:
+    """Units joined with their cached vectors for `model`: all of them, or those whose `column` is in `values`."""
+    if column not in (None, "u.id", "u.embed_text_hash"):
+        raise ValueError(f"cannot select vector rows by {column}")
+    sql = """SELECT u.id, u.kind, u.format, COALESCE(u.role, ''), COALESCE(u.session_key, ''), u.ts, v.vec
+             FROM units u JOIN vectors v ON v.hash = u.embed_text_hash AND v.model = ?"""
+    if column is None:
+        batches: list[Sequence[object]] = [()]
+    else:
+        batches = [values[i : i + 500] for i in range(0, len(values), 500)]
+    rows: list[VectorRow] = []
+    for batch in batches:
+        where = f" WHERE {column} IN ({','.join('?' * len(batch))})" if column else ""
+        for r in db.execute(sql + where + " ORDER BY u.id", (model, *batch)):
+            ts = float(r[5]) if r[5] is not None else float("nan")
+            rows.append(VectorRow(int(r[0]), r[1], r[2] or "", r[3], r[4], ts, decode_vector(r[6])))
+    return rows
+
+
 def decode_vector(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float32)
 
@@ -98,16 +120,7 @@ class VectorIndex:
 
     def load(self, catalog: Catalog, model: str) -> None:
         """Rebuild from the catalog: every unit whose text has a vector for `model`."""
-        cursor = catalog.db.execute(
-            """SELECT u.id, u.kind, u.format, COALESCE(u.role, ''), COALESCE(u.session_key, ''), u.ts, v.vec
-               FROM units u JOIN vectors v ON v.hash = u.embed_text_hash AND v.model = ? ORDER BY u.id""",
-            (model,),
-        )
-        rows = [
-            VectorRow(r[0], r[1], r[2], r[3], r[4], r[5] if r[5] is not None else np.nan, decode_vector(r[6]))
-            for r in cursor
-        ]
-        rows = [r for r in rows if r.vector.shape == (self.dim,)]
+        rows = [r for r in vector_rows(catalog.db, model) if r.vector.shape == (self.dim,)]
         with self._lock:
             self._snapshot = _Snapshot.of(rows, self.dim)
 

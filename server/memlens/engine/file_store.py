@@ -1,0 +1,196 @@
+"""Writes one parsed file into the catalog: its file row, session, chunks and units (a full replace or a tail)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memlens.engine.catalog import Catalog, FileRow
+from memlens.engine.discovery import SourceFile
+from memlens.engine.ingest import ChunkSpec, FileContent, UnitSpec, chunk_records
+from memlens.engine.sources.base import TranscriptRecord
+from memlens.settings import ChunkingSettings
+
+
+@dataclass
+class PendingChanges:
+    """Unit ids one catalog transaction removed and added: what the derived indexes must mirror."""
+
+    deleted_units: list[int] = field(default_factory=list)
+    added_units: list[int] = field(default_factory=list)
+
+
+class FileStore:
+    def __init__(self, catalog: Catalog, chunking: ChunkingSettings) -> None:
+        self.catalog = catalog
+        self.chunking = chunking
+
+    def write(
+        self,
+        db: sqlite3.Connection,
+        source: SourceFile,
+        row: FileRow | None,
+        stat: os.stat_result,
+        content: FileContent,
+        appended: bool,
+        pending: PendingChanges,
+    ) -> None:
+        """Record a parsed file: replace its contents, or with `appended` add the new tail's messages."""
+        path = str(source.path)
+        leaf = next((r.uuid for r in reversed(content.records) if r.uuid), None)
+        values: dict[str, object] = {
+            "format": content.format,
+            "size": stat.st_size,
+            "mtime_ns": stat.st_mtime_ns,
+            "head_hash": content.head_digest,
+            "parsed_bytes": content.parsed_bytes,
+            "next_line": content.next_line,
+            "error": None,
+        }
+        if leaf is not None or not appended:
+            values["leaf_uuid"] = leaf
+        if appended and row is not None:
+            values["bad_lines"] = row.bad_lines + content.bad_lines
+            file_id = self.catalog.upsert_file(db, path, source.kind, **values)
+            self._append_chunks(db, file_id, row.session_key or "", content, pending)
+        else:
+            values["bad_lines"] = content.bad_lines
+            file_id = self.catalog.upsert_file(db, path, source.kind, **values)
+            if row is not None:
+                pending.deleted_units += self.catalog.purge_file_contents(db, file_id)
+            session_key = self._store_session(db, file_id, source.path, content) if content.session else None
+            db.execute("UPDATE files SET session_key = ? WHERE id = ?", (session_key, file_id))
+            self._insert_chunks(db, file_id, session_key, content.format, content.chunks, 0, pending)
+
+    def _store_session(self, db: sqlite3.Connection, file_id: int, path: Path, content: FileContent) -> str:
+        session = content.session
+        assert session is not None
+        base = f"{session.format}:{session.session_id}"
+        if session.agent_id:
+            base += f"/agent-{session.agent_id}"
+        key = base
+        taken = db.execute("SELECT file_id FROM sessions WHERE key = ?", (key,)).fetchone()
+        if taken is not None and taken[0] != file_id:
+            key = f"{base}~{path.stem}"  # the same session id in two files (e.g. a copied transcript)
+        parent = f"{session.format}:{session.parent_session_id}" if session.parent_session_id else None
+        db.execute(
+            """INSERT OR REPLACE INTO sessions (key, session_id, format, file_id, parent_key, agent_id, cwd, title)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+            (
+                key,
+                session.session_id,
+                session.format,
+                file_id,
+                parent,
+                session.agent_id,
+                session.cwd,
+                session.title,
+            ),
+        )
+        return key
+
+    def _append_chunks(
+        self, db: sqlite3.Connection, file_id: int, session_key: str, content: FileContent, pending: PendingChanges
+    ) -> None:
+        """Regroup the session's last chunk with the appended messages; earlier chunks stay as they are."""
+        if not content.records:
+            return
+        last = db.execute(
+            "SELECT id FROM chunks WHERE file_id = ? AND kind = 'transcript' ORDER BY id DESC LIMIT 1",
+            (file_id,),
+        ).fetchone()
+        carried: list[TranscriptRecord] = []
+        first_seq = int(
+            db.execute("SELECT COALESCE(MAX(seq), 0) FROM units WHERE file_id = ?", (file_id,)).fetchone()[0]
+        )
+        if last is not None:
+            later = db.execute(
+                "SELECT COUNT(*) FROM chunks WHERE file_id = ? AND id > ?", (file_id, last[0])
+            ).fetchone()[0]
+            if not later:  # only regroup when nothing (e.g. a summary) came after it
+                rows = db.execute("SELECT * FROM units WHERE chunk_id = ? ORDER BY seq", (last[0],)).fetchall()
+                carried = [_record_of(r) for r in rows]
+                first_seq = min(int(r["seq"]) for r in rows) - 1 if rows else first_seq
+                pending.deleted_units += [int(r["id"]) for r in rows]
+                db.execute("DELETE FROM units WHERE chunk_id = ?", (last[0],))
+                db.execute("DELETE FROM chunks WHERE id = ?", (last[0],))
+        chunks = chunk_records(carried + content.records, self.chunking)
+        self._insert_chunks(db, file_id, session_key, content.format, chunks, first_seq, pending)
+
+    def _insert_chunks(
+        self,
+        db: sqlite3.Connection,
+        file_id: int,
+        session_key: str | None,
+        format_: str,
+        chunks: list[ChunkSpec],
+        seq: int,
+        pending: PendingChanges,
+    ) -> None:
+        for chunk in chunks:
+            cursor = db.execute(
+                """INSERT INTO chunks (file_id, kind, session_key, line_start, line_end, heading, ts_start, ts_end,
+                   message_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (
+                    file_id,
+                    chunk.kind,
+                    session_key,
+                    chunk.line_start,
+                    chunk.line_end,
+                    chunk.heading,
+                    chunk.ts_start,
+                    chunk.ts_end,
+                    len(chunk.units) if chunk.kind != "memory" else 0,
+                ),
+            )
+            chunk_id = int(cursor.lastrowid or 0)
+            for unit in chunk.units:
+                seq += 1
+                pending.added_units.append(self._insert_unit(db, file_id, chunk_id, session_key, format_, unit, seq))
+
+    def _insert_unit(
+        self,
+        db: sqlite3.Connection,
+        file_id: int,
+        chunk_id: int,
+        session_key: str | None,
+        format_: str,
+        unit: UnitSpec,
+        seq: int,
+    ) -> int:
+        cursor = db.execute(
+            """INSERT INTO units (file_id, chunk_id, kind, format, session_key, message_id, role, ts, seq, position,
+               line_end, uuid, text, embed_text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (
+                file_id,
+                chunk_id,
+                unit.kind,
+                format_ if unit.kind != "memory" else "",
+                session_key,
+                unit.message_id,
+                unit.role,
+                unit.ts,
+                seq,
+                unit.position,
+                unit.line_end,
+                unit.uuid,
+                unit.text,
+                unit.embed_hash,
+            ),
+        )
+        return int(cursor.lastrowid or 0)
+
+
+def _record_of(row: sqlite3.Row) -> TranscriptRecord:
+    """A stored unit back as a record, to regroup it with appended messages."""
+    return TranscriptRecord(
+        message_id=row["message_id"] or "",
+        role=row["role"] or "assistant",
+        text=row["text"],
+        timestamp=row["ts"],
+        position=row["position"] or 0,
+        kind="summary" if row["kind"] == "summary" else "message",
+        uuid=row["uuid"],
+    )
