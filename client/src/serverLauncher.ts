@@ -41,7 +41,19 @@ interface PythonExtensionApi {
     resolveEnvironment?(
       env: { id?: string; path: string } | string,
     ): Promise<{ executable?: { uri?: vscode.Uri } } | undefined>;
+    onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
   };
+}
+
+/** Call `listener` when the Python extension's active interpreter changes (no-op without that extension). */
+function onPythonInterpreterChange(listener: () => void): vscode.Disposable | undefined {
+  const ext = vscode.extensions.getExtension<PythonExtensionApi>('ms-python.python');
+  const event = ext?.isActive ? ext.exports?.environments?.onDidChangeActiveEnvironmentPath : undefined;
+  try {
+    return event?.(listener);
+  } catch {
+    return undefined;
+  }
 }
 
 function withTimeout<T>(promise: Thenable<T>, ms: number): Promise<T | undefined> {
@@ -184,6 +196,7 @@ export class ServerManager implements vscode.Disposable {
   readonly onIndexStatus = this.statusEmitter.event;
   lastIndexStatus: IndexStatus | undefined;
   private readonly traceChannel: TraceChannel;
+  private pythonListener: vscode.Disposable | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -228,6 +241,14 @@ export class ServerManager implements vscode.Disposable {
     const choice = await choosePython(this.output);
     const cwd = firstWorkspaceFolder()?.uri.fsPath;
     this.output.info(`Using Python ${choice.python} (from ${choice.source})`);
+    if (choice.source === 'python-extension' && !this.pythonListener) {
+      this.pythonListener = onPythonInterpreterChange(() => {
+        if (!vscode.workspace.getConfiguration('memlens').get<string>('server.pythonPath', '').trim()) {
+          this.output.info('The Python extension switched interpreters; restarting the server');
+          void this.restart();
+        }
+      });
+    }
     const check = await checkImportable(choice.python, cwd);
     if (!check.ok) {
       const checkout = findCheckout(this.context.extensionPath);
@@ -381,6 +402,7 @@ export class ServerManager implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.pythonListener?.dispose();
     void this.stop();
     for (const d of this.disposables) {
       d.dispose();
