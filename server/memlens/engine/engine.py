@@ -5,6 +5,7 @@ The CLI and the language server both drive this class; neither reaches past it.
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import hashlib
 import logging
@@ -127,6 +128,12 @@ class Engine:
         if self.embedder is not None:
             self.vectors.load(self.catalog, self.embedder.name)
         self._seen_generation = generation
+
+    def apply_query_settings(self, settings: Settings) -> None:
+        """Take the settings that change no index (search, hover, excluded sessions); others need a new Engine."""
+        self.settings.search = dataclasses.replace(settings.search)
+        self.settings.hover = dataclasses.replace(settings.hover)
+        self.settings.exclude_sessions = list(settings.exclude_sessions)
 
     def refresh(self) -> None:
         """A read-only engine follows the writer's commits: reload what changed since it last looked."""

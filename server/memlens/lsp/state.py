@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import threading
 from collections.abc import Callable
@@ -128,9 +127,7 @@ class ServerState:
             return
         engine = self.engine
         if engine is not None:
-            engine.settings.search = dataclasses.replace(settings.search)
-            engine.settings.hover = dataclasses.replace(settings.hover)
-            engine.settings.exclude_sessions = list(settings.exclude_sessions)
+            engine.apply_query_settings(settings)
         self.status.poke("settings applied")
 
     # -- engine lifecycle ---------------------------------------------------------------------------------
