@@ -173,3 +173,21 @@ def test_watcher_makes_an_appended_message_searchable(live: tuple[Engine, Path, 
         assert engine.search(word, mode="keyword")["results"] == []
     finally:
         indexer.stop()
+
+
+def test_tool_input_limit_setting_reaches_the_parsers(tmp_path: Path, shared_fixtures: Path) -> None:
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    shutil.copyfile(shared_fixtures / "claude-code" / "tool_heavy.jsonl", transcripts / "tool_heavy.jsonl")
+    (tmp_path / "ws").mkdir()
+    lengths = {}
+    for limit in (40, 2000):
+        settings = Settings()
+        settings.transcripts.agent_defaults = False
+        settings.chunking.tool_input_max_chars = limit
+        with Engine([tmp_path / "ws"], settings, [transcripts], tmp_path / f"index-{limit}", embedder=False) as engine:
+            engine.sync()
+            texts = [r[0] for r in engine.catalog.db.execute("SELECT text FROM units WHERE text LIKE '%[Bash]%'")]
+            assert texts
+            lengths[limit] = max(len(t.split("[Bash]", 1)[1].split("\n")[0]) for t in texts)
+    assert lengths[40] <= 45 < lengths[2000]

@@ -32,6 +32,7 @@ from memlens.engine.ingest import (
     transcript_content,
 )
 from memlens.engine.keyword_index import KeywordDoc, KeywordIndex
+from memlens.engine.sources import make_parsers
 from memlens.engine.vector_index import VectorIndex, encode_vector, vector_rows
 from memlens.settings import Settings
 
@@ -87,6 +88,7 @@ class Indexer:
         self.embedder = embedder
         self.settings = settings
         self.store = FileStore(catalog, settings.chunking)
+        self.parsers = make_parsers(settings.chunking.tool_input_max_chars)
         self.lock = threading.RLock()  # one writer at a time within this process
         self._pending: int | None = None  # cached count of texts without a vector
         self._garbage = False  # units were deleted since vectors were last collected
@@ -267,7 +269,7 @@ class Indexer:
                 if appended is not None:
                     return appended, True
             handle.seek(0)
-        result, lines = parse_transcript_stream(handle, path)
+        result, lines = parse_transcript_stream(handle, path, self.parsers)
         if result is None:
             return FileContent(kind="transcript", format="", parsed_bytes=stat.st_size), False
         content = transcript_content(result, self.settings.chunking)
@@ -284,7 +286,7 @@ class Indexer:
 
     def _parse_tail(self, path: Path, row: FileRow, tail: bytes) -> FileContent | None:
         """Parse appended bytes; None when they do not simply continue the active branch (re-parse whole)."""
-        result = parse_transcript(tail, path, start_line=row.next_line, format_hint=row.format)
+        result = parse_transcript(tail, path, row.next_line, row.format, self.parsers)
         if result is None:
             return None
         known_uuids = {

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from memlens.engine.markdown_chunker import chunk_markdown
-from memlens.engine.sources import detect_format, get_parser, read_head, select_active_branch
-from memlens.engine.sources.base import ParseResult, TranscriptRecord
+from memlens.engine.sources import PARSERS, detect_format, get_parser, read_head, select_active_branch
+from memlens.engine.sources.base import ParseResult, TranscriptParser, TranscriptRecord
 from memlens.engine.transcript_chunker import group_messages
 from memlens.settings import ChunkingSettings
 
@@ -120,14 +120,20 @@ def read_memory(data: bytes, chunking: ChunkingSettings, ts: float | None = None
     return content
 
 
-def parse_transcript(data: bytes, path: Path, start_line: int = 1, format_hint: str = "") -> ParseResult | None:
+def parse_transcript(
+    data: bytes,
+    path: Path,
+    start_line: int = 1,
+    format_hint: str = "",
+    parsers: list[TranscriptParser] = PARSERS,
+) -> ParseResult | None:
     """Parse with the parser for this file's format (sniffed unless given); None if no parser recognises it."""
-    parser = get_parser(format_hint) if format_hint else detect_format(read_head(data), path)
+    parser = get_parser(format_hint, parsers) if format_hint else detect_format(read_head(data), path, parsers)
     return parser.parse(data, path, start_line) if parser is not None else None
 
 
 def parse_transcript_stream(
-    handle: BinaryIO, path: Path, block_bytes: int = STREAM_BLOCK
+    handle: BinaryIO, path: Path, parsers: list[TranscriptParser] = PARSERS, block_bytes: int = STREAM_BLOCK
 ) -> tuple[ParseResult | None, int]:
     """Parse a transcript block by block, so a huge file never sits in memory whole.
 
@@ -135,7 +141,7 @@ def parse_transcript_stream(
     the parser; such a record is attached to the last record before its block (transcripts grow linearly).
     """
     data = handle.read(block_bytes)
-    parser = detect_format(read_head(data), path)
+    parser = detect_format(read_head(data), path, parsers)
     if parser is None:
         return None, 0
     start_line = 1

@@ -20,20 +20,30 @@ __all__ = [
     "TranscriptRecord",
     "detect_format",
     "get_parser",
+    "make_parsers",
     "parse_file",
     "read_head",
     "select_active_branch",
 ]
 
-PARSERS: list[TranscriptParser] = [ClaudeCodeParser(), CodexParser(), OpenClawParser(), SpecStoryParser()]
+
+def make_parsers(tool_input_max_chars: int | None = None) -> list[TranscriptParser]:
+    """One parser per format; `tool_input_max_chars` bounds the tool-call input kept with a message."""
+    if tool_input_max_chars is None:
+        return [ClaudeCodeParser(), CodexParser(), OpenClawParser(), SpecStoryParser()]
+    limit = tool_input_max_chars
+    return [ClaudeCodeParser(limit), CodexParser(limit), OpenClawParser(limit), SpecStoryParser(limit)]
+
+
+PARSERS: list[TranscriptParser] = make_parsers()
 
 HEAD_LINES = 5
 _HEAD_BYTES = 256 * 1024
 
 
-def get_parser(format_name: str) -> TranscriptParser | None:
-    """The registered parser for a format name such as "claude-code"."""
-    return next((p for p in PARSERS if p.format == format_name), None)
+def get_parser(format_name: str, parsers: list[TranscriptParser] = PARSERS) -> TranscriptParser | None:
+    """The parser for a format name such as "claude-code"."""
+    return next((p for p in parsers if p.format == format_name), None)
 
 
 def read_head(data: bytes, max_lines: int = HEAD_LINES) -> list[str]:
@@ -60,10 +70,12 @@ def _path_hint(parser: TranscriptParser, path: Path) -> bool:
     return hints.get(parser.format, False)
 
 
-def detect_format(head_lines: list[str], path: Path) -> TranscriptParser | None:
+def detect_format(
+    head_lines: list[str], path: Path, parsers: list[TranscriptParser] = PARSERS
+) -> TranscriptParser | None:
     """The parser whose sniffer accepts the head lines; the path decides only between several matches."""
     matches = []
-    for parser in PARSERS:
+    for parser in parsers:
         try:
             if parser.sniff(head_lines, path):
                 matches.append(parser)
