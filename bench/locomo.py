@@ -262,36 +262,46 @@ def evaluate(
     max_questions: int | None = None,
     embedder: Embedder | None = None,
     progress: bool = False,
+    variants: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Index each conversation in its own temporary index, rank every question in every run, score, summarise."""
+    """Index each conversation in its own temporary index, rank every question in every run, score, summarise.
+
+    `variants` name extra search settings (on top of `overrides`) tried on the same indexes: run "hybrid-weighted"
+    under variant "w06" is reported as "hybrid-weighted w06". Only search settings can vary without reindexing.
+    """
     settings = bench_settings(overrides)
+    searches = {"": settings.search} | {
+        f" {n}": bench_settings({**(overrides or {}), **v}).search for n, v in (variants or {}).items()
+    }
+    labels = {f"{run}{suffix}": (run, search) for suffix, search in searches.items() for run in runs}
     needs_vectors = any(RUNS[r][0] != "keyword" for r in runs)
     if embedder is None and needs_vectors:
         embedder = load_shared_embedder(settings)
-    rows: dict[str, list[dict[str, Any]]] = {run: [] for run in runs}
+    rows: dict[str, list[dict[str, Any]]] = {label: [] for label in labels}
     evidence = EvidenceCounts()
     conversations: list[dict[str, Any]] = []
-    query_seconds: dict[str, float] = {run: 0.0 for run in runs}
+    query_seconds: dict[str, float] = {label: 0.0 for label in labels}
     for path in paths:
         conversation = load_conversation(path, max_sessions, max_questions)
         evidence.add(conversation.evidence)
         with tempfile.TemporaryDirectory(prefix=f"locomo-{conversation.name}-") as tmp:
             index = build_index(conversation, Path(tmp), settings, embedder if needs_vectors else None)
             try:
-                for run in runs:
+                for label, (run, search) in labels.items():
                     mode, fusion = RUNS[run]
+                    index.engine.settings.search = search
                     started = time.perf_counter()
                     for question in conversation.questions:
                         ranking = index.engine.rank(question.text, mode=mode, fusion=fusion, limit=max(TURN_KS))
                         unit_ids = [h.unit_id for h in ranking.hits]
-                        rows[run].append(
+                        rows[label].append(
                             {
                                 "conversation": conversation.name,
                                 "category": question.category,
                                 "scores": score_question(question, unit_ids, index),
                             }
                         )
-                    query_seconds[run] += time.perf_counter() - started
+                    query_seconds[label] += time.perf_counter() - started
             finally:
                 index.engine.close()
         conversations.append(
@@ -310,17 +320,19 @@ def evaluate(
     names = [c["name"] for c in conversations]
     groups = {g: [n for n in members if n in names] for g, members in (groups or {}).items()}
     results: dict[str, Any] = {}
-    for run, run_rows in rows.items():
-        results[run] = {
+    for label, run_rows in rows.items():
+        run, search = labels[label]
+        results[label] = {
             "mode": RUNS[run][0],
             "fusion": RUNS[run][1],
+            "search": vars(search),
             "all": summarise(run_rows),
             "byCategory": {
                 f"{c} {CATEGORIES[c]}": summarise([r for r in run_rows if r["category"] == c]) for c in CATEGORIES
             },
             "byConversation": {n: summarise([r for r in run_rows if r["conversation"] == n]) for n in names},
             "groups": {g: summarise([r for r in run_rows if r["conversation"] in m]) for g, m in groups.items() if m},
-            "msPerQuery": round(1000 * query_seconds[run] / max(1, len(run_rows)), 2),
+            "msPerQuery": round(1000 * query_seconds[label] / max(1, len(run_rows)), 2),
         }
     return {
         "benchmark": "locomo",
@@ -340,6 +352,7 @@ def evaluate(
         },
         "settings": {
             "overrides": overrides or {},
+            "variants": variants or {},
             "search": vars(settings.search),
             "chunking": vars(settings.chunking),
         },
@@ -409,12 +422,28 @@ def parse_overrides(pairs: Sequence[str]) -> dict[str, Any]:
     return out
 
 
+def parse_variants(specs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """["w06:search.vectorWeight=0.6,search.textWeight=0.4"] → {"w06": {"search.vectorWeight": 0.6, ...}}."""
+    variants: dict[str, dict[str, Any]] = {}
+    for spec in specs:
+        name, _, pairs = spec.partition(":")
+        variants[name.strip()] = parse_overrides([p for p in pairs.split(",") if p.strip()])
+    return variants
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("files", nargs="*", type=Path, help=f"LoCoMo JSON files (default {DEFAULT_DATA}/*.json)")
     parser.add_argument("--runs", default=",".join(RUNS), help=f"comma-separated, of {', '.join(RUNS)}")
     parser.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="a setting, e.g. search.textWeight=0.4"
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME:KEY=VALUE[,KEY=VALUE]",
+        help="also rank with these search settings on the same indexes, e.g. nb0:search.neighborWeight=0",
     )
     parser.add_argument("--groups", default="tune=26,30,41;held-out=42,43", help="named conversation groups to report")
     parser.add_argument("--limit-conversations", type=int, default=None)
@@ -439,6 +468,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         args.max_sessions,
         args.max_questions,
         progress=not args.json,
+        variants=parse_variants(args.variant),
     )
     print(json.dumps(report, indent=2) if args.json else format_table(report))
     return report

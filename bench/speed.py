@@ -614,7 +614,8 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+def main(argv: Sequence[str] | None = None, embedder: Embedder | None = None) -> dict[str, Any]:
+    """Run the benchmark and print it; `embedder` lets a caller pass a model it has already loaded."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="10000", help="comma-separated chunk counts, e.g. 10000,100000")
     parser.add_argument("--queries", type=int, default=300)
@@ -631,12 +632,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
 
     def log(message: str) -> None:
-        if not args.json:
-            print(message, file=sys.stderr, flush=True)
+        print(message, file=sys.stderr, flush=True)
 
     report: dict[str, Any] = {"benchmark": "speed", "machine": machine_info(), "targets": TARGETS, "sizes": []}
-    embedder: Embedder | None = None
-    if not args.no_vectors:
+    if args.no_vectors:
+        embedder = None
+    elif embedder is None:
         started = time.perf_counter()
         embedder = load_shared_embedder(bench_settings())
         report["modelLoadS"] = round(time.perf_counter() - started, 2)
