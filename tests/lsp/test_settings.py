@@ -23,12 +23,23 @@ async def client(lsp_client: LanguageClient, lsp_prebuilt: Prebuilt):
     lsp_client.prebuilt = lsp_prebuilt  # type: ignore[attr-defined]
     # an invalid value in initializationOptions: a warning, the default is used, the server runs
     params = init_params(lsp_prebuilt, copy_index(lsp_prebuilt, "settings"), search={"maxResults": "many"})
+    # what a client sends on every change: its whole set of settings (here, what the test started with)
+    lsp_client.base_settings = {  # type: ignore[attr-defined]
+        k: v for k, v in params.initialization_options.items() if k != "search"
+    }
     await lsp_client.initialize_session(params)
     yield
     await lsp_client.shutdown_session()
 
 
+def full(client: LanguageClient, changes: dict[str, Any]) -> dict[str, Any]:
+    """The client's whole settings with `changes` applied (didChangeConfiguration replaces, it does not patch)."""
+    return {**client.base_settings, **changes}  # type: ignore[attr-defined]
+
+
 def configure(client: LanguageClient, settings: Any) -> None:
+    if isinstance(settings, dict) and isinstance(settings.get("memlens"), dict):
+        settings = {"memlens": full(client, settings["memlens"])}
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=settings))
 
 
@@ -79,7 +90,7 @@ async def test_exclude_sessions_hides_a_session_everywhere(client: LanguageClien
     assert OPENCLAW not in pack["markdown"]
     filtered = await execute(client, "memlens.search", {"query": "offsite", "filters": {"session": OPENCLAW}})
     assert filtered["results"] == []
-    configure(client, {"memlens": {"excludeSessions": []}})
+    configure(client, {"memlens": {}})  # the setting removed in the editor: it no longer applies
     assert await eventually(lambda: openclaw_hits(client))
 
 
@@ -100,10 +111,10 @@ async def test_summary_ids_of_hidden_sessions_are_unknown(client: LanguageClient
 
 
 async def test_null_settings_pull_workspace_configuration(client: LanguageClient) -> None:
-    client.set_configuration({"excludeSessions": [OPENCLAW]}, section="memlens")
+    client.set_configuration(full(client, {"excludeSessions": [OPENCLAW]}), section="memlens")
     configure(client, None)
     assert await eventually(lambda: _hidden(client))
-    client.set_configuration({"excludeSessions": []}, section="memlens")
+    client.set_configuration(full(client, {"excludeSessions": []}), section="memlens")
     configure(client, None)
     assert await eventually(lambda: openclaw_hits(client))
 

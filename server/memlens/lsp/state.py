@@ -100,14 +100,15 @@ class ServerState:
     # -- settings -----------------------------------------------------------------------------------------
 
     def compute_settings(self) -> tuple[Settings, list[str]]:
-        """Defaults ← each folder's .memlens.json ← initializationOptions ← the latest client settings."""
+        """Defaults ← each folder's .memlens.json ← the client's settings: the latest didChangeConfiguration,
+        else initializationOptions. The client sends its whole set each time, so a removed setting goes away."""
         warnings: list[str] = []
         settings = Settings()
         for folder in self.workspaces:
             settings = merge(settings, load_workspace_file(folder, warnings), warnings)
-        for layer in (self.init_options, self.client_settings):
-            if layer is not None:
-                settings = merge(settings, layer, warnings)
+        layer = self.client_settings if self.client_settings is not None else self.init_options
+        if layer is not None:
+            settings = merge(settings, layer, warnings)
         return settings, warnings
 
     async def apply_settings(self) -> None:
