@@ -130,8 +130,9 @@ class VectorIndex:
         with self._lock:
             snapshot = self._snapshot
             replaced = np.concatenate([remove_ids, np.fromiter((r.unit_id for r in added), np.int64, len(added))])
-            if len(replaced):
-                snapshot = snapshot.take(~np.isin(snapshot.ids, replaced))
+            keep = ~np.isin(snapshot.ids, replaced) if len(replaced) else None
+            if keep is not None and not keep.all():  # copying the matrix costs; only when a row really goes
+                snapshot = snapshot.take(keep)
             if added:
                 snapshot = snapshot.concat(_Snapshot.of(added, self.dim))
             self._snapshot = snapshot
