@@ -211,15 +211,19 @@ class Catalog:
 
     # -- vectors ------------------------------------------------------------------------------------------
 
-    def missing_vectors(self, model: str, limit: int) -> list[tuple[str, int]]:
-        """(hash, unit id) of units whose text has no vector yet for `model`, oldest first."""
+    def missing_vectors(self, model: str, limit: int, after_id: int = 0) -> list[tuple[str, int]]:
+        """(hash, unit id) of units after `after_id` whose text has no vector yet for `model`, oldest first, each
+        hash once. Walks the units in id order and stops after `limit` rows, so a batch costs O(limit), not a scan."""
         rows = self.db.execute(
-            """SELECT u.embed_text_hash, MIN(u.id) FROM units u
+            """SELECT u.embed_text_hash, u.id FROM units u
                LEFT JOIN vectors v ON v.hash = u.embed_text_hash AND v.model = ?
-               WHERE v.hash IS NULL GROUP BY u.embed_text_hash ORDER BY MIN(u.id) LIMIT ?""",
-            (model, limit),
+               WHERE v.hash IS NULL AND u.id > ? ORDER BY u.id LIMIT ?""",
+            (model, after_id, limit),
         ).fetchall()
-        return [(str(r[0]), int(r[1])) for r in rows]
+        first: dict[str, int] = {}
+        for text_hash, unit_id in rows:
+            first.setdefault(str(text_hash), int(unit_id))
+        return list(first.items())
 
     def store_vectors(self, db: sqlite3.Connection, model: str, items: Sequence[tuple[str, bytes]]) -> None:
         db.executemany(

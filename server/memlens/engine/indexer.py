@@ -180,11 +180,12 @@ class Indexer:
         with self.lock:
             model = self.embedder.name
             total = self.pending_embeddings()
-            done = batches = 0
+            done = batches = after_id = 0
             while not (cancel is not None and cancel.is_set()) and (max_batches is None or batches < max_batches):
-                missing = self.catalog.missing_vectors(model, EMBED_BATCH)
+                missing = self.catalog.missing_vectors(model, EMBED_BATCH, after_id)
                 if not missing:
                     break
+                after_id = max(unit_id for _, unit_id in missing)
                 units = self.catalog.units_by_id([unit_id for _, unit_id in missing])
                 matrix = self.embedder.embed([units[unit_id]["text"][:EMBED_TEXT_CHARS] for _, unit_id in missing])
                 hashes = [h for h, _ in missing]
