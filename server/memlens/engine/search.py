@@ -129,11 +129,14 @@ class Retriever:
             marks = ",".join("?" * len(part))
             sql = f"SELECT id, session_key, seq FROM units WHERE id IN ({marks}) AND kind = 'transcript'"
             places.update((int(r[0]), (str(r[1]), int(r[2]))) for r in self.catalog.db.execute(sql, part))
-        at = {place: unit_id for unit_id, place in places.items()}
-        fused = {unit_id: hit.score for unit_id, hit in hits.items()}
+        score_at = {place: hits[unit_id].score for unit_id, place in places.items()}
+        offsets = [d for d in range(-window, window + 1) if d]
         for unit_id, (session, seq) in places.items():
-            around = (at.get((session, seq + d)) for d in range(-window, window + 1) if d)
-            best = max((fused[n] for n in around if n is not None), default=0.0)
+            best = 0.0
+            for d in offsets:  # plain loops: this runs for every candidate of every query
+                near = score_at.get((session, seq + d), 0.0)
+                if near > best:
+                    best = near
             hit = hits[unit_id]
             hit.score += weight * best * (1.0 - hit.score)
 
