@@ -80,22 +80,17 @@ class _Snapshot:
         return self.order[slots[present]], wanted[present]
 
 
-def vector_rows(
-    db: sqlite3.Connection, model: str, column: str | None = None, values: Sequence[object] = ()
-) -> list[VectorRow]:
-    """Units joined with their cached vectors for `model`: all of them, or those whose `column` is in `values`."""
-    if column not in (None, "u.id", "u.embed_text_hash"):
+def vector_rows(db: sqlite3.Connection, model: str, column: str, values: Sequence[object]) -> list[VectorRow]:
+    """Units joined with their cached vectors for `model`, for the units whose `column` is in `values`."""
+    if column not in ("u.id", "u.embed_text_hash"):
         raise ValueError(f"cannot select vector rows by {column}")
     sql = """SELECT u.id, u.kind, u.format, COALESCE(u.role, ''), COALESCE(u.session_key, ''), u.ts, v.vec
              FROM units u JOIN vectors v ON v.hash = u.embed_text_hash AND v.model = ?"""
-    if column is None:
-        batches: list[Sequence[object]] = [()]
-    else:
-        batches = [values[i : i + 500] for i in range(0, len(values), 500)]
     rows: list[VectorRow] = []
-    for batch in batches:
-        where = f" WHERE {column} IN ({','.join('?' * len(batch))})" if column else ""
-        for r in db.execute(sql + where + " ORDER BY u.id", (model, *batch)):
+    for start in range(0, len(values), 500):
+        batch = values[start : start + 500]
+        where = f" WHERE {column} IN ({','.join('?' * len(batch))}) ORDER BY u.id"
+        for r in db.execute(sql + where, (model, *batch)):
             ts = float(r[5]) if r[5] is not None else float("nan")
             rows.append(VectorRow(int(r[0]), r[1], r[2] or "", r[3], r[4], ts, decode_vector(r[6])))
     return rows
@@ -119,10 +114,43 @@ class VectorIndex:
         return len(self._snapshot.ids)
 
     def load(self, catalog: Catalog, model: str) -> None:
-        """Rebuild from the catalog: every unit whose text has a vector for `model`."""
-        rows = [r for r in vector_rows(catalog.db, model) if r.vector.shape == (self.dim,)]
+        """Rebuild from the catalog: every unit whose text has a vector for `model`.
+
+        Both tables are read in storage order and joined in memory (no per-row index lookups), and vectors go
+        straight into one preallocated matrix: this is most of a warm start's time and of its memory peak.
+        """
+        db = catalog.db
+        slot_of: dict[str, int] = {}
+        blobs: list[bytes] = []
+        width = self.dim * 4
+        for digest, blob in db.execute("SELECT hash, vec FROM vectors WHERE model = ?", (model,)):
+            if len(blob) == width:
+                slot_of[digest] = len(blobs)
+                blobs.append(blob)
+        cached = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), self.dim)
+        del blobs
+        units = [
+            r
+            for r in db.execute(
+                "SELECT id, kind, format, COALESCE(role, ''), COALESCE(session_key, ''), ts, embed_text_hash"
+                " FROM units ORDER BY id"
+            )
+            if r[6] in slot_of
+        ]
+        if not units:
+            snapshot = _Snapshot.empty(self.dim)
+        else:
+            snapshot = _Snapshot(
+                ids=np.fromiter((r[0] for r in units), np.int64, len(units)),
+                matrix=cached[np.fromiter((slot_of[r[6]] for r in units), np.int64, len(units))],
+                kind=np.array([r[1] for r in units], dtype=object),
+                format=np.array([r[2] or "" for r in units], dtype=object),
+                role=np.array([r[3] for r in units], dtype=object),
+                session=np.array([r[4] for r in units], dtype=object),
+                ts=np.array([np.nan if r[5] is None else r[5] for r in units], dtype=np.float64),
+            )
         with self._lock:
-            self._snapshot = _Snapshot.of(rows, self.dim)
+            self._snapshot = snapshot
 
     def update(self, remove: Iterable[int] = (), add: Iterable[VectorRow] = ()) -> None:
         remove_ids = np.fromiter(remove, np.int64)
