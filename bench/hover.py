@@ -63,9 +63,13 @@ async def measure(workspace: Path, options: dict[str, Any], hovers: int, seed: i
     )
     client.initialized(types.InitializedParams())
     started = time.perf_counter()
+    status: dict[str, Any] = {}
     while True:  # the start-up reconcile (nothing changed) must finish before hovers find anything
-        status = await client.workspace_execute_command_async(
-            types.ExecuteCommandParams(command="memlens.stats", arguments=[{}])
+        status = (
+            await client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command="memlens.stats", arguments=[{}])
+            )
+            or {}
         )
         if not status["indexing"] and status["totalChunks"] > 0:
             break

@@ -25,6 +25,7 @@ fi
 
 "$VENV/bin/ruff" check server tests bench
 "$VENV/bin/mypy"
+"$VENV/bin/mypy" bench
 
 if [ "${MEMLENS_SKIP_CLIENT:-0}" != 1 ]; then
   MEMLENS_PYTHON="$VENV/bin/python" bash scripts/client-ci.sh

@@ -174,8 +174,16 @@ class Catalog:
 
     # -- files --------------------------------------------------------------------------------------------
 
-    def files(self) -> dict[str, FileRow]:
-        rows = self.db.execute("SELECT * FROM files").fetchall()
+    def files(self, paths: Sequence[str] | None = None) -> dict[str, FileRow]:
+        """Every catalogued file by path, or only those of `paths` (a watcher event touches a few)."""
+        if paths is None:
+            rows = self.db.execute("SELECT * FROM files").fetchall()
+        else:
+            rows = []
+            for start in range(0, len(paths), 500):
+                part = list(paths[start : start + 500])
+                marks = ",".join("?" * len(part))
+                rows += self.db.execute(f"SELECT * FROM files WHERE path IN ({marks})", part).fetchall()
         return {row["path"]: FileRow(**{k: row[k] for k in row.keys() if k != "synced_at"}) for row in rows}  # noqa: SIM118
 
     def upsert_file(self, db: sqlite3.Connection, path: str, kind: str, **values: Any) -> int:

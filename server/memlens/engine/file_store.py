@@ -20,6 +20,7 @@ class PendingChanges:
 
     deleted_units: list[int] = field(default_factory=list)
     added_units: list[int] = field(default_factory=list)
+    purged: bool = False  # a file's old contents went (not just a regrouped tail): some vectors may be unused now
 
 
 class FileStore:
@@ -60,6 +61,7 @@ class FileStore:
             file_id = self.catalog.upsert_file(db, path, source.kind, **values)
             if row is not None:
                 pending.deleted_units += self.catalog.purge_file_contents(db, file_id)
+                pending.purged = True
             session_key = self._store_session(db, file_id, source.path, content) if content.session else None
             db.execute("UPDATE files SET session_key = ? WHERE id = ?", (session_key, file_id))
             self._insert_chunks(db, file_id, session_key, content.format, content.chunks, 0, pending)

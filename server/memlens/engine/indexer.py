@@ -107,7 +107,7 @@ class Indexer:
         with self.lock:
             started = time.perf_counter()
             report = SyncReport(files_seen=len(sources))
-            known = self.catalog.files()
+            known = self.catalog.files(None if prune else [str(s.path) for s in sources])
             if prune:
                 wanted = {str(s.path) for s in sources}
                 gone = [Path(p) for p in known if p not in wanted]
@@ -155,14 +155,18 @@ class Indexer:
         """Purge files that disappeared (watcher events); their vectors stay until `collect_garbage`."""
         with self.lock:
             report = SyncReport()
-            known = self.catalog.files()
-            rows = [known[str(p)] for p in paths if str(p) in known]
+            wanted = [str(p) for p in paths]
+            if not wanted:
+                return report
+            known = self.catalog.files(wanted)
+            rows = [known[p] for p in wanted if p in known]
             if not rows:
                 return report
             pending = PendingChanges()
             with self.catalog.transaction() as db:
                 for row in rows:
                     pending.deleted_units += self.catalog.delete_file(db, row.id)
+                pending.purged = True
                 generation = self.catalog.bump_generation(db)
             self._mirror(generation, pending)
             report.files_deleted = len(rows)
@@ -308,7 +312,7 @@ class Indexer:
     def _mirror(self, generation: int, pending: PendingChanges) -> None:
         """After a catalog commit, apply the same changes to the keyword index and the vector matrix."""
         self._pending = None
-        self._garbage = self._garbage or bool(pending.deleted_units)
+        self._garbage = self._garbage or pending.purged
         added = self.catalog.units_by_id(pending.added_units) if pending.added_units else {}
         # deletes go first in the same commit: SQLite may hand a deleted unit's id to a new unit
         docs = [_keyword_doc(r) for r in added.values()]
