@@ -151,15 +151,23 @@ def test_no_model_falls_back_to_keyword_search(built_example: tuple[Path, Path],
             engine.search("DLQ", mode="vector")
 
 
+def reopen(workspace: Path, index_dir: Path, embedder: Embedder) -> Engine:
+    return Engine([workspace], example_settings(), index_dir=index_dir, embedder=embedder)
+
+
+def synced_units(workspace: Path, index_dir: Path, embedder: Embedder) -> int:
+    with reopen(workspace, index_dir, embedder) as engine:
+        engine.sync()
+        return unit_count(engine)
+
+
 def test_crash_between_catalog_and_keyword_index_is_repaired(
     built_example: tuple[Path, Path], tmp_path: Path, embedder: Embedder
 ) -> None:
     index_dir = tmp_path / "index"
-    with Engine([built_example[0]], example_settings(), index_dir=index_dir, embedder=embedder) as engine:
-        engine.sync()
-        total = unit_count(engine)
+    total = synced_units(built_example[0], index_dir, embedder)
     (index_dir / "keyword" / "memlens-generation").write_text("0")  # as if killed before tantivy committed
-    with Engine([built_example[0]], example_settings(), index_dir=index_dir, embedder=embedder) as engine:
+    with reopen(built_example[0], index_dir, embedder) as engine:
         assert engine.keyword.generation() == engine.catalog.generation()
         assert engine.keyword.num_docs() == total
 
@@ -176,12 +184,10 @@ def test_damaged_keyword_index_is_rebuilt_from_the_catalog(
     built_example: tuple[Path, Path], tmp_path: Path, embedder: Embedder
 ) -> None:
     index_dir = tmp_path / "index"
-    with Engine([built_example[0]], example_settings(), index_dir=index_dir, embedder=embedder) as engine:
-        engine.sync()
-        total = unit_count(engine)
+    total = synced_units(built_example[0], index_dir, embedder)
     for item in (index_dir / "keyword").iterdir():
         if item.name.endswith(".json"):
             item.write_text("{ damaged")
-    with Engine([built_example[0]], example_settings(), index_dir=index_dir, embedder=embedder) as engine:
+    with reopen(built_example[0], index_dir, embedder) as engine:
         assert engine.keyword.num_docs() == total
         assert engine.search("DLQ", mode="keyword")["results"]
