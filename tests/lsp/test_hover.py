@@ -26,7 +26,9 @@ URI = "file:///tmp/memlens-hover-test/app.py"
 
 @pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER_COMMAND))
 async def client(lsp_client: LanguageClient, lsp_prebuilt: Prebuilt):
-    await lsp_client.initialize_session(init_params(lsp_prebuilt, copy_index(lsp_prebuilt, "hover")))
+    params = init_params(lsp_prebuilt, copy_index(lsp_prebuilt, "hover"))
+    lsp_client.base_settings = params.initialization_options  # type: ignore[attr-defined]
+    await lsp_client.initialize_session(params)
     lsp_client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(uri=URI, language_id="python", version=1, text=SOURCE)
@@ -101,15 +103,17 @@ async def eventually_none(client: LanguageClient) -> bool:
     return False
 
 
+def configure(client: LanguageClient, hover_settings: dict[str, object]) -> None:
+    """didChangeConfiguration carries the client's whole set of settings: the start-up ones plus this change."""
+    settings = {**client.base_settings, "hover": hover_settings}  # type: ignore[attr-defined]
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"memlens": settings}))
+
+
 async def test_hover_disabled_by_settings(client: LanguageClient) -> None:
     assert await hover(client, 1, 8) is not None
-    client.workspace_did_change_configuration(
-        types.DidChangeConfigurationParams(settings={"memlens": {"hover": {"enabled": False}}})
-    )
+    configure(client, {"enabled": False})
     assert await eventually_none(client)
-    client.workspace_did_change_configuration(
-        types.DidChangeConfigurationParams(settings={"memlens": {"hover": {"enabled": True}}})
-    )
+    configure(client, {"enabled": True})
     await wait_until(lambda: True, timeout=1)
     for _ in range(50):
         if await hover(client, 1, 8) is not None:
@@ -117,7 +121,5 @@ async def test_hover_disabled_by_settings(client: LanguageClient) -> None:
         await asyncio.sleep(0.1)
     else:
         raise AssertionError("hover did not come back after enabling it")
-    client.workspace_did_change_configuration(
-        types.DidChangeConfigurationParams(settings={"memlens": {"hover": {"minScore": 0.99}}})
-    )
+    configure(client, {"minScore": 0.99})
     assert await eventually_none(client)  # nothing clears a 99% threshold
