@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +86,8 @@ CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, model TEXT NOT NULL, 
 
 @dataclass(slots=True)
 class FileRow:
+    """A `files` row (fields in `_FILE_COLUMNS` order)."""
+
     id: int
     path: str
     kind: str
@@ -99,6 +101,9 @@ class FileRow:
     leaf_uuid: str | None
     bad_lines: int
     error: str | None
+
+
+_FILE_COLUMNS = ", ".join(f.name for f in fields(FileRow))
 
 
 class Catalog:
@@ -176,15 +181,15 @@ class Catalog:
 
     def files(self, paths: Sequence[str] | None = None) -> dict[str, FileRow]:
         """Every catalogued file by path, or only those of `paths` (a watcher event touches a few)."""
+        select = f"SELECT {_FILE_COLUMNS} FROM files"
         if paths is None:
-            rows = self.db.execute("SELECT * FROM files").fetchall()
+            rows = self.db.execute(select).fetchall()
         else:
             rows = []
             for start in range(0, len(paths), 500):
                 part = list(paths[start : start + 500])
-                marks = ",".join("?" * len(part))
-                rows += self.db.execute(f"SELECT * FROM files WHERE path IN ({marks})", part).fetchall()
-        return {row["path"]: FileRow(**{k: row[k] for k in row.keys() if k != "synced_at"}) for row in rows}  # noqa: SIM118
+                rows += self.db.execute(f"{select} WHERE path IN ({','.join('?' * len(part))})", part).fetchall()
+        return {row[1]: FileRow(*row) for row in rows}
 
     def upsert_file(self, db: sqlite3.Connection, path: str, kind: str, **values: Any) -> int:
         row = db.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()

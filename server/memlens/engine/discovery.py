@@ -123,19 +123,19 @@ def discover(
     memory = settings.memory
     for workspace in locations.workspaces:
         for pattern in [*memory.include, *memory.extra_include]:
-            for path in sorted(workspace.glob(pattern)):
+            for path in sorted(workspace.glob(pattern), key=os.fspath):
                 if path.is_file() and not _excluded(path, [workspace], memory.exclude):
                     found.setdefault(path, SourceFile(path, MEMORY, workspace))
     exclude = settings.transcripts.exclude
     for folder in locations.transcript_dirs:
         if folder.is_dir():
-            for path in sorted(_walk(folder)):
+            for path in sorted(_walk(folder), key=os.fspath):
                 if path not in found and not _excluded(path, [folder, *locations.workspaces], exclude):
                     found[path] = SourceFile(path, TRANSCRIPT, folder)
     for folder in locations.cwd_filtered_dirs:
         if not folder.is_dir():
             continue
-        for path in sorted(_walk(folder)):
+        for path in sorted(_walk(folder), key=os.fspath):
             if path in found or path.suffix != ".jsonl" or _excluded(path, [folder], exclude):
                 continue
             if not locations.scope_all:
