@@ -97,7 +97,6 @@ class KeywordIndex:
     def write(
         self,
         generation: int,
-        delete_files: Iterable[int] = (),
         add: Iterable[KeywordDoc] = (),
         delete_units: Iterable[int] = (),
         clear: bool = False,
@@ -107,8 +106,6 @@ class KeywordIndex:
         try:
             if clear:
                 writer.delete_all_documents()
-            for file_id in delete_files:
-                writer.delete_documents_by_term("file_id", file_id)
             for unit_id in delete_units:
                 writer.delete_documents_by_term("unit_id", unit_id)
             for doc in add:

@@ -206,8 +206,3 @@ class VectorIndex:
         rows, ids = snapshot.rows_of(unit_ids)
         scores = snapshot.matrix[rows] @ query.astype(np.float32, copy=False)
         return {int(i): float(s) for i, s in zip(ids, scores, strict=True)}
-
-    def vector_of(self, unit_id: int) -> np.ndarray | None:
-        snapshot = self._snapshot
-        rows, _ = snapshot.rows_of([unit_id]) if len(snapshot.ids) else (np.empty(0, np.int64), None)
-        return snapshot.matrix[rows[0]] if len(rows) else None
