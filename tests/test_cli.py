@@ -112,18 +112,18 @@ def test_history_anchor_and_errors(cli_example: Engine) -> None:
     assert tail["hasMoreAfter"] is False and len(tail["messages"]) == 3
 
     unknown = memlens("history", "claude-code:nope", *locations(cli_example), check=False)
-    assert unknown.returncode == 1 and unknown.stderr.strip().count("\n") == 0
+    assert unknown.returncode == 2 and unknown.stderr.strip().count("\n") == 0
     assert "unknown session" in unknown.stderr
     foreign = memlens("history", DLQ_SESSION, "--message", "L7", *locations(cli_example), check=False)
-    assert foreign.returncode == 1 and "is not in session" in foreign.stderr
+    assert foreign.returncode == 2 and "is not in session" in foreign.stderr
 
 
 def test_errors_are_one_line(tmp_path: Path) -> None:
     missing = memlens("search", "x", "--workspace", str(tmp_path / "absent"), check=False)
-    assert missing.returncode == 1
+    assert missing.returncode == 2
     assert missing.stderr.strip() == f"memlens: error: workspace folder {tmp_path / 'absent'} does not exist"
     bad_date = memlens("search", "x", "--since", "yesterday", "--workspace", str(tmp_path), check=False)
-    assert bad_date.returncode == 1 and "since" in bad_date.stderr and "Traceback" not in bad_date.stderr
+    assert bad_date.returncode == 2 and "since" in bad_date.stderr and "Traceback" not in bad_date.stderr
 
 
 def test_reindex_full_reparses_everything(cli_example: Engine) -> None:

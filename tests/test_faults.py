@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from memlens.engine.discovery import TRANSCRIPT, SourceFile
-from memlens.engine.engine import Engine, EngineError
+from memlens.engine.engine import Engine
+from memlens.errors import IndexUnavailable
 from memlens.settings import Settings
 
 
@@ -118,7 +119,7 @@ def test_second_process_serves_read_only(tmp_path: Path) -> None:
         )
         assert json.loads(search.stdout)["results"]
         index = subprocess.run([*base, "index", *flags], capture_output=True, text=True)
-        assert index.returncode == 1 and "read-only" in index.stderr
+        assert index.returncode == 2 and "read-only" in index.stderr
         (workspace / "memory" / "b.md").write_text("# Oncall\n\nEscalate to the duty manager after 15 minutes.\n")
         writer.sync()
         later = subprocess.run(
@@ -127,7 +128,7 @@ def test_second_process_serves_read_only(tmp_path: Path) -> None:
         assert json.loads(later.stdout)["results"][0]["relPath"] == "memory/b.md"
         reader = Engine([workspace], settings(), index_dir=index_dir, embedder=False)
         assert not reader.writable
-        with pytest.raises(EngineError, match="read-only"):
+        with pytest.raises(IndexUnavailable, match="read-only"):
             reader.sync()
         reader.close()
     db = sqlite3.connect(index_dir / "catalog.sqlite3")

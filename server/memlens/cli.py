@@ -5,23 +5,25 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from memlens import __version__
-from memlens.engine.engine import Engine, EngineError
-from memlens.engine.filters import InvalidFilter, filters_from_dict
-from memlens.engine.history import HistoryError, session_history
+from memlens.engine.engine import Engine
+from memlens.engine.filters import filters_from_dict
 from memlens.engine.indexer import SyncReport
-from memlens.engine.search import MODES, SearchError
+from memlens.engine.search import MODES
+from memlens.errors import InvalidRequest, MemlensError, SettingsError
 from memlens.settings import Settings, load_workspace_file, merge
 
 log = logging.getLogger("memlens")
 
-
-class CliError(Exception):
-    """A user-facing error: printed as one line, exit status 1."""
+# Exit statuses, as ripgrep's: a search that found something, one that found nothing, an error.
+EXIT_FOUND = 0
+EXIT_NOTHING = 1
+EXIT_ERROR = 2
 
 
 # -- arguments ------------------------------------------------------------------------------------------------
@@ -108,7 +110,7 @@ def settings_from_args(args: argparse.Namespace, workspaces: list[Path]) -> Sett
         try:
             data = json.loads(args.settings.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise CliError(f"cannot read settings file {args.settings}: {exc}") from exc
+            raise SettingsError(f"cannot read settings file {args.settings}: {exc}") from exc
         settings = merge(settings, data, warnings)
     if args.scope:
         settings.scope = args.scope
@@ -127,10 +129,10 @@ def open_engine(args: argparse.Namespace, load_model: bool = True) -> Engine:
     workspaces = [w for w in (args.workspace or [Path.cwd()])]
     for workspace in workspaces:
         if not workspace.is_dir():
-            raise CliError(f"workspace folder {workspace} does not exist")
+            raise InvalidRequest(f"workspace folder {workspace} does not exist")
     for folder in args.transcripts:
         if not folder.exists():
-            raise CliError(f"transcript folder {folder} does not exist")
+            raise InvalidRequest(f"transcript folder {folder} does not exist")
     settings = settings_from_args(args, workspaces)
     engine = Engine(workspaces, settings, args.transcripts, args.index_dir, embedder=load_model)
     if engine.embedder is None and settings.embedding.enabled and load_model:
@@ -272,7 +274,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(json.dumps(response, ensure_ascii=False))
     else:
         print_search(response, args.explain)
-    return 0
+    return EXIT_FOUND if response["results"] else EXIT_NOTHING
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -288,7 +290,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     with open_engine(args, load_model=False) as engine:
-        history = session_history(engine.catalog, args.session_key, args.message, args.limit, engine.visibility())
+        history = engine.history(args.session_key, message_id=args.message, limit=args.limit)
     if args.json:
         print(json.dumps(history, ensure_ascii=False))
     else:
@@ -321,14 +323,39 @@ COMMANDS = {
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command. Exit 0 = done (a search found something), 1 = a search found nothing, 2 = an error: one
+    line on stderr, with the traceback only under -v. A closed pipe (`memlens search … | head`) ends quietly."""
     args = build_parser().parse_args(argv)
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     try:
-        return COMMANDS[args.command](args)
-    except (CliError, EngineError, SearchError, InvalidFilter, HistoryError) as exc:
-        print(f"memlens: error: {exc}", file=sys.stderr)
-        return 1
+        status = COMMANDS[args.command](args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
+        return status
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_FOUND
+    except MemlensError as exc:
+        _report(args, f"{exc}")
+        return EXIT_ERROR
     except KeyboardInterrupt:
         print("memlens: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug: still one line, and the traceback with -v
+        _report(args, f"internal error: {type(exc).__name__}: {exc} (run with -v for details)")
+        return EXIT_ERROR
+
+
+def _report(args: argparse.Namespace, message: str) -> None:
+    if args.verbose:
+        log.exception("memlens failed")
+    print(f"memlens: error: {message}", file=sys.stderr)
+
+
+def _silence_stdout() -> None:
+    """After EPIPE, point stdout at /dev/null so the interpreter's final flush doesn't complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

@@ -90,6 +90,13 @@ class HoverSettings:
     max_results: int = 3
 
 
+@dataclass
+class PrivacySettings:
+    redact_index: bool = True
+    """Redact secrets before text is stored and embedded (false: the index keeps them, every answer still masks
+    them)."""
+
+
 Scope = Literal["workspace", "all"]
 
 
@@ -101,6 +108,7 @@ class Settings:
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     search: SearchSettings = field(default_factory=SearchSettings)
     hover: HoverSettings = field(default_factory=HoverSettings)
+    privacy: PrivacySettings = field(default_factory=PrivacySettings)
     scope: Scope = "workspace"
     exclude_sessions: list[str] = field(default_factory=list)
     index_dir: str = ""

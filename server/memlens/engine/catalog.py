@@ -7,6 +7,7 @@ tantivy and the in-memory vector matrix are derived from these tables and can al
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
@@ -15,6 +16,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
+
+from memlens.errors import is_disk_full
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 
@@ -115,13 +120,36 @@ class Catalog:
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
+        try:
+            self._open_schema()
+        except sqlite3.DatabaseError as exc:  # not a database, or damaged: the files can always be indexed again
+            if is_disk_full(exc):
+                raise
+            log.warning("catalog %s is unreadable (%s); starting a new one", path, exc)
+            self.close()
+            self._set_aside()
+            self._open_schema()
+
+    def _open_schema(self) -> None:
+        """Create the tables, or start over when the catalog was written by another schema version."""
         self.db.executescript(_SCHEMA)  # executescript commits on its own: keep it outside a transaction
+        version = self.get_meta("schema_version")
+        if version is not None and version != str(SCHEMA_VERSION):
+            log.warning("catalog %s has schema %s, not %s; rebuilding it", self.path, version, SCHEMA_VERSION)
+            self.db.executescript(
+                "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions;"
+                "DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS units; DROP TABLE IF EXISTS vectors;" + _SCHEMA
+            )
         with self.transaction() as db:
-            version = self.get_meta("schema_version", db=db)
-            if version is None:
-                db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            elif int(version) != SCHEMA_VERSION:
-                raise RuntimeError(f"{path}: catalog schema {version} is not {SCHEMA_VERSION}; run reindex --full")
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+
+    def _set_aside(self) -> None:
+        """Move a damaged catalog (and its WAL files) out of the way, keeping it for a post-mortem."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        for suffix in ("", "-wal", "-shm"):
+            damaged = Path(f"{self.path}{suffix}")
+            if damaged.exists():
+                damaged.replace(Path(f"{self.path}.damaged-{stamp}{suffix}"))
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -218,6 +246,10 @@ class Catalog:
         db.execute("DELETE FROM files WHERE id = ?", (file_id,))
         return unit_ids
 
+    def mark_all_for_reparse(self, db: sqlite3.Connection) -> None:
+        """Make the next sync read every file again from its first byte (reindex --full, redaction changes)."""
+        db.execute("UPDATE files SET size = -1, parsed_bytes = 0")
+
     def drop_unused_vectors(self, db: sqlite3.Connection) -> int:
         cursor = db.execute("DELETE FROM vectors WHERE hash NOT IN (SELECT embed_text_hash FROM units)")
         return cursor.rowcount
@@ -264,6 +296,33 @@ class Catalog:
         sql = f"""SELECT c.*, f.path AS path, f.format AS file_format FROM chunks c
                   JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})"""
         return {int(r["id"]): r for r in self.db.execute(sql, list(ids))}
+
+    def file_problems(self, limit: int) -> list[dict[str, Any]]:
+        """Files with skipped lines or a failure, worst first: what `stats` lists as `fileErrors`."""
+        rows = self.db.execute(
+            """SELECT path, bad_lines, error FROM files WHERE error IS NOT NULL OR bad_lines > 0
+               ORDER BY error IS NULL, bad_lines DESC, path LIMIT ?""",
+            (limit,),
+        ).fetchall()
+        return [
+            {"path": row[0], "badLines": int(row[1]), "reasons": str(row[2]).split("\n") if row[2] else []}
+            for row in rows
+        ]
+
+    def count_file_problems(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM files WHERE error IS NOT NULL OR bad_lines > 0").fetchone()[0])
+
+    def record_file_failure(
+        self, db: sqlite3.Connection, path: str, kind: str, *, size: int, mtime_ns: int, reason: str
+    ) -> None:
+        """Remember that a file could not be indexed (its earlier contents, if any, stay searchable). With size -1
+        the next sync tries again; with the real size and mtime it waits until the file changes."""
+        self.upsert_file(db, path, kind, size=size, mtime_ns=mtime_ns, error=reason)
+
+    def chunk_texts(self, chunk_id: int) -> list[str]:
+        """The texts of a chunk's units, in order."""
+        rows = self.db.execute("SELECT text FROM units WHERE chunk_id = ? ORDER BY seq", (chunk_id,))
+        return [str(r[0]) for r in rows]
 
     def session(self, key: str) -> sqlite3.Row | None:
         sql = "SELECT s.*, f.path AS path FROM sessions s JOIN files f ON f.id = s.file_id WHERE s.key = ?"

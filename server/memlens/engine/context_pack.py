@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from memlens.engine.history import HistoryError, session_history
 from memlens.engine.redact import redact
 from memlens.engine.summaries import estimate_tokens
+from memlens.errors import NotFound
 
 if TYPE_CHECKING:
     from memlens.engine.engine import Engine
@@ -21,15 +21,14 @@ RELATIVE_CUT = 0.3  # drop hits scoring under this fraction of the best one
 
 def _memory_text(engine: Engine, result: dict[str, Any]) -> str:
     chunk_id = int(str(result["id"]).split(":", 1)[1])
-    rows = engine.catalog.db.execute("SELECT text FROM units WHERE chunk_id = ? ORDER BY seq", (chunk_id,))
-    return "\n\n".join(r[0] for r in rows) or result["excerpt"]
+    return "\n\n".join(engine.catalog.chunk_texts(chunk_id)) or result["excerpt"]
 
 
 def _turns(engine: Engine, result: dict[str, Any]) -> list[dict[str, Any]]:
     """The hit's best message plus one neighbour: the reply to a user message, else the message before it."""
     try:
-        history = session_history(engine.catalog, result["sessionKey"], result["messageId"], 3, engine.visibility())
-    except HistoryError:
+        history = engine.history(result["sessionKey"], message_id=result["messageId"], limit=3)
+    except NotFound:
         return []
     messages = history["messages"]
     index = next((i for i, m in enumerate(messages) if m["messageId"] == result["messageId"]), None)

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from memlens.errors import MemlensError
 from memlens.settings import EmbeddingSettings
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ BUNDLED_FILES: dict[str, tuple[str, str, str]] = {
 }
 
 
-class ModelUnavailable(Exception):
+class ModelUnavailable(MemlensError):
     """The embedding model could not be found, verified or loaded."""
 
 

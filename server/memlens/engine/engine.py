@@ -5,35 +5,39 @@ The CLI and the language server both drive this class; neither reaches past it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import fcntl
 import hashlib
 import logging
-import os
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
 from memlens.engine.catalog import Catalog
+from memlens.engine.context_pack import DEFAULT_BUDGET, build_context_pack
 from memlens.engine.discovery import Locations, SourceFile, classify, discover, resolve_locations
 from memlens.engine.embedder import BUNDLED_DIM, Embedder, load_embedder
 from memlens.engine.filters import SearchFilters
+from memlens.engine.history import session_history
 from memlens.engine.indexer import Indexer, Progress, SyncReport
 from memlens.engine.keyword_index import KeywordIndex
+from memlens.engine.outbound import redact_response
 from memlens.engine.results import ResultBuilder, Visibility, iso
 from memlens.engine.search import Ranking, Retriever
+from memlens.engine.stored_text import redaction_stamp
+from memlens.engine.summaries import DEFAULT_EXPAND_BUDGET, describe_summary, expand_summary, grep_summaries
 from memlens.engine.vector_index import VectorIndex
+from memlens.engine.writer_lock import WriterLock
+from memlens.errors import IndexUnavailable, is_disk_full
 from memlens.settings import Settings
 
 log = logging.getLogger(__name__)
 
-
-class EngineError(Exception):
-    """A request the engine cannot serve; the message is meant for the user."""
+FILE_ERRORS_SHOWN = 50  # per-file problems listed by stats (the count covers them all)
 
 
 def default_index_dir(workspaces: list[Path]) -> Path:
@@ -41,34 +45,6 @@ def default_index_dir(workspaces: list[Path]) -> Path:
     digest = hashlib.sha1(key.encode()).hexdigest()[:12]
     name = workspaces[0].name if workspaces else "default"
     return Path(platformdirs.user_cache_dir("memlens")) / "indexes" / f"{name}-{digest}"
-
-
-class WriterLock:
-    """An advisory lock file: the process holding it is the one index writer; others serve read-only."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._handle: Any = None
-
-    def acquire(self) -> bool:
-        handle = self.path.open("a+")
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.close()
-            return False
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
-        self._handle = handle
-        return True
-
-    def release(self) -> None:
-        if self._handle is not None:
-            fcntl.flock(self._handle, fcntl.LOCK_UN)
-            self._handle.close()
-            self._handle = None
 
 
 class Engine:
@@ -94,9 +70,11 @@ class Engine:
         self.embedder, self.provider_note = self._load_embedder(embedder)
         self.vectors = VectorIndex(self.embedder.info.dim if self.embedder else BUNDLED_DIM)
         self.indexer = Indexer(self.catalog, self.keyword, self.vectors, self.embedder, self.settings)
+        self.indexer.guard = self._require_writer  # checked before every commit
         self.retriever = Retriever(self.catalog, self.keyword, self.vectors, self.embedder)
         self.syncing = threading.Event()
         self._seen_generation = -1
+        self._derived_stale = False  # a write failed between the catalog and the derived indexes
         self._open_derived()
 
     # -- lifecycle --------------------------------------------------------------------------------------------
@@ -110,6 +88,8 @@ class Engine:
 
     def _open_derived(self) -> None:
         """Make tantivy and the vector matrix agree with the catalog, rebuilding what disagrees or is damaged."""
+        if self.writable:
+            self._check_redaction()
         generation = self.catalog.generation()
         if self.writable and self.keyword.generation() != generation:
             log.info(
@@ -122,6 +102,18 @@ class Engine:
             log.warning("keyword index disagrees with the catalog; rebuilding")
             self.indexer.rebuild_keyword_index()
         self._reload_vectors(generation)
+
+    def _check_redaction(self) -> None:
+        """An index built by another detector (or with redaction switched) is re-read from its files at the next
+        sync, so text stored unmasked does not linger."""
+        stamp = redaction_stamp(self.settings.privacy.redact_index)
+        if self.catalog.get_meta("redaction") == stamp:
+            return
+        with self.catalog.transaction() as db:
+            if self.catalog.get_meta("redaction", db=db) is not None or self.catalog.get_meta("generation", db=db):
+                log.info("the index was built with other redaction rules; every file will be read again")
+                self.catalog.mark_all_for_reparse(db)
+            self.catalog.set_meta(db, "redaction", stamp)
 
     def _reload_vectors(self, generation: int) -> None:
         self.indexer.forget_counts()
@@ -181,22 +173,53 @@ class Engine:
         self._require_writer()
         self.syncing.set()
         try:
-            return self.indexer.sync(self.sources(), progress, cancel, embed=embed)
+            with self._writing():
+                return self.indexer.sync(self.sources(), progress, cancel, embed=embed)
         finally:
             self.syncing.clear()
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Around every write: a full disk becomes one clear error, and the derived indexes are realigned with
+        the catalog's last commit, so searches keep answering and the next sync, once space is back, recovers."""
+        if self._derived_stale:
+            self._open_derived()
+            self._derived_stale = False
+        try:
+            yield
+        except Exception as exc:
+            if not is_disk_full(exc):
+                raise
+            self._derived_stale = True
+            raise IndexUnavailable(
+                f"the disk holding the index at {self.index_dir} is full: free some space there (or point "
+                "memlens.indexDir at another disk) and sync again; searches keep answering from the last commit"
+            ) from exc
 
     def sync_paths(self, changed: Iterable[Path], deleted: Iterable[Path] = (), embed: bool = True) -> SyncReport:
         """Sync only these files (watcher events); a changed path that is not a source is ignored."""
         self._require_writer()
         locations, known_cwd = self.locations(), self._known_cwd()
-        report = self.indexer.remove_paths(list(deleted))
-        classified = (classify(p, locations, self.settings, known_cwd) for p in dict.fromkeys(changed))
-        chosen = [source for source in classified if source is not None]
-        if chosen:
-            report.merge(self.indexer.sync(chosen, embed=embed, prune=False))
-        else:
-            self.indexer.collect_garbage()
+        with self._writing():
+            report = self.indexer.remove_paths(list(deleted))
+            classified = (classify(p, locations, self.settings, known_cwd) for p in dict.fromkeys(changed))
+            chosen = [source for source in classified if source is not None]
+            if chosen:
+                report.merge(self.indexer.sync(chosen, embed=embed, prune=False))
+            else:
+                self.indexer.collect_garbage()
         return report
+
+    def embed_pending(
+        self, *, progress: Progress | None = None, cancel: threading.Event | None = None, max_batches: int | None = None
+    ) -> int:
+        """Embed texts that have no vector yet (the watcher does it a few batches at a time between events)."""
+        self._require_writer()
+        with self._writing():
+            return self.indexer.embed_pending(progress=progress, cancel=cancel, max_batches=max_batches)
+
+    def pending_embeddings(self) -> int:
+        return self.indexer.pending_embeddings() if self.embedder is not None else 0
 
     def reindex(
         self, full: bool = False, progress: Progress | None = None, cancel: threading.Event | None = None
@@ -205,12 +228,15 @@ class Engine:
         self._require_writer()
         if full:
             with self.catalog.transaction() as db:
-                db.execute("UPDATE files SET size = -1, parsed_bytes = 0")
+                self.catalog.mark_all_for_reparse(db)
         return self.sync(progress, cancel)
 
     def _require_writer(self) -> None:
+        if self.writable and not self._lock.still_held():
+            self.writable = False  # someone removed writer.lock under us: another process may be writing now
+            log.warning("the writer lock %s was removed; this process stops writing", self._lock.path)
         if not self.writable:
-            raise EngineError(
+            raise IndexUnavailable(
                 f"another memlens process is writing the index at {self.index_dir}; this one serves searches read-only"
             )
 
@@ -272,7 +298,31 @@ class Engine:
             response["note"] = f"no embedding model ({self.provider_note or 'no vectors yet'}); keyword search only"
         if explain:
             response["fusion"] = ranking.fusion
-        return response
+        return redact_response(response)
+
+    def history(self, session_key: str, *, message_id: str | None = None, limit: int = 20) -> dict[str, Any]:
+        """A session's messages around `message_id` (or its newest tail); excluded sessions do not exist."""
+        self.refresh()
+        return redact_response(session_history(self.catalog, session_key, message_id, limit, self.visibility()))
+
+    def summaries_grep(self, pattern: str, *, limit: int = 20) -> dict[str, Any]:
+        """Compaction summaries whose text matches `pattern` (a linear-time regular expression)."""
+        self.refresh()
+        return redact_response(grep_summaries(self.catalog, pattern, limit, self.visibility()))
+
+    def summaries_describe(self, summary_id: str) -> dict[str, Any]:
+        """One summary with the span of messages it covers."""
+        self.refresh()
+        return redact_response(describe_summary(self.catalog, summary_id, self.visibility()))
+
+    def summaries_expand(self, summary_id: str, *, token_budget: int = DEFAULT_EXPAND_BUDGET) -> dict[str, Any]:
+        """The messages a summary replaced, within a token budget."""
+        self.refresh()
+        return redact_response(expand_summary(self.catalog, summary_id, token_budget, self.visibility()))
+
+    def context(self, question: str, *, token_budget: int = DEFAULT_BUDGET, limit: int | None = None) -> dict[str, Any]:
+        """A context pack: the turns most relevant to `question`, cited, within a token budget."""
+        return redact_response(build_context_pack(self, question, token_budget, limit))
 
     def stats(self) -> dict[str, Any]:
         db = self.catalog.db
@@ -303,7 +353,8 @@ class Engine:
             "messages": messages,
             "sessions": int(db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]),
             "badLines": int(db.execute("SELECT COALESCE(SUM(bad_lines), 0) FROM files").fetchone()[0]),
-            "filesWithErrors": int(db.execute("SELECT COUNT(*) FROM files WHERE error IS NOT NULL").fetchone()[0]),
+            "filesWithErrors": self.catalog.count_file_problems(),
+            "fileErrors": self.catalog.file_problems(FILE_ERRORS_SHOWN),
             "indexing": self.indexing(),
             "indexDir": str(self.index_dir),
             "readOnly": not self.writable,

@@ -48,7 +48,7 @@ class FileStore:
             "head_hash": content.head_digest,
             "parsed_bytes": content.parsed_bytes,
             "next_line": content.next_line,
-            "error": None,
+            "error": _first_reasons(content.errors, row.error if appended and row is not None else None),
         }
         if leaf is not None or not appended:
             values["leaf_uuid"] = leaf
@@ -196,3 +196,12 @@ def _record_of(row: sqlite3.Row) -> TranscriptRecord:
         kind="summary" if row["kind"] == "summary" else "message",
         uuid=row["uuid"],
     )
+
+
+MAX_REASONS = 3  # reasons kept per file for `stats` (the bad-line count covers them all)
+
+
+def _first_reasons(new: list[str], earlier: str | None) -> str | None:
+    """The first few reasons this file had lines skipped, newline-joined (None when it had none)."""
+    reasons = (earlier.split("\n") if earlier else []) + new
+    return "\n".join(reasons[:MAX_REASONS]) or None

@@ -6,12 +6,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from memlens.errors import InvalidRequest
+
 KINDS = ("memory", "transcript", "summary")
 FORMATS = ("claude-code", "codex", "openclaw", "specstory")
 ROLES = ("user", "assistant")
 
 
-class InvalidFilter(ValueError):
+class InvalidFilter(InvalidRequest):
     """A filter value that cannot be used; the message says which and why."""
 
 

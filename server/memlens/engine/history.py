@@ -6,11 +6,12 @@ from typing import Any
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.results import Visibility, iso
+from memlens.errors import NotFound
 
 MAX_HISTORY = 500
 
 
-class HistoryError(LookupError):
+class HistoryError(NotFound):
     """An unknown session, or a message id that is not in the session."""
 
 
@@ -44,12 +45,8 @@ def session_history(
         row = db.execute(
             "SELECT seq FROM units WHERE session_key = ? AND message_id = ?", (session_key, message_id)
         ).fetchone()
-        if row is None:
-            elsewhere = db.execute(
-                "SELECT session_key FROM units WHERE message_id = ? LIMIT 1", (message_id,)
-            ).fetchone()
-            where = f" (it belongs to {elsewhere[0]})" if elsewhere else ""
-            raise HistoryError(f"message {message_id!r} is not in session {session_key!r}{where}")
+        if row is None:  # where it does belong is not said: that session may be one the caller must not see
+            raise HistoryError(f"message {message_id!r} is not in session {session_key!r}")
         anchor_seq = int(row[0])
     if anchor_seq is None:
         rows = db.execute(

@@ -33,7 +33,9 @@ from memlens.engine.ingest import (
 )
 from memlens.engine.keyword_index import KeywordDoc, KeywordIndex
 from memlens.engine.sources import make_parsers
+from memlens.engine.stored_text import redact_content
 from memlens.engine.vector_index import VectorIndex, encode_vector, vector_rows
+from memlens.errors import is_disk_full
 from memlens.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -45,6 +47,15 @@ EMBED_BATCH = 256
 MAX_READ_BYTES = 64 * 1024 * 1024  # one appended tail at most; the rest waits for the next sync
 MAX_MEMORY_BYTES = 16 * 1024 * 1024
 APPENDABLE = {"claude-code", "codex", "openclaw"}
+_KEYWORD_TS_LIMIT = 2.0**62  # tantivy keeps times as i64; a stored value past that (an old index) counts as unknown
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A file that could not be indexed this time: the reason, and the size to record (-1 = retry next sync)."""
+
+    reason: str
+    size: int
 
 
 @dataclass
@@ -92,6 +103,7 @@ class Indexer:
         self.lock = threading.RLock()  # one writer at a time within this process
         self._pending: int | None = None  # cached count of texts without a vector
         self._garbage = False  # units were deleted since vectors were last collected
+        self.guard: Callable[[], None] | None = None  # raises when this process may no longer write
 
     # -- public ---------------------------------------------------------------------------------------------
 
@@ -122,7 +134,7 @@ class Indexer:
                 try:
                     stat = source.path.stat()
                 except OSError as exc:
-                    self._note_error(report, source.path, exc)
+                    self._note_error(report, source.path, f"cannot read: {exc.strerror or exc}")
                     continue
                 if row is not None and row.size == stat.st_size and row.mtime_ns == stat.st_mtime_ns:
                     report.files_unchanged += 1
@@ -233,32 +245,66 @@ class Indexer:
     # -- batches ----------------------------------------------------------------------------------------------
 
     def _apply_batch(self, batch: list[tuple[SourceFile, FileRow | None, os.stat_result]], report: SyncReport) -> None:
+        """Parse a batch of changed files and commit them in one transaction. A file that fails is recorded with
+        its reason (each file writes inside its own savepoint) and never keeps the others from committing."""
         prepared = [(source, row, stat, self._read(source, row, stat, report)) for source, row, stat in batch]
+        if self.guard is not None:
+            self.guard()  # still the writer? (checked before every commit)
         pending = PendingChanges()
         with self.catalog.transaction() as db:
             for source, row, stat, outcome in prepared:
-                if outcome is None:
+                if isinstance(outcome, Failure):
+                    self.catalog.record_file_failure(
+                        db,
+                        str(source.path),
+                        source.kind,
+                        size=outcome.size,
+                        mtime_ns=stat.st_mtime_ns,
+                        reason=outcome.reason,
+                    )
                     continue
                 content, appended = outcome
-                self.store.write(db, source, row, stat, content, appended, pending)
+                mark = (len(pending.deleted_units), len(pending.added_units), pending.purged)
+                db.execute("SAVEPOINT file")
+                try:
+                    self.store.write(db, source, row, stat, content, appended, pending)
+                except sqlite3.Error as exc:
+                    db.execute("ROLLBACK TO file")
+                    db.execute("RELEASE file")
+                    if is_disk_full(exc):
+                        raise
+                    del pending.deleted_units[mark[0] :], pending.added_units[mark[1] :]
+                    pending.purged = mark[2]
+                    reason = f"cannot store: {type(exc).__name__}: {exc}"
+                    self._note_error(report, source.path, reason)
+                    self.catalog.record_file_failure(
+                        db, str(source.path), source.kind, size=stat.st_size, mtime_ns=stat.st_mtime_ns, reason=reason
+                    )
+                    continue
+                db.execute("RELEASE file")
                 _count(report, source.path, content, appended)
             generation = self.catalog.bump_generation(db)
         self._mirror(generation, pending)
 
     def _read(
         self, source: SourceFile, row: FileRow | None, stat: os.stat_result, report: SyncReport
-    ) -> tuple[FileContent, bool] | None:
-        """Parse a changed file; returns (content, appended) or None when it cannot be read now."""
+    ) -> tuple[FileContent, bool] | Failure:
+        """Parse a changed file; returns (content, appended), or the Failure to record when it cannot be indexed."""
         path = source.path
         try:
             with path.open("rb") as handle:
                 head = handle.read(HEAD_BYTES)
                 handle.seek(0)
                 outcome = self._read_open(source, row, stat, handle, head)
-        except (OSError, ValueError) as exc:  # vanished, unreadable, not a file: skipped, counted, retried later
-            self._note_error(report, path, exc)
-            return None
+        except OSError as exc:  # vanished, unreadable, not a file: recorded, and tried again at the next sync
+            if is_disk_full(exc):
+                raise
+            return Failure(self._note_error(report, path, f"cannot read: {exc.strerror or exc}"), size=-1)
+        except Exception as exc:  # a parser bug or content nobody foresaw: this file waits until it changes
+            log.debug("parsing %s failed", path, exc_info=True)
+            return Failure(self._note_error(report, path, f"cannot parse: {type(exc).__name__}: {exc}"), stat.st_size)
         outcome[0].head_digest = head_hash(head[: min(HEAD_BYTES, outcome[0].parsed_bytes)])
+        redact_content(outcome[0], enabled=self.settings.privacy.redact_index)
         return outcome
 
     def _read_open(
@@ -321,12 +367,14 @@ class Indexer:
         cached = vector_rows(self.catalog.db, model, "u.id", list(added)) if model else []
         self.vectors.update(remove=pending.deleted_units, add=cached)
 
-    def _note_error(self, report: SyncReport, path: Path, exc: Exception) -> None:
+    def _note_error(self, report: SyncReport, path: Path, reason: str) -> str:
+        """Count a file that could not be indexed; returns the reason (bounded) to record with it."""
+        reason = reason[:300]
         report.files_failed += 1
-        message = f"{path}: {type(exc).__name__}: {exc}"
-        log.warning("skipped %s", message)
+        log.warning("skipped %s: %s", path, reason)
         if len(report.errors) < 50:
-            report.errors.append(message)
+            report.errors.append(f"{path}: {reason}")
+        return reason
 
 
 def _keyword_doc(row: sqlite3.Row) -> KeywordDoc:
@@ -337,7 +385,7 @@ def _keyword_doc(row: sqlite3.Row) -> KeywordDoc:
         format=row["format"] or "",
         session_key=row["session_key"] or "",
         role=row["role"] or "",
-        ts=int(row["ts"]) if row["ts"] is not None else -1,
+        ts=int(row["ts"]) if row["ts"] is not None and abs(row["ts"]) < _KEYWORD_TS_LIMIT else -1,
         text=row["text"],
     )
 

@@ -17,9 +17,14 @@ MAX_LIMIT = 100
 
 
 def iso(ts: float | None) -> str | None:
+    """ISO-8601 UTC time; None for no time, and for a stored time no calendar can show (an index from before the
+    parsers bounded times), so one odd row never fails a whole answer."""
     if ts is None:
         return None
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    try:
+        return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def display_path(path: str, workspaces: list[Path]) -> str:

@@ -13,6 +13,7 @@ from memlens.engine.embedder import Embedder
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.vector_index import VectorIndex
+from memlens.errors import InvalidRequest
 from memlens.settings import SearchSettings
 
 Mode = Literal["hybrid", "keyword", "vector"]
@@ -20,7 +21,7 @@ MODES: tuple[str, ...] = ("hybrid", "keyword", "vector")
 FUSIONS: tuple[str, ...] = ("weighted", "rrf")
 
 
-class SearchError(ValueError):
+class SearchError(InvalidRequest):
     """A search request that cannot be answered as asked (the message says why)."""
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from memlens.engine.catalog import Catalog
 from memlens.engine.redact import redact
 from memlens.engine.results import Visibility, iso
+from memlens.errors import NotFound
 
 MAX_GREP = 200
 DEFAULT_EXPAND_BUDGET = 2000
@@ -21,7 +22,7 @@ _SUMMARY_SQL = """SELECT u.*, s.session_id AS session_id, s.format AS session_fo
                   WHERE u.kind = 'summary'"""
 
 
-class SummaryError(LookupError):
+class SummaryError(NotFound):
     """An unknown or hidden summary id, or a bad pattern; the message says which."""
 
 

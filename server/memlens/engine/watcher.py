@@ -19,6 +19,7 @@ import watchfiles
 
 from memlens.engine.engine import Engine
 from memlens.engine.indexer import Progress, SyncReport
+from memlens.errors import MemlensError
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +175,7 @@ class LiveIndexer:
                 return jobs
 
     def _backlog(self) -> bool:
-        return self.engine.embedder is not None and self.engine.indexer.pending_embeddings() > 0
+        return self.engine.pending_embeddings() > 0
 
     def _reconcile(self) -> SyncReport:
         """Start-up: sync whatever changed while nothing was running; keyword first, vectors follow."""
@@ -184,7 +185,7 @@ class LiveIndexer:
     def _embed_some(self) -> SyncReport:
         self._cancel.clear()
         report = SyncReport()
-        report.units_embedded = self.engine.indexer.embed_pending(
+        report.units_embedded = self.engine.embed_pending(
             progress=self.on_progress, cancel=self._cancel, max_batches=EMBED_BATCHES_BETWEEN_CHECKS
         )
         return report
@@ -193,6 +194,9 @@ class LiveIndexer:
         self.busy.set()
         try:
             report = job()
+        except MemlensError as exc:  # a full disk, a lost writer lock: said once, and live indexing goes on
+            log.warning("sync failed: %s", exc)
+            return
         except Exception:  # a failing sync must not end live indexing
             log.exception("sync failed")
             return

@@ -10,26 +10,18 @@ from typing import Any
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
-from memlens.engine.context_pack import DEFAULT_BUDGET, build_context_pack
-from memlens.engine.engine import EngineError
+from memlens.engine.context_pack import DEFAULT_BUDGET
 from memlens.engine.filters import InvalidFilter, filters_from_dict
-from memlens.engine.history import MAX_HISTORY, HistoryError, session_history
-from memlens.engine.search import FUSIONS, MODES, SearchError
-from memlens.engine.summaries import (
-    DEFAULT_EXPAND_BUDGET,
-    MAX_GREP,
-    SummaryError,
-    describe_summary,
-    expand_summary,
-    grep_summaries,
-)
+from memlens.engine.history import MAX_HISTORY
+from memlens.engine.search import FUSIONS, MODES
+from memlens.engine.summaries import DEFAULT_EXPAND_BUDGET, MAX_GREP
+from memlens.errors import MemlensError
 from memlens.lsp.params import Args, invalid
 from memlens.lsp.state import ServerState
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[ServerState, Args], Awaitable[Any]]
-USER_ERRORS = (SearchError, InvalidFilter, HistoryError, SummaryError, EngineError)
 MAX_BUDGET = 200_000
 
 
@@ -53,7 +45,7 @@ async def history(state: ServerState, args: Args) -> Any:
     message_id = args.text("messageId")
     limit = args.integer("limit", 20, 1, MAX_HISTORY) or 20
     engine = await state.require_engine()
-    return await state.read(lambda: session_history(engine.catalog, key, message_id, limit, engine.visibility()))
+    return await state.read(lambda: engine.history(key, message_id=message_id, limit=limit))
 
 
 async def stats(state: ServerState, args: Args) -> Any:
@@ -76,20 +68,20 @@ async def summaries_grep(state: ServerState, args: Args) -> Any:
     pattern = args.required_text("pattern")
     limit = args.integer("limit", 20, 1, MAX_GREP) or 20
     engine = await state.require_engine()
-    return await state.read(lambda: grep_summaries(engine.catalog, pattern, limit, engine.visibility()))
+    return await state.read(lambda: engine.summaries_grep(pattern, limit=limit))
 
 
 async def summaries_describe(state: ServerState, args: Args) -> Any:
     summary = args.required_text("summaryId")
     engine = await state.require_engine()
-    return await state.read(lambda: describe_summary(engine.catalog, summary, engine.visibility()))
+    return await state.read(lambda: engine.summaries_describe(summary))
 
 
 async def summaries_expand(state: ServerState, args: Args) -> Any:
     summary = args.required_text("summaryId")
     budget = args.integer("tokenBudget", DEFAULT_EXPAND_BUDGET, 1, MAX_BUDGET) or DEFAULT_EXPAND_BUDGET
     engine = await state.require_engine()
-    return await state.read(lambda: expand_summary(engine.catalog, summary, budget, engine.visibility()))
+    return await state.read(lambda: engine.summaries_expand(summary, token_budget=budget))
 
 
 async def context(state: ServerState, args: Args) -> Any:
@@ -97,7 +89,7 @@ async def context(state: ServerState, args: Args) -> Any:
     budget = args.integer("tokenBudget", DEFAULT_BUDGET, 50, MAX_BUDGET) or DEFAULT_BUDGET
     limit = args.integer("limit", None, 1, 100)
     engine = await state.require_engine()
-    return await state.read(lambda: build_context_pack(engine, question, budget, limit))
+    return await state.read(lambda: engine.context(question, token_budget=budget, limit=limit))
 
 
 # name → (handler, the fields of its one object argument)
@@ -120,7 +112,7 @@ def _command(state: ServerState, name: str, handler: Handler, fields: tuple[str,
             return await handler(state, args)
         except JsonRpcException:
             raise
-        except USER_ERRORS as exc:
+        except MemlensError as exc:
             raise invalid(name, str(exc)) from None
         except Exception as exc:
             log.exception("%s failed", name)
