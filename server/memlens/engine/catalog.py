@@ -298,10 +298,10 @@ class Catalog:
         return {int(r["id"]): r for r in self.db.execute(sql, list(ids))}
 
     def file_problems(self, limit: int) -> list[dict[str, Any]]:
-        """Files with skipped lines or a failure, worst first: what `stats` lists as `fileErrors`."""
+        """Files with skipped lines or a failure, most skipped lines first: what `stats` lists as `fileErrors`."""
         rows = self.db.execute(
             """SELECT path, bad_lines, error FROM files WHERE error IS NOT NULL OR bad_lines > 0
-               ORDER BY error IS NULL, bad_lines DESC, path LIMIT ?""",
+               ORDER BY bad_lines DESC, path LIMIT ?""",
             (limit,),
         ).fetchall()
         return [

@@ -1,0 +1,265 @@
+"""Never crash, never bricked: exit codes, a closed pipe, one failing file, damaged catalogs, a removed writer lock,
+a full disk. Real tantivy and SQLite throughout; keyword-only engines keep it quick."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memlens.engine.catalog import Catalog
+from memlens.engine.engine import Engine
+from memlens.engine.sources.claude_code import ClaudeCodeParser
+from memlens.errors import IndexUnavailable
+from memlens.settings import Settings
+
+NOTE = "# Pager\n\nThe pager rotation moved to Tuesdays after the spring reorg.\n"
+
+
+def settings() -> Settings:
+    value = Settings()
+    value.transcripts.agent_defaults = False
+    return value
+
+
+def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300, input=stdin
+    )
+
+
+def claude_line(uuid: str, parent: str | None, role: str, text: str) -> str:
+    message: dict[str, object] = {"role": role, "content": text}
+    if role == "assistant":
+        message = {"id": f"msg-{uuid}", "role": role, "content": [{"type": "text", "text": text}]}
+    return json.dumps(
+        {
+            "type": role,
+            "uuid": uuid,
+            "parentUuid": parent,
+            "sessionId": "s-" + uuid[:4],
+            "timestamp": "2026-03-01T10:00:00Z",
+            "message": message,
+        }
+    )
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    (root / "memory" / "a.md").write_text(NOTE)
+    return root
+
+
+def locations(workspace: Path, index_dir: Path) -> list[str]:
+    return ["--workspace", str(workspace), "--index-dir", str(index_dir), "--no-embeddings"]
+
+
+# -- the CLI ------------------------------------------------------------------------------------------------------
+
+
+def test_exit_codes_follow_ripgrep(workspace: Path, tmp_path: Path) -> None:
+    where = locations(workspace, tmp_path / "index")
+    found = cli("search", "pager rotation", "--mode", "keyword", *where)
+    assert found.returncode == 0 and "memory/a.md" in found.stdout
+    nothing = cli("search", "zeppelin", "--mode", "keyword", *where)
+    assert nothing.returncode == 1 and "no results" in nothing.stdout and nothing.stderr == ""
+    error = cli("history", "claude-code:absent", *where)
+    assert error.returncode == 2
+    assert error.stderr.strip() == "memlens: error: unknown session 'claude-code:absent'"
+
+
+def test_closed_pipe_ends_quietly(workspace: Path, tmp_path: Path) -> None:
+    for i in range(40):
+        (workspace / "memory" / f"n{i}.md").write_text(f"# Note {i}\n\nThe pager rotation note number {i}.\n" * 3)
+    where = " ".join(locations(workspace, tmp_path / "index"))
+    command = f"{sys.executable} -m memlens search 'pager rotation' --limit 40 --mode keyword {where} | head -1"
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=300)
+    assert done.stdout.count("\n") == 1
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+
+
+# -- one failing file ---------------------------------------------------------------------------------------------
+
+
+def test_a_file_that_breaks_its_parser_is_recorded_and_the_others_commit(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parser is the neighbour here: made to fail on one file, the indexer must isolate that file."""
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    good = transcripts / "good.jsonl"
+    good.write_text(claude_line("aaaa-1", None, "user", "how do we rotate the pager keys") + "\n")
+    bad = transcripts / "bad.jsonl"
+    bad.write_text(claude_line("bbbb-1", None, "user", "this file trips the parser") + "\n")
+    real_parse = ClaudeCodeParser.parse
+
+    def parse(self: ClaudeCodeParser, data: bytes, path: Path, start_line: int = 1) -> object:
+        if path.name == "bad.jsonl":
+            raise OverflowError("timestamp out of range")
+        return real_parse(self, data, path, start_line)
+
+    monkeypatch.setattr(ClaudeCodeParser, "parse", parse)
+    with Engine([workspace], settings(), [transcripts], tmp_path / "index", embedder=False) as engine:
+        report = engine.sync()
+        assert report.files_failed == 1 and report.files_parsed == 2
+        assert engine.search("rotate pager keys", mode="keyword")["results"]
+        stats = engine.stats()
+        assert stats["filesWithErrors"] == 1
+        [problem] = stats["fileErrors"]
+        assert problem["path"] == str(bad) and "OverflowError" in problem["reasons"][0]
+        again = engine.sync()  # unchanged: not retried until it changes
+        assert again.files_failed == 0 and again.files_unchanged == 3
+        monkeypatch.setattr(ClaudeCodeParser, "parse", real_parse)
+        bad.write_text(claude_line("bbbb-1", None, "user", "this file parses now") + "\n")
+        engine.sync()
+        assert engine.stats()["filesWithErrors"] == 0
+        assert engine.search("parses now", mode="keyword")["results"]
+
+
+def test_bad_lines_are_listed_per_file(workspace: Path, tmp_path: Path) -> None:
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    lines = [claude_line("cccc-1", None, "user", "first question about pgbouncer"), "{not json", "[1, 2]"]
+    (transcripts / "s.jsonl").write_text("\n".join(lines) + "\n")
+    with Engine([workspace], settings(), [transcripts], tmp_path / "index", embedder=False) as engine:
+        engine.sync()
+        [problem] = engine.stats()["fileErrors"]
+        assert problem["badLines"] == 2 and len(problem["reasons"]) == 2
+        assert problem["reasons"][0].startswith("line 2")
+
+
+# -- damaged catalogs ---------------------------------------------------------------------------------------------
+
+
+def test_a_damaged_catalog_is_set_aside_and_rebuilt(workspace: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "index"
+    with Engine([workspace], settings(), index_dir=index_dir, embedder=False) as engine:
+        engine.sync()
+    catalog = index_dir / "catalog.sqlite3"
+    for suffix in ("-wal", "-shm"):
+        Path(f"{catalog}{suffix}").unlink(missing_ok=True)
+    catalog.write_bytes(b"this is not a database" * 100)
+    stats = cli("stats", "--json", *locations(workspace, index_dir))
+    assert stats.returncode == 0, stats.stderr
+    found = cli("search", "pager rotation", "--mode", "keyword", "--json", *locations(workspace, index_dir))
+    assert found.returncode == 0 and json.loads(found.stdout)["results"]
+    assert list(index_dir.glob("catalog.sqlite3.damaged-*"))
+
+
+def test_a_catalog_of_another_schema_is_rebuilt(workspace: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "index"
+    with Engine([workspace], settings(), index_dir=index_dir, embedder=False) as engine:
+        engine.sync()
+    db = sqlite3.connect(index_dir / "catalog.sqlite3")
+    db.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
+    db.commit()
+    db.close()
+    full = cli("reindex", "--full", *locations(workspace, index_dir))
+    assert full.returncode == 0, full.stderr
+    with Engine([workspace], settings(), index_dir=index_dir, embedder=False) as engine:
+        assert engine.search("pager rotation", mode="keyword")["results"]
+
+
+def test_out_of_range_times_in_an_old_index_never_fail_a_search(workspace: Path, tmp_path: Path) -> None:
+    """An index written before times were bounded may hold any float: answers show no time instead of failing."""
+    index_dir = tmp_path / "index"
+    with Engine([workspace], settings(), index_dir=index_dir, embedder=False) as engine:
+        engine.sync()
+        with engine.catalog.transaction() as db:
+            db.execute("UPDATE units SET ts = 1e300")
+        engine.indexer.rebuild_keyword_index()
+        [hit] = engine.search("pager rotation", mode="keyword")["results"]
+        assert hit["relPath"] == "memory/a.md"
+
+
+# -- one writer ---------------------------------------------------------------------------------------------------
+
+
+def test_removing_the_writer_lock_never_lets_two_writers_in(workspace: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "index"
+    first = Engine([workspace], settings(), index_dir=index_dir, embedder=False)
+    try:
+        first.sync()
+        (index_dir / "writer.lock").unlink()
+        second = Engine([workspace], settings(), index_dir=index_dir, embedder=False)
+        try:
+            assert second.writable
+            (workspace / "memory" / "b.md").write_text("# Oncall\n\nEscalate to the duty manager after 15 minutes.\n")
+            with pytest.raises(IndexUnavailable, match="read-only"):
+                first.sync()
+            assert not first.writable
+            second.sync()
+        finally:
+            second.close()
+    finally:
+        first.close()
+    db = sqlite3.connect(index_dir / "catalog.sqlite3")
+    texts = [row[0] for row in db.execute("SELECT text FROM units")]
+    db.close()
+    assert len(texts) == len(set(texts)) == 2
+
+
+# -- a full disk --------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real 1 MB file system (tmpfs), for a real ENOSPC; skipped where mounting is not allowed."""
+    mount_point = tmp_path / "small"
+    mount_point.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a small tmpfs needs root")
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount_point)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", "-l", str(mount_point)], check=False)
+
+
+def test_a_full_disk_is_one_clear_error_and_recovers(workspace: Path, small_disk: Path) -> None:
+    index_dir = small_disk / "index"
+    with Engine([workspace], settings(), index_dir=index_dir, embedder=False) as engine:
+        engine.sync()
+        for i in range(300):  # far more text than the 1 MB disk holds
+            words = " ".join(f"w{i}x{j}" for j in range(300))
+            (workspace / "memory" / f"big{i}.md").write_text(f"# Big {i}\n\n{words}\n")
+        with pytest.raises(IndexUnavailable, match=f"disk holding the index at {index_dir} is full") as caught:
+            engine.sync()
+        assert "\n" not in str(caught.value)
+        assert engine.search("pager rotation", mode="keyword")["results"]  # the last commit still answers
+        where = locations(workspace, index_dir)
+        engine.close()
+        full = cli("index", *where)
+        assert full.returncode == 2 and "Traceback" not in full.stderr and "is full" in full.stderr
+        subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)
+        recovered = cli("index", *where)
+        assert recovered.returncode == 0, recovered.stderr
+    with Engine([workspace], settings(), index_dir=index_dir, embedder=False) as engine:
+        assert engine.stats()["files"]["markdown"] == 301
+        assert engine.search("w299x299", mode="keyword")["results"]
+
+
+# -- the catalog is the source of truth, and SQL stays in it ------------------------------------------------------
+
+
+def test_catalog_lists_problems_most_bad_lines_first(tmp_path: Path) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite3")
+    with catalog.transaction() as db:
+        catalog.upsert_file(db, "/a", "transcript", bad_lines=1, error="line 3: invalid JSON")
+        catalog.record_file_failure(db, "/b", "transcript", size=-1, mtime_ns=0, reason="cannot read: denied")
+        catalog.upsert_file(db, "/c", "transcript", bad_lines=0)
+    problems = catalog.file_problems(10)
+    assert [p["path"] for p in problems] == ["/a", "/b"]
+    assert problems[1]["reasons"] == ["cannot read: denied"] and catalog.count_file_problems() == 2
+    catalog.close()
