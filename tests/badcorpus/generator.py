@@ -629,7 +629,7 @@ class _Writer:
     def write_jsonl_cases(self) -> None:
         self.all_jsonl("baseline", "a clean session (format baseline)", _bad_message(lambda s, o: None))
         for slug, title, value in TIMESTAMP_CASES:
-            self.all_jsonl(slug, title, _bad_message(lambda s, o, v=value: s.set_timestamp(o, v)), TIMESTAMP_RULE)
+            self.all_jsonl(slug, title, _bad_message(_set_timestamp(value)), TIMESTAMP_RULE)
         self.all_jsonl(
             "surrogate-text",
             'a lone surrogate "\\ud800" in the message text (JSON.stringify of a string cut mid-emoji)',
@@ -1040,6 +1040,10 @@ def _bad_message(
         session.add(obj)
 
     return bad
+
+
+def _set_timestamp(value: Any) -> Callable[[_Session, dict[str, Any]], None]:
+    return lambda session, obj: session.set_timestamp(obj, value)
 
 
 def _bad_surrogate_text(session: _Session, case: Case) -> None:
