@@ -141,7 +141,7 @@ def test_corpus_is_large_enough() -> None:
             "pip install git+https://bot:pw123@git.example/r",
             "pip install git+https://bot:[REDACTED:url-password]@git.example/r",
         ),
-        ("SECRET_KEY=django-insecure-abc", "SECRET_KEY=[REDACTED:secret]"),
+        ("SECRET_KEY=django-insecure-k3#x9!v2", "SECRET_KEY=[REDACTED:secret]"),
         ("Private-Key: abc123", "Private-Key: [REDACTED:private-key]"),
         ("AccessKey=abc123", "AccessKey=[REDACTED:access-key]"),
         ("PASSPHRASE: 'open sesame'", "PASSPHRASE: '[REDACTED:password]'"),

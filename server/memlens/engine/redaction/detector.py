@@ -1,0 +1,95 @@
+"""What a detector is, and how one match of it becomes the span of text to mask.
+
+A detector is a pattern in RE2 syntax (so every scan is linear in the text's length) plus what to keep of a
+match: only the named groups that hold the secret (the key, quotes and scheme around it stay readable), a gate
+that judges the captured value, and whether the match must start at a word boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from memlens.engine.redaction.values import Evidence, is_secret_value
+
+# The kind of an assignment's secret follows from its key: "DB_PASSWORD" → password.
+KindOfKey = Callable[[str], str]
+# Characters trimmed from both ends of a whole-match secret: the context that some library patterns consume.
+_DELIMITERS = " \t\r\n\"'=:@,;"
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+class Span(NamedTuple):
+    """One secret found in a text: ``text[start:end]`` is masked as ``[REDACTED:<kind>]``."""
+
+    kind: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Detector:
+    """One pattern and the rules that turn its matches into spans."""
+
+    kind: str
+    pattern: str
+    # Named groups that may hold the secret (the first that took part in the match); empty: the whole match.
+    secret_groups: tuple[str, ...] = ()
+    # None: any match is a secret; otherwise the captured value must pass the gate for this strength of evidence.
+    evidence: Evidence | None = None
+    # The secret must not continue a word ("task-runner" holds no "sk-" key).
+    word_start: bool = False
+    # Extra check on the secret itself (e.g. a token must contain a digit).
+    check: Callable[[str], bool] | None = None
+    # Name the kind from this named group (an assignment's key) instead of using ``kind``.
+    kind_of_key: KindOfKey | None = None
+    # From detect-secrets: the secret is the last group when it ends the match, else the trimmed whole match.
+    from_library: bool = False
+
+    def span_of(self, match: Any, text: str) -> Span | None:
+        """The span to mask for one RE2 match, or None when the match is not a secret after all."""
+        start, end = self._secret_bounds(match, text)
+        if start >= end:
+            return None
+        if self.word_start and start > 0 and text[start - 1] in _WORD_CHARS:
+            return None
+        value = text[start:end]
+        if self.evidence is not None and not is_secret_value(value, self.evidence):
+            return None
+        if self.check is not None and not self.check(value):
+            return None
+        kind = self.kind_of_key(match.group(match.re.groupindex["key"])) if self.kind_of_key is not None else self.kind
+        return Span(kind, start, end)
+
+    def _secret_bounds(self, match: Any, text: str) -> tuple[int, int]:
+        names = match.re.groupindex
+        for group in self.secret_groups:
+            start, end = match.span(names[group])
+            if start >= 0:
+                return start, end
+        start, end = match.span()
+        if self.secret_groups:
+            return end, end  # no value group took part: nothing to mask
+        while start < end and text[start] in _DELIMITERS:
+            start += 1
+        while end > start and text[end - 1] in _DELIMITERS:
+            end -= 1
+        if self.from_library:
+            return _library_secret(match, start, end)
+        return start, end
+
+
+def _library_secret(match: Any, start: int, end: int) -> tuple[int, int]:
+    """detect-secrets yields a pattern's groups when it has any: honour that when the last group ends the match.
+
+    A group that opens the match is a prefix choice (``(ghp|gho)_…``), not the secret, so the whole match is kept.
+    """
+    for group in range(match.re.groups, 0, -1):
+        group_start, group_end = match.span(group)
+        if group_start < 0 or group_start == group_end:
+            continue
+        if group_start > start and group_end >= end:
+            return group_start, group_end
+        break
+    return start, end

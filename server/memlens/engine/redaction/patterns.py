@@ -1,0 +1,213 @@
+"""Our own detectors, for what detect-secrets does not cover: the contexts secrets sit in, not just their format.
+
+* token formats the library lacks or matches too narrowly (``sk-…``, ``github_pat_…``, ``hf_…``, ``AIza…``, …);
+* PEM/OpenSSH/PuTTY private-key blocks, across lines or JSON-escaped with a literal ``\\n``;
+* assignments whose key names a secret (``DB_PASSWORD=…``, ``"db_password": "…"``, ``X-API-Key: …``,
+  ``token: Bearer …``), ``Authorization:`` headers, ``Bearer …``, ``password is …``;
+* shell forms: ``mysql -pPW``, ``curl -u user:pw``, ``--password X``, ``sshpass -p X``;
+* the password of ``scheme://user:password@host`` URLs, Azure ``AccountKey=``/``SharedAccessKey=``, SAS ``sig=``;
+* a bare 40-character AWS secret access key next to an AWS access key id.
+
+Every pattern is RE2 syntax (no lookaround, no backreference): the scanner runs them all in linear time.
+Values after a key are judged by ``values.is_secret_value`` with the strength of evidence the key gives.
+"""
+
+from __future__ import annotations
+
+from memlens.engine.redaction.detector import Detector
+from memlens.engine.redaction.values import Evidence, looks_random
+
+# Endings of key names that name a secret outright: a password may be any word, a key or token is generated.
+_PASSWORD_ENDINGS = "password|passwd|passphrase"
+_KEY_ENDINGS = (
+    "secret|secret[_-]?key|token|api[_-]?key|access[_-]?key|private[_-]?key"
+    "|auth[_-]?key|account[_-]?key|master[_-]?key|signing[_-]?key|encryption[_-]?key"
+)
+# Endings that only sometimes do ("MYSQL_PWD", "DB_PASS", "SOME_KEY", "GOOGLE_CREDENTIALS"): random values only.
+_WEAK_ENDINGS = r"pwd|pass|credentials?|auth|[_-]key|dsn|salt"
+_KEY_CHARS = r"[A-Za-z0-9_.\-]"
+_KIND_BY_ENDING = (
+    ("password", "password"),
+    ("passwd", "password"),
+    ("passphrase", "password"),
+    ("pwd", "password"),
+    ("pass", "password"),
+    ("token", "token"),
+    ("apikey", "api-key"),
+    ("accesskey", "access-key"),
+    ("privatekey", "private-key"),
+    ("secret", "secret"),
+)
+# A value after "key =" / "key:": double-, single-, back- or JSON-escaped-quoted, or a bare run.
+_VALUE = (
+    r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.)*)\""
+    r"|'(?P<sq>[^'\n]*)'"
+    r"|`(?P<bq>[^`\n]*)`"
+    r"|\\\"(?P<eq>[^\"\\\n]*)\\\""
+    r"|(?P<ref>\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$?\{\{[^{}\n]*\}\})"
+    r"|(?P<bare>[^\s'\"`,;&<>\\(){}\[\]|]+))"
+)
+_VALUE_GROUPS = ("dq", "sq", "bq", "eq", "ref", "bare")
+_AUTH_SCHEME = r"(?i:bearer|basic|token|bot|digest|negotiate|apikey|sso-key)"
+_ASSIGN = r"(?:\\?[\"'`]|\*\*)?[ \t]*(?::=|=>|[:=])[ \t]*(?:\*\*[ \t]*)?"
+
+
+def kind_of_key(key: str) -> str:
+    """The marker kind for an assignment key: ``DB_PASSWORD`` → password, ``X-Api-Key`` → api-key."""
+    squashed = key.lower().replace("_", "").replace("-", "").replace(".", "")
+    for ending, kind in _KIND_BY_ENDING:
+        if squashed.endswith(ending):
+            return kind
+    return "secret"
+
+
+def _has_digit_and_letter(value: str) -> bool:
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def _is_aws_secret(value: str) -> bool:
+    lowered = value.lower()
+    is_hex = all(c in "0123456789abcdef" for c in lowered)
+    return not is_hex and any(c.isupper() for c in value) and looks_random(value)
+
+
+def _token(kind: str, pattern: str, *, needs_digit: bool = False) -> Detector:
+    check = _has_digit_and_letter if needs_digit else None
+    return Detector(kind=kind, pattern=pattern, word_start=True, check=check)
+
+
+TOKEN_DETECTORS = [
+    _token("anthropic-key", r"sk-ant-[A-Za-z0-9_\-]{20,}"),
+    _token("openai-key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", needs_digit=True),
+    _token("stripe-key", r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}"),
+    _token("github-token", r"gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,}"),
+    _token("gitlab-token", r"gl(?:pat|dt|ft|rt|soat|cbt|imt|ptt|oas|agent)-[A-Za-z0-9_\-]{20,}"),
+    _token("slack-token", r"(?:xox[a-z]|xapp)-[A-Za-z0-9\-]{10,}", needs_digit=True),
+    _token("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_/]{20,}"),
+    _token("discord-webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+"),
+    _token("google-api-key", r"AIza[A-Za-z0-9_\-]{35}"),
+    _token("google-oauth-token", r"ya29\.[A-Za-z0-9_\-]{20,}|GOCSPX-[A-Za-z0-9_\-]{20,}"),
+    _token("huggingface-token", r"hf_[A-Za-z0-9]{30,}"),
+    _token("npm-token", r"npm_[A-Za-z0-9]{36}"),
+    _token("jwt", r"eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]*"),
+    _token("square-token", r"sq0(?:atp|csp)-[0-9A-Za-z\-_]{22,}|EAAA[A-Za-z0-9\-_]{60}"),
+    _token("databricks-token", r"dapi[a-f0-9]{32}"),
+    _token("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}"),
+    _token("shopify-token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
+    _token("linear-key", r"lin_api_[A-Za-z0-9]{40}"),
+    _token("groq-key", r"gsk_[A-Za-z0-9]{48,}"),
+    _token("replicate-token", r"r8_[A-Za-z0-9]{37}"),
+    _token("vault-token", r"hv[sb]\.[A-Za-z0-9_\-]{24,}"),
+    _token("age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+    _token("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+]
+
+_PEM = (
+    r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+    r"(?s:.*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|.*)"
+)
+_PUTTY = r"PuTTY-User-Key-File-\d+:(?s:.*?Private-MAC:[ \t]*[0-9a-fA-F]+|.*)"
+
+CONTEXT_DETECTORS = [
+    Detector(kind="private-key", pattern=_PEM),
+    Detector(kind="private-key", pattern=_PUTTY),
+    # DB_PASSWORD=…, "db_password": "…", X-Api-Key: …, token: Bearer …, **Password:** …, SOME_KEY=…
+    *(
+        Detector(
+            kind="secret",
+            pattern=rf"(?P<key>{_KEY_CHARS}*(?i:{endings})){_ASSIGN}(?:{_AUTH_SCHEME}[ \t]+)?{_VALUE}",
+            secret_groups=_VALUE_GROUPS,
+            evidence=evidence,
+            kind_of_key=kind_of_key,
+        )
+        for endings, evidence in (
+            (_PASSWORD_ENDINGS, Evidence.STRONG),
+            (_KEY_ENDINGS, Evidence.KEY),
+            (_WEAK_ENDINGS, Evidence.WEAK),
+        )
+    ),
+    # "the password is hunter2", "Password is: S3cret"
+    Detector(
+        kind="password",
+        pattern=r"(?i:\b(?:password|passphrase|passwd|passcode|pin|token|secret|api[ _-]?key)[ \t]+(?:is|was)"
+        r"[ \t]*:?[ \t]*(?:\*\*)?[`\"']?)(?P<value>[^\s`\"'<>]+)",
+        secret_groups=("value",),
+        evidence=Evidence.PROSE,
+    ),
+    Detector(
+        kind="authorization",
+        pattern=r"(?i:(?:proxy-)?authorization)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+        rf"(?:{_AUTH_SCHEME}[ \t]+)?(?P<value>[^\s'\"`,;<>\\]+)",
+        secret_groups=("value",),
+        evidence=Evidence.STRONG,
+    ),
+    Detector(
+        kind="bearer-token",
+        pattern=r"\b(?i:bearer)[ \t]+(?P<value>[A-Za-z0-9._~+/\-]{8,}=*)",
+        secret_groups=("value",),
+        evidence=Evidence.PROSE,
+    ),
+    # mysql -pS3cret, mysql -u root -p'S3cret!' (attached only: "-p db" prompts for the password)
+    Detector(
+        kind="password",
+        pattern=r"(?i:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump))"
+        rf"[^\n|;&]*?[ \t]-p{_VALUE}",
+        secret_groups=_VALUE_GROUPS,
+        evidence=Evidence.STRONG,
+    ),
+    Detector(kind="password", pattern=rf"\bsshpass[ \t]+-p[ \t]*{_VALUE}", secret_groups=_VALUE_GROUPS),
+    # --password X, --password=X, --api-key X, --token=X
+    *(
+        Detector(
+            kind="password",
+            pattern=rf"(?:^|[\s\"'])--?(?P<key>(?:[a-z0-9]+-)*(?:{endings}))(?:=|[ \t]+)"
+            r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s'\"`;&|<>-][^\s'\"`;&|<>]*))",
+            secret_groups=("dq", "sq", "bare"),
+            evidence=evidence,
+            kind_of_key=kind_of_key,
+        )
+        for endings, evidence in (
+            ("password|passwd|passphrase", Evidence.STRONG),
+            ("token|secret|api-key|apikey|access-key|secret-key|private-key|auth-token", Evidence.KEY),
+        )
+    ),
+    # curl -u user:pw, --user=user:pw (a password with at least one non-digit: "-u 1000:1000" is a uid:gid)
+    Detector(
+        kind="password",
+        pattern=r"(?:^|[\s\"'])(?:-u|--user)(?:=|[ \t]*)[\"']?[^\s:'\"]+:(?P<value>[^\s'\"]*[^\s'\"0-9][^\s'\"]*)",
+        secret_groups=("value",),
+        evidence=Evidence.STRONG,
+    ),
+    Detector(
+        kind="url-password",
+        pattern=r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\"'<>]+:(?P<value>[^\s/@\"'<>]+)@",
+        secret_groups=("value",),
+        evidence=Evidence.STRONG,
+    ),
+    # Azure storage / service bus connection strings and SAS signatures
+    Detector(
+        kind="azure-key",
+        pattern=r"(?i:AccountKey|SharedAccessKey|SharedSecret|SharedAccessSignature)=(?P<value>[^;\s\"'<>]+)",
+        secret_groups=("value",),
+        evidence=Evidence.STRONG,
+    ),
+    Detector(
+        kind="azure-key",
+        pattern=r"[?&]sig=(?P<value>[A-Za-z0-9%+/=]{16,})",
+        secret_groups=("value",),
+    ),
+    # A 40-character AWS secret access key next to an access key id, either side.
+    Detector(
+        kind="aws-secret-key",
+        pattern=r"(?:AKIA|ASIA)[A-Z0-9]{16}[^\n]{1,120}?(?:^|[^A-Za-z0-9/+=])(?P<value>[A-Za-z0-9/+]{40})"
+        r"(?:$|[^A-Za-z0-9/+=])",
+        secret_groups=("value",),
+        check=_is_aws_secret,
+    ),
+    Detector(
+        kind="aws-secret-key",
+        pattern=r"(?:^|[^A-Za-z0-9/+=])(?P<value>[A-Za-z0-9/+]{40})[^A-Za-z0-9/+=][^\n]{0,120}?(?:AKIA|ASIA)[A-Z0-9]{16}",
+        secret_groups=("value",),
+        check=_is_aws_secret,
+    ),
+]

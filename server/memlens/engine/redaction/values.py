@@ -1,0 +1,97 @@
+"""Judge whether a captured value is a secret or a placeholder, a word, a code reference or a path.
+
+Assignment-style detectors (``KEY=…``, ``"…password…": "…"``, ``--password …``, ``password is …``) capture
+whatever follows the key; the key is evidence of different strength, so the value must pass a gate of matching
+strictness. Randomness is measured with detect-secrets' Shannon entropy helper, so our threshold means the same
+as that library's high-entropy plugins.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+
+
+class Evidence(Enum):
+    """How strongly the text around a value says that the value is a secret."""
+
+    STRONG = "strong"  # "password=", "Authorization:", "--password": anything but a placeholder or code is secret
+    KEY = "key"  # "api_key=", "token:": a generated key, so a plain word or a code identifier is not one
+    PROSE = "prose"  # "the password is …", "Bearer …": a plain lowercase word is prose, not a secret
+    WEAK = "weak"  # "SOME_KEY=", "DB_PASS=": only random-looking values are secrets
+
+
+_ENTROPY = Base64HighEntropyString()
+MIN_ENTROPY = 3.0  # bits per character; detect-secrets flags base64 strings from 4.5, we gate shorter values
+
+# Values that stand for a secret without being one, the answer to a question about a key's type, or code.
+_HARMLESS_WORDS = frozenset(
+    {"", "none", "null", "nil", "true", "false", "yes", "no", "on", "off", "required", "optional", "string", "str"}
+    | {"undefined", "redacted", "the", "a", "an", "is", "|", ">", "|-", ">-", "...", "…", "bearer", "basic"}
+    | {"password", "passwd", "pass", "secret", "token", "key", "apikey", "api_key", "example", "changeme", "env"}
+    | {"int", "bool", "bytes", "dict", "list", "any", "object", "number", "text", "value", "empty", "unset", "tbd"}
+    | {"await", "new", "this", "self", "function", "return", "os", "process", "request", "req", "config", "input"}
+    | {"settings", "options", "opts", "args", "params", "data", "response", "res", "ctx", "context", "typeof"}
+)
+_PLACEHOLDER = re.compile(
+    r"\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*"  # $VAR, ${VAR}, ${VAR:-default}
+    r"|\$\(.*|`.*`"  # $(command), `command`
+    r"|%[A-Za-z_][A-Za-z0-9_]*%"  # %VAR%
+    r"|<[^<>]*>|\[[^\[\]]*\]|\(\w*\)"  # <your-key>, [REDACTED:kind], [token]
+    r"|\$?\{\{.*\}\}|\{[A-Za-z_][A-Za-z0-9_.]*\}"  # {{ template }}, {name}
+    r"|[*•xX.…_\-#]+"  # ****, xxxx, ...
+    r"|.*(?:\.\.\.|…)|.*redacted.*"  # elided examples ("sk-..."), earlier redactions by anyone
+    r"|[A-Za-z_]+(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?"  # process.env.API_KEY, settings.token
+    r"|[A-Za-z_][A-Za-z0-9_]*\(\)"  # get_token()
+    r"|(?:your|my)[_\-\s][A-Za-z_\-\s]*",  # your-api-key, my_secret
+    re.IGNORECASE,
+)
+# Code names, checked case-sensitively: an UPPER_SNAKE constant, a camelCase identifier without digits.
+_CASED_CODE_NAME = re.compile(r"[A-Z][A-Z]*(?:_[A-Z]+)+|[a-z]+(?:[A-Z][a-z]*)+")
+_LOWERCASE_WORDS = re.compile(r"[a-z]+(?:[-_.' ][a-z]+)*[.,;:!?]?")
+_PATH = re.compile(r"(?:~|\.{0,2})/\S*|[A-Za-z]:\\.*")
+_SHORT_NUMBER = re.compile(r"\d{1,5}")
+_LONGEST_PLACEHOLDER = 200
+_HEX_OR_UUID = re.compile(
+    r"[0-9a-f]+|[0-9A-F]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
+
+
+def is_placeholder(value: str) -> bool:
+    """Empty, a stand-in (``$VAR``, ``<your-key>``, ``***``, an earlier marker), a code name or a word like ``true``."""
+    stripped = value.strip().strip("\"'`")
+    if len(stripped) > _LONGEST_PLACEHOLDER:
+        return False
+    if stripped.lower() in _HARMLESS_WORDS:
+        return True
+    if _CASED_CODE_NAME.fullmatch(stripped) and len(stripped) <= 40:
+        return True
+    return _PLACEHOLDER.fullmatch(stripped) is not None
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character over the base64 alphabet (detect-secrets' measure)."""
+    return float(_ENTROPY.calculate_shannon_entropy(value))
+
+
+def looks_random(value: str) -> bool:
+    """Long, of mixed letters and digits or cases, not hex or a UUID, and of high entropy: a generated key."""
+    if len(value) < 8 or _PATH.fullmatch(value) or _HEX_OR_UUID.fullmatch(value):
+        return False
+    classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value)))
+    return classes >= 2 and entropy(value) >= MIN_ENTROPY
+
+
+def is_secret_value(value: str, evidence: Evidence) -> bool:
+    """Whether ``value``, found after a key of the given evidence, should be masked."""
+    if is_placeholder(value):
+        return False
+    if evidence is Evidence.STRONG:
+        return True
+    if evidence is Evidence.KEY:
+        return _LOWERCASE_WORDS.fullmatch(value) is None and _SHORT_NUMBER.fullmatch(value) is None
+    if evidence is Evidence.PROSE:
+        return len(value) >= 4 and _LOWERCASE_WORDS.fullmatch(value) is None and _SHORT_NUMBER.fullmatch(value) is None
+    return looks_random(value)
