@@ -16,6 +16,8 @@ command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v rg >/dev/null 2>&1 || need_apt+=(ripgrep)
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
+# code-server's native modules compile with node-gyp: a C/C++ toolchain and make
+{ command -v make >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1; } || need_apt+=(build-essential)
 # not needed to pass, but without it the transcript headings' emoji are boxes in the screenshot
 dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || need_apt+=(fonts-noto-color-emoji)
 if ((${#need_apt[@]})); then
