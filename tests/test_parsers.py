@@ -61,7 +61,8 @@ EXPECTED: dict[str, tuple[str | None, int, int, int]] = {
     CODEX_NEW: ("codex", 2, 14, 0),  # 13 messages + 1 tool-call-only record (calls before the first reply)
     OC_BAD: ("openclaw", 4, 8, 0),
     OC_GOOD: ("openclaw", 3, 9, 0),
-    f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md": ("specstory", 8, 57, 0),
+    # 57 agent blocks, 5 of them a bare "[Edit]" stub folded into the agent message before it
+    f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md": ("specstory", 8, 52, 0),
     f"{SPEC}/2026-05-10_09-00-00Z-where-is-save-implemented.md": ("specstory", 7, 7, 0),
     f"{SPEC}/2026-05-11_10-00-00Z-where-is-token-validation.md": ("specstory", 4, 4, 0),
 }

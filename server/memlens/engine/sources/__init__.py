@@ -6,8 +6,10 @@ import logging
 from pathlib import Path
 
 from .base import ParseResult, TranscriptParser, TranscriptRecord
+from .branches import BranchSelection, continues_branch, select_active_branch, split_branches
 from .claude_code import ClaudeCodeParser
 from .codex import CodexParser
+from .common import finish
 from .openclaw import OpenClawParser
 from .specstory import SpecStoryParser
 
@@ -15,15 +17,19 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "PARSERS",
+    "BranchSelection",
     "ParseResult",
     "TranscriptParser",
     "TranscriptRecord",
+    "continues_branch",
     "detect_format",
     "get_parser",
     "make_parsers",
     "parse_file",
     "read_head",
+    "run_parser",
     "select_active_branch",
+    "split_branches",
 ]
 
 
@@ -108,21 +114,19 @@ def parse_file(path: Path, data: bytes | None = None, start_line: int = 1) -> Pa
     if parser is None:
         logger.debug("no transcript parser recognises %s", path)
         return None
-    return parser.parse(data, path, start_line)
+    return run_parser(parser, data, path, start_line)
 
 
-def select_active_branch(records: list[TranscriptRecord]) -> list[TranscriptRecord]:
-    """The records on the active branch: the chain from the last main-line record back to the root.
+def run_parser(parser: TranscriptParser, data: bytes, path: Path, start_line: int = 1) -> ParseResult:
+    """`parser.parse`, with one more guard: a parser bug becomes a counted problem of this file, never an error.
 
-    Records without a uuid, summaries and sidechain records (subagent transcripts are linear) are always kept.
+    Parsers already turn every bad line into a counted bad line; this catches what escapes them anyway.
     """
-    by_uuid = {r.uuid: r for r in records if r.uuid is not None}
-    last = next((r for r in reversed(records) if r.uuid is not None and not r.is_sidechain), None)
-    if last is None:
-        return list(records)
-    active: set[str] = set()
-    current: TranscriptRecord | None = last
-    while current is not None and current.uuid is not None and current.uuid not in active:
-        active.add(current.uuid)
-        current = by_uuid.get(current.parent_uuid) if current.parent_uuid is not None else None
-    return [r for r in records if r.uuid is None or r.kind == "summary" or r.is_sidechain or r.uuid in active]
+    try:
+        return parser.parse(data, path, start_line)
+    except Exception as exc:  # defense in depth: file content must never fail a sync
+        logger.warning("%s parser failed on %s: %s: %s", parser.format, path, type(exc).__name__, exc)
+        result = ParseResult(format=parser.format, session_id=path.stem, bad_lines=1)
+        result.errors.append(f"parser failed: {type(exc).__name__}")
+        result.consumed_bytes = data.rfind(b"\n") + 1
+        return finish(result)

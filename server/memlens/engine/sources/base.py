@@ -27,6 +27,7 @@ class TranscriptRecord:
     uuid: str | None = None
     parent_uuid: str | None = None
     is_sidechain: bool = False
+    agent_id: str | None = None  # for a sidechain inside a parent's file (SpecStory): the subagent it belongs to
 
 
 @dataclass(slots=True)
@@ -43,6 +44,14 @@ class ParseResult:
     bad_lines: int = 0  # malformed lines skipped
     errors: list[str] = field(default_factory=list)  # one short message per skipped line (bounded)
     consumed_bytes: int = 0  # bytes fully parsed; a trailing partial line is not consumed
+    orphaned_records: int = 0  # records kept although unreachable from the last one (see select_active_branch)
+    # Incremental parsing. Lines appended later may continue a record (a streamed assistant message, a Codex turn):
+    # `resume_line` is the first line from which a fresh parse reproduces every record at or after it (None: the
+    # end of the consumed data). `anchor_ids` are the ids a record parsed from there may name as its parent and
+    # still extend the active branch linearly (the last record before `resume_line` and the skipped lines that
+    # resolve to it); empty for formats without parent links.
+    resume_line: int | None = None
+    anchor_ids: list[str] = field(default_factory=list)
 
 
 class TranscriptParser(Protocol):
@@ -56,6 +65,6 @@ class TranscriptParser(Protocol):
 
     def parse(self, data: bytes, path: Path, start_line: int = 1) -> ParseResult:
         """Parse file content (the whole file, or the tail appended since the last parse, whose first line is
-        `start_line`). Never raises on bad content: bad lines are counted and skipped. A trailing line without
-        a newline is left unconsumed (it may still be being written), not counted as bad."""
+        `start_line`). Never raises, whatever the content: bad lines are counted and skipped with a reason. A
+        trailing line without a newline is left unconsumed (it may still be being written), not counted as bad."""
         ...

@@ -18,8 +18,10 @@ from typing import Any, ClassVar
 from .base import ParseResult, TranscriptRecord
 from .common import (
     DEFAULT_TOOL_INPUT_MAX_CHARS,
+    LineGuard,
     ParentLinks,
     clean_user_text,
+    finish,
     head_objects,
     iter_json_objects,
     parse_timestamp,
@@ -114,7 +116,7 @@ class ClaudeCodeParser:
     def sniff(self, head: list[str], path: Path) -> bool:
         for obj in head_objects(head):
             kind = obj.get("type")
-            if kind not in _LINE_TYPES:
+            if not isinstance(kind, str) or kind not in _LINE_TYPES:
                 continue
             if "sessionId" in obj or (kind == "summary" and "leafUuid" in obj):
                 return True
@@ -127,21 +129,30 @@ class ClaudeCodeParser:
         result = ParseResult(format=self.format, session_id="")
         state = _State(result, self.tool_input_max_chars, is_subagent)
         for line_no, obj in iter_json_objects(data, start_line, result):
-            if not result.session_id and isinstance(obj.get("sessionId"), str):
-                result.session_id = obj["sessionId"]
-            if result.cwd is None and isinstance(obj.get("cwd"), str):
-                result.cwd = obj["cwd"]
-            state.links.line(obj.get("uuid"), _raw_parent(obj))
-            self._line(state, line_no, obj)
+            with LineGuard(result, line_no):
+                if not result.session_id and isinstance(obj.get("sessionId"), str):
+                    result.session_id = obj["sessionId"]
+                if result.cwd is None and isinstance(obj.get("cwd"), str):
+                    result.cwd = obj["cwd"]
+                state.links.line(obj.get("uuid"), _raw_parent(obj), line_no)
+                self._line(state, line_no, obj)
+        # what a later append may continue: the open assistant message (even one with no text yet) and a queued
+        # prompt not yet handed over
+        open_lines = [state.group.position] if state.group is not None else []
+        if state.queued is not None:
+            open_lines.append(state.queued[0])
         state.flush()
         state.links.resolve_all(result.records)
         result.records.sort(key=lambda r: r.position)
+        result.resume_line = min(open_lines) if open_lines else None
+        end_line = start_line + data.count(b"\n", 0, result.consumed_bytes)
+        result.anchor_ids = state.links.anchor_ids(result.records, result.resume_line or end_line)
         line_session = result.session_id
         result.session_id = line_session or path.stem
         if is_subagent:
             result.agent_id = path.stem.removeprefix("agent-")
             result.parent_session_id = line_session or path.parent.parent.name
-        return result
+        return finish(result)
 
     def _line(self, state: _State, line_no: int, obj: dict[str, Any]) -> None:
         kind = obj.get("type")

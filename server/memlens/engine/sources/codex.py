@@ -3,10 +3,13 @@
 Indexed: `response_item` messages of role user/assistant (user messages that are injected context such as
 `<environment_context>` or `# AGENTS.md instructions` are dropped), tool-call inputs (function_call,
 custom_tool_call, local_shell_call, web_search_call) attached to the preceding assistant message of the
-same turn, and `compacted` summaries. The `event_msg` user_message/agent_message lines duplicate the
-response items and are used only when the data holds no `response_item` line at all (older rollouts).
+same turn, and `compacted` summaries. The `event_msg` user_message/agent_message lines usually duplicate the
+response items, but some rollouts record a turn's messages only as events: per turn (from one `task_started` event
+to the next) and role, the events are used only when no kept `response_item` message of that role carries the
+turn, so nothing is indexed twice and no turn loses its user's request.
 Skipped: developer/system messages, reasoning, tool outputs, turn_context, token_count and other events.
 Codex has no message ids: message_id is "L<line>", and there are no branches (uuid/parent_uuid stay None).
+A later append may still drop or keep the open turn's events, so a parse resumes from the open turn's start.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from typing import Any, ClassVar
 from .base import ParseResult, Role, TranscriptRecord
 from .common import (
     DEFAULT_TOOL_INPUT_MAX_CHARS,
+    LineGuard,
+    finish,
     head_objects,
     iter_json_objects,
     parse_json_arguments,
@@ -46,11 +51,15 @@ _INJECTED_PREFIXES = (
 _TOOL_CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call", "web_search_call"})
 _UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 _EVENT_ROLES: dict[str, Role] = {"user_message": "user", "agent_message": "assistant"}
+_TURN_STARTS = frozenset({"task_started", "turn_started"})
 
 
 def _message_text(payload: dict[str, Any], role: str) -> str:
+    content = payload.get("content")
+    if isinstance(content, str):
+        content = [{"type": "input_text", "text": content}]
     texts: list[str] = []
-    for block in payload.get("content") or []:
+    for block in content if isinstance(content, list) else []:
         if not isinstance(block, dict) or block.get("type") not in ("input_text", "output_text", "text"):
             continue
         text = block.get("text")
@@ -74,13 +83,16 @@ def _tool_call(payload: dict[str, Any], max_chars: int) -> str:
 
 
 class _State:
-    """Per-parse state: records so far and the assistant record tool calls attach to."""
+    """Per-parse state: records so far, the assistant record tool calls attach to, and the open turn."""
 
-    def __init__(self, result: ParseResult, max_chars: int, use_events: bool) -> None:
+    def __init__(self, result: ParseResult, max_chars: int, start_line: int) -> None:
         self.result = result
         self.max_chars = max_chars
-        self.use_events = use_events
         self.attach_to: TranscriptRecord | None = None
+        self.turn_start = start_line
+        self.turn_roles: set[str] = set()  # roles a kept response_item message carries in the open turn
+        self.turn_events: list[TranscriptRecord] = []  # records made from event messages in the open turn
+        self.dropped: set[int] = set()  # id() of event records a response item duplicates
 
     def add(self, role: Role, text: str, line_no: int, timestamp: float | None, kind: str = "message") -> None:
         record = TranscriptRecord(f"L{line_no}", role, text, timestamp, line_no)
@@ -89,11 +101,22 @@ class _State:
         self.result.records.append(record)
         self.attach_to = record if role == "assistant" and kind == "message" else None
 
+    def event(self, role: Role, text: str, line_no: int, timestamp: float | None) -> None:
+        self.add(role, text, line_no, timestamp)
+        self.turn_events.append(self.result.records[-1])
+
     def tool_call(self, text: str, line_no: int, timestamp: float | None) -> None:
         if self.attach_to is None:
             self.add("assistant", text, line_no, timestamp)
         else:
             self.attach_to.text = f"{self.attach_to.text}\n{text}"
+
+    def close_turn(self, next_start: int) -> None:
+        """Drop the closing turn's event records that a response item carries; start the next turn."""
+        self.dropped.update(id(r) for r in self.turn_events if r.role in self.turn_roles)
+        self.turn_events, self.turn_roles = [], set()
+        self.turn_start = next_start
+        self.attach_to = None
 
 
 class CodexParser:
@@ -106,25 +129,32 @@ class CodexParser:
 
     def sniff(self, head: list[str], path: Path) -> bool:
         return any(
-            obj.get("type") in _LINE_TYPES and isinstance(obj.get("payload"), dict) for obj in head_objects(head)
+            isinstance(obj.get("type"), str) and obj["type"] in _LINE_TYPES and isinstance(obj.get("payload"), dict)
+            for obj in head_objects(head)
         )
 
     def parse(self, data: bytes, path: Path, start_line: int = 1) -> ParseResult:
         result = ParseResult(format=self.format, session_id="")
-        lines = list(iter_json_objects(data, start_line, result))
-        use_events = not any(obj.get("type") == "response_item" for _, obj in lines)
-        state = _State(result, self.tool_input_max_chars, use_events)
-        for line_no, obj in lines:
-            payload = obj.get("payload")
-            if isinstance(payload, dict):
-                self._line(state, line_no, str(obj.get("type")), payload, parse_timestamp(obj.get("timestamp")))
+        state = _State(result, self.tool_input_max_chars, start_line)
+        for line_no, obj in iter_json_objects(data, start_line, result):
+            with LineGuard(result, line_no):
+                payload = obj.get("payload")
+                if isinstance(payload, dict):
+                    kind = obj.get("type")
+                    timestamp = parse_timestamp(obj.get("timestamp"))
+                    self._line(state, line_no, kind if isinstance(kind, str) else "", payload, timestamp)
+        result.resume_line = state.turn_start  # the open turn: an append may still carry its events
+        state.close_turn(0)
+        if state.dropped:
+            result.records = [r for r in result.records if id(r) not in state.dropped]
         if not result.session_id:
             match = _UUID_RE.search(path.stem)
             result.session_id = match.group(0) if match else path.stem
-        return result
+        return finish(result)
 
     def _line(self, state: _State, line_no: int, kind: str, payload: dict[str, Any], ts: float | None) -> None:
-        item = payload.get("type")
+        raw_item = payload.get("type")
+        item = raw_item if isinstance(raw_item, str) else ""
         if kind == "session_meta":
             self._meta(state.result, payload)
         elif kind == "response_item" and item == "message":
@@ -133,16 +163,19 @@ class CodexParser:
                 text = _message_text(payload, str(role))
                 if text:
                     state.add("user" if role == "user" else "assistant", text, line_no, ts)
+                    state.turn_roles.add(str(role))
         elif kind == "response_item" and item in _TOOL_CALL_TYPES:
             state.tool_call(_tool_call(payload, state.max_chars), line_no, ts)
         elif kind == "compacted":
             message = payload.get("message")
             if isinstance(message, str) and message.strip():
                 state.add("assistant", message.strip(), line_no, ts, kind="summary")
-        elif kind == "event_msg" and state.use_events and item in _EVENT_ROLES:
+        elif kind == "event_msg" and item in _TURN_STARTS:
+            state.close_turn(line_no)
+        elif kind == "event_msg" and item in _EVENT_ROLES:
             message = payload.get("message")
             if isinstance(message, str) and message.strip():
-                state.add(_EVENT_ROLES[str(item)], message.strip(), line_no, ts)
+                state.event(_EVENT_ROLES[item], message.strip(), line_no, ts)
 
     @staticmethod
     def _meta(result: ParseResult, payload: dict[str, Any]) -> None:

@@ -1,12 +1,20 @@
-"""Helpers shared by the transcript parsers: lines, JSON objects, timestamps, tool inputs, parent links."""
+"""Helpers shared by the transcript parsers: lines, JSON objects, timestamps, tool inputs, parent links.
+
+This is the validated boundary between file content and the index: nothing read from a file may raise past a
+parser. Lines that are not JSON objects, nest too deeply or make a parser fail are counted as bad lines with a
+reason (`LineGuard`), timestamps outside 1970..2100 become None, and lone UTF-16 surrogates (a JSON `"\\ud800"`
+escape, what `JSON.stringify` writes for a string cut mid-emoji) become U+FFFD so UTF-8 and SQLite never see them.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from types import TracebackType
 from typing import Any
 
 from .base import ParseResult, TranscriptRecord
@@ -14,6 +22,10 @@ from .base import ParseResult, TranscriptRecord
 logger = logging.getLogger(__name__)
 
 MAX_ERRORS = 20
+MAX_ANCHOR_IDS = 500
+EPOCH_MIN = 0.0  # 1970-01-01T00:00:00Z
+EPOCH_MAX = 4102444800.0  # 2100-01-01T00:00:00Z: later (or earlier) times are "unknown"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 DEFAULT_TOOL_INPUT_MAX_CHARS = 500
 _SHELL_TOOLS = frozenset({"bash", "shell", "exec", "exec_command", "local_shell", "run_shell_command"})
 _COMMAND_KEYS = ("command", "cmd")
@@ -38,6 +50,62 @@ def add_error(result: ParseResult, message: str) -> None:
         result.errors.append(message)
 
 
+def count_bad_line(result: ParseResult, line_no: int, reason: str) -> None:
+    """Count one skipped line and remember why (bounded)."""
+    result.bad_lines += 1
+    add_error(result, f"line {line_no}: {reason}")
+
+
+class LineGuard:
+    """`with LineGuard(result, line_no): ...` turns any exception while handling one line into a counted bad line
+    (the exception type is the reason), so one line can never fail its file."""
+
+    __slots__ = ("line_no", "result")
+
+    def __init__(self, result: ParseResult, line_no: int) -> None:
+        self.result = result
+        self.line_no = line_no
+
+    def __enter__(self) -> LineGuard:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool:
+        if exc_type is None or not issubclass(exc_type, Exception):
+            return False
+        logger.debug("line %d skipped: %s: %s", self.line_no, exc_type.__name__, exc)
+        count_bad_line(self.result, self.line_no, f"unexpected {exc_type.__name__}")
+        return True
+
+
+def scrub(text: str) -> str:
+    """The text with every lone UTF-16 surrogate replaced by U+FFFD (valid pairs were joined by the JSON decoder)."""
+    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+
+
+def _scrub_optional(text: str | None) -> str | None:
+    return None if text is None else scrub(text)
+
+
+def finish(result: ParseResult) -> ParseResult:
+    """The last step of every parse: scrub lone surrogates from every string that leaves the parser."""
+    result.session_id = scrub(result.session_id)
+    result.cwd = _scrub_optional(result.cwd)
+    result.parent_session_id = _scrub_optional(result.parent_session_id)
+    result.agent_id = _scrub_optional(result.agent_id)
+    result.title = _scrub_optional(result.title)
+    result.errors = [scrub(e) for e in result.errors]
+    result.anchor_ids = [scrub(a) for a in result.anchor_ids]
+    for record in result.records:
+        record.text = scrub(record.text)
+        record.message_id = scrub(record.message_id)
+        record.uuid = _scrub_optional(record.uuid)
+        record.parent_uuid = _scrub_optional(record.parent_uuid)
+        record.agent_id = _scrub_optional(record.agent_id)
+    return result
+
+
 def iter_complete_lines(data: bytes, start_line: int, result: ParseResult) -> Iterator[tuple[int, str]]:
     """Yield (line number, decoded line) for every newline-terminated line and set result.consumed_bytes.
 
@@ -59,12 +127,13 @@ def iter_json_objects(data: bytes, start_line: int, result: ParseResult) -> Iter
         try:
             obj = json.loads(line)
         except ValueError as exc:
-            result.bad_lines += 1
-            add_error(result, f"line {line_no}: invalid JSON ({str(exc)[:80]})")
+            count_bad_line(result, line_no, f"invalid JSON ({str(exc)[:80]})")
+            continue
+        except RecursionError:
+            count_bad_line(result, line_no, "JSON nested too deeply")
             continue
         if not isinstance(obj, dict):
-            result.bad_lines += 1
-            add_error(result, f"line {line_no}: not a JSON object")
+            count_bad_line(result, line_no, "not a JSON object")
             continue
         yield line_no, obj
 
@@ -75,7 +144,7 @@ def head_objects(head: list[str]) -> list[dict[str, Any]]:
     for line in head:
         try:
             obj = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict):
             objects.append(obj)
@@ -83,20 +152,34 @@ def head_objects(head: list[str]) -> list[dict[str, Any]]:
 
 
 def parse_timestamp(value: object) -> float | None:
-    """Epoch seconds (UTC) from an ISO-8601 string or an epoch number in seconds or milliseconds."""
+    """Epoch seconds (UTC) from an ISO-8601 string or an epoch number in seconds or milliseconds.
+
+    None ("unknown") for anything else, including non-finite or huge numbers and times outside 1970..2100.
+    """
+    try:
+        seconds = _epoch_seconds(value)
+    except (ValueError, OverflowError, OSError, TypeError):
+        return None
+    if seconds is None or not math.isfinite(seconds) or not EPOCH_MIN <= seconds < EPOCH_MAX:
+        return None
+    return seconds
+
+
+def _epoch_seconds(value: object) -> float | None:
     if isinstance(value, bool):
         return None
-    if isinstance(value, int | float):
-        return float(value) / 1000.0 if value > 1e11 else float(value)
-    if not isinstance(value, str) or not value.strip():
+    if isinstance(value, int):
+        if not -(10**16) < value < 10**16:  # also keeps float() away from 400-digit integers
+            return None
+        return value / 1000.0 if value > 1e11 else float(value)
+    if isinstance(value, float):
+        return value / 1000.0 if value > 1e11 else value
+    if not isinstance(value, str) or not value.strip() or len(value) > 64:
         return None
     text = value.strip().replace(" ", "T", 1)
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        return None
+    parsed = datetime.fromisoformat(text)
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     return parsed.timestamp()
@@ -144,7 +227,7 @@ def parse_json_arguments(arguments: object) -> object:
     if isinstance(arguments, str):
         try:
             return json.loads(arguments)
-        except ValueError:
+        except (ValueError, RecursionError):
             return arguments
     return arguments
 
@@ -167,12 +250,14 @@ class ParentLinks:
 
     def __init__(self) -> None:
         self._raw_parent: dict[str, str | None] = {}
+        self._line_of: dict[str, int] = {}
         self._owner: dict[str, TranscriptRecord] = {}
 
-    def line(self, uuid: object, parent: object) -> None:
+    def line(self, uuid: object, parent: object, line_no: int = 0) -> None:
         """Remember one line's raw parent link."""
         if isinstance(uuid, str) and uuid:
             self._raw_parent[uuid] = parent if isinstance(parent, str) and parent else None
+            self._line_of.setdefault(uuid, line_no)
 
     def own(self, uuid: object, record: TranscriptRecord) -> None:
         """Mark a line as part of a record: links to it resolve to record.uuid."""
@@ -195,3 +280,19 @@ class ParentLinks:
         """Replace each record's raw parent_uuid with its resolved parent."""
         for record in records:
             record.parent_uuid = self.resolve(record.parent_uuid)
+
+    def anchor_ids(self, records: list[TranscriptRecord], before_line: int) -> list[str]:
+        """The last main-line record before `before_line` and the ids of the lines before that line which resolve
+        to it: the parents a record parsed from `before_line` on may name while continuing the branch linearly."""
+        anchor = next(
+            (r for r in reversed(records) if r.uuid and not r.is_sidechain and r.position < before_line), None
+        )
+        if anchor is None or anchor.uuid is None:
+            return []
+        ids = [anchor.uuid]
+        for uuid, line_no in self._line_of.items():
+            if anchor.position <= line_no < before_line and uuid != anchor.uuid and self.resolve(uuid) == anchor.uuid:
+                ids.append(uuid)
+                if len(ids) >= MAX_ANCHOR_IDS:
+                    break  # an append naming a dropped one is re-parsed whole: slower, still correct
+        return ids

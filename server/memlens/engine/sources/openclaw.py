@@ -16,7 +16,9 @@ from typing import Any, ClassVar
 from .base import ParseResult, Role, TranscriptRecord
 from .common import (
     DEFAULT_TOOL_INPUT_MAX_CHARS,
+    LineGuard,
     ParentLinks,
+    finish,
     head_objects,
     iter_json_objects,
     parse_timestamp,
@@ -60,19 +62,26 @@ class OpenClawParser:
         result = ParseResult(format=self.format, session_id="")
         links = ParentLinks()
         for line_no, obj in iter_json_objects(data, start_line, result):
-            kind = obj.get("type")
-            if kind == "session":
-                result.session_id = result.session_id or str(obj.get("id") or "")
-                result.cwd = obj.get("cwd") if isinstance(obj.get("cwd"), str) else result.cwd
-                continue
-            links.line(obj.get("id"), obj.get("parentId"))
-            record = self._record(line_no, obj)
-            if record is not None:
-                links.own(record.uuid, record)
-                result.records.append(record)
+            with LineGuard(result, line_no):
+                self._line(result, links, line_no, obj)
         links.resolve_all(result.records)
+        end_line = start_line + data.count(b"\n", 0, result.consumed_bytes)
+        result.anchor_ids = links.anchor_ids(result.records, end_line)  # nothing stays open: resume at the end
         result.session_id = result.session_id or path.stem
-        return result
+        return finish(result)
+
+    def _line(self, result: ParseResult, links: ParentLinks, line_no: int, obj: dict[str, Any]) -> None:
+        if obj.get("type") == "session":
+            session_id = obj.get("id")
+            if not result.session_id and isinstance(session_id, str | int) and not isinstance(session_id, bool):
+                result.session_id = str(session_id)
+            result.cwd = obj.get("cwd") if isinstance(obj.get("cwd"), str) else result.cwd
+            return
+        links.line(obj.get("id"), obj.get("parentId"), line_no)
+        record = self._record(line_no, obj)
+        if record is not None:
+            links.own(record.uuid, record)
+            result.records.append(record)
 
     def _record(self, line_no: int, obj: dict[str, Any]) -> TranscriptRecord | None:
         entry_id = obj.get("id")
@@ -80,7 +89,7 @@ class OpenClawParser:
             return None
         parent = obj.get("parentId") if isinstance(obj.get("parentId"), str) else None
         kind = obj.get("type")
-        if kind in _SUMMARY_TYPES:
+        if isinstance(kind, str) and kind in _SUMMARY_TYPES:
             summary = obj.get("summary")
             if not isinstance(summary, str) or not summary.strip():
                 return None

@@ -5,6 +5,13 @@ writes outside code fences, else the first non-output fence such as a bash comma
 `<think>` sections (thinking), tool outputs (```text fences), command echoes such as `<command-name>` and
 `<local-command-stdout>`, and blocks left empty. The `---` separating blocks is removed; a `---` inside a
 message (a Markdown rule) stays. SpecStory has no ids: message_id is "L<header line>".
+
+SpecStory writes one `_**Agent**_` block per content block of a reply. A block holding only bare tool stubs (an
+"[Edit]" with no description: useless as a search unit of its own) is folded into the agent message before it in
+the same turn (or the next one, if it opens the turn); tool uses with a description stay messages, as in Claude Code.
+`_**Agent - sidechain (…)**_` blocks are a subagent's turns: each run of consecutive sidechain blocks becomes
+records marked is_sidechain with their own agent_id ("sidechain-L<first header line>"), which ingest stores as a
+subagent session linked to this one, instead of being folded into the parent's agent message.
 """
 
 from __future__ import annotations
@@ -17,7 +24,9 @@ from typing import ClassVar
 from .base import ParseResult, Role, TranscriptRecord
 from .common import (
     DEFAULT_TOOL_INPUT_MAX_CHARS,
+    LineGuard,
     clean_user_text,
+    finish,
     iter_complete_lines,
     parse_timestamp,
     truncate,
@@ -25,13 +34,16 @@ from .common import (
 
 logger = logging.getLogger(__name__)
 
-_HEADER_RE = re.compile(r"^_\*\*(User|Agent|Assistant)\b(?:\s*\(([^)]*)\))?\*\*_\s*$")
+_HEADER_RE = re.compile(
+    r"^_\*\*(User|Agent|Assistant)\b(\s*-\s*sidechain\b)?(?:\s*\(([^)]*)\))?\*\*_\s*$", re.IGNORECASE
+)
 _TIMESTAMP_RE = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z?")
 _SESSION_RE = re.compile(r"<!--.*?\bSession\s+([\w.-]+)")
 _TOOL_OPEN_RE = re.compile(r"<tool-use\b[^>]*?data-tool-name=\"([^\"]*)\"")
 _FENCE_RE = re.compile(r"^\s*(```+|~~~+)\s*(\S*)")
 _OUTPUT_FENCES = frozenset({"", "text", "txt", "output", "console", "diff"})
 _MARKUP = ("<summary>", "<details>", "</details>", "<tool-use", "</tool-use>")
+_STUBS_RE = re.compile(r"(?:\[[^\]\n]{1,80}\]\s*)+")
 _FILENAME_TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}_\d{2}-\d{2}(?:-\d{2})?Z?-")
 
 
@@ -62,10 +74,12 @@ def _tool_description(name: str, lines: list[str], max_chars: int) -> str:
 class _Block:
     """One `_**User**_` or `_**Agent**_` block being collected."""
 
-    def __init__(self, role: Role, position: int, timestamp: float | None) -> None:
+    def __init__(self, role: Role, position: int, timestamp: float | None, sidechain: bool) -> None:
         self.role = role
         self.position = position
         self.timestamp = timestamp
+        self.sidechain = sidechain
+        self.prose = False  # holds text of its own, not only tool uses
         self.parts: list[str] = []
         self.lines: list[str] = []
         self.tool_name: str | None = None
@@ -80,7 +94,7 @@ class _Block:
         elif line.lstrip().startswith("<think>"):
             self.in_think = "</think>" not in line
         elif (tool := _TOOL_OPEN_RE.search(line)) is not None:
-            self.parts.append(self._text())
+            self._prose(self._text())
             self.tool_name = tool.group(1) or "tool"
             self._tool_line(line, max_chars)
         else:
@@ -104,8 +118,74 @@ class _Block:
             self._tool_line("", max_chars, force_close=True)
         tail = self._text()
         tail = re.sub(r"\n\s*---\s*$", "", "\n" + tail).strip()  # the separator before the next block
-        self.parts.append(clean_user_text(tail) if self.role == "user" else tail)
+        self._prose(clean_user_text(tail) if self.role == "user" else tail)
         return "\n\n".join(p for p in self.parts if p).strip()
+
+    def _prose(self, text: str) -> None:
+        self.parts.append(text)
+        self.prose = self.prose or bool(text.strip())
+
+
+class _Chains:
+    """Turns finished blocks into records: the main conversation and each sidechain run kept apart, tool-only
+    agent blocks folded into their turn's agent message."""
+
+    def __init__(self, result: ParseResult) -> None:
+        self.result = result
+        self.agent_id: str | None = None  # the sidechain run being read, if any
+        self.last: dict[str | None, TranscriptRecord] = {}  # each chain's agent message open for tool folds
+        self.pending: dict[str | None, TranscriptRecord] = {}  # tool-only blocks that opened a turn
+
+    def emit(self, block: _Block | None, max_chars: int) -> None:
+        if block is None:
+            return
+        if block.sidechain and self.agent_id is None:
+            self.agent_id = f"sidechain-L{block.position}"
+        elif not block.sidechain:
+            self.agent_id = None
+        chain = self.agent_id
+        text = block.finish(max_chars)
+        if not text:
+            return
+        stub = block.role == "assistant" and not block.prose and _STUBS_RE.fullmatch(text) is not None
+        if block.role == "user":
+            self._end_turn(chain)
+        elif stub and chain in self.last:
+            self.last[chain].text += "\n\n" + text
+            return
+        elif stub:
+            opened = self.pending.get(chain)
+            if opened is not None:
+                opened.text += "\n\n" + text
+            else:
+                self.pending[chain] = self._record(block, text, chain)
+            return
+        record = self._record(block, text, chain)
+        if block.role == "assistant":
+            opened = self.pending.pop(chain, None)
+            if opened is not None:  # stubs that opened the turn: the reply they belong to starts here
+                record.text = f"{opened.text}\n\n{record.text}"
+                record.position, record.message_id = opened.position, opened.message_id
+                record.timestamp = opened.timestamp
+            self.last[chain] = record
+        self.result.records.append(record)
+
+    def close(self) -> None:
+        for chain in list(self.pending):
+            self._end_turn(chain)
+
+    def _end_turn(self, chain: str | None) -> None:
+        self.last.pop(chain, None)
+        stub = self.pending.pop(chain, None)
+        if stub is not None:  # stubs with no agent message in their turn: kept as a message of their own
+            self.result.records.append(stub)
+
+    @staticmethod
+    def _record(block: _Block, text: str, chain: str | None) -> TranscriptRecord:
+        record = TranscriptRecord(f"L{block.position}", block.role, text, block.timestamp, block.position)
+        record.is_sidechain = chain is not None
+        record.agent_id = chain
+        return record
 
 
 class SpecStoryParser:
@@ -121,35 +201,30 @@ class SpecStoryParser:
 
     def parse(self, data: bytes, path: Path, start_line: int = 1) -> ParseResult:
         result = ParseResult(format=self.format, session_id="", title=self._title(path))
+        chains = _Chains(result)
         block: _Block | None = None
         for line_no, line in iter_complete_lines(data, start_line, result):
-            header = _HEADER_RE.match(line.strip())
-            if header and (block is None or not block.inside_markup()):
-                self._emit(result, block, self.tool_input_max_chars)
-                block = self._open(header, line_no)
-            elif block is not None:
-                block.feed(line, self.tool_input_max_chars)
-            elif not result.session_id and (session := _SESSION_RE.search(line)):
-                result.session_id = session.group(1)
-        self._emit(result, block, self.tool_input_max_chars)
+            with LineGuard(result, line_no):
+                header = _HEADER_RE.match(line.strip())
+                if header and (block is None or not block.inside_markup()):
+                    chains.emit(block, self.tool_input_max_chars)
+                    block = self._open(header, line_no)
+                elif block is not None:
+                    block.feed(line, self.tool_input_max_chars)
+                elif not result.session_id and (session := _SESSION_RE.search(line)):
+                    result.session_id = session.group(1)
+        with LineGuard(result, block.position if block is not None else start_line):
+            chains.emit(block, self.tool_input_max_chars)
+        chains.close()
+        result.records.sort(key=lambda r: r.position)
         result.session_id = result.session_id or path.stem
-        return result
+        return finish(result)
 
     @staticmethod
     def _open(header: re.Match[str], line_no: int) -> _Block:
-        role: Role = "user" if header.group(1) == "User" else "assistant"
-        stamp = _TIMESTAMP_RE.search(header.group(2) or "")
-        return _Block(role, line_no, parse_timestamp(stamp.group(0)) if stamp else None)
-
-    @staticmethod
-    def _emit(result: ParseResult, block: _Block | None, max_chars: int) -> None:
-        if block is None:
-            return
-        text = block.finish(max_chars)
-        if text:
-            result.records.append(
-                TranscriptRecord(f"L{block.position}", block.role, text, block.timestamp, block.position)
-            )
+        role: Role = "user" if header.group(1).lower() == "user" else "assistant"
+        stamp = _TIMESTAMP_RE.search(header.group(3) or "")
+        return _Block(role, line_no, parse_timestamp(stamp.group(0)) if stamp else None, bool(header.group(2)))
 
     @staticmethod
     def _title(path: Path) -> str | None:
