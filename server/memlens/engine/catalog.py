@@ -21,7 +21,7 @@ from memlens.errors import is_disk_full
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: files rows keep where an appended tail is re-parsed from, and orphaned counts
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -39,7 +39,11 @@ CREATE TABLE IF NOT EXISTS files (
     leaf_uuid TEXT,
     bad_lines INTEGER NOT NULL DEFAULT 0,
     error TEXT,
-    synced_at REAL
+    synced_at REAL,
+    resume_line INTEGER NOT NULL DEFAULT 1,   -- an append is parsed again from this line (it may continue a message)
+    resume_bytes INTEGER NOT NULL DEFAULT 0,  -- ... at this byte offset; 0 = re-parse the whole file
+    anchor_ids TEXT NOT NULL DEFAULT '[]',    -- JSON: parent ids an appended record may name (sources.base)
+    orphaned INTEGER NOT NULL DEFAULT 0       -- messages kept by the broken-chain rule (sources.branches)
 );
 CREATE TABLE IF NOT EXISTS sessions (
     key TEXT PRIMARY KEY,
@@ -106,6 +110,10 @@ class FileRow:
     leaf_uuid: str | None
     bad_lines: int
     error: str | None
+    resume_line: int = 1
+    resume_bytes: int = 0
+    anchor_ids: str = "[]"
+    orphaned: int = 0
 
 
 _FILE_COLUMNS = ", ".join(f.name for f in fields(FileRow))

@@ -1,7 +1,13 @@
-"""Writes one parsed file into the catalog: its file row, session, chunks and units (a full replace or a tail)."""
+"""Writes one parsed file into the catalog: its file row, sessions, chunks and units (a full replace or a tail).
+
+An appended tail replaces the stored units from its `replace_from_line` on (a tail is parsed again from the start
+of the record it may continue, see sources.base.ParseResult.resume_line) and regroups the chunks from there, so
+an index grown by appends holds the same messages, texts and ids as one parse of the whole file.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from dataclasses import dataclass, field
@@ -9,7 +15,7 @@ from pathlib import Path
 
 from memlens.engine.catalog import Catalog, FileRow
 from memlens.engine.discovery import SourceFile
-from memlens.engine.ingest import ChunkSpec, FileContent, UnitSpec, chunk_records
+from memlens.engine.ingest import ChunkSpec, FileContent, SessionSpec, UnitSpec, chunk_records
 from memlens.engine.sources.base import TranscriptRecord
 from memlens.settings import ChunkingSettings
 
@@ -49,26 +55,33 @@ class FileStore:
             "parsed_bytes": content.parsed_bytes,
             "next_line": content.next_line,
             "error": _first_reasons(content.errors, row.error if appended and row is not None else None),
+            "resume_line": content.resume_line,
+            "resume_bytes": content.resume_bytes,
+            "anchor_ids": json.dumps(content.anchor_ids),
         }
         if leaf is not None or not appended:
             values["leaf_uuid"] = leaf
         if appended and row is not None:
             values["bad_lines"] = row.bad_lines + content.bad_lines
+            values["orphaned"] = row.orphaned + content.orphaned
             file_id = self.catalog.upsert_file(db, path, source.kind, **values)
             self._append_chunks(db, file_id, row.session_key or "", content, pending)
         else:
             values["bad_lines"] = content.bad_lines
+            values["orphaned"] = content.orphaned
             file_id = self.catalog.upsert_file(db, path, source.kind, **values)
             if row is not None:
                 pending.deleted_units += self.catalog.purge_file_contents(db, file_id)
                 pending.purged = True
-            session_key = self._store_session(db, file_id, source.path, content) if content.session else None
+            session_key = self._store_session(db, file_id, source.path, content.session) if content.session else None
             db.execute("UPDATE files SET session_key = ? WHERE id = ?", (session_key, file_id))
-            self._insert_chunks(db, file_id, session_key, content.format, content.chunks, 0, pending)
+            agent_keys = {s.agent_id: self._store_session(db, file_id, source.path, s) for s in content.subsessions}
+            seq = 0
+            for chunk in content.chunks:  # a sidechain's chunks go to its subagent session
+                key = agent_keys.get(chunk.agent_id, session_key) if chunk.agent_id else session_key
+                seq = self._insert_chunks(db, file_id, key, content.format, [chunk], seq, pending)
 
-    def _store_session(self, db: sqlite3.Connection, file_id: int, path: Path, content: FileContent) -> str:
-        session = content.session
-        assert session is not None
+    def _store_session(self, db: sqlite3.Connection, file_id: int, path: Path, session: SessionSpec) -> str:
         base = f"{session.format}:{session.session_id}"
         if session.agent_id:
             base += f"/agent-{session.agent_id}"
@@ -96,30 +109,38 @@ class FileStore:
     def _append_chunks(
         self, db: sqlite3.Connection, file_id: int, session_key: str, content: FileContent, pending: PendingChanges
     ) -> None:
-        """Regroup the session's last chunk with the appended messages; earlier chunks stay as they are."""
-        if not content.records:
-            return
-        last = db.execute(
-            "SELECT id FROM chunks WHERE file_id = ? AND kind = 'transcript' ORDER BY id DESC LIMIT 1",
-            (file_id,),
-        ).fetchone()
+        """Replace the units from `content.replace_from_line` on and regroup the chunks from the first one they
+        touch (at least the last chunk, which the new messages may join); earlier chunks stay as they are."""
+        replace_from = content.replace_from_line
+        chunk_ids = [
+            int(r[0]) for r in db.execute("SELECT id FROM chunks WHERE file_id = ? ORDER BY id", (file_id,)).fetchall()
+        ]
+        first = len(chunk_ids) - 1 if chunk_ids else 0
+        if replace_from is not None:
+            touched = db.execute(
+                "SELECT MIN(chunk_id) FROM units WHERE file_id = ? AND position >= ?", (file_id, replace_from)
+            ).fetchone()[0]
+            if touched is not None and int(touched) in chunk_ids:
+                first = min(first, chunk_ids.index(int(touched)))
+        regrouped = chunk_ids[first:]
         carried: list[TranscriptRecord] = []
         first_seq = int(
             db.execute("SELECT COALESCE(MAX(seq), 0) FROM units WHERE file_id = ?", (file_id,)).fetchone()[0]
         )
-        if last is not None:
-            later = db.execute(
-                "SELECT COUNT(*) FROM chunks WHERE file_id = ? AND id > ?", (file_id, last[0])
-            ).fetchone()[0]
-            if not later:  # only regroup when nothing (e.g. a summary) came after it
-                rows = db.execute("SELECT * FROM units WHERE chunk_id = ? ORDER BY seq", (last[0],)).fetchall()
-                carried = [_record_of(r) for r in rows]
-                first_seq = min(int(r["seq"]) for r in rows) - 1 if rows else first_seq
-                pending.deleted_units += [int(r["id"]) for r in rows]
-                db.execute("DELETE FROM units WHERE chunk_id = ?", (last[0],))
-                db.execute("DELETE FROM chunks WHERE id = ?", (last[0],))
-        chunks = chunk_records(carried + content.records, self.chunking)
-        self._insert_chunks(db, file_id, session_key, content.format, chunks, first_seq, pending)
+        if regrouped:
+            marks = ",".join("?" * len(regrouped))
+            rows = db.execute(f"SELECT * FROM units WHERE chunk_id IN ({marks}) ORDER BY seq", regrouped).fetchall()
+            kept = [r for r in rows if replace_from is None or r["position"] is None or r["position"] < replace_from]
+            carried = [_record_of(r) for r in kept]
+            if rows:
+                first_seq = min(int(r["seq"]) for r in rows) - 1
+            pending.deleted_units += [int(r["id"]) for r in rows]
+            db.execute(f"DELETE FROM units WHERE chunk_id IN ({marks})", regrouped)
+            db.execute(f"DELETE FROM chunks WHERE id IN ({marks})", regrouped)
+        new = [r for r in content.records if r.agent_id is None]
+        if carried or new:
+            chunks = chunk_records(carried + new, self.chunking)
+            self._insert_chunks(db, file_id, session_key, content.format, chunks, first_seq, pending)
 
     def _insert_chunks(
         self,
@@ -130,7 +151,8 @@ class FileStore:
         chunks: list[ChunkSpec],
         seq: int,
         pending: PendingChanges,
-    ) -> None:
+    ) -> int:
+        """Insert chunks and their units numbered from seq + 1; returns the last seq used."""
         for chunk in chunks:
             cursor = db.execute(
                 """INSERT INTO chunks (file_id, kind, session_key, line_start, line_end, heading, ts_start, ts_end,
@@ -151,6 +173,7 @@ class FileStore:
             for unit in chunk.units:
                 seq += 1
                 pending.added_units.append(self._insert_unit(db, file_id, chunk_id, session_key, format_, unit, seq))
+        return seq
 
     def _insert_unit(
         self,

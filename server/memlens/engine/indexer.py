@@ -6,6 +6,7 @@ then records which catalog generation it reflects, and is rebuilt from the catal
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sqlite3
@@ -29,10 +30,11 @@ from memlens.engine.ingest import (
     parse_transcript,
     parse_transcript_stream,
     read_memory,
+    resume_point,
     transcript_content,
 )
 from memlens.engine.keyword_index import KeywordDoc, KeywordIndex
-from memlens.engine.sources import make_parsers
+from memlens.engine.sources import continues_branch, make_parsers
 from memlens.engine.stored_text import redact_content
 from memlens.engine.vector_index import VectorIndex, encode_vector, vector_rows
 from memlens.errors import is_disk_full
@@ -315,16 +317,17 @@ class Indexer:
             return read_memory(handle.read(MAX_MEMORY_BYTES), self.settings.chunking, note_date(path)), False
         if self._can_append(row, stat) and row is not None:
             if head_hash(head[: min(HEAD_BYTES, row.parsed_bytes)]) == row.head_hash:
-                handle.seek(row.parsed_bytes)
+                handle.seek(row.resume_bytes)
                 appended = self._parse_tail(path, row, handle.read(MAX_READ_BYTES))
                 if appended is not None:
                     return appended, True
             handle.seek(0)
-        result, lines = parse_transcript_stream(handle, path, self.parsers)
-        if result is None:
+        parsed = parse_transcript_stream(handle, path, self.parsers)
+        if parsed is None:
             return FileContent(kind="transcript", format="", parsed_bytes=stat.st_size), False
-        content = transcript_content(result, self.settings.chunking)
-        content.next_line = 1 + lines
+        content = transcript_content(parsed.result, self.settings.chunking)
+        content.next_line = 1 + parsed.lines
+        content.resume_line, content.resume_bytes = parsed.resume_line, parsed.resume_bytes
         return content, False
 
     def _can_append(self, row: FileRow | None, stat: os.stat_result) -> bool:
@@ -333,26 +336,23 @@ class Indexer:
             and row.format in APPENDABLE
             and row.session_key is not None
             and 0 < row.parsed_bytes <= stat.st_size
+            and 0 < row.resume_bytes <= row.parsed_bytes  # 0: the next append is parsed with the whole file
+            and row.orphaned == 0  # broken links: the whole file is parsed again, so orphan counts stay exact
         )
 
     def _parse_tail(self, path: Path, row: FileRow, tail: bytes) -> FileContent | None:
-        """Parse appended bytes; None when they do not simply continue the active branch (re-parse whole)."""
-        result = parse_transcript(tail, path, row.next_line, row.format, self.parsers)
-        if result is None:
+        """Parse the file from its resume point (the start of the last record an append may continue) to the end;
+        None when the result would not simply continue the active branch (the whole file is parsed again)."""
+        result = parse_transcript(tail, path, row.resume_line, row.format, self.parsers)
+        if result is None or not continues_branch(result.records, json.loads(row.anchor_ids or "[]")):
             return None
-        known_uuids = {
-            r[0]
-            for r in self.catalog.db.execute("SELECT uuid FROM units WHERE file_id = ? AND uuid IS NOT NULL", (row.id,))
-        }
-        new_uuids = {r.uuid for r in result.records if r.uuid}
-        for record in result.records:
-            parent = record.parent_uuid
-            # a link to an earlier record other than the leaf means the transcript branched: re-parse whole
-            if parent and parent in known_uuids and parent != row.leaf_uuid and parent not in new_uuids:
-                return None
         content = transcript_content(result, self.settings.chunking, active_only=False)
-        content.parsed_bytes = row.parsed_bytes + result.consumed_bytes
-        content.next_line = row.next_line + tail.count(b"\n", 0, result.consumed_bytes)
+        content.parsed_bytes = row.resume_bytes + result.consumed_bytes
+        content.next_line = row.resume_line + tail.count(b"\n", 0, result.consumed_bytes)
+        content.resume_line, content.resume_bytes = resume_point(
+            result, tail, row.resume_line, row.resume_bytes, start_known=True
+        )
+        content.replace_from_line = row.resume_line
         return content
 
     def _mirror(self, generation: int, pending: PendingChanges) -> None:

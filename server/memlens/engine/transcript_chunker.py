@@ -1,4 +1,5 @@
-"""Groups a session's consecutive messages into chunks: split on a time gap, a message count or a size limit."""
+"""Groups a session's consecutive messages into chunks (split on a time gap, a message count or a size limit), and
+cuts a message longer than one chunk into parts, so every part fits in a chunk and all of its text is searchable."""
 
 from __future__ import annotations
 
@@ -56,3 +57,24 @@ def group_messages(
     if current:
         groups.append(current)
     return groups
+
+
+def split_text(text: str, max_chars: int) -> list[str]:
+    """Cut a long text into parts of at most `max_chars`, preferring paragraph, then line, then word boundaries
+    (a cut is never made in the first half of a part, so parts stay large)."""
+    parts: list[str] = []
+    rest = text
+    while len(rest) > max_chars:
+        cut = -1
+        for separator in ("\n\n", "\n", " "):
+            cut = rest.rfind(separator, max_chars // 2, max_chars)
+            if cut > 0:
+                break
+        if cut <= 0:
+            cut = max_chars
+        part, rest = rest[:cut].rstrip(), rest[cut:].lstrip()
+        if part:
+            parts.append(part)
+    if rest.strip():
+        parts.append(rest)
+    return parts
