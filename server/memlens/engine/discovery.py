@@ -1,4 +1,9 @@
-"""Finds a workspace's memory notes and its agents' transcript files (configured folders and agent defaults)."""
+"""Finds a workspace's memory notes and its agents' transcript files (configured folders and agent defaults).
+
+Discovery never leaves the folder it searches through a symlink: a symlinked file or folder is followed only when
+its target lies inside that workspace or transcript folder, unless `followExternalSymlinks` allows it. Every real
+folder is walked once, so a symlink loop ends.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from memlens.settings import Settings
 MEMORY = "memory"
 TRANSCRIPT = "transcript"
 TRANSCRIPT_SUFFIXES = (".jsonl", ".md")
+PRUNED = frozenset({"node_modules", ".git"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,13 +84,80 @@ def _excluded(path: Path, roots: Iterable[Path], patterns: list[str]) -> bool:
     return any(fnmatch.fnmatch(c, p) for c in candidates for p in patterns)
 
 
-def _walk(folder: Path) -> Iterator[Path]:
-    """Every transcript-like file below `folder`, following no symlinked folders, skipping unreadable ones."""
-    for dirpath, dirnames, filenames in os.walk(folder, onerror=lambda _: None):
-        dirnames[:] = [d for d in dirnames if d not in {"node_modules", ".git"}]
-        for name in filenames:
-            if name.endswith(TRANSCRIPT_SUFFIXES):
-                yield Path(dirpath) / name
+class _Root:
+    """A folder that discovery does not leave through a symlink (unless external symlinks are allowed)."""
+
+    def __init__(self, path: Path, follow_external: bool) -> None:
+        self.path = path
+        self.follow_external = follow_external
+        self.real = os.path.realpath(path)
+        self._prefix = self.real.rstrip(os.sep) + os.sep
+
+    def holds(self, real: str) -> bool:
+        return self.follow_external or real == self.real or real.startswith(self._prefix)
+
+    def admits(self, path: str | Path) -> bool:
+        """Whether `path`, all symlinks followed, stays inside this root."""
+        if self.follow_external:
+            return True
+        try:
+            return self.holds(os.path.realpath(path))
+        except (OSError, ValueError):
+            return False
+
+
+def _walk(root: _Root, start: Path, max_depth: int | None = None, prune: frozenset[str] = PRUNED) -> Iterator[Path]:
+    """Every file below `start` (a folder inside `root`), skipping unreadable folders.
+
+    A symlinked file or folder is taken only when `root` admits its target; each real folder is listed once (a
+    symlink loop or a second link to the same folder adds nothing). `max_depth` bounds how many folders deep it goes.
+    """
+    if not root.admits(start):
+        return
+    seen: set[tuple[int, int]] = set()
+    stack: list[tuple[Path, int]] = [(start, 0)]
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            info = os.stat(folder)
+            if (info.st_dev, info.st_ino) in seen:
+                continue
+            seen.add((info.st_dev, info.st_ino))
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except (OSError, ValueError):
+            continue
+        folders: list[Path] = []
+        for entry in entries:
+            try:
+                linked = entry.is_symlink()
+                if entry.is_dir():
+                    deeper = max_depth is None or depth < max_depth
+                    if deeper and entry.name not in prune and (not linked or root.admits(entry.path)):
+                        folders.append(Path(entry.path))
+                elif entry.is_file() and (not linked or root.admits(entry.path)):
+                    yield Path(entry.path)
+            except OSError:
+                continue
+        stack.extend((f, depth + 1) for f in reversed(folders))
+
+
+def _memory_files(root: _Root, pattern: str) -> Iterator[Path]:
+    """The files of `root` (a workspace folder) matching one memory glob, walking only below its literal prefix."""
+    parts = _pattern_parts(pattern)
+    literal = 0
+    while literal < len(parts) and not any(c in parts[literal] for c in "*?["):
+        literal += 1
+    start = root.path.joinpath(*parts[:literal])
+    if literal == len(parts):  # a plain path such as MEMORY.md
+        if parts and start.is_file() and root.admits(start):
+            yield start
+        return
+    rest = parts[literal:]
+    max_depth = None if "**" in rest else len(rest) - 1
+    for path in _walk(root, start, max_depth, prune=frozenset()):
+        if _glob_match(path.relative_to(root.path), "/".join(parts)):
+            yield path
 
 
 def read_session_cwd(path: Path) -> str | None:
@@ -121,21 +194,23 @@ def discover(
     """All memory and transcript files to index, each once, in a stable order."""
     found: dict[Path, SourceFile] = {}
     memory = settings.memory
+    follow = settings.follow_external_symlinks
     for workspace in locations.workspaces:
+        root = _Root(workspace, follow)
         for pattern in [*memory.include, *memory.extra_include]:
-            for path in sorted(workspace.glob(pattern), key=os.fspath):
-                if path.is_file() and not _excluded(path, [workspace], memory.exclude):
+            for path in sorted(_memory_files(root, pattern), key=os.fspath):
+                if not _excluded(path, [workspace], memory.exclude):
                     found.setdefault(path, SourceFile(path, MEMORY, workspace))
     exclude = settings.transcripts.exclude
     for folder in locations.transcript_dirs:
         if folder.is_dir():
-            for path in sorted(_walk(folder), key=os.fspath):
+            for path in sorted(_transcript_files(_Root(folder, follow)), key=os.fspath):
                 if path not in found and not _excluded(path, [folder, *locations.workspaces], exclude):
                     found[path] = SourceFile(path, TRANSCRIPT, folder)
     for folder in locations.cwd_filtered_dirs:
         if not folder.is_dir():
             continue
-        for path in sorted(_walk(folder), key=os.fspath):
+        for path in sorted(_transcript_files(_Root(folder, follow)), key=os.fspath):
             if path in found or path.suffix != ".jsonl" or _excluded(path, [folder], exclude):
                 continue
             if not locations.scope_all:
@@ -146,6 +221,10 @@ def discover(
     return list(found.values())
 
 
+def _transcript_files(root: _Root) -> Iterator[Path]:
+    return (path for path in _walk(root, root.path) if path.name.endswith(TRANSCRIPT_SUFFIXES))
+
+
 def classify(
     path: Path, locations: Locations, settings: Settings, known_cwd: Callable[[Path], str | None] | None = None
 ) -> SourceFile | None:
@@ -153,24 +232,29 @@ def classify(
     if not path.is_file():
         return None
     memory = settings.memory
+    follow = settings.follow_external_symlinks
     for workspace in locations.workspaces:
         try:
             relative = path.relative_to(workspace)
         except ValueError:
             continue
         patterns = [*memory.include, *memory.extra_include]
-        if any(_glob_match(relative, pattern) for pattern in patterns) and not _excluded(
-            path, [workspace], memory.exclude
+        if (
+            any(_glob_match(relative, pattern) for pattern in patterns)
+            and not _excluded(path, [workspace], memory.exclude)
+            and _Root(workspace, follow).admits(path)
         ):
             return SourceFile(path, MEMORY, workspace)
-    if not path.name.endswith(TRANSCRIPT_SUFFIXES) or any(part in {"node_modules", ".git"} for part in path.parts):
+    if not path.name.endswith(TRANSCRIPT_SUFFIXES) or any(part in PRUNED for part in path.parts):
         return None
     exclude = settings.transcripts.exclude
     for folder in locations.transcript_dirs:
         if folder in path.parents and not _excluded(path, [folder, *locations.workspaces], exclude):
-            return SourceFile(path, TRANSCRIPT, folder)
+            return SourceFile(path, TRANSCRIPT, folder) if _Root(folder, follow).admits(path) else None
     for folder in locations.cwd_filtered_dirs:
         if folder in path.parents and path.suffix == ".jsonl" and not _excluded(path, [folder], exclude):
+            if not _Root(folder, follow).admits(path):
+                return None
             if not locations.scope_all:
                 cwd = (known_cwd(path) if known_cwd else None) or read_session_cwd(path)
                 if cwd is None or not _within(cwd, locations.workspaces):
@@ -179,12 +263,38 @@ def classify(
     return None
 
 
+def _pattern_parts(pattern: str) -> list[str]:
+    return [p for p in pattern.replace("\\", "/").split("/") if p not in ("", ".")]
+
+
 def _glob_match(relative: Path, pattern: str) -> bool:
-    """`Path.glob` semantics for one path: `*` stays within a folder, `**/` spans any folders, or none."""
+    """`Path.glob` semantics for one path: `*` stays within a folder, `**/` spans any folders, or none; `?` and
+    `[...]` match one character."""
     regex = ""
-    for part in pattern.split("/"):
+    for part in _pattern_parts(pattern):
         if part == "**":
             regex += "(?:[^/]+/)*"
             continue
-        regex += "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in part) + "/"
+        regex += _part_regex(part) + "/"
     return re.fullmatch(regex.rstrip("/"), relative.as_posix()) is not None
+
+
+def _part_regex(part: str) -> str:
+    out, i = "", 0
+    while i < len(part):
+        c = part[i]
+        close = part.find("]", i + 2) if c == "[" else -1
+        if c == "*":
+            out += "[^/]*"
+        elif c == "?":
+            out += "[^/]"
+        elif close > 0:
+            body = part[i + 1 : close]
+            negate = body.startswith("!")
+            body = re.escape(body[1:] if negate else body).replace("\\-", "-")
+            out += f"[{'^/' if negate else ''}{body}]"
+            i = close
+        else:
+            out += re.escape(c)
+        i += 1
+    return out

@@ -17,6 +17,7 @@ from memlens import __version__
 from memlens.lsp.commands import register_commands
 from memlens.lsp.hover import HoverProvider
 from memlens.lsp.state import ServerState
+from memlens.settings import workspace_trusted
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,10 @@ def create_server(live_indexing: bool = True) -> MemlensServer:
         state.loop = asyncio.get_running_loop()
         state.workspaces = workspace_folders(params)
         state.init_options = params.initialization_options
+        state.trusted = workspace_trusted(params.initialization_options)
         log.info("workspace folders: %s", ", ".join(map(str, state.workspaces)))
+        if not state.trusted:
+            log.info("the client says the workspace is not trusted: .memlens.json cannot choose locations")
 
     @server.feature(types.INITIALIZED)
     async def initialized(params: types.InitializedParams) -> None:

@@ -18,12 +18,21 @@ from memlens.engine.engine import Engine
 from memlens.engine.indexer import SyncReport
 from memlens.lsp.indexing import BackgroundIndexer
 from memlens.lsp.progress import StatusPublisher, WorkDone
-from memlens.settings import Settings, load_workspace_file, merge, to_wire
+from memlens.settings import WORKSPACE_CONFIG_FILE, Settings, load_workspace_file, merge, to_wire
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-INDEXING_KEYS = ("memory", "transcripts", "chunking", "embedding", "scope", "indexDir")
+INDEXING_KEYS = (
+    "memory",
+    "transcripts",
+    "chunking",
+    "embedding",
+    "privacy",
+    "scope",
+    "indexDir",
+    "followExternalSymlinks",
+)
 ENGINE_WAIT_SECONDS = 300.0
 POLL_SECONDS = 0.5
 
@@ -51,6 +60,7 @@ class ServerState:
         self.initialized = False
         self.workspaces: list[Path] = []
         self.init_options: Any = None
+        self.trusted = True  # from initializationOptions.workspaceTrusted (see settings.workspace_trusted)
         self.client_settings: Any = None
         self.settings = Settings()
         self.warnings: list[str] = []
@@ -101,11 +111,15 @@ class ServerState:
 
     def compute_settings(self) -> tuple[Settings, list[str]]:
         """Defaults ← each folder's .memlens.json ← the client's settings: the latest didChangeConfiguration,
-        else initializationOptions. The client sends its whole set each time, so a removed setting goes away."""
+        else initializationOptions. The client sends its whole set each time, so a removed setting goes away.
+        In an untrusted workspace, .memlens.json cannot set where memlens reads or writes (settings.TRUST_SETTINGS);
+        the client's own settings always apply (VS Code itself ignores a workspace's restricted settings)."""
         warnings: list[str] = []
         settings = Settings()
         for folder in self.workspaces:
-            settings = merge(settings, load_workspace_file(folder, warnings), warnings)
+            data = load_workspace_file(folder, warnings)
+            source = str(folder / WORKSPACE_CONFIG_FILE)
+            settings = merge(settings, data, warnings, trusted=self.trusted, source=source)
         layer = self.client_settings if self.client_settings is not None else self.init_options
         if layer is not None:
             settings = merge(settings, layer, warnings)
@@ -116,7 +130,7 @@ class ServerState:
         settings, warnings = self.compute_settings()
         self.warnings = warnings
         if warnings and warnings != self._shown_warnings:
-            text = "memlens: some settings are invalid and use their defaults: " + "; ".join(warnings)
+            text = "memlens: some settings were not applied: " + "; ".join(warnings)
             self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=text))
         self._shown_warnings = warnings
         self.settings = settings
