@@ -129,6 +129,12 @@ export function activate(context: vscode.ExtensionContext): void {
         void manager.restart();
       }
     }),
+    // trust is sent at start (initializationOptions.workspaceTrusted): once granted, restart so the workspace's
+    // restricted settings and its .memlens.json locations apply
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      output.info('The workspace is now trusted; restarting the server');
+      void manager.restart();
+    }),
   );
 
   void manager.start();

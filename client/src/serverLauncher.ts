@@ -115,19 +115,31 @@ export async function choosePython(log: vscode.LogOutputChannel): Promise<Python
   return { python: process.platform === 'win32' ? 'python' : 'python3', source: 'default' };
 }
 
+/** The settings the manifest restricts in untrusted workspaces (`capabilities.untrustedWorkspaces`). */
+export function restrictedSettingKeys(packageJSON: unknown): ReadonlySet<string> {
+  const capabilities = (packageJSON as { capabilities?: { untrustedWorkspaces?: unknown } } | undefined)?.capabilities;
+  const restricted = (capabilities?.untrustedWorkspaces as { restrictedConfigurations?: unknown } | undefined)
+    ?.restrictedConfigurations;
+  return new Set(Array.isArray(restricted) ? restricted.filter((k): k is string => typeof k === 'string') : []);
+}
+
 /**
  * The `memlens` settings the user (or workspace) set explicitly, nested like the section. Defaults are left out on
  * purpose: the server layers defaults ← the workspace's .memlens.json ← these, so sending VS Code's defaults would
- * silently override .memlens.json.
+ * silently override .memlens.json. In an untrusted workspace a workspace value of a restricted setting does not
+ * count as set (VS Code ignores it there).
  */
-export function explicitSettings(keys: readonly string[]): Record<string, unknown> {
+export function explicitSettings(keys: readonly string[], restricted: ReadonlySet<string>): Record<string, unknown> {
   const config = vscode.workspace.getConfiguration(undefined, firstWorkspaceFolder()?.uri);
+  const trusted = vscode.workspace.isTrusted;
   const entries: [string, unknown][] = [];
   for (const key of keys) {
     const inspected = config.inspect(key);
-    const isSet =
-      inspected !== undefined &&
-      [inspected.globalValue, inspected.workspaceValue, inspected.workspaceFolderValue].some((v) => v !== undefined);
+    const values =
+      trusted || !restricted.has(key)
+        ? [inspected?.globalValue, inspected?.workspaceValue, inspected?.workspaceFolderValue]
+        : [inspected?.globalValue];
+    const isSet = values.some((v) => v !== undefined);
     if (isSet) {
       entries.push([key, config.get(key)]);
     }
@@ -266,14 +278,16 @@ export class ServerManager implements vscode.Disposable {
       options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONIOENCODING: 'utf-8' } },
     };
     const settingKeys = serverSettingKeys(this.context.extension.packageJSON);
-    const settings = (): Record<string, unknown> => explicitSettings(settingKeys);
+    const restricted = restrictedSettingKeys(this.context.extension.packageJSON);
+    const settings = (): Record<string, unknown> => explicitSettings(settingKeys, restricted);
     let client: LanguageClient | undefined;
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
       outputChannel: this.output,
       traceOutputChannel: this.traceChannel,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: settings,
+      // the server applies .memlens.json's location settings only when told the workspace is trusted
+      initializationOptions: () => ({ ...settings(), workspaceTrusted: vscode.workspace.isTrusted }),
       // didChangeConfiguration on every `memlens.*` change, carrying the explicitly set settings (see explicitSettings)
       synchronize: { configurationSection: 'memlens' },
       middleware: {

@@ -33,6 +33,7 @@ const SETTINGS: Record<string, unknown> = {
   'memlens.scope': 'workspace',
   'memlens.excludeSessions': [],
   'memlens.indexDir': '',
+  'memlens.followExternalSymlinks': false,
   'memlens.memory.include': ['MEMORY.md', 'USER.md', 'IDENTITY.md', 'memory/**/*.md', 'bank/**/*.md'],
   'memlens.memory.extraInclude': [],
   'memlens.memory.exclude': [],
@@ -66,6 +67,7 @@ const SETTINGS: Record<string, unknown> = {
   'memlens.hover.enabled': true,
   'memlens.hover.minScore': 0.55,
   'memlens.hover.maxResults': 3,
+  'memlens.privacy.redactIndex': true,
 };
 
 // Commands the server advertises in executeCommandProvider: vscode-languageclient registers them as VS Code
