@@ -1,4 +1,5 @@
-"""Tests the transcript parsers against the real fixtures in ../shared and small synthetic transcripts."""
+"""Tests the transcript parsers against the real fixtures in ../shared (when present), the small synthetic
+transcripts committed under tests/fixtures/transcripts (always), and inline synthetic cases."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from memlens.engine.ingest import transcript_content
 from memlens.engine.sources import (
     PARSERS,
     ParseResult,
@@ -20,11 +22,13 @@ from memlens.engine.sources import (
     parse_file,
     read_head,
     select_active_branch,
+    split_branches,
 )
 from memlens.engine.sources.claude_code import ClaudeCodeParser
 from memlens.engine.sources.codex import CodexParser
 from memlens.engine.sources.openclaw import OpenClawParser
 from memlens.engine.sources.specstory import SpecStoryParser
+from memlens.settings import ChunkingSettings, Settings
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
@@ -41,6 +45,14 @@ CODEX_B = "codex/2026/02/23/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-
 OC_BAD = "openclaw/b3db607f-7ae8-4089-b806-44800e961672.jsonl"
 OC_GOOD = "openclaw/f967d602-325a-4a45-8d54-ee17484cfd96.jsonl"
 SPEC = "specstory/.specstory/history"
+SYNTHETIC = Path(__file__).resolve().parent / "fixtures" / "transcripts"
+SYN_CC = "claude-code/5f1c2a7e-9b0d-4e8a-a1c3-2d4e6f8a0b1c.jsonl"
+SYN_CC_AGENT = "claude-code/5f1c2a7e-9b0d-4e8a-a1c3-2d4e6f8a0b1c/subagents/agent-a7c41d2.jsonl"
+SYN_CC_BROKEN = "claude-code/8d2e4b6a-1c3f-4a5b-9e7d-0f1a2b3c4d5e.jsonl"
+SYN_CODEX = "codex/2026/03/03/rollout-2026-03-03T14-00-00-019c9f10-4b2a-7c11-8e3d-5a6b7c8d9e0f.jsonl"
+SYN_CODEX_EVENTS = "codex/2026/03/04/rollout-2026-03-04T08-00-00-019c9f22-7d3e-7f20-9a4b-1c2d3e4f5a6b.jsonl"
+SYN_OC = "openclaw/3b9d7f1e-2a4c-4e6b-8d0f-1a3c5e7b9d2f.jsonl"
+SYN_SPEC = "specstory/.specstory/history/2026-03-06_11-00-00Z-webhook-signature-validation.md"
 
 # (format, user messages, assistant messages, summaries), counted independently of the parsers: assistant
 # messages as distinct message.id values with text/tool_use (jq), the rest by reading the files.
@@ -68,11 +80,41 @@ EXPECTED: dict[str, tuple[str | None, int, int, int]] = {
 }
 
 
+# The synthetic fixtures, counted by reading them: (format, user, assistant, summary records, bad lines,
+# records the branch rule drops as abandoned edits, records it keeps as orphans of broken links).
+SYN_EXPECTED: dict[str, tuple[str, int, int, int, int, int, int]] = {
+    # 4 typed prompts (one of them edited, so abandoned with its answer) + 1 queued prompt; a `summary` line and
+    # an isCompactSummary user after a compact_boundary; 8 API messages (a thinking-only line merges with its text)
+    SYN_CC: ("claude-code", 5, 8, 2, 0, 2, 0),
+    SYN_CC_AGENT: ("claude-code", 1, 2, 0, 0, 0, 0),
+    # line 4 is cut mid-string; line 7 names a parent that is not in the file: both runs after a break are kept
+    SYN_CC_BROKEN: ("claude-code", 4, 3, 0, 1, 0, 4),
+    SYN_CODEX: ("codex", 2, 4, 1, 0, 0, 0),  # event_msg copies of the 4 messages are not indexed again
+    SYN_CODEX_EVENTS: ("codex", 2, 4, 0, 0, 0, 0),  # user and agent turns only as event_msg lines
+    SYN_OC: ("openclaw", 2, 5, 2, 0, 1, 0),  # m6 is the answer regenerated as m7
+    SYN_SPEC: ("specstory", 2, 8, 0, 0, 0, 0),  # 3 of the 8 agent messages are a sidechain's
+}
+FIXTURE_SETS = [("shared", rel) for rel in sorted(EXPECTED)] + [("synthetic", rel) for rel in sorted(SYN_EXPECTED)]
+
+
+def fixture_path(root: str, rel: str) -> Path:
+    return (TRANSCRIPTS if root == "shared" else SYNTHETIC) / rel
+
+
+def skip_unless_present(root: str) -> None:
+    if root == "shared" and not TRANSCRIPTS.is_dir():
+        pytest.skip(f"shared fixtures not found at {TRANSCRIPTS} (../shared is absent)")
+
+
 @cache
-def parsed(rel: str) -> ParseResult:
-    result = parse_file(TRANSCRIPTS / rel)
+def parsed(rel: str, root: str = "shared") -> ParseResult:
+    result = parse_file(fixture_path(root, rel))
     assert result is not None, rel
     return result
+
+
+def synthetic(rel: str) -> ParseResult:
+    return parsed(rel, "synthetic")
 
 
 def all_text(result: ParseResult) -> str:
@@ -91,31 +133,43 @@ def counts(result: ParseResult) -> tuple[int, int, int]:
 # --- every fixture: format and counts ---
 
 
-@needs_fixtures
-def test_every_fixture_is_listed() -> None:
-    found = {str(p.relative_to(TRANSCRIPTS)) for p in TRANSCRIPTS.rglob("*") if p.is_file()}
-    assert found == set(EXPECTED)
+@pytest.mark.parametrize("root", ["shared", "synthetic"])
+def test_every_fixture_is_listed(root: str) -> None:
+    skip_unless_present(root)
+    base = fixture_path(root, "")
+    found = {str(p.relative_to(base)) for p in base.rglob("*") if p.is_file()}
+    assert found == set(EXPECTED if root == "shared" else SYN_EXPECTED)
 
 
-@needs_fixtures
-@pytest.mark.parametrize("rel", sorted(EXPECTED))
-def test_fixture_format_and_counts(rel: str) -> None:
-    fmt, users, assistants, summaries = EXPECTED[rel]
-    path = TRANSCRIPTS / rel
+@pytest.mark.parametrize(("root", "rel"), FIXTURE_SETS)
+def test_fixture_format_and_counts(root: str, rel: str) -> None:
+    skip_unless_present(root)
+    if root == "shared":
+        fmt, users, assistants, summaries = EXPECTED[rel]
+        bad = abandoned = orphaned = 0
+    else:
+        fmt, users, assistants, summaries, bad, abandoned, orphaned = SYN_EXPECTED[rel]
+    path = fixture_path(root, rel)
     data = path.read_bytes()
     parser = detect_format(read_head(data), path)
     assert (parser.format if parser else None) == fmt
     if fmt is None:
         assert parse_file(path) is None
         return
-    result = parsed(rel)
+    result = parsed(rel, root)
     assert result.format == fmt
     assert counts(result) == (users, assistants, summaries)
     assert result.consumed_bytes == len(data)
     assert all(r.text == r.text.strip() and r.text for r in result.records)
     assert all(r.position >= 1 for r in result.records)
     assert len({r.message_id for r in result.records}) == len(result.records)
-    assert select_active_branch(result.records) == result.records  # no abandoned branch in these fixtures
+    selection = split_branches(result.records)
+    assert (selection.abandoned, selection.orphaned) == (abandoned, orphaned)
+    assert len(selection.records) == len(result.records) - abandoned
+    if root == "shared" and rel != OC_BAD:
+        assert result.bad_lines == 0
+    elif root == "synthetic":
+        assert result.bad_lines == bad
 
 
 @needs_fixtures
@@ -175,9 +229,7 @@ def test_codex_messages_not_indexed_twice() -> None:
 @needs_fixtures
 def test_tool_inputs_kept_and_truncated() -> None:
     assert "[Bash] mix phx.server 2>&1 | head -80" in all_text(parsed("claude-code/short.jsonl"))
-    assert "[Glob] pattern=mix.exs path=/home/marco/projects/spotter" in all_text(
-        parsed("claude-code/short.jsonl")
-    )
+    assert "[Glob] pattern=mix.exs path=/home/marco/projects/spotter" in all_text(parsed("claude-code/short.jsonl"))
     assert "[exec] ls -la /home/node/.openclaw/workspace/memory/" in all_text(parsed(OC_BAD))
     assert "[Bash] List root directory structure" in all_text(
         parsed(f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md")
@@ -310,22 +362,26 @@ def test_tail_parse_positions() -> None:
     assert [r.position for r in tail.records] == [27, 35, 42, 47]
 
 
-@needs_fixtures
 @pytest.mark.parametrize(
-    "rel",
+    ("root", "rel"),
     [
-        "claude-code/short.jsonl",
-        CODEX_B,
-        OC_GOOD,
-        f"{SPEC}/2026-05-11_10-00-00Z-where-is-token-validation.md",
+        ("shared", "claude-code/short.jsonl"),
+        ("shared", CODEX_B),
+        ("shared", OC_GOOD),
+        ("shared", f"{SPEC}/2026-05-11_10-00-00Z-where-is-token-validation.md"),
+        ("synthetic", SYN_CC),
+        ("synthetic", SYN_CODEX),
+        ("synthetic", SYN_OC),
+        ("synthetic", SYN_SPEC),
     ],
 )
-def test_partial_trailing_line_not_consumed(rel: str) -> None:
-    path = TRANSCRIPTS / rel
+def test_partial_trailing_line_not_consumed(root: str, rel: str) -> None:
+    skip_unless_present(root)
+    path = fixture_path(root, rel)
     data = path.read_bytes()
     cut = data.rstrip(b"\n").rfind(b"\n") + 1  # start of the last line
     partial = data[:cut] + data[cut:].rstrip(b"\n")[:15]
-    parser = get_parser(parsed(rel).format)
+    parser = get_parser(parsed(rel, root).format)
     assert parser is not None
     result = parser.parse(partial, path)
     assert result.consumed_bytes == cut
@@ -335,9 +391,7 @@ def test_partial_trailing_line_not_consumed(rel: str) -> None:
 
 
 def test_complete_json_without_newline_is_not_consumed() -> None:
-    data = (
-        jsonl(_cc_line("user", "u1", None, "one")) + json.dumps(_cc_line("user", "u2", "u1", "two")).encode()
-    )
+    data = jsonl(_cc_line("user", "u1", None, "one")) + json.dumps(_cc_line("user", "u2", "u1", "two")).encode()
     result = ClaudeCodeParser().parse(data, Path("s.jsonl"))
     assert [r.text for r in result.records] == ["one"]
     assert result.consumed_bytes == data.index(b"\n") + 1
@@ -361,9 +415,7 @@ def test_malformed_openclaw_file() -> None:
 @pytest.mark.parametrize("parser", PARSERS, ids=lambda p: p.format)
 def test_bad_content_never_raises(parser: Any) -> None:
     junk = b'\xff\xfe not json\n[1, 2]\n"text"\n{"type": "message", "message": 5}\n' + b"{broken\n" * 30
-    junk += (
-        b'{"type":"user","message":{"content":[{"type":"text"}]}}\n{"type":"response_item","payload":[]}\n'
-    )
+    junk += b'{"type":"user","message":{"content":[{"type":"text"}]}}\n{"type":"response_item","payload":[]}\n'
     result = parser.parse(junk, Path("junk.jsonl"), start_line=7)
     assert result.consumed_bytes == len(junk)
     if parser.format != "specstory":
@@ -545,3 +597,97 @@ def test_specstory_blocks_and_tools() -> None:
         ("user", "run it", 3),
         ("assistant", "Running.\n\n[Bash] make test\n\nDone.", 15),
     ]
+
+
+# --- the committed synthetic fixtures: formats and rules that the real ones lack ---
+
+
+def _chain_from_last(records: list[Any]) -> list[Any]:
+    """What the old rule kept: only the chain from the last record back to its root."""
+    by_uuid = {r.uuid: r for r in records if r.uuid}
+    current, chain = next(r for r in reversed(records) if r.uuid), []
+    while current is not None:
+        chain.append(current)
+        current = by_uuid.get(current.parent_uuid)
+    return chain
+
+
+def test_broken_chain_keeps_every_run() -> None:
+    result = synthetic(SYN_CC_BROKEN)
+    assert len(result.errors) == 1 and result.errors[0].startswith("line 4: invalid JSON")
+    kept = select_active_branch(result.records)
+    assert [r.message_id for r in kept] == ["b-0001", "b-0002", "b-0003", "b-0005", "b-0006", "b-0007", "b-0008"]
+    assert len(_chain_from_last(result.records)) == 2  # the old rule lost the five messages before the breaks
+    content = transcript_content(result, _chunking())
+    assert content.orphaned == 4 and len(content.records) == 7
+
+
+def test_claude_code_branch_compaction_and_queue() -> None:
+    result = synthetic(SYN_CC)
+    kept = [r.text for r in select_active_branch(result.records)]
+    assert "Subtract 365 days instead of replacing the year." not in kept  # the answer to the edited question
+    assert "what's the safest fix that keeps calendar semantics?" in kept
+    assert kept[0] == "Ledger reconciliation job fails on leap days"  # the `summary` line
+    assert any(t.startswith("This session is being continued") for t in kept)  # isCompactSummary
+    assert "also add a regression test for 2028-02-29" in kept  # queued mid-turn
+    merged = next(r for r in result.records if r.message_id == "a-0002")  # thinking + text + tool_use lines
+    assert merged.text == "Let me look at how the job computes its window.\n\n[Grep] pattern=replace(year= path=ledger/"
+    assert "/cost" not in "\n".join(kept)  # isMeta
+    sub = synthetic(SYN_CC_AGENT)
+    assert (sub.agent_id, sub.parent_session_id) == ("a7c41d2", result.session_id)
+
+
+def test_codex_event_messages_per_turn() -> None:
+    only_events = synthetic(SYN_CODEX_EVENTS)
+    users = [r.text for r in only_events.records if r.role == "user"]
+    assert users == ["why is the invoice total off by one cent?", "switch it to Decimal with ROUND_HALF_UP"]
+    both = synthetic(SYN_CODEX)
+    texts = [r.text for r in both.records]
+    assert texts.count("rename the settlement_date column to settled_on everywhere") == 1
+    assert sum(t.startswith("I'll find every use of settlement_date first.") for t in texts) == 1
+    assert all(r.message_id == f"L{r.position}" for r in both.records)
+    # one rollout mixing a turn carried by response items with a turn recorded only as events
+    lines = (SYNTHETIC / SYN_CODEX).read_bytes() + b"".join(
+        line + b"\n" for line in (SYNTHETIC / SYN_CODEX_EVENTS).read_bytes().splitlines()[2:]
+    )
+    mixed = CodexParser().parse(lines, Path("rollout-x.jsonl"))
+    mixed_users = [r.text for r in mixed.records if r.role == "user"]
+    assert mixed_users == [
+        "rename the settlement_date column to settled_on everywhere",
+        "now run the migration tests",
+        "why is the invoice total off by one cent?",
+        "switch it to Decimal with ROUND_HALF_UP",
+    ]
+
+
+def test_specstory_sidechain_is_a_subagent_and_stubs_fold() -> None:
+    result = synthetic(SYN_SPEC)
+    side = [r for r in result.records if r.is_sidechain]
+    assert [r.position for r in side] == [39, 45, 61] and {r.agent_id for r in side} == {"sidechain-L39"}
+    main = [r for r in result.records if not r.is_sidechain]
+    assert not any("HMAC" in r.text and "compare_digest" in r.text and r.position < 67 for r in main)
+    edit = next(r for r in main if r.position == 79)
+    assert edit.text == "Adding a timestamp tolerance check.\n\n[Edit]"  # the bare stub is not a message of its own
+    assert all(r.text != "[Edit]" for r in result.records)
+    content = transcript_content(result, _chunking())
+    [subsession] = content.subsessions
+    assert (subsession.agent_id, subsession.parent_session_id) == ("sidechain-L39", result.session_id)
+    side_units = [u for c in content.chunks if c.agent_id == "sidechain-L39" for u in c.units]
+    assert [u.position for u in side_units] == [39, 45, 61]
+
+
+def test_long_message_split_into_searchable_units() -> None:
+    words = [f"word{i:05d}" for i in range(6000)]  # ~60,000 characters in paragraphs
+    body = "\n\n".join(" ".join(words[i : i + 50]) for i in range(0, len(words), 50))
+    line = _cc_line("assistant", "a1", None, [{"type": "text", "text": body}], message_id="m1")
+    result = ClaudeCodeParser().parse(jsonl(_cc_line("user", "u1", None, "dump it"), line), Path("s.jsonl"))
+    chunking = _chunking()
+    content = transcript_content(result, chunking)
+    parts = [u for c in content.chunks for u in c.units if u.message_id == "a1"]
+    assert len(parts) >= len(body) // chunking.max_chars
+    assert all(len(u.text) <= chunking.max_chars for u in parts)
+    assert " ".join(u.text for u in parts).split() == body.split()  # every word is in some unit, in order
+
+
+def _chunking() -> ChunkingSettings:
+    return Settings().chunking
