@@ -85,8 +85,8 @@ async def test_reindex_incremental_with_progress(client: LanguageClient) -> None
     stats = await execute(client, "memlens.stats")
     report = await execute(client, "memlens.reindex", {})
     # the live watcher may have indexed the new file already; either way the reindex saw it
-    assert report["files_seen"] == sum(stats["files"].values()) + 1 or report["files_parsed"] >= 1
-    assert report["files_unchanged"] > 5 and not report["cancelled"]
+    assert report["filesSeen"] == sum(stats["files"].values()) + 1 or report["filesParsed"] >= 1
+    assert report["filesUnchanged"] > 5 and not report["cancelled"]
     new_tokens = [t for t in client.progress_reports if t not in before]
     assert new_tokens, "reindex must report work-done progress"
     reports = client.progress_reports[new_tokens[0]]
@@ -101,8 +101,8 @@ async def test_reindex_full_with_progress(client: LanguageClient) -> None:
     before = set(client.progress_reports)
     report = await execute(client, "memlens.reindex", {"full": True})
     stats = await execute(client, "memlens.stats")
-    assert report["files_parsed"] == report["files_seen"] == sum(stats["files"].values())
-    assert report["units_embedded"] == 0  # cached vectors are reused
+    assert report["filesParsed"] == report["filesSeen"] == sum(stats["files"].values())
+    assert report["unitsEmbedded"] == 0  # cached vectors are reused
     (token,) = [t for t in client.progress_reports if t not in before]
     reports = client.progress_reports[token]
     assert reports[0].title == "memlens: full reindex"
@@ -121,4 +121,4 @@ async def test_requests_answered_during_reindex(client: LanguageClient) -> None:
     stats = await execute(client, "memlens.stats")
     search = await execute(client, "memlens.search", {"query": "pgbouncer", "mode": "keyword"})
     assert stats["totalChunks"] > 0 and search["results"]
-    assert (await reindex)["files_parsed"] >= 1
+    assert (await reindex)["filesParsed"] >= 1

@@ -332,6 +332,40 @@ class Catalog:
         rows = self.db.execute("SELECT text FROM units WHERE chunk_id = ? ORDER BY seq", (chunk_id,))
         return [str(r[0]) for r in rows]
 
+    def message_seq(self, session_key: str, message_id: str) -> int | None:
+        """Where a message sits in its session (its first unit), or None when it is not in that session."""
+        row = self.db.execute(
+            "SELECT MIN(seq) FROM units WHERE session_key = ? AND message_id = ?", (session_key, message_id)
+        ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def session_units(
+        self, session_key: str, *, before: int | None = None, after: int | None = None, count: int
+    ) -> list[sqlite3.Row]:
+        """Up to `count` units of a session in order: the last ones before `before` (None: the session's end),
+        or with `after` the first ones after it."""
+        if count <= 0:
+            return []
+        if after is not None:
+            sql = "SELECT * FROM units WHERE session_key = ? AND seq > ? ORDER BY seq LIMIT ?"
+            return self.db.execute(sql, (session_key, after, count)).fetchall()
+        bound = before if before is not None else 2**62
+        sql = "SELECT * FROM units WHERE session_key = ? AND seq < ? ORDER BY seq DESC LIMIT ?"
+        return self.db.execute(sql, (session_key, bound, count)).fetchall()[::-1]
+
+    def units_outside(self, session_key: str, first: int, last: int) -> tuple[bool, bool]:
+        """Whether the session has units before `first` and after `last`."""
+        row = self.db.execute(
+            "SELECT SUM(seq < ?), SUM(seq > ?) FROM units WHERE session_key = ?", (first, last, session_key)
+        ).fetchone()
+        return bool(row[0]), bool(row[1])
+
+    def sessions_with_message(self, message_id: str) -> list[sqlite3.Row]:
+        """The sessions holding a message id (ids are unique per session, rarely across sessions)."""
+        sql = """SELECT s.*, f.path AS path FROM sessions s JOIN files f ON f.id = s.file_id
+                 WHERE s.key IN (SELECT DISTINCT session_key FROM units WHERE message_id = ? LIMIT 5)"""
+        return self.db.execute(sql, (message_id,)).fetchall()
+
     def session(self, key: str) -> sqlite3.Row | None:
         sql = "SELECT s.*, f.path AS path FROM sessions s JOIN files f ON f.id = s.file_id WHERE s.key = ?"
         row: sqlite3.Row | None = self.db.execute(sql, (key,)).fetchone()

@@ -243,9 +243,15 @@ class Engine:
     # -- reading ----------------------------------------------------------------------------------------------
 
     def visibility(self) -> Visibility:
+        locations = self.locations()
+        roots = None
+        if not locations.scope_all:
+            roots = tuple(str(p) for p in [*locations.workspaces, *locations.transcript_dirs])
         return Visibility(
             excluded_sessions=frozenset(self.settings.exclude_sessions),
             excluded_globs=tuple(self.settings.transcripts.exclude),
+            scope_roots=roots,
+            scope_workspaces=tuple(str(w) for w in locations.workspaces),
         )
 
     def indexing(self) -> bool:

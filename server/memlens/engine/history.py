@@ -26,6 +26,16 @@ def _message(row: Any) -> dict[str, Any]:
     }
 
 
+def _owner(catalog: Catalog, message_id: str, visibility: Visibility | None) -> str:
+    """A hint naming the session that holds the message, if the caller may see it; an excluded or out-of-scope
+    session is never named."""
+    for session in catalog.sessions_with_message(message_id):
+        hidden = visibility and visibility.hides(session["key"], session["session_id"], session["path"], session["cwd"])
+        if not hidden:
+            return f" (it belongs to {session['key']})"
+    return ""
+
+
 def session_history(
     catalog: Catalog,
     session_key: str,
@@ -37,36 +47,25 @@ def session_history(
         raise HistoryError("sessionKey is required")
     limit = max(1, min(int(limit), MAX_HISTORY))
     session = catalog.session(session_key)
-    if session is None or (visibility and visibility.hides(session_key, session["session_id"], session["path"])):
+    if session is None or (
+        visibility and visibility.hides(session_key, session["session_id"], session["path"], session["cwd"])
+    ):
         raise HistoryError(f"unknown session {session_key!r}")
-    db = catalog.db
     anchor_seq: int | None = None
     if message_id:
-        row = db.execute(
-            "SELECT seq FROM units WHERE session_key = ? AND message_id = ?", (session_key, message_id)
-        ).fetchone()
-        if row is None:  # where it does belong is not said: that session may be one the caller must not see
-            raise HistoryError(f"message {message_id!r} is not in session {session_key!r}")
-        anchor_seq = int(row[0])
+        anchor_seq = catalog.message_seq(session_key, message_id)
+        if anchor_seq is None:
+            raise HistoryError(
+                f"message {message_id!r} is not in session {session_key!r}{_owner(catalog, message_id, visibility)}"
+            )
     if anchor_seq is None:
-        rows = db.execute(
-            "SELECT * FROM units WHERE session_key = ? ORDER BY seq DESC LIMIT ?", (session_key, limit)
-        ).fetchall()[::-1]
+        rows = catalog.session_units(session_key, before=None, count=limit)
     else:
-        before = (limit - 1) // 2
-        rows = db.execute(
-            "SELECT * FROM units WHERE session_key = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
-            (session_key, anchor_seq, before),
-        ).fetchall()[::-1]
-        rows += db.execute(
-            "SELECT * FROM units WHERE session_key = ? AND seq >= ? ORDER BY seq LIMIT ?",
-            (session_key, anchor_seq, limit - len(rows)),
-        ).fetchall()
+        rows = catalog.session_units(session_key, before=anchor_seq, count=(limit - 1) // 2)
+        rows += catalog.session_units(session_key, after=anchor_seq - 1, count=limit - len(rows))
     first = rows[0]["seq"] if rows else 0
     last = rows[-1]["seq"] if rows else 0
-    count = db.execute(
-        "SELECT SUM(seq < ?), SUM(seq > ?) FROM units WHERE session_key = ?", (first, last, session_key)
-    ).fetchone()
+    more_before, more_after = catalog.units_outside(session_key, first, last)
     return {
         "sessionKey": session_key,
         "sessionId": session["session_id"],
@@ -76,6 +75,6 @@ def session_history(
         "parentSessionKey": session["parent_key"],
         "anchor": message_id,
         "messages": [_message(r) for r in rows],
-        "hasMoreBefore": bool(count[0]),
-        "hasMoreAfter": bool(count[1]),
+        "hasMoreBefore": more_before,
+        "hasMoreAfter": more_after,
     }

@@ -85,6 +85,15 @@ class SyncReport:
                 setattr(self, name, getattr(self, name) + value)
         self.errors.extend(other.errors[: max(0, 50 - len(self.errors))])
 
+    def to_wire(self) -> dict[str, object]:
+        """The report as the language server and MCP answer it: camelCase, like every other answer."""
+        return {_camel(name): getattr(self, name) for name in self.__dataclass_fields__}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
 
 class Indexer:
     def __init__(

@@ -44,15 +44,28 @@ def display_path(path: str, workspaces: list[Path]) -> str:
 
 @dataclass(frozen=True)
 class Visibility:
-    """Sessions and paths a request may never return (memlens.excludeSessions and exclude globs)."""
+    """What a request may return: nothing excluded (memlens.excludeSessions, exclude globs) and nothing outside
+    the scope. With scope `workspace`, a file is in scope when it lies under a workspace or a transcript folder
+    read for this workspace, or its session ran in a workspace (Codex and OpenClaw keep every project's sessions
+    in one folder). An index shared with a `--scope all` run therefore never leaks other projects' sessions."""
 
     excluded_sessions: frozenset[str] = frozenset()
     excluded_globs: tuple[str, ...] = ()
+    scope_roots: tuple[str, ...] | None = None  # None: every project is in scope
+    scope_workspaces: tuple[str, ...] = ()
 
-    def hides(self, session_key: str | None, session_id: str | None, path: str) -> bool:
+    def hides(self, session_key: str | None, session_id: str | None, path: str, cwd: str | None = None) -> bool:
         if session_key and (session_key in self.excluded_sessions or session_id in self.excluded_sessions):
             return True
-        return any(fnmatch.fnmatch(path, g) for g in self.excluded_globs)
+        if any(fnmatch.fnmatch(path, g) for g in self.excluded_globs):
+            return True
+        if self.scope_roots is None or _under(path, self.scope_roots):
+            return False
+        return not (cwd and _under(cwd, self.scope_workspaces))
+
+
+def _under(path: str, roots: tuple[str, ...]) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
 
 
 class ResultBuilder:
@@ -93,7 +106,8 @@ class ResultBuilder:
                 continue
             session = sessions.get(chunk["session_key"] or "")
             session_id = session["session_id"] if session is not None else None
-            if self.visibility.hides(chunk["session_key"], session_id, chunk["path"]):
+            cwd = session["cwd"] if session is not None else None
+            if self.visibility.hides(chunk["session_key"], session_id, chunk["path"], cwd):
                 continue
             result = self._result(chunk, unit, hit, session, ranking.query_terms, excerpt_chars, explain)
             total += len(result["excerpt"]) + 200

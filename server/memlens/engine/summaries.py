@@ -17,7 +17,7 @@ DEFAULT_EXPAND_BUDGET = 2000
 _ID = re.compile(r"chunk:(\d+)")
 _WS = re.compile(r"\s+")
 
-_SUMMARY_SQL = """SELECT u.*, s.session_id AS session_id, s.format AS session_format, f.path AS path
+_SUMMARY_SQL = """SELECT u.*, s.session_id AS session_id, s.format AS session_format, s.cwd AS cwd, f.path AS path
                   FROM units u JOIN files f ON f.id = u.file_id LEFT JOIN sessions s ON s.key = u.session_key
                   WHERE u.kind = 'summary'"""
 
@@ -37,7 +37,7 @@ def summary_id(chunk_id: int) -> str:
 
 
 def _hidden(row: sqlite3.Row, visibility: Visibility | None) -> bool:
-    return bool(visibility and visibility.hides(row["session_key"], row["session_id"], row["path"]))
+    return bool(visibility and visibility.hides(row["session_key"], row["session_id"], row["path"], row["cwd"]))
 
 
 def _compile(pattern: str) -> re.Pattern[str]:

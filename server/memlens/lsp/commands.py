@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -61,7 +60,7 @@ async def reindex(state: ServerState, args: Args) -> Any:
     if not engine.writable:
         raise JsonRpcInternalError(message=f"memlens.reindex: {engine.index_dir} is being written by another process")
     report = await state.reindex(full)
-    return dataclasses.asdict(report)
+    return report.to_wire()
 
 
 async def summaries_grep(state: ServerState, args: Args) -> Any:

@@ -1,0 +1,129 @@
+"""Scope and exclusion: a session outside the scope, or excluded, answers exactly like one that does not exist,
+in every command — even from an index that a `--scope all` run filled with every project's sessions."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memlens.engine.engine import Engine
+from memlens.errors import NotFound
+from memlens.settings import Settings
+
+MINE = "0197aaaa-0000-7000-8000-000000000001"
+THEIRS = "0197bbbb-0000-7000-8000-000000000002"
+
+
+def rollout(home: Path, session_id: str, cwd: Path, text: str, *, turns: int = 1) -> Path:
+    path = home / ".codex" / "sessions" / "2026" / "03" / "01" / f"rollout-2026-03-01T10-00-00-{session_id}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        {"timestamp": "2026-03-01T10:00:00Z", "type": "session_meta", "payload": {"id": session_id, "cwd": str(cwd)}},
+        {
+            "timestamp": "2026-03-01T10:00:01Z",
+            "type": "response_item",
+            "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]},
+        },
+        {
+            "timestamp": "2026-03-01T10:00:05Z",
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": f"Noted: {text}"}],
+            },
+        },
+        {
+            "timestamp": "2026-03-01T10:00:09Z",
+            "type": "compacted",
+            "payload": {"message": f"Summary: the user asked about {text}"},
+        },
+    ]
+    for turn in range(1, turns):
+        lines.append({**lines[1], "timestamp": f"2026-03-01T10:0{turn}:00Z"})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> tuple[Path, Path]:
+    home = tmp_path / "home"
+    workspace = tmp_path / "project"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "memory" / "a.md").write_text("# Notes\n\nNothing about queues here, only the pager rota.\n")
+    rollout(home, MINE, workspace, "the zanzibar queue backlog in this project")
+    rollout(home, THEIRS, tmp_path / "elsewhere", "the zanzibar queue of another project", turns=3)
+    return home, workspace
+
+
+def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HOME": str(home)}
+    return subprocess.run(
+        [sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300, env=env
+    )
+
+
+def test_other_projects_sessions_stay_out_of_a_workspace_scoped_answer(home: tuple[Path, Path], tmp_path: Path) -> None:
+    home_dir, workspace = home
+    where = ["--workspace", str(workspace), "--index-dir", str(tmp_path / "index"), "--no-embeddings"]
+    assert run(home_dir, "index", "--scope", "all", *where).returncode == 0
+    everything = json.loads(run(home_dir, "search", "zanzibar", "--scope", "all", "--no-sync", "--json", *where).stdout)
+    assert {r["sessionId"] for r in everything["results"]} == {MINE, THEIRS}
+
+    scoped = json.loads(run(home_dir, "search", "zanzibar", "--no-sync", "--json", *where).stdout)
+    assert {r["sessionId"] for r in scoped["results"]} == {MINE}
+    theirs = f"codex:{THEIRS}"
+    hidden = run(home_dir, "history", theirs, *where)
+    absent = run(home_dir, "history", "codex:no-such-session", *where)
+    assert hidden.returncode == absent.returncode == 2
+    assert hidden.stderr.replace(theirs, "KEY") == absent.stderr.replace("codex:no-such-session", "KEY")
+
+
+def test_excluded_and_out_of_scope_sessions_answer_like_missing_ones(home: tuple[Path, Path], tmp_path: Path) -> None:
+    home_dir, workspace = home
+    settings = Settings()
+    settings.scope = "all"
+    os.environ["HOME"], saved = str(home_dir), os.environ.get("HOME", "")
+    try:
+        with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False) as engine:
+            engine.sync()
+            summaries = engine.summaries_grep("zanzibar")["results"]
+            assert len(summaries) == 2
+            theirs = next(s for s in summaries if THEIRS in s["sessionKey"])
+            engine.settings.scope = "workspace"
+            engine.settings.exclude_sessions = [MINE]
+            for key in (f"codex:{MINE}", f"codex:{THEIRS}"):
+                with pytest.raises(NotFound) as caught:
+                    engine.history(key)
+                assert str(caught.value) == f"unknown session {key!r}"
+            with pytest.raises(NotFound, match="unknown summary"):
+                engine.summaries_describe(theirs["summaryId"])
+            assert engine.summaries_grep("zanzibar")["results"] == []
+            assert engine.search("zanzibar", mode="keyword")["results"] == []
+            assert engine.context("zanzibar queue")["items"] == []
+    finally:
+        os.environ["HOME"] = saved
+
+
+def test_an_error_never_names_a_hidden_session(home: tuple[Path, Path], tmp_path: Path) -> None:
+    home_dir, workspace = home
+    settings = Settings()
+    settings.scope = "all"
+    os.environ["HOME"], saved = str(home_dir), os.environ.get("HOME", "")
+    try:
+        with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False) as engine:
+            engine.sync()
+            only_theirs = engine.history(f"codex:{THEIRS}")["messages"][-1]["messageId"]
+            with pytest.raises(NotFound, match=f"belongs to codex:{THEIRS}"):
+                engine.history(f"codex:{MINE}", message_id=only_theirs)
+            engine.settings.exclude_sessions = [THEIRS]
+            with pytest.raises(NotFound) as caught:
+                engine.history(f"codex:{MINE}", message_id=only_theirs)
+            assert THEIRS not in str(caught.value) and "belongs" not in str(caught.value)
+    finally:
+        os.environ["HOME"] = saved
