@@ -1,8 +1,14 @@
-"""Settings over LSP: invalid values warn (never crash), exclusions hide sessions from every command, null pulls."""
+"""Settings over LSP: invalid values warn (never crash), exclusions hide sessions from every command, null pulls,
+and workspace trust: an untrusted workspace's .memlens.json cannot choose where memlens reads or writes."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +17,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp.helpers import SERVER_COMMAND, Prebuilt, copy_index, execute, init_params
+from lsp.helpers import EXAMPLE, SERVER_COMMAND, Prebuilt, copy_index, execute, init_params
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -25,7 +31,7 @@ async def client(lsp_client: LanguageClient, lsp_prebuilt: Prebuilt):
     params = init_params(lsp_prebuilt, copy_index(lsp_prebuilt, "settings"), search={"maxResults": "many"})
     # what a client sends on every change: its whole set of settings (here, what the test started with)
     lsp_client.base_settings = {  # type: ignore[attr-defined]
-        k: v for k, v in params.initialization_options.items() if k != "search"
+        k: v for k, v in (params.initialization_options or {}).items() if k != "search"
     }
     await lsp_client.initialize_session(params)
     yield
@@ -132,3 +138,73 @@ async def test_transcript_exclude_glob_reindexes_without_the_files(client: Langu
     with pytest.raises(JsonRpcInvalidParams, match="unknown session"):
         await execute(client, "memlens.history", {"sessionKey": OPENCLAW})
     assert (await execute(client, "memlens.search", {"query": "pgbouncer"}))["results"]
+
+
+# -- workspace trust ------------------------------------------------------------------------------------------------
+
+# the untrusted server falls back to the default index folder: keep it out of the user's cache
+TRUST_CACHE = Path(tempfile.mkdtemp(prefix="memlens-trust-cache-"))
+TRUST_CONFIG = ClientServerConfig(
+    server_command=SERVER_COMMAND, server_env={**os.environ, "XDG_CACHE_HOME": str(TRUST_CACHE)}
+)
+
+
+def trust_params(root: Path, trusted: bool) -> types.InitializeParams:
+    """The example workspace whose .memlens.json names an index folder and a transcripts folder."""
+    workspace = root / "workspace"
+    shutil.copytree(EXAMPLE, workspace)
+    config = {"indexDir": str(root / "json-index"), "transcripts": {"paths": ["transcripts"], "agentDefaults": False}}
+    (workspace / ".memlens.json").write_text(json.dumps(config))
+    return types.InitializeParams(
+        capabilities=types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(configuration=True)),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="workspace")],
+        initialization_options={"workspaceTrusted": trusted, "embedding": {"enabled": False}},
+    )
+
+
+@pytest_lsp.fixture(scope="module", config=TRUST_CONFIG)
+async def untrusted(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("untrusted")
+    lsp_client.root = root  # type: ignore[attr-defined]
+    await lsp_client.initialize_session(trust_params(root, trusted=False))
+    yield
+    await lsp_client.shutdown_session()
+    shutil.rmtree(TRUST_CACHE, ignore_errors=True)
+
+
+@pytest_lsp.fixture(scope="module", config=TRUST_CONFIG)
+async def trusted(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("trusted")
+    lsp_client.root = root  # type: ignore[attr-defined]
+    await lsp_client.initialize_session(trust_params(root, trusted=True))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def indexed_stats(client: LanguageClient) -> dict[str, Any]:
+    async def done() -> dict[str, Any] | None:
+        stats = await execute(client, "memlens.stats")
+        return stats if stats["totalChunks"] > 0 and not stats["indexing"] else None
+
+    stats: dict[str, Any] | None = await eventually(done)
+    assert stats, "the server never finished indexing"
+    return stats
+
+
+async def test_untrusted_workspace_file_cannot_choose_locations(untrusted: LanguageClient) -> None:
+    root: Path = untrusted.root  # type: ignore[attr-defined]
+    stats = await indexed_stats(untrusted)
+    assert Path(stats["indexDir"]).is_relative_to(TRUST_CACHE) and not (root / "json-index").exists()
+    assert stats["sessions"] == 0  # transcripts.paths was not applied: only the memory notes are indexed
+    warnings = " ".join(m.message for m in untrusted.messages if m.type == types.MessageType.Warning)
+    for setting in ("memlens.indexDir", "memlens.transcripts.paths"):
+        assert f"{setting}: not applied from {root / 'workspace' / '.memlens.json'}" in warnings
+    assert "the workspace is not trusted" in warnings
+
+
+async def test_trusted_workspace_file_applies_locations(trusted: LanguageClient) -> None:
+    root: Path = trusted.root  # type: ignore[attr-defined]
+    stats = await indexed_stats(trusted)
+    assert Path(stats["indexDir"]) == root / "json-index"
+    assert stats["sessions"] > 0
+    assert not any("not trusted" in m.message for m in trusted.messages)
