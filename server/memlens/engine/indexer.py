@@ -47,7 +47,7 @@ BATCH_SECONDS = 0.5
 BATCH_FILES = 200
 EMBED_BATCH = 256
 MAX_READ_BYTES = 64 * 1024 * 1024  # one appended tail at most; the rest waits for the next sync
-MAX_MEMORY_BYTES = 16 * 1024 * 1024
+MAX_MEMORY_BYTES = 64 * 1024 * 1024  # a bigger note is indexed up to there, and the cut is reported
 APPENDABLE = {"claude-code", "codex", "openclaw"}
 _KEYWORD_TS_LIMIT = 2.0**62  # tantivy keeps times as i64; a stored value past that (an old index) counts as unknown
 
@@ -323,7 +323,8 @@ class Indexer:
     ) -> tuple[FileContent, bool]:
         path = source.path
         if source.kind == MEMORY:
-            return read_memory(handle.read(MAX_MEMORY_BYTES), self.settings.chunking, note_date(path)), False
+            data = handle.read(MAX_MEMORY_BYTES + 1)
+            return read_memory(data, self.settings.chunking, note_date(path), max_bytes=MAX_MEMORY_BYTES), False
         if self._can_append(row, stat) and row is not None:
             if head_hash(head[: min(HEAD_BYTES, row.parsed_bytes)]) == row.head_hash:
                 handle.seek(row.resume_bytes)

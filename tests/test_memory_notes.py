@@ -1,0 +1,84 @@
+"""Memory notes in any encoding an editor saves (UTF-8 with or without BOM, UTF-16/32), and notes too big to keep."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+import pytest
+
+from memlens.engine import indexer
+from memlens.engine.engine import Engine
+from memlens.engine.ingest import decode_note, note_encoding, read_memory
+from memlens.settings import ChunkingSettings, Settings, merge
+
+NOTE = "# Café Nordlys\n\nThe offsite agenda: smørrebrød at noon, then the 🚀 launch review.\n"
+ENCODED = {
+    "utf-8 + BOM": codecs.BOM_UTF8 + NOTE.encode("utf-8"),
+    "utf-16-le + BOM": codecs.BOM_UTF16_LE + NOTE.encode("utf-16-le"),
+    "utf-16-be + BOM": codecs.BOM_UTF16_BE + NOTE.encode("utf-16-be"),
+    "utf-32-le + BOM": codecs.BOM_UTF32_LE + NOTE.encode("utf-32-le"),
+    "utf-16-le, no BOM": NOTE.encode("utf-16-le"),
+    "utf-16-be, no BOM": NOTE.encode("utf-16-be"),
+    "utf-8": NOTE.encode("utf-8"),
+}
+
+
+@pytest.mark.parametrize("name", list(ENCODED))
+def test_every_encoding_decodes_to_the_same_note(name: str) -> None:
+    content = read_memory(ENCODED[name], ChunkingSettings())
+    assert not content.errors
+    [chunk] = content.chunks
+    assert chunk.heading == "Café Nordlys"  # the first heading is a heading: no BOM or NUL in front of it
+    assert chunk.units[0].text == "Café Nordlys\n" + NOTE.strip()
+    assert "\ufeff" not in chunk.units[0].text and "\x00" not in chunk.units[0].text
+
+
+def test_sniffing_leaves_utf8_alone() -> None:
+    assert note_encoding("plain ascii and ünïcödé".encode()) == ("utf-8", 0)
+    assert note_encoding(b"") == ("utf-8", 0)
+    assert note_encoding(b"one NUL\x00 in a long line of ordinary text") == ("utf-8", 0)
+    assert decode_note(b"bad \xff byte") == "bad \ufffd byte"
+
+
+def test_a_note_over_the_limit_is_cut_and_says_so() -> None:
+    data = ("# Log\n\n" + "x" * 90 + "\n\n") * 100 + "# Tail\n\nthe very last words\n"
+    content = read_memory(data.encode(), ChunkingSettings(), max_bytes=5000)
+    assert content.errors == ["note cut: only its first 5,000 bytes are indexed (the limit for one note)"]
+    assert content.parsed_bytes == 5000
+    assert "the very last words" not in "".join(u.text for c in content.chunks for u in c.units)
+    whole = read_memory(data.encode(), ChunkingSettings(), max_bytes=len(data.encode()))
+    assert not whole.errors and "the very last words" in whole.chunks[-1].units[0].text
+
+
+@pytest.mark.parametrize(("encoding", "bom"), [("utf-8", b""), ("utf-16-le", codecs.BOM_UTF16_LE)])
+def test_a_cut_inside_a_character_drops_the_half_character(encoding: str, bom: bytes) -> None:
+    data = bom + ("# Notes\n\n" + "ø" * 40 + "🚀" * 40).encode(encoding)
+    for limit in range(len(data) - 12, len(data) - 1):
+        content = read_memory(data, ChunkingSettings(), max_bytes=limit)
+        text = content.chunks[-1].units[0].text
+        assert content.errors and "\ufffd" not in text, (limit, text[-5:])
+
+
+def test_engine_indexes_utf16_notes_and_reports_a_cut(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "MEMORY.md").write_bytes(ENCODED["utf-16-le + BOM"])
+    (workspace / "memory" / "windows.md").write_bytes(
+        ("# Pager\n\nRotate the zookeeper on-call weekly.\n").encode("utf-16-be")
+    )
+    big = "# Big\n\n" + "filler words here.\n\n" * 200 + "# End\n\nquasar tail marker\n"
+    (workspace / "memory" / "big.md").write_text(big)
+    monkeypatch.setattr(indexer, "MAX_MEMORY_BYTES", 2000)
+    settings = merge(Settings(), {"transcripts": {"agentDefaults": False}})
+    with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=None) as engine:
+        engine.sync()
+        assert [r["relPath"] for r in engine.search("smørrebrød", mode="keyword")["results"]] == ["MEMORY.md"]
+        assert [r["relPath"] for r in engine.search("zookeeper", mode="keyword")["results"]] == ["memory/windows.md"]
+        assert engine.search("quasar", mode="keyword")["results"] == []  # beyond the cut
+        problems = {Path(p["path"]).name: p["reasons"] for p in engine.stats()["fileErrors"]}
+    assert list(problems) == ["big.md"] and "note cut" in problems["big.md"][0]
+
+
+def test_the_limit_fits_large_notes() -> None:
+    assert indexer.MAX_MEMORY_BYTES >= 64 * 1024 * 1024
