@@ -78,6 +78,8 @@ def per_case(work: Path) -> list[dict[str, Any]]:
         lost = outcome.lost(corpus).get(case_id, [])
         leaked = outcome.leaked(corpus, unreadable_too=False).get(case_id, [])
         problems = crash_lines(outcome) + [line for line in outcome.runs[0].stderr.splitlines() if "skipped" in line]
+        problems += [f"duplicated {m}" for m in outcome.duplicated(corpus).get(case_id, [])]
+        problems += [f"one message: {m}" for m in outcome.joined(corpus).get(case_id, [])]
         rows.append({"case": case_id, "lost": lost, "leaked": leaked, "problems": problems[:3]})
     return rows
 
