@@ -338,6 +338,8 @@ class Indexer:
         content = transcript_content(parsed.result, self.settings.chunking)
         content.next_line = 1 + parsed.lines
         content.resume_line, content.resume_bytes = parsed.resume_line, parsed.resume_bytes
+        if parsed.result.session_from_path:  # the session id may still come: the next append re-parses it all
+            content.resume_line, content.resume_bytes = 1, 0
         return content, False
 
     def _can_append(self, row: FileRow | None, stat: os.stat_result) -> bool:

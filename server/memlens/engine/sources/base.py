@@ -52,6 +52,7 @@ class ParseResult:
     # resolve to it); empty for formats without parent links.
     resume_line: int | None = None
     anchor_ids: list[str] = field(default_factory=list)
+    session_from_path: bool = False  # no line named the session: its id is the file name's (an append may name it)
 
 
 class TranscriptParser(Protocol):

@@ -149,6 +149,7 @@ class ClaudeCodeParser:
         result.anchor_ids = state.links.anchor_ids(result.records, result.resume_line or end_line)
         line_session = result.session_id
         result.session_id = line_session or path.stem
+        result.session_from_path = not line_session
         if is_subagent:
             result.agent_id = path.stem.removeprefix("agent-")
             result.parent_session_id = line_session or path.parent.parent.name

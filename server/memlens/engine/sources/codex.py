@@ -148,6 +148,7 @@ class CodexParser:
         if state.dropped:
             result.records = [r for r in result.records if id(r) not in state.dropped]
         if not result.session_id:
+            result.session_from_path = True
             match = _UUID_RE.search(path.stem)
             result.session_id = match.group(0) if match else path.stem
         return finish(result)

@@ -67,6 +67,7 @@ class OpenClawParser:
         links.resolve_all(result.records)
         end_line = start_line + data.count(b"\n", 0, result.consumed_bytes)
         result.anchor_ids = links.anchor_ids(result.records, end_line)  # nothing stays open: resume at the end
+        result.session_from_path = not result.session_id
         result.session_id = result.session_id or path.stem
         return finish(result)
 
