@@ -263,8 +263,17 @@ class _Layer:
     changed: set[str] = field(default_factory=set)
 
 
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = get_type_hints(cls)
+    return _HINTS[cls]
+
+
 def _apply(target: Any, data: dict[str, Any], path: str, layer: _Layer) -> None:
-    hints = get_type_hints(type(target))
+    hints = _hints(type(target))
     fields = {f.name: f for f in dataclasses.fields(target)}
     for key, value in data.items():
         name = _snake(key) if isinstance(key, str) else ""
@@ -345,11 +354,11 @@ def problems(settings: Settings) -> list[tuple[tuple[str, ...], str]]:
 
 def _validate(result: Settings, base: Settings, layer: _Layer) -> None:
     """Fix every problem of the merged tree: what this layer changed goes back to the layer below, else default."""
-    defaults = Settings()
     for _ in range(len(LEAVES) + len(RULES) + 1):
         found = problems(result)
         if not found:
             return
+        defaults = Settings()
         for paths, text in found:
             changed = [p for p in paths if p in layer.changed]
             restore = changed or list(paths)
