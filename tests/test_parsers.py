@@ -691,3 +691,21 @@ def test_long_message_split_into_searchable_units() -> None:
 
 def _chunking() -> ChunkingSettings:
     return Settings().chunking
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-8-sig", "utf-32"])
+def test_specstory_in_other_encodings(encoding: str) -> None:
+    path = SYNTHETIC / SYN_SPEC
+    text = path.read_text(encoding="utf-8")
+    data = text.encode(encoding)
+    parser = detect_format(read_head(data), path)
+    assert parser is not None and parser.format == "specstory"
+    result = parser.parse(data, path)
+    assert result.consumed_bytes == len(data)
+    assert [(r.position, r.text) for r in result.records] == [(r.position, r.text) for r in synthetic(SYN_SPEC).records]
+
+
+def test_jsonl_with_a_utf8_bom() -> None:
+    data = b"\xef\xbb\xbf" + (SYNTHETIC / SYN_OC).read_bytes()
+    result = OpenClawParser().parse(data, Path("x.jsonl"))
+    assert result.bad_lines == 0 and result.session_id == synthetic(SYN_OC).session_id

@@ -9,7 +9,7 @@ from .base import ParseResult, TranscriptParser, TranscriptRecord
 from .branches import BranchSelection, continues_branch, select_active_branch, split_branches
 from .claude_code import ClaudeCodeParser
 from .codex import CodexParser
-from .common import finish
+from .common import decode_text, finish, text_encoding
 from .openclaw import OpenClawParser
 from .specstory import SpecStoryParser
 
@@ -55,8 +55,12 @@ def get_parser(format_name: str, parsers: list[TranscriptParser] = PARSERS) -> T
 def read_head(data: bytes, max_lines: int = HEAD_LINES) -> list[str]:
     """The first non-empty lines of some file content, decoded (what sniffers look at)."""
     head: list[str] = []
-    for raw in data[:_HEAD_BYTES].split(b"\n"):
-        line = raw.decode("utf-8", errors="replace").strip()
+    if text_encoding(data)[0] != "utf-8":  # UTF-16/32 (SpecStory markdown saved by a Windows editor)
+        raws = [line.encode() for line in decode_text(data[:_HEAD_BYTES]).split("\n")]
+    else:
+        raws = data[:_HEAD_BYTES].split(b"\n")
+    for raw in raws:
+        line = raw.decode("utf-8", errors="replace").strip().removeprefix("\ufeff")
         if line:
             head.append(line)
             if len(head) >= max_lines:
