@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from memlens.engine.engine import Engine
 from memlens.engine.ingest import transcript_content
 from memlens.engine.sources import (
     PARSERS,
@@ -709,3 +710,33 @@ def test_jsonl_with_a_utf8_bom() -> None:
     data = b"\xef\xbb\xbf" + (SYNTHETIC / SYN_OC).read_bytes()
     result = OpenClawParser().parse(data, Path("x.jsonl"))
     assert result.bad_lines == 0 and result.session_id == synthetic(SYN_OC).session_id
+
+
+def test_sidechain_and_long_message_stored(tmp_path: Path) -> None:
+    """Through the engine: the SpecStory sidechain is a subagent session linked to its parent, and every part of
+    a message longer than the chunk limit is a unit of its own, found by a word from its end."""
+    transcripts = tmp_path / "transcripts"
+    (transcripts / "specstory").mkdir(parents=True)
+    spec = transcripts / "specstory" / Path(SYN_SPEC).name
+    spec.write_bytes((SYNTHETIC / SYN_SPEC).read_bytes())
+    tail_word = "zyzzyvaterminal"
+    body = " ".join(f"filler{i}" for i in range(5000)) + f" {tail_word}"  # ~44,000 characters
+    long_line = _cc_line("assistant", "a1", "u1", [{"type": "text", "text": body}], message_id="m1")
+    (transcripts / "s1.jsonl").write_bytes(jsonl(_cc_line("user", "u1", None, "dump it"), long_line))
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    (tmp_path / "ws").mkdir()
+    engine = Engine([tmp_path / "ws"], settings, [transcripts], tmp_path / "index", embedder=False)
+    try:
+        engine.sync()
+        session = synthetic(SYN_SPEC).session_id
+        side = engine.history(f"specstory:{session}/agent-sidechain-L39")
+        assert side["parentSessionKey"] == f"specstory:{session}"
+        [hit] = engine.search("HMAC usage", mode="keyword")["results"][:1]
+        assert hit["sessionKey"].endswith("/agent-sidechain-L39")
+        hits = engine.search(tail_word, mode="keyword")["results"]
+        assert hits and hits[0]["messageId"] == "a1"
+        parts = engine.catalog.db.execute("SELECT COUNT(*) FROM units WHERE message_id = 'a1'").fetchone()[0]
+        assert parts >= len(body) // settings.chunking.max_chars
+    finally:
+        engine.close()
