@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from memlens.engine.markdown_chunker import chunk_markdown
-from memlens.engine.sources import PARSERS, detect_format, get_parser, read_head, run_parser, split_branches
+from memlens.engine.sources import PARSERS, detect_format, get_parser, read_head, split_branches
 from memlens.engine.sources.base import ParseResult, TranscriptParser, TranscriptRecord
 from memlens.engine.transcript_chunker import group_messages, split_text
 from memlens.settings import ChunkingSettings
@@ -185,7 +185,7 @@ def parse_transcript(
 ) -> ParseResult | None:
     """Parse with the parser for this file's format (sniffed unless given); None if no parser recognises it."""
     parser = get_parser(format_hint, parsers) if format_hint else detect_format(read_head(data), path, parsers)
-    return run_parser(parser, data, path, start_line) if parser is not None else None
+    return parser.parse(data, path, start_line) if parser is not None else None
 
 
 @dataclass(slots=True)
@@ -228,7 +228,7 @@ def parse_transcript_stream(
     total: ParseResult | None = None
     while True:
         more = handle.read(block_bytes) if len(data) >= block_bytes else b""
-        result = run_parser(parser, data, path, start_line)
+        result = parser.parse(data, path, start_line)
         if total is None:
             total = result
         else:

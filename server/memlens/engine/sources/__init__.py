@@ -9,7 +9,7 @@ from .base import ParseResult, TranscriptParser, TranscriptRecord
 from .branches import BranchSelection, continues_branch, select_active_branch, split_branches
 from .claude_code import ClaudeCodeParser
 from .codex import CodexParser
-from .common import decode_text, finish, text_encoding
+from .common import decode_text, text_encoding
 from .openclaw import OpenClawParser
 from .specstory import SpecStoryParser
 
@@ -27,7 +27,6 @@ __all__ = [
     "make_parsers",
     "parse_file",
     "read_head",
-    "run_parser",
     "select_active_branch",
     "split_branches",
 ]
@@ -118,19 +117,4 @@ def parse_file(path: Path, data: bytes | None = None, start_line: int = 1) -> Pa
     if parser is None:
         logger.debug("no transcript parser recognises %s", path)
         return None
-    return run_parser(parser, data, path, start_line)
-
-
-def run_parser(parser: TranscriptParser, data: bytes, path: Path, start_line: int = 1) -> ParseResult:
-    """`parser.parse`, with one more guard: a parser bug becomes a counted problem of this file, never an error.
-
-    Parsers already turn every bad line into a counted bad line; this catches what escapes them anyway.
-    """
-    try:
-        return parser.parse(data, path, start_line)
-    except Exception as exc:  # defense in depth: file content must never fail a sync
-        logger.warning("%s parser failed on %s: %s: %s", parser.format, path, type(exc).__name__, exc)
-        result = ParseResult(format=parser.format, session_id=path.stem, bad_lines=1)
-        result.errors.append(f"parser failed: {type(exc).__name__}")
-        result.consumed_bytes = data.rfind(b"\n") + 1
-        return finish(result)
+    return parser.parse(data, path, start_line)
