@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from memlens.engine.redact import redact
+from memlens.engine.redact import find_secrets, redact
+from planted_secrets import CONTEXTS, PLANTED, Planted, leaked
 
 # Fake secrets are assembled at run time so that no complete token-shaped literal sits in the repository.
 _MIXED = "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xYzC2"
@@ -23,9 +24,7 @@ def b64url(data: dict[str, object]) -> str:
     return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
 
 
-JWT = ".".join(
-    [b64url({"alg": "HS256", "typ": "JWT"}), b64url({"sub": "1234567890", "iat": 1516239022}), fake(43)]
-)
+JWT = ".".join([b64url({"alg": "HS256", "typ": "JWT"}), b64url({"sub": "1234567890", "iat": 1516239022}), fake(43)])
 RSA_BODY = "\n".join(fake(64, _MIXED + "+/") for _ in range(5))
 RSA_KEY = f"-----BEGIN RSA PRIVATE KEY-----\n{RSA_BODY}\n-----END RSA PRIVATE KEY-----"
 SSH_BODY = "b3BlbnNzaC1rZXktdjEAAAAA" + fake(40)
@@ -70,9 +69,7 @@ CORPUS: list[tuple[str, str, str]] = [
     (f"deploy key\n{SSH_KEY}\n", SSH_BODY, "private-key"),
     (f"truncated paste:\n-----BEGIN PRIVATE KEY-----\n{RSA_BODY}", RSA_BODY.split("\n")[-1], "private-key"),
     (
-        '{"private_key": "-----BEGIN PRIVATE KEY-----\\n'
-        + PKCS8_JSON_BODY
-        + '\\n-----END PRIVATE KEY-----\\n"}',
+        '{"private_key": "-----BEGIN PRIVATE KEY-----\\n' + PKCS8_JSON_BODY + '\\n-----END PRIVATE KEY-----\\n"}',
         PKCS8_JSON_BODY,
         "private-key",
     ),
@@ -82,8 +79,9 @@ CORPUS: list[tuple[str, str, str]] = [
     ("POSTGRES_PASSWORD: letmein", "letmein", "password"),
     ('{"user": "admin", "password": "Tr0ub4dor&3"}', "Tr0ub4dor&3", "password"),
     ('{\\"password\\": \\"escaped-in-jsonl-9\\"}', "escaped-in-jsonl-9", "password"),
-    ("token: ya29.a0AfH6SMBx" + fake(30), "ya29.a0AfH6SMBx" + fake(30), "token"),
-    ("export GITHUB_TOKEN=ghp_" + fake(36), fake(36), "token"),
+    ("token: ya29.a0AfH6SMBx" + fake(30), "ya29.a0AfH6SMBx" + fake(30), "google-oauth-token"),
+    ("export GITHUB_TOKEN=ghp_" + fake(36), fake(36), "github-token"),
+    ("token: " + fake(30), fake(30), "token"),
     ("client_secret=" + fake(32), fake(32), "secret"),
     ("secret = 'swordfish-77'", "swordfish-77", "secret"),
     ("api_key=" + fake(32) + "&page=2", fake(32), "api-key"),
@@ -108,9 +106,7 @@ CORPUS: list[tuple[str, str, str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("text", "secret", "kind"), CORPUS, ids=[f"{i:02d}-{c[2]}" for i, c in enumerate(CORPUS)]
-)
+@pytest.mark.parametrize(("text", "secret", "kind"), CORPUS, ids=[f"{i:02d}-{c[2]}" for i, c in enumerate(CORPUS)])
 def test_secret_is_redacted(text: str, secret: str, kind: str) -> None:
     assert secret in text  # guards the corpus itself
     redacted = redact(text)
@@ -264,3 +260,98 @@ def test_adversarial_input_is_linear(text: str) -> None:
     redact(text)
     # Generous: linear scans take milliseconds; a quadratic one on 200k characters takes minutes.
     assert time.perf_counter() - started < 2.0
+
+
+# --- the planted-secret corpus shared with the every-surface tests -------------------------------------------------
+
+
+def test_planted_corpus_is_broad() -> None:
+    assert len({p.kind for p in PLANTED}) >= 34
+    assert {p.context for p in PLANTED} == set(CONTEXTS)
+
+
+@pytest.mark.parametrize("planted", PLANTED, ids=[p.kind for p in PLANTED])
+def test_every_planted_secret_is_redacted(planted: Planted) -> None:
+    redacted = redact(planted.text)
+    assert leaked(redacted, [planted]) == []
+    assert "[REDACTED:" in redacted
+    assert redact(redacted) == redacted
+
+
+def test_planted_secrets_are_redacted_together_and_spans_agree() -> None:
+    text = "\n\n".join(p.text for p in PLANTED)
+    assert leaked(redact(text)) == []
+    spans = find_secrets(text)
+    assert all(a.end <= b.start for a, b in zip(spans, spans[1:], strict=False))
+    assert all(any(s.start <= text.index(p.secret) < s.end for s in spans) for p in PLANTED)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("token: Bearer " + fake(32), fake(32)),
+        ("authorization: bearer " + fake(24, "abcdef0123456789"), fake(24, "abcdef0123456789")),
+        ("X-API-Key: " + fake(30), fake(30)),
+        ("mysql -pHunter2pw billing", "Hunter2pw"),
+        ("mysql -u root -pS3cret! -h db", "S3cret!"),
+        ("curl -u deploy:Tr0ub4dor https://ci", "Tr0ub4dor"),
+        ("tool --password Tr0ub4dor --verbose", "Tr0ub4dor"),
+        ("tool --password=Tr0ub4dor", "Tr0ub4dor"),
+        ("PGPASSWORD=Tr0ub4dor psql -h db", "Tr0ub4dor"),
+        ("The password is: Tr0ub4dor", "Tr0ub4dor"),
+        ('{"db_password": "Tr0ub4dor"}', "Tr0ub4dor"),
+        ("SECRET_KEY=" + fake(40), fake(40)),
+        ("API_KEY=" + fake(32), fake(32)),
+        ("## Deploy key sk-" + fake(48), fake(48)),
+        ("sshpass -p Tr0ub4dor ssh host", "Tr0ub4dor"),
+    ],
+)
+def test_forms_that_used_to_leak(text: str, secret: str) -> None:
+    assert secret not in redact(text)
+
+
+IMAGE_B64 = base64.b64encode(bytes(range(256)) * 40).decode()
+
+MUST_SURVIVE = [
+    "password: required",
+    "the token count is 4000",
+    "API_KEY=$API_KEY",
+    "api_key: <your-key>",
+    "apiKey: process.env.OPENAI_API_KEY, token: settings.token, secret = get_secret()",
+    "const apiKey = await prompt(); params: { _csrf_token: csrfToken }",
+    "the password is expired; Bearer tokens expire too",
+    "git checkout 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 && git log -1 a94a8fe",
+    "job 550e8400-e29b-41d4-a716-446655440000 and trace 7f3a9b2c4d5e6f708192a3b4c5d6e7f8",
+    f"![screenshot](data:image/png;base64,{IMAGE_B64})",
+    "read /home/dev/.ssh/config and ~/.aws/credentials, wrote ./src/auth/token_store.py",
+    '"integrity": "sha512-3fXsRZkQ9lDk2m1nTgB9zJ0pQ7YxKvC8e5hW6uA4sN2rP1oL0iM9jH8gF7eD6cB5aZ4yX3wV2uT1sR0q=="',
+    "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 pulled",
+    "SOME_KEY=/etc/ssl/private/server.key",
+    "SIGNING_KEY=$(cat key.pem) and CACHE_KEY=build-cache-v2",
+    "docker run -u 1000:1000 image; mysql -u root -p billing",
+]
+
+
+@pytest.mark.parametrize("text", MUST_SURVIVE)
+def test_identifiers_hashes_and_references_survive(text: str) -> None:
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a" * 1_000_000,
+        "password=" * 110_000,
+        "-----BEGIN PRIVATE KEY-----" + "A" * 1_000_000,
+        "AKIA" + "A/+b" * 250_000,
+        "//" * 500_000 + "/:_authToken=",
+        "aws key " * 125_000,
+        "x=" * 500_000,
+        "https://u:" * 100_000,
+    ],
+    ids=lambda text: repr(text[:12]),
+)
+def test_a_megabyte_of_adversarial_text_is_fast(text: str) -> None:
+    started = time.perf_counter()
+    redact(text)
+    assert time.perf_counter() - started < 1.5

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,13 +11,16 @@ import pytest
 
 from memlens.engine.engine import Engine
 from memlens.engine.summaries import (
+    MAX_PATTERN_CHARS,
     SummaryError,
     describe_summary,
     estimate_tokens,
     expand_summary,
     grep_summaries,
 )
+from memlens.errors import InvalidPattern
 from memlens.settings import Settings, merge
+from planted_secrets import PLANTED, leaked, leaked_fragments
 
 SESSION = "openclaw:5e551011-0000-4000-8000-000000000001"
 
@@ -30,8 +34,10 @@ def _message(entry_id: str, parent: str | None, minute: int, role: str, text: st
     return _entry("message", entry_id, parent, minute, message={"role": role, "content": content})
 
 
-def write_transcript(path: Path) -> None:
-    """Four messages, a compaction summary, two more messages and a second summary."""
+def write_transcript(
+    path: Path, *, last_summary: str = "Decided: webhook retries with exponential backoff, then DLQ."
+) -> None:
+    """Four messages, a compaction summary, two more messages and a second summary (`last_summary`)."""
     entries = [
         {"type": "session", "version": 3, "id": SESSION.split(":", 1)[1], "cwd": "/w"},
         _message("u1", None, 0, "user", "Which database should the billing service use?"),
@@ -41,19 +47,24 @@ def write_transcript(path: Path) -> None:
         _entry("compaction", "s1", "a2", 4, summary="Decided: Postgres with pgbouncer (transaction pooling)."),
         _message("u3", "s1", 5, "user", "Now the retry policy for webhooks?"),
         _message("a3", "u3", 6, "assistant", "Exponential backoff, five attempts, then the dead letter queue."),
-        _entry("compaction", "s2", "a3", 7, summary="Decided: webhook retries with exponential backoff, then DLQ."),
+        _entry("compaction", "s2", "a3", 7, summary=last_summary),
     ]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
 
 
+def open_engine(tmp_path: Path, **transcript: str) -> Engine:
+    workspace = tmp_path / "ws"
+    write_transcript(workspace / "transcripts" / "session.jsonl", **transcript)
+    settings = merge(Settings(), {"transcripts": {"paths": ["transcripts"], "agentDefaults": False}})
+    engine = Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False)
+    engine.sync()
+    return engine
+
+
 @pytest.fixture()
 def engine(tmp_path: Path) -> Iterator[Engine]:
-    workspace = tmp_path / "ws"
-    write_transcript(workspace / "transcripts" / "session.jsonl")
-    settings = merge(Settings(), {"transcripts": {"paths": ["transcripts"], "agentDefaults": False}})
-    with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False) as opened:
-        opened.sync()
+    with open_engine(tmp_path) as opened:
         yield opened
 
 
@@ -65,7 +76,6 @@ def test_grep_finds_summaries_newest_first(engine: Engine) -> None:
     assert first["sessionKey"] == SESSION and first["summaryId"].startswith("chunk:")
     assert first["timestamp"] == "2026-03-02T10:07:00Z"
     assert grep_summaries(engine.catalog, "PGBOUNCER|nothing")["totalMatches"] == 1  # case-insensitive regex
-    assert grep_summaries(engine.catalog, "(unbalanced")["totalMatches"] == 0  # bad regex: literal text
     assert grep_summaries(engine.catalog, "decided", limit=1)["truncated"]
 
 
@@ -127,3 +137,53 @@ def test_hidden_sessions_are_invisible(engine: Engine) -> None:
 def test_pattern_required(engine: Engine) -> None:
     with pytest.raises(SummaryError, match="pattern"):
         grep_summaries(engine.catalog, "  ")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reason"),
+    [
+        ("(unbalanced", "not a valid regular expression"),
+        ("x" * (MAX_PATTERN_CHARS + 1), "too long"),
+        ("decided(?=:)", "RE2 does not support"),
+        (r"(de)cided \1", "RE2 does not support"),
+        ("(?<=x)y", "RE2 does not support"),
+    ],
+    ids=["unbalanced", "too-long", "lookahead", "backreference", "lookbehind"],
+)
+def test_bad_pattern_is_an_invalid_pattern_error(engine: Engine, pattern: str, reason: str) -> None:
+    with pytest.raises(InvalidPattern, match=reason):
+        grep_summaries(engine.catalog, pattern)
+
+
+def test_catastrophic_pattern_returns_within_a_second(tmp_path: Path) -> None:
+    with open_engine(tmp_path, last_summary="Decided: " + "a" * 50_000 + "!") as opened:
+        started = time.perf_counter()
+        grep_summaries(opened.catalog, "(a+)+$")  # Python's re backtracks for ages where a run of a's is cut short
+        grep_summaries(opened.catalog, "(x+x+)+y")
+        assert time.perf_counter() - started < 1.0
+        assert grep_summaries(opened.catalog, "(a+)+!")["totalMatches"] == 1
+
+
+def test_secret_straddling_the_window_edge_never_leaks(tmp_path: Path) -> None:
+    secrets = "\n".join(p.text for p in PLANTED)
+    with open_engine(tmp_path, last_summary=f"Decided: rotate these.\n{secrets}") as opened:
+        excerpts = [
+            grep_summaries(opened.catalog, "rotate these", excerpt_chars=chars)["results"][0]["excerpt"]
+            for chars in range(12, 4000, 7)
+        ]
+    assert any("[REDACTED:" in excerpt[-40:] for excerpt in excerpts)  # some windows do end inside a marker
+    for excerpt in excerpts:
+        assert leaked_fragments(excerpt, length=6, planted=[p for p in PLANTED if len(p.secret) >= 12]) == []
+
+
+def test_expand_cut_never_leaks_part_of_a_secret(tmp_path: Path) -> None:
+    with open_engine(tmp_path) as opened:
+        first = grep_summaries(opened.catalog, "pgbouncer")["results"][0]["summaryId"]
+        for budget in range(1, 40):
+            expanded = json.dumps(expand_summary(opened.catalog, first, token_budget=budget))
+            assert "api03-xxxx" not in expanded and "xxxxxx" not in expanded
+
+
+def test_grep_cannot_probe_for_secrets(engine: Engine) -> None:
+    assert grep_summaries(engine.catalog, "sk-ant")["totalMatches"] == 0
+    assert not leaked(json.dumps(grep_summaries(engine.catalog, "decided")))

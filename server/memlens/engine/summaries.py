@@ -7,12 +7,15 @@ import re
 import sqlite3
 from typing import Any
 
+import re2
+
 from memlens.engine.catalog import Catalog
 from memlens.engine.redact import redact
 from memlens.engine.results import Visibility, iso
-from memlens.errors import NotFound
+from memlens.errors import InvalidPattern, NotFound
 
 MAX_GREP = 200
+MAX_PATTERN_CHARS = 1000
 DEFAULT_EXPAND_BUDGET = 2000
 _ID = re.compile(r"chunk:(\d+)")
 _WS = re.compile(r"\s+")
@@ -23,7 +26,7 @@ _SUMMARY_SQL = """SELECT u.*, s.session_id AS session_id, s.format AS session_fo
 
 
 class SummaryError(NotFound):
-    """An unknown or hidden summary id, or a bad pattern; the message says which."""
+    """An unknown or hidden summary id, or a missing pattern; the message says which."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -40,20 +43,33 @@ def _hidden(row: sqlite3.Row, visibility: Visibility | None) -> bool:
     return bool(visibility and visibility.hides(row["session_key"], row["session_id"], row["path"], row["cwd"]))
 
 
-def _compile(pattern: str) -> re.Pattern[str]:
-    """A case-insensitive regex; text that is not a valid regex is matched literally."""
+def _compile(pattern: str) -> Any:
+    """A case-insensitive RE2 regex: linear-time matching, so no pattern can hang the server."""
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise InvalidPattern(f"pattern is too long ({len(pattern)} characters; at most {MAX_PATTERN_CHARS})")
+    options = re2.Options()
+    options.case_sensitive = False
+    options.log_errors = False
     try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error:
-        return re.compile(re.escape(pattern), re.IGNORECASE)
+        return re2.compile(pattern, options)
+    except re2.error:
+        pass
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise InvalidPattern(f"pattern {pattern!r} is not a valid regular expression: {exc}") from None
+    raise InvalidPattern(
+        f"pattern {pattern!r} uses a feature RE2 does not support (lookahead/lookbehind, backreferences, possessive "
+        "or atomic groups) or is too large; memlens runs patterns on RE2 so that none can hang it"
+    )
 
 
 def _window(text: str, start: int, end: int, chars: int) -> str:
-    """About `chars` characters of `text` around [start, end), whitespace flattened and secrets redacted."""
+    """About `chars` characters of `text` (already redacted) around [start, end), whitespace flattened."""
     lead = max(0, start - chars // 3)
     stop = min(len(text), max(end, lead + chars))
     snippet = _WS.sub(" ", text[lead:stop]).strip()
-    return redact(("…" if lead > 0 else "") + snippet + ("…" if stop < len(text) else ""))
+    return ("…" if lead > 0 else "") + snippet + ("…" if stop < len(text) else "")
 
 
 def grep_summaries(
@@ -63,7 +79,11 @@ def grep_summaries(
     visibility: Visibility | None = None,
     excerpt_chars: int = 240,
 ) -> dict[str, Any]:
-    """Summaries whose text matches `pattern` (case-insensitive regex, or literal text), newest first."""
+    """Summaries whose redacted text matches `pattern` (a case-insensitive RE2 regex), newest first.
+
+    The pattern runs on the redacted text, so it can neither find nor probe a secret, and the excerpt is cut
+    from the redacted text, so no part of a secret survives the cut.
+    """
     if not isinstance(pattern, str) or not pattern.strip():
         raise SummaryError("pattern is required")
     regex = _compile(pattern)
@@ -73,7 +93,8 @@ def grep_summaries(
     for row in catalog.db.execute(_SUMMARY_SQL + " ORDER BY u.ts IS NULL, u.ts DESC, u.id DESC"):
         if _hidden(row, visibility):
             continue
-        match = regex.search(row["text"])
+        text = redact(row["text"])
+        match = regex.search(text)
         if match is None:
             continue
         total += 1
@@ -85,7 +106,7 @@ def grep_summaries(
                     "format": row["format"],
                     "messageId": row["message_id"],
                     "timestamp": iso(row["ts"]),
-                    "excerpt": _window(row["text"], match.start(), match.end(), excerpt_chars),
+                    "excerpt": _window(text, match.start(), match.end(), excerpt_chars),
                 }
             )
     return {"pattern": pattern, "results": results, "totalMatches": total, "truncated": total > len(results)}
@@ -177,7 +198,8 @@ def expand_summary(
         cost = estimate_tokens(unit["text"])
         if used + cost > budget:
             if not chosen:  # the newest message alone is too long: keep its start
-                chosen.append({**_message(unit, unit["text"][: budget * 4].rstrip() + "…"), "truncated": True})
+                start = redact(unit["text"])[: budget * 4].rstrip() + "…"  # redact the whole text, then cut
+                chosen.append({**_message(unit, start), "truncated": True})
                 used = budget
             break
         chosen.append(_message(unit))

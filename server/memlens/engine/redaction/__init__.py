@@ -16,7 +16,8 @@ from memlens.engine.redaction.scanner import Scanner
 
 __all__ = ["DETECTORS", "Detector", "Span", "find_secrets", "marker", "redact"]
 
-DETECTORS: list[Detector] = [*CONTEXT_DETECTORS, *TOKEN_DETECTORS, *library_detectors()]
+# Token formats first: where a format and a context find the same span, the format names its kind.
+DETECTORS: list[Detector] = [*TOKEN_DETECTORS, *library_detectors(), *CONTEXT_DETECTORS]
 _SCANNER = Scanner(DETECTORS)
 
 

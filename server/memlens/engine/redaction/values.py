@@ -37,7 +37,7 @@ _HARMLESS_WORDS = frozenset(
 )
 _PLACEHOLDER = re.compile(
     r"\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*"  # $VAR, ${VAR}, ${VAR:-default}
-    r"|\$\(.*|`.*`"  # $(command), `command`
+    r"|\$\(.*|\$|`.*`"  # $(command), `command`
     r"|%[A-Za-z_][A-Za-z0-9_]*%"  # %VAR%
     r"|<[^<>]*>|\[[^\[\]]*\]|\(\w*\)"  # <your-key>, [REDACTED:kind], [token]
     r"|\$?\{\{.*\}\}|\{[A-Za-z_][A-Za-z0-9_.]*\}"  # {{ template }}, {name}
@@ -81,7 +81,8 @@ def looks_random(value: str) -> bool:
     if len(value) < 8 or _PATH.fullmatch(value) or _HEX_OR_UUID.fullmatch(value):
         return False
     classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value)))
-    return classes >= 2 and entropy(value) >= MIN_ENTROPY
+    long_enough = len(value) >= 16 or classes == 3  # "build-cache-v2" is a name, "Xk3#p9Lq" a password
+    return classes >= 2 and long_enough and entropy(value) >= MIN_ENTROPY
 
 
 def is_secret_value(value: str, evidence: Evidence) -> bool:

@@ -1,0 +1,215 @@
+"""Fake secrets of every kind memlens must never show, each planted in a sentence of the context it turns up in.
+
+Other tests plant ``PLANTED`` in every source format (Claude Code, Codex, OpenClaw, SpecStory, memory notes) and
+assert that no surface (search, history, summaries, context packs, hover, LSP commands) shows any of them:
+
+    from planted_secrets import PLANTED, leaked
+    note = "\\n\\n".join(p.text for p in PLANTED)
+    ...
+    assert leaked(output) == []
+
+Every value is FAKE: drawn from a seeded generator, so the list is the same on every run, and any value shaped
+like a real provider token is put together at run time from pieces, so that no complete token literal sits in
+the repository for a secret scanner to flag.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import re
+from dataclasses import dataclass
+
+CONTEXTS = ("user-prose", "assistant-prose", "command", "json", "env", "heading", "pem")
+
+_RNG = random.Random(20260310)
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
+_UPPER = _LOWER.upper()
+_DIGITS = "0123456789"
+_ALNUM = _LOWER + _UPPER + _DIGITS
+_HEX = _DIGITS + "abcdef"
+_B64 = _ALNUM + "+/"
+_URLSAFE = _ALNUM + "_-"
+_MARKER = re.compile(r"\[REDACTED:[a-z0-9-]*\]?")  # whole, or cut short by an excerpt
+
+
+@dataclass(frozen=True)
+class Planted:
+    """One fake secret: ``secret`` must never appear in any output; ``text`` is a sentence that contains it."""
+
+    kind: str
+    secret: str
+    text: str
+    context: str
+
+
+def _draw(alphabet: str, length: int) -> str:
+    """Random characters, with a digit, a letter and (from 8 characters) a capital wherever the alphabet has them."""
+    while True:
+        value = "".join(_RNG.choice(alphabet) for _ in range(length))
+        has_digit = any(c.isdigit() for c in value) or not any(c.isdigit() for c in alphabet)
+        has_letter = any(c.isalpha() for c in value) or not any(c.isalpha() for c in alphabet)
+        has_upper = any(c.isupper() for c in value) or not any(c.isupper() for c in alphabet)
+        if has_digit and has_letter and (has_upper or length < 8):
+            return value
+
+
+def _join(*pieces: str) -> str:
+    return "".join(pieces)
+
+
+def _password() -> str:
+    return _join(_draw(_UPPER, 1), _draw(_LOWER, 4), _draw(_DIGITS, 2), "!", _draw(_ALNUM, 5))
+
+
+def _jwt() -> str:
+    def part(data: dict[str, object]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+
+    return ".".join([part({"alg": "HS256", "typ": "JWT"}), part({"sub": _draw(_DIGITS, 10)}), _draw(_URLSAFE, 43)])
+
+
+def _pem_body(lines: int) -> str:
+    return "\n".join(_draw(_B64, 64) for _ in range(lines))
+
+
+def _pem(label: str, body: str) -> str:
+    return _join("-----BEGIN ", label, " PRIVATE KEY-----\n", body, "\n-----END ", label, " PRIVATE KEY-----")
+
+
+def _build() -> list[Planted]:
+    planted: list[Planted] = []
+
+    def plant(kind: str, secret: str, text: str, context: str) -> None:
+        assert secret in text and context in CONTEXTS, kind
+        planted.append(Planted(kind, secret, text, context))
+
+    value = _join("sk-", "proj-", _draw(_URLSAFE, 48))
+    plant("openai-key", value, f"my OpenAI key is {value}, please wire it into the client", "user-prose")
+    value = _join("sk-", "ant-", "api03-", _draw(_URLSAFE, 90), "AA")
+    plant("anthropic-key", value, f"I set ANTHROPIC_API_KEY to {value} in your shell profile.", "assistant-prose")
+    key_id = _join("AK", "IA", _draw(_UPPER + _DIGITS, 16))
+    plant("aws-access-key-id", key_id, f"AWS_ACCESS_KEY_ID={key_id}", "env")
+    value = _draw(_B64, 40)
+    plant("aws-secret-key-bare", value, f"the IAM user is {key_id} / {value}", "user-prose")
+    value = _draw(_B64, 40)
+    plant("aws-secret-key-assignment", value, f"[default]\naws_secret_access_key = {value}", "env")
+    value = _join("gh", "p_", _draw(_ALNUM, 36))
+    plant("github-pat-classic", value, f"push with {value} when CI is down", "user-prose")
+    value = _join("gh", "o_", _draw(_ALNUM, 36))
+    plant("github-oauth-token", value, f'{{"oauth_token": "{value}", "scope": "repo"}}', "json")
+    value = _join("github", "_pat_", _draw(_ALNUM, 22), "_", _draw(_ALNUM, 59))
+    plant("github-fine-grained-pat", value, f"gh auth login --with-token <<< {value}", "command")
+    value = _join("gl", "pat-", _draw(_URLSAFE, 20))
+    plant("gitlab-token", value, f"The GitLab token {value} has api scope.", "assistant-prose")
+    value = _join("xo", "xb-", _draw(_DIGITS, 12), "-", _draw(_DIGITS, 13), "-", _draw(_ALNUM, 24))
+    plant("slack-bot-token", value, f"SLACK_BOT_TOKEN={value}", "env")
+    value = _join(
+        "xo", "xp-", _draw(_DIGITS, 12), "-", _draw(_DIGITS, 12), "-", _draw(_DIGITS, 13), "-", _draw(_HEX, 32)
+    )
+    plant("slack-user-token", value, f"use the user token {value} for the export", "user-prose")
+    value = _draw(_ALNUM, 24)  # the secret part of the webhook URL
+    url = _join(
+        "https://hooks.", "slack.com/services/T", _draw(_UPPER + _DIGITS, 8), "/B", _draw(_UPPER, 8), "/", value
+    )
+    plant("slack-webhook", value, f'curl -X POST -d \'{{"text":"hi"}}\' {url}', "command")
+    value = _join("sk", "_live_", _draw(_ALNUM, 24))
+    plant("stripe-secret-key", value, f'{{"stripe": {{"secret_key": "{value}"}}}}', "json")
+    value = _join("AI", "za", _draw(_URLSAFE, 35))
+    plant("google-api-key", value, f"## Maps key {value}", "heading")
+    value = _join("hf", "_", _draw(_ALNUM, 34))
+    plant("huggingface-token", value, f"huggingface-cli login --token {value}", "command")
+    value = _join("npm", "_", _draw(_ALNUM, 36))
+    plant("npm-token", value, f"//registry.npmjs.org/:_authToken={value}", "env")
+    value = _jwt()
+    plant("jwt", value, f"the session cookie was {value} when it failed", "assistant-prose")
+    body = _pem_body(6)
+    plant("rsa-private-key", body.split("\n")[3], f"Here is the key:\n{_pem('RSA', body)}\nkeep it safe", "pem")
+    body = _join("b3BlbnNzaC1rZXktdjEAAAAA", _draw(_B64, 40), "\n", _pem_body(3))
+    plant("openssh-private-key", body.split("\n")[2], f"```\n{_pem('OPENSSH', body)}\n```", "pem")
+    body = _pem_body(4)
+    escaped = json.dumps({"type": "service_account", "private_key": _pem("", body).replace("BEGIN  ", "BEGIN ")})
+    escaped = escaped.replace("END  ", "END ")
+    plant("pem-json-escaped", body.split("\n")[1], escaped, "json")
+    body = _pem_body(5)
+    plant("ec-private-key-truncated", body.split("\n")[4], f"pasted:\n-----BEGIN EC PRIVATE KEY-----\n{body}", "pem")
+    value = _draw(_URLSAFE, 32)
+    plant("token-bearer-field", value, f"token: Bearer {value}", "env")
+    value = _draw(_ALNUM + "._-", 40)
+    plant("authorization-bearer-lowercase", value, f"authorization: bearer {value}", "command")
+    value = _draw(_HEX, 32)
+    plant("x-api-key-header", value, f'curl -H "X-API-Key: {value}" https://api.example.test/v1', "command")
+    value = base64.b64encode(_join("deploy:", _password()).encode()).decode()
+    plant("basic-auth-header", value, f'{{"headers": {{"Authorization": "Basic {value}"}}}}', "json")
+    value = _password()
+    plant("mysql-attached-password", value, f"mysql -p{value} billing < dump.sql", "command")
+    value = _password()
+    plant("mysql-user-and-password", value, f"mysql -u root -p{value} -h db.internal", "command")
+    value = _password()
+    plant("curl-user-password", value, f"curl -u admin:{value} https://jenkins.example.test/api", "command")
+    value = _password()
+    plant("password-flag-space", value, f"./manage.py createsuperuser --password {value}", "command")
+    value = _password()
+    plant("password-flag-equals", value, f"vault login -method=userpass username=ops --password={value}", "command")
+    value = _password()
+    plant("pgpassword-env", value, f"PGPASSWORD={value} psql -h db -U app", "command")
+    value = _password()
+    plant("password-is-prose", value, f"The staging password is: {value}", "user-prose")
+    value = _password()
+    plant("db-password-json", value, f'{{"db_user": "app", "db_password": "{value}"}}', "json")
+    value = _join(_draw(_B64, 86), "==")
+    text = _join(
+        "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=", value, ";EndpointSuffix=core.windows.net"
+    )
+    plant("azure-storage-connection-string", value, text, "env")
+    value = _draw(_B64, 43) + "="
+    text = f"Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey={value}"
+    plant("azure-service-bus-key", value, text, "env")
+    value = _join("S", "K", _draw(_HEX, 32))
+    plant("twilio-api-key", value, f"TWILIO_API_KEY={value}", "env")
+    value = _join("A", "C", _draw(_HEX, 32))
+    plant("twilio-account-sid", value, f"The Twilio account {value} sends the SMS.", "assistant-prose")
+    value = _join("S", "G.", _draw(_URLSAFE, 22), ".", _draw(_URLSAFE, 43))
+    plant("sendgrid-key", value, f"sendgrid: {value}", "user-prose")
+    value = _join("django-insecure-", _draw(_ALNUM + "!@#%^*", 50))
+    plant("env-secret-key", value, f"DEBUG=False\nSECRET_KEY={value}\nALLOWED_HOSTS=*", "env")
+    value = _draw(_ALNUM, 32)
+    plant("env-api-key", value, f"API_KEY={value}", "env")
+    value = _password()
+    plant("database-url-password", value, f"DATABASE_URL=postgres://app:{value}@db.internal:5432/app", "env")
+    value = _password()
+    plant("url-credentials", value, f"git clone https://deploy:{value}@git.example.test/acme/api.git", "command")
+    value = _join("sk-", _draw(_ALNUM, 48))
+    plant("heading-secret", value, f"## Deploy key {value}", "heading")
+    value = _join("M", _draw(_URLSAFE, 23), ".", _draw(_URLSAFE, 6), ".", _draw(_URLSAFE, 27))
+    plant("discord-bot-token", value, f"DISCORD_TOKEN={value}", "env")
+    value = _join(_draw(_DIGITS, 10), ":", _draw(_URLSAFE, 35))
+    plant("telegram-bot-token", value, f"the bot answers with token {value}", "assistant-prose")
+    value = _join(_draw(_HEX, 32), "-us", _draw(_DIGITS, 2))
+    plant("mailchimp-key", value, f"### Mailchimp {value}", "heading")
+    value = _join("sq0", "csp-", _draw(_URLSAFE, 43))
+    plant("square-oauth-secret", value, f'{{"square_client_secret": "{value}"}}', "json")
+    value = _join("sq0", "atp-", _draw(_URLSAFE, 22))
+    plant("square-access-token", value, f"square access token {value}", "user-prose")
+    return planted
+
+
+PLANTED: list[Planted] = _build()
+KINDS: list[str] = [p.kind for p in PLANTED]
+
+
+def leaked(output: str, planted: list[Planted] = PLANTED) -> list[str]:
+    """The kinds whose secret appears in ``output``, whole; an empty list means nothing leaked."""
+    return [p.kind for p in planted if p.secret in output]
+
+
+def leaked_fragments(output: str, *, length: int = 6, planted: list[Planted] = PLANTED) -> list[str]:
+    """The kinds any ``length``-character piece of whose secret appears in ``output`` (for cut-off excerpts).
+
+    Redaction markers are removed first: "[REDACTED:github-token]" shares "github" with "github_pat_…".
+    """
+    output = _MARKER.sub(" ", output)
+    return [
+        p.kind for p in planted if any(p.secret[i : i + length] in output for i in range(len(p.secret) - length + 1))
+    ]
