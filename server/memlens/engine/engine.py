@@ -28,6 +28,8 @@ from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.outbound import redact_response
 from memlens.engine.results import ResultBuilder, Visibility, iso
 from memlens.engine.search import Ranking, Retriever
+from memlens.engine.sessions import DEFAULT_LIMIT as SESSIONS_LIMIT
+from memlens.engine.sessions import list_sessions, resolve_session, session_labels
 from memlens.engine.stored_text import redaction_stamp
 from memlens.engine.summaries import DEFAULT_EXPAND_BUDGET, describe_summary, expand_summary, grep_summaries
 from memlens.engine.vector_index import VectorIndex
@@ -292,6 +294,7 @@ class Engine:
             settings.max_response_chars,
             explain,
         )
+        self._label_sessions(results)
         response: dict[str, Any] = {
             "query": query,
             "mode": ranking.mode,
@@ -307,9 +310,52 @@ class Engine:
         return redact_response(response)
 
     def history(self, session_key: str, *, message_id: str | None = None, limit: int = 20) -> dict[str, Any]:
-        """A session's messages around `message_id` (or its newest tail); excluded sessions do not exist."""
+        """A session's messages around `message_id` (or its newest tail); excluded sessions do not exist.
+        `session_key` may also be a bare session id or a unique prefix (see `resolve_session`)."""
         self.refresh()
-        return redact_response(session_history(self.catalog, session_key, message_id, limit, self.visibility()))
+        visibility = self.visibility()
+        key = resolve_session(self.catalog, session_key, visibility)
+        history = session_history(self.catalog, key, message_id, limit, visibility)
+        history.update(session_labels(self.catalog, [key]).get(key, {}))
+        return redact_response(history)
+
+    def resolve_session(self, ref: str) -> str:
+        """The key of the one visible session a key, a bare session id or a unique prefix names."""
+        self.refresh()
+        return resolve_session(self.catalog, ref, self.visibility())
+
+    def sessions(
+        self,
+        *,
+        query: str | None = None,
+        format: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        limit: int = SESSIONS_LIMIT,
+        cursor: str | None = None,
+    ) -> dict[str, Any]:
+        """A page of visible sessions, newest first: title, project, times, files touched, tools, resume command."""
+        self.refresh()
+        page = list_sessions(
+            self.catalog,
+            self.visibility(),
+            query=query,
+            format=format,
+            since=since,
+            until=until,
+            limit=limit,
+            cursor=cursor,
+        )
+        page["indexing"] = self.indexing()
+        return redact_response(page)
+
+    def _label_sessions(self, results: list[dict[str, Any]]) -> None:
+        """Give transcript and summary hits their session's title and resume command."""
+        keys = {r["sessionKey"] for r in results if r.get("sessionKey")}
+        labels = session_labels(self.catalog, keys) if keys else {}
+        for result in results:
+            if result.get("sessionKey") in labels:
+                result.update(labels[result["sessionKey"]])
 
     def summaries_grep(self, pattern: str, *, limit: int = 20) -> dict[str, Any]:
         """Compaction summaries whose text matches `pattern` (a linear-time regular expression)."""
