@@ -1,0 +1,271 @@
+"""Answers as an agent reads them: short text with the ids it needs for the next call, and a size bound.
+
+Why it exists: MCP answers carry two faces, `content` (text the model reads) and `structuredContent` (JSON for
+programs). JSON is a poor read for a model (keys repeat, ids drown the substance), so each tool gets a compact
+text rendering here that keeps what the next call needs (sessionKey, messageId, summaryId, resumeCommand) and the
+substance. Both faces are bounded by `search.maxResponseChars`: lists are cut from the end, then long texts are
+shortened, and the answer says so (`truncated: true`). Nothing here redacts: the engine already has.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+MIN_RESPONSE_CHARS = 1000  # an answer must at least fit its own error or a single hit
+_LIST_KEYS = ("results", "messages", "sessions", "items", "fileErrors")
+# never shortened: a client uses these verbatim in its next call
+_EXACT_KEYS = frozenset(
+    {
+        "id",
+        "sessionKey",
+        "sessionId",
+        "parentSessionKey",
+        "messageId",
+        "summaryId",
+        "path",
+        "relPath",
+        "cwd",
+        "resumeCommand",
+        "nextCursor",
+        "anchor",
+        "timestamp",
+        "format",
+        "kind",
+        "role",
+    }
+)
+_CUT = "…"
+
+
+def size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False))
+
+
+def bound(data: dict[str, Any], max_chars: int) -> dict[str, Any]:
+    """`data` cut to at most `max_chars` characters of JSON; `truncated: true` when anything was left out."""
+    max_chars = max(max_chars, MIN_RESPONSE_CHARS)
+    if size(data) <= max_chars:
+        return data
+    data = copy.deepcopy(data)
+    data["truncated"] = True
+    for key in _LIST_KEYS:
+        items = data.get(key)
+        if isinstance(items, list):
+            dropped = 0
+            while len(items) > 1 and size(data) > max_chars:
+                items.pop()
+                dropped += 1
+            if dropped:
+                data["omitted" + key[0].upper() + key[1:]] = dropped
+    cap = 4000
+    while size(data) > max_chars and cap >= 20:
+        data = _shorten(data, cap, None)
+        cap //= 2
+    if size(data) > max_chars:  # only exact fields are left, and too many of them
+        return {"truncated": True, "note": f"the answer does not fit in maxResponseChars ({max_chars})"}
+    return data
+
+
+def _shorten(value: Any, cap: int, key: str | None) -> Any:
+    if isinstance(value, str):
+        return value if key in _EXACT_KEYS or len(value) <= cap else value[:cap] + _CUT
+    if isinstance(value, dict):
+        return {k: _shorten(v, cap, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shorten(v, cap, key) for v in value]
+    return value
+
+
+def clip(text: str, max_chars: int) -> str:
+    max_chars = max(max_chars, MIN_RESPONSE_CHARS)
+    if len(text) <= max_chars:
+        return text
+    note = "\n… (cut to fit maxResponseChars)"
+    return text[: max_chars - len(note)] + note
+
+
+# -- text renderings ---------------------------------------------------------------------------------------------
+
+
+def _when(value: str | None) -> str:
+    return (value or "").replace("T", " ").replace("Z", "")[:16] or "?"
+
+
+def _indent(text: str, prefix: str = "   ") -> str:
+    return "\n".join(prefix + line for line in (text or "").splitlines() or [""])
+
+
+def _status(data: dict[str, Any]) -> list[str]:
+    lines = []
+    if data.get("indexing"):
+        lines.append("(indexing is still running: the newest text may be missing)")
+    if data.get("truncated") and any(k.startswith("omitted") for k in data):
+        left = ", ".join(f"{v} {k[7:].lower()}" for k, v in data.items() if k.startswith("omitted"))
+        lines.append(f"({left} left out to fit maxResponseChars)")
+    return lines
+
+
+def _session_line(hit: dict[str, Any]) -> str:
+    parts = [f"sessionKey {hit.get('sessionKey')}"]
+    if hit.get("messageId"):
+        parts.append(f"messageId {hit['messageId']}")
+    if hit.get("resumeCommand"):
+        parts.append(f"resume: {hit['resumeCommand']}")
+    return " · ".join(parts)
+
+
+def render_search(data: dict[str, Any]) -> str:
+    results = data.get("results", [])
+    head = f'{len(results)} results for "{data.get("query")}" ({data.get("mode")}, {data.get("searchTimeMs")} ms)'
+    lines = [head, *_status(data)]
+    if data.get("note"):
+        lines.append(f"note: {data['note']}")
+    for n, hit in enumerate(results, 1):
+        score = f"[{hit.get('score', 0):.2f}]"
+        if hit.get("kind") == "memory":
+            where = f"{hit.get('relPath')}:{hit.get('lineStart')}-{hit.get('lineEnd')}"
+            heading = f" — {hit['heading']}" if hit.get("heading") else ""
+            lines.append(f"\n{n}. {score} memory {where}{heading}")
+        else:
+            kind = " summary" if hit.get("kind") == "summary" else ""
+            title = f' "{hit["title"]}"' if hit.get("title") else ""
+            lines.append(
+                f"\n{n}. {score} {hit.get('format')}{kind}{title} · {_when(hit.get('timestamp'))} · {hit.get('role')}"
+            )
+            lines.append(f"   {_session_line(hit)}")
+            if hit.get("kind") == "summary":
+                lines.append(f"   summaryId {hit.get('id')}")
+        lines.append(_indent(hit.get("excerpt", "")))
+    if results:
+        lines.append("\nRead around a hit: history {sessionKey, messageId}.")
+    return "\n".join(lines)
+
+
+def _message_lines(messages: list[dict[str, Any]], anchor: str | None = None) -> list[str]:
+    lines = []
+    for message in messages:
+        marker = "▶" if anchor and message.get("messageId") == anchor else "-"
+        label = "summary" if message.get("kind") == "summary" else message.get("role")
+        cut = " (truncated)" if message.get("truncated") else ""
+        lines.append(f"{marker} [{message.get('messageId')}] {label} · {_when(message.get('timestamp'))}{cut}")
+        lines.append(_indent(message.get("text", ""), "  "))
+    return lines
+
+
+def render_history(data: dict[str, Any]) -> str:
+    lines = [f'{data.get("format")} session "{data.get("title")}"', f"sessionKey {data.get('sessionKey')}"]
+    if data.get("resumeCommand"):
+        lines.append(f"resume: {data['resumeCommand']}")
+    if data.get("parentSessionKey"):
+        lines.append(f"subagent of {data['parentSessionKey']}")
+    lines += _status(data)
+    if data.get("hasMoreBefore"):
+        lines.append("… earlier messages exist")
+    lines += _message_lines(data.get("messages", []), data.get("anchor"))
+    if data.get("hasMoreAfter"):
+        lines.append("… later messages exist")
+    return "\n".join(lines)
+
+
+def render_sessions(data: dict[str, Any]) -> str:
+    sessions = data.get("sessions", [])
+    lines = [f"{len(sessions)} of {data.get('totalSessions')} sessions, newest first", *_status(data)]
+    for s in sessions:
+        lines.append(
+            f'\n- "{s.get("title")}" · {s.get("format")} · {_when(s.get("firstTime"))} → '
+            f"{_when(s.get('lastTime'))} · {s.get('messageCount')} messages"
+        )
+        lines.append(f"  sessionKey {s.get('sessionKey')}" + (f" · in {s['cwd']}" if s.get("cwd") else ""))
+        if s.get("parentSessionKey"):
+            lines.append(f"  subagent of {s['parentSessionKey']}")
+        files = s.get("filesTouched") or []
+        if files:
+            shown = ", ".join(f["path"] + ("*" if f.get("edited") else "") for f in files[:8])
+            more = s.get("filesTouchedTotal", len(files)) - min(len(files), 8)
+            lines.append(f"  files (* edited): {shown}" + (f" and {more} more" if more > 0 else ""))
+        tools = s.get("toolsUsed") or []
+        if tools:
+            lines.append("  tools: " + ", ".join(f"{t['name']}×{t['count']}" for t in tools[:10]))
+        if s.get("resumeCommand"):
+            lines.append(f"  resume: {s['resumeCommand']}")
+    if data.get("nextCursor"):
+        lines.append(f'\nMore: sessions {{cursor: "{data["nextCursor"]}"}}')
+    return "\n".join(lines)
+
+
+def render_grep(data: dict[str, Any]) -> str:
+    results = data.get("results", [])
+    lines = [f"{data.get('totalMatches')} summaries match /{data.get('pattern')}/", *_status(data)]
+    for hit in results:
+        lines.append(f"\n- summaryId {hit.get('summaryId')} · {hit.get('format')} · {_when(hit.get('timestamp'))}")
+        lines.append(f"  sessionKey {hit.get('sessionKey')}")
+        lines.append(_indent(hit.get("excerpt", ""), "  "))
+    if data.get("totalMatches", 0) > len(results):
+        lines.append(f"\n({data['totalMatches'] - len(results)} more; raise limit)")
+    return "\n".join(lines)
+
+
+def render_describe(data: dict[str, Any]) -> str:
+    covers = data.get("covers") or {}
+    lines = [
+        f"summary {data.get('summaryId')} · {data.get('format')} · {_when(data.get('timestamp'))} · "
+        f"{data.get('tokens')} tokens",
+        f"sessionKey {data.get('sessionKey')} · messageId {data.get('messageId')}",
+        f"covers {covers.get('messageCount', 0)} messages ({covers.get('tokens', 0)} tokens) from "
+        f"{_when(covers.get('from'))} to {_when(covers.get('to'))}: {covers.get('firstMessageId')} … "
+        f"{covers.get('lastMessageId')}",
+        *_status(data),
+        "",
+        data.get("text", ""),
+    ]
+    return "\n".join(lines)
+
+
+def render_expand(data: dict[str, Any]) -> str:
+    lines = [
+        f"summary {data.get('summaryId')}: {len(data.get('messages', []))} of {data.get('totalMessages')} messages "
+        f"({data.get('tokens')} of {data.get('tokenBudget')} tokens; {data.get('omittedMessages')} older left out)",
+        f"sessionKey {data.get('sessionKey')}",
+        *_status(data),
+        *_message_lines(data.get("messages", [])),
+    ]
+    return "\n".join(lines)
+
+
+def render_context(data: dict[str, Any]) -> str:
+    head = f"{len(data.get('items', []))} items, {data.get('tokens')} of {data.get('tokenBudget')} tokens"
+    return "\n".join([head, *_status(data), "", data.get("markdown", "")])
+
+
+def render_stats(data: dict[str, Any]) -> str:
+    lines = [
+        f"{data.get('sessions')} sessions · {data.get('totalChunks')} chunks "
+        f"({data.get('chunksWithEmbeddings')} with vectors) · provider {data.get('provider')}",
+        f"files: {json.dumps(data.get('files', {}))} · messages: {json.dumps(data.get('messages', {}))}",
+        f"last sync {data.get('lastSync')} · indexing {str(bool(data.get('indexing'))).lower()} · "
+        f"read-only {str(bool(data.get('readOnly'))).lower()}",
+    ]
+    if data.get("badLines") or data.get("filesWithErrors"):
+        lines.append(f"{data.get('badLines')} bad lines skipped, {data.get('filesWithErrors')} files with problems")
+    if data.get("providerNote"):
+        lines.append(f"note: {data['providerNote']}")
+    return "\n".join(lines)
+
+
+RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "search": render_search,
+    "history": render_history,
+    "sessions": render_sessions,
+    "summaries_grep": render_grep,
+    "summaries_describe": render_describe,
+    "summaries_expand": render_expand,
+    "context": render_context,
+    "stats": render_stats,
+}
+
+
+def render(tool: str, data: dict[str, Any]) -> str:
+    return RENDERERS[tool](data)

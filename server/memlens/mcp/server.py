@@ -1,0 +1,159 @@
+"""`memlens mcp`: the wiring between the MCP SDK's low-level server and one open `Engine`.
+
+Why it exists: this is the only module that knows about transports and the event loop. It serves stdio (the
+default; stdout is the wire, so logs go to stderr) or streamable HTTP (`--http HOST:PORT`, localhost by default,
+DNS-rebinding protection on), keeps the index live with the same watcher as `memlens serve` (only when this
+process holds the writer lock; otherwise it serves read-only and follows the writer's commits), runs every engine
+call in a worker thread, and turns every failure into an `isError` answer: a `MemlensError` says what is wrong, any
+other exception answers "internal error" and is logged, and the server keeps serving either way.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import partial
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.stdio import stdio_server
+
+from memlens import __version__
+from memlens.engine.engine import Engine
+from memlens.engine.indexer import SyncReport
+from memlens.engine.watcher import LiveIndexer
+from memlens.errors import InvalidRequest, MemlensError
+from memlens.mcp.render import bound, clip, render
+from memlens.mcp.tools import TOOLS, Tool, run_tool, tool_named
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HOST = "127.0.0.1"
+INSTRUCTIONS = (
+    "memlens remembers this project's past agent sessions (Claude Code, Codex, OpenClaw, SpecStory) and memory "
+    "notes. Before redoing work the user refers to, call `search` (or `context` for a cited briefing); read around "
+    "a hit with `history`; list sessions (with their resume commands) with `sessions`."
+)
+
+
+class McpState:
+    """The engine and its live indexer, shared by every request."""
+
+    def __init__(self, engine: Engine, live: LiveIndexer | None) -> None:
+        self.engine = engine
+        self.live = live
+
+    def indexing(self) -> bool:
+        """True while the start-up sync, a watcher sync or the embedding backlog runs."""
+        if self.live is not None and (self.live.busy.is_set() or not self.live.ready.is_set()):
+            return True
+        return self.engine.indexing()
+
+    def answer(self, tool: Tool, arguments: dict[str, Any] | None) -> types.CallToolResult:
+        """Run one tool call to its bounded, rendered answer (blocking: runs in a worker thread)."""
+        data = run_tool(self.engine, tool, arguments)
+        data["indexing"] = bool(data.get("indexing") or self.indexing())
+        max_chars = self.engine.settings.search.max_response_chars
+        data = bound(data, max_chars)
+        text = clip(render(tool.name, data), max_chars)
+        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=data)
+
+
+def _error(message: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+
+
+def build_server(state: McpState) -> Server[Any]:
+    """The SDK server with memlens's tools registered."""
+    listed = [
+        types.Tool(
+            name=tool.name,
+            title=tool.title,
+            description=tool.description,
+            input_schema=tool.input_schema,
+            output_schema=tool.output_schema,
+            annotations=types.ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False),
+        )
+        for tool in TOOLS
+    ]
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listed)
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        name = params.name
+        try:
+            tool = tool_named(name)
+            if params.arguments is not None and not isinstance(params.arguments, dict):
+                raise InvalidRequest("the arguments must be an object")
+            return await anyio.to_thread.run_sync(partial(state.answer, tool, params.arguments))
+        except MemlensError as exc:
+            return _error(f"{name}: {exc}")
+        except Exception:
+            log.exception("MCP tool %s failed", name)
+            return _error(f"{name}: internal error (the memlens server logged the details on its stderr)")
+
+    return Server(
+        "memlens",
+        version=__version__,
+        title="memlens: your agents' memory",
+        instructions=INSTRUCTIONS,
+        get_tool_input_schema=lambda name: next((t.input_schema for t in TOOLS if t.name == name), None),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def parse_address(value: str) -> tuple[str, int]:
+    """HOST:PORT, PORT or :PORT (host defaults to localhost); InvalidRequest when it is neither."""
+    host, _, port = value.rpartition(":")
+    host = host.strip("[]") or DEFAULT_HOST
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise InvalidRequest(f"--http expects HOST:PORT (e.g. 127.0.0.1:8765), not {value!r}")
+    return host, int(port)
+
+
+async def _serve_stdio(server: Server[Any]) -> None:
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def _serve_http(server: Server[Any], host: str, port: int) -> None:
+    import uvicorn
+
+    app = server.streamable_http_app(host=host)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    log.warning("memlens MCP server listening on http://%s:%d/mcp", host, port)
+    await uvicorn.Server(config).serve()
+
+
+def _log_sync(report: SyncReport) -> None:
+    if report.messages_added or report.files_deleted or report.units_embedded:
+        log.info("sync: +%d messages, %d embedded", report.messages_added, report.units_embedded)
+
+
+def run(engine: Engine, http: str | None = None, live_indexing: bool = True) -> int:
+    """Serve until the client disconnects (stdio) or the process is interrupted (HTTP)."""
+    address = parse_address(http) if http else None
+    live = None
+    if live_indexing and engine.writable:
+        live = LiveIndexer(engine, on_sync=_log_sync)
+        live.start()
+    elif not engine.writable:
+        log.warning("another memlens process writes %s; serving read-only", engine.index_dir)
+    server = build_server(McpState(engine, live))
+    try:
+        if address is None:
+            anyio.run(_serve_stdio, server)
+        else:
+            anyio.run(_serve_http, server, *address)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if live is not None:
+            live.stop()
+    return 0
