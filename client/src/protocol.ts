@@ -10,6 +10,7 @@ export type AgentFormat = 'claude-code' | 'codex' | 'openclaw' | 'specstory';
 export const Commands = {
   search: 'memlens.search',
   history: 'memlens.history',
+  sessions: 'memlens.sessions',
   stats: 'memlens.stats',
   reindex: 'memlens.reindex',
   context: 'memlens.context',
@@ -58,6 +59,10 @@ export interface SearchResult {
   /** ISO 8601 UTC */
   timestamp?: string;
   messageCount?: number;
+  /** the session's title (transcripts and summaries) */
+  title?: string;
+  /** the shell command that resumes the session (Claude Code, Codex), else null */
+  resumeCommand?: string | null;
   excerpt: string;
   explain?: Record<string, unknown>;
 }
@@ -92,10 +97,51 @@ export interface HistoryResponse {
   format: string;
   path: string;
   title?: string;
+  /** the shell command that resumes the session in its agent (Claude Code, Codex), else null */
+  resumeCommand?: string | null;
   anchor: string | null;
   messages: HistoryMessage[];
   hasMoreBefore: boolean;
   hasMoreAfter: boolean;
+}
+
+export interface SessionsParams {
+  /** words that must all appear in the title, cwd or session key */
+  query?: string;
+  format?: AgentFormat;
+  /** ISO date/time: sessions active on or after it */
+  since?: string;
+  /** ISO date/time: sessions active on or before it (a bare date: that whole day) */
+  until?: string;
+  /** 1–500, default 50 */
+  limit?: number;
+  /** `nextCursor` of the previous page */
+  cursor?: string;
+}
+
+export interface SessionSummary {
+  sessionKey: string;
+  sessionId: string;
+  format: AgentFormat;
+  title: string;
+  cwd: string | null;
+  project: string | null;
+  path: string;
+  firstTime: string | null;
+  lastTime: string | null;
+  messageCount: number;
+  filesTouched: { path: string; count: number; edited: boolean }[];
+  filesTouchedTotal: number;
+  toolsUsed: { name: string; count: number }[];
+  parentSessionKey: string | null;
+  resumeCommand: string | null;
+}
+
+export interface SessionsResponse {
+  sessions: SessionSummary[];
+  totalSessions: number;
+  nextCursor: string | null;
+  indexing: boolean;
 }
 
 export interface StatsResponse {

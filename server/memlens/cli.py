@@ -12,7 +12,7 @@ from typing import Any
 
 from memlens import __version__
 from memlens.engine.engine import Engine
-from memlens.engine.filters import filters_from_dict
+from memlens.engine.filters import FORMATS, filters_from_dict
 from memlens.engine.indexer import SyncReport
 from memlens.engine.search import MODES
 from memlens.errors import InvalidRequest, MemlensError, SettingsError
@@ -83,11 +83,22 @@ def build_parser() -> argparse.ArgumentParser:
     _location_flags(stats)
 
     history = sub.add_parser("history", help="the messages around a message of a session")
-    history.add_argument("session_key")
+    history.add_argument("session_key", help="a session key, a bare session id, or a unique prefix of one")
     history.add_argument("--message")
     history.add_argument("--limit", type=int, default=20)
     history.add_argument("--json", action="store_true")
     _location_flags(history)
+
+    sessions = sub.add_parser("sessions", help="list sessions: title, agent, times, resume command")
+    sessions.add_argument("--query", help="words that must all appear in the title, folder or session key")
+    sessions.add_argument("--format", dest="agent_format", choices=FORMATS)
+    sessions.add_argument("--since", help="sessions active on or after this ISO date")
+    sessions.add_argument("--until", help="sessions active on or before this ISO date")
+    sessions.add_argument("--limit", type=int, default=50)
+    sessions.add_argument("--cursor", help="nextCursor of the previous page (--json shows it)")
+    sessions.add_argument("--json", action="store_true", help="the full page: files touched, tools, resume commands")
+    sessions.add_argument("--no-sync", action="store_true", help="list what the index holds as it is")
+    _location_flags(sessions)
 
     watch = sub.add_parser("watch", help="keep the index live: sync on every file change")
     watch.add_argument("--debounce-ms", type=int, default=50)
@@ -95,6 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+
+    mcp = sub.add_parser("mcp", help="run the Model Context Protocol server for agents (stdio by default)")
+    mcp.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP at http://HOST:PORT/mcp instead")
+    _location_flags(mcp)
     return parser
 
 
@@ -159,10 +174,10 @@ class ProgressBar:
             sys.stderr.write("\r" + " " * 100 + "\r")
 
 
-def sync_engine(engine: Engine, full: bool = False) -> SyncReport:
+def sync_engine(engine: Engine, full: bool = False, embed: bool = True) -> SyncReport:
     bar = ProgressBar()
     try:
-        return engine.reindex(full=True, progress=bar) if full else engine.sync(progress=bar)
+        return engine.reindex(full=True, progress=bar) if full else engine.sync(progress=bar, embed=embed)
     finally:
         bar.close()
 
@@ -223,6 +238,10 @@ def print_search(response: dict[str, Any], explain: bool) -> None:
 
 def print_history(history: dict[str, Any]) -> None:
     print(f"{history['format']} · {history['sessionKey']} · {history['path']}")
+    if history.get("title"):
+        print(f"  title: {history['title']}")
+    if history.get("resumeCommand"):
+        print(f"  resume: {history['resumeCommand']}")
     if history["hasMoreBefore"]:
         print("  …")
     for message in history["messages"]:
@@ -234,6 +253,25 @@ def print_history(history: dict[str, Any]) -> None:
             print(f"    {line}")
     if history["hasMoreAfter"]:
         print("  …")
+
+
+def print_sessions(page: dict[str, Any]) -> None:
+    sessions = page["sessions"]
+    if not sessions:
+        print("no sessions")
+        return
+    print(f"{'LAST ACTIVE':<16}  {'AGENT':<11}  {'MSGS':>5}  {'SESSION':<8}  {'PROJECT':<16}  TITLE")
+    for s in sessions:
+        when = (s["lastTime"] or "").replace("T", " ")[:16]
+        project = (s["project"] or "-")[:16]
+        subagent = "↳ " if s["parentSessionKey"] else ""
+        print(
+            f"{when:<16}  {s['format']:<11}  {s['messageCount']:>5}  {s['sessionId'][:8]:<8}  {project:<16}  "
+            f"{subagent}{s['title']}"
+        )
+    shown = f"{len(sessions)} of {page['totalSessions']} sessions"
+    more = " (more: --json gives nextCursor for --cursor)" if page.get("nextCursor") else ""
+    print(f"{shown}{more}; `memlens history SESSION` reads one, `--json` adds files, tools and resume commands")
 
 
 # -- commands ---------------------------------------------------------------------------------------------------
@@ -298,6 +336,32 @@ def cmd_history(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sessions(args: argparse.Namespace) -> int:
+    with open_engine(args, load_model=False) as engine:
+        if not args.no_sync and engine.writable:
+            sync_engine(engine, embed=False)
+        page = engine.sessions(
+            query=args.query,
+            format=args.agent_format,
+            since=args.since,
+            until=args.until,
+            limit=args.limit,
+            cursor=args.cursor,
+        )
+    if args.json:
+        print(json.dumps(page, ensure_ascii=False))
+    else:
+        print_sessions(page)
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from memlens.mcp.server import run
+
+    with open_engine(args) as engine:
+        return run(engine, args.http)
+
+
 def cmd_watch(args: argparse.Namespace) -> int:
     from memlens.engine.watcher import run_foreground
 
@@ -317,6 +381,8 @@ COMMANDS = {
     "search": cmd_search,
     "stats": cmd_stats,
     "history": cmd_history,
+    "sessions": cmd_sessions,
+    "mcp": cmd_mcp,
     "watch": cmd_watch,
     "serve": cmd_serve,
 }

@@ -1,4 +1,4 @@
-"""The `workspace/executeCommand` commands: search, history, stats, reindex, summaries and context packs."""
+"""The `workspace/executeCommand` commands: search, history, sessions, stats, reindex, summaries, context packs."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
 from memlens.engine.context_pack import DEFAULT_BUDGET
-from memlens.engine.filters import InvalidFilter, filters_from_dict
+from memlens.engine.filters import FORMATS, InvalidFilter, filters_from_dict
 from memlens.engine.history import MAX_HISTORY
 from memlens.engine.search import FUSIONS, MODES
+from memlens.engine.sessions import DEFAULT_LIMIT as SESSIONS_LIMIT
+from memlens.engine.sessions import MAX_LIMIT as MAX_SESSIONS
 from memlens.engine.summaries import DEFAULT_EXPAND_BUDGET, MAX_GREP
 from memlens.errors import MemlensError
 from memlens.lsp.params import Args, invalid
@@ -45,6 +47,19 @@ async def history(state: ServerState, args: Args) -> Any:
     limit = args.integer("limit", 20, 1, MAX_HISTORY) or 20
     engine = await state.require_engine()
     return await state.read(lambda: engine.history(key, message_id=message_id, limit=limit))
+
+
+async def sessions(state: ServerState, args: Args) -> Any:
+    query = args.text("query")
+    agent_format = args.choice("format", FORMATS)
+    since = args.text("since")
+    until = args.text("until")
+    limit = args.integer("limit", SESSIONS_LIMIT, 1, MAX_SESSIONS) or SESSIONS_LIMIT
+    cursor = args.text("cursor")
+    engine = await state.require_engine()
+    return await state.read(
+        lambda: engine.sessions(query=query, format=agent_format, since=since, until=until, limit=limit, cursor=cursor)
+    )
 
 
 async def stats(state: ServerState, args: Args) -> Any:
@@ -95,6 +110,7 @@ async def context(state: ServerState, args: Args) -> Any:
 COMMANDS: dict[str, tuple[Handler, tuple[str, ...]]] = {
     "memlens.search": (search, ("query", "limit", "mode", "fusion", "filters", "explain", "minScore")),
     "memlens.history": (history, ("sessionKey", "messageId", "limit")),
+    "memlens.sessions": (sessions, ("query", "format", "since", "until", "limit", "cursor")),
     "memlens.stats": (stats, ()),
     "memlens.reindex": (reindex, ("full",)),
     "memlens.summaries.grep": (summaries_grep, ("pattern", "limit")),
