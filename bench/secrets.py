@@ -1,0 +1,158 @@
+"""How well redaction works: recall on the planted fake secrets, false positives and speed on real text.
+
+Prints (1) recall per kind on ``tests/planted_secrets.py``, (2) redactions per MB on the real transcripts in
+``../shared/fixtures/transcripts`` (the indexed message texts, and the raw files including tool results) and on
+the LoCoMo conversations, each kind with a few samples in context so a human can judge false positives, and
+(3) speed in µs per KB, per message and over whole files.
+
+    python bench/secrets.py [--shared ../shared] [--samples 3] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "server"), str(ROOT / "tests")]
+
+from memlens.engine.redact import find_secrets, redact  # noqa: E402
+from memlens.engine.sources import parse_file  # noqa: E402
+from planted_secrets import PLANTED, leaked  # noqa: E402
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def recall() -> dict[str, Any]:
+    """Each planted text redacted alone: which kinds' secrets survive."""
+    missed = [p.kind for p in PLANTED if leaked(redact(p.text), [p])]
+    together = leaked(redact("\n\n".join(p.text for p in PLANTED)))
+    return {
+        "kinds": len(PLANTED),
+        "caught": len(PLANTED) - len(missed),
+        "missed": missed,
+        "missedWhenTogether": together,
+    }
+
+
+def transcript_messages(root: Path) -> list[str]:
+    """The texts memlens indexes from every transcript under ``root`` (messages, tool calls, summaries)."""
+    texts: list[str] = []
+    for path in sorted(root.rglob("*")):
+        if path.suffix in {".jsonl", ".md"} and path.is_file():
+            parsed = parse_file(path)
+            if parsed is not None:
+                texts.extend(record.text for record in parsed.records)
+    return texts
+
+
+def raw_files(root: Path) -> list[str]:
+    """Every transcript file whole, tool results, images and all: a harsher false-positive test."""
+    return [p.read_text("utf-8", "replace") for p in sorted(root.rglob("*")) if p.suffix in {".jsonl", ".md"}]
+
+
+def locomo_turns(root: Path) -> list[str]:
+    turns: list[str] = []
+    for path in sorted(root.glob("*.json")):
+        conversation = json.loads(path.read_text("utf-8"))
+        for key, value in conversation.items():
+            if key.startswith("session_") and isinstance(value, list):
+                turns.extend(str(turn.get("text", "")) for turn in value if isinstance(turn, dict))
+    return turns
+
+
+def fired(texts: Iterable[str], samples: int) -> dict[str, Any]:
+    """Redactions per MB and per kind, with ``samples`` examples of each in context."""
+    texts = list(texts)
+    size = sum(len(t.encode()) for t in texts)
+    kinds: Counter[str] = Counter()
+    examples: dict[str, list[str]] = defaultdict(list)
+    for text in texts:
+        for span in find_secrets(text):
+            kinds[span.kind] += 1
+            if len(examples[span.kind]) < samples:
+                before = text[max(0, span.start - 40) : span.start]
+                after = text[span.end : span.end + 20]
+                examples[span.kind].append(f"{before}⟦{text[span.start : span.end][:60]}⟧{after}")
+    total = sum(kinds.values())
+    return {
+        "texts": len(texts),
+        "megabytes": round(size / 1e6, 3),
+        "redactions": total,
+        "perMB": round(total / (size / 1e6), 2) if size else 0.0,
+        "byKind": dict(kinds.most_common()),
+        "samples": dict(examples),
+    }
+
+
+def speed(texts: list[str], runs: int = 3) -> float:
+    """Best of ``runs``: µs of ``redact`` per KB of text, one call per text."""
+    size_kb = sum(len(t.encode()) for t in texts) / 1024
+    best = float("inf")
+    for _ in range(runs):
+        started = time.perf_counter()
+        for text in texts:
+            redact(text)
+        best = min(best, time.perf_counter() - started)
+    return round(best * 1e6 / size_kb, 1)
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
+    parser.add_argument("--samples", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    transcripts = args.shared / "fixtures" / "transcripts"
+    messages = transcript_messages(transcripts)
+    files = raw_files(transcripts)
+    turns = locomo_turns(args.shared / "datasets" / "locomo")
+    report = {
+        "cpu": cpu_model(),
+        "recall": recall(),
+        "falsePositives": {
+            "transcriptMessages": fired(messages, args.samples),
+            "transcriptFilesRaw": fired(files, args.samples),
+            "locomoTurns": fired(turns, args.samples),
+        },
+        "microsecondsPerKB": {
+            "transcriptMessages": speed(messages),
+            "transcriptFilesWhole": speed(files),
+            "locomoTurns": speed(turns),
+        },
+    }
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return report
+    caught = report["recall"]
+    print(f"CPU: {report['cpu']}")
+    print(f"recall on the planted corpus: {caught['caught']}/{caught['kinds']} kinds; missed: {caught['missed']}")
+    for name, result in report["falsePositives"].items():
+        print(
+            f"\n{name}: {result['texts']} texts, {result['megabytes']} MB, {result['redactions']} redactions "
+            f"({result['perMB']}/MB) {result['byKind']}"
+        )
+        for kind, examples in result["samples"].items():
+            for example in examples:
+                print(f"  {kind:18} {example!r}")
+    print("\nµs per KB:", report["microsecondsPerKB"])
+    return report
+
+
+if __name__ == "__main__":
+    main()
