@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     messages = transcript_messages(transcripts)
     files = raw_files(transcripts)
     turns = locomo_turns(args.shared / "datasets" / "locomo")
-    report = {
+    report: dict[str, Any] = {
         "cpu": cpu_model(),
         "recall": recall(),
         "falsePositives": {
