@@ -7,6 +7,7 @@ waits for the next sync). Real fixtures in ../shared are used when present; the 
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 import tempfile
@@ -22,7 +23,7 @@ from memlens.settings import Settings
 HERE = Path(__file__).resolve().parent
 SYNTHETIC = HERE / "fixtures" / "transcripts"
 SHARED = HERE.parents[1] / "shared" / "fixtures" / "transcripts"
-MAX_SPLITS = 16  # line boundaries per file (chosen at random, fixed seed); smaller files are split at every line
+MAX_SPLITS = 16  # line boundaries per real file (chosen at random, fixed seed); synthetic ones: every line
 MID_LINE_SPLITS = 4  # synthetic files only
 
 
@@ -69,7 +70,7 @@ def _split_points(data: bytes, label: str) -> list[int]:
     """Offsets just after a newline (line boundaries), plus, for synthetic files, some inside a line."""
     boundaries = [i + 1 for i, byte in enumerate(data[:-1]) if byte == 0x0A]
     rng = random.Random(len(data))  # deterministic per file
-    if len(boundaries) > MAX_SPLITS:
+    if label == "shared" and len(boundaries) > MAX_SPLITS:
         boundaries = sorted(rng.sample(boundaries, MAX_SPLITS))
     if label == "synthetic":
         boundaries += sorted(rng.sample(range(1, len(data) - 1), MID_LINE_SPLITS))
@@ -103,5 +104,70 @@ def test_append_equals_rebuild(label: str, root: Path, rel: str, scratch: Path) 
         # design (sources.branches, indexer._can_append); every other file must have taken the append path
         if not (whole.session_from_path or whole.bad_lines or split_branches(whole.records).orphaned):
             assert appended > 0, "the append path was exercised"
+    finally:
+        engine.close()
+
+
+SYNTHETIC_CASES = [case for case in CASES if case[0] == "synthetic"]
+
+
+@pytest.mark.parametrize(("label", "root", "rel"), SYNTHETIC_CASES, ids=[c[2] for c in SYNTHETIC_CASES])
+def test_two_appends_equal_rebuild(label: str, root: Path, rel: str, scratch: Path) -> None:
+    """Appends in three steps: what one append left as its resume point must serve the next one."""
+    data = (root / rel).read_bytes()
+    target = scratch / "transcripts" / rel
+    target.parent.mkdir(parents=True)
+    engine = _engine(scratch)
+    try:
+        target.write_bytes(data)
+        engine.sync()
+        reference = _messages(engine)
+        boundaries = _split_points(data, "shared")  # line boundaries only
+        rng = random.Random(len(data))
+        pairs = {tuple(sorted(rng.sample(boundaries, 2))) for _ in range(12)}
+        for first, second in sorted(pairs):
+            target.write_bytes(data[:first])
+            engine.sync()
+            for start, end in ((first, second), (second, len(data))):
+                with target.open("ab") as handle:
+                    handle.write(data[start:end])
+                engine.sync()
+            assert _messages(engine) == reference, f"split at bytes {first} and {second}"
+    finally:
+        engine.close()
+
+
+def _cc(kind: str, uuid: str, parent: str | None, text: str, message_id: str = "") -> bytes:
+    message: dict[str, object] = {"role": kind, "content": [{"type": "text", "text": text}]}
+    if message_id:
+        message["id"] = message_id
+    line = {"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": "s1", "message": message}
+    return json.dumps({**line, "timestamp": "2026-03-02T09:00:00Z"}).encode() + b"\n"
+
+
+def test_an_edit_after_a_streamed_append_drops_the_old_branch(scratch: Path) -> None:
+    """The second append's resume point lies inside the first append: its anchor must still guard the branch."""
+    steps = [
+        _cc("user", "u0", None, "question")
+        + _cc("assistant", "a0", "u0", "answer", "m0")
+        + _cc("user", "u1", "a0", "follow-up")
+        + _cc("assistant", "a1", "u1", "streamed part one", "m1"),
+        _cc("assistant", "a1b", "a1", "streamed part two", "m1"),  # continues m1: re-parsed from a1's line
+        _cc("user", "u1e", "a0", "follow-up, edited") + _cc("assistant", "a2", "u1e", "new answer", "m2"),
+    ]
+    target = scratch / "transcripts" / "s1.jsonl"
+    target.parent.mkdir(parents=True)
+    engine = _engine(scratch)
+    try:
+        target.write_bytes(b"")
+        for step in steps:
+            with target.open("ab") as handle:
+                handle.write(step)
+            engine.sync()
+        appended = _messages(engine)
+        target.write_bytes(b"".join(steps) + b"\n")  # the same lines, rewritten: parsed whole
+        engine.sync()
+        assert appended == _messages(engine)
+        assert [m[4] for m in appended] == ["question", "answer", "follow-up, edited", "new answer"]
     finally:
         engine.close()

@@ -356,9 +356,11 @@ class Indexer:
         """Parse the file from its resume point (the start of the last record an append may continue) to the end;
         None when the result would not simply continue the active branch (the whole file is parsed again)."""
         result = parse_transcript(tail, path, row.resume_line, row.format, self.parsers)
-        if result is None or not continues_branch(result.records, json.loads(row.anchor_ids or "[]")):
+        anchors: list[str] = json.loads(row.anchor_ids or "[]")
+        if result is None or not continues_branch(result.records, anchors):
             return None
         content = transcript_content(result, self.settings.chunking, active_only=False)
+        content.anchor_ids = content.anchor_ids or anchors  # no record before the new resume point: same anchor
         content.parsed_bytes = row.resume_bytes + result.consumed_bytes
         content.next_line = row.resume_line + tail.count(b"\n", 0, result.consumed_bytes)
         content.resume_line, content.resume_bytes = resume_point(
