@@ -66,6 +66,10 @@ def _messages(engine: Engine) -> list[tuple[str, str, str, str, str]]:
     return [(str(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in rows]
 
 
+def _bad_lines(engine: Engine) -> int:
+    return int(engine.catalog.db.execute("SELECT COALESCE(SUM(bad_lines), 0) FROM files").fetchone()[0])
+
+
 def _split_points(data: bytes, label: str) -> list[int]:
     """Offsets just after a newline (line boundaries), plus, for synthetic files, some inside a line."""
     boundaries = [i + 1 for i, byte in enumerate(data[:-1]) if byte == 0x0A]
@@ -87,7 +91,7 @@ def test_append_equals_rebuild(label: str, root: Path, rel: str, scratch: Path) 
     try:
         target.write_bytes(data)
         engine.sync()
-        reference = _messages(engine)
+        reference, bad = _messages(engine), _bad_lines(engine)
         assert reference, "the whole file indexes some messages"
         appended = 0
         for cut in _split_points(data, label):
@@ -98,6 +102,7 @@ def test_append_equals_rebuild(label: str, root: Path, rel: str, scratch: Path) 
             report = engine.sync()
             appended += report.files_appended
             assert _messages(engine) == reference, f"split at byte {cut}"
+            assert _bad_lines(engine) == bad, f"split at byte {cut}"
         whole = parse_file(target)
         assert whole is not None
         # a file with a broken link, a bad line or no session id of its own is parsed whole at each append, by
@@ -169,5 +174,26 @@ def test_an_edit_after_a_streamed_append_drops_the_old_branch(scratch: Path) -> 
         engine.sync()
         assert appended == _messages(engine)
         assert [m[4] for m in appended] == ["question", "answer", "follow-up, edited", "new answer"]
+    finally:
+        engine.close()
+
+
+def test_a_bad_line_parsed_again_is_counted_once(scratch: Path) -> None:
+    """A malformed line inside a streamed message lies after the resume point: the append parses it again."""
+    first = _cc("user", "u1", None, "question") + _cc("assistant", "a1", "u1", "part one", "m1") + b"{cut\n"
+    second = _cc("assistant", "a1b", "a1", "part two", "m1") + _cc("user", "u2", "a1b", "thanks")
+    target = scratch / "transcripts" / "s1.jsonl"
+    target.parent.mkdir(parents=True)
+    engine = _engine(scratch)
+    try:
+        target.write_bytes(first)
+        engine.sync()
+        with target.open("ab") as handle:
+            handle.write(second)
+        assert engine.sync().files_appended == 1
+        assert _bad_lines(engine) == 1
+        assert [m[4] for m in _messages(engine)] == ["question", "part one\n\npart two", "thanks"]
+        [problem] = engine.catalog.db.execute("SELECT error FROM files").fetchall()
+        assert problem[0].count("line 3:") == 1
     finally:
         engine.close()

@@ -35,6 +35,7 @@ from memlens.engine.ingest import (
 )
 from memlens.engine.keyword_index import KeywordDoc, KeywordIndex
 from memlens.engine.sources import continues_branch, make_parsers
+from memlens.engine.sources.common import errors_from_line
 from memlens.engine.stored_text import redact_content
 from memlens.engine.vector_index import VectorIndex, encode_vector, vector_rows
 from memlens.errors import is_disk_full
@@ -361,6 +362,11 @@ class Indexer:
             return None
         content = transcript_content(result, self.settings.chunking, active_only=False)
         content.anchor_ids = content.anchor_ids or anchors  # no record before the new resume point: same anchor
+        overlap = row.parsed_bytes - row.resume_bytes
+        if result.bad_lines and overlap > 0:  # the lines parsed again had their bad lines counted already
+            earlier = parse_transcript(tail[:overlap], path, row.resume_line, row.format, self.parsers)
+            content.bad_lines -= earlier.bad_lines if earlier is not None else 0
+            content.errors = errors_from_line(content.errors, row.next_line)
         content.parsed_bytes = row.resume_bytes + result.consumed_bytes
         content.next_line = row.resume_line + tail.count(b"\n", 0, result.consumed_bytes)
         content.resume_line, content.resume_bytes = resume_point(

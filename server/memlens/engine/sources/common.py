@@ -57,6 +57,16 @@ def count_bad_line(result: ParseResult, line_no: int, reason: str) -> None:
     add_error(result, f"line {line_no}: {reason}")
 
 
+def errors_from_line(errors: list[str], first_line: int) -> list[str]:
+    """The bad-line messages (as `count_bad_line` writes them) about lines at or after `first_line`."""
+    kept = []
+    for error in errors:
+        number = error.removeprefix("line ").split(":", 1)[0]
+        if not number.isdigit() or int(number) >= first_line:
+            kept.append(error)
+    return kept
+
+
 class LineGuard:
     """`with LineGuard(result, line_no): ...` turns any exception while handling one line into a counted bad line
     (the exception type is the reason), so one line can never fail its file."""
