@@ -1,0 +1,368 @@
+"""Zero leaks: every planted kind of secret, in every source (user text, assistant text, tool-call inputs,
+compaction summaries, SpecStory exports, memory notes and their headings), through every surface (CLI search
+human and JSON, CLI history, summaries, context packs, stats, LSP commands and hover).
+
+Run twice: with redaction at index time (the default: the index holds no secret at all) and with it turned off,
+so the redaction pass at the engine's door must catch everything alone."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from memlens.engine.engine import Engine
+from memlens.settings import Settings, merge
+from planted_secrets import PLANTED, Planted, leaked, leaked_fragments
+
+CLAUDE_SESSION = "7e1d2c3b-4a5f-4e6d-8c7b-9a0b1c2d3e4f"
+CODEX_SESSION = "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0001"
+OPENCLAW_SESSION = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
+WORDS = re.compile(r"[A-Za-z]{4,}")
+
+
+def context_words(planted: Planted) -> str:
+    """A keyword query that finds the planted sentence without containing its secret."""
+    words = [w for w in WORDS.findall(planted.text.replace(planted.secret, " ")) if w.lower() not in {"with", "that"}]
+    return " ".join(words[:4]) or planted.kind
+
+
+def _ts(n: int) -> str:
+    return f"2026-03-01T10:{n // 60:02d}:{n % 60:02d}Z"
+
+
+def write_claude(folder: Path, items: list[Planted]) -> None:
+    lines: list[dict[str, Any]] = []
+    parent: str | None = None
+    for n, item in enumerate(items):
+        user, assistant = f"u{n:04d}-0000-4000-8000-000000000000", f"a{n:04d}-0000-4000-8000-000000000000"
+        base = {"sessionId": CLAUDE_SESSION, "cwd": "/work/project", "version": "2.1.38"}
+        lines.append(
+            {
+                **base,
+                "type": "user",
+                "uuid": user,
+                "parentUuid": parent,
+                "timestamp": _ts(2 * n),
+                "message": {"role": "user", "content": item.text},
+            }
+        )
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": f"Looking at it: {item.text}"}]
+        blocks.append(
+            {"type": "tool_use", "id": f"toolu_{n}", "name": "Bash", "input": {"command": f"echo '{item.text}'"}}
+        )
+        lines.append(
+            {
+                **base,
+                "type": "assistant",
+                "uuid": assistant,
+                "parentUuid": user,
+                "timestamp": _ts(2 * n + 1),
+                "message": {"id": f"msg_{n}", "role": "assistant", "content": blocks},
+            }
+        )
+        parent = assistant
+    summary_uuid = "s0000000-0000-4000-8000-000000000000"
+    lines.append(
+        {
+            "sessionId": CLAUDE_SESSION,
+            "type": "user",
+            "uuid": summary_uuid,
+            "parentUuid": parent,
+            "isCompactSummary": True,
+            "timestamp": _ts(999),
+            "message": {"role": "user", "content": "Summary: " + " ".join(p.text for p in items)},
+        }
+    )
+    lines.append({"type": "summary", "summary": "Session about " + items[0].text, "leafUuid": summary_uuid})
+    path = folder / "claude-code" / f"{CLAUDE_SESSION}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def write_codex(folder: Path, items: list[Planted]) -> None:
+    lines: list[dict[str, Any]] = [
+        {"timestamp": _ts(0), "type": "session_meta", "payload": {"id": CODEX_SESSION, "cwd": "/work/project"}}
+    ]
+    for n, item in enumerate(items):
+        lines.append(
+            {
+                "timestamp": _ts(3 * n),
+                "type": "response_item",
+                "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": item.text}]},
+            }
+        )
+        lines.append(
+            {
+                "timestamp": _ts(3 * n + 1),
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": f"Noted. {item.text}"}],
+                },
+            }
+        )
+        arguments = json.dumps({"command": ["bash", "-lc", f"printf '%s' '{item.text}'"]})
+        lines.append(
+            {
+                "timestamp": _ts(3 * n + 2),
+                "type": "response_item",
+                "payload": {"type": "function_call", "name": "shell", "arguments": arguments, "call_id": f"c{n}"},
+            }
+        )
+    lines.append(
+        {
+            "timestamp": _ts(999),
+            "type": "compacted",
+            "payload": {"message": "Earlier: " + " ".join(p.text for p in items)},
+        }
+    )
+    path = folder / "codex" / "2026" / "03" / "01" / f"rollout-2026-03-01T10-00-00-{CODEX_SESSION}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def write_openclaw(folder: Path, items: list[Planted]) -> None:
+    lines: list[dict[str, Any]] = [
+        {"type": "session", "version": 3, "id": OPENCLAW_SESSION, "timestamp": _ts(0), "cwd": "/work/project"}
+    ]
+    parent: str | None = None
+    for n, item in enumerate(items):
+        user, assistant = f"{n:04d}u000", f"{n:04d}a000"
+        lines.append(
+            {
+                "type": "message",
+                "id": user,
+                "parentId": parent,
+                "timestamp": _ts(2 * n),
+                "message": {"role": "user", "content": [{"type": "text", "text": item.text}]},
+            }
+        )
+        content = [
+            {"type": "text", "text": f"On it. {item.text}"},
+            {"type": "toolCall", "id": f"t{n}", "name": "exec", "arguments": {"command": f"echo '{item.text}'"}},
+        ]
+        lines.append(
+            {
+                "type": "message",
+                "id": assistant,
+                "parentId": user,
+                "timestamp": _ts(2 * n + 1),
+                "message": {"role": "assistant", "content": content},
+            }
+        )
+        parent = assistant
+    lines.append(
+        {
+            "type": "compaction",
+            "id": "c0000000",
+            "parentId": parent,
+            "timestamp": _ts(999),
+            "summary": "Compacted: " + " ".join(p.text for p in items),
+        }
+    )
+    path = folder / "openclaw" / f"{OPENCLAW_SESSION}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def write_specstory(workspace: Path, items: list[Planted]) -> None:
+    parts = [
+        "<!-- Generated by SpecStory, Markdown v2.1.0 -->\n\n# 2026-03-01 10:00:00Z\n\n"
+        "<!-- Claude Code Session 5a5a5a5a-1b1b-4c2c-8d3d-4e4e4e4e4e4e (2026-03-01 10:00:00Z) -->\n"
+    ]
+    for n, item in enumerate(items):
+        parts.append(f"\n_**User (2026-03-01 10:{n:02d}:00Z)**_\n\n{item.text}\n\n---\n")
+        parts.append(
+            f"\n_**Agent (claude-opus-4-6 2026-03-01 10:{n:02d}:30Z)**_\n\nHandled: {item.text}\n\n"
+            '<tool-use data-tool-type="shell" data-tool-name="Bash"><details>\n<summary>Tool use: **Bash**</summary>\n'
+            f"Run it\n\n`echo '{item.text}'`\n</details></tool-use>\n\n---\n"
+        )
+    path = workspace / ".specstory" / "history" / "2026-03-01_10-00-00Z-secrets.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(parts))
+
+
+def write_memory(workspace: Path, items: list[Planted]) -> None:
+    sections = []
+    for item in items:
+        heading = item.text.splitlines()[0] if item.context == "heading" else f"Note on {item.kind}"
+        sections.append(f"## {heading}\n\nRecorded for later: {item.text}\n")
+    (workspace / "MEMORY.md").write_text("# Credentials we handled\n\n" + "\n".join(sections))
+
+
+@pytest.fixture(scope="module")
+def planted_workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("planted")
+    workspace, transcripts = root / "project", root / "transcripts"
+    workspace.mkdir()
+    write_memory(workspace, PLANTED)
+    write_specstory(workspace, PLANTED)
+    write_claude(transcripts, PLANTED)
+    write_codex(transcripts, PLANTED)
+    write_openclaw(transcripts, PLANTED)
+    return workspace, transcripts
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=600)
+
+
+def assert_clean(output: str, where: str) -> None:
+    assert leaked(output) == [], f"{where} shows whole secrets"
+    assert leaked_fragments(output, length=8) == [], f"{where} shows pieces of secrets"
+
+
+@pytest.fixture(scope="module", params=["redacted-index", "unredacted-index"])
+def indexed(
+    request: pytest.FixtureRequest, planted_workspace: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[list[str], Settings]:
+    workspace, transcripts = planted_workspace
+    root = tmp_path_factory.mktemp(request.param)
+    data = {"privacy": {"redactIndex": request.param == "redacted-index"}}
+    settings_file = root / "settings.json"
+    settings_file.write_text(json.dumps(data))
+    where = [
+        "--workspace",
+        str(workspace),
+        "--transcripts",
+        str(transcripts),
+        "--index-dir",
+        str(root / "index"),
+        "--no-embeddings",
+        "--settings",
+        str(settings_file),
+    ]
+    done = cli("index", *where)
+    assert done.returncode == 0, done.stderr
+    return where, merge(Settings(), data)
+
+
+def test_cli_search_shows_no_secret(indexed: tuple[list[str], Settings]) -> None:
+    where, _ = indexed
+    for item in PLANTED:
+        query = context_words(item)
+        for output in ("--json", "--explain"):
+            found = cli("search", query, "--no-sync", "--limit", "20", output, *where)
+            assert found.returncode in (0, 1), found.stderr
+            assert_clean(found.stdout + found.stderr, f"search {query!r} {output} ({item.kind})")
+
+
+def test_history_summaries_context_and_stats_show_no_secret(
+    indexed: tuple[list[str], Settings], planted_workspace: tuple[Path, Path]
+) -> None:
+    where, settings = indexed
+    workspace, transcripts = planted_workspace
+    index_dir = Path(where[where.index("--index-dir") + 1])
+    settings.transcripts.agent_defaults = False
+    with Engine([workspace], settings, [transcripts], index_dir, embedder=False) as engine:
+        stored = "\n".join(
+            engine.catalog.chunk_texts(chunk_id) and "\n".join(engine.catalog.chunk_texts(chunk_id))
+            for (chunk_id,) in engine.catalog.db.execute("SELECT id FROM chunks")
+        )
+        if settings.privacy.redact_index:
+            assert leaked(stored) == [], "the index must not be a second copy of the secrets"
+        else:
+            assert len(leaked(stored)) == len(PLANTED), "with redactIndex off the index keeps them: the door must mask"
+        stats = engine.stats()
+        assert_clean(json.dumps(stats), "stats")
+        assert stats["sessions"] >= 4
+        keys = engine.catalog.db.execute("SELECT key FROM sessions").fetchall()
+        for (key,) in keys:
+            history = engine.history(key, limit=500)
+            assert history["messages"], key
+            assert_clean(json.dumps(history), f"history {key}")
+            human = (
+                cli("history", key, "--limit", "500", "--no-sync", *where)
+                if False
+                else cli("history", key, "--limit", "500", *where)
+            )
+            assert human.returncode == 0, human.stderr
+            assert_clean(human.stdout, f"CLI history {key}")
+        grep = engine.summaries_grep("Summary|Earlier|Compacted|Session about", limit=50)
+        assert grep["results"]
+        assert_clean(json.dumps(grep), "summaries_grep")
+        for match in grep["results"]:
+            assert_clean(json.dumps(engine.summaries_describe(match["summaryId"])), "summaries_describe")
+            assert_clean(json.dumps(engine.summaries_expand(match["summaryId"], token_budget=50_000)), "expand")
+        for item in PLANTED:
+            pack = engine.context(context_words(item), token_budget=4000)
+            assert_clean(json.dumps(pack), f"context pack ({item.kind})")
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "memlens", "serve"]))
+async def lsp_server(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+    yield lsp_client
+
+
+async def test_language_server_commands_and_hover_show_no_secret(
+    indexed: tuple[list[str], Settings], planted_workspace: tuple[Path, Path], lsp_server: LanguageClient
+) -> None:
+    where, settings = indexed
+    workspace, transcripts = planted_workspace
+    index_dir = where[where.index("--index-dir") + 1]
+    client = lsp_server
+    options = {
+        "indexDir": index_dir,
+        "transcripts": {"paths": [str(transcripts)], "agentDefaults": False},
+        "embedding": {"enabled": False},
+        "privacy": {"redactIndex": settings.privacy.redact_index},
+        "hover": {"minScore": 0.0},
+    }
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="project")],
+            initialization_options=options,
+        )
+    )
+    outputs: list[str] = []
+
+    async def run(command: str, argument: dict[str, Any]) -> Any:
+        params = types.ExecuteCommandParams(command=command, arguments=[argument])
+        result = await client.workspace_execute_command_async(params)
+        outputs.append(json.dumps(result))
+        return result
+
+    for key in (f"claude-code:{CLAUDE_SESSION}", f"codex:{CODEX_SESSION}", f"openclaw:{OPENCLAW_SESSION}"):
+        await run("memlens.history", {"sessionKey": key, "limit": 500})
+    for item in PLANTED:
+        await run("memlens.search", {"query": context_words(item), "mode": "keyword", "limit": 20})
+    await run("memlens.context", {"question": "credentials tokens keys", "tokenBudget": 8000})
+    grep = await run("memlens.summaries.grep", {"pattern": "Summary|Earlier|Compacted"})
+    for match in grep["results"]:
+        await run("memlens.summaries.expand", {"summaryId": match["summaryId"], "tokenBudget": 50_000})
+    note = workspace / "notes.md"
+    note.write_text("credentials token key password\n")
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=note.as_uri(), language_id="markdown", version=1, text=note.read_text()
+            )
+        )
+    )
+    for character in (1, 14, 20, 25):
+        hover = await client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=note.as_uri()),
+                position=types.Position(line=0, character=character),
+            )
+        )
+        outputs.append(
+            json.dumps(hover.contents.value if hover and isinstance(hover.contents, types.MarkupContent) else "")
+        )
+    await client.shutdown_session()
+    assert any(output != '""' for output in outputs[-4:]), "hover found nothing: the hover surface went untested"
+    assert sum(1 for output in outputs if "REDACTED" in output) > 5  # the planted secrets were reached, and masked
+    for output in outputs:
+        assert_clean(output, "language server")
