@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_helpers import REPO, call, mcp_client, memlens, text_of, wait_until_indexed, wire
+
+from mcp_server.helpers import REPO, call, mcp_client, memlens, text_of, wait_until_indexed, wire
 
 TOOL_NAMES = {
     "search",

@@ -6,7 +6,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from mcp_helpers import EXAMPLE_WORKSPACE, SHARED_TRANSCRIPTS, memlens
+
+from mcp_server.helpers import EXAMPLE_WORKSPACE, SHARED_TRANSCRIPTS, memlens
 
 
 @pytest.fixture()
