@@ -60,8 +60,10 @@ def resolve_locations(
         for configured in settings.transcripts.paths:
             path = Path(configured).expanduser()
             dirs.append((path if path.is_absolute() else workspace / path).resolve())
+        # the workspace's own SpecStory exports are part of the workspace, not an agent's default folder:
+        # `transcripts.agentDefaults: false` keeps them (it only drops the folders in the home directory)
+        dirs.append(workspace / ".specstory" / "history")
         if settings.transcripts.agent_defaults:
-            dirs.append(workspace / ".specstory" / "history")
             if not locations.scope_all:
                 dirs.append(claude_project_dir(home, workspace))
     if settings.transcripts.agent_defaults:
