@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 
 import pytest
@@ -22,6 +23,7 @@ def configure_pool():
     the = cardamomBuns + an
 """
 URI = "file:///tmp/memlens-hover-test/app.py"
+HIT_LINE = re.compile(r"- \*\*(\d{1,3})%\*\* \[(.+?)\]\((memlens-transcript:/[^)\s]+|file:///[^)\s]+#L\d+)\) · (.+)  $")
 
 
 @pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER_COMMAND))
@@ -64,9 +66,25 @@ async def test_hover_hit_has_scored_links(client: LanguageClient) -> None:
     assert (result.range.start.character, result.range.end.character) == (6, 15)
 
 
-async def test_hover_splits_snake_case(client: LanguageClient) -> None:
-    text = markdown(await hover(client, 2, 10))  # "use_pgbouncer" -> "pgbouncer" (use is too short)
-    assert "recall for *pgbouncer*" in text
+async def test_hover_queries_the_whole_identifier(client: LanguageClient) -> None:
+    # the whole identifier is the query (the engine matches it whole, then by its parts), not a word list
+    text = markdown(await hover(client, 2, 10))
+    assert "recall for `use_pgbouncer`" in text
+    assert "pgbouncer" in text.split("\n", 1)[1].lower()
+
+
+async def test_every_hit_is_a_link_with_title_date_and_score(client: LanguageClient) -> None:
+    text = markdown(await hover(client, 1, 8))
+    hits = [line for line in text.split("\n") if line.startswith("- ")]
+    assert hits
+    for line in hits:
+        # - **87%** [title](link) · facts
+        match = HIT_LINE.match(line)
+        assert match, line
+        assert 0 <= int(match.group(1)) <= 100
+        if match.group(3).startswith("memlens-transcript:"):
+            assert re.search(r"\b20\d\d-\d\d-\d\d\b", match.group(4)), line  # the message's date
+            assert not match.group(2).startswith("claude-code ·"), line  # the session's title, not its format
 
 
 async def test_transcript_link_is_vscode_uri(client: LanguageClient) -> None:

@@ -76,23 +76,33 @@ def _escape(text: str) -> str:
     return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", text)
 
 
-def render(words: list[str], results: list[dict[str, Any]]) -> str:
-    """Markdown for the hover: score, where, a link that opens the hit, and a short excerpt."""
-    lines = [f"**memlens** · recall for *{' '.join(words)}*", ""]
+def _date(timestamp: str | None) -> str:
+    return (timestamp or "").replace("T", " ")[:10]
+
+
+def render(identifier: str, results: list[dict[str, Any]]) -> str:
+    """Markdown for the hover: per hit its score, its title as a link that opens it, its date and where it is from,
+    then a short excerpt.
+
+    Memory hits link to `file:///abs/path#L<line>`; transcript hits to `memlens-transcript:/<sessionKey>.md?message=
+    <messageId>` (the VS Code client turns both into command links it trusts; other clients parse them).
+    """
+    lines = [f"**memlens** · recall for `{identifier.replace('`', '')}`", ""]
     for result in results:
         score = f"{round(result['score'] * 100)}%"
         if result["kind"] == "memory":
             line = result.get("lineStart") or 1
             link = Path(result["path"]).as_uri() + f"#L{line}"
-            where = f"{result['relPath']}:{line}"
-            if result.get("heading"):
-                where += f" — {result['heading']}"
+            title = result.get("heading") or result["relPath"]
+            facts = [f"{result['relPath']}:{line}"]
         else:
             link = transcript_uri(result["sessionKey"], result.get("messageId"))
-            when = (result.get("timestamp") or "").replace("T", " ")[:16]
-            label = "summary" if result["kind"] == "summary" else result.get("role") or "message"
-            where = f"{result.get('format') or 'transcript'} · {when} · {label}"
-        lines.append(f"- **{score}** [{_escape(where)}]({link})  ")
+            title = result.get("title") or f"{result.get('format') or 'transcript'} session"
+            role = "summary" if result["kind"] == "summary" else result.get("role") or "message"
+            facts = [_date(result.get("timestamp")), result.get("format") or "transcript", role]
+        title = _one_line(title)[:80]
+        fact_text = " · ".join(_escape(f) for f in facts if f)
+        lines.append(f"- **{score}** [{_escape(title)}]({link}) · {fact_text}  ")
         lines.append(f"  {_escape(_one_line(result['excerpt']))}")
     return "\n".join(lines)
 
@@ -128,10 +138,12 @@ class HoverProvider:
         span = word_range(line, params.position.character)
         if span is None:
             return None
-        words = query_words(line[span[0] : span[1]])
-        if not words:
+        identifier = line[span[0] : span[1]]
+        # an identifier made only of short or common words (`self`, `is_a`) recalls nothing worth a hover
+        if not query_words(identifier):
             return None
-        query = " ".join(words)
+        # the whole identifier is the query: the engine matches it whole first, then by its parts
+        query = identifier
         key = (query, self.state.generation, settings.min_score, settings.max_results)
         hit, markdown = self._cached(key)
         if not hit:
@@ -143,7 +155,7 @@ class HoverProvider:
                 log.debug("hover search for %r failed: %s", query, exc)
                 return None
             results = response["results"]
-            markdown = render(words, results) if results else None
+            markdown = render(identifier, results) if results else None
             self._store(key, markdown)
         if markdown is None:
             return None
