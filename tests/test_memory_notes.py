@@ -9,7 +9,8 @@ import pytest
 
 from memlens.engine import indexer
 from memlens.engine.engine import Engine
-from memlens.engine.ingest import decode_note, note_encoding, read_memory
+from memlens.engine.ingest import read_memory
+from memlens.engine.text_encoding import decode_text, sniff_encoding
 from memlens.settings import ChunkingSettings, Settings, merge
 
 NOTE = "# Café Nordlys\n\nThe offsite agenda: smørrebrød at noon, then the 🚀 launch review.\n"
@@ -35,10 +36,10 @@ def test_every_encoding_decodes_to_the_same_note(name: str) -> None:
 
 
 def test_sniffing_leaves_utf8_alone() -> None:
-    assert note_encoding("plain ascii and ünïcödé".encode()) == ("utf-8", 0)
-    assert note_encoding(b"") == ("utf-8", 0)
-    assert note_encoding(b"one NUL\x00 in a long line of ordinary text") == ("utf-8", 0)
-    assert decode_note(b"bad \xff byte") == "bad \ufffd byte"
+    assert sniff_encoding("plain ascii and ünïcödé".encode()) == ("utf-8", 0)
+    assert sniff_encoding(b"") == ("utf-8", 0)
+    assert sniff_encoding(b"one NUL\x00 in a long line of ordinary text") == ("utf-8", 0)
+    assert decode_text(b"bad \xff byte") == "bad \ufffd byte"
 
 
 def test_a_note_over_the_limit_is_cut_and_says_so() -> None:

@@ -263,3 +263,23 @@ def test_catalog_lists_problems_most_bad_lines_first(tmp_path: Path) -> None:
     assert [p["path"] for p in problems] == ["/a", "/b"]
     assert problems[1]["reasons"] == ["cannot read: denied"] and catalog.count_file_problems() == 2
     catalog.close()
+
+
+def test_dangling_links_are_counted_and_long_messages_read_whole(workspace: Path, tmp_path: Path) -> None:
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    long_text = "\n\n".join(f"Paragraph {i} about the ledger migration, step {i} of many." for i in range(600))
+    lines = [
+        claude_line("dddd-1", None, "user", "first question before the broken link"),
+        claude_line("dddd-2", "missing-parent", "assistant", long_text),
+    ]
+    (transcripts / "s.jsonl").write_text("\n".join(lines) + "\n")
+    with Engine([workspace], settings(), [transcripts], tmp_path / "index", embedder=False) as engine:
+        engine.sync()
+        stats = engine.stats()
+        assert stats["orphanedMessages"] >= 1
+        key = engine.search("broken link", mode="keyword")["results"][0]["sessionKey"]
+        messages = engine.history(key, limit=50)["messages"]
+        assert [m["messageId"] for m in messages] == ["dddd-1", "dddd-2"]  # the parts of one message, shown as one
+        assert "Paragraph 0 " in messages[1]["text"] and "Paragraph 599 " in messages[1]["text"]
+        assert engine.search("Paragraph 599", mode="keyword")["results"]  # every part is searchable

@@ -170,14 +170,14 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def _camel(name: str) -> str:
+def camel_case(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
 
 
 def wire_name(path: str) -> str:
     """`search.min_score` → `memlens.search.minScore`."""
-    return "memlens." + ".".join(_camel(part) for part in path.split("."))
+    return "memlens." + ".".join(camel_case(part) for part in path.split("."))
 
 
 TRUST_PATHS = frozenset(".".join(_snake(p) for p in key.split(".")) for key in TRUST_SETTINGS)
@@ -476,7 +476,7 @@ def to_wire(settings: Settings) -> dict[str, Any]:
 
     def convert(value: Any) -> Any:
         if dataclasses.is_dataclass(value):
-            return {_camel(f.name): convert(getattr(value, f.name)) for f in dataclasses.fields(value)}
+            return {camel_case(f.name): convert(getattr(value, f.name)) for f in dataclasses.fields(value)}
         return value
 
     return convert(settings)

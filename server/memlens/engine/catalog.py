@@ -21,6 +21,8 @@ from memlens.errors import is_disk_full
 
 log = logging.getLogger(__name__)
 
+_TABLES = frozenset({"meta", "files", "sessions", "chunks", "units", "vectors"})
+
 SCHEMA_VERSION = 2  # 2: files rows keep where an appended tail is re-parsed from, and orphaned counts
 
 _SCHEMA = """
@@ -304,6 +306,40 @@ class Catalog:
         sql = f"""SELECT c.*, f.path AS path, f.format AS file_format FROM chunks c
                   JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})"""
         return {int(r["id"]): r for r in self.db.execute(sql, list(ids))}
+
+    def count(self, table: str) -> int:
+        """Rows in one of the catalog's tables."""
+        if table not in _TABLES:
+            raise ValueError(f"not a catalog table: {table!r}")
+        return int(self.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+
+    def session_cwds(self) -> dict[str, str]:
+        """The cwd each indexed session recorded, by its file's path."""
+        sql = "SELECT f.path, s.cwd FROM files f JOIN sessions s ON s.file_id = f.id WHERE s.cwd IS NOT NULL"
+        return {str(row[0]): str(row[1]) for row in self.db.execute(sql)}
+
+    def embedding_backlog(self, model: str) -> tuple[int, int]:
+        """(chunks with a unit lacking a vector for `model`, transcript units lacking one)."""
+        rows = self.db.execute(
+            """SELECT u.chunk_id, u.kind FROM units u LEFT JOIN vectors v
+               ON v.hash = u.embed_text_hash AND v.model = ? WHERE v.hash IS NULL""",
+            (model,),
+        ).fetchall()
+        return len({r[0] for r in rows}), sum(1 for r in rows if r[1] != "memory")
+
+    def files_by_format(self) -> dict[str, int]:
+        return {str(k): int(v) for k, v in self.db.execute("SELECT format, COUNT(*) FROM files GROUP BY format")}
+
+    def messages_by_format(self) -> dict[str, int]:
+        sql = "SELECT format, COUNT(*) FROM units WHERE kind != 'memory' GROUP BY format"
+        return {str(k): int(v) for k, v in self.db.execute(sql)}
+
+    def total_bad_lines(self) -> int:
+        return int(self.db.execute("SELECT COALESCE(SUM(bad_lines), 0) FROM files").fetchone()[0])
+
+    def total_orphaned(self) -> int:
+        """Messages kept only by the broken-chain rule (their parent link led nowhere)."""
+        return int(self.db.execute("SELECT COALESCE(SUM(orphaned), 0) FROM files").fetchone()[0])
 
     def file_problems(self, limit: int) -> list[dict[str, Any]]:
         """Files with skipped lines or a failure, most skipped lines first: what `stats` lists as `fileErrors`."""

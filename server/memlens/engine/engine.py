@@ -149,7 +149,7 @@ class Engine:
         self.close()
 
     def _unit_count(self) -> int:
-        return int(self.catalog.db.execute("SELECT COUNT(*) FROM units").fetchone()[0])
+        return self.catalog.count("units")
 
     # -- indexing ---------------------------------------------------------------------------------------------
 
@@ -158,12 +158,7 @@ class Engine:
 
     def _known_cwd(self) -> Callable[[Path], str | None]:
         """The cwd each indexed session recorded: agent folders are filtered by it without reading the files."""
-        cwd_of = {
-            row[0]: row[1]
-            for row in self.catalog.db.execute(
-                "SELECT f.path, s.cwd FROM files f JOIN sessions s ON s.file_id = f.id WHERE s.cwd IS NOT NULL"
-            )
-        }
+        cwd_of = self.catalog.session_cwds()
         return lambda path: cwd_of.get(str(path))
 
     def sources(self) -> list[SourceFile]:
@@ -377,22 +372,11 @@ class Engine:
         return redact_response(build_context_pack(self, question, token_budget, limit))
 
     def stats(self) -> dict[str, Any]:
-        db = self.catalog.db
-        total_chunks = int(db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+        catalog = self.catalog
+        total_chunks = catalog.count("chunks")
         model = self.embedder.name if self.embedder else None
-        chunks_missing = 0
-        pending_messages = 0
-        if model is not None:
-            missing = """SELECT u.chunk_id, u.kind FROM units u LEFT JOIN vectors v
-                         ON v.hash = u.embed_text_hash AND v.model = ? WHERE v.hash IS NULL"""
-            rows = db.execute(missing, (model,)).fetchall()
-            chunks_missing = len({r[0] for r in rows})
-            pending_messages = sum(1 for r in rows if r[1] != "memory")
-        files = dict(db.execute("SELECT format, COUNT(*) FROM files GROUP BY format").fetchall())
-        messages = dict(
-            db.execute("SELECT format, COUNT(*) FROM units WHERE kind != 'memory' GROUP BY format").fetchall()
-        )
-        last_sync = self.catalog.get_meta("last_sync")
+        chunks_missing, pending_messages = catalog.embedding_backlog(model) if model is not None else (0, 0)
+        last_sync = catalog.get_meta("last_sync")
         return {
             "totalChunks": total_chunks,
             "chunksWithEmbeddings": total_chunks - chunks_missing if model else 0,
@@ -401,12 +385,13 @@ class Engine:
             "lastSync": iso(float(last_sync)) if last_sync else None,
             "provider": model or "none",
             "providerNote": self.provider_note or None,
-            "files": files,
-            "messages": messages,
-            "sessions": int(db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]),
-            "badLines": int(db.execute("SELECT COALESCE(SUM(bad_lines), 0) FROM files").fetchone()[0]),
-            "filesWithErrors": self.catalog.count_file_problems(),
-            "fileErrors": self.catalog.file_problems(FILE_ERRORS_SHOWN),
+            "files": catalog.files_by_format(),
+            "messages": catalog.messages_by_format(),
+            "sessions": catalog.count("sessions"),
+            "badLines": catalog.total_bad_lines(),
+            "orphanedMessages": catalog.total_orphaned(),
+            "filesWithErrors": catalog.count_file_problems(),
+            "fileErrors": catalog.file_problems(FILE_ERRORS_SHOWN),
             "indexing": self.indexing(),
             "indexDir": str(self.index_dir),
             "readOnly": not self.writable,

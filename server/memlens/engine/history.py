@@ -26,6 +26,17 @@ def _message(row: Any) -> dict[str, Any]:
     }
 
 
+def _joined_parts(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A message longer than the chunk limit is stored as several parts (units) with one id: show it whole."""
+    joined: list[dict[str, Any]] = []
+    for message in messages:
+        if joined and joined[-1]["messageId"] == message["messageId"] and message["messageId"]:
+            joined[-1]["text"] += "\n" + message["text"]
+        else:
+            joined.append(message)
+    return joined
+
+
 def _owner(catalog: Catalog, message_id: str, visibility: Visibility | None) -> str:
     """A hint naming the session that holds the message, if the caller may see it; an excluded or out-of-scope
     session is never named."""
@@ -74,7 +85,7 @@ def session_history(
         "title": session["title"],
         "parentSessionKey": session["parent_key"],
         "anchor": message_id,
-        "messages": [_message(r) for r in rows],
+        "messages": _joined_parts([_message(r) for r in rows]),
         "hasMoreBefore": more_before,
         "hasMoreAfter": more_after,
     }

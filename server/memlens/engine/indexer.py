@@ -39,7 +39,7 @@ from memlens.engine.sources.common import errors_from_line
 from memlens.engine.stored_text import redact_content
 from memlens.engine.vector_index import VectorIndex, encode_vector, vector_rows
 from memlens.errors import is_disk_full
-from memlens.settings import Settings
+from memlens.settings import Settings, camel_case
 
 log = logging.getLogger(__name__)
 
@@ -88,12 +88,7 @@ class SyncReport:
 
     def to_wire(self) -> dict[str, object]:
         """The report as the language server and MCP answer it: camelCase, like every other answer."""
-        return {_camel(name): getattr(self, name) for name in self.__dataclass_fields__}
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
+        return {camel_case(name): getattr(self, name) for name in self.__dataclass_fields__}
 
 
 class Indexer:

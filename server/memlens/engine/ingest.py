@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import codecs
 import dataclasses
 import hashlib
 import re
@@ -14,6 +13,7 @@ from typing import BinaryIO
 from memlens.engine.markdown_chunker import chunk_markdown
 from memlens.engine.sources import PARSERS, detect_format, get_parser, read_head, split_branches
 from memlens.engine.sources.base import ParseResult, TranscriptParser, TranscriptRecord
+from memlens.engine.text_encoding import decode_text
 from memlens.engine.transcript_chunker import group_messages, split_text
 from memlens.settings import ChunkingSettings
 
@@ -114,41 +114,6 @@ def note_date(path: Path) -> float | None:
         return None
 
 
-# byte-order marks, longest first (a UTF-32 LE mark begins like the UTF-16 LE one)
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32-le"),
-    (codecs.BOM_UTF32_BE, "utf-32-be"),
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
-_SNIFF_BYTES = 4096
-
-
-def note_encoding(data: bytes) -> tuple[str, int]:
-    """(encoding, BOM length) of a memory note: its byte-order mark, else UTF-16 when NUL bytes fill every other
-    position (mostly-ASCII text saved by Windows editors without a BOM), else UTF-8."""
-    for bom, encoding in _BOMS:
-        if data.startswith(bom):
-            return encoding, len(bom)
-    sample = data[: _SNIFF_BYTES - _SNIFF_BYTES % 2]
-    even, odd = sample[0::2].count(0), sample[1::2].count(0)
-    half = len(sample) // 2
-    if half and odd >= half / 4 and even * 16 <= odd:
-        return "utf-16-le", 0
-    if half and even >= half / 4 and odd * 16 <= even:
-        return "utf-16-be", 0
-    return "utf-8", 0
-
-
-def decode_note(data: bytes, *, cut: bool = False) -> str:
-    """A memory note's text in any of the encodings `note_encoding` knows; undecodable bytes become U+FFFD. With
-    `cut`, a character split by the cut is dropped rather than shown as U+FFFD."""
-    encoding, bom = note_encoding(data)
-    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
-    return decoder.decode(data[bom:], final=not cut)
-
-
 def read_memory(
     data: bytes, chunking: ChunkingSettings, ts: float | None = None, *, max_bytes: int | None = None
 ) -> FileContent:
@@ -157,7 +122,7 @@ def read_memory(
     cut = max_bytes is not None and len(data) > max_bytes
     if cut:
         data = data[:max_bytes]
-    text = decode_note(data, cut=cut)
+    text = decode_text(data, cut=cut)
     content = FileContent(kind="memory", format="markdown", parsed_bytes=len(data))
     if cut:
         content.errors.append(f"note cut: only its first {len(data):,} bytes are indexed (the limit for one note)")

@@ -5,11 +5,12 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from memlens.engine.text_encoding import decode_text, sniff_encoding
+
 from .base import ParseResult, TranscriptParser, TranscriptRecord
 from .branches import BranchSelection, continues_branch, select_active_branch, split_branches
 from .claude_code import ClaudeCodeParser
 from .codex import CodexParser
-from .common import decode_text, text_encoding
 from .openclaw import OpenClawParser
 from .specstory import SpecStoryParser
 
@@ -54,7 +55,7 @@ def get_parser(format_name: str, parsers: list[TranscriptParser] = PARSERS) -> T
 def read_head(data: bytes, max_lines: int = HEAD_LINES) -> list[str]:
     """The first non-empty lines of some file content, decoded (what sniffers look at)."""
     head: list[str] = []
-    if text_encoding(data)[0] != "utf-8":  # UTF-16/32 (SpecStory markdown saved by a Windows editor)
+    if sniff_encoding(data)[0] != "utf-8":  # UTF-16/32 (SpecStory markdown saved by a Windows editor)
         raws = [line.encode() for line in decode_text(data[:_HEAD_BYTES]).split("\n")]
     else:
         raws = data[:_HEAD_BYTES].split(b"\n")

@@ -8,7 +8,6 @@ escape, what `JSON.stringify` writes for a string cut mid-emoji) become U+FFFD s
 
 from __future__ import annotations
 
-import codecs
 import json
 import logging
 import math
@@ -115,37 +114,6 @@ def finish(result: ParseResult) -> ParseResult:
         record.parent_uuid = _scrub_optional(record.parent_uuid)
         record.agent_id = _scrub_optional(record.agent_id)
     return result
-
-
-# byte-order marks, longest first (a UTF-32 LE mark begins like the UTF-16 LE one)
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32-le"),
-    (codecs.BOM_UTF32_BE, "utf-32-be"),
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
-
-
-def text_encoding(data: bytes) -> tuple[str, int]:
-    """(encoding, BOM length) of a text file: its byte-order mark, else UTF-16 when NUL bytes fill every other
-    position of its head (mostly-ASCII text saved without a BOM), else UTF-8."""
-    for bom, encoding in _BOMS:
-        if data.startswith(bom):
-            return encoding, len(bom)
-    sample = data[: 4096 - 4096 % 2]
-    even, odd, half = sample[0::2].count(0), sample[1::2].count(0), len(sample) // 2
-    if half and odd >= half / 4 and even * 16 <= odd:
-        return "utf-16-le", 0
-    if half and even >= half / 4 and odd * 16 <= even:
-        return "utf-16-be", 0
-    return "utf-8", 0
-
-
-def decode_text(data: bytes) -> str:
-    """Text in any encoding `text_encoding` knows; undecodable bytes (and a character cut at the end) become U+FFFD."""
-    encoding, bom = text_encoding(data)
-    return codecs.getincrementaldecoder(encoding)(errors="replace").decode(data[bom:], final=True)
 
 
 def iter_complete_lines(data: bytes, start_line: int, result: ParseResult) -> Iterator[tuple[int, str]]:
