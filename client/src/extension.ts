@@ -4,17 +4,28 @@
 
 import * as vscode from 'vscode';
 import { errorMessage, parseTranscriptUriString, type TranscriptRef } from './format';
+import type { FileLocation } from './hoverLinks';
 import { copyContextPack, reindex, showStats, StatsDocument } from './indexCommands';
-import { disposeHighlight, openHit } from './openHit';
-import { Commands, type SearchResponse, type SearchResult } from './protocol';
-import { createResultsView, ResultsModel, RESULTS_VIEW_ID, revealResults } from './resultsTree';
-import { queryFromText, showSearchQuickPick } from './searchQuickPick';
-import { runSelfTest, selfTestOptionsFromEnv, type SelfTestOptions } from './selfTest';
-import { ServerManager } from './serverLauncher';
+import { disposeHighlight, openFileAt, openHit } from './openHit';
+import { Commands, type SearchResponse, type SearchResult, type SessionSummary } from './protocol';
+import { createResultsView, ResultsModel, RESULTS_VIEW_ID, revealResults, type ResultNode } from './resultsTree';
+import { queryFromText, rememberQuery, showSearchQuickPick, type SearchUi } from './searchQuickPick';
+import { openMemlensSettings, ServerManager } from './serverLauncher';
+import { createSessionsView, resumeInTerminal, type SessionNode } from './sessionsTree';
 import { IndexStatusBar } from './statusBar';
 import { TranscriptViewer } from './transcriptViewer';
 
 let server: ServerManager | undefined;
+
+/** What activate returns: the extension's parts, for other extensions and for the end-to-end test harness. */
+export interface MemlensApi {
+  server: ServerManager;
+  results: ResultsModel;
+  viewer: TranscriptViewer;
+  openHit(hit: SearchResult, terms?: readonly string[]): Promise<vscode.TextEditor | undefined>;
+  revealResults(): Promise<void>;
+  sessions(): Promise<SessionSummary[]>;
+}
 
 function selectedText(): string {
   const editor = vscode.window.activeTextEditor;
@@ -27,19 +38,46 @@ function selectedText(): string {
     .trim();
 }
 
-export function activate(context: vscode.ExtensionContext): void {
+/** The search hit behind a results-tree node (a group: its best hit). */
+function nodeHit(node: unknown): SearchResult | undefined {
+  const n = node as ResultNode | SearchResult | undefined;
+  if (!n || typeof n !== 'object') {
+    return undefined;
+  }
+  if ('type' in n && n.type === 'hit') {
+    return n.hit;
+  }
+  if ('type' in n && n.type === 'group') {
+    return n.group.hits[0];
+  }
+  return 'excerpt' in n ? n : undefined;
+}
+
+/** The session behind a sessions-tree node. */
+function nodeSession(node: unknown): SessionSummary | undefined {
+  const n = node as SessionNode | undefined;
+  return n && typeof n === 'object' && n.type === 'session' ? n.session : undefined;
+}
+
+export function activate(context: vscode.ExtensionContext): MemlensApi {
   const output = vscode.window.createOutputChannel('memlens', { log: true });
   server = new ServerManager(context, output);
   const manager = server;
   const results = new ResultsModel();
   const { view, provider, disposables: viewDisposables } = createResultsView(results);
+  const { provider: sessionsProvider, disposables: sessionsDisposables } = createSessionsView(manager);
   const viewer = new TranscriptViewer(manager);
   const stats = new StatsDocument();
   const statusBar = new IndexStatusBar(manager);
 
-  const ui = {
-    openHit: (hit: SearchResult) => openHit(hit, viewer),
+  const ui: SearchUi & MemlensApi = {
+    server: manager,
+    results,
+    viewer,
+    state: context.workspaceState,
+    openHit: (hit: SearchResult, terms?: readonly string[]) => openHit(hit, viewer, terms ?? results.terms),
     revealResults: () => revealResults(view, provider),
+    sessions: () => sessionsProvider.all(),
   };
 
   const searchFromSidebar = async (): Promise<void> => {
@@ -58,23 +96,21 @@ export function activate(context: vscode.ExtensionContext): void {
         () => manager.execute<SearchResponse>(Commands.search, { query: query.trim() }),
       );
       results.set(response);
+      void rememberQuery(context.workspaceState, query);
       await ui.revealResults();
     } catch (err) {
       void vscode.window.showErrorMessage(`memlens: search failed: ${errorMessage(err)}`);
     }
   };
 
-  const selfTest = (options: SelfTestOptions) =>
-    runSelfTest(
-      {
-        server: manager,
-        results,
-        revealResults: ui.revealResults,
-        openHit: ui.openHit,
-      },
-      options,
-      context.extension.packageJSON?.version as string | undefined,
-    );
+  const copy = async (text: string | undefined | null, what: string): Promise<void> => {
+    if (!text) {
+      void vscode.window.showInformationMessage(`memlens: there is no ${what} to copy.`);
+      return;
+    }
+    await vscode.env.clipboard.writeText(text);
+    vscode.window.setStatusBarMessage(`memlens: copied the ${what}`, 3000);
+  };
 
   const register = (id: string, fn: (...args: any[]) => unknown): vscode.Disposable =>
     vscode.commands.registerCommand(id, fn);
@@ -87,6 +123,7 @@ export function activate(context: vscode.ExtensionContext): void {
     stats,
     statusBar,
     ...viewDisposables,
+    ...sessionsDisposables,
     { dispose: disposeHighlight },
     register('memlens.searchMemory', (initial?: unknown) =>
       showSearchQuickPick(manager, results, ui, typeof initial === 'string' ? initial : ''),
@@ -102,9 +139,36 @@ export function activate(context: vscode.ExtensionContext): void {
     register('memlens.results.search', searchFromSidebar),
     register('memlens.results.clear', () => results.clear()),
     register('memlens.openHit', (hit?: SearchResult) => (hit ? ui.openHit(hit) : undefined)),
+    register('memlens.results.open', (node?: unknown) => {
+      const hit = nodeHit(node);
+      return hit ? ui.openHit(hit) : undefined;
+    }),
+    register('memlens.copyExcerpt', (node?: unknown) => copy(nodeHit(node)?.excerpt, 'excerpt')),
+    register('memlens.copyResumeCommand', (node?: unknown) =>
+      copy(nodeSession(node)?.resumeCommand ?? nodeHit(node)?.resumeCommand, 'resume command'),
+    ),
+    register('memlens.resumeInTerminal', (node?: unknown) => {
+      const session = nodeSession(node);
+      const hit = nodeHit(node);
+      const target = session ?? (hit ? { title: hit.title ?? hit.sessionId ?? 'session', resumeCommand: hit.resumeCommand ?? null, cwd: null } : undefined);
+      if (target) {
+        resumeInTerminal(target);
+      }
+    }),
+    register('memlens.sessions.refresh', () => sessionsProvider.refresh()),
     register('memlens.openTranscript', (arg?: TranscriptRef | string) => {
       const ref = typeof arg === 'string' ? parseTranscriptUriString(arg) ?? { sessionKey: arg } : arg;
-      return ref?.sessionKey ? viewer.open(ref) : undefined;
+      return ref?.sessionKey ? viewer.open(ref.messageId ? { sessionKey: ref.sessionKey, messageId: ref.messageId } : { sessionKey: ref.sessionKey }) : undefined;
+    }),
+    register('memlens.openFileAt', (location?: FileLocation) => {
+      if (!location?.uri) {
+        return undefined;
+      }
+      const uri = vscode.Uri.parse(location.uri);
+      return openFileAt(uri.scheme === 'file' ? vscode.Uri.file(uri.fsPath) : uri, location.line, location.line).then(
+        undefined,
+        (err: unknown) => void vscode.window.showErrorMessage(`memlens: cannot open ${uri.fsPath}: ${errorMessage(err)}`),
+      );
     }),
     register('memlens.showStats', () => showStats(manager, stats)),
     // not 'memlens.reindex': the server's commands are registered as VS Code commands by the language client
@@ -117,13 +181,7 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     }),
     register('memlens.showOutput', () => output.show(true)),
-    register('memlens._selfTest', (options?: Partial<SelfTestOptions>) =>
-      selfTest({
-        query: options?.query ?? 'how did we fix the dead-letter queue backup?',
-        out: options?.out,
-        timeoutMs: options?.timeoutMs ?? 60000,
-      }),
-    ),
+    register('memlens.openSettings', () => openMemlensSettings(context.extension.id)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('memlens.server.pythonPath')) {
         void manager.restart();
@@ -138,11 +196,7 @@ export function activate(context: vscode.ExtensionContext): void {
   );
 
   void manager.start();
-
-  const selfTestOptions = selfTestOptionsFromEnv(process.env);
-  if (selfTestOptions) {
-    void selfTest(selfTestOptions);
-  }
+  return ui;
 }
 
 export async function deactivate(): Promise<void> {

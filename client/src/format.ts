@@ -10,6 +10,7 @@ import type {
   SearchResult,
   StatsResponse,
 } from './protocol';
+import { boldTerms, firstWords, formatAge } from './query';
 
 // ---------------------------------------------------------------------------------------------------------------
 // small formatters
@@ -17,6 +18,8 @@ import type {
 export interface TimeOptions {
   /** Render times in UTC instead of the local time zone (tests use this to be deterministic). */
   utc?: boolean;
+  /** "now" for ages ("3 d ago"); tests pass a fixed time */
+  now?: Date;
 }
 
 /** 0.873 → "87%"; clamps to 0..100. */
@@ -178,14 +181,57 @@ export interface PickItemText {
   detail: string;
 }
 
-/** The three lines of a QuickPick item: where (label), score (description), excerpt (detail). */
+/** A codicon for who wrote a hit: you, the agent, a summary, a memory note. */
+export function whoIcon(hit: Pick<SearchResult, 'kind' | 'role'>): string {
+  if (hit.kind === 'memory') {
+    return 'book';
+  }
+  if (hit.kind === 'summary') {
+    return 'note';
+  }
+  return (hit.role ?? '').toLowerCase() === 'user' ? 'account' : 'hubot';
+}
+
+/** Score and age (or, for memory notes, where): `91% · 3 d ago`, `82% · MEMORY.md:12`. */
+export function hitDescription(hit: SearchResult, opts: TimeOptions = {}): string {
+  if (hit.kind === 'memory') {
+    const range = lineRange(hit);
+    return [formatScore(hit.score), `${hit.relPath || basename(hit.path)}${range ? `:${range}` : ''}`].join(' · ');
+  }
+  return [formatScore(hit.score), formatAge(hit.timestamp, opts.now)].filter(Boolean).join(' · ');
+}
+
+/** The label of a hit under its group: its heading (memory) or the excerpt's first words. */
+export function hitLabel(hit: SearchResult, max = 60): string {
+  if (hit.kind === 'memory' && hit.heading) {
+    const last = hit.heading.split(' › ').pop() ?? hit.heading;
+    return oneLine(last, max);
+  }
+  return firstWords(hit.excerpt, max) || basename(hit.path);
+}
+
+/**
+ * The three lines of a QuickPick item: who and when, or the memory file and heading (label); score, age and the
+ * session's title (description); the excerpt (detail). Labels hold no excerpt words on purpose: VS Code moves items
+ * whose label matches the typed text to the top, which would tear a session's hits apart.
+ */
 export function pickItemText(hit: SearchResult, opts: TimeOptions = {}): PickItemText {
-  const where = hitLocation(hit, opts);
-  const label = hit.kind === 'memory' && hit.heading ? `${where} — ${oneLine(hit.heading, 80)}` : where;
+  let label: string;
+  if (hit.kind === 'memory' || (!hit.sessionKey && !hit.sessionId)) {
+    const where = hitLocation(hit, opts);
+    label = hit.heading ? `${where} — ${oneLine(hit.heading.split(' › ').pop(), 60)}` : where;
+  } else {
+    const who = hit.kind === 'summary' ? 'summary' : hit.role || 'message';
+    const when = formatDateTime(hit.timestamp, opts);
+    label = [who, when].filter(Boolean).join(' · ');
+  }
+  const title = hit.kind !== 'memory' ? oneLine(hit.title || sessionLabel(hit), 60) : '';
   return {
-    icon: hitIcon(hit),
+    icon: whoIcon(hit),
     label,
-    description: formatScore(hit.score),
+    description: [formatScore(hit.score), hit.kind !== 'memory' ? formatAge(hit.timestamp, opts.now) : '', title]
+      .filter(Boolean)
+      .join(' · '),
     detail: oneLine(hit.excerpt, 400),
   };
 }
@@ -199,6 +245,10 @@ export interface ResultGroup {
   /** the file of the group (memory file or transcript file) */
   path: string;
   sessionKey?: string;
+  /** the session's title, when the server knows one */
+  title?: string;
+  /** the shell command that resumes the session, when there is one */
+  resumeCommand?: string;
   bestScore: number;
   hits: SearchResult[];
 }
@@ -251,10 +301,13 @@ export function groupResults(results: readonly SearchResult[], opts: TimeOptions
       group.label = first.relPath || basename(first.path);
       group.description = `${formatScore(group.bestScore)} · ${count}`;
     } else {
-      group.label = [first.format, sessionLabel(first)].filter(Boolean).join(' · ');
+      const title = group.hits.map((h) => h.title?.trim()).find((t) => !!t);
+      group.title = title;
+      group.label = title ? oneLine(title, 80) : [first.format, sessionLabel(first)].filter(Boolean).join(' · ');
       const times = group.hits.map((h) => h.timestamp).filter((t): t is string => !!t).sort();
       const date = times.length ? formatDate(times[0], opts) : '';
-      group.description = [date, formatScore(group.bestScore), count].filter(Boolean).join(' · ');
+      group.description = [title ? first.format : '', date, formatScore(group.bestScore), count].filter(Boolean).join(' · ');
+      group.resumeCommand = group.hits.map((h) => h.resumeCommand).find((c): c is string => !!c);
     }
   }
   return ordered
@@ -270,20 +323,12 @@ export interface TreeHitText {
   tooltip: string;
 }
 
-/** Label, description and markdown tooltip of a hit under its group in the results tree. */
-export function treeHitText(hit: SearchResult, opts: TimeOptions = {}): TreeHitText {
-  let label: string;
-  if (hit.kind === 'memory') {
-    const range = lineRange(hit);
-    label = hit.heading ? oneLine(hit.heading, 60) : range ? `line ${range}` : basename(hit.path);
-    label = range && hit.heading ? `${label}  (L${range})` : label;
-  } else {
-    const who = hit.kind === 'summary' ? 'summary' : (hit.role ?? 'message');
-    const when = formatDateTime(hit.timestamp, opts);
-    label = `${roleIcon(hit.role, hit.kind === 'summary' ? 'summary' : 'message')} ${who}${when ? ` · ${when}` : ''}`;
-  }
-  const description = `${formatScore(hit.score)} · ${oneLine(hit.excerpt, 90)}`;
-  return { label, description, tooltip: hitTooltip(hit, opts) };
+/**
+ * Label, description and markdown tooltip of a hit under its group in the results tree: the heading or the
+ * excerpt's first words, then score and age; the tooltip is the excerpt with the query's words in bold.
+ */
+export function treeHitText(hit: SearchResult, opts: TimeOptions = {}, terms: readonly string[] = []): TreeHitText {
+  return { label: hitLabel(hit), description: hitDescription(hit, opts), tooltip: hitTooltip(hit, opts, terms) };
 }
 
 /** Escape text for inclusion in markdown (tooltips and rendered documents). */
@@ -291,14 +336,15 @@ export function escapeMarkdown(text: string): string {
   return text.replace(/([\\`*_{}[\]()#+\-.!|<>])/g, '\\$1');
 }
 
-/** A markdown tooltip: where, score and the excerpt as a quote. */
-export function hitTooltip(hit: SearchResult, opts: TimeOptions = {}): string {
-  const head = `**${escapeMarkdown(hitLocation(hit, opts))}** — ${formatScore(hit.score)}`;
+/** A markdown tooltip: title, where, score and the excerpt as a quote, the query's words in bold. */
+export function hitTooltip(hit: SearchResult, opts: TimeOptions = {}, terms: readonly string[] = []): string {
+  const title = hit.kind !== 'memory' && hit.title ? `**${escapeMarkdown(oneLine(hit.title, 120))}**\n\n` : '';
+  const head = `${title}${escapeMarkdown(hitLocation(hit, opts))} — **${formatScore(hit.score)}**`;
   const heading = hit.heading ? `\n\n_${escapeMarkdown(hit.heading)}_` : '';
   const body = (hit.excerpt ?? '')
     .trim()
     .split(/\r?\n/)
-    .map((line) => `> ${escapeMarkdown(line)}`)
+    .map((line) => `> ${boldTerms(line, terms)}`)
     .join('\n');
   return `${head}${heading}\n\n${body}`;
 }
@@ -394,11 +440,19 @@ export interface RenderedTranscript {
   messageLines: Record<string, number>;
 }
 
+/** Sessions linked to the one shown: its parent (for a subagent or sidechain) and its subagents. */
+export interface RelatedSessions {
+  parent?: { sessionKey: string; title?: string };
+  children?: { sessionKey: string; title?: string; firstTime?: string | null }[];
+}
+
+const FENCE_RE = /^\s{0,3}(`{3,}|~{3,})/;
+
 /** Close an unbalanced ``` / ~~~ fence so one message cannot swallow the rest of the document. */
 function balanceFences(text: string): string {
   let open: string | undefined;
   for (const line of text.split('\n')) {
-    const m = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
+    const m = FENCE_RE.exec(line);
     if (!m) {
       continue;
     }
@@ -411,6 +465,68 @@ function balanceFences(text: string): string {
   return open ? `${text}\n${open}` : text;
 }
 
+/** A tool call as the transcripts store it: `[Bash] command…`, `[Edit] file_path=… old_string=…`. */
+const TOOL_CALL_RE = /^\[([A-Za-z_][\w.:-]{0,60})\] ?(.*)$/;
+
+/** A fence longer than any backtick run in `text`. */
+function fenceFor(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  return '`'.repeat(longest + 1);
+}
+
+/**
+ * A tool call as a code block. Shell commands get their line continuations back (the index stores tool inputs on
+ * one line: `… \\ --queue-url …` was `… \\⏎  --queue-url …`); other tools' `name=value` arguments go one per line.
+ */
+function toolCallBlock(tool: string, args: string): string[] {
+  const shell = /^(bash|shell|sh|exec|exec_command|local_shell|run_command|terminal)$/i.test(tool);
+  let body = args;
+  if (shell) {
+    body = args.replace(/^command=/, '').replace(/ \\ +/g, ' \\\n    ').replace(/ (&&|\|\|) (?=\S)/g, ' $1\n  ');
+  } else {
+    body = args.replace(/ (?=[a-z_][a-z0-9_]{1,30}=)/gi, '\n');
+  }
+  const fence = fenceFor(body);
+  return [`🔧 **${tool}**`, '', `${fence}${shell ? 'sh' : 'text'}`, ...body.split('\n'), fence];
+}
+
+/**
+ * A message's text as markdown lines that keep the document's outline: code fences and newlines kept, headings
+ * (`#`…`######`) outside code escaped (`\\##`) so they do not become sections, tool calls as code blocks.
+ */
+export function messageBody(text: string): string[] {
+  const out: string[] = [];
+  let fence: string | undefined;
+  for (const line of balanceFences(text).split('\n')) {
+    const m = FENCE_RE.exec(line);
+    if (fence) {
+      out.push(line);
+      if (m && m[1][0] === fence[0] && m[1].length >= fence.length && line.trim() === m[1]) {
+        fence = undefined;
+      }
+      continue;
+    }
+    if (m) {
+      fence = m[1];
+      out.push(line);
+      continue;
+    }
+    const tool = TOOL_CALL_RE.exec(line);
+    if (tool && tool[2]) {
+      if (out.length && out[out.length - 1] !== '') {
+        out.push('');
+      }
+      out.push(...toolCallBlock(tool[1], tool[2]), '');
+      continue;
+    }
+    out.push(/^\s{0,3}#{1,6}(\s|$)/.test(line) ? line.replace(/#/, '\\#') : line);
+  }
+  while (out.length && out[out.length - 1] === '') {
+    out.pop();
+  }
+  return out;
+}
+
 export function messageHeading(message: HistoryMessage, opts: TimeOptions = {}, anchor = false): string {
   const isSummary = message.kind === 'summary';
   const who = isSummary ? 'summary' : message.role || 'message';
@@ -419,15 +535,21 @@ export function messageHeading(message: HistoryMessage, opts: TimeOptions = {}, 
   return `### ${roleIcon(message.role, message.kind)} ${who}${when ? ` · ${when}` : ''}${mark}`;
 }
 
+function sessionLink(sessionKey: string, title: string | undefined): string {
+  const text = escapeMarkdown(oneLine(title || sessionKey, 100));
+  return `[${text}](${transcriptUriString({ sessionKey })})`;
+}
+
 /**
- * Render a session as readable markdown: a title and facts, then a heading per message (`### 🧑 user · date`),
- * summaries as quotes. Returns the line of the anchored message so the viewer can reveal it.
+ * Render a session as readable markdown: a title and facts, links to its parent session and its subagents, then a
+ * heading per message (`### 🧑 user · date`), summaries as quotes. Returns the line of the anchored message so the
+ * viewer can reveal it.
  */
-export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {}): RenderedTranscript {
+export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {}, related: RelatedSessions = {}): RenderedTranscript {
   const lines: string[] = [];
   const messageLines: Record<string, number> = {};
   const title = history.title?.trim() || `Session ${history.sessionId || history.sessionKey}`;
-  lines.push(`# ${oneLine(title, 160)}`, '');
+  lines.push(`# ${oneLine(title, 160).replace(/#/g, '\\#')}`, '');
   const times = history.messages.map((m) => m.timestamp).filter((t): t is string => !!t).sort();
   const span =
     times.length > 0
@@ -444,6 +566,21 @@ export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {
   lines.push(facts.join(' · '), '');
   if (history.path) {
     lines.push(`Source: \`${history.path}\``, '');
+  }
+  if (history.resumeCommand) {
+    lines.push(`Resume: \`${history.resumeCommand.replace(/`/g, '')}\``, '');
+  }
+  const parentKey = related.parent?.sessionKey ?? history.parentSessionKey ?? undefined;
+  if (parentKey) {
+    lines.push(`↰ Subagent of ${sessionLink(parentKey, related.parent?.title)}`, '');
+  }
+  if (related.children?.length) {
+    lines.push(`Subagents (${related.children.length}):`, '');
+    for (const child of related.children) {
+      const when = formatDateTime(child.firstTime, opts);
+      lines.push(`- ${sessionLink(child.sessionKey, child.title)}${when ? ` · ${when}` : ''}`);
+    }
+    lines.push('');
   }
   if (history.hasMoreBefore) {
     lines.push('> ⋯ earlier messages are not shown', '');
@@ -462,11 +599,11 @@ export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {
     if (!text) {
       lines.push('_(empty)_');
     } else if (message.kind === 'summary') {
-      for (const line of balanceFences(text).split('\n')) {
+      for (const line of messageBody(text)) {
         lines.push(line ? `> ${line}` : '>');
       }
     } else {
-      lines.push(...balanceFences(text).split('\n'));
+      lines.push(...messageBody(text));
     }
     lines.push('');
   }
@@ -554,20 +691,33 @@ export function renderStats(stats: StatsResponse, opts: TimeOptions = {}): strin
 // ---------------------------------------------------------------------------------------------------------------
 // server launch helpers
 
-/** The command lines a user can run to make memlens importable by `python`. */
-export function installCommands(python: string, repoRoot?: string): string[] {
-  const py = /\s/.test(python) ? `"${python}"` : python;
-  const cmds = [`${py} -m pip install memlens`];
+function quoteArg(arg: string): string {
+  return /[\s"'$`\\]/.test(arg) ? `"${arg.replace(/(["$`\\])/g, '\\$1')}"` : arg;
+}
+
+/**
+ * The command lines that make memlens importable by `python`, best first. memlens is not on PyPI: the .vsix
+ * carries its wheel (`wheel`), and a checkout can be installed from its folder (`repoRoot`).
+ */
+export function installCommands(python: string, repoRoot?: string, wheel?: string): string[] {
+  const py = quoteArg(python);
+  const cmds: string[] = [];
+  if (wheel) {
+    cmds.push(`${py} -m pip install ${quoteArg(wheel)}`);
+  }
   if (repoRoot) {
-    cmds.push(`${py} -m pip install -e ${/\s/.test(repoRoot) ? `"${repoRoot}"` : repoRoot}`);
+    cmds.push(`${py} -m pip install -e ${quoteArg(repoRoot)}`);
+  }
+  if (cmds.length === 0) {
+    cmds.push(`${py} -m pip install <path to a memlens checkout>`);
   }
   return cmds;
 }
 
 /** The message shown when memlens cannot be imported by the chosen interpreter. */
-export function notImportableMessage(python: string, detail: string, repoRoot?: string): string {
-  const [pip, editable] = installCommands(python, repoRoot);
-  const how = editable ? `\`${pip}\` (or, from a checkout, \`${editable}\`)` : `\`${pip}\` (or \`pip install -e <repo>\` from a checkout)`;
+export function notImportableMessage(python: string, detail: string, repoRoot?: string, wheel?: string): string {
+  const cmds = installCommands(python, repoRoot, wheel);
+  const how = cmds.length > 1 ? `\`${cmds[0]}\` (or, from a checkout, \`${cmds[1]}\`)` : `\`${cmds[0]}\``;
   const why = detail ? ` (${oneLine(detail, 160)})` : '';
   return `memlens: the Python package "memlens" is not importable by ${python}${why}. Install it with ${how}, or point the setting memlens.server.pythonPath at an interpreter that has it.`;
 }

@@ -35,11 +35,15 @@ export async function openFileAt(file: vscode.Uri, lineStart?: number, lineEnd?:
   return editor;
 }
 
-export async function openHit(hit: SearchResult, viewer: TranscriptViewer): Promise<vscode.TextEditor | undefined> {
+export async function openHit(
+  hit: SearchResult,
+  viewer: TranscriptViewer,
+  terms?: readonly string[],
+): Promise<vscode.TextEditor | undefined> {
   try {
     const sessionKey = hit.sessionKey ?? hit.sessionId;
     if (hit.kind !== 'memory' && sessionKey) {
-      return await viewer.open(hit.messageId ? { sessionKey, messageId: hit.messageId } : { sessionKey });
+      return await viewer.open(hit.messageId ? { sessionKey, messageId: hit.messageId } : { sessionKey }, { terms });
     }
     return await openFileAt(vscode.Uri.file(hit.path), hit.lineStart, hit.lineEnd);
   } catch (err) {

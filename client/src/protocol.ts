@@ -99,6 +99,8 @@ export interface HistoryResponse {
   title?: string;
   /** the shell command that resumes the session in its agent (Claude Code, Codex), else null */
   resumeCommand?: string | null;
+  /** the session a subagent (or sidechain) belongs to */
+  parentSessionKey?: string | null;
   anchor: string | null;
   messages: HistoryMessage[];
   hasMoreBefore: boolean;

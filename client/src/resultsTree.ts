@@ -3,7 +3,8 @@
  */
 
 import * as vscode from 'vscode';
-import { groupResults, hitIcon, searchSummary, treeHitText, type ResultGroup } from './format';
+import { groupResults, searchSummary, treeHitText, whoIcon, type ResultGroup } from './format';
+import { queryTerms, termRanges } from './query';
 import type { SearchResponse, SearchResult } from './protocol';
 
 export const RESULTS_VIEW_ID = 'memlens.results';
@@ -20,6 +21,12 @@ export class ResultsModel implements vscode.Disposable {
   private _response: SearchResponse | undefined;
   private _groups: ResultGroup[] = [];
   private _generation = 0;
+  private _terms: string[] = [];
+
+  /** The words of the last query, for highlighting. */
+  get terms(): readonly string[] {
+    return this._terms;
+  }
 
   get response(): SearchResponse | undefined {
     return this._response;
@@ -37,6 +44,7 @@ export class ResultsModel implements vscode.Disposable {
   set(response: SearchResponse): void {
     this._response = response;
     this._groups = groupResults(response.results ?? []);
+    this._terms = queryTerms(response.query ?? '');
     this._generation++;
     this.changed.fire();
   }
@@ -44,6 +52,7 @@ export class ResultsModel implements vscode.Disposable {
   clear(): void {
     this._response = undefined;
     this._groups = [];
+    this._terms = [];
     this._generation++;
     this.changed.fire();
   }
@@ -109,19 +118,22 @@ export class ResultsTreeProvider implements vscode.TreeDataProvider<ResultNode>,
       } else {
         item.iconPath = new vscode.ThemeIcon('comment-discussion');
       }
-      item.contextValue = `memlens.group.${group.kind}`;
+      item.contextValue = `memlens.group.${group.kind}${group.resumeCommand ? '.resumable' : ''}`;
       return item;
     }
-    const text = treeHitText(node.hit);
-    const item = new vscode.TreeItem(text.label, vscode.TreeItemCollapsibleState.None);
-    item.id = `${node.generation}/${node.parent.group.key}/${node.index}/${node.hit.id}`;
+    const { hit } = node;
+    const text = treeHitText(hit, {}, this.model.terms);
+    const label: vscode.TreeItemLabel = { label: text.label, highlights: termRanges(text.label, this.model.terms) };
+    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+    item.id = `${node.generation}/${node.parent.group.key}/${node.index}/${hit.id}`;
     item.description = text.description;
     const tooltip = new vscode.MarkdownString(text.tooltip);
     tooltip.supportThemeIcons = false;
     item.tooltip = tooltip;
-    item.iconPath = new vscode.ThemeIcon(hitIcon(node.hit));
-    item.command = { command: 'memlens.openHit', title: 'Open', arguments: [node.hit] };
-    item.contextValue = `memlens.hit.${node.hit.kind}`;
+    item.iconPath = new vscode.ThemeIcon(whoIcon(hit));
+    item.command = { command: 'memlens.openHit', title: 'Open', arguments: [hit] };
+    item.accessibilityInformation = { label: `${text.label}, ${text.description}` };
+    item.contextValue = `memlens.hit.${hit.kind}${hit.resumeCommand ? '.resumable' : ''}`;
     return item;
   }
 

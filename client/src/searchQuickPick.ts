@@ -1,24 +1,39 @@
 /**
  * "memlens: Search Memory": a QuickPick that searches as you type (debounced, stale requests cancelled).
+ *
+ * - Filters as query words with completion: `role:user`, `kind:memory`, `format:codex`, `since:7d`, `session:…`.
+ * - Query history: an empty box lists the recent queries (kept per workspace).
+ * - Hits of one session are listed together, best session first; each is labelled by who wrote it and when (so
+ *   labels differ), with score, age and the session's title beside it and the excerpt below.
+ * - VS Code highlights the typed text where it occurs in an excerpt (a word or a phrase; not a whole question).
  */
 
 import * as vscode from 'vscode';
-import { errorMessage, isCancellation, oneLine, pickItemText, searchSummary } from './format';
-import { Commands, type SearchResponse, type SearchResult } from './protocol';
+import { errorMessage, groupResults, isCancellation, oneLine, pickItemText, searchSummary } from './format';
+import { Commands, type SearchParams, type SearchResponse, type SearchResult, type SessionSummary } from './protocol';
+import { applyCompletion, completionsFor, FILTERS, parseSearchInput } from './query';
 import type { ResultsModel } from './resultsTree';
 import type { ServerManager } from './serverLauncher';
 
 export const SEARCH_DEBOUNCE_MS = 250;
 const MIN_QUERY_CHARS = 2;
 const MAX_QUERY_CHARS = 1000;
+const HISTORY_KEY = 'memlens.searchHistory';
+const HISTORY_SIZE = 20;
 
 interface HitItem extends vscode.QuickPickItem {
   hit?: SearchResult;
+  /** a completion: the box's new value */
+  complete?: string;
 }
 
 export interface SearchUi {
-  openHit(hit: SearchResult): Promise<unknown>;
+  openHit(hit: SearchResult, terms?: readonly string[]): Promise<unknown>;
   revealResults(): Promise<void>;
+  /** the sessions for `session:` completion */
+  sessions(): Promise<SessionSummary[]>;
+  /** per-workspace storage for the query history */
+  state: vscode.Memento;
 }
 
 /** The text of a selection, cut to a reasonable query length. */
@@ -26,18 +41,49 @@ export function queryFromText(text: string): string {
   return oneLine(text, MAX_QUERY_CHARS);
 }
 
-export function showSearchQuickPick(
-  server: ServerManager,
-  results: ResultsModel,
-  ui: SearchUi,
-  initialQuery = '',
-): void {
+export function searchHistory(state: vscode.Memento): string[] {
+  const value = state.get<unknown>(HISTORY_KEY);
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+export async function rememberQuery(state: vscode.Memento, query: string): Promise<void> {
+  const q = query.trim();
+  if (!q) {
+    return;
+  }
+  const list = [q, ...searchHistory(state).filter((h) => h !== q)].slice(0, HISTORY_SIZE);
+  await state.update(HISTORY_KEY, list);
+}
+
+/**
+ * The QuickPick items of a response, a session's hits (and a memory file's) next to each other, best group first.
+ * (Separators would group them visibly, but VS Code hides separators as soon as the box has text.)
+ */
+export function resultItems(response: SearchResponse): HitItem[] {
+  const items: HitItem[] = [];
+  for (const group of groupResults(response.results)) {
+    group.hits.forEach((hit) => {
+      const text = pickItemText(hit);
+      items.push({
+        label: `$(${text.icon}) ${text.label}`,
+        description: text.description,
+        detail: text.detail,
+        alwaysShow: true,
+        hit,
+      });
+    });
+  }
+  return items;
+}
+
+export function showSearchQuickPick(server: ServerManager, results: ResultsModel, ui: SearchUi, initialQuery = ''): void {
   const qp = vscode.window.createQuickPick<HitItem>();
   const defaultTitle = 'memlens: Search Memory';
   qp.title = defaultTitle;
-  qp.placeholder = 'Search memory notes and agent transcripts, e.g. "how did we fix the dead-letter queue backup?"';
+  qp.placeholder = 'Search notes and transcripts — filters: role:user kind:memory format:codex since:7d session:…';
+  // the typed text is highlighted where it occurs in an excerpt (items are never hidden: alwaysShow)
   qp.matchOnDescription = false;
-  qp.matchOnDetail = false;
+  qp.matchOnDetail = true;
   const showInSidebar: vscode.QuickInputButton = {
     iconPath: new vscode.ThemeIcon('list-tree'),
     tooltip: 'Show these results in the memlens sidebar',
@@ -48,8 +94,19 @@ export function showSearchQuickPick(
   let timer: NodeJS.Timeout | undefined;
   let source: vscode.CancellationTokenSource | undefined;
   let last: SearchResponse | undefined;
+  let lastItems: HitItem[] = [];
   let lastError = '';
   let published = false;
+  let sessions: { key: string; label: string }[] = [];
+  void ui.sessions().then(
+    (list) => {
+      sessions = list.map((s) => ({ key: s.sessionKey, label: `${oneLine(s.title, 60)} · ${s.format} · ${(s.lastTime ?? '').slice(0, 10)}` }));
+      if (/(^|\s)session:\S*$/.test(qp.value)) {
+        render(qp.value);
+      }
+    },
+    () => undefined,
+  );
 
   const cancelPending = (): void => {
     if (timer) {
@@ -65,17 +122,56 @@ export function showSearchQuickPick(
     if (last && !published) {
       results.set(last);
       published = true;
+      void rememberQuery(ui.state, qp.value);
     }
+  };
+
+  /** Completions (for the word being typed) above the last results, or the history when the box is empty. */
+  const render = (value: string): void => {
+    if (!value.trim()) {
+      const history = searchHistory(ui.state);
+      qp.items = [
+        ...(history.length ? [{ label: 'recent searches', kind: vscode.QuickPickItemKind.Separator } as HitItem] : []),
+        ...history.map((h) => ({ label: `$(history) ${h}`, complete: `${h} `, alwaysShow: true })),
+        { label: 'filters (type them with your words)', kind: vscode.QuickPickItemKind.Separator },
+        ...FILTERS.map((f) => ({
+          label: `$(filter) ${f.name}:`,
+          description: f.values.length ? f.values.join(' | ') : '<session key or id>',
+          detail: f.description,
+          complete: `${f.name}:`,
+          alwaysShow: true,
+        })),
+      ];
+      return;
+    }
+    const completions: HitItem[] = completionsFor(value, sessions).map((c) => ({
+      label: `$(filter) ${c.insert}`,
+      description: c.description,
+      complete: applyCompletion(value, c.insert),
+      alwaysShow: true,
+    }));
+    qp.items = [...completions, ...lastItems];
   };
 
   const search = (value: string, delay: number): void => {
     const my = ++seq;
     cancelPending();
-    const query = value.trim();
+    const parsed = parseSearchInput(value);
+    const query = parsed.query.trim();
+    if (parsed.errors.length) {
+      lastItems = parsed.errors.map((e) => ({ label: `$(warning) ${e}`, alwaysShow: true }));
+    }
     if (query.length < MIN_QUERY_CHARS) {
       qp.busy = false;
-      qp.items = [];
+      if (!parsed.errors.length) {
+        lastItems = [];
+      }
       qp.title = defaultTitle;
+      render(value);
+      return;
+    }
+    render(value);
+    if (parsed.errors.length) {
       return;
     }
     timer = setTimeout(() => {
@@ -83,8 +179,12 @@ export function showSearchQuickPick(
       const tokenSource = new vscode.CancellationTokenSource();
       source = tokenSource;
       qp.busy = true;
+      const params: SearchParams = { query };
+      if (Object.keys(parsed.filters).length) {
+        params.filters = parsed.filters;
+      }
       server
-        .execute<SearchResponse>(Commands.search, { query }, tokenSource.token)
+        .execute<SearchResponse>(Commands.search, params, tokenSource.token)
         .then(
           (response) => {
             if (my !== seq) {
@@ -94,33 +194,26 @@ export function showSearchQuickPick(
             published = false;
             lastError = '';
             qp.title = `memlens: ${searchSummary(response)}`;
-            qp.items = response.results.length
-              ? response.results.map((hit) => {
-                  const text = pickItemText(hit);
-                  return {
-                    label: `$(${text.icon}) ${text.label}`,
-                    description: text.description,
-                    detail: text.detail,
-                    alwaysShow: true,
-                    hit,
-                  };
-                })
+            lastItems = response.results.length
+              ? resultItems(response)
               : [
                   {
                     label: '$(info) No results',
                     detail: response.indexing
                       ? 'The index is still being built; try again in a moment.'
-                      : 'Try other words, or check memlens.search.minScore.',
+                      : 'Try other words, fewer filters, or check memlens.search.minScore.',
                     alwaysShow: true,
                   },
                 ];
+            render(qp.value);
           },
           (err: unknown) => {
             if (my !== seq || isCancellation(err)) {
               return;
             }
             const message = errorMessage(err);
-            qp.items = [{ label: '$(error) Search failed', detail: message, alwaysShow: true }];
+            lastItems = [{ label: '$(error) Search failed', detail: message, alwaysShow: true }];
+            render(qp.value);
             if (message !== lastError) {
               lastError = message;
               void vscode.window.showErrorMessage(`memlens: search failed: ${message}`);
@@ -142,12 +235,17 @@ export function showSearchQuickPick(
   qp.onDidChangeValue((value) => search(value, SEARCH_DEBOUNCE_MS));
   qp.onDidAccept(() => {
     const item = qp.selectedItems[0] ?? qp.activeItems[0];
+    if (item?.complete !== undefined) {
+      qp.value = item.complete;
+      search(qp.value, 0);
+      return;
+    }
     if (!item?.hit) {
       return;
     }
     publish();
     qp.hide();
-    void ui.openHit(item.hit);
+    void ui.openHit(item.hit, results.terms);
   });
   qp.onDidTriggerButton((button) => {
     if (button === showInSidebar) {
@@ -166,6 +264,8 @@ export function showSearchQuickPick(
   if (initialQuery) {
     qp.value = queryFromText(initialQuery);
     search(qp.value, 0);
+  } else {
+    render('');
   }
   qp.show();
 }

@@ -25,8 +25,11 @@ import {
   pythonNotFoundMessage,
   serverSettingKeys,
 } from './format';
+import { HOVER_COMMANDS, rewriteHoverLinks } from './hoverLinks';
 import { IndexStatusNotification, type IndexStatus } from './protocol';
+import { stderrLevel } from './serverLog';
 import { TraceChannel } from './traceChannel';
+import * as readline from 'node:readline';
 
 export type ServerState = 'stopped' | 'starting' | 'running' | 'failed';
 
@@ -178,6 +181,35 @@ export function checkImportable(python: string, cwd: string | undefined): Promis
   });
 }
 
+/** The memlens wheel the .vsix carries (`out/server/memlens-*.whl`), if any. */
+export function bundledWheel(extensionPath: string): string | undefined {
+  const dir = path.join(extensionPath, 'out', 'server');
+  try {
+    const wheel = fs.readdirSync(dir).find((f) => /^memlens-.*\.whl$/.test(f));
+    return wheel ? path.join(dir, wheel) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Open the Settings editor on memlens's settings. By the `@ext:` filter (plus a setting id to narrow it), which
+ * works in every settings tab, and in a remote window in the Remote tab, where machine settings such as
+ * `memlens.server.pythonPath` live (the User tab hides them there: "No Settings Found").
+ */
+export async function openMemlensSettings(extensionId: string, settingId?: string): Promise<void> {
+  const query = `@ext:${extensionId}${settingId ? ` ${settingId}` : ''}`;
+  if (vscode.env.remoteName) {
+    try {
+      await vscode.commands.executeCommand('workbench.action.openRemoteSettings', { query });
+      return;
+    } catch {
+      // older VS Code: fall through to the generic command
+    }
+  }
+  await vscode.commands.executeCommand('workbench.action.openSettings', query);
+}
+
 /** A memlens checkout the user may be working in (for the `pip install -e <repo>` hint). */
 function findCheckout(extensionPath: string): string | undefined {
   const candidates = [
@@ -209,6 +241,7 @@ export class ServerManager implements vscode.Disposable {
   lastIndexStatus: IndexStatus | undefined;
   private readonly traceChannel: TraceChannel;
   private pythonListener: vscode.Disposable | undefined;
+  private indexingSince: number | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -264,10 +297,12 @@ export class ServerManager implements vscode.Disposable {
     const check = await checkImportable(choice.python, cwd);
     if (!check.ok) {
       const checkout = findCheckout(this.context.extensionPath);
+      const wheel = bundledWheel(this.context.extensionPath);
       const message = check.notFound
         ? pythonNotFoundMessage(choice.python, check.detail)
-        : notImportableMessage(choice.python, check.detail, checkout);
-      this.fail(message, check.notFound ? undefined : installCommands(choice.python, checkout)[checkout ? 1 : 0]);
+        : notImportableMessage(choice.python, check.detail, checkout, wheel);
+      const install = installCommands(choice.python, checkout, wheel)[0];
+      this.fail(message, check.notFound || install.includes('<path') ? undefined : install);
       return undefined;
     }
     this.output.info(`memlens found at ${check.detail}`);
@@ -291,6 +326,24 @@ export class ServerManager implements vscode.Disposable {
       // didChangeConfiguration on every `memlens.*` change, carrying the explicitly set settings (see explicitSettings)
       synchronize: { configurationSection: 'memlens' },
       middleware: {
+        // hover links: the server's file: and memlens-transcript: links become trusted command links (hoverLinks.ts)
+        provideHover: async (document, position, token, next) => {
+          const hover = await next(document, position, token);
+          if (!hover) {
+            return hover;
+          }
+          const contents = hover.contents.map((content) => {
+            const value = typeof content === 'string' ? content : 'value' in content && !('language' in content) ? content.value : undefined;
+            if (value === undefined) {
+              return content;
+            }
+            const md = new vscode.MarkdownString(rewriteHoverLinks(value));
+            md.isTrusted = { enabledCommands: [...HOVER_COMMANDS] };
+            md.supportThemeIcons = false;
+            return md;
+          });
+          return new vscode.Hover(contents, hover.range);
+        },
         workspace: {
           didChangeConfiguration: async () => {
             await client?.sendNotification(DidChangeConfigurationNotification.type, { settings: { memlens: settings() } });
@@ -303,7 +356,19 @@ export class ServerManager implements vscode.Disposable {
           },
         },
       },
-      markdown: { isTrusted: { enabledCommands: ['memlens.openHit', 'memlens.openTranscript'] }, supportHtml: false },
+      markdown: { isTrusted: { enabledCommands: [...HOVER_COMMANDS] }, supportHtml: false },
+      // the server's stderr is Python logging (`WARNING:pygls…:…`): each line at its own level, not all as errors
+      stdioOptions: {
+        stdout: (input, channel) => {
+          readline.createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 }).on('line', (line) => channel.info(line));
+        },
+        stderr: (input, channel) => {
+          readline.createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 }).on('line', (line) => {
+            const level = stderrLevel(line);
+            channel[level](line);
+          });
+        },
+      },
       initializationFailedHandler: (err) => {
         this.output.error(`Initialization failed: ${errorMessage(err)}`);
         return false;
@@ -312,6 +377,7 @@ export class ServerManager implements vscode.Disposable {
     client = new LanguageClient('memlens', 'memlens', serverOptions, clientOptions);
     this.clientDisposables.push(
       client.onNotification(IndexStatusNotification, (status: IndexStatus) => {
+        this.logIndexing(status);
         this.lastIndexStatus = status;
         this.statusEmitter.fire(status);
       }),
@@ -348,6 +414,26 @@ export class ServerManager implements vscode.Disposable {
     }
   }
 
+  /** One line when indexing starts and a summary when it ends, at info level. */
+  private logIndexing(status: IndexStatus): void {
+    const was = this.lastIndexStatus?.indexing ?? false;
+    if (status.indexing && (!was || this.indexingSince === undefined)) {
+      this.indexingSince ??= Date.now();
+      if (!was) {
+        this.output.info(`Indexing${status.message ? `: ${status.message}` : '…'}`);
+      }
+    } else if (!status.indexing && (was || this.indexingSince !== undefined)) {
+      const secs = this.indexingSince !== undefined ? ` in ${((Date.now() - this.indexingSince) / 1000).toFixed(1)} s` : '';
+      this.indexingSince = undefined;
+      const pending = status.chunksNeedingEmbeddings + status.pendingMessages;
+      this.output.info(
+        `Index up to date${secs}: ${status.totalChunks} chunks` +
+          `${pending ? `, ${pending} waiting` : ''}, embeddings: ${status.provider ?? 'none'}` +
+          `${status.lastSync ? `, last sync ${status.lastSync}` : ''}`,
+      );
+    }
+  }
+
   private fail(message: string, installCommand?: string): void {
     this.lastError = message;
     this.output.error(message);
@@ -360,7 +446,7 @@ export class ServerManager implements vscode.Disposable {
         await vscode.env.clipboard.writeText(installCommand);
         void vscode.window.showInformationMessage(`Copied: ${installCommand}`);
       } else if (choice === 'Open Settings') {
-        await vscode.commands.executeCommand('workbench.action.openSettings', 'memlens.server.pythonPath');
+        await openMemlensSettings(this.context.extension.id, 'memlens.server.pythonPath');
       } else if (choice === 'Show Output') {
         this.output.show(true);
       }

@@ -4,8 +4,18 @@
  */
 
 import * as vscode from 'vscode';
-import { errorMessage, parseTranscriptUri, renderTranscript, TRANSCRIPT_SCHEME, transcriptUriComponents, type TranscriptRef } from './format';
-import { Commands, type HistoryParams, type HistoryResponse } from './protocol';
+import {
+  errorMessage,
+  parseTranscriptUri,
+  parseTranscriptUriString,
+  renderTranscript,
+  TRANSCRIPT_SCHEME,
+  transcriptUriComponents,
+  type RelatedSessions,
+  type TranscriptRef,
+} from './format';
+import { Commands, type HistoryParams, type HistoryResponse, type SessionsResponse } from './protocol';
+import { termRanges } from './query';
 import type { ServerManager } from './serverLauncher';
 
 /** How many messages around the anchor are asked for. */
@@ -23,6 +33,16 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
   private readonly listeners: vscode.Disposable[];
   /** documents already scrolled to their anchor (by `open` or on first showing) */
   private readonly revealed = new Set<string>();
+  /** uri → the words to highlight (the query that found the session) */
+  private readonly terms = new Map<string, readonly string[]>();
+  private readonly matchDecoration = vscode.window.createTextEditorDecorationType({
+    backgroundColor: new vscode.ThemeColor('editor.findMatchHighlightBackground'),
+    borderColor: new vscode.ThemeColor('editor.findMatchHighlightBorder'),
+    borderStyle: 'solid',
+    borderWidth: '1px',
+    overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.findMatchForeground'),
+    overviewRulerLane: vscode.OverviewRulerLane.Center,
+  });
 
   readonly onDidChange = this.changed.event;
 
@@ -41,9 +61,76 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
         if (doc.uri.scheme === TRANSCRIPT_SCHEME) {
           this.revealed.delete(doc.uri.toString());
           this.anchorLines.delete(doc.uri.toString());
+          this.terms.delete(doc.uri.toString());
         }
       }),
+      vscode.window.onDidChangeVisibleTextEditors((editors) => {
+        for (const editor of editors) {
+          this.decorate(editor);
+        }
+      }),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document.uri.scheme === TRANSCRIPT_SCHEME) {
+          for (const editor of vscode.window.visibleTextEditors.filter((ed) => ed.document === e.document)) {
+            this.decorate(editor);
+          }
+        }
+      }),
+      // links between sessions (a subagent's parent, a session's subagents) open in the viewer
+      vscode.languages.registerDocumentLinkProvider({ scheme: TRANSCRIPT_SCHEME }, { provideDocumentLinks: (doc) => this.links(doc) }),
     ];
+  }
+
+  /** `memlens-transcript:` links in a rendered transcript. */
+  private links(doc: vscode.TextDocument): vscode.DocumentLink[] {
+    const links: vscode.DocumentLink[] = [];
+    const text = doc.getText();
+    for (const m of text.matchAll(/\]\((memlens-transcript:[^)\s]+)\)/g)) {
+      const target = m[1];
+      const ref = parseTranscriptUriString(target);
+      if (!ref) {
+        continue;
+      }
+      const start = doc.positionAt((m.index ?? 0) + 2);
+      const link = new vscode.DocumentLink(new vscode.Range(start, start.translate(0, target.length)), transcriptUri(ref));
+      link.tooltip = 'Open this session';
+      links.push(link);
+    }
+    return links;
+  }
+
+  /** Highlight the query's words in a transcript editor. */
+  private decorate(editor: vscode.TextEditor): void {
+    const key = editor.document.uri.toString();
+    if (editor.document.uri.scheme !== TRANSCRIPT_SCHEME) {
+      return;
+    }
+    const terms = this.terms.get(key) ?? [];
+    const doc = editor.document;
+    const ranges = termRanges(doc.getText(), terms)
+      .slice(0, 2000)
+      .map(([a, b]) => new vscode.Range(doc.positionAt(a), doc.positionAt(b)));
+    editor.setDecorations(this.matchDecoration, ranges);
+  }
+
+  /** The parent and the subagents of a session (from memlens.sessions; empty when that fails). */
+  private async related(history: HistoryResponse, token: vscode.CancellationToken): Promise<RelatedSessions> {
+    try {
+      const response = await this.server.execute<SessionsResponse>(
+        Commands.sessions,
+        { query: history.sessionId, limit: 200 },
+        token,
+      );
+      const parentKey = history.parentSessionKey ?? undefined;
+      const parent = parentKey ? response.sessions.find((s) => s.sessionKey === parentKey) : undefined;
+      const children = response.sessions
+        .filter((s) => s.parentSessionKey === history.sessionKey)
+        .sort((a, b) => (a.firstTime ?? '').localeCompare(b.firstTime ?? ''))
+        .map((s) => ({ sessionKey: s.sessionKey, title: s.title, firstTime: s.firstTime }));
+      return { parent: parentKey ? { sessionKey: parentKey, title: parent?.title } : undefined, children };
+    } catch {
+      return {};
+    }
   }
 
   private revealAnchor(editor: vscode.TextEditor): void {
@@ -62,7 +149,7 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
     }
     try {
       const history = await this.server.execute<HistoryResponse>(Commands.history, params, token);
-      const rendered = renderTranscript(history);
+      const rendered = renderTranscript(history, {}, await this.related(history, token));
       this.anchorLines.set(uri.toString(), rendered.anchorLine);
       return rendered.markdown;
     } catch (err) {
@@ -80,8 +167,14 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
   }
 
   /** Open a session as markdown and reveal the anchored message. */
-  async open(ref: TranscriptRef, options: { preview?: boolean; viewColumn?: vscode.ViewColumn } = {}): Promise<vscode.TextEditor> {
+  async open(
+    ref: TranscriptRef,
+    options: { preview?: boolean; viewColumn?: vscode.ViewColumn; terms?: readonly string[] } = {},
+  ): Promise<vscode.TextEditor> {
     const uri = transcriptUri(ref);
+    if (options.terms) {
+      this.terms.set(uri.toString(), options.terms);
+    }
     const alreadyOpen = vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString());
     if (alreadyOpen) {
       this.changed.fire(uri); // the session may have grown since it was rendered
@@ -96,10 +189,12 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
       viewColumn: options.viewColumn,
     });
     this.revealAnchor(editor);
+    this.decorate(editor);
     return editor;
   }
 
   dispose(): void {
+    this.matchDecoration.dispose();
     for (const l of this.listeners) {
       l.dispose();
     }

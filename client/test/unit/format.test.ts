@@ -113,16 +113,26 @@ describe('hit labels', () => {
       description: '82%',
       detail: 'The DLQ redrive runs nightly.',
     });
+    assert.equal(pickItemText(memoryHit({ heading: 'Ops › Queues › DLQ' }), UTC).label, 'MEMORY.md:12 — DLQ');
   });
 
   it('shows agent · session · date · role for transcripts', () => {
     const hit = transcriptHit();
     assert.equal(hitLocation(hit, UTC), 'claude-code · 258c7280 · 2026-02-10 · assistant');
-    assert.equal(pickItemText(hit, UTC).icon, 'comment-discussion');
-    assert.equal(pickItemText(hit, UTC).description, '91%');
+    const now = new Date('2026-02-13T21:11:05Z');
+    assert.deepEqual(pickItemText(hit, { ...UTC, now }), {
+      icon: 'hubot',
+      label: 'assistant · 2026-02-10 21:11',
+      description: '91% · 3 d ago · 258c7280',
+      detail: 'We redrove the dead-letter queue after fixing the consumer.',
+    });
+    const titled = pickItemText(transcriptHit({ title: 'Fix the DLQ backup', role: 'user' }), { ...UTC, now });
+    assert.equal(titled.icon, 'account');
+    assert.equal(titled.description, '91% · 3 d ago · Fix the DLQ backup');
     const summary = transcriptHit({ kind: 'summary', role: undefined });
     assert.equal(hitLocation(summary, UTC), 'claude-code · 258c7280 · 2026-02-10 · summary');
     assert.equal(pickItemText(summary, UTC).icon, 'note');
+    assert.equal(pickItemText(summary, UTC).label, 'summary · 2026-02-10 21:11');
   });
 
   it('labels sub-agent and copied sessions apart from their parent', () => {
@@ -142,16 +152,18 @@ describe('hit labels', () => {
     assert.equal(hitLocation(hit, UTC), '.claude/258c7280.jsonl:3');
   });
 
-  it('builds tree labels and a markdown tooltip with the excerpt', () => {
-    const mem = treeHitText(memoryHit(), UTC);
-    assert.equal(mem.label, 'Queues  (L12–18)');
-    assert.equal(mem.description, '82% · The DLQ redrive runs nightly.');
-    const tr = treeHitText(transcriptHit(), UTC);
-    assert.equal(tr.label, '🤖 assistant · 2026-02-10 21:11');
-    assert.match(tr.tooltip, /^\*\*claude\\-code · 258c7280 · 2026\\-02\\-10 · assistant\*\* — 91%/);
-    assert.match(tr.tooltip, /\n> We redrove the dead\\-letter queue after fixing the consumer\\./);
-    const noHeading = treeHitText(memoryHit({ heading: undefined, lineEnd: 12 }), UTC);
-    assert.equal(noHeading.label, 'line 12');
+  it('builds tree labels (heading or first words), score and age, and a tooltip with the matched words bold', () => {
+    const now = new Date('2026-02-10T23:11:05Z');
+    const mem = treeHitText(memoryHit(), { ...UTC, now });
+    assert.equal(mem.label, 'Queues');
+    assert.equal(mem.description, '82% · MEMORY.md:12–18');
+    const tr = treeHitText(transcriptHit({ title: 'Fix the DLQ backup' }), { ...UTC, now }, ['dead', 'queue', 'redrove']);
+    assert.equal(tr.label, 'We redrove the dead-letter queue after fixing the consumer.');
+    assert.equal(tr.description, '91% · 2 h ago');
+    assert.match(tr.tooltip, /^\*\*Fix the DLQ backup\*\*\n\nclaude\\-code · 258c7280 · 2026\\-02\\-10 · assistant — \*\*91%\*\*/);
+    assert.match(tr.tooltip, /\n> We \*\*redrove\*\* the \*\*dead\*\*\\-letter \*\*queue\*\* after fixing the consumer\\./);
+    const noHeading = treeHitText(memoryHit({ heading: undefined, lineEnd: 12, excerpt: 'word '.repeat(40) }), UTC);
+    assert.ok(noHeading.label.endsWith('…') && noHeading.label.length <= 61, noHeading.label);
   });
 
   it('escapes markdown in tooltips', () => {
@@ -191,6 +203,10 @@ describe('groupResults', () => {
     );
     assert.equal(groups[0].label, 'claude-code · 258c7280');
     assert.equal(groups[0].description, '2026-02-09 · 90% · 2 hits');
+    const titled = groupResults([transcriptHit({ title: 'Fix the DLQ backup', resumeCommand: 'cd /ws && claude --resume 258c7280' })], UTC);
+    assert.equal(titled[0].label, 'Fix the DLQ backup');
+    assert.equal(titled[0].description, 'claude-code · 2026-02-10 · 91% · 1 hit');
+    assert.equal(titled[0].resumeCommand, 'cd /ws && claude --resume 258c7280');
     assert.equal(groups[0].sessionKey, 'claude-code:258c7280-aaaa-bbbb-cccc-1234567890ab');
     assert.equal(groups[1].label, 'MEMORY.md');
     assert.equal(groups[1].description, '70% · 2 hits');
@@ -299,15 +315,17 @@ describe('status bar and stats', () => {
 
 describe('server launch helpers', () => {
   it('suggests install commands', () => {
-    assert.deepEqual(installCommands('python3'), ['python3 -m pip install memlens']);
-    assert.deepEqual(installCommands('/opt/my py/bin/python', '/src/memlens'), [
-      '"/opt/my py/bin/python" -m pip install memlens',
+    // memlens is not on PyPI: never `pip install memlens`
+    assert.deepEqual(installCommands('python3'), ['python3 -m pip install <path to a memlens checkout>']);
+    assert.deepEqual(installCommands('/opt/my py/bin/python', '/src/memlens', '/ext/out/server/memlens-0.1.0-py3-none-any.whl'), [
+      '"/opt/my py/bin/python" -m pip install /ext/out/server/memlens-0.1.0-py3-none-any.whl',
       '"/opt/my py/bin/python" -m pip install -e /src/memlens',
     ]);
-    const msg = notImportableMessage('python3', "ModuleNotFoundError: No module named 'memlens'");
+    assert.deepEqual(installCommands('python3', undefined, '/my ext/m.whl'), ['python3 -m pip install "/my ext/m.whl"']);
+    const msg = notImportableMessage('python3', "ModuleNotFoundError: No module named 'memlens'", undefined, '/ext/m.whl');
     assert.match(msg, /not importable by python3 \(ModuleNotFoundError: No module named 'memlens'\)/);
-    assert.match(msg, /`python3 -m pip install memlens`/);
-    assert.match(msg, /pip install -e <repo>/);
+    assert.match(msg, /`python3 -m pip install \/ext\/m\.whl`/);
+    assert.doesNotMatch(msg, /pip install memlens\b/);
     assert.match(msg, /memlens\.server\.pythonPath/);
     assert.match(notImportableMessage('py', '', '/src/m'), /`py -m pip install -e \/src\/m`/);
     assert.match(pythonNotFoundMessage('python9', 'ENOENT: spawn python9 ENOENT'), /cannot run the Python interpreter "python9"/);

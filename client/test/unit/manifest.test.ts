@@ -110,8 +110,30 @@ describe('package.json (extension manifest)', () => {
     const container = manifest.contributes.viewsContainers.activitybar.find((c) => c.id === 'memlens');
     assert.ok(container);
     assert.ok(fs.existsSync(path.join(ROOT, container.icon)), container.icon);
-    assert.deepEqual(manifest.contributes.views.memlens.map((v) => v.id), ['memlens.results']);
+    assert.deepEqual(manifest.contributes.views.memlens.map((v) => v.id), ['memlens.results', 'memlens.sessions']);
     assert.ok(manifest.contributes.viewsWelcome.some((w) => w.view === 'memlens.results' && w.contents.includes('command:')));
+  });
+
+  it('ships no test code: no self-test command, main is the production bundle', () => {
+    const ids = manifest.contributes.commands.map((c) => c.command);
+    assert.ok(!ids.some((id) => /selftest/i.test(id)), ids.join(', '));
+    assert.ok(!fs.existsSync(path.join(ROOT, 'client/src/selfTest.ts')));
+    for (const file of fs.readdirSync(path.join(ROOT, 'client/src'))) {
+      assert.doesNotMatch(fs.readFileSync(path.join(ROOT, 'client/src', file), 'utf8'), /selfTest|MEMLENS_SELFTEST/, file);
+    }
+    const ignore = fs.readFileSync(path.join(ROOT, '.vscodeignore'), 'utf8');
+    assert.doesNotMatch(ignore, /^!out\/e2e/m);
+  });
+
+  it('orders settings by how often they are needed, and titles the context-menu item with the product', () => {
+    const orders = Object.entries(properties).map(([k, v]) => [k, (v as { order?: number }).order] as const);
+    assert.ok(orders.every(([, o]) => typeof o === 'number'), 'every setting has an order');
+    const byOrder = [...orders].sort((a, b) => (a[1] ?? 0) - (b[1] ?? 0)).map(([k]) => k);
+    assert.equal(byOrder[0], 'memlens.server.pythonPath');
+    assert.ok(byOrder.indexOf('memlens.scope') < byOrder.indexOf('memlens.chunking.maxChars'));
+    assert.ok(byOrder.indexOf('memlens.hover.enabled') < byOrder.indexOf('memlens.embedding.batchSize'));
+    const selection = manifest.contributes.commands.find((c) => c.command === 'memlens.searchSelection');
+    assert.equal(selection?.title, 'memlens: Search Selection');
   });
 
   it('packages as memlens.memlens with the bundle as main and matching @types/vscode', () => {

@@ -1,16 +1,17 @@
 /**
- * Self-test for the end-to-end test: with MEMLENS_SELFTEST_OUT set (or via the hidden command `memlens._selfTest`),
- * run a search through the real language client, show the results in the sidebar, open the top hit, and write a JSON
- * report. The e2e driver asserts on that report and screenshots the window.
+ * Self-test for the end-to-end test (never in the product: run.mjs installs it next to the packaged extension):
+ * with MEMLENS_SELFTEST_OUT set, run a search through the real language client, show the results in the sidebar,
+ * open the top hit, ask for a hover, and write a JSON report. The e2e driver asserts on that report, then clicks
+ * through the UI itself.
  */
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { errorMessage, groupResults, treeHitText } from './format';
-import { Commands, type SearchResponse, type SearchResult, type StatsResponse } from './protocol';
-import type { ResultsModel } from './resultsTree';
-import type { ServerManager } from './serverLauncher';
+import { errorMessage, groupResults, treeHitText } from '../../src/format';
+import { Commands, type SearchResponse, type SearchResult, type StatsResponse } from '../../src/protocol';
+import type { ResultsModel } from '../../src/resultsTree';
+import type { ServerManager } from '../../src/serverLauncher';
 
 export interface SelfTestOptions {
   query: string;
@@ -44,8 +45,6 @@ export interface SelfTestReport {
   statusBar?: unknown;
   /** hover-to-recall, asked through VS Code's hover machinery on a word of the first memory hit */
   hover?: { uri: string; line: number; character: number; word: string; markdown: string[] };
-  /** the hover's first transcript link, opened like a click on it would (`vscode.open`) */
-  hoverLink?: { link: string; uri?: string; line?: number; lineText?: string };
   error?: string;
 }
 
@@ -174,23 +173,6 @@ export async function runSelfTest(deps: SelfTestDeps, options: SelfTestOptions, 
     await vscode.commands.executeCommand('notifications.clearAll').then(undefined, () => undefined);
     report.stats = await deps.server.execute<StatsResponse>(Commands.stats, {});
     report.hover = await probeHover(response.results, options.query);
-    const link = /\]\((memlens-transcript:[^)\s]+)\)/.exec(report.hover?.markdown.join('\n') ?? '')?.[1];
-    if (link) {
-      report.hoverLink = { link };
-      await vscode.commands.executeCommand('vscode.open', vscode.Uri.parse(link));
-      for (let i = 0; i < 20 && vscode.window.activeTextEditor?.document.uri.scheme !== 'memlens-transcript'; i++) {
-        await sleep(250);
-      }
-      await sleep(500); // the anchor is revealed when the editor becomes active
-      const editor = vscode.window.activeTextEditor;
-      if (editor) {
-        const line = editor.selection.active.line;
-        report.hoverLink = { link, uri: editor.document.uri.toString(true), line, lineText: editor.document.lineAt(line).text };
-      }
-      if (report.opened) {
-        await vscode.commands.executeCommand('vscode.open', vscode.Uri.parse(report.opened.uri)); // back to the hit for the screenshot
-      }
-    }
     report.statusBar = deps.server.lastIndexStatus ?? null;
     report.ok = response.results.length > 0;
     if (!report.ok) {

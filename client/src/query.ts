@@ -1,0 +1,228 @@
+/**
+ * The search box's little language and the highlighting of matched words. Pure (no `vscode` import): unit-tested.
+ *
+ *   how did we fix the DLQ role:user since:7d format:codex
+ *
+ * Filters are `name:value` words anywhere in the query: `role:user|assistant`, `kind:memory|transcript|summary`,
+ * `format:claude-code|codex|openclaw|specstory`, `since:` / `until:` (`7d`, `12h`, `2w`, `3m`, `1y` ago, or an
+ * ISO date), `session:<session key or id>`. The other words are the query.
+ */
+
+import type { SearchFilters } from './protocol';
+
+export interface FilterSpec {
+  name: keyof SearchFilters;
+  /** the values offered for completion (`session:` completes from the sessions list) */
+  values: readonly string[];
+  description: string;
+}
+
+export const FILTERS: readonly FilterSpec[] = [
+  { name: 'role', values: ['user', 'assistant'], description: 'only messages written by you (user) or by the agent' },
+  { name: 'kind', values: ['memory', 'transcript', 'summary'], description: 'only memory notes, transcripts or compaction summaries' },
+  { name: 'format', values: ['claude-code', 'codex', 'openclaw', 'specstory'], description: 'only one agent’s transcripts' },
+  { name: 'since', values: ['1d', '7d', '30d', '1y'], description: 'only what is newer (7d = in the last 7 days, or a date: 2026-02-01)' },
+  { name: 'until', values: ['1d', '7d', '30d'], description: 'only what is older (a duration ago, or a date)' },
+  { name: 'session', values: [], description: 'only one session (its key or id)' },
+];
+
+const FILTER_RE = /^(role|kind|format|since|until|session):(.*)$/i;
+const RELATIVE_RE = /^(\d{1,5})([hdwmy])$/i;
+const DATE_RE = /^\d{4}-\d{2}(-\d{2}([T ]\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:?\d{2})?)?)?$/;
+
+export interface ParsedInput {
+  /** the words to search for, filters removed */
+  query: string;
+  filters: SearchFilters;
+  /** one message per invalid filter */
+  errors: string[];
+}
+
+/** `7d` → the ISO time 7 days before `now`; an ISO date stays as it is; else undefined. */
+export function resolveTime(value: string, now: Date): string | undefined {
+  const rel = RELATIVE_RE.exec(value);
+  if (rel) {
+    const n = Number(rel[1]);
+    const hours = { h: 1, d: 24, w: 24 * 7, m: 24 * 30, y: 24 * 365 }[rel[2].toLowerCase() as 'h' | 'd' | 'w' | 'm' | 'y'];
+    return new Date(now.getTime() - n * hours * 3600 * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  if (DATE_RE.test(value) && !Number.isNaN(Date.parse(value.length === 7 ? `${value}-01` : value))) {
+    return value.length === 7 ? `${value}-01` : value;
+  }
+  return undefined;
+}
+
+/** Split the search box's text into the query and its filters. */
+export function parseSearchInput(value: string, now: Date = new Date()): ParsedInput {
+  const words: string[] = [];
+  const filters: SearchFilters = {};
+  const errors: string[] = [];
+  for (const token of value.trim().split(/\s+/).filter(Boolean)) {
+    const m = FILTER_RE.exec(token);
+    if (!m) {
+      words.push(token);
+      continue;
+    }
+    const name = m[1].toLowerCase() as keyof SearchFilters;
+    const raw = m[2];
+    const spec = FILTERS.find((f) => f.name === name);
+    if (!raw) {
+      errors.push(`${name}: needs a value${spec && spec.values.length ? ` (${spec.values.join(', ')})` : ''}`);
+      continue;
+    }
+    if (name === 'since' || name === 'until') {
+      const time = resolveTime(raw, now);
+      if (time) {
+        filters[name] = time;
+      } else {
+        errors.push(`${name}:${raw} is not a duration (7d, 12h, 2w, 3m, 1y) or a date (2026-02-01)`);
+      }
+    } else if (name === 'session') {
+      filters.session = raw;
+    } else {
+      const lowered = raw.toLowerCase();
+      if (spec && spec.values.includes(lowered)) {
+        (filters as Record<string, string>)[name] = lowered;
+      } else {
+        errors.push(`${name}:${raw} is not one of ${spec?.values.join(', ')}`);
+      }
+    }
+  }
+  return { query: words.join(' '), filters, errors };
+}
+
+export interface Completion {
+  /** the text that replaces the word being typed */
+  insert: string;
+  description: string;
+}
+
+/**
+ * Completions for the last word of the search box: filter names while it is a prefix of one (`ro` → `role:`),
+ * values once the colon is typed (`role:` → `role:user`, `role:assistant`). `sessions` feeds `session:`.
+ */
+export function completionsFor(value: string, sessions: readonly { key: string; label: string }[] = []): Completion[] {
+  if (/\s$/.test(value) || !value.trim()) {
+    return [];
+  }
+  const words = value.split(/\s+/);
+  const last = words[words.length - 1];
+  const colon = last.indexOf(':');
+  if (colon < 0) {
+    const lowered = last.toLowerCase();
+    return FILTERS.filter((f) => f.name.startsWith(lowered) && lowered.length >= 1).map((f) => ({
+      insert: `${f.name}:`,
+      description: f.description,
+    }));
+  }
+  const name = last.slice(0, colon).toLowerCase();
+  const typed = last.slice(colon + 1).toLowerCase();
+  const spec = FILTERS.find((f) => f.name === name);
+  if (!spec) {
+    return [];
+  }
+  if (name === 'session') {
+    return sessions
+      .filter((s) => !typed || s.key.toLowerCase().includes(typed) || s.label.toLowerCase().includes(typed))
+      .slice(0, 12)
+      .map((s) => ({ insert: `session:${s.key}`, description: s.label }));
+  }
+  const exact = spec.values.includes(typed);
+  return exact ? [] : spec.values.filter((v) => v.startsWith(typed)).map((v) => ({ insert: `${name}:${v}`, description: spec.description }));
+}
+
+/** Replace the last word of `value` by `insert` (a completed filter ends with a space, a filter name does not). */
+export function applyCompletion(value: string, insert: string): string {
+  const words = value.split(/\s+/);
+  words[words.length - 1] = insert;
+  return `${words.join(' ')}${insert.endsWith(':') ? '' : ' '}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// matched words
+
+const STOP_WORDS = new Set(
+  `a an and are as at be but by can did do does for from had has have how i if in into is it its me my of on or
+  our so that the their then there these this to was we were what when where which who why will with you your`.split(/\s+/),
+);
+
+/** The words of a query worth highlighting: filters and stop words dropped, lower-cased, longest first. */
+export function queryTerms(query: string): string[] {
+  const { query: words } = parseSearchInput(query);
+  const terms = new Set<string>();
+  for (const word of words.toLowerCase().split(/[^\p{L}\p{N}_]+/u)) {
+    if (word.length >= 2 && !STOP_WORDS.has(word)) {
+      terms.add(word);
+    }
+  }
+  return [...terms].sort((a, b) => b.length - a.length);
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * [start, end) ranges of the words of `text` that begin with a term (`redrive` also marks `redrives`),
+ * case-insensitively, not overlapping, in order.
+ */
+export function termRanges(text: string, terms: readonly string[]): [number, number][] {
+  if (terms.length === 0 || !text) {
+    return [];
+  }
+  const re = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${terms.map(escapeRegExp).join('|')})[\\p{L}\\p{N}_]*`, 'giu');
+  const ranges: [number, number][] = [];
+  for (const m of text.matchAll(re)) {
+    ranges.push([m.index ?? 0, (m.index ?? 0) + m[0].length]);
+  }
+  return ranges;
+}
+
+/** Escape text for markdown (tooltips). */
+export function escapeMd(text: string): string {
+  return text.replace(/([\\`*_{}[\]()#+\-.!|<>~])/g, '\\$1');
+}
+
+/** `text` as markdown with every matched word in bold. */
+export function boldTerms(text: string, terms: readonly string[]): string {
+  let out = '';
+  let at = 0;
+  for (const [start, end] of termRanges(text, terms)) {
+    out += `${escapeMd(text.slice(at, start))}**${escapeMd(text.slice(start, end))}**`;
+    at = end;
+  }
+  return out + escapeMd(text.slice(at));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// ages
+
+/** "just now", "5 min ago", "3 h ago", "4 d ago", "5 wk ago", "7 mo ago", "2 y ago"; "" when unknown. */
+export function formatAge(iso: string | null | undefined, now: Date = new Date()): string {
+  if (!iso) {
+    return '';
+  }
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) {
+    return '';
+  }
+  const s = Math.max(0, (now.getTime() - t) / 1000);
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  if (s < 86400 * 14) return `${Math.floor(s / 86400)} d ago`;
+  if (s < 86400 * 60) return `${Math.floor(s / (86400 * 7))} wk ago`;
+  if (s < 86400 * 365) return `${Math.floor(s / (86400 * 30))} mo ago`;
+  return `${Math.floor(s / (86400 * 365))} y ago`;
+}
+
+/** The first words of an excerpt, for a label: whitespace collapsed, cut at a word boundary near `max`. */
+export function firstWords(text: string | undefined, max = 60): string {
+  const flat = (text ?? '').replace(/\s+/g, ' ').replace(/^[…\s]+/, '').trim();
+  if (flat.length <= max) {
+    return flat;
+  }
+  const cut = flat.slice(0, max);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}

@@ -1,0 +1,208 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { renderTranscript, messageBody } from '../../src/format';
+import { rewriteHoverLinks } from '../../src/hoverLinks';
+import type { HistoryResponse, SessionSummary } from '../../src/protocol';
+import {
+  applyCompletion,
+  boldTerms,
+  completionsFor,
+  firstWords,
+  formatAge,
+  parseSearchInput,
+  queryTerms,
+  termRanges,
+} from '../../src/query';
+import { stderrLevel } from '../../src/serverLog';
+import { groupSessions } from '../../src/sessionsModel';
+
+const NOW = new Date('2026-02-20T12:00:00Z');
+
+describe('hover links', () => {
+  it('turns transcript and file links into trusted command links, leaving others alone', () => {
+    const md = [
+      '**memlens** · recall for `use_pgbouncer`',
+      '',
+      '- **87%** [pgbouncer keeps dropping](memlens-transcript:/claude-code%3Ac84f%2Fagent-1.md?message=m%201) · 2026-02-05 · claude-code · user  ',
+      '- **60%** [Deploys](file:///ws/MEMORY.md#L12) · MEMORY.md:12  ',
+      '- [elsewhere](https://example.com/x)',
+    ].join('\n');
+    const out = rewriteHoverLinks(md);
+    const links = [...out.matchAll(/\]\((\S+)(?: "[^"]*")?\)/g)].map((m) => m[1]);
+    assert.equal(links.length, 3);
+    assert.ok(links[0].startsWith('command:memlens.openTranscript?'));
+    assert.deepEqual(JSON.parse(decodeURIComponent(links[0].split('?')[1])), [{ sessionKey: 'claude-code:c84f/agent-1', messageId: 'm 1' }]);
+    assert.ok(links[1].startsWith('command:memlens.openFileAt?'));
+    assert.deepEqual(JSON.parse(decodeURIComponent(links[1].split('?')[1])), [{ uri: 'file:///ws/MEMORY.md', line: 12 }]);
+    assert.equal(links[2], 'https://example.com/x');
+    assert.ok(!out.includes('memlens-transcript:'), 'no dead transcript links left');
+  });
+});
+
+describe('search filters', () => {
+  it('splits the query from its filters and resolves relative times', () => {
+    const p = parseSearchInput('how did we fix the DLQ role:user since:7d format:Codex session:claude-code:abc', NOW);
+    assert.equal(p.query, 'how did we fix the DLQ');
+    assert.deepEqual(p.filters, {
+      role: 'user',
+      since: '2026-02-13T12:00:00Z',
+      format: 'codex',
+      session: 'claude-code:abc',
+    });
+    assert.deepEqual(p.errors, []);
+    assert.deepEqual(parseSearchInput('x until:2026-02-01 kind:memory', NOW).filters, { until: '2026-02-01', kind: 'memory' });
+    const bad = parseSearchInput('dlq role:robot since:soon kind:', NOW);
+    assert.equal(bad.query, 'dlq');
+    assert.equal(bad.errors.length, 3);
+    assert.match(bad.errors[0], /role:robot is not one of user, assistant/);
+    assert.match(bad.errors[1], /since:soon is not a duration/);
+    assert.match(bad.errors[2], /kind: needs a value/);
+    // a colon inside a word that is not a filter stays in the query
+    assert.equal(parseSearchInput('error: pool_mode=transaction', NOW).query, 'error: pool_mode=transaction');
+  });
+
+  it('completes filter names, their values and sessions', () => {
+    assert.deepEqual(completionsFor('dlq ro').map((c) => c.insert), ['role:']);
+    assert.deepEqual(completionsFor('dlq role:').map((c) => c.insert), ['role:user', 'role:assistant']);
+    assert.deepEqual(completionsFor('dlq role:a').map((c) => c.insert), ['role:assistant']);
+    assert.deepEqual(completionsFor('dlq role:user'), []);
+    assert.deepEqual(completionsFor('dlq '), []);
+    assert.deepEqual(completionsFor('f').map((c) => c.insert), ['format:']);
+    const sessions = [
+      { key: 'claude-code:5b0e', label: 'the orders DLQ is backing up' },
+      { key: 'codex:019c', label: 'settlement test' },
+    ];
+    assert.deepEqual(completionsFor('x session:dlq', sessions).map((c) => c.insert), ['session:claude-code:5b0e']);
+    assert.equal(applyCompletion('dlq ro', 'role:'), 'dlq role:');
+    assert.equal(applyCompletion('dlq role:u', 'role:user'), 'dlq role:user ');
+  });
+});
+
+describe('matched words', () => {
+  it('finds the query words (not stop words or filters) at word starts', () => {
+    assert.deepEqual(queryTerms('how did we fix the dead-letter queue? role:user'), ['letter', 'queue', 'dead', 'fix']);
+    const text = 'We fixed the dead-letter queue; prefix stays.';
+    assert.deepEqual(
+      termRanges(text, ['fix', 'queue']).map(([a, b]) => text.slice(a, b)),
+      ['fixed', 'queue'],
+    );
+    assert.equal(boldTerms('a *queue* backed', ['queue']), 'a \\***queue**\\* backed');
+    assert.deepEqual(termRanges('x', []), []);
+  });
+
+  it('formats ages and first words', () => {
+    assert.equal(formatAge('2026-02-20T11:59:30Z', NOW), 'just now');
+    assert.equal(formatAge('2026-02-20T09:00:00Z', NOW), '3 h ago');
+    assert.equal(formatAge('2026-02-17T12:00:00Z', NOW), '3 d ago');
+    assert.equal(formatAge('2025-12-20T12:00:00Z', NOW), '2 mo ago');
+    assert.equal(formatAge(undefined, NOW), '');
+    assert.equal(firstWords('  …the orders   DLQ\nis backing up', 20), 'the orders DLQ is…');
+  });
+});
+
+function session(overrides: Partial<SessionSummary>): SessionSummary {
+  return {
+    sessionKey: 'claude-code:a',
+    sessionId: 'a',
+    format: 'claude-code',
+    title: 'A',
+    cwd: '/home/m/shop',
+    project: 'shop',
+    path: '/p/a.jsonl',
+    firstTime: '2026-02-20T08:00:00Z',
+    lastTime: '2026-02-20T09:00:00Z',
+    messageCount: 3,
+    filesTouched: [],
+    filesTouchedTotal: 0,
+    toolsUsed: [],
+    parentSessionKey: null,
+    resumeCommand: 'cd /home/m/shop && claude --resume a',
+    ...overrides,
+  };
+}
+
+describe('sessions view', () => {
+  it('groups by project and day, newest first, subagents under their parent', () => {
+    const projects = groupSessions(
+      [
+        session({}),
+        session({ sessionKey: 'claude-code:a/agent-1', title: 'sub', parentSessionKey: 'claude-code:a' }),
+        session({ sessionKey: 'claude-code:b', title: 'B', lastTime: '2026-02-19T10:00:00Z' }),
+        session({ sessionKey: 'codex:c', format: 'codex', title: 'C', cwd: '/home/m/api', project: 'api', lastTime: '2026-02-21T10:00:00Z' }),
+        session({ sessionKey: 'specstory:d', format: 'specstory', title: 'D', cwd: null, project: null, resumeCommand: null }),
+      ],
+      { utc: true, now: NOW },
+    );
+    assert.deepEqual(projects.map((p) => [p.label, p.count]), [['api', 1], ['shop', 2], ['other sessions', 1]]);
+    const shop = projects[1];
+    assert.deepEqual(shop.days.map((d) => d.label), ['Today', 'Yesterday']);
+    assert.deepEqual(shop.days[0].sessions.map((s) => [s.session.title, s.children.map((c) => c.title)]), [['A', ['sub']]]);
+  });
+});
+
+describe('transcript rendering', () => {
+  const base: HistoryResponse = {
+    sessionKey: 'claude-code:a/agent-1',
+    sessionId: 'a',
+    format: 'claude-code',
+    path: '/p/a.jsonl',
+    title: 'Trace routing',
+    parentSessionKey: 'claude-code:a',
+    resumeCommand: 'cd /ws && claude --resume a',
+    anchor: null,
+    hasMoreBefore: false,
+    hasMoreAfter: false,
+    messages: [
+      {
+        messageId: 'm1',
+        role: 'assistant',
+        kind: 'message',
+        timestamp: '2026-02-10T08:00:00Z',
+        text: '## Plan\n\nsteps:\n1. read\n\n```md\n# kept in code\n```\n[Bash] aws sqs get-queue-attributes \\ --queue-url https://x \\ --attribute-names All && echo done\n[Edit] file_path=/ws/routing.yaml old_string=a: b new_string=a: c',
+        position: 0,
+      },
+    ],
+  };
+
+  it('keeps the outline: headings in messages escaped, code kept, tool calls as code blocks', () => {
+    const { markdown } = renderTranscript(base, { utc: true });
+    let inFence = false;
+    const headings = markdown.split('\n').filter((l) => {
+      if (/^(```|~~~)/.test(l)) {
+        inFence = !inFence;
+      }
+      return !inFence && /^#{1,6} /.test(l);
+    });
+    assert.deepEqual(headings, ['# Trace routing', '### 🤖 assistant · 2026-02-10 08:00']);
+    assert.match(markdown, /^\\## Plan$/m);
+    assert.match(markdown, /^steps:\n1\. read$/m);
+    assert.match(markdown, /```md\n# kept in code\n```/);
+    assert.match(markdown, /🔧 \*\*Bash\*\*\n\n```sh\naws sqs get-queue-attributes \\\n {4}--queue-url https:\/\/x \\\n {4}--attribute-names All &&\n {2}echo done\n```/);
+    assert.match(markdown, /🔧 \*\*Edit\*\*\n\n```text\nfile_path=\/ws\/routing\.yaml\nold_string=a: b\nnew_string=a: c\n```/);
+  });
+
+  it('links the parent session and the subagents, and shows the resume command', () => {
+    const { markdown } = renderTranscript(base, { utc: true }, {
+      parent: { sessionKey: 'claude-code:a', title: 'Fix the DLQ' },
+    });
+    assert.match(markdown, /↰ Subagent of \[Fix the DLQ\]\(memlens-transcript:\/claude-code%3Aa\.md\)/);
+    assert.match(markdown, /Resume: `cd \/ws && claude --resume a`/);
+    const parent = renderTranscript({ ...base, sessionKey: 'claude-code:a', parentSessionKey: null }, { utc: true }, {
+      children: [{ sessionKey: 'claude-code:a/agent-1', title: 'Trace routing', firstTime: '2026-02-10T08:01:00Z' }],
+    }).markdown;
+    assert.match(parent, /Subagents \(1\):\n\n- \[Trace routing\]\(memlens-transcript:\/claude-code%3Aa%2Fagent-1\.md\) · 2026-02-10 08:01/);
+    assert.deepEqual(messageBody('plain\ntext'), ['plain', 'text']);
+  });
+});
+
+describe('server log levels', () => {
+  it('maps Python logging levels and demotes the pygls cancel warning', () => {
+    assert.equal(stderrLevel('WARNING:pygls.protocol.json_rpc:Cancel notification for unknown message id "12"'), 'debug');
+    assert.equal(stderrLevel('WARNING:memlens.lsp:bad setting'), 'warn');
+    assert.equal(stderrLevel('INFO:memlens.engine:opened'), 'info');
+    assert.equal(stderrLevel('ERROR:memlens.lsp:boom'), 'error');
+    assert.equal(stderrLevel('Traceback (most recent call last):'), 'error');
+    assert.equal(stderrLevel('  File "x.py", line 1'), 'error');
+    assert.equal(stderrLevel('something else'), 'info');
+  });
+});
