@@ -8,12 +8,23 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from lsprotocol import types
+from pygls.lsp.server import LanguageServer
 
-if TYPE_CHECKING:
-    from memlens.lsp.state import ServerState
+
+class ServerState(Protocol):
+    """What progress reporting needs of the server's state (memlens.lsp.state.ServerState provides it); a protocol
+    here keeps this module free of an import back into state."""
+
+    server: LanguageServer
+    initialized: bool
+
+    def call_soon(self, callback: Callable[[], Any]) -> None: ...
+
+    async def index_status(self, message: str | None = None) -> dict[str, Any] | None: ...
+
 
 log = logging.getLogger(__name__)
 
