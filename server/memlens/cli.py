@@ -12,9 +12,9 @@ from typing import Any
 
 from memlens import __version__
 from memlens.engine.engine import Engine
-from memlens.engine.filters import FORMATS, filters_from_dict
+from memlens.engine.filters import FORMATS, KINDS, ROLES, filters_from_dict
 from memlens.engine.indexer import SyncReport
-from memlens.engine.search import MODES
+from memlens.engine.search import FUSIONS, MODES
 from memlens.errors import InvalidRequest, MemlensError, SettingsError
 from memlens.settings import Settings, load_workspace_file, merge
 
@@ -65,15 +65,15 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("query")
     search.add_argument("--limit", type=int)
     search.add_argument("--mode", choices=MODES)
-    search.add_argument("--fusion", choices=("weighted", "rrf"))
+    search.add_argument("--fusion", choices=FUSIONS)
     search.add_argument("--min-score", type=float)
     search.add_argument("--json", action="store_true", help="machine-readable output")
     search.add_argument("--explain", action="store_true", help="show the component scores")
     search.add_argument("--no-sync", action="store_true", help="search the index as it is")
-    search.add_argument("--kind", choices=("memory", "transcript", "summary"))
-    search.add_argument("--format", dest="agent_format", choices=("claude-code", "codex", "openclaw", "specstory"))
+    search.add_argument("--kind", choices=KINDS)
+    search.add_argument("--format", dest="agent_format", choices=FORMATS)
     search.add_argument("--session", help="a session key")
-    search.add_argument("--role", choices=("user", "assistant"))
+    search.add_argument("--role", choices=ROLES)
     search.add_argument("--since", help="ISO date or date-time")
     search.add_argument("--until", help="ISO date or date-time")
     _location_flags(search)
