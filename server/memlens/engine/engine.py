@@ -77,7 +77,14 @@ class Engine:
         self.syncing = threading.Event()
         self._seen_generation = -1
         self._derived_stale = False  # a write failed between the catalog and the derived indexes
-        self._open_derived()
+        try:
+            self._open_derived()
+        except Exception as exc:  # a full disk while realigning: open anyway, serve what is there, retry at sync
+            if not is_disk_full(exc):
+                raise
+            log.warning("the disk holding %s is full; the keyword index is realigned at the next sync", self.index_dir)
+            self._derived_stale = True
+            self._reload_vectors(self.catalog.generation())
 
     # -- lifecycle --------------------------------------------------------------------------------------------
 
@@ -179,10 +186,10 @@ class Engine:
     def _writing(self) -> Iterator[None]:
         """Around every write: a full disk becomes one clear error, and the derived indexes are realigned with
         the catalog's last commit, so searches keep answering and the next sync, once space is back, recovers."""
-        if self._derived_stale:
-            self._open_derived()
-            self._derived_stale = False
         try:
+            if self._derived_stale:
+                self._open_derived()
+                self._derived_stale = False
             yield
         except Exception as exc:
             if not is_disk_full(exc):
