@@ -226,7 +226,39 @@ def test_unquoted_private_key_value_is_redacted_whole() -> None:
 @pytest.mark.parametrize(("text", "secret", "kind"), CORPUS)
 def test_redact_is_idempotent(text: str, secret: str, kind: str) -> None:
     once = redact(text)
+    # a redact() that does nothing is idempotent too: first make sure this one did its work
+    assert once != text and secret not in once and f"[REDACTED:{kind}]" in once
     assert redact(once) == once
+    assert find_secrets(once) == []  # a marker is never itself taken for a secret
+
+
+AWS_ID = "AKIA" + _UPPER[:16]
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + fake(10)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{AWS_ID} {AWS_SECRET}",  # one space between: the separator is the only character in between
+        f"{AWS_ID}\n{AWS_SECRET}",  # pasted as two lines, as in the example workspace's SpecStory session
+        f"id: {AWS_ID}\nand then: {AWS_SECRET}\n",
+        f"{AWS_SECRET}\n{AWS_ID}",
+        f"{AWS_ID}, {AWS_SECRET}",
+    ],
+    ids=["one-space", "next-line", "labelled-lines", "secret-first-lines", "comma"],
+)
+def test_aws_secret_key_next_to_its_id_is_redacted(text: str) -> None:
+    redacted = redact(text)
+    assert AWS_SECRET not in redacted and AWS_ID not in redacted, redacted
+    assert "[REDACTED:aws-secret-key]" in redacted and "[REDACTED:aws-access-key]" in redacted
+
+
+def test_a_40_character_path_far_from_an_aws_id_is_kept() -> None:
+    path = "src/Components/Widgets/DateRangePicker77"  # 40 characters of the secret-key alphabet
+    assert len(path) == 40
+    assert redact(path) == path
+    far = f"{AWS_ID}\n" + "filler words " * 20 + f"\n{path}\n"
+    assert path in redact(far)
 
 
 def test_empty_and_plain_text() -> None:

@@ -12,7 +12,7 @@ from memlens.engine.ingest import FileContent
 from memlens.engine.redact import redact
 
 # Bump when the detector learns new kinds: indexes built with an older one are re-parsed on open.
-REDACTION_VERSION = 2
+REDACTION_VERSION = 3  # 3: an AWS secret key one character or one line away from its key id
 
 
 def redaction_stamp(enabled: bool) -> str:

@@ -196,17 +196,18 @@ CONTEXT_DETECTORS = [
         pattern=r"[?&]sig=(?P<value>[A-Za-z0-9%+/=]{16,})",
         secret_groups=("value",),
     ),
-    # A 40-character AWS secret access key next to an access key id, either side.
+    # A 40-character AWS secret access key next to an access key id, either side, within 120 characters (also on
+    # the next line: a pasted id/secret pair is two lines). The separator may be a single character.
     Detector(
         kind="aws-secret-key",
-        pattern=r"(?:AKIA|ASIA)[A-Z0-9]{16}[^\n]{1,120}?(?:^|[^A-Za-z0-9/+=])(?P<value>[A-Za-z0-9/+]{40})"
+        pattern=r"(?:AKIA|ASIA)[A-Z0-9]{16}(?s:.{0,120}?)[^A-Za-z0-9/+=](?P<value>[A-Za-z0-9/+]{40})"
         r"(?:$|[^A-Za-z0-9/+=])",
         secret_groups=("value",),
         check=_is_aws_secret,
     ),
     Detector(
         kind="aws-secret-key",
-        pattern=r"(?:^|[^A-Za-z0-9/+=])(?P<value>[A-Za-z0-9/+]{40})[^A-Za-z0-9/+=][^\n]{0,120}?(?:AKIA|ASIA)[A-Z0-9]{16}",
+        pattern=r"(?:^|[^A-Za-z0-9/+=])(?P<value>[A-Za-z0-9/+]{40})[^A-Za-z0-9/+=](?s:.{0,120}?)(?:AKIA|ASIA)[A-Z0-9]{16}",
         secret_groups=("value",),
         check=_is_aws_secret,
     ),
