@@ -307,7 +307,15 @@ def cmd_search(args: argparse.Namespace) -> int:
             report = sync_engine(engine)
             if report.files_parsed or report.files_deleted or report.files_appended:
                 print(describe_sync(report), file=sys.stderr)
-        response = engine.search(args.query, args.limit, args.mode, filters, args.explain, args.fusion, args.min_score)
+        response = engine.search(
+            args.query,
+            limit=args.limit,
+            mode=args.mode,
+            filters=filters,
+            explain=args.explain,
+            fusion=args.fusion,
+            min_score=args.min_score,
+        )
     if args.json:
         print(json.dumps(response, ensure_ascii=False))
     else:

@@ -264,6 +264,7 @@ class Engine:
     def rank(
         self,
         query: str,
+        *,
         mode: str | None = None,
         filters: SearchFilters | None = None,
         limit: int | None = None,
@@ -275,6 +276,7 @@ class Engine:
     def search(
         self,
         query: str,
+        *,
         limit: int | None = None,
         mode: str | None = None,
         filters: SearchFilters | None = None,
@@ -286,7 +288,7 @@ class Engine:
         started = time.perf_counter()
         settings = self.settings.search
         limit = limit or settings.max_results
-        ranking = self.rank(query, mode, filters, limit, fusion)
+        ranking = self.rank(query, mode=mode, filters=filters, limit=limit, fusion=fusion)
         builder = ResultBuilder(self.catalog, self.workspaces, self.visibility())
         results = builder.build(
             ranking,

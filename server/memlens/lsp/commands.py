@@ -38,7 +38,11 @@ async def search(state: ServerState, args: Args) -> Any:
     except InvalidFilter as exc:
         raise args.error(f"filters: {exc}") from None
     engine = await state.require_engine()
-    return await state.read(lambda: engine.search(query, limit, mode, filters, explain, fusion, min_score))
+    return await state.read(
+        lambda: engine.search(
+            query, limit=limit, mode=mode, filters=filters, explain=explain, fusion=fusion, min_score=min_score
+        )
+    )
 
 
 async def history(state: ServerState, args: Args) -> Any:

@@ -149,7 +149,9 @@ class HoverProvider:
         if not hit:
             try:
                 response = await self.state.read(
-                    lambda: engine.search(query, settings.max_results, "hybrid", min_score=settings.min_score)
+                    lambda: engine.search(
+                        query, limit=settings.max_results, mode="hybrid", min_score=settings.min_score
+                    )
                 )
             except Exception as exc:  # a hover never fails loudly
                 log.debug("hover search for %r failed: %s", query, exc)

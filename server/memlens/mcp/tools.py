@@ -96,7 +96,7 @@ def search(engine: Engine, args: SearchArgs) -> dict[str, Any]:
             "session": engine.resolve_session(session) if session else None,
         }
     )
-    return engine.search(args["query"], args.get("limit"), args.get("mode"), filters)
+    return engine.search(args["query"], limit=args.get("limit"), mode=args.get("mode"), filters=filters)
 
 
 def history(engine: Engine, args: HistoryArgs) -> dict[str, Any]:
