@@ -113,12 +113,49 @@ async def test_reindex_full_with_progress(client: LanguageClient) -> None:
     assert status["message"] == "reindex done" and not status["indexing"]
 
 
+def big_session(path: Path, messages: int) -> None:
+    """An OpenClaw session of many messages that share a handful of texts: slow to re-parse and re-index, while
+    its vectors come from the cache (a few distinct texts), so a full reindex takes seconds, not minutes."""
+    lines = [json.dumps({"type": "session", "version": 3, "id": "0d0e0f10-bbbb-4bbb-8ccc-444455556666", "cwd": "/w"})]
+    parent = None
+    for n in range(messages):
+        role = "user" if n % 2 == 0 else "assistant"
+        text = f"ballast message about the {('quartz', 'slate', 'basalt', 'marble')[n % 4]} quarry"
+        lines.append(
+            openclaw_line(
+                "message",
+                f"b{n}",
+                parent,
+                f"2026-03-02T10:{(n // 60) % 60:02d}:{n % 60:02d}Z",
+                message={"role": role, "content": [{"type": "text", "text": text}]},
+            ).rstrip("\n")
+        )
+        parent = f"b{n}"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 async def test_requests_answered_during_reindex(client: LanguageClient) -> None:
+    """Reads run beside the writer: stats and search are answered while a full reindex still runs (if they queued
+    behind it, the reindex would be done by the time they come back)."""
     import asyncio
 
-    shutil.copyfile(client.extra / "zeppelin.jsonl", client.extra / "zeppelin-2.jsonl")  # type: ignore[attr-defined]
+    extra = client.extra  # type: ignore[attr-defined]
+    shutil.copyfile(extra / "zeppelin.jsonl", extra / "zeppelin-2.jsonl")
+    big_session(extra / "ballast.jsonl", 30_000)
+    await wait_until(lambda: not client.statuses.items[-1]["indexing"], timeout=120)  # type: ignore[attr-defined]
+    before = set(client.progress_reports)
     reindex = asyncio.ensure_future(execute(client, "memlens.reindex", {"full": True}))
+
+    def working() -> bool:  # the reindex reported progress: it holds the writer now
+        new = [client.progress_reports[t] for t in client.progress_reports if t not in before]
+        return any(isinstance(r, types.WorkDoneProgressReport) for reports in new for r in reports)
+
+    await wait_until(working, timeout=60, step=0.02)
+    assert not reindex.done()
     stats = await execute(client, "memlens.stats")
     search = await execute(client, "memlens.search", {"query": "pgbouncer", "mode": "keyword"})
+    answered_while_running = not reindex.done()
     assert stats["totalChunks"] > 0 and search["results"]
-    assert (await reindex)["filesParsed"] >= 1
+    report = await reindex
+    assert report["filesParsed"] >= 2
+    assert answered_while_running, "stats and search waited for the reindex to finish"
