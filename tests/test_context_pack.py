@@ -26,7 +26,7 @@ The office plants are watered on Mondays.
 
 
 def _session(path: Path, session_id: str, topic: str, hour: int) -> None:
-    def message(entry_id: str, parent: str | None, minute: int, role: str, text: str) -> dict:
+    def message(entry_id: str, parent: str | None, minute: int, role: str, text: str) -> dict[str, object]:
         return {
             "type": "message",
             "id": entry_id,

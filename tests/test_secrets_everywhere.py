@@ -266,10 +266,8 @@ def test_history_summaries_context_and_stats_show_no_secret(
     index_dir = Path(where[where.index("--index-dir") + 1])
     settings.transcripts.agent_defaults = False
     with Engine([workspace], settings, [transcripts], index_dir, embedder=False) as engine:
-        stored = "\n".join(
-            engine.catalog.chunk_texts(chunk_id) and "\n".join(engine.catalog.chunk_texts(chunk_id))
-            for (chunk_id,) in engine.catalog.db.execute("SELECT id FROM chunks")
-        )
+        chunk_ids = [int(row[0]) for row in engine.catalog.db.execute("SELECT id FROM chunks")]
+        stored = "\n".join(text for chunk_id in chunk_ids for text in engine.catalog.chunk_texts(chunk_id))
         if settings.privacy.redact_index:
             assert leaked(stored) == [], "the index must not be a second copy of the secrets"
         else:

@@ -25,11 +25,11 @@ from planted_secrets import PLANTED, leaked, leaked_fragments
 SESSION = "openclaw:5e551011-0000-4000-8000-000000000001"
 
 
-def _entry(kind: str, entry_id: str, parent: str | None, minute: int, **extra: object) -> dict:
+def _entry(kind: str, entry_id: str, parent: str | None, minute: int, **extra: object) -> dict[str, object]:
     return {"type": kind, "id": entry_id, "parentId": parent, "timestamp": f"2026-03-02T10:{minute:02d}:00Z", **extra}
 
 
-def _message(entry_id: str, parent: str | None, minute: int, role: str, text: str) -> dict:
+def _message(entry_id: str, parent: str | None, minute: int, role: str, text: str) -> dict[str, object]:
     content = [{"type": "text", "text": text}]
     return _entry("message", entry_id, parent, minute, message={"role": role, "content": content})
 
