@@ -6,7 +6,7 @@
 #   MEMLENS_SKIP_E2E=1 scripts/client-ci.sh   without the end-to-end test
 #
 # The e2e runs the language server with ${MEMLENS_PYTHON:-python3} (memlens must be importable there) and writes
-# test-artifacts/vscode-sidebar.png, selftest.json and logs. It installs Debian packages (chromium, ripgrep,
+# test-artifacts/vscode-*.png (one per surface), selftest.json and logs. It installs Debian packages (chromium, ripgrep,
 # libkrb5-dev, pkg-config, fonts-noto-color-emoji) when missing, and code-server into client/test/e2e/.code-server
 # (cached between runs; override with MEMLENS_CODE_SERVER_DIR).
 set -euo pipefail
@@ -38,7 +38,21 @@ report() {
 step "npm ci" npm ci --no-progress
 step "typecheck (tsc)" npm run -s typecheck
 step "unit tests (node --test)" npm run -s test:unit
-step "bundle + package .vsix" npm run -s package
+step "bundle + package .vsix" env MEMLENS_PYTHON="${MEMLENS_PYTHON:-python3}" npm run -s package
+# the install command the extension offers (memlens is not on PyPI): the wheel in the .vsix must install and import
+check_wheel() {
+  local tmp
+  tmp="$(mktemp -d)"
+  unzip -q -o out/memlens.vsix 'extension/out/server/*.whl' -d "$tmp" &&
+    "${MEMLENS_PYTHON:-python3}" -m pip install --quiet --disable-pip-version-check --no-deps --target "$tmp/site" "$tmp"/extension/out/server/memlens-*.whl &&
+    (cd "$tmp" && PYTHONPATH="$tmp/site" "${MEMLENS_PYTHON:-python3}" -c 'import memlens, sys; assert memlens.__file__.startswith(sys.argv[1]), memlens.__file__; print("wheel imports from", memlens.__file__)' "$tmp/site") &&
+    (cd "$tmp" && PYTHONPATH="$tmp/site" "${MEMLENS_PYTHON:-python3}" -m memlens --help >/dev/null)
+  local rc=$?
+  rm -rf "$tmp"
+  return $rc
+}
+step "bundled wheel installs" check_wheel
+step "e2e harness bundle" npm run -s bundle:e2e
 if [ "${MEMLENS_SKIP_E2E:-0}" = 1 ]; then
   echo "MEMLENS_SKIP_E2E=1: skipping the end-to-end test"
 else

@@ -2,12 +2,16 @@
 // End-to-end test of the memlens extension in a real VS Code (code-server 4.100.3 = VS Code 1.100.3) opened in
 // Debian's headless Chromium.
 //
-//  1. installs the packaged .vsix into a fresh extensions folder,
+//  1. installs the packaged .vsix into a fresh extensions folder, then the test harness next to it (out/e2e/harness.js,
+//     built by `npm run bundle:e2e`: it activates the packaged out/extension.js and runs the self-test; the .vsix
+//     itself holds no test code),
 //  2. starts code-server on examples/workspace with MEMLENS_SELFTEST_OUT set: after activation the extension starts
 //     the real language server (`<MEMLENS_PYTHON> -m memlens serve`), runs memlens.search for the query through the
 //     real language client, fills the results sidebar, opens the top hit and writes a JSON report,
 //  3. opens the workbench in Chromium (playwright-core), waits for the report, checks it and the rendered sidebar,
-//  4. saves a screenshot of the sidebar with results to test-artifacts/vscode-sidebar.png.
+//  4. clicks like a person: hovers a word and clicks the rendered hover link, clicks a sidebar hit, clicks a session
+//     in the Sessions view, types into Search Memory (with a filter completion), and leaves a screenshot of each
+//     surface in test-artifacts/ (vscode-*.png).
 // Exits non-zero on any failure (with a failure screenshot and the logs in test-artifacts/).
 //
 // Environment:
@@ -49,6 +53,7 @@ const CODE_SERVER = path.join(CS_DIR, 'node_modules/code-server/out/node/entry.j
 const CHROMIUM = env.MEMLENS_CHROMIUM || '/usr/bin/chromium';
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 const SCREENSHOT = path.join(ARTIFACTS, 'vscode-sidebar.png');
+const HARNESS = path.join(ROOT, 'out', 'e2e', 'harness.js');
 
 const t0 = Date.now();
 const log = (msg) => console.log(`[e2e +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}`);
@@ -186,15 +191,8 @@ function checkReport(report) {
   if (report.hover) {
     const md = report.hover.markdown.join('\n');
     check(
-      /\*\*memlens\*\*/.test(md) && /\]\((file:|memlens-transcript:|command:)/.test(md),
-      `hover-to-recall on "${report.hover.word}" (${path.basename(report.hover.uri)}:${report.hover.line + 1}) shows memlens hits with links`,
-    );
-  }
-  if (report.hoverLink) {
-    const l = report.hoverLink;
-    check(
-      l.uri?.startsWith('memlens-transcript:') && /⭐ match/.test(l.lineText ?? ''),
-      `the hover's transcript link opens the viewer at the matching message ("${l.lineText}")`,
+      /\*\*memlens\*\*/.test(md) && /\]\(command:memlens\.(openTranscript|openFileAt)\?/.test(md) && !/\]\((memlens-transcript|file):/.test(md),
+      `hover-to-recall on "${report.hover.word}" (${path.basename(report.hover.uri)}:${report.hover.line + 1}) shows memlens hits as trusted command links`,
     );
   }
   const stats = report.stats;
@@ -211,6 +209,150 @@ async function runCommand(page, title) {
   await widget.locator('.monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10000 });
   await page.keyboard.press('Enter');
   await widget.waitFor({ state: 'hidden', timeout: 10000 }).catch(() => undefined);
+}
+
+// -- clicking like a person ----------------------------------------------------------------------------------------
+
+async function step(name, fn) {
+  try {
+    await fn();
+  } catch (err) {
+    failures.push(`${name}: ${err instanceof Failure ? err.message : String(err?.stack ?? err)}`);
+    log(`FAIL ${failures[failures.length - 1]}`);
+    await pageRef?.screenshot({ path: path.join(ARTIFACTS, `vscode-failure-${name.replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+  }
+}
+let pageRef;
+
+const found = (promise) => promise.then(
+  () => true,
+  () => false,
+);
+
+/** The visible text of the active editor. */
+async function editorText(page) {
+  return (await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().innerText().catch(() => '')).replace(/\u00a0/g, ' ');
+}
+
+async function clickSidebarHit(page, report) {
+  const sidebar = page.locator('[id="workbench.parts.sidebar"]');
+  await runCommand(page, 'View: Close All Editors');
+  const group = report.groups.find((g) => g.hits.some((h) => h.description)) ?? report.groups[0];
+  const hitIndex = report.groups.indexOf(group);
+  const hit = group.hits[0];
+  const row = sidebar.locator('[id="workbench.view.extension.memlens"] .monaco-list-row, .monaco-list-row', { hasText: hit.label }).first();
+  await row.click({ timeout: 10000 });
+  const tabs = page.locator('.tabs-container .tab');
+  const opened = await found(tabs.first().waitFor({ timeout: 15000 }));
+  const tab = opened ? (await page.locator('.tabs-container .tab.active').innerText().catch(() => '')).trim() : '';
+  check(opened, `clicking the sidebar hit "${hit.label}" (group ${hitIndex + 1}) opened "${tab}"`);
+  await sleep(800);
+  const text = await editorText(page);
+  if (/\.md$/.test(tab) && !/^(MEMORY|USER|IDENTITY)/.test(tab) && !/^\d{4}-/.test(tab)) {
+    check(/⭐ match/.test(text), 'the transcript viewer shows the matching message at the top');
+  }
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-transcript.png') });
+}
+
+async function clickHoverLink(page, report) {
+  const hover = report.hover;
+  if (!check(hover && hover.markdown.length, 'the self-test found a word with a memlens hover')) {
+    return;
+  }
+  const wantsTranscript = hover.markdown.some((m) => m.includes('command:memlens.openTranscript'));
+  const file = path.basename(decodeURIComponent(new URL(hover.uri).pathname));
+  await runCommand(page, 'View: Close All Editors');
+  // open the file with Quick Open and put the cursor on the word with Go to Line, like a person would
+  await page.keyboard.press('Control+P');
+  const widget = page.locator('.quick-input-widget');
+  await widget.waitFor({ state: 'visible', timeout: 10000 });
+  const rel = path.relative(WORKSPACE, decodeURIComponent(new URL(hover.uri).pathname));
+  await page.keyboard.type(rel);
+  await widget.locator('.monaco-list-row', { hasText: file }).first().waitFor({ timeout: 10000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tabs-container .tab.active', { hasText: file }).waitFor({ timeout: 15000 });
+  await page.keyboard.press('Control+G');
+  await widget.waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.type(`${hover.line + 1}:${hover.character + 1}`);
+  await page.keyboard.press('Enter');
+  await sleep(600);
+  const cursor = page.locator('.editor-group-container.active .monaco-editor .cursors-layer .cursor').first();
+  const box = await cursor.boundingBox();
+  if (!check(box, `the cursor is on "${hover.word}" in ${file}:${hover.line + 1}`)) {
+    return;
+  }
+  const hoverWidget = page.locator('.monaco-hover', { hasText: 'memlens' }).first();
+  let shown = false;
+  for (let attempt = 0; attempt < 4 && !shown; attempt++) {
+    await page.mouse.move(box.x + 40, box.y - 60);
+    await sleep(200);
+    await page.mouse.move(box.x + 3, box.y + box.height / 2, { steps: 4 });
+    shown = await found(hoverWidget.waitFor({ state: 'visible', timeout: 6000 }));
+  }
+  if (!check(shown, `hovering "${hover.word}" with the mouse shows the memlens hover`)) {
+    return;
+  }
+  const links = hoverWidget.locator('a');
+  const hrefs = await links.evaluateAll((as) => as.map((a) => a.getAttribute('data-href') || a.getAttribute('href') || ''));
+  const texts = await links.allInnerTexts();
+  log(`hover links: ${JSON.stringify(texts.map((t, i) => `${t} → ${hrefs[i].slice(0, 60)}`))}`);
+  const hoverText = (await hoverWidget.innerText()).replace(/\s+/g, ' ');
+  check(
+    hrefs.length > 0 && hrefs.every((h) => h.startsWith('command:memlens.')),
+    `every hit in the hover is a link (${hrefs.length} links, all trusted commands)`,
+  );
+  check(/\d{1,3}%/.test(hoverText), `the hover shows scores ("${hoverText.slice(0, 140)}…")`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-hover.png') });
+  const index = wantsTranscript ? hrefs.findIndex((h) => h.startsWith('command:memlens.openTranscript')) : 0;
+  const target = links.nth(Math.max(0, index));
+  const targetText = (await target.innerText()).trim();
+  await target.hover();
+  await sleep(200);
+  await target.click();
+  if (wantsTranscript) {
+    const arg = JSON.parse(decodeURIComponent(hrefs[index].split('?')[1]))[0];
+    const tabText = `${arg.sessionKey.split('/').pop()}.md`;
+    const opened = await found(page.locator('.tabs-container .tab.active', { hasText: tabText }).waitFor({ timeout: 15000 }));
+    check(opened, `clicking the hover link "${targetText}" opened the transcript viewer (tab "${tabText}")`);
+    await sleep(1000);
+    const text = await editorText(page);
+    check(/⭐ match/.test(text.split('\n').slice(0, 6).join('\n')), 'the viewer shows the linked message at the top ("⭐ match")');
+  } else {
+    const opened = await found(page.locator('.tabs-container .tab.active').waitFor({ timeout: 15000 }));
+    check(opened, `clicking the hover link "${targetText}" opened a file`);
+  }
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-hover-opened.png') });
+}
+
+async function clickSession(page) {
+  const sidebar = page.locator('[id="workbench.parts.sidebar"]');
+  await runCommand(page, 'View: Close All Editors');
+  // the Sessions view sits under Results in the memlens container; make sure it is expanded
+  const header = sidebar.locator('.pane-header', { hasText: /sessions/i }).first();
+  await header.waitFor({ timeout: 10000 });
+  if ((await header.getAttribute('aria-expanded')) === 'false') {
+    await header.click();
+  }
+  const pane = sidebar.locator('.pane', { has: page.locator('.pane-header', { hasText: /sessions/i }) }).first();
+  const rows = pane.locator('.monaco-list-row');
+  await rows.first().waitFor({ timeout: 30000 });
+  await sleep(500);
+  const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+  log(`sessions view: ${JSON.stringify(texts.slice(0, 8))}`);
+  // a session row: not a project or a day (they expand), the first that names messages
+  const index = texts.findIndex((t) => / msg /.test(` ${t} `) || /\d+ msg/.test(t));
+  check(index >= 0, `the Sessions view lists sessions by title (${texts.length} rows)`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-sessions.png') });
+  if (index < 0) {
+    return;
+  }
+  const title = texts[index].split(' ')[0];
+  await rows.nth(index).click();
+  const opened = await found(page.locator('.tabs-container .tab.active', { hasText: '.md' }).waitFor({ timeout: 15000 }));
+  await sleep(1000);
+  const text = await editorText(page);
+  check(opened && /^# /m.test(text), `clicking the session "${texts[index].slice(0, 60)}" opened its transcript (${title}…)`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-session-opened.png') });
 }
 
 // -- the search QuickPick, driven from the keyboard like a person would ------------------------------------------
@@ -244,6 +386,16 @@ async function checkQuickPick(page, report) {
   const score = `${Math.round(expected.score * 100)}%`;
   check(texts.length > 0 && /\d{1,3}%/.test(texts[0]) && texts.some((t) => t.includes(score)), `its items show scores (top hit ${score}): ${JSON.stringify(texts.slice(0, 2))}`);
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-quickpick.png') });
+  // filters complete as you type them
+  await page.keyboard.type(' ro');
+  const completion = await found(widget.locator('.monaco-list-row', { hasText: 'role:' }).first().waitFor({ timeout: 5000 }));
+  check(completion, 'typing " ro" offers the filter completion "role:"');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-quickpick-filter.png') });
+  for (let i = 0; i < 3; i++) {
+    await page.keyboard.press('Backspace');
+  }
+  await widget.locator('.monaco-list-row', { hasText: 'role:' }).first().waitFor({ state: 'detached', timeout: 5000 }).catch(() => undefined);
+  await sleep(400);
   // Enter opens the top hit: a memory file, or the session in the transcript viewer
   const sessionKey = expected.kind !== 'memory' ? (expected.sessionKey ?? expected.sessionId) : undefined;
   const tab = sessionKey ? `${sessionKey.split('/').pop()}.md` : path.basename(expected.path);
@@ -288,7 +440,13 @@ async function checkOtherCommands(page, report) {
 
   // the view's toolbar search: input box → results in the sidebar
   const groups = report.groups ?? [];
-  const searchAction = sidebar.locator('.title-actions .action-label[aria-label^="Search"]').first();
+  // two views in the container: the Results view's actions sit in its pane header and show on hover
+  const resultsHeader = sidebar.locator('.pane-header', { hasText: /results/i }).first();
+  await resultsHeader.hover().catch(() => undefined);
+  const searchAction = sidebar
+    .locator('.pane-header', { hasText: /results/i })
+    .locator('.action-label[aria-label^="Search"]')
+    .first();
   const clicked = await searchAction.click({ timeout: 5000 }).then(
     () => true,
     () => false,
@@ -311,6 +469,9 @@ async function checkOtherCommands(page, report) {
   }
 
   const statusbar = page.locator('[id="workbench.parts.statusbar"]');
+  await page.keyboard.press('Escape');
+  await page.locator('.editor-group-container.active').first().click({ position: { x: 400, y: 300 } }).catch(() => undefined);
+  await sleep(500);
   await runCommand(page, 'memlens: Restart Server');
   const restarted = await page
     .locator('.notifications-toasts', { hasText: 'language server restarted' })
@@ -328,6 +489,7 @@ async function checkOtherCommands(page, report) {
 async function main() {
   for (const [what, p] of [
     ['the .vsix (run npm run package)', VSIX],
+    ['the e2e harness (run npm run bundle:e2e)', HARNESS],
     ['code-server (run client/test/e2e/install-code-server.sh)', CODE_SERVER],
     ['Chromium (apt-get install chromium)', CHROMIUM],
     ['the workspace', WORKSPACE],
@@ -337,6 +499,9 @@ async function main() {
     }
   }
   fs.mkdirSync(ARTIFACTS, { recursive: true });
+  for (const f of fs.existsSync(ARTIFACTS) ? fs.readdirSync(ARTIFACTS).filter((f) => /^vscode-.*\.png$/.test(f)) : []) {
+    fs.rmSync(path.join(ARTIFACTS, f), { force: true });
+  }
   for (const f of ['vscode-sidebar.png', 'vscode-failure.png', 'selftest.json', 'memlens-output.log', 'code-server.log', 'browser-console.log']) {
     fs.rmSync(path.join(ARTIFACTS, f), { force: true });
   }
@@ -352,6 +517,8 @@ async function main() {
       {
         'memlens.server.pythonPath': PYTHON,
         'memlens.trace.server': 'messages',
+        // the e2e tests the editor, not the ranking: a hover whatever the engine's score calibration
+        'memlens.hover.minScore': 0.05,
         'workbench.startupEditor': 'none',
         'workbench.tips.enabled': false,
         'workbench.welcomePage.walkthroughs.openOnInstall': false,
@@ -396,6 +563,18 @@ async function main() {
   }
   const installed = fs.readdirSync(extensions).filter((d) => d.startsWith('memlens.memlens-'));
   check(installed.length === 1, `extension installed: ${installed.join(', ')}`);
+  // the product holds no test code; the harness goes next to the installed bundle, only here
+  const extDir = path.join(extensions, installed[0]);
+  const manifestPath = path.join(extDir, 'package.json');
+  const installedManifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+  check(
+    !JSON.stringify(installedManifest).includes('selfTest') && !fs.readFileSync(path.join(extDir, 'out', 'extension.js'), 'utf8').includes('MEMLENS_SELFTEST'),
+    'the packaged extension holds no self-test (manifest and bundle)',
+  );
+  check(fs.readdirSync(path.join(extDir, 'out', 'server')).some((f) => f.endsWith('.whl')), 'the .vsix carries the memlens wheel');
+  fs.copyFileSync(HARNESS, path.join(extDir, 'out', 'harness.js'));
+  installedManifest.main = './out/harness.js';
+  fs.writeFileSync(manifestPath, JSON.stringify(installedManifest, null, 2));
 
   const port = await freePort();
   const csLog = fs.openSync(path.join(ARTIFACTS, 'code-server.log'), 'w');
@@ -448,6 +627,7 @@ async function main() {
     });
     const context = await browser.newContext({ viewport: { width: 1600, height: 960 }, deviceScaleFactor: 1 });
     page = await context.newPage();
+    pageRef = page;
     page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
     page.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(WORKSPACE)}`, { waitUntil: 'domcontentloaded' });
@@ -489,15 +669,8 @@ async function main() {
     }
     const title = await sidebar.locator('.composite.title').first().innerText().catch(() => '');
     check(/memlens/i.test(title), `the memlens view container is open ("${title.replace(/\s+/g, ' ').trim()}")`);
-    // a wider sidebar, so the screenshot shows the excerpts: drag the sash between the sidebar and the editor
-    const box = await sidebar.boundingBox();
-    if (box) {
-      await page.mouse.move(box.x + box.width + 1, box.y + box.height / 2);
-      await page.mouse.down();
-      await page.mouse.move(box.x + 560, box.y + box.height / 2, { steps: 8 });
-      await page.mouse.up();
-      await page.mouse.move(box.x + 900, box.y + box.height - 40); // off the sash, so it is not highlighted
-    }
+    // the sidebar at its default width, as a user first sees it
+    await page.mouse.move(900, 900);
     await sleep(1000); // let the editor finish painting the transcript
     const shot = failures.length ? path.join(ARTIFACTS, 'vscode-failure.png') : SCREENSHOT;
     await page.screenshot({ path: shot });
@@ -508,8 +681,11 @@ async function main() {
     check(/memlens/.test(memlensStatus), `the status bar shows "${memlensStatus.trim()}"`);
 
     if (report.ok) {
-      await checkQuickPick(page, report);
-      await checkOtherCommands(page, report);
+      await step('click a sidebar hit', () => clickSidebarHit(page, report));
+      await step('click a hover link', () => clickHoverLink(page, report));
+      await step('click a session', () => clickSession(page));
+      await step('Search Memory', () => checkQuickPick(page, report));
+      await step('other commands', () => checkOtherCommands(page, report));
     }
   } catch (err) {
     failures.push(err instanceof Failure ? err.message : String(err?.stack ?? err));

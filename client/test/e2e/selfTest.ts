@@ -43,7 +43,8 @@ export interface SelfTestReport {
   opened?: { hitIndex: number; uri: string; languageId: string; line: number; lineText: string; lineCount: number; text: string };
   stats?: StatsResponse;
   statusBar?: unknown;
-  /** hover-to-recall, asked through VS Code's hover machinery on a word of the first memory hit */
+  /** hover-to-recall, asked through VS Code's hover machinery on a word of the first memory hit (one whose hover
+   * links to a transcript, when there is one) */
   hover?: { uri: string; line: number; character: number; word: string; markdown: string[] };
   error?: string;
 }
@@ -69,47 +70,63 @@ function writeReport(out: string, report: SelfTestReport): void {
   fs.renameSync(tmp, out); // atomic: the driver never reads half a report
 }
 
-/** Hover a word of the first memory hit's file (a query word when one occurs there) through VS Code's API. */
-async function probeHover(results: SearchResult[], query: string): Promise<SelfTestReport['hover']> {
-  const memory = results.find((r) => r.kind === 'memory');
-  if (!memory) {
-    return undefined;
-  }
-  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(memory.path));
-  const text = doc.getText();
-  const words = query
-    .split(/[^A-Za-z0-9]+/)
-    .filter((w) => w.length >= 4)
-    .sort((a, b) => b.length - a.length);
-  let match: RegExpExecArray | null = null;
-  for (const word of words) {
-    match = new RegExp(`\\b${word}\\b`, 'i').exec(text);
-    if (match) {
-      break;
-    }
-  }
-  match ??= /\b[A-Za-z]{6,}\b/.exec(text);
-  if (!match) {
-    return undefined;
-  }
-  const position = doc.positionAt(match.index + 1);
+async function hoverMarkdown(uri: vscode.Uri, position: vscode.Position): Promise<string[]> {
+  const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, position)) ?? [];
   const markdown: string[] = [];
-  // the server may still be receiving the document; ask a few times
-  for (let attempt = 0; attempt < 10 && markdown.length === 0; attempt++) {
-    const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, position)) ?? [];
-    for (const hover of hovers) {
-      for (const content of hover.contents) {
-        const value = typeof content === 'string' ? content : content.value;
-        if (value.includes('memlens')) {
-          markdown.push(value);
-        }
+  for (const hover of hovers) {
+    for (const content of hover.contents) {
+      const value = typeof content === 'string' ? content : content.value;
+      if (value.includes('memlens')) {
+        markdown.push(value);
       }
     }
-    if (markdown.length === 0) {
-      await sleep(500);
+  }
+  return markdown;
+}
+
+/**
+ * Find a word of the first memory hit's file whose hover (through VS Code's hover machinery, so through the
+ * client's middleware) links to a transcript: the query's words first, then the file's longer words. The e2e driver
+ * then hovers that word with the mouse and clicks the link.
+ */
+async function probeHover(results: SearchResult[], query: string): Promise<SelfTestReport['hover']> {
+  const memory = results.find((r) => r.kind === 'memory');
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const file = memory ? vscode.Uri.file(memory.path) : folder ? vscode.Uri.joinPath(folder, 'MEMORY.md') : undefined;
+  if (!file) {
+    return undefined;
+  }
+  const doc = await vscode.workspace.openTextDocument(file);
+  const text = doc.getText();
+  const queryWords = query.split(/[^A-Za-z0-9]+/).filter((w) => w.length >= 4).sort((a, b) => b.length - a.length);
+  const fileWords = [...new Set(text.match(/\b[A-Za-z][A-Za-z0-9_-]{5,}\b/g) ?? [])];
+  const candidates: RegExpExecArray[] = [];
+  for (const word of [...queryWords, ...fileWords].slice(0, 40)) {
+    const m = new RegExp(`\\b${word.replace(/[-]/g, '\\-')}\\b`, 'i').exec(text);
+    if (m) {
+      candidates.push(m);
     }
   }
-  return { uri: doc.uri.toString(true), line: position.line, character: position.character, word: match[0], markdown };
+  let fallback: SelfTestReport['hover'];
+  for (const [i, match] of candidates.entries()) {
+    const position = doc.positionAt(match.index + 1);
+    let markdown: string[] = [];
+    // the server may still be receiving the document: ask the first word a few times
+    for (let attempt = 0; attempt < (i === 0 ? 10 : 1) && markdown.length === 0; attempt++) {
+      markdown = await hoverMarkdown(doc.uri, position);
+      if (markdown.length === 0 && i === 0) {
+        await sleep(500);
+      }
+    }
+    const found = { uri: doc.uri.toString(true), line: position.line, character: position.character, word: match[0], markdown };
+    if (markdown.some((m) => m.includes('command:memlens.openTranscript'))) {
+      return found;
+    }
+    if (markdown.length && !fallback) {
+      fallback = found;
+    }
+  }
+  return fallback;
 }
 
 export async function runSelfTest(deps: SelfTestDeps, options: SelfTestOptions, extensionVersion?: string): Promise<SelfTestReport> {
