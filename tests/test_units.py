@@ -34,7 +34,7 @@ def test_settings_merge_takes_valid_values_and_warns_on_the_rest() -> None:
     )
     assert settings.search.mode == "keyword" and settings.hover.enabled is False
     assert settings.chunking.gap_seconds == 60.0
-    assert settings.search.min_score == 0.3 and settings.search.max_results == 10 and settings.scope == "workspace"
+    assert settings.search.min_score == 0.035 and settings.search.max_results == 10 and settings.scope == "workspace"
     assert len(warnings) == 4 and any("bogus" in w for w in warnings) and any("minScore" in w for w in warnings)
     assert Settings().search.mode == "hybrid"  # the defaults were not mutated
     dotted = merge(Settings(), {"memlens.search.fusion": "rrf", "memlens.excludeSessions": ["a"]})

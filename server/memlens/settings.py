@@ -101,9 +101,11 @@ Fusion = Literal["weighted", "rrf"]
 class SearchSettings:
     mode: Mode = "hybrid"
     fusion: Fusion = "weighted"
-    vector_weight: float = field(default=0.7, metadata=between(0, 1))
-    text_weight: float = field(default=0.3, metadata=between(0, 1))
-    min_score: float = field(default=0.3, metadata=between(0, 1))
+    vector_weight: float = field(default=0.6, metadata=between(0, 1))
+    text_weight: float = field(default=0.4, metadata=between(0, 1))
+    min_score: float = field(default=0.035, metadata=between(0, 1))
+    """Nothing is returned unless the best hit scores this much (a calibrated chance of relevance); then hits
+    down to a fifth of it."""
     max_results: int = field(default=10, metadata=between(1, 10_000))
     rrf_k: int = field(default=60, metadata=between(1, 100_000))
     candidates: int = field(default=200, metadata=between(1, 100_000))
@@ -112,6 +114,18 @@ class SearchSettings:
     """A transcript message gains this share of its best-scoring neighbour's score (0 = off); see bench/RESULTS.md."""
     neighbor_window: int = field(default=2, metadata=between(0, 100))
     """How many messages either side, in the same session, count as neighbours."""
+    context_weight: float = field(default=0.5, metadata=between(0, 1))
+    """Share of the keyword signal from BM25 over each message together with its ±2 neighbours (0 = off)."""
+    date_boost: float = field(default=0.2, metadata=between(0, 1))
+    """A message on a date the query names (absolute or relative) gains this share of its missing score."""
+    tool_penalty: float = field(default=0.3, metadata=between(0, 1))
+    """Tool-call inputs lose this share of their score unless the query looks like a command, path or identifier."""
+    session_cap: int = field(default=0, metadata=between(0, 1000))
+    """At most this many hits per session before hits from other sessions (0 = no cap)."""
+    merge_duplicates: bool = True
+    """Show identical texts once."""
+    calibrated: bool = True
+    """Scores are calibrated chances of relevance (minScore applies to them); false = the raw fused score."""
     excerpt_chars: int = field(default=320, metadata=between(1, 1_000_000))
     max_response_chars: int = field(default=64000, metadata=between(1, 100_000_000))
 
@@ -119,7 +133,7 @@ class SearchSettings:
 @dataclass
 class HoverSettings:
     enabled: bool = True
-    min_score: float = field(default=0.55, metadata=between(0, 1))
+    min_score: float = field(default=0.1, metadata=between(0, 1))
     max_results: int = field(default=3, metadata=between(1, 100))
 
 

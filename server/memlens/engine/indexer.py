@@ -6,13 +6,14 @@ then records which catalog generation it reflects, and is rebuilt from the catal
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -33,7 +34,7 @@ from memlens.engine.ingest import (
     resume_point,
     transcript_content,
 )
-from memlens.engine.keyword_index import KeywordDoc, KeywordIndex
+from memlens.engine.keyword_index import CONTEXT_WINDOW, KeywordDoc, KeywordIndex
 from memlens.engine.sources import continues_branch, make_parsers
 from memlens.engine.sources.common import errors_from_line
 from memlens.engine.stored_text import redact_content
@@ -247,7 +248,7 @@ class Indexer:
             self.keyword.reset()
             generation = self.catalog.generation()
             cursor = self.catalog.db.execute("SELECT * FROM units ORDER BY id")
-            self.keyword.write(generation, add=(_keyword_doc(row) for row in cursor), clear=True)
+            self.keyword.write(generation, add=_keyword_docs(self.catalog, cursor), clear=True)
 
     # -- batches ----------------------------------------------------------------------------------------------
 
@@ -375,9 +376,12 @@ class Indexer:
         self._pending = None
         self._garbage = self._garbage or pending.purged
         added = self.catalog.units_by_id(pending.added_units) if pending.added_units else {}
+        # a new message changes its older neighbours' context field: those are written again too
+        touched = _neighbours_of(self.catalog, added.values(), set(added))
         # deletes go first in the same commit: SQLite may hand a deleted unit's id to a new unit
-        docs = [_keyword_doc(r) for r in added.values()]
-        self.keyword.write(generation, delete_units=pending.deleted_units, add=docs)
+        docs = list(_keyword_docs(self.catalog, [*added.values(), *touched]))
+        deleted = [*pending.deleted_units, *(int(r["id"]) for r in touched)]
+        self.keyword.write(generation, delete_units=deleted, add=docs)
         model = self.embedder.name if self.embedder else None
         cached = vector_rows(self.catalog.db, model, "u.id", list(added)) if model else []
         self.vectors.update(remove=pending.deleted_units, add=cached)
@@ -390,6 +394,52 @@ class Indexer:
         if len(report.errors) < 50:
             report.errors.append(f"{path}: {reason}")
         return reason
+
+
+def _neighbours_of(catalog: Catalog, rows: Iterable[sqlite3.Row], skip: set[int]) -> list[sqlite3.Row]:
+    """Existing transcript units within the context window of `rows` (not in `skip`)."""
+    spans: dict[str, tuple[int, int]] = {}
+    for row in rows:
+        if row["kind"] == "transcript" and row["session_key"]:
+            low, high = spans.get(row["session_key"], (row["seq"], row["seq"]))
+            spans[row["session_key"]] = (min(low, row["seq"]), max(high, row["seq"]))
+    found: list[sqlite3.Row] = []
+    for key, (low, high) in spans.items():
+        found += [
+            r
+            for r in catalog.db.execute(
+                "SELECT * FROM units WHERE session_key = ? AND seq BETWEEN ? AND ? AND kind = 'transcript'",
+                (key, low - CONTEXT_WINDOW, high + CONTEXT_WINDOW),
+            )
+            if int(r["id"]) not in skip
+        ]
+    return found
+
+
+def _keyword_docs(catalog: Catalog, rows: Iterable[sqlite3.Row]) -> Iterator[KeywordDoc]:
+    """Keyword documents; a transcript message's `context` holds its text and its neighbours' (±CONTEXT_WINDOW)."""
+    batch: list[sqlite3.Row] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= 2000:
+            yield from _keyword_batch(catalog, batch)
+            batch = []
+    yield from _keyword_batch(catalog, batch)
+
+
+def _keyword_batch(catalog: Catalog, rows: list[sqlite3.Row]) -> list[KeywordDoc]:
+    texts: dict[tuple[str, int], str] = {}
+    for neighbour in _neighbours_of(catalog, rows, set()):
+        texts[(neighbour["session_key"], int(neighbour["seq"]))] = neighbour["text"]
+    docs = []
+    for row in rows:
+        doc = _keyword_doc(row)
+        if row["kind"] == "transcript" and row["session_key"]:
+            seq = int(row["seq"])
+            near = (texts.get((row["session_key"], seq + d)) for d in range(-CONTEXT_WINDOW, CONTEXT_WINDOW + 1))
+            doc = dataclasses.replace(doc, context="\n".join(t for t in near if t))
+        docs.append(doc)
+    return docs
 
 
 def _keyword_doc(row: sqlite3.Row) -> KeywordDoc:

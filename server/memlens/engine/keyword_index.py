@@ -1,4 +1,8 @@
-"""BM25 keyword index over search units, in tantivy: Unicode words, lowercase, diacritics folded, phrases."""
+"""BM25 keyword index over search units, in tantivy: Unicode words, lowercase, diacritics folded, phrases.
+
+Fields beside the words (`text`): `ident` (identifiers whole and by parts, see identifiers.py), `cjk` (bigrams of
+Chinese/Japanese/Korean runs, so substrings match) and `context` (the words of a transcript message and its
+neighbours, ±2 in its session: an answer often lacks the words its question used)."""
 
 from __future__ import annotations
 
@@ -12,12 +16,18 @@ from pathlib import Path
 import tantivy
 
 from memlens.engine.filters import SearchFilters
+from memlens.engine.identifiers import cjk_bigrams, cjk_field, cjk_runs, identifier_parts, identifier_terms, identifiers
 from memlens.engine.stop_words import STOP_WORDS
 
 log = logging.getLogger(__name__)
 
 ANALYZER = "memlens_words"
+SPACED = "memlens_spaced"
 GENERATION_FILE = "memlens-generation"
+SCHEMA_FILE = "memlens-schema"
+SCHEMA_VERSION = 2  # bump on any field or tokenizer change: an index of another version is rebuilt from the catalog
+IDENTIFIER_BOOST = 3.0  # a whole identifier outweighs its parts
+CONTEXT_WINDOW = 2
 _PHRASE = re.compile(r'"([^"]+)"')
 
 
@@ -33,6 +43,7 @@ class KeywordDoc:
     role: str
     ts: int  # epoch seconds, -1 when unknown (never matches a time filter)
     text: str
+    context: str = ""  # the text of this message and its neighbours (transcripts only)
 
 
 def _analyzer() -> tantivy.TextAnalyzer:
@@ -44,6 +55,10 @@ def _analyzer() -> tantivy.TextAnalyzer:
     )
 
 
+def _spaced() -> tantivy.TextAnalyzer:
+    return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).filter(tantivy.Filter.lowercase()).build()
+
+
 def _schema() -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     builder.add_integer_field("unit_id", stored=True, indexed=True, fast=True)
@@ -52,6 +67,9 @@ def _schema() -> tantivy.Schema:
         builder.add_text_field(raw, stored=False, tokenizer_name="raw")
     builder.add_integer_field("ts", stored=False, indexed=True, fast=True)
     builder.add_text_field("text", stored=False, tokenizer_name=ANALYZER, index_option="position")
+    builder.add_text_field("ident", stored=False, tokenizer_name=SPACED, index_option="freq")
+    builder.add_text_field("cjk", stored=False, tokenizer_name=SPACED, index_option="position")
+    builder.add_text_field("context", stored=False, tokenizer_name=ANALYZER, index_option="position")
     return builder.build()
 
 
@@ -66,6 +84,11 @@ class KeywordIndex:
     def _open(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.schema = _schema()
+        if self._schema_version() != SCHEMA_VERSION:  # older fields: start afresh, the catalog rebuilds it
+            if any(p.name != SCHEMA_FILE for p in self.folder.iterdir()):
+                log.info("keyword index at %s has another schema; rebuilding it", self.folder)
+            self._wipe()
+            (self.folder / SCHEMA_FILE).write_text(str(SCHEMA_VERSION))
         try:
             self.index = tantivy.Index(self.schema, path=str(self.folder), reuse=True)
         except Exception as exc:  # damaged or from an older schema: start afresh, the catalog rebuilds it
@@ -74,6 +97,13 @@ class KeywordIndex:
             self.index = tantivy.Index(self.schema, path=str(self.folder), reuse=False)
         # tokenizers are not stored with the index: register on every open
         self.index.register_tokenizer(ANALYZER, self._analyzer)
+        self.index.register_tokenizer(SPACED, _spaced())
+
+    def _schema_version(self) -> int:
+        try:
+            return int((self.folder / SCHEMA_FILE).read_text().strip())
+        except (OSError, ValueError):
+            return -1
 
     def _wipe(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -119,6 +149,9 @@ class KeywordIndex:
                         role=doc.role,
                         ts=doc.ts,
                         text=doc.text,
+                        ident=" ".join(identifier_terms(doc.text)),
+                        cjk=cjk_field(doc.text),
+                        context=doc.context or doc.text,
                     )
                 )
             writer.commit()
@@ -139,33 +172,62 @@ class KeywordIndex:
     def tokens(self, text: str) -> list[str]:
         return list(self._analyzer.analyze(text))
 
-    def build_query(self, text: str, filters: SearchFilters | None = None) -> tantivy.Query | None:
-        """Words are OR-ed (BM25 ranks by how many and how rare); each quoted phrase must match in order."""
+    def build_query(self, text: str, filters: SearchFilters | None = None, field: str = "text") -> tantivy.Query | None:
+        """Words are OR-ed (BM25 ranks by how many and how rare); each quoted phrase must match in order.
+
+        With `field="text"`, identifiers in the query also match the `ident` field whole (boosted) and by their
+        parts, and CJK runs match the `cjk` field as phrases of bigrams (substrings). `field="context"` searches
+        the words of each message with its neighbours."""
         clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
         for phrase in _PHRASE.findall(text):
             words = self.tokens(phrase)
             if len(words) == 1:
-                clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "text", words[0])))
+                clauses.append((tantivy.Occur.Must, self._word_query(field, words[0])))
             elif words:
                 clauses.append(
                     (
                         tantivy.Occur.Must,
-                        tantivy.Query.phrase_query(self.schema, "text", list[str | tuple[int, str]](words)),
+                        tantivy.Query.phrase_query(self.schema, field, list[str | tuple[int, str]](words)),
                     )
                 )
         loose = _PHRASE.sub(" ", text)
-        words = list(dict.fromkeys(self.tokens(loose)))
-        content = [w for w in words if w not in STOP_WORDS]
-        words = content or words  # a query of stop words alone still searches them
-        if words:
-            terms = [tantivy.Query.term_query(self.schema, "text", w) for w in words]
-            should = tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in terms])
+        should = self._loose_queries(loose, field)
+        if should:
             occur = tantivy.Occur.Should if clauses else tantivy.Occur.Must
-            clauses.append((occur, should))
+            clauses.append((occur, tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in should])))
         if not clauses:
             return None
         clauses.extend((tantivy.Occur.Must, q) for q in self._filter_queries(filters))
         return tantivy.Query.boolean_query(clauses)
+
+    def content_words(self, text: str) -> list[str]:
+        """The query's distinct words without stop words (all of them when only stop words are left)."""
+        words = list(dict.fromkeys(self.tokens(_PHRASE.sub(" ", text))))
+        content = [w for w in words if w not in STOP_WORDS]
+        return content or words
+
+    def _word_query(self, field: str, word: str) -> tantivy.Query:
+        runs = cjk_runs(word) if field == "text" else []
+        if runs and runs[0] == word and len(word) > 1:  # a CJK run: any substring of the text matches
+            grams = cjk_bigrams(word)
+            if len(grams) == 1:
+                return tantivy.Query.term_query(self.schema, "cjk", grams[0])
+            return tantivy.Query.phrase_query(self.schema, "cjk", list[str | tuple[int, str]](grams))
+        return tantivy.Query.term_query(self.schema, field, word)
+
+    def _loose_queries(self, loose: str, field: str) -> list[tantivy.Query]:
+        words = self.content_words(loose)
+        queries = [self._word_query(field, w) for w in words]
+        if field != "text":
+            return queries
+        # plain words also match the parts of camelCase identifiers (which the word field keeps whole)
+        queries += [tantivy.Query.boost_query(tantivy.Query.term_query(self.schema, "ident", w), 0.5) for w in words]
+        for name in dict.fromkeys(identifiers(loose)):
+            whole = tantivy.Query.term_query(self.schema, "ident", name)
+            queries.append(tantivy.Query.boost_query(whole, IDENTIFIER_BOOST))
+            parts = [p for p in dict.fromkeys(identifier_parts(name)) if p not in words]
+            queries += [tantivy.Query.term_query(self.schema, "ident", p) for p in parts]
+        return queries
 
     def _filter_queries(self, filters: SearchFilters | None) -> list[tantivy.Query]:
         if filters is None:
@@ -191,9 +253,11 @@ class KeywordIndex:
             )
         return queries
 
-    def search(self, text: str, limit: int, filters: SearchFilters | None = None) -> list[tuple[int, float]]:
+    def search(
+        self, text: str, limit: int, filters: SearchFilters | None = None, field: str = "text"
+    ) -> list[tuple[int, float]]:
         """(unit_id, bm25) pairs, best first. Readers see the last commit; they never wait for the writer."""
-        query = self.build_query(text, filters)
+        query = self.build_query(text, filters, field)
         if query is None or limit <= 0:
             return []
         searcher = self.index.searcher()
@@ -203,6 +267,11 @@ class KeywordIndex:
             unit_id = searcher.doc(address)["unit_id"][0]
             hits.append((int(unit_id), float(score)))
         return hits
+
+    def document_frequencies(self, words: list[str]) -> tuple[int, list[int]]:
+        """(documents, how many contain each word) in the `text` field: for idf-weighted query coverage."""
+        searcher = self.index.searcher()
+        return int(searcher.num_docs), [int(searcher.doc_freq("text", w)) for w in words]
 
     def num_docs(self) -> int:
         return int(self.index.searcher().num_docs)

@@ -11,6 +11,7 @@ from typing import Any
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.excerpt import make_excerpt
+from memlens.engine.rerank import shown
 from memlens.engine.search import Ranking, UnitHit
 
 MAX_LIMIT = 100
@@ -85,7 +86,7 @@ class ResultBuilder:
     ) -> list[dict[str, Any]]:
         limit = max(1, min(limit, MAX_LIMIT))
         best: dict[int, tuple[UnitHit, sqlite3.Row]] = {}
-        candidates = [h for h in ranking.hits if h.score >= min_score]
+        candidates = shown(ranking.hits, min_score)
         # fetch in slices: most requests are satisfied by the first few dozen units
         for start in range(0, len(candidates), 100):
             part = candidates[start : start + 100]
@@ -160,7 +161,9 @@ class ResultBuilder:
                 "bm25": round(hit.bm25, 4),
                 "keyword": round(hit.keyword, 4),
                 "fused": round(hit.fused, 4),
-                "context": round(hit.score - hit.fused, 4),
+                "context": round(hit.rank_score - hit.fused, 4),
+                "rankScore": round(hit.rank_score, 4),
+                "probability": round(hit.probability, 4),
                 "vector": None if hit.vector is None else round(hit.vector, 4),
                 "keywordRank": hit.keyword_rank,
                 "vectorRank": hit.vector_rank,

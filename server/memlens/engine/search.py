@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Literal
@@ -12,6 +13,7 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.embedder import Embedder
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword_index import KeywordIndex
+from memlens.engine.rerank import postprocess
 from memlens.engine.vector_index import VectorIndex
 from memlens.errors import InvalidRequest
 from memlens.settings import SearchSettings
@@ -19,6 +21,7 @@ from memlens.settings import SearchSettings
 Mode = Literal["hybrid", "keyword", "vector"]
 MODES: tuple[str, ...] = ("hybrid", "keyword", "vector")
 FUSIONS: tuple[str, ...] = ("weighted", "rrf")
+_OPERATORS = re.compile(r"\b(?:AND|OR|NOT)\b")
 
 
 class SearchError(InvalidRequest):
@@ -37,6 +40,10 @@ class UnitHit:
     vector: float | None = None
     keyword_rank: int | None = None
     vector_rank: int | None = None
+    context: float = 0.0  # BM25 over the message with its neighbours (the `context` field), 0–1
+    rank_score: float = 0.0  # the ranking score before calibration (score becomes the calibrated one)
+    probability: float = 0.0  # calibrated: the chance this hit is relevant (calibration.py)
+    features: tuple[float, ...] = ()
 
 
 @dataclass(slots=True)
@@ -59,6 +66,7 @@ class Retriever:
         self.keyword = keyword
         self.vectors = vectors
         self.embedder = embedder
+        self.now: float | None = None  # "today" for relative dates in queries; None = the clock (benchmarks set it)
 
     def rank(
         self,
@@ -78,6 +86,8 @@ class Retriever:
             raise SearchError(f"fusion must be one of {', '.join(FUSIONS)}, not {fusion!r}")
         if not query.strip():
             raise SearchError("the query is empty")
+        if not any(c.isalnum() for c in _OPERATORS.sub(" ", query)):  # punctuation and operators alone: nothing
+            return Ranking([], mode, fusion, self.embedder is not None and len(self.vectors) > 0)
         vector_available = self.embedder is not None and len(self.vectors) > 0
         if mode == "vector" and self.embedder is None:
             raise SearchError("vector search needs an embedding model, and none is loaded (try --mode keyword)")
@@ -90,6 +100,14 @@ class Retriever:
             top = keyword_hits[0][1] if keyword_hits else 0.0
             for rank, (unit_id, bm25) in enumerate(keyword_hits):
                 hits[unit_id] = UnitHit(unit_id, bm25=bm25, keyword=bm25 / top if top else 0.0, keyword_rank=rank)
+            share = settings.context_weight
+            if share > 0:  # BM25 over each message with its neighbours, mixed into the keyword signal
+                context_hits = self.keyword.search(query, depth, filters, field="context")
+                top_context = context_hits[0][1] if context_hits else 0.0
+                for unit_id, bm25 in context_hits:
+                    hits.setdefault(unit_id, UnitHit(unit_id)).context = bm25 / top_context if top_context else 0.0
+                for hit in hits.values():
+                    hit.keyword = (1.0 - share) * hit.keyword + share * hit.context
         query_vector: np.ndarray | None = None
         if mode in ("hybrid", "vector") and self.embedder is not None:
             query_vector = self.embedder.embed_query(query)
@@ -99,13 +117,16 @@ class Retriever:
         if query_vector is not None and mode == "hybrid":
             self._fill_cosines([h for h in hits.values() if h.vector is None], query_vector)
         # with no keyword candidate at all, BM25 carries no information: rank by the vectors alone
-        fused_mode = (
-            "vector" if mode == "hybrid" and not any(h.keyword_rank is not None for h in hits.values()) else mode
-        )
+        fused_mode = "vector" if mode == "hybrid" and not any(h.keyword > 0 for h in hits.values()) else mode
         for hit in hits.values():
             hit.score = hit.fused = _fuse(hit, fused_mode, fusion, settings)
         self._add_neighbors(hits, settings.neighbor_weight, settings.neighbor_window)
         ranked = sorted(hits.values(), key=lambda h: (-h.score, h.unit_id))
+        ranked = postprocess(ranked, query, settings, self.catalog, self.keyword, fused_mode, limit, self.now)
+        for hit in ranked:
+            hit.rank_score = hit.score
+            if settings.calibrated:
+                hit.score = hit.probability
         return Ranking(
             hits=ranked,
             mode=mode,

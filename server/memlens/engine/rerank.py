@@ -1,0 +1,137 @@
+"""The last ranking pass over the top hits: date boost, tool-call penalty, merging identical texts, a per-session
+cap, and the calibrated score (the chance a hit is relevant; see calibration.py)."""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memlens.engine.calibration import probability
+from memlens.engine.dates import message_windows, overlaps, query_windows
+from memlens.engine.identifiers import cjk_runs, looks_technical
+
+if TYPE_CHECKING:
+    from memlens.engine.catalog import Catalog
+    from memlens.engine.keyword_index import KeywordIndex
+    from memlens.engine.search import UnitHit
+    from memlens.settings import SearchSettings
+
+HEAD = 100  # hits re-scored (at least the limit asked for)
+FLOOR_SHARE = 0.2  # once the best hit reaches minScore, the others need this share of it
+_TOOL_LINE = re.compile(r"^\s*\[[\w.:/-]{1,40}\]( |$)")
+
+
+@dataclass(slots=True)
+class QueryFacts:
+    words: list[str]
+    idf: list[float]
+    technical: bool
+    windows: list[tuple[int, int]]
+
+
+def query_facts(query: str, keyword: KeywordIndex, settings: SearchSettings, now: float | None) -> QueryFacts:
+    words = keyword.content_words(query)
+    total, freqs = keyword.document_frequencies([w for w in words if not cjk_runs(w)])
+    freq_of = dict(zip([w for w in words if not cjk_runs(w)], freqs, strict=True))
+    idf = [math.log(1 + (total - freq_of.get(w, 1) + 0.5) / (freq_of.get(w, 1) + 0.5)) for w in words]
+    windows = query_windows(query, time.time() if now is None else now) if settings.date_boost > 0 else []
+    return QueryFacts(words, idf, looks_technical(query), windows)
+
+
+def shown(hits: list[UnitHit], min_score: float) -> list[UnitHit]:
+    """The hits a user sees: none unless the best reaches `min_score` ("no results" is an answer), then every hit
+    scoring at least FLOOR_SHARE of it."""
+    if not hits or max(h.score for h in hits[:10]) < min_score:
+        return []
+    floor = min_score * FLOOR_SHARE
+    return [h for h in hits if h.score >= floor]
+
+
+def tool_share(text: str) -> float:
+    """The share of a text's non-empty lines that are tool-call inputs (`[Bash] git add …`)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return 0.0
+    return sum(1 for line in lines if _TOOL_LINE.match(line)) / len(lines)
+
+
+def coverage(facts: QueryFacts, tokens: set[str], text: str) -> float:
+    total = sum(facts.idf)
+    if total <= 0:
+        return 0.0
+    lowered = text.lower()
+    found = sum(i for w, i in zip(facts.words, facts.idf, strict=True) if w in tokens or (cjk_runs(w) and w in lowered))
+    return found / total
+
+
+def postprocess(
+    ranked: list[UnitHit],
+    query: str,
+    settings: SearchSettings,
+    catalog: Catalog,
+    keyword: KeywordIndex,
+    mode: str,
+    limit: int | None,
+    now: float | None = None,
+) -> list[UnitHit]:
+    """Re-score the head of `ranked` (best first) and return the new order; `hit.probability` is set for all."""
+    if not ranked:
+        return ranked
+    head_size = max(HEAD, limit or 0)
+    head, tail = ranked[:head_size], ranked[head_size:]
+    rows = catalog.units_by_id([h.unit_id for h in head])
+    facts = query_facts(query, keyword, settings, now)
+    texts: dict[int, str] = {}
+    covers: dict[int, float] = {}
+    for hit in head:
+        row = rows.get(hit.unit_id)
+        text = str(row["text"]) if row is not None else ""
+        texts[hit.unit_id] = text
+        covers[hit.unit_id] = coverage(facts, set(keyword.tokens(text)), text)
+        if settings.tool_penalty > 0 and not facts.technical:
+            hit.score *= 1.0 - settings.tool_penalty * tool_share(text)
+        ts = row["ts"] if row is not None else None
+        if facts.windows and ts is not None and overlaps(message_windows(text, float(ts)), facts.windows):
+            hit.score += settings.date_boost * (1.0 - hit.score)
+    head.sort(key=lambda h: (-h.score, h.unit_id))
+    if settings.merge_duplicates:
+        seen: set[str] = set()
+        kept = []
+        for hit in head:
+            key = " ".join(texts[hit.unit_id].lower().split())
+            if key and key in seen:
+                continue
+            seen.add(key)
+            kept.append(hit)
+        head = kept
+    if settings.session_cap > 0:
+        per_session: Counter[str] = Counter()
+        capped: list[UnitHit] = []
+        overflow: list[UnitHit] = []
+        for hit in head:
+            row = rows.get(hit.unit_id)
+            session = str(row["session_key"] or f"file:{row['file_id']}") if row is not None else ""
+            per_session[session] += 1
+            (capped if per_session[session] <= settings.session_cap else overflow).append(hit)
+        head = capped + overflow  # over the cap: after every other hit, not dropped
+    best_cover = max(covers.values(), default=0.0)
+    best_cosine = max((h.vector or 0.0 for h in ranked), default=0.0)
+    for rank, hit in enumerate(head):
+        hit.features = (
+            hit.score,
+            hit.fused,
+            max(0.0, hit.vector or 0.0),
+            covers[hit.unit_id],
+            best_cover,
+            best_cosine,
+            math.log1p(rank),
+        )
+        hit.probability = probability(mode, hit.features)
+    last = head[-1] if head else None
+    for hit in tail:  # never shown above the head: scaled below its last calibrated score
+        hit.probability = (last.probability * hit.score / last.score) if last and last.score > 0 else 0.0
+    return head + tail
