@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import hashlib
 import json
 import re
 import sys
@@ -17,13 +19,17 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import platformdirs
+
 from bench.common import load_shared_embedder, machine_info
 from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
+from memlens.engine.rerank import shown as shown_hits
 from memlens.settings import Settings, merge
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "datasets" / "locomo"
+DEFAULT_CACHE = Path(platformdirs.user_cache_dir("memlens")) / "bench" / "locomo"
 # The LoCoMo paper (Maharana et al., ACL 2024), Table 3: DRAGON retriever, unit = one dialog turn, all categories.
 REFERENCE = {"R@5": 56.7, "R@10": 66.2, "R@25": 76.7, "R@50": 82.7}
 TURN_KS = (5, 10, 25, 50)
@@ -175,7 +181,9 @@ def write_transcripts(conversation: Conversation, folder: Path) -> list[Path]:
             )
             parent = turn.dia_id
         path = folder / f"{session_id}.jsonl"
-        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        text = "".join(json.dumps(line) + "\n" for line in lines)
+        if not path.exists() or path.read_text(encoding="utf-8") != text:  # unchanged: a cached index stays valid
+            path.write_text(text, encoding="utf-8")
         paths.append(path)
     return paths
 
@@ -201,8 +209,21 @@ class BuiltIndex:
     chunks: int
 
 
+def cache_key(
+    path: Path, settings: Settings, vectors: bool, max_sessions: int | None, max_questions: int | None
+) -> str:
+    """What a cached index depends on: the data file, the chunking and embedding settings, vectors or not."""
+    digest = hashlib.sha1(path.read_bytes())
+    digest.update(json.dumps([vars(settings.chunking), vars(settings.embedding), vectors, max_sessions]).encode())
+    del max_questions  # questions do not change the index
+    return f"{path.stem}-{digest.hexdigest()[:12]}"
+
+
 def build_index(conversation: Conversation, root: Path, settings: Settings, embedder: Embedder | None) -> BuiltIndex:
-    """Write the transcripts and index them through the real Engine (parser, chunker, tantivy, vectors)."""
+    """Write the transcripts and index them through the real Engine (parser, chunker, tantivy, vectors).
+
+    `root` may hold an earlier build (a cache): transcripts are rewritten only when their text changed, so the
+    engine's sync finds nothing to do and keeps its vectors; a keyword schema change rebuilds tantivy alone."""
     transcripts = write_transcripts(conversation, root / "transcripts")
     workspace = root / "workspace"
     workspace.mkdir(parents=True, exist_ok=True)
@@ -223,6 +244,11 @@ def build_index(conversation: Conversation, root: Path, settings: Settings, embe
     return BuiltIndex(engine, turn_of, chunk_of, chunk_of_turn, seconds, len(rows), len(set(chunk_of.values())))
 
 
+def last_message_time(index: BuiltIndex) -> float:
+    row = index.engine.catalog.db.execute("SELECT MAX(ts) FROM units").fetchone()
+    return float(row[0] or 0.0)
+
+
 def score_question(question: Question, unit_ids: Sequence[int], index: BuiltIndex) -> dict[str, float | None]:
     """Turn recall@k (paper definition; no evidence → 1), MRR of the first evidence turn, chunk recall@k."""
     turns = [index.turn_of[u] for u in unit_ids if u in index.turn_of]
@@ -236,9 +262,16 @@ def score_question(question: Question, unit_ids: Sequence[int], index: BuiltInde
         top_chunks = set(chunks[:k])
         hit = [index.chunk_of_turn.get(e) in top_chunks for e in evidence]
         scores[f"chunk R@{k}"] = sum(hit) / len(hit) if evidence else 1.0
+    sessions = {_session_of(e) for e in evidence}
+    scores["session R@10"] = float(any(_session_of(t) in sessions for t in turns[:10])) if evidence else 1.0
     first = next((i for i, t in enumerate(turns[: max(TURN_KS)], 1) if t in evidence), None)
     scores["MRR"] = (1.0 / first if first else 0.0) if evidence else None
     return scores
+
+
+def _session_of(dia_id: str) -> str:
+    """D3:5 → D3 (the LoCoMo session a turn belongs to)."""
+    return dia_id.partition(":")[0]
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -263,9 +296,11 @@ def evaluate(
     embedder: Embedder | None = None,
     progress: bool = False,
     variants: dict[str, dict[str, Any]] | None = None,
+    cache_dir: Path | None = None,
 ) -> dict[str, Any]:
     """Index each conversation in its own temporary index, rank every question in every run, score, summarise.
 
+    `cache_dir` keeps each conversation's index between runs (keyed by data, chunking and model; see cache_key).
     `variants` name extra search settings (on top of `overrides`) tried on the same indexes: run "hybrid-weighted"
     under variant "w06" is reported as "hybrid-weighted w06". Only search settings can vary without reindexing.
     """
@@ -284,8 +319,13 @@ def evaluate(
     for path in paths:
         conversation = load_conversation(path, max_sessions, max_questions)
         evidence.add(conversation.evidence)
-        with tempfile.TemporaryDirectory(prefix=f"locomo-{conversation.name}-") as tmp:
+        with contextlib.ExitStack() as stack:
+            if cache_dir is not None:
+                tmp = str(cache_dir / cache_key(path, settings, needs_vectors, max_sessions, max_questions))
+            else:
+                tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix=f"locomo-{conversation.name}-"))
             index = build_index(conversation, Path(tmp), settings, embedder if needs_vectors else None)
+            index.engine.retriever.now = last_message_time(index) + 86400.0  # questions are asked after the talk
             try:
                 for label, (run, search) in labels.items():
                     mode, fusion = RUNS[run]
@@ -294,12 +334,13 @@ def evaluate(
                     for question in conversation.questions:
                         ranking = index.engine.rank(question.text, mode=mode, fusion=fusion, limit=max(TURN_KS))
                         unit_ids = [h.unit_id for h in ranking.hits]
+                        scores = score_question(question, unit_ids, index)
+                        # what a user sees: only hits at or above minScore (nothing at all = the question abstained)
+                        shown = [h.unit_id for h in shown_hits(ranking.hits, search.min_score)]
+                        scores["R@10 shown"] = score_question(question, shown, index)["R@10"]
+                        scores["answered"] = float(bool(shown))
                         rows[label].append(
-                            {
-                                "conversation": conversation.name,
-                                "category": question.category,
-                                "scores": score_question(question, unit_ids, index),
-                            }
+                            {"conversation": conversation.name, "category": question.category, "scores": scores}
                         )
                     query_seconds[label] += time.perf_counter() - started
             finally:
@@ -365,7 +406,7 @@ def format_table(report: dict[str, Any]) -> str:
     ref = report["reference"]
     turn_keys = [f"R@{k}" for k in TURN_KS]
     chunk_keys = [f"chunk R@{k}" for k in CHUNK_KS]
-    header = ["run", *turn_keys, "MRR", *chunk_keys, "ms/q"]
+    header = ["run", *turn_keys, "MRR", "session R@10", "R@10 shown", "answered", *chunk_keys, "ms/q"]
     lines = [
         f"LoCoMo: {report['dataset']['questions']} questions, "
         f"{len(report['dataset']['conversations'])} conversations; turn-level recall (%) of evidence turns",
@@ -374,9 +415,11 @@ def format_table(report: dict[str, Any]) -> str:
     ]
     for run, result in report["runs"].items():
         a = result["all"]
-        cells = [run, *(f"{a[k]:.1f}" for k in turn_keys), f"{a['MRR']:.3f}", *(f"{a[k]:.1f}" for k in chunk_keys)]
+        cells = [run, *(f"{a[k]:.1f}" for k in turn_keys), f"{a['MRR']:.3f}", f"{a['session R@10']:.1f}"]
+        cells += [f"{a['R@10 shown']:.1f}", f"{a['answered']:.1f}"]
+        cells += [f"{a[k]:.1f}" for k in chunk_keys]
         lines.append("| " + " | ".join([*cells, f"{result['msPerQuery']:.1f}"]) + " |")
-    ref_cells = ["DRAGON (paper)", *(f"{ref[k]:.1f}" for k in turn_keys), "", *("" for _ in chunk_keys), ""]
+    ref_cells = ["DRAGON (paper)", *(f"{ref[k]:.1f}" for k in turn_keys), "", "", "", "", *("" for _ in chunk_keys), ""]
     lines.append("| " + " | ".join(ref_cells) + " |")
     for section, key in (("by category", "byCategory"), ("by conversation", "byConversation"), ("groups", "groups")):
         names = next(iter(report["runs"].values()))[key].keys() if report["runs"] else []
@@ -450,6 +493,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--max-sessions", type=int, default=None, help="keep the first N sessions of each conversation")
     parser.add_argument("--max-questions", type=int, default=None, help="per conversation")
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=DEFAULT_CACHE,
+        help=f"keep the embedded indexes here between runs (default {DEFAULT_CACHE})",
+    )
+    parser.add_argument("--no-cache", action="store_true", help="index into temporary folders")
     args = parser.parse_args(argv)
     files = list(args.files) or sorted(DEFAULT_DATA.glob("*.json"))
     if not files:
@@ -469,6 +519,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         args.max_questions,
         progress=not args.json,
         variants=parse_variants(args.variant),
+        cache_dir=None if args.no_cache else args.cache_dir,
     )
     print(json.dumps(report, indent=2) if args.json else format_table(report))
     return report
