@@ -3,14 +3,16 @@
  */
 
 import * as vscode from 'vscode';
-import { errorMessage, parseTranscriptUriString, type TranscriptRef } from './format';
+import { errorMessage } from './errors';
+import { parseTranscriptUriString, type TranscriptRef } from './transcriptUri';
 import type { FileLocation } from './hoverLinks';
 import { copyContextPack, reindex, showStats, StatsDocument } from './indexCommands';
 import { disposeHighlight, openFileAt, openHit } from './openHit';
 import { Commands, type SearchResponse, type SearchResult, type SessionSummary } from './protocol';
 import { createResultsView, ResultsModel, RESULTS_VIEW_ID, revealResults, type ResultNode } from './resultsTree';
 import { queryFromText, rememberQuery, showSearchQuickPick, type SearchUi } from './searchQuickPick';
-import { openMemlensSettings, ServerManager } from './serverLauncher';
+import { ServerManager } from './serverLauncher';
+import { openMemlensSettings } from './workspaceSettings';
 import { createSessionsView, resumeInTerminal, type SessionNode } from './sessionsTree';
 import { IndexStatusBar } from './statusBar';
 import { TranscriptViewer } from './transcriptViewer';

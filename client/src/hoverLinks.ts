@@ -5,7 +5,7 @@
  * marks the markdown trusted for exactly those commands. Pure (no `vscode` import): unit-tested.
  */
 
-import { parseTranscriptUriString, type TranscriptRef } from './format';
+import { parseTranscriptUriString, type TranscriptRef } from './transcriptUri';
 
 /** The commands a hover may run (MarkdownString.isTrusted.enabledCommands). */
 export const HOVER_COMMANDS = ['memlens.openTranscript', 'memlens.openFileAt'] as const;

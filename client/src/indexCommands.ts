@@ -3,7 +3,9 @@
  */
 
 import * as vscode from 'vscode';
-import { errorMessage, formatCount, isCancellation, oneLine, renderStats } from './format';
+import { errorMessage, isCancellation } from './errors';
+import { formatCount, oneLine } from './format';
+import { renderStats } from './statsText';
 import { Commands, type ContextResponse, type StatsResponse } from './protocol';
 import type { ServerManager } from './serverLauncher';
 

@@ -3,7 +3,7 @@
  */
 
 import * as vscode from 'vscode';
-import { errorMessage } from './format';
+import { errorMessage } from './errors';
 import type { SearchResult } from './protocol';
 import type { TranscriptViewer } from './transcriptViewer';
 

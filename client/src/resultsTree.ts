@@ -3,7 +3,8 @@
  */
 
 import * as vscode from 'vscode';
-import { groupResults, searchSummary, treeHitText, whoIcon, type ResultGroup } from './format';
+import { treeHitText, whoIcon } from './hitText';
+import { groupResults, type ResultGroup, searchSummary } from './resultGroups';
 import { queryTerms, termRanges } from './query';
 import type { SearchResponse, SearchResult } from './protocol';
 

@@ -9,7 +9,10 @@
  */
 
 import * as vscode from 'vscode';
-import { errorMessage, groupResults, isCancellation, oneLine, pickItemText, searchSummary } from './format';
+import { errorMessage, isCancellation } from './errors';
+import { oneLine } from './format';
+import { pickItemText } from './hitText';
+import { groupResults, searchSummary } from './resultGroups';
 import { Commands, type SearchParams, type SearchResponse, type SearchResult, type SessionSummary } from './protocol';
 import { applyCompletion, completionsFor, FILTERS, parseSearchInput } from './query';
 import type { ResultsModel } from './resultsTree';

@@ -4,7 +4,8 @@
  */
 
 import * as vscode from 'vscode';
-import { errorMessage, formatDateTime, oneLine } from './format';
+import { errorMessage } from './errors';
+import { formatDateTime, oneLine } from './format';
 import { Commands, type SessionsResponse, type SessionSummary } from './protocol';
 import { formatAge } from './query';
 import type { ServerManager } from './serverLauncher';

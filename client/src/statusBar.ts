@@ -3,7 +3,7 @@
  */
 
 import * as vscode from 'vscode';
-import { statusBarText } from './format';
+import { statusBarText } from './statsText';
 import type { ServerManager } from './serverLauncher';
 
 export class IndexStatusBar implements vscode.Disposable {

@@ -4,16 +4,9 @@
  */
 
 import * as vscode from 'vscode';
-import {
-  errorMessage,
-  parseTranscriptUri,
-  parseTranscriptUriString,
-  renderTranscript,
-  TRANSCRIPT_SCHEME,
-  transcriptUriComponents,
-  type RelatedSessions,
-  type TranscriptRef,
-} from './format';
+import { errorMessage } from './errors';
+import { type RelatedSessions, renderTranscript } from './transcriptMarkdown';
+import { parseTranscriptUri, parseTranscriptUriString, TRANSCRIPT_SCHEME, type TranscriptRef, transcriptUriComponents } from './transcriptUri';
 import { Commands, type HistoryParams, type HistoryResponse, type SessionsResponse } from './protocol';
 import { termRanges } from './query';
 import type { ServerManager } from './serverLauncher';

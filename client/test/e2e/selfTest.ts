@@ -8,7 +8,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { errorMessage, groupResults, treeHitText } from '../../src/format';
+import { errorMessage } from '../../src/errors';
+import { treeHitText } from '../../src/hitText';
+import { groupResults } from '../../src/resultGroups';
 import { Commands, type SearchResponse, type SearchResult, type StatsResponse } from '../../src/protocol';
 import type { ResultsModel } from '../../src/resultsTree';
 import type { ServerManager } from '../../src/serverLauncher';

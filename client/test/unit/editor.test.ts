@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { renderTranscript, messageBody } from '../../src/format';
+import { messageBody, renderTranscript } from '../../src/transcriptMarkdown';
 import { rewriteHoverLinks } from '../../src/hoverLinks';
 import type { HistoryResponse, SessionSummary } from '../../src/protocol';
 import {

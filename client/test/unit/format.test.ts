@@ -1,35 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  errorMessage,
-  expandPathVariables,
-  formatCount,
-  formatDate,
-  formatDateTime,
-  formatScore,
-  groupResults,
-  hitLocation,
-  hitTooltip,
-  installCommands,
-  isCancellation,
-  nestSettings,
-  notImportableMessage,
-  oneLine,
-  parseTranscriptUri,
-  parseTranscriptUriString,
-  pickItemText,
-  pythonNotFoundMessage,
-  renderStats,
-  searchSummary,
-  sessionLabel,
-  serverSettingKeys,
-  shortId,
-  statusBarText,
-  toPlainConfig,
-  transcriptUriComponents,
-  transcriptUriString,
-  treeHitText,
-} from '../../src/format';
+import { errorMessage, isCancellation } from '../../src/errors';
+import { formatCount, formatDate, formatDateTime, formatScore, oneLine, shortId } from '../../src/format';
+import { hitLocation, hitTooltip, pickItemText, sessionLabel, treeHitText } from '../../src/hitText';
+import { installCommands, notImportableMessage, pythonNotFoundMessage } from '../../src/installHints';
+import { groupResults, searchSummary } from '../../src/resultGroups';
+import { expandPathVariables, nestSettings, serverSettingKeys, toPlainConfig } from '../../src/serverSettings';
+import { renderStats, statusBarText } from '../../src/statsText';
+import { parseTranscriptUri, parseTranscriptUriString, transcriptUriComponents, transcriptUriString } from '../../src/transcriptUri';
 import type { SearchResult, StatsResponse } from '../../src/protocol';
 
 const UTC = { utc: true };

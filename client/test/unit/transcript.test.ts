@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { messageHeading, renderTranscript } from '../../src/format';
+import { messageHeading, renderTranscript } from '../../src/transcriptMarkdown';
 import type { HistoryResponse } from '../../src/protocol';
 
 const UTC = { utc: true };

@@ -1,0 +1,96 @@
+/**
+ * Search hits grouped the way the sidebar shows them: one group per memory file or per session, ordered by their
+ * best hit, plus the one-line summary of a search response. Pure (no `vscode` import): unit-tested.
+ */
+
+import type { SearchResult } from './protocol';
+import { basename, formatCount, formatDate, formatScore, oneLine, plural, type TimeOptions } from './format';
+import { sessionLabel } from './hitText';
+
+export interface ResultGroup {
+  /** stable id: `memory:<path>` or `session:<sessionKey>` */
+  key: string;
+  kind: 'memory' | 'session';
+  label: string;
+  description: string;
+  /** the file of the group (memory file or transcript file) */
+  path: string;
+  sessionKey?: string;
+  /** the session's title, when the server knows one */
+  title?: string;
+  /** the shell command that resumes the session, when there is one */
+  resumeCommand?: string;
+  bestScore: number;
+  hits: SearchResult[];
+}
+
+function groupKey(hit: SearchResult): { key: string; kind: 'memory' | 'session' } {
+  if (hit.kind !== 'memory' && (hit.sessionKey || hit.sessionId)) {
+    return { key: `session:${hit.sessionKey ?? hit.sessionId}`, kind: 'session' };
+  }
+  return { key: `memory:${hit.path}`, kind: 'memory' };
+}
+
+/**
+ * Group hits by memory file / session. Groups are ordered by their best hit, hits within a group by score (ties:
+ * memory by line, transcripts by time). The server's order is kept for equal scores.
+ */
+export function groupResults(results: readonly SearchResult[], opts: TimeOptions = {}): ResultGroup[] {
+  const groups = new Map<string, ResultGroup>();
+  for (const hit of results) {
+    const { key, kind } = groupKey(hit);
+    let group = groups.get(key);
+    if (!group) {
+      group = {
+        key,
+        kind,
+        label: '',
+        description: '',
+        path: hit.path,
+        sessionKey: kind === 'session' ? (hit.sessionKey ?? hit.sessionId) : undefined,
+        bestScore: hit.score,
+        hits: [],
+      };
+      groups.set(key, group);
+    }
+    group.hits.push(hit);
+    group.bestScore = Math.max(group.bestScore, hit.score);
+  }
+  const ordered = [...groups.values()];
+  for (const group of ordered) {
+    group.hits = group.hits
+      .map((hit, index) => ({ hit, index }))
+      .sort((a, b) => b.hit.score - a.hit.score || a.index - b.index)
+      .map((x) => x.hit);
+    const first = group.hits[0];
+    const count = plural(group.hits.length, 'hit');
+    if (group.kind === 'memory') {
+      group.label = first.relPath || basename(first.path);
+      group.description = `${formatScore(group.bestScore)} · ${count}`;
+    } else {
+      const title = group.hits.map((h) => h.title?.trim()).find((t) => !!t);
+      group.title = title;
+      group.label = title ? oneLine(title, 80) : [first.format, sessionLabel(first)].filter(Boolean).join(' · ');
+      const times = group.hits.map((h) => h.timestamp).filter((t): t is string => !!t).sort();
+      const date = times.length ? formatDate(times[0], opts) : '';
+      group.description = [title ? first.format : '', date, formatScore(group.bestScore), count].filter(Boolean).join(' · ');
+      group.resumeCommand = group.hits.map((h) => h.resumeCommand).find((c): c is string => !!c);
+    }
+  }
+  return ordered
+    .map((group, index) => ({ group, index }))
+    .sort((a, b) => b.group.bestScore - a.group.bestScore || a.index - b.index)
+    .map((x) => x.group);
+}
+
+/** One line summarising a search response (tree view message, logs). */
+export function searchSummary(response: { query: string; results: unknown[]; totalResults?: number; searchTimeMs?: number; indexing?: boolean }): string {
+  const n = response.results.length;
+  const total = response.totalResults && response.totalResults > n ? ` of ${formatCount(response.totalResults)}` : '';
+  const time = typeof response.searchTimeMs === 'number' ? ` in ${Math.round(response.searchTimeMs)} ms` : '';
+  const indexing = response.indexing ? ' (still indexing)' : '';
+  if (n === 0) {
+    return `No results for “${oneLine(response.query, 60)}”${indexing}.`;
+  }
+  return `${plural(n, 'result')}${total} for “${oneLine(response.query, 60)}”${time}${indexing}`;
+}

@@ -1,0 +1,76 @@
+/**
+ * The index's state as text: the status bar item (from `memlens/indexStatus`) and the markdown report of
+ * `memlens.stats`. Pure (no `vscode` import): unit-tested.
+ */
+
+import type { IndexStatus, StatsResponse } from './protocol';
+import { escapeMarkdown, formatCount, formatDateTime, formatScore, type TimeOptions } from './format';
+
+export interface StatusBarText {
+  text: string;
+  tooltip: string;
+}
+
+/** "$(sync~spin) memlens 1,204 chunks · 37 pending" while indexing, "$(database) memlens 1,204 chunks" when idle. */
+export function statusBarText(status: IndexStatus, opts: TimeOptions = {}): StatusBarText {
+  const pending = (status.chunksNeedingEmbeddings ?? 0) + (status.pendingMessages ?? 0);
+  const chunks = `${formatCount(status.totalChunks)} chunks`;
+  const text = status.indexing
+    ? `$(sync~spin) memlens ${chunks}${pending > 0 ? ` · ${formatCount(pending)} pending` : ''}`
+    : `$(database) memlens ${chunks}${pending > 0 ? ` · ${formatCount(pending)} pending` : ''}`;
+  const tooltip = [
+    status.indexing ? 'memlens: indexing…' : 'memlens: index up to date',
+    status.message ?? '',
+    `${formatCount(status.totalChunks)} chunks indexed`,
+    status.chunksNeedingEmbeddings ? `${formatCount(status.chunksNeedingEmbeddings)} chunks waiting for embeddings` : '',
+    status.pendingMessages ? `${formatCount(status.pendingMessages)} messages waiting to be indexed` : '',
+    status.provider ? `embeddings: ${status.provider}` : '',
+    status.lastSync ? `last sync: ${formatDateTime(status.lastSync, opts)}` : '',
+    'Click for index stats',
+  ].filter(Boolean);
+  return { text, tooltip: tooltip.join('\n') };
+}
+
+function countTable(title: string, counts: Record<string, number> | undefined): string[] {
+  const entries = Object.entries(counts ?? {}).sort((a, b) => a[0].localeCompare(b[0]));
+  if (entries.length === 0) {
+    return [`_${title}: none_`, ''];
+  }
+  return [
+    `| ${title} | count |`,
+    '| --- | ---: |',
+    ...entries.map(([k, v]) => `| ${k} | ${formatCount(v)} |`),
+    '',
+  ];
+}
+
+/** The `memlens.stats` response as a small markdown report. */
+export function renderStats(stats: StatsResponse, opts: TimeOptions = {}): string {
+  const embedded =
+    stats.totalChunks > 0 ? ` (${formatScore(stats.chunksWithEmbeddings / stats.totalChunks)})` : '';
+  const lines = [
+    '# memlens index',
+    '',
+    stats.indexing ? '**Indexing in progress…**' : 'Index is up to date.',
+    '',
+    '| | |',
+    '| --- | ---: |',
+    `| Chunks | ${formatCount(stats.totalChunks)} |`,
+    `| Chunks with embeddings | ${formatCount(stats.chunksWithEmbeddings)}${embedded} |`,
+    `| Chunks waiting for embeddings | ${formatCount(stats.chunksNeedingEmbeddings)} |`,
+    `| Messages waiting to be indexed | ${formatCount(stats.pendingMessages)} |`,
+    `| Unreadable transcript lines | ${formatCount(stats.badLines)} |`,
+    `| Embedding provider | ${stats.provider ? escapeMarkdown(stats.provider) : 'none (keyword search only)'} |`,
+    `| Last sync | ${stats.lastSync ? formatDateTime(stats.lastSync, opts) : 'never'} |`,
+    '',
+    `Index folder: \`${stats.indexDir}\``,
+    '',
+    '## Files',
+    '',
+    ...countTable('format', stats.files),
+    '## Messages',
+    '',
+    ...countTable('format', stats.messages),
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,216 @@
+/**
+ * A session's history (`memlens.history`) rendered as the transcript viewer's markdown document: a title and facts,
+ * links to parent and subagent sessions, one heading per message, tool calls as code blocks, and the line of each
+ * message so the viewer can reveal it. Pure (no `vscode` import): unit-tested.
+ */
+
+import type { HistoryMessage, HistoryResponse } from './protocol';
+import { escapeMarkdown, formatDateTime, oneLine, plural, type TimeOptions } from './format';
+import { transcriptUriString } from './transcriptUri';
+
+export interface RenderedTranscript {
+  markdown: string;
+  /** 0-based line of the anchor message's heading (0 when there is no anchor) */
+  anchorLine: number;
+  /** 0-based heading line of every message */
+  messageLines: Record<string, number>;
+}
+
+/** Sessions linked to the one shown: its parent (for a subagent or sidechain) and its subagents. */
+export interface RelatedSessions {
+  parent?: { sessionKey: string; title?: string };
+  children?: { sessionKey: string; title?: string; firstTime?: string | null }[];
+}
+
+const FENCE_RE = /^\s{0,3}(`{3,}|~{3,})/;
+
+/** Close an unbalanced ``` / ~~~ fence so one message cannot swallow the rest of the document. */
+function balanceFences(text: string): string {
+  let open: string | undefined;
+  for (const line of text.split('\n')) {
+    const m = FENCE_RE.exec(line);
+    if (!m) {
+      continue;
+    }
+    if (!open) {
+      open = m[1];
+    } else if (m[1][0] === open[0] && m[1].length >= open.length && line.trim() === m[1]) {
+      open = undefined;
+    }
+  }
+  return open ? `${text}\n${open}` : text;
+}
+
+/** A tool call as the transcripts store it: `[Bash] command…`, `[Edit] file_path=… old_string=…`. */
+const TOOL_CALL_RE = /^\[([A-Za-z_][\w.:-]{0,60})\] ?(.*)$/;
+
+/** A fence longer than any backtick run in `text`. */
+function fenceFor(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  return '`'.repeat(longest + 1);
+}
+
+/**
+ * A tool call as a code block. Shell commands get their line continuations back (the index stores tool inputs on
+ * one line: `… \\ --queue-url …` was `… \\⏎  --queue-url …`); other tools' `name=value` arguments go one per line.
+ */
+function toolCallBlock(tool: string, args: string): string[] {
+  const shell = /^(bash|shell|sh|exec|exec_command|local_shell|run_command|terminal)$/i.test(tool);
+  let body = args;
+  if (shell) {
+    body = args.replace(/^command=/, '').replace(/ \\ +/g, ' \\\n    ').replace(/ (&&|\|\|) (?=\S)/g, ' $1\n  ');
+  } else {
+    body = args.replace(/ (?=[a-z_][a-z0-9_]{1,30}=)/gi, '\n');
+  }
+  const fence = fenceFor(body);
+  return [`🔧 **${tool}**`, '', `${fence}${shell ? 'sh' : 'text'}`, ...body.split('\n'), fence];
+}
+
+/**
+ * A message's text as markdown lines that keep the document's outline: code fences and newlines kept, headings
+ * (`#`…`######`) outside code escaped (`\\##`) so they do not become sections, tool calls as code blocks.
+ */
+export function messageBody(text: string): string[] {
+  const out: string[] = [];
+  let fence: string | undefined;
+  for (const line of balanceFences(text).split('\n')) {
+    const m = FENCE_RE.exec(line);
+    if (fence) {
+      out.push(line);
+      if (m && m[1][0] === fence[0] && m[1].length >= fence.length && line.trim() === m[1]) {
+        fence = undefined;
+      }
+      continue;
+    }
+    if (m) {
+      fence = m[1];
+      out.push(line);
+      continue;
+    }
+    const tool = TOOL_CALL_RE.exec(line);
+    if (tool && tool[2]) {
+      if (out.length && out[out.length - 1] !== '') {
+        out.push('');
+      }
+      out.push(...toolCallBlock(tool[1], tool[2]), '');
+      continue;
+    }
+    out.push(/^\s{0,3}#{1,6}(\s|$)/.test(line) ? line.replace(/#/, '\\#') : line);
+  }
+  while (out.length && out[out.length - 1] === '') {
+    out.pop();
+  }
+  return out;
+}
+
+export function messageHeading(message: HistoryMessage, opts: TimeOptions = {}, anchor = false): string {
+  const isSummary = message.kind === 'summary';
+  const who = isSummary ? 'summary' : message.role || 'message';
+  const when = formatDateTime(message.timestamp, opts);
+  const mark = anchor ? ' · ⭐ match' : '';
+  return `### ${roleIcon(message.role, message.kind)} ${who}${when ? ` · ${when}` : ''}${mark}`;
+}
+
+function sessionLink(sessionKey: string, title: string | undefined): string {
+  const text = escapeMarkdown(oneLine(title || sessionKey, 100));
+  return `[${text}](${transcriptUriString({ sessionKey })})`;
+}
+
+/**
+ * Render a session as readable markdown: a title and facts, links to its parent session and its subagents, then a
+ * heading per message (`### 🧑 user · date`), summaries as quotes. Returns the line of the anchored message so the
+ * viewer can reveal it.
+ */
+export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {}, related: RelatedSessions = {}): RenderedTranscript {
+  const lines: string[] = [];
+  const messageLines: Record<string, number> = {};
+  const title = history.title?.trim() || `Session ${history.sessionId || history.sessionKey}`;
+  lines.push(`# ${oneLine(title, 160).replace(/#/g, '\\#')}`, '');
+  const times = history.messages.map((m) => m.timestamp).filter((t): t is string => !!t).sort();
+  const span =
+    times.length > 0
+      ? formatDateTime(times[0], opts) === formatDateTime(times[times.length - 1], opts)
+        ? formatDateTime(times[0], opts)
+        : `${formatDateTime(times[0], opts)} – ${formatDateTime(times[times.length - 1], opts)}`
+      : '';
+  const facts = [
+    history.format ? `**${history.format}**` : '',
+    history.sessionId ? `session \`${history.sessionId}\`` : '',
+    span,
+    plural(history.messages.length, 'message'),
+  ].filter(Boolean);
+  lines.push(facts.join(' · '), '');
+  if (history.path) {
+    lines.push(`Source: \`${history.path}\``, '');
+  }
+  if (history.resumeCommand) {
+    lines.push(`Resume: \`${history.resumeCommand.replace(/`/g, '')}\``, '');
+  }
+  const parentKey = related.parent?.sessionKey ?? history.parentSessionKey ?? undefined;
+  if (parentKey) {
+    lines.push(`↰ Subagent of ${sessionLink(parentKey, related.parent?.title)}`, '');
+  }
+  if (related.children?.length) {
+    lines.push(`Subagents (${related.children.length}):`, '');
+    for (const child of related.children) {
+      const when = formatDateTime(child.firstTime, opts);
+      lines.push(`- ${sessionLink(child.sessionKey, child.title)}${when ? ` · ${when}` : ''}`);
+    }
+    lines.push('');
+  }
+  if (history.hasMoreBefore) {
+    lines.push('> ⋯ earlier messages are not shown', '');
+  }
+  lines.push('---', '');
+  let anchorLine = 0;
+  for (const message of history.messages) {
+    const isAnchor = !!history.anchor && message.messageId === history.anchor;
+    const headingLine = lines.length;
+    messageLines[message.messageId] = headingLine;
+    if (isAnchor) {
+      anchorLine = headingLine;
+    }
+    lines.push(messageHeading(message, opts, isAnchor), '');
+    const text = (message.text ?? '').replace(/\r\n?/g, '\n').trim();
+    if (!text) {
+      lines.push('_(empty)_');
+    } else if (message.kind === 'summary') {
+      for (const line of messageBody(text)) {
+        lines.push(line ? `> ${line}` : '>');
+      }
+    } else {
+      lines.push(...messageBody(text));
+    }
+    lines.push('');
+  }
+  if (history.messages.length === 0) {
+    lines.push('_No messages._', '');
+  }
+  if (history.hasMoreAfter) {
+    lines.push('> ⋯ later messages are not shown', '');
+  }
+  return { markdown: lines.join('\n'), anchorLine, messageLines };
+}
+
+export function roleIcon(role: string | undefined, kind: 'message' | 'summary' = 'message'): string {
+  if (kind === 'summary') {
+    return '📝';
+  }
+  switch ((role ?? '').toLowerCase()) {
+    case 'user':
+    case 'human':
+      return '🧑';
+    case 'assistant':
+    case 'ai':
+    case 'model':
+      return '🤖';
+    case 'system':
+    case 'developer':
+      return '⚙️';
+    case 'tool':
+    case 'function':
+      return '🔧';
+    default:
+      return '💬';
+  }
+}
