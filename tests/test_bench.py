@@ -1,4 +1,5 @@
-"""The benchmarks run end to end on tiny inputs, so they never rot (structure and sane values, not numbers)."""
+"""The benchmarks run end to end on tiny inputs, so they never rot: exact figures where a tiny input fixes them (a
+synthetic LoCoMo conversation with known answers, the speed corpus's chunk arithmetic), structure elsewhere."""
 
 from __future__ import annotations
 
@@ -46,6 +47,26 @@ def test_score_question_follows_the_paper() -> None:
     assert locomo.score_question(locomo.Question("q", 5, []), [2], index)["R@5"] == 1.0
 
 
+def test_score_question_counts_exactly_k_turns() -> None:
+    """Evidence at ranks 5 and 6: half of it is within the top 5, all of it within the top 10; MRR is 1/5."""
+    turns = {u: f"D1:{u}" for u in range(1, 61)}
+    index = locomo.BuiltIndex(
+        engine=None,  # type: ignore[arg-type]
+        turn_of=turns,
+        chunk_of={u: 100 + (u - 1) // 4 for u in turns},  # four turns per chunk
+        chunk_of_turn={t: 100 + (u - 1) // 4 for u, t in turns.items()},
+        seconds=0.0,
+        units=60,
+        chunks=15,
+    )
+    scores = locomo.score_question(locomo.Question("q", 4, ["D1:5", "D1:6"]), list(range(1, 61)), index)
+    assert (scores["R@5"], scores["R@10"], scores["R@50"]) == (0.5, 1.0, 1.0)
+    assert scores["MRR"] == 0.2
+    assert (scores["chunk R@1"], scores["chunk R@3"]) == (0.0, 1.0)  # both in the second chunk
+    late = locomo.score_question(locomo.Question("q", 4, ["D1:51", "D1:60"]), list(range(1, 61)), index)
+    assert late["R@50"] == 0.5 and late["MRR"] == 0.0  # rank 51 and beyond count for nothing
+
+
 def test_locomo_benchmark_runs(embedder: Embedder, tmp_path: Path) -> None:
     files = sorted(LOCOMO.glob("*.json"))
     if not files:
@@ -70,19 +91,110 @@ def test_locomo_benchmark_runs(embedder: Embedder, tmp_path: Path) -> None:
     assert "DRAGON" in locomo.format_table(report)
 
 
+def qa(question: str, evidence: list[str], category: int) -> dict[str, object]:
+    return {"question": question, "answer": "x", "evidence": evidence, "category": category}
+
+
+def tiny_locomo(path: Path) -> Path:
+    """A LoCoMo-format conversation whose answers are known: three questions name words only their evidence turn
+    holds, one question's evidence shares no word with it (a miss in every keyword ranking), one is adversarial."""
+    session_1 = [
+        ("Alice", "Morning! I finally moved to Murano for the glassblowing apprenticeship."),
+        ("Bob", "That sounds wonderful, how is the weather there?"),
+        ("Alice", "Foggy most days, but the lagoon is beautiful."),
+        ("Bob", "My cousin adopted a greyhound named Biscuit last week."),
+        ("Alice", "Lovely. I am saving up for a vintage Vespa scooter."),
+        ("Bob", "Nice, anything else new?"),
+    ]
+    session_2 = [
+        ("Bob", "I started learning the bassoon at the community orchestra."),
+        ("Alice", "Good for you."),
+        ("Bob", "Rehearsals are on Thursday evenings."),
+        ("Alice", "Quiet week here, mostly reading."),
+    ]
+    data = {
+        "speaker_a": "Alice",
+        "speaker_b": "Bob",
+        "session_1_date_time": "10:00 am on 3 March, 2023",
+        "session_1": [{"speaker": s, "dia_id": f"D1:{i}", "text": t} for i, (s, t) in enumerate(session_1, 1)],
+        "session_2_date_time": "6:30 pm on 9 March, 2023",
+        "session_2": [{"speaker": s, "dia_id": f"D2:{i}", "text": t} for i, (s, t) in enumerate(session_2, 1)],
+        "qa": [
+            qa("Where did Alice do her glassblowing apprenticeship?", ["D1:1"], 4),
+            qa("What is the name of the greyhound?", ["D1:4"], 4),
+            qa("Which instrument is Bob learning at the orchestra?", ["D2:1"], 4),
+            qa("What colour is the kayak?", ["D2:4"], 1),
+            qa("Did Alice buy a horse?", [], 5),
+        ],
+    }
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_locomo_benchmark_scores_a_conversation_with_known_answers(tmp_path: Path) -> None:
+    """Keyword ranking on the tiny conversation: three evidence turns come first, one is never retrieved, and the
+    adversarial question counts as recalled. Any slip in the pipeline (dia_id ↔ unit mapping, turn order, the
+    recall or MRR arithmetic, the averaging) changes these exact figures."""
+    path = tiny_locomo(tmp_path / "tiny.json")
+    conversation = locomo.load_conversation(path)
+    assert [len(s.turns) for s in conversation.sessions] == [6, 4]
+    assert conversation.sessions[1].start.day == 9 and conversation.questions[4].evidence == []
+    report = locomo.evaluate([path], runs=("keyword",))
+    assert report["dataset"]["questions"] == 5
+    assert report["dataset"]["conversations"][0]["units"] == 10
+    summary = report["runs"]["keyword"]["all"]
+    # 3 of 4 questions with evidence have it first; the 4th never; the adversarial one counts as recalled
+    assert summary["R@5"] == summary["R@50"] == 80.0
+    assert summary["MRR"] == 0.75  # over the four questions with evidence
+    by_category = report["runs"]["keyword"]["byCategory"]
+    assert by_category["4 single-hop"]["R@5"] == 100.0 and by_category["4 single-hop"]["MRR"] == 1.0
+    assert by_category["1 multi-hop"]["R@50"] == 0.0 and by_category["5 adversarial"]["R@5"] == 100.0
+
+
+def test_locomo_vector_run_reaches_every_turn(tmp_path: Path, embedder: Embedder) -> None:
+    """Vector search ranks every unit, so on ten turns recall@50 is complete, even for the question whose evidence
+    shares no word with it; the distinctive questions still find their turn in the top 5."""
+    path = tiny_locomo(tmp_path / "tiny.json")
+    report = locomo.evaluate([path], runs=("vector",), embedder=embedder)
+    summary = report["runs"]["vector"]["all"]
+    assert summary["R@50"] == 100.0
+    assert report["runs"]["vector"]["byCategory"]["4 single-hop"]["R@5"] == 100.0
+
+
+def test_speed_corpus_arithmetic_keyword_only(capsys: pytest.CaptureFixture[str]) -> None:
+    """--no-vectors: the corpus has exactly the chunks its generator promises (8 sections per memory note, 12
+    exchanges of two messages per session), all found by the cold index and unchanged on a warm start."""
+    argv = ["--sizes", "200", "--queries", "20", "--appends", "0", "--no-shared", "--no-vectors", "--json"]
+    report = speed.main(argv, embedder=None)
+    capsys.readouterr()
+    size = report["sizes"][0]
+    memory, sessions = size["corpus"]["memoryFiles"], size["corpus"]["transcriptFiles"]
+    assert (memory, sessions) == (12, 8)  # round(200 / 2 / 8), round(200 / 2 / 12)
+    cold = size["coldKeyword"]
+    assert cold["files"] == memory + sessions
+    assert cold["memoryChunks"] == memory * speed.MEMORY_SECTIONS
+    assert cold["chunks"] == memory * speed.MEMORY_SECTIONS + sessions * speed.EXCHANGES
+    assert cold["units"] == memory * speed.MEMORY_SECTIONS + sessions * speed.EXCHANGES * 2
+    assert cold["badLines"] == cold["filesFailed"] == cold["unitsEmbedded"] == 0
+    assert size["warmStart"]["filesUnchanged"] == size["warmStart"]["files"] == memory + sessions
+    assert size["search"]["keyword"]["queries"] == 20
+
+
 def test_speed_benchmark_runs(embedder: Embedder, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["--sizes", "200", "--queries", "20", "--appends", "3", "--raw-sample", "200", "--no-shared", "--json"]
     report = speed.main(argv, embedder=embedder)
     assert json.loads(capsys.readouterr().out)["benchmark"] == "speed"
     size = report["sizes"][0]
-    assert size["coldKeyword"]["chunks"] > 100 and size["coldKeyword"]["badLines"] == 0
-    assert size["coldVectors"]["unitsEmbedded"] == size["coldVectors"]["units"]
+    assert (
+        size["coldKeyword"]["chunks"] == size["coldVectors"]["chunks"] == 192 and size["coldKeyword"]["badLines"] == 0
+    )
+    assert size["coldVectors"]["unitsEmbedded"] == size["coldVectors"]["units"] == 288
     assert size["rawEmbedding"]["textsPerS"] > 0 and size["embedRatio"] > 0
     for name in ("keyword", "hybrid", "vector", "queryEmbedding"):
         q = size["search"][name]
         assert 0 < q["p50Ms"] <= q["p95Ms"] <= q["p99Ms"]
     assert size["warmStart"]["filesUnchanged"] == size["warmStart"]["files"] > 0
     append = size["appendToSearchable"]
-    assert append.get("missed", 0) == 0 and append["p50Ms"] > 0
+    assert append["appends"] == 3 and append["missed"] == 0 and append["p50Ms"] > 0
     assert {t["what"] for t in report["targets"]} >= {"keyword p50 ms", "peak RSS MB"}
     assert "| target |" in speed.format_report(report)

@@ -1,4 +1,5 @@
-"""The hover and reconcile benchmarks run end to end on tiny corpora, so they never rot."""
+"""The hover and reconcile benchmarks run end to end on tiny corpora, so they never rot: the corpus they build has
+exactly the files and chunks the generator promises, and every file is seen (and unchanged) by the reconcile."""
 
 from __future__ import annotations
 
@@ -8,12 +9,19 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench import hover, reconcile  # noqa: E402
+from bench import hover, reconcile, speed  # noqa: E402
+
+
+def corpus_shape(chunks: int) -> tuple[int, int, int]:
+    """(memory notes, transcript sessions, chunks) of speed.make_corpus(chunks), from its documented rule."""
+    memory = max(1, round(chunks / 2 / speed.MEMORY_SECTIONS))
+    sessions = max(3, round(chunks / 2 / speed.EXCHANGES))
+    return memory, sessions, memory * speed.MEMORY_SECTIONS + sessions * speed.EXCHANGES
 
 
 def test_hover_benchmark_on_a_tiny_corpus(tmp_path: Path) -> None:
     report = hover.main(["--chunks", "120", "--hovers", "6", "--work-dir", str(tmp_path), "--json"])
-    assert report["totalChunks"] > 50
+    assert report["totalChunks"] == corpus_shape(120)[2] == 124
     for key in ("firstHoverMs", "repeatedHoverMs"):
         assert report[key]["n"] == 6
         assert 0 < report[key]["p50"] <= report[key]["p95"] <= report[key]["max"]
@@ -22,5 +30,6 @@ def test_hover_benchmark_on_a_tiny_corpus(tmp_path: Path) -> None:
 
 def test_reconcile_benchmark_on_a_tiny_corpus() -> None:
     report = reconcile.main(["--chunks", "200", "--runs", "2", "--json"])
-    assert report["files"] == report["unchanged"] > 3
+    memory, sessions, _ = corpus_shape(200)
+    assert report["files"] == report["unchanged"] == memory + sessions == 20
     assert len(report["reconcileS"]) == 2 and report["totalP50S"] > 0
