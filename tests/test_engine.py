@@ -79,7 +79,8 @@ def test_hybrid_finds_the_vocabulary_gap_that_keyword_misses(tmp_path: Path, emb
     with Engine([workspace], Settings(), index_dir=tmp_path / "index", embedder=embedder) as engine:
         engine.sync()
         keyword = engine.search(query, mode="keyword")["results"]
-        hybrid = engine.search(query, mode="hybrid")["results"]
+        # ranking, not abstention: a vector-only match in a three-note corpus is below the calibrated threshold
+        hybrid = engine.search(query, mode="hybrid", min_score=0)["results"]
     assert all(r["relPath"] != "memory/incident.md" for r in keyword)
     assert hybrid and hybrid[0]["relPath"] == "memory/incident.md"
 
