@@ -140,7 +140,8 @@ def test_explain_gives_component_scores(example: Engine) -> None:
     assert explain["fused"] == pytest.approx(expected, abs=1e-3)
     # the ranking score adds the neighbours' context (and boosts); the score shown is the calibrated chance
     assert explain["rankScore"] >= explain["fused"] - 1e-3
-    assert result["score"] == pytest.approx(explain["probability"], abs=1e-3)
+    assert result["score"] == pytest.approx(explain["rankScore"], abs=1e-3)  # the score orders; the probability gates
+    assert 0.0 <= explain["probability"] <= 1.0
 
 
 def test_no_model_falls_back_to_keyword_search(built_example: tuple[Path, Path], tmp_path: Path) -> None:

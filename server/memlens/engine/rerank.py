@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from memlens.settings import SearchSettings
 
 HEAD = 100  # hits re-scored (at least the limit asked for)
-FLOOR_SHARE = 0.2  # once the best hit reaches minScore, the others need this share of it
+TAIL_SHARE = 0.6  # once a query is answered, the hits shown score at least this share of the best one
 _TOOL_LINE = re.compile(r"^\s*\[[\w.:/-]{1,40}\]( |$)")
 
 
@@ -42,12 +42,17 @@ def query_facts(query: str, keyword: KeywordIndex, settings: SearchSettings, now
     return QueryFacts(words, idf, looks_technical(query), windows)
 
 
-def shown(hits: list[UnitHit], min_score: float) -> list[UnitHit]:
-    """The hits a user sees: none unless the best reaches `min_score` ("no results" is an answer), then every hit
-    scoring at least FLOOR_SHARE of it."""
-    if not hits or max(h.score for h in hits[:10]) < min_score:
+def shown(hits: list[UnitHit], min_score: float, *, calibrated: bool = True) -> list[UnitHit]:
+    """The hits a user sees. Calibrated: none unless the chance that the best of the top ten is relevant reaches
+    `min_score` ("no results" is an answer), then the hits ranking within TAIL_SHARE of the best. Without
+    calibration: every hit whose score reaches `min_score`."""
+    if not hits:
         return []
-    floor = min_score * FLOOR_SHARE
+    if not calibrated:
+        return [h for h in hits if h.score >= min_score]
+    if max(h.probability for h in hits[:10]) < min_score:
+        return []
+    floor = TAIL_SHARE * max(h.score for h in hits[:10])
     return [h for h in hits if h.score >= floor]
 
 

@@ -86,7 +86,7 @@ class ResultBuilder:
     ) -> list[dict[str, Any]]:
         limit = max(1, min(limit, MAX_LIMIT))
         best: dict[int, tuple[UnitHit, sqlite3.Row]] = {}
-        candidates = shown(ranking.hits, min_score)
+        candidates = shown(ranking.hits, min_score, calibrated=ranking.calibrated)
         # fetch in slices: most requests are satisfied by the first few dozen units
         for start in range(0, len(candidates), 100):
             part = candidates[start : start + 100]

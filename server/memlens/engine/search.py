@@ -41,7 +41,7 @@ class UnitHit:
     keyword_rank: int | None = None
     vector_rank: int | None = None
     context: float = 0.0  # BM25 over the message with its neighbours (the `context` field), 0–1
-    rank_score: float = 0.0  # the ranking score before calibration (score becomes the calibrated one)
+    rank_score: float = 0.0  # the ranking score (what orders the hits and what `score` shows)
     probability: float = 0.0  # calibrated: the chance this hit is relevant (calibration.py)
     features: tuple[float, ...] = ()
 
@@ -54,6 +54,7 @@ class Ranking:
     vector_available: bool
     query_terms: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    calibrated: bool = False  # whether to answer is decided on the hits' calibrated probability
 
 
 class Retriever:
@@ -125,12 +126,11 @@ class Retriever:
         ranked = postprocess(ranked, query, settings, self.catalog, self.keyword, fused_mode, limit, self.now)
         for hit in ranked:
             hit.rank_score = hit.score
-            if settings.calibrated:
-                hit.score = hit.probability
         return Ranking(
             hits=ranked,
             mode=mode,
             fusion=fusion,
+            calibrated=settings.calibrated,
             vector_available=vector_available,
             query_terms=self.keyword.tokens(query),
             seconds=time.perf_counter() - started,
