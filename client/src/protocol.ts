@@ -1,11 +1,15 @@
 /**
  * The memlens language server's custom protocol: `workspace/executeCommand` commands (one object argument each)
- * and the `memlens/indexStatus` notification. Types only, no runtime code.
+ * and the `memlens/indexStatus` notification. The client's one source for the wire format; tests/test_protocol.py
+ * holds every interface here to what the server really answers and accepts (each key, both ways), so a field the
+ * server adds or drops fails that test until it is written down here and in docs/lsp-api.md. Keep each interface
+ * to `field?: type;` lines and name nested objects (no inline `{ … }` types): that test reads this file.
  */
 
 export type HitKind = 'memory' | 'transcript' | 'summary';
 export type SearchMode = 'hybrid' | 'keyword' | 'vector';
 export type AgentFormat = 'claude-code' | 'codex' | 'openclaw' | 'specstory';
+export type FusionMode = 'weighted' | 'rrf';
 
 export const Commands = {
   search: 'memlens.search',
@@ -14,6 +18,9 @@ export const Commands = {
   stats: 'memlens.stats',
   reindex: 'memlens.reindex',
   context: 'memlens.context',
+  summariesGrep: 'memlens.summaries.grep',
+  summariesDescribe: 'memlens.summaries.describe',
+  summariesExpand: 'memlens.summaries.expand',
 } as const;
 
 export const IndexStatusNotification = 'memlens/indexStatus';
@@ -32,8 +39,35 @@ export interface SearchParams {
   query: string;
   limit?: number;
   mode?: SearchMode;
+  fusion?: FusionMode;
   filters?: SearchFilters;
   explain?: boolean;
+  /** 0..1, default `memlens.search.minScore` */
+  minScore?: number;
+}
+
+/** How a hit was scored (`explain: true`). */
+export interface Explain {
+  /** the search unit (one message, or one part of a long message) that matched */
+  unitId: number;
+  /** raw BM25 */
+  bm25: number;
+  /** BM25 normalised by the best keyword hit (0..1) */
+  keyword: number;
+  /** the fused keyword + vector score, before neighbour context */
+  fused: number;
+  /** what neighbour context, the date boost and the tool-call penalty changed (rankScore − fused) */
+  context: number;
+  /** the score the hits are ranked by */
+  rankScore: number;
+  /** the calibrated chance of relevance */
+  probability: number;
+  /** cosine similarity; null without vectors */
+  vector: number | null;
+  /** 0-based rank among the keyword retriever's hits, null when it did not return this unit */
+  keywordRank: number | null;
+  /** 0-based rank among the vector retriever's hits, null when it did not return this unit */
+  vectorRank: number | null;
 }
 
 export interface SearchResult {
@@ -52,19 +86,22 @@ export interface SearchResult {
   /** agent format (transcripts and summaries) */
   format?: string;
   sessionKey?: string;
-  sessionId?: string;
+  sessionId?: string | null;
   /** the best-matching message */
   messageId?: string;
   role?: string;
-  /** ISO 8601 UTC */
-  timestamp?: string;
+  /** ISO 8601 UTC; null when unknown */
+  timestamp?: string | null;
   messageCount?: number;
   /** the session's title (transcripts and summaries) */
   title?: string;
   /** the shell command that resumes the session (Claude Code, Codex), else null */
   resumeCommand?: string | null;
+  /** the session a subagent (or sidechain) hit belongs to */
+  parentSessionKey?: string;
   excerpt: string;
-  explain?: Record<string, unknown>;
+  /** with `explain: true` */
+  explain?: Explain;
 }
 
 export interface SearchResponse {
@@ -74,6 +111,10 @@ export interface SearchResponse {
   totalResults: number;
   searchTimeMs: number;
   indexing: boolean;
+  /** the fusion used (with `explain: true`) */
+  fusion?: FusionMode;
+  /** why the mode differs from the one asked for (no embedding model: keyword search only) */
+  note?: string;
 }
 
 export interface HistoryParams {
@@ -86,7 +127,7 @@ export interface HistoryMessage {
   messageId: string;
   role: string;
   kind: 'message' | 'summary';
-  timestamp?: string;
+  timestamp: string | null;
   text: string;
   position: number;
 }
@@ -132,11 +173,24 @@ export interface SessionSummary {
   firstTime: string | null;
   lastTime: string | null;
   messageCount: number;
-  filesTouched: { path: string; count: number; edited: boolean }[];
+  filesTouched: FileTouched[];
   filesTouchedTotal: number;
-  toolsUsed: { name: string; count: number }[];
+  toolsUsed: ToolUse[];
   parentSessionKey: string | null;
   resumeCommand: string | null;
+}
+
+/** A file a session's tool calls read or edited. */
+export interface FileTouched {
+  path: string;
+  count: number;
+  edited: boolean;
+}
+
+/** A tool a session called, and how often. */
+export interface ToolUse {
+  name: string;
+  count: number;
 }
 
 export interface SessionsResponse {
@@ -146,33 +200,196 @@ export interface SessionsResponse {
   indexing: boolean;
 }
 
+/** A file with skipped lines or a failure (`memlens.stats` lists at most 50). */
+export interface FileError {
+  path: string;
+  badLines: number;
+  reasons: string[];
+}
+
 export interface StatsResponse {
   totalChunks: number;
   chunksWithEmbeddings: number;
   chunksNeedingEmbeddings: number;
   pendingMessages: number;
   lastSync: string | null;
-  provider: string | null;
+  /** the embedding model, or "none" */
+  provider: string;
+  /** why there is no model (or other news about it), else null */
+  providerNote: string | null;
+  /** format → files indexed (memory notes count as "markdown") */
   files: Record<string, number>;
+  /** format → messages indexed */
   messages: Record<string, number>;
+  sessions: number;
   badLines: number;
+  /** messages kept although their parent record is missing (a dangling link or a malformed line) */
+  orphanedMessages: number;
+  filesWithErrors: number;
+  fileErrors: FileError[];
   indexing: boolean;
   indexDir: string;
+  /** another process writes this index; this server only reads it */
+  readOnly: boolean;
 }
 
 export interface ReindexParams {
   full?: boolean;
 }
 
+/** What `memlens.reindex` did. */
+export interface ReindexReport {
+  filesSeen: number;
+  filesParsed: number;
+  filesAppended: number;
+  filesUnchanged: number;
+  filesDeleted: number;
+  filesFailed: number;
+  messagesAdded: number;
+  chunksAdded: number;
+  unitsEmbedded: number;
+  badLines: number;
+  /** one line per file that could not be indexed (at most 50) */
+  errors: string[];
+  seconds: number;
+  cancelled: boolean;
+}
+
+export interface SummariesGrepParams {
+  /** a case-insensitive RE2 regular expression */
+  pattern: string;
+  /** 1–200, default 20 */
+  limit?: number;
+}
+
+export interface SummaryHit {
+  /** `chunk:<n>`, the same as a search hit's `id` for `kind: "summary"` */
+  summaryId: string;
+  sessionKey: string;
+  format: string;
+  messageId: string;
+  timestamp: string | null;
+  excerpt: string;
+}
+
+export interface SummariesGrepResponse {
+  pattern: string;
+  totalMatches: number;
+  truncated: boolean;
+  /** newest first */
+  results: SummaryHit[];
+}
+
+export interface SummariesDescribeParams {
+  summaryId: string;
+}
+
+/** The span of messages a summary replaced. */
+export interface SummaryCovers {
+  messageCount: number;
+  firstMessageId: string | null;
+  lastMessageId: string | null;
+  from: string | null;
+  to: string | null;
+  tokens: number;
+}
+
+export interface SummaryDescription {
+  summaryId: string;
+  sessionKey: string;
+  sessionId: string;
+  format: string;
+  messageId: string;
+  timestamp: string | null;
+  text: string;
+  /** estimated as characters / 4 */
+  tokens: number;
+  covers: SummaryCovers;
+}
+
+export interface SummariesExpandParams {
+  summaryId: string;
+  /** ≥ 1, default 2000 */
+  tokenBudget?: number;
+}
+
+export interface SummaryMessage {
+  messageId: string;
+  role: string;
+  timestamp: string | null;
+  text: string;
+  position: number;
+  /** only the beginning of the message fitted the budget */
+  truncated?: boolean;
+}
+
+export interface SummariesExpandResponse {
+  summaryId: string;
+  sessionKey: string;
+  sessionId: string;
+  format: string;
+  messageId: string;
+  timestamp: string | null;
+  tokenBudget: number;
+  tokens: number;
+  /** oldest first */
+  messages: SummaryMessage[];
+  totalMessages: number;
+  omittedMessages: number;
+  truncated: boolean;
+}
+
 export interface ContextParams {
   question: string;
+  /** ≥ 50, default 2000 */
   tokenBudget?: number;
+  /** 1–100: the most items */
+  limit?: number;
+}
+
+export interface ContextMessage {
+  messageId: string;
+  role: string;
+  timestamp: string | null;
+  text: string;
+}
+
+/** One passage of a context pack: a transcript message (or summary) with its neighbour, or a memory section. */
+export interface ContextItem {
+  kind: HitKind;
+  score: number;
+  relPath: string;
+  /** the session key, or the memory file's path */
+  source: string;
+  citation: string;
+  tokens: number;
+  /** cut to fit the budget */
+  truncated?: boolean;
+  /** transcript items */
+  sessionKey?: string;
+  messageId?: string;
+  timestamp?: string | null;
+  format?: string;
+  messages?: ContextMessage[];
+  /** memory items */
+  lineStart?: number;
+  lineEnd?: number;
+  heading?: string | null;
+  text?: string;
 }
 
 export interface ContextResponse {
   question: string;
+  tokenBudget: number;
   tokens: number;
-  items: unknown[];
+  /** how many sessions and memory files the items come from */
+  sources: number;
+  /** something relevant was left out or cut */
+  truncated: boolean;
+  indexing: boolean;
+  mode: SearchMode;
+  items: ContextItem[];
+  /** ready to paste into a prompt: one section per item with its citation */
   markdown: string;
 }
 
@@ -181,7 +398,8 @@ export interface IndexStatus {
   totalChunks: number;
   chunksNeedingEmbeddings: number;
   pendingMessages: number;
-  provider: string | null;
+  /** the embedding model, or "none" */
+  provider: string;
   lastSync: string | null;
   message?: string;
 }

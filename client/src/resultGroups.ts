@@ -47,7 +47,7 @@ export function groupResults(results: readonly SearchResult[], opts: TimeOptions
         label: '',
         description: '',
         path: hit.path,
-        sessionKey: kind === 'session' ? (hit.sessionKey ?? hit.sessionId) : undefined,
+        sessionKey: kind === 'session' ? (hit.sessionKey ?? hit.sessionId ?? undefined) : undefined,
         bestScore: hit.score,
         hits: [],
       };

@@ -3,8 +3,8 @@
  * `memlens.stats`. Pure (no `vscode` import): unit-tested.
  */
 
-import type { IndexStatus, StatsResponse } from './protocol';
-import { escapeMarkdown, formatCount, formatDateTime, formatScore, type TimeOptions } from './format';
+import type { FileError, IndexStatus, StatsResponse } from './protocol';
+import { escapeMarkdown, formatCount, formatDateTime, formatScore, oneLine, plural, type TimeOptions } from './format';
 
 export interface StatusBarText {
   text: string;
@@ -44,8 +44,24 @@ function countTable(title: string, counts: Record<string, number> | undefined): 
   ];
 }
 
+/** `memlens.stats`'s `fileErrors`: each file with its skipped lines and first reasons. */
+function fileErrorList(errors: readonly FileError[] | undefined): string[] {
+  if (!errors?.length) {
+    return [];
+  }
+  const lines = ['## Files with problems', ''];
+  for (const error of errors) {
+    const reasons = error.reasons.map((r) => oneLine(r, 160)).join('; ');
+    const bad = error.badLines ? ` · ${plural(error.badLines, 'bad line')}` : '';
+    lines.push(`- \`${error.path.replace(/`/g, '')}\`${bad}${reasons ? ` · ${escapeMarkdown(reasons)}` : ''}`);
+  }
+  return [...lines, ''];
+}
+
 /** The `memlens.stats` response as a small markdown report. */
 export function renderStats(stats: StatsResponse, opts: TimeOptions = {}): string {
+  // the server names no model as "none"; older servers sent null
+  const hasProvider = !!stats.provider && stats.provider !== 'none';
   const embedded =
     stats.totalChunks > 0 ? ` (${formatScore(stats.chunksWithEmbeddings / stats.totalChunks)})` : '';
   const lines = [
@@ -59,11 +75,14 @@ export function renderStats(stats: StatsResponse, opts: TimeOptions = {}): strin
     `| Chunks with embeddings | ${formatCount(stats.chunksWithEmbeddings)}${embedded} |`,
     `| Chunks waiting for embeddings | ${formatCount(stats.chunksNeedingEmbeddings)} |`,
     `| Messages waiting to be indexed | ${formatCount(stats.pendingMessages)} |`,
+    `| Sessions | ${formatCount(stats.sessions)} |`,
     `| Unreadable transcript lines | ${formatCount(stats.badLines)} |`,
-    `| Embedding provider | ${stats.provider ? escapeMarkdown(stats.provider) : 'none (keyword search only)'} |`,
+    `| Files with problems | ${formatCount(stats.filesWithErrors)} |`,
+    `| Embedding provider | ${hasProvider ? escapeMarkdown(stats.provider) : 'none (keyword search only)'} |`,
     `| Last sync | ${stats.lastSync ? formatDateTime(stats.lastSync, opts) : 'never'} |`,
     '',
-    `Index folder: \`${stats.indexDir}\``,
+    ...(stats.providerNote ? [`_${escapeMarkdown(stats.providerNote)}_`, ''] : []),
+    `Index folder: \`${stats.indexDir}\`${stats.readOnly ? ' (read-only: another process writes it)' : ''}`,
     '',
     '## Files',
     '',
@@ -71,6 +90,7 @@ export function renderStats(stats: StatsResponse, opts: TimeOptions = {}): strin
     '## Messages',
     '',
     ...countTable('format', stats.messages),
+    ...fileErrorList(stats.fileErrors),
   ];
   return lines.join('\n');
 }

@@ -272,12 +272,18 @@ describe('status bar and stats', () => {
       chunksNeedingEmbeddings: 30,
       pendingMessages: 0,
       lastSync: null,
-      provider: null,
+      provider: 'none',
+      providerNote: 'embeddings are off; keyword search only',
       files: { 'claude-code': 3, memory: 2 },
       messages: {},
+      sessions: 4,
       badLines: 1,
+      orphanedMessages: 0,
+      filesWithErrors: 1,
+      fileErrors: [{ path: '/t/a.jsonl', badLines: 1, reasons: ['line 3: not JSON'] }],
       indexing: false,
       indexDir: '/cache/memlens/ws',
+      readOnly: true,
     };
     const md = renderStats(stats, UTC);
     assert.match(md, /^# memlens index/);
@@ -287,7 +293,10 @@ describe('status bar and stats', () => {
     assert.match(md, /none \(keyword search only\)/);
     assert.match(md, /\| claude-code \| 3 \|\n\| memory \| 2 \|/);
     assert.match(md, /_format: none_/);
-    assert.match(md, /Index folder: `\/cache\/memlens\/ws`/);
+    assert.match(md, /Index folder: `\/cache\/memlens\/ws` \(read-only/);
+    assert.match(md, /\| Sessions \| 4 \|/);
+    assert.match(md, /_embeddings are off; keyword search only_/);
+    assert.match(md, /## Files with problems\n\n- `\/t\/a\.jsonl` · 1 bad line · line 3: not JSON/);
   });
 });
 

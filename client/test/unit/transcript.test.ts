@@ -75,8 +75,8 @@ describe('renderTranscript', () => {
     const h = history({
       anchor: 'm2',
       messages: [
-        { messageId: 'm1', role: 'assistant', kind: 'message', text: 'Output:\n```\npartial log', position: 0 },
-        { messageId: 'm2', role: 'user', kind: 'message', text: 'thanks', position: 1 },
+        { messageId: 'm1', role: 'assistant', kind: 'message', text: 'Output:\n```\npartial log', position: 0, timestamp: null },
+        { messageId: 'm2', role: 'user', kind: 'message', text: 'thanks', position: 1, timestamp: null },
       ],
     });
     const rendered = renderTranscript(h, UTC);
@@ -89,7 +89,7 @@ describe('renderTranscript', () => {
   it('handles empty sessions and empty messages', () => {
     assert.match(renderTranscript(history({ messages: [], anchor: null }), UTC).markdown, /_No messages\._/);
     const r = renderTranscript(
-      history({ anchor: null, messages: [{ messageId: 'x', role: 'tool', kind: 'message', text: '  ', position: 0 }] }),
+      history({ anchor: null, messages: [{ messageId: 'x', role: 'tool', kind: 'message', text: '  ', position: 0, timestamp: null }] }),
       UTC,
     );
     assert.match(r.markdown, /### 🔧 tool\n\n_\(empty\)_/);
@@ -100,6 +100,6 @@ describe('renderTranscript', () => {
       messageHeading({ messageId: 'a', role: 'system', kind: 'message', text: '', position: 0, timestamp: '2026-01-01T00:00:00Z' }, UTC),
       '### ⚙️ system · 2026-01-01 00:00',
     );
-    assert.equal(messageHeading({ messageId: 'a', role: '', kind: 'message', text: '', position: 0 }, UTC), '### 💬 message');
+    assert.equal(messageHeading({ messageId: 'a', role: '', kind: 'message', text: '', position: 0, timestamp: null }, UTC), '### 💬 message');
   });
 });
