@@ -157,3 +157,27 @@ def test_watch_prints_a_line_per_sync(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_no_sync_searches_the_index_as_it_is(cli_example: Engine) -> None:
+    """A note written after the last sync is found by `search` (which syncs first) but not by `search --no-sync`."""
+    note = cli_example.workspaces[0] / "memory" / "2026-03-30.md"
+    note.write_text("# 2026-03-30\n\nThe quokka migration finished; the quokka cluster is retired.\n")
+    args = ["quokka cluster", "--mode", "keyword", "--json", *locations(cli_example)]
+    stale = memlens("search", *args, "--no-sync", check=False)
+    assert stale.returncode == 1 and json.loads(stale.stdout)["results"] == []
+    fresh = json.loads(memlens("search", *args).stdout)
+    assert [r["relPath"] for r in fresh["results"]][:1] == ["memory/2026-03-30.md"]
+    again = json.loads(memlens("search", *args, "--no-sync").stdout)
+    assert [r["relPath"] for r in again["results"]][:1] == ["memory/2026-03-30.md"]  # now it is in the index
+
+
+def test_min_score_bounds_the_results(cli_example: Engine) -> None:
+    """--min-score 0 answers; a bound no score reaches answers nothing (exit 1), though the default answers."""
+    query = ["deploy runbook pgbouncer", "--limit", "30", "--no-sync", "--json", *locations(cli_example)]
+    everything = json.loads(memlens("search", *query, "--min-score", "0").stdout)["results"]
+    default = json.loads(memlens("search", *query).stdout)["results"]
+    assert len(everything) >= len(default) > 0
+    assert all(r["score"] < 1.0 for r in everything)
+    unreachable = memlens("search", *query, "--min-score", "1", check=False)
+    assert unreachable.returncode == 1 and json.loads(unreachable.stdout)["results"] == []
