@@ -90,7 +90,9 @@ class EmbeddingSettings:
     max_tokens: int = field(default=256, metadata=between(1, 32_768))
     """Word pieces the model reads per text (longer texts are truncated; cost grows with the square)."""
     threads: int = field(default=0, metadata=between(0, 1024))
-    """ONNX Runtime intra-op threads; 0 = all cores."""
+    """Embedding workers (each runs one ONNX Runtime thread); 0 = one per core. A query always runs one thread."""
+    quantize: bool = False
+    """The bundled model computes in int8 (dynamic quantisation, made once in the model cache); false = fp32."""
 
 
 Mode = Literal["hybrid", "keyword", "vector"]

@@ -307,6 +307,25 @@ class Catalog:
                   JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})"""
         return {int(r["id"]): r for r in self.db.execute(sql, list(ids))}
 
+    def result_rows(self, unit_ids: Sequence[int]) -> dict[int, sqlite3.Row]:
+        """What a search result shows of each unit, with its chunk, file and session, in one query. Columns: the
+        unit's (`unit_id`, text, message_id, role, ts, position), the chunk's (`id`, kind, session_key, line_start,
+        line_end, heading, message_count), the file's (`path`, `file_format`) and the session's (`session_found`,
+        NULL without a session row; session_id, cwd, parent_key)."""
+        rows: dict[int, sqlite3.Row] = {}
+        for start in range(0, len(unit_ids), 500):
+            part = list(unit_ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            sql = f"""SELECT u.id AS unit_id, u.text, u.message_id, u.role, u.ts, u.position,
+                             c.id, c.kind, c.session_key, c.line_start, c.line_end, c.heading, c.message_count,
+                             f.path, f.format AS file_format,
+                             s.key AS session_found, s.session_id, s.cwd, s.parent_key
+                      FROM units u JOIN chunks c ON c.id = u.chunk_id JOIN files f ON f.id = c.file_id
+                      LEFT JOIN sessions s ON s.key = c.session_key
+                      WHERE u.id IN ({marks})"""
+            rows.update((int(r["unit_id"]), r) for r in self.db.execute(sql, part))
+        return rows
+
     def count(self, table: str) -> int:
         """Rows in one of the catalog's tables."""
         if table not in _TABLES:

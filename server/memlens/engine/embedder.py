@@ -5,24 +5,40 @@ If no model can be loaded, `load_embedder` returns None with the reason: search 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
+import json
 import logging
 import os
 import shutil
+import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from memlens.engine.lazy import lazy_module
 from memlens.errors import MemlensError
 from memlens.settings import EmbeddingSettings
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_module("numpy")
 
 log = logging.getLogger(__name__)
 
 BUNDLED_MODEL = "memlens/all-MiniLM-L6-v2-int8"
+"""The bundled model as shipped: int8 weights, but its graph casts them back to float and computes in fp32."""
+QUANTIZED_MODEL = "memlens/all-MiniLM-L6-v2-q8"
+"""The same weights computed in int8 (dynamic quantisation, MatMulInteger): ≈ 2.2× faster (bench/RESULTS.md)."""
 BUNDLED_DIM = 384
+QUANTIZED_FILE = "model-q8.onnx"
+QUANTIZED_MANIFEST = "model-q8.json"
 
 # (package, path inside the package, sha256) of every file of the bundled model.
 _TOKENIZER_DIR = "data/embeddings/sentence-transformers__all-MiniLM-L6-v2"
@@ -65,36 +81,161 @@ class EmbedderInfo:
     dim: int
 
 
-class Embedder:
-    """A loaded fastembed model: `embed` returns L2-normalised float32 rows."""
+class _OnnxEncoder:
+    """The bundled model (and any MiniLM-shaped folder) run directly on ONNX Runtime and tokenizers.
 
-    def __init__(self, model: Any, name: str, dim: int, batch_size: int, max_tokens: int = 256) -> None:
-        self._model = model
+    Exactly what fastembed does for it (BERT word pieces, right padding to the batch's longest text, mean pooling
+    over real tokens, L2 normalisation), without importing fastembed, whose package import alone costs ≈ 0.5 s of
+    CPU: the CLI pays that on every hybrid search. The session runs one intra-op thread; parallel batches go to
+    several workers sharing it (ONNX Runtime sessions are thread-safe), so a query is single-threaded and
+    concurrent requests scale.
+    """
+
+    def __init__(self, folder: Path, model_file: str, max_tokens: int) -> None:
+        import onnxruntime as ort
+        from tokenizers import AddedToken, Tokenizer
+
+        config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        limit = min(int(config.get("model_max_length") or 512), 512)
+        tokenizer.enable_truncation(max_length=min(limit, max_tokens) if max_tokens > 0 else limit)
+        special = folder / "special_tokens_map.json"
+        if special.is_file():
+            for token in json.loads(special.read_text(encoding="utf-8")).values():
+                if isinstance(token, str):
+                    tokenizer.add_special_tokens([token])
+                elif isinstance(token, dict):
+                    tokenizer.add_special_tokens([AddedToken(**token)])
+        pad_token = (tokenizer.padding or {}).get("pad_token") or config.get("pad_token") or "[PAD]"
+        pad_id = tokenizer.token_to_id(pad_token)
+        tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token=pad_token)
+        self.tokenizer = tokenizer
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(folder / model_file), options, providers=["CPUExecutionProvider"])
+        self.inputs = {i.name for i in self.session.get_inputs()}
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        encoded = self.tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        feed = {"input_ids": ids}
+        if "attention_mask" in self.inputs:
+            feed["attention_mask"] = mask
+        if "token_type_ids" in self.inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        hidden = self.session.run(None, feed)[0]
+        summed = np.einsum("bsd,bs->bd", hidden, mask.astype(hidden.dtype))
+        return (summed / np.maximum(mask.sum(axis=1, keepdims=True), 1)).astype(np.float32)
+
+
+QUERY_CACHE_SIZE = 512  # query vectors kept: search-as-you-type and hover repeat their queries
+
+
+class Embedder:
+    """An embedding model: `embed` returns L2-normalised float32 rows.
+
+    `model` is either a loaded fastembed model or a zero-argument callable that loads the backend on first use, so
+    commands that never embed (stats, history, keyword search) never pay for ONNX Runtime. `workers` threads share
+    the model for bulk embedding (each batch single-threaded); a query always runs on the caller's thread, and its
+    vector is remembered (an LRU of `QUERY_CACHE_SIZE`).
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        name: str,
+        dim: int,
+        batch_size: int,
+        max_tokens: int = 256,
+        workers: int = 1,
+    ) -> None:
         self.info = EmbedderInfo(name=name, dim=dim)
         self._batch_size = batch_size
+        self._max_tokens = max_tokens
+        self._workers = max(1, workers)
+        self._lock = threading.Lock()
+        self._loader: Callable[[], Any] | None = None
+        self._model: Any = None
+        if callable(model) and not hasattr(model, "embed"):
+            self._loader = model
+        else:
+            self._adopt(model)
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def _adopt(self, model: Any) -> None:
         tokenizer = getattr(getattr(model, "model", None), "tokenizer", None)
-        if tokenizer is not None and max_tokens > 0:
+        if tokenizer is not None and self._max_tokens > 0:
             # fastembed reads 512 from the tokenizer config; MiniLM was trained on 128-256 and the cost is quadratic
-            tokenizer.enable_truncation(max_length=max_tokens)
+            tokenizer.enable_truncation(max_length=self._max_tokens)
+        self._model = model
 
     @property
     def name(self) -> str:
         return self.info.name
 
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def model(self) -> Any:
+        """The backend (loaded now if it was not): an `_OnnxEncoder` or a fastembed model."""
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    assert self._loader is not None
+                    try:
+                        self._adopt(self._loader())
+                    except ModelUnavailable:
+                        raise
+                    except Exception as exc:
+                        raise ModelUnavailable(f"{type(exc).__name__}: {exc}") from exc
+        return self._model
+
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.info.dim), dtype=np.float32)
+        model = self.model()
         # batches of similar lengths waste little on padding; restore the caller's order afterwards
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        rows = list(self._model.embed([texts[i] for i in order], batch_size=self._batch_size))
+        ordered = [texts[i] for i in order]
         matrix = np.empty((len(texts), self.info.dim), dtype=np.float32)
-        matrix[order] = np.asarray(rows, dtype=np.float32)
+        if isinstance(model, _OnnxEncoder):
+            size = self._batch_size
+            batches = [ordered[i : i + size] for i in range(0, len(ordered), size)]
+            if self._workers > 1 and len(batches) > 1:
+                with ThreadPoolExecutor(min(self._workers, len(batches))) as pool:
+                    parts = list(pool.map(model.encode, batches))
+            else:
+                parts = [model.encode(b) for b in batches]
+            matrix[order] = np.concatenate(parts)
+        else:
+            matrix[order] = np.asarray(list(model.embed(ordered, batch_size=self._batch_size)), dtype=np.float32)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
-        return matrix / norms
+        matrix /= norms
+        return matrix
+
+    def forget_queries(self) -> None:
+        """Empty the query-vector cache (benchmarks time the embedding of every query)."""
+        self._queries.clear()
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
+        """One text's vector (read-only; repeated queries come from the cache)."""
+        cached = self._queries.get(text)
+        if cached is not None:
+            with contextlib.suppress(KeyError):  # another thread may have evicted it meanwhile
+                self._queries.move_to_end(text)
+            return cached
+        vector = self.embed([text])[0]
+        vector.setflags(write=False)
+        self._queries[text] = vector
+        while len(self._queries) > QUERY_CACHE_SIZE:
+            with contextlib.suppress(KeyError):
+                self._queries.popitem(last=False)
+        return vector
 
 
 def _sha256(path: Path) -> str:
@@ -132,6 +273,52 @@ def assemble_bundled_model(cache_dir: Path) -> Path:
     return folder
 
 
+def quantized_model(folder: Path) -> str:
+    """The file name of the bundled model quantised for int8 arithmetic, made once into `folder` (the model cache).
+
+    ONNX Runtime folds the shipped graph's dequantisation into fp32 weights, then `quantize_dynamic` quantises every
+    MatMul per output channel (weights int8, activations uint8 at run time). `QUANTIZED_MANIFEST` records the
+    source's and the result's sha256; a result that no longer matches them is made again.
+    """
+    target, manifest = folder / QUANTIZED_FILE, folder / QUANTIZED_MANIFEST
+    source = BUNDLED_FILES["model.onnx"][2]
+    with contextlib.suppress(OSError, ValueError):
+        recorded = json.loads(manifest.read_text(encoding="utf-8"))
+        if recorded.get("source") == source and target.is_file() and _sha256(target) == recorded.get("sha256"):
+            return QUANTIZED_FILE
+    import onnxruntime as ort
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    log.info("quantising the bundled model for int8 arithmetic (once): %s", target)
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".quantize-") as tmp:
+        folded, result = Path(tmp) / "folded.onnx", Path(tmp) / QUANTIZED_FILE
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC  # constant folding only
+        options.optimized_model_filepath = str(folded)
+        ort.InferenceSession(str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"])
+
+        def quiet(record: logging.LogRecord) -> bool:  # its advice to pre-process first is for vision models
+            return "pre-processing" not in record.getMessage()
+
+        logging.getLogger().addFilter(quiet)
+        try:
+            quantize_dynamic(folded, result, weight_type=QuantType.QInt8, per_channel=True)
+        finally:
+            logging.getLogger().removeFilter(quiet)
+        digest = _sha256(result)
+        os.replace(result, target)
+    record = {
+        "source": source,
+        "sha256": digest,
+        "method": "quantize_dynamic QInt8 per_channel",
+        "onnxruntime": ort.__version__,
+    }
+    tmp_manifest = manifest.with_suffix(".tmp")
+    tmp_manifest.write_text(json.dumps(record, indent=1), encoding="utf-8")
+    os.replace(tmp_manifest, manifest)
+    return QUANTIZED_FILE
+
+
 def _register_bundled() -> None:
     from fastembed import TextEmbedding
     from fastembed.common.model_description import ModelSource, PoolingType
@@ -149,24 +336,43 @@ def _register_bundled() -> None:
 
 
 def load_embedder(settings: EmbeddingSettings, cache_dir: Path) -> tuple[Embedder | None, str]:
-    """Load the configured model. Returns (embedder, "") or (None, reason) — never raises."""
+    """The configured model. Returns (embedder, "") or (None, reason) — never raises.
+
+    The bundled model's packages are looked up now; at the first embedding its files are gathered, every sha256
+    checked, and ONNX Runtime loads it (so `stats` or a keyword search never pay for it).
+    Another fastembed model is loaded now (through fastembed, imported only then).
+    """
     if not settings.enabled:
         return None, "embeddings are disabled (memlens.embedding.enabled = false)"
+    workers = settings.threads or os.cpu_count() or 1
     try:
-        from fastembed import TextEmbedding
-
-        threads = settings.threads or None
         if settings.model and settings.model != BUNDLED_MODEL:
-            kwargs: dict[str, Any] = {"threads": threads, "cache_dir": str(cache_dir / "fastembed")}
+            from fastembed import TextEmbedding
+
+            kwargs: dict[str, Any] = {"threads": settings.threads or None, "cache_dir": str(cache_dir / "fastembed")}
             if settings.model_path:
                 kwargs["specific_model_path"] = settings.model_path
             model = TextEmbedding(settings.model, **kwargs)
             dim = len(next(iter(model.embed(["dimension probe"]))))
             return Embedder(model, settings.model, dim, settings.batch_size, settings.max_tokens), ""
-        folder = Path(settings.model_path) if settings.model_path else assemble_bundled_model(cache_dir)
-        _register_bundled()
-        model = TextEmbedding(BUNDLED_MODEL, specific_model_path=str(folder), threads=threads)
-        return Embedder(model, BUNDLED_MODEL, BUNDLED_DIM, settings.batch_size, settings.max_tokens), ""
+        given = Path(settings.model_path) if settings.model_path else None
+        if given is not None:
+            for name in ("model.onnx", "tokenizer.json", "tokenizer_config.json"):
+                if not (given / name).is_file():
+                    raise ModelUnavailable(f"{given / name} is missing")
+        else:
+            for package in {package for package, _, _ in BUNDLED_FILES.values()}:
+                _package_dir(package)  # present (cheap); every file's sha256 is checked when the model loads
+        max_tokens = settings.max_tokens
+        quantize = settings.quantize and given is None
+
+        def load() -> _OnnxEncoder:
+            folder = given if given is not None else assemble_bundled_model(cache_dir)
+            return _OnnxEncoder(folder, quantized_model(folder) if quantize else "model.onnx", max_tokens)
+
+        name = QUANTIZED_MODEL if quantize else BUNDLED_MODEL
+        embedder = Embedder(load, name, BUNDLED_DIM, settings.batch_size, max_tokens, workers=workers)
+        return embedder, ""
     except ModelUnavailable as exc:
         reason = f"no embedding model: {exc}"
     except Exception as exc:  # a broken model must never stop keyword search

@@ -85,27 +85,23 @@ class ResultBuilder:
         explain: bool = False,
     ) -> list[dict[str, Any]]:
         limit = max(1, min(limit, MAX_LIMIT))
-        best: dict[int, tuple[UnitHit, sqlite3.Row]] = {}
+        best: dict[int, tuple[UnitHit, sqlite3.Row]] = {}  # chunk id: (its best unit's hit, the result's row)
         candidates = shown(ranking.hits, min_score, calibrated=ranking.calibrated)
-        # fetch in slices: most requests are satisfied by the first few dozen units
+        # one query per slice (unit, chunk, file and session together): the first slice nearly always suffices
         for start in range(0, len(candidates), 100):
             part = candidates[start : start + 100]
-            units = self.catalog.units_by_id([h.unit_id for h in part])
+            rows = self.catalog.result_rows([h.unit_id for h in part])
             for hit in part:
-                unit = units.get(hit.unit_id)
-                if unit is not None and unit["chunk_id"] not in best:
-                    best[unit["chunk_id"]] = (hit, unit)
+                row = rows.get(hit.unit_id)
+                if row is not None and row["id"] not in best:
+                    best[row["id"]] = (hit, row)
             if len(best) >= limit * 3:
                 break
-        chunks = self.catalog.chunks_by_id(list(best))
-        sessions = self._sessions({c["session_key"] for c in chunks.values() if c["session_key"]})
         results: list[dict[str, Any]] = []
         total = 0
-        for chunk_id, (hit, unit) in best.items():
-            chunk = chunks.get(chunk_id)
-            if chunk is None:
-                continue
-            session = sessions.get(chunk["session_key"] or "")
+        for hit, row in best.values():
+            chunk = unit = row
+            session = row if row["session_found"] is not None else None
             session_id = session["session_id"] if session is not None else None
             cwd = session["cwd"] if session is not None else None
             if self.visibility.hides(chunk["session_key"], session_id, chunk["path"], cwd):
@@ -118,9 +114,6 @@ class ResultBuilder:
             if len(results) >= limit:
                 break
         return results
-
-    def _sessions(self, keys: set[str]) -> dict[str, sqlite3.Row]:
-        return self.catalog.sessions(sorted(keys))
 
     def _result(
         self,

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Literal
-
-import numpy as np
+from typing import TYPE_CHECKING, Literal
 
 from memlens.engine.catalog import Catalog
-from memlens.engine.embedder import Embedder
+from memlens.engine.embedder import Embedder, ModelUnavailable
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.rerank import postprocess
@@ -18,9 +17,14 @@ from memlens.engine.vector_index import VectorIndex
 from memlens.errors import InvalidRequest
 from memlens.settings import SearchSettings
 
+if TYPE_CHECKING:  # numpy is imported by the vector side, only by commands that use vectors
+    import numpy as np
+
 Mode = Literal["hybrid", "keyword", "vector"]
 MODES: tuple[str, ...] = ("hybrid", "keyword", "vector")
 FUSIONS: tuple[str, ...] = ("weighted", "rrf")
+
+log = logging.getLogger(__name__)
 _OPERATORS = re.compile(r"\b(?:AND|OR|NOT)\b")
 
 
@@ -111,7 +115,8 @@ class Retriever:
                     hit.keyword = (1.0 - share) * hit.keyword + share * hit.context
         query_vector: np.ndarray | None = None
         if mode in ("hybrid", "vector") and self.embedder is not None:
-            query_vector = self.embedder.embed_query(query)
+            query_vector = self._embed_query(query)
+        if query_vector is not None:
             for rank, (unit_id, cosine) in enumerate(self.vectors.search(query_vector, depth, filters)):
                 hit = hits.setdefault(unit_id, UnitHit(unit_id))
                 hit.vector, hit.vector_rank = cosine, rank
@@ -136,6 +141,16 @@ class Retriever:
             seconds=time.perf_counter() - started,
         )
 
+    def _embed_query(self, query: str) -> np.ndarray | None:
+        """The query's vector; None when the model, loaded at its first use, turns out unusable."""
+        assert self.embedder is not None
+        try:
+            return self.embedder.embed_query(query)
+        except ModelUnavailable as exc:
+            log.warning("no embedding model: %s; searching by keywords only", exc)
+            self.embedder = None
+            return None
+
     def _add_neighbors(self, hits: dict[int, UnitHit], weight: float, window: int) -> None:
         """Context: a message whose neighbours in the session also match is likelier to be what was asked about.
 
@@ -144,8 +159,7 @@ class Retriever:
         """
         if weight <= 0 or window <= 0 or not hits:
             return
-        ids = list(hits)
-        places: dict[int, tuple[str, int]] = {}
+        places, ids = self.vectors.places(list(hits))  # from memory; the catalog for units without a vector
         for start in range(0, len(ids), 500):
             part = ids[start : start + 500]
             marks = ",".join("?" * len(part))

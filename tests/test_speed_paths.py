@@ -1,0 +1,96 @@
+"""The fast paths: lazy imports, the direct ONNX runner, the query-vector cache, binary codes with an exact re-rank."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memlens.engine.embedder import BUNDLED_MODEL, Embedder, _register_bundled, assemble_bundled_model
+from memlens.engine.filters import SearchFilters
+from memlens.engine.vector_index import EXACT_ROWS, VectorIndex, VectorRow
+
+TEXTS = [
+    "how did we fix the dead letter queue backup?",
+    "SQS messages stuck in the poison queue were reprocessed after adding the routing entry",
+    "café naïve ünïcode 日本語のテキスト",
+    "x " * 700,  # longer than the 256 word pieces read
+    "",
+]
+
+
+def test_keyword_commands_import_no_vector_stack() -> None:
+    """`stats`, `history`, `sessions` and keyword search open an Engine: that must not import numpy, ONNX Runtime,
+    fastembed or faiss (each costs tens to hundreds of milliseconds of start-up)."""
+    code = (
+        "import sys; import memlens.cli, memlens.engine.engine; "
+        "print(sorted(m for m in ('numpy', 'onnxruntime', 'fastembed', 'faiss', 'tokenizers') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_direct_runner_matches_fastembed(embedder: Embedder, model_cache: Path) -> None:
+    ours = embedder.embed(TEXTS)
+    _register_bundled()
+    from fastembed import TextEmbedding
+
+    model = TextEmbedding(BUNDLED_MODEL, specific_model_path=str(assemble_bundled_model(model_cache)))
+    model.model.tokenizer.enable_truncation(max_length=256)
+    theirs = np.array(list(model.embed(TEXTS)), dtype=np.float32)
+    theirs /= np.linalg.norm(theirs, axis=1, keepdims=True)
+    assert np.min(np.sum(ours * theirs, axis=1)) > 0.9999
+
+
+def test_query_vectors_are_cached(embedder: Embedder) -> None:
+    first = embedder.embed_query("a query typed twice")
+    assert embedder.embed_query("a query typed twice") is first
+    assert not first.flags.writeable
+    assert np.allclose(first, embedder.embed(["a query typed twice"])[0], atol=1e-6)
+
+
+def _rows(matrix: np.ndarray, start: int = 0) -> list[VectorRow]:
+    return [
+        VectorRow(start + i, "transcript", "codex", "user" if i % 2 else "assistant", f"s{i % 7}", float(i), v, i)
+        for i, v in enumerate(matrix)
+    ]
+
+
+@pytest.fixture(scope="module")
+def corpus() -> np.ndarray:
+    rng = np.random.default_rng(3)
+    centres = rng.normal(size=(300, 384))  # clustered, as text embeddings are
+    matrix = centres[rng.integers(0, 300, 3 * EXACT_ROWS)] + rng.normal(scale=0.6, size=(3 * EXACT_ROWS, 384))
+    return (matrix / np.linalg.norm(matrix, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_codes_and_rerank_keep_the_exact_top_ten(corpus: np.ndarray) -> None:
+    index = VectorIndex(384)
+    index.update(add=_rows(corpus))
+    rng = np.random.default_rng(4)
+    found = 0
+    for q in corpus[rng.integers(0, len(corpus), 40)] + rng.normal(scale=0.02, size=(40, 384)).astype(np.float32):
+        exact = index.search(q, 10, rerank=0)
+        fast = index.search(q, 10)
+        assert [round(s, 5) for _, s in fast] == sorted((round(s, 5) for _, s in fast), reverse=True)
+        found += len({u for u, _ in exact} & {u for u, _ in fast})
+        assert fast[0] == exact[0]  # the best is always kept, its cosine exact
+    assert found / 400 >= 0.98
+
+
+def test_filters_add_and_remove_without_rebuild(corpus: np.ndarray) -> None:
+    index = VectorIndex(384)
+    index.update(add=_rows(corpus))
+    q = corpus[5]
+    assert index.search(q, 1)[0][0] == 5
+    hits = index.search(q, 20, SearchFilters(role="user", session="s1"))
+    assert hits and all(u % 2 == 1 and u % 7 == 1 for u, _ in hits)
+    index.update(remove=[5])
+    assert all(u != 5 for u, _ in index.search(q, 50))
+    index.update(add=_rows(corpus[5:6], start=10**6))
+    assert index.search(q, 1)[0][0] == 10**6
+    places, missing = index.places([3, 10**6, 10**9])
+    assert places == {3: ("s3", 3), 10**6: ("s0", 0)} and missing == [10**9]
