@@ -27,7 +27,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import load_shared_embedder, machine_info, percentile
-from bench.speed import COMPONENTS, PROBLEMS, TECH, THINGS, bench_settings, make_corpus, open_engine
+from bench.corpus import COMPONENTS, PROBLEMS, TECH, THINGS, bench_settings, make_corpus, open_engine
 
 
 def source_file(seed: int, lines: int) -> list[str]:

@@ -20,7 +20,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import machine_info, percentile
-from bench.speed import make_corpus, open_engine
+from bench.corpus import make_corpus, open_engine
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
