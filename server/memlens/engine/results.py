@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,6 +31,11 @@ def iso(ts: float | None) -> str | None:
 
 def display_path(path: str, workspaces: list[Path]) -> str:
     """Workspace-relative when inside a workspace folder, `~/…` under the home folder, else absolute."""
+    return _display_path(path, tuple(workspaces))
+
+
+@functools.lru_cache(maxsize=8192)  # result pages repeat the same files; the Path arithmetic costs ≈ 50 µs a call
+def _display_path(path: str, workspaces: tuple[Path, ...]) -> str:
     candidate = Path(path)
     for workspace in workspaces:
         try:
@@ -88,8 +94,9 @@ class ResultBuilder:
         best: dict[int, tuple[UnitHit, sqlite3.Row]] = {}  # chunk id: (its best unit's hit, the result's row)
         candidates = shown(ranking.hits, min_score, calibrated=ranking.calibrated)
         # one query per slice (unit, chunk, file and session together): the first slice nearly always suffices
-        for start in range(0, len(candidates), 100):
-            part = candidates[start : start + 100]
+        step = max(40, 4 * limit)
+        for start in range(0, len(candidates), step):
+            part = candidates[start : start + step]
             rows = self.catalog.result_rows([h.unit_id for h in part])
             for hit in part:
                 row = rows.get(hit.unit_id)

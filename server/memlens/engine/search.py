@@ -23,9 +23,9 @@ if TYPE_CHECKING:  # numpy is imported by the vector side, only by commands that
 Mode = Literal["hybrid", "keyword", "vector"]
 MODES: tuple[str, ...] = ("hybrid", "keyword", "vector")
 FUSIONS: tuple[str, ...] = ("weighted", "rrf")
+_OPERATORS = re.compile(r"\b(?:AND|OR|NOT)\b")
 
 log = logging.getLogger(__name__)
-_OPERATORS = re.compile(r"\b(?:AND|OR|NOT)\b")
 
 
 class SearchError(InvalidRequest):

@@ -14,6 +14,7 @@ are imported at the first use: a keyword-only command never loads them.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -320,7 +321,8 @@ class VectorIndex:
         top = np.argpartition(-scores, limit - 1)[:limit]
         top = top[np.argsort(-scores[top], kind="stable")]
         positions = top if candidates is None else candidates[top]
-        return [(int(i), float(s)) for i, s in zip(snapshot.ids[positions], scores[top], strict=True) if np.isfinite(s)]
+        pairs = zip(snapshot.ids[positions].tolist(), scores[top].tolist(), strict=True)
+        return [(unit_id, score) for unit_id, score in pairs if math.isfinite(score)]
 
     def cosines(self, unit_ids: list[int], query: np.ndarray) -> dict[int, float]:
         """Cosine of the query with each given unit that has a vector."""
