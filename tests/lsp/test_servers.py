@@ -158,3 +158,37 @@ async def test_second_server_is_read_only_and_follows_the_first(
                 await close_session(client)
             except Exception:
                 await client.stop()
+
+
+async def test_cancelling_the_initial_indexing(lsp_prebuilt: Prebuilt, tmp_path: Path) -> None:
+    """A fresh index (every text to embed): the client cancels the work-done progress as soon as it begins; the
+    progress ends as cancelled and the status says so. Ignoring the cancel ends it as "index up to date"."""
+    client = new_client()
+    progress: dict[str, list[Any]] = {}
+    client.feature(types.PROGRESS)(lambda params: progress.setdefault(str(params.token), []).append(params.value))
+    await client.start_io(sys.executable, "-m", "memlens", "serve")
+    try:
+        await open_session(client, lsp_prebuilt, tmp_path / "fresh-index")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 60
+        while not progress:
+            assert loop.time() < deadline, "the initial indexing reported no progress"
+            await asyncio.sleep(0.02)
+        (token,) = progress
+        client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+
+        def ended() -> bool:
+            return any(getattr(v, "kind", None) == "end" or "end" in str(v) for v in progress[token])
+
+        while not ended():
+            assert loop.time() < deadline + 60, "the cancelled progress never ended"
+            await asyncio.sleep(0.1)
+        last = progress[token][-1]
+        message = last.message if hasattr(last, "message") else last.get("message")
+        assert message == "cancelled", progress[token]
+        stats = await execute(client, "memlens.stats")  # still answers; the backlog's pause: test_watcher_cancel
+        assert stats["totalChunks"] > 0 and stats["chunksNeedingEmbeddings"] > 0
+        statuses = [s.get("message") if isinstance(s, dict) else getattr(s, "message", None) for s in client.statuses]  # type: ignore[attr-defined]
+        assert "cancelled" in statuses
+    finally:
+        await close_session(client)

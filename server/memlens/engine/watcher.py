@@ -69,6 +69,7 @@ class LiveIndexer:
         self._jobs: queue.Queue[_Job] = queue.Queue()
         self._stop = threading.Event()
         self._cancel = threading.Event()
+        self._paused = False  # cancelled: the embedding backlog waits for the next change or reindex
         self._threads: list[threading.Thread] = []
         self.watching = threading.Event()  # set once file events are being delivered
         self.ready = threading.Event()  # set once the start-up reconcile has committed
@@ -91,7 +92,10 @@ class LiveIndexer:
             thread.join(timeout)
 
     def cancel(self) -> None:
-        """Cancel the current long job (a reindex or the backlog's embedding); watching goes on."""
+        """Cancel the current long job (a reindex or the backlog's embedding); watching goes on. The rest of the
+        backlog waits for the next change or reindex: the backlog is embedded a batch at a time, so a cancel that
+        only stopped the current batch would be undone 0.2 s later."""
+        self._paused = True
         self._cancel.set()
 
     def request_reindex(self, full: bool = False) -> None:
@@ -153,6 +157,7 @@ class LiveIndexer:
             jobs = [job, *self._drain()]
             if any(j.kind == "stop" for j in jobs):
                 break
+            self._paused = False  # new work: the backlog may follow it again
             reindex = [j for j in jobs if j.kind == "reindex"]
             if reindex:
                 self._cancel.clear()
@@ -175,7 +180,7 @@ class LiveIndexer:
                 return jobs
 
     def _backlog(self) -> bool:
-        return self.engine.pending_embeddings() > 0
+        return not self._paused and self.engine.pending_embeddings() > 0
 
     def _reconcile(self) -> SyncReport:
         """Start-up: sync whatever changed while nothing was running; keyword first, vectors follow."""
@@ -183,8 +188,10 @@ class LiveIndexer:
         return self.engine.sync(progress=self.on_progress, cancel=self._cancel, embed=False)
 
     def _embed_some(self) -> SyncReport:
-        self._cancel.clear()
         report = SyncReport()
+        if self._paused:
+            return report
+        self._cancel.clear()
         report.units_embedded = self.engine.embed_pending(
             progress=self.on_progress, cancel=self._cancel, max_batches=EMBED_BATCHES_BETWEEN_CHECKS
         )

@@ -1,0 +1,72 @@
+"""Cancelling the live indexer's embedding backlog stops it until there is new work (the LSP's cancellable
+initial-indexing progress calls this): before, the cancel stopped one batch and the next began 0.2 s later."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+from memlens.engine.embedder import Embedder
+from memlens.engine.engine import Engine
+from memlens.engine.watcher import LiveIndexer
+from memlens.settings import Settings
+
+WORDS = ["amber", "birch", "cobalt", "dune", "ember", "fjord", "garnet", "harbor", "iris", "juniper"]
+
+
+def many_notes(path: Path, count: int, tag: str) -> None:
+    """An OpenClaw session of `count` distinct messages (more than one embedding batch of 256)."""
+    lines = [json.dumps({"type": "session", "version": 3, "id": f"dddd0000-0000-4000-8000-{tag:0>12}", "cwd": "/w"})]
+    parent = None
+    for n in range(count):
+        text = f"{tag} note {n}: the {WORDS[n % 10]} {WORDS[n // 10 % 10]} plan, step {n}"
+        message = {"role": "user" if n % 2 == 0 else "assistant", "content": [{"type": "text", "text": text}]}
+        when = f"2026-03-01T10:{n // 60 % 60:02d}:{n % 60:02d}Z"
+        entry = {"type": "message", "id": f"{tag}-{n}", "parentId": parent, "timestamp": when, "message": message}
+        lines.append(json.dumps(entry))
+        parent = f"{tag}-{n}"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def wait_for(predicate, timeout: float) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return predicate()
+
+
+def test_cancel_pauses_the_backlog_until_new_work(tmp_path: Path, embedder: Embedder) -> None:
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    many_notes(transcripts / "many.jsonl", 300, "1")
+    (tmp_path / "ws").mkdir()
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    with Engine([tmp_path / "ws"], settings, [transcripts], tmp_path / "index", embedder=embedder) as engine:
+        first_batch = threading.Event()
+        live: LiveIndexer
+
+        def progress(done: int, total: int, message: str) -> None:
+            if message.startswith("embedded") and not first_batch.is_set():
+                live.cancel()  # the client cancelled the indexing progress during the first batch
+                first_batch.set()
+
+        live = LiveIndexer(engine, on_progress=progress)
+        live.start()
+        try:
+            assert first_batch.wait(120), "no embedding batch finished"
+            assert wait_for(lambda: not live.busy.is_set(), 60)
+            pending = engine.pending_embeddings()
+            assert pending == 300 - 256
+            time.sleep(2.0)  # a backlog that ignored the cancel would be embedded by now (one batch of 44)
+            assert not wait_for(lambda: engine.pending_embeddings() < pending, 3.0), "the cancelled backlog went on"
+            # new work resumes the backlog: the new file and the rest of the old one get their vectors
+            many_notes(transcripts / "more.jsonl", 3, "2")
+            live.notify(changed=[transcripts / "more.jsonl"])
+            assert wait_for(lambda: engine.pending_embeddings() == 0, 120), engine.pending_embeddings()
+        finally:
+            live.stop()
