@@ -94,3 +94,14 @@ def test_filters_add_and_remove_without_rebuild(corpus: np.ndarray) -> None:
     assert index.search(q, 1)[0][0] == 10**6
     places, missing = index.places([3, 10**6, 10**9])
     assert places == {3: ("s3", 3), 10**6: ("s0", 0)} and missing == [10**9]
+
+
+def test_token_batches_bound_attention_memory() -> None:
+    from memlens.engine.embedder import ATTENTION_BUDGET, token_batches
+
+    lengths = sorted([8] * 100 + [256] * 7 + [100] * 20)
+    batches = token_batches(lengths, 32)
+    assert sorted(p for b in batches for p in b) == list(range(len(lengths)))
+    for batch in batches:
+        longest = max(lengths[p] for p in batch)
+        assert len(batch) <= 32 and (len(batch) == 1 or len(batch) * longest**2 <= ATTENTION_BUDGET)
