@@ -18,6 +18,10 @@ from memlens.engine.engine import Engine
 from memlens.errors import IndexUnavailable
 from memlens.settings import Settings
 
+HERE = Path(__file__).resolve().parent
+SHARED_FIXTURES = HERE.parents[1] / "shared" / "fixtures" / "transcripts"
+SYNTHETIC_FIXTURES = HERE / "fixtures" / "transcripts"
+
 
 def settings() -> Settings:
     value = Settings()
@@ -60,14 +64,16 @@ def catalog_snapshot(index_dir: Path) -> tuple[list[tuple[object, ...]], list[tu
 
 
 @pytest.fixture
-def corpus(tmp_path: Path, shared_fixtures: Path) -> tuple[Path, Path]:
-    """Eight copies of every real transcript: enough that a sync takes a few seconds to kill."""
+def corpus(tmp_path: Path) -> tuple[Path, Path]:
+    """Eight copies of every real transcript (../shared), or 60 of the small committed synthetic ones without it:
+    enough that a sync takes a few seconds to kill."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "MEMORY.md").write_text("# Memory\n\nThe deploy runbook lives in docs/deploy.md.\n")
     transcripts = tmp_path / "transcripts"
-    for copy in range(8):
-        shutil.copytree(shared_fixtures, transcripts / f"copy-{copy}")
+    source, copies = (SHARED_FIXTURES, 8) if SHARED_FIXTURES.is_dir() else (SYNTHETIC_FIXTURES, 60)
+    for copy in range(copies):
+        shutil.copytree(source, transcripts / f"copy-{copy}")
     return workspace, transcripts
 
 
