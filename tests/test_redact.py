@@ -387,3 +387,20 @@ def test_a_megabyte_of_adversarial_text_is_fast(text: str) -> None:
     started = time.perf_counter()
     redact(text)
     assert time.perf_counter() - started < 1.5
+
+
+@pytest.mark.parametrize(
+    "neighbour",
+    [
+        "a94a8fe5ccb19ba61c4c0873d391e987982fbbd3",  # a commit sha: hex
+        "A94A8FE5CCB19BA61C4C0873D391E987982FBBD3",  # upper-case hex
+        "src/components/widgets/daterangepicker77",  # no upper-case letter
+        "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",  # not random
+    ],
+)
+def test_a_40_character_non_secret_next_to_an_aws_id_is_kept(neighbour: str) -> None:
+    """Mutation testing found _is_aws_secret's checks untested: hex, lower-case-only and repetitive 40-character
+    runs next to a key id are not secret keys."""
+    assert len(neighbour) == 40
+    redacted = redact(f"{AWS_ID} {neighbour}")
+    assert neighbour in redacted and "[REDACTED:aws-access-key]" in redacted
