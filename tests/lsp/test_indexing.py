@@ -155,7 +155,9 @@ async def test_requests_answered_during_reindex(client: LanguageClient) -> None:
     stats = await execute(client, "memlens.stats")
     search = await execute(client, "memlens.search", {"query": "pgbouncer", "mode": "keyword"})
     answered_while_running = not reindex.done()
-    assert stats["totalChunks"] > 0 and search["results"]
+    # answered, from the last commit: while a full reindex swaps a file's units, a hit can be between two commits,
+    # so the content of this answer is not what is tested here — that it came back while the writer worked is
+    assert stats["totalChunks"] > 0 and isinstance(search["results"], list)
     report = await reindex
     assert report["filesParsed"] >= 2
     assert answered_while_running, "stats and search waited for the reindex to finish"
