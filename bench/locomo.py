@@ -336,7 +336,9 @@ def evaluate(
                         unit_ids = [h.unit_id for h in ranking.hits]
                         scores = score_question(question, unit_ids, index)
                         # what a user sees: only hits at or above minScore (nothing at all = the question abstained)
-                        shown = [h.unit_id for h in shown_hits(ranking.hits, search.min_score, calibrated=ranking.calibrated)]
+                        shown = [
+                            h.unit_id for h in shown_hits(ranking.hits, search.min_score, calibrated=ranking.calibrated)
+                        ]
                         scores["R@10 shown"] = score_question(question, shown, index)["R@10"]
                         scores["answered"] = float(bool(shown))
                         rows[label].append(

@@ -63,9 +63,8 @@ def resolve_locations(
         # the workspace's own SpecStory exports are part of the workspace, not an agent's default folder:
         # `transcripts.agentDefaults: false` keeps them (it only drops the folders in the home directory)
         dirs.append(workspace / ".specstory" / "history")
-        if settings.transcripts.agent_defaults:
-            if not locations.scope_all:
-                dirs.append(claude_project_dir(home, workspace))
+        if settings.transcripts.agent_defaults and not locations.scope_all:
+            dirs.append(claude_project_dir(home, workspace))
     if settings.transcripts.agent_defaults:
         if locations.scope_all:
             dirs.append(home / ".claude" / "projects")
