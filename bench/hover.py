@@ -96,7 +96,7 @@ async def measure(workspace: Path, options: dict[str, Any], hovers: int, seed: i
     again = [await hover(i) for i in range(hovers)]
     await client.shutdown_async(None)
     client.exit(None)
-    await client.stop()
+    await client.stop()  # type: ignore[no-untyped-call]
     return {
         "firstHoverMs": stats([ms for ms, _ in first]),
         "repeatedHoverMs": stats([ms for ms, _ in again]),

@@ -495,4 +495,5 @@ def to_wire(settings: Settings) -> dict[str, Any]:
             return {camel_case(f.name): convert(getattr(value, f.name)) for f in dataclasses.fields(value)}
         return value
 
-    return convert(settings)
+    wire: dict[str, Any] = convert(settings)
+    return wire

@@ -140,7 +140,8 @@ class _OnnxEncoder:
             feed["token_type_ids"] = np.zeros_like(ids)
         hidden = self.session.run(None, feed)[0]
         summed = np.einsum("bsd,bs->bd", hidden, mask.astype(hidden.dtype))
-        return (summed / np.maximum(mask.sum(axis=1, keepdims=True), 1)).astype(np.float32)
+        pooled: np.ndarray = (summed / np.maximum(mask.sum(axis=1, keepdims=True), 1)).astype(np.float32)
+        return pooled
 
 
 QUERY_CACHE_SIZE = 512  # query vectors kept: search-as-you-type and hover repeat their queries
@@ -268,7 +269,7 @@ class Embedder:
             with contextlib.suppress(KeyError):  # another thread may have evicted it meanwhile
                 self._queries.move_to_end(text)
             return cached
-        vector = self.embed([text])[0]
+        vector: np.ndarray = self.embed([text])[0]
         vector.setflags(write=False)
         self._queries[text] = vector
         while len(self._queries) > QUERY_CACHE_SIZE:

@@ -117,7 +117,8 @@ class _Snapshot:
 
     @cached_property
     def sorted_ids(self) -> np.ndarray:
-        return self.ids[self.order]
+        ordered: np.ndarray = self.ids[self.order]
+        return ordered
 
     def rows_of(self, unit_ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """(positions of the given ids that are present, the ids themselves)."""
