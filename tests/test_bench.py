@@ -63,8 +63,10 @@ def test_score_question_counts_exactly_k_turns() -> None:
     assert (scores["R@5"], scores["R@10"], scores["R@50"]) == (0.5, 1.0, 1.0)
     assert scores["MRR"] == 0.2
     assert (scores["chunk R@1"], scores["chunk R@3"]) == (0.0, 1.0)  # both in the second chunk
-    late = locomo.score_question(locomo.Question("q", 4, ["D1:51", "D1:60"]), list(range(1, 61)), index)
-    assert late["R@50"] == 0.5 and late["MRR"] == 0.0  # rank 51 and beyond count for nothing
+    late = locomo.score_question(locomo.Question("q", 4, ["D1:50", "D1:60"]), list(range(1, 61)), index)
+    assert late["R@50"] == 0.5 and late["MRR"] == 0.02  # rank 50 counts (for R@50 and MRR), rank 60 does not
+    beyond = locomo.score_question(locomo.Question("q", 4, ["D1:51"]), list(range(1, 61)), index)
+    assert beyond["R@50"] == 0.0 and beyond["MRR"] == 0.0  # rank 51 and beyond count for nothing
 
 
 def test_locomo_benchmark_runs(embedder: Embedder, tmp_path: Path) -> None:

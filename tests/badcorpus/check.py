@@ -197,7 +197,9 @@ def _look_up(engine: Any, marker: str, outcome: Outcome) -> None:
     except Exception as exc:
         outcome.search_errors[marker] = f"rank: {_last_line(exc)}"
         return
-    unit_ids = [int(h.unit_id) for h in ranking.hits]
+    # only units whose own text holds the marker: a neighbour also matches through BM25's ±2-message context field
+    units = engine.catalog.units_by_id([int(h.unit_id) for h in ranking.hits])
+    unit_ids = [uid for uid, row in units.items() if marker.lower() in str(row["text"]).lower()]
     if not unit_ids:
         return
     results: list[dict[str, Any]] = []
