@@ -22,6 +22,10 @@ from memlens.errors import is_disk_full
 log = logging.getLogger(__name__)
 
 _TABLES = frozenset({"meta", "files", "sessions", "chunks", "units", "vectors"})
+# summary units with their session's id, format and cwd and their file's path
+_SUMMARY_SQL = """SELECT u.*, s.session_id AS session_id, s.format AS session_format, s.cwd AS cwd, f.path AS path
+              FROM units u JOIN files f ON f.id = u.file_id LEFT JOIN sessions s ON s.key = u.session_key
+              WHERE u.kind = 'summary'"""
 
 SCHEMA_VERSION = 2  # 2: files rows keep where an appended tail is re-parsed from, and orphaned counts
 
@@ -420,6 +424,25 @@ class Catalog:
         sql = """SELECT s.*, f.path AS path FROM sessions s JOIN files f ON f.id = s.file_id
                  WHERE s.key IN (SELECT DISTINCT session_key FROM units WHERE message_id = ? LIMIT 5)"""
         return self.db.execute(sql, (message_id,)).fetchall()
+
+    def summary_units(self) -> list[sqlite3.Row]:
+        """Every summary unit with its session's id, format and cwd and its file's path, newest first."""
+        return self.db.execute(_SUMMARY_SQL + " ORDER BY u.ts IS NULL, u.ts DESC, u.id DESC").fetchall()
+
+    def summary_unit(self, chunk_id: int) -> sqlite3.Row | None:
+        """The summary unit of a chunk (as `summary_units` gives it), or None."""
+        row: sqlite3.Row | None = self.db.execute(
+            _SUMMARY_SQL + " AND u.chunk_id = ? ORDER BY u.seq LIMIT 1", (chunk_id,)
+        ).fetchone()
+        return row
+
+    def messages_before_summary(self, session_key: str, seq: int) -> list[sqlite3.Row]:
+        """A session's messages between its previous summary (exclusive) and the one at `seq`, oldest first."""
+        previous = self.db.execute(
+            "SELECT MAX(seq) FROM units WHERE session_key = ? AND kind = 'summary' AND seq < ?", (session_key, seq)
+        ).fetchone()[0]
+        sql = "SELECT * FROM units WHERE session_key = ? AND kind != 'summary' AND seq < ? AND seq > ? ORDER BY seq"
+        return self.db.execute(sql, (session_key, seq, -1 if previous is None else int(previous))).fetchall()
 
     def session(self, key: str) -> sqlite3.Row | None:
         sql = "SELECT s.*, f.path AS path FROM sessions s JOIN files f ON f.id = s.file_id WHERE s.key = ?"

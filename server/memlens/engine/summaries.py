@@ -20,10 +20,6 @@ DEFAULT_EXPAND_BUDGET = 2000
 _ID = re.compile(r"chunk:(\d+)")
 _WS = re.compile(r"\s+")
 
-_SUMMARY_SQL = """SELECT u.*, s.session_id AS session_id, s.format AS session_format, s.cwd AS cwd, f.path AS path
-                  FROM units u JOIN files f ON f.id = u.file_id LEFT JOIN sessions s ON s.key = u.session_key
-                  WHERE u.kind = 'summary'"""
-
 
 class SummaryError(NotFound):
     """An unknown or hidden summary id, or a missing pattern; the message says which."""
@@ -90,7 +86,7 @@ def grep_summaries(
     limit = max(1, min(int(limit), MAX_GREP))
     results: list[dict[str, Any]] = []
     total = 0
-    for row in catalog.db.execute(_SUMMARY_SQL + " ORDER BY u.ts IS NULL, u.ts DESC, u.id DESC"):
+    for row in catalog.summary_units():
         if _hidden(row, visibility):
             continue
         text = redact(row["text"])
@@ -118,9 +114,7 @@ def _summary_row(catalog: Catalog, summary_ref: str, visibility: Visibility | No
     match = _ID.fullmatch(summary_ref.strip())
     if match is None:
         raise SummaryError(f"summaryId {summary_ref!r} is not of the form 'chunk:<number>'")
-    row: sqlite3.Row | None = catalog.db.execute(
-        _SUMMARY_SQL + " AND u.chunk_id = ? ORDER BY u.seq LIMIT 1", (int(match.group(1)),)
-    ).fetchone()
+    row = catalog.summary_unit(int(match.group(1)))
     if row is None or _hidden(row, visibility):
         raise SummaryError(f"unknown summary {summary_ref!r}")
     return row
@@ -128,16 +122,7 @@ def _summary_row(catalog: Catalog, summary_ref: str, visibility: Visibility | No
 
 def _covered(catalog: Catalog, row: sqlite3.Row) -> list[sqlite3.Row]:
     """The session's messages between the previous summary (exclusive) and this one (exclusive), oldest first."""
-    db = catalog.db
-    previous = db.execute(
-        "SELECT MAX(seq) FROM units WHERE session_key = ? AND kind = 'summary' AND seq < ?",
-        (row["session_key"], row["seq"]),
-    ).fetchone()[0]
-    return db.execute(
-        """SELECT * FROM units WHERE session_key = ? AND kind != 'summary' AND seq < ? AND seq > ?
-           ORDER BY seq""",
-        (row["session_key"], row["seq"], -1 if previous is None else int(previous)),
-    ).fetchall()
+    return catalog.messages_before_summary(str(row["session_key"]), int(row["seq"]))
 
 
 def _message(unit: sqlite3.Row, text: str | None = None) -> dict[str, Any]:
