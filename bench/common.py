@@ -23,7 +23,8 @@ def load_shared_embedder(settings: Settings) -> Embedder:
     return embedder
 
 
-def _cpu_model() -> str:
+def cpu_model() -> str:
+    """The CPU's model name, as lscpu and /proc/cpuinfo give it."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
@@ -52,7 +53,7 @@ def _version(package: str) -> str | None:
 
 def machine_info() -> dict[str, Any]:
     return {
-        "cpu": _cpu_model(),
+        "cpu": cpu_model(),
         "cores": os.cpu_count(),
         "ramGB": _ram_gb(),
         "loadavg": [round(x, 2) for x in os.getloadavg()],

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import sys
 import time
 from collections import Counter, defaultdict
@@ -21,21 +20,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "server"), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "server"), str(ROOT / "tests"), str(ROOT)]
 
+from bench.common import cpu_model  # noqa: E402
 from memlens.engine.redact import find_secrets, redact  # noqa: E402
 from memlens.engine.sources import parse_file  # noqa: E402
 from planted_secrets import PLANTED, leaked  # noqa: E402
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def recall() -> dict[str, Any]:
