@@ -61,6 +61,13 @@ def home(tmp_path: Path) -> tuple[Path, Path]:
     return home, workspace
 
 
+@pytest.fixture
+def fake_home(home: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """In-process engines find the agents' default folders under this HOME."""
+    monkeypatch.setenv("HOME", str(home[0]))
+    return home
+
+
 def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HOME": str(home)}
     return subprocess.run(
@@ -84,46 +91,40 @@ def test_other_projects_sessions_stay_out_of_a_workspace_scoped_answer(home: tup
     assert hidden.stderr.replace(theirs, "KEY") == absent.stderr.replace("codex:no-such-session", "KEY")
 
 
-def test_excluded_and_out_of_scope_sessions_answer_like_missing_ones(home: tuple[Path, Path], tmp_path: Path) -> None:
-    home_dir, workspace = home
+def test_excluded_and_out_of_scope_sessions_answer_like_missing_ones(
+    fake_home: tuple[Path, Path], tmp_path: Path
+) -> None:
+    _, workspace = fake_home
     settings = Settings()
     settings.scope = "all"
-    os.environ["HOME"], saved = str(home_dir), os.environ.get("HOME", "")
-    try:
-        with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False) as engine:
-            engine.sync()
-            summaries = engine.summaries_grep("zanzibar")["results"]
-            assert len(summaries) == 2
-            theirs = next(s for s in summaries if THEIRS in s["sessionKey"])
-            engine.settings.scope = "workspace"
-            engine.settings.exclude_sessions = [MINE]
-            for key in (f"codex:{MINE}", f"codex:{THEIRS}"):
-                with pytest.raises(NotFound) as caught:
-                    engine.history(key)
-                assert str(caught.value) == f"unknown session {key!r}"
-            with pytest.raises(NotFound, match="unknown summary"):
-                engine.summaries_describe(theirs["summaryId"])
-            assert engine.summaries_grep("zanzibar")["results"] == []
-            assert engine.search("zanzibar", mode="keyword")["results"] == []
-            assert engine.context("zanzibar queue")["items"] == []
-    finally:
-        os.environ["HOME"] = saved
-
-
-def test_an_error_never_names_a_hidden_session(home: tuple[Path, Path], tmp_path: Path) -> None:
-    home_dir, workspace = home
-    settings = Settings()
-    settings.scope = "all"
-    os.environ["HOME"], saved = str(home_dir), os.environ.get("HOME", "")
-    try:
-        with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False) as engine:
-            engine.sync()
-            only_theirs = engine.history(f"codex:{THEIRS}")["messages"][-1]["messageId"]
-            with pytest.raises(NotFound, match=f"belongs to codex:{THEIRS}"):
-                engine.history(f"codex:{MINE}", message_id=only_theirs)
-            engine.settings.exclude_sessions = [THEIRS]
+    with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False) as engine:
+        engine.sync()
+        summaries = engine.summaries_grep("zanzibar")["results"]
+        assert len(summaries) == 2
+        theirs = next(s for s in summaries if THEIRS in s["sessionKey"])
+        engine.settings.scope = "workspace"
+        engine.settings.exclude_sessions = [MINE]
+        for key in (f"codex:{MINE}", f"codex:{THEIRS}"):
             with pytest.raises(NotFound) as caught:
-                engine.history(f"codex:{MINE}", message_id=only_theirs)
-            assert THEIRS not in str(caught.value) and "belongs" not in str(caught.value)
-    finally:
-        os.environ["HOME"] = saved
+                engine.history(key)
+            assert str(caught.value) == f"unknown session {key!r}"
+        with pytest.raises(NotFound, match="unknown summary"):
+            engine.summaries_describe(theirs["summaryId"])
+        assert engine.summaries_grep("zanzibar")["results"] == []
+        assert engine.search("zanzibar", mode="keyword")["results"] == []
+        assert engine.context("zanzibar queue")["items"] == []
+
+
+def test_an_error_never_names_a_hidden_session(fake_home: tuple[Path, Path], tmp_path: Path) -> None:
+    _, workspace = fake_home
+    settings = Settings()
+    settings.scope = "all"
+    with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False) as engine:
+        engine.sync()
+        only_theirs = engine.history(f"codex:{THEIRS}")["messages"][-1]["messageId"]
+        with pytest.raises(NotFound, match=f"belongs to codex:{THEIRS}"):
+            engine.history(f"codex:{MINE}", message_id=only_theirs)
+        engine.settings.exclude_sessions = [THEIRS]
+        with pytest.raises(NotFound) as caught:
+            engine.history(f"codex:{MINE}", message_id=only_theirs)
+        assert THEIRS not in str(caught.value) and "belongs" not in str(caught.value)
