@@ -1,0 +1,113 @@
+"""The catalog's connections: one per thread, WAL so readers never block; transactions; the meta table.
+
+A catalog that is not a database is set aside (kept beside it for a post-mortem) and a new one started; one written
+by another schema version is rebuilt. Either way the source files can always be indexed again.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from memlens.engine.catalog.schema import SCHEMA, SCHEMA_VERSION
+from memlens.errors import is_disk_full
+
+log = logging.getLogger(__name__)
+
+
+class CatalogConnection:
+    """Thread-safe access to the catalog database; the table groups in this package build on it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        try:
+            self._open_schema()
+        except sqlite3.DatabaseError as exc:  # not a database, or damaged: the files can always be indexed again
+            if is_disk_full(exc):
+                raise
+            log.warning("catalog %s is unreadable (%s); starting a new one", path, exc)
+            self.close()
+            self._set_aside()
+            self._open_schema()
+
+    def _open_schema(self) -> None:
+        """Create the tables, or start over when the catalog was written by another schema version."""
+        self.db.executescript(SCHEMA)  # executescript commits on its own: keep it outside a transaction
+        version = self.get_meta("schema_version")
+        if version is not None and version != str(SCHEMA_VERSION):
+            log.warning("catalog %s has schema %s, not %s; rebuilding it", self.path, version, SCHEMA_VERSION)
+            self.db.executescript(
+                "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions;"
+                "DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS units; DROP TABLE IF EXISTS vectors;" + SCHEMA
+            )
+        with self.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+
+    def _set_aside(self) -> None:
+        """Move a damaged catalog (and its WAL files) out of the way, keeping it for a post-mortem."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        for suffix in ("", "-wal", "-shm"):
+            damaged = Path(f"{self.path}{suffix}")
+            if damaged.exists():
+                damaged.replace(Path(f"{self.path}.damaged-{stamp}{suffix}"))
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=OFF")
+            self._local.conn = conn
+            with self._connections_lock:
+                self._connections.append(conn)
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close every thread's connection (threads that use the catalog later open a new one)."""
+        with self._connections_lock:
+            connections, self._connections = self._connections, []
+        for conn in connections:
+            conn.close()
+        self._local = threading.local()
+
+    def get_meta(self, key: str, db: sqlite3.Connection | None = None) -> str | None:
+        row = (db or self.db).execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, db: sqlite3.Connection, key: str, value: str) -> None:
+        db.execute(
+            "INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def generation(self) -> int:
+        return int(self.get_meta("generation") or 0)
+
+    def bump_generation(self, db: sqlite3.Connection) -> int:
+        generation = int(self.get_meta("generation", db=db) or 0) + 1
+        self.set_meta(db, "generation", str(generation))
+        self.set_meta(db, "last_sync", str(time.time()))
+        return generation

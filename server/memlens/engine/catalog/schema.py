@@ -1,0 +1,107 @@
+"""The catalog's tables: the schema, its version, and the typed `files` row.
+
+Bump `SCHEMA_VERSION` whenever a table changes shape: a catalog of another version is rebuilt from the source files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+TABLES = frozenset({"meta", "files", "sessions", "chunks", "units", "vectors"})
+
+SCHEMA_VERSION = 2  # 2: files rows keep where an appended tail is re-parsed from, and orphaned counts
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,               -- memory | transcript
+    format TEXT NOT NULL DEFAULT '',  -- markdown | claude-code | codex | openclaw | specstory
+    size INTEGER NOT NULL DEFAULT 0,
+    mtime_ns INTEGER NOT NULL DEFAULT 0,
+    head_hash TEXT NOT NULL DEFAULT '',
+    parsed_bytes INTEGER NOT NULL DEFAULT 0,
+    next_line INTEGER NOT NULL DEFAULT 1,
+    session_key TEXT,
+    leaf_uuid TEXT,
+    bad_lines INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    synced_at REAL,
+    resume_line INTEGER NOT NULL DEFAULT 1,   -- an append is parsed again from this line (it may continue a message)
+    resume_bytes INTEGER NOT NULL DEFAULT 0,  -- ... at this byte offset; 0 = re-parse the whole file
+    anchor_ids TEXT NOT NULL DEFAULT '[]',    -- JSON: parent ids an appended record may name (sources.base)
+    orphaned INTEGER NOT NULL DEFAULT 0       -- messages kept by the broken-chain rule (sources.branches)
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    key TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    format TEXT NOT NULL,
+    file_id INTEGER NOT NULL,
+    parent_key TEXT,
+    agent_id TEXT,
+    cwd TEXT,
+    title TEXT
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    kind TEXT NOT NULL,               -- memory | transcript | summary
+    session_key TEXT,
+    line_start INTEGER,
+    line_end INTEGER,
+    heading TEXT,
+    ts_start REAL,
+    ts_end REAL,
+    message_count INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+CREATE TABLE IF NOT EXISTS units (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    chunk_id INTEGER NOT NULL,
+    kind TEXT NOT NULL,               -- memory | transcript | summary
+    format TEXT NOT NULL DEFAULT '',
+    session_key TEXT,
+    message_id TEXT,
+    role TEXT,
+    ts REAL,
+    seq INTEGER NOT NULL DEFAULT 0,   -- order within the session (transcripts) or file (memory)
+    position INTEGER,                 -- line in the source file
+    line_end INTEGER,
+    uuid TEXT,
+    text TEXT NOT NULL,               -- what is shown and keyword-indexed
+    embed_text_hash TEXT NOT NULL     -- key into vectors: sha1 of the embedded text
+);
+CREATE INDEX IF NOT EXISTS units_file ON units(file_id);
+CREATE INDEX IF NOT EXISTS units_chunk ON units(chunk_id);
+CREATE INDEX IF NOT EXISTS units_session ON units(session_key, seq);
+CREATE INDEX IF NOT EXISTS units_hash ON units(embed_text_hash);
+CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, model TEXT NOT NULL, vec BLOB NOT NULL);
+"""
+
+
+@dataclass(slots=True)
+class FileRow:
+    """A `files` row (fields in `FILE_COLUMNS` order)."""
+
+    id: int
+    path: str
+    kind: str
+    format: str
+    size: int
+    mtime_ns: int
+    head_hash: str
+    parsed_bytes: int
+    next_line: int
+    session_key: str | None
+    leaf_uuid: str | None
+    bad_lines: int
+    error: str | None
+    resume_line: int = 1
+    resume_bytes: int = 0
+    anchor_ids: str = "[]"
+    orphaned: int = 0
+
+
+FILE_COLUMNS = ", ".join(f.name for f in fields(FileRow))

@@ -1,0 +1,82 @@
+"""Session overviews (engine.sessions): activity, first requests, summaries and tool calls per session."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from memlens.engine.catalog.connection import CatalogConnection
+
+
+class SessionReads(CatalogConnection):
+    """The `sessions` rows and what a session list shows of each."""
+
+    def session(self, key: str) -> sqlite3.Row | None:
+        sql = "SELECT s.*, f.path AS path FROM sessions s JOIN files f ON f.id = s.file_id WHERE s.key = ?"
+        row: sqlite3.Row | None = self.db.execute(sql, (key,)).fetchone()
+        return row
+
+    def sessions(self, keys: Sequence[str]) -> dict[str, sqlite3.Row]:
+        """Several sessions in one query (result building), by key."""
+        rows: dict[str, sqlite3.Row] = {}
+        for start in range(0, len(keys), 500):
+            part = list(keys[start : start + 500])
+            marks = ",".join("?" * len(part))
+            sql = f"""SELECT s.*, f.path AS path FROM sessions s JOIN files f ON f.id = s.file_id
+                      WHERE s.key IN ({marks})"""
+            rows.update((str(r["key"]), r) for r in self.db.execute(sql, part))
+        return rows
+
+    def all_sessions(self) -> list[sqlite3.Row]:
+        """Every session with its file's path (visibility is applied by the caller)."""
+        sql = "SELECT s.*, f.path AS path FROM sessions s JOIN files f ON f.id = s.file_id"
+        return list(self.db.execute(sql).fetchall())
+
+    def session_activity(self) -> dict[str, tuple[int, float | None, float | None]]:
+        """Per session key: (messages, first time, last time), counting transcript messages (not summaries)."""
+        rows = self.db.execute(
+            """SELECT session_key, SUM(kind = 'transcript'), MIN(ts), MAX(ts) FROM units
+               WHERE session_key IS NOT NULL AND kind != 'memory' GROUP BY session_key"""
+        )
+        return {str(r[0]): (int(r[1] or 0), r[2], r[3]) for r in rows}
+
+    def first_user_texts(self, keys: Sequence[str], max_chars: int = 400) -> dict[str, str]:
+        """The beginning of each session's first non-empty user message."""
+        found: dict[str, str] = {}
+        for start in range(0, len(keys), 500):
+            part = list(keys[start : start + 500])
+            marks = ",".join("?" * len(part))
+            sql = f"""WITH firsts AS (
+                          SELECT session_key, MIN(seq) AS seq FROM units
+                          WHERE session_key IN ({marks}) AND role = 'user' AND kind = 'transcript'
+                                AND length(trim(text)) > 0
+                          GROUP BY session_key)
+                      SELECT u.session_key, substr(u.text, 1, ?) FROM units u
+                      JOIN firsts f ON u.session_key = f.session_key AND u.seq = f.seq"""
+            found.update((str(r[0]), str(r[1])) for r in self.db.execute(sql, [*part, max_chars]))
+        return found
+
+    def short_summaries(self, keys: Sequence[str], max_chars: int = 200) -> dict[str, str]:
+        """Each session's first one-line summary no longer than `max_chars` (Claude Code's `summary` titles, not
+        multi-paragraph compaction summaries)."""
+        found: dict[str, str] = {}
+        for start in range(0, len(keys), 500):
+            part = list(keys[start : start + 500])
+            marks = ",".join("?" * len(part))
+            sql = f"""SELECT session_key, text FROM units
+                      WHERE session_key IN ({marks}) AND kind = 'summary' AND length(text) <= ?
+                            AND instr(trim(text), char(10)) = 0 AND length(trim(text)) > 0
+                      ORDER BY session_key, seq"""
+            for row in self.db.execute(sql, [*part, max_chars]):
+                found.setdefault(str(row[0]), str(row[1]).strip())
+        return found
+
+    def tool_call_texts(self, key: str, limit: int = 5000) -> list[str]:
+        """The texts of a session's assistant messages that carry tool calls (`[Name] input` lines), oldest first."""
+        rows = self.db.execute(
+            """SELECT text FROM units WHERE session_key = ? AND role = 'assistant' AND kind = 'transcript'
+                   AND (text LIKE '[%' OR instr(text, char(10) || '[') > 0)
+               ORDER BY seq LIMIT ?""",
+            (key, limit),
+        )
+        return [str(r[0]) for r in rows]

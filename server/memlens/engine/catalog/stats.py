@@ -1,0 +1,52 @@
+"""Counts for `memlens stats`: rows, formats, skipped lines and files with problems."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memlens.engine.catalog.connection import CatalogConnection
+from memlens.engine.catalog.schema import TABLES
+
+
+class CatalogStats(CatalogConnection):
+    """What the index holds, counted."""
+
+    def count(self, table: str) -> int:
+        """Rows in one of the catalog's tables."""
+        if table not in TABLES:
+            raise ValueError(f"not a catalog table: {table!r}")
+        return int(self.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+
+    def session_cwds(self) -> dict[str, str]:
+        """The cwd each indexed session recorded, by its file's path."""
+        sql = "SELECT f.path, s.cwd FROM files f JOIN sessions s ON s.file_id = f.id WHERE s.cwd IS NOT NULL"
+        return {str(row[0]): str(row[1]) for row in self.db.execute(sql)}
+
+    def files_by_format(self) -> dict[str, int]:
+        return {str(k): int(v) for k, v in self.db.execute("SELECT format, COUNT(*) FROM files GROUP BY format")}
+
+    def messages_by_format(self) -> dict[str, int]:
+        sql = "SELECT format, COUNT(*) FROM units WHERE kind != 'memory' GROUP BY format"
+        return {str(k): int(v) for k, v in self.db.execute(sql)}
+
+    def total_bad_lines(self) -> int:
+        return int(self.db.execute("SELECT COALESCE(SUM(bad_lines), 0) FROM files").fetchone()[0])
+
+    def total_orphaned(self) -> int:
+        """Messages kept only by the broken-chain rule (their parent link led nowhere)."""
+        return int(self.db.execute("SELECT COALESCE(SUM(orphaned), 0) FROM files").fetchone()[0])
+
+    def file_problems(self, limit: int) -> list[dict[str, Any]]:
+        """Files with skipped lines or a failure, most skipped lines first: what `stats` lists as `fileErrors`."""
+        rows = self.db.execute(
+            """SELECT path, bad_lines, error FROM files WHERE error IS NOT NULL OR bad_lines > 0
+               ORDER BY bad_lines DESC, path LIMIT ?""",
+            (limit,),
+        ).fetchall()
+        return [
+            {"path": row[0], "badLines": int(row[1]), "reasons": str(row[2]).split("\n") if row[2] else []}
+            for row in rows
+        ]
+
+    def count_file_problems(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM files WHERE error IS NOT NULL OR bad_lines > 0").fetchone()[0])

@@ -1,0 +1,113 @@
+"""Reads of search units and chunks: result rows, session neighbours, summaries."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from memlens.engine.catalog.connection import CatalogConnection
+
+# summary units with their session's id, format and cwd and their file's path
+SUMMARY_SQL = """SELECT u.*, s.session_id AS session_id, s.format AS session_format, s.cwd AS cwd, f.path AS path
+              FROM units u JOIN files f ON f.id = u.file_id LEFT JOIN sessions s ON s.key = u.session_key
+              WHERE u.kind = 'summary'"""
+
+
+class UnitReads(CatalogConnection):
+    """What search results, history and summaries read of units and chunks."""
+
+    def units_by_id(self, ids: Sequence[int]) -> dict[int, sqlite3.Row]:
+        if not ids:
+            return {}
+        rows: dict[int, sqlite3.Row] = {}
+        for start in range(0, len(ids), 500):
+            part = list(ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            for row in self.db.execute(f"SELECT * FROM units WHERE id IN ({marks})", part):
+                rows[int(row["id"])] = row
+        return rows
+
+    def chunks_by_id(self, ids: Sequence[int]) -> dict[int, sqlite3.Row]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        sql = f"""SELECT c.*, f.path AS path, f.format AS file_format FROM chunks c
+                  JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})"""
+        return {int(r["id"]): r for r in self.db.execute(sql, list(ids))}
+
+    def result_rows(self, unit_ids: Sequence[int]) -> dict[int, sqlite3.Row]:
+        """What a search result shows of each unit, with its chunk, file and session, in one query. Columns: the
+        unit's (`unit_id`, text, message_id, role, ts, position), the chunk's (`id`, kind, session_key, line_start,
+        line_end, heading, message_count), the file's (`path`, `file_format`) and the session's (`session_found`,
+        NULL without a session row; session_id, cwd, parent_key)."""
+        rows: dict[int, sqlite3.Row] = {}
+        for start in range(0, len(unit_ids), 500):
+            part = list(unit_ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            sql = f"""SELECT u.id AS unit_id, u.text, u.message_id, u.role, u.ts, u.position,
+                             c.id, c.kind, c.session_key, c.line_start, c.line_end, c.heading, c.message_count,
+                             f.path, f.format AS file_format,
+                             s.key AS session_found, s.session_id, s.cwd, s.parent_key
+                      FROM units u JOIN chunks c ON c.id = u.chunk_id JOIN files f ON f.id = c.file_id
+                      LEFT JOIN sessions s ON s.key = c.session_key
+                      WHERE u.id IN ({marks})"""
+            rows.update((int(r["unit_id"]), r) for r in self.db.execute(sql, part))
+        return rows
+
+    def chunk_texts(self, chunk_id: int) -> list[str]:
+        """The texts of a chunk's units, in order."""
+        rows = self.db.execute("SELECT text FROM units WHERE chunk_id = ? ORDER BY seq", (chunk_id,))
+        return [str(r[0]) for r in rows]
+
+    def message_seq(self, session_key: str, message_id: str) -> int | None:
+        """Where a message sits in its session (its first unit), or None when it is not in that session."""
+        row = self.db.execute(
+            "SELECT MIN(seq) FROM units WHERE session_key = ? AND message_id = ?", (session_key, message_id)
+        ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def session_units(
+        self, session_key: str, *, before: int | None = None, after: int | None = None, count: int
+    ) -> list[sqlite3.Row]:
+        """Up to `count` units of a session in order: the last ones before `before` (None: the session's end),
+        or with `after` the first ones after it."""
+        if count <= 0:
+            return []
+        if after is not None:
+            sql = "SELECT * FROM units WHERE session_key = ? AND seq > ? ORDER BY seq LIMIT ?"
+            return self.db.execute(sql, (session_key, after, count)).fetchall()
+        bound = before if before is not None else 2**62
+        sql = "SELECT * FROM units WHERE session_key = ? AND seq < ? ORDER BY seq DESC LIMIT ?"
+        return self.db.execute(sql, (session_key, bound, count)).fetchall()[::-1]
+
+    def units_outside(self, session_key: str, first: int, last: int) -> tuple[bool, bool]:
+        """Whether the session has units before `first` and after `last`."""
+        row = self.db.execute(
+            "SELECT SUM(seq < ?), SUM(seq > ?) FROM units WHERE session_key = ?", (first, last, session_key)
+        ).fetchone()
+        return bool(row[0]), bool(row[1])
+
+    def sessions_with_message(self, message_id: str) -> list[sqlite3.Row]:
+        """The sessions holding a message id (ids are unique per session, rarely across sessions)."""
+        sql = """SELECT s.*, f.path AS path FROM sessions s JOIN files f ON f.id = s.file_id
+                 WHERE s.key IN (SELECT DISTINCT session_key FROM units WHERE message_id = ? LIMIT 5)"""
+        return self.db.execute(sql, (message_id,)).fetchall()
+
+    def summary_units(self) -> list[sqlite3.Row]:
+        """Every summary unit with its session's id, format and cwd and its file's path, newest first."""
+        return self.db.execute(SUMMARY_SQL + " ORDER BY u.ts IS NULL, u.ts DESC, u.id DESC").fetchall()
+
+    def summary_unit(self, chunk_id: int) -> sqlite3.Row | None:
+        """The summary unit of a chunk (as `summary_units` gives it), or None."""
+        row: sqlite3.Row | None = self.db.execute(
+            SUMMARY_SQL + " AND u.chunk_id = ? ORDER BY u.seq LIMIT 1", (chunk_id,)
+        ).fetchone()
+        return row
+
+    def messages_before_summary(self, session_key: str, seq: int) -> list[sqlite3.Row]:
+        """A session's messages between its previous summary (exclusive) and the one at `seq`, oldest first."""
+        previous = self.db.execute(
+            "SELECT MAX(seq) FROM units WHERE session_key = ? AND kind = 'summary' AND seq < ?", (session_key, seq)
+        ).fetchone()[0]
+        sql = "SELECT * FROM units WHERE session_key = ? AND kind != 'summary' AND seq < ? AND seq > ? ORDER BY seq"
+        return self.db.execute(sql, (session_key, seq, -1 if previous is None else int(previous))).fetchall()
