@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from memlens.engine.catalog import Catalog, FileRow
+from memlens.engine.catalog_writer import CatalogWriter, PendingChanges
 from memlens.engine.discovery import MEMORY, SourceFile
 from memlens.engine.embedder import Embedder
-from memlens.engine.file_store import FileStore, PendingChanges
 from memlens.engine.ingest import (
     EMBED_TEXT_CHARS,
     HEAD_BYTES,
@@ -106,7 +106,7 @@ class Indexer:
         self.vectors = vectors
         self.embedder = embedder
         self.settings = settings
-        self.store = FileStore(catalog, settings.chunking)
+        self.writer = CatalogWriter(catalog, settings.chunking)
         self.parsers = make_parsers(settings.chunking.tool_input_max_chars)
         self.lock = threading.RLock()  # one writer at a time within this process
         self._pending: int | None = None  # cached count of texts without a vector
@@ -234,12 +234,7 @@ class Indexer:
             return 0
         pending = self._pending
         if pending is None:
-            row = self.catalog.db.execute(
-                """SELECT COUNT(DISTINCT u.embed_text_hash) FROM units u LEFT JOIN vectors v
-                   ON v.hash = u.embed_text_hash AND v.model = ? WHERE v.hash IS NULL""",
-                (self.embedder.name,),
-            ).fetchone()
-            pending = self._pending = int(row[0])
+            pending = self._pending = self.catalog.texts_without_vector(self.embedder.name)
         return pending
 
     def rebuild_keyword_index(self) -> None:
@@ -247,8 +242,7 @@ class Indexer:
         with self.lock:
             self.keyword.reset()
             generation = self.catalog.generation()
-            cursor = self.catalog.db.execute("SELECT * FROM units ORDER BY id")
-            self.keyword.write(generation, add=_keyword_docs(self.catalog, cursor), clear=True)
+            self.keyword.write(generation, add=_keyword_docs(self.catalog, self.catalog.all_units()), clear=True)
 
     # -- batches ----------------------------------------------------------------------------------------------
 
@@ -273,12 +267,12 @@ class Indexer:
                     continue
                 content, appended = outcome
                 mark = (len(pending.deleted_units), len(pending.added_units), pending.purged)
-                db.execute("SAVEPOINT file")
                 try:
-                    self.store.write(db, source, row, stat, content, appended, pending)
+                    with self.catalog.savepoint(db):
+                        self.writer.write(
+                            db, source=source, row=row, stat=stat, content=content, appended=appended, pending=pending
+                        )
                 except sqlite3.Error as exc:
-                    db.execute("ROLLBACK TO file")
-                    db.execute("RELEASE file")
                     if is_disk_full(exc):
                         raise
                     del pending.deleted_units[mark[0] :], pending.added_units[mark[1] :]
@@ -289,7 +283,6 @@ class Indexer:
                         db, str(source.path), source.kind, size=stat.st_size, mtime_ns=stat.st_mtime_ns, reason=reason
                     )
                     continue
-                db.execute("RELEASE file")
                 _count(report, source.path, content, appended)
             generation = self.catalog.bump_generation(db)
         self._mirror(generation, pending)
@@ -405,14 +398,8 @@ def _neighbours_of(catalog: Catalog, rows: Iterable[sqlite3.Row], skip: set[int]
             spans[row["session_key"]] = (min(low, row["seq"]), max(high, row["seq"]))
     found: list[sqlite3.Row] = []
     for key, (low, high) in spans.items():
-        found += [
-            r
-            for r in catalog.db.execute(
-                "SELECT * FROM units WHERE session_key = ? AND seq BETWEEN ? AND ? AND kind = 'transcript'",
-                (key, low - CONTEXT_WINDOW, high + CONTEXT_WINDOW),
-            )
-            if int(r["id"]) not in skip
-        ]
+        window = catalog.session_messages_between(key, low - CONTEXT_WINDOW, high + CONTEXT_WINDOW)
+        found += [r for r in window if int(r["id"]) not in skip]
     return found
 
 

@@ -85,6 +85,18 @@ class CatalogConnection:
             raise
         db.execute("COMMIT")
 
+    @contextmanager
+    def savepoint(self, db: sqlite3.Connection) -> Iterator[None]:
+        """A nested transaction inside `transaction()`: an exception undoes only what was written inside it."""
+        db.execute("SAVEPOINT part")
+        try:
+            yield
+        except BaseException:
+            db.execute("ROLLBACK TO part")
+            db.execute("RELEASE part")
+            raise
+        db.execute("RELEASE part")
+
     def close(self) -> None:
         """Close every thread's connection (threads that use the catalog later open a new one)."""
         with self._connections_lock:

@@ -63,3 +63,119 @@ class FileTables(CatalogConnection):
         """Remember that a file could not be indexed (its earlier contents, if any, stay searchable). With size -1
         the next sync tries again; with the real size and mtime it waits until the file changes."""
         self.upsert_file(db, path, kind, size=size, mtime_ns=mtime_ns, error=reason)
+
+    # -- one file's contents ------------------------------------------------------------------------------
+
+    def set_file_session(self, db: sqlite3.Connection, file_id: int, session_key: str | None) -> None:
+        db.execute("UPDATE files SET session_key = ? WHERE id = ?", (session_key, file_id))
+
+    def session_file(self, db: sqlite3.Connection, key: str) -> int | None:
+        """The file a session key belongs to, or None when no session has that key."""
+        row = db.execute("SELECT file_id FROM sessions WHERE key = ?", (key,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def put_session(
+        self,
+        db: sqlite3.Connection,
+        *,
+        key: str,
+        session_id: str,
+        format_: str,
+        file_id: int,
+        parent_key: str | None,
+        agent_id: str | None,
+        cwd: str | None,
+        title: str | None,
+    ) -> None:
+        db.execute(
+            """INSERT OR REPLACE INTO sessions (key, session_id, format, file_id, parent_key, agent_id, cwd, title)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+            (key, session_id, format_, file_id, parent_key, agent_id, cwd, title),
+        )
+
+    def file_chunk_ids(self, db: sqlite3.Connection, file_id: int) -> list[int]:
+        """A file's chunk ids in insertion (= file) order."""
+        return [int(r[0]) for r in db.execute("SELECT id FROM chunks WHERE file_id = ? ORDER BY id", (file_id,))]
+
+    def first_chunk_from(self, db: sqlite3.Connection, file_id: int, position: int) -> int | None:
+        """The first chunk holding a unit at or after line `position` of the file."""
+        sql = "SELECT MIN(chunk_id) FROM units WHERE file_id = ? AND position >= ?"
+        found = db.execute(sql, (file_id, position)).fetchone()[0]
+        return None if found is None else int(found)
+
+    def last_seq(self, db: sqlite3.Connection, file_id: int) -> int:
+        """The highest unit sequence number of a file (0 without units)."""
+        return int(db.execute("SELECT COALESCE(MAX(seq), 0) FROM units WHERE file_id = ?", (file_id,)).fetchone()[0])
+
+    def units_of_chunks(self, db: sqlite3.Connection, chunk_ids: Sequence[int]) -> list[sqlite3.Row]:
+        """Every column of the units of these chunks, in sequence order."""
+        marks = ",".join("?" * len(chunk_ids))
+        return db.execute(f"SELECT * FROM units WHERE chunk_id IN ({marks}) ORDER BY seq", list(chunk_ids)).fetchall()
+
+    def delete_chunks(self, db: sqlite3.Connection, chunk_ids: Sequence[int]) -> None:
+        """Delete chunks and their units."""
+        marks = ",".join("?" * len(chunk_ids))
+        db.execute(f"DELETE FROM units WHERE chunk_id IN ({marks})", list(chunk_ids))
+        db.execute(f"DELETE FROM chunks WHERE id IN ({marks})", list(chunk_ids))
+
+    def insert_chunk(
+        self,
+        db: sqlite3.Connection,
+        *,
+        file_id: int,
+        kind: str,
+        session_key: str | None,
+        line_start: int | None,
+        line_end: int | None,
+        heading: str | None,
+        ts_start: float | None,
+        ts_end: float | None,
+        message_count: int,
+    ) -> int:
+        cursor = db.execute(
+            """INSERT INTO chunks (file_id, kind, session_key, line_start, line_end, heading, ts_start, ts_end,
+               message_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (file_id, kind, session_key, line_start, line_end, heading, ts_start, ts_end, message_count),
+        )
+        return int(cursor.lastrowid or 0)
+
+    def insert_unit(
+        self,
+        db: sqlite3.Connection,
+        *,
+        file_id: int,
+        chunk_id: int,
+        kind: str,
+        format_: str,
+        session_key: str | None,
+        message_id: str | None,
+        role: str | None,
+        ts: float | None,
+        seq: int,
+        position: int | None,
+        line_end: int | None,
+        uuid: str | None,
+        text: str,
+        embed_text_hash: str,
+    ) -> int:
+        cursor = db.execute(
+            """INSERT INTO units (file_id, chunk_id, kind, format, session_key, message_id, role, ts, seq, position,
+               line_end, uuid, text, embed_text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (
+                file_id,
+                chunk_id,
+                kind,
+                format_,
+                session_key,
+                message_id,
+                role,
+                ts,
+                seq,
+                position,
+                line_end,
+                uuid,
+                text,
+                embed_text_hash,
+            ),
+        )
+        return int(cursor.lastrowid or 0)

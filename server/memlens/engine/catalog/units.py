@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from memlens.engine.catalog.connection import CatalogConnection
 
@@ -111,3 +111,12 @@ class UnitReads(CatalogConnection):
         ).fetchone()[0]
         sql = "SELECT * FROM units WHERE session_key = ? AND kind != 'summary' AND seq < ? AND seq > ? ORDER BY seq"
         return self.db.execute(sql, (session_key, seq, -1 if previous is None else int(previous))).fetchall()
+
+    def all_units(self) -> Iterator[sqlite3.Row]:
+        """Every unit in id order, streamed (to rebuild the keyword index)."""
+        yield from self.db.execute("SELECT * FROM units ORDER BY id")
+
+    def session_messages_between(self, session_key: str, first: int, last: int) -> list[sqlite3.Row]:
+        """A session's transcript units with sequence numbers in [first, last]."""
+        sql = "SELECT * FROM units WHERE session_key = ? AND seq BETWEEN ? AND ? AND kind = 'transcript'"
+        return self.db.execute(sql, (session_key, first, last)).fetchall()

@@ -43,3 +43,9 @@ class VectorTables(CatalogConnection):
             (model,),
         ).fetchall()
         return len({r[0] for r in rows}), sum(1 for r in rows if r[1] != "memory")
+
+    def texts_without_vector(self, model: str) -> int:
+        """Distinct unit texts that have no vector for `model` yet."""
+        sql = """SELECT COUNT(DISTINCT u.embed_text_hash) FROM units u LEFT JOIN vectors v
+                 ON v.hash = u.embed_text_hash AND v.model = ? WHERE v.hash IS NULL"""
+        return int(self.db.execute(sql, (model,)).fetchone()[0])

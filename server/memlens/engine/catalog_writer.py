@@ -29,7 +29,9 @@ class PendingChanges:
     purged: bool = False  # a file's old contents went (not just a regrouped tail): some vectors may be unused now
 
 
-class FileStore:
+class CatalogWriter:
+    """Turns one parsed file into catalog rows through the catalog's write methods (it holds no SQL itself)."""
+
     def __init__(self, catalog: Catalog, chunking: ChunkingSettings) -> None:
         self.catalog = catalog
         self.chunking = chunking
@@ -37,6 +39,7 @@ class FileStore:
     def write(
         self,
         db: sqlite3.Connection,
+        *,
         source: SourceFile,
         row: FileRow | None,
         stat: os.stat_result,
@@ -74,35 +77,40 @@ class FileStore:
                 pending.deleted_units += self.catalog.purge_file_contents(db, file_id)
                 pending.purged = True
             session_key = self._store_session(db, file_id, source.path, content.session) if content.session else None
-            db.execute("UPDATE files SET session_key = ? WHERE id = ?", (session_key, file_id))
+            self.catalog.set_file_session(db, file_id, session_key)
             agent_keys = {s.agent_id: self._store_session(db, file_id, source.path, s) for s in content.subsessions}
             seq = 0
             for chunk in content.chunks:  # a sidechain's chunks go to its subagent session
                 key = agent_keys.get(chunk.agent_id, session_key) if chunk.agent_id else session_key
-                seq = self._insert_chunks(db, file_id, key, content.format, [chunk], seq, pending)
+                seq = self._insert_chunks(
+                    db,
+                    file_id=file_id,
+                    session_key=key,
+                    format_=content.format,
+                    chunks=[chunk],
+                    seq=seq,
+                    pending=pending,
+                )
 
     def _store_session(self, db: sqlite3.Connection, file_id: int, path: Path, session: SessionSpec) -> str:
         base = f"{session.format}:{session.session_id}"
         if session.agent_id:
             base += f"/agent-{session.agent_id}"
         key = base
-        taken = db.execute("SELECT file_id FROM sessions WHERE key = ?", (key,)).fetchone()
-        if taken is not None and taken[0] != file_id:
+        owner = self.catalog.session_file(db, key)
+        if owner is not None and owner != file_id:
             key = f"{base}~{path.stem}"  # the same session id in two files (e.g. a copied transcript)
         parent = f"{session.format}:{session.parent_session_id}" if session.parent_session_id else None
-        db.execute(
-            """INSERT OR REPLACE INTO sessions (key, session_id, format, file_id, parent_key, agent_id, cwd, title)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-            (
-                key,
-                session.session_id,
-                session.format,
-                file_id,
-                parent,
-                session.agent_id,
-                session.cwd,
-                session.title,
-            ),
+        self.catalog.put_session(
+            db,
+            key=key,
+            session_id=session.session_id,
+            format_=session.format,
+            file_id=file_id,
+            parent_key=parent,
+            agent_id=session.agent_id,
+            cwd=session.cwd,
+            title=session.title,
         )
         return key
 
@@ -112,39 +120,40 @@ class FileStore:
         """Replace the units from `content.replace_from_line` on and regroup the chunks from the first one they
         touch (at least the last chunk, which the new messages may join); earlier chunks stay as they are."""
         replace_from = content.replace_from_line
-        chunk_ids = [
-            int(r[0]) for r in db.execute("SELECT id FROM chunks WHERE file_id = ? ORDER BY id", (file_id,)).fetchall()
-        ]
+        chunk_ids = self.catalog.file_chunk_ids(db, file_id)
         first = len(chunk_ids) - 1 if chunk_ids else 0
         if replace_from is not None:
-            touched = db.execute(
-                "SELECT MIN(chunk_id) FROM units WHERE file_id = ? AND position >= ?", (file_id, replace_from)
-            ).fetchone()[0]
-            if touched is not None and int(touched) in chunk_ids:
-                first = min(first, chunk_ids.index(int(touched)))
+            touched = self.catalog.first_chunk_from(db, file_id, replace_from)
+            if touched is not None and touched in chunk_ids:
+                first = min(first, chunk_ids.index(touched))
         regrouped = chunk_ids[first:]
         carried: list[TranscriptRecord] = []
-        first_seq = int(
-            db.execute("SELECT COALESCE(MAX(seq), 0) FROM units WHERE file_id = ?", (file_id,)).fetchone()[0]
-        )
+        first_seq = self.catalog.last_seq(db, file_id)
         if regrouped:
-            marks = ",".join("?" * len(regrouped))
-            rows = db.execute(f"SELECT * FROM units WHERE chunk_id IN ({marks}) ORDER BY seq", regrouped).fetchall()
+            rows = self.catalog.units_of_chunks(db, regrouped)
             kept = [r for r in rows if replace_from is None or r["position"] is None or r["position"] < replace_from]
             carried = [_record_of(r) for r in kept]
             if rows:
                 first_seq = min(int(r["seq"]) for r in rows) - 1
             pending.deleted_units += [int(r["id"]) for r in rows]
-            db.execute(f"DELETE FROM units WHERE chunk_id IN ({marks})", regrouped)
-            db.execute(f"DELETE FROM chunks WHERE id IN ({marks})", regrouped)
+            self.catalog.delete_chunks(db, regrouped)
         new = [r for r in content.records if r.agent_id is None]
         if carried or new:
             chunks = chunk_records(carried + new, self.chunking)
-            self._insert_chunks(db, file_id, session_key, content.format, chunks, first_seq, pending)
+            self._insert_chunks(
+                db,
+                file_id=file_id,
+                session_key=session_key,
+                format_=content.format,
+                chunks=chunks,
+                seq=first_seq,
+                pending=pending,
+            )
 
     def _insert_chunks(
         self,
         db: sqlite3.Connection,
+        *,
         file_id: int,
         session_key: str | None,
         format_: str,
@@ -154,30 +163,30 @@ class FileStore:
     ) -> int:
         """Insert chunks and their units numbered from seq + 1; returns the last seq used."""
         for chunk in chunks:
-            cursor = db.execute(
-                """INSERT INTO chunks (file_id, kind, session_key, line_start, line_end, heading, ts_start, ts_end,
-                   message_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                (
-                    file_id,
-                    chunk.kind,
-                    session_key,
-                    chunk.line_start,
-                    chunk.line_end,
-                    chunk.heading,
-                    chunk.ts_start,
-                    chunk.ts_end,
-                    len(chunk.units) if chunk.kind != "memory" else 0,
-                ),
+            chunk_id = self.catalog.insert_chunk(
+                db,
+                file_id=file_id,
+                kind=chunk.kind,
+                session_key=session_key,
+                line_start=chunk.line_start,
+                line_end=chunk.line_end,
+                heading=chunk.heading,
+                ts_start=chunk.ts_start,
+                ts_end=chunk.ts_end,
+                message_count=len(chunk.units) if chunk.kind != "memory" else 0,
             )
-            chunk_id = int(cursor.lastrowid or 0)
             for unit in chunk.units:
                 seq += 1
-                pending.added_units.append(self._insert_unit(db, file_id, chunk_id, session_key, format_, unit, seq))
+                unit_id = self._insert_unit(
+                    db, file_id=file_id, chunk_id=chunk_id, session_key=session_key, format_=format_, unit=unit, seq=seq
+                )
+                pending.added_units.append(unit_id)
         return seq
 
     def _insert_unit(
         self,
         db: sqlite3.Connection,
+        *,
         file_id: int,
         chunk_id: int,
         session_key: str | None,
@@ -185,27 +194,23 @@ class FileStore:
         unit: UnitSpec,
         seq: int,
     ) -> int:
-        cursor = db.execute(
-            """INSERT INTO units (file_id, chunk_id, kind, format, session_key, message_id, role, ts, seq, position,
-               line_end, uuid, text, embed_text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (
-                file_id,
-                chunk_id,
-                unit.kind,
-                format_ if unit.kind != "memory" else "",
-                session_key,
-                unit.message_id,
-                unit.role,
-                unit.ts,
-                seq,
-                unit.position,
-                unit.line_end,
-                unit.uuid,
-                unit.text,
-                unit.embed_hash,
-            ),
+        return self.catalog.insert_unit(
+            db,
+            file_id=file_id,
+            chunk_id=chunk_id,
+            kind=unit.kind,
+            format_=format_ if unit.kind != "memory" else "",
+            session_key=session_key,
+            message_id=unit.message_id,
+            role=unit.role,
+            ts=unit.ts,
+            seq=seq,
+            position=unit.position,
+            line_end=unit.line_end,
+            uuid=unit.uuid,
+            text=unit.text,
+            embed_text_hash=unit.embed_hash,
         )
-        return int(cursor.lastrowid or 0)
 
 
 def _record_of(row: sqlite3.Row) -> TranscriptRecord:
