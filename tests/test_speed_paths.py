@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -105,3 +108,55 @@ def test_token_batches_bound_attention_memory() -> None:
     for batch in batches:
         longest = max(lengths[p] for p in batch)
         assert len(batch) <= 32 and (len(batch) == 1 or len(batch) * longest**2 <= ATTENTION_BUDGET)
+
+
+_REDACTION_PROBE = (
+    "import json, sys; from memlens.engine.redaction import DETECTORS, find_secrets; "
+    "print(json.dumps({'modules': sorted(m for m in ('detect_secrets', 'requests', 'urllib3') if m in sys.modules), "
+    "'detectors': [[d.kind, d.pattern] for d in DETECTORS], "
+    "'found': [s.kind for s in find_secrets('key ghp_' + 'a1B2' * 9 + ' and AKIA' + 'ABCDEFGH12345678')]}))"
+)
+
+
+def _redaction_probe(cache_home: Path) -> dict[str, list[Any]]:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
+    out = subprocess.run([sys.executable, "-c", _REDACTION_PROBE], capture_output=True, text=True, check=True, env=env)
+    result: dict[str, list[Any]] = json.loads(out.stdout)
+    return result
+
+
+def test_redaction_patterns_come_from_the_cache_without_detect_secrets(tmp_path: Path) -> None:
+    """The first command converts detect-secrets' patterns and keeps them; the next reads them back without
+    importing detect-secrets or requests, and has exactly the same detectors and findings."""
+    first = _redaction_probe(tmp_path)
+    assert "detect_secrets" in first["modules"]
+    assert list((tmp_path / "memlens" / "redaction").glob("library-*.json"))
+    second = _redaction_probe(tmp_path)
+    assert second["modules"] == []
+    assert second["detectors"] == first["detectors"]
+    assert second["found"] == first["found"] and "github-token" in second["found"]
+
+
+def test_a_broken_redaction_cache_is_rebuilt(tmp_path: Path) -> None:
+    """An empty or garbled cache file must not drop the library's detectors: it is converted afresh."""
+    reference = _redaction_probe(tmp_path / "fresh")
+    (cache,) = (tmp_path / "fresh" / "memlens" / "redaction").glob("library-*.json")
+    for broken in ('{"key": "x"}', "not json", cache.read_text().replace('"patterns": [[', '"patterns": [[""], [')):
+        cache.write_text(broken)
+        again = _redaction_probe(tmp_path / "fresh")
+        assert again["detectors"] == reference["detectors"]
+        assert "detect_secrets" in again["modules"]
+    assert _redaction_probe(tmp_path / "fresh")["modules"] == []  # and the rebuilt file is used again
+
+
+def test_entropy_is_detect_secrets_entropy() -> None:
+    from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+
+    from memlens.engine.redaction.values import entropy
+
+    theirs = Base64HighEntropyString()
+    assert entropy("") == 0.0
+    samples = ["a", "aaaa", "hunter2", "Xk3#p9Lq", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "a-b_c\\d=e+f/g"]
+    samples += ["".join(chr(33 + (i * 7 + j) % 90) for j in range(i)) for i in range(1, 60)]
+    for sample in samples:
+        assert entropy(sample) == pytest.approx(theirs.calculate_shannon_entropy(sample), abs=1e-12)

@@ -5,6 +5,11 @@ formats with it. They are written for Python's ``re``; to run them on RE2 (linea
 lookaround assertions are dropped and repetition counts above RE2's limit are left open. Both changes can only
 widen a match, so they can make redaction mask more, never less. A pattern RE2 still rejects is skipped and
 listed in ``SKIPPED`` (the benchmark prints it).
+
+Importing detect-secrets' plugins pulls in ``requests`` (about 60 ms of a command's start-up), so the converted
+patterns are kept in a cache file (``redaction_cache``) keyed by the installed detect-secrets files, re2 and this
+module; a command then reads them back without importing the library. A missing, stale or unreadable cache is
+rebuilt from the library, never skipped.
 """
 
 from __future__ import annotations
@@ -13,9 +18,8 @@ import re
 from collections.abc import Iterable, Mapping
 
 import re2
-from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
 
+from memlens.engine.redaction import redaction_cache
 from memlens.engine.redaction.detector import Detector
 
 # The marker kind for each detect-secrets secret type; a type not listed here gets a slug of its name.
@@ -73,8 +77,25 @@ def _compiles(pattern: str) -> bool:
 
 
 def library_detectors() -> list[Detector]:
-    """One detector per denylist pattern of each regex-based detect-secrets plugin."""
-    detectors: list[Detector] = []
+    """One detector per denylist pattern of each regex-based detect-secrets plugin (from the cache when it is fresh)."""
+    key = redaction_cache.cache_key(__file__)
+    cached = redaction_cache.load(key)
+    if cached is not None:
+        patterns, skipped = cached
+    else:
+        patterns, skipped = _convert_library()
+        redaction_cache.store(key, patterns, skipped)
+    SKIPPED[:] = skipped
+    return [Detector(kind=kind, pattern=pattern, from_library=True) for kind, pattern in patterns]
+
+
+def _convert_library() -> tuple[list[tuple[str, str]], list[str]]:
+    """(kind, RE2 pattern) for every usable denylist pattern, and the patterns RE2 rejects."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
+
+    patterns: list[tuple[str, str]] = []
+    skipped: list[str] = []
     plugins: Mapping[str, type[BasePlugin]] = get_mapping_from_secret_type_to_class()
     for secret_type, plugin in sorted(plugins.items()):
         if secret_type in _NOT_SECRETS or not issubclass(plugin, RegexBasedDetector):
@@ -83,7 +104,7 @@ def library_detectors() -> list[Detector]:
         for pattern in denylist:
             source = _for_re2(pattern)
             if not _compiles(source):
-                SKIPPED.append(f"{secret_type}: {pattern.pattern}")
+                skipped.append(f"{secret_type}: {pattern.pattern}")
                 continue
-            detectors.append(Detector(kind=_kind(secret_type), pattern=source, from_library=True))
-    return detectors
+            patterns.append((_kind(secret_type), source))
+    return patterns, skipped
