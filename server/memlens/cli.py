@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from memlens import __version__
-from memlens.engine.engine import Engine
+from memlens.engine import Engine
 from memlens.engine.filters import FORMATS, KINDS, ROLES, filters_from_dict
 from memlens.engine.indexer import SyncReport
 from memlens.engine.search import FUSIONS, MODES

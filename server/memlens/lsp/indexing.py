@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from memlens.engine.engine import Engine
+from memlens.engine import Engine
 from memlens.engine.indexer import Progress, SyncReport
 
 log = logging.getLogger(__name__)

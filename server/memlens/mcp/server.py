@@ -21,7 +21,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 from memlens import __version__
-from memlens.engine.engine import Engine
+from memlens.engine import Engine
 from memlens.engine.indexer import SyncReport
 from memlens.engine.watcher import LiveIndexer
 from memlens.errors import InvalidRequest, MemlensError

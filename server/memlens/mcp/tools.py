@@ -15,8 +15,8 @@ from typing import Any, Required, TypedDict
 
 import jsonschema
 
+from memlens.engine import Engine
 from memlens.engine.context_pack import DEFAULT_BUDGET
-from memlens.engine.engine import Engine
 from memlens.engine.filters import FORMATS, KINDS, ROLES, filters_from_dict
 from memlens.engine.history import MAX_HISTORY
 from memlens.engine.search import MODES
