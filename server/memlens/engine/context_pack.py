@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from memlens.engine.catalog import Catalog
 from memlens.engine.redact import redact
 from memlens.engine.summaries import estimate_tokens
 from memlens.errors import NotFound
-
-if TYPE_CHECKING:
-    from memlens.engine.engine import Engine
+from memlens.settings import Settings
 
 DEFAULT_BUDGET = 2000
 MAX_CANDIDATES = 50
@@ -19,12 +18,23 @@ MIN_SCORE = 0.15  # questions score lower than keywords; the relative cut below 
 RELATIVE_CUT = 0.3  # drop hits scoring under this fraction of the best one
 
 
-def _memory_text(engine: Engine, result: dict[str, Any]) -> str:
+class PackSource(Protocol):
+    """What a context pack reads: the engine's search and history (so the pack sees only what they may show)."""
+
+    catalog: Catalog
+    settings: Settings
+
+    def search(self, query: str, *, limit: int | None = None, min_score: float | None = None) -> dict[str, Any]: ...
+
+    def history(self, session_key: str, *, message_id: str | None = None, limit: int = 20) -> dict[str, Any]: ...
+
+
+def _memory_text(engine: PackSource, result: dict[str, Any]) -> str:
     chunk_id = int(str(result["id"]).split(":", 1)[1])
     return "\n\n".join(engine.catalog.chunk_texts(chunk_id)) or result["excerpt"]
 
 
-def _turns(engine: Engine, result: dict[str, Any]) -> list[dict[str, Any]]:
+def _turns(engine: PackSource, result: dict[str, Any]) -> list[dict[str, Any]]:
     """The hit's best message plus one neighbour: the reply to a user message, else the message before it."""
     try:
         history = engine.history(result["sessionKey"], message_id=result["messageId"], limit=3)
@@ -42,7 +52,7 @@ def _turns(engine: Engine, result: dict[str, Any]) -> list[dict[str, Any]]:
     return [messages[index - 1], anchor] if index > 0 else [anchor]
 
 
-def _item(engine: Engine, result: dict[str, Any]) -> dict[str, Any] | None:
+def _item(engine: PackSource, result: dict[str, Any]) -> dict[str, Any] | None:
     base = {"kind": result["kind"], "score": result["score"], "relPath": result["relPath"]}
     if result["kind"] == "memory":
         start, end = result.get("lineStart"), result.get("lineEnd")
@@ -136,7 +146,7 @@ def _fit(item: dict[str, Any], room: int, number: int) -> tuple[dict[str, Any], 
 
 
 def build_context_pack(
-    engine: Engine, question: str, token_budget: int = DEFAULT_BUDGET, limit: int | None = None
+    engine: PackSource, question: str, *, token_budget: int = DEFAULT_BUDGET, limit: int | None = None
 ) -> dict[str, Any]:
     """Search for `question`, then fill `token_budget` round-robin across sources; returns items and markdown."""
     budget = max(50, int(token_budget))

@@ -378,7 +378,7 @@ class Engine:
 
     def context(self, question: str, *, token_budget: int = DEFAULT_BUDGET, limit: int | None = None) -> dict[str, Any]:
         """A context pack: the turns most relevant to `question`, cited, within a token budget."""
-        return redact_response(build_context_pack(self, question, token_budget, limit))
+        return redact_response(build_context_pack(self, question, token_budget=token_budget, limit=limit))
 
     def stats(self) -> dict[str, Any]:
         catalog = self.catalog
