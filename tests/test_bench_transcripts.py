@@ -1,0 +1,106 @@
+"""The real-transcript question set stays valid (schema, size, targets that exist, paraphrases without the target's
+rare words), and bench/transcripts.py scores a real index correctly: keys map back to messages, metrics add up."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench import transcripts  # noqa: E402
+
+FORMATS = ("claude-code", "codex", "openclaw", "specstory")
+
+
+@pytest.fixture(scope="module")
+def questions() -> list[dict[str, Any]]:
+    return transcripts.load_questions()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory, shared_fixtures: Path) -> Iterator[transcripts.Corpus]:
+    """The shared transcripts indexed keyword-only (the question checks and the scoring need no vectors)."""
+    built = transcripts.open_corpus(root=shared_fixtures, index_dir=tmp_path_factory.mktemp("tq"), embedder=None)
+    yield built
+    built.engine.close()
+
+
+def test_question_file_schema(questions: list[dict[str, Any]]) -> None:
+    assert len(questions) >= 60
+    assert len({q["id"] for q in questions}) == len(questions)
+    kinds = [q["kind"] for q in questions]
+    assert set(kinds) == {"original", "paraphrase"}
+    assert kinds.count("paraphrase") * 2 >= len(questions)
+    for q in questions:
+        assert set(q) == {"id", "question", "kind", "targets", "file"}, q["id"]
+        assert q["question"].strip() and q["targets"], q["id"]
+        assert all("#" in t for t in q["targets"]), q["id"]
+        assert q["file"] == q["targets"][0].split("#", 1)[0], q["id"]
+    assert {q["file"].split("/", 1)[0] for q in questions} == set(FORMATS)
+
+
+def test_every_target_exists_and_no_paraphrase_uses_a_rare_target_word(
+    questions: list[dict[str, Any]], corpus: transcripts.Corpus
+) -> None:
+    check = transcripts.check_questions(questions, corpus)
+    assert check.unknown == []
+    assert check.rare_shared == {}
+    assert set(check.overlap) == {q["id"] for q in questions if q["kind"] == "paraphrase"}
+
+
+def test_the_check_catches_a_leaked_word_and_a_missing_target(corpus: transcripts.Corpus) -> None:
+    target = "openclaw/f967d602-325a-4a45-8d54-ee17484cfd96.jsonl#338bfb91"  # the pirogue summary
+    bad = [
+        {"id": "leak", "kind": "paraphrase", "question": "the story about the pirogue", "targets": [target]},
+        {"id": "stem", "kind": "paraphrase", "question": "the smugglers in that story", "targets": [target]},
+        {"id": "gone", "kind": "original", "question": "x", "targets": ["openclaw/nope.jsonl#1"]},
+    ]
+    check = transcripts.check_questions(bad, corpus)
+    assert check.unknown == ["openclaw/nope.jsonl#1"]
+    assert check.rare_shared["leak"] == ["pirogue"]
+    assert any(w.startswith("smugglers~smugg") for w in check.rare_shared["stem"])
+    assert not check.ok
+
+
+def test_score_counts_the_first_target() -> None:
+    assert transcripts.score(["a", "b", "c"], ["a"]) == {"P@1": 1.0, "R@5": 1.0, "R@10": 1.0, "MRR": 1.0}
+    ranked = [f"m{i}" for i in range(12)]
+    assert transcripts.score(ranked, ["m6", "m11"]) == {"P@1": 0.0, "R@5": 0.0, "R@10": 1.0, "MRR": 1 / 7}
+    assert transcripts.score(ranked, ["m4"]) == {"P@1": 0.0, "R@5": 1.0, "R@10": 1.0, "MRR": 0.2}  # 5th counts
+    assert transcripts.score(ranked, ["zz"]) == {"P@1": 0.0, "R@5": 0.0, "R@10": 0.0, "MRR": 0.0}
+
+
+def test_a_message_searched_by_its_own_words_comes_back_under_its_key(
+    corpus: transcripts.Corpus, shared_fixtures: Path
+) -> None:
+    for key in (
+        "specstory/.specstory/history/2026-05-10_09-00-00Z-where-is-save-implemented.md#L83",
+        "codex/2026/05/11/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl#L17",
+        "claude-code/258c7280-ae70-4798-800f-63464d01a85d.jsonl#1beab74f-197e-4133-87be-aee57bee402e",
+    ):
+        words = corpus.text_of[key][:300]
+        assert transcripts.ranked_messages(corpus, words, "keyword")[0] == key
+        assert transcripts.shown_messages(corpus, words, "keyword", shared_fixtures)[0] == key
+
+
+def test_evaluate_on_a_few_real_questions(
+    questions: list[dict[str, Any]], corpus: transcripts.Corpus, shared_fixtures: Path
+) -> None:
+    originals = [q for q in questions if q["kind"] == "original"]
+    sample = originals[:4] + [q for q in questions if q["kind"] == "paraphrase"][:4]
+    runs = transcripts.evaluate(sample, corpus, root=shared_fixtures, modes=("keyword",))
+    run = runs["keyword"]
+    assert run["all"]["questions"] == 8
+    assert run["byKind"]["original"]["questions"] == run["byKind"]["paraphrase"]["questions"] == 4
+    for summary in (run["all"], *run["byKind"].values()):
+        assert 0 <= summary["P@1"] <= summary["R@5"] <= summary["R@10"] <= 100
+        assert 0 <= summary["MRR"] <= 1
+        assert summary["shown R@5"] <= summary["answered"]
+    assert {m["id"] for m in run["misses"]} <= {q["id"] for q in sample}
+    assert sum(s["questions"] for s in run["byFormat"].values()) == 8
