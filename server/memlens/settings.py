@@ -120,6 +120,9 @@ class SearchSettings:
     """Share of the keyword signal from BM25 over each message together with its ±2 neighbours (0 = off)."""
     date_boost: float = field(default=0.2, metadata=between(0, 1))
     """A message on a date the query names (absolute or relative) gains this share of its missing score."""
+    event_mentions: int = field(default=2, metadata=between(0, 20))
+    """A date named from an event ("two days before the demo") is read from the days of the event's best this many
+    keyword matches (0 = such dates are ignored)."""
     tool_penalty: float = field(default=0.3, metadata=between(0, 1))
     """Tool-call inputs lose this share of their score unless the query looks like a command, path or identifier."""
     session_cap: int = field(default=0, metadata=between(0, 1000))

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import calendar
 import re
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
+
+from memlens.engine.stop_words import STOP_WORDS
 
 Window = tuple[int, int]
 
@@ -40,7 +43,51 @@ _BEFORE_AFTER = re.compile(
 )
 _LAST = re.compile(r"\b(yesterday|today|tonight|tomorrow|last\s+(?:week|weekend|month|year|night)|"
                    r"(?:this|next)\s+(?:week|weekend|month|year)|the\s+other\s+day)\b", re.I)  # fmt: skip
+_ANCHORED = re.compile(
+    rf"\b(?:{_NUM}\s+(day|week|month|year)s?|the\s+(day|week|month|weekend|year))\s+(before|after)\s+"
+    r"(?:the|my|his|her|their|our|your)\s+([^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,3})",
+    re.I,
+)
 _LAST_WEEKDAY = re.compile(r"\b(?:last|this past|on)\s+(" + "|".join(WEEKDAYS) + r")\b", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class AnchoredEvent:
+    """ "two days before the demo": the event's words ("demo"), the offset (2 days) and its direction (-1)."""
+
+    phrase: str
+    days: int  # the offset in days (0 for "the week before": the whole unit next to the event instead)
+    span: int  # "the week before/after": the length of that unit in days; 0 for a counted offset
+    sign: int  # -1 before, +1 after
+
+    def window(self, event_day: int) -> Window:
+        """The days this names, given the day of the event."""
+        if self.span:
+            return (event_day - self.span, event_day - 1) if self.sign < 0 else (event_day + 1, event_day + self.span)
+        slack = max(1, self.days // 5)
+        centre = event_day + self.sign * self.days
+        return centre - slack, centre + slack
+
+
+def anchored_events(text: str) -> list[AnchoredEvent]:
+    """Offsets from a named event ("the day after my birthday party"); the event's words stop at the first stop
+    word or month name, and a phrase made only of those is skipped (a date, not an event)."""
+    events: list[AnchoredEvent] = []
+    for m in _ANCHORED.finditer(text):
+        words: list[str] = []
+        for word in m[5].split():
+            if word.lower() in STOP_WORDS or word.lower().rstrip(".") in MONTHS or word.lower() in WEEKDAYS:
+                break
+            words.append(word.lower())
+        if not words:
+            continue
+        sign = -1 if m[4].lower() == "before" else 1
+        if m[3]:  # "the week after …"
+            unit = "week" if m[3].lower() == "weekend" else m[3].lower()
+            events.append(AnchoredEvent(" ".join(words), 0, UNITS[unit], sign))
+        else:
+            events.append(AnchoredEvent(" ".join(words), _count(m[1]) * UNITS[m[2].lower()], 0, sign))
+    return events
 
 
 def epoch_day(when: date) -> int:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from memlens.engine.calibration import probability
 from memlens.engine.dates import message_windows, overlaps, query_windows
+from memlens.engine.event_dates import event_windows
 from memlens.engine.identifiers import cjk_runs, looks_technical
 
 if TYPE_CHECKING:
@@ -33,12 +34,18 @@ class QueryFacts:
     windows: list[tuple[int, int]]
 
 
-def query_facts(query: str, keyword: KeywordIndex, settings: SearchSettings, now: float | None) -> QueryFacts:
+def query_facts(
+    query: str, keyword: KeywordIndex, settings: SearchSettings, now: float | None, catalog: Catalog | None = None
+) -> QueryFacts:
     words = keyword.content_words(query)
     total, freqs = keyword.document_frequencies([w for w in words if not cjk_runs(w)])
     freq_of = dict(zip([w for w in words if not cjk_runs(w)], freqs, strict=True))
     idf = [math.log(1 + (total - freq_of.get(w, 1) + 0.5) / (freq_of.get(w, 1) + 0.5)) for w in words]
-    windows = query_windows(query, time.time() if now is None else now) if settings.date_boost > 0 else []
+    windows: list[tuple[int, int]] = []
+    if settings.date_boost > 0:
+        windows = query_windows(query, time.time() if now is None else now)
+        if catalog is not None:  # "two days before the demo": the demo's day from the messages that mention it
+            windows += event_windows(query, keyword, catalog, mentions=settings.event_mentions)
     return QueryFacts(words, idf, looks_technical(query), windows)
 
 
@@ -89,7 +96,7 @@ def postprocess(
     head_size = max(HEAD, limit or 0)
     head, tail = ranked[:head_size], ranked[head_size:]
     rows = catalog.units_by_id([h.unit_id for h in head])
-    facts = query_facts(query, keyword, settings, now)
+    facts = query_facts(query, keyword, settings, now, catalog)
     texts: dict[int, str] = {}
     covers: dict[int, float] = {}
     for hit in head:

@@ -1,0 +1,85 @@
+"""Event-anchored dates ("two days before the demo") on the real engine: the event is dated from the messages
+that mention it, and a message on the day the question names ranks above the same words on another day."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+from memlens.engine.dates import anchored_events, epoch_day
+from memlens.engine.embedder import Embedder
+from memlens.engine.engine import Engine
+from memlens.settings import Settings
+
+SESSIONS = {  # one session per day, so no neighbour context links them
+    "s1": (datetime(2024, 3, 5, 9, tzinfo=UTC), "I fixed the login bug in the parser."),
+    "s2": (datetime(2024, 3, 12, 9, tzinfo=UTC), "I fixed the login bug in the parser, finally."),
+    "s3": (datetime(2024, 3, 14, 9, tzinfo=UTC), "The demo for the client went well, they loved the dashboard."),
+    "s4": (datetime(2024, 3, 20, 9, tzinfo=UTC), "Lunch with Sam; we talked about the garden."),
+}
+
+
+def _transcripts(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    for session_id, (when, text) in SESSIONS.items():
+        stamp = when.isoformat().replace("+00:00", "Z")
+        lines = [
+            {"type": "session", "version": 3, "id": session_id, "timestamp": stamp, "cwd": "/"},
+            {
+                "type": "message",
+                "id": f"{session_id}-m1",
+                "parentId": None,
+                "timestamp": stamp,
+                "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+            },
+        ]
+        (folder / f"{session_id}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return folder
+
+
+def _engine(tmp_path: Path, embedder: Embedder, event_mentions: int) -> Engine:
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    settings.search.event_mentions = event_mentions
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    engine = Engine(
+        [workspace],
+        settings,
+        extra_transcripts=[_transcripts(tmp_path / f"t{event_mentions}")],
+        index_dir=tmp_path / f"index{event_mentions}",
+        embedder=embedder,
+    )
+    engine.sync()
+    return engine
+
+
+def _top_text(engine: Engine, query: str) -> str:
+    ranking = engine.rank(query, mode="hybrid", limit=10)
+    rows = engine.catalog.units_by_id([ranking.hits[0].unit_id])
+    return str(rows[ranking.hits[0].unit_id]["text"])
+
+
+def test_anchored_events_parse() -> None:
+    (demo,) = anchored_events("What did I fix two days before the demo?")
+    assert (demo.phrase, demo.days, demo.sign) == ("demo", 2, -1)
+    assert demo.window(epoch_day(date(2024, 3, 14))) == (epoch_day(date(2024, 3, 11)), epoch_day(date(2024, 3, 13)))
+    (party,) = anchored_events("What happened the day after my birthday party?")
+    assert party.phrase == "birthday party" and party.window(100) == (101, 101)
+    (trip,) = anchored_events("the week after the trip to Paris")
+    assert trip.phrase == "trip" and trip.window(100) == (101, 107)
+    assert anchored_events("two weeks before August 11, 2023") == []  # a date, handled by query_windows
+    assert anchored_events("the day before the May meeting") == []  # a month first: not read as an event
+    assert anchored_events("how did we fix the queue before the release") == []  # no offset: not a date
+
+
+def test_two_days_before_the_demo_finds_the_message_of_that_day(tmp_path: Path, embedder: Embedder) -> None:
+    query = "Which login bug in the parser did I fix two days before the demo?"
+    with _engine(tmp_path, embedder, event_mentions=0) as plain:  # without event dates the shorter message wins on BM25
+        assert _top_text(plain, query) == SESSIONS["s1"][1]
+    with _engine(tmp_path, embedder, event_mentions=2) as anchored:
+        assert _top_text(anchored, query) == SESSIONS["s2"][1]
+        # an event nobody mentioned dates nothing: the order stays
+        unknown = "Which login bug in the parser did I fix two days before the hackathon?"
+        assert _top_text(anchored, unknown) == SESSIONS["s1"][1]
