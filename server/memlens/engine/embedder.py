@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memlens.engine.fastembed_models import ModelUnavailable as ModelUnavailable
+from memlens.engine.fastembed_models import load_by_name
 from memlens.engine.lazy import lazy_module
-from memlens.errors import MemlensError
 from memlens.settings import EmbeddingSettings
 
 if TYPE_CHECKING:
@@ -69,10 +70,6 @@ BUNDLED_FILES: dict[str, tuple[str, str, str]] = {
         "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
     ),
 }
-
-
-class ModelUnavailable(MemlensError):
-    """The embedding model could not be found, verified or loaded."""
 
 
 @dataclass(frozen=True)
@@ -380,7 +377,7 @@ def load_embedder(settings: EmbeddingSettings, cache_dir: Path) -> tuple[Embedde
 
     The bundled model's packages are looked up now; at the first embedding its files are gathered, every sha256
     checked, and ONNX Runtime loads it (so `stats` or a keyword search never pay for it).
-    Another fastembed model is loaded now (through fastembed, imported only then).
+    Another fastembed model is loaded now (through fastembed, imported only then; see fastembed_models.py).
     """
     if not settings.enabled:
         return None, "embeddings are disabled (memlens.embedding.enabled = false)"
@@ -389,10 +386,15 @@ def load_embedder(settings: EmbeddingSettings, cache_dir: Path) -> tuple[Embedde
         if settings.model and settings.model != BUNDLED_MODEL:
             from fastembed import TextEmbedding
 
-            kwargs: dict[str, Any] = {"threads": settings.threads or None, "cache_dir": str(cache_dir / "fastembed")}
-            if settings.model_path:
-                kwargs["specific_model_path"] = settings.model_path
-            model = TextEmbedding(settings.model, **kwargs)
+            model = load_by_name(
+                TextEmbedding,
+                settings.model,
+                what="text embedding",
+                setting="memlens.embedding.model",
+                cache_dir=cache_dir / "fastembed",
+                threads=settings.threads or None,
+                model_path=settings.model_path,
+            )
             dim = len(next(iter(model.embed(["dimension probe"]))))
             return Embedder(model, settings.model, dim, settings.batch_size, settings.max_tokens), ""
         given = Path(settings.model_path) if settings.model_path else None
