@@ -143,6 +143,7 @@ def test_an_untrusted_workspace_file_cannot_choose_locations() -> None:
         "transcripts": {"paths": ["/home/someone/.ssh"], "exclude": ["*.tmp"]},
         "embedding.model": "some/model",
         "memlens.embedding.modelPath": "/tmp/model",
+        "reranker": {"model": "some/reranker", "modelPath": "/tmp/reranker", "topN": 12},
         "scope": "all",
         "follow_external_symlinks": True,
         "privacy": {"redactIndex": False},
@@ -151,6 +152,7 @@ def test_an_untrusted_workspace_file_cannot_choose_locations() -> None:
     result, warnings = merged(data, trusted=False, source="/ws/.memlens.json")
     assert result.index_dir == "" and result.transcripts.paths == [] and result.scope == "workspace"
     assert result.embedding.model == "" and result.embedding.model_path == ""
+    assert result.reranker.model == "" and result.reranker.model_path == "" and result.reranker.top_n == 12
     assert result.follow_external_symlinks is False and result.privacy.redact_index is True
     assert result.search.mode == "keyword" and result.transcripts.exclude == ["*.tmp"]  # the rest applies
     assert len(warnings) == len(TRUST_SETTINGS)

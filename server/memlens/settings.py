@@ -33,6 +33,8 @@ TRUST_SETTINGS = (
     "transcripts.paths",
     "embedding.model",
     "embedding.modelPath",
+    "reranker.model",
+    "reranker.modelPath",
     "privacy.redactIndex",
 )
 """Settings that change where memlens reads or writes, what it downloads and loads, or whether secrets are written
@@ -93,6 +95,20 @@ class EmbeddingSettings:
     """Embedding workers (each runs one ONNX Runtime thread); 0 = one per core. A query always runs one thread."""
     quantize: bool = False
     """The bundled model computes in int8 (dynamic quantisation, made once in the model cache); false = fp32."""
+
+
+@dataclass
+class RerankerSettings:
+    """The optional cross-encoder pass over the top hits (engine/cross_encoder.py); off unless a model is named."""
+
+    model: str = ""
+    """A fastembed cross-encoder model name (e.g. Xenova/ms-marco-MiniLM-L-6-v2); empty = no reranking."""
+    model_path: str = ""
+    """A local folder holding the cross-encoder's files (with `model`, or alone for a folder holding model.onnx)."""
+    top_n: int = field(default=30, metadata=between(2, 200))
+    """How many of the top hits the cross-encoder reads and re-orders (its cost grows with this)."""
+    threads: int = field(default=1, metadata=between(1, 64))
+    """ONNX Runtime threads for one reranking."""
 
 
 Mode = Literal["hybrid", "keyword", "vector"]
@@ -159,6 +175,7 @@ class Settings:
     chunking: ChunkingSettings = field(default_factory=ChunkingSettings)
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     search: SearchSettings = field(default_factory=SearchSettings)
+    reranker: RerankerSettings = field(default_factory=RerankerSettings)
     hover: HoverSettings = field(default_factory=HoverSettings)
     privacy: PrivacySettings = field(default_factory=PrivacySettings)
     scope: Scope = "workspace"

@@ -19,6 +19,7 @@ import platformdirs
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.context_pack import DEFAULT_BUDGET, build_context_pack
+from memlens.engine.cross_encoder import Reranker
 from memlens.engine.discovery import Locations, SourceFile, classify, discover, resolve_locations
 from memlens.engine.embedder import BUNDLED_DIM, Embedder, load_embedder
 from memlens.engine.filters import SearchFilters
@@ -74,6 +75,7 @@ class Engine:
         self.indexer = Indexer(self.catalog, self.keyword, self.vectors, self.embedder, self.settings)
         self.indexer.guard = self._require_writer  # checked before every commit
         self.retriever = Retriever(self.catalog, self.keyword, self.vectors, self.embedder)
+        self.reranker = Reranker(self.index_dir.parent.parent / "models")  # loads a model only if one is configured
         self.syncing = threading.Event()
         self._seen_generation = -1
         self._derived_stale = False  # a write failed between the catalog and the derived indexes
@@ -131,8 +133,10 @@ class Engine:
         self._seen_generation = generation
 
     def apply_query_settings(self, settings: Settings) -> None:
-        """Take the settings that change no index (search, hover, excluded sessions); others need a new Engine."""
+        """Take the settings that change no index (search, reranker, hover, excluded sessions); others need a new
+        Engine."""
         self.settings.search = dataclasses.replace(settings.search)
+        self.settings.reranker = dataclasses.replace(settings.reranker)
         self.settings.hover = dataclasses.replace(settings.hover)
         self.settings.exclude_sessions = list(settings.exclude_sessions)
 
@@ -271,7 +275,8 @@ class Engine:
         fusion: str | None = None,
     ) -> Ranking:
         self.refresh()
-        return self.retriever.rank(query, self.settings.search, mode, fusion, filters, limit)
+        ranking = self.retriever.rank(query, self.settings.search, mode, fusion, filters, limit)
+        return self.reranker.rerank(query, ranking, self.settings.reranker, self.catalog)
 
     def search(
         self,
