@@ -160,3 +160,40 @@ def test_entropy_is_detect_secrets_entropy() -> None:
     samples += ["".join(chr(33 + (i * 7 + j) % 90) for j in range(i)) for i in range(1, 60)]
     for sample in samples:
         assert entropy(sample) == pytest.approx(theirs.calculate_shannon_entropy(sample), abs=1e-12)
+
+
+def test_flat_word_query_scores_as_the_nested_one(tmp_path: Path) -> None:
+    """A words-only query is sent to tantivy as a flat disjunction (its top-k pruning applies); it must find the
+    same units with the same BM25 as the disjunction wrapped in a required clause, in both fields."""
+    import tantivy
+
+    from memlens.engine.keyword_index import KeywordDoc, KeywordIndex
+
+    index = KeywordIndex(tmp_path / "kw")
+    words = ["deploy", "queue", "ledger", "refund", "retry", "webhook", "billing", "timeout", "cache", "rollout"]
+    docs = [
+        KeywordDoc(
+            unit_id=i,
+            file_id=i % 7,
+            kind="transcript",
+            format="codex",
+            session_key=f"s{i % 5}",
+            role="user",
+            ts=i,
+            text=" ".join(words[(i * j) % len(words)] for j in range(1, 2 + i % 6)),
+            context=" ".join(words[(i + j) % len(words)] for j in range(8)),
+        )
+        for i in range(1, 300)
+    ]
+    index.write(1, add=docs)
+    searcher = index.index.searcher()
+    for query in ("deploy queue", "refund retry webhook", "billing", "cache rollout timeout ledger"):
+        for field in ("text", "context"):
+            flat = index.search(query, 40, field=field)
+            inner = index._loose_queries(query, field)
+            nested = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in inner]))]
+            )
+            hits = searcher.search(nested, 40, count=False).hits
+            ids = searcher.fast_field_values("unit_id", [address for _, address in hits])
+            assert flat and flat == [(int(u), float(score)) for (score, _), u in zip(hits, ids, strict=True)]
