@@ -270,7 +270,8 @@ class KeywordIndex:
         result = searcher.search(query, limit, count=False)
         # unit ids from the fast field (a column read), not by loading each hit's stored document
         unit_ids = searcher.fast_field_values("unit_id", [address for _, address in result.hits])
-        return [(int(unit_id), float(score)) for (score, _), unit_id in zip(result.hits, unit_ids, strict=True)]
+        pairs = zip(result.hits, unit_ids, strict=True)
+        return [(int(unit_id), float(score)) for (score, _), unit_id in pairs if unit_id is not None]
 
     def document_frequencies(self, words: list[str]) -> tuple[int, list[int]]:
         """(documents, how many contain each word) in the `text` field: for idf-weighted query coverage."""
