@@ -122,6 +122,21 @@ class _OnnxEncoder:
     def encode(self, texts: list[str]) -> np.ndarray:
         return self.run(self.tokenize(texts))
 
+    def encode_one(self, text: str) -> np.ndarray:
+        """One text's mean-pooled vector, not yet normalised: a query's path, with no padding or batching to do."""
+        ids = self.tokenizer.encode(text).ids
+        if not ids:
+            whole: np.ndarray = self.encode([text])[0]
+            return whole
+        row = np.array([ids], dtype=np.int64)
+        feed = {"input_ids": row}
+        if "attention_mask" in self.inputs:
+            feed["attention_mask"] = np.ones_like(row)
+        if "token_type_ids" in self.inputs:
+            feed["token_type_ids"] = np.zeros_like(row)
+        pooled: np.ndarray = self.session.run(None, feed)[0][0].mean(axis=0, dtype=np.float32)
+        return pooled
+
     def run(self, batch: list[list[int]]) -> np.ndarray:
         """Mean-pooled (not yet normalised) vectors of one batch, padded on the right to its longest text."""
         width = max((len(row) for row in batch), default=0)
@@ -266,7 +281,15 @@ class Embedder:
             with contextlib.suppress(KeyError):  # another thread may have evicted it meanwhile
                 self._queries.move_to_end(text)
             return cached
-        vector: np.ndarray = self.embed([text])[0]
+        model = self.model()
+        vector: np.ndarray
+        if isinstance(model, _OnnxEncoder):
+            vector = model.encode_one(text)
+            norm = float(np.linalg.norm(vector))
+            if norm > 0:
+                vector /= norm
+        else:
+            vector = self.embed([text])[0]
         vector.setflags(write=False)
         self._queries[text] = vector
         while len(self._queries) > QUERY_CACHE_SIZE:
