@@ -134,7 +134,7 @@ class SearchSettings:
     """How many messages either side, in the same session, count as neighbours."""
     context_weight: float = field(default=0.5, metadata=between(0, 1))
     """Share of the keyword signal from BM25 over each message together with its ±2 neighbours (0 = off)."""
-    date_boost: float = field(default=0.2, metadata=between(0, 1))
+    date_boost: float = field(default=0.3, metadata=between(0, 1))
     """A message on a date the query names (absolute or relative) gains this share of its missing score."""
     event_mentions: int = field(default=2, metadata=between(0, 20))
     """A date named from an event ("two days before the demo") is read from the days of the event's best this many
