@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Required, TypedDict
+from typing import Any, TypedDict
 
 import jsonschema
 
@@ -23,58 +23,28 @@ from memlens.engine.search import MODES
 from memlens.engine.sessions import MAX_LIMIT as MAX_SESSIONS
 from memlens.engine.summaries import DEFAULT_EXPAND_BUDGET, MAX_GREP
 from memlens.errors import InvalidRequest
+from memlens.wire import (
+    ContextParams,
+    ContextResponse,
+    HistoryParams,
+    HistoryResponse,
+    McpSearchParams,
+    SearchResponse,
+    SessionsParams,
+    SessionsResponse,
+    StatsResponse,
+    SummariesDescribeParams,
+    SummariesExpandParams,
+    SummariesExpandResponse,
+    SummariesGrepParams,
+    SummariesGrepResponse,
+    SummaryDescription,
+)
 
 MAX_BUDGET = 200_000
 SESSIONS_PAGE = 20  # an agent reads a page; programs page on with nextCursor
 
-# -- argument types --------------------------------------------------------------------------------------------
-
-
-class SearchArgs(TypedDict, total=False):
-    query: Required[str]
-    limit: int
-    mode: str
-    kind: str
-    format: str
-    role: str
-    since: str
-    until: str
-    sessionKey: str
-
-
-class HistoryArgs(TypedDict, total=False):
-    sessionKey: Required[str]
-    messageId: str
-    limit: int
-
-
-class SessionsArgs(TypedDict, total=False):
-    query: str
-    format: str
-    since: str
-    until: str
-    limit: int
-    cursor: str
-
-
-class GrepArgs(TypedDict, total=False):
-    pattern: Required[str]
-    limit: int
-
-
-class DescribeArgs(TypedDict):
-    summaryId: str
-
-
-class ExpandArgs(TypedDict, total=False):
-    summaryId: Required[str]
-    tokenBudget: int
-
-
-class ContextArgs(TypedDict, total=False):
-    question: Required[str]
-    tokenBudget: int
-    limit: int
+# -- argument types (the others are in memlens.wire) -------------------------------------------------------------
 
 
 class NoArgs(TypedDict):
@@ -84,7 +54,7 @@ class NoArgs(TypedDict):
 # -- handlers ----------------------------------------------------------------------------------------------------
 
 
-def search(engine: Engine, args: SearchArgs) -> dict[str, Any]:
+def search(engine: Engine, args: McpSearchParams) -> SearchResponse:
     session = args.get("sessionKey")
     filters = filters_from_dict(
         {
@@ -99,11 +69,11 @@ def search(engine: Engine, args: SearchArgs) -> dict[str, Any]:
     return engine.search(args["query"], limit=args.get("limit"), mode=args.get("mode"), filters=filters)
 
 
-def history(engine: Engine, args: HistoryArgs) -> dict[str, Any]:
+def history(engine: Engine, args: HistoryParams) -> HistoryResponse:
     return engine.history(args["sessionKey"], message_id=args.get("messageId"), limit=args.get("limit", 20))
 
 
-def sessions(engine: Engine, args: SessionsArgs) -> dict[str, Any]:
+def sessions(engine: Engine, args: SessionsParams) -> SessionsResponse:
     return engine.sessions(
         query=args.get("query"),
         format=args.get("format"),
@@ -114,25 +84,25 @@ def sessions(engine: Engine, args: SessionsArgs) -> dict[str, Any]:
     )
 
 
-def summaries_grep(engine: Engine, args: GrepArgs) -> dict[str, Any]:
+def summaries_grep(engine: Engine, args: SummariesGrepParams) -> SummariesGrepResponse:
     return engine.summaries_grep(args["pattern"], limit=args.get("limit", 20))
 
 
-def summaries_describe(engine: Engine, args: DescribeArgs) -> dict[str, Any]:
+def summaries_describe(engine: Engine, args: SummariesDescribeParams) -> SummaryDescription:
     return engine.summaries_describe(args["summaryId"])
 
 
-def summaries_expand(engine: Engine, args: ExpandArgs) -> dict[str, Any]:
+def summaries_expand(engine: Engine, args: SummariesExpandParams) -> SummariesExpandResponse:
     return engine.summaries_expand(args["summaryId"], token_budget=args.get("tokenBudget", DEFAULT_EXPAND_BUDGET))
 
 
-def context(engine: Engine, args: ContextArgs) -> dict[str, Any]:
+def context(engine: Engine, args: ContextParams) -> ContextResponse:
     return engine.context(
         args["question"], token_budget=args.get("tokenBudget", DEFAULT_BUDGET), limit=args.get("limit")
     )
 
 
-def stats(engine: Engine, args: NoArgs) -> dict[str, Any]:
+def stats(engine: Engine, args: NoArgs) -> StatsResponse:
     return engine.stats()
 
 
@@ -174,7 +144,7 @@ class Tool:
     description: str
     input_schema: dict[str, Any]
     output_schema: dict[str, Any]
-    handler: Callable[[Engine, Any], dict[str, Any]]
+    handler: Callable[[Engine, Any], Mapping[str, object]]  # a memlens.wire answer
 
     def check(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         """The arguments, checked against the input schema; InvalidRequest says what is wrong and where."""
@@ -364,4 +334,4 @@ def tool_named(name: str) -> Tool:
 
 def run_tool(engine: Engine, tool: Tool, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
     """Check the arguments and run the handler (blocking: call it from a worker thread)."""
-    return tool.handler(engine, tool.check(arguments))
+    return dict(tool.handler(engine, tool.check(arguments)))  # plain JSON now: MCP adds `indexing` and may cut it
