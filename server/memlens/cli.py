@@ -8,7 +8,6 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from memlens import __version__
 from memlens.engine import Engine
@@ -17,6 +16,7 @@ from memlens.engine.indexer import SyncReport
 from memlens.engine.search import FUSIONS, MODES
 from memlens.errors import InvalidRequest, MemlensError, SettingsError
 from memlens.settings import Settings, load_workspace_file, merge
+from memlens.wire import HistoryResponse, SearchResponse, SearchResult, SessionsResponse
 
 log = logging.getLogger("memlens")
 
@@ -208,7 +208,7 @@ def describe_sync(report: SyncReport, compact: bool = False) -> str:
 # -- output -----------------------------------------------------------------------------------------------------
 
 
-def result_header(result: dict[str, Any]) -> str:
+def result_header(result: SearchResult) -> str:
     score = f"({round(result['score'] * 100)}%)"
     if result["kind"] == "memory":
         return f"{result['relPath']}:{result.get('lineStart') or 1} {score}"
@@ -218,7 +218,7 @@ def result_header(result: dict[str, Any]) -> str:
     return f"{result.get('format')} · {session} · {when} · {result.get('role')}{kind} {score}"
 
 
-def print_search(response: dict[str, Any], explain: bool) -> None:
+def print_search(response: SearchResponse, explain: bool) -> None:
     if response.get("note"):
         print(f"note: {response['note']}")
     if not response["results"]:
@@ -236,7 +236,7 @@ def print_search(response: dict[str, Any], explain: bool) -> None:
     print(f"{response['totalResults']} results · {response['mode']} · {response['searchTimeMs']} ms")
 
 
-def print_history(history: dict[str, Any]) -> None:
+def print_history(history: HistoryResponse) -> None:
     print(f"{history['format']} · {history['sessionKey']} · {history['path']}")
     if history.get("title"):
         print(f"  title: {history['title']}")
@@ -255,7 +255,7 @@ def print_history(history: dict[str, Any]) -> None:
         print("  …")
 
 
-def print_sessions(page: dict[str, Any]) -> None:
+def print_sessions(page: SessionsResponse) -> None:
     sessions = page["sessions"]
     if not sessions:
         print("no sessions")

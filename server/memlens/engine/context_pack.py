@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import Protocol, cast
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.redact import redact
 from memlens.engine.summaries import estimate_tokens
 from memlens.errors import NotFound
 from memlens.settings import Settings
+from memlens.wire import (
+    ContextItem,
+    ContextMessage,
+    ContextPassage,
+    ContextResponse,
+    HistoryMessage,
+    HistoryResponse,
+    SearchMode,
+    SearchResponse,
+    SearchResult,
+)
 
 DEFAULT_BUDGET = 2000
 MAX_CANDIDATES = 50
@@ -24,17 +35,17 @@ class PackSource(Protocol):
     catalog: Catalog
     settings: Settings
 
-    def search(self, query: str, *, limit: int | None = None, min_score: float | None = None) -> dict[str, Any]: ...
+    def search(self, query: str, *, limit: int | None = None, min_score: float | None = None) -> SearchResponse: ...
 
-    def history(self, session_key: str, *, message_id: str | None = None, limit: int = 20) -> dict[str, Any]: ...
+    def history(self, session_key: str, *, message_id: str | None = None, limit: int = 20) -> HistoryResponse: ...
 
 
-def _memory_text(engine: PackSource, result: dict[str, Any]) -> str:
+def _memory_text(engine: PackSource, result: SearchResult) -> str:
     chunk_id = int(str(result["id"]).split(":", 1)[1])
     return "\n\n".join(engine.catalog.chunk_texts(chunk_id)) or result["excerpt"]
 
 
-def _turns(engine: PackSource, result: dict[str, Any]) -> list[dict[str, Any]]:
+def _turns(engine: PackSource, result: SearchResult) -> list[HistoryMessage]:
     """The hit's best message plus one neighbour: the reply to a user message, else the message before it."""
     try:
         history = engine.history(result["sessionKey"], message_id=result["messageId"], limit=3)
@@ -52,14 +63,15 @@ def _turns(engine: PackSource, result: dict[str, Any]) -> list[dict[str, Any]]:
     return [messages[index - 1], anchor] if index > 0 else [anchor]
 
 
-def _item(engine: PackSource, result: dict[str, Any]) -> dict[str, Any] | None:
-    base = {"kind": result["kind"], "score": result["score"], "relPath": result["relPath"]}
+def _item(engine: PackSource, result: SearchResult) -> ContextPassage | None:
     if result["kind"] == "memory":
-        start, end = result.get("lineStart"), result.get("lineEnd")
+        start, end = result["lineStart"], result["lineEnd"]  # every memory hit has both
         citation = f"{result['relPath']}:{start}-{end}" if start else result["relPath"]
         text = redact(_memory_text(engine, result))
-        return {
-            **base,
+        memory: ContextPassage = {
+            "kind": result["kind"],
+            "score": result["score"],
+            "relPath": result["relPath"],
             "source": result["path"],
             "citation": citation,
             "lineStart": start,
@@ -67,18 +79,21 @@ def _item(engine: PackSource, result: dict[str, Any]) -> dict[str, Any] | None:
             "heading": result.get("heading"),
             "text": text,
         }
+        return memory
     turns = _turns(engine, result)
     if not turns:
         return None
     citation = f"{result['sessionKey']} · message {result['messageId']} · {result.get('timestamp') or 'no time'}"
-    return {
-        **base,
+    transcript: ContextPassage = {
+        "kind": result["kind"],
+        "score": result["score"],
+        "relPath": result["relPath"],
         "source": result["sessionKey"],
         "citation": citation,
         "sessionKey": result["sessionKey"],
         "messageId": result["messageId"],
         "timestamp": result.get("timestamp"),
-        "format": result.get("format"),
+        "format": result["format"],  # every transcript and summary hit has one
         "messages": [
             {
                 "messageId": m["messageId"],
@@ -89,11 +104,12 @@ def _item(engine: PackSource, result: dict[str, Any]) -> dict[str, Any] | None:
             for m in turns
         ],
     }
+    return transcript
 
 
-def _round_robin(items: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+def _round_robin(items: list[ContextPassage]) -> Iterator[ContextPassage]:
     """Items in turns across sources (sessions or memory files), each source's best first."""
-    queues: dict[str, list[dict[str, Any]]] = {}
+    queues: dict[str, list[ContextPassage]] = {}
     for item in items:
         queues.setdefault(item["source"], []).append(item)
     while queues:
@@ -103,7 +119,7 @@ def _round_robin(items: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
                 del queues[source]
 
 
-def _render(item: dict[str, Any], number: int) -> str:
+def _render(item: ContextPassage, number: int) -> str:
     if item["kind"] == "memory":
         title = f"### {number}. {item['citation']}" + (f" — {item['heading']}" if item.get("heading") else "")
         return f"{title}\n\n{item['text'].strip()}\n"
@@ -117,12 +133,13 @@ def _render(item: dict[str, Any], number: int) -> str:
     return "\n".join(lines)
 
 
-def _trim(item: dict[str, Any], tokens: int) -> dict[str, Any]:
+def _trim(item: ContextPassage, tokens: int) -> ContextPassage:
     """A copy of `item` whose text is cut to about `tokens` tokens."""
     chars = tokens * 4
     if item["kind"] == "memory":
         return {**item, "text": item["text"][:chars].rstrip() + "…", "truncated": True}
-    messages, left = [], chars
+    messages: list[ContextMessage] = []
+    left = chars
     for message in item["messages"]:
         if left <= 0:
             break
@@ -132,7 +149,7 @@ def _trim(item: dict[str, Any], tokens: int) -> dict[str, Any]:
     return {**item, "messages": messages, "truncated": True}
 
 
-def _fit(item: dict[str, Any], room: int, number: int) -> tuple[dict[str, Any], int] | None:
+def _fit(item: ContextPassage, room: int, number: int) -> tuple[ContextPassage, int] | None:
     """`item` trimmed so that its rendering fits in `room` tokens, with its cost; None if too little would be left."""
     overhead = estimate_tokens(_render(_trim(item, 0), number)) + 1
     text_tokens = room - overhead
@@ -147,7 +164,7 @@ def _fit(item: dict[str, Any], room: int, number: int) -> tuple[dict[str, Any], 
 
 def build_context_pack(
     engine: PackSource, question: str, *, token_budget: int = DEFAULT_BUDGET, limit: int | None = None
-) -> dict[str, Any]:
+) -> ContextResponse:
     """Search for `question`, then fill `token_budget` round-robin across sources; returns items and markdown."""
     budget = max(50, int(token_budget))
     max_items = max(1, int(limit)) if limit else None
@@ -159,7 +176,7 @@ def build_context_pack(
     items = [item for result in results if result["score"] >= floor and (item := _item(engine, result)) is not None]
     header = f"## Context for: {question.strip()}\n"
     used = estimate_tokens(header) + 1
-    chosen: list[dict[str, Any]] = []
+    chosen: list[ContextItem] = []
     seen: set[tuple[str, str | None]] = set()
     skipped = 0
     for item in _round_robin(items):
@@ -177,8 +194,7 @@ def build_context_pack(
                 continue
             item, cost = fitted
         seen.update((item["source"], i) for i in ids)
-        item["tokens"] = cost
-        chosen.append(item)
+        chosen.append({**item, "tokens": cost})
         used += cost
     markdown = header + "\n" + "\n".join(_render(item, n) for n, item in enumerate(chosen, 1))
     if not chosen:
@@ -191,6 +207,6 @@ def build_context_pack(
         "sources": len({item["source"] for item in chosen}),
         "truncated": skipped > 0 or any(item.get("truncated") for item in chosen),
         "indexing": response["indexing"],
-        "mode": response["mode"],
+        "mode": cast(SearchMode, response["mode"]),  # the retriever checked it against search.MODES
         "markdown": markdown,
     }

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import platformdirs
 
@@ -37,6 +37,18 @@ from memlens.engine.vector_index import VectorIndex
 from memlens.engine.writer_lock import WriterLock
 from memlens.errors import IndexUnavailable, is_disk_full
 from memlens.settings import Settings
+from memlens.wire import (
+    ContextResponse,
+    FusionMode,
+    HistoryResponse,
+    SearchResponse,
+    SearchResult,
+    SessionsResponse,
+    StatsResponse,
+    SummariesExpandResponse,
+    SummariesGrepResponse,
+    SummaryDescription,
+)
 
 log = logging.getLogger(__name__)
 
@@ -288,7 +300,7 @@ class Engine:
         explain: bool = False,
         fusion: str | None = None,
         min_score: float | None = None,
-    ) -> dict[str, Any]:
+    ) -> SearchResponse:
         """The `--json` / `memlens.search` response."""
         started = time.perf_counter()
         settings = self.settings.search
@@ -304,7 +316,7 @@ class Engine:
             explain,
         )
         self._label_sessions(results)
-        response: dict[str, Any] = {
+        response: SearchResponse = {
             "query": query,
             "mode": ranking.mode,
             "results": results,
@@ -315,17 +327,20 @@ class Engine:
         if ranking.mode != (mode or settings.mode):
             response["note"] = f"no embedding model ({self.provider_note or 'no vectors yet'}); keyword search only"
         if explain:
-            response["fusion"] = ranking.fusion
+            response["fusion"] = cast(FusionMode, ranking.fusion)  # the retriever checked it against FUSIONS
         return redact_response(response)
 
-    def history(self, session_key: str, *, message_id: str | None = None, limit: int = 20) -> dict[str, Any]:
+    def history(self, session_key: str, *, message_id: str | None = None, limit: int = 20) -> HistoryResponse:
         """A session's messages around `message_id` (or its newest tail); excluded sessions do not exist.
         `session_key` may also be a bare session id or a unique prefix (see `resolve_session`)."""
         self.refresh()
         visibility = self.visibility()
         key = resolve_session(self.catalog, session_key, visibility)
         history = session_history(self.catalog, key, message_id, limit, visibility)
-        history.update(session_labels(self.catalog, [key]).get(key, {}))
+        label = session_labels(self.catalog, [key]).get(key)
+        if label is not None:
+            history["title"] = label["title"]
+            history["resumeCommand"] = label["resumeCommand"]
         return redact_response(history)
 
     def resolve_session(self, ref: str) -> str:
@@ -342,7 +357,7 @@ class Engine:
         until: str | None = None,
         limit: int = SESSIONS_LIMIT,
         cursor: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> SessionsResponse:
         """A page of visible sessions, newest first: title, project, times, files touched, tools, resume command."""
         self.refresh()
         page = list_sessions(
@@ -355,37 +370,43 @@ class Engine:
             limit=limit,
             cursor=cursor,
         )
-        page["indexing"] = self.indexing()
-        return redact_response(page)
+        answer: SessionsResponse = {**page, "indexing": self.indexing()}
+        return redact_response(answer)
 
-    def _label_sessions(self, results: list[dict[str, Any]]) -> None:
+    def _label_sessions(self, results: list[SearchResult]) -> None:
         """Give transcript and summary hits their session's title and resume command."""
         keys = {r["sessionKey"] for r in results if r.get("sessionKey")}
         labels = session_labels(self.catalog, keys) if keys else {}
         for result in results:
-            if result.get("sessionKey") in labels:
-                result.update(labels[result["sessionKey"]])
+            label = labels.get(result.get("sessionKey", ""))
+            if label is not None:
+                result["title"] = label["title"]
+                result["resumeCommand"] = label["resumeCommand"]
 
-    def summaries_grep(self, pattern: str, *, limit: int = 20) -> dict[str, Any]:
+    def summaries_grep(self, pattern: str, *, limit: int = 20) -> SummariesGrepResponse:
         """Compaction summaries whose text matches `pattern` (a linear-time regular expression)."""
         self.refresh()
         return redact_response(grep_summaries(self.catalog, pattern, limit, self.visibility()))
 
-    def summaries_describe(self, summary_id: str) -> dict[str, Any]:
+    def summaries_describe(self, summary_id: str) -> SummaryDescription:
         """One summary with the span of messages it covers."""
         self.refresh()
         return redact_response(describe_summary(self.catalog, summary_id, self.visibility()))
 
-    def summaries_expand(self, summary_id: str, *, token_budget: int = DEFAULT_EXPAND_BUDGET) -> dict[str, Any]:
+    def summaries_expand(
+        self, summary_id: str, *, token_budget: int = DEFAULT_EXPAND_BUDGET
+    ) -> SummariesExpandResponse:
         """The messages a summary replaced, within a token budget."""
         self.refresh()
         return redact_response(expand_summary(self.catalog, summary_id, token_budget, self.visibility()))
 
-    def context(self, question: str, *, token_budget: int = DEFAULT_BUDGET, limit: int | None = None) -> dict[str, Any]:
+    def context(
+        self, question: str, *, token_budget: int = DEFAULT_BUDGET, limit: int | None = None
+    ) -> ContextResponse:
         """A context pack: the turns most relevant to `question`, cited, within a token budget."""
         return redact_response(build_context_pack(self, question, token_budget=token_budget, limit=limit))
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> StatsResponse:
         catalog = self.catalog
         total_chunks = catalog.count("chunks")
         model = self.embedder.name if self.embedder else None

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import sqlite3
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.results import Visibility, iso
 from memlens.errors import NotFound
+from memlens.wire import HistoryMessage, HistoryResponse
 
 MAX_HISTORY = 500
 
@@ -15,7 +16,7 @@ class HistoryError(NotFound):
     """An unknown session, or a message id that is not in the session."""
 
 
-def _message(row: Any) -> dict[str, Any]:
+def _message(row: sqlite3.Row) -> HistoryMessage:
     return {
         "messageId": row["message_id"],
         "role": row["role"],
@@ -26,9 +27,9 @@ def _message(row: Any) -> dict[str, Any]:
     }
 
 
-def _joined_parts(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _joined_parts(messages: list[HistoryMessage]) -> list[HistoryMessage]:
     """A message longer than the chunk limit is stored as several parts (units) with one id: show it whole."""
-    joined: list[dict[str, Any]] = []
+    joined: list[HistoryMessage] = []
     for message in messages:
         if joined and joined[-1]["messageId"] == message["messageId"] and message["messageId"]:
             joined[-1]["text"] += "\n" + message["text"]
@@ -53,7 +54,7 @@ def session_history(
     message_id: str | None = None,
     limit: int = 20,
     visibility: Visibility | None = None,
-) -> dict[str, Any]:
+) -> HistoryResponse:
     if not isinstance(session_key, str) or not session_key:
         raise HistoryError("sessionKey is required")
     limit = max(1, min(int(limit), MAX_HISTORY))

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from memlens.engine.catalog import Catalog, FileRow
 from memlens.engine.catalog_writer import CatalogWriter, PendingChanges
@@ -41,6 +41,7 @@ from memlens.engine.stored_text import redact_content
 from memlens.engine.vector_index import VectorIndex, encode_vector, vector_rows
 from memlens.errors import is_disk_full
 from memlens.settings import Settings, camel_case
+from memlens.wire import ReindexReport
 
 log = logging.getLogger(__name__)
 
@@ -87,9 +88,10 @@ class SyncReport:
                 setattr(self, name, getattr(self, name) + value)
         self.errors.extend(other.errors[: max(0, 50 - len(self.errors))])
 
-    def to_wire(self) -> dict[str, object]:
-        """The report as the language server and MCP answer it: camelCase, like every other answer."""
-        return {camel_case(name): getattr(self, name) for name in self.__dataclass_fields__}
+    def to_wire(self) -> ReindexReport:
+        """The report as the language server and MCP answer it: camelCase, like every other answer (every field;
+        tests/test_wire_types.py holds the keys to `wire.ReindexReport`)."""
+        return cast(ReindexReport, {camel_case(name): getattr(self, name) for name in self.__dataclass_fields__})
 
 
 class Indexer:

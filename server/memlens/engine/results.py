@@ -8,12 +8,12 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.excerpt import make_excerpt
 from memlens.engine.rerank import shown
 from memlens.engine.search import Ranking, UnitHit
+from memlens.wire import SearchResult
 
 MAX_LIMIT = 100
 
@@ -89,7 +89,7 @@ class ResultBuilder:
         excerpt_chars: int,
         max_chars: int,
         explain: bool = False,
-    ) -> list[dict[str, Any]]:
+    ) -> list[SearchResult]:
         limit = max(1, min(limit, MAX_LIMIT))
         best: dict[int, tuple[UnitHit, sqlite3.Row]] = {}  # chunk id: (its best unit's hit, the result's row)
         candidates = shown(ranking.hits, min_score, calibrated=ranking.calibrated)
@@ -104,7 +104,7 @@ class ResultBuilder:
                     best[row["id"]] = (hit, row)
             if len(best) >= limit * 3:
                 break
-        results: list[dict[str, Any]] = []
+        results: list[SearchResult] = []
         total = 0
         for hit, row in best.values():
             chunk = unit = row
@@ -131,8 +131,8 @@ class ResultBuilder:
         terms: list[str],
         excerpt_chars: int,
         explain: bool,
-    ) -> dict[str, Any]:
-        result: dict[str, Any] = {
+    ) -> SearchResult:
+        result: SearchResult = {
             "id": f"chunk:{chunk['id']}",
             "kind": chunk["kind"],
             "score": round(hit.score, 4),
@@ -141,17 +141,19 @@ class ResultBuilder:
             "excerpt": make_excerpt(unit["text"], terms, excerpt_chars),
         }
         if chunk["kind"] == "memory":
-            result.update(lineStart=chunk["line_start"], lineEnd=chunk["line_end"], heading=chunk["heading"])
+            result.update({"lineStart": chunk["line_start"], "lineEnd": chunk["line_end"], "heading": chunk["heading"]})
         else:
             result.update(
-                format=chunk["file_format"],
-                sessionKey=chunk["session_key"],
-                sessionId=session["session_id"] if session is not None else None,
-                messageId=unit["message_id"],
-                role=unit["role"],
-                timestamp=iso(unit["ts"]),
-                messageCount=chunk["message_count"],
-                lineStart=unit["position"],
+                {
+                    "format": chunk["file_format"],
+                    "sessionKey": chunk["session_key"],
+                    "sessionId": session["session_id"] if session is not None else None,
+                    "messageId": unit["message_id"],
+                    "role": unit["role"],
+                    "timestamp": iso(unit["ts"]),
+                    "messageCount": chunk["message_count"],
+                    "lineStart": unit["position"],
+                }
             )
             if session is not None and session["parent_key"]:
                 result["parentSessionKey"] = session["parent_key"]

@@ -18,12 +18,13 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import FORMATS, parse_time
 from memlens.engine.results import Visibility, iso
 from memlens.errors import InvalidRequest, NotFound
+from memlens.wire import FileTouched, SessionSummary, ToolUse
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
@@ -86,7 +87,14 @@ def titles(catalog: Catalog, rows: Sequence[sqlite3.Row]) -> dict[str, str]:
     return found
 
 
-def session_labels(catalog: Catalog, keys: Iterable[str]) -> dict[str, dict[str, str | None]]:
+class SessionLabel(TypedDict):
+    """What search hits and history answers carry about their session."""
+
+    title: str
+    resumeCommand: str | None
+
+
+def session_labels(catalog: Catalog, keys: Iterable[str]) -> dict[str, SessionLabel]:
     """`title` and `resumeCommand` for each of these sessions (search results and history carry them)."""
     rows = list(catalog.sessions(sorted(set(keys))).values())
     named = titles(catalog, rows)
@@ -144,7 +152,21 @@ def tool_usage(texts: Iterable[str]) -> tuple[Counter[str], dict[str, list[int]]
     return tools, files
 
 
-def _usage_fields(catalog: Catalog, key: str) -> dict[str, Any]:
+class _Usage(TypedDict):
+    filesTouched: list[FileTouched]
+    filesTouchedTotal: int
+    toolsUsed: list[ToolUse]
+
+
+class SessionsPage(TypedDict):
+    """A page of sessions; `Engine.sessions` adds `indexing` to make it a `wire.SessionsResponse`."""
+
+    sessions: list[SessionSummary]
+    totalSessions: int
+    nextCursor: str | None
+
+
+def _usage_fields(catalog: Catalog, key: str) -> _Usage:
     tools, files = tool_usage(catalog.tool_call_texts(key))
     ranked = sorted(files.items(), key=lambda item: (-item[1][1], -item[1][0], item[0]))
     return {
@@ -199,7 +221,7 @@ def list_sessions(
     until: str | None = None,
     limit: int = DEFAULT_LIMIT,
     cursor: str | None = None,
-) -> dict[str, Any]:
+) -> SessionsPage:
     """Sessions newest first (by their last message), filtered, one page at a time."""
     if format is not None and format not in FORMATS:
         raise InvalidRequest(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
@@ -236,7 +258,7 @@ def list_sessions(
     page, more = entries[:limit], len(entries) > limit
     if not terms:
         named = titles(catalog, [e.row for e in page])
-    sessions = []
+    sessions: list[SessionSummary] = []
     for entry in page:
         row = entry.row
         cwd = row["cwd"]

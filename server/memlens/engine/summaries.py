@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from typing import Any
+from typing import Any, TypedDict
 
 import re2
 
@@ -13,6 +13,13 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.redact import redact
 from memlens.engine.results import Visibility, iso
 from memlens.errors import InvalidPattern, NotFound
+from memlens.wire import (
+    SummariesExpandResponse,
+    SummariesGrepResponse,
+    SummaryDescription,
+    SummaryHit,
+    SummaryMessage,
+)
 
 MAX_GREP = 200
 MAX_PATTERN_CHARS = 1000
@@ -74,7 +81,7 @@ def grep_summaries(
     limit: int = 20,
     visibility: Visibility | None = None,
     excerpt_chars: int = 240,
-) -> dict[str, Any]:
+) -> SummariesGrepResponse:
     """Summaries whose redacted text matches `pattern` (a case-insensitive RE2 regex), newest first.
 
     The pattern runs on the redacted text, so it can neither find nor probe a secret, and the excerpt is cut
@@ -84,7 +91,7 @@ def grep_summaries(
         raise SummaryError("pattern is required")
     regex = _compile(pattern)
     limit = max(1, min(int(limit), MAX_GREP))
-    results: list[dict[str, Any]] = []
+    results: list[SummaryHit] = []
     total = 0
     for row in catalog.summary_units():
         if _hidden(row, visibility):
@@ -125,7 +132,7 @@ def _covered(catalog: Catalog, row: sqlite3.Row) -> list[sqlite3.Row]:
     return catalog.messages_before_summary(str(row["session_key"]), int(row["seq"]))
 
 
-def _message(unit: sqlite3.Row, text: str | None = None) -> dict[str, Any]:
+def _message(unit: sqlite3.Row, text: str | None = None) -> SummaryMessage:
     return {
         "messageId": unit["message_id"],
         "role": unit["role"],
@@ -135,7 +142,18 @@ def _message(unit: sqlite3.Row, text: str | None = None) -> dict[str, Any]:
     }
 
 
-def _header(row: sqlite3.Row) -> dict[str, Any]:
+class _Header(TypedDict):
+    """The fields describe and expand answers open with."""
+
+    summaryId: str
+    sessionKey: str
+    sessionId: str
+    format: str
+    messageId: str
+    timestamp: str | None
+
+
+def _header(row: sqlite3.Row) -> _Header:
     return {
         "summaryId": summary_id(row["chunk_id"]),
         "sessionKey": row["session_key"],
@@ -146,7 +164,7 @@ def _header(row: sqlite3.Row) -> dict[str, Any]:
     }
 
 
-def describe_summary(catalog: Catalog, summary_ref: str, visibility: Visibility | None = None) -> dict[str, Any]:
+def describe_summary(catalog: Catalog, summary_ref: str, visibility: Visibility | None = None) -> SummaryDescription:
     """A summary's text, session and the span of messages it covers (back to the previous summary)."""
     row = _summary_row(catalog, summary_ref, visibility)
     covered = _covered(catalog, row)
@@ -172,12 +190,12 @@ def expand_summary(
     summary_ref: str,
     token_budget: int = DEFAULT_EXPAND_BUDGET,
     visibility: Visibility | None = None,
-) -> dict[str, Any]:
+) -> SummariesExpandResponse:
     """The raw messages a summary covers, chosen newest-first into `token_budget`, listed oldest first."""
     row = _summary_row(catalog, summary_ref, visibility)
     budget = max(1, int(token_budget))
     covered = _covered(catalog, row)
-    chosen: list[dict[str, Any]] = []
+    chosen: list[SummaryMessage] = []
     used = 0
     for unit in reversed(covered):
         cost = estimate_tokens(unit["text"])

@@ -19,6 +19,17 @@ from memlens.engine.summaries import DEFAULT_EXPAND_BUDGET, MAX_GREP
 from memlens.errors import MemlensError
 from memlens.lsp.params import Args, invalid
 from memlens.lsp.state import ServerState
+from memlens.wire import (
+    ContextResponse,
+    HistoryResponse,
+    ReindexReport,
+    SearchResponse,
+    SessionsResponse,
+    StatsResponse,
+    SummariesExpandResponse,
+    SummariesGrepResponse,
+    SummaryDescription,
+)
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +37,7 @@ Handler = Callable[[ServerState, Args], Awaitable[Any]]
 MAX_BUDGET = 200_000
 
 
-async def search(state: ServerState, args: Args) -> Any:
+async def search(state: ServerState, args: Args) -> SearchResponse:
     query = args.required_text("query")
     limit = args.integer("limit", None, 1, 100)
     mode = args.choice("mode", MODES)
@@ -45,7 +56,7 @@ async def search(state: ServerState, args: Args) -> Any:
     )
 
 
-async def history(state: ServerState, args: Args) -> Any:
+async def history(state: ServerState, args: Args) -> HistoryResponse:
     key = args.required_text("sessionKey")
     message_id = args.text("messageId")
     limit = args.integer("limit", 20, 1, MAX_HISTORY) or 20
@@ -53,7 +64,7 @@ async def history(state: ServerState, args: Args) -> Any:
     return await state.read(lambda: engine.history(key, message_id=message_id, limit=limit))
 
 
-async def sessions(state: ServerState, args: Args) -> Any:
+async def sessions(state: ServerState, args: Args) -> SessionsResponse:
     query = args.text("query")
     agent_format = args.choice("format", FORMATS)
     since = args.text("since")
@@ -66,14 +77,14 @@ async def sessions(state: ServerState, args: Args) -> Any:
     )
 
 
-async def stats(state: ServerState, args: Args) -> Any:
+async def stats(state: ServerState, args: Args) -> StatsResponse:
     engine = await state.require_engine()
     result = await state.read(engine.stats)
     result["indexing"] = bool(result["indexing"] or state.busy)
     return result
 
 
-async def reindex(state: ServerState, args: Args) -> Any:
+async def reindex(state: ServerState, args: Args) -> ReindexReport:
     full = args.flag("full")
     engine = await state.require_engine()
     if not engine.writable:
@@ -82,27 +93,27 @@ async def reindex(state: ServerState, args: Args) -> Any:
     return report.to_wire()
 
 
-async def summaries_grep(state: ServerState, args: Args) -> Any:
+async def summaries_grep(state: ServerState, args: Args) -> SummariesGrepResponse:
     pattern = args.required_text("pattern")
     limit = args.integer("limit", 20, 1, MAX_GREP) or 20
     engine = await state.require_engine()
     return await state.read(lambda: engine.summaries_grep(pattern, limit=limit))
 
 
-async def summaries_describe(state: ServerState, args: Args) -> Any:
+async def summaries_describe(state: ServerState, args: Args) -> SummaryDescription:
     summary = args.required_text("summaryId")
     engine = await state.require_engine()
     return await state.read(lambda: engine.summaries_describe(summary))
 
 
-async def summaries_expand(state: ServerState, args: Args) -> Any:
+async def summaries_expand(state: ServerState, args: Args) -> SummariesExpandResponse:
     summary = args.required_text("summaryId")
     budget = args.integer("tokenBudget", DEFAULT_EXPAND_BUDGET, 1, MAX_BUDGET) or DEFAULT_EXPAND_BUDGET
     engine = await state.require_engine()
     return await state.read(lambda: engine.summaries_expand(summary, token_budget=budget))
 
 
-async def context(state: ServerState, args: Args) -> Any:
+async def context(state: ServerState, args: Args) -> ContextResponse:
     question = args.required_text("question")
     budget = args.integer("tokenBudget", DEFAULT_BUDGET, 50, MAX_BUDGET) or DEFAULT_BUDGET
     limit = args.integer("limit", None, 1, 100)

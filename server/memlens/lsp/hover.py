@@ -13,6 +13,7 @@ from urllib.parse import quote
 from lsprotocol import types
 
 from memlens.lsp.state import ServerState
+from memlens.wire import SearchResult
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ def _date(timestamp: str | None) -> str:
     return (timestamp or "").replace("T", " ")[:10]
 
 
-def render(identifier: str, results: list[dict[str, Any]]) -> str:
+def render(identifier: str, results: list[SearchResult]) -> str:
     """Markdown for the hover: per hit its score, its title as a link that opens it, its date and where it is from,
     then a short excerpt.
 

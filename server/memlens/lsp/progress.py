@@ -13,6 +13,8 @@ from typing import Any, Protocol
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from memlens.wire import IndexStatus
+
 
 class ServerState(Protocol):
     """What progress reporting needs of the server's state (memlens.lsp.state.ServerState provides it); a protocol
@@ -23,7 +25,7 @@ class ServerState(Protocol):
 
     def call_soon(self, callback: Callable[[], Any]) -> None: ...
 
-    async def index_status(self, message: str | None = None) -> dict[str, Any] | None: ...
+    async def index_status(self, message: str | None = None) -> IndexStatus | None: ...
 
 
 log = logging.getLogger(__name__)

@@ -19,6 +19,7 @@ from memlens.engine.indexer import SyncReport
 from memlens.lsp.indexing import BackgroundIndexer
 from memlens.lsp.progress import StatusPublisher, WorkDone
 from memlens.settings import WORKSPACE_CONFIG_FILE, Settings, load_workspace_file, merge, to_wire
+from memlens.wire import IndexStatus
 
 log = logging.getLogger(__name__)
 
@@ -259,12 +260,12 @@ class ServerState:
         """True while the initial indexing or a reindex runs (a job with work-done progress)."""
         return bool(self._reindexing or self._initial is not None)
 
-    async def index_status(self, message: str | None = None) -> dict[str, Any] | None:
+    async def index_status(self, message: str | None = None) -> IndexStatus | None:
         engine = self.engine
         if engine is None:
             return None
         stats = await self.read(engine.stats)
-        status = {
+        status: IndexStatus = {
             "indexing": bool(stats["indexing"] or self.busy),
             "totalChunks": stats["totalChunks"],
             "chunksNeedingEmbeddings": stats["chunksNeedingEmbeddings"],

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from memlens.engine.catalog.connection import CatalogConnection
 from memlens.engine.catalog.schema import TABLES
+from memlens.wire import FileError
 
 
 class CatalogStats(CatalogConnection):
@@ -36,7 +35,7 @@ class CatalogStats(CatalogConnection):
         """Messages kept only by the broken-chain rule (their parent link led nowhere)."""
         return int(self.db.execute("SELECT COALESCE(SUM(orphaned), 0) FROM files").fetchone()[0])
 
-    def file_problems(self, limit: int) -> list[dict[str, Any]]:
+    def file_problems(self, limit: int) -> list[FileError]:
         """Files with skipped lines or a failure, most skipped lines first: what `stats` lists as `fileErrors`."""
         rows = self.db.execute(
             """SELECT path, bad_lines, error FROM files WHERE error IS NOT NULL OR bad_lines > 0
