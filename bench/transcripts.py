@@ -9,7 +9,8 @@ message copied into another file, or an answer and the request it answers); a qu
 them is.
 
 Before scoring, the set is checked against the index: every target must exist, and a "paraphrase" question must not
-use a rare word of its targets (one in fewer than 1 % of the indexed units), as it is or by a common 5-letter stem;
+use a rare word of its targets (one in fewer than 1 % of the indexed units; words as the keyword analyser gives them),
+as it is or by a common 5-letter prefix;
 the share of its content words found in the targets is reported. It is an evaluation set: never tune on it.
 
     python -m bench.transcripts [--json] [--no-cache]
