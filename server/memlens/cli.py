@@ -149,10 +149,8 @@ def open_engine(args: argparse.Namespace, load_model: bool = True) -> Engine:
         if not folder.exists():
             raise InvalidRequest(f"transcript folder {folder} does not exist")
     settings = settings_from_args(args, workspaces)
-    engine = Engine(workspaces, settings, args.transcripts, args.index_dir, embedder=load_model)
-    if engine.embedder is None and settings.embedding.enabled and load_model:
-        print(f"memlens: {engine.provider_note}; searching by keywords only", file=sys.stderr)
-    return engine
+    return Engine(workspaces, settings, args.transcripts, args.index_dir, embedder=load_model)  # a model that
+    # cannot load is one warning line (logged by the embedder); searches then answer by keywords
 
 
 class ProgressBar:
@@ -218,9 +216,10 @@ def result_header(result: SearchResult) -> str:
     return f"{result.get('format')} · {session} · {when} · {result.get('role')}{kind} {score}"
 
 
-def print_search(response: SearchResponse, explain: bool) -> None:
-    if response.get("note"):
-        print(f"note: {response['note']}")
+def print_search(response: SearchResponse, explain: bool, *, warned: bool = False) -> None:
+    """The human-readable results; `warned`: the reason for keyword-only search was already on stderr."""
+    if response.get("note") and not warned:
+        print(f"memlens: {response['note']}", file=sys.stderr)
     if not response["results"]:
         print(f"no results for {response['query']!r}")
         return
@@ -319,7 +318,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(response, ensure_ascii=False))
     else:
-        print_search(response, args.explain)
+        print_search(response, args.explain, warned=bool(engine.provider_note))
     return EXIT_FOUND if response["results"] else EXIT_NOTHING
 
 
@@ -401,7 +400,10 @@ def main(argv: list[str] | None = None) -> int:
     line on stderr, with the traceback only under -v. A closed pipe (`memlens search … | head`) ends quietly."""
     args = build_parser().parse_args(argv)
     level = logging.WARNING - 10 * min(args.verbose, 2)
-    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    brief = "memlens: %(message)s"  # one plain line a user can read; -v names the level and module
+    logging.basicConfig(
+        level=level, stream=sys.stderr, format=brief if not args.verbose else "%(levelname)s %(name)s: %(message)s"
+    )
     try:
         status = COMMANDS[args.command](args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
