@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -42,7 +42,7 @@ def test_direct_runner_matches_fastembed(embedder: Embedder, model_cache: Path) 
     from fastembed import TextEmbedding
 
     model = TextEmbedding(BUNDLED_MODEL, specific_model_path=str(assemble_bundled_model(model_cache)))
-    model.model.tokenizer.enable_truncation(max_length=256)
+    cast(Any, model.model).tokenizer.enable_truncation(max_length=256)  # the ONNX model behind it: untyped
     theirs = np.array(list(model.embed(TEXTS)), dtype=np.float32)
     theirs /= np.linalg.norm(theirs, axis=1, keepdims=True)
     assert np.min(np.sum(ours * theirs, axis=1)) > 0.9999
@@ -67,7 +67,8 @@ def corpus() -> np.ndarray:
     rng = np.random.default_rng(3)
     centres = rng.normal(size=(300, 384))  # clustered, as text embeddings are
     matrix = centres[rng.integers(0, 300, 3 * EXACT_ROWS)] + rng.normal(scale=0.6, size=(3 * EXACT_ROWS, 384))
-    return (matrix / np.linalg.norm(matrix, axis=1, keepdims=True)).astype(np.float32)
+    unit: np.ndarray = (matrix / np.linalg.norm(matrix, axis=1, keepdims=True)).astype(np.float32)
+    return unit
 
 
 def test_codes_and_rerank_keep_the_exact_top_ten(corpus: np.ndarray) -> None:
@@ -196,4 +197,27 @@ def test_flat_word_query_scores_as_the_nested_one(tmp_path: Path) -> None:
             )
             hits = searcher.search(nested, 40, count=False).hits
             ids = searcher.fast_field_values("unit_id", [address for _, address in hits])
-            assert flat and flat == [(int(u), float(score)) for (score, _), u in zip(hits, ids, strict=True)]
+            assert flat and flat == [(int(cast(int, u)), float(score)) for (score, _), u in zip(hits, ids, strict=True)]
+
+
+def test_speed_benchmark_on_a_prebuilt_index(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`bench/speed.py --prebuilt ROOT` times search, warm start and appends on an index an earlier run left
+    (ROOT/corpus, ROOT/index), without indexing anything cold."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from bench import speed
+    from bench.corpus import make_corpus, open_engine
+
+    root = tmp_path / "pre"
+    engine = open_engine(make_corpus(root / "corpus", 200), root / "index", None)
+    engine.sync()
+    engine.close()
+    argv = ["--sizes", "", "--prebuilt", str(root), "--no-vectors", "--no-shared", "--queries", "10", "--appends", "2"]
+    report = speed.main([*argv, "--json"], embedder=None)
+    assert json.loads(capsys.readouterr().out)["prebuilt"]["counts"]["units"] == 288
+    pre = report["prebuilt"]
+    assert pre["counts"]["chunks"] == 192 and pre["search"]["keyword"]["queries"] == 10
+    assert pre["warmStart"]["filesUnchanged"] == pre["warmStart"]["files"] == 20
+    assert pre["appendToSearchable"]["appends"] == 2 and pre["appendToSearchable"]["missed"] == 0
+    targets = {t["what"]: t for t in report["targets"]}
+    assert targets["keyword p50 ms"]["measured"] == pre["search"]["keyword"]["cpuP50Ms"]
+    assert "warm start s (prebuilt index)" in targets
