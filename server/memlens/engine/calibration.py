@@ -4,6 +4,11 @@ A logistic model per search mode over a hit's features (see FEATURES), fitted by
 LoCoMo tune conversations (26, 30, 41): positives are evidence turns, negatives every other turn in the top 50, plus
 the same questions asked of another conversation (topics absent from that index: everything they find is wrong).
 The held-out conversations (42, 43) and the absent-topic set are never used to fit.
+
+Keyword mode factors the chance in two: that the question is answerable from this index at all (ANSWERABLE, a
+logistic model over query-level facts: own-conversation questions against those asked of another conversation),
+times that the hit is relevant if it is (fitted on own-conversation hits only). Its hit features alone separate an
+absent topic poorly: BM25 normalised by the best hit is 1 for every top hit.
 """
 
 from __future__ import annotations
@@ -18,18 +23,44 @@ FEATURES = (
     "best_coverage",  # the best coverage among the top hits (does anything here use the question's rare words?)
     "best_cosine",  # the best cosine among the candidates
     "log_rank",  # log(1 + rank)
+    "bm25_share",  # raw BM25 against the most the query's words could give (not against the best hit's)
+    "matched_share",  # the share of the query's words (unweighted) found in the hit's own text
+    "absent_share",  # the idf-weighted share of the query's words found in no document at all
+)
+
+QUERY_FEATURES = (
+    "best_coverage",  # the best coverage among the top hits
+    "absent_share",  # the idf-weighted share of the query's words found in no document
+    "best_bm25_share",  # the best bm25_share among the top ten
+    "best_matched_share",  # the best matched_share among the top ten
 )
 
 # fitted by bench/calibrate.py (mode → intercept, then one weight per feature); see bench/RESULTS.md
 COEFFICIENTS: dict[str, tuple[float, ...]] = {
-    "hybrid": (-7.9092, 6.9594, -4.2086, 2.9955, 2.6857, -0.299, 2.3209, -0.9518),
-    "keyword": (-5.8891, 3.66, -1.0115, 0.0, 2.7044, 1.3366, 0.0, -0.858),
-    "vector": (-8.811, 12.8452, -2.6325, -2.6325, 5.4936, -1.3185, -1.2606, -0.4786),
+    "hybrid": (-7.5575, 7.9456, -4.0712, 1.0787, 1.2549, -1.23, 1.5742, -0.8963, 0.0, 2.5979, -0.9979),
+    "keyword": (-6.4299, 6.5711, -2.0331, 0.0, 1.5836, -1.3584, 0.0, -0.7513, 0.0, 1.9863, -0.2468),
+    "vector": (-8.811, 12.8452, -2.6325, -2.6325, 5.4936, -1.3185, -1.2606, -0.4786, 0.0, 0.0, 0.0),
 }
 
 
-def probability(mode: str, features: tuple[float, ...]) -> float:
-    weights = COEFFICIENTS.get(mode, COEFFICIENTS["hybrid"])
+# mode → intercept, then one weight per QUERY_FEATURES entry; a mode without an entry counts every query answerable
+ANSWERABLE: dict[str, tuple[float, ...]] = {
+    "keyword": (-3.8555, -8.2896, -5.3838, 11.2064, 15.5334),
+}
+
+
+def probability(mode: str, features: tuple[float, ...], answerable: float = 1.0) -> float:
+    """The chance a hit is relevant: its own model's, times the chance the query is answerable here at all."""
+    return answerable * _logistic(COEFFICIENTS.get(mode, COEFFICIENTS["hybrid"]), features)
+
+
+def answerable(mode: str, query_features: tuple[float, ...]) -> float:
+    """The chance that anything in the index answers the query (1 for modes without a query-level model)."""
+    weights = ANSWERABLE.get(mode)
+    return _logistic(weights, query_features) if weights is not None else 1.0
+
+
+def _logistic(weights: tuple[float, ...], features: tuple[float, ...]) -> float:
     z = weights[0] + sum(w * x for w, x in zip(weights[1:], features, strict=True))
     if z >= 0:
         return 1.0 / (1.0 + math.exp(-z))

@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memlens.engine.calibration import probability
+from memlens.engine.calibration import answerable, probability
 from memlens.engine.dates import message_windows, overlaps, query_windows
 from memlens.engine.event_dates import event_windows
 from memlens.engine.identifiers import cjk_runs, looks_technical
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 HEAD = 100  # hits re-scored (at least the limit asked for)
 TAIL_SHARE = 0.6  # once a query is answered, the hits shown score at least this share of the best one
+BM25_K1_PLUS_1 = 2.2  # tantivy's BM25: k1 = 1.2
 _TOOL_LINE = re.compile(r"^\s*\[[\w.:/-]{1,40}\]( |$)")
 
 
@@ -32,12 +33,13 @@ class QueryFacts:
     idf: list[float]
     technical: bool
     windows: list[tuple[int, int]]
+    absent: float = 0.0  # the idf-weighted share of the query's words that no document contains
 
 
 def query_facts(
     query: str, keyword: KeywordIndex, settings: SearchSettings, now: float | None, catalog: Catalog | None = None
 ) -> QueryFacts:
-    words = keyword.content_words(query)
+    words = keyword.content_words(query.replace('"', " "))  # a quoted phrase's words count too
     total, freqs = keyword.document_frequencies([w for w in words if not cjk_runs(w)])
     freq_of = dict(zip([w for w in words if not cjk_runs(w)], freqs, strict=True))
     idf = [math.log(1 + (total - freq_of.get(w, 1) + 0.5) / (freq_of.get(w, 1) + 0.5)) for w in words]
@@ -46,7 +48,9 @@ def query_facts(
         windows = query_windows(query, time.time() if now is None else now)
         if catalog is not None:  # "two days before the demo": the demo's day from the messages that mention it
             windows += event_windows(query, keyword, catalog, mentions=settings.event_mentions)
-    return QueryFacts(words, idf, looks_technical(query), windows)
+    total_idf = sum(idf)
+    unknown = sum(i for w, i in zip(words, idf, strict=True) if not cjk_runs(w) and freq_of.get(w, 1) == 0)
+    return QueryFacts(words, idf, looks_technical(query), windows, unknown / total_idf if total_idf > 0 else 0.0)
 
 
 def shown(hits: list[UnitHit], min_score: float, *, calibrated: bool = True) -> list[UnitHit]:
@@ -80,6 +84,17 @@ def coverage(facts: QueryFacts, tokens: set[str], text: str) -> float:
     return found / total
 
 
+def matched_share(facts: QueryFacts, tokens: set[str]) -> float:
+    """The share of the query's words (unweighted) found in a hit's own text."""
+    return sum(1 for w in facts.words if w in tokens) / len(facts.words) if facts.words else 0.0
+
+
+def bm25_share(bm25: float, facts: QueryFacts) -> float:
+    """Raw BM25 against the most the query's words could give (each word at most about (k1 + 1) × its idf)."""
+    total = BM25_K1_PLUS_1 * sum(facts.idf)
+    return min(1.0, bm25 / total) if total > 0 else 0.0
+
+
 def postprocess(
     ranked: list[UnitHit],
     query: str,
@@ -99,11 +114,14 @@ def postprocess(
     facts = query_facts(query, keyword, settings, now, catalog)
     texts: dict[int, str] = {}
     covers: dict[int, float] = {}
+    matched: dict[int, float] = {}
     for hit in head:
         row = rows.get(hit.unit_id)
         text = str(row["text"]) if row is not None else ""
         texts[hit.unit_id] = text
-        covers[hit.unit_id] = coverage(facts, set(keyword.tokens(text)), text)
+        tokens = set(keyword.tokens(text))
+        covers[hit.unit_id] = coverage(facts, tokens, text)
+        matched[hit.unit_id] = matched_share(facts, tokens)
         if settings.tool_penalty > 0 and not facts.technical:
             hit.score *= 1.0 - settings.tool_penalty * tool_share(text)
         ts = row["ts"] if row is not None else None
@@ -141,8 +159,20 @@ def postprocess(
             best_cover,
             best_cosine,
             math.log1p(rank),
+            bm25_share(hit.bm25, facts),
+            matched[hit.unit_id],
+            facts.absent,
         )
-        hit.probability = probability(mode, hit.features)
+    top = [hit.features for hit in head[:10]]
+    query_features = (
+        best_cover,
+        facts.absent,
+        max((f[7] for f in top), default=0.0),
+        max((f[8] for f in top), default=0.0),
+    )
+    chance = answerable(mode, query_features)
+    for hit in head:
+        hit.probability = probability(mode, hit.features, chance)
     last = head[-1] if head else None
     for hit in tail:  # never shown above the head: scaled below its last calibrated score
         hit.probability = (last.probability * hit.score / last.score) if last and last.score > 0 else 0.0
