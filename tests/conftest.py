@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,8 @@ from memlens.settings import EmbeddingSettings, Settings, load_workspace_file, m
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_WORKSPACE = REPO / "examples" / "workspace"
-SHARED = REPO.parent / "shared"
+# the real data next to the clone; MEMLENS_SHARED=/nonexistent runs the suite as a clone without ../shared would
+SHARED = Path(os.environ.get("MEMLENS_SHARED") or REPO.parent / "shared")
 FIXTURES = SHARED / "fixtures" / "transcripts"
 
 

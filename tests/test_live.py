@@ -1,19 +1,52 @@
-"""Live indexing on copies of the real fixtures: append, partial line, truncate, rename, delete, the watcher."""
+"""Live indexing on copies of an incremental session (turn-1, then turn-2 which extends it): append, partial line,
+truncate, rename, delete, the watcher. Every test runs on the committed synthetic session, and again on the real
+one from ../shared when that folder is present."""
 
 from __future__ import annotations
 
 import json
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from conftest import FIXTURES
 from memlens.engine.engine import Engine
+from memlens.engine.indexer import SyncReport
 from memlens.engine.watcher import LiveIndexer
 from memlens.settings import Settings
 
-SESSION = "e9fb405b-169f-40eb-9396-7e75076f045d"
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class LiveSource:
+    """An incremental session: its folder (turn-1.jsonl, turn-2.jsonl, turn-1/subagents/), ids, a long-tool file."""
+
+    folder: Path
+    session: str
+    agent: str
+    tool_heavy: Path  # a transcript whose [Bash] inputs are longer than 45 characters
+
+
+SOURCES = {
+    "synthetic": LiveSource(
+        HERE / "fixtures" / "incremental" / "claude-code",
+        "c4e8a1f2-6b3d-4f7a-9e2c-1d5b8a3f6e90",
+        "b91e2c4",
+        HERE / "fixtures" / "incremental" / "claude-code" / "turn-2.jsonl",
+    ),
+    "shared": LiveSource(
+        FIXTURES / "claude-code" / "incremental-subagents",
+        "e9fb405b-169f-40eb-9396-7e75076f045d",
+        "a485154",
+        FIXTURES / "claude-code" / "tool_heavy.jsonl",
+    ),
+}
+# the real session only where ../shared is (test_parsers_real.py is the one skip that says it is absent)
+LIVE_SOURCES = ["synthetic"] + (["shared"] if FIXTURES.is_dir() else [])
 
 
 def keyword_engine(workspace: Path, transcripts: Path, index_dir: Path) -> Engine:
@@ -26,7 +59,7 @@ def messages(engine: Engine) -> list[tuple[str, str, str]]:
     rows = engine.catalog.db.execute(
         "SELECT session_key, message_id, text FROM units WHERE kind != 'memory' ORDER BY session_key, seq"
     )
-    return [tuple(r) for r in rows]  # type: ignore[misc]
+    return [tuple(r) for r in rows]
 
 
 def chunk_layout(engine: Engine) -> list[tuple[str, int, int]]:
@@ -34,7 +67,7 @@ def chunk_layout(engine: Engine) -> list[tuple[str, int, int]]:
         """SELECT c.session_key, COUNT(u.id), MIN(u.position) FROM chunks c JOIN units u ON u.chunk_id = c.id
            GROUP BY c.id ORDER BY c.session_key, MIN(u.seq)"""
     )
-    return [tuple(r) for r in rows]  # type: ignore[misc]
+    return [tuple(r) for r in rows]
 
 
 def fresh_rebuild(transcripts: Path, tmp_path: Path) -> Engine:
@@ -44,14 +77,14 @@ def fresh_rebuild(transcripts: Path, tmp_path: Path) -> Engine:
     return engine
 
 
-@pytest.fixture
-def live(tmp_path: Path, shared_fixtures: Path) -> tuple[Engine, Path, Path]:
-    """A transcripts folder holding turn-1 of the real incremental fixture under its session id."""
-    source = shared_fixtures / "claude-code" / "incremental-subagents"
+@pytest.fixture(params=LIVE_SOURCES)
+def live(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Engine, Path, LiveSource]:
+    """A transcripts folder holding turn-1 of an incremental session under its session id."""
+    source: LiveSource = SOURCES[request.param]
     transcripts = tmp_path / "transcripts"
     transcripts.mkdir()
-    target = transcripts / f"{SESSION}.jsonl"
-    shutil.copyfile(source / "turn-1.jsonl", target)
+    target = transcripts / f"{source.session}.jsonl"
+    shutil.copyfile(source.folder / "turn-1.jsonl", target)
     (tmp_path / "ws").mkdir()
     (tmp_path / "ws-ref").mkdir()
     engine = keyword_engine(tmp_path / "ws", transcripts, tmp_path / "index")
@@ -59,10 +92,12 @@ def live(tmp_path: Path, shared_fixtures: Path) -> tuple[Engine, Path, Path]:
     return engine, target, source
 
 
-def test_append_parses_only_new_bytes_and_matches_a_rebuild(live: tuple[Engine, Path, Path], tmp_path: Path) -> None:
+def test_append_parses_only_new_bytes_and_matches_a_rebuild(
+    live: tuple[Engine, Path, LiveSource], tmp_path: Path
+) -> None:
     engine, target, source = live
     before = messages(engine)
-    turn2 = (source / "turn-2.jsonl").read_bytes()
+    turn2 = (source.folder / "turn-2.jsonl").read_bytes()
     with target.open("ab") as handle:
         handle.write(turn2[target.stat().st_size :])
     report = engine.sync()
@@ -76,9 +111,9 @@ def test_append_parses_only_new_bytes_and_matches_a_rebuild(live: tuple[Engine, 
     assert engine.keyword.num_docs() == len(after)
 
 
-def test_partial_last_line_waits_for_its_newline(live: tuple[Engine, Path, Path], tmp_path: Path) -> None:
+def test_partial_last_line_waits_for_its_newline(live: tuple[Engine, Path, LiveSource], tmp_path: Path) -> None:
     engine, target, source = live
-    turn2 = (source / "turn-2.jsonl").read_bytes()
+    turn2 = (source.folder / "turn-2.jsonl").read_bytes()
     start = target.stat().st_size
     line_end = turn2.index(b"\n", start) + 1
     next_end = turn2.index(b"\n", line_end) + 1
@@ -94,7 +129,7 @@ def test_partial_last_line_waits_for_its_newline(live: tuple[Engine, Path, Path]
     assert messages(engine) == messages(fresh_rebuild(target.parent, tmp_path))
 
 
-def test_truncated_file_is_reparsed_whole(live: tuple[Engine, Path, Path], tmp_path: Path) -> None:
+def test_truncated_file_is_reparsed_whole(live: tuple[Engine, Path, LiveSource], tmp_path: Path) -> None:
     engine, target, _ = live
     lines = target.read_bytes().splitlines(keepends=True)
     target.write_bytes(b"".join(lines[: len(lines) // 2]))
@@ -103,16 +138,16 @@ def test_truncated_file_is_reparsed_whole(live: tuple[Engine, Path, Path], tmp_p
     assert messages(engine) == messages(fresh_rebuild(target.parent, tmp_path))
 
 
-def test_rewritten_head_is_reparsed_whole(live: tuple[Engine, Path, Path], tmp_path: Path) -> None:
+def test_rewritten_head_is_reparsed_whole(live: tuple[Engine, Path, LiveSource], tmp_path: Path) -> None:
     engine, target, source = live
-    data = (source / "turn-2.jsonl").read_bytes()
+    data = (source.folder / "turn-2.jsonl").read_bytes()
     target.write_bytes(data.replace(b"analyze existing CLI", b"analyse existing CLI", 1))
     report = engine.sync()
     assert report.files_parsed == 1
     assert messages(engine) == messages(fresh_rebuild(target.parent, tmp_path))
 
 
-def test_rename_and_delete(live: tuple[Engine, Path, Path]) -> None:
+def test_rename_and_delete(live: tuple[Engine, Path, LiveSource]) -> None:
     engine, target, _ = live
     count = len(messages(engine))
     renamed = target.with_name("renamed.jsonl")
@@ -127,19 +162,20 @@ def test_rename_and_delete(live: tuple[Engine, Path, Path]) -> None:
     assert messages(engine) == [] and engine.keyword.num_docs() == 0
 
 
-def test_new_subagent_file_is_linked_to_its_parent(live: tuple[Engine, Path, Path]) -> None:
+def test_new_subagent_file_is_linked_to_its_parent(live: tuple[Engine, Path, LiveSource]) -> None:
     engine, target, source = live
-    subagents = target.parent / SESSION / "subagents"
+    subagents = target.parent / source.session / "subagents"
     subagents.mkdir(parents=True)
-    shutil.copyfile(source / "turn-1" / "subagents" / "agent-a485154.jsonl", subagents / "agent-a485154.jsonl")
+    name = f"agent-{source.agent}.jsonl"
+    shutil.copyfile(source.folder / "turn-1" / "subagents" / name, subagents / name)
     engine.sync()
-    row = engine.catalog.session(f"claude-code:{SESSION}/agent-a485154")
-    assert row is not None and row["parent_key"] == f"claude-code:{SESSION}"
+    row = engine.catalog.session(f"claude-code:{source.session}/agent-{source.agent}")
+    assert row is not None and row["parent_key"] == f"claude-code:{source.session}"
 
 
-def test_watcher_makes_an_appended_message_searchable(live: tuple[Engine, Path, Path]) -> None:
-    engine, target, _ = live
-    syncs = []
+def test_watcher_makes_an_appended_message_searchable(live: tuple[Engine, Path, LiveSource]) -> None:
+    engine, target, source = live
+    syncs: list[SyncReport] = []
     indexer = LiveIndexer(engine, on_sync=syncs.append, debounce_ms=50)
     indexer.start()
     try:
@@ -150,7 +186,7 @@ def test_watcher_makes_an_appended_message_searchable(live: tuple[Engine, Path, 
                 "parentUuid": None,
                 "isSidechain": False,
                 "type": "user",
-                "sessionId": SESSION,
+                "sessionId": source.session,
                 "uuid": "live-1",
                 "timestamp": "2026-02-10T10:00:00.000Z",
                 "message": {"role": "user", "content": f"please check {word} now"},
@@ -175,12 +211,13 @@ def test_watcher_makes_an_appended_message_searchable(live: tuple[Engine, Path, 
         indexer.stop()
 
 
-def test_tool_input_limit_setting_reaches_the_parsers(tmp_path: Path, shared_fixtures: Path) -> None:
+@pytest.mark.parametrize("name", LIVE_SOURCES)
+def test_tool_input_limit_setting_reaches_the_parsers(tmp_path: Path, name: str) -> None:
     transcripts = tmp_path / "transcripts"
     transcripts.mkdir()
-    shutil.copyfile(shared_fixtures / "claude-code" / "tool_heavy.jsonl", transcripts / "tool_heavy.jsonl")
+    shutil.copyfile(SOURCES[name].tool_heavy, transcripts / "tool_heavy.jsonl")
     (tmp_path / "ws").mkdir()
-    lengths = {}
+    lengths: dict[int, int] = {}
     for limit in (40, 2000):
         settings = Settings()
         settings.transcripts.agent_defaults = False

@@ -1,13 +1,12 @@
-"""Tests the transcript parsers against the real fixtures in ../shared (when present), the small synthetic
-transcripts committed under tests/fixtures/transcripts (always), and inline synthetic cases."""
+"""Tests the transcript parsers on the synthetic transcripts committed under tests/fixtures (always) and on
+inline synthetic cases. test_parsers_real.py asserts the same behaviours on the real transcripts in ../shared
+when that folder is present."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from datetime import UTC, datetime
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -30,56 +29,21 @@ from memlens.engine.sources.codex import CodexParser
 from memlens.engine.sources.openclaw import OpenClawParser
 from memlens.engine.sources.specstory import SpecStoryParser
 from memlens.settings import ChunkingSettings, Settings
+from transcript_fixtures import SYNTHETIC, all_text, counts, fixture_path, jsonl, parsed
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
-needs_fixtures = pytest.mark.skipif(
-    not TRANSCRIPTS.is_dir(), reason=f"shared fixtures not found at {TRANSCRIPTS} (../shared is absent)"
-)
-
-CC_MAIN = "claude-code/258c7280-ae70-4798-800f-63464d01a85d.jsonl"
-CC_SUBAGENTS = "claude-code/258c7280-ae70-4798-800f-63464d01a85d/subagents"
-TURN = "claude-code/incremental-subagents"
-CODEX_NEW = "codex/2026/05/11/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
-CODEX_A = "codex/2026/02/23/rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
-CODEX_B = "codex/2026/02/23/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
-OC_BAD = "openclaw/b3db607f-7ae8-4089-b806-44800e961672.jsonl"
-OC_GOOD = "openclaw/f967d602-325a-4a45-8d54-ee17484cfd96.jsonl"
-SPEC = "specstory/.specstory/history"
-SYNTHETIC = Path(__file__).resolve().parent / "fixtures" / "transcripts"
 SYN_CC = "claude-code/5f1c2a7e-9b0d-4e8a-a1c3-2d4e6f8a0b1c.jsonl"
 SYN_CC_AGENT = "claude-code/5f1c2a7e-9b0d-4e8a-a1c3-2d4e6f8a0b1c/subagents/agent-a7c41d2.jsonl"
 SYN_CC_BROKEN = "claude-code/8d2e4b6a-1c3f-4a5b-9e7d-0f1a2b3c4d5e.jsonl"
 SYN_CODEX = "codex/2026/03/03/rollout-2026-03-03T14-00-00-019c9f10-4b2a-7c11-8e3d-5a6b7c8d9e0f.jsonl"
 SYN_CODEX_EVENTS = "codex/2026/03/04/rollout-2026-03-04T08-00-00-019c9f22-7d3e-7f20-9a4b-1c2d3e4f5a6b.jsonl"
+SYN_CODEX_TOOLS = "codex/2026/03/09/rollout-2026-03-09T16-20-00-019ca1b3-2e4f-7a60-8c1d-3f5a7b9c0d2e.jsonl"
 SYN_OC = "openclaw/3b9d7f1e-2a4c-4e6b-8d0f-1a3c5e7b9d2f.jsonl"
+SYN_OC_BAD = "openclaw/7c2e9a14-5d3b-4f8e-a6c1-0b9d2e4f7a35.jsonl"
 SYN_SPEC = "specstory/.specstory/history/2026-03-06_11-00-00Z-webhook-signature-validation.md"
-
-# (format, user messages, assistant messages, summaries), counted independently of the parsers: assistant
-# messages as distinct message.id values with text/tool_use (jq), the rest by reading the files.
-EXPECTED: dict[str, tuple[str | None, int, int, int]] = {
-    CC_MAIN: ("claude-code", 4, 152, 1),  # 2 typed prompts + 2 queued mid-turn prompts; 1 isCompactSummary
-    f"{CC_SUBAGENTS}/agent-a881341.jsonl": ("claude-code", 1, 3, 0),
-    f"{CC_SUBAGENTS}/agent-acompact-fffbd0.jsonl": ("claude-code", 1, 1, 0),
-    f"{TURN}/README.md": (None, 0, 0, 0),
-    f"{TURN}/turn-1.jsonl": ("claude-code", 1, 7, 1),
-    f"{TURN}/turn-1/subagents/agent-a485154.jsonl": ("claude-code", 1, 6, 0),
-    f"{TURN}/turn-2.jsonl": ("claude-code", 1, 11, 1),
-    f"{TURN}/turn-2/subagents/agent-a485154.jsonl": ("claude-code", 1, 6, 0),
-    "claude-code/short.jsonl": ("claude-code", 1, 1, 0),
-    "claude-code/subagent.jsonl": ("claude-code", 2, 12, 0),  # "/handgemacht:create-beads <args>" + 1 prompt
-    "claude-code/tool_heavy.jsonl": ("claude-code", 2, 4, 0),
-    CODEX_A: ("codex", 3, 17, 0),  # redacted: injected context can't be told apart from prompts
-    CODEX_B: ("codex", 4, 1, 0),
-    CODEX_NEW: ("codex", 2, 14, 0),  # 13 messages + 1 tool-call-only record (calls before the first reply)
-    OC_BAD: ("openclaw", 4, 8, 0),
-    OC_GOOD: ("openclaw", 3, 9, 0),
-    # 57 agent blocks, 5 of them a bare "[Edit]" stub folded into the agent message before it
-    f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md": ("specstory", 8, 52, 0),
-    f"{SPEC}/2026-05-10_09-00-00Z-where-is-save-implemented.md": ("specstory", 7, 7, 0),
-    f"{SPEC}/2026-05-11_10-00-00Z-where-is-token-validation.md": ("specstory", 4, 4, 0),
-}
-
+INC_SESSION = "c4e8a1f2-6b3d-4f7a-9e2c-1d5b8a3f6e90"
+INC_1 = "claude-code/turn-1.jsonl"
+INC_2 = "claude-code/turn-2.jsonl"  # turn-1 plus a second turn appended
+INC_AGENT = "claude-code/turn-1/subagents/agent-b91e2c4.jsonl"
 
 # The synthetic fixtures, counted by reading them: (format, user, assistant, summary records, bad lines,
 # records the branch rule drops as abandoned edits, records it keeps as orphans of broken links).
@@ -92,71 +56,49 @@ SYN_EXPECTED: dict[str, tuple[str, int, int, int, int, int, int]] = {
     SYN_CC_BROKEN: ("claude-code", 4, 3, 0, 1, 0, 4),
     SYN_CODEX: ("codex", 2, 4, 1, 0, 0, 0),  # event_msg copies of the 4 messages are not indexed again
     SYN_CODEX_EVENTS: ("codex", 2, 4, 0, 0, 0, 0),  # user and agent turns only as event_msg lines
+    # 3 injected user messages skipped; a tool-call-only record (a call before the first reply)
+    SYN_CODEX_TOOLS: ("codex", 1, 3, 0, 0, 0, 0),
     SYN_OC: ("openclaw", 2, 5, 2, 0, 1, 0),  # m6 is the answer regenerated as m7
+    SYN_OC_BAD: ("openclaw", 2, 3, 0, 1, 0, 0),  # line 1 is a slash command typed before the session line
     SYN_SPEC: ("specstory", 2, 8, 0, 0, 0, 0),  # 3 of the 8 agent messages are a sidechain's
 }
-FIXTURE_SETS = [("shared", rel) for rel in sorted(EXPECTED)] + [("synthetic", rel) for rel in sorted(SYN_EXPECTED)]
-
-
-def fixture_path(root: str, rel: str) -> Path:
-    return (TRANSCRIPTS if root == "shared" else SYNTHETIC) / rel
-
-
-def skip_unless_present(root: str) -> None:
-    if root == "shared" and not TRANSCRIPTS.is_dir():
-        pytest.skip(f"shared fixtures not found at {TRANSCRIPTS} (../shared is absent)")
-
-
-@cache
-def parsed(rel: str, root: str = "shared") -> ParseResult:
-    result = parse_file(fixture_path(root, rel))
-    assert result is not None, rel
-    return result
+# The incremental pair (outside the tree above, whose sessions are indexed together by other tests): prompts
+# u-0001 and u-0009 (the rest are tool results, an interruption, isMeta, command echoes), 5 API messages with text
+# or tool calls and the `summary` line; turn-2 adds a prompt, a queued prompt and 3 API messages.
+INC_EXPECTED: dict[str, tuple[str, int, int, int, int, int, int]] = {
+    INC_1: ("claude-code", 2, 5, 1, 0, 0, 0),
+    INC_2: ("claude-code", 4, 8, 1, 0, 0, 0),
+    INC_AGENT: ("claude-code", 1, 2, 0, 0, 0, 0),
+}
+EXPECTED_BY_ROOT = {"synthetic": SYN_EXPECTED, "incremental": INC_EXPECTED}
+FIXTURE_SETS = [(root, rel) for root, expected in EXPECTED_BY_ROOT.items() for rel in sorted(expected)]
 
 
 def synthetic(rel: str) -> ParseResult:
     return parsed(rel, "synthetic")
 
 
-def all_text(result: ParseResult) -> str:
-    return "\n".join(r.text for r in result.records)
-
-
-def jsonl(*objects: dict[str, Any]) -> bytes:
-    return b"".join(json.dumps(o).encode() + b"\n" for o in objects)
-
-
-def counts(result: ParseResult) -> tuple[int, int, int]:
-    kinds = Counter("summary" if r.kind == "summary" else r.role for r in result.records)
-    return kinds["user"], kinds["assistant"], kinds["summary"]
+def incremental(rel: str) -> ParseResult:
+    return parsed(rel, "incremental")
 
 
 # --- every fixture: format and counts ---
 
 
-@pytest.mark.parametrize("root", ["shared", "synthetic"])
+@pytest.mark.parametrize("root", sorted(EXPECTED_BY_ROOT))
 def test_every_fixture_is_listed(root: str) -> None:
-    skip_unless_present(root)
     base = fixture_path(root, "")
     found = {str(p.relative_to(base)) for p in base.rglob("*") if p.is_file()}
-    assert found == set(EXPECTED if root == "shared" else SYN_EXPECTED)
+    assert found == set(EXPECTED_BY_ROOT[root])
 
 
 @pytest.mark.parametrize(("root", "rel"), FIXTURE_SETS)
 def test_fixture_format_and_counts(root: str, rel: str) -> None:
-    skip_unless_present(root)
-    if root == "shared":
-        fmt, users, assistants, summaries = EXPECTED[rel]
-        bad = abandoned = orphaned = 0
-    else:
-        fmt, users, assistants, summaries, bad, abandoned, orphaned = SYN_EXPECTED[rel]
+    fmt, users, assistants, summaries, bad, abandoned, orphaned = EXPECTED_BY_ROOT[root][rel]
     path = fixture_path(root, rel)
     data = path.read_bytes()
     parser = detect_format(read_head(data), path)
     assert (parser.format if parser else None) == fmt
-    if fmt is None:
-        assert parse_file(path) is None
-        return
     result = parsed(rel, root)
     assert result.format == fmt
     assert counts(result) == (users, assistants, summaries)
@@ -167,141 +109,202 @@ def test_fixture_format_and_counts(root: str, rel: str) -> None:
     selection = split_branches(result.records)
     assert (selection.abandoned, selection.orphaned) == (abandoned, orphaned)
     assert len(selection.records) == len(result.records) - abandoned
-    if root == "shared" and rel != OC_BAD:
-        assert result.bad_lines == 0
-    elif root == "synthetic":
-        assert result.bad_lines == bad
+    assert result.bad_lines == bad
 
 
-@needs_fixtures
-def test_session_ids_and_cwd() -> None:
-    assert parsed("claude-code/short.jsonl").session_id == "55604662-cf2a-4331-851a-ec234028f8ca"
-    assert parsed("claude-code/short.jsonl").cwd == "/home/marco/projects/spotter"
-    assert parsed(CODEX_NEW).session_id == "019e1625-789d-76c0-80ab-3724b5ddb799"
-    assert parsed(CODEX_NEW).cwd == "/Users/Sample_User/repos/codemie-ai/codemie-code"
-    assert (parsed(OC_GOOD).session_id, parsed(OC_GOOD).cwd) == (
-        "f967d602-325a-4a45-8d54-ee17484cfd96",
-        "/app",
+def test_session_ids_cwd_and_title() -> None:
+    assert (incremental(INC_2).session_id, incremental(INC_2).cwd) == (INC_SESSION, "/home/dev/projects/exporter")
+    codex = synthetic(SYN_CODEX_TOOLS)
+    assert (codex.session_id, codex.cwd) == ("019ca1b3-2e4f-7a60-8c1d-3f5a7b9c0d2e", "/home/dev/projects/billing")
+    assert (synthetic(SYN_OC).session_id, synthetic(SYN_OC).cwd) == (
+        "3b9d7f1e-2a4c-4e6b-8d0f-1a3c5e7b9d2f",
+        "/home/dev/.openclaw/workspace",
     )
-    spec = parsed(f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md")
-    assert spec.session_id == "e317d7b9-3289-4345-9c97-0bb1e3d998c8"
-    assert spec.title == "the code in specstory"
+    spec = synthetic(SYN_SPEC)
+    assert spec.session_id == "6e8a0c2d-4f6b-4a8d-9c0e-2b4d6f8a0c3e"
+    assert spec.title == "webhook signature validation"
 
 
 # --- exclusions and tool inputs ---
 
 
-@needs_fixtures
 @pytest.mark.parametrize(
-    ("rel", "excluded"),
+    ("root", "rel", "excluded"),
     [
-        ("claude-code/short.jsonl", "trouble starting their Phoenix server"),  # thinking
-        ("claude-code/short.jsonl", "doesn't want to proceed with this tool use"),  # tool_result
-        ("claude-code/short.jsonl", "Request interrupted"),
-        ("claude-code/short.jsonl", "Kept model as"),  # system local_command
-        ("claude-code/tool_heavy.jsonl", "Reconnected to tidewave"),  # <local-command-stdout> user line
-        ("claude-code/tool_heavy.jsonl", "Caveat: The messages below"),  # isMeta
-        ("claude-code/subagent.jsonl", "with a structured preview before execution"),  # isMeta skill text
-        (CC_MAIN, "<task-notification>"),
-        (CODEX_NEW, "Filesystem sandboxing defines"),  # developer prompt
-        (CODEX_NEW, "AGENTS.md instructions"),
-        (CODEX_NEW, "<environment_context>"),
-        (CODEX_NEW, "Chunk ID: 8731b0"),  # function_call_output
-        (OC_BAD, "a classic programmer greeting"),  # thinking
-        (OC_BAD, "ENOENT"),  # toolResult
-        (OC_GOOD, "A new session was started via /new or /reset"),  # injected startup prompt
-        (f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md", "Let me start by exploring both locations"),
-        (f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md", "ISSUE_TEMPLATE/cloud-bug-feature.md"),
-        (f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md", "Catch you later"),
+        ("incremental", INC_2, "Parser lives in cli/export.py"),  # thinking
+        ("incremental", INC_2, "doesn't want to proceed with this tool use"),  # tool_result
+        ("incremental", INC_2, "Request interrupted"),
+        ("incremental", INC_2, "Caveat: The messages below"),  # isMeta
+        ("incremental", INC_2, "Set model to opus-4-1"),  # <local-command-stdout> user line
+        ("incremental", INC_2, "<command-name>/model"),  # a command echo without arguments
+        ("incremental", INC_2, "<task-notification>"),
+        ("incremental", INC_AGENT, "| --output | where to write |"),  # a subagent's tool_result
+        ("synthetic", SYN_CC, "Probably date arithmetic."),  # thinking
+        ("synthetic", SYN_CC, "4 passed in 0.12s"),  # tool_result
+        ("synthetic", SYN_CODEX_TOOLS, "Filesystem sandboxing"),  # developer prompt
+        ("synthetic", SYN_CODEX_TOOLS, "AGENTS.md instructions"),
+        ("synthetic", SYN_CODEX_TOOLS, "<environment_context>"),
+        ("synthetic", SYN_CODEX_TOOLS, "Chunk ID: 5e21c4"),  # function_call_output
+        ("synthetic", SYN_CODEX_TOOLS, "Success. Updated billing/rounding.py"),  # custom_tool_call_output
+        ("synthetic", SYN_OC_BAD, "search the memory folder for garage"),  # thinking
+        ("synthetic", SYN_OC_BAD, "No such file or directory"),  # toolResult
+        ("synthetic", SYN_OC, "A new session was started via /new or /reset"),  # injected startup prompt
+        ("synthetic", SYN_SPEC, "Probably in the webhooks module."),  # <think>
+        ("synthetic", SYN_SPEC, "app/webhooks/verify.py:18:"),  # a tool's output fence
     ],
 )
-def test_excluded_content_absent(rel: str, excluded: str) -> None:
-    assert excluded in (TRANSCRIPTS / rel).read_text(encoding="utf-8")  # the probe is real
-    assert excluded not in all_text(parsed(rel))
+def test_excluded_content_absent(root: str, rel: str, excluded: str) -> None:
+    assert excluded in fixture_path(root, rel).read_text(encoding="utf-8")  # the probe is real
+    assert excluded not in all_text(parsed(rel, root))
 
 
-@needs_fixtures
-def test_codex_messages_not_indexed_twice() -> None:
-    texts = [r.text for r in parsed(CODEX_NEW).records]
-    assert sum(t.startswith("Available tool groups in this session") for t in texts) == 1
-    assert sum(t == "show tools" for t in texts) == 1
+def test_codex_tool_call_before_the_first_reply_is_a_record() -> None:
+    records = synthetic(SYN_CODEX_TOOLS).records
+    assert [(r.position, r.role) for r in records] == [
+        (6, "user"),
+        (8, "assistant"),
+        (11, "assistant"),
+        (15, "assistant"),
+    ]
+    assert records[1].text == "[exec_command] rg -n ROUND_ billing/"
+    texts = [r.text for r in records]
+    assert sum(t.startswith("Only ROUND_00 exists") for t in texts) == 1  # not again from its event_msg copy
 
 
-@needs_fixtures
 def test_tool_inputs_kept_and_truncated() -> None:
-    assert "[Bash] mix phx.server 2>&1 | head -80" in all_text(parsed("claude-code/short.jsonl"))
-    assert "[Glob] pattern=mix.exs path=/home/marco/projects/spotter" in all_text(parsed("claude-code/short.jsonl"))
-    assert "[exec] ls -la /home/node/.openclaw/workspace/memory/" in all_text(parsed(OC_BAD))
-    assert "[Bash] List root directory structure" in all_text(
-        parsed(f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md")
-    )
-    codex = all_text(parsed(CODEX_NEW))
-    assert "[exec_command] rg -n " in codex
+    cc = all_text(incremental(INC_2))
+    assert "[Bash] grep -n 'add_argument' cli/export.py && python -m exporter export --help | head -40" in cc
+    assert "[Glob] pattern=cli/**/*.py path=/home/dev/projects/exporter" in cc
+    assert "[exec] grep -ril garage memory/" in all_text(synthetic(SYN_OC_BAD))
+    assert '[Grep] rg -n "hmac.compare_digest" app/' in all_text(synthetic(SYN_SPEC))
+    codex = all_text(synthetic(SYN_CODEX_TOOLS))
+    assert "[exec_command] rg -n ROUND_ billing/" in codex
     patches = re.findall(r"^\[apply_patch\] (.*)$", codex, re.MULTILINE)
     assert patches and all(len(p) <= 500 for p in patches) and any(p.endswith("…") for p in patches)
+    assert len(fixture_path("synthetic", SYN_CODEX_TOOLS).read_text()) > 1000  # the patch itself is longer
 
-    path = TRANSCRIPTS / "claude-code/subagent.jsonl"
+    path = fixture_path("incremental", INC_2)
     short = ClaudeCodeParser(tool_input_max_chars=40).parse(path.read_bytes(), path)
     bash = re.findall(r"^\[Bash\] (.*)$", all_text(short), re.MULTILINE)
-    assert bash and all(len(b) <= 40 for b in bash)
-    assert any(b.startswith("bd create --title=") and b.endswith("…") for b in bash)
+    assert len(bash) == 2 and all(len(b) <= 40 for b in bash)
+    assert any(b.startswith("grep -n 'add_argument'") and b.endswith("…") for b in bash)
 
 
 # --- Claude Code specifics ---
 
 
-@needs_fixtures
 def test_claude_code_merges_split_assistant_lines() -> None:
-    lines = [json.loads(x) for x in (TRANSCRIPTS / "claude-code/short.jsonl").read_text().splitlines()]
-    split = [x for x in lines if x.get("message", {}).get("id") == "msg_01MKH1ccEGrZGNPvu8pYiiQa"]
-    assert len(split) == 5
-    [record] = [r for r in parsed("claude-code/short.jsonl").records if r.role == "assistant"]
-    assert record.message_id == split[0]["uuid"]
+    lines = [json.loads(x) for x in fixture_path("incremental", INC_1).read_text().splitlines()]
+    split = [x for x in lines if x.get("message", {}).get("id") == "msg_t1"]
+    assert len(split) == 3  # thinking, text, tool_use
+    [record] = [r for r in incremental(INC_1).records if r.message_id == split[0]["uuid"]]
     assert record.uuid == split[-1]["uuid"]
     assert record.parent_uuid == split[0]["parentUuid"]
-    assert record.position == 5
-    assert record.text.startswith("Let me check the project structure")
-    assert "[Bash]" in record.text and "[Glob]" in record.text
+    assert record.position == 3
+    assert record.text.startswith("I'll find the argument parser first.")
+    assert "[Glob]" in record.text and "Parser lives" not in record.text
 
 
-@needs_fixtures
 def test_claude_code_subagents() -> None:
-    main = parsed(CC_MAIN)
+    main = incremental(INC_1)
     assert not any(r.is_sidechain for r in main.records) and main.parent_session_id is None
-    for agent in ("a881341", "acompact-fffbd0"):
-        sub = parsed(f"{CC_SUBAGENTS}/agent-{agent}.jsonl")
-        assert sub.agent_id == agent
-        assert sub.parent_session_id == "258c7280-ae70-4798-800f-63464d01a85d"
-        assert sub.session_id == "258c7280-ae70-4798-800f-63464d01a85d"  # the sessionId inside the lines
-        assert sub.records and all(r.is_sidechain for r in sub.records)
-        assert select_active_branch(sub.records) == sub.records
-    turn = parsed(f"{TURN}/turn-1/subagents/agent-a485154.jsonl")
-    assert (turn.agent_id, turn.parent_session_id) == ("a485154", "e9fb405b-169f-40eb-9396-7e75076f045d")
-    assert all(r.is_sidechain for r in turn.records)
+    assert main.agent_id is None
+    sub = incremental(INC_AGENT)
+    assert (sub.agent_id, sub.parent_session_id, sub.session_id) == ("b91e2c4", INC_SESSION, INC_SESSION)
+    assert sub.records and all(r.is_sidechain for r in sub.records)
+    assert select_active_branch(sub.records) == sub.records
+    other = synthetic(SYN_CC_AGENT)
+    assert other.records and all(r.is_sidechain for r in other.records)
 
 
-@needs_fixtures
 def test_claude_code_summaries() -> None:
-    [line_summary] = [r for r in parsed(f"{TURN}/turn-1.jsonl").records if r.kind == "summary"]
-    assert line_summary.text == "Metrics Calculations Verification and Discrepancy Analysis"
-    assert line_summary.uuid is None and line_summary.position == 1
-    main = parsed(CC_MAIN)
-    [compact] = [r for r in main.records if r.kind == "summary"]
-    assert compact.role == "assistant" and compact.position == 1257
+    [line_summary] = [r for r in incremental(INC_1).records if r.kind == "summary"]
+    assert line_summary.text == "Export command flag audit"
+    assert line_summary.uuid is None and line_summary.position == 1 and line_summary.timestamp is None
+    assert line_summary.message_id == "summary:a-0017"
+    main = synthetic(SYN_CC)
+    [compact] = [r for r in main.records if r.kind == "summary" and r.uuid is not None]
+    assert compact.role == "assistant" and compact.uuid == "u-0018"
     assert compact.text.startswith("This session is being continued from a previous conversation")
     # compact_boundary has a null parentUuid: the chain continues through its logicalParentUuid
-    before = [r for r in main.records if r.position < 1256]
-    assert compact.parent_uuid == before[-1].uuid
-    assert set(map(id, before)) <= set(map(id, select_active_branch(main.records)))
+    [before] = [r for r in main.records if r.uuid == "a-0016"]
+    assert compact.parent_uuid == before.uuid
+    active = select_active_branch(main.records)
+    assert before in active and compact in active
 
 
-@needs_fixtures
 def test_claude_code_queued_prompts() -> None:
-    queued = [r for r in parsed(CC_MAIN).records if r.message_id.startswith("Q")]
-    assert [(r.position, r.text) for r in queued] == [
-        (497, "check again"),
-        (603, "new beads for the epic were added. tackle them"),
+    queued = [r for r in incremental(INC_2).records if r.message_id.startswith("Q")]
+    assert [(r.position, r.text, r.role) for r in queued] == [
+        (24, "also mention --format-version in the changelog", "user")
     ]
+    assert [r.text for r in synthetic(SYN_CC).records if r.message_id.startswith("Q")] == [
+        "also add a regression test for 2028-02-29"
+    ]
+
+
+# --- timestamps ---
+
+
+def test_timestamps_parsed() -> None:
+    first_user = incremental(INC_2).records[1]
+    assert first_user.timestamp == datetime(2026, 4, 7, 10, 0, 0, tzinfo=UTC).timestamp()
+    codex_user = synthetic(SYN_CODEX_TOOLS).records[0]
+    assert codex_user.timestamp == datetime(2026, 3, 9, 16, 20, 1, tzinfo=UTC).timestamp()
+    cron = next(r for r in synthetic(SYN_OC).records if r.text == "remind me where the backup cron lives")
+    assert cron.timestamp == datetime(2026, 3, 5, 17, 1, 0, tzinfo=UTC).timestamp()
+    spec = synthetic(SYN_SPEC).records
+    assert spec[0].timestamp == datetime(2026, 3, 6, 11, 0, 0, tzinfo=UTC).timestamp()
+    assert spec[1].timestamp == datetime(2026, 3, 6, 11, 0, 5, tzinfo=UTC).timestamp()
+    assert incremental(INC_1).records[0].timestamp is None  # a summary line has no time
+
+
+# --- tail parses, robustness ---
+
+
+def test_tail_parse_positions() -> None:
+    first = fixture_path("incremental", INC_1).read_bytes()
+    path = fixture_path("incremental", INC_2)
+    whole = path.read_bytes()
+    assert whole.startswith(first)
+    head = parse_file(path, first)
+    tail = parse_file(path, whole[len(first) :], start_line=first.count(b"\n") + 1)
+    assert head is not None and tail is not None
+    assert tail.session_id == INC_SESSION
+    assert tail.consumed_bytes == len(whole) - len(first)
+    full = incremental(INC_2)
+    key = [(r.message_id, r.position, r.text, r.parent_uuid) for r in full.records]
+    assert [(r.message_id, r.position, r.text, r.parent_uuid) for r in head.records + tail.records] == key
+    assert [r.position for r in tail.records] == [20, 21, 24, 25, 28]
+
+
+def test_malformed_openclaw_file() -> None:
+    path = fixture_path("synthetic", SYN_OC_BAD)
+    assert path.read_bytes().startswith(b"/resum{")
+    parser = detect_format(read_head(path.read_bytes()), path)
+    assert parser is not None and parser.format == "openclaw"
+    result = synthetic(SYN_OC_BAD)
+    assert result.bad_lines == 1 and len(result.errors) == 1 and "line 1" in result.errors[0]
+    assert result.session_id == "7c2e9a14-5d3b-4f8e-a6c1-0b9d2e4f7a35"  # from the file name
+    assert result.cwd is None  # it was on the broken session line
+    assert result.records[0].position == 2
+
+
+def test_codex_compacted_summary() -> None:
+    meta = fixture_path("synthetic", SYN_CODEX_TOOLS).read_text().splitlines()[0]
+    compacted = {
+        "timestamp": "2026-05-11T09:00:00.000Z",
+        "type": "compacted",
+        "payload": {
+            "message": "Summary: the user raised the compaction threshold to 90%.",
+            "replacement_history": [],
+        },
+    }
+    result = CodexParser().parse(meta.encode() + b"\n" + jsonl(compacted), Path("rollout-x.jsonl"))
+    [summary] = result.records
+    assert (summary.kind, summary.role, summary.position) == ("summary", "assistant", 2)
+    assert summary.text.startswith("Summary: the user raised")
+    assert result.session_id == "019ca1b3-2e4f-7a60-8c1d-3f5a7b9c0d2e"
 
 
 def _cc_line(kind: str, uuid: str, parent: str | None, content: object, **extra: Any) -> dict[str, Any]:
@@ -346,38 +349,18 @@ def test_claude_code_unknown_parent_kept_raw() -> None:
 # --- tail parses and partial lines ---
 
 
-@needs_fixtures
-def test_tail_parse_positions() -> None:
-    first = (TRANSCRIPTS / f"{TURN}/turn-1.jsonl").read_bytes()
-    path = TRANSCRIPTS / f"{TURN}/turn-2.jsonl"
-    whole = path.read_bytes()
-    assert whole.startswith(first)
-    head = parse_file(path, first)
-    tail = parse_file(path, whole[len(first) :], start_line=first.count(b"\n") + 1)
-    assert head is not None and tail is not None
-    assert tail.session_id == "e9fb405b-169f-40eb-9396-7e75076f045d"
-    assert tail.consumed_bytes == len(whole) - len(first)
-    full = parsed(f"{TURN}/turn-2.jsonl")
-    key = [(r.message_id, r.position, r.text, r.parent_uuid) for r in full.records]
-    assert [(r.message_id, r.position, r.text, r.parent_uuid) for r in head.records + tail.records] == key
-    assert [r.position for r in tail.records] == [27, 35, 42, 47]
-
-
 @pytest.mark.parametrize(
     ("root", "rel"),
     [
-        ("shared", "claude-code/short.jsonl"),
-        ("shared", CODEX_B),
-        ("shared", OC_GOOD),
-        ("shared", f"{SPEC}/2026-05-11_10-00-00Z-where-is-token-validation.md"),
         ("synthetic", SYN_CC),
         ("synthetic", SYN_CODEX),
+        ("synthetic", SYN_CODEX_TOOLS),
         ("synthetic", SYN_OC),
         ("synthetic", SYN_SPEC),
+        ("incremental", INC_2),
     ],
 )
 def test_partial_trailing_line_not_consumed(root: str, rel: str) -> None:
-    skip_unless_present(root)
     path = fixture_path(root, rel)
     data = path.read_bytes()
     cut = data.rstrip(b"\n").rfind(b"\n") + 1  # start of the last line
@@ -399,18 +382,6 @@ def test_complete_json_without_newline_is_not_consumed() -> None:
 
 
 # --- robustness ---
-
-
-@needs_fixtures
-def test_malformed_openclaw_file() -> None:
-    path = TRANSCRIPTS / OC_BAD
-    assert path.read_bytes().startswith(b"/speci{")
-    parser = detect_format(read_head(path.read_bytes()), path)
-    assert parser is not None and parser.format == "openclaw"
-    result = parsed(OC_BAD)
-    assert result.bad_lines == 1 and len(result.errors) == 1 and "line 1" in result.errors[0]
-    assert result.session_id == "b3db607f-7ae8-4089-b806-44800e961672"  # from the file name
-    assert result.records[0].position == 2
 
 
 @pytest.mark.parametrize("parser", PARSERS, ids=lambda p: p.format)
@@ -439,39 +410,7 @@ def test_non_utf8_is_replaced() -> None:
 # --- timestamps ---
 
 
-@needs_fixtures
-def test_timestamps_parsed() -> None:
-    first_user = parsed("claude-code/short.jsonl").records[0]
-    assert first_user.timestamp == datetime(2026, 2, 10, 21, 11, 56, 846000, tzinfo=UTC).timestamp()
-    show = next(r for r in parsed(CODEX_NEW).records if r.text == "show tools")
-    assert show.timestamp == datetime(2026, 5, 11, 8, 27, 17, 494000, tzinfo=UTC).timestamp()
-    hello = next(r for r in parsed(OC_GOOD).records if r.text == "Hello")
-    assert hello.timestamp == datetime(2026, 2, 27, 15, 30, 15, 339000, tzinfo=UTC).timestamp()
-    spec = parsed(f"{SPEC}/2026-05-11_10-00-00Z-where-is-token-validation.md").records
-    assert spec[0].timestamp == datetime(2026, 5, 11, 10, 0, 0, tzinfo=UTC).timestamp()
-    assert spec[1].timestamp == datetime(2026, 5, 11, 10, 0, 5, tzinfo=UTC).timestamp()
-    assert parsed(f"{TURN}/turn-1.jsonl").records[0].timestamp is None  # a summary line has no time
-
-
 # --- Codex and OpenClaw synthetic cases ---
-
-
-@needs_fixtures
-def test_codex_compacted_summary() -> None:
-    meta = (TRANSCRIPTS / CODEX_NEW).read_text().splitlines()[0]
-    compacted = {
-        "timestamp": "2026-05-11T09:00:00.000Z",
-        "type": "compacted",
-        "payload": {
-            "message": "Summary: the user raised the compaction threshold to 90%.",
-            "replacement_history": [],
-        },
-    }
-    result = CodexParser().parse(meta.encode() + b"\n" + jsonl(compacted), Path("rollout-x.jsonl"))
-    [summary] = result.records
-    assert (summary.kind, summary.role, summary.position) == ("summary", "assistant", 2)
-    assert summary.text.startswith("Summary: the user raised")
-    assert result.session_id == "019e1625-789d-76c0-80ab-3724b5ddb799"
 
 
 def test_codex_event_fallback_and_tool_only_record() -> None:

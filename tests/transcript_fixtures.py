@@ -1,0 +1,43 @@
+"""Where the transcript fixtures live and how the parser tests read them: the real ones in ../shared (optional),
+the committed synthetic ones (always). One module so test_parsers.py and test_parsers_real.py agree on both."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from conftest import SHARED
+from memlens.engine.sources import ParseResult, parse_file
+
+HERE = Path(__file__).resolve().parent
+TRANSCRIPTS = SHARED / "fixtures" / "transcripts"  # real, when ../shared is present
+SYNTHETIC = HERE / "fixtures" / "transcripts"  # committed: one tree of every format
+INCREMENTAL = HERE / "fixtures" / "incremental"  # committed: a session in two steps (turn-1 is a prefix of turn-2)
+ROOTS = {"shared": TRANSCRIPTS, "synthetic": SYNTHETIC, "incremental": INCREMENTAL}
+
+
+def fixture_path(root: str, rel: str) -> Path:
+    return ROOTS[root] / rel
+
+
+@cache
+def parsed(rel: str, root: str = "shared") -> ParseResult:
+    result = parse_file(fixture_path(root, rel))
+    assert result is not None, rel
+    return result
+
+
+def all_text(result: ParseResult) -> str:
+    return "\n".join(r.text for r in result.records)
+
+
+def jsonl(*objects: dict[str, Any]) -> bytes:
+    return b"".join(json.dumps(o).encode() + b"\n" for o in objects)
+
+
+def counts(result: ParseResult) -> tuple[int, int, int]:
+    kinds = Counter("summary" if r.kind == "summary" else r.role for r in result.records)
+    return kinds["user"], kinds["assistant"], kinds["summary"]
