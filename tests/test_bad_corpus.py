@@ -29,13 +29,17 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from badcorpus.check import (
+# the repository root, so the corpus helpers have one module name here, in bench/badcorpus.py and for mypy
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.badcorpus.check import (  # noqa: E402
     Outcome,
     Run,
     check_in_process,
@@ -45,7 +49,7 @@ from badcorpus.check import (
     memlens_bin,
     remove_case_files,
 )
-from badcorpus.generator import Corpus, bad_settings_cases, write_corpus
+from tests.badcorpus.generator import Corpus, bad_settings_cases, write_corpus  # noqa: E402
 
 ALLOWED_CODES = {"index": {0}, "reindex": {0}, "stats": {0}, "search": {0, 1}, "history": {0}}
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0

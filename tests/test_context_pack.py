@@ -80,7 +80,8 @@ def test_items_are_cited_and_rendered(engine: Engine) -> None:
         assert item["citation"] in pack["markdown"]
         if item["kind"] != "memory":
             assert item["sessionKey"] in item["citation"] and item["messageId"] in item["citation"]
-            assert item["timestamp"] in item["citation"]
+            timestamp = item["timestamp"]
+            assert timestamp is not None and timestamp in item["citation"]
             ids = [m["messageId"] for m in item["messages"]]
             assert item["messageId"] in ids and len(ids) == 2  # the best message and its neighbour
 

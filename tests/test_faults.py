@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -161,10 +162,10 @@ def test_bad_files_are_skipped_and_the_rest_indexed(tmp_path: Path, monkeypatch:
     locked.write_text(json.dumps(dict(good, sessionId="s2")) + "\n")
     original_open = Path.open
 
-    def open_or_refuse(self: Path, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+    def open_or_refuse(self: Path, *args: Any, **kwargs: Any) -> Any:
         if self == locked:
             raise PermissionError(13, "Permission denied", str(self))
-        return original_open(self, *args, **kwargs)  # type: ignore[arg-type]
+        return original_open(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "open", open_or_refuse)
     with keyword_engine(workspace, transcripts, tmp_path / "index") as engine:

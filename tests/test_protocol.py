@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import re
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -175,7 +176,7 @@ class Checker:
         assert member in PRIMITIVES, f"protocol.ts: cannot read the type {member!r} ({where})"
         return fits_primitive(member, value)
 
-    def check(self, interface: str, answer: dict[str, Any], where: str) -> None:
+    def check(self, interface: str, answer: Mapping[str, Any], where: str) -> None:
         fields = self.protocol.interfaces[interface]
         self.seen.setdefault(interface, set()).update(answer)
         extra = sorted(set(answer) - set(fields))
@@ -227,13 +228,13 @@ BROKEN_LINE = '{"type": "user", "message": {"role": "user", "content": "cut off 
 @pytest.fixture(scope="module")
 def answers(
     built_example: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory, embedder: Embedder
-) -> dict[str, list[dict[str, Any]]]:
+) -> dict[str, list[Mapping[str, Any]]]:
     """Every answer type, several times over, from a private copy of the built example."""
     root = tmp_path_factory.mktemp("protocol")
     workspace, index_dir = root / "workspace", root / "index"
     shutil.copytree(built_example[0], workspace)
     shutil.copytree(built_example[1], index_dir)
-    out: dict[str, list[dict[str, Any]]] = {name: [] for _, name in WIRE.values()}
+    out: dict[str, list[Mapping[str, Any]]] = {name: [] for _, name in WIRE.values()}
     out[NOTIFICATION[1]] = []
     with Engine([workspace], example_settings(), index_dir=index_dir, embedder=embedder) as engine:
         with engine.catalog.transaction() as db:  # the catalog stores absolute paths: point it at this copy
@@ -300,7 +301,7 @@ def protocol() -> Protocol:
 
 
 def test_every_answer_matches_its_typescript_interface(
-    protocol: Protocol, answers: dict[str, list[dict[str, Any]]]
+    protocol: Protocol, answers: dict[str, list[Mapping[str, Any]]]
 ) -> None:
     checker = Checker(protocol)
     reachable: set[str] = set()
@@ -368,7 +369,7 @@ def keys_of(value: Any, into: set[str]) -> set[str]:
     return into
 
 
-def test_docs_name_every_command_and_key(answers: dict[str, list[dict[str, Any]]]) -> None:
+def test_docs_name_every_command_and_key(answers: dict[str, list[Mapping[str, Any]]]) -> None:
     docs = DOCS.read_text(encoding="utf-8")
     problems = []
     sections = [(f"### `{command}`", command, response) for command, (_, response) in WIRE.items()]

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from lsp.helpers import lsp_fixture
 from memlens.engine.engine import Engine
 from memlens.settings import Settings, merge
 from planted_secrets import PLANTED, Planted, leaked, leaked_fragments
@@ -298,7 +298,7 @@ def test_history_summaries_context_and_stats_show_no_secret(
             assert_clean(json.dumps(pack), f"context pack ({item.kind})")
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "memlens", "serve"]))
+@lsp_fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "memlens", "serve"]))
 async def lsp_server(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
     yield lsp_client
 

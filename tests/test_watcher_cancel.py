@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from memlens.engine.embedder import Embedder
@@ -30,7 +31,7 @@ def many_notes(path: Path, count: int, tag: str) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def wait_for(predicate, timeout: float) -> bool:  # type: ignore[no-untyped-def]
+def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():

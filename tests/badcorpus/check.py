@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,7 +91,7 @@ class Outcome:
     search_errors: dict[str, str] = field(default_factory=dict)  # marker -> why its search failed
     history_errors: dict[str, str] = field(default_factory=dict)  # session key -> why history failed
     sessions: set[str] = field(default_factory=set)
-    stats: dict[str, Any] | None = None
+    stats: Mapping[str, Any] | None = None
 
     def crashed_runs(self) -> list[Run]:
         return [r for r in self.runs if r.traceback_tail() is not None]

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import shutil
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
+import pytest_lsp
 from lsprotocol import types
+from pytest_lsp import ClientServerConfig
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "workspace"
@@ -16,6 +19,13 @@ SHARED_TRANSCRIPTS = REPO.parent / "shared" / "fixtures" / "transcripts"
 SERVER_COMMAND = [sys.executable, "-m", "memlens", "serve"]
 # the shared real transcripts that are copied in: small ones only (embedding is slow on CI machines)
 SHARED_PICK = ("openclaw/*.jsonl", "claude-code/short.jsonl")
+
+_Fixture = TypeVar("_Fixture", bound=Callable[..., Any])
+
+
+def lsp_fixture(*, config: ClientServerConfig, **kwargs: Any) -> Callable[[_Fixture], _Fixture]:
+    """`pytest_lsp.fixture` with a type: the library's decorator is unannotated, which mypy --strict refuses."""
+    return cast(Callable[[_Fixture], _Fixture], pytest_lsp.fixture(config=config, **kwargs))
 
 
 @dataclass
@@ -76,6 +86,12 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return value
+
+
+async def stop_client(client: Any) -> None:
+    """pygls's `JsonRPCClient.stop`, which is unannotated (mypy --strict refuses untyped calls)."""
+    stop = cast(Callable[[], Awaitable[None]], client.stop)
+    await stop()
 
 
 async def execute(client: Any, command: str, argument: dict[str, Any] | None = None) -> Any:

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from typing import Any
+
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp.helpers import SERVER_COMMAND, Prebuilt, StatusLog, copy_index, execute, init_params, wait_until
+from lsp.helpers import SERVER_COMMAND, Prebuilt, StatusLog, copy_index, execute, init_params, lsp_fixture, wait_until
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 OPENCLAW = "openclaw:9d3b6e21-47c8-4a0f-b2e5-6c1f8a9d0e74"
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER_COMMAND))
-async def client(lsp_client: LanguageClient, lsp_prebuilt: Prebuilt):
+@lsp_fixture(scope="module", config=ClientServerConfig(server_command=SERVER_COMMAND))
+async def client(lsp_client: LanguageClient, lsp_prebuilt: Prebuilt) -> AsyncIterator[None]:
     statuses = StatusLog()
     lsp_client.feature("memlens/indexStatus")(statuses)
     lsp_client.statuses = statuses  # type: ignore[attr-defined]
@@ -173,7 +175,7 @@ async def test_context_pack(client: LanguageClient) -> None:
         ("memlens.context", {"tokenBudget": 100}, "question is required"),
     ],
 )
-async def test_bad_arguments(client: LanguageClient, command: str, argument: dict, message: str) -> None:
+async def test_bad_arguments(client: LanguageClient, command: str, argument: dict[str, Any], message: str) -> None:
     with pytest.raises(JsonRpcInvalidParams, match=message):
         await execute(client, command, argument)
 

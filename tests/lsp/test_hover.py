@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import AsyncIterator
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp.helpers import SERVER_COMMAND, Prebuilt, copy_index, execute, init_params, wait_until
+from lsp.helpers import SERVER_COMMAND, Prebuilt, copy_index, execute, init_params, lsp_fixture, wait_until
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -26,8 +26,8 @@ URI = "file:///tmp/memlens-hover-test/app.py"
 HIT_LINE = re.compile(r"- \*\*(\d{1,3})%\*\* \[(.+?)\]\((memlens-transcript:/[^)\s]+|file:///[^)\s]+#L\d+)\) · (.+)  $")
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER_COMMAND))
-async def client(lsp_client: LanguageClient, lsp_prebuilt: Prebuilt):
+@lsp_fixture(scope="module", config=ClientServerConfig(server_command=SERVER_COMMAND))
+async def client(lsp_client: LanguageClient, lsp_prebuilt: Prebuilt) -> AsyncIterator[None]:
     params = init_params(lsp_prebuilt, copy_index(lsp_prebuilt, "hover"))
     lsp_client.base_settings = params.initialization_options  # type: ignore[attr-defined]
     await lsp_client.initialize_session(params)

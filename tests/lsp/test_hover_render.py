@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from memlens.lsp.hover import render
+from memlens.wire import SearchResult
 
 
 def test_render_uses_titles_dates_and_links() -> None:
-    results = [
+    results: list[SearchResult] = [
         {
+            "id": "unit:1",
             "kind": "transcript",
             "score": 0.873,
             "sessionKey": "claude-code:abc/x",
@@ -21,6 +23,7 @@ def test_render_uses_titles_dates_and_links() -> None:
             "relPath": "t.jsonl",
         },
         {
+            "id": "unit:2",
             "kind": "memory",
             "score": 0.6,
             "path": "/ws/MEMORY.md",

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp.helpers import SERVER_COMMAND, Prebuilt, StatusLog, copy_index, execute, init_params, wait_until
+from lsp.helpers import SERVER_COMMAND, Prebuilt, StatusLog, copy_index, execute, init_params, lsp_fixture, wait_until
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -43,8 +43,10 @@ def tiny_session(path: Path) -> None:
     path.write_text("".join(lines), encoding="utf-8")
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER_COMMAND))
-async def client(lsp_client: LanguageClient, lsp_prebuilt: Prebuilt, tmp_path_factory: pytest.TempPathFactory):
+@lsp_fixture(scope="module", config=ClientServerConfig(server_command=SERVER_COMMAND))
+async def client(
+    lsp_client: LanguageClient, lsp_prebuilt: Prebuilt, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[None]:
     statuses = StatusLog()
     lsp_client.feature("memlens/indexStatus")(statuses)
     lsp_client.statuses = statuses  # type: ignore[attr-defined]
@@ -58,7 +60,7 @@ async def client(lsp_client: LanguageClient, lsp_prebuilt: Prebuilt, tmp_path_fa
     await lsp_client.shutdown_session()
 
 
-def _finished(reports: list) -> bool:
+def _finished(reports: list[types.ProgressParams]) -> bool:
     return bool(reports) and isinstance(reports[-1], types.WorkDoneProgressEnd)
 
 
@@ -104,8 +106,9 @@ async def test_reindex_full_with_progress(client: LanguageClient) -> None:
     assert report["filesParsed"] == report["filesSeen"] == sum(stats["files"].values())
     assert report["unitsEmbedded"] == 0  # cached vectors are reused
     (token,) = [t for t in client.progress_reports if t not in before]
-    reports = client.progress_reports[token]
-    assert reports[0].title == "memlens: full reindex"
+    # pytest-lsp stores the structured WorkDoneProgress* values under a list[ProgressParams] annotation
+    reports: list[object] = list(client.progress_reports[token])
+    assert isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].title == "memlens: full reindex"
     percentages = [r.percentage for r in reports if isinstance(r, types.WorkDoneProgressReport)]
     assert percentages and percentages[-1] == 100
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)

@@ -16,7 +16,7 @@ import pytest
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-from lsp.helpers import Prebuilt, copy_index, execute, init_params
+from lsp.helpers import Prebuilt, copy_index, execute, init_params, stop_client
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
@@ -47,7 +47,7 @@ async def open_session(client: LanguageClient, prebuilt: Prebuilt, index_dir: Pa
 async def close_session(client: LanguageClient) -> None:
     await asyncio.wait_for(client.shutdown_async(None), 20)
     client.exit(None)
-    await client.stop()
+    await stop_client(client)
 
 
 async def idle(client: LanguageClient) -> dict[str, Any]:
@@ -157,7 +157,7 @@ async def test_second_server_is_read_only_and_follows_the_first(
             try:
                 await close_session(client)
             except Exception:
-                await client.stop()
+                await stop_client(client)
 
 
 async def test_cancelling_the_initial_indexing(lsp_prebuilt: Prebuilt, tmp_path: Path) -> None:

@@ -8,24 +8,24 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp.helpers import EXAMPLE, SERVER_COMMAND, Prebuilt, copy_index, execute, init_params
+from lsp.helpers import EXAMPLE, SERVER_COMMAND, Prebuilt, copy_index, execute, init_params, lsp_fixture
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 OPENCLAW = "openclaw:9d3b6e21-47c8-4a0f-b2e5-6c1f8a9d0e74"
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER_COMMAND))
-async def client(lsp_client: LanguageClient, lsp_prebuilt: Prebuilt):
+@lsp_fixture(scope="module", config=ClientServerConfig(server_command=SERVER_COMMAND))
+async def client(lsp_client: LanguageClient, lsp_prebuilt: Prebuilt) -> AsyncIterator[None]:
     lsp_client.prebuilt = lsp_prebuilt  # type: ignore[attr-defined]
     # an invalid value in initializationOptions: a warning, the default is used, the server runs
     params = init_params(lsp_prebuilt, copy_index(lsp_prebuilt, "settings"), search={"maxResults": "many"})
@@ -162,8 +162,8 @@ def trust_params(root: Path, trusted: bool) -> types.InitializeParams:
     )
 
 
-@pytest_lsp.fixture(scope="module", config=TRUST_CONFIG)
-async def untrusted(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
+@lsp_fixture(scope="module", config=TRUST_CONFIG)
+async def untrusted(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[None]:
     root = tmp_path_factory.mktemp("untrusted")
     lsp_client.root = root  # type: ignore[attr-defined]
     await lsp_client.initialize_session(trust_params(root, trusted=False))
@@ -172,8 +172,8 @@ async def untrusted(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPat
     shutil.rmtree(TRUST_CACHE, ignore_errors=True)
 
 
-@pytest_lsp.fixture(scope="module", config=TRUST_CONFIG)
-async def trusted(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
+@lsp_fixture(scope="module", config=TRUST_CONFIG)
+async def trusted(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[None]:
     root = tmp_path_factory.mktemp("trusted")
     lsp_client.root = root  # type: ignore[attr-defined]
     await lsp_client.initialize_session(trust_params(root, trusted=True))
