@@ -1,0 +1,82 @@
+"""Redaction at its edges: the boundaries that mutation testing (docs/mutation-testing.md) showed no other test
+pinned down. Each case is a behaviour a user would notice: a secret left in clear text, or a harmless word masked."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from memlens.engine.redact import find_secrets, redact
+from memlens.engine.redaction.detector import Span
+from memlens.engine.redaction.scanner import _OVERLAP, _WINDOW, merge
+from memlens.engine.redaction.values import Evidence, entropy, is_secret_value, looks_random
+
+ANTHROPIC = "sk-ant-" + "Qx7vN2pL9mR4tK8wZ3yB6cF1"
+
+
+def test_a_secret_past_the_first_window_is_found() -> None:
+    """The scan reads overlapping windows; a secret just after the first window's overlap must still be found."""
+    at = _WINDOW - _OVERLAP // 2  # inside the first window's tail and the second window's head
+    for offset in (at, _WINDOW + 500, 2 * _WINDOW + 100):
+        text = "lorem ipsum " * (offset // 12) + " " + ANTHROPIC + " " + "dolor sit " * 3000
+        assert ANTHROPIC not in redact(text), offset
+        assert [s.kind for s in find_secrets(text)] == ["anthropic-key"]
+
+
+def test_token_detectors_start_at_a_word() -> None:
+    """ "task-ant-…" is not an Anthropic key: a token format only counts from the start of a word."""
+    assert redact(f"see {ANTHROPIC} now") == "see [REDACTED:anthropic-key] now"
+    glued = "mask" + ANTHROPIC.removeprefix("sk")  # "mask-ant-…"
+    assert [s.kind for s in find_secrets(f"see {glued} now")] != ["anthropic-key"]
+
+
+def test_openai_and_slack_shapes_need_a_digit() -> None:
+    """Words that only look like a token prefix ("sk-proj-readme-…", "xoxb-…") stay; real ones go."""
+    wordy = "sk-proj-readme-and-contributing-guide"
+    assert redact(f"open {wordy} first") == f"open {wordy} first"
+    assert redact("open sk-proj-Ab3dEf6hIj9kLm2nOp5q first") == "open [REDACTED:openai-key] first"
+    assert redact("channel xoxb-release-notes-channel") == "channel xoxb-release-notes-channel"
+    assert "xoxb-1234567890-abcdefghij" not in redact("token xoxb-1234567890-abcdefghij")
+
+
+def test_merge_keeps_touching_spans_apart_and_names_the_longest() -> None:
+    assert merge([Span("a", 0, 5), Span("b", 5, 9)]) == [Span("a", 0, 5), Span("b", 5, 9)]
+    # A (10 chars) then B (7) then C (14): the merged span is named after C, the longest of the three
+    assert merge([Span("A", 0, 10), Span("B", 5, 12), Span("C", 6, 20)]) == [Span("C", 0, 20)]
+    # the first span's length, not its end, is what a later span must beat
+    assert merge([Span("A", 2, 12), Span("B", 3, 15)]) == [Span("B", 2, 15)]
+    assert merge([Span("A", 2, 12), Span("B", 3, 13)]) == [Span("A", 2, 13)]
+
+
+def test_entropy_is_shannon_bits_per_character() -> None:
+    assert entropy("") == 0.0
+    assert entropy("aaaa") == 0.0
+    assert entropy("ab") == pytest.approx(1.0)
+    assert entropy("abcd") == pytest.approx(2.0)
+    assert entropy("aab") == pytest.approx(-(2 / 3) * math.log2(2 / 3) - (1 / 3) * math.log2(1 / 3))
+
+
+@pytest.mark.parametrize(
+    ("value", "random"),
+    [
+        ("Xk3zp9Lq", True),  # 8 characters, three classes: a password
+        ("Xk3zp9L", False),  # 7: too short to judge
+        ("Xk3#p9Lq", False),  # "#" is outside the base64 alphabet entropy counts: 2.6 bits per character
+        ("build-cache-v2", False),  # two classes and under 16: a name
+        ("aB3dE6gH9jK2mN5p", True),  # 16, three classes
+        ("Kq7Vx2Lp9Wz4Rt8Y", True),
+        ("KqVxLpWzRtYmNbQc", True),  # 16 characters of two classes is long enough
+        ("KqVxLpWzRtYmNbQ", False),  # 15 of two classes is not
+        ("/usr/local/bin/Xk3p9Lq", False),  # a path
+        ("0123456789abcdef0123", False),  # hex
+    ],
+)
+def test_looks_random_boundaries(value: str, random: bool) -> None:
+    assert looks_random(value) is random
+
+
+def test_prose_values_need_four_characters() -> None:
+    assert is_secret_value("Xk3z", Evidence.PROSE)
+    assert not is_secret_value("Xk3", Evidence.PROSE)
+    assert not is_secret_value("hunter", Evidence.PROSE)  # plain lowercase words stay
