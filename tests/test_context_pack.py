@@ -112,6 +112,23 @@ def test_no_match(engine: Engine) -> None:
 
 def test_excluded_sessions_never_appear(engine: Engine) -> None:
     engine.settings.exclude_sessions = ["aaaa0000-0000-4000-8000-000000000001"]
-    pack = build_context_pack(engine, "billing webhooks retry policy", token_budget=4000)
+    pack = build_context_pack(engine, "webhook retry policy", token_budget=4000)
     assert pack["items"] and "aaaa0000" not in json.dumps(pack)
     assert "For billing" not in pack["markdown"]
+
+
+def test_hidden_hits_neither_cut_the_tail_nor_take_places(engine: Engine) -> None:
+    # the excluded billing session holds every strong hit; the shipping session's hits score under 60 % of them, so
+    # a tail cut taken before the exclusion left nothing to show
+    query = "billing webhooks retry policy"
+    ranked = engine.rank(query, limit=10).hits
+    rows = engine.catalog.result_rows([h.unit_id for h in ranked])
+    best_hidden = max(
+        h.score for h in ranked if rows[h.unit_id]["session_id"] == "aaaa0000-0000-4000-8000-000000000001"
+    )
+    best_other = max(h.score for h in ranked if rows[h.unit_id]["session_id"] != "aaaa0000-0000-4000-8000-000000000001")
+    assert best_other < 0.6 * best_hidden  # the situation this test is about
+    engine.settings.exclude_sessions = ["aaaa0000-0000-4000-8000-000000000001"]
+    results = engine.search(query, min_score=0.001)["results"]
+    assert results and all(r.get("sessionId") != "aaaa0000-0000-4000-8000-000000000001" for r in results)
+    assert any(r.get("sessionId") == "bbbb0000-0000-4000-8000-000000000002" for r in results)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.excerpt import make_excerpt
-from memlens.engine.rerank import shown
+from memlens.engine.rerank import TAIL_SHARE, shown
 from memlens.engine.search import Ranking, UnitHit
 from memlens.wire import SearchResult
 
@@ -91,29 +91,16 @@ class ResultBuilder:
         explain: bool = False,
     ) -> list[SearchResult]:
         limit = max(1, min(limit, MAX_LIMIT))
+        hits, rows = self._visible(ranking, limit, min_score)
         best: dict[int, tuple[UnitHit, sqlite3.Row]] = {}  # chunk id: (its best unit's hit, the result's row)
-        candidates = shown(ranking.hits, min_score, calibrated=ranking.calibrated)
-        # one query per slice (unit, chunk, file and session together): the first slice nearly always suffices
-        step = max(40, 4 * limit)
-        for start in range(0, len(candidates), step):
-            part = candidates[start : start + step]
-            rows = self.catalog.result_rows([h.unit_id for h in part])
-            for hit in part:
-                row = rows.get(hit.unit_id)
-                if row is not None and row["id"] not in best:
-                    best[row["id"]] = (hit, row)
-            if len(best) >= limit * 3:
-                break
+        for hit in shown(hits, min_score, calibrated=ranking.calibrated):
+            row = rows[hit.unit_id]
+            best.setdefault(row["id"], (hit, row))
         results: list[SearchResult] = []
         total = 0
         for hit, row in best.values():
-            chunk = unit = row
             session = row if row["session_found"] is not None else None
-            session_id = session["session_id"] if session is not None else None
-            cwd = session["cwd"] if session is not None else None
-            if self.visibility.hides(chunk["session_key"], session_id, chunk["path"], cwd):
-                continue
-            result = self._result(chunk, unit, hit, session, ranking.query_terms, excerpt_chars, explain)
+            result = self._result(row, row, hit, session, ranking.query_terms, excerpt_chars, explain)
             total += len(result["excerpt"]) + 200
             if results and total > max_chars:
                 break
@@ -121,6 +108,35 @@ class ResultBuilder:
             if len(results) >= limit:
                 break
         return results
+
+    def _visible(self, ranking: Ranking, limit: int, min_score: float) -> tuple[list[UnitHit], dict[int, sqlite3.Row]]:
+        """The ranked hits this request may show (excluded sessions and out-of-scope files dropped BEFORE the
+        answer/tail cut, so hidden hits neither decide it nor take the places of visible ones), with their result
+        rows. Reads one query per slice (unit, chunk, file and session together) and stops once the shown part is
+        settled: enough chunks, or (calibrated) the ranking has fallen under the tail floor of the visible top ten."""
+        visible: list[UnitHit] = []
+        rows: dict[int, sqlite3.Row] = {}
+        step = max(40, 4 * limit)
+        for start in range(0, len(ranking.hits), step):
+            part = ranking.hits[start : start + step]
+            found = self.catalog.result_rows([h.unit_id for h in part])
+            for hit in part:
+                row = found.get(hit.unit_id)
+                if row is None:
+                    continue
+                session_id = row["session_id"] if row["session_found"] is not None else None
+                cwd = row["cwd"] if row["session_found"] is not None else None
+                if not self.visibility.hides(row["session_key"], session_id, row["path"], cwd):
+                    visible.append(hit)
+                    rows[hit.unit_id] = row
+            chunks = {rows[h.unit_id]["id"] for h in shown(visible, min_score, calibrated=ranking.calibrated)}
+            if len(chunks) >= limit * 3:
+                break
+            if ranking.calibrated and len(visible) >= 10:
+                floor = TAIL_SHARE * max(h.score for h in visible[:10])
+                if part[-1].score < floor:
+                    break
+        return visible, rows
 
     def _result(
         self,
