@@ -249,6 +249,8 @@ def answers(
         search = out["SearchResponse"]
         search.append(engine.search("how did we fix the dead-letter queue backup?", explain=True, min_score=0.0))
         search.append(engine.search("pgbouncer", limit=3))
+        # the subagent's own task (a sidechain session): its hits carry parentSessionKey
+        search.append(engine.search("where is order.refunded published; is there a refund handler", min_score=0.0))
         summary = engine.summaries_grep("offsite", limit=5)
         out["SummariesGrepResponse"].append(summary)
         summary_id = summary["results"][0]["summaryId"]
