@@ -26,6 +26,7 @@ from memlens.engine.sources import (
 )
 from memlens.engine.sources.claude_code import ClaudeCodeParser
 from memlens.engine.sources.codex import CodexParser
+from memlens.engine.sources.common import parse_timestamp
 from memlens.engine.sources.openclaw import OpenClawParser
 from memlens.engine.sources.specstory import SpecStoryParser
 from memlens.settings import ChunkingSettings, Settings
@@ -679,3 +680,25 @@ def test_sidechain_and_long_message_stored(tmp_path: Path) -> None:
         assert parts >= len(body) // settings.chunking.max_chars
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        (1772730000, 1772730000.0),  # epoch seconds
+        (1772730000000, 1772730000.0),  # epoch milliseconds (OpenClaw's message.timestamp)
+        (1772730000.5, 1772730000.5),
+        (1772730000500.0, 1772730000.5),
+        ("2026-03-05T17:00:00Z", 1772730000.0),
+        ("2026-03-05T17:00:00z", 1772730000.0),
+        ("2026-03-05 17:00:00", 1772730000.0),  # no zone: UTC
+        ("2026-03-05T18:00:00+01:00", 1772730000.0),
+        (True, None),
+        (10**16, None),
+        (-(10**16), None),
+        ("", None),
+        ("not a date", None),
+    ],
+)
+def test_timestamps_in_every_shape(value: object, seconds: float | None) -> None:
+    assert parse_timestamp(value) == seconds

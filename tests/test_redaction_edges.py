@@ -31,6 +31,11 @@ def test_token_detectors_start_at_a_word() -> None:
     assert [s.kind for s in find_secrets(f"see {glued} now")] != ["anthropic-key"]
 
 
+def test_a_secret_at_the_very_start_is_found() -> None:
+    """The word-start check looks at the character before the match; at offset 0 there is none (not the last one)."""
+    assert redact(f"{ANTHROPIC} is the key") == "[REDACTED:anthropic-key] is the key"
+
+
 def test_openai_and_slack_shapes_need_a_digit() -> None:
     """Words that only look like a token prefix ("sk-proj-readme-…", "xoxb-…") stay; real ones go."""
     wordy = "sk-proj-readme-and-contributing-guide"
