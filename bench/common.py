@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import resource
+import subprocess
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,17 @@ def load_shared_embedder(settings: Settings) -> Embedder:
 
 
 def cpu_model() -> str:
-    """The CPU's model name, as lscpu and /proc/cpuinfo give it."""
+    """The CPU as `lscpu` names it (the figure every benchmark quotes), with its vendor, family and model numbers
+    (a VM may show a bare "AMD EPYC"; family 25 model 17 says which generation), else /proc/cpuinfo's name."""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    facts = dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
+    name = facts.get("Model name", "").strip()
+    if name:
+        numbers = [f"{key.lower()} {facts[key].strip()}" for key in ("CPU family", "Model") if key in facts]
+        return f"{name} ({', '.join(numbers)})" if numbers else name
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
