@@ -29,6 +29,7 @@ SCHEMA_FILE = "memlens-schema"
 SCHEMA_VERSION = 3  # bump on any field or tokenizer change (3: English stems): older indexes are rebuilt
 IDENTIFIER_BOOST = 3.0  # a whole identifier outweighs its parts
 CONTEXT_WINDOW = 2
+PIECE_MEMO = 200_000  # distinct whitespace-separated pieces whose analysis token_set remembers
 _PHRASE = re.compile(r'"([^"]+)"')
 
 
@@ -83,6 +84,7 @@ class KeywordIndex:
         self.folder = folder
         self._analyzer = _analyzer()
         self._unstemmed = _analyzer(stem=False)  # to find stop words before stemming ("does" is not "doe")
+        self._pieces: dict[str, frozenset[str]] = {}
         self._open()
 
     def _open(self) -> None:
@@ -176,6 +178,21 @@ class KeywordIndex:
     def tokens(self, text: str) -> list[str]:
         words: list[str] = self._analyzer.analyze(text)  # a new list on every call
         return words
+
+    def token_set(self, text: str) -> frozenset[str]:
+        """`set(self.tokens(text))`, cheaper: the analyser's simple tokenizer cuts words at every character that is
+        not alphanumeric, and no whitespace character is, so the text's whitespace-separated pieces hold whole
+        words; each distinct piece is analysed once and remembered (texts repeat their vocabulary)."""
+        words: set[str] = set()
+        memo = self._pieces
+        for piece in set(text.split()):
+            found = memo.get(piece)
+            if found is None:
+                if len(memo) >= PIECE_MEMO:
+                    memo.clear()
+                found = memo[piece] = frozenset(self._analyzer.analyze(piece))
+            words |= found
+        return frozenset(words)
 
     def build_query(self, text: str, filters: SearchFilters | None = None, field: str = "text") -> tantivy.Query | None:
         """Words are OR-ed (BM25 ranks by how many and how rare); each quoted phrase must match in order.

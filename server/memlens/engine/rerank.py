@@ -4,9 +4,9 @@ cap, and the calibrated score (the chance a hit is relevant; see calibration.py)
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections import Counter
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -14,6 +14,8 @@ from memlens.engine.calibration import answerable, probability
 from memlens.engine.dates import message_windows, overlaps, query_windows
 from memlens.engine.event_dates import event_windows
 from memlens.engine.identifiers import cjk_runs, looks_technical
+from memlens.engine.unit_facts import tool_share as tool_share  # re-exported: it lived here
+from memlens.engine.unit_facts import unit_facts
 
 if TYPE_CHECKING:
     from memlens.engine.catalog import Catalog
@@ -24,7 +26,6 @@ if TYPE_CHECKING:
 HEAD = 100  # hits re-scored (at least the limit asked for)
 TAIL_SHARE = 0.6  # once a query is answered, the hits shown score at least this share of the best one
 BM25_K1_PLUS_1 = 2.2  # tantivy's BM25: k1 = 1.2
-_TOOL_LINE = re.compile(r"^\s*\[[\w.:/-]{1,40}\]( |$)")
 
 
 @dataclass(slots=True)
@@ -67,24 +68,23 @@ def shown(hits: list[UnitHit], min_score: float, *, calibrated: bool = True) -> 
     return [h for h in hits if h.score >= floor]
 
 
-def tool_share(text: str) -> float:
-    """The share of a text's non-empty lines that are tool-call inputs (`[Bash] git add …`)."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not lines:
-        return 0.0
-    return sum(1 for line in lines if _TOOL_LINE.match(line)) / len(lines)
-
-
-def coverage(facts: QueryFacts, tokens: set[str], text: str) -> float:
+def coverage(facts: QueryFacts, tokens: AbstractSet[str], text: str) -> float:
     total = sum(facts.idf)
     if total <= 0:
         return 0.0
-    lowered = text.lower()
-    found = sum(i for w, i in zip(facts.words, facts.idf, strict=True) if w in tokens or (cjk_runs(w) and w in lowered))
+    found = 0.0
+    lowered: str | None = None  # lowercased only for a CJK word the analyser does not split
+    for w, i in zip(facts.words, facts.idf, strict=True):
+        if w in tokens:
+            found += i
+        elif cjk_runs(w):
+            lowered = text.lower() if lowered is None else lowered
+            if w in lowered:
+                found += i
     return found / total
 
 
-def matched_share(facts: QueryFacts, tokens: set[str]) -> float:
+def matched_share(facts: QueryFacts, tokens: AbstractSet[str]) -> float:
     """The share of the query's words (unweighted) found in a hit's own text."""
     return sum(1 for w in facts.words if w in tokens) / len(facts.words) if facts.words else 0.0
 
@@ -110,29 +110,25 @@ def postprocess(
         return ranked
     head_size = max(HEAD, limit or 0)
     head, tail = ranked[:head_size], ranked[head_size:]
-    rows = catalog.units_by_id([h.unit_id for h in head])
+    units = unit_facts(catalog, keyword, [h.unit_id for h in head])  # cached per unit: see unit_facts.py
     facts = query_facts(query, keyword, settings, now, catalog)
-    texts: dict[int, str] = {}
     covers: dict[int, float] = {}
     matched: dict[int, float] = {}
+    penalise = settings.tool_penalty > 0 and not facts.technical
     for hit in head:
-        row = rows.get(hit.unit_id)
-        text = str(row["text"]) if row is not None else ""
-        texts[hit.unit_id] = text
-        tokens = set(keyword.tokens(text))
-        covers[hit.unit_id] = coverage(facts, tokens, text)
-        matched[hit.unit_id] = matched_share(facts, tokens)
-        if settings.tool_penalty > 0 and not facts.technical:
-            hit.score *= 1.0 - settings.tool_penalty * tool_share(text)
-        ts = row["ts"] if row is not None else None
-        if facts.windows and ts is not None and overlaps(message_windows(text, float(ts)), facts.windows):
+        unit = units[hit.unit_id]
+        covers[hit.unit_id] = coverage(facts, unit.tokens, unit.text)
+        matched[hit.unit_id] = matched_share(facts, unit.tokens)
+        if penalise:
+            hit.score *= 1.0 - settings.tool_penalty * unit.tool
+        if facts.windows and unit.ts is not None and overlaps(message_windows(unit.text, unit.ts), facts.windows):
             hit.score += settings.date_boost * (1.0 - hit.score)
     head.sort(key=lambda h: (-h.score, h.unit_id))
     if settings.merge_duplicates:
         seen: set[str] = set()
         kept = []
         for hit in head:
-            key = " ".join(texts[hit.unit_id].lower().split())
+            key = units[hit.unit_id].key
             if key and key in seen:
                 continue
             seen.add(key)
@@ -143,8 +139,7 @@ def postprocess(
         capped: list[UnitHit] = []
         overflow: list[UnitHit] = []
         for hit in head:
-            row = rows.get(hit.unit_id)
-            session = str(row["session_key"] or f"file:{row['file_id']}") if row is not None else ""
+            session = units[hit.unit_id].session
             per_session[session] += 1
             (capped if per_session[session] <= settings.session_cap else overflow).append(hit)
         head = capped + overflow  # over the cap: after every other hit, not dropped
