@@ -114,6 +114,7 @@ class Indexer:
         self._pending: int | None = None  # cached count of texts without a vector
         self._garbage = False  # units were deleted since vectors were last collected
         self.guard: Callable[[], None] | None = None  # raises when this process may no longer write
+        vectors.may_write = self._may_write  # the vector file beside the catalog is written by this writer only
 
     # -- public ---------------------------------------------------------------------------------------------
 
@@ -161,6 +162,7 @@ class Indexer:
             if embed and not report.cancelled:
                 report.units_embedded = self.embed_pending(progress=progress, cancel=cancel)
                 report.cancelled = bool(cancel is not None and cancel.is_set())
+            self.persist_vectors()
             report.seconds = time.perf_counter() - started
             return report
 
@@ -219,12 +221,29 @@ class Indexer:
                     blobs = [(h, encode_vector(v)) for h, v in zip(hashes, matrix, strict=True)]
                     self.catalog.store_vectors(db, model, blobs)
                 self._pending = None
-                self.vectors.update(add=vector_rows(self.catalog.db, model, "u.embed_text_hash", hashes))
+                self.vectors.update(add=vector_rows(self.catalog, model, "embed_text_hash", hashes))
                 done += len(missing)
                 batches += 1
                 if progress is not None:
                     progress(done, max(total, done), f"embedded {done}/{max(total, done)}")
+            if done:
+                self.persist_vectors()
             return done
+
+    def persist_vectors(self, force: bool = False) -> bool:
+        """Bring the vector file beside the catalog up to the rows in memory, when due (see VectorIndex.persist)."""
+        if self.embedder is None or not self._may_write():
+            return False
+        with self.lock:
+            return self.vectors.persist(self.catalog, self.embedder.name, force=force)
+
+    def _may_write(self) -> bool:
+        try:
+            if self.guard is not None:
+                self.guard()
+        except Exception:
+            return False
+        return True
 
     def forget_counts(self) -> None:
         """Another process wrote the catalog: cached counts are stale."""
@@ -378,7 +397,7 @@ class Indexer:
         deleted = [*pending.deleted_units, *(int(r["id"]) for r in touched)]
         self.keyword.write(generation, delete_units=deleted, add=docs)
         model = self.embedder.name if self.embedder else None
-        cached = vector_rows(self.catalog.db, model, "u.id", list(added)) if model else []
+        cached = vector_rows(self.catalog, model, "id", list(added)) if model else []
         self.vectors.update(remove=pending.deleted_units, add=cached)
 
     def _note_error(self, report: SyncReport, path: Path, reason: str) -> str:

@@ -6,7 +6,10 @@ components. A query scans the codes by Hamming distance (faiss, one thread), kee
 removing rows appends or drops codes: nothing is trained or rebuilt. bench/RESULTS.md has the recall and the
 measurements behind the choice of faiss and of the candidate count.
 
-Derived from the catalog (units joined with cached vectors). Updates build a new snapshot and swap it in, so a
+Derived from the catalog (units joined with cached vectors). At start the float rows are memory-mapped from the
+vector file beside the catalog when it matches the catalog (vector_file), else read from SQLite and, in the writer,
+written there again; removals and additions on a mapped index never copy the mapped rows, and the writer rewrites
+the file when enough changed (`persist`). Updates build a new snapshot and swap it in, so a
 search in another thread always sees one consistent state and never waits for the writer. The snapshot also keeps
 each unit's session and position, so a search's neighbour context needs no SQL. numpy, faiss and threadpoolctl
 are imported at the first use: a keyword-only command never loads them.
@@ -14,14 +17,17 @@ are imported at the first use: a keyword-only command never loads them.
 
 from __future__ import annotations
 
+import logging
 import math
-import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memlens.engine import vector_file
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
 from memlens.engine.lazy import lazy_module
@@ -34,6 +40,10 @@ else:
 EXACT_ROWS = 4096  # at most this many rows (after filters) are scanned exactly, without codes
 RERANK = 1000  # candidates the code scan hands to the exact re-rank (recall@10 ≥ 0.98 measured at 150k rows)
 RERANK_FACTOR = 4  # or this many times the requested count, if larger
+PERSIST_SHARE = 20  # the writer rewrites the vector file once 1/20 of its rows changed...
+PERSIST_SECONDS = 60.0  # ...or, for fewer, once this long after its last write
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +60,12 @@ class VectorRow:
 
 @dataclass(frozen=True)
 class _Snapshot:
+    """One consistent state. The float rows live in `base` (the memory-mapped vector file, or an array) and
+    `extra` (rows added since); `where` maps each position to its physical row (None: position = row of `base`),
+    so removing or adding rows never copies the mapped matrix into memory."""
+
     ids: np.ndarray  # int64 [n]
-    matrix: np.ndarray  # float32 [n, dim]
+    base: np.ndarray  # float32 [b, dim]
     codes: np.ndarray  # uint8 [n, dim / 8]: the signs of the components
     kind: np.ndarray  # object [n]
     format: np.ndarray
@@ -59,6 +73,8 @@ class _Snapshot:
     session: np.ndarray
     ts: np.ndarray  # float64 [n], NaN when unknown
     seq: np.ndarray  # int64 [n], -1 when not a transcript message
+    extra: np.ndarray | None = None  # float32 [m, dim]
+    where: np.ndarray | None = None  # int64 [n] into base rows then extra rows
 
     @staticmethod
     def empty(dim: int) -> _Snapshot:
@@ -82,7 +98,7 @@ class _Snapshot:
         matrix = np.vstack([r.vector for r in rows]).astype(np.float32, copy=False)
         return _Snapshot(
             ids=np.fromiter((r.unit_id for r in rows), np.int64, len(rows)),
-            matrix=matrix,
+            base=matrix,
             codes=binary_codes(matrix),
             kind=np.array([r.kind for r in rows], dtype=object),
             format=np.array([r.format for r in rows], dtype=object),
@@ -92,24 +108,64 @@ class _Snapshot:
             seq=np.array([r.seq for r in rows], dtype=np.int64),
         )
 
+    @staticmethod
+    def stored(rows: vector_file.StoredRows) -> _Snapshot:
+        return _Snapshot(
+            ids=rows.ids,
+            base=rows.matrix,
+            codes=rows.codes,
+            ts=rows.ts,
+            seq=rows.seq,
+            **{name: rows.categories[name] for name in vector_file.CATEGORIES},
+        )
+
+    def small_columns(self) -> tuple[np.ndarray, ...]:
+        return (self.ids, self.codes, self.kind, self.format, self.role, self.session, self.ts, self.seq)
+
+    def _with(self, columns: Iterable[np.ndarray], extra: np.ndarray | None, where: np.ndarray | None) -> _Snapshot:
+        ids, codes, kind, fmt, role, session, ts, seq = columns
+        return _Snapshot(ids, self.base, codes, kind, fmt, role, session, ts, seq, extra, where)
+
+    def physical(self) -> np.ndarray:
+        return np.arange(len(self.ids), dtype=np.int64) if self.where is None else self.where
+
     def concat(self, other: _Snapshot) -> _Snapshot:
-        return _Snapshot(*(np.concatenate([a, b]) for a, b in zip(self.columns(), other.columns(), strict=True)))
+        """These rows, then `other`'s (an in-memory snapshot from `of`)."""
+        extra = other.base if self.extra is None else np.concatenate([self.extra, other.base])
+        offset = len(self.base) + (0 if self.extra is None else len(self.extra))
+        where = np.concatenate([self.physical(), offset + np.arange(len(other.ids), dtype=np.int64)])
+        columns = (np.concatenate([a, b]) for a, b in zip(self.small_columns(), other.small_columns(), strict=True))
+        return self._with(columns, extra, where)
 
     def take(self, keep: np.ndarray) -> _Snapshot:
-        return _Snapshot(*(column[keep] for column in self.columns()))
+        return self._with((column[keep] for column in self.small_columns()), self.extra, self.physical()[keep])
 
-    def columns(self) -> tuple[np.ndarray, ...]:
-        return (
-            self.ids,
-            self.matrix,
-            self.codes,
-            self.kind,
-            self.format,
-            self.role,
-            self.session,
-            self.ts,
-            self.seq,
-        )
+    def vectors(self, positions: np.ndarray | None) -> np.ndarray:
+        """Float rows at `positions` (None: all), gathered from the mapped base and the added rows."""
+        if self.where is None:
+            whole: np.ndarray = self.base if positions is None else self.base[positions]
+            return whole
+        rows = self.where if positions is None else self.where[positions]
+        if self.extra is None or not len(self.extra):
+            gathered: np.ndarray = self.base[rows]
+            return gathered
+        out = np.empty((len(rows), self.base.shape[1]), np.float32)
+        in_base = rows < len(self.base)
+        out[in_base] = self.base[rows[in_base]]
+        out[~in_base] = self.extra[rows[~in_base] - len(self.base)]
+        return out
+
+    def matrix_slices(self, step: int) -> Iterator[np.ndarray]:
+        for start in range(0, len(self.ids), step):
+            yield self.vectors(np.arange(start, min(start + step, len(self.ids))))
+
+    @property
+    def changed(self) -> int:
+        """Rows added or removed since `base` (0 for a snapshot that is exactly its base)."""
+        if self.where is None:
+            return 0
+        added = 0 if self.extra is None else len(self.extra)
+        return added + len(self.base) - int(np.count_nonzero(self.where < len(self.base)))
 
     @cached_property
     def order(self) -> np.ndarray:
@@ -163,20 +219,14 @@ def _faiss() -> Any:
     return _faiss_module
 
 
-def vector_rows(db: sqlite3.Connection, model: str, column: str, values: Sequence[object]) -> list[VectorRow]:
-    """Units joined with their cached vectors for `model`, for the units whose `column` is in `values`."""
-    if column not in ("u.id", "u.embed_text_hash"):
-        raise ValueError(f"cannot select vector rows by {column}")
-    sql = """SELECT u.id, u.kind, u.format, COALESCE(u.role, ''), COALESCE(u.session_key, ''), u.ts, v.vec, u.seq
-             FROM units u JOIN vectors v ON v.hash = u.embed_text_hash AND v.model = ?"""
+def vector_rows(catalog: Catalog, model: str, column: str, values: Sequence[object]) -> list[VectorRow]:
+    """Units joined with their cached vectors for `model`, for the units whose `column` ('id' or
+    'embed_text_hash') is in `values`."""
     rows: list[VectorRow] = []
-    for start in range(0, len(values), 500):
-        batch = values[start : start + 500]
-        where = f" WHERE {column} IN ({','.join('?' * len(batch))}) ORDER BY u.id"
-        for r in db.execute(sql + where, (model, *batch)):
-            ts = float(r[5]) if r[5] is not None else float("nan")
-            seq = int(r[7]) if r[1] == "transcript" and r[7] is not None else -1
-            rows.append(VectorRow(int(r[0]), r[1], r[2] or "", r[3], r[4], ts, decode_vector(r[6]), seq))
+    for r in catalog.vector_rows_where(model, column, values):
+        ts = float(r[5]) if r[5] is not None else float("nan")
+        seq = int(r[7]) if r[1] == "transcript" and r[7] is not None else -1
+        rows.append(VectorRow(int(r[0]), r[1], r[2], r[3], r[4], ts, decode_vector(r[6]), seq))
     return rows
 
 
@@ -188,12 +238,21 @@ def encode_vector(vector: np.ndarray) -> bytes:
     return np.asarray(vector, dtype=np.float32).tobytes()
 
 
+def _never() -> bool:
+    return False
+
+
 class VectorIndex:
     def __init__(self, dim: int) -> None:
         self.dim = dim
         self._snapshot: _Snapshot | None = None  # None: empty, or loading deferred to the first use
         self._pending: Callable[[], _Snapshot] | None = None
         self._lock = threading.Lock()  # serialises writers; readers only take the reference
+        self._file: Path | None = None  # the vector file beside the catalog, once `load` named it
+        self._file_current = False  # the file holds exactly the snapshot's rows
+        self._file_stamp = ""  # the catalog stamp the file records
+        self._written_at = 0.0  # monotonic time the file was last current (written or found so)
+        self.may_write: Callable[[], bool] = _never  # the index writer sets this: only it writes the file
 
     def __len__(self) -> int:
         return len(self._current().ids)
@@ -218,42 +277,105 @@ class VectorIndex:
     def load(self, catalog: Catalog, model: str) -> None:
         """Rebuild from the catalog: every unit whose text has a vector for `model` — at the first use.
 
-        Both tables are read in storage order and joined in memory (no per-row index lookups), and vectors go
-        straight into one matrix: this is most of a warm start's time and of its memory peak.
+        The vector file beside the catalog is mapped when its stamp matches the catalog; otherwise the rows are
+        read from SQLite and, in the writer, the file is written again and mapped (see vector_file).
         """
         with self._lock:
-            self._pending = lambda: self._read(catalog, model)
+            self._file = vector_file.file_for(Path(catalog.path).parent, model)
+            self._file_current = False
+            self._pending = lambda: self._open(catalog, model)
             self._snapshot = None
 
-    def _read(self, catalog: Catalog, model: str) -> _Snapshot:
-        db = catalog.db
-        slot_of: dict[str, int] = {}
-        blobs: list[bytes] = []
-        width = self.dim * 4
-        for digest, blob in db.execute("SELECT hash, vec FROM vectors WHERE model = ?", (model,)):
-            if len(blob) == width:
-                slot_of[digest] = len(blobs)
-                blobs.append(blob)
-        cached = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), self.dim)
-        del blobs
-        units = [
-            r
-            for r in db.execute(
-                "SELECT id, kind, format, COALESCE(role, ''), COALESCE(session_key, ''), ts, embed_text_hash, seq"
-                " FROM units ORDER BY id"
+    def _open(self, catalog: Catalog, model: str) -> _Snapshot:
+        assert self._file is not None
+        with catalog.read_snapshot():
+            stamp = catalog.vector_stamp()
+            stored = vector_file.read(self._file, stamp=stamp, model=model, dim=self.dim)
+            if stored is not None:
+                self._file_current, self._file_stamp = True, stamp
+                self._written_at = time.monotonic()  # the file is current as of now
+                return _Snapshot.stored(stored)
+            snapshot = self._read(catalog, model)
+        if self.may_write():
+            return self._write(snapshot, stamp, model)
+        return snapshot
+
+    def _write(self, snapshot: _Snapshot, stamp: str, model: str) -> _Snapshot:
+        """Under the lock: write `snapshot` as the vector file and return it mapped from there (the in-memory float
+        rows are dropped). On failure (a full disk...) the snapshot is kept as it is."""
+        assert self._file is not None
+        try:
+            vector_file.write(
+                self._file,
+                stamp=stamp,
+                model=model,
+                ids=snapshot.ids,
+                matrix_slices=snapshot.matrix_slices(vector_file.WRITE_ROWS),
+                codes=snapshot.codes,
+                ts=snapshot.ts,
+                seq=snapshot.seq,
+                categories={name: getattr(snapshot, name) for name in vector_file.CATEGORIES},
             )
-            if r[6] in slot_of
-        ]
+            stored = vector_file.read(self._file, stamp=stamp, model=model, dim=self.dim)
+        except OSError as exc:
+            log.warning("cannot write the vector file %s: %s", self._file, exc)
+            return snapshot
+        self._written_at = time.monotonic()
+        if stored is None:
+            return snapshot
+        self._file_current, self._file_stamp = True, stamp
+        return _Snapshot.stored(stored)
+
+    def persist(self, catalog: Catalog, model: str, *, force: bool = False) -> bool:
+        """Write the vector file again if it is behind the rows held here and the writer's changes since are worth
+        a rewrite (a twentieth of the rows, or a minute since the last one; `force`: any change). The caller holds
+        the index writer's lock, so the catalog's state is the one these rows mirror. True when it was written."""
+        with self._lock:
+            snapshot = self._snapshot
+            if snapshot is None or self._file is None:
+                return False
+            with catalog.read_snapshot():
+                stamp = catalog.vector_stamp()
+            if self._file_current:  # same rows: at most the stamp moved on
+                if stamp != self._file_stamp and vector_file.restamp(self._file, stamp):
+                    self._file_stamp = stamp
+                if stamp == self._file_stamp:
+                    return False
+            changed = snapshot.changed
+            due = changed * PERSIST_SHARE >= len(snapshot.ids)
+            due = due or time.monotonic() - self._written_at >= PERSIST_SECONDS or snapshot.where is None
+            if not (force or due):
+                return False
+            self._snapshot = self._write(snapshot, stamp, model)
+            return self._file_current
+
+    def _read(self, catalog: Catalog, model: str) -> _Snapshot:
+        """Every unit with a vector, from SQLite: units first, then each cached vector copied straight into the
+        rows of the units that use it (one float copy in memory, not three)."""
+        units = list(catalog.vector_units())
+        rows_of: dict[str, list[int]] = {}
+        for position, unit in enumerate(units):
+            rows_of.setdefault(unit[6], []).append(position)
+        matrix = np.empty((len(units), self.dim), np.float32)
+        present = np.zeros(len(units), dtype=bool)
+        width = self.dim * 4
+        for digest, blob in catalog.cached_vectors(model):
+            positions = rows_of.get(digest)
+            if positions is not None and len(blob) == width:
+                matrix[positions] = np.frombuffer(blob, dtype=np.float32)
+                present[positions] = True
+        del rows_of
+        if not present.all():
+            units = [unit for unit, kept in zip(units, present.tolist(), strict=True) if kept]
+            matrix = matrix[present]
         if not units:
             return _Snapshot.empty(self.dim)
-        matrix = cached[np.fromiter((slot_of[r[6]] for r in units), np.int64, len(units))]
-        del cached, slot_of
         return _Snapshot(
             ids=np.fromiter((r[0] for r in units), np.int64, len(units)),
-            matrix=matrix,
+            base=matrix,
             codes=binary_codes(matrix),
             kind=np.array([r[1] for r in units], dtype=object),
-            format=np.array([r[2] or "" for r in units], dtype=object),
+            format=np.array([r[2] for r in units], dtype=object),
             role=np.array([r[3] for r in units], dtype=object),
             session=np.array([r[4] for r in units], dtype=object),
             ts=np.array([np.nan if r[5] is None else r[5] for r in units], dtype=np.float64),
@@ -271,6 +393,8 @@ class VectorIndex:
                 snapshot = snapshot.take(keep)
             if added:
                 snapshot = snapshot.concat(_Snapshot.of(added, self.dim))
+            if snapshot is not self._snapshot:
+                self._file_current = False
             self._snapshot = snapshot
 
     def _mask(self, snapshot: _Snapshot, filters: SearchFilters | None) -> np.ndarray | None:
@@ -318,8 +442,7 @@ class VectorIndex:
             _, found = _faiss().knn_hamming(query_code, codes, depth, variant="mc")
             found = found[0][found[0] >= 0].astype(np.int64)
             candidates = found if rows is None else rows[found]
-        matrix = snapshot.matrix if candidates is None else snapshot.matrix[candidates]
-        scores = matrix @ query
+        scores = snapshot.vectors(candidates) @ query
         limit = min(limit, len(scores))
         top = np.argpartition(-scores, limit - 1)[:limit]
         top = top[np.argsort(-scores[top], kind="stable")]
@@ -333,7 +456,7 @@ class VectorIndex:
         if not unit_ids or not len(snapshot.ids):
             return {}
         rows, ids = snapshot.rows_of(unit_ids)
-        scores = snapshot.matrix[rows] @ np.asarray(query, dtype=np.float32)
+        scores = snapshot.vectors(rows) @ np.asarray(query, dtype=np.float32)
         return dict(zip(ids.tolist(), scores.tolist(), strict=True))
 
     def places(self, unit_ids: Sequence[int]) -> tuple[dict[int, tuple[str, int]], list[int]]:

@@ -1,0 +1,235 @@
+"""The vector matrix on disk beside the catalog, memory-mapped at start: a warm start reads no vector from SQLite.
+
+Reading 150k vectors from SQLite row by row was most of a 100k warm start (1.7 s CPU) and its float copy most of
+its memory. This file holds the same rows the catalog would give (unit ids, float32 vectors, their sign codes and
+the columns filters need) in one flat layout: the float matrix is mapped read-only and paged in on demand by the
+exact re-rank; the small columns (ids, codes, metadata) are read into memory and checksummed.
+
+The file is derived: SQLite's `vectors` table stays the source of truth. Its header carries the catalog stamp it
+reflects (`Catalog.vector_stamp`), the model and the dimension; a file whose stamp, model, dimension or size
+disagrees, or that is truncated or damaged, is ignored (`read` returns None) and rebuilt from the catalog by the
+writer. It is written whole to a temporary file and renamed over the old one, so a reader sees the old or the new.
+
+Layout: 8-byte magic, 4-byte little-endian header length, a JSON header, then page-aligned sections.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import struct
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memlens.engine.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_module("numpy")
+
+log = logging.getLogger(__name__)
+
+MAGIC = b"MLVEC01\n"
+ALIGN = 4096
+WRITE_ROWS = 8192  # the matrix is written in slices of this many rows: never a second full copy in memory
+CATEGORIES = ("kind", "format", "role", "session")
+NUMBERS = (("ids", "<i8"), ("ts", "<f8"), ("seq", "<i8"))
+
+
+@dataclass(frozen=True)
+class StoredRows:
+    """What the file holds: the matrix is a read-only memory map, everything else is in memory."""
+
+    ids: np.ndarray
+    matrix: np.ndarray
+    codes: np.ndarray
+    ts: np.ndarray
+    seq: np.ndarray
+    categories: dict[str, np.ndarray]  # object arrays of str, one per name in CATEGORIES
+
+
+def file_for(directory: Path, model: str) -> Path:
+    return directory / f"vectors-{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}.bin"
+
+
+def _aligned(offset: int) -> int:
+    return -(-offset // ALIGN) * ALIGN
+
+
+def write(
+    path: Path,
+    *,
+    stamp: str,
+    model: str,
+    ids: np.ndarray,
+    matrix_slices: Any,
+    codes: np.ndarray,
+    ts: np.ndarray,
+    seq: np.ndarray,
+    categories: dict[str, np.ndarray],
+) -> None:
+    """Write atomically (temporary file, then rename). `matrix_slices`: float32 [k, dim] arrays, in row order,
+    whose rows add up to len(ids); `codes` is [n, bytes]."""
+    count, code_width = int(len(ids)), int(codes.shape[1])
+    dim = code_width * 8 if count == 0 else 0
+    small: dict[str, np.ndarray] = {
+        "ids": np.ascontiguousarray(ids, dtype="<i8"),
+        "ts": np.ascontiguousarray(ts, dtype="<f8"),
+        "seq": np.ascontiguousarray(seq, dtype="<i8"),
+        "codes": np.ascontiguousarray(codes, dtype=np.uint8),
+    }
+    tables: dict[str, list[str]] = {}
+    for name in CATEGORIES:
+        table, inverse = np.unique(np.asarray(categories[name], dtype=object).astype(str), return_inverse=True)
+        tables[name] = [str(t) for t in table]
+        small[name] = np.ascontiguousarray(inverse.reshape(-1), dtype="<i4")
+    slices = iter(matrix_slices)
+    first = next(slices, None)
+    if first is not None:
+        dim = int(first.shape[1])
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    try:
+        sections: dict[str, list[Any]] = {}
+        offset = ALIGN  # the header fits in the first page or the layout moves: computed below
+        order = [*small]
+        checksum = 0
+        for name in order:
+            checksum = zlib.crc32(small[name].tobytes(), checksum)
+        header: dict[str, Any] = {"model": model, "stamp": stamp, "count": count, "dim": dim, "tables": tables}
+        header["crc"] = checksum
+        # sizes first, then offsets (the header's own length decides where the sections start)
+        sizes = {name: small[name].nbytes for name in order} | {"matrix": count * dim * 4}
+        for _ in range(2):
+            header_bytes = json.dumps({**header, "sections": sections}, separators=(",", ":")).encode()
+            offset = _aligned(len(MAGIC) + 4 + len(header_bytes))
+            sections = {}
+            for name in ["matrix", *order]:
+                sections[name] = [offset, sizes[name]]
+                offset = _aligned(offset + sizes[name])
+        header_bytes = json.dumps({**header, "sections": sections}, separators=(",", ":")).encode()
+        if len(MAGIC) + 4 + len(header_bytes) > sections["matrix"][0]:
+            raise RuntimeError("vector file header outgrew its first pages")  # cannot happen: sizes are fixed
+        with tmp.open("wb") as out:
+            out.write(MAGIC + struct.pack("<I", len(header_bytes)) + header_bytes)
+            out.seek(sections["matrix"][0])
+            written = 0
+            for part in [first, *slices] if first is not None else []:
+                block = np.ascontiguousarray(part, dtype="<f4")
+                out.write(block.tobytes())
+                written += len(block)
+            if written != count:
+                raise ValueError(f"matrix has {written} rows for {count} ids")
+            for name in order:
+                out.seek(sections[name][0])
+                out.write(small[name].tobytes())
+            out.truncate(offset)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def restamp(path: Path, stamp: str) -> bool:
+    """Rewrite only the header's stamp (the rows are unchanged and the catalog moved on without touching them:
+    units without vectors). False when it cannot be done in place; the caller then writes the whole file."""
+    try:
+        with path.open("r+b") as handle:
+            head = handle.read(len(MAGIC) + 4)
+            if head[: len(MAGIC)] != MAGIC:
+                return False
+            (length,) = struct.unpack("<I", head[len(MAGIC) :])
+            header = json.loads(handle.read(length))
+            header["stamp"] = stamp
+            data = json.dumps(header, separators=(",", ":")).encode()
+            if len(MAGIC) + 4 + len(data) > min(offset for offset, _ in header["sections"].values()):
+                return False
+            handle.seek(0)
+            handle.write(MAGIC + struct.pack("<I", len(data)) + data)
+        return True
+    except (OSError, ValueError, KeyError):
+        return False
+
+
+def read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
+    """The rows, or None when the file is missing, stale (stamp, model, dimension) or damaged: never raises."""
+    try:
+        return _read(path, stamp=stamp, model=model, dim=dim)
+    except FileNotFoundError:
+        return None
+    except Exception as exc:  # damaged in any way: the caller rebuilds from the catalog
+        log.warning(
+            "vector file %s is unreadable (%s: %s); rebuilding it from the catalog", path, type(exc).__name__, exc
+        )
+        return None
+
+
+def _read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
+    with path.open("rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        head = handle.read(len(MAGIC) + 4)
+        if head[: len(MAGIC)] != MAGIC:
+            raise ValueError("not a memlens vector file")
+        (length,) = struct.unpack("<I", head[len(MAGIC) :])
+        header = json.loads(handle.read(length))
+        if header["stamp"] != stamp or header["model"] != model:
+            log.info("vector file %s is behind the catalog; rebuilding it", path)
+            return None
+        count = int(header["count"])
+        if count and int(header["dim"]) != dim:
+            log.info("vector file %s has dimension %s, not %s; rebuilding it", path, header["dim"], dim)
+            return None
+        sections = header["sections"]
+        for name, (offset, nbytes) in sections.items():
+            if offset + nbytes > size:
+                raise ValueError(f"truncated: section {name} ends at {offset + nbytes}, the file at {size}")
+        code_width = (dim + 7) // 8
+        expected = {"matrix": count * dim * 4, "codes": count * code_width}
+        expected |= {name: count * 8 for name, _ in NUMBERS} | {name: count * 4 for name in CATEGORIES}
+        if {name: nbytes for name, (_, nbytes) in sections.items()} != expected:
+            raise ValueError("section sizes disagree with the row count")
+        small: dict[str, np.ndarray] = {}
+        checksum = 0
+        for name in [name for name, _ in NUMBERS] + ["codes", *CATEGORIES]:
+            offset, nbytes = sections[name]
+            handle.seek(offset)
+            array = np.empty(nbytes // np.dtype(_dtype(name)).itemsize, dtype=_dtype(name))
+            if handle.readinto(array.data.cast("B")) != nbytes:
+                raise ValueError(f"truncated section {name}")
+            small[name] = array
+        for name in ["ids", "ts", "seq", "codes", *CATEGORIES]:
+            checksum = zlib.crc32(small[name].tobytes(), checksum)
+        if checksum != header["crc"]:
+            raise ValueError("checksum mismatch")
+    categories: dict[str, np.ndarray] = {}
+    for name in CATEGORIES:
+        table = np.array(header["tables"][name] or [""], dtype=object)
+        index = small[name]
+        if len(index) and (index.min() < 0 or index.max() >= len(table)):
+            raise ValueError(f"{name} codes out of range")
+        categories[name] = table[index]
+    matrix_offset = sections["matrix"][0]
+    matrix = (
+        np.memmap(path, dtype="<f4", mode="r", offset=matrix_offset, shape=(count, dim))
+        if count
+        else np.empty((0, dim), np.float32)
+    )
+    return StoredRows(
+        ids=small["ids"].astype(np.int64),
+        matrix=matrix,
+        codes=small["codes"].reshape(count, code_width),
+        ts=small["ts"].astype(np.float64),
+        seq=small["seq"].astype(np.int64),
+        categories=categories,
+    )
+
+
+def _dtype(name: str) -> str:
+    if name == "codes":
+        return "u1"
+    if name in CATEGORIES:
+        return "<i4"
+    return dict(NUMBERS)[name]

@@ -1,0 +1,212 @@
+"""The vector file beside the catalog: a warm start maps it instead of reading SQLite, and a file that disagrees
+with the catalog (stale, another model, truncated, damaged) is ignored and rebuilt, never trusted, never a crash."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memlens.engine import vector_file
+from memlens.engine.engine import Engine
+from memlens.engine.vector_index import VectorIndex, VectorRow, vector_rows
+
+QUERIES = ["dead letter queue", "how do we deploy", "database migration", "retry with backoff", "tests failing"]
+
+
+def _file(engine: Engine) -> Path:
+    assert engine.embedder is not None
+    return vector_file.file_for(engine.index_dir, engine.embedder.name)
+
+
+def _results(index: VectorIndex, engine: Engine, limit: int = 10) -> list[list[tuple[int, float]]]:
+    assert engine.embedder is not None
+    return [index.search(engine.embedder.embed_query(q), limit, rerank=0) for q in QUERIES]
+
+
+def _from_sqlite(engine: Engine) -> VectorIndex:
+    """The reference: the rows read from SQLite (the file removed, this index may not write one)."""
+    assert engine.embedder is not None
+    index = VectorIndex(engine.vectors.dim)
+    index.load(engine.catalog, engine.embedder.name)
+    assert index._file is not None
+    saved = index._file.read_bytes() if index._file.exists() else None
+    index._file.unlink(missing_ok=True)
+    try:
+        len(index)  # loads now
+    finally:
+        if saved is not None:
+            index._file.write_bytes(saved)
+    return index
+
+
+def _fresh(engine: Engine, may_write: bool = True) -> VectorIndex:
+    assert engine.embedder is not None
+    index = VectorIndex(engine.vectors.dim)
+    if may_write:
+        index.may_write = lambda: True
+    index.load(engine.catalog, engine.embedder.name)
+    len(index)
+    return index
+
+
+def _mapped(index: VectorIndex) -> bool:
+    snapshot = index._snapshot
+    return snapshot is not None and isinstance(snapshot.base, np.memmap)
+
+
+def test_sync_writes_the_file_and_a_warm_start_maps_it(example: Engine) -> None:
+    example.indexer.persist_vectors(force=True)
+    path = _file(example)
+    assert path.exists()
+    assert not list(path.parent.glob(f"{path.name}.tmp-*"))  # written through a temporary file, renamed
+    warm = _fresh(example, may_write=False)
+    assert _mapped(warm)
+    reference = _from_sqlite(example)
+    assert not _mapped(reference)
+    assert len(warm) == len(reference) > 0
+    assert _results(warm, example) == _results(reference, example)
+    snap, ref = warm._snapshot, reference._snapshot
+    assert snap is not None and ref is not None
+    for name in ("ids", "kind", "format", "role", "session", "seq", "codes"):
+        assert np.array_equal(getattr(snap, name), getattr(ref, name)), name
+    assert np.array_equal(snap.ts, ref.ts, equal_nan=True)
+
+
+def test_a_stale_file_is_rebuilt_from_the_catalog(example: Engine) -> None:
+    example.indexer.persist_vectors(force=True)
+    path = _file(example)
+    before = path.read_bytes()
+    with example.catalog.transaction() as db:
+        example.catalog.bump_generation(db)
+    reader = _fresh(example, may_write=False)
+    assert not _mapped(reader)  # the file is behind: rows come from SQLite
+    assert path.read_bytes() == before  # and a reader never writes it
+    writer = _fresh(example)
+    assert _mapped(writer)  # the writer wrote it again and maps the new one
+    assert path.read_bytes() != before
+    assert _results(writer, example) == _results(_from_sqlite(example), example)
+    assert _mapped(_fresh(example, may_write=False))
+
+
+def test_new_vectors_make_the_file_stale(example: Engine) -> None:
+    assert example.embedder is not None
+    example.indexer.persist_vectors(force=True)
+    digest = str(example.catalog.db.execute("SELECT hash FROM vectors LIMIT 1").fetchone()[0])
+    with example.catalog.transaction() as db:
+        example.catalog.store_vectors(db, example.embedder.name, [(digest, np.ones(384, np.float32).tobytes())])
+    assert not _mapped(_fresh(example, may_write=False))
+
+
+def test_another_model_or_dimension_is_not_trusted(example: Engine) -> None:
+    assert example.embedder is not None
+    example.indexer.persist_vectors(force=True)
+    path = _file(example)
+    stamp = example.catalog.vector_stamp()
+    assert vector_file.read(path, stamp=stamp, model=example.embedder.name, dim=384) is not None
+    assert vector_file.read(path, stamp=stamp, model="other/model", dim=384) is None
+    assert vector_file.read(path, stamp=stamp, model=example.embedder.name, dim=768) is None
+    assert vector_file.read(path, stamp=stamp + "x", model=example.embedder.name, dim=384) is None
+
+
+@pytest.mark.parametrize("damage", ["truncated", "codes", "ids", "header", "magic", "empty", "garbage"])
+def test_a_damaged_file_is_rebuilt_never_a_crash(example: Engine, damage: str) -> None:
+    example.indexer.persist_vectors(force=True)
+    path = _file(example)
+    data = bytearray(path.read_bytes())
+    header_end = 12 + int.from_bytes(data[8:12], "little")
+    sections = json.loads(bytes(data[12:header_end]))["sections"]
+    if damage == "truncated":
+        data = data[: sections["matrix"][0] + 100]
+    elif damage in ("codes", "ids"):
+        data[sections[damage][0] + 3] ^= 0xFF
+    elif damage == "header":
+        data[20] = ord("}")
+    elif damage == "magic":
+        data[0] = ord("X")
+    elif damage == "empty":
+        data = bytearray()
+    else:
+        data = bytearray(b"\x00" * 5000)
+    path.write_bytes(bytes(data))
+    reader = _fresh(example, may_write=False)
+    assert not _mapped(reader)
+    reference = _results(_from_sqlite(example), example)
+    assert _results(reader, example) == reference
+    writer = _fresh(example)  # the writer replaces the damaged file
+    assert _mapped(writer)
+    assert _results(writer, example) == reference
+
+
+def test_updates_on_a_mapped_index_match_a_rebuild(example: Engine) -> None:
+    """Removing and adding rows on the mapped file never copies it; the result is what SQLite would give, and the
+    writer's next persist writes it (then a warm start maps exactly those rows)."""
+    assert example.embedder is not None
+    example.indexer.persist_vectors(force=True)
+    index = _fresh(example)
+    assert _mapped(index)
+    snapshot = index._snapshot
+    assert snapshot is not None
+    ids = snapshot.ids.tolist()
+    gone, changed = ids[::3], ids[1:6]
+    rng = np.random.default_rng(5)
+    moved = [rng.standard_normal(384).astype(np.float32) for _ in changed]
+    added = [
+        VectorRow(u, "memory", "", "", "", float("nan"), v / np.linalg.norm(v))
+        for u, v in zip(changed, moved, strict=True)
+    ]
+    index.update(remove=gone, add=added)
+    after = index._snapshot
+    assert after is not None and isinstance(after.base, np.memmap)  # the mapped matrix is still the base
+    assert after.changed == len(gone) + len(changed) * 2 - len(set(gone) & set(changed))
+
+    expected = VectorIndex(index.dim)  # the same rows built in memory
+    kept = [u for u in ids if u not in set(gone) | set(changed)]
+    expected.update(add=[*vector_rows(example.catalog, example.embedder.name, "id", kept), *added])
+    assert sorted(_flat(_results(index, example))) == sorted(_flat(_results(expected, example)))
+    cos_ids = [*changed, *kept[:5], *gone[:2]]
+    query = example.embedder.embed_query("deploy")
+    assert index.cosines(cos_ids, query) == pytest.approx(expected.cosines(cos_ids, query))
+
+    assert index.persist(example.catalog, example.embedder.name, force=True)
+    assert _mapped(index) and index._snapshot is not None and index._snapshot.changed == 0
+    warm = _fresh(example, may_write=False)
+    assert _mapped(warm)
+    assert sorted(_flat(_results(warm, example))) == sorted(_flat(_results(expected, example)))
+
+
+def test_persist_waits_for_enough_changes(example: Engine) -> None:
+    assert example.embedder is not None
+    example.indexer.persist_vectors(force=True)
+    index = _fresh(example)
+    path = _file(example)
+    before = path.stat().st_mtime_ns, path.stat().st_ino
+    assert not index.persist(example.catalog, example.embedder.name)  # nothing changed
+    snapshot = index._snapshot
+    assert snapshot is not None
+    index.update(remove=snapshot.ids[:1].tolist())
+    assert len(snapshot.ids) > 20  # one row is less than a twentieth: not yet (a minute has not passed)
+    assert not index.persist(example.catalog, example.embedder.name)
+    assert (path.stat().st_mtime_ns, path.stat().st_ino) == before
+    index.update(remove=snapshot.ids[1 : len(snapshot.ids) // 10].tolist())
+    assert index.persist(example.catalog, example.embedder.name)
+    assert path.stat().st_ino != before[1]
+
+
+def test_a_sync_that_adds_no_vectors_only_restamps(example: Engine) -> None:
+    example.indexer.persist_vectors(force=True)
+    index = example.vectors
+    len(index)
+    path = _file(example)
+    inode = path.stat().st_ino
+    with example.catalog.transaction() as db:
+        example.catalog.bump_generation(db)
+    assert not example.indexer.persist_vectors()
+    assert path.stat().st_ino == inode  # the header was rewritten in place, not the rows
+    assert _mapped(_fresh(example, may_write=False))
+
+
+def _flat(results: list[list[tuple[int, float]]]) -> list[tuple[int, float]]:
+    return [(u, round(s, 5)) for rows in results for u, s in rows]
