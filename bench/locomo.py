@@ -40,6 +40,7 @@ RUNS: dict[str, tuple[str, str]] = {
     "vector": ("vector", "weighted"),
     "hybrid-weighted": ("hybrid", "weighted"),
     "hybrid-rrf": ("hybrid", "rrf"),
+    "hybrid": ("hybrid", ""),  # the fusion of the settings (search.fusion, so a --variant can change it)
 }
 TURN_SPACING = timedelta(seconds=10)
 _EVIDENCE = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
@@ -332,7 +333,7 @@ def evaluate(
                     index.engine.settings.search = search
                     started = time.perf_counter()
                     for question in conversation.questions:
-                        ranking = index.engine.rank(question.text, mode=mode, fusion=fusion, limit=max(TURN_KS))
+                        ranking = index.engine.rank(question.text, mode=mode, fusion=fusion or None, limit=max(TURN_KS))
                         unit_ids = [h.unit_id for h in ranking.hits]
                         scores = score_question(question, unit_ids, index)
                         # what a user sees: only hits at or above minScore (nothing at all = the question abstained)

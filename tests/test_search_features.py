@@ -162,7 +162,7 @@ def test_rrf_fusion_follows_its_formula(example: Engine) -> None:
         assert explain["fused"] == pytest.approx(expected, abs=1e-3), explain
         both += len(ranks) == 2
     assert both, "no hit was found by both retrievers"
-    weighted = example.search("DLQ redrive refunds", explain=True, limit=10, min_score=0.0)
+    weighted = example.search("DLQ redrive refunds", fusion="weighted", explain=True, limit=10, min_score=0.0)
     assert weighted["fusion"] == "weighted"
     assert [r["explain"]["fused"] for r in weighted["results"]] != [r["explain"]["fused"] for r in response["results"]]
 

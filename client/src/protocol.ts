@@ -9,7 +9,7 @@
 export type HitKind = 'memory' | 'transcript' | 'summary';
 export type SearchMode = 'hybrid' | 'keyword' | 'vector';
 export type AgentFormat = 'claude-code' | 'codex' | 'openclaw' | 'specstory';
-export type FusionMode = 'weighted' | 'rrf';
+export type FusionMode = 'weighted' | 'rrf' | 'rescue';
 
 export const Commands = {
   search: 'memlens.search',

@@ -112,13 +112,18 @@ class RerankerSettings:
 
 
 Mode = Literal["hybrid", "keyword", "vector"]
-Fusion = Literal["weighted", "rrf"]
+Fusion = Literal["weighted", "rrf", "rescue"]
 
 
 @dataclass
 class SearchSettings:
     mode: Mode = "hybrid"
-    fusion: Fusion = "weighted"
+    fusion: Fusion = "rescue"
+    """How BM25 and cosine combine in hybrid mode (see engine/search.py `_fuse`)."""
+    rescue_weight: float = field(default=0.55, metadata=between(0, 1))
+    """fusion "rescue": a hit scores at least this × (its cosine / the query's best cosine) ^ rescuePower."""
+    rescue_power: float = field(default=20.0, metadata=between(1, 1000))
+    """fusion "rescue": how close to the query's best cosine a hit must be to be rescued (higher = closer)."""
     vector_weight: float = field(default=0.6, metadata=between(0, 1))
     text_weight: float = field(default=0.4, metadata=between(0, 1))
     min_score: float = field(default=0.035, metadata=between(0, 1))

@@ -19,7 +19,7 @@ from typing import Literal, NotRequired, TypedDict
 HitKind = Literal["memory", "transcript", "summary"]
 SearchMode = Literal["hybrid", "keyword", "vector"]
 AgentFormat = Literal["claude-code", "codex", "openclaw", "specstory"]
-FusionMode = Literal["weighted", "rrf"]
+FusionMode = Literal["weighted", "rrf", "rescue"]
 
 # -- requests (the one object argument of each `workspace/executeCommand`; MCP tools share most of them) ----------
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # numpy is imported by the vector side, only by commands that
 
 Mode = Literal["hybrid", "keyword", "vector"]
 MODES: tuple[str, ...] = ("hybrid", "keyword", "vector")
-FUSIONS: tuple[str, ...] = ("weighted", "rrf")
+FUSIONS: tuple[str, ...] = ("weighted", "rrf", "rescue")
 _OPERATORS = re.compile(r"\b(?:AND|OR|NOT)\b")
 
 log = logging.getLogger(__name__)
@@ -124,8 +124,9 @@ class Retriever:
             self._fill_cosines([h for h in hits.values() if h.vector is None], query_vector)
         # with no keyword candidate at all, BM25 carries no information: rank by the vectors alone
         fused_mode = "vector" if mode == "hybrid" and not any(h.keyword > 0 for h in hits.values()) else mode
+        best_cosine = max((h.vector for h in hits.values() if h.vector is not None), default=0.0)
         for hit in hits.values():
-            hit.score = hit.fused = _fuse(hit, fused_mode, fusion, settings)
+            hit.score = hit.fused = _fuse(hit, fused_mode, fusion, settings, best_cosine=best_cosine)
         self._add_neighbors(hits, settings.neighbor_weight, settings.neighbor_window)
         ranked = sorted(hits.values(), key=lambda h: (-h.score, h.unit_id))
         ranked = postprocess(ranked, query, settings, self.catalog, self.keyword, fused_mode, limit, self.now)
@@ -185,7 +186,15 @@ class Retriever:
             hit.vector = scores.get(hit.unit_id)
 
 
-def _fuse(hit: UnitHit, mode: str, fusion: str, settings: SearchSettings) -> float:
+def _fuse(hit: UnitHit, mode: str, fusion: str, settings: SearchSettings, *, best_cosine: float = 1.0) -> float:
+    """A hit's fused score in 0–1; `best_cosine` is the highest cosine among the query's candidates.
+
+    weighted: (w_v·cosine + w_t·keyword) / (w_v + w_t), keyword being BM25 over the best hit's (with the context
+    field's share). rescue: the weighted score, or rescueWeight × (cosine / best_cosine) ^ rescuePower if that is
+    larger: a message nearly as close in meaning as the query's closest keeps a place near the top even when many
+    messages share the query's ordinary words (a vector-only find scores at most w_v × cosine under weighted).
+    rrf: Σ 1/(k + 1 + rank) over the two rankings, over its maximum.
+    """
     cosine = max(0.0, hit.vector or 0.0)
     if mode == "keyword":
         return hit.keyword
@@ -196,4 +205,8 @@ def _fuse(hit: UnitHit, mode: str, fusion: str, settings: SearchSettings) -> flo
         total = sum(1.0 / (k + 1 + r) for r in (hit.keyword_rank, hit.vector_rank) if r is not None)
         return total / (2.0 / (k + 1))
     weights = settings.vector_weight + settings.text_weight or 1.0
-    return min(1.0, (settings.vector_weight * cosine + settings.text_weight * hit.keyword) / weights)
+    weighted = min(1.0, (settings.vector_weight * cosine + settings.text_weight * hit.keyword) / weights)
+    if fusion == "rescue" and best_cosine > 0:
+        closeness = min(1.0, cosine / best_cosine)
+        return max(weighted, settings.rescue_weight * float(closeness**settings.rescue_power))
+    return weighted
