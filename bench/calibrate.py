@@ -7,7 +7,7 @@ small L2 penalty and printed as the COEFFICIENTS literal to paste into calibrati
 --answerable-modes (keyword), the hit model is fitted on own-conversation hits only and a query-level model
 (QUERY_FEATURES: own-conversation questions against those asked of another conversation) is printed as ANSWERABLE.
 
-    python -m bench.calibrate [--set search.contextWeight=0.3 ...]
+    python -m bench.calibrate [--set search.contextWeight=0.3 ...] [--modes vector --drop score,fused,cosine,best_cosine]
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from bench.locomo import (
     load_conversation,
     parse_overrides,
 )
-from memlens.engine.calibration import FEATURES, QUERY_FEATURES
+from memlens.engine.calibration import DERIVED, FEATURES, QUERY_FEATURES, expand
 
 TUNE = ("26", "30", "41")
 # query-level only: as a hit feature it learns "a hit matching the question well is wrong" (LoCoMo's short turns that
@@ -95,6 +95,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--modes", default="hybrid,keyword,vector")
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--drop", default="", help="comma-separated hit features left out of the fit")
     parser.add_argument("--answerable-modes", default="keyword", help="modes with a query-level answerable model")
     args = parser.parse_args(argv)
     overrides = {**parse_overrides(args.set), "search.calibrated": False}
@@ -128,10 +129,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                     ys += y
                 qs += q
                 qys += [0] * len(q)
-            kept = [i for i, name in enumerate(FEATURES) if name not in HIT_EXCLUDED]
-            x, y_arr = np.array(xs)[:, kept], np.array(ys, dtype=float)
+            names = (*FEATURES, *DERIVED)
+            dropped = {*HIT_EXCLUDED, *(d.strip() for d in args.drop.split(",") if d.strip())}
+            kept = [i for i, name in enumerate(names) if name not in dropped]
+            x, y_arr = np.array([expand(f) for f in xs])[:, kept], np.array(ys, dtype=float)
             fitted = fit(x, y_arr)
-            w = np.zeros(len(FEATURES) + 1)
+            w = np.zeros(len(names) + 1)
             w[[0, *(i + 1 for i in kept)]] = fitted
             coefficients[mode] = [round(float(v), 4) for v in w]
             print(f"{mode}: {len(ys)} hits, {int(y_arr.sum())} positive", file=sys.stderr)
@@ -142,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     finally:
         for index in indexes:
             index.engine.close()
-    print("# features:", ", ".join(FEATURES), file=sys.stderr)
+    print("# features:", ", ".join((*FEATURES, *DERIVED)), file=sys.stderr)
     print("# query features:", ", ".join(QUERY_FEATURES), file=sys.stderr)
     print(json.dumps({"COEFFICIENTS": coefficients, "ANSWERABLE": answerable}, indent=1))
     return {"COEFFICIENTS": coefficients, "ANSWERABLE": answerable}

@@ -3,7 +3,9 @@
 A logistic model per search mode over a hit's features (see FEATURES), fitted by `python -m bench.calibrate` on the
 LoCoMo tune conversations (26, 30, 41): positives are evidence turns, negatives every other turn in the top 50, plus
 the same questions asked of another conversation (topics absent from that index: everything they find is wrong).
-The held-out conversations (42, 43) and the absent-topic set are never used to fit.
+The held-out conversations (42, 43) and the absent-topic set are never used to fit. The vector model leaves out the
+features that carry the cosine's own scale (`--drop`): LoCoMo's chat turns have higher cosines than coding-agent
+messages, and a gate on them hid most right answers on real transcripts.
 
 Keyword mode factors the chance in two: that the question is answerable from this index at all (ANSWERABLE, a
 logistic model over query-level facts: own-conversation questions against those asked of another conversation),
@@ -28,6 +30,12 @@ FEATURES = (
     "absent_share",  # the idf-weighted share of the query's words found in no document at all
 )
 
+# computed here from FEATURES (rerank.py computes those): signals whose scale does not depend on the corpus, which
+# transfer from LoCoMo's short chat turns to long coding-agent messages, whose cosines run lower throughout
+DERIVED = (
+    "relative_cosine",  # cosine / best_cosine: how close the hit is to the query's closest candidate
+)
+
 QUERY_FEATURES = (
     "best_coverage",  # the best coverage among the top hits
     "absent_share",  # the idf-weighted share of the query's words found in no document
@@ -37,9 +45,11 @@ QUERY_FEATURES = (
 
 # fitted by bench/calibrate.py (mode → intercept, then one weight per feature); see bench/RESULTS.md
 COEFFICIENTS: dict[str, tuple[float, ...]] = {
-    "hybrid": (-7.5575, 7.9456, -4.0712, 1.0787, 1.2549, -1.23, 1.5742, -0.8963, 0.0, 2.5979, -0.9979),
-    "keyword": (-6.4299, 6.5711, -2.0331, 0.0, 1.5836, -1.3584, 0.0, -0.7513, 0.0, 1.9863, -0.2468),
-    "vector": (-8.811, 12.8452, -2.6325, -2.6325, 5.4936, -1.3185, -1.2606, -0.4786, 0.0, 0.0, 0.0),
+    "hybrid": (-7.5575, 7.9456, -4.0712, 1.0787, 1.2549, -1.23, 1.5742, -0.8963, 0.0, 2.5979, -0.9979, 0.0),
+    "keyword": (-6.4299, 6.5711, -2.0331, 0.0, 1.5836, -1.3584, 0.0, -0.7513, 0.0, 1.9863, -0.2468, 0.0),
+    # vector: fitted without the cosine's own scale (score, fused, cosine, best_cosine: --drop), which is LoCoMo's and
+    # not a coding transcript's, so it rests on relative_cosine, coverage and rank (bench/RESULTS.md, third pass)
+    "vector": (-2.2112, 0.0, 0.0, 0.0, 2.7699, -1.8489, 0.0, -0.7615, 0.0, 3.8091, -1.5862, -1.2655),
 }
 
 
@@ -51,7 +61,13 @@ ANSWERABLE: dict[str, tuple[float, ...]] = {
 
 def probability(mode: str, features: tuple[float, ...], answerable: float = 1.0) -> float:
     """The chance a hit is relevant: its own model's, times the chance the query is answerable here at all."""
-    return answerable * _logistic(COEFFICIENTS.get(mode, COEFFICIENTS["hybrid"]), features)
+    return answerable * _logistic(COEFFICIENTS.get(mode, COEFFICIENTS["hybrid"]), expand(features))
+
+
+def expand(features: tuple[float, ...]) -> tuple[float, ...]:
+    """FEATURES followed by the DERIVED ones."""
+    cosine, best_cosine = features[2], features[5]
+    return (*features, cosine / best_cosine if best_cosine > 0 else 0.0)
 
 
 def answerable(mode: str, query_features: tuple[float, ...]) -> float:
