@@ -7,7 +7,8 @@ small L2 penalty and printed as the COEFFICIENTS literal to paste into calibrati
 --answerable-modes (keyword), the hit model is fitted on own-conversation hits only and a query-level model
 (QUERY_FEATURES: own-conversation questions against those asked of another conversation) is printed as ANSWERABLE.
 
-    python -m bench.calibrate [--set search.contextWeight=0.3 ...] [--modes vector --drop score,fused,cosine,best_cosine]
+    python -m bench.calibrate [--set search.contextWeight=0.3 ...]
+    python -m bench.calibrate --modes vector --drop score,fused,cosine,best_cosine  # the vector model
 """
 
 from __future__ import annotations
