@@ -353,18 +353,25 @@ class VectorIndex:
         """Every unit with a vector, from SQLite: units first, then each cached vector copied straight into the
         rows of the units that use it (one float copy in memory, not three)."""
         units = list(catalog.vector_units())
-        rows_of: dict[str, list[int]] = {}
+        row_of: dict[str, int] = {}  # the first unit with each text; the few sharing one are copied after
+        shared: list[tuple[int, int]] = []
         for position, unit in enumerate(units):
-            rows_of.setdefault(unit[6], []).append(position)
+            first = row_of.setdefault(unit[6], position)
+            if first != position:
+                shared.append((position, first))
         matrix = np.empty((len(units), self.dim), np.float32)
         present = np.zeros(len(units), dtype=bool)
         width = self.dim * 4
         for digest, blob in catalog.cached_vectors(model):
-            positions = rows_of.get(digest)
-            if positions is not None and len(blob) == width:
-                matrix[positions] = np.frombuffer(blob, dtype=np.float32)
-                present[positions] = True
-        del rows_of
+            slot = row_of.get(digest)
+            if slot is not None and len(blob) == width:
+                matrix[slot] = np.frombuffer(blob, dtype=np.float32)
+                present[slot] = True
+        del row_of
+        if shared:
+            to, source = np.array(shared, dtype=np.int64).T
+            matrix[to] = matrix[source]
+            present[to] = present[source]
         if not present.all():
             units = [unit for unit, kept in zip(units, present.tolist(), strict=True) if kept]
             matrix = matrix[present]
