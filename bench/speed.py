@@ -324,15 +324,29 @@ def run_size(
     engine.close()
     del engine  # the cold engine's matrix must not count in the warm start's memory
     gc.collect()
-    out["warmStart"] = warm_start(corpus, index_dir, embedder)
-    log(f"[{chunks}] warm start: {out['warmStart']}")
-    if args.appends:
+    out.update(warm_and_appends(corpus, index_dir, embedder, appends=args.appends, log=log, tag=str(chunks)))
+    return out
+
+
+def warm_and_appends(
+    corpus: Corpus,
+    index_dir: Path,
+    embedder: Embedder | None,
+    *,
+    appends: int,
+    log: Callable[[str], None],
+    tag: str,
+) -> dict[str, Any]:
+    """Warm start, then (with `appends`) append→searchable on a fresh engine; ends with the load average."""
+    out: dict[str, Any] = {"warmStart": warm_start(corpus, index_dir, embedder)}
+    log(f"[{tag}] warm start: {out['warmStart']}")
+    if appends:
         engine = open_engine(corpus, index_dir, embedder)
         try:
-            out["appendToSearchable"] = append_latency(engine, corpus, args.appends)
+            out["appendToSearchable"] = append_latency(engine, corpus, appends)
         finally:
             engine.close()
-        log(f"[{chunks}] append→searchable: {out['appendToSearchable']}")
+        log(f"[{tag}] append→searchable: {out['appendToSearchable']}")
     out["loadavgEnd"] = os.getloadavg()
     return out
 
@@ -372,16 +386,7 @@ def run_prebuilt(
     engine.close()
     del engine
     gc.collect()
-    out["warmStart"] = warm_start(corpus, index_dir, embedder)
-    log(f"[prebuilt] warm start: {out['warmStart']}")
-    if args.appends:
-        engine = open_engine(corpus, index_dir, embedder)
-        try:
-            out["appendToSearchable"] = append_latency(engine, corpus, args.appends)
-        finally:
-            engine.close()
-        log(f"[prebuilt] append→searchable: {out['appendToSearchable']}")
-    out["loadavgEnd"] = os.getloadavg()
+    out.update(warm_and_appends(corpus, index_dir, embedder, appends=args.appends, log=log, tag="prebuilt"))
     return out
 
 
