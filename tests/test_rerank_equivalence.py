@@ -27,9 +27,9 @@ from memlens.engine.calibration import answerable, probability
 from memlens.engine.catalog import Catalog
 from memlens.engine.dates import message_windows, overlaps
 from memlens.engine.engine import Engine
+from memlens.engine.hits import UnitHit
 from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.rerank import HEAD, bm25_share, coverage, matched_share, postprocess, query_facts, tool_share
-from memlens.engine.search import UnitHit
 from memlens.settings import SearchSettings, Settings
 
 NOW = 1_700_000_000.0

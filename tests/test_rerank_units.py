@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from memlens.engine.engine import Engine
+from memlens.engine.hits import UnitHit
 from memlens.engine.rerank import TAIL_SHARE, QueryFacts, coverage, shown, tool_share
-from memlens.engine.search import SearchError, UnitHit
+from memlens.engine.search import SearchError
 from memlens.settings import Settings
 
 

@@ -27,7 +27,7 @@ from memlens.engine.fastembed_models import ModelUnavailable, load_by_name
 
 if TYPE_CHECKING:
     from memlens.engine.catalog import Catalog
-    from memlens.engine.search import Ranking
+    from memlens.engine.hits import Ranking
     from memlens.settings import RerankerSettings
 
 log = logging.getLogger(__name__)

@@ -24,11 +24,12 @@ from memlens.engine.discovery import Locations, SourceFile, classify, discover, 
 from memlens.engine.embedder import BUNDLED_DIM, Embedder, load_embedder
 from memlens.engine.filters import SearchFilters
 from memlens.engine.history import session_history
+from memlens.engine.hits import Ranking
 from memlens.engine.indexer import Indexer, Progress, SyncReport
 from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.outbound import redact_response
 from memlens.engine.results import ResultBuilder, Visibility, iso
-from memlens.engine.search import Ranking, Retriever
+from memlens.engine.search import Retriever
 from memlens.engine.sessions import DEFAULT_LIMIT as SESSIONS_LIMIT
 from memlens.engine.sessions import list_sessions, resolve_session, session_labels
 from memlens.engine.stored_text import redaction_stamp

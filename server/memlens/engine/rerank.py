@@ -19,8 +19,8 @@ from memlens.engine.unit_facts import unit_facts
 
 if TYPE_CHECKING:
     from memlens.engine.catalog import Catalog
+    from memlens.engine.hits import UnitHit
     from memlens.engine.keyword_index import KeywordIndex
-    from memlens.engine.search import UnitHit
     from memlens.settings import SearchSettings
 
 HEAD = 100  # hits re-scored (at least the limit asked for)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.excerpt import make_excerpt
+from memlens.engine.hits import Ranking, UnitHit
 from memlens.engine.rerank import TAIL_SHARE, shown
-from memlens.engine.search import Ranking, UnitHit
 from memlens.wire import SearchResult
 
 MAX_LIMIT = 100

@@ -5,24 +5,23 @@ from __future__ import annotations
 import logging
 import re
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, get_args
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.embedder import Embedder, ModelUnavailable
 from memlens.engine.filters import SearchFilters
+from memlens.engine.hits import Ranking, UnitHit
 from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.rerank import postprocess
 from memlens.engine.vector_index import VectorIndex
 from memlens.errors import InvalidRequest
-from memlens.settings import SearchSettings
+from memlens.settings import Fusion, Mode, SearchSettings
 
 if TYPE_CHECKING:  # numpy is imported by the vector side, only by commands that use vectors
     import numpy as np
 
-Mode = Literal["hybrid", "keyword", "vector"]
-MODES: tuple[str, ...] = ("hybrid", "keyword", "vector")
-FUSIONS: tuple[str, ...] = ("weighted", "rrf", "rescue")
+MODES: tuple[str, ...] = get_args(Mode)  # declared once, in settings
+FUSIONS: tuple[str, ...] = get_args(Fusion)
 _OPERATORS = re.compile(r"\b(?:AND|OR|NOT)\b")
 
 log = logging.getLogger(__name__)
@@ -30,35 +29,6 @@ log = logging.getLogger(__name__)
 
 class SearchError(InvalidRequest):
     """A search request that cannot be answered as asked (the message says why)."""
-
-
-@dataclass(slots=True)
-class UnitHit:
-    """One unit's scores: raw BM25, BM25 normalised to 0–1, cosine, and the fused score."""
-
-    unit_id: int
-    score: float = 0.0
-    fused: float = 0.0  # the score before the neighbouring messages' context was added
-    bm25: float = 0.0
-    keyword: float = 0.0
-    vector: float | None = None
-    keyword_rank: int | None = None
-    vector_rank: int | None = None
-    context: float = 0.0  # BM25 over the message with its neighbours (the `context` field), 0–1
-    rank_score: float = 0.0  # the ranking score (what orders the hits and what `score` shows)
-    probability: float = 0.0  # calibrated: the chance this hit is relevant (calibration.py)
-    features: tuple[float, ...] = ()
-
-
-@dataclass(slots=True)
-class Ranking:
-    hits: list[UnitHit]
-    mode: str
-    fusion: str
-    vector_available: bool
-    query_terms: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    calibrated: bool = False  # whether to answer is decided on the hits' calibrated probability
 
 
 class Retriever:
@@ -161,11 +131,7 @@ class Retriever:
         if weight <= 0 or window <= 0 or not hits:
             return
         places, ids = self.vectors.places(list(hits))  # from memory; the catalog for units without a vector
-        for start in range(0, len(ids), 500):
-            part = ids[start : start + 500]
-            marks = ",".join("?" * len(part))
-            sql = f"SELECT id, session_key, seq FROM units WHERE id IN ({marks}) AND kind = 'transcript'"
-            places.update((int(r[0]), (str(r[1]), int(r[2]))) for r in self.catalog.db.execute(sql, part))
+        places.update(self.catalog.message_places(ids))
         score_at = {place: hits[unit_id].score for unit_id, place in places.items()}
         offsets = [d for d in range(-window, window + 1) if d]
         for unit_id, (session, seq) in places.items():

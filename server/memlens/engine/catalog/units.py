@@ -120,3 +120,13 @@ class UnitReads(CatalogConnection):
         """A session's transcript units with sequence numbers in [first, last]."""
         sql = "SELECT * FROM units WHERE session_key = ? AND seq BETWEEN ? AND ? AND kind = 'transcript'"
         return self.db.execute(sql, (session_key, first, last)).fetchall()
+
+    def message_places(self, unit_ids: Sequence[int]) -> dict[int, tuple[str, int]]:
+        """(session key, sequence number) of each of these units that is a transcript message."""
+        places: dict[int, tuple[str, int]] = {}
+        for start in range(0, len(unit_ids), 500):
+            part = list(unit_ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            sql = f"SELECT id, session_key, seq FROM units WHERE id IN ({marks}) AND kind = 'transcript'"
+            places.update((int(r[0]), (str(r[1]), int(r[2]))) for r in self.db.execute(sql, part))
+        return places

@@ -1,0 +1,38 @@
+"""What a ranking is made of: one unit's scores (`UnitHit`) and a query's ranked hits (`Ranking`).
+
+Their own module so the retriever (search.py), the re-scoring (rerank.py), the reranker and the result builder share
+them without importing each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class UnitHit:
+    """One unit's scores: raw BM25, BM25 normalised to 0–1, cosine, and the fused score."""
+
+    unit_id: int
+    score: float = 0.0
+    fused: float = 0.0  # the score before the neighbouring messages' context was added
+    bm25: float = 0.0
+    keyword: float = 0.0
+    vector: float | None = None
+    keyword_rank: int | None = None
+    vector_rank: int | None = None
+    context: float = 0.0  # BM25 over the message with its neighbours (the `context` field), 0–1
+    rank_score: float = 0.0  # the ranking score (what orders the hits and what `score` shows)
+    probability: float = 0.0  # calibrated: the chance this hit is relevant (calibration.py)
+    features: tuple[float, ...] = ()
+
+
+@dataclass(slots=True)
+class Ranking:
+    hits: list[UnitHit]
+    mode: str
+    fusion: str
+    vector_available: bool
+    query_terms: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    calibrated: bool = False  # whether to answer is decided on the hits' calibrated probability
