@@ -51,7 +51,7 @@ describe('package.json (extension manifest)', () => {
     }
     assert.deepEqual(properties['memlens.trace.server'].enum, ['off', 'messages', 'verbose']);
     assert.deepEqual(properties['memlens.search.mode'].enum, ['hybrid', 'keyword', 'vector']);
-    assert.deepEqual(properties['memlens.search.fusion'].enum, ['weighted', 'rrf']);
+    assert.deepEqual(properties['memlens.search.fusion'].enum, ['weighted', 'rrf', 'rescue']);
     assert.deepEqual(properties['memlens.scope'].enum, ['workspace', 'all']);
   });
 
