@@ -71,3 +71,17 @@ def example(built_example: tuple[Path, Path], tmp_path: Path, embedder: Embedder
         with engine.catalog.transaction() as db:
             db.execute("UPDATE files SET path = replace(path, ?, ?)", (str(built_example[0]), str(workspace)))
         yield engine
+
+
+def notes_engine(tmp_path: Path, notes: dict[str, str]) -> Engine:
+    """A keyword-only engine over memory notes only (no agent transcript folders), synced: `notes` maps a file name
+    under `memory/` to its text."""
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True, exist_ok=True)
+    for name, text in notes.items():
+        (workspace / "memory" / name).write_text(text, encoding="utf-8")
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    engine = Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False)
+    engine.sync()
+    return engine

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import notes_engine
 from memlens.engine.calibration import answerable
 from memlens.engine.engine import Engine
-from memlens.settings import Settings
 
 NOTES = {
     "dlq.md": "# DLQ\n\nThe orders DLQ backed up overnight; we added the missing route and redrove the queue.",
@@ -18,15 +18,7 @@ NOTES = {
 
 
 def _engine(tmp_path: Path) -> Engine:
-    workspace = tmp_path / "ws"
-    (workspace / "memory").mkdir(parents=True)
-    for name, text in NOTES.items():
-        (workspace / "memory" / name).write_text(text, encoding="utf-8")
-    settings = Settings()
-    settings.transcripts.agent_defaults = False
-    engine = Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False)
-    engine.sync()
-    return engine
+    return notes_engine(tmp_path, NOTES)
 
 
 def test_absent_words_lower_the_chance_a_query_is_answerable() -> None:

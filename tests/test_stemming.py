@@ -5,21 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import notes_engine
 from memlens.engine.engine import Engine
 from memlens.engine.keyword_index import SCHEMA_FILE, SCHEMA_VERSION, KeywordIndex
-from memlens.settings import Settings
 
 
 def _engine(tmp_path: Path, notes: dict[str, str]) -> Engine:
-    workspace = tmp_path / "ws"
-    (workspace / "memory").mkdir(parents=True)
-    for name, text in notes.items():
-        (workspace / "memory" / name).write_text(text, encoding="utf-8")
-    settings = Settings()
-    settings.transcripts.agent_defaults = False
-    engine = Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False)
-    engine.sync()
-    return engine
+    return notes_engine(tmp_path, notes)
 
 
 def test_word_forms_match_and_stop_words_go_first(tmp_path: Path) -> None:
@@ -53,8 +45,4 @@ def test_an_index_of_the_unstemmed_schema_is_rebuilt(tmp_path: Path) -> None:
 
 
 def _engine_again(tmp_path: Path) -> Engine:
-    settings = Settings()
-    settings.transcripts.agent_defaults = False
-    engine = Engine([tmp_path / "ws"], settings, index_dir=tmp_path / "index", embedder=False)
-    engine.sync()
-    return engine
+    return notes_engine(tmp_path, {})  # the same workspace and index, opened again
