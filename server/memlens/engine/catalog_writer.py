@@ -15,7 +15,7 @@ from pathlib import Path
 
 from memlens.engine.catalog import Catalog, FileRow
 from memlens.engine.discovery import SourceFile
-from memlens.engine.ingest import ChunkSpec, FileContent, SessionSpec, UnitSpec, chunk_records
+from memlens.engine.ingest import ChunkSpec, FileContent, SessionSpec, chunk_records
 from memlens.engine.sources.base import TranscriptRecord
 from memlens.settings import ChunkingSettings
 
@@ -177,40 +177,25 @@ class CatalogWriter:
             )
             for unit in chunk.units:
                 seq += 1
-                unit_id = self._insert_unit(
-                    db, file_id=file_id, chunk_id=chunk_id, session_key=session_key, format_=format_, unit=unit, seq=seq
+                unit_id = self.catalog.insert_unit(
+                    db,
+                    file_id=file_id,
+                    chunk_id=chunk_id,
+                    kind=unit.kind,
+                    format_=format_ if unit.kind != "memory" else "",
+                    session_key=session_key,
+                    message_id=unit.message_id,
+                    role=unit.role,
+                    ts=unit.ts,
+                    seq=seq,
+                    position=unit.position,
+                    line_end=unit.line_end,
+                    uuid=unit.uuid,
+                    text=unit.text,
+                    embed_text_hash=unit.embed_hash,
                 )
                 pending.added_units.append(unit_id)
         return seq
-
-    def _insert_unit(
-        self,
-        db: sqlite3.Connection,
-        *,
-        file_id: int,
-        chunk_id: int,
-        session_key: str | None,
-        format_: str,
-        unit: UnitSpec,
-        seq: int,
-    ) -> int:
-        return self.catalog.insert_unit(
-            db,
-            file_id=file_id,
-            chunk_id=chunk_id,
-            kind=unit.kind,
-            format_=format_ if unit.kind != "memory" else "",
-            session_key=session_key,
-            message_id=unit.message_id,
-            role=unit.role,
-            ts=unit.ts,
-            seq=seq,
-            position=unit.position,
-            line_end=unit.line_end,
-            uuid=unit.uuid,
-            text=unit.text,
-            embed_text_hash=unit.embed_hash,
-        )
 
 
 def _record_of(row: sqlite3.Row) -> TranscriptRecord:
