@@ -30,6 +30,7 @@ TS_NAME = {"SearchFilterParams": "SearchFilters"}
 PYTHON_ONLY = {
     "ContextPassage": "a ContextItem before its cost in tokens is known; the engine never sends one",
     "McpSearchParams": "the MCP tool `search`'s arguments; MCP clients read the tool's JSON schema instead",
+    "SummaryHeader": "the fields SummaryDescription and SummariesExpandResponse share (their own interfaces list them)",
 }
 
 

@@ -344,8 +344,8 @@ SummaryCovers = TypedDict(  # functional form: `from` is a Python keyword
 """The span of messages a summary replaced."""
 
 
-class SummaryDescription(TypedDict):
-    """`memlens.summaries.describe`: one summary in full and what it covers."""
+class SummaryHeader(TypedDict):
+    """The fields a summary's describe and expand answers open with."""
 
     summaryId: str
     sessionKey: str
@@ -353,6 +353,11 @@ class SummaryDescription(TypedDict):
     format: str
     messageId: str
     timestamp: str | None
+
+
+class SummaryDescription(SummaryHeader):
+    """`memlens.summaries.describe`: one summary in full and what it covers."""
+
     text: str
     tokens: int
     covers: SummaryCovers
@@ -369,15 +374,9 @@ class SummaryMessage(TypedDict):
     truncated: NotRequired[bool]
 
 
-class SummariesExpandResponse(TypedDict):
+class SummariesExpandResponse(SummaryHeader):
     """`memlens.summaries.expand`: the messages a summary replaced, within a token budget."""
 
-    summaryId: str
-    sessionKey: str
-    sessionId: str
-    format: str
-    messageId: str
-    timestamp: str | None
     tokenBudget: int
     tokens: int
     messages: list[SummaryMessage]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from typing import Any, TypedDict
+from typing import Any
 
 import re2
 
@@ -17,6 +17,7 @@ from memlens.wire import (
     SummariesExpandResponse,
     SummariesGrepResponse,
     SummaryDescription,
+    SummaryHeader,
     SummaryHit,
     SummaryMessage,
 )
@@ -142,18 +143,7 @@ def _message(unit: sqlite3.Row, text: str | None = None) -> SummaryMessage:
     }
 
 
-class _Header(TypedDict):
-    """The fields describe and expand answers open with."""
-
-    summaryId: str
-    sessionKey: str
-    sessionId: str
-    format: str
-    messageId: str
-    timestamp: str | None
-
-
-def _header(row: sqlite3.Row) -> _Header:
+def _header(row: sqlite3.Row) -> SummaryHeader:
     return {
         "summaryId": summary_id(row["chunk_id"]),
         "sessionKey": row["session_key"],
