@@ -40,8 +40,10 @@ class VectorTables(CatalogConnection):
         stored) and the unit count. A catalog started over has no token until its first vectors, so a file from
         an earlier catalog never matches it."""
         token = self.get_meta("vector_token") or "none"
-        units = int(self.db.execute("SELECT COUNT(*) FROM units").fetchone()[0])
-        return f"{self.generation()}:{token}:{units}"
+        return f"{self.generation()}:{token}:{self.unit_count()}"
+
+    def unit_count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM units").fetchone()[0])
 
     @contextmanager
     def read_snapshot(self) -> Iterator[None]:
