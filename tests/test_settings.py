@@ -15,7 +15,6 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from memlens.settings import (
-    LEAVES,
     RULES,
     TRUST_SETTINGS,
     Settings,
@@ -26,6 +25,7 @@ from memlens.settings import (
     wire_name,
     workspace_trusted,
 )
+from memlens.settings.layers import LEAVES
 
 MANIFEST = Path(__file__).resolve().parents[1] / "package.json"
 NOTE = "# Deploys\n\nThe pgbouncer pool holds 20 connections; raise it before the launch of the new lambdas.\n"
