@@ -1,0 +1,122 @@
+"""The command line's grammar: every command, its flags and their help, and the settings the flags make."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from memlens import __version__
+from memlens.engine.filters import FORMATS, KINDS, ROLES
+from memlens.engine.search import FUSIONS, MODES
+from memlens.errors import SettingsError
+from memlens.settings import Settings, load_workspace_file, merge
+
+
+def _location_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("locations")
+    group.add_argument("--workspace", action="append", type=Path, help="workspace folder (repeatable; default: .)")
+    group.add_argument(
+        "--transcripts",
+        nargs="+",
+        action="extend",
+        type=Path,
+        default=[],
+        help="extra transcript folders (any format); without it the agents' default folders are used",
+    )
+    group.add_argument("--index-dir", type=Path, help="index folder (default: per workspace in the user cache dir)")
+    group.add_argument("--scope", choices=("workspace", "all"), help="agent transcripts of this workspace or of all")
+    group.add_argument("--no-embeddings", action="store_true", help="keyword search only; load no model")
+    group.add_argument("--model", help="a fastembed model name (default: the bundled all-MiniLM-L6-v2 int8)")
+    group.add_argument("--model-path", help="a local folder holding the model files")
+    group.add_argument("--settings", type=Path, help="a JSON file of memlens settings (same keys as .memlens.json)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="memlens", description="Search AI agents' memory notes and transcripts.")
+    parser.add_argument("--version", action="version", version=f"memlens {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (to stderr)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    index = sub.add_parser("index", help="sync the index with the files (incremental)")
+    _location_flags(index)
+
+    reindex = sub.add_parser("reindex", help="force a resync; --full re-parses every file")
+    reindex.add_argument("--full", action="store_true")
+    _location_flags(reindex)
+
+    search = sub.add_parser("search", help="search memory and transcripts")
+    search.add_argument("query")
+    search.add_argument("--limit", type=int)
+    search.add_argument("--mode", choices=MODES)
+    search.add_argument("--fusion", choices=FUSIONS)
+    search.add_argument("--min-score", type=float)
+    search.add_argument("--json", action="store_true", help="machine-readable output")
+    search.add_argument("--explain", action="store_true", help="show the component scores")
+    search.add_argument("--no-sync", action="store_true", help="search the index as it is")
+    search.add_argument("--kind", choices=KINDS)
+    search.add_argument("--format", dest="agent_format", choices=FORMATS)
+    search.add_argument("--session", help="a session key")
+    search.add_argument("--role", choices=ROLES)
+    search.add_argument("--since", help="ISO date or date-time")
+    search.add_argument("--until", help="ISO date or date-time")
+    _location_flags(search)
+
+    stats = sub.add_parser("stats", help="index figures")
+    stats.add_argument("--json", action="store_true")
+    _location_flags(stats)
+
+    history = sub.add_parser("history", help="the messages around a message of a session")
+    history.add_argument("session_key", help="a session key, a bare session id, or a unique prefix of one")
+    history.add_argument("--message")
+    history.add_argument("--limit", type=int, default=20)
+    history.add_argument("--json", action="store_true")
+    _location_flags(history)
+
+    sessions = sub.add_parser("sessions", help="list sessions: title, agent, times, resume command")
+    sessions.add_argument("--query", help="words that must all appear in the title, folder or session key")
+    sessions.add_argument("--format", dest="agent_format", choices=FORMATS)
+    sessions.add_argument("--since", help="sessions active on or after this ISO date")
+    sessions.add_argument("--until", help="sessions active on or before this ISO date")
+    sessions.add_argument("--limit", type=int, default=50)
+    sessions.add_argument("--cursor", help="nextCursor of the previous page (--json shows it)")
+    sessions.add_argument("--json", action="store_true", help="the full page: files touched, tools, resume commands")
+    sessions.add_argument("--no-sync", action="store_true", help="list what the index holds as it is")
+    _location_flags(sessions)
+
+    watch = sub.add_parser("watch", help="keep the index live: sync on every file change")
+    watch.add_argument("--debounce-ms", type=int, default=50)
+    _location_flags(watch)
+
+    serve = sub.add_parser("serve", help="run the language server (stdio by default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+
+    mcp = sub.add_parser("mcp", help="run the Model Context Protocol server for agents (stdio by default)")
+    mcp.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP at http://HOST:PORT/mcp instead")
+    _location_flags(mcp)
+    return parser
+
+
+def settings_from_args(args: argparse.Namespace, workspaces: list[Path]) -> Settings:
+    warnings: list[str] = []
+    settings = Settings()
+    for workspace in workspaces:
+        settings = merge(settings, load_workspace_file(workspace, warnings), warnings)
+    if args.settings:
+        try:
+            data = json.loads(args.settings.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise SettingsError(f"cannot read settings file {args.settings}: {exc}") from exc
+        settings = merge(settings, data, warnings)
+    if args.scope:
+        settings.scope = args.scope
+    if args.model:
+        settings.embedding.model = args.model
+    if args.model_path:
+        settings.embedding.model_path = args.model_path
+    if args.no_embeddings:
+        settings.embedding.enabled = False
+    for warning in warnings:
+        print(f"memlens: warning: {warning}", file=sys.stderr)
+    return settings

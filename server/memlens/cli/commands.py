@@ -1,0 +1,209 @@
+"""The `memlens` command line: index, search, stats, history, sessions, watch, mcp and serve over one engine.
+
+Each command opens the engine, asks it, and prints the answer (output.py) or its JSON; `main` turns every error a
+user can cause into one line on stderr and an exit status like ripgrep's."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+from memlens.cli.arguments import build_parser, settings_from_args
+from memlens.cli.output import ProgressBar, describe_sync, print_history, print_search, print_sessions
+from memlens.engine import Engine
+from memlens.engine.filters import filters_from_dict
+from memlens.engine.indexer import SyncReport
+from memlens.errors import InvalidRequest, MemlensError
+
+log = logging.getLogger("memlens")
+
+# Exit statuses, as ripgrep's: a search that found something, one that found nothing, an error.
+EXIT_FOUND = 0
+EXIT_NOTHING = 1
+EXIT_ERROR = 2
+
+
+def open_engine(args: argparse.Namespace, load_model: bool = True) -> Engine:
+    workspaces = [w for w in (args.workspace or [Path.cwd()])]
+    for workspace in workspaces:
+        if not workspace.is_dir():
+            raise InvalidRequest(f"workspace folder {workspace} does not exist")
+    for folder in args.transcripts:
+        if not folder.exists():
+            raise InvalidRequest(f"transcript folder {folder} does not exist")
+    settings = settings_from_args(args, workspaces)
+    return Engine(workspaces, settings, args.transcripts, args.index_dir, embedder=load_model)  # a model that
+    # cannot load is one warning line (logged by the embedder); searches then answer by keywords
+
+
+def sync_engine(engine: Engine, full: bool = False, embed: bool = True) -> SyncReport:
+    bar = ProgressBar()
+    try:
+        return engine.reindex(full=True, progress=bar) if full else engine.sync(progress=bar, embed=embed)
+    finally:
+        bar.close()
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    with open_engine(args) as engine:
+        report = sync_engine(engine, full=getattr(args, "full", False))
+        print(describe_sync(report))
+        for error in report.errors[:10]:
+            print(f"  skipped: {error}", file=sys.stderr)
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    filters = filters_from_dict(
+        {
+            k: v
+            for k, v in {
+                "kind": args.kind,
+                "format": args.agent_format,
+                "session": args.session,
+                "role": args.role,
+                "since": args.since,
+                "until": args.until,
+            }.items()
+            if v
+        }
+    )
+    load_model = args.mode != "keyword"
+    with open_engine(args, load_model=load_model) as engine:
+        if not args.no_sync and engine.writable:
+            report = sync_engine(engine)
+            if report.files_parsed or report.files_deleted or report.files_appended:
+                print(describe_sync(report), file=sys.stderr)
+        response = engine.search(
+            args.query,
+            limit=args.limit,
+            mode=args.mode,
+            filters=filters,
+            explain=args.explain,
+            fusion=args.fusion,
+            min_score=args.min_score,
+        )
+    if args.json:
+        print(json.dumps(response, ensure_ascii=False))
+    else:
+        print_search(response, args.explain, warned=bool(engine.provider_note))
+    return EXIT_FOUND if response["results"] else EXIT_NOTHING
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with open_engine(args) as engine:
+        stats = engine.stats()
+    if args.json:
+        print(json.dumps(stats, ensure_ascii=False))
+        return 0
+    for key, value in stats.items():
+        print(f"{key:>24}: {json.dumps(value) if isinstance(value, (dict, list)) else value}")
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    with open_engine(args, load_model=False) as engine:
+        history = engine.history(args.session_key, message_id=args.message, limit=args.limit)
+    if args.json:
+        print(json.dumps(history, ensure_ascii=False))
+    else:
+        print_history(history)
+    return 0
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    with open_engine(args, load_model=False) as engine:
+        if not args.no_sync and engine.writable:
+            sync_engine(engine, embed=False)
+        page = engine.sessions(
+            query=args.query,
+            format=args.agent_format,
+            since=args.since,
+            until=args.until,
+            limit=args.limit,
+            cursor=args.cursor,
+        )
+    if args.json:
+        print(json.dumps(page, ensure_ascii=False))
+    else:
+        print_sessions(page)
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from memlens.mcp.server import run
+
+    with open_engine(args) as engine:
+        return run(engine, args.http)
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from memlens.engine.watcher import run_foreground
+
+    with open_engine(args) as engine:
+        return run_foreground(engine, args.debounce_ms, lambda r: print(describe_sync(r, compact=True), flush=True))
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from memlens.lsp.server import run
+
+    return run(args.tcp)
+
+
+COMMANDS = {
+    "index": cmd_index,
+    "reindex": cmd_index,
+    "search": cmd_search,
+    "stats": cmd_stats,
+    "history": cmd_history,
+    "sessions": cmd_sessions,
+    "mcp": cmd_mcp,
+    "watch": cmd_watch,
+    "serve": cmd_serve,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command. Exit 0 = done (a search found something), 1 = a search found nothing, 2 = an error: one
+    line on stderr, with the traceback only under -v. A closed pipe (`memlens search … | head`) ends quietly."""
+    args = build_parser().parse_args(argv)
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    brief = "memlens: %(message)s"  # one plain line a user can read; -v names the level and module
+    logging.basicConfig(
+        level=level, stream=sys.stderr, format=brief if not args.verbose else "%(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        status = COMMANDS[args.command](args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
+        return status
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_FOUND
+    except MemlensError as exc:
+        _report(args, f"{exc}")
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("memlens: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: still one line, and the traceback with -v
+        _report(args, f"internal error: {type(exc).__name__}: {exc} (run with -v for details)")
+        return EXIT_ERROR
+
+
+def _report(args: argparse.Namespace, message: str) -> None:
+    if args.verbose:
+        log.exception("memlens failed")
+    print(f"memlens: error: {message}", file=sys.stderr)
+
+
+def _silence_stdout() -> None:
+    """After EPIPE, point stdout at /dev/null so the interpreter's final flush doesn't complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

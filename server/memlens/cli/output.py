@@ -1,0 +1,119 @@
+"""What the command line prints for people (JSON is printed as the engine answers it): results, history, sessions,
+sync reports and a progress bar on a terminal's stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from memlens.engine.indexer import SyncReport
+from memlens.wire import HistoryResponse, SearchResponse, SearchResult, SessionsResponse
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal's stderr; silent when stderr is not a terminal."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int, message: str) -> None:
+        if not self.enabled or total <= 0:
+            return
+        width = 30
+        filled = int(width * done / total)
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {message[:60]:<60}")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 100 + "\r")
+
+
+def describe_sync(report: SyncReport, compact: bool = False) -> str:
+    """One line per sync; `compact` (the watcher's) names only what happened."""
+    counts = [
+        (report.files_seen, "files"),
+        (report.files_parsed, "parsed"),
+        (report.files_appended, "appended"),
+        (report.files_unchanged, "unchanged"),
+        (report.files_deleted, "removed"),
+        (report.chunks_added, "chunks"),
+        (report.units_embedded, "embedded"),
+        (report.bad_lines, "bad lines skipped"),
+        (report.files_failed, "files unreadable"),
+    ]
+    parts = [f"+{report.messages_added} messages"] + [
+        f"{n} {label}"
+        for n, label in counts
+        if n or not (compact or label in ("bad lines skipped", "files unreadable"))
+    ]
+    if compact:
+        parts = [p for p in parts if p != "+0 messages"] or ["nothing new"]
+    return f"sync: {', '.join(parts)}, {report.seconds:.2f} s"
+
+
+def result_header(result: SearchResult) -> str:
+    score = f"({round(result['score'] * 100)}%)"
+    if result["kind"] == "memory":
+        return f"{result['relPath']}:{result.get('lineStart') or 1} {score}"
+    when = (result.get("timestamp") or "").replace("T", " ")[:16]
+    session = result.get("sessionId") or result.get("sessionKey") or "?"
+    kind = " · summary" if result["kind"] == "summary" else ""
+    return f"{result.get('format')} · {session} · {when} · {result.get('role')}{kind} {score}"
+
+
+def print_search(response: SearchResponse, explain: bool, *, warned: bool = False) -> None:
+    """The human-readable results; `warned`: the reason for keyword-only search was already on stderr."""
+    if response.get("note") and not warned:
+        print(f"memlens: {response['note']}", file=sys.stderr)
+    if not response["results"]:
+        print(f"no results for {response['query']!r}")
+        return
+    for result in response["results"]:
+        print(result_header(result))
+        if result["kind"] != "memory":
+            print(f"  session {result.get('sessionKey')} · message {result.get('messageId')} · {result['relPath']}")
+        for line in result["excerpt"].splitlines() or [""]:
+            print(f"  {line}")
+        if explain and "explain" in result:
+            print(f"  explain: {json.dumps(result['explain'])}")
+        print()
+    print(f"{response['totalResults']} results · {response['mode']} · {response['searchTimeMs']} ms")
+
+
+def print_history(history: HistoryResponse) -> None:
+    print(f"{history['format']} · {history['sessionKey']} · {history['path']}")
+    if history.get("title"):
+        print(f"  title: {history['title']}")
+    if history.get("resumeCommand"):
+        print(f"  resume: {history['resumeCommand']}")
+    if history["hasMoreBefore"]:
+        print("  …")
+    for message in history["messages"]:
+        marker = "▶ " if message["messageId"] == history["anchor"] else "  "
+        when = (message["timestamp"] or "").replace("T", " ")[:19]
+        label = "summary" if message["kind"] == "summary" else message["role"]
+        print(f"{marker}[{message['messageId']}] {label} · {when}")
+        for line in message["text"].splitlines():
+            print(f"    {line}")
+    if history["hasMoreAfter"]:
+        print("  …")
+
+
+def print_sessions(page: SessionsResponse) -> None:
+    sessions = page["sessions"]
+    if not sessions:
+        print("no sessions")
+        return
+    print(f"{'LAST ACTIVE':<16}  {'AGENT':<11}  {'MSGS':>5}  {'SESSION':<8}  {'PROJECT':<16}  TITLE")
+    for s in sessions:
+        when = (s["lastTime"] or "").replace("T", " ")[:16]
+        project = (s["project"] or "-")[:16]
+        subagent = "↳ " if s["parentSessionKey"] else ""
+        print(
+            f"{when:<16}  {s['format']:<11}  {s['messageCount']:>5}  {s['sessionId'][:8]:<8}  {project:<16}  "
+            f"{subagent}{s['title']}"
+        )
+    shown = f"{len(sessions)} of {page['totalSessions']} sessions"
+    more = " (more: --json gives nextCursor for --cursor)" if page.get("nextCursor") else ""
+    print(f"{shown}{more}; `memlens history SESSION` reads one, `--json` adds files, tools and resume commands")
