@@ -14,7 +14,8 @@ import pytest
 
 from memlens.engine.embedder import BUNDLED_MODEL, Embedder, _register_bundled, assemble_bundled_model
 from memlens.engine.filters import SearchFilters
-from memlens.engine.vector_index import EXACT_ROWS, VectorIndex, VectorRow
+from memlens.engine.vector_index import EXACT_ROWS, VectorIndex
+from memlens.engine.vector_snapshot import VectorRow
 
 TEXTS = [
     "how did we fix the dead letter queue backup?",

@@ -11,7 +11,8 @@ import pytest
 
 from memlens.engine import vector_file
 from memlens.engine.engine import Engine
-from memlens.engine.vector_index import VectorIndex, VectorRow, vector_rows
+from memlens.engine.vector_index import VectorIndex
+from memlens.engine.vector_snapshot import VectorRow, vector_rows
 
 QUERIES = ["dead letter queue", "how do we deploy", "database migration", "retry with backoff", "tests failing"]
 

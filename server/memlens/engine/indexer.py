@@ -38,7 +38,8 @@ from memlens.engine.keyword_index import CONTEXT_WINDOW, KeywordDoc, KeywordInde
 from memlens.engine.sources import continues_branch, make_parsers
 from memlens.engine.sources.common import errors_from_line
 from memlens.engine.stored_text import redact_content
-from memlens.engine.vector_index import VectorIndex, encode_vector, vector_rows
+from memlens.engine.vector_index import VectorIndex
+from memlens.engine.vector_snapshot import encode_vector, vector_rows
 from memlens.errors import is_disk_full
 from memlens.settings import Settings, camel_case
 from memlens.wire import ReindexReport

@@ -9,7 +9,7 @@ measurements behind the choice of faiss and of the candidate count.
 Derived from the catalog (units joined with cached vectors). At start the float rows are memory-mapped from the
 vector file beside the catalog when it matches the catalog (vector_file), else read from SQLite and, in the writer,
 written there again; removals and additions on a mapped index never copy the mapped rows, and the writer rewrites
-the file when enough changed (`persist`). Updates build a new snapshot and swap it in, so a
+the file when enough changed (`persist`). Updates build a new snapshot (vector_snapshot.py) and swap it in, so a
 search in another thread always sees one consistent state and never waits for the writer. The snapshot also keeps
 each unit's session and position, so a search's neighbour context needs no SQL. numpy, faiss and threadpoolctl
 are imported at the first use: a keyword-only command never loads them.
@@ -21,9 +21,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +29,7 @@ from memlens.engine import vector_file
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
 from memlens.engine.lazy import lazy_module
+from memlens.engine.vector_snapshot import VectorRow, VectorSnapshot, binary_codes
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,153 +43,6 @@ PERSIST_SHARE = 20  # the writer rewrites the vector file once 1/20 of its rows 
 PERSIST_SECONDS = 60.0  # ...or, for fewer, once this long after its last write
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class VectorRow:
-    unit_id: int
-    kind: str
-    format: str
-    role: str
-    session_key: str
-    ts: float
-    vector: np.ndarray
-    seq: int = -1  # the message's position in its session (transcripts); -1 otherwise
-
-
-@dataclass(frozen=True)
-class _Snapshot:
-    """One consistent state. The float rows live in `base` (the memory-mapped vector file, or an array) and
-    `extra` (rows added since); `where` maps each position to its physical row (None: position = row of `base`),
-    so removing or adding rows never copies the mapped matrix into memory."""
-
-    ids: np.ndarray  # int64 [n]
-    base: np.ndarray  # float32 [b, dim]
-    codes: np.ndarray  # uint8 [n, dim / 8]: the signs of the components
-    kind: np.ndarray  # object [n]
-    format: np.ndarray
-    role: np.ndarray
-    session: np.ndarray
-    ts: np.ndarray  # float64 [n], NaN when unknown
-    seq: np.ndarray  # int64 [n], -1 when not a transcript message
-    extra: np.ndarray | None = None  # float32 [m, dim]
-    where: np.ndarray | None = None  # int64 [n] into base rows then extra rows
-
-    @staticmethod
-    def empty(dim: int) -> _Snapshot:
-        none = np.empty(0, dtype=object)
-        return _Snapshot(
-            np.empty(0, np.int64),
-            np.empty((0, dim), np.float32),
-            np.empty((0, (dim + 7) // 8), np.uint8),
-            none,
-            none,
-            none,
-            none,
-            np.empty(0),
-            np.empty(0, np.int64),
-        )
-
-    @staticmethod
-    def of(rows: list[VectorRow], dim: int) -> _Snapshot:
-        if not rows:
-            return _Snapshot.empty(dim)
-        matrix = np.vstack([r.vector for r in rows]).astype(np.float32, copy=False)
-        return _Snapshot(
-            ids=np.fromiter((r.unit_id for r in rows), np.int64, len(rows)),
-            base=matrix,
-            codes=binary_codes(matrix),
-            kind=np.array([r.kind for r in rows], dtype=object),
-            format=np.array([r.format for r in rows], dtype=object),
-            role=np.array([r.role for r in rows], dtype=object),
-            session=np.array([r.session_key for r in rows], dtype=object),
-            ts=np.array([r.ts for r in rows], dtype=np.float64),
-            seq=np.array([r.seq for r in rows], dtype=np.int64),
-        )
-
-    @staticmethod
-    def stored(rows: vector_file.StoredRows) -> _Snapshot:
-        return _Snapshot(
-            ids=rows.ids,
-            base=rows.matrix,
-            codes=rows.codes,
-            ts=rows.ts,
-            seq=rows.seq,
-            **{name: rows.categories[name] for name in vector_file.CATEGORIES},
-        )
-
-    def small_columns(self) -> tuple[np.ndarray, ...]:
-        return (self.ids, self.codes, self.kind, self.format, self.role, self.session, self.ts, self.seq)
-
-    def _with(self, columns: Iterable[np.ndarray], extra: np.ndarray | None, where: np.ndarray | None) -> _Snapshot:
-        ids, codes, kind, fmt, role, session, ts, seq = columns
-        return _Snapshot(ids, self.base, codes, kind, fmt, role, session, ts, seq, extra, where)
-
-    def physical(self) -> np.ndarray:
-        return np.arange(len(self.ids), dtype=np.int64) if self.where is None else self.where
-
-    def concat(self, other: _Snapshot) -> _Snapshot:
-        """These rows, then `other`'s (an in-memory snapshot from `of`)."""
-        extra = other.base if self.extra is None else np.concatenate([self.extra, other.base])
-        offset = len(self.base) + (0 if self.extra is None else len(self.extra))
-        where = np.concatenate([self.physical(), offset + np.arange(len(other.ids), dtype=np.int64)])
-        columns = (np.concatenate([a, b]) for a, b in zip(self.small_columns(), other.small_columns(), strict=True))
-        return self._with(columns, extra, where)
-
-    def take(self, keep: np.ndarray) -> _Snapshot:
-        return self._with((column[keep] for column in self.small_columns()), self.extra, self.physical()[keep])
-
-    def vectors(self, positions: np.ndarray | None) -> np.ndarray:
-        """Float rows at `positions` (None: all), gathered from the mapped base and the added rows."""
-        if self.where is None:
-            whole: np.ndarray = self.base if positions is None else self.base[positions]
-            return whole
-        rows = self.where if positions is None else self.where[positions]
-        if self.extra is None or not len(self.extra):
-            gathered: np.ndarray = self.base[rows]
-            return gathered
-        out = np.empty((len(rows), self.base.shape[1]), np.float32)
-        in_base = rows < len(self.base)
-        out[in_base] = self.base[rows[in_base]]
-        out[~in_base] = self.extra[rows[~in_base] - len(self.base)]
-        return out
-
-    def matrix_slices(self, step: int) -> Iterator[np.ndarray]:
-        for start in range(0, len(self.ids), step):
-            yield self.vectors(np.arange(start, min(start + step, len(self.ids))))
-
-    @property
-    def changed(self) -> int:
-        """Rows added or removed since `base` (0 for a snapshot that is exactly its base)."""
-        if self.where is None:
-            return 0
-        added = 0 if self.extra is None else len(self.extra)
-        return added + len(self.base) - int(np.count_nonzero(self.where < len(self.base)))
-
-    @cached_property
-    def order(self) -> np.ndarray:
-        return np.argsort(self.ids, kind="stable")
-
-    @cached_property
-    def sorted_ids(self) -> np.ndarray:
-        ordered: np.ndarray = self.ids[self.order]
-        return ordered
-
-    def rows_of(self, unit_ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        """(positions of the given ids that are present, the ids themselves)."""
-        wanted = np.asarray(unit_ids, dtype=np.int64)
-        sorted_ids = self.sorted_ids
-        if not len(sorted_ids):
-            return np.empty(0, np.int64), wanted[:0]
-        slots = np.clip(np.searchsorted(sorted_ids, wanted), 0, len(sorted_ids) - 1)
-        present = sorted_ids[slots] == wanted
-        return self.order[slots[present]], wanted[present]
-
-
-def binary_codes(matrix: np.ndarray) -> np.ndarray:
-    """One bit per dimension, its sign. (Signs of the vector minus the corpus mean were tried: on the real vectors
-    they kept fewer of the exact top 10, 0.985 against 0.990 from the best 100 of 3,128.)"""
-    return np.packbits(matrix > 0, axis=-1)
 
 
 _blas_pinned = False
@@ -219,25 +71,6 @@ def _faiss() -> Any:
     return _faiss_module
 
 
-def vector_rows(catalog: Catalog, model: str, column: str, values: Sequence[object]) -> list[VectorRow]:
-    """Units joined with their cached vectors for `model`, for the units whose `column` ('id' or
-    'embed_text_hash') is in `values`."""
-    rows: list[VectorRow] = []
-    for r in catalog.vector_rows_where(model, column, values):
-        ts = float(r[5]) if r[5] is not None else float("nan")
-        seq = int(r[7]) if r[1] == "transcript" and r[7] is not None else -1
-        rows.append(VectorRow(int(r[0]), r[1], r[2], r[3], r[4], ts, decode_vector(r[6]), seq))
-    return rows
-
-
-def decode_vector(blob: bytes) -> np.ndarray:
-    return np.frombuffer(blob, dtype=np.float32)
-
-
-def encode_vector(vector: np.ndarray) -> bytes:
-    return np.asarray(vector, dtype=np.float32).tobytes()
-
-
 def _never() -> bool:
     return False
 
@@ -245,8 +78,8 @@ def _never() -> bool:
 class VectorIndex:
     def __init__(self, dim: int) -> None:
         self.dim = dim
-        self._snapshot: _Snapshot | None = None  # None: empty, or loading deferred to the first use
-        self._pending: Callable[[], _Snapshot] | None = None
+        self._snapshot: VectorSnapshot | None = None  # None: empty, or loading deferred to the first use
+        self._pending: Callable[[], VectorSnapshot] | None = None
         self._lock = threading.Lock()  # serialises writers; readers only take the reference
         self._file: Path | None = None  # the vector file beside the catalog, once `load` named it
         self._file_current = False  # the file holds exactly the snapshot's rows
@@ -257,21 +90,21 @@ class VectorIndex:
     def __len__(self) -> int:
         return len(self._current().ids)
 
-    def _current(self) -> _Snapshot:
+    def _current(self) -> VectorSnapshot:
         snapshot = self._snapshot
         if snapshot is None:
             with self._lock:
                 snapshot = self._materialise()
         return snapshot
 
-    def _materialise(self) -> _Snapshot:
+    def _materialise(self) -> VectorSnapshot:
         """Under the lock: the snapshot, loaded now if `load` deferred it."""
         if self._snapshot is None:
             if self._pending is not None:
                 self._snapshot = self._pending()
                 self._pending = None
             else:
-                self._snapshot = _Snapshot.empty(self.dim)
+                self._snapshot = VectorSnapshot.empty(self.dim)
         return self._snapshot
 
     def load(self, catalog: Catalog, model: str) -> None:
@@ -286,7 +119,7 @@ class VectorIndex:
             self._pending = lambda: self._open(catalog, model)
             self._snapshot = None
 
-    def _open(self, catalog: Catalog, model: str) -> _Snapshot:
+    def _open(self, catalog: Catalog, model: str) -> VectorSnapshot:
         assert self._file is not None
         with catalog.read_snapshot():
             stamp = catalog.vector_stamp()
@@ -294,13 +127,13 @@ class VectorIndex:
             if stored is not None:
                 self._file_current, self._file_stamp = True, stamp
                 self._written_at = time.monotonic()  # the file is current as of now
-                return _Snapshot.stored(stored)
+                return VectorSnapshot.stored(stored)
             snapshot = self._read(catalog, model)
         if self.may_write():
             return self._write(snapshot, stamp, model)
         return snapshot
 
-    def _write(self, snapshot: _Snapshot, stamp: str, model: str) -> _Snapshot:
+    def _write(self, snapshot: VectorSnapshot, stamp: str, model: str) -> VectorSnapshot:
         """Under the lock: write `snapshot` as the vector file and return it mapped from there (the in-memory float
         rows are dropped). On failure (a full disk...) the snapshot is kept as it is."""
         assert self._file is not None
@@ -324,7 +157,7 @@ class VectorIndex:
         if stored is None:
             return snapshot
         self._file_current, self._file_stamp = True, stamp
-        return _Snapshot.stored(stored)
+        return VectorSnapshot.stored(stored)
 
     def persist(self, catalog: Catalog, model: str, *, force: bool = False) -> bool:
         """Write the vector file again if it is behind the rows held here and the writer's changes since are worth
@@ -349,7 +182,7 @@ class VectorIndex:
             self._snapshot = self._write(snapshot, stamp, model)
             return self._file_current
 
-    def _read(self, catalog: Catalog, model: str) -> _Snapshot:
+    def _read(self, catalog: Catalog, model: str) -> VectorSnapshot:
         """Every unit with a vector, from SQLite: units first, then each cached vector copied straight into the
         rows of the units that use it (one float copy in memory, not three)."""
         units = list(catalog.vector_units())
@@ -376,8 +209,8 @@ class VectorIndex:
             units = [unit for unit, kept in zip(units, present.tolist(), strict=True) if kept]
             matrix = matrix[present]
         if not units:
-            return _Snapshot.empty(self.dim)
-        return _Snapshot(
+            return VectorSnapshot.empty(self.dim)
+        return VectorSnapshot(
             ids=np.fromiter((r[0] for r in units), np.int64, len(units)),
             base=matrix,
             codes=binary_codes(matrix),
@@ -399,12 +232,12 @@ class VectorIndex:
             if keep is not None and not keep.all():  # copying the matrix costs; only when a row really goes
                 snapshot = snapshot.take(keep)
             if added:
-                snapshot = snapshot.concat(_Snapshot.of(added, self.dim))
+                snapshot = snapshot.concat(VectorSnapshot.of(added, self.dim))
             if snapshot is not self._snapshot:
                 self._file_current = False
             self._snapshot = snapshot
 
-    def _mask(self, snapshot: _Snapshot, filters: SearchFilters | None) -> np.ndarray | None:
+    def _mask(self, snapshot: VectorSnapshot, filters: SearchFilters | None) -> np.ndarray | None:
         if filters is None or filters.is_empty():
             return None
         mask = np.ones(len(snapshot.ids), dtype=bool)

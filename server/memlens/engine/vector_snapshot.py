@@ -1,0 +1,190 @@
+"""The vector rows in memory: one consistent snapshot of every unit's float32 row, sign code and facets.
+
+VectorIndex (vector_index.py) searches a snapshot and swaps in a new one on every change; this module holds the
+snapshot itself, how it is built (from catalog rows or the memory-mapped vector file) and how it grows and shrinks
+without copying the mapped matrix, plus the one float32 encoding of a vector in the catalog.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from memlens.engine import vector_file
+from memlens.engine.catalog import Catalog
+from memlens.engine.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_module("numpy")
+
+
+@dataclass(frozen=True, slots=True)
+class VectorRow:
+    unit_id: int
+    kind: str
+    format: str
+    role: str
+    session_key: str
+    ts: float
+    vector: np.ndarray
+    seq: int = -1  # the message's position in its session (transcripts); -1 otherwise
+
+
+@dataclass(frozen=True)
+class VectorSnapshot:
+    """One consistent state. The float rows live in `base` (the memory-mapped vector file, or an array) and
+    `extra` (rows added since); `where` maps each position to its physical row (None: position = row of `base`),
+    so removing or adding rows never copies the mapped matrix into memory."""
+
+    ids: np.ndarray  # int64 [n]
+    base: np.ndarray  # float32 [b, dim]
+    codes: np.ndarray  # uint8 [n, dim / 8]: the signs of the components
+    kind: np.ndarray  # object [n]
+    format: np.ndarray
+    role: np.ndarray
+    session: np.ndarray
+    ts: np.ndarray  # float64 [n], NaN when unknown
+    seq: np.ndarray  # int64 [n], -1 when not a transcript message
+    extra: np.ndarray | None = None  # float32 [m, dim]
+    where: np.ndarray | None = None  # int64 [n] into base rows then extra rows
+
+    @staticmethod
+    def empty(dim: int) -> VectorSnapshot:
+        none = np.empty(0, dtype=object)
+        return VectorSnapshot(
+            np.empty(0, np.int64),
+            np.empty((0, dim), np.float32),
+            np.empty((0, (dim + 7) // 8), np.uint8),
+            none,
+            none,
+            none,
+            none,
+            np.empty(0),
+            np.empty(0, np.int64),
+        )
+
+    @staticmethod
+    def of(rows: list[VectorRow], dim: int) -> VectorSnapshot:
+        if not rows:
+            return VectorSnapshot.empty(dim)
+        matrix = np.vstack([r.vector for r in rows]).astype(np.float32, copy=False)
+        return VectorSnapshot(
+            ids=np.fromiter((r.unit_id for r in rows), np.int64, len(rows)),
+            base=matrix,
+            codes=binary_codes(matrix),
+            kind=np.array([r.kind for r in rows], dtype=object),
+            format=np.array([r.format for r in rows], dtype=object),
+            role=np.array([r.role for r in rows], dtype=object),
+            session=np.array([r.session_key for r in rows], dtype=object),
+            ts=np.array([r.ts for r in rows], dtype=np.float64),
+            seq=np.array([r.seq for r in rows], dtype=np.int64),
+        )
+
+    @staticmethod
+    def stored(rows: vector_file.StoredRows) -> VectorSnapshot:
+        return VectorSnapshot(
+            ids=rows.ids,
+            base=rows.matrix,
+            codes=rows.codes,
+            ts=rows.ts,
+            seq=rows.seq,
+            **{name: rows.categories[name] for name in vector_file.CATEGORIES},
+        )
+
+    def small_columns(self) -> tuple[np.ndarray, ...]:
+        return (self.ids, self.codes, self.kind, self.format, self.role, self.session, self.ts, self.seq)
+
+    def _with(
+        self, columns: Iterable[np.ndarray], extra: np.ndarray | None, where: np.ndarray | None
+    ) -> VectorSnapshot:
+        ids, codes, kind, fmt, role, session, ts, seq = columns
+        return VectorSnapshot(ids, self.base, codes, kind, fmt, role, session, ts, seq, extra, where)
+
+    def physical(self) -> np.ndarray:
+        return np.arange(len(self.ids), dtype=np.int64) if self.where is None else self.where
+
+    def concat(self, other: VectorSnapshot) -> VectorSnapshot:
+        """These rows, then `other`'s (an in-memory snapshot from `of`)."""
+        extra = other.base if self.extra is None else np.concatenate([self.extra, other.base])
+        offset = len(self.base) + (0 if self.extra is None else len(self.extra))
+        where = np.concatenate([self.physical(), offset + np.arange(len(other.ids), dtype=np.int64)])
+        columns = (np.concatenate([a, b]) for a, b in zip(self.small_columns(), other.small_columns(), strict=True))
+        return self._with(columns, extra, where)
+
+    def take(self, keep: np.ndarray) -> VectorSnapshot:
+        return self._with((column[keep] for column in self.small_columns()), self.extra, self.physical()[keep])
+
+    def vectors(self, positions: np.ndarray | None) -> np.ndarray:
+        """Float rows at `positions` (None: all), gathered from the mapped base and the added rows."""
+        if self.where is None:
+            whole: np.ndarray = self.base if positions is None else self.base[positions]
+            return whole
+        rows = self.where if positions is None else self.where[positions]
+        if self.extra is None or not len(self.extra):
+            gathered: np.ndarray = self.base[rows]
+            return gathered
+        out = np.empty((len(rows), self.base.shape[1]), np.float32)
+        in_base = rows < len(self.base)
+        out[in_base] = self.base[rows[in_base]]
+        out[~in_base] = self.extra[rows[~in_base] - len(self.base)]
+        return out
+
+    def matrix_slices(self, step: int) -> Iterator[np.ndarray]:
+        for start in range(0, len(self.ids), step):
+            yield self.vectors(np.arange(start, min(start + step, len(self.ids))))
+
+    @property
+    def changed(self) -> int:
+        """Rows added or removed since `base` (0 for a snapshot that is exactly its base)."""
+        if self.where is None:
+            return 0
+        added = 0 if self.extra is None else len(self.extra)
+        return added + len(self.base) - int(np.count_nonzero(self.where < len(self.base)))
+
+    @cached_property
+    def order(self) -> np.ndarray:
+        return np.argsort(self.ids, kind="stable")
+
+    @cached_property
+    def sorted_ids(self) -> np.ndarray:
+        ordered: np.ndarray = self.ids[self.order]
+        return ordered
+
+    def rows_of(self, unit_ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(positions of the given ids that are present, the ids themselves)."""
+        wanted = np.asarray(unit_ids, dtype=np.int64)
+        sorted_ids = self.sorted_ids
+        if not len(sorted_ids):
+            return np.empty(0, np.int64), wanted[:0]
+        slots = np.clip(np.searchsorted(sorted_ids, wanted), 0, len(sorted_ids) - 1)
+        present = sorted_ids[slots] == wanted
+        return self.order[slots[present]], wanted[present]
+
+
+def binary_codes(matrix: np.ndarray) -> np.ndarray:
+    """One bit per dimension, its sign. (Signs of the vector minus the corpus mean were tried: on the real vectors
+    they kept fewer of the exact top 10, 0.985 against 0.990 from the best 100 of 3,128.)"""
+    return np.packbits(matrix > 0, axis=-1)
+
+
+def vector_rows(catalog: Catalog, model: str, column: str, values: Sequence[object]) -> list[VectorRow]:
+    """Units joined with their cached vectors for `model`, for the units whose `column` ('id' or
+    'embed_text_hash') is in `values`."""
+    rows: list[VectorRow] = []
+    for r in catalog.vector_rows_where(model, column, values):
+        ts = float(r[5]) if r[5] is not None else float("nan")
+        seq = int(r[7]) if r[1] == "transcript" and r[7] is not None else -1
+        rows.append(VectorRow(int(r[0]), r[1], r[2], r[3], r[4], ts, decode_vector(r[6]), seq))
+    return rows
+
+
+def decode_vector(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype=np.float32)
+
+
+def encode_vector(vector: np.ndarray) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
