@@ -16,6 +16,7 @@ from pathlib import Path
 
 import tantivy
 
+from memlens.engine import acronyms
 from memlens.engine.filters import SearchFilters
 from memlens.engine.identifiers import cjk_bigrams, cjk_field, cjk_runs, identifier_parts, identifier_terms, identifiers
 from memlens.engine.stop_words import STOP_WORDS
@@ -85,6 +86,7 @@ class KeywordIndex:
         self._analyzer = _analyzer()
         self._unstemmed = _analyzer(stem=False)  # to find stop words before stemming ("does" is not "doe")
         self._pieces: dict[str, frozenset[str]] = {}
+        self._acronyms: tuple[tuple[str, int], tuple[acronyms.Acronym, ...]] = (("", -1), ())  # the last query's
         self._open()
 
     def _open(self) -> None:
@@ -235,6 +237,22 @@ class KeywordIndex:
         words = list(dict.fromkeys(self._unstemmed.analyze(_PHRASE.sub(" ", text))))
         return [w for w in words if w not in STOP_WORDS] or words
 
+    def acronyms(self, text: str) -> tuple[acronyms.Acronym, ...]:
+        """The acronyms in this index that runs of the query's words stand for (see acronyms.py). The last query's
+        answer is kept (a search asks three times: two fields, then rerank) until the document count changes."""
+        searcher = self.index.searcher()
+        key = (text, int(searcher.num_docs))
+        if self._acronyms[0] == key:
+            return self._acronyms[1]
+        found = acronyms.find(
+            text,
+            split=self._unstemmed.analyze,
+            stem=self._analyzer.analyze,
+            doc_freq=lambda t: searcher.doc_freq("text", t),
+        )
+        self._acronyms = (key, found)
+        return found
+
     def _word_query(self, field: str, word: str) -> tantivy.Query:
         runs = cjk_runs(word) if field == "text" else []
         if runs and runs[0] == word and len(word) > 1:  # a CJK run: any substring of the text matches
@@ -246,7 +264,12 @@ class KeywordIndex:
 
     def _loose_queries(self, loose: str, field: str) -> list[tantivy.Query]:
         words = self.content_words(loose)
-        queries = [self._word_query(field, w) for w in words]
+        found = [a for a in self.acronyms(loose) if a.term not in words]
+        spelled = {w for a in found for w in a.words}
+        queries = [self._word_query(field, w) for w in words if w not in spelled]
+        for a in found:  # a run's words or its acronym, whichever scores more: a hit holding both counts once
+            run = tantivy.Query.boolean_query([(tantivy.Occur.Should, self._word_query(field, w)) for w in a.words])
+            queries.append(tantivy.Query.disjunction_max_query([run, self._word_query(field, a.term)]))
         if field != "text":
             return queries
         # plain words also match the parts of camelCase identifiers (which the word field keeps whole), unstemmed

@@ -6,10 +6,12 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
+from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from memlens.engine.acronyms import Acronym, stand_ins, with_acronyms, written
 from memlens.engine.calibration import answerable, probability
 from memlens.engine.dates import message_windows, overlaps, query_windows
 from memlens.engine.event_dates import event_windows
@@ -35,15 +37,26 @@ class QueryFacts:
     technical: bool
     windows: list[tuple[int, int]]
     absent: float = 0.0  # the idf-weighted share of the query's words that no document contains
+    acronyms: tuple[Acronym, ...] = ()  # a hit holding one counts its run's words as found (acronyms.py)
 
 
 def query_facts(
-    query: str, keyword: KeywordIndex, settings: SearchSettings, now: float | None, catalog: Catalog | None = None
+    query: str,
+    keyword: KeywordIndex,
+    settings: SearchSettings,
+    now: float | None,
+    catalog: Catalog | None = None,
+    *,
+    texts: Iterable[str] = (),  # the head's texts: an acronym counts once one of them writes it as one
 ) -> QueryFacts:
     words = keyword.content_words(query.replace('"', " "))  # a quoted phrase's words count too
     total, freqs = keyword.document_frequencies([w for w in words if not cjk_runs(w)])
     freq_of = dict(zip([w for w in words if not cjk_runs(w)], freqs, strict=True))
+    runs = written(keyword.acronyms(query), texts)
+    stand_in = stand_ins(runs, freq_of)  # a run's words in no document weigh as its acronym: (its freq, share)
+    freq_of.update((w, f) for w, (f, _) in stand_in.items())
     idf = [math.log(1 + (total - freq_of.get(w, 1) + 0.5) / (freq_of.get(w, 1) + 0.5)) for w in words]
+    idf = [i / stand_in[w][1] if w in stand_in else i for w, i in zip(words, idf, strict=True)]
     windows: list[tuple[int, int]] = []
     if settings.date_boost > 0:
         windows = query_windows(query, time.time() if now is None else now)
@@ -51,7 +64,8 @@ def query_facts(
             windows += event_windows(query, keyword, catalog, mentions=settings.event_mentions)
     total_idf = sum(idf)
     unknown = sum(i for w, i in zip(words, idf, strict=True) if not cjk_runs(w) and freq_of.get(w, 1) == 0)
-    return QueryFacts(words, idf, looks_technical(query), windows, unknown / total_idf if total_idf > 0 else 0.0)
+    absent = unknown / total_idf if total_idf > 0 else 0.0
+    return QueryFacts(words, idf, looks_technical(query), windows, absent, runs)
 
 
 def shown(hits: list[UnitHit], min_score: float, *, calibrated: bool = True) -> list[UnitHit]:
@@ -74,6 +88,7 @@ def coverage(facts: QueryFacts, tokens: AbstractSet[str], text: str) -> float:
         return 0.0
     found = 0.0
     lowered: str | None = None  # lowercased only for a CJK word the analyser does not split
+    tokens = with_acronyms(facts.acronyms, tokens) if facts.acronyms else tokens
     for w, i in zip(facts.words, facts.idf, strict=True):
         if w in tokens:
             found += i
@@ -86,6 +101,7 @@ def coverage(facts: QueryFacts, tokens: AbstractSet[str], text: str) -> float:
 
 def matched_share(facts: QueryFacts, tokens: AbstractSet[str]) -> float:
     """The share of the query's words (unweighted) found in a hit's own text."""
+    tokens = with_acronyms(facts.acronyms, tokens) if facts.acronyms else tokens
     return sum(1 for w in facts.words if w in tokens) / len(facts.words) if facts.words else 0.0
 
 
@@ -111,7 +127,7 @@ def postprocess(
     head_size = max(HEAD, limit or 0)
     head, tail = ranked[:head_size], ranked[head_size:]
     units = unit_facts(catalog, keyword, [h.unit_id for h in head])  # cached per unit: see unit_facts.py
-    facts = query_facts(query, keyword, settings, now, catalog)
+    facts = query_facts(query, keyword, settings, now, catalog, texts=(u.text for u in units.values()))
     covers: dict[int, float] = {}
     matched: dict[int, float] = {}
     penalise = settings.tool_penalty > 0 and not facts.technical
