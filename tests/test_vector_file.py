@@ -211,3 +211,52 @@ def test_a_sync_that_adds_no_vectors_only_restamps(example: Engine) -> None:
 
 def _flat(results: list[list[tuple[int, float]]]) -> list[tuple[int, float]]:
     return [(u, round(s, 5)) for rows in results for u, s in rows]
+
+
+class _RandomVectors:
+    """A stand-in model (fastembed's `embed` face): random unit vectors at once. The thing under test is the vector
+    rows and file through a long run, not the model."""
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(3)
+
+    def embed(self, texts: list[str], **_: object) -> list[np.ndarray]:
+        rows = self.rng.standard_normal((len(texts), 384)).astype(np.float32)
+        return list(rows / np.linalg.norm(rows, axis=1, keepdims=True))
+
+
+def test_a_long_embedding_run_folds_its_rows_into_the_file_as_it_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memlens.engine.embedder import Embedder
+    from memlens.settings import Settings
+
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    for n in range(60):  # about a thousand units (the chunker joins short sections): five batches of 256
+        sections = "\n\n".join(f"## Topic {n}-{s}\n\nNote {n} section {s} about item{n * 40 + s}." for s in range(40))
+        (workspace / "memory" / f"note-{n}.md").write_text(f"# Note {n}\n\n{sections}\n")
+    writes: list[int] = []
+    real_write = vector_file.write
+
+    def counting_write(path: Path, **kwargs: object) -> None:
+        writes.append(len(kwargs["ids"]))  # type: ignore[arg-type]
+        real_write(path, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vector_file, "write", counting_write)
+    embedder = Embedder(_RandomVectors(), "test/random-384", 384, batch_size=64)
+    with Engine([workspace], Settings(), index_dir=tmp_path / "index", embedder=embedder) as engine:
+        engine.sync()
+        units = engine.catalog.unit_count()
+        assert units > 4 * 256
+        assert len(engine.vectors) == units
+        # rewritten during the run, each time the rows added since the last write reached an eighth of all rows, so
+        # the rows held outside the file stay a small share of the index (before: one write, after the whole run)
+        assert len(writes) >= 4
+        assert all(later > earlier for earlier, later in zip(writes, writes[1:], strict=False))
+        assert (units - writes[-1]) * 8 < units
+        assert _mapped(engine.vectors)
+        reference = _from_sqlite(engine)
+        mapped = _fresh(engine, may_write=False)
+        probe = [embedder.embed_query(q) for q in QUERIES]
+        assert [mapped.search(q, 10, rerank=0) for q in probe] == [reference.search(q, 10, rerank=0) for q in probe]

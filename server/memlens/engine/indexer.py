@@ -232,6 +232,8 @@ class Indexer:
                     self.catalog.store_vectors(db, model, blobs)
                 self._pending = None
                 self.vectors.update(add=vector_rows(self.catalog, model, "embed_text_hash", hashes))
+                if self.vectors.grown():  # a long run: fold the rows added so far into the mapped vector file
+                    self.persist_vectors(force=True)
                 done += len(missing)
                 batches += 1
                 if progress is not None:

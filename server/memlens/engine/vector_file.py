@@ -15,8 +15,10 @@ Layout: 8-byte magic, 4-byte little-endian header length, a JSON header, then pa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import mmap
 import os
 import re
 import struct
@@ -84,10 +86,12 @@ def write(
         "codes": np.ascontiguousarray(codes, dtype=np.uint8),
     }
     tables: dict[str, list[str]] = {}
-    for name in CATEGORIES:
-        table, inverse = np.unique(np.asarray(categories[name], dtype=object).astype(str), return_inverse=True)
-        tables[name] = [str(t) for t in table]
-        small[name] = np.ascontiguousarray(inverse.reshape(-1), dtype="<i4")
+    for name in CATEGORIES:  # each distinct value once, in order of first use (a dict: np.unique over fixed-width
+        # strings made copies of 36 MB a column at 150k rows)
+        codes_of: dict[str, int] = {}
+        values = (codes_of.setdefault(str(v), len(codes_of)) for v in categories[name])
+        small[name] = np.fromiter(values, dtype="<i4", count=len(categories[name]))
+        tables[name] = list(codes_of)
     slices = iter(matrix_slices)
     first = next(slices, None)
     if first is not None:
@@ -120,7 +124,7 @@ def write(
             written = 0
             for part in [first, *slices] if first is not None else []:
                 block = np.ascontiguousarray(part, dtype="<f4")
-                out.write(block.tobytes())
+                out.write(block.data)  # the slice itself, no bytes copy of it
                 written += len(block)
             if written != count:
                 raise ValueError(f"matrix has {written} rows for {count} ids")
@@ -225,6 +229,17 @@ def _read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
         seq=small["seq"].astype(np.int64),
         categories=categories,
     )
+
+
+def release_pages(matrix: np.ndarray) -> None:
+    """Let go of the pages of a matrix mapped from a vector file that this process has read (madvise DONTNEED: the
+    data stays in the page cache and on disk, and comes back on the next read). Rewriting the file reads every row
+    of the old one through its mapping, and all of them then stayed resident, counted in RSS (233 MB at 150k rows).
+    Anything else (an in-memory matrix, a platform without madvise) is left as it is."""
+    mapping = getattr(matrix, "_mmap", None)  # numpy.memmap's mapping
+    if isinstance(mapping, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        with contextlib.suppress(OSError, ValueError):
+            mapping.madvise(mmap.MADV_DONTNEED)
 
 
 def _dtype(name: str) -> str:

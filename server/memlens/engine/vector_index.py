@@ -41,6 +41,7 @@ RERANK = 1000  # candidates the code scan hands to the exact re-rank (recall@10 
 RERANK_FACTOR = 4  # or this many times the requested count, if larger
 PERSIST_SHARE = 20  # the writer rewrites the vector file once 1/20 of its rows changed...
 PERSIST_SECONDS = 60.0  # ...or, for fewer, once this long after its last write
+BULK_PERSIST_SHARE = 8  # during a long embedding run: rewrite once 1/8 of the rows came since (see `grown`)
 
 log = logging.getLogger(__name__)
 
@@ -158,6 +159,17 @@ class VectorIndex:
             return snapshot
         self._file_current, self._file_stamp = True, stamp
         return VectorSnapshot.stored(stored)
+
+    def grown(self, share: int = BULK_PERSIST_SHARE) -> bool:
+        """Whether the rows added or removed since the vector file was written are 1/`share` of all rows or more.
+
+        A long embedding run asks after every batch and has the file written when so: each batch's rows are added
+        by copying the rows added before them (`VectorSnapshot.concat`), so without a rewrite now and then a cold
+        run at 150k units held every vector twice in anonymous memory (874 MB peak) and copied gigabytes; this way
+        the rows held in memory stay near an eighth of the index, for a file rewritten each time it grew by 1/7
+        (bench/RESULTS.md has the count and the bytes at 150k)."""
+        snapshot = self._snapshot
+        return snapshot is not None and snapshot.changed * share >= max(1, len(snapshot.ids))
 
     def persist(self, catalog: Catalog, model: str, *, force: bool = False) -> bool:
         """Write the vector file again if it is behind the rows held here and the writer's changes since are worth

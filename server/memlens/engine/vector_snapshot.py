@@ -134,8 +134,11 @@ class VectorSnapshot:
         return out
 
     def matrix_slices(self, step: int) -> Iterator[np.ndarray]:
+        """The float rows in order, `step` at a time (what a rewrite of the vector file writes); the mapped base's
+        pages are let go after each slice, so a rewrite never holds the whole old file resident."""
         for start in range(0, len(self.ids), step):
             yield self.vectors(np.arange(start, min(start + step, len(self.ids))))
+            vector_file.release_pages(self.base)
 
     @property
     def changed(self) -> int:
