@@ -218,7 +218,8 @@ class Indexer:
             total = self.pending_embeddings()
             if total == 0:
                 return 0
-            done = batches = after_id = 0
+            done = batches = 0
+            after_id = self._embedded_below() - 1
             while not (cancel is not None and cancel.is_set()) and (max_batches is None or batches < max_batches):
                 missing = self.catalog.missing_vectors(model, EMBED_BATCH, after_id)
                 if not missing:
@@ -271,9 +272,16 @@ class Indexer:
                 if len(self.vectors) == self.catalog.unit_count():
                     pending = 0  # every unit has one: no scan (at 150k units each scan took 0.5 s of a warm start)
                 else:
-                    pending = self.catalog.texts_without_vector(self.embedder.name)
+                    pending = self.catalog.texts_without_vector(self.embedder.name, from_id=self._embedded_below())
             self._pending = pending
         return pending
+
+    def _embedded_below(self) -> int:
+        """A unit id below which every unit has its vector: the scans for missing vectors start there. The vector
+        rows mirror the catalog after every write, so the first unit without a row is the first that may lack a
+        vector; after an append at 150k units that skips two scans of 0.4-0.6 s each. 0 when not known."""
+        first = self.vectors.first_missing(self.catalog.unit_ids())
+        return 0 if first is None else first
 
     def rebuild_keyword_index(self) -> None:
         """Re-create tantivy from the catalog (after a crash between the two commits, or damage)."""

@@ -160,6 +160,11 @@ class VectorIndex:
         self._file_current, self._file_stamp = True, stamp
         return VectorSnapshot.stored(stored)
 
+    def first_missing(self, unit_ids: Sequence[int]) -> int | None:
+        """The smallest of `unit_ids` that has no row here (None: all have one)."""
+        missing = np.setdiff1d(np.asarray(unit_ids, dtype=np.int64), self._current().ids, assume_unique=True)
+        return int(missing.min()) if len(missing) else None
+
     def grown(self, share: int = BULK_PERSIST_SHARE) -> bool:
         """Whether the rows added or removed since the vector file was written are 1/`share` of all rows or more.
 

@@ -97,8 +97,13 @@ class VectorTables(CatalogConnection):
         ).fetchall()
         return len({r[0] for r in rows}), sum(1 for r in rows if r[1] != "memory")
 
-    def texts_without_vector(self, model: str) -> int:
-        """Distinct unit texts that have no vector for `model` yet."""
+    def texts_without_vector(self, model: str, from_id: int = 0) -> int:
+        """Distinct unit texts that have no vector for `model` yet, among the units from `from_id` on (the caller
+        knows every unit before it has one)."""
         sql = """SELECT COUNT(DISTINCT u.embed_text_hash) FROM units u LEFT JOIN vectors v
-                 ON v.hash = u.embed_text_hash AND v.model = ? WHERE v.hash IS NULL"""
-        return int(self.db.execute(sql, (model,)).fetchone()[0])
+                 ON v.hash = u.embed_text_hash AND v.model = ? WHERE v.hash IS NULL AND u.id >= ?"""
+        return int(self.db.execute(sql, (model, from_id)).fetchone()[0])
+
+    def unit_ids(self) -> list[int]:
+        """Every unit's id, in order."""
+        return [int(r[0]) for r in self.db.execute("SELECT id FROM units ORDER BY id")]
