@@ -6,17 +6,13 @@ then records which catalog generation it reflects, and is rebuilt from the catal
 
 from __future__ import annotations
 
-import ctypes
-import dataclasses
-import functools
 import json
 import logging
 import os
 import sqlite3
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, cast
@@ -37,7 +33,9 @@ from memlens.engine.ingest import (
     resume_point,
     transcript_content,
 )
-from memlens.engine.keyword_index import CONTEXT_WINDOW, KeywordDoc, KeywordIndex
+from memlens.engine.keyword_docs import keyword_docs, neighbours_of
+from memlens.engine.keyword_index import KeywordIndex
+from memlens.engine.memory_trim import release_freed_memory
 from memlens.engine.sources import continues_branch, make_parsers
 from memlens.engine.sources.common import errors_from_line
 from memlens.engine.stored_text import redact_content
@@ -56,7 +54,6 @@ EMBED_BATCH = 256
 MAX_READ_BYTES = 64 * 1024 * 1024  # one appended tail at most; the rest waits for the next sync
 MAX_MEMORY_BYTES = 64 * 1024 * 1024  # a bigger note is indexed up to there, and the cut is reported
 APPENDABLE = {"claude-code", "codex", "openclaw"}
-_KEYWORD_TS_LIMIT = 2.0**62  # tantivy keeps times as i64; a stored value past that (an old index) counts as unknown
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +285,7 @@ class Indexer:
         with self.lock:
             self.keyword.reset()
             generation = self.catalog.generation()
-            self.keyword.write(generation, add=_keyword_docs(self.catalog, self.catalog.all_units()), clear=True)
+            self.keyword.write(generation, add=keyword_docs(self.catalog, self.catalog.all_units()), clear=True)
 
     # -- batches ----------------------------------------------------------------------------------------------
 
@@ -416,9 +413,9 @@ class Indexer:
         self._garbage = self._garbage or pending.purged
         added = self.catalog.units_by_id(pending.added_units) if pending.added_units else {}
         # a new message changes its older neighbours' context field: those are written again too
-        touched = _neighbours_of(self.catalog, added.values(), set(added))
+        touched = neighbours_of(self.catalog, added.values(), set(added))
         # deletes go first in the same commit: SQLite may hand a deleted unit's id to a new unit
-        docs = list(_keyword_docs(self.catalog, [*added.values(), *touched]))
+        docs = list(keyword_docs(self.catalog, [*added.values(), *touched]))
         deleted = [*pending.deleted_units, *(int(r["id"]) for r in touched)]
         self.keyword.write(generation, delete_units=deleted, add=docs)
         model = self.embedder.name if self.embedder else None
@@ -433,80 +430,6 @@ class Indexer:
         if len(report.errors) < 50:
             report.errors.append(f"{path}: {reason}")
         return reason
-
-
-def release_freed_memory() -> None:
-    """Give the memory freed since back to the system (glibc's `malloc_trim`; a no-op elsewhere). glibc keeps freed
-    blocks in its heaps for reuse: after a 10k-chunk sync 23 MB of the 57 the sync added were free (bench/RESULTS.md,
-    round 4). Not a setting: it changes nothing for later allocations, and costs a walk of the free lists."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-@functools.cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL(None)
-    except OSError:
-        return None
-    trim: Callable[[int], int] | None = getattr(libc, "malloc_trim", None)  # glibc only (not musl)
-    return trim
-
-
-def _neighbours_of(catalog: Catalog, rows: Iterable[sqlite3.Row], skip: set[int]) -> list[sqlite3.Row]:
-    """Existing transcript units within the context window of `rows` (not in `skip`)."""
-    spans: dict[str, tuple[int, int]] = {}
-    for row in rows:
-        if row["kind"] == "transcript" and row["session_key"]:
-            low, high = spans.get(row["session_key"], (row["seq"], row["seq"]))
-            spans[row["session_key"]] = (min(low, row["seq"]), max(high, row["seq"]))
-    found: list[sqlite3.Row] = []
-    for key, (low, high) in spans.items():
-        window = catalog.session_messages_between(key, low - CONTEXT_WINDOW, high + CONTEXT_WINDOW)
-        found += [r for r in window if int(r["id"]) not in skip]
-    return found
-
-
-def _keyword_docs(catalog: Catalog, rows: Iterable[sqlite3.Row]) -> Iterator[KeywordDoc]:
-    """Keyword documents; a transcript message's `context` holds its text and its neighbours' (±CONTEXT_WINDOW)."""
-    batch: list[sqlite3.Row] = []
-    for row in rows:
-        batch.append(row)
-        if len(batch) >= 2000:
-            yield from _keyword_batch(catalog, batch)
-            batch = []
-    yield from _keyword_batch(catalog, batch)
-
-
-def _keyword_batch(catalog: Catalog, rows: list[sqlite3.Row]) -> list[KeywordDoc]:
-    texts: dict[tuple[str, int], str] = {}
-    for neighbour in _neighbours_of(catalog, rows, set()):
-        texts[(neighbour["session_key"], int(neighbour["seq"]))] = neighbour["text"]
-    docs = []
-    for row in rows:
-        doc = _keyword_doc(row)
-        if row["kind"] == "transcript" and row["session_key"]:
-            seq = int(row["seq"])
-            near = (texts.get((row["session_key"], seq + d)) for d in range(-CONTEXT_WINDOW, CONTEXT_WINDOW + 1))
-            doc = dataclasses.replace(doc, context="\n".join(t for t in near if t))
-        docs.append(doc)
-    return docs
-
-
-def _keyword_doc(row: sqlite3.Row) -> KeywordDoc:
-    return KeywordDoc(
-        unit_id=int(row["id"]),
-        file_id=int(row["file_id"]),
-        kind=row["kind"],
-        format=row["format"] or "",
-        session_key=row["session_key"] or "",
-        role=row["role"] or "",
-        ts=int(row["ts"]) if row["ts"] is not None and abs(row["ts"]) < _KEYWORD_TS_LIMIT else -1,
-        text=row["text"],
-    )
 
 
 def _count(report: SyncReport, path: Path, content: FileContent, appended: bool) -> None:
