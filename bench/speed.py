@@ -1,9 +1,11 @@
-"""Speed benchmark on a synthetic corpus: cold indexing, search latency, append→searchable, warm start, RSS, disk."""
+"""Speed benchmark on a synthetic corpus: cold indexing, search latency, append→searchable, warm start, RSS, disk.
+
+This module runs the phases (a size from scratch, a prebuilt index, the shared real transcripts, long real messages);
+speed_probes.py holds what is timed on an open index, speed_report.py the targets and the printed table."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
 import json
 import os
@@ -13,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,10 +27,19 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
 
 import platformdirs
 
-from bench.common import current_rss_mb, dir_bytes, load_shared_embedder, machine_info, peak_rss_mb, percentile
+from bench.common import dir_bytes, load_shared_embedder, machine_info, peak_rss_mb
 from bench.corpus import EXCHANGES as EXCHANGES  # re-exported (tests read the corpus's shape here)
 from bench.corpus import MEMORY_SECTIONS as MEMORY_SECTIONS
 from bench.corpus import Corpus, World, bench_settings, make_corpus, open_engine, stamp
+from bench.speed_probes import (
+    append_latency,
+    counts,
+    reset_peak_rss,
+    search_latency,
+    warm_start,
+)
+from bench.speed_report import TARGETS as TARGETS  # re-exported: the targets a run is checked against
+from bench.speed_report import check_targets, format_report, lscpu_model
 from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
 from memlens.engine.ingest import EMBED_TEXT_CHARS
@@ -37,31 +47,6 @@ from memlens.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_TRANSCRIPTS = REPO.parent / "shared" / "fixtures" / "transcripts"
-TARGETS = {
-    "hybridP50Ms": 15.0,
-    "hybridP99Ms": 60.0,
-    "keywordP50Ms": 3.0,
-    "embedRatio": 0.85,
-    "appendP95Ms": 1000.0,
-    "warmStartS": 1.0,
-    "peakRssMB": 500.0,
-}
-
-
-def reset_peak_rss() -> None:
-    """Reset VmHWM to the current RSS (Linux: writing 5 to clear_refs), so each phase reports its own peak."""
-    with contextlib.suppress(OSError):
-        Path("/proc/self/clear_refs").write_text("5")
-
-
-def counts(engine: Engine) -> dict[str, int]:
-    db = engine.catalog.db
-    return {
-        "files": int(db.execute("SELECT COUNT(*) FROM files").fetchone()[0]),
-        "chunks": int(db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]),
-        "units": int(db.execute("SELECT COUNT(*) FROM units").fetchone()[0]),
-        "memoryChunks": int(db.execute("SELECT COUNT(*) FROM chunks WHERE kind = 'memory'").fetchone()[0]),
-    }
 
 
 def cold_index(corpus: Corpus, index_dir: Path, embedder: Embedder | None) -> tuple[Engine, dict[str, Any]]:
@@ -131,163 +116,6 @@ def raw_embedding(engine: Engine, embedder: Embedder, sample: int, seed: int) ->
     }
     out["textsPerS"] = out["lengthSorted"]["textsPerS"]
     return out
-
-
-def latencies(
-    call: Callable[[str], object], queries: Sequence[str], warmup: int = 10, before: Callable[[], None] | None = None
-) -> dict[str, float]:
-    """Wall time (`p50Ms`, …) and this process's CPU time (`cpuP50Ms`, …) per call. On a shared machine the CPU time
-    is the steadier figure: waiting for a core shows in the wall time only. `before` runs untimed before each call
-    (it empties the query-vector cache, so every query is embedded)."""
-    for query in queries[:warmup]:
-        call(query)
-    times: list[float] = []
-    cpu: list[float] = []
-    for query in queries:
-        if before is not None:
-            before()
-        started, used = time.perf_counter(), time.process_time()
-        call(query)
-        cpu.append(1000 * (time.process_time() - used))
-        times.append(1000 * (time.perf_counter() - started))
-    return {
-        "queries": len(times),
-        "p50Ms": round(percentile(times, 50), 2),
-        "p95Ms": round(percentile(times, 95), 2),
-        "p99Ms": round(percentile(times, 99), 2),
-        "meanMs": round(sum(times) / max(1, len(times)), 2),
-        "cpuP50Ms": round(percentile(cpu, 50), 2),
-        "cpuP95Ms": round(percentile(cpu, 95), 2),
-        "cpuP99Ms": round(percentile(cpu, 99), 2),
-    }
-
-
-def search_latency(engine: Engine, queries: Sequence[str]) -> dict[str, Any]:
-    """End-to-end `engine.search` (ranking + result building), limit 10; hybrid includes the query embedding."""
-    out: dict[str, Any] = {
-        "keyword": latencies(lambda q: engine.search(q, mode="keyword", limit=10), queries),
-        "keywordRankOnly": latencies(lambda q: engine.rank(q, mode="keyword", limit=10), queries),
-    }
-    if engine.embedder is not None:
-        embedder = engine.embedder
-        fresh = embedder.forget_queries  # every timed query is embedded: the query-vector cache is emptied first
-        out["queryEmbedding"] = latencies(embedder.embed_query, queries, before=fresh)
-        out["vector"] = latencies(lambda q: engine.search(q, mode="vector", limit=10), queries, before=fresh)
-        out["hybrid"] = latencies(lambda q: engine.search(q, mode="hybrid", limit=10), queries, before=fresh)
-        out["hybridRankOnly"] = latencies(lambda q: engine.rank(q, mode="hybrid", limit=10), queries, before=fresh)
-        out["hybridCachedQuery"] = latencies(lambda q: engine.search(q, mode="hybrid", limit=10), queries)
-    hits = [engine.search(q, mode="keyword", limit=10)["totalResults"] for q in queries[:50]]
-    out["meanResultsKeyword"] = round(sum(hits) / max(1, len(hits)), 1)
-    return out
-
-
-def warm_start(corpus: Corpus, index_dir: Path, embedder: Embedder | None) -> dict[str, Any]:
-    """Open an existing, up-to-date index and reconcile with the disk (nothing changed); the model is preloaded."""
-    reset_peak_rss()
-    started, cpu = time.perf_counter(), time.process_time()
-    engine = open_engine(corpus, index_dir, embedder)
-    vectors = len(engine.vectors)  # the matrix loads at its first use: count it in the open
-    opened, cpu_opened = time.perf_counter(), time.process_time()
-    report = engine.sync()
-    done, cpu_done = time.perf_counter(), time.process_time()
-    result = {
-        "files": report.files_seen,
-        "filesUnchanged": report.files_unchanged,
-        "openS": round(opened - started, 3),
-        "reconcileS": round(done - opened, 3),
-        "totalS": round(done - started, 3),
-        "openCpuS": round(cpu_opened - cpu, 3),
-        "reconcileCpuS": round(cpu_done - cpu_opened, 3),
-        "totalCpuS": round(cpu_done - cpu, 3),
-        "vectorsLoaded": vectors,
-        "rssMB": current_rss_mb(),
-        "peakRssMB": peak_rss_mb(),
-    }
-    engine.close()
-    return result
-
-
-def _append_line(path: Path, fmt: str, word: str) -> None:
-    """Append one user message holding `word` to a transcript, continuing its last entry as the parent."""
-    last = json.loads(path.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1])
-    now = stamp(datetime.now(UTC))
-    text = f"Append probe {word}: please check the deploy rollout."
-    line: dict[str, Any]
-    if fmt == "claude-code":
-        line = {
-            "parentUuid": last.get("uuid"),
-            "isSidechain": False,
-            "sessionId": last.get("sessionId"),
-            "type": "user",
-            "message": {"role": "user", "content": text},
-            "uuid": str(uuid.uuid4()),
-            "timestamp": now,
-        }
-    elif fmt == "codex":
-        payload = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
-        line = {"timestamp": now, "type": "response_item", "payload": payload}
-    else:
-        message = {"role": "user", "content": [{"type": "text", "text": text}]}
-        line = {
-            "type": "message",
-            "id": uuid.uuid4().hex[:8],
-            "parentId": last.get("id"),
-            "timestamp": now,
-            "message": message,
-        }
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(line) + "\n")
-
-
-def append_latency(engine: Engine, corpus: Corpus, appends: int, timeout: float = 10.0) -> dict[str, Any]:
-    """Append a message with a new word to a watched transcript; time until a keyword search finds it."""
-    try:
-        from memlens.engine.watcher import LiveIndexer
-    except ImportError as exc:
-        return {"skipped": f"watcher unavailable: {exc}"}
-    live = LiveIndexer(engine, debounce_ms=50)
-    live.start()
-    try:
-        if not live.ready.wait(120):
-            return {"skipped": "the watcher's start-up reconcile did not finish within 120 s"}
-        time.sleep(0.5)  # let the file watcher settle
-        rng = random.Random(11)
-        times: list[float] = []
-        per_format: dict[str, list[float]] = {}
-        missed = 0
-        formats = [f for f, paths in corpus.by_format.items() if paths]
-        phase_cpu, phase_wall = time.process_time(), time.perf_counter()
-        for i in range(appends):
-            fmt = formats[i % len(formats)]
-            path = rng.choice(corpus.by_format[fmt])
-            word = f"zqprobe{i}x{rng.randrange(10**6)}"
-            started = time.perf_counter()
-            _append_line(path, fmt, word)
-            found = False
-            while time.perf_counter() - started < timeout:
-                if engine.search(word, mode="keyword", limit=1)["totalResults"]:
-                    found = True
-                    break
-                time.sleep(0.005)
-            elapsed = 1000 * (time.perf_counter() - started)
-            if not found:
-                missed += 1
-                continue
-            times.append(elapsed)
-            per_format.setdefault(fmt, []).append(elapsed)
-            time.sleep(0.3)
-        return {
-            "appends": appends,
-            "missed": missed,
-            "p50Ms": round(percentile(times, 50), 1),
-            "p95Ms": round(percentile(times, 95), 1),
-            "maxMs": round(max(times), 1) if times else 0.0,
-            "p50MsByFormat": {f: round(percentile(v, 50), 1) for f, v in per_format.items()},
-            # the whole phase (watcher, sync, searches polling every 5 ms, pauses): CPU used per second of it
-            "phaseCpuShare": round((time.process_time() - phase_cpu) / (time.perf_counter() - phase_wall), 3),
-        }
-    finally:
-        live.stop()
 
 
 def run_size(
@@ -493,168 +321,6 @@ def long_messages(root: Path, count: int) -> dict[str, Any]:
     result["peakRssMB"] = round(usage.ru_maxrss / 1024, 1)  # Linux: kilobytes
     result["processCpuS"] = round(usage.ru_utime + usage.ru_stime, 2)
     return result
-
-
-def lscpu_model() -> str:
-    """The CPU as `lscpu` names it (the figure to quote; /proc/cpuinfo can differ on a VM)."""
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return "unknown (no lscpu)"
-    for line in out.splitlines():
-        if line.startswith("Model name:"):
-            return line.split(":", 1)[1].strip()
-    return "unknown"
-
-
-def check_targets(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each target beside the measured value at the largest size (pass/miss)."""
-    sizes = report["sizes"]
-    pre = report.get("prebuilt")
-    if not sizes and not pre:
-        return []
-    big = sizes[-1] if sizes else {}
-    rows: list[tuple[str, float | None, float, bool]] = []
-    search = (pre or big).get("search", {})  # the latency targets are at 100k: an index built earlier if given
-    hybrid = search.get("hybrid")
-    if hybrid:  # the latency targets are on process CPU time (wall times are in the search table)
-        rows.append(("hybrid p50 ms", hybrid["cpuP50Ms"], TARGETS["hybridP50Ms"], True))
-        rows.append(("hybrid p99 ms", hybrid["cpuP99Ms"], TARGETS["hybridP99Ms"], True))
-    rows.append(("keyword p50 ms", search.get("keyword", {}).get("cpuP50Ms"), TARGETS["keywordP50Ms"], True))
-    if "embedRatio" in big:
-        rows.append(("indexing / raw fastembed, length-sorted", big["embedRatio"], TARGETS["embedRatio"], False))
-    append = (pre or big).get("appendToSearchable", {})
-    if "p95Ms" in append:
-        rows.append(("append→searchable p95 ms", append["p95Ms"], TARGETS["appendP95Ms"], True))
-    if pre:
-        rows.append(("warm start s (prebuilt index)", pre["warmStart"]["totalS"], TARGETS["warmStartS"], True))
-    if sizes:
-        warm = min(sizes, key=lambda s: abs(s["coldKeyword"]["files"] - 10_000))["warmStart"]
-        rows.append(("warm start s (≈10k files)", warm["totalS"], TARGETS["warmStartS"], True))
-    peaks = [
-        s.get(phase, {}).get("peakRssMB", 0) for s in sizes for phase in ("coldKeyword", "coldVectors", "warmStart")
-    ]
-    if pre:
-        peaks += [pre["searchPeakRssMB"], pre["warmStart"]["peakRssMB"]]
-    peak = max(peaks)
-    rows.append(("peak RSS MB", peak, TARGETS["peakRssMB"], True))
-    long = report.get("longMessages", {})
-    if "peakRssMB" in long:
-        rows.append(
-            (f"peak RSS MB, {long['messages']} long real messages", long["peakRssMB"], TARGETS["peakRssMB"], True)
-        )
-    return [
-        {
-            "what": what,
-            "measured": value,
-            "target": target,
-            "ok": value is not None and (value <= target if at_most else value >= target),
-        }
-        for what, value, target, at_most in rows
-    ]
-
-
-def _raw_cell(raw: dict[str, Any]) -> str:
-    if "lengthSorted" in raw:
-        return f"{raw['lengthSorted']['textsPerS']} / {raw['inputOrder']['textsPerS']}"
-    return str(raw["textsPerS"])
-
-
-def format_report(report: dict[str, Any]) -> str:
-    m = report["machine"]
-    lines = [
-        f"machine: {report.get('lscpu', m['cpu'])} (lscpu), {m['cores']} cores, {m['ramGB']} GB RAM; "
-        f"load average {m['loadavg']} at the start, {report.get('machineAfter', {}).get('loadavg')} at the end",
-        "",
-    ]
-    header = (
-        "| chunks | files | units | keyword-only s (units/s) | with vectors s (units/s) "
-        "| raw fastembed texts/s (sorted / as given) | ratio (to sorted) | bytes/chunk |"
-    )
-    lines += [header, "|---|---|---|---|---|---|---|---|"]
-    for s in report["sizes"]:
-        kw, vec, raw = s["coldKeyword"], s.get("coldVectors"), s.get("rawEmbedding")
-        lines.append(
-            f"| {kw['chunks']} | {kw['files']} | {kw['units']} | {kw['seconds']} ({kw['unitsPerS']}) | "
-            + (
-                f"{vec['seconds']} ({vec['unitsPerS']}) | {_raw_cell(raw)} | {s['embedRatio']} | "
-                f"{vec['bytesPerChunk']} |"
-                if vec and raw
-                else f"- | - | - | {kw['bytesPerChunk']} |"
-            )
-        )
-    lines += [
-        "",
-        "| chunks | search | CPU p50 ms | CPU p99 ms | wall p50 ms | wall p95 ms | wall p99 ms | load average |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    names = ("keyword", "keywordRankOnly", "queryEmbedding", "vector", "hybrid", "hybridRankOnly", "hybridCachedQuery")
-    for s in report["sizes"]:
-        load = (
-            f"{s.get('loadavgStart', ['?'])[0]:.1f} → {s.get('loadavgEnd', ['?'])[0]:.1f}" if "loadavgEnd" in s else "-"
-        )
-        for name in names:
-            if name in s["search"]:
-                q = s["search"][name]
-                lines.append(
-                    f"| {s['coldKeyword']['chunks']} | {name} | {q.get('cpuP50Ms', '-')} | {q.get('cpuP99Ms', '-')} | "
-                    f"{q['p50Ms']} | {q['p95Ms']} | {q['p99Ms']} | {load} |"
-                )
-    lines += [
-        "",
-        "| chunks | warm start open s (CPU) | reconcile s (CPU) | total s (CPU) | vectors "
-        "| peak RSS MB (index / warm) | append p50 / p95 ms |",
-    ]
-    lines.append("|---|---|---|---|---|---|---|")
-    for s in report["sizes"]:
-        w, a = s["warmStart"], s.get("appendToSearchable", {})
-        peak = s.get("coldVectors", s["coldKeyword"])["peakRssMB"]
-        append = f"{a['p50Ms']} / {a['p95Ms']}" if "p95Ms" in a else a.get("skipped", "-")
-        lines.append(
-            f"| {s['coldKeyword']['chunks']} | {w['openS']} ({w.get('openCpuS', '-')}) | "
-            f"{w['reconcileS']} ({w.get('reconcileCpuS', '-')}) | {w['totalS']} ({w.get('totalCpuS', '-')}) | "
-            f"{w['vectorsLoaded']} | {peak} / {w['peakRssMB']} | {append} |"
-        )
-    pre = report.get("prebuilt")
-    if pre:
-        units = pre["counts"]["units"]
-        lines += ["", f"prebuilt index {pre['root']}: {pre['counts']}, opened in {pre['open']}", ""]
-        lines += ["| search | CPU p50 ms | CPU p99 ms | wall p50 ms | wall p99 ms |", "|---|---|---|---|---|"]
-        lines += [
-            f"| {name} | {q['cpuP50Ms']} | {q['cpuP99Ms']} | {q['p50Ms']} | {q['p99Ms']} |"
-            for name in names
-            if (q := pre["search"].get(name))
-        ]
-        w, a = pre["warmStart"], pre.get("appendToSearchable", {})
-        lines.append(
-            f"\n{units} units: warm start {w['totalS']} s ({w['totalCpuS']} s CPU, peak RSS {w['peakRssMB']} MB); "
-            f"append→searchable p50 / p95 {a.get('p50Ms', '-')} / {a.get('p95Ms', '-')} ms; "
-            f"load {pre['loadavgStart'][0]:.1f} → {pre['loadavgEnd'][0]:.1f}"
-        )
-    shared = report.get("shared")
-    if shared and "coldKeyword" in shared:
-        kw = shared["coldKeyword"]
-        vec = shared.get("coldVectors", {})
-        lines += [
-            "",
-            f"shared real transcripts: {kw['files']} files, {kw['units']} units, {kw['chunks']} chunks; "
-            f"keyword-only {kw['seconds']} s, with vectors {vec.get('seconds', '-')} s "
-            f"({vec.get('unitsPerS', '-')} units/s)",
-        ]
-    long = report.get("longMessages")
-    if long:
-        lines += [
-            "",
-            f"long real messages: {long}"
-            if "skipped" in long
-            else f"{long['messages']} long real messages ({long['meanChars']} chars on average), one process with "
-            f"the model: peak RSS {long['peakRssMB']} MB, indexing {long['seconds']} s ({long['cpuS']} s CPU)",
-        ]
-    lines += ["", "latencies against their targets are process CPU time per call", ""]
-    lines += ["| target | measured | goal | ok |", "|---|---|---|---|"]
-    for t in report["targets"]:
-        lines.append(f"| {t['what']} | {t['measured']} | {t['target']} | {'yes' if t['ok'] else 'NO'} |")
-    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None, embedder: Embedder | None = None) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from memlens.engine.sources.openclaw import OpenClawParser
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench import locomo, speed  # noqa: E402
+from bench import locomo, speed, speed_report  # noqa: E402
 
 LOCOMO = REPO.parent / "shared" / "datasets" / "locomo"
 
@@ -199,4 +199,4 @@ def test_speed_benchmark_runs(embedder: Embedder, capsys: pytest.CaptureFixture[
     append = size["appendToSearchable"]
     assert append["appends"] == 3 and append["missed"] == 0 and append["p50Ms"] > 0
     assert {t["what"] for t in report["targets"]} >= {"keyword p50 ms", "peak RSS MB"}
-    assert "| target |" in speed.format_report(report)
+    assert "| target |" in speed_report.format_report(report)
