@@ -113,6 +113,7 @@ class Indexer:
         self.parsers = make_parsers(settings.chunking.tool_input_max_chars)
         self.lock = threading.RLock()  # one writer at a time within this process
         self._pending: int | None = None  # cached count of texts without a vector
+        self._pending_from = 0  # with it: every unit below this id has its vector (see _embedded_below)
         self._garbage = False  # units were deleted since vectors were last collected
         self.guard: Callable[[], None] | None = None  # raises when this process may no longer write
         vectors.may_write = self._may_write  # the vector file beside the catalog is written by this writer only
@@ -216,7 +217,7 @@ class Indexer:
             if total == 0:
                 return 0
             done = batches = 0
-            after_id = self._embedded_below() - 1
+            after_id = self._pending_from - 1  # worked out with the count: the unit ids are listed once
             while not (cancel is not None and cancel.is_set()) and (max_batches is None or batches < max_batches):
                 missing = self.catalog.missing_vectors(model, EMBED_BATCH, after_id)
                 if not missing:
@@ -267,10 +268,11 @@ class Indexer:
         if pending is None:
             with self.lock:  # the vector rows mirror the catalog after every write: one row per unit with a vector
                 if len(self.vectors) == self.catalog.unit_count():
-                    pending = 0  # every unit has one: no scan (at 150k units each scan took 0.5 s of a warm start)
+                    pending, start = 0, 0  # every unit has one: no scan (each took 0.5 s of a warm start at 150k)
                 else:
-                    pending = self.catalog.texts_without_vector(self.embedder.name, from_id=self._embedded_below())
-            self._pending = pending
+                    start = self._embedded_below()
+                    pending = self.catalog.texts_without_vector(self.embedder.name, from_id=start)
+            self._pending, self._pending_from = pending, start
         return pending
 
     def _embedded_below(self) -> int:

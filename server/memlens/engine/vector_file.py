@@ -86,8 +86,8 @@ def write(
         "codes": np.ascontiguousarray(codes, dtype=np.uint8),
     }
     tables: dict[str, list[str]] = {}
-    for name in CATEGORIES:  # each distinct value once, in order of first use (a dict: np.unique over fixed-width
-        # strings made copies of 36 MB a column at 150k rows)
+    for name in CATEGORIES:  # each distinct value once, in order of first use (a dict, not np.unique over a
+        # fixed-width string copy of the column)
         codes_of: dict[str, int] = {}
         values = (codes_of.setdefault(str(v), len(codes_of)) for v in categories[name])
         small[name] = np.fromiter(values, dtype="<i4", count=len(categories[name]))
