@@ -55,7 +55,7 @@ def _fresh(engine: Engine, may_write: bool = True) -> VectorIndex:
 
 def _mapped(index: VectorIndex) -> bool:
     snapshot = index._snapshot
-    return snapshot is not None and isinstance(snapshot.base, np.memmap)
+    return snapshot is not None and isinstance(snapshot.base.values, np.memmap)
 
 
 def test_sync_writes_the_file_and_a_warm_start_maps_it(example: Engine) -> None:
@@ -160,7 +160,7 @@ def test_updates_on_a_mapped_index_match_a_rebuild(example: Engine) -> None:
     ]
     index.update(remove=gone, add=added)
     after = index._snapshot
-    assert after is not None and isinstance(after.base, np.memmap)  # the mapped matrix is still the base
+    assert after is not None and isinstance(after.base.values, np.memmap)  # the mapped rows are still the base
     assert after.changed == len(gone) + len(changed) * 2 - len(set(gone) & set(changed))
 
     expected = VectorIndex(index.dim)  # the same rows built in memory
@@ -169,7 +169,7 @@ def test_updates_on_a_mapped_index_match_a_rebuild(example: Engine) -> None:
     assert sorted(_flat(_results(index, example))) == sorted(_flat(_results(expected, example)))
     cos_ids = [*changed, *kept[:5], *gone[:2]]
     query = example.embedder.embed_query("deploy")
-    assert index.cosines(cos_ids, query) == pytest.approx(expected.cosines(cos_ids, query))
+    assert index.cosines(cos_ids, query) == pytest.approx(expected.cosines(cos_ids, query), abs=1e-6)
 
     assert index.persist(example.catalog, example.embedder.name, force=True)
     assert _mapped(index) and index._snapshot is not None and index._snapshot.changed == 0

@@ -1,9 +1,10 @@
 """The vector matrix on disk beside the catalog, memory-mapped at start: a warm start reads no vector from SQLite.
 
 Reading 150k vectors from SQLite row by row was most of a 100k warm start (1.7 s CPU) and its float copy most of
-its memory. This file holds the same rows the catalog would give (unit ids, float32 vectors, their sign codes and
-the columns filters need) in one flat layout: the float matrix is mapped read-only and paged in on demand by the
-exact re-rank; the small columns (ids, codes, metadata) are read into memory and checksummed.
+its memory. This file holds the same rows the catalog would give (unit ids, the float32 vectors and the same as
+int8 rows with a scale each (quantized_rows.py), their sign codes and the columns filters need) in one flat layout:
+the int8 rows are mapped read-only and paged in on demand by the re-rank, the float32 rows are read with pread for
+the few a search returns, the small columns (ids, scales, codes, metadata) are read into memory and checksummed.
 
 The file is derived: SQLite's `vectors` table stays the source of truth. Its header carries the catalog stamp it
 reflects (`Catalog.vector_stamp`), the model and the dimension; a file whose stamp, model, dimension or size
@@ -23,11 +24,13 @@ import os
 import re
 import struct
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlens.engine.lazy import lazy_module
+from memlens.engine.quantized_rows import FileRows, QuantizedRows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,19 +39,21 @@ else:
 
 log = logging.getLogger(__name__)
 
-MAGIC = b"MLVEC01\n"
+MAGIC = b"MLVEC02\n"  # 02: int8 rows and scales beside the float32 ones (01: float32 only; such a file is rebuilt)
+FAMILY = b"MLVEC"
 ALIGN = 4096
 WRITE_ROWS = 8192  # the matrix is written in slices of this many rows: never a second full copy in memory
 CATEGORIES = ("kind", "format", "role", "session")
-NUMBERS = (("ids", "<i8"), ("ts", "<f8"), ("seq", "<i8"))
+NUMBERS = (("ids", "<i8"), ("ts", "<f8"), ("seq", "<i8"), ("scales", "<f4"))
 
 
 @dataclass(frozen=True)
 class StoredRows:
-    """What the file holds: the matrix is a read-only memory map, everything else is in memory."""
+    """What the file holds: the int8 values are a read-only memory map, the float32 rows are read from the file on
+    demand, everything else is in memory."""
 
     ids: np.ndarray
-    matrix: np.ndarray
+    matrix: QuantizedRows
     codes: np.ndarray
     ts: np.ndarray
     seq: np.ndarray
@@ -69,16 +74,16 @@ def write(
     stamp: str,
     model: str,
     ids: np.ndarray,
-    matrix_slices: Any,
+    row_slices: Iterable[QuantizedRows],
     codes: np.ndarray,
     ts: np.ndarray,
     seq: np.ndarray,
     categories: dict[str, np.ndarray],
 ) -> None:
-    """Write atomically (temporary file, then rename). `matrix_slices`: float32 [k, dim] arrays, in row order,
-    whose rows add up to len(ids); `codes` is [n, bytes]."""
+    """Write atomically (temporary file, then rename). `row_slices`: the rows in order, a slice at a time, adding
+    up to len(ids); `codes` is [n, bytes]. The header goes in last: its checksum covers the scales, which are only
+    known once every slice has been written."""
     count, code_width = int(len(ids)), int(codes.shape[1])
-    dim = code_width * 8 if count == 0 else 0
     small: dict[str, np.ndarray] = {
         "ids": np.ascontiguousarray(ids, dtype="<i8"),
         "ts": np.ascontiguousarray(ts, dtype="<f8"),
@@ -92,46 +97,52 @@ def write(
         values = (codes_of.setdefault(str(v), len(codes_of)) for v in categories[name])
         small[name] = np.fromiter(values, dtype="<i4", count=len(categories[name]))
         tables[name] = list(codes_of)
-    slices = iter(matrix_slices)
+    slices = iter(row_slices)
     first = next(slices, None)
-    if first is not None:
-        dim = int(first.shape[1])
+    dim = first.dim if first is not None else code_width * 8
+    order = ["ids", "ts", "seq", "scales", "codes", *CATEGORIES]  # the checksum's order
+    sizes = {name: count * 8 for name in ("ids", "ts", "seq")} | {"scales": count * 4}
+    sizes |= {"matrix": count * dim * 4, "values": count * dim}
+    sizes |= {name: small[name].nbytes for name in ["codes", *CATEGORIES]}
+    header: dict[str, Any] = {"model": model, "stamp": stamp, "count": count, "dim": dim, "tables": tables}
+    header["crc"] = "0" * 8  # fixed width: the real checksum replaces it without moving anything
+    sections: dict[str, list[int]] = {}
+    for _ in range(2):  # sizes first, then offsets (the header's own length decides where the sections start)
+        header_bytes = json.dumps({**header, "sections": sections}, separators=(",", ":")).encode()
+        offset = _aligned(len(MAGIC) + 4 + len(header_bytes))
+        sections = {}
+        for name in ["matrix", "values", *order]:
+            sections[name] = [offset, sizes[name]]
+            offset = _aligned(offset + sizes[name])
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     try:
-        sections: dict[str, list[Any]] = {}
-        offset = ALIGN  # the header fits in the first page or the layout moves: computed below
-        order = [*small]
-        checksum = 0
-        for name in order:
-            checksum = zlib.crc32(small[name].tobytes(), checksum)
-        header: dict[str, Any] = {"model": model, "stamp": stamp, "count": count, "dim": dim, "tables": tables}
-        header["crc"] = checksum
-        # sizes first, then offsets (the header's own length decides where the sections start)
-        sizes = {name: small[name].nbytes for name in order} | {"matrix": count * dim * 4}
-        for _ in range(2):
-            header_bytes = json.dumps({**header, "sections": sections}, separators=(",", ":")).encode()
-            offset = _aligned(len(MAGIC) + 4 + len(header_bytes))
-            sections = {}
-            for name in ["matrix", *order]:
-                sections[name] = [offset, sizes[name]]
-                offset = _aligned(offset + sizes[name])
-        header_bytes = json.dumps({**header, "sections": sections}, separators=(",", ":")).encode()
-        if len(MAGIC) + 4 + len(header_bytes) > sections["matrix"][0]:
-            raise RuntimeError("vector file header outgrew its first pages")  # cannot happen: sizes are fixed
         with tmp.open("wb") as out:
-            out.write(MAGIC + struct.pack("<I", len(header_bytes)) + header_bytes)
-            out.seek(sections["matrix"][0])
+            scales: list[np.ndarray] = []
             written = 0
             for part in [first, *slices] if first is not None else []:
-                block = np.ascontiguousarray(part, dtype="<f4")
-                out.write(block.data)  # the slice itself, no bytes copy of it
-                written += len(block)
-            if written != count:
-                raise ValueError(f"matrix has {written} rows for {count} ids")
+                out.seek(sections["matrix"][0] + written * dim * 4)
+                out.write(np.ascontiguousarray(part.exact_rows(np.arange(len(part))), dtype="<f4").data)
+                out.seek(sections["values"][0] + written * dim)
+                out.write(np.ascontiguousarray(part.values, dtype=np.int8).data)  # the slice itself, no copy
+                scales.append(np.asarray(part.scales, dtype="<f4"))
+                written += len(part)
+            small["scales"] = np.concatenate(scales) if scales else np.empty(0, "<f4")
+            if len(small["scales"]) != count:
+                raise ValueError(f"matrix has {len(small['scales'])} rows for {count} ids")
+            checksum = 0
             for name in order:
                 out.seek(sections[name][0])
-                out.write(small[name].tobytes())
+                data = small[name].tobytes()
+                out.write(data)
+                checksum = zlib.crc32(data, checksum)
             out.truncate(offset)
+            header_bytes = json.dumps(
+                {**header, "crc": f"{checksum:08x}", "sections": sections}, separators=(",", ":")
+            ).encode()
+            if len(MAGIC) + 4 + len(header_bytes) > sections["matrix"][0]:
+                raise RuntimeError("vector file header outgrew its first pages")  # cannot happen: sizes are fixed
+            out.seek(0)
+            out.write(MAGIC + struct.pack("<I", len(header_bytes)) + header_bytes)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -176,6 +187,9 @@ def _read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
         size = os.fstat(handle.fileno()).st_size
         head = handle.read(len(MAGIC) + 4)
         if head[: len(MAGIC)] != MAGIC:
+            if head.startswith(FAMILY):
+                log.info("vector file %s has an older layout; rebuilding it", path)
+                return None
             raise ValueError("not a memlens vector file")
         (length,) = struct.unpack("<I", head[len(MAGIC) :])
         header = json.loads(handle.read(length))
@@ -191,8 +205,9 @@ def _read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
             if offset + nbytes > size:
                 raise ValueError(f"truncated: section {name} ends at {offset + nbytes}, the file at {size}")
         code_width = (dim + 7) // 8
-        expected = {"matrix": count * dim * 4, "codes": count * code_width}
-        expected |= {name: count * 8 for name, _ in NUMBERS} | {name: count * 4 for name in CATEGORIES}
+        expected = {"matrix": count * dim * 4, "values": count * dim, "codes": count * code_width}
+        expected |= {name: count * np.dtype(kind).itemsize for name, kind in NUMBERS}
+        expected |= {name: count * 4 for name in CATEGORIES}
         if {name: nbytes for name, (_, nbytes) in sections.items()} != expected:
             raise ValueError("section sizes disagree with the row count")
         small: dict[str, np.ndarray] = {}
@@ -204,10 +219,15 @@ def _read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
             if handle.readinto(array.data.cast("B")) != nbytes:
                 raise ValueError(f"truncated section {name}")
             small[name] = array
-        for name in ["ids", "ts", "seq", "codes", *CATEGORIES]:
+        for name in ["ids", "ts", "seq", "scales", "codes", *CATEGORIES]:
             checksum = zlib.crc32(small[name].tobytes(), checksum)
-        if checksum != header["crc"]:
+        if f"{checksum:08x}" != header["crc"]:
             raise ValueError("checksum mismatch")
+        values: np.ndarray = np.empty((0, dim), np.int8)
+        exact: np.ndarray | FileRows = np.empty((0, dim), np.float32)
+        if count:  # mapped and opened through this handle: the file whose header was just checked
+            values = np.memmap(handle, dtype=np.int8, mode="r", offset=sections["values"][0], shape=(count, dim))
+            exact = FileRows(os.dup(handle.fileno()), offset=sections["matrix"][0], count=count, dim=dim)
     categories: dict[str, np.ndarray] = {}
     for name in CATEGORIES:
         table = np.array(header["tables"][name] or [""], dtype=object)
@@ -215,15 +235,9 @@ def _read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
         if len(index) and (index.min() < 0 or index.max() >= len(table)):
             raise ValueError(f"{name} codes out of range")
         categories[name] = table[index]
-    matrix_offset = sections["matrix"][0]
-    matrix = (
-        np.memmap(path, dtype="<f4", mode="r", offset=matrix_offset, shape=(count, dim))
-        if count
-        else np.empty((0, dim), np.float32)
-    )
     return StoredRows(
         ids=small["ids"].astype(np.int64),
-        matrix=matrix,
+        matrix=QuantizedRows(values, small["scales"].astype(np.float32), exact),
         codes=small["codes"].reshape(count, code_width),
         ts=small["ts"].astype(np.float64),
         seq=small["seq"].astype(np.int64),
@@ -234,7 +248,8 @@ def _read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
 def release_pages(matrix: np.ndarray) -> None:
     """Let go of the pages of a matrix mapped from a vector file that this process has read (madvise DONTNEED: the
     data stays in the page cache and on disk, and comes back on the next read). Rewriting the file reads every row
-    of the old one through its mapping, and all of them then stayed resident, counted in RSS (233 MB at 150k rows).
+    of the old one through its mapping, and all of them then stayed resident, counted in RSS (233 MB at 150k rows
+    of float32, before the rows were int8).
     Anything else (an in-memory matrix, a platform without madvise) is left as it is."""
     mapping = getattr(matrix, "_mmap", None)  # numpy.memmap's mapping
     if isinstance(mapping, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):

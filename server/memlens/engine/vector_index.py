@@ -1,18 +1,20 @@
-"""Cosine search over unit vectors: compact binary codes scanned by faiss, then an exact float32 re-rank.
+"""Cosine search over unit vectors: compact binary codes scanned by faiss, then a re-rank from int8 rows, the best
+few scored exactly.
 
-Every unit vector is kept twice: its float32 row (exact cosines) and a 48-byte code, the signs of its 384
-components. A query scans the codes by Hamming distance (faiss, one thread), keeps the best
-`rerank` candidates and re-ranks them by exact cosine; small sets and narrow filters are scanned exactly. Adding and
-removing rows appends or drops codes: nothing is trained or rebuilt. bench/RESULTS.md has the recall and the
-measurements behind the choice of faiss and of the candidate count.
+Every unit vector is kept three ways: a 48-byte code (the signs of its 384 components), an int8 row with a scale
+and its float32 row (quantized_rows.py). A query scans the codes by Hamming distance (faiss, one thread), re-scores
+the best `rerank` candidates from the int8 rows and the best EXACT_TOP of those from the float32 rows; small sets
+and narrow filters skip the codes. Adding and removing rows appends or drops codes: nothing is trained or rebuilt.
+bench/RESULTS.md has the recall and the measurements behind the choice of faiss and of the candidate counts.
 
-Derived from the catalog (units joined with cached vectors). At start the float rows are memory-mapped from the
-vector file beside the catalog when it matches the catalog (vector_file), else read from SQLite and, in the writer,
-written there again; removals and additions on a mapped index never copy the mapped rows, and the writer rewrites
-the file when enough changed (`persist`). Updates build a new snapshot (vector_snapshot.py) and swap it in, so a
-search in another thread always sees one consistent state and never waits for the writer. The snapshot also keeps
-each unit's session and position, so a search's neighbour context needs no SQL. numpy, faiss and threadpoolctl
-are imported at the first use: a keyword-only command never loads them.
+Derived from the catalog (units joined with cached vectors). At start the int8 rows are memory-mapped from the
+vector file beside the catalog when it matches the catalog (vector_file), and its float32 rows read from it on
+demand, else all are read from SQLite and, in the writer, written there again; removals and additions on a mapped
+index never copy the mapped rows, and the writer rewrites the file when enough changed (`persist`). Updates build a
+new snapshot (vector_snapshot.py) and swap it in, so a search in another thread always sees one consistent state
+and never waits for the writer. The snapshot also keeps each unit's session and position, so a search's neighbour
+context needs no SQL. numpy, faiss and threadpoolctl are imported at the first use: a keyword-only command never
+loads them.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from memlens.engine import vector_file
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
 from memlens.engine.lazy import lazy_module
+from memlens.engine.quantized_rows import QuantizedRows
 from memlens.engine.vector_snapshot import VectorRow, VectorSnapshot, binary_codes
 
 if TYPE_CHECKING:
@@ -37,8 +40,9 @@ else:
     np = lazy_module("numpy")
 
 EXACT_ROWS = 4096  # at most this many rows (after filters) are scanned exactly, without codes
-RERANK = 1000  # candidates the code scan hands to the exact re-rank (recall@10 ≥ 0.98 measured at 150k rows)
+RERANK = 1000  # candidates the code scan hands to the re-rank (recall@10 ≥ 0.98 measured at 150k rows)
 RERANK_FACTOR = 4  # or this many times the requested count, if larger
+EXACT_TOP = 50  # the best this many by int8 rows are scored again exactly (recall@10 in bench/RESULTS.md)
 PERSIST_SHARE = 20  # the writer rewrites the vector file once 1/20 of its rows changed...
 PERSIST_SECONDS = 60.0  # ...or, for fewer, once this long after its last write
 BULK_PERSIST_SHARE = 8  # during a long embedding run: rewrite once 1/8 of the rows came since (see `grown`)
@@ -144,7 +148,7 @@ class VectorIndex:
                 stamp=stamp,
                 model=model,
                 ids=snapshot.ids,
-                matrix_slices=snapshot.matrix_slices(vector_file.WRITE_ROWS),
+                row_slices=snapshot.row_slices(vector_file.WRITE_ROWS),
                 codes=snapshot.codes,
                 ts=snapshot.ts,
                 seq=snapshot.seq,
@@ -229,7 +233,7 @@ class VectorIndex:
             return VectorSnapshot.empty(self.dim)
         return VectorSnapshot(
             ids=np.fromiter((r[0] for r in units), np.int64, len(units)),
-            base=matrix,
+            base=QuantizedRows.of(matrix),
             codes=binary_codes(matrix),
             kind=np.array([r[1] for r in units], dtype=object),
             format=np.array([r[2] for r in units], dtype=object),
@@ -299,21 +303,26 @@ class VectorIndex:
             _, found = _faiss().knn_hamming(query_code, codes, depth, variant="mc")
             found = found[0][found[0] >= 0].astype(np.int64)
             candidates = found if rows is None else rows[found]
-        scores = snapshot.vectors(candidates) @ query
-        limit = min(limit, len(scores))
-        top = np.argpartition(-scores, limit - 1)[:limit]
+        scores = snapshot.scores(candidates, query)  # int8 rows: cosines within about 1e-3
+        kept = min(max(limit, EXACT_TOP), len(scores))
+        top = np.argpartition(-scores, kept - 1)[:kept]
         top = top[np.argsort(-scores[top], kind="stable")]
-        positions = top if candidates is None else candidates[top]
-        pairs = zip(snapshot.ids[positions].tolist(), scores[top].tolist(), strict=True)
+        positions, scores = (top if candidates is None else candidates[top]), scores[top]
+        # the best few scored again from the float32 rows: int8's errors reorder near-ties (quantized_rows.py)
+        head = min(EXACT_TOP, kept)
+        exact = snapshot.exact_scores(positions[:head], query)
+        order = np.argsort(-exact, kind="stable")
+        positions[:head], scores[:head] = positions[:head][order], exact[order]
+        pairs = zip(snapshot.ids[positions[:limit]].tolist(), scores[:limit].tolist(), strict=True)
         return [(unit_id, score) for unit_id, score in pairs if math.isfinite(score)]
 
     def cosines(self, unit_ids: list[int], query: np.ndarray) -> dict[int, float]:
-        """Cosine of the query with each given unit that has a vector."""
+        """Cosine of the query with each given unit that has a vector (from the int8 rows: within about 1e-3)."""
         snapshot = self._current()
         if not unit_ids or not len(snapshot.ids):
             return {}
         rows, ids = snapshot.rows_of(unit_ids)
-        scores = snapshot.vectors(rows) @ np.asarray(query, dtype=np.float32)
+        scores = snapshot.scores(rows, np.asarray(query, dtype=np.float32))  # within about 1e-3 (int8 rows)
         return dict(zip(ids.tolist(), scores.tolist(), strict=True))
 
     def places(self, unit_ids: Sequence[int]) -> tuple[dict[int, tuple[str, int]], list[int]]:

@@ -1,4 +1,5 @@
-"""The vector rows in memory: one consistent snapshot of every unit's float32 row, sign code and facets.
+"""The vector rows in memory: one consistent snapshot of every unit's row (int8, see quantized_rows), sign code and
+facets.
 
 VectorIndex (vector_index.py) searches a snapshot and swaps in a new one on every change; this module holds the
 snapshot itself, how it is built (from catalog rows or the memory-mapped vector file) and how it grows and shrinks
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 from memlens.engine import vector_file
 from memlens.engine.catalog import Catalog
 from memlens.engine.lazy import lazy_module
+from memlens.engine.quantized_rows import QuantizedRows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,12 +38,12 @@ class VectorRow:
 
 @dataclass(frozen=True)
 class VectorSnapshot:
-    """One consistent state. The float rows live in `base` (the memory-mapped vector file, or an array) and
-    `extra` (rows added since); `where` maps each position to its physical row (None: position = row of `base`),
-    so removing or adding rows never copies the mapped matrix into memory."""
+    """One consistent state. The rows live in `base` (mapped from the vector file, or in memory) and `extra` (rows
+    added since); `where` maps each position to its physical row (None: position = row of `base`), so removing or
+    adding rows never copies the mapped rows into memory."""
 
     ids: np.ndarray  # int64 [n]
-    base: np.ndarray  # float32 [b, dim]
+    base: QuantizedRows  # [b, dim]
     codes: np.ndarray  # uint8 [n, dim / 8]: the signs of the components
     kind: np.ndarray  # object [n]
     format: np.ndarray
@@ -49,7 +51,7 @@ class VectorSnapshot:
     session: np.ndarray
     ts: np.ndarray  # float64 [n], NaN when unknown
     seq: np.ndarray  # int64 [n], -1 when not a transcript message
-    extra: np.ndarray | None = None  # float32 [m, dim]
+    extra: QuantizedRows | None = None  # [m, dim]
     where: np.ndarray | None = None  # int64 [n] into base rows then extra rows
 
     @staticmethod
@@ -57,7 +59,7 @@ class VectorSnapshot:
         none = np.empty(0, dtype=object)
         return VectorSnapshot(
             np.empty(0, np.int64),
-            np.empty((0, dim), np.float32),
+            QuantizedRows.empty(dim),
             np.empty((0, (dim + 7) // 8), np.uint8),
             none,
             none,
@@ -74,7 +76,7 @@ class VectorSnapshot:
         matrix = np.vstack([r.vector for r in rows]).astype(np.float32, copy=False)
         return VectorSnapshot(
             ids=np.fromiter((r.unit_id for r in rows), np.int64, len(rows)),
-            base=matrix,
+            base=QuantizedRows.of(matrix),
             codes=binary_codes(matrix),
             kind=np.array([r.kind for r in rows], dtype=object),
             format=np.array([r.format for r in rows], dtype=object),
@@ -92,14 +94,17 @@ class VectorSnapshot:
             codes=rows.codes,
             ts=rows.ts,
             seq=rows.seq,
-            **{name: rows.categories[name] for name in vector_file.CATEGORIES},
+            kind=rows.categories["kind"],
+            format=rows.categories["format"],
+            role=rows.categories["role"],
+            session=rows.categories["session"],
         )
 
     def small_columns(self) -> tuple[np.ndarray, ...]:
         return (self.ids, self.codes, self.kind, self.format, self.role, self.session, self.ts, self.seq)
 
     def _with(
-        self, columns: Iterable[np.ndarray], extra: np.ndarray | None, where: np.ndarray | None
+        self, columns: Iterable[np.ndarray], extra: QuantizedRows | None, where: np.ndarray | None
     ) -> VectorSnapshot:
         ids, codes, kind, fmt, role, session, ts, seq = columns
         return VectorSnapshot(ids, self.base, codes, kind, fmt, role, session, ts, seq, extra, where)
@@ -109,7 +114,7 @@ class VectorSnapshot:
 
     def concat(self, other: VectorSnapshot) -> VectorSnapshot:
         """These rows, then `other`'s (an in-memory snapshot from `of`)."""
-        extra = other.base if self.extra is None else np.concatenate([self.extra, other.base])
+        extra = other.base if self.extra is None else self.extra.concat(other.base)
         offset = len(self.base) + (0 if self.extra is None else len(self.extra))
         where = np.concatenate([self.physical(), offset + np.arange(len(other.ids), dtype=np.int64)])
         columns = (np.concatenate([a, b]) for a, b in zip(self.small_columns(), other.small_columns(), strict=True))
@@ -118,27 +123,54 @@ class VectorSnapshot:
     def take(self, keep: np.ndarray) -> VectorSnapshot:
         return self._with((column[keep] for column in self.small_columns()), self.extra, self.physical()[keep])
 
-    def vectors(self, positions: np.ndarray | None) -> np.ndarray:
-        """Float rows at `positions` (None: all), gathered from the mapped base and the added rows."""
+    def scores(self, positions: np.ndarray | None, query: np.ndarray) -> np.ndarray:
+        """Approximate dot products with a float32 query of the rows at `positions` (None: all), from the int8 rows
+        of the base and the added rows (for unit vectors: cosines within about 1e-3)."""
         if self.where is None:
-            whole: np.ndarray = self.base if positions is None else self.base[positions]
-            return whole
+            return self.base.scores(slice(None) if positions is None else positions, query)
         rows = self.where if positions is None else self.where[positions]
         if self.extra is None or not len(self.extra):
-            gathered: np.ndarray = self.base[rows]
-            return gathered
-        out = np.empty((len(rows), self.base.shape[1]), np.float32)
+            return self.base.scores(rows, query)
+        out = np.empty(len(rows), np.float32)
         in_base = rows < len(self.base)
-        out[in_base] = self.base[rows[in_base]]
-        out[~in_base] = self.extra[rows[~in_base] - len(self.base)]
+        out[in_base] = self.base.scores(rows[in_base], query)
+        out[~in_base] = self.extra.scores(rows[~in_base] - len(self.base), query)
         return out
 
-    def matrix_slices(self, step: int) -> Iterator[np.ndarray]:
-        """The float rows in order, `step` at a time (what a rewrite of the vector file writes); the mapped base's
-        pages are let go after each slice, so a rewrite never holds the whole old file resident."""
+    def exact_scores(self, positions: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """Exact float32 dot products with the rows at `positions`."""
+        rows = positions if self.where is None else self.where[positions]
+        if self.extra is None or not len(self.extra):
+            exact = self.base.exact_rows(rows)
+        else:
+            exact = np.empty((len(rows), self.base.dim), np.float32)
+            in_base = rows < len(self.base)
+            exact[in_base] = self.base.exact_rows(rows[in_base])
+            exact[~in_base] = self.extra.exact_rows(rows[~in_base] - len(self.base))
+        scores: np.ndarray = exact @ query
+        return scores
+
+    def row_slices(self, step: int) -> Iterator[QuantizedRows]:
+        """The rows in order, `step` at a time, in memory (what a rewrite of the vector file writes); the mapped
+        base's pages are let go after each slice, so a rewrite never holds the whole old file resident."""
         for start in range(0, len(self.ids), step):
-            yield self.vectors(np.arange(start, min(start + step, len(self.ids))))
-            vector_file.release_pages(self.base)
+            yield self._rows(np.arange(start, min(start + step, len(self.ids))))
+            vector_file.release_pages(self.base.values)
+
+    def _rows(self, positions: np.ndarray) -> QuantizedRows:
+        """The rows at `positions`, in memory."""
+        rows = positions if self.where is None else self.where[positions]
+        if self.extra is None or not len(self.extra):
+            return self.base.take(rows)
+        in_base = rows < len(self.base)
+        base, added = self.base.take(rows[in_base]), self.extra.take(rows[~in_base] - len(self.base))
+        values = np.empty((len(rows), self.base.dim), np.int8)
+        scales = np.empty(len(rows), np.float32)
+        exact = np.empty((len(rows), self.base.dim), np.float32)
+        for part, mask in ((base, in_base), (added, ~in_base)):
+            values[mask], scales[mask] = part.values, part.scales
+            exact[mask] = part.exact_rows(np.arange(len(part)))
+        return QuantizedRows(values, scales, exact)
 
     @property
     def changed(self) -> int:

@@ -1,0 +1,111 @@
+"""int8 rows with a scale each: cosines within about 1e-3 of float32's, the same rows however they are built, and a
+vector file of the float32 layout rebuilt rather than misread."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memlens.engine import vector_file
+from memlens.engine.engine import Engine
+from memlens.engine.quantized_rows import BLOCK, FileRows, QuantizedRows
+from memlens.engine.vector_snapshot import vector_rows
+
+
+def _unit_rows(count: int, dim: int = 384, seed: int = 3) -> np.ndarray:
+    rows = np.random.default_rng(seed).standard_normal((count, dim)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows
+
+
+def test_cosines_stay_within_about_a_thousandth_of_float32() -> None:
+    rows = _unit_rows(2_000)
+    queries = _unit_rows(50, seed=4)
+    quantized = QuantizedRows.of(rows)
+    assert quantized.values.dtype == np.int8 and quantized.values.shape == rows.shape
+    assert quantized.values.nbytes * 4 == rows.nbytes
+    for query in queries:
+        exact = rows @ query
+        error = np.abs(quantized.scores(slice(None), query) - exact)
+        assert error.max() < 2e-3 and error.mean() < 5e-4
+    assert np.array_equal(quantized.exact_rows(np.arange(10)), rows[:10])  # the float32 rows kept beside
+
+
+def test_the_largest_component_is_exact_and_zero_rows_score_zero() -> None:
+    rows = _unit_rows(3)
+    rows[1] = 0.0
+    quantized = QuantizedRows.of(rows)
+    assert quantized.scales[1] == 0.0 and not quantized.values[1].any()
+    peaks = np.abs(rows).argmax(axis=1)
+    for row in (0, 2):
+        assert abs(int(quantized.values[row, peaks[row]])) == 127
+    assert quantized.scores(np.array([1]), _unit_rows(1, seed=9)[0])[0] == 0.0
+
+
+def test_quantizing_again_changes_nothing_and_blocks_do_not_matter() -> None:
+    rows = _unit_rows(BLOCK + 17)  # more than one block
+    quantized = QuantizedRows.of(rows)
+    again = QuantizedRows.of(quantized.values.astype(np.float32) * quantized.scales[:, np.newaxis])
+    assert np.array_equal(again.values, quantized.values)
+    assert np.allclose(again.scales, quantized.scales, rtol=1e-6)
+    one_by_one = QuantizedRows.of(rows[:5]).concat(QuantizedRows.of(rows[5:9]))
+    assert np.array_equal(one_by_one.values, quantized.values[:9])
+    assert np.array_equal(quantized.take(np.array([4, 2])).values, quantized.values[[4, 2]])
+
+
+def test_rows_must_be_two_dimensional() -> None:
+    with pytest.raises(ValueError, match="2-d"):
+        QuantizedRows.of(np.zeros(384, np.float32))
+    assert len(QuantizedRows.empty(384)) == 0 and QuantizedRows.empty(384).dim == 384
+
+
+def test_a_vector_file_of_the_float32_layout_is_rebuilt(example: Engine, caplog: pytest.LogCaptureFixture) -> None:
+    """A file written by a version that stored float32 rows (magic MLVEC01) is stale, not damaged: it is read
+    from SQLite and written again, with an info line rather than a warning."""
+    assert example.embedder is not None
+    example.indexer.persist_vectors(force=True)
+    path: Path = vector_file.file_for(example.index_dir, example.embedder.name)
+    data = bytearray(path.read_bytes())
+    data[: len(vector_file.MAGIC)] = b"MLVEC01\n"
+    path.write_bytes(bytes(data))
+    with caplog.at_level(logging.INFO, logger="memlens.engine.vector_file"):
+        stored = vector_file.read(
+            path, stamp=example.catalog.vector_stamp(), model=example.embedder.name, dim=example.vectors.dim
+        )
+    assert stored is None
+    assert any("older layout" in r.getMessage() and r.levelno == logging.INFO for r in caplog.records)
+    assert not any(r.levelno >= logging.WARNING for r in caplog.records)
+
+
+def test_file_rows_read_any_order_and_survive_a_rename_over_their_path(tmp_path: Path) -> None:
+    rows = _unit_rows(50, dim=8)
+    path = tmp_path / "rows.bin"
+    path.write_bytes(b"\x07" * 100 + rows.tobytes())
+    with path.open("rb") as handle:
+        stored = FileRows(os.dup(handle.fileno()), offset=100, count=50, dim=8)
+    wanted = np.array([3, 4, 5, 49, 0, 1, 17, 16], dtype=np.int64)  # runs, single rows, backwards
+    assert np.array_equal(stored.rows(wanted), rows[wanted])
+    assert stored.rows(np.empty(0, np.int64)).shape == (0, 8)
+    replacement = tmp_path / "rows.new"
+    replacement.write_bytes(b"\x00" * (100 + rows.nbytes))
+    os.replace(replacement, path)  # a rewrite of the vector file renames a new one over the path
+    assert np.array_equal(stored.rows(wanted), rows[wanted])
+    with pytest.raises(IndexError):
+        stored.rows(np.array([50]))
+
+
+def test_a_search_scores_the_rows_it_returns_exactly(example: Engine) -> None:
+    """Candidates are ranked by int8 rows; the cosines returned are float32's, from the mapped vector file too."""
+    assert example.embedder is not None
+    example.indexer.persist_vectors(force=True)
+    query = example.embedder.embed_query("dead letter queue")
+    found = example.vectors.search(query, 5)
+    rows = vector_rows(example.catalog, example.embedder.name, "id", [unit_id for unit_id, _ in found])
+    exact = {row.unit_id: float(row.vector @ query) for row in rows}
+    assert found and all(cosine == pytest.approx(exact[unit_id], abs=1e-6) for unit_id, cosine in found)
+    snapshot = example.vectors._current()
+    assert isinstance(snapshot.base.exact, FileRows)  # read from the file, not held in memory
