@@ -27,6 +27,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
 
 import platformdirs
 
+from bench import search_memory
 from bench.common import dir_bytes, load_shared_embedder, machine_info, peak_rss_mb
 from bench.corpus import EXCHANGES as EXCHANGES  # re-exported (tests read the corpus's shape here)
 from bench.corpus import MEMORY_SECTIONS as MEMORY_SECTIONS
@@ -209,8 +210,11 @@ def run_prebuilt(
     out["counts"] = {**counts(engine), "vectors": len(engine.vectors)}
     log(f"[prebuilt] opened: {out['open']} {out['counts']}")
     out["search"] = search_latency(engine, _queries(args.seed + 1, args.queries))
-    out["searchPeakRssMB"] = peak_rss_mb()
+    out["searchPeakRssMB"] = peak_rss_mb()  # this process's: it also holds whatever the phases before it left
     log(f"[prebuilt] search: {json.dumps(out['search'])}")
+    if embedder is not None:  # what a process that only serves searches holds (a fresh one: search_memory.py)
+        out["searchProcess"] = search_memory.measure(root, queries=args.queries)
+        log(f"[prebuilt] search process: {out['searchProcess']}")
     engine.close()
     del engine
     gc.collect()

@@ -55,10 +55,12 @@ def check_targets(report: dict[str, Any]) -> list[dict[str, Any]]:
     peaks = [
         s.get(phase, {}).get("peakRssMB", 0) for s in sizes for phase in ("coldKeyword", "coldVectors", "warmStart")
     ]
-    if pre:
-        peaks += [pre["searchPeakRssMB"], pre["warmStart"]["peakRssMB"]]
-    peak = max(peaks)
-    rows.append(("peak RSS MB", peak, TARGETS["peakRssMB"], True))
+    if peaks:
+        rows.append(("peak RSS MB, indexing", max(peaks), TARGETS["peakRssMB"], True))
+    served = (pre or {}).get("searchProcess", {})
+    if "peakRssMB" in served:  # a fresh process: the benchmark's own holds every phase before it too
+        what = f"peak RSS MB, a process searching {served['units']} units"
+        rows.append((what, served["peakRssMB"], TARGETS["peakRssMB"], True))
     long = report.get("longMessages", {})
     if "peakRssMB" in long:
         rows.append(
@@ -152,6 +154,13 @@ def format_report(report: dict[str, Any]) -> str:
             f"append→searchable p50 / p95 {a.get('p50Ms', '-')} / {a.get('p95Ms', '-')} ms; "
             f"load {pre['loadavgStart'][0]:.1f} → {pre['loadavgEnd'][0]:.1f}"
         )
+        served = pre.get("searchProcess", {})
+        if "peakRssMB" in served:
+            lines.append(
+                f"a fresh process opening it with the model and running {served['queries']} hybrid + keyword "
+                f"searches: peak RSS {served['peakRssMB']} MB; at the end {served['anonMB']} MB anonymous, "
+                f"{served['fileMB']} MB file-backed (mapped)"
+            )
     shared = report.get("shared")
     if shared and "coldKeyword" in shared:
         kw = shared["coldKeyword"]

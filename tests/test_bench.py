@@ -15,7 +15,8 @@ from memlens.engine.sources.openclaw import OpenClawParser
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench import locomo, speed, speed_report  # noqa: E402
+from bench import locomo, search_memory, speed, speed_report  # noqa: E402
+from bench.corpus import make_corpus, open_engine  # noqa: E402
 
 LOCOMO = REPO.parent / "shared" / "datasets" / "locomo"
 
@@ -198,5 +199,15 @@ def test_speed_benchmark_runs(embedder: Embedder, capsys: pytest.CaptureFixture[
     assert size["warmStart"]["filesUnchanged"] == size["warmStart"]["files"] > 0
     append = size["appendToSearchable"]
     assert append["appends"] == 3 and append["missed"] == 0 and append["p50Ms"] > 0
-    assert {t["what"] for t in report["targets"]} >= {"keyword p50 ms", "peak RSS MB"}
+    assert {t["what"] for t in report["targets"]} >= {"keyword p50 ms", "peak RSS MB, indexing"}
     assert "| target |" in speed_report.format_report(report)
+
+
+def test_search_process_memory_is_measured_in_a_fresh_process(embedder: Embedder, tmp_path: Path) -> None:
+    corpus = make_corpus(tmp_path / "corpus", 60)
+    with open_engine(corpus, tmp_path / "index", embedder) as engine:
+        engine.sync()
+    result = search_memory.measure(tmp_path, queries=5)
+    assert result["units"] > 0 and result["vectors"] == result["units"], result
+    assert result["peakRssMB"] >= result["rssMB"] > 0 and result["anonMB"] > 0 and result["fileMB"] > 0
+    assert "skipped" in search_memory.measure(tmp_path / "absent", queries=1)  # a failure is said, not raised
