@@ -17,6 +17,7 @@ Layout: 8-byte magic, 4-byte little-endian header length, a JSON header, then pa
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import logging
 import mmap
@@ -119,7 +120,7 @@ def write(
         with tmp.open("wb") as out:
             scales: list[np.ndarray] = []
             written = 0
-            for part in [first, *slices] if first is not None else []:
+            for part in itertools.chain([first], slices) if first is not None else ():  # one slice at a time
                 out.seek(sections["matrix"][0] + written * dim * 4)
                 out.write(np.ascontiguousarray(part.exact_rows(np.arange(len(part))), dtype="<f4").data)
                 out.seek(sections["values"][0] + written * dim)
