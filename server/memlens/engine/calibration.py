@@ -16,6 +16,7 @@ absent topic poorly: BM25 normalised by the best hit is 1 for every top hit.
 from __future__ import annotations
 
 import math
+import operator
 
 FEATURES = (
     "score",  # the ranking score (fused, with neighbour context, boosts and penalties)
@@ -77,7 +78,9 @@ def answerable(mode: str, query_features: tuple[float, ...]) -> float:
 
 
 def _logistic(weights: tuple[float, ...], features: tuple[float, ...]) -> float:
-    z = weights[0] + sum(w * x for w, x in zip(weights[1:], features, strict=True))
+    if len(features) != len(weights) - 1:
+        raise ValueError(f"{len(weights) - 1} features expected, not {len(features)}")
+    z = weights[0] + sum(map(operator.mul, weights[1:], features))  # map: a generator cost more (100 hits a query)
     if z >= 0:
         return 1.0 / (1.0 + math.exp(-z))
     e = math.exp(z)

@@ -9,6 +9,7 @@ import contextlib
 import dataclasses
 import hashlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -92,6 +93,7 @@ class Engine:
         self.syncing = threading.Event()
         self._seen_generation = -1
         self._derived_stale = False  # a write failed between the catalog and the derived indexes
+        self._visibility: tuple[tuple[object, ...], Visibility] | None = None  # (what it was worked out from, it)
         try:
             self._open_derived()
         except Exception as exc:  # a full disk while realigning: open anyway, serve what is there, retry at sync
@@ -264,6 +266,33 @@ class Engine:
     # -- reading ----------------------------------------------------------------------------------------------
 
     def visibility(self) -> Visibility:
+        """What a request may return (see Visibility). Worked out again only when something it is worked out from
+        changes (`_visibility_key`): resolving the folders took a third of a millisecond of every search."""
+        key = self._visibility_key()
+        cached = self._visibility
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        visibility = self._work_out_visibility()
+        self._visibility = (key, visibility)
+        return visibility
+
+    def _visibility_key(self) -> tuple[object, ...]:
+        """Everything `_work_out_visibility` reads: the folders, the settings it uses and the home folder (agents'
+        default folders lie under it). The workspaces are absolute already, so the current folder plays no part."""
+        settings = self.settings
+        transcripts = settings.transcripts
+        return (
+            tuple(self.workspaces),
+            tuple(self.extra_transcripts),
+            settings.scope,
+            tuple(transcripts.paths),
+            transcripts.agent_defaults,
+            tuple(transcripts.exclude),
+            tuple(settings.exclude_sessions),
+            os.path.expanduser("~"),  # Path.home(), without building a Path
+        )
+
+    def _work_out_visibility(self) -> Visibility:
         locations = self.locations()
         roots = None
         if not locations.scope_all:

@@ -8,7 +8,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memlens.engine.acronyms import Acronym, stand_ins, with_acronyms, written
@@ -38,6 +38,13 @@ class QueryFacts:
     windows: list[tuple[int, int]]
     absent: float = 0.0  # the idf-weighted share of the query's words that no document contains
     acronyms: tuple[Acronym, ...] = ()  # a hit holding one counts its run's words as found (acronyms.py)
+    # worked out once, not for each of the hundred hits re-scored:
+    total_idf: float = field(init=False)  # sum(idf)
+    cjk: tuple[bool, ...] = field(init=False)  # per word: a CJK run, which the analyser leaves whole
+
+    def __post_init__(self) -> None:
+        self.total_idf = sum(self.idf)
+        self.cjk = tuple(bool(cjk_runs(w)) for w in self.words)
 
 
 def query_facts(
@@ -83,16 +90,16 @@ def shown(hits: list[UnitHit], min_score: float, *, calibrated: bool = True) -> 
 
 
 def coverage(facts: QueryFacts, tokens: AbstractSet[str], text: str) -> float:
-    total = sum(facts.idf)
+    total = facts.total_idf
     if total <= 0:
         return 0.0
     found = 0.0
     lowered: str | None = None  # lowercased only for a CJK word the analyser does not split
     tokens = with_acronyms(facts.acronyms, tokens) if facts.acronyms else tokens
-    for w, i in zip(facts.words, facts.idf, strict=True):
+    for w, i, cjk in zip(facts.words, facts.idf, facts.cjk, strict=True):
         if w in tokens:
             found += i
-        elif cjk_runs(w):
+        elif cjk:
             lowered = text.lower() if lowered is None else lowered
             if w in lowered:
                 found += i
@@ -107,7 +114,7 @@ def matched_share(facts: QueryFacts, tokens: AbstractSet[str]) -> float:
 
 def bm25_share(bm25: float, facts: QueryFacts) -> float:
     """Raw BM25 against the most the query's words could give (each word at most about (k1 + 1) × its idf)."""
-    total = BM25_K1_PLUS_1 * sum(facts.idf)
+    total = BM25_K1_PLUS_1 * facts.total_idf
     return min(1.0, bm25 / total) if total > 0 else 0.0
 
 

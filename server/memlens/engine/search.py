@@ -80,7 +80,7 @@ class Retriever:
                 context_hits = self.keyword.search(query, depth, filters, field="context")
                 top_context = context_hits[0][1] if context_hits else 0.0
                 for unit_id, bm25 in context_hits:
-                    hits.setdefault(unit_id, UnitHit(unit_id)).context = bm25 / top_context if top_context else 0.0
+                    _hit(hits, unit_id).context = bm25 / top_context if top_context else 0.0
                 for hit in hits.values():
                     hit.keyword = (1.0 - share) * hit.keyword + share * hit.context
         query_vector: np.ndarray | None = None
@@ -88,7 +88,7 @@ class Retriever:
             query_vector = self._embed_query(query)
         if query_vector is not None:
             for rank, (unit_id, cosine) in enumerate(self.vectors.search(query_vector, depth, filters)):
-                hit = hits.setdefault(unit_id, UnitHit(unit_id))
+                hit = _hit(hits, unit_id)
                 hit.vector, hit.vector_rank = cosine, rank
         if query_vector is not None and mode == "hybrid":
             self._fill_cosines([h for h in hits.values() if h.vector is None], query_vector)
@@ -152,6 +152,15 @@ class Retriever:
             hit.vector = scores.get(hit.unit_id)
 
 
+def _hit(hits: dict[int, UnitHit], unit_id: int) -> UnitHit:
+    """The unit's hit, added when it has none yet (`setdefault` would build a hit for every candidate, even the
+    ones already found by the other field or ranking)."""
+    hit = hits.get(unit_id)
+    if hit is None:
+        hit = hits[unit_id] = UnitHit(unit_id)
+    return hit
+
+
 def _fuse(hit: UnitHit, mode: str, fusion: str, settings: SearchSettings, *, best_cosine: float = 1.0) -> float:
     """A hit's fused score in 0–1; `best_cosine` is the highest cosine among the query's candidates.
 
@@ -161,9 +170,9 @@ def _fuse(hit: UnitHit, mode: str, fusion: str, settings: SearchSettings, *, bes
     messages share the query's ordinary words (a vector-only find scores at most w_v × cosine under weighted).
     rrf: Σ 1/(k + 1 + rank) over the two rankings, over its maximum.
     """
-    cosine = max(0.0, hit.vector or 0.0)
     if mode == "keyword":
         return hit.keyword
+    cosine = max(0.0, hit.vector or 0.0)
     if mode == "vector":
         return min(1.0, cosine)
     if fusion == "rrf":

@@ -25,6 +25,8 @@ _TOOL_LINE = re.compile(r"^\s*\[[\w.:/-]{1,40}\]( |$)")
 
 def tool_share(text: str) -> float:
     """The share of a text's non-empty lines that are tool-call inputs (`[Bash] git add …`)."""
+    if "[" not in text:  # most texts: no line can start a tool call, so skip splitting them into lines
+        return 0.0
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         return 0.0
@@ -68,23 +70,18 @@ class UnitFactsCache:
         missing = [u for u in unit_ids if u not in found]
         if not missing:
             return found
-        rows = catalog.units_by_id(missing)
         fresh: dict[int, UnitFacts] = {}
-        for unit_id in missing:
-            row = rows.get(unit_id)
-            if row is None:
-                found[unit_id] = MISSING
-                continue
-            text = str(row["text"])
-            ts = row["ts"]
-            fresh[unit_id] = found[unit_id] = UnitFacts(
+        for unit_id, text, ts, session_key, file_id in catalog.unit_facts_rows(missing):
+            fresh[unit_id] = UnitFacts(
                 text=text,
                 ts=None if ts is None else float(ts),
-                session=str(row["session_key"] or f"file:{row['file_id']}"),
+                session=session_key or f"file:{file_id}",
                 tokens=keyword.token_set(text),
                 tool=tool_share(text),
                 key=" ".join(text.lower().split()),
             )
+        for unit_id in missing:  # in the order asked, as the cached ones are
+            found[unit_id] = fresh.get(unit_id, MISSING)
         with self._lock:
             if generation == self.generation:
                 self._facts.update(fresh)

@@ -122,11 +122,32 @@ class UnitReads(CatalogConnection):
         return self.db.execute(sql, (session_key, first, last)).fetchall()
 
     def message_places(self, unit_ids: Sequence[int]) -> dict[int, tuple[str, int]]:
-        """(session key, sequence number) of each of these units that is a transcript message."""
+        """(session key, sequence number) of each of these units that is a transcript message. Read as plain tuples,
+        converted by SQLite, since every keyword search asks this of all its candidates. A transcript without a
+        session (NULL key) is placed in session 'None', as str(None) placed it before."""
         places: dict[int, tuple[str, int]] = {}
         for start in range(0, len(unit_ids), 500):
             part = list(unit_ids[start : start + 500])
             marks = ",".join("?" * len(part))
-            sql = f"SELECT id, session_key, seq FROM units WHERE id IN ({marks}) AND kind = 'transcript'"
-            places.update((int(r[0]), (str(r[1]), int(r[2]))) for r in self.db.execute(sql, part))
+            sql = f"""SELECT id, IFNULL(session_key, 'None'), seq FROM units
+                      WHERE id IN ({marks}) AND kind = 'transcript'"""
+            places.update({unit_id: (session, seq) for unit_id, session, seq in self._tuples(sql, part)})
         return places
+
+    def unit_facts_rows(self, unit_ids: Sequence[int]) -> list[tuple[int, str, float | None, str | None, int]]:
+        """(id, text, ts, session_key, file_id) of each of these units that exists: what the last ranking pass
+        reads of a hit (unit_facts.py). Only those columns, as plain tuples: a search reads a hundred of them."""
+        rows: list[tuple[int, str, float | None, str | None, int]] = []
+        for start in range(0, len(unit_ids), 500):
+            part = list(unit_ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            sql = f"SELECT id, text, ts, session_key, file_id FROM units WHERE id IN ({marks})"
+            rows.extend(self._tuples(sql, part))
+        return rows
+
+    def _tuples(self, sql: str, params: Sequence[object]) -> sqlite3.Cursor:
+        """The rows of `sql` as plain tuples, for the per-search reads: an sqlite3.Row per row (the connection's
+        row factory) costs more than reading the row."""
+        cursor = self.db.cursor()
+        cursor.row_factory = None
+        return cursor.execute(sql, params)
