@@ -9,7 +9,6 @@ import contextlib
 import dataclasses
 import hashlib
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -29,13 +28,14 @@ from memlens.engine.hits import Ranking
 from memlens.engine.indexer import Indexer, Progress, SyncReport
 from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.outbound import redact_response
-from memlens.engine.results import ResultBuilder, Visibility, iso
+from memlens.engine.results import ResultBuilder, iso
 from memlens.engine.search import Retriever
 from memlens.engine.sessions import DEFAULT_LIMIT as SESSIONS_LIMIT
 from memlens.engine.sessions import list_sessions, resolve_session, session_labels
 from memlens.engine.stored_text import redaction_stamp
 from memlens.engine.summaries import DEFAULT_EXPAND_BUDGET, describe_summary, expand_summary, grep_summaries
 from memlens.engine.vector_index import VectorIndex
+from memlens.engine.visibility import Visibility, VisibilityCache
 from memlens.engine.writer_lock import WriterLock
 from memlens.errors import IndexUnavailable, is_disk_full
 from memlens.settings import Settings
@@ -93,7 +93,7 @@ class Engine:
         self.syncing = threading.Event()
         self._seen_generation = -1
         self._derived_stale = False  # a write failed between the catalog and the derived indexes
-        self._visibility: tuple[tuple[object, ...], Visibility] | None = None  # (what it was worked out from, it)
+        self._visibility = VisibilityCache()
         try:
             self._open_derived()
         except Exception as exc:  # a full disk while realigning: open anyway, serve what is there, retry at sync
@@ -266,42 +266,12 @@ class Engine:
     # -- reading ----------------------------------------------------------------------------------------------
 
     def visibility(self) -> Visibility:
-        """What a request may return (see Visibility). Worked out again only when something it is worked out from
-        changes (`_visibility_key`): resolving the folders took a third of a millisecond of every search."""
-        key = self._visibility_key()
-        cached = self._visibility
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        visibility = self._work_out_visibility()
-        self._visibility = (key, visibility)
-        return visibility
-
-    def _visibility_key(self) -> tuple[object, ...]:
-        """Everything `_work_out_visibility` reads: the folders, the settings it uses and the home folder (agents'
-        default folders lie under it). The workspaces are absolute already, so the current folder plays no part."""
-        settings = self.settings
-        transcripts = settings.transcripts
-        return (
-            tuple(self.workspaces),
-            tuple(self.extra_transcripts),
-            settings.scope,
-            tuple(transcripts.paths),
-            transcripts.agent_defaults,
-            tuple(transcripts.exclude),
-            tuple(settings.exclude_sessions),
-            os.path.expanduser("~"),  # Path.home(), without building a Path
-        )
-
-    def _work_out_visibility(self) -> Visibility:
-        locations = self.locations()
-        roots = None
-        if not locations.scope_all:
-            roots = tuple(str(p) for p in [*locations.workspaces, *locations.transcript_dirs])
-        return Visibility(
-            excluded_sessions=frozenset(self.settings.exclude_sessions),
-            excluded_globs=tuple(self.settings.transcripts.exclude),
-            scope_roots=roots,
-            scope_workspaces=tuple(str(w) for w in locations.workspaces),
+        """What a request may return (see visibility.py)."""
+        return self._visibility.get(
+            workspaces=self.workspaces,
+            extra_transcripts=self.extra_transcripts,
+            settings=self.settings,
+            locations=self.locations,
         )
 
     def indexing(self) -> bool:

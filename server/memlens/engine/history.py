@@ -5,7 +5,8 @@ from __future__ import annotations
 import sqlite3
 
 from memlens.engine.catalog import Catalog
-from memlens.engine.results import Visibility, iso
+from memlens.engine.results import iso
+from memlens.engine.visibility import Visibility
 from memlens.errors import NotFound
 from memlens.wire import HistoryMessage, HistoryResponse
 

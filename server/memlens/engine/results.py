@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import sqlite3
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,6 +11,7 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.excerpt import make_excerpt
 from memlens.engine.hits import Ranking, UnitHit
 from memlens.engine.rerank import TAIL_SHARE, shown
+from memlens.engine.visibility import Visibility
 from memlens.wire import SearchResult
 
 MAX_LIMIT = 100
@@ -47,32 +46,6 @@ def _display_path(path: str, workspaces: tuple[Path, ...]) -> str:
         return "~/" + candidate.relative_to(Path.home()).as_posix()
     except ValueError:
         return path
-
-
-@dataclass(frozen=True)
-class Visibility:
-    """What a request may return: nothing excluded (memlens.excludeSessions, exclude globs) and nothing outside
-    the scope. With scope `workspace`, a file is in scope when it lies under a workspace or a transcript folder
-    read for this workspace, or its session ran in a workspace (Codex and OpenClaw keep every project's sessions
-    in one folder). An index shared with a `--scope all` run therefore never leaks other projects' sessions."""
-
-    excluded_sessions: frozenset[str] = frozenset()
-    excluded_globs: tuple[str, ...] = ()
-    scope_roots: tuple[str, ...] | None = None  # None: every project is in scope
-    scope_workspaces: tuple[str, ...] = ()
-
-    def hides(self, session_key: str | None, session_id: str | None, path: str, cwd: str | None = None) -> bool:
-        if session_key and (session_key in self.excluded_sessions or session_id in self.excluded_sessions):
-            return True
-        if any(fnmatch.fnmatch(path, g) for g in self.excluded_globs):
-            return True
-        if self.scope_roots is None or _under(path, self.scope_roots):
-            return False
-        return not (cwd and _under(cwd, self.scope_workspaces))
-
-
-def _under(path: str, roots: tuple[str, ...]) -> bool:
-    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
 
 
 class ResultBuilder:

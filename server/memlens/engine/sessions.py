@@ -22,7 +22,8 @@ from typing import TypedDict
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import FORMATS, parse_time
-from memlens.engine.results import Visibility, iso
+from memlens.engine.results import iso
+from memlens.engine.visibility import Visibility
 from memlens.errors import InvalidRequest, NotFound
 from memlens.wire import FileTouched, SessionSummary, ToolUse
 

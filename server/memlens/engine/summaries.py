@@ -11,7 +11,8 @@ import re2
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.redact import redact
-from memlens.engine.results import Visibility, iso
+from memlens.engine.results import iso
+from memlens.engine.visibility import Visibility
 from memlens.errors import InvalidPattern, NotFound
 from memlens.wire import (
     SummariesExpandResponse,

@@ -1,4 +1,4 @@
-"""Engine.visibility() is worked out once and reused (resolving the folders cost every search a third of a
+"""Engine.visibility() (visibility.py) is worked out once and reused (resolving the folders cost every search a third of a
 millisecond): the reuse must never outlive what it was worked out from. A setting changed in place or replaced, a
 newly excluded session and another home folder all take effect at the next request."""
 
