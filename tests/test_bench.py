@@ -199,7 +199,8 @@ def test_speed_benchmark_runs(embedder: Embedder, capsys: pytest.CaptureFixture[
     assert size["warmStart"]["filesUnchanged"] == size["warmStart"]["files"] > 0
     append = size["appendToSearchable"]
     assert append["appends"] == 3 and append["missed"] == 0 and append["p50Ms"] > 0
-    assert {t["what"] for t in report["targets"]} >= {"keyword p50 ms", "peak RSS MB, indexing"}
+    checked = {t["what"] for t in report["targets"]}
+    assert checked >= {"keyword p50 ms", "peak RSS MB, indexing in the benchmark process"}
     assert "| target |" in speed_report.format_report(report)
 
 

@@ -1,6 +1,6 @@
-"""Engine.visibility() (visibility.py) is worked out once and reused (resolving the folders cost every search a third of a
-millisecond): the reuse must never outlive what it was worked out from. A setting changed in place or replaced, a
-newly excluded session and another home folder all take effect at the next request."""
+"""Engine.visibility() (visibility.py) is worked out once and reused (resolving the folders cost every search a
+third of a millisecond): the reuse must never outlive what it was worked out from. A setting changed in place or
+replaced, a newly excluded session and another home folder all take effect at the next request."""
 
 from __future__ import annotations
 
