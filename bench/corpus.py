@@ -196,6 +196,9 @@ class Corpus:
     by_format: dict[str, list[Path]]
 
 
+FORMAT_FOLDERS = {"claude-code": "claude", "codex": "codex", "openclaw": "openclaw"}  # format: its folder
+
+
 def make_corpus(root: Path, chunks: int, seed: int = 7) -> Corpus:
     """About `chunks` chunks: half memory sections (8 per note), half transcript exchanges (12 per session),
     the sessions spread evenly over Claude Code, Codex and OpenClaw JSONL."""
@@ -209,12 +212,23 @@ def make_corpus(root: Path, chunks: int, seed: int = 7) -> Corpus:
         title = f"# {world.pick(COMPONENTS).title()} notes {i}\n\n"
         (folder / f"note-{i:06d}.md").write_text(title + "\n".join(world.section() for _ in range(MEMORY_SECTIONS)))
     writers: dict[str, tuple[Callable[[World, datetime, str], str], Callable[[int, datetime, str], Path]]] = {
-        "claude-code": (claude_code_file, lambda i, d, s: transcripts / "claude" / f"project-{i % 20}" / f"{s}.jsonl"),
+        "claude-code": (
+            claude_code_file,
+            lambda i, d, s: transcripts / FORMAT_FOLDERS["claude-code"] / f"project-{i % 20}" / f"{s}.jsonl",
+        ),
         "codex": (
             codex_file,
-            lambda i, d, s: transcripts / "codex" / d.strftime("%Y/%m/%d") / f"rollout-{d:%Y-%m-%dT%H-%M-%S}-{s}.jsonl",
+            lambda i, d, s: (
+                transcripts
+                / FORMAT_FOLDERS["codex"]
+                / d.strftime("%Y/%m/%d")
+                / f"rollout-{d:%Y-%m-%dT%H-%M-%S}-{s}.jsonl"
+            ),
         ),
-        "openclaw": (openclaw_file, lambda i, d, s: transcripts / "openclaw" / f"agent-{i % 5}" / f"{s}.jsonl"),
+        "openclaw": (
+            openclaw_file,
+            lambda i, d, s: transcripts / FORMAT_FOLDERS["openclaw"] / f"agent-{i % 5}" / f"{s}.jsonl",
+        ),
     }
     by_format: dict[str, list[Path]] = {name: [] for name in writers}
     epoch = datetime(2026, 1, 1, tzinfo=UTC)
@@ -244,3 +258,14 @@ def open_engine(corpus: Corpus, index_dir: Path, embedder: Embedder | None) -> E
         index_dir=index_dir,
         embedder=embedder if embedder is not None else False,
     )
+
+
+def prebuilt_corpus(root: Path) -> Corpus:
+    """The corpus an earlier run left in `root/corpus` (its transcripts found by folder, for the append probes)."""
+    corpus_root = root / "corpus"
+    by_format = {
+        fmt: sorted((corpus_root / "transcripts" / folder).rglob("*.jsonl")) for fmt, folder in FORMAT_FOLDERS.items()
+    }
+    memory = sum(1 for _ in (corpus_root / "workspace").rglob("*.md"))
+    transcripts = sum(len(paths) for paths in by_format.values())
+    return Corpus(corpus_root, corpus_root / "workspace", corpus_root / "transcripts", memory, transcripts, by_format)

@@ -47,8 +47,7 @@ def memory_status() -> dict[str, float]:
 def child(root: Path, queries: int, seed: int) -> dict[str, Any]:
     """In the fresh process: open, query, report."""
     from bench.common import load_shared_embedder
-    from bench.corpus import World, bench_settings, open_engine
-    from bench.speed import prebuilt_corpus
+    from bench.corpus import World, bench_settings, open_engine, prebuilt_corpus
 
     world = World(seed)
     asked = [world.query() for _ in range(queries)]

@@ -31,7 +31,7 @@ from bench import search_memory
 from bench.common import dir_bytes, load_shared_embedder, machine_info, peak_rss_mb
 from bench.corpus import EXCHANGES as EXCHANGES  # re-exported (tests read the corpus's shape here)
 from bench.corpus import MEMORY_SECTIONS as MEMORY_SECTIONS
-from bench.corpus import Corpus, World, bench_settings, make_corpus, open_engine, stamp
+from bench.corpus import Corpus, World, bench_settings, make_corpus, open_engine, prebuilt_corpus, stamp
 from bench.speed_probes import (
     append_latency,
     counts,
@@ -178,20 +178,6 @@ def warm_and_appends(
         log(f"[{tag}] append→searchable: {out['appendToSearchable']}")
     out["loadavgEnd"] = os.getloadavg()
     return out
-
-
-_FORMAT_FOLDERS = {"claude": "claude-code", "codex": "codex", "openclaw": "openclaw"}
-
-
-def prebuilt_corpus(root: Path) -> Corpus:
-    """The corpus an earlier run left in `root/corpus` (its transcripts found by folder, for the append probes)."""
-    corpus_root = root / "corpus"
-    by_format = {
-        fmt: sorted((corpus_root / "transcripts" / folder).rglob("*.jsonl")) for folder, fmt in _FORMAT_FOLDERS.items()
-    }
-    memory = sum(1 for _ in (corpus_root / "workspace").rglob("*.md"))
-    transcripts = sum(len(paths) for paths in by_format.values())
-    return Corpus(corpus_root, corpus_root / "workspace", corpus_root / "transcripts", memory, transcripts, by_format)
 
 
 def run_prebuilt(

@@ -29,8 +29,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
 import numpy as np
 
 from bench.common import current_rss_mb, machine_info, peak_rss_mb
-from bench.corpus import Corpus, bench_settings
-from bench.speed import prebuilt_corpus
+from bench.corpus import Corpus, bench_settings, prebuilt_corpus
 from bench.speed_probes import reset_peak_rss
 from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
