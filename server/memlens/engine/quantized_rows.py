@@ -115,22 +115,26 @@ class QuantizedRows:
         return dots
 
     def exact_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The float32 rows at `rows` (read from the vector file if they live there)."""
         if isinstance(self.exact, FileRows):
             return self.exact.rows(rows)
         gathered: np.ndarray = self.exact[rows]
         return gathered
 
+    def exact_array(self) -> np.ndarray:
+        """Every float32 row, in memory."""
+        if isinstance(self.exact, FileRows):
+            return self.exact.rows(np.arange(len(self)))
+        return self.exact
+
     def take(self, rows: np.ndarray) -> QuantizedRows:
-        """The rows at `rows`, in memory (the exact ones read from the file if they live there)."""
+        """The rows at `rows`, in memory."""
         return QuantizedRows(self.values[rows], self.scales[rows], self.exact_rows(rows))
 
     def concat(self, other: QuantizedRows) -> QuantizedRows:
         """These rows then `other`'s, in memory (used for rows added since the vector file was written)."""
-        everything = np.arange(len(self), dtype=np.int64)
-        mine = self if not isinstance(self.exact, FileRows) else self.take(everything)
-        theirs = other if not isinstance(other.exact, FileRows) else other.take(np.arange(len(other)))
         return QuantizedRows(
-            np.concatenate([mine.values, theirs.values]),
-            np.concatenate([mine.scales, theirs.scales]),
-            np.concatenate([np.asarray(mine.exact), np.asarray(theirs.exact)]),
+            np.concatenate([self.values, other.values]),
+            np.concatenate([self.scales, other.scales]),
+            np.concatenate([self.exact_array(), other.exact_array()]),
         )

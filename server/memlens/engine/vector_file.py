@@ -46,6 +46,7 @@ ALIGN = 4096
 WRITE_ROWS = 8192  # the matrix is written in slices of this many rows: never a second full copy in memory
 CATEGORIES = ("kind", "format", "role", "session")
 NUMBERS = (("ids", "<i8"), ("ts", "<f8"), ("seq", "<i8"), ("scales", "<f4"))
+SMALL = (*(name for name, _ in NUMBERS), "codes", *CATEGORIES)  # read into memory, checksummed in this order
 
 
 @dataclass(frozen=True)
@@ -101,10 +102,7 @@ def write(
     slices = iter(row_slices)
     first = next(slices, None)
     dim = first.dim if first is not None else code_width * 8
-    order = ["ids", "ts", "seq", "scales", "codes", *CATEGORIES]  # the checksum's order
-    sizes = {name: count * 8 for name in ("ids", "ts", "seq")} | {"scales": count * 4}
-    sizes |= {"matrix": count * dim * 4, "values": count * dim}
-    sizes |= {name: small[name].nbytes for name in ["codes", *CATEGORIES]}
+    sizes = _section_sizes(count, dim)
     header: dict[str, Any] = {"model": model, "stamp": stamp, "count": count, "dim": dim, "tables": tables}
     header["crc"] = "0" * 8  # fixed width: the real checksum replaces it without moving anything
     sections: dict[str, list[int]] = {}
@@ -112,7 +110,7 @@ def write(
         header_bytes = json.dumps({**header, "sections": sections}, separators=(",", ":")).encode()
         offset = _aligned(len(MAGIC) + 4 + len(header_bytes))
         sections = {}
-        for name in ["matrix", "values", *order]:
+        for name in sizes:
             sections[name] = [offset, sizes[name]]
             offset = _aligned(offset + sizes[name])
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
@@ -122,7 +120,7 @@ def write(
             written = 0
             for part in itertools.chain([first], slices) if first is not None else ():  # one slice at a time
                 out.seek(sections["matrix"][0] + written * dim * 4)
-                out.write(np.ascontiguousarray(part.exact_rows(np.arange(len(part))), dtype="<f4").data)
+                out.write(np.ascontiguousarray(part.exact_array(), dtype="<f4").data)
                 out.seek(sections["values"][0] + written * dim)
                 out.write(np.ascontiguousarray(part.values, dtype=np.int8).data)  # the slice itself, no copy
                 scales.append(np.asarray(part.scales, dtype="<f4"))
@@ -131,7 +129,7 @@ def write(
             if len(small["scales"]) != count:
                 raise ValueError(f"matrix has {len(small['scales'])} rows for {count} ids")
             checksum = 0
-            for name in order:
+            for name in SMALL:
                 out.seek(sections[name][0])
                 data = small[name].tobytes()
                 out.write(data)
@@ -206,21 +204,18 @@ def _read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
             if offset + nbytes > size:
                 raise ValueError(f"truncated: section {name} ends at {offset + nbytes}, the file at {size}")
         code_width = (dim + 7) // 8
-        expected = {"matrix": count * dim * 4, "values": count * dim, "codes": count * code_width}
-        expected |= {name: count * np.dtype(kind).itemsize for name, kind in NUMBERS}
-        expected |= {name: count * 4 for name in CATEGORIES}
-        if {name: nbytes for name, (_, nbytes) in sections.items()} != expected:
+        if {name: nbytes for name, (_, nbytes) in sections.items()} != _section_sizes(count, dim):
             raise ValueError("section sizes disagree with the row count")
         small: dict[str, np.ndarray] = {}
         checksum = 0
-        for name in [name for name, _ in NUMBERS] + ["codes", *CATEGORIES]:
+        for name in SMALL:
             offset, nbytes = sections[name]
             handle.seek(offset)
             array = np.empty(nbytes // np.dtype(_dtype(name)).itemsize, dtype=_dtype(name))
             if handle.readinto(array.data.cast("B")) != nbytes:
                 raise ValueError(f"truncated section {name}")
             small[name] = array
-        for name in ["ids", "ts", "seq", "scales", "codes", *CATEGORIES]:
+        for name in SMALL:
             checksum = zlib.crc32(small[name].tobytes(), checksum)
         if f"{checksum:08x}" != header["crc"]:
             raise ValueError("checksum mismatch")
@@ -256,6 +251,13 @@ def release_pages(matrix: np.ndarray) -> None:
     if isinstance(mapping, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
         with contextlib.suppress(OSError, ValueError):
             mapping.madvise(mmap.MADV_DONTNEED)
+
+
+def _section_sizes(count: int, dim: int) -> dict[str, int]:
+    """Each section's bytes, in the file's order: the float32 rows, the int8 rows, then the small columns."""
+    widths = {"matrix": dim * 4, "values": dim, "codes": (dim + 7) // 8}
+    widths |= {name: np.dtype(_dtype(name)).itemsize for name in SMALL if name != "codes"}
+    return {name: count * widths[name] for name in ("matrix", "values", *SMALL)}
 
 
 def _dtype(name: str) -> str:

@@ -8,10 +8,10 @@ without copying the mapped matrix, plus the one float32 encoding of a vector in 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memlens.engine import vector_file
 from memlens.engine.catalog import Catalog
@@ -125,52 +125,39 @@ class VectorSnapshot:
 
     def scores(self, positions: np.ndarray | None, query: np.ndarray) -> np.ndarray:
         """Approximate dot products with a float32 query of the rows at `positions` (None: all), from the int8 rows
-        of the base and the added rows (for unit vectors: cosines within about 1e-3)."""
-        if self.where is None:
-            return self.base.scores(slice(None) if positions is None else positions, query)
-        rows = self.where if positions is None else self.where[positions]
-        if self.extra is None or not len(self.extra):
-            return self.base.scores(rows, query)
-        out = np.empty(len(rows), np.float32)
-        in_base = rows < len(self.base)
-        out[in_base] = self.base.scores(rows[in_base], query)
-        out[~in_base] = self.extra.scores(rows[~in_base] - len(self.base), query)
-        return out
+        (for unit vectors: cosines within about 1e-3)."""
+        return self._gather(positions, lambda part, rows: part.scores(rows, query))
 
     def exact_scores(self, positions: np.ndarray, query: np.ndarray) -> np.ndarray:
         """Exact float32 dot products with the rows at `positions`."""
-        rows = positions if self.where is None else self.where[positions]
-        if self.extra is None or not len(self.extra):
-            exact = self.base.exact_rows(rows)
-        else:
-            exact = np.empty((len(rows), self.base.dim), np.float32)
-            in_base = rows < len(self.base)
-            exact[in_base] = self.base.exact_rows(rows[in_base])
-            exact[~in_base] = self.extra.exact_rows(rows[~in_base] - len(self.base))
-        scores: np.ndarray = exact @ query
-        return scores
+        exact: np.ndarray = self._gather(positions, lambda part, rows: part.exact_rows(rows)) @ query
+        return exact
 
     def row_slices(self, step: int) -> Iterator[QuantizedRows]:
         """The rows in order, `step` at a time, in memory (what a rewrite of the vector file writes); the mapped
         base's pages are let go after each slice, so a rewrite never holds the whole old file resident."""
         for start in range(0, len(self.ids), step):
-            yield self._rows(np.arange(start, min(start + step, len(self.ids))))
+            positions = np.arange(start, min(start + step, len(self.ids)))
+            yield QuantizedRows(
+                self._gather(positions, lambda part, rows: part.values[rows]),
+                self._gather(positions, lambda part, rows: part.scales[rows]),
+                self._gather(positions, lambda part, rows: part.exact_rows(rows)),
+            )
             vector_file.release_pages(self.base.values)
 
-    def _rows(self, positions: np.ndarray) -> QuantizedRows:
-        """The rows at `positions`, in memory."""
-        rows = positions if self.where is None else self.where[positions]
+    def _gather(self, positions: np.ndarray | None, read: Callable[[QuantizedRows, Any], np.ndarray]) -> np.ndarray:
+        """`read(part, rows)` for the rows at `positions` (None: all), each from the part that holds it (the base
+        or the added rows), in the order of `positions`."""
+        if self.where is None:  # every row is a row of the base
+            return read(self.base, slice(None) if positions is None else positions)
+        rows = self.where if positions is None else self.where[positions]
         if self.extra is None or not len(self.extra):
-            return self.base.take(rows)
+            return read(self.base, rows)
         in_base = rows < len(self.base)
-        base, added = self.base.take(rows[in_base]), self.extra.take(rows[~in_base] - len(self.base))
-        values = np.empty((len(rows), self.base.dim), np.int8)
-        scales = np.empty(len(rows), np.float32)
-        exact = np.empty((len(rows), self.base.dim), np.float32)
-        for part, mask in ((base, in_base), (added, ~in_base)):
-            values[mask], scales[mask] = part.values, part.scales
-            exact[mask] = part.exact_rows(np.arange(len(part)))
-        return QuantizedRows(values, scales, exact)
+        from_base, added = read(self.base, rows[in_base]), read(self.extra, rows[~in_base] - len(self.base))
+        out = np.empty((len(rows), *from_base.shape[1:]), from_base.dtype)
+        out[in_base], out[~in_base] = from_base, added
+        return out
 
     @property
     def changed(self) -> int:
