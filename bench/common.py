@@ -73,25 +73,32 @@ def machine_info() -> dict[str, Any]:
     }
 
 
+STATUS_FIELDS = {"VmHWM": "peakRssMB", "VmRSS": "rssMB", "RssAnon": "anonMB", "RssFile": "fileMB"}
+
+
+def memory_status() -> dict[str, float]:
+    """This process's peak and current RSS and the current split into anonymous and file-backed memory, in MiB
+    (Linux's /proc/self/status; empty elsewhere)."""
+    out: dict[str, float] = {}
+    try:
+        lines = Path("/proc/self/status").read_text().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        name, _, rest = line.partition(":")
+        if name in STATUS_FIELDS:
+            out[STATUS_FIELDS[name]] = round(int(rest.split()[0]) / 1024, 1)
+    return out
+
+
 def peak_rss_mb() -> float:
     """Peak resident set size of this process (VmHWM, else ru_maxrss), in MiB."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        pass
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    peak = memory_status().get("peakRssMB")
+    return peak if peak is not None else round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def current_rss_mb() -> float:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        pass
-    return 0.0
+    return memory_status().get("rssMB", 0.0)
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -26,27 +26,13 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.common import load_shared_embedder, memory_status
+
 REPO = Path(__file__).resolve().parents[1]
-STATUS_FIELDS = {"VmHWM": "peakRssMB", "VmRSS": "rssMB", "RssAnon": "anonMB", "RssFile": "fileMB"}
-
-
-def memory_status() -> dict[str, float]:
-    """This process's peak and current RSS and the current split, in MiB (Linux; empty elsewhere)."""
-    out: dict[str, float] = {}
-    try:
-        lines = Path("/proc/self/status").read_text().splitlines()
-    except OSError:
-        return out
-    for line in lines:
-        name, _, rest = line.partition(":")
-        if name in STATUS_FIELDS:
-            out[STATUS_FIELDS[name]] = round(int(rest.split()[0]) / 1024, 1)
-    return out
 
 
 def child(root: Path, queries: int, seed: int) -> dict[str, Any]:
     """In the fresh process: open, query, report."""
-    from bench.common import load_shared_embedder
     from bench.corpus import World, bench_settings, open_engine, prebuilt_corpus
 
     world = World(seed)

@@ -286,7 +286,7 @@ def long_messages_child(folder: Path, count: int) -> None:
         "seconds": round(time.perf_counter() - started, 2),
         "cpuS": round(time.process_time() - cpu, 2),
         "model": embedder.name,
-        "ownPeakRssMB": search_memory.memory_status().get("peakRssMB"),  # this process's own high-water mark
+        "ownPeakRssMB": peak_rss_mb(),  # this process's own high-water mark
     }
     print(json.dumps(result))
 

@@ -4,6 +4,7 @@ with the catalog (stale, another model, truncated, damaged) is ignored and rebui
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from memlens.engine import vector_file
 from memlens.engine.engine import Engine
+from memlens.engine.quantized_rows import QuantizedRows
 from memlens.engine.vector_index import VectorIndex
 from memlens.engine.vector_snapshot import VectorRow, vector_rows
 
@@ -266,10 +268,6 @@ def test_a_long_embedding_run_folds_its_rows_into_the_file_as_it_goes(
 def test_a_write_holds_one_slice_at_a_time(tmp_path: Path) -> None:
     """The rows are written as they come: a rewrite at 150k rows once held every slice in memory at once (a list
     built from the generator), 15 MB per 8,192 rows."""
-    import weakref
-
-    from memlens.engine.quantized_rows import QuantizedRows
-
     alive: list[weakref.ref[np.ndarray]] = []
 
     def slices() -> Iterator[QuantizedRows]:
