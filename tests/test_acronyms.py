@@ -14,6 +14,7 @@ from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
 from memlens.engine.keyword_index import KeywordDoc, KeywordIndex
 from memlens.engine.rerank import coverage, matched_share, query_facts
+from memlens.engine.unit_facts import Words
 from memlens.settings import SearchSettings
 
 INCIDENT = "claude-code:5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9"  # the example's DLQ backlog session
@@ -113,8 +114,11 @@ def test_a_hit_holding_the_acronym_counts_the_run_as_found(tmp_path: Path) -> No
     assert facts.absent == 0.0  # "dead" and "letter" are in no document, but the index calls them "dlq"
     dlq_hit = keyword.token_set(TEXTS[0])
     queue_hit = keyword.token_set(TEXTS[1])
-    assert with_acronyms(facts.acronyms, dlq_hit) >= {"dead", "letter", "queue"}
+    assert all(w in with_acronyms(facts.acronyms, dlq_hit) for w in ("dead", "letter", "queue"))
     assert with_acronyms(facts.acronyms, queue_hit) == queue_hit
+    as_stored = Words(" ".join(dlq_hit))  # what a search reads of a unit (unit_facts.py): the same answers
+    assert all(w in with_acronyms(facts.acronyms, as_stored) for w in ("dead", "letter", "queue"))
+    assert matched_share(facts, as_stored) == 0.75 and "dlq" in as_stored and "dl" not in as_stored
     assert matched_share(facts, dlq_hit) == 0.75  # all but "fix"
     assert matched_share(facts, queue_hit) == 0.25
     assert coverage(facts, dlq_hit, TEXTS[0]) > 0.5 > coverage(facts, queue_hit, TEXTS[1])

@@ -201,6 +201,9 @@ def test_watcher_makes_an_appended_message_searchable(live: tuple[Engine, Path, 
             time.sleep(0.02)
         hits = engine.search(word, mode="keyword")["results"]
         assert hits and hits[0]["messageId"] == "live-1"
+        # the message is searchable once the keyword index commits; the sync's report follows when the sync ends
+        while time.monotonic() - started < 15 and not any(r.files_appended == 1 for r in syncs):
+            time.sleep(0.02)
         assert any(r.files_appended == 1 for r in syncs)
         deleted_at = time.monotonic()
         target.unlink()

@@ -1,17 +1,19 @@
 """The per-search reads made cheaper for keyword search speed give what the plain reads give: unit facts from the
-narrow tuple read (Catalog.unit_facts_rows) match a full row read, and tool_share's shortcut for texts without a
+narrow tuple read (Catalog.unit_facts_rows) match a full row read, the facts the writer stores match the ones worked
+out from the text (and a catalog from before them gains them), and tool_share's shortcut for texts without a
 bracket matches the line-by-line count; message places read as plain tuples match a plain read."""
 
 from __future__ import annotations
 
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from conftest import notes_engine
 from memlens.engine.engine import Engine
-from memlens.engine.unit_facts import MISSING, tool_share, unit_facts
+from memlens.engine.unit_facts import MISSING, UnitFactsCache, Words, derived_facts, tool_share, unit_facts
 from memlens.settings import Settings
 from test_scope import MINE, rollout
 
@@ -43,6 +45,7 @@ def test_unit_facts_match_a_full_row_read(tmp_path: Path) -> None:
     notes = {
         "a.md": "# Deploys\n\nThe deploy of the billing service failed twice on Tuesday.\n",
         "b.md": "# Tools\n\n[Bash] git push origin main\n[Read] notes.md\n",
+        "c.md": "# Deploys\n\nthe DEPLOY  of the billing service failed twice\non tuesday.\n",  # a's, re-spaced
     }
     with notes_engine(tmp_path, notes) as engine:
         ids = [int(row[0]) for row in engine.catalog.db.execute("SELECT id FROM units ORDER BY id")]
@@ -57,10 +60,45 @@ def test_unit_facts_match_a_full_row_read(tmp_path: Path) -> None:
             assert fact.text == text
             assert fact.ts == (None if row["ts"] is None else float(row["ts"]))
             assert fact.session == str(row["session_key"] or f"file:{row['file_id']}")
-            assert fact.tokens == frozenset(engine.keyword.tokens(text))
+            assert all(w in fact.tokens for w in engine.keyword.tokens(text)) and "zz" not in fact.tokens
             assert fact.tool == plain_tool_share(text)
-            assert fact.key == " ".join(text.lower().split())
         assert unit_facts(engine.catalog, engine.keyword, asked) == facts  # and the same again from the cache
+        keys = [facts[unit_id].key for unit_id in ids]
+        folded = [" ".join(str(rows[unit_id]["text"]).lower().split()) for unit_id in ids]
+        for i in range(len(ids)):  # identical texts up to case and whitespace share a key, no others do
+            for j in range(len(ids)):
+                assert (keys[i] == keys[j]) == (folded[i] == folded[j])
+        assert len(set(keys)) < len(keys)  # a.md's and c.md's sections
+
+
+def test_stored_facts_match_the_ones_worked_out_from_the_text(tmp_path: Path) -> None:
+    notes = {"a.md": "# Runbook\n\n[Bash] kubectl rollout restart deploy/api\nThe pods came back healthy.\n"}
+    with notes_engine(tmp_path, notes) as engine:
+        ids = [int(row[0]) for row in engine.catalog.db.execute("SELECT id FROM units ORDER BY id")]
+        assert engine.catalog.units_without_facts(10) == []  # the writer filled them in after its commit
+        stored = UnitFactsCache().get(engine.catalog, engine.keyword, ids)
+        engine.catalog.forget_unit_facts()
+        assert len(engine.catalog.units_without_facts(10)) == len(ids)
+        worked_out = UnitFactsCache().get(engine.catalog, engine.keyword, ids)  # from the text, at read time
+        assert stored == worked_out
+        assert stored[ids[0]].tool == 0.25 and "kubectl" in stored[ids[0]].tokens  # 1 of 4 lines (heading path)
+        for unit_id, text in engine.catalog.db.execute("SELECT id, text FROM units"):
+            words = derived_facts(text, engine.keyword)[0]
+            assert words.split() == sorted(engine.keyword.token_set(text)) and stored[unit_id].tokens == Words(words)
+
+
+def test_a_catalog_from_before_the_facts_gains_them(tmp_path: Path) -> None:
+    notes = {"a.md": "# Pager\n\nThe zanzibar pager rota moved to Thursdays.\n"}
+    with notes_engine(tmp_path, notes) as engine:
+        expected = engine.search("zanzibar rota", mode="keyword")["results"]
+        catalog_path = engine.catalog.path
+    with sqlite3.connect(catalog_path) as db:  # as an earlier release wrote it: no such columns
+        db.execute("DROP INDEX units_without_facts")
+        for column in ("words", "tool", "dup_key"):
+            db.execute(f"ALTER TABLE units DROP COLUMN {column}")
+    with notes_engine(tmp_path, notes) as engine:  # opens the same catalog; its sync fills the facts in
+        assert engine.catalog.units_without_facts(10) == []
+        assert engine.search("zanzibar rota", mode="keyword")["results"] == expected
 
 
 def test_message_places_match_a_plain_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

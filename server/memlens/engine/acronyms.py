@@ -28,8 +28,7 @@ often finds it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memlens.engine.stop_words import STOP_WORDS
@@ -149,12 +148,24 @@ def written(found: Sequence[Acronym], texts: Iterable[str]) -> tuple[Acronym, ..
     return tuple(out)
 
 
-def with_acronyms(acronyms: Sequence[Acronym], tokens: AbstractSet[str]) -> AbstractSet[str]:
+def with_acronyms(acronyms: Sequence[Acronym], tokens: Container[str]) -> Container[str]:
     """A hit's analysed words, plus the words of each run whose acronym the hit holds (they count as found)."""
     if not acronyms:
         return tokens
-    extra = [w for a in acronyms if a.term in tokens for w in a.words]
-    return tokens | frozenset(extra) if extra else tokens
+    extra = frozenset(w for a in acronyms if a.term in tokens for w in a.words)
+    return _Either(tokens, extra) if extra else tokens
+
+
+class _Either:
+    """Words in either of two containers."""
+
+    __slots__ = ("first", "second")
+
+    def __init__(self, first: Container[str], second: Container[str]) -> None:
+        self.first, self.second = first, second
+
+    def __contains__(self, word: object) -> bool:
+        return word in self.first or word in self.second
 
 
 def stand_ins(found: Sequence[Acronym], doc_freqs: Mapping[str, int]) -> dict[str, tuple[int, int]]:

@@ -39,6 +39,7 @@ from memlens.engine.memory_trim import release_freed_memory
 from memlens.engine.sources import continues_branch, make_parsers
 from memlens.engine.sources.common import errors_from_line
 from memlens.engine.stored_text import redact_content
+from memlens.engine.unit_facts import backfill_unit_facts, fill_unit_facts
 from memlens.engine.vector_index import VectorIndex
 from memlens.engine.vector_snapshot import encode_vector, vector_rows
 from memlens.errors import is_disk_full
@@ -161,6 +162,7 @@ class Indexer:
             if batch:
                 self._apply_batch(batch, report)
             self.collect_garbage()
+            backfill_unit_facts(self.catalog, self.keyword, cancel)  # a catalog from before the facts were stored
             if report.files_parsed or report.files_appended or report.files_deleted:
                 release_freed_memory()  # what parsing freed, before the embedding's working set is added on top
             if embed and not report.cancelled:
@@ -288,6 +290,8 @@ class Indexer:
             self.keyword.reset()
             generation = self.catalog.generation()
             self.keyword.write(generation, add=keyword_docs(self.catalog, self.catalog.all_units()), clear=True)
+            self.catalog.forget_unit_facts()  # the words are the analyser's, which may be what changed
+            backfill_unit_facts(self.catalog, self.keyword)
 
     # -- batches ----------------------------------------------------------------------------------------------
 
@@ -420,6 +424,7 @@ class Indexer:
         docs = list(keyword_docs(self.catalog, [*added.values(), *touched]))
         deleted = [*pending.deleted_units, *(int(r["id"]) for r in touched)]
         self.keyword.write(generation, delete_units=deleted, add=docs)
+        fill_unit_facts(self.catalog, self.keyword, ((unit_id, row["text"]) for unit_id, row in added.items()))
         model = self.embedder.name if self.embedder else None
         cached = vector_rows(self.catalog, model, "id", list(added)) if model else []
         self.vectors.update(remove=pending.deleted_units, add=cached)

@@ -6,8 +6,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Iterable
-from collections.abc import Set as AbstractSet
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -89,7 +88,7 @@ def shown(hits: list[UnitHit], min_score: float, *, calibrated: bool = True) -> 
     return [h for h in hits if h.score >= floor]
 
 
-def coverage(facts: QueryFacts, tokens: AbstractSet[str], text: str) -> float:
+def coverage(facts: QueryFacts, tokens: Container[str], text: str) -> float:
     total = facts.total_idf
     if total <= 0:
         return 0.0
@@ -106,7 +105,7 @@ def coverage(facts: QueryFacts, tokens: AbstractSet[str], text: str) -> float:
     return found / total
 
 
-def matched_share(facts: QueryFacts, tokens: AbstractSet[str]) -> float:
+def matched_share(facts: QueryFacts, tokens: Container[str]) -> float:
     """The share of the query's words (unweighted) found in a hit's own text."""
     tokens = with_acronyms(facts.acronyms, tokens) if facts.acronyms else tokens
     return sum(1 for w in facts.words if w in tokens) / len(facts.words) if facts.words else 0.0

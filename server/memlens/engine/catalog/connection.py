@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memlens.engine.catalog.schema import SCHEMA, SCHEMA_VERSION
+from memlens.engine.catalog.schema import ADDED_COLUMNS, AFTER_ADDED_COLUMNS, SCHEMA, SCHEMA_VERSION
 from memlens.errors import is_disk_full
 
 log = logging.getLogger(__name__)
@@ -51,6 +51,12 @@ class CatalogConnection:
             )
         with self.transaction() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            for table, columns in ADDED_COLUMNS.items():
+                present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+                for name, sql_type in columns:
+                    if name not in present:
+                        db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
+        self.db.executescript(AFTER_ADDED_COLUMNS)
 
     def _set_aside(self) -> None:
         """Move a damaged catalog (and its WAL files) out of the way, keeping it for a post-mortem."""

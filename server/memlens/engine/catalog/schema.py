@@ -72,13 +72,22 @@ CREATE TABLE IF NOT EXISTS units (
     uuid TEXT,
     text TEXT NOT NULL,               -- what is shown and keyword-indexed
     embed_text_hash TEXT NOT NULL     -- key into vectors: sha1 of the embedded text
-);
+);                                    -- and ADDED_COLUMNS below
 CREATE INDEX IF NOT EXISTS units_file ON units(file_id);
 CREATE INDEX IF NOT EXISTS units_chunk ON units(chunk_id);
 CREATE INDEX IF NOT EXISTS units_session ON units(session_key, seq);
 CREATE INDEX IF NOT EXISTS units_hash ON units(embed_text_hash);
 CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, model TEXT NOT NULL, vec BLOB NOT NULL);
 """
+
+# Columns added after a table first shipped: every catalog gains the ones it lacks at open (NULL in the rows already
+# there) instead of being rebuilt, and AFTER_ADDED_COLUMNS runs once they exist. The units' three are derived for
+# ranking (unit_facts.py): the analysed words (space-separated), the share of tool-call lines and the digest that
+# identical texts share; the writer fills them in after each commit, and readers work out the ones still NULL.
+ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "units": (("words", "TEXT"), ("tool", "REAL"), ("dup_key", "TEXT")),
+}
+AFTER_ADDED_COLUMNS = "CREATE INDEX IF NOT EXISTS units_without_facts ON units(id) WHERE words IS NULL;"
 
 
 @dataclass(slots=True)

@@ -1,9 +1,9 @@
-"""Reads of search units and chunks: result rows, session neighbours, summaries."""
+"""Reads of search units and chunks: result rows, session neighbours, summaries; the units' derived facts."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from memlens.engine.catalog.connection import CatalogConnection
 
@@ -11,6 +11,9 @@ from memlens.engine.catalog.connection import CatalogConnection
 SUMMARY_SQL = """SELECT u.*, s.session_id AS session_id, s.format AS session_format, s.cwd AS cwd, f.path AS path
               FROM units u JOIN files f ON f.id = u.file_id LEFT JOIN sessions s ON s.key = u.session_key
               WHERE u.kind = 'summary'"""
+
+# id, text, ts, session_key, file_id, words, tool, dup_key (see unit_facts_rows)
+UnitFactsRow = tuple[int, str, float | None, str | None, int, str | None, float | None, str | None]
 
 
 class UnitReads(CatalogConnection):
@@ -134,16 +137,37 @@ class UnitReads(CatalogConnection):
             places.update({unit_id: (session, seq) for unit_id, session, seq in self._tuples(sql, part)})
         return places
 
-    def unit_facts_rows(self, unit_ids: Sequence[int]) -> list[tuple[int, str, float | None, str | None, int]]:
-        """(id, text, ts, session_key, file_id) of each of these units that exists: what the last ranking pass
-        reads of a hit (unit_facts.py). Only those columns, as plain tuples: a search reads a hundred of them."""
-        rows: list[tuple[int, str, float | None, str | None, int]] = []
+    def unit_facts_rows(self, unit_ids: Sequence[int]) -> list[UnitFactsRow]:
+        """(id, text, ts, session_key, file_id, words, tool, dup_key) of each of these units that exists: what the
+        last ranking pass reads of a hit (unit_facts.py; the last three NULL until the writer fills them in). Only
+        those columns, as plain tuples: a search reads a hundred of them."""
+        rows: list[UnitFactsRow] = []
         for start in range(0, len(unit_ids), 500):
             part = list(unit_ids[start : start + 500])
             marks = ",".join("?" * len(part))
-            sql = f"SELECT id, text, ts, session_key, file_id FROM units WHERE id IN ({marks})"
+            sql = f"""SELECT id, text, ts, session_key, file_id, words, tool, dup_key
+                      FROM units WHERE id IN ({marks})"""
             rows.extend(self._tuples(sql, part))
         return rows
+
+    def units_without_facts(self, limit: int) -> list[tuple[int, str]]:
+        """(id, text) of up to `limit` units whose derived facts are not filled in yet, lowest id first."""
+        sql = "SELECT id, text FROM units WHERE words IS NULL ORDER BY id LIMIT ?"
+        return list(self._tuples(sql, (limit,)))
+
+    def set_unit_facts(self, rows: Iterable[tuple[int, str, float, str]]) -> None:
+        """Fill in (id, words, tool, dup_key) of units; one transaction. Not a change of content: the generation
+        stays, since a reader that worked the facts out from the text has the same ones."""
+        with self.transaction() as db:
+            db.executemany(
+                "UPDATE units SET words = ?, tool = ?, dup_key = ? WHERE id = ?",
+                ((words, tool, key, unit_id) for unit_id, words, tool, key in rows),
+            )
+
+    def forget_unit_facts(self) -> None:
+        """Clear every unit's derived facts (the word analyser changed: they are worked out again)."""
+        with self.transaction() as db:
+            db.execute("UPDATE units SET words = NULL, tool = NULL, dup_key = NULL WHERE words IS NOT NULL")
 
     def _tuples(self, sql: str, params: Sequence[object]) -> sqlite3.Cursor:
         """The rows of `sql` as plain tuples, for the per-search reads: an sqlite3.Row per row (the connection's
