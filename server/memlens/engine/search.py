@@ -94,9 +94,13 @@ class Retriever:
             self._fill_cosines([h for h in hits.values() if h.vector is None], query_vector)
         # with no keyword candidate at all, BM25 carries no information: rank by the vectors alone
         fused_mode = "vector" if mode == "hybrid" and not any(h.keyword > 0 for h in hits.values()) else mode
-        best_cosine = max((h.vector for h in hits.values() if h.vector is not None), default=0.0)
-        for hit in hits.values():
-            hit.score = hit.fused = _fuse(hit, fused_mode, fusion, settings, best_cosine=best_cosine)
+        if fused_mode == "keyword":  # the keyword signal as it is: no call per candidate
+            for hit in hits.values():
+                hit.score = hit.fused = hit.keyword
+        else:
+            best_cosine = max((h.vector for h in hits.values() if h.vector is not None), default=0.0)
+            for hit in hits.values():
+                hit.score = hit.fused = _fuse(hit, fused_mode, fusion, settings, best_cosine=best_cosine)
         self._add_neighbors(hits, settings.neighbor_weight, settings.neighbor_window)
         ranked = sorted(hits.values(), key=lambda h: (-h.score, h.unit_id))
         ranked = postprocess(ranked, query, settings, self.catalog, self.keyword, fused_mode, limit, self.now)
