@@ -30,6 +30,7 @@ from memlens.engine.engine import Engine
 from memlens.engine.hits import UnitHit
 from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.rerank import HEAD, bm25_share, coverage, matched_share, postprocess, query_facts, tool_share
+from memlens.engine.unit_facts import question_share
 from memlens.settings import SearchSettings, Settings
 
 NOW = 1_700_000_000.0
@@ -77,6 +78,9 @@ def reference_postprocess(
         matched[hit.unit_id] = matched_share(facts, tokens)
         if settings.tool_penalty > 0 and not facts.technical:
             hit.score *= 1.0 - settings.tool_penalty * tool_share(text)
+        if settings.question_penalty > 0:
+            asking = question_share(text) if row is not None and row["kind"] == "transcript" else 0.0
+            hit.score *= 1.0 - settings.question_penalty * asking
         ts = row["ts"] if row is not None else None
         if facts.windows and ts is not None and overlaps(message_windows(text, float(ts)), facts.windows):
             hit.score += settings.date_boost * (1.0 - hit.score)
@@ -191,6 +195,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "defaults": {},
     "session cap, no merging": {"session_cap": 2, "merge_duplicates": False},
     "no tool penalty, no dates": {"tool_penalty": 0.0, "date_boost": 0.0},
+    "question penalty": {"question_penalty": 0.3},
 }
 
 

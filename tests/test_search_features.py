@@ -146,6 +146,39 @@ def test_neighbour_context_lifts_the_answer_to_the_question_asked(
         assert answer_order(engine, query) == [HANGAR, LUNCH], "the neighbours' BM25 alone"
 
 
+# --- messages that ask ---------------------------------------------------------------------------------------------
+
+
+def test_question_penalty_ranks_the_answer_above_the_question(tmp_path: Path) -> None:
+    """The question repeats the query's words in fewer of them, so BM25 ranks it above the reply that holds the
+    answer; search.questionPenalty (rerank.postprocess, unit_facts.question_share; 0.3 by default) must put the
+    reply first. Off (0) the question is first."""
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    openclaw_session(
+        transcripts / "deploy.jsonl",
+        "cccc0000-0000-4000-8000-000000000003",
+        [
+            "Did the billing deploy fail again?",
+            "Yes, the billing deploy failed again on the migration lock; I released the lock and it went through.",
+        ],
+    )
+    (tmp_path / "ws").mkdir()
+    query = "billing deploy failed"
+    with Engine([tmp_path / "ws"], keyword_settings(), [transcripts], tmp_path / "index", embedder=False) as engine:
+        engine.sync()
+
+        def first() -> str:
+            ranking = engine.rank(query, mode="keyword", limit=10)
+            row = engine.catalog.db.execute("SELECT text FROM units WHERE id = ?", (ranking.hits[0].unit_id,))
+            return str(row.fetchone()[0])
+
+        assert engine.settings.search.question_penalty == 0.3
+        assert first().startswith("Yes, the billing deploy")
+        engine.settings.search.question_penalty = 0.0
+        assert first().startswith("Did the billing deploy"), "off: BM25 prefers the short question"
+
+
 # --- reciprocal-rank fusion ----------------------------------------------------------------------------------------
 
 

@@ -13,7 +13,16 @@ import pytest
 
 from conftest import notes_engine
 from memlens.engine.engine import Engine
-from memlens.engine.unit_facts import MISSING, UnitFactsCache, Words, derived_facts, tool_share, unit_facts
+from memlens.engine.unit_facts import (
+    FACTS_VERSION,
+    MISSING,
+    UnitFactsCache,
+    Words,
+    derived_facts,
+    question_share,
+    tool_share,
+    unit_facts,
+)
 from memlens.settings import Settings
 from test_scope import MINE, rollout
 
@@ -41,6 +50,34 @@ def test_tool_share_shortcut_matches_the_line_count() -> None:
         assert tool_share(text) == plain_tool_share(text), text
 
 
+def test_question_share_counts_the_characters_of_asking_sentences() -> None:
+    assert question_share("") == 0.0
+    assert question_share("No question here. None at all!") == 0.0
+    assert question_share("You play any instruments?") == 1.0
+    assert question_share("Caroline: You play any instruments? [shares a photo of a violin]") == 1.0
+    news = "I went to a pride parade last Friday and it made me feel like I belonged. How are you?"
+    assert question_share(news) == pytest.approx(len(" How are you?") / len(news))
+    mixed = question_share("Wow! What got you into running?")
+    assert 0.6 < mixed < 1.0  # "Wow!" is not a question
+    two_lines = "Is it fixed?\nYes, on main."
+    assert question_share(two_lines) == pytest.approx(len("Is it fixed?") / len(two_lines))
+    # an agent's message: the questions in a tool call's input and in code ask nothing of anyone
+    delegated = "Let me ask the guide.\n[Task] prompt=What is the hook output contract? Which fields are there?"
+    assert question_share(delegated) == 0.0
+    assert question_share("Set `disable_async?` in the config.\n```elixir\nif valid?(x), do: a\n```") == 0.0
+    assert question_share("Fixed. Want me to run it?") == pytest.approx(len(" Want me to run it?") / 25)
+
+
+def test_only_a_transcript_message_counts_as_asking(tmp_path: Path) -> None:
+    notes = {"q.md": "# Open questions\n\nShould the ledger move to Postgres?\n"}  # what the note records
+    with notes_engine(tmp_path, notes) as engine:
+        ids = [int(row[0]) for row in engine.catalog.db.execute("SELECT id FROM units")]
+        assert all(f.question == 0.0 for f in unit_facts(engine.catalog, engine.keyword, ids).values())
+    text = "Should the ledger move to Postgres?"
+    assert derived_facts(text, "transcript", engine.keyword).question == 1.0
+    assert derived_facts(text, "memory", engine.keyword).question == 0.0
+
+
 def test_unit_facts_match_a_full_row_read(tmp_path: Path) -> None:
     notes = {
         "a.md": "# Deploys\n\nThe deploy of the billing service failed twice on Tuesday.\n",
@@ -62,6 +99,7 @@ def test_unit_facts_match_a_full_row_read(tmp_path: Path) -> None:
             assert fact.session == str(row["session_key"] or f"file:{row['file_id']}")
             assert all(w in fact.tokens for w in engine.keyword.tokens(text)) and "zz" not in fact.tokens
             assert fact.tool == plain_tool_share(text)
+            assert fact.question == (question_share(text) if row["kind"] == "transcript" else 0.0)
         assert unit_facts(engine.catalog, engine.keyword, asked) == facts  # and the same again from the cache
         keys = [facts[unit_id].key for unit_id in ids]
         folded = [" ".join(str(rows[unit_id]["text"]).lower().split()) for unit_id in ids]
@@ -77,13 +115,22 @@ def test_stored_facts_match_the_ones_worked_out_from_the_text(tmp_path: Path) ->
         ids = [int(row[0]) for row in engine.catalog.db.execute("SELECT id FROM units ORDER BY id")]
         assert engine.catalog.units_without_facts(10) == []  # the writer filled them in after its commit
         stored = UnitFactsCache().get(engine.catalog, engine.keyword, ids)
-        engine.catalog.forget_unit_facts()
+        engine.catalog.forget_unit_facts(FACTS_VERSION)
         assert len(engine.catalog.units_without_facts(10)) == len(ids)
         worked_out = UnitFactsCache().get(engine.catalog, engine.keyword, ids)  # from the text, at read time
         assert stored == worked_out
+        # facts stored by another version of derived_facts are not read, and the writer's next sync redoes them
+        engine.catalog.set_unit_facts([(unit_id, ("bogus", 1.0, "k", 1.0)) for unit_id in ids])
+        assert UnitFactsCache().get(engine.catalog, engine.keyword, ids)[ids[0]].tool == 1.0  # this version's
+        with engine.catalog.transaction() as db:
+            engine.catalog.set_meta(db, "unit_facts_version", "0.older")
+        assert UnitFactsCache().get(engine.catalog, engine.keyword, ids) == stored
+        engine.sync()
+        assert engine.catalog.unit_facts_state()[1] == FACTS_VERSION
+        assert engine.catalog.db.execute("SELECT COUNT(*) FROM units WHERE words = 'bogus'").fetchone()[0] == 0
         assert stored[ids[0]].tool == 0.25 and "kubectl" in stored[ids[0]].tokens  # 1 of 4 lines (heading path)
-        for unit_id, text in engine.catalog.db.execute("SELECT id, text FROM units"):
-            words = derived_facts(text, engine.keyword)[0]
+        for unit_id, text, kind in engine.catalog.db.execute("SELECT id, text, kind FROM units"):
+            words = derived_facts(text, kind, engine.keyword).words
             assert words.split() == sorted(engine.keyword.token_set(text)) and stored[unit_id].tokens == Words(words)
 
 
@@ -94,7 +141,7 @@ def test_a_catalog_from_before_the_facts_gains_them(tmp_path: Path) -> None:
         catalog_path = engine.catalog.path
     with sqlite3.connect(catalog_path) as db:  # as an earlier release wrote it: no such columns
         db.execute("DROP INDEX units_without_facts")
-        for column in ("words", "tool", "dup_key"):
+        for column in ("words", "tool", "dup_key", "question"):
             db.execute(f"ALTER TABLE units DROP COLUMN {column}")
     with notes_engine(tmp_path, notes) as engine:  # opens the same catalog; its sync fills the facts in
         assert engine.catalog.units_without_facts(10) == []

@@ -133,6 +133,7 @@ class Indexer:
         with self.lock:
             started = time.perf_counter()
             report = SyncReport(files_seen=len(sources))
+            backfill_unit_facts(self.catalog, self.keyword, cancel)  # before this sync's units are filled in
             known = self.catalog.files(None if prune else [str(s.path) for s in sources])
             if prune:
                 wanted = {str(s.path) for s in sources}
@@ -162,7 +163,6 @@ class Indexer:
             if batch:
                 self._apply_batch(batch, report)
             self.collect_garbage()
-            backfill_unit_facts(self.catalog, self.keyword, cancel)  # a catalog from before the facts were stored
             if report.files_parsed or report.files_appended or report.files_deleted:
                 release_freed_memory()  # what parsing freed, before the embedding's working set is added on top
             if embed and not report.cancelled:
@@ -290,8 +290,7 @@ class Indexer:
             self.keyword.reset()
             generation = self.catalog.generation()
             self.keyword.write(generation, add=keyword_docs(self.catalog, self.catalog.all_units()), clear=True)
-            self.catalog.forget_unit_facts()  # the words are the analyser's, which may be what changed
-            backfill_unit_facts(self.catalog, self.keyword)
+            backfill_unit_facts(self.catalog, self.keyword)  # FACTS_VERSION names the analyser's version too
 
     # -- batches ----------------------------------------------------------------------------------------------
 
@@ -424,7 +423,7 @@ class Indexer:
         docs = list(keyword_docs(self.catalog, [*added.values(), *touched]))
         deleted = [*pending.deleted_units, *(int(r["id"]) for r in touched)]
         self.keyword.write(generation, delete_units=deleted, add=docs)
-        fill_unit_facts(self.catalog, self.keyword, ((unit_id, row["text"]) for unit_id, row in added.items()))
+        fill_unit_facts(self.catalog, self.keyword, ((i, row["text"], row["kind"]) for i, row in added.items()))
         model = self.embedder.name if self.embedder else None
         cached = vector_rows(self.catalog, model, "id", list(added)) if model else []
         self.vectors.update(remove=pending.deleted_units, add=cached)

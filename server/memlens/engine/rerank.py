@@ -1,5 +1,5 @@
-"""The last ranking pass over the top hits: date boost, tool-call penalty, merging identical texts, a per-session
-cap, and the calibrated score (the chance a hit is relevant; see calibration.py)."""
+"""The last ranking pass over the top hits: date boost, tool-call and question penalties, merging identical texts, a
+per-session cap, and the calibrated score (the chance a hit is relevant; see calibration.py)."""
 
 from __future__ import annotations
 
@@ -143,6 +143,8 @@ def postprocess(
         matched[hit.unit_id] = matched_share(facts, unit.tokens)
         if penalise:
             hit.score *= 1.0 - settings.tool_penalty * unit.tool
+        if settings.question_penalty > 0:  # asking repeats a topic's words without the answer (see the setting)
+            hit.score *= 1.0 - settings.question_penalty * unit.question
         if facts.windows and unit.ts is not None and overlaps(message_windows(unit.text, unit.ts), facts.windows):
             hit.score += settings.date_boost * (1.0 - hit.score)
     head.sort(key=lambda h: (-h.score, h.unit_id))

@@ -135,6 +135,10 @@ class SearchSettings:
     keyword matches (0 = such dates are ignored)."""
     tool_penalty: float = field(default=0.3, metadata=between(0, 1))
     """Tool-call inputs lose this share of their score unless the query looks like a command, path or identifier."""
+    question_penalty: float = field(default=0.3, metadata=between(0, 1))
+    """A transcript message loses this share of its score times the share of its text that asks questions (0 = off):
+    a message that asks about something repeats its words without holding the answer, which its reply does (and the
+    reply keeps its lift from this message as a neighbour). Chosen on the LoCoMo tune split (bench/RESULTS.md)."""
     session_cap: int = field(default=0, metadata=between(0, 1000))
     """At most this many hits per session before hits from other sessions (0 = no cap)."""
     merge_duplicates: bool = True

@@ -82,10 +82,11 @@ CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, model TEXT NOT NULL, 
 
 # Columns added after a table first shipped: every catalog gains the ones it lacks at open (NULL in the rows already
 # there) instead of being rebuilt, and AFTER_ADDED_COLUMNS runs once they exist. The units' three are derived for
-# ranking (unit_facts.py): the analysed words (space-separated), the share of tool-call lines and the digest that
-# identical texts share; the writer fills them in after each commit, and readers work out the ones still NULL.
+# ranking (unit_facts.DerivedFacts): the analysed words (space-separated), the share of tool-call lines, the digest
+# that identical texts share and the share that asks; the writer fills them in after each commit, and readers work
+# out the ones still NULL (NULL words mark a unit whose facts are to be filled in).
 ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
-    "units": (("words", "TEXT"), ("tool", "REAL"), ("dup_key", "TEXT")),
+    "units": (("words", "TEXT"), ("tool", "REAL"), ("dup_key", "TEXT"), ("question", "REAL")),
 }
 AFTER_ADDED_COLUMNS = "CREATE INDEX IF NOT EXISTS units_without_facts ON units(id) WHERE words IS NULL;"
 

@@ -12,8 +12,8 @@ SUMMARY_SQL = """SELECT u.*, s.session_id AS session_id, s.format AS session_for
               FROM units u JOIN files f ON f.id = u.file_id LEFT JOIN sessions s ON s.key = u.session_key
               WHERE u.kind = 'summary'"""
 
-# id, text, ts, session_key, file_id, words, tool, dup_key (see unit_facts_rows)
-UnitFactsRow = tuple[int, str, float | None, str | None, int, str | None, float | None, str | None]
+# id, text, kind, ts, session_key, file_id, then the derived facts: words, tool, dup_key, question (see unit_facts_rows)
+UnitFactsRow = tuple[int, str, str, float | None, str | None, int, str | None, float | None, str | None, float | None]
 
 
 class UnitReads(CatalogConnection):
@@ -138,36 +138,42 @@ class UnitReads(CatalogConnection):
         return places
 
     def unit_facts_rows(self, unit_ids: Sequence[int]) -> list[UnitFactsRow]:
-        """(id, text, ts, session_key, file_id, words, tool, dup_key) of each of these units that exists: what the
-        last ranking pass reads of a hit (unit_facts.py; the last three NULL until the writer fills them in). Only
-        those columns, as plain tuples: a search reads a hundred of them."""
+        """(id, text, kind, ts, session_key, file_id, words, tool, dup_key, question) of each of these units that
+        exists: what the last ranking pass reads of a hit (unit_facts.py; the last four NULL until the writer fills
+        them in). Only those columns, as plain tuples: a search reads a hundred of them."""
         rows: list[UnitFactsRow] = []
         for start in range(0, len(unit_ids), 500):
             part = list(unit_ids[start : start + 500])
             marks = ",".join("?" * len(part))
-            sql = f"""SELECT id, text, ts, session_key, file_id, words, tool, dup_key
+            sql = f"""SELECT id, text, kind, ts, session_key, file_id, words, tool, dup_key, question
                       FROM units WHERE id IN ({marks})"""
             rows.extend(self._tuples(sql, part))
         return rows
 
-    def units_without_facts(self, limit: int) -> list[tuple[int, str]]:
-        """(id, text) of up to `limit` units whose derived facts are not filled in yet, lowest id first."""
-        sql = "SELECT id, text FROM units WHERE words IS NULL ORDER BY id LIMIT ?"
+    def units_without_facts(self, limit: int) -> list[tuple[int, str, str]]:
+        """(id, text, kind) of up to `limit` units whose derived facts are not filled in yet, lowest id first."""
+        sql = "SELECT id, text, kind FROM units WHERE words IS NULL ORDER BY id LIMIT ?"
         return list(self._tuples(sql, (limit,)))
 
-    def set_unit_facts(self, rows: Iterable[tuple[int, str, float, str]]) -> None:
-        """Fill in (id, words, tool, dup_key) of units; one transaction. Not a change of content: the generation
-        stays, since a reader that worked the facts out from the text has the same ones."""
+    def set_unit_facts(self, rows: Iterable[tuple[int, tuple[str, float, str, float]]]) -> None:
+        """Fill in units' derived facts, (id, (words, tool, dup_key, question)); one transaction. Not a change of
+        content: the generation stays, since a reader that worked the facts out from the text has the same ones."""
         with self.transaction() as db:
             db.executemany(
-                "UPDATE units SET words = ?, tool = ?, dup_key = ? WHERE id = ?",
-                ((words, tool, key, unit_id) for unit_id, words, tool, key in rows),
+                "UPDATE units SET words = ?, tool = ?, dup_key = ?, question = ? WHERE id = ?",
+                ((*facts, unit_id) for unit_id, facts in rows),
             )
 
-    def forget_unit_facts(self) -> None:
-        """Clear every unit's derived facts (the word analyser changed: they are worked out again)."""
+    def forget_unit_facts(self, version: str) -> None:
+        """Clear every unit's derived facts, to be worked out again by `version` (what unit_facts_state gives)."""
         with self.transaction() as db:
-            db.execute("UPDATE units SET words = NULL, tool = NULL, dup_key = NULL WHERE words IS NOT NULL")
+            db.execute("UPDATE units SET words = NULL WHERE words IS NOT NULL")  # NULL words: to be filled in
+            self.set_meta(db, "unit_facts_version", version)
+
+    def unit_facts_state(self) -> tuple[int, str | None]:
+        """(the generation, the version of `derived_facts` that worked out the stored facts), in one read."""
+        rows = dict(self._tuples("SELECT key, value FROM meta WHERE key IN ('generation', 'unit_facts_version')", ()))
+        return int(rows.get("generation") or 0), rows.get("unit_facts_version")
 
     def _tuples(self, sql: str, params: Sequence[object]) -> sqlite3.Cursor:
         """The rows of `sql` as plain tuples, for the per-search reads: an sqlite3.Row per row (the connection's
