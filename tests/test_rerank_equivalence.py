@@ -69,6 +69,7 @@ def reference_postprocess(
     texts: dict[int, str] = {}
     covers: dict[int, float] = {}
     matched: dict[int, float] = {}
+    unasked: dict[int, float] = {}
     for hit in head:
         row = rows.get(hit.unit_id)
         text = str(row["text"]) if row is not None else ""
@@ -78,12 +79,14 @@ def reference_postprocess(
         matched[hit.unit_id] = matched_share(facts, tokens)
         if settings.tool_penalty > 0 and not facts.technical:
             hit.score *= 1.0 - settings.tool_penalty * tool_share(text)
+        unasked[hit.unit_id] = hit.score  # what the calibrated chance reads: the score without the question penalty
         if settings.question_penalty > 0:
             asking = question_share(text) if row is not None and row["kind"] == "transcript" else 0.0
             hit.score *= 1.0 - settings.question_penalty * asking
         ts = row["ts"] if row is not None else None
         if facts.windows and ts is not None and overlaps(message_windows(text, float(ts)), facts.windows):
             hit.score += settings.date_boost * (1.0 - hit.score)
+            unasked[hit.unit_id] += settings.date_boost * (1.0 - unasked[hit.unit_id])
     head.sort(key=lambda h: (-h.score, h.unit_id))
     if settings.merge_duplicates:
         seen: set[str] = set()
@@ -109,7 +112,7 @@ def reference_postprocess(
     best_cosine = max((h.vector or 0.0 for h in ranked), default=0.0)
     for rank, hit in enumerate(head):
         hit.features = (
-            hit.score,
+            unasked[hit.unit_id],
             hit.fused,
             max(0.0, hit.vector or 0.0),
             covers[hit.unit_id],

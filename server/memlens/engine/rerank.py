@@ -136,6 +136,7 @@ def postprocess(
     facts = query_facts(query, keyword, settings, now, catalog, texts=(u.text for u in units.values()))
     covers: dict[int, float] = {}
     matched: dict[int, float] = {}
+    plain: dict[int, float] = {}  # the score without the question penalty, where that differs
     penalise = settings.tool_penalty > 0 and not facts.technical
     for hit in head:
         unit = units[hit.unit_id]
@@ -143,10 +144,14 @@ def postprocess(
         matched[hit.unit_id] = matched_share(facts, unit.tokens)
         if penalise:
             hit.score *= 1.0 - settings.tool_penalty * unit.tool
-        if settings.question_penalty > 0:  # asking repeats a topic's words without the answer (see the setting)
+        unasked = hit.score
+        if settings.question_penalty > 0 and unit.question > 0:  # asking repeats a topic's words, not the answer
             hit.score *= 1.0 - settings.question_penalty * unit.question
         if facts.windows and unit.ts is not None and overlaps(message_windows(unit.text, unit.ts), facts.windows):
             hit.score += settings.date_boost * (1.0 - hit.score)
+            unasked += settings.date_boost * (1.0 - unasked)
+        if unasked != hit.score:
+            plain[hit.unit_id] = unasked
     head.sort(key=lambda h: (-h.score, h.unit_id))
     if settings.merge_duplicates:
         seen: set[str] = set()
@@ -171,7 +176,8 @@ def postprocess(
     best_cosine = max((h.vector or 0.0 for h in ranked), default=0.0)
     for rank, hit in enumerate(head):
         hit.features = (
-            hit.score,
+            # the score without the question penalty: it orders the hits; the calibrated chance was fitted without it
+            plain.get(hit.unit_id, hit.score),
             hit.fused,
             max(0.0, hit.vector or 0.0),
             covers[hit.unit_id],
