@@ -5,10 +5,10 @@ re-running the word analyser over its text was most of a keyword search's CPU ti
 LRU per catalog, dropped whole whenever the catalog's generation (every write bumps it) or the version of its stored
 facts changes, so a cached fact is always the one a fresh read would give.
 
-The costly facts (the analysed words, the tool-call share, the digest identical texts share) are worked out once, by
-the index writer after it commits a unit (`fill_unit_facts`), and stored beside the unit in the catalog; a row that
-has none yet (a catalog from before them, or a unit written a moment ago) gets them from its text at read time, by
-the same function, so both ways give the same facts."""
+The costly facts (`DerivedFacts`: the analysed words, the tool-call share, the digest identical texts share, the share
+that asks) are worked out once, by the index writer after it commits a unit (`fill_unit_facts`), and stored beside the
+unit in the catalog; a row that has none yet (a catalog from before them, a unit written a moment ago, or facts of
+another FACTS_VERSION) gets them from its text at read time, by the same function, so both ways give the same facts."""
 
 from __future__ import annotations
 

@@ -81,7 +81,7 @@ CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, model TEXT NOT NULL, 
 """
 
 # Columns added after a table first shipped: every catalog gains the ones it lacks at open (NULL in the rows already
-# there) instead of being rebuilt, and AFTER_ADDED_COLUMNS runs once they exist. The units' three are derived for
+# there) instead of being rebuilt, and AFTER_ADDED_COLUMNS runs once they exist. The units' four are derived for
 # ranking (unit_facts.DerivedFacts): the analysed words (space-separated), the share of tool-call lines, the digest
 # that identical texts share and the share that asks; the writer fills them in after each commit, and readers work
 # out the ones still NULL (NULL words mark a unit whose facts are to be filled in).
