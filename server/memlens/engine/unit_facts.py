@@ -73,7 +73,7 @@ class DerivedFacts(NamedTuple):
 
 def derived_facts(text: str, kind: str, keyword: KeywordIndex) -> DerivedFacts:
     """A unit's derived facts, as the writer stores them and as a reader works them out when they are not stored."""
-    words = " ".join(sorted(keyword.token_set(text)))
+    words = " ".join(sorted(set(keyword.tokens(text))))  # not token_set: its memo would grow with every text indexed
     folded = " ".join(text.lower().split())
     key = hashlib.blake2b(folded.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest() if folded else ""
     question = question_share(text) if kind == "transcript" else 0.0  # a note's open question is what it records
