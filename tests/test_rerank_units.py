@@ -9,8 +9,9 @@ import pytest
 
 from memlens.engine.engine import Engine
 from memlens.engine.hits import UnitHit
-from memlens.engine.rerank import TAIL_SHARE, QueryFacts, coverage, shown, tool_share
+from memlens.engine.rerank import TAIL_SHARE, QueryFacts, coverage, found_words, shown, tool_share
 from memlens.engine.search import SearchError
+from memlens.engine.unit_facts import Words
 from memlens.settings import Settings
 
 
@@ -58,6 +59,15 @@ def test_coverage_is_the_idf_share_of_query_words_in_the_text() -> None:
     small = facts(["deploy", "pgbouncer"], [0.5, 0.25])  # idf under 1 in total still gives a share
     assert coverage(small, {"deploy"}, "") == pytest.approx(2 / 3)
     assert coverage(facts(["deploy"], [0.0]), {"deploy"}, "deploy") == 0.0  # no informative word: no coverage
+
+
+def test_stored_words_find_what_a_set_finds() -> None:
+    """A unit's stored words (one padded string) answer exactly as the set of its words, whole words only."""
+    query = facts(["deploy", "pg", "bouncer", "pgbouncer"], [1.0, 1.0, 1.0, 1.0])
+    for words in ({"pgbouncer"}, {"deploy", "pg"}, {"bouncer", "deployment"}, set(), {"pgbouncer", "deploy", "pg"}):
+        stored = Words(" ".join(sorted(words)))
+        assert found_words(query, stored) == found_words(query, words) == [w in words for w in query.words]
+        assert coverage(query, stored, "") == coverage(query, words, "")
 
 
 def test_coverage_finds_cjk_runs_inside_the_text() -> None:

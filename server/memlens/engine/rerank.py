@@ -15,8 +15,8 @@ from memlens.engine.calibration import answerable, probability
 from memlens.engine.dates import message_windows, overlaps, query_windows
 from memlens.engine.event_dates import event_windows
 from memlens.engine.identifiers import cjk_runs, looks_technical
+from memlens.engine.unit_facts import Words, unit_facts
 from memlens.engine.unit_facts import tool_share as tool_share  # re-exported: it lived here
-from memlens.engine.unit_facts import unit_facts
 
 if TYPE_CHECKING:
     from memlens.engine.catalog import Catalog
@@ -40,10 +40,12 @@ class QueryFacts:
     # worked out once, not for each of the hundred hits re-scored:
     total_idf: float = field(init=False)  # sum(idf)
     cjk: tuple[bool, ...] = field(init=False)  # per word: a CJK run, which the analyser leaves whole
+    needles: tuple[str, ...] = field(init=False)  # per word: " word ", as a unit's stored Words are searched
 
     def __post_init__(self) -> None:
         self.total_idf = sum(self.idf)
         self.cjk = tuple(bool(cjk_runs(w)) for w in self.words)
+        self.needles = tuple(f" {w} " for w in self.words)
 
 
 def query_facts(
@@ -88,27 +90,44 @@ def shown(hits: list[UnitHit], min_score: float, *, calibrated: bool = True) -> 
     return [h for h in hits if h.score >= floor]
 
 
+def found_words(facts: QueryFacts, tokens: Container[str]) -> list[bool]:
+    """Per query word, whether a hit's analysed words hold it (an acronym's run counts when the hit holds the acronym).
+    A unit's stored `Words` are searched with the query's padded words, so each test is a substring search in C."""
+    tokens = with_acronyms(facts.acronyms, tokens) if facts.acronyms else tokens
+    if type(tokens) is Words:
+        padded = tokens.padded
+        return [needle in padded for needle in facts.needles]
+    return [w in tokens for w in facts.words]
+
+
 def coverage(facts: QueryFacts, tokens: Container[str], text: str) -> float:
+    """The idf-weighted share of the query's words found in a hit's own text."""
+    return _coverage(facts, found_words(facts, tokens), text)
+
+
+def _coverage(facts: QueryFacts, found: list[bool], text: str) -> float:
     total = facts.total_idf
     if total <= 0:
         return 0.0
-    found = 0.0
+    covered = 0.0
     lowered: str | None = None  # lowercased only for a CJK word the analyser does not split
-    tokens = with_acronyms(facts.acronyms, tokens) if facts.acronyms else tokens
-    for w, i, cjk in zip(facts.words, facts.idf, facts.cjk, strict=True):
-        if w in tokens:
-            found += i
+    for w, i, cjk, is_found in zip(facts.words, facts.idf, facts.cjk, found, strict=True):
+        if is_found:
+            covered += i
         elif cjk:
             lowered = text.lower() if lowered is None else lowered
             if w in lowered:
-                found += i
-    return found / total
+                covered += i
+    return covered / total
 
 
 def matched_share(facts: QueryFacts, tokens: Container[str]) -> float:
     """The share of the query's words (unweighted) found in a hit's own text."""
-    tokens = with_acronyms(facts.acronyms, tokens) if facts.acronyms else tokens
-    return sum(1 for w in facts.words if w in tokens) / len(facts.words) if facts.words else 0.0
+    return _matched_share(facts, found_words(facts, tokens))
+
+
+def _matched_share(facts: QueryFacts, found: list[bool]) -> float:
+    return sum(found) / len(found) if found else 0.0
 
 
 def bm25_share(bm25: float, facts: QueryFacts) -> float:
@@ -140,8 +159,9 @@ def postprocess(
     penalise = settings.tool_penalty > 0 and not facts.technical
     for hit in head:
         unit = units[hit.unit_id]
-        covers[hit.unit_id] = coverage(facts, unit.tokens, unit.text)
-        matched[hit.unit_id] = matched_share(facts, unit.tokens)
+        found = found_words(facts, unit.tokens)
+        covers[hit.unit_id] = _coverage(facts, found, unit.text)
+        matched[hit.unit_id] = _matched_share(facts, found)
         if penalise:
             hit.score *= 1.0 - settings.tool_penalty * unit.tool
         unasked = hit.score
