@@ -123,10 +123,10 @@ def _coverage(facts: QueryFacts, found: list[bool], text: str) -> float:
 
 def matched_share(facts: QueryFacts, tokens: Container[str]) -> float:
     """The share of the query's words (unweighted) found in a hit's own text."""
-    return _matched_share(facts, found_words(facts, tokens))
+    return _share(found_words(facts, tokens))
 
 
-def _matched_share(facts: QueryFacts, found: list[bool]) -> float:
+def _share(found: list[bool]) -> float:
     return sum(found) / len(found) if found else 0.0
 
 
@@ -161,7 +161,7 @@ def postprocess(
         unit = units[hit.unit_id]
         found = found_words(facts, unit.tokens)
         covers[hit.unit_id] = _coverage(facts, found, unit.text)
-        matched[hit.unit_id] = _matched_share(facts, found)
+        matched[hit.unit_id] = _share(found)
         if penalise:
             hit.score *= 1.0 - settings.tool_penalty * unit.tool
         unasked = hit.score
