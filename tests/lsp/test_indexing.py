@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from collections.abc import AsyncIterator
@@ -12,6 +13,8 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp.helpers import SERVER_COMMAND, Prebuilt, StatusLog, copy_index, execute, init_params, lsp_fixture, wait_until
+from memlens.local_api.client import ask
+from memlens.local_api.protocol import Request
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -54,7 +57,9 @@ async def client(
     lsp_client.extra = extra  # type: ignore[attr-defined]
     transcripts = dict(lsp_prebuilt.options["transcripts"])
     transcripts["paths"] = [*transcripts["paths"], str(extra)]
-    params = init_params(lsp_prebuilt, copy_index(lsp_prebuilt, "indexing"), transcripts=transcripts)
+    index_dir = copy_index(lsp_prebuilt, "indexing")
+    lsp_client.index_dir = index_dir  # type: ignore[attr-defined]
+    params = init_params(lsp_prebuilt, index_dir, transcripts=transcripts)
     await lsp_client.initialize_session(params)
     yield
     await lsp_client.shutdown_session()
@@ -97,6 +102,15 @@ async def test_reindex_incremental_with_progress(client: LanguageClient) -> None
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
     found = await execute(client, "memlens.search", {"query": "zeppelin hangar copper", "mode": "keyword"})
     assert found["results"] and found["results"][0]["relPath"].endswith("zeppelin.jsonl")
+
+
+async def test_the_server_answers_the_cli_over_its_socket(client: LanguageClient) -> None:
+    """`memlens serve` listens in its index folder (local_api): what `memlens search` beside the editor asks."""
+    index_dir: Path = client.index_dir  # type: ignore[attr-defined]
+    await wait_until(lambda: (index_dir / "search.sock").exists())
+    request: Request = {"method": "search", "params": {"query": "zeppelin hangar copper", "mode": "keyword"}}
+    answer = await asyncio.to_thread(ask, index_dir, request)
+    assert answer is not None and answer["results"][0]["relPath"].endswith("zeppelin.jsonl")
 
 
 async def test_reindex_full_with_progress(client: LanguageClient) -> None:

@@ -6,12 +6,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import get_args
 
 from memlens import __version__
 from memlens.engine.filters import FORMATS, KINDS, ROLES
-from memlens.engine.search import FUSIONS, MODES
 from memlens.errors import SettingsError
-from memlens.settings import Settings, load_workspace_file, merge
+from memlens.settings import Fusion, Mode, Settings, load_workspace_file, merge
 
 
 def _location_flags(parser: argparse.ArgumentParser) -> None:
@@ -49,12 +49,17 @@ def build_parser() -> argparse.ArgumentParser:
     search = sub.add_parser("search", help="search memory and transcripts")
     search.add_argument("query")
     search.add_argument("--limit", type=int)
-    search.add_argument("--mode", choices=MODES)
-    search.add_argument("--fusion", choices=FUSIONS)
+    search.add_argument("--mode", choices=get_args(Mode))
+    search.add_argument("--fusion", choices=get_args(Fusion))
     search.add_argument("--min-score", type=float)
     search.add_argument("--json", action="store_true", help="machine-readable output")
     search.add_argument("--explain", action="store_true", help="show the component scores")
     search.add_argument("--no-sync", action="store_true", help="search the index as it is")
+    search.add_argument(
+        "--no-server",
+        action="store_true",
+        help="open the index here even when a running `memlens serve` / `memlens mcp` could answer",
+    )
     search.add_argument("--kind", choices=KINDS)
     search.add_argument("--format", dest="agent_format", choices=FORMATS)
     search.add_argument("--session", help="a session key")

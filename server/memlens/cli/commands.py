@@ -11,13 +11,21 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from memlens.cli.arguments import build_parser, settings_from_args
 from memlens.cli.output import ProgressBar, describe_sync, print_history, print_search, print_sessions
-from memlens.engine import Engine
 from memlens.engine.filters import filters_from_dict
-from memlens.engine.indexer import SyncReport
+from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.errors import InvalidRequest, MemlensError
+from memlens.local_api.client import ServerError, ask
+from memlens.local_api.protocol import SearchParams
+
+if TYPE_CHECKING:
+    from memlens.engine import Engine
+    from memlens.engine.indexer import SyncReport
+    from memlens.settings import Settings
+    from memlens.wire import SearchResponse
 
 log = logging.getLogger("memlens")
 
@@ -27,7 +35,8 @@ EXIT_NOTHING = 1
 EXIT_ERROR = 2
 
 
-def open_engine(args: argparse.Namespace, load_model: bool = True) -> Engine:
+def locate(args: argparse.Namespace) -> tuple[list[Path], Settings]:
+    """The workspace folders (checked) and the settings the command runs with."""
     workspaces = [w for w in (args.workspace or [Path.cwd()])]
     for workspace in workspaces:
         if not workspace.is_dir():
@@ -35,7 +44,13 @@ def open_engine(args: argparse.Namespace, load_model: bool = True) -> Engine:
     for folder in args.transcripts:
         if not folder.exists():
             raise InvalidRequest(f"transcript folder {folder} does not exist")
-    settings = settings_from_args(args, workspaces)
+    return workspaces, settings_from_args(args, workspaces)
+
+
+def open_engine(args: argparse.Namespace, load_model: bool = True) -> Engine:
+    from memlens.engine import Engine  # here, not at the top: a search a running server answers never needs it
+
+    workspaces, settings = locate(args)
     return Engine(workspaces, settings, args.transcripts, args.index_dir, embedder=load_model)  # a model that
     # cannot load is one warning line (logged by the embedder); searches then answer by keywords
 
@@ -58,20 +73,22 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    filters = filters_from_dict(
-        {
-            k: v
-            for k, v in {
-                "kind": args.kind,
-                "format": args.agent_format,
-                "session": args.session,
-                "role": args.role,
-                "since": args.since,
-                "until": args.until,
-            }.items()
-            if v
-        }
-    )
+    wire_filters = {
+        k: v
+        for k, v in {
+            "kind": args.kind,
+            "format": args.agent_format,
+            "session": args.session,
+            "role": args.role,
+            "since": args.since,
+            "until": args.until,
+        }.items()
+        if v
+    }
+    filters = filters_from_dict(wire_filters)  # a bad filter is said here, before anything is opened
+    answered = _ask_server(args, wire_filters)
+    if answered is not None:
+        return _print_search(args, answered, warned=False)
     load_model = args.mode != "keyword"
     with open_engine(args, load_model=load_model) as engine:
         if not args.no_sync and engine.writable:
@@ -87,10 +104,45 @@ def cmd_search(args: argparse.Namespace) -> int:
             fusion=args.fusion,
             min_score=args.min_score,
         )
+    return _print_search(args, response, warned=bool(engine.provider_note))
+
+
+# flags that change what is indexed or how: a running server indexes with its own, so it cannot answer for them
+_OWN_ENGINE_FLAGS = ("transcripts", "scope", "no_embeddings", "model", "model_path", "settings")
+
+
+def _ask_server(args: argparse.Namespace, wire_filters: dict[str, Any]) -> SearchResponse | None:
+    """The answer of the `memlens serve` / `memlens mcp` that holds this index open, if one runs and may answer."""
+    if args.no_server or any(getattr(args, flag) for flag in _OWN_ENGINE_FLAGS):
+        return None
+    workspaces, settings = locate(args)
+    index_dir = index_dir_for(
+        workspaces=resolve_workspaces(workspaces), configured=settings.index_dir, explicit=args.index_dir
+    )
+    params: SearchParams = {
+        "query": args.query,
+        "limit": args.limit,
+        "mode": args.mode,
+        "fusion": args.fusion,
+        "minScore": args.min_score,
+        "explain": args.explain,
+        "filters": wire_filters,
+    }
+    try:
+        answer = ask(index_dir, {"method": "search", "params": params})
+    except ServerError as exc:
+        raise InvalidRequest(str(exc)) from exc
+    if answer is None:
+        return None
+    log.info("answered by the memlens server of %s", index_dir)
+    return cast("SearchResponse", answer)  # the server's engine.search answer, as JSON
+
+
+def _print_search(args: argparse.Namespace, response: SearchResponse, *, warned: bool) -> int:
     if args.json:
         print(json.dumps(response, ensure_ascii=False))
     else:
-        print_search(response, args.explain, warned=bool(engine.provider_note))
+        print_search(response, args.explain, warned=warned)
     return EXIT_FOUND if response["results"] else EXIT_NOTHING
 
 

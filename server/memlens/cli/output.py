@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
-from memlens.engine.indexer import SyncReport
 from memlens.wire import HistoryResponse, SearchResponse, SearchResult, SessionsResponse
+
+if TYPE_CHECKING:
+    from memlens.engine.indexer import SyncReport
 
 
 class ProgressBar:

@@ -7,15 +7,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import cast
-
-import platformdirs
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.context_pack import DEFAULT_BUDGET, build_context_pack
@@ -25,6 +22,7 @@ from memlens.engine.embedder import BUNDLED_DIM, Embedder, load_embedder
 from memlens.engine.filters import SearchFilters
 from memlens.engine.history import session_history
 from memlens.engine.hits import Ranking
+from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.engine.indexer import Indexer, Progress, SyncReport
 from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.outbound import redact_response
@@ -57,13 +55,6 @@ log = logging.getLogger(__name__)
 FILE_ERRORS_SHOWN = 50  # per-file problems listed by stats (the count covers them all)
 
 
-def default_index_dir(workspaces: list[Path]) -> Path:
-    key = "\n".join(sorted(str(w) for w in workspaces))
-    digest = hashlib.sha1(key.encode()).hexdigest()[:12]
-    name = workspaces[0].name if workspaces else "default"
-    return Path(platformdirs.user_cache_dir("memlens")) / "indexes" / f"{name}-{digest}"
-
-
 class Engine:
     def __init__(
         self,
@@ -75,10 +66,11 @@ class Engine:
     ) -> None:
         """`embedder`: True loads the configured model, False runs keyword-only, or pass a loaded Embedder."""
         self.settings = settings or Settings()
-        self.workspaces = [Path(w).expanduser().resolve() for w in workspaces]
+        self.workspaces = resolve_workspaces(workspaces)
         self.extra_transcripts = [Path(p).expanduser().resolve() for p in extra_transcripts]
-        configured = Path(self.settings.index_dir).expanduser() if self.settings.index_dir else None
-        self.index_dir = (index_dir or configured or default_index_dir(self.workspaces)).resolve()
+        self.index_dir = index_dir_for(
+            workspaces=self.workspaces, configured=self.settings.index_dir, explicit=index_dir
+        )
         self.index_dir.mkdir(parents=True, exist_ok=True)
         self._lock = WriterLock(self.index_dir / "writer.lock")
         self.writable = self._lock.acquire()

@@ -16,6 +16,7 @@ from pygls.lsp.server import LanguageServer
 
 from memlens.engine import Engine
 from memlens.engine.indexer import SyncReport
+from memlens.local_api.server import LocalServer
 from memlens.lsp.indexing import BackgroundIndexer
 from memlens.lsp.progress import StatusPublisher, WorkDone
 from memlens.settings import WORKSPACE_CONFIG_FILE, Settings, load_workspace_file, merge, to_wire
@@ -66,6 +67,7 @@ class ServerState:
         self.settings = Settings()
         self.warnings: list[str] = []
         self.engine: Engine | None = None
+        self.local = LocalServer(lambda: self.engine)  # answers `memlens search` from this engine (local_api)
         self.open_error: str | None = None
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="memlens-writer")
         self.readers = ThreadPoolExecutor(4, thread_name_prefix="memlens-reader")
@@ -172,6 +174,7 @@ class ServerState:
         self.engine = engine
         self.generation += 1
         self.ready_event.set()
+        await self.write(self.local.attach, engine)
         log.info("index open at %s (%s)", engine.index_dir, "writer" if engine.writable else "read-only")
         if engine.writable:
             await self._start_indexing(engine)
@@ -285,6 +288,7 @@ class ServerState:
             indexer.cancel()
 
         def close() -> None:
+            self.local.close()
             if indexer is not None:
                 indexer.stop()
             if engine is not None:

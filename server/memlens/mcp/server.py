@@ -25,6 +25,7 @@ from memlens.engine import Engine
 from memlens.engine.indexer import SyncReport
 from memlens.engine.watcher import LiveIndexer
 from memlens.errors import InvalidRequest, MemlensError
+from memlens.local_api.server import LocalServer
 from memlens.mcp.render import bound, clip, render
 from memlens.mcp.tools import TOOLS, Tool, run_tool, tool_named
 
@@ -146,6 +147,8 @@ def run(engine: Engine, http: str | None = None, live_indexing: bool = True) -> 
     elif not engine.writable:
         log.warning("another memlens process writes %s; serving read-only", engine.index_dir)
     server = build_server(McpState(engine, live))
+    local = LocalServer(lambda: engine)  # `memlens search` beside this server asks it (local_api)
+    local.attach(engine)
     try:
         if address is None:
             anyio.run(_serve_stdio, server)
@@ -154,6 +157,7 @@ def run(engine: Engine, http: str | None = None, live_indexing: bool = True) -> 
     except KeyboardInterrupt:
         pass
     finally:
+        local.close()
         if live is not None:
             live.stop()
     return 0

@@ -1,0 +1,66 @@
+"""Asking a running server: connect to the index folder's socket, send one request, read one answer. Standard library
+only, so the CLI's fast path imports nothing of the engine."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+from memlens.local_api.protocol import MAX_ANSWER, Request, encode, socket_path
+
+CONNECT_SECONDS = 0.5
+ANSWER_SECONDS = 60.0  # a hybrid search on a busy server (or one still loading its model) may take seconds
+
+
+class ServerError(Exception):
+    """The server answered with an error a user caused (a bad filter, an empty query): the message says which."""
+
+
+def ask(index_dir: Path, request: Request) -> dict[str, Any] | None:
+    """The server's result, or None when no server answers for `index_dir` (no socket, a stale one, a server whose
+    index is not open, a broken answer): the caller then opens the index itself. Raises ServerError for a request
+    the server refused as invalid."""
+    path = socket_path(index_dir)
+    if path is None or not path.exists():
+        return None
+    with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(CONNECT_SECONDS)
+        conn.connect(str(path))
+        conn.settimeout(ANSWER_SECONDS)
+        conn.sendall(encode(request))
+        conn.shutdown(socket.SHUT_WR)
+        return _answer(_read_line(conn))
+    return None
+
+
+def _read_line(conn: socket.socket) -> bytes:
+    parts: list[bytes] = []
+    size = 0
+    while size <= MAX_ANSWER:
+        block = conn.recv(1 << 16)
+        if not block:
+            break
+        parts.append(block)
+        size += len(block)
+        if block.endswith(b"\n"):
+            break
+    return b"".join(parts)
+
+
+def _answer(line: bytes) -> dict[str, Any] | None:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(message, dict):
+        return None
+    failure = message.get("error")
+    if isinstance(failure, dict):
+        if failure.get("code") == "invalid":
+            raise ServerError(str(failure.get("message", "the server refused the request")))
+        return None  # unavailable or internal: the caller answers itself
+    result = message.get("result")
+    return result if isinstance(result, dict) else None

@@ -1,0 +1,50 @@
+"""The local socket's place and framing: one request line of JSON, one answer line of JSON, camelCase keys.
+
+Request: {"method": "search", "params": {"query", "limit", "mode", "fusion", "minScore", "explain", "filters"}}.
+Answer: {"result": <the search response, as `memlens search --json` prints it>} or {"error": {"message", "code"}},
+where code "unavailable" means "ask your own engine" (the server's index is not open) and "invalid" is the user's
+error, said as the CLI would say it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Literal, TypedDict
+
+SOCKET_NAME = "search.sock"
+MAX_LINE = 1 << 20  # a request longer than this is refused (a query is a line of text)
+MAX_ANSWER = 64 << 20  # an answer longer than this is not read
+MAX_PATH = 100  # sun_path holds 104–108 bytes: a longer socket path is not used
+ErrorCode = Literal["unavailable", "invalid", "internal"]
+
+
+class SearchParams(TypedDict, total=False):
+    query: str
+    limit: int | None
+    mode: str | None
+    fusion: str | None
+    minScore: float | None
+    explain: bool
+    filters: dict[str, Any]
+
+
+class Request(TypedDict):
+    method: Literal["search"]
+    params: SearchParams
+
+
+def socket_path(index_dir: Path) -> Path | None:
+    """Where the server of `index_dir` listens; None where no Unix socket can be used (Windows, a long path)."""
+    path = index_dir / SOCKET_NAME
+    if sys.platform == "win32" or len(str(path).encode()) > MAX_PATH:
+        return None
+    return path
+
+
+def encode(message: object) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+
+def error(message: str, code: ErrorCode) -> dict[str, Any]:
+    return {"error": {"message": message, "code": code}}

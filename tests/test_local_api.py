@@ -1,0 +1,176 @@
+"""`memlens search` asks the `memlens serve` / `memlens mcp` that holds the index open, over a Unix socket in the
+index folder: same answer as the engine's own, the owner's socket only, and every failure falls back to the CLI's
+own engine (or, for a request the user got wrong, the same one-line error)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from memlens.engine.engine import Engine
+from memlens.local_api.client import ServerError, ask
+from memlens.local_api.protocol import Request, socket_path
+from memlens.local_api.server import LocalServer
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets")
+
+QUERY = "how did we fix the dead-letter queue backup?"
+
+
+def search_request(query: str = QUERY, **params: Any) -> Request:
+    return cast(Request, {"method": "search", "params": {"query": query, **params}})
+
+
+def without_timing(response: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in response.items() if k != "searchTimeMs"}
+
+
+@pytest.fixture
+def served(example: Engine) -> Iterator[tuple[Engine, LocalServer]]:
+    server = LocalServer(lambda: example)
+    server.attach(example)
+    try:
+        yield example, server
+    finally:
+        server.close()
+
+
+def test_the_server_answers_as_the_engine_does(served: tuple[Engine, LocalServer]) -> None:
+    engine, server = served
+    assert server.path == engine.index_dir / "search.sock"
+    answer = ask(engine.index_dir, search_request(limit=5, mode="keyword", filters={"kind": "transcript"}))
+    assert answer is not None and answer["results"]
+    from memlens.engine.filters import filters_from_dict
+
+    own = engine.search(QUERY, limit=5, mode="keyword", filters=filters_from_dict({"kind": "transcript"}))
+    assert without_timing(answer) == without_timing(json.loads(json.dumps(own)))
+    assert {r["kind"] for r in answer["results"]} == {"transcript"}
+
+
+def test_the_socket_is_the_owners_alone(served: tuple[Engine, LocalServer]) -> None:
+    engine, server = served
+    assert server.path is not None
+    mode = server.path.stat().st_mode
+    assert stat.S_ISSOCK(mode) and stat.S_IMODE(mode) == 0o600
+
+
+def test_a_request_the_user_got_wrong_is_said_not_swallowed(served: tuple[Engine, LocalServer]) -> None:
+    engine, server = served
+    with pytest.raises(ServerError, match="unknown filter"):
+        ask(engine.index_dir, search_request(filters={"colour": "red"}))
+    with pytest.raises(ServerError, match="empty"):
+        ask(engine.index_dir, search_request("   "))
+    assert server.answer(b"not json\n")["error"]["code"] == "invalid"
+    assert server.answer(b'{"method": "delete"}\n')["error"]["code"] == "invalid"
+    assert server.answer(b'{"method": "search", "params": {"query": "q", "limit": "ten"}}\n')["error"]["code"] == (
+        "invalid"
+    )
+
+
+def test_a_server_without_an_open_index_sends_the_cli_to_its_own(example: Engine) -> None:
+    server = LocalServer(lambda: None)  # reopening: the engine is being swapped
+    server.attach(example)
+    try:
+        assert ask(example.index_dir, search_request()) is None
+    finally:
+        server.close()
+
+
+def test_no_server_stale_socket_and_read_only_engines(example: Engine, tmp_path: Path) -> None:
+    assert ask(example.index_dir, search_request()) is None  # nothing listens
+    path = socket_path(example.index_dir)
+    assert path is not None
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(path))
+    dead.close()  # a socket file left by a server that died
+    assert path.exists() and ask(example.index_dir, search_request()) is None
+    server = LocalServer(lambda: example)
+    server.attach(example)  # replaces the dead socket
+    try:
+        assert ask(example.index_dir, search_request()) is not None
+        with Engine(example.workspaces, example.settings, index_dir=example.index_dir, embedder=False) as reader:
+            assert not reader.writable
+            other = LocalServer(lambda: reader)
+            other.attach(reader)  # only the writer listens
+            assert other.path is None
+    finally:
+        server.close()
+    assert not path.exists()  # closing removes its socket
+
+
+def memlens(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "memlens", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_the_cli_asks_the_running_server_first(served: tuple[Engine, LocalServer]) -> None:
+    engine, _ = served
+    where = ["--workspace", str(engine.workspaces[0]), "--index-dir", str(engine.index_dir)]
+    asked = memlens("-v", "search", QUERY, "--json", "--limit", "3", *where)
+    assert asked.returncode == 0, asked.stderr
+    assert "answered by the memlens server" in asked.stderr
+    own = memlens("-v", "search", QUERY, "--json", "--limit", "3", "--no-server", *where)
+    assert own.returncode == 0, own.stderr
+    assert "answered by the memlens server" not in own.stderr
+    assert without_timing(json.loads(asked.stdout))["results"] == without_timing(json.loads(own.stdout))["results"]
+    # a flag that changes what is indexed: the server cannot answer for it
+    keyword_only = memlens("-v", "search", QUERY, "--no-embeddings", "--limit", "3", *where)
+    assert "answered by the memlens server" not in keyword_only.stderr
+    bad = memlens("search", QUERY, "--since", "last tuesday-ish", *where)
+    assert bad.returncode == 2 and bad.stderr.startswith("memlens: error:") and "Traceback" not in bad.stderr
+    nothing = memlens("search", "zyxwvut qqqq", "--mode", "keyword", "--json", *where)
+    assert nothing.returncode == 1 and json.loads(nothing.stdout)["results"] == []
+
+
+def test_a_real_mcp_server_answers_the_cli_and_removes_its_socket(cli_example: Engine) -> None:
+    """`memlens mcp` (a real process over stdio) listens while it runs; the CLI beside it is answered by it."""
+    where = ["--workspace", str(cli_example.workspaces[0]), "--index-dir", str(cli_example.index_dir)]
+    path = cli_example.index_dir / "search.sock"
+    env = {**os.environ, "MEMLENS_LIVE_INDEXING": "0"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "memlens", "mcp", *where],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not path.exists() and time.monotonic() < deadline and server.poll() is None:
+            time.sleep(0.1)
+        assert path.exists(), server.stderr.read().decode() if server.poll() is not None and server.stderr else ""
+        asked = memlens("-v", "search", QUERY, "--json", "--mode", "keyword", *where)
+        assert asked.returncode == 0 and "answered by the memlens server" in asked.stderr, asked.stderr
+        assert json.loads(asked.stdout)["results"]
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()  # the client hangs up: the server ends
+        server.wait(timeout=60)
+    assert not path.exists()
+
+
+@pytest.fixture
+def cli_example(example: Engine) -> Engine:
+    example.close()  # release the writer lock: the server process writes
+    return example
+
+
+def test_the_cli_reaches_the_server_without_loading_the_engine() -> None:
+    """What `memlens search` imports before asking: no tantivy, SQLite, numpy or engine (≈ 0.1 s CPU a call)."""
+    code = (
+        "import sys, memlens.cli; "
+        "print(sorted(m for m in ('tantivy', 'sqlite3', 'numpy', 'onnxruntime', 'memlens.engine.engine') "
+        "if m in sys.modules))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
