@@ -77,9 +77,11 @@ def reference_postprocess(
         tokens = set(keyword.tokens(text))
         covers[hit.unit_id] = coverage(facts, tokens, text)
         matched[hit.unit_id] = matched_share(facts, tokens)
+        # what the calibrated chance reads: the score without the question penalty and the reply boost's lift
+        unasked[hit.unit_id] = hit.score - hit.lift
         if settings.tool_penalty > 0 and not facts.technical:
             hit.score *= 1.0 - settings.tool_penalty * tool_share(text)
-        unasked[hit.unit_id] = hit.score  # what the calibrated chance reads: the score without the question penalty
+            unasked[hit.unit_id] *= 1.0 - settings.tool_penalty * tool_share(text)
         if settings.question_penalty > 0:
             asking = question_share(text) if row is not None and row["kind"] == "transcript" else 0.0
             hit.score *= 1.0 - settings.question_penalty * asking

@@ -126,9 +126,10 @@ def test_neighbour_context_lifts_the_answer_to_the_question_asked(
     two_answers: tuple[Path, Path], tmp_path: Path
 ) -> None:
     """Both answers match "copper" alike; the one whose neighbour (the question) matches the rest of the query must
-    rank first. Both context signals do it on their own: the neighbour boost (search.neighborWeight,
-    Retriever._add_neighbors) and the BM25 over a message with its neighbours (search.contextWeight). With both
-    off the answers tie and the lunch one (lower id) comes first; deleting either mechanism fails this test."""
+    rank first. Each context signal does it on its own: the neighbour boost (search.neighborWeight,
+    Retriever._add_neighbors), the BM25 over a message with its neighbours (search.contextWeight) and the reply
+    boost (search.replyBoost: the hangar answer follows the question). With all three off the answers tie and the
+    lunch one (lower id) comes first; deleting any of the mechanisms fails this test."""
     workspace, transcripts = two_answers
     query = "copper roofing for the zeppelin hangar"
     with Engine([workspace], keyword_settings(), [transcripts], tmp_path / "index", embedder=False) as engine:
@@ -137,13 +138,15 @@ def test_neighbour_context_lifts_the_answer_to_the_question_asked(
         assert answer_order(engine, query) == [HANGAR, LUNCH]
         top = engine.search(query, mode="keyword", limit=3, min_score=0.0)["results"]
         assert top[0]["sessionKey"].startswith(HANGAR), top
-        weights = (search.neighbor_weight, search.context_weight)
-        search.neighbor_weight, search.context_weight = 0.0, 0.0
+        weights = (search.neighbor_weight, search.context_weight, search.reply_boost)
+        search.neighbor_weight, search.context_weight, search.reply_boost = 0.0, 0.0, 0.0
         assert answer_order(engine, query) == [LUNCH, HANGAR]  # no context at all: a tie
         search.neighbor_weight = weights[0]
         assert answer_order(engine, query) == [HANGAR, LUNCH], "the neighbour boost alone"
         search.neighbor_weight, search.context_weight = 0.0, weights[1]
         assert answer_order(engine, query) == [HANGAR, LUNCH], "the neighbours' BM25 alone"
+        search.context_weight, search.reply_boost = 0.0, weights[2]
+        assert answer_order(engine, query) == [HANGAR, LUNCH], "the reply boost alone"
 
 
 # --- messages that ask ---------------------------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from memlens.engine.stored_text import redact_content
 from memlens.engine.unit_facts import backfill_unit_facts, fill_unit_facts
 from memlens.engine.vector_index import VectorIndex
 from memlens.engine.vector_snapshot import encode_vector, vector_rows
+from memlens.engine.vocabulary import backfill_words, collect_words, embed_words
 from memlens.errors import is_disk_full
 from memlens.settings import Settings, camel_case
 from memlens.wire import ReindexReport
@@ -134,6 +135,7 @@ class Indexer:
             started = time.perf_counter()
             report = SyncReport(files_seen=len(sources))
             backfill_unit_facts(self.catalog, self.keyword, cancel)  # before this sync's units are filled in
+            backfill_words(self.catalog, self.keyword, cancel)  # a catalog from before the vocabulary: once
             known = self.catalog.files(None if prune else [str(s.path) for s in sources])
             if prune:
                 wanted = {str(s.path) for s in sources}
@@ -167,6 +169,8 @@ class Indexer:
                 release_freed_memory()  # what parsing freed, before the embedding's working set is added on top
             if embed and not report.cancelled:
                 report.units_embedded = self.embed_pending(progress=progress, cancel=cancel)
+                if self.embedder is not None:  # after the units: their vectors are what a search needs first
+                    embed_words(self.catalog, self.embedder, cancel=cancel, progress=progress)
                 report.cancelled = bool(cancel is not None and cancel.is_set())
                 if report.units_embedded:
                     release_freed_memory()
@@ -424,6 +428,7 @@ class Indexer:
         deleted = [*pending.deleted_units, *(int(r["id"]) for r in touched)]
         self.keyword.write(generation, delete_units=deleted, add=docs)
         fill_unit_facts(self.catalog, self.keyword, ((i, row["text"], row["kind"]) for i, row in added.items()))
+        collect_words(self.catalog, self.keyword, (row["text"] for row in added.values()))
         model = self.embedder.name if self.embedder else None
         cached = vector_rows(self.catalog, model, "id", list(added)) if model else []
         self.vectors.update(remove=pending.deleted_units, add=cached)

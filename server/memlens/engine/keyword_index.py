@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -196,12 +196,20 @@ class KeywordIndex:
             words |= found
         return frozenset(words)
 
-    def build_query(self, text: str, filters: SearchFilters | None = None, field: str = "text") -> tantivy.Query | None:
+    def build_query(
+        self,
+        text: str,
+        filters: SearchFilters | None = None,
+        field: str = "text",
+        *,
+        expansions: Sequence[tuple[str, float]] = (),
+    ) -> tantivy.Query | None:
         """Words are OR-ed (BM25 ranks by how many and how rare); each quoted phrase must match in order.
 
         With `field="text"`, identifiers in the query also match the `ident` field whole (boosted) and by their
         parts, and CJK runs match the `cjk` field as phrases of bigrams (substrings). `field="context"` searches
-        the words of each message with its neighbours."""
+        the words of each message with its neighbours. `expansions`: (analysed word, boost) pairs that match as
+        optional words at that boost (see term_expansion.py)."""
         clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
         for phrase in _PHRASE.findall(text):
             words = self.tokens(phrase)
@@ -216,6 +224,11 @@ class KeywordIndex:
                 )
         loose = _PHRASE.sub(" ", text)
         should = self._loose_queries(loose, field)
+        if should:  # expansions widen the words asked, they never match alone
+            should += [
+                tantivy.Query.boost_query(tantivy.Query.term_query(self.schema, field, word), boost)
+                for word, boost in expansions
+            ]
         filtered = self._filter_queries(filters)
         if should and not clauses and not filtered:
             # words alone: the flat disjunction (same matches and scores as wrapping it in a required clause, and
@@ -232,6 +245,10 @@ class KeywordIndex:
     def content_words(self, text: str) -> list[str]:
         """The query's distinct words without stop words (all of them when only stop words are left), stemmed."""
         return list(dict.fromkeys(s for w in self._unstemmed_content_words(text) for s in self._analyzer.analyze(w)))
+
+    def surface_words(self, text: str) -> list[str]:
+        """The query's distinct words without stop words (all of them when only stop words are left), unstemmed."""
+        return self._unstemmed_content_words(text)
 
     def _unstemmed_content_words(self, text: str) -> list[str]:
         words = list(dict.fromkeys(self._unstemmed.analyze(_PHRASE.sub(" ", text))))
@@ -307,10 +324,16 @@ class KeywordIndex:
         return queries
 
     def search(
-        self, text: str, limit: int, filters: SearchFilters | None = None, field: str = "text"
+        self,
+        text: str,
+        limit: int,
+        filters: SearchFilters | None = None,
+        field: str = "text",
+        *,
+        expansions: Sequence[tuple[str, float]] = (),
     ) -> list[tuple[int, float]]:
         """(unit_id, bm25) pairs, best first. Readers see the last commit; they never wait for the writer."""
-        query = self.build_query(text, filters, field)
+        query = self.build_query(text, filters, field, expansions=expansions)
         if query is None or limit <= 0:
             return []
         searcher = self.index.searcher()

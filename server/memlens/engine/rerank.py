@@ -155,16 +155,17 @@ def postprocess(
     facts = query_facts(query, keyword, settings, now, catalog, texts=(u.text for u in units.values()))
     covers: dict[int, float] = {}
     matched: dict[int, float] = {}
-    plain: dict[int, float] = {}  # the score without the question penalty, where that differs
+    plain: dict[int, float] = {}  # the score without the question penalty and ordering-only boosts, where they differ
     penalise = settings.tool_penalty > 0 and not facts.technical
     for hit in head:
         unit = units[hit.unit_id]
         found = found_words(facts, unit.tokens)
         covers[hit.unit_id] = _coverage(facts, found, unit.text)
         matched[hit.unit_id] = _share(found)
+        unasked = hit.score - hit.lift  # the ordering-only boosts (search.replyBoost) left out
         if penalise:
             hit.score *= 1.0 - settings.tool_penalty * unit.tool
-        unasked = hit.score
+            unasked *= 1.0 - settings.tool_penalty * unit.tool
         if settings.question_penalty > 0 and unit.question > 0:  # asking repeats a topic's words, not the answer
             hit.score *= 1.0 - settings.question_penalty * unit.question
         if facts.windows and unit.ts is not None and overlaps(message_windows(unit.text, unit.ts), facts.windows):
@@ -196,7 +197,8 @@ def postprocess(
     best_cosine = max((h.vector or 0.0 for h in ranked), default=0.0)
     for rank, hit in enumerate(head):
         hit.features = (
-            # the score without the question penalty: it orders the hits; the calibrated chance was fitted without it
+            # the score without the question penalty and the ordering-only boosts (`lift`): they order the hits; the
+            # calibrated chance was fitted without them
             plain.get(hit.unit_id, hit.score),
             hit.fused,
             max(0.0, hit.vector or 0.0),

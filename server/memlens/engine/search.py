@@ -13,6 +13,8 @@ from memlens.engine.filters import SearchFilters
 from memlens.engine.hits import Ranking, UnitHit
 from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.rerank import postprocess
+from memlens.engine.term_expansion import TermExpander
+from memlens.engine.unit_facts import unit_facts
 from memlens.engine.vector_index import VectorIndex
 from memlens.errors import InvalidRequest
 from memlens.settings import Fusion, Mode, SearchSettings
@@ -23,6 +25,8 @@ if TYPE_CHECKING:  # numpy is imported by the vector side, only by commands that
 MODES: tuple[str, ...] = get_args(Mode)  # declared once, in settings
 FUSIONS: tuple[str, ...] = get_args(Fusion)
 _OPERATORS = re.compile(r"\b(?:AND|OR|NOT)\b")
+REPLY_SHARPNESS = 4  # reply boost: (the question's fused score / the best) ^ this: only near-best questions lift
+REPLY_FLOOR = 1e-4  # a question whose lift would stay under this is not looked at (its facts are not read)
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +45,7 @@ class Retriever:
         self.keyword = keyword
         self.vectors = vectors
         self.embedder = embedder
+        self.expander: TermExpander | None = None  # made at the first search that expands its words
         self.now: float | None = None  # "today" for relative dates in queries; None = the clock (benchmarks set it)
 
     def rank(
@@ -71,13 +76,14 @@ class Retriever:
         depth = max(settings.candidates, limit or 0)
         hits: dict[int, UnitHit] = {}
         if mode in ("hybrid", "keyword"):
-            keyword_hits = self.keyword.search(query, depth, filters)
+            expansions = self._expansions(query, settings)
+            keyword_hits = self.keyword.search(query, depth, filters, expansions=expansions)
             top = keyword_hits[0][1] if keyword_hits else 0.0
             for rank, (unit_id, bm25) in enumerate(keyword_hits):
                 hits[unit_id] = UnitHit(unit_id, bm25=bm25, keyword=bm25 / top if top else 0.0, keyword_rank=rank)
             share = settings.context_weight
             if share > 0:  # BM25 over each message with its neighbours, mixed into the keyword signal
-                context_hits = self.keyword.search(query, depth, filters, field="context")
+                context_hits = self.keyword.search(query, depth, filters, field="context", expansions=expansions)
                 top_context = context_hits[0][1] if context_hits else 0.0
                 for unit_id, bm25 in context_hits:
                     _hit(hits, unit_id).context = bm25 / top_context if top_context else 0.0
@@ -101,7 +107,9 @@ class Retriever:
             best_cosine = max((h.vector for h in hits.values() if h.vector is not None), default=0.0)
             for hit in hits.values():
                 hit.score = hit.fused = _fuse(hit, fused_mode, fusion, settings, best_cosine=best_cosine)
-        self._add_neighbors(hits, settings.neighbor_weight, settings.neighbor_window)
+        places = self._add_neighbors(hits, settings.neighbor_weight, settings.neighbor_window)
+        if settings.reply_boost > 0:
+            self._add_replies(hits, places, weight=settings.reply_boost)
         ranked = sorted(hits.values(), key=lambda h: (-h.score, h.unit_id))
         ranked = postprocess(ranked, query, settings, self.catalog, self.keyword, fused_mode, limit, self.now)
         for hit in ranked:
@@ -116,6 +124,18 @@ class Retriever:
             seconds=time.perf_counter() - started,
         )
 
+    def _expansions(self, query: str, settings: SearchSettings) -> list[tuple[str, float]]:
+        """(word, boost) pairs the keyword query adds: the index's words nearest the query's in meaning, from the
+        word vectors the writer stored (term_expansion.py; no model is needed here); none when
+        search.expansionWeight is 0."""
+        weight = settings.expansion_weight
+        if weight <= 0:
+            return []
+        if self.expander is None:
+            self.expander = TermExpander(self.catalog, self.keyword)
+        near = self.expander.expand(query, min_cosine=settings.expansion_min_cosine, per_word=settings.expansion_terms)
+        return [(word, weight) for word, _ in near]
+
     def _embed_query(self, query: str) -> np.ndarray | None:
         """The query's vector; None when the model, loaded at its first use, turns out unusable."""
         assert self.embedder is not None
@@ -126,16 +146,22 @@ class Retriever:
             self.embedder = None
             return None
 
-    def _add_neighbors(self, hits: dict[int, UnitHit], weight: float, window: int) -> None:
+    def _places(self, hits: dict[int, UnitHit]) -> dict[int, tuple[str, int]]:
+        """(session, position) of each candidate that is a transcript message."""
+        places, ids = self.vectors.places(list(hits))  # from memory; the catalog for units without a vector
+        places.update(self.catalog.message_places(ids))
+        return places
+
+    def _add_neighbors(self, hits: dict[int, UnitHit], weight: float, window: int) -> dict[int, tuple[str, int]] | None:
         """Context: a message whose neighbours in the session also match is likelier to be what was asked about.
 
         Each transcript message's score s becomes s + weight × n × (1 − s), n being the best fused score among the
-        candidates up to `window` messages either side (non-candidates count 0); scores stay within 0–1.
+        candidates up to `window` messages either side (non-candidates count 0); scores stay within 0–1. Returns the
+        candidates' places when it read them (None when off).
         """
         if weight <= 0 or window <= 0 or not hits:
-            return
-        places, ids = self.vectors.places(list(hits))  # from memory; the catalog for units without a vector
-        places.update(self.catalog.message_places(ids))
+            return None
+        places = self._places(hits)
         score_at = {place: hits[unit_id].score for unit_id, place in places.items()}
         offsets = [d for d in range(-window, window + 1) if d]
         for unit_id, (session, seq) in places.items():
@@ -146,6 +172,44 @@ class Retriever:
                     best = near
             hit = hits[unit_id]
             hit.score += weight * best * (1.0 - hit.score)
+        return places
+
+    def _add_replies(
+        self, hits: dict[int, UnitHit], places: dict[int, tuple[str, int]] | None, *, weight: float
+    ) -> None:
+        """Replies: the message right after a question that matches the query likely holds its answer.
+
+        A transcript message whose previous message in its session is a candidate that asks (question share q > 0),
+        from another speaker where the roles are known, gains weight × q × (f / f_best) ^ REPLY_SHARPNESS × (1 − s):
+        f is the question's fused score, f_best the best fused score of the query, s the message's own score. The
+        symmetric neighbour context lifts both sides alike; this lifts only the answer. What it adds is kept in
+        `hit.lift`, which the calibrated chance leaves out."""
+        if not hits:
+            return
+        best = max(h.fused for h in hits.values())
+        if best <= 0:
+            return
+        if places is None:
+            places = self._places(hits)
+        at = {place: unit_id for unit_id, place in places.items()}
+        floor = best * (REPLY_FLOOR / weight) ** (1.0 / REPLY_SHARPNESS)
+        pairs = [(unit_id, at.get((session, seq - 1))) for unit_id, (session, seq) in places.items()]
+        replies = [(unit_id, asked) for unit_id, asked in pairs if asked is not None and hits[asked].fused >= floor]
+        if not replies:
+            return
+        asking = unit_facts(self.catalog, self.keyword, [asked for _, asked in replies])
+        roles = self.vectors.roles([u for pair in replies for u in pair])
+        for unit_id, asked in replies:
+            share = asking[asked].question
+            if share <= 0:
+                continue
+            role, asked_role = roles.get(unit_id), roles.get(asked)
+            if role is not None and role == asked_role:  # a speaker going on after asking answers nothing
+                continue
+            hit = hits[unit_id]
+            added = weight * share * (hits[asked].fused / best) ** REPLY_SHARPNESS * (1.0 - hit.score)
+            hit.score += added
+            hit.lift += added
 
     def _fill_cosines(self, hits: list[UnitHit], query_vector: np.ndarray) -> None:
         """Exact cosines for keyword-only candidates, so fusion never treats 'not in the top N' as zero."""

@@ -54,7 +54,7 @@ _blas_pinned = False
 _faiss_module = None
 
 
-def _single_threaded_blas() -> None:
+def single_threaded_blas() -> None:
     """Per-query vector work runs on the caller's thread, so concurrent requests scale over the cores: OpenBLAS
     would spin two threads for a 15k-row product, and under load they fight each other and the other processes."""
     global _blas_pinned
@@ -285,7 +285,7 @@ class VectorIndex:
         snapshot = self._current()
         if limit <= 0 or not len(snapshot.ids):
             return []
-        _single_threaded_blas()
+        single_threaded_blas()
         query = np.asarray(query, dtype=np.float32)
         mask = self._mask(snapshot, filters)
         rows = np.flatnonzero(mask) if mask is not None else None
@@ -324,6 +324,15 @@ class VectorIndex:
         rows, ids = snapshot.rows_of(unit_ids)
         scores = snapshot.scores(rows, np.asarray(query, dtype=np.float32))  # within about 1e-3 (int8 rows)
         return dict(zip(ids.tolist(), scores.tolist(), strict=True))
+
+    def roles(self, unit_ids: Sequence[int]) -> dict[int, str]:
+        """The role (user, assistant, …) of each given unit held here that has one."""
+        snapshot = self._snapshot  # never loads
+        if snapshot is None or not len(snapshot.ids) or not unit_ids:
+            return {}
+        rows, ids = snapshot.rows_of(unit_ids)
+        pairs = zip(ids.tolist(), snapshot.role[rows].tolist(), strict=True)
+        return {unit_id: str(role) for unit_id, role in pairs if role}
 
     def places(self, unit_ids: Sequence[int]) -> tuple[dict[int, tuple[str, int]], list[int]]:
         """(session and position of each given transcript message held here, the ids not held here)."""

@@ -139,6 +139,19 @@ class SearchSettings:
     """A transcript message loses this share of its score times the share of its text that asks questions (0 = off):
     a message that asks about something repeats its words without holding the answer, which its reply does (and the
     reply keeps its lift from this message as a neighbour). Chosen on the LoCoMo tune split (bench/RESULTS.md)."""
+    reply_boost: float = field(default=0.3, metadata=between(0, 1))
+    """A transcript message right after a question that matches the query (same session, another speaker where the
+    roles are known) gains this × the question's share that asks × (its fused score / the best) ^ 4 of its missing
+    score (0 = off): the turn after a question holds its answer. Orders hits only: the calibrated chance leaves it out.
+    Chosen on the LoCoMo tune split (bench/RESULTS.md)."""
+    expansion_weight: float = field(default=0.2, metadata=between(0, 1))
+    """Keyword side: each query word also matches the index's words nearest it in meaning (word vectors the index
+    writer made with the embedding model; engine/vocabulary.py, engine/term_expansion.py), their BM25 weighted by
+    this (0 = off). Chosen on the LoCoMo tune split (bench/RESULTS.md)."""
+    expansion_min_cosine: float = field(default=0.55, metadata=between(0, 1))
+    """A vocabulary word expands a query word when their cosine reaches this."""
+    expansion_terms: int = field(default=3, metadata=between(1, 20))
+    """At most this many expansions per query word."""
     session_cap: int = field(default=0, metadata=between(0, 1000))
     """At most this many hits per session before hits from other sessions (0 = no cap)."""
     merge_duplicates: bool = True

@@ -15,9 +15,10 @@ from memlens.engine.catalog.sessions import SessionReads
 from memlens.engine.catalog.stats import CatalogStats
 from memlens.engine.catalog.units import UnitReads
 from memlens.engine.catalog.vectors import VectorTables
+from memlens.engine.catalog.words import WordTables
 
 __all__ = ["SCHEMA_VERSION", "Catalog", "FileRow"]
 
 
-class Catalog(FileTables, VectorTables, UnitReads, SessionReads, CatalogStats):
+class Catalog(FileTables, VectorTables, WordTables, UnitReads, SessionReads, CatalogStats):
     """The catalog database (see the package docstring); thread-safe, one connection per thread."""

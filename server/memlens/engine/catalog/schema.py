@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-TABLES = frozenset({"meta", "files", "sessions", "chunks", "units", "vectors"})
+TABLES = frozenset({"meta", "files", "sessions", "chunks", "units", "vectors", "words"})
 
 SCHEMA_VERSION = 2  # 2: files rows keep where an appended tail is re-parsed from, and orphaned counts
 
@@ -78,6 +78,7 @@ CREATE INDEX IF NOT EXISTS units_chunk ON units(chunk_id);
 CREATE INDEX IF NOT EXISTS units_session ON units(session_key, seq);
 CREATE INDEX IF NOT EXISTS units_hash ON units(embed_text_hash);
 CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, model TEXT NOT NULL, vec BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS words (stem TEXT PRIMARY KEY, surface TEXT NOT NULL, vec BLOB);  -- vocabulary.py
 """
 
 # Columns added after a table first shipped: every catalog gains the ones it lacks at open (NULL in the rows already

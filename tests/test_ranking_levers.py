@@ -1,0 +1,145 @@
+"""Two ranking levers chosen on the LoCoMo tune split: the reply boost (search.replyBoost) and the keyword side's
+expansion by meaning (search.expansionWeight: the writer's vocabulary, engine/vocabulary.py, read by
+engine/term_expansion.py). Each test fails when its lever is removed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memlens.engine.embedder import Embedder
+from memlens.engine.engine import Engine
+from memlens.engine.term_expansion import TermExpander
+from memlens.settings import Settings
+from test_search_features import openclaw_session
+
+
+def plain_settings() -> Settings:
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    return settings
+
+
+def unit_id_of(engine: Engine, words: str) -> int:
+    """The id of the one unit whose text holds `words`."""
+    rows = engine.catalog.db.execute("SELECT id FROM units WHERE text LIKE ?", (f"%{words}%",)).fetchall()
+    assert len(rows) == 1, rows
+    return int(rows[0][0])
+
+
+def test_reply_boost_lifts_only_the_reply_to_a_matching_question(tmp_path: Path, embedder: Embedder) -> None:
+    """The answer ("Postgres, …") shares no word with the query; the question before it does. search.replyBoost
+    lifts the reply (the next message, another speaker) and nothing else, and the calibrated chance reads the score
+    without the lift."""
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    openclaw_session(
+        transcripts / "db.jsonl",
+        "dddd0000-0000-4000-8000-000000000004",
+        [
+            "I fixed the flaky login test this morning.",
+            "Which database did the billing service move to last quarter?",
+            "Postgres, after the long outage of the old cluster.",
+            "Nice, thanks for the summary.",
+        ],
+    )
+    (tmp_path / "ws").mkdir()
+    query = "which database did the billing service move to"
+    with Engine([tmp_path / "ws"], plain_settings(), [transcripts], tmp_path / "index", embedder=embedder) as engine:
+        engine.sync()
+        reply, after = unit_id_of(engine, "Postgres, after"), unit_id_of(engine, "Nice, thanks")
+        assert engine.settings.search.reply_boost == 0.3  # the default
+        engine.settings.search.reply_boost = 0.0
+        plain = {h.unit_id: h for h in engine.rank(query, mode="hybrid", limit=10).hits}
+        engine.settings.search.reply_boost = 0.5
+        boosted = {h.unit_id: h for h in engine.rank(query, mode="hybrid", limit=10).hits}
+        assert boosted[reply].lift > 0
+        assert boosted[reply].score > plain[reply].score
+        assert boosted[after].lift == 0.0 and boosted[after].score == pytest.approx(plain[after].score)
+        assert boosted[reply].features[0] == pytest.approx(plain[reply].features[0])
+
+
+def write_notes(workspace: Path, notes: dict[str, str]) -> None:
+    (workspace / "memory").mkdir(parents=True, exist_ok=True)
+    for name, text in notes.items():
+        (workspace / "memory" / name).write_text(text, encoding="utf-8")
+
+
+def test_expansion_finds_a_note_by_a_word_near_in_meaning(tmp_path: Path, embedder: Embedder) -> None:
+    """ "mountains" is near "hiking" for the model, not for BM25: with search.expansionWeight the keyword search
+    finds the note that holds only "mountains"; off, it does not. The word vectors come from the writer, so an
+    engine without a model (keyword-only) expands the same way."""
+    workspace = tmp_path / "ws"
+    write_notes(
+        workspace,
+        {
+            "walks.md": "# Weekend\n\nSaturday: hiking with Ana near the lake.\n",
+            "trip.md": "# Norway\n\nWe spent the week in the mountains near Bergen.\n",
+            "billing.md": "# Billing\n\nThe invoice export runs nightly at two.\n",
+        },
+    )
+
+    def settings() -> Settings:
+        chosen = plain_settings()
+        chosen.search.expansion_min_cosine = 0.45
+        return chosen
+
+    with Engine([workspace], settings(), index_dir=tmp_path / "index", embedder=embedder) as engine:
+        engine.sync()
+        trip = unit_id_of(engine, "the mountains near Bergen")
+        assert engine.settings.search.expansion_weight == 0.2  # the default
+        assert trip in {h.unit_id for h in engine.rank("hiking", mode="keyword", limit=10).hits}
+        engine.settings.search.expansion_weight = 0.0
+        assert trip not in {h.unit_id for h in engine.rank("hiking", mode="keyword", limit=10).hits}
+    with Engine([workspace], settings(), index_dir=tmp_path / "index", embedder=False) as keyword_only:
+        assert trip in {h.unit_id for h in keyword_only.rank("hiking", mode="keyword", limit=10).hits}
+
+
+def stored_words(engine: Engine) -> dict[str, bytes | None]:
+    return {str(s): v for s, v in engine.catalog.db.execute("SELECT stem, vec FROM words")}
+
+
+def test_the_writer_embeds_each_word_once_and_the_reader_follows(tmp_path: Path, embedder: Embedder) -> None:
+    """A sync records the new units' words and embeds only words not embedded before; a reader (TermExpander)
+    picks up the new vectors without reading the old ones again, and never offers a query word's own stem."""
+    workspace = tmp_path / "ws"
+    write_notes(workspace, {"a.md": "# Walks\n\nhiking hikes hiked in the mountains\n"})
+    with Engine([workspace], plain_settings(), index_dir=tmp_path / "index", embedder=embedder) as engine:
+        engine.sync()
+        first = stored_words(engine)
+        assert {"hike", "mountain", "walk"} <= first.keys() and all(v is not None for v in first.values())
+        assert "the" not in first and "in" not in first  # stop words and short words are not words here
+        expander = TermExpander(engine.catalog, engine.keyword)
+        found = dict(expander.expand("hiking", min_cosine=0.0, per_word=5))
+        assert "hike" not in found and "mountain" in found
+        seen = len(expander)
+        write_notes(workspace, {"b.md": "# Sea\n\nsailing in the mountains\n"})
+        engine.sync()
+        second = stored_words(engine)
+        assert second.keys() - first.keys() == {"sea", "sail"}
+        assert all(second[stem] == vector for stem, vector in first.items())  # nothing embedded twice
+        everything = dict(expander.expand("hiking", min_cosine=-1.0, per_word=100))  # reads the two new vectors
+        assert len(expander) == seen + 2 and {"sea", "sail"} <= everything.keys()
+
+
+def test_a_catalog_from_before_the_vocabulary_gains_it_at_the_next_sync(tmp_path: Path, embedder: Embedder) -> None:
+    """An index built before words were recorded (no rows, no version mark) has them all after its next sync, and a
+    change of embedding model embeds every word again."""
+    workspace = tmp_path / "ws"
+    write_notes(workspace, {"a.md": "# Garden\n\ntomatoes and cucumbers in the greenhouse\n"})
+    with Engine([workspace], plain_settings(), index_dir=tmp_path / "index", embedder=embedder) as engine:
+        engine.sync()
+        with engine.catalog.transaction() as db:  # as an older release left it
+            db.execute("DELETE FROM words")
+            db.execute("DELETE FROM meta WHERE key LIKE 'vocabulary%'")
+    with Engine([workspace], plain_settings(), index_dir=tmp_path / "index", embedder=embedder) as engine:
+        report = engine.sync()
+        assert report.files_parsed == 0
+        words = stored_words(engine)
+        assert {"tomato", "cucumb", "greenhous"} & words.keys() and all(v is not None for v in words.values())
+        with engine.catalog.transaction() as db:
+            engine.catalog.set_meta(db, "vocabulary_model", "another-model")
+        engine.sync()
+        assert engine.catalog.vocabulary_model() == embedder.name
+        assert all(v is not None for v in stored_words(engine).values())
