@@ -37,19 +37,19 @@ def is_word(word: str) -> bool:
     return MIN_LENGTH <= len(word) <= MAX_LENGTH and word.isalpha() and word not in STOP_WORDS
 
 
-def text_words(text: str, keyword: KeywordIndex, into: dict[str, str]) -> None:
-    """Add a text's content words to `into` (stem → the first surface form seen)."""
-    for word in keyword.surface_words(text):
-        if is_word(word):
-            for stem in keyword.tokens(word):
-                into.setdefault(stem, word)
-
-
 def collect_words(catalog: Catalog, keyword: KeywordIndex, texts: Iterable[str]) -> int:
-    """Record the content words of `texts` that the catalog does not hold yet (their vectors come later)."""
-    found: dict[str, str] = {}
+    """Record the content words of `texts` that the catalog does not hold yet (their vectors come later). Each
+    distinct surface form is stemmed once per call: most words of a batch repeat."""
+    found: dict[str, str] = {}  # stem → the first surface form seen
+    seen: set[str] = set()
     for text in texts:
-        text_words(text, keyword, found)
+        for word in keyword.surface_words(text):
+            if word in seen:
+                continue
+            seen.add(word)
+            if is_word(word):
+                for stem in keyword.tokens(word):
+                    found.setdefault(stem, word)
     if found:
         catalog.add_words(found.items())
     return len(found)
