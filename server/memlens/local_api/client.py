@@ -9,7 +9,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from memlens.local_api.protocol import MAX_ANSWER, Request, encode, socket_path
+from memlens.local_api.protocol import MAX_ANSWER, Request, encode, read_line, socket_path
 
 CONNECT_SECONDS = 0.5
 ANSWER_SECONDS = 60.0  # a hybrid search on a busy server (or one still loading its model) may take seconds
@@ -32,22 +32,8 @@ def ask(index_dir: Path, request: Request) -> dict[str, Any] | None:
         conn.settimeout(ANSWER_SECONDS)
         conn.sendall(encode(request))
         conn.shutdown(socket.SHUT_WR)
-        return _answer(_read_line(conn))
+        return _answer(read_line(conn, MAX_ANSWER))
     return None
-
-
-def _read_line(conn: socket.socket) -> bytes:
-    parts: list[bytes] = []
-    size = 0
-    while size <= MAX_ANSWER:
-        block = conn.recv(1 << 16)
-        if not block:
-            break
-        parts.append(block)
-        size += len(block)
-        if block.endswith(b"\n"):
-            break
-    return b"".join(parts)
 
 
 def _answer(line: bytes) -> dict[str, Any] | None:

@@ -8,6 +8,7 @@ error, said as the CLI would say it."""
 from __future__ import annotations
 
 import json
+import socket
 import sys
 from pathlib import Path
 from typing import Any, Literal, TypedDict
@@ -48,3 +49,18 @@ def encode(message: object) -> bytes:
 
 def error(message: str, code: ErrorCode) -> dict[str, Any]:
     return {"error": {"message": message, "code": code}}
+
+
+def read_line(conn: socket.socket, limit: int) -> bytes:
+    """What the peer sends up to its first newline (or until it closes), at most about `limit` bytes."""
+    parts: list[bytes] = []
+    size = 0
+    while size <= limit:
+        block = conn.recv(1 << 16)
+        if not block:
+            break
+        parts.append(block)
+        size += len(block)
+        if b"\n" in block:
+            break
+    return b"".join(parts)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlens.engine.filters import filters_from_dict
 from memlens.errors import IndexUnavailable, InvalidRequest
-from memlens.local_api.protocol import MAX_LINE, encode, error, socket_path
+from memlens.local_api.protocol import MAX_LINE, encode, error, read_line, socket_path
 
 if TYPE_CHECKING:
     from memlens.engine import Engine
@@ -113,7 +113,7 @@ class LocalServer:
             conn.sendall(encode(error("this socket answers its owner only", "invalid")))
             return
         conn.settimeout(READ_SECONDS)
-        line = _read_request(conn)
+        line = read_line(conn, MAX_LINE)
         conn.sendall(encode(self.answer(line)))
 
     def answer(self, line: bytes) -> dict[str, Any]:
@@ -162,20 +162,6 @@ def _search_arguments(params: object) -> dict[str, Any]:
         "explain": bool(params.get("explain")),
         "filters": filters_from_dict(filters),
     }
-
-
-def _read_request(conn: socket.socket) -> bytes:
-    parts: list[bytes] = []
-    size = 0
-    while size <= MAX_LINE:
-        block = conn.recv(1 << 16)
-        if not block:
-            break
-        parts.append(block)
-        size += len(block)
-        if b"\n" in block:
-            break
-    return b"".join(parts)
 
 
 def _same_user(conn: socket.socket) -> bool:
