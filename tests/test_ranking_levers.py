@@ -143,3 +143,18 @@ def test_a_catalog_from_before_the_vocabulary_gains_it_at_the_next_sync(tmp_path
         engine.sync()
         assert engine.catalog.vocabulary_model() == embedder.name
         assert all(v is not None for v in stored_words(engine).values())
+
+
+def test_the_live_indexing_path_embeds_new_words_too(tmp_path: Path, embedder: Embedder) -> None:
+    """The watcher syncs without embedding, then embeds a few batches at a time between events (embed_pending): the
+    words of what it indexed get their vectors on that path too, after the units' vectors, within the batch budget."""
+    workspace = tmp_path / "ws"
+    write_notes(workspace, {"a.md": "# Sea\n\nsailing past the lighthouse at dawn\n"})
+    with Engine([workspace], plain_settings(), index_dir=tmp_path / "index", embedder=embedder) as engine:
+        engine.sync(embed=False)
+        assert engine.pending_embeddings() > 0 and engine.pending_words() > 0
+        assert {"sail", "lighthous"} <= stored_words(engine).keys()
+        assert engine.embed_pending(max_batches=0) == 0 and engine.pending_words() > 0  # no budget: nothing
+        engine.embed_pending(max_batches=4)
+        assert engine.pending_embeddings() == 0 and engine.pending_words() == 0
+        assert all(v is not None for v in stored_words(engine).values())

@@ -236,6 +236,10 @@ class Engine:
     def pending_embeddings(self) -> int:
         return self.indexer.pending_embeddings() if self.embedder is not None else 0
 
+    def pending_words(self) -> int:
+        """Words of the index still to embed for query expansion (after every unit has its vector)."""
+        return self.indexer.pending_words() if self.embedder is not None else 0
+
     def reindex(
         self, full: bool = False, progress: Progress | None = None, cancel: threading.Event | None = None
     ) -> SyncReport:

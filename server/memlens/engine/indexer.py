@@ -169,8 +169,6 @@ class Indexer:
                 release_freed_memory()  # what parsing freed, before the embedding's working set is added on top
             if embed and not report.cancelled:
                 report.units_embedded = self.embed_pending(progress=progress, cancel=cancel)
-                if self.embedder is not None:  # after the units: their vectors are what a search needs first
-                    embed_words(self.catalog, self.embedder, cancel=cancel, progress=progress)
                 report.cancelled = bool(cancel is not None and cancel.is_set())
                 if report.units_embedded:
                     release_freed_memory()
@@ -214,14 +212,32 @@ class Indexer:
         cancel: threading.Event | None = None,
         max_batches: int | None = None,
     ) -> int:
-        """Embed unit texts that have no vector yet, in batches; each batch is committed and searchable at once."""
+        """Embed unit texts that have no vector yet, in batches; each batch is committed and searchable at once. Once
+        every unit has its vector, the index's new words are embedded (vocabulary.py) within the same batch budget.
+        Returns how many units were embedded."""
         if self.embedder is None:
             return 0
+        with self.lock:
+            done, batches = self._embed_units(progress, cancel, max_batches)
+            if self.pending_embeddings() == 0 and (max_batches is None or batches < max_batches):
+                left = None if max_batches is None else max_batches - batches
+                embed_words(self.catalog, self.embedder, cancel=cancel, progress=progress, max_batches=left)
+            return done
+
+    def pending_words(self) -> int:
+        """Words of the index still waiting for a vector (0 without a model)."""
+        return self.catalog.count_words_without_vectors() if self.embedder is not None else 0
+
+    def _embed_units(
+        self, progress: Progress | None, cancel: threading.Event | None, max_batches: int | None
+    ) -> tuple[int, int]:
+        """(units embedded, batches run): embed_pending's unit part."""
+        assert self.embedder is not None
         with self.lock:
             model = self.embedder.name
             total = self.pending_embeddings()
             if total == 0:
-                return 0
+                return 0, 0
             done = batches = 0
             after_id = self._pending_from - 1  # worked out with the count: the unit ids are listed once
             while not (cancel is not None and cancel.is_set()) and (max_batches is None or batches < max_batches):
@@ -245,7 +261,7 @@ class Indexer:
                     progress(done, max(total, done), f"embedded {done}/{max(total, done)}")
             if done:
                 self.persist_vectors()
-            return done
+            return done, batches
 
     def persist_vectors(self, force: bool = False) -> bool:
         """Bring the vector file beside the catalog up to the rows in memory, when due (see VectorIndex.persist)."""

@@ -80,14 +80,15 @@ def embed_words(
     *,
     cancel: threading.Event | None = None,
     progress: Callable[[int, int, str], None] | None = None,
+    max_batches: int | None = None,
 ) -> int:
-    """Embed the recorded words that have no vector yet (all of them again after a change of model); returns how
-    many. Each batch is stored at once, so a cancelled run keeps what it made."""
+    """Embed the recorded words that have no vector yet (all of them again after a change of model), at most
+    `max_batches` batches; returns how many. Each batch is stored at once, so a cancelled run keeps what it made."""
     if catalog.vocabulary_model() != embedder.name:
         catalog.forget_word_vectors(embedder.name)
     total = catalog.count_words_without_vectors()
-    done = 0
-    while total and not (cancel is not None and cancel.is_set()):
+    done = batches = 0
+    while total and not (cancel is not None and cancel.is_set()) and (max_batches is None or batches < max_batches):
         words = catalog.words_without_vectors(EMBED_BATCH)
         if not words:
             break
@@ -95,6 +96,7 @@ def embed_words(
         halves = np.asarray(matrix, dtype=np.float16)
         catalog.store_word_vectors([(s, w, v.tobytes()) for (s, w), v in zip(words, halves, strict=True)])
         done += len(words)
+        batches += 1
         if progress is not None:
             progress(done, max(total, done), f"embedded {done}/{max(total, done)} words")
     return done

@@ -79,6 +79,7 @@ CREATE INDEX IF NOT EXISTS units_session ON units(session_key, seq);
 CREATE INDEX IF NOT EXISTS units_hash ON units(embed_text_hash);
 CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, model TEXT NOT NULL, vec BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS words (stem TEXT PRIMARY KEY, surface TEXT NOT NULL, vec BLOB);  -- vocabulary.py
+CREATE INDEX IF NOT EXISTS words_without_vectors ON words(stem) WHERE vec IS NULL;
 """
 
 # Columns added after a table first shipped: every catalog gains the ones it lacks at open (NULL in the rows already
