@@ -181,3 +181,14 @@ def test_min_score_bounds_the_results(cli_example: Engine) -> None:
     assert all(r["score"] < 1.0 for r in everything)
     unreachable = memlens("search", *query, "--min-score", "1", check=False)
     assert unreachable.returncode == 1 and json.loads(unreachable.stdout)["results"] == []
+
+
+def test_a_settings_warning_is_said_once(tmp_path: Path) -> None:
+    """`search` reads the settings once, whether a running server answers it or the CLI opens the index itself."""
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "memory" / "a.md").write_text("# Note\n\nThe queue drained overnight.\n")
+    (workspace / ".memlens.json").write_text(json.dumps({"search": {"bogusKey": 1}}))
+    where = ["--workspace", str(workspace), "--index-dir", str(tmp_path / "index")]
+    result = memlens("search", "queue", "--mode", "keyword", *where, check=False)
+    assert result.stderr.count("bogusKey") == 1, result.stderr

@@ -47,10 +47,13 @@ def locate(args: argparse.Namespace) -> tuple[list[Path], Settings]:
     return workspaces, settings_from_args(args, workspaces)
 
 
-def open_engine(args: argparse.Namespace, load_model: bool = True) -> Engine:
+def open_engine(
+    args: argparse.Namespace, load_model: bool = True, located: tuple[list[Path], Settings] | None = None
+) -> Engine:
+    """The engine for `args`; `located` is what `locate(args)` gave, when the caller has it already."""
     from memlens.engine import Engine  # here, not at the top: a search a running server answers never needs it
 
-    workspaces, settings = locate(args)
+    workspaces, settings = located or locate(args)
     return Engine(workspaces, settings, args.transcripts, args.index_dir, embedder=load_model)  # a model that
     # cannot load is one warning line (logged by the embedder); searches then answer by keywords
 
@@ -86,11 +89,12 @@ def cmd_search(args: argparse.Namespace) -> int:
         if v
     }
     filters = filters_from_dict(wire_filters)  # a bad filter is said here, before anything is opened
-    answered = _ask_server(args, wire_filters)
+    located = locate(args)  # once: it reads the settings files and says their warnings
+    answered = _ask_server(args, wire_filters, located)
     if answered is not None:
         return _print_search(args, answered, warned=False)
     load_model = args.mode != "keyword"
-    with open_engine(args, load_model=load_model) as engine:
+    with open_engine(args, load_model=load_model, located=located) as engine:
         if not args.no_sync and engine.writable:
             report = sync_engine(engine)
             if report.files_parsed or report.files_deleted or report.files_appended:
@@ -111,11 +115,13 @@ def cmd_search(args: argparse.Namespace) -> int:
 _OWN_ENGINE_FLAGS = ("transcripts", "scope", "no_embeddings", "model", "model_path", "settings")
 
 
-def _ask_server(args: argparse.Namespace, wire_filters: dict[str, Any]) -> SearchResponse | None:
+def _ask_server(
+    args: argparse.Namespace, wire_filters: dict[str, Any], located: tuple[list[Path], Settings]
+) -> SearchResponse | None:
     """The answer of the `memlens serve` / `memlens mcp` that holds this index open, if one runs and may answer."""
     if args.no_server or any(getattr(args, flag) for flag in _OWN_ENGINE_FLAGS):
         return None
-    workspaces, settings = locate(args)
+    workspaces, settings = located
     index_dir = index_dir_for(
         workspaces=resolve_workspaces(workspaces), configured=settings.index_dir, explicit=args.index_dir
     )

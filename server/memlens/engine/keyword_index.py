@@ -247,7 +247,8 @@ class KeywordIndex:
         return list(dict.fromkeys(s for w in self._unstemmed_content_words(text) for s in self._analyzer.analyze(w)))
 
     def surface_words(self, text: str) -> list[str]:
-        """The query's distinct words without stop words (all of them when only stop words are left), unstemmed."""
+        """A text's distinct words without stop words (all of them when only stop words are left), unstemmed: what
+        query expansion and the writer's vocabulary embed (a stem such as "queu" embeds to noise)."""
         return self._unstemmed_content_words(text)
 
     def _unstemmed_content_words(self, text: str) -> list[str]:
