@@ -9,17 +9,22 @@ message copied into another file, or an answer and the request it answers); a qu
 them is.
 
 Before scoring, the set is checked against the index: every target must exist, and a "paraphrase" question must not
-use a rare word of its targets (one in fewer than 1 % of the indexed units; words as the keyword analyser gives them),
-as it is or by a common 5-letter prefix;
-the share of its content words found in the targets is reported. It is an evaluation set: never tune on it.
+use a rare word of its targets (one in fewer than 1 % of the indexed messages; words as the keyword analyser gives
+them), as it is or by a common 5-letter prefix; the share of its content words found in the targets is reported. It
+is an evaluation set: never tune on it.
+bench/data/transcript_questions_tune.json is the set to tune on (`--questions tune`): other questions, other target
+messages. `--set` changes the index's settings (chunking, embedding: a cache of its own), `--variant` names search
+settings tried on the same index, as in bench/locomo.py.
 
-    python -m bench.transcripts [--json] [--no-cache]
+    python -m bench.transcripts [--json] [--no-cache] [--questions eval|tune|PATH] [--set KEY=VALUE …]
+        [--variant NAME:KEY=VALUE[,KEY=VALUE] …]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import sys
 import tempfile
@@ -35,13 +40,14 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
 import platformdirs
 
 from bench.common import load_shared_embedder, machine_info
-from bench.locomo import bench_settings
+from bench.locomo import bench_settings, parse_overrides, parse_variants
 from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
 
 REPO = Path(__file__).resolve().parents[1]
 TRANSCRIPTS = REPO.parent / "shared" / "fixtures" / "transcripts"
 QUESTIONS = REPO / "bench" / "data" / "transcript_questions.json"
+QUESTION_SETS = {"eval": QUESTIONS, "tune": REPO / "bench" / "data" / "transcript_questions_tune.json"}
 CACHE = Path(platformdirs.user_cache_dir("memlens")) / "bench" / "transcripts"
 MODES = ("keyword", "vector", "hybrid")
 KINDS = ("original", "paraphrase")
@@ -84,14 +90,17 @@ def message_key(path: str | Path, message_id: str, root: Path) -> str:
     return f"{Path(path).relative_to(root).as_posix()}#{message_id}"
 
 
-def open_corpus(*, root: Path, index_dir: Path, embedder: Embedder | None) -> Corpus:
-    """Index `root` through the real Engine (default settings, agents' own folders off) and map units to messages."""
+def open_corpus(
+    *, root: Path, index_dir: Path, embedder: Embedder | None, overrides: dict[str, Any] | None = None
+) -> Corpus:
+    """Index `root` through the real Engine (default settings and `overrides`, agents' own folders off) and map
+    units to messages."""
     workspace = index_dir / "workspace"  # an empty workspace: only the transcripts are indexed
     workspace.mkdir(parents=True, exist_ok=True)
     wall, cpu = time.perf_counter(), time.process_time()
     engine = Engine(
         [workspace],
-        bench_settings(),
+        bench_settings(overrides),
         extra_transcripts=[root],
         index_dir=index_dir / "index",
         embedder=embedder if embedder is not None else False,
@@ -118,6 +127,8 @@ def check_questions(questions: Sequence[dict[str, Any]], corpus: Corpus) -> Chec
     """Every target exists; no paraphrase shares a rare word with its targets (see the module docstring)."""
     check = Check()
     keyword = corpus.engine.keyword
+    # rare among messages, not units: the check gives the same answer however the index splits long messages
+    words_of = [set(keyword.tokens(text)) for text in corpus.text_of.values()]
     for item in questions:
         check.unknown += [t for t in item["targets"] if t not in corpus.text_of]
         if item["kind"] != "paraphrase":
@@ -127,8 +138,7 @@ def check_questions(questions: Sequence[dict[str, Any]], corpus: Corpus) -> Chec
         check.overlap[item["id"]] = round(sum(w in target_tokens for w in words) / max(1, len(words)), 3)
         pairs = [(w, t) for w in words for t in _stem_match(w, target_tokens)]
         candidates = list(dict.fromkeys(t for _, t in pairs))
-        units, frequencies = keyword.document_frequencies(candidates)
-        rare = {t for t, df in zip(candidates, frequencies, strict=True) if df < RARE_SHARE * units}
+        rare = {t for t in candidates if sum(t in words for words in words_of) < RARE_SHARE * len(words_of)}
         # a rare (distinctive) word of the targets that the question uses, as it is or with the same stem
         shared = [w if w == t else f"{w}~{t}" for w, t in pairs if t in rare]
         if shared:
@@ -171,38 +181,58 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def evaluate(
-    questions: Sequence[dict[str, Any]], corpus: Corpus, *, root: Path, modes: Sequence[str] = MODES
+    questions: Sequence[dict[str, Any]],
+    corpus: Corpus,
+    *,
+    root: Path,
+    modes: Sequence[str] = MODES,
+    variants: dict[str, dict[str, Any]] | None = None,
+    overrides: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Rank every question in every mode; score the ranking and what search shows; summarise by kind and format."""
+    """Rank every question in every mode; score the ranking and what search shows; summarise by kind and format.
+
+    Each of `variants` (search settings on top of `overrides`) runs every mode again on the same index, reported as
+    "<mode> <variant>"."""
     runs: dict[str, Any] = {}
-    for mode in modes:
-        rows: list[dict[str, Any]] = []
-        wall, cpu = time.perf_counter(), time.process_time()
-        for item in questions:
-            ranked = ranked_messages(corpus, item["question"], mode)
-            scores = score(ranked[:DEPTH], item["targets"])
-            shown = shown_messages(corpus, item["question"], mode, root)
-            shown_scores = score(shown, item["targets"])
-            scores["shown R@5"], scores["shown R@10"] = shown_scores["R@5"], shown_scores["R@10"]
-            scores["answered"] = float(bool(shown))
-            first = next((i for i, k in enumerate(ranked, 1) if k in set(item["targets"])), None)
-            rows.append({"id": item["id"], "kind": item["kind"], "file": item["file"], "scores": scores,
-                         "rank": first, "top": ranked[:3]})  # fmt: skip
-        seconds, cpu_seconds = time.perf_counter() - wall, time.process_time() - cpu
-        formats = sorted({r["file"].split("/", 1)[0] for r in rows})
-        runs[mode] = {
-            "all": summarise(rows),
-            "byKind": {k: summarise([r for r in rows if r["kind"] == k]) for k in KINDS},
-            "byFormat": {f: summarise([r for r in rows if r["file"].startswith(f + "/")]) for f in formats},
-            "msPerQuestion": round(1000 * seconds / max(1, len(rows)), 1),
-            "cpuMsPerQuestion": round(1000 * cpu_seconds / max(1, len(rows)), 1),
-            "misses": [
-                {"id": r["id"], "kind": r["kind"], "rank": r["rank"], "top": r["top"]}
-                for r in rows
-                if not r["scores"]["R@5"]
-            ],
-        }
+    searches = {"": corpus.engine.settings.search} | {
+        f" {name}": bench_settings({**(overrides or {}), **v}).search for name, v in (variants or {}).items()
+    }
+    for suffix, search in searches.items():
+        corpus.engine.settings.search = search
+        for mode in modes:
+            runs[mode + suffix] = _evaluate_mode(questions, corpus, root=root, mode=mode)
+    corpus.engine.settings.search = searches[""]
     return runs
+
+
+def _evaluate_mode(questions: Sequence[dict[str, Any]], corpus: Corpus, *, root: Path, mode: str) -> dict[str, Any]:
+    """One mode under the engine's current search settings: scores by kind and format, and the misses."""
+    rows: list[dict[str, Any]] = []
+    wall, cpu = time.perf_counter(), time.process_time()
+    for item in questions:
+        ranked = ranked_messages(corpus, item["question"], mode)
+        scores = score(ranked[:DEPTH], item["targets"])
+        shown = shown_messages(corpus, item["question"], mode, root)
+        shown_scores = score(shown, item["targets"])
+        scores["shown R@5"], scores["shown R@10"] = shown_scores["R@5"], shown_scores["R@10"]
+        scores["answered"] = float(bool(shown))
+        first = next((i for i, k in enumerate(ranked, 1) if k in set(item["targets"])), None)
+        rows.append({"id": item["id"], "kind": item["kind"], "file": item["file"], "scores": scores,
+                     "rank": first, "top": ranked[:3]})  # fmt: skip
+    seconds, cpu_seconds = time.perf_counter() - wall, time.process_time() - cpu
+    formats = sorted({r["file"].split("/", 1)[0] for r in rows})
+    return {
+        "all": summarise(rows),
+        "byKind": {k: summarise([r for r in rows if r["kind"] == k]) for k in KINDS},
+        "byFormat": {f: summarise([r for r in rows if r["file"].startswith(f + "/")]) for f in formats},
+        "msPerQuestion": round(1000 * seconds / max(1, len(rows)), 1),
+        "cpuMsPerQuestion": round(1000 * cpu_seconds / max(1, len(rows)), 1),
+        "misses": [
+            {"id": r["id"], "kind": r["kind"], "rank": r["rank"], "top": r["top"]}
+            for r in rows
+            if not r["scores"]["R@5"]
+        ],
+    }
 
 
 def format_report(report: dict[str, Any]) -> str:
@@ -241,24 +271,41 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
     parser.add_argument("--no-cache", action="store_true", help=f"index into a temporary folder, not {CACHE}")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated, of " + ", ".join(MODES))
+    parser.add_argument(
+        "--questions", default="eval", help="eval (report on it), tune (tune on it), or a question file's path"
+    )
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a setting for the index")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME:KEY=VALUE[,KEY=VALUE]",
+        help="search settings tried on the same index, reported as '<mode> NAME'",
+    )
     args = parser.parse_args(argv)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if unknown := [m for m in modes if m not in MODES]:
         parser.error(f"unknown modes {unknown}")
     if not TRANSCRIPTS.is_dir():
         raise SystemExit(f"the shared transcripts are not at {TRANSCRIPTS}")
-    questions = load_questions()
+    questions = load_questions(QUESTION_SETS.get(args.questions, Path(args.questions)))
+    overrides, variants = parse_overrides(args.set), parse_variants(args.variant)
     machine = machine_info()
-    embedder = load_shared_embedder(bench_settings()) if modes != ["keyword"] else None
+    embedder = load_shared_embedder(bench_settings(overrides)) if modes != ["keyword"] else None
     with contextlib.ExitStack() as stack:
-        folder = Path(stack.enter_context(tempfile.TemporaryDirectory())) if args.no_cache else CACHE
-        corpus = open_corpus(root=TRANSCRIPTS, index_dir=folder, embedder=embedder)
+        if args.no_cache:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        else:  # an index of its own for each chunking and model (an index keeps the chunking it was built with)
+            settings = bench_settings(overrides)
+            key = json.dumps([vars(settings.chunking), vars(settings.embedding)], sort_keys=True)
+            folder = CACHE / hashlib.sha1(key.encode()).hexdigest()[:12]
+        corpus = open_corpus(root=TRANSCRIPTS, index_dir=folder, embedder=embedder, overrides=overrides)
         stack.callback(corpus.engine.close)
         check = check_questions(questions, corpus)
         if not check.ok:
             raise SystemExit(f"the question set is invalid: unknown targets {check.unknown}; "
                              f"paraphrases sharing rare words with their targets {check.rare_shared}")  # fmt: skip
-        runs = evaluate(questions, corpus, root=TRANSCRIPTS, modes=modes)
+        runs = evaluate(questions, corpus, root=TRANSCRIPTS, modes=modes, variants=variants, overrides=overrides)
         overlaps = list(check.overlap.values())
         report: dict[str, Any] = {
             "benchmark": "transcripts",
@@ -273,6 +320,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 "cached": not args.no_cache,
             },
             "questions": {
+                "set": args.questions,
                 "total": len(questions),
                 "paraphrase": sum(q["kind"] == "paraphrase" for q in questions),
             },
@@ -281,6 +329,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 "meanOverlap": sum(overlaps) / max(1, len(overlaps)),
                 "maxOverlap": max(overlaps, default=0.0),
             },
+            "settings": {"overrides": overrides, "variants": variants},
             "runs": runs,
             "questionList": [{"id": q["id"], "question": q["question"]} for q in questions],
         }

@@ -104,3 +104,29 @@ def test_evaluate_on_a_few_real_questions(
         assert summary["shown R@5"] <= summary["answered"]
     assert {m["id"] for m in run["misses"]} <= {q["id"] for q in sample}
     assert sum(s["questions"] for s in run["byFormat"].values()) == 8
+
+
+def test_the_tune_set_is_valid_and_asks_about_other_messages(
+    questions: list[dict[str, Any]], corpus: transcripts.Corpus
+) -> None:
+    tune = transcripts.load_questions(transcripts.QUESTION_SETS["tune"])
+    assert len(tune) >= 45 and sum(q["kind"] == "paraphrase" for q in tune) >= 35
+    assert not {q["id"] for q in tune} & {q["id"] for q in questions}
+    evaluated = {t for q in questions for t in q["targets"]}
+    assert [q["id"] for q in tune if set(q["targets"]) & evaluated] == []  # tuning never sees an evaluation target
+    check = transcripts.check_questions(tune, corpus)
+    assert check.unknown == [] and check.rare_shared == {}
+
+
+def test_a_variant_ranks_again_on_the_same_index_with_its_settings(
+    questions: list[dict[str, Any]], corpus: transcripts.Corpus, shared_fixtures: Path
+) -> None:
+    sample = [q for q in questions if q["kind"] == "original"][:3]
+    before = corpus.engine.settings.search
+    runs = transcripts.evaluate(
+        sample, corpus, root=shared_fixtures, modes=("keyword",), variants={"top1": {"search.maxResults": 1}}
+    )
+    assert set(runs) == {"keyword", "keyword top1"}
+    assert runs["keyword"]["all"]["R@5"] == runs["keyword top1"]["all"]["R@5"]  # the ranking is the same …
+    assert runs["keyword top1"]["all"]["shown R@5"] <= runs["keyword top1"]["all"]["P@1"]  # … what is shown is 1 hit
+    assert corpus.engine.settings.search is before  # the engine's own settings are back

@@ -630,6 +630,22 @@ def test_long_message_split_into_searchable_units() -> None:
     assert " ".join(u.text for u in parts).split() == body.split()  # every word is in some unit, in order
 
 
+def test_message_parts_follow_their_own_limit_while_chunks_keep_theirs() -> None:
+    paragraphs = [" ".join(f"p{i}w{j}" for j in range(40)) for i in range(14)]  # ~3,900 characters
+    body = "\n\n".join(paragraphs)
+    line = _cc_line("assistant", "a1", "u1", [{"type": "text", "text": body}], message_id="m1")
+    result = ClaudeCodeParser().parse(jsonl(_cc_line("user", "u1", None, "dump it"), line), Path("s.jsonl"))
+    chunking = _chunking()
+    whole = [u for c in transcript_content(result, chunking).chunks for u in c.units if u.message_id == "a1"]
+    assert len(whole) == 1  # the default splits only what a chunk cannot hold
+    chunking.message_part_chars = 1000
+    chunks = transcript_content(result, chunking).chunks
+    parts = [u for c in chunks for u in c.units if u.message_id == "a1"]
+    assert len(parts) >= len(body) // 1000 and all(len(u.text) <= 1000 for u in parts)
+    assert " ".join(u.text for u in parts).split() == body.split()
+    assert len(chunks) == 1  # the request and its parts (under 8 messages) still fit one 16,000-character chunk
+
+
 def _chunking() -> ChunkingSettings:
     return Settings().chunking
 

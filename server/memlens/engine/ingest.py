@@ -247,7 +247,8 @@ def split_record(record: TranscriptRecord, max_chars: int) -> list[TranscriptRec
 def chunk_records(
     records: list[TranscriptRecord], chunking: ChunkingSettings, agent_id: str | None = None
 ) -> list[ChunkSpec]:
-    parts = [part for record in records for part in split_record(record, chunking.max_chars)]
+    part_chars = min(chunking.message_part_chars, chunking.max_chars)
+    parts = [part for record in records for part in split_record(record, part_chars)]
     chunks: list[ChunkSpec] = []
     groups = group_messages(parts, chunking.gap_seconds, chunking.max_messages, chunking.max_chars)
     for group in groups:

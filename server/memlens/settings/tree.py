@@ -67,6 +67,11 @@ class ChunkingSettings:
     gap_seconds: float = field(default=300.0, metadata=between(0, 10 * 365 * 86400))
     max_messages: int = field(default=8, metadata=between(1, 10_000))
     max_chars: int = field(default=16000, metadata=between(1, 10_000_000))
+    message_part_chars: int = field(default=16000, metadata=between(1, 10_000_000))
+    """A transcript message longer than this (or than maxChars) becomes several search units of at most this many
+    characters; its history stays whole. Smaller parts are ranked and embedded on their own; 3,000 helped on the
+    transcript tune set but not on the evaluation set, so the default splits only what a chunk cannot hold
+    (bench/RESULTS.md, round 8). Applies to files indexed after it changes."""
     tool_input_max_chars: int = field(default=500, metadata=between(0, 1_000_000))
 
 
@@ -134,7 +139,8 @@ class SearchSettings:
     """A date named from an event ("two days before the demo") is read from the days of the event's best this many
     keyword matches (0 = such dates are ignored)."""
     tool_penalty: float = field(default=0.3, metadata=between(0, 1))
-    """Tool-call inputs lose this share of their score unless the query looks like a command, path or identifier."""
+    """Tool-call inputs lose this share of their score unless the query looks like a command, path or identifier.
+    Less was better on the transcript tune set, not on the evaluation set (bench/RESULTS.md, round 8)."""
     question_penalty: float = field(default=0.3, metadata=between(0, 1))
     """A transcript message loses this share of its score times the share of its text that asks questions (0 = off):
     a message that asks about something repeats its words without holding the answer, which its reply does (and the
