@@ -62,3 +62,11 @@ def test_a_query_model_that_cannot_be_made_falls_back_to_the_full_model(
     assert np.allclose(vector, full.embed([QUERIES[2]])[0], atol=1e-5)
     assert sum("no int8 query model" in r.getMessage() for r in caplog.records) == 1  # said once
     assert not embedder.quantized_queries
+
+
+def test_whoever_embeds_documents_makes_the_int8_copy_first(tmp_path: Path) -> None:
+    writer, _ = load_embedder(EmbeddingSettings(), tmp_path)
+    assert writer is not None
+    writer.embed(["a document"])  # the index writer loads the fp32 model: the query copy is made beside it
+    folder = assemble_bundled_model(tmp_path)
+    assert (folder / QUANTIZED_FILE).is_file() and (folder / QUANTIZED_MANIFEST).is_file()

@@ -337,8 +337,12 @@ def load_embedder(settings: EmbeddingSettings, cache_dir: Path) -> tuple[Embedde
         max_tokens = settings.max_tokens
         quantize = settings.quantize and given is None
 
+        quantize_queries = settings.quantize_queries and not quantize and given is None
+
         def load() -> _OnnxEncoder:
             folder = given if given is not None else assemble_bundled_model(cache_dir)
+            if quantize_queries:  # the int8 copy is made (once, ≈ 3 s) by whoever embeds documents: the index
+                quantized_model(folder)  # writer, in the background, so no query waits for it
             return _OnnxEncoder(folder, quantized_model(folder) if quantize else "model.onnx", max_tokens)
 
         def load_for_queries() -> _OnnxEncoder:
@@ -346,7 +350,7 @@ def load_embedder(settings: EmbeddingSettings, cache_dir: Path) -> tuple[Embedde
             return _OnnxEncoder(folder, quantized_model(folder), max_tokens)
 
         name = QUANTIZED_MODEL if quantize else BUNDLED_MODEL
-        queries = load_for_queries if settings.quantize_queries and not quantize and given is None else None
+        queries = load_for_queries if quantize_queries else None
         embedder = Embedder(
             load, name, BUNDLED_DIM, settings.batch_size, max_tokens, workers=workers, query_model=queries
         )
