@@ -294,7 +294,10 @@ class Indexer:
                 else:
                     start = self._embedded_below()
                     pending = self.catalog.texts_without_vector(self.embedder.name, from_id=start)
-            self._pending, self._pending_from = pending, start
+                # cached under the lock: a write that lands right after it resets the cache, never the other way
+                # round (set after the lock, a count from before a write outlived it: the backlog looked empty,
+                # nothing was embedded and `indexing` read false with texts still waiting)
+                self._pending, self._pending_from = pending, start
         return pending
 
     def _embedded_below(self) -> int:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from memlens.engine.keyword_index import KeywordIndex
     from memlens.settings import SearchSettings
 
-HEAD = 100  # hits re-scored (at least the limit asked for)
+HEAD = 50  # hits re-scored (at least the limit asked for); 100 ranked no better on LoCoMo tune (RESULTS, round 8)
 TAIL_SHARE = 0.6  # once a query is answered, the hits shown score at least this share of the best one
 BM25_K1_PLUS_1 = 2.2  # tantivy's BM25: k1 = 1.2
 
