@@ -4,10 +4,12 @@ engine/term_expansion.py). Each test fails when its lever is removed."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from memlens.engine import vocabulary
 from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
 from memlens.engine.term_expansion import TermExpander
@@ -113,14 +115,13 @@ def test_the_writer_embeds_each_word_once_and_the_reader_follows(tmp_path: Path,
         expander = TermExpander(engine.catalog, engine.keyword)
         found = dict(expander.expand("hiking", min_cosine=0.0, per_word=5))
         assert "hike" not in found and "mountain" in found
-        seen = len(expander)
         write_notes(workspace, {"b.md": "# Sea\n\nsailing in the mountains\n"})
         engine.sync()
         second = stored_words(engine)
         assert second.keys() - first.keys() == {"sea", "sail"}
         assert all(second[stem] == vector for stem, vector in first.items())  # nothing embedded twice
-        everything = dict(expander.expand("hiking", min_cosine=-1.0, per_word=100))  # reads the two new vectors
-        assert len(expander) == seen + 2 and {"sea", "sail"} <= everything.keys()
+        everything = dict(expander.expand("hiking", min_cosine=-1.0, per_word=100))  # the lists stored since
+        assert {"sea", "sail"} <= everything.keys()  # the new words entered the older word's list
 
 
 def test_a_catalog_from_before_the_vocabulary_gains_it_at_the_next_sync(tmp_path: Path, embedder: Embedder) -> None:
@@ -158,3 +159,57 @@ def test_the_live_indexing_path_embeds_new_words_too(tmp_path: Path, embedder: E
         engine.embed_pending(max_batches=4)
         assert engine.pending_embeddings() == 0 and engine.pending_words() == 0
         assert all(v is not None for v in stored_words(engine).values())
+
+
+def test_neighbour_lists_linked_word_by_word_equal_lists_made_at_once(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer links new words into the lists of the words before them; the result is what working out every
+    list again from the vectors gives (the lists a search reads do not depend on the order words came in)."""
+    monkeypatch.setattr(vocabulary, "NEAREST", 4)  # short lists, so new words must push older neighbours out
+    workspace = tmp_path / "ws"
+    notes = {
+        "a.md": "# Walks\n\nhiking hikes in the mountains near the river valley\n",
+        "b.md": "# Sea\n\nsailing boats across the harbour at dawn\n",
+        "c.md": "# Kitchen\n\nbaking bread and roasting vegetables for dinner\n",
+    }
+    with Engine([workspace], plain_settings(), index_dir=tmp_path / "index", embedder=embedder) as engine:
+        for name, text in notes.items():  # three syncs: each links its new words into the older lists
+            write_notes(workspace, {name: text})
+            engine.sync()
+        assert engine.pending_words() == 0
+        stepwise = dict(engine.catalog.db.execute("SELECT stem, near FROM words"))
+        with engine.catalog.transaction() as db:
+            db.execute("UPDATE words SET near = NULL")
+        assert engine.pending_words() == len(stepwise)  # unlinked words are work still to do
+        assert vocabulary.link_words(engine.catalog) == len(stepwise)
+        at_once = dict(engine.catalog.db.execute("SELECT stem, near FROM words"))
+
+    def parsed(lists: dict[str, str]) -> dict[str, list[tuple[str, float]]]:
+        return {stem: [(n, round(c, 3)) for n, c in json.loads(near)] for stem, near in lists.items()}
+
+    assert len(stepwise) > 3 * vocabulary.NEAREST and all(len(json.loads(n)) == 4 for n in stepwise.values())
+    assert parsed(stepwise) == parsed(at_once)
+
+
+def test_a_catalog_with_word_vectors_but_no_lists_links_them_at_the_next_sync(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """A catalog from round 7 (word vectors, no `near` columns) gains the columns at open; its words count as work
+    still to do, and the next sync links them, after which expansion finds what it found before."""
+    workspace = tmp_path / "ws"
+    write_notes(workspace, {"a.md": "# Walks\n\nhiking hikes hiked in the mountains\n"})
+    with Engine([workspace], plain_settings(), index_dir=tmp_path / "index", embedder=embedder) as engine:
+        engine.sync()
+        before = dict(TermExpander(engine.catalog, engine.keyword).expand("hiking", min_cosine=0.0, per_word=5))
+        engine.catalog.db.executescript(  # as round 7 left it
+            "DROP INDEX words_without_neighbours; ALTER TABLE words DROP COLUMN near_floor;"
+            "ALTER TABLE words DROP COLUMN near;"
+        )
+    with Engine([workspace], plain_settings(), index_dir=tmp_path / "index", embedder=embedder) as engine:
+        assert engine.pending_words() == len(stored_words(engine)) > 0
+        assert TermExpander(engine.catalog, engine.keyword).expand("hiking", min_cosine=0.0, per_word=5) == []
+        engine.sync()
+        assert engine.pending_words() == 0
+        after = dict(TermExpander(engine.catalog, engine.keyword).expand("hiking", min_cosine=0.0, per_word=5))
+        assert "mountain" in after and after.keys() == before.keys()

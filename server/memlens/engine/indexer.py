@@ -42,7 +42,7 @@ from memlens.engine.stored_text import redact_content
 from memlens.engine.unit_facts import backfill_unit_facts, fill_unit_facts
 from memlens.engine.vector_index import VectorIndex
 from memlens.engine.vector_snapshot import encode_vector, vector_rows
-from memlens.engine.vocabulary import backfill_words, collect_words, embed_words
+from memlens.engine.vocabulary import backfill_words, collect_words, embed_words, link_words
 from memlens.errors import is_disk_full
 from memlens.settings import Settings, camel_case
 from memlens.wire import ReindexReport
@@ -222,11 +222,12 @@ class Indexer:
             if self.pending_embeddings() == 0 and (max_batches is None or batches < max_batches):
                 left = None if max_batches is None else max_batches - batches
                 embed_words(self.catalog, self.embedder, cancel=cancel, progress=progress, max_batches=left)
+                link_words(self.catalog, cancel)  # the words embedded now (or before, by a release without lists)
             return done
 
     def pending_words(self) -> int:
-        """Words of the index still waiting for a vector (0 without a model)."""
-        return self.catalog.count_words_without_vectors() if self.embedder is not None else 0
+        """Words of the index still waiting for a vector or for their nearest words (0 without a model)."""
+        return self.catalog.count_words_without_neighbours() if self.embedder is not None else 0
 
     def _embed_units(
         self, progress: Progress | None, cancel: threading.Event | None, max_batches: int | None

@@ -1,5 +1,6 @@
-"""The writer's half of query expansion: every content word the index holds, recorded as its units are committed
-and embedded after the units' own vectors, so a search never embeds a vocabulary (term_expansion.py reads it).
+"""The writer's half of query expansion: every content word the index holds, recorded as its units are committed,
+embedded after the units' own vectors, and linked to its nearest words in meaning, so a search neither embeds nor
+reads a vector: it looks its words' neighbours up (term_expansion.py).
 
 A word is recorded once per stem (the keyword index's analysed form), with the first surface form seen: the model
 embeds "painting", not "paint" cut from it. Words are alphabetic, 3 to 30 letters, and not stop words: shorter ones
@@ -31,6 +32,9 @@ VERSION = "1"  # bump when what counts as a word changes: every unit's words are
 VERSION_KEY = "vocabulary_version"
 SCAN_BATCH = 2_000  # units read at a time when collecting a whole catalog's words
 EMBED_BATCH = 256  # words embedded (and stored) at a time
+NEAREST = 32  # neighbours kept per word: search.expansionTerms (at most 20) after the query's own words are left out
+LINK_BLOCK = 256  # new words compared with the whole vocabulary at a time (one block: 256 × words float32)
+NOT_FULL = -2.0  # the floor of a list shorter than NEAREST: any new word enters it (cosines are ≥ -1)
 
 
 def is_word(word: str) -> bool:
@@ -100,6 +104,60 @@ def embed_words(
         if progress is not None:
             progress(done, max(total, done), f"embedded {done}/{max(total, done)} words")
     return done
+
+
+def link_words(catalog: Catalog, cancel: threading.Event | None = None) -> int:
+    """Work out the NEAREST words of each embedded word that has no list yet, and let those new words into the lists
+    of the words linked before (a new word may be nearer than their last neighbour). Returns how many were linked.
+
+    Each new word is compared with the whole vocabulary once (a matrix product per LINK_BLOCK new words): the first
+    run over a vocabulary of n words costs n² dot products, later runs only the new words'. Only the lists a new
+    word enters are read and written again (the stored floor says which)."""
+    rows = catalog.embedded_words()
+    fresh = [i for i, (_, _, floor) in enumerate(rows) if floor is None]
+    if not fresh:
+        return 0
+    from memlens.engine.vector_index import single_threaded_blas
+
+    single_threaded_blas()
+    stems = [stem for stem, _, _ in rows]
+    row_of = {stem: i for i, stem in enumerate(stems)}
+    matrix = np.frombuffer(b"".join(blob for _, blob, _ in rows), dtype=np.float16).reshape(len(rows), -1)
+    matrix = matrix.astype(np.float32)
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    last = np.array([np.inf if floor is None else floor for _, _, floor in rows], dtype=np.float32)
+    is_fresh = np.isinf(last)
+    changed: dict[int, list[tuple[int, float]]] = {}
+    depth = min(NEAREST, len(rows) - 1)
+    for start in range(0, len(fresh), LINK_BLOCK):
+        if cancel is not None and cancel.is_set():
+            break
+        block = np.array(fresh[start : start + LINK_BLOCK])
+        cosines = matrix[block] @ matrix.T  # [block, words]
+        cosines[np.arange(len(block)), block] = -np.inf  # a word is not its own neighbour
+        for r, i in enumerate(block.tolist()):
+            top = np.argpartition(-cosines[r], depth - 1)[:depth] if depth > 0 else np.array([], dtype=np.int64)
+            top = top[np.argsort(-cosines[r][top], kind="stable")]
+            changed[i] = [(int(j), float(cosines[r][j])) for j in top.tolist()]
+        better = np.nonzero((cosines.max(axis=0) > last) & ~is_fresh)[0].tolist()
+        unread = [stems[j] for j in better if j not in changed]
+        stored = catalog.word_neighbours(unread) if unread else {}
+        for j in better:  # a word linked before: let this block's nearer words in
+            base = changed.get(j)
+            if base is None:
+                base = [(row_of[n], c) for n, c in stored.get(stems[j], []) if n in row_of]
+            column = cosines[:, j]
+            entering = [(int(block[r]), float(column[r])) for r in np.nonzero(column > last[j])[0].tolist()]
+            merged = sorted(base + entering, key=lambda pair: -pair[1])[:NEAREST]
+            changed[j] = merged
+            last[j] = merged[-1][1] if len(merged) >= NEAREST else NOT_FULL
+    catalog.store_neighbours(
+        {
+            stems[i]: ([(stems[j], c) for j, c in found], found[-1][1] if len(found) >= NEAREST else NOT_FULL)
+            for i, found in changed.items()
+        }
+    )
+    return sum(1 for i in changed if is_fresh[i])
 
 
 def decode(blob: bytes) -> np.ndarray:

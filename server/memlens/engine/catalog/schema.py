@@ -87,10 +87,17 @@ CREATE INDEX IF NOT EXISTS words_without_vectors ON words(stem) WHERE vec IS NUL
 # ranking (unit_facts.DerivedFacts): the analysed words (space-separated), the share of tool-call lines, the digest
 # that identical texts share and the share that asks; the writer fills them in after each commit, and readers work
 # out the ones still NULL (NULL words mark a unit whose facts are to be filled in).
+# The words' `near` is each embedded word's nearest words in meaning, worked out by the writer (vocabulary.py), so a
+# search expands its words without reading any vector; NULL until then. `near_floor`: the cosine of the list's last
+# word when the list is full (a new word must beat it to enter), else -2.
 ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "units": (("words", "TEXT"), ("tool", "REAL"), ("dup_key", "TEXT"), ("question", "REAL")),
+    "words": (("near", "TEXT"), ("near_floor", "REAL")),
 }
-AFTER_ADDED_COLUMNS = "CREATE INDEX IF NOT EXISTS units_without_facts ON units(id) WHERE words IS NULL;"
+AFTER_ADDED_COLUMNS = (
+    "CREATE INDEX IF NOT EXISTS units_without_facts ON units(id) WHERE words IS NULL;"
+    "CREATE INDEX IF NOT EXISTS words_without_neighbours ON words(stem) WHERE near IS NULL;"
+)
 
 
 @dataclass(slots=True)

@@ -1,8 +1,10 @@
 """The index's vocabulary: each distinct content word (by its stem) with one surface form and, once the writer has
-embedded it, that form's vector. What query expansion reads (term_expansion.py); filled by vocabulary.py."""
+embedded it, that form's vector and its nearest words in meaning (`near`, JSON [[stem, cosine], …], best first).
+Query expansion reads `near` (term_expansion.py); vocabulary.py fills all of it."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterable, Sequence
 
@@ -10,6 +12,7 @@ from memlens.engine.catalog.connection import CatalogConnection
 
 TOKEN_KEY = "vocabulary_token"  # changes whenever stored word vectors are dropped: readers start over
 MODEL_KEY = "vocabulary_model"  # the model the stored word vectors came from
+NEAR_KEY = "vocabulary_near"  # changes whenever stored neighbour lists change: readers forget the ones they cached
 
 
 class WordTables(CatalogConnection):
@@ -28,25 +31,51 @@ class WordTables(CatalogConnection):
     def count_words_without_vectors(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM words WHERE vec IS NULL").fetchone()[0])
 
+    def count_words_without_neighbours(self) -> int:
+        """Words still to embed or, embedded, still without their nearest words."""
+        return int(self.db.execute("SELECT COUNT(*) FROM words WHERE near IS NULL").fetchone()[0])
+
+    def embedded_words(self) -> list[tuple[str, bytes, float | None]]:
+        """(stem, vector, near_floor) of every embedded word, in row order; the floor is None for a word not linked
+        yet (no list)."""
+        rows = self.db.execute(
+            "SELECT stem, vec, CASE WHEN near IS NULL THEN NULL ELSE near_floor END FROM words "
+            "WHERE vec IS NOT NULL ORDER BY rowid"
+        )
+        return [(str(stem), bytes(vec), None if floor is None else float(floor)) for stem, vec, floor in rows]
+
+    def store_neighbours(self, lists: dict[str, tuple[list[tuple[str, float]], float]]) -> None:
+        """Store each stem's (nearest words best first, floor) and tell readers that lists changed."""
+        rows = [(json.dumps([[n, round(c, 4)] for n, c in near]), floor, stem) for stem, (near, floor) in lists.items()]
+        with self.transaction() as db:
+            db.executemany("UPDATE words SET near = ?, near_floor = ? WHERE stem = ?", rows)
+            self.set_meta(db, NEAR_KEY, uuid.uuid4().hex)
+
+    def word_neighbours(self, stems: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
+        """The stored nearest words of each of `stems` that has them (best first)."""
+        if not stems:
+            return {}
+        found: dict[str, list[tuple[str, float]]] = {}
+        for start in range(0, len(stems), 500):
+            part = list(stems[start : start + 500])
+            marks = ",".join("?" * len(part))
+            rows = self.db.execute(f"SELECT stem, near FROM words WHERE near IS NOT NULL AND stem IN ({marks})", part)
+            found.update((str(stem), [(str(n), float(c)) for n, c in json.loads(near)]) for stem, near in rows)
+        return found
+
     def store_word_vectors(self, rows: Sequence[tuple[str, str, bytes]]) -> None:
-        """Store (stem, surface, vector) rows. Each is written again as a new row, so a reader that has read up to
-        some row id finds every vector stored since by reading on from it."""
+        """Store (stem, surface, vector) rows; their nearest words are worked out afterwards (`near` NULL)."""
         with self.transaction() as db:
             db.executemany("INSERT OR REPLACE INTO words (stem, surface, vec) VALUES (?, ?, ?)", rows)
 
-    def word_vectors_after(self, row_id: int) -> list[tuple[int, str, bytes]]:
-        """(row id, stem, vector) of the embedded words stored after row `row_id`, in row order."""
-        rows = self.db.execute(
-            "SELECT rowid, stem, vec FROM words WHERE rowid > ? AND vec IS NOT NULL ORDER BY rowid", (row_id,)
-        )
-        return [(int(r), str(stem), bytes(vec)) for r, stem, vec in rows]
-
-    def vocabulary_state(self) -> tuple[str, int]:
-        """(the token of the stored word vectors, the last row id): a reader that saw both has every vector."""
-        token, last = self.db.execute(
-            "SELECT (SELECT value FROM meta WHERE key = ?), (SELECT MAX(rowid) FROM words)", (TOKEN_KEY,)
+    def vocabulary_state(self) -> tuple[str, str]:
+        """(the token of the stored word vectors, the token of the stored neighbour lists): a reader that cached
+        lists under both still holds what the catalog holds."""
+        token, near = self.db.execute(
+            "SELECT (SELECT value FROM meta WHERE key = ?), (SELECT value FROM meta WHERE key = ?)",
+            (TOKEN_KEY, NEAR_KEY),
         ).fetchone()
-        return str(token or ""), int(last or 0)
+        return str(token or ""), str(near or "")
 
     def vocabulary_model(self) -> str | None:
         return self.get_meta(MODEL_KEY)
@@ -54,7 +83,7 @@ class WordTables(CatalogConnection):
     def forget_word_vectors(self, model: str) -> None:
         """Drop every word's vector (to be made again by `model`)."""
         with self.transaction() as db:
-            db.execute("UPDATE words SET vec = NULL WHERE vec IS NOT NULL")
+            db.execute("UPDATE words SET vec = NULL, near = NULL WHERE vec IS NOT NULL OR near IS NOT NULL")
             self.set_meta(db, MODEL_KEY, model)
             self.set_meta(db, TOKEN_KEY, uuid.uuid4().hex)
 
