@@ -239,3 +239,14 @@ def test_speed_benchmark_on_a_prebuilt_index(tmp_path: Path, capsys: pytest.Capt
     targets = {t["what"]: t for t in report["targets"]}
     assert targets["keyword p50 ms"]["measured"] == pre["search"]["keyword"]["cpuP50Ms"]
     assert "warm start s (prebuilt index)" in targets
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "1"), ("3", "3")])
+def test_the_cli_keeps_blas_to_one_thread_unless_told_otherwise(given: str | None, expected: str) -> None:
+    """OpenBLAS starting a thread per core at numpy's import cost a hybrid CLI search about 0.1 s of CPU."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    code = "import os, memlens.cli; print(os.environ['OPENBLAS_NUM_THREADS'])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.strip() == expected
