@@ -70,3 +70,20 @@ def test_whoever_embeds_documents_makes_the_int8_copy_first(tmp_path: Path) -> N
     writer.embed(["a document"])  # the index writer loads the fp32 model: the query copy is made beside it
     folder = assemble_bundled_model(tmp_path)
     assert (folder / QUANTIZED_FILE).is_file() and (folder / QUANTIZED_MANIFEST).is_file()
+
+
+def test_documents_are_embedded_even_when_the_int8_copy_cannot_be_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def refuse(folder: Path) -> str:
+        raise OSError("read-only model cache")
+
+    monkeypatch.setattr("memlens.engine.embedder.quantized_model", refuse)
+    writer, _ = load_embedder(EmbeddingSettings(), tmp_path)
+    assert writer is not None
+    with caplog.at_level(logging.WARNING):
+        documents = writer.embed(["a document", "another one"])
+        query = writer.embed_query("a document")
+    assert documents.shape == (2, 384)
+    assert np.allclose(query, documents[0], atol=1e-5)  # the query fell back to the fp32 model
+    assert any("no int8 query model" in r.getMessage() for r in caplog.records)

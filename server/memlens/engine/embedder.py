@@ -261,8 +261,9 @@ class Embedder:
         return self._query_loader is not None
 
     def _query_backend(self) -> Any:
-        """What embeds a query: the int8 copy when configured (loaded, and made once in the model cache, at the first
-        query), else the documents' model. A copy that cannot be made is said once; queries then use the model."""
+        """What embeds a query: the int8 copy when configured (loaded at the first query; made once in the model cache,
+        usually by the index writer), else the documents' model. A copy that cannot be made is said once; queries
+        then use the documents' model."""
         if self._query_loader is not None and self._query_model is None:
             with self._lock:
                 if self._query_loader is not None and self._query_model is None:
@@ -342,7 +343,10 @@ def load_embedder(settings: EmbeddingSettings, cache_dir: Path) -> tuple[Embedde
         def load() -> _OnnxEncoder:
             folder = given if given is not None else assemble_bundled_model(cache_dir)
             if quantize_queries:  # the int8 copy is made (once, ≈ 3 s) by whoever embeds documents: the index
-                quantized_model(folder)  # writer, in the background, so no query waits for it
+                try:  # writer, in the background, so no query waits for it
+                    quantized_model(folder)
+                except Exception as exc:  # documents never wait on it: queries will say it, and use fp32
+                    log.info("the int8 query model is not made yet: %s: %s", type(exc).__name__, exc)
             return _OnnxEncoder(folder, quantized_model(folder) if quantize else "model.onnx", max_tokens)
 
         def load_for_queries() -> _OnnxEncoder:
