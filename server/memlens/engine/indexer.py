@@ -222,7 +222,8 @@ class Indexer:
             if self.pending_embeddings() == 0 and (max_batches is None or batches < max_batches):
                 left = None if max_batches is None else max_batches - batches
                 embed_words(self.catalog, self.embedder, cancel=cancel, progress=progress, max_batches=left)
-                link_words(self.catalog, cancel)  # the words embedded now (or before, by a release without lists)
+                if self.catalog.count_words_without_vectors() == 0:  # once every word has its vector: one pass
+                    link_words(self.catalog, cancel)  # over the vocabulary links them all (and older lists' words)
             return done
 
     def pending_words(self) -> int:
