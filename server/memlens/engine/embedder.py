@@ -7,6 +7,7 @@ If no model can be loaded, `load_embedder` returns None with the reason: search 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -340,18 +341,21 @@ def load_embedder(settings: EmbeddingSettings, cache_dir: Path) -> tuple[Embedde
 
         quantize_queries = settings.quantize_queries and not quantize and given is None
 
+        # the two models share one check of the files (≈ 20 ms of hashing each); a failure is not cached
+        bundled = functools.cache(lambda: assemble_bundled_model(cache_dir))
+        int8_file = functools.cache(lambda: quantized_model(bundled()))
+
         def load() -> _OnnxEncoder:
-            folder = given if given is not None else assemble_bundled_model(cache_dir)
+            folder = given if given is not None else bundled()
             if quantize_queries:  # the int8 copy is made (once, ≈ 3 s) by whoever embeds documents: the index
                 try:  # writer, in the background, so no query waits for it
-                    quantized_model(folder)
+                    int8_file()
                 except Exception as exc:  # documents never wait on it: queries will say it, and use fp32
                     log.info("the int8 query model is not made yet: %s: %s", type(exc).__name__, exc)
-            return _OnnxEncoder(folder, quantized_model(folder) if quantize else "model.onnx", max_tokens)
+            return _OnnxEncoder(folder, int8_file() if quantize else "model.onnx", max_tokens)
 
         def load_for_queries() -> _OnnxEncoder:
-            folder = assemble_bundled_model(cache_dir)
-            return _OnnxEncoder(folder, quantized_model(folder), max_tokens)
+            return _OnnxEncoder(bundled(), int8_file(), max_tokens)
 
         name = QUANTIZED_MODEL if quantize else BUNDLED_MODEL
         queries = load_for_queries if quantize_queries else None
