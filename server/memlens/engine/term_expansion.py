@@ -31,10 +31,6 @@ class TermExpander:
         self._near: dict[str, list[tuple[str, float]]] = {}
         self._lock = threading.Lock()
 
-    def __len__(self) -> int:
-        """Query words whose neighbours are cached."""
-        return len(self._near)
-
     def expand(self, query: str, *, min_cosine: float, per_word: int) -> list[tuple[str, float]]:
         """(stem, cosine) of the vocabulary words nearest each of the query's content words, at most `per_word` each,
         each at least `min_cosine` close, best first; the query's own stems are left out, and a stem near several

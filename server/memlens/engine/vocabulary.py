@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from memlens.engine.lazy import lazy_module
 from memlens.engine.stop_words import STOP_WORDS
+from memlens.engine.vector_index import single_threaded_blas
 
 if TYPE_CHECKING:
     import numpy as np
@@ -117,8 +118,6 @@ def link_words(catalog: Catalog, cancel: threading.Event | None = None) -> int:
     fresh = [i for i, (_, _, floor) in enumerate(rows) if floor is None]
     if not fresh:
         return 0
-    from memlens.engine.vector_index import single_threaded_blas
-
     single_threaded_blas()
     stems = [stem for stem, _, _ in rows]
     row_of = {stem: i for i, stem in enumerate(stems)}
@@ -158,8 +157,3 @@ def link_words(catalog: Catalog, cancel: threading.Event | None = None) -> int:
         }
     )
     return sum(1 for i in changed if is_fresh[i])
-
-
-def decode(blob: bytes) -> np.ndarray:
-    """A stored word vector as float32."""
-    return np.frombuffer(blob, dtype=np.float16).astype(np.float32)
