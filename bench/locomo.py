@@ -25,7 +25,7 @@ from bench.common import load_shared_embedder, machine_info
 from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
 from memlens.engine.rerank import shown as shown_hits
-from memlens.settings import Settings, merge
+from memlens.settings import SearchSettings, Settings, merge
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "datasets" / "locomo"
@@ -189,6 +189,16 @@ def write_transcripts(conversation: Conversation, folder: Path) -> list[Path]:
     return paths
 
 
+def search_variants(
+    overrides: dict[str, Any] | None, variants: dict[str, dict[str, Any]] | None
+) -> dict[str, SearchSettings]:
+    """Search settings by label suffix: "" for `overrides` alone, " NAME" for each variant on top of them."""
+    base = bench_settings(overrides).search
+    return {"": base} | {
+        f" {n}": bench_settings({**(overrides or {}), **v}).search for n, v in (variants or {}).items()
+    }
+
+
 def bench_settings(overrides: dict[str, Any] | None = None) -> Settings:
     """Default settings, agents' own folders off, plus `overrides` (camelCase keys as in .memlens.json)."""
     warnings: list[str] = []
@@ -306,9 +316,7 @@ def evaluate(
     under variant "w06" is reported as "hybrid-weighted w06". Only search settings can vary without reindexing.
     """
     settings = bench_settings(overrides)
-    searches = {"": settings.search} | {
-        f" {n}": bench_settings({**(overrides or {}), **v}).search for n, v in (variants or {}).items()
-    }
+    searches = search_variants(overrides, variants)
     labels = {f"{run}{suffix}": (run, search) for suffix, search in searches.items() for run in runs}
     needs_vectors = any(RUNS[r][0] != "keyword" for r in runs)
     if embedder is None and needs_vectors:

@@ -40,7 +40,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
 import platformdirs
 
 from bench.common import load_shared_embedder, machine_info
-from bench.locomo import bench_settings, parse_overrides, parse_variants
+from bench.locomo import bench_settings, parse_overrides, parse_variants, search_variants
 from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
 
@@ -194,14 +194,13 @@ def evaluate(
     Each of `variants` (search settings on top of `overrides`) runs every mode again on the same index, reported as
     "<mode> <variant>"."""
     runs: dict[str, Any] = {}
-    searches = {"": corpus.engine.settings.search} | {
-        f" {name}": bench_settings({**(overrides or {}), **v}).search for name, v in (variants or {}).items()
-    }
+    own = corpus.engine.settings.search
+    searches = {"": own} | {k: v for k, v in search_variants(overrides, variants).items() if k}
     for suffix, search in searches.items():
         corpus.engine.settings.search = search
         for mode in modes:
             runs[mode + suffix] = _evaluate_mode(questions, corpus, root=root, mode=mode)
-    corpus.engine.settings.search = searches[""]
+    corpus.engine.settings.search = own
     return runs
 
 
