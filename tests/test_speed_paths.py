@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -52,6 +53,9 @@ def test_a_keyword_search_that_expands_its_words_imports_no_vector_stack(built_e
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(done.stdout)["results"]
     assert done.stderr.strip().splitlines()[-1] == "[]"
+    with sqlite3.connect(f"file:{index_dir / 'catalog.sqlite3'}?mode=ro", uri=True) as db:
+        [(near,)] = db.execute("SELECT near FROM words WHERE stem = 'queue'").fetchall()
+    assert json.loads(near)  # the query's words had neighbours to expand to: the lookup really ran
 
 
 def test_direct_runner_matches_fastembed(embedder: Embedder, model_cache: Path) -> None:
