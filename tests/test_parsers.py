@@ -646,6 +646,32 @@ def test_message_parts_follow_their_own_limit_while_chunks_keep_theirs() -> None
     assert len(chunks) == 1  # the request and its parts (under 8 messages) still fit one 16,000-character chunk
 
 
+def test_history_never_shows_part_of_a_split_message(tmp_path: Path) -> None:
+    """A window of history that a split message's parts straddle shows the whole message, whatever the limit."""
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    body = "\n\n".join(" ".join(f"p{i}w{j}" for j in range(40)) for i in range(30))  # ~8,000 characters
+    lines = [
+        _cc_line("user", "u1", None, "dump it"),
+        _cc_line("assistant", "a1", "u1", [{"type": "text", "text": body}]),
+    ]
+    lines.append(_cc_line("user", "u2", "a1", "thanks"))
+    (transcripts / "s1.jsonl").write_bytes(jsonl(*lines))
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    settings.chunking.message_part_chars = 1000
+    (tmp_path / "ws").mkdir()
+    with Engine([tmp_path / "ws"], settings, [transcripts], tmp_path / "index", embedder=False) as engine:
+        engine.sync()
+        key = engine.catalog.all_sessions()[0]["key"]
+        assert len(engine.catalog.message_units(key, "a1")) >= 8  # really split
+        # the window starts at the message / ends in it / ends in it at the session's end / holds it all
+        for limit, anchor in ((1, "a1"), (3, "u2"), (3, None), (20, None)):
+            page = engine.history(key, message_id=anchor, limit=limit)
+            texts = [m["text"] for m in page["messages"] if m["messageId"] == "a1"]
+            assert len(texts) == 1 and texts[0].split() == body.split(), (limit, anchor)
+
+
 def _chunking() -> ChunkingSettings:
     return Settings().chunking
 

@@ -39,6 +39,24 @@ def _joined_parts(messages: list[HistoryMessage]) -> list[HistoryMessage]:
     return joined
 
 
+def _whole_edges(catalog: Catalog, session_key: str, rows: list[sqlite3.Row]) -> list[sqlite3.Row]:
+    """A window of units whose first or last message was split into parts and cut by the window's edge, completed
+    with that message's other parts (they follow one another), so no message is shown in part."""
+    if not rows:
+        return rows
+    before: list[sqlite3.Row] = []
+    after: list[sqlite3.Row] = []
+    for edge, step, out in ((rows[0], -1, before), (rows[-1], 1, after)):
+        if not edge["message_id"]:
+            continue
+        parts = {r["seq"]: r for r in catalog.message_units(session_key, edge["message_id"])}
+        seq = edge["seq"] + step
+        while seq in parts:
+            out.append(parts[seq])
+            seq += step
+    return before[::-1] + rows + after
+
+
 def _owner(catalog: Catalog, message_id: str, visibility: Visibility | None) -> str:
     """A hint naming the session that holds the message, if the caller may see it; an excluded or out-of-scope
     session is never named."""
@@ -76,6 +94,7 @@ def session_history(
     else:
         rows = catalog.session_units(session_key, before=anchor_seq, count=(limit - 1) // 2)
         rows += catalog.session_units(session_key, after=anchor_seq - 1, count=limit - len(rows))
+    rows = _whole_edges(catalog, session_key, rows)
     first = rows[0]["seq"] if rows else 0
     last = rows[-1]["seq"] if rows else 0
     more_before, more_after = catalog.units_outside(session_key, first, last)

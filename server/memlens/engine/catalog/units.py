@@ -83,6 +83,11 @@ class UnitReads(CatalogConnection):
         sql = "SELECT * FROM units WHERE session_key = ? AND seq < ? ORDER BY seq DESC LIMIT ?"
         return self.db.execute(sql, (session_key, bound, count)).fetchall()[::-1]
 
+    def message_units(self, session_key: str, message_id: str) -> list[sqlite3.Row]:
+        """Every unit of a message in a session (its parts, when it was split), in order."""
+        sql = "SELECT * FROM units WHERE session_key = ? AND message_id = ? ORDER BY seq"
+        return self.db.execute(sql, (session_key, message_id)).fetchall()
+
     def units_outside(self, session_key: str, first: int, last: int) -> tuple[bool, bool]:
         """Whether the session has units before `first` and after `last`."""
         row = self.db.execute(
