@@ -131,7 +131,7 @@ class SearchSettings:
     rrf_k: int = field(default=60, metadata=between(1, 100_000))
     candidates: int = field(default=100, metadata=between(1, 100_000))
     """How many hits each retriever hands to fusion; vector mode, with one retriever, takes twice as many (100: as
-    good as 200 on the LoCoMo tune split, and a fifth less CPU per search; bench/RESULTS.md, round 8)."""
+    good as 200 on the LoCoMo tune split, and 20–25 % less CPU per search; bench/RESULTS.md, round 8)."""
     neighbor_weight: float = field(default=0.8, metadata=between(0, 1))
     """A transcript message gains this share of its best-scoring neighbour's score (0 = off); see bench/RESULTS.md."""
     neighbor_window: int = field(default=2, metadata=between(0, 100))
