@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+import memlens.engine.results as results_module
 import memlens.engine.search as search_module
 from conftest import EXAMPLE_WORKSPACE, FIXTURES
 from memlens.engine.calibration import answerable, probability
@@ -252,3 +253,40 @@ def test_a_changed_unit_is_read_afresh(real_engine: Engine, monkeypatch: pytest.
     assert compare.calls == 2
     texts = real_engine.catalog.units_by_id([hits[0].unit_id])
     assert "zebracorn" in str(texts[hits[0].unit_id]["text"]).lower()
+
+
+@pytest.mark.parametrize("excluded", [False, True])
+def test_results_read_in_slices_equal_results_read_at_once(
+    real_engine: Engine, monkeypatch: pytest.MonkeyPatch, excluded: bool
+) -> None:
+    """The result builder reads result rows a slice at a time and stops once the shown part is settled; the answer
+    must be the one it gives reading every candidate's row, with and without hidden (excluded) sessions."""
+    if excluded:  # hide the sessions of the first query's best hits, so hidden hits sit among the shown ones
+        top = real_engine.rank(QUERIES[0], mode="keyword", limit=10).hits[:20]
+        rows = real_engine.catalog.result_rows([h.unit_id for h in top]).values()
+        sessions = sorted({str(r["session_key"]) for r in rows if r["session_key"]})
+        assert sessions
+        monkeypatch.setattr(real_engine.settings, "exclude_sessions", sessions[:3])
+    read: list[int] = []
+    result_rows = real_engine.catalog.result_rows
+
+    def counted(unit_ids: list[int]) -> Any:
+        read.append(len(unit_ids))
+        return result_rows(unit_ids)
+
+    monkeypatch.setattr(real_engine.catalog, "result_rows", counted)
+    queries = _queries(real_engine, 40)
+    answers, sliced = {}, 0
+    for query in queries:
+        for limit in (1, 3, 10, 40):
+            read.clear()
+            answers[query, limit] = real_engine.search(query, mode="keyword", limit=limit)["results"]
+            sliced += sum(read)
+    monkeypatch.setattr(results_module, "SETTLE_EXTRA", 1_000_000)  # one slice: every candidate's row
+    whole = 0
+    for (query, limit), got in answers.items():
+        read.clear()
+        assert got == real_engine.search(query, mode="keyword", limit=limit)["results"], (query, limit)
+        whole += sum(read)
+    assert sum(len(a) for a in answers.values()) > 2 * len(answers)  # the queries do find things
+    assert sliced < whole / 2  # and the slices read far fewer rows

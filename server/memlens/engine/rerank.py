@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 HEAD = 50  # hits re-scored (at least the limit asked for); 100 ranked no better on LoCoMo tune (RESULTS, round 8)
 TAIL_SHARE = 0.6  # once a query is answered, the hits shown score at least this share of the best one
+ANSWER_TOP = 10  # the hits whose best chance and score decide the answer and the tail cut (`shown`)
 BM25_K1_PLUS_1 = 2.2  # tantivy's BM25: k1 = 1.2
 
 
@@ -77,17 +78,22 @@ def query_facts(
 
 
 def shown(hits: list[UnitHit], min_score: float, *, calibrated: bool = True) -> list[UnitHit]:
-    """The hits a user sees. Calibrated: none unless the chance that the best of the top ten is relevant reaches
-    `min_score` ("no results" is an answer), then the hits ranking within TAIL_SHARE of the best. Without
-    calibration: every hit whose score reaches `min_score`."""
+    """The hits a user sees: those scoring at least `shown_floor`, in order."""
+    floor = shown_floor(hits, min_score, calibrated=calibrated)
+    return [] if floor is None else [h for h in hits if h.score >= floor]
+
+
+def shown_floor(hits: list[UnitHit], min_score: float, *, calibrated: bool = True) -> float | None:
+    """The score a hit needs to be shown; None when none is. Calibrated: none unless the chance that the best of
+    the top ten is relevant reaches `min_score` ("no results" is an answer), then TAIL_SHARE of the best score of the
+    top ten. Without calibration: `min_score`."""
     if not hits:
-        return []
+        return None
     if not calibrated:
-        return [h for h in hits if h.score >= min_score]
-    if max(h.probability for h in hits[:10]) < min_score:
-        return []
-    floor = TAIL_SHARE * max(h.score for h in hits[:10])
-    return [h for h in hits if h.score >= floor]
+        return min_score
+    if max(h.probability for h in hits[:ANSWER_TOP]) < min_score:
+        return None
+    return TAIL_SHARE * max(h.score for h in hits[:ANSWER_TOP])
 
 
 def found_words(facts: QueryFacts, tokens: Container[str]) -> list[bool]:

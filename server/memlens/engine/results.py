@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import itertools
+import math
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,11 +12,12 @@ from pathlib import Path
 from memlens.engine.catalog import Catalog
 from memlens.engine.excerpt import make_excerpt
 from memlens.engine.hits import Ranking, UnitHit
-from memlens.engine.rerank import TAIL_SHARE, shown
+from memlens.engine.rerank import ANSWER_TOP, shown, shown_floor
 from memlens.engine.visibility import Visibility
 from memlens.wire import SearchResult
 
 MAX_LIMIT = 100
+SETTLE_EXTRA = 10  # rows read beyond the limit per slice: room for hidden hits and one chunk's several units
 
 
 def iso(ts: float | None) -> str | None:
@@ -85,13 +88,18 @@ class ResultBuilder:
     def _visible(self, ranking: Ranking, limit: int, min_score: float) -> tuple[list[UnitHit], dict[int, sqlite3.Row]]:
         """The ranked hits this request may show (excluded sessions and out-of-scope files dropped BEFORE the
         answer/tail cut, so hidden hits neither decide it nor take the places of visible ones), with their result
-        rows. Reads one query per slice (unit, chunk, file and session together) and stops once the shown part is
-        settled: enough chunks, or (calibrated) the ranking has fallen under the tail floor of the visible top ten."""
+        rows. Reads one query per slice (unit, chunk, file and session together) and stops as soon as the shown part
+        is settled: the best visible hits that set the cut are known (`rerank.shown_floor`) and either the hits over
+        it already span `limit` chunks or no hit left scores over it (the last pass re-scores only the head, so the
+        scores after it are not in order: the best of the rest is what counts). A result row costs about 14 µs, so
+        a slice is the limit plus SETTLE_EXTRA, not the whole candidate list."""
+        hits = ranking.hits
+        best_after = list(itertools.accumulate(reversed([h.score for h in hits]), max, initial=-math.inf))[::-1]
         visible: list[UnitHit] = []
         rows: dict[int, sqlite3.Row] = {}
-        step = max(40, 4 * limit)
-        for start in range(0, len(ranking.hits), step):
-            part = ranking.hits[start : start + step]
+        step = limit + SETTLE_EXTRA
+        for start in range(0, len(hits), step):
+            part = hits[start : start + step]
             found = self.catalog.result_rows([h.unit_id for h in part])
             for hit in part:
                 row = found.get(hit.unit_id)
@@ -102,13 +110,15 @@ class ResultBuilder:
                 if not self.visibility.hides(row["session_key"], session_id, row["path"], cwd):
                     visible.append(hit)
                     rows[hit.unit_id] = row
-            chunks = {rows[h.unit_id]["id"] for h in shown(visible, min_score, calibrated=ranking.calibrated)}
-            if len(chunks) >= limit * 3:
+            if len(visible) < ANSWER_TOP:
+                continue  # the hits that set the cut are not all known yet
+            floor = shown_floor(visible, min_score, calibrated=ranking.calibrated)
+            if floor is None:
+                break  # no answer: nothing will be shown
+            if len({rows[h.unit_id]["id"] for h in visible if h.score >= floor}) >= limit:
                 break
-            if ranking.calibrated and len(visible) >= 10:
-                floor = TAIL_SHARE * max(h.score for h in visible[:10])
-                if part[-1].score < floor:
-                    break
+            if best_after[start + len(part)] < floor:
+                break
         return visible, rows
 
     def _result(
