@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memlens.engine import indexer
+from memlens.engine import file_reader
 from memlens.engine.engine import Engine
 from memlens.engine.ingest import read_memory
 from memlens.engine.text_encoding import decode_text, sniff_encoding
@@ -70,7 +70,7 @@ def test_engine_indexes_utf16_notes_and_reports_a_cut(tmp_path: Path, monkeypatc
     )
     big = "# Big\n\n" + "filler words here.\n\n" * 200 + "# End\n\nquasar tail marker\n"
     (workspace / "memory" / "big.md").write_text(big)
-    monkeypatch.setattr(indexer, "MAX_MEMORY_BYTES", 2000)
+    monkeypatch.setattr(file_reader, "MAX_MEMORY_BYTES", 2000)
     settings = merge(Settings(), {"transcripts": {"agentDefaults": False}})
     with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=None) as engine:
         engine.sync()
@@ -82,4 +82,4 @@ def test_engine_indexes_utf16_notes_and_reports_a_cut(tmp_path: Path, monkeypatc
 
 
 def test_the_limit_fits_large_notes() -> None:
-    assert indexer.MAX_MEMORY_BYTES >= 64 * 1024 * 1024
+    assert file_reader.MAX_MEMORY_BYTES >= 64 * 1024 * 1024

@@ -6,7 +6,6 @@ then records which catalog generation it reflects, and is rebuilt from the catal
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sqlite3
@@ -15,29 +14,20 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import cast
 
 from memlens.engine.catalog import Catalog, FileRow
 from memlens.engine.catalog_writer import CatalogWriter, PendingChanges
-from memlens.engine.discovery import MEMORY, SourceFile
+from memlens.engine.discovery import SourceFile
 from memlens.engine.embedder import Embedder
+from memlens.engine.file_reader import FileReader
 from memlens.engine.ingest import (
     EMBED_TEXT_CHARS,
-    HEAD_BYTES,
     FileContent,
-    head_hash,
-    note_date,
-    parse_transcript,
-    parse_transcript_stream,
-    read_memory,
-    resume_point,
-    transcript_content,
 )
 from memlens.engine.keyword_docs import keyword_docs, neighbours_of
 from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.memory_trim import release_freed_memory
-from memlens.engine.sources import continues_branch, make_parsers
-from memlens.engine.sources.common import errors_from_line
 from memlens.engine.stored_text import redact_content
 from memlens.engine.unit_facts import backfill_unit_facts, fill_unit_facts
 from memlens.engine.vector_index import VectorIndex
@@ -53,9 +43,6 @@ Progress = Callable[[int, int, str], None]  # (done, total, message)
 BATCH_SECONDS = 0.5
 BATCH_FILES = 200
 EMBED_BATCH = 256
-MAX_READ_BYTES = 64 * 1024 * 1024  # one appended tail at most; the rest waits for the next sync
-MAX_MEMORY_BYTES = 64 * 1024 * 1024  # a bigger note is indexed up to there, and the cut is reported
-APPENDABLE = {"claude-code", "codex", "openclaw"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +99,7 @@ class Indexer:
         self.embedder = embedder
         self.settings = settings
         self.writer = CatalogWriter(catalog, settings.chunking)
-        self.parsers = make_parsers(settings.chunking.tool_input_max_chars)
+        self.reader = FileReader(settings.chunking)
         self.lock = threading.RLock()  # one writer at a time within this process
         self._pending: int | None = None  # cached count of texts without a vector
         self._pending_from = 0  # with it: every unit below this id has its vector (see _embedded_below)
@@ -366,10 +353,7 @@ class Indexer:
         """Parse a changed file; returns (content, appended), or the Failure to record when it cannot be indexed."""
         path = source.path
         try:
-            with path.open("rb") as handle:
-                head = handle.read(HEAD_BYTES)
-                handle.seek(0)
-                outcome = self._read_open(source, row, stat, handle, head)
+            outcome = self.reader.read(source, row, stat)
         except OSError as exc:  # vanished, unreadable, not a file: recorded, and tried again at the next sync
             if is_disk_full(exc):
                 raise
@@ -377,65 +361,8 @@ class Indexer:
         except Exception as exc:  # a parser bug or content nobody foresaw: this file waits until it changes
             log.debug("parsing %s failed", path, exc_info=True)
             return Failure(self._note_error(report, path, f"cannot parse: {type(exc).__name__}: {exc}"), stat.st_size)
-        outcome[0].head_digest = head_hash(head[: min(HEAD_BYTES, outcome[0].parsed_bytes)])
         redact_content(outcome[0], enabled=self.settings.privacy.redact_index)
         return outcome
-
-    def _read_open(
-        self, source: SourceFile, row: FileRow | None, stat: os.stat_result, handle: BinaryIO, head: bytes
-    ) -> tuple[FileContent, bool]:
-        path = source.path
-        if source.kind == MEMORY:
-            data = handle.read(MAX_MEMORY_BYTES + 1)
-            return read_memory(data, self.settings.chunking, note_date(path), max_bytes=MAX_MEMORY_BYTES), False
-        if self._can_append(row, stat) and row is not None:
-            if head_hash(head[: min(HEAD_BYTES, row.parsed_bytes)]) == row.head_hash:
-                handle.seek(row.resume_bytes)
-                appended = self._parse_tail(path, row, handle.read(MAX_READ_BYTES))
-                if appended is not None:
-                    return appended, True
-            handle.seek(0)
-        parsed = parse_transcript_stream(handle, path, self.parsers)
-        if parsed is None:
-            return FileContent(kind="transcript", format="", parsed_bytes=stat.st_size), False
-        content = transcript_content(parsed.result, self.settings.chunking)
-        content.next_line = 1 + parsed.lines
-        content.resume_line, content.resume_bytes = parsed.resume_line, parsed.resume_bytes
-        if parsed.result.session_from_path:  # the session id may still come: the next append re-parses it all
-            content.resume_line, content.resume_bytes = 1, 0
-        return content, False
-
-    def _can_append(self, row: FileRow | None, stat: os.stat_result) -> bool:
-        return (
-            row is not None
-            and row.format in APPENDABLE
-            and row.session_key is not None
-            and 0 < row.parsed_bytes <= stat.st_size
-            and 0 < row.resume_bytes <= row.parsed_bytes  # 0: the next append is parsed with the whole file
-            and row.orphaned == 0  # broken links: the whole file is parsed again, so orphan counts stay exact
-        )
-
-    def _parse_tail(self, path: Path, row: FileRow, tail: bytes) -> FileContent | None:
-        """Parse the file from its resume point (the start of the last record an append may continue) to the end;
-        None when the result would not simply continue the active branch (the whole file is parsed again)."""
-        result = parse_transcript(tail, path, row.resume_line, row.format, self.parsers)
-        anchors: list[str] = json.loads(row.anchor_ids or "[]")
-        if result is None or not continues_branch(result.records, anchors):
-            return None
-        content = transcript_content(result, self.settings.chunking, active_only=False)
-        content.anchor_ids = content.anchor_ids or anchors  # no record before the new resume point: same anchor
-        overlap = row.parsed_bytes - row.resume_bytes
-        if result.bad_lines and overlap > 0:  # the lines parsed again had their bad lines counted already
-            earlier = parse_transcript(tail[:overlap], path, row.resume_line, row.format, self.parsers)
-            content.bad_lines -= earlier.bad_lines if earlier is not None else 0
-            content.errors = errors_from_line(content.errors, row.next_line)
-        content.parsed_bytes = row.resume_bytes + result.consumed_bytes
-        content.next_line = row.resume_line + tail.count(b"\n", 0, result.consumed_bytes)
-        content.resume_line, content.resume_bytes = resume_point(
-            result, tail, row.resume_line, row.resume_bytes, start_known=True
-        )
-        content.replace_from_line = row.resume_line
-        return content
 
     def _mirror(self, generation: int, pending: PendingChanges) -> None:
         """After a catalog commit, apply the same changes to the keyword index and the vector matrix."""
