@@ -106,7 +106,7 @@ def test_append_equals_rebuild(label: str, root: Path, rel: str, scratch: Path) 
         whole = parse_file(target)
         assert whole is not None
         # a file with a broken link, a bad line or no session id of its own is parsed whole at each append, by
-        # design (sources.branches, file_reader.FileReader._can_append); every other file must have taken the append path
+        # design (sources.branches, FileReader._can_append); every other file must have taken the append path
         if not (whole.session_from_path or whole.bad_lines or split_branches(whole.records).orphaned):
             assert appended > 0, "the append path was exercised"
     finally:

@@ -91,7 +91,7 @@ class ResultBuilder:
         rows. Reads one query per slice (unit, chunk, file and session together) and stops as soon as the shown part
         is settled: the best visible hits that set the cut are known (`rerank.shown_floor`) and either the hits over
         it already span `limit` chunks or no hit left scores over it (the last pass re-scores only the head, so the
-        scores after it are not in order: the best of the rest is what counts). A result row costs about 14 µs, so
+        scores after it are not in order: the best of the rest is what counts). A result row costs 10-14 µs, so
         a slice is the limit plus SETTLE_EXTRA, not the whole candidate list."""
         hits = ranking.hits
         best_after = list(itertools.accumulate(reversed([h.score for h in hits]), max, initial=-math.inf))[::-1]
