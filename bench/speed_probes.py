@@ -32,6 +32,7 @@ def counts(engine: Engine) -> dict[str, int]:
         "chunks": int(db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]),
         "units": int(db.execute("SELECT COUNT(*) FROM units").fetchone()[0]),
         "memoryChunks": int(db.execute("SELECT COUNT(*) FROM chunks WHERE kind = 'memory'").fetchone()[0]),
+        "keywordSegments": engine.keyword.num_segments(),
     }
 
 

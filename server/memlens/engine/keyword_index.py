@@ -351,3 +351,7 @@ class KeywordIndex:
 
     def num_docs(self) -> int:
         return int(self.index.searcher().num_docs)
+
+    def num_segments(self) -> int:
+        """Segments a search visits: each costs a term lookup per query word (benchmarks report it)."""
+        return int(self.index.searcher().num_segments)
