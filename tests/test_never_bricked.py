@@ -137,6 +137,25 @@ def test_bad_lines_are_listed_per_file(workspace: Path, tmp_path: Path) -> None:
         assert problem["reasons"][0].startswith("line 2")
 
 
+def test_files_in_no_known_format_are_listed(workspace: Path, tmp_path: Path) -> None:
+    """A transcript no parser recognises (here JSON lines of a schema no agent writes, as a new tool version might)
+    holds nothing searchable; stats must say so by path, not only count it under an empty format name."""
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    (transcripts / "known.jsonl").write_text(claude_line("dddd-1", None, "user", "how do we page the dba") + "\n")
+    unknown = transcripts / "future.jsonl"
+    unknown.write_text('{"v": 9, "turn": {"speaker": "human", "body": "rotate the kafka certs"}}\n')
+    with Engine([workspace], settings(), [transcripts], tmp_path / "index", embedder=False) as engine:
+        engine.sync()
+        stats = engine.stats()
+        assert (stats["filesUnrecognised"], stats["unrecognisedFiles"]) == (1, [str(unknown)])
+        assert stats["filesWithErrors"] == 0  # not an error: nothing in it was read wrongly
+        unknown.write_text(claude_line("dddd-2", None, "user", "rotate the kafka certs") + "\n")  # now it is known
+        engine.sync()
+        assert (engine.stats()["filesUnrecognised"], engine.stats()["unrecognisedFiles"]) == (0, [])
+        assert engine.search("kafka certs", mode="keyword")["results"]
+
+
 # -- damaged catalogs ---------------------------------------------------------------------------------------------
 
 

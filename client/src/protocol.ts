@@ -227,6 +227,10 @@ export interface StatsResponse {
   orphanedMessages: number;
   filesWithErrors: number;
   fileErrors: FileError[];
+  /** files found among transcripts that no parser recognised: nothing of them is searchable */
+  filesUnrecognised: number;
+  /** the first 50 of them, by path */
+  unrecognisedFiles: string[];
   indexing: boolean;
   indexDir: string;
   /** another process writes this index; this server only reads it */

@@ -44,6 +44,23 @@ function countTable(title: string, counts: Record<string, number> | undefined): 
   ];
 }
 
+/** `memlens.stats`'s `unrecognisedFiles`: files among transcripts that no parser read (older servers send none). */
+function unrecognisedList(paths: readonly string[] | undefined, count: number | undefined): string[] {
+  if (!paths?.length) {
+    return [];
+  }
+  const more = (count ?? paths.length) - paths.length;
+  return [
+    '## Files in no format memlens reads',
+    '',
+    '_Nothing of these is searchable: not a transcript, or written by a tool version memlens does not know yet._',
+    '',
+    ...paths.map((path) => `- \`${path.replace(/`/g, '')}\``),
+    ...(more > 0 ? [`- _and ${formatCount(more)} more_`] : []),
+    '',
+  ];
+}
+
 /** `memlens.stats`'s `fileErrors`: each file with its skipped lines and first reasons. */
 function fileErrorList(errors: readonly FileError[] | undefined): string[] {
   if (!errors?.length) {
@@ -78,6 +95,7 @@ export function renderStats(stats: StatsResponse, opts: TimeOptions = {}): strin
     `| Sessions | ${formatCount(stats.sessions)} |`,
     `| Unreadable transcript lines | ${formatCount(stats.badLines)} |`,
     `| Files with problems | ${formatCount(stats.filesWithErrors)} |`,
+    `| Files in no format memlens reads | ${formatCount(stats.filesUnrecognised ?? 0)} |`,
     `| Embedding provider | ${hasProvider ? escapeMarkdown(stats.provider) : 'none (keyword search only)'} |`,
     `| Last sync | ${stats.lastSync ? formatDateTime(stats.lastSync, opts) : 'never'} |`,
     '',
@@ -91,6 +109,7 @@ export function renderStats(stats: StatsResponse, opts: TimeOptions = {}): strin
     '',
     ...countTable('format', stats.messages),
     ...fileErrorList(stats.fileErrors),
+    ...unrecognisedList(stats.unrecognisedFiles, stats.filesUnrecognised),
   ];
   return lines.join('\n');
 }

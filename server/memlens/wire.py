@@ -272,6 +272,8 @@ class StatsResponse(TypedDict):
     orphanedMessages: int
     filesWithErrors: int
     fileErrors: list[FileError]
+    filesUnrecognised: int  # files found among transcripts that no parser recognised (nothing of them is searchable)
+    unrecognisedFiles: list[str]  # the first 50 of them, by path
     indexing: bool
     indexDir: str
     readOnly: bool

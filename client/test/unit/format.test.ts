@@ -281,6 +281,8 @@ describe('status bar and stats', () => {
       orphanedMessages: 0,
       filesWithErrors: 1,
       fileErrors: [{ path: '/t/a.jsonl', badLines: 1, reasons: ['line 3: not JSON'] }],
+      filesUnrecognised: 3,
+      unrecognisedFiles: ['/t/new-format.jsonl', '/t/README.md'],
       indexing: false,
       indexDir: '/cache/memlens/ws',
       readOnly: true,
@@ -297,6 +299,8 @@ describe('status bar and stats', () => {
     assert.match(md, /\| Sessions \| 4 \|/);
     assert.match(md, /_embeddings are off; keyword search only_/);
     assert.match(md, /## Files with problems\n\n- `\/t\/a\.jsonl` · 1 bad line · line 3: not JSON/);
+    assert.match(md, /\| Files in no format memlens reads \| 3 \|/);
+    assert.match(md, /## Files in no format memlens reads\n\n_Nothing[^\n]*_\n\n- `\/t\/new-format\.jsonl`\n- `\/t\/README\.md`\n- _and 1 more_/);
   });
 });
 

@@ -53,7 +53,7 @@ from memlens.wire import (
 
 log = logging.getLogger(__name__)
 
-FILE_ERRORS_SHOWN = 50  # per-file problems listed by stats (the count covers them all)
+FILE_ERRORS_SHOWN = 50  # files with problems (and unrecognised files) listed by stats; the counts cover them all
 
 
 class Engine:
@@ -409,6 +409,7 @@ class Engine:
         model = self.embedder.name if self.embedder else None
         chunks_missing, pending_messages = catalog.embedding_backlog(model) if model is not None else (0, 0)
         last_sync = catalog.get_meta("last_sync")
+        unrecognised, unrecognised_paths = catalog.unrecognised_files(FILE_ERRORS_SHOWN)
         return {
             "totalChunks": total_chunks,
             "chunksWithEmbeddings": total_chunks - chunks_missing if model else 0,
@@ -424,6 +425,8 @@ class Engine:
             "orphanedMessages": catalog.total_orphaned(),
             "filesWithErrors": catalog.count_file_problems(),
             "fileErrors": catalog.file_problems(FILE_ERRORS_SHOWN),
+            "filesUnrecognised": unrecognised,
+            "unrecognisedFiles": unrecognised_paths,
             "indexing": self.indexing(),
             "indexDir": str(self.index_dir),
             "readOnly": not self.writable,

@@ -47,5 +47,14 @@ class CatalogStats(CatalogConnection):
             for row in rows
         ]
 
+    def unrecognised_files(self, limit: int) -> tuple[int, list[str]]:
+        """(how many, the first `limit` paths by name) of the files found among transcripts that no parser recognised:
+        they hold nothing searchable, and a transcript written by a tool version memlens does not know yet would
+        otherwise vanish without a word."""
+        where = "FROM files WHERE kind = 'transcript' AND format = ''"
+        count = int(self.db.execute(f"SELECT COUNT(*) {where}").fetchone()[0])
+        paths = [str(r[0]) for r in self.db.execute(f"SELECT path {where} ORDER BY path LIMIT ?", (limit,))]
+        return count, paths
+
     def count_file_problems(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM files WHERE error IS NOT NULL OR bad_lines > 0").fetchone()[0])
