@@ -51,6 +51,8 @@ class FileReader:
     def _read_open(
         self, source: SourceFile, row: FileRow | None, stat: os.stat_result, handle: BinaryIO, head: bytes
     ) -> tuple[FileContent, bool]:
+        """A note whole (up to MAX_MEMORY_BYTES); a transcript from its resume point when it only grew and its head is
+        unchanged, else whole; a transcript no parser recognises as empty content of no format (stats lists it)."""
         path = source.path
         if source.kind == MEMORY:
             data = handle.read(MAX_MEMORY_BYTES + 1)

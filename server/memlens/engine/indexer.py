@@ -21,10 +21,7 @@ from memlens.engine.catalog_writer import CatalogWriter, PendingChanges
 from memlens.engine.discovery import SourceFile
 from memlens.engine.embedder import Embedder
 from memlens.engine.file_reader import FileReader
-from memlens.engine.ingest import (
-    EMBED_TEXT_CHARS,
-    FileContent,
-)
+from memlens.engine.ingest import EMBED_TEXT_CHARS, FileContent
 from memlens.engine.keyword_docs import keyword_docs, neighbours_of
 from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.memory_trim import release_freed_memory
