@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import functools
-import itertools
-import math
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -94,7 +92,6 @@ class ResultBuilder:
         scores after it are not in order: the best of the rest is what counts). A result row costs 10-14 µs, so
         a slice is the limit plus SETTLE_EXTRA, not the whole candidate list."""
         hits = ranking.hits
-        best_after = list(itertools.accumulate(reversed([h.score for h in hits]), max, initial=-math.inf))[::-1]
         visible: list[UnitHit] = []
         rows: dict[int, sqlite3.Row] = {}
         step = limit + SETTLE_EXTRA
@@ -117,7 +114,7 @@ class ResultBuilder:
                 break  # no answer: nothing will be shown
             if len({rows[h.unit_id]["id"] for h in visible if h.score >= floor}) >= limit:
                 break
-            if best_after[start + len(part)] < floor:
+            if all(h.score < floor for h in hits[start + step :]):
                 break
         return visible, rows
 
