@@ -97,6 +97,15 @@ def peak_rss_mb() -> float:
     return peak if peak is not None else round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
+def process_cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds another process has used so far (Linux's /proc/PID/stat); None elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime: fields 14 and 15
+
+
 def current_rss_mb() -> float:
     return memory_status().get("rssMB", 0.0)
 

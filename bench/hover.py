@@ -26,7 +26,7 @@ from pygls.lsp.client import LanguageClient
 if __package__ in (None, ""):  # run as a script: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import load_shared_embedder, machine_info, percentile
+from bench.common import load_shared_embedder, machine_info, percentile, process_cpu_s
 from bench.corpus import COMPONENTS, PROBLEMS, TECH, THINGS, bench_settings, make_corpus, open_engine
 
 
@@ -92,14 +92,25 @@ async def measure(workspace: Path, options: dict[str, Any], hovers: int, seed: i
         )
         return (time.perf_counter() - began) * 1000, result is not None
 
-    first = [await hover(i) for i in range(hovers)]
-    again = [await hover(i) for i in range(hovers)]
+    server = client._server.pid if client._server is not None else None  # pygls keeps the process
+
+    async def timed(rounds: range) -> tuple[list[tuple[float, bool]], float | None]:
+        """The hovers, and the server's CPU per hover in ms (wall time alone says little on a shared machine)."""
+        before = process_cpu_s(server) if server else None
+        done = [await hover(i) for i in rounds]
+        after = process_cpu_s(server) if server else None
+        cpu = None if before is None or after is None else round(1000 * (after - before) / len(done), 2)
+        return done, cpu
+
+    first, first_cpu = await timed(range(hovers))
+    again, again_cpu = await timed(range(hovers))
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()  # type: ignore[no-untyped-call]
     return {
         "firstHoverMs": stats([ms for ms, _ in first]),
         "repeatedHoverMs": stats([ms for ms, _ in again]),
+        "serverCpuMsPerHover": {"first": first_cpu, "repeated": again_cpu},
         "hoversWithContent": sum(1 for _, shown in first if shown),
         "totalChunks": status["totalChunks"],
     }
@@ -132,6 +143,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for label, key in (("first hover (a search)", "firstHoverMs"), ("repeated (cached)", "repeatedHoverMs")):
             s = report[key]
             print(f"  {label:<24} p50 {s['p50']:>7.2f} ms   p95 {s['p95']:>7.2f} ms   max {s['max']:>7.2f} ms")
+        cpu = report["serverCpuMsPerHover"]
+        print(f"  server CPU per hover (mean): first {cpu['first']} ms, repeated {cpu['repeated']} ms")
         print(f"  hovers that showed memories: {report['hoversWithContent']}/{args.hovers}")
     return report
 

@@ -3,13 +3,16 @@ exactly the files and chunks the generator promises, and every file is seen (and
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench import hover, reconcile, speed  # noqa: E402
+from bench.common import process_cpu_s  # noqa: E402
 
 
 def corpus_shape(chunks: int) -> tuple[int, int, int]:
@@ -28,6 +31,17 @@ def test_hover_benchmark_on_a_tiny_corpus(tmp_path: Path) -> None:
         assert report[key]["n"] == 10
         assert 0 < report[key]["p50"] <= report[key]["p95"] <= report[key]["max"]
     assert 0 < report["hoversWithContent"] <= 10
+    cpu = report["serverCpuMsPerHover"]  # the first hovers load the model and search: the server did work
+    assert cpu["first"] is not None and cpu["first"] > 0 and cpu["repeated"] is not None
+
+
+def test_process_cpu_is_read_from_proc() -> None:
+    """The hover benchmark reads the server's CPU from /proc/PID/stat: checked against this process's own count."""
+    deadline = time.process_time() + 0.3
+    while time.process_time() < deadline:  # burn a little CPU so the clock-tick reading is well above zero
+        pass
+    read = process_cpu_s(os.getpid())
+    assert read is not None and abs(read - time.process_time()) < 0.05
 
 
 def test_reconcile_benchmark_on_a_tiny_corpus() -> None:
