@@ -22,7 +22,7 @@ from memlens.engine.discovery import SourceFile
 from memlens.engine.embedder import Embedder
 from memlens.engine.file_reader import FileReader
 from memlens.engine.ingest import EMBED_TEXT_CHARS, FileContent
-from memlens.engine.keyword_docs import keyword_docs, neighbours_of
+from memlens.engine.keyword_docs import keyword_docs, neighbours_of, write_afresh
 from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.memory_trim import release_freed_memory
 from memlens.engine.stored_text import redact_content
@@ -156,6 +156,8 @@ class Indexer:
                 report.cancelled = bool(cancel is not None and cancel.is_set())
                 if report.units_embedded:
                     release_freed_memory()
+            if not report.cancelled:
+                self.compact_keyword_index(cancel)  # after a first sync of a large folder, typically: logged
             self.persist_vectors()
             report.seconds = time.perf_counter() - started
             return report
@@ -293,12 +295,24 @@ class Indexer:
         first = self.vectors.first_missing(self.catalog.unit_ids())
         return 0 if first is None else first
 
+    def compact_keyword_index(self, cancel: threading.Event | None = None) -> bool:
+        """Write tantivy afresh when its segments have piled up (`KeywordIndex.needs_compaction`); returns whether
+        it did. One commit: searches see the old index until the new one is whole; `cancel` keeps the old one."""
+        with self.lock:
+            if not self.keyword.needs_compaction():
+                return False
+            segments, used = self.keyword.num_segments(), time.process_time()
+            if not write_afresh(self.catalog, self.keyword, cancel):
+                return False
+            after, cpu = self.keyword.num_segments(), time.process_time() - used
+            log.info("keyword index written afresh: %d segments -> %d, %.1f s of CPU", segments, after, cpu)
+            return True
+
     def rebuild_keyword_index(self) -> None:
         """Re-create tantivy from the catalog (after a crash between the two commits, or damage)."""
         with self.lock:
             self.keyword.reset()
-            generation = self.catalog.generation()
-            self.keyword.write(generation, add=keyword_docs(self.catalog, self.catalog.all_units()), clear=True)
+            write_afresh(self.catalog, self.keyword)
             backfill_unit_facts(self.catalog, self.keyword)  # FACTS_VERSION names the analyser's version too
 
     # -- batches ----------------------------------------------------------------------------------------------

@@ -1,15 +1,17 @@
 """The keyword index's documents for catalog units: each unit's fields, and for a transcript message the text of its
 neighbours (±CONTEXT_WINDOW messages in its session) as the `context` field, so an answer that lacks the question's
-words is still found through the messages around it."""
+words is still found through the messages around it; and the whole index written afresh from the catalog (a rebuild,
+or a compaction of piled-up segments)."""
 
 from __future__ import annotations
 
 import dataclasses
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator
 
 from memlens.engine.catalog import Catalog
-from memlens.engine.keyword_index import CONTEXT_WINDOW, KeywordDoc
+from memlens.engine.keyword_index import CONTEXT_WINDOW, KeywordDoc, KeywordIndex
 
 _KEYWORD_TS_LIMIT = 2.0**62  # tantivy keeps times as i64; a stored value past that (an old index) counts as unknown
 
@@ -37,6 +39,13 @@ def keyword_docs(catalog: Catalog, rows: Iterable[sqlite3.Row]) -> Iterator[Keyw
             yield from _keyword_batch(catalog, batch)
             batch = []
     yield from _keyword_batch(catalog, batch)
+
+
+def write_afresh(catalog: Catalog, keyword: KeywordIndex, cancel: threading.Event | None = None) -> bool:
+    """Write the keyword index anew from every unit of the catalog, in one commit (the writer's lock held by the
+    caller); False, with the index left as it was, when `cancel` was set meanwhile."""
+    docs = keyword_docs(catalog, catalog.all_units())
+    return keyword.write(catalog.generation(), add=docs, clear=True, cancel=cancel)
 
 
 def _keyword_batch(catalog: Catalog, rows: list[sqlite3.Row]) -> list[KeywordDoc]:

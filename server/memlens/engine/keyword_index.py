@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import shutil
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +28,19 @@ ANALYZER = "memlens_words"
 SPACED = "memlens_spaced"
 GENERATION_FILE = "memlens-generation"
 SCHEMA_FILE = "memlens-schema"
+COMPACTED_FILE = "memlens-compacted"  # how many documents the index held when it was last written afresh
 SCHEMA_VERSION = 3  # bump on any field or tokenizer change (3: English stems): older indexes are rebuilt
 IDENTIFIER_BOOST = 3.0  # a whole identifier outweighs its parts
 CONTEXT_WINDOW = 2
 PIECE_MEMO = 200_000  # distinct whitespace-separated pieces whose analysis token_set remembers
+WRITER_HEAP = 64_000_000  # bytes: what one writer may buffer before it flushes a segment
+# Compaction (see `needs_compaction`): tantivy-py cannot merge segments on request, and tantivy's own merge policy
+# leaves up to seven segments of similar size alone, so an index built by many small commits (a first sync) keeps five
+# or six large segments for good: each search visits every one. Written afresh it has one or two.
+COMPACT_MIN_DOCS = 50_000  # below this the segments are small and a search over them is cheap
+COMPACT_MIN_SEGMENTS = 4
+COMPACT_GROWTH = 1.5  # written afresh again only once the index has grown by half: its cost stays linear overall
+CANCEL_EVERY = 1_000  # documents between checks of the cancel event while writing
 _PHRASE = re.compile(r'"([^"]+)"')
 
 
@@ -126,9 +136,29 @@ class KeywordIndex:
             return -1
 
     def _set_generation(self, generation: int) -> None:
-        tmp = self.folder / (GENERATION_FILE + ".tmp")
-        tmp.write_text(str(generation))
-        tmp.replace(self.folder / GENERATION_FILE)
+        self._write_number(GENERATION_FILE, generation)
+
+    def _write_number(self, name: str, value: int) -> None:
+        tmp = self.folder / (name + ".tmp")
+        tmp.write_text(str(value))
+        tmp.replace(self.folder / name)
+
+    # -- compaction ---------------------------------------------------------------------------------------
+
+    def needs_compaction(self) -> bool:
+        """Whether writing the index afresh (`write(..., clear=True)`, one commit) is worth its cost: it holds
+        COMPACT_MIN_DOCS documents or more in COMPACT_MIN_SEGMENTS segments or more, and has grown by COMPACT_GROWTH
+        since it was last written afresh (so appends, which add small segments, never make it rewrite again and
+        again). Measured at 150k units: five large segments cost a keyword search 0.3 ms of CPU more than two
+        (bench/RESULTS.md, round 10); rewriting them costs about 17 s of CPU, once."""
+        docs = self.num_docs()
+        if docs < COMPACT_MIN_DOCS or self.num_segments() < COMPACT_MIN_SEGMENTS:
+            return False
+        try:
+            compacted = int((self.folder / COMPACTED_FILE).read_text().strip())
+        except (OSError, ValueError):
+            compacted = 0
+        return docs >= COMPACT_GROWTH * compacted
 
     # -- writing ------------------------------------------------------------------------------------------
 
@@ -138,15 +168,20 @@ class KeywordIndex:
         add: Iterable[KeywordDoc] = (),
         delete_units: Iterable[int] = (),
         clear: bool = False,
-    ) -> None:
-        """Apply deletions and additions in one commit, then record the catalog generation it reflects."""
-        writer = self.index.writer(heap_size=64_000_000, num_threads=1)
+        cancel: threading.Event | None = None,
+    ) -> bool:
+        """Apply deletions and additions in one commit, then record the catalog generation it reflects. With
+        `cancel` set while adding, nothing is written (the index stays as it was) and False is returned."""
+        writer = self.index.writer(heap_size=WRITER_HEAP, num_threads=1)
         try:
             if clear:
                 writer.delete_all_documents()
             for unit_id in delete_units:
                 writer.delete_documents_by_term("unit_id", unit_id)
-            for doc in add:
+            for count, doc in enumerate(add, 1):
+                if cancel is not None and count % CANCEL_EVERY == 0 and cancel.is_set():
+                    writer.rollback()
+                    return False
                 writer.add_document(
                     tantivy.Document(
                         unit_id=doc.unit_id,
@@ -169,6 +204,9 @@ class KeywordIndex:
             raise
         self.index.reload()
         self._set_generation(generation)
+        if clear:
+            self._write_number(COMPACTED_FILE, self.num_docs())
+        return True
 
     def reset(self) -> None:
         """Drop everything (used before a rebuild from the catalog)."""

@@ -1,0 +1,110 @@
+"""The keyword index written afresh once its segments pile up: fewer segments, the same answers, never again and
+again as appends add small segments, and a cancelled rewrite leaves the index as it was. Real tantivy and SQLite,
+the committed transcripts of every format, keyword-only engines."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+import memlens.engine.keyword_index as keyword_index
+from memlens.engine.engine import Engine
+from memlens.settings import Settings
+from transcript_fixtures import SYNTHETIC
+
+QUERIES = ("webhook signature", "retry the failed job", "migration rollback", "tests pass", "cache")
+
+
+def settings() -> Settings:
+    value = Settings()
+    value.transcripts.agent_defaults = False
+    return value
+
+
+def answers(engine: Engine) -> list[list[tuple[int, float]]]:
+    """Each query's keyword candidates in both fields, ids with their BM25, best first."""
+    return [engine.keyword.search(q, 50, field=f) for q in QUERIES for f in ("text", "context")]
+
+
+@pytest.fixture
+def sources() -> list[Path]:
+    return sorted(p for p in SYNTHETIC.rglob("*") if p.is_file())
+
+
+def copy_in(source: Path, folder: Path) -> None:
+    target = folder / source.relative_to(SYNTHETIC)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(source, target)
+
+
+@pytest.fixture
+def piled_up(tmp_path: Path, sources: list[Path], monkeypatch: pytest.MonkeyPatch) -> Engine:
+    """An engine whose keyword index was written by one sync per transcript file (one segment each), with the
+    compaction thresholds out of reach meanwhile."""
+    monkeypatch.setattr(keyword_index, "COMPACT_MIN_DOCS", 10**9)
+    folder = tmp_path / "transcripts"
+    (tmp_path / "ws").mkdir()
+    engine = Engine([tmp_path / "ws"], settings(), extra_transcripts=[folder], index_dir=tmp_path / "i", embedder=False)
+    for source in sources[:6]:  # tantivy merges eight segments of a size into one by itself: stay under
+        copy_in(source, folder)
+        engine.sync()
+    return engine
+
+
+def test_piled_up_segments_are_written_afresh_with_the_same_answers(
+    piled_up: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = piled_up
+    before, segments = answers(engine), engine.keyword.num_segments()
+    assert segments >= 4 and sum(1 for hits in before if hits) >= 6
+    monkeypatch.setattr(keyword_index, "COMPACT_MIN_DOCS", 1)
+    assert engine.keyword.needs_compaction()
+    assert engine.indexer.compact_keyword_index()
+    assert engine.keyword.num_segments() == 1
+    assert engine.keyword.generation() == engine.catalog.generation()
+    after = answers(engine)
+    assert [[u for u, _ in hits] for hits in after] == [[u for u, _ in hits] for hits in before]
+    assert [s for hits in after for _, s in hits] == pytest.approx([s for hits in before for _, s in hits])
+    assert not engine.keyword.needs_compaction()  # written afresh at this size: not again until it grows
+    engine.close()
+
+
+def test_appends_rewrite_only_once_the_index_has_grown(
+    piled_up: Engine, sources: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = piled_up
+    monkeypatch.setattr(keyword_index, "COMPACT_MIN_DOCS", 1)
+    monkeypatch.setattr(keyword_index, "COMPACT_MIN_SEGMENTS", 2)
+    monkeypatch.setattr(keyword_index, "COMPACT_GROWTH", 1.5)
+    engine.sync()  # nothing changed, but the segments have piled up: the end of a sync writes them afresh
+    assert engine.keyword.num_segments() == 1
+    compacted = engine.keyword.num_docs()
+    rewritten: list[bool] = []
+    for source in sources[6:]:
+        copy_in(source, tmp_path / "transcripts")
+        engine.sync()
+        grown = engine.keyword.num_docs() >= 1.5 * compacted
+        rewritten.append(engine.keyword.num_segments() == 1)
+        assert rewritten[-1] == grown, (engine.keyword.num_docs(), compacted)
+        if grown:
+            compacted = engine.keyword.num_docs()
+    assert False in rewritten  # the appends that did not grow it by half left their small segment alone
+    engine.close()
+
+
+def test_a_cancelled_rewrite_leaves_the_index_as_it_was(piled_up: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = piled_up
+    before, segments, generation = answers(engine), engine.keyword.num_segments(), engine.keyword.generation()
+    monkeypatch.setattr(keyword_index, "COMPACT_MIN_DOCS", 1)
+    monkeypatch.setattr(keyword_index, "CANCEL_EVERY", 1)
+    cancel = threading.Event()
+    cancel.set()
+    assert not engine.indexer.compact_keyword_index(cancel)
+    assert engine.keyword.num_segments() == segments
+    assert engine.keyword.generation() == generation
+    assert answers(engine) == before
+    assert engine.keyword.needs_compaction()  # still due: the next sync that is not cancelled does it
+    engine.close()
