@@ -267,6 +267,8 @@ def test_results_read_in_slices_equal_results_read_at_once(
         sessions = sorted({str(r["session_key"]) for r in rows if r["session_key"]})
         assert sessions
         monkeypatch.setattr(real_engine.settings, "exclude_sessions", sessions[:3])
+    # many candidates a query (round 9's default), so that reading every one's row is far more than a page needs
+    monkeypatch.setattr(real_engine.settings.search, "context_candidates", 100)
     read: list[int] = []
     result_rows = real_engine.catalog.result_rows
 

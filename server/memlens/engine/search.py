@@ -85,7 +85,10 @@ class Retriever:
                 hits[unit_id] = UnitHit(unit_id, bm25=bm25, keyword=bm25 / top if top else 0.0, keyword_rank=rank)
             share = settings.context_weight
             if share > 0:  # BM25 over each message with its neighbours, mixed into the keyword signal
-                context_hits = self.keyword.search(query, depth, filters, field="context", expansions=expansions)
+                context_depth = max(settings.context_candidates, limit or 0)
+                context_hits = self.keyword.search(
+                    query, context_depth, filters, field="context", expansions=expansions
+                )
                 top_context = context_hits[0][1] if context_hits else 0.0
                 for unit_id, bm25 in context_hits:
                     _hit(hits, unit_id).context = bm25 / top_context if top_context else 0.0
