@@ -15,7 +15,7 @@ from memlens.engine.visibility import Visibility
 from memlens.wire import SearchResult
 
 MAX_LIMIT = 100
-SETTLE_EXTRA = 10  # rows read beyond the limit per slice: room for hidden hits and one chunk's several units
+SETTLE_EXTRA = 4  # rows read beyond the limit per slice: room for hidden hits and one chunk's several units
 
 
 def iso(ts: float | None) -> str | None:
@@ -90,11 +90,11 @@ class ResultBuilder:
         is settled: the best visible hits that set the cut are known (`rerank.shown_floor`) and either the hits over
         it already span `limit` chunks or no hit left scores over it (the last pass re-scores only the head, so the
         scores after it are not in order: the best of the rest is what counts). A result row costs 10-14 µs, so
-        a slice is the limit plus SETTLE_EXTRA, not the whole candidate list."""
+        a slice is the limit (at least ANSWER_TOP) plus SETTLE_EXTRA, not the whole candidate list."""
         hits = ranking.hits
         visible: list[UnitHit] = []
         rows: dict[int, sqlite3.Row] = {}
-        step = limit + SETTLE_EXTRA
+        step = max(limit, ANSWER_TOP) + SETTLE_EXTRA  # the first slice can settle the cut
         for start in range(0, len(hits), step):
             part = hits[start : start + step]
             found = self.catalog.result_rows([h.unit_id for h in part])
