@@ -108,3 +108,20 @@ def test_a_cancelled_rewrite_leaves_the_index_as_it_was(piled_up: Engine, monkey
     assert answers(engine) == before
     assert engine.keyword.needs_compaction()  # still due: the next sync that is not cancelled does it
     engine.close()
+
+
+def test_a_watchers_few_files_never_wait_for_a_rewrite(
+    piled_up: Engine, sources: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files synced one by one as they change (the watcher) are searchable at once; the rewrite waits for a whole
+    sync (start-up, `memlens sync`, `reindex`)."""
+    engine = piled_up
+    monkeypatch.setattr(keyword_index, "COMPACT_MIN_DOCS", 1)
+    segments = engine.keyword.num_segments()
+    copy_in(sources[6], tmp_path / "transcripts")
+    engine.sync_paths([tmp_path / "transcripts" / sources[6].relative_to(SYNTHETIC)])
+    assert engine.keyword.num_segments() == segments + 1
+    assert engine.keyword.needs_compaction()
+    engine.sync()
+    assert engine.keyword.num_segments() == 1
+    engine.close()

@@ -190,7 +190,10 @@ class Engine:
         self.syncing.set()
         try:
             with self._writing():
-                return self.indexer.sync(self.sources(), progress, cancel, embed=embed)
+                report = self.indexer.sync(self.sources(), progress, cancel, embed=embed)
+                if not report.cancelled:  # a whole sync, not a watcher's few files: piled-up segments written afresh
+                    self.indexer.compact_keyword_index(cancel)
+                return report
         finally:
             self.syncing.clear()
 

@@ -156,8 +156,6 @@ class Indexer:
                 report.cancelled = bool(cancel is not None and cancel.is_set())
                 if report.units_embedded:
                     release_freed_memory()
-            if not report.cancelled:
-                self.compact_keyword_index(cancel)  # after a first sync of a large folder, typically: logged
             self.persist_vectors()
             report.seconds = time.perf_counter() - started
             return report
