@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import memlens.engine.keyword_docs as keyword_docs
 import memlens.engine.keyword_index as keyword_index
 from memlens.engine.engine import Engine
 from memlens.settings import Settings
@@ -62,8 +63,13 @@ def test_piled_up_segments_are_written_afresh_with_the_same_answers(
     assert segments >= 4 and sum(1 for hits in before if hits) >= 6
     monkeypatch.setattr(keyword_index, "COMPACT_MIN_DOCS", 1)
     assert engine.keyword.needs_compaction()
-    assert engine.indexer.compact_keyword_index()
+    heard: list[tuple[int, int, str]] = []
+    monkeypatch.setattr(keyword_docs, "PROGRESS_EVERY", 10)
+    assert engine.indexer.compact_keyword_index(progress=lambda done, total, say: heard.append((done, total, say)))
     assert engine.keyword.num_segments() == 1
+    units = engine.catalog.unit_count()
+    assert heard[-1][:2] == (units, units) and len(heard) == units // 10 + 1  # every 10 documents, and at the end
+    assert [done for done, _, _ in heard] == sorted(done for done, _, _ in heard)
     assert engine.keyword.generation() == engine.catalog.generation()
     after = answers(engine)
     assert [[u for u, _ in hits] for hits in after] == [[u for u, _ in hits] for hits in before]

@@ -192,7 +192,7 @@ class Engine:
             with self._writing():
                 report = self.indexer.sync(self.sources(), progress, cancel, embed=embed)
                 if not report.cancelled:  # a whole sync, not a watcher's few files: piled-up segments written afresh
-                    self.indexer.compact_keyword_index(cancel)
+                    self.indexer.compact_keyword_index(cancel, progress)
                 return report
         finally:
             self.syncing.clear()

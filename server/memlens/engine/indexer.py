@@ -293,14 +293,14 @@ class Indexer:
         first = self.vectors.first_missing(self.catalog.unit_ids())
         return 0 if first is None else first
 
-    def compact_keyword_index(self, cancel: threading.Event | None = None) -> bool:
+    def compact_keyword_index(self, cancel: threading.Event | None = None, progress: Progress | None = None) -> bool:
         """Write tantivy afresh when its segments have piled up (`KeywordIndex.needs_compaction`); returns whether
         it did. One commit: searches see the old index until the new one is whole; `cancel` keeps the old one."""
         with self.lock:
             if not self.keyword.needs_compaction():
                 return False
             segments, used = self.keyword.num_segments(), time.process_time()
-            if not write_afresh(self.catalog, self.keyword, cancel):
+            if not write_afresh(self.catalog, self.keyword, cancel, progress):
                 return False
             after, cpu = self.keyword.num_segments(), time.process_time() - used
             log.info("keyword index written afresh: %d segments -> %d, %.1f s of CPU", segments, after, cpu)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.keyword_index import CONTEXT_WINDOW, KeywordDoc, KeywordIndex
@@ -41,11 +41,33 @@ def keyword_docs(catalog: Catalog, rows: Iterable[sqlite3.Row]) -> Iterator[Keyw
     yield from _keyword_batch(catalog, batch)
 
 
-def write_afresh(catalog: Catalog, keyword: KeywordIndex, cancel: threading.Event | None = None) -> bool:
+PROGRESS_EVERY = 5_000  # documents between progress reports while the index is written afresh
+
+
+def write_afresh(
+    catalog: Catalog,
+    keyword: KeywordIndex,
+    cancel: threading.Event | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> bool:
     """Write the keyword index anew from every unit of the catalog, in one commit (the writer's lock held by the
-    caller); False, with the index left as it was, when `cancel` was set meanwhile."""
+    caller); False, with the index left as it was, when `cancel` was set meanwhile. `progress(done, total,
+    message)` hears every PROGRESS_EVERY documents."""
     docs = keyword_docs(catalog, catalog.all_units())
+    if progress is not None:
+        docs = _reporting(docs, catalog.unit_count(), progress)
     return keyword.write(catalog.generation(), add=docs, clear=True, cancel=cancel)
+
+
+def _reporting(
+    docs: Iterable[KeywordDoc], total: int, progress: Callable[[int, int, str], None]
+) -> Iterator[KeywordDoc]:
+    done = 0
+    for done, doc in enumerate(docs, 1):
+        if done % PROGRESS_EVERY == 0:
+            progress(done, max(total, done), f"keyword index written afresh: {done}/{max(total, done)}")
+        yield doc
+    progress(done, max(total, done), f"keyword index written afresh: {done}/{max(total, done)}")
 
 
 def _keyword_batch(catalog: Catalog, rows: list[sqlite3.Row]) -> list[KeywordDoc]:
