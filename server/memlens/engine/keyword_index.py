@@ -149,8 +149,8 @@ class KeywordIndex:
         """Whether writing the index afresh (`write(..., clear=True)`, one commit) is worth its cost: it holds
         COMPACT_MIN_DOCS documents or more in COMPACT_MIN_SEGMENTS segments or more, and has grown by COMPACT_GROWTH
         since it was last written afresh (so appends, which add small segments, never make it rewrite again and
-        again). Measured at 150k units: five large segments cost a keyword search 0.3 ms of CPU more than two
-        (bench/RESULTS.md, round 10); rewriting them costs about 17 s of CPU, once."""
+        again). Measured at 150k units: twelve segments (five large) cost a keyword search about 0.45 ms of CPU more
+        than two (bench/RESULTS.md, round 10); rewriting them costs about 17 s of CPU, once."""
         docs = self.num_docs()
         if docs < COMPACT_MIN_DOCS or self.num_segments() < COMPACT_MIN_SEGMENTS:
             return False

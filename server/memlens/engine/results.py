@@ -15,7 +15,7 @@ from memlens.engine.visibility import Visibility
 from memlens.wire import SearchResult
 
 MAX_LIMIT = 100
-SETTLE_EXTRA = 4  # rows read beyond the limit per slice: room for hidden hits and one chunk's several units
+SETTLE_EXTRA = 4  # rows a slice reads beyond the limit (at least ANSWER_TOP): room for hidden hits, a chunk's units
 
 
 def iso(ts: float | None) -> str | None:

@@ -141,7 +141,7 @@ class SearchSettings:
     context_candidates: int = field(default=50, metadata=between(1, 100_000))
     """How many hits the BM25 over each message with its neighbours adds to the candidates (at least the limit). 50
     read the same as 100 on the LoCoMo and transcript tune sets for 0.3 ms less CPU a keyword search at 150k units;
-    30 lost a paraphrase of the transcript tune set from the top 10 (bench/RESULTS.md, round 10)."""
+    30 lost two paraphrases of the transcript tune set from the top 10 (bench/RESULTS.md, round 10)."""
     date_boost: float = field(default=0.3, metadata=between(0, 1))
     """A message on a date the query names (absolute or relative) gains this share of its missing score."""
     event_mentions: int = field(default=2, metadata=between(0, 20))
