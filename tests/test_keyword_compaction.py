@@ -120,7 +120,7 @@ def test_a_watchers_few_files_never_wait_for_a_rewrite(
     piled_up: Engine, sources: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Files synced one by one as they change (the watcher) are searchable at once; the rewrite waits for a whole
-    sync (start-up, `memlens sync`, `reindex`)."""
+    sync (start-up, `memlens index`, `reindex`)."""
     engine = piled_up
     monkeypatch.setattr(keyword_index, "COMPACT_MIN_DOCS", 1)
     segments = engine.keyword.num_segments()
