@@ -1,18 +1,22 @@
 """The keyword index written afresh once its segments pile up: fewer segments, the same answers, never again and
-again as appends add small segments, and a cancelled rewrite leaves the index as it was. Real tantivy and SQLite,
-the committed transcripts of every format, keyword-only engines."""
+again as appends add small segments, searches answering throughout, and a cancelled rewrite leaves the index as it
+was. Real tantivy and SQLite, the committed transcripts of every format, keyword-only engines."""
 
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
 
 import memlens.engine.keyword_docs as keyword_docs
 import memlens.engine.keyword_index as keyword_index
+from memlens.engine.catalog import Catalog
 from memlens.engine.engine import Engine
+from memlens.engine.keyword_index import KeywordDoc
 from memlens.settings import Settings
 from transcript_fixtures import SYNTHETIC
 
@@ -129,5 +133,48 @@ def test_a_watchers_few_files_never_wait_for_a_rewrite(
     assert engine.keyword.num_segments() == segments + 1
     assert engine.keyword.needs_compaction()
     engine.sync()
+    assert engine.keyword.num_segments() == 1
+    engine.close()
+
+
+def test_searches_keep_answering_while_the_index_is_written_afresh(
+    piled_up: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Readers on other threads (the language server answers while its writer thread syncs) see the old index until
+    the new one's commit, then the new one: never an error, never a partial index. The rewrite is slowed down (a
+    millisecond a document) so that many searches land in the middle of it."""
+    engine = piled_up
+    before = answers(engine)
+    ids = [[u for u, _ in hits] for hits in before]
+    monkeypatch.setattr(keyword_index, "COMPACT_MIN_DOCS", 1)
+    documents = keyword_docs.keyword_docs
+
+    def slow(catalog: Catalog, rows: Iterable[sqlite3.Row]) -> Iterator[KeywordDoc]:
+        for doc in documents(catalog, rows):
+            threading.Event().wait(0.001)
+            yield doc
+
+    monkeypatch.setattr(keyword_docs, "keyword_docs", slow)
+    seen: list[list[list[int]]] = []
+    failures: list[BaseException] = []
+    done = threading.Event()
+
+    def search() -> None:
+        while not done.is_set():
+            try:
+                seen.append([[u for u, _ in hits] for hits in answers(engine)])
+            except BaseException as exc:  # noqa: BLE001 - any failure fails the test
+                failures.append(exc)
+                return
+
+    reader = threading.Thread(target=search)
+    reader.start()
+    try:
+        assert engine.indexer.compact_keyword_index()
+    finally:
+        done.set()
+        reader.join()
+    assert not failures
+    assert len(seen) > 5 and all(answer == ids for answer in seen)
     assert engine.keyword.num_segments() == 1
     engine.close()
