@@ -24,9 +24,10 @@ from memlens.engine.filters import SearchFilters
 from memlens.engine.history import session_history
 from memlens.engine.hits import Ranking
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
-from memlens.engine.indexer import Indexer, Progress, SyncReport
+from memlens.engine.indexer import Indexer, SyncReport
 from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.outbound import redact_response
+from memlens.engine.progress import Progress
 from memlens.engine.results import ResultBuilder, iso
 from memlens.engine.search import Retriever
 from memlens.engine.sessions import DEFAULT_LIMIT as SESSIONS_LIMIT

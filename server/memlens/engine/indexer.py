@@ -25,6 +25,7 @@ from memlens.engine.ingest import EMBED_TEXT_CHARS, FileContent
 from memlens.engine.keyword_docs import keyword_docs, neighbours_of, write_afresh
 from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.memory_trim import release_freed_memory
+from memlens.engine.progress import Progress
 from memlens.engine.stored_text import redact_content
 from memlens.engine.unit_facts import backfill_unit_facts, fill_unit_facts
 from memlens.engine.vector_index import VectorIndex
@@ -36,7 +37,6 @@ from memlens.wire import ReindexReport
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[int, int, str], None]  # (done, total, message)
 BATCH_SECONDS = 0.5
 BATCH_FILES = 200
 EMBED_BATCH = 256

@@ -8,10 +8,11 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.keyword_index import CONTEXT_WINDOW, KeywordDoc, KeywordIndex
+from memlens.engine.progress import Progress
 
 _KEYWORD_TS_LIMIT = 2.0**62  # tantivy keeps times as i64; a stored value past that (an old index) counts as unknown
 
@@ -48,7 +49,7 @@ def write_afresh(
     catalog: Catalog,
     keyword: KeywordIndex,
     cancel: threading.Event | None = None,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> bool:
     """Write the keyword index anew from every unit of the catalog, in one commit (the writer's lock held by the
     caller); False, with the index left as it was, when `cancel` was set meanwhile. `progress(done, total,
@@ -59,15 +60,16 @@ def write_afresh(
     return keyword.write(catalog.generation(), add=docs, clear=True, cancel=cancel)
 
 
-def _reporting(
-    docs: Iterable[KeywordDoc], total: int, progress: Callable[[int, int, str], None]
-) -> Iterator[KeywordDoc]:
+def _reporting(docs: Iterable[KeywordDoc], total: int, progress: Progress) -> Iterator[KeywordDoc]:
+    def say(done: int) -> None:
+        progress(done, max(total, done), f"keyword index written afresh: {done}/{max(total, done)}")
+
     done = 0
     for done, doc in enumerate(docs, 1):
         if done % PROGRESS_EVERY == 0:
-            progress(done, max(total, done), f"keyword index written afresh: {done}/{max(total, done)}")
+            say(done)
         yield doc
-    progress(done, max(total, done), f"keyword index written afresh: {done}/{max(total, done)}")
+    say(done)
 
 
 def _keyword_batch(catalog: Catalog, rows: list[sqlite3.Row]) -> list[KeywordDoc]:

@@ -118,10 +118,7 @@ class KeywordIndex:
         self.index.register_tokenizer(SPACED, _spaced())
 
     def _schema_version(self) -> int:
-        try:
-            return int((self.folder / SCHEMA_FILE).read_text().strip())
-        except (OSError, ValueError):
-            return -1
+        return self._read_number(SCHEMA_FILE, -1)
 
     def _wipe(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -130,13 +127,17 @@ class KeywordIndex:
     # -- generation bookkeeping: which catalog generation the last commit reflects ------------------------
 
     def generation(self) -> int:
-        try:
-            return int((self.folder / GENERATION_FILE).read_text().strip())
-        except (OSError, ValueError):
-            return -1
+        return self._read_number(GENERATION_FILE, -1)
 
     def _set_generation(self, generation: int) -> None:
         self._write_number(GENERATION_FILE, generation)
+
+    def _read_number(self, name: str, missing: int) -> int:
+        """A number this class keeps beside the index; `missing` when the file is absent or unreadable."""
+        try:
+            return int((self.folder / name).read_text().strip())
+        except (OSError, ValueError):
+            return missing
 
     def _write_number(self, name: str, value: int) -> None:
         tmp = self.folder / (name + ".tmp")
@@ -154,11 +155,7 @@ class KeywordIndex:
         docs = self.num_docs()
         if docs < COMPACT_MIN_DOCS or self.num_segments() < COMPACT_MIN_SEGMENTS:
             return False
-        try:
-            compacted = int((self.folder / COMPACTED_FILE).read_text().strip())
-        except (OSError, ValueError):
-            compacted = 0
-        return docs >= COMPACT_GROWTH * compacted
+        return docs >= COMPACT_GROWTH * self._read_number(COMPACTED_FILE, 0)
 
     # -- writing ------------------------------------------------------------------------------------------
 

@@ -11,10 +11,11 @@ document holds adds nothing to a BM25 query."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from memlens.engine.lazy import lazy_module
+from memlens.engine.progress import Progress
 from memlens.engine.stop_words import STOP_WORDS
 from memlens.engine.vector_index import single_threaded_blas
 
@@ -84,7 +85,7 @@ def embed_words(
     embedder: Embedder,
     *,
     cancel: threading.Event | None = None,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: Progress | None = None,
     max_batches: int | None = None,
 ) -> int:
     """Embed the recorded words that have no vector yet (all of them again after a change of model), at most
