@@ -163,15 +163,11 @@ class UnitFactsCache:
         if not missing:
             return found
         fresh: dict[int, UnitFacts] = {}
-        for unit_id, text, kind, ts, session_key, file_id, words, tool, key, question in catalog.unit_facts_rows(
-            missing
-        ):
-            if words is None or tool is None or key is None or question is None or state[1] != FACTS_VERSION:
+        stale = state[1] != FACTS_VERSION  # stored facts of another version: worked out again from the text
+        for unit_id, text, kind, ts, session, words, tool, key, question in catalog.unit_facts_rows(missing):
+            if stale or words is None or tool is None or key is None or question is None:
                 words, tool, key, question = derived_facts(text, kind, keyword)
-            session = session_key or f"file:{file_id}"
-            fresh[unit_id] = UnitFacts(
-                text, None if ts is None else float(ts), session, Words(words), tool, key, question
-            )
+            fresh[unit_id] = UnitFacts(text, ts, session, Words(words), tool, key, question)
         for unit_id in missing:  # in the order asked, as the cached ones are
             found[unit_id] = fresh.get(unit_id, MISSING)
         with self._lock:

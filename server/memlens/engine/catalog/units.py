@@ -12,8 +12,9 @@ SUMMARY_SQL = """SELECT u.*, s.session_id AS session_id, s.format AS session_for
               FROM units u JOIN files f ON f.id = u.file_id LEFT JOIN sessions s ON s.key = u.session_key
               WHERE u.kind = 'summary'"""
 
-# id, text, kind, ts, session_key, file_id, then the derived facts: words, tool, dup_key, question (see unit_facts_rows)
-UnitFactsRow = tuple[int, str, str, float | None, str | None, int, str | None, float | None, str | None, float | None]
+# id, text, kind, ts, session (its key, else "file:<file id>"), then the derived facts: words, tool, dup_key, question
+# (see unit_facts_rows)
+UnitFactsRow = tuple[int, str, str, float | None, str, str | None, float | None, str | None, float | None]
 
 
 class UnitReads(CatalogConnection):
@@ -143,14 +144,16 @@ class UnitReads(CatalogConnection):
         return places
 
     def unit_facts_rows(self, unit_ids: Sequence[int]) -> list[UnitFactsRow]:
-        """(id, text, kind, ts, session_key, file_id, words, tool, dup_key, question) of each of these units that
-        exists: what the last ranking pass reads of a hit (unit_facts.py; the last four NULL until the writer fills
-        them in). Only those columns, as plain tuples: a search reads a hundred of them."""
+        """(id, text, kind, ts, session, words, tool, dup_key, question) of each of these units that exists: what the
+        last ranking pass reads of a hit (unit_facts.py; the last four NULL until the writer fills them in). The
+        session is what the per-session cap counts: the unit's session key, else "file:<its file id>". Only those
+        columns, as plain tuples and converted by SQLite: a search reads dozens of them."""
         rows: list[UnitFactsRow] = []
         for start in range(0, len(unit_ids), 500):
             part = list(unit_ids[start : start + 500])
             marks = ",".join("?" * len(part))
-            sql = f"""SELECT id, text, kind, ts, session_key, file_id, words, tool, dup_key, question
+            sql = f"""SELECT id, text, kind, CAST(ts AS REAL), IFNULL(session_key, 'file:' || file_id),
+                             words, tool, dup_key, question
                       FROM units WHERE id IN ({marks})"""
             rows.extend(self._tuples(sql, part))
         return rows
