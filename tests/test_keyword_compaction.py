@@ -4,6 +4,7 @@ was. Real tantivy and SQLite, the committed transcripts of every format, keyword
 
 from __future__ import annotations
 
+import random
 import shutil
 import sqlite3
 import threading
@@ -178,3 +179,18 @@ def test_searches_keep_answering_while_the_index_is_written_afresh(
     assert len(seen) > 5 and all(answer == ids for answer in seen)
     assert engine.keyword.num_segments() == 1
     engine.close()
+
+
+def test_a_write_afresh_comes_out_as_one_segment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write afresh buffers REWRITE_HEAP: documents that overflow the everyday writer's buffer (here made tantivy's
+    least, so that 1,500 long messages need two segments) come out of a rewrite as one segment."""
+    monkeypatch.setattr(keyword_index, "WRITER_HEAP", 15_000_000)
+    pick = random.Random(7)
+    vocabulary = [f"word{i}" for i in range(5_000)]
+    texts = [" ".join(pick.choices(vocabulary, k=400)) for _ in range(1_500)]
+    docs = [KeywordDoc(i, 1, "transcript", "codex", "s", "user", 0, t, f"{t} {t}") for i, t in enumerate(texts, 1)]
+    index = keyword_index.KeywordIndex(tmp_path / "keyword")
+    index.write(1, docs)
+    assert index.num_segments() >= 2
+    index.write(2, docs, clear=True)
+    assert index.num_segments() == 1 and index.num_docs() == len(docs)
