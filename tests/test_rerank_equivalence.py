@@ -167,9 +167,11 @@ class Compare:
         mode: str,
         limit: int | None,
         now: float | None = None,
+        *,
+        facts_state: tuple[int, str | None] | None = None,
     ) -> list[UnitHit]:
         expected = reference_postprocess(copy.deepcopy(ranked), query, settings, catalog, keyword, mode, limit, now)
-        got = postprocess(ranked, query, settings, catalog, keyword, mode, limit, now)
+        got = postprocess(ranked, query, settings, catalog, keyword, mode, limit, now, facts_state=facts_state)
         _same(got, expected)
         self.calls += 1
         self.compared_hits += len(got)

@@ -120,6 +120,8 @@ def test_filters_add_and_remove_without_rebuild(corpus: np.ndarray) -> None:
     assert index.search(q, 1)[0][0] == 10**6
     places, missing = index.places([3, 10**6, 10**9])
     assert places == {3: ("s3", 3), 10**6: ("s0", 0)} and missing == [10**9]
+    assert index.places([10**6, 3]) == ({10**6: ("s0", 0), 3: ("s3", 3)}, [])  # all held: nothing to ask the catalog
+    assert index.roles([3, 10**9]) == {3: "user"} and index.roles([4]) == {4: "assistant"}
 
 
 def test_token_batches_bound_attention_memory() -> None:

@@ -153,13 +153,16 @@ def postprocess(
     mode: str,
     limit: int | None,
     now: float | None = None,
+    *,
+    facts_state: tuple[int, str | None] | None = None,
 ) -> list[UnitHit]:
-    """Re-score the head of `ranked` (best first) and return the new order; `hit.probability` is set for all."""
+    """Re-score the head of `ranked` (best first) and return the new order; `hit.probability` is set for all.
+    `facts_state`: the catalog's `unit_facts_state()` when the caller has read it."""
     if not ranked:
         return ranked
     head_size = max(HEAD, limit or 0)
     head, tail = ranked[:head_size], ranked[head_size:]
-    units = unit_facts(catalog, keyword, [h.unit_id for h in head])  # cached per unit: see unit_facts.py
+    units = unit_facts(catalog, keyword, [h.unit_id for h in head], facts_state)  # cached per unit: unit_facts.py
     facts = query_facts(query, keyword, settings, now, catalog, texts=(u.text for u in units.values()))
     covers: dict[int, float] = {}
     matched: dict[int, float] = {}

@@ -77,8 +77,9 @@ class Retriever:
         # half as many, vector-only LoCoMo R@10 lost 2.9 points: neighbours and replies come from the candidates)
         depth = max(settings.candidates * (2 if mode == "vector" else 1), limit or 0)
         hits: dict[int, UnitHit] = {}
+        state = self.catalog.search_state()  # what the caches below check, read once
         if mode in ("hybrid", "keyword"):
-            expansions = self._expansions(query, settings)
+            expansions = self._expansions(query, settings, state.vocabulary)
             keyword_hits = self.keyword.search(query, depth, filters, expansions=expansions)
             top = keyword_hits[0][1] if keyword_hits else 0.0
             for rank, (unit_id, bm25) in enumerate(keyword_hits):
@@ -114,9 +115,11 @@ class Retriever:
                 hit.score = hit.fused = _fuse(hit, fused_mode, fusion, settings, best_cosine=best_cosine)
         places = self._add_neighbors(hits, settings.neighbor_weight, settings.neighbor_window)
         if settings.reply_boost > 0:
-            self._add_replies(hits, places, weight=settings.reply_boost)
+            self._add_replies(hits, places, weight=settings.reply_boost, facts_state=state.facts)
         ranked = sorted(hits.values(), key=lambda h: (-h.score, h.unit_id))
-        ranked = postprocess(ranked, query, settings, self.catalog, self.keyword, fused_mode, limit, self.now)
+        ranked = postprocess(
+            ranked, query, settings, self.catalog, self.keyword, fused_mode, limit, self.now, facts_state=state.facts
+        )
         for hit in ranked:
             hit.rank_score = hit.score
         return Ranking(
@@ -129,7 +132,9 @@ class Retriever:
             seconds=time.perf_counter() - started,
         )
 
-    def _expansions(self, query: str, settings: SearchSettings) -> list[tuple[str, float]]:
+    def _expansions(
+        self, query: str, settings: SearchSettings, state: tuple[str, str] | None = None
+    ) -> list[tuple[str, float]]:
         """(word, boost) pairs the keyword query adds: the index's words nearest the query's in meaning, from the
         word vectors the writer stored (term_expansion.py; no model is needed here); none when
         search.expansionWeight is 0."""
@@ -138,7 +143,9 @@ class Retriever:
             return []
         if self.expander is None:
             self.expander = TermExpander(self.catalog, self.keyword)
-        near = self.expander.expand(query, min_cosine=settings.expansion_min_cosine, per_word=settings.expansion_terms)
+        near = self.expander.expand(
+            query, min_cosine=settings.expansion_min_cosine, per_word=settings.expansion_terms, state=state
+        )
         return [(word, weight) for word, _ in near]
 
     def _embed_query(self, query: str) -> np.ndarray | None:
@@ -180,7 +187,12 @@ class Retriever:
         return places
 
     def _add_replies(
-        self, hits: dict[int, UnitHit], places: dict[int, tuple[str, int]] | None, *, weight: float
+        self,
+        hits: dict[int, UnitHit],
+        places: dict[int, tuple[str, int]] | None,
+        *,
+        weight: float,
+        facts_state: tuple[int, str | None] | None = None,
     ) -> None:
         """Replies: the message right after a question that matches the query likely holds its answer.
 
@@ -202,7 +214,7 @@ class Retriever:
         replies = [(unit_id, asked) for unit_id, asked in pairs if asked is not None and hits[asked].fused >= floor]
         if not replies:
             return
-        asking = unit_facts(self.catalog, self.keyword, [asked for _, asked in replies])
+        asking = unit_facts(self.catalog, self.keyword, [asked for _, asked in replies], facts_state)
         roles = self.vectors.roles([u for pair in replies for u in pair])
         for unit_id, asked in replies:
             share = asking[asked].question

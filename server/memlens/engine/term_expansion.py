@@ -31,17 +31,20 @@ class TermExpander:
         self._near: dict[str, list[tuple[str, float]]] = {}
         self._lock = threading.Lock()
 
-    def expand(self, query: str, *, min_cosine: float, per_word: int) -> list[tuple[str, float]]:
+    def expand(
+        self, query: str, *, min_cosine: float, per_word: int, state: tuple[str, str] | None = None
+    ) -> list[tuple[str, float]]:
         """(stem, cosine) of the vocabulary words nearest each of the query's content words, at most `per_word` each,
         each at least `min_cosine` close, best first; the query's own stems are left out, and a stem near several
-        query words counts once, at its best cosine."""
+        query words counts once, at its best cosine. `state`: the catalog's `vocabulary_state()` when the caller
+        has read it (a search reads it with the rest of its state, Catalog.search_state)."""
         stems = [self.keyword.tokens(w) for w in self.keyword.surface_words(query) if is_word(w)]
         own = {s for found in stems for s in found}
         firsts = list(dict.fromkeys(found[0] for found in stems if found))
         if not firsts:
             return []
         with self._lock:
-            state = self.catalog.vocabulary_state()
+            state = self.catalog.vocabulary_state() if state is None else state
             if state != self._state or len(self._near) >= CACHED_WORDS:
                 self._near.clear()  # new lists stored (or another model's): what was cached may be stale
                 self._state = state

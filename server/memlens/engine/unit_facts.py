@@ -145,10 +145,17 @@ class UnitFactsCache:
         self._facts: OrderedDict[int, UnitFacts] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, catalog: Catalog, keyword: KeywordIndex, unit_ids: Sequence[int]) -> dict[int, UnitFacts]:
+    def get(
+        self,
+        catalog: Catalog,
+        keyword: KeywordIndex,
+        unit_ids: Sequence[int],
+        state: tuple[int, str | None] | None = None,
+    ) -> dict[int, UnitFacts]:
         """The facts of each of `unit_ids` (MISSING for a unit no longer in the catalog), one catalog read for
-        the ones not cached."""
-        state = catalog.unit_facts_state()  # (generation, the version of the stored facts)
+        the ones not cached. `state`: the catalog's `unit_facts_state()` when the caller has read it."""
+        if state is None:
+            state = catalog.unit_facts_state()  # (generation, the version of the stored facts)
         found: dict[int, UnitFacts] = {}
         with self._lock:
             if state != self.state:
@@ -182,10 +189,15 @@ _CACHES: weakref.WeakKeyDictionary[Catalog, UnitFactsCache] = weakref.WeakKeyDic
 _CACHES_LOCK = threading.Lock()
 
 
-def unit_facts(catalog: Catalog, keyword: KeywordIndex, unit_ids: Sequence[int]) -> dict[int, UnitFacts]:
-    """The facts of `unit_ids` from `catalog`'s cache (see the module docstring)."""
+def unit_facts(
+    catalog: Catalog,
+    keyword: KeywordIndex,
+    unit_ids: Sequence[int],
+    state: tuple[int, str | None] | None = None,
+) -> dict[int, UnitFacts]:
+    """The facts of `unit_ids` from `catalog`'s cache (see the module docstring); `state` as UnitFactsCache.get."""
     with _CACHES_LOCK:
         cache = _CACHES.get(catalog)
         if cache is None:
             cache = _CACHES[catalog] = UnitFactsCache()
-    return cache.get(catalog, keyword, unit_ids)
+    return cache.get(catalog, keyword, unit_ids, state)

@@ -323,7 +323,7 @@ class VectorIndex:
             return {}
         rows, ids = snapshot.rows_of(unit_ids)
         scores = snapshot.scores(rows, np.asarray(query, dtype=np.float32))  # within about 1e-3 (int8 rows)
-        return dict(zip(ids.tolist(), scores.tolist(), strict=True))
+        return dict(zip(ids, scores.tolist(), strict=True))
 
     def roles(self, unit_ids: Sequence[int]) -> dict[int, str]:
         """The role (user, assistant, …) of each given unit held here that has one."""
@@ -331,7 +331,7 @@ class VectorIndex:
         if snapshot is None or not len(snapshot.ids) or not unit_ids:
             return {}
         rows, ids = snapshot.rows_of(unit_ids)
-        pairs = zip(ids.tolist(), snapshot.role[rows].tolist(), strict=True)
+        pairs = zip(ids, snapshot.role[rows].tolist(), strict=True)
         return {unit_id: str(role) for unit_id, role in pairs if role}
 
     def places(self, unit_ids: Sequence[int]) -> tuple[dict[int, tuple[str, int]], list[int]]:
@@ -340,12 +340,9 @@ class VectorIndex:
         if snapshot is None or not len(snapshot.ids) or not unit_ids:
             return {}, list(unit_ids)
         rows, ids = snapshot.rows_of(unit_ids)
-        held = set(ids.tolist())
-        seqs = snapshot.seq[rows].tolist()
-        sessions = snapshot.session[rows].tolist()
-        places = {
-            unit_id: (session, seq)
-            for unit_id, session, seq in zip(ids.tolist(), sessions, seqs, strict=True)
-            if seq >= 0
-        }
+        pairs = zip(ids, snapshot.session[rows].tolist(), snapshot.seq[rows].tolist(), strict=True)
+        places = {unit_id: (session, seq) for unit_id, session, seq in pairs if seq >= 0}
+        if len(ids) == len(unit_ids):
+            return places, []
+        held = set(ids)
         return places, [u for u in unit_ids if u not in held]

@@ -176,15 +176,19 @@ class VectorSnapshot:
         ordered: np.ndarray = self.ids[self.order]
         return ordered
 
-    def rows_of(self, unit_ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        """(positions of the given ids that are present, the ids themselves)."""
-        wanted = np.asarray(unit_ids, dtype=np.int64)
+    def rows_of(self, unit_ids: Sequence[int]) -> tuple[np.ndarray, list[int]]:
+        """(positions of the given ids that are present, the ids themselves, in the order given). Every search asks
+        this of its hundred-odd candidates: numpy's calls are kept few (np.clip alone cost more than the lookup)."""
         sorted_ids = self.sorted_ids
-        if not len(sorted_ids):
-            return np.empty(0, np.int64), wanted[:0]
-        slots = np.clip(np.searchsorted(sorted_ids, wanted), 0, len(sorted_ids) - 1)
+        if not len(sorted_ids) or not len(unit_ids):
+            return np.empty(0, np.int64), []
+        wanted = np.fromiter(unit_ids, np.int64, len(unit_ids))
+        slots = np.searchsorted(sorted_ids, wanted)
+        np.minimum(slots, len(sorted_ids) - 1, out=slots)
         present = sorted_ids[slots] == wanted
-        return self.order[slots[present]], wanted[present]
+        if present.all():  # the usual case: every candidate has a vector
+            return self.order[slots], list(unit_ids)
+        return self.order[slots[present]], wanted[present].tolist()
 
 
 def binary_codes(matrix: np.ndarray) -> np.ndarray:

@@ -9,16 +9,31 @@ Every SQL statement of memlens lives in this package, one module per group of ta
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from memlens.engine.catalog.files import FileTables
 from memlens.engine.catalog.schema import SCHEMA_VERSION, FileRow
 from memlens.engine.catalog.sessions import SessionReads
 from memlens.engine.catalog.stats import CatalogStats
-from memlens.engine.catalog.units import UnitReads
+from memlens.engine.catalog.units import UNIT_FACTS_KEYS, UnitReads, unit_facts_state
 from memlens.engine.catalog.vectors import VectorTables
-from memlens.engine.catalog.words import WordTables
+from memlens.engine.catalog.words import VOCABULARY_KEYS, WordTables, vocabulary_state
 
-__all__ = ["SCHEMA_VERSION", "Catalog", "FileRow"]
+__all__ = ["SCHEMA_VERSION", "Catalog", "FileRow", "SearchState"]
+
+
+class SearchState(NamedTuple):
+    """What the caches a search consults check against the catalog, read once per search."""
+
+    facts: tuple[int, str | None]  # Catalog.unit_facts_state()
+    vocabulary: tuple[str, str]  # Catalog.vocabulary_state()
 
 
 class Catalog(FileTables, VectorTables, WordTables, UnitReads, SessionReads, CatalogStats):
     """The catalog database (see the package docstring); thread-safe, one connection per thread."""
+
+    def search_state(self) -> SearchState:
+        """`unit_facts_state` and `vocabulary_state` in one statement: a search otherwise read them two or three
+        times, and each statement costs it 10-30 µs once its other work has pushed SQLite out of the CPU's caches."""
+        meta = self.meta_values(UNIT_FACTS_KEYS + VOCABULARY_KEYS)
+        return SearchState(unit_facts_state(meta), vocabulary_state(meta))

@@ -10,7 +10,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -115,6 +115,14 @@ class CatalogConnection:
     def get_meta(self, key: str, db: sqlite3.Connection | None = None) -> str | None:
         row = (db or self.db).execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
+
+    def meta_values(self, keys: Sequence[str]) -> dict[str, str | None]:
+        """Several meta values in one statement (None for a key not set)."""
+        cursor = self.db.cursor()
+        cursor.row_factory = None  # plain tuples: searches ask this
+        marks = ",".join("?" * len(keys))
+        found = dict(cursor.execute(f"SELECT key, value FROM meta WHERE key IN ({marks})", list(keys)))
+        return {key: found.get(key) for key in keys}
 
     def set_meta(self, db: sqlite3.Connection, key: str, value: str) -> None:
         db.execute(

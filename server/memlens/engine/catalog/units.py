@@ -17,6 +17,14 @@ SUMMARY_SQL = """SELECT u.*, s.session_id AS session_id, s.format AS session_for
 UnitFactsRow = tuple[int, str, str, float | None, str, str | None, float | None, str | None, float | None]
 
 
+UNIT_FACTS_KEYS = ("generation", "unit_facts_version")  # what unit_facts_state reads
+
+
+def unit_facts_state(meta: dict[str, str | None]) -> tuple[int, str | None]:
+    """`UnitReads.unit_facts_state` from meta values read with UNIT_FACTS_KEYS among them."""
+    return int(meta["generation"] or 0), meta["unit_facts_version"]
+
+
 class UnitReads(CatalogConnection):
     """What search results, history and summaries read of units and chunks."""
 
@@ -180,8 +188,7 @@ class UnitReads(CatalogConnection):
 
     def unit_facts_state(self) -> tuple[int, str | None]:
         """(the generation, the version of `derived_facts` that worked out the stored facts), in one read."""
-        rows = dict(self._tuples("SELECT key, value FROM meta WHERE key IN ('generation', 'unit_facts_version')", ()))
-        return int(rows.get("generation") or 0), rows.get("unit_facts_version")
+        return unit_facts_state(self.meta_values(UNIT_FACTS_KEYS))
 
     def _tuples(self, sql: str, params: Sequence[object]) -> sqlite3.Cursor:
         """The rows of `sql` as plain tuples, for the per-search reads: an sqlite3.Row per row (the connection's

@@ -15,6 +15,14 @@ MODEL_KEY = "vocabulary_model"  # the model the stored word vectors came from
 NEAR_KEY = "vocabulary_near"  # changes whenever stored neighbour lists change: readers forget the ones they cached
 
 
+VOCABULARY_KEYS = (TOKEN_KEY, NEAR_KEY)  # what vocabulary_state reads
+
+
+def vocabulary_state(meta: dict[str, str | None]) -> tuple[str, str]:
+    """`WordTables.vocabulary_state` from meta values read with VOCABULARY_KEYS among them."""
+    return meta[TOKEN_KEY] or "", meta[NEAR_KEY] or ""
+
+
 class WordTables(CatalogConnection):
     """Words to embed, their vectors, and what a reader needs to follow them."""
 
@@ -71,11 +79,7 @@ class WordTables(CatalogConnection):
     def vocabulary_state(self) -> tuple[str, str]:
         """(the token of the stored word vectors, the token of the stored neighbour lists): a reader that cached
         lists under both still holds what the catalog holds."""
-        token, near = self.db.execute(
-            "SELECT (SELECT value FROM meta WHERE key = ?), (SELECT value FROM meta WHERE key = ?)",
-            (TOKEN_KEY, NEAR_KEY),
-        ).fetchone()
-        return str(token or ""), str(near or "")
+        return vocabulary_state(self.meta_values(VOCABULARY_KEYS))
 
     def vocabulary_model(self) -> str | None:
         return self.get_meta(MODEL_KEY)
