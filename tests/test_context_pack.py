@@ -123,10 +123,8 @@ def test_hidden_hits_neither_cut_the_tail_nor_take_places(engine: Engine) -> Non
     query = "billing webhooks retry policy"
     ranked = engine.rank(query, limit=10).hits
     rows = engine.catalog.result_rows([h.unit_id for h in ranked])
-    best_hidden = max(
-        h.score for h in ranked if rows[h.unit_id]["session_id"] == "aaaa0000-0000-4000-8000-000000000001"
-    )
-    best_other = max(h.score for h in ranked if rows[h.unit_id]["session_id"] != "aaaa0000-0000-4000-8000-000000000001")
+    best_hidden = max(h.score for h in ranked if rows[h.unit_id].session_id == "aaaa0000-0000-4000-8000-000000000001")
+    best_other = max(h.score for h in ranked if rows[h.unit_id].session_id != "aaaa0000-0000-4000-8000-000000000001")
     assert best_other < 0.6 * best_hidden  # the situation this test is about
     engine.settings.exclude_sessions = ["aaaa0000-0000-4000-8000-000000000001"]
     results = engine.search(query, min_score=0.001)["results"]

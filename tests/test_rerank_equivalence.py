@@ -266,7 +266,7 @@ def test_results_read_in_slices_equal_results_read_at_once(
     if excluded:  # hide the sessions of the first query's best hits, so hidden hits sit among the shown ones
         top = real_engine.rank(QUERIES[0], mode="keyword", limit=10).hits[:20]
         rows = real_engine.catalog.result_rows([h.unit_id for h in top]).values()
-        sessions = sorted({str(r["session_key"]) for r in rows if r["session_key"]})
+        sessions = sorted({str(r.session_key) for r in rows if r.session_key})
         assert sessions
         monkeypatch.setattr(real_engine.settings, "exclude_sessions", sessions[:3])
     # many candidates a query (round 9's default), so that reading every one's row is far more than a page needs

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import functools
 import os
-import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
+from typing import Any, cast
 
-from memlens.engine.catalog import Catalog
+from memlens.engine.catalog import Catalog, ResultRow
 from memlens.engine.excerpt import make_excerpt
 from memlens.engine.hits import Ranking, UnitHit
 from memlens.engine.rerank import ANSWER_TOP, shown, shown_floor
 from memlens.engine.visibility import Visibility
-from memlens.wire import SearchResult
+from memlens.wire import HitKind, SearchResult
 
 MAX_LIMIT = 100
 SETTLE_EXTRA = 4  # rows a slice reads beyond the limit (at least ANSWER_TOP): room for hidden hits, a chunk's units
@@ -78,15 +78,14 @@ class ResultBuilder:
     ) -> list[SearchResult]:
         limit = max(1, min(limit, MAX_LIMIT))
         hits, rows = self._visible(ranking, limit, min_score)
-        best: dict[int, tuple[UnitHit, sqlite3.Row]] = {}  # chunk id: (its best unit's hit, the result's row)
+        best: dict[int, tuple[UnitHit, ResultRow]] = {}  # chunk id: (its best unit's hit, the result's row)
         for hit in shown(hits, min_score, calibrated=ranking.calibrated):
             row = rows[hit.unit_id]
-            best.setdefault(row["id"], (hit, row))
+            best.setdefault(row.chunk_id, (hit, row))
         results: list[SearchResult] = []
         total = 0
         for hit, row in best.values():
-            session = row if row["session_found"] is not None else None
-            result = self._result(row, row, hit, session, ranking.query_terms, excerpt_chars, explain)
+            result = self._result(row, hit, ranking.query_terms, excerpt_chars, explain)
             total += len(result["excerpt"]) + 200
             if results and total > max_chars:
                 break
@@ -95,7 +94,7 @@ class ResultBuilder:
                 break
         return results
 
-    def _visible(self, ranking: Ranking, limit: int, min_score: float) -> tuple[list[UnitHit], dict[int, sqlite3.Row]]:
+    def _visible(self, ranking: Ranking, limit: int, min_score: float) -> tuple[list[UnitHit], dict[int, ResultRow]]:
         """The ranked hits this request may show (excluded sessions and out-of-scope files dropped BEFORE the
         answer/tail cut, so hidden hits neither decide it nor take the places of visible ones), with their result
         rows. Reads one query per slice (unit, chunk, file and session together) and stops as soon as the shown part
@@ -105,7 +104,7 @@ class ResultBuilder:
         a slice is the limit (at least ANSWER_TOP) plus SETTLE_EXTRA, not the whole candidate list."""
         hits = ranking.hits
         visible: list[UnitHit] = []
-        rows: dict[int, sqlite3.Row] = {}
+        rows: dict[int, ResultRow] = {}
         step = max(limit, ANSWER_TOP) + SETTLE_EXTRA  # the first slice can settle the cut
         for start in range(0, len(hits), step):
             part = hits[start : start + step]
@@ -114,9 +113,7 @@ class ResultBuilder:
                 row = found.get(hit.unit_id)
                 if row is None:
                     continue
-                session_id = row["session_id"] if row["session_found"] is not None else None
-                cwd = row["cwd"] if row["session_found"] is not None else None
-                if not self.visibility.hides(row["session_key"], session_id, row["path"], cwd):
+                if not self.visibility.hides(row.session_key, row.session_id, row.path, row.cwd):
                     visible.append(hit)
                     rows[hit.unit_id] = row
             if len(visible) < ANSWER_TOP:
@@ -124,47 +121,42 @@ class ResultBuilder:
             floor = shown_floor(visible, min_score, calibrated=ranking.calibrated)
             if floor is None:
                 break  # no answer: nothing will be shown
-            if len({rows[h.unit_id]["id"] for h in visible if h.score >= floor}) >= limit:
+            if len({rows[h.unit_id].chunk_id for h in visible if h.score >= floor}) >= limit:
                 break
             if all(h.score < floor for h in hits[start + step :]):
                 break
         return visible, rows
 
     def _result(
-        self,
-        chunk: sqlite3.Row,
-        unit: sqlite3.Row,
-        hit: UnitHit,
-        session: sqlite3.Row | None,
-        terms: list[str],
-        excerpt_chars: int,
-        explain: bool,
+        self, row: ResultRow, hit: UnitHit, terms: list[str], excerpt_chars: int, explain: bool
     ) -> SearchResult:
         result: SearchResult = {
-            "id": f"chunk:{chunk['id']}",
-            "kind": chunk["kind"],
+            "id": f"chunk:{row.chunk_id}",
+            "kind": cast(HitKind, row.kind),  # the catalog's kinds are the wire's
             "score": round(hit.score, 4),
-            "path": chunk["path"],
-            "relPath": display_path(chunk["path"], self.workspaces),
-            "excerpt": make_excerpt(unit["text"], terms, excerpt_chars),
+            "path": row.path,
+            "relPath": display_path(row.path, self.workspaces),
+            "excerpt": make_excerpt(row.text, terms, excerpt_chars),
         }
-        if chunk["kind"] == "memory":
-            result.update({"lineStart": chunk["line_start"], "lineEnd": chunk["line_end"], "heading": chunk["heading"]})
+        # the wire declares these fields present; the catalog may hold NULL for some (a section before a file's first
+        # heading, a message without an id): sent as null, as they always were
+        fields: dict[str, Any]
+        if row.kind == "memory":
+            fields = {"lineStart": row.line_start, "lineEnd": row.line_end, "heading": row.heading}
         else:
-            result.update(
-                {
-                    "format": chunk["file_format"],
-                    "sessionKey": chunk["session_key"],
-                    "sessionId": session["session_id"] if session is not None else None,
-                    "messageId": unit["message_id"],
-                    "role": unit["role"],
-                    "timestamp": iso(unit["ts"]),
-                    "messageCount": chunk["message_count"],
-                    "lineStart": unit["position"],
-                }
-            )
-            if session is not None and session["parent_key"]:
-                result["parentSessionKey"] = session["parent_key"]
+            fields = {
+                "format": row.file_format,
+                "sessionKey": row.session_key,
+                "sessionId": row.session_id,
+                "messageId": row.message_id,
+                "role": row.role,
+                "timestamp": iso(row.ts),
+                "messageCount": row.message_count,
+                "lineStart": row.position,
+            }
+            if row.parent_key:
+                fields["parentSessionKey"] = row.parent_key
+        result.update(fields)  # type: ignore[typeddict-item]
         if explain:
             result["explain"] = {
                 "unitId": hit.unit_id,

@@ -15,11 +15,11 @@ from memlens.engine.catalog.files import FileTables
 from memlens.engine.catalog.schema import SCHEMA_VERSION, FileRow
 from memlens.engine.catalog.sessions import SessionReads
 from memlens.engine.catalog.stats import CatalogStats
-from memlens.engine.catalog.units import UNIT_FACTS_KEYS, UnitReads, unit_facts_state
+from memlens.engine.catalog.units import UNIT_FACTS_KEYS, ResultRow, UnitReads, unit_facts_state
 from memlens.engine.catalog.vectors import VectorTables
 from memlens.engine.catalog.words import VOCABULARY_KEYS, WordTables, vocabulary_state
 
-__all__ = ["SCHEMA_VERSION", "Catalog", "FileRow", "SearchState"]
+__all__ = ["SCHEMA_VERSION", "Catalog", "FileRow", "ResultRow", "SearchState"]
 
 
 class SearchState(NamedTuple):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 from memlens.engine.catalog.connection import CatalogConnection
 
@@ -23,6 +24,31 @@ UNIT_FACTS_KEYS = ("generation", "unit_facts_version")  # what unit_facts_state 
 def unit_facts_state(meta: dict[str, str | None]) -> tuple[int, str | None]:
     """`UnitReads.unit_facts_state` from meta values read with UNIT_FACTS_KEYS among them."""
     return int(meta["generation"] or 0), meta["unit_facts_version"]
+
+
+class ResultRow(NamedTuple):
+    """What a search result shows of a unit (`UnitReads.result_rows`): a typed tuple, since a search reads a dozen and
+    asks each for a dozen fields (an sqlite3.Row's lookup by name cost several times an attribute's)."""
+
+    unit_id: int
+    text: str
+    message_id: str | None
+    role: str | None
+    ts: float | None
+    position: int | None
+    chunk_id: int
+    kind: str  # the chunk's: memory | transcript | summary
+    session_key: str | None  # the chunk's
+    line_start: int | None
+    line_end: int | None
+    heading: str | None
+    message_count: int
+    path: str  # the file's
+    file_format: str
+    session_found: str | None  # the session row's key; None when the chunk has no session row
+    session_id: str | None
+    cwd: str | None
+    parent_key: str | None
 
 
 class UnitReads(CatalogConnection):
@@ -47,23 +73,19 @@ class UnitReads(CatalogConnection):
                   JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})"""
         return {int(r["id"]): r for r in self.db.execute(sql, list(ids))}
 
-    def result_rows(self, unit_ids: Sequence[int]) -> dict[int, sqlite3.Row]:
-        """What a search result shows of each unit, with its chunk, file and session, in one query. Columns: the
-        unit's (`unit_id`, text, message_id, role, ts, position), the chunk's (`id`, kind, session_key, line_start,
-        line_end, heading, message_count), the file's (`path`, `file_format`) and the session's (`session_found`,
-        NULL without a session row; session_id, cwd, parent_key)."""
-        rows: dict[int, sqlite3.Row] = {}
+    def result_rows(self, unit_ids: Sequence[int]) -> dict[int, ResultRow]:
+        """What a search result shows of each unit, with its chunk, file and session, in one query (see ResultRow)."""
+        rows: dict[int, ResultRow] = {}
         for start in range(0, len(unit_ids), 500):
             part = list(unit_ids[start : start + 500])
             marks = ",".join("?" * len(part))
-            sql = f"""SELECT u.id AS unit_id, u.text, u.message_id, u.role, u.ts, u.position,
+            sql = f"""SELECT u.id, u.text, u.message_id, u.role, u.ts, u.position,
                              c.id, c.kind, c.session_key, c.line_start, c.line_end, c.heading, c.message_count,
-                             f.path, f.format AS file_format,
-                             s.key AS session_found, s.session_id, s.cwd, s.parent_key
+                             f.path, f.format, s.key, s.session_id, s.cwd, s.parent_key
                       FROM units u JOIN chunks c ON c.id = u.chunk_id JOIN files f ON f.id = c.file_id
                       LEFT JOIN sessions s ON s.key = c.session_key
                       WHERE u.id IN ({marks})"""
-            rows.update((int(r["unit_id"]), r) for r in self.db.execute(sql, part))
+            rows.update((row[0], ResultRow._make(row)) for row in self._tuples(sql, part))
         return rows
 
     def chunk_texts(self, chunk_id: int) -> list[str]:
