@@ -46,11 +46,18 @@ def redact_response(value: T) -> T:
     return cast(T, _walk(value, None))
 
 
+_PLAIN = frozenset({int, float, bool, type(None)})  # values with no text in them
+
+
 def _walk(value: Any, key: str | None) -> Any:
     if isinstance(value, str):
         return value if key in _STRUCTURAL_KEYS else redact(value)
     if isinstance(value, dict):
-        return {k: _walk(v, k) for k, v in value.items()}
+        # numbers and naming fields kept without a call: a search's response holds a hundred-odd of them
+        return {
+            k: v if type(v) in _PLAIN or (type(v) is str and k in _STRUCTURAL_KEYS) else _walk(v, k)
+            for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
         return [_walk(v, key) for v in value]
     return value
