@@ -40,7 +40,7 @@ WRITER_HEAP = 64_000_000  # bytes: what one writer may buffer before it flushes 
 REWRITE_HEAP = 256_000_000
 # Compaction (see `needs_compaction`): tantivy-py cannot merge segments on request, and tantivy's own merge policy
 # leaves up to seven segments of similar size alone, so an index built by many small commits (a first sync) keeps five
-# or six large segments for good: each search visits every one. Written afresh it has one or two.
+# or six large segments for good: each search visits every one. Written afresh it has one (REWRITE_HEAP).
 COMPACT_MIN_DOCS = 50_000  # below this the segments are small and a search over them is cheap
 COMPACT_MIN_SEGMENTS = 4
 COMPACT_GROWTH = 1.5  # written afresh again only once the index has grown by half: its cost stays linear overall
@@ -101,9 +101,10 @@ class KeywordIndex:
         self._unstemmed = _analyzer(stem=False)  # to find stop words before stemming ("does" is not "doe")
         self._pieces: dict[str, frozenset[str]] = {}
         self._acronyms: tuple[tuple[str, int], tuple[acronyms.Acronym, ...]] = (("", -1), ())  # the last query's
-        # the last text's content words, unstemmed and stemmed: a search asks for them five times (expansion, both
-        # fields' queries, the re-scoring pass); swapped whole, so a thread never sees half of another's
-        self._content: tuple[str, tuple[str, ...], tuple[str, ...]] = ("", (), ())
+        # the last text's content words, unstemmed and stemmed (None until asked: the writer's vocabulary asks only for
+        # the unstemmed): a search asks for them five times (expansion, both fields' queries, the re-scoring pass);
+        # swapped whole, so a thread never sees half of another's
+        self._content: tuple[str, tuple[str, ...], tuple[str, ...] | None] = ("", (), None)
         self._open()
 
     def _open(self) -> None:
@@ -286,23 +287,26 @@ class KeywordIndex:
 
     def content_words(self, text: str) -> list[str]:
         """The query's distinct words without stop words (all of them when only stop words are left), stemmed."""
-        return list(self._content_words(text)[1])
+        unstemmed, stemmed = self._content_words(text)
+        if stemmed is None:
+            stemmed = tuple(dict.fromkeys(s for w in unstemmed for s in self._analyzer.analyze(w)))
+            self._content = (text, unstemmed, stemmed)
+        return list(stemmed)
 
     def surface_words(self, text: str) -> list[str]:
         """A text's distinct words without stop words (all of them when only stop words are left), unstemmed: what
         query expansion and the writer's vocabulary embed (a stem such as "queu" embeds to noise)."""
         return list(self._content_words(text)[0])
 
-    def _content_words(self, text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(unstemmed, stemmed) content words of `text`, the last text's kept."""
+    def _content_words(self, text: str) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+        """(unstemmed, stemmed or None when not worked out yet) content words of `text`; the last text's are kept."""
         memo = self._content
         if memo[0] == text:
             return memo[1], memo[2]
         words = list(dict.fromkeys(self._unstemmed.analyze(_PHRASE.sub(" ", text))))
         unstemmed = tuple(w for w in words if w not in STOP_WORDS) or tuple(words)
-        stemmed = tuple(dict.fromkeys(s for w in unstemmed for s in self._analyzer.analyze(w)))
-        self._content = (text, unstemmed, stemmed)
-        return unstemmed, stemmed
+        self._content = (text, unstemmed, None)
+        return unstemmed, None
 
     def acronyms(self, text: str) -> tuple[acronyms.Acronym, ...]:
         """The acronyms in this index that runs of the query's words stand for (see acronyms.py). The last query's

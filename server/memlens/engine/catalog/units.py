@@ -45,8 +45,7 @@ class ResultRow(NamedTuple):
     message_count: int
     path: str  # the file's
     file_format: str
-    session_found: str | None  # the session row's key; None when the chunk has no session row
-    session_id: str | None
+    session_id: str | None  # the session row's (None without one, as cwd and parent_key)
     cwd: str | None
     parent_key: str | None
 
@@ -81,7 +80,7 @@ class UnitReads(CatalogConnection):
             marks = ",".join("?" * len(part))
             sql = f"""SELECT u.id, u.text, u.message_id, u.role, u.ts, u.position,
                              c.id, c.kind, c.session_key, c.line_start, c.line_end, c.heading, c.message_count,
-                             f.path, f.format, s.key, s.session_id, s.cwd, s.parent_key
+                             f.path, f.format, s.session_id, s.cwd, s.parent_key
                       FROM units u JOIN chunks c ON c.id = u.chunk_id JOIN files f ON f.id = c.file_id
                       LEFT JOIN sessions s ON s.key = c.session_key
                       WHERE u.id IN ({marks})"""
