@@ -1,0 +1,46 @@
+"""The catalog is read through a memory map: every connection maps it, and a reader that mapped the file before a
+writer grew it (and checkpointed the WAL into it) still reads every row, the new ones included."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from memlens.engine.catalog import Catalog
+from memlens.engine.catalog.connection import MMAP_BYTES
+
+
+def _mapped(catalog: Catalog) -> int:
+    return int(catalog.db.execute("PRAGMA mmap_size").fetchone()[0])
+
+
+def test_every_connection_maps_the_catalog(tmp_path: Path) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite3")
+    seen: list[int] = []
+    worker = threading.Thread(target=lambda: seen.append(_mapped(catalog)))
+    worker.start()
+    worker.join()
+    assert _mapped(catalog) > 0
+    assert seen and seen[0] == _mapped(catalog)
+    assert _mapped(catalog) <= MMAP_BYTES  # SQLite clamps what is asked to its build's maximum
+    catalog.close()
+
+
+def test_a_reader_that_mapped_the_file_sees_what_a_writer_added_after(tmp_path: Path) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite3")
+    reader = Catalog(tmp_path / "catalog.sqlite3")  # another connection, as a second process would hold
+    with catalog.transaction() as db:
+        catalog.set_meta(db, "probe", "0")
+    assert reader.get_meta("probe") == "0"  # the reader has mapped the small file
+    blob = "x" * 3000
+    for round_ in range(1, 4):  # each round grows the file by many pages, written back into it by a checkpoint
+        with catalog.transaction() as db:
+            db.executemany("INSERT INTO meta VALUES (?, ?)", ((f"filler-{round_}-{i}", blob) for i in range(400)))
+            catalog.set_meta(db, "probe", str(round_))
+        catalog.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        assert reader.get_meta("probe") == str(round_)
+        count = reader.db.execute("SELECT COUNT(*) FROM meta WHERE key LIKE 'filler-%'").fetchone()[0]
+        assert count == 400 * round_
+    assert (tmp_path / "catalog.sqlite3").stat().st_size > 3 * 400 * 3000
+    reader.close()
+    catalog.close()
