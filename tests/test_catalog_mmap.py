@@ -8,6 +8,8 @@ from pathlib import Path
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.catalog.connection import MMAP_BYTES
+from memlens.engine.engine import Engine
+from memlens.settings import Settings
 
 
 def _mapped(catalog: Catalog) -> int:
@@ -44,3 +46,31 @@ def test_a_reader_that_mapped_the_file_sees_what_a_writer_added_after(tmp_path: 
     assert (tmp_path / "catalog.sqlite3").stat().st_size > 3 * 400 * 3000
     reader.close()
     catalog.close()
+
+
+def test_unmapped_nests_and_maps_again_after(tmp_path: Path) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite3")
+    mapped = _mapped(catalog)
+    with catalog.unmapped():
+        assert _mapped(catalog) == 0
+        with catalog.unmapped():
+            assert _mapped(catalog) == 0
+        assert _mapped(catalog) == 0  # the inner one ended, the outer still holds
+    assert _mapped(catalog) == mapped
+    catalog.close()
+
+
+def test_a_sync_reads_the_catalog_off_the_map_and_searches_on_it(tmp_path: Path) -> None:
+    """The writer's bulk reads would otherwise leave every page they read resident in the map."""
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    for n in range(3):
+        (workspace / "memory" / f"note-{n}.md").write_text(f"# Pager {n}\n\nThe pager rotation moved to day {n}.\n")
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    during: list[int] = []
+    with Engine([workspace], settings, [], tmp_path / "index", embedder=False) as engine:
+        engine.sync(progress=lambda done, total, message: during.append(_mapped(engine.catalog)))
+        assert during and set(during) == {0}
+        assert _mapped(engine.catalog) > 0
+        assert engine.search("pager rotation", mode="keyword")["results"]

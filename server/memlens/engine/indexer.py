@@ -11,7 +11,8 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
@@ -115,7 +116,7 @@ class Indexer:
         prune: bool = True,
     ) -> SyncReport:
         """Bring the index in line with `sources`; with `prune`, files no longer among them are purged."""
-        with self.lock:
+        with self._writing():
             started = time.perf_counter()
             report = SyncReport(files_seen=len(sources))
             backfill_unit_facts(self.catalog, self.keyword, cancel)  # before this sync's units are filled in
@@ -163,7 +164,7 @@ class Indexer:
     def collect_garbage(self) -> None:
         """Drop cached vectors no unit uses any more. Run after a whole sync, never between its parts, so a file
         that moved (deleted here, added there) keeps its vectors."""
-        with self.lock:
+        with self._writing():
             if self._garbage:
                 with self.catalog.transaction() as db:
                     self.catalog.drop_unused_vectors(db)
@@ -171,7 +172,7 @@ class Indexer:
 
     def remove_paths(self, paths: Iterable[Path]) -> SyncReport:
         """Purge files that disappeared (watcher events); their vectors stay until `collect_garbage`."""
-        with self.lock:
+        with self._writing():
             report = SyncReport()
             wanted = [str(p) for p in paths]
             if not wanted:
@@ -201,7 +202,7 @@ class Indexer:
         Returns how many units were embedded."""
         if self.embedder is None:
             return 0
-        with self.lock:
+        with self._writing():
             done, batches = self._embed_units(progress, cancel, max_batches)
             if self.pending_embeddings() == 0 and (max_batches is None or batches < max_batches):
                 left = None if max_batches is None else max_batches - batches
@@ -219,7 +220,7 @@ class Indexer:
     ) -> tuple[int, int]:
         """(units embedded, batches run): embed_pending's unit part."""
         assert self.embedder is not None
-        with self.lock:
+        with self._writing():
             model = self.embedder.name
             total = self.pending_embeddings()
             if total == 0:
@@ -253,7 +254,7 @@ class Indexer:
         """Bring the vector file beside the catalog up to the rows in memory, when due (see VectorIndex.persist)."""
         if self.embedder is None or not self._may_write():
             return False
-        with self.lock:
+        with self._writing():
             return self.vectors.persist(self.catalog, self.embedder.name, force=force)
 
     def _may_write(self) -> bool:
@@ -296,7 +297,7 @@ class Indexer:
     def compact_keyword_index(self, cancel: threading.Event | None = None, progress: Progress | None = None) -> bool:
         """Write tantivy afresh when its segments have piled up (`KeywordIndex.needs_compaction`); returns whether
         it did. One commit: searches see the old index until the new one is whole; `cancel` keeps the old one."""
-        with self.lock:
+        with self._writing():
             if not self.keyword.needs_compaction():
                 return False
             segments, used = self.keyword.num_segments(), time.process_time()
@@ -308,10 +309,16 @@ class Indexer:
 
     def rebuild_keyword_index(self) -> None:
         """Re-create tantivy from the catalog (after a crash between the two commits, or damage)."""
-        with self.lock:
+        with self._writing():
             self.keyword.reset()
             write_afresh(self.catalog, self.keyword)
             backfill_unit_facts(self.catalog, self.keyword)  # FACTS_VERSION names the analyser's version too
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """The writer's lock, with this thread's catalog reads off the memory map (`Catalog.unmapped`)."""
+        with self.lock, self.catalog.unmapped():
+            yield
 
     # -- batches ----------------------------------------------------------------------------------------------
 

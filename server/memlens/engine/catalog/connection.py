@@ -19,9 +19,9 @@ from memlens.errors import is_disk_full
 
 log = logging.getLogger(__name__)
 
-# Reads go through a memory map of the catalog (SQLite clamps this to its build's maximum, 2 GiB here) rather than a
-# read() and a copy per page: a search's first look at the ~100 catalog rows its hits need costs about 4 % less CPU at
-# 150k units (bench/RESULTS.md, round 12). The pages are the OS page cache's, counted as file-backed RSS.
+# Searches read through a memory map of the catalog (SQLite clamps this to its build's maximum, 2 GiB here), not a
+# read() and a copy per page: a first-pass keyword search at 150k units costs about 4 % less CPU (bench/RESULTS.md,
+# round 12). The pages are the OS page cache's, counted as file-backed RSS; the writer's bulk reads go `unmapped()`.
 MMAP_BYTES = 1 << 31
 
 
@@ -97,6 +97,22 @@ class CatalogConnection:
             db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
+
+    @contextmanager
+    def unmapped(self) -> Iterator[None]:
+        """This thread's reads come from the file, not the memory map, while a writer's bulk work runs: a rewrite
+        reading every unit would otherwise hold every page it read as resident (file-backed) memory until the map
+        is dropped. Nests; the map is back when the outermost one ends."""
+        depth: int = getattr(self._local, "unmapped", 0)
+        if depth == 0:
+            self.db.execute("PRAGMA mmap_size=0")
+        self._local.unmapped = depth + 1
+        try:
+            yield
+        finally:
+            self._local.unmapped = depth
+            if depth == 0:
+                self.db.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
 
     @contextmanager
     def savepoint(self, db: sqlite3.Connection) -> Iterator[None]:
