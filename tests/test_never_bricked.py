@@ -298,6 +298,7 @@ def test_dangling_links_are_counted_and_long_messages_read_whole(workspace: Path
         stats = engine.stats()
         assert stats["orphanedMessages"] >= 1
         key = engine.search("broken link", mode="keyword")["results"][0]["sessionKey"]
+        assert key is not None, "a transcript hit names its session"
         messages = engine.history(key, limit=50)["messages"]
         assert [m["messageId"] for m in messages] == ["dddd-1", "dddd-2"]  # the parts of one message, shown as one
         assert "Paragraph 0 " in messages[1]["text"] and "Paragraph 599 " in messages[1]["text"]

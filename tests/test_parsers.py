@@ -715,7 +715,8 @@ def test_sidechain_and_long_message_stored(tmp_path: Path) -> None:
         side = engine.history(f"specstory:{session}/agent-sidechain-L39")
         assert side["parentSessionKey"] == f"specstory:{session}"
         [hit] = engine.search("HMAC usage", mode="keyword")["results"][:1]
-        assert hit["sessionKey"].endswith("/agent-sidechain-L39")
+        key = hit["sessionKey"]
+        assert key is not None and key.endswith("/agent-sidechain-L39"), hit
         hits = engine.search(tail_word, mode="keyword")["results"]
         assert hits and hits[0]["messageId"] == "a1"
         parts = engine.catalog.db.execute("SELECT COUNT(*) FROM units WHERE message_id = 'a1'").fetchone()[0]

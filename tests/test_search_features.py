@@ -137,7 +137,8 @@ def test_neighbour_context_lifts_the_answer_to_the_question_asked(
         search = engine.settings.search
         assert answer_order(engine, query) == [HANGAR, LUNCH]
         top = engine.search(query, mode="keyword", limit=3, min_score=0.0)["results"]
-        assert top[0]["sessionKey"].startswith(HANGAR), top
+        key = top[0]["sessionKey"]
+        assert key is not None and key.startswith(HANGAR), top
         weights = (search.neighbor_weight, search.context_weight, search.reply_boost)
         search.neighbor_weight, search.context_weight, search.reply_boost = 0.0, 0.0, 0.0
         assert answer_order(engine, query) == [LUNCH, HANGAR]  # no context at all: a tie

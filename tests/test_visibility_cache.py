@@ -15,7 +15,7 @@ from test_scope import MINE, THEIRS, rollout
 
 
 def sessions_found(engine: Engine, query: str) -> set[str]:
-    return {r["sessionKey"] for r in engine.search(query, mode="keyword")["results"] if r.get("sessionKey")}
+    return {key for r in engine.search(query, mode="keyword")["results"] if (key := r.get("sessionKey"))}
 
 
 @pytest.fixture

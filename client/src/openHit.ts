@@ -45,7 +45,8 @@ export async function openHit(
     if (hit.kind !== 'memory' && sessionKey) {
       return await viewer.open(hit.messageId ? { sessionKey, messageId: hit.messageId } : { sessionKey }, { terms });
     }
-    return await openFileAt(vscode.Uri.file(hit.path), hit.lineStart, hit.lineEnd);
+    // null line numbers (none in the index) open the file as absent ones do
+    return await openFileAt(vscode.Uri.file(hit.path), hit.lineStart ?? undefined, hit.lineEnd ?? undefined);
   } catch (err) {
     void vscode.window.showErrorMessage(`memlens: cannot open ${hit.relPath || hit.path}: ${errorMessage(err)}`);
     return undefined;

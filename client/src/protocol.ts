@@ -79,17 +79,19 @@ export interface SearchResult {
   path: string;
   /** workspace-relative when inside the workspace */
   relPath: string;
-  /** 1-based (memory hits) */
-  lineStart?: number;
-  lineEnd?: number;
-  heading?: string;
+  /** 1-based (memory hits; a transcript hit's `lineStart` is its message's line); null when the index has none */
+  lineStart?: number | null;
+  lineEnd?: number | null;
+  /** null for the text before a note's first heading */
+  heading?: string | null;
   /** agent format (transcripts and summaries) */
   format?: string;
-  sessionKey?: string;
+  /** null when the index holds no session for the hit */
+  sessionKey?: string | null;
   sessionId?: string | null;
-  /** the best-matching message */
-  messageId?: string;
-  role?: string;
+  /** the best-matching message; null when the index holds no id for it */
+  messageId?: string | null;
+  role?: string | null;
   /** ISO 8601 UTC; null when unknown */
   timestamp?: string | null;
   messageCount?: number;
@@ -375,9 +377,9 @@ export interface ContextItem {
   timestamp?: string | null;
   format?: string;
   messages?: ContextMessage[];
-  /** memory items */
-  lineStart?: number;
-  lineEnd?: number;
+  /** memory items (null when the index has no line numbers) */
+  lineStart?: number | null;
+  lineEnd?: number | null;
   heading?: string | null;
   text?: string;
 }

@@ -133,21 +133,25 @@ class Explain(TypedDict):
 
 
 class SearchResult(TypedDict):
-    """One hit: a memory section (lines, heading) or a transcript/summary message (session, message, time)."""
+    """One hit: a memory section (lines, heading) or a transcript/summary message (session, message, time).
+
+    A hit's kind decides which keys it has; a `| None` field is one the catalog may hold NULL for (a section before
+    a note's first heading, a transcript without a session), sent as null rather than left out, so clients must
+    treat null as they treat an absent key."""
 
     id: str
     kind: HitKind
     score: float
     path: str
     relPath: str
-    lineStart: NotRequired[int]
-    lineEnd: NotRequired[int]
-    heading: NotRequired[str]
+    lineStart: NotRequired[int | None]
+    lineEnd: NotRequired[int | None]
+    heading: NotRequired[str | None]
     format: NotRequired[str]
-    sessionKey: NotRequired[str]
+    sessionKey: NotRequired[str | None]
     sessionId: NotRequired[str | None]
-    messageId: NotRequired[str]
-    role: NotRequired[str]
+    messageId: NotRequired[str | None]
+    role: NotRequired[str | None]
     timestamp: NotRequired[str | None]
     messageCount: NotRequired[int]
     title: NotRequired[str]
@@ -413,8 +417,8 @@ class ContextPassage(TypedDict):
     timestamp: NotRequired[str | None]
     format: NotRequired[str]
     messages: NotRequired[list[ContextMessage]]
-    lineStart: NotRequired[int]
-    lineEnd: NotRequired[int]
+    lineStart: NotRequired[int | None]
+    lineEnd: NotRequired[int | None]
     heading: NotRequired[str | None]
     text: NotRequired[str]
 

@@ -45,14 +45,14 @@ def _memory_text(engine: PackSource, result: SearchResult) -> str:
     return "\n\n".join(engine.catalog.chunk_texts(chunk_id)) or result["excerpt"]
 
 
-def _turns(engine: PackSource, result: SearchResult) -> list[HistoryMessage]:
+def _turns(engine: PackSource, session_key: str, message_id: str) -> list[HistoryMessage]:
     """The hit's best message plus one neighbour: the reply to a user message, else the message before it."""
     try:
-        history = engine.history(result["sessionKey"], message_id=result["messageId"], limit=3)
+        history = engine.history(session_key, message_id=message_id, limit=3)
     except NotFound:
         return []
     messages = history["messages"]
-    index = next((i for i, m in enumerate(messages) if m["messageId"] == result["messageId"]), None)
+    index = next((i for i, m in enumerate(messages) if m["messageId"] == message_id), None)
     if index is None:
         return []
     anchor = messages[index]
@@ -65,7 +65,7 @@ def _turns(engine: PackSource, result: SearchResult) -> list[HistoryMessage]:
 
 def _item(engine: PackSource, result: SearchResult) -> ContextPassage | None:
     if result["kind"] == "memory":
-        start, end = result["lineStart"], result["lineEnd"]  # every memory hit has both
+        start, end = result["lineStart"], result["lineEnd"]  # every memory hit has both keys (null: no line known)
         citation = f"{result['relPath']}:{start}-{end}" if start else result["relPath"]
         text = redact(_memory_text(engine, result))
         memory: ContextPassage = {
@@ -80,18 +80,21 @@ def _item(engine: PackSource, result: SearchResult) -> ContextPassage | None:
             "text": text,
         }
         return memory
-    turns = _turns(engine, result)
+    session_key, message_id = result["sessionKey"], result["messageId"]
+    if session_key is None or message_id is None:
+        return None  # a hit with no session or no message (NULL in the catalog) names no turn to quote
+    turns = _turns(engine, session_key, message_id)
     if not turns:
         return None
-    citation = f"{result['sessionKey']} · message {result['messageId']} · {result.get('timestamp') or 'no time'}"
+    citation = f"{session_key} · message {message_id} · {result.get('timestamp') or 'no time'}"
     transcript: ContextPassage = {
         "kind": result["kind"],
         "score": result["score"],
         "relPath": result["relPath"],
-        "source": result["sessionKey"],
+        "source": session_key,
         "citation": citation,
-        "sessionKey": result["sessionKey"],
-        "messageId": result["messageId"],
+        "sessionKey": session_key,
+        "messageId": message_id,
         "timestamp": result.get("timestamp"),
         "format": result["format"],  # every transcript and summary hit has one
         "messages": [

@@ -375,11 +375,13 @@ class Engine:
         return redact_response(answer)
 
     def _label_sessions(self, results: list[SearchResult]) -> None:
-        """Give transcript and summary hits their session's title and resume command."""
-        keys = {r["sessionKey"] for r in results if r.get("sessionKey")}
+        """Give transcript and summary hits their session's title and resume command (a hit whose session key is
+        absent, null or empty has no session to label)."""
+        keys = {key for r in results if (key := r.get("sessionKey"))}
         labels = session_labels(self.catalog, keys) if keys else {}
         for result in results:
-            label = labels.get(result.get("sessionKey", ""))
+            key = result.get("sessionKey")
+            label = labels.get(key) if key else None
             if label is not None:
                 result["title"] = label["title"]
                 result["resumeCommand"] = label["resumeCommand"]

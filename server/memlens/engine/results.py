@@ -6,7 +6,7 @@ import functools
 import os
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
-from typing import Any, cast
+from typing import cast
 
 from memlens.engine.catalog import Catalog, ResultRow
 from memlens.engine.excerpt import make_excerpt
@@ -130,6 +130,8 @@ class ResultBuilder:
     def _result(
         self, row: ResultRow, hit: UnitHit, terms: list[str], excerpt_chars: int, explain: bool
     ) -> SearchResult:
+        """One hit as the wire has it. The kind's fields are set key by key, so mypy holds each to wire.SearchResult
+        (a dict merged in was checked by nothing), in the order they have always gone out."""
         result: SearchResult = {
             "id": f"chunk:{row.chunk_id}",
             "kind": cast(HitKind, row.kind),  # the catalog's kinds are the wire's
@@ -138,25 +140,22 @@ class ResultBuilder:
             "relPath": display_path(row.path, self.workspaces),
             "excerpt": make_excerpt(row.text, terms, excerpt_chars),
         }
-        # the wire declares these fields present; the catalog may hold NULL for some (a section before a file's first
-        # heading, a message without an id): sent as null, as they always were
-        fields: dict[str, Any]
+        # NULL in the catalog goes out as null, not left out (wire.SearchResult says which fields may be null)
         if row.kind == "memory":
-            fields = {"lineStart": row.line_start, "lineEnd": row.line_end, "heading": row.heading}
+            result["lineStart"] = row.line_start
+            result["lineEnd"] = row.line_end
+            result["heading"] = row.heading
         else:
-            fields = {
-                "format": row.file_format,
-                "sessionKey": row.session_key,
-                "sessionId": row.session_id,
-                "messageId": row.message_id,
-                "role": row.role,
-                "timestamp": iso(row.ts),
-                "messageCount": row.message_count,
-                "lineStart": row.position,
-            }
+            result["format"] = row.file_format
+            result["sessionKey"] = row.session_key
+            result["sessionId"] = row.session_id
+            result["messageId"] = row.message_id
+            result["role"] = row.role
+            result["timestamp"] = iso(row.ts)
+            result["messageCount"] = row.message_count
+            result["lineStart"] = row.position
             if row.parent_key:
-                fields["parentSessionKey"] = row.parent_key
-        result.update(fields)  # type: ignore[typeddict-item]
+                result["parentSessionKey"] = row.parent_key
         if explain:
             result["explain"] = {
                 "unitId": hit.unit_id,

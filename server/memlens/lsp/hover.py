@@ -86,7 +86,8 @@ def render(identifier: str, results: list[SearchResult]) -> str:
     then a short excerpt.
 
     Memory hits link to `file:///abs/path#L<line>`; transcript hits to `memlens-transcript:/<sessionKey>.md?message=
-    <messageId>` (the VS Code client turns both into command links it trusts; other clients parse them).
+    <messageId>` (the VS Code client turns both into command links it trusts; other clients parse them), or, with a
+    null `sessionKey`, to their file like a memory hit. Null fields (wire.SearchResult) fall back as absent ones do.
     """
     lines = [f"**memlens** · recall for `{identifier.replace('`', '')}`", ""]
     for result in results:
@@ -97,7 +98,11 @@ def render(identifier: str, results: list[SearchResult]) -> str:
             title = result.get("heading") or result["relPath"]
             facts = [f"{result['relPath']}:{line}"]
         else:
-            link = transcript_uri(result["sessionKey"], result.get("messageId"))
+            session_key = result.get("sessionKey")
+            if session_key is None:  # no session in the catalog, so no transcript view: open the file at the hit
+                link = Path(result["path"]).as_uri() + f"#L{result.get('lineStart') or 1}"
+            else:
+                link = transcript_uri(session_key, result.get("messageId"))
             title = result.get("title") or f"{result.get('format') or 'transcript'} session"
             role = "summary" if result["kind"] == "summary" else result.get("role") or "message"
             facts = [_date(result.get("timestamp")), result.get("format") or "transcript", role]
