@@ -6,6 +6,8 @@ what the engine really answers, held to one another.
   TypedDict;
 - every real answer (test_protocol collects them from a real index: every command, several times over) has exactly
   the keys its TypedDict allows, all required ones, and values of the declared types, recursively;
+- the fields the catalog may hold NULL for reach the wire as null, fit their types, and every consumer of a search
+  answer (hover, CLI, context pack) takes them;
 - the language server's commands accept exactly the keys of their `*Params` type, and each MCP tool's argument type
   has exactly the properties of the tool's input schema.
 
@@ -15,13 +17,22 @@ added to an answer fails here until wire.py, protocol.ts (and the docs) say it.
 
 from __future__ import annotations
 
+import json
 import re
 import types
+from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints, is_typeddict
 
+import pytest
+
 from memlens import wire
+from memlens.cli.output import print_search
+from memlens.engine.context_pack import build_context_pack
+from memlens.engine.engine import Engine
 from memlens.lsp.commands import COMMANDS
+from memlens.lsp.hover import render
 from memlens.mcp.tools import TOOLS
+from memlens.settings import Settings, merge
 from test_protocol import WIRE, Protocol, answers, protocol, split_union  # noqa: F401 (answers, protocol: fixtures)
 
 # wire.py name → protocol.ts name, where they differ
@@ -202,6 +213,69 @@ def test_the_checker_catches_a_stray_key_and_a_missing_one() -> None:
         found: list[str] = []
         check_value(wire.FileError, bad, "bad", found)
         assert found, f"{bad} passed"
+
+
+# -- null fields -------------------------------------------------------------------------------------------------
+
+NOTE = "The zeppelin hangar has a copper roof, and the mooring mast leans a little to the east.\n"  # no heading
+
+
+def _transcript(path: Path) -> None:
+    """An OpenClaw session of two messages about the zeppelin."""
+    entries: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": "cccc0000-0000-4000-8000-000000000003"}]
+    for n, (role, text) in enumerate([("user", "Where does the zeppelin moor?"), ("assistant", "At the hangar mast.")]):
+        message = {"role": role, "content": [{"type": "text", "text": text}]}
+        parent = f"m{n - 1}" if n else None
+        entries.append({"type": "message", "id": f"m{n}", "parentId": parent, "timestamp": "2026-03-01T10:00:00Z"})
+        entries[-1]["message"] = message
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+
+
+def test_null_fields_fit_the_wire_and_every_consumer_takes_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A memory section with no heading above it has a null `heading`, and a transcript hit whose session and message
+    the catalog holds NULL for (the schema allows it) has null `sessionKey`, `messageId` and `role`. The answer fits
+    wire.SearchResult (which declared those fields `str` until it told the truth: this check failed then), and the
+    hover, the CLI's output and the context pack take the nulls: the hover links the session-less hit's file and
+    writes no "None", the context pack skips the hit that names no message instead of failing on it."""
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "memory" / "notes.md").write_text(NOTE, encoding="utf-8")
+    _transcript(workspace / "transcripts" / "s.jsonl")
+    settings = merge(Settings(), {"transcripts": {"paths": ["transcripts"], "agentDefaults": False}})
+    with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False) as engine:
+        engine.sync()
+        with engine.catalog.transaction() as db:
+            db.execute("UPDATE chunks SET session_key = NULL WHERE kind = 'transcript'")
+            db.execute("UPDATE units SET message_id = NULL, role = NULL WHERE kind = 'transcript'")
+        response = engine.search("zeppelin hangar mast", mode="keyword", min_score=0.0)
+        hits = {hit["kind"]: hit for hit in response["results"]}
+        assert sorted(hits) == ["memory", "transcript"], response
+        memory, transcript = hits["memory"], hits["transcript"]
+        assert "heading" in memory and memory["heading"] is None
+        assert not {"sessionKey", "messageId", "role"} & set(memory)
+        assert (transcript["sessionKey"], transcript["messageId"], transcript["role"]) == (None, None, None)
+        assert "title" not in transcript  # no session, so no label
+        problems: list[str] = []
+        check_value(wire.SearchResponse, response, "search", problems)
+        assert not problems, problems
+
+        hover = render("zeppelin", response["results"])
+        assert f"[{memory['relPath']}]({Path(memory['path']).as_uri()}#L1)" in hover
+        assert f"]({Path(transcript['path']).as_uri()}#L{transcript['lineStart']})" in hover
+        assert "None" not in hover and "memlens-transcript:" not in hover
+
+        print_search(response, explain=False)
+        printed = capsys.readouterr().out
+        assert f"{memory['relPath']}:1 " in printed and "2 results" in printed
+
+        pack = build_context_pack(engine, "zeppelin hangar mast")
+        assert [item["kind"] for item in pack["items"]] == ["memory"]
+        assert pack["items"][0]["heading"] is None and "None" not in pack["markdown"]
+        check_value(wire.ContextResponse, pack, "context", problems)
+        assert not problems, problems
 
 
 # -- requests -----------------------------------------------------------------------------------------------------
