@@ -21,7 +21,7 @@ import json
 import re
 import types
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints, is_typeddict
+from typing import Any, Literal, Union, cast, get_args, get_origin, get_type_hints, is_typeddict
 
 import pytest
 
@@ -31,6 +31,7 @@ from memlens.engine.context_pack import build_context_pack
 from memlens.engine.engine import Engine
 from memlens.lsp.commands import COMMANDS
 from memlens.lsp.hover import render
+from memlens.mcp.render import render_search
 from memlens.mcp.tools import TOOLS
 from memlens.settings import Settings, merge
 from test_protocol import WIRE, Protocol, answers, protocol, split_union  # noqa: F401 (answers, protocol: fixtures)
@@ -270,6 +271,10 @@ def test_null_fields_fit_the_wire_and_every_consumer_takes_them(
         print_search(response, explain=False)
         printed = capsys.readouterr().out
         assert f"{memory['relPath']}:1 " in printed and "2 results" in printed
+        assert "None" not in printed and "· message (" in printed  # a null role reads as "message"
+
+        as_text = render_search(cast(dict[str, Any], response))  # what the MCP server's search tool answers
+        assert "None" not in as_text and "no session" in as_text
 
         pack = build_context_pack(engine, "zeppelin hangar mast")
         assert [item["kind"] for item in pack["items"]] == ["memory"]

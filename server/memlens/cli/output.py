@@ -62,7 +62,7 @@ def result_header(result: SearchResult) -> str:
     when = (result.get("timestamp") or "").replace("T", " ")[:16]
     session = result.get("sessionId") or result.get("sessionKey") or "?"
     kind = " · summary" if result["kind"] == "summary" else ""
-    return f"{result.get('format')} · {session} · {when} · {result.get('role')}{kind} {score}"
+    return f"{result.get('format')} · {session} · {when} · {result.get('role') or 'message'}{kind} {score}"
 
 
 def print_search(response: SearchResponse, explain: bool, *, warned: bool = False) -> None:
@@ -75,7 +75,8 @@ def print_search(response: SearchResponse, explain: bool, *, warned: bool = Fals
     for result in response["results"]:
         print(result_header(result))
         if result["kind"] != "memory":
-            print(f"  session {result.get('sessionKey')} · message {result.get('messageId')} · {result['relPath']}")
+            session, message = result.get("sessionKey") or "?", result.get("messageId") or "?"  # null: not known
+            print(f"  session {session} · message {message} · {result['relPath']}")
         for line in result["excerpt"].splitlines() or [""]:
             print(f"  {line}")
         if explain and "explain" in result:

@@ -109,7 +109,7 @@ def _status(data: dict[str, Any]) -> list[str]:
 
 
 def _session_line(hit: dict[str, Any]) -> str:
-    parts = [f"sessionKey {hit.get('sessionKey')}"]
+    parts = [f"sessionKey {hit['sessionKey']}" if hit.get("sessionKey") else "no session (read its file)"]
     if hit.get("messageId"):
         parts.append(f"messageId {hit['messageId']}")
     if hit.get("resumeCommand"):
@@ -126,14 +126,17 @@ def render_search(data: dict[str, Any]) -> str:
     for n, hit in enumerate(results, 1):
         score = f"[{hit.get('score', 0):.2f}]"
         if hit.get("kind") == "memory":
-            where = f"{hit.get('relPath')}:{hit.get('lineStart')}-{hit.get('lineEnd')}"
+            where = f"{hit.get('relPath')}"
+            if hit.get("lineStart") is not None and hit.get("lineEnd") is not None:  # null: no line numbers known
+                where += f":{hit['lineStart']}-{hit['lineEnd']}"
             heading = f" — {hit['heading']}" if hit.get("heading") else ""
             lines.append(f"\n{n}. {score} memory {where}{heading}")
         else:
             kind = " summary" if hit.get("kind") == "summary" else ""
             title = f' "{hit["title"]}"' if hit.get("title") else ""
             lines.append(
-                f"\n{n}. {score} {hit.get('format')}{kind}{title} · {_when(hit.get('timestamp'))} · {hit.get('role')}"
+                f"\n{n}. {score} {hit.get('format')}{kind}{title} · {_when(hit.get('timestamp'))} · "
+                f"{hit.get('role') or 'message'}"
             )
             lines.append(f"   {_session_line(hit)}")
             if hit.get("kind") == "summary":
