@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import random
+import string
+import unicodedata
+
 import pytest
 
-from memlens.engine.excerpt import make_excerpt
+from memlens.engine.excerpt import fold, make_excerpt
 
 
 @pytest.mark.parametrize(
@@ -32,3 +36,23 @@ def test_secrets_are_redacted_before_the_cut() -> None:
     secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     excerpt = make_excerpt(f"the token is {secret} for the deploy bot", ["token"], 320)
     assert secret not in excerpt and "REDACTED" in excerpt
+
+
+def test_fold_of_ascii_is_the_decomposed_fold() -> None:
+    """The ASCII short cut gives what NFKD and dropping combining marks give, and other text still loses its marks."""
+    def slow(text: str) -> str:
+        decomposed = unicodedata.normalize("NFKD", text)
+        return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
+    rng = random.Random(5)
+    for _ in range(2000):
+        text = "".join(rng.choice(string.printable) for _ in range(rng.randint(0, 40)))
+        assert fold(text) == slow(text)
+    assert fold("Crème Brûlée SÉANCE") == "creme brulee seance"
+    assert fold("ﬁle") == slow("ﬁle") == "file"  # a ligature decomposes (the excerpt then finds no aligned word)
+
+
+def test_a_long_accented_text_is_still_cut_around_the_query_word() -> None:
+    text = "Café notes. " * 40 + "The zeppelin hangar opened. " + "Naïve filler. " * 40
+    excerpt = make_excerpt(text, ["zeppelin"], 80)
+    assert "zeppelin" in excerpt and excerpt.startswith("…") and excerpt.endswith("…")

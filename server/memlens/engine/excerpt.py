@@ -10,6 +10,8 @@ from memlens.engine.redact import redact
 
 def fold(text: str) -> str:
     """Lowercase and strip diacritics, keeping string length aligned for ASCII-foldable characters."""
+    if text.isascii():  # nothing to decompose: 0.3 µs instead of 7.5 for a 167-character message
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
 
