@@ -40,6 +40,7 @@ def test_secrets_are_redacted_before_the_cut() -> None:
 
 def test_fold_of_ascii_is_the_decomposed_fold() -> None:
     """The ASCII short cut gives what NFKD and dropping combining marks give, and other text still loses its marks."""
+
     def slow(text: str) -> str:
         decomposed = unicodedata.normalize("NFKD", text)
         return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
