@@ -276,7 +276,9 @@ class KeywordIndex:
         filtered = self._filter_queries(filters)
         if should and not clauses and not filtered:
             # words alone: the flat disjunction (same matches and scores as wrapping it in a required clause, and
-            # tantivy's top-k pruning applies to it: the two searches of a query take 18% less CPU)
+            # tantivy scores a flat union faster: the two searches of a query take 18% less CPU). Either way every
+            # document holding a query word is scored: tantivy-py collects through a MultiCollector, so tantivy's
+            # top-k pruning (block-max WAND) never runs; a top 20 costs what a top 80 does (round 12)
             return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in should])
         if should:
             occur = tantivy.Occur.Should if clauses else tantivy.Occur.Must
