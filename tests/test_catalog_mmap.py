@@ -74,3 +74,13 @@ def test_a_sync_reads_the_catalog_off_the_map_and_searches_on_it(tmp_path: Path)
         assert during and set(during) == {0}
         assert _mapped(engine.catalog) > 0
         assert engine.search("pager rotation", mode="keyword")["results"]
+
+
+def test_closing_inside_unmapped_opens_no_connection_after(tmp_path: Path) -> None:
+    """close() during a writer's bulk work (the engine shutting down) must not leave a connection reopened behind."""
+    catalog = Catalog(tmp_path / "catalog.sqlite3")
+    with catalog.unmapped():
+        catalog.close()
+    assert catalog._connections == []
+    assert _mapped(catalog) > 0  # a connection opened later maps from the start
+    catalog.close()

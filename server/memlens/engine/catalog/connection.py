@@ -111,8 +111,9 @@ class CatalogConnection:
             yield
         finally:
             self._local.unmapped = depth
-            if depth == 0:
-                self.db.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
+            conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+            if depth == 0 and conn is not None:  # after close(), none: a connection opened later maps from the start
+                conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
 
     @contextmanager
     def savepoint(self, db: sqlite3.Connection) -> Iterator[None]:
