@@ -210,10 +210,3 @@ class UnitReads(CatalogConnection):
     def unit_facts_state(self) -> tuple[int, str | None]:
         """(the generation, the version of `derived_facts` that worked out the stored facts), in one read."""
         return unit_facts_state(self.meta_values(UNIT_FACTS_KEYS))
-
-    def _tuples(self, sql: str, params: Sequence[object]) -> sqlite3.Cursor:
-        """The rows of `sql` as plain tuples, for the per-search reads: an sqlite3.Row per row (the connection's
-        row factory) costs more than reading the row."""
-        cursor = self.db.cursor()
-        cursor.row_factory = None
-        return cursor.execute(sql, params)
