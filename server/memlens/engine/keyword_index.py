@@ -8,7 +8,6 @@ neighbours, ±2 in its session: an answer often lacks the words its question use
 from __future__ import annotations
 
 import logging
-import re
 import shutil
 import threading
 from collections.abc import Iterable, Sequence
@@ -19,7 +18,8 @@ import tantivy
 
 from memlens.engine import acronyms
 from memlens.engine.filters import SearchFilters
-from memlens.engine.identifiers import cjk_bigrams, cjk_field, cjk_runs, identifier_parts, identifier_terms, identifiers
+from memlens.engine.identifiers import cjk_field, identifier_terms
+from memlens.engine.keyword_query import PHRASE, QueryBuilder
 from memlens.engine.stop_words import STOP_WORDS
 
 log = logging.getLogger(__name__)
@@ -30,7 +30,6 @@ GENERATION_FILE = "memlens-generation"
 SCHEMA_FILE = "memlens-schema"
 COMPACTED_FILE = "memlens-compacted"  # how many documents the index held when it was last written afresh
 SCHEMA_VERSION = 3  # bump on any field or tokenizer change (3: English stems): older indexes are rebuilt
-IDENTIFIER_BOOST = 3.0  # a whole identifier outweighs its parts
 CONTEXT_WINDOW = 2
 PIECE_MEMO = 200_000  # distinct whitespace-separated pieces whose analysis token_set remembers
 WRITER_HEAP = 64_000_000  # bytes: what one writer may buffer before it flushes a segment
@@ -46,7 +45,6 @@ COMPACT_MIN_DOCS = 50_000  # below this the segments are small and a search over
 COMPACT_MIN_SEGMENTS = 4
 COMPACT_GROWTH = 1.5  # written afresh again only once the index has grown by half: its cost stays linear overall
 CANCEL_EVERY = 1_000  # documents between checks of the cancel event while writing
-_PHRASE = re.compile(r'"([^"]+)"')
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +104,7 @@ class KeywordIndex:
         # the unstemmed): a search asks for them five times (expansion, both fields' queries, the re-scoring pass);
         # swapped whole, so a thread never sees half of another's
         self._content: tuple[str, tuple[str, ...], tuple[str, ...] | None] = ("", (), None)
+        self.queries = QueryBuilder(self)  # how a query's text becomes tantivy queries (keyword_query.py)
         self._open()
 
     def _open(self) -> None:
@@ -240,54 +239,6 @@ class KeywordIndex:
             words |= found
         return frozenset(words)
 
-    def build_query(
-        self,
-        text: str,
-        filters: SearchFilters | None = None,
-        field: str = "text",
-        *,
-        expansions: Sequence[tuple[str, float]] = (),
-    ) -> tantivy.Query | None:
-        """Words are OR-ed (BM25 ranks by how many and how rare); each quoted phrase must match in order.
-
-        With `field="text"`, identifiers in the query also match the `ident` field whole (boosted) and by their
-        parts, and CJK runs match the `cjk` field as phrases of bigrams (substrings). `field="context"` searches
-        the words of each message with its neighbours. `expansions`: (analysed word, boost) pairs that match as
-        optional words at that boost (see term_expansion.py)."""
-        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
-        for phrase in _PHRASE.findall(text):
-            words = self.tokens(phrase)
-            if len(words) == 1:
-                clauses.append((tantivy.Occur.Must, self._word_query(field, words[0])))
-            elif words:
-                clauses.append(
-                    (
-                        tantivy.Occur.Must,
-                        tantivy.Query.phrase_query(self.schema, field, list[str | tuple[int, str]](words)),
-                    )
-                )
-        loose = _PHRASE.sub(" ", text)
-        should = self._loose_queries(loose, field)
-        if should:  # expansions widen the words asked, they never match alone
-            should += [
-                tantivy.Query.boost_query(tantivy.Query.term_query(self.schema, field, word), boost)
-                for word, boost in expansions
-            ]
-        filtered = self._filter_queries(filters)
-        if should and not clauses and not filtered:
-            # words alone: the flat disjunction (same matches and scores as wrapping it in a required clause, and
-            # tantivy scores a flat union faster: the two searches of a query take 18% less CPU). Either way every
-            # document holding a query word is scored: tantivy-py collects through a MultiCollector, so tantivy's
-            # top-k pruning (block-max WAND) never runs; a top 20 costs what a top 80 does (round 12)
-            return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in should])
-        if should:
-            occur = tantivy.Occur.Should if clauses else tantivy.Occur.Must
-            clauses.append((occur, tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in should])))
-        if not clauses:
-            return None
-        clauses.extend((tantivy.Occur.Must, q) for q in filtered)
-        return tantivy.Query.boolean_query(clauses)
-
     def content_words(self, text: str) -> list[str]:
         """The query's distinct words without stop words (all of them when only stop words are left), stemmed."""
         unstemmed, stemmed = self._content_words(text)
@@ -306,7 +257,7 @@ class KeywordIndex:
         memo = self._content
         if memo[0] == text:
             return memo[1], memo[2]
-        words = list(dict.fromkeys(self._unstemmed.analyze(_PHRASE.sub(" ", text))))
+        words = list(dict.fromkeys(self._unstemmed.analyze(PHRASE.sub(" ", text))))
         unstemmed = tuple(w for w in words if w not in STOP_WORDS) or tuple(words)
         self._content = (text, unstemmed, None)
         return unstemmed, None
@@ -327,59 +278,6 @@ class KeywordIndex:
         self._acronyms = (key, found)
         return found
 
-    def _word_query(self, field: str, word: str) -> tantivy.Query:
-        runs = cjk_runs(word) if field == "text" else []
-        if runs and runs[0] == word and len(word) > 1:  # a CJK run: any substring of the text matches
-            grams = cjk_bigrams(word)
-            if len(grams) == 1:
-                return tantivy.Query.term_query(self.schema, "cjk", grams[0])
-            return tantivy.Query.phrase_query(self.schema, "cjk", list[str | tuple[int, str]](grams))
-        return tantivy.Query.term_query(self.schema, field, word)
-
-    def _loose_queries(self, loose: str, field: str) -> list[tantivy.Query]:
-        words = self.content_words(loose)
-        found = [a for a in self.acronyms(loose) if a.term not in words]
-        spelled = {w for a in found for w in a.words}
-        queries = [self._word_query(field, w) for w in words if w not in spelled]
-        for a in found:  # a run's words or its acronym, whichever scores more: a hit holding both counts once
-            run = tantivy.Query.boolean_query([(tantivy.Occur.Should, self._word_query(field, w)) for w in a.words])
-            queries.append(tantivy.Query.disjunction_max_query([run, self._word_query(field, a.term)]))
-        if field != "text":
-            return queries
-        # plain words also match the parts of camelCase identifiers (which the word field keeps whole), unstemmed
-        words = self.surface_words(loose)
-        queries += [tantivy.Query.boost_query(tantivy.Query.term_query(self.schema, "ident", w), 0.5) for w in words]
-        for name in dict.fromkeys(identifiers(loose)):
-            whole = tantivy.Query.term_query(self.schema, "ident", name)
-            queries.append(tantivy.Query.boost_query(whole, IDENTIFIER_BOOST))
-            parts = [p for p in dict.fromkeys(identifier_parts(name)) if p not in words]
-            queries += [tantivy.Query.term_query(self.schema, "ident", p) for p in parts]
-        return queries
-
-    def _filter_queries(self, filters: SearchFilters | None) -> list[tantivy.Query]:
-        if filters is None:
-            return []
-        queries = []
-        for field, value in (
-            ("kind", filters.kind),
-            ("format", filters.format),
-            ("session_key", filters.session),
-            ("role", filters.role),
-        ):
-            if value:
-                queries.append(tantivy.Query.term_query(self.schema, field, value))
-        if filters.since is not None or filters.until is not None:
-            queries.append(
-                tantivy.Query.range_query(
-                    self.schema,
-                    "ts",
-                    tantivy.FieldType.Integer,
-                    int(filters.since) if filters.since is not None else 0,
-                    int(filters.until) if filters.until is not None else None,
-                )
-            )
-        return queries
-
     def search(
         self,
         text: str,
@@ -390,7 +288,7 @@ class KeywordIndex:
         expansions: Sequence[tuple[str, float]] = (),
     ) -> list[tuple[int, float]]:
         """(unit_id, bm25) pairs, best first. Readers see the last commit; they never wait for the writer."""
-        query = self.build_query(text, filters, field, expansions=expansions)
+        query = self.queries.build(text, filters, field, expansions=expansions)
         if query is None or limit <= 0:
             return []
         searcher = self.index.searcher()
