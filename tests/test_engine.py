@@ -27,7 +27,7 @@ def test_second_sync_parses_and_embeds_nothing(example: Engine) -> None:
     assert report.files_parsed == 0 and report.files_appended == 0
     assert report.files_unchanged == report.files_seen
     assert report.units_embedded == 0
-    assert example.indexer.pending_embeddings() == 0
+    assert example.indexer.embedding.pending() == 0
 
 
 def test_editing_one_paragraph_reembeds_only_its_chunk(example: Engine) -> None:

@@ -67,7 +67,7 @@ def test_a_vector_file_of_the_float32_layout_is_rebuilt(example: Engine, caplog:
     """A file written by a version that stored float32 rows (magic MLVEC01) is stale, not damaged: it is read
     from SQLite and written again, with an info line rather than a warning."""
     assert example.embedder is not None
-    example.indexer.persist_vectors(force=True)
+    example.indexer.embedding.persist(force=True)
     path: Path = vector_file.file_for(example.index_dir, example.embedder.name)
     data = bytearray(path.read_bytes())
     data[: len(vector_file.MAGIC)] = b"MLVEC01\n"
@@ -101,7 +101,7 @@ def test_file_rows_read_any_order_and_survive_a_rename_over_their_path(tmp_path:
 def test_a_search_scores_the_rows_it_returns_exactly(example: Engine) -> None:
     """Candidates are ranked by int8 rows; the cosines returned are float32's, from the mapped vector file too."""
     assert example.embedder is not None
-    example.indexer.persist_vectors(force=True)
+    example.indexer.embedding.persist(force=True)
     query = example.embedder.embed_query("dead letter queue")
     found = example.vectors.search(query, 5)
     rows = vector_rows(example.catalog, example.embedder.name, "id", [unit_id for unit_id, _ in found])

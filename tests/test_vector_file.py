@@ -62,7 +62,7 @@ def _mapped(index: VectorIndex) -> bool:
 
 
 def test_sync_writes_the_file_and_a_warm_start_maps_it(example: Engine) -> None:
-    example.indexer.persist_vectors(force=True)
+    example.indexer.embedding.persist(force=True)
     path = _file(example)
     assert path.exists()
     assert not list(path.parent.glob(f"{path.name}.tmp-*"))  # written through a temporary file, renamed
@@ -80,7 +80,7 @@ def test_sync_writes_the_file_and_a_warm_start_maps_it(example: Engine) -> None:
 
 
 def test_a_stale_file_is_rebuilt_from_the_catalog(example: Engine) -> None:
-    example.indexer.persist_vectors(force=True)
+    example.indexer.embedding.persist(force=True)
     path = _file(example)
     before = path.read_bytes()
     with example.catalog.transaction() as db:
@@ -97,7 +97,7 @@ def test_a_stale_file_is_rebuilt_from_the_catalog(example: Engine) -> None:
 
 def test_new_vectors_make_the_file_stale(example: Engine) -> None:
     assert example.embedder is not None
-    example.indexer.persist_vectors(force=True)
+    example.indexer.embedding.persist(force=True)
     digest = str(example.catalog.db.execute("SELECT hash FROM vectors LIMIT 1").fetchone()[0])
     with example.catalog.transaction() as db:
         example.catalog.store_vectors(db, example.embedder.name, [(digest, np.ones(384, np.float32).tobytes())])
@@ -106,7 +106,7 @@ def test_new_vectors_make_the_file_stale(example: Engine) -> None:
 
 def test_another_model_or_dimension_is_not_trusted(example: Engine) -> None:
     assert example.embedder is not None
-    example.indexer.persist_vectors(force=True)
+    example.indexer.embedding.persist(force=True)
     path = _file(example)
     stamp = example.catalog.vector_stamp()
     assert vector_file.read(path, stamp=stamp, model=example.embedder.name, dim=384) is not None
@@ -117,7 +117,7 @@ def test_another_model_or_dimension_is_not_trusted(example: Engine) -> None:
 
 @pytest.mark.parametrize("damage", ["truncated", "codes", "ids", "header", "magic", "empty", "garbage"])
 def test_a_damaged_file_is_rebuilt_never_a_crash(example: Engine, damage: str) -> None:
-    example.indexer.persist_vectors(force=True)
+    example.indexer.embedding.persist(force=True)
     path = _file(example)
     data = bytearray(path.read_bytes())
     header_end = 12 + int.from_bytes(data[8:12], "little")
@@ -148,7 +148,7 @@ def test_updates_on_a_mapped_index_match_a_rebuild(example: Engine) -> None:
     """Removing and adding rows on the mapped file never copies it; the result is what SQLite would give, and the
     writer's next persist writes it (then a warm start maps exactly those rows)."""
     assert example.embedder is not None
-    example.indexer.persist_vectors(force=True)
+    example.indexer.embedding.persist(force=True)
     index = _fresh(example)
     assert _mapped(index)
     snapshot = index._snapshot
@@ -183,7 +183,7 @@ def test_updates_on_a_mapped_index_match_a_rebuild(example: Engine) -> None:
 
 def test_persist_waits_for_enough_changes(example: Engine) -> None:
     assert example.embedder is not None
-    example.indexer.persist_vectors(force=True)
+    example.indexer.embedding.persist(force=True)
     index = _fresh(example)
     path = _file(example)
     before = path.stat().st_mtime_ns, path.stat().st_ino
@@ -200,14 +200,14 @@ def test_persist_waits_for_enough_changes(example: Engine) -> None:
 
 
 def test_a_sync_that_adds_no_vectors_only_restamps(example: Engine) -> None:
-    example.indexer.persist_vectors(force=True)
+    example.indexer.embedding.persist(force=True)
     index = example.vectors
     len(index)
     path = _file(example)
     inode = path.stat().st_ino
     with example.catalog.transaction() as db:
         example.catalog.bump_generation(db)
-    assert not example.indexer.persist_vectors()
+    assert not example.indexer.embedding.persist()
     assert path.stat().st_ino == inode  # the header was rewritten in place, not the rows
     assert _mapped(_fresh(example, may_write=False))
 

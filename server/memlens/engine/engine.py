@@ -136,7 +136,7 @@ class Engine:
             self.catalog.set_meta(db, "redaction", stamp)
 
     def _reload_vectors(self, generation: int) -> None:
-        self.indexer.forget_counts()
+        self.indexer.embedding.forget_counts()
         if self.embedder is not None:
             self.vectors.load(self.catalog, self.embedder.name)
         self._seen_generation = generation
@@ -236,14 +236,14 @@ class Engine:
         """Embed texts that have no vector yet (the watcher does it a few batches at a time between events)."""
         self._require_writer()
         with self._writing():
-            return self.indexer.embed_pending(progress=progress, cancel=cancel, max_batches=max_batches)
+            return self.indexer.embedding.embed_pending(progress=progress, cancel=cancel, max_batches=max_batches)
 
     def pending_embeddings(self) -> int:
-        return self.indexer.pending_embeddings() if self.embedder is not None else 0
+        return self.indexer.embedding.pending() if self.embedder is not None else 0
 
     def pending_words(self) -> int:
         """Words of the index still to embed for query expansion (after every unit has its vector)."""
-        return self.indexer.pending_words() if self.embedder is not None else 0
+        return self.indexer.embedding.pending_words() if self.embedder is not None else 0
 
     def reindex(
         self, full: bool = False, progress: Progress | None = None, cancel: threading.Event | None = None
@@ -276,7 +276,7 @@ class Engine:
         )
 
     def indexing(self) -> bool:
-        return self.syncing.is_set() or self.indexer.pending_embeddings() > 0
+        return self.syncing.is_set() or self.indexer.embedding.pending() > 0
 
     def rank(
         self,

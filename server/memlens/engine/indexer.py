@@ -1,4 +1,5 @@
-"""The one index writer: syncs files into the catalog, then the keyword index, then embeds what has no vector.
+"""The one index writer: syncs files into the catalog, then the keyword index, then embeds what has no vector
+(vector_writer.py).
 
 Order of writes makes crashes harmless: the catalog commits first (one transaction per batch of files); tantivy
 then records which catalog generation it reflects, and is rebuilt from the catalog when the two disagree.
@@ -22,7 +23,7 @@ from memlens.engine.catalog_writer import CatalogWriter, PendingChanges
 from memlens.engine.discovery import SourceFile
 from memlens.engine.embedder import Embedder
 from memlens.engine.file_reader import FileReader
-from memlens.engine.ingest import EMBED_TEXT_CHARS, FileContent
+from memlens.engine.ingest import FileContent
 from memlens.engine.keyword_docs import keyword_docs, neighbours_of, write_afresh
 from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.memory_trim import release_freed_memory
@@ -30,8 +31,8 @@ from memlens.engine.progress import Progress
 from memlens.engine.stored_text import redact_content
 from memlens.engine.unit_facts import backfill_unit_facts, fill_unit_facts
 from memlens.engine.vector_index import VectorIndex
-from memlens.engine.vector_snapshot import encode_vector, vector_rows
-from memlens.engine.vocabulary import backfill_words, collect_words, embed_words, link_words
+from memlens.engine.vector_writer import VectorWriter
+from memlens.engine.vocabulary import backfill_words, collect_words
 from memlens.errors import is_disk_full
 from memlens.settings import Settings, camel_case
 from memlens.wire import ReindexReport
@@ -40,7 +41,6 @@ log = logging.getLogger(__name__)
 
 BATCH_SECONDS = 0.5
 BATCH_FILES = 200
-EMBED_BATCH = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,16 +94,16 @@ class Indexer:
         self.catalog = catalog
         self.keyword = keyword
         self.vectors = vectors
-        self.embedder = embedder
         self.settings = settings
         self.writer = CatalogWriter(catalog, settings.chunking)
         self.reader = FileReader(settings.chunking)
         self.lock = threading.RLock()  # one writer at a time within this process
-        self._pending: int | None = None  # cached count of texts without a vector
-        self._pending_from = 0  # with it: every unit below this id has its vector (see _embedded_below)
         self._garbage = False  # units were deleted since vectors were last collected
         self.guard: Callable[[], None] | None = None  # raises when this process may no longer write
         vectors.may_write = self._may_write  # the vector file beside the catalog is written by this writer only
+        self.embedding = VectorWriter(  # units without a vector, the vocabulary's words, the vector file
+            catalog, vectors, embedder, lock=self.lock, writing=self._writing, may_write=self._may_write
+        )
 
     # -- public ---------------------------------------------------------------------------------------------
 
@@ -153,11 +153,11 @@ class Indexer:
             if report.files_parsed or report.files_appended or report.files_deleted:
                 release_freed_memory()  # what parsing freed, before the embedding's working set is added on top
             if embed and not report.cancelled:
-                report.units_embedded = self.embed_pending(progress=progress, cancel=cancel)
+                report.units_embedded = self.embedding.embed_pending(progress=progress, cancel=cancel)
                 report.cancelled = bool(cancel is not None and cancel.is_set())
                 if report.units_embedded:
                     release_freed_memory()
-            self.persist_vectors()
+            self.embedding.persist()
             report.seconds = time.perf_counter() - started
             return report
 
@@ -191,72 +191,6 @@ class Indexer:
             report.files_deleted = len(rows)
             return report
 
-    def embed_pending(
-        self,
-        progress: Progress | None = None,
-        cancel: threading.Event | None = None,
-        max_batches: int | None = None,
-    ) -> int:
-        """Embed unit texts that have no vector yet, in batches; each batch is committed and searchable at once. Once
-        every unit has its vector, the index's new words are embedded (vocabulary.py) within the same batch budget.
-        Returns how many units were embedded."""
-        if self.embedder is None:
-            return 0
-        with self._writing():
-            done, batches = self._embed_units(progress, cancel, max_batches)
-            if self.pending_embeddings() == 0 and (max_batches is None or batches < max_batches):
-                left = None if max_batches is None else max_batches - batches
-                embed_words(self.catalog, self.embedder, cancel=cancel, progress=progress, max_batches=left)
-                if self.catalog.count_words_without_vectors() == 0:  # once every word has its vector: one pass
-                    link_words(self.catalog, cancel)  # over the vocabulary links them all (and older lists' words)
-            return done
-
-    def pending_words(self) -> int:
-        """Words of the index still waiting for a vector or for their nearest words (0 without a model)."""
-        return self.catalog.count_words_without_neighbours() if self.embedder is not None else 0
-
-    def _embed_units(
-        self, progress: Progress | None, cancel: threading.Event | None, max_batches: int | None
-    ) -> tuple[int, int]:
-        """(units embedded, batches run): embed_pending's unit part."""
-        assert self.embedder is not None
-        with self._writing():
-            model = self.embedder.name
-            total = self.pending_embeddings()
-            if total == 0:
-                return 0, 0
-            done = batches = 0
-            after_id = self._pending_from - 1  # worked out with the count: the unit ids are listed once
-            while not (cancel is not None and cancel.is_set()) and (max_batches is None or batches < max_batches):
-                missing = self.catalog.missing_vectors(model, EMBED_BATCH, after_id)
-                if not missing:
-                    break
-                after_id = max(unit_id for _, unit_id in missing)
-                units = self.catalog.units_by_id([unit_id for _, unit_id in missing])
-                matrix = self.embedder.embed([units[unit_id]["text"][:EMBED_TEXT_CHARS] for _, unit_id in missing])
-                hashes = [h for h, _ in missing]
-                with self.catalog.transaction() as db:
-                    blobs = [(h, encode_vector(v)) for h, v in zip(hashes, matrix, strict=True)]
-                    self.catalog.store_vectors(db, model, blobs)
-                self._pending = None
-                self.vectors.update(add=vector_rows(self.catalog, model, "embed_text_hash", hashes))
-                if self.vectors.grown():  # a long run: fold the rows added so far into the mapped vector file
-                    self.persist_vectors(force=True)
-                done += len(missing)
-                batches += 1
-                if progress is not None:
-                    progress(done, max(total, done), f"embedded {done}/{max(total, done)}")
-            if done:
-                self.persist_vectors()
-            return done, batches
-
-    def persist_vectors(self, force: bool = False) -> bool:
-        """Bring the vector file beside the catalog up to the rows in memory, when due (see VectorIndex.persist)."""
-        if self.embedder is None or not self._may_write():
-            return False
-        with self._writing():
-            return self.vectors.persist(self.catalog, self.embedder.name, force=force)
-
     def _may_write(self) -> bool:
         try:
             if self.guard is not None:
@@ -264,35 +198,6 @@ class Indexer:
         except Exception:
             return False
         return True
-
-    def forget_counts(self) -> None:
-        """Another process wrote the catalog: cached counts are stale."""
-        self._pending = None
-
-    def pending_embeddings(self) -> int:
-        """Distinct unit texts still waiting for a vector (cached until the next write)."""
-        if self.embedder is None:
-            return 0
-        pending = self._pending
-        if pending is None:
-            with self.lock:  # the vector rows mirror the catalog after every write: one row per unit with a vector
-                if len(self.vectors) == self.catalog.unit_count():
-                    pending, start = 0, 0  # every unit has one: no scan (each took 0.5 s of a warm start at 150k)
-                else:
-                    start = self._embedded_below()
-                    pending = self.catalog.texts_without_vector(self.embedder.name, from_id=start)
-                # cached under the lock: a write that lands right after it resets the cache, never the other way
-                # round (set after the lock, a count from before a write outlived it: the backlog looked empty,
-                # nothing was embedded and `indexing` read false with texts still waiting)
-                self._pending, self._pending_from = pending, start
-        return pending
-
-    def _embedded_below(self) -> int:
-        """A unit id below which every unit has its vector: the scans for missing vectors start there. The vector
-        rows mirror the catalog after every write, so the first unit without a row is the first that may lack a
-        vector; after an append at 150k units that skips two scans of 0.4-0.6 s each. 0 when not known."""
-        first = self.vectors.first_missing(self.catalog.unit_ids())
-        return 0 if first is None else first
 
     def compact_keyword_index(self, cancel: threading.Event | None = None, progress: Progress | None = None) -> bool:
         """Write tantivy afresh when its segments have piled up (`KeywordIndex.needs_compaction`); returns whether
@@ -382,7 +287,6 @@ class Indexer:
 
     def _mirror(self, generation: int, pending: PendingChanges) -> None:
         """After a catalog commit, apply the same changes to the keyword index and the vector matrix."""
-        self._pending = None
         self._garbage = self._garbage or pending.purged
         added = self.catalog.units_by_id(pending.added_units) if pending.added_units else {}
         # a new message changes its older neighbours' context field: those are written again too
@@ -393,9 +297,7 @@ class Indexer:
         self.keyword.write(generation, delete_units=deleted, add=docs)
         fill_unit_facts(self.catalog, self.keyword, ((i, row["text"], row["kind"]) for i, row in added.items()))
         collect_words(self.catalog, self.keyword, (row["text"] for row in added.values()))
-        model = self.embedder.name if self.embedder else None
-        cached = vector_rows(self.catalog, model, "id", list(added)) if model else []
-        self.vectors.update(remove=pending.deleted_units, add=cached)
+        self.embedding.mirror(added=added, deleted=pending.deleted_units)
 
     def _note_error(self, report: SyncReport, path: Path, reason: str) -> str:
         """Count a file that could not be indexed; returns the reason (bounded) to record with it."""
