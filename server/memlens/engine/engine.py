@@ -24,14 +24,15 @@ from memlens.engine.filters import SearchFilters
 from memlens.engine.history import session_history
 from memlens.engine.hits import Ranking
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
+from memlens.engine.index_stats import index_stats
 from memlens.engine.indexer import Indexer, SyncReport
 from memlens.engine.keyword_index import KeywordIndex
 from memlens.engine.outbound import redact_response
 from memlens.engine.progress import Progress
-from memlens.engine.results import ResultBuilder, iso
+from memlens.engine.results import ResultBuilder
 from memlens.engine.search import Retriever
 from memlens.engine.sessions import DEFAULT_LIMIT as SESSIONS_LIMIT
-from memlens.engine.sessions import list_sessions, resolve_session, session_labels
+from memlens.engine.sessions import label_history, label_results, list_sessions, resolve_session
 from memlens.engine.stored_text import redaction_stamp
 from memlens.engine.summaries import DEFAULT_EXPAND_BUDGET, describe_summary, expand_summary, grep_summaries
 from memlens.engine.vector_index import VectorIndex
@@ -44,7 +45,6 @@ from memlens.wire import (
     FusionMode,
     HistoryResponse,
     SearchResponse,
-    SearchResult,
     SessionsResponse,
     StatsResponse,
     SummariesExpandResponse,
@@ -53,8 +53,6 @@ from memlens.wire import (
 )
 
 log = logging.getLogger(__name__)
-
-FILE_ERRORS_SHOWN = 50  # files with problems (and unrecognised files) listed by stats; the counts cover them all
 
 
 class Engine:
@@ -316,7 +314,7 @@ class Engine:
             settings.max_response_chars,
             explain,
         )
-        self._label_sessions(results)
+        label_results(self.catalog, results)
         response: SearchResponse = {
             "query": query,
             "mode": ranking.mode,
@@ -338,10 +336,7 @@ class Engine:
         visibility = self.visibility()
         key = resolve_session(self.catalog, session_key, visibility)
         history = session_history(self.catalog, key, message_id, limit, visibility)
-        label = session_labels(self.catalog, [key]).get(key)
-        if label is not None:
-            history["title"] = label["title"]
-            history["resumeCommand"] = label["resumeCommand"]
+        label_history(self.catalog, key, history)
         return redact_response(history)
 
     def resolve_session(self, ref: str) -> str:
@@ -374,18 +369,6 @@ class Engine:
         answer: SessionsResponse = {**page, "indexing": self.indexing()}
         return redact_response(answer)
 
-    def _label_sessions(self, results: list[SearchResult]) -> None:
-        """Give transcript and summary hits their session's title and resume command (a hit whose session key is
-        absent, null or empty has no session to label)."""
-        keys = {key for r in results if (key := r.get("sessionKey"))}
-        labels = session_labels(self.catalog, keys) if keys else {}
-        for result in results:
-            key = result.get("sessionKey")
-            label = labels.get(key) if key else None
-            if label is not None:
-                result["title"] = label["title"]
-                result["resumeCommand"] = label["resumeCommand"]
-
     def summaries_grep(self, pattern: str, *, limit: int = 20) -> SummariesGrepResponse:
         """Compaction summaries whose text matches `pattern` (a linear-time regular expression)."""
         self.refresh()
@@ -410,30 +393,11 @@ class Engine:
         return redact_response(build_context_pack(self, question, token_budget=token_budget, limit=limit))
 
     def stats(self) -> StatsResponse:
-        catalog = self.catalog
-        total_chunks = catalog.count("chunks")
-        model = self.embedder.name if self.embedder else None
-        chunks_missing, pending_messages = catalog.embedding_backlog(model) if model is not None else (0, 0)
-        last_sync = catalog.get_meta("last_sync")
-        unrecognised, unrecognised_paths = catalog.unrecognised_files(FILE_ERRORS_SHOWN)
-        return {
-            "totalChunks": total_chunks,
-            "chunksWithEmbeddings": total_chunks - chunks_missing if model else 0,
-            "chunksNeedingEmbeddings": chunks_missing if model else total_chunks,
-            "pendingMessages": pending_messages,
-            "lastSync": iso(float(last_sync)) if last_sync else None,
-            "provider": model or "none",
-            "providerNote": self.provider_note or None,
-            "files": catalog.files_by_format(),
-            "messages": catalog.messages_by_format(),
-            "sessions": catalog.count("sessions"),
-            "badLines": catalog.total_bad_lines(),
-            "orphanedMessages": catalog.total_orphaned(),
-            "filesWithErrors": catalog.count_file_problems(),
-            "fileErrors": catalog.file_problems(FILE_ERRORS_SHOWN),
-            "filesUnrecognised": unrecognised,
-            "unrecognisedFiles": unrecognised_paths,
-            "indexing": self.indexing(),
-            "indexDir": str(self.index_dir),
-            "readOnly": not self.writable,
-        }
+        return index_stats(
+            self.catalog,
+            model=self.embedder.name if self.embedder else None,
+            provider_note=self.provider_note,
+            indexing=self.indexing(),
+            index_dir=self.index_dir,
+            writable=self.writable,
+        )

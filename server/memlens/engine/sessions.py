@@ -25,7 +25,7 @@ from memlens.engine.filters import FORMATS, parse_time
 from memlens.engine.results import iso
 from memlens.engine.visibility import Visibility
 from memlens.errors import InvalidRequest, NotFound
-from memlens.wire import FileTouched, SessionSummary, ToolUse
+from memlens.wire import FileTouched, HistoryResponse, SearchResult, SessionSummary, ToolUse
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
@@ -106,6 +106,27 @@ def session_labels(catalog: Catalog, keys: Iterable[str]) -> dict[str, SessionLa
         }
         for r in rows
     }
+
+
+def label_results(catalog: Catalog, results: list[SearchResult]) -> None:
+    """Give transcript and summary hits their session's title and resume command (a hit whose session key is absent,
+    null or empty has no session to label)."""
+    keys = {key for r in results if (key := r.get("sessionKey"))}
+    labels = session_labels(catalog, keys) if keys else {}
+    for result in results:
+        key = result.get("sessionKey")
+        label = labels.get(key) if key else None
+        if label is not None:
+            result["title"] = label["title"]
+            result["resumeCommand"] = label["resumeCommand"]
+
+
+def label_history(catalog: Catalog, key: str, history: HistoryResponse) -> None:
+    """Give a session's history its title and resume command (a session the catalog no longer holds has none)."""
+    label = session_labels(catalog, [key]).get(key)
+    if label is not None:
+        history["title"] = label["title"]
+        history["resumeCommand"] = label["resumeCommand"]
 
 
 def _visible(catalog: Catalog, visibility: Visibility) -> list[sqlite3.Row]:
