@@ -1,4 +1,4 @@
-"""Fit the calibrated score (memlens/engine/calibration.py) on the LoCoMo tune conversations only.
+"""Fit the calibrated score (memlens/engine/ranking/calibration.py) on the LoCoMo tune conversations only.
 
 For every tune question, the top 50 hits of its own conversation's index give positives (evidence turns) and
 negatives (the rest); the same question asked of the next tune conversation's index gives hits for a topic that is
@@ -35,7 +35,7 @@ from bench.locomo import (
     load_conversation,
     parse_overrides,
 )
-from memlens.engine.calibration import DERIVED, FEATURES, QUERY_FEATURES, expand
+from memlens.engine.ranking.calibration import DERIVED, FEATURES, QUERY_FEATURES, expand
 
 TUNE = ("26", "30", "41")
 # query-level only: as a hit feature it learns "a hit matching the question well is wrong" (LoCoMo's short turns that

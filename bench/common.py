@@ -12,7 +12,7 @@ from typing import Any
 
 import platformdirs
 
-from memlens.engine.embedder import Embedder, load_embedder
+from memlens.engine.vectors.embedder import Embedder, load_embedder
 from memlens.settings import Settings
 
 

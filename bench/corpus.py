@@ -16,8 +16,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
+from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
 
 MEMORY_SECTIONS = 8  # chunks per memory file (each section 100-800 characters: one chunk)

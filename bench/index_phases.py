@@ -69,7 +69,7 @@ def main() -> None:
     _phase(out, "embed", mark, units)
     out["loadavgEnd"] = os.getloadavg()
     if args.save:
-        from memlens.engine.vector_snapshot import decode_vector
+        from memlens.engine.vectors.vector_snapshot import decode_vector
 
         rows = engine.catalog.db.execute("SELECT hash, vec FROM vectors ORDER BY hash").fetchall()
         np.save(args.save, np.stack([decode_vector(r[1]) for r in rows]))

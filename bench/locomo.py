@@ -22,9 +22,9 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
 import platformdirs
 
 from bench.common import load_shared_embedder, machine_info
-from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
-from memlens.engine.rerank import shown as shown_hits
+from memlens.engine.ranking.rerank import shown as shown_hits
+from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import SearchSettings, Settings, merge
 
 REPO = Path(__file__).resolve().parents[1]

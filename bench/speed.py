@@ -41,9 +41,9 @@ from bench.speed_probes import (
 )
 from bench.speed_report import TARGETS as TARGETS  # re-exported: the targets a run is checked against
 from bench.speed_report import check_targets, format_report, lscpu_model
-from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
-from memlens.engine.ingest import EMBED_TEXT_CHARS
+from memlens.engine.indexing.ingest import EMBED_TEXT_CHARS
+from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -82,7 +82,7 @@ def raw_fastembed(settings: Settings) -> Any:
     """fastembed's own TextEmbedding on the same model files (the engine runs them on ONNX Runtime directly)."""
     from fastembed import TextEmbedding
 
-    from memlens.engine.bundled_model import BUNDLED_MODEL, assemble_bundled_model, register_with_fastembed
+    from memlens.engine.vectors.bundled_model import BUNDLED_MODEL, assemble_bundled_model, register_with_fastembed
 
     register_with_fastembed()
     folder = assemble_bundled_model(Path(platformdirs.user_cache_dir("memlens")) / "models")

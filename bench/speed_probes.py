@@ -15,8 +15,8 @@ from typing import Any
 
 from bench.common import current_rss_mb, peak_rss_mb, percentile
 from bench.corpus import Corpus, open_engine, stamp
-from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
+from memlens.engine.vectors.embedder import Embedder
 
 
 def reset_peak_rss() -> None:

@@ -41,8 +41,8 @@ import platformdirs
 
 from bench.common import load_shared_embedder, machine_info
 from bench.locomo import bench_settings, parse_overrides, parse_variants, search_variants
-from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
+from memlens.engine.vectors.embedder import Embedder
 
 REPO = Path(__file__).resolve().parents[1]
 TRANSCRIPTS = REPO.parent / "shared" / "fixtures" / "transcripts"

@@ -31,8 +31,8 @@ import numpy as np
 from bench.common import current_rss_mb, machine_info, peak_rss_mb
 from bench.corpus import Corpus, bench_settings, prebuilt_corpus
 from bench.speed_probes import reset_peak_rss
-from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
+from memlens.engine.vectors.embedder import Embedder
 
 
 class RandomVectors:

@@ -35,9 +35,9 @@ from bench.common import load_shared_embedder, machine_info
 from bench.corpus import bench_settings
 from bench.locomo import load_conversation
 from bench.speed import SHARED_TRANSCRIPTS, shared_texts
-from memlens.engine.quantized_rows import QuantizedRows
-from memlens.engine.vector_index import EXACT_TOP, RERANK, VectorIndex
-from memlens.engine.vector_snapshot import VectorRow, binary_codes
+from memlens.engine.vectors.quantized_rows import QuantizedRows
+from memlens.engine.vectors.vector_index import EXACT_TOP, RERANK, VectorIndex
+from memlens.engine.vectors.vector_snapshot import VectorRow, binary_codes
 from memlens.settings import SearchSettings
 
 LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "locomo"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from memlens.engine.embedder import Embedder, load_embedder
 from memlens.engine.engine import Engine
+from memlens.engine.vectors.embedder import Embedder, load_embedder
 from memlens.settings import EmbeddingSettings, Settings, load_workspace_file, merge
 
 REPO = Path(__file__).resolve().parents[1]

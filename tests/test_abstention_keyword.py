@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import notes_engine
-from memlens.engine.calibration import answerable
 from memlens.engine.engine import Engine
+from memlens.engine.ranking.calibration import answerable
 
 NOTES = {
     "dlq.md": "# DLQ\n\nThe orders DLQ backed up overnight; we added the missing route and redrove the queue.",

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from conftest import example_settings
-from memlens.engine.acronyms import Acronym, candidates, with_acronyms, written
-from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
-from memlens.engine.keyword_index import KeywordDoc, KeywordIndex
-from memlens.engine.rerank import coverage, matched_share, query_facts
-from memlens.engine.unit_facts import Words
+from memlens.engine.keyword.acronyms import Acronym, candidates, with_acronyms, written
+from memlens.engine.keyword.keyword_index import KeywordDoc, KeywordIndex
+from memlens.engine.ranking.rerank import coverage, matched_share, query_facts
+from memlens.engine.ranking.unit_facts import Words
+from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import SearchSettings
 
 INCIDENT = "claude-code:5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9"  # the example's DLQ backlog session

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memlens.engine.discovery import claude_project_dir, resolve_locations
+from memlens.engine.indexing.discovery import claude_project_dir, resolve_locations
 from memlens.settings import Settings, merge
 
 

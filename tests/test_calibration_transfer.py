@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from memlens.engine.calibration import DERIVED, FEATURES, expand, probability
+from memlens.engine.ranking.calibration import DERIVED, FEATURES, expand, probability
 
 
 def features(cosine: float, best: float, coverage: float) -> tuple[float, ...]:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from memlens.engine.context_pack import build_context_pack
+from memlens.engine.answers.context_pack import build_context_pack
+from memlens.engine.answers.summaries import estimate_tokens
 from memlens.engine.engine import Engine
-from memlens.engine.summaries import estimate_tokens
 from memlens.settings import Settings, merge
 
 MEMORY = """# Project memory

@@ -23,9 +23,9 @@ import pytest
 from onnx import TensorProto, helper
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
 
-from memlens.engine.cross_encoder import LOCAL_NAME, Reranker, load_model
 from memlens.engine.engine import Engine
-from memlens.engine.fastembed_models import ModelUnavailable
+from memlens.engine.ranking.cross_encoder import LOCAL_NAME, Reranker, load_model
+from memlens.engine.vectors.fastembed_models import ModelUnavailable
 from memlens.settings import RerankerSettings, Settings, merge
 
 SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"]  # ids 0-3; the model ignores them (and unknown words)
@@ -199,7 +199,7 @@ def test_off_by_default_and_a_missing_model_is_one_warning(
     assert Settings().reranker.model == Settings().reranker.model_path == ""
     assert not engine.reranker.loaded  # the default settings load nothing
     engine.settings.reranker = RerankerSettings(model_path=str(tmp_path / "absent"))
-    with caplog.at_level("WARNING", logger="memlens.engine.cross_encoder"):
+    with caplog.at_level("WARNING", logger="memlens.engine.ranking.cross_encoder"):
         assert order(engine, QUERY) == before
         assert order(engine, QUERY) == before
     warnings = [r.getMessage() for r in caplog.records if "no cross-encoder" in r.getMessage()]

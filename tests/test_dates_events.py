@@ -7,9 +7,9 @@ import json
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from memlens.engine.dates import anchored_events, epoch_day
-from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
+from memlens.engine.ranking.dates import anchored_events, epoch_day
+from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
 
 SESSIONS = {  # one session per day, so no neighbour context links them

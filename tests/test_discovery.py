@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memlens.engine.discovery import MEMORY, TRANSCRIPT, _glob_match, classify, discover, resolve_locations
 from memlens.engine.engine import Engine
+from memlens.engine.indexing.discovery import MEMORY, TRANSCRIPT, _glob_match, classify, discover, resolve_locations
 from memlens.settings import Settings, merge
 
 NOTE = "# Deploys\n\nThe pgbouncer pool holds 20 connections; raise it before the launch.\n"

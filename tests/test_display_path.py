@@ -6,8 +6,8 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from memlens.engine import results
-from memlens.engine.results import display_path
+from memlens.engine.answers import results
+from memlens.engine.answers.results import display_path
 
 CASES = [
     ("/work/ws/MEMORY.md", "/work/ws"),

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from conftest import example_settings
-from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
 from memlens.engine.filters import SearchFilters
+from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
 
 DLQ_QUERY = "how did we fix the dead-letter queue backup?"

@@ -8,7 +8,7 @@ import unicodedata
 
 import pytest
 
-from memlens.engine.excerpt import fold, make_excerpt
+from memlens.engine.answers.excerpt import fold, make_excerpt
 
 
 @pytest.mark.parametrize(

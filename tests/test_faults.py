@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from memlens.engine.discovery import TRANSCRIPT, SourceFile
 from memlens.engine.engine import Engine
+from memlens.engine.indexing.discovery import TRANSCRIPT, SourceFile
 from memlens.errors import IndexUnavailable
 from memlens.settings import Settings
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from memlens.engine.engine import Engine
-from memlens.engine.hits import UnitHit
-from memlens.engine.search import _fuse
+from memlens.engine.ranking.hits import UnitHit
+from memlens.engine.ranking.search import _fuse
 from memlens.settings import SearchSettings
 
 

@@ -19,7 +19,7 @@ SCRIPT = r"""
 import json, random, sys
 from pathlib import Path
 
-from memlens.engine.embedder import load_embedder
+from memlens.engine.vectors.embedder import load_embedder
 from memlens.settings import EmbeddingSettings
 
 
@@ -71,7 +71,7 @@ def test_embedding_1000_texts_stays_within_a_bound_over_the_model(model_cache: P
 def test_token_batches_bound_word_pieces_per_batch() -> None:
     """Short texts fill a batch up to `BATCH_TOKENS` padded word pieces (not 32 texts); a text longer than that
     still gets a batch of its own; every position is in exactly one batch."""
-    from memlens.engine.embedder import BATCH_TOKENS, token_batches
+    from memlens.engine.vectors.embedder import BATCH_TOKENS, token_batches
 
     lengths = sorted([12] * 200 + [40] * 100 + [256] * 5 + [2 * BATCH_TOKENS])
     batches = token_batches(lengths, 32)

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-import memlens.engine.keyword_docs as keyword_docs
-import memlens.engine.keyword_index as keyword_index
+import memlens.engine.keyword.keyword_docs as keyword_docs
+import memlens.engine.keyword.keyword_index as keyword_index
 from memlens.engine.catalog import Catalog
 from memlens.engine.engine import Engine
-from memlens.engine.keyword_index import KeywordDoc
+from memlens.engine.keyword.keyword_index import KeywordDoc
 from memlens.settings import Settings
 from transcript_fixtures import SYNTHETIC
 

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import FIXTURES
 from memlens.engine.engine import Engine
-from memlens.engine.indexer import SyncReport
+from memlens.engine.indexing.indexer import SyncReport
 from memlens.engine.watcher import LiveIndexer
 from memlens.settings import Settings
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from memlens.engine.markdown_chunker import MarkdownChunk, chunk_markdown
+from memlens.engine.indexing.markdown_chunker import MarkdownChunk, chunk_markdown
 
 
 def section(heading: str, size: int, fill: str = "x") -> str:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from memlens.engine import file_reader
 from memlens.engine.engine import Engine
-from memlens.engine.ingest import read_memory
+from memlens.engine.indexing import file_reader
+from memlens.engine.indexing.ingest import read_memory
 from memlens.engine.text_encoding import decode_text, sniff_encoding
 from memlens.settings import ChunkingSettings, Settings, merge
 

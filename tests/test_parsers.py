@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from memlens.engine.engine import Engine
-from memlens.engine.ingest import transcript_content
+from memlens.engine.indexing.ingest import transcript_content
 from memlens.engine.sources import (
     PARSERS,
     ParseResult,

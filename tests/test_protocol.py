@@ -28,9 +28,9 @@ from typing import Any, cast
 import pytest
 
 from conftest import REPO, example_settings
-from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
 from memlens.engine.filters import SearchFilters
+from memlens.engine.vectors.embedder import Embedder
 from memlens.lsp.commands import COMMANDS
 from memlens.lsp.state import ServerState
 

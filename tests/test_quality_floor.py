@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from memlens.engine.embedder import Embedder
+from memlens.engine.vectors.embedder import Embedder
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memlens.engine import vector_file
 from memlens.engine.engine import Engine
-from memlens.engine.quantized_rows import BLOCK, FileRows, QuantizedRows
-from memlens.engine.vector_snapshot import vector_rows
+from memlens.engine.vectors import vector_file
+from memlens.engine.vectors.quantized_rows import BLOCK, FileRows, QuantizedRows
+from memlens.engine.vectors.vector_snapshot import vector_rows
 
 
 def _unit_rows(count: int, dim: int = 384, seed: int = 3) -> np.ndarray:
@@ -72,7 +72,7 @@ def test_a_vector_file_of_the_float32_layout_is_rebuilt(example: Engine, caplog:
     data = bytearray(path.read_bytes())
     data[: len(vector_file.MAGIC)] = b"MLVEC01\n"
     path.write_bytes(bytes(data))
-    with caplog.at_level(logging.INFO, logger="memlens.engine.vector_file"):
+    with caplog.at_level(logging.INFO, logger="memlens.engine.vectors.vector_file"):
         stored = vector_file.read(
             path, stamp=example.catalog.vector_stamp(), model=example.embedder.name, dim=example.vectors.dim
         )

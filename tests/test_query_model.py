@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memlens.engine.bundled_model import QUANTIZED_FILE, QUANTIZED_MANIFEST, assemble_bundled_model
-from memlens.engine.embedder import Embedder, load_embedder
+from memlens.engine.vectors.bundled_model import QUANTIZED_FILE, QUANTIZED_MANIFEST, assemble_bundled_model
+from memlens.engine.vectors.embedder import Embedder, load_embedder
 from memlens.settings import EmbeddingSettings
 
 QUERIES = [
@@ -78,7 +78,7 @@ def test_documents_are_embedded_even_when_the_int8_copy_cannot_be_made(
     def refuse(folder: Path) -> str:
         raise OSError("read-only model cache")
 
-    monkeypatch.setattr("memlens.engine.embedder.quantized_model", refuse)
+    monkeypatch.setattr("memlens.engine.vectors.embedder.quantized_model", refuse)
     writer, _ = load_embedder(EmbeddingSettings(), tmp_path)
     assert writer is not None
     with caplog.at_level(logging.WARNING):

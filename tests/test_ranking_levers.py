@@ -1,6 +1,6 @@
 """Two ranking levers chosen on the LoCoMo tune split: the reply boost (search.replyBoost) and the keyword side's
-expansion by meaning (search.expansionWeight: the writer's vocabulary, engine/vocabulary.py, read by
-engine/term_expansion.py). Each test fails when its lever is removed."""
+expansion by meaning (search.expansionWeight: the writer's vocabulary, engine/keyword/vocabulary.py, read by
+engine/keyword/term_expansion.py). Each test fails when its lever is removed."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from memlens.engine import vocabulary
-from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
-from memlens.engine.term_expansion import TermExpander
+from memlens.engine.keyword import vocabulary
+from memlens.engine.keyword.term_expansion import TermExpander
+from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
 from test_search_features import openclaw_session
 

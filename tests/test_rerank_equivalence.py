@@ -21,17 +21,25 @@ from typing import Any
 
 import pytest
 
-import memlens.engine.results as results_module
-import memlens.engine.search as search_module
+import memlens.engine.answers.results as results_module
+import memlens.engine.ranking.search as search_module
 from conftest import EXAMPLE_WORKSPACE, FIXTURES
-from memlens.engine.calibration import answerable, probability
 from memlens.engine.catalog import Catalog
-from memlens.engine.dates import message_windows, overlaps
 from memlens.engine.engine import Engine
-from memlens.engine.hits import UnitHit
-from memlens.engine.keyword_index import KeywordIndex
-from memlens.engine.rerank import HEAD, bm25_share, coverage, matched_share, postprocess, query_facts, tool_share
-from memlens.engine.unit_facts import question_share
+from memlens.engine.keyword.keyword_index import KeywordIndex
+from memlens.engine.ranking.calibration import answerable, probability
+from memlens.engine.ranking.dates import message_windows, overlaps
+from memlens.engine.ranking.hits import UnitHit
+from memlens.engine.ranking.rerank import (
+    HEAD,
+    bm25_share,
+    coverage,
+    matched_share,
+    postprocess,
+    query_facts,
+    tool_share,
+)
+from memlens.engine.ranking.unit_facts import question_share
 from memlens.settings import SearchSettings, Settings
 
 NOW = 1_700_000_000.0

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from memlens.engine.engine import Engine
-from memlens.engine.hits import UnitHit
-from memlens.engine.rerank import TAIL_SHARE, QueryFacts, coverage, found_words, shown, tool_share
-from memlens.engine.search import SearchError
-from memlens.engine.unit_facts import Words
+from memlens.engine.ranking.hits import UnitHit
+from memlens.engine.ranking.rerank import TAIL_SHARE, QueryFacts, coverage, found_words, shown, tool_share
+from memlens.engine.ranking.search import SearchError
+from memlens.engine.ranking.unit_facts import Words
 from memlens.settings import Settings
 
 

@@ -7,12 +7,12 @@ import json
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from memlens.engine.dates import epoch_day, message_windows, overlaps, query_windows
-from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
-from memlens.engine.identifiers import identifier_parts, identifier_terms, looks_technical
-from memlens.engine.keyword_index import SCHEMA_FILE, KeywordIndex
-from memlens.engine.rerank import tool_share
+from memlens.engine.keyword.identifiers import identifier_parts, identifier_terms, looks_technical
+from memlens.engine.keyword.keyword_index import SCHEMA_FILE, KeywordIndex
+from memlens.engine.ranking.dates import epoch_day, message_windows, overlaps, query_windows
+from memlens.engine.ranking.rerank import tool_share
+from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
 
 

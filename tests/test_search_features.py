@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
+from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
 
 SYNTHETIC = Path(__file__).resolve().parent / "fixtures" / "transcripts"

@@ -13,11 +13,11 @@ from typing import Any, cast
 import numpy as np
 import pytest
 
-from memlens.engine.bundled_model import BUNDLED_MODEL, assemble_bundled_model, register_with_fastembed
-from memlens.engine.embedder import Embedder
 from memlens.engine.filters import SearchFilters
-from memlens.engine.vector_index import EXACT_ROWS, VectorIndex
-from memlens.engine.vector_snapshot import VectorRow
+from memlens.engine.vectors.bundled_model import BUNDLED_MODEL, assemble_bundled_model, register_with_fastembed
+from memlens.engine.vectors.embedder import Embedder
+from memlens.engine.vectors.vector_index import EXACT_ROWS, VectorIndex
+from memlens.engine.vectors.vector_snapshot import VectorRow
 
 TEXTS = [
     "how did we fix the dead letter queue backup?",
@@ -125,7 +125,7 @@ def test_filters_add_and_remove_without_rebuild(corpus: np.ndarray) -> None:
 
 
 def test_token_batches_bound_attention_memory() -> None:
-    from memlens.engine.embedder import ATTENTION_BUDGET, token_batches
+    from memlens.engine.vectors.embedder import ATTENTION_BUDGET, token_batches
 
     lengths = sorted([8] * 100 + [256] * 7 + [100] * 20)
     batches = token_batches(lengths, 32)
@@ -192,7 +192,7 @@ def test_flat_word_query_scores_as_the_nested_one(tmp_path: Path) -> None:
     same units with the same BM25 as the disjunction wrapped in a required clause, in both fields."""
     import tantivy
 
-    from memlens.engine.keyword_index import KeywordDoc, KeywordIndex
+    from memlens.engine.keyword.keyword_index import KeywordDoc, KeywordIndex
 
     index = KeywordIndex(tmp_path / "kw")
     words = ["deploy", "queue", "ledger", "refund", "retry", "webhook", "billing", "timeout", "cache", "rollout"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import notes_engine
 from memlens.engine.engine import Engine
-from memlens.engine.keyword_index import SCHEMA_FILE, SCHEMA_VERSION, KeywordIndex
+from memlens.engine.keyword.keyword_index import SCHEMA_FILE, SCHEMA_VERSION, KeywordIndex
 
 
 def _engine(tmp_path: Path, notes: dict[str, str]) -> Engine:

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memlens.engine.engine import Engine
-from memlens.engine.summaries import (
+from memlens.engine.answers.summaries import (
     MAX_PATTERN_CHARS,
     SummaryError,
     describe_summary,
@@ -18,6 +17,7 @@ from memlens.engine.summaries import (
     expand_summary,
     grep_summaries,
 )
+from memlens.engine.engine import Engine
 from memlens.errors import InvalidPattern
 from memlens.settings import Settings, merge
 from planted_secrets import PLANTED, leaked, leaked_fragments

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import notes_engine
 from memlens.engine.engine import Engine
-from memlens.engine.unit_facts import (
+from memlens.engine.ranking.unit_facts import (
     FACTS_VERSION,
     MISSING,
     UnitFactsCache,

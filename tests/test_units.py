@@ -9,11 +9,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from memlens.engine.bundled_model import BUNDLED_FILES, assemble_bundled_model
-from memlens.engine.discovery import classify, claude_project_dir, discover, resolve_locations
-from memlens.engine.embedder import ModelUnavailable, load_embedder
 from memlens.engine.filters import InvalidFilter, filters_from_dict
-from memlens.engine.transcript_chunker import group_messages
+from memlens.engine.indexing.discovery import classify, claude_project_dir, discover, resolve_locations
+from memlens.engine.indexing.transcript_chunker import group_messages
+from memlens.engine.vectors.bundled_model import BUNDLED_FILES, assemble_bundled_model
+from memlens.engine.vectors.embedder import ModelUnavailable, load_embedder
 from memlens.settings import EmbeddingSettings, Settings, merge, to_wire
 
 
@@ -142,7 +142,7 @@ def test_tampered_package_file_is_refused(tmp_path: Path, monkeypatch: pytest.Mo
     shutil.copytree(Path(assemble_bundled_model(tmp_path / "good")), fake / "data")
     (fake / "data" / "config.json").write_text('{"tampered": true}')
     table = {name: ("fakepkg", f"data/{name}", digest) for name, (_, _, digest) in BUNDLED_FILES.items()}
-    monkeypatch.setattr("memlens.engine.bundled_model.BUNDLED_FILES", table)
-    monkeypatch.setattr("memlens.engine.bundled_model.package_dir", lambda package: fake)
+    monkeypatch.setattr("memlens.engine.vectors.bundled_model.BUNDLED_FILES", table)
+    monkeypatch.setattr("memlens.engine.vectors.bundled_model.package_dir", lambda package: fake)
     with pytest.raises(ModelUnavailable, match="sha256"):
         assemble_bundled_model(tmp_path / "cache")

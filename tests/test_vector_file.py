@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memlens.engine import vector_file
 from memlens.engine.engine import Engine
-from memlens.engine.quantized_rows import QuantizedRows
-from memlens.engine.vector_index import VectorIndex
-from memlens.engine.vector_snapshot import VectorRow, vector_rows
+from memlens.engine.vectors import vector_file
+from memlens.engine.vectors.quantized_rows import QuantizedRows
+from memlens.engine.vectors.vector_index import VectorIndex
+from memlens.engine.vectors.vector_snapshot import VectorRow, vector_rows
 
 QUERIES = ["dead letter queue", "how do we deploy", "database migration", "retry with backoff", "tests failing"]
 
@@ -231,7 +231,7 @@ class _RandomVectors:
 def test_a_long_embedding_run_folds_its_rows_into_the_file_as_it_goes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memlens.engine.embedder import Embedder
+    from memlens.engine.vectors.embedder import Embedder
     from memlens.settings import Settings
 
     workspace = tmp_path / "ws"

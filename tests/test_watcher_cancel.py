@@ -9,8 +9,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from memlens.engine.embedder import Embedder
 from memlens.engine.engine import Engine
+from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.watcher import LiveIndexer
 from memlens.settings import Settings
 

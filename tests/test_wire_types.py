@@ -27,7 +27,7 @@ import pytest
 
 from memlens import wire
 from memlens.cli.output import print_search
-from memlens.engine.context_pack import build_context_pack
+from memlens.engine.answers.context_pack import build_context_pack
 from memlens.engine.engine import Engine
 from memlens.lsp.commands import COMMANDS
 from memlens.lsp.hover import render

@@ -162,8 +162,8 @@ def _hold_writer_lock(index_dir: Path) -> Iterator[None]:
 
 def check_in_process(corpus: Corpus, index_dir: Path, outcome: Outcome) -> None:
     """Look every marker up (keyword) and open the history of every session found, in one read-only Engine."""
+    from memlens.engine.answers.history import session_history
     from memlens.engine.engine import Engine
-    from memlens.engine.history import session_history
     from memlens.settings import Settings
 
     settings = Settings()

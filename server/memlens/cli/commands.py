@@ -23,7 +23,7 @@ from memlens.local_api.protocol import SearchParams
 
 if TYPE_CHECKING:
     from memlens.engine import Engine
-    from memlens.engine.indexer import SyncReport
+    from memlens.engine.indexing.indexer import SyncReport
     from memlens.settings import Settings
     from memlens.wire import SearchResponse
 

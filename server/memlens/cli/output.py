@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from memlens.wire import HistoryResponse, SearchResponse, SearchResult, SessionsResponse
 
 if TYPE_CHECKING:
-    from memlens.engine.indexer import SyncReport
+    from memlens.engine.indexing.indexer import SyncReport
 
 
 class ProgressBar:

@@ -14,30 +14,30 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import cast
 
-from memlens.engine.bundled_model import BUNDLED_DIM
+from memlens.engine.answers.context_pack import DEFAULT_BUDGET, build_context_pack
+from memlens.engine.answers.history import session_history
+from memlens.engine.answers.index_stats import index_stats
+from memlens.engine.answers.outbound import redact_response
+from memlens.engine.answers.results import ResultBuilder
+from memlens.engine.answers.sessions import DEFAULT_LIMIT as SESSIONS_LIMIT
+from memlens.engine.answers.sessions import label_history, label_results, list_sessions, resolve_session
+from memlens.engine.answers.summaries import DEFAULT_EXPAND_BUDGET, describe_summary, expand_summary, grep_summaries
+from memlens.engine.answers.visibility import Visibility, VisibilityCache
 from memlens.engine.catalog import Catalog
-from memlens.engine.context_pack import DEFAULT_BUDGET, build_context_pack
-from memlens.engine.cross_encoder import Reranker
-from memlens.engine.discovery import Locations, SourceFile, classify, discover, resolve_locations
-from memlens.engine.embedder import Embedder, load_embedder
 from memlens.engine.filters import SearchFilters
-from memlens.engine.history import session_history
-from memlens.engine.hits import Ranking
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
-from memlens.engine.index_stats import index_stats
-from memlens.engine.indexer import Indexer, SyncReport
-from memlens.engine.keyword_index import KeywordIndex
-from memlens.engine.outbound import redact_response
+from memlens.engine.indexing.discovery import Locations, SourceFile, classify, discover, resolve_locations
+from memlens.engine.indexing.indexer import Indexer, SyncReport
+from memlens.engine.indexing.stored_text import redaction_stamp
+from memlens.engine.indexing.writer_lock import WriterLock
+from memlens.engine.keyword.keyword_index import KeywordIndex
 from memlens.engine.progress import Progress
-from memlens.engine.results import ResultBuilder
-from memlens.engine.search import Retriever
-from memlens.engine.sessions import DEFAULT_LIMIT as SESSIONS_LIMIT
-from memlens.engine.sessions import label_history, label_results, list_sessions, resolve_session
-from memlens.engine.stored_text import redaction_stamp
-from memlens.engine.summaries import DEFAULT_EXPAND_BUDGET, describe_summary, expand_summary, grep_summaries
-from memlens.engine.vector_index import VectorIndex
-from memlens.engine.visibility import Visibility, VisibilityCache
-from memlens.engine.writer_lock import WriterLock
+from memlens.engine.ranking.cross_encoder import Reranker
+from memlens.engine.ranking.hits import Ranking
+from memlens.engine.ranking.search import Retriever
+from memlens.engine.vectors.bundled_model import BUNDLED_DIM
+from memlens.engine.vectors.embedder import Embedder, load_embedder
+from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.errors import IndexUnavailable, is_disk_full
 from memlens.settings import Settings
 from memlens.wire import (

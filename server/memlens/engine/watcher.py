@@ -18,7 +18,7 @@ from pathlib import Path
 import watchfiles
 
 from memlens.engine.engine import Engine
-from memlens.engine.indexer import SyncReport
+from memlens.engine.indexing.indexer import SyncReport
 from memlens.engine.progress import Progress
 from memlens.errors import MemlensError
 

@@ -9,13 +9,13 @@ from typing import Any
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
-from memlens.engine.context_pack import DEFAULT_BUDGET
+from memlens.engine.answers.context_pack import DEFAULT_BUDGET
+from memlens.engine.answers.history import MAX_HISTORY
+from memlens.engine.answers.sessions import DEFAULT_LIMIT as SESSIONS_LIMIT
+from memlens.engine.answers.sessions import MAX_LIMIT as MAX_SESSIONS
+from memlens.engine.answers.summaries import DEFAULT_EXPAND_BUDGET, MAX_GREP
 from memlens.engine.filters import FORMATS, InvalidFilter, filters_from_dict
-from memlens.engine.history import MAX_HISTORY
-from memlens.engine.search import FUSIONS, MODES
-from memlens.engine.sessions import DEFAULT_LIMIT as SESSIONS_LIMIT
-from memlens.engine.sessions import MAX_LIMIT as MAX_SESSIONS
-from memlens.engine.summaries import DEFAULT_EXPAND_BUDGET, MAX_GREP
+from memlens.engine.ranking.search import FUSIONS, MODES
 from memlens.errors import MemlensError
 from memlens.lsp.params import Args, invalid
 from memlens.lsp.state import ServerState

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from memlens.engine import Engine
-from memlens.engine.indexer import SyncReport
+from memlens.engine.indexing.indexer import SyncReport
 from memlens.engine.progress import Progress
 
 log = logging.getLogger(__name__)

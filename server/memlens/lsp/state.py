@@ -15,7 +15,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
 from memlens.engine import Engine
-from memlens.engine.indexer import SyncReport
+from memlens.engine.indexing.indexer import SyncReport
 from memlens.local_api.server import LocalServer
 from memlens.lsp.indexing import BackgroundIndexer
 from memlens.lsp.progress import StatusPublisher, WorkDone

@@ -22,7 +22,7 @@ from mcp.server.stdio import stdio_server
 
 from memlens import __version__
 from memlens.engine import Engine
-from memlens.engine.indexer import SyncReport
+from memlens.engine.indexing.indexer import SyncReport
 from memlens.engine.watcher import LiveIndexer
 from memlens.errors import InvalidRequest, MemlensError
 from memlens.local_api.server import LocalServer

@@ -16,12 +16,12 @@ from typing import Any, TypedDict
 import jsonschema
 
 from memlens.engine import Engine
-from memlens.engine.context_pack import DEFAULT_BUDGET
+from memlens.engine.answers.context_pack import DEFAULT_BUDGET
+from memlens.engine.answers.history import MAX_HISTORY
+from memlens.engine.answers.sessions import MAX_LIMIT as MAX_SESSIONS
+from memlens.engine.answers.summaries import DEFAULT_EXPAND_BUDGET, MAX_GREP
 from memlens.engine.filters import FORMATS, KINDS, ROLES, filters_from_dict
-from memlens.engine.history import MAX_HISTORY
-from memlens.engine.search import MODES
-from memlens.engine.sessions import MAX_LIMIT as MAX_SESSIONS
-from memlens.engine.summaries import DEFAULT_EXPAND_BUDGET, MAX_GREP
+from memlens.engine.ranking.search import MODES
 from memlens.errors import InvalidRequest
 from memlens.wire import (
     ContextParams,

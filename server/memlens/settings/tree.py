@@ -97,7 +97,7 @@ class EmbeddingSettings:
 
 @dataclass
 class RerankerSettings:
-    """The optional cross-encoder pass over the top hits (engine/cross_encoder.py); off unless a model is named."""
+    """The optional cross-encoder pass over the top hits (engine/ranking/cross_encoder.py); off unless a model is named."""
 
     model: str = ""
     """A fastembed cross-encoder model name (e.g. Xenova/ms-marco-MiniLM-L-6-v2); empty = no reranking."""
@@ -117,7 +117,7 @@ Fusion = Literal["weighted", "rrf", "rescue"]
 class SearchSettings:
     mode: Mode = "hybrid"
     fusion: Fusion = "rescue"
-    """How BM25 and cosine combine in hybrid mode (see engine/search.py `_fuse`)."""
+    """How BM25 and cosine combine in hybrid mode (see engine/ranking/search.py `_fuse`)."""
     rescue_weight: float = field(default=0.55, metadata=between(0, 1))
     """fusion "rescue": a hit scores at least this × (its cosine / the query's best cosine) ^ rescuePower."""
     rescue_power: float = field(default=20.0, metadata=between(1, 1000))
@@ -161,7 +161,7 @@ class SearchSettings:
     Chosen on the LoCoMo tune split (bench/RESULTS.md)."""
     expansion_weight: float = field(default=0.2, metadata=between(0, 1))
     """Keyword side: each query word also matches the index's words nearest it in meaning (word vectors the index
-    writer made with the embedding model; engine/vocabulary.py, engine/term_expansion.py), their BM25 weighted by
+    writer made with the embedding model; engine/keyword/vocabulary.py, engine/keyword/term_expansion.py), their BM25 weighted by
     this (0 = off). Chosen on the LoCoMo tune split (bench/RESULTS.md)."""
     expansion_min_cosine: float = field(default=0.55, metadata=between(0, 1))
     """A vocabulary word expands a query word when their cosine reaches this."""

@@ -1,0 +1,52 @@
+"""What `memlens stats` (and the language server's and MCP's stats) report of an index: sizes, the embedding
+backlog, files by format, and the files that could not be indexed or were not recognised, with their reasons.
+
+Apart from the Engine, which only says what it knows of itself (its model, whether it is indexing, its folder):
+the rest is read from the catalog here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memlens.engine.answers.results import iso
+from memlens.engine.catalog import Catalog
+from memlens.wire import StatsResponse
+
+FILE_ERRORS_SHOWN = 50  # files with problems (and unrecognised files) listed by stats; the counts cover them all
+
+
+def index_stats(
+    catalog: Catalog,
+    *,
+    model: str | None,
+    provider_note: str,
+    indexing: bool,
+    index_dir: Path,
+    writable: bool,
+) -> StatsResponse:
+    """`model`: the embedding model's name, None when keyword-only; `provider_note`: why there is none, if so."""
+    total_chunks = catalog.count("chunks")
+    chunks_missing, pending_messages = catalog.embedding_backlog(model) if model is not None else (0, 0)
+    last_sync = catalog.get_meta("last_sync")
+    unrecognised, unrecognised_paths = catalog.unrecognised_files(FILE_ERRORS_SHOWN)
+    return {
+        "totalChunks": total_chunks,
+        "chunksWithEmbeddings": total_chunks - chunks_missing if model else 0,
+        "chunksNeedingEmbeddings": chunks_missing if model else total_chunks,
+        "pendingMessages": pending_messages,
+        "lastSync": iso(float(last_sync)) if last_sync else None,
+        "provider": model or "none",
+        "providerNote": provider_note or None,
+        "files": catalog.files_by_format(),
+        "messages": catalog.messages_by_format(),
+        "sessions": catalog.count("sessions"),
+        "badLines": catalog.total_bad_lines(),
+        "orphanedMessages": catalog.total_orphaned(),
+        "filesWithErrors": catalog.count_file_problems(),
+        "fileErrors": catalog.file_problems(FILE_ERRORS_SHOWN),
+        "filesUnrecognised": unrecognised,
+        "unrecognisedFiles": unrecognised_paths,
+        "indexing": indexing,
+        "indexDir": str(index_dir),
+        "readOnly": not writable,
+    }

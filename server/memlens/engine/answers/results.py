@@ -1,0 +1,172 @@
+"""Turns a unit ranking into bounded chunk-level results: best message named, excerpt, citation fields."""
+
+from __future__ import annotations
+
+import functools
+import os
+from datetime import UTC, datetime
+from pathlib import Path, PurePath
+from typing import cast
+
+from memlens.engine.answers.excerpt import make_excerpt
+from memlens.engine.answers.visibility import Visibility
+from memlens.engine.catalog import Catalog, ResultRow
+from memlens.engine.ranking.hits import Ranking, UnitHit
+from memlens.engine.ranking.rerank import ANSWER_TOP, shown, shown_floor
+from memlens.wire import HitKind, SearchResult
+
+MAX_LIMIT = 100
+SETTLE_EXTRA = 4  # rows a slice reads beyond the limit (at least ANSWER_TOP): room for hidden hits, a chunk's units
+
+
+def iso(ts: float | None) -> str | None:
+    """ISO-8601 UTC time; None for no time, and for a stored time no calendar can show (an index from before the
+    parsers bounded times), so one odd row never fails a whole answer."""
+    if ts is None:
+        return None
+    try:
+        return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def display_path(path: str, workspaces: list[Path]) -> str:
+    """Workspace-relative when inside a workspace folder, `~/…` under the home folder, else absolute."""
+    return _display_path(path, tuple(str(w) for w in workspaces))
+
+
+@functools.lru_cache(maxsize=8192)  # result pages repeat the same files
+def _display_path(path: str, workspaces: tuple[str, ...]) -> str:
+    for workspace in workspaces:
+        relative = _relative(path, workspace)
+        if relative is not None:
+            return relative if len(workspaces) == 1 else f"{PurePath(workspace).name}/{relative}"
+    home = _relative(path, str(Path.home()))
+    return path if home is None else f"~/{home}"
+
+
+def _relative(path: str, folder: str) -> str | None:
+    """`path` relative to `folder` in POSIX form, None when it is not inside it. By string prefix where paths are
+    POSIX (the catalog's and the workspaces' paths come from `Path`, so they are normalised): a search shows a dozen
+    paths it has not shown before, and pathlib's `relative_to` costs about 12 µs a miss (it raises for every folder a
+    transcript is not in), the prefix test under 1 µs."""
+    if os.sep != "/":
+        try:
+            return PurePath(path).relative_to(folder).as_posix()
+        except ValueError:
+            return None
+    if path == folder:
+        return "."
+    prefix = folder if folder.endswith("/") else folder + "/"
+    return path[len(prefix) :] if path.startswith(prefix) else None
+
+
+class ResultBuilder:
+    def __init__(self, catalog: Catalog, workspaces: list[Path], visibility: Visibility) -> None:
+        self.catalog = catalog
+        self.workspaces = workspaces
+        self.visibility = visibility
+
+    def build(
+        self,
+        ranking: Ranking,
+        limit: int,
+        min_score: float,
+        excerpt_chars: int,
+        max_chars: int,
+        explain: bool = False,
+    ) -> list[SearchResult]:
+        limit = max(1, min(limit, MAX_LIMIT))
+        hits, rows = self._visible(ranking, limit, min_score)
+        best: dict[int, tuple[UnitHit, ResultRow]] = {}  # chunk id: (its best unit's hit, the result's row)
+        for hit in shown(hits, min_score, calibrated=ranking.calibrated):
+            row = rows[hit.unit_id]
+            best.setdefault(row.chunk_id, (hit, row))
+        results: list[SearchResult] = []
+        total = 0
+        for hit, row in best.values():
+            result = self._result(row, hit, ranking.query_terms, excerpt_chars, explain)
+            total += len(result["excerpt"]) + 200
+            if results and total > max_chars:
+                break
+            results.append(result)
+            if len(results) >= limit:
+                break
+        return results
+
+    def _visible(self, ranking: Ranking, limit: int, min_score: float) -> tuple[list[UnitHit], dict[int, ResultRow]]:
+        """The ranked hits this request may show (excluded sessions and out-of-scope files dropped BEFORE the
+        answer/tail cut, so hidden hits neither decide it nor take the places of visible ones), with their result
+        rows. Reads one query per slice (unit, chunk, file and session together) and stops as soon as the shown part
+        is settled: the best visible hits that set the cut are known (`rerank.shown_floor`) and either the hits over
+        it already span `limit` chunks or no hit left scores over it (the last pass re-scores only the head, so the
+        scores after it are not in order: the best of the rest is what counts). A result row costs 10-14 µs, so
+        a slice is the limit (at least ANSWER_TOP) plus SETTLE_EXTRA, not the whole candidate list."""
+        hits = ranking.hits
+        visible: list[UnitHit] = []
+        rows: dict[int, ResultRow] = {}
+        step = max(limit, ANSWER_TOP) + SETTLE_EXTRA  # the first slice can settle the cut
+        for start in range(0, len(hits), step):
+            part = hits[start : start + step]
+            found = self.catalog.result_rows([h.unit_id for h in part])
+            for hit in part:
+                row = found.get(hit.unit_id)
+                if row is None:
+                    continue
+                if not self.visibility.hides(row.session_key, row.session_id, row.path, row.cwd):
+                    visible.append(hit)
+                    rows[hit.unit_id] = row
+            if len(visible) < ANSWER_TOP:
+                continue  # the hits that set the cut are not all known yet
+            floor = shown_floor(visible, min_score, calibrated=ranking.calibrated)
+            if floor is None:
+                break  # no answer: nothing will be shown
+            if len({rows[h.unit_id].chunk_id for h in visible if h.score >= floor}) >= limit:
+                break
+            if all(h.score < floor for h in hits[start + step :]):
+                break
+        return visible, rows
+
+    def _result(
+        self, row: ResultRow, hit: UnitHit, terms: list[str], excerpt_chars: int, explain: bool
+    ) -> SearchResult:
+        """One hit as the wire has it. The kind's fields are set key by key, so mypy holds each to wire.SearchResult
+        (a dict merged in was checked by nothing), in the order they have always gone out."""
+        result: SearchResult = {
+            "id": f"chunk:{row.chunk_id}",
+            "kind": cast(HitKind, row.kind),  # the catalog's kinds are the wire's
+            "score": round(hit.score, 4),
+            "path": row.path,
+            "relPath": display_path(row.path, self.workspaces),
+            "excerpt": make_excerpt(row.text, terms, excerpt_chars),
+        }
+        # NULL in the catalog goes out as null, not left out (wire.SearchResult says which fields may be null)
+        if row.kind == "memory":
+            result["lineStart"] = row.line_start
+            result["lineEnd"] = row.line_end
+            result["heading"] = row.heading
+        else:
+            result["format"] = row.file_format
+            result["sessionKey"] = row.session_key
+            result["sessionId"] = row.session_id
+            result["messageId"] = row.message_id
+            result["role"] = row.role
+            result["timestamp"] = iso(row.ts)
+            result["messageCount"] = row.message_count
+            result["lineStart"] = row.position
+            if row.parent_key:
+                result["parentSessionKey"] = row.parent_key
+        if explain:
+            result["explain"] = {
+                "unitId": hit.unit_id,
+                "bm25": round(hit.bm25, 4),
+                "keyword": round(hit.keyword, 4),
+                "fused": round(hit.fused, 4),
+                "context": round(hit.rank_score - hit.fused, 4),
+                "rankScore": round(hit.rank_score, 4),
+                "probability": round(hit.probability, 4),
+                "vector": None if hit.vector is None else round(hit.vector, 4),
+                "keywordRank": hit.keyword_rank,
+                "vectorRank": hit.vector_rank,
+            }
+        return result

@@ -1,0 +1,220 @@
+"""Writes one parsed file into the catalog: its file row, sessions, chunks and units (a full replace or a tail).
+
+An appended tail replaces the stored units from its `replace_from_line` on (a tail is parsed again from the start
+of the record it may continue, see sources.base.ParseResult.resume_line) and regroups the chunks from there, so
+an index grown by appends holds the same messages, texts and ids as one parse of the whole file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memlens.engine.catalog import Catalog, FileRow
+from memlens.engine.indexing.discovery import SourceFile
+from memlens.engine.indexing.ingest import ChunkSpec, FileContent, SessionSpec, chunk_records
+from memlens.engine.sources.base import TranscriptRecord
+from memlens.settings import ChunkingSettings
+
+
+@dataclass
+class PendingChanges:
+    """Unit ids one catalog transaction removed and added: what the derived indexes must mirror."""
+
+    deleted_units: list[int] = field(default_factory=list)
+    added_units: list[int] = field(default_factory=list)
+    purged: bool = False  # a file's old contents went (not just a regrouped tail): some vectors may be unused now
+
+
+class CatalogWriter:
+    """Turns one parsed file into catalog rows through the catalog's write methods (it holds no SQL itself)."""
+
+    def __init__(self, catalog: Catalog, chunking: ChunkingSettings) -> None:
+        self.catalog = catalog
+        self.chunking = chunking
+
+    def write(
+        self,
+        db: sqlite3.Connection,
+        *,
+        source: SourceFile,
+        row: FileRow | None,
+        stat: os.stat_result,
+        content: FileContent,
+        appended: bool,
+        pending: PendingChanges,
+    ) -> None:
+        """Record a parsed file: replace its contents, or with `appended` add the new tail's messages."""
+        path = str(source.path)
+        leaf = next((r.uuid for r in reversed(content.records) if r.uuid), None)
+        values: dict[str, object] = {
+            "format": content.format,
+            "size": stat.st_size,
+            "mtime_ns": stat.st_mtime_ns,
+            "head_hash": content.head_digest,
+            "parsed_bytes": content.parsed_bytes,
+            "next_line": content.next_line,
+            "error": _first_reasons(content.errors, row.error if appended and row is not None else None),
+            "resume_line": content.resume_line,
+            "resume_bytes": content.resume_bytes,
+            "anchor_ids": json.dumps(content.anchor_ids),
+        }
+        if leaf is not None or not appended:
+            values["leaf_uuid"] = leaf
+        if appended and row is not None:
+            values["bad_lines"] = row.bad_lines + content.bad_lines
+            values["orphaned"] = row.orphaned + content.orphaned
+            file_id = self.catalog.upsert_file(db, path, source.kind, **values)
+            self._append_chunks(db, file_id, row.session_key or "", content, pending)
+        else:
+            values["bad_lines"] = content.bad_lines
+            values["orphaned"] = content.orphaned
+            file_id = self.catalog.upsert_file(db, path, source.kind, **values)
+            if row is not None:
+                pending.deleted_units += self.catalog.purge_file_contents(db, file_id)
+                pending.purged = True
+            session_key = self._store_session(db, file_id, source.path, content.session) if content.session else None
+            self.catalog.set_file_session(db, file_id, session_key)
+            agent_keys = {s.agent_id: self._store_session(db, file_id, source.path, s) for s in content.subsessions}
+            seq = 0
+            for chunk in content.chunks:  # a sidechain's chunks go to its subagent session
+                key = agent_keys.get(chunk.agent_id, session_key) if chunk.agent_id else session_key
+                seq = self._insert_chunks(
+                    db,
+                    file_id=file_id,
+                    session_key=key,
+                    format_=content.format,
+                    chunks=[chunk],
+                    seq=seq,
+                    pending=pending,
+                )
+
+    def _store_session(self, db: sqlite3.Connection, file_id: int, path: Path, session: SessionSpec) -> str:
+        base = f"{session.format}:{session.session_id}"
+        if session.agent_id:
+            base += f"/agent-{session.agent_id}"
+        key = base
+        owner = self.catalog.session_file(db, key)
+        if owner is not None and owner != file_id:
+            key = f"{base}~{path.stem}"  # the same session id in two files (e.g. a copied transcript)
+        parent = f"{session.format}:{session.parent_session_id}" if session.parent_session_id else None
+        self.catalog.put_session(
+            db,
+            key=key,
+            session_id=session.session_id,
+            format_=session.format,
+            file_id=file_id,
+            parent_key=parent,
+            agent_id=session.agent_id,
+            cwd=session.cwd,
+            title=session.title,
+        )
+        return key
+
+    def _append_chunks(
+        self, db: sqlite3.Connection, file_id: int, session_key: str, content: FileContent, pending: PendingChanges
+    ) -> None:
+        """Replace the units from `content.replace_from_line` on and regroup the chunks from the first one they
+        touch (at least the last chunk, which the new messages may join); earlier chunks stay as they are."""
+        replace_from = content.replace_from_line
+        chunk_ids = self.catalog.file_chunk_ids(db, file_id)
+        first = len(chunk_ids) - 1 if chunk_ids else 0
+        if replace_from is not None:
+            touched = self.catalog.first_chunk_from(db, file_id, replace_from)
+            if touched is not None and touched in chunk_ids:
+                first = min(first, chunk_ids.index(touched))
+        regrouped = chunk_ids[first:]
+        carried: list[TranscriptRecord] = []
+        first_seq = self.catalog.last_seq(db, file_id)
+        if regrouped:
+            rows = self.catalog.units_of_chunks(db, regrouped)
+            kept = [r for r in rows if replace_from is None or r["position"] is None or r["position"] < replace_from]
+            carried = [_record_of(r) for r in kept]
+            if rows:
+                first_seq = min(int(r["seq"]) for r in rows) - 1
+            pending.deleted_units += [int(r["id"]) for r in rows]
+            self.catalog.delete_chunks(db, regrouped)
+        new = [r for r in content.records if r.agent_id is None]
+        if carried or new:
+            chunks = chunk_records(carried + new, self.chunking)
+            self._insert_chunks(
+                db,
+                file_id=file_id,
+                session_key=session_key,
+                format_=content.format,
+                chunks=chunks,
+                seq=first_seq,
+                pending=pending,
+            )
+
+    def _insert_chunks(
+        self,
+        db: sqlite3.Connection,
+        *,
+        file_id: int,
+        session_key: str | None,
+        format_: str,
+        chunks: list[ChunkSpec],
+        seq: int,
+        pending: PendingChanges,
+    ) -> int:
+        """Insert chunks and their units numbered from seq + 1; returns the last seq used."""
+        for chunk in chunks:
+            chunk_id = self.catalog.insert_chunk(
+                db,
+                file_id=file_id,
+                kind=chunk.kind,
+                session_key=session_key,
+                line_start=chunk.line_start,
+                line_end=chunk.line_end,
+                heading=chunk.heading,
+                ts_start=chunk.ts_start,
+                ts_end=chunk.ts_end,
+                message_count=len(chunk.units) if chunk.kind != "memory" else 0,
+            )
+            for unit in chunk.units:
+                seq += 1
+                unit_id = self.catalog.insert_unit(
+                    db,
+                    file_id=file_id,
+                    chunk_id=chunk_id,
+                    kind=unit.kind,
+                    format_=format_ if unit.kind != "memory" else "",
+                    session_key=session_key,
+                    message_id=unit.message_id,
+                    role=unit.role,
+                    ts=unit.ts,
+                    seq=seq,
+                    position=unit.position,
+                    line_end=unit.line_end,
+                    uuid=unit.uuid,
+                    text=unit.text,
+                    embed_text_hash=unit.embed_hash,
+                )
+                pending.added_units.append(unit_id)
+        return seq
+
+
+def _record_of(row: sqlite3.Row) -> TranscriptRecord:
+    """A stored unit back as a record, to regroup it with appended messages."""
+    return TranscriptRecord(
+        message_id=row["message_id"] or "",
+        role=row["role"] or "assistant",
+        text=row["text"],
+        timestamp=row["ts"],
+        position=row["position"] or 0,
+        kind="summary" if row["kind"] == "summary" else "message",
+        uuid=row["uuid"],
+    )
+
+
+MAX_REASONS = 3  # reasons kept per file for `stats` (the bad-line count covers them all)
+
+
+def _first_reasons(new: list[str], earlier: str | None) -> str | None:
+    """The first few reasons this file had lines skipped, newline-joined (None when it had none)."""
+    reasons = (earlier.split("\n") if earlier else []) + new
+    return "\n".join(reasons[:MAX_REASONS]) or None

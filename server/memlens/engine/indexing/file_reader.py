@@ -1,0 +1,107 @@
+"""Reads one changed file into parsed content: a memory note, a whole transcript (streamed block by block), or only
+the tail appended since the last sync when the file simply grew. Parsing only: the index writer (indexer.py) records
+what cannot be read and stores what this returns."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import BinaryIO
+
+from memlens.engine.catalog import FileRow
+from memlens.engine.indexing.discovery import MEMORY, SourceFile
+from memlens.engine.indexing.ingest import (
+    HEAD_BYTES,
+    FileContent,
+    head_hash,
+    note_date,
+    parse_transcript,
+    parse_transcript_stream,
+    read_memory,
+    resume_point,
+    transcript_content,
+)
+from memlens.engine.sources import continues_branch, make_parsers
+from memlens.engine.sources.common import errors_from_line
+from memlens.settings import ChunkingSettings
+
+MAX_READ_BYTES = 64 * 1024 * 1024  # one appended tail at most; the rest waits for the next sync
+MAX_MEMORY_BYTES = 64 * 1024 * 1024  # a bigger note is indexed up to there, and the cut is reported
+APPENDABLE = {"claude-code", "codex", "openclaw"}
+
+
+class FileReader:
+    """Parses files with one chunking configuration and the parsers it implies."""
+
+    def __init__(self, chunking: ChunkingSettings) -> None:
+        self.chunking = chunking
+        self.parsers = make_parsers(chunking.tool_input_max_chars)
+
+    def read(self, source: SourceFile, row: FileRow | None, stat: os.stat_result) -> tuple[FileContent, bool]:
+        """(content, whether it is only an appended tail) of a changed file, `row` being what the catalog recorded
+        of it. Raises OSError when the file cannot be read; any other exception means it could not be parsed."""
+        with source.path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+            handle.seek(0)
+            content, appended = self._read_open(source, row, stat, handle, head)
+        content.head_digest = head_hash(head[: min(HEAD_BYTES, content.parsed_bytes)])
+        return content, appended
+
+    def _read_open(
+        self, source: SourceFile, row: FileRow | None, stat: os.stat_result, handle: BinaryIO, head: bytes
+    ) -> tuple[FileContent, bool]:
+        """A note whole (up to MAX_MEMORY_BYTES); a transcript from its resume point when it only grew and its head is
+        unchanged, else whole; a transcript no parser recognises as empty content of no format (stats lists it)."""
+        path = source.path
+        if source.kind == MEMORY:
+            data = handle.read(MAX_MEMORY_BYTES + 1)
+            return read_memory(data, self.chunking, note_date(path), max_bytes=MAX_MEMORY_BYTES), False
+        if self._can_append(row, stat) and row is not None:
+            if head_hash(head[: min(HEAD_BYTES, row.parsed_bytes)]) == row.head_hash:
+                handle.seek(row.resume_bytes)
+                appended = self._parse_tail(path, row, handle.read(MAX_READ_BYTES))
+                if appended is not None:
+                    return appended, True
+            handle.seek(0)
+        parsed = parse_transcript_stream(handle, path, self.parsers)
+        if parsed is None:
+            return FileContent(kind="transcript", format="", parsed_bytes=stat.st_size), False
+        content = transcript_content(parsed.result, self.chunking)
+        content.next_line = 1 + parsed.lines
+        content.resume_line, content.resume_bytes = parsed.resume_line, parsed.resume_bytes
+        if parsed.result.session_from_path:  # the session id may still come: the next append re-parses it all
+            content.resume_line, content.resume_bytes = 1, 0
+        return content, False
+
+    def _can_append(self, row: FileRow | None, stat: os.stat_result) -> bool:
+        return (
+            row is not None
+            and row.format in APPENDABLE
+            and row.session_key is not None
+            and 0 < row.parsed_bytes <= stat.st_size
+            and 0 < row.resume_bytes <= row.parsed_bytes  # 0: the next append is parsed with the whole file
+            and row.orphaned == 0  # broken links: the whole file is parsed again, so orphan counts stay exact
+        )
+
+    def _parse_tail(self, path: Path, row: FileRow, tail: bytes) -> FileContent | None:
+        """Parse the file from its resume point (the start of the last record an append may continue) to the end;
+        None when the result would not simply continue the active branch (the whole file is parsed again)."""
+        result = parse_transcript(tail, path, row.resume_line, row.format, self.parsers)
+        anchors: list[str] = json.loads(row.anchor_ids or "[]")
+        if result is None or not continues_branch(result.records, anchors):
+            return None
+        content = transcript_content(result, self.chunking, active_only=False)
+        content.anchor_ids = content.anchor_ids or anchors  # no record before the new resume point: same anchor
+        overlap = row.parsed_bytes - row.resume_bytes
+        if result.bad_lines and overlap > 0:  # the lines parsed again had their bad lines counted already
+            earlier = parse_transcript(tail[:overlap], path, row.resume_line, row.format, self.parsers)
+            content.bad_lines -= earlier.bad_lines if earlier is not None else 0
+            content.errors = errors_from_line(content.errors, row.next_line)
+        content.parsed_bytes = row.resume_bytes + result.consumed_bytes
+        content.next_line = row.resume_line + tail.count(b"\n", 0, result.consumed_bytes)
+        content.resume_line, content.resume_bytes = resume_point(
+            result, tail, row.resume_line, row.resume_bytes, start_known=True
+        )
+        content.replace_from_line = row.resume_line
+        return content

@@ -1,0 +1,320 @@
+"""The one index writer: syncs files into the catalog, then the keyword index, then embeds what has no vector
+(vector_writer.py).
+
+Order of writes makes crashes harmless: the catalog commits first (one transaction per batch of files); tantivy
+then records which catalog generation it reflects, and is rebuilt from the catalog when the two disagree.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import cast
+
+from memlens.engine.catalog import Catalog, FileRow
+from memlens.engine.indexing.catalog_writer import CatalogWriter, PendingChanges
+from memlens.engine.indexing.discovery import SourceFile
+from memlens.engine.indexing.file_reader import FileReader
+from memlens.engine.indexing.ingest import FileContent
+from memlens.engine.indexing.memory_trim import release_freed_memory
+from memlens.engine.indexing.stored_text import redact_content
+from memlens.engine.indexing.vector_writer import VectorWriter
+from memlens.engine.keyword.keyword_docs import keyword_docs, neighbours_of, write_afresh
+from memlens.engine.keyword.keyword_index import KeywordIndex
+from memlens.engine.keyword.vocabulary import backfill_words, collect_words
+from memlens.engine.progress import Progress
+from memlens.engine.ranking.unit_facts import backfill_unit_facts, fill_unit_facts
+from memlens.engine.vectors.embedder import Embedder
+from memlens.engine.vectors.vector_index import VectorIndex
+from memlens.errors import is_disk_full
+from memlens.settings import Settings, camel_case
+from memlens.wire import ReindexReport
+
+log = logging.getLogger(__name__)
+
+BATCH_SECONDS = 0.5
+BATCH_FILES = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A file that could not be indexed this time: the reason, and the size to record (-1 = retry next sync)."""
+
+    reason: str
+    size: int
+
+
+@dataclass
+class SyncReport:
+    files_seen: int = 0
+    files_parsed: int = 0
+    files_appended: int = 0
+    files_unchanged: int = 0
+    files_deleted: int = 0
+    files_failed: int = 0
+    messages_added: int = 0
+    chunks_added: int = 0
+    units_embedded: int = 0
+    bad_lines: int = 0
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    cancelled: bool = False
+
+    def merge(self, other: SyncReport) -> None:
+        for name in self.__dataclass_fields__:
+            value = getattr(other, name)
+            if isinstance(value, bool):
+                setattr(self, name, getattr(self, name) or value)
+            elif isinstance(value, (int, float)):
+                setattr(self, name, getattr(self, name) + value)
+        self.errors.extend(other.errors[: max(0, 50 - len(self.errors))])
+
+    def to_wire(self) -> ReindexReport:
+        """The report as the language server and MCP answer it: camelCase, like every other answer (every field;
+        tests/test_wire_types.py holds the keys to `wire.ReindexReport`)."""
+        return cast(ReindexReport, {camel_case(name): getattr(self, name) for name in self.__dataclass_fields__})
+
+
+class Indexer:
+    def __init__(
+        self,
+        catalog: Catalog,
+        keyword: KeywordIndex,
+        vectors: VectorIndex,
+        embedder: Embedder | None,
+        settings: Settings,
+    ) -> None:
+        self.catalog = catalog
+        self.keyword = keyword
+        self.vectors = vectors
+        self.settings = settings
+        self.writer = CatalogWriter(catalog, settings.chunking)
+        self.reader = FileReader(settings.chunking)
+        self.lock = threading.RLock()  # one writer at a time within this process
+        self._garbage = False  # units were deleted since vectors were last collected
+        self.guard: Callable[[], None] | None = None  # raises when this process may no longer write
+        vectors.may_write = self._may_write  # the vector file beside the catalog is written by this writer only
+        self.embedding = VectorWriter(  # units without a vector, the vocabulary's words, the vector file
+            catalog, vectors, embedder, lock=self.lock, writing=self._writing, may_write=self._may_write
+        )
+
+    # -- public ---------------------------------------------------------------------------------------------
+
+    def sync(
+        self,
+        sources: list[SourceFile],
+        progress: Progress | None = None,
+        cancel: threading.Event | None = None,
+        embed: bool = True,
+        prune: bool = True,
+    ) -> SyncReport:
+        """Bring the index in line with `sources`; with `prune`, files no longer among them are purged."""
+        with self._writing():
+            started = time.perf_counter()
+            report = SyncReport(files_seen=len(sources))
+            backfill_unit_facts(self.catalog, self.keyword, cancel)  # before this sync's units are filled in
+            backfill_words(self.catalog, self.keyword, cancel)  # a catalog from before the vocabulary: once
+            known = self.catalog.files(None if prune else [str(s.path) for s in sources])
+            if prune:
+                wanted = {str(s.path) for s in sources}
+                gone = [Path(p) for p in known if p not in wanted]
+                report.files_deleted = self.remove_paths(gone).files_deleted
+            batch_started = time.perf_counter()
+            batch: list[tuple[SourceFile, FileRow | None, os.stat_result]] = []
+            for done, source in enumerate(sources, 1):
+                if cancel is not None and cancel.is_set():
+                    report.cancelled = True
+                    break
+                row = known.get(str(source.path))
+                try:
+                    stat = source.path.stat()
+                except OSError as exc:
+                    self._note_error(report, source.path, f"cannot read: {exc.strerror or exc}")
+                    continue
+                if row is not None and row.size == stat.st_size and row.mtime_ns == stat.st_mtime_ns:
+                    report.files_unchanged += 1
+                else:
+                    batch.append((source, row, stat))
+                if batch and (len(batch) >= BATCH_FILES or time.perf_counter() - batch_started > BATCH_SECONDS):
+                    self._apply_batch(batch, report)
+                    batch, batch_started = [], time.perf_counter()
+                if progress is not None and (done % 50 == 0 or done == len(sources)):
+                    progress(done, len(sources), f"{done}/{len(sources)} files")
+            if batch:
+                self._apply_batch(batch, report)
+            self.collect_garbage()
+            if report.files_parsed or report.files_appended or report.files_deleted:
+                release_freed_memory()  # what parsing freed, before the embedding's working set is added on top
+            if embed and not report.cancelled:
+                report.units_embedded = self.embedding.embed_pending(progress=progress, cancel=cancel)
+                report.cancelled = bool(cancel is not None and cancel.is_set())
+                if report.units_embedded:
+                    release_freed_memory()
+            self.embedding.persist()
+            report.seconds = time.perf_counter() - started
+            return report
+
+    def collect_garbage(self) -> None:
+        """Drop cached vectors no unit uses any more. Run after a whole sync, never between its parts, so a file
+        that moved (deleted here, added there) keeps its vectors."""
+        with self._writing():
+            if self._garbage:
+                with self.catalog.transaction() as db:
+                    self.catalog.drop_unused_vectors(db)
+                self._garbage = False
+
+    def remove_paths(self, paths: Iterable[Path]) -> SyncReport:
+        """Purge files that disappeared (watcher events); their vectors stay until `collect_garbage`."""
+        with self._writing():
+            report = SyncReport()
+            wanted = [str(p) for p in paths]
+            if not wanted:
+                return report
+            known = self.catalog.files(wanted)
+            rows = [known[p] for p in wanted if p in known]
+            if not rows:
+                return report
+            pending = PendingChanges()
+            with self.catalog.transaction() as db:
+                for row in rows:
+                    pending.deleted_units += self.catalog.delete_file(db, row.id)
+                pending.purged = True
+                generation = self.catalog.bump_generation(db)
+            self._mirror(generation, pending)
+            report.files_deleted = len(rows)
+            return report
+
+    def _may_write(self) -> bool:
+        try:
+            if self.guard is not None:
+                self.guard()
+        except Exception:
+            return False
+        return True
+
+    def compact_keyword_index(self, cancel: threading.Event | None = None, progress: Progress | None = None) -> bool:
+        """Write tantivy afresh when its segments have piled up (`KeywordIndex.needs_compaction`); returns whether
+        it did. One commit: searches see the old index until the new one is whole; `cancel` keeps the old one."""
+        with self._writing():
+            if not self.keyword.needs_compaction():
+                return False
+            segments, used = self.keyword.num_segments(), time.process_time()
+            if not write_afresh(self.catalog, self.keyword, cancel, progress):
+                return False
+            after, cpu = self.keyword.num_segments(), time.process_time() - used
+            log.info("keyword index written afresh: %d segments -> %d, %.1f s of CPU", segments, after, cpu)
+            return True
+
+    def rebuild_keyword_index(self) -> None:
+        """Re-create tantivy from the catalog (after a crash between the two commits, or damage)."""
+        with self._writing():
+            self.keyword.reset()
+            write_afresh(self.catalog, self.keyword)
+            backfill_unit_facts(self.catalog, self.keyword)  # FACTS_VERSION names the analyser's version too
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """The writer's lock, with this thread's catalog reads off the memory map (`Catalog.unmapped`)."""
+        with self.lock, self.catalog.unmapped():
+            yield
+
+    # -- batches ----------------------------------------------------------------------------------------------
+
+    def _apply_batch(self, batch: list[tuple[SourceFile, FileRow | None, os.stat_result]], report: SyncReport) -> None:
+        """Parse a batch of changed files and commit them in one transaction. A file that fails is recorded with
+        its reason (each file writes inside its own savepoint) and never keeps the others from committing."""
+        prepared = [(source, row, stat, self._read(source, row, stat, report)) for source, row, stat in batch]
+        if self.guard is not None:
+            self.guard()  # still the writer? (checked before every commit)
+        pending = PendingChanges()
+        with self.catalog.transaction() as db:
+            for source, row, stat, outcome in prepared:
+                if isinstance(outcome, Failure):
+                    self.catalog.record_file_failure(
+                        db,
+                        str(source.path),
+                        source.kind,
+                        size=outcome.size,
+                        mtime_ns=stat.st_mtime_ns,
+                        reason=outcome.reason,
+                    )
+                    continue
+                content, appended = outcome
+                mark = (len(pending.deleted_units), len(pending.added_units), pending.purged)
+                try:
+                    with self.catalog.savepoint(db):
+                        self.writer.write(
+                            db, source=source, row=row, stat=stat, content=content, appended=appended, pending=pending
+                        )
+                except sqlite3.Error as exc:
+                    if is_disk_full(exc):
+                        raise
+                    del pending.deleted_units[mark[0] :], pending.added_units[mark[1] :]
+                    pending.purged = mark[2]
+                    reason = f"cannot store: {type(exc).__name__}: {exc}"
+                    self._note_error(report, source.path, reason)
+                    self.catalog.record_file_failure(
+                        db, str(source.path), source.kind, size=stat.st_size, mtime_ns=stat.st_mtime_ns, reason=reason
+                    )
+                    continue
+                _count(report, source.path, content, appended)
+            generation = self.catalog.bump_generation(db)
+        self._mirror(generation, pending)
+
+    def _read(
+        self, source: SourceFile, row: FileRow | None, stat: os.stat_result, report: SyncReport
+    ) -> tuple[FileContent, bool] | Failure:
+        """Parse a changed file; returns (content, appended), or the Failure to record when it cannot be indexed."""
+        path = source.path
+        try:
+            outcome = self.reader.read(source, row, stat)
+        except OSError as exc:  # vanished, unreadable, not a file: recorded, and tried again at the next sync
+            if is_disk_full(exc):
+                raise
+            return Failure(self._note_error(report, path, f"cannot read: {exc.strerror or exc}"), size=-1)
+        except Exception as exc:  # a parser bug or content nobody foresaw: this file waits until it changes
+            log.debug("parsing %s failed", path, exc_info=True)
+            return Failure(self._note_error(report, path, f"cannot parse: {type(exc).__name__}: {exc}"), stat.st_size)
+        redact_content(outcome[0], enabled=self.settings.privacy.redact_index)
+        return outcome
+
+    def _mirror(self, generation: int, pending: PendingChanges) -> None:
+        """After a catalog commit, apply the same changes to the keyword index and the vector matrix."""
+        self._garbage = self._garbage or pending.purged
+        added = self.catalog.units_by_id(pending.added_units) if pending.added_units else {}
+        # a new message changes its older neighbours' context field: those are written again too
+        touched = neighbours_of(self.catalog, added.values(), set(added))
+        # deletes go first in the same commit: SQLite may hand a deleted unit's id to a new unit
+        docs = list(keyword_docs(self.catalog, [*added.values(), *touched]))
+        deleted = [*pending.deleted_units, *(int(r["id"]) for r in touched)]
+        self.keyword.write(generation, delete_units=deleted, add=docs)
+        fill_unit_facts(self.catalog, self.keyword, ((i, row["text"], row["kind"]) for i, row in added.items()))
+        collect_words(self.catalog, self.keyword, (row["text"] for row in added.values()))
+        self.embedding.mirror(added=added, deleted=pending.deleted_units)
+
+    def _note_error(self, report: SyncReport, path: Path, reason: str) -> str:
+        """Count a file that could not be indexed; returns the reason (bounded) to record with it."""
+        reason = reason[:300]
+        report.files_failed += 1
+        log.warning("skipped %s: %s", path, reason)
+        if len(report.errors) < 50:
+            report.errors.append(f"{path}: {reason}")
+        return reason
+
+
+def _count(report: SyncReport, path: Path, content: FileContent, appended: bool) -> None:
+    if appended:
+        report.files_appended += 1
+    else:
+        report.files_parsed += 1
+    report.bad_lines += content.bad_lines
+    report.errors.extend(f"{path}: {e}" for e in content.errors[: max(0, 50 - len(report.errors))])
+    report.messages_added += len(content.records)
+    report.chunks_added += len(content.chunks)

@@ -1,0 +1,310 @@
+"""Turns one file's bytes into chunks and search units (parsing and chunking only; no storage)."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import BinaryIO
+
+from memlens.engine.indexing.markdown_chunker import chunk_markdown
+from memlens.engine.indexing.transcript_chunker import group_messages, split_text
+from memlens.engine.sources import PARSERS, detect_format, get_parser, read_head, split_branches
+from memlens.engine.sources.base import ParseResult, TranscriptParser, TranscriptRecord
+from memlens.engine.text_encoding import decode_text
+from memlens.settings import ChunkingSettings
+
+HEAD_BYTES = 4096
+STREAM_BLOCK = 16 * 1024 * 1024
+MAX_UNIT_CHARS = 64_000  # no unit is longer: a longer message is split into several units (parts)
+MAX_MESSAGE_CHARS = 2_000_000  # a message's text past this (a pasted 10 MB log) is not indexed; the file keeps it
+_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+EMBED_TEXT_CHARS = 2000  # the model reads ~256 word pieces; more text only costs time
+
+
+@dataclass(slots=True)
+class UnitSpec:
+    kind: str  # memory | transcript | summary
+    text: str
+    embed_text: str
+    message_id: str | None = None
+    role: str | None = None
+    ts: float | None = None
+    position: int | None = None
+    line_end: int | None = None
+    uuid: str | None = None
+
+    @property
+    def embed_hash(self) -> str:
+        return text_hash(self.embed_text)
+
+
+@dataclass(slots=True)
+class ChunkSpec:
+    kind: str
+    units: list[UnitSpec]
+    line_start: int | None = None
+    line_end: int | None = None
+    heading: str | None = None
+    agent_id: str | None = None  # a chunk of a sidechain stored as its own subagent session (FileContent.subsessions)
+
+    @property
+    def ts_start(self) -> float | None:
+        times = [u.ts for u in self.units if u.ts is not None]
+        return min(times) if times else None
+
+    @property
+    def ts_end(self) -> float | None:
+        times = [u.ts for u in self.units if u.ts is not None]
+        return max(times) if times else None
+
+
+@dataclass(slots=True)
+class SessionSpec:
+    session_id: str
+    format: str
+    parent_session_id: str | None = None
+    agent_id: str | None = None
+    cwd: str | None = None
+    title: str | None = None
+
+
+@dataclass(slots=True)
+class FileContent:
+    kind: str  # memory | transcript
+    format: str
+    chunks: list[ChunkSpec] = field(default_factory=list)
+    session: SessionSpec | None = None
+    records: list[TranscriptRecord] = field(default_factory=list)
+    bad_lines: int = 0
+    errors: list[str] = field(default_factory=list)
+    parsed_bytes: int = 0
+    next_line: int = 1
+    head_digest: str = ""  # sha1 of the first min(HEAD_BYTES, parsed_bytes) bytes: detects a rewritten head
+    subsessions: list[SessionSpec] = field(default_factory=list)  # sidechains in this file, by agent_id
+    orphaned: int = 0  # messages kept by the broken-chain rule (sources.branches)
+    # incremental parsing: where the next append is parsed from (see ParseResult.resume_line), and for an append,
+    # the line from which the stored units are replaced by this content's
+    resume_line: int = 1
+    resume_bytes: int = 0
+    anchor_ids: list[str] = field(default_factory=list)
+    replace_from_line: int | None = None
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def head_hash(data: bytes) -> str:
+    return hashlib.sha1(data[:HEAD_BYTES]).hexdigest()
+
+
+def note_date(path: Path) -> float | None:
+    """The day a dated note is about (`memory/2026-02-10.md` → that midnight UTC), so time filters find it."""
+    match = _DATE.search(path.name)
+    if match is None:
+        return None
+    try:
+        year, month, day = map(int, match.groups())
+        return datetime(year, month, day, tzinfo=UTC).timestamp()
+    except ValueError:
+        return None
+
+
+def read_memory(
+    data: bytes, chunking: ChunkingSettings, ts: float | None = None, *, max_bytes: int | None = None
+) -> FileContent:
+    """Chunk a memory note. `data` longer than `max_bytes` is indexed up to there, and the cut is reported in
+    `errors` (the file's problems in stats)."""
+    cut = max_bytes is not None and len(data) > max_bytes
+    if cut:
+        data = data[:max_bytes]
+    text = decode_text(data, cut=cut)
+    content = FileContent(kind="memory", format="markdown", parsed_bytes=len(data))
+    if cut:
+        content.errors.append(f"note cut: only its first {len(data):,} bytes are indexed (the limit for one note)")
+    for chunk in chunk_markdown(text, chunking.markdown_min_chars, chunking.markdown_max_chars):
+        indexed = chunk.index_text
+        unit = UnitSpec(
+            kind="memory",
+            text=indexed,
+            embed_text=indexed[:EMBED_TEXT_CHARS],
+            position=chunk.line_start,
+            line_end=chunk.line_end,
+            ts=ts,
+        )
+        heading = " › ".join(chunk.heading_path) or None
+        content.chunks.append(ChunkSpec("memory", [unit], chunk.line_start, chunk.line_end, heading))
+    return content
+
+
+def parse_transcript(
+    data: bytes,
+    path: Path,
+    start_line: int = 1,
+    format_hint: str = "",
+    parsers: list[TranscriptParser] = PARSERS,
+) -> ParseResult | None:
+    """Parse with the parser for this file's format (sniffed unless given); None if no parser recognises it."""
+    parser = get_parser(format_hint, parsers) if format_hint else detect_format(read_head(data), path, parsers)
+    return parser.parse(data, path, start_line) if parser is not None else None
+
+
+@dataclass(slots=True)
+class StreamParse:
+    """A whole file parsed block by block: the result, its complete lines, and where an append resumes."""
+
+    result: ParseResult
+    lines: int
+    resume_line: int
+    resume_bytes: int
+
+
+def resume_point(result: ParseResult, data: bytes, start_line: int, base: int, *, start_known: bool) -> tuple[int, int]:
+    """(line, absolute byte offset) from which an append must be parsed again, for `data` parsed from `start_line`
+    at byte `base`. A resume line at the data's first line is kept only when that line is `start_known` to be a
+    good start (a file's first line, or a tail's resume line); otherwise the whole file is parsed again."""
+    end_line = start_line + data.count(b"\n", 0, result.consumed_bytes)
+    line = end_line if result.resume_line is None else min(max(result.resume_line, start_line), end_line)
+    if line == start_line:
+        return (start_line, base) if start_known else (1, 0)
+    offset = -1
+    for _ in range(line - start_line):
+        offset = data.index(b"\n", offset + 1)
+    return line, base + offset + 1
+
+
+def parse_transcript_stream(
+    handle: BinaryIO, path: Path, parsers: list[TranscriptParser] = PARSERS, block_bytes: int = STREAM_BLOCK
+) -> StreamParse | None:
+    """Parse a transcript block by block, so a huge file never sits in memory whole.
+
+    Links that cross a block boundary through skipped lines cannot be resolved by the parser; such a record is
+    attached to the last record before its block (transcripts grow linearly). None if no parser recognises it.
+    """
+    data = handle.read(block_bytes)
+    parser = detect_format(read_head(data), path, parsers)
+    if parser is None:
+        return None
+    start_line, base = 1, 0
+    total: ParseResult | None = None
+    while True:
+        more = handle.read(block_bytes) if len(data) >= block_bytes else b""
+        result = parser.parse(data, path, start_line)
+        if total is None:
+            total = result
+        else:
+            _link_across_blocks(total.records, result.records)
+            total.records.extend(result.records)
+            total.bad_lines += result.bad_lines
+            total.errors.extend(result.errors[: max(0, 20 - len(total.errors))])
+            total.consumed_bytes += result.consumed_bytes
+            total.anchor_ids = result.anchor_ids
+        resume = resume_point(result, data, start_line, base, start_known=start_line == 1)
+        start_line += data.count(b"\n", 0, result.consumed_bytes)
+        base += result.consumed_bytes
+        if not more:
+            return StreamParse(total, start_line - 1, *resume)
+        data = data[result.consumed_bytes :] + more
+
+
+def _link_across_blocks(before: list[TranscriptRecord], block: list[TranscriptRecord]) -> None:
+    known = {r.uuid for r in before if r.uuid} | {r.uuid for r in block if r.uuid}
+    last = next((r.uuid for r in reversed(before) if r.uuid and not r.is_sidechain), None)
+    for record in block:
+        if record.parent_uuid is not None and record.parent_uuid not in known:
+            record.parent_uuid = last
+        if record.uuid and not record.is_sidechain:
+            last = record.uuid
+
+
+def record_unit(record: TranscriptRecord) -> UnitSpec:
+    text = record.text[:MAX_UNIT_CHARS]
+    return UnitSpec(
+        kind="summary" if record.kind == "summary" else "transcript",
+        text=text,
+        embed_text=text[:EMBED_TEXT_CHARS],
+        message_id=record.message_id,
+        role=record.role,
+        ts=record.timestamp,
+        position=record.position,
+        uuid=record.uuid,
+    )
+
+
+def split_record(record: TranscriptRecord, max_chars: int) -> list[TranscriptRecord]:
+    """A message longer than `max_chars` as several parts (same message id, position and time), so all of its
+    text is searchable; each part becomes a unit of its own."""
+    limit = max(1, min(max_chars, MAX_UNIT_CHARS))
+    if len(record.text) <= limit:
+        return [record]
+    return [dataclasses.replace(record, text=part) for part in split_text(record.text[:MAX_MESSAGE_CHARS], limit)]
+
+
+def chunk_records(
+    records: list[TranscriptRecord], chunking: ChunkingSettings, agent_id: str | None = None
+) -> list[ChunkSpec]:
+    part_chars = min(chunking.message_part_chars, chunking.max_chars)
+    parts = [part for record in records for part in split_record(record, part_chars)]
+    chunks: list[ChunkSpec] = []
+    groups = group_messages(parts, chunking.gap_seconds, chunking.max_messages, chunking.max_chars)
+    for group in groups:
+        units = [record_unit(parts[i]) for i in group]
+        positions = [u.position for u in units if u.position is not None]
+        chunks.append(
+            ChunkSpec(
+                kind=units[0].kind,
+                units=units,
+                line_start=min(positions) if positions else None,
+                line_end=max(positions) if positions else None,
+                agent_id=agent_id,
+            )
+        )
+    return chunks
+
+
+def transcript_content(result: ParseResult, chunking: ChunkingSettings, active_only: bool = True) -> FileContent:
+    """Chunks and units of a parsed transcript: with `active_only`, the records the branch rule keeps
+    (sources.branches); sidechain records with an agent_id (SpecStory) go to subagent sessions of their own."""
+    records = result.records
+    orphaned = 0
+    if active_only:
+        selection = split_branches(records)
+        records, orphaned = selection.records, selection.orphaned
+    records = [r for r in records if r.text.strip()]
+    main = [r for r in records if r.agent_id is None]
+    side: dict[str, list[TranscriptRecord]] = {}
+    for record in records:
+        if record.agent_id is not None:
+            side.setdefault(record.agent_id, []).append(record)
+    session = SessionSpec(
+        session_id=result.session_id,
+        format=result.format,
+        parent_session_id=result.parent_session_id,
+        agent_id=result.agent_id,
+        cwd=result.cwd,
+        title=result.title,
+    )
+    chunks = chunk_records(main, chunking)
+    subsessions = []
+    for agent_id, agent_records in side.items():
+        subsessions.append(
+            SessionSpec(result.session_id, result.format, result.session_id, agent_id, result.cwd, result.title)
+        )
+        chunks += chunk_records(agent_records, chunking, agent_id)
+    return FileContent(
+        kind="transcript",
+        format=result.format,
+        chunks=chunks,
+        session=session,
+        records=records,
+        bad_lines=result.bad_lines,
+        errors=list(result.errors),
+        parsed_bytes=result.consumed_bytes,
+        subsessions=subsessions,
+        orphaned=orphaned,
+        anchor_ids=list(result.anchor_ids),
+    )

@@ -1,0 +1,48 @@
+"""Redaction before storage: the index must not become a second copy of the secrets it was given.
+
+The indexer runs `redact_content` on every parsed file before any of it reaches the catalog, tantivy or the
+embedding model, so what is stored, keyword-indexed and embedded is already masked. `REDACTION_VERSION` names
+the detector generation an index was built with; when it (or the setting) changes, the engine re-parses every
+file once so old unmasked text does not linger.
+"""
+
+from __future__ import annotations
+
+from memlens.engine.indexing.ingest import FileContent
+from memlens.engine.redact import redact
+
+# Bump when the detector learns new kinds: indexes built with an older one are re-parsed on open.
+REDACTION_VERSION = 3  # 3: an AWS secret key one character or one line away from its key id
+
+
+def redaction_stamp(enabled: bool) -> str:
+    """What the catalog records about how its text was redacted."""
+    return f"v{REDACTION_VERSION}" if enabled else "off"
+
+
+def redact_content(content: FileContent, *, enabled: bool) -> None:
+    """Mask secrets in a parsed file in place: message texts, unit texts and what gets embedded, titles, headings."""
+    if not enabled:
+        return
+    cache: dict[str, str] = {}
+
+    def masked(text: str) -> str:
+        result = cache.get(text)
+        if result is None:
+            result = cache[text] = redact(text)
+        return result
+
+    for record in content.records:
+        record.text = masked(record.text)
+    for chunk in content.chunks:
+        if chunk.heading:
+            chunk.heading = masked(chunk.heading)
+        for unit in chunk.units:
+            embedded_prefix = unit.text.startswith(unit.embed_text)
+            length = len(unit.embed_text)
+            unit.text = masked(unit.text)
+            # the embedded text is a prefix of the unit's text: cut it from the masked whole, so a secret that
+            # straddled the cut is masked too rather than embedded in part
+            unit.embed_text = unit.text[:length] if embedded_prefix else masked(unit.embed_text)
+    if content.session is not None and content.session.title:
+        content.session.title = masked(content.session.title)

@@ -1,0 +1,100 @@
+"""The keyword index's documents for catalog units: each unit's fields, and for a transcript message the text of its
+neighbours (±CONTEXT_WINDOW messages in its session) as the `context` field, so an answer that lacks the question's
+words is still found through the messages around it; and the whole index written afresh from the catalog (a rebuild,
+or a compaction of piled-up segments)."""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+
+from memlens.engine.catalog import Catalog
+from memlens.engine.keyword.keyword_index import CONTEXT_WINDOW, KeywordDoc, KeywordIndex
+from memlens.engine.progress import Progress
+
+_KEYWORD_TS_LIMIT = 2.0**62  # tantivy keeps times as i64; a stored value past that (an old index) counts as unknown
+
+
+def neighbours_of(catalog: Catalog, rows: Iterable[sqlite3.Row], skip: set[int]) -> list[sqlite3.Row]:
+    """Existing transcript units within the context window of `rows` (not in `skip`)."""
+    spans: dict[str, tuple[int, int]] = {}
+    for row in rows:
+        if row["kind"] == "transcript" and row["session_key"]:
+            low, high = spans.get(row["session_key"], (row["seq"], row["seq"]))
+            spans[row["session_key"]] = (min(low, row["seq"]), max(high, row["seq"]))
+    found: list[sqlite3.Row] = []
+    for key, (low, high) in spans.items():
+        window = catalog.session_messages_between(key, low - CONTEXT_WINDOW, high + CONTEXT_WINDOW)
+        found += [r for r in window if int(r["id"]) not in skip]
+    return found
+
+
+def keyword_docs(catalog: Catalog, rows: Iterable[sqlite3.Row]) -> Iterator[KeywordDoc]:
+    """Keyword documents; a transcript message's `context` holds its text and its neighbours' (±CONTEXT_WINDOW)."""
+    batch: list[sqlite3.Row] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= 2000:
+            yield from _keyword_batch(catalog, batch)
+            batch = []
+    yield from _keyword_batch(catalog, batch)
+
+
+PROGRESS_EVERY = 5_000  # documents between progress reports while the index is written afresh
+
+
+def write_afresh(
+    catalog: Catalog,
+    keyword: KeywordIndex,
+    cancel: threading.Event | None = None,
+    progress: Progress | None = None,
+) -> bool:
+    """Write the keyword index anew from every unit of the catalog, in one commit (the writer's lock held by the
+    caller); False, with the index left as it was, when `cancel` was set meanwhile. `progress(done, total,
+    message)` hears every PROGRESS_EVERY documents."""
+    docs = keyword_docs(catalog, catalog.all_units())
+    if progress is not None:
+        docs = _reporting(docs, catalog.unit_count(), progress)
+    return keyword.write(catalog.generation(), add=docs, clear=True, cancel=cancel)
+
+
+def _reporting(docs: Iterable[KeywordDoc], total: int, progress: Progress) -> Iterator[KeywordDoc]:
+    def say(done: int) -> None:
+        progress(done, max(total, done), f"keyword index written afresh: {done}/{max(total, done)}")
+
+    done = 0
+    for done, doc in enumerate(docs, 1):
+        if done % PROGRESS_EVERY == 0:
+            say(done)
+        yield doc
+    say(done)
+
+
+def _keyword_batch(catalog: Catalog, rows: list[sqlite3.Row]) -> list[KeywordDoc]:
+    texts: dict[tuple[str, int], str] = {}
+    for neighbour in neighbours_of(catalog, rows, set()):
+        texts[(neighbour["session_key"], int(neighbour["seq"]))] = neighbour["text"]
+    docs = []
+    for row in rows:
+        doc = _keyword_doc(row)
+        if row["kind"] == "transcript" and row["session_key"]:
+            seq = int(row["seq"])
+            near = (texts.get((row["session_key"], seq + d)) for d in range(-CONTEXT_WINDOW, CONTEXT_WINDOW + 1))
+            doc = dataclasses.replace(doc, context="\n".join(t for t in near if t))
+        docs.append(doc)
+    return docs
+
+
+def _keyword_doc(row: sqlite3.Row) -> KeywordDoc:
+    return KeywordDoc(
+        unit_id=int(row["id"]),
+        file_id=int(row["file_id"]),
+        kind=row["kind"],
+        format=row["format"] or "",
+        session_key=row["session_key"] or "",
+        role=row["role"] or "",
+        ts=int(row["ts"]) if row["ts"] is not None and abs(row["ts"]) < _KEYWORD_TS_LIMIT else -1,
+        text=row["text"],
+    )

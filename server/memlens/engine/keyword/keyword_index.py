@@ -1,0 +1,311 @@
+"""BM25 keyword index over search units, in tantivy: Unicode words, lowercase, diacritics folded, English stems
+("hiking" finds "hikes"; stop words are dropped from a query before stemming), phrases.
+
+Fields beside the words (`text`): `ident` (identifiers whole and by parts, see identifiers.py), `cjk` (bigrams of
+Chinese/Japanese/Korean runs, so substrings match) and `context` (the words of a transcript message and its
+neighbours, ±2 in its session: an answer often lacks the words its question used)."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import tantivy
+
+from memlens.engine.filters import SearchFilters
+from memlens.engine.keyword import acronyms
+from memlens.engine.keyword.identifiers import cjk_field, identifier_terms
+from memlens.engine.keyword.keyword_query import PHRASE, QueryBuilder
+from memlens.engine.keyword.stop_words import STOP_WORDS
+
+log = logging.getLogger(__name__)
+
+ANALYZER = "memlens_words"
+SPACED = "memlens_spaced"
+GENERATION_FILE = "memlens-generation"
+SCHEMA_FILE = "memlens-schema"
+COMPACTED_FILE = "memlens-compacted"  # how many documents the index held when it was last written afresh
+SCHEMA_VERSION = 3  # bump on any field or tokenizer change (3: English stems): older indexes are rebuilt
+CONTEXT_WINDOW = 2
+PIECE_MEMO = 200_000  # distinct whitespace-separated pieces whose analysis token_set remembers
+WRITER_HEAP = 64_000_000  # bytes: what one writer may buffer before it flushes a segment
+# A write afresh (a compaction or a rebuild) buffers up to this much, so an index of up to about 300k units comes out
+# as one segment (150k units: peak RSS 168 MB against 117, the same CPU; with WRITER_HEAP they came out as two, and the
+# message field's search cost 0.43 ms instead of 0.39). tantivy takes its buffer as it fills it: a small index costs
+# no more.
+REWRITE_HEAP = 256_000_000
+# Compaction (see `needs_compaction`): tantivy-py cannot merge segments on request, and tantivy's own merge policy
+# leaves up to seven segments of similar size alone, so an index built by many small commits (a first sync) keeps five
+# or six large segments for good: each search visits every one. Written afresh it has one (REWRITE_HEAP).
+COMPACT_MIN_DOCS = 50_000  # below this the segments are small and a search over them is cheap
+COMPACT_MIN_SEGMENTS = 4
+COMPACT_GROWTH = 1.5  # written afresh again only once the index has grown by half: its cost stays linear overall
+CANCEL_EVERY = 1_000  # documents between checks of the cancel event while writing
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordDoc:
+    """The fields of one search unit that tantivy indexes."""
+
+    unit_id: int
+    file_id: int
+    kind: str
+    format: str
+    session_key: str
+    role: str
+    ts: int  # epoch seconds, -1 when unknown (never matches a time filter)
+    text: str
+    context: str = ""  # the text of this message and its neighbours (transcripts only)
+
+
+def _analyzer(*, stem: bool = True) -> tantivy.TextAnalyzer:
+    builder = (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.ascii_fold())
+    )
+    if stem:  # +3.2 R@5 on the LoCoMo tune split (bench/RESULTS.md)
+        builder = builder.filter(tantivy.Filter.stemmer("english"))
+    return builder.build()
+
+
+def _spaced() -> tantivy.TextAnalyzer:
+    return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).filter(tantivy.Filter.lowercase()).build()
+
+
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_integer_field("unit_id", stored=True, indexed=True, fast=True)
+    builder.add_integer_field("file_id", stored=False, indexed=True)
+    for raw in ("kind", "format", "session_key", "role"):
+        builder.add_text_field(raw, stored=False, tokenizer_name="raw")
+    builder.add_integer_field("ts", stored=False, indexed=True, fast=True)
+    builder.add_text_field("text", stored=False, tokenizer_name=ANALYZER, index_option="position")
+    builder.add_text_field("ident", stored=False, tokenizer_name=SPACED, index_option="freq")
+    builder.add_text_field("cjk", stored=False, tokenizer_name=SPACED, index_option="position")
+    builder.add_text_field("context", stored=False, tokenizer_name=ANALYZER, index_option="position")
+    return builder.build()
+
+
+class KeywordIndex:
+    """A tantivy index in `folder`. One process writes through `write()`; any number read."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._analyzer = _analyzer()
+        self._unstemmed = _analyzer(stem=False)  # to find stop words before stemming ("does" is not "doe")
+        self._pieces: dict[str, frozenset[str]] = {}
+        self._acronyms: tuple[tuple[str, int], tuple[acronyms.Acronym, ...]] = (("", -1), ())  # the last query's
+        # the last text's content words, unstemmed and stemmed (None until asked: the writer's vocabulary asks only for
+        # the unstemmed): a search asks for them five times (expansion, both fields' queries, the re-scoring pass);
+        # swapped whole, so a thread never sees half of another's
+        self._content: tuple[str, tuple[str, ...], tuple[str, ...] | None] = ("", (), None)
+        self.queries = QueryBuilder(self)  # how a query's text becomes tantivy queries (keyword_query.py)
+        self._open()
+
+    def _open(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.schema = _schema()
+        if self._schema_version() != SCHEMA_VERSION:  # older fields: start afresh, the catalog rebuilds it
+            if any(p.name != SCHEMA_FILE for p in self.folder.iterdir()):
+                log.info("keyword index at %s has another schema; rebuilding it", self.folder)
+            self._wipe()
+            (self.folder / SCHEMA_FILE).write_text(str(SCHEMA_VERSION))
+        try:
+            self.index = tantivy.Index(self.schema, path=str(self.folder), reuse=True)
+        except Exception as exc:  # damaged or from an older schema: start afresh, the catalog rebuilds it
+            log.warning("keyword index at %s is unreadable (%s); recreating it", self.folder, exc)
+            self._wipe()
+            self.index = tantivy.Index(self.schema, path=str(self.folder), reuse=False)
+        # tokenizers are not stored with the index: register on every open
+        self.index.register_tokenizer(ANALYZER, self._analyzer)
+        self.index.register_tokenizer(SPACED, _spaced())
+
+    def _schema_version(self) -> int:
+        return self._read_number(SCHEMA_FILE, -1)
+
+    def _wipe(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    # -- generation bookkeeping: which catalog generation the last commit reflects ------------------------
+
+    def generation(self) -> int:
+        return self._read_number(GENERATION_FILE, -1)
+
+    def _set_generation(self, generation: int) -> None:
+        self._write_number(GENERATION_FILE, generation)
+
+    def _read_number(self, name: str, missing: int) -> int:
+        """A number this class keeps beside the index; `missing` when the file is absent or unreadable."""
+        try:
+            return int((self.folder / name).read_text().strip())
+        except (OSError, ValueError):
+            return missing
+
+    def _write_number(self, name: str, value: int) -> None:
+        tmp = self.folder / (name + ".tmp")
+        tmp.write_text(str(value))
+        tmp.replace(self.folder / name)
+
+    # -- compaction ---------------------------------------------------------------------------------------
+
+    def needs_compaction(self) -> bool:
+        """Whether writing the index afresh (`write(..., clear=True)`, one commit) is worth its cost: it holds
+        COMPACT_MIN_DOCS documents or more in COMPACT_MIN_SEGMENTS segments or more, and has grown by COMPACT_GROWTH
+        since it was last written afresh (so appends, which add small segments, never make it rewrite again and
+        again). Measured at 150k units: twelve segments (five large) cost a keyword search about 0.45 ms of CPU more
+        than two (bench/RESULTS.md, round 10); rewriting them costs about 17 s of CPU, once."""
+        docs = self.num_docs()
+        if docs < COMPACT_MIN_DOCS or self.num_segments() < COMPACT_MIN_SEGMENTS:
+            return False
+        return docs >= COMPACT_GROWTH * self._read_number(COMPACTED_FILE, 0)
+
+    # -- writing ------------------------------------------------------------------------------------------
+
+    def write(
+        self,
+        generation: int,
+        add: Iterable[KeywordDoc] = (),
+        delete_units: Iterable[int] = (),
+        clear: bool = False,
+        cancel: threading.Event | None = None,
+    ) -> bool:
+        """Apply deletions and additions in one commit, then record the catalog generation it reflects. With
+        `cancel` set while adding, nothing is written (the index stays as it was) and False is returned."""
+        writer = self.index.writer(heap_size=REWRITE_HEAP if clear else WRITER_HEAP, num_threads=1)
+        try:
+            if clear:
+                writer.delete_all_documents()
+            for unit_id in delete_units:
+                writer.delete_documents_by_term("unit_id", unit_id)
+            for count, doc in enumerate(add, 1):
+                if cancel is not None and count % CANCEL_EVERY == 0 and cancel.is_set():
+                    writer.rollback()
+                    return False
+                writer.add_document(
+                    tantivy.Document(
+                        unit_id=doc.unit_id,
+                        file_id=doc.file_id,
+                        kind=doc.kind,
+                        format=doc.format,
+                        session_key=doc.session_key,
+                        role=doc.role,
+                        ts=doc.ts,
+                        text=doc.text,
+                        ident=" ".join(identifier_terms(doc.text)),
+                        cjk=cjk_field(doc.text),
+                        context=doc.context or doc.text,
+                    )
+                )
+            writer.commit()
+            writer.wait_merging_threads()
+        except BaseException:
+            writer.rollback()
+            raise
+        self.index.reload()
+        self._set_generation(generation)
+        if clear:
+            self._write_number(COMPACTED_FILE, self.num_docs())
+        return True
+
+    def reset(self) -> None:
+        """Drop everything (used before a rebuild from the catalog)."""
+        self._wipe()
+        self._open()
+
+    # -- reading ------------------------------------------------------------------------------------------
+
+    def tokens(self, text: str) -> list[str]:
+        words: list[str] = self._analyzer.analyze(text)  # a new list on every call
+        return words
+
+    def token_set(self, text: str) -> frozenset[str]:
+        """`set(self.tokens(text))`, cheaper: the analyser's simple tokenizer cuts words at every character that is
+        not alphanumeric, and no whitespace character is, so the text's whitespace-separated pieces hold whole
+        words; each distinct piece is analysed once and remembered (texts repeat their vocabulary)."""
+        words: set[str] = set()
+        memo = self._pieces
+        for piece in set(text.split()):
+            found = memo.get(piece)
+            if found is None:
+                if len(memo) >= PIECE_MEMO:
+                    memo.clear()
+                found = memo[piece] = frozenset(self._analyzer.analyze(piece))
+            words |= found
+        return frozenset(words)
+
+    def content_words(self, text: str) -> list[str]:
+        """The query's distinct words without stop words (all of them when only stop words are left), stemmed."""
+        unstemmed, stemmed = self._content_words(text)
+        if stemmed is None:
+            stemmed = tuple(dict.fromkeys(s for w in unstemmed for s in self._analyzer.analyze(w)))
+            self._content = (text, unstemmed, stemmed)
+        return list(stemmed)
+
+    def surface_words(self, text: str) -> list[str]:
+        """A text's distinct words without stop words (all of them when only stop words are left), unstemmed: what
+        query expansion and the writer's vocabulary embed (a stem such as "queu" embeds to noise)."""
+        return list(self._content_words(text)[0])
+
+    def _content_words(self, text: str) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+        """(unstemmed, stemmed or None when not worked out yet) content words of `text`; the last text's are kept."""
+        memo = self._content
+        if memo[0] == text:
+            return memo[1], memo[2]
+        words = list(dict.fromkeys(self._unstemmed.analyze(PHRASE.sub(" ", text))))
+        unstemmed = tuple(w for w in words if w not in STOP_WORDS) or tuple(words)
+        self._content = (text, unstemmed, None)
+        return unstemmed, None
+
+    def acronyms(self, text: str) -> tuple[acronyms.Acronym, ...]:
+        """The acronyms in this index that runs of the query's words stand for (see acronyms.py). The last query's
+        answer is kept (a search asks three times: two fields, then rerank) until the document count changes."""
+        searcher = self.index.searcher()
+        key = (text, int(searcher.num_docs))
+        if self._acronyms[0] == key:
+            return self._acronyms[1]
+        found = acronyms.find(
+            text,
+            split=self._unstemmed.analyze,
+            stem=self._analyzer.analyze,
+            doc_freq=lambda t: searcher.doc_freq("text", t),
+        )
+        self._acronyms = (key, found)
+        return found
+
+    def search(
+        self,
+        text: str,
+        limit: int,
+        filters: SearchFilters | None = None,
+        field: str = "text",
+        *,
+        expansions: Sequence[tuple[str, float]] = (),
+    ) -> list[tuple[int, float]]:
+        """(unit_id, bm25) pairs, best first. Readers see the last commit; they never wait for the writer."""
+        query = self.queries.build(text, filters, field, expansions=expansions)
+        if query is None or limit <= 0:
+            return []
+        searcher = self.index.searcher()
+        result = searcher.search(query, limit, count=False)
+        # unit ids from the fast field (a column read), not by loading each hit's stored document
+        unit_ids = searcher.fast_field_values("unit_id", [address for _, address in result.hits])
+        pairs = zip(result.hits, unit_ids, strict=True)
+        return [(int(unit_id), float(score)) for (score, _), unit_id in pairs if unit_id is not None]
+
+    def document_frequencies(self, words: list[str]) -> tuple[int, list[int]]:
+        """(documents, how many contain each word) in the `text` field: for idf-weighted query coverage."""
+        searcher = self.index.searcher()
+        return int(searcher.num_docs), [int(searcher.doc_freq("text", w)) for w in words]
+
+    def num_docs(self) -> int:
+        return int(self.index.searcher().num_docs)
+
+    def num_segments(self) -> int:
+        """Segments a search visits: each costs a term lookup per query word (benchmarks report it)."""
+        return int(self.index.searcher().num_segments)

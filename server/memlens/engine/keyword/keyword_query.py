@@ -1,0 +1,141 @@
+"""How a query's text becomes tantivy queries for the keyword index (keyword_index.py): its words OR-ed, quoted
+phrases required, identifiers whole and by parts, CJK runs as bigram phrases, acronyms or their spelled-out runs,
+the query expansion's words, and search filters as required terms and ranges.
+
+Apart from the index because it is a concern of its own: the index opens, writes and searches; this decides what
+is asked of it (the analysis of words stays with the index, which the writer and the re-scoring pass share)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+import tantivy
+
+from memlens.engine.filters import SearchFilters
+from memlens.engine.keyword.acronyms import Acronym
+from memlens.engine.keyword.identifiers import cjk_bigrams, cjk_runs, identifier_parts, identifiers
+
+IDENTIFIER_BOOST = 3.0  # a whole identifier outweighs its parts
+PHRASE = re.compile(r'"([^"]+)"')
+
+
+class Analysis(Protocol):
+    """What the builder asks of its index (KeywordIndex): the schema, and the words of a text as the index has them."""
+
+    schema: tantivy.Schema
+
+    def tokens(self, text: str) -> list[str]: ...
+    def content_words(self, text: str) -> list[str]: ...
+    def surface_words(self, text: str) -> list[str]: ...
+    def acronyms(self, text: str) -> tuple[Acronym, ...]: ...
+
+
+class QueryBuilder:
+    """Builds the tantivy queries of one keyword index."""
+
+    def __init__(self, index: Analysis) -> None:
+        self.index = index
+
+    def build(
+        self,
+        text: str,
+        filters: SearchFilters | None = None,
+        field: str = "text",
+        *,
+        expansions: Sequence[tuple[str, float]] = (),
+    ) -> tantivy.Query | None:
+        """Words are OR-ed (BM25 ranks by how many and how rare); each quoted phrase must match in order.
+
+        With `field="text"`, identifiers in the query also match the `ident` field whole (boosted) and by their
+        parts, and CJK runs match the `cjk` field as phrases of bigrams (substrings). `field="context"` searches
+        the words of each message with its neighbours. `expansions`: (analysed word, boost) pairs that match as
+        optional words at that boost (see term_expansion.py)."""
+        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        for phrase in PHRASE.findall(text):
+            words = self.index.tokens(phrase)
+            if len(words) == 1:
+                clauses.append((tantivy.Occur.Must, self._word(field, words[0])))
+            elif words:
+                clauses.append(
+                    (
+                        tantivy.Occur.Must,
+                        tantivy.Query.phrase_query(self.index.schema, field, list[str | tuple[int, str]](words)),
+                    )
+                )
+        loose = PHRASE.sub(" ", text)
+        should = self.word_queries(loose, field)
+        if should:  # expansions widen the words asked, they never match alone
+            should += [tantivy.Query.boost_query(self._term(field, word), boost) for word, boost in expansions]
+        filtered = self._filters(filters)
+        if should and not clauses and not filtered:
+            # words alone: the flat disjunction (same matches and scores as wrapping it in a required clause, and
+            # tantivy scores a flat union faster: the two searches of a query take 18% less CPU). Either way every
+            # document holding a query word is scored: tantivy-py collects through a MultiCollector, so tantivy's
+            # top-k pruning (block-max WAND) never runs; a top 20 costs what a top 80 does (round 12)
+            return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in should])
+        if should:
+            occur = tantivy.Occur.Should if clauses else tantivy.Occur.Must
+            clauses.append((occur, tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in should])))
+        if not clauses:
+            return None
+        clauses.extend((tantivy.Occur.Must, q) for q in filtered)
+        return tantivy.Query.boolean_query(clauses)
+
+    def _term(self, field: str, word: str) -> tantivy.Query:
+        return tantivy.Query.term_query(self.index.schema, field, word)
+
+    def _word(self, field: str, word: str) -> tantivy.Query:
+        runs = cjk_runs(word) if field == "text" else []
+        if runs and runs[0] == word and len(word) > 1:  # a CJK run: any substring of the text matches
+            grams = cjk_bigrams(word)
+            if len(grams) == 1:
+                return self._term("cjk", grams[0])
+            return tantivy.Query.phrase_query(self.index.schema, "cjk", list[str | tuple[int, str]](grams))
+        return self._term(field, word)
+
+    def word_queries(self, loose: str, field: str) -> list[tantivy.Query]:
+        """The optional (OR-ed) queries of a text's words outside quoted phrases, as `build` sends them."""
+        words = self.index.content_words(loose)
+        found = [a for a in self.index.acronyms(loose) if a.term not in words]
+        spelled = {w for a in found for w in a.words}
+        queries = [self._word(field, w) for w in words if w not in spelled]
+        for a in found:  # a run's words or its acronym, whichever scores more: a hit holding both counts once
+            run = tantivy.Query.boolean_query([(tantivy.Occur.Should, self._word(field, w)) for w in a.words])
+            queries.append(tantivy.Query.disjunction_max_query([run, self._word(field, a.term)]))
+        if field != "text":
+            return queries
+        # plain words also match the parts of camelCase identifiers (which the word field keeps whole), unstemmed
+        words = self.index.surface_words(loose)
+        queries += [tantivy.Query.boost_query(self._term("ident", w), 0.5) for w in words]
+        for name in dict.fromkeys(identifiers(loose)):
+            whole = self._term("ident", name)
+            queries.append(tantivy.Query.boost_query(whole, IDENTIFIER_BOOST))
+            parts = [p for p in dict.fromkeys(identifier_parts(name)) if p not in words]
+            queries += [self._term("ident", p) for p in parts]
+        return queries
+
+    def _filters(self, filters: SearchFilters | None) -> list[tantivy.Query]:
+        if filters is None:
+            return []
+        queries = []
+        for field, value in (
+            ("kind", filters.kind),
+            ("format", filters.format),
+            ("session_key", filters.session),
+            ("role", filters.role),
+        ):
+            if value:
+                queries.append(self._term(field, value))
+        if filters.since is not None or filters.until is not None:
+            queries.append(
+                tantivy.Query.range_query(
+                    self.index.schema,
+                    "ts",
+                    tantivy.FieldType.Integer,
+                    int(filters.since) if filters.since is not None else 0,
+                    int(filters.until) if filters.until is not None else None,
+                )
+            )
+        return queries

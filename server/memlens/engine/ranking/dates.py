@@ -1,0 +1,244 @@
+"""Dates named in a question or a message, as day windows, so a message on the named date can rank higher.
+
+A question's dates: absolute ("8 May 2023", "May 8, 2023", "2023-05-08", "May 2023", "in March"), relative to now
+("yesterday", "last week", "last month", "three days ago", "last Friday") and relative to a named date ("two weeks
+before August 11, 2023", "the week before 3 August 2023"). A message's dates: the day it was written, plus what its
+own relative words mean from that day ("yesterday", "last week", "two days ago", "last weekend", "next month").
+Windows are (first day, last day) as epoch days (UTC).
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+
+from memlens.engine.keyword.stop_words import STOP_WORDS
+
+Window = tuple[int, int]
+
+MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
+MONTHS |= {name.lower(): i for i, name in enumerate(calendar.month_abbr) if name}
+MONTHS["sept"] = 9
+WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
+NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "couple of": 2, "few": 3, "several": 3,
+}  # fmt: skip
+UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
+
+_MONTH = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_NUM = r"(\d{1,3}|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + ")"
+_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b", re.I)
+_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
+_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_MONTH_YEAR = re.compile(rf"\b{_MONTH}\s*,?\s+(\d{{4}})\b", re.I)
+_IN_MONTH = re.compile(rf"\b(?:in|during|since|early|late|mid|last|this)\s+(?:-\s*)?{_MONTH}\b", re.I)
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?!,?\s+\d{{4}})", re.I)
+_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s+\d{{4}})(?!\d)", re.I)
+_AGO = re.compile(rf"\b{_NUM}\s+(day|week|month|year)s?\s+ago\b", re.I)
+_BEFORE_AFTER = re.compile(
+    rf"\b(?:{_NUM}\s+(day|week|month|year)s?|the\s+(day|week|month|weekend))\s+(before|after)\b", re.I
+)
+_LAST = re.compile(r"\b(yesterday|today|tonight|tomorrow|last\s+(?:week|weekend|month|year|night)|"
+                   r"(?:this|next)\s+(?:week|weekend|month|year)|the\s+other\s+day)\b", re.I)  # fmt: skip
+_ANCHORED = re.compile(
+    rf"\b(?:{_NUM}\s+(day|week|month|year)s?|the\s+(day|week|month|weekend|year))\s+(before|after)\s+"
+    r"(?:the|my|his|her|their|our|your)\s+([^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,3})",
+    re.I,
+)
+_LAST_WEEKDAY = re.compile(r"\b(?:last|this past|on)\s+(" + "|".join(WEEKDAYS) + r")\b", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class AnchoredEvent:
+    """ "two days before the demo": the event's words ("demo"), the offset (2 days) and its direction (-1)."""
+
+    phrase: str
+    days: int  # the offset in days (0 for "the week before": the whole unit next to the event instead)
+    span: int  # "the week before/after": the length of that unit in days; 0 for a counted offset
+    sign: int  # -1 before, +1 after
+
+    def window(self, event_day: int) -> Window:
+        """The days this names, given the day of the event."""
+        if self.span:
+            return (event_day - self.span, event_day - 1) if self.sign < 0 else (event_day + 1, event_day + self.span)
+        slack = max(1, self.days // 5)
+        centre = event_day + self.sign * self.days
+        return centre - slack, centre + slack
+
+
+def anchored_events(text: str) -> list[AnchoredEvent]:
+    """Offsets from a named event ("the day after my birthday party"); the event's words stop at the first stop
+    word or month name, and a phrase made only of those is skipped (a date, not an event)."""
+    events: list[AnchoredEvent] = []
+    for m in _ANCHORED.finditer(text):
+        words: list[str] = []
+        for word in m[5].split():
+            if word.lower() in STOP_WORDS or word.lower().rstrip(".") in MONTHS or word.lower() in WEEKDAYS:
+                break
+            words.append(word.lower())
+        if not words:
+            continue
+        sign = -1 if m[4].lower() == "before" else 1
+        if m[3]:  # "the week after …"
+            unit = "week" if m[3].lower() == "weekend" else m[3].lower()
+            events.append(AnchoredEvent(" ".join(words), 0, UNITS[unit], sign))
+        else:
+            events.append(AnchoredEvent(" ".join(words), _count(m[1]) * UNITS[m[2].lower()], 0, sign))
+    return events
+
+
+def epoch_day(when: date) -> int:
+    return (when - date(1970, 1, 1)).days
+
+
+def day_of(ts: float) -> date:
+    return datetime.fromtimestamp(ts, UTC).date()
+
+
+def _safe_date(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _month_window(year: int, month: int) -> Window:
+    last = calendar.monthrange(year, month)[1]
+    return epoch_day(date(year, month, 1)), epoch_day(date(year, month, last))
+
+
+def _count(word: str) -> int:
+    word = word.lower()
+    return int(word) if word.isdigit() else NUMBERS.get(word, 1)
+
+
+def _relative(word: str, anchor: date) -> Window | None:
+    """yesterday / last week / this month … seen from `anchor`."""
+    w = " ".join(word.lower().split())
+    a = epoch_day(anchor)
+    table: dict[str, Window] = {
+        "yesterday": (a - 1, a - 1),
+        "last night": (a - 1, a),
+        "today": (a, a),
+        "tonight": (a, a),
+        "tomorrow": (a + 1, a + 1),
+        "the other day": (a - 6, a - 1),
+        "last week": (a - 13, a - 1),
+        "last weekend": (a - 9, a - 1),
+        "this week": (a - 6, a + 6),
+        "this weekend": (a - 3, a + 6),
+        "next week": (a + 1, a + 13),
+        "next weekend": (a + 1, a + 13),
+        "next month": (a + 1, a + 45),
+        "this month": (a - 30, a + 30),
+        "last month": (a - 60, a - 1),
+        "last year": (a - 540, a - 1),
+        "this year": (a - 365, a + 365),
+        "next year": (a + 1, a + 540),
+    }
+    return table.get(w)
+
+
+def _ago(count: int, unit: str, anchor: int, sign: int = -1) -> Window:
+    days = count * UNITS[unit.lower()]
+    slack = max(1, days // 5)
+    centre = anchor + sign * days
+    return centre - slack, centre + slack
+
+
+def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window, int, int]]:
+    """(window, start, end offsets in `text`) for every absolute date; a month without a year takes `year_hint`."""
+    found: list[tuple[Window, int, int]] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(m: re.Match[str]) -> bool:
+        return all(m.end() <= s or m.start() >= e for s, e in taken)
+
+    def add(window: Window, m: re.Match[str]) -> None:
+        found.append((window, m.start(), m.end()))
+        taken.append((m.start(), m.end()))
+
+    for m in _ISO.finditer(text):
+        d = _safe_date(int(m[1]), int(m[2]), int(m[3]))
+        if d:
+            add((epoch_day(d), epoch_day(d)), m)
+    for pattern, order in ((_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy")):
+        for m in pattern.finditer(text):
+            if not free(m):
+                continue
+            day, month = (m[1], m[2]) if order == "dmy" else (m[2], m[1])
+            d = _safe_date(int(m[3]), MONTHS[month.lower().rstrip(".")], int(day))
+            if d:
+                add((epoch_day(d), epoch_day(d)), m)
+    for m in _MONTH_YEAR.finditer(text):
+        if free(m):
+            add(_month_window(int(m[2]), MONTHS[m[1].lower().rstrip(".")]), m)
+    if year_hint is not None:
+        for pattern, order in ((_DAY_MONTH, "dm"), (_MONTH_DAY, "md")):
+            for m in pattern.finditer(text):
+                if not free(m):
+                    continue
+                day, month = (m[1], m[2]) if order == "dm" else (m[2], m[1])
+                d = _safe_date(year_hint, MONTHS[month.lower().rstrip(".")], int(day))
+                if d:
+                    add((epoch_day(d), epoch_day(d)), m)
+        for m in _IN_MONTH.finditer(text):
+            if free(m) and m[1].lower() not in ("may", "march"):  # "in may": too often the verb
+                add(_month_window(year_hint, MONTHS[m[1].lower().rstrip(".")]), m)
+            elif free(m) and text[m.start(1)].isupper():
+                add(_month_window(year_hint, MONTHS[m[1].lower()]), m)
+    return found
+
+
+def query_windows(query: str, now: float) -> list[Window]:
+    """The day windows a question names; relative words are read from `now` (epoch seconds)."""
+    today = day_of(now)
+    absolute = absolute_dates(query, year_hint=today.year)
+    windows: list[Window] = []
+    for window, start, _ in absolute:
+        before = _BEFORE_AFTER.search(query[max(0, start - 40) : start])
+        if before:  # "two weeks before August 11": the shifted day, and the named day itself
+            count = _count(before[1]) if before[1] else 1
+            unit = before[2] or ("week" if (before[3] or "").lower() == "weekend" else before[3])
+            sign = -1 if before[4].lower() == "before" else 1
+            shifted = _ago(count, unit, window[0] if sign < 0 else window[1], sign)
+            windows.append((min(shifted[0], window[0]), max(shifted[1], window[1])))
+        else:
+            windows.append(window)
+    windows += _relative_windows(query, today)
+    return windows
+
+
+def _relative_windows(text: str, anchor: date) -> list[Window]:
+    windows: list[Window] = []
+    for m in _LAST.finditer(text):
+        window = _relative(m[1], anchor)
+        if window:
+            windows.append(window)
+    for m in _AGO.finditer(text):
+        windows.append(_ago(_count(m[1]), m[2], epoch_day(anchor)))
+    for m in _LAST_WEEKDAY.finditer(text):
+        back = (anchor.weekday() - WEEKDAYS[m[1].lower()]) % 7 or 7
+        windows.append((epoch_day(anchor) - back, epoch_day(anchor) - back))
+    return windows
+
+
+def message_windows(text: str, ts: float | None) -> list[Window]:
+    """The days a message is about: the day it was written and its relative words read from that day."""
+    if ts is None or ts < 0:
+        return [w for w, _, _ in absolute_dates(text)]
+    try:
+        day = day_of(ts)
+    except (OverflowError, OSError, ValueError):
+        return []
+    windows = [(epoch_day(day), epoch_day(day))]
+    windows += _relative_windows(text, day)
+    windows += [w for w, _, _ in absolute_dates(text, year_hint=day.year)]
+    return windows
+
+
+def overlaps(a: list[Window], b: list[Window]) -> bool:
+    return any(x0 <= y1 and y0 <= x1 for x0, x1 in a for y0, y1 in b)

@@ -1,0 +1,272 @@
+"""Hybrid retrieval: BM25 and cosine candidates fused per unit, then grouped into chunk-level results."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from typing import TYPE_CHECKING, get_args
+
+from memlens.engine.catalog import Catalog
+from memlens.engine.filters import SearchFilters
+from memlens.engine.keyword.keyword_index import KeywordIndex
+from memlens.engine.keyword.term_expansion import TermExpander
+from memlens.engine.ranking.hits import Ranking, UnitHit
+from memlens.engine.ranking.rerank import postprocess
+from memlens.engine.ranking.unit_facts import unit_facts
+from memlens.engine.vectors.embedder import Embedder, ModelUnavailable
+from memlens.engine.vectors.vector_index import VectorIndex
+from memlens.errors import InvalidRequest
+from memlens.settings import Fusion, Mode, SearchSettings
+
+if TYPE_CHECKING:  # numpy is imported by the vector side, only by commands that use vectors
+    import numpy as np
+
+MODES: tuple[str, ...] = get_args(Mode)  # declared once, in settings
+FUSIONS: tuple[str, ...] = get_args(Fusion)
+_OPERATORS = re.compile(r"\b(?:AND|OR|NOT)\b")
+REPLY_SHARPNESS = 4  # reply boost: (the question's fused score / the best) ^ this: only near-best questions lift
+REPLY_FLOOR = 1e-4  # a question whose lift would stay under this is not looked at (its facts are not read)
+
+log = logging.getLogger(__name__)
+
+
+class SearchError(InvalidRequest):
+    """A search request that cannot be answered as asked (the message says why)."""
+
+
+class Retriever:
+    """Ranks units for a query. Readers only: it never takes the writer's lock."""
+
+    def __init__(
+        self, catalog: Catalog, keyword: KeywordIndex, vectors: VectorIndex, embedder: Embedder | None
+    ) -> None:
+        self.catalog = catalog
+        self.keyword = keyword
+        self.vectors = vectors
+        self.embedder = embedder
+        self.expander: TermExpander | None = None  # made at the first search that expands its words
+        self.now: float | None = None  # "today" for relative dates in queries; None = the clock (benchmarks set it)
+
+    def rank(
+        self,
+        query: str,
+        settings: SearchSettings,
+        mode: str | None = None,
+        fusion: str | None = None,
+        filters: SearchFilters | None = None,
+        limit: int | None = None,
+    ) -> Ranking:
+        started = time.perf_counter()
+        mode = mode or settings.mode
+        fusion = fusion or settings.fusion
+        if mode not in MODES:
+            raise SearchError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        if fusion not in FUSIONS:
+            raise SearchError(f"fusion must be one of {', '.join(FUSIONS)}, not {fusion!r}")
+        if not query.strip():
+            raise SearchError("the query is empty")
+        if not any(c.isalnum() for c in _OPERATORS.sub(" ", query)):  # punctuation and operators alone: nothing
+            return Ranking([], mode, fusion, self.embedder is not None and len(self.vectors) > 0)
+        vector_available = self.embedder is not None and len(self.vectors) > 0
+        if mode == "vector" and self.embedder is None:
+            raise SearchError("vector search needs an embedding model, and none is loaded (try --mode keyword)")
+        if not vector_available and mode == "hybrid":
+            mode = "keyword"  # said plainly by the caller via `vector_available`
+        # each retriever hands `candidates` to fusion; vector mode's one retriever hands the union's worth (with
+        # half as many, vector-only LoCoMo R@10 lost 2.9 points: neighbours and replies come from the candidates)
+        depth = max(settings.candidates * (2 if mode == "vector" else 1), limit or 0)
+        hits: dict[int, UnitHit] = {}
+        state = self.catalog.search_state()  # what the caches below check, read once
+        if mode in ("hybrid", "keyword"):
+            expansions = self._expansions(query, settings, state.vocabulary)
+            keyword_hits = self.keyword.search(query, depth, filters, expansions=expansions)
+            top = keyword_hits[0][1] if keyword_hits else 0.0
+            for rank, (unit_id, bm25) in enumerate(keyword_hits):
+                hits[unit_id] = UnitHit(unit_id, bm25=bm25, keyword=bm25 / top if top else 0.0, keyword_rank=rank)
+            share = settings.context_weight
+            if share > 0:  # BM25 over each message with its neighbours, mixed into the keyword signal
+                context_depth = max(settings.context_candidates, limit or 0)
+                context_hits = self.keyword.search(
+                    query, context_depth, filters, field="context", expansions=expansions
+                )
+                top_context = context_hits[0][1] if context_hits else 0.0
+                for unit_id, bm25 in context_hits:
+                    _hit(hits, unit_id).context = bm25 / top_context if top_context else 0.0
+                for hit in hits.values():
+                    hit.keyword = (1.0 - share) * hit.keyword + share * hit.context
+        query_vector: np.ndarray | None = None
+        if mode in ("hybrid", "vector") and self.embedder is not None:
+            query_vector = self._embed_query(query)
+        if query_vector is not None:
+            for rank, (unit_id, cosine) in enumerate(self.vectors.search(query_vector, depth, filters)):
+                hit = _hit(hits, unit_id)
+                hit.vector, hit.vector_rank = cosine, rank
+        if query_vector is not None and mode == "hybrid":
+            self._fill_cosines([h for h in hits.values() if h.vector is None], query_vector)
+        # with no keyword candidate at all, BM25 carries no information: rank by the vectors alone
+        fused_mode = "vector" if mode == "hybrid" and not any(h.keyword > 0 for h in hits.values()) else mode
+        if fused_mode == "keyword":  # the keyword signal as it is: no call per candidate
+            for hit in hits.values():
+                hit.score = hit.fused = hit.keyword
+        else:
+            best_cosine = max((h.vector for h in hits.values() if h.vector is not None), default=0.0)
+            for hit in hits.values():
+                hit.score = hit.fused = _fuse(hit, fused_mode, fusion, settings, best_cosine=best_cosine)
+        places = self._add_neighbors(hits, settings.neighbor_weight, settings.neighbor_window)
+        if settings.reply_boost > 0:
+            self._add_replies(hits, places, weight=settings.reply_boost, facts_state=state.facts)
+        ranked = sorted(hits.values(), key=lambda h: (-h.score, h.unit_id))
+        ranked = postprocess(
+            ranked, query, settings, self.catalog, self.keyword, fused_mode, limit, self.now, facts_state=state.facts
+        )
+        for hit in ranked:
+            hit.rank_score = hit.score
+        return Ranking(
+            hits=ranked,
+            mode=mode,
+            fusion=fusion,
+            calibrated=settings.calibrated,
+            vector_available=vector_available,
+            query_terms=self.keyword.tokens(query),
+            seconds=time.perf_counter() - started,
+        )
+
+    def _expansions(
+        self, query: str, settings: SearchSettings, state: tuple[str, str] | None = None
+    ) -> list[tuple[str, float]]:
+        """(word, boost) pairs the keyword query adds: the index's words nearest the query's in meaning, from the
+        word vectors the writer stored (term_expansion.py; no model is needed here); none when
+        search.expansionWeight is 0."""
+        weight = settings.expansion_weight
+        if weight <= 0:
+            return []
+        if self.expander is None:
+            self.expander = TermExpander(self.catalog, self.keyword)
+        near = self.expander.expand(
+            query, min_cosine=settings.expansion_min_cosine, per_word=settings.expansion_terms, state=state
+        )
+        return [(word, weight) for word, _ in near]
+
+    def _embed_query(self, query: str) -> np.ndarray | None:
+        """The query's vector; None when the model, loaded at its first use, turns out unusable."""
+        assert self.embedder is not None
+        try:
+            return self.embedder.embed_query(query)
+        except ModelUnavailable as exc:
+            log.warning("no embedding model: %s; searching by keywords only", exc)
+            self.embedder = None
+            return None
+
+    def _places(self, hits: dict[int, UnitHit]) -> dict[int, tuple[str, int]]:
+        """(session, position) of each candidate that is a transcript message."""
+        places, ids = self.vectors.places(list(hits))  # from memory; the catalog for units without a vector
+        places.update(self.catalog.message_places(ids))
+        return places
+
+    def _add_neighbors(self, hits: dict[int, UnitHit], weight: float, window: int) -> dict[int, tuple[str, int]] | None:
+        """Context: a message whose neighbours in the session also match is likelier to be what was asked about.
+
+        Each transcript message's score s becomes s + weight × n × (1 − s), n being the best fused score among the
+        candidates up to `window` messages either side (non-candidates count 0); scores stay within 0–1. Returns the
+        candidates' places when it read them (None when off).
+        """
+        if weight <= 0 or window <= 0 or not hits:
+            return None
+        places = self._places(hits)
+        score_at = {place: hits[unit_id].score for unit_id, place in places.items()}
+        offsets = [d for d in range(-window, window + 1) if d]
+        for unit_id, (session, seq) in places.items():
+            best = 0.0
+            for d in offsets:  # plain loops: this runs for every candidate of every query
+                near = score_at.get((session, seq + d), 0.0)
+                if near > best:
+                    best = near
+            hit = hits[unit_id]
+            hit.score += weight * best * (1.0 - hit.score)
+        return places
+
+    def _add_replies(
+        self,
+        hits: dict[int, UnitHit],
+        places: dict[int, tuple[str, int]] | None,
+        *,
+        weight: float,
+        facts_state: tuple[int, str | None] | None = None,
+    ) -> None:
+        """Replies: the message right after a question that matches the query likely holds its answer.
+
+        A transcript message whose previous message in its session is a candidate that asks (question share q > 0),
+        from another speaker where the roles are known, gains weight × q × (f / f_best) ^ REPLY_SHARPNESS × (1 − s):
+        f is the question's fused score, f_best the best fused score of the query, s the message's own score. The
+        symmetric neighbour context lifts both sides alike; this lifts only the answer. What it adds is kept in
+        `hit.lift`, which the calibrated chance leaves out."""
+        if not hits:
+            return
+        best = max(h.fused for h in hits.values())
+        if best <= 0:
+            return
+        if places is None:
+            places = self._places(hits)
+        at = {place: unit_id for unit_id, place in places.items()}
+        floor = best * (REPLY_FLOOR / weight) ** (1.0 / REPLY_SHARPNESS)
+        pairs = [(unit_id, at.get((session, seq - 1))) for unit_id, (session, seq) in places.items()]
+        replies = [(unit_id, asked) for unit_id, asked in pairs if asked is not None and hits[asked].fused >= floor]
+        if not replies:
+            return
+        asking = unit_facts(self.catalog, self.keyword, [asked for _, asked in replies], facts_state)
+        roles = self.vectors.roles([u for pair in replies for u in pair])
+        for unit_id, asked in replies:
+            share = asking[asked].question
+            if share <= 0:
+                continue
+            role, asked_role = roles.get(unit_id), roles.get(asked)
+            if role is not None and role == asked_role:  # a speaker going on after asking answers nothing
+                continue
+            hit = hits[unit_id]
+            added = weight * share * (hits[asked].fused / best) ** REPLY_SHARPNESS * (1.0 - hit.score)
+            hit.score += added
+            hit.lift += added
+
+    def _fill_cosines(self, hits: list[UnitHit], query_vector: np.ndarray) -> None:
+        """Exact cosines for keyword-only candidates, so fusion never treats 'not in the top N' as zero."""
+        if not hits:
+            return
+        scores = self.vectors.cosines([h.unit_id for h in hits], query_vector)
+        for hit in hits:
+            hit.vector = scores.get(hit.unit_id)
+
+
+def _hit(hits: dict[int, UnitHit], unit_id: int) -> UnitHit:
+    """The unit's hit, added when it has none yet (`setdefault` would build a hit for every candidate, even the
+    ones already found by the other field or ranking)."""
+    hit = hits.get(unit_id)
+    if hit is None:
+        hit = hits[unit_id] = UnitHit(unit_id)
+    return hit
+
+
+def _fuse(hit: UnitHit, mode: str, fusion: str, settings: SearchSettings, *, best_cosine: float = 1.0) -> float:
+    """A hit's fused score in 0–1; `best_cosine` is the highest cosine among the query's candidates.
+
+    weighted: (w_v·cosine + w_t·keyword) / (w_v + w_t), keyword being BM25 over the best hit's (with the context
+    field's share). rescue: the weighted score, or rescueWeight × (cosine / best_cosine) ^ rescuePower if that is
+    larger: a message nearly as close in meaning as the query's closest keeps a place near the top even when many
+    messages share the query's ordinary words (a vector-only find scores at most w_v × cosine under weighted).
+    rrf: Σ 1/(k + 1 + rank) over the two rankings, over its maximum.
+    """
+    if mode == "keyword":
+        return hit.keyword
+    cosine = max(0.0, hit.vector or 0.0)
+    if mode == "vector":
+        return min(1.0, cosine)
+    if fusion == "rrf":
+        k = settings.rrf_k
+        total = sum(1.0 / (k + 1 + r) for r in (hit.keyword_rank, hit.vector_rank) if r is not None)
+        return total / (2.0 / (k + 1))
+    weights = settings.vector_weight + settings.text_weight or 1.0
+    weighted = min(1.0, (settings.vector_weight * cosine + settings.text_weight * hit.keyword) / weights)
+    if fusion == "rescue" and best_cosine > 0:
+        closeness = min(1.0, cosine / best_cosine)
+        return max(weighted, settings.rescue_weight * float(closeness**settings.rescue_power))
+    return weighted

@@ -1,0 +1,268 @@
+"""The vector matrix on disk beside the catalog, memory-mapped at start: a warm start reads no vector from SQLite.
+
+Reading 150k vectors from SQLite row by row was most of a 100k warm start (1.7 s CPU) and its float copy most of
+its memory. This file holds the same rows the catalog would give (unit ids, the float32 vectors and the same as
+int8 rows with a scale each (quantized_rows.py), their sign codes and the columns filters need) in one flat layout:
+the int8 rows are mapped read-only and paged in on demand by the re-rank, the float32 rows are read with pread for
+the few a search returns, the small columns (ids, scales, codes, metadata) are read into memory and checksummed.
+
+The file is derived: SQLite's `vectors` table stays the source of truth. Its header carries the catalog stamp it
+reflects (`Catalog.vector_stamp`), the model and the dimension; a file whose stamp, model, dimension or size
+disagrees, or that is truncated or damaged, is ignored (`read` returns None) and rebuilt from the catalog by the
+writer. It is written whole to a temporary file and renamed over the old one, so a reader sees the old or the new.
+
+Layout: 8-byte magic, 4-byte little-endian header length, a JSON header, then page-aligned sections.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import logging
+import mmap
+import os
+import re
+import struct
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memlens.engine.lazy import lazy_module
+from memlens.engine.vectors.quantized_rows import FileRows, QuantizedRows
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_module("numpy")
+
+log = logging.getLogger(__name__)
+
+MAGIC = b"MLVEC02\n"  # 02: int8 rows and scales beside the float32 ones (01: float32 only; such a file is rebuilt)
+FAMILY = b"MLVEC"
+ALIGN = 4096
+WRITE_ROWS = 8192  # the matrix is written in slices of this many rows: never a second full copy in memory
+CATEGORIES = ("kind", "format", "role", "session")
+NUMBERS = (("ids", "<i8"), ("ts", "<f8"), ("seq", "<i8"), ("scales", "<f4"))
+SMALL = (*(name for name, _ in NUMBERS), "codes", *CATEGORIES)  # read into memory, checksummed in this order
+
+
+@dataclass(frozen=True)
+class StoredRows:
+    """What the file holds: the int8 values are a read-only memory map, the float32 rows are read from the file on
+    demand, everything else is in memory."""
+
+    ids: np.ndarray
+    matrix: QuantizedRows
+    codes: np.ndarray
+    ts: np.ndarray
+    seq: np.ndarray
+    categories: dict[str, np.ndarray]  # object arrays of str, one per name in CATEGORIES
+
+
+def file_for(directory: Path, model: str) -> Path:
+    return directory / f"vectors-{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}.bin"
+
+
+def _aligned(offset: int) -> int:
+    return -(-offset // ALIGN) * ALIGN
+
+
+def write(
+    path: Path,
+    *,
+    stamp: str,
+    model: str,
+    ids: np.ndarray,
+    row_slices: Iterable[QuantizedRows],
+    codes: np.ndarray,
+    ts: np.ndarray,
+    seq: np.ndarray,
+    categories: dict[str, np.ndarray],
+) -> None:
+    """Write atomically (temporary file, then rename). `row_slices`: the rows in order, a slice at a time, adding
+    up to len(ids); `codes` is [n, bytes]. The header goes in last: its checksum covers the scales, which are only
+    known once every slice has been written."""
+    count, code_width = int(len(ids)), int(codes.shape[1])
+    small: dict[str, np.ndarray] = {
+        "ids": np.ascontiguousarray(ids, dtype="<i8"),
+        "ts": np.ascontiguousarray(ts, dtype="<f8"),
+        "seq": np.ascontiguousarray(seq, dtype="<i8"),
+        "codes": np.ascontiguousarray(codes, dtype=np.uint8),
+    }
+    tables: dict[str, list[str]] = {}
+    for name in CATEGORIES:  # each distinct value once, in order of first use (a dict, not np.unique over a
+        # fixed-width string copy of the column)
+        codes_of: dict[str, int] = {}
+        values = (codes_of.setdefault(str(v), len(codes_of)) for v in categories[name])
+        small[name] = np.fromiter(values, dtype="<i4", count=len(categories[name]))
+        tables[name] = list(codes_of)
+    slices = iter(row_slices)
+    first = next(slices, None)
+    dim = first.dim if first is not None else code_width * 8
+    sizes = _section_sizes(count, dim)
+    header: dict[str, Any] = {"model": model, "stamp": stamp, "count": count, "dim": dim, "tables": tables}
+    header["crc"] = "0" * 8  # fixed width: the real checksum replaces it without moving anything
+    sections: dict[str, list[int]] = {}
+    for _ in range(2):  # sizes first, then offsets (the header's own length decides where the sections start)
+        header_bytes = json.dumps({**header, "sections": sections}, separators=(",", ":")).encode()
+        offset = _aligned(len(MAGIC) + 4 + len(header_bytes))
+        sections = {}
+        for name in sizes:
+            sections[name] = [offset, sizes[name]]
+            offset = _aligned(offset + sizes[name])
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    try:
+        with tmp.open("wb") as out:
+            scales: list[np.ndarray] = []
+            written = 0
+            for part in itertools.chain([first], slices) if first is not None else ():  # one slice at a time
+                out.seek(sections["matrix"][0] + written * dim * 4)
+                out.write(np.ascontiguousarray(part.exact_array(), dtype="<f4").data)
+                out.seek(sections["values"][0] + written * dim)
+                out.write(np.ascontiguousarray(part.values, dtype=np.int8).data)  # the slice itself, no copy
+                scales.append(np.asarray(part.scales, dtype="<f4"))
+                written += len(part)
+            small["scales"] = np.concatenate(scales) if scales else np.empty(0, "<f4")
+            if len(small["scales"]) != count:
+                raise ValueError(f"matrix has {len(small['scales'])} rows for {count} ids")
+            checksum = 0
+            for name in SMALL:
+                out.seek(sections[name][0])
+                data = small[name].tobytes()
+                out.write(data)
+                checksum = zlib.crc32(data, checksum)
+            out.truncate(offset)
+            header_bytes = json.dumps(
+                {**header, "crc": f"{checksum:08x}", "sections": sections}, separators=(",", ":")
+            ).encode()
+            if len(MAGIC) + 4 + len(header_bytes) > sections["matrix"][0]:
+                raise RuntimeError("vector file header outgrew its first pages")  # cannot happen: sizes are fixed
+            out.seek(0)
+            out.write(MAGIC + struct.pack("<I", len(header_bytes)) + header_bytes)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def restamp(path: Path, stamp: str) -> bool:
+    """Rewrite only the header's stamp (the rows are unchanged and the catalog moved on without touching them:
+    units without vectors). False when it cannot be done in place; the caller then writes the whole file."""
+    try:
+        with path.open("r+b") as handle:
+            head = handle.read(len(MAGIC) + 4)
+            if head[: len(MAGIC)] != MAGIC:
+                return False
+            (length,) = struct.unpack("<I", head[len(MAGIC) :])
+            header = json.loads(handle.read(length))
+            header["stamp"] = stamp
+            data = json.dumps(header, separators=(",", ":")).encode()
+            if len(MAGIC) + 4 + len(data) > min(offset for offset, _ in header["sections"].values()):
+                return False
+            handle.seek(0)
+            handle.write(MAGIC + struct.pack("<I", len(data)) + data)
+        return True
+    except (OSError, ValueError, KeyError):
+        return False
+
+
+def read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
+    """The rows, or None when the file is missing, stale (stamp, model, dimension) or damaged: never raises."""
+    try:
+        return _read(path, stamp=stamp, model=model, dim=dim)
+    except FileNotFoundError:
+        return None
+    except Exception as exc:  # damaged in any way: the caller rebuilds from the catalog
+        log.warning(
+            "vector file %s is unreadable (%s: %s); rebuilding it from the catalog", path, type(exc).__name__, exc
+        )
+        return None
+
+
+def _read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
+    with path.open("rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        head = handle.read(len(MAGIC) + 4)
+        if head[: len(MAGIC)] != MAGIC:
+            if head.startswith(FAMILY):
+                log.info("vector file %s has an older layout; rebuilding it", path)
+                return None
+            raise ValueError("not a memlens vector file")
+        (length,) = struct.unpack("<I", head[len(MAGIC) :])
+        header = json.loads(handle.read(length))
+        if header["stamp"] != stamp or header["model"] != model:
+            log.info("vector file %s is behind the catalog; rebuilding it", path)
+            return None
+        count = int(header["count"])
+        if count and int(header["dim"]) != dim:
+            log.info("vector file %s has dimension %s, not %s; rebuilding it", path, header["dim"], dim)
+            return None
+        sections = header["sections"]
+        for name, (offset, nbytes) in sections.items():
+            if offset + nbytes > size:
+                raise ValueError(f"truncated: section {name} ends at {offset + nbytes}, the file at {size}")
+        code_width = (dim + 7) // 8
+        if {name: nbytes for name, (_, nbytes) in sections.items()} != _section_sizes(count, dim):
+            raise ValueError("section sizes disagree with the row count")
+        small: dict[str, np.ndarray] = {}
+        checksum = 0
+        for name in SMALL:
+            offset, nbytes = sections[name]
+            handle.seek(offset)
+            array = np.empty(nbytes // np.dtype(_dtype(name)).itemsize, dtype=_dtype(name))
+            if handle.readinto(array.data.cast("B")) != nbytes:
+                raise ValueError(f"truncated section {name}")
+            small[name] = array
+        for name in SMALL:
+            checksum = zlib.crc32(small[name].tobytes(), checksum)
+        if f"{checksum:08x}" != header["crc"]:
+            raise ValueError("checksum mismatch")
+        values: np.ndarray = np.empty((0, dim), np.int8)
+        exact: np.ndarray | FileRows = np.empty((0, dim), np.float32)
+        if count:  # mapped and opened through this handle: the file whose header was just checked
+            values = np.memmap(handle, dtype=np.int8, mode="r", offset=sections["values"][0], shape=(count, dim))
+            exact = FileRows(os.dup(handle.fileno()), offset=sections["matrix"][0], count=count, dim=dim)
+    categories: dict[str, np.ndarray] = {}
+    for name in CATEGORIES:
+        table = np.array(header["tables"][name] or [""], dtype=object)
+        index = small[name]
+        if len(index) and (index.min() < 0 or index.max() >= len(table)):
+            raise ValueError(f"{name} codes out of range")
+        categories[name] = table[index]
+    return StoredRows(
+        ids=small["ids"].astype(np.int64),
+        matrix=QuantizedRows(values, small["scales"].astype(np.float32), exact),
+        codes=small["codes"].reshape(count, code_width),
+        ts=small["ts"].astype(np.float64),
+        seq=small["seq"].astype(np.int64),
+        categories=categories,
+    )
+
+
+def release_pages(matrix: np.ndarray) -> None:
+    """Let go of the pages of a matrix mapped from a vector file that this process has read (madvise DONTNEED: the
+    data stays in the page cache and on disk, and comes back on the next read). Rewriting the file reads every row
+    of the old one through its mapping, and all of them then stayed resident, counted in RSS (233 MB at 150k rows
+    of float32, before the rows were int8).
+    Anything else (an in-memory matrix, a platform without madvise) is left as it is."""
+    mapping = getattr(matrix, "_mmap", None)  # numpy.memmap's mapping
+    if isinstance(mapping, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        with contextlib.suppress(OSError, ValueError):
+            mapping.madvise(mmap.MADV_DONTNEED)
+
+
+def _section_sizes(count: int, dim: int) -> dict[str, int]:
+    """Each section's bytes, in the file's order: the float32 rows, the int8 rows, then the small columns."""
+    widths = {"matrix": dim * 4, "values": dim, "codes": (dim + 7) // 8}
+    widths |= {name: np.dtype(_dtype(name)).itemsize for name in SMALL if name != "codes"}
+    return {name: count * widths[name] for name in ("matrix", "values", *SMALL)}
+
+
+def _dtype(name: str) -> str:
+    if name == "codes":
+        return "u1"
+    if name in CATEGORIES:
+        return "<i4"
+    return dict(NUMBERS)[name]

@@ -1,0 +1,348 @@
+"""Cosine search over unit vectors: compact binary codes scanned by faiss, then a re-rank from int8 rows, the best
+few scored exactly.
+
+Every unit vector is kept three ways: a 48-byte code (the signs of its 384 components), an int8 row with a scale
+and its float32 row (quantized_rows.py). A query scans the codes by Hamming distance (faiss, one thread), re-scores
+the best `rerank` candidates from the int8 rows and the best EXACT_TOP of those from the float32 rows; small sets
+and narrow filters skip the codes. Adding and removing rows appends or drops codes: nothing is trained or rebuilt.
+bench/RESULTS.md has the recall and the measurements behind the choice of faiss and of the candidate counts.
+
+Derived from the catalog (units joined with cached vectors). At start the int8 rows are memory-mapped from the
+vector file beside the catalog when it matches the catalog (vector_file), and its float32 rows read from it on
+demand, else all are read from SQLite and, in the writer, written there again; removals and additions on a mapped
+index never copy the mapped rows, and the writer rewrites the file when enough changed (`persist`). Updates build a
+new snapshot (vector_snapshot.py) and swap it in, so a search in another thread always sees one consistent state
+and never waits for the writer. The snapshot also keeps each unit's session and position, so a search's neighbour
+context needs no SQL. numpy, faiss and threadpoolctl are imported at the first use: a keyword-only command never
+loads them.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memlens.engine.catalog import Catalog
+from memlens.engine.filters import SearchFilters
+from memlens.engine.lazy import lazy_module
+from memlens.engine.vectors import vector_file
+from memlens.engine.vectors.quantized_rows import QuantizedRows
+from memlens.engine.vectors.vector_snapshot import VectorRow, VectorSnapshot, binary_codes
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_module("numpy")
+
+EXACT_ROWS = 4096  # at most this many rows (after filters) are scanned exactly, without codes
+RERANK = 1000  # candidates the code scan hands to the re-rank (recall@10 ≥ 0.98 measured at 150k rows)
+RERANK_FACTOR = 4  # or this many times the requested count, if larger
+EXACT_TOP = 50  # the best this many by int8 rows are scored again exactly (recall@10 in bench/RESULTS.md)
+PERSIST_SHARE = 20  # the writer rewrites the vector file once 1/20 of its rows changed...
+PERSIST_SECONDS = 60.0  # ...or, for fewer, once this long after its last write
+BULK_PERSIST_SHARE = 8  # during a long embedding run: rewrite once 1/8 of the rows came since (see `grown`)
+
+log = logging.getLogger(__name__)
+
+
+_blas_pinned = False
+_faiss_module = None
+
+
+def single_threaded_blas() -> None:
+    """Per-query vector work runs on the caller's thread, so concurrent requests scale over the cores: OpenBLAS
+    would spin two threads for a 15k-row product, and under load they fight each other and the other processes."""
+    global _blas_pinned
+    if not _blas_pinned:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=1, user_api="blas")
+        _blas_pinned = True
+
+
+def _faiss() -> Any:
+    """faiss, imported at the first code scan (a small index never needs it), its OpenMP pool at one thread."""
+    global _faiss_module
+    if _faiss_module is None:
+        import faiss
+
+        faiss.omp_set_num_threads(1)
+        _faiss_module = faiss
+    return _faiss_module
+
+
+def _never() -> bool:
+    return False
+
+
+class VectorIndex:
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self._snapshot: VectorSnapshot | None = None  # None: empty, or loading deferred to the first use
+        self._pending: Callable[[], VectorSnapshot] | None = None
+        self._lock = threading.Lock()  # serialises writers; readers only take the reference
+        self._file: Path | None = None  # the vector file beside the catalog, once `load` named it
+        self._file_current = False  # the file holds exactly the snapshot's rows
+        self._file_stamp = ""  # the catalog stamp the file records
+        self._written_at = 0.0  # monotonic time the file was last current (written or found so)
+        self.may_write: Callable[[], bool] = _never  # the index writer sets this: only it writes the file
+
+    def __len__(self) -> int:
+        return len(self._current().ids)
+
+    def _current(self) -> VectorSnapshot:
+        snapshot = self._snapshot
+        if snapshot is None:
+            with self._lock:
+                snapshot = self._materialise()
+        return snapshot
+
+    def _materialise(self) -> VectorSnapshot:
+        """Under the lock: the snapshot, loaded now if `load` deferred it."""
+        if self._snapshot is None:
+            if self._pending is not None:
+                self._snapshot = self._pending()
+                self._pending = None
+            else:
+                self._snapshot = VectorSnapshot.empty(self.dim)
+        return self._snapshot
+
+    def load(self, catalog: Catalog, model: str) -> None:
+        """Rebuild from the catalog: every unit whose text has a vector for `model` — at the first use.
+
+        The vector file beside the catalog is mapped when its stamp matches the catalog; otherwise the rows are
+        read from SQLite and, in the writer, the file is written again and mapped (see vector_file).
+        """
+        with self._lock:
+            self._file = vector_file.file_for(Path(catalog.path).parent, model)
+            self._file_current = False
+            self._pending = lambda: self._open(catalog, model)
+            self._snapshot = None
+
+    def _open(self, catalog: Catalog, model: str) -> VectorSnapshot:
+        assert self._file is not None
+        with catalog.read_snapshot():
+            stamp = catalog.vector_stamp()
+            stored = vector_file.read(self._file, stamp=stamp, model=model, dim=self.dim)
+            if stored is not None:
+                self._file_current, self._file_stamp = True, stamp
+                self._written_at = time.monotonic()  # the file is current as of now
+                return VectorSnapshot.stored(stored)
+            snapshot = self._read(catalog, model)
+        if self.may_write():
+            return self._write(snapshot, stamp, model)
+        return snapshot
+
+    def _write(self, snapshot: VectorSnapshot, stamp: str, model: str) -> VectorSnapshot:
+        """Under the lock: write `snapshot` as the vector file and return it mapped from there (the in-memory float
+        rows are dropped). On failure (a full disk...) the snapshot is kept as it is."""
+        assert self._file is not None
+        try:
+            vector_file.write(
+                self._file,
+                stamp=stamp,
+                model=model,
+                ids=snapshot.ids,
+                row_slices=snapshot.row_slices(vector_file.WRITE_ROWS),
+                codes=snapshot.codes,
+                ts=snapshot.ts,
+                seq=snapshot.seq,
+                categories={name: getattr(snapshot, name) for name in vector_file.CATEGORIES},
+            )
+            stored = vector_file.read(self._file, stamp=stamp, model=model, dim=self.dim)
+        except OSError as exc:
+            log.warning("cannot write the vector file %s: %s", self._file, exc)
+            return snapshot
+        self._written_at = time.monotonic()
+        if stored is None:
+            return snapshot
+        self._file_current, self._file_stamp = True, stamp
+        return VectorSnapshot.stored(stored)
+
+    def first_missing(self, unit_ids: Sequence[int]) -> int | None:
+        """The smallest of `unit_ids` that has no row here (None: all have one)."""
+        missing = np.setdiff1d(np.asarray(unit_ids, dtype=np.int64), self._current().ids, assume_unique=True)
+        return int(missing.min()) if len(missing) else None
+
+    def grown(self, share: int = BULK_PERSIST_SHARE) -> bool:
+        """Whether the rows added or removed since the vector file was written are 1/`share` of all rows or more.
+
+        A long embedding run asks after every batch and has the file written when so: each batch's rows are added
+        by copying the rows added before them (`VectorSnapshot.concat`), so without a rewrite now and then a cold
+        run at 150k units held every vector twice in anonymous memory (874 MB peak) and copied gigabytes; this way
+        the rows held in memory stay near an eighth of the index, for a file rewritten each time it grew by 1/7
+        (bench/RESULTS.md has the count and the bytes at 150k)."""
+        snapshot = self._snapshot
+        return snapshot is not None and snapshot.changed * share >= max(1, len(snapshot.ids))
+
+    def persist(self, catalog: Catalog, model: str, *, force: bool = False) -> bool:
+        """Write the vector file again if it is behind the rows held here and the writer's changes since are worth
+        a rewrite (a twentieth of the rows, or a minute since the last one; `force`: any change). The caller holds
+        the index writer's lock, so the catalog's state is the one these rows mirror. True when it was written."""
+        with self._lock:
+            snapshot = self._snapshot
+            if snapshot is None or self._file is None:
+                return False
+            with catalog.read_snapshot():
+                stamp = catalog.vector_stamp()
+            if self._file_current:  # same rows: at most the stamp moved on
+                if stamp != self._file_stamp and vector_file.restamp(self._file, stamp):
+                    self._file_stamp = stamp
+                if stamp == self._file_stamp:
+                    return False
+            changed = snapshot.changed
+            due = changed * PERSIST_SHARE >= len(snapshot.ids)
+            due = due or time.monotonic() - self._written_at >= PERSIST_SECONDS or snapshot.where is None
+            if not (force or due):
+                return False
+            self._snapshot = self._write(snapshot, stamp, model)
+            return self._file_current
+
+    def _read(self, catalog: Catalog, model: str) -> VectorSnapshot:
+        """Every unit with a vector, from SQLite: units first, then each cached vector copied straight into the
+        rows of the units that use it (one float copy in memory, not three)."""
+        units = list(catalog.vector_units())
+        row_of: dict[str, int] = {}  # the first unit with each text; the few sharing one are copied after
+        shared: list[tuple[int, int]] = []
+        for position, unit in enumerate(units):
+            first = row_of.setdefault(unit[6], position)
+            if first != position:
+                shared.append((position, first))
+        matrix = np.empty((len(units), self.dim), np.float32)
+        present = np.zeros(len(units), dtype=bool)
+        width = self.dim * 4
+        for digest, blob in catalog.cached_vectors(model):
+            slot = row_of.get(digest)
+            if slot is not None and len(blob) == width:
+                matrix[slot] = np.frombuffer(blob, dtype=np.float32)
+                present[slot] = True
+        del row_of
+        if shared:
+            to, source = np.array(shared, dtype=np.int64).T
+            matrix[to] = matrix[source]
+            present[to] = present[source]
+        if not present.all():
+            units = [unit for unit, kept in zip(units, present.tolist(), strict=True) if kept]
+            matrix = matrix[present]
+        if not units:
+            return VectorSnapshot.empty(self.dim)
+        return VectorSnapshot(
+            ids=np.fromiter((r[0] for r in units), np.int64, len(units)),
+            base=QuantizedRows.of(matrix),
+            codes=binary_codes(matrix),
+            kind=np.array([r[1] for r in units], dtype=object),
+            format=np.array([r[2] for r in units], dtype=object),
+            role=np.array([r[3] for r in units], dtype=object),
+            session=np.array([r[4] for r in units], dtype=object),
+            ts=np.array([np.nan if r[5] is None else r[5] for r in units], dtype=np.float64),
+            seq=np.array([r[7] if r[1] == "transcript" and r[7] is not None else -1 for r in units], np.int64),
+        )
+
+    def update(self, remove: Iterable[int] = (), add: Iterable[VectorRow] = ()) -> None:
+        remove_ids = np.fromiter(remove, np.int64)
+        added = [r for r in add if r.vector.shape == (self.dim,)]
+        with self._lock:
+            snapshot = self._materialise()
+            replaced = np.concatenate([remove_ids, np.fromiter((r.unit_id for r in added), np.int64, len(added))])
+            keep = ~np.isin(snapshot.ids, replaced) if len(replaced) else None
+            if keep is not None and not keep.all():  # copying the matrix costs; only when a row really goes
+                snapshot = snapshot.take(keep)
+            if added:
+                snapshot = snapshot.concat(VectorSnapshot.of(added, self.dim))
+            if snapshot is not self._snapshot:
+                self._file_current = False
+            self._snapshot = snapshot
+
+    def _mask(self, snapshot: VectorSnapshot, filters: SearchFilters | None) -> np.ndarray | None:
+        if filters is None or filters.is_empty():
+            return None
+        mask = np.ones(len(snapshot.ids), dtype=bool)
+        for column, value in (
+            (snapshot.kind, filters.kind),
+            (snapshot.format, filters.format),
+            (snapshot.role, filters.role),
+            (snapshot.session, filters.session),
+        ):
+            if value:
+                mask &= column == value
+        with np.errstate(invalid="ignore"):
+            if filters.since is not None:
+                mask &= snapshot.ts >= filters.since
+            if filters.until is not None:
+                mask &= snapshot.ts <= filters.until
+        return mask
+
+    def search(
+        self, query: np.ndarray, limit: int, filters: SearchFilters | None = None, rerank: int | None = None
+    ) -> list[tuple[int, float]]:
+        """(unit_id, cosine) pairs, best first. `rerank`: candidates from the code scan (None: the default;
+        0: scan every row exactly)."""
+        snapshot = self._current()
+        if limit <= 0 or not len(snapshot.ids):
+            return []
+        single_threaded_blas()
+        query = np.asarray(query, dtype=np.float32)
+        mask = self._mask(snapshot, filters)
+        rows = np.flatnonzero(mask) if mask is not None else None
+        count = len(snapshot.ids) if rows is None else len(rows)
+        if not count:
+            return []
+        depth = max(RERANK if rerank is None else rerank, RERANK_FACTOR * limit)
+        if count <= max(EXACT_ROWS, depth) or rerank == 0:
+            candidates = rows  # None: all rows
+        else:
+            codes = snapshot.codes if rows is None else snapshot.codes[rows]
+            query_code = binary_codes(query[np.newaxis, :])
+            # the counting variant ("mc") finds the same nearest codes as the heap ("hc") and is ~20% faster at
+            # depth 1,000 (a heap of 1,000 is costly to keep); the order within them is left to the exact re-rank
+            _, found = _faiss().knn_hamming(query_code, codes, depth, variant="mc")
+            found = found[0][found[0] >= 0].astype(np.int64)
+            candidates = found if rows is None else rows[found]
+        scores = snapshot.scores(candidates, query)  # int8 rows: cosines within about 1e-3
+        kept = min(max(limit, EXACT_TOP), len(scores))
+        top = np.argpartition(-scores, kept - 1)[:kept]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        positions, scores = (top if candidates is None else candidates[top]), scores[top]
+        # the best few scored again from the float32 rows: int8's errors reorder near-ties (quantized_rows.py)
+        head = min(EXACT_TOP, kept)
+        exact = snapshot.exact_scores(positions[:head], query)
+        order = np.argsort(-exact, kind="stable")
+        positions[:head], scores[:head] = positions[:head][order], exact[order]
+        pairs = zip(snapshot.ids[positions[:limit]].tolist(), scores[:limit].tolist(), strict=True)
+        return [(unit_id, score) for unit_id, score in pairs if math.isfinite(score)]
+
+    def cosines(self, unit_ids: list[int], query: np.ndarray) -> dict[int, float]:
+        """Cosine of the query with each given unit that has a vector (from the int8 rows: within about 1e-3)."""
+        snapshot = self._current()
+        if not unit_ids or not len(snapshot.ids):
+            return {}
+        rows, ids = snapshot.rows_of(unit_ids)
+        scores = snapshot.scores(rows, np.asarray(query, dtype=np.float32))  # within about 1e-3 (int8 rows)
+        return dict(zip(ids, scores.tolist(), strict=True))
+
+    def roles(self, unit_ids: Sequence[int]) -> dict[int, str]:
+        """The role (user, assistant, …) of each given unit held here that has one."""
+        snapshot = self._snapshot  # never loads
+        if snapshot is None or not len(snapshot.ids) or not unit_ids:
+            return {}
+        rows, ids = snapshot.rows_of(unit_ids)
+        pairs = zip(ids, snapshot.role[rows].tolist(), strict=True)
+        return {unit_id: str(role) for unit_id, role in pairs if role}
+
+    def places(self, unit_ids: Sequence[int]) -> tuple[dict[int, tuple[str, int]], list[int]]:
+        """(session and position of each given transcript message held here, the ids not held here)."""
+        snapshot = self._snapshot  # never loads: without vectors in memory, the caller asks the catalog
+        if snapshot is None or not len(snapshot.ids) or not unit_ids:
+            return {}, list(unit_ids)
+        rows, ids = snapshot.rows_of(unit_ids)
+        pairs = zip(ids, snapshot.session[rows].tolist(), snapshot.seq[rows].tolist(), strict=True)
+        places = {unit_id: (session, seq) for unit_id, session, seq in pairs if seq >= 0}
+        if len(ids) == len(unit_ids):
+            return places, []
+        held = set(ids)
+        return places, [u for u in unit_ids if u not in held]
