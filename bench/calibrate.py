@@ -27,14 +27,13 @@ from bench.locomo import (
     DEFAULT_CACHE,
     DEFAULT_DATA,
     BuiltIndex,
-    Conversation,
     bench_settings,
     build_index,
     cache_key,
     last_message_time,
-    load_conversation,
     parse_overrides,
 )
+from bench.locomo_data import Conversation, load_conversation
 from memlens.engine.ranking.calibration import DERIVED, FEATURES, QUERY_FEATURES, expand
 
 TUNE = ("26", "30", "41")

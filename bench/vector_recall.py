@@ -33,7 +33,7 @@ import numpy as np
 
 from bench.common import load_shared_embedder, machine_info
 from bench.corpus import bench_settings
-from bench.locomo import load_conversation
+from bench.locomo_data import load_conversation
 from bench.speed import SHARED_TRANSCRIPTS, shared_texts
 from memlens.engine.vectors.quantized_rows import QuantizedRows
 from memlens.engine.vectors.vector_index import EXACT_TOP, RERANK, VectorIndex

@@ -15,21 +15,21 @@ from memlens.engine.vectors.embedder import Embedder
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench import locomo, search_memory, speed, speed_report  # noqa: E402
+from bench import locomo, locomo_data, search_memory, speed, speed_report  # noqa: E402
 from bench.corpus import make_corpus, open_engine  # noqa: E402
 
 LOCOMO = REPO.parent / "shared" / "datasets" / "locomo"
 
 
 def test_evidence_ids_parse_leniently() -> None:
-    counts = locomo.EvidenceCounts()
-    ids = locomo.parse_evidence(["D1:3", "D8:6; D9:17", "D:11:26", "D30:05", "D"], counts)
+    counts = locomo_data.EvidenceCounts()
+    ids = locomo_data.parse_evidence(["D1:3", "D8:6; D9:17", "D:11:26", "D30:05", "D"], counts)
     assert ids == ["D1:3", "D8:6", "D9:17", "D11:26", "D30:5"]
     assert (counts.clean, counts.repaired, counts.skipped) == (1, 3, 1)
 
 
 def test_session_dates_parse() -> None:
-    when = locomo.parse_session_date("1:56 pm on 8 May, 2023")
+    when = locomo_data.parse_session_date("1:56 pm on 8 May, 2023")
     assert (when.year, when.month, when.day, when.hour, when.minute) == (2023, 5, 8, 13, 56)
 
 
@@ -43,9 +43,9 @@ def test_score_question_follows_the_paper() -> None:
         units=3,
         chunks=2,
     )
-    scores = locomo.score_question(locomo.Question("q", 4, ["D1:2", "D1:3"]), [2, 1], index)
+    scores = locomo.score_question(locomo_data.Question("q", 4, ["D1:2", "D1:3"]), [2, 1], index)
     assert scores["R@5"] == 0.5 and scores["MRR"] == 1.0 and scores["chunk R@1"] == 0.5
-    assert locomo.score_question(locomo.Question("q", 5, []), [2], index)["R@5"] == 1.0
+    assert locomo.score_question(locomo_data.Question("q", 5, []), [2], index)["R@5"] == 1.0
 
 
 def test_score_question_counts_exactly_k_turns() -> None:
@@ -60,13 +60,13 @@ def test_score_question_counts_exactly_k_turns() -> None:
         units=60,
         chunks=15,
     )
-    scores = locomo.score_question(locomo.Question("q", 4, ["D1:5", "D1:6"]), list(range(1, 61)), index)
+    scores = locomo.score_question(locomo_data.Question("q", 4, ["D1:5", "D1:6"]), list(range(1, 61)), index)
     assert (scores["R@5"], scores["R@10"], scores["R@50"]) == (0.5, 1.0, 1.0)
     assert scores["MRR"] == 0.2
     assert (scores["chunk R@1"], scores["chunk R@3"]) == (0.0, 1.0)  # both in the second chunk
-    late = locomo.score_question(locomo.Question("q", 4, ["D1:50", "D1:60"]), list(range(1, 61)), index)
+    late = locomo.score_question(locomo_data.Question("q", 4, ["D1:50", "D1:60"]), list(range(1, 61)), index)
     assert late["R@50"] == 0.5 and late["MRR"] == 0.02  # rank 50 counts (for R@50 and MRR), rank 60 does not
-    beyond = locomo.score_question(locomo.Question("q", 4, ["D1:51"]), list(range(1, 61)), index)
+    beyond = locomo.score_question(locomo_data.Question("q", 4, ["D1:51"]), list(range(1, 61)), index)
     assert beyond["R@50"] == 0.0 and beyond["MRR"] == 0.0  # rank 51 and beyond count for nothing
 
 
@@ -74,8 +74,8 @@ def test_locomo_benchmark_runs(embedder: Embedder, tmp_path: Path) -> None:
     files = sorted(LOCOMO.glob("*.json"))
     if not files:
         pytest.skip(f"LoCoMo data not found at {LOCOMO} (../shared is absent)")
-    conversation = locomo.load_conversation(files[0], max_sessions=2)
-    paths = locomo.write_transcripts(conversation, tmp_path / "t")
+    conversation = locomo_data.load_conversation(files[0], max_sessions=2)
+    paths = locomo_data.write_transcripts(conversation, tmp_path / "t")
     data = paths[0].read_bytes()
     assert OpenClawParser().sniff(data.decode().splitlines()[:5], paths[0])
     parsed = OpenClawParser().parse(data, paths[0])
@@ -139,7 +139,7 @@ def test_locomo_benchmark_scores_a_conversation_with_known_answers(tmp_path: Pat
     adversarial question counts as recalled. Any slip in the pipeline (dia_id ↔ unit mapping, turn order, the
     recall or MRR arithmetic, the averaging) changes these exact figures."""
     path = tiny_locomo(tmp_path / "tiny.json")
-    conversation = locomo.load_conversation(path)
+    conversation = locomo_data.load_conversation(path)
     assert [len(s.turns) for s in conversation.sessions] == [6, 4]
     assert conversation.sessions[1].start.day == 9 and conversation.questions[4].evidence == []
     report = locomo.evaluate([path], runs=("keyword",))
