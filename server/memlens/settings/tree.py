@@ -97,7 +97,8 @@ class EmbeddingSettings:
 
 @dataclass
 class RerankerSettings:
-    """The optional cross-encoder pass over the top hits (engine/ranking/cross_encoder.py); off unless a model is named."""
+    """The optional cross-encoder pass over the top hits (engine/ranking/cross_encoder.py); off unless a model is
+    named."""
 
     model: str = ""
     """A fastembed cross-encoder model name (e.g. Xenova/ms-marco-MiniLM-L-6-v2); empty = no reranking."""
@@ -161,8 +162,8 @@ class SearchSettings:
     Chosen on the LoCoMo tune split (bench/RESULTS.md)."""
     expansion_weight: float = field(default=0.2, metadata=between(0, 1))
     """Keyword side: each query word also matches the index's words nearest it in meaning (word vectors the index
-    writer made with the embedding model; engine/keyword/vocabulary.py, engine/keyword/term_expansion.py), their BM25 weighted by
-    this (0 = off). Chosen on the LoCoMo tune split (bench/RESULTS.md)."""
+    writer made with the embedding model; engine/keyword/vocabulary.py, engine/keyword/term_expansion.py), their BM25
+    weighted by this (0 = off). Chosen on the LoCoMo tune split (bench/RESULTS.md)."""
     expansion_min_cosine: float = field(default=0.55, metadata=between(0, 1))
     """A vocabulary word expands a query word when their cosine reaches this."""
     expansion_terms: int = field(default=3, metadata=between(1, 20))
