@@ -28,7 +28,7 @@ from memlens.engine.filters import SearchFilters
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.engine.indexing.discovery import Locations, SourceFile, classify, discover, resolve_locations
 from memlens.engine.indexing.indexer import Indexer, SyncReport
-from memlens.engine.indexing.stored_text import redaction_stamp
+from memlens.engine.indexing.stored_text import reparse_if_redaction_changed
 from memlens.engine.indexing.writer_lock import WriterLock
 from memlens.engine.keyword.keyword_index import KeywordIndex
 from memlens.engine.progress import Progress
@@ -107,7 +107,7 @@ class Engine:
     def _open_derived(self) -> None:
         """Make tantivy and the vector matrix agree with the catalog, rebuilding what disagrees or is damaged."""
         if self.writable:
-            self._check_redaction()
+            reparse_if_redaction_changed(self.catalog, enabled=self.settings.privacy.redact_index)
         generation = self.catalog.generation()
         if self.writable and self.keyword.generation() != generation:
             log.info(
@@ -120,18 +120,6 @@ class Engine:
             log.warning("keyword index disagrees with the catalog; rebuilding")
             self.indexer.rebuild_keyword_index()
         self._reload_vectors(generation)
-
-    def _check_redaction(self) -> None:
-        """An index built by another detector (or with redaction switched) is re-read from its files at the next
-        sync, so text stored unmasked does not linger."""
-        stamp = redaction_stamp(self.settings.privacy.redact_index)
-        if self.catalog.get_meta("redaction") == stamp:
-            return
-        with self.catalog.transaction() as db:
-            if self.catalog.get_meta("redaction", db=db) is not None or self.catalog.get_meta("generation", db=db):
-                log.info("the index was built with other redaction rules; every file will be read again")
-                self.catalog.mark_all_for_reparse(db)
-            self.catalog.set_meta(db, "redaction", stamp)
 
     def _reload_vectors(self, generation: int) -> None:
         self.indexer.embedding.forget_counts()

@@ -8,8 +8,13 @@ file once so old unmasked text does not linger.
 
 from __future__ import annotations
 
+import logging
+
+from memlens.engine.catalog import Catalog
 from memlens.engine.indexing.ingest import FileContent
 from memlens.engine.redact import redact
+
+log = logging.getLogger(__name__)
 
 # Bump when the detector learns new kinds: indexes built with an older one are re-parsed on open.
 REDACTION_VERSION = 3  # 3: an AWS secret key one character or one line away from its key id
@@ -18,6 +23,19 @@ REDACTION_VERSION = 3  # 3: an AWS secret key one character or one line away fro
 def redaction_stamp(enabled: bool) -> str:
     """What the catalog records about how its text was redacted."""
     return f"v{REDACTION_VERSION}" if enabled else "off"
+
+
+def reparse_if_redaction_changed(catalog: Catalog, *, enabled: bool) -> None:
+    """An index built by another detector (or with redaction switched) has every file read again at the next sync, so
+    text stored unmasked does not linger. The writer calls it when it opens the index."""
+    stamp = redaction_stamp(enabled)
+    if catalog.get_meta("redaction") == stamp:
+        return
+    with catalog.transaction() as db:
+        if catalog.get_meta("redaction", db=db) is not None or catalog.get_meta("generation", db=db):
+            log.info("the index was built with other redaction rules; every file will be read again")
+            catalog.mark_all_for_reparse(db)
+        catalog.set_meta(db, "redaction", stamp)
 
 
 def redact_content(content: FileContent, *, enabled: bool) -> None:
