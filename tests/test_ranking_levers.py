@@ -161,6 +161,33 @@ def test_the_live_indexing_path_embeds_new_words_too(tmp_path: Path, embedder: E
         assert all(v is not None for v in stored_words(engine).values())
 
 
+def test_indexing_lasts_until_the_words_have_their_vectors(tmp_path: Path, embedder: Embedder) -> None:
+    """Answers change once the vocabulary's words have their vectors (expansion finds more), so `indexing` stays true
+    until then, not only until the units have theirs: a client that waits for it (the editor's self-test did) gets
+    the answer it will keep getting. The count is cached: a search after it is known reads no word count."""
+    workspace = tmp_path / "ws"
+    write_notes(
+        workspace,
+        {"a.md": "# Walks\n\nhiking in the mountains at dawn\n", "b.md": "# Budget\n\nthe quarterly review\n"},
+    )
+    with Engine([workspace], plain_settings(), index_dir=tmp_path / "index", embedder=embedder) as engine:
+        engine.sync(embed=False)
+        assert engine.indexing()
+        engine.embed_pending(max_batches=1)  # the units' one batch: the budget ends before the words
+        assert engine.pending_embeddings() == 0 and engine.pending_words() > 0
+        assert engine.indexing() and engine.search("walks")["indexing"]
+        engine.embed_pending()
+        assert engine.pending_words() == 0 and not engine.indexing()
+        assert not engine.search("walks")["indexing"]
+        statements: list[str] = []
+        engine.catalog.db.set_trace_callback(statements.append)
+        try:
+            engine.search("walks")
+        finally:
+            engine.catalog.db.set_trace_callback(None)
+        assert statements and not [s for s in statements if "FROM words WHERE near IS NULL" in s]
+
+
 def test_neighbour_lists_linked_word_by_word_equal_lists_made_at_once(
     tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -181,6 +208,7 @@ def test_neighbour_lists_linked_word_by_word_equal_lists_made_at_once(
         stepwise = dict(engine.catalog.db.execute("SELECT stem, near FROM words"))
         with engine.catalog.transaction() as db:
             db.execute("UPDATE words SET near = NULL")
+        engine.indexer.embedding.forget_words()  # written behind the writer's back: its cached count is told
         assert engine.pending_words() == len(stepwise)  # unlinked words are work still to do
         assert vocabulary.link_words(engine.catalog) == len(stepwise)
         at_once = dict(engine.catalog.db.execute("SELECT stem, near FROM words"))

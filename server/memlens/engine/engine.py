@@ -262,7 +262,9 @@ class Engine:
         )
 
     def indexing(self) -> bool:
-        return self.syncing.is_set() or self.indexer.embedding.pending() > 0
+        """Whether answers may still change without a file changing: a sync is running, or texts or the vocabulary's
+        words still wait for their vectors (until the words have theirs, query expansion finds less)."""
+        return self.syncing.is_set() or self.pending_embeddings() > 0 or self.pending_words() > 0
 
     def rank(
         self,

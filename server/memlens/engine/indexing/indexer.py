@@ -121,6 +121,7 @@ class Indexer:
             report = SyncReport(files_seen=len(sources))
             backfill_unit_facts(self.catalog, self.keyword, cancel)  # before this sync's units are filled in
             backfill_words(self.catalog, self.keyword, cancel)  # a catalog from before the vocabulary: once
+            self.embedding.forget_words()  # (what it collected waits for vectors)
             known = self.catalog.files(None if prune else [str(s.path) for s in sources])
             if prune:
                 wanted = {str(s.path) for s in sources}

@@ -45,6 +45,8 @@ class VectorWriter:
         self.may_write = may_write
         self._pending: int | None = None  # cached count of texts without a vector
         self._pending_from = 0  # with it: every unit below this id has its vector (see _embedded_below)
+        self._pending_words: int | None = None  # cached count of words without a vector or nearest words
+        self._words_epoch = 0  # bumped by every change to the words (see pending_words)
 
     def embed_pending(
         self,
@@ -61,14 +63,33 @@ class VectorWriter:
             done, batches = self._embed_units(progress, cancel, max_batches)
             if self.pending() == 0 and (max_batches is None or batches < max_batches):
                 left = None if max_batches is None else max_batches - batches
-                embed_words(self.catalog, self.embedder, cancel=cancel, progress=progress, max_batches=left)
-                if self.catalog.count_words_without_vectors() == 0:  # once every word has its vector: one pass
-                    link_words(self.catalog, cancel)  # over the vocabulary links them all (and older lists' words)
+                try:
+                    embed_words(self.catalog, self.embedder, cancel=cancel, progress=progress, max_batches=left)
+                    if self.catalog.count_words_without_vectors() == 0:  # once every word has its vector: one
+                        link_words(self.catalog, cancel)  # pass over the vocabulary links them all (and older lists')
+                finally:
+                    self.forget_words()
             return done
 
     def pending_words(self) -> int:
-        """Words of the index still waiting for a vector or for their nearest words (0 without a model)."""
-        return self.catalog.count_words_without_neighbours() if self.embedder is not None else 0
+        """Words of the index still waiting for a vector or for their nearest words (0 without a model): until they
+        have them, query expansion finds less and answers change. Cached until the words change, since every search
+        answer asks (`Engine.indexing`); counted without the writer's lock, which a batch of words holds for a while,
+        and kept only when no change landed during the count."""
+        if self.embedder is None:
+            return 0
+        pending = self._pending_words
+        if pending is None:
+            epoch = self._words_epoch
+            pending = self.catalog.count_words_without_neighbours()
+            if epoch == self._words_epoch:
+                self._pending_words = pending
+        return pending
+
+    def forget_words(self) -> None:
+        """The words changed (new ones collected, some embedded or linked): the cached count is stale."""
+        self._words_epoch += 1
+        self._pending_words = None
 
     def _embed_units(
         self, progress: Progress | None, cancel: threading.Event | None, max_batches: int | None
@@ -114,8 +135,9 @@ class VectorWriter:
 
     def mirror(self, *, added: Iterable[int], deleted: Iterable[int]) -> None:
         """After a catalog commit: the vector rows follow its units (added units whose text already has a vector get
-        it now), and the cached backlog count is dropped."""
+        it now), and the cached backlog counts are dropped (the commit may have collected new words)."""
         self._pending = None
+        self.forget_words()
         model = self.embedder.name if self.embedder else None
         cached = vector_rows(self.catalog, model, "id", list(added)) if model else []
         self.vectors.update(remove=deleted, add=cached)
@@ -123,6 +145,7 @@ class VectorWriter:
     def forget_counts(self) -> None:
         """Another process wrote the catalog: cached counts are stale."""
         self._pending = None
+        self.forget_words()
 
     def pending(self) -> int:
         """Distinct unit texts still waiting for a vector (cached until the next write)."""
