@@ -91,6 +91,39 @@ def test_stats_json(cli_example: Engine) -> None:
     assert set(stats["messages"]) == {"claude-code", "codex", "openclaw", "specstory"}
 
 
+def test_stats_text_reads_as_the_json_says(cli_example: Engine) -> None:
+    """`memlens stats` words the index's state for people (as the editor's report does): every figure the JSON
+    gives, no Python literal (None, True, False) and no camelCase key."""
+    stats = json.loads(memlens("stats", "--json", *locations(cli_example)).stdout)
+    out = memlens("stats", *locations(cli_example)).stdout
+    lines = out.splitlines()
+    assert lines[0] == "memlens index: up to date"
+    rows = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in lines[1:13])
+    assert rows["chunks"] == f"{stats['totalChunks']:,}" and rows["sessions"] == f"{stats['sessions']:,}"
+    assert rows["chunks with embeddings"] == f"{stats['chunksWithEmbeddings']:,} (100%)"
+    assert rows["embedding provider"] == stats["provider"] and rows["index folder"] == stats["indexDir"]
+    assert rows["last sync"] == stats["lastSync"].replace("T", " ").replace("Z", " UTC")
+    assert "files: " + " · ".join(f"{k} {v}" for k, v in sorted(stats["files"].items())) in lines
+    assert not re.search(r"\b(None|True|False)\b|totalChunks|chunksWith", out)
+
+
+def test_stats_text_lists_the_files_it_could_not_read(tmp_path: Path) -> None:
+    transcripts = tmp_path / "agent"
+    transcripts.mkdir()
+    good = '{"type":"session","version":3,"id":"s1","timestamp":"2026-02-01T10:00:00.000Z","cwd":"/"}\n'
+    (transcripts / "broken.jsonl").write_text(good + "{not json\n")
+    (transcripts / "README.md").write_text("# Not a transcript\n")
+    where = ["--workspace", str(tmp_path / "ws"), "--transcripts", str(transcripts), "--index-dir", str(tmp_path / "i")]
+    (tmp_path / "ws").mkdir()
+    memlens("index", "--no-embeddings", *where)
+    out = memlens("stats", "--no-embeddings", *where).stdout
+    assert "embedding provider                none (keyword search only)" in out
+    problems = out.split("files with problems:\n", 1)[1].splitlines()
+    assert problems[0].startswith(f"  {transcripts / 'broken.jsonl'} · 1 bad line · line 2: ")
+    assert f"files in no format memlens reads (nothing of them is searchable):\n  {transcripts / 'README.md'}" in out
+    assert "unrecognised 1" in out
+
+
 def test_history_anchor_and_errors(cli_example: Engine) -> None:
     anchor = search_json(cli_example, "start-message-move-task redrive", "--kind", "transcript")["results"][0]
     history = json.loads(

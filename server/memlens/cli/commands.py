@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from memlens.cli.arguments import build_parser, settings_from_args
-from memlens.cli.output import ProgressBar, describe_sync, print_history, print_search, print_sessions
+from memlens.cli.output import ProgressBar, describe_sync, print_history, print_search, print_sessions, print_stats
 from memlens.engine.filters import filters_from_dict
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.errors import InvalidRequest, MemlensError
@@ -158,8 +158,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(stats, ensure_ascii=False))
         return 0
-    for key, value in stats.items():
-        print(f"{key:>24}: {json.dumps(value) if isinstance(value, (dict, list)) else value}")
+    print_stats(stats)
     return 0
 
 

@@ -1,5 +1,5 @@
 """What the command line prints for people (JSON is printed as the engine answers it): results, history, sessions,
-sync reports and a progress bar on a terminal's stderr."""
+index stats, sync reports and a progress bar on a terminal's stderr."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from memlens.wire import HistoryResponse, SearchResponse, SearchResult, SessionsResponse
+from memlens.wire import HistoryResponse, SearchResponse, SearchResult, SessionsResponse, StatsResponse
 
 if TYPE_CHECKING:
     from memlens.engine.indexing.indexer import SyncReport
@@ -121,3 +121,50 @@ def print_sessions(page: SessionsResponse) -> None:
     shown = f"{len(sessions)} of {page['totalSessions']} sessions"
     more = " (more: --json gives nextCursor for --cursor)" if page.get("nextCursor") else ""
     print(f"{shown}{more}; `memlens history SESSION` reads one, `--json` adds files, tools and resume commands")
+
+
+def print_stats(stats: StatsResponse) -> None:
+    """The index's state as the editor's report words it (client/src/statsText.ts), as aligned text."""
+    total = stats["totalChunks"]
+    embedded = stats["chunksWithEmbeddings"]
+    share = f" ({round(100 * embedded / total)}%)" if total else ""
+    provider = stats["provider"] if stats["provider"] not in ("", "none") else "none (keyword search only)"
+    last = (stats["lastSync"] or "never").replace("T", " ").replace("Z", " UTC")
+    rows = [
+        ("chunks", f"{total:,}"),
+        ("chunks with embeddings", f"{embedded:,}{share}"),
+        ("chunks waiting for embeddings", f"{stats['chunksNeedingEmbeddings']:,}"),
+        ("messages waiting to be indexed", f"{stats['pendingMessages']:,}"),
+        ("sessions", f"{stats['sessions']:,}"),
+        ("unreadable transcript lines", f"{stats['badLines']:,}"),
+        ("orphaned messages", f"{stats['orphanedMessages']:,}"),
+        ("files with problems", f"{stats['filesWithErrors']:,}"),
+        ("files in no format memlens reads", f"{stats['filesUnrecognised']:,}"),
+        ("embedding provider", provider),
+        ("last sync", last),
+        ("index folder", stats["indexDir"] + (" (read-only: another process writes it)" if stats["readOnly"] else "")),
+    ]
+    print("memlens index: " + ("indexing…" if stats["indexing"] else "up to date"))
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        print(f"  {label:<{width}}  {value}")
+    if stats.get("providerNote"):
+        print(f"  ({stats['providerNote']})")
+    for title, counts in (("files", stats["files"]), ("messages", stats["messages"])):
+        named = sorted((name or "unrecognised", count) for name, count in counts.items())  # "": no parser read it
+        listed = " · ".join(f"{name} {count:,}" for name, count in named) or "none"
+        print(f"{title}: {listed}")
+    if stats["fileErrors"]:
+        print("files with problems:")
+        for error in stats["fileErrors"]:
+            lines = error["badLines"]
+            bad = f" · {lines:,} bad line{'s' if lines != 1 else ''}" if lines else ""
+            reasons = "; ".join(" ".join(r.split())[:160] for r in error["reasons"])
+            print(f"  {error['path']}{bad}{f' · {reasons}' if reasons else ''}")
+    if stats["unrecognisedFiles"]:
+        print("files in no format memlens reads (nothing of them is searchable):")
+        for path in stats["unrecognisedFiles"]:
+            print(f"  {path}")
+        more = stats["filesUnrecognised"] - len(stats["unrecognisedFiles"])
+        if more > 0:
+            print(f"  … and {more:,} more")
