@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -186,6 +187,31 @@ def test_indexing_lasts_until_the_words_have_their_vectors(tmp_path: Path, embed
         finally:
             engine.catalog.db.set_trace_callback(None)
         assert statements and not [s for s in statements if "FROM words WHERE near IS NULL" in s]
+
+
+def test_a_search_that_began_before_the_words_had_vectors_says_indexing(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`indexing` is read before the answer is worked out: when the words get their vectors while a search ranks, its
+    answer is from before, and says so (read at the end, it said false for an answer that lacked the expansions)."""
+    workspace = tmp_path / "ws"
+    write_notes(workspace, {"a.md": "# Walks\n\nhiking in the mountains at dawn\n"})
+    with Engine([workspace], plain_settings(), index_dir=tmp_path / "index", embedder=embedder) as engine:
+        engine.sync(embed=False)
+        engine.embed_pending(max_batches=1)
+        assert engine.pending_embeddings() == 0 and engine.pending_words() > 0
+        rank = engine.retriever.rank
+
+        def rank_while_the_writer_finishes(*args: Any, **kwargs: Any) -> Any:
+            ranking = rank(*args, **kwargs)
+            engine.embed_pending()  # the writer finishes the words while this search works
+            return ranking
+
+        monkeypatch.setattr(engine.retriever, "rank", rank_while_the_writer_finishes)
+        assert engine.search("walks")["indexing"]
+        assert not engine.indexing()
+        monkeypatch.undo()
+        assert not engine.search("walks")["indexing"]
 
 
 def test_neighbour_lists_linked_word_by_word_equal_lists_made_at_once(

@@ -294,6 +294,10 @@ class Engine:
         started = time.perf_counter()
         settings = self.settings.search
         limit = limit or settings.max_results
+        self.refresh()
+        # read before the answer is worked out: work that ends during the search (the words' vectors) must not make
+        # an answer from before it read as final (the editor's self-test saw 6 hits said final, then 7)
+        indexing = self.indexing()
         ranking = self.rank(query, mode=mode, filters=filters, limit=limit, fusion=fusion)
         builder = ResultBuilder(self.catalog, self.workspaces, self.visibility())
         results = builder.build(
@@ -311,7 +315,7 @@ class Engine:
             "results": results,
             "totalResults": len(results),
             "searchTimeMs": round((time.perf_counter() - started) * 1000, 2),
-            "indexing": self.indexing(),
+            "indexing": indexing,
         }
         if ranking.mode != (mode or settings.mode):
             response["note"] = f"no embedding model ({self.provider_note or 'no vectors yet'}); keyword search only"
