@@ -157,8 +157,8 @@ def print_stats(stats: StatsResponse) -> None:
     if stats["fileErrors"]:
         print("files with problems:")
         for error in stats["fileErrors"]:
-            lines = error["badLines"]
-            bad = f" · {lines:,} bad line{'s' if lines != 1 else ''}" if lines else ""
+            skipped = error["badLines"]
+            bad = f" · {skipped:,} bad line{'s' if skipped != 1 else ''}" if skipped else ""
             reasons = "; ".join(" ".join(r.split())[:160] for r in error["reasons"])
             print(f"  {error['path']}{bad}{f' · {reasons}' if reasons else ''}")
     if stats["unrecognisedFiles"]:

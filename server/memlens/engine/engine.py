@@ -276,6 +276,12 @@ class Engine:
         fusion: str | None = None,
     ) -> Ranking:
         self.refresh()
+        return self._ranked(query, mode=mode, filters=filters, limit=limit, fusion=fusion)
+
+    def _ranked(
+        self, query: str, *, mode: str | None, filters: SearchFilters | None, limit: int | None, fusion: str | None
+    ) -> Ranking:
+        """`rank` once the engine has followed the writer (`refresh`)."""
         ranking = self.retriever.rank(query, self.settings.search, mode, fusion, filters, limit)
         return self.reranker.rerank(query, ranking, self.settings.reranker, self.catalog)
 
@@ -298,7 +304,7 @@ class Engine:
         # read before the answer is worked out: work that ends during the search (the words' vectors) must not make
         # an answer from before it read as final (the editor's self-test saw 6 hits said final, then 7)
         indexing = self.indexing()
-        ranking = self.rank(query, mode=mode, filters=filters, limit=limit, fusion=fusion)
+        ranking = self._ranked(query, mode=mode, filters=filters, limit=limit, fusion=fusion)
         builder = ResultBuilder(self.catalog, self.workspaces, self.visibility())
         results = builder.build(
             ranking,

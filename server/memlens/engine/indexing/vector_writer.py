@@ -136,14 +136,13 @@ class VectorWriter:
     def mirror(self, *, added: Iterable[int], deleted: Iterable[int]) -> None:
         """After a catalog commit: the vector rows follow its units (added units whose text already has a vector get
         it now), and the cached backlog counts are dropped (the commit may have collected new words)."""
-        self._pending = None
-        self.forget_words()
+        self.forget_counts()
         model = self.embedder.name if self.embedder else None
         cached = vector_rows(self.catalog, model, "id", list(added)) if model else []
         self.vectors.update(remove=deleted, add=cached)
 
     def forget_counts(self) -> None:
-        """Another process wrote the catalog: cached counts are stale."""
+        """The catalog changed (this writer's commit, or another process's): the cached counts are stale."""
         self._pending = None
         self.forget_words()
 
