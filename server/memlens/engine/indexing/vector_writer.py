@@ -94,37 +94,36 @@ class VectorWriter:
     def _embed_units(
         self, progress: Progress | None, cancel: threading.Event | None, max_batches: int | None
     ) -> tuple[int, int]:
-        """(units embedded, batches run): embed_pending's unit part."""
+        """(units embedded, batches run): embed_pending's unit part, run under the writer's lock it holds."""
         assert self.embedder is not None
-        with self.writing():
-            model = self.embedder.name
-            total = self.pending()
-            if total == 0:
-                return 0, 0
-            done = batches = 0
-            after_id = self._pending_from - 1  # worked out with the count: the unit ids are listed once
-            while not (cancel is not None and cancel.is_set()) and (max_batches is None or batches < max_batches):
-                missing = self.catalog.missing_vectors(model, EMBED_BATCH, after_id)
-                if not missing:
-                    break
-                after_id = max(unit_id for _, unit_id in missing)
-                units = self.catalog.units_by_id([unit_id for _, unit_id in missing])
-                matrix = self.embedder.embed([units[unit_id]["text"][:EMBED_TEXT_CHARS] for _, unit_id in missing])
-                hashes = [h for h, _ in missing]
-                with self.catalog.transaction() as db:
-                    blobs = [(h, encode_vector(v)) for h, v in zip(hashes, matrix, strict=True)]
-                    self.catalog.store_vectors(db, model, blobs)
-                self._pending = None
-                self.vectors.update(add=vector_rows(self.catalog, model, "embed_text_hash", hashes))
-                if self.vectors.grown():  # a long run: fold the rows added so far into the mapped vector file
-                    self.persist(force=True)
-                done += len(missing)
-                batches += 1
-                if progress is not None:
-                    progress(done, max(total, done), f"embedded {done}/{max(total, done)}")
-            if done:
-                self.persist()
-            return done, batches
+        model = self.embedder.name
+        total = self.pending()
+        if total == 0:
+            return 0, 0
+        done = batches = 0
+        after_id = self._pending_from - 1  # worked out with the count: the unit ids are listed once
+        while not (cancel is not None and cancel.is_set()) and (max_batches is None or batches < max_batches):
+            missing = self.catalog.missing_vectors(model, EMBED_BATCH, after_id)
+            if not missing:
+                break
+            after_id = max(unit_id for _, unit_id in missing)
+            units = self.catalog.units_by_id([unit_id for _, unit_id in missing])
+            matrix = self.embedder.embed([units[unit_id]["text"][:EMBED_TEXT_CHARS] for _, unit_id in missing])
+            hashes = [h for h, _ in missing]
+            with self.catalog.transaction() as db:
+                blobs = [(h, encode_vector(v)) for h, v in zip(hashes, matrix, strict=True)]
+                self.catalog.store_vectors(db, model, blobs)
+            self._pending = None
+            self.vectors.update(add=vector_rows(self.catalog, model, "embed_text_hash", hashes))
+            if self.vectors.grown():  # a long run: fold the rows added so far into the mapped vector file
+                self.persist(force=True)
+            done += len(missing)
+            batches += 1
+            if progress is not None:
+                progress(done, max(total, done), f"embedded {done}/{max(total, done)}")
+        if done:
+            self.persist()
+        return done, batches
 
     def persist(self, force: bool = False) -> bool:
         """Bring the vector file beside the catalog up to the rows in memory, when due (see VectorIndex.persist)."""
