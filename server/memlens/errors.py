@@ -8,6 +8,10 @@ rerun with `-v`.
 from __future__ import annotations
 
 import errno
+import os
+import re
+import sqlite3
+from pathlib import Path
 
 
 class MemlensError(Exception):
@@ -30,8 +34,91 @@ class IndexUnavailable(MemlensError):
     """The index cannot be written right now: another process holds the writer lock, or the disk is full."""
 
 
+class IndexWriteFailed(IndexUnavailable):
+    """The index could not be written for a reason outside memlens (a full disk, a read-only or failing disk, no
+    permission): what was committed before stays, and searches answer from it."""
+
+    def __init__(self, cause: str, index_dir: object) -> None:
+        self.cause = cause
+        super().__init__(f"could not update the index at {index_dir}: {cause}; {_WHAT_TO_DO.get(cause, _RETRY)}")
+
+
+class LockPathBroken(IndexUnavailable):
+    """The writer lock's path is something no lock can live on (a directory, a FIFO, a symbolic link, a file
+    this user cannot open): the index is read-only until it is removed or `reindex --full` replaces it."""
+
+
 class SettingsError(MemlensError):
     """A settings file that cannot be read at all (bad values inside a readable file only warn)."""
+
+
+# the causes an index write can fail for that lie outside memlens, by errno
+ENVIRONMENTAL_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EACCES, errno.EPERM)
+_SQLITE_CAUSES = {  # SQLite says these in its own words
+    "database or disk is full": errno.ENOSPC,
+    "attempt to write a readonly database": errno.EROFS,
+    "disk i/o error": errno.EIO,
+}
+_OS_ERROR_IN_TEXT = re.compile(r"os error (\d+)|\[errno (\d+)\]")  # tantivy's (Rust's) and Python's spellings
+_RETRY = "fix that and sync again; searches answer from the last update"
+_WHAT_TO_DO = {
+    os.strerror(errno.ENOSPC).lower(): "free some space there (or point memlens.indexDir at another disk) and sync "
+    "again; searches answer from the last update",
+    os.strerror(errno.EDQUOT).lower(): "free some of your quota there (or point memlens.indexDir at another disk) and "
+    "sync again; searches answer from the last update",
+    os.strerror(errno.EROFS).lower(): "remount it read-write (or point memlens.indexDir at a writable folder); "
+    "searches answer from the last update",
+    os.strerror(errno.EACCES).lower(): "give this user write access to that folder (or point memlens.indexDir "
+    "elsewhere); searches answer from the last update",
+    os.strerror(errno.EIO).lower(): "check the disk, then run `memlens reindex --full`; searches answer from the last "
+    "update",
+}
+
+
+def environmental_cause(exc: BaseException) -> str | None:
+    """Why a write failed, when the reason lies outside memlens ("no space left on device", "read-only file
+    system", ...), found in `exc` or the exceptions it was raised from; None for anything else (a bug)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        number = _errno_of(current)
+        if number in ENVIRONMENTAL_ERRNOS:
+            if number == errno.EPERM:
+                number = errno.EACCES  # one cause for the user: this user may not write there
+            return os.strerror(number).lower()
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _errno_of(exc: BaseException) -> int | None:
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return exc.errno
+    text = str(exc).lower()
+    if isinstance(exc, sqlite3.Error):
+        for words, number in _SQLITE_CAUSES.items():
+            if words in text:
+                return number
+    found = _OS_ERROR_IN_TEXT.search(text)
+    if found:
+        return int(found.group(1) or found.group(2))
+    if "no space left" in text or "disk is full" in text:
+        return errno.ENOSPC
+    if "quota exceeded" in text:
+        return errno.EDQUOT
+    return None
+
+
+def unwritable_folder_cause(folder: Path) -> str | None:
+    """Why `folder` cannot be written at all (a read-only file system, no write permission), if so."""
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return os.strerror(errno.EROFS).lower()
+    except (OSError, AttributeError):  # no statvfs (Windows): the access check below still answers
+        pass
+    if folder.exists() and not os.access(folder, os.W_OK):
+        return os.strerror(errno.EACCES).lower()
+    return None
 
 
 def is_disk_full(exc: BaseException) -> bool:

@@ -7,6 +7,7 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -267,7 +268,7 @@ class ServerState:
         engine = self.engine
         if engine is None:
             return None
-        stats = await self.read(engine.stats)
+        stats = await self.read(partial(engine.stats, count_unindexed=False))  # no folder walk per status
         status: IndexStatus = {
             "indexing": bool(stats["indexing"] or self.busy),
             "totalChunks": stats["totalChunks"],
