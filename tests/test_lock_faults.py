@@ -18,6 +18,7 @@ from typing import IO
 import pytest
 
 from memlens.engine.engine import Engine
+from memlens.errors import LockPathBroken
 from memlens.settings import Settings
 
 NOTE = "# Pager\n\nThe pager rotation moved to Tuesdays after the spring reorg.\n"
@@ -109,6 +110,24 @@ def test_a_writer_whose_lock_was_deleted_takes_it_again(workspace: Path, tmp_pat
         assert first.search("duty manager", mode="keyword")["results"]
         with Engine([workspace], settings(), index_dir=index_dir, embedder=False) as second:
             assert not second.writable  # the retaken lock holds
+
+
+def test_a_lock_replaced_by_a_directory_under_a_writer_is_said_and_reindex_full_recovers(
+    workspace: Path, tmp_path: Path
+) -> None:
+    index_dir = tmp_path / "index"
+    lock = index_dir / "writer.lock"
+    with Engine([workspace], settings(), index_dir=index_dir, embedder=False) as engine:
+        engine.sync()
+        lock.unlink()
+        lock.mkdir()
+        with pytest.raises(LockPathBroken, match=f"the writer lock {lock} is a directory"):
+            engine.sync()
+        assert not engine.writable
+        assert engine.search("pager rotation", mode="keyword")["results"]  # still answers, read-only
+        engine.reindex(full=True)
+        assert engine.writable and lock.is_file()
+        engine.sync()
 
 
 def settings() -> Settings:

@@ -213,10 +213,19 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from memlens.mcp.server import run
+    from memlens.mcp.http_security import http_security
+    from memlens.mcp.server import parse_address, run
 
+    security = None
+    if args.http:  # checked before the index is opened: a refused start touches nothing
+        host, port = parse_address(args.http)
+        security = http_security(
+            host, port, token_file=args.token_file, extra_hosts=args.allow_host, extra_origins=args.allow_origin
+        )
+    elif args.token_file or args.allow_host or args.allow_origin:
+        raise InvalidRequest("--token-file, --allow-host and --allow-origin apply to --http only")
     with open_engine(args) as engine:
-        return run(engine, args.http)
+        return run(engine, security)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:

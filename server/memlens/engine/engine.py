@@ -87,6 +87,7 @@ class Engine:
         self._lock = WriterLock(self.index_dir / "writer.lock")
         # why this process may not write, when the reason is not simply another writer (said by every write)
         self.write_problem: IndexUnavailable | None = None
+        self._lock_check = threading.Lock()
         self.writable = self._acquire_lock()
         self.catalog = Catalog(self.index_dir / "catalog.sqlite3")
         self.keyword = KeywordIndex(self.index_dir / "keyword")
@@ -296,13 +297,18 @@ class Engine:
             self._derived_stale = True  # opened as a reader: realign the derived indexes before the first write
 
     def _require_writer(self) -> None:
+        with self._lock_check:  # one thread retakes the lock; another would let go of what the first just took
+            self._check_lock()
+
+    def _check_lock(self) -> None:
         if self.writable and not self._lock.still_held():
             # someone removed or replaced writer.lock under us: lock what the name leads to now, unless another
             # process already has; either way only one process writes from here on
-            if self._lock.retake():
+            self._lock.release()
+            self.writable = self._acquire_lock()
+            if self.writable:
                 log.warning("the writer lock %s was removed or replaced; this process took it again", self._lock.path)
-            else:
-                self.writable = False
+            elif self.write_problem is None:
                 log.warning("the writer lock %s was taken by another process; this one stops writing", self._lock.path)
         if self.write_problem is not None and not self.writable:
             raise self.write_problem

@@ -171,7 +171,10 @@ class Indexer:
                 stat = source.path.stat()
             except OSError:
                 continue  # gone since discovery: nothing to index
-            count += not _unchanged(known.get(str(source.path)), stat)
+            row = known.get(str(source.path))
+            if row is not None and row.size < 0:
+                continue  # it failed to read and waits for the next sync: stats lists it under fileErrors
+            count += not _unchanged(row, stat)
         return count
 
     def collect_garbage(self) -> None:

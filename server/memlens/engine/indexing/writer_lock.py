@@ -3,7 +3,7 @@
 Built on `filelock` (flock on Unix, LockFileEx on Windows): the kernel drops the lock when the process dies, so a
 crash never leaves a stale lock behind. A lock lives on an inode, not a name: if someone deletes `writer.lock`
 while we hold it, a second process would create a new file and lock that. `still_held()` notices (the name no
-longer leads to our inode); the writer then tries once to lock the file the name now leads to (`retake()`), and
+longer leads to our inode); the engine then lets go and tries once to lock the file the name now leads to, and
 writes only if that succeeds, so two processes never both write.
 
 A lock path that is not a regular file (a directory, a FIFO, a symbolic link, a file this user cannot open) holds
@@ -70,16 +70,6 @@ class WriterLock:
         except OSError:
             return False
         return (status.st_dev, status.st_ino) == self._inode
-
-    def retake(self) -> bool:
-        """The path no longer leads to the file we locked: let go of that file and try once to lock whatever the
-        path leads to now (creating it if it is gone). False when another process got there first, or the path
-        is broken."""
-        self.release()
-        try:
-            return self.acquire()
-        except (LockPathBroken, OSError):
-            return False
 
     def repair(self) -> None:
         """Move a broken lock path out of the way (a directory is renamed aside, never deleted with what it holds;
