@@ -10,6 +10,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -283,6 +284,60 @@ def test_a_full_disk_is_one_clear_error_and_recovers(workspace: Path, small_disk
         assert engine.search("w299x299", mode="keyword")["results"]
 
 
+def as_nobody(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """The CLI run as user `nobody` (root can write anywhere: permission faults need another user)."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("running as another user needs root and setpriv")
+    drop = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+    env = dict(os.environ, HOME=str(home))
+    return subprocess.run(
+        [*drop, sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300, env=env
+    )
+
+
+@pytest.fixture
+def shared_tmp() -> Iterator[Path]:
+    """A folder other users may enter (pytest's own is closed to them)."""
+    folder = Path(tempfile.mkdtemp(prefix="memlens-other-user-"))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_an_index_this_user_may_not_write_is_one_line_and_nothing_is_wiped(shared_tmp: Path) -> None:
+    tmp_path = shared_tmp
+    workspace, index_dir = tmp_path / "ws", tmp_path / "index"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "memory" / "a.md").write_text(NOTE)
+    index_dir.mkdir()
+    shutil.chown(index_dir, "nobody")
+    where = locations(workspace, index_dir)
+    assert as_nobody("index", *where, home=tmp_path).returncode == 0
+    keyword = index_dir / "keyword"
+    before = sorted(p.name for p in keyword.iterdir())
+    for path in [keyword, *keyword.iterdir()]:  # now root's, and closed to others
+        shutil.chown(path, "root")
+        path.chmod(0o700 if path.is_dir() else 0o600)
+    for command in (["search", "pager rotation"], ["stats"], ["index"]):
+        done = as_nobody(*command, *where, home=tmp_path)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert done.stderr.strip() == (
+            f"memlens: error: cannot open the index at {keyword}: permission denied; give this user write access "
+            "to it (or point memlens.indexDir elsewhere)"
+        )
+    assert sorted(p.name for p in keyword.iterdir()) == before  # a permission problem never wipes the index
+    lock = index_dir / "writer.lock"  # a lock file of another user's, closed to this one
+    for path in [keyword, *keyword.iterdir()]:
+        shutil.chown(path, "nobody")
+    shutil.chown(lock, "root")
+    lock.chmod(0o600)
+    search = as_nobody("search", "pager rotation", *where, home=tmp_path)
+    assert search.returncode == 0 and "memory/a.md" in search.stdout
+    assert search.stderr.startswith(f"memlens: the writer lock {lock} is a file this user may not open for writing")
+
+
 def test_stats_counts_the_files_changed_since_the_last_sync(workspace: Path, tmp_path: Path) -> None:
     index_dir = tmp_path / "index"
     where = locations(workspace, index_dir)
@@ -316,6 +371,14 @@ def test_the_causes_outside_memlens_are_named(tmp_path: Path) -> None:
     assert environmental_cause(sqlite3.OperationalError("disk I/O error")) == "input/output error"
     tantivy = ValueError("Failed to commit: IoError(No space left on device (os error 28))")
     assert environmental_cause(tantivy) == "no space left on device"
+    debug = ValueError("Failed to open file for write: 'IoError { io_error: Os { code: 30, kind: ReadOnlyFilesystem }'")
+    assert environmental_cause(debug) == "read-only file system"
+    index_dir = tmp_path / "index"
+    assert environmental_cause(PermissionError(errno.EACCES, "denied", str(index_dir / "keyword"))) == (
+        "permission denied"
+    )
+    source = PermissionError(errno.EACCES, "denied", str(tmp_path / "transcripts"))  # a source folder, not the index
+    assert environmental_cause(source, index_dir) is None
     wrapped = RuntimeError("commit failed")
     wrapped.__cause__ = OSError(errno.EROFS, "Read-only file system")
     assert environmental_cause(wrapped) == "read-only file system"

@@ -40,7 +40,10 @@ class IndexWriteFailed(IndexUnavailable):
 
     def __init__(self, cause: str, index_dir: object) -> None:
         self.cause = cause
-        super().__init__(f"could not update the index at {index_dir}: {cause}; {_WHAT_TO_DO.get(cause, _RETRY)}")
+        super().__init__(
+            f"could not update the index at {index_dir}: {cause}; {what_to_do(cause)}; searches answer from the "
+            "last update"
+        )
 
 
 class LockPathBroken(IndexUnavailable):
@@ -59,29 +62,33 @@ _SQLITE_CAUSES = {  # SQLite says these in its own words
     "attempt to write a readonly database": errno.EROFS,
     "disk i/o error": errno.EIO,
 }
-_OS_ERROR_IN_TEXT = re.compile(r"os error (\d+)|\[errno (\d+)\]")  # tantivy's (Rust's) and Python's spellings
-_RETRY = "fix that and sync again; searches answer from the last update"
+# Rust's io::Error as tantivy shows it (Display, then Debug), and Python's
+_OS_ERROR_IN_TEXT = re.compile(r"os error (\d+)|os \{ code: (\d+)|\[errno (\d+)\]")
 _WHAT_TO_DO = {
-    os.strerror(errno.ENOSPC).lower(): "free some space there (or point memlens.indexDir at another disk) and sync "
-    "again; searches answer from the last update",
-    os.strerror(errno.EDQUOT).lower(): "free some of your quota there (or point memlens.indexDir at another disk) and "
-    "sync again; searches answer from the last update",
-    os.strerror(errno.EROFS).lower(): "remount it read-write (or point memlens.indexDir at a writable folder); "
-    "searches answer from the last update",
-    os.strerror(errno.EACCES).lower(): "give this user write access to that folder (or point memlens.indexDir "
-    "elsewhere); searches answer from the last update",
-    os.strerror(errno.EIO).lower(): "check the disk, then run `memlens reindex --full`; searches answer from the last "
-    "update",
+    os.strerror(errno.ENOSPC).lower(): "free some space there (or point memlens.indexDir at another disk)",
+    os.strerror(errno.EDQUOT).lower(): "free some of your quota there (or point memlens.indexDir at another disk)",
+    os.strerror(errno.EROFS).lower(): "remount it read-write (or point memlens.indexDir at a writable folder)",
+    os.strerror(errno.EACCES).lower(): "give this user write access to it (or point memlens.indexDir elsewhere)",
+    os.strerror(errno.EIO).lower(): "check the disk, then run `memlens reindex --full`",
 }
 
 
-def environmental_cause(exc: BaseException) -> str | None:
+def what_to_do(cause: str) -> str:
+    """The user's next step for an `environmental_cause`."""
+    return _WHAT_TO_DO.get(cause, "fix that and try again")
+
+
+def environmental_cause(exc: BaseException, index_dir: Path | None = None) -> str | None:
     """Why a write failed, when the reason lies outside memlens ("no space left on device", "read-only file
-    system", ...), found in `exc` or the exceptions it was raised from; None for anything else (a bug)."""
+    system", ...), found in `exc` or the exceptions it was raised from; None for anything else (a bug). With
+    `index_dir`, an OS error that names a file elsewhere (a source folder this user may not read) is not the
+    index's."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
+        if index_dir is not None and not _about(current, index_dir):
+            return None
         number = _errno_of(current)
         if number in ENVIRONMENTAL_ERRNOS:
             if number == errno.EPERM:
@@ -89,6 +96,18 @@ def environmental_cause(exc: BaseException) -> str | None:
             return os.strerror(number).lower()
         current = current.__cause__ or current.__context__
     return None
+
+
+def _about(exc: BaseException, index_dir: Path) -> bool:
+    """False for an OS error naming a file outside `index_dir`."""
+    filename = exc.filename if isinstance(exc, OSError) else None
+    if not isinstance(filename, (str, bytes, os.PathLike)):
+        return True
+    try:
+        named = Path(os.fsdecode(filename)).resolve()
+        return named == index_dir.resolve() or index_dir.resolve() in named.parents
+    except (OSError, ValueError):
+        return True
 
 
 def _errno_of(exc: BaseException) -> int | None:
@@ -101,7 +120,7 @@ def _errno_of(exc: BaseException) -> int | None:
                 return number
     found = _OS_ERROR_IN_TEXT.search(text)
     if found:
-        return int(found.group(1) or found.group(2))
+        return int(next(group for group in found.groups() if group))
     if "no space left" in text or "disk is full" in text:
         return errno.ENOSPC
     if "quota exceeded" in text:

@@ -108,7 +108,7 @@ class Engine:
         try:
             self._open_derived()
         except Exception as exc:  # a full disk while realigning: open anyway, serve what is there, retry at sync
-            cause = environmental_cause(exc)
+            cause = environmental_cause(exc, self.index_dir)
             if cause is None:
                 raise
             log.warning("could not update the index at %s: %s; answering from the last update", self.index_dir, cause)
@@ -125,7 +125,7 @@ class Engine:
         except LockPathBroken as exc:
             self.write_problem = exc
         except OSError as exc:
-            cause = environmental_cause(exc)
+            cause = environmental_cause(exc, self.index_dir)
             if cause is None:
                 raise
             self.write_problem = IndexWriteFailed(cause, self.index_dir)
@@ -230,7 +230,7 @@ class Engine:
                 self._derived_stale = False
             yield
         except Exception as exc:
-            cause = environmental_cause(exc)
+            cause = environmental_cause(exc, self.index_dir)
             if cause is None:
                 raise
             self._derived_stale = True
