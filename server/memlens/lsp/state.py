@@ -180,7 +180,10 @@ class ServerState:
         if engine.writable:
             await self._start_indexing(engine)
         else:
-            await self.status.publish_now("another memlens process is indexing; serving searches read-only")
+            problem = engine.write_problem  # e.g. a broken writer lock: it says what to do
+            await self.status.publish_now(
+                str(problem) if problem else "another memlens process is indexing; serving searches read-only"
+            )
 
     @staticmethod
     def _swap_engine(

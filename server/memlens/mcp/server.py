@@ -154,6 +154,8 @@ def run(engine: Engine, http: HttpSecurity | None = None, live_indexing: bool = 
     if live_indexing and engine.writable:
         live = LiveIndexer(engine, on_sync=_log_sync)
         live.start()
+    elif engine.write_problem is not None:
+        log.warning("%s", engine.write_problem)  # a broken writer lock, an index folder it may not write
     elif not engine.writable:
         log.warning("another memlens process writes %s; serving read-only", engine.index_dir)
     server = build_server(McpState(engine, live))
