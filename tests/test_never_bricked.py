@@ -3,12 +3,14 @@ a full disk. Real tantivy and SQLite throughout; keyword-only engines keep it qu
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +19,7 @@ import pytest
 from memlens.engine.catalog import Catalog
 from memlens.engine.engine import Engine
 from memlens.engine.sources.claude_code import ClaudeCodeParser
-from memlens.errors import IndexUnavailable
+from memlens.errors import IndexUnavailable, IndexWriteFailed, environmental_cause
 from memlens.settings import Settings
 
 NOTE = "# Pager\n\nThe pager rotation moved to Tuesdays after the spring reorg.\n"
@@ -253,20 +255,135 @@ def test_a_full_disk_is_one_clear_error_and_recovers(workspace: Path, small_disk
         for i in range(300):  # far more text than the 1 MB disk holds
             words = " ".join(f"w{i}x{j}" for j in range(300))
             (workspace / "memory" / f"big{i}.md").write_text(f"# Big {i}\n\n{words}\n")
-        with pytest.raises(IndexUnavailable, match=f"disk holding the index at {index_dir} is full") as caught:
+        with pytest.raises(IndexWriteFailed, match=f"index at {index_dir}: no space left on device") as caught:
             engine.sync()
         assert "\n" not in str(caught.value)
         assert engine.search("pager rotation", mode="keyword")["results"]  # the last commit still answers
         where = locations(workspace, index_dir)
         engine.close()
+        # a plain search (it syncs first) answers from the last commit, with one line saying why it is not newer
+        found = cli("search", "pager rotation", "--mode", "keyword", "--json", *where)
+        assert found.returncode == 0, found.stderr
+        assert json.loads(found.stdout)["results"][0]["relPath"] == "memory/a.md"
+        assert found.stderr == (
+            "memlens: could not update the index: no space left on device; answering from the last update\n"
+        )
+        stats = json.loads(cli("stats", "--json", *where).stdout)  # another process: it reads what the sync left
+        assert stats["filesNotIndexed"] >= 1  # batches that fitted may have committed; the rest wait
+        assert stats["notIndexedReason"] == "could not update the index: no space left on device"
+        assert "not indexed: could not update the index: no space left" in cli("stats", *where).stdout
         full = cli("index", *where)
-        assert full.returncode == 2 and "Traceback" not in full.stderr and "is full" in full.stderr
+        assert full.returncode == 2 and "Traceback" not in full.stderr and "no space left on device" in full.stderr
         subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)
         recovered = cli("index", *where)
         assert recovered.returncode == 0, recovered.stderr
+        after = json.loads(cli("stats", "--json", *where).stdout)
+        assert (after["filesNotIndexed"], after["notIndexedReason"]) == (0, None)
     with Engine([workspace], settings(), index_dir=index_dir, embedder=False) as engine:
         assert engine.stats()["files"]["markdown"] == 301
         assert engine.search("w299x299", mode="keyword")["results"]
+
+
+def as_nobody(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """The CLI run as user `nobody` (root can write anywhere: permission faults need another user)."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("running as another user needs root and setpriv")
+    drop = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+    env = dict(os.environ, HOME=str(home))
+    return subprocess.run(
+        [*drop, sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300, env=env
+    )
+
+
+@pytest.fixture
+def shared_tmp() -> Iterator[Path]:
+    """A folder other users may enter (pytest's own is closed to them)."""
+    folder = Path(tempfile.mkdtemp(prefix="memlens-other-user-"))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_an_index_this_user_may_not_write_is_one_line_and_nothing_is_wiped(shared_tmp: Path) -> None:
+    tmp_path = shared_tmp
+    workspace, index_dir = tmp_path / "ws", tmp_path / "index"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "memory" / "a.md").write_text(NOTE)
+    index_dir.mkdir()
+    shutil.chown(index_dir, "nobody")
+    where = locations(workspace, index_dir)
+    assert as_nobody("index", *where, home=tmp_path).returncode == 0
+    keyword = index_dir / "keyword"
+    before = sorted(p.name for p in keyword.iterdir())
+    for path in [keyword, *keyword.iterdir()]:  # now root's, and closed to others
+        shutil.chown(path, "root")
+        path.chmod(0o700 if path.is_dir() else 0o600)
+    for command in (["search", "pager rotation"], ["stats"], ["index"]):
+        done = as_nobody(*command, *where, home=tmp_path)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert done.stderr.strip() == (
+            f"memlens: error: cannot open the index at {keyword}: permission denied; give this user write access "
+            "to it (or point memlens.indexDir elsewhere)"
+        )
+    assert sorted(p.name for p in keyword.iterdir()) == before  # a permission problem never wipes the index
+    lock = index_dir / "writer.lock"  # a lock file of another user's, closed to this one
+    for path in [keyword, *keyword.iterdir()]:
+        shutil.chown(path, "nobody")
+    shutil.chown(lock, "root")
+    lock.chmod(0o600)
+    search = as_nobody("search", "pager rotation", *where, home=tmp_path)
+    assert search.returncode == 0 and "memory/a.md" in search.stdout
+    assert search.stderr.startswith(f"memlens: the writer lock {lock} is a file this user may not open for writing")
+
+
+def test_stats_counts_the_files_changed_since_the_last_sync(workspace: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "index"
+    where = locations(workspace, index_dir)
+    assert cli("index", *where).returncode == 0
+    (workspace / "memory" / "b.md").write_text("# Oncall\n\nEscalate to the duty manager after 15 minutes.\n")
+    found = cli("search", "pager rotation", "--mode", "keyword", "--no-sync", *where)
+    assert found.returncode == 0
+    after = json.loads(cli("stats", "--json", *where).stdout)
+    assert after["filesNotIndexed"] == 1 and "next search" in after["notIndexedReason"]
+    assert cli("search", "duty manager", "--mode", "keyword", *where).returncode == 0  # it syncs first
+    assert json.loads(cli("stats", "--json", *where).stdout)["filesNotIndexed"] == 0
+
+
+def test_the_causes_outside_memlens_are_named(tmp_path: Path) -> None:
+    """Each way the OS, SQLite and tantivy say a write failed for a reason outside memlens; anything else is None
+    (a bug, reported as one)."""
+    db = sqlite3.connect(tmp_path / "x.sqlite3")
+    db.execute("CREATE TABLE t (x)")
+    db.commit()
+    db.close()
+    read_only = sqlite3.connect(f"file:{tmp_path / 'x.sqlite3'}?mode=ro", uri=True)
+    with pytest.raises(sqlite3.OperationalError) as refused:
+        read_only.execute("INSERT INTO t VALUES (1)")
+    read_only.close()
+    assert environmental_cause(refused.value) == "read-only file system"
+    assert environmental_cause(OSError(errno.ENOSPC, "No space left on device")) == "no space left on device"
+    assert environmental_cause(OSError(errno.EDQUOT, "Disk quota exceeded")) == "disk quota exceeded"
+    assert environmental_cause(OSError(errno.EIO, "Input/output error")) == "input/output error"
+    assert environmental_cause(PermissionError(errno.EPERM, "Operation not permitted")) == "permission denied"
+    assert environmental_cause(sqlite3.OperationalError("database or disk is full")) == "no space left on device"
+    assert environmental_cause(sqlite3.OperationalError("disk I/O error")) == "input/output error"
+    tantivy = ValueError("Failed to commit: IoError(No space left on device (os error 28))")
+    assert environmental_cause(tantivy) == "no space left on device"
+    debug = ValueError("Failed to open file for write: 'IoError { io_error: Os { code: 30, kind: ReadOnlyFilesystem }'")
+    assert environmental_cause(debug) == "read-only file system"
+    index_dir = tmp_path / "index"
+    assert environmental_cause(PermissionError(errno.EACCES, "denied", str(index_dir / "keyword"))) == (
+        "permission denied"
+    )
+    source = PermissionError(errno.EACCES, "denied", str(tmp_path / "transcripts"))  # a source folder, not the index
+    assert environmental_cause(source, index_dir) is None
+    wrapped = RuntimeError("commit failed")
+    wrapped.__cause__ = OSError(errno.EROFS, "Read-only file system")
+    assert environmental_cause(wrapped) == "read-only file system"
+    assert environmental_cause(ValueError("invalid literal for int()")) is None
+    assert environmental_cause(OSError(errno.ENOENT, "No such file")) is None
 
 
 # -- the catalog is the source of truth, and SQL stays in it ------------------------------------------------------

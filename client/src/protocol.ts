@@ -237,6 +237,10 @@ export interface StatsResponse {
   indexDir: string;
   /** another process writes this index; this server only reads it */
   readOnly: boolean;
+  /** source files the index does not hold as they are now (new, or changed since the last sync) */
+  filesNotIndexed: number;
+  /** why they wait (a full disk, a broken writer lock, no sync yet); null when none wait */
+  notIndexedReason: string | null;
 }
 
 export interface ReindexParams {

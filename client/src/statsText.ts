@@ -84,7 +84,11 @@ export function renderStats(stats: StatsResponse, opts: TimeOptions = {}): strin
   const lines = [
     '# memlens index',
     '',
-    stats.indexing ? '**Indexing in progress…**' : 'Index is up to date.',
+    stats.filesNotIndexed
+      ? `**${formatCount(stats.filesNotIndexed)} files not indexed:** ${escapeMarkdown(stats.notIndexedReason ?? '')}`
+      : stats.indexing
+        ? '**Indexing in progress…**'
+        : 'Index is up to date.',
     '',
     '| | |',
     '| --- | ---: |',

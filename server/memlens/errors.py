@@ -8,6 +8,10 @@ rerun with `-v`.
 from __future__ import annotations
 
 import errno
+import os
+import re
+import sqlite3
+from pathlib import Path
 
 
 class MemlensError(Exception):
@@ -30,8 +34,110 @@ class IndexUnavailable(MemlensError):
     """The index cannot be written right now: another process holds the writer lock, or the disk is full."""
 
 
+class IndexWriteFailed(IndexUnavailable):
+    """The index could not be written for a reason outside memlens (a full disk, a read-only or failing disk, no
+    permission): what was committed before stays, and searches answer from it."""
+
+    def __init__(self, cause: str, index_dir: object) -> None:
+        self.cause = cause
+        super().__init__(
+            f"could not update the index at {index_dir}: {cause}; {what_to_do(cause)}; searches answer from the "
+            "last update"
+        )
+
+
+class LockPathBroken(IndexUnavailable):
+    """The writer lock's path is something no lock can live on (a directory, a FIFO, a symbolic link, a file
+    this user cannot open): the index is read-only until it is removed or `reindex --full` replaces it."""
+
+
 class SettingsError(MemlensError):
     """A settings file that cannot be read at all (bad values inside a readable file only warn)."""
+
+
+# the causes an index write can fail for that lie outside memlens, by errno
+ENVIRONMENTAL_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EACCES, errno.EPERM)
+_SQLITE_CAUSES = {  # SQLite says these in its own words
+    "database or disk is full": errno.ENOSPC,
+    "attempt to write a readonly database": errno.EROFS,
+    "disk i/o error": errno.EIO,
+}
+# Rust's io::Error as tantivy shows it (Display, then Debug), and Python's
+_OS_ERROR_IN_TEXT = re.compile(r"os error (\d+)|os \{ code: (\d+)|\[errno (\d+)\]")
+_WHAT_TO_DO = {
+    os.strerror(errno.ENOSPC).lower(): "free some space there (or point memlens.indexDir at another disk)",
+    os.strerror(errno.EDQUOT).lower(): "free some of your quota there (or point memlens.indexDir at another disk)",
+    os.strerror(errno.EROFS).lower(): "remount it read-write (or point memlens.indexDir at a writable folder)",
+    os.strerror(errno.EACCES).lower(): "give this user write access to it (or point memlens.indexDir elsewhere)",
+    os.strerror(errno.EIO).lower(): "check the disk, then run `memlens reindex --full`",
+}
+
+
+def what_to_do(cause: str) -> str:
+    """The user's next step for an `environmental_cause`."""
+    return _WHAT_TO_DO.get(cause, "fix that and try again")
+
+
+def environmental_cause(exc: BaseException, index_dir: Path | None = None) -> str | None:
+    """Why a write failed, when the reason lies outside memlens ("no space left on device", "read-only file
+    system", ...), found in `exc` or the exceptions it was raised from; None for anything else (a bug). With
+    `index_dir`, an OS error that names a file elsewhere (a source folder this user may not read) is not the
+    index's."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if index_dir is not None and not _about(current, index_dir):
+            return None
+        number = _errno_of(current)
+        if number in ENVIRONMENTAL_ERRNOS:
+            if number == errno.EPERM:
+                number = errno.EACCES  # one cause for the user: this user may not write there
+            return os.strerror(number).lower()
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _about(exc: BaseException, index_dir: Path) -> bool:
+    """False for an OS error naming a file outside `index_dir`."""
+    filename = exc.filename if isinstance(exc, OSError) else None
+    if not isinstance(filename, (str, bytes, os.PathLike)):
+        return True
+    try:
+        named = Path(os.fsdecode(filename)).resolve()
+        return named == index_dir.resolve() or index_dir.resolve() in named.parents
+    except (OSError, ValueError):
+        return True
+
+
+def _errno_of(exc: BaseException) -> int | None:
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return exc.errno
+    text = str(exc).lower()
+    if isinstance(exc, sqlite3.Error):
+        for words, number in _SQLITE_CAUSES.items():
+            if words in text:
+                return number
+    found = _OS_ERROR_IN_TEXT.search(text)
+    if found:
+        return int(next(group for group in found.groups() if group))
+    if "no space left" in text or "disk is full" in text:
+        return errno.ENOSPC
+    if "quota exceeded" in text:
+        return errno.EDQUOT
+    return None
+
+
+def unwritable_folder_cause(folder: Path) -> str | None:
+    """Why `folder` cannot be written at all (a read-only file system, no write permission), if so."""
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return os.strerror(errno.EROFS).lower()
+    except (OSError, AttributeError):  # no statvfs (Windows): the access check below still answers
+        pass
+    if folder.exists() and not os.access(folder, os.W_OK):
+        return os.strerror(errno.EACCES).lower()
+    return None
 
 
 def is_disk_full(exc: BaseException) -> bool:

@@ -281,6 +281,8 @@ class StatsResponse(TypedDict):
     indexing: bool
     indexDir: str
     readOnly: bool
+    filesNotIndexed: int  # source files the index does not hold as they are now (new, or changed since)
+    notIndexedReason: str | None  # why they wait (a full disk, a broken lock, no sync yet); None when none wait
 
 
 class ReindexReport(TypedDict):

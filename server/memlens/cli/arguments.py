@@ -99,6 +99,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     mcp = sub.add_parser("mcp", help="run the Model Context Protocol server for agents (stdio by default)")
     mcp.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP at http://HOST:PORT/mcp instead")
+    mcp.add_argument(
+        "--token-file",
+        type=Path,
+        metavar="PATH",
+        help="with --http: every request must send `Authorization: Bearer <the token in PATH>` (required off "
+        "loopback; or set MEMLENS_MCP_TOKEN)",
+    )
+    mcp.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME:PORT",
+        help="with --http: another Host header to accept (e.g. myhost.lan:8765, or myhost.lan:* for any port)",
+    )
+    mcp.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="with --http: another browser Origin to accept (e.g. https://tools.example.com)",
+    )
     _location_flags(mcp)
     return parser
 

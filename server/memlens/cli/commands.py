@@ -17,7 +17,7 @@ from memlens.cli.arguments import build_parser, settings_from_args
 from memlens.cli.output import ProgressBar, describe_sync, print_history, print_search, print_sessions, print_stats
 from memlens.engine.filters import filters_from_dict
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
-from memlens.errors import InvalidRequest, MemlensError
+from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
 from memlens.local_api.client import ServerError, ask
 from memlens.local_api.protocol import SearchParams
 
@@ -66,6 +66,26 @@ def sync_engine(engine: Engine, full: bool = False, embed: bool = True) -> SyncR
         bar.close()
 
 
+def sync_before_reading(engine: Engine, *, embed: bool = True) -> SyncReport | None:
+    """Bring the index up to date before a read, when this process may write it. When it cannot (a full or
+    read-only disk, a broken writer lock), one warning line says why and the read answers from the last update."""
+    if say_lock_problem(engine) or not engine.writable:
+        return None
+    try:
+        return sync_engine(engine, embed=embed)
+    except IndexWriteFailed as exc:
+        print(f"memlens: could not update the index: {exc.cause}; answering from the last update", file=sys.stderr)
+        return None
+
+
+def say_lock_problem(engine: Engine) -> bool:
+    """A broken writer-lock path, said in one line by every command that still answers (read-only)."""
+    if isinstance(engine.write_problem, LockPathBroken):
+        print(f"memlens: {engine.write_problem}", file=sys.stderr)
+        return True
+    return False
+
+
 def cmd_index(args: argparse.Namespace) -> int:
     with open_engine(args) as engine:
         report = sync_engine(engine, full=getattr(args, "full", False))
@@ -95,10 +115,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         return _print_search(args, answered, warned=False)
     load_model = args.mode != "keyword"
     with open_engine(args, load_model=load_model, located=located) as engine:
-        if not args.no_sync and engine.writable:
-            report = sync_engine(engine)
-            if report.files_parsed or report.files_deleted or report.files_appended:
-                print(describe_sync(report), file=sys.stderr)
+        report = None if args.no_sync else sync_before_reading(engine)
+        if report is not None and (report.files_parsed or report.files_deleted or report.files_appended):
+            print(describe_sync(report), file=sys.stderr)
         response = engine.search(
             args.query,
             limit=args.limit,
@@ -154,6 +173,7 @@ def _print_search(args: argparse.Namespace, response: SearchResponse, *, warned:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     with open_engine(args) as engine:
+        say_lock_problem(engine)
         stats = engine.stats()
     if args.json:
         print(json.dumps(stats, ensure_ascii=False))
@@ -164,6 +184,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     with open_engine(args, load_model=False) as engine:
+        say_lock_problem(engine)
         history = engine.history(args.session_key, message_id=args.message, limit=args.limit)
     if args.json:
         print(json.dumps(history, ensure_ascii=False))
@@ -174,8 +195,8 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 def cmd_sessions(args: argparse.Namespace) -> int:
     with open_engine(args, load_model=False) as engine:
-        if not args.no_sync and engine.writable:
-            sync_engine(engine, embed=False)
+        if not args.no_sync:
+            sync_before_reading(engine, embed=False)
         page = engine.sessions(
             query=args.query,
             format=args.agent_format,
@@ -192,10 +213,19 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from memlens.mcp.server import run
+    from memlens.mcp.http_security import http_security
+    from memlens.mcp.server import parse_address, run
 
+    security = None
+    if args.http:  # checked before the index is opened: a refused start touches nothing
+        host, port = parse_address(args.http)
+        security = http_security(
+            host, port, token_file=args.token_file, extra_hosts=args.allow_host, extra_origins=args.allow_origin
+        )
+    elif args.token_file or args.allow_host or args.allow_origin:
+        raise InvalidRequest("--token-file, --allow-host and --allow-origin apply to --http only")
     with open_engine(args) as engine:
-        return run(engine, args.http)
+        return run(engine, security)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:

@@ -130,6 +130,7 @@ def print_stats(stats: StatsResponse) -> None:
     share = f" ({round(100 * embedded / total)}%)" if total else ""
     provider = stats["provider"] if stats["provider"] not in ("", "none") else "none (keyword search only)"
     last = (stats["lastSync"] or "never").replace("T", " ").replace("Z", " UTC")
+    waiting = stats["filesNotIndexed"]
     rows = [
         ("chunks", f"{total:,}"),
         ("chunks with embeddings", f"{embedded:,}{share}"),
@@ -138,13 +139,18 @@ def print_stats(stats: StatsResponse) -> None:
         ("sessions", f"{stats['sessions']:,}"),
         ("unreadable transcript lines", f"{stats['badLines']:,}"),
         ("orphaned messages", f"{stats['orphanedMessages']:,}"),
+        ("files not indexed yet", f"{waiting:,}"),
         ("files with problems", f"{stats['filesWithErrors']:,}"),
         ("files in no format memlens reads", f"{stats['filesUnrecognised']:,}"),
         ("embedding provider", provider),
         ("last sync", last),
         ("index folder", stats["indexDir"] + (" (read-only: another process writes it)" if stats["readOnly"] else "")),
     ]
-    print("memlens index: " + ("indexing…" if stats["indexing"] else "up to date"))
+    if waiting:
+        files = f"{waiting:,} file{'s' if waiting != 1 else ''}"
+        print(f"memlens index: {files} not indexed: {stats['notIndexedReason']}")
+    else:
+        print("memlens index: " + ("indexing…" if stats["indexing"] else "up to date"))
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"  {label:<{width}}  {value}")

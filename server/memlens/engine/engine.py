@@ -29,6 +29,12 @@ from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.engine.indexing.discovery import Locations, SourceFile, classify, discover, resolve_locations
 from memlens.engine.indexing.indexer import Indexer, SyncReport
 from memlens.engine.indexing.stored_text import reparse_if_redaction_changed
+from memlens.engine.indexing.write_failure import (
+    clear_write_failure,
+    last_write_failure,
+    record_write_failure,
+    reserve_write_failure_slot,
+)
 from memlens.engine.indexing.writer_lock import WriterLock
 from memlens.engine.keyword.keyword_index import KeywordIndex
 from memlens.engine.progress import Progress
@@ -38,7 +44,13 @@ from memlens.engine.ranking.search import Retriever
 from memlens.engine.vectors.bundled_model import BUNDLED_DIM
 from memlens.engine.vectors.embedder import Embedder, load_embedder
 from memlens.engine.vectors.vector_index import VectorIndex
-from memlens.errors import IndexUnavailable, is_disk_full
+from memlens.errors import (
+    IndexUnavailable,
+    IndexWriteFailed,
+    LockPathBroken,
+    environmental_cause,
+    unwritable_folder_cause,
+)
 from memlens.settings import Settings
 from memlens.wire import (
     ContextResponse,
@@ -73,7 +85,10 @@ class Engine:
         )
         self.index_dir.mkdir(parents=True, exist_ok=True)
         self._lock = WriterLock(self.index_dir / "writer.lock")
-        self.writable = self._lock.acquire()
+        # why this process may not write, when the reason is not simply another writer (said by every write)
+        self.write_problem: IndexUnavailable | None = None
+        self._lock_check = threading.Lock()
+        self.writable = self._acquire_lock()
         self.catalog = Catalog(self.index_dir / "catalog.sqlite3")
         self.keyword = KeywordIndex(self.index_dir / "keyword")
         self.embedder, self.provider_note = self._load_embedder(embedder)
@@ -85,17 +100,36 @@ class Engine:
         self.syncing = threading.Event()
         self._seen_generation = -1
         self._derived_stale = False  # a write failed between the catalog and the derived indexes
+        # the cause of the last failed write, until a write succeeds (kept on disk too, for `stats` elsewhere)
+        self.last_write_failure: str | None = last_write_failure(self.index_dir)
+        if self.writable:
+            reserve_write_failure_slot(self.index_dir)
         self._visibility = VisibilityCache()
         try:
             self._open_derived()
         except Exception as exc:  # a full disk while realigning: open anyway, serve what is there, retry at sync
-            if not is_disk_full(exc):
+            cause = environmental_cause(exc, self.index_dir)
+            if cause is None:
                 raise
-            log.warning("the disk holding %s is full; the keyword index is realigned at the next sync", self.index_dir)
+            log.warning("could not update the index at %s: %s; answering from the last update", self.index_dir, cause)
             self._derived_stale = True
             self._reload_vectors(self.catalog.generation())
 
     # -- lifecycle --------------------------------------------------------------------------------------------
+
+    def _acquire_lock(self) -> bool:
+        """Whether this process is the writer. A broken lock path or an index folder this process cannot write
+        makes it a reader, with the reason kept in `write_problem`."""
+        try:
+            return self._lock.acquire()
+        except LockPathBroken as exc:
+            self.write_problem = exc
+        except OSError as exc:
+            cause = environmental_cause(exc, self.index_dir)
+            if cause is None:
+                raise
+            self.write_problem = IndexWriteFailed(cause, self.index_dir)
+        return False
 
     def _load_embedder(self, embedder: Embedder | None | bool) -> tuple[Embedder | None, str]:
         if isinstance(embedder, Embedder):
@@ -146,6 +180,8 @@ class Engine:
 
     def close(self) -> None:
         self.catalog.close()
+        if self.last_write_failure is not None:  # again, now that the catalog's journal gave its space back
+            record_write_failure(self.index_dir, self.last_write_failure)
         self._lock.release()
 
     def __enter__(self) -> Engine:
@@ -194,13 +230,16 @@ class Engine:
                 self._derived_stale = False
             yield
         except Exception as exc:
-            if not is_disk_full(exc):
+            cause = environmental_cause(exc, self.index_dir)
+            if cause is None:
                 raise
             self._derived_stale = True
-            raise IndexUnavailable(
-                f"the disk holding the index at {self.index_dir} is full: free some space there (or point "
-                "memlens.indexDir at another disk) and sync again; searches keep answering from the last commit"
-            ) from exc
+            self.last_write_failure = cause
+            record_write_failure(self.index_dir, cause)
+            raise IndexWriteFailed(cause, self.index_dir) from exc
+        if self.last_write_failure is not None:
+            self.last_write_failure = None
+            clear_write_failure(self.index_dir)
 
     def sync_paths(self, changed: Iterable[Path], deleted: Iterable[Path] = (), embed: bool = True) -> SyncReport:
         """Sync only these files (watcher events); a changed path that is not a source is ignored."""
@@ -234,17 +273,45 @@ class Engine:
     def reindex(
         self, full: bool = False, progress: Progress | None = None, cancel: threading.Event | None = None
     ) -> SyncReport:
-        """Incremental resync, or with `full` a rebuild: every file re-parsed (cached vectors are reused)."""
+        """Incremental resync, or with `full` a rebuild: every file re-parsed (cached vectors are reused). A full
+        rebuild also replaces a broken writer-lock path (see WriterLock.repair)."""
+        if full and isinstance(self.write_problem, LockPathBroken):
+            self._repair_lock()
         self._require_writer()
         if full:
             with self.catalog.transaction() as db:
                 self.catalog.mark_all_for_reparse(db)
         return self.sync(progress, cancel)
 
+    def _repair_lock(self) -> None:
+        try:
+            self._lock.repair()
+        except OSError as exc:
+            raise IndexUnavailable(
+                f"could not replace the writer lock {self._lock.path}: {exc.strerror or exc}"
+            ) from exc
+        self.write_problem = None
+        self.writable = self._acquire_lock()
+        if self.writable:
+            log.warning("replaced the broken writer lock %s", self._lock.path)
+            self._derived_stale = True  # opened as a reader: realign the derived indexes before the first write
+
     def _require_writer(self) -> None:
+        with self._lock_check:  # one thread retakes the lock; another would let go of what the first just took
+            self._check_lock()
+
+    def _check_lock(self) -> None:
         if self.writable and not self._lock.still_held():
-            self.writable = False  # someone removed writer.lock under us: another process may be writing now
-            log.warning("the writer lock %s was removed; this process stops writing", self._lock.path)
+            # someone removed or replaced writer.lock under us: lock what the name leads to now, unless another
+            # process already has; either way only one process writes from here on
+            self._lock.release()
+            self.writable = self._acquire_lock()
+            if self.writable:
+                log.warning("the writer lock %s was removed or replaced; this process took it again", self._lock.path)
+            elif self.write_problem is None:
+                log.warning("the writer lock %s was taken by another process; this one stops writing", self._lock.path)
+        if self.write_problem is not None and not self.writable:
+            raise self.write_problem
         if not self.writable:
             raise IndexUnavailable(
                 f"another memlens process is writing the index at {self.index_dir}; this one serves searches read-only"
@@ -392,7 +459,10 @@ class Engine:
         """A context pack: the turns most relevant to `question`, cited, within a token budget."""
         return redact_response(build_context_pack(self, question, token_budget=token_budget, limit=limit))
 
-    def stats(self) -> StatsResponse:
+    def stats(self, *, count_unindexed: bool = True) -> StatsResponse:
+        """`count_unindexed`: look at every source file for those the index does not hold yet (a walk of the
+        folders; the status line, asked often, skips it and reports 0)."""
+        not_indexed = self.indexer.count_unindexed(self.sources()) if count_unindexed else 0
         return index_stats(
             self.catalog,
             model=self.embedder.name if self.embedder else None,
@@ -400,4 +470,19 @@ class Engine:
             indexing=self.indexing(),
             index_dir=self.index_dir,
             writable=self.writable,
+            not_indexed=not_indexed,
+            not_indexed_reason=self._not_indexed_reason() if not_indexed else None,
         )
+
+    def _not_indexed_reason(self) -> str:
+        """Why files wait: the reason this process cannot write, the last failed write's cause, or none at all."""
+        if self.write_problem is not None and not self.writable:
+            return str(self.write_problem)
+        cause = self.last_write_failure or unwritable_folder_cause(self.index_dir)
+        if cause is not None:
+            return f"could not update the index: {cause}"
+        if self.syncing.is_set():
+            return "indexing now"
+        if not self.writable:
+            return "another memlens process writes this index; it indexes them when it next syncs"
+        return "changed since the last sync; the next search or `memlens index` indexes them"

@@ -16,7 +16,7 @@ from memlens.engine.answers.sessions import MAX_LIMIT as MAX_SESSIONS
 from memlens.engine.answers.summaries import DEFAULT_EXPAND_BUDGET, MAX_GREP
 from memlens.engine.filters import FORMATS, InvalidFilter, filters_from_dict
 from memlens.engine.ranking.search import FUSIONS, MODES
-from memlens.errors import MemlensError
+from memlens.errors import LockPathBroken, MemlensError
 from memlens.lsp.params import Args, invalid
 from memlens.lsp.state import ServerState
 from memlens.wire import (
@@ -87,8 +87,10 @@ async def stats(state: ServerState, args: Args) -> StatsResponse:
 async def reindex(state: ServerState, args: Args) -> ReindexReport:
     full = args.flag("full")
     engine = await state.require_engine()
-    if not engine.writable:
-        raise JsonRpcInternalError(message=f"memlens.reindex: {engine.index_dir} is being written by another process")
+    repairs_lock = full and isinstance(engine.write_problem, LockPathBroken)  # a full reindex replaces a broken lock
+    if not engine.writable and not repairs_lock:
+        why = engine.write_problem or f"{engine.index_dir} is being written by another process"
+        raise JsonRpcInternalError(message=f"memlens.reindex: {why}")
     report = await state.reindex(full)
     return report.to_wire()
 

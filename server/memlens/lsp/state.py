@@ -7,6 +7,7 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -179,7 +180,10 @@ class ServerState:
         if engine.writable:
             await self._start_indexing(engine)
         else:
-            await self.status.publish_now("another memlens process is indexing; serving searches read-only")
+            problem = engine.write_problem  # e.g. a broken writer lock: it says what to do
+            await self.status.publish_now(
+                str(problem) if problem else "another memlens process is indexing; serving searches read-only"
+            )
 
     @staticmethod
     def _swap_engine(
@@ -267,7 +271,7 @@ class ServerState:
         engine = self.engine
         if engine is None:
             return None
-        stats = await self.read(engine.stats)
+        stats = await self.read(partial(engine.stats, count_unindexed=False))  # no folder walk per status
         status: IndexStatus = {
             "indexing": bool(stats["indexing"] or self.busy),
             "totalChunks": stats["totalChunks"],

@@ -255,6 +255,8 @@ def render_stats(data: dict[str, Any]) -> str:
         lines.append(f"{data.get('badLines')} bad lines skipped, {data.get('filesWithErrors')} files with problems")
     if data.get("filesUnrecognised"):
         lines.append(f"{data['filesUnrecognised']} files in no transcript format memlens reads (not searchable)")
+    if data.get("filesNotIndexed"):
+        lines.append(f"{data['filesNotIndexed']} files not indexed yet: {data.get('notIndexedReason')}")
     if data.get("providerNote"):
         lines.append(f"note: {data['providerNote']}")
     return "\n".join(lines)

@@ -1,11 +1,12 @@
 """`memlens mcp`: the wiring between the MCP SDK's low-level server and one open `Engine`.
 
 Why it exists: this is the only module that knows about transports and the event loop. It serves stdio (the
-default; stdout is the wire, so logs go to stderr) or streamable HTTP (`--http HOST:PORT`, localhost by default,
-DNS-rebinding protection on), keeps the index live with the same watcher as `memlens serve` (only when this
-process holds the writer lock; otherwise it serves read-only and follows the writer's commits), runs every engine
-call in a worker thread, and turns every failure into an `isError` answer: a `MemlensError` says what is wrong, any
-other exception answers "internal error" and is logged, and the server keeps serving either way.
+default; stdout is the wire, so logs go to stderr) or streamable HTTP (`--http HOST:PORT`, localhost by default;
+Host/Origin checks on every bind, a bearer token required off loopback: http_security.py), keeps the index live
+with the same watcher as `memlens serve` (only when this process holds the writer lock; otherwise it serves
+read-only and follows the writer's commits), runs every engine call in a worker thread, and turns every failure
+into an `isError` answer: a `MemlensError` says what is wrong, any other exception answers "internal error" and is
+logged, and the server keeps serving either way.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from memlens.engine.indexing.indexer import SyncReport
 from memlens.engine.watcher import LiveIndexer
 from memlens.errors import InvalidRequest, MemlensError
 from memlens.local_api.server import LocalServer
+from memlens.mcp.http_security import HttpSecurity
 from memlens.mcp.render import bound, clip, render
 from memlens.mcp.tools import TOOLS, Tool, run_tool, tool_named
 
@@ -123,12 +125,21 @@ async def _serve_stdio(server: Server[Any]) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def _serve_http(server: Server[Any], host: str, port: int) -> None:
+async def _serve_http(server: Server[Any], security: HttpSecurity) -> None:
     import uvicorn
 
-    app = server.streamable_http_app(host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    log.warning("memlens MCP server listening on http://%s:%d/mcp", host, port)
+    app = server.streamable_http_app(**security.app_options())
+    config = uvicorn.Config(app, host=security.host, port=security.port, log_level="warning", lifespan="on")
+    if not security.loopback:
+        log.warning(
+            "memlens MCP server on %s:%d is reachable from the network: every request must carry the bearer token; "
+            "allowed Host headers: %s",
+            security.host,
+            security.port,
+            ", ".join(security.allowed_hosts),
+        )
+    auth = " (bearer token required)" if security.token is not None else ""
+    log.warning("memlens MCP server listening on http://%s:%d/mcp%s", security.host, security.port, auth)
     await uvicorn.Server(config).serve()
 
 
@@ -137,23 +148,24 @@ def _log_sync(report: SyncReport) -> None:
         log.info("sync: +%d messages, %d embedded", report.messages_added, report.units_embedded)
 
 
-def run(engine: Engine, http: str | None = None, live_indexing: bool = True) -> int:
-    """Serve until the client disconnects (stdio) or the process is interrupted (HTTP)."""
-    address = parse_address(http) if http else None
+def run(engine: Engine, http: HttpSecurity | None = None, live_indexing: bool = True) -> int:
+    """Serve until the client disconnects (stdio) or the process is interrupted (HTTP, with `http`'s checks)."""
     live = None
     if live_indexing and engine.writable:
         live = LiveIndexer(engine, on_sync=_log_sync)
         live.start()
+    elif engine.write_problem is not None:
+        log.warning("%s", engine.write_problem)  # a broken writer lock, an index folder it may not write
     elif not engine.writable:
         log.warning("another memlens process writes %s; serving read-only", engine.index_dir)
     server = build_server(McpState(engine, live))
     local = LocalServer(lambda: engine)  # `memlens search` beside this server asks it (local_api)
     local.attach(engine)
     try:
-        if address is None:
+        if http is None:
             anyio.run(_serve_stdio, server)
         else:
-            anyio.run(_serve_http, server, *address)
+            anyio.run(_serve_http, server, http)
     except KeyboardInterrupt:
         pass
     finally:

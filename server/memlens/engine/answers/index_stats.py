@@ -23,6 +23,8 @@ def index_stats(
     indexing: bool,
     index_dir: Path,
     writable: bool,
+    not_indexed: int,
+    not_indexed_reason: str | None,
 ) -> StatsResponse:
     """`model`: the embedding model's name, None when keyword-only; `provider_note`: why there is none, if so."""
     total_chunks = catalog.count("chunks")
@@ -49,4 +51,6 @@ def index_stats(
         "indexing": indexing,
         "indexDir": str(index_dir),
         "readOnly": not writable,
+        "filesNotIndexed": not_indexed,
+        "notIndexedReason": not_indexed_reason,
     }

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memlens.engine.catalog.schema import ADDED_COLUMNS, AFTER_ADDED_COLUMNS, SCHEMA, SCHEMA_VERSION
-from memlens.errors import is_disk_full
+from memlens.errors import IndexUnavailable, environmental_cause, unwritable_folder_cause, what_to_do
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +37,10 @@ class CatalogConnection:
         try:
             self._open_schema()
         except sqlite3.DatabaseError as exc:  # not a database, or damaged: the files can always be indexed again
-            if is_disk_full(exc):
-                raise
+            # a folder SQLite may not write in, a full or failing disk: nothing is damaged, keep the catalog
+            cause = unwritable_folder_cause(path.parent) or environmental_cause(exc)
+            if cause is not None:
+                raise IndexUnavailable(f"cannot open the index at {path.parent}: {cause}; {what_to_do(cause)}") from exc
             log.warning("catalog %s is unreadable (%s); starting a new one", path, exc)
             self.close()
             self._set_aside()

@@ -33,7 +33,7 @@ from memlens.engine.progress import Progress
 from memlens.engine.ranking.unit_facts import backfill_unit_facts, fill_unit_facts
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_index import VectorIndex
-from memlens.errors import is_disk_full
+from memlens.errors import environmental_cause, is_disk_full
 from memlens.settings import Settings, camel_case
 from memlens.wire import ReindexReport
 
@@ -139,7 +139,7 @@ class Indexer:
                 except OSError as exc:
                     self._note_error(report, source.path, f"cannot read: {exc.strerror or exc}")
                     continue
-                if row is not None and row.size == stat.st_size and row.mtime_ns == stat.st_mtime_ns:
+                if _unchanged(row, stat):
                     report.files_unchanged += 1
                 else:
                     batch.append((source, row, stat))
@@ -161,6 +161,21 @@ class Indexer:
             self.embedding.persist()
             report.seconds = time.perf_counter() - started
             return report
+
+    def count_unindexed(self, sources: list[SourceFile]) -> int:
+        """How many of `sources` the index does not hold as they are now (new, or changed since the last sync)."""
+        known = self.catalog.files(None)
+        count = 0
+        for source in sources:
+            try:
+                stat = source.path.stat()
+            except OSError:
+                continue  # gone since discovery: nothing to index
+            row = known.get(str(source.path))
+            if row is not None and row.size < 0:
+                continue  # it failed to read and waits for the next sync: stats lists it under fileErrors
+            count += not _unchanged(row, stat)
+        return count
 
     def collect_garbage(self) -> None:
         """Drop cached vectors no unit uses any more. Run after a whole sync, never between its parts, so a file
@@ -255,7 +270,7 @@ class Indexer:
                             db, source=source, row=row, stat=stat, content=content, appended=appended, pending=pending
                         )
                 except sqlite3.Error as exc:
-                    if is_disk_full(exc):
+                    if environmental_cause(exc):  # the whole write fails, not this file: nothing of it commits
                         raise
                     del pending.deleted_units[mark[0] :], pending.added_units[mark[1] :]
                     pending.purged = mark[2]
@@ -319,3 +334,8 @@ def _count(report: SyncReport, path: Path, content: FileContent, appended: bool)
     report.errors.extend(f"{path}: {e}" for e in content.errors[: max(0, 50 - len(report.errors))])
     report.messages_added += len(content.records)
     report.chunks_added += len(content.chunks)
+
+
+def _unchanged(row: FileRow | None, stat: os.stat_result) -> bool:
+    """Whether the catalog holds this file as it is now (a sync skips it)."""
+    return row is not None and row.size == stat.st_size and row.mtime_ns == stat.st_mtime_ns

@@ -21,6 +21,7 @@ from memlens.engine.keyword import acronyms
 from memlens.engine.keyword.identifiers import cjk_field, identifier_terms
 from memlens.engine.keyword.keyword_query import PHRASE, QueryBuilder
 from memlens.engine.keyword.stop_words import STOP_WORDS
+from memlens.errors import IndexUnavailable, environmental_cause, what_to_do
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +109,15 @@ class KeywordIndex:
         self._open()
 
     def _open(self) -> None:
+        try:
+            self._open_or_recreate()
+        except OSError as exc:
+            cause = environmental_cause(exc)
+            if cause is None:
+                raise
+            raise IndexUnavailable(f"cannot open the index at {self.folder}: {cause}; {what_to_do(cause)}") from exc
+
+    def _open_or_recreate(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.schema = _schema()
         if self._schema_version() != SCHEMA_VERSION:  # older fields: start afresh, the catalog rebuilds it
@@ -118,6 +128,9 @@ class KeywordIndex:
         try:
             self.index = tantivy.Index(self.schema, path=str(self.folder), reuse=True)
         except Exception as exc:  # damaged or from an older schema: start afresh, the catalog rebuilds it
+            cause = environmental_cause(exc)
+            if cause is not None:  # a disk or a permission problem damaged nothing: never wipe for it
+                raise IndexUnavailable(f"cannot open the index at {self.folder}: {cause}; {what_to_do(cause)}") from exc
             log.warning("keyword index at %s is unreadable (%s); recreating it", self.folder, exc)
             self._wipe()
             self.index = tantivy.Index(self.schema, path=str(self.folder), reuse=False)
