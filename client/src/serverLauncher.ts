@@ -1,31 +1,42 @@
 /**
  * The language server's lifecycle: start it (choosing and probing the interpreter first), follow its state and its
- * `memlens/indexStatus` notifications, restart and stop it, say why it failed, and send it commands. How the client
- * is configured is `clientOptions.ts`; how the interpreter is found is `pythonInterpreter.ts`.
+ * `memlens/indexStatus` notifications, restart and stop it (one at a time, through `serverQueue.ts`), recover it
+ * after a crash, start it by itself once memlens becomes importable, say why it failed, and send it commands. How
+ * the client is configured is `clientOptions.ts`; how the interpreter is found is `pythonInterpreter.ts`.
  */
 
+import type { ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
-import { ExecuteCommandRequest, LanguageClient, State } from 'vscode-languageclient/node';
-import { memlensClientOptions, serverExecutable } from './clientOptions';
+import { ExecuteCommandRequest, type LanguageClient } from 'vscode-languageclient/node';
+import { createMemlensClient, serverExecutable } from './clientOptions';
 import { errorMessage } from './errors';
 import { installCommands, notImportableMessage, pythonNotFoundMessage } from './installHints';
 import { IndexStatusNotification, type IndexStatus } from './protocol';
-import { bundledWheel, checkImportable, choosePython, findCheckout, onPythonInterpreterChange } from './pythonInterpreter';
+import { bundledWheel, checkImportable, choosePython, findCheckout, onPythonInterpreterChange, type PythonChoice } from './pythonInterpreter';
+import { ServerQueue } from './serverQueue';
 import { restrictedSettingKeys, serverSettingKeys } from './serverSettings';
 import { TraceChannel } from './traceChannel';
 import { explicitSettings, firstWorkspaceFolder, openMemlensSettings } from './workspaceSettings';
 
 export type ServerState = 'stopped' | 'starting' | 'running' | 'failed';
 
+/** A crashed server is started again at most this many times within CRASH_WINDOW_MS, then left failed. */
+const MAX_CRASH_RESTARTS = 4;
+const CRASH_WINDOW_MS = 3 * 60 * 1000;
+/** How often an interpreter that lacks memlens is asked again, so that installing it starts the server. */
+const INSTALL_POLL_MS = 5000;
+
 export class ServerManager implements vscode.Disposable {
-  private client: LanguageClient | undefined;
-  private starting: Promise<LanguageClient | undefined> | undefined;
+  private readonly queue: ServerQueue<LanguageClient>;
   private _state: ServerState = 'stopped';
   private lastError = '';
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   private readonly statusEmitter = new vscode.EventEmitter<IndexStatus>();
   private readonly disposables: vscode.Disposable[] = [];
   private clientDisposables: vscode.Disposable[] = [];
+  private crashes: number[] = [];
+  private installPoll: NodeJS.Timeout | undefined;
+  private disposed = false;
 
   /** Fires when the server starts, stops or fails. */
   readonly onDidChangeState = this.stateEmitter.event;
@@ -42,6 +53,11 @@ export class ServerManager implements vscode.Disposable {
   ) {
     this.traceChannel = new TraceChannel(output);
     this.disposables.push(this.stateEmitter, this.statusEmitter, this.traceChannel);
+    this.queue = new ServerQueue<LanguageClient>({
+      start: () => this.launch(),
+      stop: (client) => this.shutdown(client),
+      onError: (what, err) => this.output.warn(`${what === 'start' ? 'Starting' : 'Stopping'} the server: ${errorMessage(err)}`),
+    });
   }
 
   get state(): ServerState {
@@ -62,18 +78,37 @@ export class ServerManager implements vscode.Disposable {
 
   /** Start the server unless it runs or is starting. Resolves to the client, or undefined when it cannot start. */
   start(): Promise<LanguageClient | undefined> {
-    if (this.client && this._state === 'running') {
-      return Promise.resolve(this.client);
+    const client = this.queue.current;
+    if (client && this._state === 'running') {
+      return Promise.resolve(client);
     }
-    if (!this.starting) {
-      this.starting = this.doStart().finally(() => {
-        this.starting = undefined;
-      });
-    }
-    return this.starting;
+    return this.queue.start();
   }
 
-  private async doStart(): Promise<LanguageClient | undefined> {
+  /**
+   * Stop the server and start it again, from whatever state: running, starting, stopping, crashed or failed. Asked
+   * for while a restart runs (a settings change during "Restart Server"), it is one more restart after that one.
+   */
+  restart(): Promise<LanguageClient | undefined> {
+    this.output.info('Restarting the memlens language server');
+    this.crashes = [];
+    return this.queue.restart();
+  }
+
+  async stop(): Promise<void> {
+    this.stopInstallPoll();
+    await this.queue.stop();
+    if (!this.queue.current) {
+      this.setState('stopped');
+    }
+  }
+
+  /** Make and start one client; run only by the queue, so never beside another. */
+  private async launch(): Promise<LanguageClient | undefined> {
+    this.stopInstallPoll();
+    if (this.disposed) {
+      return undefined;
+    }
     this.setState('starting');
     this.lastError = '';
     const choice = await choosePython(this.output);
@@ -96,6 +131,9 @@ export class ServerManager implements vscode.Disposable {
         : notImportableMessage(choice.python, check.detail, checkout, wheel);
       const install = installCommands(choice.python, checkout, wheel)[0];
       this.fail(message, check.notFound || install.includes('<path') ? undefined : install);
+      if (!check.notFound) {
+        this.pollUntilImportable(choice, cwd);
+      }
       return undefined;
     }
     this.output.info(`memlens found at ${check.detail}`);
@@ -105,49 +143,109 @@ export class ServerManager implements vscode.Disposable {
     const restricted = restrictedSettingKeys(this.context.extension.packageJSON);
     const settings = (): Record<string, unknown> => explicitSettings(settingKeys, restricted);
     let client: LanguageClient | undefined;
-    const clientOptions = memlensClientOptions({
+    client = createMemlensClient(serverOptions, {
       output: this.output,
       traceChannel: this.traceChannel,
       settings,
       client: () => client,
+      onClosed: () => {
+        if (client && this.queue.current === client) {
+          this.onCrash();
+        }
+      },
     });
-    client = new LanguageClient('memlens', 'memlens', serverOptions, clientOptions);
     this.clientDisposables.push(
       client.onNotification(IndexStatusNotification, (status: IndexStatus) => {
         this.logIndexing(status);
         this.lastIndexStatus = status;
         this.statusEmitter.fire(status);
       }),
-      client.onDidChangeState((e) => {
-        if (this.client !== client) {
-          return;
-        }
-        if (e.newState === State.Running) {
-          this.setState('running');
-        } else if (e.newState === State.Starting) {
-          this.setState('starting');
-        } else if (e.newState === State.Stopped && this._state === 'running') {
-          this.lastError = 'The memlens language server stopped.';
-          this.setState('failed');
-        }
-      }),
     );
-    this.client = client;
     try {
       await client.start();
       this.setState('running');
       this.output.info('memlens language server started');
       return client;
     } catch (err) {
-      this.client = undefined;
-      this.disposeClientListeners();
-      try {
-        await client.dispose(2000);
-      } catch {
-        // already dead
-      }
+      await this.shutdown(client);
       this.fail(`memlens: the language server did not start: ${errorMessage(err)}`);
       return undefined;
+    }
+  }
+
+  /** The server exited unasked: start it again through the queue, unless it keeps crashing. */
+  private onCrash(): void {
+    const now = Date.now();
+    this.crashes = [...this.crashes.filter((t) => now - t < CRASH_WINDOW_MS), now];
+    if (this.crashes.length > MAX_CRASH_RESTARTS) {
+      this.fail(
+        `memlens: the language server exited ${this.crashes.length} times within ${CRASH_WINDOW_MS / 60000} minutes; ` +
+          'see the "memlens" output, fix the cause and run "memlens: Restart Server".',
+      );
+      void this.queue.stop();
+      return;
+    }
+    this.output.warn(`The memlens language server exited; starting it again (${this.crashes.length} of ${MAX_CRASH_RESTARTS})`);
+    this.setState('starting');
+    void this.queue.restart();
+  }
+
+  /**
+   * After "memlens is not importable": ask the interpreter again every few seconds, and start the server as soon as
+   * it can import memlens (installed with the command the error offered, in a terminal or anywhere else).
+   */
+  private pollUntilImportable(choice: PythonChoice, cwd: string | undefined): void {
+    this.stopInstallPoll();
+    const poll = async (): Promise<void> => {
+      if (this.disposed || this._state !== 'failed') {
+        return;
+      }
+      const check = vscode.window.state.focused ? await checkImportable(choice.python, cwd) : undefined;
+      if (this.disposed || this._state !== 'failed' || this.installPoll === undefined) {
+        return;
+      }
+      if (check?.ok) {
+        this.installPoll = undefined;
+        this.output.info(`memlens is now importable by ${choice.python} (${check.detail}); starting the server`);
+        void this.queue.start().then((client) => {
+          if (client) {
+            void vscode.window.showInformationMessage('memlens: installed; the language server started.');
+          }
+        });
+        return;
+      }
+      this.installPoll = setTimeout(() => void poll(), INSTALL_POLL_MS);
+    };
+    this.installPoll = setTimeout(() => void poll(), INSTALL_POLL_MS);
+  }
+
+  private stopInstallPoll(): void {
+    if (this.installPoll !== undefined) {
+      clearTimeout(this.installPoll);
+      this.installPoll = undefined;
+    }
+  }
+
+  /**
+   * Stop and dispose one client whatever its state, and make sure its server process is gone before the next one
+   * starts (two servers would contend for the index writer). vscode-languageclient refuses to stop a client that is
+   * still starting ("Client is not running and can't be stopped"); then the process is ended here.
+   */
+  private async shutdown(client: LanguageClient): Promise<void> {
+    const serverProcess = client.serverProcess;
+    this.disposeClientListeners();
+    try {
+      await client.dispose(3000);
+    } catch (err) {
+      this.output.warn(`Stopping the server: ${errorMessage(err)}`);
+    }
+    if (serverProcess && !(await exited(serverProcess, 3000))) {
+      this.output.warn(`The server (pid ${serverProcess.pid}) did not exit; ending it`);
+      serverProcess.kill('SIGTERM');
+      if (!(await exited(serverProcess, 2000))) {
+        serverProcess.kill('SIGKILL');
+        await exited(serverProcess, 2000);
+      }
     }
   }
 
@@ -175,11 +273,19 @@ export class ServerManager implements vscode.Disposable {
     this.lastError = message;
     this.output.error(message);
     this.setState('failed');
-    const actions = [installCommand ? 'Copy Install Command' : undefined, 'Open Settings', 'Show Output'].filter(
-      (a): a is string => !!a,
-    );
+    const actions = [
+      installCommand ? 'Install in Terminal' : undefined,
+      installCommand ? 'Copy Install Command' : undefined,
+      'Open Settings',
+      'Show Output',
+    ].filter((a): a is string => !!a);
     void vscode.window.showErrorMessage(message, ...actions).then(async (choice) => {
-      if (choice === 'Copy Install Command' && installCommand) {
+      if (choice === 'Install in Terminal' && installCommand) {
+        // the server starts by itself once the install is done (pollUntilImportable)
+        const terminal = vscode.window.createTerminal({ name: 'memlens: install', cwd: firstWorkspaceFolder()?.uri });
+        terminal.show();
+        terminal.sendText(installCommand);
+      } else if (choice === 'Copy Install Command' && installCommand) {
         await vscode.env.clipboard.writeText(installCommand);
         void vscode.window.showInformationMessage(`Copied: ${installCommand}`);
       } else if (choice === 'Open Settings') {
@@ -197,32 +303,9 @@ export class ServerManager implements vscode.Disposable {
     this.clientDisposables = [];
   }
 
-  async stop(): Promise<void> {
-    if (this.starting) {
-      await this.starting.catch(() => undefined);
-    }
-    const client = this.client;
-    this.client = undefined;
-    this.disposeClientListeners();
-    if (client) {
-      try {
-        await client.dispose(3000);
-      } catch (err) {
-        this.output.warn(`Stopping the server: ${errorMessage(err)}`);
-      }
-    }
-    this.setState('stopped');
-  }
-
-  async restart(): Promise<LanguageClient | undefined> {
-    this.output.info('Restarting the memlens language server');
-    await this.stop();
-    return this.start();
-  }
-
   /** The running client; starts the server when needed; throws a readable error when it cannot run. */
   async ready(): Promise<LanguageClient> {
-    const client = this._state === 'running' && this.client ? this.client : await this.start();
+    const client = await this.start();
     if (!client) {
       throw new Error(
         this.lastError ||
@@ -234,15 +317,39 @@ export class ServerManager implements vscode.Disposable {
 
   /** `workspace/executeCommand` with one object argument. */
   async execute<R>(command: string, arg: object, token?: vscode.CancellationToken): Promise<R> {
+    return this.executeWith<R>(command, [arg], token);
+  }
+
+  /** `workspace/executeCommand` with the arguments as given (a server command run as a VS Code command). */
+  async executeWith<R>(command: string, args: unknown[], token?: vscode.CancellationToken): Promise<R> {
     const client = await this.ready();
-    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] }, token)) as R;
+    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }, token)) as R;
   }
 
   dispose(): void {
+    this.disposed = true;
     this.pythonListener?.dispose();
     void this.stop();
     for (const d of this.disposables) {
       d.dispose();
     }
   }
+}
+
+/** Whether the process has exited, waiting up to `ms` for it. */
+function exited(child: ChildProcess, ms: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve(true);
+  }
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.off('exit', onExit);
+      resolve(false);
+    }, ms);
+    const onExit = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    child.once('exit', onExit);
+  });
 }
