@@ -16,7 +16,7 @@ import { bundledWheel, checkImportable, choosePython, findCheckout, onPythonInte
 import { ServerQueue } from './serverQueue';
 import { restrictedSettingKeys, serverSettingKeys } from './serverSettings';
 import { TraceChannel } from './traceChannel';
-import { explicitSettings, firstWorkspaceFolder, openMemlensSettings } from './workspaceSettings';
+import { describeSettingScopes, explicitSettings, firstWorkspaceFolder, openMemlensSettings, pythonPathScope } from './workspaceSettings';
 
 export type ServerState = 'stopped' | 'starting' | 'running' | 'failed';
 
@@ -113,7 +113,8 @@ export class ServerManager implements vscode.Disposable {
     this.lastError = '';
     const choice = await choosePython(this.output);
     const cwd = firstWorkspaceFolder()?.uri.fsPath;
-    this.output.info(`Using Python ${choice.python} (from ${choice.source})`);
+    const pythonFrom = choice.source === 'setting' ? `memlens.server.pythonPath in ${pythonPathScope(this.context.extension.packageJSON).from ?? 'the settings'}` : choice.source;
+    this.output.info(`Using Python ${choice.python} (from ${pythonFrom})`);
     if (choice.source === 'python-extension' && !this.pythonListener) {
       this.pythonListener = onPythonInterpreterChange(() => {
         if (!vscode.workspace.getConfiguration('memlens').get<string>('server.pythonPath', '').trim()) {
@@ -126,9 +127,10 @@ export class ServerManager implements vscode.Disposable {
     if (!check.ok) {
       const checkout = findCheckout(this.context.extensionPath);
       const wheel = bundledWheel(this.context.extensionPath);
+      const scope = pythonPathScope(this.context.extension.packageJSON);
       const message = check.notFound
-        ? pythonNotFoundMessage(choice.python, check.detail)
-        : notImportableMessage(choice.python, check.detail, checkout, wheel);
+        ? pythonNotFoundMessage(choice.python, check.detail, scope)
+        : notImportableMessage(choice.python, check.detail, checkout, wheel, scope);
       const install = installCommands(choice.python, checkout, wheel)[0];
       this.fail(message, check.notFound || install.includes('<path') ? undefined : install);
       if (!check.notFound) {
@@ -142,6 +144,10 @@ export class ServerManager implements vscode.Disposable {
     const settingKeys = serverSettingKeys(this.context.extension.packageJSON);
     const restricted = restrictedSettingKeys(this.context.extension.packageJSON);
     const settings = (): Record<string, unknown> => explicitSettings(settingKeys, restricted);
+    // which scope each setting came from: in a remote window User and Remote settings are two places, and a value
+    // in the one not looked at is a setting that "vanished"
+    const scopes = describeSettingScopes(settingKeys, this.context.extension.packageJSON);
+    this.output.info(`Settings sent to the server: ${scopes || 'none set (defaults and .memlens.json apply)'}`);
     let client: LanguageClient | undefined;
     client = createMemlensClient(serverOptions, {
       output: this.output,

@@ -11,7 +11,9 @@
 //  3. opens the workbench in Chromium (playwright-core), waits for the report, checks it and the rendered sidebar,
 //  4. clicks like a person: hovers a word and clicks the rendered hover link, clicks a sidebar hit, clicks a session
 //     in the Sessions view, types into Search Memory (with a filter completion), and leaves a screenshot of each
-//     surface in test-artifacts/ (vscode-*.png).
+//     surface in test-artifacts/ (vscode-*.png),
+//  5. changes memlens.server.pythonPath while "memlens: Restart Server" runs, kills the server process and restarts
+//     it again, and proves each time that a search answers and that one server runs.
 // Exits non-zero on any failure (with a failure screenshot and the logs in test-artifacts/).
 //
 // Environment:
@@ -486,6 +488,108 @@ async function checkOtherCommands(page, report) {
   check(restarted && !/error/i.test(status), `Restart Server restarted the language server (status bar "${status.trim()}")`);
 }
 
+// -- restarts that overlap, and a killed server ------------------------------------------------------------------
+
+/** The `<python> -m memlens serve` processes code-server started (its descendants), by pid. */
+function serverPids(rootPid) {
+  const parents = new Map();
+  const commands = new Map();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      commands.set(Number(entry), fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0'));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const descends = (pid) => {
+    for (let p = pid, n = 0; p > 1 && n < 64; p = parents.get(p) ?? 0, n++) {
+      if (p === rootPid) return true;
+    }
+    return false;
+  };
+  return [...commands].filter(([pid, argv]) => argv.includes('memlens') && argv.includes('serve') && argv.includes('-m') && descends(pid)).map(([pid]) => pid);
+}
+
+function memlensLog(userData) {
+  return findFiles(path.join(userData, 'logs'), /memlens\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+}
+
+/** Search Memory from the command palette, as a person would: the QuickPick must list hits. */
+async function searchWorks(page, when) {
+  const widget = page.locator('.quick-input-widget');
+  await page.keyboard.press('Escape');
+  await runCommand(page, 'memlens: Search Memory');
+  await widget.locator('.quick-input-title', { hasText: 'memlens' }).waitFor({ timeout: 10000 });
+  await page.keyboard.type(QUERY);
+  const shown = await found(widget.locator('.quick-input-title', { hasText: /results? .*for/ }).waitFor({ timeout: 60000 }));
+  await sleep(500);
+  const rows = (await widget.locator('.quick-input-list .monaco-list-row').allInnerTexts()).length;
+  const title = (await widget.locator('.quick-input-title').innerText().catch(() => '')).trim();
+  check(shown && rows > 0, `${when}: Search Memory answers ("${title}", ${rows} hits)`);
+  await page.screenshot({ path: path.join(ARTIFACTS, `vscode-search-${when.replace(/\W+/g, '-').replace(/-+$/, '')}.png`) });
+  await page.keyboard.press('Escape');
+}
+
+async function restartServer(page) {
+  await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
+  await runCommand(page, 'memlens: Restart Server');
+}
+
+async function waitRestarted(page) {
+  return found(page.locator('.notifications-toasts', { hasText: 'language server restarted' }).waitFor({ timeout: 90000 }));
+}
+
+async function memlensStatus(page) {
+  const text = await page.locator('[id="workbench.parts.statusbar"]').innerText().catch(() => '');
+  return (text.split('\n').find((t) => /memlens/.test(t)) ?? '').trim();
+}
+
+async function checkOverlappingRestarts(page, { settingsFile, userData, csPid }) {
+  const before = serverPids(csPid);
+  check(before.length === 1, `one memlens server runs under code-server (pids ${before.join(', ')})`);
+  // "memlens: Restart Server", and while it runs a settings change that restarts the server too: the same
+  // interpreter, named through ${env:…} this time, so the value changes and nothing else does
+  await restartServer(page);
+  const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+  settings['memlens.server.pythonPath'] = '${env:MEMLENS_E2E_PYTHON}';
+  fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  const restarted = await waitRestarted(page);
+  check(restarted, 'Restart Server finished while the settings change restarted the server as well');
+  await waitFor('the coalesced restart to use the changed setting', () => /from memlens\.server\.pythonPath[\s\S]*memlens language server started/.test(memlensLog(userData).split('Restarting the memlens language server').slice(-1)[0] ?? ''), 60000, 500).catch(() => undefined);
+  const restarts = (memlensLog(userData).match(/Restarting the memlens language server/g) ?? []).length;
+  check(restarts >= 3, `the settings change asked for a restart while one ran (${restarts} restarts asked for in all)`);
+  await searchWorks(page, 'after a setting changed during Restart Server');
+  const status = await memlensStatus(page);
+  check(!/error/i.test(status), `the status bar is not red ("${status}")`);
+  const afterSettings = serverPids(csPid);
+  check(afterSettings.length === 1 && !afterSettings.includes(before[0]), `one new server process (pids ${afterSettings.join(', ')})`);
+
+  // the server killed from outside, then Restart Server at once (while the client's crash recovery runs too)
+  if (afterSettings.length > 0) {
+    for (const pid of afterSettings) {
+      process.kill(pid, 'SIGKILL');
+    }
+    log(`killed the server (pid ${afterSettings.join(', ')}) with SIGKILL`);
+    await restartServer(page);
+    check(await waitRestarted(page), 'Restart Server right after the server was killed says it restarted');
+    await searchWorks(page, 'after the server was killed');
+    const pids = serverPids(csPid);
+    check(pids.length === 1 && !afterSettings.includes(pids[0]), `one server runs again (pids ${pids.join(', ')})`);
+    const statusAfterKill = await memlensStatus(page);
+    check(!/error/i.test(statusAfterKill), `the status bar is not red after the kill ("${statusAfterKill}")`);
+  }
+  const logText = memlensLog(userData);
+  check(!/already exists/.test(logText), 'no "command … already exists" in the memlens log');
+  check(
+    /Using Python \S+ \(from memlens\.server\.pythonPath in the User settings\)/.test(logText) && /Settings sent to the server: .*memlens\.hover\.minScore from the User settings/.test(logText),
+    'the log names the settings scope of the interpreter and of each setting sent',
+  );
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-restarts.png') });
+}
+
 // -- main ----------------------------------------------------------------------------------------------------------
 
 async function main() {
@@ -548,6 +652,8 @@ async function main() {
     XDG_DATA_HOME: path.join(xdg, 'data'),
     XDG_CACHE_HOME: path.join(xdg, 'cache'),
     MEMLENS_SELFTEST_OUT: reportFile,
+    // the same interpreter named through a variable: the e2e changes memlens.server.pythonPath to it mid-restart
+    MEMLENS_E2E_PYTHON: PYTHON,
     MEMLENS_SELFTEST_QUERY: QUERY,
     MEMLENS_SELFTEST_TIMEOUT_MS: String(Math.max(30000, TIMEOUT_MS - 60000)),
   };
@@ -688,6 +794,7 @@ async function main() {
       await step('click a session', () => clickSession(page));
       await step('Search Memory', () => checkQuickPick(page, report));
       await step('other commands', () => checkOtherCommands(page, report));
+      await step('overlapping restarts', () => checkOverlappingRestarts(page, { settingsFile: path.join(userData, 'User', 'settings.json'), userData, csPid: cs.pid }));
     }
   } catch (err) {
     failures.push(err instanceof Failure ? err.message : String(err?.stack ?? err));
