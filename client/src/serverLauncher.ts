@@ -23,8 +23,11 @@ export type ServerState = 'stopped' | 'starting' | 'running' | 'failed';
 /** A crashed server is started again at most this many times within CRASH_WINDOW_MS, then left failed. */
 const MAX_CRASH_RESTARTS = 4;
 const CRASH_WINDOW_MS = 3 * 60 * 1000;
-/** How often an interpreter that lacks memlens is asked again, so that installing it starts the server. */
+/** How often an interpreter that lacks memlens is asked again (so that installing it starts the server): every 5 s for
+ * the first 10 minutes after the failure, then every 30 s. */
 const INSTALL_POLL_MS = 5000;
+const INSTALL_POLL_FAST_MS = 10 * 60 * 1000;
+const INSTALL_POLL_SLOW_MS = 30000;
 
 export class ServerManager implements vscode.Disposable {
   private readonly queue: ServerQueue<LanguageClient>;
@@ -197,30 +200,28 @@ export class ServerManager implements vscode.Disposable {
   }
 
   /**
-   * After "memlens is not importable": ask the interpreter again every few seconds, and start the server as soon as
-   * it can import memlens (installed with the command the error offered, in a terminal or anywhere else).
+   * After "memlens is not importable": ask the interpreter again every few seconds (less often after a while), and
+   * start the server as soon as it imports memlens, however it was installed (Install in Terminal, a copied
+   * command, anything else): no restart needed.
    */
   private pollUntilImportable(choice: PythonChoice, cwd: string | undefined): void {
     this.stopInstallPoll();
+    const since = Date.now();
     const poll = async (): Promise<void> => {
-      if (this.disposed || this._state !== 'failed') {
-        return;
-      }
-      const check = vscode.window.state.focused ? await checkImportable(choice.python, cwd) : undefined;
+      const check = await checkImportable(choice.python, cwd);
       if (this.disposed || this._state !== 'failed' || this.installPoll === undefined) {
         return;
       }
-      if (check?.ok) {
-        this.installPoll = undefined;
-        this.output.info(`memlens is now importable by ${choice.python} (${check.detail}); starting the server`);
-        void this.queue.start().then((client) => {
-          if (client) {
-            void vscode.window.showInformationMessage('memlens: installed; the language server started.');
-          }
-        });
+      if (!check.ok) {
+        this.installPoll = setTimeout(() => void poll(), Date.now() - since < INSTALL_POLL_FAST_MS ? INSTALL_POLL_MS : INSTALL_POLL_SLOW_MS);
         return;
       }
-      this.installPoll = setTimeout(() => void poll(), INSTALL_POLL_MS);
+      this.installPoll = undefined;
+      this.output.info(`memlens is now importable by ${choice.python} (${check.detail}); starting the server`);
+      const client = await this.queue.start();
+      if (client) {
+        void vscode.window.showInformationMessage('memlens: installed; the language server started.');
+      }
     };
     this.installPoll = setTimeout(() => void poll(), INSTALL_POLL_MS);
   }

@@ -13,7 +13,9 @@
 //     in the Sessions view, types into Search Memory (with a filter completion), and leaves a screenshot of each
 //     surface in test-artifacts/ (vscode-*.png),
 //  5. changes memlens.server.pythonPath while "memlens: Restart Server" runs, kills the server process and restarts
-//     it again, and proves each time that a search answers and that one server runs.
+//     it again, and proves each time that a search answers and that one server runs,
+//  6. points memlens.server.pythonPath at an interpreter that cannot import memlens (red status, install prompt), makes
+//     memlens importable there and waits for the server to start by itself.
 // Exits non-zero on any failure (with a failure screenshot and the logs in test-artifacts/).
 //
 // Environment:
@@ -562,8 +564,7 @@ async function checkOverlappingRestarts(page, { settingsFile, userData, csPid })
   const restarts = (memlensLog(userData).match(/Restarting the memlens language server/g) ?? []).length;
   check(restarts >= 3, `the settings change asked for a restart while one ran (${restarts} restarts asked for in all)`);
   await searchWorks(page, 'after a setting changed during Restart Server');
-  const status = await memlensStatus(page);
-  check(!/error/i.test(status), `the status bar is not red ("${status}")`);
+  check(!(await statusIsError(page)), `the status bar is not red ("${await memlensStatus(page)}")`);
   const afterSettings = serverPids(csPid);
   check(afterSettings.length === 1 && !afterSettings.includes(before[0]), `one new server process (pids ${afterSettings.join(', ')})`);
 
@@ -578,8 +579,7 @@ async function checkOverlappingRestarts(page, { settingsFile, userData, csPid })
     await searchWorks(page, 'after the server was killed');
     const pids = serverPids(csPid);
     check(pids.length === 1 && !afterSettings.includes(pids[0]), `one server runs again (pids ${pids.join(', ')})`);
-    const statusAfterKill = await memlensStatus(page);
-    check(!/error/i.test(statusAfterKill), `the status bar is not red after the kill ("${statusAfterKill}")`);
+    check(!(await statusIsError(page)), `the status bar is not red after the kill ("${await memlensStatus(page)}")`);
   }
   const logText = memlensLog(userData);
   check(!/already exists/.test(logText), 'no "command … already exists" in the memlens log');
@@ -588,6 +588,46 @@ async function checkOverlappingRestarts(page, { settingsFile, userData, csPid })
     'the log names the settings scope of the interpreter and of each setting sent',
   );
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-restarts.png') });
+}
+
+/** Whether the memlens status-bar item shows the error state (red, with the error icon). */
+async function statusIsError(page) {
+  const html = await page
+    .locator('[id="workbench.parts.statusbar"] .statusbar-item', { hasText: 'memlens' })
+    .first()
+    .evaluate((el) => `${el.className} ${el.innerHTML}`)
+    .catch(() => '');
+  return /codicon-error|error-kind/.test(html);
+}
+
+/**
+ * The install flow: an interpreter that cannot import memlens (a wrapper around MEMLENS_PYTHON whose path starts with
+ * a memlens that fails to import) makes the status red with the install prompt; making memlens importable there
+ * (removing that shadow: the install, without touching any real environment) starts the server by itself.
+ */
+async function checkInstallFlow(page, { settingsFile, tmp }) {
+  const shadow = path.join(tmp, 'shadow');
+  fs.mkdirSync(path.join(shadow, 'memlens'), { recursive: true });
+  fs.writeFileSync(path.join(shadow, 'memlens', '__init__.py'), 'raise ModuleNotFoundError("No module named \'memlens\'")\n');
+  const wrapper = path.join(tmp, 'python-without-memlens');
+  fs.writeFileSync(wrapper, `#!/bin/sh\nPYTHONPATH="${shadow}\${PYTHONPATH:+:$PYTHONPATH}" exec "${PYTHON}" "$@"\n`, { mode: 0o755 });
+  await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
+  const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+  settings['memlens.server.pythonPath'] = wrapper;
+  fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  const prompt = page.locator('.notifications-toasts', { hasText: 'not importable by' });
+  const prompted = await found(prompt.waitFor({ timeout: 90000 }));
+  const promptText = prompted ? (await prompt.innerText()).replace(/\s+/g, ' ') : '';
+  check(prompted && /Install in Terminal/.test(promptText), `an interpreter without memlens: the install prompt ("${promptText.slice(0, 200)}…")`);
+  check(/memlens\.server\.pythonPath in the User settings/.test(promptText), 'the prompt names the settings scope that chose the interpreter');
+  check(await statusIsError(page), 'the status bar is red');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-install-needed.png') });
+  fs.renameSync(path.join(shadow, 'memlens'), path.join(shadow, 'memlens.removed'));
+  log('memlens is importable by the interpreter now; no command run');
+  const started = await found(page.locator('.notifications-toasts', { hasText: 'installed; the language server started' }).waitFor({ timeout: 90000 }));
+  check(started, 'once memlens imports, the server starts by itself');
+  check(!(await statusIsError(page)), `the status bar is no longer red ("${await memlensStatus(page)}")`);
+  await searchWorks(page, 'after memlens was installed');
 }
 
 // -- main ----------------------------------------------------------------------------------------------------------
@@ -795,6 +835,7 @@ async function main() {
       await step('Search Memory', () => checkQuickPick(page, report));
       await step('other commands', () => checkOtherCommands(page, report));
       await step('overlapping restarts', () => checkOverlappingRestarts(page, { settingsFile: path.join(userData, 'User', 'settings.json'), userData, csPid: cs.pid }));
+      await step('install flow', () => checkInstallFlow(page, { settingsFile: path.join(userData, 'User', 'settings.json'), tmp }));
     }
   } catch (err) {
     failures.push(err instanceof Failure ? err.message : String(err?.stack ?? err));
