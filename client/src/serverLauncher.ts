@@ -7,7 +7,7 @@
 
 import type { ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
-import { ExecuteCommandRequest, type LanguageClient } from 'vscode-languageclient/node';
+import { DidChangeConfigurationNotification, ExecuteCommandRequest, type LanguageClient } from 'vscode-languageclient/node';
 import { createMemlensClient, serverExecutable } from './clientOptions';
 import { errorMessage } from './errors';
 import { installCommands, notImportableMessage, pythonNotFoundMessage } from './installHints';
@@ -116,8 +116,7 @@ export class ServerManager implements vscode.Disposable {
     this.lastError = '';
     const choice = await choosePython(this.output);
     const cwd = firstWorkspaceFolder()?.uri.fsPath;
-    const pythonFrom = choice.source === 'setting' ? `memlens.server.pythonPath in ${pythonPathScope(this.context.extension.packageJSON).from ?? 'the settings'}` : choice.source;
-    this.output.info(`Using Python ${choice.python} (from ${pythonFrom})`);
+    this.output.info(`Using Python ${choice.python} (from ${this.pythonOrigin(choice)})`);
     if (choice.source === 'python-extension' && !this.pythonListener) {
       this.pythonListener = onPythonInterpreterChange(() => {
         if (!vscode.workspace.getConfiguration('memlens').get<string>('server.pythonPath', '').trim()) {
@@ -146,10 +145,17 @@ export class ServerManager implements vscode.Disposable {
     const serverOptions = serverExecutable(choice.python, cwd);
     const settingKeys = serverSettingKeys(this.context.extension.packageJSON);
     const restricted = restrictedSettingKeys(this.context.extension.packageJSON);
-    const settings = (): Record<string, unknown> => explicitSettings(settingKeys, restricted);
+    // what the server was last sent (initializationOptions, didChangeConfiguration): a setting changed after the
+    // start read it and before the client listens for changes is sent once the client runs
+    let sent = '';
+    const settings = (): Record<string, unknown> => {
+      const current = explicitSettings(settingKeys, restricted);
+      sent = JSON.stringify(current);
+      return current;
+    };
     // which scope each setting came from: in a remote window User and Remote settings are two places, and a value
     // in the one not looked at is a setting that "vanished"
-    const scopes = describeSettingScopes(settingKeys, this.context.extension.packageJSON);
+    const scopes = describeSettingScopes(settingKeys);
     this.output.info(`Settings sent to the server: ${scopes || 'none set (defaults and .memlens.json apply)'}`);
     let client: LanguageClient | undefined;
     client = createMemlensClient(serverOptions, {
@@ -172,6 +178,10 @@ export class ServerManager implements vscode.Disposable {
     );
     try {
       await client.start();
+      if (JSON.stringify(explicitSettings(settingKeys, restricted)) !== sent) {
+        this.output.info('Settings changed while the server started; sending them');
+        await client.sendNotification(DidChangeConfigurationNotification.type, { settings: { memlens: settings() } });
+      }
       this.setState('running');
       this.output.info('memlens language server started');
       return client;
@@ -180,6 +190,16 @@ export class ServerManager implements vscode.Disposable {
       this.fail(`memlens: the language server did not start: ${errorMessage(err)}`);
       return undefined;
     }
+  }
+
+  /** "memlens.server.pythonPath "${env:PY}" in the User settings", "python-extension", "default". */
+  private pythonOrigin(choice: PythonChoice): string {
+    if (choice.source !== 'setting') {
+      return choice.source;
+    }
+    const raw = vscode.workspace.getConfiguration('memlens').get<string>('server.pythonPath', '').trim();
+    const from = pythonPathScope(this.context.extension.packageJSON).from ?? 'the settings';
+    return `memlens.server.pythonPath${raw !== choice.python ? ` "${raw}"` : ''} in ${from}`;
   }
 
   /** The server exited unasked: start it again through the queue, unless it keeps crashing. */

@@ -108,9 +108,11 @@ export function isMachineScoped(packageJSON: unknown, key: string): boolean {
 
 /**
  * The settings scope a setting's value comes from, named as the Settings editor's tabs are: the innermost that
- * holds one (a folder's value beats the workspace's, which beats User/Remote). Undefined: the default applies.
+ * holds one (a folder's value beats the workspace's, which beats User/Remote). Undefined: the default applies. In a
+ * remote window the API merges User and Remote into one value, so both are named (in a desktop VS Code a machine
+ * setting comes from Remote; a browser-hosted one such as code-server keeps it in User).
  */
-export function settingOrigin(values: SettingValues, ctx: { remoteName?: string; machineScoped: boolean }): string | undefined {
+export function settingOrigin(values: SettingValues, ctx: { remoteName?: string }): string | undefined {
   if (values.folder) {
     return 'the Folder settings (.vscode/settings.json)';
   }
@@ -121,7 +123,7 @@ export function settingOrigin(values: SettingValues, ctx: { remoteName?: string;
     if (!ctx.remoteName) {
       return 'the User settings';
     }
-    return ctx.machineScoped ? `the Remote [${ctx.remoteName}] settings` : `the User or Remote [${ctx.remoteName}] settings`;
+    return `the User or Remote [${ctx.remoteName}] settings`;
   }
   return undefined;
 }

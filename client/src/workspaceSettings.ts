@@ -41,7 +41,7 @@ export function explicitSettings(keys: readonly string[], restricted: ReadonlySe
  * The settings scope that sets `key` (the Settings editor's tab: Folder, Workspace, User or Remote), or undefined
  * when its default applies. In a remote window a machine setting lives in the Remote tab, not in User.
  */
-export function settingScope(key: string, packageJSON: unknown): string | undefined {
+export function settingScope(key: string): string | undefined {
   const inspected = vscode.workspace.getConfiguration(undefined, firstWorkspaceFolder()?.uri).inspect(key);
   return settingOrigin(
     {
@@ -49,7 +49,7 @@ export function settingScope(key: string, packageJSON: unknown): string | undefi
       workspace: inspected?.workspaceValue !== undefined,
       folder: inspected?.workspaceFolderValue !== undefined,
     },
-    { remoteName: vscode.env.remoteName, machineScoped: isMachineScoped(packageJSON, key) },
+    { remoteName: vscode.env.remoteName },
   );
 }
 
@@ -58,14 +58,14 @@ export function pythonPathScope(packageJSON: unknown): PythonSettingScope {
   const key = 'memlens.server.pythonPath';
   const ctx = { remoteName: vscode.env.remoteName, machineScoped: isMachineScoped(packageJSON, key) };
   const configured = vscode.workspace.getConfiguration('memlens').get<string>('server.pythonPath', '').trim();
-  return { from: configured ? settingScope(key, packageJSON) : undefined, setIn: whereToSet(ctx) };
+  return { from: configured ? settingScope(key) : undefined, setIn: whereToSet(ctx) };
 }
 
 /** "memlens.scope from the Workspace settings; …": each explicitly set server setting and the scope it came from. */
-export function describeSettingScopes(keys: readonly string[], packageJSON: unknown): string {
+export function describeSettingScopes(keys: readonly string[]): string {
   const parts: string[] = [];
   for (const key of keys) {
-    const from = settingScope(key, packageJSON);
+    const from = settingScope(key);
     if (from) {
       parts.push(`${key} from ${from}`);
     }

@@ -549,18 +549,44 @@ async function memlensStatus(page) {
   return (text.split('\n').find((t) => /memlens/.test(t)) ?? '').trim();
 }
 
-async function checkOverlappingRestarts(page, { settingsFile, userData, csPid }) {
+/**
+ * Edit the User settings.json in the editor as a person would: `key` set to `value` as the file's last entry (the last
+ * of duplicate keys wins), typed but not saved.
+ */
+async function typeUserSetting(page, key, value) {
+  await runCommand(page, 'Preferences: Open User Settings (JSON)');
+  await page.locator('.tabs-container .tab.active', { hasText: 'settings.json' }).waitFor({ timeout: 15000 });
+  await sleep(800);
+  await page.keyboard.press('Control+End');
+  await page.keyboard.press('Home');
+  await page.keyboard.type(`,"${key}": "${value}"`, { delay: 10 });
+  await page.keyboard.press('Escape');
+  await sleep(300);
+}
+
+async function saveActiveEditor(page) {
+  await page.keyboard.press('Control+S');
+  const saved = await found(page.locator('.tabs-container .tab.active.dirty').waitFor({ state: 'detached', timeout: 5000 }));
+  if (!saved) {
+    await runCommand(page, 'File: Save');
+  }
+}
+
+async function checkOverlappingRestarts(page, { userData, csPid }) {
   const before = serverPids(csPid);
   check(before.length === 1, `one memlens server runs under code-server (pids ${before.join(', ')})`);
   // "memlens: Restart Server", and while it runs a settings change that restarts the server too: the same
   // interpreter, named through ${env:…} this time, so the value changes and nothing else does
+  await typeUserSetting(page, 'memlens.server.pythonPath', '${env:MEMLENS_E2E_PYTHON}');
   await restartServer(page);
-  const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
-  settings['memlens.server.pythonPath'] = '${env:MEMLENS_E2E_PYTHON}';
-  fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  await saveActiveEditor(page);
+  log('saved settings.json with a new memlens.server.pythonPath while Restart Server ran');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-restart-settings.png') });
   const restarted = await waitRestarted(page);
   check(restarted, 'Restart Server finished while the settings change restarted the server as well');
-  await waitFor('the coalesced restart to use the changed setting', () => /from memlens\.server\.pythonPath[\s\S]*memlens language server started/.test(memlensLog(userData).split('Restarting the memlens language server').slice(-1)[0] ?? ''), 60000, 500).catch(() => undefined);
+  const lastStart = () => memlensLog(userData).split('Restarting the memlens language server').slice(-1)[0] ?? '';
+  await waitFor('the restart that applies the changed setting', () => /MEMLENS_E2E_PYTHON[\s\S]*memlens language server started/.test(lastStart()), 60000, 500).catch(() => undefined);
+  check(/Using Python \S+ \(from memlens\.server\.pythonPath "\$\{env:MEMLENS_E2E_PYTHON\}"/.test(lastStart()), 'the server runs with the changed setting');
   const restarts = (memlensLog(userData).match(/Restarting the memlens language server/g) ?? []).length;
   check(restarts >= 3, `the settings change asked for a restart while one ran (${restarts} restarts asked for in all)`);
   await searchWorks(page, 'after a setting changed during Restart Server');
@@ -584,7 +610,8 @@ async function checkOverlappingRestarts(page, { settingsFile, userData, csPid })
   const logText = memlensLog(userData);
   check(!/already exists/.test(logText), 'no "command … already exists" in the memlens log');
   check(
-    /Using Python \S+ \(from memlens\.server\.pythonPath in the User settings\)/.test(logText) && /Settings sent to the server: .*memlens\.hover\.minScore from the User settings/.test(logText),
+    /Using Python \S+ \(from memlens\.server\.pythonPath in the User( or Remote \[[^\]]+\])? settings\)/.test(logText) &&
+      /Settings sent to the server: .*memlens\.hover\.minScore from the User( or Remote \[[^\]]+\])? settings/.test(logText),
     'the log names the settings scope of the interpreter and of each setting sent',
   );
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-restarts.png') });
@@ -605,21 +632,20 @@ async function statusIsError(page) {
  * a memlens that fails to import) makes the status red with the install prompt; making memlens importable there
  * (removing that shadow: the install, without touching any real environment) starts the server by itself.
  */
-async function checkInstallFlow(page, { settingsFile, tmp }) {
+async function checkInstallFlow(page, { tmp }) {
   const shadow = path.join(tmp, 'shadow');
   fs.mkdirSync(path.join(shadow, 'memlens'), { recursive: true });
   fs.writeFileSync(path.join(shadow, 'memlens', '__init__.py'), 'raise ModuleNotFoundError("No module named \'memlens\'")\n');
   const wrapper = path.join(tmp, 'python-without-memlens');
   fs.writeFileSync(wrapper, `#!/bin/sh\nPYTHONPATH="${shadow}\${PYTHONPATH:+:$PYTHONPATH}" exec "${PYTHON}" "$@"\n`, { mode: 0o755 });
   await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
-  const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
-  settings['memlens.server.pythonPath'] = wrapper;
-  fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  await typeUserSetting(page, 'memlens.server.pythonPath', wrapper);
+  await saveActiveEditor(page);
   const prompt = page.locator('.notifications-toasts', { hasText: 'not importable by' });
   const prompted = await found(prompt.waitFor({ timeout: 90000 }));
   const promptText = prompted ? (await prompt.innerText()).replace(/\s+/g, ' ') : '';
   check(prompted && /Install in Terminal/.test(promptText), `an interpreter without memlens: the install prompt ("${promptText.slice(0, 200)}…")`);
-  check(/memlens\.server\.pythonPath in the User settings/.test(promptText), 'the prompt names the settings scope that chose the interpreter');
+  check(/memlens\.server\.pythonPath in the User( or Remote \[[^\]]+\])? settings/.test(promptText), 'the prompt names the settings scope that chose the interpreter');
   check(await statusIsError(page), 'the status bar is red');
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-install-needed.png') });
   fs.renameSync(path.join(shadow, 'memlens'), path.join(shadow, 'memlens.removed'));
@@ -834,8 +860,8 @@ async function main() {
       await step('click a session', () => clickSession(page));
       await step('Search Memory', () => checkQuickPick(page, report));
       await step('other commands', () => checkOtherCommands(page, report));
-      await step('overlapping restarts', () => checkOverlappingRestarts(page, { settingsFile: path.join(userData, 'User', 'settings.json'), userData, csPid: cs.pid }));
-      await step('install flow', () => checkInstallFlow(page, { settingsFile: path.join(userData, 'User', 'settings.json'), tmp }));
+      await step('overlapping restarts', () => checkOverlappingRestarts(page, { userData, csPid: cs.pid }));
+      await step('install flow', () => checkInstallFlow(page, { tmp }));
     }
   } catch (err) {
     failures.push(err instanceof Failure ? err.message : String(err?.stack ?? err));

@@ -326,9 +326,8 @@ describe('server launch helpers', () => {
     const remote = { remoteName: 'ssh-remote', machineScoped: true };
     const none = { global: false, workspace: false, folder: false };
     assert.equal(settingOrigin(none, remote), undefined);
-    assert.equal(settingOrigin({ ...none, global: true }, { machineScoped: true }), 'the User settings');
-    assert.equal(settingOrigin({ ...none, global: true }, remote), 'the Remote [ssh-remote] settings');
-    assert.equal(settingOrigin({ ...none, global: true }, { ...remote, machineScoped: false }), 'the User or Remote [ssh-remote] settings');
+    assert.equal(settingOrigin({ ...none, global: true }, {}), 'the User settings');
+    assert.equal(settingOrigin({ ...none, global: true }, remote), 'the User or Remote [ssh-remote] settings');
     assert.equal(settingOrigin({ global: true, workspace: true, folder: false }, remote), 'the Workspace settings');
     assert.equal(settingOrigin({ global: true, workspace: true, folder: true }, remote), 'the Folder settings (.vscode/settings.json)');
     assert.match(whereToSet(remote), /Remote \[ssh-remote\] tab .*User tab does not show it/);
@@ -339,11 +338,11 @@ describe('server launch helpers', () => {
 
     const unset = notImportableMessage('python3', "No module named 'memlens'", undefined, '/ext/m.whl', { setIn: whereToSet(remote) });
     assert.match(unset, /or set memlens\.server\.pythonPath in the Remote \[ssh-remote\] tab of the Settings editor \(a remote window's User tab does not show it\) to an interpreter that has it\.$/);
-    const fromRemote = { from: 'the Remote [ssh-remote] settings', setIn: whereToSet(remote) };
+    const fromRemote = { from: settingOrigin({ ...none, global: true }, remote), setIn: whereToSet(remote) };
     const set = notImportableMessage('/venv/bin/python', "No module named 'memlens'", undefined, '/ext/m.whl', fromRemote);
-    assert.match(set, /not importable by \/venv\/bin\/python \(memlens\.server\.pythonPath in the Remote \[ssh-remote\] settings\)/);
-    assert.match(set, /change memlens\.server\.pythonPath in the Remote \[ssh-remote\] settings to an interpreter that has it\.$/);
-    assert.match(pythonNotFoundMessage('/nope/python', 'ENOENT', fromRemote), /"\/nope\/python" \(memlens\.server\.pythonPath in the Remote \[ssh-remote\] settings\) \(ENOENT\)\. Install Python 3\.11\+ or change/);
+    assert.match(set, /not importable by \/venv\/bin\/python \(memlens\.server\.pythonPath in the User or Remote \[ssh-remote\] settings\)/);
+    assert.match(set, /change memlens\.server\.pythonPath in the User or Remote \[ssh-remote\] settings to an interpreter that has it\.$/);
+    assert.match(pythonNotFoundMessage('/nope/python', 'ENOENT', fromRemote), /"\/nope\/python" \(memlens\.server\.pythonPath in the User or Remote \[ssh-remote\] settings\) \(ENOENT\)\. Install Python 3\.11\+ or change/);
   });
 
   it('expands variables in the interpreter path', () => {
