@@ -12,7 +12,8 @@
 //  4. clicks like a person: hovers a word and clicks the rendered hover link, clicks a sidebar hit, clicks a session
 //     in the Sessions view, types into Search Memory (with a filter completion), and leaves a screenshot of each
 //     surface in test-artifacts/ (vscode-*.png),
-//  5. changes memlens.server.pythonPath while "memlens: Restart Server" runs, kills the server process and restarts
+//  5. changes memlens.server.pythonPath (from the palette: the harness's "memlens e2e: Apply Setting", through VS Code's
+//     configuration API) while "memlens: Restart Server" runs, kills the server process and restarts
 //     it again, and proves each time that a search answers and that one server runs,
 //  6. points memlens.server.pythonPath at an interpreter that cannot import memlens (red status, install prompt), makes
 //     memlens importable there and waits for the server to start by itself.
@@ -550,39 +551,24 @@ async function memlensStatus(page) {
 }
 
 /**
- * Edit the User settings.json in the editor as a person would: `key` set to `value` as the file's last entry (the last
- * of duplicate keys wins), typed but not saved.
+ * Change a setting through VS Code's configuration API (as the Settings editor does), from the command palette:
+ * "memlens e2e: Apply Setting" (the harness's) sets what this writes to MEMLENS_E2E_SETTING_FILE.
  */
-async function typeUserSetting(page, key, value) {
-  await runCommand(page, 'Preferences: Open User Settings (JSON)');
-  await page.locator('.tabs-container .tab.active', { hasText: 'settings.json' }).waitFor({ timeout: 15000 });
-  await sleep(800);
-  await page.keyboard.press('Control+End');
-  await page.keyboard.press('Home');
-  await page.keyboard.type(`,"${key}": "${value}"`, { delay: 10 });
-  await page.keyboard.press('Escape');
-  await sleep(300);
+async function applySetting(page, tmp, key, value) {
+  fs.writeFileSync(path.join(tmp, 'setting.json'), JSON.stringify({ key, value }));
+  await runCommand(page, 'memlens e2e: Apply Setting');
 }
 
-async function saveActiveEditor(page) {
-  await page.keyboard.press('Control+S');
-  const saved = await found(page.locator('.tabs-container .tab.active.dirty').waitFor({ state: 'detached', timeout: 5000 }));
-  if (!saved) {
-    await runCommand(page, 'File: Save');
-  }
-}
-
-async function checkOverlappingRestarts(page, { userData, csPid }) {
+async function checkOverlappingRestarts(page, { userData, csPid, tmp }) {
   const before = serverPids(csPid);
   check(before.length === 1, `one memlens server runs under code-server (pids ${before.join(', ')})`);
   // "memlens: Restart Server", and while it runs a settings change that restarts the server too: the same
   // interpreter, named through ${env:…} this time, so the value changes and nothing else does
-  await typeUserSetting(page, 'memlens.server.pythonPath', '${env:MEMLENS_E2E_PYTHON}');
   await restartServer(page);
-  await saveActiveEditor(page);
-  log('saved settings.json with a new memlens.server.pythonPath while Restart Server ran');
-  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-restart-settings.png') });
+  await applySetting(page, tmp, 'memlens.server.pythonPath', '${env:MEMLENS_E2E_PYTHON}');
+  log('changed memlens.server.pythonPath right after Restart Server');
   const restarted = await waitRestarted(page);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-restart-settings.png') });
   check(restarted, 'Restart Server finished while the settings change restarted the server as well');
   const lastStart = () => memlensLog(userData).split('Restarting the memlens language server').slice(-1)[0] ?? '';
   await waitFor('the restart that applies the changed setting', () => /MEMLENS_E2E_PYTHON[\s\S]*memlens language server started/.test(lastStart()), 60000, 500).catch(() => undefined);
@@ -639,8 +625,7 @@ async function checkInstallFlow(page, { tmp }) {
   const wrapper = path.join(tmp, 'python-without-memlens');
   fs.writeFileSync(wrapper, `#!/bin/sh\nPYTHONPATH="${shadow}\${PYTHONPATH:+:$PYTHONPATH}" exec "${PYTHON}" "$@"\n`, { mode: 0o755 });
   await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
-  await typeUserSetting(page, 'memlens.server.pythonPath', wrapper);
-  await saveActiveEditor(page);
+  await applySetting(page, tmp, 'memlens.server.pythonPath', wrapper);
   const prompt = page.locator('.notifications-toasts', { hasText: 'not importable by' });
   const prompted = await found(prompt.waitFor({ timeout: 90000 }));
   const promptText = prompted ? (await prompt.innerText()).replace(/\s+/g, ' ') : '';
@@ -720,6 +705,8 @@ async function main() {
     MEMLENS_SELFTEST_OUT: reportFile,
     // the same interpreter named through a variable: the e2e changes memlens.server.pythonPath to it mid-restart
     MEMLENS_E2E_PYTHON: PYTHON,
+    // what "memlens e2e: Apply Setting" (the harness) sets: { key, value }
+    MEMLENS_E2E_SETTING_FILE: path.join(tmp, 'setting.json'),
     MEMLENS_SELFTEST_QUERY: QUERY,
     MEMLENS_SELFTEST_TIMEOUT_MS: String(Math.max(30000, TIMEOUT_MS - 60000)),
   };
@@ -748,6 +735,7 @@ async function main() {
   check(fs.readdirSync(path.join(extDir, 'out', 'server')).some((f) => f.endsWith('.whl')), 'the .vsix carries the memlens wheel');
   fs.copyFileSync(HARNESS, path.join(extDir, 'out', 'harness.js'));
   installedManifest.main = './out/harness.js';
+  installedManifest.contributes.commands.push({ command: 'memlens.e2e.applySetting', title: 'Apply Setting', category: 'memlens e2e' });
   fs.writeFileSync(manifestPath, JSON.stringify(installedManifest, null, 2));
 
   const port = await freePort();
@@ -860,7 +848,7 @@ async function main() {
       await step('click a session', () => clickSession(page));
       await step('Search Memory', () => checkQuickPick(page, report));
       await step('other commands', () => checkOtherCommands(page, report));
-      await step('overlapping restarts', () => checkOverlappingRestarts(page, { userData, csPid: cs.pid }));
+      await step('overlapping restarts', () => checkOverlappingRestarts(page, { userData, csPid: cs.pid, tmp }));
       await step('install flow', () => checkInstallFlow(page, { tmp }));
     }
   } catch (err) {
