@@ -59,6 +59,7 @@ export class ServerManager implements vscode.Disposable {
     this.queue = new ServerQueue<LanguageClient>({
       start: () => this.launch(),
       stop: (client) => this.shutdown(client),
+      isAlive: (client) => client.isRunning(),
       onError: (what, err) => this.output.warn(`${what === 'start' ? 'Starting' : 'Stopping'} the server: ${errorMessage(err)}`),
     });
   }
@@ -82,7 +83,7 @@ export class ServerManager implements vscode.Disposable {
   /** Start the server unless it runs or is starting. Resolves to the client, or undefined when it cannot start. */
   start(): Promise<LanguageClient | undefined> {
     const client = this.queue.current;
-    if (client && this._state === 'running') {
+    if (client && this._state === 'running' && client.isRunning()) {
       return Promise.resolve(client);
     }
     return this.queue.start();

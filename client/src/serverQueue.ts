@@ -12,6 +12,8 @@ export interface ServerQueueOps<C> {
   start(): Promise<C | undefined>;
   /** Stop and dispose a client in whatever state it is (starting, running, crashed, half-started). May reject. */
   stop(client: C): Promise<void>;
+  /** Whether a client still serves (a start returns it rather than starting another); default: yes. */
+  isAlive?(client: C): boolean;
   /** A start or stop rejected: the queue goes on without that client. */
   onError?(what: 'start' | 'stop', err: unknown): void;
 }
@@ -35,7 +37,7 @@ export class ServerQueue<C> {
     return this.client;
   }
 
-  /** The running client, or start one after what is queued. */
+  /** The running client, or start one after what is queued (also when the current one died). */
   start(): Promise<C | undefined> {
     return this.launch(false);
   }
@@ -63,7 +65,7 @@ export class ServerQueue<C> {
       if (this.waitingLaunch === entry) {
         this.waitingLaunch = undefined;
       }
-      if (this.client !== undefined && !entry.fresh) {
+      if (this.client !== undefined && !entry.fresh && (this.ops.isAlive?.(this.client) ?? true)) {
         return this.client;
       }
       await this.stopCurrent();

@@ -204,6 +204,30 @@ describe('server start/stop/restart queue', () => {
     assert.deepEqual(errors, ["stop: Client is not running and can't be stopped. It's current state is: starting"]);
   });
 
+  it('a start after the client died (killed before anyone noticed) starts a new one', async () => {
+    const world = new World();
+    const queue = new ServerQueue<FakeClient>({
+      start: async () => {
+        const client = new FakeClient(world);
+        await client.start();
+        return client;
+      },
+      stop: (client) => client.dispose(),
+      isAlive: (client) => client.state === 'running',
+    });
+    const first = queue.start();
+    await world.finish();
+    const dead = await first;
+    assert.ok(dead && queue.current === dead);
+    dead.state = 'stopped';
+    world.live--;
+    world.registered.delete('memlens.search');
+    const again = queue.start();
+    assert.equal(await world.finish(), 'stop #1', 'the dead client is disposed first');
+    assert.equal(await world.finish(), 'start #2');
+    assert.equal((await again)?.state, 'running');
+  });
+
   it('a start that rejects leaves no client and the queue goes on', async () => {
     const world = new World();
     const errors: string[] = [];
