@@ -1,13 +1,25 @@
 /**
  * How the VS Code language client talks to the memlens server: the server command line, which documents it serves,
  * the settings it is sent (initializationOptions, didChangeConfiguration, workspace/configuration), hover links made
- * trusted, and the server's stderr logged line by line at its own level. The lifecycle (start, restart, failure) is
- * `serverLauncher.ts`.
+ * trusted, the server's stderr logged line by line at its own level, and a crash handed to the lifecycle (start,
+ * restart, failure: `serverLauncher.ts`) instead of restarted here.
  */
 
 import * as readline from 'node:readline';
 import * as vscode from 'vscode';
-import { DidChangeConfigurationNotification, RevealOutputChannelOn, type Executable, type LanguageClient, type LanguageClientOptions } from 'vscode-languageclient/node';
+import {
+  CloseAction,
+  DidChangeConfigurationNotification,
+  ErrorAction,
+  ExecuteCommandRequest,
+  LanguageClient,
+  RevealOutputChannelOn,
+  type DynamicFeature,
+  type Executable,
+  type LanguageClientOptions,
+  type ServerOptions,
+  type StaticFeature,
+} from 'vscode-languageclient/node';
 import { errorMessage } from './errors';
 import { HOVER_COMMANDS, rewriteHoverLinks } from './hoverLinks';
 import { stderrLevel } from './serverLog';
@@ -29,6 +41,28 @@ export interface ClientOptionsContext {
   settings: () => Record<string, unknown>;
   /** the client these options belong to, once it exists (didChangeConfiguration is sent through it) */
   client: () => LanguageClient | undefined;
+  /** the connection to the server closed unasked (it crashed or was killed); the lifecycle decides what follows */
+  onClosed: () => void;
+}
+
+/**
+ * The language client without its executeCommand feature. That feature registers each command the server
+ * advertises as a VS Code command, per client: a second client alive beside the first (a restart overlapping
+ * another) fails with "command 'memlens.search' already exists", and a client that failed half-way keeps its
+ * registrations. The extension registers those commands once instead (extension.ts), forwarding to the current
+ * client; `workspace/executeCommand` requests are sent as before.
+ */
+export class MemlensLanguageClient extends LanguageClient {
+  override registerFeature(feature: StaticFeature | DynamicFeature<unknown>): void {
+    if ('registrationType' in feature && feature.registrationType.method === ExecuteCommandRequest.method) {
+      return;
+    }
+    super.registerFeature(feature);
+  }
+}
+
+export function createMemlensClient(serverOptions: ServerOptions, ctx: ClientOptionsContext): MemlensLanguageClient {
+  return new MemlensLanguageClient('memlens', 'memlens', serverOptions, memlensClientOptions(ctx));
 }
 
 export function memlensClientOptions(ctx: ClientOptionsContext): LanguageClientOptions {
@@ -83,6 +117,15 @@ export function memlensClientOptions(ctx: ClientOptionsContext): LanguageClientO
           const level = stderrLevel(line);
           channel[level](line);
         });
+      },
+    },
+    // a write error is retried as vscode-languageclient's default handler does; a closed connection is never
+    // restarted by the client itself: restarts go through the one queue in serverLauncher.ts
+    errorHandler: {
+      error: (_error, _message, count) => ({ action: count !== undefined && count <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown }),
+      closed: () => {
+        ctx.onClosed();
+        return { action: CloseAction.DoNotRestart, handled: true };
       },
     },
     initializationFailedHandler: (err) => {

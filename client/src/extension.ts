@@ -173,9 +173,13 @@ export function activate(context: vscode.ExtensionContext): MemlensApi {
       );
     }),
     register('memlens.showStats', () => showStats(manager, stats)),
-    // not 'memlens.reindex': the server's commands are registered as VS Code commands by the language client
     register('memlens.updateIndex', () => reindex(manager)),
     register('memlens.copyContextPack', () => copyContextPack(manager, selectedText())),
+    // the server's own commands (memlens.search, …), for other extensions and keybindings: registered once here,
+    // each sent to whichever client runs now (the language client would register them per client: see clientOptions.ts)
+    ...Object.values(Commands).map((id) =>
+      vscode.commands.registerCommand(id, (...args: unknown[]) => manager.executeWith<unknown>(id, args)),
+    ),
     register('memlens.restartServer', async () => {
       const client = await manager.restart();
       if (client) {

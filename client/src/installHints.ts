@@ -29,15 +29,37 @@ export function installCommands(python: string, repoRoot?: string, wheel?: strin
   return cmds;
 }
 
+/**
+ * Where the interpreter came from and where to change it: `from` names the settings scope that set
+ * memlens.server.pythonPath (undefined: the setting is not set), `setIn` where setting it takes effect.
+ */
+export interface PythonSettingScope {
+  from?: string;
+  setIn: string;
+}
+
+/** "(memlens.server.pythonPath in the Remote [ssh] settings)" after the interpreter, when the setting chose it. */
+function chosenBy(scope: PythonSettingScope | undefined): string {
+  return scope?.from ? ` (memlens.server.pythonPath in ${scope.from})` : '';
+}
+
+/** What to do with the setting: change it where it is set, or set it where it takes effect. */
+function settingAdvice(scope: PythonSettingScope | undefined, what: string): string {
+  if (scope?.from) {
+    return `change memlens.server.pythonPath in ${scope.from} to ${what}`;
+  }
+  return `set memlens.server.pythonPath${scope ? ` ${scope.setIn}` : ''} to ${what}`;
+}
+
 /** The message shown when memlens cannot be imported by the chosen interpreter. */
-export function notImportableMessage(python: string, detail: string, repoRoot?: string, wheel?: string): string {
+export function notImportableMessage(python: string, detail: string, repoRoot?: string, wheel?: string, scope?: PythonSettingScope): string {
   const cmds = installCommands(python, repoRoot, wheel);
   const how = cmds.length > 1 ? `\`${cmds[0]}\` (or, from a checkout, \`${cmds[1]}\`)` : `\`${cmds[0]}\``;
   const why = detail ? ` (${oneLine(detail, 160)})` : '';
-  return `memlens: the Python package "memlens" is not importable by ${python}${why}. Install it with ${how}, or point the setting memlens.server.pythonPath at an interpreter that has it.`;
+  return `memlens: the Python package "memlens" is not importable by ${python}${chosenBy(scope)}${why}. Install it with ${how}, or ${settingAdvice(scope, 'an interpreter that has it')}.`;
 }
 
 /** The message shown when the interpreter itself cannot be run. */
-export function pythonNotFoundMessage(python: string, detail: string): string {
-  return `memlens: cannot run the Python interpreter "${python}" (${oneLine(detail, 160)}). Install Python 3.11+ or set memlens.server.pythonPath.`;
+export function pythonNotFoundMessage(python: string, detail: string, scope?: PythonSettingScope): string {
+  return `memlens: cannot run the Python interpreter "${python}"${chosenBy(scope)} (${oneLine(detail, 160)}). Install Python 3.11+ or ${settingAdvice(scope, 'one that runs')}.`;
 }

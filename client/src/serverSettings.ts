@@ -85,3 +85,52 @@ export function expandPathVariables(
     return (envName && vars.env?.[envName]) ?? whole;
   });
 }
+
+/** Which of the Settings editor's scopes hold a value of one setting (from `WorkspaceConfiguration.inspect`). */
+export interface SettingValues {
+  global: boolean;
+  workspace: boolean;
+  folder: boolean;
+}
+
+/** Whether the manifest scopes a setting to the machine: a remote window keeps it in the Remote tab, not User. */
+export function isMachineScoped(packageJSON: unknown, key: string): boolean {
+  const contributes = (packageJSON as { contributes?: { configuration?: unknown } } | undefined)?.contributes;
+  const sections = Array.isArray(contributes?.configuration) ? contributes.configuration : [contributes?.configuration];
+  for (const section of sections) {
+    const scope = ((section as { properties?: Record<string, { scope?: unknown }> } | undefined)?.properties ?? {})[key]?.scope;
+    if (scope !== undefined) {
+      return scope === 'machine' || scope === 'machine-overridable';
+    }
+  }
+  return false;
+}
+
+/**
+ * The settings scope a setting's value comes from, named as the Settings editor's tabs are: the innermost that
+ * holds one (a folder's value beats the workspace's, which beats User/Remote). Undefined: the default applies. In a
+ * remote window the API merges User and Remote into one value, so both are named (in a desktop VS Code a machine
+ * setting comes from Remote; a browser-hosted one such as code-server keeps it in User).
+ */
+export function settingOrigin(values: SettingValues, ctx: { remoteName?: string }): string | undefined {
+  if (values.folder) {
+    return 'the Folder settings (.vscode/settings.json)';
+  }
+  if (values.workspace) {
+    return 'the Workspace settings';
+  }
+  if (values.global) {
+    if (!ctx.remoteName) {
+      return 'the User settings';
+    }
+    return `the User or Remote [${ctx.remoteName}] settings`;
+  }
+  return undefined;
+}
+
+/** Where to set a setting so that it applies, in words: a remote window's User tab does not show machine settings. */
+export function whereToSet(ctx: { remoteName?: string; machineScoped: boolean }): string {
+  return ctx.remoteName && ctx.machineScoped
+    ? `in the Remote [${ctx.remoteName}] tab of the Settings editor (a remote window's User tab does not show it)`
+    : 'in the User or Workspace settings';
+}

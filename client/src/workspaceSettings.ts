@@ -5,7 +5,8 @@
  */
 
 import * as vscode from 'vscode';
-import { nestSettings } from './serverSettings';
+import type { PythonSettingScope } from './installHints';
+import { isMachineScoped, nestSettings, settingOrigin, whereToSet } from './serverSettings';
 
 /** The folder the server runs in and relative settings resolve against. */
 export function firstWorkspaceFolder(): vscode.WorkspaceFolder | undefined {
@@ -34,6 +35,42 @@ export function explicitSettings(keys: readonly string[], restricted: ReadonlySe
     }
   }
   return nestSettings(entries);
+}
+
+/**
+ * The settings scope that sets `key` (the Settings editor's tab: Folder, Workspace, User or Remote), or undefined
+ * when its default applies. In a remote window a machine setting lives in the Remote tab, not in User.
+ */
+export function settingScope(key: string): string | undefined {
+  const inspected = vscode.workspace.getConfiguration(undefined, firstWorkspaceFolder()?.uri).inspect(key);
+  return settingOrigin(
+    {
+      global: inspected?.globalValue !== undefined,
+      workspace: inspected?.workspaceValue !== undefined,
+      folder: inspected?.workspaceFolderValue !== undefined,
+    },
+    { remoteName: vscode.env.remoteName },
+  );
+}
+
+/** Where memlens.server.pythonPath is set and where setting it takes effect, for the "cannot run" messages. */
+export function pythonPathScope(packageJSON: unknown): PythonSettingScope {
+  const key = 'memlens.server.pythonPath';
+  const ctx = { remoteName: vscode.env.remoteName, machineScoped: isMachineScoped(packageJSON, key) };
+  const configured = vscode.workspace.getConfiguration('memlens').get<string>('server.pythonPath', '').trim();
+  return { from: configured ? settingScope(key) : undefined, setIn: whereToSet(ctx) };
+}
+
+/** "memlens.scope from the Workspace settings; …": each explicitly set server setting and the scope it came from. */
+export function describeSettingScopes(keys: readonly string[]): string {
+  const parts: string[] = [];
+  for (const key of keys) {
+    const from = settingScope(key);
+    if (from) {
+      parts.push(`${key} from ${from}`);
+    }
+  }
+  return parts.join('; ');
 }
 
 /**

@@ -11,7 +11,12 @@
 //  3. opens the workbench in Chromium (playwright-core), waits for the report, checks it and the rendered sidebar,
 //  4. clicks like a person: hovers a word and clicks the rendered hover link, clicks a sidebar hit, clicks a session
 //     in the Sessions view, types into Search Memory (with a filter completion), and leaves a screenshot of each
-//     surface in test-artifacts/ (vscode-*.png).
+//     surface in test-artifacts/ (vscode-*.png),
+//  5. changes memlens.server.pythonPath (from the palette: the harness's "memlens e2e: Apply Setting", through VS Code's
+//     configuration API) while "memlens: Restart Server" runs, kills the server process and restarts
+//     it again, and proves each time that a search answers and that one server runs,
+//  6. points memlens.server.pythonPath at an interpreter that cannot import memlens (red status, install prompt), makes
+//     memlens importable there and waits for the server to start by itself.
 // Exits non-zero on any failure (with a failure screenshot and the logs in test-artifacts/).
 //
 // Environment:
@@ -486,6 +491,156 @@ async function checkOtherCommands(page, report) {
   check(restarted && !/error/i.test(status), `Restart Server restarted the language server (status bar "${status.trim()}")`);
 }
 
+// -- restarts that overlap, and a killed server ------------------------------------------------------------------
+
+/** The `<python> -m memlens serve` processes code-server started (its descendants), by pid. */
+function serverPids(rootPid) {
+  const parents = new Map();
+  const commands = new Map();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      commands.set(Number(entry), fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0'));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const descends = (pid) => {
+    for (let p = pid, n = 0; p > 1 && n < 64; p = parents.get(p) ?? 0, n++) {
+      if (p === rootPid) return true;
+    }
+    return false;
+  };
+  return [...commands].filter(([pid, argv]) => argv.includes('memlens') && argv.includes('serve') && argv.includes('-m') && descends(pid)).map(([pid]) => pid);
+}
+
+function memlensLog(userData) {
+  return findFiles(path.join(userData, 'logs'), /memlens\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+}
+
+/** Search Memory from the command palette, as a person would: the QuickPick must list hits. */
+async function searchWorks(page, when) {
+  const widget = page.locator('.quick-input-widget');
+  await page.keyboard.press('Escape');
+  await runCommand(page, 'memlens: Search Memory');
+  await widget.locator('.quick-input-title', { hasText: 'memlens' }).waitFor({ timeout: 10000 });
+  await page.keyboard.type(QUERY);
+  const shown = await found(widget.locator('.quick-input-title', { hasText: /results? .*for/ }).waitFor({ timeout: 60000 }));
+  await sleep(500);
+  const rows = (await widget.locator('.quick-input-list .monaco-list-row').allInnerTexts()).length;
+  const title = (await widget.locator('.quick-input-title').innerText().catch(() => '')).trim();
+  check(shown && rows > 0, `${when}: Search Memory answers ("${title}", ${rows} hits)`);
+  await page.screenshot({ path: path.join(ARTIFACTS, `vscode-search-${when.replace(/\W+/g, '-').replace(/-+$/, '')}.png`) });
+  await page.keyboard.press('Escape');
+}
+
+async function restartServer(page) {
+  await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
+  await runCommand(page, 'memlens: Restart Server');
+}
+
+async function waitRestarted(page) {
+  return found(page.locator('.notifications-toasts', { hasText: 'language server restarted' }).waitFor({ timeout: 90000 }));
+}
+
+async function memlensStatus(page) {
+  const text = await page.locator('[id="workbench.parts.statusbar"]').innerText().catch(() => '');
+  return (text.split('\n').find((t) => /memlens/.test(t)) ?? '').trim();
+}
+
+/**
+ * Change a setting through VS Code's configuration API (as the Settings editor does), from the command palette:
+ * "memlens e2e: Apply Setting" (the harness's) sets what this writes to MEMLENS_E2E_SETTING_FILE.
+ */
+async function applySetting(page, tmp, key, value) {
+  fs.writeFileSync(path.join(tmp, 'setting.json'), JSON.stringify({ key, value }));
+  await runCommand(page, 'memlens e2e: Apply Setting');
+}
+
+async function checkOverlappingRestarts(page, { userData, csPid, tmp }) {
+  const before = serverPids(csPid);
+  check(before.length === 1, `one memlens server runs under code-server (pids ${before.join(', ')})`);
+  // "memlens: Restart Server", and while it runs a settings change that restarts the server too: the same
+  // interpreter, named through ${env:…} this time, so the value changes and nothing else does
+  await restartServer(page);
+  await applySetting(page, tmp, 'memlens.server.pythonPath', '${env:MEMLENS_E2E_PYTHON}');
+  log('changed memlens.server.pythonPath right after Restart Server');
+  const restarted = await waitRestarted(page);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-restart-settings.png') });
+  check(restarted, 'Restart Server finished while the settings change restarted the server as well');
+  const lastStart = () => memlensLog(userData).split('Restarting the memlens language server').slice(-1)[0] ?? '';
+  await waitFor('the restart that applies the changed setting', () => /MEMLENS_E2E_PYTHON[\s\S]*memlens language server started/.test(lastStart()), 60000, 500).catch(() => undefined);
+  check(/Using Python \S+ \(from memlens\.server\.pythonPath "\$\{env:MEMLENS_E2E_PYTHON\}"/.test(lastStart()), 'the server runs with the changed setting');
+  const restarts = (memlensLog(userData).match(/Restarting the memlens language server/g) ?? []).length;
+  check(restarts >= 3, `the settings change asked for a restart while one ran (${restarts} restarts asked for in all)`);
+  await searchWorks(page, 'after a setting changed during Restart Server');
+  check(!(await statusIsError(page)), `the status bar is not red ("${await memlensStatus(page)}")`);
+  const afterSettings = serverPids(csPid);
+  check(afterSettings.length === 1 && !afterSettings.includes(before[0]), `one new server process (pids ${afterSettings.join(', ')})`);
+
+  // the server killed from outside, then Restart Server at once (while the client's crash recovery runs too)
+  if (afterSettings.length > 0) {
+    for (const pid of afterSettings) {
+      process.kill(pid, 'SIGKILL');
+    }
+    log(`killed the server (pid ${afterSettings.join(', ')}) with SIGKILL`);
+    await restartServer(page);
+    check(await waitRestarted(page), 'Restart Server right after the server was killed says it restarted');
+    await searchWorks(page, 'after the server was killed');
+    const pids = serverPids(csPid);
+    check(pids.length === 1 && !afterSettings.includes(pids[0]), `one server runs again (pids ${pids.join(', ')})`);
+    check(!(await statusIsError(page)), `the status bar is not red after the kill ("${await memlensStatus(page)}")`);
+  }
+  const logText = memlensLog(userData);
+  check(!/already exists/.test(logText), 'no "command … already exists" in the memlens log');
+  check(
+    /Using Python \S+ \(from memlens\.server\.pythonPath in the User( or Remote \[[^\]]+\])? settings\)/.test(logText) &&
+      /Settings sent to the server: .*memlens\.hover\.minScore from the User( or Remote \[[^\]]+\])? settings/.test(logText),
+    'the log names the settings scope of the interpreter and of each setting sent',
+  );
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-restarts.png') });
+}
+
+/** Whether the memlens status-bar item shows the error state (red, with the error icon). */
+async function statusIsError(page) {
+  const html = await page
+    .locator('[id="workbench.parts.statusbar"] .statusbar-item', { hasText: 'memlens' })
+    .first()
+    .evaluate((el) => `${el.className} ${el.innerHTML}`)
+    .catch(() => '');
+  return /codicon-error|error-kind/.test(html);
+}
+
+/**
+ * The install flow: an interpreter that cannot import memlens (a wrapper around MEMLENS_PYTHON whose path starts with
+ * a memlens that fails to import) makes the status red with the install prompt; making memlens importable there
+ * (removing that shadow: the install, without touching any real environment) starts the server by itself.
+ */
+async function checkInstallFlow(page, { tmp }) {
+  const shadow = path.join(tmp, 'shadow');
+  fs.mkdirSync(path.join(shadow, 'memlens'), { recursive: true });
+  fs.writeFileSync(path.join(shadow, 'memlens', '__init__.py'), 'raise ModuleNotFoundError("No module named \'memlens\'")\n');
+  const wrapper = path.join(tmp, 'python-without-memlens');
+  fs.writeFileSync(wrapper, `#!/bin/sh\nPYTHONPATH="${shadow}\${PYTHONPATH:+:$PYTHONPATH}" exec "${PYTHON}" "$@"\n`, { mode: 0o755 });
+  await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
+  await applySetting(page, tmp, 'memlens.server.pythonPath', wrapper);
+  const prompt = page.locator('.notifications-toasts', { hasText: 'not importable by' });
+  const prompted = await found(prompt.waitFor({ timeout: 90000 }));
+  const promptText = prompted ? (await prompt.innerText()).replace(/\s+/g, ' ') : '';
+  check(prompted && /Install in Terminal/.test(promptText), `an interpreter without memlens: the install prompt ("${promptText.slice(0, 200)}…")`);
+  check(/memlens\.server\.pythonPath in the User( or Remote \[[^\]]+\])? settings/.test(promptText), 'the prompt names the settings scope that chose the interpreter');
+  check(await statusIsError(page), 'the status bar is red');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-install-needed.png') });
+  fs.renameSync(path.join(shadow, 'memlens'), path.join(shadow, 'memlens.removed'));
+  log('memlens is importable by the interpreter now; no command run');
+  const started = await found(page.locator('.notifications-toasts', { hasText: 'installed; the language server started' }).waitFor({ timeout: 90000 }));
+  check(started, 'once memlens imports, the server starts by itself');
+  check(!(await statusIsError(page)), `the status bar is no longer red ("${await memlensStatus(page)}")`);
+  await searchWorks(page, 'after memlens was installed');
+}
+
 // -- main ----------------------------------------------------------------------------------------------------------
 
 async function main() {
@@ -548,6 +703,10 @@ async function main() {
     XDG_DATA_HOME: path.join(xdg, 'data'),
     XDG_CACHE_HOME: path.join(xdg, 'cache'),
     MEMLENS_SELFTEST_OUT: reportFile,
+    // the same interpreter named through a variable: the e2e changes memlens.server.pythonPath to it mid-restart
+    MEMLENS_E2E_PYTHON: PYTHON,
+    // what "memlens e2e: Apply Setting" (the harness) sets: { key, value }
+    MEMLENS_E2E_SETTING_FILE: path.join(tmp, 'setting.json'),
     MEMLENS_SELFTEST_QUERY: QUERY,
     MEMLENS_SELFTEST_TIMEOUT_MS: String(Math.max(30000, TIMEOUT_MS - 60000)),
   };
@@ -576,6 +735,7 @@ async function main() {
   check(fs.readdirSync(path.join(extDir, 'out', 'server')).some((f) => f.endsWith('.whl')), 'the .vsix carries the memlens wheel');
   fs.copyFileSync(HARNESS, path.join(extDir, 'out', 'harness.js'));
   installedManifest.main = './out/harness.js';
+  installedManifest.contributes.commands.push({ command: 'memlens.e2e.applySetting', title: 'Apply Setting', category: 'memlens e2e' });
   fs.writeFileSync(manifestPath, JSON.stringify(installedManifest, null, 2));
 
   const port = await freePort();
@@ -688,6 +848,8 @@ async function main() {
       await step('click a session', () => clickSession(page));
       await step('Search Memory', () => checkQuickPick(page, report));
       await step('other commands', () => checkOtherCommands(page, report));
+      await step('overlapping restarts', () => checkOverlappingRestarts(page, { userData, csPid: cs.pid, tmp }));
+      await step('install flow', () => checkInstallFlow(page, { tmp }));
     }
   } catch (err) {
     failures.push(err instanceof Failure ? err.message : String(err?.stack ?? err));

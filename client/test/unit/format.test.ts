@@ -5,7 +5,7 @@ import { formatCount, formatDate, formatDateTime, formatScore, oneLine, shortId 
 import { hitLocation, hitTooltip, pickItemText, sessionLabel, treeHitText } from '../../src/hitText';
 import { installCommands, notImportableMessage, pythonNotFoundMessage } from '../../src/installHints';
 import { groupResults, searchSummary } from '../../src/resultGroups';
-import { expandPathVariables, nestSettings, serverSettingKeys, toPlainConfig } from '../../src/serverSettings';
+import { expandPathVariables, isMachineScoped, nestSettings, serverSettingKeys, settingOrigin, toPlainConfig, whereToSet } from '../../src/serverSettings';
 import { renderStats, statusBarText } from '../../src/statsText';
 import { parseTranscriptUri, parseTranscriptUriString, transcriptUriComponents, transcriptUriString } from '../../src/transcriptUri';
 import type { SearchResult, StatsResponse } from '../../src/protocol';
@@ -320,6 +320,29 @@ describe('server launch helpers', () => {
     assert.match(msg, /memlens\.server\.pythonPath/);
     assert.match(notImportableMessage('py', '', '/src/m'), /`py -m pip install -e \/src\/m`/);
     assert.match(pythonNotFoundMessage('python9', 'ENOENT: spawn python9 ENOENT'), /cannot run the Python interpreter "python9"/);
+  });
+
+  it('names the settings scope the interpreter came from, and where to set it in a remote window', () => {
+    const remote = { remoteName: 'ssh-remote', machineScoped: true };
+    const none = { global: false, workspace: false, folder: false };
+    assert.equal(settingOrigin(none, remote), undefined);
+    assert.equal(settingOrigin({ ...none, global: true }, {}), 'the User settings');
+    assert.equal(settingOrigin({ ...none, global: true }, remote), 'the User or Remote [ssh-remote] settings');
+    assert.equal(settingOrigin({ global: true, workspace: true, folder: false }, remote), 'the Workspace settings');
+    assert.equal(settingOrigin({ global: true, workspace: true, folder: true }, remote), 'the Folder settings (.vscode/settings.json)');
+    assert.match(whereToSet(remote), /Remote \[ssh-remote\] tab .*User tab does not show it/);
+    assert.equal(whereToSet({ machineScoped: true }), 'in the User or Workspace settings');
+    const manifest = { contributes: { configuration: [{ properties: { 'memlens.server.pythonPath': { scope: 'machine-overridable' }, 'memlens.hover.enabled': {} } }] } };
+    assert.equal(isMachineScoped(manifest, 'memlens.server.pythonPath'), true);
+    assert.equal(isMachineScoped(manifest, 'memlens.hover.enabled'), false);
+
+    const unset = notImportableMessage('python3', "No module named 'memlens'", undefined, '/ext/m.whl', { setIn: whereToSet(remote) });
+    assert.match(unset, /or set memlens\.server\.pythonPath in the Remote \[ssh-remote\] tab of the Settings editor \(a remote window's User tab does not show it\) to an interpreter that has it\.$/);
+    const fromRemote = { from: settingOrigin({ ...none, global: true }, remote), setIn: whereToSet(remote) };
+    const set = notImportableMessage('/venv/bin/python', "No module named 'memlens'", undefined, '/ext/m.whl', fromRemote);
+    assert.match(set, /not importable by \/venv\/bin\/python \(memlens\.server\.pythonPath in the User or Remote \[ssh-remote\] settings\)/);
+    assert.match(set, /change memlens\.server\.pythonPath in the User or Remote \[ssh-remote\] settings to an interpreter that has it\.$/);
+    assert.match(pythonNotFoundMessage('/nope/python', 'ENOENT', fromRemote), /"\/nope\/python" \(memlens\.server\.pythonPath in the User or Remote \[ssh-remote\] settings\) \(ENOENT\)\. Install Python 3\.11\+ or change/);
   });
 
   it('expands variables in the interpreter path', () => {

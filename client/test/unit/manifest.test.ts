@@ -33,8 +33,8 @@ const CLIENT_SETTINGS: Record<string, unknown> = {
   'memlens.trace.server': 'off',
 };
 
-// Commands the server advertises in executeCommandProvider: vscode-languageclient registers them as VS Code
-// commands, so the extension must not register the same ids.
+// Commands the server advertises in executeCommandProvider: the extension registers them as VS Code commands
+// forwarding to the server, so its own commands must not use the same ids.
 const SERVER_COMMANDS: readonly string[] = Object.values(Commands);
 
 describe('package.json (extension manifest)', () => {
