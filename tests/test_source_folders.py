@@ -88,6 +88,19 @@ def test_a_command_naming_fewer_folders_keeps_and_searches_the_others(cli: Cli, 
     assert expected in folder["addedFrom"]
 
 
+def test_a_dropped_folder_inside_the_workspace_is_named_too(cli: Cli) -> None:
+    """A transcript folder inside the workspace (`transcripts.paths: ["logs"]`) is not read by the workspace's memory
+    globs: once no setting names it, the line names it as well."""
+    inside = cli.workspace / "logs"
+    shutil.move(cli.transcripts, inside)
+    settings = cli.root / "settings.json"
+    settings.write_text(json.dumps({"transcripts": {"paths": ["logs"]}}))
+    cli.run("index", "--settings", str(settings))
+    response, stderr = cli.search()
+    assert hits_under(response, inside)
+    assert f"this index also holds {inside} (memlens sources lists them)" in stderr
+
+
 def test_sources_lists_and_remove_forgets_one_folder(cli: Cli) -> None:
     cli.run("index", "--transcripts", str(cli.transcripts))
     listed = cli.run("sources").stdout

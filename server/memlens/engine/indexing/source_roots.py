@@ -100,9 +100,13 @@ def widen(locations: Locations, remembered: Sequence[RootRow]) -> Locations:
 
 
 def unnamed(remembered: Sequence[RootRow], named: Sequence[RootRow]) -> list[RootRow]:
-    """The remembered folders a command does not name (nor lies inside a folder it names)."""
-    names = [root.path for root in named]
-    return [root for root in remembered if not any(_within(root.path, name) for name in names)]
+    """The remembered folders a command does not name, nor reads inside a folder it names: a transcript folder
+    inside a workspace is not read by the workspace's memory globs, so it counts only under a transcript folder."""
+    return [
+        root
+        for root in remembered
+        if not any(_within(root.path, n.path) and (n.kind == MEMORY) == (root.kind == MEMORY) for n in named)
+    ]
 
 
 def inferred_roots(files: Mapping[str, str], named: Sequence[RootRow], home: Path) -> list[RootRow]:
