@@ -144,6 +144,8 @@ def test_an_index_from_before_remembered_folders_keeps_them(cli: Cli) -> None:
         db.execute("DELETE FROM roots")
     response, stderr = cli.search()
     assert hits_under(response, cli.transcripts) and "removed" not in stderr
+    # said by the first command already: a folder for each folder the files lie in
+    assert "memlens: this index also holds ~/notes/transcripts/claude-code, " in stderr
     assert cli.total_chunks() == built
     kept = [s for s in cli.sources() if s["path"].startswith(str(cli.transcripts))]
     assert kept and all(s["addedFrom"] == "an index built before memlens remembered its folders" for s in kept)

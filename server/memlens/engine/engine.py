@@ -97,6 +97,8 @@ class Engine:
         self._visibility = VisibilityCache()
         try:
             self._open_derived()
+            if self.writable:
+                self._adopt_older_index()
         except Exception as exc:  # a full disk while realigning: open anyway, serve what is there, retry at sync
             if not is_disk_full(exc):
                 raise
@@ -187,16 +189,22 @@ class Engine:
         )
 
     def _remember_roots(self) -> None:
-        """Record the folders this sync is told to read; the first time, also a folder for every file an older
-        index holds outside them, so an upgrade removes nothing."""
-        named = self.named_roots()
+        """Record the folders this sync is told to read."""
+        self._adopt_older_index()
         known = {root.path: root for root in self.catalog.roots()}
-        if not known and self.catalog.count("files"):
-            kinds = {path: row.kind for path, row in self.catalog.files().items()}
-            named += inferred_roots(kinds, named, Path.home())
-        new = [r for r in named if r.path not in known or (r.whole and not known[r.path].whole)]
+        new = [r for r in self.named_roots() if r.path not in known or (r.whole and not known[r.path].whole)]
         if new:
             self.indexer.remember_roots(new)
+        self._remembered = self.catalog.roots()
+
+    def _adopt_older_index(self) -> None:
+        """An index built before folders were remembered: record the named folders and one for every file no named
+        folder holds, at open, so an upgrade removes nothing and the first command already says what it holds."""
+        if self.catalog.roots() or not self.catalog.count("files"):
+            return
+        named = self.named_roots()
+        kinds = {path: row.kind for path, row in self.catalog.files().items()}
+        self.indexer.remember_roots([*named, *inferred_roots(kinds, named, Path.home())])
         self._remembered = self.catalog.roots()
 
     def _known_cwd(self) -> Callable[[Path], str | None]:
