@@ -142,6 +142,7 @@ def test_an_index_from_before_remembered_folders_keeps_them(cli: Cli) -> None:
     built = cli.total_chunks()
     with sqlite3.connect(cli.index / "catalog.sqlite3") as db:
         db.execute("DELETE FROM roots")
+    (cli.index / "roots.json").unlink()
     response, stderr = cli.search()
     assert hits_under(response, cli.transcripts) and "removed" not in stderr
     # said by the first command already: a folder for each folder the files lie in
@@ -150,6 +151,21 @@ def test_an_index_from_before_remembered_folders_keeps_them(cli: Cli) -> None:
     kept = [s for s in cli.sources() if s["path"].startswith(str(cli.transcripts))]
     assert kept and all(s["addedFrom"] == "an index built before memlens remembered its folders" for s in kept)
     assert sum(s["files"] for s in kept) == 5
+
+
+def test_a_damaged_catalog_started_anew_keeps_its_folders(cli: Cli) -> None:
+    """A damaged catalog is set aside and started anew; the folders it was built from come back from the copy beside
+    it, so the rebuild re-reads them though this command does not name them."""
+    cli.run("index", "--transcripts", str(cli.transcripts))
+    built = cli.total_chunks()
+    for stale in cli.index.glob("catalog.sqlite3*"):
+        stale.unlink()
+    (cli.index / "catalog.sqlite3").write_bytes(b"this is not a database" * 100)
+    response, stderr = cli.search()
+    assert hits_under(response, cli.transcripts)
+    assert "this index also holds ~/notes/transcripts (memlens sources lists them)" in stderr
+    assert cli.total_chunks() == built
+    assert list(cli.index.glob("catalog.sqlite3.damaged-*"))
 
 
 def test_a_narrower_scope_hides_but_does_not_remove(cli: Cli) -> None:

@@ -198,13 +198,15 @@ class Engine:
         self._remembered = self.catalog.roots()
 
     def _adopt_older_index(self) -> None:
-        """An index built before folders were remembered: record the named folders and one for every file no named
-        folder holds, at open, so an upgrade removes nothing and the first command already says what it holds."""
-        if self.catalog.roots() or not self.catalog.count("files"):
+        """A catalog with no folders recorded: started anew after damage, it takes back the copy beside it (roots.json);
+        built before folders were remembered, it records the named folders and one for every file no named folder
+        holds. At open, so an upgrade removes nothing and the first command already says what the index holds."""
+        if self.catalog.roots():
             return
-        named = self.named_roots()
-        kinds = {path: row.kind for path, row in self.catalog.files().items()}
-        self.indexer.remember_roots([*named, *inferred_roots(kinds, named, Path.home())])
+        if not self.indexer.restore_roots() and self.catalog.count("files"):
+            named = self.named_roots()
+            kinds = {path: row.kind for path, row in self.catalog.files().items()}
+            self.indexer.remember_roots([*named, *inferred_roots(kinds, named, Path.home())])
         self._remembered = self.catalog.roots()
 
     def _known_cwd(self) -> Callable[[Path], str | None]:

@@ -5,12 +5,20 @@ an explicit removal forgets one (engine/indexing/source_roots.py decides what is
 
 from __future__ import annotations
 
+import json
+import logging
+import os
 import sqlite3
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from memlens.engine.catalog.connection import CatalogConnection
+
+log = logging.getLogger(__name__)
+
+ROOTS_COPY = "roots.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +58,34 @@ class RootTables(CatalogConnection):
 
     def forget_root(self, db: sqlite3.Connection, path: str) -> bool:
         return db.execute("DELETE FROM roots WHERE path = ?", (path,)).rowcount > 0
+
+    def save_roots_copy(self) -> None:
+        """Write the table to `roots.json` beside the catalog (after each change): a damaged catalog is set aside and
+        started anew (connection.py), and the folders it was built from must outlive it."""
+        copy = self._roots_copy()
+        try:
+            staged = copy.with_name(copy.name + ".tmp")
+            staged.write_text(json.dumps([asdict(root) for root in self.roots()]), encoding="utf-8")
+            os.replace(staged, copy)
+        except OSError as exc:  # a full disk: the table itself holds them; the copy follows at the next change
+            log.warning("cannot write %s: %s", copy, exc)
+
+    def restore_roots_copy(self, db: sqlite3.Connection) -> list[RootRow]:
+        """Into an empty table (a catalog started anew), the folders of `roots.json`, if there is one to read."""
+        if db.execute("SELECT 1 FROM roots LIMIT 1").fetchone() is not None:
+            return []
+        try:
+            saved = json.loads(self._roots_copy().read_text(encoding="utf-8"))
+            rows = [RootRow(str(r["path"]), str(r["kind"]), bool(r["whole"]), str(r["added_from"])) for r in saved]
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            if not isinstance(exc, FileNotFoundError):
+                log.warning("cannot read %s (%s); folders named from now on are remembered", self._roots_copy(), exc)
+            return []
+        self.remember_roots(db, rows)
+        return rows
+
+    def _roots_copy(self) -> Path:
+        return self.path.with_name(ROOTS_COPY)
 
     def files_under(self, folder: str) -> list[str]:
         """The catalogued files below `folder`, by path."""

@@ -194,8 +194,17 @@ class Indexer:
 
     def remember_roots(self, roots: Sequence[RootRow]) -> None:
         """Record the folders a sync walks (catalog `roots`; source_roots.py says why)."""
-        with self._writing(), self.catalog.transaction() as db:
-            self.catalog.remember_roots(db, roots)
+        with self._writing():
+            with self.catalog.transaction() as db:
+                self.catalog.remember_roots(db, roots)
+            self.catalog.save_roots_copy()
+
+    def restore_roots(self) -> list[RootRow]:
+        """A catalog started anew (the old one was damaged) takes back the folders of the copy beside it."""
+        with self._writing():
+            with self.catalog.transaction() as db:
+                restored = self.catalog.restore_roots_copy(db)
+            return restored
 
     def forget_root(self, path: str, files: Iterable[Path]) -> SyncReport:
         """Forget one remembered folder and purge `files` (its files no other folder holds) from the catalog,
@@ -203,6 +212,7 @@ class Indexer:
         with self._writing():
             with self.catalog.transaction() as db:
                 self.catalog.forget_root(db, path)
+            self.catalog.save_roots_copy()
             report = self.remove_paths(files)
             self.collect_garbage()
             self.embedding.persist()
