@@ -70,6 +70,7 @@ def example(built_example: tuple[Path, Path], tmp_path: Path, embedder: Embedder
     with Engine([workspace], example_settings(), index_dir=index_dir, embedder=embedder) as engine:
         with engine.catalog.transaction() as db:
             db.execute("UPDATE files SET path = replace(path, ?, ?)", (str(built_example[0]), str(workspace)))
+            db.execute("UPDATE roots SET path = replace(path, ?, ?)", (str(built_example[0]), str(workspace)))
         yield engine
 
 

@@ -44,6 +44,8 @@ WIRE: dict[str, tuple[str | None, str]] = {
     "memlens.sessions": ("SessionsParams", "SessionsResponse"),
     "memlens.stats": (None, "StatsResponse"),
     "memlens.reindex": ("ReindexParams", "ReindexReport"),
+    "memlens.sources": (None, "SourcesResponse"),
+    "memlens.removeSource": ("RemoveSourceParams", "RemoveSourceResponse"),
     "memlens.summaries.grep": ("SummariesGrepParams", "SummariesGrepResponse"),
     "memlens.summaries.describe": ("SummariesDescribeParams", "SummaryDescription"),
     "memlens.summaries.expand": ("SummariesExpandParams", "SummariesExpandResponse"),
@@ -239,6 +241,7 @@ def answers(
     with Engine([workspace], example_settings(), index_dir=index_dir, embedder=embedder) as engine:
         with engine.catalog.transaction() as db:  # the catalog stores absolute paths: point it at this copy
             db.execute("UPDATE files SET path = replace(path, ?, ?)", (str(built_example[0]), str(workspace)))
+            db.execute("UPDATE roots SET path = replace(path, ?, ?)", (str(built_example[0]), str(workspace)))
         # a transcript grows by a line that is not JSON: the reindex report counts it, stats lists the file
         transcript = next((workspace / "transcripts" / "claude-code").glob("*.jsonl"))
         with transcript.open("a", encoding="utf-8") as f:
@@ -294,6 +297,17 @@ def answers(
     with Engine([workspace], example_settings(), index_dir=index_dir, embedder=False) as keyword_only:
         out["SearchResponse"].append(keyword_only.search("dead-letter queue", explain=True))
         out["StatsResponse"].append(keyword_only.stats())
+
+    # a folder the index remembers that these settings do not name: listed, told, then removed
+    extra = root / "extra-transcripts"
+    shutil.copytree(workspace / "transcripts" / "openclaw", extra)
+    with Engine([workspace], example_settings(), [extra], index_dir=index_dir, embedder=False) as with_extra:
+        with_extra.sync()
+    with Engine([workspace], example_settings(), index_dir=index_dir, embedder=False) as without:
+        out["SourcesResponse"].append(without.source_folders())
+        out["UnnamedSources"] = [{"sources": without.unnamed_source_folders()}]
+        out["RemoveSourceResponse"].append(without.remove_source_folder(extra))
+        out["SourcesResponse"].append(without.source_folders())
     return out
 
 
@@ -376,6 +390,7 @@ def test_docs_name_every_command_and_key(answers: dict[str, list[Mapping[str, An
     problems = []
     sections = [(f"### `{command}`", command, response) for command, (_, response) in WIRE.items()]
     sections.append(("**`memlens/indexStatus`**", NOTIFICATION[0], NOTIFICATION[1]))
+    sections.append(("**`memlens/unnamedSources`**", "memlens/unnamedSources", "UnnamedSources"))
     for heading, name, response in sections:
         if heading not in docs:
             problems.append(f"docs/lsp-api.md has no section {heading}")

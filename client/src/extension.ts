@@ -12,6 +12,7 @@ import { Commands, type SearchResponse, type SearchResult, type SessionSummary }
 import { createResultsView, ResultsModel, RESULTS_VIEW_ID, revealResults, type ResultNode } from './resultsTree';
 import { queryFromText, rememberQuery, showSearchQuickPick, type SearchUi } from './searchQuickPick';
 import { ServerManager } from './serverLauncher';
+import { SourceRemoval } from './sourceRemoval';
 import { openMemlensSettings } from './workspaceSettings';
 import { createSessionsView, resumeInTerminal, type SessionNode } from './sessionsTree';
 import { IndexStatusBar } from './statusBar';
@@ -124,6 +125,7 @@ export function activate(context: vscode.ExtensionContext): MemlensApi {
     viewer,
     stats,
     statusBar,
+    new SourceRemoval(manager, context.workspaceState),
     ...viewDisposables,
     ...sessionsDisposables,
     { dispose: disposeHighlight },

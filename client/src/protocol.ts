@@ -17,6 +17,8 @@ export const Commands = {
   sessions: 'memlens.sessions',
   stats: 'memlens.stats',
   reindex: 'memlens.reindex',
+  sources: 'memlens.sources',
+  removeSource: 'memlens.removeSource',
   context: 'memlens.context',
   summariesGrep: 'memlens.summaries.grep',
   summariesDescribe: 'memlens.summaries.describe',
@@ -24,6 +26,8 @@ export const Commands = {
 } as const;
 
 export const IndexStatusNotification = 'memlens/indexStatus';
+/** the folders the index holds (and keeps searching) that the server's settings no longer name */
+export const UnnamedSourcesNotification = 'memlens/unnamedSources';
 
 export interface SearchFilters {
   kind?: HitKind;
@@ -243,6 +247,11 @@ export interface StatsResponse {
   notIndexedReason: string | null;
 }
 
+export interface RemoveSourceParams {
+  /** absolute, or `~/…` */
+  path: string;
+}
+
 export interface ReindexParams {
   full?: boolean;
 }
@@ -412,4 +421,32 @@ export interface IndexStatus {
   provider: string;
   lastSync: string | null;
   message?: string;
+}
+
+/** One folder the index was built from (or the settings name and no sync has recorded yet). */
+export interface SourceFolder {
+  path: string;
+  /** `~/…` under the home folder */
+  displayPath: string;
+  kind: 'memory' | 'transcripts' | 'agent';
+  files: number;
+  units: number;
+  /** e.g. "editor setting memlens.transcripts.paths", "memlens index --transcripts" */
+  addedFrom: string;
+  /** named by the server's current settings; false = only remembered */
+  named: boolean;
+}
+
+export interface SourcesResponse {
+  sources: SourceFolder[];
+}
+
+export interface RemoveSourceResponse {
+  path: string;
+  displayPath: string;
+  filesRemoved: number;
+}
+
+export interface UnnamedSources {
+  sources: SourceFolder[];
 }

@@ -39,6 +39,8 @@ async def test_commands_are_advertised(client: LanguageClient) -> None:
         "memlens.summaries.describe",
         "memlens.summaries.expand",
         "memlens.context",
+        "memlens.sources",
+        "memlens.removeSource",
     ):
         assert name in commands
     assert client.init_result.capabilities.hover_provider  # type: ignore[attr-defined]

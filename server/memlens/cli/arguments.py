@@ -90,6 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("--no-sync", action="store_true", help="list what the index holds as it is")
     _location_flags(sessions)
 
+    sources = sub.add_parser("sources", help="the folders the index was built from; `sources remove DIR` forgets one")
+    sources.add_argument("action", nargs="?", choices=("list", "remove"), default="list")
+    sources.add_argument("folder", nargs="?", type=Path, help="with remove: the folder to forget")
+    sources.add_argument("--json", action="store_true")
+    _location_flags(sources)
+
     watch = sub.add_parser("watch", help="keep the index live: sync on every file change")
     watch.add_argument("--debounce-ms", type=int, default=50)
     _location_flags(watch)

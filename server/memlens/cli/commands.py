@@ -14,7 +14,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from memlens.cli.arguments import build_parser, settings_from_args
-from memlens.cli.output import ProgressBar, describe_sync, print_history, print_search, print_sessions, print_stats
+from memlens.cli.output import (
+    ProgressBar,
+    also_holds_line,
+    describe_sync,
+    print_history,
+    print_search,
+    print_sessions,
+    print_sources,
+    print_stats,
+)
 from memlens.engine.filters import filters_from_dict
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
@@ -50,12 +59,23 @@ def locate(args: argparse.Namespace) -> tuple[list[Path], Settings]:
 def open_engine(
     args: argparse.Namespace, load_model: bool = True, located: tuple[list[Path], Settings] | None = None
 ) -> Engine:
-    """The engine for `args`; `located` is what `locate(args)` gave, when the caller has it already."""
+    """The engine for `args`; `located` is what `locate(args)` gave, when the caller has it already. When the index
+    holds folders this command does not name (they stay synced and searched), one line on stderr says which."""
     from memlens.engine import Engine  # here, not at the top: a search a running server answers never needs it
+    from memlens.engine.indexing.source_roots import RootOrigins
 
     workspaces, settings = located or locate(args)
-    return Engine(workspaces, settings, args.transcripts, args.index_dir, embedder=load_model)  # a model that
-    # cannot load is one warning line (logged by the embedder); searches then answer by keywords
+    origins = RootOrigins(
+        flags=f"memlens {args.command} --transcripts",
+        settings="memlens.transcripts.paths (.memlens.json or --settings)",
+    )
+    engine = Engine(workspaces, settings, args.transcripts, args.index_dir, embedder=load_model, origins=origins)
+    # a model that cannot load is one warning line (logged by the embedder); searches then answer by keywords
+    if args.command != "sources":
+        also = engine.unnamed_source_folders()
+        if also:
+            print(also_holds_line(also), file=sys.stderr)
+    return engine
 
 
 def sync_engine(engine: Engine, full: bool = False, embed: bool = True) -> SyncReport:
@@ -212,6 +232,28 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sources(args: argparse.Namespace) -> int:
+    if args.action == "list":
+        if args.folder is not None:
+            raise InvalidRequest("memlens sources lists the folders; to forget one: memlens sources remove DIR")
+        with open_engine(args, load_model=False) as engine:
+            answer = engine.source_folders()
+        if args.json:
+            print(json.dumps(answer, ensure_ascii=False))
+        else:
+            print_sources(answer)
+        return 0
+    if args.folder is None:
+        raise InvalidRequest("memlens sources remove needs the folder to forget (memlens sources lists them)")
+    with open_engine(args, load_model=False) as engine:
+        removed = engine.remove_source_folder(args.folder)
+    if args.json:
+        print(json.dumps(removed, ensure_ascii=False))
+    else:
+        print(f"removed {removed['displayPath']} from the index ({removed['filesRemoved']} files)")
+    return 0
+
+
 def cmd_mcp(args: argparse.Namespace) -> int:
     from memlens.mcp.http_security import http_security
     from memlens.mcp.server import parse_address, run
@@ -248,6 +290,7 @@ COMMANDS = {
     "stats": cmd_stats,
     "history": cmd_history,
     "sessions": cmd_sessions,
+    "sources": cmd_sources,
     "mcp": cmd_mcp,
     "watch": cmd_watch,
     "serve": cmd_serve,

@@ -5,9 +5,18 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from memlens.wire import HistoryResponse, SearchResponse, SearchResult, SessionsResponse, StatsResponse
+from memlens.wire import (
+    HistoryResponse,
+    SearchResponse,
+    SearchResult,
+    SessionsResponse,
+    SourceFolder,
+    SourcesResponse,
+    StatsResponse,
+)
 
 if TYPE_CHECKING:
     from memlens.engine.indexing.indexer import SyncReport
@@ -174,3 +183,22 @@ def print_stats(stats: StatsResponse) -> None:
         more = stats["filesUnrecognised"] - len(stats["unrecognisedFiles"])
         if more > 0:
             print(f"  … and {more:,} more")
+
+
+def also_holds_line(folders: Sequence[SourceFolder]) -> str:
+    """The one line a command prints when the index holds folders it did not name (they are still searched)."""
+    shown = ", ".join(folder["displayPath"] for folder in folders)
+    return f"memlens: this index also holds {shown} (memlens sources lists them)"
+
+
+def print_sources(response: SourcesResponse) -> None:
+    """One line per folder: where it is, its kind, what the index holds of it and where it was added from."""
+    if not response["sources"]:
+        print("the index holds no folders yet (memlens index adds them)")
+        return
+    for folder in response["sources"]:
+        named = "" if folder["named"] else "  (remembered; not named by this command)"
+        print(
+            f"{folder['displayPath']}  [{folder['kind']}]  {folder['files']} files, {folder['units']} units"
+            f"  added from: {folder['addedFrom']}{named}"
+        )

@@ -18,16 +18,18 @@ from memlens.engine.answers.context_pack import DEFAULT_BUDGET, build_context_pa
 from memlens.engine.answers.history import session_history
 from memlens.engine.answers.index_stats import index_stats
 from memlens.engine.answers.outbound import redact_response
-from memlens.engine.answers.results import ResultBuilder
+from memlens.engine.answers.results import ResultBuilder, display_path
 from memlens.engine.answers.sessions import DEFAULT_LIMIT as SESSIONS_LIMIT
 from memlens.engine.answers.sessions import label_history, label_results, list_sessions, resolve_session
+from memlens.engine.answers.source_folders import source_folders
 from memlens.engine.answers.summaries import DEFAULT_EXPAND_BUDGET, describe_summary, expand_summary, grep_summaries
 from memlens.engine.answers.visibility import Visibility, VisibilityCache
-from memlens.engine.catalog import Catalog
+from memlens.engine.catalog import Catalog, RootRow
 from memlens.engine.filters import SearchFilters
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.engine.indexing.discovery import Locations, SourceFile, classify, discover, resolve_locations
 from memlens.engine.indexing.indexer import Indexer, SyncReport
+from memlens.engine.indexing.source_roots import RootOrigins, inferred_roots, named_roots, unnamed, widen
 from memlens.engine.indexing.stored_text import reparse_if_redaction_changed
 from memlens.engine.indexing.write_failure import (
     clear_write_failure,
@@ -47,6 +49,7 @@ from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.errors import (
     IndexUnavailable,
     IndexWriteFailed,
+    InvalidRequest,
     LockPathBroken,
     environmental_cause,
     unwritable_folder_cause,
@@ -56,8 +59,11 @@ from memlens.wire import (
     ContextResponse,
     FusionMode,
     HistoryResponse,
+    RemoveSourceResponse,
     SearchResponse,
     SessionsResponse,
+    SourceFolder,
+    SourcesResponse,
     StatsResponse,
     SummariesExpandResponse,
     SummariesGrepResponse,
@@ -75,9 +81,12 @@ class Engine:
         extra_transcripts: Iterable[Path] = (),
         index_dir: Path | None = None,
         embedder: Embedder | None | bool = True,
+        origins: RootOrigins | None = None,
     ) -> None:
-        """`embedder`: True loads the configured model, False runs keyword-only, or pass a loaded Embedder."""
+        """`embedder`: True loads the configured model, False runs keyword-only, or pass a loaded Embedder.
+        `origins`: what the folders of `extra_transcripts` and of the settings are recorded as added from."""
         self.settings = settings or Settings()
+        self.origins = origins or RootOrigins()
         self.workspaces = resolve_workspaces(workspaces)
         self.extra_transcripts = [Path(p).expanduser().resolve() for p in extra_transcripts]
         self.index_dir = index_dir_for(
@@ -90,6 +99,7 @@ class Engine:
         self._lock_check = threading.Lock()
         self.writable = self._acquire_lock()
         self.catalog = Catalog(self.index_dir / "catalog.sqlite3")
+        self._remembered: list[RootRow] = self.catalog.roots()  # the folders the index was built from
         self.keyword = KeywordIndex(self.index_dir / "keyword")
         self.embedder, self.provider_note = self._load_embedder(embedder)
         self.vectors = VectorIndex(self.embedder.info.dim if self.embedder else BUNDLED_DIM)
@@ -107,6 +117,8 @@ class Engine:
         self._visibility = VisibilityCache()
         try:
             self._open_derived()
+            if self.writable:
+                self._adopt_older_index()
         except Exception as exc:  # a full disk while realigning: open anyway, serve what is there, retry at sync
             cause = environmental_cause(exc, self.index_dir)
             if cause is None:
@@ -175,6 +187,7 @@ class Engine:
             return
         generation = self.catalog.generation()
         if generation != self._seen_generation:
+            self._remembered = self.catalog.roots()
             self.keyword.index.reload()
             self._reload_vectors(generation)
 
@@ -196,7 +209,42 @@ class Engine:
     # -- indexing ---------------------------------------------------------------------------------------------
 
     def locations(self) -> Locations:
+        """What a sync walks and a search may show: the folders this engine is told to read, and the ones the index
+        remembers (source_roots.py)."""
+        return widen(self.named_locations(), self._remembered)
+
+    def named_locations(self) -> Locations:
+        """Only the folders this engine's workspaces, settings and flags name."""
         return resolve_locations(self.workspaces, self.settings, self.extra_transcripts)
+
+    def named_roots(self) -> list[RootRow]:
+        return named_roots(
+            self.named_locations(),
+            settings=self.settings,
+            extra_transcripts=self.extra_transcripts,
+            origins=self.origins,
+        )
+
+    def _remember_roots(self) -> None:
+        """Record the folders this sync is told to read."""
+        self._adopt_older_index()
+        known = {root.path: root for root in self.catalog.roots()}
+        new = [r for r in self.named_roots() if r.path not in known or (r.whole and not known[r.path].whole)]
+        if new:
+            self.indexer.remember_roots(new)
+        self._remembered = self.catalog.roots()
+
+    def _adopt_older_index(self) -> None:
+        """A catalog with no folders recorded: started anew after damage, it takes back the copy beside it (roots.json);
+        built before folders were remembered, it records the named folders and one for every file no named folder
+        holds. At open, so an upgrade removes nothing and the first command already says what the index holds."""
+        if self.catalog.roots():
+            return
+        if not self.indexer.restore_roots() and self.catalog.count("files"):
+            named = self.named_roots()
+            kinds = {path: row.kind for path, row in self.catalog.files().items()}
+            self.indexer.remember_roots([*named, *inferred_roots(kinds, named, Path.home())])
+        self._remembered = self.catalog.roots()
 
     def _known_cwd(self) -> Callable[[Path], str | None]:
         """The cwd each indexed session recorded: agent folders are filtered by it without reading the files."""
@@ -213,6 +261,7 @@ class Engine:
         self.syncing.set()
         try:
             with self._writing():
+                self._remember_roots()
                 report = self.indexer.sync(self.sources(), progress, cancel, embed=embed)
                 if not report.cancelled:  # a whole sync, not a watcher's few files: piled-up segments written afresh
                     self.indexer.compact_keyword_index(cancel, progress)
@@ -296,6 +345,47 @@ class Engine:
             log.warning("replaced the broken writer lock %s", self._lock.path)
             self._derived_stale = True  # opened as a reader: realign the derived indexes before the first write
 
+    def source_folders(self) -> SourcesResponse:
+        """Every folder the index remembers, and any this engine names that no sync has recorded yet."""
+        self.refresh()
+        named = self.named_roots()
+        remembered = {root.path for root in self._remembered}
+        roots = [*self._remembered, *(root for root in named if root.path not in remembered)]
+        answer: SourcesResponse = {"sources": source_folders(self.catalog, roots, named)}
+        return redact_response(answer)
+
+    def unnamed_source_folders(self) -> list[SourceFolder]:
+        """The folders the index holds (and still syncs and searches) that this engine's settings and flags do not
+        name: what a face tells its user it also holds."""
+        self.refresh()
+        named = self.named_roots()
+        return redact_response(source_folders(self.catalog, unnamed(self._remembered, named), named))
+
+    def remove_source_folder(self, folder: str | Path) -> RemoveSourceResponse:
+        """Forget one remembered folder: its files (those no other folder holds) leave the catalog, tantivy and
+        the vectors. A folder this engine still names cannot be removed (the next sync would add it back)."""
+        self._require_writer()
+        target = str(Path(folder).expanduser().resolve())
+        known = {root.path: root for root in self.catalog.roots()}
+        shown = display_path(target, [])
+        if target not in known:
+            raise InvalidRequest(f"{shown} is not a folder this index holds (memlens sources lists them)")
+        named = next((root for root in self.named_roots() if root.path == target), None)
+        if named is not None:
+            raise InvalidRequest(
+                f"{shown} is named by this command's settings or flags ({named.added_from}); "
+                "stop naming it there, then remove it"
+            )
+        with self._writing():
+            remaining = [root for path, root in known.items() if path != target]
+            locations = widen(self.named_locations(), remaining)
+            keep = {str(s.path) for s in discover(locations, self.settings, self._known_cwd())}
+            gone = [Path(p) for p in self.catalog.files_under(target) if p not in keep]
+            report = self.indexer.forget_root(target, gone)
+        self._remembered = self.catalog.roots()
+        answer: RemoveSourceResponse = {"path": target, "displayPath": shown, "filesRemoved": report.files_deleted}
+        return redact_response(answer)
+
     def _require_writer(self) -> None:
         with self._lock_check:  # one thread retakes the lock; another would let go of what the first just took
             self._check_lock()
@@ -326,6 +416,7 @@ class Engine:
             extra_transcripts=self.extra_transcripts,
             settings=self.settings,
             locations=self.locations,
+            remembered=self._remembered,
         )
 
     def indexing(self) -> bool:

@@ -23,8 +23,10 @@ from memlens.wire import (
     ContextResponse,
     HistoryResponse,
     ReindexReport,
+    RemoveSourceResponse,
     SearchResponse,
     SessionsResponse,
+    SourcesResponse,
     StatsResponse,
     SummariesExpandResponse,
     SummariesGrepResponse,
@@ -95,6 +97,21 @@ async def reindex(state: ServerState, args: Args) -> ReindexReport:
     return report.to_wire()
 
 
+async def sources(state: ServerState, args: Args) -> SourcesResponse:
+    engine = await state.require_engine()
+    return await state.read(engine.source_folders)
+
+
+async def remove_source(state: ServerState, args: Args) -> RemoveSourceResponse:
+    """Forget a folder the index remembers; the client asks its user first (sourceRemoval.ts)."""
+    path = args.required_text("path")
+    engine = await state.require_engine()
+    answer = await state.write(lambda: engine.remove_source_folder(path))
+    state.generation += 1
+    state.status.poke(f"removed {answer['displayPath']} from the index")
+    return answer
+
+
 async def summaries_grep(state: ServerState, args: Args) -> SummariesGrepResponse:
     pattern = args.required_text("pattern")
     limit = args.integer("limit", 20, 1, MAX_GREP) or 20
@@ -130,6 +147,8 @@ COMMANDS: dict[str, tuple[Handler, tuple[str, ...]]] = {
     "memlens.sessions": (sessions, ("query", "format", "since", "until", "limit", "cursor")),
     "memlens.stats": (stats, ()),
     "memlens.reindex": (reindex, ("full",)),
+    "memlens.sources": (sources, ()),
+    "memlens.removeSource": (remove_source, ("path",)),
     "memlens.summaries.grep": (summaries_grep, ("pattern", "limit")),
     "memlens.summaries.describe": (summaries_describe, ("summaryId",)),
     "memlens.summaries.expand": (summaries_expand, ("summaryId", "tokenBudget")),

@@ -17,11 +17,12 @@ from pygls.lsp.server import LanguageServer
 
 from memlens.engine import Engine
 from memlens.engine.indexing.indexer import SyncReport
+from memlens.engine.indexing.source_roots import RootOrigins
 from memlens.local_api.server import LocalServer
 from memlens.lsp.indexing import BackgroundIndexer
 from memlens.lsp.progress import StatusPublisher, WorkDone
 from memlens.settings import WORKSPACE_CONFIG_FILE, Settings, load_workspace_file, merge, to_wire
-from memlens.wire import IndexStatus
+from memlens.wire import IndexStatus, UnnamedSources
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,7 @@ INDEXING_KEYS = (
     "indexDir",
     "followExternalSymlinks",
 )
+UNNAMED_SOURCES = "memlens/unnamedSources"
 ENGINE_WAIT_SECONDS = 300.0
 POLL_SECONDS = 0.5
 
@@ -162,8 +164,9 @@ class ServerState:
         self.open_error = None
         settings = merge(self.settings, None)  # a deep copy: the engine owns its settings object
         workspaces = list(self.workspaces)
+        origins = RootOrigins(flags="memlens serve", settings=self._paths_origin())
         try:
-            engine = await self.write(self._swap_engine, old, old_indexer, settings, workspaces)
+            engine = await self.write(self._swap_engine, old, old_indexer, settings, workspaces, origins)
         except Exception as exc:
             log.exception("cannot open the index")
             self.open_error = str(exc)
@@ -177,6 +180,7 @@ class ServerState:
         self.ready_event.set()
         await self.write(self.local.attach, engine)
         log.info("index open at %s (%s)", engine.index_dir, "writer" if engine.writable else "read-only")
+        await self._tell_unnamed_sources(engine)
         if engine.writable:
             await self._start_indexing(engine)
         else:
@@ -187,13 +191,42 @@ class ServerState:
 
     @staticmethod
     def _swap_engine(
-        old: Engine | None, old_indexer: BackgroundIndexer | None, settings: Settings, workspaces: list[Path]
+        old: Engine | None,
+        old_indexer: BackgroundIndexer | None,
+        settings: Settings,
+        workspaces: list[Path],
+        origins: RootOrigins,
     ) -> Engine:
         if old_indexer is not None:
             old_indexer.stop()
         if old is not None:
             old.close()
-        return Engine(workspaces, settings, embedder=settings.embedding.enabled)
+        return Engine(workspaces, settings, embedder=settings.embedding.enabled, origins=origins)
+
+    def _paths_origin(self) -> str:
+        """Which layer names `transcripts.paths`: the editor's settings (the client tells which of its scopes), else
+        the workspace's .memlens.json."""
+        layer = self.client_settings if self.client_settings is not None else self.init_options
+        if isinstance(layer, dict) and isinstance(layer.get("memlens"), dict):
+            layer = layer["memlens"]
+        transcripts = layer.get("transcripts") if isinstance(layer, dict) else None
+        if isinstance(transcripts, dict) and "paths" in transcripts:
+            return "editor setting memlens.transcripts.paths"
+        return f"memlens.transcripts.paths in {WORKSPACE_CONFIG_FILE}"
+
+    async def _tell_unnamed_sources(self, engine: Engine) -> None:
+        """The folders the index holds that these settings no longer name are kept (still synced and searched), not
+        removed: the client is told which, and may ask its user to remove them (`memlens.removeSource`)."""
+        try:
+            folders = await self.read(engine.unnamed_source_folders)
+        except Exception:  # telling is best effort: the index serves either way
+            log.exception("cannot list the folders the index holds")
+            return
+        if folders and self.engine is engine:
+            shown = ", ".join(folder["displayPath"] for folder in folders)
+            log.warning("the settings no longer name %s; the index keeps it (memlens.removeSource forgets one)", shown)
+            notice: UnnamedSources = {"sources": folders}
+            self.server.protocol.notify(UNNAMED_SOURCES, notice)
 
     async def _start_indexing(self, engine: Engine) -> None:
         done = threading.Event()

@@ -45,7 +45,8 @@ def _under(path: str, roots: tuple[str, ...]) -> bool:
 def visibility_of(locations: Locations, settings: Settings) -> Visibility:
     roots = None
     if not locations.scope_all:
-        roots = tuple(str(p) for p in [*locations.workspaces, *locations.transcript_dirs])
+        scoped = [p for p in locations.transcript_dirs if p not in locations.unscoped_dirs]
+        roots = tuple(str(p) for p in [*locations.workspaces, *scoped])
     return Visibility(
         excluded_sessions=frozenset(settings.exclude_sessions),
         excluded_globs=tuple(settings.transcripts.exclude),
@@ -68,6 +69,7 @@ class VisibilityCache:
         extra_transcripts: Sequence[Path],
         settings: Settings,
         locations: Callable[[], Locations],
+        remembered: Sequence[object] = (),
     ) -> Visibility:
         transcripts = settings.transcripts
         key = (
@@ -79,6 +81,7 @@ class VisibilityCache:
             tuple(transcripts.exclude),
             tuple(settings.exclude_sessions),
             os.path.expanduser("~"),  # the agents' default folders lie under it
+            tuple(remembered),  # the folders the index remembers (source_roots.widen)
         )
         if self._visibility is None or key != self._key:
             self._visibility, self._key = visibility_of(locations(), settings), key

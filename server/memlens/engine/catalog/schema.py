@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-TABLES = frozenset({"meta", "files", "sessions", "chunks", "units", "vectors", "words"})
+TABLES = frozenset({"meta", "files", "sessions", "chunks", "units", "vectors", "words", "roots"})
 
 SCHEMA_VERSION = 2  # 2: files rows keep where an appended tail is re-parsed from, and orphaned counts
 
@@ -80,6 +80,13 @@ CREATE INDEX IF NOT EXISTS units_hash ON units(embed_text_hash);
 CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, model TEXT NOT NULL, vec BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS words (stem TEXT PRIMARY KEY, surface TEXT NOT NULL, vec BLOB);  -- vocabulary.py
 CREATE INDEX IF NOT EXISTS words_without_vectors ON words(stem) WHERE vec IS NULL;
+CREATE TABLE IF NOT EXISTS roots (    -- the folders the index was built from (roots.py); not derived from files
+    path TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,               -- memory | transcripts | agent
+    whole INTEGER NOT NULL DEFAULT 1, -- agent folders: every session (1) or only this workspace's (0)
+    added_from TEXT NOT NULL DEFAULT '',
+    added_at REAL
+);
 """
 
 # Columns added after a table first shipped: every catalog gains the ones it lacks at open (NULL in the rows already

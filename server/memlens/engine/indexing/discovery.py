@@ -40,6 +40,9 @@ class Locations:
     # agent default folders filtered by the session's cwd (scope = workspace) unless scope_all
     cwd_filtered_dirs: list[Path] = field(default_factory=list)
     scope_all: bool = False
+    # transcript folders walked whole that count toward no scope root: an agent folder the index remembers from a
+    # `scope: all` run (source_roots.widen); scope hides its other projects' sessions by their cwd
+    unscoped_dirs: list[Path] = field(default_factory=list)
 
 
 def claude_project_dir(home: Path, workspace: Path) -> Path:

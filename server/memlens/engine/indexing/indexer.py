@@ -12,13 +12,13 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from memlens.engine.catalog import Catalog, FileRow
+from memlens.engine.catalog import Catalog, FileRow, RootRow
 from memlens.engine.indexing.catalog_writer import CatalogWriter, PendingChanges
 from memlens.engine.indexing.discovery import SourceFile
 from memlens.engine.indexing.file_reader import FileReader
@@ -205,6 +205,32 @@ class Indexer:
                 generation = self.catalog.bump_generation(db)
             self._mirror(generation, pending)
             report.files_deleted = len(rows)
+            return report
+
+    def remember_roots(self, roots: Sequence[RootRow]) -> None:
+        """Record the folders a sync walks (catalog `roots`; source_roots.py says why)."""
+        with self._writing():
+            with self.catalog.transaction() as db:
+                self.catalog.remember_roots(db, roots)
+            self.catalog.save_roots_copy()
+
+    def restore_roots(self) -> list[RootRow]:
+        """A catalog started anew (the old one was damaged) takes back the folders of the copy beside it."""
+        with self._writing():
+            with self.catalog.transaction() as db:
+                restored = self.catalog.restore_roots_copy(db)
+            return restored
+
+    def forget_root(self, path: str, files: Iterable[Path]) -> SyncReport:
+        """Forget one remembered folder and purge `files` (its files no other folder holds) from the catalog,
+        tantivy and the vectors."""
+        with self._writing():
+            with self.catalog.transaction() as db:
+                self.catalog.forget_root(db, path)
+            self.catalog.save_roots_copy()
+            report = self.remove_paths(files)
+            self.collect_garbage()
+            self.embedding.persist()
             return report
 
     def _may_write(self) -> bool:

@@ -1,0 +1,32 @@
+"""The folders an index was built from, as `memlens sources` and `memlens.sources` show them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, cast
+
+from memlens.engine.answers.results import display_path
+from memlens.engine.catalog import Catalog, RootRow
+from memlens.wire import SourceFolder
+
+FolderKind = Literal["memory", "transcripts", "agent"]
+
+
+def source_folders(catalog: Catalog, roots: Sequence[RootRow], named: Sequence[RootRow]) -> list[SourceFolder]:
+    """`roots` with what the index holds below each; `named` says which the current settings and flags name."""
+    names = {root.path for root in named}
+    folders: list[SourceFolder] = []
+    for root in roots:
+        counts = catalog.counts_under(root.path)
+        folders.append(
+            {
+                "path": root.path,
+                "displayPath": display_path(root.path, []),
+                "kind": cast(FolderKind, root.kind),
+                "files": counts.files,
+                "units": counts.units,
+                "addedFrom": root.added_from,
+                "named": root.path in names,
+            }
+        )
+    return folders
