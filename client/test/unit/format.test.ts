@@ -286,12 +286,18 @@ describe('status bar and stats', () => {
       indexing: false,
       indexDir: '/cache/memlens/ws',
       readOnly: true,
+      filesNotIndexed: 0,
+      notIndexedReason: null,
     };
     const md = renderStats(stats, UTC);
     assert.match(md, /^# memlens index/);
     assert.match(md, /\| Chunks \| 1,204 \|/);
     assert.match(md, /\| Chunks with embeddings \| 1,174 \(98%\) \|/);
     assert.match(md, /\| Last sync \| never \|/);
+    assert.match(md, /Index is up to date\./);
+    const stuck = renderStats({ ...stats, filesNotIndexed: 1300, notIndexedReason: 'no space left on device' }, UTC);
+    assert.match(stuck, /\*\*1,300 files not indexed:\*\* no space left on device/);
+    assert.doesNotMatch(stuck, /up to date/);
     assert.match(md, /none \(keyword search only\)/);
     assert.match(md, /\| claude-code \| 3 \|\n\| memory \| 2 \|/);
     assert.match(md, /_format: none_/);
