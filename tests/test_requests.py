@@ -111,7 +111,7 @@ def test_a_string_past_its_length_or_with_a_nul_fails(cls: type[Request], spec: 
 
 
 def test_the_examples_of_the_issue_say_field_range_and_value() -> None:
-    cases = {
+    cases: dict[str, dict[str, Any]] = {
         "limit must be 1..100, got 1000000000000": {"limit": 10**12},
         "limit must be 1..100, got -3": {"limit": -3},
         "minScore must be a finite number 0..1, got inf": {"minScore": float("1e400")},
