@@ -81,8 +81,6 @@ def cmd_search(args: argparse.Namespace) -> int:
     answered = _ask_server(args, request, located)
     if answered is not None:
         return _print_search(args, answered, warned=False)
-    from memlens.engine.filters import filters_from_request  # not on the path a running server answers
-
     load_model = request.mode != "keyword"
     with open_engine(args, load_model=load_model, located=located) as engine:
         if not args.no_sync and engine.writable:
@@ -93,7 +91,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             request.query,
             limit=request.limit,
             mode=request.mode,
-            filters=filters_from_request(request.filters),
+            filters=request.filters,
             explain=request.explain,
             fusion=request.fusion,
             min_score=request.min_score,

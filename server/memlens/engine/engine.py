@@ -23,7 +23,7 @@ from memlens.engine.answers.sessions import label_history, label_results, list_s
 from memlens.engine.answers.summaries import describe_summary, expand_summary, grep_summaries
 from memlens.engine.answers.visibility import Visibility, VisibilityCache
 from memlens.engine.catalog import Catalog
-from memlens.engine.filters import SearchFilters
+from memlens.engine.filters import SearchFilters, filters_from_request
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.engine.indexing.discovery import Locations, SourceFile, classify, discover, resolve_locations
 from memlens.engine.indexing.indexer import Indexer, SyncReport
@@ -46,6 +46,7 @@ from memlens.requests import (
     DEFAULT_SESSIONS,
     ContextRequest,
     HistoryRequest,
+    SearchFilterRequest,
     SearchRequest,
     SummariesDescribeRequest,
     SummariesExpandRequest,
@@ -304,13 +305,16 @@ class Engine:
         *,
         limit: int | None = None,
         mode: str | None = None,
-        filters: SearchFilters | None = None,
+        filters: SearchFilters | SearchFilterRequest | None = None,
         explain: bool = False,
         fusion: str | None = None,
         min_score: float | None = None,
     ) -> SearchResponse:
-        """The `--json` / `memlens.search` response."""
+        """The `--json` / `memlens.search` response; `filters` as the engine's, or as the request's (`filters` of a
+        memlens.requests.SearchRequest)."""
         checked(SearchRequest, query=query, limit=limit, mode=mode, fusion=fusion, explain=explain, min_score=min_score)
+        if isinstance(filters, SearchFilterRequest):
+            filters = filters_from_request(filters)
         started = time.perf_counter()
         settings = self.settings.search
         limit = limit or settings.max_results

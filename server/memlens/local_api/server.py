@@ -18,7 +18,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memlens.engine.filters import filters_from_request
 from memlens.errors import IndexUnavailable, InvalidRequest
 from memlens.local_api.protocol import MAX_LINE, encode, error, read_line, socket_path
 from memlens.requests import SearchRequest, load_json
@@ -178,7 +177,7 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
         fusion=request.fusion,
         min_score=request.min_score,
         explain=request.explain,
-        filters=filters_from_request(request.filters),
+        filters=request.filters,
     )
 
 

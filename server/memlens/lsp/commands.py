@@ -10,7 +10,6 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
 from memlens import requests
-from memlens.engine.filters import filters_from_request
 from memlens.errors import MemlensError
 from memlens.lsp.params import Args, invalid
 from memlens.lsp.state import ServerState
@@ -43,14 +42,13 @@ Handler = Callable[[ServerState, Args], Awaitable[Any]]
 
 async def search(state: ServerState, args: Args) -> SearchResponse:
     request = SearchRequest.parse(args.data)
-    filters = filters_from_request(request.filters)
     engine = await state.require_engine()
     return await state.read(
         lambda: engine.search(
             request.query,
             limit=request.limit,
             mode=request.mode,
-            filters=filters,
+            filters=request.filters,
             explain=request.explain,
             fusion=request.fusion,
             min_score=request.min_score,

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memlens.engine import Engine
-from memlens.engine.filters import filters_from_request
 from memlens.errors import InvalidRequest
 from memlens.requests import (
     AGENT_SESSIONS,
@@ -46,7 +45,7 @@ from memlens.wire import (
 
 def search(engine: Engine, request: McpSearchRequest) -> SearchResponse:
     session = engine.resolve_session(request.session_key) if request.session_key else None
-    filters = filters_from_request(request.filter_request(session))
+    filters = request.filter_request(session)
     return engine.search(request.query, limit=request.limit, mode=request.mode, filters=filters)
 
 
