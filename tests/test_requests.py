@@ -26,7 +26,7 @@ import pytest
 
 from conftest import REPO
 from memlens import wire
-from memlens.cli.arguments import CLI_SKIPS, build_parser
+from memlens.cli.arguments import SKIPPED, build_parser
 from memlens.cli.commands import main
 from memlens.errors import InvalidRequest
 from memlens.lsp.commands import COMMANDS as LSP_COMMANDS
@@ -277,7 +277,7 @@ def test_cli_flags_are_the_schemas_fields_with_its_bounds_in_their_help(command:
     actions = {action.dest: action for action in _subparser(command)._actions}
     flat = [s for spec in specs(request_cls) for s in (specs(spec.nested) if spec.nested else (spec,))]
     for spec in flat:
-        if spec.name in CLI_SKIPS:
+        if spec.name in SKIPPED.get(request_cls, ()):
             continue
         action = actions.get(spec.name)
         assert action is not None, f"memlens {command} has no flag for {spec.wire}"
@@ -321,9 +321,10 @@ def test_cli_search_limit_out_of_range_is_one_line_exit_2(value: str, tmp_path: 
         (["search", "q", "--min-score", "1.5"], "--min-score must be 0..1, got 1.5"),
         (["search", "q", "--limit", "ten"], "--limit must be an integer 1..100, got 'ten'"),
         (["search", "q", "--since", "2026-03-01", "--until", "2026-02-01"], "must not be after until"),
-        (["search", "q", "--since", "someday"], "--since must be an ISO date"),
+        (["search", "q", "--since", "someday"], "error: --since must be an ISO date"),
         (["search", "q" * 5000], "query must be at most 4,000 characters, got 5,000"),
-        (["search", " "], "query must not be empty"),
+        (["search", " "], "error: query must not be empty"),
+        (["history", ""], "error: sessionKey must not be empty"),
         (["history", "claude-code:x", "--limit", "0"], "--limit must be 1..500, got 0"),
         (["history", "claude-code:x", "--limit", "501"], "--limit must be 1..500, got 501"),
         (["sessions", "--limit", "100000"], "--limit must be 1..500, got 100000"),

@@ -9,14 +9,29 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TypeVar
 
 from memlens import __version__
 from memlens.errors import SettingsError
-from memlens.requests import HistoryRequest, ReindexRequest, SearchRequest, SessionsRequest, add_flags
+from memlens.requests import HistoryRequest, ReindexRequest, SearchRequest, SessionsRequest, add_flags, from_flags
 from memlens.settings import Settings, load_workspace_file, merge
 
-CLI_SKIPS = ("session_key",)
+R = TypeVar("R")
+
+POSITIONAL: dict[type, tuple[str, ...]] = {SearchRequest: ("query",), HistoryRequest: ("session_key",)}
+"""The request fields a command takes as positional arguments (the others are flags)."""
+SKIPPED: dict[type, tuple[str, ...]] = {SearchRequest: ("session_key",)}
 """Request fields the CLI has no flag for: `filters.sessionKey` is an alias of `--session` for JSON clients."""
+
+
+def request_flags(parser: argparse.ArgumentParser, cls: type, **help_overrides: str) -> None:
+    """The arguments of request `cls` on `parser`."""
+    add_flags(parser, cls, positional=POSITIONAL.get(cls, ()), skip=SKIPPED.get(cls, ()), help_overrides=help_overrides)
+
+
+def request_from(cls: type[R], args: argparse.Namespace) -> R:
+    """The request of `cls` the parsed arguments describe, checked (InvalidRequest names the flag and the range)."""
+    return from_flags(cls, args, positional=POSITIONAL.get(cls, ()), skip=SKIPPED.get(cls, ()))
 
 
 def _location_flags(parser: argparse.ArgumentParser) -> None:
@@ -48,11 +63,11 @@ def build_parser() -> argparse.ArgumentParser:
     _location_flags(index)
 
     reindex = sub.add_parser("reindex", help="force a resync; --full re-parses every file")
-    add_flags(reindex, ReindexRequest)
+    request_flags(reindex, ReindexRequest)
     _location_flags(reindex)
 
     search = sub.add_parser("search", help="search memory and transcripts")
-    add_flags(search, SearchRequest, positional=("query",), skip=CLI_SKIPS)
+    request_flags(search, SearchRequest)
     search.add_argument("--json", action="store_true", help="machine-readable output")
     search.add_argument("--no-sync", action="store_true", help="search the index as it is")
     search.add_argument(
@@ -67,12 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
     _location_flags(stats)
 
     history = sub.add_parser("history", help="the messages around a message of a session")
-    add_flags(history, HistoryRequest, positional=("session_key",))
+    request_flags(history, HistoryRequest)
     history.add_argument("--json", action="store_true")
     _location_flags(history)
 
     sessions = sub.add_parser("sessions", help="list sessions: title, agent, times, resume command")
-    add_flags(sessions, SessionsRequest, help_overrides={"cursor": "nextCursor of the previous page (--json shows it)"})
+    request_flags(sessions, SessionsRequest, cursor="nextCursor of the previous page (--json shows it)")
     sessions.add_argument("--json", action="store_true", help="the full page: files touched, tools, resume commands")
     sessions.add_argument("--no-sync", action="store_true", help="list what the index holds as it is")
     _location_flags(sessions)

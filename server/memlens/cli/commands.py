@@ -13,12 +13,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from memlens.cli.arguments import CLI_SKIPS, build_parser, settings_from_args
+from memlens.cli.arguments import build_parser, request_from, settings_from_args
 from memlens.cli.output import ProgressBar, describe_sync, print_history, print_search, print_sessions, print_stats
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.errors import InvalidRequest, MemlensError
 from memlens.local_api.client import ServerError, ask
-from memlens.requests import HistoryRequest, ReindexRequest, SearchRequest, SessionsRequest, from_flags, to_wire
+from memlens.requests import HistoryRequest, ReindexRequest, SearchRequest, SessionsRequest, to_wire
 
 if TYPE_CHECKING:
     from memlens.engine import Engine
@@ -66,7 +66,7 @@ def sync_engine(engine: Engine, full: bool = False, embed: bool = True) -> SyncR
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    full = from_flags(ReindexRequest, args).full if args.command == "reindex" else False
+    full = request_from(ReindexRequest, args).full if args.command == "reindex" else False
     with open_engine(args) as engine:
         report = sync_engine(engine, full=full)
         print(describe_sync(report))
@@ -76,7 +76,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    request = from_flags(SearchRequest, args, skip=CLI_SKIPS)  # a bad value is said here, before anything is opened
+    request = request_from(SearchRequest, args)  # a bad value is said here, before anything is opened
     located = locate(args)  # once: it reads the settings files and says their warnings
     answered = _ask_server(args, request, located)
     if answered is not None:
@@ -142,7 +142,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    request = from_flags(HistoryRequest, args)
+    request = request_from(HistoryRequest, args)
     with open_engine(args, load_model=False) as engine:
         history = engine.history(request.session_key, message_id=request.message_id, limit=request.limit)
     if args.json:
@@ -153,7 +153,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
-    request = from_flags(SessionsRequest, args)
+    request = request_from(SessionsRequest, args)
     with open_engine(args, load_model=False) as engine:
         if not args.no_sync and engine.writable:
             sync_engine(engine, embed=False)

@@ -92,8 +92,11 @@ def _flag_help(spec: FieldSpec, override: str | None) -> str:
     return "; ".join(parts)
 
 
-def from_flags(cls: type[R], args: argparse.Namespace, *, skip: tuple[str, ...] = ()) -> R:
-    """The request the CLI's flags (made by `add_flags`) describe, each value checked as the other doors check it."""
+def from_flags(
+    cls: type[R], args: argparse.Namespace, *, positional: tuple[str, ...] = (), skip: tuple[str, ...] = ()
+) -> R:
+    """The request the CLI's arguments (made by `add_flags` with the same `positional` and `skip`) describe, each
+    value checked as the other doors check it; an error names the flag (`--limit`), or a positional as it is."""
     values: dict[str, Any] = {}
     for spec in specs(cls):
         if spec.name in skip:
@@ -108,13 +111,13 @@ def from_flags(cls: type[R], args: argparse.Namespace, *, skip: tuple[str, ...] 
     try:
         return cls(**values)
     except InvalidRequest as exc:
-        raise InvalidRequest(_as_flag(str(exc), cls)) from None
+        raise InvalidRequest(_as_flag(str(exc), cls, positional)) from None
 
 
-def _as_flag(message: str, cls: type) -> str:
-    """A message that opens with a field's wire name, opened with its flag instead (`limit` → `--limit`)."""
+def _as_flag(message: str, cls: type, positional: tuple[str, ...]) -> str:
+    """A message that opens with a flag's wire name, opened with the flag instead (`minScore` → `--min-score`)."""
     for spec in _flat_specs(cls):
-        if re.match(rf"{spec.wire}\b(?! \()", message):
+        if spec.name not in positional and re.match(rf"{spec.wire}\b(?! \()", message):
             return (spec.flag or f"--{spec.name.replace('_', '-')}") + message[len(spec.wire) :]
     return message
 
