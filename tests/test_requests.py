@@ -17,6 +17,7 @@ import argparse
 import dataclasses
 import json
 import math
+import re
 import subprocess
 import sys
 from typing import Any, get_type_hints
@@ -46,7 +47,8 @@ from memlens.requests import (
     specs,
     wire_names,
 )
-from test_protocol import WIRE, read_protocol
+from memlens.settings import wire_name
+from test_protocol import PROTOCOL, WIRE, read_protocol
 from test_wire_types import TS_NAME, py_type, ts_type
 
 REQUESTS: list[type[Request]] = [*COMMANDS.values(), McpSearchRequest]
@@ -237,6 +239,33 @@ def test_wire_params_and_protocol_ts_have_the_schemas_fields_and_types(cls: type
             problems.append(f"protocol.ts {name}.{spec.wire}: {sorted(got)}, the schema says {sorted(want)}")
     extra = set(interface) - set(wire_names(cls))
     problems += [f"protocol.ts {TS_NAME.get(name, name)} has {key}, which the schema lacks" for key in sorted(extra)]
+    assert not problems, "\n".join(problems)
+
+
+FIELD_COMMENT = re.compile(r"/\*\*(.*?)\*/\s*\n\s*(\w+)\??:", re.S)
+
+
+def test_protocol_ts_comments_state_each_numbers_bounds_and_default() -> None:
+    """The client's types say each number's range and default as the schema declares them (`1..100, default 20`,
+    or the setting an absent value means), so a bound changed in one place fails here until protocol.ts says it."""
+    text = PROTOCOL.read_text(encoding="utf-8")
+    problems = []
+    for cls, name in WIRE_PARAMS.items():
+        if name == "McpSearchParams":
+            continue
+        body = re.search(rf"export interface {TS_NAME.get(name, name)} \{{(.*?)\n\}}", text, re.S)
+        assert body, name
+        comments = {field: " ".join(comment.split()) for comment, field in FIELD_COMMENT.findall(body[1])}
+        for spec in specs(cls):
+            if spec.low is None or spec.high is None:
+                continue
+            want = [spec.bounds_text()]
+            if spec.setting:
+                want.append(f"default `{wire_name(spec.setting)}`")
+            elif spec.default is not None:
+                want.append(f"default {spec.default}")
+            comment = comments.get(spec.wire, "")
+            problems += [f"{name}.{spec.wire}: the comment {comment!r} lacks {w!r}" for w in want if w not in comment]
     assert not problems, "\n".join(problems)
 
 
