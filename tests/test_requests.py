@@ -160,6 +160,8 @@ def test_the_engine_door_builds_the_same_checked_request() -> None:
         checked(SearchRequest, query="q", limit=10**12)
     with pytest.raises(InvalidRequest, match="mode must be one of"):
         checked(SearchRequest, query="q", mode="psychic")
+    with pytest.raises(InvalidRequest, match=r"^limit must be an integer 1\.\.500, got null$"):
+        checked(COMMANDS["memlens.history"], session_key="k", limit=None)  # a field that has a default is no "null"
 
 
 def test_deep_nesting_is_refused_before_the_parser_recurses() -> None:

@@ -164,9 +164,9 @@ def _fail(where: str, what: str, value: Any) -> InvalidRequest:
 
 def check_value(spec: FieldSpec, value: Any, where: str) -> Any:
     """`value` checked against `spec` (the value to keep, whole numbers as int); InvalidRequest names `where`."""
-    if value is None:
-        if spec.optional or not spec.required:
-            return None
+    if value is None and spec.optional:
+        return None
+    if value is None and spec.required:
         raise InvalidRequest(f"{where} is required")
     base = spec.base
     if spec.choices:
