@@ -71,14 +71,12 @@ def add_flags(
             parser.add_argument(f"--{spec.name.replace('_', '-')}", action="store_true", help=help_text)
         else:
             flag = spec.flag or f"--{spec.name.replace('_', '-')}"
-            parser.add_argument(
-                flag, dest=spec.name, choices=spec.choices or None, help=help_text, metavar=_metavar(spec)
-            )
+            parser.add_argument(flag, dest=spec.name, help=help_text, metavar=_metavar(spec))
 
 
 def _metavar(spec: FieldSpec) -> str | None:
-    if spec.choices:
-        return None
+    if spec.choices:  # listed, not argparse `choices`: a wrong one is then the schema's one line, as any bad value
+        return "{" + ",".join(spec.choices) + "}"
     return {int: "N", float: "X"}.get(spec.base, spec.wire.upper() if spec.date else None)
 
 
