@@ -19,6 +19,7 @@ from memlens.requests import (
     ReindexRequest,
     SearchRequest,
     SessionsRequest,
+    StatsRequest,
     SummariesDescribeRequest,
     SummariesExpandRequest,
     SummariesGrepRequest,
@@ -80,6 +81,7 @@ async def sessions(state: ServerState, args: Args) -> SessionsResponse:
 
 
 async def stats(state: ServerState, args: Args) -> StatsResponse:
+    StatsRequest.parse(args.data)  # no fields: any is unknown
     engine = await state.require_engine()
     result = await state.read(engine.stats)
     result["indexing"] = bool(result["indexing"] or state.busy)
@@ -139,9 +141,9 @@ COMMANDS: dict[str, tuple[Handler, tuple[str, ...]]] = {
 }
 
 
-def _command(state: ServerState, name: str, handler: Handler, fields: tuple[str, ...]) -> Callable[..., Any]:
+def _command(state: ServerState, name: str, handler: Handler) -> Callable[..., Any]:
     async def run(*arguments: Any) -> Any:
-        args = Args(name, arguments, fields)
+        args = Args(name, arguments)
         try:
             return await handler(state, args)
         except JsonRpcException:
@@ -158,5 +160,5 @@ def _command(state: ServerState, name: str, handler: Handler, fields: tuple[str,
 
 def register_commands(server: LanguageServer, state: ServerState) -> None:
     """Register every command (they appear in executeCommandProvider.commands)."""
-    for name, (handler, fields) in COMMANDS.items():
-        server.command(name)(_command(state, name, handler, fields))
+    for name, handler in HANDLERS.items():
+        server.command(name)(_command(state, name, handler))
