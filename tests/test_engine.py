@@ -12,6 +12,7 @@ from conftest import example_settings
 from memlens.engine.engine import Engine
 from memlens.engine.filters import SearchFilters
 from memlens.engine.vectors.embedder import Embedder
+from memlens.errors import InvalidRequest
 from memlens.settings import Settings
 
 DLQ_QUERY = "how did we fix the dead-letter queue backup?"
@@ -128,7 +129,10 @@ def test_filters_and_result_fields(example: Engine) -> None:
 
 
 def test_results_are_bounded(example: Engine) -> None:
-    response = example.search("the", mode="keyword", limit=500)
+    """A limit past the schema's bound is refused at the door (it once reached tantivy and aborted the process)."""
+    with pytest.raises(InvalidRequest, match=r"limit must be 1\.\.100, got 500"):
+        example.search("the", mode="keyword", limit=500)
+    response = example.search("the", mode="keyword", limit=100)
     assert len(response["results"]) <= 100
     assert all(len(r["excerpt"]) <= example.settings.search.excerpt_chars + 2 for r in response["results"])
 

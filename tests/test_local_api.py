@@ -66,7 +66,7 @@ def test_the_socket_is_the_owners_alone(served: tuple[Engine, LocalServer]) -> N
 
 def test_a_request_the_user_got_wrong_is_said_not_swallowed(served: tuple[Engine, LocalServer]) -> None:
     engine, server = served
-    with pytest.raises(ServerError, match="unknown filter"):
+    with pytest.raises(ServerError, match="unknown field"):
         ask(engine.index_dir, search_request(filters={"colour": "red"}))
     with pytest.raises(ServerError, match="empty"):
         ask(engine.index_dir, search_request("   "))

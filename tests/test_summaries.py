@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from memlens.engine.answers.summaries import (
-    MAX_PATTERN_CHARS,
     SummaryError,
     describe_summary,
     estimate_tokens,
@@ -19,6 +18,7 @@ from memlens.engine.answers.summaries import (
 )
 from memlens.engine.engine import Engine
 from memlens.errors import InvalidPattern
+from memlens.requests import MAX_PATTERN_CHARS
 from memlens.settings import Settings, merge
 from planted_secrets import PLANTED, leaked, leaked_fragments
 

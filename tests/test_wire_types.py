@@ -8,8 +8,8 @@ what the engine really answers, held to one another.
   the keys its TypedDict allows, all required ones, and values of the declared types, recursively;
 - the fields the catalog may hold NULL for reach the wire as null, fit their types, and every consumer of a search
   answer (hover, CLI, context pack) takes them;
-- the language server's commands accept exactly the keys of their `*Params` type, and each MCP tool's argument type
-  has exactly the properties of the tool's input schema.
+- the language server's commands accept exactly the keys of their `*Params` type, and each MCP tool's handler takes
+  the request its input schema is made from.
 
 test_protocol.py holds protocol.ts to the server and to docs/lsp-api.md; this file closes the triangle, so a key
 added to an answer fails here until wire.py, protocol.ts (and the docs) say it.
@@ -33,6 +33,7 @@ from memlens.lsp.commands import COMMANDS
 from memlens.lsp.hover import render
 from memlens.mcp.render import render_search
 from memlens.mcp.tools import TOOLS
+from memlens.requests import wire_names
 from memlens.settings import Settings, merge
 from test_protocol import WIRE, Protocol, answers, protocol, split_union  # noqa: F401 (answers, protocol: fixtures)
 
@@ -297,21 +298,14 @@ def test_each_command_accepts_exactly_its_params_type() -> None:
     assert not problems, "\n".join(problems)
 
 
-def test_each_mcp_tool_argument_type_is_its_input_schema() -> None:
+def test_each_mcp_tool_takes_its_request_and_lists_its_schema() -> None:
+    """An MCP tool's handler takes the request its input schema is made from (memlens.requests; test_requests.py
+    holds those requests to the wire.*Params types)."""
     problems = []
-    shared = 0
     for tool in TOOLS:
-        args = get_type_hints(tool.handler)["args"]
-        shared += args.__module__ == wire.__name__
-        properties = set(tool.input_schema["properties"])
-        required = set(tool.input_schema["required"])
-        if set(get_type_hints(args)) != properties:
-            problems.append(
-                f"{tool.name}: {args.__name__} has {sorted(get_type_hints(args))}, the schema {sorted(properties)}"
-            )
-        if set(args.__required_keys__) != required:
-            problems.append(
-                f"{tool.name}: {args.__name__} requires {sorted(args.__required_keys__)}, the schema {sorted(required)}"
-            )
+        taken = get_type_hints(tool.handler)["request"]
+        if taken is not tool.request:
+            problems.append(f"{tool.name}: the handler takes {taken.__name__}, not {tool.request.__name__}")
+        if list(tool.input_schema["properties"]) != list(wire_names(tool.request)):
+            problems.append(f"{tool.name}: the input schema lists {sorted(tool.input_schema['properties'])}")
     assert not problems, "\n".join(problems)
-    assert shared == len(TOOLS) - 1, f"{shared} MCP tools take a memlens.wire request type; all but stats should"

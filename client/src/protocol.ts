@@ -3,7 +3,9 @@
  * and the `memlens/indexStatus` notification. The client's one source for the wire format; tests/test_protocol.py
  * holds every interface here to what the server really answers and accepts (each key, both ways), so a field the
  * server adds or drops fails that test until it is written down here and in docs/lsp-api.md. Keep each interface
- * to `field?: type;` lines and name nested objects (no inline `{ … }` types): that test reads this file.
+ * to `field?: type;` lines and name nested objects (no inline `{ … }` types): that test reads this file. The
+ * bounds and defaults in the request fields' comments are memlens.requests' (tests/test_requests.py holds them
+ * to it).
  */
 
 export type HitKind = 'memory' | 'transcript' | 'summary';
@@ -40,13 +42,15 @@ export interface SearchFilters {
 }
 
 export interface SearchParams {
+  /** at most 4000 characters */
   query: string;
+  /** 1..100, default `memlens.search.maxResults` */
   limit?: number;
   mode?: SearchMode;
   fusion?: FusionMode;
   filters?: SearchFilters;
   explain?: boolean;
-  /** 0..1, default `memlens.search.minScore` */
+  /** 0..1, default `memlens.search.minScore` (finite) */
   minScore?: number;
 }
 
@@ -126,6 +130,7 @@ export interface SearchResponse {
 export interface HistoryParams {
   sessionKey: string;
   messageId?: string;
+  /** 1..500, default 20 */
   limit?: number;
 }
 
@@ -162,7 +167,7 @@ export interface SessionsParams {
   since?: string;
   /** ISO date/time: sessions active on or before it (a bare date: that whole day) */
   until?: string;
-  /** 1–500, default 50 */
+  /** 1..500, default 50 */
   limit?: number;
   /** `nextCursor` of the previous page */
   cursor?: string;
@@ -277,7 +282,7 @@ export interface ReindexReport {
 export interface SummariesGrepParams {
   /** a case-insensitive RE2 regular expression */
   pattern: string;
-  /** 1–200, default 20 */
+  /** 1..200, default 20 */
   limit?: number;
 }
 
@@ -328,7 +333,7 @@ export interface SummaryDescription {
 
 export interface SummariesExpandParams {
   summaryId: string;
-  /** ≥ 1, default 2000 */
+  /** 1..200000, default 2000 */
   tokenBudget?: number;
 }
 
@@ -360,9 +365,9 @@ export interface SummariesExpandResponse {
 
 export interface ContextParams {
   question: string;
-  /** ≥ 50, default 2000 */
+  /** 50..200000, default 2000 */
   tokenBudget?: number;
-  /** 1–100: the most items */
+  /** 1..100: the most items */
   limit?: number;
 }
 

@@ -1,4 +1,7 @@
-"""The command line's grammar: every command, its flags and their help, and the settings the flags make."""
+"""The command line's grammar: every command, its flags and their help, and the settings the flags make.
+
+A command that asks the engine something takes its flags from that request's schema (memlens.requests: the same
+fields, bounds and defaults as the language server's and the MCP server's), so its values are checked there."""
 
 from __future__ import annotations
 
@@ -6,12 +9,29 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import get_args
+from typing import TypeVar
 
 from memlens import __version__
-from memlens.engine.filters import FORMATS, KINDS, ROLES
 from memlens.errors import SettingsError
-from memlens.settings import Fusion, Mode, Settings, load_workspace_file, merge
+from memlens.requests import HistoryRequest, ReindexRequest, SearchRequest, SessionsRequest, add_flags, from_flags
+from memlens.settings import Settings, load_workspace_file, merge
+
+R = TypeVar("R")
+
+POSITIONAL: dict[type, tuple[str, ...]] = {SearchRequest: ("query",), HistoryRequest: ("session_key",)}
+"""The request fields a command takes as positional arguments (the others are flags)."""
+SKIPPED: dict[type, tuple[str, ...]] = {SearchRequest: ("session_key",)}
+"""Request fields the CLI has no flag for: `filters.sessionKey` is an alias of `--session` for JSON clients."""
+
+
+def request_flags(parser: argparse.ArgumentParser, cls: type, **help_overrides: str) -> None:
+    """The arguments of request `cls` on `parser`."""
+    add_flags(parser, cls, positional=POSITIONAL.get(cls, ()), skip=SKIPPED.get(cls, ()), help_overrides=help_overrides)
+
+
+def request_from(cls: type[R], args: argparse.Namespace) -> R:
+    """The request of `cls` the parsed arguments describe, checked (InvalidRequest names the flag and the range)."""
+    return from_flags(cls, args, positional=POSITIONAL.get(cls, ()), skip=SKIPPED.get(cls, ()))
 
 
 def _location_flags(parser: argparse.ArgumentParser) -> None:
@@ -43,29 +63,18 @@ def build_parser() -> argparse.ArgumentParser:
     _location_flags(index)
 
     reindex = sub.add_parser("reindex", help="force a resync; --full re-parses every file")
-    reindex.add_argument("--full", action="store_true")
+    request_flags(reindex, ReindexRequest)
     _location_flags(reindex)
 
     search = sub.add_parser("search", help="search memory and transcripts")
-    search.add_argument("query")
-    search.add_argument("--limit", type=int)
-    search.add_argument("--mode", choices=get_args(Mode))
-    search.add_argument("--fusion", choices=get_args(Fusion))
-    search.add_argument("--min-score", type=float)
+    request_flags(search, SearchRequest)
     search.add_argument("--json", action="store_true", help="machine-readable output")
-    search.add_argument("--explain", action="store_true", help="show the component scores")
     search.add_argument("--no-sync", action="store_true", help="search the index as it is")
     search.add_argument(
         "--no-server",
         action="store_true",
         help="open the index here even when a running `memlens serve` / `memlens mcp` could answer",
     )
-    search.add_argument("--kind", choices=KINDS)
-    search.add_argument("--format", dest="agent_format", choices=FORMATS)
-    search.add_argument("--session", help="a session key")
-    search.add_argument("--role", choices=ROLES)
-    search.add_argument("--since", help="ISO date or date-time")
-    search.add_argument("--until", help="ISO date or date-time")
     _location_flags(search)
 
     stats = sub.add_parser("stats", help="index figures")
@@ -73,19 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
     _location_flags(stats)
 
     history = sub.add_parser("history", help="the messages around a message of a session")
-    history.add_argument("session_key", help="a session key, a bare session id, or a unique prefix of one")
-    history.add_argument("--message")
-    history.add_argument("--limit", type=int, default=20)
+    request_flags(history, HistoryRequest)
     history.add_argument("--json", action="store_true")
     _location_flags(history)
 
     sessions = sub.add_parser("sessions", help="list sessions: title, agent, times, resume command")
-    sessions.add_argument("--query", help="words that must all appear in the title, folder or session key")
-    sessions.add_argument("--format", dest="agent_format", choices=FORMATS)
-    sessions.add_argument("--since", help="sessions active on or after this ISO date")
-    sessions.add_argument("--until", help="sessions active on or before this ISO date")
-    sessions.add_argument("--limit", type=int, default=50)
-    sessions.add_argument("--cursor", help="nextCursor of the previous page (--json shows it)")
+    request_flags(sessions, SessionsRequest, cursor="nextCursor of the previous page (--json shows it)")
     sessions.add_argument("--json", action="store_true", help="the full page: files touched, tools, resume commands")
     sessions.add_argument("--no-sync", action="store_true", help="list what the index holds as it is")
     _location_flags(sessions)

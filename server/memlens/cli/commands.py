@@ -11,9 +11,9 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
-from memlens.cli.arguments import build_parser, settings_from_args
+from memlens.cli.arguments import build_parser, request_from, settings_from_args
 from memlens.cli.output import (
     ProgressBar,
     also_holds_line,
@@ -24,11 +24,18 @@ from memlens.cli.output import (
     print_sources,
     print_stats,
 )
-from memlens.engine.filters import filters_from_dict
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
 from memlens.local_api.client import ServerError, ask
-from memlens.local_api.protocol import SearchParams
+from memlens.requests import (
+    HistoryRequest,
+    ReindexRequest,
+    RemoveSourceRequest,
+    SearchRequest,
+    SessionsRequest,
+    checked,
+    to_wire,
+)
 
 if TYPE_CHECKING:
     from memlens.engine import Engine
@@ -107,8 +114,9 @@ def say_lock_problem(engine: Engine) -> bool:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    full = request_from(ReindexRequest, args).full if args.command == "reindex" else False
     with open_engine(args) as engine:
-        report = sync_engine(engine, full=getattr(args, "full", False))
+        report = sync_engine(engine, full=full)
         print(describe_sync(report))
         for error in report.errors[:10]:
             print(f"  skipped: {error}", file=sys.stderr)
@@ -116,36 +124,24 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    wire_filters = {
-        k: v
-        for k, v in {
-            "kind": args.kind,
-            "format": args.agent_format,
-            "session": args.session,
-            "role": args.role,
-            "since": args.since,
-            "until": args.until,
-        }.items()
-        if v
-    }
-    filters = filters_from_dict(wire_filters)  # a bad filter is said here, before anything is opened
+    request = request_from(SearchRequest, args)  # a bad value is said here, before anything is opened
     located = locate(args)  # once: it reads the settings files and says their warnings
-    answered = _ask_server(args, wire_filters, located)
+    answered = _ask_server(args, request, located)
     if answered is not None:
         return _print_search(args, answered, warned=False)
-    load_model = args.mode != "keyword"
+    load_model = request.mode != "keyword"
     with open_engine(args, load_model=load_model, located=located) as engine:
         report = None if args.no_sync else sync_before_reading(engine)
         if report is not None and (report.files_parsed or report.files_deleted or report.files_appended):
             print(describe_sync(report), file=sys.stderr)
         response = engine.search(
-            args.query,
-            limit=args.limit,
-            mode=args.mode,
-            filters=filters,
-            explain=args.explain,
-            fusion=args.fusion,
-            min_score=args.min_score,
+            request.query,
+            limit=request.limit,
+            mode=request.mode,
+            filters=request.filters,
+            explain=request.explain,
+            fusion=request.fusion,
+            min_score=request.min_score,
         )
     return _print_search(args, response, warned=bool(engine.provider_note))
 
@@ -155,7 +151,7 @@ _OWN_ENGINE_FLAGS = ("transcripts", "scope", "no_embeddings", "model", "model_pa
 
 
 def _ask_server(
-    args: argparse.Namespace, wire_filters: dict[str, Any], located: tuple[list[Path], Settings]
+    args: argparse.Namespace, request: SearchRequest, located: tuple[list[Path], Settings]
 ) -> SearchResponse | None:
     """The answer of the `memlens serve` / `memlens mcp` that holds this index open, if one runs and may answer."""
     if args.no_server or any(getattr(args, flag) for flag in _OWN_ENGINE_FLAGS):
@@ -164,17 +160,8 @@ def _ask_server(
     index_dir = index_dir_for(
         workspaces=resolve_workspaces(workspaces), configured=settings.index_dir, explicit=args.index_dir
     )
-    params: SearchParams = {
-        "query": args.query,
-        "limit": args.limit,
-        "mode": args.mode,
-        "fusion": args.fusion,
-        "minScore": args.min_score,
-        "explain": args.explain,
-        "filters": wire_filters,
-    }
     try:
-        answer = ask(index_dir, {"method": "search", "params": params})
+        answer = ask(index_dir, {"method": "search", "params": to_wire(request)})
     except ServerError as exc:
         raise InvalidRequest(str(exc)) from exc
     if answer is None:
@@ -203,9 +190,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
+    request = request_from(HistoryRequest, args)
     with open_engine(args, load_model=False) as engine:
         say_lock_problem(engine)
-        history = engine.history(args.session_key, message_id=args.message, limit=args.limit)
+        history = engine.history(request.session_key, message_id=request.message_id, limit=request.limit)
     if args.json:
         print(json.dumps(history, ensure_ascii=False))
     else:
@@ -214,16 +202,17 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
+    request = request_from(SessionsRequest, args)
     with open_engine(args, load_model=False) as engine:
         if not args.no_sync:
             sync_before_reading(engine, embed=False)
         page = engine.sessions(
-            query=args.query,
-            format=args.agent_format,
-            since=args.since,
-            until=args.until,
-            limit=args.limit,
-            cursor=args.cursor,
+            query=request.query,
+            format=request.format,
+            since=request.since,
+            until=request.until,
+            limit=request.limit,
+            cursor=request.cursor,
         )
     if args.json:
         print(json.dumps(page, ensure_ascii=False))
@@ -245,8 +234,9 @@ def cmd_sources(args: argparse.Namespace) -> int:
         return 0
     if args.folder is None:
         raise InvalidRequest("memlens sources remove needs the folder to forget (memlens sources lists them)")
+    request = checked(RemoveSourceRequest, path=args.folder)
     with open_engine(args, load_model=False) as engine:
-        removed = engine.remove_source_folder(args.folder)
+        removed = engine.remove_source_folder(request.path)
     if args.json:
         print(json.dumps(removed, ensure_ascii=False))
     else:

@@ -14,18 +14,17 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import cast
 
-from memlens.engine.answers.context_pack import DEFAULT_BUDGET, build_context_pack
+from memlens.engine.answers.context_pack import build_context_pack
 from memlens.engine.answers.history import session_history
 from memlens.engine.answers.index_stats import index_stats
 from memlens.engine.answers.outbound import redact_response
 from memlens.engine.answers.results import ResultBuilder, display_path
-from memlens.engine.answers.sessions import DEFAULT_LIMIT as SESSIONS_LIMIT
 from memlens.engine.answers.sessions import label_history, label_results, list_sessions, resolve_session
 from memlens.engine.answers.source_folders import source_folders
-from memlens.engine.answers.summaries import DEFAULT_EXPAND_BUDGET, describe_summary, expand_summary, grep_summaries
+from memlens.engine.answers.summaries import describe_summary, expand_summary, grep_summaries
 from memlens.engine.answers.visibility import Visibility, VisibilityCache
 from memlens.engine.catalog import Catalog, RootRow
-from memlens.engine.filters import SearchFilters
+from memlens.engine.filters import SearchFilters, filters_from_request
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.engine.indexing.discovery import Locations, SourceFile, classify, discover, resolve_locations
 from memlens.engine.indexing.indexer import Indexer, SyncReport
@@ -53,6 +52,21 @@ from memlens.errors import (
     LockPathBroken,
     environmental_cause,
     unwritable_folder_cause,
+)
+from memlens.requests import (
+    DEFAULT_CONTEXT_BUDGET,
+    DEFAULT_EXPAND_BUDGET,
+    DEFAULT_GREP,
+    DEFAULT_HISTORY,
+    DEFAULT_SESSIONS,
+    ContextRequest,
+    HistoryRequest,
+    SearchFilterRequest,
+    SearchRequest,
+    SummariesDescribeRequest,
+    SummariesExpandRequest,
+    SummariesGrepRequest,
+    checked,
 )
 from memlens.settings import Settings
 from memlens.wire import (
@@ -449,12 +463,16 @@ class Engine:
         *,
         limit: int | None = None,
         mode: str | None = None,
-        filters: SearchFilters | None = None,
+        filters: SearchFilters | SearchFilterRequest | None = None,
         explain: bool = False,
         fusion: str | None = None,
         min_score: float | None = None,
     ) -> SearchResponse:
-        """The `--json` / `memlens.search` response."""
+        """The `--json` / `memlens.search` response; `filters` as the engine's, or as the request's (`filters` of a
+        memlens.requests.SearchRequest)."""
+        checked(SearchRequest, query=query, limit=limit, mode=mode, fusion=fusion, explain=explain, min_score=min_score)
+        if isinstance(filters, SearchFilterRequest):
+            filters = filters_from_request(filters)
         started = time.perf_counter()
         settings = self.settings.search
         limit = limit or settings.max_results
@@ -487,9 +505,12 @@ class Engine:
             response["fusion"] = cast(FusionMode, ranking.fusion)  # the retriever checked it against FUSIONS
         return redact_response(response)
 
-    def history(self, session_key: str, *, message_id: str | None = None, limit: int = 20) -> HistoryResponse:
+    def history(
+        self, session_key: str, *, message_id: str | None = None, limit: int = DEFAULT_HISTORY
+    ) -> HistoryResponse:
         """A session's messages around `message_id` (or its newest tail); excluded sessions do not exist.
         `session_key` may also be a bare session id or a unique prefix (see `resolve_session`)."""
+        checked(HistoryRequest, session_key=session_key, message_id=message_id, limit=limit)
         self.refresh()
         visibility = self.visibility()
         key = resolve_session(self.catalog, session_key, visibility)
@@ -509,7 +530,7 @@ class Engine:
         format: str | None = None,
         since: str | None = None,
         until: str | None = None,
-        limit: int = SESSIONS_LIMIT,
+        limit: int = DEFAULT_SESSIONS,
         cursor: str | None = None,
     ) -> SessionsResponse:
         """A page of visible sessions, newest first: title, project, times, files touched, tools, resume command."""
@@ -527,13 +548,15 @@ class Engine:
         answer: SessionsResponse = {**page, "indexing": self.indexing()}
         return redact_response(answer)
 
-    def summaries_grep(self, pattern: str, *, limit: int = 20) -> SummariesGrepResponse:
+    def summaries_grep(self, pattern: str, *, limit: int = DEFAULT_GREP) -> SummariesGrepResponse:
         """Compaction summaries whose text matches `pattern` (a linear-time regular expression)."""
+        checked(SummariesGrepRequest, pattern=pattern, limit=limit)
         self.refresh()
         return redact_response(grep_summaries(self.catalog, pattern, limit, self.visibility()))
 
     def summaries_describe(self, summary_id: str) -> SummaryDescription:
         """One summary with the span of messages it covers."""
+        checked(SummariesDescribeRequest, summary_id=summary_id)
         self.refresh()
         return redact_response(describe_summary(self.catalog, summary_id, self.visibility()))
 
@@ -541,13 +564,15 @@ class Engine:
         self, summary_id: str, *, token_budget: int = DEFAULT_EXPAND_BUDGET
     ) -> SummariesExpandResponse:
         """The messages a summary replaced, within a token budget."""
+        checked(SummariesExpandRequest, summary_id=summary_id, token_budget=token_budget)
         self.refresh()
         return redact_response(expand_summary(self.catalog, summary_id, token_budget, self.visibility()))
 
     def context(
-        self, question: str, *, token_budget: int = DEFAULT_BUDGET, limit: int | None = None
+        self, question: str, *, token_budget: int = DEFAULT_CONTEXT_BUDGET, limit: int | None = None
     ) -> ContextResponse:
         """A context pack: the turns most relevant to `question`, cited, within a token budget."""
+        checked(ContextRequest, question=question, token_budget=token_budget, limit=limit)
         return redact_response(build_context_pack(self, question, token_budget=token_budget, limit=limit))
 
     def stats(self, *, count_unindexed: bool = True) -> StatsResponse:

@@ -12,7 +12,7 @@ from typing import Any
 from memlens.local_api.protocol import MAX_ANSWER, Request, encode, read_line, socket_path
 
 CONNECT_SECONDS = 0.5
-ANSWER_SECONDS = 60.0  # a hybrid search on a busy server (or one still loading its model) may take seconds
+ANSWER_SECONDS = 10.0  # a hybrid search on a busy server takes a second or two; past this the CLI answers itself
 
 
 class ServerError(Exception):
@@ -32,7 +32,7 @@ def ask(index_dir: Path, request: Request) -> dict[str, Any] | None:
         conn.settimeout(ANSWER_SECONDS)
         conn.sendall(encode(request))
         conn.shutdown(socket.SHUT_WR)
-        return _answer(read_line(conn, MAX_ANSWER))
+        return _answer(read_line(conn, MAX_ANSWER, ANSWER_SECONDS))
     return None
 
 

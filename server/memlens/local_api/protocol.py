@@ -1,6 +1,7 @@
 """The local socket's place and framing: one request line of JSON, one answer line of JSON, camelCase keys.
 
-Request: {"method": "search", "params": {"query", "limit", "mode", "fusion", "minScore", "explain", "filters"}}.
+Request: {"method": "search", "params": <memlens.requests.SearchRequest as JSON: query, limit, mode, fusion, minScore,
+explain, filters>}, at most MAX_LINE bytes, sent within the server's read deadline.
 Answer: {"result": <the search response, as `memlens search --json` prints it>} or {"error": {"message", "code"}},
 where code "unavailable" means "ask your own engine" (the server's index is not open) and "invalid" is the user's
 error, said as the CLI would say it."""
@@ -10,29 +11,20 @@ from __future__ import annotations
 import json
 import socket
 import sys
+import time
 from pathlib import Path
 from typing import Any, Literal, TypedDict
 
 SOCKET_NAME = "search.sock"
-MAX_LINE = 1 << 20  # a request longer than this is refused (a query is a line of text)
+MAX_LINE = 64 << 10  # a request longer than this is refused (the longest valid one, a query at its cap, is far less)
 MAX_ANSWER = 64 << 20  # an answer longer than this is not read
 MAX_PATH = 100  # sun_path holds 104–108 bytes: a longer socket path is not used
 ErrorCode = Literal["unavailable", "invalid", "internal"]
 
 
-class SearchParams(TypedDict, total=False):
-    query: str
-    limit: int | None
-    mode: str | None
-    fusion: str | None
-    minScore: float | None
-    explain: bool
-    filters: dict[str, Any]
-
-
 class Request(TypedDict):
     method: Literal["search"]
-    params: SearchParams
+    params: dict[str, Any]  # memlens.requests.to_wire(a SearchRequest)
 
 
 def socket_path(index_dir: Path) -> Path | None:
@@ -51,11 +43,17 @@ def error(message: str, code: ErrorCode) -> dict[str, Any]:
     return {"error": {"message": message, "code": code}}
 
 
-def read_line(conn: socket.socket, limit: int) -> bytes:
-    """What the peer sends up to its first newline (or until it closes), at most about `limit` bytes."""
+def read_line(conn: socket.socket, limit: int, seconds: float) -> bytes:
+    """What the peer sends up to its first newline (or until it closes), at most about `limit` bytes, within
+    `seconds` in all (a peer trickling a byte at a time cannot stretch it); TimeoutError past that."""
+    deadline = time.monotonic() + seconds
     parts: list[bytes] = []
     size = 0
     while size <= limit:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError(f"no whole line within {seconds:g} s")
+        conn.settimeout(remaining)
         block = conn.recv(1 << 16)
         if not block:
             break

@@ -1,11 +1,13 @@
 """The listener `memlens serve` and `memlens mcp` start beside their engine: it answers `memlens search` from the
 index they already hold open. Only the process that holds the index's writer lock listens (one per index folder);
-the socket is the owner's alone (mode 0600, and on Linux the peer's user id is checked) and is removed on close."""
+the socket is the owner's alone (mode 0600, and on Linux the peer's user id is checked) and is removed on close.
+Each connection is answered on its own thread (at most MAX_CLIENTS at once), its request bounded in size
+(protocol.MAX_LINE), time (READ_SECONDS in all), nesting and values (memlens.requests), so no client can kill or hold
+the listener."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import socket
@@ -16,18 +18,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memlens.engine.filters import filters_from_dict
 from memlens.errors import IndexUnavailable, InvalidRequest
 from memlens.local_api.protocol import MAX_LINE, encode, error, read_line, socket_path
+from memlens.requests import SearchRequest, load_json
 
 if TYPE_CHECKING:
     from memlens.engine import Engine
+    from memlens.wire import SearchResponse
 
 log = logging.getLogger(__name__)
 
-READ_SECONDS = 5.0  # a client that connects and says nothing is dropped after this
+READ_SECONDS = 5.0  # a client's whole request must arrive within this (a byte every few seconds is dropped)
 ACCEPT_SECONDS = 0.5  # how often the accept loop looks whether it was asked to stop
-_STRINGS = ("query", "mode", "fusion")
+MAX_CLIENTS = 16  # connections answered at once; past this a client is told "busy" and asks its own engine
 
 
 class LocalServer:
@@ -40,6 +43,7 @@ class LocalServer:
         self._inode: int | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._slots = threading.BoundedSemaphore(MAX_CLIENTS)
 
     @property
     def path(self) -> Path | None:
@@ -82,7 +86,7 @@ class LocalServer:
                 path.unlink()  # a socket left by a process that died
             listener.bind(str(path))
             os.chmod(path, 0o600)
-            listener.listen(8)
+            listener.listen(32)
             listener.settimeout(ACCEPT_SECONDS)
             inode = path.stat().st_ino
         except OSError as exc:  # a read-only folder, a name that is not a socket: the CLI opens the index itself
@@ -95,6 +99,7 @@ class LocalServer:
         log.info("answering `memlens search` at %s", path)
 
     def _serve(self, listener: socket.socket) -> None:
+        """Accept connections until closed; each is answered on its own thread, so no client can hold the others."""
         while not self._stop.is_set():
             try:
                 conn, _ = listener.accept()
@@ -102,34 +107,59 @@ class LocalServer:
                 continue
             except OSError:
                 return  # closed
+            try:
+                self._dispatch(conn)
+            except Exception:  # whatever one connection does, the listener goes on
+                log.exception("local client: cannot start its handler")
+                conn.close()
+
+    def _dispatch(self, conn: socket.socket) -> None:
+        if not self._slots.acquire(blocking=False):
+            with conn:  # every slot is held (clients that say nothing yet): this one asks its own engine
+                conn.settimeout(READ_SECONDS)
+                conn.sendall(encode(error("the server is busy", "unavailable")))
+            return
+        try:
+            threading.Thread(target=self._connection, args=(conn,), name="memlens-local-client", daemon=True).start()
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def _connection(self, conn: socket.socket) -> None:
+        try:
             with conn:
-                try:
-                    self._handle(conn)
-                except OSError as exc:  # the client went away: its loss alone
-                    log.debug("local client: %s", exc)
+                self._handle(conn)
+        except OSError as exc:  # the client went away, or trickled past the deadline: its loss alone
+            log.debug("local client: %s", exc)
+        except Exception:
+            log.exception("local client: unexpected failure")
+        finally:
+            self._slots.release()
 
     def _handle(self, conn: socket.socket) -> None:
         if not _same_user(conn):
             conn.sendall(encode(error("this socket answers its owner only", "invalid")))
             return
-        conn.settimeout(READ_SECONDS)
-        line = read_line(conn, MAX_LINE)
+        line = read_line(conn, MAX_LINE, READ_SECONDS)
+        conn.settimeout(READ_SECONDS)  # the answer is written within the same bound, however slowly it is read
         conn.sendall(encode(self.answer(line)))
 
     def answer(self, line: bytes) -> dict[str, Any]:
         """The answer to one request line (any failure is an answer too, never an exception)."""
+        if len(line) > MAX_LINE:
+            return error(f"the request is larger than {MAX_LINE:,} bytes", "invalid")
         try:
-            request = json.loads(line)
-        except ValueError:
-            return error("the request is not JSON", "invalid")
+            request = load_json(line)
+        except InvalidRequest as exc:
+            return error(str(exc), "invalid")
         if not isinstance(request, dict) or request.get("method") != "search":
             return error('the only method is "search"', "invalid")
-        params = request.get("params")
         engine = self._engine_of()
         if engine is None:
             return error("the index is not open yet", "unavailable")
         try:
-            return {"result": engine.search(**_search_arguments(params))}
+            search = SearchRequest.parse(request.get("params"))
+            return {"result": _search(engine, search)}
         except IndexUnavailable as exc:
             return error(str(exc), "unavailable")
         except InvalidRequest as exc:
@@ -139,29 +169,16 @@ class LocalServer:
             return error(f"{type(exc).__name__}: {exc}", "internal")
 
 
-def _search_arguments(params: object) -> dict[str, Any]:
-    """`Engine.search`'s keyword arguments from the request's params, each checked for its type."""
-    if not isinstance(params, dict) or not isinstance(params.get("query"), str):
-        raise InvalidRequest("params.query must be a string")
-    for key in _STRINGS:
-        if params.get(key) is not None and not isinstance(params[key], str):
-            raise InvalidRequest(f"params.{key} must be a string")
-    limit, min_score, filters = params.get("limit"), params.get("minScore"), params.get("filters") or {}
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)):
-        raise InvalidRequest("params.limit must be an integer")
-    if min_score is not None and (not isinstance(min_score, (int, float)) or isinstance(min_score, bool)):
-        raise InvalidRequest("params.minScore must be a number")
-    if not isinstance(filters, dict):
-        raise InvalidRequest("params.filters must be an object")
-    return {
-        "query": params["query"],
-        "limit": limit,
-        "mode": params.get("mode"),
-        "fusion": params.get("fusion"),
-        "min_score": None if min_score is None else float(min_score),
-        "explain": bool(params.get("explain")),
-        "filters": filters_from_dict(filters),
-    }
+def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
+    return engine.search(
+        request.query,
+        limit=request.limit,
+        mode=request.mode,
+        fusion=request.fusion,
+        min_score=request.min_score,
+        explain=request.explain,
+        filters=request.filters,
+    )
 
 
 def _same_user(conn: socket.socket) -> bool:

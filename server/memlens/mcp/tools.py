@@ -10,121 +10,81 @@ Argument names follow docs/lsp-api.md.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, TypedDict
-
-import jsonschema
+from dataclasses import dataclass, field
+from typing import Any
 
 from memlens.engine import Engine
-from memlens.engine.answers.context_pack import DEFAULT_BUDGET
-from memlens.engine.answers.history import MAX_HISTORY
-from memlens.engine.answers.sessions import MAX_LIMIT as MAX_SESSIONS
-from memlens.engine.answers.summaries import DEFAULT_EXPAND_BUDGET, MAX_GREP
-from memlens.engine.filters import FORMATS, KINDS, ROLES, filters_from_dict
-from memlens.engine.ranking.search import MODES
 from memlens.errors import InvalidRequest
+from memlens.requests import (
+    AGENT_SESSIONS,
+    ContextRequest,
+    HistoryRequest,
+    McpSearchRequest,
+    Request,
+    SessionsRequest,
+    StatsRequest,
+    SummariesDescribeRequest,
+    SummariesExpandRequest,
+    SummariesGrepRequest,
+    json_schema,
+    parse,
+)
 from memlens.wire import (
-    ContextParams,
     ContextResponse,
-    HistoryParams,
     HistoryResponse,
-    McpSearchParams,
     SearchResponse,
-    SessionsParams,
     SessionsResponse,
     StatsResponse,
-    SummariesDescribeParams,
-    SummariesExpandParams,
     SummariesExpandResponse,
-    SummariesGrepParams,
     SummariesGrepResponse,
     SummaryDescription,
 )
 
-MAX_BUDGET = 200_000
-SESSIONS_PAGE = 20  # an agent reads a page; programs page on with nextCursor
-
-# -- argument types (the others are in memlens.wire) -------------------------------------------------------------
+# -- handlers (each takes its request, checked: memlens.requests) --------------------------------------------------
 
 
-class NoArgs(TypedDict):
-    pass
+def search(engine: Engine, request: McpSearchRequest) -> SearchResponse:
+    session = engine.resolve_session(request.session_key) if request.session_key else None
+    filters = request.filter_request(session)
+    return engine.search(request.query, limit=request.limit, mode=request.mode, filters=filters)
 
 
-# -- handlers ----------------------------------------------------------------------------------------------------
+def history(engine: Engine, request: HistoryRequest) -> HistoryResponse:
+    return engine.history(request.session_key, message_id=request.message_id, limit=request.limit)
 
 
-def search(engine: Engine, args: McpSearchParams) -> SearchResponse:
-    session = args.get("sessionKey")
-    filters = filters_from_dict(
-        {
-            "kind": args.get("kind"),
-            "format": args.get("format"),
-            "role": args.get("role"),
-            "since": args.get("since"),
-            "until": args.get("until"),
-            "session": engine.resolve_session(session) if session else None,
-        }
-    )
-    return engine.search(args["query"], limit=args.get("limit"), mode=args.get("mode"), filters=filters)
-
-
-def history(engine: Engine, args: HistoryParams) -> HistoryResponse:
-    return engine.history(args["sessionKey"], message_id=args.get("messageId"), limit=args.get("limit", 20))
-
-
-def sessions(engine: Engine, args: SessionsParams) -> SessionsResponse:
+def sessions(engine: Engine, request: SessionsRequest) -> SessionsResponse:
     return engine.sessions(
-        query=args.get("query"),
-        format=args.get("format"),
-        since=args.get("since"),
-        until=args.get("until"),
-        limit=args.get("limit", SESSIONS_PAGE),
-        cursor=args.get("cursor"),
+        query=request.query,
+        format=request.format,
+        since=request.since,
+        until=request.until,
+        limit=request.limit,
+        cursor=request.cursor,
     )
 
 
-def summaries_grep(engine: Engine, args: SummariesGrepParams) -> SummariesGrepResponse:
-    return engine.summaries_grep(args["pattern"], limit=args.get("limit", 20))
+def summaries_grep(engine: Engine, request: SummariesGrepRequest) -> SummariesGrepResponse:
+    return engine.summaries_grep(request.pattern, limit=request.limit)
 
 
-def summaries_describe(engine: Engine, args: SummariesDescribeParams) -> SummaryDescription:
-    return engine.summaries_describe(args["summaryId"])
+def summaries_describe(engine: Engine, request: SummariesDescribeRequest) -> SummaryDescription:
+    return engine.summaries_describe(request.summary_id)
 
 
-def summaries_expand(engine: Engine, args: SummariesExpandParams) -> SummariesExpandResponse:
-    return engine.summaries_expand(args["summaryId"], token_budget=args.get("tokenBudget", DEFAULT_EXPAND_BUDGET))
+def summaries_expand(engine: Engine, request: SummariesExpandRequest) -> SummariesExpandResponse:
+    return engine.summaries_expand(request.summary_id, token_budget=request.token_budget)
 
 
-def context(engine: Engine, args: ContextParams) -> ContextResponse:
-    return engine.context(
-        args["question"], token_budget=args.get("tokenBudget", DEFAULT_BUDGET), limit=args.get("limit")
-    )
+def context(engine: Engine, request: ContextRequest) -> ContextResponse:
+    return engine.context(request.question, token_budget=request.token_budget, limit=request.limit)
 
 
-def stats(engine: Engine, args: NoArgs) -> StatsResponse:
+def stats(engine: Engine, request: StatsRequest) -> StatsResponse:
     return engine.stats()
 
 
 # -- schemas -------------------------------------------------------------------------------------------------------
-
-_TEXT = {"type": "string", "minLength": 1, "pattern": r"\S"}
-_DATE = {"type": "string", "description": "ISO 8601 date or date-time, e.g. 2026-02-10 (UTC unless an offset is given)"}
-_SESSION_REF = {
-    **_TEXT,
-    "description": "a session key (claude-code:<uuid>), a bare session id, or a unique prefix of one (≥ 4 characters)",
-}
-
-
-def _limit(default: int | None, high: int, what: str) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "integer", "minimum": 1, "maximum": high, "description": what}
-    if default is not None:
-        schema["default"] = default
-    return schema
-
-
-def _object(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": list(required), "additionalProperties": False}
 
 
 def _answer(*required: str, **properties: Any) -> dict[str, Any]:
@@ -142,34 +102,18 @@ class Tool:
     name: str
     title: str
     description: str
-    input_schema: dict[str, Any]
+    request: type[Request]  # its arguments: the input schema is made from it, and they are parsed into it
     output_schema: dict[str, Any]
     handler: Callable[[Engine, Any], Mapping[str, object]]  # a memlens.wire answer
+    defaults: Mapping[str, Any] = field(default_factory=dict)  # where an agent's default differs from the request's
 
-    def check(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-        """The arguments, checked against the input schema; InvalidRequest says what is wrong and where."""
-        data = dict(arguments or {})
-        validator = jsonschema.Draft202012Validator(self.input_schema)
-        errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.path), str(e.path)))
-        if errors:
-            raise InvalidRequest(_describe(errors[0], self.input_schema))
-        return data
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return json_schema(self.request, defaults=self.defaults)
 
-
-def _describe(error: jsonschema.ValidationError, schema: Mapping[str, Any]) -> str:
-    field = ".".join(str(p) for p in error.path)
-    allowed = ", ".join(sorted(schema.get("properties", {}))) or "none"
-    if error.validator == "additionalProperties":
-        return f"{error.message}; the arguments are: {allowed}"
-    if error.validator == "required":
-        return str(error.message).replace("is a required property", "is required")
-    if error.validator == "enum":
-        return f"{field} must be one of {', '.join(map(str, error.validator_value))}, not {error.instance!r}"
-    if error.validator in ("minLength", "pattern") and isinstance(error.instance, str):
-        return f"{field} must not be empty"
-    if error.validator == "type":
-        return f"{field} must be of type {error.validator_value}, not {error.instance!r}"
-    return f"{field}: {error.message}" if field else error.message
+    def check(self, arguments: Mapping[str, Any] | None) -> Request:
+        """The arguments as the tool's request; InvalidRequest names the field that is wrong and what it allows."""
+        return parse(self.request, arguments, defaults=self.defaults)
 
 
 TOOLS: tuple[Tool, ...] = (
@@ -182,20 +126,7 @@ TOOLS: tuple[Tool, ...] = (
         'we decide about …"), before redoing an investigation, or to find which session touched a topic. Each hit '
         "names its session (sessionKey, messageId, title, resumeCommand): follow up with `history` to read around "
         "it. Filters: kind (memory|transcript|summary), format (agent), role, since/until (ISO dates), sessionKey.",
-        _object(
-            {
-                "query": {**_TEXT, "description": "what to look for, in natural language or keywords"},
-                "limit": _limit(None, 100, "how many results (default: search.maxResults, 10)"),
-                "mode": {"enum": list(MODES), "description": "hybrid (default), keyword (BM25) or vector"},
-                "kind": {"enum": list(KINDS)},
-                "format": {"enum": list(FORMATS)},
-                "role": {"enum": list(ROLES)},
-                "since": _DATE,
-                "until": {**_DATE, "description": "ISO date or date-time; a bare date includes that whole day"},
-                "sessionKey": {**_SESSION_REF, "description": "only this session (key, id or unique prefix)"},
-            },
-            ("query",),
-        ),
+        McpSearchRequest,
         _answer("results", query={"type": "string"}, results=_LIST, totalResults=_INT, indexing=_FLAG),
         search,
     ),
@@ -206,14 +137,7 @@ TOOLS: tuple[Tool, ...] = (
         "hit, to see the question before it and what was done after); without it, the session's newest messages "
         "(where it ended). `sessionKey` accepts a session key, a bare session id, or a unique prefix. The answer "
         "carries the session's title and resumeCommand, and hasMoreBefore/hasMoreAfter to page on.",
-        _object(
-            {
-                "sessionKey": _SESSION_REF,
-                "messageId": {**_TEXT, "description": "anchor the window on this message (from a search hit)"},
-                "limit": _limit(20, MAX_HISTORY, "how many messages"),
-            },
-            ("sessionKey",),
-        ),
+        HistoryRequest,
         _answer("sessionKey", "messages", sessionKey={"type": "string"}, messages=_LIST, indexing=_FLAG),
         history,
     ),
@@ -225,20 +149,12 @@ TOOLS: tuple[Tool, ...] = (
         'it (resumeCommand, for Claude Code and Codex). Use it to answer "what was I working on", "which session '
         'edited X", or to find a session to resume or read with `history`. Filter by `query` (words in the title, '
         "folder or key), `format`, `since`/`until`; page with `cursor` (nextCursor of the previous page).",
-        _object(
-            {
-                "query": {"type": "string", "description": "words that must all appear in the title, cwd or key"},
-                "format": {"enum": list(FORMATS)},
-                "since": {**_DATE, "description": "sessions active on or after this date"},
-                "until": {**_DATE, "description": "sessions active on or before this date (a bare date: that day)"},
-                "limit": _limit(SESSIONS_PAGE, MAX_SESSIONS, "sessions per page"),
-                "cursor": {**_TEXT, "description": "nextCursor from the previous page"},
-            }
-        ),
+        SessionsRequest,
         _answer(
             "sessions", sessions=_LIST, totalSessions=_INT, nextCursor={"type": ["string", "null"]}, indexing=_FLAG
         ),
         sessions,
+        defaults={"limit": AGENT_SESSIONS},
     ),
     Tool(
         "summaries_grep",
@@ -247,13 +163,7 @@ TOOLS: tuple[Tool, ...] = (
         "and `summary` lines, OpenClaw compaction/branch summaries) with a case-insensitive regular expression "
         "(or literal text). Use it for an overview of long past sessions; each hit's summaryId feeds "
         "`summaries_describe` and `summaries_expand`. Newest first.",
-        _object(
-            {
-                "pattern": {**_TEXT, "description": "a regular expression (linear-time) or literal text"},
-                "limit": _limit(20, MAX_GREP, "how many summaries"),
-            },
-            ("pattern",),
-        ),
+        SummariesGrepRequest,
         _answer("results", pattern={"type": "string"}, results=_LIST, totalMatches=_INT, indexing=_FLAG),
         summaries_grep,
     ),
@@ -263,10 +173,7 @@ TOOLS: tuple[Tool, ...] = (
         "Show one compaction summary in full and the span of messages it replaced (how many, from when to when, "
         "their ids and size in tokens). Use it after `summaries_grep` or a search hit of kind `summary` to decide "
         "whether to `summaries_expand` it.",
-        _object(
-            {"summaryId": {**_TEXT, "description": "chunk:<n>, from summaries_grep or a summary search hit"}},
-            ("summaryId",),
-        ),
+        SummariesDescribeRequest,
         _answer("summaryId", "text", summaryId={"type": "string"}, text={"type": "string"}, indexing=_FLAG),
         summaries_describe,
     ),
@@ -276,18 +183,7 @@ TOOLS: tuple[Tool, ...] = (
         "Return the original messages a compaction summary replaced, newest kept first within `tokenBudget`, listed "
         "oldest first. Use it when a summary mentions something you need verbatim (a command, an error, a decision "
         "and its reason).",
-        _object(
-            {
-                "summaryId": {**_TEXT, "description": "chunk:<n>"},
-                "tokenBudget": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_BUDGET,
-                    "default": DEFAULT_EXPAND_BUDGET,
-                },
-            },
-            ("summaryId",),
-        ),
+        SummariesExpandRequest,
         _answer("messages", summaryId={"type": "string"}, messages=_LIST, tokens=_INT, indexing=_FLAG),
         summaries_expand,
     ),
@@ -298,14 +194,7 @@ TOOLS: tuple[Tool, ...] = (
         "passages, taken round-robin across sources (each session or note gets a turn before any gets a second), "
         "within a token budget, each with a citation. Use it at the start of a task that continues earlier work, "
         "when you want the gist of several sources at once rather than individual hits.",
-        _object(
-            {
-                "question": {**_TEXT, "description": "the task or question to gather context for"},
-                "tokenBudget": {"type": "integer", "minimum": 50, "maximum": MAX_BUDGET, "default": DEFAULT_BUDGET},
-                "limit": _limit(None, 100, "at most this many items"),
-            },
-            ("question",),
-        ),
+        ContextRequest,
         _answer("items", question={"type": "string"}, items=_LIST, tokens=_INT, indexing=_FLAG),
         context,
     ),
@@ -316,7 +205,7 @@ TOOLS: tuple[Tool, ...] = (
         "chunks with and without vectors, the embedding provider, the last sync, skipped lines, and `indexing` "
         "(true while a sync or embedding runs, when answers may still miss the newest text). Use it when results "
         "look incomplete.",
-        _object({}),
+        StatsRequest,
         _answer("totalChunks", totalChunks=_INT, sessions=_INT, indexing=_FLAG),
         stats,
     ),

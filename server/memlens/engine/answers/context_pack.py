@@ -9,6 +9,7 @@ from memlens.engine.answers.summaries import estimate_tokens
 from memlens.engine.catalog import Catalog
 from memlens.engine.redact import redact
 from memlens.errors import NotFound
+from memlens.requests import DEFAULT_CONTEXT_BUDGET as DEFAULT_BUDGET
 from memlens.settings import Settings
 from memlens.wire import (
     ContextItem,
@@ -22,7 +23,6 @@ from memlens.wire import (
     SearchResult,
 )
 
-DEFAULT_BUDGET = 2000
 MAX_CANDIDATES = 50
 MIN_TRIMMED_TOKENS = 40  # a trimmed item shorter than this is not worth its citation
 MIN_SCORE = 0.15  # questions score lower than keywords; the relative cut below keeps the pack on topic

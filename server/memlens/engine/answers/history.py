@@ -8,9 +8,8 @@ from memlens.engine.answers.results import iso
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.errors import NotFound
+from memlens.requests import MAX_HISTORY
 from memlens.wire import HistoryMessage, HistoryResponse
-
-MAX_HISTORY = 500
 
 
 class HistoryError(NotFound):

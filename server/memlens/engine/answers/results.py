@@ -13,9 +13,9 @@ from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog, ResultRow
 from memlens.engine.ranking.hits import Ranking, UnitHit
 from memlens.engine.ranking.rerank import ANSWER_TOP, shown, shown_floor
+from memlens.requests import MAX_RESULTS as MAX_LIMIT
 from memlens.wire import HitKind, SearchResult
 
-MAX_LIMIT = 100
 SETTLE_EXTRA = 4  # rows a slice reads beyond the limit (at least ANSWER_TOP): room for hidden hits, a chunk's units
 
 

@@ -23,12 +23,11 @@ from typing import TypedDict
 from memlens.engine.answers.results import iso
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
-from memlens.engine.filters import FORMATS, parse_time
 from memlens.errors import InvalidRequest, NotFound
+from memlens.requests import DEFAULT_SESSIONS as DEFAULT_LIMIT
+from memlens.requests import SessionsRequest, checked, parse_time
 from memlens.wire import FileTouched, HistoryResponse, SearchResult, SessionSummary, ToolUse
 
-DEFAULT_LIMIT = 50
-MAX_LIMIT = 500
 TITLE_CHARS = 80
 MAX_FILES = 25  # files listed per session (filesTouchedTotal counts them all)
 MAX_TOOLS = 25
@@ -245,10 +244,7 @@ def list_sessions(
     cursor: str | None = None,
 ) -> SessionsPage:
     """Sessions newest first (by their last message), filtered, one page at a time."""
-    if format is not None and format not in FORMATS:
-        raise InvalidRequest(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
-    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-        raise InvalidRequest(f"limit must be an integer between 1 and {MAX_LIMIT}, not {limit!r}")
+    checked(SessionsRequest, query=query, format=format, since=since, until=until, limit=limit, cursor=cursor)
     since_ts = parse_time(since, "since") if since else None
     until_ts = parse_time(until, "until", end_of_day=True) if until else None
     after = _decode_cursor(cursor) if cursor else None

@@ -14,6 +14,7 @@ from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.redact import redact
 from memlens.errors import InvalidPattern, NotFound
+from memlens.requests import DEFAULT_EXPAND_BUDGET, MAX_GREP, MAX_PATTERN_CHARS
 from memlens.wire import (
     SummariesExpandResponse,
     SummariesGrepResponse,
@@ -23,9 +24,6 @@ from memlens.wire import (
     SummaryMessage,
 )
 
-MAX_GREP = 200
-MAX_PATTERN_CHARS = 1000
-DEFAULT_EXPAND_BUDGET = 2000
 _ID = re.compile(r"chunk:(\d+)")
 _WS = re.compile(r"\s+")
 

@@ -1,0 +1,139 @@
+"""The forms a request takes at the doors that cannot read a dataclass: the MCP tools' JSON Schemas, the CLI's flags."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from memlens.errors import InvalidRequest
+from memlens.requests.fields import FieldSpec, specs
+from memlens.settings.values import show
+
+R = TypeVar("R")
+
+
+def json_schema(cls: type, *, defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON Schema of request class `cls` (MCP tools' `inputSchema`); `defaults` overrides declared ones."""
+    properties = {spec.wire: _property(spec, (defaults or {}).get(spec.name, spec.default)) for spec in specs(cls)}
+    required = [spec.wire for spec in specs(cls) if spec.required]
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+def _property(spec: FieldSpec, default: Any) -> dict[str, Any]:
+    schema: dict[str, Any]
+    if spec.choices:
+        schema = {"enum": list(spec.choices)}
+    elif spec.nested is not None:
+        schema = json_schema(spec.nested)
+    elif spec.base is bool:
+        schema = {"type": "boolean"}
+    elif spec.base in (int, float):
+        schema = {"type": "integer" if spec.base is int else "number"}
+        if spec.low is not None and spec.high is not None:
+            schema |= {"minimum": spec.low, "maximum": spec.high}
+    else:
+        schema = {"type": "string"}
+        if spec.required:
+            schema |= {"minLength": 1, "pattern": r"\S"}
+        if spec.max_chars is not None:
+            schema["maxLength"] = spec.max_chars
+    description = spec.help + (f" (default: {spec.default_text})" if spec.setting else "")
+    if description:
+        schema["description"] = description
+    if default is not None and not dataclasses.is_dataclass(default) and default is not False:
+        schema["default"] = default
+    return schema
+
+
+def add_flags(
+    parser: argparse.ArgumentParser,
+    cls: type,
+    *,
+    positional: tuple[str, ...] = (),
+    skip: tuple[str, ...] = (),
+    help_overrides: Mapping[str, str] | None = None,
+) -> None:
+    """A flag for each field of `cls` (`--kebab-name`, or its `flag`), its help saying the bounds and default.
+    Values stay text: `from_flags` checks them, so a bad one is the CLI's usual one error line."""
+    for spec in specs(cls):
+        if spec.name in skip:
+            continue
+        if spec.nested is not None:
+            add_flags(parser, spec.nested, skip=skip, help_overrides=help_overrides)
+            continue
+        help_text = _flag_help(spec, (help_overrides or {}).get(spec.name))
+        if spec.name in positional:
+            parser.add_argument(spec.name, help=help_text)
+        elif spec.base is bool:
+            parser.add_argument(f"--{spec.name.replace('_', '-')}", action="store_true", help=help_text)
+        else:
+            flag = spec.flag or f"--{spec.name.replace('_', '-')}"
+            parser.add_argument(flag, dest=spec.name, help=help_text, metavar=_metavar(spec))
+
+
+def _metavar(spec: FieldSpec) -> str | None:
+    if spec.choices:  # listed, not argparse `choices`: a wrong one is then the schema's one line, as any bad value
+        return "{" + ",".join(spec.choices) + "}"
+    return {int: "N", float: "X"}.get(spec.base, spec.wire.upper() if spec.date else None)
+
+
+def _flag_help(spec: FieldSpec, override: str | None) -> str:
+    parts = [override or spec.help]
+    if spec.low is not None and spec.high is not None:
+        parts.append(spec.bounds_text())
+    default = spec.default_text
+    if default:
+        parts.append(f"default: {default}")
+    return "; ".join(parts)
+
+
+def from_flags(
+    cls: type[R], args: argparse.Namespace, *, positional: tuple[str, ...] = (), skip: tuple[str, ...] = ()
+) -> R:
+    """The request the CLI's arguments (made by `add_flags` with the same `positional` and `skip`) describe, each
+    value checked as the other doors check it; an error names the flag (`--limit`), or a positional as it is."""
+    values: dict[str, Any] = {}
+    for spec in specs(cls):
+        if spec.name in skip:
+            continue
+        if spec.nested is not None:
+            values[spec.name] = from_flags(spec.nested, args, skip=skip)
+            continue
+        value = getattr(args, spec.name, None)
+        if value is None:
+            continue
+        values[spec.name] = _from_text(spec, value) if isinstance(value, str) else value
+    try:
+        return cls(**values)
+    except InvalidRequest as exc:
+        raise InvalidRequest(_as_flag(str(exc), cls, positional)) from None
+
+
+def _as_flag(message: str, cls: type, positional: tuple[str, ...]) -> str:
+    """A message that opens with a flag's wire name, opened with the flag instead (`minScore` → `--min-score`)."""
+    for spec in _flat_specs(cls):
+        if spec.name not in positional and re.match(rf"{spec.wire}\b(?! \()", message):
+            return (spec.flag or f"--{spec.name.replace('_', '-')}") + message[len(spec.wire) :]
+    return message
+
+
+def _flat_specs(cls: type) -> list[FieldSpec]:
+    out: list[FieldSpec] = []
+    for spec in specs(cls):
+        out.extend(_flat_specs(spec.nested) if spec.nested is not None else [spec])
+    return out
+
+
+def _from_text(spec: FieldSpec, text: str) -> Any:
+    """A flag's text as the field's type (the field's own check follows on construction)."""
+    if spec.base not in (int, float):
+        return text
+    try:
+        return int(text) if spec.base is int else float(text)
+    except ValueError:
+        kind = "an integer" if spec.base is int else "a number"
+        flag = spec.flag or f"--{spec.name.replace('_', '-')}"
+        raise InvalidRequest(f"{flag} must be {kind} {spec.bounds_text()}, got {show(text)}") from None

@@ -1,0 +1,215 @@
+"""Every command's request: its fields, their bounds and defaults, declared once (the bounds are named, because the
+engine's answers clamp to the same figures)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from memlens.requests.fields import Request, arg, check_range
+from memlens.wire import AgentFormat, FusionMode, HitKind, SearchMode
+
+Role = Literal["user", "assistant"]
+KINDS: tuple[str, ...] = get_args(HitKind)
+FORMATS: tuple[str, ...] = get_args(AgentFormat)
+ROLES: tuple[str, ...] = get_args(Role)
+MODES: tuple[str, ...] = get_args(SearchMode)
+FUSIONS: tuple[str, ...] = get_args(FusionMode)
+
+# -- the bounds (named, because the engine's answers clamp to the same figures) --------------------------------------
+
+MAX_RESULTS = 100
+"""Search hits, context items: a page a person or an agent reads."""
+MAX_HISTORY = 500
+"""Messages of one history window."""
+DEFAULT_HISTORY = 20
+MAX_SESSIONS = 500
+"""Sessions per page (the editor's sessions view asks for the largest page)."""
+DEFAULT_SESSIONS = 50
+AGENT_SESSIONS = 20
+"""The MCP tool's default page: an agent reads a page; programs page on with nextCursor."""
+MAX_GREP = 200
+DEFAULT_GREP = 20
+MAX_BUDGET = 200_000
+"""Tokens of a context pack or an expanded summary."""
+DEFAULT_EXPAND_BUDGET = 2000
+DEFAULT_CONTEXT_BUDGET = 2000
+MIN_CONTEXT_BUDGET = 50
+MAX_QUERY_CHARS = 4000
+"""A query is a question or a few keywords; its cost grows with its length (a megabyte took a minute of CPU)."""
+MAX_PATTERN_CHARS = 1000
+MAX_KEY_CHARS = 1000
+"""Session keys, message ids, summary ids, cursors: a key is `<format>:<id>`, an id at most a path's length."""
+MAX_DATE_CHARS = 64
+MAX_PATH_CHARS = 4096
+"""A folder path: Linux's PATH_MAX."""
+
+
+# -- the requests -------------------------------------------------------------------------------------------------
+
+_DATE_HELP = "ISO date or date-time, e.g. 2026-02-10 (UTC unless an offset is given)"
+_SESSION_REF = "a session key (claude-code:<uuid>), a bare session id, or a unique prefix of one (≥ 4 characters)"
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchFilterRequest(Request):
+    """`SearchParams.filters` (wire.SearchFilterParams, TS `SearchFilters`)."""
+
+    kind: HitKind | None = arg("only hits of this kind")
+    format: AgentFormat | None = arg("only this agent's transcripts")
+    session: str | None = arg("a session key", max_chars=MAX_KEY_CHARS)
+    session_key: str | None = arg("an alias of `session`", max_chars=MAX_KEY_CHARS)
+    role: Role | None = arg("only this speaker's messages")
+    since: str | None = arg(_DATE_HELP, max_chars=MAX_DATE_CHARS, date=True)
+    until: str | None = arg(
+        "ISO date or date-time; a bare date includes that whole day", max_chars=MAX_DATE_CHARS, date=True
+    )
+
+    def check(self) -> None:
+        check_range(self.since, self.until)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchRequest(Request):
+    """`memlens.search`, `memlens search`, the local socket's `search`."""
+
+    query: str = arg("what to look for, in natural language or keywords", max_chars=MAX_QUERY_CHARS, required=True)
+    limit: int | None = arg("how many results", low=1, high=MAX_RESULTS, setting="search.max_results")
+    mode: SearchMode | None = arg("hybrid, keyword (BM25) or vector", setting="search.mode")
+    fusion: FusionMode | None = arg("how keyword and vector scores combine", setting="search.fusion")
+    filters: SearchFilterRequest = dataclasses.field(default_factory=SearchFilterRequest, metadata={"help": "filters"})
+    explain: bool = arg("show the component scores", default=False)
+    min_score: float | None = arg(
+        "the least calibrated score the best hit needs", low=0, high=1, setting="search.min_score"
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class McpSearchRequest(Request):
+    """The MCP tool `search` (wire.McpSearchParams): the filters flat, `sessionKey` a key, an id or a prefix."""
+
+    query: str = arg("what to look for, in natural language or keywords", max_chars=MAX_QUERY_CHARS, required=True)
+    limit: int | None = arg("how many results", low=1, high=MAX_RESULTS, setting="search.max_results")
+    mode: SearchMode | None = arg("hybrid (default), keyword (BM25) or vector")
+    kind: HitKind | None = arg("only hits of this kind")
+    format: AgentFormat | None = arg("only this agent's transcripts")
+    role: Role | None = arg("only this speaker's messages")
+    since: str | None = arg(_DATE_HELP, max_chars=MAX_DATE_CHARS, date=True)
+    until: str | None = arg(
+        "ISO date or date-time; a bare date includes that whole day", max_chars=MAX_DATE_CHARS, date=True
+    )
+    session_key: str | None = arg("only this session (key, id or unique prefix)", max_chars=MAX_KEY_CHARS)
+
+    def check(self) -> None:
+        check_range(self.since, self.until)
+
+    def filter_request(self, session: str | None) -> SearchFilterRequest:
+        """The filters nested, as `memlens.search` takes them; `session` the key `session_key` resolved to."""
+        return SearchFilterRequest(
+            kind=self.kind, format=self.format, role=self.role, since=self.since, until=self.until, session=session
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class HistoryRequest(Request):
+    """`memlens.history`, `memlens history`, the MCP tool `history`."""
+
+    session_key: str = arg(_SESSION_REF, max_chars=MAX_KEY_CHARS, required=True)
+    message_id: str | None = arg("anchor the window on this message", max_chars=MAX_KEY_CHARS, flag="--message")
+    limit: int = arg("how many messages", default=DEFAULT_HISTORY, low=1, high=MAX_HISTORY)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionsRequest(Request):
+    """`memlens.sessions`, `memlens sessions`, the MCP tool `sessions`."""
+
+    query: str | None = arg("words that must all appear in the title, folder or session key", max_chars=MAX_QUERY_CHARS)
+    format: AgentFormat | None = arg("only this agent's sessions")
+    since: str | None = arg("sessions active on or after this ISO date", max_chars=MAX_DATE_CHARS, date=True)
+    until: str | None = arg(
+        "sessions active on or before this ISO date (a bare date: that day)", max_chars=MAX_DATE_CHARS, date=True
+    )
+    limit: int = arg("sessions per page", default=DEFAULT_SESSIONS, low=1, high=MAX_SESSIONS)
+    cursor: str | None = arg("nextCursor of the previous page", max_chars=MAX_KEY_CHARS)
+
+    def check(self) -> None:
+        check_range(self.since, self.until)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatsRequest(Request):
+    """`memlens.stats`, `memlens stats`, the MCP tool `stats`: no arguments."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReindexRequest(Request):
+    """`memlens.reindex`, `memlens reindex`."""
+
+    full: bool = arg("re-read every file", default=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SummariesGrepRequest(Request):
+    """`memlens.summaries.grep`, the MCP tool `summaries_grep`."""
+
+    pattern: str = arg("a regular expression (linear-time) or literal text", max_chars=MAX_PATTERN_CHARS, required=True)
+    limit: int = arg("how many summaries", default=DEFAULT_GREP, low=1, high=MAX_GREP)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SummariesDescribeRequest(Request):
+    """`memlens.summaries.describe`, the MCP tool `summaries_describe`."""
+
+    summary_id: str = arg(
+        "chunk:<n>, from summaries_grep or a summary search hit", max_chars=MAX_KEY_CHARS, required=True
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class SummariesExpandRequest(Request):
+    """`memlens.summaries.expand`, the MCP tool `summaries_expand`."""
+
+    summary_id: str = arg("chunk:<n>", max_chars=MAX_KEY_CHARS, required=True)
+    token_budget: int = arg("at most this many tokens", default=DEFAULT_EXPAND_BUDGET, low=1, high=MAX_BUDGET)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ContextRequest(Request):
+    """`memlens.context`, the MCP tool `context`."""
+
+    question: str = arg("the task or question to gather context for", max_chars=MAX_QUERY_CHARS, required=True)
+    token_budget: int = arg(
+        "at most this many tokens", default=DEFAULT_CONTEXT_BUDGET, low=MIN_CONTEXT_BUDGET, high=MAX_BUDGET
+    )
+    limit: int | None = arg("at most this many items", low=1, high=MAX_RESULTS)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SourcesRequest(Request):
+    """`memlens.sources`, `memlens sources`: the folders the index remembers; no arguments."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RemoveSourceRequest(Request):
+    """`memlens.removeSource`, `memlens sources remove DIR`: forget one remembered folder."""
+
+    path: str = arg(
+        "the folder to forget (absolute, or ~/…), as memlens sources lists it", max_chars=MAX_PATH_CHARS, required=True
+    )
+
+
+COMMANDS: dict[str, type[Request]] = {
+    "memlens.search": SearchRequest,
+    "memlens.history": HistoryRequest,
+    "memlens.sessions": SessionsRequest,
+    "memlens.stats": StatsRequest,
+    "memlens.reindex": ReindexRequest,
+    "memlens.summaries.grep": SummariesGrepRequest,
+    "memlens.summaries.describe": SummariesDescribeRequest,
+    "memlens.summaries.expand": SummariesExpandRequest,
+    "memlens.context": ContextRequest,
+    "memlens.sources": SourcesRequest,
+    "memlens.removeSource": RemoveSourceRequest,
+}
+"""The language server's commands and the request each one takes."""

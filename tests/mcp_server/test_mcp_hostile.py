@@ -1,0 +1,87 @@
+"""A real `memlens mcp` over raw stdio, fed what no SDK client would send: a request nested 100,000 deep, numbers
+past every bound, a query of a megabyte. Each bad call is refused (or, for the unparseable line, dropped by the
+SDK) and the server keeps answering."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcp_server.helpers import _env, memlens
+
+NOTE = "# Hangar\n\nThe zeppelin hangar has a copper roof.\n"
+
+
+class RawClient:
+    """JSON-RPC lines on a `memlens mcp` process's stdin and stdout."""
+
+    def __init__(self, workspace: Path, index_dir: Path) -> None:
+        command = [sys.executable, "-m", "memlens", "mcp", "--workspace", str(workspace), "--index-dir", str(index_dir)]
+        self.process = subprocess.Popen(
+            [*command, "--no-embeddings"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=_env(),
+        )
+        self.next_id = 0
+
+    def send(self, line: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + b"\n")
+        self.process.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.next_id += 1
+        self.send(json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}).encode())
+        assert self.process.stdout is not None
+        while True:
+            answer: dict[str, Any] = json.loads(self.process.stdout.readline())
+            if answer.get("id") == self.next_id:
+                return answer
+
+    def tool(self, name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+        result = self.request("tools/call", {"name": name, "arguments": arguments})["result"]
+        return bool(result.get("isError")), result["content"][0]["text"]
+
+    def close(self) -> int:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        return self.process.wait(timeout=60)
+
+
+def test_hostile_calls_are_refused_and_the_server_keeps_answering(tmp_path: Path) -> None:
+    (tmp_path / "ws" / "memory").mkdir(parents=True)
+    (tmp_path / "ws" / "memory" / "hangar.md").write_text(NOTE, encoding="utf-8")
+    memlens("index", "--workspace", tmp_path / "ws", "--index-dir", tmp_path / "index", "--no-embeddings")
+    client = RawClient(tmp_path / "ws", tmp_path / "index")
+    try:
+        client.request(
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "hostile", "version": "1"}},
+        )
+        client.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        deep = b"[" * 100_000 + b"]" * 100_000
+        client.send(
+            b'{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"search","arguments":{"query":'
+            + deep
+            + b"}}}"
+        )
+        refused: dict[str, tuple[str, dict[str, Any]]] = {
+            "limit must be 1..100, got 1000000000000": ("search", {"query": "zeppelin", "limit": 10**12}),
+            "query must be at most 4,000 characters, got 1,000,000": ("search", {"query": "q" * 1_000_000}),
+            "must not be after until": ("search", {"query": "q", "since": "2026-02-02", "until": "2026-02-01"}),
+            "tokenBudget must be 50..200000, got 1000000000": ("context", {"question": "q", "tokenBudget": 10**9}),
+            "limit must be 1..500, got -5": ("sessions", {"limit": -5}),
+            "query must be a string, got a list of 1 items": ("search", {"query": [[[["q"]]]]}),
+        }
+        for message, (tool, arguments) in refused.items():
+            is_error, text = client.tool(tool, arguments)
+            assert is_error and message in text, text
+        is_error, text = client.tool("search", {"query": "zeppelin copper roof", "mode": "keyword"})
+        assert not is_error and "hangar.md" in text, text
+    finally:
+        assert client.close() == 0
