@@ -234,7 +234,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
         return 0
     if args.folder is None:
         raise InvalidRequest("memlens sources remove needs the folder to forget (memlens sources lists them)")
-    request = checked(RemoveSourceRequest, path=args.folder)
+    request = checked(RemoveSourceRequest, path=str(args.folder))
     with open_engine(args, load_model=False) as engine:
         removed = engine.remove_source_folder(request.path)
     if args.json:
