@@ -20,6 +20,7 @@ from memlens.settings import ChunkingSettings
 
 HEAD_BYTES = 4096
 STREAM_BLOCK = 16 * 1024 * 1024
+MAX_CARRY_BLOCKS = 4  # a record still open at a block's end is carried into the next block up to this size
 MAX_UNIT_CHARS = 64_000  # no unit is longer: a longer message is split into several units (parts)
 MAX_MESSAGE_CHARS = 2_000_000  # a message's text past this (a pasted 10 MB log) is not indexed; the file keeps it
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
@@ -197,9 +198,11 @@ def parse_transcript_stream(
     `parse_transcript` (it applies to the last block).
 
     A record still open at a block's end (a streamed assistant message, a Codex turn) is parsed again with the next
-    block from its first line, as an append is, so a block boundary never splits a message or changes its id. Links
-    that cross a block boundary through skipped lines cannot be resolved by the parser; such a record is attached to
-    the last record before its block (transcripts grow linearly). None if no parser recognises it.
+    block from its first line, as an append is, so a block boundary never splits a message or changes its id; a
+    block that one open record fills is read together with the next (up to MAX_CARRY_BLOCKS blocks; a longer record
+    is split there). Links that cross a block boundary through skipped lines cannot be resolved by the parser; such
+    a record is attached to the last record before its block (transcripts grow linearly). None if no parser
+    recognises it.
     """
     data = handle.read(block_bytes)
     parser = detect_format(read_head(data), path, parsers)
@@ -207,11 +210,14 @@ def parse_transcript_stream(
         return None
     start_line, base = 1, 0
     total: ParseResult | None = None
+    ended = len(data) < block_bytes
     while True:
-        more = handle.read(block_bytes) if len(data) >= block_bytes else b""
-        result = parser.parse(data, path, start_line, final=final and not more)
-        if more:
-            _carry_open_record(parser, result, data, path, start_line=start_line, base=base)
+        result = parser.parse(data, path, start_line, final=final and ended)
+        whole = ended or _leave_open_record(parser, result, data, path, start_line=start_line, base=base)
+        if not whole and len(data) < MAX_CARRY_BLOCKS * block_bytes:  # one open record fills the block: read on
+            more = handle.read(block_bytes)
+            data, ended = data + more, len(more) < block_bytes
+            continue
         if total is None:
             total = result
         else:
@@ -225,27 +231,30 @@ def parse_transcript_stream(
         resume = resume_point(result, data, start_line, base, start_known=start_line == 1)
         start_line += data.count(b"\n", 0, result.consumed_bytes)
         base += result.consumed_bytes
-        if not more:
+        if ended:
             return StreamParse(total, start_line - 1, *resume)
-        data = data[result.consumed_bytes :] + more
+        more = handle.read(block_bytes)
+        data, ended = data[result.consumed_bytes :] + more, len(more) < block_bytes
 
 
-def _carry_open_record(
+def _leave_open_record(
     parser: TranscriptParser, result: ParseResult, data: bytes, path: Path, *, start_line: int, base: int
-) -> None:
-    """Leave the record still open at a block's end to the next block: `result` ends at its resume point (what it
-    counted of the lines from there is taken back; the next block reads them again). A resume point at the block's
-    start (one record fills the block) leaves the block whole."""
+) -> bool:
+    """Make `result` end where the record still open at its block's end starts (what it counted of the lines from
+    there is taken back: the next block reads them again). False when that record starts at the block's start."""
     line, offset = resume_point(result, data, start_line, base, start_known=True)
     cut = offset - base
-    if cut <= 0 or cut >= result.consumed_bytes:
-        return
+    if cut >= result.consumed_bytes:
+        return True  # nothing open
+    if cut <= 0:
+        return False
     carried = parser.parse(data[cut : result.consumed_bytes], path, line)
     result.records = [r for r in result.records if r.position < line]
     result.bad_lines -= carried.bad_lines
     result.replaced -= carried.replaced
     result.errors = errors_before_line(result.errors, line)
     result.consumed_bytes = cut
+    return True
 
 
 def _link_across_blocks(before: list[TranscriptRecord], block: list[TranscriptRecord]) -> None:
