@@ -98,10 +98,11 @@ def test_stats_text_reads_as_the_json_says(cli_example: Engine) -> None:
     out = memlens("stats", *locations(cli_example)).stdout
     lines = out.splitlines()
     assert lines[0] == "memlens index: up to date"
-    rows = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in lines[1:13])
+    rows = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in lines[1:14])
     assert rows["chunks"] == f"{stats['totalChunks']:,}" and rows["sessions"] == f"{stats['sessions']:,}"
     assert rows["chunks with embeddings"] == f"{stats['chunksWithEmbeddings']:,} (100%)"
     assert rows["embedding provider"] == stats["provider"] and rows["index folder"] == stats["indexDir"]
+    assert rows["invalid bytes read as U+FFFD"] == f"{stats['replaced']:,}"
     assert rows["last sync"] == stats["lastSync"].replace("T", " ").replace("Z", " UTC")
     assert "files: " + " · ".join(f"{k} {v}" for k, v in sorted(stats["files"].items())) in lines
     assert not re.search(r"\b(None|True|False)\b|totalChunks|chunksWith", out)
