@@ -33,6 +33,8 @@ EPOCH_MAX = 4102444800.0  # 2100-01-01T00:00:00Z: later (or earlier) times are "
 _UNSAFE_CHARS = re.compile("[\x00\ud800-\udfff]")  # NUL and lone surrogates: what UTF-8/SQLite/tantivy refuse
 _UNSAFE_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")  # a JSON escape that decodes to one
 REPLACED_REASON = "invalid bytes replaced"
+# control characters inside strings accepted; one decoder, as json.loads with keyword arguments builds one per call
+_JSON = json.JSONDecoder(strict=False)
 DEFAULT_TOOL_INPUT_MAX_CHARS = 500
 _SHELL_TOOLS = frozenset({"bash", "shell", "exec", "exec_command", "local_shell", "run_shell_command"})
 _COMMAND_KEYS = ("command", "cmd")
@@ -219,7 +221,7 @@ def iter_json_objects(
         if not line.strip():
             continue
         try:
-            obj = json.loads(line, strict=False)
+            obj = _JSON.decode(line)
         except ValueError as exc:
             count_bad_line(result, line_no, f"invalid JSON ({str(exc)[:80]})")
             continue
@@ -241,7 +243,7 @@ def head_objects(head: list[str]) -> list[dict[str, Any]]:
     objects = []
     for line in head:
         try:
-            obj = json.loads(line, strict=False)
+            obj = _JSON.decode(line)
         except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict):
