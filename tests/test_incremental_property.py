@@ -351,3 +351,31 @@ def test_a_block_boundary_never_splits_a_record(case: tuple[Path, str], share: f
     assert whole is not None and streamed is not None
     assert _record_keys(streamed.result) == _record_keys(whole), f"{rel} in blocks of {block} bytes"
     assert (streamed.result.bad_lines, streamed.result.consumed_bytes) == (whole.bad_lines, whole.consumed_bytes)
+
+
+@pytest.mark.skipif(not SMALL_STREAMED, reason="no real Claude Code fixtures in ../shared")
+def test_a_file_rewritten_longer_with_the_same_head_is_read_whole(scratch: Path) -> None:
+    """Cut inside a streamed message with a user line after it, then the same file rewritten as a longer cut (the
+    rest of the message instead of that user line): grown, same head, but not an append. It is read whole, and
+    equals a rebuild."""
+    engine = _engine(scratch)
+    try:
+        for message in SMALL_STREAMED:
+            lines = (SHARED / message.rel).read_bytes().splitlines(keepends=True)
+            target = scratch / "transcripts" / message.rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            cut = message.first + 1
+            target.write_bytes(b"".join(lines[:cut]) + _user_after(json.loads(lines[message.first])))
+            engine.sync()
+            longer = b"".join(lines[: message.last + 1])
+            assert len(longer) > target.stat().st_size
+            target.write_bytes(longer)
+            report = engine.sync()
+            assert report.files_parsed == 1 and report.files_appended == 0, message
+            incremental = _messages(engine)
+            engine.reindex(full=True)
+            assert incremental == _messages(engine), message
+            target.unlink()
+            engine.sync()
+    finally:
+        engine.close()

@@ -34,12 +34,24 @@ from memlens.settings import ChunkingSettings
 MAX_READ_BYTES = 64 * 1024 * 1024  # one appended tail at most; the rest waits for the next sync
 MAX_MEMORY_BYTES = 64 * 1024 * 1024  # a bigger note is indexed up to there, and the cut is reported
 APPENDABLE = {"claude-code", "codex", "openclaw"}
+END_BYTES = (
+    4096  # the bytes before the end of the last read, hashed with the head: a rewrite, not an append, if changed
+)
 QUIET_SECONDS = 2.0  # a file unchanged this long has its unterminated last line read (the watcher re-checks then)
 
 
 def is_quiet(stat: os.stat_result, now: float | None = None) -> bool:
     """Whether a file has not changed for QUIET_SECONDS."""
     return (time.time() if now is None else now) - stat.st_mtime >= QUIET_SECONDS
+
+
+def read_digest(handle: BinaryIO, head: bytes, parsed_bytes: int) -> str:
+    """The hashes of the first HEAD_BYTES and of the last END_BYTES of the file's first `parsed_bytes`: a file that
+    grew with both unchanged was appended to; one rewritten longer (same head, another ending) is read whole."""
+    start = max(min(HEAD_BYTES, parsed_bytes), parsed_bytes - END_BYTES)
+    handle.seek(start)
+    end = handle.read(parsed_bytes - start)
+    return f"{head_hash(head[: min(HEAD_BYTES, parsed_bytes)])}:{head_hash(end)}"
 
 
 def tail_waiting(row: FileRow, stat: os.stat_result) -> bool:
@@ -68,7 +80,7 @@ class FileReader:
             head = handle.read(HEAD_BYTES)
             handle.seek(0)
             content, appended = self._read_open(source, row, stat, handle, head, final=final)
-        content.head_digest = head_hash(head[: min(HEAD_BYTES, content.parsed_bytes)])
+            content.head_digest = read_digest(handle, head, content.parsed_bytes)
         return content, appended
 
     def _read_open(
@@ -88,7 +100,7 @@ class FileReader:
             data = handle.read(MAX_MEMORY_BYTES + 1)
             return read_memory(data, self.chunking, note_date(path), max_bytes=MAX_MEMORY_BYTES), False
         if self._can_append(row, stat) and row is not None:
-            if head_hash(head[: min(HEAD_BYTES, row.parsed_bytes)]) == row.head_hash:
+            if read_digest(handle, head, row.parsed_bytes) == row.head_hash:
                 handle.seek(row.resume_bytes)
                 tail = handle.read(min(MAX_READ_BYTES, max(0, stat.st_size - row.resume_bytes)))
                 whole = final and row.resume_bytes + len(tail) == stat.st_size  # not cut by MAX_READ_BYTES

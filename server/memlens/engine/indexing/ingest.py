@@ -86,7 +86,7 @@ class FileContent:
     errors: list[str] = field(default_factory=list)
     parsed_bytes: int = 0
     next_line: int = 1
-    head_digest: str = ""  # sha1 of the first min(HEAD_BYTES, parsed_bytes) bytes: detects a rewritten head
+    head_digest: str = ""  # what was read, hashed at both ends (file_reader.read_digest): detects a rewrite
     subsessions: list[SessionSpec] = field(default_factory=list)  # sidechains in this file, by agent_id
     orphaned: int = 0  # messages kept by the broken-chain rule (sources.branches)
     # incremental parsing: where the next append is parsed from (see ParseResult.resume_line), and for an append,
