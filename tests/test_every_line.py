@@ -25,6 +25,7 @@ from memlens.engine.indexing.file_reader import QUIET_SECONDS
 from memlens.engine.indexing.ingest import read_memory
 from memlens.engine.sources import get_parser
 from memlens.engine.sources.base import ParseResult
+from memlens.engine.sources.claude_code import ClaudeCodeParser
 from memlens.engine.text_encoding import decode_counted
 from memlens.engine.watcher import LiveIndexer
 from memlens.settings import ChunkingSettings, Settings
@@ -297,3 +298,25 @@ def test_cli_finds_a_line_with_invalid_bytes_and_counts_them(cli_root: Path) -> 
     [problem] = stats["fileErrors"]
     assert problem["replaced"] == 2 and problem["reasons"] == ["line 2: invalid bytes replaced (2)"]
     assert "2 invalid bytes replaced" in _cli(cli_root, "stats").stdout
+
+
+def test_a_file_its_parser_fails_on_is_not_read_again_until_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A quiet file whose last line waits is read again at each sync until read; one that cannot be parsed at all
+    is recorded once and waits for a change (no re-parse, no repeated warning at every sync)."""
+    engine = _engine(tmp_path)
+    target = tmp_path / "transcripts" / "s1.jsonl"
+    try:
+        target.write_bytes(CC_USER + b"\n" + CC_LAST)
+        engine.sync()
+        _quiet(target)
+
+        def broken(*args: object, **kwargs: object) -> ParseResult:
+            raise OverflowError("a parser bug")
+
+        monkeypatch.setattr(ClaudeCodeParser, "parse", broken)
+        assert engine.sync().files_failed == 1
+        assert engine.sync().files_unchanged == 1
+    finally:
+        engine.close()
