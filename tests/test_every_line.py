@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from memlens.engine.engine import Engine
+from memlens.engine.indexing.discovery import read_session_cwd
 from memlens.engine.indexing.file_reader import QUIET_SECONDS
 from memlens.engine.indexing.ingest import read_memory
 from memlens.engine.sources import get_parser
@@ -320,3 +321,12 @@ def test_a_file_its_parser_fails_on_is_not_read_again_until_it_changes(
         assert engine.sync().files_unchanged == 1
     finally:
         engine.close()
+
+
+def test_a_session_header_with_odd_bytes_still_names_its_cwd(tmp_path: Path) -> None:
+    """Agent folders are filtered by the cwd a session records in its first lines: odd bytes elsewhere in that line
+    (a NUL, a 0xFF, a raw CR in the instructions) must not hide it, or the whole session would not be indexed."""
+    meta = {"type": "session_meta", "payload": {"id": "x", "cwd": "/work/project", "instructions": "@@"}}
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(json.dumps(meta).encode().replace(b"@@", b"a\x00b\xffc\rd") + b"\n")
+    assert read_session_cwd(path) == "/work/project"
