@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import random
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -258,15 +260,27 @@ def _user_after(piece: dict[str, Any]) -> bytes:
     return json.dumps(line).encode() + b"\n"
 
 
-def _stream_case(engine: Engine, folder: Path, message: Streamed, cut: int, *, steps: int) -> None:
+def _stream_case(
+    engine: Engine, folder: Path, message: Streamed, cut: int, *, steps: int, unterminated: bool = False
+) -> None:
     """Index the file cut after line `cut` (inside the message), append up to its last piece and a user line (in
-    one append or two), and compare with `reindex --full` of the same file."""
+    one append or two), and compare with `reindex --full` of the same file. `unterminated`: the cut file's last
+    line has no newline yet and its file is quiet, so it is read; the append then begins with that newline."""
     lines = (SHARED / message.rel).read_bytes().splitlines(keepends=True)
     target = folder / "transcripts" / message.rel
     target.parent.mkdir(parents=True, exist_ok=True)
     rest, user = b"".join(lines[cut : message.last + 1]), _user_after(json.loads(lines[message.last]))
-    target.write_bytes(b"".join(lines[:cut]))
+    head = b"".join(lines[:cut])
+    if unterminated:
+        head, rest = head[:-1], b"\n" + rest
+    target.write_bytes(head)
+    if unterminated:
+        past = time.time() - 60
+        os.utime(target, (past, past))
     engine.sync()
+    if unterminated:
+        [read] = engine.catalog.db.execute("SELECT parsed_bytes FROM files WHERE path = ?", (str(target),)).fetchone()
+        assert read == len(head), "a quiet file's unterminated last line is read"
     for part in [rest + user] if steps == 1 else [rest, user]:
         with target.open("ab") as handle:
             handle.write(part)
@@ -289,13 +303,13 @@ def _stream_case(engine: Engine, folder: Path, message: Streamed, cut: int, *, s
 
 
 @pytest.mark.skipif(not SMALL_STREAMED, reason="no real Claude Code fixtures in ../shared")
-@pytest.mark.parametrize("steps", [1, 2])
-def test_every_line_inside_a_streamed_message_then_a_user_line(steps: int, scratch: Path) -> None:
+@pytest.mark.parametrize(("steps", "unterminated"), [(1, False), (2, False), (1, True)])
+def test_every_line_inside_a_streamed_message_then_a_user_line(steps: int, unterminated: bool, scratch: Path) -> None:
     engine = _engine(scratch)
     try:
         for message in SMALL_STREAMED:
             for cut in range(message.first + 1, message.last + 1):
-                _stream_case(engine, scratch, message, cut, steps=steps)
+                _stream_case(engine, scratch, message, cut, steps=steps, unterminated=unterminated)
     finally:
         engine.close()
 
@@ -313,9 +327,9 @@ def test_random_real_streamed_messages_split_then_a_user_line() -> None:
     engine = _engine(folder)
 
     @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(_streamed_cuts(), st.sampled_from([1, 2]))
-    def check(case: tuple[Streamed, int], steps: int) -> None:
-        _stream_case(engine, folder, case[0], case[1], steps=steps)
+    @given(_streamed_cuts(), st.sampled_from([1, 2]), st.booleans())
+    def check(case: tuple[Streamed, int], steps: int, unterminated: bool) -> None:
+        _stream_case(engine, folder, case[0], case[1], steps=steps, unterminated=unterminated)
 
     try:
         check()
