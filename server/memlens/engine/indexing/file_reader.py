@@ -34,9 +34,7 @@ from memlens.settings import ChunkingSettings
 MAX_READ_BYTES = 64 * 1024 * 1024  # one appended tail at most; the rest waits for the next sync
 MAX_MEMORY_BYTES = 64 * 1024 * 1024  # a bigger note is indexed up to there, and the cut is reported
 APPENDABLE = {"claude-code", "codex", "openclaw"}
-END_BYTES = (
-    4096  # the bytes before the end of the last read, hashed with the head: a rewrite, not an append, if changed
-)
+END_BYTES = 4096  # the last bytes a read took, hashed with the head: changed, the file was rewritten, not appended
 QUIET_SECONDS = 2.0  # a file unchanged this long has its unterminated last line read (the watcher re-checks then)
 
 
