@@ -54,6 +54,8 @@ def summary(corpus: Corpus, outcome: Outcome, seconds: float) -> dict[str, Any]:
         "joined": outcome.joined(corpus),
         "badLinesCounted": stats.get("badLines"),
         "badLinesAtLeast": corpus.min_bad_lines(),
+        "replacedCounted": stats.get("replaced"),
+        "replacedAtLeast": corpus.min_replaced(),
         "filesWithErrors": len(stats.get("fileErrors") or [])
         if "fileErrors" in stats
         else stats.get("filesWithErrors"),
@@ -109,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     ))  # fmt: skip
     print(f"good messages expected {result['goodMessagesExpected']}, found {result['found']}, lost {result['lost']}")
     print(f"bad lines counted {result['badLinesCounted']} (at least {result['badLinesAtLeast']} expected)")
+    print(f"invalid bytes read as U+FFFD {result['replacedCounted']} (at least {result['replacedAtLeast']} expected)")
     print(f"files with errors {result['filesWithErrors']}, crashes {result['crashes']}")
     print(f"forbidden found {sum(len(v) for v in result['forbiddenFound'].values())}, "
           f"duplicated {len(result['duplicated'])}, sidechains joined {len(result['joined'])}")  # fmt: skip

@@ -18,6 +18,10 @@ Rules chosen where the expectation is debatable (each case also states its rule 
 - Codex `event_msg` user/agent messages count when no `response_item` message carries them, and a message that
   appears as both is indexed once. A SpecStory sidechain block is a message of its own.
 - BOM-prefixed and UTF-16 (with BOM) files are decoded; a leading BOM is not part of the first JSONL line.
+- Invalid bytes inside a JSON string (NUL, 0xFF, overlong UTF-8, encoded or escaped lone surrogates, a stray CR)
+  never cost the message: they become U+FFFD, counted in `stats --json` `replaced` with the file in `fileErrors`.
+- A complete last line without a newline is indexed once its file has been quiet briefly (the corpus dates those
+  files an hour back); a last line cut mid-write is then a bad line, and the lines before it are indexed.
 - Symlinks never lead out of the workspace or the transcript folder (`fm…`/`fx…` markers must not be found).
 - An unreadable file or folder (mode 000) is skipped and reported in `stats --json` `fileErrors`; running as root,
   chmod does not block reads, so that expectation is skipped.
@@ -61,6 +65,7 @@ EMBEDDING_SLUGS = {
     "surrogate-bytes",
     "utf16",
     "sidechain",
+    "mixed-odd-bytes",
 }  # odd texts only: the whole corpus takes over a minute to embed on 2 shared cores
 
 pytestmark = pytest.mark.skipif(not memlens_bin().exists(), reason="the memlens console script is not installed")
@@ -151,6 +156,13 @@ def test_search_and_history_answer_for_everything_indexed(outcome: Outcome) -> N
 def test_stats_count_bad_lines_and_file_errors(corpus: Corpus, outcome: Outcome) -> None:
     assert outcome.stats is not None, "stats --json failed"
     assert outcome.stats["badLines"] >= corpus.min_bad_lines()
+    assert outcome.stats["replaced"] >= corpus.min_replaced() > 0
+    listed = outcome.stats["fileErrors"]
+    replaced = {e["path"]: e["replaced"] for e in listed if e["replaced"]}
+    for case in corpus.cases:
+        path = str(case.files[0]) if case.files else ""
+        if case.replaced and (path in replaced or len(listed) == outcome.stats["filesWithErrors"]):  # all listed
+            assert replaced.get(path, 0) >= case.replaced, (case.id, listed)
     assert outcome.stats.get("fileErrors"), "stats --json must list the files with problems (fileErrors)"
 
 

@@ -103,6 +103,7 @@ def test_stats_text_reads_as_the_json_says(cli_example: Engine) -> None:
     assert rows["chunks with embeddings"] == f"{stats['chunksWithEmbeddings']:,} (100%)"
     assert rows["embedding provider"] == stats["provider"] and rows["index folder"] == stats["indexDir"]
     assert rows["files not indexed yet"] == f"{stats['filesNotIndexed']:,}" == "0"
+    assert rows["invalid bytes read as U+FFFD"] == f"{stats['replaced']:,}"
     assert rows["last sync"] == stats["lastSync"].replace("T", " ").replace("Z", " UTC")
     assert "files: " + " · ".join(f"{k} {v}" for k, v in sorted(stats["files"].items())) in lines
     assert not re.search(r"\b(None|True|False)\b|totalChunks|chunksWith", out)

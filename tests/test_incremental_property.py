@@ -3,20 +3,34 @@ the catalog holds exactly the messages (session, id, role, kind, text, in order)
 
 Splits fall at many line boundaries, and for the small synthetic fixtures inside lines too (a partial last line
 waits for the next sync). Real fixtures in ../shared are used when present; the committed synthetic ones always.
+
+Streamed messages (issue 31, item 5): a real Claude Code file cut at a line inside a streamed assistant message
+(lines sharing `message.id`, tool results between them), the rest of the message and then a user line appended
+after its last piece: the catalog holds the messages, ids and counts of `reindex --full` of the same file, and the
+message's id is its first line's. The whole-file read, block by block, never splits such a message at a block
+boundary either.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import random
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memlens.engine.engine import Engine
+from memlens.engine.indexing import ingest
 from memlens.engine.sources import parse_file, split_branches
 from memlens.settings import Settings
 
@@ -195,5 +209,187 @@ def test_a_bad_line_parsed_again_is_counted_once(scratch: Path) -> None:
         assert [m[4] for m in _messages(engine)] == ["question", "part one\n\npart two", "thanks"]
         [problem] = engine.catalog.db.execute("SELECT error FROM files").fetchall()
         assert problem[0].count("line 3:") == 1
+    finally:
+        engine.close()
+
+
+# -- streamed messages (lines sharing message.id) in real Claude Code files --------------------------------------
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """A streamed assistant message of a real file: its lines (0-based) from the first piece to the last."""
+
+    rel: str
+    first: int
+    last: int
+
+
+def _streamed(rel: str) -> list[Streamed]:
+    lines = (SHARED / rel).read_bytes().splitlines()
+    pieces: dict[str, list[int]] = {}
+    for i, raw in enumerate(lines):
+        obj = json.loads(raw)
+        message = obj.get("message")
+        if obj.get("type") == "assistant" and isinstance(message, dict) and isinstance(message.get("id"), str):
+            pieces.setdefault(message["id"], []).append(i)
+    return [Streamed(rel, found[0], found[-1]) for found in pieces.values() if len(found) > 1]
+
+
+CC_FILES = [rel for label, _, rel in CASES if label == "shared" and rel.startswith("claude-code/")]
+STREAMED = {rel: found for rel in CC_FILES if (found := _streamed(rel))}
+SMALL_STREAMED = [
+    m for rel in ("claude-code/tool_heavy.jsonl", "claude-code/short.jsonl") for m in STREAMED.get(rel, [])
+]
+
+
+def _user_after(piece: dict[str, Any]) -> bytes:
+    """The user line Claude Code writes after an assistant piece: its child, same session and sidechain flag."""
+    line = {
+        "parentUuid": piece["uuid"],
+        "isSidechain": piece.get("isSidechain", False),
+        "userType": "external",
+        "cwd": piece.get("cwd"),
+        "sessionId": piece.get("sessionId"),
+        "version": piece.get("version"),
+        "type": "user",
+        "message": {"role": "user", "content": "appended follow-up: does it still hold?"},
+        "uuid": "00000000-0000-4000-8000-00000000f00d",
+        "timestamp": piece.get("timestamp"),
+    }
+    return json.dumps(line).encode() + b"\n"
+
+
+def _stream_case(
+    engine: Engine, folder: Path, message: Streamed, cut: int, *, steps: int, unterminated: bool = False
+) -> None:
+    """Index the file cut after line `cut` (inside the message), append up to its last piece and a user line (in
+    one append or two), and compare with `reindex --full` of the same file. `unterminated`: the cut file's last
+    line has no newline yet and its file is quiet, so it is read; the append then begins with that newline."""
+    lines = (SHARED / message.rel).read_bytes().splitlines(keepends=True)
+    target = folder / "transcripts" / message.rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    rest, user = b"".join(lines[cut : message.last + 1]), _user_after(json.loads(lines[message.last]))
+    head = b"".join(lines[:cut])
+    if unterminated:
+        head, rest = head[:-1], b"\n" + rest
+    target.write_bytes(head)
+    if unterminated:
+        past = time.time() - 60
+        os.utime(target, (past, past))
+    engine.sync()
+    if unterminated:
+        [read] = engine.catalog.db.execute("SELECT parsed_bytes FROM files WHERE path = ?", (str(target),)).fetchone()
+        assert read == len(head), "a quiet file's unterminated last line is read"
+    for part in [rest + user] if steps == 1 else [rest, user]:
+        with target.open("ab") as handle:
+            handle.write(part)
+        engine.sync()
+    incremental = _messages(engine)
+    engine.reindex(full=True)
+    rebuilt = _messages(engine)
+    where = f"{message.rel} cut after line {cut}, message lines {message.first + 1}..{message.last + 1}"
+    assert len(incremental) == len(rebuilt), where
+    assert incremental == rebuilt, where
+    key = json.loads(lines[message.first])["message"]["id"]
+    pieces = {
+        obj["uuid"]
+        for obj in map(json.loads, lines[message.first + 1 : message.last + 1])
+        if obj.get("type") == "assistant" and obj["message"].get("id") == key
+    }
+    assert not pieces & {m[1] for m in incremental}, f"{where}: the message's id is its first line's uuid"
+    target.unlink()
+    engine.sync()
+
+
+@pytest.mark.skipif(not SMALL_STREAMED, reason="no real Claude Code fixtures in ../shared")
+@pytest.mark.parametrize(("steps", "unterminated"), [(1, False), (2, False), (1, True)])
+def test_every_line_inside_a_streamed_message_then_a_user_line(steps: int, unterminated: bool, scratch: Path) -> None:
+    engine = _engine(scratch)
+    try:
+        for message in SMALL_STREAMED:
+            for cut in range(message.first + 1, message.last + 1):
+                _stream_case(engine, scratch, message, cut, steps=steps, unterminated=unterminated)
+    finally:
+        engine.close()
+
+
+@st.composite
+def _streamed_cuts(draw: st.DrawFn) -> tuple[Streamed, int]:
+    rel = draw(st.sampled_from(sorted(STREAMED)))
+    message = draw(st.sampled_from(STREAMED[rel]))
+    return message, draw(st.integers(message.first + 1, message.last + 1))
+
+
+@pytest.mark.skipif(not STREAMED, reason="no real Claude Code fixtures in ../shared")
+def test_random_real_streamed_messages_split_then_a_user_line() -> None:
+    folder = Path(tempfile.mkdtemp(prefix="memlens-streamed-", dir="/dev/shm" if Path("/dev/shm").is_dir() else None))
+    engine = _engine(folder)
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(_streamed_cuts(), st.sampled_from([1, 2]), st.booleans())
+    def check(case: tuple[Streamed, int], steps: int, unterminated: bool) -> None:
+        _stream_case(engine, folder, case[0], case[1], steps=steps, unterminated=unterminated)
+
+    try:
+        check()
+    finally:
+        engine.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _record_keys(result: Any) -> list[tuple[str, str, str, int, str | None]]:
+    return [(r.message_id, r.role, r.text, r.position, r.uuid) for r in result.records]
+
+
+ALL_REAL = [(root, rel) for label, root, rel in CASES if label == "shared"]
+
+
+@pytest.mark.skipif(not ALL_REAL, reason="no real fixtures in ../shared")
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(ALL_REAL), st.floats(0.0, 1.0))
+def test_a_block_boundary_never_splits_a_record(case: tuple[Path, str], share: float) -> None:
+    """The whole-file read parses block by block: with any block size (the carry not capped), it holds exactly the
+    records, ids, positions and counts of one parse of the whole file."""
+    root, rel = case
+    data = (root / rel).read_bytes()
+    longest = max(len(line) for line in data.splitlines()) + 1  # the format is sniffed from the first block
+    block = longest + int(share * max(0, len(data) - longest))
+    whole = ingest.parse_transcript(data, root / rel)
+    saved = ingest.MAX_CARRY_BLOCKS
+    ingest.MAX_CARRY_BLOCKS = 1 << 30
+    try:
+        streamed = ingest.parse_transcript_stream(io.BytesIO(data), root / rel, block_bytes=block)
+    finally:
+        ingest.MAX_CARRY_BLOCKS = saved
+    assert whole is not None and streamed is not None
+    assert _record_keys(streamed.result) == _record_keys(whole), f"{rel} in blocks of {block} bytes"
+    assert (streamed.result.bad_lines, streamed.result.consumed_bytes) == (whole.bad_lines, whole.consumed_bytes)
+
+
+@pytest.mark.skipif(not SMALL_STREAMED, reason="no real Claude Code fixtures in ../shared")
+def test_a_file_rewritten_longer_with_the_same_head_is_read_whole(scratch: Path) -> None:
+    """Cut inside a streamed message with a user line after it, then the same file rewritten as a longer cut (the
+    rest of the message instead of that user line): grown, same head, but not an append. It is read whole, and
+    equals a rebuild."""
+    engine = _engine(scratch)
+    try:
+        for message in SMALL_STREAMED:
+            lines = (SHARED / message.rel).read_bytes().splitlines(keepends=True)
+            target = scratch / "transcripts" / message.rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            cut = message.first + 1
+            target.write_bytes(b"".join(lines[:cut]) + _user_after(json.loads(lines[message.first])))
+            engine.sync()
+            longer = b"".join(lines[: message.last + 1])
+            assert len(longer) > target.stat().st_size
+            target.write_bytes(longer)
+            report = engine.sync()
+            assert report.files_parsed == 1 and report.files_appended == 0, message
+            incremental = _messages(engine)
+            engine.reindex(full=True)
+            assert incremental == _messages(engine), message
+            target.unlink()
+            engine.sync()
     finally:
         engine.close()

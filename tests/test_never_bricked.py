@@ -104,10 +104,10 @@ def test_a_file_that_breaks_its_parser_is_recorded_and_the_others_commit(
     bad.write_text(claude_line("bbbb-1", None, "user", "this file trips the parser") + "\n")
     real_parse = ClaudeCodeParser.parse
 
-    def parse(self: ClaudeCodeParser, data: bytes, path: Path, start_line: int = 1) -> object:
+    def parse(self: ClaudeCodeParser, data: bytes, path: Path, start_line: int = 1, *, final: bool = False) -> object:
         if path.name == "bad.jsonl":
             raise OverflowError("timestamp out of range")
-        return real_parse(self, data, path, start_line)
+        return real_parse(self, data, path, start_line, final=final)
 
     monkeypatch.setattr(ClaudeCodeParser, "parse", parse)
     with Engine([workspace], settings(), [transcripts], tmp_path / "index", embedder=False) as engine:

@@ -202,7 +202,7 @@ def test_real_answers_have_exactly_the_keys_of_their_wire_type(answers: dict[str
 
 def test_the_checker_catches_a_stray_key_and_a_missing_one() -> None:
     """check_value itself: a key the type lacks, a required key missing, a wrong type in a nested list."""
-    good: wire.FileError = {"path": "/a", "badLines": 1, "reasons": ["x"]}
+    good: wire.FileError = {"path": "/a", "badLines": 1, "replaced": 0, "reasons": ["x"]}
     problems: list[str] = []
     check_value(wire.FileError, good, "ok", problems)
     assert problems == []

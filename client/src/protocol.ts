@@ -211,10 +211,12 @@ export interface SessionsResponse {
   indexing: boolean;
 }
 
-/** A file with skipped lines or a failure (`memlens.stats` lists at most 50). */
+/** A file with skipped lines, replaced bytes or a failure (`memlens.stats` lists at most 50). */
 export interface FileError {
   path: string;
   badLines: number;
+  /** characters read as U+FFFD (invalid bytes, NULs, lone surrogates); their messages are kept */
+  replaced: number;
   reasons: string[];
 }
 
@@ -234,6 +236,8 @@ export interface StatsResponse {
   messages: Record<string, number>;
   sessions: number;
   badLines: number;
+  /** characters read as U+FFFD (invalid bytes, NULs, lone surrogates) in the messages and notes kept */
+  replaced: number;
   /** messages kept although their parent record is missing (a dangling link or a malformed line) */
   orphanedMessages: number;
   filesWithErrors: number;

@@ -69,7 +69,9 @@ function fileErrorList(errors: readonly FileError[] | undefined): string[] {
   const lines = ['## Files with problems', ''];
   for (const error of errors) {
     const reasons = error.reasons.map((r) => oneLine(r, 160)).join('; ');
-    const bad = error.badLines ? ` · ${plural(error.badLines, 'bad line')}` : '';
+    const bad =
+      (error.badLines ? ` · ${plural(error.badLines, 'bad line')}` : '') +
+      (error.replaced ? ` · ${plural(error.replaced, 'invalid byte')} replaced` : '');
     lines.push(`- \`${error.path.replace(/`/g, '')}\`${bad}${reasons ? ` · ${escapeMarkdown(reasons)}` : ''}`);
   }
   return [...lines, ''];
@@ -98,6 +100,7 @@ export function renderStats(stats: StatsResponse, opts: TimeOptions = {}): strin
     `| Messages waiting to be indexed | ${formatCount(stats.pendingMessages)} |`,
     `| Sessions | ${formatCount(stats.sessions)} |`,
     `| Unreadable transcript lines | ${formatCount(stats.badLines)} |`,
+    `| Invalid bytes read as U+FFFD | ${formatCount(stats.replaced)} |`,
     `| Files with problems | ${formatCount(stats.filesWithErrors)} |`,
     `| Files in no format memlens reads | ${formatCount(stats.filesUnrecognised ?? 0)} |`,
     `| Embedding provider | ${hasProvider ? escapeMarkdown(stats.provider) : 'none (keyword search only)'} |`,

@@ -262,6 +262,7 @@ class FileError(TypedDict):
 
     path: str
     badLines: int
+    replaced: int  # characters read as U+FFFD (invalid bytes, NULs, lone surrogates); their messages are kept
     reasons: list[str]
 
 
@@ -279,6 +280,7 @@ class StatsResponse(TypedDict):
     messages: dict[str, int]
     sessions: int
     badLines: int
+    replaced: int  # characters read as U+FFFD (invalid bytes, NULs, lone surrogates) in the messages and notes kept
     orphanedMessages: int
     filesWithErrors: int
     fileErrors: list[FileError]

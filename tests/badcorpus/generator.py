@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import re
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -72,6 +75,7 @@ class Case:
     separate: list[tuple[str, str]] = field(default_factory=list)  # marker pairs that must be in different messages
     unique: list[str] = field(default_factory=list)  # markers that must be in exactly one message (no duplicates)
     bad_lines: int = 0  # lines that are not valid JSON at all: stats must count at least these
+    replaced: int = 0  # invalid bytes (NULs, lone surrogates) in kept lines: stats must count at least these as U+FFFD
     rule: str = ""  # the expectation chosen where it is debatable
 
     @property
@@ -108,6 +112,9 @@ class Corpus:
 
     def min_bad_lines(self) -> int:
         return sum(c.bad_lines for c in self.cases)
+
+    def min_replaced(self) -> int:
+        return sum(c.replaced for c in self.cases)
 
     def by_format(self) -> dict[str, list[Case]]:
         return {f: [c for c in self.cases if c.format == f] for f in FORMATS}
@@ -164,6 +171,23 @@ def _uid(*parts: object) -> str:
 
 
 # -- the bad values ----------------------------------------------------------------------------------------------
+
+# (slug, title, raw bytes spliced into a message's JSON string, the U+FFFD they become): the message is kept
+ODD_BYTES_CASES: tuple[tuple[str, str, bytes, int], ...] = (
+    ("nul-in-text", "raw NUL bytes inside a message's JSON string", b"\x00\x00", 2),
+    ("ff-in-text", "a raw 0xFF byte inside a message's JSON string", b"\xff", 1),
+    ("overlong-utf8", "an overlong UTF-8 form (C0 AF) inside a message's JSON string", b"\xc0\xaf", 2),
+    ("nul-escape", 'a "\\u0000" escape inside a message\'s JSON string', b"\\u0000", 1),
+    ("stray-cr", "a raw CR inside a message's JSON string", b"\r", 0),
+    (
+        "mixed-odd-bytes",
+        "NUL, 0xFF, UTF-8-encoded and escaped lone surrogates in one string",
+        b"\x00\xff\xed\xa0\x80\\udc00",
+        6,
+    ),
+)
+ODD_BYTES_RULE = "invalid bytes inside a string become U+FFFD (counted in stats `replaced`); the message is kept"
+QUIET_RULE = "a complete last line without a newline is indexed once its file has been quiet briefly"
 
 # (slug, title, raw timestamp)
 TIMESTAMP_CASES: tuple[tuple[str, str, Any], ...] = (
@@ -680,6 +704,20 @@ class _Writer:
             "a leading BOM is not part of the first line",
             prefix=b"\xef\xbb\xbf",
         )
+        for slug, title, raw, replaced in ODD_BYTES_CASES:
+            for fmt in ("claude-code", "codex", "openclaw"):
+                case = self.jsonl_case(fmt, slug, title, _bad_odd_bytes, ODD_BYTES_RULE)
+                self._splice(case, b"@X@", raw)
+                case.replaced = replaced
+        for fmt in ("claude-code", "codex", "openclaw"):
+            case = self.jsonl_case(
+                fmt,
+                "no-final-newline",
+                "the last line is complete but has no newline",
+                _bad_message(lambda s, o: None),
+                QUIET_RULE,
+            )
+            self._end_without_newline(case)
         self.all_jsonl(
             "truncated-tail",
             "the last line is cut mid-write (no newline)",
@@ -892,6 +930,13 @@ class _Writer:
             _default_blocks(garbage="@G@"),
         )
         self._splice(case, b"@G@", b"deploy finished \xed\xa0\x80 and then")
+        case = self.specstory_case("no-final-newline", "the last block's last line has no newline", rule=QUIET_RULE)
+        self._end_without_newline(case)
+        blocks = _default_blocks()
+        blocks[2] = (blocks[2][0], "Deploy of {m} finished @X@ and the smoke tests are green")
+        case = self.specstory_case("ff-nul-in-text", "0xFF and NUL bytes inside a user block", blocks, ODD_BYTES_RULE)
+        self._splice(case, b"@X@", b"\xff\x00")
+        case.replaced = 2
         blocks = _default_blocks()
         blocks[2] = ("User (9999-12-31 23:59:59Z)", blocks[2][1])
         self.specstory_case("ts-year-9999", "a block header dated 9999-12-31 23:59:59Z", blocks, TIMESTAMP_RULE)
@@ -904,6 +949,13 @@ class _Writer:
         ):
             case = self.case("specstory", slug, title)
             self.write(case, self.corpus.workspace / ".specstory" / "history" / f"2026-03-02_10-00-00Z-{slug}.md", data)
+
+    def _end_without_newline(self, case: Case) -> None:
+        """Drop the file's final newline (and a SpecStory block separator) and date it an hour back: quiet."""
+        path = case.files[-1]
+        path.write_bytes(re.sub(rb"(\s*---)?\s*$", b"", path.read_bytes()))
+        past = time.time() - 3600
+        self.after.append(lambda: os.utime(path, (past, past)))
 
     def _splice(self, case: Case, placeholder: bytes, replacement: bytes) -> None:
         path = case.files[-1]
@@ -1058,6 +1110,13 @@ def _bad_surrogate_text(session: _Session, case: Case) -> None:
     else:
         obj["message"]["content"] = [{"type": "text", "text": text}]
     session.add(obj)
+
+
+def _bad_odd_bytes(session: _Session, case: Case) -> None:
+    """A user message (marker n3) whose text holds `@X@`, replaced by raw bytes once the file is written."""
+    marker = case.marker(3)
+    case.expected.append(marker)
+    session.add(session.user(f"Deploy of {marker} finished @X@ and the smoke tests are green"))
 
 
 def _bad_surrogate_id(session: _Session, case: Case) -> None:

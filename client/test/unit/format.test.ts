@@ -278,9 +278,10 @@ describe('status bar and stats', () => {
       messages: {},
       sessions: 4,
       badLines: 1,
+      replaced: 2,
       orphanedMessages: 0,
       filesWithErrors: 1,
-      fileErrors: [{ path: '/t/a.jsonl', badLines: 1, reasons: ['line 3: not JSON'] }],
+      fileErrors: [{ path: '/t/a.jsonl', badLines: 1, replaced: 2, reasons: ['line 3: not JSON'] }],
       filesUnrecognised: 3,
       unrecognisedFiles: ['/t/new-format.jsonl', '/t/README.md'],
       indexing: false,
@@ -303,8 +304,11 @@ describe('status bar and stats', () => {
     assert.match(md, /_format: none_/);
     assert.match(md, /Index folder: `\/cache\/memlens\/ws` \(read-only/);
     assert.match(md, /\| Sessions \| 4 \|/);
+    assert.match(md, /\| Invalid bytes read as U\+FFFD \| 2 \|/);
+    assert.match(md, /1 bad line · 2 invalid bytes replaced/);
     assert.match(md, /_embeddings are off; keyword search only_/);
-    assert.match(md, /## Files with problems\n\n- `\/t\/a\.jsonl` · 1 bad line · line 3: not JSON/);
+    assert.match(md, /\| Invalid bytes read as U\+FFFD \| 2 \|/);
+    assert.match(md, /## Files with problems\n\n- `\/t\/a\.jsonl` · 1 bad line · 2 invalid bytes replaced · line 3: not JSON/);
     assert.match(md, /\| Files in no format memlens reads \| 3 \|/);
     assert.match(md, /## Files in no format memlens reads\n\n_Nothing[^\n]*_\n\n- `\/t\/new-format\.jsonl`\n- `\/t\/README\.md`\n- _and 1 more_/);
   });

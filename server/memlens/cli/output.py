@@ -147,6 +147,7 @@ def print_stats(stats: StatsResponse) -> None:
         ("messages waiting to be indexed", f"{stats['pendingMessages']:,}"),
         ("sessions", f"{stats['sessions']:,}"),
         ("unreadable transcript lines", f"{stats['badLines']:,}"),
+        ("invalid bytes read as U+FFFD", f"{stats['replaced']:,}"),
         ("orphaned messages", f"{stats['orphanedMessages']:,}"),
         ("files not indexed yet", f"{waiting:,}"),
         ("files with problems", f"{stats['filesWithErrors']:,}"),
@@ -174,6 +175,7 @@ def print_stats(stats: StatsResponse) -> None:
         for error in stats["fileErrors"]:
             skipped = error["badLines"]
             bad = f" · {skipped:,} bad line{'s' if skipped != 1 else ''}" if skipped else ""
+            bad += f" · {error['replaced']:,} invalid bytes replaced" if error["replaced"] else ""
             reasons = "; ".join(" ".join(r.split())[:160] for r in error["reasons"])
             print(f"  {error['path']}{bad}{f' · {reasons}' if reasons else ''}")
     if stats["unrecognisedFiles"]:

@@ -269,14 +269,21 @@ class Engine:
         return discover(self.locations(), self.settings, self._known_cwd())
 
     def sync(
-        self, progress: Progress | None = None, cancel: threading.Event | None = None, embed: bool = True
+        self,
+        progress: Progress | None = None,
+        cancel: threading.Event | None = None,
+        embed: bool = True,
+        *,
+        settled: bool = False,
     ) -> SyncReport:
+        """Bring the index in line with the sources; `settled` (reindex): read every unterminated last line of a
+        file that is not growing now, not only once its file is quiet (indexing.file_reader)."""
         self._require_writer()
         self.syncing.set()
         try:
             with self._writing():
                 self._remember_roots()
-                report = self.indexer.sync(self.sources(), progress, cancel, embed=embed)
+                report = self.indexer.sync(self.sources(), progress, cancel, embed=embed, settled=settled)
                 if not report.cancelled:  # a whole sync, not a watcher's few files: piled-up segments written afresh
                     self.indexer.compact_keyword_index(cancel, progress)
                 return report
@@ -318,6 +325,10 @@ class Engine:
                 self.indexer.collect_garbage()
         return report
 
+    def waiting_tails(self) -> dict[Path, float]:
+        """Transcripts whose unterminated last line waits for the file to be quiet: path -> mtime (seconds)."""
+        return dict(self.indexer.waiting_tails)
+
     def embed_pending(
         self, *, progress: Progress | None = None, cancel: threading.Event | None = None, max_batches: int | None = None
     ) -> int:
@@ -344,7 +355,7 @@ class Engine:
         if full:
             with self.catalog.transaction() as db:
                 self.catalog.mark_all_for_reparse(db)
-        return self.sync(progress, cancel)
+        return self.sync(progress, cancel, settled=True)
 
     def _repair_lock(self) -> None:
         try:

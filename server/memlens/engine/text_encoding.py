@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import codecs
+from dataclasses import dataclass
 
 # byte-order marks, longest first (a UTF-32 LE mark begins like the UTF-16 LE one)
 _BOMS = (
@@ -31,8 +32,33 @@ def sniff_encoding(data: bytes) -> tuple[str, int]:
     return "utf-8", 0
 
 
-def decode_text(data: bytes, *, cut: bool = False) -> str:
-    """Text in any encoding `sniff_encoding` knows; undecodable bytes become U+FFFD. With `cut` (the data was cut
-    short), a character split by the cut is dropped rather than shown as U+FFFD."""
+@dataclass(frozen=True, slots=True)
+class DecodedText:
+    """Text decoded from bytes, and how many characters of it are U+FFFD standing for invalid bytes or NULs."""
+
+    text: str
+    replaced: int
+
+
+def decode_counted(data: bytes, *, cut: bool = False) -> DecodedText:
+    """Text in any encoding `sniff_encoding` knows: undecodable bytes and NULs become U+FFFD, counted (a NUL is
+    what SQLite, tantivy and terminals cannot take). With `cut` (the data was cut short), a character split by the
+    cut is dropped rather than shown as U+FFFD."""
     encoding, bom = sniff_encoding(data)
-    return codecs.getincrementaldecoder(encoding)(errors="replace").decode(data[bom:], final=not cut)
+    body = data[bom:]
+    decoder = codecs.getincrementaldecoder(encoding)
+    try:
+        text = decoder(errors="strict").decode(body, final=not cut)
+        replaced = 0
+    except UnicodeDecodeError:
+        text = decoder(errors="replace").decode(body, final=not cut)
+        replaced = text.count("\ufffd") - decoder(errors="ignore").decode(body, final=not cut).count("\ufffd")
+    if "\x00" in text:
+        replaced += text.count("\x00")
+        text = text.replace("\x00", "\ufffd")
+    return DecodedText(text, replaced)
+
+
+def decode_text(data: bytes, *, cut: bool = False) -> str:
+    """`decode_counted`'s text."""
+    return decode_counted(data, cut=cut).text

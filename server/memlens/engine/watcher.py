@@ -2,7 +2,8 @@
 
 One worker thread owns all writes (the engine's single writer). File events arrive from a watchfiles thread into
 a queue; the worker syncs them without embedding (so new text is keyword-searchable at once), then embeds the
-backlog one batch at a time, going back to fresh events between batches.
+backlog one batch at a time, going back to fresh events between batches. A transcript whose last line has no
+newline yet is synced again once it has been quiet for QUIET_SECONDS (no event says so), and that line read then.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
@@ -18,6 +20,7 @@ from pathlib import Path
 import watchfiles
 
 from memlens.engine.engine import Engine
+from memlens.engine.indexing.file_reader import QUIET_SECONDS
 from memlens.engine.indexing.indexer import SyncReport
 from memlens.engine.progress import Progress
 from memlens.errors import MemlensError
@@ -75,6 +78,7 @@ class LiveIndexer:
         self.watching = threading.Event()  # set once file events are being delivered
         self.ready = threading.Event()  # set once the start-up reconcile has committed
         self.busy = threading.Event()
+        self._rechecked: dict[Path, float] = {}  # waiting tails synced again once quiet: path -> the mtime then
 
     # -- control --------------------------------------------------------------------------------------------
 
@@ -150,10 +154,18 @@ class LiveIndexer:
         self._run(self._reconcile)
         self.ready.set()
         while not self._stop.is_set():
+            due, wait = self._quiet_tails()
+            if due:
+                self._run(partial(self.engine.sync_paths, due, embed=False))
+                continue
+            timeout = 0.2 if self._backlog() else None
+            if wait is not None:
+                timeout = wait if timeout is None else min(timeout, wait)
             try:
-                job = self._jobs.get(timeout=0.2 if self._backlog() else None)
+                job = self._jobs.get(timeout=timeout)
             except queue.Empty:
-                self._run(self._embed_some)
+                if self._backlog():
+                    self._run(self._embed_some)
                 continue
             jobs = [job, *self._drain()]
             if any(j.kind == "stop" for j in jobs):
@@ -171,6 +183,21 @@ class LiveIndexer:
                 changed = (changed - j.deleted) | j.changed
                 deleted = (deleted - j.changed) | j.deleted
             self._run(partial(self.engine.sync_paths, changed, deleted, embed=False))
+
+    def _quiet_tails(self) -> tuple[list[Path], float | None]:
+        """The transcripts whose unterminated last line has now been quiet long enough to read (each once per
+        mtime, so one that stays unread is not synced in a loop), and the seconds until the next one is."""
+        now, due, wait = time.time(), [], None
+        for path, mtime in self.engine.waiting_tails().items():
+            if self._rechecked.get(path) == mtime:
+                continue
+            left = mtime + QUIET_SECONDS - now
+            if left <= 0:
+                due.append(path)
+                self._rechecked[path] = mtime
+            else:
+                wait = left + 0.05 if wait is None else min(wait, left + 0.05)
+        return due, wait
 
     def _drain(self) -> list[_Job]:
         jobs = []

@@ -253,6 +253,8 @@ def render_stats(data: dict[str, Any]) -> str:
     ]
     if data.get("badLines") or data.get("filesWithErrors"):
         lines.append(f"{data.get('badLines')} bad lines skipped, {data.get('filesWithErrors')} files with problems")
+    if data.get("replaced"):
+        lines.append(f"{data['replaced']} invalid bytes read as U+FFFD (their messages are kept)")
     if data.get("filesUnrecognised"):
         lines.append(f"{data['filesUnrecognised']} files in no transcript format memlens reads (not searchable)")
     if data.get("filesNotIndexed"):

@@ -43,6 +43,7 @@ def index_stats(
         "messages": catalog.messages_by_format(),
         "sessions": catalog.count("sessions"),
         "badLines": catalog.total_bad_lines(),
+        "replaced": catalog.total_replaced(),
         "orphanedMessages": catalog.total_orphaned(),
         "filesWithErrors": catalog.count_file_problems(),
         "fileErrors": catalog.file_problems(FILE_ERRORS_SHOWN),

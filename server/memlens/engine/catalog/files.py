@@ -61,8 +61,12 @@ class FileTables(CatalogConnection):
         self, db: sqlite3.Connection, path: str, kind: str, *, size: int, mtime_ns: int, reason: str
     ) -> None:
         """Remember that a file could not be indexed (its earlier contents, if any, stay searchable). With size -1
-        the next sync tries again; with the real size and mtime it waits until the file changes."""
-        self.upsert_file(db, path, kind, size=size, mtime_ns=mtime_ns, error=reason)
+        the next sync tries again; with the real size and mtime it waits until the file changes (nothing of it is
+        left waiting to be read: parsed_bytes = size)."""
+        if size < 0:
+            self.upsert_file(db, path, kind, size=size, mtime_ns=mtime_ns, error=reason)
+        else:
+            self.upsert_file(db, path, kind, size=size, mtime_ns=mtime_ns, error=reason, parsed_bytes=size)
 
     # -- one file's contents ------------------------------------------------------------------------------
 

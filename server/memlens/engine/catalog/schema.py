@@ -99,6 +99,7 @@ CREATE TABLE IF NOT EXISTS roots (    -- the folders the index was built from (r
 # word when the list is full (a new word must beat it to enter), else -2.
 ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "units": (("words", "TEXT"), ("tool", "REAL"), ("dup_key", "TEXT"), ("question", "REAL")),
+    "files": (("replaced", "INTEGER NOT NULL DEFAULT 0"),),  # characters read as U+FFFD (ingest.FileContent)
     "words": (("near", "TEXT"), ("near_floor", "REAL")),
 }
 AFTER_ADDED_COLUMNS = (
@@ -128,6 +129,7 @@ class FileRow:
     resume_bytes: int = 0
     anchor_ids: str = "[]"
     orphaned: int = 0
+    replaced: int = 0
 
 
 FILE_COLUMNS = ", ".join(f.name for f in fields(FileRow))

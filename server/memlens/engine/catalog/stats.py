@@ -31,19 +31,29 @@ class CatalogStats(CatalogConnection):
     def total_bad_lines(self) -> int:
         return int(self.db.execute("SELECT COALESCE(SUM(bad_lines), 0) FROM files").fetchone()[0])
 
+    def total_replaced(self) -> int:
+        """Characters read as U+FFFD (invalid bytes, NULs, lone surrogates) in the messages and notes kept."""
+        return int(self.db.execute("SELECT COALESCE(SUM(replaced), 0) FROM files").fetchone()[0])
+
     def total_orphaned(self) -> int:
         """Messages kept only by the broken-chain rule (their parent link led nowhere)."""
         return int(self.db.execute("SELECT COALESCE(SUM(orphaned), 0) FROM files").fetchone()[0])
 
     def file_problems(self, limit: int) -> list[FileError]:
-        """Files with skipped lines or a failure, most skipped lines first: what `stats` lists as `fileErrors`."""
+        """Files with skipped lines, replaced bytes or a failure, most skipped lines first: what `stats` lists as
+        `fileErrors`."""
         rows = self.db.execute(
-            """SELECT path, bad_lines, error FROM files WHERE error IS NOT NULL OR bad_lines > 0
-               ORDER BY bad_lines DESC, path LIMIT ?""",
+            """SELECT path, bad_lines, error, replaced FROM files WHERE error IS NOT NULL OR bad_lines > 0
+               OR replaced > 0 ORDER BY bad_lines DESC, replaced DESC, path LIMIT ?""",
             (limit,),
         ).fetchall()
         return [
-            {"path": row[0], "badLines": int(row[1]), "reasons": str(row[2]).split("\n") if row[2] else []}
+            {
+                "path": row[0],
+                "badLines": int(row[1]),
+                "replaced": int(row[3]),
+                "reasons": str(row[2]).split("\n") if row[2] else [],
+            }
             for row in rows
         ]
 
@@ -57,4 +67,5 @@ class CatalogStats(CatalogConnection):
         return count, paths
 
     def count_file_problems(self) -> int:
-        return int(self.db.execute("SELECT COUNT(*) FROM files WHERE error IS NOT NULL OR bad_lines > 0").fetchone()[0])
+        sql = "SELECT COUNT(*) FROM files WHERE error IS NOT NULL OR bad_lines > 0 OR replaced > 0"
+        return int(self.db.execute(sql).fetchone()[0])

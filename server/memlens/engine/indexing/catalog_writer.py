@@ -17,6 +17,7 @@ from memlens.engine.catalog import Catalog, FileRow
 from memlens.engine.indexing.discovery import SourceFile
 from memlens.engine.indexing.ingest import ChunkSpec, FileContent, SessionSpec, chunk_records
 from memlens.engine.sources.base import TranscriptRecord
+from memlens.engine.sources.common import errors_before_line
 from memlens.settings import ChunkingSettings
 
 
@@ -57,7 +58,7 @@ class CatalogWriter:
             "head_hash": content.head_digest,
             "parsed_bytes": content.parsed_bytes,
             "next_line": content.next_line,
-            "error": _first_reasons(content.errors, row.error if appended and row is not None else None),
+            "error": _first_reasons(content.errors, _earlier_reasons(row, content) if appended else None),
             "resume_line": content.resume_line,
             "resume_bytes": content.resume_bytes,
             "anchor_ids": json.dumps(content.anchor_ids),
@@ -66,11 +67,13 @@ class CatalogWriter:
             values["leaf_uuid"] = leaf
         if appended and row is not None:
             values["bad_lines"] = row.bad_lines + content.bad_lines
+            values["replaced"] = row.replaced + content.replaced
             values["orphaned"] = row.orphaned + content.orphaned
             file_id = self.catalog.upsert_file(db, path, source.kind, **values)
             self._append_chunks(db, file_id, row.session_key or "", content, pending)
         else:
             values["bad_lines"] = content.bad_lines
+            values["replaced"] = content.replaced
             values["orphaned"] = content.orphaned
             file_id = self.catalog.upsert_file(db, path, source.kind, **values)
             if row is not None:
@@ -212,6 +215,16 @@ def _record_of(row: sqlite3.Row) -> TranscriptRecord:
 
 
 MAX_REASONS = 3  # reasons kept per file for `stats` (the bad-line count covers them all)
+
+
+def _earlier_reasons(row: FileRow | None, content: FileContent) -> str | None:
+    """The reasons recorded before an append, less those about the lines it parsed again (it has its own)."""
+    if row is None or not row.error:
+        return None
+    earlier = row.error.split("\n")
+    if content.replace_from_line is not None:
+        earlier = errors_before_line(earlier, content.replace_from_line)
+    return "\n".join(earlier) or None
 
 
 def _first_reasons(new: list[str], earlier: str | None) -> str | None:

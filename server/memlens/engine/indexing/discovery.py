@@ -176,9 +176,9 @@ def read_session_cwd(path: Path) -> str | None:
                 line = handle.readline(1 << 20)
                 if not line:
                     break
-                try:
-                    entry = json.loads(line)
-                except ValueError:
+                try:  # as the parsers read it: odd bytes in some other field must not hide the cwd
+                    entry = json.loads(line.decode("utf-8", errors="replace"), strict=False)
+                except (ValueError, RecursionError):
                     continue
                 if not isinstance(entry, dict):
                     continue

@@ -1,11 +1,17 @@
 """Reads one changed file into parsed content: a memory note, a whole transcript (streamed block by block), or only
 the tail appended since the last sync when the file simply grew. Parsing only: the index writer (indexer.py) records
-what cannot be read and stores what this returns."""
+what cannot be read and stores what this returns.
+
+A last line without a newline may still be being written, so it waits, unread, while the file keeps changing; once
+the file has been quiet for QUIET_SECONDS (or for `reindex`, when the file is not growing) it is read like any other
+line. Its record is then the file's open end: the next append is parsed again from that line's start (it may turn
+out to continue that line, or to have been its newline), so nothing is stored twice or lost."""
 
 from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import BinaryIO
 
@@ -23,12 +29,33 @@ from memlens.engine.indexing.ingest import (
     transcript_content,
 )
 from memlens.engine.sources import continues_branch, make_parsers
-from memlens.engine.sources.common import errors_from_line
 from memlens.settings import ChunkingSettings
 
 MAX_READ_BYTES = 64 * 1024 * 1024  # one appended tail at most; the rest waits for the next sync
 MAX_MEMORY_BYTES = 64 * 1024 * 1024  # a bigger note is indexed up to there, and the cut is reported
 APPENDABLE = {"claude-code", "codex", "openclaw"}
+END_BYTES = 4096  # the last bytes a read took, hashed with the head: changed, the file was rewritten, not appended
+QUIET_SECONDS = 2.0  # a file unchanged this long has its unterminated last line read (the watcher re-checks then)
+
+
+def is_quiet(stat: os.stat_result, now: float | None = None) -> bool:
+    """Whether a file has not changed for QUIET_SECONDS."""
+    return (time.time() if now is None else now) - stat.st_mtime >= QUIET_SECONDS
+
+
+def read_digest(handle: BinaryIO, head: bytes, parsed_bytes: int) -> str:
+    """The hashes of the first HEAD_BYTES and of the last END_BYTES of the file's first `parsed_bytes`: a file that
+    grew with both unchanged was appended to; one rewritten longer (same head, another ending) is read whole."""
+    start = max(min(HEAD_BYTES, parsed_bytes), parsed_bytes - END_BYTES)
+    handle.seek(start)
+    end = handle.read(parsed_bytes - start)
+    return f"{head_hash(head[: min(HEAD_BYTES, parsed_bytes)])}:{head_hash(end)}"
+
+
+def tail_waiting(row: FileRow, stat: os.stat_result) -> bool:
+    """Whether the last read of this unchanged transcript stopped before its end (an unterminated last line that
+    was still settling, or more than one read takes): it is read again once the file is quiet."""
+    return row.kind == "transcript" and bool(row.format) and 0 < row.parsed_bytes < row.size == stat.st_size
 
 
 class FileReader:
@@ -38,18 +65,31 @@ class FileReader:
         self.chunking = chunking
         self.parsers = make_parsers(chunking.tool_input_max_chars)
 
-    def read(self, source: SourceFile, row: FileRow | None, stat: os.stat_result) -> tuple[FileContent, bool]:
+    def read(
+        self, source: SourceFile, row: FileRow | None, stat: os.stat_result, *, settled: bool = False
+    ) -> tuple[FileContent, bool]:
         """(content, whether it is only an appended tail) of a changed file, `row` being what the catalog recorded
-        of it. Raises OSError when the file cannot be read; any other exception means it could not be parsed."""
+        of it. An unterminated last line is read when the file is quiet, or `settled` (reindex) and not growing.
+        Raises OSError when the file cannot be read; any other exception means it could not be parsed."""
         with source.path.open("rb") as handle:
+            now = os.fstat(handle.fileno())
+            unchanged = (now.st_size, now.st_mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+            final = unchanged and (settled or is_quiet(stat))
             head = handle.read(HEAD_BYTES)
             handle.seek(0)
-            content, appended = self._read_open(source, row, stat, handle, head)
-        content.head_digest = head_hash(head[: min(HEAD_BYTES, content.parsed_bytes)])
+            content, appended = self._read_open(source, row, stat, handle, head, final=final)
+            content.head_digest = read_digest(handle, head, content.parsed_bytes)
         return content, appended
 
     def _read_open(
-        self, source: SourceFile, row: FileRow | None, stat: os.stat_result, handle: BinaryIO, head: bytes
+        self,
+        source: SourceFile,
+        row: FileRow | None,
+        stat: os.stat_result,
+        handle: BinaryIO,
+        head: bytes,
+        *,
+        final: bool,
     ) -> tuple[FileContent, bool]:
         """A note whole (up to MAX_MEMORY_BYTES); a transcript from its resume point when it only grew and its head is
         unchanged, else whole; a transcript no parser recognises as empty content of no format (stats lists it)."""
@@ -58,13 +98,15 @@ class FileReader:
             data = handle.read(MAX_MEMORY_BYTES + 1)
             return read_memory(data, self.chunking, note_date(path), max_bytes=MAX_MEMORY_BYTES), False
         if self._can_append(row, stat) and row is not None:
-            if head_hash(head[: min(HEAD_BYTES, row.parsed_bytes)]) == row.head_hash:
+            if read_digest(handle, head, row.parsed_bytes) == row.head_hash:
                 handle.seek(row.resume_bytes)
-                appended = self._parse_tail(path, row, handle.read(MAX_READ_BYTES))
+                tail = handle.read(min(MAX_READ_BYTES, max(0, stat.st_size - row.resume_bytes)))
+                whole = final and row.resume_bytes + len(tail) == stat.st_size  # not cut by MAX_READ_BYTES
+                appended = self._parse_tail(path, row, tail, final=whole)
                 if appended is not None:
                     return appended, True
             handle.seek(0)
-        parsed = parse_transcript_stream(handle, path, self.parsers)
+        parsed = parse_transcript_stream(handle, path, self.parsers, final=final)
         if parsed is None:
             return FileContent(kind="transcript", format="", parsed_bytes=stat.st_size), False
         content = transcript_content(parsed.result, self.chunking)
@@ -84,20 +126,21 @@ class FileReader:
             and row.orphaned == 0  # broken links: the whole file is parsed again, so orphan counts stay exact
         )
 
-    def _parse_tail(self, path: Path, row: FileRow, tail: bytes) -> FileContent | None:
+    def _parse_tail(self, path: Path, row: FileRow, tail: bytes, *, final: bool) -> FileContent | None:
         """Parse the file from its resume point (the start of the last record an append may continue) to the end;
         None when the result would not simply continue the active branch (the whole file is parsed again)."""
-        result = parse_transcript(tail, path, row.resume_line, row.format, self.parsers)
+        result = parse_transcript(tail, path, row.resume_line, row.format, self.parsers, final=final)
         anchors: list[str] = json.loads(row.anchor_ids or "[]")
         if result is None or not continues_branch(result.records, anchors):
             return None
         content = transcript_content(result, self.chunking, active_only=False)
         content.anchor_ids = content.anchor_ids or anchors  # no record before the new resume point: same anchor
         overlap = row.parsed_bytes - row.resume_bytes
-        if result.bad_lines and overlap > 0:  # the lines parsed again had their bad lines counted already
-            earlier = parse_transcript(tail[:overlap], path, row.resume_line, row.format, self.parsers)
+        if overlap > 0 and (row.bad_lines or row.replaced):  # the lines parsed again were counted already
+            # as the last read saw them: `final` reproduces an unterminated last line it read (it ended there)
+            earlier = parse_transcript(tail[:overlap], path, row.resume_line, row.format, self.parsers, final=True)
             content.bad_lines -= earlier.bad_lines if earlier is not None else 0
-            content.errors = errors_from_line(content.errors, row.next_line)
+            content.replaced -= earlier.replaced if earlier is not None else 0
         content.parsed_bytes = row.resume_bytes + result.consumed_bytes
         content.next_line = row.resume_line + tail.count(b"\n", 0, result.consumed_bytes)
         content.resume_line, content.resume_bytes = resume_point(

@@ -21,7 +21,7 @@ from typing import cast
 from memlens.engine.catalog import Catalog, FileRow, RootRow
 from memlens.engine.indexing.catalog_writer import CatalogWriter, PendingChanges
 from memlens.engine.indexing.discovery import SourceFile
-from memlens.engine.indexing.file_reader import FileReader
+from memlens.engine.indexing.file_reader import FileReader, is_quiet, tail_waiting
 from memlens.engine.indexing.ingest import FileContent
 from memlens.engine.indexing.memory_trim import release_freed_memory
 from memlens.engine.indexing.stored_text import redact_content
@@ -99,6 +99,8 @@ class Indexer:
         self.reader = FileReader(settings.chunking)
         self.lock = threading.RLock()  # one writer at a time within this process
         self._garbage = False  # units were deleted since vectors were last collected
+        self._settled = False  # this sync reads unterminated last lines of files that are not growing (reindex)
+        self.waiting_tails: dict[Path, float] = {}  # transcripts whose unterminated last line waits: path -> mtime
         self.guard: Callable[[], None] | None = None  # raises when this process may no longer write
         vectors.may_write = self._may_write  # the vector file beside the catalog is written by this writer only
         self.embedding = VectorWriter(  # units without a vector, the vocabulary's words, the vector file
@@ -114,9 +116,13 @@ class Indexer:
         cancel: threading.Event | None = None,
         embed: bool = True,
         prune: bool = True,
+        settled: bool = False,
     ) -> SyncReport:
-        """Bring the index in line with `sources`; with `prune`, files no longer among them are purged."""
+        """Bring the index in line with `sources`; with `prune`, files no longer among them are purged. With
+        `settled` (reindex), a last line without a newline is read now in every file that is not growing, not only
+        in those quiet for file_reader.QUIET_SECONDS."""
         with self._writing():
+            self._settled = settled
             started = time.perf_counter()
             report = SyncReport(files_seen=len(sources))
             backfill_unit_facts(self.catalog, self.keyword, cancel)  # before this sync's units are filled in
@@ -139,7 +145,12 @@ class Indexer:
                 except OSError as exc:
                     self._note_error(report, source.path, f"cannot read: {exc.strerror or exc}")
                     continue
-                if _unchanged(row, stat):
+                unchanged = _unchanged(row, stat)
+                if unchanged and row is not None and tail_waiting(row, stat):
+                    unchanged = not (settled or is_quiet(stat))
+                    if unchanged:
+                        self.waiting_tails[source.path] = stat.st_mtime
+                if unchanged:
                     report.files_unchanged += 1
                 else:
                     batch.append((source, row, stat))
@@ -191,6 +202,8 @@ class Indexer:
         with self._writing():
             report = SyncReport()
             wanted = [str(p) for p in paths]
+            for name in wanted:
+                self.waiting_tails.pop(Path(name), None)
             if not wanted:
                 return report
             known = self.catalog.files(wanted)
@@ -316,15 +329,22 @@ class Indexer:
         """Parse a changed file; returns (content, appended), or the Failure to record when it cannot be indexed."""
         path = source.path
         try:
-            outcome = self.reader.read(source, row, stat)
+            outcome = self.reader.read(source, row, stat, settled=self._settled)
         except OSError as exc:  # vanished, unreadable, not a file: recorded, and tried again at the next sync
+            self.waiting_tails.pop(path, None)
             if is_disk_full(exc):
                 raise
             return Failure(self._note_error(report, path, f"cannot read: {exc.strerror or exc}"), size=-1)
         except Exception as exc:  # a parser bug or content nobody foresaw: this file waits until it changes
+            self.waiting_tails.pop(path, None)
             log.debug("parsing %s failed", path, exc_info=True)
             return Failure(self._note_error(report, path, f"cannot parse: {type(exc).__name__}: {exc}"), stat.st_size)
-        redact_content(outcome[0], enabled=self.settings.privacy.redact_index)
+        content = outcome[0]
+        if content.kind == "transcript" and content.format and content.parsed_bytes < stat.st_size:
+            self.waiting_tails[path] = stat.st_mtime
+        else:
+            self.waiting_tails.pop(path, None)
+        redact_content(content, enabled=self.settings.privacy.redact_index)
         return outcome
 
     def _mirror(self, generation: int, pending: PendingChanges) -> None:

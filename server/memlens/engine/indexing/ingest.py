@@ -14,11 +14,13 @@ from memlens.engine.indexing.markdown_chunker import chunk_markdown
 from memlens.engine.indexing.transcript_chunker import group_messages, split_text
 from memlens.engine.sources import PARSERS, detect_format, get_parser, read_head, split_branches
 from memlens.engine.sources.base import ParseResult, TranscriptParser, TranscriptRecord
-from memlens.engine.text_encoding import decode_text
+from memlens.engine.sources.common import REPLACED_REASON, errors_before_line
+from memlens.engine.text_encoding import decode_counted
 from memlens.settings import ChunkingSettings
 
 HEAD_BYTES = 4096
 STREAM_BLOCK = 16 * 1024 * 1024
+MAX_CARRY_BLOCKS = 4  # a record still open at a block's end is carried into the next block up to this size
 MAX_UNIT_CHARS = 64_000  # no unit is longer: a longer message is split into several units (parts)
 MAX_MESSAGE_CHARS = 2_000_000  # a message's text past this (a pasted 10 MB log) is not indexed; the file keeps it
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
@@ -80,10 +82,11 @@ class FileContent:
     session: SessionSpec | None = None
     records: list[TranscriptRecord] = field(default_factory=list)
     bad_lines: int = 0
+    replaced: int = 0  # characters read as U+FFFD: invalid bytes, NULs, lone surrogates (their messages are kept)
     errors: list[str] = field(default_factory=list)
     parsed_bytes: int = 0
     next_line: int = 1
-    head_digest: str = ""  # sha1 of the first min(HEAD_BYTES, parsed_bytes) bytes: detects a rewritten head
+    head_digest: str = ""  # what was read, hashed at both ends (file_reader.read_digest): detects a rewrite
     subsessions: list[SessionSpec] = field(default_factory=list)  # sidechains in this file, by agent_id
     orphaned: int = 0  # messages kept by the broken-chain rule (sources.branches)
     # incremental parsing: where the next append is parsed from (see ParseResult.resume_line), and for an append,
@@ -122,8 +125,11 @@ def read_memory(
     cut = max_bytes is not None and len(data) > max_bytes
     if cut:
         data = data[:max_bytes]
-    text = decode_text(data, cut=cut)
-    content = FileContent(kind="memory", format="markdown", parsed_bytes=len(data))
+    decoded = decode_counted(data, cut=cut)
+    text = decoded.text
+    content = FileContent(kind="memory", format="markdown", parsed_bytes=len(data), replaced=decoded.replaced)
+    if decoded.replaced:
+        content.errors.append(f"{REPLACED_REASON} ({decoded.replaced})")
     if cut:
         content.errors.append(f"note cut: only its first {len(data):,} bytes are indexed (the limit for one note)")
     for chunk in chunk_markdown(text, chunking.markdown_min_chars, chunking.markdown_max_chars):
@@ -147,10 +153,13 @@ def parse_transcript(
     start_line: int = 1,
     format_hint: str = "",
     parsers: list[TranscriptParser] = PARSERS,
+    *,
+    final: bool = False,
 ) -> ParseResult | None:
-    """Parse with the parser for this file's format (sniffed unless given); None if no parser recognises it."""
+    """Parse with the parser for this file's format (sniffed unless given); None if no parser recognises it.
+    `final`: the data ends where the file does and the file is quiet, so an unterminated last line is read too."""
     parser = get_parser(format_hint, parsers) if format_hint else detect_format(read_head(data), path, parsers)
-    return parser.parse(data, path, start_line) if parser is not None else None
+    return parser.parse(data, path, start_line, final=final) if parser is not None else None
 
 
 @dataclass(slots=True)
@@ -178,12 +187,22 @@ def resume_point(result: ParseResult, data: bytes, start_line: int, base: int, *
 
 
 def parse_transcript_stream(
-    handle: BinaryIO, path: Path, parsers: list[TranscriptParser] = PARSERS, block_bytes: int = STREAM_BLOCK
+    handle: BinaryIO,
+    path: Path,
+    parsers: list[TranscriptParser] = PARSERS,
+    block_bytes: int = STREAM_BLOCK,
+    *,
+    final: bool = False,
 ) -> StreamParse | None:
-    """Parse a transcript block by block, so a huge file never sits in memory whole.
+    """Parse a transcript block by block, so a huge file never sits in memory whole; `final` as for
+    `parse_transcript` (it applies to the last block).
 
-    Links that cross a block boundary through skipped lines cannot be resolved by the parser; such a record is
-    attached to the last record before its block (transcripts grow linearly). None if no parser recognises it.
+    A record still open at a block's end (a streamed assistant message, a Codex turn) is parsed again with the next
+    block from its first line, as an append is, so a block boundary never splits a message or changes its id; a
+    block that one open record fills is read together with the next (up to MAX_CARRY_BLOCKS blocks; a longer record
+    is split there). Links that cross a block boundary through skipped lines cannot be resolved by the parser; such
+    a record is attached to the last record before its block (transcripts grow linearly). None if no parser
+    recognises it.
     """
     data = handle.read(block_bytes)
     parser = detect_format(read_head(data), path, parsers)
@@ -191,24 +210,51 @@ def parse_transcript_stream(
         return None
     start_line, base = 1, 0
     total: ParseResult | None = None
+    ended = len(data) < block_bytes
     while True:
-        more = handle.read(block_bytes) if len(data) >= block_bytes else b""
-        result = parser.parse(data, path, start_line)
+        result = parser.parse(data, path, start_line, final=final and ended)
+        whole = ended or _leave_open_record(parser, result, data, path, start_line=start_line, base=base)
+        if not whole and len(data) < MAX_CARRY_BLOCKS * block_bytes:  # one open record fills the block: read on
+            more = handle.read(block_bytes)
+            data, ended = data + more, len(more) < block_bytes
+            continue
         if total is None:
             total = result
         else:
             _link_across_blocks(total.records, result.records)
             total.records.extend(result.records)
             total.bad_lines += result.bad_lines
+            total.replaced += result.replaced
             total.errors.extend(result.errors[: max(0, 20 - len(total.errors))])
             total.consumed_bytes += result.consumed_bytes
             total.anchor_ids = result.anchor_ids
         resume = resume_point(result, data, start_line, base, start_known=start_line == 1)
         start_line += data.count(b"\n", 0, result.consumed_bytes)
         base += result.consumed_bytes
-        if not more:
+        if ended:
             return StreamParse(total, start_line - 1, *resume)
-        data = data[result.consumed_bytes :] + more
+        more = handle.read(block_bytes)
+        data, ended = data[result.consumed_bytes :] + more, len(more) < block_bytes
+
+
+def _leave_open_record(
+    parser: TranscriptParser, result: ParseResult, data: bytes, path: Path, *, start_line: int, base: int
+) -> bool:
+    """Make `result` end where the record still open at its block's end starts (what it counted of the lines from
+    there is taken back: the next block reads them again). False when that record starts at the block's start."""
+    line, offset = resume_point(result, data, start_line, base, start_known=True)
+    cut = offset - base
+    if cut >= result.consumed_bytes:
+        return True  # nothing open
+    if cut <= 0:
+        return False
+    carried = parser.parse(data[cut : result.consumed_bytes], path, line)
+    result.records = [r for r in result.records if r.position < line]
+    result.bad_lines -= carried.bad_lines
+    result.replaced -= carried.replaced
+    result.errors = errors_before_line(result.errors, line)
+    result.consumed_bytes = cut
+    return True
 
 
 def _link_across_blocks(before: list[TranscriptRecord], block: list[TranscriptRecord]) -> None:
@@ -302,6 +348,7 @@ def transcript_content(result: ParseResult, chunking: ChunkingSettings, active_o
         session=session,
         records=records,
         bad_lines=result.bad_lines,
+        replaced=result.replaced,
         errors=list(result.errors),
         parsed_bytes=result.consumed_bytes,
         subsessions=subsessions,

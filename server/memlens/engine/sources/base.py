@@ -42,6 +42,7 @@ class ParseResult:
     agent_id: str | None = None  # subagent id, e.g. "a485154"
     title: str | None = None
     bad_lines: int = 0  # malformed lines skipped
+    replaced: int = 0  # invalid bytes, NULs and lone surrogates in kept lines, each become U+FFFD
     errors: list[str] = field(default_factory=list)  # one short message per skipped line (bounded)
     consumed_bytes: int = 0  # bytes fully parsed; a trailing partial line is not consumed
     orphaned_records: int = 0  # records kept although unreachable from the last one (see select_active_branch)
@@ -64,8 +65,9 @@ class TranscriptParser(Protocol):
         """True if the first non-empty lines of a file (decoded) look like this format."""
         ...
 
-    def parse(self, data: bytes, path: Path, start_line: int = 1) -> ParseResult:
+    def parse(self, data: bytes, path: Path, start_line: int = 1, *, final: bool = False) -> ParseResult:
         """Parse file content (the whole file, or the tail appended since the last parse, whose first line is
         `start_line`). Never raises, whatever the content: bad lines are counted and skipped with a reason. A
-        trailing line without a newline is left unconsumed (it may still be being written), not counted as bad."""
+        trailing line without a newline is left unconsumed (it may still be being written), not counted as bad;
+        with `final` (the data ends where a quiet file does) it is read and consumed like any other line."""
         ...

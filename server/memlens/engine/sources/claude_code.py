@@ -124,11 +124,11 @@ class ClaudeCodeParser:
                 return True
         return False
 
-    def parse(self, data: bytes, path: Path, start_line: int = 1) -> ParseResult:
+    def parse(self, data: bytes, path: Path, start_line: int = 1, *, final: bool = False) -> ParseResult:
         is_subagent = path.parent.name == "subagents" and path.stem.startswith("agent-")
         result = ParseResult(format=self.format, session_id="")
         state = _State(result, self.tool_input_max_chars, is_subagent)
-        for line_no, obj in iter_json_objects(data, start_line, result):
+        for line_no, obj in iter_json_objects(data, start_line, result, final=final):
             with LineGuard(result, line_no):
                 if not result.session_id and isinstance(obj.get("sessionId"), str):
                     result.session_id = obj["sessionId"]

@@ -133,10 +133,10 @@ class CodexParser:
             for obj in head_objects(head)
         )
 
-    def parse(self, data: bytes, path: Path, start_line: int = 1) -> ParseResult:
+    def parse(self, data: bytes, path: Path, start_line: int = 1, *, final: bool = False) -> ParseResult:
         result = ParseResult(format=self.format, session_id="")
         state = _State(result, self.tool_input_max_chars, start_line)
-        for line_no, obj in iter_json_objects(data, start_line, result):
+        for line_no, obj in iter_json_objects(data, start_line, result, final=final):
             with LineGuard(result, line_no):
                 payload = obj.get("payload")
                 if isinstance(payload, dict):

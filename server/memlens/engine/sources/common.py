@@ -2,8 +2,13 @@
 
 This is the validated boundary between file content and the index: nothing read from a file may raise past a
 parser. Lines that are not JSON objects, nest too deeply or make a parser fail are counted as bad lines with a
-reason (`LineGuard`), timestamps outside 1970..2100 become None, and lone UTF-16 surrogates (a JSON `"\\ud800"`
-escape, what `JSON.stringify` writes for a string cut mid-emoji) become U+FFFD so UTF-8 and SQLite never see them.
+reason (`LineGuard`), timestamps outside 1970..2100 become None.
+
+A line that is a message keeps its message whatever odd bytes its strings hold: invalid UTF-8 (0xFF, overlong forms,
+encoded surrogates), NUL bytes and lone UTF-16 surrogates (a JSON `"\\ud800"` escape, what `JSON.stringify` writes
+for a string cut mid-emoji) become U+FFFD, so UTF-8, SQLite, tantivy and JSON output never see them; raw control
+characters inside a string (a stray CR, a tab) are read as the characters they are. Each replacement is counted in
+`ParseResult.replaced` with the reason "invalid bytes replaced" on its line.
 """
 
 from __future__ import annotations
@@ -25,7 +30,11 @@ MAX_ERRORS = 20
 MAX_ANCHOR_IDS = 500
 EPOCH_MIN = 0.0  # 1970-01-01T00:00:00Z
 EPOCH_MAX = 4102444800.0  # 2100-01-01T00:00:00Z: later (or earlier) times are "unknown"
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_UNSAFE_CHARS = re.compile("[\x00\ud800-\udfff]")  # NUL and lone surrogates: what UTF-8/SQLite/tantivy refuse
+_UNSAFE_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")  # a JSON escape that decodes to one
+REPLACED_REASON = "invalid bytes replaced"
+# control characters inside strings accepted; one decoder, as json.loads with keyword arguments builds one per call
+_JSON = json.JSONDecoder(strict=False)
 DEFAULT_TOOL_INPUT_MAX_CHARS = 500
 _SHELL_TOOLS = frozenset({"bash", "shell", "exec", "exec_command", "local_shell", "run_shell_command"})
 _COMMAND_KEYS = ("command", "cmd")
@@ -56,14 +65,20 @@ def count_bad_line(result: ParseResult, line_no: int, reason: str) -> None:
     add_error(result, f"line {line_no}: {reason}")
 
 
+def _error_line(error: str) -> int | None:
+    """The line a message as `count_bad_line` writes it is about (None: about no line)."""
+    number = error.removeprefix("line ").split(":", 1)[0]
+    return int(number) if error.startswith("line ") and number.isdigit() else None
+
+
 def errors_from_line(errors: list[str], first_line: int) -> list[str]:
-    """The bad-line messages (as `count_bad_line` writes them) about lines at or after `first_line`."""
-    kept = []
-    for error in errors:
-        number = error.removeprefix("line ").split(":", 1)[0]
-        if not number.isdigit() or int(number) >= first_line:
-            kept.append(error)
-    return kept
+    """The bad-line messages about lines at or after `first_line`, and those about no line."""
+    return [e for e in errors if (line := _error_line(e)) is None or line >= first_line]
+
+
+def errors_before_line(errors: list[str], first_line: int) -> list[str]:
+    """The bad-line messages about lines before `first_line`, and those about no line."""
+    return [e for e in errors if (line := _error_line(e)) is None or line < first_line]
 
 
 class LineGuard:
@@ -90,8 +105,59 @@ class LineGuard:
 
 
 def scrub(text: str) -> str:
-    """The text with every lone UTF-16 surrogate replaced by U+FFFD (valid pairs were joined by the JSON decoder)."""
-    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+    """The text with every NUL and lone UTF-16 surrogate replaced by U+FFFD (valid pairs were joined by the JSON
+    decoder)."""
+    return _UNSAFE_CHARS.sub("\ufffd", text) if _UNSAFE_CHARS.search(text) else text
+
+
+def scrub_counted(text: str) -> tuple[str, int]:
+    """`scrub`, and how many characters it replaced."""
+    return _UNSAFE_CHARS.subn("\ufffd", text) if _UNSAFE_CHARS.search(text) else (text, 0)
+
+
+def decode_line(raw: bytes) -> tuple[str, int]:
+    """A line's bytes as text, and how many invalid bytes (or NULs) became U+FFFD on the way."""
+    try:
+        text = raw.decode("utf-8")
+        replaced = 0
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", errors="replace")
+        replaced = text.count("\ufffd") - raw.count("\ufffd".encode())
+    if "\x00" in text:
+        replaced += text.count("\x00")
+        text = text.replace("\x00", "\ufffd")
+    return text, replaced
+
+
+def count_replaced(result: ParseResult, line_no: int, replaced: int) -> None:
+    """Count characters replaced by U+FFFD on one line (its message is kept) and say why, once per line."""
+    if replaced:
+        result.replaced += replaced
+        add_error(result, f"line {line_no}: {REPLACED_REASON} ({replaced})")
+
+
+def _scrub_value(value: Any) -> tuple[Any, int]:
+    """A decoded JSON value with NULs and lone surrogates in its strings (keys too) replaced; the count."""
+    if isinstance(value, str):
+        return scrub_counted(value)
+    if isinstance(value, list):
+        total = 0
+        items = []
+        for item in value:
+            clean, count = _scrub_value(item)
+            items.append(clean)
+            total += count
+        return items, total
+    if isinstance(value, dict):
+        total = 0
+        pairs = {}
+        for key, item in value.items():
+            clean_key, key_count = scrub_counted(key)
+            clean, count = _scrub_value(item)
+            pairs[clean_key] = clean
+            total += key_count + count
+        return pairs, total
+    return value, 0
 
 
 def _scrub_optional(text: str | None) -> str | None:
@@ -116,27 +182,46 @@ def finish(result: ParseResult) -> ParseResult:
     return result
 
 
-def iter_complete_lines(data: bytes, start_line: int, result: ParseResult) -> Iterator[tuple[int, str]]:
-    """Yield (line number, decoded line) for every newline-terminated line and set result.consumed_bytes.
+def iter_complete_lines(
+    data: bytes, start_line: int, result: ParseResult, *, final: bool = False
+) -> Iterator[tuple[int, str]]:
+    """Yield (line number, decoded line) for every newline-terminated line and set result.consumed_bytes; invalid
+    bytes and NULs become U+FFFD, counted on their line (`count_replaced`).
 
-    A trailing line without a newline is neither yielded nor consumed: it may still be being written.
+    A trailing line without a newline is neither yielded nor consumed: it may still be being written. With `final`
+    (the data ends where the file does and the file is quiet) it is a line like any other, and consumed.
     """
+    for line_no, line, replaced in _decoded_lines(data, start_line, result, final):
+        count_replaced(result, line_no, replaced)
+        yield line_no, line
+
+
+def _decoded_lines(data: bytes, start_line: int, result: ParseResult, final: bool) -> Iterator[tuple[int, str, int]]:
+    """(line number, text, characters replaced) of each line `iter_complete_lines` yields; sets consumed_bytes."""
     end = data.rfind(b"\n") + 1  # 0 when there is no complete line at all
-    result.consumed_bytes = end
+    if final and end < len(data):
+        end = len(data) + 1  # the unterminated last line, as if its newline were there
+    result.consumed_bytes = min(end, len(data))
     if end == 0:
         return
     for offset, raw in enumerate(data[: end - 1].split(b"\n")):
-        line = raw.decode("utf-8", errors="replace").rstrip("\r")
-        yield start_line + offset, line.removeprefix("\ufeff") if offset == 0 and start_line == 1 else line
+        line, replaced = decode_line(raw)
+        line = line.rstrip("\r")
+        yield start_line + offset, line.removeprefix("\ufeff") if offset == 0 and start_line == 1 else line, replaced
 
 
-def iter_json_objects(data: bytes, start_line: int, result: ParseResult) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (line number, object) for each complete JSON-object line; count and skip the bad ones."""
-    for line_no, line in iter_complete_lines(data, start_line, result):
+def iter_json_objects(
+    data: bytes, start_line: int, result: ParseResult, *, final: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, object) for each complete JSON-object line; count and skip the bad ones. Raw control
+    characters inside strings are accepted (`strict=False`: a stray CR or tab is the character it is); invalid
+    bytes, NULs and the lone surrogates escapes decode to become U+FFFD, counted on the line (a bad line is counted
+    as bad only)."""
+    for line_no, line, replaced in _decoded_lines(data, start_line, result, final):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = _JSON.decode(line)
         except ValueError as exc:
             count_bad_line(result, line_no, f"invalid JSON ({str(exc)[:80]})")
             continue
@@ -146,6 +231,10 @@ def iter_json_objects(data: bytes, start_line: int, result: ParseResult) -> Iter
         if not isinstance(obj, dict):
             count_bad_line(result, line_no, "not a JSON object")
             continue
+        if "\\u" in line and _UNSAFE_ESCAPE.search(line):
+            obj, escaped = _scrub_value(obj)
+            replaced += escaped
+        count_replaced(result, line_no, replaced)
         yield line_no, obj
 
 
@@ -154,7 +243,7 @@ def head_objects(head: list[str]) -> list[dict[str, Any]]:
     objects = []
     for line in head:
         try:
-            obj = json.loads(line)
+            obj = _JSON.decode(line)
         except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict):

@@ -58,10 +58,10 @@ class OpenClawParser:
                 return True
         return False
 
-    def parse(self, data: bytes, path: Path, start_line: int = 1) -> ParseResult:
+    def parse(self, data: bytes, path: Path, start_line: int = 1, *, final: bool = False) -> ParseResult:
         result = ParseResult(format=self.format, session_id="")
         links = ParentLinks()
-        for line_no, obj in iter_json_objects(data, start_line, result):
+        for line_no, obj in iter_json_objects(data, start_line, result, final=final):
             with LineGuard(result, line_no):
                 self._line(result, links, line_no, obj)
         links.resolve_all(result.records)
