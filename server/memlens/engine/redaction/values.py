@@ -47,7 +47,9 @@ _PLACEHOLDER = re.compile(
     r"|.*(?:\.\.\.|…)|.*redacted.*"  # elided examples ("sk-..."), earlier redactions by anyone
     r"|[A-Za-z_]+(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?"  # process.env.API_KEY, settings.token
     r"|[A-Za-z_][A-Za-z0-9_]*\(\)"  # get_token()
-    r"|(?:your|my)[_\-\s][A-Za-z_\-\s]*",  # your-api-key, my_secret
+    r"|(?:your|my)[_\-\s][A-Za-z_\-\s]*"  # your-api-key, my_secret
+    # format strings: "%s", "%(token)s", "%H:%M:%S", "%Y-%m-%dT%H", "{}", "{0}"
+    r"|(?:[^%\s]{0,3}%(?:\([A-Za-z_]\w*\))?[-#0-9. +]*[A-Za-z])+[^%\s]{0,3}|\{\d*\}",
     re.IGNORECASE,
 )
 # Code names, checked case-sensitively: an UPPER_SNAKE constant, a camelCase identifier without digits.
@@ -92,6 +94,19 @@ def looks_random(value: str) -> bool:
     classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value)))
     long_enough = len(value) >= 16 or classes == 3  # "build-cache-v2" is a name, "Xk3#p9Lq" a password
     return classes >= 2 and long_enough and entropy(value) >= MIN_ENTROPY
+
+
+_LONG_HEX = re.compile(r"[0-9a-fA-F]{32,}")
+_BASE64 = re.compile(r"[A-Za-z0-9+/_\-]{20,}={0,2}")
+
+
+def is_generated(value: str) -> bool:
+    """A machine-made key: 32+ hex digits, or a long base64 run of high entropy (not a word, path or placeholder)."""
+    if is_placeholder(value):
+        return False
+    if _LONG_HEX.fullmatch(value):
+        return len(set(value.lower())) >= 8  # "0000…" and "deadbeef…" repeated are fillers
+    return _BASE64.fullmatch(value) is not None and looks_random(value)
 
 
 def is_secret_value(value: str, evidence: Evidence) -> bool:
