@@ -12,12 +12,12 @@ import logging
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.indexing.ingest import FileContent
-from memlens.engine.redact import redact
+from memlens.engine.redact import Span, redact, redact_sequence, redact_title
 
 log = logging.getLogger(__name__)
 
 # Bump when the detector learns new kinds: indexes built with an older one are re-parsed on open.
-REDACTION_VERSION = 3  # 3: an AWS secret key one character or one line away from its key id
+REDACTION_VERSION = 4
 
 
 def redaction_stamp(enabled: bool) -> str:
@@ -43,6 +43,7 @@ def redact_content(content: FileContent, *, enabled: bool) -> None:
     if not enabled:
         return
     cache: dict[str, str] = {}
+    spans: dict[str, list[Span]] = {}  # a message and the unit made of it are scanned once
 
     def masked(text: str) -> str:
         result = cache.get(text)
@@ -50,17 +51,21 @@ def redact_content(content: FileContent, *, enabled: bool) -> None:
             result = cache[text] = redact(text)
         return result
 
-    for record in content.records:
-        record.text = masked(record.text)
+    # consecutive messages (and the parts of one long message) are redacted together: a secret cut between two
+    records = content.records
+    for record, text in zip(records, redact_sequence([r.text for r in records], spans), strict=True):
+        record.text = text
+    units = [unit for chunk in content.chunks for unit in chunk.units]
+    embedded_prefix = [unit.text.startswith(unit.embed_text) for unit in units]
+    for unit, text, prefix in zip(units, redact_sequence([u.text for u in units], spans), embedded_prefix, strict=True):
+        length = len(unit.embed_text)
+        # the embedded text is a prefix of the unit's text: cut it from the masked whole, so a secret that
+        # straddled the cut is masked too rather than embedded in part
+        unit.embed_text = text[:length] if prefix else masked(unit.embed_text)
+        unit.text = text
     for chunk in content.chunks:
         if chunk.heading:
             chunk.heading = masked(chunk.heading)
-        for unit in chunk.units:
-            embedded_prefix = unit.text.startswith(unit.embed_text)
-            length = len(unit.embed_text)
-            unit.text = masked(unit.text)
-            # the embedded text is a prefix of the unit's text: cut it from the masked whole, so a secret that
-            # straddled the cut is masked too rather than embedded in part
-            unit.embed_text = unit.text[:length] if embedded_prefix else masked(unit.embed_text)
-    if content.session is not None and content.session.title:
-        content.session.title = masked(content.session.title)
+    for session in [content.session, *content.subsessions]:
+        if session is not None and session.title:
+            session.title = redact_title(session.title)
