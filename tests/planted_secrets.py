@@ -202,7 +202,12 @@ def _build() -> list[Planted]:
     text = f"ALTER USER 'ro'@'localhost' IDENTIFIED WITH mysql_native_password BY '{value}';"
     plant("sql-identified-with-by", value, text, "command")
     value = _password()
-    plant("sql-with-password", value, f"CREATE ROLE reporter WITH LOGIN PASSWORD '{value}' VALID UNTIL 'infinity';", "command")
+    plant(
+        "sql-with-password",
+        value,
+        f"CREATE ROLE reporter WITH LOGIN PASSWORD '{value}' VALID UNTIL 'infinity';",
+        "command",
+    )
     value = _password()
     plant("sql-set-password", value, f"SET PASSWORD FOR 'app'@'%' = PASSWORD('{value}');", "command")
     value = _password()
@@ -226,7 +231,12 @@ def _build() -> list[Planted]:
     value = _password()
     plant("docker-login-p", value, f"docker login -u ci -p {value} registry.example.test", "command")
     value = _password()
-    plant("docker-login-password", value, f"docker login registry.example.test --username ci --password {value}", "command")
+    plant(
+        "docker-login-password",
+        value,
+        f"docker login registry.example.test --username ci --password {value}",
+        "command",
+    )
     value = _password()
     plant("podman-login-password-equals", value, f"podman login --password={value} -u ci quay.io", "command")
     value = _password()
@@ -265,7 +275,9 @@ def _build() -> list[Planted]:
     value = _draw(_ALNUM, 40)
     plant("authorization-token", value, f"Authorization: Token {value}", "env")
     value = base64.b64encode(_join("ci:", _password()).encode()).decode()
-    plant("authorization-basic-curl", value, f"curl -H 'Authorization: Basic {value}' https://ci.example.test", "command")
+    plant(
+        "authorization-basic-curl", value, f"curl -H 'Authorization: Basic {value}' https://ci.example.test", "command"
+    )
     body = _join("b3BlbnNzaC1rZXktdjEAAAAA", _draw(_B64, 40), "\n", _pem_body(3))
     text = _join("-----BEGIN OPENSSH PRIV\nATE KEY-----\n", body, "\n-----END OPENSSH PRIVATE KEY-----")
     plant("openssh-key-wrapped-begin", body.split("\n")[2], text, "pem")

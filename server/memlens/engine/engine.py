@@ -393,11 +393,13 @@ class Engine:
         return redact_response(build_context_pack(self, question, token_budget=token_budget, limit=limit))
 
     def stats(self) -> StatsResponse:
-        return redact_response(index_stats(
-            self.catalog,
-            model=self.embedder.name if self.embedder else None,
-            provider_note=self.provider_note,
-            indexing=self.indexing(),
-            index_dir=self.index_dir,
-            writable=self.writable,
-        ))
+        return redact_response(
+            index_stats(
+                self.catalog,
+                model=self.embedder.name if self.embedder else None,
+                provider_note=self.provider_note,
+                indexing=self.indexing(),
+                index_dir=self.index_dir,
+                writable=self.writable,
+            )
+        )

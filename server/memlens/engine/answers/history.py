@@ -78,9 +78,7 @@ def session_history(
         raise HistoryError("sessionKey is required")
     limit = max(1, min(int(limit), MAX_HISTORY))
     session = catalog.session(session_key)
-    if session is None or (
-        visibility and visibility.hides_row(session, key=session_key)
-    ):
+    if session is None or (visibility and visibility.hides_row(session, key=session_key)):
         raise HistoryError(f"unknown session {session_key!r}")
     anchor_seq: int | None = None
     if message_id:

@@ -37,8 +37,10 @@ class Visibility:
         cwd: str | None = None,
         parent_key: str | None = None,
     ) -> bool:
-        if session_key and self.excluded_sessions and not self.excluded_sessions.isdisjoint(
-            family_names(session_key, session_id, parent_key)
+        if (
+            session_key
+            and self.excluded_sessions
+            and not self.excluded_sessions.isdisjoint(family_names(session_key, session_id, parent_key))
         ):
             return True
         if any(fnmatch.fnmatch(path, g) for g in self.excluded_globs):
@@ -51,7 +53,9 @@ class Visibility:
         """``hides`` for a catalog row of a session (``key`` when the row names it otherwise than ``key``)."""
         columns = row.keys()
         parent_key = row["parent_key"] if "parent_key" in columns else None
-        return self.hides(key if key is not None else row["key"], row["session_id"], row["path"], row["cwd"], parent_key)
+        return self.hides(
+            key if key is not None else row["key"], row["session_id"], row["path"], row["cwd"], parent_key
+        )
 
 
 def family_names(session_key: str, session_id: str | None, parent_key: str | None) -> set[str]:

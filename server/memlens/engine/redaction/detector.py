@@ -71,9 +71,10 @@ class Detector:
         start, end = self._secret_bounds(match, text)
         if start >= end:
             return None
-        if self.secret_groups and end < len(text) and text[end] in _CODE_FOLLOWERS and _is_bare(match, start):
-            if _is_code_name(text[start:end]):
-                return None  # "GetCloudToken()", "NewSecret{}", "tokens[0]": an expression in code, not a value
+        follows = text[end : end + 1]
+        called = follows in _CODE_FOLLOWERS and self.secret_groups and _is_bare(match, start)
+        if called and _is_code_name(text[start:end]):
+            return None  # "GetCloudToken()", "NewSecret{}", "tokens[0]": an expression in code, not a value
         if self.word_start and start > 0 and text[start - 1] in _WORD_CHARS:
             return None
         value = text[start:end]

@@ -133,8 +133,9 @@ TOKEN_DETECTORS = [
 
 def _wrappable(words: str) -> str:
     """``words`` as RE2 syntax that still matches when a terminal or a JSON string wrapped it at any character:
-    a line break, indentation or an escaped ``\\n`` may sit between any two of its characters."""
-    gap = r"(?:[ \t]*(?:\r?\n|(?:\\\\)*\\[nr])[ \t]*)?"
+    a line break (or the space a flattened copy put in its place), indentation or an escaped ``\\n`` may sit
+    between any two of its characters."""
+    gap = r"(?:[ \t]*(?:\r?\n|(?:\\\\)*\\[nr])?[ \t]*)"
     return gap.join("[ \\t]+" if c == " " else c for c in words)
 
 
@@ -144,15 +145,17 @@ _PEM = (
     rf"(?s:.*?-{{2,}}{_wrappable('END')}{_PEM_LABEL}{_wrappable('PRIVATE KEY')}(?: BLOCK)?-*|.*)"
 )
 # The base64 body of a private key whose header is gone (cut off, or never pasted): the DER prefixes of OpenSSH
-# ("openssh-key-v1"), PKCS#1 RSA, PKCS#8 and SEC1 EC private keys, then the rest of the base64 run across lines.
+# ("openssh-key-v1"), PKCS#1 RSA, PKCS#8 and SEC1 EC private keys, then the rest of the base64 run across lines
+# (or across spaces, where a copy flattened the lines: then only full-length lines and one short last one).
 _KEY_BODY = (
     r"(?:b3BlbnNzaC1rZXktdjE|MII[A-Za-z0-9+/]{3}IBA(?:AKC|DAN)|MHcCAQEEI|MIG[0-9A-Za-z+/]AgEAMBMG)"
-    r"(?:[A-Za-z0-9+/=]|[ \t]*(?:\r?\n|\\n)[ \t]*[A-Za-z0-9+/=])*"
+    r"[A-Za-z0-9+/=]*(?:[ \t]*(?:\r?\n|\\n)[ \t]*[A-Za-z0-9+/=]+|[ \t]+[A-Za-z0-9+/=]{40,})*"
+    r"(?:[ \t]+[A-Za-z0-9+/]{1,39}={0,2})?"
 )
 _PUTTY = r"PuTTY-User-Key-File-\d+:(?s:.*?Private-MAC:[ \t]*[0-9a-fA-F]+|.*)"
 
-# Command-line tools that take a password as the value of a short flag: (tool, flag). The tool must come first on
-# the line so "-w" of grep or "-a" of ls is never read as a password.
+# Command-line tools that take a password as the value of a short flag: (tool, flag). The flag counts only after
+# the tool's name on the same command, so "-w" of grep or "-a" of ls is never read as a password.
 _CLI_PASSWORD_FLAGS = (
     (r"ldap(?:search|modify|add|delete|passwd|compare|modrdn|whoami|exop|url)", "[wy]"),
     (r"(?:docker|podman|buildah|skopeo|nerdctl|helm[ \t]+registry|oras|oc)[ \t]+login", "p"),
@@ -236,8 +239,8 @@ CONTEXT_DETECTORS = [
     *(
         Detector(
             kind="password",
-            pattern=rf"(?m:(?:^|[;&|(]|\$\(|sudo[ \t]+)[ \t]*(?:[A-Za-z0-9_./-]*/)?{tool}\b[^\n|;&]*?[ \t]-{flag}"
-            rf"[ \t]*{_VALUE})",
+            pattern=rf"(?:^|[\s;&|(`'\"])(?:[A-Za-z0-9_.-]*/)?{tool}\b[^\n|;&]*?[ \t]-{flag}"
+            rf"[ \t]*{_VALUE}",
             secret_groups=_VALUE_GROUPS,
             evidence=Evidence.STRONG,
         )
@@ -246,8 +249,8 @@ CONTEXT_DETECTORS = [
     # htpasswd -b[c] FILE USER PASSWORD, htpasswd -nb USER PASSWORD
     Detector(
         kind="password",
-        pattern=r"\bhtpasswd[ \t]+(?:-[A-Za-z]*c[A-Za-z]*b[A-Za-z]*|-[A-Za-z]*b[A-Za-z]*c[A-Za-z]*)[ \t]+\S+[ \t]+\S+[ \t]+"
-        rf"{_VALUE}|\bhtpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t]+\S+[ \t]+\S+[ \t]+{_VALUE}",
+        pattern=r"\bhtpasswd[ \t]+(?:-[A-Za-z]*c[A-Za-z]*b[A-Za-z]*|-[A-Za-z]*b[A-Za-z]*c[A-Za-z]*)"
+        rf"[ \t]+\S+[ \t]+\S+[ \t]+{_VALUE}|\bhtpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t]+\S+[ \t]+\S+[ \t]+{_VALUE}",
         secret_groups=_VALUE_GROUPS,
         evidence=Evidence.STRONG,
     ),
@@ -255,14 +258,15 @@ CONTEXT_DETECTORS = [
     # .netrc: "machine HOST login USER password PW", on one line or several
     Detector(
         kind="password",
-        pattern=r"\b(?:machine|default|login)\b[^\n]*(?:\n[^\n]*){0,3}?[ \t\n]password[ \t]+(?P<value>[^\s]+)",
+        pattern=r"\b(?:machine|default|login)\b[^\n]*?(?:\n[^\n]*?){0,3}?[ \t\n]password[ \t]+(?P<value>[^\s'\"`]+)",
         secret_groups=("value",),
         evidence=Evidence.KEY,
     ),
-    # .pgpass: hostname:port:database:username:password, a whole line
+    # .pgpass: hostname:port:database:username:password, standing alone (a line, or a word of a command)
     Detector(
         kind="password",
-        pattern=r"(?m:^[ \t]*[A-Za-z0-9.*_\-\[\]]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(?P<value>(?:[^\s:\\]|\\.)+)[ \t]*$)",
+        pattern=r"(?:^|[\s'\"`])[A-Za-z0-9.*_\-\[\]]+:(?:\d{1,5}|\*):[^:\s'\"`]+:[^:\s'\"`]+:"
+        r"(?P<value>(?:[^\s:\\'\"`]|\\.)+)(?:$|[\s'\"`])",
         secret_groups=("value",),
         evidence=Evidence.KEY,
     ),
@@ -271,8 +275,8 @@ CONTEXT_DETECTORS = [
     Detector(
         kind="secret",
         pattern=r"(?P<key>[A-Za-z0-9_.\-]*(?i:secret|token|passw|key[_-]?base|private[_-]?key)[A-Za-z0-9_.\-]*)"
-        rf"{_ASSIGN}{_VALUE}",
-        secret_groups=_VALUE_GROUPS,
+        rf"{_ASSIGN}\\*[\"'`]?(?P<value>[A-Za-z0-9+/=_\-]{{20,}})",
+        secret_groups=("value",),
         check=is_generated,
         key_check=_names_no_digest,
         kind_of_key=kind_of_key,
@@ -289,14 +293,16 @@ CONTEXT_DETECTORS = [
     # docker's config.json "auth": base64 of "user:password", however many times the JSON was escaped
     Detector(
         kind="docker-auth",
-        pattern=r"\\*\"(?i:auth|identitytoken|registrytoken)\\*\"[ \t]*:[ \t]*\\*\"(?P<value>[A-Za-z0-9+/=_\-.]{8,})\\*\"",
+        pattern=r"\\*\"(?i:auth|identitytoken|registrytoken)\\*\"[ \t]*:[ \t]*\\*\""
+        r"(?P<value>[A-Za-z0-9+/=_\-.]{8,})\\*\"",
         secret_groups=("value",),
         check=_docker_auth,
     ),
     # curl -u user:pw, --user=user:pw (a password with at least one non-digit: "-u 1000:1000" is a uid:gid)
     Detector(
         kind="password",
-        pattern=r"(?:^|[\s\"'])(?:-u|--user)(?:=|[ \t]*)[\"']?[A-Za-z0-9_.@\\\-]+:(?P<value>[^\s'\"]*[^\s'\"0-9][^\s'\"]*)",
+        pattern=r"(?:^|[\s\"'])(?:-u|--user)(?:=|[ \t]*)[\"']?[A-Za-z0-9_.@\\\-]+:"
+        r"(?P<value>[^\s'\"]*[^\s'\"0-9][^\s'\"]*)",
         secret_groups=("value",),
         evidence=Evidence.STRONG,
     ),

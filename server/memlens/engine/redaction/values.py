@@ -39,7 +39,7 @@ _HARMLESS_WORDS = frozenset(
 )
 _PLACEHOLDER = re.compile(
     r"\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*"  # $VAR, ${VAR}, ${VAR:-default}
-    r"|\$\(.*|\$|`.*`"  # $(command), `command`
+    r"|\$\(.*|\$|%|`.*`"  # $(command), `command`, the "%" of a cut "%(name)s"
     r"|%[A-Za-z_][A-Za-z0-9_]*%"  # %VAR%
     r"|<[^<>]*>|\[[^\[\]]*\]|\(\w*\)"  # <your-key>, [REDACTED:kind], [token]
     r"|\$?\{\{.*\}\}|\{[A-Za-z_][A-Za-z0-9_.]*\}"  # {{ template }}, {name}
