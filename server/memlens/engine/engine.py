@@ -12,9 +12,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import cast
+from typing import TypeVar, cast
 
 from memlens.engine.answers.context_pack import DEFAULT_BUDGET, build_context_pack
+from memlens.engine.answers.cut_secrets import mask_cut_secrets
 from memlens.engine.answers.history import session_history
 from memlens.engine.answers.index_stats import index_stats
 from memlens.engine.answers.outbound import redact_response
@@ -53,6 +54,9 @@ from memlens.wire import (
 )
 
 log = logging.getLogger(__name__)
+
+
+T = TypeVar("T")
 
 
 class Engine:
@@ -327,7 +331,7 @@ class Engine:
             response["note"] = f"no embedding model ({self.provider_note or 'no vectors yet'}); keyword search only"
         if explain:
             response["fusion"] = cast(FusionMode, ranking.fusion)  # the retriever checked it against FUSIONS
-        return redact_response(response)
+        return self._outbound(response)
 
     def history(self, session_key: str, *, message_id: str | None = None, limit: int = 20) -> HistoryResponse:
         """A session's messages around `message_id` (or its newest tail); excluded sessions do not exist.
@@ -337,7 +341,7 @@ class Engine:
         key = resolve_session(self.catalog, session_key, visibility)
         history = session_history(self.catalog, key, message_id, limit, visibility)
         label_history(self.catalog, key, history)
-        return redact_response(history)
+        return self._outbound(history)
 
     def resolve_session(self, ref: str) -> str:
         """The key of the one visible session a key, a bare session id or a unique prefix names."""
@@ -372,25 +376,32 @@ class Engine:
     def summaries_grep(self, pattern: str, *, limit: int = 20) -> SummariesGrepResponse:
         """Compaction summaries whose text matches `pattern` (a linear-time regular expression)."""
         self.refresh()
-        return redact_response(grep_summaries(self.catalog, pattern, limit, self.visibility()))
+        return self._outbound(grep_summaries(self.catalog, pattern, limit, self.visibility()))
 
     def summaries_describe(self, summary_id: str) -> SummaryDescription:
         """One summary with the span of messages it covers."""
         self.refresh()
-        return redact_response(describe_summary(self.catalog, summary_id, self.visibility()))
+        return self._outbound(describe_summary(self.catalog, summary_id, self.visibility()))
 
     def summaries_expand(
         self, summary_id: str, *, token_budget: int = DEFAULT_EXPAND_BUDGET
     ) -> SummariesExpandResponse:
         """The messages a summary replaced, within a token budget."""
         self.refresh()
-        return redact_response(expand_summary(self.catalog, summary_id, token_budget, self.visibility()))
+        return self._outbound(expand_summary(self.catalog, summary_id, token_budget, self.visibility()))
 
     def context(
         self, question: str, *, token_budget: int = DEFAULT_BUDGET, limit: int | None = None
     ) -> ContextResponse:
         """A context pack: the turns most relevant to `question`, cited, within a token budget."""
-        return redact_response(build_context_pack(self, question, token_budget=token_budget, limit=limit))
+        return self._outbound(build_context_pack(self, question, token_budget=token_budget, limit=limit))
+
+    def _outbound(self, response: T) -> T:
+        """The door: secrets masked in what an answer shows (also those cut between stored messages when the index
+        keeps text unmasked; a redacted index stored them masked already)."""
+        if not self.settings.privacy.redact_index:
+            response = mask_cut_secrets(response, self.catalog)
+        return redact_response(response)
 
     def stats(self) -> StatsResponse:
         return redact_response(

@@ -17,7 +17,17 @@ from memlens.engine.redaction.library import library_detectors
 from memlens.engine.redaction.patterns import CONTEXT_DETECTORS, TOKEN_DETECTORS
 from memlens.engine.redaction.scanner import Scanner, merge
 
-__all__ = ["DETECTORS", "Detector", "Span", "find_secrets", "marker", "redact", "redact_sequence", "redact_title"]
+__all__ = [
+    "DETECTORS",
+    "Detector",
+    "Span",
+    "find_secrets",
+    "find_secrets_in_sequence",
+    "marker",
+    "redact",
+    "redact_sequence",
+    "redact_title",
+]
 
 # Token formats first: where a format and a context find the same span, the format names its kind.
 DETECTORS: list[Detector] = [*TOKEN_DETECTORS, *library_detectors(), *CONTEXT_DETECTORS]
