@@ -46,6 +46,7 @@ def find_secrets(text: str) -> list[Span]:
 
 # How much of each side of a cut between two messages is read together: more than the longest token format.
 _JOIN_CHARS = 512
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~:@!%*#$&")
 
 
 def redact(text: str) -> str:
@@ -60,8 +61,8 @@ def find_secrets_in_sequence(texts: list[str], cache: dict[str, list[Span]] | No
     found = [_cached_find(text, cache) for text in texts]
     for index in range(len(texts) - 1):
         before, after = texts[index], texts[index + 1]
-        # a secret cut in two has no space at the cut; a message ending or starting with one cut no token
-        if not before or not after or before[-1].isspace() or after[0].isspace():
+        # a secret cut in two has a character of a token on each side of the cut (no space, quote or bracket)
+        if not before or not after or before[-1] not in _TOKEN_CHARS or after[0] not in _TOKEN_CHARS:
             continue
         tail = before[-_JOIN_CHARS:]
         cut = len(tail)
