@@ -114,6 +114,7 @@ def test_prose_values_need_four_characters() -> None:
         "docker login ghcr.io -u me --password-stdin",
         "ldapsearch -W -b dc=x",
         'echo "$DB:5432:*:app:$PW"',
+        "const apiKey = 'sk-ant-' + 'a'.repeat(95);",  # a token's prefix in a test, no token (a real transcript)
     ],
 )
 def test_code_and_format_strings_are_no_secrets(text: str) -> None:

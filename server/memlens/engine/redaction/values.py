@@ -54,7 +54,7 @@ _PLACEHOLDER = re.compile(
 )
 # Code names, checked case-sensitively: an UPPER_SNAKE constant, a camelCase identifier without digits.
 _CASED_CODE_NAME = re.compile(r"[A-Z][A-Z]*(?:_[A-Z]+)+|[a-z]+(?:[A-Z][a-z]*)+")
-_LOWERCASE_WORDS = re.compile(r"[a-z]+(?:[-_.' ][a-z]+)*[.,;:!?]?")
+_LOWERCASE_WORDS = re.compile(r"[a-z]+(?:[-_.' ][a-z]+)*[-_]?[.,;:!?]?")  # "sk-ant-": a prefix, no token
 _PATH = re.compile(r"(?:~|\.{0,2})/\S*|[A-Za-z]:\\.*")
 _SHORT_NUMBER = re.compile(r"\d{1,5}")
 _LONGEST_PLACEHOLDER = 200
