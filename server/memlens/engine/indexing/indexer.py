@@ -24,7 +24,7 @@ from memlens.engine.indexing.discovery import SourceFile
 from memlens.engine.indexing.file_reader import FileReader
 from memlens.engine.indexing.ingest import FileContent
 from memlens.engine.indexing.memory_trim import release_freed_memory
-from memlens.engine.indexing.stored_text import redact_content
+from memlens.engine.indexing.stored_text import cut_across_append, redact_content
 from memlens.engine.indexing.vector_writer import VectorWriter
 from memlens.engine.keyword.keyword_docs import keyword_docs, neighbours_of, write_afresh
 from memlens.engine.keyword.keyword_index import KeywordIndex
@@ -283,7 +283,12 @@ class Indexer:
         except Exception as exc:  # a parser bug or content nobody foresaw: this file waits until it changes
             log.debug("parsing %s failed", path, exc_info=True)
             return Failure(self._note_error(report, path, f"cannot parse: {type(exc).__name__}: {exc}"), stat.st_size)
-        redact_content(outcome[0], enabled=self.settings.privacy.redact_index)
+        content, appended = outcome
+        enabled = self.settings.privacy.redact_index
+        session_key = row.session_key if row is not None and appended and enabled else None
+        if session_key and cut_across_append(self.catalog, session_key, content):
+            outcome = self.reader.read(source, None, stat)  # the whole file: both parts of the secret masked
+        redact_content(outcome[0], enabled=enabled)
         return outcome
 
     def _mirror(self, generation: int, pending: PendingChanges) -> None:

@@ -9,10 +9,12 @@ file once so old unmasked text does not linger.
 from __future__ import annotations
 
 import logging
+import re
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.indexing.ingest import FileContent
-from memlens.engine.redact import Span, redact, redact_sequence, redact_title
+from memlens.engine.redact import Span, find_secrets, redact, redact_sequence, redact_title
+from memlens.engine.redaction import find_secrets_in_sequence
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,29 @@ def reparse_if_redaction_changed(catalog: Catalog, *, enabled: bool) -> None:
             log.info("the index was built with other redaction rules; every file will be read again")
             catalog.mark_all_for_reparse(db)
         catalog.set_meta(db, "redaction", stamp)
+
+
+# The stored message before an appended tail ends with a mask: the secret may go on in the tail.
+_MASK_AT_END = re.compile(r"\[REDACTED:[a-z0-9-]+\]$")
+_UNITS_LOOKED_BACK = 16  # stored units of a session read to find the one before an appended tail
+
+
+def cut_across_append(catalog: Catalog, session_key: str, content: FileContent) -> bool:
+    """Whether an appended tail's first message may finish a secret cut at the end of the stored message before
+    it. The tail alone cannot mask the stored part, so the caller reads the whole file again, as a rebuild would."""
+    new = [r for r in content.records if r.agent_id is None]
+    if not new or not new[0].text:
+        return False
+    replace_from = content.replace_from_line
+    stored = catalog.session_units(session_key, count=_UNITS_LOOKED_BACK)
+    before = [u for u in stored if replace_from is None or u["position"] is None or u["position"] < replace_from]
+    if not before:
+        return False
+    previous, first = str(before[-1]["text"]), new[0].text
+    if _MASK_AT_END.search(previous) and not first[0].isspace():
+        return True
+    together = find_secrets_in_sequence([previous, first])
+    return together[1] != find_secrets(first)
 
 
 def redact_content(content: FileContent, *, enabled: bool) -> None:
