@@ -354,8 +354,11 @@ def test_history_summaries_context_and_stats_show_no_secret(
     with Engine([workspace], settings, [transcripts], index_dir, embedder=False) as engine:
         chunk_ids = [int(row[0]) for row in engine.catalog.db.execute("SELECT id FROM chunks")]
         stored = "\n".join(text for chunk_id in chunk_ids for text in engine.catalog.chunk_texts(chunk_id))
+        titles = "\n".join(title or "" for (title,) in engine.catalog.db.execute("SELECT title FROM sessions"))
         if settings.privacy.redact_index:
-            assert leaked(stored) == [], "the index must not be a second copy of the secrets"
+            assert leaked(stored, EVERY_SECRET) == [], "the index must not be a second copy of the secrets"
+            assert "REDACTED" in titles  # the titles made of the secret file names are stored, masked
+            assert leaked_fragments(titles, length=8, planted=EVERY_SECRET) == [], "stored titles keep secrets"
         else:
             assert len(leaked(stored)) == len(PLANTED), "with redactIndex off the index keeps them: the door must mask"
         stats = engine.stats()
