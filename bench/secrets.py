@@ -23,20 +23,28 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "server"), str(ROOT / "tests"), str(ROOT)]
 
 from bench.common import cpu_model  # noqa: E402
-from memlens.engine.redact import find_secrets, redact  # noqa: E402
+from memlens.engine.redact import find_secrets, redact, redact_sequence, redact_title  # noqa: E402
 from memlens.engine.sources import parse_file  # noqa: E402
-from planted_secrets import PLANTED, leaked  # noqa: E402
+from planted_secrets import NAMED, PLANTED, SPLIT, leaked, leaked_fragments  # noqa: E402
 
 
 def recall() -> dict[str, Any]:
     """Each planted text redacted alone: which kinds' secrets survive."""
     missed = [p.kind for p in PLANTED if leaked(redact(p.text), [p])]
     together = leaked(redact("\n\n".join(p.text for p in PLANTED)))
+    split_missed = [
+        s.kind for s in SPLIT if leaked_fragments(" ".join(redact_sequence([s.first, s.second])), planted=s.halves())
+    ]
+    # a SpecStory title is the file name after its time stamp, hyphens read as spaces
+    titles = {n.kind: n.file_stem.split("Z-", 1)[1].replace("-", " ") for n in NAMED}
+    named_missed = [n.kind for n in NAMED if n.secret[-12:] in redact_title(titles[n.kind]) + redact(n.file_stem)]
     return {
         "kinds": len(PLANTED),
         "caught": len(PLANTED) - len(missed),
         "missed": missed,
         "missedWhenTogether": together,
+        "splitTokens": f"{len(SPLIT) - len(split_missed)}/{len(SPLIT)}",
+        "fileNamesAndTitles": f"{len(NAMED) - len(named_missed)}/{len(NAMED)}",
     }
 
 
@@ -132,6 +140,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     caught = report["recall"]
     print(f"CPU: {report['cpu']}")
     print(f"recall on the planted corpus: {caught['caught']}/{caught['kinds']} kinds; missed: {caught['missed']}")
+    print(
+        f"tokens cut between two messages: {caught['splitTokens']}; keys in file names and titles: "
+        f"{caught['fileNamesAndTitles']}"
+    )
     for name, result in report["falsePositives"].items():
         print(
             f"\n{name}: {result['texts']} texts, {result['megabytes']} MB, {result['redactions']} redactions "

@@ -192,6 +192,108 @@ def _build() -> list[Planted]:
     plant("square-oauth-secret", value, f'{{"square_client_secret": "{value}"}}', "json")
     value = _join("sq0", "atp-", _draw(_URLSAFE, 22))
     plant("square-access-token", value, f"square access token {value}", "user-prose")
+    value = _join("key-", _draw(_ALNUM, 32))
+    plant("mailgun-key", value, f"the mailgun sender uses {value} for the sandbox domain", "user-prose")
+    value = _draw(_HEX, 32)
+    plant("mailgun-hex-key", value, _join("MAILGUN_API_KEY=key-", value), "env")
+    value = _password()
+    plant("sql-identified-by", value, f"CREATE USER 'app'@'%' IDENTIFIED BY '{value}';", "command")
+    value = _password()
+    text = f"ALTER USER 'ro'@'localhost' IDENTIFIED WITH mysql_native_password BY '{value}';"
+    plant("sql-identified-with-by", value, text, "command")
+    value = _password()
+    plant(
+        "sql-with-password",
+        value,
+        f"CREATE ROLE reporter WITH LOGIN PASSWORD '{value}' VALID UNTIL 'infinity';",
+        "command",
+    )
+    value = _password()
+    plant("sql-set-password", value, f"SET PASSWORD FOR 'app'@'%' = PASSWORD('{value}');", "command")
+    value = _password()
+    plant("redis-url-empty-user", value, f"REDIS_URL=redis://:{value}@cache.internal:6379/0", "env")
+    value = _password()
+    plant("rediss-url-empty-user", value, f"connect with rediss://:{value}@cache.example.test:6380", "user-prose")
+    value = _password()
+    plant("amqp-url", value, f"CELERY_BROKER_URL=amqp://worker:{value}@mq.internal:5672//", "env")
+    value = _password()
+    plant("mongodb-srv-url", value, f'{{"uri": "mongodb+srv://app:{value}@cluster0.abcde.mongodb.net/prod"}}', "json")
+    value = _password()
+    plant("mysql-url", value, f"mysql://root:{value}@127.0.0.1:3306/app", "command")
+    value = _password()
+    plant("ftp-url", value, f"curl -T backup.tgz ftp://backup:{value}@files.example.test/", "command")
+    value = _password()
+    plant("https-url-password", value, f"open https://admin:{value}@grafana.example.test/d/abc", "assistant-prose")
+    value = _password()
+    plant("netrc-one-line", value, f"machine api.heroku.com login ops@example.test password {value}", "env")
+    value = _password()
+    plant("netrc-lines", value, f"machine git.example.test\n  login deploy\n  password {value}\n", "env")
+    value = _password()
+    plant("docker-login-p", value, f"docker login -u ci -p {value} registry.example.test", "command")
+    value = _password()
+    plant(
+        "docker-login-password",
+        value,
+        f"docker login registry.example.test --username ci --password {value}",
+        "command",
+    )
+    value = _password()
+    plant("podman-login-password-equals", value, f"podman login --password={value} -u ci quay.io", "command")
+    value = _password()
+    plant("pgpass-line", value, f"db.internal:5432:billing:app:{value}", "env")
+    value = _password()
+    plant("pgpass-wildcards", value, f"cat ~/.pgpass\n*:*:*:postgres:{value}\n", "command")
+    value = _draw(_HEX, 128)
+    plant("secret-key-base", value, f"SECRET_KEY_BASE={value}", "env")
+    value = _draw(_HEX, 64)
+    plant("key-base-hex", value, f"export RAILS_MASTER_KEY_BASE={value}", "command")
+    value = _draw(_HEX, 48)
+    plant("secret-in-name-hex", value, f"JWT_SECRET_V2={value}", "env")
+    value = base64.b64encode(bytes(_RNG.randrange(256) for _ in range(32))).decode()
+    plant("secret-in-name-base64", value, f"SESSION_SECRET_B64={value}", "env")
+    value = _password()
+    text = f"ldapsearch -x -H ldap://ldap.example.test -D cn=admin,dc=example,dc=test -w {value} -b dc=example"
+    plant("ldapsearch-w", value, text, "command")
+    value = _password()
+    plant("sshpass-p", value, f"sshpass -p {value} ssh deploy@10.0.0.4", "command")
+    value = _password()
+    plant("htpasswd-b", value, f"htpasswd -bc /etc/nginx/.htpasswd admin {value}", "command")
+    value = _password()
+    plant("redis-cli-a", value, f"redis-cli -h cache.internal -a {value} ping", "command")
+    value = _password()
+    plant("sqlcmd-P", value, f"sqlcmd -S db.internal -U sa -P {value} -Q 'select 1'", "command")
+    value = _password()
+    plant("curl-user-quoted", value, f'curl --user "ci:{value}" https://nexus.example.test', "command")
+    value = _draw(_HEX, 32)
+    plant("x-api-key-bare-hex", value, f"X-API-Key: {value}", "env")
+    value = _draw(_HEX, 32)
+    plant("x-auth-token-header", value, f"curl -H 'X-Auth-Token: {value}' https://api.example.test", "command")
+    value = _draw(_HEX, 32)
+    plant("api-key-header", value, f'{{"headers": {{"Api-Key": "{value}"}}}}', "json")
+    value = _draw(_HEX, 32)
+    plant("apim-subscription-key", value, f"Ocp-Apim-Subscription-Key: {value}", "env")
+    value = _draw(_ALNUM, 40)
+    plant("authorization-token", value, f"Authorization: Token {value}", "env")
+    value = base64.b64encode(_join("ci:", _password()).encode()).decode()
+    plant(
+        "authorization-basic-curl", value, f"curl -H 'Authorization: Basic {value}' https://ci.example.test", "command"
+    )
+    body = _join("b3BlbnNzaC1rZXktdjEAAAAA", _draw(_B64, 40), "\n", _pem_body(3))
+    text = _join("-----BEGIN OPENSSH PRIV\nATE KEY-----\n", body, "\n-----END OPENSSH PRIVATE KEY-----")
+    plant("openssh-key-wrapped-begin", body.split("\n")[2], text, "pem")
+    body = _pem_body(4)
+    text = "  " + _pem("RSA", body).replace("\n", "\n  ")
+    plant("pem-indented", body.split("\n")[2], f"config:\n{text}\n", "pem")
+    body = _join("MIIEpAIBAAKCAQEA", _draw(_B64, 48), "\n", _pem_body(3))
+    plant("pem-body-without-header", body.split("\n")[2], f"the key body was:\n{body}\n", "pem")
+    body = _pem_body(3)
+    escaped = json.dumps(json.dumps({"key": _pem("EC", body)}))
+    plant("pem-json-escaped-twice", body.split("\n")[1], escaped, "json")
+    value = base64.b64encode(_join("deploy:", _password()).encode()).decode()
+    config = json.dumps({"auths": {"registry.example.test": {"auth": value}}})
+    plant("docker-auth-escaped-twice", value, json.dumps({"config": json.dumps(config)}), "json")
+    value = base64.b64encode(_join("ci:", _password()).encode()).decode()
+    plant("docker-auth", value, json.dumps({"auths": {"ghcr.io": {"auth": value}}}), "json")
     return planted
 
 
@@ -213,3 +315,67 @@ def leaked_fragments(output: str, *, length: int = 6, planted: list[Planted] = P
     return [
         p.kind for p in planted if any(p.secret[i : i + length] in output for i in range(len(p.secret) - length + 1))
     ]
+
+
+@dataclass(frozen=True)
+class SplitPlanted:
+    """A token cut in two: ``first`` ends with its first half, the next message (``second``) starts with the rest."""
+
+    kind: str
+    secret: str
+    first: str
+    second: str
+
+    def halves(self) -> list[Planted]:
+        """Each half as a secret of its own: neither may be shown (a half alone is no token, the join is)."""
+        cut = self.first.index(self.secret[:8])
+        head = self.first[cut:]
+        return [
+            Planted(f"{self.kind}-head", head, self.first, "user-prose"),
+            Planted(f"{self.kind}-tail", self.secret[len(head) :], self.second, "user-prose"),
+        ]
+
+
+@dataclass(frozen=True)
+class NamedPlanted:
+    """A secret in a file name: SpecStory names an export after its first prompt, so a pasted key can end up there."""
+
+    kind: str
+    secret: str
+    file_stem: str
+
+
+def _build_split() -> list[SplitPlanted]:
+    split: list[SplitPlanted] = []
+    for kind, value in (
+        ("split-openai-key", _join("sk-", "proj-", _draw(_URLSAFE, 48))),
+        ("split-github-pat", _join("gh", "p_", _draw(_ALNUM, 36))),
+        ("split-anthropic-key", _join("sk-", "ant-", "api03-", _draw(_URLSAFE, 60))),
+    ):
+        half = len(value) // 2
+        first = f"here is the key, it is long so I paste it in two parts: {value[:half]}"
+        second = f"{value[half:]} and that is the rest of it"
+        split.append(SplitPlanted(kind, value, first, second))
+    return split
+
+
+def _build_named() -> list[NamedPlanted]:
+    named: list[NamedPlanted] = []
+    for kind, value, words in (
+        ("name-openai-key", _join("sk-", "proj-", _draw(_ALNUM, 40)), "use-my-key"),
+        ("name-github-pat", _join("gh", "p_", _draw(_ALNUM, 36)), "push-with"),
+        ("name-aws-key-id", _join("AK", "IA", _draw(_UPPER + _DIGITS, 16)), "the-aws-id-is"),
+        ("name-anthropic-key", _join("sk-", "ant-", "api03-", _draw(_ALNUM, 50)), "set-the-key"),
+    ):
+        named.append(NamedPlanted(kind, value, f"2026-03-02_09-{len(named):02d}-00Z-{words}-{value}"))
+    return named
+
+
+SPLIT: list[SplitPlanted] = _build_split()
+NAMED: list[NamedPlanted] = _build_named()
+# Everything that must never be shown whole: the planted texts, each half of a split token, the keys in file names.
+EVERY_SECRET: list[Planted] = [
+    *PLANTED,
+    *(half for item in SPLIT for half in item.halves()),
+    *(Planted(item.kind, item.secret, item.file_stem, "heading") for item in NAMED),
+]

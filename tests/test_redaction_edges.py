@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from memlens.engine.redact import find_secrets, redact
+from memlens.engine.redact import find_secrets, redact, redact_sequence, redact_title
 from memlens.engine.redaction.detector import Span
 from memlens.engine.redaction.scanner import _OVERLAP, _WINDOW, merge
 from memlens.engine.redaction.values import Evidence, entropy, is_secret_value, looks_random
@@ -85,3 +85,75 @@ def test_prose_values_need_four_characters() -> None:
     assert is_secret_value("Xk3z", Evidence.PROSE)
     assert not is_secret_value("Xk3", Evidence.PROSE)
     assert not is_secret_value("hunter", Evidence.PROSE)  # plain lowercase words stay
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "date -u +%Y-%m-%dT%H:%M:%S",
+        "cloudToken := GetCloudToken()",
+        "secret := NewSecret{}",
+        "token = tokens[0]",
+        "log.info('password: %s', user)",
+        "url = 'token=%(token)s' % values",
+        "commit_token_sha=4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+        "the login page asks for the password reset link",
+        "ls -la ~/.ssh && grep -w password notes.txt",
+        "src/main.c:12:5: error: unused variable",
+        "key-value-store-for-the-cache-layer-in-go",
+        "X-RateLimit-Remaining: 4999",
+        '"private_key_id": "4b825dc642cb6eb9a060e54bf8d69288fbee4904"',
+        'tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")',
+        "12:30:45:00:01",
+        "ERROR:0:main:foo:bar",
+        "Certificate: MIIDXTCCAkWgAwIBAgIJAKZ",
+        "git log --format=%H:%an:%s",
+        "SECRET_KEY_BASE=$(rails secret)",
+        "https://user@github.com/x.git",
+        "CREATE TABLE users (password VARCHAR(255))",
+        "docker login ghcr.io -u me --password-stdin",
+        "ldapsearch -W -b dc=x",
+        'echo "$DB:5432:*:app:$PW"',
+        "const apiKey = 'sk-ant-' + 'a'.repeat(95);",  # a token's prefix in a test, no token (a real transcript)
+    ],
+)
+def test_code_and_format_strings_are_no_secrets(text: str) -> None:
+    """Format strings and code expressions after a key name stay readable (both seen masked in real transcripts)."""
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password=Xk3p9Lq2(", "Xk3p9Lq2"),  # a value with digits before "(" is still a value
+        (
+            "-----BEGIN OPENSSH PRIV\nATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE\n"
+            "-----END OPENSSH PRIVATE KEY-----",
+            "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE",
+        ),
+        (
+            '{"k": "-----BEGIN RSA PRIVATE KEY-----\\\\nMIIEpAIBAAKCAQEAzzz\\\\n-----END RSA PRIVATE KEY-----"}',
+            "MIIEpAIBAAKCAQEAzzz",
+        ),
+        ("redis://:Pw3xYz9q@cache:6379", "Pw3xYz9q"),
+    ],
+)
+def test_code_rule_and_wrapping_keep_detections(text: str, secret: str) -> None:
+    assert secret not in redact(text)
+
+
+def test_a_token_cut_between_two_messages_is_masked_in_both() -> None:
+    token = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c"
+    first, second = f"my token is {token[:20]}", f"{token[20:]} thanks"
+    masked = redact_sequence(["hello", first, second, "bye"])
+    assert masked[0] == "hello" and masked[3] == "bye"
+    assert masked[1].startswith("my token is [REDACTED:") and masked[2] == "[REDACTED:github-token] thanks"
+    # a cut at a space joins nothing: two clean messages stay as they are
+    assert redact_sequence(["the value is ", "sk-proj-readme"]) == ["the value is ", "sk-proj-readme"]
+
+
+def test_a_title_made_from_a_file_name_is_checked_with_its_hyphens() -> None:
+    key = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+    title = f"use my key {key}".replace("-", " ")  # SpecStory's title: the file name's hyphens as spaces
+    assert "Ab3dEf6hIj9kLm2nOp5q" not in redact_title(title)
+    assert redact_title("fix the login bug in sk proj readme") == "fix the login bug in sk proj readme"

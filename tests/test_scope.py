@@ -128,3 +128,56 @@ def test_an_error_never_names_a_hidden_session(fake_home: tuple[Path, Path], tmp
         with pytest.raises(NotFound) as caught:
             engine.history(f"codex:{MINE}", message_id=only_theirs)
         assert THEIRS not in str(caught.value) and "belongs" not in str(caught.value)
+
+
+PARENT = "7e1d2c3b-4a5f-4e6d-8c7b-9a0b1c2d3e40"
+
+
+def claude_lines(session_id: str, text: str, *, sidechain: bool = False) -> str:
+    lines = []
+    for n, role in enumerate(("user", "assistant")):
+        message: dict[str, object] = {"role": role, "content": f"{text} ({role})"}
+        if role == "assistant":
+            message = {"id": f"msg_{text[:4]}", "role": role, "content": [{"type": "text", "text": f"{text} (a)"}]}
+        lines.append(
+            {
+                "type": role,
+                "sessionId": session_id,
+                "uuid": f"{n}0000000-{abs(hash(text)) % 10000:04d}-4000-8000-000000000000",
+                "parentUuid": None,
+                "isSidechain": sidechain,
+                "cwd": "/work/project",
+                "timestamp": f"2026-03-01T10:00:0{n}Z",
+                "message": message,
+            }
+        )
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+@pytest.mark.parametrize("excluded", [f"claude-code:{PARENT}", PARENT])
+def test_excluding_a_session_excludes_its_subagents_and_sidecars(tmp_path: Path, excluded: str) -> None:
+    """A subagent transcript and a second file of the same session (a sidecar) belong to the excluded session: no
+    search hit, no listing, no history and no resume line names them or the excluded id."""
+    transcripts = tmp_path / "transcripts" / "-work-project"
+    (transcripts / PARENT / "subagents").mkdir(parents=True)
+    (transcripts / f"{PARENT}.jsonl").write_text(claude_lines(PARENT, "the quokka migration plan"))
+    (transcripts / PARENT / "subagents" / "agent-a1b2c3.jsonl").write_text(
+        claude_lines(PARENT, "quokka subagent research notes", sidechain=True)
+    )
+    (transcripts / f"{PARENT}.compact.jsonl").write_text(claude_lines(PARENT, "quokka compaction sidecar"))
+    settings = tmp_path / "settings.json"
+    where = ["--transcripts", str(tmp_path / "transcripts"), "--index-dir", str(tmp_path / "index"), "--no-embeddings"]
+    where += ["--scope", "all", "--settings", str(settings)]
+    settings.write_text("{}")
+    assert run(tmp_path, "index", *where).returncode == 0
+    before = json.loads(run(tmp_path, "sessions", "--json", "--no-sync", *where).stdout)["sessions"]
+    assert len(before) == 3, before  # the session, its subagent and its sidecar: all there to be hidden
+    settings.write_text(json.dumps({"excludeSessions": [excluded]}))
+    for args in (("search", "quokka", "--mode", "keyword", "--json"), ("sessions", "--json"), ("search", "quokka")):
+        shown = run(tmp_path, *args, "--no-sync", *where)
+        assert shown.returncode in (0, 1), shown.stderr
+        for hidden_text in ("migration plan", "research notes", "compaction sidecar", PARENT):
+            assert hidden_text not in shown.stdout, (args, shown.stdout)
+    for session in before:
+        hidden = run(tmp_path, "history", session["sessionKey"], "--no-sync", *where)
+        assert hidden.returncode == 2 and "quokka" not in hidden.stdout, session["sessionKey"]

@@ -12,9 +12,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import cast
+from typing import TypeVar, cast
 
 from memlens.engine.answers.context_pack import build_context_pack
+from memlens.engine.answers.cut_secrets import mask_cut_secrets
 from memlens.engine.answers.history import session_history
 from memlens.engine.answers.index_stats import index_stats
 from memlens.engine.answers.outbound import redact_response
@@ -85,6 +86,9 @@ from memlens.wire import (
 )
 
 log = logging.getLogger(__name__)
+
+
+T = TypeVar("T")
 
 
 class Engine:
@@ -514,7 +518,7 @@ class Engine:
             response["note"] = f"no embedding model ({self.provider_note or 'no vectors yet'}); keyword search only"
         if explain:
             response["fusion"] = cast(FusionMode, ranking.fusion)  # the retriever checked it against FUSIONS
-        return redact_response(response)
+        return self._outbound(response)
 
     def history(
         self, session_key: str, *, message_id: str | None = None, limit: int = DEFAULT_HISTORY
@@ -527,7 +531,7 @@ class Engine:
         key = resolve_session(self.catalog, session_key, visibility)
         history = session_history(self.catalog, key, message_id, limit, visibility)
         label_history(self.catalog, key, history)
-        return redact_response(history)
+        return self._outbound(history)
 
     def resolve_session(self, ref: str) -> str:
         """The key of the one visible session a key, a bare session id or a unique prefix names."""
@@ -563,13 +567,13 @@ class Engine:
         """Compaction summaries whose text matches `pattern` (a linear-time regular expression)."""
         checked(SummariesGrepRequest, pattern=pattern, limit=limit)
         self.refresh()
-        return redact_response(grep_summaries(self.catalog, pattern, limit, self.visibility()))
+        return self._outbound(grep_summaries(self.catalog, pattern, limit, self.visibility()))
 
     def summaries_describe(self, summary_id: str) -> SummaryDescription:
         """One summary with the span of messages it covers."""
         checked(SummariesDescribeRequest, summary_id=summary_id)
         self.refresh()
-        return redact_response(describe_summary(self.catalog, summary_id, self.visibility()))
+        return self._outbound(describe_summary(self.catalog, summary_id, self.visibility()))
 
     def summaries_expand(
         self, summary_id: str, *, token_budget: int = DEFAULT_EXPAND_BUDGET
@@ -577,28 +581,37 @@ class Engine:
         """The messages a summary replaced, within a token budget."""
         checked(SummariesExpandRequest, summary_id=summary_id, token_budget=token_budget)
         self.refresh()
-        return redact_response(expand_summary(self.catalog, summary_id, token_budget, self.visibility()))
+        return self._outbound(expand_summary(self.catalog, summary_id, token_budget, self.visibility()))
 
     def context(
         self, question: str, *, token_budget: int = DEFAULT_CONTEXT_BUDGET, limit: int | None = None
     ) -> ContextResponse:
         """A context pack: the turns most relevant to `question`, cited, within a token budget."""
         checked(ContextRequest, question=question, token_budget=token_budget, limit=limit)
-        return redact_response(build_context_pack(self, question, token_budget=token_budget, limit=limit))
+        return self._outbound(build_context_pack(self, question, token_budget=token_budget, limit=limit))
+
+    def _outbound(self, response: T) -> T:
+        """The door: secrets masked in what an answer shows (also those cut between stored messages when the index
+        keeps text unmasked; a redacted index stored them masked already)."""
+        if not self.settings.privacy.redact_index:
+            response = mask_cut_secrets(response, self.catalog)
+        return redact_response(response)
 
     def stats(self, *, count_unindexed: bool = True) -> StatsResponse:
         """`count_unindexed`: look at every source file for those the index does not hold yet (a walk of the
         folders; the status line, asked often, skips it and reports 0)."""
         not_indexed = self.indexer.count_unindexed(self.sources()) if count_unindexed else 0
-        return index_stats(
-            self.catalog,
-            model=self.embedder.name if self.embedder else None,
-            provider_note=self.provider_note,
-            indexing=self.indexing(),
-            index_dir=self.index_dir,
-            writable=self.writable,
-            not_indexed=not_indexed,
-            not_indexed_reason=self._not_indexed_reason() if not_indexed else None,
+        return redact_response(
+            index_stats(
+                self.catalog,
+                model=self.embedder.name if self.embedder else None,
+                provider_note=self.provider_note,
+                indexing=self.indexing(),
+                index_dir=self.index_dir,
+                writable=self.writable,
+                not_indexed=not_indexed,
+                not_indexed_reason=self._not_indexed_reason() if not_indexed else None,
+            )
         )
 
     def _not_indexed_reason(self) -> str:

@@ -5,6 +5,6 @@ The detectors live in ``memlens.engine.redaction``; this module only re-exports 
 
 from __future__ import annotations
 
-from memlens.engine.redaction import Span, find_secrets, marker, redact
+from memlens.engine.redaction import Span, find_secrets, marker, redact, redact_sequence, redact_title
 
-__all__ = ["Span", "find_secrets", "marker", "redact"]
+__all__ = ["Span", "find_secrets", "marker", "redact", "redact_sequence", "redact_title"]

@@ -60,7 +60,7 @@ def _owner(catalog: Catalog, message_id: str, visibility: Visibility | None) -> 
     """A hint naming the session that holds the message, if the caller may see it; an excluded or out-of-scope
     session is never named."""
     for session in catalog.sessions_with_message(message_id):
-        hidden = visibility and visibility.hides(session["key"], session["session_id"], session["path"], session["cwd"])
+        hidden = visibility and visibility.hides_row(session)
         if not hidden:
             return f" (it belongs to {session['key']})"
     return ""
@@ -77,9 +77,7 @@ def session_history(
         raise HistoryError("sessionKey is required")
     limit = max(1, min(int(limit), MAX_HISTORY))
     session = catalog.session(session_key)
-    if session is None or (
-        visibility and visibility.hides(session_key, session["session_id"], session["path"], session["cwd"])
-    ):
+    if session is None or (visibility and visibility.hides_row(session, key=session_key)):
         raise HistoryError(f"unknown session {session_key!r}")
     anchor_seq: int | None = None
     if message_id:

@@ -3,17 +3,23 @@
 Text is redacted when it is stored (see `memlens.engine.redact`), and excerpts and windows redact the whole text
 before they cut it; this pass is the door every surface shares (CLI, language server, hover, MCP), so a surface
 added later, an index built with redaction turned off, or a secret kind learnt after the index was built can't
-leak. It walks the response and redacts every string except the fields that only name things (ids, paths,
-times, enums), which never hold free text and must stay exact for a client to use them.
+leak. It walks the response and redacts every string except the fields that are generated (ids, times, enums).
+
+Paths and session keys name files, and a file may be named after a prompt (SpecStory names an export after its
+first one): they pass the detector too, through a cache since a response repeats the same few. A path with a
+secret in it is shown masked, and so cannot be opened from the answer; that is the price of not showing the secret.
+Titles are checked as text and as the file name they may come from (``redact_title``). A list of messages is
+redacted as a sequence, so a token cut between two consecutive messages is masked in both.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, TypeVar, cast
 
-from memlens.engine.redact import redact
+from memlens.engine.redact import redact, redact_sequence, redact_title
 
-# Fields whose values are identifiers or enums, never free text: left exactly as they are.
+# Fields whose values memlens or an agent generates (ids, enums, times), never text a person wrote: left exact.
 _STRUCTURAL_KEYS = frozenset(
     {
         "id",
@@ -22,12 +28,6 @@ _STRUCTURAL_KEYS = frozenset(
         "mode",
         "fusion",
         "role",
-        "path",
-        "relPath",
-        "indexDir",
-        "sessionKey",
-        "sessionId",
-        "parentSessionKey",
         "messageId",
         "anchor",
         "summaryId",
@@ -37,6 +37,10 @@ _STRUCTURAL_KEYS = frozenset(
         "unitId",
     }
 )
+# Fields that name a file or a session: usually clean and repeated across a response, so checked through a cache.
+_NAME_KEYS = frozenset({"path", "relPath", "indexDir", "sessionKey", "sessionId", "parentSessionKey", "cwd", "project"})
+_TITLE_KEYS = frozenset({"title"})
+_MESSAGE_TEXT = "text"  # a list of dicts with this field is a sequence of messages
 
 T = TypeVar("T")
 
@@ -49,15 +53,35 @@ def redact_response(value: T) -> T:
 _PLAIN = frozenset({int, float, bool, type(None)})  # values with no text in them
 
 
+@lru_cache(maxsize=4096)
+def _redacted_name(name: str) -> str:
+    return redact_title(name)
+
+
 def _walk(value: Any, key: str | None) -> Any:
     if isinstance(value, str):
-        return value if key in _STRUCTURAL_KEYS else redact(value)
+        if key in _STRUCTURAL_KEYS:
+            return value
+        if key in _NAME_KEYS or key in _TITLE_KEYS:
+            return _redacted_name(value)
+        return redact(value)
     if isinstance(value, dict):
-        # numbers and naming fields kept without a call: a search's response holds a hundred-odd of them
+        # numbers and generated fields kept without a call: a search's response holds a hundred-odd of them
         return {
             k: v if type(v) in _PLAIN or (type(v) is str and k in _STRUCTURAL_KEYS) else _walk(v, k)
             for k, v in value.items()
         }
     if isinstance(value, list | tuple):
+        if len(value) > 1 and all(isinstance(v, dict) and isinstance(v.get(_MESSAGE_TEXT), str) for v in value):
+            return _message_sequence(value, key)
         return [_walk(v, key) for v in value]
     return value
+
+
+def _message_sequence(messages: Any, key: str | None) -> list[Any]:
+    """Consecutive messages: each walked, its text redacted together with its neighbours'."""
+    texts = redact_sequence([m[_MESSAGE_TEXT] for m in messages])
+    return [
+        {k: text if k == _MESSAGE_TEXT else _walk(v, k) for k, v in message.items()}
+        for message, text in zip(messages, texts, strict=True)
+    ]

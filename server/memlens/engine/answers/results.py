@@ -113,7 +113,7 @@ class ResultBuilder:
                 row = found.get(hit.unit_id)
                 if row is None:
                     continue
-                if not self.visibility.hides(row.session_key, row.session_id, row.path, row.cwd):
+                if not self.visibility.hides(row.session_key, row.session_id, row.path, row.cwd, row.parent_key):
                     visible.append(hit)
                     rows[hit.unit_id] = row
             if len(visible) < ANSWER_TOP:

@@ -129,7 +129,7 @@ def label_history(catalog: Catalog, key: str, history: HistoryResponse) -> None:
 
 
 def _visible(catalog: Catalog, visibility: Visibility) -> list[sqlite3.Row]:
-    return [r for r in catalog.all_sessions() if not visibility.hides(r["key"], r["session_id"], r["path"], r["cwd"])]
+    return [r for r in catalog.all_sessions() if not visibility.hides_row(r)]
 
 
 # -- files touched and tools used ----------------------------------------------------------------------------
@@ -314,7 +314,7 @@ def resolve_session(catalog: Catalog, ref: str, visibility: Visibility) -> str:
         raise InvalidRequest("sessionKey is required (a session key, a session id, or a unique prefix of one)")
     ref = ref.strip()
     exact = catalog.session(ref)
-    if exact is not None and not visibility.hides(exact["key"], exact["session_id"], exact["path"], exact["cwd"]):
+    if exact is not None and not visibility.hides_row(exact):
         return ref
     rows = _visible(catalog, visibility)
     candidates = [r for r in rows if r["session_id"] == ref]

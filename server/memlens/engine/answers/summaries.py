@@ -43,7 +43,7 @@ def summary_id(chunk_id: int) -> str:
 
 
 def _hidden(row: sqlite3.Row, visibility: Visibility | None) -> bool:
-    return bool(visibility and visibility.hides(row["session_key"], row["session_id"], row["path"], row["cwd"]))
+    return bool(visibility and visibility.hides_row(row, key=row["session_key"]))
 
 
 def _compile(pattern: str) -> Any:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,14 +29,53 @@ class Visibility:
     scope_roots: tuple[str, ...] | None = None  # None: every project is in scope
     scope_workspaces: tuple[str, ...] = ()
 
-    def hides(self, session_key: str | None, session_id: str | None, path: str, cwd: str | None = None) -> bool:
-        if session_key and (session_key in self.excluded_sessions or session_id in self.excluded_sessions):
+    def hides(
+        self,
+        session_key: str | None,
+        session_id: str | None,
+        path: str,
+        cwd: str | None = None,
+        parent_key: str | None = None,
+    ) -> bool:
+        if (
+            session_key
+            and self.excluded_sessions
+            and not self.excluded_sessions.isdisjoint(family_names(session_key, session_id, parent_key))
+        ):
             return True
         if any(fnmatch.fnmatch(path, g) for g in self.excluded_globs):
             return True
         if self.scope_roots is None or _under(path, self.scope_roots):
             return False
         return not (cwd and _under(cwd, self.scope_workspaces))
+
+    def hides_row(self, row: sqlite3.Row, *, key: str | None = None) -> bool:
+        """``hides`` for a catalog row of a session (``key`` when the row names it otherwise than ``key``)."""
+        columns = row.keys()
+        parent_key = row["parent_key"] if "parent_key" in columns else None
+        return self.hides(
+            key if key is not None else row["key"], row["session_id"], row["path"], row["cwd"], parent_key
+        )
+
+
+def family_names(session_key: str, session_id: str | None, parent_key: str | None) -> set[str]:
+    """Every name by which excluding a session also excludes this one: its own key and id, its root session's key
+    (a subagent "fmt:ID/agent-X", a second file of the session "fmt:ID~name") and its parent's key and id."""
+    names = {session_key, _root_key(session_key)}
+    if session_id:
+        names.add(session_id)
+    if parent_key:
+        names.update({parent_key, _root_key(parent_key), parent_key.partition(":")[2]})
+    for key in list(names):
+        fmt, colon, rest = key.partition(":")
+        if colon and rest:
+            names.add(rest)  # a bare id names the session in every format
+    return names
+
+
+def _root_key(session_key: str) -> str:
+    fmt, colon, rest = session_key.partition(":")
+    return fmt + colon + rest.split("/agent-", 1)[0].split("~", 1)[0]
 
 
 def _under(path: str, roots: tuple[str, ...]) -> bool:

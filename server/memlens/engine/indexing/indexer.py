@@ -24,7 +24,7 @@ from memlens.engine.indexing.discovery import SourceFile
 from memlens.engine.indexing.file_reader import FileReader, is_quiet, tail_waiting
 from memlens.engine.indexing.ingest import FileContent
 from memlens.engine.indexing.memory_trim import release_freed_memory
-from memlens.engine.indexing.stored_text import redact_content
+from memlens.engine.indexing.stored_text import cut_across_append, redact_content
 from memlens.engine.indexing.vector_writer import VectorWriter
 from memlens.engine.keyword.keyword_docs import keyword_docs, neighbours_of, write_afresh
 from memlens.engine.keyword.keyword_index import KeywordIndex
@@ -339,12 +339,18 @@ class Indexer:
             self.waiting_tails.pop(path, None)
             log.debug("parsing %s failed", path, exc_info=True)
             return Failure(self._note_error(report, path, f"cannot parse: {type(exc).__name__}: {exc}"), stat.st_size)
-        content = outcome[0]
+        content, appended = outcome
+        enabled = self.settings.privacy.redact_index
+        session_key = row.session_key if row is not None and appended and enabled else None
+        if session_key and cut_across_append(self.catalog, session_key, content):
+            # the whole file: both parts of the secret masked
+            outcome = self.reader.read(source, None, stat, settled=self._settled)
+            content = outcome[0]
         if content.kind == "transcript" and content.format and content.parsed_bytes < stat.st_size:
             self.waiting_tails[path] = stat.st_mtime
         else:
             self.waiting_tails.pop(path, None)
-        redact_content(content, enabled=self.settings.privacy.redact_index)
+        redact_content(content, enabled=enabled)
         return outcome
 
     def _mirror(self, generation: int, pending: PendingChanges) -> None:

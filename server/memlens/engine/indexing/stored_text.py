@@ -9,15 +9,17 @@ file once so old unmasked text does not linger.
 from __future__ import annotations
 
 import logging
+import re
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.indexing.ingest import FileContent
-from memlens.engine.redact import redact
+from memlens.engine.redact import Span, find_secrets, redact, redact_sequence, redact_title
+from memlens.engine.redaction import find_secrets_in_sequence
 
 log = logging.getLogger(__name__)
 
 # Bump when the detector learns new kinds: indexes built with an older one are re-parsed on open.
-REDACTION_VERSION = 3  # 3: an AWS secret key one character or one line away from its key id
+REDACTION_VERSION = 4
 
 
 def redaction_stamp(enabled: bool) -> str:
@@ -38,11 +40,35 @@ def reparse_if_redaction_changed(catalog: Catalog, *, enabled: bool) -> None:
         catalog.set_meta(db, "redaction", stamp)
 
 
+# The stored message before an appended tail ends with a mask: the secret may go on in the tail.
+_MASK_AT_END = re.compile(r"\[REDACTED:[a-z0-9-]+\]$")
+_UNITS_LOOKED_BACK = 16  # stored units of a session read to find the one before an appended tail
+
+
+def cut_across_append(catalog: Catalog, session_key: str, content: FileContent) -> bool:
+    """Whether an appended tail's first message may finish a secret cut at the end of the stored message before
+    it. The tail alone cannot mask the stored part, so the caller reads the whole file again, as a rebuild would."""
+    new = [r for r in content.records if r.agent_id is None]
+    if not new or not new[0].text:
+        return False
+    replace_from = content.replace_from_line
+    stored = catalog.session_units(session_key, count=_UNITS_LOOKED_BACK)
+    before = [u for u in stored if replace_from is None or u["position"] is None or u["position"] < replace_from]
+    if not before:
+        return False
+    previous, first = str(before[-1]["text"]), new[0].text
+    if _MASK_AT_END.search(previous) and not first[0].isspace():
+        return True
+    together = find_secrets_in_sequence([previous, first])
+    return together[1] != find_secrets(first)
+
+
 def redact_content(content: FileContent, *, enabled: bool) -> None:
     """Mask secrets in a parsed file in place: message texts, unit texts and what gets embedded, titles, headings."""
     if not enabled:
         return
     cache: dict[str, str] = {}
+    spans: dict[str, list[Span]] = {}  # a message and the unit made of it are scanned once
 
     def masked(text: str) -> str:
         result = cache.get(text)
@@ -50,17 +76,21 @@ def redact_content(content: FileContent, *, enabled: bool) -> None:
             result = cache[text] = redact(text)
         return result
 
-    for record in content.records:
-        record.text = masked(record.text)
+    # consecutive messages (and the parts of one long message) are redacted together: a secret cut between two
+    records = content.records
+    for record, text in zip(records, redact_sequence([r.text for r in records], spans), strict=True):
+        record.text = text
+    units = [unit for chunk in content.chunks for unit in chunk.units]
+    embedded_prefix = [unit.text.startswith(unit.embed_text) for unit in units]
+    for unit, text, prefix in zip(units, redact_sequence([u.text for u in units], spans), embedded_prefix, strict=True):
+        length = len(unit.embed_text)
+        # the embedded text is a prefix of the unit's text: cut it from the masked whole, so a secret that
+        # straddled the cut is masked too rather than embedded in part
+        unit.embed_text = text[:length] if prefix else masked(unit.embed_text)
+        unit.text = text
     for chunk in content.chunks:
         if chunk.heading:
             chunk.heading = masked(chunk.heading)
-        for unit in chunk.units:
-            embedded_prefix = unit.text.startswith(unit.embed_text)
-            length = len(unit.embed_text)
-            unit.text = masked(unit.text)
-            # the embedded text is a prefix of the unit's text: cut it from the masked whole, so a secret that
-            # straddled the cut is masked too rather than embedded in part
-            unit.embed_text = unit.text[:length] if embedded_prefix else masked(unit.embed_text)
-    if content.session is not None and content.session.title:
-        content.session.title = masked(content.session.title)
+    for session in [content.session, *content.subsessions]:
+        if session is not None and session.title:
+            session.title = redact_title(session.title)

@@ -7,6 +7,7 @@ that judges the captured value, and whether the match must start at a word bound
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -18,6 +19,22 @@ KindOfKey = Callable[[str], str]
 # Characters trimmed from both ends of a whole-match secret: the context that some library patterns consume.
 _DELIMITERS = " \t\r\n\"'=:@,;"
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+# A bare value followed by one of these is a call, a literal or an index in code.
+_CODE_FOLLOWERS = frozenset("([{")
+_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$.]*")
+
+
+def _is_code_name(value: str) -> bool:
+    """An identifier a person wrote (``GetCloudToken``, ``load_key``), not a generated string cut short."""
+    return _IDENTIFIER.fullmatch(value) is not None and not any(c.isdigit() for c in value)
+
+
+def _is_bare(match: Any, start: int) -> bool:
+    """Whether the unquoted-value group (``bare``) is the one that holds the secret starting at ``start``."""
+    index = match.re.groupindex.get("bare")
+    return index is not None and match.start(index) == start
 
 
 class Span(NamedTuple):
@@ -42,6 +59,8 @@ class Detector:
     word_start: bool = False
     # Extra check on the secret itself (e.g. a token must contain a digit).
     check: Callable[[str], bool] | None = None
+    # Check on the key (the named group ``key``): "commit_token_sha" names a digest, not a secret.
+    key_check: Callable[[str], bool] | None = None
     # Name the kind from this named group (an assignment's key) instead of using ``kind``.
     kind_of_key: KindOfKey | None = None
     # From detect-secrets: the secret is the last group when it ends the match, else the trimmed whole match.
@@ -52,12 +71,18 @@ class Detector:
         start, end = self._secret_bounds(match, text)
         if start >= end:
             return None
+        follows = text[end : end + 1]
+        called = follows in _CODE_FOLLOWERS and self.secret_groups and _is_bare(match, start)
+        if called and _is_code_name(text[start:end]):
+            return None  # "GetCloudToken()", "NewSecret{}", "tokens[0]": an expression in code, not a value
         if self.word_start and start > 0 and text[start - 1] in _WORD_CHARS:
             return None
         value = text[start:end]
         if self.evidence is not None and not is_secret_value(value, self.evidence):
             return None
         if self.check is not None and not self.check(value):
+            return None
+        if self.key_check is not None and not self.key_check(match.group(match.re.groupindex["key"])):
             return None
         kind = self.kind_of_key(match.group(match.re.groupindex["key"])) if self.kind_of_key is not None else self.kind
         return Span(kind, start, end)

@@ -14,8 +14,11 @@ Values after a key are judged by ``values.is_secret_value`` with the strength of
 
 from __future__ import annotations
 
+import base64
+import re
+
 from memlens.engine.redaction.detector import Detector
-from memlens.engine.redaction.values import Evidence, looks_random
+from memlens.engine.redaction.values import Evidence, is_generated, looks_random
 
 # Endings of key names that name a secret outright: a password may be any word, a key or token is generated.
 _PASSWORD_ENDINGS = "password|passwd|passphrase"
@@ -71,6 +74,23 @@ def _is_aws_secret(value: str) -> bool:
     return not is_hex and any(c.isupper() for c in value) and looks_random(value)
 
 
+_DIGEST_KEY = re.compile(r"(?i).*(?:sha\d*|hash|digest|sum|checksum|fingerprint|etag|commit|rev|revision|id)")
+
+
+def _names_no_digest(key: str) -> bool:
+    """``commit_token_sha``, ``SECRET_HASH``: a key naming a digest or an id holds a hash, not a secret."""
+    return _DIGEST_KEY.fullmatch(key) is None
+
+
+def _docker_auth(value: str) -> bool:
+    """A docker ``auth``: base64 of ``user:password`` (an identity token is any long random value)."""
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=False).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return looks_random(value)
+    return ":" in decoded or looks_random(value)
+
+
 def _token(kind: str, pattern: str, *, needs_digit: bool = False) -> Detector:
     check = _has_digit_and_letter if needs_digit else None
     return Detector(kind=kind, pattern=pattern, word_start=True, check=check)
@@ -100,17 +120,62 @@ TOKEN_DETECTORS = [
     _token("vault-token", r"hv[sb]\.[A-Za-z0-9_\-]{24,}"),
     _token("age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
     _token("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+    # Mailgun's "key-" and 32 characters, whole: "key-value-store-…" is a name, not a key
+    Detector(
+        kind="mailgun-key",
+        pattern=r"(?P<value>key-[A-Za-z0-9]{32})(?:$|[^A-Za-z0-9_\-])",
+        secret_groups=("value",),
+        word_start=True,
+        check=_has_digit_and_letter,
+    ),
 ]
 
+
+def _wrappable(words: str) -> str:
+    """``words`` as RE2 syntax that still matches when a terminal or a JSON string wrapped it at any character:
+    a line break (or the space a flattened copy put in its place), indentation or an escaped ``\\n`` may sit
+    between any two of its characters."""
+    gap = r"(?:[ \t]*(?:\r?\n|(?:\\\\)*\\[nr])?[ \t]*)"
+    return gap.join("[ \\t]+" if c == " " else c for c in words)
+
+
+_PEM_LABEL = r"[A-Z0-9 \t\r\n\\]{0,48}?"
 _PEM = (
-    r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-    r"(?s:.*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|.*)"
+    rf"-----{_wrappable('BEGIN')}{_PEM_LABEL}{_wrappable('PRIVATE KEY')}(?: BLOCK)?-*"
+    rf"(?s:.*?-{{2,}}{_wrappable('END')}{_PEM_LABEL}{_wrappable('PRIVATE KEY')}(?: BLOCK)?-*|.*)"
+)
+# The base64 body of a private key whose header is gone (cut off, or never pasted): the DER prefixes of OpenSSH
+# ("openssh-key-v1"), PKCS#1 RSA, PKCS#8 and SEC1 EC private keys, then the rest of the base64 run across lines
+# (or across spaces, where a copy flattened the lines: then only full-length lines and one short last one).
+_KEY_BODY = (
+    r"(?:b3BlbnNzaC1rZXktdjE|MII[A-Za-z0-9+/]{3}IBA(?:AKC|DAN)|MHcCAQEEI|MIG[0-9A-Za-z+/]AgEAMBMG)"
+    r"[A-Za-z0-9+/=]*(?:[ \t]*(?:\r?\n|\\n)[ \t]*[A-Za-z0-9+/=]+|[ \t]+[A-Za-z0-9+/=]{40,})*"
+    r"(?:[ \t]+[A-Za-z0-9+/]{1,39}={0,2})?"
 )
 _PUTTY = r"PuTTY-User-Key-File-\d+:(?s:.*?Private-MAC:[ \t]*[0-9a-fA-F]+|.*)"
+
+# Command-line tools that take a password as the value of a short flag: (tool, flag). The flag counts only after
+# the tool's name on the same command, so "-w" of grep or "-a" of ls is never read as a password.
+_CLI_PASSWORD_FLAGS = (
+    (r"ldap(?:search|modify|add|delete|passwd|compare|modrdn|whoami|exop|url)", "[wy]"),
+    (r"(?:docker|podman|buildah|skopeo|nerdctl|helm[ \t]+registry|oras|oc)[ \t]+login", "p"),
+    (r"redis-cli", "a"),
+    (r"(?:sqlcmd|bcp|osql)", "P"),
+    (r"(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)", "p"),
+    (r"(?:smbclient|rpcclient)", r"U[ \t]*[^\s%]+%"),
+    (r"(?:ipmitool)", "P"),
+)
+# SQL: IDENTIFIED BY '…', IDENTIFIED WITH plugin BY '…', [ENCRYPTED] PASSWORD '…', PASSWORD('…'), SET PASSWORD = '…'
+_SQL_PASSWORD = (
+    r"(?i:\bIDENTIFIED(?:[ \t]+WITH[ \t]+[A-Za-z0-9_]+)?[ \t]+BY(?:[ \t]+PASSWORD)?"
+    r")[ \t]+(?:'(?P<sq>(?:[^'\\\n]|\\.|'')*)'|\"(?P<dq>[^\"\n]*)\")"
+    r"|(?i:\bPASSWORD(?:[ \t]+|[ \t]*=[ \t]*(?:PASSWORD[ \t]*\([ \t]*)?|[ \t]*\([ \t]*))'(?P<sq2>(?:[^'\\\n]|\\.|'')*)'"
+)
 
 CONTEXT_DETECTORS = [
     Detector(kind="private-key", pattern=_PEM),
     Detector(kind="private-key", pattern=_PUTTY),
+    Detector(kind="private-key", pattern=_KEY_BODY, word_start=True),
     # DB_PASSWORD=…, "db_password": "…", X-Api-Key: …, token: Bearer …, **Password:** …, SOME_KEY=…
     *(
         Detector(
@@ -171,16 +236,79 @@ CONTEXT_DETECTORS = [
             ("token|secret|api-key|apikey|access-key|secret-key|private-key|auth-token", Evidence.KEY),
         )
     ),
+    *(
+        Detector(
+            kind="password",
+            pattern=rf"(?:^|[\s;&|(`'\"])(?:[A-Za-z0-9_.-]*/)?{tool}\b[^\n|;&]*?[ \t]-{flag}"
+            rf"[ \t]*{_VALUE}",
+            secret_groups=_VALUE_GROUPS,
+            evidence=Evidence.STRONG,
+        )
+        for tool, flag in _CLI_PASSWORD_FLAGS
+    ),
+    # htpasswd -b[c] FILE USER PASSWORD, htpasswd -nb USER PASSWORD
+    Detector(
+        kind="password",
+        pattern=r"\bhtpasswd[ \t]+(?:-[A-Za-z]*c[A-Za-z]*b[A-Za-z]*|-[A-Za-z]*b[A-Za-z]*c[A-Za-z]*)"
+        rf"[ \t]+\S+[ \t]+\S+[ \t]+{_VALUE}|\bhtpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t]+\S+[ \t]+\S+[ \t]+{_VALUE}",
+        secret_groups=_VALUE_GROUPS,
+        evidence=Evidence.STRONG,
+    ),
+    Detector(kind="password", pattern=_SQL_PASSWORD, secret_groups=("sq", "dq", "sq2"), evidence=Evidence.STRONG),
+    # .netrc: "machine HOST login USER password PW", on one line or several
+    Detector(
+        kind="password",
+        pattern=r"\b(?:machine|default|login)\b[^\n]*?(?:\n[^\n]*?){0,3}?[ \t\n]password[ \t]+(?P<value>[^\s'\"`]+)",
+        secret_groups=("value",),
+        evidence=Evidence.KEY,
+    ),
+    # .pgpass: hostname:port:database:username:password, standing alone (a line, or a word of a command)
+    Detector(
+        kind="password",
+        pattern=r"(?:^|[\s'\"`])[A-Za-z0-9.*_\-\[\]]+:(?:\d{1,5}|\*):[^:\s'\"`]+:[^:\s'\"`]+:"
+        r"(?P<value>(?:[^\s:\\'\"`]|\\.)+)(?:$|[\s'\"`])",
+        secret_groups=("value",),
+        evidence=Evidence.KEY,
+    ),
+    # SECRET_KEY_BASE=<hex>, JWT_SECRET_V2=<hex>, SESSION_SECRET_B64=<base64>: a name holding SECRET, TOKEN,
+    # PASSWORD or KEY_BASE anywhere, with a generated value (long hex or base64)
+    Detector(
+        kind="secret",
+        pattern=r"(?P<key>[A-Za-z0-9_.\-]*(?i:secret|token|passw|key[_-]?base|private[_-]?key)[A-Za-z0-9_.\-]*)"
+        rf"{_ASSIGN}\\*[\"'`]?(?P<value>[A-Za-z0-9+/=_\-]{{20,}})",
+        secret_groups=("value",),
+        check=is_generated,
+        key_check=_names_no_digest,
+        kind_of_key=kind_of_key,
+    ),
+    # API-key headers: X-API-Key, X-Auth-Token, Api-Key, Ocp-Apim-Subscription-Key, X-Goog-Api-Key, …
+    Detector(
+        kind="api-key",
+        pattern=r"(?i:\b(?:x-[a-z0-9-]*(?:key|token|secret|auth|signature)|[a-z0-9-]*(?:api-?key|subscription-key"
+        r"|auth-token|access-token|session-token)))\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?P<value>[^\s'\"`,;<>\\]{16,})",
+        secret_groups=("value",),
+        evidence=Evidence.KEY,
+        check=_has_digit_and_letter,
+    ),
+    # docker's config.json "auth": base64 of "user:password", however many times the JSON was escaped
+    Detector(
+        kind="docker-auth",
+        pattern=r"\\*\"(?i:auth|identitytoken|registrytoken)\\*\"[ \t]*:[ \t]*\\*\""
+        r"(?P<value>[A-Za-z0-9+/=_\-.]{8,})\\*\"",
+        secret_groups=("value",),
+        check=_docker_auth,
+    ),
     # curl -u user:pw, --user=user:pw (a password with at least one non-digit: "-u 1000:1000" is a uid:gid)
     Detector(
         kind="password",
-        pattern=r"(?:^|[\s\"'])(?:-u|--user)(?:=|[ \t]*)[\"']?[^\s:'\"]+:(?P<value>[^\s'\"]*[^\s'\"0-9][^\s'\"]*)",
+        pattern=r"(?:^|[\s\"'])(?:-u|--user)(?:=|[ \t]*)[\"']?[A-Za-z0-9_.@\\\-]+:"
+        r"(?P<value>[^\s'\"]*[^\s'\"0-9][^\s'\"]*)",
         secret_groups=("value",),
         evidence=Evidence.STRONG,
     ),
     Detector(
         kind="url-password",
-        pattern=r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\"'<>]+:(?P<value>[^\s/@\"'<>]+)@",
+        pattern=r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\"'<>]*:(?P<value>[^\s/@\"'<>]+)@",
         secret_groups=("value",),
         evidence=Evidence.STRONG,
     ),

@@ -39,7 +39,7 @@ _HARMLESS_WORDS = frozenset(
 )
 _PLACEHOLDER = re.compile(
     r"\$\{[^{}]*\}|\$[A-Za-z_][A-Za-z0-9_]*"  # $VAR, ${VAR}, ${VAR:-default}
-    r"|\$\(.*|\$|`.*`"  # $(command), `command`
+    r"|\$\(.*|\$|%|`.*`"  # $(command), `command`, the "%" of a cut "%(name)s"
     r"|%[A-Za-z_][A-Za-z0-9_]*%"  # %VAR%
     r"|<[^<>]*>|\[[^\[\]]*\]|\(\w*\)"  # <your-key>, [REDACTED:kind], [token]
     r"|\$?\{\{.*\}\}|\{[A-Za-z_][A-Za-z0-9_.]*\}"  # {{ template }}, {name}
@@ -47,12 +47,14 @@ _PLACEHOLDER = re.compile(
     r"|.*(?:\.\.\.|…)|.*redacted.*"  # elided examples ("sk-..."), earlier redactions by anyone
     r"|[A-Za-z_]+(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?"  # process.env.API_KEY, settings.token
     r"|[A-Za-z_][A-Za-z0-9_]*\(\)"  # get_token()
-    r"|(?:your|my)[_\-\s][A-Za-z_\-\s]*",  # your-api-key, my_secret
+    r"|(?:your|my)[_\-\s][A-Za-z_\-\s]*"  # your-api-key, my_secret
+    # format strings: "%s", "%(token)s", "%H:%M:%S", "%Y-%m-%dT%H", "{}", "{0}"
+    r"|(?:[^%\s]{0,3}%(?:\([A-Za-z_]\w*\))?[-#0-9. +]*[A-Za-z])+[^%\s]{0,3}|\{\d*\}",
     re.IGNORECASE,
 )
 # Code names, checked case-sensitively: an UPPER_SNAKE constant, a camelCase identifier without digits.
 _CASED_CODE_NAME = re.compile(r"[A-Z][A-Z]*(?:_[A-Z]+)+|[a-z]+(?:[A-Z][a-z]*)+")
-_LOWERCASE_WORDS = re.compile(r"[a-z]+(?:[-_.' ][a-z]+)*[.,;:!?]?")
+_LOWERCASE_WORDS = re.compile(r"[a-z]+(?:[-_.' ][a-z]+)*[-_]?[.,;:!?]?")  # "sk-ant-": a prefix, no token
 _PATH = re.compile(r"(?:~|\.{0,2})/\S*|[A-Za-z]:\\.*")
 _SHORT_NUMBER = re.compile(r"\d{1,5}")
 _LONGEST_PLACEHOLDER = 200
@@ -92,6 +94,19 @@ def looks_random(value: str) -> bool:
     classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value)))
     long_enough = len(value) >= 16 or classes == 3  # "build-cache-v2" is a name, "Xk3#p9Lq" a password
     return classes >= 2 and long_enough and entropy(value) >= MIN_ENTROPY
+
+
+_LONG_HEX = re.compile(r"[0-9a-fA-F]{32,}")
+_BASE64 = re.compile(r"[A-Za-z0-9+/_\-]{20,}={0,2}")
+
+
+def is_generated(value: str) -> bool:
+    """A machine-made key: 32+ hex digits, or a long base64 run of high entropy (not a word, path or placeholder)."""
+    if is_placeholder(value):
+        return False
+    if _LONG_HEX.fullmatch(value):
+        return len(set(value.lower())) >= 8  # "0000…" and "deadbeef…" repeated are fillers
+    return _BASE64.fullmatch(value) is not None and looks_random(value)
 
 
 def is_secret_value(value: str, evidence: Evidence) -> bool:
