@@ -140,6 +140,8 @@ def print_stats(stats: StatsResponse) -> None:
         ("orphaned messages", f"{stats['orphanedMessages']:,}"),
         ("files with problems", f"{stats['filesWithErrors']:,}"),
         ("files in no format memlens reads", f"{stats['filesUnrecognised']:,}"),
+        ("other names of indexed files", f"{stats['aliases']:,}"),
+        ("live indexing failures", f"{stats['watcherErrors']:,}"),
         ("embedding provider", provider),
         ("last sync", last),
         ("index folder", stats["indexDir"] + (" (read-only: another process writes it)" if stats["readOnly"] else "")),

@@ -24,6 +24,7 @@ from memlens.engine.answers.sessions import label_history, label_results, list_s
 from memlens.engine.answers.summaries import DEFAULT_EXPAND_BUDGET, describe_summary, expand_summary, grep_summaries
 from memlens.engine.answers.visibility import Visibility, VisibilityCache
 from memlens.engine.catalog import Catalog
+from memlens.engine.file_names import disk_path, stored_path
 from memlens.engine.filters import SearchFilters
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.engine.indexing.discovery import Locations, SourceFile, classify, discover, resolve_locations
@@ -86,6 +87,8 @@ class Engine:
         self._seen_generation = -1
         self._derived_stale = False  # a write failed between the catalog and the derived indexes
         self._visibility = VisibilityCache()
+        self._live_failures = 0  # changes live indexing (watcher.py) failed on: stats reports them
+        self._live_failures_lock = threading.Lock()
         try:
             self._open_derived()
         except Exception as exc:  # a full disk while realigning: open anyway, serve what is there, retry at sync
@@ -165,7 +168,7 @@ class Engine:
     def _known_cwd(self) -> Callable[[Path], str | None]:
         """The cwd each indexed session recorded: agent folders are filtered by it without reading the files."""
         cwd_of = self.catalog.session_cwds()
-        return lambda path: cwd_of.get(str(path))
+        return lambda path: cwd_of.get(stored_path(path))
 
     def sources(self) -> list[SourceFile]:
         return discover(self.locations(), self.settings, self._known_cwd())
@@ -206,8 +209,12 @@ class Engine:
         """Sync only these files (watcher events); a changed path that is not a source is ignored."""
         self._require_writer()
         locations, known_cwd = self.locations(), self._known_cwd()
+        deleted = list(deleted)
+        # a removed file's other names (hard links, symlinks) were aliases: one of them is now indexed instead
+        named = self.catalog.aliases_of([stored_path(p) for p in deleted])
+        changed = [*changed, *(disk_path(alias) for alias in named)]
         with self._writing():
-            report = self.indexer.remove_paths(list(deleted))
+            report = self.indexer.remove_paths(deleted)
             classified = (classify(p, locations, self.settings, known_cwd) for p in dict.fromkeys(changed))
             chosen = [source for source in classified if source is not None]
             if chosen:
@@ -392,6 +399,11 @@ class Engine:
         """A context pack: the turns most relevant to `question`, cited, within a token budget."""
         return redact_response(build_context_pack(self, question, token_budget=token_budget, limit=limit))
 
+    def note_live_failure(self) -> None:
+        """Live indexing failed on a change (logged where it happened) and goes on: counted for `stats`."""
+        with self._live_failures_lock:
+            self._live_failures += 1
+
     def stats(self) -> StatsResponse:
         return index_stats(
             self.catalog,
@@ -400,4 +412,5 @@ class Engine:
             indexing=self.indexing(),
             index_dir=self.index_dir,
             writable=self.writable,
+            watcher_errors=self._live_failures,
         )

@@ -23,8 +23,10 @@ def index_stats(
     indexing: bool,
     index_dir: Path,
     writable: bool,
+    watcher_errors: int = 0,
 ) -> StatsResponse:
-    """`model`: the embedding model's name, None when keyword-only; `provider_note`: why there is none, if so."""
+    """`model`: the embedding model's name, None when keyword-only; `provider_note`: why there is none, if so;
+    `watcher_errors`: changes live indexing failed on in this process."""
     total_chunks = catalog.count("chunks")
     chunks_missing, pending_messages = catalog.embedding_backlog(model) if model is not None else (0, 0)
     last_sync = catalog.get_meta("last_sync")
@@ -46,6 +48,8 @@ def index_stats(
         "fileErrors": catalog.file_problems(FILE_ERRORS_SHOWN),
         "filesUnrecognised": unrecognised,
         "unrecognisedFiles": unrecognised_paths,
+        "aliases": catalog.count("aliases"),
+        "watcherErrors": watcher_errors,
         "indexing": indexing,
         "indexDir": str(index_dir),
         "readOnly": not writable,

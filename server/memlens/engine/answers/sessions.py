@@ -23,6 +23,7 @@ from typing import TypedDict
 from memlens.engine.answers.results import iso
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
+from memlens.engine.file_names import escape_name
 from memlens.engine.filters import FORMATS, parse_time
 from memlens.errors import InvalidRequest, NotFound
 from memlens.wire import FileTouched, HistoryResponse, SearchResult, SessionSummary, ToolUse
@@ -317,6 +318,8 @@ def resolve_session(catalog: Catalog, ref: str, visibility: Visibility) -> str:
     if not isinstance(ref, str) or not ref.strip():
         raise InvalidRequest("sessionKey is required (a session key, a session id, or a unique prefix of one)")
     ref = ref.strip()
+    if not ref.isprintable():  # raw bytes of a file name (a shell passes them as typed): keys hold them escaped
+        ref = escape_name(ref)
     exact = catalog.session(ref)
     if exact is not None and not visibility.hides(exact["key"], exact["session_id"], exact["path"], exact["cwd"]):
         return ref

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -19,8 +18,18 @@ from pathlib import Path
 from typing import cast
 
 from memlens.engine.catalog import Catalog, FileRow
+from memlens.engine.file_names import disk_path, stored_path
 from memlens.engine.indexing.catalog_writer import CatalogWriter, PendingChanges
 from memlens.engine.indexing.discovery import SourceFile
+from memlens.engine.indexing.file_identity import (
+    Choice,
+    Named,
+    changed,
+    choose_names,
+    identities,
+    identity_values,
+    needs_identity,
+)
 from memlens.engine.indexing.file_reader import FileReader
 from memlens.engine.indexing.ingest import FileContent
 from memlens.engine.indexing.memory_trim import release_freed_memory
@@ -59,6 +68,7 @@ class SyncReport:
     files_unchanged: int = 0
     files_deleted: int = 0
     files_failed: int = 0
+    aliases: int = 0  # names of files also found under another name: not indexed again
     messages_added: int = 0
     chunks_added: int = 0
     units_embedded: int = 0
@@ -115,41 +125,53 @@ class Indexer:
         embed: bool = True,
         prune: bool = True,
     ) -> SyncReport:
-        """Bring the index in line with `sources`; with `prune`, files no longer among them are purged."""
+        """Bring the index in line with `sources`; with `prune`, files no longer among them are purged. A file
+        reached by several names is indexed under one (file_identity.py); the others are recorded as its aliases."""
         with self._writing():
             started = time.perf_counter()
             report = SyncReport(files_seen=len(sources))
             backfill_unit_facts(self.catalog, self.keyword, cancel)  # before this sync's units are filled in
             backfill_words(self.catalog, self.keyword, cancel)  # a catalog from before the vocabulary: once
             self.embedding.forget_words()  # (what it collected waits for vectors)
-            known = self.catalog.files(None if prune else [str(s.path) for s in sources])
+            known = self.catalog.files(None if prune else [stored_path(s.path) for s in sources])
+            found, unreadable = self._stat_all(sources, report, cancel)
+            if not prune:
+                found += self._other_names(found, known)
+            choice = choose_names(found)
+            report.aliases = len(choice.aliases)
             if prune:
-                wanted = {str(s.path) for s in sources}
-                gone = [Path(p) for p in known if p not in wanted]
+                wanted = {stored_path(n.source.path) for n in choice.sources} | unreadable
+                gone = [disk_path(p) for p in known if p not in wanted]
                 report.files_deleted = self.remove_paths(gone).files_deleted
+            else:
+                losers = [a.source.path for a, _ in choice.aliases if stored_path(a.source.path) in known]
+                report.files_deleted = self.remove_paths(losers).files_deleted
+            self._record_aliases(choice, whole=prune)
             batch_started = time.perf_counter()
             batch: list[tuple[SourceFile, FileRow | None, os.stat_result]] = []
-            for done, source in enumerate(sources, 1):
+            identified: list[tuple[int, int, int, int]] = []
+            for done, named in enumerate(choice.sources, 1):
                 if cancel is not None and cancel.is_set():
                     report.cancelled = True
                     break
-                row = known.get(str(source.path))
-                try:
-                    stat = source.path.stat()
-                except OSError as exc:
-                    self._note_error(report, source.path, f"cannot read: {exc.strerror or exc}")
-                    continue
-                if row is not None and row.size == stat.st_size and row.mtime_ns == stat.st_mtime_ns:
-                    report.files_unchanged += 1
-                else:
+                source, stat = named.source, named.stat
+                row = known.get(stored_path(source.path))
+                if changed(row, stat):
                     batch.append((source, row, stat))
+                else:
+                    report.files_unchanged += 1
+                    if row is not None and needs_identity(row):
+                        identified.append((row.id, stat.st_dev, stat.st_ino, stat.st_ctime_ns))
                 if batch and (len(batch) >= BATCH_FILES or time.perf_counter() - batch_started > BATCH_SECONDS):
                     self._apply_batch(batch, report)
                     batch, batch_started = [], time.perf_counter()
-                if progress is not None and (done % 50 == 0 or done == len(sources)):
-                    progress(done, len(sources), f"{done}/{len(sources)} files")
+                if progress is not None and (done % 50 == 0 or done == len(choice.sources)):
+                    progress(done, len(choice.sources), f"{done}/{len(choice.sources)} files")
             if batch:
                 self._apply_batch(batch, report)
+            if identified:
+                with self.catalog.transaction() as db:
+                    self.catalog.record_identities(db, identified)
             self.collect_garbage()
             if report.files_parsed or report.files_appended or report.files_deleted:
                 release_freed_memory()  # what parsing freed, before the embedding's working set is added on top
@@ -161,6 +183,51 @@ class Indexer:
             self.embedding.persist()
             report.seconds = time.perf_counter() - started
             return report
+
+    def _stat_all(
+        self, sources: list[SourceFile], report: SyncReport, cancel: threading.Event | None
+    ) -> tuple[list[Named], set[str]]:
+        """(each source with its stat, the stored paths of those that could not be stat'ed: kept as they are)."""
+        found: list[Named] = []
+        unreadable: set[str] = set()
+        for source in sources:
+            if cancel is not None and cancel.is_set():
+                break
+            try:
+                found.append(Named(source, source.path.stat()))
+            except (OSError, ValueError) as exc:
+                unreadable.add(stored_path(source.path))
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                self._note_error(report, source.path, f"cannot read: {reason}")
+        return found, unreadable
+
+    def _other_names(self, found: list[Named], known: dict[str, FileRow]) -> list[Named]:
+        """The indexed files that a few changed names (watcher events) also reach: a change seen under an alias
+        re-reads its source, and a new name of an indexed file is recorded as an alias, never indexed twice."""
+        given = {stored_path(n.source.path) for n in found}
+        others: list[Named] = []
+        for row in self.catalog.files_with_identities(identities(found)):
+            if row.path in given:
+                continue
+            path = disk_path(row.path)
+            try:
+                stat = path.stat()
+            except (OSError, ValueError):
+                continue
+            if (stat.st_dev, stat.st_ino) == (row.dev, row.ino):
+                others.append(Named(SourceFile(path, row.kind, path.parent), stat))
+                known[row.path] = row
+        return others
+
+    def _record_aliases(self, choice: Choice, *, whole: bool) -> None:
+        aliases = [(stored_path(a.source.path), stored_path(s.source.path)) for a, s in choice.aliases]
+        for alias, source in aliases:
+            log.info("%s is another name of %s: indexed once, as the latter", alias, source)
+        with self.catalog.transaction() as db:
+            if whole:
+                self.catalog.replace_aliases(db, aliases)
+            else:
+                self.catalog.update_aliases(db, aliases, [stored_path(n.source.path) for n in choice.sources])
 
     def collect_garbage(self) -> None:
         """Drop cached vectors no unit uses any more. Run after a whole sync, never between its parts, so a file
@@ -175,7 +242,7 @@ class Indexer:
         """Purge files that disappeared (watcher events); their vectors stay until `collect_garbage`."""
         with self._writing():
             report = SyncReport()
-            wanted = [str(p) for p in paths]
+            wanted = [stored_path(p) for p in paths]
             if not wanted:
                 return report
             known = self.catalog.files(wanted)
@@ -184,6 +251,7 @@ class Indexer:
                 return report
             pending = PendingChanges()
             with self.catalog.transaction() as db:
+                self.catalog.forget_aliases(db, [row.path for row in rows])
                 for row in rows:
                     pending.deleted_units += self.catalog.delete_file(db, row.id)
                 pending.purged = True
@@ -240,10 +308,10 @@ class Indexer:
                 if isinstance(outcome, Failure):
                     self.catalog.record_file_failure(
                         db,
-                        str(source.path),
+                        stored_path(source.path),
                         source.kind,
                         size=outcome.size,
-                        mtime_ns=stat.st_mtime_ns,
+                        identity=identity_values(stat),
                         reason=outcome.reason,
                     )
                     continue
@@ -254,15 +322,21 @@ class Indexer:
                         self.writer.write(
                             db, source=source, row=row, stat=stat, content=content, appended=appended, pending=pending
                         )
-                except sqlite3.Error as exc:
+                except Exception as exc:  # this file's rows only: the batch's other files still commit
                     if is_disk_full(exc):
                         raise
                     del pending.deleted_units[mark[0] :], pending.added_units[mark[1] :]
                     pending.purged = mark[2]
                     reason = f"cannot store: {type(exc).__name__}: {exc}"
+                    log.debug("storing %s failed", source.path, exc_info=True)
                     self._note_error(report, source.path, reason)
                     self.catalog.record_file_failure(
-                        db, str(source.path), source.kind, size=stat.st_size, mtime_ns=stat.st_mtime_ns, reason=reason
+                        db,
+                        stored_path(source.path),
+                        source.kind,
+                        size=stat.st_size,
+                        identity=identity_values(stat),
+                        reason=reason,
                     )
                     continue
                 _count(report, source.path, content, appended)
@@ -304,9 +378,10 @@ class Indexer:
         """Count a file that could not be indexed; returns the reason (bounded) to record with it."""
         reason = reason[:300]
         report.files_failed += 1
-        log.warning("skipped %s: %s", path, reason)
+        shown = stored_path(path)
+        log.warning("skipped %s: %s", shown, reason)
         if len(report.errors) < 50:
-            report.errors.append(f"{path}: {reason}")
+            report.errors.append(f"{shown}: {reason}")
         return reason
 
 
@@ -316,6 +391,6 @@ def _count(report: SyncReport, path: Path, content: FileContent, appended: bool)
     else:
         report.files_parsed += 1
     report.bad_lines += content.bad_lines
-    report.errors.extend(f"{path}: {e}" for e in content.errors[: max(0, 50 - len(report.errors))])
+    report.errors.extend(f"{stored_path(path)}: {e}" for e in content.errors[: max(0, 50 - len(report.errors))])
     report.messages_added += len(content.records)
     report.chunks_added += len(content.chunks)
