@@ -30,6 +30,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from .names import write_name_cases
+
 FORMATS = ("claude-code", "codex", "openclaw", "specstory", "memory")
 _CODES = {"claude-code": "cc", "codex": "cx", "openclaw": "oc", "specstory": "ss", "memory": "md"}
 _NAMESPACE = uuid.UUID("6f1c1c6e-8d0a-4b53-9a55-3c0d8b1e0a11")
@@ -73,6 +75,7 @@ class Case:
     unique: list[str] = field(default_factory=list)  # markers that must be in exactly one message (no duplicates)
     bad_lines: int = 0  # lines that are not valid JSON at all: stats must count at least these
     rule: str = ""  # the expectation chosen where it is debatable
+    rewrite: Callable[[], None] | None = None  # run after the first index, before `reindex` (names.py)
 
     @property
     def id(self) -> str:
@@ -1167,6 +1170,7 @@ def write_corpus(root: Path) -> Corpus:
     writer.write_jsonl_cases()
     writer.write_specstory_cases()
     writer.write_memory_cases()
+    write_name_cases(writer)
     for step in writer.after:
         step()
     return writer.corpus

@@ -119,21 +119,24 @@ class LiveIndexer:
             self.watching.set()
             return
         log.info("watching %s", ", ".join(map(str, roots)))
+        rescan = False
         try:
             while not self._stop.is_set():
                 try:
-                    self._deliver(roots)
+                    self._deliver(roots, rescan)
                 except Exception:  # the index stays usable; live updates resume after a pause
                     log.exception("file watcher failed; watching again, and syncing every file once")
                     self.engine.note_live_failure()
-                    self._jobs.put(_Job("rescan"))
+                    rescan = True
                     self._stop.wait(WATCH_RESTART_SECONDS)
                 else:
                     return  # stopped
         finally:
             self.watching.set()
 
-    def _deliver(self, roots: list[Path]) -> None:
+    def _deliver(self, roots: list[Path], rescan: bool) -> None:
+        """Queue the file events of `roots` until stopped; with `rescan`, a whole sync once the watch is in place
+        (as at start-up: a change made during that sync is then an event, never lost)."""
         for changes in watchfiles.watch(
             *roots,
             watch_filter=_interesting,
@@ -145,6 +148,9 @@ class LiveIndexer:
             raise_interrupt=False,
         ):
             self.watching.set()
+            if rescan:
+                self._jobs.put(_Job("rescan"))
+                rescan = False
             if not changes:
                 continue
             job = _Job("changes")
