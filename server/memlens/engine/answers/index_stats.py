@@ -10,6 +10,7 @@ from pathlib import Path
 
 from memlens.engine.answers.results import iso
 from memlens.engine.catalog import Catalog
+from memlens.engine.file_names import stored_path
 from memlens.wire import StatsResponse
 
 FILE_ERRORS_SHOWN = 50  # files with problems (and unrecognised files) listed by stats; the counts cover them all
@@ -51,6 +52,6 @@ def index_stats(
         "aliases": catalog.count("aliases"),
         "watcherErrors": watcher_errors,
         "indexing": indexing,
-        "indexDir": str(index_dir),
+        "indexDir": stored_path(index_dir),
         "readOnly": not writable,
     }
