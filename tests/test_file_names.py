@@ -185,6 +185,32 @@ def test_a_session_key_made_from_an_odd_name_opens_in_history(place: dict[str, P
     assert json.loads(raw)["sessionKey"] == keys[1]
 
 
+def test_folders_with_odd_names_and_queries_with_raw_bytes(place: dict[str, Path], tmp_path: Path) -> None:
+    """A workspace and a transcript folder whose names are not UTF-8 (the index folder named after the workspace
+    then holds U+FFFD: the keyword index opens UTF-8 paths only); a query holding such bytes reads them as U+FFFD."""
+    workspace = _at(tmp_path, b"w\xffs")
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "memory" / "a.md").write_text("# A\n\nthe axolotlfolder plan\n")
+    transcripts = _at(tmp_path, b"t\xff\nr")
+    transcripts.mkdir()
+    (transcripts / "s.jsonl").write_bytes(_transcript(["axolotltranscript"]))
+    where = ["--workspace", str(workspace), "--transcripts", str(transcripts), "--no-embeddings"]
+    _ok(_memlens(place["home"], "index", *where))
+    for word, path in (
+        ("axolotlfolder", workspace / "memory" / "a.md"),
+        ("axolotltranscript", transcripts / "s.jsonl"),
+    ):
+        found = json.loads(_ok(_memlens(place["home"], "search", word, "--json", "--no-sync", *where)))["results"]
+        assert [r["path"] for r in found] == [escape_name(str(path))]
+    raw_query = _memlens(place["home"], "search", b"axolotlfolder \xff", "--json", "--no-sync", *where)
+    assert json.loads(_ok(raw_query))["results"]
+    stats = json.loads(_ok(_memlens(place["home"], "stats", "--json", *where)))
+    assert "\ufffd" in stats["indexDir"] and stats["files"] == {"claude-code": 1, "markdown": 1}
+    bad_index = _memlens(place["home"], "search", "x", "--index-dir", str(workspace / "idx"), *where)
+    assert bad_index.returncode == 2 and b"Traceback" not in bad_index.stderr
+    assert b"not UTF-8" in bad_index.stderr
+
+
 # -- identity --------------------------------------------------------------------------------------------------
 
 

@@ -36,6 +36,7 @@ from memlens.engine.progress import Progress
 from memlens.engine.ranking.cross_encoder import Reranker
 from memlens.engine.ranking.hits import Ranking
 from memlens.engine.ranking.search import Retriever
+from memlens.engine.sources.common import scrub
 from memlens.engine.vectors.bundled_model import BUNDLED_DIM
 from memlens.engine.vectors.embedder import Embedder, load_embedder
 from memlens.engine.vectors.vector_index import VectorIndex
@@ -305,6 +306,7 @@ class Engine:
     ) -> SearchResponse:
         """The `--json` / `memlens.search` response."""
         started = time.perf_counter()
+        query = scrub(query)  # raw bytes that are not UTF-8 (a shell passes them as typed) read as stored text does
         settings = self.settings.search
         limit = limit or settings.max_results
         self.refresh()
