@@ -267,13 +267,19 @@ def test_one_file_under_three_names_is_one_source_with_two_aliases(place: dict[s
 
 def test_a_catalog_from_before_identities_is_not_read_again(place: dict[str, Path]) -> None:
     (place["ws"] / "memory" / "n.md").write_text("# N\n\nthe possumold decision\n")
+    (place["ws"] / "memory" / "tab\tname.md").write_text("# T\n\nthe possumtab decision\n")
     (place["tr"] / "s.jsonl").write_bytes(_transcript(["possumtranscript"]))
     _ok(_memlens(place["home"], "index", *_flags(place)))
-    with sqlite3.connect(place["idx"] / "catalog.sqlite3") as db:  # as an older memlens left it
-        db.execute("UPDATE files SET dev = NULL, ino = NULL, ctime_ns = NULL")
-    assert " 0 parsed" in _ok(_memlens(place["home"], "index", *_flags(place)))
+    with sqlite3.connect(place["idx"] / "catalog.sqlite3") as db:  # as an older memlens left it: no identities,
+        db.execute("UPDATE files SET dev = NULL, ino = NULL, ctime_ns = NULL")  # and a path stored as it was
+        db.execute("UPDATE files SET path = replace(path, '\\t', char(9))")
+    report = _ok(_memlens(place["home"], "index", *_flags(place)))
+    assert " 1 parsed" in report and " 2 unchanged" in report and " 1 removed" in report, report
     with sqlite3.connect(place["idx"] / "catalog.sqlite3") as db:
         assert db.execute("SELECT COUNT(*) FROM files WHERE ctime_ns IS NULL").fetchone()[0] == 0
+    assert [r["path"] for r in _search(place, "possumtab")] == [
+        escape_name(str(place["ws"] / "memory" / "tab\tname.md"))
+    ]
     _rewrite_keeping_size_and_mtime(place["ws"] / "memory" / "n.md", "possumold", "possumnew")
     _ok(_memlens(place["home"], "reindex", *_flags(place)))
     assert _search(place, "possumnew")

@@ -57,6 +57,10 @@ class FileTables(CatalogConnection):
 
     # -- aliases: other names of indexed files --------------------------------------------------------------
 
+    def aliases(self) -> dict[str, str]:
+        """Every recorded alias: its path, and the indexed path it names."""
+        return {str(r[0]): str(r[1]) for r in self.db.execute("SELECT path, source FROM aliases")}
+
     def replace_aliases(self, db: sqlite3.Connection, aliases: Sequence[tuple[str, str]]) -> None:
         """After a whole sync: exactly these (alias path, the indexed path it names) are the aliases."""
         db.execute("DELETE FROM aliases")

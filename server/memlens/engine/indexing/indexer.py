@@ -141,8 +141,8 @@ class Indexer:
             report.aliases = len(choice.aliases)
             if prune:
                 wanted = {stored_path(n.source.path) for n in choice.sources} | unreadable
-                gone = [disk_path(p) for p in known if p not in wanted]
-                report.files_deleted = self.remove_paths(gone).files_deleted
+                gone = [p for p in known if p not in wanted]  # as stored (a row from before escaping, too)
+                report.files_deleted = self._remove_stored(gone).files_deleted
             else:
                 losers = [a.source.path for a, _ in choice.aliases if stored_path(a.source.path) in known]
                 report.files_deleted = self.remove_paths(losers).files_deleted
@@ -220,14 +220,21 @@ class Indexer:
         return others
 
     def _record_aliases(self, choice: Choice, *, whole: bool) -> None:
+        """Record the aliases `choice` found (with `whole`, they are all there are); writes only what changed."""
         aliases = [(stored_path(a.source.path), stored_path(s.source.path)) for a, s in choice.aliases]
+        recorded = self.catalog.aliases()
+        sources = [stored_path(n.source.path) for n in choice.sources]
+        if whole and recorded == dict(aliases):
+            return
+        if not whole and all(recorded.get(a) == s for a, s in aliases) and not any(p in recorded for p in sources):
+            return
         for alias, source in aliases:
-            log.info("%s is another name of %s: indexed once, as the latter", alias, source)
+            log.debug("%s is another name of %s: indexed once, as the latter", alias, source)
         with self.catalog.transaction() as db:
             if whole:
                 self.catalog.replace_aliases(db, aliases)
             else:
-                self.catalog.update_aliases(db, aliases, [stored_path(n.source.path) for n in choice.sources])
+                self.catalog.update_aliases(db, aliases, sources)
 
     def collect_garbage(self) -> None:
         """Drop cached vectors no unit uses any more. Run after a whole sync, never between its parts, so a file
@@ -240,9 +247,12 @@ class Indexer:
 
     def remove_paths(self, paths: Iterable[Path]) -> SyncReport:
         """Purge files that disappeared (watcher events); their vectors stay until `collect_garbage`."""
+        return self._remove_stored([stored_path(p) for p in paths])
+
+    def _remove_stored(self, wanted: list[str]) -> SyncReport:
+        """Purge these files, named as the catalog holds them."""
         with self._writing():
             report = SyncReport()
-            wanted = [stored_path(p) for p in paths]
             if not wanted:
                 return report
             known = self.catalog.files(wanted)
@@ -350,6 +360,7 @@ class Indexer:
         path = source.path
         try:
             outcome = self.reader.read(source, row, stat)
+            redact_content(outcome[0], enabled=self.settings.privacy.redact_index)
         except OSError as exc:  # vanished, unreadable, not a file: recorded, and tried again at the next sync
             if is_disk_full(exc):
                 raise
@@ -357,7 +368,6 @@ class Indexer:
         except Exception as exc:  # a parser bug or content nobody foresaw: this file waits until it changes
             log.debug("parsing %s failed", path, exc_info=True)
             return Failure(self._note_error(report, path, f"cannot parse: {type(exc).__name__}: {exc}"), stat.st_size)
-        redact_content(outcome[0], enabled=self.settings.privacy.redact_index)
         return outcome
 
     def _mirror(self, generation: int, pending: PendingChanges) -> None:
