@@ -124,8 +124,10 @@ class LiveIndexer:
             while not self._stop.is_set():
                 try:
                     self._deliver(roots, rescan)
-                except Exception:  # the index stays usable; live updates resume after a pause
-                    log.exception("file watcher failed; watching again, and syncing every file once")
+                except Exception as exc:  # the index stays usable; live updates resume after a pause
+                    # one line: watchfiles fails this way each time a file named so is touched (read, too)
+                    log.warning("file watcher failed (%s); watching again, and syncing every file once", exc)
+                    log.debug("file watcher failure", exc_info=True)
                     self.engine.note_live_failure()
                     rescan = True
                     self._stop.wait(WATCH_RESTART_SECONDS)
