@@ -46,10 +46,16 @@ def same_file(row: FileRow, stat: os.stat_result) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Named:
-    """A source found on disk, with what stat said of it."""
+    """A source found on disk, with what stat said of it and its path as the catalog holds it (worked out once: a
+    warm sync of thousands of files does little else)."""
 
     source: SourceFile
     stat: os.stat_result
+    key: str
+
+    @property
+    def identity(self) -> tuple[int, int]:
+        return (self.stat.st_dev, self.stat.st_ino)
 
 
 @dataclass
@@ -67,13 +73,22 @@ def _preference(named: Named) -> tuple[bool, bytes]:
 
 def choose_names(found: Iterable[Named]) -> Choice:
     """One name per file among `found` (in their order), the others its aliases."""
-    by_file: dict[tuple[int, int], list[Named]] = {}
+    found = list(found)
+    first: dict[tuple[int, int], Named] = {}
+    shared: dict[tuple[int, int], list[Named]] = {}  # only the files reached by more than one name
     for named in found:
-        by_file.setdefault((named.stat.st_dev, named.stat.st_ino), []).append(named)
+        identity = named.identity
+        if identity in first:
+            shared.setdefault(identity, [first[identity]]).append(named)
+        else:
+            first[identity] = named
+    if not shared:
+        return Choice(found, [])
     choice = Choice([], [])
-    for names in by_file.values():
-        if len(names) == 1:
-            choice.sources.append(names[0])
+    for identity, named in first.items():
+        names = shared.get(identity)
+        if names is None:
+            choice.sources.append(named)
             continue
         ranked = sorted(names, key=_preference)
         choice.sources.append(ranked[0])
@@ -82,4 +97,4 @@ def choose_names(found: Iterable[Named]) -> Choice:
 
 
 def identities(found: Sequence[Named]) -> list[tuple[int, int]]:
-    return list(dict.fromkeys((n.stat.st_dev, n.stat.st_ino) for n in found))
+    return list(dict.fromkeys(n.identity for n in found))

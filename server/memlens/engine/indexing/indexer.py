@@ -140,11 +140,11 @@ class Indexer:
             choice = choose_names(found)
             report.aliases = len(choice.aliases)
             if prune:
-                wanted = {stored_path(n.source.path) for n in choice.sources} | unreadable
+                wanted = {n.key for n in choice.sources} | unreadable
                 gone = [p for p in known if p not in wanted]  # as stored (a row from before escaping, too)
                 report.files_deleted = self._remove_stored(gone).files_deleted
             else:
-                losers = [a.source.path for a, _ in choice.aliases if stored_path(a.source.path) in known]
+                losers = [a.source.path for a, _ in choice.aliases if a.key in known]
                 report.files_deleted = self.remove_paths(losers).files_deleted
             self._record_aliases(choice, whole=prune)
             batch_started = time.perf_counter()
@@ -155,7 +155,7 @@ class Indexer:
                     report.cancelled = True
                     break
                 source, stat = named.source, named.stat
-                row = known.get(stored_path(source.path))
+                row = known.get(named.key)
                 if changed(row, stat):
                     batch.append((source, row, stat))
                 else:
@@ -194,7 +194,7 @@ class Indexer:
             if cancel is not None and cancel.is_set():
                 break
             try:
-                found.append(Named(source, source.path.stat()))
+                found.append(Named(source, source.path.stat(), stored_path(source.path)))
             except (OSError, ValueError) as exc:
                 unreadable.add(stored_path(source.path))
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -204,7 +204,7 @@ class Indexer:
     def _other_names(self, found: list[Named], known: dict[str, FileRow]) -> list[Named]:
         """The indexed files that a few changed names (watcher events) also reach: a change seen under an alias
         re-reads its source, and a new name of an indexed file is recorded as an alias, never indexed twice."""
-        given = {stored_path(n.source.path) for n in found}
+        given = {n.key for n in found}
         others: list[Named] = []
         for row in self.catalog.files_with_identities(identities(found)):
             if row.path in given:
@@ -215,15 +215,15 @@ class Indexer:
             except (OSError, ValueError):
                 continue
             if (stat.st_dev, stat.st_ino) == (row.dev, row.ino):
-                others.append(Named(SourceFile(path, row.kind, path.parent), stat))
+                others.append(Named(SourceFile(path, row.kind, path.parent), stat, row.path))
                 known[row.path] = row
         return others
 
     def _record_aliases(self, choice: Choice, *, whole: bool) -> None:
         """Record the aliases `choice` found (with `whole`, they are all there are); writes only what changed."""
-        aliases = [(stored_path(a.source.path), stored_path(s.source.path)) for a, s in choice.aliases]
+        aliases = [(a.key, s.key) for a, s in choice.aliases]
         recorded = self.catalog.aliases()
-        sources = [stored_path(n.source.path) for n in choice.sources]
+        sources = [] if whole else [n.key for n in choice.sources]
         if whole and recorded == dict(aliases):
             return
         if not whole and all(recorded.get(a) == s for a, s in aliases) and not any(p in recorded for p in sources):
