@@ -380,3 +380,16 @@ def test_watcher_records_a_new_hard_link_as_an_alias_and_promotes_it(
     hard = str(place["tr"] / "b-hard.jsonl")
     assert _wait_for(lambda: {r["path"] for r in engine.search("echidnaone", mode="keyword")["results"]} == {hard})
     assert engine.stats()["aliases"] == 0 and len(engine.sessions()["sessions"]) == 1
+
+
+def test_a_sync_cancelled_before_it_looks_at_a_file_removes_nothing(place: dict[str, Path]) -> None:
+    (place["ws"] / "memory" / "n.md").write_text("# N\n\nthe platypuskept decision\n")
+    settings = Settings()
+    settings.embedding.enabled = False
+    with Engine([place["ws"]], settings, [place["tr"]], place["idx"], embedder=False) as engine:
+        engine.sync()
+        cancel = threading.Event()
+        cancel.set()
+        report = engine.sync(cancel=cancel)
+        assert report.cancelled and report.files_deleted == 0
+        assert engine.search("platypuskept", mode="keyword")["results"]

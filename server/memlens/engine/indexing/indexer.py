@@ -134,13 +134,13 @@ class Indexer:
             backfill_words(self.catalog, self.keyword, cancel)  # a catalog from before the vocabulary: once
             self.embedding.forget_words()  # (what it collected waits for vectors)
             known = self.catalog.files(None if prune else [stored_path(s.path) for s in sources])
-            found, unreadable = self._stat_all(sources, report, cancel)
+            found, kept = self._stat_all(sources, report, cancel)
             if not prune:
                 found += self._other_names(found, known)
             choice = choose_names(found)
             report.aliases = len(choice.aliases)
             if prune:
-                wanted = {n.key for n in choice.sources} | unreadable
+                wanted = {n.key for n in choice.sources} | kept
                 gone = [p for p in known if p not in wanted]  # as stored (a row from before escaping, too)
                 report.files_deleted = self._remove_stored(gone).files_deleted
             else:
@@ -187,19 +187,21 @@ class Indexer:
     def _stat_all(
         self, sources: list[SourceFile], report: SyncReport, cancel: threading.Event | None
     ) -> tuple[list[Named], set[str]]:
-        """(each source with its stat, the stored paths of those that could not be stat'ed: kept as they are)."""
+        """(each source with its stat, the stored paths of the others: unreadable, or not reached before `cancel`;
+        their rows are kept as they are)."""
         found: list[Named] = []
-        unreadable: set[str] = set()
+        kept: set[str] = set()
         for source in sources:
             if cancel is not None and cancel.is_set():
-                break
+                kept.add(stored_path(source.path))
+                continue
             try:
                 found.append(Named(source, source.path.stat(), stored_path(source.path)))
             except (OSError, ValueError) as exc:
-                unreadable.add(stored_path(source.path))
+                kept.add(stored_path(source.path))
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
                 self._note_error(report, source.path, f"cannot read: {reason}")
-        return found, unreadable
+        return found, kept
 
     def _other_names(self, found: list[Named], known: dict[str, FileRow]) -> list[Named]:
         """The indexed files that a few changed names (watcher events) also reach: a change seen under an alias
