@@ -22,7 +22,14 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `tests.badcorpus` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.badcorpus.check import Outcome, check_in_process, cli, index_and_check, location_flags, remove_case_files
+from tests.badcorpus.check import (
+    Outcome,
+    check_in_process,
+    index_and_check,
+    index_with_rewrites,
+    location_flags,
+    remove_case_files,
+)
 from tests.badcorpus.generator import FORMATS, Corpus, write_corpus
 
 
@@ -75,7 +82,7 @@ def per_case(work: Path) -> list[dict[str, Any]]:
         remove_case_files(corpus, {case_id})
         index_dir = corpus.root / "index"
         outcome = Outcome()
-        outcome.runs.append(cli(corpus, "index", *location_flags(corpus, index_dir)))
+        outcome.runs += index_with_rewrites(corpus, location_flags(corpus, index_dir))
         check_in_process(corpus, index_dir, outcome)
         lost = outcome.lost(corpus).get(case_id, [])
         leaked = outcome.leaked(corpus, unreadable_too=False).get(case_id, [])

@@ -98,7 +98,7 @@ def test_stats_text_reads_as_the_json_says(cli_example: Engine) -> None:
     out = memlens("stats", *locations(cli_example)).stdout
     lines = out.splitlines()
     assert lines[0] == "memlens index: up to date"
-    rows = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in lines[1:14])
+    rows = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in lines[1:16])
     assert rows["chunks"] == f"{stats['totalChunks']:,}" and rows["sessions"] == f"{stats['sessions']:,}"
     assert rows["chunks with embeddings"] == f"{stats['chunksWithEmbeddings']:,} (100%)"
     assert rows["embedding provider"] == stats["provider"] and rows["index folder"] == stats["indexDir"]

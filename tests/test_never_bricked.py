@@ -393,7 +393,9 @@ def test_catalog_lists_problems_most_bad_lines_first(tmp_path: Path) -> None:
     catalog = Catalog(tmp_path / "catalog.sqlite3")
     with catalog.transaction() as db:
         catalog.upsert_file(db, "/a", "transcript", bad_lines=1, error="line 3: invalid JSON")
-        catalog.record_file_failure(db, "/b", "transcript", size=-1, mtime_ns=0, reason="cannot read: denied")
+        catalog.record_file_failure(
+            db, "/b", "transcript", size=-1, identity={"mtime_ns": 0}, reason="cannot read: denied"
+        )
         catalog.upsert_file(db, "/c", "transcript", bad_lines=0)
     problems = catalog.file_problems(10)
     assert [p["path"] for p in problems] == ["/a", "/b"]

@@ -242,6 +242,7 @@ def answers(
         with engine.catalog.transaction() as db:  # the catalog stores absolute paths: point it at this copy
             db.execute("UPDATE files SET path = replace(path, ?, ?)", (str(built_example[0]), str(workspace)))
             db.execute("UPDATE roots SET path = replace(path, ?, ?)", (str(built_example[0]), str(workspace)))
+            db.execute("UPDATE files SET dev = NULL, ino = NULL, ctime_ns = NULL")  # a copy is another inode
         # a transcript grows by a line that is not JSON: the reindex report counts it, stats lists the file
         transcript = next((workspace / "transcripts" / "claude-code").glob("*.jsonl"))
         with transcript.open("a", encoding="utf-8") as f:

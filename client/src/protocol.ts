@@ -246,6 +246,10 @@ export interface StatsResponse {
   filesUnrecognised: number;
   /** the first 50 of them, by path */
   unrecognisedFiles: string[];
+  /** names of indexed files found under another name too (hard links, symlinks): not indexed again */
+  aliases: number;
+  /** changes live indexing failed on since the server started (each logged; watching goes on) */
+  watcherErrors: number;
   indexing: boolean;
   indexDir: string;
   /** another process writes this index; this server only reads it */
@@ -273,6 +277,8 @@ export interface ReindexReport {
   filesUnchanged: number;
   filesDeleted: number;
   filesFailed: number;
+  /** names of files also found under another name (hard links, symlinks): indexed once */
+  aliases: number;
   messagesAdded: number;
   chunksAdded: number;
   unitsEmbedded: number;

@@ -103,6 +103,8 @@ export function renderStats(stats: StatsResponse, opts: TimeOptions = {}): strin
     `| Invalid bytes read as U+FFFD | ${formatCount(stats.replaced)} |`,
     `| Files with problems | ${formatCount(stats.filesWithErrors)} |`,
     `| Files in no format memlens reads | ${formatCount(stats.filesUnrecognised ?? 0)} |`,
+    `| Other names of indexed files | ${formatCount(stats.aliases ?? 0)} |`,
+    `| Live indexing failures | ${formatCount(stats.watcherErrors ?? 0)} |`,
     `| Embedding provider | ${hasProvider ? escapeMarkdown(stats.provider) : 'none (keyword search only)'} |`,
     `| Last sync | ${stats.lastSync ? formatDateTime(stats.lastSync, opts) : 'never'} |`,
     '',

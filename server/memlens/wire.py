@@ -286,6 +286,8 @@ class StatsResponse(TypedDict):
     fileErrors: list[FileError]
     filesUnrecognised: int  # files found among transcripts that no parser recognised (nothing of them is searchable)
     unrecognisedFiles: list[str]  # the first 50 of them, by path
+    aliases: int  # names of indexed files found under another name too (hard links, symlinks): not indexed again
+    watcherErrors: int  # changes live indexing failed on since this process started (each logged; watching goes on)
     indexing: bool
     indexDir: str
     readOnly: bool
@@ -302,6 +304,7 @@ class ReindexReport(TypedDict):
     filesUnchanged: int
     filesDeleted: int
     filesFailed: int
+    aliases: int
     messagesAdded: int
     chunksAdded: int
     unitsEmbedded: int

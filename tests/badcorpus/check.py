@@ -222,11 +222,24 @@ def cli_sample_markers(corpus: Corpus) -> list[str]:
     return picks
 
 
+def index_with_rewrites(corpus: Corpus, flags: list[str]) -> list[Run]:
+    """`memlens index`; then, when cases rewrite files in place (same size, mtime put back), those rewrites and
+    `memlens reindex`, which must see them."""
+    runs = [cli(corpus, "index", *flags)]
+    rewrites = [case.rewrite for case in corpus.cases if case.rewrite is not None]
+    if rewrites:
+        for rewrite in rewrites:
+            rewrite()
+        runs.append(cli(corpus, "reindex", *flags))
+    return runs
+
+
 def index_and_check(corpus: Corpus, index_dir: Path, embeddings: bool = False, cli_history: int = 6) -> Outcome:
-    """`memlens index`, `stats --json`, a few `search --json --no-sync` and `history --json`, then every marker."""
+    """`memlens index` (and `reindex` after the rewrites), `stats --json`, a few `search --json --no-sync` and
+    `history --json`, then every marker."""
     outcome = Outcome()
     flags = location_flags(corpus, index_dir, embeddings)
-    outcome.runs.append(cli(corpus, "index", *flags))
+    outcome.runs += index_with_rewrites(corpus, flags)
     stats = cli(corpus, "stats", "--json", *flags)
     outcome.runs.append(stats)
     with contextlib.suppress(ValueError):

@@ -33,6 +33,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from .names import write_name_cases
+
 FORMATS = ("claude-code", "codex", "openclaw", "specstory", "memory")
 _CODES = {"claude-code": "cc", "codex": "cx", "openclaw": "oc", "specstory": "ss", "memory": "md"}
 _NAMESPACE = uuid.UUID("6f1c1c6e-8d0a-4b53-9a55-3c0d8b1e0a11")
@@ -77,6 +79,7 @@ class Case:
     bad_lines: int = 0  # lines that are not valid JSON at all: stats must count at least these
     replaced: int = 0  # invalid bytes (NULs, lone surrogates) in kept lines: stats must count at least these as U+FFFD
     rule: str = ""  # the expectation chosen where it is debatable
+    rewrite: Callable[[], None] | None = None  # run after the first index, before `reindex` (names.py)
 
     @property
     def id(self) -> str:
@@ -1226,6 +1229,7 @@ def write_corpus(root: Path) -> Corpus:
     writer.write_jsonl_cases()
     writer.write_specstory_cases()
     writer.write_memory_cases()
+    write_name_cases(writer)
     for step in writer.after:
         step()
     return writer.corpus

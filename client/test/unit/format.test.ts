@@ -284,6 +284,8 @@ describe('status bar and stats', () => {
       fileErrors: [{ path: '/t/a.jsonl', badLines: 1, replaced: 2, reasons: ['line 3: not JSON'] }],
       filesUnrecognised: 3,
       unrecognisedFiles: ['/t/new-format.jsonl', '/t/README.md'],
+      aliases: 2,
+      watcherErrors: 1,
       indexing: false,
       indexDir: '/cache/memlens/ws',
       readOnly: true,
@@ -310,6 +312,8 @@ describe('status bar and stats', () => {
     assert.match(md, /\| Invalid bytes read as U\+FFFD \| 2 \|/);
     assert.match(md, /## Files with problems\n\n- `\/t\/a\.jsonl` · 1 bad line · 2 invalid bytes replaced · line 3: not JSON/);
     assert.match(md, /\| Files in no format memlens reads \| 3 \|/);
+    assert.match(md, /\| Other names of indexed files \| 2 \|/);
+    assert.match(md, /\| Live indexing failures \| 1 \|/);
     assert.match(md, /## Files in no format memlens reads\n\n_Nothing[^\n]*_\n\n- `\/t\/new-format\.jsonl`\n- `\/t\/README\.md`\n- _and 1 more_/);
   });
 });

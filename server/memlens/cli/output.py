@@ -53,11 +53,11 @@ def describe_sync(report: SyncReport, compact: bool = False) -> str:
         (report.units_embedded, "embedded"),
         (report.bad_lines, "bad lines skipped"),
         (report.files_failed, "files unreadable"),
+        (report.aliases, "other names of a file (aliases, indexed once)"),
     ]
+    when_any = ("bad lines skipped", "files unreadable", "other names of a file (aliases, indexed once)")
     parts = [f"+{report.messages_added} messages"] + [
-        f"{n} {label}"
-        for n, label in counts
-        if n or not (compact or label in ("bad lines skipped", "files unreadable"))
+        f"{n} {label}" for n, label in counts if n or not (compact or label in when_any)
     ]
     if compact:
         parts = [p for p in parts if p != "+0 messages"] or ["nothing new"]
@@ -152,6 +152,8 @@ def print_stats(stats: StatsResponse) -> None:
         ("files not indexed yet", f"{waiting:,}"),
         ("files with problems", f"{stats['filesWithErrors']:,}"),
         ("files in no format memlens reads", f"{stats['filesUnrecognised']:,}"),
+        ("other names of indexed files", f"{stats['aliases']:,}"),
+        ("live indexing failures", f"{stats['watcherErrors']:,}"),
         ("embedding provider", provider),
         ("last sync", last),
         ("index folder", stats["indexDir"] + (" (read-only: another process writes it)" if stats["readOnly"] else "")),

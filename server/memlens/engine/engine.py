@@ -25,6 +25,7 @@ from memlens.engine.answers.source_folders import source_folders
 from memlens.engine.answers.summaries import describe_summary, expand_summary, grep_summaries
 from memlens.engine.answers.visibility import Visibility, VisibilityCache
 from memlens.engine.catalog import Catalog, RootRow
+from memlens.engine.file_names import disk_path, stored_path
 from memlens.engine.filters import SearchFilters, filters_from_request
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.engine.indexing.discovery import Locations, SourceFile, classify, discover, resolve_locations
@@ -43,6 +44,7 @@ from memlens.engine.progress import Progress
 from memlens.engine.ranking.cross_encoder import Reranker
 from memlens.engine.ranking.hits import Ranking
 from memlens.engine.ranking.search import Retriever
+from memlens.engine.sources.common import scrub
 from memlens.engine.vectors.bundled_model import BUNDLED_DIM
 from memlens.engine.vectors.embedder import Embedder, load_embedder
 from memlens.engine.vectors.vector_index import VectorIndex
@@ -133,6 +135,8 @@ class Engine:
         if self.writable:
             reserve_write_failure_slot(self.index_dir)
         self._visibility = VisibilityCache()
+        self._live_failures = 0  # changes live indexing (watcher.py) failed on: stats reports them
+        self._live_failures_lock = threading.Lock()
         try:
             self._open_derived()
             if self.writable:
@@ -267,7 +271,7 @@ class Engine:
     def _known_cwd(self) -> Callable[[Path], str | None]:
         """The cwd each indexed session recorded: agent folders are filtered by it without reading the files."""
         cwd_of = self.catalog.session_cwds()
-        return lambda path: cwd_of.get(str(path))
+        return lambda path: cwd_of.get(stored_path(path))
 
     def sources(self) -> list[SourceFile]:
         return discover(self.locations(), self.settings, self._known_cwd())
@@ -319,8 +323,12 @@ class Engine:
         """Sync only these files (watcher events); a changed path that is not a source is ignored."""
         self._require_writer()
         locations, known_cwd = self.locations(), self._known_cwd()
+        deleted = list(deleted)
+        # a removed file's other names (hard links, symlinks) were aliases: one of them is now indexed instead
+        named = self.catalog.aliases_of([stored_path(p) for p in deleted])
+        changed = [*changed, *(disk_path(alias) for alias in named)]
         with self._writing():
-            report = self.indexer.remove_paths(list(deleted))
+            report = self.indexer.remove_paths(deleted)
             classified = (classify(p, locations, self.settings, known_cwd) for p in dict.fromkeys(changed))
             chosen = [source for source in classified if source is not None]
             if chosen:
@@ -489,6 +497,7 @@ class Engine:
         if isinstance(filters, SearchFilterRequest):
             filters = filters_from_request(filters)
         started = time.perf_counter()
+        query = scrub(query)  # raw bytes that are not UTF-8 (a shell passes them as typed) read as stored text does
         settings = self.settings.search
         limit = limit or settings.max_results
         self.refresh()
@@ -597,6 +606,11 @@ class Engine:
             response = mask_cut_secrets(response, self.catalog)
         return redact_response(response)
 
+    def note_live_failure(self) -> None:
+        """Live indexing failed on a change (logged where it happened) and goes on: counted for `stats`."""
+        with self._live_failures_lock:
+            self._live_failures += 1
+
     def stats(self, *, count_unindexed: bool = True) -> StatsResponse:
         """`count_unindexed`: look at every source file for those the index does not hold yet (a walk of the
         folders; the status line, asked often, skips it and reports 0)."""
@@ -611,6 +625,7 @@ class Engine:
                 writable=self.writable,
                 not_indexed=not_indexed,
                 not_indexed_reason=self._not_indexed_reason() if not_indexed else None,
+                watcher_errors=self._live_failures,
             )
         )
 

@@ -31,11 +31,12 @@ WATCHED_SUFFIXES = (".md", ".jsonl")
 EMBED_BATCHES_BETWEEN_CHECKS = 1
 WATCH_TICK_MS = 200
 WATCH_SETUP_SECONDS = 10.0
+WATCH_RESTART_SECONDS = 1.0  # after watching failed: a name that fails it again cannot make it spin
 
 
 @dataclass
 class _Job:
-    kind: str  # "changes" | "reindex" | "stop"
+    kind: str  # "changes" | "reindex" | "rescan" (events were lost: a whole sync) | "stop"
     changed: set[Path] = field(default_factory=set)
     deleted: set[Path] = field(default_factory=set)
     full: bool = False
@@ -113,40 +114,61 @@ class LiveIndexer:
     # -- threads --------------------------------------------------------------------------------------------
 
     def _watch(self) -> None:
+        """Deliver file events until stopped. When watching fails (watchfiles raises on a file name that is not
+        UTF-8, and then delivers nothing more), the failure is logged and counted, the watch starts again, and a
+        whole sync picks up what the lost events said."""
         roots = watch_roots(self.engine)
         if not roots:
             log.info("nothing to watch")
             self.watching.set()
             return
         log.info("watching %s", ", ".join(map(str, roots)))
+        rescan = False
         try:
-            for changes in watchfiles.watch(
-                *roots,
-                watch_filter=_interesting,
-                debounce=self.debounce_ms,
-                step=10,
-                stop_event=self._stop,
-                rust_timeout=WATCH_TICK_MS,
-                yield_on_timeout=True,  # the first (empty) yield says the watch is in place
-                raise_interrupt=False,
-            ):
-                self.watching.set()
-                if not changes:
-                    continue
-                job = _Job("changes")
-                for change, raw in changes:
-                    path = Path(raw)
-                    if change == watchfiles.Change.deleted and not path.exists():
-                        job.deleted.add(path)
-                        job.changed.discard(path)
-                    else:
-                        job.changed.add(path)
-                        job.deleted.discard(path)
-                self._jobs.put(job)
-        except Exception:  # the index stays usable without live updates
-            log.exception("file watcher stopped")
+            while not self._stop.is_set():
+                try:
+                    self._deliver(roots, rescan)
+                except Exception as exc:  # the index stays usable; live updates resume after a pause
+                    # one line: watchfiles fails this way each time a file named so is touched (read, too)
+                    log.warning("file watcher failed (%s); watching again, and syncing every file once", exc)
+                    log.debug("file watcher failure", exc_info=True)
+                    self.engine.note_live_failure()
+                    rescan = True
+                    self._stop.wait(WATCH_RESTART_SECONDS)
+                else:
+                    return  # stopped
         finally:
             self.watching.set()
+
+    def _deliver(self, roots: list[Path], rescan: bool) -> None:
+        """Queue the file events of `roots` until stopped; with `rescan`, a whole sync once the watch is in place
+        (as at start-up: a change made during that sync is then an event, never lost)."""
+        for changes in watchfiles.watch(
+            *roots,
+            watch_filter=_interesting,
+            debounce=self.debounce_ms,
+            step=10,
+            stop_event=self._stop,
+            rust_timeout=WATCH_TICK_MS,
+            yield_on_timeout=True,  # the first (empty) yield says the watch is in place
+            raise_interrupt=False,
+        ):
+            self.watching.set()
+            if rescan:
+                self._jobs.put(_Job("rescan"))
+                rescan = False
+            if not changes:
+                continue
+            job = _Job("changes")
+            for change, raw in changes:
+                path = Path(raw)
+                if change == watchfiles.Change.deleted and not path.exists():
+                    job.deleted.add(path)
+                    job.changed.discard(path)
+                else:
+                    job.changed.add(path)
+                    job.deleted.discard(path)
+            self._jobs.put(job)
 
     def _work(self) -> None:
         # watch first, then reconcile: a change made during the reconcile is then an event, never lost
@@ -177,12 +199,24 @@ class LiveIndexer:
                 full = any(j.full for j in reindex)
                 self._run(partial(self.engine.reindex, full=full, progress=self.on_progress, cancel=self._cancel))
                 continue
+            if any(j.kind == "rescan" for j in jobs):  # events were lost: every file is looked at once
+                self._run(self._reconcile)
+                continue
             changed: set[Path] = set()
             deleted: set[Path] = set()
             for j in jobs:
                 changed = (changed - j.deleted) | j.changed
                 deleted = (deleted - j.changed) | j.deleted
-            self._run(partial(self.engine.sync_paths, changed, deleted, embed=False))
+            self._sync_changes(changed, deleted)
+
+    def _sync_changes(self, changed: set[Path], deleted: set[Path]) -> None:
+        """Sync a batch of changed files; when that fails, each file again on its own, so one file that fails
+        (logged and counted) never keeps the others of its batch out of the index."""
+        if self._run(partial(self.engine.sync_paths, changed, deleted, embed=False)) or len(changed | deleted) < 2:
+            return
+        for path in sorted(changed | deleted):
+            alone = ({path}, set()) if path in changed else (set(), {path})
+            self._run(partial(self.engine.sync_paths, *alone, embed=False))
 
     def _quiet_tails(self) -> tuple[list[Path], float | None]:
         """The transcripts whose unterminated last line has now been quiet long enough to read (each once per
@@ -225,16 +259,19 @@ class LiveIndexer:
         )
         return report
 
-    def _run(self, job: Callable[[], SyncReport]) -> None:
+    def _run(self, job: Callable[[], SyncReport]) -> bool:
+        """Run one job; whether it succeeded. A failure is logged (and, unless a user can cause it, counted in
+        stats) and live indexing goes on."""
         self.busy.set()
         try:
             report = job()
         except MemlensError as exc:  # a full disk, a lost writer lock: said once, and live indexing goes on
             log.warning("sync failed: %s", exc)
-            return
+            return False
         except Exception:  # a failing sync must not end live indexing
             log.exception("sync failed")
-            return
+            self.engine.note_live_failure()
+            return False
         finally:
             self.busy.clear()
         if self.on_sync is not None:
@@ -242,6 +279,7 @@ class LiveIndexer:
                 self.on_sync(report)
             except Exception:
                 log.exception("on_sync callback failed")
+        return True
 
 
 def run_foreground(engine: Engine, debounce_ms: int, emit: Callable[[SyncReport], None]) -> int:

@@ -9,6 +9,7 @@ error, said as the CLI would say it."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import sys
 import time
@@ -30,7 +31,7 @@ class Request(TypedDict):
 def socket_path(index_dir: Path) -> Path | None:
     """Where the server of `index_dir` listens; None where no Unix socket can be used (Windows, a long path)."""
     path = index_dir / SOCKET_NAME
-    if sys.platform == "win32" or len(str(path).encode()) > MAX_PATH:
+    if sys.platform == "win32" or len(os.fsencode(path)) > MAX_PATH:
         return None
     return path
 

@@ -6,12 +6,12 @@ import json
 import logging
 import re
 from collections import OrderedDict
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from lsprotocol import types
 
+from memlens.engine.file_names import disk_path  # a path shown escaped, back to the bytes the URI names
 from memlens.lsp.state import ServerState
 from memlens.wire import SearchResult
 
@@ -94,13 +94,13 @@ def render(identifier: str, results: list[SearchResult]) -> str:
         score = f"{round(result['score'] * 100)}%"
         if result["kind"] == "memory":
             line = result.get("lineStart") or 1
-            link = Path(result["path"]).as_uri() + f"#L{line}"
+            link = disk_path(result["path"]).as_uri() + f"#L{line}"
             title = result.get("heading") or result["relPath"]
             facts = [f"{result['relPath']}:{line}"]
         else:
             session_key = result.get("sessionKey")
             if session_key is None:  # no session in the catalog, so no transcript view: open the file at the hit
-                link = Path(result["path"]).as_uri() + f"#L{result.get('lineStart') or 1}"
+                link = disk_path(result["path"]).as_uri() + f"#L{result.get('lineStart') or 1}"
             else:
                 link = transcript_uri(session_key, result.get("messageId"))
             title = result.get("title") or f"{result.get('format') or 'transcript'} session"

@@ -259,6 +259,10 @@ def render_stats(data: dict[str, Any]) -> str:
         lines.append(f"{data['filesUnrecognised']} files in no transcript format memlens reads (not searchable)")
     if data.get("filesNotIndexed"):
         lines.append(f"{data['filesNotIndexed']} files not indexed yet: {data.get('notIndexedReason')}")
+    if data.get("aliases"):
+        lines.append(f"{data['aliases']} other names of indexed files (hard links, symlinks) not indexed again")
+    if data.get("watcherErrors"):
+        lines.append(f"{data['watcherErrors']} changes live indexing failed on (see the server's log)")
     if data.get("providerNote"):
         lines.append(f"note: {data['providerNote']}")
     return "\n".join(lines)

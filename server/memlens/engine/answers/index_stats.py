@@ -10,6 +10,7 @@ from pathlib import Path
 
 from memlens.engine.answers.results import iso
 from memlens.engine.catalog import Catalog
+from memlens.engine.file_names import stored_path
 from memlens.wire import StatsResponse
 
 FILE_ERRORS_SHOWN = 50  # files with problems (and unrecognised files) listed by stats; the counts cover them all
@@ -25,8 +26,10 @@ def index_stats(
     writable: bool,
     not_indexed: int,
     not_indexed_reason: str | None,
+    watcher_errors: int = 0,
 ) -> StatsResponse:
-    """`model`: the embedding model's name, None when keyword-only; `provider_note`: why there is none, if so."""
+    """`model`: the embedding model's name, None when keyword-only; `provider_note`: why there is none, if so;
+    `watcher_errors`: changes live indexing failed on in this process."""
     total_chunks = catalog.count("chunks")
     chunks_missing, pending_messages = catalog.embedding_backlog(model) if model is not None else (0, 0)
     last_sync = catalog.get_meta("last_sync")
@@ -49,8 +52,10 @@ def index_stats(
         "fileErrors": catalog.file_problems(FILE_ERRORS_SHOWN),
         "filesUnrecognised": unrecognised,
         "unrecognisedFiles": unrecognised_paths,
+        "aliases": catalog.count("aliases"),
+        "watcherErrors": watcher_errors,
         "indexing": indexing,
-        "indexDir": str(index_dir),
+        "indexDir": stored_path(index_dir),
         "readOnly": not writable,
         "filesNotIndexed": not_indexed,
         "notIndexedReason": not_indexed_reason,

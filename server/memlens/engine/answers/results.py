@@ -11,6 +11,7 @@ from typing import cast
 from memlens.engine.answers.excerpt import make_excerpt
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog, ResultRow
+from memlens.engine.file_names import stored_path
 from memlens.engine.ranking.hits import Ranking, UnitHit
 from memlens.engine.ranking.rerank import ANSWER_TOP, shown, shown_floor
 from memlens.requests import MAX_RESULTS as MAX_LIMIT
@@ -31,8 +32,9 @@ def iso(ts: float | None) -> str | None:
 
 
 def display_path(path: str, workspaces: list[Path]) -> str:
-    """Workspace-relative when inside a workspace folder, `~/…` under the home folder, else absolute."""
-    return _display_path(path, tuple(str(w) for w in workspaces))
+    """Workspace-relative when inside a workspace folder, `~/…` under the home folder, else absolute. `path` as the
+    catalog holds it (file_names.stored_path, escaped), so the folders are compared in that form too."""
+    return _display_path(path, tuple(stored_path(w) for w in workspaces))
 
 
 @functools.lru_cache(maxsize=8192)  # result pages repeat the same files
@@ -41,7 +43,7 @@ def _display_path(path: str, workspaces: tuple[str, ...]) -> str:
         relative = _relative(path, workspace)
         if relative is not None:
             return relative if len(workspaces) == 1 else f"{PurePath(workspace).name}/{relative}"
-    home = _relative(path, str(Path.home()))
+    home = _relative(path, stored_path(Path.home()))
     return path if home is None else f"~/{home}"
 
 

@@ -23,6 +23,7 @@ from typing import TypedDict
 from memlens.engine.answers.results import iso
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
+from memlens.engine.file_names import escape_name
 from memlens.errors import InvalidRequest, NotFound
 from memlens.requests import DEFAULT_SESSIONS as DEFAULT_LIMIT
 from memlens.requests import SessionsRequest, checked, parse_time
@@ -313,6 +314,8 @@ def resolve_session(catalog: Catalog, ref: str, visibility: Visibility) -> str:
     if not isinstance(ref, str) or not ref.strip():
         raise InvalidRequest("sessionKey is required (a session key, a session id, or a unique prefix of one)")
     ref = ref.strip()
+    if not ref.isprintable():  # raw bytes of a file name (a shell passes them as typed): keys hold them escaped
+        ref = escape_name(ref)
     exact = catalog.session(ref)
     if exact is not None and not visibility.hides_row(exact):
         return ref

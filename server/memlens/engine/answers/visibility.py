@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from memlens.engine.file_names import stored_path
 from memlens.engine.indexing.discovery import Locations
 from memlens.settings import Settings
 
@@ -86,12 +87,12 @@ def visibility_of(locations: Locations, settings: Settings) -> Visibility:
     roots = None
     if not locations.scope_all:
         scoped = [p for p in locations.transcript_dirs if p not in locations.unscoped_dirs]
-        roots = tuple(str(p) for p in [*locations.workspaces, *scoped])
+        roots = tuple(stored_path(p) for p in [*locations.workspaces, *scoped])
     return Visibility(
         excluded_sessions=frozenset(settings.exclude_sessions),
         excluded_globs=tuple(settings.transcripts.exclude),
         scope_roots=roots,
-        scope_workspaces=tuple(str(w) for w in locations.workspaces),
+        scope_workspaces=tuple(str(w) for w in locations.workspaces),  # compared with a session's cwd, not a path
     )
 
 

@@ -40,6 +40,50 @@ class FileTables(CatalogConnection):
         db.execute(f"UPDATE files SET kind = ?, {assignments} WHERE id = ?", (kind, *values.values(), row[0]))
         return int(row[0])
 
+    def files_with_identities(self, identities: Sequence[tuple[int, int]]) -> list[FileRow]:
+        """The catalogued files that are one of these (device, inode) pairs (another name may reach them)."""
+        rows: list[sqlite3.Row] = []
+        for start in range(0, len(identities), 400):
+            part = identities[start : start + 400]
+            where = " OR ".join("(dev = ? AND ino = ?)" for _ in part)
+            rows += self.db.execute(f"SELECT {FILE_COLUMNS} FROM files WHERE {where}", [v for p in part for v in p])
+        return [FileRow(*row) for row in rows]
+
+    def record_identities(self, db: sqlite3.Connection, identities: Sequence[tuple[int, int, int, int]]) -> None:
+        """Fill in (file id, device, inode, ctime) of files read before the catalog kept them, without a re-read."""
+        db.executemany(
+            "UPDATE files SET dev = ?, ino = ?, ctime_ns = ? WHERE id = ?", [(*i[1:], i[0]) for i in identities]
+        )
+
+    # -- aliases: other names of indexed files --------------------------------------------------------------
+
+    def aliases(self) -> dict[str, str]:
+        """Every recorded alias: its path, and the indexed path it names."""
+        return {str(r[0]): str(r[1]) for r in self.db.execute("SELECT path, source FROM aliases")}
+
+    def replace_aliases(self, db: sqlite3.Connection, aliases: Sequence[tuple[str, str]]) -> None:
+        """After a whole sync: exactly these (alias path, the indexed path it names) are the aliases."""
+        db.execute("DELETE FROM aliases")
+        db.executemany("INSERT OR REPLACE INTO aliases (path, source) VALUES (?, ?)", aliases)
+
+    def update_aliases(
+        self, db: sqlite3.Connection, aliases: Sequence[tuple[str, str]], sources: Sequence[str]
+    ) -> None:
+        """After a few files synced: these aliases (re)recorded, and these paths, indexed themselves, no alias."""
+        db.executemany("DELETE FROM aliases WHERE path = ?", [(p,) for p in sources])
+        db.executemany("INSERT OR REPLACE INTO aliases (path, source) VALUES (?, ?)", aliases)
+
+    def forget_aliases(self, db: sqlite3.Connection, paths: Sequence[str]) -> None:
+        """Drop the aliases that are, or name, these (removed) paths."""
+        db.executemany("DELETE FROM aliases WHERE source = ? OR path = ?", [(p, p) for p in paths])
+
+    def aliases_of(self, paths: Sequence[str]) -> list[str]:
+        """The aliases naming these indexed paths (when one goes, its alias is to be indexed under its own name)."""
+        found: list[str] = []
+        for path in paths:
+            found += [str(r[0]) for r in self.db.execute("SELECT path FROM aliases WHERE source = ?", (path,))]
+        return found
+
     def purge_file_contents(self, db: sqlite3.Connection, file_id: int) -> list[int]:
         """Delete a file's chunks, units and sessions; return the deleted unit ids."""
         unit_ids = [r[0] for r in db.execute("SELECT id FROM units WHERE file_id = ?", (file_id,))]
@@ -58,15 +102,15 @@ class FileTables(CatalogConnection):
         db.execute("UPDATE files SET size = -1, parsed_bytes = 0")
 
     def record_file_failure(
-        self, db: sqlite3.Connection, path: str, kind: str, *, size: int, mtime_ns: int, reason: str
+        self, db: sqlite3.Connection, path: str, kind: str, *, size: int, identity: dict[str, int], reason: str
     ) -> None:
         """Remember that a file could not be indexed (its earlier contents, if any, stay searchable). With size -1
-        the next sync tries again; with the real size and mtime it waits until the file changes (nothing of it is
-        left waiting to be read: parsed_bytes = size)."""
+        the next sync tries again; with the real size and `identity` (mtime_ns, dev, ino, ctime_ns) it waits until
+        the file changes (nothing of it is left waiting to be read: parsed_bytes = size)."""
         if size < 0:
-            self.upsert_file(db, path, kind, size=size, mtime_ns=mtime_ns, error=reason)
+            self.upsert_file(db, path, kind, size=size, error=reason, **identity)
         else:
-            self.upsert_file(db, path, kind, size=size, mtime_ns=mtime_ns, error=reason, parsed_bytes=size)
+            self.upsert_file(db, path, kind, size=size, error=reason, parsed_bytes=size, **identity)
 
     # -- one file's contents ------------------------------------------------------------------------------
 

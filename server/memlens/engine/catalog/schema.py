@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-TABLES = frozenset({"meta", "files", "sessions", "chunks", "units", "vectors", "words", "roots"})
+TABLES = frozenset({"meta", "files", "aliases", "sessions", "chunks", "units", "vectors", "words", "roots"})
 
 SCHEMA_VERSION = 2  # 2: files rows keep where an appended tail is re-parsed from, and orphaned counts
 
@@ -32,7 +32,9 @@ CREATE TABLE IF NOT EXISTS files (
     resume_bytes INTEGER NOT NULL DEFAULT 0,  -- ... at this byte offset; 0 = re-parse the whole file
     anchor_ids TEXT NOT NULL DEFAULT '[]',    -- JSON: parent ids an appended record may name (sources.base)
     orphaned INTEGER NOT NULL DEFAULT 0       -- messages kept by the broken-chain rule (sources.branches)
-);
+);                                            -- and ADDED_COLUMNS below
+-- a second name of an indexed file (a hard link, a symlink to it): not indexed again (indexing/file_identity.py)
+CREATE TABLE IF NOT EXISTS aliases (path TEXT PRIMARY KEY, source TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions (
     key TEXT PRIMARY KEY,
     session_id TEXT NOT NULL,
@@ -97,12 +99,20 @@ CREATE TABLE IF NOT EXISTS roots (    -- the folders the index was built from (r
 # The words' `near` is each embedded word's nearest words in meaning, worked out by the writer (vocabulary.py), so a
 # search expands its words without reading any vector; NULL until then. `near_floor`: the cosine of the list's last
 # word when the list is full (a new word must beat it to enter), else -2.
+# The files' `dev`, `ino` and `ctime_ns` say, with size and mtime, whether a file changed and which names are one
+# file (indexing/file_identity.py); NULL in a row from before them: filled in at the next sync without a re-read.
 ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "files": (
+        ("dev", "INTEGER"),
+        ("ino", "INTEGER"),
+        ("ctime_ns", "INTEGER"),
+        ("replaced", "INTEGER NOT NULL DEFAULT 0"),  # characters read as U+FFFD (ingest.FileContent)
+    ),
     "units": (("words", "TEXT"), ("tool", "REAL"), ("dup_key", "TEXT"), ("question", "REAL")),
-    "files": (("replaced", "INTEGER NOT NULL DEFAULT 0"),),  # characters read as U+FFFD (ingest.FileContent)
     "words": (("near", "TEXT"), ("near_floor", "REAL")),
 }
 AFTER_ADDED_COLUMNS = (
+    "CREATE INDEX IF NOT EXISTS files_identity ON files(ino, dev);"
     "CREATE INDEX IF NOT EXISTS units_without_facts ON units(id) WHERE words IS NULL;"
     "CREATE INDEX IF NOT EXISTS words_without_neighbours ON words(stem) WHERE near IS NULL;"
 )
@@ -130,6 +140,9 @@ class FileRow:
     anchor_ids: str = "[]"
     orphaned: int = 0
     replaced: int = 0
+    dev: int | None = None
+    ino: int | None = None
+    ctime_ns: int | None = None
 
 
 FILE_COLUMNS = ", ".join(f.name for f in fields(FileRow))

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memlens.engine.catalog import Catalog, FileRow
+from memlens.engine.file_names import escape_name, stored_path
 from memlens.engine.indexing.discovery import SourceFile
+from memlens.engine.indexing.file_identity import identity_values
 from memlens.engine.indexing.ingest import ChunkSpec, FileContent, SessionSpec, chunk_records
 from memlens.engine.sources.base import TranscriptRecord
 from memlens.engine.sources.common import errors_before_line
@@ -49,12 +51,12 @@ class CatalogWriter:
         pending: PendingChanges,
     ) -> None:
         """Record a parsed file: replace its contents, or with `appended` add the new tail's messages."""
-        path = str(source.path)
+        path = stored_path(source.path)
         leaf = next((r.uuid for r in reversed(content.records) if r.uuid), None)
         values: dict[str, object] = {
             "format": content.format,
             "size": stat.st_size,
-            "mtime_ns": stat.st_mtime_ns,
+            **identity_values(stat),
             "head_hash": content.head_digest,
             "parsed_bytes": content.parsed_bytes,
             "next_line": content.next_line,
@@ -101,8 +103,11 @@ class CatalogWriter:
             base += f"/agent-{session.agent_id}"
         key = base
         owner = self.catalog.session_file(db, key)
-        if owner is not None and owner != file_id:
-            key = f"{base}~{path.stem}"  # the same session id in two files (e.g. a copied transcript)
+        if owner is not None and owner != file_id:  # the same session id in two files (e.g. a copied transcript)
+            key = f"{base}~{escape_name(path.stem)}"  # escaped: a key is text a user can type, whatever the name
+            owner = self.catalog.session_file(db, key)
+            if owner is not None and owner != file_id:  # a third copy, or one of the same name in another folder
+                key = f"{base}~{escape_name(path.stem)}~{file_id}"
         parent = f"{session.format}:{session.parent_session_id}" if session.parent_session_id else None
         self.catalog.put_session(
             db,

@@ -17,6 +17,7 @@ from typing import BinaryIO
 
 from memlens.engine.catalog import FileRow
 from memlens.engine.indexing.discovery import MEMORY, SourceFile
+from memlens.engine.indexing.file_identity import same_file
 from memlens.engine.indexing.ingest import (
     HEAD_BYTES,
     FileContent,
@@ -124,6 +125,8 @@ class FileReader:
             and 0 < row.parsed_bytes <= stat.st_size
             and 0 < row.resume_bytes <= row.parsed_bytes  # 0: the next append is parsed with the whole file
             and row.orphaned == 0  # broken links: the whole file is parsed again, so orphan counts stay exact
+            and stat.st_size != row.size  # same size yet changed: rewritten, maybe anywhere (file_identity.py)
+            and same_file(row, stat)  # another file renamed over this name is read whole
         )
 
     def _parse_tail(self, path: Path, row: FileRow, tail: bytes, *, final: bool) -> FileContent | None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -19,8 +18,18 @@ from pathlib import Path
 from typing import cast
 
 from memlens.engine.catalog import Catalog, FileRow, RootRow
+from memlens.engine.file_names import disk_path, stored_path
 from memlens.engine.indexing.catalog_writer import CatalogWriter, PendingChanges
 from memlens.engine.indexing.discovery import SourceFile
+from memlens.engine.indexing.file_identity import (
+    Choice,
+    Named,
+    changed,
+    choose_names,
+    identities,
+    identity_values,
+    needs_identity,
+)
 from memlens.engine.indexing.file_reader import FileReader, is_quiet, tail_waiting
 from memlens.engine.indexing.ingest import FileContent
 from memlens.engine.indexing.memory_trim import release_freed_memory
@@ -59,6 +68,7 @@ class SyncReport:
     files_unchanged: int = 0
     files_deleted: int = 0
     files_failed: int = 0
+    aliases: int = 0  # names of files also found under another name: not indexed again
     messages_added: int = 0
     chunks_added: int = 0
     units_embedded: int = 0
@@ -118,9 +128,10 @@ class Indexer:
         prune: bool = True,
         settled: bool = False,
     ) -> SyncReport:
-        """Bring the index in line with `sources`; with `prune`, files no longer among them are purged. With
-        `settled` (reindex), a last line without a newline is read now in every file that is not growing, not only
-        in those quiet for file_reader.QUIET_SECONDS."""
+        """Bring the index in line with `sources`; with `prune`, files no longer among them are purged. A file
+        reached by several names is indexed under one (file_identity.py); the others are recorded as its aliases.
+        With `settled` (reindex), a last line without a newline is read now in every file that is not growing, not
+        only in those quiet for file_reader.QUIET_SECONDS."""
         with self._writing():
             self._settled = settled
             started = time.perf_counter()
@@ -128,39 +139,50 @@ class Indexer:
             backfill_unit_facts(self.catalog, self.keyword, cancel)  # before this sync's units are filled in
             backfill_words(self.catalog, self.keyword, cancel)  # a catalog from before the vocabulary: once
             self.embedding.forget_words()  # (what it collected waits for vectors)
-            known = self.catalog.files(None if prune else [str(s.path) for s in sources])
+            known = self.catalog.files(None if prune else [stored_path(s.path) for s in sources])
+            found, kept = self._stat_all(sources, report, cancel)
+            if not prune:
+                found += self._other_names(found, known)
+            choice = choose_names(found)
+            report.aliases = len(choice.aliases)
             if prune:
-                wanted = {str(s.path) for s in sources}
-                gone = [Path(p) for p in known if p not in wanted]
-                report.files_deleted = self.remove_paths(gone).files_deleted
+                wanted = {n.key for n in choice.sources} | kept
+                gone = [p for p in known if p not in wanted]  # as stored (a row from before escaping, too)
+                report.files_deleted = self._remove_stored(gone).files_deleted
+            else:
+                losers = [a.source.path for a, _ in choice.aliases if a.key in known]
+                report.files_deleted = self.remove_paths(losers).files_deleted
+            self._record_aliases(choice, whole=prune)
             batch_started = time.perf_counter()
             batch: list[tuple[SourceFile, FileRow | None, os.stat_result]] = []
-            for done, source in enumerate(sources, 1):
+            identified: list[tuple[int, int, int, int]] = []
+            for done, named in enumerate(choice.sources, 1):
                 if cancel is not None and cancel.is_set():
                     report.cancelled = True
                     break
-                row = known.get(str(source.path))
-                try:
-                    stat = source.path.stat()
-                except OSError as exc:
-                    self._note_error(report, source.path, f"cannot read: {exc.strerror or exc}")
-                    continue
-                unchanged = _unchanged(row, stat)
+                source, stat = named.source, named.stat
+                row = known.get(named.key)
+                unchanged = not changed(row, stat)
                 if unchanged and row is not None and tail_waiting(row, stat):
                     unchanged = not (settled or is_quiet(stat))
                     if unchanged:
                         self.waiting_tails[source.path] = stat.st_mtime
-                if unchanged:
-                    report.files_unchanged += 1
-                else:
+                if not unchanged:
                     batch.append((source, row, stat))
+                else:
+                    report.files_unchanged += 1
+                    if row is not None and needs_identity(row):
+                        identified.append((row.id, stat.st_dev, stat.st_ino, stat.st_ctime_ns))
                 if batch and (len(batch) >= BATCH_FILES or time.perf_counter() - batch_started > BATCH_SECONDS):
                     self._apply_batch(batch, report)
                     batch, batch_started = [], time.perf_counter()
-                if progress is not None and (done % 50 == 0 or done == len(sources)):
-                    progress(done, len(sources), f"{done}/{len(sources)} files")
+                if progress is not None and (done % 50 == 0 or done == len(choice.sources)):
+                    progress(done, len(choice.sources), f"{done}/{len(choice.sources)} files")
             if batch:
                 self._apply_batch(batch, report)
+            if identified:
+                with self.catalog.transaction() as db:
+                    self.catalog.record_identities(db, identified)
             self.collect_garbage()
             if report.files_parsed or report.files_appended or report.files_deleted:
                 release_freed_memory()  # what parsing freed, before the embedding's working set is added on top
@@ -182,11 +204,65 @@ class Indexer:
                 stat = source.path.stat()
             except OSError:
                 continue  # gone since discovery: nothing to index
-            row = known.get(str(source.path))
+            row = known.get(stored_path(source.path))
             if row is not None and row.size < 0:
                 continue  # it failed to read and waits for the next sync: stats lists it under fileErrors
-            count += not _unchanged(row, stat)
+            count += changed(row, stat)
         return count
+
+    def _stat_all(
+        self, sources: list[SourceFile], report: SyncReport, cancel: threading.Event | None
+    ) -> tuple[list[Named], set[str]]:
+        """(each source with its stat, the stored paths of the others: unreadable, or not reached before `cancel`;
+        their rows are kept as they are)."""
+        found: list[Named] = []
+        kept: set[str] = set()
+        for source in sources:
+            if cancel is not None and cancel.is_set():
+                kept.add(stored_path(source.path))
+                continue
+            try:
+                found.append(Named(source, source.path.stat(), stored_path(source.path)))
+            except (OSError, ValueError) as exc:
+                kept.add(stored_path(source.path))
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                self._note_error(report, source.path, f"cannot read: {reason}")
+        return found, kept
+
+    def _other_names(self, found: list[Named], known: dict[str, FileRow]) -> list[Named]:
+        """The indexed files that a few changed names (watcher events) also reach: a change seen under an alias
+        re-reads its source, and a new name of an indexed file is recorded as an alias, never indexed twice."""
+        given = {n.key for n in found}
+        others: list[Named] = []
+        for row in self.catalog.files_with_identities(identities(found)):
+            if row.path in given:
+                continue
+            path = disk_path(row.path)
+            try:
+                stat = path.stat()
+            except (OSError, ValueError):
+                continue
+            if (stat.st_dev, stat.st_ino) == (row.dev, row.ino):
+                others.append(Named(SourceFile(path, row.kind, path.parent), stat, row.path))
+                known[row.path] = row
+        return others
+
+    def _record_aliases(self, choice: Choice, *, whole: bool) -> None:
+        """Record the aliases `choice` found (with `whole`, they are all there are); writes only what changed."""
+        aliases = [(a.key, s.key) for a, s in choice.aliases]
+        recorded = self.catalog.aliases()
+        sources = [] if whole else [n.key for n in choice.sources]
+        if whole and recorded == dict(aliases):
+            return
+        if not whole and all(recorded.get(a) == s for a, s in aliases) and not any(p in recorded for p in sources):
+            return
+        for alias, source in aliases:
+            log.debug("%s is another name of %s: indexed once, as the latter", alias, source)
+        with self.catalog.transaction() as db:
+            if whole:
+                self.catalog.replace_aliases(db, aliases)
+            else:
+                self.catalog.update_aliases(db, aliases, sources)
 
     def collect_garbage(self) -> None:
         """Drop cached vectors no unit uses any more. Run after a whole sync, never between its parts, so a file
@@ -199,11 +275,14 @@ class Indexer:
 
     def remove_paths(self, paths: Iterable[Path]) -> SyncReport:
         """Purge files that disappeared (watcher events); their vectors stay until `collect_garbage`."""
+        return self._remove_stored([stored_path(p) for p in paths])
+
+    def _remove_stored(self, wanted: list[str]) -> SyncReport:
+        """Purge these files, named as the catalog holds them."""
         with self._writing():
             report = SyncReport()
-            wanted = [str(p) for p in paths]
             for name in wanted:
-                self.waiting_tails.pop(Path(name), None)
+                self.waiting_tails.pop(disk_path(name), None)
             if not wanted:
                 return report
             known = self.catalog.files(wanted)
@@ -212,6 +291,7 @@ class Indexer:
                 return report
             pending = PendingChanges()
             with self.catalog.transaction() as db:
+                self.catalog.forget_aliases(db, [row.path for row in rows])
                 for row in rows:
                     pending.deleted_units += self.catalog.delete_file(db, row.id)
                 pending.purged = True
@@ -294,10 +374,10 @@ class Indexer:
                 if isinstance(outcome, Failure):
                     self.catalog.record_file_failure(
                         db,
-                        str(source.path),
+                        stored_path(source.path),
                         source.kind,
                         size=outcome.size,
-                        mtime_ns=stat.st_mtime_ns,
+                        identity=identity_values(stat),
                         reason=outcome.reason,
                     )
                     continue
@@ -308,15 +388,21 @@ class Indexer:
                         self.writer.write(
                             db, source=source, row=row, stat=stat, content=content, appended=appended, pending=pending
                         )
-                except sqlite3.Error as exc:
+                except Exception as exc:  # this file's rows only: the batch's other files still commit
                     if environmental_cause(exc):  # the whole write fails, not this file: nothing of it commits
                         raise
                     del pending.deleted_units[mark[0] :], pending.added_units[mark[1] :]
                     pending.purged = mark[2]
                     reason = f"cannot store: {type(exc).__name__}: {exc}"
+                    log.debug("storing %s failed", source.path, exc_info=True)
                     self._note_error(report, source.path, reason)
                     self.catalog.record_file_failure(
-                        db, str(source.path), source.kind, size=stat.st_size, mtime_ns=stat.st_mtime_ns, reason=reason
+                        db,
+                        stored_path(source.path),
+                        source.kind,
+                        size=stat.st_size,
+                        identity=identity_values(stat),
+                        reason=reason,
                     )
                     continue
                 _count(report, source.path, content, appended)
@@ -330,6 +416,14 @@ class Indexer:
         path = source.path
         try:
             outcome = self.reader.read(source, row, stat, settled=self._settled)
+            content, appended = outcome
+            enabled = self.settings.privacy.redact_index
+            session_key = row.session_key if row is not None and appended and enabled else None
+            if session_key and cut_across_append(self.catalog, session_key, content):
+                # the whole file: both parts of the secret masked
+                outcome = self.reader.read(source, None, stat, settled=self._settled)
+                content = outcome[0]
+            redact_content(content, enabled=enabled)
         except OSError as exc:  # vanished, unreadable, not a file: recorded, and tried again at the next sync
             self.waiting_tails.pop(path, None)
             if is_disk_full(exc):
@@ -339,18 +433,10 @@ class Indexer:
             self.waiting_tails.pop(path, None)
             log.debug("parsing %s failed", path, exc_info=True)
             return Failure(self._note_error(report, path, f"cannot parse: {type(exc).__name__}: {exc}"), stat.st_size)
-        content, appended = outcome
-        enabled = self.settings.privacy.redact_index
-        session_key = row.session_key if row is not None and appended and enabled else None
-        if session_key and cut_across_append(self.catalog, session_key, content):
-            # the whole file: both parts of the secret masked
-            outcome = self.reader.read(source, None, stat, settled=self._settled)
-            content = outcome[0]
         if content.kind == "transcript" and content.format and content.parsed_bytes < stat.st_size:
             self.waiting_tails[path] = stat.st_mtime
         else:
             self.waiting_tails.pop(path, None)
-        redact_content(content, enabled=enabled)
         return outcome
 
     def _mirror(self, generation: int, pending: PendingChanges) -> None:
@@ -371,9 +457,10 @@ class Indexer:
         """Count a file that could not be indexed; returns the reason (bounded) to record with it."""
         reason = reason[:300]
         report.files_failed += 1
-        log.warning("skipped %s: %s", path, reason)
+        shown = stored_path(path)
+        log.warning("skipped %s: %s", shown, reason)
         if len(report.errors) < 50:
-            report.errors.append(f"{path}: {reason}")
+            report.errors.append(f"{shown}: {reason}")
         return reason
 
 
@@ -383,11 +470,6 @@ def _count(report: SyncReport, path: Path, content: FileContent, appended: bool)
     else:
         report.files_parsed += 1
     report.bad_lines += content.bad_lines
-    report.errors.extend(f"{path}: {e}" for e in content.errors[: max(0, 50 - len(report.errors))])
+    report.errors.extend(f"{stored_path(path)}: {e}" for e in content.errors[: max(0, 50 - len(report.errors))])
     report.messages_added += len(content.records)
     report.chunks_added += len(content.chunks)
-
-
-def _unchanged(row: FileRow | None, stat: os.stat_result) -> bool:
-    """Whether the catalog holds this file as it is now (a sync skips it)."""
-    return row is not None and row.size == stat.st_size and row.mtime_ns == stat.st_mtime_ns
