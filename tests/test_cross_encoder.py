@@ -24,7 +24,7 @@ from onnx import TensorProto, helper
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
 
 from memlens.engine.engine import Engine
-from memlens.engine.ranking.cross_encoder import LOCAL_NAME, Reranker, load_model
+from memlens.engine.ranking.cross_encoder import LOCAL_NAME, CrossEncoder, load_model
 from memlens.engine.vectors.fastembed_models import ModelUnavailable
 from memlens.settings import RerankerSettings, Settings, merge
 
@@ -145,7 +145,7 @@ def order(engine: Engine, query: str) -> list[str]:
 
 
 def test_the_tiny_model_scores_word_overlap_through_fastembed(tiny_model: Path, tmp_path: Path) -> None:
-    reranker = Reranker(tmp_path / "models")
+    reranker = CrossEncoder(tmp_path / "models")
     settings = RerankerSettings(model_path=str(tiny_model))
     texts = [*NOTES.values(), "", "blue"]
     scores = reranker.scores(settings, QUERY, texts)
@@ -197,14 +197,14 @@ def test_off_by_default_and_a_missing_model_is_one_warning(
 ) -> None:
     before = order(engine, QUERY)
     assert Settings().reranker.model == Settings().reranker.model_path == ""
-    assert not engine.reranker.loaded  # the default settings load nothing
+    assert not engine.cross_encoder.loaded  # the default settings load nothing
     engine.settings.reranker = RerankerSettings(model_path=str(tmp_path / "absent"))
     with caplog.at_level("WARNING", logger="memlens.engine.ranking.cross_encoder"):
         assert order(engine, QUERY) == before
         assert order(engine, QUERY) == before
     warnings = [r.getMessage() for r in caplog.records if "no cross-encoder" in r.getMessage()]
     assert len(warnings) == 1 and "absent" in warnings[0]
-    assert "absent" in (engine.reranker.note(engine.settings.reranker) or "")
+    assert "absent" in (engine.cross_encoder.note(engine.settings.reranker) or "")
 
 
 def test_a_local_folder_may_keep_the_model_under_onnx(tiny_model: Path, tmp_path: Path) -> None:

@@ -60,7 +60,8 @@ def test_deleting_a_file_purges_it_everywhere(example: Engine) -> None:
     assert not example.catalog.db.execute("SELECT 1 FROM chunks WHERE file_id = ?", (file_id,)).fetchone()
     assert example.keyword.num_docs() == unit_count(example)
     assert len(example.vectors) == unit_count(example)
-    assert not set(unit_ids) & {uid for uid, _ in example.keyword.search("redrove DLQ refunded", 100)}
+    redrove = example.keyword.parse("redrove DLQ refunded")
+    assert not set(unit_ids) & {uid for uid, _ in example.keyword.search(redrove, 100)}
     assert all(r["relPath"] != "memory/2026-02-10.md" for r in example.search("DLQ redrive", limit=50)["results"])
 
 

@@ -32,7 +32,7 @@ def settings() -> Settings:
 
 def answers(engine: Engine) -> list[list[tuple[int, float]]]:
     """Each query's keyword candidates in both fields, ids with their BM25, best first."""
-    return [engine.keyword.search(q, 50, field=f) for q in QUERIES for f in ("text", "context")]
+    return [engine.keyword.search(engine.keyword.parse(q), 50, field=f) for q in QUERIES for f in ("text", "context")]
 
 
 @pytest.fixture

@@ -155,8 +155,8 @@ def test_neighbour_context_lifts_the_answer_to_the_question_asked(
 
 def test_question_penalty_ranks_the_answer_above_the_question(tmp_path: Path) -> None:
     """The question repeats the query's words in fewer of them, so BM25 ranks it above the reply that holds the
-    answer; search.questionPenalty (rerank.postprocess, unit_facts.question_share; 0.3 by default) must put the
-    reply first. Off (0) the question is first."""
+    answer; search.questionPenalty (rescoring.penalise_questions, unit_facts.question_share; 0.3 by default) must
+    put the reply first. Off (0) the question is first."""
     transcripts = tmp_path / "transcripts"
     transcripts.mkdir()
     openclaw_session(

@@ -214,8 +214,8 @@ def test_flat_word_query_scores_as_the_nested_one(tmp_path: Path) -> None:
     searcher = index.index.searcher()
     for query in ("deploy queue", "refund retry webhook", "billing", "cache rollout timeout ledger"):
         for field in ("text", "context"):
-            flat = index.search(query, 40, field=field)
-            inner = index.queries.word_queries(query, field)
+            flat = index.search(index.parse(query), 40, field=field)
+            inner = index.queries.word_queries(index.parse(query), field)
             nested = tantivy.Query.boolean_query(
                 [(tantivy.Occur.Must, tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in inner]))]
             )

@@ -32,7 +32,7 @@ from memlens.engine.indexing.stored_text import reparse_if_redaction_changed
 from memlens.engine.indexing.writer_lock import WriterLock
 from memlens.engine.keyword.keyword_index import KeywordIndex
 from memlens.engine.progress import Progress
-from memlens.engine.ranking.cross_encoder import Reranker
+from memlens.engine.ranking.cross_encoder import CrossEncoder
 from memlens.engine.ranking.hits import Ranking
 from memlens.engine.ranking.search import Retriever
 from memlens.engine.vectors.bundled_model import BUNDLED_DIM
@@ -81,7 +81,8 @@ class Engine:
         self.indexer = Indexer(self.catalog, self.keyword, self.vectors, self.embedder, self.settings)
         self.indexer.guard = self._require_writer  # checked before every commit
         self.retriever = Retriever(self.catalog, self.keyword, self.vectors, self.embedder)
-        self.reranker = Reranker(self.index_dir.parent.parent / "models")  # loads a model only if one is configured
+        # the optional cross-encoder (cross_encoder.py): loads a model only if one is configured
+        self.cross_encoder = CrossEncoder(self.index_dir.parent.parent / "models")
         self.syncing = threading.Event()
         self._seen_generation = -1
         self._derived_stale = False  # a write failed between the catalog and the derived indexes
@@ -281,9 +282,11 @@ class Engine:
     def _ranked(
         self, query: str, *, mode: str | None, filters: SearchFilters | None, limit: int | None, fusion: str | None
     ) -> Ranking:
-        """`rank` once the engine has followed the writer (`refresh`)."""
-        ranking = self.retriever.rank(query, self.settings.search, mode, fusion, filters, limit)
-        return self.reranker.rerank(query, ranking, self.settings.reranker, self.catalog)
+        """`rank` once the engine has followed the writer (`refresh`). The query is parsed here, once, and every step
+        after reads the parsed query."""
+        parsed = self.retriever.read(query, self.settings.search, filters)
+        ranking = self.retriever.rank(parsed, self.settings.search, mode, fusion, limit)
+        return self.cross_encoder.rerank(query, ranking, self.settings.reranker, self.catalog)
 
     def search(
         self,
