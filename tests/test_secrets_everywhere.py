@@ -364,3 +364,25 @@ async def test_language_server_commands_and_hover_show_no_secret(
     assert sum(1 for output in outputs if "REDACTED" in output) > 5  # the planted secrets were reached, and masked
     for output in outputs:
         assert_clean(output, "language server")
+
+
+def test_stats_masks_a_secret_quoted_by_a_file_failure(tmp_path: Path) -> None:
+    """A file's failure reason is free text (an error message may quote what it failed on): stats passes the door's
+    redaction like every other answer."""
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "memory" / "note.md").write_text("# Note\n\nnothing secret\n")
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    index_dir = tmp_path / "index"
+    with Engine([workspace], settings, index_dir=index_dir, embedder=False) as engine:
+        engine.sync()
+        with engine.catalog.transaction() as db:
+            reason = f"line 2: invalid JSON near {PLANTED[0].text!r}"
+            engine.catalog.record_file_failure(
+                db, str(workspace / "bad.jsonl"), "transcript", size=1, mtime_ns=1, reason=reason
+            )
+        stats = engine.stats()
+        assert stats["filesWithErrors"] == 1
+        assert leaked(json.dumps(stats)) == [] and "[REDACTED" in json.dumps(stats["fileErrors"])
+        assert stats["fileErrors"][0]["path"] == str(workspace / "bad.jsonl")  # names stay exact

@@ -396,7 +396,9 @@ class Engine:
         return redact_response(build_context_pack(self, question, token_budget=token_budget, limit=limit))
 
     def stats(self) -> StatsResponse:
-        return index_stats(
+        """What the index holds; through the door's redaction like every answer (a file's failure reason is free
+        text, which may quote what it failed on)."""
+        stats = index_stats(
             self.catalog,
             model=self.embedder.name if self.embedder else None,
             provider_note=self.provider_note,
@@ -404,3 +406,4 @@ class Engine:
             index_dir=self.index_dir,
             writable=self.writable,
         )
+        return redact_response(stats)

@@ -24,6 +24,7 @@ _STRUCTURAL_KEYS = frozenset(
         "role",
         "path",
         "relPath",
+        "unrecognisedFiles",  # paths
         "indexDir",
         "sessionKey",
         "sessionId",
