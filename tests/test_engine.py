@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -209,3 +210,35 @@ def test_damaged_keyword_index_is_rebuilt_from_the_catalog(
     with reopen(built_example[0], index_dir, embedder) as engine:
         assert engine.keyword.num_docs() == total
         assert engine.search("DLQ", mode="keyword")["results"]
+
+
+def test_the_engine_says_which_settings_need_it_reopened(tmp_path: Path) -> None:
+    """An open engine takes search, reranker, hover and excluded sessions as they change; every other setting
+    (what is indexed, how, where) and the workspaces change its index identity, which the editor's server compares
+    to decide to reopen."""
+    workspaces = [tmp_path / "ws"]
+    base = Settings()
+    identity = Engine.index_identity(base, workspaces)
+    taken = dataclasses.replace(
+        base,
+        search=dataclasses.replace(base.search, max_results=7),
+        reranker=dataclasses.replace(base.reranker, top_n=5),
+        hover=dataclasses.replace(base.hover, enabled=False),
+        exclude_sessions=["claude-code:abc"],
+    )
+    assert Engine.index_identity(taken, workspaces) == identity
+    reopening = {
+        "chunking": dataclasses.replace(base, chunking=dataclasses.replace(base.chunking, max_messages=3)),
+        "privacy": dataclasses.replace(base, privacy=dataclasses.replace(base.privacy, redact_index=False)),
+        "memory": dataclasses.replace(base, memory=dataclasses.replace(base.memory, extra_include=["docs/*.md"])),
+        "scope": dataclasses.replace(base, scope="all"),
+        "indexDir": dataclasses.replace(base, index_dir=str(tmp_path / "elsewhere")),
+        "followExternalSymlinks": dataclasses.replace(base, follow_external_symlinks=True),
+    }
+    for name, settings in reopening.items():
+        assert Engine.index_identity(settings, workspaces) != identity, name
+    assert Engine.index_identity(base, [tmp_path / "other"]) != identity
+    with Engine(workspaces, Settings(), index_dir=tmp_path / "index", embedder=False) as engine:
+        engine.apply_query_settings(taken)
+        assert engine.settings.search.max_results == 7 and engine.settings.reranker.top_n == 5
+        assert not engine.settings.hover.enabled and engine.settings.exclude_sessions == ["claude-code:abc"]

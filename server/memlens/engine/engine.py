@@ -39,7 +39,7 @@ from memlens.engine.vectors.bundled_model import BUNDLED_DIM
 from memlens.engine.vectors.embedder import Embedder, load_embedder
 from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.errors import IndexUnavailable, is_disk_full
-from memlens.settings import Settings
+from memlens.settings import Settings, to_wire
 from memlens.wire import (
     ContextResponse,
     FusionMode,
@@ -51,6 +51,10 @@ from memlens.wire import (
     SummariesGrepResponse,
     SummaryDescription,
 )
+
+# The settings an open engine takes as they change (`apply_query_settings`), as the settings' wire names; every other
+# one shapes what is indexed or where, and a change to it needs the engine reopened (`index_identity`).
+QUERY_SETTINGS = frozenset({"search", "reranker", "hover", "excludeSessions"})
 
 log = logging.getLogger(__name__)
 
@@ -128,9 +132,16 @@ class Engine:
             self.vectors.load(self.catalog, self.embedder.name)
         self._seen_generation = generation
 
+    @staticmethod
+    def index_identity(settings: Settings, workspaces: Iterable[Path]) -> tuple[str, ...]:
+        """What, if changed, needs the engine reopened and the index resynced: every setting but QUERY_SETTINGS
+        (a setting added later reopens the index until it is known to change none), and the workspaces."""
+        wire = to_wire(settings)
+        shaping = [(key, value) for key, value in wire.items() if key not in QUERY_SETTINGS]
+        return (repr(shaping), *map(str, workspaces))
+
     def apply_query_settings(self, settings: Settings) -> None:
-        """Take the settings that change no index (search, reranker, hover, excluded sessions); others need a new
-        Engine."""
+        """Take the settings that change no index (QUERY_SETTINGS); others need a new Engine (`index_identity`)."""
         self.settings.search = dataclasses.replace(settings.search)
         self.settings.reranker = dataclasses.replace(settings.reranker)
         self.settings.hover = dataclasses.replace(settings.hover)
