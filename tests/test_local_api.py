@@ -4,6 +4,7 @@ own engine (or, for a request the user got wrong, the same one-line error)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -62,6 +63,46 @@ def test_the_socket_is_the_owners_alone(served: tuple[Engine, LocalServer]) -> N
     assert server.path is not None
     mode = server.path.stat().st_mode
     assert stat.S_ISSOCK(mode) and stat.S_IMODE(mode) == 0o600
+
+
+def test_a_peer_of_another_user_is_refused(served: tuple[Engine, LocalServer], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The socket's mode keeps other users out; the server checks the peer's uid too (SO_PEERCRED), so a socket
+    whose mode was loosened, or a peer that got past it, is still refused and never searched for."""
+    engine, server = served
+    assert server.path is not None
+    searched: list[str] = []
+    monkeypatch.setattr(engine, "search", lambda query, **_: searched.append(query))
+    if sys.platform.startswith("linux") and os.getuid() == 0:  # a real peer of another uid: a forked child
+        folder_mode = stat.S_IMODE(server.path.parent.stat().st_mode)
+        os.chmod(server.path, 0o666)  # past the mode: only the uid check is left to refuse
+        os.chmod(server.path.parent, folder_mode | 0o111)
+        read, write = os.pipe()
+        child = os.fork()
+        if child == 0:  # pragma: no cover (the child reports through the pipe)
+            try:
+                os.chdir(server.path.parent)  # the folders above are root's alone: reached from inside
+                os.setuid(65534)
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                    conn.connect(server.path.name)
+                    with contextlib.suppress(BrokenPipeError):  # a refused peer is answered before it asks
+                        conn.sendall(json.dumps(search_request()).encode() + b"\n")
+                        conn.shutdown(socket.SHUT_WR)
+                    os.write(write, conn.recv(4096))
+            except BaseException as exc:
+                os.write(write, repr(exc).encode())
+            finally:
+                os._exit(0)
+        os.close(write)
+        with os.fdopen(read, "rb") as answer:
+            refused = json.loads(answer.read())
+        os.waitpid(child, 0)
+        os.chmod(server.path.parent, folder_mode)
+        assert refused["error"]["message"] == "this socket answers its owner only"
+    # this process's own connection, seen by a server that runs as someone else
+    monkeypatch.setattr("memlens.local_api.server.os.getuid", lambda: os.geteuid() + 1)
+    with pytest.raises(ServerError, match="owner only"):
+        ask(engine.index_dir, search_request())
+    assert searched == []
 
 
 def test_a_request_the_user_got_wrong_is_said_not_swallowed(served: tuple[Engine, LocalServer]) -> None:
