@@ -62,7 +62,10 @@ EMBEDDING_SLUGS = {
     "sidechain",
 }  # odd texts only: the whole corpus takes over a minute to embed on 2 shared cores
 
-pytestmark = pytest.mark.skipif(not memlens_bin().exists(), reason="the memlens console script is not installed")
+pytestmark = [
+    pytest.mark.skipif(not memlens_bin().exists(), reason="the memlens console script is not installed"),
+    pytest.mark.slow,  # the CLI run over every bad case
+]
 
 
 def _crash_report(runs: list[Run]) -> list[str]:

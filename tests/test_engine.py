@@ -175,6 +175,7 @@ def synced_units(workspace: Path, index_dir: Path, embedder: Embedder) -> int:
         return unit_count(engine)
 
 
+@pytest.mark.slow  # repairs an index
 def test_crash_between_catalog_and_keyword_index_is_repaired(
     built_example: tuple[Path, Path], tmp_path: Path, embedder: Embedder
 ) -> None:
@@ -199,6 +200,7 @@ def test_excerpts_are_redacted(example: Engine) -> None:
     assert "wJalrXUtnFEMI" not in dumped and "EXAMPLEKEY" not in dumped
 
 
+@pytest.mark.slow  # rebuilds an index
 def test_damaged_keyword_index_is_rebuilt_from_the_catalog(
     built_example: tuple[Path, Path], tmp_path: Path, embedder: Embedder
 ) -> None:

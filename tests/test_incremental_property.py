@@ -16,13 +16,14 @@ from pathlib import Path
 
 import pytest
 
+from conftest import FIXTURES
 from memlens.engine.engine import Engine
 from memlens.engine.sources import parse_file, split_branches
 from memlens.settings import Settings
 
 HERE = Path(__file__).resolve().parent
 SYNTHETIC = HERE / "fixtures" / "transcripts"
-SHARED = HERE.parents[1] / "shared" / "fixtures" / "transcripts"
+SHARED = FIXTURES  # the real transcripts in ../shared, when present
 MAX_SPLITS = 16  # line boundaries per real file (chosen at random, fixed seed); synthetic ones: every line
 MID_LINE_SPLITS = 4  # synthetic files only
 
@@ -34,7 +35,11 @@ def _fixtures(root: Path, label: str) -> list[tuple[str, Path, str]]:
     return [(label, root, str(p.relative_to(root))) for p in files]
 
 
-CASES = _fixtures(SHARED, "shared") + _fixtures(SYNTHETIC, "synthetic")
+FIXTURE_FILES = _fixtures(SHARED, "shared") + _fixtures(SYNTHETIC, "synthetic")
+CASES = [  # a real file takes seconds: those are slow
+    pytest.param(*case, id=f"{case[0]}:{case[2]}", marks=[pytest.mark.slow] if case[0] == "shared" else [])
+    for case in FIXTURE_FILES
+]
 
 
 @pytest.fixture
@@ -82,7 +87,7 @@ def _split_points(data: bytes, label: str) -> list[int]:
 
 
 @pytest.mark.skipif(not CASES, reason="no fixture transcripts")
-@pytest.mark.parametrize(("label", "root", "rel"), CASES, ids=[f"{c[0]}:{c[2]}" for c in CASES])
+@pytest.mark.parametrize(("label", "root", "rel"), CASES)
 def test_append_equals_rebuild(label: str, root: Path, rel: str, scratch: Path) -> None:
     data = (root / rel).read_bytes()
     target = scratch / "transcripts" / rel
@@ -113,7 +118,7 @@ def test_append_equals_rebuild(label: str, root: Path, rel: str, scratch: Path) 
         engine.close()
 
 
-SYNTHETIC_CASES = [case for case in CASES if case[0] == "synthetic"]
+SYNTHETIC_CASES = [case for case in FIXTURE_FILES if case[0] == "synthetic"]
 
 
 @pytest.mark.parametrize(("label", "root", "rel"), SYNTHETIC_CASES, ids=[c[2] for c in SYNTHETIC_CASES])

@@ -154,6 +154,7 @@ def memlens(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
 
 
+@pytest.mark.slow  # CLI processes
 def test_the_cli_asks_the_running_server_first(served: tuple[Engine, LocalServer]) -> None:
     engine, _ = served
     where = ["--workspace", str(engine.workspaces[0]), "--index-dir", str(engine.index_dir)]
@@ -173,6 +174,7 @@ def test_the_cli_asks_the_running_server_first(served: tuple[Engine, LocalServer
     assert nothing.returncode == 1 and json.loads(nothing.stdout)["results"] == []
 
 
+@pytest.mark.slow  # a real MCP server
 def test_a_real_mcp_server_answers_the_cli_and_removes_its_socket(cli_example: Engine) -> None:
     """`memlens mcp` (a real process over stdio) listens while it runs; the CLI beside it is answered by it."""
     where = ["--workspace", str(cli_example.workspaces[0]), "--index-dir", str(cli_example.index_dir)]

@@ -158,6 +158,7 @@ def _rankings(engine: Engine, queries: list[str]) -> dict[tuple[str, int], list[
     }
 
 
+@pytest.mark.slow  # 720 rankings
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_rescoring_is_the_same_from_the_cache_the_stored_facts_and_the_text(
     real_engine: Engine, monkeypatch: pytest.MonkeyPatch, variant: str

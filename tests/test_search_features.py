@@ -291,6 +291,7 @@ def test_cancel_event_stops_a_sync_and_the_next_sync_finishes(tmp_path: Path) ->
         assert ref.stats()["totalChunks"] == total > partial
 
 
+@pytest.mark.slow  # embeds a corpus
 def test_cancelled_embedding_keeps_what_it_committed(tmp_path: Path, embedder: Embedder) -> None:
     """Cancel after the first embedding batch (256 texts): the sync says it was cancelled, the parsed text is
     searchable by keyword, vectors wait; the next sync embeds the rest."""

@@ -248,6 +248,7 @@ def indexed(
     return where, merge(Settings(), data)
 
 
+@pytest.mark.slow  # a CLI process per secret kind
 def test_cli_search_shows_no_secret(indexed: tuple[list[str], Settings]) -> None:
     where, _ = indexed
     for n, item in enumerate(PLANTED):
@@ -258,6 +259,7 @@ def test_cli_search_shows_no_secret(indexed: tuple[list[str], Settings]) -> None
         assert_clean(found.stdout + found.stderr, f"search {query!r} {output} ({item.kind})")
 
 
+@pytest.mark.slow  # every surface of two indexes
 def test_history_summaries_context_and_stats_show_no_secret(
     indexed: tuple[list[str], Settings], planted_workspace: tuple[Path, Path]
 ) -> None:
@@ -303,6 +305,7 @@ async def lsp_server(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient
     yield lsp_client
 
 
+@pytest.mark.slow  # a real server
 async def test_language_server_commands_and_hover_show_no_secret(
     indexed: tuple[list[str], Settings], planted_workspace: tuple[Path, Path], lsp_server: LanguageClient
 ) -> None:

@@ -12,7 +12,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp.helpers import SERVER_COMMAND, Prebuilt, copy_index, execute, init_params, lsp_fixture, wait_until
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]  # real server processes
 
 SOURCE = """\
 def configure_pool():

@@ -16,7 +16,7 @@ from lsp.helpers import SERVER_COMMAND, Prebuilt, StatusLog, copy_index, execute
 from memlens.local_api.client import ask
 from memlens.local_api.protocol import Request
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]  # real server processes
 
 
 def openclaw_line(kind: str, entry_id: str, parent: str | None, when: str, **extra: object) -> str:
