@@ -44,7 +44,7 @@ DEPTH = 50
 
 
 def query_features(hit_features: list[tuple[float, ...]]) -> tuple[float, ...]:
-    """A question's QUERY_FEATURES from its top ten hits' features, as rerank.postprocess computes them."""
+    """A question's QUERY_FEATURES from its top ten hits' features, as rescoring.calibrate computes them."""
     top = hit_features[:10]
     return (top[0][4], top[0][9], max(f[7] for f in top), max(f[8] for f in top))
 

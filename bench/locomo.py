@@ -22,7 +22,7 @@ import platformdirs
 from bench.common import load_shared_embedder, machine_info
 from bench.locomo_data import Conversation, EvidenceCounts, Question, load_conversation, write_transcripts
 from memlens.engine.engine import Engine
-from memlens.engine.ranking.rerank import shown as shown_hits
+from memlens.engine.ranking.rescoring import shown as shown_hits
 from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import SearchSettings, Settings, merge
 

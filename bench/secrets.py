@@ -3,7 +3,8 @@
 Prints (1) recall per kind on ``tests/planted_secrets.py``, (2) redactions per MB on the real transcripts in
 ``../shared/fixtures/transcripts`` (the indexed message texts, and the raw files including tool results) and on
 the LoCoMo conversations, each kind with a few samples in context so a human can judge false positives, and
-(3) speed in µs per KB, per message and over whole files.
+(3) speed in µs per KB, per message, over whole files and on adversarial input (``tests/adversarial_text.py``: long
+runs of secret prefixes that a backtracking or quadratic scan would take minutes over).
 
     python bench/secrets.py [--shared ../shared] [--samples 3] [--json]
 """
@@ -22,6 +23,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "server"), str(ROOT / "tests"), str(ROOT)]
 
+from adversarial_text import ADVERSARIAL  # noqa: E402
 from bench.common import cpu_model  # noqa: E402
 from memlens.engine.redact import find_secrets, redact, redact_sequence, redact_title  # noqa: E402
 from memlens.engine.sources import parse_file  # noqa: E402
@@ -132,6 +134,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "transcriptMessages": speed(messages),
             "transcriptFilesWhole": speed(files),
             "locomoTurns": speed(turns),
+            "adversarial": speed(ADVERSARIAL, runs=1),
         },
     }
     if args.json:

@@ -12,10 +12,9 @@ from conftest import example_settings
 from memlens.engine.engine import Engine
 from memlens.engine.keyword.acronyms import Acronym, candidates, with_acronyms, written
 from memlens.engine.keyword.keyword_index import KeywordDoc, KeywordIndex
-from memlens.engine.ranking.rerank import coverage, matched_share, query_facts
+from memlens.engine.ranking.query_facts import coverage, matched_share, query_facts
 from memlens.engine.ranking.unit_facts import Words
 from memlens.engine.vectors.embedder import Embedder
-from memlens.settings import SearchSettings
 
 INCIDENT = "claude-code:5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9"  # the example's DLQ backlog session
 
@@ -97,23 +96,23 @@ def test_an_acronym_counts_where_a_hit_writes_it_as_one() -> None:
 
 def test_the_keyword_query_finds_the_acronym_and_counts_a_run_once(tmp_path: Path) -> None:
     keyword = index(tmp_path)
-    found = dict(keyword.search("dead letter queue", 10))
+    found = dict(keyword.search(keyword.parse("dead letter queue"), 10))
     assert {1, 3} <= set(found)  # both DLQ messages, which never say "dead" or "letter"
     assert 2 in found  # "queue" alone still matches
     # message 3 holds both "queue" and "DLQ": the run scores as the better of the two, not their sum
-    only_acronym = dict(keyword.search("dlq", 10))
-    assert found[3] == pytest.approx(max(only_acronym[3], dict(keyword.search("queue", 10))[3]))
+    only_acronym = dict(keyword.search(keyword.parse("dlq"), 10))
+    assert found[3] == pytest.approx(max(only_acronym[3], dict(keyword.search(keyword.parse("queue"), 10))[3]))
     # a query without a run expands to nothing: the same hits as before
-    assert dict(keyword.search("queue backlog", 10)).keys() == {2, 3}
+    assert dict(keyword.search(keyword.parse("queue backlog"), 10)).keys() == {2, 3}
 
 
 def test_a_hit_holding_the_acronym_counts_the_run_as_found(tmp_path: Path) -> None:
     keyword = index(tmp_path)
-    facts = query_facts("how did we fix the dead letter queue", keyword, SearchSettings(), now=0.0, texts=TEXTS)
+    facts = query_facts(keyword.parse("how did we fix the dead letter queue"), keyword, texts=TEXTS)
     assert facts.words == ["fix", "dead", "letter", "queue"]
     assert facts.absent == 0.0  # "dead" and "letter" are in no document, but the index calls them "dlq"
-    dlq_hit = keyword.token_set(TEXTS[0])
-    queue_hit = keyword.token_set(TEXTS[1])
+    dlq_hit = set(keyword.tokens(TEXTS[0]))
+    queue_hit = set(keyword.tokens(TEXTS[1]))
     assert all(w in with_acronyms(facts.acronyms, dlq_hit) for w in ("dead", "letter", "queue"))
     assert with_acronyms(facts.acronyms, queue_hit) == queue_hit
     as_stored = Words(" ".join(dlq_hit))  # what a search reads of a unit (unit_facts.py): the same answers
@@ -123,10 +122,10 @@ def test_a_hit_holding_the_acronym_counts_the_run_as_found(tmp_path: Path) -> No
     assert matched_share(facts, queue_hit) == 0.25
     assert coverage(facts, dlq_hit, TEXTS[0]) > 0.5 > coverage(facts, queue_hit, TEXTS[1])
     # without an acronym the facts are as before: the two unknown words count as absent
-    plain = query_facts("how did we fix the dead letter box", keyword, SearchSettings(), now=0.0, texts=TEXTS)
+    plain = query_facts(keyword.parse("how did we fix the dead letter box"), keyword, texts=TEXTS)
     assert plain.acronyms == () and plain.absent > 0.5
     # the same query when no hit writes "dlq" as an acronym (capitals, or inside an identifier): nothing counts
-    lowercase = query_facts("how did we fix the dead letter queue", keyword, SearchSettings(), now=0.0, texts=["dlq"])
+    lowercase = query_facts(keyword.parse("how did we fix the dead letter queue"), keyword, texts=["dlq"])
     assert lowercase.acronyms == () and lowercase.absent > 0.5
     assert matched_share(lowercase, dlq_hit) == 0.0  # it holds "dlq", not "queue"
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SHARED
 from memlens.engine.sources.openclaw import OpenClawParser
 from memlens.engine.vectors.embedder import Embedder
 
@@ -18,7 +19,7 @@ sys.path.insert(0, str(REPO))
 from bench import locomo, locomo_data, search_memory, speed, speed_report  # noqa: E402
 from bench.corpus import make_corpus, open_engine  # noqa: E402
 
-LOCOMO = REPO.parent / "shared" / "datasets" / "locomo"
+LOCOMO = SHARED / "datasets" / "locomo"
 
 
 def test_evidence_ids_parse_leniently() -> None:
@@ -70,6 +71,7 @@ def test_score_question_counts_exactly_k_turns() -> None:
     assert beyond["R@50"] == 0.0 and beyond["MRR"] == 0.0  # rank 51 and beyond count for nothing
 
 
+@pytest.mark.slow  # runs the benchmark
 def test_locomo_benchmark_runs(embedder: Embedder, tmp_path: Path) -> None:
     files = sorted(LOCOMO.glob("*.json"))
     if not files:
@@ -184,6 +186,7 @@ def test_speed_corpus_arithmetic_keyword_only(capsys: pytest.CaptureFixture[str]
     assert size["search"]["keyword"]["queries"] == 20
 
 
+@pytest.mark.slow  # runs the benchmark
 def test_speed_benchmark_runs(embedder: Embedder, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["--sizes", "200", "--queries", "20", "--appends", "3", "--raw-sample", "200", "--no-shared", "--json"]
     report = speed.main(argv, embedder=embedder)
@@ -205,6 +208,7 @@ def test_speed_benchmark_runs(embedder: Embedder, capsys: pytest.CaptureFixture[
     assert "| target |" in speed_report.format_report(report)
 
 
+@pytest.mark.slow  # a fresh process
 def test_search_process_memory_is_measured_in_a_fresh_process(embedder: Embedder, tmp_path: Path) -> None:
     corpus = make_corpus(tmp_path / "corpus", 60)
     with open_engine(corpus, tmp_path / "index", embedder) as engine:

@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -22,6 +24,7 @@ def corpus_shape(chunks: int) -> tuple[int, int, int]:
     return memory, sessions, memory * speed.MEMORY_SECTIONS + sessions * speed.EXCHANGES
 
 
+@pytest.mark.slow  # runs the benchmark
 def test_hover_benchmark_on_a_tiny_corpus(tmp_path: Path) -> None:
     # 300 chunks: on 120, none of the six words hovered got an answer past the calibrated gate once the question
     # penalty (search.questionPenalty) lowered the scores of their best hits

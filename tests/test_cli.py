@@ -39,6 +39,7 @@ def cli_example(example: Engine) -> Engine:
     return example
 
 
+@pytest.mark.slow  # CLI processes
 def test_search_json_contract(cli_example: Engine) -> None:
     response = search_json(cli_example, "how did we fix the dead-letter queue backup?", "--explain")
     assert set(response) >= {"query", "mode", "results", "totalResults", "searchTimeMs", "indexing"}
@@ -109,6 +110,7 @@ def test_stats_text_reads_as_the_json_says(cli_example: Engine) -> None:
     assert not re.search(r"\b(None|True|False)\b|totalChunks|chunksWith", out)
 
 
+@pytest.mark.slow  # CLI processes
 def test_stats_text_lists_the_files_it_could_not_read(tmp_path: Path) -> None:
     transcripts = tmp_path / "agent"
     transcripts.mkdir()
@@ -126,6 +128,7 @@ def test_stats_text_lists_the_files_it_could_not_read(tmp_path: Path) -> None:
     assert "unrecognised 1" in out
 
 
+@pytest.mark.slow  # CLI processes
 def test_history_anchor_and_errors(cli_example: Engine) -> None:
     anchor = search_json(cli_example, "start-message-move-task redrive", "--kind", "transcript")["results"][0]
     history = json.loads(
@@ -194,6 +197,7 @@ def test_watch_prints_a_line_per_sync(tmp_path: Path) -> None:
         process.wait(timeout=10)
 
 
+@pytest.mark.slow  # CLI processes
 def test_no_sync_searches_the_index_as_it_is(cli_example: Engine) -> None:
     """A note written after the last sync is found by `search` (which syncs first) but not by `search --no-sync`."""
     note = cli_example.workspaces[0] / "memory" / "2026-03-30.md"
@@ -207,6 +211,7 @@ def test_no_sync_searches_the_index_as_it_is(cli_example: Engine) -> None:
     assert [r["relPath"] for r in again["results"]][:1] == ["memory/2026-03-30.md"]  # now it is in the index
 
 
+@pytest.mark.slow  # CLI processes
 def test_min_score_bounds_the_results(cli_example: Engine) -> None:
     """--min-score 0 answers; a bound no score reaches answers nothing (exit 1), though the default answers."""
     query = ["deploy runbook pgbouncer", "--limit", "30", "--no-sync", "--json", *locations(cli_example)]

@@ -14,7 +14,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from onnx import TensorProto, helper
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
 
 from memlens.engine.engine import Engine
-from memlens.engine.ranking.cross_encoder import LOCAL_NAME, Reranker, load_model
+from memlens.engine.ranking.cross_encoder import LOCAL_NAME, CrossEncoder, load_model
 from memlens.engine.vectors.fastembed_models import ModelUnavailable
 from memlens.settings import RerankerSettings, Settings, merge
 
@@ -145,7 +144,7 @@ def order(engine: Engine, query: str) -> list[str]:
 
 
 def test_the_tiny_model_scores_word_overlap_through_fastembed(tiny_model: Path, tmp_path: Path) -> None:
-    reranker = Reranker(tmp_path / "models")
+    reranker = CrossEncoder(tmp_path / "models")
     settings = RerankerSettings(model_path=str(tiny_model))
     texts = [*NOTES.values(), "", "blue"]
     scores = reranker.scores(settings, QUERY, texts)
@@ -197,14 +196,14 @@ def test_off_by_default_and_a_missing_model_is_one_warning(
 ) -> None:
     before = order(engine, QUERY)
     assert Settings().reranker.model == Settings().reranker.model_path == ""
-    assert not engine.reranker.loaded  # the default settings load nothing
+    assert not engine.cross_encoder.loaded  # the default settings load nothing
     engine.settings.reranker = RerankerSettings(model_path=str(tmp_path / "absent"))
     with caplog.at_level("WARNING", logger="memlens.engine.ranking.cross_encoder"):
         assert order(engine, QUERY) == before
         assert order(engine, QUERY) == before
     warnings = [r.getMessage() for r in caplog.records if "no cross-encoder" in r.getMessage()]
     assert len(warnings) == 1 and "absent" in warnings[0]
-    assert "absent" in (engine.reranker.note(engine.settings.reranker) or "")
+    assert "absent" in (engine.cross_encoder.note(engine.settings.reranker) or "")
 
 
 def test_a_local_folder_may_keep_the_model_under_onnx(tiny_model: Path, tmp_path: Path) -> None:
@@ -223,10 +222,9 @@ def test_a_named_model_that_cannot_be_downloaded_is_one_clear_error(
     for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "HF_HUB_OFFLINE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")  # the discard port: nothing listens
-    started = time.monotonic()
-    with pytest.raises(ModelUnavailable, match=r"cannot download the cross-encoder model .*127\.0\.0\.1:9"):
+    # the hub is found unreachable before fastembed is asked to download (it would retry, sleeping between tries)
+    with pytest.raises(ModelUnavailable, match=r"cannot download the cross-encoder model .*127\.0\.0\.1:9 cannot be"):
         load_model(RerankerSettings(model="Xenova/ms-marco-MiniLM-L-6-v2"), tmp_path)
-    assert time.monotonic() - started < 20  # no retry-and-sleep loop
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(ModelUnavailable, match="HF_HUB_OFFLINE is set"):
         load_model(RerankerSettings(model="Xenova/ms-marco-MiniLM-L-6-v2"), tmp_path)
@@ -242,7 +240,6 @@ def test_cli_with_an_embedding_model_it_cannot_download(tmp_path: Path) -> None:
     (workspace / "memory" / "notes.md").write_text(NOTES["memory/short.md"] + "\n", encoding="utf-8")
     environment = {k: v for k, v in os.environ.items() if "proxy" not in k.lower() and k != "HF_HUB_OFFLINE"}
     environment["HF_ENDPOINT"] = "http://127.0.0.1:9"
-    started = time.monotonic()
     result = subprocess.run(
         [sys.executable, "-m", "memlens", "search", QUERY, "--workspace", str(workspace)]
         + ["--index-dir", str(tmp_path / "cache" / "indexes" / "idx"), "--model", "BAAI/bge-small-en-v1.5", "--json"],
@@ -252,15 +249,14 @@ def test_cli_with_an_embedding_model_it_cannot_download(tmp_path: Path) -> None:
         env=environment,
         check=False,
     )
-    elapsed = time.monotonic() - started
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["results"]  # keyword search still answers
     assert "Traceback" not in result.stderr and "| ERROR" not in result.stderr
     lines = [line for line in result.stderr.splitlines() if "bge-small" in line]
     assert len(lines) == 1, result.stderr  # one line says it, not a log line and a CLI line
     assert lines[0].startswith("memlens: no embedding model: cannot download the text embedding model BAAI/bge-small")
+    # found unreachable before fastembed is asked to download (its retries would sleep for 45 s)
     assert "127.0.0.1:9 cannot be reached" in lines[0] and "memlens.embedding.modelPath" in lines[0]
-    assert elapsed < 60, elapsed
 
 
 def test_reranker_settings_are_bounded_and_trusted_only() -> None:

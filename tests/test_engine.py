@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -61,7 +62,8 @@ def test_deleting_a_file_purges_it_everywhere(example: Engine) -> None:
     assert not example.catalog.db.execute("SELECT 1 FROM chunks WHERE file_id = ?", (file_id,)).fetchone()
     assert example.keyword.num_docs() == unit_count(example)
     assert len(example.vectors) == unit_count(example)
-    assert not set(unit_ids) & {uid for uid, _ in example.keyword.search("redrove DLQ refunded", 100)}
+    redrove = example.keyword.parse("redrove DLQ refunded")
+    assert not set(unit_ids) & {uid for uid, _ in example.keyword.search(redrove, 100)}
     assert all(r["relPath"] != "memory/2026-02-10.md" for r in example.search("DLQ redrive", limit=50)["results"])
 
 
@@ -177,6 +179,7 @@ def synced_units(workspace: Path, index_dir: Path, embedder: Embedder) -> int:
         return unit_count(engine)
 
 
+@pytest.mark.slow  # repairs an index
 def test_crash_between_catalog_and_keyword_index_is_repaired(
     built_example: tuple[Path, Path], tmp_path: Path, embedder: Embedder
 ) -> None:
@@ -201,6 +204,7 @@ def test_excerpts_are_redacted(example: Engine) -> None:
     assert "wJalrXUtnFEMI" not in dumped and "EXAMPLEKEY" not in dumped
 
 
+@pytest.mark.slow  # rebuilds an index
 def test_damaged_keyword_index_is_rebuilt_from_the_catalog(
     built_example: tuple[Path, Path], tmp_path: Path, embedder: Embedder
 ) -> None:
@@ -212,3 +216,35 @@ def test_damaged_keyword_index_is_rebuilt_from_the_catalog(
     with reopen(built_example[0], index_dir, embedder) as engine:
         assert engine.keyword.num_docs() == total
         assert engine.search("DLQ", mode="keyword")["results"]
+
+
+def test_the_engine_says_which_settings_need_it_reopened(tmp_path: Path) -> None:
+    """An open engine takes search, reranker, hover and excluded sessions as they change; every other setting
+    (what is indexed, how, where) and the workspaces change its index identity, which the editor's server compares
+    to decide to reopen."""
+    workspaces = [tmp_path / "ws"]
+    base = Settings()
+    identity = Engine.index_identity(base, workspaces)
+    taken = dataclasses.replace(
+        base,
+        search=dataclasses.replace(base.search, max_results=7),
+        reranker=dataclasses.replace(base.reranker, top_n=5),
+        hover=dataclasses.replace(base.hover, enabled=False),
+        exclude_sessions=["claude-code:abc"],
+    )
+    assert Engine.index_identity(taken, workspaces) == identity
+    reopening = {
+        "chunking": dataclasses.replace(base, chunking=dataclasses.replace(base.chunking, max_messages=3)),
+        "privacy": dataclasses.replace(base, privacy=dataclasses.replace(base.privacy, redact_index=False)),
+        "memory": dataclasses.replace(base, memory=dataclasses.replace(base.memory, extra_include=["docs/*.md"])),
+        "scope": dataclasses.replace(base, scope="all"),
+        "indexDir": dataclasses.replace(base, index_dir=str(tmp_path / "elsewhere")),
+        "followExternalSymlinks": dataclasses.replace(base, follow_external_symlinks=True),
+    }
+    for name, settings in reopening.items():
+        assert Engine.index_identity(settings, workspaces) != identity, name
+    assert Engine.index_identity(base, [tmp_path / "other"]) != identity
+    with Engine(workspaces, Settings(), index_dir=tmp_path / "index", embedder=False) as engine:
+        engine.apply_query_settings(taken)
+        assert engine.settings.search.max_results == 7 and engine.settings.reranker.top_n == 5
+        assert not engine.settings.hover.enabled and engine.settings.exclude_sessions == ["claude-code:abc"]

@@ -14,13 +14,14 @@ from typing import Any
 
 import pytest
 
+from conftest import FIXTURES
 from memlens.engine.engine import Engine
 from memlens.engine.indexing.discovery import TRANSCRIPT, SourceFile
 from memlens.errors import IndexUnavailable
 from memlens.settings import Settings
 
 HERE = Path(__file__).resolve().parent
-SHARED_FIXTURES = HERE.parents[1] / "shared" / "fixtures" / "transcripts"
+SHARED_FIXTURES = FIXTURES  # the real transcripts in ../shared, when present
 SYNTHETIC_FIXTURES = HERE / "fixtures" / "transcripts"
 
 
@@ -78,6 +79,7 @@ def corpus(tmp_path: Path) -> tuple[Path, Path]:
     return workspace, transcripts
 
 
+@pytest.mark.slow  # kills indexing processes
 def test_sigkill_at_random_points_then_finish_equals_fresh_rebuild(corpus: tuple[Path, Path], tmp_path: Path) -> None:
     workspace, transcripts = corpus
     index_dir = tmp_path / "killed"
@@ -112,6 +114,7 @@ def test_sigkill_at_random_points_then_finish_equals_fresh_rebuild(corpus: tuple
         assert reopened.keyword.generation() == reopened.catalog.generation()
 
 
+@pytest.mark.slow  # a second process
 def test_second_process_serves_read_only(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     (workspace / "memory").mkdir(parents=True)
@@ -142,6 +145,7 @@ def test_second_process_serves_read_only(tmp_path: Path) -> None:
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+@pytest.mark.slow  # CLI processes
 def test_bad_files_are_skipped_and_the_rest_indexed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     workspace = tmp_path / "ws"
     transcripts = tmp_path / "transcripts"
@@ -180,6 +184,7 @@ def test_bad_files_are_skipped_and_the_rest_indexed(tmp_path: Path, monkeypatch:
         assert stored <= 100_000  # the 10 MB line is indexed, its text capped
 
 
+@pytest.mark.slow  # a 100 MB transcript
 def test_100_mb_transcript_streams_with_bounded_memory(tmp_path: Path) -> None:
     workspace, transcripts = tmp_path / "ws", tmp_path / "transcripts"
     workspace.mkdir()

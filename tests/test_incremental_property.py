@@ -29,6 +29,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import FIXTURES
 from memlens.engine.engine import Engine
 from memlens.engine.indexing import ingest
 from memlens.engine.sources import parse_file, split_branches
@@ -36,7 +37,7 @@ from memlens.settings import Settings
 
 HERE = Path(__file__).resolve().parent
 SYNTHETIC = HERE / "fixtures" / "transcripts"
-SHARED = HERE.parents[1] / "shared" / "fixtures" / "transcripts"
+SHARED = FIXTURES  # the real transcripts in ../shared, when present
 MAX_SPLITS = 16  # line boundaries per real file (chosen at random, fixed seed); synthetic ones: every line
 MID_LINE_SPLITS = 4  # synthetic files only
 
@@ -48,7 +49,11 @@ def _fixtures(root: Path, label: str) -> list[tuple[str, Path, str]]:
     return [(label, root, str(p.relative_to(root))) for p in files]
 
 
-CASES = _fixtures(SHARED, "shared") + _fixtures(SYNTHETIC, "synthetic")
+FIXTURE_FILES = _fixtures(SHARED, "shared") + _fixtures(SYNTHETIC, "synthetic")
+CASES = [  # a real file takes seconds: those are slow
+    pytest.param(*case, id=f"{case[0]}:{case[2]}", marks=[pytest.mark.slow] if case[0] == "shared" else [])
+    for case in FIXTURE_FILES
+]
 
 
 @pytest.fixture
@@ -96,7 +101,7 @@ def _split_points(data: bytes, label: str) -> list[int]:
 
 
 @pytest.mark.skipif(not CASES, reason="no fixture transcripts")
-@pytest.mark.parametrize(("label", "root", "rel"), CASES, ids=[f"{c[0]}:{c[2]}" for c in CASES])
+@pytest.mark.parametrize(("label", "root", "rel"), CASES)
 def test_append_equals_rebuild(label: str, root: Path, rel: str, scratch: Path) -> None:
     data = (root / rel).read_bytes()
     target = scratch / "transcripts" / rel
@@ -127,7 +132,7 @@ def test_append_equals_rebuild(label: str, root: Path, rel: str, scratch: Path) 
         engine.close()
 
 
-SYNTHETIC_CASES = [case for case in CASES if case[0] == "synthetic"]
+SYNTHETIC_CASES = [case for case in FIXTURE_FILES if case[0] == "synthetic"]
 
 
 @pytest.mark.parametrize(("label", "root", "rel"), SYNTHETIC_CASES, ids=[c[2] for c in SYNTHETIC_CASES])
@@ -236,7 +241,7 @@ def _streamed(rel: str) -> list[Streamed]:
     return [Streamed(rel, found[0], found[-1]) for found in pieces.values() if len(found) > 1]
 
 
-CC_FILES = [rel for label, _, rel in CASES if label == "shared" and rel.startswith("claude-code/")]
+CC_FILES = [rel for label, _, rel in FIXTURE_FILES if label == "shared" and rel.startswith("claude-code/")]
 STREAMED = {rel: found for rel in CC_FILES if (found := _streamed(rel))}
 SMALL_STREAMED = [
     m for rel in ("claude-code/tool_heavy.jsonl", "claude-code/short.jsonl") for m in STREAMED.get(rel, [])

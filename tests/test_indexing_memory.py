@@ -51,6 +51,7 @@ print(json.dumps({"baseMB": base, "peakMB": status("VmHWM")}))
 """
 
 
+@pytest.mark.slow  # embeds a thousand texts
 @pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="needs Linux's /proc/self/clear_refs")
 def test_embedding_1000_texts_stays_within_a_bound_over_the_model(model_cache: Path) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}

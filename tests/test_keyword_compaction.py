@@ -32,7 +32,7 @@ def settings() -> Settings:
 
 def answers(engine: Engine) -> list[list[tuple[int, float]]]:
     """Each query's keyword candidates in both fields, ids with their BM25, best first."""
-    return [engine.keyword.search(q, 50, field=f) for q in QUERIES for f in ("text", "context")]
+    return [engine.keyword.search(engine.keyword.parse(q), 50, field=f) for q in QUERIES for f in ("text", "context")]
 
 
 @pytest.fixture
@@ -181,6 +181,7 @@ def test_searches_keep_answering_while_the_index_is_written_afresh(
     engine.close()
 
 
+@pytest.mark.slow  # writes a large index
 def test_a_write_afresh_comes_out_as_one_segment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A write afresh buffers REWRITE_HEAP: documents that overflow the everyday writer's buffer (here made tantivy's
     least, so that 1,500 long messages need two segments) come out of a rewrite as one segment."""

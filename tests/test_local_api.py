@@ -4,6 +4,7 @@ own engine (or, for a request the user got wrong, the same one-line error)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -64,6 +65,51 @@ def test_the_socket_is_the_owners_alone(served: tuple[Engine, LocalServer]) -> N
     assert stat.S_ISSOCK(mode) and stat.S_IMODE(mode) == 0o600
 
 
+def test_a_peer_of_another_user_is_refused(served: tuple[Engine, LocalServer], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The socket's mode keeps other users out; the server checks the peer's uid too (SO_PEERCRED), so a socket
+    whose mode was loosened, or a peer that got past it, is still refused and never searched for."""
+    engine, server = served
+    assert server.path is not None
+    searched: list[str] = []
+    monkeypatch.setattr(engine, "search", lambda query, **_: searched.append(query))
+    if sys.platform.startswith("linux") and os.getuid() == 0:  # a real peer of another uid: a forked child
+        folder_mode = stat.S_IMODE(server.path.parent.stat().st_mode)
+        os.chmod(server.path, 0o666)  # past the mode: only the uid check is left to refuse
+        os.chmod(server.path.parent, folder_mode | 0o111)
+        read, write = os.pipe()
+        child = os.fork()
+        if child == 0:  # pragma: no cover (the child reports through the pipe)
+            try:
+                os.chdir(server.path.parent)  # the folders above are root's alone: reached from inside
+                os.setuid(65534)
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                    conn.connect(server.path.name)
+                    with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # answered before it asks
+                        conn.sendall(json.dumps(search_request()).encode() + b"\n")
+                        conn.shutdown(socket.SHUT_WR)
+                    os.write(write, conn.recv(4096))
+            except BaseException as exc:
+                os.write(write, repr(exc).encode())
+            finally:
+                os._exit(0)
+        os.close(write)
+        with os.fdopen(read, "rb") as answer:
+            refused = json.loads(answer.read())
+        os.waitpid(child, 0)
+        os.chmod(server.path.parent, folder_mode)
+        assert refused["error"]["message"] == "this socket answers its owner only"
+    # this process's own connection, seen by a server that runs as someone else (read as the child reads: the
+    # refusal comes before the request is read, so sending it may find the socket closed)
+    monkeypatch.setattr("memlens.local_api.server.os.getuid", lambda: os.geteuid() + 1)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(str(server.path))
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            conn.sendall(json.dumps(search_request()).encode() + b"\n")
+        refused = json.loads(conn.recv(4096))
+    assert refused["error"]["message"] == "this socket answers its owner only"
+    assert searched == []
+
+
 def test_a_request_the_user_got_wrong_is_said_not_swallowed(served: tuple[Engine, LocalServer]) -> None:
     engine, server = served
     with pytest.raises(ServerError, match="unknown field"):
@@ -113,6 +159,7 @@ def memlens(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
 
 
+@pytest.mark.slow  # CLI processes
 def test_the_cli_asks_the_running_server_first(served: tuple[Engine, LocalServer]) -> None:
     engine, _ = served
     where = ["--workspace", str(engine.workspaces[0]), "--index-dir", str(engine.index_dir)]
@@ -132,6 +179,7 @@ def test_the_cli_asks_the_running_server_first(served: tuple[Engine, LocalServer
     assert nothing.returncode == 1 and json.loads(nothing.stdout)["results"] == []
 
 
+@pytest.mark.slow  # a real MCP server
 def test_a_real_mcp_server_answers_the_cli_and_removes_its_socket(cli_example: Engine) -> None:
     """`memlens mcp` (a real process over stdio) listens while it runs; the CLI beside it is answered by it."""
     where = ["--workspace", str(cli_example.workspaces[0]), "--index-dir", str(cli_example.index_dir)]

@@ -68,6 +68,7 @@ def locations(workspace: Path, index_dir: Path) -> list[str]:
 # -- the CLI ------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # CLI processes
 def test_exit_codes_follow_ripgrep(workspace: Path, tmp_path: Path) -> None:
     where = locations(workspace, tmp_path / "index")
     found = cli("search", "pager rotation", "--mode", "keyword", *where)
@@ -161,6 +162,7 @@ def test_files_in_no_known_format_are_listed(workspace: Path, tmp_path: Path) ->
 # -- damaged catalogs ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # rebuilds an index
 def test_a_damaged_catalog_is_set_aside_and_rebuilt(workspace: Path, tmp_path: Path) -> None:
     index_dir = tmp_path / "index"
     with Engine([workspace], settings(), index_dir=index_dir, embedder=False) as engine:
@@ -248,6 +250,7 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(mount_point)], check=False)
 
 
+@pytest.mark.slow  # mounts a small disk
 def test_a_full_disk_is_one_clear_error_and_recovers(workspace: Path, small_disk: Path) -> None:
     index_dir = small_disk / "index"
     with Engine([workspace], settings(), index_dir=index_dir, embedder=False) as engine:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SHARED
 from memlens.engine.vectors.embedder import Embedder
 
 REPO = Path(__file__).resolve().parents[1]
@@ -35,7 +36,7 @@ sys.path.insert(0, str(REPO))
 
 from bench import locomo  # noqa: E402
 
-CONVERSATION = REPO.parent / "shared" / "datasets" / "locomo" / "30.json"
+CONVERSATION = SHARED / "datasets" / "locomo" / "30.json"
 METRIC = "R@10"
 FLOORS = {"keyword": 79.0, "vector": 45.0, "hybrid-weighted": 78.0, "hybrid-rrf": 60.0}
 ABLATIONS = {
@@ -44,6 +45,7 @@ ABLATIONS = {
 }
 
 
+@pytest.mark.slow  # a LoCoMo conversation in every mode
 def test_recall_floors_and_ablations(embedder: Embedder) -> None:
     """Every mode reaches its floor, and the signals the floors guard still pull their weight (switching one off
     costs points). One test, so that a clone without ../shared skips it once."""

@@ -64,6 +64,7 @@ def test_a_query_model_that_cannot_be_made_falls_back_to_the_full_model(
     assert not embedder.quantized_queries
 
 
+@pytest.mark.slow  # embeds a corpus
 def test_whoever_embeds_documents_makes_the_int8_copy_first(tmp_path: Path) -> None:
     writer, _ = load_embedder(EmbeddingSettings(), tmp_path)
     assert writer is not None

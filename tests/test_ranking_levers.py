@@ -114,14 +114,15 @@ def test_the_writer_embeds_each_word_once_and_the_reader_follows(tmp_path: Path,
         assert {"hike", "mountain", "walk"} <= first.keys() and all(v is not None for v in first.values())
         assert "the" not in first and "in" not in first  # stop words and short words are not words here
         expander = TermExpander(engine.catalog, engine.keyword)
-        found = dict(expander.expand("hiking", min_cosine=0.0, per_word=5))
+        found = dict(expander.expand(engine.keyword.parse("hiking"), min_cosine=0.0, per_word=5))
         assert "hike" not in found and "mountain" in found
         write_notes(workspace, {"b.md": "# Sea\n\nsailing in the mountains\n"})
         engine.sync()
         second = stored_words(engine)
         assert second.keys() - first.keys() == {"sea", "sail"}
         assert all(second[stem] == vector for stem, vector in first.items())  # nothing embedded twice
-        everything = dict(expander.expand("hiking", min_cosine=-1.0, per_word=100))  # the lists stored since
+        hiking = engine.keyword.parse("hiking")
+        everything = dict(expander.expand(hiking, min_cosine=-1.0, per_word=100))  # the lists stored since
         assert {"sea", "sail"} <= everything.keys()  # the new words entered the older word's list
 
 
@@ -255,15 +256,28 @@ def test_a_catalog_with_word_vectors_but_no_lists_links_them_at_the_next_sync(
     write_notes(workspace, {"a.md": "# Walks\n\nhiking hikes hiked in the mountains\n"})
     with Engine([workspace], plain_settings(), index_dir=tmp_path / "index", embedder=embedder) as engine:
         engine.sync()
-        before = dict(TermExpander(engine.catalog, engine.keyword).expand("hiking", min_cosine=0.0, per_word=5))
+        before = dict(
+            TermExpander(engine.catalog, engine.keyword).expand(
+                engine.keyword.parse("hiking"), min_cosine=0.0, per_word=5
+            )
+        )
         engine.catalog.db.executescript(  # as round 7 left it
             "DROP INDEX words_without_neighbours; ALTER TABLE words DROP COLUMN near_floor;"
             "ALTER TABLE words DROP COLUMN near;"
         )
     with Engine([workspace], plain_settings(), index_dir=tmp_path / "index", embedder=embedder) as engine:
         assert engine.pending_words() == len(stored_words(engine)) > 0
-        assert TermExpander(engine.catalog, engine.keyword).expand("hiking", min_cosine=0.0, per_word=5) == []
+        assert (
+            TermExpander(engine.catalog, engine.keyword).expand(
+                engine.keyword.parse("hiking"), min_cosine=0.0, per_word=5
+            )
+            == []
+        )
         engine.sync()
         assert engine.pending_words() == 0
-        after = dict(TermExpander(engine.catalog, engine.keyword).expand("hiking", min_cosine=0.0, per_word=5))
+        after = dict(
+            TermExpander(engine.catalog, engine.keyword).expand(
+                engine.keyword.parse("hiking"), min_cosine=0.0, per_word=5
+            )
+        )
         assert "mountain" in after and after.keys() == before.keys()

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import base64
 import json
-import time
 
 import pytest
 
-from memlens.engine.redact import find_secrets, redact
+from adversarial_text import ADVERSARIAL
+from memlens.engine.redact import find_secrets, marker, redact
 from planted_secrets import CONTEXTS, PLANTED, Planted, leaked
 
 # Fake secrets are assembled at run time so that no complete token-shaped literal sits in the repository.
@@ -266,32 +266,19 @@ def test_empty_and_plain_text() -> None:
     assert redact("nothing to see here\n") == "nothing to see here\n"
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "a" * 200_000,
-        "sk-" * 60_000,
-        "password=" * 20_000,
-        "password" * 20_000,
-        "a_b.c-" * 30_000,
-        "eyJ" + "a" * 200_000 + ".",
-        "eyJaaaaaaaaaa." * 15_000,
-        "-----BEGIN PRIVATE KEY-----" * 5_000,
-        "-----BEGIN PRIVATE KEY-----" + "x" * 200_000,
-        "https://u:" * 20_000,
-        "http" * 50_000 + "://",
-        "Bearer " * 30_000,
-        "Authorization: " * 15_000,
-        "AKIA" * 50_000,
-        '"password": "' * 15_000,
-    ],
-    ids=lambda text: repr(text[:16]),
-)
-def test_adversarial_input_is_linear(text: str) -> None:
-    started = time.perf_counter()
-    redact(text)
-    # Generous: linear scans take milliseconds; a quadratic one on 200k characters takes minutes.
-    assert time.perf_counter() - started < 2.0
+@pytest.mark.parametrize("text", ADVERSARIAL, ids=lambda text: repr(text[:16]))
+def test_adversarial_input_is_redacted_consistently(text: str) -> None:
+    """Long runs of secret prefixes and near-misses: what is found is a set of disjoint spans in the text, the
+    answer is the text with exactly those spans masked, and masking again changes nothing (a marker is never taken
+    for a secret). How long these take is measured by `python bench/secrets.py` (adversarial input, µs per KB);
+    the detectors are linear by construction (RE2)."""
+    spans = find_secrets(text)
+    assert all(0 <= a.start < a.end <= len(text) for a in spans)
+    assert all(a.end <= b.start for a, b in zip(spans, spans[1:], strict=False))
+    masked = redact(text)
+    kept = sum(span.end - span.start for span in spans)
+    assert len(masked) == len(text) - kept + sum(len(marker(span.kind)) for span in spans)
+    assert redact(masked) == masked
 
 
 # --- the planted-secret corpus shared with the every-surface tests -------------------------------------------------
@@ -367,26 +354,6 @@ MUST_SURVIVE = [
 @pytest.mark.parametrize("text", MUST_SURVIVE)
 def test_identifiers_hashes_and_references_survive(text: str) -> None:
     assert redact(text) == text
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "a" * 1_000_000,
-        "password=" * 110_000,
-        "-----BEGIN PRIVATE KEY-----" + "A" * 1_000_000,
-        "AKIA" + "A/+b" * 250_000,
-        "//" * 500_000 + "/:_authToken=",
-        "aws key " * 125_000,
-        "x=" * 500_000,
-        "https://u:" * 100_000,
-    ],
-    ids=lambda text: repr(text[:12]),
-)
-def test_a_megabyte_of_adversarial_text_is_fast(text: str) -> None:
-    started = time.perf_counter()
-    redact(text)
-    assert time.perf_counter() - started < 1.5
 
 
 @pytest.mark.parametrize(

@@ -30,13 +30,13 @@ def test_turning_redaction_on_reads_every_file_again_and_masks_what_was_stored(t
     with Engine([workspace], _settings(redact=False), index_dir=index_dir, embedder=False) as engine:
         assert engine.sync().files_parsed == 1
         assert TOKEN in _stored(engine)  # stored as written: only the door masks it
-        assert engine.keyword.search(TOKEN.lower(), 10)
+        assert engine.keyword.search(engine.keyword.parse(TOKEN.lower()), 10)
     with Engine([workspace], _settings(redact=True), index_dir=index_dir, embedder=False) as engine:
         report = engine.sync()
         assert report.files_parsed == 1 and report.files_unchanged == 0  # the unchanged file was read again
         stored = _stored(engine)
         assert TOKEN not in stored and "[REDACTED:github-token]" in stored
-        assert not engine.keyword.search(TOKEN.lower(), 10)
+        assert not engine.keyword.search(engine.keyword.parse(TOKEN.lower()), 10)
     with Engine([workspace], _settings(redact=True), index_dir=index_dir, embedder=False) as engine:
         report = engine.sync()
         assert report.files_parsed == 0 and report.files_unchanged == 1  # once: the stamp now matches

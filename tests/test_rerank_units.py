@@ -9,9 +9,10 @@ import pytest
 
 from memlens.engine.engine import Engine
 from memlens.engine.ranking.hits import UnitHit
-from memlens.engine.ranking.rerank import TAIL_SHARE, QueryFacts, coverage, found_words, shown, tool_share
+from memlens.engine.ranking.query_facts import QueryFacts, coverage, found_words
+from memlens.engine.ranking.rescoring import TAIL_SHARE, shown
 from memlens.engine.ranking.search import SearchError
-from memlens.engine.ranking.unit_facts import Words
+from memlens.engine.ranking.unit_facts import Words, tool_share
 from memlens.settings import Settings
 
 

@@ -11,7 +11,7 @@ from memlens.engine.engine import Engine
 from memlens.engine.keyword.identifiers import identifier_parts, identifier_terms, looks_technical
 from memlens.engine.keyword.keyword_index import SCHEMA_FILE, KeywordIndex
 from memlens.engine.ranking.dates import epoch_day, message_windows, overlaps, query_windows
-from memlens.engine.ranking.rerank import tool_share
+from memlens.engine.ranking.unit_facts import tool_share
 from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
 

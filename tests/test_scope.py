@@ -75,6 +75,7 @@ def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # indexes several projects
 def test_other_projects_sessions_stay_out_of_a_workspace_scoped_answer(home: tuple[Path, Path], tmp_path: Path) -> None:
     home_dir, workspace = home
     where = ["--workspace", str(workspace), "--index-dir", str(tmp_path / "index"), "--no-embeddings"]

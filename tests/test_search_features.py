@@ -155,8 +155,8 @@ def test_neighbour_context_lifts_the_answer_to_the_question_asked(
 
 def test_question_penalty_ranks_the_answer_above_the_question(tmp_path: Path) -> None:
     """The question repeats the query's words in fewer of them, so BM25 ranks it above the reply that holds the
-    answer; search.questionPenalty (rerank.postprocess, unit_facts.question_share; 0.3 by default) must put the
-    reply first. Off (0) the question is first."""
+    answer; search.questionPenalty (rescoring.penalise_questions, unit_facts.question_share; 0.3 by default) must
+    put the reply first. Off (0) the question is first."""
     transcripts = tmp_path / "transcripts"
     transcripts.mkdir()
     openclaw_session(
@@ -291,6 +291,7 @@ def test_cancel_event_stops_a_sync_and_the_next_sync_finishes(tmp_path: Path) ->
         assert ref.stats()["totalChunks"] == total > partial
 
 
+@pytest.mark.slow  # embeds a corpus
 def test_cancelled_embedding_keeps_what_it_committed(tmp_path: Path, embedder: Embedder) -> None:
     """Cancel after the first embedding batch (256 texts): the sync says it was cancelled, the parsed text is
     searchable by keyword, vectors wait; the next sync embeds the rest."""

@@ -201,6 +201,7 @@ json_values = st.recursive(
 documents = st.dictionaries(keys, json_values, max_size=8)
 
 
+@pytest.mark.slow  # hypothesis
 @hsettings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(first=documents, second=json_values, trusted=st.booleans())
 def test_random_settings_never_raise_and_always_validate(first: Any, second: Any, trusted: bool) -> None:

@@ -58,6 +58,7 @@ def test_a_keyword_search_that_expands_its_words_imports_no_vector_stack(built_e
     assert json.loads(near)  # the query's words had neighbours to expand to: the lookup really ran
 
 
+@pytest.mark.slow  # loads the model twice
 def test_direct_runner_matches_fastembed(embedder: Embedder, model_cache: Path) -> None:
     ours = embedder.embed(TEXTS)
     register_with_fastembed()
@@ -162,6 +163,7 @@ def test_redaction_patterns_come_from_the_cache_without_detect_secrets(tmp_path:
     assert second["found"] == first["found"] and "github-token" in second["found"]
 
 
+@pytest.mark.slow  # CLI processes
 def test_a_broken_redaction_cache_is_rebuilt(tmp_path: Path) -> None:
     """An empty or garbled cache file must not drop the library's detectors: it is converted afresh."""
     reference = _redaction_probe(tmp_path / "fresh")
@@ -214,8 +216,8 @@ def test_flat_word_query_scores_as_the_nested_one(tmp_path: Path) -> None:
     searcher = index.index.searcher()
     for query in ("deploy queue", "refund retry webhook", "billing", "cache rollout timeout ledger"):
         for field in ("text", "context"):
-            flat = index.search(query, 40, field=field)
-            inner = index.queries.word_queries(query, field)
+            flat = index.search(index.parse(query), 40, field=field)
+            inner = index.queries.word_queries(index.parse(query), field)
             nested = tantivy.Query.boolean_query(
                 [(tantivy.Occur.Must, tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in inner]))]
             )
@@ -224,6 +226,7 @@ def test_flat_word_query_scores_as_the_nested_one(tmp_path: Path) -> None:
             assert flat and flat == [(int(cast(int, u)), float(score)) for (score, _), u in zip(hits, ids, strict=True)]
 
 
+@pytest.mark.slow  # runs the benchmark
 def test_speed_benchmark_on_a_prebuilt_index(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`bench/speed.py --prebuilt ROOT` times search, warm start and appends on an index an earlier run left
     (ROOT/corpus, ROOT/index), without indexing anything cold."""

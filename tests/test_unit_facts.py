@@ -131,7 +131,7 @@ def test_stored_facts_match_the_ones_worked_out_from_the_text(tmp_path: Path) ->
         assert stored[ids[0]].tool == 0.25 and "kubectl" in stored[ids[0]].tokens  # 1 of 4 lines (heading path)
         for unit_id, text, kind in engine.catalog.db.execute("SELECT id, text, kind FROM units"):
             words = derived_facts(text, kind, engine.keyword).words
-            assert words.split() == sorted(engine.keyword.token_set(text)) and stored[unit_id].tokens == Words(words)
+            assert words.split() == sorted(set(engine.keyword.tokens(text))) and stored[unit_id].tokens == Words(words)
 
 
 def test_a_catalog_from_before_the_facts_gains_them(tmp_path: Path) -> None:

@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from memlens.engine.engine import Engine
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.watcher import LiveIndexer
@@ -40,6 +42,7 @@ def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
     return predicate()
 
 
+@pytest.mark.slow  # embeds, then watches the backlog stay
 def test_cancel_pauses_the_backlog_until_new_work(tmp_path: Path, embedder: Embedder) -> None:
     transcripts = tmp_path / "transcripts"
     transcripts.mkdir()

@@ -17,6 +17,7 @@ NVIM = shutil.which("nvim")
 DOC = REPO / "docs" / "editors.md"
 
 pytestmark = [
+    pytest.mark.slow,  # a real editor
     pytest.mark.skipif(NVIM is None, reason="nvim is not installed (Debian: apt-get install -y neovim)"),
     pytest.mark.skipif(not EXAMPLE.is_dir(), reason="the example workspace is missing"),
 ]

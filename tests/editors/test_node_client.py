@@ -23,6 +23,7 @@ def _jsonrpc_available() -> bool:
 
 
 pytestmark = [
+    pytest.mark.slow,  # a real editor
     pytest.mark.skipif(NODE is None, reason="node is not installed"),
     pytest.mark.skipif(not EXAMPLE.is_dir(), reason="the example workspace is missing"),
     pytest.mark.skipif(not _jsonrpc_available(), reason=f"vscode-jsonrpc is not installed: run `npm ci` in {REPO}"),

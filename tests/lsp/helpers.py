@@ -13,12 +13,17 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig
 
+from conftest import FIXTURES
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "workspace"
-SHARED_TRANSCRIPTS = REPO.parent / "shared" / "fixtures" / "transcripts"
+SHARED_TRANSCRIPTS = FIXTURES  # the real ones in ../shared, when present
+SYNTHETIC_TRANSCRIPTS = REPO / "tests" / "fixtures" / "transcripts"
 SERVER_COMMAND = [sys.executable, "-m", "memlens", "serve"]
-# the shared real transcripts that are copied in: small ones only (embedding is slow on CI machines)
+# the transcripts copied in beside the example: small real ones (embedding is slow on CI machines), else small
+# committed synthetic ones
 SHARED_PICK = ("openclaw/*.jsonl", "claude-code/short.jsonl")
+SYNTHETIC_PICK = ("openclaw/*.jsonl", "claude-code/8d2e4b6a-1c3f-4a5b-9e7d-0f1a2b3c4d5e.jsonl")
 
 _Fixture = TypeVar("_Fixture", bound=Callable[..., Any])
 
@@ -40,7 +45,7 @@ class Prebuilt:
 
 
 def base_options(workspace: Path, index_dir: Path, has_shared: bool) -> dict[str, Any]:
-    paths = ["transcripts", ".specstory/history"] + (["shared"] if has_shared else [])
+    paths = ["transcripts", ".specstory/history", "shared"]
     return {
         "indexDir": str(index_dir),
         "transcripts": {"paths": paths, "agentDefaults": False},

@@ -13,7 +13,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp.helpers import SERVER_COMMAND, Prebuilt, StatusLog, copy_index, execute, init_params, lsp_fixture, wait_until
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]  # real server processes
 
 OPENCLAW = "openclaw:9d3b6e21-47c8-4a0f-b2e5-6c1f8a9d0e74"
 
@@ -95,13 +95,14 @@ async def test_stats(client: LanguageClient) -> None:
     assert set(stats["files"]) >= {"markdown", "claude-code", "codex", "openclaw", "specstory"}
 
 
-async def test_shared_transcripts_are_indexed(client: LanguageClient, lsp_prebuilt: Prebuilt) -> None:
-    if not lsp_prebuilt.has_shared:
-        pytest.skip("../shared/fixtures/transcripts is absent: no shared real transcripts to index")
+async def test_transcripts_beside_the_example_are_indexed(client: LanguageClient, lsp_prebuilt: Prebuilt) -> None:
+    """The transcripts copied in beside the example (real ones from ../shared, else synthetic) are searchable."""
+    copied = len(list((lsp_prebuilt.workspace / "shared" / "openclaw").glob("*.jsonl")))
+    example = len(list((lsp_prebuilt.workspace / "transcripts" / "openclaw").glob("*.jsonl")))
     response = await execute(client, "memlens.search", {"query": "session", "filters": {"format": "openclaw"}})
     keys = {r["sessionKey"] for r in response["results"]}
     stats = await execute(client, "memlens.stats")
-    assert stats["files"]["openclaw"] == 3 and keys
+    assert copied >= 1 and stats["files"]["openclaw"] == example + copied and keys
 
 
 async def test_summaries_grep_describe_expand(client: LanguageClient) -> None:

@@ -16,7 +16,7 @@ from lsp.helpers import SERVER_COMMAND, Prebuilt, StatusLog, copy_index, execute
 from memlens.local_api.client import ask
 from memlens.local_api.protocol import Request
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]  # real server processes
 
 
 def openclaw_line(kind: str, entry_id: str, parent: str | None, when: str, **extra: object) -> str:
@@ -155,8 +155,9 @@ def big_session(path: Path, messages: int) -> None:
 
 
 async def test_requests_answered_during_reindex(client: LanguageClient) -> None:
-    """Reads run beside the writer: stats and search are answered while a full reindex still runs (if they queued
-    behind it, the reindex would be done by the time they come back)."""
+    """Stats and search asked once a full reindex holds the writer are answered, and the reindex finishes. Whether
+    they come back before it does depends on the machine's load; that reads never queue behind the writer is held
+    in process, where the writer's job waits for the test (lsp/test_state.py)."""
     import asyncio
 
     extra = client.extra  # type: ignore[attr-defined]
@@ -171,13 +172,10 @@ async def test_requests_answered_during_reindex(client: LanguageClient) -> None:
         return any(isinstance(r, types.WorkDoneProgressReport) for reports in new for r in reports)
 
     await wait_until(working, timeout=60, step=0.02)
-    assert not reindex.done()
     stats = await execute(client, "memlens.stats")
     search = await execute(client, "memlens.search", {"query": "pgbouncer", "mode": "keyword"})
-    answered_while_running = not reindex.done()
     # answered, from the last commit: while a full reindex swaps a file's units, a hit can be between two commits,
-    # so the content of this answer is not what is tested here — that it came back while the writer worked is
+    # so the content of this answer is not what is tested here
     assert stats["totalChunks"] > 0 and isinstance(search["results"], list)
     report = await reindex
     assert report["filesParsed"] >= 2
-    assert answered_while_running, "stats and search waited for the reindex to finish"

@@ -18,7 +18,7 @@ from pygls.lsp.client import LanguageClient
 
 from lsp.helpers import Prebuilt, copy_index, execute, init_params, stop_client
 
-pytestmark = pytest.mark.asyncio(loop_scope="function")
+pytestmark = [pytest.mark.asyncio(loop_scope="function"), pytest.mark.slow]  # real server processes
 
 
 def free_port() -> int:

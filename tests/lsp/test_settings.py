@@ -19,7 +19,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp.helpers import EXAMPLE, SERVER_COMMAND, Prebuilt, copy_index, execute, init_params, lsp_fixture
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]  # real server processes
 
 OPENCLAW = "openclaw:9d3b6e21-47c8-4a0f-b2e5-6c1f8a9d0e74"
 

@@ -17,9 +17,11 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from conftest import FIXTURES
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_WORKSPACE = REPO / "examples" / "workspace"
-SHARED_TRANSCRIPTS = REPO.parent / "shared" / "fixtures" / "transcripts"
+SHARED_TRANSCRIPTS = FIXTURES  # the real transcripts in ../shared, when present
 MEMLENS = [sys.executable, "-m", "memlens"]
 READY_SECONDS = 60.0
 

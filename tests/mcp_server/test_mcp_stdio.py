@@ -17,6 +17,8 @@ import pytest
 
 from mcp_server.helpers import REPO, call, mcp_client, memlens, text_of, wait_until_indexed, wire
 
+pytestmark = pytest.mark.slow  # real MCP server processes
+
 TOOL_NAMES = {
     "search",
     "history",

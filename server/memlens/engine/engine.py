@@ -41,7 +41,7 @@ from memlens.engine.indexing.write_failure import (
 from memlens.engine.indexing.writer_lock import WriterLock
 from memlens.engine.keyword.keyword_index import KeywordIndex
 from memlens.engine.progress import Progress
-from memlens.engine.ranking.cross_encoder import Reranker
+from memlens.engine.ranking.cross_encoder import CrossEncoder
 from memlens.engine.ranking.hits import Ranking
 from memlens.engine.ranking.search import Retriever
 from memlens.engine.sources.common import scrub
@@ -71,7 +71,7 @@ from memlens.requests import (
     SummariesGrepRequest,
     checked,
 )
-from memlens.settings import Settings
+from memlens.settings import Settings, to_wire
 from memlens.wire import (
     ContextResponse,
     FusionMode,
@@ -86,6 +86,10 @@ from memlens.wire import (
     SummariesGrepResponse,
     SummaryDescription,
 )
+
+# The settings an open engine takes as they change (`apply_query_settings`), as the settings' wire names; every other
+# one shapes what is indexed or where, and a change to it needs the engine reopened (`index_identity`).
+QUERY_SETTINGS = frozenset({"search", "reranker", "hover", "excludeSessions"})
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +130,8 @@ class Engine:
         self.indexer = Indexer(self.catalog, self.keyword, self.vectors, self.embedder, self.settings)
         self.indexer.guard = self._require_writer  # checked before every commit
         self.retriever = Retriever(self.catalog, self.keyword, self.vectors, self.embedder)
-        self.reranker = Reranker(self.index_dir.parent.parent / "models")  # loads a model only if one is configured
+        # the optional cross-encoder (cross_encoder.py): loads a model only if one is configured
+        self.cross_encoder = CrossEncoder(self.index_dir.parent.parent / "models")
         self.syncing = threading.Event()
         self._seen_generation = -1
         self._derived_stale = False  # a write failed between the catalog and the derived indexes
@@ -195,9 +200,16 @@ class Engine:
             self.vectors.load(self.catalog, self.embedder.name)
         self._seen_generation = generation
 
+    @staticmethod
+    def index_identity(settings: Settings, workspaces: Iterable[Path]) -> tuple[str, ...]:
+        """What, if changed, needs the engine reopened and the index resynced: every setting but QUERY_SETTINGS
+        (a setting added later reopens the index until it is known to change none), and the workspaces."""
+        wire = to_wire(settings)
+        shaping = [(key, value) for key, value in wire.items() if key not in QUERY_SETTINGS]
+        return (repr(shaping), *map(str, workspaces))
+
     def apply_query_settings(self, settings: Settings) -> None:
-        """Take the settings that change no index (search, reranker, hover, excluded sessions); others need a new
-        Engine."""
+        """Take the settings that change no index (QUERY_SETTINGS); others need a new Engine (`index_identity`)."""
         self.settings.search = dataclasses.replace(settings.search)
         self.settings.reranker = dataclasses.replace(settings.reranker)
         self.settings.hover = dataclasses.replace(settings.hover)
@@ -476,9 +488,11 @@ class Engine:
     def _ranked(
         self, query: str, *, mode: str | None, filters: SearchFilters | None, limit: int | None, fusion: str | None
     ) -> Ranking:
-        """`rank` once the engine has followed the writer (`refresh`)."""
-        ranking = self.retriever.rank(query, self.settings.search, mode, fusion, filters, limit)
-        return self.reranker.rerank(query, ranking, self.settings.reranker, self.catalog)
+        """`rank` once the engine has followed the writer (`refresh`). The query is parsed here, once, and every step
+        after reads the parsed query."""
+        parsed = self.retriever.read(query, self.settings.search, filters)
+        ranking = self.retriever.rank(parsed, self.settings.search, mode, fusion, limit)
+        return self.cross_encoder.rerank(query, ranking, self.settings.reranker, self.catalog)
 
     def search(
         self,
@@ -612,8 +626,9 @@ class Engine:
             self._live_failures += 1
 
     def stats(self, *, count_unindexed: bool = True) -> StatsResponse:
-        """`count_unindexed`: look at every source file for those the index does not hold yet (a walk of the
-        folders; the status line, asked often, skips it and reports 0)."""
+        """What the index holds, through the door's redaction like every answer (a file's failure reason is free
+        text, which may quote what it failed on). `count_unindexed`: look at every source file for those the index
+        does not hold yet (a walk of the folders; the status line, asked often, skips it and reports 0)."""
         not_indexed = self.indexer.count_unindexed(self.sources()) if count_unindexed else 0
         return redact_response(
             index_stats(

@@ -36,10 +36,9 @@ WATCH_RESTART_SECONDS = 1.0  # after watching failed: a name that fails it again
 
 @dataclass
 class _Job:
-    kind: str  # "changes" | "reindex" | "rescan" (events were lost: a whole sync) | "stop"
+    kind: str  # "changes" | "rescan" (events were lost: a whole sync) | "stop"
     changed: set[Path] = field(default_factory=set)
     deleted: set[Path] = field(default_factory=set)
-    full: bool = False
 
 
 def watch_roots(engine: Engine) -> list[Path]:
@@ -74,7 +73,7 @@ class LiveIndexer:
         self._jobs: queue.Queue[_Job] = queue.Queue()
         self._stop = threading.Event()
         self._cancel = threading.Event()
-        self._paused = False  # cancelled: the embedding backlog waits for the next change or reindex
+        self._paused = False  # cancelled: the embedding backlog waits for the next change
         self._threads: list[threading.Thread] = []
         self.watching = threading.Event()  # set once file events are being delivered
         self.ready = threading.Event()  # set once the start-up reconcile has committed
@@ -98,14 +97,11 @@ class LiveIndexer:
             thread.join(timeout)
 
     def cancel(self) -> None:
-        """Cancel the current long job (a reindex or the backlog's embedding); watching goes on. The rest of the
-        backlog waits for the next change or reindex: the backlog is embedded a batch at a time, so a cancel that
+        """Cancel the current long job (the first sync or the backlog's embedding); watching goes on. The rest of the
+        backlog waits for the next change: the backlog is embedded a batch at a time, so a cancel that
         only stopped the current batch would be undone 0.2 s later."""
         self._paused = True
         self._cancel.set()
-
-    def request_reindex(self, full: bool = False) -> None:
-        self._jobs.put(_Job("reindex", full=full))
 
     def notify(self, changed: Iterable[Path] = (), deleted: Iterable[Path] = ()) -> None:
         """Queue file changes by hand (what the watcher does on its own)."""
@@ -193,12 +189,6 @@ class LiveIndexer:
             if any(j.kind == "stop" for j in jobs):
                 break
             self._paused = False  # new work: the backlog may follow it again
-            reindex = [j for j in jobs if j.kind == "reindex"]
-            if reindex:
-                self._cancel.clear()
-                full = any(j.full for j in reindex)
-                self._run(partial(self.engine.reindex, full=full, progress=self.on_progress, cancel=self._cancel))
-                continue
             if any(j.kind == "rescan" for j in jobs):  # events were lost: every file is looked at once
                 self._run(self._reconcile)
                 continue

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections import OrderedDict
@@ -60,12 +59,6 @@ def transcript_uri(session_key: str, message_id: str | None) -> str:
     """`memlens-transcript:/<sessionKey>.md?message=<messageId>`, as the VS Code client opens it."""
     query = f"?message={encode_component(message_id)}" if message_id else ""
     return f"memlens-transcript:/{encode_component(session_key)}.md{query}"
-
-
-def open_transcript_command(session_key: str, message_id: str | None) -> str:
-    """A `command:memlens.openTranscript?…` link (for clients that run commands from markdown)."""
-    args = [{"sessionKey": session_key, "messageId": message_id}]
-    return "command:memlens.openTranscript?" + encode_component(json.dumps(args))
 
 
 def _one_line(text: str) -> str:

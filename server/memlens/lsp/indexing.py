@@ -28,10 +28,6 @@ class BackgroundIndexer:
         self._thread: threading.Thread | None = None
         self._want_live = live
 
-    @property
-    def is_live(self) -> bool:
-        return self._live is not None
-
     def start(self) -> None:
         if self._want_live:
             try:

@@ -21,22 +21,12 @@ from memlens.engine.indexing.source_roots import RootOrigins
 from memlens.local_api.server import LocalServer
 from memlens.lsp.indexing import BackgroundIndexer
 from memlens.lsp.progress import StatusPublisher, WorkDone
-from memlens.settings import WORKSPACE_CONFIG_FILE, Settings, load_workspace_file, merge, to_wire
+from memlens.settings import WORKSPACE_CONFIG_FILE, Settings, load_workspace_file, merge
 from memlens.wire import IndexStatus, UnnamedSources
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-INDEXING_KEYS = (
-    "memory",
-    "transcripts",
-    "chunking",
-    "embedding",
-    "privacy",
-    "scope",
-    "indexDir",
-    "followExternalSymlinks",
-)
 UNNAMED_SOURCES = "memlens/unnamedSources"
 ENGINE_WAIT_SECONDS = 300.0
 POLL_SECONDS = 0.5
@@ -47,12 +37,6 @@ class EngineUnavailable(JsonRpcException):
 
     CODE = -32803  # RequestFailed
     MESSAGE = "memlens index unavailable"
-
-
-def indexing_key(settings: Settings, workspaces: list[Path]) -> tuple[str, ...]:
-    """What, if changed, needs the engine reopened and the index resynced."""
-    wire = to_wire(settings)
-    return (repr([wire[k] for k in INDEXING_KEYS]), *map(str, workspaces))
 
 
 class ServerState:
@@ -141,7 +125,7 @@ class ServerState:
         self._shown_warnings = warnings
         self.settings = settings
         self.generation += 1
-        key = indexing_key(settings, self.workspaces)
+        key = Engine.index_identity(settings, self.workspaces)
         if key != self._key:
             self._key = key
             await self.reopen()

@@ -13,7 +13,7 @@ from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog, ResultRow
 from memlens.engine.file_names import stored_path
 from memlens.engine.ranking.hits import Ranking, UnitHit
-from memlens.engine.ranking.rerank import ANSWER_TOP, shown, shown_floor
+from memlens.engine.ranking.rescoring import ANSWER_TOP, shown, shown_floor
 from memlens.requests import MAX_RESULTS as MAX_LIMIT
 from memlens.wire import HitKind, SearchResult
 
@@ -100,7 +100,7 @@ class ResultBuilder:
         """The ranked hits this request may show (excluded sessions and out-of-scope files dropped BEFORE the
         answer/tail cut, so hidden hits neither decide it nor take the places of visible ones), with their result
         rows. Reads one query per slice (unit, chunk, file and session together) and stops as soon as the shown part
-        is settled: the best visible hits that set the cut are known (`rerank.shown_floor`) and either the hits over
+        is settled: the best visible hits that set the cut are known (`rescoring.shown_floor`) and either the hits over
         it already span `limit` chunks or no hit left scores over it (the last pass re-scores only the head, so the
         scores after it are not in order: the best of the rest is what counts). A result row costs 10-14 µs, so
         a slice is the limit (at least ANSWER_TOP) plus SETTLE_EXTRA, not the whole candidate list."""

@@ -64,14 +64,6 @@ class UnitReads(CatalogConnection):
                 rows[int(row["id"])] = row
         return rows
 
-    def chunks_by_id(self, ids: Sequence[int]) -> dict[int, sqlite3.Row]:
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        sql = f"""SELECT c.*, f.path AS path, f.format AS file_format FROM chunks c
-                  JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})"""
-        return {int(r["id"]): r for r in self.db.execute(sql, list(ids))}
-
     def result_rows(self, unit_ids: Sequence[int]) -> dict[int, ResultRow]:
         """What a search result shows of each unit, with its chunk, file and session, in one query (see ResultRow)."""
         rows: dict[int, ResultRow] = {}

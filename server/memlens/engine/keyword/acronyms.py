@@ -5,7 +5,7 @@ its acronym ("the orders DLQ", `orders-events-dlq`). BM25 then finds nothing for
 calibrated score reads them as absent from the index (high absent share, coverage 0) and stays silent although the
 conversation is there. So a run of 3–5 consecutive content words of the query whose initials spell a word the index
 holds adds that word to the keyword query (keyword_index.py: the run's words or the acronym, whichever scores more), and
-a hit holding it counts the run's words as found (rerank.py: coverage, matched share; the query's absent share).
+a hit holding it counts the run's words as found (query_facts.py: coverage, matched share; the query's absent share).
 
 Guards against initials that spell an ordinary word by chance (measured on the benchmark questions):
 - at least MIN_LETTERS letters (two-letter initials expanded 5 of the 40 absent-topic questions into junk such as
@@ -135,7 +135,7 @@ def _stretch(
 def written(found: Sequence[Acronym], texts: Iterable[str]) -> tuple[Acronym, ...]:
     """The acronyms that one of `texts` (the hits ranked first) writes as an acronym: in capitals ("the orders DLQ")
     or joined into an identifier by _ . or / ("dlq_consumer", "queues/dlq"). Initials that spell an ordinary word
-    ("car", "art") are found in prose; those stay words and count for nothing (rerank.py)."""
+    ("car", "art") are found in prose; those stay words and count for nothing (query_facts.py)."""
     if not found:
         return ()
     texts = list(texts)
@@ -170,7 +170,7 @@ class _Either:
 
 def stand_ins(found: Sequence[Acronym], doc_freqs: Mapping[str, int]) -> dict[str, tuple[int, int]]:
     """The run words that no document holds, each with its acronym's document count and how many such words its run
-    has: together they weigh in the query as the acronym would (rerank.py shares the acronym's idf among them), and
+    has: together they weigh in the query as the acronym would (query_facts.py shares the acronym's idf among them), and
     they are not absent."""
     out: dict[str, tuple[int, int]] = {}
     for acronym in found:

@@ -19,7 +19,8 @@ import tantivy
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword import acronyms
 from memlens.engine.keyword.identifiers import cjk_field, identifier_terms
-from memlens.engine.keyword.keyword_query import PHRASE, QueryBuilder
+from memlens.engine.keyword.keyword_query import QueryBuilder
+from memlens.engine.keyword.parsed_query import PHRASE, ParsedQuery, parse_words
 from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.errors import IndexUnavailable, environmental_cause, what_to_do
 
@@ -32,7 +33,6 @@ SCHEMA_FILE = "memlens-schema"
 COMPACTED_FILE = "memlens-compacted"  # how many documents the index held when it was last written afresh
 SCHEMA_VERSION = 3  # bump on any field or tokenizer change (3: English stems): older indexes are rebuilt
 CONTEXT_WINDOW = 2
-PIECE_MEMO = 200_000  # distinct whitespace-separated pieces whose analysis token_set remembers
 WRITER_HEAP = 64_000_000  # bytes: what one writer may buffer before it flushes a segment
 # A write afresh (a compaction or a rebuild) buffers up to this much, so an index of up to about 300k units comes out
 # as one segment (150k units: peak RSS 168 MB against 117, the same CPU; with WRITER_HEAP they came out as two, and the
@@ -99,11 +99,9 @@ class KeywordIndex:
         self.folder = folder
         self._analyzer = _analyzer()
         self._unstemmed = _analyzer(stem=False)  # to find stop words before stemming ("does" is not "doe")
-        self._pieces: dict[str, frozenset[str]] = {}
-        self._acronyms: tuple[tuple[str, int], tuple[acronyms.Acronym, ...]] = (("", -1), ())  # the last query's
         # the last text's content words, unstemmed and stemmed (None until asked: the writer's vocabulary asks only for
-        # the unstemmed): a search asks for them five times (expansion, both fields' queries, the re-scoring pass);
-        # swapped whole, so a thread never sees half of another's
+        # the unstemmed): reading a query asks for both of the same text; swapped whole, so a thread never sees half
+        # of another's
         self._content: tuple[str, tuple[str, ...], tuple[str, ...] | None] = ("", (), None)
         self.queries = QueryBuilder(self)  # how a query's text becomes tantivy queries (keyword_query.py)
         self._open()
@@ -237,21 +235,6 @@ class KeywordIndex:
         words: list[str] = self._analyzer.analyze(text)  # a new list on every call
         return words
 
-    def token_set(self, text: str) -> frozenset[str]:
-        """`set(self.tokens(text))`, cheaper: the analyser's simple tokenizer cuts words at every character that is
-        not alphanumeric, and no whitespace character is, so the text's whitespace-separated pieces hold whole
-        words; each distinct piece is analysed once and remembered (texts repeat their vocabulary)."""
-        words: set[str] = set()
-        memo = self._pieces
-        for piece in set(text.split()):
-            found = memo.get(piece)
-            if found is None:
-                if len(memo) >= PIECE_MEMO:
-                    memo.clear()
-                found = memo[piece] = frozenset(self._analyzer.analyze(piece))
-            words |= found
-        return frozenset(words)
-
     def content_words(self, text: str) -> list[str]:
         """The query's distinct words without stop words (all of them when only stop words are left), stemmed."""
         unstemmed, stemmed = self._content_words(text)
@@ -276,36 +259,28 @@ class KeywordIndex:
         return unstemmed, None
 
     def acronyms(self, text: str) -> tuple[acronyms.Acronym, ...]:
-        """The acronyms in this index that runs of the query's words stand for (see acronyms.py). The last query's
-        answer is kept (a search asks three times: two fields, then rerank) until the document count changes."""
+        """The acronyms in this index that runs of the query's words stand for (see acronyms.py)."""
         searcher = self.index.searcher()
-        key = (text, int(searcher.num_docs))
-        if self._acronyms[0] == key:
-            return self._acronyms[1]
-        found = acronyms.find(
+        return acronyms.find(
             text,
             split=self._unstemmed.analyze,
             stem=self._analyzer.analyze,
             doc_freq=lambda t: searcher.doc_freq("text", t),
         )
-        self._acronyms = (key, found)
-        return found
+
+    def parse(self, text: str, filters: SearchFilters | None = None) -> ParsedQuery:
+        """The query's words as this index analyses them (no dates: ranking/query_reading.py adds those)."""
+        return parse_words(text, self, filters=filters)
 
     def search(
-        self,
-        text: str,
-        limit: int,
-        filters: SearchFilters | None = None,
-        field: str = "text",
-        *,
-        expansions: Sequence[tuple[str, float]] = (),
+        self, query: ParsedQuery, limit: int, field: str = "text", *, expansions: Sequence[tuple[str, float]] = ()
     ) -> list[tuple[int, float]]:
         """(unit_id, bm25) pairs, best first. Readers see the last commit; they never wait for the writer."""
-        query = self.queries.build(text, filters, field, expansions=expansions)
-        if query is None or limit <= 0:
+        built = self.queries.build(query, field, expansions=expansions)
+        if built is None or limit <= 0:
             return []
         searcher = self.index.searcher()
-        result = searcher.search(query, limit, count=False)
+        result = searcher.search(built, limit, count=False)
         # unit ids from the fast field (a column read), not by loading each hit's stored document
         unit_ids = searcher.fast_field_values("unit_id", [address for _, address in result.hits])
         pairs = zip(result.hits, unit_ids, strict=True)

@@ -7,29 +7,15 @@ is asked of it (the analysis of words stays with the index, which the writer and
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from typing import Protocol
 
 import tantivy
 
 from memlens.engine.filters import SearchFilters
-from memlens.engine.keyword.acronyms import Acronym
-from memlens.engine.keyword.identifiers import cjk_bigrams, cjk_runs, identifier_parts, identifiers
+from memlens.engine.keyword.identifiers import cjk_bigrams, cjk_runs, identifier_parts
+from memlens.engine.keyword.parsed_query import Analysis, ParsedQuery
 
 IDENTIFIER_BOOST = 3.0  # a whole identifier outweighs its parts
-PHRASE = re.compile(r'"([^"]+)"')
-
-
-class Analysis(Protocol):
-    """What the builder asks of its index (KeywordIndex): the schema, and the words of a text as the index has them."""
-
-    schema: tantivy.Schema
-
-    def tokens(self, text: str) -> list[str]: ...
-    def content_words(self, text: str) -> list[str]: ...
-    def surface_words(self, text: str) -> list[str]: ...
-    def acronyms(self, text: str) -> tuple[Acronym, ...]: ...
 
 
 class QueryBuilder:
@@ -39,12 +25,7 @@ class QueryBuilder:
         self.index = index
 
     def build(
-        self,
-        text: str,
-        filters: SearchFilters | None = None,
-        field: str = "text",
-        *,
-        expansions: Sequence[tuple[str, float]] = (),
+        self, query: ParsedQuery, field: str = "text", *, expansions: Sequence[tuple[str, float]] = ()
     ) -> tantivy.Query | None:
         """Words are OR-ed (BM25 ranks by how many and how rare); each quoted phrase must match in order.
 
@@ -53,8 +34,7 @@ class QueryBuilder:
         the words of each message with its neighbours. `expansions`: (analysed word, boost) pairs that match as
         optional words at that boost (see term_expansion.py)."""
         clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
-        for phrase in PHRASE.findall(text):
-            words = self.index.tokens(phrase)
+        for words in query.phrases:
             if len(words) == 1:
                 clauses.append((tantivy.Occur.Must, self._word(field, words[0])))
             elif words:
@@ -64,11 +44,10 @@ class QueryBuilder:
                         tantivy.Query.phrase_query(self.index.schema, field, list[str | tuple[int, str]](words)),
                     )
                 )
-        loose = PHRASE.sub(" ", text)
-        should = self.word_queries(loose, field)
+        should = self.word_queries(query, field)
         if should:  # expansions widen the words asked, they never match alone
             should += [tantivy.Query.boost_query(self._term(field, word), boost) for word, boost in expansions]
-        filtered = self._filters(filters)
+        filtered = self._filters(query.filters)
         if should and not clauses and not filtered:
             # words alone: the flat disjunction (same matches and scores as wrapping it in a required clause, and
             # tantivy scores a flat union faster: the two searches of a query take 18% less CPU). Either way every
@@ -95,10 +74,10 @@ class QueryBuilder:
             return tantivy.Query.phrase_query(self.index.schema, "cjk", list[str | tuple[int, str]](grams))
         return self._term(field, word)
 
-    def word_queries(self, loose: str, field: str) -> list[tantivy.Query]:
-        """The optional (OR-ed) queries of a text's words outside quoted phrases, as `build` sends them."""
-        words = self.index.content_words(loose)
-        found = [a for a in self.index.acronyms(loose) if a.term not in words]
+    def word_queries(self, query: ParsedQuery, field: str) -> list[tantivy.Query]:
+        """The optional (OR-ed) queries of the query's words outside quoted phrases, as `build` sends them."""
+        words = query.loose_terms
+        found = [a for a in query.loose_acronyms if a.term not in words]
         spelled = {w for a in found for w in a.words}
         queries = [self._word(field, w) for w in words if w not in spelled]
         for a in found:  # a run's words or its acronym, whichever scores more: a hit holding both counts once
@@ -107,12 +86,12 @@ class QueryBuilder:
         if field != "text":
             return queries
         # plain words also match the parts of camelCase identifiers (which the word field keeps whole), unstemmed
-        words = self.index.surface_words(loose)
-        queries += [tantivy.Query.boost_query(self._term("ident", w), 0.5) for w in words]
-        for name in dict.fromkeys(identifiers(loose)):
+        surface = query.loose_surface
+        queries += [tantivy.Query.boost_query(self._term("ident", w), 0.5) for w in surface]
+        for name in query.identifiers:
             whole = self._term("ident", name)
             queries.append(tantivy.Query.boost_query(whole, IDENTIFIER_BOOST))
-            parts = [p for p in dict.fromkeys(identifier_parts(name)) if p not in words]
+            parts = [p for p in dict.fromkeys(identifier_parts(name)) if p not in surface]
             queries += [self._term("ident", p) for p in parts]
         return queries
 

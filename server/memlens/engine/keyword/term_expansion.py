@@ -17,6 +17,7 @@ from memlens.engine.keyword.vocabulary import is_word
 if TYPE_CHECKING:
     from memlens.engine.catalog import Catalog
     from memlens.engine.keyword.keyword_index import KeywordIndex
+    from memlens.engine.keyword.parsed_query import ParsedQuery
 
 CACHED_WORDS = 4096  # query words whose neighbours are kept (search-as-you-type and hover repeat them)
 
@@ -32,13 +33,13 @@ class TermExpander:
         self._lock = threading.Lock()
 
     def expand(
-        self, query: str, *, min_cosine: float, per_word: int, state: tuple[str, str] | None = None
+        self, query: ParsedQuery, *, min_cosine: float, per_word: int, state: tuple[str, str] | None = None
     ) -> list[tuple[str, float]]:
         """(stem, cosine) of the vocabulary words nearest each of the query's content words, at most `per_word` each,
         each at least `min_cosine` close, best first; the query's own stems are left out, and a stem near several
         query words counts once, at its best cosine. `state`: the catalog's `vocabulary_state()` when the caller
         has read it (a search reads it with the rest of its state, Catalog.search_state)."""
-        stems = [self.keyword.tokens(w) for w in self.keyword.surface_words(query) if is_word(w)]
+        stems = [self.keyword.tokens(w) for w in query.loose_surface if is_word(w)]
         own = {s for found in stems for s in found}
         firsts = list(dict.fromkeys(found[0] for found in stems if found))
         if not firsts:

@@ -31,7 +31,7 @@ FEATURES = (
     "absent_share",  # the idf-weighted share of the query's words found in no document at all
 )
 
-# computed here from FEATURES (rerank.py computes those): signals whose scale does not depend on the corpus, which
+# computed here from FEATURES (rescoring.py computes those): signals whose scale does not depend on the corpus, which
 # transfer from LoCoMo's short chat turns to long coding-agent messages, whose cosines run lower throughout
 DERIVED = (
     "relative_cosine",  # cosine / best_cosine: how close the hit is to the query's closest candidate

@@ -6,7 +6,7 @@ default (`memlens.reranker.model` = "") and meant for users who have a model hub
 
 What it changes: the order of the top `topN` hits only. The cross-encoder's score orders them (ties keep the fused
 order); the scores and calibrated probabilities then stay with the ranks, not with the texts: the hit the
-cross-encoder puts first gets the first rank's score and probability, and so on. So abstention (rerank.py `shown`)
+cross-encoder puts first gets the first rank's score and probability, and so on. So abstention (rescoring.py `shown`)
 decides exactly as it would have without the reranker — whether to answer at all, and how many hits to show — and
 a cross-encoder can bring a better hit forward but never makes a junk answer look confident. (The calibration was
 fitted on the retriever's features, rank included; a cross-encoder's raw logits are not calibrated.)
@@ -77,7 +77,7 @@ def load_model(settings: RerankerSettings, cache_dir: Path) -> Any:
     )
 
 
-class Reranker:
+class CrossEncoder:
     """The engine's cross-encoder pass. Holds the model loaded for the current settings; a change of settings
     (the editor applies them without reopening the engine) loads the model they name at the next query."""
 

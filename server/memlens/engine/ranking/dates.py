@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
@@ -240,5 +241,5 @@ def message_windows(text: str, ts: float | None) -> list[Window]:
     return windows
 
 
-def overlaps(a: list[Window], b: list[Window]) -> bool:
+def overlaps(a: Sequence[Window], b: Sequence[Window]) -> bool:
     return any(x0 <= y1 and y0 <= x1 for x0, x1 in a for y0, y1 in b)

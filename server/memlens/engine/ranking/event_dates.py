@@ -2,7 +2,7 @@
 
 The event's words (dates.anchored_events) are looked up in the keyword index, as a phrase first and loosely if the
 phrase is nowhere; the days its best few matches were written date the event, and the offset is applied to each
-(dates.AnchoredEvent.window). The windows join the query's other dates for rerank's date boost.
+(dates.AnchoredEvent.window). The windows join the query's other dates for the re-scoring's date boost.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ def event_windows(query: str, keyword: KeywordIndex, catalog: Catalog, *, mentio
         return []
     windows: list[Window] = []
     for event in anchored_events(query):
-        hits = keyword.search(f'"{event.phrase}"', mentions) or keyword.search(event.phrase, mentions)
+        phrase = keyword.search(keyword.parse(f'"{event.phrase}"'), mentions)
+        hits = phrase or keyword.search(keyword.parse(event.phrase), mentions)
         rows = catalog.units_by_id([unit_id for unit_id, _ in hits])
         days: set[int] = set()
         for row in rows.values():

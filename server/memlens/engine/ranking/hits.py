@@ -1,7 +1,7 @@
 """What a ranking is made of: one unit's scores (`UnitHit`) and a query's ranked hits (`Ranking`).
 
-Their own module so the retriever (search.py), the re-scoring (rerank.py), the reranker and the result builder share
-them without importing each other.
+Their own module so the retriever (search.py), the re-scoring (rescoring.py), the cross-encoder and the result
+builder share them without importing each other.
 """
 
 from __future__ import annotations

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import logging
-import re
 import time
 from typing import TYPE_CHECKING, get_args
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.keyword_index import KeywordIndex
+from memlens.engine.keyword.parsed_query import ParsedQuery
 from memlens.engine.keyword.term_expansion import TermExpander
 from memlens.engine.ranking.hits import Ranking, UnitHit
-from memlens.engine.ranking.rerank import postprocess
+from memlens.engine.ranking.query_reading import read_query
+from memlens.engine.ranking.rescoring import rescore
 from memlens.engine.ranking.unit_facts import unit_facts
 from memlens.engine.vectors.embedder import Embedder, ModelUnavailable
 from memlens.engine.vectors.vector_index import VectorIndex
@@ -24,7 +25,6 @@ if TYPE_CHECKING:  # numpy is imported by the vector side, only by commands that
 
 MODES: tuple[str, ...] = get_args(Mode)  # declared once, in settings
 FUSIONS: tuple[str, ...] = get_args(Fusion)
-_OPERATORS = re.compile(r"\b(?:AND|OR|NOT)\b")
 REPLY_SHARPNESS = 4  # reply boost: (the question's fused score / the best) ^ this: only near-best questions lift
 REPLY_FLOOR = 1e-4  # a question whose lift would stay under this is not looked at (its facts are not read)
 
@@ -48,77 +48,52 @@ class Retriever:
         self.expander: TermExpander | None = None  # made at the first search that expands its words
         self.now: float | None = None  # "today" for relative dates in queries; None = the clock (benchmarks set it)
 
+    def read(self, text: str, settings: SearchSettings, filters: SearchFilters | None = None) -> ParsedQuery:
+        """The query parsed once for a search (query_reading.py): what every step below reads of it."""
+        return read_query(
+            text, keyword=self.keyword, catalog=self.catalog, settings=settings, now=self.now, filters=filters
+        )
+
     def rank(
         self,
-        query: str,
+        query: ParsedQuery,
         settings: SearchSettings,
         mode: str | None = None,
         fusion: str | None = None,
-        filters: SearchFilters | None = None,
         limit: int | None = None,
     ) -> Ranking:
         started = time.perf_counter()
-        mode = mode or settings.mode
-        fusion = fusion or settings.fusion
-        if mode not in MODES:
-            raise SearchError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-        if fusion not in FUSIONS:
-            raise SearchError(f"fusion must be one of {', '.join(FUSIONS)}, not {fusion!r}")
-        if not query.strip():
-            raise SearchError("the query is empty")
-        if not any(c.isalnum() for c in _OPERATORS.sub(" ", query)):  # punctuation and operators alone: nothing
-            return Ranking([], mode, fusion, self.embedder is not None and len(self.vectors) > 0)
+        mode, fusion = _checked(mode or settings.mode, fusion or settings.fusion, query)
         vector_available = self.embedder is not None and len(self.vectors) > 0
+        if not query.has_words:  # punctuation and operators alone: nothing
+            return Ranking([], mode, fusion, vector_available)
         if mode == "vector" and self.embedder is None:
             raise SearchError("vector search needs an embedding model, and none is loaded (try --mode keyword)")
         if not vector_available and mode == "hybrid":
             mode = "keyword"  # said plainly by the caller via `vector_available`
         # each retriever hands `candidates` to fusion; vector mode's one retriever hands the union's worth (with
-        # half as many, vector-only LoCoMo R@10 lost 2.9 points: neighbours and replies come from the candidates)
+        # half as many, vector-only recall fell: neighbours and replies come from the candidates)
         depth = max(settings.candidates * (2 if mode == "vector" else 1), limit or 0)
         hits: dict[int, UnitHit] = {}
         state = self.catalog.search_state()  # what the caches below check, read once
         if mode in ("hybrid", "keyword"):
-            expansions = self._expansions(query, settings, state.vocabulary)
-            keyword_hits = self.keyword.search(query, depth, filters, expansions=expansions)
-            top = keyword_hits[0][1] if keyword_hits else 0.0
-            for rank, (unit_id, bm25) in enumerate(keyword_hits):
-                hits[unit_id] = UnitHit(unit_id, bm25=bm25, keyword=bm25 / top if top else 0.0, keyword_rank=rank)
-            share = settings.context_weight
-            if share > 0:  # BM25 over each message with its neighbours, mixed into the keyword signal
-                context_depth = max(settings.context_candidates, limit or 0)
-                context_hits = self.keyword.search(
-                    query, context_depth, filters, field="context", expansions=expansions
-                )
-                top_context = context_hits[0][1] if context_hits else 0.0
-                for unit_id, bm25 in context_hits:
-                    _hit(hits, unit_id).context = bm25 / top_context if top_context else 0.0
-                for hit in hits.values():
-                    hit.keyword = (1.0 - share) * hit.keyword + share * hit.context
-        query_vector: np.ndarray | None = None
+            self._add_keyword_candidates(hits, query, settings, depth=depth, limit=limit, vocabulary=state.vocabulary)
         if mode in ("hybrid", "vector") and self.embedder is not None:
-            query_vector = self._embed_query(query)
-        if query_vector is not None:
-            for rank, (unit_id, cosine) in enumerate(self.vectors.search(query_vector, depth, filters)):
-                hit = _hit(hits, unit_id)
-                hit.vector, hit.vector_rank = cosine, rank
-        if query_vector is not None and mode == "hybrid":
-            self._fill_cosines([h for h in hits.values() if h.vector is None], query_vector)
-        # with no keyword candidate at all, BM25 carries no information: rank by the vectors alone
-        fused_mode = "vector" if mode == "hybrid" and not any(h.keyword > 0 for h in hits.values()) else mode
-        if fused_mode == "keyword":  # the keyword signal as it is: no call per candidate
-            for hit in hits.values():
-                hit.score = hit.fused = hit.keyword
-        else:
-            best_cosine = max((h.vector for h in hits.values() if h.vector is not None), default=0.0)
-            for hit in hits.values():
-                hit.score = hit.fused = _fuse(hit, fused_mode, fusion, settings, best_cosine=best_cosine)
+            self._add_vector_candidates(hits, query, depth=depth, fill_cosines=mode == "hybrid")
+        fused_mode = self._set_fused_scores(hits, mode, fusion, settings)
         places = self._add_neighbors(hits, settings.neighbor_weight, settings.neighbor_window)
         if settings.reply_boost > 0:
             self._add_replies(hits, places, weight=settings.reply_boost, facts_state=state.facts)
         ranked = sorted(hits.values(), key=lambda h: (-h.score, h.unit_id))
-        ranked = postprocess(
-            ranked, query, settings, self.catalog, self.keyword, fused_mode, limit, self.now, facts_state=state.facts
+        ranked = rescore(
+            ranked,
+            query,
+            settings=settings,
+            catalog=self.catalog,
+            keyword=self.keyword,
+            mode=fused_mode,
+            limit=limit,
+            facts_state=state.facts,
         )
         for hit in ranked:
             hit.rank_score = hit.score
@@ -128,12 +103,66 @@ class Retriever:
             fusion=fusion,
             calibrated=settings.calibrated,
             vector_available=vector_available,
-            query_terms=self.keyword.tokens(query),
+            query_terms=list(query.tokens),
             seconds=time.perf_counter() - started,
         )
 
+    def _add_keyword_candidates(
+        self,
+        hits: dict[int, UnitHit],
+        query: ParsedQuery,
+        settings: SearchSettings,
+        *,
+        depth: int,
+        limit: int | None,
+        vocabulary: tuple[str, str] | None,
+    ) -> None:
+        """BM25 candidates, normalised to the best; the context field's BM25 mixed in at search.contextWeight."""
+        expansions = self._expansions(query, settings, vocabulary)
+        keyword_hits = self.keyword.search(query, depth, expansions=expansions)
+        top = keyword_hits[0][1] if keyword_hits else 0.0
+        for rank, (unit_id, bm25) in enumerate(keyword_hits):
+            hits[unit_id] = UnitHit(unit_id, bm25=bm25, keyword=bm25 / top if top else 0.0, keyword_rank=rank)
+        share = settings.context_weight
+        if share <= 0:
+            return
+        # BM25 over each message with its neighbours, mixed into the keyword signal
+        context_depth = max(settings.context_candidates, limit or 0)
+        context_hits = self.keyword.search(query, context_depth, field="context", expansions=expansions)
+        top_context = context_hits[0][1] if context_hits else 0.0
+        for unit_id, bm25 in context_hits:
+            _hit(hits, unit_id).context = bm25 / top_context if top_context else 0.0
+        for hit in hits.values():
+            hit.keyword = (1.0 - share) * hit.keyword + share * hit.context
+
+    def _add_vector_candidates(
+        self, hits: dict[int, UnitHit], query: ParsedQuery, *, depth: int, fill_cosines: bool
+    ) -> None:
+        """The nearest units by cosine; with `fill_cosines`, the exact cosine of every keyword-only candidate too."""
+        query_vector = self._embed_query(query.text)
+        if query_vector is None:
+            return
+        for rank, (unit_id, cosine) in enumerate(self.vectors.search(query_vector, depth, query.filters)):
+            hit = _hit(hits, unit_id)
+            hit.vector, hit.vector_rank = cosine, rank
+        if fill_cosines:
+            self._fill_cosines([h for h in hits.values() if h.vector is None], query_vector)
+
+    def _set_fused_scores(self, hits: dict[int, UnitHit], mode: str, fusion: str, settings: SearchSettings) -> str:
+        """Sets each hit's fused score; returns the mode fused in (what calibration is fitted for)."""
+        # with no keyword candidate at all, BM25 carries no information: rank by the vectors alone
+        fused_mode = "vector" if mode == "hybrid" and not any(h.keyword > 0 for h in hits.values()) else mode
+        if fused_mode == "keyword":  # the keyword signal as it is: no call per candidate
+            for hit in hits.values():
+                hit.score = hit.fused = hit.keyword
+            return fused_mode
+        best_cosine = max((h.vector for h in hits.values() if h.vector is not None), default=0.0)
+        for hit in hits.values():
+            hit.score = hit.fused = _fuse(hit, fused_mode, fusion, settings, best_cosine=best_cosine)
+        return fused_mode
+
     def _expansions(
-        self, query: str, settings: SearchSettings, state: tuple[str, str] | None = None
+        self, query: ParsedQuery, settings: SearchSettings, state: tuple[str, str] | None = None
     ) -> list[tuple[str, float]]:
         """(word, boost) pairs the keyword query adds: the index's words nearest the query's in meaning, from the
         word vectors the writer stored (term_expansion.py; no model is needed here); none when
@@ -244,6 +273,17 @@ def _hit(hits: dict[int, UnitHit], unit_id: int) -> UnitHit:
     if hit is None:
         hit = hits[unit_id] = UnitHit(unit_id)
     return hit
+
+
+def _checked(mode: str, fusion: str, query: ParsedQuery) -> tuple[str, str]:
+    """The mode and fusion asked, once known to be ones there are, for a query that is not empty."""
+    if mode not in MODES:
+        raise SearchError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if fusion not in FUSIONS:
+        raise SearchError(f"fusion must be one of {', '.join(FUSIONS)}, not {fusion!r}")
+    if not query.text.strip():
+        raise SearchError("the query is empty")
+    return mode, fusion
 
 
 def _fuse(hit: UnitHit, mode: str, fusion: str, settings: SearchSettings, *, best_cosine: float = 1.0) -> float:

@@ -1,4 +1,4 @@
-"""What the last ranking pass (rerank.py) needs of a hit's unit, read and worked out once per unit, not per query.
+"""What the last ranking pass (rescoring.py) needs of a hit's unit, read and worked out once per unit, not per query.
 
 Every query re-scores its best hits, and the same units come back query after query: re-reading each one's row and
 re-running the word analyser over its text was most of a keyword search's CPU time. The facts are kept in a bounded
@@ -73,7 +73,7 @@ class DerivedFacts(NamedTuple):
 
 def derived_facts(text: str, kind: str, keyword: KeywordIndex) -> DerivedFacts:
     """A unit's derived facts, as the writer stores them and as a reader works them out when they are not stored."""
-    words = " ".join(sorted(set(keyword.tokens(text))))  # not token_set: its memo would grow with every text indexed
+    words = " ".join(sorted(set(keyword.tokens(text))))
     folded = " ".join(text.lower().split())
     key = hashlib.blake2b(folded.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest() if folded else ""
     question = question_share(text) if kind == "transcript" else 0.0  # a note's open question is what it records

@@ -45,7 +45,6 @@ class ParseResult:
     replaced: int = 0  # invalid bytes, NULs and lone surrogates in kept lines, each become U+FFFD
     errors: list[str] = field(default_factory=list)  # one short message per skipped line (bounded)
     consumed_bytes: int = 0  # bytes fully parsed; a trailing partial line is not consumed
-    orphaned_records: int = 0  # records kept although unreachable from the last one (see select_active_branch)
     # Incremental parsing. Lines appended later may continue a record (a streamed assistant message, a Codex turn):
     # `resume_line` is the first line from which a fresh parse reproduces every record at or after it (None: the
     # end of the consumed data). `anchor_ids` are the ids a record parsed from there may name as its parent and

@@ -1,0 +1,71 @@
+"""A query's text read once: its words as the index has them, its quoted phrases, identifiers, acronyms, the dates it
+names and its filters. Made at the top of a search (ranking/query_reading.py) and handed to everything that asks
+what the query says: the keyword query builder, term expansion, the re-scoring passes and the excerpts, so no stage
+analyses the text again (and none can read it differently from another)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+import tantivy
+
+from memlens.engine.filters import SearchFilters
+from memlens.engine.keyword.acronyms import Acronym
+from memlens.engine.keyword.identifiers import identifiers, looks_technical
+
+PHRASE = re.compile(r'"([^"]+)"')
+_OPERATORS = re.compile(r"\b(?:AND|OR|NOT)\b")
+
+
+class Analysis(Protocol):
+    """What reading a query asks of its index (KeywordIndex): the schema, and the words of a text as the index has
+    them."""
+
+    schema: tantivy.Schema
+
+    def tokens(self, text: str) -> list[str]: ...
+    def content_words(self, text: str) -> list[str]: ...
+    def surface_words(self, text: str) -> list[str]: ...
+    def acronyms(self, text: str) -> tuple[Acronym, ...]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedQuery:
+    """What a query says. "Loose" parts are read outside its quoted phrases (they are OR-ed; a phrase is required as
+    a whole); `terms` and `acronyms` read the phrases' words too, since a hit holding them covers the query."""
+
+    text: str
+    phrases: tuple[tuple[str, ...], ...]  # each quoted phrase's analysed words, in order
+    loose_terms: tuple[str, ...]  # distinct stemmed content words outside the phrases
+    loose_surface: tuple[str, ...]  # the same words unstemmed (what term expansion embeds)
+    loose_acronyms: tuple[Acronym, ...]  # acronyms that runs of the loose words stand for
+    identifiers: tuple[str, ...]  # distinct identifiers outside the phrases, whole
+    terms: tuple[str, ...]  # distinct stemmed content words, phrases included: what re-scoring weighs
+    acronyms: tuple[Acronym, ...]  # acronyms of the whole text
+    tokens: tuple[str, ...]  # every analysed word, stop words included: what excerpts centre on
+    technical: bool  # names a command, path, flag or identifier (tool-call inputs then weigh in full)
+    has_words: bool  # anything besides punctuation and AND/OR/NOT
+    filters: SearchFilters | None = None
+    dates: tuple[tuple[int, int], ...] = ()  # (first, last) epoch days the query names, dated events included
+
+
+def parse_words(text: str, index: Analysis, *, filters: SearchFilters | None = None) -> ParsedQuery:
+    """The query's words, phrases, identifiers and acronyms as `index` analyses them; no dates (they need a clock
+    and the catalog: ranking/query_reading.py adds them)."""
+    loose = PHRASE.sub(" ", text)
+    return ParsedQuery(
+        text=text,
+        phrases=tuple(tuple(index.tokens(phrase)) for phrase in PHRASE.findall(text)),
+        loose_terms=tuple(index.content_words(loose)),
+        loose_surface=tuple(index.surface_words(loose)),
+        loose_acronyms=index.acronyms(loose),
+        identifiers=tuple(dict.fromkeys(identifiers(loose))),
+        terms=tuple(index.content_words(text.replace('"', " "))),
+        acronyms=index.acronyms(text),
+        tokens=tuple(index.tokens(text)),
+        technical=looks_technical(text),
+        has_words=any(c.isalnum() for c in _OPERATORS.sub(" ", text)),
+        filters=filters,
+    )

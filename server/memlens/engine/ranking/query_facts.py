@@ -1,0 +1,106 @@
+"""What the re-scoring passes (rescoring.py) weigh a hit against: the parsed query's words with their idf in this
+index, and how much of them a hit's own text holds."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Container, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from memlens.engine.keyword.acronyms import Acronym, stand_ins, with_acronyms, written
+from memlens.engine.keyword.identifiers import cjk_runs
+from memlens.engine.ranking.unit_facts import Words
+
+if TYPE_CHECKING:
+    from memlens.engine.keyword.keyword_index import KeywordIndex
+    from memlens.engine.keyword.parsed_query import ParsedQuery
+
+BM25_K1_PLUS_1 = 2.2  # tantivy's BM25: k1 = 1.2
+
+
+@dataclass(slots=True)
+class QueryFacts:
+    words: list[str]
+    idf: list[float]
+    technical: bool
+    windows: list[tuple[int, int]]
+    absent: float = 0.0  # the idf-weighted share of the query's words that no document contains
+    acronyms: tuple[Acronym, ...] = ()  # a hit holding one counts its run's words as found (acronyms.py)
+    # worked out once, not for each of the hundred hits re-scored:
+    total_idf: float = field(init=False)  # sum(idf)
+    cjk: tuple[bool, ...] = field(init=False)  # per word: a CJK run, which the analyser leaves whole
+    needles: tuple[str, ...] = field(init=False)  # per word: " word ", as a unit's stored Words are searched
+
+    def __post_init__(self) -> None:
+        self.total_idf = sum(self.idf)
+        self.cjk = tuple(bool(cjk_runs(w)) for w in self.words)
+        self.needles = tuple(f" {w} " for w in self.words)
+
+
+def query_facts(
+    query: ParsedQuery,
+    keyword: KeywordIndex,
+    *,
+    texts: Iterable[str] = (),  # the head's texts: an acronym counts once one of them writes it as one
+) -> QueryFacts:
+    words = list(query.terms)
+    total, freqs = keyword.document_frequencies([w for w in words if not cjk_runs(w)])
+    freq_of = dict(zip([w for w in words if not cjk_runs(w)], freqs, strict=True))
+    runs = written(query.acronyms, texts)
+    stand_in = stand_ins(runs, freq_of)  # a run's words in no document weigh as its acronym: (its freq, share)
+    freq_of.update((w, f) for w, (f, _) in stand_in.items())
+    idf = [math.log(1 + (total - freq_of.get(w, 1) + 0.5) / (freq_of.get(w, 1) + 0.5)) for w in words]
+    idf = [i / stand_in[w][1] if w in stand_in else i for w, i in zip(words, idf, strict=True)]
+    total_idf = sum(idf)
+    unknown = sum(i for w, i in zip(words, idf, strict=True) if not cjk_runs(w) and freq_of.get(w, 1) == 0)
+    absent = unknown / total_idf if total_idf > 0 else 0.0
+    return QueryFacts(words, idf, query.technical, list(query.dates), absent, runs)
+
+
+def found_words(facts: QueryFacts, tokens: Container[str]) -> list[bool]:
+    """Per query word, whether a hit's analysed words hold it (an acronym's run counts when the hit holds the acronym).
+    A unit's stored `Words` are searched with the query's padded words, so each test is a substring search in C."""
+    tokens = with_acronyms(facts.acronyms, tokens) if facts.acronyms else tokens
+    if type(tokens) is Words:
+        padded = tokens.padded
+        return [needle in padded for needle in facts.needles]
+    return [w in tokens for w in facts.words]
+
+
+def coverage(facts: QueryFacts, tokens: Container[str], text: str) -> float:
+    """The idf-weighted share of the query's words found in a hit's own text."""
+    return found_coverage(facts, found_words(facts, tokens), text)
+
+
+def found_coverage(facts: QueryFacts, found: list[bool], text: str) -> float:
+    """`coverage` from `found_words` already worked out."""
+    total = facts.total_idf
+    if total <= 0:
+        return 0.0
+    covered = 0.0
+    lowered: str | None = None  # lowercased only for a CJK word the analyser does not split
+    for w, i, cjk, is_found in zip(facts.words, facts.idf, facts.cjk, found, strict=True):
+        if is_found:
+            covered += i
+        elif cjk:
+            lowered = text.lower() if lowered is None else lowered
+            if w in lowered:
+                covered += i
+    return covered / total
+
+
+def matched_share(facts: QueryFacts, tokens: Container[str]) -> float:
+    """The share of the query's words (unweighted) found in a hit's own text."""
+    return found_share(found_words(facts, tokens))
+
+
+def found_share(found: list[bool]) -> float:
+    """`matched_share` from `found_words` already worked out."""
+    return sum(found) / len(found) if found else 0.0
+
+
+def bm25_share(bm25: float, facts: QueryFacts) -> float:
+    """Raw BM25 against the most the query's words could give (each word at most about (k1 + 1) × its idf)."""
+    total = BM25_K1_PLUS_1 * facts.total_idf
+    return min(1.0, bm25 / total) if total > 0 else 0.0

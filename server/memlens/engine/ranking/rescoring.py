@@ -1,0 +1,198 @@
+"""The always-on re-scoring of a ranking's head, in named passes: penalties for tool-call output and for questions,
+the date boost, merging identical texts, a per-session cap, then the calibrated chance that each hit is relevant
+(calibration.py). Not the optional cross-encoder (cross_encoder.py), which may re-order the top hits after this."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from memlens.engine.ranking.calibration import answerable, probability
+from memlens.engine.ranking.dates import message_windows, overlaps
+from memlens.engine.ranking.query_facts import QueryFacts, bm25_share, found_coverage, found_share, found_words
+from memlens.engine.ranking.query_facts import query_facts as read_query_facts
+from memlens.engine.ranking.unit_facts import UnitFacts, unit_facts
+
+if TYPE_CHECKING:
+    from memlens.engine.catalog import Catalog
+    from memlens.engine.keyword.keyword_index import KeywordIndex
+    from memlens.engine.keyword.parsed_query import ParsedQuery
+    from memlens.engine.ranking.hits import UnitHit
+    from memlens.settings import SearchSettings
+
+# hits re-scored (at least the limit): more ranked no better on the LoCoMo tune split, fewer lost recall there
+HEAD = 40
+TAIL_SHARE = 0.6  # once a query is answered, the hits shown score at least this share of the best one
+ANSWER_TOP = 10  # the hits whose best chance and score decide the answer and the tail cut (`shown`)
+
+
+@dataclass(slots=True)
+class Head:
+    """The hits re-scored, with what the passes read and record about them."""
+
+    hits: list[UnitHit]
+    units: dict[int, UnitFacts]  # each hit's unit (unit_facts.py)
+    facts: QueryFacts
+    covers: dict[int, float] = field(default_factory=dict)  # idf-weighted share of the query's words each hit holds
+    matched: dict[int, float] = field(default_factory=dict)  # unweighted share of them
+    # the score without the question penalty and the ordering-only boosts (`lift`): they order the hits; the
+    # calibrated chance was fitted without them
+    unasked: dict[int, float] = field(default_factory=dict)
+
+
+def rescore(
+    ranked: list[UnitHit],
+    query: ParsedQuery,
+    *,
+    settings: SearchSettings,
+    catalog: Catalog,
+    keyword: KeywordIndex,
+    mode: str,
+    limit: int | None,
+    facts_state: tuple[int, str | None] | None = None,
+) -> list[UnitHit]:
+    """Re-score the head of `ranked` (best first) and return the new order; `hit.probability` is set for all.
+    `facts_state`: the catalog's `unit_facts_state()` when the caller has read it."""
+    if not ranked:
+        return ranked
+    size = max(HEAD, limit or 0)
+    hits, tail = ranked[:size], ranked[size:]
+    units = unit_facts(catalog, keyword, [h.unit_id for h in hits], facts_state)  # cached per unit: unit_facts.py
+    facts = read_query_facts(query, keyword, texts=(u.text for u in units.values()))
+    head = Head(hits, units, facts, unasked={h.unit_id: h.score - h.lift for h in hits})
+    measure_coverage(head)
+    if settings.tool_penalty > 0 and not facts.technical:
+        penalise_tool_output(head, settings.tool_penalty)
+    if settings.question_penalty > 0:
+        penalise_questions(head, settings.question_penalty)
+    if facts.windows:
+        boost_named_dates(head, settings.date_boost)
+    head.hits.sort(key=lambda h: (-h.score, h.unit_id))
+    if settings.merge_duplicates:
+        merge_duplicates(head)
+    if settings.session_cap > 0:
+        cap_sessions(head, settings.session_cap)
+    set_features(head, best_cosine=max((h.vector or 0.0 for h in ranked), default=0.0))
+    calibrate(head, mode)
+    scale_tail(head.hits, tail)
+    return head.hits + tail
+
+
+def measure_coverage(head: Head) -> None:
+    """How much of the query each hit's own text holds, weighted by idf and not."""
+    for hit in head.hits:
+        unit = head.units[hit.unit_id]
+        found = found_words(head.facts, unit.tokens)
+        head.covers[hit.unit_id] = found_coverage(head.facts, found, unit.text)
+        head.matched[hit.unit_id] = found_share(found)
+
+
+def penalise_tool_output(head: Head, penalty: float) -> None:
+    """Tool-call output weighs less, in proportion to its share of the text, unless the query itself is technical."""
+    for hit in head.hits:
+        kept = 1.0 - penalty * head.units[hit.unit_id].tool
+        hit.score *= kept
+        head.unasked[hit.unit_id] *= kept
+
+
+def penalise_questions(head: Head, penalty: float) -> None:
+    """Asking repeats a topic's words, not the answer: a message that asks weighs less (ordering only)."""
+    for hit in head.hits:
+        question = head.units[hit.unit_id].question
+        if question > 0:
+            hit.score *= 1.0 - penalty * question
+
+
+def boost_named_dates(head: Head, boost: float) -> None:
+    """A message written within (or naming) a day the query names gains `boost` of what its score lacks of 1."""
+    for hit in head.hits:
+        unit = head.units[hit.unit_id]
+        if unit.ts is not None and overlaps(message_windows(unit.text, unit.ts), head.facts.windows):
+            hit.score += boost * (1.0 - hit.score)
+            unasked = head.unasked[hit.unit_id]
+            head.unasked[hit.unit_id] = unasked + boost * (1.0 - unasked)
+
+
+def merge_duplicates(head: Head) -> None:
+    """Identical texts (up to case and whitespace) count once, at the best-placed one."""
+    seen: set[str] = set()
+    kept = []
+    for hit in head.hits:
+        key = head.units[hit.unit_id].key
+        if key and key in seen:
+            continue
+        seen.add(key)
+        kept.append(hit)
+    head.hits = kept
+
+
+def cap_sessions(head: Head, cap: int) -> None:
+    """At most `cap` hits of one session keep their place; the others follow every other hit, not dropped."""
+    per_session: Counter[str] = Counter()
+    capped: list[UnitHit] = []
+    overflow: list[UnitHit] = []
+    for hit in head.hits:
+        session = head.units[hit.unit_id].session
+        per_session[session] += 1
+        (capped if per_session[session] <= cap else overflow).append(hit)
+    head.hits = capped + overflow
+
+
+def set_features(head: Head, *, best_cosine: float) -> None:
+    """Each hit's calibration features (calibration.py), in their fitted order; `best_cosine` over all candidates."""
+    best_cover = max(head.covers.values(), default=0.0)
+    for rank, hit in enumerate(head.hits):
+        hit.features = (
+            head.unasked[hit.unit_id],
+            hit.fused,
+            max(0.0, hit.vector or 0.0),
+            head.covers[hit.unit_id],
+            best_cover,
+            best_cosine,
+            math.log1p(rank),
+            bm25_share(hit.bm25, head.facts),
+            head.matched[hit.unit_id],
+            head.facts.absent,
+        )
+
+
+def calibrate(head: Head, mode: str) -> None:
+    """Each hit's chance of being relevant, given the chance that the query is answerable at all from its top ten."""
+    top = [hit.features for hit in head.hits[:ANSWER_TOP]]
+    query_features = (
+        max(head.covers.values(), default=0.0),
+        head.facts.absent,
+        max((f[7] for f in top), default=0.0),
+        max((f[8] for f in top), default=0.0),
+    )
+    chance = answerable(mode, query_features)
+    for hit in head.hits:
+        hit.probability = probability(mode, hit.features, chance)
+
+
+def scale_tail(head: list[UnitHit], tail: list[UnitHit]) -> None:
+    """The hits past the head are never shown above it: scaled below its last calibrated score."""
+    last = head[-1] if head else None
+    for hit in tail:
+        hit.probability = (last.probability * hit.score / last.score) if last and last.score > 0 else 0.0
+
+
+def shown(hits: list[UnitHit], min_score: float, *, calibrated: bool = True) -> list[UnitHit]:
+    """The hits a user sees: those scoring at least `shown_floor`, in order."""
+    floor = shown_floor(hits, min_score, calibrated=calibrated)
+    return [] if floor is None else [h for h in hits if h.score >= floor]
+
+
+def shown_floor(hits: list[UnitHit], min_score: float, *, calibrated: bool = True) -> float | None:
+    """The score a hit needs to be shown; None when none is. Calibrated: none unless the chance that the best of
+    the top ten is relevant reaches `min_score` ("no results" is an answer), then TAIL_SHARE of the best score of the
+    top ten. Without calibration: `min_score`."""
+    if not hits:
+        return None
+    if not calibrated:
+        return min_score
+    if max(h.probability for h in hits[:ANSWER_TOP]) < min_score:
+        return None
+    return TAIL_SHARE * max(h.score for h in hits[:ANSWER_TOP])
