@@ -70,8 +70,8 @@ class ChunkingSettings:
     message_part_chars: int = field(default=16000, metadata=between(1, 10_000_000))
     """A transcript message longer than this (or than maxChars) becomes several search units of at most this many
     characters; its history stays whole. Smaller parts are ranked and embedded on their own; 3,000 helped on the
-    transcript tune set but not on the evaluation set, so the default splits only what a chunk cannot hold
-    (bench/RESULTS.md, round 8). Applies to files indexed after it changes."""
+    transcript tune set but not on the evaluation set, so the default splits only what a chunk cannot hold.
+    Applies to files indexed after it changes."""
     tool_input_max_chars: int = field(default=500, metadata=between(0, 1_000_000))
 
 
@@ -91,7 +91,7 @@ class EmbeddingSettings:
     """The bundled model computes in int8 (dynamic quantisation, made once in the model cache); false = fp32."""
     quantize_queries: bool = True
     """Queries are embedded by the bundled model's int8 copy (made once in the model cache, about 3 s), documents in
-    fp32: a query embeds 2× faster, and LoCoMo's hybrid recall is unchanged (bench/RESULTS.md, round 8). Only for the
+    fp32: a query embeds 2× faster, and LoCoMo's hybrid recall is unchanged. Only for the
     bundled model; with `quantize` everything is int8 anyway."""
 
 
@@ -132,9 +132,9 @@ class SearchSettings:
     rrf_k: int = field(default=60, metadata=between(1, 100_000))
     candidates: int = field(default=100, metadata=between(1, 100_000))
     """How many hits each retriever hands to fusion; vector mode, with one retriever, takes twice as many (100: as
-    good as 200 on the LoCoMo tune split, and 20–25 % less CPU per search; bench/RESULTS.md, round 8)."""
+    good as 200 on the LoCoMo tune split, and 20–25 % less CPU per search)."""
     neighbor_weight: float = field(default=0.8, metadata=between(0, 1))
-    """A transcript message gains this share of its best-scoring neighbour's score (0 = off); see bench/RESULTS.md."""
+    """A transcript message gains this share of its best-scoring neighbour's score (0 = off)."""
     neighbor_window: int = field(default=2, metadata=between(0, 100))
     """How many messages either side, in the same session, count as neighbours."""
     context_weight: float = field(default=0.5, metadata=between(0, 1))
@@ -142,7 +142,7 @@ class SearchSettings:
     context_candidates: int = field(default=50, metadata=between(1, 100_000))
     """How many hits the BM25 over each message with its neighbours adds to the candidates (at least the limit). 50
     read the same as 100 on the LoCoMo and transcript tune sets for 0.3 ms less CPU a keyword search at 150k units;
-    30 lost two paraphrases of the transcript tune set from the top 10 (bench/RESULTS.md, round 10)."""
+    30 lost two paraphrases of the transcript tune set from the top 10."""
     date_boost: float = field(default=0.3, metadata=between(0, 1))
     """A message on a date the query names (absolute or relative) gains this share of its missing score."""
     event_mentions: int = field(default=2, metadata=between(0, 20))
@@ -150,20 +150,20 @@ class SearchSettings:
     keyword matches (0 = such dates are ignored)."""
     tool_penalty: float = field(default=0.3, metadata=between(0, 1))
     """Tool-call inputs lose this share of their score unless the query looks like a command, path or identifier.
-    Less was better on the transcript tune set, not on the evaluation set (bench/RESULTS.md, round 8)."""
+    Less was better on the transcript tune set, not on the evaluation set."""
     question_penalty: float = field(default=0.3, metadata=between(0, 1))
     """A transcript message loses this share of its score times the share of its text that asks questions (0 = off):
     a message that asks about something repeats its words without holding the answer, which its reply does (and the
-    reply keeps its lift from this message as a neighbour). Chosen on the LoCoMo tune split (bench/RESULTS.md)."""
+    reply keeps its lift from this message as a neighbour). Chosen on the LoCoMo tune split."""
     reply_boost: float = field(default=0.3, metadata=between(0, 1))
     """A transcript message right after a question that matches the query (same session, another speaker where the
     roles are known) gains this × the question's share that asks × (its fused score / the best) ^ 4 of its missing
     score (0 = off): the turn after a question holds its answer. Orders hits only: the calibrated chance leaves it out.
-    Chosen on the LoCoMo tune split (bench/RESULTS.md)."""
+    Chosen on the LoCoMo tune split."""
     expansion_weight: float = field(default=0.2, metadata=between(0, 1))
     """Keyword side: each query word also matches the index's words nearest it in meaning (word vectors the index
     writer made with the embedding model; engine/keyword/vocabulary.py, engine/keyword/term_expansion.py), their BM25
-    weighted by this (0 = off). Chosen on the LoCoMo tune split (bench/RESULTS.md)."""
+    weighted by this (0 = off). Chosen on the LoCoMo tune split."""
     expansion_min_cosine: float = field(default=0.55, metadata=between(0, 1))
     """A vocabulary word expands a query word when their cosine reaches this."""
     expansion_terms: int = field(default=3, metadata=between(1, 20))

@@ -36,6 +36,6 @@ class Catalog(FileTables, RootTables, VectorTables, WordTables, UnitReads, Sessi
     def search_state(self) -> SearchState:
         """`unit_facts_state` and `vocabulary_state` in one statement: a search otherwise read them two or three
         times, and right after its other work a statement costs it 12 µs (`SELECT 1`) to 37 µs (these keys), against
-        3 and 11 µs in a tight loop: the other work has pushed SQLite out of the CPU's caches (bench/RESULTS.md)."""
+        3 and 11 µs in a tight loop: the other work has pushed SQLite out of the CPU's caches."""
         meta = self.meta_values(UNIT_FACTS_KEYS + VOCABULARY_KEYS)
         return SearchState(unit_facts_state(meta), vocabulary_state(meta))

@@ -20,8 +20,8 @@ from memlens.errors import IndexUnavailable, environmental_cause, unwritable_fol
 log = logging.getLogger(__name__)
 
 # Searches read through a memory map of the catalog (SQLite clamps this to its build's maximum, 2 GiB here), not a
-# read() and a copy per page: a first-pass keyword search at 150k units costs about 4 % less CPU (bench/RESULTS.md,
-# round 12). The pages are the OS page cache's, counted as file-backed RSS; the writer's bulk reads go `unmapped()`.
+# read() and a copy per page: a first-pass keyword search at 150k units costs about 4 % less CPU. The
+# pages are the OS page cache's, counted as file-backed RSS; the writer's bulk reads go `unmapped()`.
 MMAP_BYTES = 1 << 31
 
 

@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 def release_freed_memory() -> None:
     """Give the memory freed since back to the system (glibc's `malloc_trim`; a no-op elsewhere). glibc keeps freed
-    blocks in its heaps for reuse: after a 10k-chunk sync 23 MB of the 57 the sync added were free (bench/RESULTS.md,
-    round 4). Not a setting: it changes nothing for later allocations, and costs a walk of the free lists."""
+    blocks in its heaps for reuse: after a 10k-chunk sync 23 MB of the 57 the sync added were free. Not
+    a setting: it changes nothing for later allocations, and costs a walk of the free lists."""
     trim = _malloc_trim()
     if trim is not None:
         trim(0)

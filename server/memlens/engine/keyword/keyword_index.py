@@ -69,7 +69,7 @@ def _analyzer(*, stem: bool = True) -> tantivy.TextAnalyzer:
         .filter(tantivy.Filter.lowercase())
         .filter(tantivy.Filter.ascii_fold())
     )
-    if stem:  # +3.2 R@5 on the LoCoMo tune split (bench/RESULTS.md)
+    if stem:  # +3.2 R@5 on the LoCoMo tune split
         builder = builder.filter(tantivy.Filter.stemmer("english"))
     return builder.build()
 
@@ -170,7 +170,7 @@ class KeywordIndex:
         COMPACT_MIN_DOCS documents or more in COMPACT_MIN_SEGMENTS segments or more, and has grown by COMPACT_GROWTH
         since it was last written afresh (so appends, which add small segments, never make it rewrite again and
         again). Measured at 150k units: twelve segments (five large) cost a keyword search about 0.45 ms of CPU more
-        than two (bench/RESULTS.md, round 10); rewriting them costs about 17 s of CPU, once."""
+        than two; rewriting them costs about 17 s of CPU, once."""
         docs = self.num_docs()
         if docs < COMPACT_MIN_DOCS or self.num_segments() < COMPACT_MIN_SEGMENTS:
             return False

@@ -52,7 +52,7 @@ class QueryBuilder:
             # words alone: the flat disjunction (same matches and scores as wrapping it in a required clause, and
             # tantivy scores a flat union faster: the two searches of a query take 18% less CPU). Either way every
             # document holding a query word is scored: tantivy-py collects through a MultiCollector, so tantivy's
-            # top-k pruning (block-max WAND) never runs; a top 20 costs what a top 80 does (round 12)
+            # top-k pruning (block-max WAND) never runs; a top 20 costs what a top 80 does
             return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in should])
         if should:
             occur = tantivy.Occur.Should if clauses else tantivy.Occur.Must

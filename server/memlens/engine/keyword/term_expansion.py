@@ -4,7 +4,7 @@ BM25 finds "sunset" or "canvas" for "paint" only through such an expansion (the 
 "paints", nothing more). The index writer embeds the vocabulary and stores each word's nearest words
 (vocabulary.py), so a query embeds nothing and reads no vector: it looks its words up (a query word the index does
 not hold is not expanded), in any process, with no model and without numpy. Chosen on the LoCoMo tune split
-(search.expansionWeight; bench/RESULTS.md).
+(search.expansionWeight).
 """
 
 from __future__ import annotations

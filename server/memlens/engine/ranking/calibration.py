@@ -44,12 +44,12 @@ QUERY_FEATURES = (
     "best_matched_share",  # the best matched_share among the top ten
 )
 
-# fitted by bench/calibrate.py (mode → intercept, then one weight per feature); see bench/RESULTS.md
+# fitted by bench/calibrate.py (mode → intercept, then one weight per feature)
 COEFFICIENTS: dict[str, tuple[float, ...]] = {
     "hybrid": (-7.5575, 7.9456, -4.0712, 1.0787, 1.2549, -1.23, 1.5742, -0.8963, 0.0, 2.5979, -0.9979, 0.0),
     "keyword": (-6.4299, 6.5711, -2.0331, 0.0, 1.5836, -1.3584, 0.0, -0.7513, 0.0, 1.9863, -0.2468, 0.0),
     # vector: fitted without the cosine's own scale (score, fused, cosine, best_cosine: --drop), which is LoCoMo's and
-    # not a coding transcript's, so it rests on relative_cosine, coverage and rank (bench/RESULTS.md, third pass)
+    # not a coding transcript's, so it rests on relative_cosine, coverage and rank
     "vector": (-2.2112, 0.0, 0.0, 0.0, 2.7699, -1.8489, 0.0, -0.7615, 0.0, 3.8091, -1.5862, -1.2655),
 }
 

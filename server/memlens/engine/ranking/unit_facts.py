@@ -53,7 +53,7 @@ def question_share(text: str) -> float:
     "What's been up since?".
 
     What search.questionPenalty scales by: a share rather than "ends with ?" because news that ends by asking back is
-    often what was asked about (bench/RESULTS.md, round 6)."""
+    often what was asked about."""
     if "?" not in text:  # most texts: nothing to split
         return 0.0
     prose = "\n".join(line for line in text.splitlines() if not _TOOL_LINE.match(line))  # a tool call's input asks

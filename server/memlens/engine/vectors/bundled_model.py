@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 BUNDLED_MODEL = "memlens/all-MiniLM-L6-v2-int8"
 """The bundled model as shipped: int8 weights, but its graph casts them back to float and computes in fp32."""
 QUANTIZED_MODEL = "memlens/all-MiniLM-L6-v2-q8"
-"""The same weights computed in int8 (dynamic quantisation, MatMulInteger): ≈ 2.2× faster (bench/RESULTS.md)."""
+"""The same weights computed in int8 (dynamic quantisation, MatMulInteger): ≈ 2.2× faster."""
 BUNDLED_DIM = 384
 QUANTIZED_FILE = "model-q8.onnx"
 QUANTIZED_MANIFEST = "model-q8.json"

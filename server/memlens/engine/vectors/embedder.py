@@ -82,7 +82,7 @@ class _OnnxEncoder:
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         # a memory pattern is planned and kept for each input shape, and every batch has a shape of its own: without
-        # them the embedding of 3,000 texts peaked ≈ 100 MB lower, at no more CPU (bench/RESULTS.md, round 4)
+        # them the embedding of 3,000 texts peaked ≈ 100 MB lower, at no more CPU
         options.enable_mem_pattern = False
         self.session = ort.InferenceSession(str(folder / model_file), options, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
@@ -132,13 +132,13 @@ QUERY_CACHE_SIZE = 512  # query vectors kept: search-as-you-type and hover repea
 ATTENTION_BUDGET = 1 << 17
 """Texts × word pieces² per batch, at most: attention holds batch × 12 heads × length² floats several times over.
 32 texts of 256 pieces a batch peaked at 2.4 GB embedding 300 long real messages; with this bound (2 such texts a
-batch, 32 of ≤ 64 pieces) at 418 MB, and 17 % less CPU (bench/RESULTS.md)."""
+batch, 32 of ≤ 64 pieces) at 418 MB, and 17 % less CPU."""
 
 
 BATCH_TOKENS = 1 << 9
 """Texts × word pieces per batch, at most (the batch's longest text counted for each, as padded): ONNX Runtime's arena
 keeps the largest batch's working set. Embedding 3,000 short texts peaked 293–298 MB with this cap, 425–431 without,
-at the same CPU (bench/RESULTS.md, round 4)."""
+at the same CPU."""
 
 
 def token_batches(

@@ -6,7 +6,7 @@ rows scattered over all of them. Mapped from disk, those reads paged in (and cou
 whole matrix within a query or two: the kernel maps a file's large folios whole, 1-2 MB per touched row. So the
 candidates are scored from int8 rows (row ≈ values × scale, the scale being the row's largest magnitude over 127):
 a quarter of the space, mapped, and cosines within about 1e-3. Those errors reorder near-ties (recall@10 against
-exact fell from 0.994 to 0.971 on real vectors at 150k rows, bench/RESULTS.md), so the rows a search returns are
+exact fell from 0.994 to 0.971 on real vectors at 150k rows), so the rows a search returns are
 scored again exactly, from float32 rows read with pread (no mapping: nothing stays resident) or held in memory.
 Every snapshot holds its rows this way, however they were loaded, so a search gives the same answer whether the
 rows came from SQLite, the vector file or a fresh embedding.

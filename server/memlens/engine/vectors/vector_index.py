@@ -5,7 +5,7 @@ Every unit vector is kept three ways: a 48-byte code (the signs of its 384 compo
 and its float32 row (quantized_rows.py). A query scans the codes by Hamming distance (faiss, one thread), re-scores
 the best `rerank` candidates from the int8 rows and the best EXACT_TOP of those from the float32 rows; small sets
 and narrow filters skip the codes. Adding and removing rows appends or drops codes: nothing is trained or rebuilt.
-bench/RESULTS.md has the recall and the measurements behind the choice of faiss and of the candidate counts.
+bench/RESULTS.md has its recall against an exact scan (bench/vector_recall.py).
 
 Derived from the catalog (units joined with cached vectors). At start the int8 rows are memory-mapped from the
 vector file beside the catalog when it matches the catalog (vector_file), and its float32 rows read from it on
@@ -175,8 +175,7 @@ class VectorIndex:
         A long embedding run asks after every batch and has the file written when so: each batch's rows are added
         by copying the rows added before them (`VectorSnapshot.concat`), so without a rewrite now and then a cold
         run at 150k units held every vector twice in anonymous memory (874 MB peak) and copied gigabytes; this way
-        the rows held in memory stay near an eighth of the index, for a file rewritten each time it grew by 1/7
-        (bench/RESULTS.md has the count and the bytes at 150k)."""
+        the rows held in memory stay near an eighth of the index, for a file rewritten each time it grew by 1/7."""
         snapshot = self._snapshot
         return snapshot is not None and snapshot.changed * share >= max(1, len(snapshot.ids))
 
