@@ -40,6 +40,7 @@ from memlens.engine.keyword.keyword_index import KeywordIndex
 from memlens.engine.keyword.vocabulary import backfill_words, collect_words
 from memlens.engine.progress import Progress
 from memlens.engine.ranking.unit_facts import backfill_unit_facts, fill_unit_facts
+from memlens.engine.redact import redact
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.errors import environmental_cause, is_disk_full
@@ -457,10 +458,10 @@ class Indexer:
         """Count a file that could not be indexed; returns the reason (bounded) to record with it."""
         reason = reason[:300]
         report.files_failed += 1
-        shown = stored_path(path)
-        log.warning("skipped %s: %s", shown, reason)
+        shown = redact(f"{stored_path(path)}: {reason}")  # said on a terminal and in logs: a name may hold a secret
+        log.warning("skipped %s", shown)
         if len(report.errors) < 50:
-            report.errors.append(f"{shown}: {reason}")
+            report.errors.append(shown)
         return reason
 
 
@@ -470,6 +471,6 @@ def _count(report: SyncReport, path: Path, content: FileContent, appended: bool)
     else:
         report.files_parsed += 1
     report.bad_lines += content.bad_lines
-    report.errors.extend(f"{stored_path(path)}: {e}" for e in content.errors[: max(0, 50 - len(report.errors))])
+    report.errors.extend(redact(f"{stored_path(path)}: {e}") for e in content.errors[: max(0, 50 - len(report.errors))])
     report.messages_added += len(content.records)
     report.chunks_added += len(content.chunks)
