@@ -99,7 +99,8 @@ def test_stats_text_reads_as_the_json_says(cli_example: Engine) -> None:
     out = memlens("stats", *locations(cli_example)).stdout
     lines = out.splitlines()
     assert lines[0] == "memlens index: up to date"
-    rows = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in lines[1:16])
+    table = [line for line in lines[1:] if line.startswith("  ") and re.search(r"\S\s{2,}\S", line)]
+    rows = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in table)
     assert rows["chunks"] == f"{stats['totalChunks']:,}" and rows["sessions"] == f"{stats['sessions']:,}"
     assert rows["chunks with embeddings"] == f"{stats['chunksWithEmbeddings']:,} (100%)"
     assert rows["embedding provider"] == stats["provider"] and rows["index folder"] == stats["indexDir"]

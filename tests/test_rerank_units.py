@@ -11,8 +11,8 @@ from memlens.engine.engine import Engine
 from memlens.engine.ranking.hits import UnitHit
 from memlens.engine.ranking.query_facts import QueryFacts, coverage, found_words
 from memlens.engine.ranking.rescoring import TAIL_SHARE, shown
-from memlens.engine.ranking.search import SearchError
 from memlens.engine.ranking.unit_facts import Words, tool_share
+from memlens.errors import InvalidRequest
 from memlens.settings import Settings
 
 
@@ -80,5 +80,5 @@ def test_coverage_finds_cjk_runs_inside_the_text() -> None:
 def test_unknown_mode_is_refused_with_the_modes_named(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
     engine = Engine([tmp_path / "ws"], Settings(), index_dir=tmp_path / "index", embedder=False)
-    with engine, pytest.raises(SearchError, match=r"mode must be one of .*keyword.*, not 'bogus'"):
+    with engine, pytest.raises(InvalidRequest, match=r"mode must be one of .*keyword.*, got 'bogus'"):
         engine.search("anything", mode="bogus")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import re
-import sqlite3
+import sys
 from pathlib import Path
 
 
@@ -114,7 +114,8 @@ def _errno_of(exc: BaseException) -> int | None:
     if isinstance(exc, OSError) and exc.errno is not None:
         return exc.errno
     text = str(exc).lower()
-    if isinstance(exc, sqlite3.Error):
+    sqlite3 = sys.modules.get("sqlite3")  # only an SQLite error can be one: never imported for this (CLI start-up)
+    if sqlite3 is not None and isinstance(exc, sqlite3.Error):
         for words, number in _SQLITE_CAUSES.items():
             if words in text:
                 return number

@@ -15,12 +15,10 @@ from __future__ import annotations
 import functools
 import os
 import re
-import unicodedata
 from pathlib import Path
 
 _SHORT = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\"}
 _KEPT_FORMATS = frozenset("\u200c\u200d")  # joiners inside emoji and Indic words are part of how a name reads
-_ESCAPED_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp", "Cf"})
 _ESCAPE = re.compile(r"\\(?:x([0-9a-f]{2})|u([0-9a-f]{4})|U([0-9a-f]{8})|([ntr\\]))")
 _UNSHORT = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\"}
 
@@ -39,9 +37,9 @@ def _escaped(char: str) -> str:
 def _needs_escape(char: str) -> bool:
     if char in _SHORT:
         return True
-    if char.isprintable() or char in _KEPT_FORMATS:
-        return False
-    return unicodedata.category(char) in _ESCAPED_CATEGORIES
+    # what Python cannot print (controls, formats, surrogates, separators other than the space, private-use and
+    # unassigned code points) is escaped, all of it: a name shows the same on every terminal, font or not
+    return not (char.isprintable() or char in _KEPT_FORMATS)
 
 
 @functools.lru_cache(maxsize=16384)  # result pages and syncs repeat the same names

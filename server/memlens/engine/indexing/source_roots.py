@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memlens.engine.catalog import RootRow
+from memlens.engine.file_names import disk_path, stored_path
 from memlens.engine.indexing.discovery import Locations
 from memlens.settings import Settings
 
@@ -48,18 +49,18 @@ def named_roots(
     origin."""
     flagged = {Path(p) for p in extra_transcripts}
     configured = {_configured(p, w) for w in locations.workspaces for p in settings.transcripts.paths}
-    roots = [RootRow(str(w), MEMORY, True, WORKSPACE_ORIGIN) for w in locations.workspaces]
+    roots = [RootRow(stored_path(w), MEMORY, True, WORKSPACE_ORIGIN) for w in locations.workspaces]
     for folder in locations.transcript_dirs:
         if folder in flagged:
-            roots.append(RootRow(str(folder), TRANSCRIPTS, True, origins.flags))
+            roots.append(RootRow(stored_path(folder), TRANSCRIPTS, True, origins.flags))
         elif folder in configured:
-            roots.append(RootRow(str(folder), TRANSCRIPTS, True, origins.settings))
+            roots.append(RootRow(stored_path(folder), TRANSCRIPTS, True, origins.settings))
         elif folder.parent.name == ".specstory" and folder.parent.parent in locations.workspaces:
-            roots.append(RootRow(str(folder), TRANSCRIPTS, True, SPECSTORY_ORIGIN))
+            roots.append(RootRow(stored_path(folder), TRANSCRIPTS, True, SPECSTORY_ORIGIN))
         else:
-            roots.append(RootRow(str(folder), AGENT, True, AGENT_ORIGIN))
-    roots += [RootRow(str(f), AGENT, locations.scope_all, AGENT_ORIGIN) for f in locations.cwd_filtered_dirs]
-    return [root for root in roots if os.path.isdir(root.path)]
+            roots.append(RootRow(stored_path(folder), AGENT, True, AGENT_ORIGIN))
+    roots += [RootRow(stored_path(f), AGENT, locations.scope_all, AGENT_ORIGIN) for f in locations.cwd_filtered_dirs]
+    return [root for root in roots if os.path.isdir(disk_path(root.path))]
 
 
 def _configured(path: str, workspace: Path) -> Path:
@@ -75,7 +76,7 @@ def widen(locations: Locations, remembered: Sequence[RootRow]) -> Locations:
     filtered = list(locations.cwd_filtered_dirs)
     unscoped = list(locations.unscoped_dirs)
     for root in remembered:
-        path = Path(root.path)
+        path = disk_path(root.path)
         if root.kind == MEMORY:
             if path not in workspaces:
                 workspaces.append(path)
@@ -118,14 +119,14 @@ def inferred_roots(files: Mapping[str, str], named: Sequence[RootRow], home: Pat
     for path, kind in files.items():
         if any(_within(path, root.path) for root in named):
             continue
-        default = next((d for d in defaults if _within(path, str(d))), None)
+        default = next((d for d in defaults if _within(path, stored_path(d))), None)
         if default is not None:
-            found[str(default)] = RootRow(str(default), AGENT, True, EARLIER_ORIGIN)
+            found[stored_path(default)] = RootRow(stored_path(default), AGENT, True, EARLIER_ORIGIN)
         elif kind == MEMORY:
-            folder = str(_memory_workspace(Path(path)))
+            folder = stored_path(_memory_workspace(disk_path(path)))
             found[folder] = RootRow(folder, MEMORY, True, EARLIER_ORIGIN)
         else:
-            folder = str(Path(path).parent)
+            folder = stored_path(disk_path(path).parent)
             found.setdefault(folder, RootRow(folder, TRANSCRIPTS, True, EARLIER_ORIGIN))
     transcripts = [r.path for r in found.values() if r.kind == TRANSCRIPTS]
     return [
