@@ -14,6 +14,7 @@ import { queryFromText, rememberQuery, showSearchQuickPick, type SearchUi } from
 import { ServerManager } from './serverLauncher';
 import { SourceRemoval } from './sourceRemoval';
 import { openMemlensSettings } from './workspaceSettings';
+import { registerRecallHover } from './hover';
 import { createSessionsView, resumeInTerminal, type SessionNode } from './sessionsTree';
 import { IndexStatusBar } from './statusBar';
 import { TranscriptViewer } from './transcriptViewer';
@@ -126,6 +127,7 @@ export function activate(context: vscode.ExtensionContext): MemlensApi {
     stats,
     statusBar,
     new SourceRemoval(manager, context.workspaceState),
+    registerRecallHover(manager),
     ...viewDisposables,
     ...sessionsDisposables,
     { dispose: disposeHighlight },
