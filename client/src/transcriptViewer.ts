@@ -52,6 +52,7 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
         if (editor && uri?.scheme === TRANSCRIPT_SCHEME && !this.revealed.has(uri.toString())) {
           this.revealed.add(uri.toString());
           this.revealAnchor(editor);
+          void this.foldTools(editor);
         }
       }),
       vscode.workspace.onDidCloseTextDocument((doc) => {
