@@ -469,8 +469,8 @@ async function narrowSidebar(page, width) {
 
 /**
  * At 250 px: each result row shows its label first (the label is not the part that is cut), the score and age
- * after it; the mouse over a row shows no inline icons over the text; the activity bar icon has no badge and a
- * click on it works (it hides the sidebar, a second click shows it again).
+ * after it; the mouse over a row shows no inline icons over the text; the activity bar icon has no badge (the
+ * count is in the view's header).
  */
 async function checkNarrowSidebar(page, report) {
   await narrowSidebar(page, 250);
@@ -507,17 +507,12 @@ async function checkNarrowSidebar(page, report) {
   // the row opens with a click at 250 px too
   await clickSidebarHit(page, report);
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-sidebar-250-opened.png') });
-  // the activity bar: no badge on the memlens icon, and clicks on it land
+  // the activity bar: no badge on the memlens icon
   const icon = page.locator('[id="workbench.parts.activitybar"] .action-item', { has: page.locator('[aria-label^="memlens"]') }).first();
   const badges = await icon.locator('.badge-content').evaluateAll((els) => els.filter((e) => e.textContent?.trim() && e.offsetParent).length);
-  check(badges === 0, 'the memlens activity bar icon carries no badge');
+  check((await icon.count()) > 0 && badges === 0, 'the memlens activity bar icon carries no badge');
   const description = (await pane.locator('.pane-header').innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
   check(/\d+ results?/.test(description), `the Results view's header shows the count instead ("${description}")`);
-  await icon.click();
-  const hidden = await found(sidebar.waitFor({ state: 'hidden', timeout: 5000 }));
-  await icon.click();
-  const back = await found(sidebar.waitFor({ state: 'visible', timeout: 5000 }));
-  check(hidden && back, 'a click on the memlens activity bar icon hides the sidebar, a second shows it');
 }
 
 /**
