@@ -1,7 +1,7 @@
 /**
  * How the VS Code language client talks to the memlens server: the server command line, which documents it serves,
  * the settings it is sent (initializationOptions, didChangeConfiguration, workspace/configuration), hover links made
- * trusted, the server's stderr logged line by line at its own level, and a crash handed to the lifecycle (start,
+ * trusted (the hover itself: hover.ts), the server's stderr logged line by line at its own level, and a crash handed to the lifecycle (start,
  * restart, failure: `serverLauncher.ts`) instead of restarted here.
  */
 
@@ -12,6 +12,7 @@ import {
   DidChangeConfigurationNotification,
   ErrorAction,
   ExecuteCommandRequest,
+  HoverRequest,
   LanguageClient,
   RevealOutputChannelOn,
   type DynamicFeature,
@@ -21,7 +22,7 @@ import {
   type StaticFeature,
 } from 'vscode-languageclient/node';
 import { errorMessage } from './errors';
-import { HOVER_COMMANDS, rewriteHoverLinks } from './hoverLinks';
+import { HOVER_COMMANDS } from './hoverLinks';
 import { stderrLevel } from './serverLog';
 import type { TraceChannel } from './traceChannel';
 
@@ -45,8 +46,12 @@ export interface ClientOptionsContext {
   onClosed: () => void;
 }
 
+/** Features the extension provides itself instead of the language client: commands (below) and hovers (hover.ts). */
+const OWN_FEATURES = new Set<string>([ExecuteCommandRequest.method, HoverRequest.method]);
+
 /**
- * The language client without its executeCommand feature. That feature registers each command the server
+ * The language client without its executeCommand and hover features. The hover is registered by the extension
+ * (hover.ts) so that it comes after the language's own hover. That feature registers each command the server
  * advertises as a VS Code command, per client: a second client alive beside the first (a restart overlapping
  * another) fails with "command 'memlens.search' already exists", and a client that failed half-way keeps its
  * registrations. The extension registers those commands once instead (extension.ts), forwarding to the current
@@ -54,7 +59,7 @@ export interface ClientOptionsContext {
  */
 export class MemlensLanguageClient extends LanguageClient {
   override registerFeature(feature: StaticFeature | DynamicFeature<unknown>): void {
-    if ('registrationType' in feature && feature.registrationType.method === ExecuteCommandRequest.method) {
+    if ('registrationType' in feature && OWN_FEATURES.has(feature.registrationType.method)) {
       return;
     }
     super.registerFeature(feature);
@@ -76,24 +81,6 @@ export function memlensClientOptions(ctx: ClientOptionsContext): LanguageClientO
     // didChangeConfiguration on every `memlens.*` change, carrying the explicitly set settings (see explicitSettings)
     synchronize: { configurationSection: 'memlens' },
     middleware: {
-      // hover links: the server's file: and memlens-transcript: links become trusted command links (hoverLinks.ts)
-      provideHover: async (document, position, token, next) => {
-        const hover = await next(document, position, token);
-        if (!hover) {
-          return hover;
-        }
-        const contents = hover.contents.map((content) => {
-          const value = typeof content === 'string' ? content : 'value' in content && !('language' in content) ? content.value : undefined;
-          if (value === undefined) {
-            return content;
-          }
-          const md = new vscode.MarkdownString(rewriteHoverLinks(value));
-          md.isTrusted = { enabledCommands: [...HOVER_COMMANDS] };
-          md.supportThemeIcons = false;
-          return md;
-        });
-        return new vscode.Hover(contents, hover.range);
-      },
       workspace: {
         didChangeConfiguration: async () => {
           await ctx.client()?.sendNotification(DidChangeConfigurationNotification.type, { settings: { memlens: ctx.settings() } });

@@ -14,6 +14,7 @@ import { queryFromText, rememberQuery, showSearchQuickPick, type SearchUi } from
 import { ServerManager } from './serverLauncher';
 import { SourceRemoval } from './sourceRemoval';
 import { openMemlensSettings } from './workspaceSettings';
+import { registerRecallHover } from './hover';
 import { createSessionsView, resumeInTerminal, type SessionNode } from './sessionsTree';
 import { IndexStatusBar } from './statusBar';
 import { TranscriptViewer } from './transcriptViewer';
@@ -126,6 +127,7 @@ export function activate(context: vscode.ExtensionContext): MemlensApi {
     stats,
     statusBar,
     new SourceRemoval(manager, context.workspaceState),
+    registerRecallHover(manager),
     ...viewDisposables,
     ...sessionsDisposables,
     { dispose: disposeHighlight },
@@ -155,14 +157,16 @@ export function activate(context: vscode.ExtensionContext): MemlensApi {
       const session = nodeSession(node);
       const hit = nodeHit(node);
       const target = session ?? (hit ? { title: hit.title ?? hit.sessionId ?? 'session', resumeCommand: hit.resumeCommand ?? null, cwd: null } : undefined);
-      if (target) {
-        resumeInTerminal(target);
-      }
+      return target ? resumeInTerminal(target) : undefined;
     }),
     register('memlens.sessions.refresh', () => sessionsProvider.refresh()),
     register('memlens.openTranscript', (arg?: TranscriptRef | string) => {
       const ref = typeof arg === 'string' ? parseTranscriptUriString(arg) ?? { sessionKey: arg } : arg;
-      return ref?.sessionKey ? viewer.open(ref.messageId ? { sessionKey: ref.sessionKey, messageId: ref.messageId } : { sessionKey: ref.sessionKey }) : undefined;
+      if (!ref?.sessionKey) {
+        return undefined;
+      }
+      const { sessionKey, messageId, title } = ref;
+      return viewer.open({ sessionKey, ...(messageId ? { messageId } : {}), ...(title ? { title } : {}) });
     }),
     register('memlens.openFileAt', (location?: FileLocation) => {
       if (!location?.uri) {

@@ -115,7 +115,8 @@ export function pickItemText(hit: SearchResult, opts: TimeOptions = {}): PickIte
   return {
     icon: whoIcon(hit),
     label,
-    description: [formatScore(hit.score), hit.kind !== 'memory' ? formatAge(hit.timestamp, opts.now) : '', title]
+    // the label holds the date and time already: no age beside it (the same moment twice)
+    description: [formatScore(hit.score), title]
       .filter(Boolean)
       .join(' · '),
     detail: oneLine(hit.excerpt, 400),

@@ -43,7 +43,7 @@ export async function openHit(
   try {
     const sessionKey = hit.sessionKey ?? hit.sessionId;
     if (hit.kind !== 'memory' && sessionKey) {
-      return await viewer.open(hit.messageId ? { sessionKey, messageId: hit.messageId } : { sessionKey }, { terms });
+      return await viewer.open({ sessionKey, ...(hit.messageId ? { messageId: hit.messageId } : {}), ...(hit.title ? { title: hit.title } : {}) }, { terms });
     }
     // null line numbers (none in the index) open the file as absent ones do
     return await openFileAt(vscode.Uri.file(hit.path), hit.lineStart ?? undefined, hit.lineEnd ?? undefined);

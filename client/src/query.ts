@@ -226,3 +226,56 @@ export function firstWords(text: string | undefined, max = 60): string {
   const space = cut.lastIndexOf(' ');
   return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// an empty answer, explained
+
+const UNIT_WORDS: Record<string, string> = { h: 'hour', d: 'day', w: 'week', m: 'month', y: 'year' };
+
+/** The filter words of the search box as typed (`since:30d`, `role:user`), valid ones only. */
+export function filterTokens(value: string): string[] {
+  return value
+    .trim()
+    .split(/\s+/)
+    .filter((token) => {
+      const m = FILTER_RE.exec(token);
+      return !!m && m[2] !== '' && parseSearchInput(token).errors.length === 0;
+    });
+}
+
+/** `since:30d` → "since 30 days ago", `until:2026-02-01` → "until 2026-02-01", `role:user` → "with role:user". */
+export function describeFilter(token: string): string {
+  const m = FILTER_RE.exec(token);
+  if (!m) {
+    return token;
+  }
+  const name = m[1].toLowerCase();
+  if (name === 'since' || name === 'until') {
+    const rel = RELATIVE_RE.exec(m[2]);
+    if (rel) {
+      const n = Number(rel[1]);
+      return `${name} ${n} ${UNIT_WORDS[rel[2].toLowerCase()]}${n === 1 ? '' : 's'} ago`;
+    }
+    return `${name} ${m[2]}`;
+  }
+  return `with ${name}:${m[2]}`;
+}
+
+/**
+ * What the QuickPick says when a search finds nothing: with filters typed, it names them and how to widen the
+ * search ("No results since 30 days ago" / "remove since:30d"); without, the usual advice.
+ */
+export function noResultsText(value: string, indexing: boolean): { label: string; detail: string } {
+  const tokens = filterTokens(value);
+  const still = indexing ? ' The index is still being built; more may come in a moment.' : '';
+  if (tokens.length === 0) {
+    return {
+      label: 'No results',
+      detail: indexing ? 'The index is still being built; try again in a moment.' : 'Try other words, or check memlens.search.minScore.',
+    };
+  }
+  return {
+    label: `No results ${tokens.map(describeFilter).join(', ')}`,
+    detail: `Remove ${tokens.join(' or ')} to search everything.${still}`,
+  };
+}

@@ -6,6 +6,7 @@
 import type { SearchResult } from './protocol';
 import { basename, formatCount, formatDate, formatScore, oneLine, plural, type TimeOptions } from './format';
 import { sessionLabel } from './hitText';
+import { formatAge } from './query';
 
 export interface ResultGroup {
   /** stable id: `memory:<path>` or `session:<sessionKey>` */
@@ -18,6 +19,8 @@ export interface ResultGroup {
   sessionKey?: string;
   /** the session's title, when the server knows one */
   title?: string;
+  /** the date of the group's oldest hit (sessions; for the tooltip) */
+  when?: string;
   /** the shell command that resumes the session, when there is one */
   resumeCommand?: string;
   bestScore: number;
@@ -71,9 +74,12 @@ export function groupResults(results: readonly SearchResult[], opts: TimeOptions
       const title = group.hits.map((h) => h.title?.trim()).find((t) => !!t);
       group.title = title;
       group.label = title ? oneLine(title, 80) : [first.format, sessionLabel(first)].filter(Boolean).join(' · ');
+      // score and age first: a narrow sidebar cuts the description from its end, and the label (what the session
+      // was about) is never the part that goes; the agent and the date are in the tooltip
       const times = group.hits.map((h) => h.timestamp).filter((t): t is string => !!t).sort();
-      const date = times.length ? formatDate(times[0], opts) : '';
-      group.description = [title ? first.format : '', date, formatScore(group.bestScore), count].filter(Boolean).join(' · ');
+      const newest = times.length ? formatAge(times[times.length - 1], opts.now) : '';
+      group.description = [formatScore(group.bestScore), newest, count].filter(Boolean).join(' · ');
+      group.when = times.length ? formatDate(times[0], opts) : undefined;
       group.resumeCommand = group.hits.map((h) => h.resumeCommand).find((c): c is string => !!c);
     }
   }

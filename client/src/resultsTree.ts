@@ -3,6 +3,7 @@
  */
 
 import * as vscode from 'vscode';
+import { plural } from './format';
 import { treeHitText, whoIcon } from './hitText';
 import { groupResults, type ResultGroup, searchSummary } from './resultGroups';
 import { queryTerms, termRanges } from './query';
@@ -109,10 +110,15 @@ export class ResultsTreeProvider implements vscode.TreeDataProvider<ResultNode>,
   getTreeItem(node: ResultNode): vscode.TreeItem {
     if (node.type === 'group') {
       const { group } = node;
-      const item = new vscode.TreeItem(group.label, vscode.TreeItemCollapsibleState.Expanded);
+      const label: vscode.TreeItemLabel = { label: group.label, highlights: termRanges(group.label, this.model.terms) };
+      const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
       item.id = `${node.generation}/${group.key}`;
       item.description = group.description;
-      item.tooltip = group.kind === 'memory' ? group.path : `${group.label}\n${group.path}`;
+      const first = group.hits[0];
+      item.tooltip =
+        group.kind === 'memory'
+          ? group.path
+          : [group.label, [first?.format, group.when].filter(Boolean).join(' · '), group.path].filter(Boolean).join('\n');
       if (group.kind === 'memory') {
         item.resourceUri = vscode.Uri.file(group.path);
         item.iconPath = vscode.ThemeIcon.File;
@@ -144,7 +150,7 @@ export class ResultsTreeProvider implements vscode.TreeDataProvider<ResultNode>,
   }
 }
 
-/** Creates the view and keeps its message, badge and the `memlens.hasResults` context key in step with the model. */
+/** Creates the view and keeps its message, result count and the `memlens.hasResults` context key in step with the model. */
 export function createResultsView(model: ResultsModel): {
   view: vscode.TreeView<ResultNode>;
   provider: ResultsTreeProvider;
@@ -155,9 +161,9 @@ export function createResultsView(model: ResultsModel): {
   const update = (): void => {
     const response = model.response;
     view.message = response ? searchSummary(response) : undefined;
-    view.badge = response && response.results.length > 0
-      ? { value: response.results.length, tooltip: searchSummary(response) }
-      : undefined;
+    // the count goes in the view's title bar, not in a badge: the activity bar's badge sits on the icon and
+    // swallows the clicks meant for it
+    view.description = response ? plural(response.results.length, 'result') : undefined;
     void vscode.commands.executeCommand('setContext', 'memlens.hasResults', !!response);
   };
   update();

@@ -14,7 +14,7 @@ import { oneLine } from './format';
 import { pickItemText } from './hitText';
 import { groupResults, searchSummary } from './resultGroups';
 import { Commands, type SearchParams, type SearchResponse, type SearchResult, type SessionSummary } from './protocol';
-import { applyCompletion, completionsFor, FILTERS, parseSearchInput } from './query';
+import { applyCompletion, completionsFor, FILTERS, noResultsText, parseSearchInput } from './query';
 import type { ResultsModel } from './resultsTree';
 import type { ServerManager } from './serverLauncher';
 
@@ -77,6 +77,11 @@ export function resultItems(response: SearchResponse): HitItem[] {
     });
   }
   return items;
+}
+
+function noResultsItem(value: string, indexing: boolean): HitItem {
+  const text = noResultsText(value, indexing);
+  return { label: `$(info) ${text.label}`, detail: text.detail };
 }
 
 export function showSearchQuickPick(server: ServerManager, results: ResultsModel, ui: SearchUi, initialQuery = ''): void {
@@ -199,15 +204,7 @@ export function showSearchQuickPick(server: ServerManager, results: ResultsModel
             qp.title = `memlens: ${searchSummary(response)}`;
             lastItems = response.results.length
               ? resultItems(response)
-              : [
-                  {
-                    label: '$(info) No results',
-                    detail: response.indexing
-                      ? 'The index is still being built; try again in a moment.'
-                      : 'Try other words, fewer filters, or check memlens.search.minScore.',
-                    alwaysShow: true,
-                  },
-                ];
+              : [{ ...noResultsItem(value, !!response.indexing), alwaysShow: true }];
             render(qp.value);
           },
           (err: unknown) => {

@@ -68,6 +68,12 @@ export class ServerManager implements vscode.Disposable {
     return this._state;
   }
 
+  /** The client of the running server, if one runs now (requests other than commands, e.g. hovers, go through it). */
+  get runningClient(): LanguageClient | undefined {
+    const client = this.queue.current;
+    return client && this._state === 'running' && client.isRunning() ? client : undefined;
+  }
+
   /** Why the server is not running, when it failed. */
   get failure(): string {
     return this.lastError;

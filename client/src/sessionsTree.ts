@@ -9,6 +9,7 @@ import { formatDateTime, oneLine } from './format';
 import { Commands, type SessionsResponse, type SessionSummary } from './protocol';
 import { formatAge } from './query';
 import type { ServerManager } from './serverLauncher';
+import { localMachine, missingForResume, resumeNeeds } from './resumeCheck';
 import { groupSessions, type DayGroup, type ProjectGroup } from './sessionsModel';
 
 export const SESSIONS_VIEW_ID = 'memlens.sessions';
@@ -160,7 +161,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode
         }
         item.tooltip = md;
         item.iconPath = new vscode.ThemeIcon(s.parentSessionKey ? 'type-hierarchy-sub' : 'comment-discussion');
-        item.command = { command: 'memlens.openTranscript', title: 'Open', arguments: [{ sessionKey: s.sessionKey }] };
+        item.command = { command: 'memlens.openTranscript', title: 'Open', arguments: [{ sessionKey: s.sessionKey, ...(s.title ? { title: s.title } : {}) }] };
         item.contextValue = `memlens.session${s.resumeCommand ? '.resumable' : ''}`;
         return item;
       }
@@ -188,13 +189,32 @@ export function createSessionsView(server: ServerManager): { provider: SessionsT
   return { provider, disposables: [provider, view] };
 }
 
-/** Run a session's resume command in a new terminal (in the session's folder). */
-export function resumeInTerminal(session: Pick<SessionSummary, 'title' | 'resumeCommand' | 'cwd'>): void {
-  if (!session.resumeCommand) {
+/**
+ * Run a session's resume command in a new terminal, once its folder and the agent's program are found on this
+ * machine; when one is missing (a session from another machine, an agent not installed here), say which and offer
+ * to copy the command instead of running it into an error.
+ */
+export async function resumeInTerminal(session: Pick<SessionSummary, 'title' | 'resumeCommand' | 'cwd'>): Promise<void> {
+  const command = session.resumeCommand;
+  if (!command) {
     void vscode.window.showInformationMessage('memlens: this agent has no command to resume a session.');
+    return;
+  }
+  const missing = missingForResume(resumeNeeds(command, session.cwd), localMachine());
+  if (missing.length) {
+    const copy = 'Copy Command';
+    const choice = await vscode.window.showWarningMessage(
+      `memlens: cannot resume here: ${missing.join('; ')}.`,
+      { detail: command },
+      copy,
+    );
+    if (choice === copy) {
+      await vscode.env.clipboard.writeText(command);
+      vscode.window.setStatusBarMessage('memlens: copied the resume command', 3000);
+    }
     return;
   }
   const terminal = vscode.window.createTerminal({ name: `resume: ${oneLine(session.title, 40)}` });
   terminal.show();
-  terminal.sendText(session.resumeCommand, true);
+  terminal.sendText(command, true);
 }

@@ -5,7 +5,7 @@
  */
 
 import type { HistoryMessage, HistoryResponse } from './protocol';
-import { escapeMarkdown, formatDateTime, oneLine, plural, type TimeOptions } from './format';
+import { formatDateTime, oneLine, plural, type TimeOptions } from './format';
 import { transcriptUriString } from './transcriptUri';
 
 export interface RenderedTranscript {
@@ -14,6 +14,8 @@ export interface RenderedTranscript {
   anchorLine: number;
   /** 0-based heading line of every message */
   messageLines: Record<string, number>;
+  /** 0-based [first, last] lines of every tool call: its one-line summary, then its code block (folded by the viewer) */
+  toolRanges: [number, number][];
 }
 
 /** Sessions linked to the one shown: its parent (for a subagent or sidechain) and its subagents. */
@@ -50,9 +52,16 @@ function fenceFor(text: string): string {
   return '`'.repeat(longest + 1);
 }
 
+/** The one line a folded tool call shows: `🔧 **Bash** · git status && git diff…`. */
+export function toolSummary(tool: string, args: string): string {
+  const gist = oneLine(args.replace(/^command=/, '').replace(/`/g, "'"), 90);
+  return `🔧 **${tool}**${gist ? ` · \`${gist}\`` : ''}`;
+}
+
 /**
- * A tool call as a code block. Shell commands get their line continuations back (the index stores tool inputs on
- * one line: `… \\ --queue-url …` was `… \\⏎  --queue-url …`); other tools' `name=value` arguments go one per line.
+ * A tool call as a one-line summary and a code block under it. Shell commands get their line continuations back
+ * (the index stores tool inputs on one line: `… \\ --queue-url …` was `… \\⏎  --queue-url …`); other tools'
+ * `name=value` arguments go one per line.
  */
 function toolCallBlock(tool: string, args: string): string[] {
   const shell = /^(bash|shell|sh|exec|exec_command|local_shell|run_command|terminal)$/i.test(tool);
@@ -63,15 +72,23 @@ function toolCallBlock(tool: string, args: string): string[] {
     body = args.replace(/ (?=[a-z_][a-z0-9_]{1,30}=)/gi, '\n');
   }
   const fence = fenceFor(body);
-  return [`🔧 **${tool}**`, '', `${fence}${shell ? 'sh' : 'text'}`, ...body.split('\n'), fence];
+  return [toolSummary(tool, args), `${fence}${shell ? 'sh' : 'text'}`, ...body.split('\n'), fence];
+}
+
+/** A message's markdown lines and, relative to them, the [first, last] lines of each tool call. */
+export interface MessageBody {
+  lines: string[];
+  tools: [number, number][];
 }
 
 /**
  * A message's text as markdown lines that keep the document's outline: code fences and newlines kept, headings
- * (`#`…`######`) outside code escaped (`\\##`) so they do not become sections, tool calls as code blocks.
+ * (`#`…`######`) outside code escaped (`\\##`) so they do not become sections, tool calls as a summary line over a
+ * code block.
  */
-export function messageBody(text: string): string[] {
+export function messageBodyWithTools(text: string): MessageBody {
   const out: string[] = [];
+  const tools: [number, number][] = [];
   let fence: string | undefined;
   for (const line of balanceFences(text).split('\n')) {
     const m = FENCE_RE.exec(line);
@@ -92,7 +109,9 @@ export function messageBody(text: string): string[] {
       if (out.length && out[out.length - 1] !== '') {
         out.push('');
       }
-      out.push(...toolCallBlock(tool[1], tool[2]), '');
+      const block = toolCallBlock(tool[1], tool[2]);
+      tools.push([out.length, out.length + block.length - 1]);
+      out.push(...block, '');
       continue;
     }
     out.push(/^\s{0,3}#{1,6}(\s|$)/.test(line) ? line.replace(/#/, '\\#') : line);
@@ -100,7 +119,11 @@ export function messageBody(text: string): string[] {
   while (out.length && out[out.length - 1] === '') {
     out.pop();
   }
-  return out;
+  return { lines: out, tools };
+}
+
+export function messageBody(text: string): string[] {
+  return messageBodyWithTools(text).lines;
 }
 
 export function messageHeading(message: HistoryMessage, opts: TimeOptions = {}, anchor = false): string {
@@ -111,8 +134,12 @@ export function messageHeading(message: HistoryMessage, opts: TimeOptions = {}, 
   return `### ${roleIcon(message.role, message.kind)} ${who}${when ? ` · ${when}` : ''}${mark}`;
 }
 
+/**
+ * A link to another session, its title as the text. The document is read as text in an editor, where backslash
+ * escapes show as they are: the title keeps its characters, only the brackets that would end the link text go.
+ */
 function sessionLink(sessionKey: string, title: string | undefined): string {
-  const text = escapeMarkdown(oneLine(title || sessionKey, 100));
+  const text = oneLine(title || sessionKey, 100).replace(/[[\]]/g, ' ').replace(/\s+/g, ' ').trim();
   return `[${text}](${transcriptUriString({ sessionKey })})`;
 }
 
@@ -124,6 +151,7 @@ function sessionLink(sessionKey: string, title: string | undefined): string {
 export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {}, related: RelatedSessions = {}): RenderedTranscript {
   const lines: string[] = [];
   const messageLines: Record<string, number> = {};
+  const toolRanges: [number, number][] = [];
   const title = history.title?.trim() || `Session ${history.sessionId || history.sessionKey}`;
   lines.push(`# ${oneLine(title, 160).replace(/#/g, '\\#')}`, '');
   const times = history.messages.map((m) => m.timestamp).filter((t): t is string => !!t).sort();
@@ -137,7 +165,7 @@ export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {
     history.format ? `**${history.format}**` : '',
     history.sessionId ? `session \`${history.sessionId}\`` : '',
     span,
-    plural(history.messages.length, 'message'),
+    messageCount(history),
   ].filter(Boolean);
   lines.push(facts.join(' · '), '');
   if (history.path) {
@@ -179,7 +207,10 @@ export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {
         lines.push(line ? `> ${line}` : '>');
       }
     } else {
-      lines.push(...messageBody(text));
+      const body = messageBodyWithTools(text);
+      const offset = lines.length;
+      toolRanges.push(...body.tools.map(([a, b]): [number, number] => [a + offset, b + offset]));
+      lines.push(...body.lines);
     }
     lines.push('');
   }
@@ -189,7 +220,20 @@ export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {
   if (history.hasMoreAfter) {
     lines.push('> ⋯ later messages are not shown', '');
   }
-  return { markdown: lines.join('\n'), anchorLine, messageLines };
+  return { markdown: lines.join('\n'), anchorLine, messageLines, toolRanges };
+}
+
+/**
+ * How many messages the document shows, counted as the Sessions view counts them: compaction summaries apart (they
+ * are not messages of the conversation), and "shown" when the history is a window of a longer session.
+ */
+export function messageCount(history: Pick<HistoryResponse, 'messages' | 'hasMoreBefore' | 'hasMoreAfter'>): string {
+  const summaries = history.messages.filter((m) => m.kind === 'summary').length;
+  const messages = history.messages.length - summaries;
+  const partial = history.hasMoreBefore || history.hasMoreAfter ? ' shown' : '';
+  return [`${plural(messages, 'message')}${partial}`, summaries ? plural(summaries, 'summary').replace(/ys$/, 'ies') : '']
+    .filter(Boolean)
+    .join(' · ');
 }
 
 export function roleIcon(role: string | undefined, kind: 'message' | 'summary' = 'message'): string {

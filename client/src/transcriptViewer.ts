@@ -22,12 +22,16 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   /** uri → 0-based line of the anchored message, computed while rendering */
   private readonly anchorLines = new Map<string, number>();
+  /** uri → the [first, last] lines of its tool calls, folded to their summary line */
+  private readonly toolRanges = new Map<string, [number, number][]>();
   private readonly registration: vscode.Disposable;
   private readonly listeners: vscode.Disposable[];
   /** documents already scrolled to their anchor (by `open` or on first showing) */
   private readonly revealed = new Set<string>();
   /** uri → the words to highlight (the query that found the session) */
   private readonly terms = new Map<string, readonly string[]>();
+  /** session key → its title, for tab titles */
+  private readonly titles = new Map<string, string>();
   private readonly matchDecoration = vscode.window.createTextEditorDecorationType({
     backgroundColor: new vscode.ThemeColor('editor.findMatchHighlightBackground'),
     borderColor: new vscode.ThemeColor('editor.findMatchHighlightBorder'),
@@ -48,12 +52,14 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
         if (editor && uri?.scheme === TRANSCRIPT_SCHEME && !this.revealed.has(uri.toString())) {
           this.revealed.add(uri.toString());
           this.revealAnchor(editor);
+          void this.foldTools(editor);
         }
       }),
       vscode.workspace.onDidCloseTextDocument((doc) => {
         if (doc.uri.scheme === TRANSCRIPT_SCHEME) {
           this.revealed.delete(doc.uri.toString());
           this.anchorLines.delete(doc.uri.toString());
+          this.toolRanges.delete(doc.uri.toString());
           this.terms.delete(doc.uri.toString());
         }
       }),
@@ -69,6 +75,14 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
           }
         }
       }),
+      // tool calls fold to their one-line summary
+      vscode.languages.registerFoldingRangeProvider(
+        { scheme: TRANSCRIPT_SCHEME },
+        {
+          provideFoldingRanges: (doc) =>
+            (this.toolRanges.get(doc.uri.toString()) ?? []).map(([a, b]) => new vscode.FoldingRange(a, b, vscode.FoldingRangeKind.Region)),
+        },
+      ),
       // links between sessions (a subagent's parent, a session's subagents) open in the viewer
       vscode.languages.registerDocumentLinkProvider({ scheme: TRANSCRIPT_SCHEME }, { provideDocumentLinks: (doc) => this.links(doc) }),
     ];
@@ -78,13 +92,15 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
   private links(doc: vscode.TextDocument): vscode.DocumentLink[] {
     const links: vscode.DocumentLink[] = [];
     const text = doc.getText();
-    for (const m of text.matchAll(/\]\((memlens-transcript:[^)\s]+)\)/g)) {
-      const target = m[1];
-      const ref = parseTranscriptUriString(target);
-      if (!ref) {
+    for (const m of text.matchAll(/\[([^\]\n]*)\]\((memlens-transcript:[^)\s]+)\)/g)) {
+      const target = m[2];
+      const parsed = parseTranscriptUriString(target);
+      if (!parsed) {
         continue;
       }
-      const start = doc.positionAt((m.index ?? 0) + 2);
+      // the link's text is the session's title (transcriptMarkdown.sessionLink): the opened tab is titled by it
+      const ref: TranscriptRef = m[1] && m[1] !== parsed.sessionKey ? { ...parsed, title: m[1] } : parsed;
+      const start = doc.positionAt((m.index ?? 0) + m[1].length + 3);
       const link = new vscode.DocumentLink(new vscode.Range(start, start.translate(0, target.length)), transcriptUri(ref));
       link.tooltip = 'Open this session';
       links.push(link);
@@ -126,6 +142,22 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
     }
   }
 
+  /**
+   * Fold every tool call of a transcript editor to its summary line. The editor asks the folding providers after it
+   * shows the document, so the fold command is given a moment; a fold that finds no range yet does nothing.
+   */
+  private async foldTools(editor: vscode.TextEditor): Promise<void> {
+    const starts = (this.toolRanges.get(editor.document.uri.toString()) ?? []).map(([a]) => a);
+    if (!starts.length || vscode.window.activeTextEditor !== editor) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    if (vscode.window.activeTextEditor === editor) {
+      await vscode.commands.executeCommand('editor.fold', { levels: 1, selectionLines: starts });
+      this.revealAnchor(editor);
+    }
+  }
+
   private revealAnchor(editor: vscode.TextEditor): void {
     const doc = editor.document;
     const line = Math.min(this.anchorLine(doc.uri), Math.max(0, doc.lineCount - 1));
@@ -144,6 +176,7 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
       const history = await this.server.execute<HistoryResponse>(Commands.history, params, token);
       const rendered = renderTranscript(history, {}, await this.related(history, token));
       this.anchorLines.set(uri.toString(), rendered.anchorLine);
+      this.toolRanges.set(uri.toString(), rendered.toolRanges);
       return rendered.markdown;
     } catch (err) {
       const message = errorMessage(err);
@@ -160,10 +193,34 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
   }
 
   /** Open a session as markdown and reveal the anchored message. */
+  /**
+   * The session's title, for the tab: the one given, else one seen before, else asked of the server (one message of
+   * history carries it). So a session opened from anywhere is one document with one tab title.
+   */
+  private async withTitle(ref: TranscriptRef): Promise<TranscriptRef> {
+    const known = ref.title?.trim() || this.titles.get(ref.sessionKey);
+    if (known) {
+      this.titles.set(ref.sessionKey, known);
+      return { ...ref, title: known };
+    }
+    try {
+      const history = await this.server.execute<HistoryResponse>(Commands.history, { sessionKey: ref.sessionKey, limit: 1 });
+      const title = history.title?.trim();
+      if (title) {
+        this.titles.set(ref.sessionKey, title);
+        return { ...ref, title };
+      }
+    } catch {
+      // the document itself shows the error when it is rendered
+    }
+    return ref;
+  }
+
   async open(
-    ref: TranscriptRef,
+    given: TranscriptRef,
     options: { preview?: boolean; viewColumn?: vscode.ViewColumn; terms?: readonly string[] } = {},
   ): Promise<vscode.TextEditor> {
+    const ref = await this.withTitle(given);
     const uri = transcriptUri(ref);
     if (options.terms) {
       this.terms.set(uri.toString(), options.terms);
@@ -183,6 +240,7 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
     });
     this.revealAnchor(editor);
     this.decorate(editor);
+    await this.foldTools(editor);
     return editor;
   }
 

@@ -23,7 +23,10 @@ def configure_pool():
     zanzibarQuokkaLedger = 4
 """
 URI = "file:///tmp/memlens-hover-test/app.py"
-HIT_LINE = re.compile(r"- \*\*(\d{1,3})%\*\* \[(.+?)\]\((memlens-transcript:/[^)\s]+|file:///[^)\s]+#L\d+)\) · (.+)  $")
+HIT_LINE = re.compile(
+    r"- \*\*(\d{1,3})%\*\* \[(.+?)\]\((memlens-transcript:/[^)\s]+|file:///[^)\s]+#L\d+)"
+    r"(?: \"((?:[^\"\\]|\\.)*)\")?\) · (.+)  $"
+)
 
 
 @lsp_fixture(scope="module", config=ClientServerConfig(server_command=SERVER_COMMAND))
@@ -78,13 +81,13 @@ async def test_every_hit_is_a_link_with_title_date_and_score(client: LanguageCli
     hits = [line for line in text.split("\n") if line.startswith("- ")]
     assert hits
     for line in hits:
-        # - **87%** [title](link) · facts
+        # - **87%** [the hit's first words](link "the session's title") · facts
         match = HIT_LINE.match(line)
         assert match, line
         assert 0 <= int(match.group(1)) <= 100
         if match.group(3).startswith("memlens-transcript:"):
-            assert re.search(r"\b20\d\d-\d\d-\d\d\b", match.group(4)), line  # the message's date
-            assert not match.group(2).startswith("claude-code ·"), line  # the session's title, not its format
+            assert re.search(r"\b20\d\d-\d\d-\d\d\b", match.group(5)), line  # the message's date
+            assert not match.group(2).startswith("claude-code ·"), line  # the hit's words, not its format
 
 
 async def test_transcript_link_is_vscode_uri(client: LanguageClient) -> None:

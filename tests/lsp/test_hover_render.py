@@ -1,4 +1,5 @@
-"""The hover's markdown: per hit a score, the title as a link that opens it, the date and where it is from."""
+"""The hover's markdown: per hit a score, a link that opens it labelled by the hit's own first words (the session's
+title as the link's title), the date and where it is from."""
 
 from __future__ import annotations
 
@@ -36,8 +37,43 @@ def test_render_uses_titles_dates_and_links() -> None:
     text = render("use_pgbouncer", results)
     assert text.startswith("**memlens** · recall for `use_pgbouncer`")
     assert (
-        "- **87%** [pgbouncer \\[keeps\\] dropping](memlens-transcript:/claude-code%3Aabc%2Fx.md?message=m%201)"
-        " · 2026-02-05 · claude-code · user  " in text
+        "- **87%** [the \\*pool\\* is full](memlens-transcript:/claude-code%3Aabc%2Fx.md?message=m%201"
+        ' "pgbouncer [keeps] dropping") · 2026-02-05 · claude-code · user  ' in text
     )
-    assert "  the \\*pool\\* is full" in text
     assert "- **60%** [Deploys](file:///ws/MEMORY.md#L12) · MEMORY.md:12  " in text
+
+
+def test_hits_of_one_session_read_apart_by_their_own_words() -> None:
+    """Three hits of a session whose first prompt is long: each link reads the hit's words, the rest follows."""
+    title = 'Work on bead spotter-dov. Run "bd show" first'
+    excerpts = [
+        "The spotter service drops frames when the queue is over forty thousand entries and nobody notices it",
+        "Fixed it by bounding the queue",
+        "Added a test that floods the queue",
+    ]
+    results: list[SearchResult] = [
+        {
+            "id": f"unit:{n}",
+            "kind": "transcript",
+            "score": 0.5,
+            "sessionKey": "claude-code:abc",
+            "messageId": f"m{n}",
+            "title": title,
+            "timestamp": None,
+            "format": "claude-code",
+            "role": "assistant",
+            "excerpt": excerpt,
+            "path": "/t.jsonl",
+            "relPath": "t.jsonl",
+        }
+        for n, excerpt in enumerate(excerpts)
+    ]
+    text = render("spotterQueue", results)
+    labels = [line.split("[", 1)[1].split("](", 1)[0] for line in text.splitlines() if line.startswith("- ")]
+    assert labels == [
+        "The spotter service drops frames when the queue is over…",
+        "Fixed it by bounding the queue",
+        "Added a test that floods the queue",
+    ]
+    assert text.count(' "Work on bead spotter-dov. Run \\"bd show\\" first")') == 3
+    assert "  …forty thousand entries and nobody notices it" in text

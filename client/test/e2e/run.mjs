@@ -216,6 +216,12 @@ async function runCommand(page, title) {
   await widget.waitFor({ state: 'hidden', timeout: 10000 }).catch(() => undefined);
 }
 
+/** The start of a transcript tab's title, as transcriptUri.tabTitle writes it (the session key when untitled). */
+function tabStart(title, sessionKey) {
+  const flat = (title ?? '').replace(/[\\/%?#]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return flat ? flat.slice(0, 20) : `${sessionKey.split('/').pop()}.md`;
+}
+
 // -- clicking like a person ----------------------------------------------------------------------------------------
 
 async function step(name, fn) {
@@ -255,6 +261,12 @@ async function clickSidebarHit(page, report) {
   const text = await editorText(page);
   if (/\.md$/.test(tab) && !/^(MEMORY|USER|IDENTITY)/.test(tab) && !/^\d{4}-/.test(tab)) {
     check(/⭐ match/.test(text), 'the transcript viewer shows the matching message at the top');
+    check(!/^(claude-code|codex|openclaw|specstory)[:%]/.test(tab), `the transcript tab is titled by the session ("${tab}")`);
+    const lines = text.split('\n');
+    const tool = lines.findIndex((l) => l.startsWith('🔧'));
+    if (tool >= 0) {
+      check(!/^(```|~~~)/.test(lines[tool + 1] ?? ''), `tool calls are folded to their summary line ("${lines[tool].slice(0, 60)}")`);
+    }
   }
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-transcript.png') });
 }
@@ -316,7 +328,8 @@ async function clickHoverLink(page, report) {
   await target.click();
   if (wantsTranscript) {
     const arg = JSON.parse(decodeURIComponent(hrefs[index].split('?')[1]))[0];
-    const tabText = `${arg.sessionKey.split('/').pop()}.md`;
+    check(!!arg.title && !targetText.startsWith(arg.title.slice(0, 30)), `the hover link reads the hit's own words ("${targetText.slice(0, 50)}"), its session's title ("${(arg.title ?? '').slice(0, 50)}") goes to the tab`);
+    const tabText = tabStart(arg.title, arg.sessionKey);
     const opened = await found(page.locator('.tabs-container .tab.active', { hasText: tabText }).waitFor({ timeout: 15000 }));
     check(opened, `clicking the hover link "${targetText}" opened the transcript viewer (tab "${tabText}")`);
     await sleep(1000);
@@ -392,6 +405,7 @@ async function checkQuickPick(page, report) {
   check(texts.length === final, `the QuickPick lists ${texts.length} hits, as the self-test's final answer did (${final})`);
   const score = `${Math.round(expected.score * 100)}%`;
   check(texts.length > 0 && /\d{1,3}%/.test(texts[0]) && texts.some((t) => t.includes(score)), `its items show scores (top hit ${score}): ${JSON.stringify(texts.slice(0, 2))}`);
+  check(texts.every((t) => !/\bago\b/.test(t)), 'each QuickPick item shows its date once (no age beside it)');
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-quickpick.png') });
   // filters complete as you type them
   await page.keyboard.type(' ro');
@@ -405,7 +419,7 @@ async function checkQuickPick(page, report) {
   await sleep(400);
   // Enter opens the top hit: a memory file, or the session in the transcript viewer
   const sessionKey = expected.kind !== 'memory' ? (expected.sessionKey ?? expected.sessionId) : undefined;
-  const tab = sessionKey ? `${sessionKey.split('/').pop()}.md` : path.basename(expected.path);
+  const tab = sessionKey ? tabStart(expected.title, sessionKey) : path.basename(expected.path);
   await page.keyboard.press('Enter');
   const opened = await page
     .locator('.tabs-container .tab.active', { hasText: tab })
@@ -415,6 +429,145 @@ async function checkQuickPick(page, report) {
       () => false,
     );
   check(opened, `Enter opened the top hit in the editor (tab "${tab}")`);
+}
+
+/** A filter that leaves nothing: the QuickPick names it (the fixtures are older than 30 days). */
+async function checkEmptiedQuickPick(page) {
+  const widget = page.locator('.quick-input-widget');
+  await page.keyboard.press('F1');
+  await widget.waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.type('memlens: Search Memory');
+  await widget.locator('.monaco-list-row', { hasText: 'memlens: Search Memory' }).first().waitFor({ timeout: 10000 });
+  await page.keyboard.press('Enter');
+  await widget.locator('.quick-input-title', { hasText: 'memlens' }).waitFor({ timeout: 10000 });
+  await page.keyboard.type(`${QUERY} since:30d`, { delay: 15 });
+  const row = widget.locator('.monaco-list-row', { hasText: 'No results since 30 days ago' }).first();
+  const named = await found(row.waitFor({ timeout: 30000 }));
+  const text = named ? (await row.innerText()).replace(/\s+/g, ' ').trim() : '';
+  check(named && /remove since:30d/i.test(text), `a filter that empties the list is named: "${text}"`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-quickpick-emptied.png') });
+  await page.keyboard.press('Escape');
+}
+
+/** The sidebar dragged to 250 px by its sash, like a person would. */
+async function narrowSidebar(page, width) {
+  const sidebar = page.locator('[id="workbench.parts.sidebar"]');
+  const box = await sidebar.boundingBox();
+  if (!check(box, 'the sidebar is visible')) {
+    return;
+  }
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width - 1, y);
+  await sleep(300);
+  await page.mouse.down();
+  await page.mouse.move(box.x + width, y, { steps: 8 });
+  await page.mouse.up();
+  await sleep(500);
+  const after = await sidebar.boundingBox();
+  check(after && Math.abs(after.width - width) <= 4, `dragging the sash made the sidebar ${Math.round(after?.width ?? 0)} px wide`);
+}
+
+/**
+ * At 250 px: each result row shows its label first (the label is not the part that is cut), the score and age
+ * after it; the mouse over a row shows no inline icons over the text; the activity bar icon has no badge (the
+ * count is in the view's header).
+ */
+async function checkNarrowSidebar(page, report) {
+  await narrowSidebar(page, 250);
+  const sidebar = page.locator('[id="workbench.parts.sidebar"]');
+  const pane = sidebar.locator('.pane', { has: page.locator('.pane-header', { hasText: /results/i }) }).first();
+  const rows = pane.locator('.monaco-list-row');
+  const measures = await rows.evaluateAll((els) =>
+    els.slice(0, 8).map((el) => {
+      const name = el.querySelector('.label-name');
+      const description = el.querySelector('.label-description');
+      const r = (e) => (e ? e.getBoundingClientRect() : undefined);
+      const n = r(name);
+      const d = r(description);
+      return {
+        text: (name?.textContent ?? '').trim(),
+        nameWidth: n ? Math.round(n.width) : 0,
+        nameLeft: n ? Math.round(n.left) : 0,
+        descriptionLeft: d ? Math.round(d.left) : 0,
+        description: (description?.textContent ?? '').trim(),
+      };
+    }),
+  );
+  log(`rows at 250 px: ${JSON.stringify(measures.slice(0, 4))}`);
+  check(
+    measures.length > 0 && measures.every((m) => !m.description || (m.descriptionLeft >= m.nameLeft && m.nameWidth >= 60)),
+    `at 250 px every result row shows its label first and at least 60 px of it (${measures.map((m) => m.nameWidth).join(', ')} px)`,
+  );
+  const hitRow = rows.filter({ hasText: report.groups[0].hits[0]?.label ?? '' }).first();
+  await hitRow.hover();
+  await sleep(400);
+  const icons = await hitRow.locator('.actions .action-item').count();
+  check(icons === 0, `the mouse over a result row shows ${icons} inline icons over its text`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-sidebar-250.png') });
+  // the row opens with a click at 250 px too
+  await clickSidebarHit(page, report);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-sidebar-250-opened.png') });
+  // the activity bar: no badge on the memlens icon
+  const icon = page.locator('[id="workbench.parts.activitybar"] .action-item', { has: page.locator('[aria-label^="memlens"]') }).first();
+  const badges = await icon.locator('.badge-content').evaluateAll((els) => els.filter((e) => e.textContent?.trim() && e.offsetParent).length);
+  check((await icon.count()) > 0 && badges === 0, 'the memlens activity bar icon carries no badge');
+  const description = (await pane.locator('.pane-header').innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+  check(/\d+ results?/.test(description), `the Results view's header shows the count instead ("${description}")`);
+}
+
+/**
+ * A JavaScript identifier hovered in a real editor: the language's own hover (its type) comes first, memlens's
+ * recall after it, both in one hover.
+ */
+async function checkBothHovers(page, report) {
+  const word = /^[A-Za-z_]\w*$/.test(report.hover?.word ?? '') ? report.hover.word : 'consumer';
+  await runCommand(page, 'View: Close All Editors');
+  const widget = page.locator('.quick-input-widget');
+  // click the command itself: Enter would run whichever row the fuzzy match put first ("Compare New Untitled…")
+  const clickCommand = async (title, typed = title) => {
+    await page.keyboard.press('F1');
+    await widget.waitFor({ state: 'visible', timeout: 10000 });
+    await page.keyboard.type(typed);
+    await widget.locator('.monaco-list-row', { hasText: title }).first().click({ timeout: 10000 });
+    await widget.waitFor({ state: 'hidden', timeout: 10000 }).catch(() => undefined);
+  };
+  await clickCommand('File: New Untitled Text File');
+  await clickCommand('Change Language Mode');
+  await widget.waitFor({ state: 'visible', timeout: 10000 }).catch(() => undefined);
+  await page.keyboard.type('JavaScript');
+  await widget.locator('.monaco-list-row', { hasText: /^JavaScript/ }).first().click({ timeout: 10000 });
+  await widget.waitFor({ state: 'hidden', timeout: 10000 }).catch(() => undefined);
+  await page.locator('.editor-group-container.active .monaco-editor textarea').first().focus();
+  await page.keyboard.type(`const ${word} = 42;\nconsole.log(${word});\n`);
+  await sleep(1500);
+  const token = page.locator('.editor-group-container.active .view-lines .view-line').nth(1).locator('span span', { hasText: word }).first();
+  const box = await token.boundingBox();
+  if (!check(box, `typed "${word}" into a JavaScript editor`)) {
+    return;
+  }
+  const hoverWidget = page.locator('.monaco-hover', { hasText: 'memlens' }).first();
+  let text = '';
+  // the TypeScript server starts on the first JavaScript document: give it time on a busy machine
+  for (let attempt = 0; attempt < 20; attempt++) {
+    await page.mouse.move(box.x + box.width / 2, box.y - 80);
+    await sleep(300);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
+    if (await found(hoverWidget.waitFor({ state: 'visible', timeout: 6000 }))) {
+      text = (await hoverWidget.innerText()).replace(/\s+/g, ' ');
+      if (text.includes(word) && /const|number|42/.test(text.split('memlens')[0])) {
+        break;
+      }
+    }
+    await sleep(1500);
+  }
+  const typeAt = text.search(new RegExp(`(const|let) ${word}`));
+  const recallAt = text.indexOf('memlens');
+  log(`hover text: ${text.slice(0, 240)}`);
+  check(typeAt >= 0 && recallAt > typeAt, `the language's hover ("${text.slice(typeAt, typeAt + 30)}") comes first, memlens's recall after it (at ${typeAt} and ${recallAt})`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-hover-both.png') });
+  await page.mouse.move(900, 900);
+  await runCommand(page, 'View: Revert and Close Editor').catch(() => undefined);
+  await page.keyboard.press('Escape');
 }
 
 // -- the other commands: stats preview, clearing the results, restarting the server ------------------------------
@@ -847,6 +1000,10 @@ async function main() {
       await step('click a hover link', () => clickHoverLink(page, report));
       await step('click a session', () => clickSession(page));
       await step('Search Memory', () => checkQuickPick(page, report));
+      await step('a 250 px sidebar', () => checkNarrowSidebar(page, report));
+      await step('hover beside the language hover', () => checkBothHovers(page, report));
+      // last of the searches: the QuickPick leaves its (empty) answer in the sidebar
+      await step('a filter empties Search Memory', () => checkEmptiedQuickPick(page));
       await step('other commands', () => checkOtherCommands(page, report));
       await step('overlapping restarts', () => checkOverlappingRestarts(page, { userData, csPid: cs.pid, tmp }));
       await step('install flow', () => checkInstallFlow(page, { tmp }));

@@ -177,8 +177,27 @@ describe('transcript rendering', () => {
     assert.match(markdown, /^\\## Plan$/m);
     assert.match(markdown, /^steps:\n1\. read$/m);
     assert.match(markdown, /```md\n# kept in code\n```/);
-    assert.match(markdown, /🔧 \*\*Bash\*\*\n\n```sh\naws sqs get-queue-attributes \\\n {4}--queue-url https:\/\/x \\\n {4}--attribute-names All &&\n {2}echo done\n```/);
-    assert.match(markdown, /🔧 \*\*Edit\*\*\n\n```text\nfile_path=\/ws\/routing\.yaml\nold_string=a: b\nnew_string=a: c\n```/);
+    assert.match(markdown, /🔧 \*\*Bash\*\* · `aws sqs get-queue-attributes [^\n]*`\n```sh\naws sqs get-queue-attributes \\\n {4}--queue-url https:\/\/x \\\n {4}--attribute-names All &&\n {2}echo done\n```/);
+    assert.match(markdown, /🔧 \*\*Edit\*\* · `file_path=\/ws\/routing\.yaml old_string=a: b new_string=a: c`\n```text\nfile_path=\/ws\/routing\.yaml\nold_string=a: b\nnew_string=a: c\n```/);
+  });
+
+  it('folds each tool call from its one-line summary to the end of its code block', () => {
+    const rendered = renderTranscript(base, { utc: true });
+    const lines = rendered.markdown.split('\n');
+    assert.equal(rendered.toolRanges.length, 2);
+    for (const [first, last] of rendered.toolRanges) {
+      assert.match(lines[first], /^🔧 \*\*(Bash|Edit)\*\* · `/);
+      assert.match(lines[first + 1], /^```(sh|text)$/);
+      assert.equal(lines[last], '```');
+    }
+  });
+
+  it('writes the title of a subagent link as it reads, without backslash escapes', () => {
+    const { markdown } = renderTranscript(base, { utc: true }, {
+      parent: { sessionKey: 'claude-code:a', title: 'Fix the dead-letter queue (DLQ) [prod] #42' },
+    });
+    assert.match(markdown, /↰ Subagent of \[Fix the dead-letter queue \(DLQ\) prod #42\]\(memlens-transcript:/);
+    assert.ok(!/Subagent of [^\n]*\\/.test(markdown), markdown);
   });
 
   it('links the parent session and the subagents, and shows the resume command', () => {

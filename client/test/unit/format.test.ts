@@ -101,12 +101,13 @@ describe('hit labels', () => {
     assert.deepEqual(pickItemText(hit, { ...UTC, now }), {
       icon: 'hubot',
       label: 'assistant · 2026-02-10 21:11',
-      description: '91% · 3 d ago · 258c7280',
+      description: '91% · 258c7280',
       detail: 'We redrove the dead-letter queue after fixing the consumer.',
     });
     const titled = pickItemText(transcriptHit({ title: 'Fix the DLQ backup', role: 'user' }), { ...UTC, now });
     assert.equal(titled.icon, 'account');
-    assert.equal(titled.description, '91% · 3 d ago · Fix the DLQ backup');
+    assert.equal(titled.description, '91% · Fix the DLQ backup');
+    assert.ok(!/ago/.test(titled.description), 'one date per item: the label has it');
     const summary = transcriptHit({ kind: 'summary', role: undefined });
     assert.equal(hitLocation(summary, UTC), 'claude-code · 258c7280 · 2026-02-10 · summary');
     assert.equal(pickItemText(summary, UTC).icon, 'note');
@@ -169,7 +170,7 @@ describe('groupResults', () => {
       memoryHit({ id: 'e', score: 0.65, path: '/ws/memory/ops.md', relPath: 'memory/ops.md' }),
       transcriptHit({ id: 'f', score: 0.4, sessionKey: 'codex:xyz', sessionId: 'xyz', format: 'codex' }),
     ];
-    const groups = groupResults(results, UTC);
+    const groups = groupResults(results, { ...UTC, now: new Date('2026-02-13T21:11:05Z') });
     assert.deepEqual(
       groups.map((g) => [g.key, g.kind, g.hits.map((h) => h.id)]),
       [
@@ -180,10 +181,14 @@ describe('groupResults', () => {
       ],
     );
     assert.equal(groups[0].label, 'claude-code · 258c7280');
-    assert.equal(groups[0].description, '2026-02-09 · 90% · 2 hits');
-    const titled = groupResults([transcriptHit({ title: 'Fix the DLQ backup', resumeCommand: 'cd /ws && claude --resume 258c7280' })], UTC);
+    assert.equal(groups[0].description, '90% · 3 d ago · 2 hits');
+    assert.equal(groups[0].when, '2026-02-09');
+    const titled = groupResults([transcriptHit({ title: 'Fix the DLQ backup', resumeCommand: 'cd /ws && claude --resume 258c7280' })], {
+      ...UTC,
+      now: new Date('2026-02-10T22:11:05Z'),
+    });
     assert.equal(titled[0].label, 'Fix the DLQ backup');
-    assert.equal(titled[0].description, 'claude-code · 2026-02-10 · 91% · 1 hit');
+    assert.equal(titled[0].description, '91% · 1 h ago · 1 hit');
     assert.equal(titled[0].resumeCommand, 'cd /ws && claude --resume 258c7280');
     assert.equal(groups[0].sessionKey, 'claude-code:258c7280-aaaa-bbbb-cccc-1234567890ab');
     assert.equal(groups[1].label, 'MEMORY.md');

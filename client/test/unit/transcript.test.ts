@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { messageHeading, renderTranscript } from '../../src/transcriptMarkdown';
+import { messageCount, messageHeading, renderTranscript } from '../../src/transcriptMarkdown';
 import type { HistoryResponse } from '../../src/protocol';
 
 const UTC = { utc: true };
@@ -39,7 +39,7 @@ describe('renderTranscript', () => {
     assert.equal(lines[0], '# Fix the DLQ backup');
     assert.equal(
       lines[2],
-      '**claude-code** · session `258c7280-aaaa-bbbb-cccc-1234567890ab` · 2026-02-10 21:11 – 2026-02-10 21:30 · 4 messages',
+      '**claude-code** · session `258c7280-aaaa-bbbb-cccc-1234567890ab` · 2026-02-10 21:11 – 2026-02-10 21:30 · 3 messages · 1 summary',
     );
     assert.equal(lines[4], 'Source: `/home/u/.claude/projects/-ws/258c7280.jsonl`');
     assert.ok(lines.includes('### 🧑 user · 2026-02-10 21:11'));
@@ -48,6 +48,13 @@ describe('renderTranscript', () => {
     assert.ok(lines.includes('> Fixed the consumer.'));
     assert.ok(lines.includes('>'));
     assert.ok(lines.includes('```ts'));
+  });
+
+  it('counts messages as the Sessions view does: summaries apart, a window marked as shown', () => {
+    assert.equal(messageCount(history()), '3 messages · 1 summary');
+    assert.equal(messageCount(history({ hasMoreBefore: true })), '3 messages shown · 1 summary');
+    const twoSummaries = history().messages.map((m) => ({ ...m, kind: 'summary' as const }));
+    assert.equal(messageCount(history({ messages: twoSummaries.slice(0, 2) })), '0 messages · 2 summaries');
   });
 
   it('returns the anchor line, pointing at the anchored message heading', () => {

@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 
 CACHE_SIZE = 256
 EXCERPT_CHARS = 180
+LABEL_CHARS = 60
 _IDENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 STOP_WORDS = frozenset(
@@ -74,9 +75,27 @@ def _date(timestamp: str | None) -> str:
     return (timestamp or "").replace("T", " ")[:10]
 
 
+def _first_words(text: str) -> tuple[str, str]:
+    """The excerpt's first words (cut at a word near LABEL_CHARS) and what follows them."""
+    flat = " ".join(text.split()).lstrip("… ")
+    if len(flat) <= LABEL_CHARS:
+        return flat, ""
+    cut = flat[:LABEL_CHARS]
+    space = cut.rfind(" ")
+    if space > LABEL_CHARS * 0.6:
+        cut = cut[:space]
+    return cut.rstrip() + "…", flat[len(cut) :].strip()
+
+
+def _link_title(title: str) -> str:
+    """A markdown link title (`"…"`), quotes and backslashes escaped."""
+    return ' "' + re.sub(r'(["\\])', r"\\\1", _one_line(title)[:120]) + '"'
+
+
 def render(identifier: str, results: list[SearchResult]) -> str:
-    """Markdown for the hover: per hit its score, its title as a link that opens it, its date and where it is from,
-    then a short excerpt.
+    """Markdown for the hover: per hit its score, a link that opens it labelled by the hit's own first words (hits of
+    one session differ there, while their session's title — its first prompt — is the same for all: it is the link's
+    title), its date and where it is from, then the rest of the excerpt.
 
     Memory hits link to `file:///abs/path#L<line>`; transcript hits to `memlens-transcript:/<sessionKey>.md?message=
     <messageId>` (the VS Code client turns both into command links it trusts; other clients parse them), or, with a
@@ -96,9 +115,16 @@ def render(identifier: str, results: list[SearchResult]) -> str:
                 link = disk_path(result["path"]).as_uri() + f"#L{result.get('lineStart') or 1}"
             else:
                 link = transcript_uri(session_key, result.get("messageId"))
-            title = result.get("title") or f"{result.get('format') or 'transcript'} session"
             role = "summary" if result["kind"] == "summary" else result.get("role") or "message"
             facts = [_date(result.get("timestamp")), result.get("format") or "transcript", role]
+            label, rest = _first_words(result["excerpt"])
+            session_title = result.get("title")
+            link_title = _link_title(session_title) if session_title else ""
+            fact_text = " · ".join(_escape(f) for f in facts if f)
+            lines.append(f"- **{score}** [{_escape(label or 'message')}]({link}{link_title}) · {fact_text}  ")
+            if rest:
+                lines.append(f"  …{_escape(_one_line(rest))}")
+            continue
         title = _one_line(title)[:80]
         fact_text = " · ".join(_escape(f) for f in facts if f)
         lines.append(f"- **{score}** [{_escape(title)}]({link}) · {fact_text}  ")
