@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import threading
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
@@ -17,14 +16,14 @@ from memlens.engine.answers.cut_secrets import mask_cut_secrets
 from memlens.engine.answers.history import session_history
 from memlens.engine.answers.index_stats import index_stats
 from memlens.engine.answers.outbound import redact_response
-from memlens.engine.answers.search_answer import search_answer
+from memlens.engine.answers.search_answer import ranked, search
 from memlens.engine.answers.sessions import label_history, list_sessions, resolve_session
 from memlens.engine.answers.source_folders import removed_answer, source_folders, sources_answer
 from memlens.engine.answers.summaries import describe_summary, expand_summary, grep_summaries
 from memlens.engine.answers.visibility import Visibility, VisibilityCache
 from memlens.engine.catalog import Catalog, RootRow
 from memlens.engine.file_names import stored_path
-from memlens.engine.filters import SearchFilters, filters_from_request
+from memlens.engine.filters import SearchFilters
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.engine.indexing.changed_files import sync_changed, with_aliases_of
 from memlens.engine.indexing.derived_indexes import DerivedIndexes
@@ -39,9 +38,8 @@ from memlens.engine.query_settings import apply_query_settings, index_identity
 from memlens.engine.ranking.cross_encoder import CrossEncoder
 from memlens.engine.ranking.hits import Ranking
 from memlens.engine.ranking.search import Retriever
-from memlens.engine.sources.common import scrub
 from memlens.engine.vectors.bundled_model import BUNDLED_DIM
-from memlens.engine.vectors.embedder import Embedder, load_embedder
+from memlens.engine.vectors.embedder import Embedder, chosen_embedder
 from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.errors import IndexUnavailable, LockPathBroken
 from memlens.requests import (
@@ -53,7 +51,6 @@ from memlens.requests import (
     ContextRequest,
     HistoryRequest,
     SearchFilterRequest,
-    SearchRequest,
     SummariesDescribeRequest,
     SummariesExpandRequest,
     SummariesGrepRequest,
@@ -101,13 +98,14 @@ class Engine:
         self.catalog = Catalog(self.index_dir / "catalog.sqlite3")
         self._remembered: list[RootRow] = self.catalog.roots()  # the folders the index was built from
         self.keyword = KeywordIndex(self.index_dir / "keyword")
-        self.embedder, self.provider_note = self._load_embedder(embedder)
+        models = self.index_dir.parent.parent / "models"
+        self.embedder, self.provider_note = chosen_embedder(embedder, self.settings.embedding, models)
         self.vectors = VectorIndex(self.embedder.info.dim if self.embedder else BUNDLED_DIM)
         self.indexer = Indexer(self.catalog, self.keyword, self.vectors, self.embedder, self.settings)
         self.indexer.guard = self._access.require  # checked before every commit
         self.retriever = Retriever(self.catalog, self.keyword, self.vectors, self.embedder)
         # the optional cross-encoder (cross_encoder.py): loads a model only if one is configured
-        self.cross_encoder = CrossEncoder(self.index_dir.parent.parent / "models")
+        self.cross_encoder = CrossEncoder(models)
         self.syncing = threading.Event()
         self._visibility = VisibilityCache()
         self._live_failures = 0  # changes live indexing (watcher.py) failed on: stats reports them
@@ -131,13 +129,6 @@ class Engine:
     def last_write_failure(self) -> str | None:
         """The cause of the last failed write, until a write succeeds."""
         return self._access.last_failure
-
-    def _load_embedder(self, embedder: Embedder | None | bool) -> tuple[Embedder | None, str]:
-        if isinstance(embedder, Embedder):
-            return embedder, ""
-        if embedder is False or embedder is None:
-            return None, "embeddings are off; keyword search only"
-        return load_embedder(self.settings.embedding, self.index_dir.parent.parent / "models")
 
     @staticmethod
     def index_identity(settings: Settings, workspaces: Iterable[Path]) -> tuple[str, ...]:
@@ -212,7 +203,7 @@ class Engine:
     ) -> SyncReport:
         """Bring the index in line with the sources; `settled` (reindex): read every unterminated last line of a
         file that is not growing now, not only once its file is quiet (indexing.file_reader)."""
-        self._require_writer()
+        self._access.require()
         self.syncing.set()
         try:
             with self._derived.writing():
@@ -226,7 +217,7 @@ class Engine:
 
     def sync_paths(self, changed: Iterable[Path], deleted: Iterable[Path] = (), embed: bool = True) -> SyncReport:
         """Sync only these files (watcher events); a changed path that is not a source is ignored."""
-        self._require_writer()
+        self._access.require()
         locations, known_cwd = self.locations(), self._known_cwd()
         deleted = list(deleted)
         changed = with_aliases_of(self.catalog, changed, deleted)
@@ -242,7 +233,7 @@ class Engine:
         self, *, progress: Progress | None = None, cancel: threading.Event | None = None, max_batches: int | None = None
     ) -> int:
         """Embed texts that have no vector yet (the watcher does it a few batches at a time between events)."""
-        self._require_writer()
+        self._access.require()
         with self._derived.writing():
             return self.indexer.embedding.embed_pending(progress=progress, cancel=cancel, max_batches=max_batches)
 
@@ -260,7 +251,7 @@ class Engine:
         rebuild also replaces a broken writer-lock path (see WriterLock.repair)."""
         if full and isinstance(self.write_problem, LockPathBroken):
             self._derived.stale = self._access.repair()  # opened as a reader: realign before the first write
-        self._require_writer()
+        self._access.require()
         if full:
             with self.catalog.transaction() as db:
                 self.catalog.mark_all_for_reparse(db)
@@ -281,7 +272,7 @@ class Engine:
     def remove_source_folder(self, folder: str | Path) -> RemoveSourceResponse:
         """Forget one remembered folder: its files (those no other folder holds) leave the catalog, tantivy and
         the vectors. A folder this engine still names cannot be removed (the next sync would add it back)."""
-        self._require_writer()
+        self._access.require()
         target, remaining = removable_root(folder, self.catalog, self.named_roots)
         with self._derived.writing():
             locations = widen(self.named_locations(), remaining)
@@ -290,9 +281,6 @@ class Engine:
             report = self.indexer.forget_root(target, gone)
         self._remembered = self.catalog.roots()
         return redact_response(removed_answer(target, report.files_deleted))
-
-    def _require_writer(self) -> None:
-        self._access.require()
 
     # -- reading ----------------------------------------------------------------------------------------------
 
@@ -321,16 +309,7 @@ class Engine:
         fusion: str | None = None,
     ) -> Ranking:
         self.refresh()
-        return self._ranked(query, mode=mode, filters=filters, limit=limit, fusion=fusion)
-
-    def _ranked(
-        self, query: str, *, mode: str | None, filters: SearchFilters | None, limit: int | None, fusion: str | None
-    ) -> Ranking:
-        """`rank` once the engine has followed the writer (`refresh`). The query is parsed here, once, and every step
-        after reads the parsed query."""
-        parsed = self.retriever.read(query, self.settings.search, filters)
-        ranking = self.retriever.rank(parsed, self.settings.search, mode, fusion, limit)
-        return self.cross_encoder.rerank(query, ranking, self.settings.reranker, self.catalog)
+        return ranked(self, query, mode=mode, filters=filters, limit=limit, fusion=fusion)
 
     def search(
         self,
@@ -345,34 +324,10 @@ class Engine:
     ) -> SearchResponse:
         """The `--json` / `memlens.search` response; `filters` as the engine's, or as the request's (`filters` of a
         memlens.requests.SearchRequest)."""
-        checked(SearchRequest, query=query, limit=limit, mode=mode, fusion=fusion, explain=explain, min_score=min_score)
-        if isinstance(filters, SearchFilterRequest):
-            filters = filters_from_request(filters)
-        started = time.perf_counter()
-        query = scrub(query)  # raw bytes that are not UTF-8 (a shell passes them as typed) read as stored text does
-        settings = self.settings.search
-        limit = limit or settings.max_results
-        self.refresh()
-        # read before the answer is worked out: work that ends during the search (the words' vectors) must not make
-        # an answer from before it read as final (the editor's self-test saw 6 hits said final, then 7)
-        indexing = self.indexing()
-        ranking = self._ranked(query, mode=mode, filters=filters, limit=limit, fusion=fusion)
-        response = search_answer(
-            ranking,
-            catalog=self.catalog,
-            workspaces=self.workspaces,
-            visibility=self.visibility(),
-            query=query,
-            settings=settings,
-            limit=limit,
-            mode=mode,
-            min_score=min_score,
-            explain=explain,
-            indexing=indexing,
-            started=started,
-            provider_note=self.provider_note,
+        answer = search(
+            self, query, limit=limit, mode=mode, filters=filters, explain=explain, fusion=fusion, min_score=min_score
         )
-        return self._outbound(response)
+        return self._outbound(answer)
 
     def history(
         self, session_key: str, *, message_id: str | None = None, limit: int = DEFAULT_HISTORY
@@ -461,6 +416,7 @@ class Engine:
         text, which may quote what it failed on). `count_unindexed`: look at every source file for those the index
         does not hold yet (a walk of the folders; the status line, asked often, skips it and reports 0)."""
         not_indexed = self.indexer.count_unindexed(self.sources()) if count_unindexed else 0
+        why = self._access.not_indexed_reason(syncing=self.syncing.is_set()) if not_indexed else None
         return redact_response(
             index_stats(
                 self.catalog,
@@ -470,10 +426,7 @@ class Engine:
                 index_dir=self.index_dir,
                 writable=self.writable,
                 not_indexed=not_indexed,
-                not_indexed_reason=self._not_indexed_reason() if not_indexed else None,
+                not_indexed_reason=why,
                 watcher_errors=self._live_failures,
             )
         )
-
-    def _not_indexed_reason(self) -> str:
-        return self._access.not_indexed_reason(syncing=self.syncing.is_set())
