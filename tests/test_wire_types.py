@@ -1,7 +1,7 @@
 """One typed wire protocol: `memlens.wire` (the Python types), `client/src/protocol.ts` (the TypeScript ones) and
 what the engine really answers, held to one another.
 
-- each TypedDict in wire.py has the TypeScript interface of the same name (`TS_NAME` lists the renamed ones), with
+- each TypedDict in memlens.wire has the TypeScript interface of the same name (`TS_NAME` lists the renamed ones), with
   the same keys, the same optional ones (`NotRequired` / `?`) and the same types, and each interface has its
   TypedDict;
 - every real answer (test_protocol collects them from a real index: every command, several times over) has exactly
@@ -12,7 +12,7 @@ what the engine really answers, held to one another.
   the request its input schema is made from.
 
 test_protocol.py holds protocol.ts to the server and to docs/lsp-api.md; this file closes the triangle, so a key
-added to an answer fails here until wire.py, protocol.ts (and the docs) say it.
+added to an answer fails here until memlens.wire, protocol.ts (and the docs) say it.
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ from memlens.requests import wire_names
 from memlens.settings import Settings, merge
 from test_protocol import WIRE, Protocol, answers, protocol, split_union  # noqa: F401 (answers, protocol: fixtures)
 
-# wire.py name → protocol.ts name, where they differ
+# memlens.wire name → protocol.ts name, where they differ
 TS_NAME = {"SearchFilterParams": "SearchFilters"}
-# wire.py types the VS Code client never sees, with the reason
+# memlens.wire types the VS Code client never sees, with the reason
 PYTHON_ONLY = {
     "ContextPassage": "a ContextItem before its cost in tokens is known; the engine never sends one",
     "McpSearchParams": "the MCP tool `search`'s arguments; MCP clients read the tool's JSON schema instead",
@@ -51,7 +51,7 @@ def wire_types() -> dict[str, Any]:
     return {
         name: value
         for name, value in vars(wire).items()
-        if is_typeddict(value) and value.__module__ == wire.__name__ and name not in PYTHON_ONLY
+        if is_typeddict(value) and value.__module__.startswith(f"{wire.__name__}.") and name not in PYTHON_ONLY
     }
 
 
@@ -77,12 +77,12 @@ def py_type(annotation: Any) -> frozenset[str]:
         return frozenset({_joined(py_type(get_args(annotation)[0])) + "[]"})
     if origin is dict:
         key, value = get_args(annotation)
-        assert key is str, f"wire.py: a map keyed by {key}; JSON keys are strings"
+        assert key is str, f"memlens.wire: a map keyed by {key}; JSON keys are strings"
         return frozenset({f"Record<string, {_joined(py_type(value))}>"})
     if is_typeddict(annotation):
         return frozenset({TS_NAME.get(annotation.__name__, annotation.__name__)})
     simple = {str: "string", bool: "boolean", int: "number", float: "number", type(None): "null"}
-    assert annotation in simple, f"wire.py: cannot spell {annotation!r} in TypeScript"
+    assert annotation in simple, f"memlens.wire: cannot spell {annotation!r} in TypeScript"
     return frozenset({simple[annotation]})
 
 
@@ -124,7 +124,7 @@ def test_wire_types_are_the_typescript_interfaces(protocol: Protocol) -> None:  
                 problems.append(f"{key!r} is {spelt[py_optional]} in wire.{name} but {spelt[ts_optional]} in {ts_name}")
             py, ts = py_type(hints[key]), ts_type(fields[key].type, protocol)
             if py != ts:
-                problems.append(f"{name}.{key}: wire.py says {sorted(py)}, protocol.ts says {sorted(ts)}")
+                problems.append(f"{name}.{key}: memlens.wire says {sorted(py)}, protocol.ts says {sorted(ts)}")
     for ts_name in sorted(set(protocol.interfaces) - set(by_ts_name())):
         problems.append(f"protocol.ts interface {ts_name} has no TypedDict in memlens.wire")
     for name in sorted(set(PYTHON_ONLY) - set(vars(wire))):

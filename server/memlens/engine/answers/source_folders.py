@@ -7,7 +7,7 @@ from typing import Literal, cast
 
 from memlens.engine.answers.results import display_path
 from memlens.engine.catalog import Catalog, RootRow
-from memlens.wire import SourceFolder
+from memlens.wire import RemoveSourceResponse, SourceFolder, SourcesResponse
 
 FolderKind = Literal["memory", "transcripts", "agent"]
 
@@ -30,3 +30,14 @@ def source_folders(catalog: Catalog, roots: Sequence[RootRow], named: Sequence[R
             }
         )
     return folders
+
+
+def sources_answer(catalog: Catalog, remembered: Sequence[RootRow], named: Sequence[RootRow]) -> SourcesResponse:
+    """Every folder the index remembers, and any named that no sync has recorded yet."""
+    known = {root.path for root in remembered}
+    roots = [*remembered, *(root for root in named if root.path not in known)]
+    return {"sources": source_folders(catalog, roots, named)}
+
+
+def removed_answer(target: str, files_removed: int) -> RemoveSourceResponse:
+    return {"path": target, "displayPath": display_path(target, []), "filesRemoved": files_removed}

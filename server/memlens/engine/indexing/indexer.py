@@ -22,14 +22,12 @@ from memlens.engine.file_names import disk_path, stored_path
 from memlens.engine.indexing.catalog_writer import CatalogWriter, PendingChanges
 from memlens.engine.indexing.discovery import SourceFile
 from memlens.engine.indexing.file_identity import (
-    Choice,
-    Named,
     changed,
     choose_names,
-    identities,
     identity_values,
     needs_identity,
 )
+from memlens.engine.indexing.file_names_found import other_names, record_aliases, stat_all
 from memlens.engine.indexing.file_reader import FileReader, is_quiet, tail_waiting
 from memlens.engine.indexing.ingest import FileContent
 from memlens.engine.indexing.memory_trim import release_freed_memory
@@ -141,9 +139,9 @@ class Indexer:
             backfill_words(self.catalog, self.keyword, cancel)  # a catalog from before the vocabulary: once
             self.embedding.forget_words()  # (what it collected waits for vectors)
             known = self.catalog.files(None if prune else [stored_path(s.path) for s in sources])
-            found, kept = self._stat_all(sources, report, cancel)
+            found, kept = stat_all(sources, cancel, lambda path, why: self._note_error(report, path, why))
             if not prune:
-                found += self._other_names(found, known)
+                found += other_names(self.catalog, found, known)
             choice = choose_names(found)
             report.aliases = len(choice.aliases)
             if prune:
@@ -153,7 +151,7 @@ class Indexer:
             else:
                 losers = [a.source.path for a, _ in choice.aliases if a.key in known]
                 report.files_deleted = self.remove_paths(losers).files_deleted
-            self._record_aliases(choice, whole=prune)
+            record_aliases(self.catalog, choice, whole=prune)
             batch_started = time.perf_counter()
             batch: list[tuple[SourceFile, FileRow | None, os.stat_result]] = []
             identified: list[tuple[int, int, int, int]] = []
@@ -210,60 +208,6 @@ class Indexer:
                 continue  # it failed to read and waits for the next sync: stats lists it under fileErrors
             count += changed(row, stat)
         return count
-
-    def _stat_all(
-        self, sources: list[SourceFile], report: SyncReport, cancel: threading.Event | None
-    ) -> tuple[list[Named], set[str]]:
-        """(each source with its stat, the stored paths of the others: unreadable, or not reached before `cancel`;
-        their rows are kept as they are)."""
-        found: list[Named] = []
-        kept: set[str] = set()
-        for source in sources:
-            if cancel is not None and cancel.is_set():
-                kept.add(stored_path(source.path))
-                continue
-            try:
-                found.append(Named(source, source.path.stat(), stored_path(source.path)))
-            except (OSError, ValueError) as exc:
-                kept.add(stored_path(source.path))
-                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-                self._note_error(report, source.path, f"cannot read: {reason}")
-        return found, kept
-
-    def _other_names(self, found: list[Named], known: dict[str, FileRow]) -> list[Named]:
-        """The indexed files that a few changed names (watcher events) also reach: a change seen under an alias
-        re-reads its source, and a new name of an indexed file is recorded as an alias, never indexed twice."""
-        given = {n.key for n in found}
-        others: list[Named] = []
-        for row in self.catalog.files_with_identities(identities(found)):
-            if row.path in given:
-                continue
-            path = disk_path(row.path)
-            try:
-                stat = path.stat()
-            except (OSError, ValueError):
-                continue
-            if (stat.st_dev, stat.st_ino) == (row.dev, row.ino):
-                others.append(Named(SourceFile(path, row.kind, path.parent), stat, row.path))
-                known[row.path] = row
-        return others
-
-    def _record_aliases(self, choice: Choice, *, whole: bool) -> None:
-        """Record the aliases `choice` found (with `whole`, they are all there are); writes only what changed."""
-        aliases = [(a.key, s.key) for a, s in choice.aliases]
-        recorded = self.catalog.aliases()
-        sources = [] if whole else [n.key for n in choice.sources]
-        if whole and recorded == dict(aliases):
-            return
-        if not whole and all(recorded.get(a) == s for a, s in aliases) and not any(p in recorded for p in sources):
-            return
-        for alias, source in aliases:
-            log.debug("%s is another name of %s: indexed once, as the latter", alias, source)
-        with self.catalog.transaction() as db:
-            if whole:
-                self.catalog.replace_aliases(db, aliases)
-            else:
-                self.catalog.update_aliases(db, aliases, sources)
 
     def collect_garbage(self) -> None:
         """Drop cached vectors no unit uses any more. Run after a whole sync, never between its parts, so a file

@@ -369,3 +369,15 @@ def load_embedder(settings: EmbeddingSettings, cache_dir: Path) -> tuple[Embedde
         reason = f"no embedding model: {type(exc).__name__}: {exc}"
     log.warning("%s; searching by keywords only", reason)
     return None, reason
+
+
+def chosen_embedder(
+    choice: Embedder | None | bool, settings: EmbeddingSettings, cache_dir: Path
+) -> tuple[Embedder | None, str]:
+    """`choice`: True loads the configured model, False (or None) runs keyword-only, or a loaded Embedder.
+    Returns (embedder, why there is none or "")."""
+    if isinstance(choice, Embedder):
+        return choice, ""
+    if choice is False or choice is None:
+        return None, "embeddings are off; keyword search only"
+    return load_embedder(settings, cache_dir)

@@ -1,0 +1,104 @@
+"""A search, from the query as given to the `--json` / `memlens.search` response: the request checked, the query
+parsed once and ranked, the ranking made into bounded results, labelled and timed, with a note when the requested
+mode could not run."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Protocol, cast
+
+from memlens.engine.answers.results import ResultBuilder
+from memlens.engine.answers.sessions import label_results
+from memlens.engine.answers.visibility import Visibility
+from memlens.engine.catalog import Catalog
+from memlens.engine.filters import SearchFilters, filters_from_request
+from memlens.engine.ranking.cross_encoder import CrossEncoder
+from memlens.engine.ranking.hits import Ranking
+from memlens.engine.ranking.search import Retriever
+from memlens.engine.sources.common import scrub
+from memlens.requests import SearchFilterRequest, SearchRequest, checked
+from memlens.settings import Settings
+from memlens.wire import FusionMode, SearchResponse
+
+
+class SearchSource(Protocol):
+    """What a search reads: the engine's index, its settings, and what a request may show."""
+
+    catalog: Catalog
+    settings: Settings
+    workspaces: list[Path]
+    retriever: Retriever
+    cross_encoder: CrossEncoder
+    provider_note: str
+
+    def refresh(self) -> None: ...
+
+    def indexing(self) -> bool: ...
+
+    def visibility(self) -> Visibility: ...
+
+
+def ranked(
+    engine: SearchSource,
+    query: str,
+    *,
+    mode: str | None,
+    filters: SearchFilters | None,
+    limit: int | None,
+    fusion: str | None,
+) -> Ranking:
+    """The ranking once the engine has followed the writer (`refresh`). The query is parsed here, once, and every
+    step after reads the parsed query."""
+    parsed = engine.retriever.read(query, engine.settings.search, filters)
+    ranking = engine.retriever.rank(parsed, engine.settings.search, mode, fusion, limit)
+    return engine.cross_encoder.rerank(query, ranking, engine.settings.reranker, engine.catalog)
+
+
+def search(
+    engine: SearchSource,
+    query: str,
+    *,
+    limit: int | None,
+    mode: str | None,
+    filters: SearchFilters | SearchFilterRequest | None,
+    explain: bool,
+    fusion: str | None,
+    min_score: float | None,
+) -> SearchResponse:
+    """The response, before the door's redaction (`Engine._outbound`)."""
+    checked(SearchRequest, query=query, limit=limit, mode=mode, fusion=fusion, explain=explain, min_score=min_score)
+    if isinstance(filters, SearchFilterRequest):
+        filters = filters_from_request(filters)
+    started = time.perf_counter()
+    query = scrub(query)  # raw bytes that are not UTF-8 (a shell passes them as typed) read as stored text does
+    settings = engine.settings.search
+    limit = limit or settings.max_results
+    engine.refresh()
+    # read before the answer is worked out: work that ends during the search (the words' vectors) must not make
+    # an answer from before it read as final (the editor's self-test saw 6 hits said final, then 7)
+    indexing = engine.indexing()
+    ranking = ranked(engine, query, mode=mode, filters=filters, limit=limit, fusion=fusion)
+    builder = ResultBuilder(engine.catalog, engine.workspaces, engine.visibility())
+    results = builder.build(
+        ranking,
+        limit,
+        settings.min_score if min_score is None else min_score,
+        settings.excerpt_chars,
+        settings.max_response_chars,
+        explain,
+    )
+    label_results(engine.catalog, results)
+    response: SearchResponse = {
+        "query": query,
+        "mode": ranking.mode,
+        "results": results,
+        "totalResults": len(results),
+        "searchTimeMs": round((time.perf_counter() - started) * 1000, 2),
+        "indexing": indexing,
+    }
+    if ranking.mode != (mode or settings.mode):
+        response["note"] = f"no embedding model ({engine.provider_note or 'no vectors yet'}); keyword search only"
+    if explain:
+        response["fusion"] = cast(FusionMode, ranking.fusion)  # the retriever checked it against FUSIONS
+    return response

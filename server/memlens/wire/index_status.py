@@ -1,0 +1,72 @@
+"""What the index holds and how a sync went: stats, the reindex report, the live status notification."""
+
+from typing import NotRequired, TypedDict
+
+
+class FileError(TypedDict):
+    """A file with skipped lines or a failure."""
+
+    path: str
+    badLines: int
+    replaced: int  # characters read as U+FFFD (invalid bytes, NULs, lone surrogates); their messages are kept
+    reasons: list[str]
+
+
+class StatsResponse(TypedDict):
+    """`memlens.stats`: what the index holds and whether it is up to date."""
+
+    totalChunks: int
+    chunksWithEmbeddings: int
+    chunksNeedingEmbeddings: int
+    pendingMessages: int
+    lastSync: str | None
+    provider: str
+    providerNote: str | None
+    files: dict[str, int]
+    messages: dict[str, int]
+    sessions: int
+    badLines: int
+    replaced: int  # characters read as U+FFFD (invalid bytes, NULs, lone surrogates) in the messages and notes kept
+    orphanedMessages: int
+    filesWithErrors: int
+    fileErrors: list[FileError]
+    filesUnrecognised: int  # files found among transcripts that no parser recognised (nothing of them is searchable)
+    unrecognisedFiles: list[str]  # the first 50 of them, by path
+    aliases: int  # names of indexed files found under another name too (hard links, symlinks): not indexed again
+    watcherErrors: int  # changes live indexing failed on since this process started (each logged; watching goes on)
+    indexing: bool
+    indexDir: str
+    readOnly: bool
+    filesNotIndexed: int  # source files the index does not hold as they are now (new, or changed since)
+    notIndexedReason: str | None  # why they wait (a full disk, a broken lock, no sync yet); None when none wait
+
+
+class ReindexReport(TypedDict):
+    """`memlens.reindex`: what a sync did (`indexer.SyncReport.to_wire`)."""
+
+    filesSeen: int
+    filesParsed: int
+    filesAppended: int
+    filesUnchanged: int
+    filesDeleted: int
+    filesFailed: int
+    aliases: int
+    messagesAdded: int
+    chunksAdded: int
+    unitsEmbedded: int
+    badLines: int
+    errors: list[str]
+    seconds: float
+    cancelled: bool
+
+
+class IndexStatus(TypedDict):
+    """The `memlens/indexStatus` notification."""
+
+    indexing: bool
+    totalChunks: int
+    chunksNeedingEmbeddings: int
+    pendingMessages: int
+    provider: str
+    lastSync: str | None
+    message: NotRequired[str]
