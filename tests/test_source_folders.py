@@ -127,6 +127,22 @@ def test_sources_lists_and_remove_forgets_one_folder(cli: Cli) -> None:
     assert "Traceback" not in again.stderr + named.stderr
 
 
+@pytest.mark.parametrize("named_as", ["shown", "raw bytes"])
+def test_a_folder_whose_name_is_not_utf8_is_listed_and_removed(cli: Cli, named_as: str) -> None:
+    """`sources` shows such a name escaped; `sources remove` takes it as shown or as the shell passes the bytes."""
+    odd = cli.home / "notes" / os.fsdecode(b"t\xff")
+    shutil.move(cli.transcripts, odd)
+    cli.run("index", "--transcripts", os.fsdecode(odd))
+    listed = cli.run("sources").stdout
+    assert "~/notes/t\\xff  [transcripts]  5 files" in listed
+
+    folder = str(cli.home / "notes" / "t\\xff") if named_as == "shown" else os.fsdecode(odd)
+    removed = cli.run("sources", "remove", folder)
+    assert removed.returncode == 0, removed.stderr
+    assert removed.stdout.strip() == "removed ~/notes/t\\xff from the index (5 files)"
+    assert [s["path"] for s in cli.sources()] == [str(cli.workspace)]
+
+
 def test_remove_needs_a_folder(cli: Cli) -> None:
     result = cli.run("sources", "remove", check=False)
     assert result.returncode == 2

@@ -22,7 +22,7 @@ from memlens.engine.answers.source_folders import removed_answer, source_folders
 from memlens.engine.answers.summaries import describe_summary, expand_summary, grep_summaries
 from memlens.engine.answers.visibility import Visibility, VisibilityCache
 from memlens.engine.catalog import Catalog, RootRow
-from memlens.engine.file_names import stored_path
+from memlens.engine.file_names import disk_path, stored_path
 from memlens.engine.filters import SearchFilters
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.engine.indexing.changed_files import sync_changed, with_aliases_of
@@ -276,8 +276,8 @@ class Engine:
         target, remaining = removable_root(folder, self.catalog, self.named_roots)
         with self._derived.writing():
             locations = widen(self.named_locations(), remaining)
-            keep = {str(s.path) for s in discover(locations, self.settings, self._known_cwd())}
-            gone = [Path(p) for p in self.catalog.files_under(target) if p not in keep]
+            keep = {stored_path(s.path) for s in discover(locations, self.settings, self._known_cwd())}
+            gone = [disk_path(p) for p in self.catalog.files_under(target) if p not in keep]
             report = self.indexer.forget_root(target, gone)
         self._remembered = self.catalog.roots()
         return redact_response(removed_answer(target, report.files_deleted))

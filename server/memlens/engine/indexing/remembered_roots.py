@@ -8,6 +8,7 @@ from pathlib import Path
 
 from memlens.engine.answers.results import display_path
 from memlens.engine.catalog import Catalog, RootRow
+from memlens.engine.file_names import disk_path, stored_path
 from memlens.engine.indexing.indexer import Indexer
 from memlens.engine.indexing.source_roots import inferred_roots
 from memlens.errors import InvalidRequest
@@ -40,7 +41,7 @@ def removable_root(
 ) -> tuple[str, list[RootRow]]:
     """The remembered folder `folder` names, as stored, and the folders that remain without it. A folder the index
     does not hold, or one the settings or flags still name (the next sync would add it back), is refused."""
-    target = str(Path(folder).expanduser().resolve())
+    target = stored_path(disk_path(str(folder)).expanduser().resolve())  # as the catalog keys it
     known = {root.path: root for root in catalog.roots()}
     shown = display_path(target, [])
     if target not in known:
