@@ -243,7 +243,11 @@ def test_each_error_is_one_line_naming_its_cause(tmp_path: Path) -> None:
         return lines[0]
 
     ws = ["--workspace", str(tmp_path)]
-    assert "--index-dir /proc/nope: cannot create the folder" in error("stats", *ws, "--index-dir", "/proc/nope")
+    (tmp_path / "notes.txt").write_text("x")
+    assert "--index-dir /proc/nope: cannot create a folder in /proc (" in error(
+        "stats", *ws, "--index-dir", "/proc/nope"
+    )
+    assert "is a file, not a folder" in error("stats", *ws, "--index-dir", str(tmp_path / "notes.txt"))
     a_file = tmp_path / "notes.txt"
     a_file.write_text("x")
     assert error("search", "q", "--workspace", str(a_file)).endswith(f"--workspace {a_file} is a file, not a folder")

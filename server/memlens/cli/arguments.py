@@ -79,9 +79,15 @@ def _location_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _display_flags(parser: argparse.ArgumentParser, *, long: bool = False) -> None:
+def _display_flags(parser: argparse.ArgumentParser, *, hits: bool = False) -> None:
+    """--json and --no-pager; with `hits` (search) --color and --long too."""
     group = parser.add_argument_group("output")
     group.add_argument("--json", action="store_true", help="print the answer as JSON (for scripts; never coloured)")
+    group.add_argument(
+        "--no-pager", action="store_true", help="never page long output (default: $PAGER or less -FRX on a terminal)"
+    )
+    if not hits:
+        return
     group.add_argument(
         "--color",
         choices=("auto", "always", "never"),
@@ -89,14 +95,10 @@ def _display_flags(parser: argparse.ArgumentParser, *, long: bool = False) -> No
         help="colour and bold matches (default: auto: on a terminal, unless NO_COLOR is set)",
     )
     group.add_argument(
-        "--no-pager", action="store_true", help="never page long output (default: $PAGER or less -FRX on a terminal)"
+        "--long",
+        action="store_true",
+        help="every detail of a hit: session key, message id, path, the whole excerpt (default: 3 lines a hit)",
     )
-    if long:
-        group.add_argument(
-            "--long",
-            action="store_true",
-            help="every detail of a hit: session key, message id, path, the whole excerpt (default: 3 lines a hit)",
-        )
 
 
 def _command(
@@ -150,7 +152,7 @@ memlens search redrive --json | jq '.results[].excerpt'""",
         action="store_true",
         help="open the index here even when a running `memlens serve` / `memlens mcp` could answer",
     )
-    _display_flags(search, long=True)
+    _display_flags(search, hits=True)
     _location_flags(search)
 
     stats = _command(sub, "stats", "index figures, and which project folder memlens used and why", "memlens stats")

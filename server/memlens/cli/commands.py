@@ -90,7 +90,9 @@ def _check_index_dir(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InvalidRequest(f"--index-dir {folder}: cannot create the folder: {exc.strerror or exc}") from None
+        there = next((p for p in folder.absolute().parents if p.is_dir()), None)  # where the making stopped
+        place = f" in {there}" if there is not None else ""
+        raise InvalidRequest(f"--index-dir {folder}: cannot create a folder{place} ({exc.strerror or exc})") from None
 
 
 def open_engine(
