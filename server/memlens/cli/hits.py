@@ -22,9 +22,9 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 def reference(result: SearchResult) -> str:
     """The short name of a hit: `5b0e7d3c:b93217ff` (session and message id prefixes), or `MEMORY.md:12`."""
-    if result["kind"] == "memory":
+    session = (result.get("sessionId") or result.get("sessionKey") or "")[:REF_CHARS]
+    if result["kind"] == "memory" or not session:  # a file's line: what an editor opens
         return f"{result['relPath']}:{result.get('lineStart') or 1}"
-    session = (result.get("sessionId") or result.get("sessionKey") or "?")[:REF_CHARS]
     message = result.get("messageId")
     return f"{session}:{message[:REF_CHARS]}" if message else session
 
