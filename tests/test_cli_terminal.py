@@ -259,9 +259,15 @@ def test_each_error_is_one_line_naming_its_cause(tmp_path: Path) -> None:
     assert "required: query" in error("search", "--limit", "3")
 
 
-def test_stats_of_a_never_synced_index_says_so(tmp_path: Path) -> None:
-    out = memlens("stats", "--workspace", str(tmp_path), "--index-dir", str(tmp_path / "i"), "--no-embeddings").stdout
-    assert out.startswith("memlens index: never synced") and "up to date" not in out
+def test_stats_of_an_empty_or_never_synced_index_says_so(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    where = ["--workspace", str(workspace), "--index-dir", str(tmp_path / "i"), "--no-embeddings"]
+    for before in ([], ["index"]):  # never synced, then synced with nothing to read
+        if before:
+            assert memlens(*before, *where).returncode == 0
+        out = memlens("stats", *where).stdout
+        assert out.startswith("memlens index: empty: nothing indexed yet") and "up to date" not in out
 
 
 def test_watch_stops_on_one_ctrl_c_and_says_what_it_did(tmp_path: Path) -> None:

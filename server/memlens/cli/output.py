@@ -219,10 +219,10 @@ def _state(stats: StatsResponse) -> str:
     """The index's state in words that agree with the figures below them."""
     if stats["indexing"]:
         return "indexing…"
+    if not stats["totalChunks"]:  # a sync that found nothing records no time, so "never" does not tell these apart
+        return "empty: nothing indexed yet (memlens index reads the folders; memlens sources lists them)"
     if not stats["lastSync"]:
         return "never synced (memlens index builds it; a search syncs first)"
-    if not stats["totalChunks"]:
-        return "empty: its folders hold nothing memlens reads yet (memlens sources lists them)"
     return "up to date"
 
 
