@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import re
-import sqlite3
+import sys
 from pathlib import Path
 
 
@@ -114,7 +114,8 @@ def _errno_of(exc: BaseException) -> int | None:
     if isinstance(exc, OSError) and exc.errno is not None:
         return exc.errno
     text = str(exc).lower()
-    if isinstance(exc, sqlite3.Error):
+    sqlite3 = sys.modules.get("sqlite3")  # not imported here: the CLI's path to a running server loads no SQLite
+    if sqlite3 is not None and isinstance(exc, sqlite3.Error):
         for words, number in _SQLITE_CAUSES.items():
             if words in text:
                 return number
