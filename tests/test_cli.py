@@ -70,7 +70,10 @@ def test_human_output_headers(cli_example: Engine) -> None:
     out = memlens("search", "blue-green deploy rollback", "--limit", "5", *locations(cli_example)).stdout
     lines = [line for line in out.splitlines() if line and not line.startswith(" ")]
     assert any(line.startswith("memory/") or line.startswith("MEMORY.md:") for line in lines)
-    assert any(" · " in line and line.endswith("%)") for line in lines)
+    assert any(" · " in line and re.search(r" · \d+%$", line) for line in lines)
+    long = memlens("search", "dead-letter queue redrive", "--limit", "5", "--long", *locations(cli_example)).stdout
+    assert any(" · " in line and line.endswith("%)") for line in long.splitlines())
+    assert any(line.startswith("  session claude-code:") for line in long.splitlines())
 
 
 def test_stats_json(cli_example: Engine) -> None:
@@ -160,8 +163,8 @@ def test_history_anchor_and_errors(cli_example: Engine) -> None:
 def test_errors_are_one_line(tmp_path: Path) -> None:
     missing = memlens("search", "x", "--workspace", str(tmp_path / "absent"), check=False)
     assert missing.returncode == 2
-    assert missing.stderr.strip() == f"memlens: error: workspace folder {tmp_path / 'absent'} does not exist"
-    bad_date = memlens("search", "x", "--since", "yesterday", "--workspace", str(tmp_path), check=False)
+    assert missing.stderr.strip() == f"memlens: error: --workspace {tmp_path / 'absent'}: no such folder"
+    bad_date = memlens("search", "x", "--since", "someday", "--workspace", str(tmp_path), check=False)
     assert bad_date.returncode == 2 and "since" in bad_date.stderr and "Traceback" not in bad_date.stderr
 
 

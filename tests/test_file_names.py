@@ -165,7 +165,9 @@ def test_every_kind_of_name_is_indexed_with_its_neighbours_and_shown_escaped(pla
     for word, path in words.items():
         results = _search(place, word)
         assert [r["path"] for r in results] == [escape_name(str(path))], word
-    human = _ok(_memlens(place["home"], "search", "numbatodd", "--mode", "keyword", "--no-sync", *_flags(place)))
+    human = _ok(
+        _memlens(place["home"], "search", "numbatodd", "--mode", "keyword", "--no-sync", "--long", *_flags(place))
+    )
     assert "x\\xff\\n.jsonl" in human
     stats = _stats(place)
     assert stats["filesWithErrors"] == 0 and stats["files"]["markdown"] == len(ODD_NAMES) + 1, stats

@@ -170,9 +170,15 @@ def test_the_cli_asks_the_running_server_first(served: tuple[Engine, LocalServer
     assert own.returncode == 0, own.stderr
     assert "answered by the memlens server" not in own.stderr
     assert without_timing(json.loads(asked.stdout))["results"] == without_timing(json.loads(own.stdout))["results"]
-    # a flag that changes what is indexed: the server cannot answer for it
-    keyword_only = memlens("-v", "search", QUERY, "--no-embeddings", "--limit", "3", *where)
-    assert "answered by the memlens server" not in keyword_only.stderr
+    # no model asked: a keyword search, which the server's index answers as the CLI's own would
+    keyword_only = memlens("-v", "search", QUERY, "--no-embeddings", "--limit", "3", "--json", *where)
+    assert "answered by the memlens server" in keyword_only.stderr, keyword_only.stderr
+    own_keyword = memlens("search", QUERY, "--no-embeddings", "--limit", "3", "--json", "--no-server", *where)
+    assert json.loads(keyword_only.stdout)["results"] == json.loads(own_keyword.stdout)["results"]
+    # a flag that changes what is indexed: the server cannot answer for it, and one line says why
+    other_scope = memlens("search", QUERY, "--scope", "all", "--limit", "3", "--json", *where)
+    assert "answered by the memlens server" not in other_scope.stderr
+    assert "memlens: searching here, not in the running server: the server runs with scope=" in other_scope.stderr
     bad = memlens("search", QUERY, "--since", "last tuesday-ish", *where)
     assert bad.returncode == 2 and bad.stderr.startswith("memlens: error:") and "Traceback" not in bad.stderr
     nothing = memlens("search", "zyxwvut qqqq", "--mode", "keyword", "--json", *where)
@@ -222,3 +228,20 @@ def test_the_cli_reaches_the_server_without_loading_the_engine() -> None:
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
+
+
+@pytest.mark.slow  # CLI processes
+def test_the_server_answers_for_folders_its_index_holds(served: tuple[Engine, LocalServer], tmp_path: Path) -> None:
+    """`--transcripts DIR` no longer sends the CLI to its own engine when the server's index holds DIR; a folder it
+    does not hold does, with the reason on stderr."""
+    engine, _ = served
+    where = ["--workspace", str(engine.workspaces[0]), "--index-dir", str(engine.index_dir)]
+    held = engine.workspaces[0] / "transcripts"
+    assert str(held.resolve()) in {str(Path(f["path"]).resolve()) for f in engine.source_folders()["sources"]}
+    asked = memlens("-v", "search", QUERY, "--transcripts", str(held), "--limit", "3", "--json", *where)
+    assert asked.returncode == 0 and "answered by the memlens server" in asked.stderr, asked.stderr
+    other = tmp_path / "other"
+    other.mkdir()
+    own = memlens("search", QUERY, "--transcripts", str(other), "--limit", "3", "--json", *where)
+    assert "answered by the memlens server" not in own.stderr
+    assert f"not in the running server: the server does not read {other.resolve()}" in own.stderr, own.stderr

@@ -272,7 +272,8 @@ def test_null_fields_fit_the_wire_and_every_consumer_takes_them(
         print_search(response, explain=False)
         printed = capsys.readouterr().out
         assert f"{memory['relPath']}:1 " in printed and "2 results" in printed
-        assert "None" not in printed and "· message (" in printed  # a null role reads as "message"
+        assert "None" not in printed and "· message · " in printed  # a null role reads as "message"
+        assert f"{transcript['relPath']}:{transcript['lineStart']} " in printed  # no session: the file's line
 
         as_text = render_search(cast(dict[str, Any], response))  # what the MCP server's search tool answers
         assert "None" not in as_text and "no session" in as_text

@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TypeVar
+from typing import NoReturn, TypeVar
 
 from memlens import __version__
 from memlens.errors import SettingsError
@@ -34,78 +34,188 @@ def request_from(cls: type[R], args: argparse.Namespace) -> R:
     return from_flags(cls, args, positional=POSITIONAL.get(cls, ()), skip=SKIPPED.get(cls, ()))
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose every complaint is one line naming the bad value and where help is (exit 2, as any user
+    error), not argparse's usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"memlens: error: {message} (see {self.prog} --help)\n")
+
+
 def _location_flags(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("locations")
-    group.add_argument("--workspace", action="append", type=Path, help="workspace folder (repeatable; default: .)")
+    group = parser.add_argument_group("where to look")
+    group.add_argument(
+        "--workspace",
+        action="append",
+        type=Path,
+        metavar="DIR",
+        help="a project folder (repeatable; default: the project holding the current folder: the nearest parent "
+        "with .memlens.json, .git or a memory file, as git finds its root)",
+    )
     group.add_argument(
         "--transcripts",
-        nargs="+",
-        action="extend",
+        action="append",
         type=Path,
         default=[],
-        help="extra transcript folders (any format); without it the agents' default folders are used",
+        metavar="DIR",
+        help="another transcript folder, any agent's format (one per flag, repeatable; default: the agents' own "
+        "folders, e.g. ~/.claude/projects)",
     )
-    group.add_argument("--index-dir", type=Path, help="index folder (default: per workspace in the user cache dir)")
-    group.add_argument("--scope", choices=("workspace", "all"), help="agent transcripts of this workspace or of all")
+    group.add_argument(
+        "--index-dir", type=Path, metavar="DIR", help="the index folder (default: one per workspace in the user cache)"
+    )
+    group.add_argument(
+        "--scope",
+        choices=("workspace", "all"),
+        help="agent transcripts of this workspace only, or of all projects (default: memlens.scope, workspace)",
+    )
     group.add_argument("--no-embeddings", action="store_true", help="keyword search only; load no model")
-    group.add_argument("--model", help="a fastembed model name (default: the bundled all-MiniLM-L6-v2 int8)")
-    group.add_argument("--model-path", help="a local folder holding the model files")
-    group.add_argument("--settings", type=Path, help="a JSON file of memlens settings (same keys as .memlens.json)")
+    group.add_argument(
+        "--model", metavar="NAME", help="a fastembed model name (default: the bundled all-MiniLM-L6-v2 int8)"
+    )
+    group.add_argument("--model-path", metavar="DIR", help="a local folder holding the model files (default: none)")
+    group.add_argument(
+        "--settings", type=Path, metavar="FILE", help="a JSON file of memlens settings (same keys as .memlens.json)"
+    )
+
+
+def _display_flags(parser: argparse.ArgumentParser, *, hits: bool = False) -> None:
+    """--json and --no-pager; with `hits` (search) --color and --long too."""
+    group = parser.add_argument_group("output")
+    group.add_argument("--json", action="store_true", help="print the answer as JSON (for scripts; never coloured)")
+    group.add_argument(
+        "--no-pager", action="store_true", help="never page long output (default: $PAGER or less -FRX on a terminal)"
+    )
+    if not hits:
+        return
+    group.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour and bold matches (default: auto: on a terminal, unless NO_COLOR is set)",
+    )
+    group.add_argument(
+        "--long",
+        action="store_true",
+        help="every detail of a hit: session key, message id, path, the whole excerpt (default: 3 lines a hit)",
+    )
+
+
+def _command(
+    sub: argparse._SubParsersAction[OneLineParser], name: str, summary: str, examples: str
+) -> argparse.ArgumentParser:
+    """A subcommand whose --help opens with what it does and ends with examples."""
+    return sub.add_parser(
+        name,
+        help=summary,
+        description=summary[0].upper() + summary[1:] + ".",
+        epilog="examples:\n" + "\n".join(f"  {line}" for line in examples.strip().splitlines()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="memlens", description="Search AI agents' memory notes and transcripts.")
+    parser = OneLineParser(
+        prog="memlens",
+        description="Search AI coding agents' memory notes and transcripts (Claude Code, Codex, OpenClaw, "
+        "SpecStory), offline.",
+        epilog='examples:\n  memlens search "how did we fix the dead-letter queue?" --since 7d\n'
+        "  memlens history 5b0e7d3c:b93217ff\n  memlens sessions --since 2w\n"
+        "  memlens completion bash > ~/.local/share/bash-completion/completions/memlens\n\n"
+        "`memlens COMMAND --help` describes each command; `memlens man` prints the manual page.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"memlens {__version__}")
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (to stderr)")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more to stderr (-vv: debug)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    index = sub.add_parser("index", help="sync the index with the files (incremental)")
+    index = _command(sub, "index", "sync the index with the files (incremental)", "memlens index\nmemlens index -v")
     _location_flags(index)
 
-    reindex = sub.add_parser("reindex", help="force a resync; --full re-parses every file")
+    reindex = _command(sub, "reindex", "force a resync; --full re-parses every file", "memlens reindex --full")
     request_flags(reindex, ReindexRequest)
     _location_flags(reindex)
 
-    search = sub.add_parser("search", help="search memory and transcripts")
+    search = _command(
+        sub,
+        "search",
+        "search memory notes and transcripts by words and meaning",
+        """memlens search "how did we fix the dead-letter queue backup?"
+memlens search dlq --since 7d --role user --limit 5
+memlens search "retry policy" --session 5b0e7d3c --mode keyword
+memlens search redrive --json | jq '.results[].excerpt'""",
+    )
     request_flags(search, SearchRequest)
-    search.add_argument("--json", action="store_true", help="machine-readable output")
-    search.add_argument("--no-sync", action="store_true", help="search the index as it is")
+    search.add_argument("--no-sync", action="store_true", help="search the index as it is (default: sync first)")
     search.add_argument(
         "--no-server",
         action="store_true",
         help="open the index here even when a running `memlens serve` / `memlens mcp` could answer",
     )
+    _display_flags(search, hits=True)
     _location_flags(search)
 
-    stats = sub.add_parser("stats", help="index figures")
-    stats.add_argument("--json", action="store_true")
+    stats = _command(sub, "stats", "index figures, and which project folder memlens used and why", "memlens stats")
+    stats.add_argument("--json", action="store_true", help="print the figures as JSON")
     _location_flags(stats)
 
-    history = sub.add_parser("history", help="the messages around a message of a session")
-    request_flags(history, HistoryRequest)
-    history.add_argument("--json", action="store_true")
+    history = _command(
+        sub,
+        "history",
+        "the messages around a message of a session (a search hit's reference opens it)",
+        "memlens history 5b0e7d3c:b93217ff\nmemlens history 5b0e7d3c --limit 50\n"
+        "memlens history claude-code:5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9 --message b932",
+    )
+    request_flags(
+        history,
+        HistoryRequest,
+        session_key="a search hit's reference (SESSION:MESSAGE), a session key, id or unique prefix (≥ 4 chars)",
+    )
+    history.add_argument("--no-sync", action="store_true", help="read the index as it is (default: sync first)")
+    _display_flags(history)
     _location_flags(history)
 
-    sessions = sub.add_parser("sessions", help="list sessions: title, agent, times, resume command")
+    sessions = _command(
+        sub,
+        "sessions",
+        "list sessions: title, agent, times, resume command",
+        "memlens sessions --since 2w\nmemlens sessions --format codex --json",
+    )
     request_flags(sessions, SessionsRequest, cursor="nextCursor of the previous page (--json shows it)")
-    sessions.add_argument("--json", action="store_true", help="the full page: files touched, tools, resume commands")
     sessions.add_argument("--no-sync", action="store_true", help="list what the index holds as it is")
+    _display_flags(sessions)
     _location_flags(sessions)
 
-    sources = sub.add_parser("sources", help="the folders the index was built from; `sources remove DIR` forgets one")
-    sources.add_argument("action", nargs="?", choices=("list", "remove"), default="list")
+    sources = _command(
+        sub,
+        "sources",
+        "the folders the index was built from; `sources remove DIR` forgets one",
+        "memlens sources\nmemlens sources remove ~/old/transcripts",
+    )
+    sources.add_argument(
+        "action", nargs="?", choices=("list", "remove"), default="list", help="list them, or remove one (default: list)"
+    )
     sources.add_argument("folder", nargs="?", type=Path, help="with remove: the folder to forget")
-    sources.add_argument("--json", action="store_true")
+    sources.add_argument("--json", action="store_true", help="print the folders as JSON")
     _location_flags(sources)
 
-    watch = sub.add_parser("watch", help="keep the index live: sync on every file change")
-    watch.add_argument("--debounce-ms", type=int, default=50)
+    watch = _command(sub, "watch", "keep the index live: sync on every file change (Ctrl-C stops)", "memlens watch")
+    watch.add_argument(
+        "--debounce-ms", type=int, default=50, metavar="MS", help="wait this long for more changes (default: 50)"
+    )
     _location_flags(watch)
 
-    serve = sub.add_parser("serve", help="run the language server (stdio by default)")
-    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+    serve = _command(
+        sub, "serve", "run the language server (stdio by default)", "memlens serve\nmemlens serve --tcp 127.0.0.1:2087"
+    )
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (default: stdio)")
 
-    mcp = sub.add_parser("mcp", help="run the Model Context Protocol server for agents (stdio by default)")
+    mcp = _command(
+        sub,
+        "mcp",
+        "run the Model Context Protocol server for agents (stdio by default)",
+        "memlens mcp\nmemlens mcp --http 127.0.0.1:8765",
+    )
     mcp.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP at http://HOST:PORT/mcp instead")
     mcp.add_argument(
         "--token-file",
@@ -129,6 +239,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --http: another browser Origin to accept (e.g. https://tools.example.com)",
     )
     _location_flags(mcp)
+
+    completion = _command(
+        sub,
+        "completion",
+        "print a shell completion script for bash, zsh or fish",
+        "memlens completion bash > ~/.local/share/bash-completion/completions/memlens\n"
+        "memlens completion zsh > ~/.zfunc/_memlens\n"
+        "memlens completion fish > ~/.config/fish/completions/memlens.fish",
+    )
+    completion.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell to complete in")
+
+    _command(sub, "man", "print the manual page (roff), made from these options", "memlens man | man -l -")
     return parser
 
 

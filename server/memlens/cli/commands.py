@@ -6,6 +6,7 @@ user can cause into one line on stderr and an exit status like ripgrep's."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import os
@@ -24,10 +25,16 @@ from memlens.cli.output import (
     print_sources,
     print_stats,
 )
+from memlens.cli.project_root import find_root
+from memlens.cli.terminal import Style, paged, wants_color, width
+from memlens.cli.watch_tally import WatchTally
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
-from memlens.local_api.client import ServerError, ask
+from memlens.local_api.client import ServerDeclined, ServerError, ask
+from memlens.local_api.protocol import Request as ServerRequest
+from memlens.local_api.same_index import terms
 from memlens.requests import (
+    FORMATS,
     HistoryRequest,
     ReindexRequest,
     RemoveSourceRequest,
@@ -52,15 +59,40 @@ EXIT_ERROR = 2
 
 
 def locate(args: argparse.Namespace) -> tuple[list[Path], Settings]:
-    """The workspace folders (checked) and the settings the command runs with."""
-    workspaces = [w for w in (args.workspace or [Path.cwd()])]
+    """The workspace folders (checked; without --workspace the project holding the current folder, project_root.py)
+    and the settings the command runs with."""
+    if args.workspace:
+        workspaces = list(args.workspace)
+        args.root_reason = "given by --workspace"
+    else:
+        root = find_root(Path.cwd())
+        workspaces, args.root_reason = [root.path], root.reason
     for workspace in workspaces:
-        if not workspace.is_dir():
-            raise InvalidRequest(f"workspace folder {workspace} does not exist")
+        _check_folder(workspace, "--workspace")
     for folder in args.transcripts:
-        if not folder.exists():
-            raise InvalidRequest(f"transcript folder {folder} does not exist")
+        _check_folder(folder, "--transcripts")
+    if args.index_dir is not None:
+        _check_index_dir(args.index_dir)
     return workspaces, settings_from_args(args, workspaces)
+
+
+def _check_folder(folder: Path, flag: str) -> None:
+    if folder.is_file():
+        raise InvalidRequest(f"{flag} {folder} is a file, not a folder")
+    if not folder.is_dir():
+        raise InvalidRequest(f"{flag} {folder}: no such folder")
+
+
+def _check_index_dir(folder: Path) -> None:
+    """The index folder exists or can be made (the real cause said: a read-only place, a file in the way)."""
+    if folder.is_file():
+        raise InvalidRequest(f"--index-dir {folder} is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        there = next((p for p in folder.absolute().parents if p.is_dir()), None)  # where the making stopped
+        place = f" in {there}" if there is not None else ""
+        raise InvalidRequest(f"--index-dir {folder}: cannot create a folder{place} ({exc.strerror or exc})") from None
 
 
 def open_engine(
@@ -126,6 +158,8 @@ def cmd_index(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     request = request_from(SearchRequest, args)  # a bad value is said here, before anything is opened
     located = locate(args)  # once: it reads the settings files and says their warnings
+    if args.no_embeddings and request.mode is None:
+        request = dataclasses.replace(request, mode="keyword")  # what the own engine would do; a server may answer
     answered = _ask_server(args, request, located)
     if answered is not None:
         return _print_search(args, answered, warned=False)
@@ -134,11 +168,14 @@ def cmd_search(args: argparse.Namespace) -> int:
         report = None if args.no_sync else sync_before_reading(engine)
         if report is not None and (report.files_parsed or report.files_deleted or report.files_appended):
             print(describe_sync(report), file=sys.stderr)
+        filters = request.filters
+        if filters.session:  # a session id or a unique prefix, as history takes it
+            filters = dataclasses.replace(filters, session=engine.resolve_session(filters.session))
         response = engine.search(
             request.query,
             limit=request.limit,
             mode=request.mode,
-            filters=request.filters,
+            filters=filters,
             explain=request.explain,
             fusion=request.fusion,
             min_score=request.min_score,
@@ -146,24 +183,35 @@ def cmd_search(args: argparse.Namespace) -> int:
     return _print_search(args, response, warned=bool(engine.provider_note))
 
 
-# flags that change what is indexed or how: a running server indexes with its own, so it cannot answer for them
+# flags that change what is indexed or how: said in the line that tells why the server did not answer
 _OWN_ENGINE_FLAGS = ("transcripts", "scope", "no_embeddings", "model", "model_path", "settings")
 
 
 def _ask_server(
     args: argparse.Namespace, request: SearchRequest, located: tuple[list[Path], Settings]
 ) -> SearchResponse | None:
-    """The answer of the `memlens serve` / `memlens mcp` that holds this index open, if one runs and may answer."""
-    if args.no_server or any(getattr(args, flag) for flag in _OWN_ENGINE_FLAGS):
+    """The answer of the `memlens serve` / `memlens mcp` that holds this index open, if one runs and indexes as this
+    command would (same_index.py); when it declines, one stderr line says why (under -v, or when flags caused it)."""
+    if args.no_server:
         return None
     workspaces, settings = located
     index_dir = index_dir_for(
         workspaces=resolve_workspaces(workspaces), configured=settings.index_dir, explicit=args.index_dir
     )
+    question: ServerRequest = {
+        "method": "search",
+        "params": to_wire(request),
+        "terms": terms(settings, args.transcripts),
+    }
     try:
-        answer = ask(index_dir, {"method": "search", "params": to_wire(request)})
+        answer = ask(index_dir, question)
     except ServerError as exc:
         raise InvalidRequest(str(exc)) from exc
+    except ServerDeclined as exc:
+        flags = [f"--{flag.replace('_', '-')}" for flag in _OWN_ENGINE_FLAGS if getattr(args, flag)]
+        if args.verbose or flags:
+            print(f"memlens: searching here, not in the running server: {exc}", file=sys.stderr)
+        return None
     if answer is None:
         return None
     log.info("answered by the memlens server of %s", index_dir)
@@ -174,7 +222,9 @@ def _print_search(args: argparse.Namespace, response: SearchResponse, *, warned:
     if args.json:
         print(json.dumps(response, ensure_ascii=False))
     else:
-        print_search(response, args.explain, warned=warned)
+        style = Style(color=wants_color(args.color))  # before the pager takes stdout: it asks the real one
+        with paged(not args.no_pager):
+            print_search(response, args.explain, warned=warned, long=args.long, style=style)
     return EXIT_FOUND if response["results"] else EXIT_NOTHING
 
 
@@ -186,19 +236,37 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(json.dumps(stats, ensure_ascii=False))
         return 0
     print_stats(stats)
+    print(f"workspace: {', '.join(str(w) for w in engine.workspaces)} ({args.root_reason})")
     return 0
 
 
 def cmd_history(args: argparse.Namespace) -> int:
+    session, message = split_reference(args.session_key)
+    if message is not None and args.message_id is None:
+        args.session_key, args.message_id = session, message
     request = request_from(HistoryRequest, args)
     with open_engine(args, load_model=False) as engine:
-        say_lock_problem(engine)
+        if not args.no_sync:
+            sync_before_reading(engine, embed=False)
+        else:
+            say_lock_problem(engine)
         history = engine.history(request.session_key, message_id=request.message_id, limit=request.limit)
     if args.json:
         print(json.dumps(history, ensure_ascii=False))
     else:
-        print_history(history)
+        with paged(not args.no_pager):
+            print_history(history)
     return 0
+
+
+def split_reference(ref: str) -> tuple[str, str | None]:
+    """A search hit's reference `SESSION:MESSAGE` as its two parts; a session key (`claude-code:<id>`, its format
+    first) or a bare id stays whole."""
+    head, colon, rest = ref.partition(":")
+    if colon and head in FORMATS:
+        inner, colon, message = rest.partition(":")
+        return (f"{head}:{inner}", message or None) if colon else (ref, None)
+    return (head, rest or None) if colon else (ref, None)
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
@@ -217,7 +285,9 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(page, ensure_ascii=False))
     else:
-        print_sessions(page)
+        columns = width() if sys.stdout.isatty() else 0  # a table: cut to a terminal's width, whole in a pipe
+        with paged(not args.no_pager):
+            print_sessions(page, columns=columns)
     return 0
 
 
@@ -263,8 +333,34 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     from memlens.engine.watcher import run_foreground
 
+    tally = WatchTally()
+
+    def report(sync: SyncReport) -> None:
+        tally.add(sync)
+        print(describe_sync(sync, compact=True), flush=True)
+
     with open_engine(args) as engine:
-        return run_foreground(engine, args.debounce_ms, lambda r: print(describe_sync(r, compact=True), flush=True))
+        print(f"memlens: watching {engine.index_dir}; Ctrl-C stops", file=sys.stderr, flush=True)
+        try:
+            status = run_foreground(engine, args.debounce_ms, report)
+        except KeyboardInterrupt:
+            status = 0
+        print(f"memlens: stopped watching; {tally.summary()}", file=sys.stderr, flush=True)
+    return status
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    from memlens.cli.completion import completion_script
+
+    print(completion_script(build_parser(), args.shell), end="")
+    return 0
+
+
+def cmd_man(args: argparse.Namespace) -> int:
+    from memlens.cli.manual import manual_page
+
+    print(manual_page(build_parser()), end="")
+    return 0
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -284,6 +380,8 @@ COMMANDS = {
     "mcp": cmd_mcp,
     "watch": cmd_watch,
     "serve": cmd_serve,
+    "completion": cmd_completion,
+    "man": cmd_man,
 }
 
 
@@ -309,6 +407,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("memlens: interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:  # the system refused something (a folder, a disk): its own words and the path
+        where = f": {exc.filename}" if exc.filename else ""
+        _report(args, f"{exc.strerror or type(exc).__name__}{where}")
+        return EXIT_ERROR
     except Exception as exc:  # a bug: still one line, and the traceback with -v
         _report(args, f"internal error: {type(exc).__name__}: {exc} (run with -v for details)")
         return EXIT_ERROR

@@ -8,6 +8,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from memlens.cli.hits import hit_lines
+from memlens.cli.terminal import Style, clip, width
 from memlens.wire import (
     HistoryResponse,
     SearchResponse,
@@ -74,24 +76,45 @@ def result_header(result: SearchResult) -> str:
     return f"{result.get('format')} · {session} · {when} · {result.get('role') or 'message'}{kind} {score}"
 
 
-def print_search(response: SearchResponse, explain: bool, *, warned: bool = False) -> None:
-    """The human-readable results; `warned`: the reason for keyword-only search was already on stderr."""
+def print_search(
+    response: SearchResponse,
+    explain: bool,
+    *,
+    warned: bool = False,
+    long: bool = False,
+    style: Style | None = None,
+    columns: int | None = None,
+) -> None:
+    """The human-readable results: each hit in at most three lines of the terminal's width (hits.py), or with
+    `long` every detail (session key, message id, path, the whole excerpt). `warned`: the reason for keyword-only
+    search was already on stderr."""
     if response.get("note") and not warned:
         print(f"memlens: {response['note']}", file=sys.stderr)
     if not response["results"]:
         print(f"no results for {response['query']!r}")
         return
+    shown = style or Style(color=False)
+    room = columns or width()
     for result in response["results"]:
-        print(result_header(result))
-        if result["kind"] != "memory":
-            session, message = result.get("sessionKey") or "?", result.get("messageId") or "?"  # null: not known
-            print(f"  session {session} · message {message} · {result['relPath']}")
-        for line in result["excerpt"].splitlines() or [""]:
-            print(f"  {line}")
+        if long:
+            _print_long_hit(result)
+        else:
+            print("\n".join(hit_lines(result, response["query"], width=room, style=shown)))
         if explain and "explain" in result:
             print(f"  explain: {json.dumps(result['explain'])}")
-        print()
-    print(f"{response['totalResults']} results · {response['mode']} · {response['searchTimeMs']} ms")
+    footer = f"{response['totalResults']} results · {response['mode']} · {round(response['searchTimeMs'])} ms"
+    hint = " · memlens history REF" if not long else ""
+    print(shown.dim(clip(footer + hint, room)))
+
+
+def _print_long_hit(result: SearchResult) -> None:
+    print(result_header(result))
+    if result["kind"] != "memory":
+        session, message = result.get("sessionKey") or "?", result.get("messageId") or "?"  # null: not known
+        print(f"  session {session} · message {message} · {result['relPath']}")
+    for line in result["excerpt"].splitlines() or [""]:
+        print(f"  {line}")
+    print()
 
 
 def print_history(history: HistoryResponse) -> None:
@@ -113,20 +136,23 @@ def print_history(history: HistoryResponse) -> None:
         print("  …")
 
 
-def print_sessions(page: SessionsResponse) -> None:
+def print_sessions(page: SessionsResponse, *, columns: int = 0) -> None:
+    """The sessions as a table, each row cut to `columns` cells (0: whole, as in a pipe)."""
     sessions = page["sessions"]
     if not sessions:
         print("no sessions")
         return
+    room = columns
     print(f"{'LAST ACTIVE':<16}  {'AGENT':<11}  {'MSGS':>5}  {'SESSION':<8}  {'PROJECT':<16}  TITLE")
     for s in sessions:
         when = (s["lastTime"] or "").replace("T", " ")[:16]
         project = (s["project"] or "-")[:16]
         subagent = "↳ " if s["parentSessionKey"] else ""
-        print(
+        row = (
             f"{when:<16}  {s['format']:<11}  {s['messageCount']:>5}  {s['sessionId'][:8]:<8}  {project:<16}  "
-            f"{subagent}{s['title']}"
+            f"{subagent}{' '.join(s['title'].split())}"
         )
+        print(clip(row, room) if room else row)
     shown = f"{len(sessions)} of {page['totalSessions']} sessions"
     more = " (more: --json gives nextCursor for --cursor)" if page.get("nextCursor") else ""
     print(f"{shown}{more}; `memlens history SESSION` reads one, `--json` adds files, tools and resume commands")
@@ -162,7 +188,7 @@ def print_stats(stats: StatsResponse) -> None:
         files = f"{waiting:,} file{'s' if waiting != 1 else ''}"
         print(f"memlens index: {files} not indexed: {stats['notIndexedReason']}")
     else:
-        print("memlens index: " + ("indexing…" if stats["indexing"] else "up to date"))
+        print("memlens index: " + _state(stats))
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"  {label:<{width}}  {value}")
@@ -187,6 +213,17 @@ def print_stats(stats: StatsResponse) -> None:
         more = stats["filesUnrecognised"] - len(stats["unrecognisedFiles"])
         if more > 0:
             print(f"  … and {more:,} more")
+
+
+def _state(stats: StatsResponse) -> str:
+    """The index's state in words that agree with the figures below them."""
+    if stats["indexing"]:
+        return "indexing…"
+    if not stats["totalChunks"]:  # a sync that found nothing records no time, so "never" does not tell these apart
+        return "empty: nothing indexed yet (memlens index reads the folders; memlens sources lists them)"
+    if not stats["lastSync"]:
+        return "never synced (memlens index builds it; a search syncs first)"
+    return "up to date"
 
 
 def also_holds_line(folders: Sequence[SourceFolder]) -> str:

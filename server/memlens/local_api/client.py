@@ -15,6 +15,10 @@ CONNECT_SECONDS = 0.5
 ANSWER_SECONDS = 10.0  # a hybrid search on a busy server takes a second or two; past this the CLI answers itself
 
 
+class ServerDeclined(Exception):
+    """The server indexes with other settings or folders than the asker: the message says the difference."""
+
+
 class ServerError(Exception):
     """The server answered with an error a user caused (a bad filter, an empty query): the message says which."""
 
@@ -47,6 +51,8 @@ def _answer(line: bytes) -> dict[str, Any] | None:
     if isinstance(failure, dict):
         if failure.get("code") == "invalid":
             raise ServerError(str(failure.get("message", "the server refused the request")))
+        if failure.get("code") == "declined":
+            raise ServerDeclined(str(failure.get("message", "the server indexes otherwise")))
         return None  # unavailable or internal: the caller answers itself
     result = message.get("result")
     return result if isinstance(result, dict) else None

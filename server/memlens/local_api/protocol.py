@@ -4,7 +4,8 @@ Request: {"method": "search", "params": <memlens.requests.SearchRequest as JSON:
 explain, filters>}, at most MAX_LINE bytes, sent within the server's read deadline.
 Answer: {"result": <the search response, as `memlens search --json` prints it>} or {"error": {"message", "code"}},
 where code "unavailable" means "ask your own engine" (the server's index is not open) and "invalid" is the user's
-error, said as the CLI would say it."""
+error, said as the CLI would say it. A request may carry "terms" (same_index.terms: the asker's settings and
+transcript folders); a server that indexes otherwise answers code "declined", its message saying the difference."""
 
 from __future__ import annotations
 
@@ -14,18 +15,19 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 SOCKET_NAME = "search.sock"
 MAX_LINE = 64 << 10  # a request longer than this is refused (the longest valid one, a query at its cap, is far less)
 MAX_ANSWER = 64 << 20  # an answer longer than this is not read
 MAX_PATH = 100  # sun_path holds 104–108 bytes: a longer socket path is not used
-ErrorCode = Literal["unavailable", "invalid", "internal"]
+ErrorCode = Literal["unavailable", "invalid", "internal", "declined"]
 
 
 class Request(TypedDict):
     method: Literal["search"]
     params: dict[str, Any]  # memlens.requests.to_wire(a SearchRequest)
+    terms: NotRequired[dict[str, Any]]  # same_index.terms of the asker
 
 
 def socket_path(index_dir: Path) -> Path | None:

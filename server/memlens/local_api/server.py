@@ -8,6 +8,7 @@ the listener."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import socket
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlens.errors import IndexUnavailable, InvalidRequest
 from memlens.local_api.protocol import MAX_LINE, encode, error, read_line, socket_path
+from memlens.local_api.same_index import difference, terms
 from memlens.requests import SearchRequest, load_json
 
 if TYPE_CHECKING:
@@ -159,6 +161,10 @@ class LocalServer:
             return error("the index is not open yet", "unavailable")
         try:
             search = SearchRequest.parse(request.get("params"))
+            if "terms" in request:
+                why = _declined(engine, request["terms"], keyword=search.mode == "keyword")
+                if why is not None:
+                    return error(why, "declined")
             return {"result": _search(engine, search)}
         except IndexUnavailable as exc:
             return error(str(exc), "unavailable")
@@ -169,7 +175,20 @@ class LocalServer:
             return error(f"{type(exc).__name__}: {exc}", "internal")
 
 
+def _declined(engine: Engine, asked: object, *, keyword: bool) -> str | None:
+    """Why this server's engine cannot answer as the asking command's own would (same_index.py), or None."""
+    served = terms(engine.settings, engine.extra_transcripts)
+    asked_folders = asked.get("transcripts") if isinstance(asked, dict) else None
+    folders: list[str] = []
+    if asked_folders and not set(asked_folders) <= set(served["transcripts"]):
+        folders = [str(Path(folder["path"]).resolve()) for folder in engine.source_folders()["sources"]]
+    return difference(asked, served, folders, keyword=keyword)
+
+
 def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
+    filters = request.filters
+    if filters.session:  # a session id or prefix, as history takes it
+        filters = dataclasses.replace(filters, session=engine.resolve_session(filters.session))
     return engine.search(
         request.query,
         limit=request.limit,
@@ -177,7 +196,7 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
         fusion=request.fusion,
         min_score=request.min_score,
         explain=request.explain,
-        filters=request.filters,
+        filters=filters,
     )
 
 

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal, Self, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from memlens.errors import InvalidRequest
+from memlens.requests.relative_dates import absolute_date
 from memlens.settings import Settings, camel_case, wire_name
 from memlens.settings.values import show
 
@@ -33,10 +34,12 @@ def arg(
     date: bool = False,
     flag: str | None = None,
     setting: str | None = None,
+    example: str | None = None,
 ) -> Any:
     """One request field: its help, whether it is required, its default, inclusive bounds for a number, at most
     `max_chars` for a string, `date` for an ISO date, `flag` for a CLI flag other than `--<kebab-name>`, `setting`
-    (a dotted snake_case path in memlens.settings) when an absent value means that setting."""
+    (a dotted snake_case path in memlens.settings) when an absent value means that setting, `example` a value the
+    CLI's help shows."""
     metadata = {
         "help": help,
         "low": low,
@@ -45,6 +48,7 @@ def arg(
         "date": date,
         "flag": flag,
         "setting": setting,
+        "example": example,
     }
     return dataclasses.field(default=MISSING if required else default, metadata=metadata)
 
@@ -69,6 +73,7 @@ class FieldSpec:
     date: bool
     flag: str | None
     setting: str | None
+    example: str | None = None
 
     @property
     def default_text(self) -> str | None:
@@ -146,6 +151,7 @@ def _read_specs(cls: type) -> tuple[FieldSpec, ...]:
                 date=bool(meta.get("date")),
                 flag=meta.get("flag"),
                 setting=meta.get("setting"),
+                example=meta.get("example"),
             )
         )
     return tuple(out)
@@ -303,12 +309,16 @@ _BRACKETS = re.compile(r"[\[\]{}]")
 
 
 def parse_time(value: str, where: str, end_of_day: bool = False) -> float:
-    """ISO 8601 date or date-time (naive = UTC) → epoch seconds; a bare date with `end_of_day` means that day's end."""
-    text = value.strip()
+    """ISO 8601 date or date-time (naive = UTC), or a relative date (`7d`, `yesterday`: relative_dates) → epoch
+    seconds; a bare date with `end_of_day` means that day's end."""
+    text = absolute_date(value) or value.strip()
     try:
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise InvalidRequest(f"{where} must be an ISO date or date-time (e.g. 2026-02-10), got {show(value)}") from None
+        raise InvalidRequest(
+            f"{where} must be an ISO date (e.g. 2026-02-10), a duration ago (7d, 12h, 2w, 3m, 1y), today or yesterday, "
+            f"got {show(value)}"
+        ) from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     seconds = parsed.timestamp()

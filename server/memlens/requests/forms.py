@@ -87,6 +87,8 @@ def _flag_help(spec: FieldSpec, override: str | None) -> str:
     default = spec.default_text
     if default:
         parts.append(f"default: {default}")
+    if spec.example:
+        parts.append(f"e.g. {spec.example}")
     return "; ".join(parts)
 
 

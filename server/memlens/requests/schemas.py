@@ -48,7 +48,11 @@ MAX_PATH_CHARS = 4096
 
 # -- the requests -------------------------------------------------------------------------------------------------
 
-_DATE_HELP = "ISO date or date-time, e.g. 2026-02-10 (UTC unless an offset is given)"
+_DATE_HELP = (
+    "only what is newer: an ISO date (UTC unless an offset is given), a duration ago (7d, 12h, 2w, 3m, 1y), today or "
+    "yesterday"
+)
+_UNTIL_HELP = "only what is older: an ISO date or date-time (a bare date includes that whole day), 7d, yesterday…"
 _SESSION_REF = "a session key (claude-code:<uuid>), a bare session id, or a unique prefix of one (≥ 4 characters)"
 
 
@@ -56,15 +60,17 @@ _SESSION_REF = "a session key (claude-code:<uuid>), a bare session id, or a uniq
 class SearchFilterRequest(Request):
     """`SearchParams.filters` (wire.SearchFilterParams, TS `SearchFilters`)."""
 
-    kind: HitKind | None = arg("only hits of this kind")
-    format: AgentFormat | None = arg("only this agent's transcripts")
-    session: str | None = arg("a session key", max_chars=MAX_KEY_CHARS)
-    session_key: str | None = arg("an alias of `session`", max_chars=MAX_KEY_CHARS)
-    role: Role | None = arg("only this speaker's messages")
-    since: str | None = arg(_DATE_HELP, max_chars=MAX_DATE_CHARS, date=True)
-    until: str | None = arg(
-        "ISO date or date-time; a bare date includes that whole day", max_chars=MAX_DATE_CHARS, date=True
+    kind: HitKind | None = arg("only hits of this kind (memory notes, transcript messages, compaction summaries)")
+    format: AgentFormat | None = arg("only this agent's transcripts", example="codex")
+    session: str | None = arg(
+        "only this session: its key, id or a unique prefix (≥ 4 characters)",
+        max_chars=MAX_KEY_CHARS,
+        example="5b0e7d3c",
     )
+    session_key: str | None = arg("an alias of `session`", max_chars=MAX_KEY_CHARS)
+    role: Role | None = arg("only this speaker's messages (user: you; assistant: the agent)")
+    since: str | None = arg(_DATE_HELP, max_chars=MAX_DATE_CHARS, date=True, example="7d")
+    until: str | None = arg(_UNTIL_HELP, max_chars=MAX_DATE_CHARS, date=True, example="2026-02-10")
 
     def check(self) -> None:
         check_range(self.since, self.until)
@@ -75,13 +81,20 @@ class SearchRequest(Request):
     """`memlens.search`, `memlens search`, the local socket's `search`."""
 
     query: str = arg("what to look for, in natural language or keywords", max_chars=MAX_QUERY_CHARS, required=True)
-    limit: int | None = arg("how many results", low=1, high=MAX_RESULTS, setting="search.max_results")
-    mode: SearchMode | None = arg("hybrid, keyword (BM25) or vector", setting="search.mode")
+    limit: int | None = arg("how many results", low=1, high=MAX_RESULTS, setting="search.max_results", example="5")
+    mode: SearchMode | None = arg(
+        "hybrid (words and meaning), keyword (BM25 words only, loads no model) or vector (meaning only)",
+        setting="search.mode",
+    )
     fusion: FusionMode | None = arg("how keyword and vector scores combine", setting="search.fusion")
     filters: SearchFilterRequest = dataclasses.field(default_factory=SearchFilterRequest, metadata={"help": "filters"})
-    explain: bool = arg("show the component scores", default=False)
+    explain: bool = arg("show each hit's component scores", default=False)
     min_score: float | None = arg(
-        "the least calibrated score the best hit needs", low=0, high=1, setting="search.min_score"
+        "the least calibrated score the best hit needs (0.4 is shown as 40 percent), else no results",
+        low=0,
+        high=1,
+        setting="search.min_score",
+        example="0.4",
     )
 
 
@@ -116,8 +129,13 @@ class HistoryRequest(Request):
     """`memlens.history`, `memlens history`, the MCP tool `history`."""
 
     session_key: str = arg(_SESSION_REF, max_chars=MAX_KEY_CHARS, required=True)
-    message_id: str | None = arg("anchor the window on this message", max_chars=MAX_KEY_CHARS, flag="--message")
-    limit: int = arg("how many messages", default=DEFAULT_HISTORY, low=1, high=MAX_HISTORY)
+    message_id: str | None = arg(
+        "anchor the window on this message (its id or a unique prefix)",
+        max_chars=MAX_KEY_CHARS,
+        flag="--message",
+        example="b93217ff",
+    )
+    limit: int = arg("how many messages", default=DEFAULT_HISTORY, low=1, high=MAX_HISTORY, example="50")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -126,11 +144,19 @@ class SessionsRequest(Request):
 
     query: str | None = arg("words that must all appear in the title, folder or session key", max_chars=MAX_QUERY_CHARS)
     format: AgentFormat | None = arg("only this agent's sessions")
-    since: str | None = arg("sessions active on or after this ISO date", max_chars=MAX_DATE_CHARS, date=True)
-    until: str | None = arg(
-        "sessions active on or before this ISO date (a bare date: that day)", max_chars=MAX_DATE_CHARS, date=True
+    since: str | None = arg(
+        "sessions active on or after this date: ISO, 7d, 2w, today, yesterday",
+        max_chars=MAX_DATE_CHARS,
+        date=True,
+        example="2w",
     )
-    limit: int = arg("sessions per page", default=DEFAULT_SESSIONS, low=1, high=MAX_SESSIONS)
+    until: str | None = arg(
+        "sessions active on or before this date (a bare date: that whole day)",
+        max_chars=MAX_DATE_CHARS,
+        date=True,
+        example="yesterday",
+    )
+    limit: int = arg("sessions per page", default=DEFAULT_SESSIONS, low=1, high=MAX_SESSIONS, example="10")
     cursor: str | None = arg("nextCursor of the previous page", max_chars=MAX_KEY_CHARS)
 
     def check(self) -> None:
@@ -146,7 +172,7 @@ class StatsRequest(Request):
 class ReindexRequest(Request):
     """`memlens.reindex`, `memlens reindex`."""
 
-    full: bool = arg("re-read every file", default=False)
+    full: bool = arg("re-read every file, not only the changed ones", default=False)
 
 
 @dataclass(frozen=True, kw_only=True)

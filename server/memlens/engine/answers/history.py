@@ -66,6 +66,17 @@ def _owner(catalog: Catalog, message_id: str, visibility: Visibility | None) -> 
     return ""
 
 
+def _whole_message_id(catalog: Catalog, session_key: str, ref: str) -> str:
+    """The id `ref` names in the session: itself, or the one id it is a prefix of (a search hit's short reference);
+    a prefix of several ids is the user's error, said with two of them."""
+    if catalog.message_seq(session_key, ref) is not None:
+        return ref
+    found = catalog.message_ids_with_prefix(session_key, ref)
+    if len(found) > 1:
+        raise HistoryError(f"message {ref!r} is a prefix of several messages ({found[0]}, {found[1]}…): give more")
+    return found[0] if found else ref
+
+
 def session_history(
     catalog: Catalog,
     session_key: str,
@@ -81,6 +92,7 @@ def session_history(
         raise HistoryError(f"unknown session {session_key!r}")
     anchor_seq: int | None = None
     if message_id:
+        message_id = _whole_message_id(catalog, session_key, message_id)
         anchor_seq = catalog.message_seq(session_key, message_id)
         if anchor_seq is None:
             raise HistoryError(

@@ -91,6 +91,15 @@ class UnitReads(CatalogConnection):
         ).fetchone()
         return None if row is None or row[0] is None else int(row[0])
 
+    def message_ids_with_prefix(self, session_key: str, prefix: str, *, limit: int = 2) -> list[str]:
+        """Up to `limit` distinct message ids of a session that start with `prefix` (a hit's short reference)."""
+        pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        rows = self.db.execute(
+            "SELECT DISTINCT message_id FROM units WHERE session_key = ? AND message_id LIKE ? ESCAPE '\\' LIMIT ?",
+            (session_key, pattern, limit),
+        ).fetchall()
+        return [str(row[0]) for row in rows]
+
     def session_units(
         self, session_key: str, *, before: int | None = None, after: int | None = None, count: int
     ) -> list[sqlite3.Row]:

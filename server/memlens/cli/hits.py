@@ -1,0 +1,129 @@
+"""A search hit in at most three lines, within the terminal's width, as ripgrep shows a match:
+
+    5b0e7d3c:b93217ff the orders DLQ is backing up… · 2026-02-10 08:57 · assistant · 70%
+      Yes, fixed: the DLQ backlog is gone and every stuck message was replayed. Moved 1,204
+      messages back…
+
+The first word is the hit's reference: `SESSION:MESSAGE` prefixes that `memlens history` opens, or a memory note's
+`path:line`. The excerpt starts near the first matched word, and matched words are bold."""
+
+from __future__ import annotations
+
+import re
+
+from memlens.cli.terminal import Style, cells, clip
+from memlens.engine.keyword.stop_words import STOP_WORDS
+from memlens.wire import SearchResult
+
+REF_CHARS = 8  # a uuid's first 8 hex digits: unique among a person's sessions in practice, and `history` checks
+INDENT = "  "
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def reference(result: SearchResult) -> str:
+    """The short name of a hit: `5b0e7d3c:b93217ff` (session and message id prefixes), or `MEMORY.md:12`."""
+    session = (result.get("sessionId") or result.get("sessionKey") or "")[:REF_CHARS]
+    if result["kind"] == "memory" or not session:  # a file's line: what an editor opens
+        return f"{result['relPath']}:{result.get('lineStart') or 1}"
+    message = result.get("messageId")
+    return f"{session}:{message[:REF_CHARS]}" if message else session
+
+
+def query_terms(query: str) -> list[str]:
+    """The words of a query that a hit's excerpt may show (stop words and one-letter words left out)."""
+    words = {w.lower() for w in _WORD.findall(query)}
+    return sorted((w for w in words if len(w) > 1 and w not in STOP_WORDS), key=len, reverse=True)
+
+
+def _matcher(terms: list[str]) -> re.Pattern[str] | None:
+    """Words that start with a term's stem (`queue` matches `queues`, `fixed` matches `fix`)."""
+    if not terms:
+        return None
+    stems = sorted({_stem(t) for t in terms}, key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(re.escape(s) for s in stems) + r")\w*", re.IGNORECASE)
+
+
+def _stem(term: str) -> str:
+    """A word's stem for highlighting: short words whole, longer ones less their last letter or two."""
+    if len(term) <= 5:
+        return term
+    return term[:-2] if len(term) >= 8 else term[:-1]
+
+
+def hit_lines(result: SearchResult, query: str, *, width: int, style: Style) -> list[str]:
+    """The hit's lines (one header, up to two excerpt lines), none wider than `width` cells."""
+    return [_header(result, width, style), *_excerpt(result["excerpt"], _matcher(query_terms(query)), width, style)]
+
+
+def _header(result: SearchResult, width: int, style: Style) -> str:
+    ref = reference(result)
+    percent = f"{round(result['score'] * 100)}%"
+    if result["kind"] == "memory":
+        title = result.get("heading") or ""
+        details = ["memory"]
+    else:
+        title = result.get("title") or result.get("format") or ""
+        when = (result.get("timestamp") or "").replace("T", " ")[:16]
+        role = "summary" if result["kind"] == "summary" else result.get("role") or "message"
+        details = [d for d in (when, role) if d]
+    tail = " · " + " · ".join([*details, percent])
+    ref = clip(ref, max(8, width - cells(tail) - 1))
+    room = width - cells(ref) - cells(tail) - 1
+    title = clip(" ".join(title.split()), room) if room >= 4 else ""
+    plain_tail = " · ".join(details)
+    styled_tail = f" · {style.dim(plain_tail)} · {style.score(percent)}"
+    line = f"{style.reference(ref)}{' ' + style.title(title) if title else ''}{styled_tail}"
+    if cells(f"{ref}{' ' + title if title else ''}{tail}") > width:  # narrower than the tail itself
+        return clip(f"{ref} {title}{tail}", width)
+    return line
+
+
+def _excerpt(text: str, matcher: re.Pattern[str] | None, width: int, style: Style) -> list[str]:
+    flat = " ".join(text.split())
+    if not flat:
+        return []
+    room = width - len(INDENT)
+    first = matcher.search(flat) if matcher else None
+    if first and cells(flat[: first.start()]) > room // 3:
+        start = flat.rfind(" ", 0, max(0, first.start() - room // 4)) + 1
+        flat = "…" + flat[start:]
+    lines = _wrap(flat, room, max_lines=2)
+    return [INDENT + _bold(line, matcher, style) for line in lines]
+
+
+def _wrap(text: str, room: int, *, max_lines: int) -> list[str]:
+    """`text` in at most `max_lines` lines of `room` cells, broken between words, the last one ending in … when
+    there was more."""
+    lines: list[str] = []
+    rest = text
+    while rest and len(lines) < max_lines:
+        if cells(rest) <= room:
+            lines.append(rest)
+            rest = ""
+            break
+        if len(lines) == max_lines - 1:
+            lines.append(clip(rest, room))
+            rest = ""
+            break
+        cut = _fit(rest, room)
+        space = rest.rfind(" ", 0, cut + 1)
+        cut = space if space > room // 2 else cut
+        lines.append(rest[:cut].rstrip())
+        rest = rest[cut:].lstrip()
+    return lines
+
+
+def _fit(text: str, room: int) -> int:
+    """How many characters of `text` fit in `room` cells."""
+    used = 0
+    for index, ch in enumerate(text):
+        used += cells(ch)
+        if used > room:
+            return index
+    return len(text)
+
+
+def _bold(line: str, matcher: re.Pattern[str] | None, style: Style) -> str:
+    if matcher is None or not style.color:
+        return line
+    return matcher.sub(lambda m: style.match(m.group(0)), line)

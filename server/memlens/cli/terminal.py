@@ -1,0 +1,125 @@
+"""What the terminal allows: colour (`--color`, NO_COLOR), its width in cells, and a pager for long output.
+
+Like ripgrep and git: colour and the pager only when stdout is a terminal (or `--color always`), never in a pipe, so
+`memlens search … | head` and scripts read plain text."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+ColorChoice = Literal["auto", "always", "never"]
+DEFAULT_PAGER = "less -FRX"  # -F: no pager when it fits one screen; -R: keep the colours; -X: leave it on screen
+
+
+def wants_color(choice: ColorChoice, *, stream: io.TextIOBase | None = None) -> bool:
+    """`always` and `never` say it; `auto` colours a terminal unless NO_COLOR is set (no-color.org: a flag beats
+    the variable) or TERM is dumb."""
+    if choice != "auto":
+        return choice == "always"
+    out = stream or sys.stdout
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return bool(out.isatty())
+
+
+@dataclass(frozen=True)
+class Style:
+    """ANSI styles, or none at all when colour is off."""
+
+    color: bool
+
+    def _sgr(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.color and text else text
+
+    def match(self, text: str) -> str:
+        return self._sgr("1;31", text)
+
+    def reference(self, text: str) -> str:
+        return self._sgr("35", text)
+
+    def title(self, text: str) -> str:
+        return self._sgr("1", text)
+
+    def dim(self, text: str) -> str:
+        return self._sgr("2", text)
+
+    def score(self, text: str) -> str:
+        return self._sgr("32", text)
+
+
+def width() -> int:
+    """The terminal's width in cells (COLUMNS first, then stdout's terminal, else 80); at least 20."""
+    return max(20, shutil.get_terminal_size((80, 24)).columns)
+
+
+def cells(text: str) -> int:
+    """How many terminal cells `text` takes: wide (CJK) characters two, combining marks none."""
+    return sum(_cell(ch) for ch in text)
+
+
+def _cell(ch: str) -> int:
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Cc", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def clip(text: str, room: int) -> str:
+    """`text` cut to at most `room` cells, ending in … when cut."""
+    if cells(text) <= room:
+        return text
+    out, used = [], 0
+    for ch in text:
+        size = _cell(ch)
+        if used + size > room - 1:
+            break
+        out.append(ch)
+        used += size
+    return "".join(out).rstrip() + "…"
+
+
+@contextlib.contextmanager
+def paged(enabled: bool) -> Iterator[None]:
+    """Send what the block prints to `$PAGER` (else `less -FRX`) when `enabled` and stdout is a terminal; in a pipe,
+    or when the pager cannot start, print it as it is."""
+    if not enabled or not sys.stdout.isatty():
+        yield
+        return
+    buffer = io.StringIO()
+    real = sys.stdout
+    sys.stdout = buffer
+    try:
+        yield
+    finally:
+        sys.stdout = real
+        _show(buffer.getvalue())
+
+
+def _show(text: str) -> None:
+    lines = text.count("\n")
+    command = shlex.split(os.environ.get("PAGER") or DEFAULT_PAGER)
+    if not command or lines < shutil.get_terminal_size((80, 24)).lines - 1:
+        sys.stdout.write(text)
+        return
+    env = dict(os.environ)
+    env.setdefault("LESS", "FRX")
+    try:
+        pager = subprocess.Popen(command, stdin=subprocess.PIPE, env=env, encoding="utf-8", errors="replace")
+    except OSError:
+        sys.stdout.write(text)
+        return
+    assert pager.stdin is not None
+    with contextlib.suppress(BrokenPipeError):  # the reader quit the pager early
+        pager.stdin.write(text)
+        pager.stdin.close()
+    with contextlib.suppress(KeyboardInterrupt):
+        pager.wait()

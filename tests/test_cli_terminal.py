@@ -1,0 +1,286 @@
+"""The CLI as a person meets it (issue 36): hits in at most three lines of the terminal's width, colour and a pager
+on a terminal only, help that teaches, completion and a man page, relative dates, short references, options in any
+order, the project found from a subfolder, and one honest line for each error. Every case runs the real CLI."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import termios
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memlens.cli.terminal import cells
+from memlens.engine.engine import Engine
+
+QUERY = "how did we fix the dead-letter queue backup?"
+DLQ_SESSION = "claude-code:5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9"
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+pytestmark = pytest.mark.slow  # CLI processes
+
+
+def memlens(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memlens", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+    )
+
+
+def on_terminal(*args: str, env: dict[str, str], columns: int = 80, rows: int = 24) -> str:
+    """What `memlens ARGS` writes to a real terminal (a pseudo-terminal of `columns` × `rows`)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    clean = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memlens", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=slave,
+        stderr=subprocess.DEVNULL,
+        env={**clean, "TERM": "xterm", **env},
+    )
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            block = os.read(master, 1 << 16)
+        except OSError:  # EIO: the terminal's other side closed
+            break
+        if not block:
+            break
+        chunks.append(block)
+    process.wait(timeout=600)
+    os.close(master)
+    return b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+@pytest.fixture
+def cli_example(example: Engine) -> Engine:
+    example.close()  # release the writer lock: the CLI process writes
+    return example
+
+
+def where(engine: Engine) -> list[str]:
+    return ["--workspace", str(engine.workspaces[0]), "--index-dir", str(engine.index_dir)]
+
+
+def hits_of(out: str) -> list[list[str]]:
+    """The hits of a search's text output: each a header line and its indented excerpt lines (the footer left out)."""
+    lines = [line for line in out.splitlines() if line]
+    hits: list[list[str]] = []
+    for line in lines[:-1]:
+        if line.startswith("  "):
+            hits[-1].append(line)
+        else:
+            hits.append([line])
+    return hits
+
+
+def test_hits_fit_80_columns_in_three_lines_each(cli_example: Engine) -> None:
+    result = memlens("search", QUERY, *where(cli_example), env={"COLUMNS": "80"})
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert not ANSI.search(out)  # a pipe: no colour
+    assert all(cells(line) <= 80 for line in out.splitlines()), out
+    hits = hits_of(out)
+    assert len(hits) >= 3 and all(1 <= len(hit) <= 3 for hit in hits)
+    headers = [hit[0] for hit in hits]
+    assert any(h.startswith("5b0e7d3c:") for h in headers)  # the short reference history opens
+    assert all(re.search(r" · \d+%$", h) for h in headers)
+    assert str(cli_example.workspaces[0]) not in out  # paths relative to the workspace
+    assert re.fullmatch(r"\d+ results · hybrid · \d+ ms.*", out.splitlines()[-1])
+    narrow = memlens("search", QUERY, *where(cli_example), "--no-sync", env={"COLUMNS": "40"}).stdout
+    assert all(cells(line) <= 40 for line in narrow.splitlines()), narrow
+
+
+def test_a_terminal_gets_colour_and_bold_matches_unless_no_color(cli_example: Engine) -> None:
+    args = ["search", QUERY, "--limit", "3", "--no-sync", *where(cli_example)]
+    shown = on_terminal(*args, env={}, columns=80)
+    assert "\x1b[1;31m" in shown, shown  # matched words, bold red as ripgrep's
+    assert re.search(r"\x1b\[1;31m(queue|fix|backup)\w*\x1b\[0m", shown, re.IGNORECASE), shown
+    plain = ANSI.sub("", shown)
+    assert all(cells(line) <= 80 for line in plain.splitlines()), plain  # the real terminal's width
+    assert all(len(hit) <= 3 for hit in hits_of(plain))
+    assert not ANSI.search(on_terminal(*args, env={"NO_COLOR": "1"}))
+    assert not ANSI.search(on_terminal(*args, "--color", "never", env={}))
+    forced = memlens(*args, "--color", "always").stdout  # a pipe, colour asked for
+    assert "\x1b[1;31m" in forced
+    assert not ANSI.search(memlens(*args).stdout)
+
+
+def test_the_pager_runs_on_a_terminal_only(cli_example: Engine, tmp_path: Path) -> None:
+    paged = tmp_path / "paged.txt"
+    pager = {"PAGER": f"sh -c 'cat > {paged}'", "LINES": "5"}
+    args = ["search", QUERY, "--no-sync", *where(cli_example)]
+    piped = memlens(*args, env=pager)
+    assert piped.returncode == 0 and piped.stdout and not paged.exists()
+    on_terminal(*args, "--no-pager", env=pager)
+    assert not paged.exists()
+    on_terminal(*args, env=pager)
+    assert paged.exists() and "5b0e7d3c:" in paged.read_text()
+
+
+def test_help_describes_every_option_with_defaults_and_examples() -> None:
+    out = memlens("search", "--help").stdout
+    assert "examples:" in out and "memlens search" in out.split("examples:")[1]
+    for flag in ("--limit", "--mode", "--kind", "--role", "--min-score", "--since", "--color", "--transcripts"):
+        block = out.split(f"  {flag}", 1)[1].split("\n  -", 1)[0]
+        assert len(block.split()) > 3, f"{flag} has no description: {block!r}"
+    assert "default: search.maxResults (10)" in " ".join(out.split())
+    for command in ("index", "search", "stats", "history", "sessions", "watch", "completion", "man"):
+        text = memlens(command, "--help").stdout
+        assert "examples:" in text, command
+
+
+def test_completion_scripts_for_three_shells(tmp_path: Path) -> None:
+    bash = memlens("completion", "bash")
+    assert bash.returncode == 0 and "memlens" in bash.stdout and "--since" in bash.stdout
+    script = tmp_path / "memlens.bash"
+    script.write_text(bash.stdout)
+    subprocess.run(["bash", "-n", str(script)], check=True)
+    zsh = memlens("completion", "zsh").stdout
+    assert zsh.startswith("#compdef memlens") and "--since" in zsh
+    fish = memlens("completion", "fish").stdout
+    assert "complete -c memlens" in fish and "-l since" in fish
+    if shutil.which("fish"):
+        subprocess.run(["fish", "--no-execute", "-c", fish], check=True)
+
+
+def test_the_man_page_renders(tmp_path: Path) -> None:
+    roff = memlens("man").stdout
+    assert roff.startswith(".TH MEMLENS 1") and ".SH COMMANDS" in roff and "\\-\\-since" in roff
+    assert not any(
+        line.startswith((".", "'")) and not re.match(r"\.(TH|SH|SS|TP|PP|B|nf|fi)\b", line)
+        for line in roff.splitlines()
+    )
+    if shutil.which("man"):
+        page = tmp_path / "memlens.1"
+        page.write_text(roff)
+        shown = subprocess.run(
+            ["man", "-l", str(page)], capture_output=True, text=True, env={**os.environ, "MANPAGER": "cat"}, check=True
+        ).stdout
+        assert "memlens search" in shown and "--since" in shown
+
+
+def test_since_takes_relative_dates(cli_example: Engine) -> None:
+    def results(*args: str) -> list[dict[str, Any]]:
+        out = memlens("search", QUERY, "--json", "--no-sync", "--kind", "transcript", *args, *where(cli_example))
+        assert out.returncode in (0, 1), out.stderr
+        return json.loads(out.stdout)["results"]  # type: ignore[no-any-return]
+
+    week = datetime.now(UTC) - timedelta(days=7)
+    recent = results("--since", "7d")
+    assert all(datetime.fromisoformat(r["timestamp"].replace("Z", "+00:00")) >= week for r in recent)
+    assert recent == [] and results("--since", "today") == []  # the example transcripts are months old
+    assert results("--since", "5000d") and results("--until", "yesterday")
+    assert results("--since", "2026-02-10", "--until", "2026-02-10")
+    sessions = memlens("sessions", "--since", "2w", "--json", "--no-sync", *where(cli_example))
+    assert sessions.returncode == 0, sessions.stderr
+
+
+def test_session_and_message_prefixes(cli_example: Engine) -> None:
+    found = memlens("search", "redrive", "--session", "5b0e7d3c", "--json", "--no-sync", *where(cli_example))
+    assert found.returncode == 0, found.stderr
+    hits = json.loads(found.stdout)["results"]
+    assert hits and {h["sessionKey"] for h in hits} == {DLQ_SESSION}
+    hit = hits[0]
+    ref = f"{hit['sessionId'][:8]}:{hit['messageId'][:8]}"
+    history = memlens("history", ref, "--json", "--no-sync", "--limit", "5", *where(cli_example))
+    assert history.returncode == 0, history.stderr
+    window = json.loads(history.stdout)
+    assert window["sessionKey"] == DLQ_SESSION and window["anchor"] == hit["messageId"]
+    flagged = memlens("history", "5b0e7d3c", "--message", hit["messageId"][:6], "--json", *where(cli_example))
+    assert json.loads(flagged.stdout)["anchor"] == hit["messageId"]
+    text = memlens("history", ref, "--no-sync", *where(cli_example)).stdout
+    assert f"▶ [{hit['messageId']}]" in text
+
+
+def test_options_and_the_query_in_any_order(cli_example: Engine, tmp_path: Path) -> None:
+    extra = tmp_path / "more"
+    extra.mkdir()
+    first = memlens("search", "--transcripts", str(extra), "redrive", "--json", "--no-sync", *where(cli_example))
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["query"] == "redrive"
+    last = memlens("search", *where(cli_example), "--limit", "2", "--json", "--no-sync", "redrive")
+    assert json.loads(last.stdout)["query"] == "redrive" and 1 <= len(json.loads(last.stdout)["results"]) <= 2
+
+
+def test_the_project_is_found_from_a_subfolder(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    deep = project / "src" / "deep"
+    deep.mkdir(parents=True)
+    (project / ".git").mkdir()
+    (project / "MEMORY.md").write_text("# Memory\n\nThe quokka cluster was retired.\n")
+    index = ["--index-dir", str(tmp_path / "index"), "--no-embeddings"]
+    found = memlens("search", "quokka", *index, cwd=deep)
+    assert found.returncode == 0 and found.stdout.startswith("MEMORY.md:"), found.stdout + found.stderr
+    stats = memlens("stats", *index, cwd=deep).stdout
+    assert f"workspace: {project} (a parent of the current folder holds .git)" in stats
+    given = memlens("stats", *index, "--workspace", str(project), cwd=deep).stdout
+    assert "(given by --workspace)" in given
+
+
+def test_each_error_is_one_line_naming_its_cause(tmp_path: Path) -> None:
+    def error(*args: str) -> str:
+        result = memlens(*args)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("memlens: error: "), result.stderr
+        return lines[0]
+
+    ws = ["--workspace", str(tmp_path)]
+    (tmp_path / "notes.txt").write_text("x")
+    assert "--index-dir /proc/nope: cannot create a folder in /proc (" in error(
+        "stats", *ws, "--index-dir", "/proc/nope"
+    )
+    assert "is a file, not a folder" in error("stats", *ws, "--index-dir", str(tmp_path / "notes.txt"))
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x")
+    assert error("search", "q", "--workspace", str(a_file)).endswith(f"--workspace {a_file} is a file, not a folder")
+    assert "--limit must be 1..100, got 0" in error("search", "q", *ws, "--limit", "0")
+    assert "--limit must be 1..100, got -3" in error("search", "q", *ws, "--limit=-3")
+    assert "must not be after until" in error("search", "q", *ws, "--since", "2026-02-10", "--until", "2026-01-01")
+    assert "--since must be an ISO date" in error("search", "q", *ws, "--since", "someday")
+    assert "--color: invalid choice: 'sometimes'" in error("search", "q", "--color", "sometimes")
+    assert "required: query" in error("search", "--limit", "3")
+
+
+def test_stats_of_an_empty_or_never_synced_index_says_so(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    where = ["--workspace", str(workspace), "--index-dir", str(tmp_path / "i"), "--no-embeddings"]
+    for before in ([], ["index"]):  # never synced, then synced with nothing to read
+        if before:
+            assert memlens(*before, *where).returncode == 0
+        out = memlens("stats", *where).stdout
+        assert out.startswith("memlens index: empty: nothing indexed yet") and "up to date" not in out
+
+
+def test_watch_stops_on_one_ctrl_c_and_says_what_it_did(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "MEMORY.md").write_text("# Memory\n\nStart.\n")
+    command = [sys.executable, "-m", "memlens", "watch", "--no-embeddings", "--workspace", str(workspace)]
+    process = subprocess.Popen(
+        [*command, "--index-dir", str(tmp_path / "index")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline().startswith("sync: ")
+    process.send_signal(__import__("signal").SIGINT)
+    assert process.wait(timeout=60) == 0
+    said = process.stderr.read()
+    assert "memlens: stopped watching; 1 file indexed" in said, said
