@@ -70,7 +70,7 @@ def test_human_output_headers(cli_example: Engine) -> None:
     out = memlens("search", "blue-green deploy rollback", "--limit", "5", *locations(cli_example)).stdout
     lines = [line for line in out.splitlines() if line and not line.startswith(" ")]
     assert any(line.startswith("memory/") or line.startswith("MEMORY.md:") for line in lines)
-    assert any(" · " in line and line.endswith("%)") for line in lines)
+    assert any(" · " in line and line.endswith(("(strong)", "(possible)", "(weak)")) for line in lines)
 
 
 def test_stats_json(cli_example: Engine) -> None:

@@ -20,6 +20,16 @@ HitKind = Literal["memory", "transcript", "summary"]
 SearchMode = Literal["hybrid", "keyword", "vector"]
 AgentFormat = Literal["claude-code", "codex", "openclaw", "specstory"]
 FusionMode = Literal["weighted", "rrf", "rescue"]
+Confidence = Literal["strong", "possible", "weak"]  # a hit's calibrated chance of relevance, in words
+
+
+class Period(TypedDict):
+    """The days a question names ("on March 3", "last week"), in the user's time zone (display.timeZone)."""
+
+    since: str  # ISO-8601 time of the first day's start
+    until: str  # ISO-8601 time of the last day's end
+    timeZone: str
+
 
 # -- requests (the one object argument of each `workspace/executeCommand`; MCP tools share most of them) ----------
 
@@ -164,6 +174,7 @@ class SearchResult(TypedDict):
     resumeCommand: NotRequired[str | None]
     parentSessionKey: NotRequired[str]
     excerpt: str
+    confidence: NotRequired[Confidence]  # the calibrated chance of relevance in words (absent when not calibrated)
     explain: NotRequired[Explain]
 
 
@@ -176,6 +187,8 @@ class SearchResponse(TypedDict):
     totalResults: int
     searchTimeMs: float
     indexing: bool
+    withheld: int  # hits among the first `limit` under minScore, not shown (`--min-score 0` shows them)
+    period: NotRequired[Period]  # the days the query asked about, when it is a question about a period
     fusion: NotRequired[FusionMode]
     note: NotRequired[str]
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from memlens.cli.answer_notes import print_answer_notes
 from memlens.cli.arguments import build_parser, request_from, settings_from_args
 from memlens.cli.output import (
     ProgressBar,
@@ -175,6 +176,7 @@ def _print_search(args: argparse.Namespace, response: SearchResponse, *, warned:
         print(json.dumps(response, ensure_ascii=False))
     else:
         print_search(response, args.explain, warned=warned)
+        print_answer_notes(response)
     return EXIT_FOUND if response["results"] else EXIT_NOTHING
 
 

@@ -65,7 +65,7 @@ def describe_sync(report: SyncReport, compact: bool = False) -> str:
 
 
 def result_header(result: SearchResult) -> str:
-    score = f"({round(result['score'] * 100)}%)"
+    score = f"({result.get('confidence') or round(result['score'], 2)})"  # a calibrated chance in words
     if result["kind"] == "memory":
         return f"{result['relPath']}:{result.get('lineStart') or 1} {score}"
     when = (result.get("timestamp") or "").replace("T", " ")[:16]

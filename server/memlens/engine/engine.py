@@ -19,6 +19,7 @@ from memlens.engine.answers.cut_secrets import mask_cut_secrets
 from memlens.engine.answers.history import session_history
 from memlens.engine.answers.index_stats import index_stats
 from memlens.engine.answers.outbound import redact_response
+from memlens.engine.answers.period import PERIOD_MATCHES, PeriodQuestion, period_results, read_period, time_zone
 from memlens.engine.answers.results import ResultBuilder, display_path
 from memlens.engine.answers.sessions import label_history, label_results, list_sessions, resolve_session
 from memlens.engine.answers.source_folders import source_folders
@@ -518,9 +519,12 @@ class Engine:
         # read before the answer is worked out: work that ends during the search (the words' vectors) must not make
         # an answer from before it read as final (the editor's self-test saw 6 hits said final, then 7)
         indexing = self.indexing()
+        period = self.period_question(query)
+        if period is not None:
+            return self.period_search(query, period, limit=limit, mode=mode, filters=filters, started=started)
         ranking = self._ranked(query, mode=mode, filters=filters, limit=limit, fusion=fusion)
         builder = ResultBuilder(self.catalog, self.workspaces, self.visibility())
-        results = builder.build(
+        answer = builder.answer(
             ranking,
             limit,
             settings.min_score if min_score is None else min_score,
@@ -528,6 +532,7 @@ class Engine:
             settings.max_response_chars,
             explain,
         )
+        results = answer.results
         label_results(self.catalog, results)
         response: SearchResponse = {
             "query": query,
@@ -536,6 +541,7 @@ class Engine:
             "totalResults": len(results),
             "searchTimeMs": round((time.perf_counter() - started) * 1000, 2),
             "indexing": indexing,
+            "withheld": answer.withheld,
         }
         if ranking.mode != (mode or settings.mode):
             response["note"] = f"no embedding model ({self.provider_note or 'no vectors yet'}); keyword search only"
@@ -656,3 +662,50 @@ class Engine:
         if not self.writable:
             return "another memlens process writes this index; it indexes them when it next syncs"
         return "changed since the last sync; the next search or `memlens index` indexes them"
+
+    def period_question(self, query: str) -> PeriodQuestion | None:
+        """The days `query` asks about when it is a question about a period ("what did we do yesterday")."""
+        return read_period(query, now=self.retriever.now, zone=time_zone(self.settings.display.time_zone))
+
+    def period_search(
+        self,
+        query: str,
+        period: PeriodQuestion,
+        *,
+        limit: int,
+        mode: str | None,
+        filters: SearchFilters | None,
+        started: float,
+    ) -> SearchResponse:
+        """A period's sessions and their telling messages (answers/period.py), ordered by the query's other words."""
+        settings = self.settings.search
+        indexing = self.indexing()
+        ranking = (
+            self._ranked(period.rest, mode=mode, filters=period.narrow(filters), limit=limit, fusion=None)
+            if period.rest
+            else None
+        )
+        builder = ResultBuilder(self.catalog, self.workspaces, self.visibility())
+        results = period_results(
+            period,
+            catalog=self.catalog,
+            matches=ranking.hits[:PERIOD_MATCHES] if ranking else [],
+            hides=builder.visibility.hides,
+            make_result=builder.result,
+            filters=filters,
+            limit=limit,
+            terms=ranking.query_terms if ranking else [],
+            excerpt_chars=settings.excerpt_chars,
+        )
+        label_results(self.catalog, results)
+        response: SearchResponse = {
+            "query": query,
+            "mode": ranking.mode if ranking else (mode or settings.mode),
+            "results": results,
+            "totalResults": len(results),
+            "searchTimeMs": round((time.perf_counter() - started) * 1000, 2),
+            "indexing": indexing,
+            "withheld": 0,
+            "period": period.wire(time_zone(self.settings.display.time_zone)),
+        }
+        return self._outbound(response)

@@ -186,6 +186,13 @@ class HoverSettings:
 
 
 @dataclass
+class DisplaySettings:
+    time_zone: str = ""
+    """The IANA time zone ("Europe/Berlin") whose days "on March 3", "yesterday" and "last week" mean; empty = the
+    machine's."""
+
+
+@dataclass
 class PrivacySettings:
     redact_index: bool = True
     """Redact secrets before text is stored and embedded (false: the index keeps them, every answer still masks
@@ -204,6 +211,7 @@ class Settings:
     search: SearchSettings = field(default_factory=SearchSettings)
     reranker: RerankerSettings = field(default_factory=RerankerSettings)
     hover: HoverSettings = field(default_factory=HoverSettings)
+    display: DisplaySettings = field(default_factory=DisplaySettings)
     privacy: PrivacySettings = field(default_factory=PrivacySettings)
     scope: Scope = "workspace"
     exclude_sessions: list[str] = field(default_factory=list)
