@@ -128,6 +128,7 @@ class McpSearchParams(TypedDict):
     since: NotRequired[str]
     until: NotRequired[str]
     sessionKey: NotRequired[str]
+    minScore: NotRequired[float]
 
 
 # -- search ----------------------------------------------------------------------------------------------------------

@@ -46,7 +46,9 @@ from memlens.wire import (
 def search(engine: Engine, request: McpSearchRequest) -> SearchResponse:
     session = engine.resolve_session(request.session_key) if request.session_key else None
     filters = request.filter_request(session)
-    return engine.search(request.query, limit=request.limit, mode=request.mode, filters=filters)
+    return engine.search(
+        request.query, limit=request.limit, mode=request.mode, filters=filters, min_score=request.min_score
+    )
 
 
 def history(engine: Engine, request: HistoryRequest) -> HistoryResponse:
@@ -127,7 +129,7 @@ TOOLS: tuple[Tool, ...] = (
         "names its session (sessionKey, messageId, title, resumeCommand): follow up with `history` to read around "
         "it. Filters: kind (memory|transcript|summary), format (agent), role, since/until (ISO dates), sessionKey.",
         McpSearchRequest,
-        _answer("results", query={"type": "string"}, results=_LIST, totalResults=_INT, indexing=_FLAG),
+        _answer("results", query={"type": "string"}, results=_LIST, totalResults=_INT, indexing=_FLAG, withheld=_INT),
         search,
     ),
     Tool(
