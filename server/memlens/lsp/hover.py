@@ -75,7 +75,7 @@ def _date(timestamp: str | None) -> str:
 
 
 def render(identifier: str, results: list[SearchResult]) -> str:
-    """Markdown for the hover: per hit its score, its title as a link that opens it, its date and where it is from,
+    """Markdown for the hover: per hit how sure it is (strong / possible / weak), its title as a link that opens it, its date and where it is from,
     then a short excerpt.
 
     Memory hits link to `file:///abs/path#L<line>`; transcript hits to `memlens-transcript:/<sessionKey>.md?message=
@@ -84,7 +84,7 @@ def render(identifier: str, results: list[SearchResult]) -> str:
     """
     lines = [f"**memlens** · recall for `{identifier.replace('`', '')}`", ""]
     for result in results:
-        score = f"{round(result['score'] * 100)}%"
+        score = result.get("confidence") or f"{round(result['score'] * 100)}%"  # how sure, in words when calibrated
         if result["kind"] == "memory":
             line = result.get("lineStart") or 1
             link = disk_path(result["path"]).as_uri() + f"#L{line}"
@@ -140,6 +140,9 @@ class HoverProvider:
         identifier = line[span[0] : span[1]]
         # an identifier made only of short or common words (`self`, `is_a`) recalls nothing worth a hover
         if not query_words(identifier):
+            return None
+        # a word naming a day (`yesterday`, `Tuesday`) is not a question about that day: a hover recalls a topic
+        if engine.period_question(identifier) is not None:
             return None
         # the whole identifier is the query: the engine matches it whole first, then by its parts
         query = identifier
