@@ -75,8 +75,8 @@ def _date(timestamp: str | None) -> str:
 
 
 def render(identifier: str, results: list[SearchResult]) -> str:
-    """Markdown for the hover: per hit how sure it is (strong / possible / weak), its title as a link that opens it, its date and where it is from,
-    then a short excerpt.
+    """Markdown for the hover: per hit how sure it is (strong / possible / weak), its title as a link that opens it,
+    its date and where it is from, then a short excerpt.
 
     Memory hits link to `file:///abs/path#L<line>`; transcript hits to `memlens-transcript:/<sessionKey>.md?message=
     <messageId>` (the VS Code client turns both into command links it trusts; other clients parse them), or, with a
