@@ -160,6 +160,11 @@ describe('hit labels', () => {
       '2 results of 5 for “dlq” in 12 ms',
     );
     assert.equal(searchSummary({ query: 'x', results: [], indexing: true }), 'No results for “x” (still indexing).');
+    assert.equal(
+      searchSummary({ query: 'x', results: [], withheld: 3 }),
+      'No results for “x”; 3 weaker matches hidden (minScore 0 shows them).',
+    );
+    assert.equal(searchSummary({ query: 'x', results: [1], withheld: 1 }), '1 result for “x”; 1 weaker match hidden (minScore 0 shows them)');
     assert.equal(searchSummary({ query: 'x', results: [1] }), '1 result for “x”');
   });
 });
