@@ -17,7 +17,7 @@ from memlens.engine.answers.excerpt import make_excerpt
 from memlens.engine.answers.period import other_words
 from memlens.engine.engine import Engine
 from memlens.mcp.render import render_search
-from memlens.settings import Settings
+from memlens.settings import Settings, merge
 
 # (session id, day and time in UTC, what the user asked, what the assistant answered)
 SESSIONS = (
@@ -180,3 +180,10 @@ def test_an_excerpt_centres_on_the_part_that_matched() -> None:
     )
     excerpt = make_excerpt(text, ["parser", "tokenizer", "newline"], 200)
     assert "tokenizer now resets" in excerpt and excerpt.startswith("…")
+
+
+def test_an_unknown_time_zone_is_refused_and_the_machines_kept() -> None:
+    warnings: list[str] = []
+    kept = merge(Settings(), {"display": {"timeZone": "Mars/Olympus_Mons"}}, warnings)
+    assert kept.display.time_zone == "" and any("display.timeZone" in w for w in warnings)
+    assert merge(Settings(), {"display": {"timeZone": "Asia/Tokyo"}}).display.time_zone == "Asia/Tokyo"

@@ -127,7 +127,10 @@ TOOLS: tuple[Tool, ...] = (
         'FIRST whenever the user refers to earlier work ("like we did last time", "how did we fix …", "what did '
         'we decide about …"), before redoing an investigation, or to find which session touched a topic. Each hit '
         "names its session (sessionKey, messageId, title, resumeCommand): follow up with `history` to read around "
-        "it. Filters: kind (memory|transcript|summary), format (agent), role, since/until (ISO dates), sessionKey.",
+        'it. A question about days ("what did we do yesterday", "on March 3", "last week") answers with that '
+        "period's sessions and their telling messages. Each hit says how sure it is (confidence: strong, possible, "
+        "weak); `withheld` counts weaker matches not shown (minScore 0 shows them). Filters: kind "
+        "(memory|transcript|summary), format (agent), role, since/until (ISO dates), sessionKey.",
         McpSearchRequest,
         _answer("results", query={"type": "string"}, results=_LIST, totalResults=_INT, indexing=_FLAG, withheld=_INT),
         search,

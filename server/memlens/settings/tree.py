@@ -126,8 +126,8 @@ class SearchSettings:
     vector_weight: float = field(default=0.6, metadata=between(0, 1))
     text_weight: float = field(default=0.4, metadata=between(0, 1))
     min_score: float = field(default=0.035, metadata=between(0, 1))
-    """Nothing is returned unless the best hit scores this much (a calibrated chance of relevance); then hits
-    down to a fifth of it."""
+    """Nothing is returned unless the best of the top ten reaches this calibrated chance of relevance; then every
+    hit whose own chance reaches a tenth of it (ranking/rescoring.py HIT_SHARE); the rest are counted as withheld."""
     max_results: int = field(default=10, metadata=between(1, 10_000))
     rrf_k: int = field(default=60, metadata=between(1, 100_000))
     candidates: int = field(default=100, metadata=between(1, 100_000))

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 HEAD = 40
 ANSWER_TOP = 10  # the hits whose best chance decides whether a query is answered at all (`choose`)
 # once a query is answered, a hit is shown when its chance reaches this share of minScore: on the LoCoMo tune split
-# (26, 30, 41) it keeps R@10 of what is shown where the old cut at 60 % of the best score had it, where minScore
-# itself per hit lost 8.5 points (bench/RESULTS.md)
+# (26, 30, 41) the R@10 of what is shown stays where a cut at a share of the best score had it, where minScore
+# itself as each hit's floor lost 8.5 points
 HIT_SHARE = 0.1
 
 
