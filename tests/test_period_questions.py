@@ -187,3 +187,15 @@ def test_an_unknown_time_zone_is_refused_and_the_machines_kept() -> None:
     kept = merge(Settings(), {"display": {"timeZone": "Mars/Olympus_Mons"}}, warnings)
     assert kept.display.time_zone == "" and any("display.timeZone" in w for w in warnings)
     assert merge(Settings(), {"display": {"timeZone": "Asia/Tokyo"}}).display.time_zone == "Asia/Tokyo"
+
+
+def test_day_questions_on_real_transcripts_meet_their_target() -> None:
+    """bench/days.py's question set over ../shared: ≥ 95 % of shown hits from the period meant, on both splits,
+    every question answered (the plain search answered fewer than half of the held-out ones)."""
+    from bench.days import evaluate
+
+    report = evaluate(("tune", "heldout"))
+    for split in ("tune", "heldout"):
+        result = report["splits"][split]["period"]
+        assert result["inPeriod"] >= 95 and result["answered"] == 100, (split, result)
+    assert sum(len(report["splits"][s]["questions"]) for s in ("tune", "heldout")) >= 10
