@@ -95,6 +95,7 @@ def test_a_day_question_answers_with_that_days_sessions_only(days: Path, questio
     assert {r["sessionId"] for r in response["results"]} == {"s-mar3a", "s-mar3b", "s-late"}
     assert {r["role"] for r in response["results"]} == {"user", "assistant"}  # the request and what came of it
     assert response["period"]["since"].startswith("2025-03-03T00:00:00")
+    assert {r["confidence"] for r in response["results"]} == {"strong"}  # the period is what was asked
 
 
 def test_the_days_are_the_users_time_zone(days: Path) -> None:

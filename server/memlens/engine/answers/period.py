@@ -25,7 +25,7 @@ from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.engine.ranking.dates import MONTHS, NUMBERS, UNITS, WEEKDAYS, query_windows
 from memlens.engine.ranking.hits import UnitHit
 from memlens.errors import InvalidRequest
-from memlens.wire import Period, SearchResult
+from memlens.wire import Confidence, Period, SearchResult
 
 MAX_OTHER_WORDS = 3  # "what did we discuss about the parser on March 3" is still about the day
 PER_SESSION = 3  # telling messages shown per session at most
@@ -192,12 +192,19 @@ def period_results(
                 rows[unit_id], match if match and match.unit_id == unit_id else UnitHit(unit_id), terms, excerpt_chars
             )
             result["score"] = round(1.0 - place / (len(order) + 1), 4)  # the session's place: ordering only
-            if match is not None and match.unit_id == unit_id:
-                result["confidence"] = confidence(match.probability)
+            result["confidence"] = session_confidence(question, match)
             results.append(result)
             if len(results) >= limit:
                 return results
     return results
+
+
+def session_confidence(question: PeriodQuestion, match: UnitHit | None) -> Confidence:
+    """How sure a period's message answers the question: a question naming only the period is answered by every
+    session in it (strong); with other words, as sure as the session's best match for them (weak without one)."""
+    if not question.rest:
+        return "strong"
+    return confidence(match.probability) if match is not None else "weak"
 
 
 def _allowed(row: object, filters: SearchFilters | None) -> bool:

@@ -75,18 +75,6 @@ class ResultBuilder:
         self.workspaces = workspaces
         self.visibility = visibility
 
-    def build(
-        self,
-        ranking: Ranking,
-        limit: int,
-        min_score: float,
-        excerpt_chars: int,
-        max_chars: int,
-        explain: bool = False,
-    ) -> list[SearchResult]:
-        """The shown results (`answer` keeps what was withheld too)."""
-        return self.answer(ranking, limit, min_score, excerpt_chars, max_chars, explain).results
-
     def answer(
         self,
         ranking: Ranking,
