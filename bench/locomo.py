@@ -22,7 +22,7 @@ import platformdirs
 from bench.common import load_shared_embedder, machine_info
 from bench.locomo_data import Conversation, EvidenceCounts, Question, load_conversation, write_transcripts
 from memlens.engine.engine import Engine
-from memlens.engine.ranking.rescoring import shown as shown_hits
+from memlens.engine.ranking.rescoring import choose
 from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import SearchSettings, Settings, merge
 
@@ -199,10 +199,22 @@ def evaluate(
                         unit_ids = [h.unit_id for h in ranking.hits]
                         scores = score_question(question, unit_ids, index)
                         # what a user sees: only hits at or above minScore (nothing at all = the question abstained)
-                        shown = [
-                            h.unit_id for h in shown_hits(ranking.hits, search.min_score, calibrated=ranking.calibrated)
-                        ]
+                        hits = ranking.hits
+                        choice = choose(
+                            hits,
+                            [h.unit_id for h in hits],
+                            max(TURN_KS),
+                            search.min_score,
+                            calibrated=ranking.calibrated,
+                        )
+                        shown = [h.unit_id for h in choice.shown]
                         scores["R@10 shown"] = score_question(question, shown, index)["R@10"]
+                        scores["shown"] = float(len(shown))
+                        # the cut this replaced (hits under 60 % of the best score dropped), for comparison
+                        floor = 0.6 * max((h.score for h in hits[:10]), default=0.0)
+                        cut = [h.unit_id for h in hits if choice.answered and h.score >= floor][: max(TURN_KS)]
+                        scores["R@10 shown 60% cut"] = score_question(question, cut, index)["R@10"]
+                        scores["shown 60% cut"] = float(len(cut))
                         scores["answered"] = float(bool(shown))
                         rows[label].append(
                             {"conversation": conversation.name, "category": question.category, "scores": scores}

@@ -70,9 +70,9 @@ def test_human_output_headers(cli_example: Engine) -> None:
     out = memlens("search", "blue-green deploy rollback", "--limit", "5", *locations(cli_example)).stdout
     lines = [line for line in out.splitlines() if line and not line.startswith(" ")]
     assert any(line.startswith("memory/") or line.startswith("MEMORY.md:") for line in lines)
-    assert any(" · " in line and re.search(r" · \d+%$", line) for line in lines)
+    assert any(" · " in line and re.search(r" · (strong|possible|weak)$", line) for line in lines)
     long = memlens("search", "dead-letter queue redrive", "--limit", "5", "--long", *locations(cli_example)).stdout
-    assert any(" · " in line and line.endswith("%)") for line in long.splitlines())
+    assert any(" · " in line and line.endswith(("(strong)", "(possible)", "(weak)")) for line in long.splitlines())
     assert any(line.startswith("  session claude-code:") for line in long.splitlines())
 
 

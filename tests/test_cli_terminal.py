@@ -79,10 +79,13 @@ def where(engine: Engine) -> list[str]:
 
 
 def hits_of(out: str) -> list[list[str]]:
-    """The hits of a search's text output: each a header line and its indented excerpt lines (the footer left out)."""
+    """The hits of a search's text output: each a header line and its indented excerpt lines (the footer and the
+    notes under it left out)."""
     lines = [line for line in out.splitlines() if line]
     hits: list[list[str]] = []
-    for line in lines[:-1]:
+    for line in lines:
+        if re.match(r"\d+ results? · ", line):
+            break
         if line.startswith("  "):
             hits[-1].append(line)
         else:
@@ -100,9 +103,13 @@ def test_hits_fit_80_columns_in_three_lines_each(cli_example: Engine) -> None:
     assert len(hits) >= 3 and all(1 <= len(hit) <= 3 for hit in hits)
     headers = [hit[0] for hit in hits]
     assert any(h.startswith("5b0e7d3c:") for h in headers)  # the short reference history opens
-    assert all(re.search(r" · \d+%$", h) for h in headers)
+    assert all(re.search(r" · (strong|possible|weak)$", h) for h in headers)  # how sure, in words
     assert str(cli_example.workspaces[0]) not in out  # paths relative to the workspace
-    assert re.fullmatch(r"\d+ results · hybrid · \d+ ms.*", out.splitlines()[-1])
+    footer = [line for line in out.splitlines() if re.fullmatch(r"\d+ results · hybrid · \d+ ms.*", line)]
+    last = out.splitlines()[-1]
+    assert len(footer) == 1 and (
+        last == footer[0] or re.fullmatch(r"\d+ weaker match(es)? hidden; --min-score 0 shows them", last)
+    )
     narrow = memlens("search", QUERY, *where(cli_example), "--no-sync", env={"COLUMNS": "40"}).stdout
     assert all(cells(line) <= 40 for line in narrow.splitlines()), narrow
 

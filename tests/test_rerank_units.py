@@ -10,7 +10,7 @@ import pytest
 from memlens.engine.engine import Engine
 from memlens.engine.ranking.hits import UnitHit
 from memlens.engine.ranking.query_facts import QueryFacts, coverage, found_words
-from memlens.engine.ranking.rescoring import TAIL_SHARE, shown
+from memlens.engine.ranking.rescoring import HIT_SHARE, choose
 from memlens.engine.ranking.unit_facts import Words, tool_share
 from memlens.errors import InvalidRequest
 from memlens.settings import Settings
@@ -18,6 +18,10 @@ from memlens.settings import Settings
 
 def hit(unit_id: int, score: float, probability: float = 0.0) -> UnitHit:
     return UnitHit(unit_id, score=score, probability=probability)
+
+
+def shown(hits: list[UnitHit], min_score: float, *, calibrated: bool = True, limit: int = 50) -> list[UnitHit]:
+    return choose(hits, [h.unit_id for h in hits], limit, min_score, calibrated=calibrated).shown
 
 
 def test_uncalibrated_shows_every_hit_reaching_min_score() -> None:
@@ -32,13 +36,25 @@ def test_calibrated_answers_nothing_unless_the_top_ten_reach_min_score() -> None
     eleventh = [*hits, hit(10, 0.85, probability=0.99)]  # only the top ten vouch for the answer
     assert shown(eleventh, 0.3) == []
     hits[3].probability = 0.3  # exactly min_score is enough
-    assert [h.unit_id for h in shown(hits, 0.3)] == list(range(10))
+    assert [h.unit_id for h in shown(hits, 0.3)] == list(range(10))  # then every hit over HIT_SHARE of it
+    hits[5].probability = HIT_SHARE * 0.3 - 0.001
+    assert 5 not in [h.unit_id for h in shown(hits, 0.3)]
 
 
-def test_calibrated_tail_is_cut_at_a_share_of_the_best() -> None:
-    best = 1.0
-    hits = [hit(1, best, 0.9), hit(2, TAIL_SHARE * best, 0.1), hit(3, TAIL_SHARE * best - 0.01, 0.1)]
-    assert [h.unit_id for h in shown(hits, 0.5)] == [1, 2]
+def test_calibrated_shows_by_chance_not_by_a_share_of_the_best() -> None:
+    """A hit far under the best score is shown when its own chance is high enough; a near-best one that is unsure
+    is withheld, and counted."""
+    hits = [hit(1, 1.0, 0.9), hit(2, 0.2, 0.6), hit(3, 0.95, 0.01), hit(4, 0.1, 0.001)]
+    choice = choose(hits, [1, 2, 3, 4], 3, 0.5)
+    assert [h.unit_id for h in choice.shown] == [1, 2]
+    assert choice.withheld == 1  # of the first three chunks, chunk 3; chunk 4 lies past the limit
+    assert choose(hits, [1, 2, 3, 4], 4, 0.0).withheld == 0  # `--min-score 0` shows them all
+
+
+def test_withheld_counts_chunks_not_units_and_all_when_unanswered() -> None:
+    hits = [hit(1, 1.0, 0.2), hit(2, 0.9, 0.2), hit(3, 0.8, 0.2)]
+    choice = choose(hits, [7, 7, 8], 10, 0.5)
+    assert choice.shown == [] and choice.withheld == 2 and not choice.answered
 
 
 def test_tool_share() -> None:

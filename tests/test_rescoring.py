@@ -227,4 +227,6 @@ def test_results_read_in_slices_equal_results_read_at_once(
         assert got == real_engine.search(query, mode="keyword", limit=limit)["results"], (query, limit)
         whole += sum(read)
     assert sum(len(a) for a in answers.values()) > 2 * len(answers)  # the queries do find things
-    assert sliced < whole / 2  # and the slices read far fewer rows
+    # and the slices read far fewer rows (hits shown by their own chance run deeper than a cut at a share of the
+    # best score did, so a page reads further down than it used to)
+    assert sliced < whole * 2 / 3

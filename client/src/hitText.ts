@@ -78,13 +78,18 @@ export function whoIcon(hit: Pick<SearchResult, 'kind' | 'role'>): string {
   return (hit.role ?? '').toLowerCase() === 'user' ? 'account' : 'hubot';
 }
 
+/** How sure a hit is: the server's word for its calibrated chance (strong / possible / weak), else its score. */
+export function hitSureness(hit: SearchResult): string {
+  return hit.confidence ?? formatScore(hit.score);
+}
+
 /** Score and age (or, for memory notes, where): `91% · 3 d ago`, `82% · MEMORY.md:12`. */
 export function hitDescription(hit: SearchResult, opts: TimeOptions = {}): string {
   if (hit.kind === 'memory') {
     const range = lineRange(hit);
-    return [formatScore(hit.score), `${hit.relPath || basename(hit.path)}${range ? `:${range}` : ''}`].join(' · ');
+    return [hitSureness(hit), `${hit.relPath || basename(hit.path)}${range ? `:${range}` : ''}`].join(' · ');
   }
-  return [formatScore(hit.score), formatAge(hit.timestamp, opts.now)].filter(Boolean).join(' · ');
+  return [hitSureness(hit), formatAge(hit.timestamp, opts.now)].filter(Boolean).join(' · ');
 }
 
 /** The label of a hit under its group: its heading (memory) or the excerpt's first words. */
@@ -116,7 +121,7 @@ export function pickItemText(hit: SearchResult, opts: TimeOptions = {}): PickIte
     icon: whoIcon(hit),
     label,
     // the label holds the date and time already: no age beside it (the same moment twice)
-    description: [formatScore(hit.score), title]
+    description: [hitSureness(hit), title]
       .filter(Boolean)
       .join(' · '),
     detail: oneLine(hit.excerpt, 400),
@@ -141,7 +146,7 @@ export function treeHitText(hit: SearchResult, opts: TimeOptions = {}, terms: re
 /** A markdown tooltip: title, where, score and the excerpt as a quote, the query's words in bold. */
 export function hitTooltip(hit: SearchResult, opts: TimeOptions = {}, terms: readonly string[] = []): string {
   const title = hit.kind !== 'memory' && hit.title ? `**${escapeMarkdown(oneLine(hit.title, 120))}**\n\n` : '';
-  const head = `${title}${escapeMarkdown(hitLocation(hit, opts))} — **${formatScore(hit.score)}**`;
+  const head = `${title}${escapeMarkdown(hitLocation(hit, opts))} — **${hitSureness(hit)}**`;
   const heading = hit.heading ? `\n\n_${escapeMarkdown(hit.heading)}_` : '';
   const body = (hit.excerpt ?? '')
     .trim()

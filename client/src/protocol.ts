@@ -9,6 +9,7 @@
  */
 
 export type HitKind = 'memory' | 'transcript' | 'summary';
+export type Confidence = 'strong' | 'possible' | 'weak';
 export type SearchMode = 'hybrid' | 'keyword' | 'vector';
 export type AgentFormat = 'claude-code' | 'codex' | 'openclaw' | 'specstory';
 export type FusionMode = 'weighted' | 'rrf' | 'rescue';
@@ -110,8 +111,19 @@ export interface SearchResult {
   /** the session a subagent (or sidechain) hit belongs to */
   parentSessionKey?: string;
   excerpt: string;
+  /** the calibrated chance of relevance in words; absent when scores are not calibrated */
+  confidence?: Confidence;
   /** with `explain: true` */
   explain?: Explain;
+}
+
+/** The days a question names, in the user's time zone (`display.timeZone`). */
+export interface Period {
+  /** ISO 8601 with offset: the first day's start */
+  since: string;
+  /** ISO 8601 with offset: the last day's end */
+  until: string;
+  timeZone: string;
 }
 
 export interface SearchResponse {
@@ -121,6 +133,10 @@ export interface SearchResponse {
   totalResults: number;
   searchTimeMs: number;
   indexing: boolean;
+  /** hits among the first `limit` under minScore, not shown (minScore 0 shows them) */
+  withheld: number;
+  /** the days the query asked about, when it is a question about a period */
+  period?: Period;
   /** the fusion used (with `explain: true`) */
   fusion?: FusionMode;
   /** why the mode differs from the one asked for (no embedding model: keyword search only) */

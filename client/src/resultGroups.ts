@@ -89,14 +89,24 @@ export function groupResults(results: readonly SearchResult[], opts: TimeOptions
     .map((x) => x.group);
 }
 
-/** One line summarising a search response (tree view message, logs). */
-export function searchSummary(response: { query: string; results: unknown[]; totalResults?: number; searchTimeMs?: number; indexing?: boolean }): string {
+/** One line summarising a search response (tree view message, logs), with the weaker matches it withheld. */
+export function searchSummary(response: {
+  query: string;
+  results: unknown[];
+  totalResults?: number;
+  searchTimeMs?: number;
+  indexing?: boolean;
+  withheld?: number;
+}): string {
   const n = response.results.length;
   const total = response.totalResults && response.totalResults > n ? ` of ${formatCount(response.totalResults)}` : '';
   const time = typeof response.searchTimeMs === 'number' ? ` in ${Math.round(response.searchTimeMs)} ms` : '';
   const indexing = response.indexing ? ' (still indexing)' : '';
+  const withheld = response.withheld
+    ? `; ${formatCount(response.withheld)} ${response.withheld === 1 ? 'weaker match' : 'weaker matches'} hidden (minScore 0 shows them)`
+    : '';
   if (n === 0) {
-    return `No results for “${oneLine(response.query, 60)}”${indexing}.`;
+    return `No results for “${oneLine(response.query, 60)}”${indexing}${withheld}.`;
   }
-  return `${plural(n, 'result')}${total} for “${oneLine(response.query, 60)}”${time}${indexing}`;
+  return `${plural(n, 'result')}${total} for “${oneLine(response.query, 60)}”${time}${indexing}${withheld}`;
 }

@@ -24,7 +24,7 @@ def configure_pool():
 """
 URI = "file:///tmp/memlens-hover-test/app.py"
 HIT_LINE = re.compile(
-    r"- \*\*(\d{1,3})%\*\* \[(.+?)\]\((memlens-transcript:/[^)\s]+|file:///[^)\s]+#L\d+)"
+    r"- \*\*(strong|possible|weak)\*\* \[(.+?)\]\((memlens-transcript:/[^)\s]+|file:///[^)\s]+#L\d+)"
     r"(?: \"((?:[^\"\\]|\\.)*)\")?\) · (.+)  $"
 )
 
@@ -63,7 +63,7 @@ def markdown(result: types.Hover | None) -> str:
 async def test_hover_hit_has_scored_links(client: LanguageClient) -> None:
     result = await hover(client, 1, 8)  # in "pgbouncer" of the comment
     text = markdown(result)
-    assert "pgbouncer" in text and "%**" in text
+    assert "pgbouncer" in text and re.search(r"\*\*(strong|possible|weak)\*\*", text)
     assert "(memlens-transcript:/" in text or "(file://" in text
     assert result is not None and result.range is not None
     assert (result.range.start.character, result.range.end.character) == (6, 15)
@@ -81,10 +81,10 @@ async def test_every_hit_is_a_link_with_title_date_and_score(client: LanguageCli
     hits = [line for line in text.split("\n") if line.startswith("- ")]
     assert hits
     for line in hits:
-        # - **87%** [the hit's first words](link "the session's title") · facts
+        # - **strong** [the hit's first words](link "the session's title") · facts
         match = HIT_LINE.match(line)
         assert match, line
-        assert 0 <= int(match.group(1)) <= 100
+        assert match.group(1) in ("strong", "possible", "weak")
         if match.group(3).startswith("memlens-transcript:"):
             assert re.search(r"\b20\d\d-\d\d-\d\d\b", match.group(5)), line  # the message's date
             assert not match.group(2).startswith("claude-code ·"), line  # the hit's words, not its format

@@ -70,6 +70,12 @@ async def test_example_workspace_every_tool(example_copy: tuple[Path, Path]) -> 
         )
         text = text_of(await call(session, "search", {"query": "dead-letter queue backing up", "limit": 5}))
         assert "sessionKey claude-code:5b0e7d3c" in text and "claude --resume" in text
+        assert hits["withheld"] >= 0 and all(r["confidence"] in ("strong", "possible", "weak") for r in hits["results"])
+        # a threshold nothing reaches: the answer says what it withheld and how to see it
+        strict = {"query": "dead-letter queue backing up", "limit": 5, "minScore": 0.999}
+        withheld = structured(await call(session, "search", strict))
+        assert withheld["results"] == [] and withheld["withheld"] == 5
+        assert "5 weaker matches withheld" in text_of(await call(session, "search", strict))
 
         # history anchored on the hit, and the newest tail from a bare id prefix
         anchored = structured(

@@ -94,6 +94,11 @@ describe('hit labels', () => {
     assert.equal(pickItemText(memoryHit({ heading: 'Ops › Queues › DLQ' }), UTC).label, 'MEMORY.md:12 — DLQ');
   });
 
+  it('says how sure a hit is in the server\'s words when it has them', () => {
+    assert.equal(pickItemText(memoryHit({ confidence: 'possible' }), UTC).description, 'possible');
+    assert.equal(pickItemText(memoryHit(), UTC).description, '82%'); // an older server: its score
+  });
+
   it('shows agent · session · date · role for transcripts', () => {
     const hit = transcriptHit();
     assert.equal(hitLocation(hit, UTC), 'claude-code · 258c7280 · 2026-02-10 · assistant');
@@ -156,6 +161,11 @@ describe('hit labels', () => {
       '2 results of 5 for “dlq” in 12 ms',
     );
     assert.equal(searchSummary({ query: 'x', results: [], indexing: true }), 'No results for “x” (still indexing).');
+    assert.equal(
+      searchSummary({ query: 'x', results: [], withheld: 3 }),
+      'No results for “x”; 3 weaker matches hidden (minScore 0 shows them).',
+    );
+    assert.equal(searchSummary({ query: 'x', results: [1], withheld: 1 }), '1 result for “x”; 1 weaker match hidden (minScore 0 shows them)');
     assert.equal(searchSummary({ query: 'x', results: [1] }), '1 result for “x”');
   });
 });

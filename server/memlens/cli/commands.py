@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from memlens.cli.answer_notes import print_answer_notes
 from memlens.cli.arguments import build_parser, request_from, settings_from_args
 from memlens.cli.output import (
     ProgressBar,
@@ -225,6 +226,7 @@ def _print_search(args: argparse.Namespace, response: SearchResponse, *, warned:
         style = Style(color=wants_color(args.color))  # before the pager takes stdout: it asks the real one
         with paged(not args.no_pager):
             print_search(response, args.explain, warned=warned, long=args.long, style=style)
+            print_answer_notes(response, style)
     return EXIT_FOUND if response["results"] else EXIT_NOTHING
 
 

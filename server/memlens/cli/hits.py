@@ -1,6 +1,6 @@
 """A search hit in at most three lines, within the terminal's width, as ripgrep shows a match:
 
-    5b0e7d3c:b93217ff the orders DLQ is backing up… · 2026-02-10 08:57 · assistant · 70%
+    5b0e7d3c:b93217ff the orders DLQ is backing up… · 2026-02-10 08:57 · assistant · strong
       Yes, fixed: the DLQ backlog is gone and every stuck message was replayed. Moved 1,204
       messages back…
 
@@ -55,9 +55,14 @@ def hit_lines(result: SearchResult, query: str, *, width: int, style: Style) -> 
     return [_header(result, width, style), *_excerpt(result["excerpt"], _matcher(query_terms(query)), width, style)]
 
 
+def sureness(result: SearchResult) -> str:
+    """How sure a hit is: the engine's word for its calibrated chance (strong / possible / weak), else its score."""
+    return result.get("confidence") or f"{round(result['score'] * 100)}%"
+
+
 def _header(result: SearchResult, width: int, style: Style) -> str:
     ref = reference(result)
-    percent = f"{round(result['score'] * 100)}%"
+    percent = sureness(result)
     if result["kind"] == "memory":
         title = result.get("heading") or ""
         details = ["memory"]

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from memlens.cli.hits import hit_lines
+from memlens.cli.hits import hit_lines, sureness
 from memlens.cli.terminal import Style, clip, width
 from memlens.wire import (
     HistoryResponse,
@@ -67,7 +67,7 @@ def describe_sync(report: SyncReport, compact: bool = False) -> str:
 
 
 def result_header(result: SearchResult) -> str:
-    score = f"({round(result['score'] * 100)}%)"
+    score = f"({sureness(result)})"
     if result["kind"] == "memory":
         return f"{result['relPath']}:{result.get('lineStart') or 1} {score}"
     when = (result.get("timestamp") or "").replace("T", " ")[:16]

@@ -16,7 +16,8 @@ from memlens.engine.answers.cut_secrets import mask_cut_secrets
 from memlens.engine.answers.history import session_history
 from memlens.engine.answers.index_stats import index_stats
 from memlens.engine.answers.outbound import redact_response
-from memlens.engine.answers.search_answer import ranked, search
+from memlens.engine.answers.period import PeriodQuestion
+from memlens.engine.answers.search_answer import period_question, ranked, search
 from memlens.engine.answers.sessions import label_history, list_sessions, resolve_session
 from memlens.engine.answers.source_folders import removed_answer, source_folders, sources_answer
 from memlens.engine.answers.summaries import describe_summary, expand_summary, grep_summaries
@@ -328,6 +329,10 @@ class Engine:
             self, query, limit=limit, mode=mode, filters=filters, explain=explain, fusion=fusion, min_score=min_score
         )
         return self._outbound(answer)
+
+    def period_question(self, query: str) -> PeriodQuestion | None:
+        """The days `query` asks about when it is a question about a period ("what did we do yesterday")."""
+        return period_question(self, query)
 
     def history(
         self, session_key: str, *, message_id: str | None = None, limit: int = DEFAULT_HISTORY

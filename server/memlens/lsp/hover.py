@@ -93,9 +93,9 @@ def _link_title(title: str) -> str:
 
 
 def render(identifier: str, results: list[SearchResult]) -> str:
-    """Markdown for the hover: per hit its score, a link that opens it labelled by the hit's own first words (hits of
-    one session differ there, while their session's title — its first prompt — is the same for all: it is the link's
-    title), its date and where it is from, then the rest of the excerpt.
+    """Markdown for the hover: per hit how sure it is (strong / possible / weak), a link that opens it labelled by the
+    hit's own first words (hits of one session differ there, while their session's title — its first prompt — is the
+    same for all: it is the link's title), its date and where it is from, then the rest of the excerpt.
 
     Memory hits link to `file:///abs/path#L<line>`; transcript hits to `memlens-transcript:/<sessionKey>.md?message=
     <messageId>` (the VS Code client turns both into command links it trusts; other clients parse them), or, with a
@@ -103,7 +103,7 @@ def render(identifier: str, results: list[SearchResult]) -> str:
     """
     lines = [f"**memlens** · recall for `{identifier.replace('`', '')}`", ""]
     for result in results:
-        score = f"{round(result['score'] * 100)}%"
+        score = result.get("confidence") or f"{round(result['score'] * 100)}%"  # how sure, in words when calibrated
         if result["kind"] == "memory":
             line = result.get("lineStart") or 1
             link = disk_path(result["path"]).as_uri() + f"#L{line}"
@@ -166,6 +166,9 @@ class HoverProvider:
         identifier = line[span[0] : span[1]]
         # an identifier made only of short or common words (`self`, `is_a`) recalls nothing worth a hover
         if not query_words(identifier):
+            return None
+        # a word naming a day (`yesterday`, `Tuesday`) is not a question about that day: a hover recalls a topic
+        if engine.period_question(identifier) is not None:
             return None
         # the whole identifier is the query: the engine matches it whole first, then by its parts
         query = identifier

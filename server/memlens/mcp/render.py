@@ -124,7 +124,7 @@ def render_search(data: dict[str, Any]) -> str:
     if data.get("note"):
         lines.append(f"note: {data['note']}")
     for n, hit in enumerate(results, 1):
-        score = f"[{hit.get('score', 0):.2f}]"
+        score = f"[{hit['confidence']}]" if hit.get("confidence") else f"[{hit.get('score', 0):.2f}]"
         if hit.get("kind") == "memory":
             where = f"{hit.get('relPath')}"
             if hit.get("lineStart") is not None and hit.get("lineEnd") is not None:  # null: no line numbers known
@@ -142,6 +142,13 @@ def render_search(data: dict[str, Any]) -> str:
             if hit.get("kind") == "summary":
                 lines.append(f"   summaryId {hit.get('id')}")
         lines.append(_indent(hit.get("excerpt", "")))
+    if data.get("period"):
+        period = data["period"]
+        lines.insert(1, f"Sessions from {period['since']} to {period['until']} ({period['timeZone']}).")
+    if data.get("withheld"):
+        lines.append(
+            f"\n{data['withheld']} weaker matches withheld (too unsure to show); ask again with minScore 0 to see them."
+        )
     if results:
         lines.append("\nRead around a hit: history {sessionKey, messageId}.")
     return "\n".join(lines)

@@ -46,7 +46,9 @@ from memlens.wire import (
 def search(engine: Engine, request: McpSearchRequest) -> SearchResponse:
     session = engine.resolve_session(request.session_key) if request.session_key else None
     filters = request.filter_request(session)
-    return engine.search(request.query, limit=request.limit, mode=request.mode, filters=filters)
+    return engine.search(
+        request.query, limit=request.limit, mode=request.mode, filters=filters, min_score=request.min_score
+    )
 
 
 def history(engine: Engine, request: HistoryRequest) -> HistoryResponse:
@@ -125,9 +127,12 @@ TOOLS: tuple[Tool, ...] = (
         'FIRST whenever the user refers to earlier work ("like we did last time", "how did we fix …", "what did '
         'we decide about …"), before redoing an investigation, or to find which session touched a topic. Each hit '
         "names its session (sessionKey, messageId, title, resumeCommand): follow up with `history` to read around "
-        "it. Filters: kind (memory|transcript|summary), format (agent), role, since/until (ISO dates), sessionKey.",
+        'it. A question about days ("what did we do yesterday", "on March 3", "last week") answers with that '
+        "period's sessions and their telling messages. Each hit says how sure it is (confidence: strong, possible, "
+        "weak); `withheld` counts weaker matches not shown (minScore 0 shows them). Filters: kind "
+        "(memory|transcript|summary), format (agent), role, since/until (ISO dates), sessionKey.",
         McpSearchRequest,
-        _answer("results", query={"type": "string"}, results=_LIST, totalResults=_INT, indexing=_FLAG),
+        _answer("results", query={"type": "string"}, results=_LIST, totalResults=_INT, indexing=_FLAG, withheld=_INT),
         search,
     ),
     Tool(

@@ -113,6 +113,12 @@ class McpSearchRequest(Request):
         "ISO date or date-time; a bare date includes that whole day", max_chars=MAX_DATE_CHARS, date=True
     )
     session_key: str | None = arg("only this session (key, id or unique prefix)", max_chars=MAX_KEY_CHARS)
+    min_score: float | None = arg(
+        "the least calibrated chance the best hit needs (0 shows the weaker matches withheld)",
+        low=0,
+        high=1,
+        setting="search.min_score",
+    )
 
     def check(self) -> None:
         check_range(self.since, self.until)

@@ -7,12 +7,24 @@ from __future__ import annotations
 
 import dataclasses
 import operator
+import zoneinfo
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, get_type_hints
 
 from memlens.settings.tree import CLIENT_ONLY, Settings
 from memlens.settings.values import TRUST_PATHS, coerce, show, snake, wire_name
+
+
+def known_time_zone(name: str) -> bool:
+    """Empty (the machine's zone) or a zone the time zone database knows."""
+    if not name:
+        return True
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -28,6 +40,7 @@ RULES = (
     Rule(("chunking.markdown_min_chars", "chunking.markdown_max_chars"), operator.lt, "{0} must be less than {1}"),
     Rule(("search.excerpt_chars", "search.max_response_chars"), operator.le, "{0} must not exceed {1}"),
     Rule(("search.vector_weight", "search.text_weight"), lambda v, t: v + t > 0, "{0} and {1} must not both be 0"),
+    Rule(("display.time_zone",), known_time_zone, "{0} must name an IANA time zone such as Europe/Berlin"),
 )
 
 

@@ -126,8 +126,8 @@ class SearchSettings:
     vector_weight: float = field(default=0.6, metadata=between(0, 1))
     text_weight: float = field(default=0.4, metadata=between(0, 1))
     min_score: float = field(default=0.035, metadata=between(0, 1))
-    """Nothing is returned unless the best hit scores this much (a calibrated chance of relevance); then hits
-    down to a fifth of it."""
+    """Nothing is returned unless the best of the top ten reaches this calibrated chance of relevance; then every
+    hit whose own chance reaches a tenth of it (ranking/rescoring.py HIT_SHARE); the rest are counted as withheld."""
     max_results: int = field(default=10, metadata=between(1, 10_000))
     rrf_k: int = field(default=60, metadata=between(1, 100_000))
     candidates: int = field(default=100, metadata=between(1, 100_000))
@@ -186,6 +186,13 @@ class HoverSettings:
 
 
 @dataclass
+class DisplaySettings:
+    time_zone: str = ""
+    """The IANA time zone ("Europe/Berlin") whose days "on March 3", "yesterday" and "last week" mean; empty = the
+    machine's."""
+
+
+@dataclass
 class PrivacySettings:
     redact_index: bool = True
     """Redact secrets before text is stored and embedded (false: the index keeps them, every answer still masks
@@ -204,6 +211,7 @@ class Settings:
     search: SearchSettings = field(default_factory=SearchSettings)
     reranker: RerankerSettings = field(default_factory=RerankerSettings)
     hover: HoverSettings = field(default_factory=HoverSettings)
+    display: DisplaySettings = field(default_factory=DisplaySettings)
     privacy: PrivacySettings = field(default_factory=PrivacySettings)
     scope: Scope = "workspace"
     exclude_sessions: list[str] = field(default_factory=list)

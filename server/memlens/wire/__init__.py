@@ -36,7 +36,7 @@ from memlens.wire.params import (
     SummariesExpandParams,
     SummariesGrepParams,
 )
-from memlens.wire.search import Explain, SearchResponse, SearchResult
+from memlens.wire.search import Confidence, Explain, Period, SearchResponse, SearchResult
 from memlens.wire.sessions import (
     FileTouched,
     HistoryMessage,
@@ -58,6 +58,7 @@ from memlens.wire.summaries import (
 
 __all__ = [
     "AgentFormat",
+    "Confidence",
     "ContextItem",
     "ContextMessage",
     "ContextParams",
@@ -73,6 +74,7 @@ __all__ = [
     "HitKind",
     "IndexStatus",
     "McpSearchParams",
+    "Period",
     "ReindexParams",
     "ReindexReport",
     "RemoveSourceParams",

@@ -105,3 +105,4 @@ class McpSearchParams(TypedDict):
     since: NotRequired[str]
     until: NotRequired[str]
     sessionKey: NotRequired[str]
+    minScore: NotRequired[float]

@@ -1,8 +1,18 @@
 """The search answer: ranked results, each with its citation fields and, asked for, how it was scored."""
 
-from typing import NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from memlens.wire.params import FusionMode, HitKind
+
+Confidence = Literal["strong", "possible", "weak"]  # a hit's calibrated chance of relevance, in words
+
+
+class Period(TypedDict):
+    """The days a question names ("on March 3", "last week"), in the user's time zone (display.timeZone)."""
+
+    since: str  # ISO-8601 time of the first day's start
+    until: str  # ISO-8601 time of the last day's end
+    timeZone: str
 
 
 class Explain(TypedDict):
@@ -46,6 +56,7 @@ class SearchResult(TypedDict):
     resumeCommand: NotRequired[str | None]
     parentSessionKey: NotRequired[str]
     excerpt: str
+    confidence: NotRequired[Confidence]  # the calibrated chance of relevance in words (absent when not calibrated)
     explain: NotRequired[Explain]
 
 
@@ -58,5 +69,7 @@ class SearchResponse(TypedDict):
     totalResults: int
     searchTimeMs: float
     indexing: bool
+    withheld: int  # hits among the first `limit` under minScore, not shown (`--min-score 0` shows them)
+    period: NotRequired[Period]  # the days the query asked about, when it is a question about a period
     fusion: NotRequired[FusionMode]
     note: NotRequired[str]

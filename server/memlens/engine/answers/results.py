@@ -6,14 +6,15 @@ import functools
 import os
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
-from typing import cast
+from typing import NamedTuple, cast
 
+from memlens.engine.answers.confidence import confidence
 from memlens.engine.answers.excerpt import make_excerpt
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog, ResultRow
 from memlens.engine.file_names import stored_path
 from memlens.engine.ranking.hits import Ranking, UnitHit
-from memlens.engine.ranking.rescoring import ANSWER_TOP, shown, shown_floor
+from memlens.engine.ranking.rescoring import ANSWER_TOP, choose, hit_floor, passes
 from memlens.requests import MAX_RESULTS as MAX_LIMIT
 from memlens.wire import HitKind, SearchResult
 
@@ -63,13 +64,18 @@ def _relative(path: str, folder: str) -> str | None:
     return path[len(prefix) :] if path.startswith(prefix) else None
 
 
+class Answer(NamedTuple):
+    results: list[SearchResult]
+    withheld: int  # chunks among the first `limit` not shown: their chance of relevance is under minScore
+
+
 class ResultBuilder:
     def __init__(self, catalog: Catalog, workspaces: list[Path], visibility: Visibility) -> None:
         self.catalog = catalog
         self.workspaces = workspaces
         self.visibility = visibility
 
-    def build(
+    def answer(
         self,
         ranking: Ranking,
         limit: int,
@@ -77,37 +83,35 @@ class ResultBuilder:
         excerpt_chars: int,
         max_chars: int,
         explain: bool = False,
-    ) -> list[SearchResult]:
+    ) -> Answer:
+        """The results shown, best first, and how many of the first `limit` chunks were withheld as too unsure."""
         limit = max(1, min(limit, MAX_LIMIT))
         hits, rows = self._visible(ranking, limit, min_score)
-        best: dict[int, tuple[UnitHit, ResultRow]] = {}  # chunk id: (its best unit's hit, the result's row)
-        for hit in shown(hits, min_score, calibrated=ranking.calibrated):
-            row = rows[hit.unit_id]
-            best.setdefault(row.chunk_id, (hit, row))
+        choice = choose(hits, [rows[h.unit_id].chunk_id for h in hits], limit, min_score, calibrated=ranking.calibrated)
         results: list[SearchResult] = []
         total = 0
-        for hit, row in best.values():
-            result = self._result(row, hit, ranking.query_terms, excerpt_chars, explain)
+        for hit in choice.shown:
+            result = self.result(rows[hit.unit_id], hit, ranking.query_terms, excerpt_chars, explain=explain)
+            if ranking.calibrated:
+                result["confidence"] = confidence(hit.probability)
             total += len(result["excerpt"]) + 200
             if results and total > max_chars:
                 break
             results.append(result)
-            if len(results) >= limit:
-                break
-        return results
+        return Answer(results, choice.withheld)
 
     def _visible(self, ranking: Ranking, limit: int, min_score: float) -> tuple[list[UnitHit], dict[int, ResultRow]]:
         """The ranked hits this request may show (excluded sessions and out-of-scope files dropped BEFORE the
-        answer/tail cut, so hidden hits neither decide it nor take the places of visible ones), with their result
-        rows. Reads one query per slice (unit, chunk, file and session together) and stops as soon as the shown part
-        is settled: the best visible hits that set the cut are known (`rescoring.shown_floor`) and either the hits over
-        it already span `limit` chunks or no hit left scores over it (the last pass re-scores only the head, so the
-        scores after it are not in order: the best of the rest is what counts). A result row costs 10-14 µs, so
-        a slice is the limit (at least ANSWER_TOP) plus SETTLE_EXTRA, not the whole candidate list."""
+        answer is decided, so hidden hits neither decide it nor take the places of visible ones), with their result
+        rows. Reads one query per slice (unit, chunk, file and session together) and stops as soon as the answer is
+        settled: the top ten that decide whether to answer are known (`rescoring.ANSWER_TOP`) and `limit` chunks
+        are shown, or the first `limit` chunks are all known and no hit after them may still be shown (the last
+        pass re-scores only the head, so the chances after it are not in order: each is looked at). A result row
+        costs 10-14 µs, so a slice is the limit (at least ANSWER_TOP) plus SETTLE_EXTRA, not the whole list."""
         hits = ranking.hits
         visible: list[UnitHit] = []
         rows: dict[int, ResultRow] = {}
-        step = max(limit, ANSWER_TOP) + SETTLE_EXTRA  # the first slice can settle the cut
+        step = max(limit, ANSWER_TOP) + SETTLE_EXTRA
         for start in range(0, len(hits), step):
             part = hits[start : start + step]
             found = self.catalog.result_rows([h.unit_id for h in part])
@@ -119,18 +123,20 @@ class ResultBuilder:
                     visible.append(hit)
                     rows[hit.unit_id] = row
             if len(visible) < ANSWER_TOP:
-                continue  # the hits that set the cut are not all known yet
-            floor = shown_floor(visible, min_score, calibrated=ranking.calibrated)
-            if floor is None:
-                break  # no answer: nothing will be shown
-            if len({rows[h.unit_id].chunk_id for h in visible if h.score >= floor}) >= limit:
+                continue  # the hits that decide whether to answer are not all known yet
+            chunks = [rows[h.unit_id].chunk_id for h in visible]
+            choice = choose(visible, chunks, limit, min_score, calibrated=ranking.calibrated)
+            if not choice.answered or len(choice.shown) >= limit:
                 break
-            if all(h.score < floor for h in hits[start + step :]):
+            if len(set(chunks)) >= limit and not any(
+                passes(h, hit_floor(min_score, calibrated=ranking.calibrated), calibrated=ranking.calibrated)
+                for h in hits[start + step :]
+            ):
                 break
         return visible, rows
 
-    def _result(
-        self, row: ResultRow, hit: UnitHit, terms: list[str], excerpt_chars: int, explain: bool
+    def result(
+        self, row: ResultRow, hit: UnitHit, terms: list[str], excerpt_chars: int, *, explain: bool = False
     ) -> SearchResult:
         """One hit as the wire has it. The kind's fields are set key by key, so mypy holds each to wire.SearchResult
         (a dict merged in was checked by nothing), in the order they have always gone out."""

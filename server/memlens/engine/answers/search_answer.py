@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Protocol, cast
 
+from memlens.engine.answers.period import PERIOD_MATCHES, PeriodQuestion, period_results, read_period, time_zone
 from memlens.engine.answers.results import ResultBuilder
 from memlens.engine.answers.sessions import label_results
 from memlens.engine.answers.visibility import Visibility
@@ -78,9 +79,12 @@ def search(
     # read before the answer is worked out: work that ends during the search (the words' vectors) must not make
     # an answer from before it read as final (the editor's self-test saw 6 hits said final, then 7)
     indexing = engine.indexing()
+    period = period_question(engine, query)
+    if period is not None:
+        return period_search(engine, query, period, limit=limit, mode=mode, filters=filters, started=started)
     ranking = ranked(engine, query, mode=mode, filters=filters, limit=limit, fusion=fusion)
     builder = ResultBuilder(engine.catalog, engine.workspaces, engine.visibility())
-    results = builder.build(
+    answer = builder.answer(
         ranking,
         limit,
         settings.min_score if min_score is None else min_score,
@@ -88,6 +92,7 @@ def search(
         settings.max_response_chars,
         explain,
     )
+    results = answer.results
     label_results(engine.catalog, results)
     response: SearchResponse = {
         "query": query,
@@ -96,9 +101,59 @@ def search(
         "totalResults": len(results),
         "searchTimeMs": round((time.perf_counter() - started) * 1000, 2),
         "indexing": indexing,
+        "withheld": answer.withheld,
     }
     if ranking.mode != (mode or settings.mode):
         response["note"] = f"no embedding model ({engine.provider_note or 'no vectors yet'}); keyword search only"
     if explain:
         response["fusion"] = cast(FusionMode, ranking.fusion)  # the retriever checked it against FUSIONS
     return response
+
+
+def period_question(engine: SearchSource, query: str) -> PeriodQuestion | None:
+    """The days `query` asks about when it is a question about a period ("what did we do yesterday")."""
+    return read_period(query, now=engine.retriever.now, zone=time_zone(engine.settings.display.time_zone))
+
+
+def period_search(
+    engine: SearchSource,
+    query: str,
+    period: PeriodQuestion,
+    *,
+    limit: int,
+    mode: str | None,
+    filters: SearchFilters | None,
+    started: float,
+) -> SearchResponse:
+    """A period's sessions and their telling messages (answers/period.py), ordered by the query's other words."""
+    settings = engine.settings.search
+    indexing = engine.indexing()
+    ranking = (
+        ranked(engine, period.rest, mode=mode, filters=period.narrow(filters), limit=limit, fusion=None)
+        if period.rest
+        else None
+    )
+    builder = ResultBuilder(engine.catalog, engine.workspaces, engine.visibility())
+    results = period_results(
+        period,
+        catalog=engine.catalog,
+        matches=ranking.hits[:PERIOD_MATCHES] if ranking else [],
+        hides=builder.visibility.hides,
+        make_result=builder.result,
+        filters=filters,
+        limit=limit,
+        terms=ranking.query_terms if ranking else [],
+        excerpt_chars=settings.excerpt_chars,
+    )
+    label_results(engine.catalog, results)
+    zone = time_zone(engine.settings.display.time_zone)
+    return {
+        "query": query,
+        "mode": ranking.mode if ranking else (mode or settings.mode),
+        "results": results,
+        "totalResults": len(results),
+        "searchTimeMs": round((time.perf_counter() - started) * 1000, 2),
+        "indexing": indexing,
+        "withheld": 0,
+        "period": period.wire(zone),
+    }

@@ -16,11 +16,11 @@ from memlens.engine.catalog.roots import RootCounts, RootRow, RootTables
 from memlens.engine.catalog.schema import SCHEMA_VERSION, FileRow
 from memlens.engine.catalog.sessions import SessionReads
 from memlens.engine.catalog.stats import CatalogStats
-from memlens.engine.catalog.units import UNIT_FACTS_KEYS, ResultRow, UnitReads, unit_facts_state
+from memlens.engine.catalog.units import UNIT_FACTS_KEYS, PeriodUnit, ResultRow, UnitReads, unit_facts_state
 from memlens.engine.catalog.vectors import VectorTables
 from memlens.engine.catalog.words import VOCABULARY_KEYS, WordTables, vocabulary_state
 
-__all__ = ["SCHEMA_VERSION", "Catalog", "FileRow", "ResultRow", "RootCounts", "RootRow", "SearchState"]
+__all__ = ["SCHEMA_VERSION", "Catalog", "FileRow", "PeriodUnit", "ResultRow", "RootCounts", "RootRow", "SearchState"]
 
 
 class SearchState(NamedTuple):

@@ -50,6 +50,18 @@ class ResultRow(NamedTuple):
     parent_key: str | None
 
 
+class PeriodUnit(NamedTuple):
+    """A message unit written in a period (`UnitReads.units_between`), with the start of its text."""
+
+    unit_id: int
+    session_key: str
+    seq: int
+    role: str | None
+    ts: float
+    head: str
+    length: int
+
+
 class UnitReads(CatalogConnection):
     """What search results, history and summaries read of units and chunks."""
 
@@ -78,6 +90,14 @@ class UnitReads(CatalogConnection):
                       WHERE u.id IN ({marks})"""
             rows.update((row[0], ResultRow._make(row)) for row in self._tuples(sql, part))
         return rows
+
+    def units_between(self, since: float, until: float, *, head_chars: int = 300) -> list[PeriodUnit]:
+        """Every transcript message unit written in [since, until] (epoch seconds), by session and place, with the
+        start of its text: what a question about a period picks its sessions' telling messages from."""
+        sql = """SELECT id, session_key, seq, role, ts, substr(text, 1, ?), length(text) FROM units
+                 WHERE kind = 'transcript' AND session_key IS NOT NULL AND ts BETWEEN ? AND ?
+                 ORDER BY session_key, seq"""
+        return [PeriodUnit._make(row) for row in self._tuples(sql, [head_chars, since, until])]
 
     def chunk_texts(self, chunk_id: int) -> list[str]:
         """The texts of a chunk's units, in order."""

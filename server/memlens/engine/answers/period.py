@@ -1,0 +1,249 @@
+"""Questions about a period ("what did we do on March 3", "in May 2025", "last week", "yesterday"): answered with
+that period's sessions and their most telling messages, not with hits for the words "what did we do".
+
+A query is such a question when it names days (ranking/dates.py reads them) and says little else: at most
+MAX_OTHER_WORDS words besides the date's own and the asking words. The days are the user's (display.timeZone):
+"yesterday" and "on March 3" start and end at that zone's midnights. Each session written in the period shows its
+first real request, a message that records a decision and the last thing the assistant said there (its summary,
+usually); the sessions are ordered by what else the query says (a search over the period only) and then by how
+much was written in them that period.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from memlens.engine.answers.confidence import confidence
+from memlens.engine.catalog import Catalog, PeriodUnit
+from memlens.engine.filters import SearchFilters
+from memlens.engine.keyword.stop_words import STOP_WORDS
+from memlens.engine.ranking.dates import MONTHS, NUMBERS, UNITS, WEEKDAYS, query_windows
+from memlens.engine.ranking.hits import UnitHit
+from memlens.errors import InvalidRequest
+from memlens.wire import Confidence, Period, SearchResult
+
+MAX_OTHER_WORDS = 3  # "what did we discuss about the parser on March 3" is still about the day
+PER_SESSION = 3  # telling messages shown per session at most
+PERIOD_MATCHES = 50  # hits of the search for the other words that can put a session first
+MIN_REQUEST_CHARS = 12  # shorter user messages ("ok", "go on") say nothing about what the session was for
+
+# words that only ask ("what did we work on"), or only name the date ("two weeks ago", "last Tuesday")
+_ASKING_WORDS = (
+    "what which when did do does we i you us our my work worked working discuss discussed talk talked happen "
+    "happened go went going get got session sessions chat chats conversation conversations were was day days week "
+    "weeks weekend month months year years ago last past this today yesterday tonight tomorrow other earlier recently "
+    "previous on in during since st nd rd th of the couple back"
+)
+_ASKING = frozenset(_ASKING_WORDS.split())
+_WORD = re.compile(r"[^\W_][\w'-]*")
+_YEAR = re.compile(r"\b\d{4}\b")
+_SCAFFOLDING = re.compile(r"^\s*(?:#\s*files mentioned by the user|<[\w-]+>|\[|caveat:|/\w+\s*$)", re.I)
+_DECISION = re.compile(
+    r"\b(?:decided|decision|we(?:'ll| will) (?:go with|use|keep)|going with|settled on|chose|the fix (?:is|was)|"
+    r"root cause|conclusion)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodQuestion:
+    """The days a query asks about, as instants in the user's time zone, and what else it says."""
+
+    since: float  # epoch seconds: the first day's midnight
+    until: float  # the last day's end
+    zone: str
+    rest: str  # the query's other words ("" when it names only the period)
+
+    def wire(self, zone: tzinfo) -> Period:
+        return {"since": _iso(self.since, zone), "until": _iso(self.until, zone), "timeZone": self.zone}
+
+    def narrow(self, filters: SearchFilters | None) -> SearchFilters:
+        """The request's own filters within the period."""
+        filters = filters or SearchFilters()
+        since = self.since if filters.since is None else max(self.since, filters.since)
+        until = self.until if filters.until is None else min(self.until, filters.until)
+        return replace(filters, since=since, until=until)
+
+
+def time_zone(name: str) -> tzinfo:
+    """A zone by its IANA name ("Europe/Berlin"); "" is the machine's."""
+    if not name:
+        local = datetime.now().astimezone().tzinfo
+        return local if local is not None else UTC
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise InvalidRequest(
+            f"display.timeZone: no time zone named {name!r} (an IANA name such as Europe/Berlin)"
+        ) from exc
+
+
+def zone_name(zone: tzinfo) -> str:
+    return str(getattr(zone, "key", None) or datetime.now(zone).tzname() or "UTC")
+
+
+def read_period(text: str, *, now: float | None, zone: tzinfo) -> PeriodQuestion | None:
+    """The period `text` asks about, or None when it names none or says too much else to be about a period."""
+    rest = other_words(text)
+    if len(rest) > MAX_OTHER_WORDS:
+        return None
+    moment = time.time() if now is None else now
+    offset = datetime.fromtimestamp(moment, zone).utcoffset() or timedelta(0)
+    local_now = moment + offset.total_seconds()  # dates.py reads days in UTC: shifted, its days are the user's
+    windows = query_windows(text, local_now)
+    if not windows:
+        return None
+    first, last = min(w[0] for w in windows), max(w[1] for w in windows)
+    today = int(local_now // 86400)
+    if first > today and not _YEAR.search(text):  # "on March 3" asked in February: last year's March
+        first, last = _year_back(first), _year_back(last)
+    return PeriodQuestion(
+        since=_midnight(first, zone), until=_midnight(last + 1, zone) - 0.001, zone=zone_name(zone), rest=" ".join(rest)
+    )
+
+
+def other_words(text: str) -> list[str]:
+    """The query's words that neither ask nor name a date."""
+    words = []
+    for word in _WORD.findall(text.lower()):
+        bare = word.rstrip("s") if word.endswith("s") and word[:-1] in UNITS else word
+        if bare in STOP_WORDS or bare in _ASKING or bare.rstrip(".") in MONTHS or bare in WEEKDAYS:
+            continue
+        if bare in NUMBERS or bare in UNITS or re.fullmatch(r"\d+(?:st|nd|rd|th)?|\d{4}-\d{2}-\d{2}", bare):
+            continue
+        words.append(word)
+    return list(dict.fromkeys(words))
+
+
+def telling(units: Sequence[PeriodUnit]) -> list[PeriodUnit]:
+    """A session's most telling messages in a period (its units in order): the first real request, the first
+    message that records a decision, and the assistant's last message with prose (its summary, usually)."""
+    users = [u for u in units if u.role == "user"]
+    answers = [u for u in units if u.role == "assistant"]
+    # without a message that reads as one (all scaffolding, or text masked whole), the first and the last say most
+    request = next((u for u in users if _real_request(u.head)), users[0] if users else None)
+    decision = next((u for u in answers if _DECISION.search(u.head)), None)
+    summary = next((u for u in reversed(answers) if _prose(u.head)), answers[-1] if answers else None)
+    picked = {u.unit_id: u for u in (request, decision, summary) if u is not None}
+    return sorted(picked.values(), key=lambda u: u.seq)[:PER_SESSION]
+
+
+def by_session(units: Sequence[PeriodUnit]) -> dict[str, list[PeriodUnit]]:
+    grouped: dict[str, list[PeriodUnit]] = {}
+    for unit in units:
+        grouped.setdefault(unit.session_key, []).append(unit)
+    return grouped
+
+
+def period_results(
+    question: PeriodQuestion,
+    *,
+    catalog: Catalog,
+    matches: Sequence[UnitHit],
+    hides: Callable[[str | None, str | None, str, str | None, str | None], bool],
+    make_result: Callable[..., SearchResult],
+    filters: SearchFilters | None,
+    limit: int,
+    terms: list[str],
+    excerpt_chars: int,
+) -> list[SearchResult]:
+    """The period's sessions and their telling messages, at most `limit` messages: sessions holding the best
+    `matches` (a search for the query's other words within the period) first, then the busiest."""
+    narrowed = question.narrow(filters)
+    assert narrowed.since is not None and narrowed.until is not None
+    sessions = by_session(catalog.units_between(narrowed.since, narrowed.until))
+    picks = {key: telling(units) for key, units in sessions.items()}
+    match_ids = [h.unit_id for h in matches]
+    rows = catalog.result_rows([u.unit_id for units in picks.values() for u in units] + match_ids)
+    best_match: dict[str, UnitHit] = {}
+    for hit in matches:
+        row = rows.get(hit.unit_id)
+        if row is not None and row.session_key and row.session_key in sessions:
+            best_match.setdefault(row.session_key, hit)
+
+    def shown(unit_id: int) -> bool:
+        row = rows.get(unit_id)
+        return (
+            row is not None
+            and _allowed(row, filters)
+            and not hides(row.session_key, row.session_id, row.path, row.cwd, row.parent_key)
+        )
+
+    rank = {key: i for i, key in enumerate(best_match)}
+    order = sorted(
+        (key for key in sessions if any(shown(u.unit_id) for u in picks[key]) or key in best_match),
+        key=lambda key: (rank.get(key, len(rank)), -len(sessions[key]), key),
+    )
+    if question.rest:  # the other words decide which sessions: those that hold none of them go
+        order = [key for key in order if key in best_match] or order
+    per_session = max(1, min(PER_SESSION, limit // max(1, len(order))))
+    results: list[SearchResult] = []
+    for place, key in enumerate(order):
+        match = best_match.get(key)
+        chosen = [match.unit_id] if match is not None and shown(match.unit_id) else []
+        chosen += [u.unit_id for u in picks[key] if u.unit_id not in chosen and shown(u.unit_id)]
+        for unit_id in sorted(chosen[:per_session], key=lambda i: rows[i].position or 0):
+            result = make_result(
+                rows[unit_id], match if match and match.unit_id == unit_id else UnitHit(unit_id), terms, excerpt_chars
+            )
+            result["score"] = round(1.0 - place / (len(order) + 1), 4)  # the session's place: ordering only
+            result["confidence"] = session_confidence(question, match)
+            results.append(result)
+            if len(results) >= limit:
+                return results
+    return results
+
+
+def session_confidence(question: PeriodQuestion, match: UnitHit | None) -> Confidence:
+    """How sure a period's message answers the question: a question naming only the period is answered by every
+    session in it (strong); with other words, as sure as the session's best match for them (weak without one)."""
+    if not question.rest:
+        return "strong"
+    return confidence(match.probability) if match is not None else "weak"
+
+
+def _allowed(row: object, filters: SearchFilters | None) -> bool:
+    if filters is None:
+        return True
+    fmt = getattr(row, "file_format", None)
+    role = getattr(row, "role", None)
+    key = getattr(row, "session_key", None)
+    return (
+        (filters.format is None or fmt == filters.format)
+        and (filters.role is None or role == filters.role)
+        and (filters.session is None or key == filters.session)
+        and filters.kind in (None, "transcript")
+    )
+
+
+def _real_request(head: str) -> bool:
+    text = head.strip()
+    return len(text) >= MIN_REQUEST_CHARS and not _SCAFFOLDING.match(text)
+
+
+def _prose(head: str) -> bool:
+    text = head.strip()
+    return len(text) >= MIN_REQUEST_CHARS and not text.startswith("[")
+
+
+def _midnight(day: int, zone: tzinfo) -> float:
+    when = date(1970, 1, 1) + timedelta(days=day)
+    return datetime(when.year, when.month, when.day, tzinfo=zone).timestamp()
+
+
+def _year_back(day: int) -> int:
+    when = date(1970, 1, 1) + timedelta(days=day)
+    try:
+        earlier = when.replace(year=when.year - 1)
+    except ValueError:  # 29 February
+        earlier = when.replace(year=when.year - 1, day=28)
+    return (earlier - date(1970, 1, 1)).days
+
+
+def _iso(ts: float, zone: tzinfo) -> str:
+    return datetime.fromtimestamp(ts, zone).isoformat(timespec="seconds")
