@@ -205,10 +205,11 @@ class FileTables(CatalogConnection):
         uuid: str | None,
         text: str,
         embed_text_hash: str,
+        error: bool = False,
     ) -> int:
         cursor = db.execute(
             """INSERT INTO units (file_id, chunk_id, kind, format, session_key, message_id, role, ts, seq, position,
-               line_end, uuid, text, embed_text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+               line_end, uuid, text, embed_text_hash, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             (
                 file_id,
                 chunk_id,
@@ -224,6 +225,7 @@ class FileTables(CatalogConnection):
                 uuid,
                 text,
                 embed_text_hash,
+                int(error),
             ),
         )
         return int(cursor.lastrowid or 0)

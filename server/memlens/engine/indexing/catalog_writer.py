@@ -201,6 +201,7 @@ class CatalogWriter:
                     uuid=unit.uuid,
                     text=unit.text,
                     embed_text_hash=unit.embed_hash,
+                    error=unit.error,
                 )
                 pending.added_units.append(unit_id)
         return seq
@@ -214,8 +215,9 @@ def _record_of(row: sqlite3.Row) -> TranscriptRecord:
         text=row["text"],
         timestamp=row["ts"],
         position=row["position"] or 0,
-        kind="summary" if row["kind"] == "summary" else "message",
+        kind=row["kind"] if row["kind"] in ("summary", "tool") else "message",
         uuid=row["uuid"],
+        error=bool(row["error"]),
     )
 
 
