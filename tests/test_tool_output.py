@@ -9,7 +9,6 @@ import pytest
 
 from memlens.engine.sources.claude_code import ClaudeCodeParser
 from memlens.engine.sources.codex import CodexParser
-from memlens.engine.sources.openclaw import OpenClawParser
 from memlens.engine.sources.specstory import SpecStoryParser
 from memlens.engine.sources.tool_output import TOOL_OUTPUT_MAX_CHARS, looks_like_error, trim_output
 from transcript_fixtures import TRANSCRIPTS, jsonl, parsed

@@ -8,7 +8,7 @@
  * to it).
  */
 
-export type HitKind = 'memory' | 'transcript' | 'summary';
+export type HitKind = 'memory' | 'transcript' | 'summary' | 'tool';
 export type SearchMode = 'hybrid' | 'keyword' | 'vector';
 export type AgentFormat = 'claude-code' | 'codex' | 'openclaw' | 'specstory';
 export type FusionMode = 'weighted' | 'rrf' | 'rescue';

@@ -16,7 +16,7 @@ annotation, and the tests read `__optional_keys__`.)
 
 from typing import Literal, NotRequired, TypedDict
 
-HitKind = Literal["memory", "transcript", "summary"]
+HitKind = Literal["memory", "transcript", "summary", "tool"]
 SearchMode = Literal["hybrid", "keyword", "vector"]
 AgentFormat = Literal["claude-code", "codex", "openclaw", "specstory"]
 FusionMode = Literal["weighted", "rrf", "rescue"]
@@ -106,6 +106,14 @@ class ContextParams(TypedDict):
     limit: NotRequired[int]
 
 
+class FixesParams(TypedDict):
+    """`memlens.fixes` and the MCP tool `find_fixes`."""
+
+    error: str
+    limit: NotRequired[int]
+    follow: NotRequired[int]
+
+
 class McpSearchParams(TypedDict):
     """The MCP tool `search` (no TS counterpart): the filters flat, `sessionKey` a key, an id or a unique prefix."""
 
@@ -188,7 +196,7 @@ class HistoryMessage(TypedDict):
 
     messageId: str
     role: str
-    kind: Literal["message", "summary"]
+    kind: Literal["message", "summary", "tool"]
     timestamp: str | None
     text: str
     position: int
@@ -490,3 +498,29 @@ class ContextResponse(TypedDict):
     mode: SearchMode
     items: list[ContextItem]
     markdown: str
+
+
+# -- past errors and what fixed them ------------------------------------------------------------------------------
+
+
+class ErrorFix(TypedDict):
+    """A past tool result that matched the error, and the messages after it in its session (what was done next)."""
+
+    sessionKey: str
+    sessionId: str
+    format: str
+    path: str
+    title: str | None
+    messageId: str
+    timestamp: str | None
+    error: bool
+    score: float
+    text: str
+    after: list[HistoryMessage]
+
+
+class FixesResponse(TypedDict):
+    """`memlens.fixes`, `memlens fixes --json`, MCP `find_fixes`."""
+
+    error: str
+    fixes: list[ErrorFix]

@@ -13,12 +13,24 @@ from typing import TypeVar
 
 from memlens import __version__
 from memlens.errors import SettingsError
-from memlens.requests import HistoryRequest, ReindexRequest, SearchRequest, SessionsRequest, add_flags, from_flags
+from memlens.requests import (
+    FixesRequest,
+    HistoryRequest,
+    ReindexRequest,
+    SearchRequest,
+    SessionsRequest,
+    add_flags,
+    from_flags,
+)
 from memlens.settings import Settings, load_workspace_file, merge
 
 R = TypeVar("R")
 
-POSITIONAL: dict[type, tuple[str, ...]] = {SearchRequest: ("query",), HistoryRequest: ("session_key",)}
+POSITIONAL: dict[type, tuple[str, ...]] = {
+    SearchRequest: ("query",),
+    HistoryRequest: ("session_key",),
+    FixesRequest: ("error",),
+}
 """The request fields a command takes as positional arguments (the others are flags)."""
 SKIPPED: dict[type, tuple[str, ...]] = {SearchRequest: ("session_key",)}
 """Request fields the CLI has no flag for: `filters.sessionKey` is an alias of `--session` for JSON clients."""
@@ -85,6 +97,12 @@ def build_parser() -> argparse.ArgumentParser:
     request_flags(history, HistoryRequest)
     history.add_argument("--json", action="store_true")
     _location_flags(history)
+
+    fixes = sub.add_parser("fixes", help="past occurrences of an error and what was done next in their sessions")
+    request_flags(fixes, FixesRequest)
+    fixes.add_argument("--json", action="store_true")
+    fixes.add_argument("--no-sync", action="store_true", help="search the index as it is")
+    _location_flags(fixes)
 
     sessions = sub.add_parser("sessions", help="list sessions: title, agent, times, resume command")
     request_flags(sessions, SessionsRequest, cursor="nextCursor of the previous page (--json shows it)")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from memlens.cli.arguments import build_parser, request_from, settings_from_args
+from memlens.cli.fixes_output import print_fixes
 from memlens.cli.output import (
     ProgressBar,
     also_holds_line,
@@ -28,6 +29,7 @@ from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
 from memlens.local_api.client import ServerError, ask
 from memlens.requests import (
+    FixesRequest,
     HistoryRequest,
     ReindexRequest,
     RemoveSourceRequest,
@@ -201,6 +203,20 @@ def cmd_history(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_fixes(args: argparse.Namespace) -> int:
+    """`memlens fixes "ERROR TEXT"`: exit 1 when no past tool output matches, as a search that finds nothing."""
+    request = request_from(FixesRequest, args)
+    with open_engine(args) as engine:
+        if not args.no_sync:
+            sync_before_reading(engine)
+        answer = engine.fixes(request.error, limit=request.limit, follow=request.follow)
+    if args.json:
+        print(json.dumps(answer, ensure_ascii=False))
+    else:
+        print_fixes(answer)
+    return EXIT_FOUND if answer["fixes"] else EXIT_NOTHING
+
+
 def cmd_sessions(args: argparse.Namespace) -> int:
     request = request_from(SessionsRequest, args)
     with open_engine(args, load_model=False) as engine:
@@ -279,6 +295,7 @@ COMMANDS = {
     "search": cmd_search,
     "stats": cmd_stats,
     "history": cmd_history,
+    "fixes": cmd_fixes,
     "sessions": cmd_sessions,
     "sources": cmd_sources,
     "mcp": cmd_mcp,

@@ -16,6 +16,7 @@ from typing import TypeVar, cast
 
 from memlens.engine.answers.context_pack import build_context_pack
 from memlens.engine.answers.cut_secrets import mask_cut_secrets
+from memlens.engine.answers.fixes import CANDIDATES, error_fixes
 from memlens.engine.answers.history import session_history
 from memlens.engine.answers.index_stats import index_stats
 from memlens.engine.answers.outbound import redact_response
@@ -59,10 +60,13 @@ from memlens.errors import (
 from memlens.requests import (
     DEFAULT_CONTEXT_BUDGET,
     DEFAULT_EXPAND_BUDGET,
+    DEFAULT_FIXES,
+    DEFAULT_FOLLOW,
     DEFAULT_GREP,
     DEFAULT_HISTORY,
     DEFAULT_SESSIONS,
     ContextRequest,
+    FixesRequest,
     HistoryRequest,
     SearchFilterRequest,
     SearchRequest,
@@ -74,6 +78,7 @@ from memlens.requests import (
 from memlens.settings import Settings, to_wire
 from memlens.wire import (
     ContextResponse,
+    FixesResponse,
     FusionMode,
     HistoryResponse,
     RemoveSourceResponse,
@@ -656,3 +661,21 @@ class Engine:
         if not self.writable:
             return "another memlens process writes this index; it indexes them when it next syncs"
         return "changed since the last sync; the next search or `memlens index` indexes them"
+
+    def fixes(self, error: str, *, limit: int = DEFAULT_FIXES, follow: int = DEFAULT_FOLLOW) -> FixesResponse:
+        """Past tool results that match `error` (a pasted error or a question about one), the best of each of
+        `limit` sessions, each with the `follow` messages after it: what was done about it (answers/fixes.py)."""
+        request = checked(FixesRequest, error=error, limit=limit, follow=follow)
+        self.refresh()
+        query = scrub(request.error)
+        tools = SearchFilters(kind="tool")
+        ranking = self._ranked(query, mode=None, filters=tools, limit=CANDIDATES, fusion=None)
+        answer = error_fixes(
+            self.catalog,
+            ranking,
+            error=query,
+            visibility=self.visibility(),
+            limit=request.limit,
+            follow=request.follow,
+        )
+        return self._outbound(answer)

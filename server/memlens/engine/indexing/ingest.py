@@ -304,7 +304,7 @@ def chunk_records(
         positions = [u.position for u in units if u.position is not None]
         chunks.append(
             ChunkSpec(
-                kind=units[0].kind,
+                kind="summary" if units[0].kind == "summary" else "transcript",  # a tool result shares its chunk
                 units=units,
                 line_start=min(positions) if positions else None,
                 line_end=max(positions) if positions else None,
