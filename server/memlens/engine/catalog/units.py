@@ -37,7 +37,7 @@ class ResultRow(NamedTuple):
     ts: float | None
     position: int | None
     chunk_id: int
-    kind: str  # the chunk's: memory | transcript | summary
+    kind: str  # the chunk's (memory | transcript | summary), or tool for a tool result
     session_key: str | None  # the chunk's
     line_start: int | None
     line_end: int | None
@@ -71,7 +71,8 @@ class UnitReads(CatalogConnection):
             part = list(unit_ids[start : start + 500])
             marks = ",".join("?" * len(part))
             sql = f"""SELECT u.id, u.text, u.message_id, u.role, u.ts, u.position,
-                             c.id, CASE WHEN u.kind = 'tool' THEN 'tool' ELSE c.kind END, c.session_key, c.line_start, c.line_end, c.heading, c.message_count,
+                             c.id, CASE WHEN u.kind = 'tool' THEN 'tool' ELSE c.kind END,
+                             c.session_key, c.line_start, c.line_end, c.heading, c.message_count,
                              f.path, f.format, s.session_id, s.cwd, s.parent_key
                       FROM units u JOIN chunks c ON c.id = u.chunk_id JOIN files f ON f.id = c.file_id
                       LEFT JOIN sessions s ON s.key = c.session_key
