@@ -33,6 +33,10 @@ _ERROR_LINE = re.compile(
     | ^\s+\d+:\d+\s+(?:error|warning)\s                                              # eslint's indented findings
     | \b(?:exit\ (?:code|status)|exited\ with)\ *:?\ *[1-9]\d*                       # a non-zero exit
     | \bnpm\ ERR!
+    | \*\*\ \(\w+                                                                 # Elixir/Erlang: ** (RuntimeError)
+    | ^\s*\d+\)\ test\b                                                             # an ExUnit failure's header
+    | (?-i:\b[A-Z]\w*(?:Error|Exception)\b)                                       # an exception named anywhere
+    | \bfailed\b
     | \b(?:No\ such\ file|Permission\ denied|command\ not\ found|not\ found|Segmentation\ fault)\b
     """,
     re.VERBOSE | re.IGNORECASE,
@@ -52,7 +56,7 @@ _FRAME_LINE = re.compile(
 # What makes an output an error although its tool said nothing: a traceback or a panic.
 _ERROR_OUTPUT = re.compile(
     r"Traceback \(most recent call last\)|thread '[^']*' panicked at|^panic: |^\w*Error: .*\n\s+at \S"
-    r"|^\s*(?:exit (?:code|status)|process exited with code) *:? *[1-9]\d*\b|^npm ERR!|^FAILED |^error(?:\[E\d+\])?: "
+    r"|^\s*(?:exit (?:code|status)|process exited with code) *:? *[1-9]\d*\s*$|^npm ERR!|^FAILED |^error(?:\[E\d+\])?: "
     r"|^[^\s:]+:\d+(?::\d+)?: error\b|^[^\s(]+\(\d+,\d+\): error TS\d+|^Found \d+ errors?\b|^=+ .*\b\d+ failed\b",
     re.MULTILINE | re.IGNORECASE,
 )
@@ -116,10 +120,19 @@ def trim_output(text: str, max_chars: int = TOOL_OUTPUT_MAX_CHARS) -> str:
     while tail_start - 1 >= max(head_end, len(lines) - TAIL_LINES) and take(tail_start - 1, HEAD_CHARS + TAIL_CHARS):
         tail_start -= 1
     errors, frames = _telling_lines(lines, head_end, tail_start)
+    seen = {line.strip() for line in chosen.values()}
     for wanted in (errors, frames):
         for index in wanted:
-            if index not in chosen and not take(index, max_chars - 40):
+            line = lines[index].strip()
+            if index in chosen or line in seen:
+                continue  # a repeated line (the same error for every failing test) says nothing new
+            if not take(index, max_chars - 40):
                 break
+            seen.add(line)
+    return _joined(lines, chosen, max_chars)
+
+
+def _joined(lines: list[str], chosen: dict[int, str], max_chars: int) -> str:
     kept: list[str] = []
     last = -1
     for index in sorted(chosen):
