@@ -123,7 +123,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))  # an index of this code's own
         corpus = open_corpus(root=TRANSCRIPTS, index_dir=folder, embedder=embedder)
         stack.callback(corpus.engine.close)
-        unknown = [k for q in questions for k in q["errors"] + q["fixes"] if k not in corpus.text_of]
+        known = set(corpus.key_of_unit.values())  # tool results too: they are what the questions are about
+        unknown = [k for q in questions for k in q["errors"] + q["fixes"] if k not in known]
         if unknown:
             raise SystemExit(f"the question set names messages the index does not hold: {unknown}")
         runs = {}

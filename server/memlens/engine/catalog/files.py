@@ -158,7 +158,9 @@ class FileTables(CatalogConnection):
     def units_of_chunks(self, db: sqlite3.Connection, chunk_ids: Sequence[int]) -> list[sqlite3.Row]:
         """Every column of the units of these chunks, in sequence order."""
         marks = ",".join("?" * len(chunk_ids))
-        return db.execute(f"SELECT * FROM units WHERE chunk_id IN ({marks}) ORDER BY seq", list(chunk_ids)).fetchall()
+        return db.execute(
+            f"SELECT * FROM units WHERE chunk_id IN ({marks}) ORDER BY seq, id", list(chunk_ids)
+        ).fetchall()
 
     def delete_chunks(self, db: sqlite3.Connection, chunk_ids: Sequence[int]) -> None:
         """Delete chunks and their units."""

@@ -82,7 +82,7 @@ class UnitReads(CatalogConnection):
 
     def chunk_texts(self, chunk_id: int) -> list[str]:
         """The texts of a chunk's units, in order."""
-        rows = self.db.execute("SELECT text FROM units WHERE chunk_id = ? ORDER BY seq", (chunk_id,))
+        rows = self.db.execute("SELECT text FROM units WHERE chunk_id = ? ORDER BY seq, id", (chunk_id,))
         return [str(r[0]) for r in rows]
 
     def message_seq(self, session_key: str, message_id: str) -> int | None:
@@ -100,10 +100,10 @@ class UnitReads(CatalogConnection):
         if count <= 0:
             return []
         if after is not None:
-            sql = "SELECT * FROM units WHERE session_key = ? AND seq > ? ORDER BY seq LIMIT ?"
+            sql = "SELECT * FROM units WHERE session_key = ? AND seq > ? ORDER BY seq, id LIMIT ?"
             return self.db.execute(sql, (session_key, after, count)).fetchall()
         bound = before if before is not None else 2**62
-        sql = "SELECT * FROM units WHERE session_key = ? AND seq < ? ORDER BY seq DESC LIMIT ?"
+        sql = "SELECT * FROM units WHERE session_key = ? AND seq < ? ORDER BY seq DESC, id DESC LIMIT ?"
         return self.db.execute(sql, (session_key, bound, count)).fetchall()[::-1]
 
     def message_units(self, session_key: str, message_id: str) -> list[sqlite3.Row]:
@@ -140,7 +140,7 @@ class UnitReads(CatalogConnection):
         previous = self.db.execute(
             "SELECT MAX(seq) FROM units WHERE session_key = ? AND kind = 'summary' AND seq < ?", (session_key, seq)
         ).fetchone()[0]
-        sql = "SELECT * FROM units WHERE session_key = ? AND kind != 'summary' AND seq < ? AND seq > ? ORDER BY seq"
+        sql = "SELECT * FROM units WHERE session_key = ? AND kind != 'summary' AND seq < ? AND seq > ? ORDER BY seq, id"
         return self.db.execute(sql, (session_key, seq, -1 if previous is None else int(previous))).fetchall()
 
     def all_units(self) -> Iterator[sqlite3.Row]:
