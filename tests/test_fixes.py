@@ -134,6 +134,10 @@ def test_a_plain_question_keeps_prose_above_tool_output(engine: Engine) -> None:
     kinds = [r["kind"] for r in results]
     assert kinds[0] == "transcript" and results[0]["sessionKey"] == f"claude-code:{OTHER}"
     assert "tool" not in kinds[:1]
+    plain = engine.search("money tests session", mode="keyword", min_score=0.0)["results"]
+    assert plain and all(r["kind"] != "tool" for r in plain)  # plain words leave command output out
+    named = engine.search("AWS_ACCESS_KEY_ID", mode="keyword", min_score=0.0)["results"]
+    assert named and named[0]["kind"] == "tool"  # a name printed only in a command's output is still found
 
 
 def test_a_secret_in_tool_output_is_masked_in_every_answer(engine: Engine) -> None:
