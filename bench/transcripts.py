@@ -58,7 +58,8 @@ STEM = 5  # two words sharing their first STEM letters count as one word in the 
 
 @dataclass
 class Corpus:
-    """The indexed transcripts seen as messages: which message each unit belongs to, and each message's text."""
+    """The indexed transcripts seen as messages: which message each unit belongs to (tool results too), and each
+    message's text (tool results left out: the paraphrase check weighs words among messages)."""
 
     engine: Engine
     key_of_unit: dict[int, str]
@@ -112,6 +113,8 @@ def open_corpus(
         for unit in engine.catalog.session_units(session["key"], after=-1, count=1 << 30):
             key = message_key(session["path"], str(unit["message_id"]), resolved)
             corpus.key_of_unit[int(unit["id"])] = key
+            if unit["kind"] == "tool":
+                continue  # ranked like any hit, but no question is about a command's output: not a message here
             corpus.text_of[key] = (corpus.text_of.get(key, "") + "\n" + str(unit["text"])).strip()
     return corpus
 

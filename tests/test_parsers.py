@@ -133,25 +133,18 @@ def test_session_ids_cwd_and_title() -> None:
     ("root", "rel", "excluded"),
     [
         ("incremental", INC_2, "Parser lives in cli/export.py"),  # thinking
-        ("incremental", INC_2, "doesn't want to proceed with this tool use"),  # tool_result
         ("incremental", INC_2, "Request interrupted"),
         ("incremental", INC_2, "Caveat: The messages below"),  # isMeta
         ("incremental", INC_2, "Set model to opus-4-1"),  # <local-command-stdout> user line
         ("incremental", INC_2, "<command-name>/model"),  # a command echo without arguments
         ("incremental", INC_2, "<task-notification>"),
-        ("incremental", INC_AGENT, "| --output | where to write |"),  # a subagent's tool_result
         ("synthetic", SYN_CC, "Probably date arithmetic."),  # thinking
-        ("synthetic", SYN_CC, "4 passed in 0.12s"),  # tool_result
         ("synthetic", SYN_CODEX_TOOLS, "Filesystem sandboxing"),  # developer prompt
         ("synthetic", SYN_CODEX_TOOLS, "AGENTS.md instructions"),
         ("synthetic", SYN_CODEX_TOOLS, "<environment_context>"),
-        ("synthetic", SYN_CODEX_TOOLS, "Chunk ID: 5e21c4"),  # function_call_output
-        ("synthetic", SYN_CODEX_TOOLS, "Success. Updated billing/rounding.py"),  # custom_tool_call_output
         ("synthetic", SYN_OC_BAD, "search the memory folder for garage"),  # thinking
-        ("synthetic", SYN_OC_BAD, "No such file or directory"),  # toolResult
         ("synthetic", SYN_OC, "A new session was started via /new or /reset"),  # injected startup prompt
         ("synthetic", SYN_SPEC, "Probably in the webhooks module."),  # <think>
-        ("synthetic", SYN_SPEC, "app/webhooks/verify.py:18:"),  # a tool's output fence
     ],
 )
 def test_excluded_content_absent(root: str, rel: str, excluded: str) -> None:
@@ -159,8 +152,28 @@ def test_excluded_content_absent(root: str, rel: str, excluded: str) -> None:
     assert excluded not in all_text(parsed(rel, root))
 
 
+@pytest.mark.parametrize(
+    ("root", "rel", "output"),
+    [
+        ("incremental", INC_2, "doesn't want to proceed with this tool use"),  # tool_result
+        ("incremental", INC_AGENT, "| --output | where to write |"),  # a subagent's tool_result
+        ("synthetic", SYN_CC, "4 passed in 0.12s"),  # tool_result
+        ("synthetic", SYN_CODEX_TOOLS, "Chunk ID: 5e21c4"),  # function_call_output
+        ("synthetic", SYN_CODEX_TOOLS, "Success. Updated billing/rounding.py"),  # custom_tool_call_output
+        ("synthetic", SYN_OC_BAD, "No such file or directory"),  # toolResult
+        ("synthetic", SYN_SPEC, "app/webhooks/verify.py:18:"),  # a tool's output fence
+    ],
+)
+def test_tool_output_is_a_tool_record(root: str, rel: str, output: str) -> None:
+    """A tool's output is a record of its own (kind "tool"), never part of a message's text."""
+    assert output in fixture_path(root, rel).read_text(encoding="utf-8")  # the probe is real
+    records = parsed(rel, root).records
+    assert output not in "\n".join(r.text for r in records if r.kind != "tool")
+    assert any(output in r.text for r in records if r.kind == "tool")
+
+
 def test_codex_tool_call_before_the_first_reply_is_a_record() -> None:
-    records = synthetic(SYN_CODEX_TOOLS).records
+    records = [r for r in synthetic(SYN_CODEX_TOOLS).records if r.kind != "tool"]
     assert [(r.position, r.role) for r in records] == [
         (6, "user"),
         (8, "assistant"),
@@ -276,7 +289,7 @@ def test_tail_parse_positions() -> None:
     full = incremental(INC_2)
     key = [(r.message_id, r.position, r.text, r.parent_uuid) for r in full.records]
     assert [(r.message_id, r.position, r.text, r.parent_uuid) for r in head.records + tail.records] == key
-    assert [r.position for r in tail.records] == [20, 21, 24, 25, 28]
+    assert [r.position for r in tail.records if r.kind != "tool"] == [20, 21, 24, 25, 28]
 
 
 def test_malformed_openclaw_file() -> None:
@@ -335,10 +348,16 @@ def test_claude_code_active_branch_after_edit() -> None:
     by_text = {r.text: r for r in result.records}
     merged = by_text["answer one\n\n[Bash] ls"]
     assert (merged.message_id, merged.uuid, merged.parent_uuid) == ("a1", "a1b", "u1")
-    assert by_text["original follow-up"].parent_uuid == "a1b"  # resolved through the tool_result line
-    assert by_text["edited follow-up"].parent_uuid == "a1b"
+    assert by_text["original follow-up"].parent_uuid == "r1"  # the tool_result line is a record on the chain
+    assert by_text["edited follow-up"].parent_uuid == "r1"
     active = [r.text for r in select_active_branch(result.records)]
-    assert active == ["first question", "answer one\n\n[Bash] ls", "edited follow-up", "new answer"]
+    assert active == [
+        "first question",
+        "answer one\n\n[Bash] ls",
+        "[Bash output]\nout",
+        "edited follow-up",
+        "new answer",
+    ]
 
 
 def test_claude_code_unknown_parent_kept_raw() -> None:
@@ -486,10 +505,10 @@ def test_openclaw_fork_and_summaries() -> None:
     assert (result.session_id, result.cwd) == ("sess", "/w")
     by_id = {r.message_id: r for r in result.records}
     assert by_id["a1"].text == "[read] file_path=/a.md"
-    assert by_id["a2"].parent_uuid == "a1" and by_id["a2b"].parent_uuid == "a1"  # resolved through t1
+    assert by_id["a2"].parent_uuid == "t1" and by_id["a2b"].parent_uuid == "t1"  # the tool result is a record
     assert {by_id["b1"].kind, by_id["c9"].kind} == {"summary"}
     active = [r.message_id for r in select_active_branch(result.records)]
-    assert active == ["u1", "a1", "a2b", "b1", "c9", "u2"]
+    assert active == ["u1", "a1", "t1", "a2b", "b1", "c9", "u2"]
 
 
 def test_specstory_blocks_and_tools() -> None:
@@ -537,6 +556,7 @@ def test_specstory_blocks_and_tools() -> None:
     assert [(r.role, r.text, r.position) for r in result.records] == [
         ("user", "run it", 3),
         ("assistant", "Running.\n\n[Bash] make test\n\nDone.", 15),
+        ("assistant", "[Bash output]\n_**User (2026-05-11 10:00:07Z)**_", 15),  # its output, after the call
     ]
 
 
@@ -603,7 +623,7 @@ def test_codex_event_messages_per_turn() -> None:
 
 def test_specstory_sidechain_is_a_subagent_and_stubs_fold() -> None:
     result = synthetic(SYN_SPEC)
-    side = [r for r in result.records if r.is_sidechain]
+    side = [r for r in result.records if r.is_sidechain and r.kind != "tool"]
     assert [r.position for r in side] == [39, 45, 61] and {r.agent_id for r in side} == {"sidechain-L39"}
     main = [r for r in result.records if not r.is_sidechain]
     assert not any("HMAC" in r.text and "compare_digest" in r.text and r.position < 67 for r in main)
@@ -613,7 +633,7 @@ def test_specstory_sidechain_is_a_subagent_and_stubs_fold() -> None:
     content = transcript_content(result, _chunking())
     [subsession] = content.subsessions
     assert (subsession.agent_id, subsession.parent_session_id) == ("sidechain-L39", result.session_id)
-    side_units = [u for c in content.chunks if c.agent_id == "sidechain-L39" for u in c.units]
+    side_units = [u for c in content.chunks if c.agent_id == "sidechain-L39" for u in c.units if u.kind != "tool"]
     assert [u.position for u in side_units] == [39, 45, 61]
 
 

@@ -131,7 +131,6 @@ def test_session_ids_and_cwd() -> None:
     ("rel", "excluded"),
     [
         ("claude-code/short.jsonl", "trouble starting their Phoenix server"),  # thinking
-        ("claude-code/short.jsonl", "doesn't want to proceed with this tool use"),  # tool_result
         ("claude-code/short.jsonl", "Request interrupted"),
         ("claude-code/short.jsonl", "Kept model as"),  # system local_command
         ("claude-code/tool_heavy.jsonl", "Reconnected to tidewave"),  # <local-command-stdout> user line
@@ -141,18 +140,32 @@ def test_session_ids_and_cwd() -> None:
         (CODEX_NEW, "Filesystem sandboxing defines"),  # developer prompt
         (CODEX_NEW, "AGENTS.md instructions"),
         (CODEX_NEW, "<environment_context>"),
-        (CODEX_NEW, "Chunk ID: 8731b0"),  # function_call_output
         (OC_BAD, "a classic programmer greeting"),  # thinking
-        (OC_BAD, "ENOENT"),  # toolResult
         (OC_GOOD, "A new session was started via /new or /reset"),  # injected startup prompt
         (f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md", "Let me start by exploring both locations"),
-        (f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md", "ISSUE_TEMPLATE/cloud-bug-feature.md"),
         (f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md", "Catch you later"),
     ],
 )
 def test_excluded_content_absent(rel: str, excluded: str) -> None:
     assert excluded in (TRANSCRIPTS / rel).read_text(encoding="utf-8")  # the probe is real
     assert excluded not in all_text(parsed(rel))
+
+
+@pytest.mark.parametrize(
+    ("rel", "output"),
+    [
+        ("claude-code/short.jsonl", "doesn't want to proceed with this tool use"),  # tool_result
+        (CODEX_NEW, "Chunk ID: 8731b0"),  # function_call_output
+        (OC_BAD, "ENOENT"),  # toolResult
+        (f"{SPEC}/2026-01-16_16-48-38Z-the-code-in-specstory.md", "ISSUE_TEMPLATE/cloud-bug-feature.md"),
+    ],
+)
+def test_tool_output_is_a_tool_record(rel: str, output: str) -> None:
+    """A tool's output is a record of its own (kind "tool"), never part of a message's text."""
+    assert output in (TRANSCRIPTS / rel).read_text(encoding="utf-8")  # the probe is real
+    records = parsed(rel).records
+    assert output not in "\n".join(r.text for r in records if r.kind != "tool")
+    assert any(output in r.text for r in records if r.kind == "tool")
 
 
 def test_codex_messages_not_indexed_twice() -> None:
@@ -184,7 +197,7 @@ def test_claude_code_merges_split_assistant_lines() -> None:
     lines = [json.loads(x) for x in (TRANSCRIPTS / "claude-code/short.jsonl").read_text().splitlines()]
     split = [x for x in lines if x.get("message", {}).get("id") == "msg_01MKH1ccEGrZGNPvu8pYiiQa"]
     assert len(split) == 5
-    [record] = [r for r in parsed("claude-code/short.jsonl").records if r.role == "assistant"]
+    [record] = [r for r in parsed("claude-code/short.jsonl").records if r.role == "assistant" and r.kind != "tool"]
     assert record.message_id == split[0]["uuid"]
     assert record.uuid == split[-1]["uuid"]
     assert record.parent_uuid == split[0]["parentUuid"]
@@ -243,7 +256,7 @@ def test_tail_parse_positions() -> None:
     full = parsed(f"{TURN}/turn-2.jsonl")
     key = [(r.message_id, r.position, r.text, r.parent_uuid) for r in full.records]
     assert [(r.message_id, r.position, r.text, r.parent_uuid) for r in head.records + tail.records] == key
-    assert [r.position for r in tail.records] == [27, 35, 42, 47]
+    assert [r.position for r in tail.records if r.kind != "tool"] == [27, 35, 42, 47]
 
 
 def test_malformed_openclaw_file() -> None:

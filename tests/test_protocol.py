@@ -50,6 +50,7 @@ WIRE: dict[str, tuple[str | None, str]] = {
     "memlens.summaries.describe": ("SummariesDescribeParams", "SummaryDescription"),
     "memlens.summaries.expand": ("SummariesExpandParams", "SummariesExpandResponse"),
     "memlens.context": ("ContextParams", "ContextResponse"),
+    "memlens.fixes": ("FixesParams", "FixesResponse"),
 }
 NOTIFICATION = ("memlens/indexStatus", "IndexStatus")
 
@@ -279,6 +280,9 @@ def answers(
             out["ContextResponse"].append(engine.context(question, limit=1))
 
         out["StatsResponse"].append(engine.stats())
+        # an error line that lives in a tool result, and one no tool output holds
+        out["FixesResponse"].append(engine.fixes("UnroutableEvent: no route for detail-type 'order.refunded'"))
+        out["FixesResponse"].append(engine.fixes("zebracorn quux", limit=1, follow=1))
 
         class Reader:  # what ServerState.index_status reads: the engine, a worker, whether a job runs
             busy = False

@@ -352,7 +352,7 @@ def test_cli_search_limit_out_of_range_is_one_line_exit_2(value: str, tmp_path: 
         (["search", "q", "--min-score", "1.5"], "--min-score must be 0..1, got 1.5"),
         (["search", "q", "--limit", "ten"], "--limit must be an integer 1..100, got 'ten'"),
         (["search", "q", "--mode", "psychic"], "--mode must be one of hybrid, keyword, vector, got 'psychic'"),
-        (["search", "q", "--kind", "diary"], "--kind must be one of memory, transcript, summary, got 'diary'"),
+        (["search", "q", "--kind", "diary"], "--kind must be one of memory, transcript, summary, tool, got 'diary'"),
         (["sessions", "--format", "vim"], "--format must be one of claude-code, codex, openclaw, specstory"),
         (["search", "q", "--since", "2026-03-01", "--until", "2026-02-01"], "must not be after until"),
         (["search", "q", "--since", "someday"], "error: --since must be an ISO date"),

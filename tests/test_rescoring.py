@@ -119,7 +119,10 @@ def test_the_tail_stays_below_the_head_in_proportion_to_its_score() -> None:
 
 def _queries(engine: Engine, count: int) -> list[str]:
     """QUERIES plus words drawn from the indexed texts themselves (seeded): queries that match many units."""
-    texts = [str(r[0]) for r in engine.catalog.db.execute("SELECT text FROM units ORDER BY id LIMIT 3000")]
+    texts = [
+        str(r[0])
+        for r in engine.catalog.db.execute("SELECT text FROM units WHERE kind != 'tool' ORDER BY id LIMIT 3000")
+    ]
     words = sorted({w for t in texts for w in re.findall(r"[A-Za-z_]{4,}", t)})
     rng = random.Random(14)
     drawn = [" ".join(rng.sample(words, k=rng.randint(1, 4))) for _ in range(count)] if words else []

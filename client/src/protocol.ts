@@ -8,7 +8,7 @@
  * to it).
  */
 
-export type HitKind = 'memory' | 'transcript' | 'summary';
+export type HitKind = 'memory' | 'transcript' | 'summary' | 'tool';
 export type Confidence = 'strong' | 'possible' | 'weak';
 export type SearchMode = 'hybrid' | 'keyword' | 'vector';
 export type AgentFormat = 'claude-code' | 'codex' | 'openclaw' | 'specstory';
@@ -23,6 +23,7 @@ export const Commands = {
   sources: 'memlens.sources',
   removeSource: 'memlens.removeSource',
   context: 'memlens.context',
+  fixes: 'memlens.fixes',
   summariesGrep: 'memlens.summaries.grep',
   summariesDescribe: 'memlens.summaries.describe',
   summariesExpand: 'memlens.summaries.expand',
@@ -153,7 +154,8 @@ export interface HistoryParams {
 export interface HistoryMessage {
   messageId: string;
   role: string;
-  kind: 'message' | 'summary';
+  /** a tool result (a command's output, trimmed to what matters) is kind 'tool' */
+  kind: 'message' | 'summary' | 'tool';
   timestamp: string | null;
   text: string;
   position: number;
@@ -441,6 +443,37 @@ export interface ContextResponse {
   items: ContextItem[];
   /** ready to paste into a prompt: one section per item with its citation */
   markdown: string;
+}
+
+export interface FixesParams {
+  /** an error text (a pasted error or log line) or a question about one */
+  error: string;
+  /** 1..20, default 3: past errors to show, one per session */
+  limit?: number;
+  /** 1..10, default 3: messages after each error */
+  follow?: number;
+}
+
+/** a past tool result that matched the error, and the messages after it in its session */
+export interface ErrorFix {
+  sessionKey: string;
+  sessionId: string;
+  format: string;
+  path: string;
+  title: string | null;
+  messageId: string;
+  timestamp: string | null;
+  /** the tool result failed (is_error, a non-zero exit, a traceback) */
+  error: boolean;
+  score: number;
+  /** the tool result as indexed: a header naming the tool, then its telling lines */
+  text: string;
+  after: HistoryMessage[];
+}
+
+export interface FixesResponse {
+  error: string;
+  fixes: ErrorFix[];
 }
 
 export interface IndexStatus {

@@ -128,7 +128,7 @@ export function messageBody(text: string): string[] {
 
 export function messageHeading(message: HistoryMessage, opts: TimeOptions = {}, anchor = false): string {
   const isSummary = message.kind === 'summary';
-  const who = isSummary ? 'summary' : message.role || 'message';
+  const who = isSummary ? 'summary' : message.kind === 'tool' ? 'tool output' : message.role || 'message';
   const when = formatDateTime(message.timestamp, opts);
   const mark = anchor ? ' · ⭐ match' : '';
   return `### ${roleIcon(message.role, message.kind)} ${who}${when ? ` · ${when}` : ''}${mark}`;
@@ -236,9 +236,12 @@ export function messageCount(history: Pick<HistoryResponse, 'messages' | 'hasMor
     .join(' · ');
 }
 
-export function roleIcon(role: string | undefined, kind: 'message' | 'summary' = 'message'): string {
+export function roleIcon(role: string | undefined, kind: HistoryMessage['kind'] = 'message'): string {
   if (kind === 'summary') {
     return '📝';
+  }
+  if (kind === 'tool') {
+    return '🔧';
   }
   switch ((role ?? '').toLowerCase()) {
     case 'user':

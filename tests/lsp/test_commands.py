@@ -40,6 +40,7 @@ async def test_commands_are_advertised(client: LanguageClient) -> None:
         "memlens.summaries.describe",
         "memlens.summaries.expand",
         "memlens.context",
+        "memlens.fixes",
         "memlens.sources",
         "memlens.removeSource",
     ):
@@ -155,6 +156,19 @@ async def test_context_pack(client: LanguageClient) -> None:
     assert small["tokens"] <= 120 and len(small["items"]) <= 2
 
 
+async def test_fixes(client: LanguageClient) -> None:
+    """A pasted error line that lives only in a tool's output: its occurrence and what was done next."""
+    answer = await execute(
+        client, "memlens.fixes", {"error": "UnroutableEvent: no route for detail-type 'order.refunded'"}
+    )
+    [first, *_] = answer["fixes"]
+    assert first["sessionKey"] == "claude-code:5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9"
+    assert first["text"].startswith("[") and "UnroutableEvent" in first["text"]
+    assert 1 <= len(first["after"]) <= 3 and all(m["kind"] != "tool" for m in first["after"])
+    one = await execute(client, "memlens.fixes", {"error": "UnroutableEvent order.refunded", "limit": 1, "follow": 1})
+    assert len(one["fixes"]) == 1 and len(one["fixes"][0]["after"]) <= 1
+
+
 @pytest.mark.parametrize(
     ("command", "argument", "message"),
     [
@@ -188,6 +202,8 @@ async def test_context_pack(client: LanguageClient) -> None:
         ("memlens.summaries.grep", {}, "pattern is required"),
         ("memlens.summaries.expand", {"summaryId": "chunk:1", "tokenBudget": 0}, "tokenBudget"),
         ("memlens.context", {"tokenBudget": 100}, "question is required"),
+        ("memlens.fixes", {}, "error is required"),
+        ("memlens.fixes", {"error": "x", "follow": 11}, "follow must be 1..10, got 11"),
     ],
 )
 async def test_bad_arguments(client: LanguageClient, command: str, argument: dict[str, Any], message: str) -> None:

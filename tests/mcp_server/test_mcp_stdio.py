@@ -27,6 +27,7 @@ TOOL_NAMES = {
     "summaries_describe",
     "summaries_expand",
     "context",
+    "find_fixes",
     "stats",
 }
 # built by concatenation so no scanner flags this file; the detector masks AKIA + 16 upper-case letters/digits

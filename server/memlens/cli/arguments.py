@@ -13,12 +13,24 @@ from typing import NoReturn, TypeVar
 
 from memlens import __version__
 from memlens.errors import SettingsError
-from memlens.requests import HistoryRequest, ReindexRequest, SearchRequest, SessionsRequest, add_flags, from_flags
+from memlens.requests import (
+    FixesRequest,
+    HistoryRequest,
+    ReindexRequest,
+    SearchRequest,
+    SessionsRequest,
+    add_flags,
+    from_flags,
+)
 from memlens.settings import Settings, load_workspace_file, merge
 
 R = TypeVar("R")
 
-POSITIONAL: dict[type, tuple[str, ...]] = {SearchRequest: ("query",), HistoryRequest: ("session_key",)}
+POSITIONAL: dict[type, tuple[str, ...]] = {
+    SearchRequest: ("query",),
+    HistoryRequest: ("session_key",),
+    FixesRequest: ("error",),
+}
 """The request fields a command takes as positional arguments (the others are flags)."""
 SKIPPED: dict[type, tuple[str, ...]] = {SearchRequest: ("session_key",)}
 """Request fields the CLI has no flag for: `filters.sessionKey` is an alias of `--session` for JSON clients."""
@@ -174,6 +186,18 @@ memlens search redrive --json | jq '.results[].excerpt'""",
     history.add_argument("--no-sync", action="store_true", help="read the index as it is (default: sync first)")
     _display_flags(history)
     _location_flags(history)
+
+    fixes = _command(
+        sub,
+        "fixes",
+        "past occurrences of an error and what was done next in their sessions",
+        "memlens fixes \"ModuleNotFoundError: No module named 'psycopg'\"\n"
+        'memlens fixes "ECONNREFUSED 127.0.0.1:5432" --json',
+    )
+    request_flags(fixes, FixesRequest)
+    fixes.add_argument("--json", action="store_true", help="print the answer as JSON")
+    fixes.add_argument("--no-sync", action="store_true", help="search the index as it is (default: sync first)")
+    _location_flags(fixes)
 
     sessions = _command(
         sub,

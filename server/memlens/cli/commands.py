@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, cast
 
 from memlens.cli.answer_notes import print_answer_notes
 from memlens.cli.arguments import build_parser, request_from, settings_from_args
+from memlens.cli.fixes_output import print_fixes
 from memlens.cli.output import (
     ProgressBar,
     also_holds_line,
@@ -36,6 +37,7 @@ from memlens.local_api.protocol import Request as ServerRequest
 from memlens.local_api.same_index import terms
 from memlens.requests import (
     FORMATS,
+    FixesRequest,
     HistoryRequest,
     ReindexRequest,
     RemoveSourceRequest,
@@ -271,6 +273,20 @@ def split_reference(ref: str) -> tuple[str, str | None]:
     return (head, rest or None) if colon else (ref, None)
 
 
+def cmd_fixes(args: argparse.Namespace) -> int:
+    """`memlens fixes "ERROR TEXT"`: exit 1 when no past tool output matches, as a search that finds nothing."""
+    request = request_from(FixesRequest, args)
+    with open_engine(args) as engine:
+        if not args.no_sync:
+            sync_before_reading(engine)
+        answer = engine.fixes(request.error, limit=request.limit, follow=request.follow)
+    if args.json:
+        print(json.dumps(answer, ensure_ascii=False))
+    else:
+        print_fixes(answer)
+    return EXIT_FOUND if answer["fixes"] else EXIT_NOTHING
+
+
 def cmd_sessions(args: argparse.Namespace) -> int:
     request = request_from(SessionsRequest, args)
     with open_engine(args, load_model=False) as engine:
@@ -377,6 +393,7 @@ COMMANDS = {
     "search": cmd_search,
     "stats": cmd_stats,
     "history": cmd_history,
+    "fixes": cmd_fixes,
     "sessions": cmd_sessions,
     "sources": cmd_sources,
     "mcp": cmd_mcp,

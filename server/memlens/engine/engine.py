@@ -13,6 +13,7 @@ from typing import TypeVar
 
 from memlens.engine.answers.context_pack import build_context_pack
 from memlens.engine.answers.cut_secrets import mask_cut_secrets
+from memlens.engine.answers.fixes import CANDIDATES, error_fixes
 from memlens.engine.answers.history import session_history
 from memlens.engine.answers.index_stats import index_stats
 from memlens.engine.answers.outbound import redact_response
@@ -39,6 +40,7 @@ from memlens.engine.query_settings import apply_query_settings, index_identity
 from memlens.engine.ranking.cross_encoder import CrossEncoder
 from memlens.engine.ranking.hits import Ranking
 from memlens.engine.ranking.search import Retriever
+from memlens.engine.sources.common import scrub
 from memlens.engine.vectors.bundled_model import BUNDLED_DIM
 from memlens.engine.vectors.embedder import Embedder, chosen_embedder
 from memlens.engine.vectors.vector_index import VectorIndex
@@ -46,10 +48,13 @@ from memlens.errors import IndexUnavailable, LockPathBroken
 from memlens.requests import (
     DEFAULT_CONTEXT_BUDGET,
     DEFAULT_EXPAND_BUDGET,
+    DEFAULT_FIXES,
+    DEFAULT_FOLLOW,
     DEFAULT_GREP,
     DEFAULT_HISTORY,
     DEFAULT_SESSIONS,
     ContextRequest,
+    FixesRequest,
     HistoryRequest,
     SearchFilterRequest,
     SummariesDescribeRequest,
@@ -60,6 +65,7 @@ from memlens.requests import (
 from memlens.settings import Settings
 from memlens.wire import (
     ContextResponse,
+    FixesResponse,
     HistoryResponse,
     RemoveSourceResponse,
     SearchResponse,
@@ -435,3 +441,21 @@ class Engine:
                 watcher_errors=self._live_failures,
             )
         )
+
+    def fixes(self, error: str, *, limit: int = DEFAULT_FIXES, follow: int = DEFAULT_FOLLOW) -> FixesResponse:
+        """Past tool results that match `error` (a pasted error or a question about one), the best of each of
+        `limit` sessions, each with the `follow` messages after it: what was done about it (answers/fixes.py)."""
+        request = checked(FixesRequest, error=error, limit=limit, follow=follow)
+        self.refresh()
+        query = scrub(request.error)
+        tools = SearchFilters(kind="tool")
+        ranking = ranked(self, query, mode=None, filters=tools, limit=CANDIDATES, fusion=None)
+        answer = error_fixes(
+            self.catalog,
+            ranking,
+            error=query,
+            visibility=self.visibility(),
+            limit=request.limit,
+            follow=request.follow,
+        )
+        return self._outbound(answer)

@@ -23,9 +23,12 @@ class SearchFilters:
     role: str | None = None
     since: float | None = None  # epoch seconds, inclusive
     until: float | None = None
+    # a kind left out unless asked for: tool results, for a query that neither looks like an error nor asks for
+    # that kind (ranking/query_reading.py), so they take no candidate's place in the retrievers
+    without_kind: str | None = None
 
     def is_empty(self) -> bool:
-        return not any((self.kind, self.format, self.session, self.role)) and (
+        return not any((self.kind, self.format, self.session, self.role, self.without_kind)) and (
             self.since is None and self.until is None
         )
 

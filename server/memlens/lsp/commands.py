@@ -1,4 +1,5 @@
-"""The `workspace/executeCommand` commands: search, history, sessions, stats, reindex, summaries, context packs."""
+"""The `workspace/executeCommand` commands: search, history, sessions, stats, reindex, summaries, context packs,
+past errors and their fixes."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from memlens.lsp.params import Args, invalid
 from memlens.lsp.state import ServerState
 from memlens.requests import (
     ContextRequest,
+    FixesRequest,
     HistoryRequest,
     ReindexRequest,
     RemoveSourceRequest,
@@ -28,6 +30,7 @@ from memlens.requests import (
 )
 from memlens.wire import (
     ContextResponse,
+    FixesResponse,
     HistoryResponse,
     ReindexReport,
     RemoveSourceResponse,
@@ -145,6 +148,12 @@ async def context(state: ServerState, args: Args) -> ContextResponse:
     )
 
 
+async def fixes(state: ServerState, args: Args) -> FixesResponse:
+    request = FixesRequest.parse(args.data)
+    engine = await state.require_engine()
+    return await state.read(lambda: engine.fixes(request.error, limit=request.limit, follow=request.follow))
+
+
 HANDLERS: dict[str, Handler] = {
     "memlens.search": search,
     "memlens.history": history,
@@ -157,6 +166,7 @@ HANDLERS: dict[str, Handler] = {
     "memlens.summaries.describe": summaries_describe,
     "memlens.summaries.expand": summaries_expand,
     "memlens.context": context,
+    "memlens.fixes": fixes,
 }
 
 # name → (handler, the fields of its one object argument): the fields are the request schema's (memlens.requests)

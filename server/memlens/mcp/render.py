@@ -132,7 +132,7 @@ def render_search(data: dict[str, Any]) -> str:
             heading = f" — {hit['heading']}" if hit.get("heading") else ""
             lines.append(f"\n{n}. {score} memory {where}{heading}")
         else:
-            kind = " summary" if hit.get("kind") == "summary" else ""
+            kind = f" {hit['kind']}" if hit.get("kind") in ("summary", "tool") else ""
             title = f' "{hit["title"]}"' if hit.get("title") else ""
             lines.append(
                 f"\n{n}. {score} {hit.get('format')}{kind}{title} · {_when(hit.get('timestamp'))} · "
@@ -158,7 +158,7 @@ def _message_lines(messages: list[dict[str, Any]], anchor: str | None = None) ->
     lines = []
     for message in messages:
         marker = "▶" if anchor and message.get("messageId") == anchor else "-"
-        label = "summary" if message.get("kind") == "summary" else message.get("role")
+        label = message.get("kind") if message.get("kind") in ("summary", "tool") else message.get("role")
         cut = " (truncated)" if message.get("truncated") else ""
         lines.append(f"{marker} [{message.get('messageId')}] {label} · {_when(message.get('timestamp'))}{cut}")
         lines.append(_indent(message.get("text", ""), "  "))
@@ -275,6 +275,21 @@ def render_stats(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def render_fixes(data: dict[str, Any]) -> str:
+    fixes = data.get("fixes", [])
+    lines = [f'{len(fixes)} past occurrences of "{data.get("error")}" (one per session)', *_status(data)]
+    for n, fix in enumerate(fixes, 1):
+        failed = "failed" if fix.get("error") else "output"
+        lines.append(f"\n{n}. [{fix.get('score', 0):.2f}] {fix.get('format')} {failed} · {_when(fix.get('timestamp'))}")
+        lines.append(f"   {_session_line(fix)}")
+        lines.append(_indent(fix.get("text", "")))
+        lines.append("   what followed:" if fix.get("after") else "   (nothing followed it in the session)")
+        lines += ["   " + line for line in _message_lines(fix.get("after", []))]
+    if fixes:
+        lines.append("\nRead further: history {sessionKey, messageId}.")
+    return "\n".join(lines)
+
+
 RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "search": render_search,
     "history": render_history,
@@ -283,6 +298,7 @@ RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "summaries_describe": render_describe,
     "summaries_expand": render_expand,
     "context": render_context,
+    "find_fixes": render_fixes,
     "stats": render_stats,
 }
 

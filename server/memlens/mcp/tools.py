@@ -18,6 +18,7 @@ from memlens.errors import InvalidRequest
 from memlens.requests import (
     AGENT_SESSIONS,
     ContextRequest,
+    FixesRequest,
     HistoryRequest,
     McpSearchRequest,
     Request,
@@ -31,6 +32,7 @@ from memlens.requests import (
 )
 from memlens.wire import (
     ContextResponse,
+    FixesResponse,
     HistoryResponse,
     SearchResponse,
     SessionsResponse,
@@ -82,6 +84,10 @@ def context(engine: Engine, request: ContextRequest) -> ContextResponse:
     return engine.context(request.question, token_budget=request.token_budget, limit=request.limit)
 
 
+def find_fixes(engine: Engine, request: FixesRequest) -> FixesResponse:
+    return engine.fixes(request.error, limit=request.limit, follow=request.follow)
+
+
 def stats(engine: Engine, request: StatsRequest) -> StatsResponse:
     return engine.stats()
 
@@ -130,7 +136,8 @@ TOOLS: tuple[Tool, ...] = (
         'it. A question about days ("what did we do yesterday", "on March 3", "last week") answers with that '
         "period's sessions and their telling messages. Each hit says how sure it is (confidence: strong, possible, "
         "weak); `withheld` counts weaker matches not shown (minScore 0 shows them). Filters: kind "
-        "(memory|transcript|summary), format (agent), role, since/until (ISO dates), sessionKey.",
+        "(memory|transcript|summary|tool: a tool call's output), format (agent), role, since/until (ISO dates), "
+        "sessionKey. For a pasted error, `find_fixes` answers better.",
         McpSearchRequest,
         _answer("results", query={"type": "string"}, results=_LIST, totalResults=_INT, indexing=_FLAG, withheld=_INT),
         search,
@@ -202,6 +209,19 @@ TOOLS: tuple[Tool, ...] = (
         ContextRequest,
         _answer("items", question={"type": "string"}, items=_LIST, tokens=_INT, indexing=_FLAG),
         context,
+    ),
+    Tool(
+        "find_fixes",
+        "Find how an error was fixed before",
+        "Given an error text (paste the error line, a traceback's last line, a failing test's message, a linter's "
+        "or compiler's complaint) or a question about one, find where the same error appeared in past sessions' "
+        "tool output (test runs, builds, linters, shell commands) and return each occurrence, one per session, with "
+        "the messages that followed it there: what the agent did next, the edits it made, whether it worked. Use "
+        "it FIRST when a command fails with an error that may have been seen before, or when the user asks how "
+        "something was fixed; follow up with `history` (sessionKey, messageId) to read further.",
+        FixesRequest,
+        _answer("fixes", error={"type": "string"}, fixes=_LIST, indexing=_FLAG),
+        find_fixes,
     ),
     Tool(
         "stats",

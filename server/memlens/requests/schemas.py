@@ -36,6 +36,12 @@ MAX_BUDGET = 200_000
 DEFAULT_EXPAND_BUDGET = 2000
 DEFAULT_CONTEXT_BUDGET = 2000
 MIN_CONTEXT_BUDGET = 50
+MAX_FIXES = 20
+"""Past errors a fixes answer shows (one per session)."""
+DEFAULT_FIXES = 3
+MAX_FOLLOW = 10
+"""Messages after each error in a fixes answer."""
+DEFAULT_FOLLOW = 3
 MAX_QUERY_CHARS = 4000
 """A query is a question or a few keywords; its cost grows with its length (a megabyte took a minute of CPU)."""
 MAX_PATTERN_CHARS = 1000
@@ -207,6 +213,17 @@ class SummariesExpandRequest(Request):
 
 
 @dataclass(frozen=True, kw_only=True)
+class FixesRequest(Request):
+    """`memlens.fixes`, `memlens fixes`, the MCP tool `find_fixes`."""
+
+    error: str = arg(
+        "an error text (a pasted error or log line) or a question about one", max_chars=MAX_QUERY_CHARS, required=True
+    )
+    limit: int = arg("past errors to show, one per session", default=DEFAULT_FIXES, low=1, high=MAX_FIXES)
+    follow: int = arg("messages after each error", default=DEFAULT_FOLLOW, low=1, high=MAX_FOLLOW)
+
+
+@dataclass(frozen=True, kw_only=True)
 class ContextRequest(Request):
     """`memlens.context`, the MCP tool `context`."""
 
@@ -241,6 +258,7 @@ COMMANDS: dict[str, type[Request]] = {
     "memlens.summaries.describe": SummariesDescribeRequest,
     "memlens.summaries.expand": SummariesExpandRequest,
     "memlens.context": ContextRequest,
+    "memlens.fixes": FixesRequest,
     "memlens.sources": SourcesRequest,
     "memlens.removeSource": RemoveSourceRequest,
 }

@@ -14,14 +14,16 @@ tests can all import it. (No `from __future__ import annotations` in its modules
 `NotRequired` in a string annotation, and the tests read `__optional_keys__`.)
 
 One module per answer family (params.py the requests; search, sessions, index_status, sources, summaries,
-context the answers); this package re-exports every name, so `from memlens.wire import X` is the one way in.
+context, fixes the answers); this package re-exports every name, so `from memlens.wire import X` is the one way in.
 """
 
 from memlens.wire.context import ContextItem, ContextMessage, ContextPassage, ContextResponse
+from memlens.wire.fixes import ErrorFix, FixesResponse
 from memlens.wire.index_status import FileError, IndexStatus, ReindexReport, StatsResponse
 from memlens.wire.params import (
     AgentFormat,
     ContextParams,
+    FixesParams,
     FusionMode,
     HistoryParams,
     HitKind,
@@ -64,9 +66,12 @@ __all__ = [
     "ContextParams",
     "ContextPassage",
     "ContextResponse",
+    "ErrorFix",
     "Explain",
     "FileError",
     "FileTouched",
+    "FixesParams",
+    "FixesResponse",
     "FusionMode",
     "HistoryMessage",
     "HistoryParams",

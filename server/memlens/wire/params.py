@@ -3,7 +3,7 @@ and the literals they and the answers share."""
 
 from typing import Literal, NotRequired, TypedDict
 
-HitKind = Literal["memory", "transcript", "summary"]
+HitKind = Literal["memory", "transcript", "summary", "tool"]
 SearchMode = Literal["hybrid", "keyword", "vector"]
 AgentFormat = Literal["claude-code", "codex", "openclaw", "specstory"]
 FusionMode = Literal["weighted", "rrf", "rescue"]
@@ -91,6 +91,14 @@ class ContextParams(TypedDict):
     question: str
     tokenBudget: NotRequired[int]
     limit: NotRequired[int]
+
+
+class FixesParams(TypedDict):
+    """`memlens.fixes` and the MCP tool `find_fixes`."""
+
+    error: str
+    limit: NotRequired[int]
+    follow: NotRequired[int]
 
 
 class McpSearchParams(TypedDict):

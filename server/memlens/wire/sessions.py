@@ -10,7 +10,7 @@ class HistoryMessage(TypedDict):
 
     messageId: str
     role: str
-    kind: Literal["message", "summary"]
+    kind: Literal["message", "summary", "tool"]
     timestamp: str | None
     text: str
     position: int

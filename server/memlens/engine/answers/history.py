@@ -16,11 +16,13 @@ class HistoryError(NotFound):
     """An unknown session, or a message id that is not in the session."""
 
 
-def _message(row: sqlite3.Row) -> HistoryMessage:
+def history_message(row: sqlite3.Row) -> HistoryMessage:
+    """A stored unit as a message of a history window (a tool result is a message of kind "tool")."""
+    kind = row["kind"]
     return {
         "messageId": row["message_id"],
         "role": row["role"],
-        "kind": "summary" if row["kind"] == "summary" else "message",
+        "kind": "summary" if kind == "summary" else "tool" if kind == "tool" else "message",
         "timestamp": iso(row["ts"]),
         "text": row["text"],
         "position": row["position"],
@@ -115,7 +117,7 @@ def session_history(
         "title": session["title"],
         "parentSessionKey": session["parent_key"],
         "anchor": message_id,
-        "messages": _joined_parts([_message(r) for r in rows]),
+        "messages": _joined_parts([history_message(r) for r in rows]),
         "hasMoreBefore": more_before,
         "hasMoreAfter": more_after,
     }

@@ -158,7 +158,9 @@ class FileTables(CatalogConnection):
     def units_of_chunks(self, db: sqlite3.Connection, chunk_ids: Sequence[int]) -> list[sqlite3.Row]:
         """Every column of the units of these chunks, in sequence order."""
         marks = ",".join("?" * len(chunk_ids))
-        return db.execute(f"SELECT * FROM units WHERE chunk_id IN ({marks}) ORDER BY seq", list(chunk_ids)).fetchall()
+        return db.execute(
+            f"SELECT * FROM units WHERE chunk_id IN ({marks}) ORDER BY seq, id", list(chunk_ids)
+        ).fetchall()
 
     def delete_chunks(self, db: sqlite3.Connection, chunk_ids: Sequence[int]) -> None:
         """Delete chunks and their units."""
@@ -205,10 +207,11 @@ class FileTables(CatalogConnection):
         uuid: str | None,
         text: str,
         embed_text_hash: str,
+        error: bool = False,
     ) -> int:
         cursor = db.execute(
             """INSERT INTO units (file_id, chunk_id, kind, format, session_key, message_id, role, ts, seq, position,
-               line_end, uuid, text, embed_text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+               line_end, uuid, text, embed_text_hash, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             (
                 file_id,
                 chunk_id,
@@ -224,6 +227,7 @@ class FileTables(CatalogConnection):
                 uuid,
                 text,
                 embed_text_hash,
+                int(error),
             ),
         )
         return int(cursor.lastrowid or 0)

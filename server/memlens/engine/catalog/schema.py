@@ -62,7 +62,7 @@ CREATE TABLE IF NOT EXISTS units (
     id INTEGER PRIMARY KEY,
     file_id INTEGER NOT NULL,
     chunk_id INTEGER NOT NULL,
-    kind TEXT NOT NULL,               -- memory | transcript | summary
+    kind TEXT NOT NULL,               -- memory | transcript | summary | tool
     format TEXT NOT NULL DEFAULT '',
     session_key TEXT,
     message_id TEXT,
@@ -108,7 +108,8 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("ctime_ns", "INTEGER"),
         ("replaced", "INTEGER NOT NULL DEFAULT 0"),  # characters read as U+FFFD (ingest.FileContent)
     ),
-    "units": (("words", "TEXT"), ("tool", "REAL"), ("dup_key", "TEXT"), ("question", "REAL")),
+    # a tool result's `error` (sources/tool_output.py): 1 when it failed
+    "units": (("words", "TEXT"), ("tool", "REAL"), ("dup_key", "TEXT"), ("question", "REAL"), ("error", "INTEGER")),
     "words": (("near", "TEXT"), ("near_floor", "REAL")),
 }
 AFTER_ADDED_COLUMNS = (

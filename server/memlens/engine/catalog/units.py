@@ -37,7 +37,7 @@ class ResultRow(NamedTuple):
     ts: float | None
     position: int | None
     chunk_id: int
-    kind: str  # the chunk's: memory | transcript | summary
+    kind: str  # the chunk's (memory | transcript | summary), or tool for a tool result
     session_key: str | None  # the chunk's
     line_start: int | None
     line_end: int | None
@@ -83,7 +83,8 @@ class UnitReads(CatalogConnection):
             part = list(unit_ids[start : start + 500])
             marks = ",".join("?" * len(part))
             sql = f"""SELECT u.id, u.text, u.message_id, u.role, u.ts, u.position,
-                             c.id, c.kind, c.session_key, c.line_start, c.line_end, c.heading, c.message_count,
+                             c.id, CASE WHEN u.kind = 'tool' THEN 'tool' ELSE c.kind END,
+                             c.session_key, c.line_start, c.line_end, c.heading, c.message_count,
                              f.path, f.format, s.session_id, s.cwd, s.parent_key
                       FROM units u JOIN chunks c ON c.id = u.chunk_id JOIN files f ON f.id = c.file_id
                       LEFT JOIN sessions s ON s.key = c.session_key
@@ -101,7 +102,7 @@ class UnitReads(CatalogConnection):
 
     def chunk_texts(self, chunk_id: int) -> list[str]:
         """The texts of a chunk's units, in order."""
-        rows = self.db.execute("SELECT text FROM units WHERE chunk_id = ? ORDER BY seq", (chunk_id,))
+        rows = self.db.execute("SELECT text FROM units WHERE chunk_id = ? ORDER BY seq, id", (chunk_id,))
         return [str(r[0]) for r in rows]
 
     def message_seq(self, session_key: str, message_id: str) -> int | None:
@@ -128,10 +129,10 @@ class UnitReads(CatalogConnection):
         if count <= 0:
             return []
         if after is not None:
-            sql = "SELECT * FROM units WHERE session_key = ? AND seq > ? ORDER BY seq LIMIT ?"
+            sql = "SELECT * FROM units WHERE session_key = ? AND seq > ? ORDER BY seq, id LIMIT ?"
             return self.db.execute(sql, (session_key, after, count)).fetchall()
         bound = before if before is not None else 2**62
-        sql = "SELECT * FROM units WHERE session_key = ? AND seq < ? ORDER BY seq DESC LIMIT ?"
+        sql = "SELECT * FROM units WHERE session_key = ? AND seq < ? ORDER BY seq DESC, id DESC LIMIT ?"
         return self.db.execute(sql, (session_key, bound, count)).fetchall()[::-1]
 
     def message_units(self, session_key: str, message_id: str) -> list[sqlite3.Row]:
@@ -168,7 +169,7 @@ class UnitReads(CatalogConnection):
         previous = self.db.execute(
             "SELECT MAX(seq) FROM units WHERE session_key = ? AND kind = 'summary' AND seq < ?", (session_key, seq)
         ).fetchone()[0]
-        sql = "SELECT * FROM units WHERE session_key = ? AND kind != 'summary' AND seq < ? AND seq > ? ORDER BY seq"
+        sql = "SELECT * FROM units WHERE session_key = ? AND kind != 'summary' AND seq < ? AND seq > ? ORDER BY seq, id"
         return self.db.execute(sql, (session_key, seq, -1 if previous is None else int(previous))).fetchall()
 
     def all_units(self) -> Iterator[sqlite3.Row]:

@@ -141,8 +141,9 @@ class CatalogWriter:
             rows = self.catalog.units_of_chunks(db, regrouped)
             kept = [r for r in rows if replace_from is None or r["position"] is None or r["position"] < replace_from]
             carried = [_record_of(r) for r in kept]
-            if rows:
-                first_seq = min(int(r["seq"]) for r in rows) - 1
+            if rows:  # numbering resumes where the first row had it (a tool result shares its message's seq)
+                earliest = min(rows, key=lambda r: (int(r["seq"]), int(r["id"])))
+                first_seq = int(earliest["seq"]) - (0 if earliest["kind"] == "tool" else 1)
             pending.deleted_units += [int(r["id"]) for r in rows]
             self.catalog.delete_chunks(db, regrouped)
         new = [r for r in content.records if r.agent_id is None]
@@ -169,7 +170,9 @@ class CatalogWriter:
         seq: int,
         pending: PendingChanges,
     ) -> int:
-        """Insert chunks and their units numbered from seq + 1; returns the last seq used."""
+        """Insert chunks and their units numbered from seq + 1; returns the last seq used. A tool result takes the
+        seq of the message before it: messages stay numbered one after another, so a message's neighbours (the
+        keyword context, the reply boost) are the messages around it, whatever tool output lies between."""
         for chunk in chunks:
             chunk_id = self.catalog.insert_chunk(
                 db,
@@ -181,10 +184,11 @@ class CatalogWriter:
                 heading=chunk.heading,
                 ts_start=chunk.ts_start,
                 ts_end=chunk.ts_end,
-                message_count=len(chunk.units) if chunk.kind != "memory" else 0,
+                message_count=sum(u.kind != "tool" for u in chunk.units) if chunk.kind != "memory" else 0,
             )
             for unit in chunk.units:
-                seq += 1
+                if unit.kind != "tool":
+                    seq += 1
                 unit_id = self.catalog.insert_unit(
                     db,
                     file_id=file_id,
@@ -201,6 +205,7 @@ class CatalogWriter:
                     uuid=unit.uuid,
                     text=unit.text,
                     embed_text_hash=unit.embed_hash,
+                    error=unit.error,
                 )
                 pending.added_units.append(unit_id)
         return seq
@@ -214,8 +219,9 @@ def _record_of(row: sqlite3.Row) -> TranscriptRecord:
         text=row["text"],
         timestamp=row["ts"],
         position=row["position"] or 0,
-        kind="summary" if row["kind"] == "summary" else "message",
+        kind=row["kind"] if row["kind"] in ("summary", "tool") else "message",
         uuid=row["uuid"],
+        error=bool(row["error"]),
     )
 
 

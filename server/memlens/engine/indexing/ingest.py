@@ -29,7 +29,7 @@ EMBED_TEXT_CHARS = 2000  # the model reads ~256 word pieces; more text only cost
 
 @dataclass(slots=True)
 class UnitSpec:
-    kind: str  # memory | transcript | summary
+    kind: str  # memory | transcript | summary | tool
     text: str
     embed_text: str
     message_id: str | None = None
@@ -38,6 +38,7 @@ class UnitSpec:
     position: int | None = None
     line_end: int | None = None
     uuid: str | None = None
+    error: bool = False  # a tool result that failed (sources/tool_output.py)
 
     @property
     def embed_hash(self) -> str:
@@ -270,7 +271,7 @@ def _link_across_blocks(before: list[TranscriptRecord], block: list[TranscriptRe
 def record_unit(record: TranscriptRecord) -> UnitSpec:
     text = record.text[:MAX_UNIT_CHARS]
     return UnitSpec(
-        kind="summary" if record.kind == "summary" else "transcript",
+        kind=record.kind if record.kind in ("summary", "tool") else "transcript",
         text=text,
         embed_text=text[:EMBED_TEXT_CHARS],
         message_id=record.message_id,
@@ -278,6 +279,7 @@ def record_unit(record: TranscriptRecord) -> UnitSpec:
         ts=record.timestamp,
         position=record.position,
         uuid=record.uuid,
+        error=record.error,
     )
 
 
@@ -302,7 +304,7 @@ def chunk_records(
         positions = [u.position for u in units if u.position is not None]
         chunks.append(
             ChunkSpec(
-                kind=units[0].kind,
+                kind="summary" if units[0].kind == "summary" else "transcript",  # a tool result shares its chunk
                 units=units,
                 line_start=min(positions) if positions else None,
                 line_end=max(positions) if positions else None,

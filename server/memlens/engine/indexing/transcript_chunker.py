@@ -24,7 +24,8 @@ def group_messages(
     max_messages: int = 8,
     max_chars: int = 16000,
 ) -> list[list[int]]:
-    """Return groups of indices into `records`. Summaries always stand alone.
+    """Return groups of indices into `records`. Summaries always stand alone; a tool result joins the group of the
+    message before it.
 
     A message joins the current group when it comes at most `gap_seconds` after the previous one (an unknown
     time never splits), the group has fewer than `max_messages`, and its text still fits in `max_chars`.
@@ -32,13 +33,19 @@ def group_messages(
     groups: list[list[int]] = []
     current: list[int] = []
     chars = 0
+    messages = 0  # in `current`, tool results not counted
     last: Timed | None = None
     for index, record in enumerate(records):
         if record.kind == "summary":
             if current:
                 groups.append(current)
             groups.append([index])
-            current, chars, last = [], 0, None
+            current, chars, messages, last = [], 0, 0, None
+            continue
+        if record.kind == "tool" and current:
+            # a tool result rides with the message before it and counts toward no limit: chunks (one search hit
+            # each) stay the messages' chunks, and a session's output does not split its talk into more hits
+            current.append(index)
             continue
         length = len(record.text)
         gap = (
@@ -47,12 +54,13 @@ def group_messages(
             and last.timestamp is not None
             and record.timestamp - last.timestamp > gap_seconds
         )
-        full = len(current) >= max_messages or chars + length > max_chars
+        full = messages >= max_messages or chars + length > max_chars
         if current and (gap or full):
             groups.append(current)
-            current, chars = [], 0
+            current, chars, messages = [], 0, 0
         current.append(index)
         chars += length
+        messages += 1
         last = record
     if current:
         groups.append(current)

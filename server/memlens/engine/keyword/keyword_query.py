@@ -48,7 +48,8 @@ class QueryBuilder:
         if should:  # expansions widen the words asked, they never match alone
             should += [tantivy.Query.boost_query(self._term(field, word), boost) for word, boost in expansions]
         filtered = self._filters(query.filters)
-        if should and not clauses and not filtered:
+        left_out = query.filters.without_kind if query.filters is not None else None
+        if should and not clauses and not filtered and not left_out:
             # words alone: the flat disjunction (same matches and scores as wrapping it in a required clause, and
             # tantivy scores a flat union faster: the two searches of a query take 18% less CPU). Either way every
             # document holding a query word is scored: tantivy-py collects through a MultiCollector, so tantivy's
@@ -60,6 +61,8 @@ class QueryBuilder:
         if not clauses:
             return None
         clauses.extend((tantivy.Occur.Must, q) for q in filtered)
+        if left_out:
+            clauses.append((tantivy.Occur.MustNot, self._term("kind", left_out)))
         return tantivy.Query.boolean_query(clauses)
 
     def _term(self, field: str, word: str) -> tantivy.Query:

@@ -13,6 +13,7 @@ import tantivy
 
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.acronyms import Acronym
+from memlens.engine.keyword.error_query import looks_like_error
 from memlens.engine.keyword.identifiers import identifiers, looks_technical
 
 PHRASE = re.compile(r'"([^"]+)"')
@@ -47,6 +48,7 @@ class ParsedQuery:
     tokens: tuple[str, ...]  # every analysed word, stop words included: what excerpts centre on
     technical: bool  # names a command, path, flag or identifier (tool-call inputs then weigh in full)
     has_words: bool  # anything besides punctuation and AND/OR/NOT
+    error_like: bool = False  # a pasted error or log line, or asks for one (tool output then weighs in full)
     filters: SearchFilters | None = None
     dates: tuple[tuple[int, int], ...] = ()  # (first, last) epoch days the query names, dated events included
 
@@ -67,5 +69,6 @@ def parse_words(text: str, index: Analysis, *, filters: SearchFilters | None = N
         tokens=tuple(index.tokens(text)),
         technical=looks_technical(text),
         has_words=any(c.isalnum() for c in _OPERATORS.sub(" ", text)),
+        error_like=looks_like_error(text),
         filters=filters,
     )

@@ -8,12 +8,12 @@ import dataclasses
 import time
 from typing import TYPE_CHECKING
 
+from memlens.engine.filters import SearchFilters
 from memlens.engine.ranking.dates import query_windows
 from memlens.engine.ranking.event_dates import event_windows
 
 if TYPE_CHECKING:
     from memlens.engine.catalog import Catalog
-    from memlens.engine.filters import SearchFilters
     from memlens.engine.keyword.keyword_index import KeywordIndex
     from memlens.engine.keyword.parsed_query import ParsedQuery
     from memlens.settings import SearchSettings
@@ -30,6 +30,11 @@ def read_query(
 ) -> ParsedQuery:
     """`text` parsed for one search; `now` reads relative dates ("last week"), None meaning the clock."""
     query = keyword.parse(text, filters)
+    if not (query.error_like or query.technical) and (filters is None or not filters.kind):
+        # plain words leave tool output out: the command output that shares them would only take prose's places. A
+        # query naming an identifier, a path or a command keeps it (demoted: rescoring.demote_tool_results), since
+        # that name may be printed nowhere else; an error-like query, or one asking for kind tool, weighs it in full
+        query = dataclasses.replace(query, filters=dataclasses.replace(filters or SearchFilters(), without_kind="tool"))
     if settings.date_boost <= 0:  # the dates only serve the date boost: not read when it is off
         return query
     windows = query_windows(text, time.time() if now is None else now)

@@ -1,4 +1,5 @@
-"""The always-on re-scoring of a ranking's head, in named passes: penalties for tool-call output and for questions,
+"""The always-on re-scoring of a ranking's head, in named passes: penalties for tool-call inputs, for tool results
+(unless the query looks like an error) and for questions,
 the date boost, merging identical texts, a per-session cap, then the calibrated chance that each hit is relevant
 (calibration.py). Not the optional cross-encoder (cross_encoder.py), which may re-order the top hits after this."""
 
@@ -29,6 +30,10 @@ ANSWER_TOP = 10  # the hits whose best chance decides whether a query is answere
 # (26, 30, 41) the R@10 of what is shown stays where a cut at a share of the best score had it, where minScore
 # itself as each hit's floor lost 8.5 points
 HIT_SHARE = 0.1
+# A tool result (kind "tool") keeps this share of its score unless the query looks like an error or log line or
+# asks for tool output: a command's output repeats a topic's words (file names, identifiers) without saying what was
+# decided, so it follows the prose about it. Chosen on the transcript tune set (bench/transcripts.py, bench/errors.py).
+TOOL_RESULT_WEIGHT = 0.5
 
 
 @dataclass(slots=True)
@@ -68,6 +73,8 @@ def rescore(
     measure_coverage(head)
     if settings.tool_penalty > 0 and not facts.technical:
         penalise_tool_output(head, settings.tool_penalty)
+    if not query.error_like and not (query.filters is not None and query.filters.kind == "tool"):
+        demote_tool_results(head, TOOL_RESULT_WEIGHT)
     if settings.question_penalty > 0:
         penalise_questions(head, settings.question_penalty)
     if facts.windows:
@@ -98,6 +105,15 @@ def penalise_tool_output(head: Head, penalty: float) -> None:
         kept = 1.0 - penalty * head.units[hit.unit_id].tool
         hit.score *= kept
         head.unasked[hit.unit_id] *= kept
+
+
+def demote_tool_results(head: Head, weight: float) -> None:
+    """A tool result keeps `weight` of its score (and of what calibration reads): it ranks below the prose about
+    the same thing unless nothing else matches."""
+    for hit in head.hits:
+        if head.units[hit.unit_id].kind == "tool":
+            hit.score *= weight
+            head.unasked[hit.unit_id] *= weight
 
 
 def penalise_questions(head: Head, penalty: float) -> None:

@@ -133,6 +133,7 @@ class UnitFacts(NamedTuple):  # a tuple, not a frozen dataclass: built for every
     tool: float  # tool_share(text)
     key: str  # identical texts (up to case and whitespace) share it and merge; "" merges with nothing
     question: float  # question_share(text) of a transcript message, else 0
+    kind: str = ""  # the unit's kind: memory | transcript | summary | tool
 
 
 MISSING = UnitFacts("", None, "", Words(""), 0.0, "", 0.0)  # a hit whose unit is gone (deleted since the search)
@@ -174,7 +175,7 @@ class UnitFactsCache:
         for unit_id, text, kind, ts, session, words, tool, key, question in catalog.unit_facts_rows(missing):
             if stale or words is None or tool is None or key is None or question is None:
                 words, tool, key, question = derived_facts(text, kind, keyword)
-            fresh[unit_id] = UnitFacts(text, ts, session, Words(words), tool, key, question)
+            fresh[unit_id] = UnitFacts(text, ts, session, Words(words), tool, key, question, kind)
         for unit_id in missing:  # in the order asked, as the cached ones are
             found[unit_id] = fresh.get(unit_id, MISSING)
         with self._lock:

@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import ClassVar, Literal, Protocol
 
 Role = Literal["user", "assistant"]
-RecordKind = Literal["message", "summary"]
+RecordKind = Literal["message", "summary", "tool"]
 
 
 @dataclass(slots=True)
 class TranscriptRecord:
-    """One searchable unit of a transcript: a user or assistant message, or a compaction summary.
+    """One searchable unit of a transcript: a user or assistant message, a compaction summary, or a tool call's
+    output (kind "tool", trimmed by tool_output.py; `call_id` names its call, `error` says it failed).
 
     `uuid`/`parent_uuid` carry the transcript's own branch links (Claude Code parentUuid, OpenClaw parentId);
     formats without branches leave them None and every record is on the active branch.
@@ -28,6 +29,8 @@ class TranscriptRecord:
     parent_uuid: str | None = None
     is_sidechain: bool = False
     agent_id: str | None = None  # for a sidechain inside a parent's file (SpecStory): the subagent it belongs to
+    error: bool = False  # a tool result that failed: is_error, a non-zero exit, a traceback
+    call_id: str | None = None  # a tool result's call id, as its format names it
 
 
 @dataclass(slots=True)

@@ -11,7 +11,8 @@ share that root. In every tree the kept records are the chain from its last main
 to its root: the tree holding the file's last record gives the active branch, every other tree (a run cut off by
 a broken link, or a new start) is kept too, in file order. Records of a tree that are not on its chain branch off
 a record on it that IS in the file: abandoned edits (the user edited a message and re-ran), dropped. Records in a
-tree whose root is a missing parent are counted as orphaned. Records without an id, summaries and sidechain
+tree whose root is a missing parent are counted as orphaned. A tool result whose parent (its call) is kept is kept:
+parallel calls' results branch off one another. Records without an id, summaries and sidechain
 records are always kept, and so are records caught in a parent cycle.
 """
 
@@ -88,6 +89,9 @@ def split_branches(records: list[TranscriptRecord]) -> BranchSelection:
             keep.add(current.uuid)
             current = by_uuid.get(current.parent_uuid) if current.parent_uuid is not None else None
     keep |= {uuid for uuid, key in root.items() if key == _CYCLE}
+    # parallel tool calls: each result names the call's line as parent, so all but one branch off the chain;
+    # a result whose call is kept is kept too (it is no abandoned edit)
+    keep |= {r.uuid for r in linked if r.kind == "tool" and r.parent_uuid in keep and r.uuid is not None}
     kept = [r for r in records if _always_kept(r) or r.uuid in keep]
     candidates = [r for r in records if not _always_kept(r)]
     orphaned = sum(1 for r in candidates if r.uuid in keep and not root[r.uuid].startswith("\x00"))

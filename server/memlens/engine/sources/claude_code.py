@@ -3,7 +3,8 @@
 Indexed: user text, assistant text plus tool-call inputs (one record per API message: consecutive lines
 sharing `message.id` are merged), compaction summaries (`isCompactSummary` users, `{"type":"summary"}` lines),
 and prompts the user queued mid-turn (`queue-operation` enqueue then remove: they never get a user line of
-their own). Skipped: tool_result blocks, thinking, images, isMeta users, command echoes and harness
+their own), and tool results (`tool_result` blocks of user lines, as kind "tool" records trimmed and marked by
+tool_output.py, named after their `tool_use`). Skipped: thinking, images, isMeta users, command echoes and harness
 injections (see common.clean_user_text), and bookkeeping lines (progress, system, file-history-snapshot, ...).
 Skipped lines still carry parent links, which are resolved through so every record points at a record.
 """
@@ -27,6 +28,7 @@ from .common import (
     parse_timestamp,
     render_tool_call,
 )
+from .tool_output import blocks_text, tool_record
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +76,7 @@ class _State:
         self.links = ParentLinks()
         self.group: _Group | None = None
         self.queued: tuple[int, str, float | None] | None = None
+        self.tool_names: dict[str, str] = {}  # tool_use id → tool name, to name its result
 
     def add(self, record: TranscriptRecord, line_uuid: str | None) -> None:
         self.flush()
@@ -184,6 +187,7 @@ class ClaudeCodeParser:
                 state.sidechain(obj),
             )
         state.group.uuids.append(uuid)
+        self._remember_tools(state, message.get("content"))
         state.group.parts.extend(self._assistant_parts(message.get("content")))
 
     def _assistant_parts(self, content: object) -> list[str]:
@@ -201,12 +205,57 @@ class ClaudeCodeParser:
                 )
         return parts
 
+    @staticmethod
+    def _remember_tools(state: _State, content: object) -> None:
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and isinstance(block.get("id"), str) and isinstance(block.get("name"), str):
+                state.tool_names[block["id"]] = block["name"]
+
+    def _tool_results(self, state: _State, line_no: int, obj: dict[str, Any], content: object) -> None:
+        """One record for the tool_result blocks of a user line (parallel calls each get a line of their own)."""
+        results = (
+            [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+            if isinstance(content, list)
+            else []
+        )
+        if not results:
+            return
+        uuid = obj.get("uuid")
+        records = [
+            tool_record(
+                output=blocks_text(block.get("content")),
+                tool_name=state.tool_names.get(str(block.get("tool_use_id"))),
+                call_id=block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None,
+                message_id=f"{uuid}" if index == 0 else f"{uuid}:{index}",
+                timestamp=parse_timestamp(obj.get("timestamp")),
+                position=line_no,
+                is_error=block.get("is_error") is True,
+            )
+            for index, block in enumerate(results)
+        ]
+        kept = [r for r in records if r is not None]
+        if not kept:
+            return
+        record = kept[0]
+        if len(kept) > 1:
+            record.text = "\n\n".join(r.text for r in kept)
+            record.error = any(r.error for r in kept)
+        record.uuid = uuid if isinstance(uuid, str) else None
+        record.parent_uuid = _raw_parent(obj)
+        record.is_sidechain = state.sidechain(obj)
+        # no flush: a result may sit between lines of one streamed assistant message (records are sorted at the end)
+        state.links.own(record.uuid, record)
+        state.result.records.append(record)
+
     def _user(self, state: _State, line_no: int, obj: dict[str, Any]) -> None:
         message = obj.get("message")
         uuid = obj.get("uuid")
         if obj.get("isMeta") or not isinstance(message, dict) or not isinstance(uuid, str):
             return
         texts = _text_blocks(message.get("content"))
+        if not texts:
+            self._tool_results(state, line_no, obj, message.get("content"))
+            return
         summary = obj.get("isCompactSummary") is True
         text = "\n\n".join(t.strip() if summary else clean_user_text(t) for t in texts).strip()
         if not text:

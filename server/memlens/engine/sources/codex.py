@@ -3,11 +3,13 @@
 Indexed: `response_item` messages of role user/assistant (user messages that are injected context such as
 `<environment_context>` or `# AGENTS.md instructions` are dropped), tool-call inputs (function_call,
 custom_tool_call, local_shell_call, web_search_call) attached to the preceding assistant message of the
-same turn, and `compacted` summaries. The `event_msg` user_message/agent_message lines usually duplicate the
+same turn, tool outputs (function_call_output, custom_tool_call_output) as kind "tool" records trimmed and
+marked by tool_output.py (named after their call; a JSON output's `metadata.exit_code` read), and `compacted`
+summaries. The `event_msg` user_message/agent_message lines usually duplicate the
 response items, but some rollouts record a turn's messages only as events: per turn (from one `task_started` event
 to the next) and role, the events are used only when no kept `response_item` message of that role carries the
 turn, so nothing is indexed twice and no turn loses its user's request.
-Skipped: developer/system messages, reasoning, tool outputs, turn_context, token_count and other events.
+Skipped: developer/system messages, reasoning, turn_context, token_count and other events.
 Codex has no message ids: message_id is "L<line>", and there are no branches (uuid/parent_uuid stay None).
 A later append may still drop or keep the open turn's events, so a parse resumes from the open turn's start.
 """
@@ -30,6 +32,7 @@ from .common import (
     parse_timestamp,
     render_tool_call,
 )
+from .tool_output import tool_record
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +52,7 @@ _INJECTED_PREFIXES = (
     "<subagent_notification>",
 )
 _TOOL_CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call", "web_search_call"})
+_TOOL_OUTPUT_TYPES = frozenset({"function_call_output", "custom_tool_call_output"})
 _UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 _EVENT_ROLES: dict[str, Role] = {"user_message": "user", "agent_message": "assistant"}
 _TURN_STARTS = frozenset({"task_started", "turn_started"})
@@ -82,6 +86,25 @@ def _tool_call(payload: dict[str, Any], max_chars: int) -> str:
     return render_tool_call("web_search", action.get("query") or action.get("url"), max_chars)
 
 
+def _output_and_exit(raw: object) -> tuple[str, int | None]:
+    """A tool output's text and exit code: a JSON `{"output": …, "metadata": {"exit_code": …}}` string, or plain
+    text whose "Exit code: N" / "Process exited with code N" line says it."""
+    if isinstance(raw, dict):
+        raw = raw.get("content") if isinstance(raw.get("content"), str) else ""
+    if not isinstance(raw, str):
+        return "", None
+    parsed = parse_json_arguments(raw) if raw.lstrip().startswith("{") else None
+    if isinstance(parsed, dict) and isinstance(parsed.get("output"), str):
+        metadata = parsed.get("metadata")
+        code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+        return parsed["output"], code if isinstance(code, int) and not isinstance(code, bool) else None
+    match = _EXIT_LINE.search(raw[:2000])
+    return raw, int(match.group(1)) if match else None
+
+
+_EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) *(-?\d+)", re.MULTILINE)
+
+
 class _State:
     """Per-parse state: records so far, the assistant record tool calls attach to, and the open turn."""
 
@@ -93,6 +116,7 @@ class _State:
         self.turn_roles: set[str] = set()  # roles a kept response_item message carries in the open turn
         self.turn_events: list[TranscriptRecord] = []  # records made from event messages in the open turn
         self.dropped: set[int] = set()  # id() of event records a response item duplicates
+        self.tool_names: dict[str, str] = {}  # call id → tool name, to name its output
 
     def add(self, role: Role, text: str, line_no: int, timestamp: float | None, kind: str = "message") -> None:
         record = TranscriptRecord(f"L{line_no}", role, text, timestamp, line_no)
@@ -165,7 +189,11 @@ class CodexParser:
                 if text:
                     state.add("user" if role == "user" else "assistant", text, line_no, ts)
                     state.turn_roles.add(str(role))
+        elif kind == "response_item" and item in _TOOL_OUTPUT_TYPES:
+            self._tool_output(state, line_no, payload, ts)
         elif kind == "response_item" and item in _TOOL_CALL_TYPES:
+            if isinstance(payload.get("call_id"), str):
+                state.tool_names[payload["call_id"]] = str(payload.get("name") or item.removesuffix("_call"))
             state.tool_call(_tool_call(payload, state.max_chars), line_no, ts)
         elif kind == "compacted":
             message = payload.get("message")
@@ -177,6 +205,22 @@ class CodexParser:
             message = payload.get("message")
             if isinstance(message, str) and message.strip():
                 state.event(_EVENT_ROLES[item], message.strip(), line_no, ts)
+
+    @staticmethod
+    def _tool_output(state: _State, line_no: int, payload: dict[str, Any], ts: float | None) -> None:
+        call_id = payload.get("call_id") if isinstance(payload.get("call_id"), str) else None
+        output, exit_code = _output_and_exit(payload.get("output"))
+        record = tool_record(
+            output=output,
+            tool_name=state.tool_names.get(call_id or ""),
+            call_id=call_id,
+            message_id=f"L{line_no}",
+            timestamp=ts,
+            position=line_no,
+            exit_code=exit_code,
+        )
+        if record is not None:
+            state.result.records.append(record)  # the assistant message its calls attach to stays open for more
 
     @staticmethod
     def _meta(result: ParseResult, payload: dict[str, Any]) -> None:

@@ -1,7 +1,8 @@
 """Parses OpenClaw session JSONL v3 (~/.openclaw/agents/<agent>/sessions/*.jsonl): entries linked by parentId.
 
 Indexed: `message` entries of role user (text blocks) and assistant (text blocks plus toolCall inputs), and
-`compaction` / `branch_summary` entries as summaries. Skipped: toolResult messages, thinking and image blocks,
+`compaction` / `branch_summary` entries as summaries, and toolResult messages as kind "tool" records trimmed and
+marked by tool_output.py (`isError`, or a `details.status` of "error"). Skipped: thinking and image blocks,
 the startup prompt OpenClaw injects as a user message after /new or /reset, and bookkeeping entries
 (thinking_level_change, model_change, custom such as model-snapshot, label, ...). Skipped entries keep their
 parent links, resolved through so each record's parent_uuid names a record (active-branch selection needs it).
@@ -24,6 +25,7 @@ from .common import (
     parse_timestamp,
     render_tool_call,
 )
+from .tool_output import blocks_text, tool_record
 
 logger = logging.getLogger(__name__)
 
@@ -105,6 +107,8 @@ class OpenClawParser:
                 parent,
             )
         message = obj.get("message")
+        if kind == "message" and isinstance(message, dict) and message.get("role") == "toolResult":
+            return self._tool_result(line_no, obj, message, entry_id, parent)
         if kind != "message" or not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
             return None
         role: Role = "user" if message["role"] == "user" else "assistant"
@@ -112,6 +116,24 @@ class OpenClawParser:
         if not text:
             return None
         return TranscriptRecord(entry_id, role, text, self._timestamp(obj), line_no, "message", entry_id, parent)
+
+    def _tool_result(
+        self, line_no: int, obj: dict[str, Any], message: dict[str, Any], entry_id: str, parent: str | None
+    ) -> TranscriptRecord | None:
+        details = message.get("details")
+        failed = message.get("isError") is True or (isinstance(details, dict) and details.get("status") == "error")
+        name, call_id = message.get("toolName"), message.get("toolCallId")
+        return tool_record(
+            output=blocks_text(message.get("content")),
+            tool_name=name if isinstance(name, str) else None,
+            call_id=call_id if isinstance(call_id, str) else None,
+            message_id=entry_id,
+            timestamp=self._timestamp(obj),
+            position=line_no,
+            is_error=failed,
+            uuid=entry_id,
+            parent_uuid=parent,
+        )
 
     def _text(self, content: object, role: str) -> str:
         if isinstance(content, str):

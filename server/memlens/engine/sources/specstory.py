@@ -2,7 +2,7 @@
 
 Kept: the block's prose, and for each `<tool-use>` block a short "[Tool] description" (the text SpecStory
 writes outside code fences, else the first non-output fence such as a bash command), truncated. Dropped:
-`<think>` sections (thinking), tool outputs (```text fences), command echoes such as `<command-name>` and
+`<think>` sections (thinking), command echoes such as `<command-name>` and
 `<local-command-stdout>`, and blocks left empty. The `---` separating blocks is removed; a `---` inside a
 message (a Markdown rule) stays. SpecStory has no ids: message_id is "L<header line>".
 
@@ -12,6 +12,8 @@ the same turn (or the next one, if it opens the turn); tool uses with a descript
 `_**Agent - sidechain (…)**_` blocks are a subagent's turns: each run of consecutive sidechain blocks becomes
 records marked is_sidechain with their own agent_id ("sidechain-L<first header line>"), which ingest stores as a
 subagent session linked to this one, instead of being folded into the parent's agent message.
+A tool use's output fences (```text and the like) become a kind "tool" record after its block's message, trimmed and
+marked by tool_output.py (message_id "L<header line>:T<n>").
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from .common import (
     parse_timestamp,
     truncate,
 )
+from .tool_output import tool_record
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +77,24 @@ def _tool_description(name: str, lines: list[str], max_chars: int) -> str:
     return f"[{name}] {truncate(body, max_chars)}" if body else f"[{name}]"
 
 
+def _tool_output_text(lines: list[str]) -> str:
+    """The text of a <tool-use> block's output fences (```text and the like), joined."""
+    outputs: list[list[str]] = []
+    fence: list[str] | None = None
+    for line in lines:
+        match = _FENCE_RE.match(line)
+        if match:
+            if fence is None:
+                fence = []
+                if match.group(2).lower() in _OUTPUT_FENCES - {"diff"}:
+                    outputs.append(fence)
+            else:
+                fence = None
+        elif fence is not None:
+            fence.append(line)
+    return "\n".join("\n".join(body) for body in outputs).strip()
+
+
 class _Block:
     """One `_**User**_` or `_**Agent**_` block being collected."""
 
@@ -88,6 +109,7 @@ class _Block:
         self.tool_name: str | None = None
         self.tool_lines: list[str] = []
         self.in_think = False
+        self.tool_outputs: list[tuple[str, str]] = []  # (tool name, output fences' text) of each closed tool use
 
     def feed(self, line: str, max_chars: int) -> None:
         if self.in_think:
@@ -107,6 +129,9 @@ class _Block:
         self.tool_lines.append(line)
         if self.tool_name is not None and (force_close or "</tool-use>" in line):
             self.parts.append(_tool_description(self.tool_name, self.tool_lines, max_chars))
+            output = _tool_output_text(self.tool_lines)
+            if output:
+                self.tool_outputs.append((self.tool_name, output))
             self.tool_name, self.tool_lines = None, []
 
     def inside_markup(self) -> bool:
@@ -148,6 +173,10 @@ class _Chains:
             self.agent_id = None
         chain = self.agent_id
         text = block.finish(max_chars)
+        self._message(block, text, chain)
+        self._tool_records(block, chain)  # after the message that made the calls (records sort stably by line)
+
+    def _message(self, block: _Block, text: str, chain: str | None) -> None:
         if not text:
             return
         stub = block.role == "assistant" and not block.prose and _STUBS_RE.fullmatch(text) is not None
@@ -182,6 +211,22 @@ class _Chains:
         stub = self.pending.pop(chain, None)
         if stub is not None:  # stubs with no agent message in their turn: kept as a message of their own
             self.result.records.append(stub)
+
+    def _tool_records(self, block: _Block, chain: str | None) -> None:
+        """A record for each tool use's output in `block` (SpecStory has no call ids: the block's line names it)."""
+        for index, (name, output) in enumerate(block.tool_outputs):
+            record = tool_record(
+                output=output,
+                tool_name=name,
+                call_id=None,
+                message_id=f"L{block.position}:T{index + 1}",
+                timestamp=block.timestamp,
+                position=block.position,
+                is_sidechain=chain is not None,
+            )
+            if record is not None:
+                record.agent_id = chain
+                self.result.records.append(record)
 
     @staticmethod
     def _record(block: _Block, text: str, chain: str | None) -> TranscriptRecord:

@@ -19,6 +19,7 @@ loads them.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import threading
@@ -88,6 +89,9 @@ class VectorIndex:
         self._lock = threading.Lock()  # serialises writers; readers only take the reference
         self._file: Path | None = None  # the vector file beside the catalog, once `load` named it
         self._file_current = False  # the file holds exactly the snapshot's rows
+        # the rows of a kind a search leaves out (filters.without_kind), worked out once per snapshot: every plain
+        # query leaves tool results out, and comparing every row's kind per query would cost milliseconds
+        self._kind_rows: tuple[VectorSnapshot, str, np.ndarray | None] | None = None
         self._file_stamp = ""  # the catalog stamp the file records
         self._written_at = 0.0  # monotonic time the file was last current (written or found so)
         self.may_write: Callable[[], bool] = _never  # the index writer sets this: only it writes the file
@@ -257,10 +261,23 @@ class VectorIndex:
                 self._file_current = False
             self._snapshot = snapshot
 
+    def _rows_of_kind(self, snapshot: VectorSnapshot, kind: str) -> np.ndarray | None:
+        """A mask of the snapshot's rows of `kind`, None when it has none (cached for the snapshot)."""
+        cached = self._kind_rows
+        if cached is not None and cached[0] is snapshot and cached[1] == kind:
+            return cached[2]
+        rows = snapshot.kind == kind
+        found = rows if rows.any() else None
+        self._kind_rows = (snapshot, kind, found)
+        return found
+
     def _mask(self, snapshot: VectorSnapshot, filters: SearchFilters | None) -> np.ndarray | None:
         if filters is None or filters.is_empty():
             return None
-        mask = np.ones(len(snapshot.ids), dtype=bool)
+        left_out = self._rows_of_kind(snapshot, filters.without_kind) if filters.without_kind else None
+        if left_out is None and dataclasses.replace(filters, without_kind=None).is_empty():
+            return None  # only a kind left out that no row has: no mask, so no copy of the rows
+        mask = np.ones(len(snapshot.ids), dtype=bool) if left_out is None else ~left_out
         for column, value in (
             (snapshot.kind, filters.kind),
             (snapshot.format, filters.format),

@@ -1,0 +1,142 @@
+"""Error questions on real transcripts: does `memlens fixes` (Engine.fixes) find where an error happened and what
+fixed it?
+
+Each question in bench/data/error_questions.json is a pasted error line that lives only in a tool's output, or a
+"how did we fix …" question, labelled with the tool result(s) holding the error and the messages after it that fixed
+it ("<path under fixtures/transcripts>#<messageId>", as bench/transcripts.py names messages). Scored on the answer's
+first entry: the right session (one of the labelled errors' sessions), the error itself (its tool result), and the
+fix within the first three messages after it. Also reported: whether a plain `memlens search` of the question shows
+the error's tool result first. Split by session into "tune" (tune on it) and "heldout" (only report it).
+
+    python -m bench.errors [--json] [--modes keyword,hybrid]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import json
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make `bench` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import load_shared_embedder, machine_info
+from bench.locomo import bench_settings
+from bench.transcripts import TRANSCRIPTS, Corpus, message_key, open_corpus
+
+REPO = Path(__file__).resolve().parents[1]
+QUESTIONS = REPO / "bench" / "data" / "error_questions.json"
+SPLITS = ("tune", "heldout")
+FIX_WINDOW = 3  # the fix must be among this many messages after the error
+TARGETS = {"session first": 0.90, "fix in first 3": 0.70}
+
+
+def load_questions(path: Path = QUESTIONS) -> list[dict[str, Any]]:
+    questions: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["questions"]
+    return questions
+
+
+def _session_of(key: str, corpus: Corpus) -> str | None:
+    """The session key of a labelled message (None when the index does not hold it)."""
+    for unit_id, unit_key in corpus.key_of_unit.items():
+        if unit_key == key:
+            row = corpus.engine.catalog.units_by_id([unit_id]).get(unit_id)
+            return None if row is None else str(row["session_key"])
+    return None
+
+
+def score_question(item: dict[str, Any], corpus: Corpus, mode: str) -> dict[str, float]:
+    root = TRANSCRIPTS.resolve()
+    sessions = {_session_of(key, corpus) for key in item["errors"]}
+    answer = corpus.engine.fixes(item["question"])
+    first = answer["fixes"][0] if answer["fixes"] else None
+    right_session = first is not None and first["sessionKey"] in sessions
+    error_key = message_key(first["path"], first["messageId"], root) if first else None
+    after = [message_key(first["path"], m["messageId"], root) for m in first["after"][:FIX_WINDOW]] if first else []
+    search = corpus.engine.search(item["question"], mode=mode, min_score=0.0)["results"]
+    top = (
+        message_key(search[0]["path"], str(search[0]["messageId"]), root)
+        if search and search[0].get("messageId")
+        else None
+    )
+    return {
+        "session first": float(right_session),
+        "error first": float(error_key in item["errors"]),
+        "fix in first 3": float(right_session and any(key in item["fixes"] for key in after)),
+        "search: error first": float(top in item["errors"]),
+    }
+
+
+def evaluate(questions: Sequence[dict[str, Any]], corpus: Corpus, mode: str) -> dict[str, Any]:
+    rows = [{"id": q["id"], "split": q["split"], "kind": q["kind"], "scores": score_question(q, corpus, mode)}
+            for q in questions]  # fmt: skip
+    out: dict[str, Any] = {}
+    for split in SPLITS:
+        chosen = [r for r in rows if r["split"] == split]
+        out[split] = {"questions": len(chosen)} | {
+            key: round(100 * sum(r["scores"][key] for r in chosen) / max(1, len(chosen)), 1)
+            for key in rows[0]["scores"]
+        }
+    out["misses"] = [
+        {"id": r["id"], "split": r["split"], **{k: v for k, v in r["scores"].items() if not v}}
+        for r in rows
+        if not (r["scores"]["session first"] and r["scores"]["fix in first 3"])
+    ]
+    return out
+
+
+def format_report(report: dict[str, Any]) -> str:
+    lines = [
+        f"{report['questions']} error questions; targets: session first ≥ 90 %, fix in first 3 ≥ 70 %",
+        "",
+        "| mode | split | questions | session first | error first | fix in first 3 | search: error first |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for mode, run in report["runs"].items():
+        for split in SPLITS:
+            s = run[split]
+            cells = [mode, split, s["questions"], s["session first"], s["error first"], s["fix in first 3"]]
+            lines.append("| " + " | ".join(str(c) for c in [*cells, s["search: error first"]]) + " |")
+    for mode, run in report["runs"].items():
+        for miss in run["misses"]:
+            lines.append(f"  {mode} miss {miss}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", action="store_true", help="print the full report as JSON")
+    parser.add_argument("--modes", default="keyword,hybrid", help="comma-separated: keyword, vector, hybrid")
+    args = parser.parse_args(argv)
+    if not TRANSCRIPTS.is_dir():
+        raise SystemExit(f"the shared transcripts are not at {TRANSCRIPTS}")
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    questions = load_questions()
+    embedder = load_shared_embedder(bench_settings({})) if modes != ["keyword"] else None
+    with contextlib.ExitStack() as stack:
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))  # an index of this code's own
+        corpus = open_corpus(root=TRANSCRIPTS, index_dir=folder, embedder=embedder)
+        stack.callback(corpus.engine.close)
+        known = set(corpus.key_of_unit.values())  # tool results too: they are what the questions are about
+        unknown = [k for q in questions for k in q["errors"] + q["fixes"] if k not in known]
+        if unknown:
+            raise SystemExit(f"the question set names messages the index does not hold: {unknown}")
+        runs = {}
+        own = corpus.engine.settings.search
+        for mode in modes:
+            corpus.engine.settings.search = dataclasses.replace(own, mode=mode)
+            runs[mode] = evaluate(questions, corpus, mode)
+        corpus.engine.settings.search = own
+    report = {"benchmark": "errors", "machine": machine_info(), "questions": len(questions), "runs": runs}
+    print(json.dumps(report, indent=1) if args.json else format_report(report))
+    return report
+
+
+if __name__ == "__main__":
+    main()

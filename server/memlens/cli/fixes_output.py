@@ -1,0 +1,30 @@
+"""What `memlens fixes` prints for people: each past error that matched, then the messages that followed it."""
+
+from __future__ import annotations
+
+from memlens.wire import FixesResponse
+
+ERROR_LINES = 8  # lines of each error shown (its header and the telling lines the index kept)
+MESSAGE_CHARS = 300  # each following message, cut for a terminal
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def print_fixes(answer: FixesResponse) -> None:
+    if not answer["fixes"]:
+        print("no past tool output matches that error")
+        return
+    for number, fix in enumerate(answer["fixes"], 1):
+        title = f" · {fix['title']}" if fix.get("title") else ""
+        when = f" · {fix['timestamp']}" if fix["timestamp"] else ""
+        print(f"{number}. {fix['sessionKey']}{title}{when} · message {fix['messageId']}")
+        for line in fix["text"].splitlines()[:ERROR_LINES]:
+            print(f"   | {line}")
+        if not fix["after"]:
+            print("   (nothing followed it in the session)")
+        for message in fix["after"]:
+            print(f"   → {message['role']}: {_one_line(message['text'], MESSAGE_CHARS)}")
+        print()

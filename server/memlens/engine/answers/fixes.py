@@ -1,0 +1,95 @@
+""" "How did we fix X": the past tool results that best match an error text, each with what followed it in its
+session (the assistant's next messages and the edits they made), read from the catalog.
+
+Why tool results: an error lives in what a command printed (a failed test, a linter's complaint, a traceback), and
+the agent rarely repeats it in prose; the messages after it are what was done about it. One error per session: the
+same failure repeated within a session would otherwise fill the answer with one story."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING
+
+from memlens.engine.answers.history import history_message
+from memlens.engine.answers.results import iso
+from memlens.engine.answers.visibility import Visibility
+from memlens.engine.catalog import Catalog
+from memlens.wire import ErrorFix, FixesResponse, HistoryMessage
+
+if TYPE_CHECKING:
+    from memlens.engine.ranking.hits import Ranking
+
+CANDIDATES = 40  # tool results ranked before the best ones per session are picked
+NOT_FAILED_WEIGHT = 0.7  # a tool result that did not fail ranks below failed ones that match about as well
+AFTER_MESSAGE_CHARS = 1500  # each message after an error is cut to this: enough for an edit and its reason
+LOOK_AHEAD = 40  # units read after an error to find its next messages (tool results in between are skipped)
+
+
+def _after(catalog: Catalog, row: sqlite3.Row, follow: int) -> list[HistoryMessage]:
+    """The first `follow` messages of the session after the error (tool results skipped, the parts of a long
+    message joined), each cut to AFTER_MESSAGE_CHARS."""
+    messages: list[HistoryMessage] = []
+    for unit in catalog.session_units(row["session_key"], after=row["seq"], count=LOOK_AHEAD):
+        if unit["kind"] == "tool":
+            continue
+        message = history_message(unit)
+        if messages and message["messageId"] and messages[-1]["messageId"] == message["messageId"]:
+            messages[-1]["text"] += "\n" + message["text"]
+            continue
+        if len(messages) == follow:
+            break
+        messages.append(message)
+    for message in messages:
+        if len(message["text"]) > AFTER_MESSAGE_CHARS:
+            message["text"] = message["text"][: AFTER_MESSAGE_CHARS - 1] + "…"
+    return messages
+
+
+def error_fixes(
+    catalog: Catalog,
+    ranking: Ranking,
+    *,
+    error: str,
+    visibility: Visibility,
+    limit: int,
+    follow: int,
+) -> FixesResponse:
+    """The best matching tool result of each of the `limit` best sessions (`ranking`: tool results only, best
+    first), failed ones first when they match about as well, each with the `follow` messages after it."""
+    hits = ranking.hits[:CANDIDATES]
+    rows = catalog.units_by_id([h.unit_id for h in hits])
+    weighted: list[tuple[float, sqlite3.Row]] = []
+    for hit in hits:
+        row = rows.get(hit.unit_id)
+        if row is None or row["kind"] != "tool" or not row["session_key"]:
+            continue
+        weighted.append((hit.score * (1.0 if row["error"] else NOT_FAILED_WEIGHT), row))
+    weighted.sort(key=lambda pair: -pair[0])
+    fixes: list[ErrorFix] = []
+    seen: set[str] = set()
+    for score, row in weighted:
+        key = str(row["session_key"])
+        if key in seen:
+            continue
+        seen.add(key)
+        session = catalog.session(key)
+        if session is None or visibility.hides_row(session, key=key):
+            continue
+        fixes.append(
+            {
+                "sessionKey": key,
+                "sessionId": session["session_id"],
+                "format": session["format"],
+                "path": session["path"],
+                "title": session["title"],
+                "messageId": row["message_id"],
+                "timestamp": iso(row["ts"]),
+                "error": bool(row["error"]),
+                "score": round(score, 4),
+                "text": row["text"],
+                "after": _after(catalog, row, follow),
+            }
+        )
+        if len(fixes) == limit:
+            break
+    return {"error": error, "fixes": fixes}

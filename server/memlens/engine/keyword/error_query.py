@@ -1,0 +1,38 @@
+"""Does a query look like an error or a log line, or ask for one? Read once into ParsedQuery.error_like: tool output
+(kind "tool") then competes in full with prose; otherwise it ranks below it (ranking/rescoring.py
+`demote_tool_results`), since most questions are about what was said and decided, not what a command printed."""
+
+from __future__ import annotations
+
+import re
+
+# Pasted from an output: an exception name with its message, a traceback's lines, a panic, a diagnostic's place
+# (file:line), an exit status, a failed test, a JS frame, an errno name.
+_PASTED = re.compile(
+    r"""
+      \b\w*(?:Error|Exception|Interrupt)\b\s*:                   # ValueError: …, TypeError: …
+    | \b(?:error|warning|fatal|panic|FAILED|ERR!)(?:\[\w+\])?\s*: # error: …, error[E0308]: …, npm ERR!
+    | Traceback\ \(most\ recent\ call\ last\)
+    | \bFile\ "[^"]+",\ line\ \d+
+    | \bpanicked\ at\b
+    | [\w./-]+\.\w{1,5}:\d+(?::\d+)?\b                            # src/app.py:12 or :12:5
+    | [\w./-]+\.\w{1,5}\(\d+,\d+\)                                 # tsc's file.ts(14,7)
+    | \bexit(?:ed)?\ (?:code|status|with)\ *:?\ *-?\d+
+    | \bE[A-Z]{3,}\b(?=:|\s)                                        # ENOENT, EACCES
+    | \bTS\d{4}\b | \b[A-Z]{1,3}\d{3,4}\b(?=\s)                     # tsc and ruff codes
+    | \bat\ [\w.$<>]+\ \([^)]*:\d+:\d+\)                           # a JS stack frame
+    | ^\s*(?:FAILED|ERROR)\b
+    """,
+    re.VERBOSE | re.MULTILINE,
+)
+# Asking for that kind in words: "the traceback when …", "which test failed", "the stack trace".
+_ASKS = re.compile(
+    r"\b(?:errors?|exceptions?|tracebacks?|stack\s*traces?|stacktraces?|panics?|crash(?:ed|es)?|fail(?:ed|s|ing|ure)?"
+    r"|exit\s+codes?|linter|lint|warnings?|diagnostics?|log\s+lines?|tool\s+output)\b",
+    re.IGNORECASE,
+)
+
+
+def looks_like_error(text: str) -> bool:
+    """True for a pasted error or log line, or a query that asks about errors, failures or tool output."""
+    return _PASTED.search(text) is not None or _ASKS.search(text) is not None

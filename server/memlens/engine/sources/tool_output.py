@@ -1,0 +1,194 @@
+"""A tool call's output as a search unit: trimmed to what a person looks for weeks later (error lines, stack traces,
+compiler and linter diagnostics, and a head and tail window) and marked when it is an error.
+
+Why trim: a test run or a build log can be megabytes, and what anyone searches it for is the few lines that say what
+went wrong; the whole log would drown the messages around it and cost the index its size. Every parser hands the raw
+output here (`tool_record`), so the four formats trim and mark alike.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .base import TranscriptRecord
+
+TOOL_OUTPUT_MAX_CHARS = 2_000  # what one tool result keeps: its telling lines and a head/tail window
+HEAD_CHARS = 300  # the start of the output kept whatever else it holds (the command's first words)
+TAIL_CHARS = 500  # the end kept too (a summary line, the final exception, an exit status)
+HEAD_LINES = 6
+TAIL_LINES = 10
+LINE_MAX_CHARS = 300  # one kept line longer than this is cut (a minified bundle in a stack trace)
+SCAN_MAX_CHARS = 8_000_000  # past this the output is not scanned for telling lines (its head and tail still are)
+
+# Lines that say what went wrong: kept before anything else.
+_ERROR_LINE = re.compile(
+    r"""
+      ^\s*Traceback\ \(most\ recent\ call\ last\)
+    | ^\s*(?:[\w.]+\.)?\w*(?:Error|Exception|Warning|Interrupt|Exit)\b(?::|$)   # Python/JS: ValueError: …
+    | ^\s*(?:error|fatal|panic|FAILED|FAIL|ERROR|E\ {2,}|E\ )\b                  # pytest E lines, FAILED, go panic
+    | thread\ '[^']*'\ panicked\ at                                               # Rust panic
+    | \berror(?:\[E\d+\]|\sTS\d+)?:                                                 # rustc / tsc / generic error:
+    | ^[^\s:]+(?::\d+){1,2}:?\s+(?:error|warning|[A-Z]{1,4}\d{2,4}\b)              # file:line:col: error / ruff code
+    | ^[^\s(]+\(\d+,\d+\):\ (?:error|warning)                                       # tsc file.ts(1,2): error
+    | ^\s+\d+:\d+\s+(?:error|warning)\s                                              # eslint's indented findings
+    | \b(?:exit\ (?:code|status)|exited\ with)\ *:?\ *[1-9]\d*                       # a non-zero exit
+    | \bnpm\ ERR!
+    | \*\*\ \(\w+                                                                 # Elixir/Erlang: ** (RuntimeError)
+    | ^\s*\d+\)\ test\b                                                             # an ExUnit failure's header
+    | (?-i:\b[A-Z]\w*(?:Error|Exception)\b)                                       # an exception named anywhere
+    | \bfailed\b
+    | \b(?:No\ such\ file|Permission\ denied|command\ not\ found|not\ found|Segmentation\ fault)\b
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+# Lines of a stack trace: kept once the error lines are in, while room remains.
+_FRAME_LINE = re.compile(
+    r"""
+      ^\s*File\ "[^"]+",\ line\ \d+                  # Python
+    | ^\s+at\ \S.*(?::\d+:\d+\)?|\(native\))$        # JavaScript
+    | ^\s*\d+:\s+0x[0-9a-f]+\ -\                      # Rust backtrace
+    | ^\s+[\w./-]+\.go:\d+                           # Go
+    | ^goroutine\ \d+\ \[
+    | ^\s*-->\ [^\s]+:\d+:\d+                        # rustc's pointer to the spot
+    """,
+    re.VERBOSE,
+)
+# What makes an output an error although its tool said nothing: a traceback or a panic.
+_ERROR_OUTPUT = re.compile(
+    r"Traceback \(most recent call last\)|thread '[^']*' panicked at|^panic: |^\w*Error: .*\n\s+at \S"
+    r"|^\s*(?:exit (?:code|status)|process exited with code) *:? *[1-9]\d*\s*$|^npm ERR!|^FAILED |^error(?:\[E\d+\])?: "
+    r"|^[^\s:]+:\d+(?::\d+)?: error\b|^[^\s(]+\(\d+,\d+\): error TS\d+|^Found \d+ errors?\b|^=+ .*\b\d+ failed\b",
+    re.MULTILINE | re.IGNORECASE,
+)
+
+
+def looks_like_error(text: str) -> bool:
+    """True when an output carries a traceback, a panic, a failed test or a non-zero exit status."""
+    return _ERROR_OUTPUT.search(text[:SCAN_MAX_CHARS]) is not None
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= LINE_MAX_CHARS else line[: LINE_MAX_CHARS - 1] + "…"
+
+
+def _telling_lines(lines: list[str], start: int, end: int) -> tuple[list[int], list[int]]:
+    """Indices in [start, end) of error lines and of stack-trace lines. A Python traceback's exception line is an
+    error line whatever the exception is called (the first unindented line after the frames), and the source line
+    under each frame belongs to the trace."""
+    errors: list[int] = []
+    frames: list[int] = []
+    in_traceback = False
+    for index in range(start, end):
+        line = lines[index]
+        if in_traceback and line[:1] not in (" ", "\t", ""):
+            errors.append(index)  # `decimal.InvalidOperation: …`
+            in_traceback = False
+        elif _ERROR_LINE.search(line):
+            errors.append(index)
+            in_traceback = in_traceback or line.lstrip().startswith("Traceback (most recent call last)")
+        elif _FRAME_LINE.search(line):
+            frames.append(index)
+            if line.lstrip().startswith("File ") and index + 1 < end:
+                frames.append(index + 1)
+    return errors, frames
+
+
+def trim_output(text: str, max_chars: int = TOOL_OUTPUT_MAX_CHARS) -> str:
+    """`text` whole when it fits in `max_chars`; else its first and last lines, and between them its error lines
+    then its stack-trace lines in their order, as many as fit, with "…" where lines were left out."""
+    text = text.strip()
+    if len(text) <= max_chars:
+        return text
+    lines = text[:SCAN_MAX_CHARS].split("\n")
+    chosen: dict[int, str] = {}
+    used = 0
+
+    def take(index: int, budget: int) -> bool:
+        nonlocal used
+        line = _cut(lines[index].rstrip())
+        if used + len(line) + 1 > budget:
+            return False
+        chosen[index] = line
+        used += len(line) + 1
+        return True
+
+    index = 0
+    while index < min(len(lines), HEAD_LINES) and take(index, HEAD_CHARS):
+        index += 1
+    head_end = index
+    tail_start = len(lines)
+    while tail_start - 1 >= max(head_end, len(lines) - TAIL_LINES) and take(tail_start - 1, HEAD_CHARS + TAIL_CHARS):
+        tail_start -= 1
+    errors, frames = _telling_lines(lines, head_end, tail_start)
+    seen = {line.strip() for line in chosen.values()}
+    for wanted in (errors, frames):
+        for index in wanted:
+            line = lines[index].strip()
+            if index in chosen or line in seen:
+                continue  # a repeated line (the same error for every failing test) says nothing new
+            if not take(index, max_chars - 40):
+                break
+            seen.add(line)
+    return _joined(lines, chosen, max_chars)
+
+
+def _joined(lines: list[str], chosen: dict[int, str], max_chars: int) -> str:
+    kept: list[str] = []
+    last = -1
+    for index in sorted(chosen):
+        if index != last + 1:
+            kept.append("…")
+        kept.append(chosen[index])
+        last = index
+    if last != len(lines) - 1:
+        kept.append("…")
+    return "\n".join(kept)[:max_chars]
+
+
+def tool_record(
+    *,
+    output: str,
+    tool_name: str | None,
+    call_id: str | None,
+    message_id: str,
+    timestamp: float | None,
+    position: int,
+    is_error: bool = False,
+    exit_code: int | None = None,
+    uuid: str | None = None,
+    parent_uuid: str | None = None,
+    is_sidechain: bool = False,
+) -> TranscriptRecord | None:
+    """The record of one tool result (None for an empty output): its first line names the tool and says whether it
+    failed, `[Bash output · error]`, so both are searchable and shown; the rest is the trimmed output."""
+    body = trim_output(output)
+    if not body:
+        return None
+    error = is_error or (exit_code is not None and exit_code != 0) or looks_like_error(body)
+    status = " · error" if error else ""
+    exit_note = f" · exit {exit_code}" if exit_code not in (None, 0) else ""
+    header = f"[{tool_name or 'tool'} output{status}{exit_note}]"
+    return TranscriptRecord(
+        message_id=message_id,
+        role="assistant",
+        text=f"{header}\n{body}",
+        timestamp=timestamp,
+        position=position,
+        kind="tool",
+        uuid=uuid,
+        parent_uuid=parent_uuid,
+        is_sidechain=is_sidechain,
+        error=error,
+        call_id=call_id,
+    )
+
+
+def blocks_text(content: object) -> str:
+    """The text of a tool result's content: a string, or the text blocks of a list (images and the like left out)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str) and b["text"]
+        )
+    return ""

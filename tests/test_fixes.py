@@ -1,0 +1,197 @@
+"""Tool output as search units through the real engine and CLI: an error query finds the tool result, a plain question
+keeps prose first, a secret in a command's output is masked everywhere, and `memlens fixes` answers "how did we fix
+X" with the error and what came after it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memlens.engine.engine import Engine
+from memlens.engine.filters import SearchFilters
+from memlens.settings import Settings
+from transcript_fixtures import jsonl
+
+SESSION = "7a1c9e20-3b4d-4f6a-8c2e-1d0f9b8a7c61"
+OTHER = "2f8e6d4c-9a1b-4c3d-8e7f-6a5b4c3d2e1f"
+KEY = "AKIA" + "Q3EGRT7X2LMN4PZV"  # concatenated so no scanner flags this file; the detector masks it
+ERROR_LINE = (
+    "FAILED tests/test_money.py::test_round_half_up - AssertionError: assert Decimal('0.01') == Decimal('0.02')"
+)
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _line(kind: str, uuid: str, parent: str | None, content: object, when: str, session: str) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": kind, "content": content}
+    if kind == "assistant":
+        message["id"] = f"msg-{uuid}"
+    return {
+        "type": kind,
+        "uuid": uuid,
+        "parentUuid": parent,
+        "sessionId": session,
+        "cwd": "/w",
+        "timestamp": f"2026-05-11T10:{when}Z",
+        "message": message,
+    }
+
+
+def _bash(call: str) -> list[dict[str, Any]]:
+    return [{"type": "tool_use", "id": call, "name": "Bash", "input": {"command": "pytest tests/test_money.py"}}]
+
+
+def _result(call: str, text: str, error: bool) -> list[dict[str, Any]]:
+    return [{"type": "tool_result", "tool_use_id": call, "is_error": error, "content": text}]
+
+
+def write_transcripts(root: Path) -> None:
+    """A session where a test failed (its output holds a planted key) and was fixed, and one that only talks about
+    rounding in prose."""
+    folder = root / "claude-code" / "-w"
+    folder.mkdir(parents=True)
+    failing = "\n".join(
+        ["Exit code 1", "============ test session starts ============", f"AWS_ACCESS_KEY_ID={KEY}"]
+        + [f"tests/test_money.py::test_case_{i} PASSED" for i in range(400)]
+        + ["E       AssertionError: assert Decimal('0.01') == Decimal('0.02')", ERROR_LINE, "1 failed, 400 passed"]
+    )
+    lines = [
+        _line("user", "u1", None, "run the money tests", "00:00", SESSION),
+        _line("assistant", "a1", "u1", _bash("call-1"), "00:05", SESSION),
+        _line("user", "r1", "a1", _result("call-1", failing, True), "00:10", SESSION),
+        _line(
+            "assistant",
+            "a2",
+            "r1",
+            [{"type": "text", "text": "The half-up case truncates: quantize first."}],
+            "00:20",
+            SESSION,
+        ),
+        _line(
+            "assistant",
+            "a3",
+            "a2",
+            [{"type": "tool_use", "id": "call-2", "name": "Edit", "input": {"file_path": "billing/money.py"}}],
+            "00:25",
+            SESSION,
+        ),
+        _line(
+            "user",
+            "r2",
+            "a3",
+            _result("call-2", "The file billing/money.py has been updated.", False),
+            "00:30",
+            SESSION,
+        ),
+        _line(
+            "assistant", "a4", "r2", [{"type": "text", "text": "Fixed: all money tests pass now."}], "00:40", SESSION
+        ),
+    ]
+    (folder / f"{SESSION}.jsonl").write_bytes(jsonl(*lines))
+    prose = [
+        _line("user", "p1", None, "what rounding do we use for money amounts in test_round_half_up?", "00:00", OTHER),
+        _line(
+            "assistant",
+            "p2",
+            "p1",
+            [
+                {
+                    "type": "text",
+                    "text": "We round money half-up to cents with Decimal quantize; test_round_half_up checks it.",
+                }
+            ],
+            "00:05",
+            OTHER,
+        ),
+    ]
+    (folder / f"{OTHER}.jsonl").write_bytes(jsonl(*prose))
+
+
+@pytest.fixture()
+def engine(tmp_path: Path) -> Any:
+    transcripts = tmp_path / "transcripts"
+    write_transcripts(transcripts)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with Engine([workspace], Settings(), [transcripts], index_dir=tmp_path / "index", embedder=False) as opened:
+        opened.sync()
+        yield opened
+
+
+def test_an_error_line_finds_the_tool_result(engine: Engine) -> None:
+    top = engine.search(ERROR_LINE, mode="keyword")["results"][0]
+    assert (top["kind"], top["sessionKey"], top["messageId"]) == ("tool", f"claude-code:{SESSION}", "r1")
+    only_tools = engine.search("money tests", mode="keyword", filters=SearchFilters(kind="tool"), min_score=0.0)
+    assert only_tools["results"] and {r["kind"] for r in only_tools["results"]} == {"tool"}
+
+
+def test_a_plain_question_keeps_prose_above_tool_output(engine: Engine) -> None:
+    results = engine.search("how do we round money in test_round_half_up", mode="keyword", min_score=0.0)["results"]
+    kinds = [r["kind"] for r in results]
+    assert kinds[0] == "transcript" and results[0]["sessionKey"] == f"claude-code:{OTHER}"
+    assert "tool" not in kinds[:1]
+    plain = engine.search("money tests session", mode="keyword", min_score=0.0)["results"]
+    assert plain and all(r["kind"] != "tool" for r in plain)  # plain words leave command output out
+    named = engine.search("AWS_ACCESS_KEY_ID", mode="keyword", min_score=0.0)["results"]
+    assert named and named[0]["kind"] == "tool"  # a name printed only in a command's output is still found
+
+
+def test_a_secret_in_tool_output_is_masked_in_every_answer(engine: Engine) -> None:
+    rows = engine.catalog.db.execute("SELECT text FROM units WHERE kind = 'tool'").fetchall()
+    assert rows and not any(KEY in row[0] for row in rows)  # stored redacted, as every text
+    answers = [
+        engine.search("AWS_ACCESS_KEY_ID test session starts", mode="keyword", min_score=0.0),
+        engine.fixes(ERROR_LINE),
+        engine.history(f"claude-code:{SESSION}"),
+    ]
+    for answer in answers:
+        assert KEY not in json.dumps(answer)
+    assert "AWS_ACCESS_KEY_ID=" in json.dumps(answers[1])
+
+
+def test_fixes_answers_with_the_error_and_what_came_after(engine: Engine) -> None:
+    answer = engine.fixes(ERROR_LINE)
+    [fix] = answer["fixes"]
+    assert (fix["sessionKey"], fix["messageId"], fix["error"]) == (f"claude-code:{SESSION}", "r1", True)
+    assert fix["text"].startswith("[Bash output · error]")
+    assert ERROR_LINE in fix["text"] and len(fix["text"]) <= 2100  # trimmed: 400 passing lines left out
+    assert [m["messageId"] for m in fix["after"]] == ["a2", "a3", "a4"]  # tool results between them skipped
+    assert fix["after"][0]["text"] == "The half-up case truncates: quantize first."
+    assert [m["messageId"] for m in engine.fixes(ERROR_LINE, follow=1)["fixes"][0]["after"]] == ["a2"]
+
+
+def _cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    env = {"PYTHONPATH": str(REPO / "server"), "PATH": "/usr/bin:/bin", "HOME": str(Path.home())}
+    return subprocess.run(
+        [sys.executable, "-m", "memlens", *map(str, args)], capture_output=True, text=True, timeout=300, env=env
+    )
+
+
+def test_memlens_fixes_through_the_cli(tmp_path: Path) -> None:
+    transcripts = tmp_path / "transcripts"
+    write_transcripts(transcripts)
+    (tmp_path / "ws").mkdir()
+    where: list[str | Path] = [
+        "--workspace",
+        tmp_path / "ws",
+        "--transcripts",
+        transcripts,
+        "--index-dir",
+        tmp_path / "index",
+    ]
+    shown = _cli("fixes", ERROR_LINE, *where, "--no-embeddings")
+    assert shown.returncode == 0, shown.stderr
+    assert f"claude-code:{SESSION}" in shown.stdout and "message r1" in shown.stdout
+    assert "→ assistant: The half-up case truncates: quantize first." in shown.stdout
+    assert KEY not in shown.stdout
+    as_json = _cli("fixes", ERROR_LINE, *where, "--no-embeddings", "--json", "--follow", "2", "--no-sync")
+    answer = json.loads(as_json.stdout)
+    assert answer["error"] == ERROR_LINE and len(answer["fixes"][0]["after"]) == 2
+    nothing = _cli("fixes", "zebracorn quux", *where, "--no-embeddings", "--no-sync")
+    assert nothing.returncode == 1 and "no past tool output matches" in nothing.stdout
+    bad = _cli("fixes", ERROR_LINE, *where, "--no-embeddings", "--limit", "0")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--limit must be 1..20, got 0" in bad.stderr
