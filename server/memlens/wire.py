@@ -29,6 +29,7 @@ class SearchFilterParams(TypedDict, total=False):
 
     kind: HitKind
     format: AgentFormat
+    project: str
     session: str
     role: Literal["user", "assistant"]
     since: str
@@ -60,6 +61,7 @@ class SessionsParams(TypedDict, total=False):
 
     query: str
     format: AgentFormat
+    project: str
     since: str
     until: str
     limit: int
@@ -114,6 +116,7 @@ class McpSearchParams(TypedDict):
     mode: NotRequired[SearchMode]
     kind: NotRequired[HitKind]
     format: NotRequired[AgentFormat]
+    project: NotRequired[str]
     role: NotRequired[Literal["user", "assistant"]]
     since: NotRequired[str]
     until: NotRequired[str]

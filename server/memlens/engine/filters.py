@@ -1,4 +1,4 @@
-"""Search filters (kind, agent format, session, role, time range) and their parsing from user input."""
+"""Search filters (kind, agent format, session, project, role, time range) and their parsing from user input."""
 
 from __future__ import annotations
 
@@ -23,10 +23,12 @@ class SearchFilters:
     role: str | None = None
     since: float | None = None  # epoch seconds, inclusive
     until: float | None = None
+    project: str | None = None  # a folder's name or path (answers.projects)
+    sessions: frozenset[str] | None = None  # the project's session keys, resolved against the catalog
 
     def is_empty(self) -> bool:
-        return not any((self.kind, self.format, self.session, self.role)) and (
-            self.since is None and self.until is None
+        return not any((self.kind, self.format, self.session, self.role, self.project)) and (
+            self.since is None and self.until is None and self.sessions is None
         )
 
 
@@ -37,6 +39,7 @@ def filters_from_request(request: SearchFilterRequest) -> SearchFilters:
         format=request.format,
         session=request.session or request.session_key or None,
         role=request.role,
+        project=request.project or None,
         since=parse_time(request.since, "since") if request.since else None,
         until=parse_time(request.until, "until", end_of_day=True) if request.until else None,
     )

@@ -57,6 +57,7 @@ def sessions(engine: Engine, request: SessionsRequest) -> SessionsResponse:
     return engine.sessions(
         query=request.query,
         format=request.format,
+        project=request.project,
         since=request.since,
         until=request.until,
         limit=request.limit,

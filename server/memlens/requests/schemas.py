@@ -49,6 +49,7 @@ MAX_PATH_CHARS = 4096
 # -- the requests -------------------------------------------------------------------------------------------------
 
 _DATE_HELP = "ISO date or date-time, e.g. 2026-02-10 (UTC unless an offset is given)"
+_PROJECT_HELP = "only sessions of this project: a working folder's name (any case) or path (and its subfolders)"
 _SESSION_REF = "a session key (claude-code:<uuid>), a bare session id, or a unique prefix of one (≥ 4 characters)"
 
 
@@ -60,6 +61,7 @@ class SearchFilterRequest(Request):
     format: AgentFormat | None = arg("only this agent's transcripts")
     session: str | None = arg("a session key", max_chars=MAX_KEY_CHARS)
     session_key: str | None = arg("an alias of `session`", max_chars=MAX_KEY_CHARS)
+    project: str | None = arg(_PROJECT_HELP, max_chars=MAX_PATH_CHARS)
     role: Role | None = arg("only this speaker's messages")
     since: str | None = arg(_DATE_HELP, max_chars=MAX_DATE_CHARS, date=True)
     until: str | None = arg(
@@ -100,6 +102,7 @@ class McpSearchRequest(Request):
         "ISO date or date-time; a bare date includes that whole day", max_chars=MAX_DATE_CHARS, date=True
     )
     session_key: str | None = arg("only this session (key, id or unique prefix)", max_chars=MAX_KEY_CHARS)
+    project: str | None = arg(_PROJECT_HELP, max_chars=MAX_PATH_CHARS)
 
     def check(self) -> None:
         check_range(self.since, self.until)
@@ -107,7 +110,13 @@ class McpSearchRequest(Request):
     def filter_request(self, session: str | None) -> SearchFilterRequest:
         """The filters nested, as `memlens.search` takes them; `session` the key `session_key` resolved to."""
         return SearchFilterRequest(
-            kind=self.kind, format=self.format, role=self.role, since=self.since, until=self.until, session=session
+            kind=self.kind,
+            format=self.format,
+            role=self.role,
+            since=self.since,
+            until=self.until,
+            session=session,
+            project=self.project,
         )
 
 
@@ -124,8 +133,12 @@ class HistoryRequest(Request):
 class SessionsRequest(Request):
     """`memlens.sessions`, `memlens sessions`, the MCP tool `sessions`."""
 
-    query: str | None = arg("words that must all appear in the title, folder or session key", max_chars=MAX_QUERY_CHARS)
+    query: str | None = arg(
+        "words that must all appear in the title, folder, session key, files touched, tools or commands run",
+        max_chars=MAX_QUERY_CHARS,
+    )
     format: AgentFormat | None = arg("only this agent's sessions")
+    project: str | None = arg(_PROJECT_HELP, max_chars=MAX_PATH_CHARS)
     since: str | None = arg("sessions active on or after this ISO date", max_chars=MAX_DATE_CHARS, date=True)
     until: str | None = arg(
         "sessions active on or before this ISO date (a bare date: that day)", max_chars=MAX_DATE_CHARS, date=True
