@@ -220,7 +220,17 @@ def test_project_filter_and_sessions_found_by_files_tools_and_commands(tmp_path:
     ]
     assert sessions(logs, index, "--query", "no-such-file.py", "--no-sync") == []
 
-    flags = ["--scope", "all", "--no-embeddings", "--transcripts", logs, "--index-dir", index, "--json", "--no-sync"]
+    flags: list[str | Path] = [
+        "--scope",
+        "all",
+        "--no-embeddings",
+        "--transcripts",
+        logs,
+        "--index-dir",
+        index,
+        "--json",
+        "--no-sync",
+    ]
     everywhere = json.loads(run("search", "rounding", "--min-score", "0", *flags).stdout)["results"]
     assert {r["sessionKey"].split(":")[1][:8] for r in everywhere} >= {"019ca1b3", "019c9f22"}
     only = json.loads(run("search", "rounding", "--min-score", "0", "--project", "ledger", *flags).stdout)["results"]
