@@ -32,6 +32,8 @@ from memlens.requests import DEFAULT_SESSIONS as DEFAULT_LIMIT
 from memlens.requests import SessionsRequest, checked, parse_time
 from memlens.wire import FileTouched, HistoryResponse, SearchResult, SessionSummary, ToolUse
 
+FIRST_LOOK = 2  # user messages read for a title first, and then for the sessions still without one
+LATER_LOOK = 10
 MAX_FILES = 25  # files listed per session (filesTouchedTotal counts them all)
 MAX_TOOLS = 25
 MIN_PREFIX = 4  # a shorter prefix would match half the index
@@ -76,10 +78,11 @@ def titles(catalog: Catalog, rows: Sequence[sqlite3.Row]) -> dict[str, str]:
     for key, text in catalog.short_summaries(claude).items():
         if title := request_title(text):
             found[key] = title
-    rest = [str(r["key"]) for r in rows if str(r["key"]) not in found]
-    for key, texts in catalog.early_user_texts(rest).items():
-        if title := next((t for text in texts if (t := request_title(text))), None):
-            found[key] = title
+    for per_session in FIRST_LOOK, LATER_LOOK:  # most sessions say what they want at once: a second look is rare
+        rest = [str(r["key"]) for r in rows if str(r["key"]) not in found]
+        for key, texts in catalog.early_user_texts(rest, per_session=per_session).items():
+            if title := next((t for text in texts if (t := request_title(text))), None):
+                found[key] = title
     for row in rows:
         key = str(row["key"])
         if key not in found and row["parent_key"] is not None:
