@@ -200,6 +200,9 @@ def test_real_transcripts_get_no_scaffolding_titles(tmp_path: Path, shared_fixtu
     assert titles["claude-code:5f1c2a7e-9b0d-4e8a-a1c3-2d4e6f8a0b1c/agent-a7c41d2"].startswith(
         "Review ledger/window.py"
     )
+    # a compaction's subagent shows no task: it is named after its parent
+    compaction = "claude-code:258c7280-ae70-4798-800f-63464d01a85d/agent-acompact-fffbd0"
+    assert titles[compaction] == "subagent of: Implement spotter-gqc"
 
 
 def test_project_filter_and_sessions_found_by_files_tools_and_commands(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from typing import TypedDict
 
 from memlens.engine.answers.projects import in_project, project_name
 from memlens.engine.answers.results import iso
-from memlens.engine.answers.session_titles import request_title, task_title
+from memlens.engine.answers.session_titles import one_line, request_title, task_title
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.file_names import escape_name
@@ -89,7 +89,15 @@ def titles(catalog: Catalog, rows: Sequence[sqlite3.Row]) -> dict[str, str]:
             spawning = catalog.spawning_call_text(key, str(row["parent_key"]))
             if spawning is not None and (title := task_title(spawning)):
                 found[key] = title
-        found.setdefault(key, f"{row['format']} session {str(row['session_id'])[:8]}")
+    orphans = [r for r in rows if str(r["key"]) not in found and r["parent_key"] is not None]
+    if orphans:  # a subagent that shows no task (a compaction's): named after what its parent was about
+        parents = [p for p in catalog.sessions(sorted({str(r["parent_key"]) for r in orphans})).values()]
+        named = titles(catalog, [p for p in parents if p["parent_key"] is None])
+        for row in orphans:
+            if parent := named.get(str(row["parent_key"])):
+                found[str(row["key"])] = one_line(f"subagent of: {parent}") or parent
+    for row in rows:
+        found.setdefault(str(row["key"]), f"{row['format']} session {str(row['session_id'])[:8]}")
     return found
 
 
