@@ -33,6 +33,7 @@ from memlens.engine.filters import SearchFilters
 from memlens.engine.vectors.embedder import Embedder
 from memlens.lsp.commands import COMMANDS
 from memlens.lsp.state import ServerState
+from memlens.requests import SearchFilterRequest, wire_names
 
 PROTOCOL = REPO / "client" / "src" / "protocol.ts"
 DOCS = REPO / "docs" / "lsp-api.md"
@@ -254,6 +255,7 @@ def answers(
         search = out["SearchResponse"]
         search.append(engine.search("how did we fix the dead-letter queue backup?", explain=True, min_score=0.0))
         search.append(engine.search("pgbouncer", limit=3))
+        search.append(engine.search("what did we do on February 10?"))  # a question about a day: `period`
         # the subagent's own task (a sidechain session): its hits carry parentSessionKey
         search.append(engine.search("where is order.refunded published; is there a refund handler", min_score=0.0))
         summary = engine.summaries_grep("offsite", limit=5)
@@ -355,7 +357,7 @@ def test_params_match_what_each_command_accepts(protocol: Protocol) -> None:
         for name in sorted(declared - accepted):
             problems.append(f"interface {params} declares {name!r}, which {command} rejects as unknown")
     filters = set(protocol.interfaces["SearchFilters"])
-    server_filters = {"kind", "format", "session", "sessionKey", "role", "since", "until"}  # filters_from_dict
+    server_filters = set(wire_names(SearchFilterRequest))  # what filters_from_dict reads
     for name in sorted(server_filters - filters):
         if ("SearchFilters", name) not in PARAMS_NOT_TYPED:
             problems.append(f"filters_from_dict accepts {name!r}, which interface SearchFilters lacks")

@@ -36,6 +36,8 @@ export const UnnamedSourcesNotification = 'memlens/unnamedSources';
 export interface SearchFilters {
   kind?: HitKind;
   format?: AgentFormat;
+  /** a working folder's name (any case) or path (and its subfolders) */
+  project?: string;
   session?: string;
   role?: 'user' | 'assistant';
   /** ISO date/time */
@@ -178,9 +180,11 @@ export interface HistoryResponse {
 }
 
 export interface SessionsParams {
-  /** words that must all appear in the title, cwd or session key */
+  /** words that must all appear in the title, cwd, session key, files touched, tools or commands run */
   query?: string;
   format?: AgentFormat;
+  /** a working folder's name (any case) or path (and its subfolders) */
+  project?: string;
   /** ISO date/time: sessions active on or after it */
   since?: string;
   /** ISO date/time: sessions active on or before it (a bare date: that whole day) */

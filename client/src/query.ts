@@ -5,7 +5,8 @@
  *
  * Filters are `name:value` words anywhere in the query: `role:user|assistant`, `kind:memory|transcript|summary`,
  * `format:claude-code|codex|openclaw|specstory`, `since:` / `until:` (`7d`, `12h`, `2w`, `3m`, `1y` ago, or an
- * ISO date), `session:<session key or id>`. The other words are the query.
+ * ISO date), `session:<session key or id>`, `project:<a working folder's name or path>`. The other words are the
+ * query.
  */
 
 import type { SearchFilters } from './protocol';
@@ -24,9 +25,10 @@ export const FILTERS: readonly FilterSpec[] = [
   { name: 'since', values: ['1d', '7d', '30d', '1y'], description: 'only what is newer (7d = in the last 7 days, or a date: 2026-02-01)' },
   { name: 'until', values: ['1d', '7d', '30d'], description: 'only what is older (a duration ago, or a date)' },
   { name: 'session', values: [], description: 'only one session (its key or id)' },
+  { name: 'project', values: [], description: 'only one project’s sessions (its folder’s name, any case, or path)' },
 ];
 
-const FILTER_RE = /^(role|kind|format|since|until|session):(.*)$/i;
+const FILTER_RE = /^(role|kind|format|since|until|session|project):(.*)$/i;
 const RELATIVE_RE = /^(\d{1,5})([hdwmy])$/i;
 const DATE_RE = /^\d{4}-\d{2}(-\d{2}([T ]\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:?\d{2})?)?)?$/;
 
@@ -77,8 +79,8 @@ export function parseSearchInput(value: string, now: Date = new Date()): ParsedI
       } else {
         errors.push(`${name}:${raw} is not a duration (7d, 12h, 2w, 3m, 1y) or a date (2026-02-01)`);
       }
-    } else if (name === 'session') {
-      filters.session = raw;
+    } else if (name === 'session' || name === 'project') {
+      filters[name] = raw;
     } else {
       const lowered = raw.toLowerCase();
       if (spec && spec.values.includes(lowered)) {

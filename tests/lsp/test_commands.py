@@ -230,3 +230,20 @@ async def test_index_status_notifications(client: LanguageClient) -> None:
     last = statuses.items[-1]
     assert set(last) >= {"indexing", "totalChunks", "chunksNeedingEmbeddings", "pendingMessages", "provider"}
     assert "lastSync" in last and last["totalChunks"] > 0 and last["chunksNeedingEmbeddings"] == 0
+
+
+async def test_project_filter(client: LanguageClient) -> None:
+    """`project` names a working folder (any case): sessions and searches keep to its sessions."""
+    listing = await execute(client, "memlens.sessions", {"project": "LEDGERLINE", "limit": 500})
+    keys = {s["sessionKey"] for s in listing["sessions"]}
+    assert keys and all(s["project"] == "ledgerline" for s in listing["sessions"])
+    everywhere = await execute(client, "memlens.search", {"query": "session", "mode": "keyword", "limit": 50})
+    assert {r.get("sessionKey") for r in everywhere["results"]} - keys  # other projects' hits exist without it
+    found = await execute(
+        client,
+        "memlens.search",
+        {"query": "session", "mode": "keyword", "limit": 50, "filters": {"project": "ledgerline"}},
+    )
+    assert found["results"] and all(r.get("sessionKey") in keys for r in found["results"])
+    none = await execute(client, "memlens.search", {"query": "pgbouncer", "filters": {"project": "no-such-project"}})
+    assert none["results"] == []

@@ -65,8 +65,10 @@ async def test_example_workspace_every_tool(example_copy: tuple[Path, Path]) -> 
         fix = "claude-code:5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9"
         assert {r.get("sessionKey") or r["relPath"] for r in hits["results"][:2]} == {fix, "memory/2026-02-10.md"}
         top = next(r for r in hits["results"] if r.get("sessionKey") == fix)
-        assert top["title"].startswith("the orders DLQ is backing up")
-        assert top["resumeCommand"] == (
+        assert "title" not in top and "resumeCommand" not in top  # named once per session, in sessionTitles
+        label = hits["sessionTitles"][fix]
+        assert label["title"].startswith("the orders DLQ is backing up")
+        assert label["resumeCommand"] == (
             "cd /home/maren/code/ledgerline && claude --resume 5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9"
         )
         text = text_of(await call(session, "search", {"query": "dead-letter queue backing up", "limit": 5}))
@@ -84,7 +86,7 @@ async def test_example_workspace_every_tool(example_copy: tuple[Path, Path]) -> 
         )
         assert anchored["anchor"] == top["messageId"]
         assert top["messageId"] in [m["messageId"] for m in anchored["messages"]]
-        assert anchored["title"] == top["title"] and anchored["resumeCommand"] == top["resumeCommand"]
+        assert anchored["title"] == label["title"] and anchored["resumeCommand"] == label["resumeCommand"]
         tail = structured(await call(session, "history", {"sessionKey": "5b0e7d3c", "limit": 3}))
         assert tail["sessionKey"] == top["sessionKey"] and len(tail["messages"]) == 3
         assert tail["hasMoreAfter"] is False and tail["hasMoreBefore"] is True
@@ -233,7 +235,9 @@ async def test_shared_real_transcripts(shared_index: tuple[list[str], Path]) -> 
             assert result.is_error and "ambiguous" in text_of(result)
 
         hits = structured(await call(session, "search", {"query": "annotation state migration", "limit": 3}))
-        assert hits["results"] and all(h.get("title") for h in hits["results"] if h["kind"] != "memory")
+        assert hits["results"] and all(
+            hits["sessionTitles"][h["sessionKey"]]["title"] for h in hits["results"] if h["kind"] != "memory"
+        )
 
 
 async def test_search_with_the_bundled_model(example_copy: tuple[Path, Path]) -> None:

@@ -57,6 +57,12 @@ describe('search filters', () => {
     assert.match(bad.errors[0], /role:robot is not one of user, assistant/);
     assert.match(bad.errors[1], /since:soon is not a duration/);
     assert.match(bad.errors[2], /kind: needs a value/);
+    // a project by its folder's name (the server matches any case) or path
+    const project = parseSearchInput('pool exhaustion project:Ledgerline', NOW);
+    assert.equal(project.query, 'pool exhaustion');
+    assert.deepEqual(project.filters, { project: 'Ledgerline' });
+    assert.deepEqual(parseSearchInput('x project:/home/me/src/app', NOW).filters, { project: '/home/me/src/app' });
+    assert.match(parseSearchInput('x project:', NOW).errors[0], /project: needs a value/);
     // a colon inside a word that is not a filter stays in the query
     assert.equal(parseSearchInput('error: pool_mode=transaction', NOW).query, 'error: pool_mode=transaction');
   });
@@ -68,6 +74,7 @@ describe('search filters', () => {
     assert.deepEqual(completionsFor('dlq role:user'), []);
     assert.deepEqual(completionsFor('dlq '), []);
     assert.deepEqual(completionsFor('f').map((c) => c.insert), ['format:']);
+    assert.deepEqual(completionsFor('x pro').map((c) => c.insert), ['project:']);
     const sessions = [
       { key: 'claude-code:5b0e', label: 'the orders DLQ is backing up' },
       { key: 'codex:019c', label: 'settlement test' },

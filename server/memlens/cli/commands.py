@@ -295,6 +295,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         page = engine.sessions(
             query=request.query,
             format=request.format,
+            project=request.project,
             since=request.since,
             until=request.until,
             limit=request.limit,

@@ -1,4 +1,4 @@
-"""Search filters (kind, agent format, session, role, time range) and their parsing from user input."""
+"""Search filters (kind, agent format, session, project, role, time range) and their parsing from user input."""
 
 from __future__ import annotations
 
@@ -26,10 +26,12 @@ class SearchFilters:
     # a kind left out unless asked for: tool results, for a query that neither looks like an error nor asks for
     # that kind (ranking/query_reading.py), so they take no candidate's place in the retrievers
     without_kind: str | None = None
+    project: str | None = None  # a folder's name or path (answers.projects)
+    sessions: frozenset[str] | None = None  # the project's session keys, resolved against the catalog
 
     def is_empty(self) -> bool:
-        return not any((self.kind, self.format, self.session, self.role, self.without_kind)) and (
-            self.since is None and self.until is None
+        return not any((self.kind, self.format, self.session, self.role, self.without_kind, self.project)) and (
+            self.since is None and self.until is None and self.sessions is None
         )
 
 
@@ -40,6 +42,7 @@ def filters_from_request(request: SearchFilterRequest) -> SearchFilters:
         format=request.format,
         session=request.session or request.session_key or None,
         role=request.role,
+        project=request.project or None,
         since=parse_time(request.since, "since") if request.since else None,
         until=parse_time(request.until, "until", end_of_day=True) if request.until else None,
     )

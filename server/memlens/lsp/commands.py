@@ -79,6 +79,7 @@ async def sessions(state: ServerState, args: Args) -> SessionsResponse:
         lambda: engine.sessions(
             query=request.query,
             format=request.format,
+            project=request.project,
             since=request.since,
             until=request.until,
             limit=request.limit,

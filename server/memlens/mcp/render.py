@@ -108,12 +108,12 @@ def _status(data: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _session_line(hit: dict[str, Any]) -> str:
+def _session_line(hit: dict[str, Any], resume: str | None) -> str:
     parts = [f"sessionKey {hit['sessionKey']}" if hit.get("sessionKey") else "no session (read its file)"]
     if hit.get("messageId"):
         parts.append(f"messageId {hit['messageId']}")
-    if hit.get("resumeCommand"):
-        parts.append(f"resume: {hit['resumeCommand']}")
+    if resume:
+        parts.append(f"resume: {resume}")
     return " · ".join(parts)
 
 
@@ -123,6 +123,8 @@ def render_search(data: dict[str, Any]) -> str:
     lines = [head, *_status(data)]
     if data.get("note"):
         lines.append(f"note: {data['note']}")
+    labels = data.get("sessionTitles") or {}
+    named: dict[str, int] = {}  # session key -> the hit that named it: its title and resume command are said once
     for n, hit in enumerate(results, 1):
         score = f"[{hit['confidence']}]" if hit.get("confidence") else f"[{hit.get('score', 0):.2f}]"
         if hit.get("kind") == "memory":
@@ -133,12 +135,18 @@ def render_search(data: dict[str, Any]) -> str:
             lines.append(f"\n{n}. {score} memory {where}{heading}")
         else:
             kind = f" {hit['kind']}" if hit.get("kind") in ("summary", "tool") else ""
-            title = f' "{hit["title"]}"' if hit.get("title") else ""
+            key = hit.get("sessionKey")
+            label = labels.get(key) or {"title": hit.get("title"), "resumeCommand": hit.get("resumeCommand")}
+            first = key not in named
+            if key and first:
+                named[key] = n
+            title = f' "{label["title"]}"' if first and label.get("title") else ""
+            same = f" (session of hit {named[key]})" if key and not first else ""
             lines.append(
-                f"\n{n}. {score} {hit.get('format')}{kind}{title} · {_when(hit.get('timestamp'))} · "
+                f"\n{n}. {score} {hit.get('format')}{kind}{title}{same} · {_when(hit.get('timestamp'))} · "
                 f"{hit.get('role') or 'message'}"
             )
-            lines.append(f"   {_session_line(hit)}")
+            lines.append(f"   {_session_line(hit, label.get('resumeCommand') if first else None)}")
             if hit.get("kind") == "summary":
                 lines.append(f"   summaryId {hit.get('id')}")
         lines.append(_indent(hit.get("excerpt", "")))
@@ -281,7 +289,7 @@ def render_fixes(data: dict[str, Any]) -> str:
     for n, fix in enumerate(fixes, 1):
         failed = "failed" if fix.get("error") else "output"
         lines.append(f"\n{n}. [{fix.get('score', 0):.2f}] {fix.get('format')} {failed} · {_when(fix.get('timestamp'))}")
-        lines.append(f"   {_session_line(fix)}")
+        lines.append(f"   {_session_line(fix, None)}")
         lines.append(_indent(fix.get("text", "")))
         lines.append("   what followed:" if fix.get("after") else "   (nothing followed it in the session)")
         lines += ["   " + line for line in _message_lines(fix.get("after", []))]

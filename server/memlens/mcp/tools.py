@@ -3,7 +3,8 @@
 Why it exists: an MCP client sees only names, descriptions and schemas, so they are the interface; keeping them in
 one table beside thin handlers makes the whole surface reviewable at a glance. Handlers are synchronous (they run
 in a worker thread, never on the event loop), take arguments already checked against the tool's input schema, and
-return the engine's JSON-ready, redacted answer unchanged except for the fields MCP adds (`indexing`).
+return the engine's JSON-ready, redacted answer unchanged except for the fields MCP adds (`indexing`) and the
+trimming an agent's context needs (mcp.trimming: history messages capped, search titles once per session).
 Argument names follow docs/lsp-api.md.
 """
 
@@ -15,6 +16,7 @@ from typing import Any
 
 from memlens.engine import Engine
 from memlens.errors import InvalidRequest
+from memlens.mcp.trimming import cap_messages, titles_once
 from memlens.requests import (
     AGENT_SESSIONS,
     ContextRequest,
@@ -33,8 +35,6 @@ from memlens.requests import (
 from memlens.wire import (
     ContextResponse,
     FixesResponse,
-    HistoryResponse,
-    SearchResponse,
     SessionsResponse,
     StatsResponse,
     SummariesExpandResponse,
@@ -45,22 +45,25 @@ from memlens.wire import (
 # -- handlers (each takes its request, checked: memlens.requests) --------------------------------------------------
 
 
-def search(engine: Engine, request: McpSearchRequest) -> SearchResponse:
+def search(engine: Engine, request: McpSearchRequest) -> dict[str, Any]:
     session = engine.resolve_session(request.session_key) if request.session_key else None
     filters = request.filter_request(session)
-    return engine.search(
-        request.query, limit=request.limit, mode=request.mode, filters=filters, min_score=request.min_score
+    return titles_once(
+        engine.search(
+            request.query, limit=request.limit, mode=request.mode, filters=filters, min_score=request.min_score
+        )
     )
 
 
-def history(engine: Engine, request: HistoryRequest) -> HistoryResponse:
-    return engine.history(request.session_key, message_id=request.message_id, limit=request.limit)
+def history(engine: Engine, request: HistoryRequest) -> dict[str, Any]:
+    return cap_messages(engine.history(request.session_key, message_id=request.message_id, limit=request.limit))
 
 
 def sessions(engine: Engine, request: SessionsRequest) -> SessionsResponse:
     return engine.sessions(
         query=request.query,
         format=request.format,
+        project=request.project,
         since=request.since,
         until=request.until,
         limit=request.limit,
@@ -132,14 +135,24 @@ TOOLS: tuple[Tool, ...] = (
         "conversations of Claude Code, Codex, OpenClaw and SpecStory, by meaning and keywords together. Use it "
         'FIRST whenever the user refers to earlier work ("like we did last time", "how did we fix …", "what did '
         'we decide about …"), before redoing an investigation, or to find which session touched a topic. Each hit '
-        "names its session (sessionKey, messageId, title, resumeCommand): follow up with `history` to read around "
-        'it. A question about days ("what did we do yesterday", "on March 3", "last week") answers with that '
-        "period's sessions and their telling messages. Each hit says how sure it is (confidence: strong, possible, "
-        "weak); `withheld` counts weaker matches not shown (minScore 0 shows them). Filters: kind "
-        "(memory|transcript|summary|tool: a tool call's output), format (agent), role, since/until (ISO dates), "
+        "names its session (sessionKey, messageId; each session's title and resumeCommand are listed once, in "
+        'sessionTitles): follow up with `history` to read around it. A question about days ("what did we do '
+        'yesterday", "on March 3", "last week") answers with that period\'s sessions and their telling messages. '
+        "Each hit says how sure it is (confidence: strong, possible, weak); `withheld` counts weaker matches not shown "
+        "(minScore 0 shows them). Filters: kind (memory|transcript|summary|tool: a tool call's output), format "
+        "(agent), project (a working folder's name or path), role, since/until (ISO dates or 7d, yesterday), "
         "sessionKey. For a pasted error, `find_fixes` answers better.",
         McpSearchRequest,
-        _answer("results", query={"type": "string"}, results=_LIST, totalResults=_INT, indexing=_FLAG, withheld=_INT),
+        _answer(
+            "results",
+            "sessionTitles",
+            query={"type": "string"},
+            results=_LIST,
+            totalResults=_INT,
+            sessionTitles={"type": "object"},
+            indexing=_FLAG,
+            withheld=_INT,
+        ),
         search,
     ),
     Tool(
@@ -148,7 +161,9 @@ TOOLS: tuple[Tool, ...] = (
         "Read the messages of one past session: with `messageId`, the window around that message (e.g. a search "
         "hit, to see the question before it and what was done after); without it, the session's newest messages "
         "(where it ended). `sessionKey` accepts a session key, a bare session id, or a unique prefix. The answer "
-        "carries the session's title and resumeCommand, and hasMoreBefore/hasMoreAfter to page on.",
+        "carries the session's title and resumeCommand, and hasMoreBefore/hasMoreAfter to page on. In a window of "
+        "several messages each is cut to 1,500 characters (the cut says how much more there is); `limit: 1` with "
+        "its messageId shows a message whole.",
         HistoryRequest,
         _answer("sessionKey", "messages", sessionKey={"type": "string"}, messages=_LIST, indexing=_FLAG),
         history,
@@ -159,8 +174,9 @@ TOOLS: tuple[Tool, ...] = (
         "List past agent sessions, newest first, each with its title, project folder (cwd), agent (format), "
         "first and last time, message count, files it touched, tools it used, and the shell command that resumes "
         'it (resumeCommand, for Claude Code and Codex). Use it to answer "what was I working on", "which session '
-        'edited X", or to find a session to resume or read with `history`. Filter by `query` (words in the title, '
-        "folder or key), `format`, `since`/`until`; page with `cursor` (nextCursor of the previous page).",
+        'edited X", or to find a session to resume or read with `history`. Filter by `query` (words that must all '
+        "appear in the title, folder, key, files touched, tool names or commands run), `project` (a working "
+        "folder's name or path), `format`, `since`/`until`; page with `cursor` (nextCursor of the previous page).",
         SessionsRequest,
         _answer(
             "sessions", sessions=_LIST, totalSessions=_INT, nextCursor={"type": ["string", "null"]}, indexing=_FLAG

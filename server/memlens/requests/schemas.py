@@ -59,6 +59,7 @@ _DATE_HELP = (
     "yesterday"
 )
 _UNTIL_HELP = "only what is older: an ISO date or date-time (a bare date includes that whole day), 7d, yesterday…"
+_PROJECT_HELP = "only sessions of this project: a working folder's name (any case) or path (and its subfolders)"
 _SESSION_REF = "a session key (claude-code:<uuid>), a bare session id, or a unique prefix of one (≥ 4 characters)"
 
 
@@ -66,8 +67,11 @@ _SESSION_REF = "a session key (claude-code:<uuid>), a bare session id, or a uniq
 class SearchFilterRequest(Request):
     """`SearchParams.filters` (wire.SearchFilterParams, TS `SearchFilters`)."""
 
-    kind: HitKind | None = arg("only hits of this kind (memory notes, transcript messages, compaction summaries)")
+    kind: HitKind | None = arg(
+        "only hits of this kind (memory notes, transcript messages, compaction summaries, tool output)"
+    )
     format: AgentFormat | None = arg("only this agent's transcripts", example="codex")
+    project: str | None = arg(_PROJECT_HELP, max_chars=MAX_PATH_CHARS, example="billing")
     session: str | None = arg(
         "only this session: its key, id or a unique prefix (≥ 4 characters)",
         max_chars=MAX_KEY_CHARS,
@@ -125,6 +129,7 @@ class McpSearchRequest(Request):
         high=1,
         setting="search.min_score",
     )
+    project: str | None = arg(_PROJECT_HELP, max_chars=MAX_PATH_CHARS)
 
     def check(self) -> None:
         check_range(self.since, self.until)
@@ -132,7 +137,13 @@ class McpSearchRequest(Request):
     def filter_request(self, session: str | None) -> SearchFilterRequest:
         """The filters nested, as `memlens.search` takes them; `session` the key `session_key` resolved to."""
         return SearchFilterRequest(
-            kind=self.kind, format=self.format, role=self.role, since=self.since, until=self.until, session=session
+            kind=self.kind,
+            format=self.format,
+            role=self.role,
+            since=self.since,
+            until=self.until,
+            session=session,
+            project=self.project,
         )
 
 
@@ -154,8 +165,12 @@ class HistoryRequest(Request):
 class SessionsRequest(Request):
     """`memlens.sessions`, `memlens sessions`, the MCP tool `sessions`."""
 
-    query: str | None = arg("words that must all appear in the title, folder or session key", max_chars=MAX_QUERY_CHARS)
+    query: str | None = arg(
+        "words that must all appear in the title, folder, session key, files touched, tools or commands run",
+        max_chars=MAX_QUERY_CHARS,
+    )
     format: AgentFormat | None = arg("only this agent's sessions")
+    project: str | None = arg(_PROJECT_HELP, max_chars=MAX_PATH_CHARS, example="billing")
     since: str | None = arg(
         "sessions active on or after this date: ISO, 7d, 2w, today, yesterday",
         max_chars=MAX_DATE_CHARS,

@@ -16,6 +16,7 @@ class SearchFilterParams(TypedDict, total=False):
 
     kind: HitKind
     format: AgentFormat
+    project: str
     session: str
     role: Literal["user", "assistant"]
     since: str
@@ -47,6 +48,7 @@ class SessionsParams(TypedDict, total=False):
 
     query: str
     format: AgentFormat
+    project: str
     since: str
     until: str
     limit: int
@@ -109,6 +111,7 @@ class McpSearchParams(TypedDict):
     mode: NotRequired[SearchMode]
     kind: NotRequired[HitKind]
     format: NotRequired[AgentFormat]
+    project: NotRequired[str]
     role: NotRequired[Literal["user", "assistant"]]
     since: NotRequired[str]
     until: NotRequired[str]

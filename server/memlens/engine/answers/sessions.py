@@ -3,7 +3,8 @@ that resumes each), and the resolution of a bare session id or a unique prefix t
 
 Why it exists: an agent recalling its past thinks in sessions ("the one where we fixed the DLQ", "resume it"), not
 in chunks. Titles are computed here at query time from what the catalog already holds (the parser's title, a
-Claude Code `summary` line, else the first user prompt), so no parser has to change; the SQL stays in the catalog.
+Claude Code `summary` line, else the first real request: session_titles), so no parser has to change and an
+existing index shows the same titles as a new one; the SQL stays in the catalog.
 Visibility (scope, excludeSessions, exclude globs) is applied to every session before anything else looks at it, so
 a hidden session is never listed, counted, resolved or named as a candidate.
 """
@@ -20,7 +21,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
+from memlens.engine.answers.projects import in_project, project_name
 from memlens.engine.answers.results import iso
+from memlens.engine.answers.session_titles import one_line, request_title, task_title
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.file_names import escape_name
@@ -29,7 +32,8 @@ from memlens.requests import DEFAULT_SESSIONS as DEFAULT_LIMIT
 from memlens.requests import SessionsRequest, checked, parse_time
 from memlens.wire import FileTouched, HistoryResponse, SearchResult, SessionSummary, ToolUse
 
-TITLE_CHARS = 80
+FIRST_LOOK = 2  # user messages read for a title first, and then for the sessions still without one
+LATER_LOOK = 10
 MAX_FILES = 25  # files listed per session (filesTouchedTotal counts them all)
 MAX_TOOLS = 25
 MIN_PREFIX = 4  # a shorter prefix would match half the index
@@ -62,27 +66,36 @@ def resume_command(fmt: str, session_id: str | None, cwd: str | None) -> str | N
     return f"cd {shlex.quote(cwd)} && {command}" if cwd else command
 
 
-def make_title(text: str | None) -> str | None:
-    """The first non-empty line, whitespace collapsed, at most TITLE_CHARS characters."""
-    for line in (text or "").splitlines():
-        words = " ".join(line.split())
-        if words:
-            return words if len(words) <= TITLE_CHARS else words[: TITLE_CHARS - 1].rstrip() + "…"
-    return None
-
-
 def titles(catalog: Catalog, rows: Sequence[sqlite3.Row]) -> dict[str, str]:
-    """A title for every session: the parser's, else a Claude Code `summary` line, else the first user prompt."""
-    found = {str(r["key"]): t for r in rows if (t := make_title(r["title"]))}
-    missing = [r for r in rows if str(r["key"]) not in found]
-    claude = [str(r["key"]) for r in missing if r["format"] == "claude-code"]
+    """A title for every session (session_titles): the parser's title or a Claude Code `summary` line when it is a
+    real request, else the first real request among the first user messages; a subagent by its task (its own first
+    request, else the Task call that spawned it), never by its parent's file-name title."""
+    found: dict[str, str] = {}
+    for row in rows:
+        if row["parent_key"] is None and (title := request_title(row["title"])):
+            found[str(row["key"])] = title
+    claude = [str(r["key"]) for r in rows if r["format"] == "claude-code" and str(r["key"]) not in found]
     for key, text in catalog.short_summaries(claude).items():
-        if title := make_title(text):
+        if title := request_title(text):
             found[key] = title
-    rest = [str(r["key"]) for r in missing if str(r["key"]) not in found]
-    for key, text in catalog.first_user_texts(rest).items():
-        if title := make_title(text):
-            found[key] = title
+    for per_session in FIRST_LOOK, LATER_LOOK:  # most sessions say what they want at once: a second look is rare
+        rest = [str(r["key"]) for r in rows if str(r["key"]) not in found]
+        for key, texts in catalog.early_user_texts(rest, per_session=per_session).items():
+            if title := next((t for text in texts if (t := request_title(text))), None):
+                found[key] = title
+    for row in rows:
+        key = str(row["key"])
+        if key not in found and row["parent_key"] is not None:
+            spawning = catalog.spawning_call_text(key, str(row["parent_key"]))
+            if spawning is not None and (title := task_title(spawning)):
+                found[key] = title
+    orphans = [r for r in rows if str(r["key"]) not in found and r["parent_key"] is not None]
+    if orphans:  # a subagent that shows no task (a compaction's): named after what its parent was about
+        parents = [p for p in catalog.sessions(sorted({str(r["parent_key"]) for r in orphans})).values()]
+        named = titles(catalog, [p for p in parents if p["parent_key"] is None])
+        for row in orphans:
+            if parent := named.get(str(row["parent_key"])):
+                found[str(row["key"])] = one_line(f"subagent of: {parent}") or parent
     for row in rows:
         found.setdefault(str(row["key"]), f"{row['format']} session {str(row['session_id'])[:8]}")
     return found
@@ -174,6 +187,12 @@ def tool_usage(texts: Iterable[str]) -> tuple[Counter[str], dict[str, list[int]]
     return tools, files
 
 
+def tool_call_lines(texts: Iterable[str]) -> str:
+    """The `[Name] input` lines of these texts, one a line: the tools a session used, with the files they touched
+    and the commands they ran, without the prose around them."""
+    return "\n".join(match.group(0) for text in texts for match in _TOOL_LINE.finditer(text))
+
+
 class _Usage(TypedDict):
     filesTouched: list[FileTouched]
     filesTouchedTotal: int
@@ -239,13 +258,25 @@ def list_sessions(
     *,
     query: str | None = None,
     format: str | None = None,
+    project: str | None = None,
     since: str | None = None,
     until: str | None = None,
     limit: int = DEFAULT_LIMIT,
     cursor: str | None = None,
 ) -> SessionsPage:
-    """Sessions newest first (by their last message), filtered, one page at a time."""
-    checked(SessionsRequest, query=query, format=format, since=since, until=until, limit=limit, cursor=cursor)
+    """Sessions newest first (by their last message), filtered, one page at a time. `query`: words that must all
+    appear in a session's title, folder or key, or in its tool calls (the files it touched, the tools it used, the
+    commands it ran)."""
+    checked(
+        SessionsRequest,
+        query=query,
+        format=format,
+        project=project,
+        since=since,
+        until=until,
+        limit=limit,
+        cursor=cursor,
+    )
     since_ts = parse_time(since, "since") if since else None
     until_ts = parse_time(until, "until", end_of_day=True) if until else None
     after = _decode_cursor(cursor) if cursor else None
@@ -253,6 +284,8 @@ def list_sessions(
     entries: list[_Entry] = []
     for row in _visible(catalog, visibility):
         if format and row["format"] != format:
+            continue
+        if project and not in_project(row["cwd"], project):
             continue
         messages, first, last = activity.get(str(row["key"]), (0, None, None))
         if since_ts is not None and (last is None or last < since_ts):
@@ -267,7 +300,11 @@ def list_sessions(
 
         def matches(entry: _Entry) -> bool:
             hay = " ".join((named[entry.key], entry.row["cwd"] or "", entry.key)).casefold()
-            return all(term in hay for term in terms)
+            missing = [term for term in terms if term not in hay]
+            if not missing:
+                return True
+            calls = tool_call_lines(catalog.tool_call_texts(entry.key)).casefold()
+            return all(term in calls for term in missing)
 
         entries = [e for e in entries if matches(e)]
     entries.sort(key=_Entry.order)
@@ -288,7 +325,7 @@ def list_sessions(
                 "format": row["format"],
                 "title": named[entry.key],
                 "cwd": cwd,
-                "project": cwd.rstrip("/").rsplit("/", 1)[-1] if cwd else None,
+                "project": project_name(cwd),
                 "path": row["path"],
                 "firstTime": iso(entry.first),
                 "lastTime": iso(entry.last),

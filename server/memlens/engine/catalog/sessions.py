@@ -1,4 +1,4 @@
-"""Session overviews (engine.sessions): activity, first requests, summaries and tool calls per session."""
+"""Session overviews (engine.sessions): activity, early requests, summaries and tool calls per session."""
 
 from __future__ import annotations
 
@@ -40,21 +40,38 @@ class SessionReads(CatalogConnection):
         )
         return {str(r[0]): (int(r[1] or 0), r[2], r[3]) for r in rows}
 
-    def first_user_texts(self, keys: Sequence[str], max_chars: int = 400) -> dict[str, str]:
-        """The beginning of each session's first non-empty user message."""
-        found: dict[str, str] = {}
+    def early_user_texts(
+        self, keys: Sequence[str], per_session: int = 8, max_chars: int = 2000
+    ) -> dict[str, list[str]]:
+        """The beginnings of each session's first `per_session` non-empty user messages, oldest first (a title is
+        the first of them that holds a real request)."""
+        found: dict[str, list[str]] = {}
         for start in range(0, len(keys), 500):
             part = list(keys[start : start + 500])
             marks = ",".join("?" * len(part))
-            sql = f"""WITH firsts AS (
-                          SELECT session_key, MIN(seq) AS seq FROM units
-                          WHERE session_key IN ({marks}) AND role = 'user' AND kind = 'transcript'
-                                AND length(trim(text)) > 0
-                          GROUP BY session_key)
-                      SELECT u.session_key, substr(u.text, 1, ?) FROM units u
-                      JOIN firsts f ON u.session_key = f.session_key AND u.seq = f.seq"""
-            found.update((str(r[0]), str(r[1])) for r in self.db.execute(sql, [*part, max_chars]))
+            sql = f"""SELECT session_key, text FROM (
+                          SELECT session_key, substr(text, 1, ?) AS text,
+                                 ROW_NUMBER() OVER (PARTITION BY session_key ORDER BY seq) AS n
+                          FROM units WHERE session_key IN ({marks}) AND role = 'user' AND kind = 'transcript'
+                                AND length(trim(text)) > 0)
+                      WHERE n <= ? ORDER BY session_key, n"""
+            for row in self.db.execute(sql, [max_chars, *part, per_session]):
+                found.setdefault(str(row[0]), []).append(str(row[1]))
         return found
+
+    def spawning_call_text(self, key: str, parent_key: str) -> str | None:
+        """The last message of the parent, in the subagent's own file and before the subagent's first message, that
+        calls the Task/Agent tool: the call that spawned a subagent whose turns sit in its parent's file."""
+        row = self.db.execute(
+            """SELECT p.text FROM units p
+               JOIN (SELECT file_id, MIN(seq) AS seq FROM units WHERE session_key = ? GROUP BY file_id) s
+                 ON p.file_id = s.file_id AND p.seq < s.seq
+               WHERE p.session_key = ? AND p.role = 'assistant'
+                     AND (instr(p.text, '[Task]') > 0 OR instr(p.text, '[Agent]') > 0)
+               ORDER BY p.seq DESC LIMIT 1""",
+            (key, parent_key),
+        ).fetchone()
+        return None if row is None else str(row[0])
 
     def short_summaries(self, keys: Sequence[str], max_chars: int = 200) -> dict[str, str]:
         """Each session's first one-line summary no longer than `max_chars` (Claude Code's `summary` titles, not

@@ -110,6 +110,8 @@ class QueryBuilder:
         ):
             if value:
                 queries.append(self._term(field, value))
+        if filters.sessions is not None:  # a project's sessions (none: nothing matches)
+            queries.append(tantivy.Query.term_set_query(self.index.schema, "session_key", sorted(filters.sessions)))
         if filters.since is not None or filters.until is not None:
             queries.append(
                 tantivy.Query.range_query(

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, get_args
 
+from memlens.engine.answers.projects import project_session_keys
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.keyword_index import KeywordIndex
@@ -49,7 +51,10 @@ class Retriever:
         self.now: float | None = None  # "today" for relative dates in queries; None = the clock (benchmarks set it)
 
     def read(self, text: str, settings: SearchSettings, filters: SearchFilters | None = None) -> ParsedQuery:
-        """The query parsed once for a search (query_reading.py): what every step below reads of it."""
+        """The query parsed once for a search (query_reading.py): what every step below reads of it; a project
+        filter becomes the set of its sessions here, where the catalog is at hand."""
+        if filters is not None and filters.project and filters.sessions is None:
+            filters = replace(filters, sessions=project_session_keys(self.catalog, filters.project))
         return read_query(
             text, keyword=self.keyword, catalog=self.catalog, settings=settings, now=self.now, filters=filters
         )

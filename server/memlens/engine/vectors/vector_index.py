@@ -286,6 +286,8 @@ class VectorIndex:
         ):
             if value:
                 mask &= column == value
+        if filters.sessions is not None:  # a project's sessions
+            mask &= np.isin(snapshot.session, list(filters.sessions))
         with np.errstate(invalid="ignore"):
             if filters.since is not None:
                 mask &= snapshot.ts >= filters.since
