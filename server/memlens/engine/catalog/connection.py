@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from memlens.engine.catalog.schema import ADDED_COLUMNS, AFTER_ADDED_COLUMNS, SCHEMA, SCHEMA_VERSION
+from memlens.engine.catalog.schema import ADDED_COLUMNS, AFTER_ADDED_COLUMNS, PARSE_VERSION, SCHEMA, SCHEMA_VERSION
 from memlens.errors import IndexUnavailable, environmental_cause, unwritable_folder_cause, what_to_do
 
 log = logging.getLogger(__name__)
@@ -65,6 +65,15 @@ class CatalogConnection:
                     if name not in present:
                         db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
         self.db.executescript(AFTER_ADDED_COLUMNS)
+        self._reparse_after_parser_change()
+
+    def _reparse_after_parser_change(self) -> None:
+        """Files parsed by other parsers (PARSE_VERSION) read as changed, so the next sync parses each whole again."""
+        if self.get_meta("parse_version") == str(PARSE_VERSION):
+            return
+        with self.transaction() as db:
+            db.execute("UPDATE files SET mtime_ns = 0, head_hash = '', resume_bytes = 0, resume_line = 1")
+            self.set_meta(db, "parse_version", str(PARSE_VERSION))
 
     def _set_aside(self) -> None:
         """Move a damaged catalog (and its WAL files) out of the way, keeping it for a post-mortem."""

@@ -10,6 +10,10 @@ from dataclasses import dataclass, fields
 TABLES = frozenset({"meta", "files", "aliases", "sessions", "chunks", "units", "vectors", "words", "roots"})
 
 SCHEMA_VERSION = 2  # 2: files rows keep where an appended tail is re-parsed from, and orphaned counts
+# What the parsers make of a file. Bump it when they read more of the same files (2: tool results became units): an
+# index parsed by another version re-reads every file on its next sync — its ids and vectors kept where the text is
+# the same — instead of answering without what the older parsers left out until a `reindex --full`.
+PARSE_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -1,0 +1,43 @@
+"""An index parsed by older parsers (another PARSE_VERSION) re-reads every file on its next sync, so what the newer
+parsers read (tool results) is searchable without `reindex --full`, and the messages it had keep their ids."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from conftest import EXAMPLE_WORKSPACE, example_settings
+from memlens.engine.engine import Engine
+from memlens.engine.filters import SearchFilters
+
+
+def _units(engine: Engine) -> dict[str, set[str]]:
+    """The catalog's message ids by kind."""
+    by_kind: dict[str, set[str]] = {}
+    with engine.catalog.transaction() as db:
+        for kind, message_id in db.execute("SELECT kind, message_id FROM units WHERE message_id IS NOT NULL"):
+            by_kind.setdefault(kind, set()).add(message_id)
+    return by_kind
+
+
+def test_an_index_from_older_parsers_is_parsed_again(tmp_path: Path) -> None:
+    workspace, index_dir = tmp_path / "ws", tmp_path / "index"
+    shutil.copytree(EXAMPLE_WORKSPACE, workspace)
+    with Engine([workspace], example_settings(), index_dir=index_dir, embedder=False) as engine:
+        files = engine.sync().files_parsed
+        before = _units(engine)
+        assert before.get("tool") and before.get("transcript")
+        # what an index from before tool results holds: no tool units, no parse version
+        with engine.catalog.transaction() as db:
+            db.execute("DELETE FROM units WHERE kind = 'tool'")
+            db.execute("DELETE FROM meta WHERE key = 'parse_version'")
+
+    with Engine([workspace], example_settings(), index_dir=index_dir, embedder=False) as engine:
+        report = engine.sync()
+        assert report.files_parsed == files  # every file read whole again
+        assert _units(engine) == before  # tool results back; every message under the id it had
+        tools = engine.search("order.refunded", mode="keyword", filters=SearchFilters(kind="tool"), min_score=0)
+        assert tools["results"] and all(hit["kind"] == "tool" for hit in tools["results"])
+
+    with Engine([workspace], example_settings(), index_dir=index_dir, embedder=False) as engine:
+        assert engine.sync().files_parsed == 0  # once: the version is recorded
