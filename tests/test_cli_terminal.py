@@ -291,3 +291,20 @@ def test_watch_stops_on_one_ctrl_c_and_says_what_it_did(tmp_path: Path) -> None:
     assert process.wait(timeout=60) == 0
     said = process.stderr.read()
     assert "memlens: stopped watching; 1 file indexed" in said, said
+
+
+def test_times_are_shown_in_the_zone_days_are_read_in(cli_example: Engine, tmp_path: Path) -> None:
+    """display.timeZone: the times under a hit, a history and the sessions table agree with the zone in which
+    "yesterday" is read (the catalog holds UTC; 08:57 UTC is 17:57 in Tokyo)."""
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"display": {"timeZone": "Asia/Tokyo"}}))
+    zoned = [*where(cli_example), "--settings", str(settings), "--no-sync"]
+    found = memlens("search", QUERY, *zoned, env={"COLUMNS": "200"}).stdout
+    (header,) = [line for line in found.splitlines() if line.startswith("5b0e7d3c:b93217ff")]
+    assert " · 2026-02-10 17:57 · assistant" in header
+    history = memlens("history", "5b0e7d3c:b93217ff", *zoned).stdout
+    assert "[b93217ff" in history and "assistant · 2026-02-10 17:57:" in history
+    machine = memlens("history", "5b0e7d3c:b93217ff", *where(cli_example), "--no-sync", env={"TZ": "UTC"}).stdout
+    assert "assistant · 2026-02-10 08:57:" in machine
+    sessions = memlens("sessions", *zoned).stdout
+    assert "2026-02-10 17:57  claude-code" in sessions

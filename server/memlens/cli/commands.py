@@ -11,11 +11,13 @@ import json
 import logging
 import os
 import sys
+from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from memlens.cli.answer_notes import print_answer_notes
 from memlens.cli.arguments import build_parser, request_from, settings_from_args
+from memlens.cli.clock import zone_named
 from memlens.cli.fixes_output import print_fixes
 from memlens.cli.output import (
     ProgressBar,
@@ -164,8 +166,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.no_embeddings and request.mode is None:
         request = dataclasses.replace(request, mode="keyword")  # what the own engine would do; a server may answer
     answered = _ask_server(args, request, located)
+    zone = zone_named(located[1].display.time_zone)
     if answered is not None:
-        return _print_search(args, answered, warned=False)
+        return _print_search(args, answered, warned=False, zone=zone)
     load_model = request.mode != "keyword"
     with open_engine(args, load_model=load_model, located=located) as engine:
         report = None if args.no_sync else sync_before_reading(engine)
@@ -183,7 +186,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             fusion=request.fusion,
             min_score=request.min_score,
         )
-    return _print_search(args, response, warned=bool(engine.provider_note))
+    return _print_search(args, response, warned=bool(engine.provider_note), zone=zone)
 
 
 # flags that change what is indexed or how: said in the line that tells why the server did not answer
@@ -221,13 +224,13 @@ def _ask_server(
     return cast("SearchResponse", answer)  # the server's engine.search answer, as JSON
 
 
-def _print_search(args: argparse.Namespace, response: SearchResponse, *, warned: bool) -> int:
+def _print_search(args: argparse.Namespace, response: SearchResponse, *, warned: bool, zone: tzinfo | None) -> int:
     if args.json:
         print(json.dumps(response, ensure_ascii=False))
     else:
         style = Style(color=wants_color(args.color))  # before the pager takes stdout: it asks the real one
         with paged(not args.no_pager):
-            print_search(response, args.explain, warned=warned, long=args.long, style=style)
+            print_search(response, args.explain, warned=warned, long=args.long, style=style, zone=zone)
             print_answer_notes(response, style)
     return EXIT_FOUND if response["results"] else EXIT_NOTHING
 
@@ -259,7 +262,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         print(json.dumps(history, ensure_ascii=False))
     else:
         with paged(not args.no_pager):
-            print_history(history)
+            print_history(history, zone_named(engine.settings.display.time_zone))
     return 0
 
 
@@ -283,7 +286,7 @@ def cmd_fixes(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(answer, ensure_ascii=False))
     else:
-        print_fixes(answer)
+        print_fixes(answer, zone_named(engine.settings.display.time_zone))
     return EXIT_FOUND if answer["fixes"] else EXIT_NOTHING
 
 
@@ -306,7 +309,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     else:
         columns = width() if sys.stdout.isatty() else 0  # a table: cut to a terminal's width, whole in a pipe
         with paged(not args.no_pager):
-            print_sessions(page, columns=columns)
+            print_sessions(page, columns=columns, zone=zone_named(engine.settings.display.time_zone))
     return 0
 
 

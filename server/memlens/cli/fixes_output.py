@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import tzinfo
+
+from memlens.cli.clock import local_time
 from memlens.wire import FixesResponse
 
 ERROR_LINES = 8  # lines of each error shown (its header and the telling lines the index kept)
@@ -13,13 +16,13 @@ def _one_line(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def print_fixes(answer: FixesResponse) -> None:
+def print_fixes(answer: FixesResponse, zone: tzinfo | None = None) -> None:
     if not answer["fixes"]:
         print("no past tool output matches that error")
         return
     for number, fix in enumerate(answer["fixes"], 1):
         title = f" · {fix['title']}" if fix.get("title") else ""
-        when = f" · {fix['timestamp']}" if fix["timestamp"] else ""
+        when = f" · {local_time(fix['timestamp'], zone)}" if fix["timestamp"] else ""
         print(f"{number}. {fix['sessionKey']}{title}{when} · message {fix['messageId']}")
         for line in fix["text"].splitlines()[:ERROR_LINES]:
             print(f"   | {line}")

@@ -10,7 +10,9 @@ The first word is the hit's reference: `SESSION:MESSAGE` prefixes that `memlens 
 from __future__ import annotations
 
 import re
+from datetime import tzinfo
 
+from memlens.cli.clock import local_time
 from memlens.cli.terminal import Style, cells, clip
 from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.wire import SearchResult
@@ -50,9 +52,11 @@ def _stem(term: str) -> str:
     return term[:-2] if len(term) >= 8 else term[:-1]
 
 
-def hit_lines(result: SearchResult, query: str, *, width: int, style: Style) -> list[str]:
-    """The hit's lines (one header, up to two excerpt lines), none wider than `width` cells."""
-    return [_header(result, width, style), *_excerpt(result["excerpt"], _matcher(query_terms(query)), width, style)]
+def hit_lines(result: SearchResult, query: str, *, width: int, style: Style, zone: tzinfo | None = None) -> list[str]:
+    """The hit's lines (one header, up to two excerpt lines), none wider than `width` cells; its time in `zone`
+    (None: the machine's)."""
+    header = _header(result, width, style, zone)
+    return [header, *_excerpt(result["excerpt"], _matcher(query_terms(query)), width, style)]
 
 
 def sureness(result: SearchResult) -> str:
@@ -60,7 +64,7 @@ def sureness(result: SearchResult) -> str:
     return result.get("confidence") or f"{round(result['score'] * 100)}%"
 
 
-def _header(result: SearchResult, width: int, style: Style) -> str:
+def _header(result: SearchResult, width: int, style: Style, zone: tzinfo | None) -> str:
     ref = reference(result)
     percent = sureness(result)
     if result["kind"] == "memory":
@@ -68,7 +72,7 @@ def _header(result: SearchResult, width: int, style: Style) -> str:
         details = ["memory"]
     else:
         title = result.get("title") or result.get("format") or ""
-        when = (result.get("timestamp") or "").replace("T", " ")[:16]
+        when = local_time(result.get("timestamp"), zone)
         role = "summary" if result["kind"] == "summary" else result.get("role") or "message"
         details = [d for d in (when, role) if d]
     tail = " · " + " · ".join([*details, percent])

@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
+from datetime import tzinfo
 from typing import TYPE_CHECKING
 
+from memlens.cli.clock import local_time
 from memlens.cli.hits import hit_lines, sureness
 from memlens.cli.terminal import Style, clip, width
 from memlens.wire import (
@@ -66,11 +68,11 @@ def describe_sync(report: SyncReport, compact: bool = False) -> str:
     return f"sync: {', '.join(parts)}, {report.seconds:.2f} s"
 
 
-def result_header(result: SearchResult) -> str:
+def result_header(result: SearchResult, zone: tzinfo | None = None) -> str:
     score = f"({sureness(result)})"
     if result["kind"] == "memory":
         return f"{result['relPath']}:{result.get('lineStart') or 1} {score}"
-    when = (result.get("timestamp") or "").replace("T", " ")[:16]
+    when = local_time(result.get("timestamp"), zone)
     session = result.get("sessionId") or result.get("sessionKey") or "?"
     kind = " · summary" if result["kind"] == "summary" else ""
     return f"{result.get('format')} · {session} · {when} · {result.get('role') or 'message'}{kind} {score}"
@@ -84,10 +86,11 @@ def print_search(
     long: bool = False,
     style: Style | None = None,
     columns: int | None = None,
+    zone: tzinfo | None = None,
 ) -> None:
     """The human-readable results: each hit in at most three lines of the terminal's width (hits.py), or with
     `long` every detail (session key, message id, path, the whole excerpt). `warned`: the reason for keyword-only
-    search was already on stderr."""
+    search was already on stderr. Times in `zone` (None: the machine's)."""
     if response.get("note") and not warned:
         print(f"memlens: {response['note']}", file=sys.stderr)
     if not response["results"]:
@@ -97,9 +100,9 @@ def print_search(
     room = columns or width()
     for result in response["results"]:
         if long:
-            _print_long_hit(result)
+            _print_long_hit(result, zone)
         else:
-            print("\n".join(hit_lines(result, response["query"], width=room, style=shown)))
+            print("\n".join(hit_lines(result, response["query"], width=room, style=shown, zone=zone)))
         if explain and "explain" in result:
             print(f"  explain: {json.dumps(result['explain'])}")
     footer = f"{response['totalResults']} results · {response['mode']} · {round(response['searchTimeMs'])} ms"
@@ -107,8 +110,8 @@ def print_search(
     print(shown.dim(clip(footer + hint, room)))
 
 
-def _print_long_hit(result: SearchResult) -> None:
-    print(result_header(result))
+def _print_long_hit(result: SearchResult, zone: tzinfo | None) -> None:
+    print(result_header(result, zone))
     if result["kind"] != "memory":
         session, message = result.get("sessionKey") or "?", result.get("messageId") or "?"  # null: not known
         print(f"  session {session} · message {message} · {result['relPath']}")
@@ -117,7 +120,7 @@ def _print_long_hit(result: SearchResult) -> None:
     print()
 
 
-def print_history(history: HistoryResponse) -> None:
+def print_history(history: HistoryResponse, zone: tzinfo | None = None) -> None:
     print(f"{history['format']} · {history['sessionKey']} · {history['path']}")
     if history.get("title"):
         print(f"  title: {history['title']}")
@@ -127,7 +130,7 @@ def print_history(history: HistoryResponse) -> None:
         print("  …")
     for message in history["messages"]:
         marker = "▶ " if message["messageId"] == history["anchor"] else "  "
-        when = (message["timestamp"] or "").replace("T", " ")[:19]
+        when = local_time(message["timestamp"], zone, seconds=True)
         label = "summary" if message["kind"] == "summary" else message["role"]
         print(f"{marker}[{message['messageId']}] {label} · {when}")
         for line in message["text"].splitlines():
@@ -136,8 +139,8 @@ def print_history(history: HistoryResponse) -> None:
         print("  …")
 
 
-def print_sessions(page: SessionsResponse, *, columns: int = 0) -> None:
-    """The sessions as a table, each row cut to `columns` cells (0: whole, as in a pipe)."""
+def print_sessions(page: SessionsResponse, *, columns: int = 0, zone: tzinfo | None = None) -> None:
+    """The sessions as a table, each row cut to `columns` cells (0: whole, as in a pipe), times in `zone`."""
     sessions = page["sessions"]
     if not sessions:
         print("no sessions")
@@ -145,7 +148,7 @@ def print_sessions(page: SessionsResponse, *, columns: int = 0) -> None:
     room = columns
     print(f"{'LAST ACTIVE':<16}  {'AGENT':<11}  {'MSGS':>5}  {'SESSION':<8}  {'PROJECT':<16}  TITLE")
     for s in sessions:
-        when = (s["lastTime"] or "").replace("T", " ")[:16]
+        when = local_time(s["lastTime"], zone)
         project = (s["project"] or "-")[:16]
         subagent = "↳ " if s["parentSessionKey"] else ""
         row = (
