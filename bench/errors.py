@@ -70,6 +70,7 @@ def score_question(item: dict[str, Any], corpus: Corpus, mode: str) -> dict[str,
         "error first": float(error_key in item["errors"]),
         "fix in first 3": float(right_session and any(key in item["fixes"] for key in after)),
         "search: error first": float(top in item["errors"]),
+        "search: session first": float(bool(search) and search[0].get("sessionKey") in sessions),
     }
 
 
@@ -95,14 +96,16 @@ def format_report(report: dict[str, Any]) -> str:
     lines = [
         f"{report['questions']} error questions; targets: session first ≥ 90 %, fix in first 3 ≥ 70 %",
         "",
-        "| mode | split | questions | session first | error first | fix in first 3 | search: error first |",
-        "|---|---|---|---|---|---|---|",
+        "| mode | split | questions | session first | error first | fix in first 3 | search: error first "
+        "| search: session first |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for mode, run in report["runs"].items():
         for split in SPLITS:
             s = run[split]
             cells = [mode, split, s["questions"], s["session first"], s["error first"], s["fix in first 3"]]
-            lines.append("| " + " | ".join(str(c) for c in [*cells, s["search: error first"]]) + " |")
+            shown = [*cells, s["search: error first"], s["search: session first"]]
+            lines.append("| " + " | ".join(str(c) for c in shown) + " |")
     for mode, run in report["runs"].items():
         for miss in run["misses"]:
             lines.append(f"  {mode} miss {miss}")
