@@ -193,7 +193,7 @@ def test_100_mb_transcript_streams_with_bounded_memory(tmp_path: Path) -> None:
     output = "x" * 99_000
     with big.open("w") as handle:
         parent = None
-        for i in range(1050):  # ~100 MB: a tool result per turn (not indexed) and a short user message
+        for i in range(1050):  # ~100 MB: a short user message and a tool result per turn (trimmed; no message)
             uuid = f"u{i}"
             handle.write(
                 json.dumps(

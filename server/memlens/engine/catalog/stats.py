@@ -25,7 +25,8 @@ class CatalogStats(CatalogConnection):
         return {str(k): int(v) for k, v in self.db.execute("SELECT format, COUNT(*) FROM files GROUP BY format")}
 
     def messages_by_format(self) -> dict[str, int]:
-        sql = "SELECT format, COUNT(*) FROM units WHERE kind != 'memory' GROUP BY format"
+        # a tool's output is no message: it is counted with the call that made it
+        sql = "SELECT format, COUNT(*) FROM units WHERE kind NOT IN ('memory', 'tool') GROUP BY format"
         return {str(k): int(v) for k, v in self.db.execute(sql)}
 
     def total_bad_lines(self) -> int:
