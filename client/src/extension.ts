@@ -48,7 +48,7 @@ function nodeHit(node: unknown): SearchResult | undefined {
   if (!n || typeof n !== 'object') {
     return undefined;
   }
-  if ('type' in n && n.type === 'hit') {
+  if ('type' in n && (n.type === 'hit' || n.type === 'weakerHit')) {
     return n.hit;
   }
   if ('type' in n && n.type === 'group') {
@@ -67,7 +67,7 @@ export function activate(context: vscode.ExtensionContext): MemlensApi {
   const output = vscode.window.createOutputChannel('memlens', { log: true });
   server = new ServerManager(context, output);
   const manager = server;
-  const results = new ResultsModel();
+  const results = new ResultsModel((params) => manager.execute<SearchResponse>(Commands.search, params));
   const { view, provider, disposables: viewDisposables } = createResultsView(results);
   const { provider: sessionsProvider, disposables: sessionsDisposables } = createSessionsView(manager);
   const viewer = new TranscriptViewer(manager);
@@ -99,7 +99,7 @@ export function activate(context: vscode.ExtensionContext): MemlensApi {
         { location: { viewId: RESULTS_VIEW_ID }, title: 'memlens: searching…' },
         () => manager.execute<SearchResponse>(Commands.search, { query: query.trim() }),
       );
-      results.set(response);
+      results.set(response, { query: query.trim() });
       void rememberQuery(context.workspaceState, query);
       await ui.revealResults();
     } catch (err) {

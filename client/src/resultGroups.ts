@@ -3,9 +3,9 @@
  * best hit, plus the one-line summary of a search response. Pure (no `vscode` import): unit-tested.
  */
 
-import type { SearchResult } from './protocol';
-import { basename, formatCount, formatDate, formatScore, oneLine, plural, type TimeOptions } from './format';
-import { sessionLabel } from './hitText';
+import type { SearchParams, SearchResponse, SearchResult } from './protocol';
+import { basename, formatCount, formatDate, oneLine, plural, type TimeOptions } from './format';
+import { hitSureness, sessionLabel } from './hitText';
 import { formatAge } from './query';
 
 export interface ResultGroup {
@@ -69,7 +69,7 @@ export function groupResults(results: readonly SearchResult[], opts: TimeOptions
     const count = plural(group.hits.length, 'hit');
     if (group.kind === 'memory') {
       group.label = first.relPath || basename(first.path);
-      group.description = `${formatScore(group.bestScore)} · ${count}`;
+      group.description = `${hitSureness(first)} · ${count}`;
     } else {
       const title = group.hits.map((h) => h.title?.trim()).find((t) => !!t);
       group.title = title;
@@ -78,7 +78,7 @@ export function groupResults(results: readonly SearchResult[], opts: TimeOptions
       // was about) is never the part that goes; the agent and the date are in the tooltip
       const times = group.hits.map((h) => h.timestamp).filter((t): t is string => !!t).sort();
       const newest = times.length ? formatAge(times[times.length - 1], opts.now) : '';
-      group.description = [formatScore(group.bestScore), newest, count].filter(Boolean).join(' · ');
+      group.description = [hitSureness(first), newest, count].filter(Boolean).join(' · ');
       group.when = times.length ? formatDate(times[0], opts) : undefined;
       group.resumeCommand = group.hits.map((h) => h.resumeCommand).find((c): c is string => !!c);
     }
@@ -109,4 +109,20 @@ export function searchSummary(response: {
     return `No results for “${oneLine(response.query, 60)}”${indexing}${withheld}.`;
   }
   return `${plural(n, 'result')}${total} for “${oneLine(response.query, 60)}”${time}${indexing}${withheld}`;
+}
+
+/** The label of the collapsed group that holds the hits a search withheld: `weaker matches (3)`. */
+export function weakerLabel(withheld: number): string {
+  return `weaker matches (${formatCount(withheld)})`;
+}
+
+/** The request that shows what `params` withheld: the same search with no threshold. */
+export function weakerParams(params: SearchParams): SearchParams {
+  return { ...params, minScore: 0 };
+}
+
+/** The hits of the threshold-free answer that the shown answer did not hold, in the server's order. */
+export function weakerHits(shown: Pick<SearchResponse, 'results'>, all: Pick<SearchResponse, 'results'>): SearchResult[] {
+  const seen = new Set(shown.results.map((hit) => hit.id));
+  return all.results.filter((hit) => !seen.has(hit.id));
 }
