@@ -76,6 +76,11 @@ async def test_a_diagnostic_recalls_its_past_occurrences(client: LanguageClient)
     assert answer["error"] == ERROR
     [first, *_] = answer["fixes"]
     assert first["sessionKey"] == SESSION and "UnroutableEvent" in first["text"]
+    # titled as everywhere else (history, search, the transcript viewer's tab): its first real request
+    history: Any = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="memlens.history", arguments=[{"sessionKey": SESSION, "limit": 1}])
+    )
+    assert history["title"] and first["title"] == history["title"]
 
 
 async def test_one_action_per_distinct_message(client: LanguageClient) -> None:
