@@ -72,7 +72,8 @@ export function fixRows(response: FixesResponse, opts: TimeOptions = {}): FixRow
       kind: 'occurrence',
       icon: fix.error ? 'error' : 'output',
       label: fix.error ? 'failed' : 'tool output',
-      description: [formatDateTime(fix.timestamp, opts), name].filter(Boolean).join(' · '),
+      // the session's name heads its rows (the separator VS Code draws beside the first one): not repeated here
+      description: formatDateTime(fix.timestamp, opts),
       detail: toolResultLines(fix.text),
       target: target(fix, fix.messageId),
     });

@@ -121,8 +121,11 @@ export function weakerParams(params: SearchParams): SearchParams {
   return { ...params, minScore: 0 };
 }
 
-/** The hits of the threshold-free answer that the shown answer did not hold, in the server's order. */
-export function weakerHits(shown: Pick<SearchResponse, 'results'>, all: Pick<SearchResponse, 'results'>): SearchResult[] {
+/**
+ * The hits the shown answer withheld: those of the threshold-free answer it did not hold, best first, as many as it
+ * says it withheld (the threshold-free answer runs on to its limit with hits the server never counted).
+ */
+export function weakerHits(shown: Pick<SearchResponse, 'results' | 'withheld'>, all: Pick<SearchResponse, 'results'>): SearchResult[] {
   const seen = new Set(shown.results.map((hit) => hit.id));
-  return all.results.filter((hit) => !seen.has(hit.id));
+  return all.results.filter((hit) => !seen.has(hit.id)).slice(0, Math.max(0, shown.withheld));
 }

@@ -42,7 +42,7 @@ describe('past occurrences of an error (memlens.fixes)', () => {
     );
     const [, occurrence, reply] = rows;
     assert.equal(occurrence?.icon, 'error');
-    assert.equal(occurrence?.description, '2026-02-10 08:41 · Refunds never reach the ledger');
+    assert.equal(occurrence?.description, '2026-02-10 08:41');
     assert.equal(occurrence?.detail, "FAILED tests/test_refund.py UnroutableEvent: no route for detail-type 'order.refunded'");
     assert.deepEqual(occurrence?.target, { sessionKey: fix().sessionKey, messageId: 'tool-1', title: 'Refunds never reach the ledger' });
     assert.equal(reply?.detail, 'The rule lacks the detail-type.');

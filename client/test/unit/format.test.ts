@@ -112,9 +112,12 @@ describe('weaker matches', () => {
 
   it('lists only the hits not shown already, in the server order', () => {
     const all = { results: [shown, weak, memo] };
-    assert.deepEqual(weakerHits({ results: [shown] }, all).map((h) => h.id), ['b', 'c']);
-    assert.deepEqual(weakerHits({ results: [] }, all).map((h) => h.id), ['a', 'b', 'c']);
-    assert.deepEqual(weakerHits({ results: [shown, weak, memo] }, all), []);
+    assert.deepEqual(weakerHits({ results: [shown], withheld: 2 }, all).map((h) => h.id), ['b', 'c']);
+    assert.deepEqual(weakerHits({ results: [], withheld: 3 }, all).map((h) => h.id), ['a', 'b', 'c']);
+    assert.deepEqual(weakerHits({ results: [shown, weak, memo], withheld: 0 }, all), []);
+    // as many as were withheld: the threshold-free answer runs on to its limit with hits never counted
+    assert.deepEqual(weakerHits({ results: [], withheld: 1 }, all).map((h) => h.id), ['a']);
+    assert.deepEqual(weakerHits({ results: [shown], withheld: 5 }, all).map((h) => h.id), ['b', 'c']);
     assert.equal(weakerLabel(3), 'weaker matches (3)');
     assert.equal(weakerLabel(1200), 'weaker matches (1,200)');
   });
