@@ -6,6 +6,7 @@
  */
 
 import * as vscode from 'vscode';
+import { selectionThroughClipboard } from './clipboardSelection';
 
 const COPY_SELECTION = 'workbench.action.terminal.copySelection';
 
@@ -14,25 +15,33 @@ export function isTerminal(arg: unknown): arg is vscode.Terminal {
   return !!arg && vscode.window.terminals.includes(arg as vscode.Terminal);
 }
 
+/**
+ * `Terminal.selection` where the running VS Code has it as stable API ("" for none); undefined where it does not
+ * (absent, or a proposed API whose getter throws for extensions that did not enable it).
+ */
+function ownSelection(terminal: vscode.Terminal): string | undefined {
+  if (!('selection' in terminal)) {
+    return undefined;
+  }
+  try {
+    const selection = (terminal as { selection?: unknown }).selection;
+    return typeof selection === 'string' ? selection : '';
+  } catch {
+    return undefined;
+  }
+}
+
 /** The selection of `terminal` (default: the active one), "" when there is none. */
 export async function terminalSelection(terminal: vscode.Terminal | undefined = vscode.window.activeTerminal): Promise<string> {
   if (!terminal) {
     return '';
   }
-  if ('selection' in terminal) {
-    const selection = (terminal as { selection?: unknown }).selection;
-    return typeof selection === 'string' ? selection : '';
+  const own = ownSelection(terminal);
+  if (own !== undefined) {
+    return own;
   }
   if (terminal !== vscode.window.activeTerminal) {
     terminal.show(false); // the copy command copies the active terminal's selection
   }
-  const clipboard = vscode.env.clipboard;
-  const saved = await clipboard.readText();
-  try {
-    await clipboard.writeText(''); // so that no selection reads as "", not as what the clipboard held
-    await vscode.commands.executeCommand(COPY_SELECTION);
-    return await clipboard.readText();
-  } finally {
-    await clipboard.writeText(saved);
-  }
+  return selectionThroughClipboard(vscode.env.clipboard, () => vscode.commands.executeCommand(COPY_SELECTION));
 }
