@@ -89,7 +89,8 @@ export function groupResults(results: readonly SearchResult[], opts: TimeOptions
     .map((x) => x.group);
 }
 
-/** One line summarising a search response (tree view message, logs), with the weaker matches it withheld. */
+/** One line summarising a search response (tree view message, logs), with the weaker matches it withheld and,
+ * `weakerHint`, where the user sees them. */
 export function searchSummary(response: {
   query: string;
   results: unknown[];
@@ -97,13 +98,13 @@ export function searchSummary(response: {
   searchTimeMs?: number;
   indexing?: boolean;
   withheld?: number;
-}): string {
+}, weakerHint = 'minScore 0 shows them'): string {
   const n = response.results.length;
   const total = response.totalResults && response.totalResults > n ? ` of ${formatCount(response.totalResults)}` : '';
   const time = typeof response.searchTimeMs === 'number' ? ` in ${Math.round(response.searchTimeMs)} ms` : '';
   const indexing = response.indexing ? ' (still indexing)' : '';
   const withheld = response.withheld
-    ? `; ${formatCount(response.withheld)} ${response.withheld === 1 ? 'weaker match' : 'weaker matches'} hidden (minScore 0 shows them)`
+    ? `; ${formatCount(response.withheld)} ${response.withheld === 1 ? 'weaker match' : 'weaker matches'} hidden (${weakerHint})`
     : '';
   if (n === 0) {
     return `No results for “${oneLine(response.query, 60)}”${indexing}${withheld}.`;
@@ -112,6 +113,11 @@ export function searchSummary(response: {
 }
 
 /** The label of the collapsed group that holds the hits a search withheld: `weaker matches (3)`. */
+/** Where the sidebar shows withheld hits, for its summary line. */
+export const WEAKER_IN_SIDEBAR = 'expand “weaker matches” to see them';
+/** Where the Search Memory box sends the user for withheld hits (its toolbar button shows the answer there). */
+export const WEAKER_FROM_QUICKPICK = 'the sidebar lists them';
+
 export function weakerLabel(withheld: number): string {
   return `weaker matches (${formatCount(withheld)})`;
 }

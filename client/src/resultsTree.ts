@@ -7,7 +7,7 @@ import { displayTimeOptions } from './displayTime';
 import { errorMessage } from './errors';
 import { plural } from './format';
 import { treeHitText, weakerHitText, whoIcon } from './hitText';
-import { groupResults, type ResultGroup, searchSummary, weakerHits, weakerLabel, weakerParams } from './resultGroups';
+import { groupResults, type ResultGroup, searchSummary, WEAKER_IN_SIDEBAR, weakerHits, weakerLabel, weakerParams } from './resultGroups';
 import { queryTerms, termRanges } from './query';
 import type { SearchParams, SearchResponse, SearchResult } from './protocol';
 
@@ -258,7 +258,7 @@ export function createResultsView(model: ResultsModel): {
   const view = vscode.window.createTreeView(RESULTS_VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
   const update = (): void => {
     const response = model.response;
-    view.message = response ? searchSummary(response) : undefined;
+    view.message = response ? searchSummary(response, WEAKER_IN_SIDEBAR) : undefined;
     // the count goes in the view's title bar, not in a badge: the activity bar's badge sits on the icon and
     // swallows the clicks meant for it
     view.description = response ? plural(response.results.length, 'result') : undefined;

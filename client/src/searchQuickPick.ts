@@ -13,7 +13,7 @@ import { errorMessage, isCancellation } from './errors';
 import { displayTimeOptions } from './displayTime';
 import { oneLine, type TimeOptions } from './format';
 import { pickItemText } from './hitText';
-import { groupResults, searchSummary } from './resultGroups';
+import { groupResults, searchSummary, WEAKER_FROM_QUICKPICK } from './resultGroups';
 import { Commands, type SearchParams, type SearchResponse, type SearchResult, type SessionSummary } from './protocol';
 import { applyCompletion, completionsFor, FILTERS, noResultsText, parseSearchInput } from './query';
 import type { ResultsModel } from './resultsTree';
@@ -204,7 +204,7 @@ export function showSearchQuickPick(server: ServerManager, results: ResultsModel
             lastParams = params;
             published = false;
             lastError = '';
-            qp.title = `memlens: ${searchSummary(response)}`;
+            qp.title = `memlens: ${searchSummary(response, WEAKER_FROM_QUICKPICK)}`;
             lastItems = response.results.length
               ? resultItems(response, displayTimeOptions())
               : [{ ...noResultsItem(value, !!response.indexing), alwaysShow: true }];

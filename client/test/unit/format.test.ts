@@ -4,7 +4,7 @@ import { errorMessage, isCancellation } from '../../src/errors';
 import { formatCount, formatDate, formatDateTime, formatScore, isKnownTimeZone, oneLine, shortId } from '../../src/format';
 import { hitLocation, hitTooltip, pickItemText, sessionLabel, treeHitText, weakerHitText } from '../../src/hitText';
 import { installCommands, notImportableMessage, pythonNotFoundMessage } from '../../src/installHints';
-import { groupResults, searchSummary, weakerHits, weakerLabel, weakerParams } from '../../src/resultGroups';
+import { groupResults, searchSummary, WEAKER_FROM_QUICKPICK, WEAKER_IN_SIDEBAR, weakerHits, weakerLabel, weakerParams } from '../../src/resultGroups';
 import { expandPathVariables, isMachineScoped, nestSettings, serverSettingKeys, settingOrigin, toPlainConfig, whereToSet } from '../../src/serverSettings';
 import { renderStats, statusBarText } from '../../src/statsText';
 import { parseTranscriptUri, parseTranscriptUriString, transcriptUriComponents, transcriptUriString } from '../../src/transcriptUri';
@@ -232,6 +232,12 @@ describe('hit labels', () => {
       'No results for “x”; 3 weaker matches hidden (minScore 0 shows them).',
     );
     assert.equal(searchSummary({ query: 'x', results: [1], withheld: 1 }), '1 result for “x”; 1 weaker match hidden (minScore 0 shows them)');
+    // the views say where they show them
+    assert.equal(
+      searchSummary({ query: 'x', results: [], withheld: 2 }, WEAKER_IN_SIDEBAR),
+      'No results for “x”; 2 weaker matches hidden (expand “weaker matches” to see them).',
+    );
+    assert.match(searchSummary({ query: 'x', results: [1], withheld: 2 }, WEAKER_FROM_QUICKPICK), /hidden \(the sidebar lists them\)$/);
     assert.equal(searchSummary({ query: 'x', results: [1] }), '1 result for “x”');
   });
 });
