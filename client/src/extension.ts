@@ -148,10 +148,11 @@ export function activate(context: vscode.ExtensionContext): MemlensApi {
       }
       showSearchQuickPick(manager, results, ui, text);
     }),
+    // from the server's quick fix on a diagnostic ({error}), a terminal's context menu (its selection), the palette
     register('memlens.showFixes', async (arg?: unknown) => {
       const error =
         fixesArgument(arg) ||
-        selectedText() ||
+        (isTerminal(arg) ? (await terminalSelection(arg)).trim() : selectedText()) ||
         (await vscode.window.showInputBox({
           title: 'memlens: Past Occurrences of an Error',
           prompt: 'An error or log line; memlens lists where it happened before and what was done next',

@@ -104,6 +104,9 @@ describe('package.json (extension manifest)', () => {
     const inTerminal = manifest.contributes.menus['terminal/context']?.find((e) => e.command === 'memlens.searchSelection');
     assert.ok(inTerminal);
     assert.match((inTerminal as { when?: string }).when ?? '', /terminalTextSelected/);
+    const fixes = manifest.contributes.commands.find((c) => c.command === 'memlens.showFixes');
+    assert.equal(fixes?.title, 'memlens: Past Occurrences of an Error');
+    assert.ok(manifest.contributes.menus['terminal/context']?.some((e) => e.command === 'memlens.showFixes'));
   });
 
   it('packages as memlens.memlens with the bundle as main and matching @types/vscode', () => {
