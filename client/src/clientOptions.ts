@@ -22,6 +22,9 @@ import {
   type StaticFeature,
 } from 'vscode-languageclient/node';
 import { errorMessage } from './errors';
+import { asShowFixes } from './fixText';
+import { SHOW_FIXES_COMMAND } from './fixesQuickPick';
+import { Commands } from './protocol';
 import { HOVER_COMMANDS } from './hoverLinks';
 import { stderrLevel } from './serverLog';
 import type { TraceChannel } from './traceChannel';
@@ -81,6 +84,20 @@ export function memlensClientOptions(ctx: ClientOptionsContext): LanguageClientO
     // didChangeConfiguration on every `memlens.*` change, carrying the explicitly set settings (see explicitSettings)
     synchronize: { configurationSection: 'memlens' },
     middleware: {
+      // the server's quick fix on a diagnostic runs `memlens.fixes`, whose answer a bare command run would drop:
+      // the client's own command asks the same and shows the answer (fixesQuickPick.ts)
+      provideCodeActions: async (document, range, context, token, next) => {
+        const actions = await next(document, range, context, token);
+        return actions?.map((action) => {
+          if (action instanceof vscode.CodeAction) {
+            if (action.command) {
+              action.command = asShowFixes(action.command, Commands.fixes, SHOW_FIXES_COMMAND);
+            }
+            return action;
+          }
+          return asShowFixes(action, Commands.fixes, SHOW_FIXES_COMMAND);
+        });
+      },
       workspace: {
         didChangeConfiguration: async () => {
           await ctx.client()?.sendNotification(DidChangeConfigurationNotification.type, { settings: { memlens: ctx.settings() } });

@@ -12,6 +12,9 @@ import { Commands, type SearchResponse, type SearchResult, type SessionSummary }
 import { createResultsView, ResultsModel, RESULTS_VIEW_ID, revealResults, type ResultNode } from './resultsTree';
 import { queryFromText, rememberQuery, showSearchQuickPick, type SearchUi } from './searchQuickPick';
 import { ServerManager } from './serverLauncher';
+import { fixesArgument, showFixes } from './fixesQuickPick';
+import { isTerminal, terminalSelection } from './terminalSelection';
+import { TIME_ZONE_SETTING } from './displayTime';
 import { SourceRemoval } from './sourceRemoval';
 import { openMemlensSettings } from './workspaceSettings';
 import { registerRecallHover } from './hover';
@@ -48,7 +51,7 @@ function nodeHit(node: unknown): SearchResult | undefined {
   if (!n || typeof n !== 'object') {
     return undefined;
   }
-  if ('type' in n && n.type === 'hit') {
+  if ('type' in n && (n.type === 'hit' || n.type === 'weakerHit')) {
     return n.hit;
   }
   if ('type' in n && n.type === 'group') {
@@ -67,7 +70,7 @@ export function activate(context: vscode.ExtensionContext): MemlensApi {
   const output = vscode.window.createOutputChannel('memlens', { log: true });
   server = new ServerManager(context, output);
   const manager = server;
-  const results = new ResultsModel();
+  const results = new ResultsModel((params) => manager.execute<SearchResponse>(Commands.search, params));
   const { view, provider, disposables: viewDisposables } = createResultsView(results);
   const { provider: sessionsProvider, disposables: sessionsDisposables } = createSessionsView(manager);
   const viewer = new TranscriptViewer(manager);
@@ -99,7 +102,7 @@ export function activate(context: vscode.ExtensionContext): MemlensApi {
         { location: { viewId: RESULTS_VIEW_ID }, title: 'memlens: searching…' },
         () => manager.execute<SearchResponse>(Commands.search, { query: query.trim() }),
       );
-      results.set(response);
+      results.set(response, { query: query.trim() });
       void rememberQuery(context.workspaceState, query);
       await ui.revealResults();
     } catch (err) {
@@ -134,13 +137,28 @@ export function activate(context: vscode.ExtensionContext): MemlensApi {
     register('memlens.searchMemory', (initial?: unknown) =>
       showSearchQuickPick(manager, results, ui, typeof initial === 'string' ? initial : ''),
     ),
-    register('memlens.searchSelection', () => {
-      const text = selectedText();
+    // from the editor, or from a terminal's context menu (which passes the terminal): a pasted error then goes
+    // through search, which ranks tool output first for error-like queries
+    register('memlens.searchSelection', async (arg?: unknown) => {
+      const fromTerminal = isTerminal(arg) || (!selectedText() && !!vscode.window.activeTerminal);
+      const text = fromTerminal ? (await terminalSelection(isTerminal(arg) ? arg : undefined)).trim() : selectedText();
       if (!text) {
-        void vscode.window.showInformationMessage('memlens: select some text to search for.');
+        void vscode.window.showInformationMessage(`memlens: select some text ${fromTerminal ? 'in the terminal ' : ''}to search for.`);
         return;
       }
       showSearchQuickPick(manager, results, ui, text);
+    }),
+    // from the server's quick fix on a diagnostic ({error}), a terminal's context menu (its selection), the palette
+    register('memlens.showFixes', async (arg?: unknown) => {
+      const error =
+        fixesArgument(arg) ||
+        (isTerminal(arg) ? (await terminalSelection(arg)).trim() : selectedText()) ||
+        (await vscode.window.showInputBox({
+          title: 'memlens: Past Occurrences of an Error',
+          prompt: 'An error or log line; memlens lists where it happened before and what was done next',
+          placeHolder: "ModuleNotFoundError: No module named 'psycopg2'",
+        }))?.trim();
+      return error ? showFixes(manager, viewer, error) : undefined;
     }),
     register('memlens.results.search', searchFromSidebar),
     register('memlens.results.clear', () => results.clear()),
@@ -197,6 +215,10 @@ export function activate(context: vscode.ExtensionContext): MemlensApi {
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('memlens.server.pythonPath')) {
         void manager.restart();
+      }
+      if (e.affectsConfiguration(TIME_ZONE_SETTING)) {
+        results.refresh();
+        void sessionsProvider.refresh();
       }
     }),
     // trust is sent at start (initializationOptions.workspaceTrusted): once granted, restart so the workspace's

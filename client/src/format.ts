@@ -7,6 +7,9 @@
 export interface TimeOptions {
   /** Render times in UTC instead of the local time zone (tests use this to be deterministic). */
   utc?: boolean;
+  /** An IANA time zone (`Europe/Berlin`) to render times in (the `memlens.display.timeZone` setting); empty or
+   * unknown = the machine's zone. `utc` wins. */
+  timeZone?: string;
   /** "now" for ages ("3 d ago"); tests pass a fixed time */
   now?: Date;
 }
@@ -40,27 +43,76 @@ function parseTime(iso: string | null | undefined): Date | undefined {
   return Number.isNaN(d.getTime()) ? undefined : d;
 }
 
-/** "2026-02-10T21:11:05Z" → "2026-02-10" (local date unless `utc`); "" when absent or unparsable. */
+/** The wall-clock fields of a moment in one time zone. */
+interface WallClock {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+}
+
+const zoneFormats = new Map<string, Intl.DateTimeFormat | null>();
+
+/** A formatter for `zone`, cached; null when the zone is unknown to this runtime. */
+function zoneFormat(zone: string): Intl.DateTimeFormat | null {
+  let format = zoneFormats.get(zone);
+  if (format === undefined) {
+    try {
+      format = new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        hourCycle: 'h23',
+      });
+    } catch {
+      format = null; // a RangeError: not a time zone this runtime knows
+    }
+    zoneFormats.set(zone, format);
+  }
+  return format;
+}
+
+/** Whether `zone` is a time zone this runtime can render (an empty one is "the machine's": valid). */
+export function isKnownTimeZone(zone: string | undefined): boolean {
+  return !zone?.trim() || zoneFormat(zone.trim()) !== null;
+}
+
+function wallClock(d: Date, opts: TimeOptions): WallClock {
+  if (opts.utc) {
+    return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes() };
+  }
+  const format = opts.timeZone?.trim() ? zoneFormat(opts.timeZone.trim()) : null;
+  if (format) {
+    const part = (type: Intl.DateTimeFormatPartTypes): number =>
+      Number(format.formatToParts(d).find((p) => p.type === type)?.value ?? 0);
+    return { year: part('year'), month: part('month'), day: part('day'), hour: part('hour') % 24, minute: part('minute') };
+  }
+  return { year: d.getFullYear(), month: d.getMonth() + 1, day: d.getDate(), hour: d.getHours(), minute: d.getMinutes() };
+}
+
+/** "2026-02-10T21:11:05Z" → "2026-02-10" (in `timeZone`, else the machine's zone, or UTC with `utc`); "" when
+ * absent or unparsable. */
 export function formatDate(iso: string | null | undefined, opts: TimeOptions = {}): string {
   const d = parseTime(iso);
   if (!d) {
     return '';
   }
-  return opts.utc
-    ? `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`
-    : `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())}`;
+  const w = wallClock(d, opts);
+  return `${w.year}-${pad2(w.month)}-${pad2(w.day)}`;
 }
 
-/** "2026-02-10T21:11:05Z" → "2026-02-10 21:11"; "" when absent or unparsable. */
+/** "2026-02-10T21:11:05Z" → "2026-02-10 21:11" (the zone as for formatDate); "" when absent or unparsable. */
 export function formatDateTime(iso: string | null | undefined, opts: TimeOptions = {}): string {
   const d = parseTime(iso);
   if (!d) {
     return '';
   }
-  const time = opts.utc
-    ? `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}`
-    : `${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
-  return `${formatDate(iso, opts)} ${time}`;
+  const w = wallClock(d, opts);
+  return `${w.year}-${pad2(w.month)}-${pad2(w.day)} ${pad2(w.hour)}:${pad2(w.minute)}`;
 }
 
 /** A session id shortened for labels: uuids and long ids keep their first 8 characters. */

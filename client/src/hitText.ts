@@ -143,6 +143,20 @@ export function treeHitText(hit: SearchResult, opts: TimeOptions = {}, terms: re
   return { label: hitLabel(hit), description: hitDescription(hit, opts), tooltip: hitTooltip(hit, opts, terms) };
 }
 
+/**
+ * A hit in the "weaker matches" group, which holds hits of any session or file side by side: its label, then how
+ * sure it is, where it is from (the session's title, or the file) and its age.
+ */
+export function weakerHitText(hit: SearchResult, opts: TimeOptions = {}, terms: readonly string[] = []): TreeHitText {
+  const from = hit.kind === 'memory' ? hitLocation(hit, opts) : oneLine(hit.title || hitLocation(hit, opts), 50);
+  const age = hit.kind === 'memory' ? '' : formatAge(hit.timestamp, opts.now);
+  return {
+    label: hitLabel(hit),
+    description: [hitSureness(hit), from, age].filter(Boolean).join(' · '),
+    tooltip: hitTooltip(hit, opts, terms),
+  };
+}
+
 /** A markdown tooltip: title, where, score and the excerpt as a quote, the query's words in bold. */
 export function hitTooltip(hit: SearchResult, opts: TimeOptions = {}, terms: readonly string[] = []): string {
   const title = hit.kind !== 'memory' && hit.title ? `**${escapeMarkdown(oneLine(hit.title, 120))}**\n\n` : '';

@@ -3,6 +3,7 @@
  */
 
 import * as vscode from 'vscode';
+import { displayTimeOptions } from './displayTime';
 import { errorMessage, isCancellation } from './errors';
 import { formatCount, oneLine } from './format';
 import { renderStats } from './statsText';
@@ -46,7 +47,7 @@ export async function showStats(server: ServerManager, doc: StatsDocument): Prom
     void vscode.window.showErrorMessage(`memlens: cannot read the index stats: ${errorMessage(err)}`);
     return undefined;
   }
-  const uri = doc.update(renderStats(stats));
+  const uri = doc.update(renderStats(stats, displayTimeOptions()));
   try {
     await vscode.commands.executeCommand('markdown.showPreview', uri);
   } catch {

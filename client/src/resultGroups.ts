@@ -3,9 +3,9 @@
  * best hit, plus the one-line summary of a search response. Pure (no `vscode` import): unit-tested.
  */
 
-import type { SearchResult } from './protocol';
-import { basename, formatCount, formatDate, formatScore, oneLine, plural, type TimeOptions } from './format';
-import { sessionLabel } from './hitText';
+import type { SearchParams, SearchResponse, SearchResult } from './protocol';
+import { basename, formatCount, formatDate, oneLine, plural, type TimeOptions } from './format';
+import { hitSureness, sessionLabel } from './hitText';
 import { formatAge } from './query';
 
 export interface ResultGroup {
@@ -69,7 +69,7 @@ export function groupResults(results: readonly SearchResult[], opts: TimeOptions
     const count = plural(group.hits.length, 'hit');
     if (group.kind === 'memory') {
       group.label = first.relPath || basename(first.path);
-      group.description = `${formatScore(group.bestScore)} · ${count}`;
+      group.description = `${hitSureness(first)} · ${count}`;
     } else {
       const title = group.hits.map((h) => h.title?.trim()).find((t) => !!t);
       group.title = title;
@@ -78,7 +78,7 @@ export function groupResults(results: readonly SearchResult[], opts: TimeOptions
       // was about) is never the part that goes; the agent and the date are in the tooltip
       const times = group.hits.map((h) => h.timestamp).filter((t): t is string => !!t).sort();
       const newest = times.length ? formatAge(times[times.length - 1], opts.now) : '';
-      group.description = [formatScore(group.bestScore), newest, count].filter(Boolean).join(' · ');
+      group.description = [hitSureness(first), newest, count].filter(Boolean).join(' · ');
       group.when = times.length ? formatDate(times[0], opts) : undefined;
       group.resumeCommand = group.hits.map((h) => h.resumeCommand).find((c): c is string => !!c);
     }
@@ -89,7 +89,8 @@ export function groupResults(results: readonly SearchResult[], opts: TimeOptions
     .map((x) => x.group);
 }
 
-/** One line summarising a search response (tree view message, logs), with the weaker matches it withheld. */
+/** One line summarising a search response (tree view message, logs), with the weaker matches it withheld and,
+ * `weakerHint`, where the user sees them. */
 export function searchSummary(response: {
   query: string;
   results: unknown[];
@@ -97,16 +98,40 @@ export function searchSummary(response: {
   searchTimeMs?: number;
   indexing?: boolean;
   withheld?: number;
-}): string {
+}, weakerHint = 'minScore 0 shows them'): string {
   const n = response.results.length;
   const total = response.totalResults && response.totalResults > n ? ` of ${formatCount(response.totalResults)}` : '';
   const time = typeof response.searchTimeMs === 'number' ? ` in ${Math.round(response.searchTimeMs)} ms` : '';
   const indexing = response.indexing ? ' (still indexing)' : '';
   const withheld = response.withheld
-    ? `; ${formatCount(response.withheld)} ${response.withheld === 1 ? 'weaker match' : 'weaker matches'} hidden (minScore 0 shows them)`
+    ? `; ${formatCount(response.withheld)} ${response.withheld === 1 ? 'weaker match' : 'weaker matches'} hidden (${weakerHint})`
     : '';
   if (n === 0) {
     return `No results for “${oneLine(response.query, 60)}”${indexing}${withheld}.`;
   }
   return `${plural(n, 'result')}${total} for “${oneLine(response.query, 60)}”${time}${indexing}${withheld}`;
+}
+
+/** The label of the collapsed group that holds the hits a search withheld: `weaker matches (3)`. */
+/** Where the sidebar shows withheld hits, for its summary line. */
+export const WEAKER_IN_SIDEBAR = 'expand “weaker matches” to see them';
+/** Where the Search Memory box sends the user for withheld hits (its toolbar button shows the answer there). */
+export const WEAKER_FROM_QUICKPICK = 'the sidebar lists them';
+
+export function weakerLabel(withheld: number): string {
+  return `weaker matches (${formatCount(withheld)})`;
+}
+
+/** The request that shows what `params` withheld: the same search with no threshold. */
+export function weakerParams(params: SearchParams): SearchParams {
+  return { ...params, minScore: 0 };
+}
+
+/**
+ * The hits the shown answer withheld: those of the threshold-free answer it did not hold, best first, as many as it
+ * says it withheld (the threshold-free answer runs on to its limit with hits the server never counted).
+ */
+export function weakerHits(shown: Pick<SearchResponse, 'results' | 'withheld'>, all: Pick<SearchResponse, 'results'>): SearchResult[] {
+  const seen = new Set(shown.results.map((hit) => hit.id));
+  return all.results.filter((hit) => !seen.has(hit.id)).slice(0, Math.max(0, shown.withheld));
 }

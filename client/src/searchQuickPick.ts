@@ -10,9 +10,10 @@
 
 import * as vscode from 'vscode';
 import { errorMessage, isCancellation } from './errors';
-import { oneLine } from './format';
+import { displayTimeOptions } from './displayTime';
+import { oneLine, type TimeOptions } from './format';
 import { pickItemText } from './hitText';
-import { groupResults, searchSummary } from './resultGroups';
+import { groupResults, searchSummary, WEAKER_FROM_QUICKPICK } from './resultGroups';
 import { Commands, type SearchParams, type SearchResponse, type SearchResult, type SessionSummary } from './protocol';
 import { applyCompletion, completionsFor, FILTERS, noResultsText, parseSearchInput } from './query';
 import type { ResultsModel } from './resultsTree';
@@ -62,11 +63,11 @@ export async function rememberQuery(state: vscode.Memento, query: string): Promi
  * The QuickPick items of a response, a session's hits (and a memory file's) next to each other, best group first.
  * (Separators would group them visibly, but VS Code hides separators as soon as the box has text.)
  */
-export function resultItems(response: SearchResponse): HitItem[] {
+export function resultItems(response: SearchResponse, opts: TimeOptions = {}): HitItem[] {
   const items: HitItem[] = [];
-  for (const group of groupResults(response.results)) {
+  for (const group of groupResults(response.results, opts)) {
     group.hits.forEach((hit) => {
-      const text = pickItemText(hit);
+      const text = pickItemText(hit, opts);
       items.push({
         label: `$(${text.icon}) ${text.label}`,
         description: text.description,
@@ -102,6 +103,7 @@ export function showSearchQuickPick(server: ServerManager, results: ResultsModel
   let timer: NodeJS.Timeout | undefined;
   let source: vscode.CancellationTokenSource | undefined;
   let last: SearchResponse | undefined;
+  let lastParams: SearchParams | undefined;
   let lastItems: HitItem[] = [];
   let lastError = '';
   let published = false;
@@ -128,7 +130,7 @@ export function showSearchQuickPick(server: ServerManager, results: ResultsModel
 
   const publish = (): void => {
     if (last && !published) {
-      results.set(last);
+      results.set(last, lastParams);
       published = true;
       void rememberQuery(ui.state, qp.value);
     }
@@ -199,11 +201,12 @@ export function showSearchQuickPick(server: ServerManager, results: ResultsModel
               return;
             }
             last = response;
+            lastParams = params;
             published = false;
             lastError = '';
-            qp.title = `memlens: ${searchSummary(response)}`;
+            qp.title = `memlens: ${searchSummary(response, WEAKER_FROM_QUICKPICK)}`;
             lastItems = response.results.length
-              ? resultItems(response)
+              ? resultItems(response, displayTimeOptions())
               : [{ ...noResultsItem(value, !!response.indexing), alwaysShow: true }];
             render(qp.value);
           },

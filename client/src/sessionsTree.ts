@@ -4,6 +4,7 @@
  */
 
 import * as vscode from 'vscode';
+import { displayTimeOptions } from './displayTime';
 import { errorMessage } from './errors';
 import { formatDateTime, oneLine } from './format';
 import { Commands, type SessionsResponse, type SessionSummary } from './protocol';
@@ -95,7 +96,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode
       if (this.error) {
         return [{ type: 'message', text: `Cannot list sessions: ${this.error}` }];
       }
-      const projects = groupSessions(sessions);
+      const projects = groupSessions(sessions, displayTimeOptions());
       // one project: skip its level
       if (projects.length === 1) {
         return this.getChildren({ type: 'project', project: projects[0] });
@@ -140,12 +141,12 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode
           node.children.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
         );
         item.id = `session/${s.sessionKey}`;
-        const time = formatDateTime(s.lastTime).slice(11);
+        const time = formatDateTime(s.lastTime, displayTimeOptions()).slice(11);
         item.description = [time, `${s.messageCount} msg`, s.format].filter(Boolean).join(' · ');
         const md = new vscode.MarkdownString();
         md.supportThemeIcons = false;
         md.appendMarkdown(`**${escape(s.title || s.sessionId)}**\n\n`);
-        md.appendMarkdown(`${escape(s.format)} · ${escape(formatDateTime(s.firstTime))} – ${escape(formatDateTime(s.lastTime))} (${escape(formatAge(s.lastTime))}) · ${s.messageCount} messages\n\n`);
+        md.appendMarkdown(`${escape(s.format)} · ${escape(formatDateTime(s.firstTime, displayTimeOptions()))} – ${escape(formatDateTime(s.lastTime, displayTimeOptions()))} (${escape(formatAge(s.lastTime))}) · ${s.messageCount} messages\n\n`);
         if (s.cwd) {
           md.appendMarkdown(`Folder: \`${s.cwd.replace(/`/g, '')}\`\n\n`);
         }

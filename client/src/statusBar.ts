@@ -3,6 +3,7 @@
  */
 
 import * as vscode from 'vscode';
+import { displayTimeOptions } from './displayTime';
 import { statusBarText } from './statsText';
 import type { ServerManager } from './serverLauncher';
 
@@ -45,7 +46,7 @@ export class IndexStatusBar implements vscode.Disposable {
           item.tooltip = 'memlens: running. Click for index stats.';
           return;
         }
-        const { text, tooltip } = statusBarText(status);
+        const { text, tooltip } = statusBarText(status, displayTimeOptions());
         item.text = text;
         item.tooltip = tooltip;
       }

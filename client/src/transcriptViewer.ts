@@ -4,6 +4,7 @@
  */
 
 import * as vscode from 'vscode';
+import { displayTimeOptions } from './displayTime';
 import { errorMessage } from './errors';
 import { type RelatedSessions, renderTranscript } from './transcriptMarkdown';
 import { parseTranscriptUri, parseTranscriptUriString, TRANSCRIPT_SCHEME, type TranscriptRef, transcriptUriComponents } from './transcriptUri';
@@ -174,7 +175,7 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
     }
     try {
       const history = await this.server.execute<HistoryResponse>(Commands.history, params, token);
-      const rendered = renderTranscript(history, {}, await this.related(history, token));
+      const rendered = renderTranscript(history, displayTimeOptions(), await this.related(history, token));
       this.anchorLines.set(uri.toString(), rendered.anchorLine);
       this.toolRanges.set(uri.toString(), rendered.toolRanges);
       return rendered.markdown;

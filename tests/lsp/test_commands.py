@@ -247,3 +247,15 @@ async def test_project_filter(client: LanguageClient) -> None:
     assert found["results"] and all(r.get("sessionKey") in keys for r in found["results"])
     none = await execute(client, "memlens.search", {"query": "pgbouncer", "filters": {"project": "no-such-project"}})
     assert none["results"] == []
+
+
+async def test_search_session_filter_takes_an_id_or_prefix(client: LanguageClient) -> None:
+    """`filters.session` takes a session key, a bare session id or a unique prefix, as history does."""
+    session_id = OPENCLAW.split(":", 1)[1]
+    by_key = await execute(client, "memlens.search", {"query": "offsite", "filters": {"session": OPENCLAW}})
+    assert by_key["results"] and all(r["sessionKey"] == OPENCLAW for r in by_key["results"])
+    for ref in (session_id, session_id[:6]):
+        found = await execute(client, "memlens.search", {"query": "offsite", "filters": {"session": ref}})
+        assert [r["id"] for r in found["results"]] == [r["id"] for r in by_key["results"]]
+    with pytest.raises(JsonRpcInvalidParams, match="unknown session"):
+        await execute(client, "memlens.search", {"query": "offsite", "filters": {"session": "zzzz-no-such"}})

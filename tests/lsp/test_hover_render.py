@@ -3,7 +3,7 @@ title as the link's title), the date and where it is from."""
 
 from __future__ import annotations
 
-from memlens.lsp.hover import render
+from memlens.lsp.hover import hover_zone, render
 from memlens.wire import SearchResult
 
 
@@ -77,3 +77,25 @@ def test_hits_of_one_session_read_apart_by_their_own_words() -> None:
     ]
     assert text.count(' "Work on bead spotter-dov. Run \\"bd show\\" first")') == 3
     assert "  …forty thousand entries and nobody notices it" in text
+
+
+def test_dates_are_days_in_the_display_time_zone() -> None:
+    """`display.timeZone` decides the day a hit is shown on, as in the client; empty or unknown: the machine's."""
+    late: SearchResult = {
+        "id": "unit:3",
+        "kind": "transcript",
+        "score": 0.5,
+        "sessionKey": "codex:late",
+        "messageId": "m",
+        "timestamp": "2026-02-05T23:30:00Z",
+        "format": "codex",
+        "role": "assistant",
+        "excerpt": "late reply",
+        "path": "/t.jsonl",
+        "relPath": "t.jsonl",
+    }
+    assert " · 2026-02-06 · codex" in render("late", [late], zone=hover_zone("Asia/Tokyo"))
+    assert " · 2026-02-05 · codex" in render("late", [late], zone=hover_zone("America/New_York"))
+    assert " · 2026-02-05 · codex" in render("late", [{**late, "timestamp": "2026-02-05T23:30:00"}], zone=None)
+    assert " · garbage-ti · codex" in render("late", [{**late, "timestamp": "garbage-time"}])
+    assert hover_zone("") is None and hover_zone("Mars/Olympus") is None

@@ -318,7 +318,7 @@ async function clickHoverLink(page, report) {
     hrefs.length > 0 && hrefs.every((h) => h.startsWith('command:memlens.')),
     `every hit in the hover is a link (${hrefs.length} links, all trusted commands)`,
   );
-  check(/\d{1,3}%/.test(hoverText), `the hover shows scores ("${hoverText.slice(0, 140)}…")`);
+  check(/\b(strong|possible|weak)\b|\d{1,3}%/.test(hoverText), `the hover says how sure each hit is ("${hoverText.slice(0, 140)}…")`);
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-hover.png') });
   const index = wantsTranscript ? hrefs.findIndex((h) => h.startsWith('command:memlens.openTranscript')) : 0;
   const target = links.nth(Math.max(0, index));
@@ -403,8 +403,9 @@ async function checkQuickPick(page, report) {
   // the same query as the self-test's last search, which said the index was complete: the same answer
   const final = report.response.results.length;
   check(texts.length === final, `the QuickPick lists ${texts.length} hits, as the self-test's final answer did (${final})`);
-  const score = `${Math.round(expected.score * 100)}%`;
-  check(texts.length > 0 && /\d{1,3}%/.test(texts[0]) && texts.some((t) => t.includes(score)), `its items show scores (top hit ${score}): ${JSON.stringify(texts.slice(0, 2))}`);
+  // how sure a hit is: its confidence word, or its score where the server sends no word (uncalibrated)
+  const sure = expected.confidence ?? `${Math.round(expected.score * 100)}%`;
+  check(texts.length > 0 && /(strong|possible|weak)\b|\d{1,3}%/.test(texts[0]) && texts.some((t) => t.includes(sure)), `its items say how sure they are (top hit ${sure}): ${JSON.stringify(texts.slice(0, 2))}`);
   check(texts.every((t) => !/\bago\b/.test(t)), 'each QuickPick item shows its date once (no age beside it)');
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-quickpick.png') });
   // filters complete as you type them
@@ -642,6 +643,89 @@ async function checkOtherCommands(page, report) {
     );
   const status = (await statusbar.innerText().catch(() => '')).split('\n').find((t) => /memlens/.test(t)) ?? '';
   check(restarted && !/error/i.test(status), `Restart Server restarted the language server (status bar "${status.trim()}")`);
+}
+
+/**
+ * A diagnostic in the editor (the harness adds one, as a linter would: an error that lives in the example's tool
+ * output), its quick fix "memlens: past occurrences of this error" from the lightbulb menu (Ctrl+.), the list of past
+ * occurrences with what followed, and Enter opening the transcript at the failed command.
+ */
+async function checkFixesCodeAction(page) {
+  const widget = page.locator('.quick-input-widget');
+  await page.keyboard.press('Escape');
+  await runCommand(page, 'View: Close All Editors');
+  await page.keyboard.press('Control+P');
+  await widget.waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.type('MEMORY.md');
+  await widget.locator('.monaco-list-row', { hasText: 'MEMORY.md' }).first().waitFor({ timeout: 10000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tabs-container .tab.active', { hasText: 'MEMORY.md' }).waitFor({ timeout: 15000 });
+  await sleep(500);
+  await runCommand(page, 'memlens e2e: Add Diagnostic');
+  await page.locator('.editor-group-container.active .monaco-editor .squiggly-error').first().waitFor({ timeout: 10000 }).catch(() => undefined);
+  const title = 'memlens: past occurrences of this error';
+  const menuItem = page.locator('.action-widget .monaco-list-row, .context-view .monaco-list-row', { hasText: title }).first();
+  let offered = false;
+  for (let attempt = 0; attempt < 5 && !offered; attempt++) {
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click({ position: { x: 5, y: 5 } }).catch(() => undefined);
+    await page.keyboard.press('Control+.');
+    offered = await found(menuItem.waitFor({ state: 'visible', timeout: 4000 }));
+    if (!offered) {
+      await page.keyboard.press('Escape');
+      await sleep(1000);
+    }
+  }
+  if (!check(offered, `the quick fix menu on the diagnostic offers "${title}"`)) {
+    return;
+  }
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-fixes-action.png') });
+  await page.keyboard.press('Enter'); // the menu's only item is focused (a click lands on its pointer block)
+  const shown = await found(widget.locator('.quick-input-title', { hasText: 'past occurrences of' }).waitFor({ timeout: 30000 }));
+  const qpTitle = (await widget.locator('.quick-input-title').innerText().catch(() => '')).trim();
+  check(shown && /session/.test(qpTitle), `the quick fix lists past occurrences: "${qpTitle}"`);
+  const rows = widget.locator('.quick-input-list .monaco-list-row');
+  await rows.first().waitFor({ timeout: 10000 }).catch(() => undefined);
+  await sleep(400);
+  const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+  log(`past occurrences: ${JSON.stringify(texts.slice(0, 5))}`);
+  // the example's failed command exited 0 (Lambda logs): it reads as tool output, not as failed
+  check(/^(failed|tool output)/.test(texts[0] ?? '') && /UnroutableEvent/.test(texts[0] ?? ''), 'the first past occurrence shows the error line');
+  check(texts.some((t) => /^then (assistant|you)/.test(t)), 'the messages that followed it are listed');
+  check(/past occurrences of “UnroutableEvent/.test(qpTitle) && !texts.some((t) => /claude-code · 5b0e7d3c.*claude-code · 5b0e7d3c/.test(t)), 'each row names its session once');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-fixes.png') });
+  await page.keyboard.press('Enter'); // the first row: the failed command
+  const opened = await found(page.locator('.tabs-container .tab.active', { hasText: /\.md$|Refund|order/i }).waitFor({ timeout: 15000 }));
+  await sleep(1000);
+  const text = await editorText(page);
+  check(opened && /⭐ match/.test(text.split('\n').slice(0, 8).join('\n')), 'Enter opened the transcript at the failed command ("⭐ match")');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-fixes-opened.png') });
+  await runCommand(page, 'View: Close All Editors');
+}
+
+/** A search whose hits all stayed under the threshold: a collapsed "weaker matches (N)" group, which lists them,
+ * each with its confidence word, once expanded. */
+async function checkWeakerMatches(page) {
+  const sidebar = page.locator('[id="workbench.parts.sidebar"]');
+  await page.keyboard.press('Escape');
+  await runCommand(page, 'memlens e2e: Show Withheld Hits');
+  const group = sidebar.locator('.monaco-list-row', { hasText: /weaker matches \(\d+\)/ }).first();
+  if (!check(await found(group.waitFor({ timeout: 30000 })), 'the sidebar shows a "weaker matches (N)" group')) {
+    return;
+  }
+  const collapsed = await group.getAttribute('aria-expanded');
+  check(collapsed === 'false', `the group starts collapsed (aria-expanded=${collapsed})`);
+  await group.click();
+  // the hits under the group: rows of the Results pane (the Sessions pane has second-level rows too)
+  const pane = sidebar.locator('.pane', { has: page.locator('.pane-header', { hasText: /results/i }) }).first();
+  const children = pane.locator('.monaco-list-row[aria-level="2"]');
+  const listed = await found(children.first().waitFor({ timeout: 30000 }));
+  await sleep(500);
+  const texts = (await children.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+  log(`weaker matches: ${JSON.stringify(texts.slice(0, 4))}`);
+  const withheld = Number(/weaker matches \((\d+)\)/.exec(await group.innerText())?.[1] ?? -1);
+  check(texts.length === withheld, `the group lists as many hits as it says it holds (${texts.length} of ${withheld})`);
+  check(listed && texts.length > 0 && texts.every((t) => /(strong|possible|weak)\b|\d{1,3}%/.test(t)), `expanding it lists ${texts.length} hits, each saying how sure it is`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-weaker.png') });
 }
 
 // -- restarts that overlap, and a killed server ------------------------------------------------------------------
@@ -889,6 +973,8 @@ async function main() {
   fs.copyFileSync(HARNESS, path.join(extDir, 'out', 'harness.js'));
   installedManifest.main = './out/harness.js';
   installedManifest.contributes.commands.push({ command: 'memlens.e2e.applySetting', title: 'Apply Setting', category: 'memlens e2e' });
+  installedManifest.contributes.commands.push({ command: 'memlens.e2e.addDiagnostic', title: 'Add Diagnostic', category: 'memlens e2e' });
+  installedManifest.contributes.commands.push({ command: 'memlens.e2e.showWithheld', title: 'Show Withheld Hits', category: 'memlens e2e' });
   fs.writeFileSync(manifestPath, JSON.stringify(installedManifest, null, 2));
 
   const port = await freePort();
@@ -1004,6 +1090,8 @@ async function main() {
       await step('hover beside the language hover', () => checkBothHovers(page, report));
       // last of the searches: the QuickPick leaves its (empty) answer in the sidebar
       await step('a filter empties Search Memory', () => checkEmptiedQuickPick(page));
+      await step('past occurrences from a diagnostic', () => checkFixesCodeAction(page));
+      await step('weaker matches in the sidebar', () => checkWeakerMatches(page));
       await step('other commands', () => checkOtherCommands(page, report));
       await step('overlapping restarts', () => checkOverlappingRestarts(page, { userData, csPid: cs.pid, tmp }));
       await step('install flow', () => checkInstallFlow(page, { tmp }));

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { errorMessage, isCancellation } from '../../src/errors';
-import { formatCount, formatDate, formatDateTime, formatScore, oneLine, shortId } from '../../src/format';
-import { hitLocation, hitTooltip, pickItemText, sessionLabel, treeHitText } from '../../src/hitText';
+import { formatCount, formatDate, formatDateTime, formatScore, isKnownTimeZone, oneLine, shortId } from '../../src/format';
+import { hitLocation, hitTooltip, pickItemText, sessionLabel, treeHitText, weakerHitText } from '../../src/hitText';
 import { installCommands, notImportableMessage, pythonNotFoundMessage } from '../../src/installHints';
-import { groupResults, searchSummary } from '../../src/resultGroups';
+import { groupResults, searchSummary, WEAKER_FROM_QUICKPICK, WEAKER_IN_SIDEBAR, weakerHits, weakerLabel, weakerParams } from '../../src/resultGroups';
 import { expandPathVariables, isMachineScoped, nestSettings, serverSettingKeys, settingOrigin, toPlainConfig, whereToSet } from '../../src/serverSettings';
 import { renderStats, statusBarText } from '../../src/statsText';
 import { parseTranscriptUri, parseTranscriptUriString, transcriptUriComponents, transcriptUriString } from '../../src/transcriptUri';
@@ -69,6 +69,72 @@ describe('small formatters', () => {
     assert.equal(formatDateTime('not a date', UTC), '');
     assert.equal(formatDate(undefined), '');
     assert.match(formatDateTime('2026-02-10T21:11:05Z'), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+  });
+
+  it('renders times in the chosen time zone (memlens.display.timeZone), across a day and a DST change', () => {
+    const berlin = { timeZone: 'Europe/Berlin' };
+    assert.equal(formatDateTime('2026-02-10T23:30:00Z', berlin), '2026-02-11 00:30'); // winter: +1, the next day
+    assert.equal(formatDate('2026-02-10T23:30:00Z', berlin), '2026-02-11');
+    assert.equal(formatDateTime('2026-07-10T22:15:00Z', berlin), '2026-07-11 00:15'); // summer: +2
+    assert.equal(formatDateTime('2026-02-10T03:05:00Z', { timeZone: 'America/Los_Angeles' }), '2026-02-09 19:05');
+    assert.equal(formatDateTime('2026-02-10T00:00:00Z', { timeZone: 'Asia/Kolkata' }), '2026-02-10 05:30');
+    assert.equal(formatDateTime('2026-02-10T12:00:00Z', { timeZone: '  UTC ' }), '2026-02-10 12:00');
+    // utc wins; an empty or unknown zone is the machine's (never an exception)
+    assert.equal(formatDateTime('2026-02-10T23:30:00Z', { utc: true, timeZone: 'Europe/Berlin' }), '2026-02-10 23:30');
+    const machine = formatDateTime('2026-02-10T23:30:00Z');
+    assert.equal(formatDateTime('2026-02-10T23:30:00Z', { timeZone: '' }), machine);
+    assert.equal(formatDateTime('2026-02-10T23:30:00Z', { timeZone: 'Mars/Olympus_Mons' }), machine);
+    assert.equal(isKnownTimeZone('Europe/Berlin'), true);
+    assert.equal(isKnownTimeZone(''), true);
+    assert.equal(isKnownTimeZone('Mars/Olympus_Mons'), false);
+  });
+
+  it('puts a hit in the chosen zone in the QuickPick, the tree tooltip and its group', () => {
+    const hit = transcriptHit({ timestamp: '2026-02-10T23:30:00Z' });
+    const opts = { timeZone: 'Asia/Tokyo', now: new Date('2026-02-12T00:00:00Z') };
+    assert.match(pickItemText(hit, opts).label, /2026-02-11 08:30/);
+    assert.match(hitLocation(hit, opts), /2026-02-11/);
+    assert.match(treeHitText(hit, opts).tooltip, /2026\\-02\\-11/);
+    assert.equal(groupResults([hit], opts)[0]?.when, '2026-02-11');
+  });
+});
+
+describe('weaker matches', () => {
+  const shown = transcriptHit({ id: 'a', score: 0.7, confidence: 'strong' });
+  const weak = transcriptHit({ id: 'b', score: 0.2, confidence: 'weak', title: 'the linter complained' });
+  const memo = memoryHit({ id: 'c', score: 0.1, confidence: 'weak' });
+
+  it('asks the same search again without the threshold', () => {
+    const params = { query: 'ruff E501', limit: 5, filters: { kind: 'tool' as const }, minScore: 0.4 };
+    assert.deepEqual(weakerParams(params), { query: 'ruff E501', limit: 5, filters: { kind: 'tool' }, minScore: 0 });
+    assert.deepEqual(params.minScore, 0.4); // the shown search's own params are left alone
+  });
+
+  it('lists only the hits not shown already, in the server order', () => {
+    const all = { results: [shown, weak, memo] };
+    assert.deepEqual(weakerHits({ results: [shown], withheld: 2 }, all).map((h) => h.id), ['b', 'c']);
+    assert.deepEqual(weakerHits({ results: [], withheld: 3 }, all).map((h) => h.id), ['a', 'b', 'c']);
+    assert.deepEqual(weakerHits({ results: [shown, weak, memo], withheld: 0 }, all), []);
+    // as many as were withheld: the threshold-free answer runs on to its limit with hits never counted
+    assert.deepEqual(weakerHits({ results: [], withheld: 1 }, all).map((h) => h.id), ['a']);
+    assert.deepEqual(weakerHits({ results: [shown], withheld: 5 }, all).map((h) => h.id), ['b', 'c']);
+    assert.equal(weakerLabel(3), 'weaker matches (3)');
+    assert.equal(weakerLabel(1200), 'weaker matches (1,200)');
+  });
+
+  it('marks each weaker hit with its confidence and where it is from', () => {
+    const text = weakerHitText(weak, { utc: true, now: new Date('2026-02-12T00:00:00Z') });
+    assert.match(text.description, /^weak · the linter complained · /);
+    assert.match(weakerHitText(memo, UTC).description, /^weak · MEMORY\.md:12$/);
+    // without a confidence word (an uncalibrated score) the score is shown
+    assert.match(weakerHitText({ ...weak, confidence: undefined }, UTC).description, /^20% · /);
+  });
+
+  it('shows confidence words, not percentages, on hits and groups', () => {
+    const [group] = groupResults([shown, { ...shown, id: 'a2', score: 0.5, confidence: 'possible' }], UTC);
+    assert.match(group?.description ?? '', /^strong · /);
+    assert.match(treeHitText(weak, UTC).description, /^weak/);
+    assert.match(pickItemText(weak, UTC).description, /^weak · /);
   });
 
   it('shortens ids and flattens text', () => {
@@ -166,6 +232,12 @@ describe('hit labels', () => {
       'No results for “x”; 3 weaker matches hidden (minScore 0 shows them).',
     );
     assert.equal(searchSummary({ query: 'x', results: [1], withheld: 1 }), '1 result for “x”; 1 weaker match hidden (minScore 0 shows them)');
+    // the views say where they show them
+    assert.equal(
+      searchSummary({ query: 'x', results: [], withheld: 2 }, WEAKER_IN_SIDEBAR),
+      'No results for “x”; 2 weaker matches hidden (expand “weaker matches” to see them).',
+    );
+    assert.match(searchSummary({ query: 'x', results: [1], withheld: 2 }, WEAKER_FROM_QUICKPICK), /hidden \(the sidebar lists them\)$/);
     assert.equal(searchSummary({ query: 'x', results: [1] }), '1 result for “x”');
   });
 });

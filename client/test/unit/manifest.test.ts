@@ -100,6 +100,13 @@ describe('package.json (extension manifest)', () => {
     assert.ok(byOrder.indexOf('memlens.hover.enabled') < byOrder.indexOf('memlens.embedding.batchSize'));
     const selection = manifest.contributes.commands.find((c) => c.command === 'memlens.searchSelection');
     assert.equal(selection?.title, 'memlens: Search Selection');
+    // Search Selection in the terminal's context menu too (a pasted error goes through search)
+    const inTerminal = manifest.contributes.menus['terminal/context']?.find((e) => e.command === 'memlens.searchSelection');
+    assert.ok(inTerminal);
+    assert.match((inTerminal as { when?: string }).when ?? '', /terminalTextSelected/);
+    const fixes = manifest.contributes.commands.find((c) => c.command === 'memlens.showFixes');
+    assert.equal(fixes?.title, 'memlens: Past Occurrences of an Error');
+    assert.ok(manifest.contributes.menus['terminal/context']?.some((e) => e.command === 'memlens.showFixes'));
   });
 
   it('packages as memlens.memlens with the bundle as main and matching @types/vscode', () => {

@@ -3,6 +3,7 @@ past errors and their fixes."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -11,6 +12,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
 from memlens import requests
+from memlens.engine import Engine
 from memlens.errors import LockPathBroken, MemlensError
 from memlens.lsp.params import Args, invalid
 from memlens.lsp.state import ServerState
@@ -51,16 +53,21 @@ Handler = Callable[[ServerState, Args], Awaitable[Any]]
 async def search(state: ServerState, args: Args) -> SearchResponse:
     request = SearchRequest.parse(args.data)
     engine = await state.require_engine()
-    return await state.read(
-        lambda: engine.search(
-            request.query,
-            limit=request.limit,
-            mode=request.mode,
-            filters=request.filters,
-            explain=request.explain,
-            fusion=request.fusion,
-            min_score=request.min_score,
-        )
+    return await state.read(lambda: _search(engine, request))
+
+
+def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
+    filters = request.filters
+    if filters.session:  # a session id or a unique prefix, as history takes it
+        filters = dataclasses.replace(filters, session=engine.resolve_session(filters.session))
+    return engine.search(
+        request.query,
+        limit=request.limit,
+        mode=request.mode,
+        filters=filters,
+        explain=request.explain,
+        fusion=request.fusion,
+        min_score=request.min_score,
     )
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 import re
 from collections import OrderedDict
+from datetime import datetime, tzinfo
 from typing import Any
 from urllib.parse import quote
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from lsprotocol import types
 
@@ -71,8 +73,23 @@ def _escape(text: str) -> str:
     return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", text)
 
 
-def _date(timestamp: str | None) -> str:
-    return (timestamp or "").replace("T", " ")[:10]
+def hover_zone(name: str) -> tzinfo | None:
+    """The zone `display.timeZone` names; None (the machine's) when it is empty or unknown here."""
+    try:
+        return ZoneInfo(name) if name else None
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+
+
+def _date(timestamp: str | None, zone: tzinfo | None) -> str:
+    """The day of `timestamp` in `zone` (None: the machine's), as the client shows days."""
+    if not timestamp:
+        return ""
+    try:
+        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    except ValueError:
+        return timestamp[:10]
+    return (moment if moment.tzinfo is None else moment.astimezone(zone)).date().isoformat()
 
 
 def _first_words(text: str) -> tuple[str, str]:
@@ -92,7 +109,7 @@ def _link_title(title: str) -> str:
     return ' "' + re.sub(r'(["\\])', r"\\\1", _one_line(title)[:120]) + '"'
 
 
-def render(identifier: str, results: list[SearchResult]) -> str:
+def render(identifier: str, results: list[SearchResult], *, zone: tzinfo | None = None) -> str:
     """Markdown for the hover: per hit how sure it is (strong / possible / weak), a link that opens it labelled by the
     hit's own first words (hits of one session differ there, while their session's title — its first prompt — is the
     same for all: it is the link's title), its date and where it is from, then the rest of the excerpt.
@@ -100,6 +117,7 @@ def render(identifier: str, results: list[SearchResult]) -> str:
     Memory hits link to `file:///abs/path#L<line>`; transcript hits to `memlens-transcript:/<sessionKey>.md?message=
     <messageId>` (the VS Code client turns both into command links it trusts; other clients parse them), or, with a
     null `sessionKey`, to their file like a memory hit. Null fields (wire.SearchResult) fall back as absent ones do.
+    Dates are days in `zone` (`display.timeZone`; None: the machine's).
     """
     lines = [f"**memlens** · recall for `{identifier.replace('`', '')}`", ""]
     for result in results:
@@ -116,7 +134,7 @@ def render(identifier: str, results: list[SearchResult]) -> str:
             else:
                 link = transcript_uri(session_key, result.get("messageId"))
             role = "summary" if result["kind"] == "summary" else result.get("role") or "message"
-            facts = [_date(result.get("timestamp")), result.get("format") or "transcript", role]
+            facts = [_date(result.get("timestamp"), zone), result.get("format") or "transcript", role]
             label, rest = _first_words(result["excerpt"])
             session_title = result.get("title")
             link_title = _link_title(session_title) if session_title else ""
@@ -172,7 +190,8 @@ class HoverProvider:
             return None
         # the whole identifier is the query: the engine matches it whole first, then by its parts
         query = identifier
-        key = (query, self.state.generation, settings.min_score, settings.max_results)
+        zone_name = self.state.settings.display.time_zone
+        key = (query, self.state.generation, settings.min_score, settings.max_results, zone_name)
         hit, markdown = self._cached(key)
         if not hit:
             try:
@@ -185,7 +204,7 @@ class HoverProvider:
                 log.debug("hover search for %r failed: %s", query, exc)
                 return None
             results = response["results"]
-            markdown = render(identifier, results) if results else None
+            markdown = render(identifier, results, zone=hover_zone(zone_name)) if results else None
             self._store(key, markdown)
         if markdown is None:
             return None

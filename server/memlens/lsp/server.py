@@ -14,6 +14,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from memlens import __version__
+from memlens.lsp.code_actions import KINDS, fix_actions
 from memlens.lsp.commands import register_commands
 from memlens.lsp.hover import HoverProvider
 from memlens.lsp.state import ServerState
@@ -115,6 +116,10 @@ def create_server(live_indexing: bool = True) -> MemlensServer:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(params: types.HoverParams) -> types.Hover | None:
         return await server.hover_provider.hover(params)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=KINDS))
+    def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
+        return fix_actions(params)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(params: Any = None) -> None:

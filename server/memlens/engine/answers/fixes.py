@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from memlens.engine.answers.history import history_message
 from memlens.engine.answers.results import iso
+from memlens.engine.answers.sessions import session_labels
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.wire import ErrorFix, FixesResponse, HistoryMessage
@@ -92,4 +93,9 @@ def error_fixes(
         )
         if len(fixes) == limit:
             break
+    # the title a session is known by everywhere else (its first real request when the transcript names none)
+    labels = session_labels(catalog, [fix["sessionKey"] for fix in fixes])
+    for fix in fixes:
+        if (label := labels.get(fix["sessionKey"])) is not None:
+            fix["title"] = label["title"]
     return {"error": error, "fixes": fixes}

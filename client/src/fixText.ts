@@ -1,0 +1,106 @@
+/**
+ * How the answer to "past occurrences of this error" (`memlens.fixes`) reads in a QuickPick: per session, the tool
+ * result that matched (failed or not, when) and the messages that followed it, each opening the transcript at that
+ * message. Pure (no `vscode` import): unit-tested.
+ */
+
+import type { ErrorFix, FixesResponse, HistoryMessage } from './protocol';
+import { formatDateTime, oneLine, shortId, type TimeOptions } from './format';
+
+/** Where a row opens: a transcript at one message. */
+export interface FixTarget {
+  sessionKey: string;
+  messageId: string;
+  title?: string;
+}
+
+export interface FixRow {
+  /** `separator` rows head a session (VS Code shows them while the box holds no typed text) */
+  kind: 'separator' | 'occurrence' | 'after' | 'none';
+  icon?: string;
+  label: string;
+  description?: string;
+  detail?: string;
+  target?: FixTarget;
+}
+
+/** The text of a tool result without its header line (`[Bash output · error]`), on one line. */
+export function toolResultLines(text: string, max = 300): string {
+  const lines = text.split(/\r?\n/);
+  const body = /^\[[^\]\n]*\]$/.test((lines[0] ?? '').trim()) ? lines.slice(1) : lines;
+  return oneLine(body.join(' ') || text, max);
+}
+
+/** A session's name in the list: its title, else its agent and short id. */
+export function fixSessionName(fix: Pick<ErrorFix, 'title' | 'format' | 'sessionId'>): string {
+  return fix.title?.trim() ? oneLine(fix.title, 80) : `${fix.format} · ${shortId(fix.sessionId)}`;
+}
+
+function target(fix: ErrorFix, messageId: string): FixTarget {
+  return { sessionKey: fix.sessionKey, messageId, ...(fix.title ? { title: fix.title } : {}) };
+}
+
+function afterRow(fix: ErrorFix, message: HistoryMessage, opts: TimeOptions): FixRow {
+  const who = message.role === 'user' ? 'you' : message.role || 'message';
+  return {
+    kind: 'after',
+    icon: message.role === 'user' ? 'account' : 'hubot',
+    label: `then ${who}`,
+    description: formatDateTime(message.timestamp, opts),
+    detail: oneLine(message.text, 300),
+    target: target(fix, message.messageId),
+  };
+}
+
+/** The rows of a fixes answer, best session first: a separator, the occurrence, then what followed it. */
+export function fixRows(response: FixesResponse, opts: TimeOptions = {}): FixRow[] {
+  if (!response.fixes.length) {
+    return [
+      {
+        kind: 'none',
+        icon: 'info',
+        label: 'No past occurrence of this error',
+        detail: 'Nothing in the indexed tool output matches it; memlens: Search Memory searches the conversations too.',
+      },
+    ];
+  }
+  const rows: FixRow[] = [];
+  for (const fix of response.fixes) {
+    const name = fixSessionName(fix);
+    rows.push({ kind: 'separator', label: name });
+    rows.push({
+      kind: 'occurrence',
+      icon: fix.error ? 'error' : 'output',
+      label: fix.error ? 'failed' : 'tool output',
+      // the session's name heads its rows (the separator VS Code draws beside the first one): not repeated here
+      description: formatDateTime(fix.timestamp, opts),
+      detail: toolResultLines(fix.text),
+      target: target(fix, fix.messageId),
+    });
+    rows.push(...fix.after.map((message) => afterRow(fix, message, opts)));
+  }
+  return rows;
+}
+
+/** The QuickPick's title: `memlens: past occurrences of “…”`. */
+export function fixesTitle(response: Pick<FixesResponse, 'error' | 'fixes'>): string {
+  const sessions = response.fixes.length;
+  const count = sessions ? ` (${sessions} ${sessions === 1 ? 'session' : 'sessions'})` : '';
+  return `memlens: past occurrences of “${oneLine(response.error, 60)}”${count}`;
+}
+
+/** The server's fixes command, as the client command that shows its answer (a code action's command runs as is). */
+export function asShowFixes<C extends { command: string }>(command: C, fixesCommand: string, showCommand: string): C {
+  return command.command === fixesCommand ? { ...command, command: showCommand } : command;
+}
+
+/** The error text of the command's argument: `{error}` (the code action's) or a string. */
+export function fixesArgument(arg: unknown): string {
+  if (typeof arg === 'string') {
+    return arg.trim();
+  }
+  if (arg && typeof arg === 'object' && typeof (arg as { error?: unknown }).error === 'string') {
+    return (arg as { error: string }).error.trim();
+  }
+  return '';
+}

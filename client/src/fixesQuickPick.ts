@@ -1,0 +1,75 @@
+/**
+ * "memlens: past occurrences of this error": asks the server's `memlens.fixes` for a diagnostic's message (the code
+ * action the server offers on every diagnostic, see clientOptions.ts) or any error text, and lists each past
+ * occurrence with the messages that followed; picking one opens the transcript at that message.
+ */
+
+import * as vscode from 'vscode';
+import { displayTimeOptions } from './displayTime';
+import { errorMessage } from './errors';
+import { fixesTitle, fixRows, type FixTarget } from './fixText';
+
+export { fixesArgument } from './fixText';
+import { Commands, type FixesParams, type FixesResponse } from './protocol';
+import type { ServerManager } from './serverLauncher';
+import type { TranscriptViewer } from './transcriptViewer';
+
+/** The client command the server's fixes code action is turned into (the server command alone shows nothing). */
+export const SHOW_FIXES_COMMAND = 'memlens.showFixes'; // registered in extension.ts
+
+interface FixItem extends vscode.QuickPickItem {
+  target?: FixTarget;
+}
+
+export async function showFixes(server: ServerManager, viewer: TranscriptViewer, error: string): Promise<void> {
+  const qp = vscode.window.createQuickPick<FixItem>();
+  qp.title = 'memlens: past occurrences of this error';
+  qp.placeholder = error;
+  qp.matchOnDescription = true;
+  qp.matchOnDetail = true;
+  qp.busy = true;
+  qp.show();
+  const source = new vscode.CancellationTokenSource();
+  let hidden = false;
+  qp.onDidHide(() => {
+    hidden = true;
+    source.cancel();
+    source.dispose();
+    qp.dispose();
+  });
+  qp.onDidAccept(() => {
+    const picked = qp.selectedItems[0]?.target;
+    if (!picked) {
+      return;
+    }
+    qp.hide();
+    const { sessionKey, messageId, title } = picked;
+    void viewer.open({ sessionKey, messageId, ...(title ? { title } : {}) }).then(undefined, (err: unknown) => {
+      void vscode.window.showErrorMessage(`memlens: cannot open the transcript: ${errorMessage(err)}`);
+    });
+  });
+  try {
+    const params: FixesParams = { error };
+    const response = await server.execute<FixesResponse>(Commands.fixes, params, source.token);
+    qp.title = fixesTitle(response);
+    qp.items = fixRows(response, displayTimeOptions()).map((row) =>
+      row.kind === 'separator'
+        ? { label: row.label, kind: vscode.QuickPickItemKind.Separator }
+        : {
+            label: row.icon ? `$(${row.icon}) ${row.label}` : row.label,
+            ...(row.description ? { description: row.description } : {}),
+            ...(row.detail ? { detail: row.detail } : {}),
+            ...(row.target ? { target: row.target } : {}),
+          },
+    );
+  } catch (err) {
+    if (hidden) {
+      return;
+    }
+    qp.items = [{ label: '$(error) memlens: the search for past occurrences failed', detail: errorMessage(err) }];
+  } finally {
+    if (!hidden) {
+      qp.busy = false;
+    }
+  }
+}
