@@ -13,7 +13,16 @@ from typing import TypeVar
 
 from memlens import __version__
 from memlens.errors import SettingsError
-from memlens.requests import HistoryRequest, ReindexRequest, SearchRequest, SessionsRequest, add_flags, from_flags
+from memlens.requests import (
+    HistoryRequest,
+    PublishRequest,
+    ReindexRequest,
+    SearchRequest,
+    SessionsRequest,
+    TeamFilterRequest,
+    add_flags,
+    from_flags,
+)
 from memlens.settings import Settings, load_workspace_file, merge
 
 R = TypeVar("R")
@@ -68,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     search = sub.add_parser("search", help="search memory and transcripts")
     request_flags(search, SearchRequest)
+    request_flags(search, TeamFilterRequest)
     search.add_argument("--json", action="store_true", help="machine-readable output")
     search.add_argument("--no-sync", action="store_true", help="search the index as it is")
     search.add_argument(
@@ -88,6 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     sessions = sub.add_parser("sessions", help="list sessions: title, agent, times, resume command")
     request_flags(sessions, SessionsRequest, cursor="nextCursor of the previous page (--json shows it)")
+    request_flags(
+        sessions,
+        TeamFilterRequest,
+        team="list the sessions of the team index at this PostgreSQL URL instead",
+    )
     sessions.add_argument("--json", action="store_true", help="the full page: files touched, tools, resume commands")
     sessions.add_argument("--no-sync", action="store_true", help="list what the index holds as it is")
     _location_flags(sessions)
@@ -97,6 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
     sources.add_argument("folder", nargs="?", type=Path, help="with remove: the folder to forget")
     sources.add_argument("--json", action="store_true")
     _location_flags(sources)
+
+    publish = sub.add_parser("publish", help="push this index's search units, redacted, to a team index (PostgreSQL)")
+    request_flags(publish, PublishRequest)
+    publish.add_argument("--json", action="store_true", help="machine-readable output")
+    publish.add_argument("--no-sync", action="store_true", help="publish the index as it is")
+    _location_flags(publish)
 
     watch = sub.add_parser("watch", help="keep the index live: sync on every file change")
     watch.add_argument("--debounce-ms", type=int, default=50)

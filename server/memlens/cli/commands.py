@@ -19,20 +19,24 @@ from memlens.cli.output import (
     also_holds_line,
     describe_sync,
     print_history,
+    print_publish,
     print_search,
     print_sessions,
     print_sources,
     print_stats,
+    print_team_sessions,
 )
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
 from memlens.local_api.client import ServerError, ask
 from memlens.requests import (
     HistoryRequest,
+    PublishRequest,
     ReindexRequest,
     RemoveSourceRequest,
     SearchRequest,
     SessionsRequest,
+    TeamFilterRequest,
     checked,
     to_wire,
 )
@@ -40,6 +44,7 @@ from memlens.requests import (
 if TYPE_CHECKING:
     from memlens.engine import Engine
     from memlens.engine.indexing.indexer import SyncReport
+    from memlens.engine.team import TeamQuery
     from memlens.settings import Settings
     from memlens.wire import SearchResponse
 
@@ -126,7 +131,8 @@ def cmd_index(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     request = request_from(SearchRequest, args)  # a bad value is said here, before anything is opened
     located = locate(args)  # once: it reads the settings files and says their warnings
-    answered = _ask_server(args, request, located)
+    team = team_query(args, located[1])
+    answered = None if team is not None else _ask_server(args, request, located)
     if answered is not None:
         return _print_search(args, answered, warned=False)
     load_model = request.mode != "keyword"
@@ -142,8 +148,35 @@ def cmd_search(args: argparse.Namespace) -> int:
             explain=request.explain,
             fusion=request.fusion,
             min_score=request.min_score,
+            team=team,
         )
     return _print_search(args, response, warned=bool(engine.provider_note))
+
+
+def team_query(args: argparse.Namespace, settings: Settings) -> TeamQuery | None:
+    """The team index a command asks (`--team`, else the `team.url` setting), with its filters; None: none."""
+    from memlens.engine.team import TeamQuery
+
+    request = request_from(TeamFilterRequest, args)
+    url = request.team or settings.team.url
+    if not url:
+        if request.publisher or request.project:
+            raise InvalidRequest("--publisher and --project filter the team index: give --team URL (or set team.url)")
+        return None
+    return TeamQuery(url, request.publisher, request.project)
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    request = request_from(PublishRequest, args)
+    with open_engine(args) as engine:
+        if not args.no_sync:
+            sync_before_reading(engine)
+        answer = engine.publish(request.team, publisher=request.as_name, project=request.project)
+    if args.json:
+        print(json.dumps(answer, ensure_ascii=False))
+    else:
+        print_publish(answer)
+    return 0
 
 
 # flags that change what is indexed or how: a running server indexes with its own, so it cannot answer for them
@@ -203,6 +236,15 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 def cmd_sessions(args: argparse.Namespace) -> int:
     request = request_from(SessionsRequest, args)
+    team = team_query(args, locate(args)[1]) if args.team or args.publisher or args.project else None
+    if team is not None:
+        with open_engine(args, load_model=False) as engine:
+            team_page = engine.team_sessions(team, query=request.query, limit=request.limit)
+        if args.json:
+            print(json.dumps(team_page, ensure_ascii=False))
+        else:
+            print_team_sessions(team_page)
+        return 0
     with open_engine(args, load_model=False) as engine:
         if not args.no_sync:
             sync_before_reading(engine, embed=False)
@@ -281,6 +323,7 @@ COMMANDS = {
     "history": cmd_history,
     "sessions": cmd_sessions,
     "sources": cmd_sources,
+    "publish": cmd_publish,
     "mcp": cmd_mcp,
     "watch": cmd_watch,
     "serve": cmd_serve,

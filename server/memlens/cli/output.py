@@ -17,6 +17,7 @@ from memlens.wire import (
     SourcesResponse,
     StatsResponse,
 )
+from memlens.wire.team import PublishResponse, TeamSessionsResponse
 
 if TYPE_CHECKING:
     from memlens.engine.indexing.indexer import SyncReport
@@ -76,8 +77,12 @@ def result_header(result: SearchResult) -> str:
 
 def print_search(response: SearchResponse, explain: bool, *, warned: bool = False) -> None:
     """The human-readable results; `warned`: the reason for keyword-only search was already on stderr."""
+    team = response.get("team")
     if response.get("note") and not warned:
         print(f"memlens: {response['note']}", file=sys.stderr)
+    elif team and not team["reachable"]:
+        reason = team.get("reason", "")
+        print(f"memlens: the team index was unreachable ({reason}); local results only", file=sys.stderr)
     if not response["results"]:
         print(f"no results for {response['query']!r}")
         return
@@ -86,12 +91,15 @@ def print_search(response: SearchResponse, explain: bool, *, warned: bool = Fals
         if result["kind"] != "memory":
             session, message = result.get("sessionKey") or "?", result.get("messageId") or "?"  # null: not known
             print(f"  session {session} · message {message} · {result['relPath']}")
+        if "publisher" in result:
+            print(f"  team: {result['publisher']} · project {result.get('project', '?')}")
         for line in result["excerpt"].splitlines() or [""]:
             print(f"  {line}")
         if explain and "explain" in result:
             print(f"  explain: {json.dumps(result['explain'])}")
         print()
-    print(f"{response['totalResults']} results · {response['mode']} · {response['searchTimeMs']} ms")
+    from_team = f" ({team['hits']} from the team index)" if team and team["reachable"] else ""
+    print(f"{response['totalResults']} results{from_team} · {response['mode']} · {response['searchTimeMs']} ms")
 
 
 def print_history(history: HistoryResponse) -> None:
@@ -205,4 +213,28 @@ def print_sources(response: SourcesResponse) -> None:
         print(
             f"{folder['displayPath']}  [{folder['kind']}]  {folder['files']} files, {folder['units']} units"
             f"  added from: {folder['addedFrom']}{named}"
+        )
+
+
+def print_publish(answer: PublishResponse) -> None:
+    if answer.get("note"):
+        print(f"memlens: {answer['note']}", file=sys.stderr)
+    print(
+        f"published {answer['units']} units as {answer['publisher']} (project {answer['project']}): "
+        f"{answer['sent']} sent, {answer['deleted']} deleted, {answer['unchanged']} unchanged, "
+        f"{answer['withVectors']} with vectors, {answer['seconds']} s"
+    )
+
+
+def print_team_sessions(page: TeamSessionsResponse) -> None:
+    if not page["sessions"]:
+        print("no sessions in the team index")
+        return
+    print(f"{'LAST ACTIVE':<16}  {'PUBLISHER':<12}  {'PROJECT':<16}  {'MSGS':>5}  SESSION / TITLE")
+    for s in page["sessions"]:
+        when = (s["lastTimestamp"] or "").replace("T", " ")[:16]
+        title = f"  {s['title']}" if s["title"] else ""
+        print(
+            f"{when:<16}  {s['publisher'][:12]:<12}  {s['project'][:16]:<16}  {s['messageCount']:>5}  "
+            f"{s['sessionKey']}{title}"
         )

@@ -38,6 +38,8 @@ from memlens.engine.query_settings import apply_query_settings, index_identity
 from memlens.engine.ranking.cross_encoder import CrossEncoder
 from memlens.engine.ranking.hits import Ranking
 from memlens.engine.ranking.search import Retriever
+from memlens.engine.team import TeamQuery
+from memlens.engine.team.team_answers import publish_units, search_with_team, team_session_page
 from memlens.engine.vectors.bundled_model import BUNDLED_DIM
 from memlens.engine.vectors.embedder import Embedder, chosen_embedder
 from memlens.engine.vectors.vector_index import VectorIndex
@@ -50,10 +52,12 @@ from memlens.requests import (
     DEFAULT_SESSIONS,
     ContextRequest,
     HistoryRequest,
+    PublishRequest,
     SearchFilterRequest,
     SummariesDescribeRequest,
     SummariesExpandRequest,
     SummariesGrepRequest,
+    TeamFilterRequest,
     checked,
 )
 from memlens.settings import Settings
@@ -70,6 +74,7 @@ from memlens.wire import (
     SummariesGrepResponse,
     SummaryDescription,
 )
+from memlens.wire.team import PublishResponse, TeamSessionsResponse
 
 T = TypeVar("T")
 
@@ -321,13 +326,35 @@ class Engine:
         explain: bool = False,
         fusion: str | None = None,
         min_score: float | None = None,
+        team: TeamQuery | None = None,
     ) -> SearchResponse:
         """The `--json` / `memlens.search` response; `filters` as the engine's, or as the request's (`filters` of a
-        memlens.requests.SearchRequest)."""
+        memlens.requests.SearchRequest). `team`: also ask this team index (default: the `team.url` setting's)."""
         answer = search(
             self, query, limit=limit, mode=mode, filters=filters, explain=explain, fusion=fusion, min_score=min_score
         )
+        team = team or (TeamQuery(self.settings.team.url) if self.settings.team.url else None)
+        if team is not None:
+            checked(TeamFilterRequest, team=team.url, publisher=team.publisher, project=team.project)
+            answer = search_with_team(self, answer, where=team, mode=mode, limit=limit)
         return self._outbound(answer)
+
+    # -- the team index (engine/team/) ------------------------------------------------------------------------
+
+    def publish(self, url: str, *, publisher: str | None = None, project: str | None = None) -> PublishResponse:
+        """Push this index's visible units, redacted whatever `privacy.redactIndex` says, to the team index at
+        `url` as `publisher` (default: the user's name) under `project` (default: the workspace folder's name)."""
+        checked(PublishRequest, team=url, as_name=publisher, project=project)
+        self.refresh()
+        return redact_response(publish_units(self, url, publisher=publisher, project=project))
+
+    def team_sessions(
+        self, team: TeamQuery, *, query: str | None = None, limit: int = DEFAULT_SESSIONS
+    ) -> TeamSessionsResponse:
+        """The team index's sessions, newest first, each with its publisher and project."""
+        checked(TeamFilterRequest, team=team.url, publisher=team.publisher, project=team.project)
+        page = team_session_page(team.url, publisher=team.publisher, project=team.project, limit=limit, query=query)
+        return redact_response(page)
 
     def history(
         self, session_key: str, *, message_id: str | None = None, limit: int = DEFAULT_HISTORY

@@ -54,6 +54,7 @@ from memlens.requests.schemas import (
     ContextRequest,
     HistoryRequest,
     McpSearchRequest,
+    PublishRequest,
     ReindexRequest,
     RemoveSourceRequest,
     Role,
@@ -65,6 +66,7 @@ from memlens.requests.schemas import (
     SummariesDescribeRequest,
     SummariesExpandRequest,
     SummariesGrepRequest,
+    TeamFilterRequest,
 )
 
 __all__ = [
@@ -106,6 +108,8 @@ __all__ = [
     "MAX_DATE_CHARS",
     "MAX_DEPTH",
     "SearchFilterRequest",
+    "PublishRequest",
+    "TeamFilterRequest",
     "SearchRequest",
     "McpSearchRequest",
     "HistoryRequest",

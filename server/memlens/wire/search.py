@@ -3,6 +3,7 @@
 from typing import NotRequired, TypedDict
 
 from memlens.wire.params import FusionMode, HitKind
+from memlens.wire.team import TeamStatus
 
 
 class Explain(TypedDict):
@@ -47,6 +48,8 @@ class SearchResult(TypedDict):
     parentSessionKey: NotRequired[str]
     excerpt: str
     explain: NotRequired[Explain]
+    publisher: NotRequired[str]
+    project: NotRequired[str]
 
 
 class SearchResponse(TypedDict):
@@ -60,3 +63,4 @@ class SearchResponse(TypedDict):
     indexing: bool
     fusion: NotRequired[FusionMode]
     note: NotRequired[str]
+    team: NotRequired[TeamStatus]
