@@ -256,3 +256,41 @@ def test_a_team_index_from_a_newer_memlens_is_refused_in_one_line(example_copy: 
         example_copy.publish(team_url, publisher="alice", project="ledger")
     with pytest.raises(TeamSchemaTooNew):
         example_copy.search("DLQ", team=TeamQuery(team_url))
+
+
+def test_the_team_url_setting_brings_team_hits_to_every_search_but_not_to_context_packs(
+    example_copy: Engine, tmp_path: Path, team_url: str, embedder: Embedder
+) -> None:
+    example_copy.publish(team_url, publisher="erin", project="ledger")
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    settings.team.url = team_url
+    other = tmp_path / "other"
+    (other / "memory").mkdir(parents=True)
+    (other / "memory" / "dlq.md").write_text("# Queues\n\nOur own dead letter queue alarm pages the on-call.\n")
+    with Engine([other], settings, index_dir=tmp_path / "other-index", embedder=embedder) as mine:
+        mine.sync()
+        answer = mine.search("dead letter queue alarm", limit=8)  # as the LSP's and the MCP server's searches ask
+        assert answer["team"]["hits"] > 0 and any(r.get("publisher") == "erin" for r in answer["results"])
+        pack = mine.context("dead letter queue alarm", token_budget=400)
+        assert pack["items"] and all("team:" not in str(item) for item in pack["items"])
+
+
+def test_a_bulk_publish_rebuilds_the_vector_index_and_a_small_one_keeps_it(
+    example_copy: Engine, team_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memlens.engine.team import publish as publishing
+
+    def vector_index_exists() -> bool:
+        with psycopg.connect(team_url) as conn:
+            row = conn.execute("SELECT count(*) FROM pg_indexes WHERE indexname = 'memlens_units_embedding'").fetchone()
+        return bool(row and row[0])
+
+    monkeypatch.setattr(publishing, "BULK_MIN_ROWS", 10)
+    bulk = example_copy.publish(team_url, publisher="alice", project="ledger")
+    assert "bulk load" in bulk.get("note", "") and vector_index_exists()
+    monkeypatch.setattr(publishing, "BULK_MIN_ROWS", 10**9)
+    small = example_copy.publish(team_url, publisher="bob", project="ledger")
+    assert "note" not in small and vector_index_exists()
+    with TeamCatalog.open(team_url) as team:
+        assert team.count_units() == bulk["units"] + small["units"]

@@ -327,14 +327,16 @@ class Engine:
         fusion: str | None = None,
         min_score: float | None = None,
         team: TeamQuery | None = None,
+        local_only: bool = False,
     ) -> SearchResponse:
         """The `--json` / `memlens.search` response; `filters` as the engine's, or as the request's (`filters` of a
-        memlens.requests.SearchRequest). `team`: also ask this team index (default: the `team.url` setting's)."""
+        memlens.requests.SearchRequest). `team`: also ask this team index (default: the `team.url` setting's);
+        `local_only`: ask none (hover, context packs: they read each hit back from this index)."""
         answer = search(
             self, query, limit=limit, mode=mode, filters=filters, explain=explain, fusion=fusion, min_score=min_score
         )
         team = team or (TeamQuery(self.settings.team.url) if self.settings.team.url else None)
-        if team is not None:
+        if team is not None and not local_only:
             checked(TeamFilterRequest, team=team.url, publisher=team.publisher, project=team.project)
             answer = search_with_team(self, answer, where=team, mode=mode, limit=limit)
         return self._outbound(answer)

@@ -56,7 +56,7 @@ def publish_units(engine: TeamSource, url: str, *, publisher: str | None, projec
         return outgoing_units(engine.catalog, visibility, model=vectors_of, embedder=engine.embedder)
 
     with TeamCatalog.open(url) as team:
-        return publish(team, target, units, model=model)
+        return publish(team, target, units, model=model, local_units=engine.catalog.unit_count())
 
 
 def search_with_team(

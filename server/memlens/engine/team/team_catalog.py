@@ -27,6 +27,9 @@ TEAM_SCHEMA_VERSION = 1
 VECTOR_DIM = 384
 """The bundled model's dimension: an HNSW index needs a fixed one, and every publisher of a team embeds alike."""
 CONNECT_SECONDS = 5
+INDEX_BUILD_MEMORY = "256MB"
+"""maintenance_work_mem while the HNSW index is built: the graph of a million 384-d rows fits in about 2 GB; less
+only makes the build slower."""
 SCHEMA_LOCK = 0x6D656D6C  # pg_advisory_xact_lock key: one migration at a time per database
 TS_CONFIG = "english"
 SSL_MODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
@@ -317,6 +320,33 @@ class TeamCatalog:
                     " ON CONFLICT (publisher, hash) DO NOTHING"
                 )
                 return max(0, cursor.rowcount)
+
+    def drop_vector_index(self) -> bool:
+        """Drop the HNSW index before a bulk load (building it once over every row is several times faster than
+        adding rows to it one by one); False when this role may not (it does not own the table)."""
+        import psycopg
+
+        try:
+            with self._failures(), self.conn.transaction():
+                self.conn.execute("DROP INDEX IF EXISTS memlens_units_embedding")
+        except (TeamRefused, psycopg.errors.InsufficientPrivilege):
+            return False
+        return True
+
+    def ensure_vector_index(self) -> None:
+        """The HNSW index, built if it is missing (after a bulk load, or one cut short); a role that may not create
+        it leaves that to the owner."""
+        import psycopg
+
+        try:
+            with self._failures(), self.conn.transaction():
+                self.conn.execute(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
+                self.conn.execute(
+                    "CREATE INDEX IF NOT EXISTS memlens_units_embedding ON memlens_units"
+                    " USING hnsw (embedding vector_cosine_ops)"
+                )
+        except (TeamRefused, psycopg.errors.InsufficientPrivilege):
+            log.info("the team index's HNSW index is missing and this role may not build it")
 
     # -- searching ---------------------------------------------------------------------------------------------
 
