@@ -294,3 +294,53 @@ def test_a_bulk_publish_rebuilds_the_vector_index_and_a_small_one_keeps_it(
     assert "note" not in small and vector_index_exists()
     with TeamCatalog.open(team_url) as team:
         assert team.count_units() == bulk["units"] + small["units"]
+
+
+def test_the_documented_row_level_security_keeps_projects_and_publishers_apart(
+    example_copy: Engine, team_url: str
+) -> None:
+    """docs/team.md's SQL, run as written: a reader sees only the projects of their roles, a publisher (not the
+    table's owner: rows inserted one by one) can write and delete only rows under their own login name."""
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "team.md").read_text(encoding="utf-8")
+    setup = docs.split("```sql\n-- who may read which project", 1)[1].split("```", 1)[0]
+    example_copy.publish(team_url, publisher="owner", project="payments")  # creates the table, as the docs say
+    suffix = f"_{next(_databases)}"  # roles are per server, not per database
+    setup = "-- who may read which project" + setup
+    for name in ("team_payments", "team_search", "ana", "ben"):
+        setup = setup.replace(name, name + suffix)
+    with psycopg.connect(team_url, autocommit=True) as conn:
+        conn.execute(setup.encode())
+    as_ana, as_ben = (team_url.replace("postgres:@", f"{who}{suffix}:@") for who in ("ana", "ben"))
+    mine = example_copy.publish(as_ana, publisher=f"ana{suffix}", project="payments")
+    assert mine["sent"] == mine["units"] > 0
+    with pytest.raises(MemlensError, match="refused"):
+        example_copy.publish(as_ana, publisher="someone-else", project="payments")  # not under ana's own name
+    seen_by_ben = example_copy.search("orders DLQ", limit=5, team=TeamQuery(as_ben))
+    assert seen_by_ben["team"] == {"reachable": True, "hits": 0}
+    assert example_copy.team_sessions(TeamQuery(as_ben))["sessions"] == []
+    assert example_copy.team_sessions(TeamQuery(as_ana))["sessions"]
+
+
+def test_a_publish_cut_short_resumes_where_it_stopped(
+    example_copy: Engine, team_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memlens.engine.team import publish as publishing
+    from memlens.engine.team.team_catalog import TeamUnavailable
+
+    monkeypatch.setattr(publishing, "BATCH_ROWS", 20)
+    real_copy = TeamCatalog.copy_units
+    batches = count()
+
+    def cut_after_two(team: TeamCatalog, rows: list[tuple[object, ...]]) -> int:
+        if next(batches) == 2:
+            raise TeamUnavailable("the team server went away")
+        return real_copy(team, rows)
+
+    monkeypatch.setattr(TeamCatalog, "copy_units", cut_after_two)
+    with pytest.raises(TeamUnavailable):
+        example_copy.publish(team_url, publisher="alice", project="ledger")
+    with TeamCatalog.open(team_url) as team:
+        assert team.count_units() == 40  # two whole batches committed
+    monkeypatch.setattr(TeamCatalog, "copy_units", real_copy)
+    resumed = example_copy.publish(team_url, publisher="alice", project="ledger")
+    assert resumed["unchanged"] == 40 and resumed["sent"] == resumed["units"] - 40 and resumed["deleted"] == 0

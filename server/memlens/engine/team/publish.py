@@ -29,7 +29,7 @@ from memlens.wire.team import PublishResponse
 BATCH_ROWS = 2000
 """Rows per COPY and commit: a cut connection loses at most one batch, and the next publish sends only the rest."""
 BULK_MIN_ROWS = 5000
-BULK_SHARE = 4
+BULK_SHARE = 2
 """A publish that may add at least BULK_MIN_ROWS rows and a BULK_SHARE-th of what the table holds drops the HNSW
 index and builds it again at the end: building over every row ran six times faster than inserting into the graph row
 by row (bench/team.py), and meanwhile a vector search scans exactly, slower but right."""

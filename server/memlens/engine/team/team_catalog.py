@@ -1,6 +1,7 @@
 """The team index in PostgreSQL + pgvector: every SQL statement the team feature sends lives here.
 
-One table of published units, keyed by (publisher, content hash): publishing again sends only what the server lacks
+One table of published units, keyed by (project, publisher, content hash: the project first, so the key holds a
+Citus distribution column): publishing again sends only what the server lacks
 and deletes what the publisher no longer has. Full text by a generated tsvector with a GIN index, meaning by a
 pgvector column with an HNSW index (cosine). The schema carries its version (`memlens_team_schema`); `MIGRATIONS`
 brings any older one up to `TEAM_SCHEMA_VERSION` under an advisory lock, so two publishers starting at once do not
@@ -60,11 +61,10 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
             tsv tsvector GENERATED ALWAYS AS (to_tsvector('{TS_CONFIG}', text)) STORED,
             embedding vector({VECTOR_DIM}),
             published_at timestamptz NOT NULL DEFAULT now(),
-            PRIMARY KEY (publisher, hash)
+            PRIMARY KEY (project, publisher, hash)
         );
         CREATE INDEX IF NOT EXISTS memlens_units_tsv ON memlens_units USING gin (tsv);
         CREATE INDEX IF NOT EXISTS memlens_units_embedding ON memlens_units USING hnsw (embedding vector_cosine_ops);
-        CREATE INDEX IF NOT EXISTS memlens_units_project ON memlens_units (project, publisher);
         CREATE INDEX IF NOT EXISTS memlens_units_session ON memlens_units (publisher, project, session_key, seq);
         """,
     ),
@@ -239,7 +239,11 @@ class TeamCatalog:
         return int(found[0] or 0) if found else 0
 
     def ensure_schema(self) -> int:
-        """Bring the schema to TEAM_SCHEMA_VERSION (one migrating client at a time); returns the version found."""
+        """Bring the schema to TEAM_SCHEMA_VERSION (one migrating client at a time); returns the version found.
+        A schema already current takes no DDL, so a role without CREATE rights (row-level security) publishes."""
+        current = self.schema_version()
+        if current == TEAM_SCHEMA_VERSION:
+            return current
         with self._failures(), self.conn.transaction():
             self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
             self.conn.execute("CREATE TABLE IF NOT EXISTS memlens_team_schema (version integer PRIMARY KEY)")
@@ -317,7 +321,7 @@ class TeamCatalog:
                         copy.write_row(row)
                 cursor.execute(
                     f"INSERT INTO memlens_units ({columns}) SELECT {columns} FROM memlens_staging"
-                    " ON CONFLICT (publisher, hash) DO NOTHING"
+                    " ON CONFLICT (project, publisher, hash) DO NOTHING"
                 )
                 return max(0, cursor.rowcount)
 
