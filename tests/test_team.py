@@ -344,3 +344,32 @@ def test_a_publish_cut_short_resumes_where_it_stopped(
     monkeypatch.setattr(TeamCatalog, "copy_units", real_copy)
     resumed = example_copy.publish(team_url, publisher="alice", project="ledger")
     assert resumed["unchanged"] == 40 and resumed["sent"] == resumed["units"] - 40 and resumed["deleted"] == 0
+
+
+async def test_the_mcp_server_searches_the_team_url_of_its_settings(
+    example_copy: Engine, tmp_path: Path, team_url: str
+) -> None:
+    """Through a real `memlens mcp`: team hits named by publisher; a server that is down or a malformed setting
+    leaves the local answer, saying why."""
+    from mcp_server.helpers import call, mcp_client, wait_until_indexed
+
+    example_copy.publish(team_url, publisher="fay", project="ledger")
+    other = tmp_path / "other"
+    (other / "memory").mkdir(parents=True)
+    (other / "memory" / "dlq.md").write_text("# Queues\n\nOur own dead letter queue alarm pages the on-call.\n")
+    (other / ".memlens.json").write_text(json.dumps({"transcripts": {"agentDefaults": False}}))
+    for url, reachable in ((team_url, True), (closed_port_url(), False), ("http://not-postgres", False)):
+        settings = tmp_path / "settings.json"
+        settings.write_text(json.dumps({"team": {"url": url}}))
+        flags = ["--workspace", str(other), "--index-dir", str(tmp_path / "idx"), "--no-embeddings"]
+        async with mcp_client([*flags, "--settings", str(settings)]) as session:
+            await wait_until_indexed(session)
+            result = await call(session, "search", {"query": "dead letter queue alarm", "limit": 8})
+            data = result.structured_content
+            assert isinstance(data, dict) and not result.is_error, url
+            assert data["team"]["reachable"] is reachable, url
+            assert any(r.get("kind") == "memory" and "publisher" not in r for r in data["results"])  # the local hit
+            if reachable:
+                assert any(r.get("publisher") == "fay" for r in data["results"])
+            else:
+                assert "team index was unreachable" in data["note"]

@@ -335,10 +335,10 @@ class Engine:
         answer = search(
             self, query, limit=limit, mode=mode, filters=filters, explain=explain, fusion=fusion, min_score=min_score
         )
-        team = team or (TeamQuery(self.settings.team.url) if self.settings.team.url else None)
-        if team is not None and not local_only:
-            checked(TeamFilterRequest, team=team.url, publisher=team.publisher, project=team.project)
-            answer = search_with_team(self, answer, where=team, mode=mode, limit=limit)
+        asked = team or (TeamQuery(self.settings.team.url) if self.settings.team.url else None)
+        if asked is not None and not local_only:
+            checked(TeamFilterRequest, team=asked.url, publisher=asked.publisher, project=asked.project)
+            answer = search_with_team(self, answer, where=asked, mode=mode, limit=limit, strict=team is not None)
         return self._outbound(answer)
 
     # -- the team index (engine/team/) ------------------------------------------------------------------------

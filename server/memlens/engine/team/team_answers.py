@@ -12,7 +12,7 @@ from typing import Protocol
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.team.publish import OutgoingUnit, PublishTarget, outgoing_units, publish
-from memlens.engine.team.team_catalog import TeamCatalog, TeamUnavailable
+from memlens.engine.team.team_catalog import TeamCatalog, TeamRefused, TeamSchemaTooNew, TeamUnavailable
 from memlens.engine.team.team_search import TeamQuery, team_results, team_sessions, unreachable, with_team
 from memlens.engine.vectors.embedder import Embedder, ModelUnavailable
 from memlens.errors import InvalidRequest
@@ -66,8 +66,12 @@ def search_with_team(
     where: TeamQuery,
     mode: str | None,
     limit: int | None,
+    strict: bool = True,
 ) -> SearchResponse:
-    """`local` with the team's hits merged in; when the team server cannot be reached, `local` saying so."""
+    """`local` with the team's hits merged in; when the team server cannot be reached, `local` saying so. A bad
+    URL, refused credentials or a newer schema raise when `strict` (the team was asked for by name); else (the
+    `team.url` setting, under every search an editor or an agent makes) `local` says why too, so one wrong setting
+    does not take the local search away."""
     settings = engine.settings.search
     limit = limit or settings.max_results
     mode = mode or settings.mode
@@ -92,6 +96,10 @@ def search_with_team(
                 limit=limit,
             )
     except TeamUnavailable as exc:
+        return unreachable(local, str(exc))
+    except (TeamRefused, TeamSchemaTooNew) as exc:
+        if strict:
+            raise
         return unreachable(local, str(exc))
     return with_team(local, hits, limit=limit, rrf_k=settings.rrf_k)
 
