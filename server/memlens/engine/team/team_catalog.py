@@ -28,6 +28,8 @@ TEAM_SCHEMA_VERSION = 1
 VECTOR_DIM = 384
 """The bundled model's dimension: an HNSW index needs a fixed one, and every publisher of a team embeds alike."""
 CONNECT_SECONDS = 5
+SEARCH_TIMEOUT = "10s"
+"""The longest one team search statement may run (an overloaded server): then the local answer comes back alone."""
 INDEX_BUILD_MEMORY = "256MB"
 """maintenance_work_mem while the HNSW index is built: the graph of a million 384-d rows fits in about 2 GB; less
 only makes the build slower."""
@@ -220,6 +222,8 @@ class TeamCatalog:
 
         try:
             yield
+        except psycopg.errors.QueryCanceled:
+            raise TeamUnavailable(f"the team server took longer than {SEARCH_TIMEOUT} to answer") from None
         except psycopg.OperationalError as exc:
             raise TeamUnavailable(f"the team server {_safe_address(self.url)} went away: {str(exc).strip()}") from None
         except psycopg.errors.InsufficientPrivilege as exc:
@@ -373,6 +377,7 @@ class TeamCatalog:
         where, params = self._where(publisher, project)
         rows: list[TeamRow] = []
         with self._failures():
+            self.conn.execute(f"SET LOCAL statement_timeout = '{SEARCH_TIMEOUT}'")
             for parse in ("websearch_to_tsquery", "_any_word"):
                 tsquery = (
                     f"websearch_to_tsquery('{TS_CONFIG}', %s)"
@@ -397,6 +402,7 @@ class TeamCatalog:
         where, params = self._where(publisher, project)
         literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
         with self._failures():
+            self.conn.execute(f"SET LOCAL statement_timeout = '{SEARCH_TIMEOUT}'")
             self.conn.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, 2 * limit))}")
             self.conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             sql = (
