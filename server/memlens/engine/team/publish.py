@@ -122,7 +122,6 @@ def content_hash(unit: OutgoingUnit, project: str) -> str:
 
 def _copy_row(unit: OutgoingUnit, target: PublishTarget) -> tuple[object, ...]:
     r = unit.row
-    vector = "[" + ",".join(f"{x:.7g}" for x in unit.vector.tolist()) + "]" if unit.vector is not None else None
     return (
         target.publisher,
         unit.hash,
@@ -140,7 +139,7 @@ def _copy_row(unit: OutgoingUnit, target: PublishTarget) -> tuple[object, ...]:
         unit.heading,
         unit.title,
         unit.text.replace("\x00", "\ufffd"),  # PostgreSQL text holds no NUL
-        vector,
+        unit.vector,
     )
 
 

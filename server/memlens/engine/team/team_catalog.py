@@ -91,6 +91,16 @@ UNIT_COLUMNS = (
     "text",
     "embedding",
 )
+UNIT_TYPES = (
+    *("text",) * 9,  # publisher … role
+    "timestamptz",
+    "int4",  # seq
+    "text",
+    "int4",  # line_start
+    *("text",) * 3,  # heading, title, text
+    "vector",
+)
+"""The COPY's column types, in UNIT_COLUMNS order (a binary COPY names them)."""
 _SHOWN = (
     "publisher, project, kind, format, session_key, session_id, message_id, role, ts, path, line_start, heading,"
     " title, text, hash"
@@ -190,13 +200,15 @@ class TeamCatalog:
     def __init__(self, conn: psycopg.Connection[Any], url: str) -> None:
         self.conn = conn
         self.url = url
+        self._vector_registered = False
 
     @classmethod
     def open(cls, url: str, *, application: str = "memlens") -> TeamCatalog:
         try:
+            import pgvector.psycopg  # noqa: F401  (the COPY's vectors; imported here to fail before connecting)
             import psycopg
         except ImportError:  # the optional extra is not installed
-            raise TeamRefused("the team index needs psycopg: pip install 'memlens[team]'") from None
+            raise TeamRefused("the team index needs psycopg and pgvector: pip install 'memlens[team]'") from None
         _check_url(url)
         try:
             conn = psycopg.connect(url, connect_timeout=CONNECT_SECONDS, application_name=application)
@@ -315,12 +327,15 @@ class TeamCatalog:
         table, skipping a row already there (another run of the same publisher got there first)."""
         columns = ", ".join(UNIT_COLUMNS)
         with self._failures(), self.conn.transaction():
+            self._register_vector()
             self.conn.execute(
                 "CREATE TEMP TABLE IF NOT EXISTS memlens_staging"
                 " (LIKE memlens_units INCLUDING DEFAULTS EXCLUDING GENERATED) ON COMMIT DELETE ROWS"
             )
             with self.conn.cursor() as cursor:
-                with cursor.copy(f"COPY memlens_staging ({columns}) FROM STDIN") as copy:
+                # binary: a vector goes as 1.5 KB of float4 instead of 4 KB of digits to format and parse again
+                with cursor.copy(f"COPY memlens_staging ({columns}) FROM STDIN WITH (FORMAT BINARY)") as copy:
+                    copy.set_types(list(UNIT_TYPES))
                     for row in rows:
                         copy.write_row(row)
                 cursor.execute(
@@ -328,6 +343,14 @@ class TeamCatalog:
                     " ON CONFLICT (project, publisher, hash) DO NOTHING"
                 )
                 return max(0, cursor.rowcount)
+
+    def _register_vector(self) -> None:
+        """numpy arrays as pgvector's `vector` (pgvector's own psycopg adapter), once per connection."""
+        if not self._vector_registered:
+            from pgvector.psycopg import register_vector
+
+            register_vector(self.conn)
+            self._vector_registered = True
 
     def drop_vector_index(self) -> bool:
         """Drop the HNSW index before a bulk load (building it once over every row is several times faster than
