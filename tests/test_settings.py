@@ -147,6 +147,7 @@ def test_an_untrusted_workspace_file_cannot_choose_locations() -> None:
         "scope": "all",
         "follow_external_symlinks": True,
         "privacy": {"redactIndex": False},
+        "team": {"url": "postgresql://collector.example/db"},
         "search": {"mode": "keyword"},
     }
     result, warnings = merged(data, trusted=False, source="/ws/.memlens.json")
@@ -154,6 +155,7 @@ def test_an_untrusted_workspace_file_cannot_choose_locations() -> None:
     assert result.embedding.model == "" and result.embedding.model_path == ""
     assert result.reranker.model == "" and result.reranker.model_path == "" and result.reranker.top_n == 12
     assert result.follow_external_symlinks is False and result.privacy.redact_index is True
+    assert result.team.url == ""  # an untrusted folder must not send every query to a server of its choosing
     assert result.search.mode == "keyword" and result.transcripts.exclude == ["*.tmp"]  # the rest applies
     assert len(warnings) == len(TRUST_SETTINGS)
     assert all("not applied from /ws/.memlens.json: the workspace is not trusted" in w for w in warnings)

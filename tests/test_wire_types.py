@@ -44,6 +44,9 @@ PYTHON_ONLY = {
     "ContextPassage": "a ContextItem before its cost in tokens is known; the engine never sends one",
     "McpSearchParams": "the MCP tool `search`'s arguments; MCP clients read the tool's JSON schema instead",
     "SummaryHeader": "the fields SummaryDescription and SummariesExpandResponse share (their own interfaces list them)",
+    "PublishResponse": "`memlens publish --json`: a command of the CLI only",
+    "TeamSession": "a row of `memlens sessions --team --json`: the CLI only",
+    "TeamSessionsResponse": "`memlens sessions --team --json`: the CLI only",
 }
 
 

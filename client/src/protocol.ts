@@ -118,6 +118,10 @@ export interface SearchResult {
   confidence?: Confidence;
   /** with `explain: true` */
   explain?: Explain;
+  /** a team index's hit (team.url): who published it */
+  publisher?: string;
+  /** a team index's hit: the project it was published under */
+  project?: string;
 }
 
 /** The days a question names, in the user's time zone (`display.timeZone`). */
@@ -142,8 +146,18 @@ export interface SearchResponse {
   period?: Period;
   /** the fusion used (with `explain: true`) */
   fusion?: FusionMode;
-  /** why the mode differs from the one asked for (no embedding model: keyword search only) */
+  /** why the mode differs from the one asked for (no embedding model: keyword search only), or that the team
+   * index was unreachable */
   note?: string;
+  /** with team.url set: whether the team index answered and how many hits it gave */
+  team?: TeamStatus;
+}
+
+export interface TeamStatus {
+  reachable: boolean;
+  hits: number;
+  /** why the team index could not be asked */
+  reason?: string;
 }
 
 export interface HistoryParams {

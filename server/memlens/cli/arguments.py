@@ -16,9 +16,11 @@ from memlens.errors import SettingsError
 from memlens.requests import (
     FixesRequest,
     HistoryRequest,
+    PublishRequest,
     ReindexRequest,
     SearchRequest,
     SessionsRequest,
+    TeamFilterRequest,
     add_flags,
     from_flags,
 )
@@ -158,6 +160,7 @@ memlens search "retry policy" --session 5b0e7d3c --mode keyword
 memlens search redrive --json | jq '.results[].excerpt'""",
     )
     request_flags(search, SearchRequest)
+    request_flags(search, TeamFilterRequest)
     search.add_argument("--no-sync", action="store_true", help="search the index as it is (default: sync first)")
     search.add_argument(
         "--no-server",
@@ -206,6 +209,9 @@ memlens search redrive --json | jq '.results[].excerpt'""",
         "memlens sessions --since 2w\nmemlens sessions --format codex --json",
     )
     request_flags(sessions, SessionsRequest, cursor="nextCursor of the previous page (--json shows it)")
+    request_flags(
+        sessions, TeamFilterRequest, team="list the sessions of the team index at this PostgreSQL URL instead"
+    )
     sessions.add_argument("--no-sync", action="store_true", help="list what the index holds as it is")
     _display_flags(sessions)
     _location_flags(sessions)
@@ -222,6 +228,18 @@ memlens search redrive --json | jq '.results[].excerpt'""",
     sources.add_argument("folder", nargs="?", type=Path, help="with remove: the folder to forget")
     sources.add_argument("--json", action="store_true", help="print the folders as JSON")
     _location_flags(sources)
+
+    publish = _command(
+        sub,
+        "publish",
+        "push this index's search units, redacted, to a team index (PostgreSQL with pgvector)",
+        "memlens publish --team postgresql://me@db.internal/memlens\n"
+        "memlens publish --team postgresql://me@db.internal/memlens --as maren --project payments",
+    )
+    request_flags(publish, PublishRequest)
+    publish.add_argument("--json", action="store_true", help="print the report as JSON")
+    publish.add_argument("--no-sync", action="store_true", help="publish the index as it is (default: sync first)")
+    _location_flags(publish)
 
     watch = _command(sub, "watch", "keep the index live: sync on every file change (Ctrl-C stops)", "memlens watch")
     watch.add_argument(

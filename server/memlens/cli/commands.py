@@ -24,10 +24,12 @@ from memlens.cli.output import (
     also_holds_line,
     describe_sync,
     print_history,
+    print_publish,
     print_search,
     print_sessions,
     print_sources,
     print_stats,
+    print_team_sessions,
 )
 from memlens.cli.project_root import find_root
 from memlens.cli.terminal import Style, paged, wants_color, width
@@ -41,10 +43,12 @@ from memlens.requests import (
     FORMATS,
     FixesRequest,
     HistoryRequest,
+    PublishRequest,
     ReindexRequest,
     RemoveSourceRequest,
     SearchRequest,
     SessionsRequest,
+    TeamFilterRequest,
     checked,
     to_wire,
 )
@@ -52,6 +56,7 @@ from memlens.requests import (
 if TYPE_CHECKING:
     from memlens.engine import Engine
     from memlens.engine.indexing.indexer import SyncReport
+    from memlens.engine.team import TeamQuery
     from memlens.settings import Settings
     from memlens.wire import SearchResponse
 
@@ -165,7 +170,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     located = locate(args)  # once: it reads the settings files and says their warnings
     if args.no_embeddings and request.mode is None:
         request = dataclasses.replace(request, mode="keyword")  # what the own engine would do; a server may answer
-    answered = _ask_server(args, request, located)
+    team = team_query(args, located[1])
+    answered = None if team is not None else _ask_server(args, request, located)
     zone = zone_named(located[1].display.time_zone)
     if answered is not None:
         return _print_search(args, answered, warned=False, zone=zone)
@@ -185,8 +191,36 @@ def cmd_search(args: argparse.Namespace) -> int:
             explain=request.explain,
             fusion=request.fusion,
             min_score=request.min_score,
+            team=team,
         )
     return _print_search(args, response, warned=bool(engine.provider_note), zone=zone)
+
+
+def team_query(args: argparse.Namespace, settings: Settings) -> TeamQuery | None:
+    """The team index a command asks (`--team`, else the `team.url` setting), with its filters; None: none. The
+    team's project is the command's own `--project`."""
+    from memlens.engine.team import TeamQuery
+
+    request = request_from(TeamFilterRequest, args)
+    url = request.team or settings.team.url
+    if not url:
+        if request.publisher:
+            raise InvalidRequest("--publisher filters the team index: give --team URL (or set team.url)")
+        return None
+    return TeamQuery(url, request.publisher).within(getattr(args, "project", None))
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    request = request_from(PublishRequest, args)
+    with open_engine(args) as engine:
+        if not args.no_sync:
+            sync_before_reading(engine)
+        answer = engine.publish(request.team, publisher=request.as_name, project=request.project)
+    if args.json:
+        print(json.dumps(answer, ensure_ascii=False))
+    else:
+        print_publish(answer)
+    return 0
 
 
 # flags that change what is indexed or how: said in the line that tells why the server did not answer
@@ -292,6 +326,15 @@ def cmd_fixes(args: argparse.Namespace) -> int:
 
 def cmd_sessions(args: argparse.Namespace) -> int:
     request = request_from(SessionsRequest, args)
+    team = team_query(args, locate(args)[1]) if args.team or args.publisher else None
+    if team is not None:
+        with open_engine(args, load_model=False) as engine:
+            team_page = engine.team_sessions(team, query=request.query, limit=request.limit)
+        if args.json:
+            print(json.dumps(team_page, ensure_ascii=False))
+        else:
+            print_team_sessions(team_page)
+        return 0
     with open_engine(args, load_model=False) as engine:
         if not args.no_sync:
             sync_before_reading(engine, embed=False)
@@ -400,6 +443,7 @@ COMMANDS = {
     "fixes": cmd_fixes,
     "sessions": cmd_sessions,
     "sources": cmd_sources,
+    "publish": cmd_publish,
     "mcp": cmd_mcp,
     "watch": cmd_watch,
     "serve": cmd_serve,

@@ -74,7 +74,8 @@ def _header(result: SearchResult, width: int, style: Style, zone: tzinfo | None)
         title = result.get("title") or result.get("format") or ""
         when = local_time(result.get("timestamp"), zone)
         role = "summary" if result["kind"] == "summary" else result.get("role") or "message"
-        details = [d for d in (when, role) if d]
+        team = f"{result['publisher']}/{result.get('project', '?')}" if "publisher" in result else ""
+        details = [d for d in (when, role, team) if d]  # a team hit names who published it
     tail = " · " + " · ".join([*details, percent])
     ref = clip(ref, max(8, width - cells(tail) - 1))
     room = width - cells(ref) - cells(tail) - 1

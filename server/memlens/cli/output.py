@@ -21,6 +21,7 @@ from memlens.wire import (
     SourcesResponse,
     StatsResponse,
 )
+from memlens.wire.team import PublishResponse, TeamSessionsResponse
 
 if TYPE_CHECKING:
     from memlens.engine.indexing.indexer import SyncReport
@@ -91,8 +92,12 @@ def print_search(
     """The human-readable results: each hit in at most three lines of the terminal's width (hits.py), or with
     `long` every detail (session key, message id, path, the whole excerpt). `warned`: the reason for keyword-only
     search was already on stderr. Times in `zone` (None: the machine's)."""
+    team = response.get("team")
     if response.get("note") and not warned:
         print(f"memlens: {response['note']}", file=sys.stderr)
+    elif team and not team["reachable"]:
+        reason = team.get("reason", "")
+        print(f"memlens: the team index was unreachable ({reason}); local results only", file=sys.stderr)
     if not response["results"]:
         print(f"no results for {response['query']!r}")
         return
@@ -105,7 +110,10 @@ def print_search(
             print("\n".join(hit_lines(result, response["query"], width=room, style=shown, zone=zone)))
         if explain and "explain" in result:
             print(f"  explain: {json.dumps(result['explain'])}")
-    footer = f"{response['totalResults']} results · {response['mode']} · {round(response['searchTimeMs'])} ms"
+    from_team = f" ({team['hits']} from the team index)" if team and team["reachable"] else ""
+    footer = (
+        f"{response['totalResults']} results{from_team} · {response['mode']} · {round(response['searchTimeMs'])} ms"
+    )
     hint = " · memlens history REF" if not long else ""
     print(shown.dim(clip(footer + hint, room)))
 
@@ -115,6 +123,8 @@ def _print_long_hit(result: SearchResult, zone: tzinfo | None) -> None:
     if result["kind"] != "memory":
         session, message = result.get("sessionKey") or "?", result.get("messageId") or "?"  # null: not known
         print(f"  session {session} · message {message} · {result['relPath']}")
+    if "publisher" in result:
+        print(f"  team: {result['publisher']} · project {result.get('project', '?')}")
     for line in result["excerpt"].splitlines() or [""]:
         print(f"  {line}")
     print()
@@ -245,4 +255,28 @@ def print_sources(response: SourcesResponse) -> None:
         print(
             f"{folder['displayPath']}  [{folder['kind']}]  {folder['files']} files, {folder['units']} units"
             f"  added from: {folder['addedFrom']}{named}"
+        )
+
+
+def print_publish(answer: PublishResponse) -> None:
+    if answer.get("note"):
+        print(f"memlens: {answer['note']}", file=sys.stderr)
+    print(
+        f"published {answer['units']} units as {answer['publisher']} (project {answer['project']}): "
+        f"{answer['sent']} sent, {answer['deleted']} deleted, {answer['unchanged']} unchanged, "
+        f"{answer['withVectors']} with vectors, {answer['seconds']} s"
+    )
+
+
+def print_team_sessions(page: TeamSessionsResponse) -> None:
+    if not page["sessions"]:
+        print("no sessions in the team index")
+        return
+    print(f"{'LAST ACTIVE':<16}  {'PUBLISHER':<12}  {'PROJECT':<16}  {'MSGS':>5}  SESSION / TITLE")
+    for s in page["sessions"]:
+        when = (s["lastTimestamp"] or "").replace("T", " ")[:16]
+        title = f"  {s['title']}" if s["title"] else ""
+        print(
+            f"{when:<16}  {s['publisher'][:12]:<12}  {s['project'][:16]:<16}  {s['messageCount']:>5}  "
+            f"{s['sessionKey']}{title}"
         )

@@ -41,6 +41,8 @@ from memlens.engine.ranking.cross_encoder import CrossEncoder
 from memlens.engine.ranking.hits import Ranking
 from memlens.engine.ranking.search import Retriever
 from memlens.engine.sources.common import scrub
+from memlens.engine.team import TeamQuery
+from memlens.engine.team.team_answers import publish_units, search_with_team, team_session_page
 from memlens.engine.vectors.bundled_model import BUNDLED_DIM
 from memlens.engine.vectors.embedder import Embedder, chosen_embedder
 from memlens.engine.vectors.vector_index import VectorIndex
@@ -56,10 +58,12 @@ from memlens.requests import (
     ContextRequest,
     FixesRequest,
     HistoryRequest,
+    PublishRequest,
     SearchFilterRequest,
     SummariesDescribeRequest,
     SummariesExpandRequest,
     SummariesGrepRequest,
+    TeamFilterRequest,
     checked,
 )
 from memlens.settings import Settings
@@ -77,6 +81,7 @@ from memlens.wire import (
     SummariesGrepResponse,
     SummaryDescription,
 )
+from memlens.wire.team import PublishResponse, TeamSessionsResponse
 
 T = TypeVar("T")
 
@@ -328,17 +333,42 @@ class Engine:
         explain: bool = False,
         fusion: str | None = None,
         min_score: float | None = None,
+        team: TeamQuery | None = None,
+        local_only: bool = False,
     ) -> SearchResponse:
         """The `--json` / `memlens.search` response; `filters` as the engine's, or as the request's (`filters` of a
-        memlens.requests.SearchRequest)."""
+        memlens.requests.SearchRequest). `team`: also ask this team index (default: the `team.url` setting's);
+        `local_only`: ask none (hover, context packs: they read each hit back from this index)."""
         answer = search(
             self, query, limit=limit, mode=mode, filters=filters, explain=explain, fusion=fusion, min_score=min_score
         )
+        asked = team or (TeamQuery(self.settings.team.url) if self.settings.team.url else None)
+        if asked is not None and not local_only:
+            checked(TeamFilterRequest, team=asked.url, publisher=asked.publisher)
+            where = asked.within(filters.project if filters is not None else None)
+            answer = search_with_team(self, answer, where=where, mode=mode, limit=limit, strict=team is not None)
         return self._outbound(answer)
 
     def period_question(self, query: str) -> PeriodQuestion | None:
         """The days `query` asks about when it is a question about a period ("what did we do yesterday")."""
         return period_question(self, query)
+
+    # -- the team index (engine/team/) ------------------------------------------------------------------------
+
+    def publish(self, url: str, *, publisher: str | None = None, project: str | None = None) -> PublishResponse:
+        """Push this index's visible units, redacted whatever `privacy.redactIndex` says, to the team index at
+        `url` as `publisher` (default: the user's name) under `project` (default: the workspace folder's name)."""
+        checked(PublishRequest, team=url, as_name=publisher, project=project)
+        self.refresh()
+        return redact_response(publish_units(self, url, publisher=publisher, project=project))
+
+    def team_sessions(
+        self, team: TeamQuery, *, query: str | None = None, limit: int = DEFAULT_SESSIONS
+    ) -> TeamSessionsResponse:
+        """The team index's sessions, newest first, each with its publisher and project."""
+        checked(TeamFilterRequest, team=team.url, publisher=team.publisher)
+        page = team_session_page(team.url, publisher=team.publisher, project=team.project, limit=limit, query=query)
+        return redact_response(page)
 
     def history(
         self, session_key: str, *, message_id: str | None = None, limit: int = DEFAULT_HISTORY

@@ -10,7 +10,7 @@ from memlens.settings import Settings, to_wire
 
 # The settings an open engine takes as they change (`apply_query_settings`), as the settings' wire names; every other
 # one shapes what is indexed or where, and a change to it needs the engine reopened (`index_identity`).
-QUERY_SETTINGS = frozenset({"search", "reranker", "hover", "excludeSessions"})
+QUERY_SETTINGS = frozenset({"search", "reranker", "hover", "excludeSessions", "team"})
 
 
 def index_identity(settings: Settings, workspaces: Iterable[Path]) -> tuple[str, ...]:
@@ -27,3 +27,4 @@ def apply_query_settings(current: Settings, new: Settings) -> None:
     current.reranker = dataclasses.replace(new.reranker)
     current.hover = dataclasses.replace(new.hover)
     current.exclude_sessions = list(new.exclude_sessions)
+    current.team = dataclasses.replace(new.team)

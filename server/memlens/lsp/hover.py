@@ -196,8 +196,8 @@ class HoverProvider:
         if not hit:
             try:
                 response = await self.state.read(
-                    lambda: engine.search(
-                        query, limit=settings.max_results, mode="hybrid", min_score=settings.min_score
+                    lambda: engine.search(  # local only: a hover does not wait on a team server
+                        query, limit=settings.max_results, mode="hybrid", min_score=settings.min_score, local_only=True
                     )
                 )
             except Exception as exc:  # a hover never fails loudly

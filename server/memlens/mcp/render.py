@@ -149,6 +149,8 @@ def render_search(data: dict[str, Any]) -> str:
             lines.append(f"   {_session_line(hit, label.get('resumeCommand') if first else None)}")
             if hit.get("kind") == "summary":
                 lines.append(f"   summaryId {hit.get('id')}")
+        if hit.get("publisher"):  # a team index's hit: history cannot read it from this machine's index
+            lines.append(f"   team: {hit['publisher']} · project {hit.get('project')}")
         lines.append(_indent(hit.get("excerpt", "")))
     if data.get("period"):
         period = data["period"]

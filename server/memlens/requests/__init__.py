@@ -59,6 +59,7 @@ from memlens.requests.schemas import (
     FixesRequest,
     HistoryRequest,
     McpSearchRequest,
+    PublishRequest,
     ReindexRequest,
     RemoveSourceRequest,
     Role,
@@ -70,6 +71,7 @@ from memlens.requests.schemas import (
     SummariesDescribeRequest,
     SummariesExpandRequest,
     SummariesGrepRequest,
+    TeamFilterRequest,
 )
 
 __all__ = [
@@ -111,6 +113,8 @@ __all__ = [
     "MAX_DATE_CHARS",
     "MAX_DEPTH",
     "SearchFilterRequest",
+    "PublishRequest",
+    "TeamFilterRequest",
     "SearchRequest",
     "McpSearchRequest",
     "HistoryRequest",

@@ -263,6 +263,37 @@ class RemoveSourceRequest(Request):
     )
 
 
+MAX_NAME_CHARS = 200
+"""A publisher's or a project's name."""
+MAX_URL_CHARS = 2000
+
+
+@dataclass(frozen=True, kw_only=True)
+class TeamFilterRequest(Request):
+    """`memlens search --team URL`, `memlens sessions --team URL`: the team index asked, and whose hits (the
+    project filter is the search's own `project`: a team's units are published under their project's folder name)."""
+
+    team: str | None = arg(
+        "also search the team index at this PostgreSQL URL (postgresql://user:password@host/db)",
+        max_chars=MAX_URL_CHARS,
+        setting="team.url",
+    )
+    publisher: str | None = arg("only the team's hits of this publisher", max_chars=MAX_NAME_CHARS)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PublishRequest(Request):
+    """`memlens publish --team URL`: this machine's search units, redacted, into the team index."""
+
+    team: str = arg(
+        "the team index: a PostgreSQL URL (postgresql://user:password@host/db)", max_chars=MAX_URL_CHARS, required=True
+    )
+    as_name: str | None = arg("publish as this name (default: your user name)", max_chars=MAX_NAME_CHARS, flag="--as")
+    project: str | None = arg(
+        "the project these units are published under (default: the workspace folder's name)", max_chars=MAX_NAME_CHARS
+    )
+
+
 COMMANDS: dict[str, type[Request]] = {
     "memlens.search": SearchRequest,
     "memlens.history": HistoryRequest,

@@ -25,6 +25,7 @@ TRUST_SETTINGS = (
     "reranker.model",
     "reranker.modelPath",
     "privacy.redactIndex",
+    "team.url",
 )
 """Settings that change where memlens reads or writes, what it downloads and loads, or whether secrets are written
 to disk: from a workspace's `.memlens.json` they apply only in a trusted workspace. The VS Code manifest's
@@ -199,6 +200,12 @@ class PrivacySettings:
     them)."""
 
 
+@dataclass
+class TeamSettings:
+    url: str = ""
+    """A team index (PostgreSQL with pgvector, `memlens publish --team`): searches also ask it when set. Empty: off."""
+
+
 Scope = Literal["workspace", "all"]
 
 
@@ -213,6 +220,7 @@ class Settings:
     hover: HoverSettings = field(default_factory=HoverSettings)
     display: DisplaySettings = field(default_factory=DisplaySettings)
     privacy: PrivacySettings = field(default_factory=PrivacySettings)
+    team: TeamSettings = field(default_factory=TeamSettings)
     scope: Scope = "workspace"
     exclude_sessions: list[str] = field(default_factory=list)
     index_dir: str = ""

@@ -57,8 +57,13 @@ from memlens.wire.summaries import (
     SummaryHit,
     SummaryMessage,
 )
+from memlens.wire.team import PublishResponse, TeamSession, TeamSessionsResponse, TeamStatus
 
 __all__ = [
+    "PublishResponse",
+    "TeamSession",
+    "TeamSessionsResponse",
+    "TeamStatus",
     "AgentFormat",
     "Confidence",
     "ContextItem",

@@ -3,6 +3,7 @@
 from typing import Literal, NotRequired, TypedDict
 
 from memlens.wire.params import FusionMode, HitKind
+from memlens.wire.team import TeamStatus
 
 Confidence = Literal["strong", "possible", "weak"]  # a hit's calibrated chance of relevance, in words
 
@@ -58,6 +59,8 @@ class SearchResult(TypedDict):
     excerpt: str
     confidence: NotRequired[Confidence]  # the calibrated chance of relevance in words (absent when not calibrated)
     explain: NotRequired[Explain]
+    publisher: NotRequired[str]
+    project: NotRequired[str]
 
 
 class SearchResponse(TypedDict):
@@ -73,3 +76,4 @@ class SearchResponse(TypedDict):
     period: NotRequired[Period]  # the days the query asked about, when it is a question about a period
     fusion: NotRequired[FusionMode]
     note: NotRequired[str]
+    team: NotRequired[TeamStatus]

@@ -35,7 +35,9 @@ class PackSource(Protocol):
     catalog: Catalog
     settings: Settings
 
-    def search(self, query: str, *, limit: int | None = None, min_score: float | None = None) -> SearchResponse: ...
+    def search(
+        self, query: str, *, limit: int | None = None, min_score: float | None = None, local_only: bool = False
+    ) -> SearchResponse: ...
 
     def history(self, session_key: str, *, message_id: str | None = None, limit: int = 20) -> HistoryResponse: ...
 
@@ -173,7 +175,7 @@ def build_context_pack(
     max_items = max(1, int(limit)) if limit else None
     candidates = min(MAX_CANDIDATES, max(20, (max_items or 10) * 3))
     min_score = min(engine.settings.search.min_score, MIN_SCORE)
-    response = engine.search(question, limit=candidates, min_score=min_score)
+    response = engine.search(question, limit=candidates, min_score=min_score, local_only=True)
     results = response["results"]
     floor = results[0]["score"] * RELATIVE_CUT if results else 0.0
     items = [item for result in results if result["score"] >= floor and (item := _item(engine, result)) is not None]

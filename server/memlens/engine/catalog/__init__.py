@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from memlens.engine.catalog.files import FileTables
+from memlens.engine.catalog.published import PublishReads, PublishRow
 from memlens.engine.catalog.roots import RootCounts, RootRow, RootTables
 from memlens.engine.catalog.schema import SCHEMA_VERSION, FileRow
 from memlens.engine.catalog.sessions import SessionReads
@@ -20,7 +21,17 @@ from memlens.engine.catalog.units import UNIT_FACTS_KEYS, PeriodUnit, ResultRow,
 from memlens.engine.catalog.vectors import VectorTables
 from memlens.engine.catalog.words import VOCABULARY_KEYS, WordTables, vocabulary_state
 
-__all__ = ["SCHEMA_VERSION", "Catalog", "FileRow", "PeriodUnit", "ResultRow", "RootCounts", "RootRow", "SearchState"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "Catalog",
+    "FileRow",
+    "PeriodUnit",
+    "PublishRow",
+    "ResultRow",
+    "RootCounts",
+    "RootRow",
+    "SearchState",
+]
 
 
 class SearchState(NamedTuple):
@@ -30,7 +41,7 @@ class SearchState(NamedTuple):
     vocabulary: tuple[str, str]  # Catalog.vocabulary_state()
 
 
-class Catalog(FileTables, RootTables, VectorTables, WordTables, UnitReads, SessionReads, CatalogStats):
+class Catalog(FileTables, RootTables, VectorTables, WordTables, UnitReads, SessionReads, CatalogStats, PublishReads):
     """The catalog database (see the package docstring); thread-safe, one connection per thread."""
 
     def search_state(self) -> SearchState:

@@ -315,3 +315,7 @@ def _fuse(hit: UnitHit, mode: str, fusion: str, settings: SearchSettings, *, bes
         closeness = min(1.0, cosine / best_cosine)
         return max(weighted, settings.rescue_weight * float(closeness**settings.rescue_power))
     return weighted
+
+
+fused_score = _fuse
+"""A hit's fused score, as the local ranking fuses it (the team index's hits are fused by the same rule)."""

@@ -1,0 +1,44 @@
+"""What publishing to a team index reads of the catalog: every unit with its chunk, file, session and vector."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from memlens.engine.catalog.connection import CatalogConnection
+
+
+class PublishRow(NamedTuple):
+    """One unit as a team index receives it, before redaction (`PublishReads.publish_rows`)."""
+
+    unit_id: int
+    text: str
+    kind: str
+    format: str
+    session_key: str | None
+    message_id: str | None
+    role: str | None
+    ts: float | None
+    seq: int
+    line_start: int | None
+    heading: str | None
+    path: str
+    session_id: str | None
+    cwd: str | None
+    parent_key: str | None
+    title: str | None
+    vector: bytes | None  # float32, of `model`; None when the unit has none yet
+
+
+class PublishReads(CatalogConnection):
+    def publish_rows(self, model: str) -> Iterator[PublishRow]:
+        """Every unit, streamed, a session's messages together and in order (redaction reads them as a sequence)."""
+        sql = """SELECT u.id, u.text, u.kind, COALESCE(u.format, ''), u.session_key, u.message_id, u.role, u.ts, u.seq,
+                        COALESCE(u.position, c.line_start), c.heading, f.path, s.session_id, s.cwd, s.parent_key,
+                        s.title, v.vec
+                 FROM units u JOIN chunks c ON c.id = u.chunk_id JOIN files f ON f.id = u.file_id
+                 LEFT JOIN sessions s ON s.key = u.session_key
+                 LEFT JOIN vectors v ON v.hash = u.embed_text_hash AND v.model = ?
+                 ORDER BY u.file_id, u.session_key, u.seq, u.id"""
+        for row in self._tuples(sql, (model,)):
+            yield PublishRow._make(row)

