@@ -211,6 +211,7 @@ class Engine:
                 report = self.indexer.sync(self.sources(), progress, cancel, embed=embed, settled=settled)
                 if not report.cancelled:  # a whole sync, not a watcher's few files: piled-up segments written afresh
                     self.indexer.compact_keyword_index(cancel, progress)
+                    self.indexer.embedding.compact()  # and the vector file, once its log holds enough
                 return report
         finally:
             self.syncing.clear()

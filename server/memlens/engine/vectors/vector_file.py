@@ -24,6 +24,7 @@ import mmap
 import os
 import re
 import struct
+import uuid
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlens.engine.lazy import lazy_module
+from memlens.engine.vectors import vector_log
 from memlens.engine.vectors.quantized_rows import FileRows, QuantizedRows
 
 if TYPE_CHECKING:
@@ -60,6 +62,8 @@ class StoredRows:
     ts: np.ndarray
     seq: np.ndarray
     categories: dict[str, np.ndarray]  # object arrays of str, one per name in CATEGORIES
+    stamp: str = ""  # the catalog stamp the file was written at
+    log_id: str = ""  # names the file's log of later changes (vector_log.py); "" in a file from before logs
 
 
 def file_for(directory: Path, model: str) -> Path:
@@ -81,10 +85,10 @@ def write(
     ts: np.ndarray,
     seq: np.ndarray,
     categories: dict[str, np.ndarray],
-) -> None:
-    """Write atomically (temporary file, then rename). `row_slices`: the rows in order, a slice at a time, adding
-    up to len(ids); `codes` is [n, bytes]. The header goes in last: its checksum covers the scales, which are only
-    known once every slice has been written."""
+) -> str:
+    """Write atomically (temporary file, then rename), then start its empty log; returns the log's id.
+    `row_slices`: the rows in order, a slice at a time, adding up to len(ids); `codes` is [n, bytes]. The header
+    goes in last: its checksum covers the scales, which are only known once every slice has been written."""
     count, code_width = int(len(ids)), int(codes.shape[1])
     small: dict[str, np.ndarray] = {
         "ids": np.ascontiguousarray(ids, dtype="<i8"),
@@ -103,7 +107,9 @@ def write(
     first = next(slices, None)
     dim = first.dim if first is not None else code_width * 8
     sizes = _section_sizes(count, dim)
+    log_id = uuid.uuid4().hex
     header: dict[str, Any] = {"model": model, "stamp": stamp, "count": count, "dim": dim, "tables": tables}
+    header["log"] = log_id
     header["crc"] = "0" * 8  # fixed width: the real checksum replaces it without moving anything
     sections: dict[str, list[int]] = {}
     for _ in range(2):  # sizes first, then offsets (the header's own length decides where the sections start)
@@ -145,31 +151,13 @@ def write(
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+    vector_log.start(vector_log.log_for(path), log_id)  # a crash before this leaves the old log, naming another file
+    return log_id
 
 
-def restamp(path: Path, stamp: str) -> bool:
-    """Rewrite only the header's stamp (the rows are unchanged and the catalog moved on without touching them:
-    units without vectors). False when it cannot be done in place; the caller then writes the whole file."""
-    try:
-        with path.open("r+b") as handle:
-            head = handle.read(len(MAGIC) + 4)
-            if head[: len(MAGIC)] != MAGIC:
-                return False
-            (length,) = struct.unpack("<I", head[len(MAGIC) :])
-            header = json.loads(handle.read(length))
-            header["stamp"] = stamp
-            data = json.dumps(header, separators=(",", ":")).encode()
-            if len(MAGIC) + 4 + len(data) > min(offset for offset, _ in header["sections"].values()):
-                return False
-            handle.seek(0)
-            handle.write(MAGIC + struct.pack("<I", len(data)) + data)
-        return True
-    except (OSError, ValueError, KeyError):
-        return False
-
-
-def read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
-    """The rows, or None when the file is missing, stale (stamp, model, dimension) or damaged: never raises."""
+def read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows | None:
+    """The rows, or None when the file is missing, stale (stamp, model, dimension) or damaged: never raises.
+    `stamp` None: whatever stamp the file records (its log may carry it on)."""
     try:
         return _read(path, stamp=stamp, model=model, dim=dim)
     except FileNotFoundError:
@@ -181,7 +169,32 @@ def read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
         return None
 
 
-def _read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
+def read_current(
+    path: Path, *, stamp: str, model: str, dim: int
+) -> tuple[StoredRows, vector_log.LogContents | None] | None:
+    """The file's rows and its log's changes when together they are at `stamp`; None when they are missing,
+    stale, damaged, or the log is torn (the catalog moved past what it holds): never raises."""
+    rows = read(path, stamp=None, model=model, dim=dim)
+    if rows is None:
+        return None
+    changes: vector_log.LogContents | None = None
+    if rows.log_id:
+        try:
+            changes = vector_log.read(vector_log.log_for(path), rows.log_id, dim)
+        except OSError as exc:
+            log.warning("vector log beside %s is unreadable (%s); rebuilding from the catalog", path, exc)
+            return None
+    if changes is not None and changes.torn:
+        log.info("vector log beside %s ends in a damaged record; rebuilding from the catalog", path)
+        return None
+    reached = changes.stamp if changes is not None and changes.stamp is not None else rows.stamp
+    if reached != stamp:
+        log.info("vector file %s is behind the catalog; rebuilding it", path)
+        return None
+    return rows, changes
+
+
+def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows | None:
     with path.open("rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         head = handle.read(len(MAGIC) + 4)
@@ -192,7 +205,7 @@ def _read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
             raise ValueError("not a memlens vector file")
         (length,) = struct.unpack("<I", head[len(MAGIC) :])
         header = json.loads(handle.read(length))
-        if header["stamp"] != stamp or header["model"] != model:
+        if (stamp is not None and header["stamp"] != stamp) or header["model"] != model:
             log.info("vector file %s is behind the catalog; rebuilding it", path)
             return None
         count = int(header["count"])
@@ -238,6 +251,8 @@ def _read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
         ts=small["ts"].astype(np.float64),
         seq=small["seq"].astype(np.int64),
         categories=categories,
+        stamp=str(header["stamp"]),
+        log_id=str(header.get("log", "")),
     )
 
 

@@ -17,6 +17,7 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_file
 from memlens.engine.vectors.quantized_rows import QuantizedRows
+from memlens.engine.vectors.vector_log import CATEGORIES, LogStep
 
 if TYPE_CHECKING:
     import numpy as np
@@ -99,6 +100,70 @@ class VectorSnapshot:
             role=rows.categories["role"],
             session=rows.categories["session"],
         )
+
+    def as_step(self, removed: np.ndarray) -> LogStep:
+        """This in-memory snapshot (from `of`) as the rows a log step adds, after removing `removed`."""
+        exact = self.base.exact
+        assert isinstance(exact, np.ndarray)  # `of` holds its float32 rows in memory
+        return LogStep(
+            removed=removed,
+            ids=self.ids,
+            ts=self.ts,
+            seq=self.seq,
+            scales=self.base.scales,
+            codes=self.codes,
+            values=self.base.values,
+            exact=exact,
+            categories={"kind": self.kind, "format": self.format, "role": self.role, "session": self.session},
+        )
+
+    def replayed(self, steps: Sequence[LogStep]) -> VectorSnapshot:
+        """These rows with the logged steps applied in order, as VectorIndex.update applied them: each step
+        removes its ids from the rows before it, then adds its rows. Done at once, not step by step: a row
+        survives when no later step removed its id (a step's own ids are among its removed ones)."""
+        if not steps:
+            return self
+        removed = np.concatenate([step.removed for step in steps])
+        step_of = np.concatenate([np.full(len(step.removed), n, np.int64) for n, step in enumerate(steps)])
+        order = np.lexsort((step_of, removed))
+        removed, step_of = removed[order], step_of[order]
+        last = np.r_[removed[1:] != removed[:-1], True] if len(removed) else np.empty(0, bool)
+        gone_ids, gone_at = removed[last], step_of[last]  # each removed id once, with the last step removing it
+
+        def last_removal(ids: np.ndarray) -> np.ndarray:
+            at = np.full(len(ids), -2, np.int64)
+            if len(gone_ids) and len(ids):
+                slots = np.minimum(np.searchsorted(gone_ids, ids), len(gone_ids) - 1)
+                hit = gone_ids[slots] == ids
+                at[hit] = gone_at[slots[hit]]
+            return at
+
+        snapshot = self
+        keep = last_removal(self.ids) < 0
+        if not keep.all():
+            snapshot = snapshot.take(keep)
+        born = np.concatenate([np.full(step.added, n, np.int64) for n, step in enumerate(steps)])
+        if not len(born):
+            return snapshot
+        alive = last_removal(np.concatenate([step.ids for step in steps])) <= born
+
+        def joined(column: Callable[[LogStep], np.ndarray]) -> np.ndarray:
+            return np.concatenate([column(step) for step in steps])[alive]
+
+        added = VectorSnapshot(
+            ids=joined(lambda step: step.ids),
+            base=QuantizedRows(
+                joined(lambda step: step.values), joined(lambda step: step.scales), joined(lambda step: step.exact)
+            ),
+            codes=joined(lambda step: step.codes),
+            kind=joined(lambda step: step.categories[CATEGORIES[0]]),
+            format=joined(lambda step: step.categories[CATEGORIES[1]]),
+            role=joined(lambda step: step.categories[CATEGORIES[2]]),
+            session=joined(lambda step: step.categories[CATEGORIES[3]]),
+            ts=joined(lambda step: step.ts),
+            seq=joined(lambda step: step.seq),
+        )
+        return snapshot.concat(added) if len(added.ids) else snapshot
 
     def small_columns(self) -> tuple[np.ndarray, ...]:
         return (self.ids, self.codes, self.kind, self.format, self.role, self.session, self.ts, self.seq)
