@@ -168,7 +168,7 @@ def test_updates_on_a_mapped_index_match_a_rebuild(example: Engine) -> None:
 
     expected = VectorIndex(index.dim)  # the same rows built in memory
     kept = [u for u in ids if u not in set(gone) | set(changed)]
-    expected.update(add=[*vector_rows(example.catalog, example.embedder.name, "id", kept), *added])
+    expected.update(add=[*vector_rows(example.catalog, example.embedder.name, "id", kept, dim=384), *added])
     assert sorted(_flat(_results(index, example))) == sorted(_flat(_results(expected, example)))
     cos_ids = [*changed, *kept[:5], *gone[:2]]
     query = example.embedder.embed_query("deploy")

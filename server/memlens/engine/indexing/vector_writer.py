@@ -113,7 +113,7 @@ class VectorWriter:
                 blobs = [(h, encode_vector(v)) for h, v in zip(hashes, matrix, strict=True)]
                 self.catalog.store_vectors(db, model, blobs)
             self._pending = None
-            self.vectors.update(add=vector_rows(self.catalog, model, "embed_text_hash", hashes))
+            self.vectors.update(add=vector_rows(self.catalog, model, "embed_text_hash", hashes, dim=self.vectors.dim))
             if self.vectors.grown():  # a long run: fold the rows added so far into the mapped vector file
                 self.persist(force=True)
             done += len(missing)
@@ -143,7 +143,7 @@ class VectorWriter:
         it now), and the cached backlog counts are dropped (the commit may have collected new words)."""
         self.forget_counts()
         model = self.embedder.name if self.embedder else None
-        cached = vector_rows(self.catalog, model, "id", list(added)) if model else []
+        cached = vector_rows(self.catalog, model, "id", list(added), dim=self.vectors.dim) if model else []
         self.vectors.update(remove=deleted, add=cached)
 
     def forget_counts(self) -> None:

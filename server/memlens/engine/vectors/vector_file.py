@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_log
-from memlens.engine.vectors.quantized_rows import FileRows, QuantizedRows
+from memlens.engine.vectors.quantized_rows import EXACT, FileRows, QuantizedRows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,7 +42,7 @@ else:
 
 log = logging.getLogger(__name__)
 
-MAGIC = b"MLVEC02\n"  # 02: int8 rows and scales beside the float32 ones (01: float32 only; such a file is rebuilt)
+MAGIC = b"MLVEC03\n"  # 03: float16 exact rows (02: float32; 01: float32 only; such a file is rebuilt)
 FAMILY = b"MLVEC"
 ALIGN = 4096
 WRITE_ROWS = 8192  # the matrix is written in slices of this many rows: never a second full copy in memory
@@ -125,8 +125,8 @@ def write(
             scales: list[np.ndarray] = []
             written = 0
             for part in itertools.chain([first], slices) if first is not None else ():  # one slice at a time
-                out.seek(sections["matrix"][0] + written * dim * 4)
-                out.write(np.ascontiguousarray(part.exact_array(), dtype="<f4").data)
+                out.seek(sections["matrix"][0] + written * dim * 2)
+                out.write(np.ascontiguousarray(part.exact_array(), dtype=EXACT).data)
                 out.seek(sections["values"][0] + written * dim)
                 out.write(np.ascontiguousarray(part.values, dtype=np.int8).data)  # the slice itself, no copy
                 scales.append(np.asarray(part.scales, dtype="<f4"))
@@ -233,7 +233,7 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows 
         if f"{checksum:08x}" != header["crc"]:
             raise ValueError("checksum mismatch")
         values: np.ndarray = np.empty((0, dim), np.int8)
-        exact: np.ndarray | FileRows = np.empty((0, dim), np.float32)
+        exact: np.ndarray | FileRows = np.empty((0, dim), EXACT)
         if count:  # mapped and opened through this handle: the file whose header was just checked
             values = np.memmap(handle, dtype=np.int8, mode="r", offset=sections["values"][0], shape=(count, dim))
             exact = FileRows(os.dup(handle.fileno()), offset=sections["matrix"][0], count=count, dim=dim)
@@ -269,8 +269,8 @@ def release_pages(matrix: np.ndarray) -> None:
 
 
 def _section_sizes(count: int, dim: int) -> dict[str, int]:
-    """Each section's bytes, in the file's order: the float32 rows, the int8 rows, then the small columns."""
-    widths = {"matrix": dim * 4, "values": dim, "codes": (dim + 7) // 8}
+    """Each section's bytes, in the file's order: the float16 rows, the int8 rows, then the small columns."""
+    widths = {"matrix": dim * 2, "values": dim, "codes": (dim + 7) // 8}
     widths |= {name: np.dtype(_dtype(name)).itemsize for name in SMALL if name != "codes"}
     return {name: count * widths[name] for name in ("matrix", "values", *SMALL)}
 

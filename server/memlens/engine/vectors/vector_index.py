@@ -32,7 +32,7 @@ from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_file, vector_log
 from memlens.engine.vectors.quantized_rows import QuantizedRows
 from memlens.engine.vectors.vector_log import LogStep
-from memlens.engine.vectors.vector_snapshot import VectorRow, VectorSnapshot, binary_codes
+from memlens.engine.vectors.vector_snapshot import VectorRow, VectorSnapshot, binary_codes, decode_vector, exact_form
 
 if TYPE_CHECKING:
     import numpy as np
@@ -240,11 +240,11 @@ class VectorIndex:
                 shared.append((position, first))
         matrix = np.empty((len(units), self.dim), np.float32)
         present = np.zeros(len(units), dtype=bool)
-        width = self.dim * 4
         for digest, blob in catalog.cached_vectors(model):
             slot = row_of.get(digest)
-            if slot is not None and len(blob) == width:
-                matrix[slot] = np.frombuffer(blob, dtype=np.float32)
+            vector = decode_vector(blob, self.dim) if slot is not None else None
+            if vector is not None:
+                matrix[slot] = vector
                 present[slot] = True
         del row_of
         if shared:
@@ -256,6 +256,7 @@ class VectorIndex:
             matrix = matrix[present]
         if not units:
             return VectorSnapshot.empty(self.dim)
+        matrix = exact_form(matrix)  # an older catalog's float32 rows: the float16 form every snapshot holds
         return VectorSnapshot(
             ids=np.fromiter((r[0] for r in units), np.int64, len(units)),
             base=QuantizedRows.of(matrix),

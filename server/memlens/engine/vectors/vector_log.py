@@ -50,7 +50,7 @@ class LogStep:
     scales: np.ndarray  # float32 [m]
     codes: np.ndarray  # uint8 [m, dim / 8]
     values: np.ndarray  # int8 [m, dim]
-    exact: np.ndarray  # float32 [m, dim]
+    exact: np.ndarray  # float16 [m, dim]
     categories: dict[str, np.ndarray]  # object arrays of str, one per name in CATEGORIES
 
     @property
@@ -149,7 +149,7 @@ def _encode(stamp: str, steps: Sequence[LogStep]) -> bytes:
             parts.append(np.ascontiguousarray(getattr(step, name), dtype=dtype).tobytes())
         parts.append(np.ascontiguousarray(step.codes, dtype=np.uint8).tobytes())
         parts.append(np.ascontiguousarray(step.values, dtype=np.int8).tobytes())
-        parts.append(np.ascontiguousarray(step.exact, dtype="<f4").tobytes())
+        parts.append(np.ascontiguousarray(step.exact, dtype="<f2").tobytes())
         parts += indexes
     header = json.dumps({"stamp": stamp, "steps": described}, separators=(",", ":")).encode()
     return struct.pack("<I", len(header)) + header + b"".join(parts)
@@ -176,7 +176,7 @@ def _decode(payload: bytes, dim: int) -> tuple[str, list[LogStep]]:
         arrays = {name: take(dtype, removed if name == "removed" else added) for name, dtype in _ARRAYS}
         codes = take("u1", added, code_width).reshape(added, code_width)
         values = take("i1", added, dim).reshape(added, dim)
-        exact = take("<f4", added, dim).reshape(added, dim)
+        exact = take("<f2", added, dim).reshape(added, dim)
         categories: dict[str, np.ndarray] = {}
         for name in CATEGORIES:
             table = np.array(step["tables"][name] or [""], dtype=object)
@@ -193,7 +193,7 @@ def _decode(payload: bytes, dim: int) -> tuple[str, list[LogStep]]:
                 scales=arrays["scales"].astype(np.float32),
                 codes=codes,
                 values=values,
-                exact=exact.astype(np.float32),
+                exact=exact,
                 categories=categories,
             )
         )
