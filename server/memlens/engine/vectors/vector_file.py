@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_log
+from memlens.engine.vectors.labels import Labels, Names
 from memlens.engine.vectors.quantized_rows import EXACT, FileRows, QuantizedRows
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ class StoredRows:
     codes: np.ndarray
     ts: np.ndarray
     seq: np.ndarray
-    categories: dict[str, np.ndarray]  # object arrays of str, one per name in CATEGORIES
+    categories: dict[str, Labels]  # one per name in CATEGORIES
     stamp: str = ""  # the catalog stamp the file was written at
     log_id: str = ""  # names the file's log of later changes (vector_log.py); "" in a file from before logs
 
@@ -84,7 +85,7 @@ def write(
     codes: np.ndarray,
     ts: np.ndarray,
     seq: np.ndarray,
-    categories: dict[str, np.ndarray],
+    categories: dict[str, Labels],
 ) -> str:
     """Write atomically (temporary file, then rename), then start its empty log; returns the log's id.
     `row_slices`: the rows in order, a slice at a time, adding up to len(ids); `codes` is [n, bytes]. The header
@@ -97,12 +98,9 @@ def write(
         "codes": np.ascontiguousarray(codes, dtype=np.uint8),
     }
     tables: dict[str, list[str]] = {}
-    for name in CATEGORIES:  # each distinct value once, in order of first use (a dict, not np.unique over a
-        # fixed-width string copy of the column)
-        codes_of: dict[str, int] = {}
-        values = (codes_of.setdefault(str(v), len(codes_of)) for v in categories[name])
-        small[name] = np.fromiter(values, dtype="<i4", count=len(categories[name]))
-        tables[name] = list(codes_of)
+    for name in CATEGORIES:  # each name in use once, in order of first use
+        codes_in_use, tables[name] = categories[name].compact()
+        small[name] = np.ascontiguousarray(codes_in_use, dtype="<i4")
     slices = iter(row_slices)
     first = next(slices, None)
     dim = first.dim if first is not None else code_width * 8
@@ -237,13 +235,13 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows 
         if count:  # mapped and opened through this handle: the file whose header was just checked
             values = np.memmap(handle, dtype=np.int8, mode="r", offset=sections["values"][0], shape=(count, dim))
             exact = FileRows(os.dup(handle.fileno()), offset=sections["matrix"][0], count=count, dim=dim)
-    categories: dict[str, np.ndarray] = {}
+    categories: dict[str, Labels] = {}
     for name in CATEGORIES:
-        table = np.array(header["tables"][name] or [""], dtype=object)
+        table = [str(label) for label in header["tables"][name]]
         index = small[name]
         if len(index) and (index.min() < 0 or index.max() >= len(table)):
             raise ValueError(f"{name} codes out of range")
-        categories[name] = table[index]
+        categories[name] = Labels(index.astype(np.int32), Names(table))
     return StoredRows(
         ids=small["ids"].astype(np.int64),
         matrix=QuantizedRows(values, small["scales"].astype(np.float32), exact),

@@ -30,6 +30,7 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_file, vector_log
+from memlens.engine.vectors.labels import Labels
 from memlens.engine.vectors.quantized_rows import QuantizedRows
 from memlens.engine.vectors.vector_log import LogStep
 from memlens.engine.vectors.vector_snapshot import VectorRow, VectorSnapshot, binary_codes, decode_vector, exact_form
@@ -261,10 +262,10 @@ class VectorIndex:
             ids=np.fromiter((r[0] for r in units), np.int64, len(units)),
             base=QuantizedRows.of(matrix),
             codes=binary_codes(matrix),
-            kind=np.array([r[1] for r in units], dtype=object),
-            format=np.array([r[2] for r in units], dtype=object),
-            role=np.array([r[3] for r in units], dtype=object),
-            session=np.array([r[4] for r in units], dtype=object),
+            kind=Labels.of(r[1] for r in units),
+            format=Labels.of(r[2] for r in units),
+            role=Labels.of(r[3] for r in units),
+            session=Labels.of(r[4] for r in units),
             ts=np.array([np.nan if r[5] is None else r[5] for r in units], dtype=np.float64),
             seq=np.array([r[7] if r[1] == "transcript" and r[7] is not None else -1 for r in units], np.int64),
         )
@@ -298,7 +299,7 @@ class VectorIndex:
             (snapshot.session, filters.session),
         ):
             if value:
-                mask &= column == value
+                mask &= column.equals(value)
         with np.errstate(invalid="ignore"):
             if filters.since is not None:
                 mask &= snapshot.ts >= filters.since
@@ -360,7 +361,7 @@ class VectorIndex:
         if snapshot is None or not len(snapshot.ids) or not unit_ids:
             return {}
         rows, ids = snapshot.rows_of(unit_ids)
-        pairs = zip(ids, snapshot.role[rows].tolist(), strict=True)
+        pairs = zip(ids, snapshot.role.values(rows), strict=True)
         return {unit_id: str(role) for unit_id, role in pairs if role}
 
     def places(self, unit_ids: Sequence[int]) -> tuple[dict[int, tuple[str, int]], list[int]]:
@@ -369,7 +370,7 @@ class VectorIndex:
         if snapshot is None or not len(snapshot.ids) or not unit_ids:
             return {}, list(unit_ids)
         rows, ids = snapshot.rows_of(unit_ids)
-        pairs = zip(ids, snapshot.session[rows].tolist(), snapshot.seq[rows].tolist(), strict=True)
+        pairs = zip(ids, snapshot.session.values(rows), snapshot.seq[rows].tolist(), strict=True)
         places = {unit_id: (session, seq) for unit_id, session, seq in pairs if seq >= 0}
         if len(ids) == len(unit_ids):
             return places, []

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlens.engine.lazy import lazy_module
+from memlens.engine.vectors.labels import Labels, Names
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,7 +52,7 @@ class LogStep:
     codes: np.ndarray  # uint8 [m, dim / 8]
     values: np.ndarray  # int8 [m, dim]
     exact: np.ndarray  # float16 [m, dim]
-    categories: dict[str, np.ndarray]  # object arrays of str, one per name in CATEGORIES
+    categories: dict[str, Labels]  # one per name in CATEGORIES
 
     @property
     def added(self) -> int:
@@ -138,12 +139,8 @@ def _encode(stamp: str, steps: Sequence[LogStep]) -> bytes:
         tables: dict[str, list[str]] = {}
         indexes: list[bytes] = []
         for name in CATEGORIES:
-            codes_of: dict[str, int] = {}
-            index = np.fromiter(
-                (codes_of.setdefault(str(v), len(codes_of)) for v in step.categories[name]), "<i4", step.added
-            )
-            tables[name] = list(codes_of)
-            indexes.append(index.tobytes())
+            index, tables[name] = step.categories[name].compact()
+            indexes.append(np.ascontiguousarray(index, dtype="<i4").tobytes())
         described.append({"removed": len(step.removed), "added": step.added, "tables": tables})
         for name, dtype in _ARRAYS:
             parts.append(np.ascontiguousarray(getattr(step, name), dtype=dtype).tobytes())
@@ -177,13 +174,13 @@ def _decode(payload: bytes, dim: int) -> tuple[str, list[LogStep]]:
         codes = take("u1", added, code_width).reshape(added, code_width)
         values = take("i1", added, dim).reshape(added, dim)
         exact = take("<f2", added, dim).reshape(added, dim)
-        categories: dict[str, np.ndarray] = {}
+        categories: dict[str, Labels] = {}
         for name in CATEGORIES:
-            table = np.array(step["tables"][name] or [""], dtype=object)
+            table = [str(label) for label in step["tables"][name]]
             index = take("<i4", added)
             if len(index) and (index.min() < 0 or index.max() >= len(table)):
                 raise ValueError(f"{name} codes out of range")
-            categories[name] = table[index]
+            categories[name] = Labels(index.astype(np.int32), Names(table))
         steps.append(
             LogStep(
                 removed=arrays["removed"].astype(np.int64),

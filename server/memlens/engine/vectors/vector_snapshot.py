@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from memlens.engine.catalog import Catalog
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_file
+from memlens.engine.vectors.labels import Labels
 from memlens.engine.vectors.quantized_rows import EXACT, QuantizedRows
 from memlens.engine.vectors.vector_log import CATEGORIES, LogStep
 
@@ -46,10 +47,10 @@ class VectorSnapshot:
     ids: np.ndarray  # int64 [n]
     base: QuantizedRows  # [b, dim]
     codes: np.ndarray  # uint8 [n, dim / 8]: the signs of the components
-    kind: np.ndarray  # object [n]
-    format: np.ndarray
-    role: np.ndarray
-    session: np.ndarray
+    kind: Labels  # [n]
+    format: Labels
+    role: Labels
+    session: Labels
     ts: np.ndarray  # float64 [n], NaN when unknown
     seq: np.ndarray  # int64 [n], -1 when not a transcript message
     extra: QuantizedRows | None = None  # [m, dim]
@@ -57,15 +58,14 @@ class VectorSnapshot:
 
     @staticmethod
     def empty(dim: int) -> VectorSnapshot:
-        none = np.empty(0, dtype=object)
         return VectorSnapshot(
             np.empty(0, np.int64),
             QuantizedRows.empty(dim),
             np.empty((0, (dim + 7) // 8), np.uint8),
-            none,
-            none,
-            none,
-            none,
+            Labels.of(()),
+            Labels.of(()),
+            Labels.of(()),
+            Labels.of(()),
             np.empty(0),
             np.empty(0, np.int64),
         )
@@ -79,10 +79,10 @@ class VectorSnapshot:
             ids=np.fromiter((r.unit_id for r in rows), np.int64, len(rows)),
             base=QuantizedRows.of(matrix),
             codes=binary_codes(matrix),
-            kind=np.array([r.kind for r in rows], dtype=object),
-            format=np.array([r.format for r in rows], dtype=object),
-            role=np.array([r.role for r in rows], dtype=object),
-            session=np.array([r.session_key for r in rows], dtype=object),
+            kind=Labels.of(r.kind for r in rows),
+            format=Labels.of(r.format for r in rows),
+            role=Labels.of(r.role for r in rows),
+            session=Labels.of(r.session_key for r in rows),
             ts=np.array([r.ts for r in rows], dtype=np.float64),
             seq=np.array([r.seq for r in rows], dtype=np.int64),
         )
@@ -150,27 +150,28 @@ class VectorSnapshot:
         def joined(column: Callable[[LogStep], np.ndarray]) -> np.ndarray:
             return np.concatenate([column(step) for step in steps])[alive]
 
+        def labels(name: str) -> Labels:
+            return Labels.joined([step.categories[name] for step in steps])[alive]
+
         added = VectorSnapshot(
             ids=joined(lambda step: step.ids),
             base=QuantizedRows(
                 joined(lambda step: step.values), joined(lambda step: step.scales), joined(lambda step: step.exact)
             ),
             codes=joined(lambda step: step.codes),
-            kind=joined(lambda step: step.categories[CATEGORIES[0]]),
-            format=joined(lambda step: step.categories[CATEGORIES[1]]),
-            role=joined(lambda step: step.categories[CATEGORIES[2]]),
-            session=joined(lambda step: step.categories[CATEGORIES[3]]),
+            kind=labels(CATEGORIES[0]),
+            format=labels(CATEGORIES[1]),
+            role=labels(CATEGORIES[2]),
+            session=labels(CATEGORIES[3]),
             ts=joined(lambda step: step.ts),
             seq=joined(lambda step: step.seq),
         )
         return snapshot.concat(added) if len(added.ids) else snapshot
 
-    def small_columns(self) -> tuple[np.ndarray, ...]:
+    def small_columns(self) -> tuple[Any, ...]:
         return (self.ids, self.codes, self.kind, self.format, self.role, self.session, self.ts, self.seq)
 
-    def _with(
-        self, columns: Iterable[np.ndarray], extra: QuantizedRows | None, where: np.ndarray | None
-    ) -> VectorSnapshot:
+    def _with(self, columns: Iterable[Any], extra: QuantizedRows | None, where: np.ndarray | None) -> VectorSnapshot:
         ids, codes, kind, fmt, role, session, ts, seq = columns
         return VectorSnapshot(ids, self.base, codes, kind, fmt, role, session, ts, seq, extra, where)
 
@@ -182,11 +183,19 @@ class VectorSnapshot:
         extra = other.base if self.extra is None else self.extra.concat(other.base)
         offset = len(self.base) + (0 if self.extra is None else len(self.extra))
         where = np.concatenate([self.physical(), offset + np.arange(len(other.ids), dtype=np.int64)])
-        columns = (np.concatenate([a, b]) for a, b in zip(self.small_columns(), other.small_columns(), strict=True))
+        columns = (
+            a.concat(b) if isinstance(a, Labels) else np.concatenate([a, b])
+            for a, b in zip(self.small_columns(), other.small_columns(), strict=True)
+        )
         return self._with(columns, extra, where)
 
     def take(self, keep: np.ndarray) -> VectorSnapshot:
-        return self._with((column[keep] for column in self.small_columns()), self.extra, self.physical()[keep])
+        """The rows where `keep` (a mask) holds; np.compress copies the 2-d codes about twice as fast as a mask."""
+        columns = (
+            column[keep] if isinstance(column, Labels) else np.compress(keep, column, axis=0)
+            for column in self.small_columns()
+        )
+        return self._with(columns, self.extra, np.compress(keep, self.physical()))
 
     def scores(self, positions: np.ndarray | None, query: np.ndarray) -> np.ndarray:
         """Approximate dot products with a float32 query of the rows at `positions` (None: all), from the int8 rows
