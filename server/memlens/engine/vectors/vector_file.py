@@ -1,15 +1,16 @@
 """The vector matrix on disk beside the catalog, memory-mapped at start: a warm start reads no vector from SQLite.
 
 Reading 150k vectors from SQLite row by row was most of a 100k warm start (1.7 s CPU) and its float copy most of
-its memory. This file holds the same rows the catalog would give (unit ids, the float32 vectors and the same as
+its memory. This file holds the same rows the catalog would give (unit ids, the float16 vectors and the same as
 int8 rows with a scale each (quantized_rows.py), their sign codes and the columns filters need) in one flat layout:
-the int8 rows are mapped read-only and paged in on demand by the re-rank, the float32 rows are read with pread for
+the int8 rows are mapped read-only and paged in on demand by the re-rank, the float16 rows are read with pread for
 the few a search returns, the small columns (ids, scales, codes, metadata) are read into memory and checksummed.
 
 The file is derived: SQLite's `vectors` table stays the source of truth. Its header carries the catalog stamp it
 reflects (`Catalog.vector_stamp`), the model and the dimension; a file whose stamp, model, dimension or size
 disagrees, or that is truncated or damaged, is ignored (`read` returns None) and rebuilt from the catalog by the
-writer. It is written whole to a temporary file and renamed over the old one, so a reader sees the old or the new.
+writer. It is written whole to a temporary file and renamed over the old one, so a reader sees the old or the new;
+the changes after it go to its log (vector_log.py), whose last record carries the stamp on (`read_current`).
 
 Layout: 8-byte magic, 4-byte little-endian header length, a JSON header, then page-aligned sections.
 """

@@ -2,15 +2,16 @@
 few scored exactly.
 
 Every unit vector is kept three ways: a 48-byte code (the signs of its 384 components), an int8 row with a scale
-and its float32 row (quantized_rows.py). A query scans the codes by Hamming distance (faiss, one thread), re-scores
-the best `rerank` candidates from the int8 rows and the best EXACT_TOP of those from the float32 rows; small sets
+and its float16 row (quantized_rows.py). A query scans the codes by Hamming distance (faiss, one thread), re-scores
+the best `rerank` candidates from the int8 rows and the best EXACT_TOP of those from the float16 rows; small sets
 and narrow filters skip the codes. Adding and removing rows appends or drops codes: nothing is trained or rebuilt.
 bench/RESULTS.md has its recall against an exact scan (bench/vector_recall.py).
 
 Derived from the catalog (units joined with cached vectors). At start the int8 rows are memory-mapped from the
-vector file beside the catalog when it matches the catalog (vector_file), and its float32 rows read from it on
-demand, else all are read from SQLite and, in the writer, written there again; removals and additions on a mapped
-index never copy the mapped rows, and the writer rewrites the file when enough changed (`persist`). Updates build a
+vector file beside the catalog when it and its log match the catalog (vector_file, vector_log), the log's changes
+replayed over them and its float16 rows read from it on demand, else all are read from SQLite and, in the writer,
+written there again; removals and additions on a mapped index never copy the mapped rows, the writer appends each
+change to the log (`persist`) and writes the file afresh when enough changed (`compact`, `grown`). Updates build a
 new snapshot (vector_snapshot.py) and swap it in, so a search in another thread always sees one consistent state
 and never waits for the writer. The snapshot also keeps each unit's session and position, so a search's neighbour
 context needs no SQL. numpy, faiss and threadpoolctl are imported at the first use: a keyword-only command never
