@@ -127,6 +127,7 @@ AFTER_ADDED_COLUMNS = (
     "CREATE INDEX IF NOT EXISTS units_without_facts ON units(id) WHERE words IS NULL;"
     "CREATE INDEX IF NOT EXISTS words_without_neighbours ON words(stem) WHERE near IS NULL;"
     "CREATE INDEX IF NOT EXISTS units_without_vector ON units(id) WHERE vector_ready IS NULL;"
+    "CREATE INDEX IF NOT EXISTS sessions_file ON sessions(file_id);"
 )
 
 
