@@ -72,7 +72,8 @@ def main() -> None:
         from memlens.engine.vectors.vector_snapshot import decode_vector
 
         rows = engine.catalog.db.execute("SELECT hash, vec FROM vectors ORDER BY hash").fetchall()
-        np.save(args.save, np.stack([decode_vector(r[1]) for r in rows]))
+        vectors = [decode_vector(r[1], 384) for r in rows]
+        np.save(args.save, np.stack([v for v in vectors if v is not None]))
     engine.close()
     print(json.dumps(out))
 

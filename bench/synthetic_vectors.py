@@ -29,6 +29,7 @@ import numpy as np
 from bench.common import load_shared_embedder
 from bench.corpus import bench_settings
 from memlens.engine.catalog import Catalog
+from memlens.engine.vectors.vector_snapshot import encode_vector
 
 BATCH = 5_000
 
@@ -44,7 +45,8 @@ def fill(catalog: Catalog, *, model: str, dim: int, seed: int) -> int:
         vectors = rng.standard_normal((len(missing), dim)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         with catalog.transaction() as db:
-            catalog.store_vectors(db, model, [(h, v.tobytes()) for (h, _), v in zip(missing, vectors, strict=True)])
+            blobs = [(h, encode_vector(v)) for (h, _), v in zip(missing, vectors, strict=True)]
+            catalog.store_vectors(db, model, blobs)
         stored += len(missing)
 
 

@@ -3,6 +3,7 @@ exactly the files and chunks the generator promises, and every file is seen (and
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -52,3 +53,20 @@ def test_reconcile_benchmark_on_a_tiny_corpus() -> None:
     memory, sessions, _ = corpus_shape(200)
     assert report["files"] == report["unchanged"] == memory + sessions == 20
     assert len(report["reconcileS"]) == 2 and report["totalP50S"] > 0
+
+
+@pytest.mark.slow  # the real model and a whole sync of a copied corpus
+def test_append_cost_benchmark_on_a_tiny_prebuilt_index(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import append_cost, synthetic_vectors
+    from bench.corpus import make_corpus, open_engine
+
+    corpus = make_corpus(tmp_path / "corpus", 40)
+    with open_engine(corpus, tmp_path / "index-kw", None) as engine:
+        engine.sync()
+    synthetic_vectors.main([str(corpus.root), str(tmp_path / "index-kw"), str(tmp_path / "prebuilt")])
+    report = append_cost.main([str(tmp_path / "prebuilt"), "--appends", "3", "--workdir", str(tmp_path)])
+    assert report["appendSync"]["appends"] == 3 and report["appendSync"]["cpuP50Ms"] > 0
+    assert report["reopen"]["vectors"] == report["disk"]["units"] > 0
+    disk = report["disk"]
+    assert disk["catalogVectorBlobsPerUnit"] > 0 and disk["vectorFilesPerUnit"] > 0
+    assert json.loads(capsys.readouterr().out)["disk"] == disk

@@ -32,7 +32,12 @@ def test_cosines_stay_within_about_a_thousandth_of_float32() -> None:
         exact = rows @ query
         error = np.abs(quantized.scores(slice(None), query) - exact)
         assert error.max() < 2e-3 and error.mean() < 5e-4
-    assert np.array_equal(quantized.exact_rows(np.arange(10)), rows[:10])  # the float32 rows kept beside
+    # the exact rows kept beside are float16: float32's within float16's rounding, and what the int8 rows are from
+    assert np.array_equal(quantized.exact_rows(np.arange(10)), rows[:10].astype(np.float16).astype(np.float32))
+    assert quantized.exact_rows(np.arange(10)).dtype == np.float32
+    for query in queries[:10]:
+        exact_error = np.abs(quantized.exact_rows(np.arange(len(rows))) @ query - rows @ query)
+        assert exact_error.max() < 2e-4
 
 
 def test_the_largest_component_is_exact_and_zero_rows_score_zero() -> None:
@@ -84,16 +89,16 @@ def test_a_vector_file_of_the_float32_layout_is_rebuilt(example: Engine, caplog:
 def test_file_rows_read_any_order_and_survive_a_rename_over_their_path(tmp_path: Path) -> None:
     rows = _unit_rows(50, dim=8)
     path = tmp_path / "rows.bin"
-    path.write_bytes(b"\x07" * 100 + rows.tobytes())
+    path.write_bytes(b"\x07" * 100 + rows.astype(np.float16).tobytes())  # the exact rows' float16 form
     with path.open("rb") as handle:
         stored = FileRows(os.dup(handle.fileno()), offset=100, count=50, dim=8)
     wanted = np.array([3, 4, 5, 49, 0, 1, 17, 16], dtype=np.int64)  # runs, single rows, backwards
-    assert np.array_equal(stored.rows(wanted), rows[wanted])
+    assert np.array_equal(stored.rows(wanted), rows[wanted].astype(np.float16).astype(np.float32))
     assert stored.rows(np.empty(0, np.int64)).shape == (0, 8)
     replacement = tmp_path / "rows.new"
     replacement.write_bytes(b"\x00" * (100 + rows.nbytes))
     os.replace(replacement, path)  # a rewrite of the vector file renames a new one over the path
-    assert np.array_equal(stored.rows(wanted), rows[wanted])
+    assert np.array_equal(stored.rows(wanted), rows[wanted].astype(np.float16).astype(np.float32))
     with pytest.raises(IndexError):
         stored.rows(np.array([50]))
 
@@ -104,7 +109,7 @@ def test_a_search_scores_the_rows_it_returns_exactly(example: Engine) -> None:
     example.indexer.embedding.persist(force=True)
     query = example.embedder.embed_query("dead letter queue")
     found = example.vectors.search(query, 5)
-    rows = vector_rows(example.catalog, example.embedder.name, "id", [unit_id for unit_id, _ in found])
+    rows = vector_rows(example.catalog, example.embedder.name, "id", [unit_id for unit_id, _ in found], dim=384)
     exact = {row.unit_id: float(row.vector @ query) for row in rows}
     assert found and all(cosine == pytest.approx(exact[unit_id], abs=1e-6) for unit_id, cosine in found)
     snapshot = example.vectors._current()

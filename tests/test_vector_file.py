@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from memlens.engine.engine import Engine
-from memlens.engine.vectors import vector_file
+from memlens.engine.vectors import vector_file, vector_log
+from memlens.engine.vectors.labels import Labels
 from memlens.engine.vectors.quantized_rows import QuantizedRows
 from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.engine.vectors.vector_snapshot import VectorRow, vector_rows
@@ -74,8 +75,10 @@ def test_sync_writes_the_file_and_a_warm_start_maps_it(example: Engine) -> None:
     assert _results(warm, example) == _results(reference, example)
     snap, ref = warm._snapshot, reference._snapshot
     assert snap is not None and ref is not None
-    for name in ("ids", "kind", "format", "role", "session", "seq", "codes"):
+    for name in ("ids", "seq", "codes"):
         assert np.array_equal(getattr(snap, name), getattr(ref, name)), name
+    for name in vector_file.CATEGORIES:
+        assert getattr(snap, name).values() == getattr(ref, name).values(), name
     assert np.array_equal(snap.ts, ref.ts, equal_nan=True)
 
 
@@ -168,7 +171,7 @@ def test_updates_on_a_mapped_index_match_a_rebuild(example: Engine) -> None:
 
     expected = VectorIndex(index.dim)  # the same rows built in memory
     kept = [u for u in ids if u not in set(gone) | set(changed)]
-    expected.update(add=[*vector_rows(example.catalog, example.embedder.name, "id", kept), *added])
+    expected.update(add=[*vector_rows(example.catalog, example.embedder.name, "id", kept, dim=384), *added])
     assert sorted(_flat(_results(index, example))) == sorted(_flat(_results(expected, example)))
     cos_ids = [*changed, *kept[:5], *gone[:2]]
     query = example.embedder.embed_query("deploy")
@@ -181,34 +184,96 @@ def test_updates_on_a_mapped_index_match_a_rebuild(example: Engine) -> None:
     assert sorted(_flat(_results(warm, example))) == sorted(_flat(_results(expected, example)))
 
 
-def test_persist_waits_for_enough_changes(example: Engine) -> None:
+def _log(engine: Engine) -> Path:
+    return vector_log.log_for(_file(engine))
+
+
+def test_a_change_is_appended_to_the_log_and_a_warm_start_replays_it(example: Engine) -> None:
+    """A few changed rows cost an append to the log beside the file, not a rewrite of the file; a process opening
+    the index maps the file and replays the log to exactly the writer's rows, never reading the catalog."""
     assert example.embedder is not None
     example.indexer.embedding.persist(force=True)
     index = _fresh(example)
-    path = _file(example)
-    before = path.stat().st_mtime_ns, path.stat().st_ino
+    path, log_path = _file(example), _log(example)
+    before, log_size = path.stat().st_ino, log_path.stat().st_size
     assert not index.persist(example.catalog, example.embedder.name)  # nothing changed
     snapshot = index._snapshot
-    assert snapshot is not None
-    index.update(remove=snapshot.ids[:1].tolist())
-    assert len(snapshot.ids) > 20  # one row is less than a twentieth: not yet (a minute has not passed)
-    assert not index.persist(example.catalog, example.embedder.name)
-    assert (path.stat().st_mtime_ns, path.stat().st_ino) == before
-    index.update(remove=snapshot.ids[1 : len(snapshot.ids) // 10].tolist())
+    assert snapshot is not None and len(snapshot.ids) > 20
+    ids = snapshot.ids.tolist()
+    rng = np.random.default_rng(9)
+    moved = rng.standard_normal(384).astype(np.float32)
+    index.update(remove=ids[:1], add=[VectorRow(ids[2], "memory", "", "", "", 1.5, moved / np.linalg.norm(moved))])
+    index.update(remove=ids[3:4])
     assert index.persist(example.catalog, example.embedder.name)
-    assert path.stat().st_ino != before[1]
+    assert path.stat().st_ino == before  # the file is as it was; the log grew
+    assert log_path.stat().st_size > log_size
+    warm = _fresh(example, may_write=False)
+    assert _mapped(warm) and len(warm) == len(index) == len(ids) - 2
+    assert _results(warm, example) == _results(index, example)
+    assert index.persist(example.catalog, example.embedder.name, force=True)  # compacted: written afresh
+    assert path.stat().st_ino != before and log_path.stat().st_size == log_size
+    assert _results(_fresh(example, may_write=False), example) == _results(index, example)
 
 
-def test_a_sync_that_adds_no_vectors_only_restamps(example: Engine) -> None:
+def test_syncs_through_the_log_equal_a_rebuild(example: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Notes added, changed and deleted: each sync's changes go to the log, and the index opened from the file and
+    its log holds the rows the catalog gives."""
+    assert example.embedder is not None
+    from memlens.engine.vectors import vector_index
+
+    # the example is small: a few notes are more than the share of rows after which the file is written afresh
+    # (share 0: never)
+    monkeypatch.setattr(vector_index, "BULK_PERSIST_SHARE", 0)
+    monkeypatch.setattr(vector_index, "COMPACT_SHARE", 0)
+    len(example.vectors)  # loaded (and its file written) before the changes
     example.indexer.embedding.persist(force=True)
-    index = example.vectors
-    len(index)
     path = _file(example)
     inode = path.stat().st_ino
-    with example.catalog.transaction() as db:
-        example.catalog.bump_generation(db)
-    assert not example.indexer.embedding.persist()
-    assert path.stat().st_ino == inode  # the header was rewritten in place, not the rows
+    memory = example.workspaces[0] / "memory"
+    (memory / "log-added.md").write_text("# Added\n\nThe canary rollout waits for the error budget.\n")
+    example.sync()
+    notes = sorted(memory.glob("*.md"))
+    notes[0].write_text(notes[0].read_text() + "\n\n## Later\n\nThe queue now retries with jitter.\n")
+    notes[1].unlink()
+    example.sync()
+    assert path.stat().st_ino == inode  # every change went to the log
+    reopened = _fresh(example, may_write=False)
+    assert _mapped(reopened)
+    reference = _from_sqlite(example)
+    assert sorted(reopened._snapshot.ids.tolist()) == sorted(reference._snapshot.ids.tolist())  # type: ignore[union-attr]
+    assert sorted(_flat(_results(reopened, example))) == sorted(_flat(_results(reference, example)))
+
+
+@pytest.mark.parametrize("damage", ["cut", "flipped", "other-file"])
+def test_a_damaged_log_is_rebuilt_from_the_catalog(
+    example: Engine, damage: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert example.embedder is not None
+    from memlens.engine.vectors import vector_index
+
+    monkeypatch.setattr(vector_index, "BULK_PERSIST_SHARE", 0)  # the change goes to the log (see above)
+    monkeypatch.setattr(vector_index, "COMPACT_SHARE", 0)
+    len(example.vectors)
+    example.indexer.embedding.persist(force=True)
+    memory = example.workspaces[0] / "memory"
+    (memory / "log-added.md").write_text("# Added\n\nThe canary rollout waits for the error budget.\n")
+    example.sync()
+    log_path = _log(example)
+    data = bytearray(log_path.read_bytes())
+    assert len(data) > 100  # the sync's changes are in the log
+    if damage == "cut":
+        data = data[:-7]
+    elif damage == "flipped":
+        data[-20] ^= 0xFF
+    else:
+        data[len(vector_log.MAGIC)] ^= 0x01  # the id of another vector file
+    log_path.write_bytes(bytes(data))
+    reader = _fresh(example, may_write=False)
+    assert not _mapped(reader)  # the log is not trusted: rows from SQLite
+    reference = _results(_from_sqlite(example), example)
+    assert _results(reader, example) == reference
+    writer = _fresh(example)  # the writer writes the file afresh, with an empty log
+    assert _mapped(writer) and _results(writer, example) == reference
     assert _mapped(_fresh(example, may_write=False))
 
 
@@ -242,9 +307,9 @@ def test_a_long_embedding_run_folds_its_rows_into_the_file_as_it_goes(
     writes: list[int] = []
     real_write = vector_file.write
 
-    def counting_write(path: Path, **kwargs: object) -> None:
+    def counting_write(path: Path, **kwargs: object) -> str:
         writes.append(len(kwargs["ids"]))  # type: ignore[arg-type]
-        real_write(path, **kwargs)  # type: ignore[arg-type]
+        return real_write(path, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(vector_file, "write", counting_write)
     embedder = Embedder(_RandomVectors(), "test/random-384", 384, batch_size=64)
@@ -288,7 +353,7 @@ def test_a_write_holds_one_slice_at_a_time(tmp_path: Path) -> None:
         codes=np.zeros((count, 2), np.uint8),
         ts=np.zeros(count),
         seq=np.zeros(count, np.int64),
-        categories={name: np.array(["x"] * count, dtype=object) for name in vector_file.CATEGORIES},
+        categories={name: Labels.of(["x"] * count) for name in vector_file.CATEGORIES},
     )
     stored = vector_file.read(tmp_path / "v.bin", stamp="s", model="m", dim=16)
     assert stored is not None and len(alive) == 5

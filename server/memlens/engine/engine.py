@@ -223,6 +223,7 @@ class Engine:
                 report = self.indexer.sync(self.sources(), progress, cancel, embed=embed, settled=settled)
                 if not report.cancelled:  # a whole sync, not a watcher's few files: piled-up segments written afresh
                     self.indexer.compact_keyword_index(cancel, progress)
+                    self.indexer.embedding.compact()  # and the vector file, once its log holds enough
                 return report
         finally:
             self.syncing.clear()
@@ -230,7 +231,11 @@ class Engine:
     def sync_paths(self, changed: Iterable[Path], deleted: Iterable[Path] = (), embed: bool = True) -> SyncReport:
         """Sync only these files (watcher events); a changed path that is not a source is ignored."""
         self._access.require()
-        locations, known_cwd = self.locations(), self._known_cwd()
+        locations = self.locations()
+
+        def known_cwd(path: Path) -> str | None:  # a watcher's few files: each looked up, not every session read
+            return self.catalog.session_cwd(stored_path(path))
+
         deleted = list(deleted)
         changed = with_aliases_of(self.catalog, changed, deleted)
         with self._derived.writing():

@@ -55,7 +55,7 @@ class CatalogConnection:
             self.db.executescript(
                 "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions;"
                 "DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS units; DROP TABLE IF EXISTS vectors;"
-                "DROP TABLE IF EXISTS words; DROP TABLE IF EXISTS aliases;" + SCHEMA
+                "DROP TABLE IF EXISTS words; DROP TABLE IF EXISTS aliases; DROP TABLE IF EXISTS unused_hashes;" + SCHEMA
             )
         with self.transaction() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))

@@ -210,8 +210,12 @@ class FileTables(CatalogConnection):
         error: bool = False,
     ) -> int:
         cursor = db.execute(
+            # vector_ready: whether the text already has a vector for the model the queue is kept for (vectors.py)
             """INSERT INTO units (file_id, chunk_id, kind, format, session_key, message_id, role, ts, seq, position,
-               line_end, uuid, text, embed_text_hash, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+               line_end, uuid, text, embed_text_hash, error, vector_ready)
+               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+                       (SELECT 1 FROM vectors WHERE hash = ?14
+                        AND model = (SELECT value FROM meta WHERE key = 'vector_ready_model')))""",
             (
                 file_id,
                 chunk_id,

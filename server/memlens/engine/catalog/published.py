@@ -27,7 +27,7 @@ class PublishRow(NamedTuple):
     cwd: str | None
     parent_key: str | None
     title: str | None
-    vector: bytes | None  # float32, of `model`; None when the unit has none yet
+    vector: bytes | None  # as the catalog stores it (vector_snapshot.decode_vector), of `model`; None: none yet
 
 
 class PublishReads(CatalogConnection):

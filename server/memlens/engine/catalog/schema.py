@@ -84,6 +84,11 @@ CREATE INDEX IF NOT EXISTS units_chunk ON units(chunk_id);
 CREATE INDEX IF NOT EXISTS units_session ON units(session_key, seq);
 CREATE INDEX IF NOT EXISTS units_hash ON units(embed_text_hash);
 CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, model TEXT NOT NULL, vec BLOB NOT NULL);
+-- the texts of deleted units: their vectors may be unused now (vectors.py drop_unused_vectors looks at these only)
+CREATE TABLE IF NOT EXISTS unused_hashes (hash TEXT PRIMARY KEY);
+CREATE TRIGGER IF NOT EXISTS units_deleted AFTER DELETE ON units BEGIN
+    INSERT OR IGNORE INTO unused_hashes (hash) VALUES (old.embed_text_hash);
+END;
 CREATE TABLE IF NOT EXISTS words (stem TEXT PRIMARY KEY, surface TEXT NOT NULL, vec BLOB);  -- vocabulary.py
 CREATE INDEX IF NOT EXISTS words_without_vectors ON words(stem) WHERE vec IS NULL;
 CREATE TABLE IF NOT EXISTS roots (    -- the folders the index was built from (roots.py); not derived from files
@@ -112,14 +117,22 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("ctime_ns", "INTEGER"),
         ("replaced", "INTEGER NOT NULL DEFAULT 0"),  # characters read as U+FFFD (ingest.FileContent)
     ),
-    # a tool result's `error` (sources/tool_output.py): 1 when it failed
-    "units": (("words", "TEXT"), ("tool", "REAL"), ("dup_key", "TEXT"), ("question", "REAL"), ("error", "INTEGER")),
+    "units": (
+        ("words", "TEXT"),
+        ("tool", "REAL"),
+        ("dup_key", "TEXT"),
+        ("question", "REAL"),
+        ("error", "INTEGER"),  # a tool result's `error` (sources/tool_output.py): 1 when it failed
+        ("vector_ready", "INTEGER"),  # 1 once the unit's text has a vector for the model in meta vector_ready_model
+    ),
     "words": (("near", "TEXT"), ("near_floor", "REAL")),
 }
 AFTER_ADDED_COLUMNS = (
     "CREATE INDEX IF NOT EXISTS files_identity ON files(ino, dev);"
     "CREATE INDEX IF NOT EXISTS units_without_facts ON units(id) WHERE words IS NULL;"
     "CREATE INDEX IF NOT EXISTS words_without_neighbours ON words(stem) WHERE near IS NULL;"
+    "CREATE INDEX IF NOT EXISTS units_without_vector ON units(id) WHERE vector_ready IS NULL;"
+    "CREATE INDEX IF NOT EXISTS sessions_file ON sessions(file_id);"
 )
 
 

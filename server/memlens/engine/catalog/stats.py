@@ -21,6 +21,13 @@ class CatalogStats(CatalogConnection):
         sql = "SELECT f.path, s.cwd FROM files f JOIN sessions s ON s.file_id = f.id WHERE s.cwd IS NOT NULL"
         return {str(row[0]): str(row[1]) for row in self.db.execute(sql)}
 
+    def session_cwd(self, path: str) -> str | None:
+        """The cwd the session of one indexed file recorded (None: none recorded, or not indexed)."""
+        sql = """SELECT s.cwd FROM files f JOIN sessions s ON s.file_id = f.id
+                 WHERE f.path = ? AND s.cwd IS NOT NULL ORDER BY s.rowid DESC LIMIT 1"""
+        row = self.db.execute(sql, (path,)).fetchone()
+        return None if row is None else str(row[0])
+
     def files_by_format(self) -> dict[str, int]:
         return {str(k): int(v) for k, v in self.db.execute("SELECT format, COUNT(*) FROM files GROUP BY format")}
 

@@ -11,15 +11,38 @@ from memlens.engine.catalog.connection import CatalogConnection
 
 
 class VectorTables(CatalogConnection):
-    """Which units still need a vector, and storing the vectors the embedder made."""
+    """Which units still need a vector, and storing the vectors the embedder made.
+
+    The units still waiting for a vector are a queue: `units.vector_ready` is NULL until the unit's text has a
+    vector for the model named in meta `vector_ready_model`, and a partial index holds exactly those units, so the
+    backlog's count and each batch cost what is waiting, not a scan of every unit. A unit is inserted ready when its
+    text already has a vector (files.py insert_unit); storing vectors marks the units of those texts; another model
+    starts the queue over (`keep_vector_queue_for`, once)."""
+
+    def keep_vector_queue_for(self, model: str) -> None:
+        """Make the queue follow `model` (a new model, or an index from before the queue: one pass over the units)."""
+        if self.get_meta("vector_ready_model") == model:
+            return
+        with self.transaction() as db:
+            db.execute("UPDATE units SET vector_ready = NULL WHERE vector_ready IS NOT NULL")
+            db.execute(
+                """UPDATE units SET vector_ready = 1 WHERE vector_ready IS NULL AND EXISTS
+                   (SELECT 1 FROM vectors v WHERE v.hash = units.embed_text_hash AND v.model = ?)""",
+                (model,),
+            )
+            self.set_meta(db, "vector_ready_model", model)
+
+    def _waiting(self, model: str) -> str:
+        """The condition that limits a units scan to the queue (none while the queue follows another model)."""
+        return "u.vector_ready IS NULL AND" if self.get_meta("vector_ready_model") == model else ""
 
     def missing_vectors(self, model: str, limit: int, after_id: int = 0) -> list[tuple[str, int]]:
         """(hash, unit id) of units after `after_id` whose text has no vector yet for `model`, oldest first, each
-        hash once. Walks the units in id order and stops after `limit` rows, so a batch costs O(limit), not a scan."""
+        hash once. Walks the queue in id order and stops after `limit` rows, so a batch costs O(limit)."""
         rows = self.db.execute(
-            """SELECT u.embed_text_hash, u.id FROM units u
+            f"""SELECT u.embed_text_hash, u.id FROM units u
                LEFT JOIN vectors v ON v.hash = u.embed_text_hash AND v.model = ?
-               WHERE v.hash IS NULL AND u.id > ? ORDER BY u.id LIMIT ?""",
+               WHERE {self._waiting(model)} v.hash IS NULL AND u.id > ? ORDER BY u.id LIMIT ?""",
             (model, after_id, limit),
         ).fetchall()
         first: dict[str, int] = {}
@@ -28,11 +51,17 @@ class VectorTables(CatalogConnection):
         return list(first.items())
 
     def store_vectors(self, db: sqlite3.Connection, model: str, items: Sequence[tuple[str, bytes]]) -> None:
-        """Store vectors; a new random vector token tells the vector file beside the catalog that it is stale."""
+        """Store vectors and take their units off the queue; a new random vector token tells the vector file
+        beside the catalog that it is stale."""
         db.executemany(
             "INSERT OR REPLACE INTO vectors (hash, model, vec) VALUES (?, ?, ?)",
             [(h, model, blob) for h, blob in items],
         )
+        if self.get_meta("vector_ready_model", db) == model:
+            db.executemany(
+                "UPDATE units SET vector_ready = 1 WHERE embed_text_hash = ? AND vector_ready IS NULL",
+                [(h,) for h, _ in items],
+            )
         self.set_meta(db, "vector_token", uuid.uuid4().hex)
 
     def vector_stamp(self) -> str:
@@ -84,26 +113,32 @@ class VectorTables(CatalogConnection):
             where = f" WHERE u.{column} IN ({','.join('?' * len(batch))}) ORDER BY u.id"
             yield from self.db.execute(sql + where, (model, *batch))
 
+    def unused_vectors_possible(self) -> bool:
+        """Whether units were deleted since vectors were last collected (their texts wait in `unused_hashes`)."""
+        return bool(self.db.execute("SELECT EXISTS (SELECT 1 FROM unused_hashes)").fetchone()[0])
+
     def drop_unused_vectors(self, db: sqlite3.Connection) -> int:
-        cursor = db.execute("DELETE FROM vectors WHERE hash NOT IN (SELECT embed_text_hash FROM units)")
+        """Drop the vectors of texts no unit has any more. Only the texts of units deleted since the last time are
+        looked at (a trigger on `units` lists them): the cost is the deletions', not the table's."""
+        cursor = db.execute(
+            """DELETE FROM vectors WHERE hash IN (SELECT hash FROM unused_hashes)
+               AND NOT EXISTS (SELECT 1 FROM units u WHERE u.embed_text_hash = vectors.hash)"""
+        )
+        db.execute("DELETE FROM unused_hashes")
         return cursor.rowcount
 
     def embedding_backlog(self, model: str) -> tuple[int, int]:
         """(chunks with a unit lacking a vector for `model`, transcript units lacking one)."""
         rows = self.db.execute(
-            """SELECT u.chunk_id, u.kind FROM units u LEFT JOIN vectors v
-               ON v.hash = u.embed_text_hash AND v.model = ? WHERE v.hash IS NULL""",
+            f"""SELECT u.chunk_id, u.kind FROM units u LEFT JOIN vectors v
+               ON v.hash = u.embed_text_hash AND v.model = ? WHERE {self._waiting(model)} v.hash IS NULL""",
             (model,),
         ).fetchall()
         return len({r[0] for r in rows}), sum(1 for r in rows if r[1] != "memory")
 
     def texts_without_vector(self, model: str, from_id: int = 0) -> int:
-        """Distinct unit texts that have no vector for `model` yet, among the units from `from_id` on (the caller
-        knows every unit before it has one)."""
-        sql = """SELECT COUNT(DISTINCT u.embed_text_hash) FROM units u LEFT JOIN vectors v
-                 ON v.hash = u.embed_text_hash AND v.model = ? WHERE v.hash IS NULL AND u.id >= ?"""
+        """Distinct unit texts that have no vector for `model` yet, among the units from `from_id` on."""
+        sql = f"""SELECT COUNT(DISTINCT u.embed_text_hash) FROM units u LEFT JOIN vectors v
+                 ON v.hash = u.embed_text_hash AND v.model = ? WHERE {self._waiting(model)} v.hash IS NULL
+                 AND u.id >= ?"""
         return int(self.db.execute(sql, (model, from_id)).fetchone()[0])
-
-    def unit_ids(self) -> list[int]:
-        """Every unit's id, in order."""
-        return [int(r[0]) for r in self.db.execute("SELECT id FROM units ORDER BY id")]

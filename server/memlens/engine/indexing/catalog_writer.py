@@ -29,7 +29,6 @@ class PendingChanges:
 
     deleted_units: list[int] = field(default_factory=list)
     added_units: list[int] = field(default_factory=list)
-    purged: bool = False  # a file's old contents went (not just a regrouped tail): some vectors may be unused now
 
 
 class CatalogWriter:
@@ -80,7 +79,6 @@ class CatalogWriter:
             file_id = self.catalog.upsert_file(db, path, source.kind, **values)
             if row is not None:
                 pending.deleted_units += self.catalog.purge_file_contents(db, file_id)
-                pending.purged = True
             session_key = self._store_session(db, file_id, source.path, content.session) if content.session else None
             self.catalog.set_file_session(db, file_id, session_key)
             agent_keys = {s.agent_id: self._store_session(db, file_id, source.path, s) for s in content.subsessions}

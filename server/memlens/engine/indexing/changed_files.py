@@ -34,4 +34,5 @@ def sync_changed(
         report.merge(indexer.sync(chosen, embed=embed, prune=False))
     else:
         indexer.collect_garbage()
+        indexer.embedding.persist()  # the deletions' changes into the vector file's log
     return report

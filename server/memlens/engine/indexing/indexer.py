@@ -107,7 +107,6 @@ class Indexer:
         self.writer = CatalogWriter(catalog, settings.chunking)
         self.reader = FileReader(settings.chunking)
         self.lock = threading.RLock()  # one writer at a time within this process
-        self._garbage = False  # units were deleted since vectors were last collected
         self._settled = False  # this sync reads unterminated last lines of files that are not growing (reindex)
         self.waiting_tails: dict[Path, float] = {}  # transcripts whose unterminated last line waits: path -> mtime
         self.guard: Callable[[], None] | None = None  # raises when this process may no longer write
@@ -210,13 +209,13 @@ class Indexer:
         return count
 
     def collect_garbage(self) -> None:
-        """Drop cached vectors no unit uses any more. Run after a whole sync, never between its parts, so a file
-        that moved (deleted here, added there) keeps its vectors."""
+        """Drop the cached vectors the units deleted since the last time left unused (the catalog lists their texts
+        as it deletes them: the cost is the deletions', not the index's). Run after a whole sync, never between its
+        parts, so a file that moved (deleted here, added there) keeps its vectors."""
         with self._writing():
-            if self._garbage:
+            if self.catalog.unused_vectors_possible():
                 with self.catalog.transaction() as db:
                     self.catalog.drop_unused_vectors(db)
-                self._garbage = False
 
     def remove_paths(self, paths: Iterable[Path]) -> SyncReport:
         """Purge files that disappeared (watcher events); their vectors stay until `collect_garbage`."""
@@ -239,7 +238,6 @@ class Indexer:
                 self.catalog.forget_aliases(db, [row.path for row in rows])
                 for row in rows:
                     pending.deleted_units += self.catalog.delete_file(db, row.id)
-                pending.purged = True
                 generation = self.catalog.bump_generation(db)
             self._mirror(generation, pending)
             report.files_deleted = len(rows)
@@ -327,7 +325,7 @@ class Indexer:
                     )
                     continue
                 content, appended = outcome
-                mark = (len(pending.deleted_units), len(pending.added_units), pending.purged)
+                mark = (len(pending.deleted_units), len(pending.added_units))
                 try:
                     with self.catalog.savepoint(db):
                         self.writer.write(
@@ -337,7 +335,6 @@ class Indexer:
                     if environmental_cause(exc):  # the whole write fails, not this file: nothing of it commits
                         raise
                     del pending.deleted_units[mark[0] :], pending.added_units[mark[1] :]
-                    pending.purged = mark[2]
                     reason = f"cannot store: {type(exc).__name__}: {exc}"
                     log.debug("storing %s failed", source.path, exc_info=True)
                     self._note_error(report, source.path, reason)
@@ -386,7 +383,6 @@ class Indexer:
 
     def _mirror(self, generation: int, pending: PendingChanges) -> None:
         """After a catalog commit, apply the same changes to the keyword index and the vector matrix."""
-        self._garbage = self._garbage or pending.purged
         added = self.catalog.units_by_id(pending.added_units) if pending.added_units else {}
         # a new message changes its older neighbours' context field: those are written again too
         touched = neighbours_of(self.catalog, added.values(), set(added))

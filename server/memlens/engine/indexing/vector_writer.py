@@ -44,7 +44,6 @@ class VectorWriter:
         self.writing = writing
         self.may_write = may_write
         self._pending: int | None = None  # cached count of texts without a vector
-        self._pending_from = 0  # with it: every unit below this id has its vector (see _embedded_below)
         self._pending_words: int | None = None  # cached count of words without a vector or nearest words
         self._words_epoch = 0  # bumped by every change to the words (see pending_words)
 
@@ -101,7 +100,7 @@ class VectorWriter:
         if total == 0:
             return 0, 0
         done = batches = 0
-        after_id = self._pending_from - 1  # worked out with the count: the unit ids are listed once
+        after_id = 0
         while not (cancel is not None and cancel.is_set()) and (max_batches is None or batches < max_batches):
             missing = self.catalog.missing_vectors(model, EMBED_BATCH, after_id)
             if not missing:
@@ -114,7 +113,7 @@ class VectorWriter:
                 blobs = [(h, encode_vector(v)) for h, v in zip(hashes, matrix, strict=True)]
                 self.catalog.store_vectors(db, model, blobs)
             self._pending = None
-            self.vectors.update(add=vector_rows(self.catalog, model, "embed_text_hash", hashes))
+            self.vectors.update(add=vector_rows(self.catalog, model, "embed_text_hash", hashes, dim=self.vectors.dim))
             if self.vectors.grown():  # a long run: fold the rows added so far into the mapped vector file
                 self.persist(force=True)
             done += len(missing)
@@ -132,12 +131,19 @@ class VectorWriter:
         with self.writing():
             return self.vectors.persist(self.catalog, self.embedder.name, force=force)
 
+    def compact(self) -> bool:
+        """Write the vector file afresh when enough changed since (VectorIndex.compact): after a whole sync."""
+        if self.embedder is None or not self.may_write():
+            return False
+        with self.writing():
+            return self.vectors.compact(self.catalog, self.embedder.name)
+
     def mirror(self, *, added: Iterable[int], deleted: Iterable[int]) -> None:
         """After a catalog commit: the vector rows follow its units (added units whose text already has a vector get
         it now), and the cached backlog counts are dropped (the commit may have collected new words)."""
         self.forget_counts()
         model = self.embedder.name if self.embedder else None
-        cached = vector_rows(self.catalog, model, "id", list(added)) if model else []
+        cached = vector_rows(self.catalog, model, "id", list(added), dim=self.vectors.dim) if model else []
         self.vectors.update(remove=deleted, add=cached)
 
     def forget_counts(self) -> None:
@@ -146,26 +152,18 @@ class VectorWriter:
         self.forget_words()
 
     def pending(self) -> int:
-        """Distinct unit texts still waiting for a vector (cached until the next write)."""
+        """Distinct unit texts still waiting for a vector (cached until the next write): the queue's length
+        (catalog/vectors.py), so an append at a million units counts what waits, not every unit."""
         if self.embedder is None:
             return 0
         pending = self._pending
         if pending is None:
-            with self.lock:  # the vector rows mirror the catalog after every write: one row per unit with a vector
-                if len(self.vectors) == self.catalog.unit_count():
-                    pending, start = 0, 0  # every unit has one: no scan (each took 0.5 s of a warm start at 150k)
-                else:
-                    start = self._embedded_below()
-                    pending = self.catalog.texts_without_vector(self.embedder.name, from_id=start)
+            with self.lock:
+                if self.may_write():
+                    self.catalog.keep_vector_queue_for(self.embedder.name)
+                pending = self.catalog.texts_without_vector(self.embedder.name)
                 # cached under the lock: a write that lands right after it resets the cache, never the other way
                 # round (set after the lock, a count from before a write outlived it: the backlog looked empty,
                 # nothing was embedded and `indexing` read false with texts still waiting)
-                self._pending, self._pending_from = pending, start
+                self._pending = pending
         return pending
-
-    def _embedded_below(self) -> int:
-        """A unit id below which every unit has its vector: the scans for missing vectors start there. The vector
-        rows mirror the catalog after every write, so the first unit without a row is the first that may lack a
-        vector; after an append at 150k units that skips two scans of 0.4-0.6 s each. 0 when not known."""
-        first = self.vectors.first_missing(self.catalog.unit_ids())
-        return 0 if first is None else first

@@ -24,6 +24,7 @@ from memlens.engine.catalog import Catalog, PublishRow
 from memlens.engine.redact import redact, redact_sequence, redact_title
 from memlens.engine.team.team_catalog import VECTOR_DIM, TeamCatalog, as_timestamp
 from memlens.engine.vectors.embedder import Embedder
+from memlens.engine.vectors.vector_snapshot import decode_vector
 from memlens.wire.team import PublishResponse
 
 BATCH_ROWS = 2000
@@ -70,7 +71,7 @@ def outgoing_units(
         again = _embedded_again([masked[i] for i in changed], embedder if model else None)
         fresh = dict(zip(changed, again, strict=False))  # none at all without a model
         for i, unit in enumerate(units):
-            vector = _vector(unit.vector) if unit.vector is not None and model else None
+            vector = decode_vector(unit.vector, VECTOR_DIM) if unit.vector is not None and model else None
             if i in changed:
                 vector = fresh.get(i)
             yield OutgoingUnit(
@@ -86,10 +87,6 @@ def outgoing_units(
 
 def _hidden(row: PublishRow, visibility: Visibility) -> bool:
     return visibility.hides(row.session_key, row.session_id, row.path, row.cwd, row.parent_key)
-
-
-def _vector(blob: bytes) -> np.ndarray:
-    return np.frombuffer(blob, dtype=np.float32)
 
 
 def _embedded_again(texts: list[str], embedder: Embedder | None) -> list[np.ndarray]:

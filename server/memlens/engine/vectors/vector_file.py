@@ -1,15 +1,16 @@
 """The vector matrix on disk beside the catalog, memory-mapped at start: a warm start reads no vector from SQLite.
 
 Reading 150k vectors from SQLite row by row was most of a 100k warm start (1.7 s CPU) and its float copy most of
-its memory. This file holds the same rows the catalog would give (unit ids, the float32 vectors and the same as
+its memory. This file holds the same rows the catalog would give (unit ids, the float16 vectors and the same as
 int8 rows with a scale each (quantized_rows.py), their sign codes and the columns filters need) in one flat layout:
-the int8 rows are mapped read-only and paged in on demand by the re-rank, the float32 rows are read with pread for
+the int8 rows are mapped read-only and paged in on demand by the re-rank, the float16 rows are read with pread for
 the few a search returns, the small columns (ids, scales, codes, metadata) are read into memory and checksummed.
 
 The file is derived: SQLite's `vectors` table stays the source of truth. Its header carries the catalog stamp it
 reflects (`Catalog.vector_stamp`), the model and the dimension; a file whose stamp, model, dimension or size
 disagrees, or that is truncated or damaged, is ignored (`read` returns None) and rebuilt from the catalog by the
-writer. It is written whole to a temporary file and renamed over the old one, so a reader sees the old or the new.
+writer. It is written whole to a temporary file and renamed over the old one, so a reader sees the old or the new;
+the changes after it go to its log (vector_log.py), whose last record carries the stamp on (`read_current`).
 
 Layout: 8-byte magic, 4-byte little-endian header length, a JSON header, then page-aligned sections.
 """
@@ -24,6 +25,7 @@ import mmap
 import os
 import re
 import struct
+import uuid
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -31,7 +33,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlens.engine.lazy import lazy_module
-from memlens.engine.vectors.quantized_rows import FileRows, QuantizedRows
+from memlens.engine.vectors import vector_log
+from memlens.engine.vectors.labels import Labels, Names
+from memlens.engine.vectors.quantized_rows import EXACT, FileRows, QuantizedRows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,7 +44,7 @@ else:
 
 log = logging.getLogger(__name__)
 
-MAGIC = b"MLVEC02\n"  # 02: int8 rows and scales beside the float32 ones (01: float32 only; such a file is rebuilt)
+MAGIC = b"MLVEC03\n"  # 03: float16 exact rows (02: float32; 01: float32 only; such a file is rebuilt)
 FAMILY = b"MLVEC"
 ALIGN = 4096
 WRITE_ROWS = 8192  # the matrix is written in slices of this many rows: never a second full copy in memory
@@ -59,7 +63,9 @@ class StoredRows:
     codes: np.ndarray
     ts: np.ndarray
     seq: np.ndarray
-    categories: dict[str, np.ndarray]  # object arrays of str, one per name in CATEGORIES
+    categories: dict[str, Labels]  # one per name in CATEGORIES
+    stamp: str = ""  # the catalog stamp the file was written at
+    log_id: str = ""  # names the file's log of later changes (vector_log.py); "" in a file from before logs
 
 
 def file_for(directory: Path, model: str) -> Path:
@@ -80,11 +86,11 @@ def write(
     codes: np.ndarray,
     ts: np.ndarray,
     seq: np.ndarray,
-    categories: dict[str, np.ndarray],
-) -> None:
-    """Write atomically (temporary file, then rename). `row_slices`: the rows in order, a slice at a time, adding
-    up to len(ids); `codes` is [n, bytes]. The header goes in last: its checksum covers the scales, which are only
-    known once every slice has been written."""
+    categories: dict[str, Labels],
+) -> str:
+    """Write atomically (temporary file, then rename), then start its empty log; returns the log's id.
+    `row_slices`: the rows in order, a slice at a time, adding up to len(ids); `codes` is [n, bytes]. The header
+    goes in last: its checksum covers the scales, which are only known once every slice has been written."""
     count, code_width = int(len(ids)), int(codes.shape[1])
     small: dict[str, np.ndarray] = {
         "ids": np.ascontiguousarray(ids, dtype="<i8"),
@@ -93,17 +99,16 @@ def write(
         "codes": np.ascontiguousarray(codes, dtype=np.uint8),
     }
     tables: dict[str, list[str]] = {}
-    for name in CATEGORIES:  # each distinct value once, in order of first use (a dict, not np.unique over a
-        # fixed-width string copy of the column)
-        codes_of: dict[str, int] = {}
-        values = (codes_of.setdefault(str(v), len(codes_of)) for v in categories[name])
-        small[name] = np.fromiter(values, dtype="<i4", count=len(categories[name]))
-        tables[name] = list(codes_of)
+    for name in CATEGORIES:  # each name in use once, in order of first use
+        codes_in_use, tables[name] = categories[name].compact()
+        small[name] = np.ascontiguousarray(codes_in_use, dtype="<i4")
     slices = iter(row_slices)
     first = next(slices, None)
     dim = first.dim if first is not None else code_width * 8
     sizes = _section_sizes(count, dim)
+    log_id = uuid.uuid4().hex
     header: dict[str, Any] = {"model": model, "stamp": stamp, "count": count, "dim": dim, "tables": tables}
+    header["log"] = log_id
     header["crc"] = "0" * 8  # fixed width: the real checksum replaces it without moving anything
     sections: dict[str, list[int]] = {}
     for _ in range(2):  # sizes first, then offsets (the header's own length decides where the sections start)
@@ -119,8 +124,8 @@ def write(
             scales: list[np.ndarray] = []
             written = 0
             for part in itertools.chain([first], slices) if first is not None else ():  # one slice at a time
-                out.seek(sections["matrix"][0] + written * dim * 4)
-                out.write(np.ascontiguousarray(part.exact_array(), dtype="<f4").data)
+                out.seek(sections["matrix"][0] + written * dim * 2)
+                out.write(np.ascontiguousarray(part.exact_array(), dtype=EXACT).data)
                 out.seek(sections["values"][0] + written * dim)
                 out.write(np.ascontiguousarray(part.values, dtype=np.int8).data)  # the slice itself, no copy
                 scales.append(np.asarray(part.scales, dtype="<f4"))
@@ -145,31 +150,13 @@ def write(
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+    vector_log.start(vector_log.log_for(path), log_id)  # a crash before this leaves the old log, naming another file
+    return log_id
 
 
-def restamp(path: Path, stamp: str) -> bool:
-    """Rewrite only the header's stamp (the rows are unchanged and the catalog moved on without touching them:
-    units without vectors). False when it cannot be done in place; the caller then writes the whole file."""
-    try:
-        with path.open("r+b") as handle:
-            head = handle.read(len(MAGIC) + 4)
-            if head[: len(MAGIC)] != MAGIC:
-                return False
-            (length,) = struct.unpack("<I", head[len(MAGIC) :])
-            header = json.loads(handle.read(length))
-            header["stamp"] = stamp
-            data = json.dumps(header, separators=(",", ":")).encode()
-            if len(MAGIC) + 4 + len(data) > min(offset for offset, _ in header["sections"].values()):
-                return False
-            handle.seek(0)
-            handle.write(MAGIC + struct.pack("<I", len(data)) + data)
-        return True
-    except (OSError, ValueError, KeyError):
-        return False
-
-
-def read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
-    """The rows, or None when the file is missing, stale (stamp, model, dimension) or damaged: never raises."""
+def read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows | None:
+    """The rows, or None when the file is missing, stale (stamp, model, dimension) or damaged: never raises.
+    `stamp` None: whatever stamp the file records (its log may carry it on)."""
     try:
         return _read(path, stamp=stamp, model=model, dim=dim)
     except FileNotFoundError:
@@ -181,7 +168,32 @@ def read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
         return None
 
 
-def _read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
+def read_current(
+    path: Path, *, stamp: str, model: str, dim: int
+) -> tuple[StoredRows, vector_log.LogContents | None] | None:
+    """The file's rows and its log's changes when together they are at `stamp`; None when they are missing,
+    stale, damaged, or the log is torn (the catalog moved past what it holds): never raises."""
+    rows = read(path, stamp=None, model=model, dim=dim)
+    if rows is None:
+        return None
+    changes: vector_log.LogContents | None = None
+    if rows.log_id:
+        try:
+            changes = vector_log.read(vector_log.log_for(path), rows.log_id, dim)
+        except OSError as exc:
+            log.warning("vector log beside %s is unreadable (%s); rebuilding from the catalog", path, exc)
+            return None
+    if changes is not None and changes.torn:
+        log.info("vector log beside %s ends in a damaged record; rebuilding from the catalog", path)
+        return None
+    reached = changes.stamp if changes is not None and changes.stamp is not None else rows.stamp
+    if reached != stamp:
+        log.info("vector file %s is behind the catalog; rebuilding it", path)
+        return None
+    return rows, changes
+
+
+def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows | None:
     with path.open("rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         head = handle.read(len(MAGIC) + 4)
@@ -192,7 +204,7 @@ def _read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
             raise ValueError("not a memlens vector file")
         (length,) = struct.unpack("<I", head[len(MAGIC) :])
         header = json.loads(handle.read(length))
-        if header["stamp"] != stamp or header["model"] != model:
+        if (stamp is not None and header["stamp"] != stamp) or header["model"] != model:
             log.info("vector file %s is behind the catalog; rebuilding it", path)
             return None
         count = int(header["count"])
@@ -220,17 +232,17 @@ def _read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
         if f"{checksum:08x}" != header["crc"]:
             raise ValueError("checksum mismatch")
         values: np.ndarray = np.empty((0, dim), np.int8)
-        exact: np.ndarray | FileRows = np.empty((0, dim), np.float32)
+        exact: np.ndarray | FileRows = np.empty((0, dim), EXACT)
         if count:  # mapped and opened through this handle: the file whose header was just checked
             values = np.memmap(handle, dtype=np.int8, mode="r", offset=sections["values"][0], shape=(count, dim))
             exact = FileRows(os.dup(handle.fileno()), offset=sections["matrix"][0], count=count, dim=dim)
-    categories: dict[str, np.ndarray] = {}
+    categories: dict[str, Labels] = {}
     for name in CATEGORIES:
-        table = np.array(header["tables"][name] or [""], dtype=object)
+        table = [str(label) for label in header["tables"][name]]
         index = small[name]
         if len(index) and (index.min() < 0 or index.max() >= len(table)):
             raise ValueError(f"{name} codes out of range")
-        categories[name] = table[index]
+        categories[name] = Labels(index.astype(np.int32), Names(table))
     return StoredRows(
         ids=small["ids"].astype(np.int64),
         matrix=QuantizedRows(values, small["scales"].astype(np.float32), exact),
@@ -238,6 +250,8 @@ def _read(path: Path, *, stamp: str, model: str, dim: int) -> StoredRows | None:
         ts=small["ts"].astype(np.float64),
         seq=small["seq"].astype(np.int64),
         categories=categories,
+        stamp=str(header["stamp"]),
+        log_id=str(header.get("log", "")),
     )
 
 
@@ -254,8 +268,8 @@ def release_pages(matrix: np.ndarray) -> None:
 
 
 def _section_sizes(count: int, dim: int) -> dict[str, int]:
-    """Each section's bytes, in the file's order: the float32 rows, the int8 rows, then the small columns."""
-    widths = {"matrix": dim * 4, "values": dim, "codes": (dim + 7) // 8}
+    """Each section's bytes, in the file's order: the float16 rows, the int8 rows, then the small columns."""
+    widths = {"matrix": dim * 2, "values": dim, "codes": (dim + 7) // 8}
     widths |= {name: np.dtype(_dtype(name)).itemsize for name in SMALL if name != "codes"}
     return {name: count * widths[name] for name in ("matrix", "values", *SMALL)}
 

@@ -2,15 +2,16 @@
 few scored exactly.
 
 Every unit vector is kept three ways: a 48-byte code (the signs of its 384 components), an int8 row with a scale
-and its float32 row (quantized_rows.py). A query scans the codes by Hamming distance (faiss, one thread), re-scores
-the best `rerank` candidates from the int8 rows and the best EXACT_TOP of those from the float32 rows; small sets
+and its float16 row (quantized_rows.py). A query scans the codes by Hamming distance (faiss, one thread), re-scores
+the best `rerank` candidates from the int8 rows and the best EXACT_TOP of those from the float16 rows; small sets
 and narrow filters skip the codes. Adding and removing rows appends or drops codes: nothing is trained or rebuilt.
 bench/RESULTS.md has its recall against an exact scan (bench/vector_recall.py).
 
 Derived from the catalog (units joined with cached vectors). At start the int8 rows are memory-mapped from the
-vector file beside the catalog when it matches the catalog (vector_file), and its float32 rows read from it on
-demand, else all are read from SQLite and, in the writer, written there again; removals and additions on a mapped
-index never copy the mapped rows, and the writer rewrites the file when enough changed (`persist`). Updates build a
+vector file beside the catalog when it and its log match the catalog (vector_file, vector_log), the log's changes
+replayed over them and its float16 rows read from it on demand, else all are read from SQLite and, in the writer,
+written there again; removals and additions on a mapped index never copy the mapped rows, the writer appends each
+change to the log (`persist`) and writes the file afresh when enough changed (`compact`, `grown`). Updates build a
 new snapshot (vector_snapshot.py) and swap it in, so a search in another thread always sees one consistent state
 and never waits for the writer. The snapshot also keeps each unit's session and position, so a search's neighbour
 context needs no SQL. numpy, faiss and threadpoolctl are imported at the first use: a keyword-only command never
@@ -23,7 +24,6 @@ import dataclasses
 import logging
 import math
 import threading
-import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,9 +31,11 @@ from typing import TYPE_CHECKING, Any
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
 from memlens.engine.lazy import lazy_module
-from memlens.engine.vectors import vector_file
+from memlens.engine.vectors import vector_file, vector_log
+from memlens.engine.vectors.labels import Labels
 from memlens.engine.vectors.quantized_rows import QuantizedRows
-from memlens.engine.vectors.vector_snapshot import VectorRow, VectorSnapshot, binary_codes
+from memlens.engine.vectors.vector_log import LogStep
+from memlens.engine.vectors.vector_snapshot import VectorRow, VectorSnapshot, binary_codes, decode_vector, exact_form
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,9 +46,9 @@ EXACT_ROWS = 4096  # at most this many rows (after filters) are scanned exactly,
 RERANK = 1000  # candidates the code scan hands to the re-rank (recall@10 ≥ 0.98 measured at 150k rows)
 RERANK_FACTOR = 4  # or this many times the requested count, if larger
 EXACT_TOP = 50  # the best this many by int8 rows are scored again exactly (recall@10 in bench/RESULTS.md)
-PERSIST_SHARE = 20  # the writer rewrites the vector file once 1/20 of its rows changed...
-PERSIST_SECONDS = 60.0  # ...or, for fewer, once this long after its last write
-BULK_PERSIST_SHARE = 8  # during a long embedding run: rewrite once 1/8 of the rows came since (see `grown`)
+COMPACT_SHARE = 20  # a whole sync writes the vector file afresh once 1/20 of its rows changed since (`compact`)
+BULK_PERSIST_SHARE = 8  # any write does, once 1/8 did (a long embedding run: see `grown`)
+LOG_BYTES = 16 << 20  # ...or once its log is this long (restamps that change no row add up too)
 
 log = logging.getLogger(__name__)
 
@@ -88,12 +90,14 @@ class VectorIndex:
         self._pending: Callable[[], VectorSnapshot] | None = None
         self._lock = threading.Lock()  # serialises writers; readers only take the reference
         self._file: Path | None = None  # the vector file beside the catalog, once `load` named it
-        self._file_current = False  # the file holds exactly the snapshot's rows
+        self._file_current = False  # the file and its log hold exactly the snapshot's rows
         # the rows of a kind a search leaves out (filters.without_kind), worked out once per snapshot: every plain
         # query leaves tool results out, and comparing every row's kind per query would cost milliseconds
         self._kind_rows: tuple[VectorSnapshot, str, np.ndarray | None] | None = None
-        self._file_stamp = ""  # the catalog stamp the file records
-        self._written_at = 0.0  # monotonic time the file was last current (written or found so)
+        self._file_stamp = ""  # the catalog stamp the file and its log record
+        self._log_id = ""  # the log of the file the snapshot's base was read from or written as
+        self._journal: list[LogStep] | None = None  # the changes since the file and its log (None: not from them)
+        self._log_bytes = 0  # the size of that log past its first bytes (0: empty)
         self.may_write: Callable[[], bool] = _never  # the index writer sets this: only it writes the file
 
     def __len__(self) -> int:
@@ -119,12 +123,14 @@ class VectorIndex:
     def load(self, catalog: Catalog, model: str) -> None:
         """Rebuild from the catalog: every unit whose text has a vector for `model` — at the first use.
 
-        The vector file beside the catalog is mapped when its stamp matches the catalog; otherwise the rows are
-        read from SQLite and, in the writer, the file is written again and mapped (see vector_file).
+        The vector file beside the catalog is mapped, and its log of later changes replayed, when together they
+        are at the catalog's stamp; otherwise the rows are read from SQLite and, in the writer, the file is written
+        again and mapped (see vector_file, vector_log).
         """
         with self._lock:
             self._file = vector_file.file_for(Path(catalog.path).parent, model)
             self._file_current = False
+            self._journal = None
             self._pending = lambda: self._open(catalog, model)
             self._snapshot = None
 
@@ -132,22 +138,24 @@ class VectorIndex:
         assert self._file is not None
         with catalog.read_snapshot():
             stamp = catalog.vector_stamp()
-            stored = vector_file.read(self._file, stamp=stamp, model=model, dim=self.dim)
+            stored = vector_file.read_current(self._file, stamp=stamp, model=model, dim=self.dim)
             if stored is not None:
-                self._file_current, self._file_stamp = True, stamp
-                self._written_at = time.monotonic()  # the file is current as of now
-                return VectorSnapshot.stored(stored)
+                rows, changes = stored
+                self._file_current, self._file_stamp, self._log_id = True, stamp, rows.log_id
+                self._journal = [] if rows.log_id else None  # a file from before logs is written afresh
+                self._log_bytes = changes.size if changes is not None and changes.stamp is not None else 0
+                return VectorSnapshot.stored(rows).replayed(changes.steps if changes is not None else [])
             snapshot = self._read(catalog, model)
         if self.may_write():
             return self._write(snapshot, stamp, model)
         return snapshot
 
     def _write(self, snapshot: VectorSnapshot, stamp: str, model: str) -> VectorSnapshot:
-        """Under the lock: write `snapshot` as the vector file and return it mapped from there (the in-memory float
-        rows are dropped). On failure (a full disk...) the snapshot is kept as it is."""
+        """Under the lock: write `snapshot` as the vector file (with an empty log) and return it mapped from there
+        (the in-memory float rows are dropped). On failure (a full disk...) the snapshot is kept as it is."""
         assert self._file is not None
         try:
-            vector_file.write(
+            log_id = vector_file.write(
                 self._file,
                 stamp=stamp,
                 model=model,
@@ -161,50 +169,70 @@ class VectorIndex:
             stored = vector_file.read(self._file, stamp=stamp, model=model, dim=self.dim)
         except OSError as exc:
             log.warning("cannot write the vector file %s: %s", self._file, exc)
+            self._file_current, self._journal = False, None
             return snapshot
-        self._written_at = time.monotonic()
-        if stored is None:
+        if stored is None or stored.log_id != log_id:
+            self._file_current, self._journal = False, None
             return snapshot
-        self._file_current, self._file_stamp = True, stamp
+        self._file_current, self._file_stamp, self._log_id, self._journal = True, stamp, log_id, []
+        self._log_bytes = 0
         return VectorSnapshot.stored(stored)
 
-    def first_missing(self, unit_ids: Sequence[int]) -> int | None:
-        """The smallest of `unit_ids` that has no row here (None: all have one)."""
-        missing = np.setdiff1d(np.asarray(unit_ids, dtype=np.int64), self._current().ids, assume_unique=True)
-        return int(missing.min()) if len(missing) else None
+    def grown(self) -> bool:
+        """Whether the rows added or removed since the vector file was written are 1/BULK_PERSIST_SHARE of all rows
+        or more.
 
-    def grown(self, share: int = BULK_PERSIST_SHARE) -> bool:
-        """Whether the rows added or removed since the vector file was written are 1/`share` of all rows or more.
-
-        A long embedding run asks after every batch and has the file written when so: each batch's rows are added
-        by copying the rows added before them (`VectorSnapshot.concat`), so without a rewrite now and then a cold
+        A long embedding run asks after every batch and has the file written afresh when so: the rows added since
+        the file was written are held in memory (`VectorSnapshot.concat`), so without a rewrite now and then a cold
         run at 150k units held every vector twice in anonymous memory (874 MB peak) and copied gigabytes; this way
         the rows held in memory stay near an eighth of the index, for a file rewritten each time it grew by 1/7."""
         snapshot = self._snapshot
-        return snapshot is not None and snapshot.changed * share >= max(1, len(snapshot.ids))
+        return snapshot is not None and snapshot.changed * BULK_PERSIST_SHARE >= max(1, len(snapshot.ids))
 
     def persist(self, catalog: Catalog, model: str, *, force: bool = False) -> bool:
-        """Write the vector file again if it is behind the rows held here and the writer's changes since are worth
-        a rewrite (a twentieth of the rows, or a minute since the last one; `force`: any change). The caller holds
-        the index writer's lock, so the catalog's state is the one these rows mirror. True when it was written."""
+        """Bring the vector file up to the rows held here: the changes since are appended to its log (what they
+        add, not what the index holds), and the file is written afresh when there is no log to append to, once an
+        eighth of its rows changed (`grown`), or with `force` (unless it is exactly these rows, with an empty
+        log). The caller holds the index writer's lock, so the catalog's state is the one these rows mirror. True
+        when rows were written."""
         with self._lock:
             snapshot = self._snapshot
             if snapshot is None or self._file is None:
                 return False
             with catalog.read_snapshot():
                 stamp = catalog.vector_stamp()
-            if self._file_current:  # same rows: at most the stamp moved on
-                if stamp != self._file_stamp and vector_file.restamp(self._file, stamp):
-                    self._file_stamp = stamp
-                if stamp == self._file_stamp:
-                    return False
-            changed = snapshot.changed
-            due = changed * PERSIST_SHARE >= len(snapshot.ids)
-            due = due or time.monotonic() - self._written_at >= PERSIST_SECONDS or snapshot.where is None
-            if not (force or due):
+            journal = self._journal
+            current = self._file_current and stamp == self._file_stamp and not journal
+            if current and not (force and self._log_bytes):
                 return False
+            if journal is not None and not force and not self.grown() and self._append(journal, stamp):
+                return bool(journal)
             self._snapshot = self._write(snapshot, stamp, model)
             return self._file_current
+
+    def compact(self, catalog: Catalog, model: str) -> bool:
+        """Write the vector file afresh when a twentieth of its rows changed since it was written, or its log
+        grew long: run after a whole sync, off the path of a watcher's append. True when it was written."""
+        with self._lock:
+            snapshot = self._snapshot
+            if snapshot is None or self._file is None:
+                return False
+            due = snapshot.changed * COMPACT_SHARE >= max(1, len(snapshot.ids)) or self._log_bytes > LOG_BYTES
+        return due and self.persist(catalog, model, force=True)
+
+    def _append(self, journal: list[LogStep], stamp: str) -> bool:
+        """Under the lock: append the changes since the file and its log, and the stamp they reach; False when it
+        cannot be done (the caller writes the file afresh)."""
+        assert self._file is not None
+        try:
+            size = vector_log.append(vector_log.log_for(self._file), self._log_id, stamp=stamp, steps=journal)
+        except (OSError, ValueError) as exc:
+            log.warning("cannot append to the vector log beside %s: %s", self._file, exc)
+            self._journal = None
+            return False
+        self._file_current, self._file_stamp, self._journal = True, stamp, []
+        self._log_bytes = size
+        return True
 
     def _read(self, catalog: Catalog, model: str) -> VectorSnapshot:
         """Every unit with a vector, from SQLite: units first, then each cached vector copied straight into the
@@ -218,11 +246,11 @@ class VectorIndex:
                 shared.append((position, first))
         matrix = np.empty((len(units), self.dim), np.float32)
         present = np.zeros(len(units), dtype=bool)
-        width = self.dim * 4
         for digest, blob in catalog.cached_vectors(model):
             slot = row_of.get(digest)
-            if slot is not None and len(blob) == width:
-                matrix[slot] = np.frombuffer(blob, dtype=np.float32)
+            vector = decode_vector(blob, self.dim) if slot is not None else None
+            if vector is not None:
+                matrix[slot] = vector
                 present[slot] = True
         del row_of
         if shared:
@@ -234,14 +262,15 @@ class VectorIndex:
             matrix = matrix[present]
         if not units:
             return VectorSnapshot.empty(self.dim)
+        matrix = exact_form(matrix)  # an older catalog's float32 rows: the float16 form every snapshot holds
         return VectorSnapshot(
             ids=np.fromiter((r[0] for r in units), np.int64, len(units)),
             base=QuantizedRows.of(matrix),
             codes=binary_codes(matrix),
-            kind=np.array([r[1] for r in units], dtype=object),
-            format=np.array([r[2] for r in units], dtype=object),
-            role=np.array([r[3] for r in units], dtype=object),
-            session=np.array([r[4] for r in units], dtype=object),
+            kind=Labels.of(r[1] for r in units),
+            format=Labels.of(r[2] for r in units),
+            role=Labels.of(r[3] for r in units),
+            session=Labels.of(r[4] for r in units),
             ts=np.array([np.nan if r[5] is None else r[5] for r in units], dtype=np.float64),
             seq=np.array([r[7] if r[1] == "transcript" and r[7] is not None else -1 for r in units], np.int64),
         )
@@ -255,10 +284,13 @@ class VectorIndex:
             keep = ~np.isin(snapshot.ids, replaced) if len(replaced) else None
             if keep is not None and not keep.all():  # copying the matrix costs; only when a row really goes
                 snapshot = snapshot.take(keep)
+            rows = VectorSnapshot.of(added, self.dim)
             if added:
-                snapshot = snapshot.concat(VectorSnapshot.of(added, self.dim))
+                snapshot = snapshot.concat(rows)
             if snapshot is not self._snapshot:
                 self._file_current = False
+                if self._journal is not None:  # what the next persist appends to the file's log
+                    self._journal.append(rows.as_step(replaced))
             self._snapshot = snapshot
 
     def _rows_of_kind(self, snapshot: VectorSnapshot, kind: str) -> np.ndarray | None:
@@ -266,7 +298,7 @@ class VectorIndex:
         cached = self._kind_rows
         if cached is not None and cached[0] is snapshot and cached[1] == kind:
             return cached[2]
-        rows = snapshot.kind == kind
+        rows = snapshot.kind.equals(kind)
         found = rows if rows.any() else None
         self._kind_rows = (snapshot, kind, found)
         return found
@@ -285,9 +317,9 @@ class VectorIndex:
             (snapshot.session, filters.session),
         ):
             if value:
-                mask &= column == value
+                mask &= column.equals(value)
         if filters.sessions is not None:  # a project's sessions
-            mask &= np.isin(snapshot.session, list(filters.sessions))
+            mask &= snapshot.session.within(filters.sessions)
         with np.errstate(invalid="ignore"):
             if filters.since is not None:
                 mask &= snapshot.ts >= filters.since
@@ -349,7 +381,7 @@ class VectorIndex:
         if snapshot is None or not len(snapshot.ids) or not unit_ids:
             return {}
         rows, ids = snapshot.rows_of(unit_ids)
-        pairs = zip(ids, snapshot.role[rows].tolist(), strict=True)
+        pairs = zip(ids, snapshot.role.values(rows), strict=True)
         return {unit_id: str(role) for unit_id, role in pairs if role}
 
     def places(self, unit_ids: Sequence[int]) -> tuple[dict[int, tuple[str, int]], list[int]]:
@@ -358,7 +390,7 @@ class VectorIndex:
         if snapshot is None or not len(snapshot.ids) or not unit_ids:
             return {}, list(unit_ids)
         rows, ids = snapshot.rows_of(unit_ids)
-        pairs = zip(ids, snapshot.session[rows].tolist(), snapshot.seq[rows].tolist(), strict=True)
+        pairs = zip(ids, snapshot.session.values(rows), snapshot.seq[rows].tolist(), strict=True)
         places = {unit_id: (session, seq) for unit_id, session, seq in pairs if seq >= 0}
         if len(ids) == len(unit_ids):
             return places, []

@@ -3,7 +3,7 @@ facets.
 
 VectorIndex (vector_index.py) searches a snapshot and swaps in a new one on every change; this module holds the
 snapshot itself, how it is built (from catalog rows or the memory-mapped vector file) and how it grows and shrinks
-without copying the mapped matrix, plus the one float32 encoding of a vector in the catalog.
+without copying the mapped matrix, plus the one (float16) encoding of a vector in the catalog.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 from memlens.engine.catalog import Catalog
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_file
-from memlens.engine.vectors.quantized_rows import QuantizedRows
+from memlens.engine.vectors.labels import Labels
+from memlens.engine.vectors.quantized_rows import EXACT, QuantizedRows
+from memlens.engine.vectors.vector_log import CATEGORIES, LogStep
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,10 +47,10 @@ class VectorSnapshot:
     ids: np.ndarray  # int64 [n]
     base: QuantizedRows  # [b, dim]
     codes: np.ndarray  # uint8 [n, dim / 8]: the signs of the components
-    kind: np.ndarray  # object [n]
-    format: np.ndarray
-    role: np.ndarray
-    session: np.ndarray
+    kind: Labels  # [n]
+    format: Labels
+    role: Labels
+    session: Labels
     ts: np.ndarray  # float64 [n], NaN when unknown
     seq: np.ndarray  # int64 [n], -1 when not a transcript message
     extra: QuantizedRows | None = None  # [m, dim]
@@ -56,15 +58,14 @@ class VectorSnapshot:
 
     @staticmethod
     def empty(dim: int) -> VectorSnapshot:
-        none = np.empty(0, dtype=object)
         return VectorSnapshot(
             np.empty(0, np.int64),
             QuantizedRows.empty(dim),
             np.empty((0, (dim + 7) // 8), np.uint8),
-            none,
-            none,
-            none,
-            none,
+            Labels.of(()),
+            Labels.of(()),
+            Labels.of(()),
+            Labels.of(()),
             np.empty(0),
             np.empty(0, np.int64),
         )
@@ -73,15 +74,15 @@ class VectorSnapshot:
     def of(rows: list[VectorRow], dim: int) -> VectorSnapshot:
         if not rows:
             return VectorSnapshot.empty(dim)
-        matrix = np.vstack([r.vector for r in rows]).astype(np.float32, copy=False)
+        matrix = exact_form(np.vstack([r.vector for r in rows]))
         return VectorSnapshot(
             ids=np.fromiter((r.unit_id for r in rows), np.int64, len(rows)),
             base=QuantizedRows.of(matrix),
             codes=binary_codes(matrix),
-            kind=np.array([r.kind for r in rows], dtype=object),
-            format=np.array([r.format for r in rows], dtype=object),
-            role=np.array([r.role for r in rows], dtype=object),
-            session=np.array([r.session_key for r in rows], dtype=object),
+            kind=Labels.of(r.kind for r in rows),
+            format=Labels.of(r.format for r in rows),
+            role=Labels.of(r.role for r in rows),
+            session=Labels.of(r.session_key for r in rows),
             ts=np.array([r.ts for r in rows], dtype=np.float64),
             seq=np.array([r.seq for r in rows], dtype=np.int64),
         )
@@ -100,12 +101,77 @@ class VectorSnapshot:
             session=rows.categories["session"],
         )
 
-    def small_columns(self) -> tuple[np.ndarray, ...]:
+    def as_step(self, removed: np.ndarray) -> LogStep:
+        """This in-memory snapshot (from `of`) as the rows a log step adds, after removing `removed`."""
+        exact = self.base.exact
+        assert isinstance(exact, np.ndarray)  # `of` holds its exact rows in memory
+        return LogStep(
+            removed=removed,
+            ids=self.ids,
+            ts=self.ts,
+            seq=self.seq,
+            scales=self.base.scales,
+            codes=self.codes,
+            values=self.base.values,
+            exact=exact,
+            categories={"kind": self.kind, "format": self.format, "role": self.role, "session": self.session},
+        )
+
+    def replayed(self, steps: Sequence[LogStep]) -> VectorSnapshot:
+        """These rows with the logged steps applied in order, as VectorIndex.update applied them: each step
+        removes its ids from the rows before it, then adds its rows. Done at once, not step by step: a row
+        survives when no later step removed its id (a step's own ids are among its removed ones)."""
+        if not steps:
+            return self
+        removed = np.concatenate([step.removed for step in steps])
+        step_of = np.concatenate([np.full(len(step.removed), n, np.int64) for n, step in enumerate(steps)])
+        order = np.lexsort((step_of, removed))
+        removed, step_of = removed[order], step_of[order]
+        last = np.r_[removed[1:] != removed[:-1], True] if len(removed) else np.empty(0, bool)
+        gone_ids, gone_at = removed[last], step_of[last]  # each removed id once, with the last step removing it
+
+        def last_removal(ids: np.ndarray) -> np.ndarray:
+            at = np.full(len(ids), -2, np.int64)
+            if len(gone_ids) and len(ids):
+                slots = np.minimum(np.searchsorted(gone_ids, ids), len(gone_ids) - 1)
+                hit = gone_ids[slots] == ids
+                at[hit] = gone_at[slots[hit]]
+            return at
+
+        snapshot = self
+        keep = last_removal(self.ids) < 0
+        if not keep.all():
+            snapshot = snapshot.take(keep)
+        born = np.concatenate([np.full(step.added, n, np.int64) for n, step in enumerate(steps)])
+        if not len(born):
+            return snapshot
+        alive = last_removal(np.concatenate([step.ids for step in steps])) <= born
+
+        def joined(column: Callable[[LogStep], np.ndarray]) -> np.ndarray:
+            return np.concatenate([column(step) for step in steps])[alive]
+
+        def labels(name: str) -> Labels:
+            return Labels.joined([step.categories[name] for step in steps])[alive]
+
+        added = VectorSnapshot(
+            ids=joined(lambda step: step.ids),
+            base=QuantizedRows(
+                joined(lambda step: step.values), joined(lambda step: step.scales), joined(lambda step: step.exact)
+            ),
+            codes=joined(lambda step: step.codes),
+            kind=labels(CATEGORIES[0]),
+            format=labels(CATEGORIES[1]),
+            role=labels(CATEGORIES[2]),
+            session=labels(CATEGORIES[3]),
+            ts=joined(lambda step: step.ts),
+            seq=joined(lambda step: step.seq),
+        )
+        return snapshot.concat(added) if len(added.ids) else snapshot
+
+    def small_columns(self) -> tuple[Any, ...]:
         return (self.ids, self.codes, self.kind, self.format, self.role, self.session, self.ts, self.seq)
 
-    def _with(
-        self, columns: Iterable[np.ndarray], extra: QuantizedRows | None, where: np.ndarray | None
-    ) -> VectorSnapshot:
+    def _with(self, columns: Iterable[Any], extra: QuantizedRows | None, where: np.ndarray | None) -> VectorSnapshot:
         ids, codes, kind, fmt, role, session, ts, seq = columns
         return VectorSnapshot(ids, self.base, codes, kind, fmt, role, session, ts, seq, extra, where)
 
@@ -117,11 +183,19 @@ class VectorSnapshot:
         extra = other.base if self.extra is None else self.extra.concat(other.base)
         offset = len(self.base) + (0 if self.extra is None else len(self.extra))
         where = np.concatenate([self.physical(), offset + np.arange(len(other.ids), dtype=np.int64)])
-        columns = (np.concatenate([a, b]) for a, b in zip(self.small_columns(), other.small_columns(), strict=True))
+        columns = (
+            a.concat(b) if isinstance(a, Labels) else np.concatenate([a, b])
+            for a, b in zip(self.small_columns(), other.small_columns(), strict=True)
+        )
         return self._with(columns, extra, where)
 
     def take(self, keep: np.ndarray) -> VectorSnapshot:
-        return self._with((column[keep] for column in self.small_columns()), self.extra, self.physical()[keep])
+        """The rows where `keep` (a mask) holds; np.compress copies the 2-d codes about twice as fast as a mask."""
+        columns = (
+            column[keep] if isinstance(column, Labels) else np.compress(keep, column, axis=0)
+            for column in self.small_columns()
+        )
+        return self._with(columns, self.extra, np.compress(keep, self.physical()))
 
     def scores(self, positions: np.ndarray | None, query: np.ndarray) -> np.ndarray:
         """Approximate dot products with a float32 query of the rows at `positions` (None: all), from the int8 rows
@@ -141,7 +215,7 @@ class VectorSnapshot:
             yield QuantizedRows(
                 self._gather(positions, lambda part, rows: part.values[rows]),
                 self._gather(positions, lambda part, rows: part.scales[rows]),
-                self._gather(positions, lambda part, rows: part.exact_rows(rows)),
+                self._gather(positions, lambda part, rows: part.stored_rows(rows)),
             )
             vector_file.release_pages(self.base.values)
 
@@ -191,26 +265,41 @@ class VectorSnapshot:
         return self.order[slots[present]], wanted[present].tolist()
 
 
+def exact_form(matrix: np.ndarray) -> np.ndarray:
+    """float32 rows as the float16 rows kept for them give them back: what the int8 rows and sign codes are made
+    from, so a row is the same whether it came from the model or from its stored form."""
+    rounded: np.ndarray = np.asarray(matrix).astype(EXACT).astype(np.float32)
+    return rounded
+
+
 def binary_codes(matrix: np.ndarray) -> np.ndarray:
     """One bit per dimension, its sign. (Signs of the vector minus the corpus mean were tried: on the real vectors
     they kept fewer of the exact top 10, 0.985 against 0.990 from the best 100 of 3,128.)"""
     return np.packbits(matrix > 0, axis=-1)
 
 
-def vector_rows(catalog: Catalog, model: str, column: str, values: Sequence[object]) -> list[VectorRow]:
+def vector_rows(catalog: Catalog, model: str, column: str, values: Sequence[object], *, dim: int) -> list[VectorRow]:
     """Units joined with their cached vectors for `model`, for the units whose `column` ('id' or
     'embed_text_hash') is in `values`."""
     rows: list[VectorRow] = []
     for r in catalog.vector_rows_where(model, column, values):
         ts = float(r[5]) if r[5] is not None else float("nan")
         seq = int(r[7]) if r[1] == "transcript" and r[7] is not None else -1
-        rows.append(VectorRow(int(r[0]), r[1], r[2], r[3], r[4], ts, decode_vector(r[6]), seq))
+        vector = decode_vector(r[6], dim)
+        if vector is not None:
+            rows.append(VectorRow(int(r[0]), r[1], r[2], r[3], r[4], ts, vector, seq))
     return rows
 
 
-def decode_vector(blob: bytes) -> np.ndarray:
-    return np.frombuffer(blob, dtype=np.float32)
+def decode_vector(blob: bytes, dim: int) -> np.ndarray | None:
+    """A vector as the catalog stores it (float16; float32 in an index from before), None for another size."""
+    if len(blob) == dim * 2:
+        return np.frombuffer(blob, dtype=EXACT).astype(np.float32)
+    if len(blob) == dim * 4:
+        return np.frombuffer(blob, dtype="<f4")
+    return None
 
 
 def encode_vector(vector: np.ndarray) -> bytes:
-    return np.asarray(vector, dtype=np.float32).tobytes()
+    """A vector as the catalog stores it: float16, the form search keeps its exact rows in (quantized_rows.py)."""
+    return np.asarray(vector).astype(EXACT).tobytes()
