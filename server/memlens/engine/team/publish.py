@@ -16,16 +16,21 @@ import json
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog, PublishRow
+from memlens.engine.lazy import lazy_module
 from memlens.engine.redact import redact, redact_sequence, redact_title
 from memlens.engine.team.team_catalog import VECTOR_DIM, TeamCatalog, as_timestamp
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_snapshot import decode_vector
 from memlens.wire.team import PublishResponse
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_module("numpy")  # a team search or publish only: the CLI's keyword path never loads numpy
 
 BATCH_ROWS = 2000
 """Rows per COPY and commit: a cut connection loses at most one batch, and the next publish sends only the rest."""

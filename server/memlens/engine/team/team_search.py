@@ -11,17 +11,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePath
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from memlens.engine.answers.excerpt import make_excerpt
 from memlens.engine.keyword.parsed_query import ParsedQuery
+from memlens.engine.lazy import lazy_module
 from memlens.engine.ranking.hits import UnitHit
 from memlens.engine.ranking.search import fused_score
 from memlens.engine.team.team_catalog import TeamCatalog, TeamRow, TeamSessionRow
 from memlens.settings import SearchSettings
 from memlens.wire import SearchResponse, SearchResult
 from memlens.wire.team import TeamSession, TeamSessionsResponse
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_module("numpy")  # a team search or publish only: the CLI's keyword path never loads numpy
 
 
 @dataclass(frozen=True, slots=True)
