@@ -13,12 +13,13 @@ import os
 import sys
 from datetime import tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from memlens.cli.answer_notes import print_answer_notes
 from memlens.cli.arguments import build_parser, request_from, settings_from_args
 from memlens.cli.clock import zone_named
 from memlens.cli.fixes_output import print_fixes
+from memlens.cli.hits import split_reference
 from memlens.cli.output import (
     ProgressBar,
     also_holds_line,
@@ -32,15 +33,11 @@ from memlens.cli.output import (
     print_team_sessions,
 )
 from memlens.cli.project_root import find_root
+from memlens.cli.server_answer import ask_server
 from memlens.cli.terminal import Style, paged, wants_color, width
 from memlens.cli.watch_tally import WatchTally
-from memlens.engine.index_location import index_dir_for, resolve_workspaces
 from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
-from memlens.local_api.client import ServerDeclined, ServerError, ask
-from memlens.local_api.protocol import Request as ServerRequest
-from memlens.local_api.same_index import terms
 from memlens.requests import (
-    FORMATS,
     FixesRequest,
     HistoryRequest,
     PublishRequest,
@@ -50,7 +47,6 @@ from memlens.requests import (
     SessionsRequest,
     TeamFilterRequest,
     checked,
-    to_wire,
 )
 
 if TYPE_CHECKING:
@@ -171,7 +167,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.no_embeddings and request.mode is None:
         request = dataclasses.replace(request, mode="keyword")  # what the own engine would do; a server may answer
     team = team_query(args, located[1])
-    answered = None if team is not None else _ask_server(args, request, located)
+    answered = None if team is not None else ask_server(args, request, located)
     zone = zone_named(located[1].display.time_zone)
     if answered is not None:
         return _print_search(args, answered, warned=False, zone=zone)
@@ -223,41 +219,6 @@ def cmd_publish(args: argparse.Namespace) -> int:
     return 0
 
 
-# flags that change what is indexed or how: said in the line that tells why the server did not answer
-_OWN_ENGINE_FLAGS = ("transcripts", "scope", "no_embeddings", "model", "model_path", "settings")
-
-
-def _ask_server(
-    args: argparse.Namespace, request: SearchRequest, located: tuple[list[Path], Settings]
-) -> SearchResponse | None:
-    """The answer of the `memlens serve` / `memlens mcp` that holds this index open, if one runs and indexes as this
-    command would (same_index.py); when it declines, one stderr line says why (under -v, or when flags caused it)."""
-    if args.no_server:
-        return None
-    workspaces, settings = located
-    index_dir = index_dir_for(
-        workspaces=resolve_workspaces(workspaces), configured=settings.index_dir, explicit=args.index_dir
-    )
-    question: ServerRequest = {
-        "method": "search",
-        "params": to_wire(request),
-        "terms": terms(settings, args.transcripts),
-    }
-    try:
-        answer = ask(index_dir, question)
-    except ServerError as exc:
-        raise InvalidRequest(str(exc)) from exc
-    except ServerDeclined as exc:
-        flags = [f"--{flag.replace('_', '-')}" for flag in _OWN_ENGINE_FLAGS if getattr(args, flag)]
-        if args.verbose or flags:
-            print(f"memlens: searching here, not in the running server: {exc}", file=sys.stderr)
-        return None
-    if answer is None:
-        return None
-    log.info("answered by the memlens server of %s", index_dir)
-    return cast("SearchResponse", answer)  # the server's engine.search answer, as JSON
-
-
 def _print_search(args: argparse.Namespace, response: SearchResponse, *, warned: bool, zone: tzinfo | None) -> int:
     if args.json:
         print(json.dumps(response, ensure_ascii=False))
@@ -298,16 +259,6 @@ def cmd_history(args: argparse.Namespace) -> int:
         with paged(not args.no_pager):
             print_history(history, zone_named(engine.settings.display.time_zone))
     return 0
-
-
-def split_reference(ref: str) -> tuple[str, str | None]:
-    """A search hit's reference `SESSION:MESSAGE` as its two parts; a session key (`claude-code:<id>`, its format
-    first) or a bare id stays whole."""
-    head, colon, rest = ref.partition(":")
-    if colon and head in FORMATS:
-        inner, colon, message = rest.partition(":")
-        return (f"{head}:{inner}", message or None) if colon else (ref, None)
-    return (head, rest or None) if colon else (ref, None)
 
 
 def cmd_fixes(args: argparse.Namespace) -> int:

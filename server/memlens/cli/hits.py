@@ -15,6 +15,7 @@ from datetime import tzinfo
 from memlens.cli.clock import local_time
 from memlens.cli.terminal import Style, cells, clip
 from memlens.engine.keyword.stop_words import STOP_WORDS
+from memlens.requests import FORMATS
 from memlens.wire import SearchResult
 
 REF_CHARS = 8  # a uuid's first 8 hex digits: unique among a person's sessions in practice, and `history` checks
@@ -29,6 +30,16 @@ def reference(result: SearchResult) -> str:
         return f"{result['relPath']}:{result.get('lineStart') or 1}"
     message = result.get("messageId")
     return f"{session}:{message[:REF_CHARS]}" if message else session
+
+
+def split_reference(ref: str) -> tuple[str, str | None]:
+    """A search hit's reference `SESSION:MESSAGE` as its two parts; a session key (`claude-code:<id>`, its format
+    first) or a bare id stays whole."""
+    head, colon, rest = ref.partition(":")
+    if colon and head in FORMATS:
+        inner, colon, message = rest.partition(":")
+        return (f"{head}:{inner}", message or None) if colon else (ref, None)
+    return (head, rest or None) if colon else (ref, None)
 
 
 def query_terms(query: str) -> list[str]:

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from memlens.engine.answers.context_pack import build_context_pack
 from memlens.engine.answers.cut_secrets import mask_cut_secrets
-from memlens.engine.answers.fixes import CANDIDATES, error_fixes
+from memlens.engine.answers.fixes import past_fixes
 from memlens.engine.answers.history import session_history
 from memlens.engine.answers.index_stats import index_stats
 from memlens.engine.answers.outbound import redact_response
@@ -40,7 +40,6 @@ from memlens.engine.query_settings import apply_query_settings, index_identity
 from memlens.engine.ranking.cross_encoder import CrossEncoder
 from memlens.engine.ranking.hits import Ranking
 from memlens.engine.ranking.search import Retriever
-from memlens.engine.sources.common import scrub
 from memlens.engine.team import TeamQuery
 from memlens.engine.team.team_answers import publish_units, search_with_team, team_session_page
 from memlens.engine.vectors.bundled_model import BUNDLED_DIM
@@ -56,7 +55,6 @@ from memlens.requests import (
     DEFAULT_HISTORY,
     DEFAULT_SESSIONS,
     ContextRequest,
-    FixesRequest,
     HistoryRequest,
     PublishRequest,
     SearchFilterRequest,
@@ -482,17 +480,4 @@ class Engine:
     def fixes(self, error: str, *, limit: int = DEFAULT_FIXES, follow: int = DEFAULT_FOLLOW) -> FixesResponse:
         """Past tool results that match `error` (a pasted error or a question about one), the best of each of
         `limit` sessions, each with the `follow` messages after it: what was done about it (answers/fixes.py)."""
-        request = checked(FixesRequest, error=error, limit=limit, follow=follow)
-        self.refresh()
-        query = scrub(request.error)
-        tools = SearchFilters(kind="tool")
-        ranking = ranked(self, query, mode=None, filters=tools, limit=CANDIDATES, fusion=None)
-        answer = error_fixes(
-            self.catalog,
-            ranking,
-            error=query,
-            visibility=self.visibility(),
-            limit=request.limit,
-            follow=request.follow,
-        )
-        return self._outbound(answer)
+        return self._outbound(past_fixes(self, error, limit=limit, follow=follow))

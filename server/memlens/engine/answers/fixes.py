@@ -12,9 +12,13 @@ from typing import TYPE_CHECKING
 
 from memlens.engine.answers.history import history_message
 from memlens.engine.answers.results import iso
+from memlens.engine.answers.search_answer import SearchSource, ranked
 from memlens.engine.answers.sessions import session_labels
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
+from memlens.engine.filters import SearchFilters
+from memlens.engine.sources.common import scrub
+from memlens.requests import FixesRequest, checked
 from memlens.wire import ErrorFix, FixesResponse, HistoryMessage
 
 if TYPE_CHECKING:
@@ -99,3 +103,20 @@ def error_fixes(
         if (label := labels.get(fix["sessionKey"])) is not None:
             fix["title"] = label["title"]
     return {"error": error, "fixes": fixes}
+
+
+def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> FixesResponse:
+    """The answer to `memlens fixes` before the door's redaction: the request checked, the tool results ranked for
+    the error, then the best of each session with what followed it (`error_fixes`)."""
+    request = checked(FixesRequest, error=error, limit=limit, follow=follow)
+    engine.refresh()
+    query = scrub(request.error)
+    ranking = ranked(engine, query, mode=None, filters=SearchFilters(kind="tool"), limit=CANDIDATES, fusion=None)
+    return error_fixes(
+        engine.catalog,
+        ranking,
+        error=query,
+        visibility=engine.visibility(),
+        limit=request.limit,
+        follow=request.follow,
+    )
