@@ -3,12 +3,14 @@ marked when they failed (engine/sources/tool_output.py)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from memlens.engine.sources.claude_code import ClaudeCodeParser
 from memlens.engine.sources.codex import CodexParser
+from memlens.engine.sources.openclaw import OpenClawParser
 from memlens.engine.sources.specstory import SpecStoryParser
 from memlens.engine.sources.tool_output import TOOL_OUTPUT_MAX_CHARS, looks_like_error, trim_output
 from transcript_fixtures import TRANSCRIPTS, jsonl, parsed
@@ -140,8 +142,54 @@ def test_codex_outputs_read_their_exit_code() -> None:
     assert tools[1].text.startswith("[apply_patch output]\nSuccess.")
 
 
-def test_openclaw_results_and_their_error_status() -> None:
-    records = parsed("openclaw/b3db607f-7ae8-4089-b806-44800e961672.jsonl").records
+def _openclaw_enoent() -> bytes:
+    """An OpenClaw read whose result says `"status": "error"` in its details while `isError` is false, as the real
+    session in ../shared has it."""
+    error = "ENOENT: no such file or directory, access '/home/node/.openclaw/workspace/MEMORY.md'"
+    call: dict[str, object] = {
+        "type": "toolCall",
+        "id": "toolu_vrtx_014HNubtFNrbeeJT12zzBfGU",
+        "name": "read",
+        "arguments": {},
+    }
+    result: dict[str, object] = {
+        "role": "toolResult",
+        "toolCallId": "toolu_vrtx_014HNubtFNrbeeJT12zzBfGU",
+        "toolName": "read",
+        "content": [{"type": "text", "text": json.dumps({"status": "error", "tool": "read", "error": error})}],
+        "details": {"status": "error", "tool": "read", "error": error},
+        "isError": False,
+    }
+    user: dict[str, object] = {"role": "user", "content": [{"type": "text", "text": "read my memory"}]}
+
+    def line(uuid: str, parent: str | None, message: dict[str, object]) -> dict[str, object]:
+        return {
+            "type": "message",
+            "id": uuid,
+            "parentId": parent,
+            "timestamp": "2026-02-26T14:29:54Z",
+            "message": message,
+        }
+
+    return jsonl(
+        {"type": "session", "version": 3, "id": "oc-enoent", "timestamp": "2026-02-26T14:29:50.000Z"},
+        line("a", None, user),
+        line("b", "a", {"role": "assistant", "content": [call]}),
+        line("c", "b", result),
+    )
+
+
+OPENCLAW_ENOENT = "openclaw/b3db607f-7ae8-4089-b806-44800e961672.jsonl"  # real, in ../shared
+
+
+@pytest.mark.parametrize(
+    "source", ["real", "synthetic"] if (TRANSCRIPTS / OPENCLAW_ENOENT).is_file() else ["synthetic"]
+)
+def test_openclaw_results_and_their_error_status(source: str) -> None:
+    if source == "real":
+        records = parsed(OPENCLAW_ENOENT).records
+    else:
+        records = OpenClawParser().parse(_openclaw_enoent(), Path("oc-enoent.jsonl"), final=True).records
     [enoent] = [r for r in records if r.kind == "tool" and "ENOENT" in r.text]
     assert enoent.error and enoent.call_id == "toolu_vrtx_014HNubtFNrbeeJT12zzBfGU"
     assert enoent.text.startswith("[read output · error]")
