@@ -38,7 +38,7 @@ from memlens.settings import Settings
 
 HERE = Path(__file__).resolve().parent
 SYNTHETIC = HERE / "fixtures" / "transcripts"
-STREAMED_SYNTHETIC = HERE / "fixtures" / "streamed"  # committed: streamed messages with tool results between pieces
+EXTRA = HERE / "fixtures" / "extra"  # committed: sessions outside the main synthetic tree (streamed pieces, a fix)
 SHARED = FIXTURES  # the real transcripts in ../shared, when present
 MAX_SPLITS = 16  # line boundaries per real file (chosen at random, fixed seed); synthetic ones: every line
 MID_LINE_SPLITS = 4  # synthetic files only
@@ -52,7 +52,7 @@ def _fixtures(root: Path, label: str) -> list[tuple[str, Path, str]]:
 
 
 FIXTURE_FILES = (
-    _fixtures(SHARED, "shared") + _fixtures(SYNTHETIC, "synthetic") + _fixtures(STREAMED_SYNTHETIC, "synthetic")
+    _fixtures(SHARED, "shared") + _fixtures(SYNTHETIC, "synthetic") + _fixtures(EXTRA, "synthetic")
 )
 CASES = [  # a real file takes seconds: those are slow
     pytest.param(*case, id=f"{case[0]}:{case[2]}", marks=[pytest.mark.slow] if case[0] == "shared" else [])
