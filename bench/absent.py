@@ -19,13 +19,12 @@ from typing import Any
 
 import platformdirs
 
-from bench.common import load_shared_embedder
+from bench.common import SHARED, load_shared_embedder
 from bench.locomo import bench_settings
 from memlens.engine.engine import Engine
 
 REPO = Path(__file__).resolve().parents[1]
 TOPICS = REPO / "bench" / "absent_topics.json"
-SHARED = REPO.parent / "shared"
 SOURCES = (SHARED / "fixtures" / "transcripts", SHARED / "datasets" / "locomo", REPO / "examples" / "workspace")
 CACHE = Path(platformdirs.user_cache_dir("memlens")) / "bench" / "absent"
 MODES = ("hybrid", "keyword", "vector")

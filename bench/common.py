@@ -15,6 +15,11 @@ import platformdirs
 from memlens.engine.vectors.embedder import Embedder, load_embedder
 from memlens.settings import Settings
 
+REPO = Path(__file__).resolve().parents[1]
+# the real data next to the clone; MEMLENS_SHARED points elsewhere (the test suite's variable: /nonexistent runs it
+# as a clone without ../shared would)
+SHARED = Path(os.environ.get("MEMLENS_SHARED") or REPO.parent / "shared")
+
 
 def load_shared_embedder(settings: Settings) -> Embedder:
     """The configured model, loaded once (from the same cache folder the engine uses by default)."""

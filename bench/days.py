@@ -25,11 +25,12 @@ from unittest import mock
 if __package__ in (None, ""):  # run as a script: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.common import SHARED
 from memlens.engine.engine import Engine
 from memlens.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
-TRANSCRIPTS = REPO.parent / "shared" / "fixtures" / "transcripts"
+TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
 QUESTIONS = REPO / "bench" / "data" / "day_questions.json"
 DEFAULT_NOW = "2026-06-01T12:00:00Z"  # after every session: absolute dates read as written
 
@@ -82,8 +83,10 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def evaluate(splits: Sequence[str], transcripts: Path = TRANSCRIPTS) -> dict[str, Any]:
-    questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+def evaluate(
+    splits: Sequence[str], transcripts: Path = TRANSCRIPTS, questions_file: Path = QUESTIONS
+) -> dict[str, Any]:
+    questions = json.loads(questions_file.read_text(encoding="utf-8"))
     settings = Settings()
     settings.transcripts.agent_defaults = False
     settings.scope = "all"

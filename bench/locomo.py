@@ -19,7 +19,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
 
 import platformdirs
 
-from bench.common import load_shared_embedder, machine_info
+from bench.common import SHARED, load_shared_embedder, machine_info
 from bench.locomo_data import Conversation, EvidenceCounts, Question, load_conversation, write_transcripts
 from memlens.engine.engine import Engine
 from memlens.engine.ranking.rescoring import choose
@@ -27,7 +27,7 @@ from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import SearchSettings, Settings, merge
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = REPO.parent / "shared" / "datasets" / "locomo"
+DEFAULT_DATA = SHARED / "datasets" / "locomo"
 DEFAULT_CACHE = Path(platformdirs.user_cache_dir("memlens")) / "bench" / "locomo"
 # The LoCoMo paper (Maharana et al., ACL 2024), Table 3: DRAGON retriever, unit = one dialog turn, all categories.
 REFERENCE = {"R@5": 56.7, "R@10": 66.2, "R@25": 76.7, "R@50": 82.7}

@@ -28,7 +28,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
 import platformdirs
 
 from bench import search_memory
-from bench.common import dir_bytes, load_shared_embedder, machine_info, peak_rss_mb
+from bench.common import SHARED, dir_bytes, load_shared_embedder, machine_info, peak_rss_mb
 from bench.corpus import EXCHANGES as EXCHANGES  # re-exported (tests read the corpus's shape here)
 from bench.corpus import MEMORY_SECTIONS as MEMORY_SECTIONS
 from bench.corpus import Corpus, World, bench_settings, make_corpus, open_engine, prebuilt_corpus, stamp
@@ -47,7 +47,7 @@ from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_TRANSCRIPTS = REPO.parent / "shared" / "fixtures" / "transcripts"
+SHARED_TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
 
 
 def cold_index(corpus: Corpus, index_dir: Path, embedder: Embedder | None) -> tuple[Engine, dict[str, Any]]:

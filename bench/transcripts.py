@@ -39,13 +39,13 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
 
 import platformdirs
 
-from bench.common import load_shared_embedder, machine_info
+from bench.common import SHARED, load_shared_embedder, machine_info
 from bench.locomo import bench_settings, parse_overrides, parse_variants, search_variants
 from memlens.engine.engine import Engine
 from memlens.engine.vectors.embedder import Embedder
 
 REPO = Path(__file__).resolve().parents[1]
-TRANSCRIPTS = REPO.parent / "shared" / "fixtures" / "transcripts"
+TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
 QUESTIONS = REPO / "bench" / "data" / "transcript_questions.json"
 QUESTION_SETS = {"eval": QUESTIONS, "tune": REPO / "bench" / "data" / "transcript_questions_tune.json"}
 CACHE = Path(platformdirs.user_cache_dir("memlens")) / "bench" / "transcripts"

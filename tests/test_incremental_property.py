@@ -4,7 +4,8 @@ the catalog holds exactly the messages (session, id, role, kind, text, in order)
 Splits fall at many line boundaries, and for the small synthetic fixtures inside lines too (a partial last line
 waits for the next sync). Real fixtures in ../shared are used when present; the committed synthetic ones always.
 
-Streamed messages (issue 31, item 5): a real Claude Code file cut at a line inside a streamed assistant message
+Streamed messages (issue 31, item 5): a Claude Code file (real when ../shared is present, else the committed
+synthetic ones) cut at a line inside a streamed assistant message
 (lines sharing `message.id`, tool results between them), the rest of the message and then a user line appended
 after its last piece: the catalog holds the messages, ids and counts of `reindex --full` of the same file, and the
 message's id is its first line's. The whole-file read, block by block, never splits such a message at a block
@@ -37,6 +38,7 @@ from memlens.settings import Settings
 
 HERE = Path(__file__).resolve().parent
 SYNTHETIC = HERE / "fixtures" / "transcripts"
+EXTRA = HERE / "fixtures" / "extra"  # committed: sessions outside the main synthetic tree (streamed pieces, a fix)
 SHARED = FIXTURES  # the real transcripts in ../shared, when present
 MAX_SPLITS = 16  # line boundaries per real file (chosen at random, fixed seed); synthetic ones: every line
 MID_LINE_SPLITS = 4  # synthetic files only
@@ -49,7 +51,7 @@ def _fixtures(root: Path, label: str) -> list[tuple[str, Path, str]]:
     return [(label, root, str(p.relative_to(root))) for p in files]
 
 
-FIXTURE_FILES = _fixtures(SHARED, "shared") + _fixtures(SYNTHETIC, "synthetic")
+FIXTURE_FILES = _fixtures(SHARED, "shared") + _fixtures(SYNTHETIC, "synthetic") + _fixtures(EXTRA, "synthetic")
 CASES = [  # a real file takes seconds: those are slow
     pytest.param(*case, id=f"{case[0]}:{case[2]}", marks=[pytest.mark.slow] if case[0] == "shared" else [])
     for case in FIXTURE_FILES
@@ -218,34 +220,41 @@ def test_a_bad_line_parsed_again_is_counted_once(scratch: Path) -> None:
         engine.close()
 
 
-# -- streamed messages (lines sharing message.id) in real Claude Code files --------------------------------------
+# -- streamed messages (lines sharing message.id) in Claude Code files ------------------------------------------
 
 
 @dataclass(frozen=True)
 class Streamed:
-    """A streamed assistant message of a real file: its lines (0-based) from the first piece to the last."""
+    """A streamed assistant message of a fixture file: its lines (0-based) from the first piece to the last."""
 
+    root: Path
     rel: str
     first: int
     last: int
 
 
-def _streamed(rel: str) -> list[Streamed]:
-    lines = (SHARED / rel).read_bytes().splitlines()
+def _streamed(root: Path, rel: str) -> list[Streamed]:
+    lines = (root / rel).read_bytes().splitlines()
     pieces: dict[str, list[int]] = {}
     for i, raw in enumerate(lines):
-        obj = json.loads(raw)
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError:  # the synthetic fixtures hold a damaged line on purpose
+            continue
         message = obj.get("message")
         if obj.get("type") == "assistant" and isinstance(message, dict) and isinstance(message.get("id"), str):
             pieces.setdefault(message["id"], []).append(i)
-    return [Streamed(rel, found[0], found[-1]) for found in pieces.values() if len(found) > 1]
+    return [Streamed(root, rel, found[0], found[-1]) for found in pieces.values() if len(found) > 1]
 
 
-CC_FILES = [rel for label, _, rel in FIXTURE_FILES if label == "shared" and rel.startswith("claude-code/")]
-STREAMED = {rel: found for rel in CC_FILES if (found := _streamed(rel))}
-SMALL_STREAMED = [
-    m for rel in ("claude-code/tool_heavy.jsonl", "claude-code/short.jsonl") for m in STREAMED.get(rel, [])
+# the real Claude Code files when ../shared is present, else the committed synthetic ones
+REAL = any(label == "shared" for label, _, _ in FIXTURE_FILES)
+CC_FILES = [
+    (root, rel) for label, root, rel in FIXTURE_FILES if (label == "shared") == REAL and rel.startswith("claude-code/")
 ]
+STREAMED = {f"{root}/{rel}": found for root, rel in CC_FILES if (found := _streamed(root, rel))}
+SMALL = ("claude-code/tool_heavy.jsonl", "claude-code/short.jsonl")  # of the real ones: every cut of these
+SMALL_STREAMED = [m for found in STREAMED.values() for m in found if not REAL or m.rel in SMALL]
 
 
 def _user_after(piece: dict[str, Any]) -> bytes:
@@ -271,7 +280,7 @@ def _stream_case(
     """Index the file cut after line `cut` (inside the message), append up to its last piece and a user line (in
     one append or two), and compare with `reindex --full` of the same file. `unterminated`: the cut file's last
     line has no newline yet and its file is quiet, so it is read; the append then begins with that newline."""
-    lines = (SHARED / message.rel).read_bytes().splitlines(keepends=True)
+    lines = (message.root / message.rel).read_bytes().splitlines(keepends=True)
     target = folder / "transcripts" / message.rel
     target.parent.mkdir(parents=True, exist_ok=True)
     rest, user = b"".join(lines[cut : message.last + 1]), _user_after(json.loads(lines[message.last]))
@@ -307,7 +316,7 @@ def _stream_case(
     engine.sync()
 
 
-@pytest.mark.skipif(not SMALL_STREAMED, reason="no real Claude Code fixtures in ../shared")
+@pytest.mark.skipif(not SMALL_STREAMED, reason="no Claude Code fixture with a streamed message")
 @pytest.mark.parametrize(("steps", "unterminated"), [(1, False), (2, False), (1, True)])
 def test_every_line_inside_a_streamed_message_then_a_user_line(steps: int, unterminated: bool, scratch: Path) -> None:
     engine = _engine(scratch)
@@ -326,8 +335,8 @@ def _streamed_cuts(draw: st.DrawFn) -> tuple[Streamed, int]:
     return message, draw(st.integers(message.first + 1, message.last + 1))
 
 
-@pytest.mark.skipif(not STREAMED, reason="no real Claude Code fixtures in ../shared")
-def test_random_real_streamed_messages_split_then_a_user_line() -> None:
+@pytest.mark.skipif(not STREAMED, reason="no Claude Code fixture with a streamed message")
+def test_random_streamed_messages_split_then_a_user_line() -> None:
     folder = Path(tempfile.mkdtemp(prefix="memlens-streamed-", dir="/dev/shm" if Path("/dev/shm").is_dir() else None))
     engine = _engine(folder)
 
@@ -347,12 +356,13 @@ def _record_keys(result: Any) -> list[tuple[str, str, str, int, str | None]]:
     return [(r.message_id, r.role, r.text, r.position, r.uuid) for r in result.records]
 
 
-ALL_REAL = [(root, rel) for label, root, rel in CASES if label == "shared"]
+# the real files when ../shared is present, else the committed synthetic ones (every format)
+ALL_FILES = [(root, rel) for label, root, rel in FIXTURE_FILES if (label == "shared") == REAL]
 
 
-@pytest.mark.skipif(not ALL_REAL, reason="no real fixtures in ../shared")
+@pytest.mark.skipif(not ALL_FILES, reason="no fixture transcripts")
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(ALL_REAL), st.floats(0.0, 1.0))
+@given(st.sampled_from(ALL_FILES), st.floats(0.0, 1.0))
 def test_a_block_boundary_never_splits_a_record(case: tuple[Path, str], share: float) -> None:
     """The whole-file read parses block by block: with any block size (the carry not capped), it holds exactly the
     records, ids, positions and counts of one parse of the whole file."""
@@ -372,7 +382,7 @@ def test_a_block_boundary_never_splits_a_record(case: tuple[Path, str], share: f
     assert (streamed.result.bad_lines, streamed.result.consumed_bytes) == (whole.bad_lines, whole.consumed_bytes)
 
 
-@pytest.mark.skipif(not SMALL_STREAMED, reason="no real Claude Code fixtures in ../shared")
+@pytest.mark.skipif(not SMALL_STREAMED, reason="no Claude Code fixture with a streamed message")
 def test_a_file_rewritten_longer_with_the_same_head_is_read_whole(scratch: Path) -> None:
     """Cut inside a streamed message with a user line after it, then the same file rewritten as a longer cut (the
     rest of the message instead of that user line): grown, same head, but not an append. It is read whole, and
@@ -380,7 +390,7 @@ def test_a_file_rewritten_longer_with_the_same_head_is_read_whole(scratch: Path)
     engine = _engine(scratch)
     try:
         for message in SMALL_STREAMED:
-            lines = (SHARED / message.rel).read_bytes().splitlines(keepends=True)
+            lines = (message.root / message.rel).read_bytes().splitlines(keepends=True)
             target = scratch / "transcripts" / message.rel
             target.parent.mkdir(parents=True, exist_ok=True)
             cut = message.first + 1

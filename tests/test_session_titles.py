@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from conftest import FIXTURES as SHARED_FIXTURES
 from conftest import REPO
 from memlens.engine.answers.session_titles import request_title, task_title
 
@@ -183,16 +184,91 @@ def test_synthetic_sessions_are_titled_by_their_first_real_request(tmp_path: Pat
     assert subagents == ["Locate invoice number parsing"]
 
 
-def test_real_transcripts_get_no_scaffolding_titles(tmp_path: Path, shared_fixtures: Path) -> None:
+def write_scaffolding_first(root: Path) -> None:
+    """The kinds of session the real transcripts in ../shared hold whose first user lines are no request: an OpenClaw
+    session opened by its startup prompt and a greeting, and a Claude Code compaction's subagent (hook reminders,
+    then the summary prompt)."""
+    openclaw = root / "openclaw" / "0c0c0000-0000-4000-8000-000000000004.jsonl"
+    openclaw.parent.mkdir(parents=True)
+    startup = "A new session was started via /new or /reset. Execute your Session Startup sequence now - read the "
+    startup += "required files before responding to the user. Then greet the user in your configured persona."
+    turns = [
+        ("user", startup),
+        ("assistant", "Hi! What shall we do today?"),
+        ("user", "Hello"),
+        ("assistant", "Hello! How can I help?"),
+        ("user", "Please summarize this: the lease ends in June and the deposit comes back within thirty days."),
+    ]
+    lines = [{"type": "session", "version": 3, "id": openclaw.stem, "timestamp": "2026-04-05T08:00:00.000Z"}]
+    for i, (role, text) in enumerate(turns):
+        message = {"role": role, "content": [{"type": "text", "text": text}]}
+        lines.append({"type": "message", "id": f"m{i}", "timestamp": f"2026-04-05T08:00:0{i}.000Z", "message": message})
+    openclaw.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    session = "3c3c0000-0000-4000-8000-000000000005"
+    claude = root / "claude" / f"{session}.jsonl"
+    claude.parent.mkdir(parents=True)
+    base = {"sessionId": session, "cwd": "/home/me/parser", "userType": "external", "isSidechain": False}
+    request = {"role": "user", "content": "Implement the parser cache"}
+    claude.write_text(json.dumps({**base, "type": "user", "uuid": "u1", "message": request}) + "\n")
+    compaction = claude.parent / session / "subagents" / "agent-acompact-0c0c0c.jsonl"
+    compaction.parent.mkdir(parents=True)
+    sidechain = {**base, "isSidechain": True, "agentId": "acompact-0c0c0c"}
+    texts = [
+        "<system-reminder>\nPostToolUse:Edit hook additional context: [COMPILE ERROR] cache.ex:3\n</system-reminder>",
+        "Your task is to create a detailed summary of the conversation so far, paying close attention to the user's "
+        "explicit requests and your previous actions.",
+    ]
+    rows = [
+        {
+            **sidechain,
+            "type": "user",
+            "uuid": f"c{i}",
+            "timestamp": f"2026-04-06T10:0{i}:00Z",
+            "message": {"role": "user", "content": t},
+        }
+        for i, t in enumerate(texts)
+    ]
+    answer = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "<analysis>The user asked for a parser cache.</analysis>"}],
+    }
+    rows.append(
+        {**sidechain, "type": "assistant", "uuid": "c9", "timestamp": "2026-04-06T10:05:00Z", "message": answer}
+    )
+    compaction.write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+# per corpus: the greeting-first OpenClaw session, the compaction's subagent and its parent's request
+SCAFFOLDING_FIRST = {
+    "real": (
+        "openclaw:f967d602-325a-4a45-8d54-ee17484cfd96",
+        "claude-code:258c7280-ae70-4798-800f-63464d01a85d/agent-acompact-fffbd0",
+        "Implement spotter-gqc",
+    ),
+    "synthetic": (
+        "openclaw:0c0c0000-0000-4000-8000-000000000004",
+        "claude-code:3c3c0000-0000-4000-8000-000000000005/agent-acompact-0c0c0c",
+        "Implement the parser cache",
+    ),
+}
+
+
+@pytest.mark.parametrize("corpus", ["real"] if SHARED_FIXTURES.is_dir() else ["synthetic"])
+def test_transcripts_get_no_scaffolding_titles(tmp_path: Path, corpus: str) -> None:
     logs = tmp_path / "logs"
-    shutil.copytree(shared_fixtures, logs / "shared")
+    if corpus == "real":
+        shutil.copytree(SHARED_FIXTURES, logs / "shared")
+    else:
+        write_synthetic(logs / "written")
+        write_scaffolding_first(logs / "scaffolding")
     shutil.copytree(FIXTURES, logs / "repo")
+    greeting, compaction, parent_request = SCAFFOLDING_FIRST[corpus]
     page = sessions(logs, tmp_path / "index")
     titles = {s["sessionKey"]: s["title"] for s in page}
     assert all(request_title(t) == t or t.split(" session ")[0] in ("codex", "claude-code") for t in titles.values())
     assert not any(t.startswith(("# Files mentioned", "[REDACTED_TEXT", "<")) for t in titles.values())
     # OpenClaw's "Hello" is a greeting; the request after it names the session
-    assert titles["openclaw:f967d602-325a-4a45-8d54-ee17484cfd96"].startswith("Please summarize this")
+    assert titles[greeting].startswith("Please summarize this")
     # a SpecStory subagent is named by the Task that spawned it, not by its parent's file name
     subagent = next(s for s in page if s["sessionKey"].startswith("specstory:6e8a0c2d") and s["parentSessionKey"])
     assert subagent["title"] == "Find webhook signature validation"
@@ -201,8 +277,7 @@ def test_real_transcripts_get_no_scaffolding_titles(tmp_path: Path, shared_fixtu
         "Review ledger/window.py"
     )
     # a compaction's subagent shows no task: it is named after its parent
-    compaction = "claude-code:258c7280-ae70-4798-800f-63464d01a85d/agent-acompact-fffbd0"
-    assert titles[compaction] == "subagent of: Implement spotter-gqc"
+    assert titles[compaction] == f"subagent of: {parent_request}"
 
 
 def test_project_filter_and_sessions_found_by_files_tools_and_commands(tmp_path: Path) -> None:

@@ -3,12 +3,14 @@ marked when they failed (engine/sources/tool_output.py)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from memlens.engine.sources.claude_code import ClaudeCodeParser
 from memlens.engine.sources.codex import CodexParser
+from memlens.engine.sources.openclaw import OpenClawParser
 from memlens.engine.sources.specstory import SpecStoryParser
 from memlens.engine.sources.tool_output import TOOL_OUTPUT_MAX_CHARS, looks_like_error, trim_output
 from transcript_fixtures import TRANSCRIPTS, jsonl, parsed
@@ -140,8 +142,54 @@ def test_codex_outputs_read_their_exit_code() -> None:
     assert tools[1].text.startswith("[apply_patch output]\nSuccess.")
 
 
-def test_openclaw_results_and_their_error_status() -> None:
-    records = parsed("openclaw/b3db607f-7ae8-4089-b806-44800e961672.jsonl").records
+def _openclaw_enoent() -> bytes:
+    """An OpenClaw read whose result says `"status": "error"` in its details while `isError` is false, as the real
+    session in ../shared has it."""
+    error = "ENOENT: no such file or directory, access '/home/node/.openclaw/workspace/MEMORY.md'"
+    call: dict[str, object] = {
+        "type": "toolCall",
+        "id": "toolu_vrtx_014HNubtFNrbeeJT12zzBfGU",
+        "name": "read",
+        "arguments": {},
+    }
+    result: dict[str, object] = {
+        "role": "toolResult",
+        "toolCallId": "toolu_vrtx_014HNubtFNrbeeJT12zzBfGU",
+        "toolName": "read",
+        "content": [{"type": "text", "text": json.dumps({"status": "error", "tool": "read", "error": error})}],
+        "details": {"status": "error", "tool": "read", "error": error},
+        "isError": False,
+    }
+    user: dict[str, object] = {"role": "user", "content": [{"type": "text", "text": "read my memory"}]}
+
+    def line(uuid: str, parent: str | None, message: dict[str, object]) -> dict[str, object]:
+        return {
+            "type": "message",
+            "id": uuid,
+            "parentId": parent,
+            "timestamp": "2026-02-26T14:29:54Z",
+            "message": message,
+        }
+
+    return jsonl(
+        {"type": "session", "version": 3, "id": "oc-enoent", "timestamp": "2026-02-26T14:29:50.000Z"},
+        line("a", None, user),
+        line("b", "a", {"role": "assistant", "content": [call]}),
+        line("c", "b", result),
+    )
+
+
+OPENCLAW_ENOENT = "openclaw/b3db607f-7ae8-4089-b806-44800e961672.jsonl"  # real, in ../shared
+
+
+@pytest.mark.parametrize(
+    "source", ["real", "synthetic"] if (TRANSCRIPTS / OPENCLAW_ENOENT).is_file() else ["synthetic"]
+)
+def test_openclaw_results_and_their_error_status(source: str) -> None:
+    if source == "real":
+        records = parsed(OPENCLAW_ENOENT).records
+    else:
+        records = OpenClawParser().parse(_openclaw_enoent(), Path("oc-enoent.jsonl"), final=True).records
     [enoent] = [r for r in records if r.kind == "tool" and "ENOENT" in r.text]
     assert enoent.error and enoent.call_id == "toolu_vrtx_014HNubtFNrbeeJT12zzBfGU"
     assert enoent.text.startswith("[read output · error]")
@@ -174,9 +222,49 @@ def test_specstory_output_fences_follow_their_message() -> None:
     assert records[2].text.startswith("[Bash output · error]\nsrc/app.py:12:5: error:")
 
 
-@pytest.mark.skipif(not TRANSCRIPTS.is_dir(), reason="the real transcripts are not at ../shared")
-def test_real_claude_code_errors_are_marked() -> None:
-    records = parsed("claude-code/258c7280-ae70-4798-800f-63464d01a85d.jsonl").records
+def _claude_code_errors() -> bytes:
+    """A Claude Code session of the kinds of result the real one in ../shared has: a failed push, an Elixir compile
+    error, a log far over the size kept, and documentation that talks about exit codes without being an error."""
+
+    def call(uuid: str, parent: str, tool_id: str, command: str) -> dict[str, object]:
+        use = {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": command}}
+        return _cc("assistant", uuid, parent, [use], mid=f"m-{uuid}")
+
+    def result(uuid: str, parent: str, tool_id: str, text: str, *, error: bool) -> dict[str, object]:
+        return _cc(
+            "user", uuid, parent, [{"type": "tool_result", "tool_use_id": tool_id, "is_error": error, "content": text}]
+        )
+
+    push = "Exit code 128\nfatal: The current branch fix-login has no upstream branch."
+    compile_error = (
+        "Exit code 1\n** (CompileError) lib/cache.ex:14: undefined function get/2 (expected Cache to define it)"
+    )
+    log = "\n".join(f"INFO step {i}: compiled module_{i}" for i in range(20_000))
+    docs = "## Hooks\nJSON is only processed on exit code 0\n5. Exit code 2 shows stderr to the user"
+    return jsonl(
+        _cc("user", "u1", None, "push the login fix"),
+        call("a1", "u1", "t1", "git push"),
+        result("r1", "a1", "t1", push, error=True),
+        call("a2", "r1", "t2", "mix compile"),
+        result("r2", "a2", "t2", compile_error, error=True),
+        call("a3", "r2", "t3", "make all"),
+        result("r3", "a3", "t3", log, error=False),
+        call("a4", "r3", "t4", "cat docs/hooks.md"),
+        result("r4", "a4", "t4", docs, error=False),
+    )
+
+
+CLAUDE_CODE_ERRORS = "claude-code/258c7280-ae70-4798-800f-63464d01a85d.jsonl"  # real, in ../shared
+
+
+@pytest.mark.parametrize(
+    "source", ["real", "synthetic"] if (TRANSCRIPTS / CLAUDE_CODE_ERRORS).is_file() else ["synthetic"]
+)
+def test_claude_code_errors_are_marked(source: str) -> None:
+    if source == "real":
+        records = parsed(CLAUDE_CODE_ERRORS).records
+    else:
+        records = ClaudeCodeParser().parse(_claude_code_errors(), Path("s1.jsonl"), final=True).records
     errors = [r for r in records if r.kind == "tool" and r.error]
     assert any("has no upstream branch" in r.text for r in errors)
     assert any("undefined function get/2" in r.text for r in errors)

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from mcp_server.conftest import Corpus
 from mcp_server.helpers import REPO, call, mcp_client, memlens, text_of, wait_until_indexed, wire
 
 pytestmark = pytest.mark.slow  # real MCP server processes
@@ -208,8 +209,13 @@ async def test_answers_are_bounded_by_max_response_chars(example_copy: tuple[Pat
             assert data.get("truncated") is True, tool
 
 
-async def test_shared_real_transcripts(shared_index: tuple[list[str], Path]) -> None:
-    flags, _ = shared_index
+# per corpus: the files the busiest Claude Code session touched at least, and a query its messages answer
+TRANSCRIPT_FACTS = {"real": (10, "annotation state migration"), "synthetic": (1, "leap day reconciliation window")}
+
+
+async def test_transcripts_through_the_tools(transcript_index: Corpus) -> None:
+    flags = transcript_index.flags
+    files_touched, query = TRANSCRIPT_FACTS[transcript_index.name]
     async with mcp_client([*flags, "--no-embeddings"]) as session:
         stats = await wait_until_indexed(session)
         listing = structured(await call(session, "sessions", {"limit": 500}))
@@ -220,7 +226,7 @@ async def test_shared_real_transcripts(shared_index: tuple[list[str], Path]) -> 
             s["resumeCommand"] == f"cd {s['cwd']} && claude --resume {s['sessionId']}" for s in claude if s["cwd"]
         )
         busiest = max(claude, key=lambda s: s["filesTouchedTotal"])
-        assert busiest["filesTouchedTotal"] >= 10 and any(f["edited"] for f in busiest["filesTouched"])
+        assert busiest["filesTouchedTotal"] >= files_touched and any(f["edited"] for f in busiest["filesTouched"])
 
         # history by a bare id prefix lands on the main session, not on one of its subagents
         main = next(s for s in claude if s["parentSessionKey"] is None and s["sessionKey"].endswith(s["sessionId"]))
@@ -234,7 +240,7 @@ async def test_shared_real_transcripts(shared_index: tuple[list[str], Path]) -> 
             result = await call(session, "history", {"sessionKey": shared_prefix})
             assert result.is_error and "ambiguous" in text_of(result)
 
-        hits = structured(await call(session, "search", {"query": "annotation state migration", "limit": 3}))
+        hits = structured(await call(session, "search", {"query": query, "limit": 3}))
         assert hits["results"] and all(
             hits["sessionTitles"][h["sessionKey"]]["title"] for h in hits["results"] if h["kind"] != "memory"
         )
