@@ -49,12 +49,16 @@ class QueryBuilder:
             should += [tantivy.Query.boost_query(self._term(field, word), boost) for word, boost in expansions]
         filtered = self._filters(query.filters)
         left_out = query.filters.without_kind if query.filters is not None else None
-        if should and not clauses and not filtered and not left_out:
+        if should and not clauses and not filtered:
             # words alone: the flat disjunction (same matches and scores as wrapping it in a required clause, and
-            # tantivy scores a flat union faster: the two searches of a query take 18% less CPU). Either way every
-            # document holding a query word is scored: tantivy-py collects through a MultiCollector, so tantivy's
-            # top-k pruning (block-max WAND) never runs; a top 20 costs what a top 80 does
-            return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in should])
+            # tantivy scores a flat union faster: the two searches of a query take 18% less CPU), the kind a plain
+            # query leaves out excluded beside it, not around it. Either way every document holding a query word is
+            # scored: tantivy-py collects through a MultiCollector, so tantivy's top-k pruning (block-max WAND)
+            # never runs; a top 20 costs what a top 80 does
+            flat = [(tantivy.Occur.Should, q) for q in should]
+            if left_out:
+                flat.append((tantivy.Occur.MustNot, self._term("kind", left_out)))
+            return tantivy.Query.boolean_query(flat)
         if should:
             occur = tantivy.Occur.Should if clauses else tantivy.Occur.Must
             clauses.append((occur, tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in should])))
