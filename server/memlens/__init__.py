@@ -1,3 +1,3 @@
 """memlens: search AI coding agents' memory notes and transcripts, offline."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
