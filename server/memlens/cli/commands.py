@@ -176,14 +176,11 @@ def cmd_search(args: argparse.Namespace) -> int:
         report = None if args.no_sync else sync_before_reading(engine)
         if report is not None and (report.files_parsed or report.files_deleted or report.files_appended):
             print(describe_sync(report), file=sys.stderr)
-        filters = request.filters
-        if filters.session:  # a session id or a unique prefix, as history takes it
-            filters = dataclasses.replace(filters, session=engine.resolve_session(filters.session))
         response = engine.search(
             request.query,
             limit=request.limit,
             mode=request.mode,
-            filters=filters,
+            filters=request.filters,
             explain=request.explain,
             fusion=request.fusion,
             min_score=request.min_score,

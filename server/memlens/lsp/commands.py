@@ -3,7 +3,6 @@ past errors and their fixes."""
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -57,14 +56,11 @@ async def search(state: ServerState, args: Args) -> SearchResponse:
 
 
 def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
-    filters = request.filters
-    if filters.session:  # a session id or a unique prefix, as history takes it
-        filters = dataclasses.replace(filters, session=engine.resolve_session(filters.session))
     return engine.search(
         request.query,
         limit=request.limit,
         mode=request.mode,
-        filters=filters,
+        filters=request.filters,
         explain=request.explain,
         fusion=request.fusion,
         min_score=request.min_score,

@@ -4,13 +4,14 @@ mode could not run."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import Protocol, cast
 
 from memlens.engine.answers.period import PERIOD_MATCHES, PeriodQuestion, period_results, read_period, time_zone
 from memlens.engine.answers.results import ResultBuilder
-from memlens.engine.answers.sessions import label_results
+from memlens.engine.answers.sessions import label_results, resolve_session
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters, filters_from_request
@@ -76,6 +77,9 @@ def search(
     settings = engine.settings.search
     limit = limit or settings.max_results
     engine.refresh()
+    if filters is not None and filters.session:  # a session id or a unique prefix, as history takes it
+        session = resolve_session(engine.catalog, filters.session, engine.visibility())
+        filters = dataclasses.replace(filters, session=session)
     # read before the answer is worked out: work that ends during the search (the words' vectors) must not make
     # an answer from before it read as final (the editor's self-test saw 6 hits said final, then 7)
     indexing = engine.indexing()
