@@ -113,6 +113,7 @@ class RerankerSettings:
 
 Mode = Literal["hybrid", "keyword", "vector"]
 Fusion = Literal["weighted", "rrf", "rescue"]
+Ranker = Literal["learned", "rules"]
 
 
 @dataclass
@@ -120,6 +121,9 @@ class SearchSettings:
     mode: Mode = "hybrid"
     fusion: Fusion = "rescue"
     """How BM25 and cosine combine in hybrid mode (see engine/ranking/search.py `_fuse`)."""
+    ranker: Ranker = "learned"
+    """What orders the best hits at the end: "learned", a tree model fitted on questions
+    (engine/ranking/learned_order.py), or "rules", the hand-set passes alone."""
     rescue_weight: float = field(default=0.55, metadata=between(0, 1))
     """fusion "rescue": a hit scores at least this × (its cosine / the query's best cosine) ^ rescuePower."""
     rescue_power: float = field(default=20.0, metadata=between(1, 1000))

@@ -25,6 +25,7 @@ class UnitHit:
     rank_score: float = 0.0  # the ranking score (what orders the hits and what `score` shows)
     probability: float = 0.0  # calibrated: the chance this hit is relevant (calibration.py)
     features: tuple[float, ...] = ()
+    ranker_features: tuple[float, ...] = ()  # the learned ranker's row (learned_order.py FEATURES)
     lift: float = 0.0  # what ordering-only boosts (search.replyBoost) added to `score`: calibration leaves it out
 
 

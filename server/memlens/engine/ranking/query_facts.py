@@ -27,6 +27,7 @@ class QueryFacts:
     windows: list[tuple[int, int]]
     absent: float = 0.0  # the idf-weighted share of the query's words that no document contains
     acronyms: tuple[Acronym, ...] = ()  # a hit holding one counts its run's words as found (acronyms.py)
+    documents: int = 0  # how many documents the index holds (what an idf is relative to)
     # worked out once, not for each of the hundred hits re-scored:
     total_idf: float = field(init=False)  # sum(idf)
     cjk: tuple[bool, ...] = field(init=False)  # per word: a CJK run, which the analyser leaves whole
@@ -55,7 +56,7 @@ def query_facts(
     total_idf = sum(idf)
     unknown = sum(i for w, i in zip(words, idf, strict=True) if not cjk_runs(w) and freq_of.get(w, 1) == 0)
     absent = unknown / total_idf if total_idf > 0 else 0.0
-    return QueryFacts(words, idf, query.technical, list(query.dates), absent, runs)
+    return QueryFacts(words, idf, query.technical, list(query.dates), absent, runs, total)
 
 
 def found_words(facts: QueryFacts, tokens: Container[str]) -> list[bool]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from memlens.engine.ranking.calibration import answerable, probability
 from memlens.engine.ranking.dates import message_windows, overlaps
+from memlens.engine.ranking.learned_order import bundled_model, hand_out_scores, order_by_model, write_features
 from memlens.engine.ranking.query_facts import QueryFacts, bm25_share, found_coverage, found_share, found_words
 from memlens.engine.ranking.query_facts import query_facts as read_query_facts
 from memlens.engine.ranking.unit_facts import UnitFacts, unit_facts
@@ -48,6 +49,8 @@ class Head:
     # the score without the question penalty and the ordering-only boosts (`lift`): they order the hits; the
     # calibrated chance was fitted without them
     unasked: dict[int, float] = field(default_factory=dict)
+    neighbours: dict[int, float] = field(default_factory=dict)  # what the neighbouring messages added to each score
+    dated: set[int] = field(default_factory=set)  # the hits the date boost lifted
 
 
 def rescore(
@@ -69,7 +72,13 @@ def rescore(
     hits, tail = ranked[:size], ranked[size:]
     units = unit_facts(catalog, keyword, [h.unit_id for h in hits], facts_state)  # cached per unit: unit_facts.py
     facts = read_query_facts(query, keyword, texts=(u.text for u in units.values()))
-    head = Head(hits, units, facts, unasked={h.unit_id: h.score - h.lift for h in hits})
+    head = Head(
+        hits,
+        units,
+        facts,
+        unasked={h.unit_id: h.score - h.lift for h in hits},
+        neighbours={h.unit_id: max(0.0, h.score - h.fused - h.lift) for h in hits},
+    )
     measure_coverage(head)
     if settings.tool_penalty > 0 and not facts.technical:
         penalise_tool_output(head, settings.tool_penalty)
@@ -79,13 +88,20 @@ def rescore(
         penalise_questions(head, settings.question_penalty)
     if facts.windows:
         boost_named_dates(head, settings.date_boost)
+    write_features(head, query)
     head.hits.sort(key=lambda h: (-h.score, h.unit_id))
     if settings.merge_duplicates:
         merge_duplicates(head)
     if settings.session_cap > 0:
         cap_sessions(head, settings.session_cap)
+    # the chances are read in the rules' order: calibration was fitted on it (its rank feature)
     set_features(head, best_cosine=max((h.vector or 0.0 for h in ranked), default=0.0))
     calibrate(head, mode)
+    if settings.ranker == "learned" and mode == "hybrid":  # fitted on hybrid rows: cosines and BM25 both there
+        order_by_model(head, bundled_model())
+        if settings.session_cap > 0:
+            cap_sessions(head, settings.session_cap)
+        hand_out_scores(head.hits)
     scale_tail(head.hits, tail)
     return head.hits + tail
 
@@ -129,6 +145,7 @@ def boost_named_dates(head: Head, boost: float) -> None:
     for hit in head.hits:
         unit = head.units[hit.unit_id]
         if unit.ts is not None and overlaps(message_windows(unit.text, unit.ts), head.facts.windows):
+            head.dated.add(hit.unit_id)
             hit.score += boost * (1.0 - hit.score)
             unasked = head.unasked[hit.unit_id]
             head.unasked[hit.unit_id] = unasked + boost * (1.0 - unasked)

@@ -1,0 +1,192 @@
+"""Fit the learned ranker (server/memlens/engine/ranking/learned_order.py) on the TUNE questions only.
+
+Questions: LoCoMo's tune conversations (26, 30, 41; a turn is relevant when it is one of the question's evidence
+turns) and the transcript tune set (bench/data/transcript_questions_tune.json; a unit is relevant when it belongs to
+one of the question's target messages). Each question is ranked in hybrid mode by the hand-set rules; every hit of
+the re-scored head carries its feature row (`hit.ranker_features`), and those rows, labelled, are what LightGBM's
+LambdaRank learns an order from. Questions whose head holds nothing relevant teach no order and are left out.
+
+Before the final fit, a leave-one-group-out check (each LoCoMo conversation and the transcript set in turn held back
+from the fit) reports R@10 of the rules' order and of the model's on the group held back, so the tree count and size
+are chosen without the held-out conversations (42, 43) or the held-out transcript questions, which only
+bench/locomo.py and bench/transcripts.py report.
+
+    python -m bench.learn_ranker [--trees N] [--leaves N] [--out PATH] [--cv-only]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np
+
+from bench.common import load_shared_embedder, machine_info
+from bench.locomo import DEFAULT_CACHE, DEFAULT_DATA, bench_settings, build_index, cache_key, last_message_time
+from bench.locomo_data import load_conversation
+from bench.transcripts import CACHE as TRANSCRIPT_CACHE
+from bench.transcripts import QUESTION_SETS, TRANSCRIPTS, load_questions, open_corpus
+from memlens.engine.ranking.learned_order import FEATURES, MODEL_PATH
+
+TUNE_CONVERSATIONS = ("26", "30", "41")
+LIMIT = 50  # hits ranked per question, as bench/locomo.py and bench/transcripts.py rank them (the head is 50)
+TRANSCRIPT_REPEAT = 4  # the transcript questions are few beside LoCoMo's: each counts this many times in the fit
+
+
+@dataclass
+class Question:
+    group: str  # the conversation, or "transcripts"
+    rows: list[tuple[float, ...]]
+    labels: list[int]
+    relevant_total: int  # relevant units anywhere (what recall is out of)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def locomo_questions() -> list[Question]:
+    settings = bench_settings({"search.ranker": "rules"})
+    embedder = load_shared_embedder(settings)
+    out: list[Question] = []
+    for name in TUNE_CONVERSATIONS:
+        path = DEFAULT_DATA / f"{name}.json"
+        conversation = load_conversation(path, None, None)
+        root = DEFAULT_CACHE / cache_key(path, settings, True, None, None)
+        index = build_index(conversation, root, settings, embedder)
+        index.engine.retriever.now = last_message_time(index) + 86400.0
+        try:
+            for question in conversation.questions:
+                evidence = set(question.evidence)
+                if not evidence:
+                    continue
+                ranking = index.engine.rank(question.text, mode="hybrid", limit=LIMIT)
+                head = [h for h in ranking.hits if h.ranker_features]
+                labels = [int(index.turn_of.get(h.unit_id) in evidence) for h in head]
+                out.append(Question(name, [h.ranker_features for h in head], labels, len(evidence)))
+        finally:
+            index.engine.close()
+    return out
+
+
+def transcript_questions() -> list[Question]:
+    settings = bench_settings({"search.ranker": "rules"})
+    embedder = load_shared_embedder(settings)
+    key = json.dumps([vars(settings.chunking), vars(settings.embedding)], sort_keys=True)
+    folder = TRANSCRIPT_CACHE / hashlib.sha1(key.encode()).hexdigest()[:12]
+    out: list[Question] = []
+    corpus = open_corpus(root=TRANSCRIPTS, index_dir=folder, embedder=embedder)
+    try:
+        corpus.engine.settings.search = settings.search
+        for item in load_questions(QUESTION_SETS["tune"]):
+            targets = set(item["targets"])
+            ranking = corpus.engine.rank(item["question"], mode="hybrid", limit=LIMIT)
+            head = [h for h in ranking.hits if h.ranker_features]
+            labels = [int(corpus.key_of_unit.get(h.unit_id) in targets) for h in head]
+            # recall here counts messages: a question is found when any target message is
+            # two groups, split by file (a session's questions stay together), for the leave-one-group-out check
+            group = "transcripts-" + "ab"[zlib.crc32(item["file"].encode()) % 2]
+            rows = [h.ranker_features for h in head]
+            out.append(Question(group, rows, labels, 1, {"kind": item["kind"], "file": item["file"]}))
+    finally:
+        corpus.engine.close()
+    return out
+
+
+def recall_at(order: Sequence[int], question: Question, k: int) -> float:
+    """Turn recall@k for LoCoMo (relevant found / relevant total); found-any for the transcript questions."""
+    found = sum(question.labels[i] for i in order[:k])
+    if question.group.startswith("transcripts"):
+        return float(found > 0)
+    return found / question.relevant_total
+
+
+def fit(questions: Sequence[Question], *, trees: int, leaves: int, seed: int = 7) -> Any:
+    import lightgbm as lgb
+
+    taught = [q for q in questions if any(q.labels)]
+    rows: list[tuple[float, ...]] = []
+    labels: list[int] = []
+    groups: list[int] = []
+    for q in taught:
+        for _ in range(TRANSCRIPT_REPEAT if q.group.startswith("transcripts") else 1):
+            rows += q.rows
+            labels += q.labels
+            groups.append(len(q.rows))
+    data = lgb.Dataset(np.array(rows, dtype=float), label=np.array(labels), group=groups, feature_name=list(FEATURES))
+    params = {
+        "objective": "lambdarank",
+        "metric": "ndcg",
+        "ndcg_eval_at": [10],
+        "lambdarank_truncation_level": 20,
+        "num_leaves": leaves,
+        "learning_rate": 0.05,  # trees, leaves and rate: the best of a small sweep on the leave-one-group-out check
+        "min_data_in_leaf": 50,
+        "feature_fraction": 0.8,
+        "bagging_fraction": 0.8,
+        "bagging_freq": 1,
+        "lambda_l2": 1.0,
+        "num_threads": 1,
+        "seed": seed,
+        "deterministic": True,
+        "verbose": -1,
+    }
+    return lgb.train(params, data, num_boost_round=trees)
+
+
+def evaluate(model: Any, questions: Sequence[Question]) -> dict[str, float]:
+    """R@5 / R@10 of the rules' order and the model's, over `questions` (in %)."""
+    out: dict[str, list[float]] = {"rules R@5": [], "rules R@10": [], "learned R@5": [], "learned R@10": []}
+    for q in questions:
+        rules = list(range(len(q.rows)))
+        learned = rules
+        if q.rows:
+            predicted = model.predict(np.array(q.rows, dtype=float), raw_score=True)
+            learned = sorted(rules, key=lambda i: (-predicted[i], i))
+        for name, order in (("rules", rules), ("learned", learned)):
+            out[f"{name} R@5"].append(recall_at(order, q, 5))
+            out[f"{name} R@10"].append(recall_at(order, q, 10))
+    return {k: round(100 * sum(v) / max(1, len(v)), 2) for k, v in out.items()}
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trees", type=int, default=100)
+    parser.add_argument("--leaves", type=int, default=7)
+    parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    parser.add_argument("--cv-only", action="store_true", help="report the leave-one-group-out check, write nothing")
+    parser.add_argument("--dump", type=Path, help="also save the labelled rows as JSON (for quick re-fits)")
+    parser.add_argument("--rows", type=Path, help="read the labelled rows from a --dump file instead of ranking")
+    args = parser.parse_args(argv)
+    if args.rows:
+        questions = [Question(**q) for q in json.loads(args.rows.read_text())]
+    else:
+        questions = locomo_questions() + transcript_questions()
+    if args.dump:
+        args.dump.write_text(json.dumps([vars(q) for q in questions]))
+    groups = sorted({q.group for q in questions})
+    report: dict[str, Any] = {"machine": machine_info(), "trees": args.trees, "leaves": args.leaves, "cv": {}}
+    for held in groups:
+        model = fit([q for q in questions if q.group != held], trees=args.trees, leaves=args.leaves)
+        report["cv"][held] = evaluate(model, [q for q in questions if q.group == held])
+        print(f"  held back {held}: {report['cv'][held]}", file=sys.stderr)
+    if not args.cv_only:
+        model = fit(questions, trees=args.trees, leaves=args.leaves)
+        model.save_model(str(args.out))
+        report["model"] = str(args.out)
+        gains = model.feature_importance(importance_type="gain")
+        ranked = sorted(zip(FEATURES, gains, strict=True), key=lambda pair: -pair[1])
+        report["gain"] = {name: round(float(gain), 1) for name, gain in ranked}
+    print(json.dumps({k: v for k, v in report.items() if k != "machine"}, indent=2))
+    return report
+
+
+if __name__ == "__main__":
+    main()
