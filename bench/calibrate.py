@@ -14,14 +14,18 @@ small L2 penalty and printed as the COEFFICIENTS literal to paste into calibrati
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from bench.absent import CACHE as ABSENT_CACHE
+from bench.absent import REPO
 from bench.common import load_shared_embedder
 from bench.locomo import (
     DEFAULT_CACHE,
@@ -34,7 +38,28 @@ from bench.locomo import (
     parse_overrides,
 )
 from bench.locomo_data import Conversation, load_conversation
-from memlens.engine.ranking.calibration import DERIVED, FEATURES, QUERY_FEATURES, expand
+from bench.transcripts import CACHE as TRANSCRIPT_CACHE
+from bench.transcripts import QUESTION_SETS, TRANSCRIPTS, load_questions, open_corpus
+from memlens.engine.engine import Engine
+from memlens.engine.ranking.calibration import DERIVED, FEATURES, LEARNED_HYBRID, QUERY_FEATURES, expand
+from memlens.engine.ranking.hits import UnitHit
+from memlens.engine.vectors.embedder import Embedder
+from memlens.settings import Settings
+from memlens.settings.tree import Ranker
+
+ABSENT_QUESTIONS = REPO / "bench" / "data" / "absent_questions.json"
+
+
+def absent_engine(settings: Settings, embedder: Embedder) -> Engine:
+    """The index bench/absent.py asks its questions of: the example workspace and the shared transcripts."""
+    return Engine(
+        [REPO / "examples" / "workspace"],
+        settings,
+        extra_transcripts=[TRANSCRIPTS],
+        index_dir=ABSENT_CACHE,
+        embedder=embedder,
+    )
+
 
 TUNE = ("26", "30", "41")
 # query-level only: as a hit feature it learns "a hit matching the question well is wrong" (LoCoMo's short turns that
@@ -43,10 +68,18 @@ HIT_EXCLUDED = ("bm25_share",)
 DEPTH = 50
 
 
-def query_features(hit_features: list[tuple[float, ...]]) -> tuple[float, ...]:
+def query_features(hit_features: list[tuple[float, ...]], best_learned: float) -> tuple[float, ...]:
     """A question's QUERY_FEATURES from its top ten hits' features, as rescoring.calibrate computes them."""
     top = hit_features[:10]
-    return (top[0][4], top[0][9], max(f[7] for f in top), max(f[8] for f in top))
+    return (top[0][4], top[0][9], max(f[7] for f in top), max(f[8] for f in top), best_learned)
+
+
+def rank(engine: Engine, text: str, mode: str) -> list[UnitHit]:
+    """The hits of `text` ranked as the calibration key `mode` is searched: LEARNED_HYBRID is a hybrid search the
+    learned ranker orders; every other key is that mode under the hand-set rules."""
+    ranker: Ranker = "learned" if mode == LEARNED_HYBRID else "rules"
+    engine.settings.search = replace(engine.settings.search, ranker=ranker)
+    return engine.rank(text, mode="hybrid" if mode == LEARNED_HYBRID else mode, limit=DEPTH).hits
 
 
 def collect(
@@ -60,17 +93,60 @@ def collect(
     queries: list[tuple[float, ...]] = []
     index.engine.retriever.now = last_message_time(index) + 86400.0
     for number, question in enumerate(question_set.questions):
-        ranking = index.engine.rank(question.text, mode=mode, limit=DEPTH)
-        for hit in ranking.hits[:DEPTH]:
+        hits = rank(index.engine, question.text, mode)
+        for hit in hits[:DEPTH]:
             if not hit.features:
                 continue
             features.append(hit.features)
             labels.append(int(own and index.turn_of.get(hit.unit_id) in question.evidence))
             groups.append(number if own else -1 - number)
-        ranked = [hit.features for hit in ranking.hits[:10] if hit.features]
+        ranked = [hit.features for hit in hits[:10] if hit.features]
         if ranked:
-            queries.append(query_features(ranked))
+            queries.append(query_features(ranked, max((h.learned for h in hits), default=0.0)))
     return features, labels, groups, queries
+
+
+def collect_transcripts(mode: str, settings: Settings, embedder: Embedder) -> Collected:
+    """The transcript tune questions (answerable: hits labelled by their target messages) and the absent-topic tune
+    questions (bench/data/absent_questions.json, split "tune": not answerable), each asked of its own index."""
+    out = Collected()
+    key = json.dumps([vars(settings.chunking), vars(settings.embedding)], sort_keys=True)
+    folder = TRANSCRIPT_CACHE / hashlib.sha1(key.encode()).hexdigest()[:12]
+    corpus = open_corpus(root=TRANSCRIPTS, index_dir=folder, embedder=embedder)
+    try:
+        for item in load_questions(QUESTION_SETS["tune"]):
+            hits = rank(corpus.engine, item["question"], mode)
+            targets = set(item["targets"])
+            for hit in hits:
+                if hit.features:
+                    out.features.append(hit.features)
+                    out.labels.append(int(corpus.key_of_unit.get(hit.unit_id) in targets))
+            out.add_query(hits, answerable=True)
+    finally:
+        corpus.engine.close()
+    absent = absent_engine(settings, embedder)
+    try:
+        absent.sync()
+        for item in json.loads(ABSENT_QUESTIONS.read_text(encoding="utf-8"))["questions"]:
+            if item["split"] == "tune":
+                out.add_query(rank(absent, item["q"], mode), answerable=False)
+    finally:
+        absent.close()
+    return out
+
+
+@dataclass
+class Collected:
+    features: list[tuple[float, ...]] = field(default_factory=list)
+    labels: list[int] = field(default_factory=list)
+    queries: list[tuple[float, ...]] = field(default_factory=list)
+    answerable: list[int] = field(default_factory=list)
+
+    def add_query(self, hits: list[UnitHit], *, answerable: bool) -> None:
+        ranked = [hit.features for hit in hits[:10] if hit.features]
+        if ranked:
+            self.queries.append(query_features(ranked, max((h.learned for h in hits), default=0.0)))
+            self.answerable.append(int(answerable))
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50) -> np.ndarray:
@@ -93,10 +169,23 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50) -> np.n
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
-    parser.add_argument("--modes", default="hybrid,keyword,vector")
+    parser.add_argument("--modes", default=f"hybrid,keyword,vector,{LEARNED_HYBRID}")
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--drop", default="", help="comma-separated hit features left out of the fit")
-    parser.add_argument("--answerable-modes", default="keyword", help="modes with a query-level answerable model")
+    parser.add_argument(
+        "--answerable-modes", default=f"keyword,{LEARNED_HYBRID}", help="modes with a query-level answerable model"
+    )
+    parser.add_argument(
+        "--transcript-modes",
+        default=LEARNED_HYBRID,
+        help="modes also fitted on the transcript tune questions and the absent-topic tune questions",
+    )
+    parser.add_argument(
+        "--absent-weight",
+        type=int,
+        default=60,
+        help="each absent-topic tune question counts this many times (chosen on the tune sets: ≥ 90 %% silence)",
+    )
     args = parser.parse_args(argv)
     overrides = {**parse_overrides(args.set), "search.calibrated": False}
     settings = bench_settings(overrides)
@@ -110,6 +199,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     coefficients: dict[str, list[float]] = {}
     answerable: dict[str, list[float]] = {}
     factored = {m.strip() for m in args.answerable_modes.split(",") if m.strip()}
+    transcript_modes = {m.strip() for m in args.transcript_modes.split(",") if m.strip()}
     try:
         for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
             xs: list[tuple[float, ...]] = []
@@ -129,6 +219,17 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                     ys += y
                 qs += q
                 qys += [0] * len(q)
+            if mode in transcript_modes:
+                extra = collect_transcripts(mode, settings, embedder)
+                xs += extra.features
+                ys += extra.labels
+                qs += extra.queries
+                qys += extra.answerable
+                # the absent-topic questions are few beside LoCoMo's, and they are the case users meet: a real index
+                # asked about something it never held
+                absent = [q for q, a in zip(extra.queries, extra.answerable, strict=True) if not a]
+                qs += absent * (args.absent_weight - 1)
+                qys += [0] * (len(absent) * (args.absent_weight - 1))
             names = (*FEATURES, *DERIVED)
             dropped = {*HIT_EXCLUDED, *(d.strip() for d in args.drop.split(",") if d.strip())}
             kept = [i for i, name in enumerate(names) if name not in dropped]

@@ -42,12 +42,19 @@ QUERY_FEATURES = (
     "absent_share",  # the idf-weighted share of the query's words found in no document
     "best_bm25_share",  # the best bm25_share among the top ten
     "best_matched_share",  # the best matched_share among the top ten
+    "best_learned",  # the learned ranker's best score in the head (0 when it did not rank)
 )
+
+# the calibration key of a hybrid search the learned ranker ordered: its own models, fitted on its own hits
+LEARNED_HYBRID = "hybrid-learned"
 
 # fitted by bench/calibrate.py (mode → intercept, then one weight per feature)
 COEFFICIENTS: dict[str, tuple[float, ...]] = {
     "hybrid": (-7.5575, 7.9456, -4.0712, 1.0787, 1.2549, -1.23, 1.5742, -0.8963, 0.0, 2.5979, -0.9979, 0.0),
     "keyword": (-6.4299, 6.5711, -2.0331, 0.0, 1.5836, -1.3584, 0.0, -0.7513, 0.0, 1.9863, -0.2468, 0.0),
+    # the learned ranker's hybrid: fitted on its own hits of the LoCoMo tune conversations and the transcript tune
+    # questions (own hits only: its query-level model below says whether a query is answerable at all)
+    LEARNED_HYBRID: (-4.3166, 1.5958, 1.1419, -4.9948, 1.8809, -0.9824, 1.638, -1.1214, 0.0, 0.4041, 0.0059, 3.5468),
     # vector: fitted without the cosine's own scale (score, fused, cosine, best_cosine: --drop), which is LoCoMo's and
     # not a coding transcript's, so it rests on relative_cosine, coverage and rank
     "vector": (-2.2112, 0.0, 0.0, 0.0, 2.7699, -1.8489, 0.0, -0.7615, 0.0, 3.8091, -1.5862, -1.2655),
@@ -56,13 +63,17 @@ COEFFICIENTS: dict[str, tuple[float, ...]] = {
 
 # mode → intercept, then one weight per QUERY_FEATURES entry; a mode without an entry counts every query answerable
 ANSWERABLE: dict[str, tuple[float, ...]] = {
-    "keyword": (-3.8555, -8.2896, -5.3838, 11.2064, 15.5334),
+    "keyword": (-3.8555, -8.2896, -5.3838, 11.2064, 15.5334, 0.0),
+    # answerable: the LoCoMo and transcript tune questions; not: LoCoMo's asked of another conversation and the
+    # absent-topic tune questions (bench/data/absent_questions.json)
+    LEARNED_HYBRID: (-4.9432, -5.635, -6.3156, -1.5406, 12.6877, 2.2768),
 }
 
 
 def probability(mode: str, features: tuple[float, ...], answerable: float = 1.0) -> float:
     """The chance a hit is relevant: its own model's, times the chance the query is answerable here at all."""
-    return answerable * _logistic(COEFFICIENTS.get(mode, COEFFICIENTS["hybrid"]), expand(features))
+    weights = COEFFICIENTS.get(mode) or COEFFICIENTS["hybrid"]
+    return answerable * _logistic(weights, expand(features))
 
 
 def expand(features: tuple[float, ...]) -> tuple[float, ...]:

@@ -26,6 +26,7 @@ class UnitHit:
     probability: float = 0.0  # calibrated: the chance this hit is relevant (calibration.py)
     features: tuple[float, ...] = ()
     ranker_features: tuple[float, ...] = ()  # the learned ranker's row (learned_order.py FEATURES)
+    learned: float = 0.0  # the learned ranker's score of that row (a raw margin: only its order means something)
     lift: float = 0.0  # what ordering-only boosts (search.replyBoost) added to `score`: calibration leaves it out
 
 

@@ -139,16 +139,20 @@ def write_features(head: Head, query: ParsedQuery) -> None:
         )
 
 
-def order_by_model(head: Head, model: TreeModel) -> None:
-    """Put the head in the model's order (ties: the rules' score, then the unit id)."""
+def predict(head: Head, model: TreeModel) -> None:
+    """Set every head hit's `learned` score from its feature row."""
     import numpy as np
 
-    hits = head.hits
-    if len(hits) < 2:
+    if not head.hits:
         return
-    predicted = model.predict(np.array([h.ranker_features for h in hits], dtype=float))
-    order = sorted(range(len(hits)), key=lambda i: (-predicted[i], -hits[i].score, hits[i].unit_id))
-    head.hits = [hits[i] for i in order]
+    predicted = model.predict(np.array([h.ranker_features for h in head.hits], dtype=float))
+    for hit, value in zip(head.hits, predicted.tolist(), strict=True):
+        hit.learned = value
+
+
+def order_by_model(head: Head) -> None:
+    """Put the head in the order of its `learned` scores (ties: the rules' score, then the unit id)."""
+    head.hits.sort(key=lambda h: (-h.learned, -h.score, h.unit_id))
 
 
 def hand_out_scores(hits: list[UnitHit]) -> None:

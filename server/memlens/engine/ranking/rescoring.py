@@ -10,9 +10,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from memlens.engine.ranking.calibration import answerable, probability
+from memlens.engine.ranking.calibration import LEARNED_HYBRID, answerable, probability
 from memlens.engine.ranking.dates import message_windows, overlaps
-from memlens.engine.ranking.learned_order import bundled_model, hand_out_scores, order_by_model, write_features
+from memlens.engine.ranking.learned_order import (
+    bundled_model,
+    hand_out_scores,
+    order_by_model,
+    predict,
+    write_features,
+)
 from memlens.engine.ranking.query_facts import QueryFacts, bm25_share, found_coverage, found_share, found_words
 from memlens.engine.ranking.query_facts import query_facts as read_query_facts
 from memlens.engine.ranking.unit_facts import UnitFacts, unit_facts
@@ -94,11 +100,14 @@ def rescore(
         merge_duplicates(head)
     if settings.session_cap > 0:
         cap_sessions(head, settings.session_cap)
+    learned = settings.ranker == "learned" and mode == "hybrid"  # fitted on hybrid rows: cosines and BM25 both there
+    if learned:
+        predict(head, bundled_model())
     # the chances are read in the rules' order: calibration was fitted on it (its rank feature)
     set_features(head, best_cosine=max((h.vector or 0.0 for h in ranked), default=0.0))
-    calibrate(head, mode)
-    if settings.ranker == "learned" and mode == "hybrid":  # fitted on hybrid rows: cosines and BM25 both there
-        order_by_model(head, bundled_model())
+    calibrate(head, LEARNED_HYBRID if learned else mode)
+    if learned:
+        order_by_model(head)
         if settings.session_cap > 0:
             cap_sessions(head, settings.session_cap)
         hand_out_scores(head.hits)
@@ -195,13 +204,15 @@ def set_features(head: Head, *, best_cosine: float) -> None:
 
 
 def calibrate(head: Head, mode: str) -> None:
-    """Each hit's chance of being relevant, given the chance that the query is answerable at all from its top ten."""
+    """Each hit's chance of being relevant, given the chance that the query is answerable at all from its top ten.
+    `mode`: the calibration's key (calibration.py), the search mode or LEARNED_HYBRID."""
     top = [hit.features for hit in head.hits[:ANSWER_TOP]]
     query_features = (
         max(head.covers.values(), default=0.0),
         head.facts.absent,
         max((f[7] for f in top), default=0.0),
         max((f[8] for f in top), default=0.0),
+        max((h.learned for h in head.hits), default=0.0),
     )
     chance = answerable(mode, query_features)
     for hit in head.hits:
