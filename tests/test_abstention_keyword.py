@@ -22,10 +22,11 @@ def _engine(tmp_path: Path) -> Engine:
 
 
 def test_absent_words_lower_the_chance_a_query_is_answerable() -> None:
-    # best coverage, absent share, best bm25 share, best matched share, best learned score (none in keyword mode)
-    assert answerable("keyword", (1.0, 0.0, 0.8, 1.0, 0.0)) > 0.9
-    assert answerable("keyword", (0.2, 0.8, 0.1, 0.3, 0.0)) < 0.1
-    assert answerable("hybrid", (0.2, 0.8, 0.1, 0.3, 0.0)) == 1.0  # the rules' hybrid has no query-level factor
+    # best coverage, absent share, best bm25 share, best matched share, best learned score (none in keyword mode),
+    # absent names
+    assert answerable("keyword", (1.0, 0.0, 0.8, 1.0, 0.0, 0.0)) > 0.9
+    assert answerable("keyword", (0.2, 0.8, 0.1, 0.3, 0.0, 0.0)) < 0.1
+    assert answerable("hybrid", (0.2, 0.8, 0.1, 0.3, 0.0, 0.0)) == 1.0  # the rules' hybrid has no query-level factor
 
 
 def test_keyword_mode_says_nothing_about_an_absent_topic(tmp_path: Path) -> None:

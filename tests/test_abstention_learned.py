@@ -34,10 +34,10 @@ def engine_over_notes(tmp_path: Path, embedder: Embedder) -> Engine:
 
 
 def test_the_learned_model_reads_every_query_feature() -> None:
-    high = (0.9, 0.0, 0.6, 0.9, 2.0)
+    high = (0.9, 0.0, 0.6, 0.9, 2.0, 0.0)
     assert len(high) == len(QUERY_FEATURES)
-    low_learned = (0.9, 0.0, 0.6, 0.9, -2.0)
-    absent_words = (0.9, 0.6, 0.6, 0.9, 2.0)
+    low_learned = (0.9, 0.0, 0.6, 0.9, -2.0, 0.0)
+    absent_words = (0.9, 0.6, 0.6, 0.9, 2.0, 0.0)
     assert answerable(LEARNED_HYBRID, high) > answerable(LEARNED_HYBRID, low_learned)
     assert answerable(LEARNED_HYBRID, high) > answerable(LEARNED_HYBRID, absent_words)
 

@@ -43,6 +43,7 @@ QUERY_FEATURES = (
     "best_bm25_share",  # the best bm25_share among the top ten
     "best_matched_share",  # the best matched_share among the top ten
     "best_learned",  # the learned ranker's best score in the head (0 when it did not rank)
+    "absent_named",  # the idf-weighted share of the query's words that are written as names and in no document
 )
 
 # the calibration key of a hybrid search the learned ranker ordered: its own models, fitted on its own hits
@@ -63,10 +64,10 @@ COEFFICIENTS: dict[str, tuple[float, ...]] = {
 
 # mode → intercept, then one weight per QUERY_FEATURES entry; a mode without an entry counts every query answerable
 ANSWERABLE: dict[str, tuple[float, ...]] = {
-    "keyword": (-3.8555, -8.2896, -5.3838, 11.2064, 15.5334, 0.0),
+    "keyword": (-3.8555, -8.2896, -5.3838, 11.2064, 15.5334, 0.0, 0.0),
     # answerable: the LoCoMo and transcript tune questions; not: LoCoMo's asked of another conversation and the
     # absent-topic tune questions (bench/data/absent_questions.json)
-    LEARNED_HYBRID: (-4.9432, -5.635, -6.3156, -1.5406, 12.6877, 2.2768),
+    LEARNED_HYBRID: (-5.4199, -2.8604, -5.8274, -8.3814, 12.5418, 3.0722, -8.283),
 }
 
 

@@ -4,6 +4,7 @@ index, and how much of them a hit's own text holds."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -28,6 +29,7 @@ class QueryFacts:
     absent: float = 0.0  # the idf-weighted share of the query's words that no document contains
     acronyms: tuple[Acronym, ...] = ()  # a hit holding one counts its run's words as found (acronyms.py)
     documents: int = 0  # how many documents the index holds (what an idf is relative to)
+    absent_named: float = 0.0  # the idf-weighted share of the query's words that no document holds, written as names
     # worked out once, not for each of the hundred hits re-scored:
     total_idf: float = field(init=False)  # sum(idf)
     cjk: tuple[bool, ...] = field(init=False)  # per word: a CJK run, which the analyser leaves whole
@@ -56,7 +58,26 @@ def query_facts(
     total_idf = sum(idf)
     unknown = sum(i for w, i in zip(words, idf, strict=True) if not cjk_runs(w) and freq_of.get(w, 1) == 0)
     absent = unknown / total_idf if total_idf > 0 else 0.0
-    return QueryFacts(words, idf, query.technical, list(query.dates), absent, runs, total)
+    named = set(named_words(query.text, keyword))
+    unknown_named = sum(
+        i for w, i in zip(words, idf, strict=True) if w in named and not cjk_runs(w) and freq_of.get(w, 1) == 0
+    )
+    absent_named = unknown_named / total_idf if total_idf > 0 else 0.0
+    return QueryFacts(words, idf, query.technical, list(query.dates), absent, runs, total, absent_named)
+
+
+# a capitalised word that does not open a sentence (Meilisearch, Vienna), or anywhere a word with a capital inside or
+# two capitals (iOS, gRPC, GDPR, YOLO)
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z0-9][\w-]*|\b\w*(?:[a-z0-9][A-Z]|[A-Z]{2})[\w-]*")
+
+
+def named_words(text: str, keyword: KeywordIndex) -> list[str]:
+    """The analysed words of what a query writes as a name: a capitalised word not opening a sentence, or a word with
+    a capital inside or two (an acronym). "How did we set up Meilisearch?" names Meilisearch; a question written in other words of
+    something the index holds seldom names what it has never seen, and when no document holds a name the query gives,
+    the topic is likely not in the index at all (the answerable models read this share: calibration.py)."""
+    found = [m.group(0) for m in _NAME.finditer(text.strip())]
+    return [t for word in found for t in keyword.tokens(word)]
 
 
 def found_words(facts: QueryFacts, tokens: Container[str]) -> list[bool]:

@@ -213,6 +213,7 @@ def calibrate(head: Head, mode: str) -> None:
         max((f[7] for f in top), default=0.0),
         max((f[8] for f in top), default=0.0),
         max((h.learned for h in head.hits), default=0.0),
+        head.facts.absent_named,
     )
     chance = answerable(mode, query_features)
     for hit in head.hits:
