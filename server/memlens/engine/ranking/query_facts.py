@@ -72,10 +72,10 @@ _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z0-9][\w-]*|\b\w*(?:[a-z0-9][A-
 
 
 def named_words(text: str, keyword: KeywordIndex) -> list[str]:
-    """The analysed words of what a query writes as a name: a capitalised word not opening a sentence, or a word with
-    a capital inside or two (an acronym). "How did we set up Meilisearch?" names Meilisearch; a question written in other words of
-    something the index holds seldom names what it has never seen, and when no document holds a name the query gives,
-    the topic is likely not in the index at all (the answerable models read this share: calibration.py)."""
+    """The analysed words of what a query writes as a name: a capitalised word not opening a sentence, or a word
+    with a capital inside or two (an acronym). "How did we set up Meilisearch?" names Meilisearch. A question written
+    in other words of something the index holds seldom names what it has never seen: when no document holds a name
+    the query gives, the topic is likely not in the index at all (the answerable models read this share)."""
     found = [m.group(0) for m in _NAME.finditer(text.strip())]
     return [t for word in found for t in keyword.tokens(word)]
 

