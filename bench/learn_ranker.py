@@ -11,7 +11,7 @@ from the fit) reports R@10 of the rules' order and of the model's on the group h
 are chosen without the held-out conversations (42, 43) or the held-out transcript questions, which only
 bench/locomo.py and bench/transcripts.py report.
 
-    python -m bench.learn_ranker [--trees N] [--leaves N] [--out PATH] [--cv-only]
+    python -m bench.learn_ranker [--trees N] [--leaves N] [--out PATH] [--cv-only] [--drop FEATURE,…]
 """
 
 from __future__ import annotations
@@ -164,11 +164,19 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--cv-only", action="store_true", help="report the leave-one-group-out check, write nothing")
     parser.add_argument("--dump", type=Path, help="also save the labelled rows as JSON (for quick re-fits)")
     parser.add_argument("--rows", type=Path, help="read the labelled rows from a --dump file instead of ranking")
+    parser.add_argument(
+        "--drop", default="", help="comma-separated features held at 0 (what the model loses without them)"
+    )
     args = parser.parse_args(argv)
     if args.rows:
         questions = [Question(**q) for q in json.loads(args.rows.read_text())]
     else:
         questions = locomo_questions() + transcript_questions()
+    dropped = [d.strip() for d in args.drop.split(",") if d.strip()]
+    if unknown := [d for d in dropped if d not in FEATURES]:
+        parser.error(f"unknown features {unknown}; the features are {', '.join(FEATURES)}")
+    for question in questions:
+        question.rows = [_without(row, dropped) for row in question.rows]
     if args.dump:
         args.dump.write_text(json.dumps([vars(q) for q in questions]))
     groups = sorted({q.group for q in questions})
@@ -186,6 +194,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         report["gain"] = {name: round(float(gain), 1) for name, gain in ranked}
     print(json.dumps({k: v for k, v in report.items() if k != "machine"}, indent=2))
     return report
+
+
+def _without(row: Sequence[float], dropped: Sequence[str]) -> tuple[float, ...]:
+    """`row` with the `dropped` features held at 0."""
+    return tuple(0.0 if name in dropped else value for name, value in zip(FEATURES, row, strict=True))
 
 
 if __name__ == "__main__":
