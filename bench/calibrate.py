@@ -199,8 +199,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument(
         "--absent-weight",
         type=int,
-        default=20,
-        help="each absent-topic tune question counts this many times (chosen on the tune sets: ≥ 90 %% silence)",
+        default=10,
+        help="each absent-topic tune question counts this many times (chosen on the tune sets, see bench/RESULTS.md)",
     )
     args = parser.parse_args(argv)
     overrides = {**parse_overrides(args.set), "search.calibrated": False}

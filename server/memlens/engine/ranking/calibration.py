@@ -67,7 +67,7 @@ ANSWERABLE: dict[str, tuple[float, ...]] = {
     "keyword": (-3.8555, -8.2896, -5.3838, 11.2064, 15.5334, 0.0, 0.0),
     # answerable: the LoCoMo and transcript tune questions; not: LoCoMo's asked of another conversation and the
     # absent-topic tune questions (bench/data/absent_questions.json)
-    LEARNED_HYBRID: (-5.4199, -2.8604, -5.8274, -8.3814, 12.5418, 3.0722, -8.283),
+    LEARNED_HYBRID: (-4.6788, -2.1703, -5.0898, -8.1199, 11.8553, 2.6859, -9.0064),
 }
 
 
