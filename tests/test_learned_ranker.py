@@ -62,3 +62,11 @@ def test_the_session_cap_still_holds_under_the_learned_order(example: Engine) ->
 def test_keyword_searches_keep_the_rules_order(example: Engine) -> None:
     for question in QUESTIONS:
         assert ranked(example, question, "learned", mode="keyword") == ranked(example, question, "rules", "keyword")
+
+
+def test_the_digit_share_counts_every_kind_of_digit_as_isdigit_does() -> None:
+    from memlens.engine.ranking.learned_order import digit_share
+
+    for text in ("All 397 tests pass", "", "no digits", "٣٤ and 12", "x" * 100 + "7"):
+        expected = sum(c.isdigit() for c in text) / len(text) if text else 0.0
+        assert digit_share(text) == expected

@@ -131,7 +131,7 @@ def write_features(head: Head, query: ParsedQuery) -> None:
             unit.tool,
             unit.question,
             math.log1p(len(text)),
-            (sum(c.isdigit() for c in text) / len(text)) if text else 0.0,
+            digit_share(text),
             len(session_scores) / len(hits),
             other_best / best_score,
             newer,
@@ -160,6 +160,19 @@ def hand_out_scores(hits: list[UnitHit]) -> None:
     the list, and the scores keep the scale the rest of the engine reads (0–1, the tail scaled below the head)."""
     for hit, score in zip(hits, sorted((h.score for h in hits), reverse=True), strict=True):
         hit.score = score
+
+
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+
+
+def digit_share(text: str) -> float:
+    """The share of a text's characters that are digits. An ASCII text (most) is counted by `str.translate`, in C:
+    a character loop over forty long messages was a fifth of a hybrid search's time."""
+    if not text:
+        return 0.0
+    if text.isascii():
+        return (len(text) - len(text.translate(_NO_DIGITS))) / len(text)
+    return sum(map(str.isdigit, text)) / len(text)
 
 
 def _bm25_share(hit: UnitHit, head: Head) -> float:
