@@ -94,7 +94,8 @@ def rescore(
         penalise_questions(head, settings.question_penalty)
     if facts.windows:
         boost_named_dates(head, settings.date_boost)
-    write_features(head, query)
+    if mode == "hybrid":  # what the learned ranker reads, and bench/learn_ranker.py fits it on
+        write_features(head, query)
     head.hits.sort(key=lambda h: (-h.score, h.unit_id))
     if settings.merge_duplicates:
         merge_duplicates(head)
