@@ -32,13 +32,11 @@ if __package__ in (None, ""):
 import numpy as np
 
 from bench.common import load_shared_embedder, machine_info
-from bench.locomo import DEFAULT_CACHE, DEFAULT_DATA, bench_settings, build_index, cache_key, last_message_time
-from bench.locomo_data import load_conversation
+from bench.locomo import TUNE_CONVERSATIONS, bench_settings, tune_index
 from bench.transcripts import CACHE as TRANSCRIPT_CACHE
 from bench.transcripts import QUESTION_SETS, TRANSCRIPTS, load_questions, open_corpus
 from memlens.engine.ranking.learned_order import FEATURES, MODEL_PATH
 
-TUNE_CONVERSATIONS = ("26", "30", "41")
 LIMIT = 50  # hits ranked per question, as bench/locomo.py and bench/transcripts.py rank them (the head is 50)
 TRANSCRIPT_REPEAT = 4  # the transcript questions are few beside LoCoMo's: each counts this many times in the fit
 
@@ -57,12 +55,7 @@ def locomo_questions() -> list[Question]:
     embedder = load_shared_embedder(settings)
     out: list[Question] = []
     for name in TUNE_CONVERSATIONS:
-        path = DEFAULT_DATA / f"{name}.json"
-        conversation = load_conversation(path, None, None)
-        root = DEFAULT_CACHE / cache_key(path, settings, True, None, None)
-        index = build_index(conversation, root, settings, embedder)
-        index.engine.retriever.now = last_message_time(index) + 86400.0
-        try:
+        with tune_index(name, settings, embedder) as (conversation, index):
             for question in conversation.questions:
                 evidence = set(question.evidence)
                 if not evidence:
@@ -71,8 +64,6 @@ def locomo_questions() -> list[Question]:
                 head = [h for h in ranking.hits if h.ranker_features]
                 labels = [int(index.turn_of.get(h.unit_id) in evidence) for h in head]
                 out.append(Question(name, [h.ranker_features for h in head], labels, len(evidence)))
-        finally:
-            index.engine.close()
     return out
 
 

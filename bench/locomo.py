@@ -9,7 +9,7 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,6 +107,22 @@ def build_index(conversation: Conversation, root: Path, settings: Settings, embe
     chunk_of = {int(r[0]): int(r[2]) for r in rows}
     chunk_of_turn = {str(r[1]): int(r[2]) for r in rows}
     return BuiltIndex(engine, turn_of, chunk_of, chunk_of_turn, seconds, len(rows), len(set(chunk_of.values())))
+
+
+TUNE_CONVERSATIONS = ("26", "30", "41")  # what defaults and fitted models may be chosen on; 42 and 43 are held out
+
+
+@contextlib.contextmanager
+def tune_index(name: str, settings: Settings, embedder: Embedder) -> Iterator[tuple[Conversation, BuiltIndex]]:
+    """A tune conversation and its cached index with vectors, asked "a day after the talk"; closed on exit."""
+    path = DEFAULT_DATA / f"{name}.json"
+    conversation = load_conversation(path, None, None)
+    index = build_index(conversation, DEFAULT_CACHE / cache_key(path, settings, True, None, None), settings, embedder)
+    index.engine.retriever.now = last_message_time(index) + 86400.0
+    try:
+        yield conversation, index
+    finally:
+        index.engine.close()
 
 
 def last_message_time(index: BuiltIndex) -> float:

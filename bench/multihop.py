@@ -23,18 +23,8 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import load_shared_embedder, machine_info
-from bench.locomo import (
-    CATEGORIES,
-    DEFAULT_CACHE,
-    DEFAULT_DATA,
-    bench_settings,
-    build_index,
-    cache_key,
-    last_message_time,
-)
-from bench.locomo_data import load_conversation
+from bench.locomo import CATEGORIES, TUNE_CONVERSATIONS, bench_settings, tune_index
 
-TUNE = ("26", "30", "41")
 DEPTH = 300  # hits ranked per question: how deep a missed turn is looked for
 TOP_SESSIONS = 3
 BUCKETS = ((40, "in the head (≤ 40)"), (100, "41–100"), (DEPTH, f"101–{DEPTH}"))
@@ -54,13 +44,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     embedder = load_shared_embedder(settings)
     counts: Counter[tuple[str, str, str]] = Counter()
     found: Counter[str] = Counter()
-    for name in TUNE:
-        path = DEFAULT_DATA / f"{name}.json"
-        conversation = load_conversation(path, None, None)
-        cached = DEFAULT_CACHE / cache_key(path, settings, True, None, None)
-        index = build_index(conversation, cached, settings, embedder)
-        index.engine.retriever.now = last_message_time(index) + 86400.0
-        try:
+    for name in TUNE_CONVERSATIONS:
+        with tune_index(name, settings, embedder) as (conversation, index):
             for question in conversation.questions:
                 if not question.evidence:
                     continue
@@ -75,8 +60,6 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                     rank = turns.index(turn) if turn in turns else None
                     where = "a top session" if turn.partition(":")[0] in sessions else "another session"
                     counts[(category, where, place(rank))] += 1
-        finally:
-            index.engine.close()
     report: dict[str, Any] = {"machine": machine_info(), "categories": {}}
     for category in CATEGORIES.values():
         missed = {f"{w} / {p}": n for (c, w, p), n in sorted(counts.items()) if c == category}

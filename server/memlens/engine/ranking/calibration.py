@@ -64,6 +64,7 @@ COEFFICIENTS: dict[str, tuple[float, ...]] = {
 
 # mode → intercept, then one weight per QUERY_FEATURES entry; a mode without an entry counts every query answerable
 ANSWERABLE: dict[str, tuple[float, ...]] = {
+    # fitted before best_learned and absent_named were query features (`--modes keyword` refits it with them)
     "keyword": (-3.8555, -8.2896, -5.3838, 11.2064, 15.5334, 0.0, 0.0),
     # answerable: the LoCoMo and transcript tune questions; not: LoCoMo's asked of another conversation and the
     # absent-topic tune questions (bench/data/absent_questions.json)

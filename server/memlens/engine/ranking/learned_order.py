@@ -9,8 +9,8 @@ gives each row a score and the head is put in that order. Query features only ma
 with the others: that is what lets one model weigh words for "HistoryParser SessionOrchestrator" and meaning for
 "how do people know the lookup is still running?".
 
-The rows are written on every hybrid search (`hit.ranker_features`), whichever ranker orders: the benchmark reads
-them to fit the model under the rules' order.
+The rows are written on every search with vectors (`hit.ranker_features`), whichever ranker orders: the benchmark
+reads them to fit the model under the rules' order.
 """
 
 from __future__ import annotations

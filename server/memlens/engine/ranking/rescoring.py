@@ -94,7 +94,9 @@ def rescore(
         penalise_questions(head, settings.question_penalty)
     if facts.windows:
         boost_named_dates(head, settings.date_boost)
-    if mode == "hybrid":  # what the learned ranker reads, and bench/learn_ranker.py fits it on
+    # what the learned ranker reads and bench/learn_ranker.py fits it on: every search with vectors (a hybrid search
+    # whose words match nothing is fused as vector-only, and its rows are still part of the fit); never keyword-only
+    if mode != "keyword":
         write_features(head, query)
     head.hits.sort(key=lambda h: (-h.score, h.unit_id))
     if settings.merge_duplicates:
