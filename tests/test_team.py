@@ -373,3 +373,14 @@ async def test_the_mcp_server_searches_the_team_url_of_its_settings(
                 assert any(r.get("publisher") == "fay" for r in data["results"])
             else:
                 assert "team index was unreachable" in data["note"]
+
+
+def test_the_hnsw_build_asks_for_memory_in_proportion_to_the_rows() -> None:
+    from memlens.engine.team.team_catalog import INDEX_BUILD_MEMORY_MB, index_build_memory_mb
+
+    least, most = INDEX_BUILD_MEMORY_MB
+    assert index_build_memory_mb(0) == least
+    assert index_build_memory_mb(10_000_000) == most
+    sizes = [index_build_memory_mb(rows) for rows in (100_000, 200_000, 400_000, 800_000)]
+    assert sizes == sorted(sizes) and least < sizes[1] < most
+    assert index_build_memory_mb(200_000) * (1 << 20) >= 200_000 * 2048  # the graph of 200k rows fits
