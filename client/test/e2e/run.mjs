@@ -399,9 +399,22 @@ async function checkQuickPick(page, report) {
   const title = await widget.locator('.quick-input-title').innerText().catch(() => '');
   check(shown, `the QuickPick searched as you type: "${title.trim()}"`);
   await sleep(500); // the list renders right after the title
-  const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
   // the same query as the self-test's last search, which said the index was complete: the same answer
   const final = report.response.results.length;
+  // the list renders only the rows in view (and a two-line title leaves room for fewer): the rows at its top, then
+  // the rest after scrolling it with the mouse wheel, which moves no focus, then back to the top
+  const rendered = async () =>
+    rows.evaluateAll((els) => els.map((el) => [Number(el.getAttribute('data-index')), el.innerText]));
+  const byIndex = new Map(await rendered());
+  if (byIndex.size < final) {
+    await widget.locator('.quick-input-list').hover();
+    await page.mouse.wheel(0, 2000);
+    await sleep(300);
+    for (const [index, text] of await rendered()) byIndex.set(index, text);
+    await page.mouse.wheel(0, -2000);
+    await sleep(300);
+  }
+  const texts = [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, t]) => t.replace(/\s+/g, ' ').trim());
   check(texts.length === final, `the QuickPick lists ${texts.length} hits, as the self-test's final answer did (${final})`);
   // how sure a hit is: its confidence word, or its score where the server sends no word (uncalibrated)
   const sure = expected.confidence ?? `${Math.round(expected.score * 100)}%`;
