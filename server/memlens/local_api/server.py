@@ -8,7 +8,6 @@ the listener."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 import os
 import socket
@@ -186,9 +185,6 @@ def _declined(engine: Engine, asked: object, *, keyword: bool) -> str | None:
 
 
 def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
-    filters = request.filters
-    if filters.session:  # a session id or prefix, as history takes it
-        filters = dataclasses.replace(filters, session=engine.resolve_session(filters.session))
     return engine.search(
         request.query,
         limit=request.limit,
@@ -196,7 +192,7 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
         fusion=request.fusion,
         min_score=request.min_score,
         explain=request.explain,
-        filters=filters,
+        filters=request.filters,
     )
 
 

@@ -381,6 +381,11 @@ class TeamCatalog:
         it leaves that to the owner."""
         import psycopg
 
+        with self._failures():
+            present = self.conn.execute("SELECT to_regclass('memlens_units_embedding')").fetchone()
+            self.conn.rollback()
+        if present and present[0] is not None:
+            return  # the common case: no count of the table for memory the build will not ask for
         memory = index_build_memory_mb(self.count_units())
         try:
             with self._failures(), self.conn.transaction():
