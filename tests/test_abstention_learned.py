@@ -49,3 +49,17 @@ def test_a_topic_never_held_gets_nothing_and_one_held_is_answered(tmp_path: Path
         assert engine.search(absent, mode="hybrid", min_score=0)["results"]  # the gate, not an empty ranking
         answered = engine.search("what did we do when the dead letter queue filled up?", mode="hybrid")["results"]
         assert answered and answered[0]["relPath"] == "memory/dlq.md"
+
+
+def test_names_are_read_in_any_cased_script_and_not_from_a_sentence_opening() -> None:
+    from memlens.engine.ranking.query_facts import names
+
+    assert names("How did we set up Meilisearch? Kafka too, with gRPC on iOS for GDPR") == [
+        "Meilisearch",
+        "gRPC",
+        "iOS",
+        "GDPR",
+    ]
+    assert names("Как мы настроили кэш в Москве?") == ["Москве"]
+    assert names("what did Ελένη say about the Οδυσσέας release") == ["Ελένη", "Οδυσσέας"]
+    assert names("how did we fix the dead-letter queue backup") == []

@@ -15,6 +15,7 @@ reads them to fit the model under the rules' order.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 import re
@@ -22,6 +23,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memlens.engine.ranking.query_facts import bm25_share
 from memlens.engine.ranking.tree_model import TreeModel, load_tree_model
 
 if TYPE_CHECKING:
@@ -109,14 +111,14 @@ def write_features(head: Head, query: ParsedQuery) -> None:
         other_best = rest[0] if rest else 0.0
         newer = 0.0
         if unit.ts is not None and stamps:
-            newer = (len(stamps) - _count_at_most(stamps, unit.ts)) / len(stamps)
+            newer = (len(stamps) - bisect.bisect_right(stamps, unit.ts)) / len(stamps)
         hit.ranker_features = (
             hit.score,
             hit.score / best_score,
             hit.fused,
             hit.keyword,
             hit.context,
-            _bm25_share(hit, head),
+            bm25_share(hit.bm25, facts),
             max(0.0, hit.vector or 0.0),
             max(0.0, hit.vector or 0.0) / best_cosine,
             math.log1p(NO_RANK if hit.keyword_rank is None else hit.keyword_rank),
@@ -167,21 +169,9 @@ _NO_DIGITS = str.maketrans("", "", "0123456789")
 
 def digit_share(text: str) -> float:
     """The share of a text's characters that are digits. An ASCII text (most) is counted by `str.translate`, in C:
-    a character loop over forty long messages was a fifth of a hybrid search's time."""
+    a character loop over the forty hits' texts took 2.4 of a hybrid search's 16 ms under the profiler."""
     if not text:
         return 0.0
     if text.isascii():
         return (len(text) - len(text.translate(_NO_DIGITS))) / len(text)
     return sum(map(str.isdigit, text)) / len(text)
-
-
-def _bm25_share(hit: UnitHit, head: Head) -> float:
-    from memlens.engine.ranking.query_facts import bm25_share
-
-    return bm25_share(hit.bm25, head.facts)
-
-
-def _count_at_most(stamps: list[float], ts: float) -> int:
-    import bisect
-
-    return bisect.bisect_right(stamps, ts)

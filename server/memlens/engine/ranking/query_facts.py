@@ -66,18 +66,32 @@ def query_facts(
     return QueryFacts(words, idf, query.technical, list(query.dates), absent, runs, total, absent_named)
 
 
-# a capitalised word that does not open a sentence (Meilisearch, Vienna), or anywhere a word with a capital inside or
-# two capitals (iOS, gRPC, GDPR, YOLO)
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z0-9][\w-]*|\b\w*(?:[a-z0-9][A-Z]|[A-Z]{2})[\w-]*")
+_WORD = re.compile(r"[^\W_]\w*")
+
+
+def names(text: str) -> list[str]:
+    """The words a text writes as names, in any cased script: a word with a capital after its first letter or two
+    capitals (iOS, gRPC, GDPR, McKinsey), or a capitalised word with a lower-case letter or digit after it that does
+    not open a sentence (Meilisearch, Vienna, Москва; not the "How" of "How did we …")."""
+    found = []
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        capitals = sum(c.isupper() for c in word)
+        if capitals >= 2 or any(c.isupper() for c in word[1:]):
+            found.append(word)
+        elif word[0].isupper() and len(word) > 1 and (word[1].islower() or word[1].isdigit()):
+            before = text[: match.start()].rstrip()
+            if before and before[-1] not in ".!?":
+                found.append(word)
+    return found
 
 
 def named_words(text: str, keyword: KeywordIndex) -> list[str]:
-    """The analysed words of what a query writes as a name: a capitalised word not opening a sentence, or a word
-    with a capital inside or two (an acronym). "How did we set up Meilisearch?" names Meilisearch. A question written
-    in other words of something the index holds seldom names what it has never seen: when no document holds a name
-    the query gives, the topic is likely not in the index at all (the answerable models read this share)."""
-    found = [m.group(0) for m in _NAME.finditer(text.strip())]
-    return [t for word in found for t in keyword.tokens(word)]
+    """The analysed words of the names a query writes (`names`). "How did we set up Meilisearch?" names Meilisearch.
+    A question written in other words of something the index holds seldom names what it has never seen: when no
+    document holds a name the query gives, the topic is likely not in the index at all (the answerable models read
+    this share)."""
+    return [t for word in names(text) for t in keyword.tokens(word)]
 
 
 def found_words(facts: QueryFacts, tokens: Container[str]) -> list[bool]:
