@@ -64,7 +64,7 @@ COEFFICIENTS: dict[str, tuple[float, ...]] = {
 
 # mode → intercept, then one weight per QUERY_FEATURES entry; a mode without an entry counts every query answerable
 ANSWERABLE: dict[str, tuple[float, ...]] = {
-    # fitted before best_learned and absent_named were query features (`--modes keyword` refits it with them)
+    # fitted without best_learned and absent_named (weights 0; `--modes keyword` fits it with them)
     "keyword": (-3.8555, -8.2896, -5.3838, 11.2064, 15.5334, 0.0, 0.0),
     # answerable: the LoCoMo and transcript tune questions; not: LoCoMo's asked of another conversation and the
     # absent-topic tune questions (bench/data/absent_questions.json)
@@ -74,8 +74,7 @@ ANSWERABLE: dict[str, tuple[float, ...]] = {
 
 def probability(mode: str, features: tuple[float, ...], answerable: float = 1.0) -> float:
     """The chance a hit is relevant: its own model's, times the chance the query is answerable here at all."""
-    weights = COEFFICIENTS.get(mode) or COEFFICIENTS["hybrid"]
-    return answerable * _logistic(weights, expand(features))
+    return answerable * _logistic(COEFFICIENTS.get(mode, COEFFICIENTS["hybrid"]), expand(features))
 
 
 def expand(features: tuple[float, ...]) -> tuple[float, ...]:
