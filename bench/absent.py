@@ -22,6 +22,8 @@ import platformdirs
 from bench.common import SHARED, load_shared_embedder
 from bench.locomo import bench_settings
 from memlens.engine.engine import Engine
+from memlens.engine.vectors.embedder import Embedder
+from memlens.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
 TOPICS = REPO / "bench" / "absent_topics.json"
@@ -49,6 +51,17 @@ def present_words(topics: dict[str, Any]) -> list[str]:
     return [w for w in words if re.search(r"\b" + re.escape(w.lower()) + r"\b", blob)]
 
 
+def absent_engine(settings: Settings, embedder: Embedder) -> Engine:
+    """The index the absent-topic questions are asked of: the example workspace and the shared transcripts."""
+    return Engine(
+        [REPO / "examples" / "workspace"],
+        settings,
+        extra_transcripts=[SHARED / "fixtures" / "transcripts"],
+        index_dir=CACHE,
+        embedder=embedder,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--json", action="store_true")
@@ -59,13 +72,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     topics = json.loads(TOPICS.read_text(encoding="utf-8"))
     settings = bench_settings(parse_overrides(args.set))
     embedder = load_shared_embedder(settings)
-    engine = Engine(
-        [REPO / "examples" / "workspace"],
-        settings,
-        extra_transcripts=[SHARED / "fixtures" / "transcripts"],
-        index_dir=CACHE,
-        embedder=embedder,
-    )
+    engine = absent_engine(settings, embedder)
     report: dict[str, Any] = {"questions": len(topics["questions"]), "present": present_words(topics), "modes": {}}
     try:
         engine.sync()

@@ -14,7 +14,6 @@ small L2 penalty and printed as the COEFFICIENTS literal to paste into calibrati
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from collections.abc import Sequence
@@ -24,8 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.absent import CACHE as ABSENT_CACHE
-from bench.absent import REPO
+from bench.absent import NEW_TOPICS, absent_engine
 from bench.absent import TOPICS as ABSENT_TOPICS
 from bench.common import load_shared_embedder
 from bench.locomo import (
@@ -39,8 +37,7 @@ from bench.locomo import (
     parse_overrides,
 )
 from bench.locomo_data import Conversation, load_conversation
-from bench.transcripts import CACHE as TRANSCRIPT_CACHE
-from bench.transcripts import QUESTION_SETS, TRANSCRIPTS, load_questions, open_corpus
+from bench.transcripts import QUESTION_SETS, TRANSCRIPTS, cached_index, load_questions, open_corpus
 from memlens.engine.engine import Engine
 from memlens.engine.ranking.calibration import DERIVED, FEATURES, LEARNED_HYBRID, QUERY_FEATURES, expand
 from memlens.engine.ranking.hits import UnitHit
@@ -48,20 +45,6 @@ from memlens.engine.ranking.query_facts import query_facts as read_query_facts
 from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
 from memlens.settings.tree import Ranker
-
-ABSENT_QUESTIONS = REPO / "bench" / "data" / "absent_questions.json"
-
-
-def absent_engine(settings: Settings, embedder: Embedder) -> Engine:
-    """The index bench/absent.py asks its questions of: the example workspace and the shared transcripts."""
-    return Engine(
-        [REPO / "examples" / "workspace"],
-        settings,
-        extra_transcripts=[TRANSCRIPTS],
-        index_dir=ABSENT_CACHE,
-        embedder=embedder,
-    )
-
 
 TUNE = ("26", "30", "41")
 # query-level only: as a hit feature it learns "a hit matching the question well is wrong" (LoCoMo's short turns that
@@ -118,8 +101,7 @@ def collect_transcripts(mode: str, settings: Settings, embedder: Embedder) -> Co
     """The transcript tune questions (answerable: hits labelled by their target messages) and the absent-topic
     questions a model may be fitted on (not answerable; as written and in lower case), each asked of its own index."""
     out = Collected()
-    key = json.dumps([vars(settings.chunking), vars(settings.embedding)], sort_keys=True)
-    folder = TRANSCRIPT_CACHE / hashlib.sha1(key.encode()).hexdigest()[:12]
+    folder = cached_index(settings)
     corpus = open_corpus(root=TRANSCRIPTS, index_dir=folder, embedder=embedder)
     try:
         for item in load_questions(QUESTION_SETS["tune"]):
@@ -147,7 +129,7 @@ def collect_transcripts(mode: str, settings: Settings, embedder: Embedder) -> Co
 def absent_tune_questions() -> list[str]:
     """The absent-topic questions a model may be fitted on: the tune half of the new set and the first set
     (bench/absent_topics.json); the new set's held-out half is only reported (bench/absent.py)."""
-    new = json.loads(ABSENT_QUESTIONS.read_text(encoding="utf-8"))["questions"]
+    new = json.loads(NEW_TOPICS.read_text(encoding="utf-8"))["questions"]
     first = json.loads(ABSENT_TOPICS.read_text(encoding="utf-8"))["questions"]
     return [q["q"] for q in new if q["split"] == "tune"] + [q["q"] for q in first]
 

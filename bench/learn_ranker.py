@@ -17,7 +17,6 @@ bench/locomo.py and bench/transcripts.py report.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 import zlib
@@ -33,8 +32,7 @@ import numpy as np
 
 from bench.common import load_shared_embedder, machine_info
 from bench.locomo import TUNE_CONVERSATIONS, bench_settings, tune_index
-from bench.transcripts import CACHE as TRANSCRIPT_CACHE
-from bench.transcripts import QUESTION_SETS, TRANSCRIPTS, load_questions, open_corpus
+from bench.transcripts import QUESTION_SETS, TRANSCRIPTS, cached_index, load_questions, open_corpus
 from memlens.engine.ranking.learned_order import FEATURES, MODEL_PATH
 
 LIMIT = 50  # hits ranked per question, as bench/locomo.py and bench/transcripts.py rank them (the head is 50)
@@ -70,8 +68,7 @@ def locomo_questions() -> list[Question]:
 def transcript_questions() -> list[Question]:
     settings = bench_settings({"search.ranker": "rules"})
     embedder = load_shared_embedder(settings)
-    key = json.dumps([vars(settings.chunking), vars(settings.embedding)], sort_keys=True)
-    folder = TRANSCRIPT_CACHE / hashlib.sha1(key.encode()).hexdigest()[:12]
+    folder = cached_index(settings)
     out: list[Question] = []
     corpus = open_corpus(root=TRANSCRIPTS, index_dir=folder, embedder=embedder)
     try:

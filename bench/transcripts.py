@@ -43,6 +43,7 @@ from bench.common import SHARED, load_shared_embedder, machine_info
 from bench.locomo import bench_settings, parse_overrides, parse_variants, search_variants
 from memlens.engine.engine import Engine
 from memlens.engine.vectors.embedder import Embedder
+from memlens.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
 TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
@@ -79,6 +80,13 @@ class Check:
     @property
     def ok(self) -> bool:
         return not self.unknown and not self.rare_shared
+
+
+def cached_index(settings: Settings) -> Path:
+    """The cached index of the shared transcripts for these settings: one for each chunking and model (an index
+    keeps the chunking it was built with)."""
+    key = json.dumps([vars(settings.chunking), vars(settings.embedding)], sort_keys=True)
+    return CACHE / hashlib.sha1(key.encode()).hexdigest()[:12]
 
 
 def load_questions(path: Path = QUESTIONS) -> list[dict[str, Any]]:
@@ -297,10 +305,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     with contextlib.ExitStack() as stack:
         if args.no_cache:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        else:  # an index of its own for each chunking and model (an index keeps the chunking it was built with)
-            settings = bench_settings(overrides)
-            key = json.dumps([vars(settings.chunking), vars(settings.embedding)], sort_keys=True)
-            folder = CACHE / hashlib.sha1(key.encode()).hexdigest()[:12]
+        else:
+            folder = cached_index(bench_settings(overrides))
         corpus = open_corpus(root=TRANSCRIPTS, index_dir=folder, embedder=embedder, overrides=overrides)
         stack.callback(corpus.engine.close)
         check = check_questions(questions, corpus)
