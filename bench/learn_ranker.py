@@ -66,20 +66,21 @@ def locomo_questions() -> list[Question]:
 
 
 def transcript_questions() -> list[Question]:
-    settings = bench_settings({"search.ranker": "rules"})
-    embedder = load_shared_embedder(settings)
-    folder = cached_index(settings)
+    """The transcript tune questions; relevant: a unit of a target message (recall_at counts a question found when
+    any is). Two groups, split by file so that a session's questions stay together, for the leave-one-group-out
+    check."""
+    overrides = {"search.ranker": "rules"}
+    settings = bench_settings(overrides)
+    corpus = open_corpus(
+        root=TRANSCRIPTS, index_dir=cached_index(settings), embedder=load_shared_embedder(settings), overrides=overrides
+    )
     out: list[Question] = []
-    corpus = open_corpus(root=TRANSCRIPTS, index_dir=folder, embedder=embedder)
     try:
-        corpus.engine.settings.search = settings.search
         for item in load_questions(QUESTION_SETS["tune"]):
             targets = set(item["targets"])
             ranking = corpus.engine.rank(item["question"], mode="hybrid", limit=LIMIT)
             head = [h for h in ranking.hits if h.ranker_features]
             labels = [int(corpus.key_of_unit.get(h.unit_id) in targets) for h in head]
-            # recall here counts messages: a question is found when any target message is
-            # two groups, split by file (a session's questions stay together), for the leave-one-group-out check
             group = "transcripts-" + "ab"[zlib.crc32(item["file"].encode()) % 2]
             rows = [h.ranker_features for h in head]
             out.append(Question(group, rows, labels, 1, {"kind": item["kind"], "file": item["file"]}))
