@@ -2,9 +2,10 @@
 
 Indexes examples/workspace plus ../shared/fixtures/transcripts (cached between runs), checks that each question's
 distinctive words really are absent from those files and the LoCoMo data, then asks every question with default
-settings in each mode and reports the share answered with nothing.
+settings in each mode and reports the share answered with nothing: for the first set (absent_topics.json) and for
+each half of the second (data/absent_questions.json: "tune" may be fitted on, "heldout" is only reported).
 
-    python -m bench.absent [--json]
+    python -m bench.absent [--json] [--set KEY=VALUE …]
 """
 
 from __future__ import annotations
