@@ -199,10 +199,11 @@ class Corpus:
 FORMAT_FOLDERS = {"claude-code": "claude", "codex": "codex", "openclaw": "openclaw"}  # format: its folder
 
 
-def make_corpus(root: Path, chunks: int, seed: int = 7) -> Corpus:
+def make_corpus(root: Path, chunks: int, seed: int = 7, *, world: World | None = None) -> Corpus:
     """About `chunks` chunks: half memory sections (8 per note), half transcript exchanges (12 per session),
-    the sessions spread evenly over Claude Code, Codex and OpenClaw JSONL."""
-    world = World(seed)
+    the sessions spread evenly over Claude Code, Codex and OpenClaw JSONL; `world` writes the texts (this module's
+    own small vocabulary unless given: bench/realistic_text.py has real lengths and words)."""
+    world = world if world is not None else World(seed)
     workspace, transcripts = root / "workspace", root / "transcripts"
     memory_files = max(1, round(chunks / 2 / MEMORY_SECTIONS))
     transcript_files = max(3, round(chunks / 2 / EXCHANGES))

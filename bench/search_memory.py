@@ -33,10 +33,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 def child(root: Path, queries: int, seed: int) -> dict[str, Any]:
     """In the fresh process: open, query, report."""
-    from bench.corpus import World, bench_settings, open_engine, prebuilt_corpus
+    from bench.corpus import bench_settings, open_engine, prebuilt_corpus
+    from bench.realistic_text import corpus_text
+    from bench.speed import _queries
 
-    world = World(seed)
-    asked = [world.query() for _ in range(queries)]
+    asked = _queries(seed, queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
     embedder = load_shared_embedder(bench_settings())
     after_model = memory_status()
     started, cpu = time.perf_counter(), time.process_time()

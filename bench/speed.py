@@ -32,6 +32,8 @@ from bench.common import SHARED, dir_bytes, load_shared_embedder, machine_info, 
 from bench.corpus import EXCHANGES as EXCHANGES  # re-exported (tests read the corpus's shape here)
 from bench.corpus import MEMORY_SECTIONS as MEMORY_SECTIONS
 from bench.corpus import Corpus, World, bench_settings, make_corpus, open_engine, prebuilt_corpus, stamp
+from bench.realistic_text import corpus_text, make_world, write_marker
+from bench.realistic_text import queries as realistic_queries
 from bench.speed_probes import (
     append_latency,
     counts,
@@ -124,7 +126,9 @@ def run_size(
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"targetChunks": chunks, "loadavgStart": os.getloadavg()}
     started = time.perf_counter()
-    corpus = make_corpus(root / f"corpus-{chunks}", chunks, args.seed)
+    world = make_world(args.text, args.seed, scratch=root / "real-texts")
+    corpus = make_corpus(root / f"corpus-{chunks}", chunks, args.seed, world=world)
+    write_marker(corpus.root, text=args.text, seed=args.seed)
     out["corpus"] = {
         "memoryFiles": corpus.memory_files,
         "transcriptFiles": corpus.transcript_files,
@@ -133,7 +137,7 @@ def run_size(
     }
     log(f"[{chunks}] corpus: {out['corpus']}")
     engine, out["coldKeyword"] = cold_index(corpus, root / f"index-kw-{chunks}", None)
-    queries = _queries(args.seed + 1, args.queries)
+    queries = _queries(args.seed + 1, args.queries, text=args.text, scratch=root / "real-texts")
     if embedder is None:
         out["search"] = search_latency(engine, queries)
     engine.close()
@@ -205,7 +209,8 @@ def run_prebuilt(
         }
     out["counts"] = {**counts(engine), "vectors": len(engine.vectors)}
     log(f"[prebuilt] opened: {out['open']} {out.get('keywordCompacted', '')} {out['counts']}")
-    out["search"] = search_latency(engine, _queries(args.seed + 1, args.queries))
+    asked = _queries(args.seed + 1, args.queries, text=corpus_text(corpus.root), scratch=root / "real-texts")
+    out["search"] = search_latency(engine, asked)
     out["searchPeakRssMB"] = peak_rss_mb()  # this process's: it also holds whatever the phases before it left
     log(f"[prebuilt] search: {json.dumps(out['search'])}")
     if embedder is not None:  # what a process that only serves searches holds (a fresh one: search_memory.py)
@@ -218,9 +223,13 @@ def run_prebuilt(
     return out
 
 
-def _queries(seed: int, n: int) -> list[str]:
-    world = World(seed)
-    return [world.query() for _ in range(n)]
+def _queries(seed: int, n: int, *, text: str = "synthetic", scratch: Path | None = None) -> list[str]:
+    """`n` queries of the world that wrote the corpus (`text`: synthetic or realistic, see bench/realistic_text.py)."""
+    if text == "synthetic":
+        world = World(seed)
+        return [world.query() for _ in range(n)]
+    with tempfile.TemporaryDirectory(prefix="memlens-real-") as tmp:
+        return list(realistic_queries(text, seed, n, scratch=scratch or Path(tmp)))
 
 
 def run_shared(root: Path, embedder: Embedder | None, queries: Sequence[str]) -> dict[str, Any]:
@@ -340,6 +349,12 @@ def main(argv: Sequence[str] | None = None, embedder: Embedder | None = None) ->
         "--long-messages", type=int, default=1000, help="peak RSS indexing this many long real messages (0 = skip)"
     )
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--text",
+        choices=("synthetic", "realistic"),
+        default="synthetic",
+        help="the corpus's texts: a small vocabulary, or real lengths and words (bench/realistic_text.py)",
+    )
     parser.add_argument(
         "--workdir", type=Path, default=None, help="keep corpora and indexes here (default: a temp dir)"
     )

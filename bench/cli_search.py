@@ -1,0 +1,88 @@
+"""What a search costs a user with no memlens server running: whole `memlens` processes, CPU and peak memory.
+
+On an index built earlier (`ROOT/corpus`, `ROOT/index`, as `bench/speed.py --prebuilt` takes it), this runs the
+real CLI as a child process and reads its CPU time and peak RSS from the kernel (wait4):
+
+- `memlens search Q` as a user types it: the process starts, checks every source file for changes (nothing
+  changed here), loads the model, searches (hybrid), prints, exits;
+- the same with `--no-sync` (the search alone, the process's start included);
+- `memlens index` with nothing changed: what a server's start adds to opening (the reconcile of every file).
+
+    python bench/cli_search.py ROOT [--queries 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make `bench` importable, and not bench/ itself (see speed.py)
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import percentile
+from bench.realistic_text import corpus_text
+from bench.speed import _queries
+from bench.speed_report import lscpu_model
+
+
+def run_cli(arguments: Sequence[str], *, cwd: Path) -> dict[str, float]:
+    """One `python -m memlens ARGUMENTS` child: its CPU seconds and peak RSS (MB), from wait4."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "memlens", *arguments],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    assert child.stderr is not None
+    errors = child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)  # not wait(): wait4 also hands back the child's own rusage
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode not in (0, 1):  # 1: nothing found (as grep says it)
+        raise SystemExit(f"memlens {' '.join(arguments)} failed: {errors.decode(errors='replace')[-500:]}")
+    return {"cpuS": round(usage.ru_utime + usage.ru_stime, 3), "peakRssMB": round(usage.ru_maxrss / 1024, 1)}
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("root", type=Path, help="ROOT with ROOT/corpus and ROOT/index")
+    parser.add_argument("--queries", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=9)
+    args = parser.parse_args(argv)
+    root: Path = args.root.resolve()
+    asked = _queries(args.seed, args.queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
+    out: dict[str, Any] = {"lscpu": lscpu_model(), "loadavgStart": os.getloadavg()}
+    with tempfile.TemporaryDirectory(prefix="memlens-cli-") as tmp:
+        settings = Path(tmp) / "settings.json"
+        settings.write_text(json.dumps({"transcripts": {"agentDefaults": False}}))
+        where = [
+            *("--workspace", str(root / "corpus" / "workspace")),
+            *("--transcripts", str(root / "corpus" / "transcripts")),
+            *("--index-dir", str(root / "index")),
+            *("--settings", str(settings)),
+        ]
+        out["index (nothing changed)"] = run_cli(["index", *where], cwd=Path(tmp))
+        print(json.dumps(out), file=sys.stderr, flush=True)
+        for name, extra in (("search", []), ("search --no-sync", ["--no-sync"])):
+            runs = [run_cli(["search", query, *where, *extra, "--no-pager"], cwd=Path(tmp)) for query in asked]
+            out[name] = {
+                "cpuS p50": round(percentile([r["cpuS"] for r in runs], 50), 3),
+                "cpuS max": max(r["cpuS"] for r in runs),
+                "peakRssMB max": max(r["peakRssMB"] for r in runs),
+            }
+            print(json.dumps(out[name]), file=sys.stderr, flush=True)
+    out["loadavgEnd"] = os.getloadavg()
+    print(json.dumps(out, indent=2))
+    return out
+
+
+if __name__ == "__main__":
+    main()
