@@ -4,13 +4,33 @@ where an interrupted run stopped, and shows its rate and time left."""
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
+import pty
 import re
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURES
+from memlens.cli.output import progress_line
+from memlens.engine.engine import Engine
+from memlens.engine.indexing import vector_writer
 from memlens.engine.keyword.identifiers import identifier_terms, identifiers
+from memlens.engine.progress import RateMeter
+from memlens.engine.vectors.embedder import Embedder
+from memlens.settings import Settings
 
 # the identifier rules written plainly (one regex match and one check per token), as the fast path must agree with
 _COMPOUND = re.compile(r"[A-Za-z0-9_$]+(?:(?:\.|/|::|-)[A-Za-z0-9_$]+)*")
@@ -64,3 +84,165 @@ def test_identifier_terms_of_real_transcripts_unchanged() -> None:
     for text in texts:
         for line in text.splitlines():
             assert identifier_terms(line) == _plain_identifier_terms(line)
+
+
+# -- the embedding queue: newest first, resumable, with its rate and time left ------------------------------------
+
+
+DAY = 86_400.0
+
+
+def _claude_session(path: Path, session: str, start: datetime, topic: str, messages: int = 6) -> None:
+    lines = []
+    parent = None
+    for i in range(messages):
+        uuid = f"{session}-{i:03d}"
+        role = "user" if i % 2 == 0 else "assistant"
+        text = f"{topic}: step {i} of the {topic} work, message {i} of session {session}"
+        content: object = text if role == "user" else [{"type": "text", "text": text}]
+        lines.append(
+            {
+                "type": role,
+                "uuid": uuid,
+                "parentUuid": parent,
+                "sessionId": session,
+                "timestamp": (start + timedelta(minutes=i)).isoformat().replace("+00:00", "Z"),
+                "cwd": "/work/project",
+                "message": {"role": role, "content": content},
+            }
+        )
+        parent = uuid
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+@pytest.fixture
+def months_of_work(tmp_path: Path) -> tuple[Path, Path]:
+    """A workspace with two undated notes (one edited today, one a year ago) and twelve sessions a month apart."""
+    workspace, transcripts = tmp_path / "ws", tmp_path / "transcripts"
+    (workspace / "memory").mkdir(parents=True)
+    fresh, stale = workspace / "memory" / "fresh.md", workspace / "memory" / "stale.md"
+    fresh.write_text("# Fresh\n\nThe note edited today about the release checklist and its owners.\n")
+    stale.write_text("# Stale\n\nThe note nobody touched for a year about the old build farm.\n")
+    os.utime(stale, (time.time() - 365 * DAY, time.time() - 365 * DAY))
+    start = datetime.now(UTC) - timedelta(days=360)
+    topics = [
+        "billing",
+        "search",
+        "deploy",
+        "cache",
+        "auth",
+        "queue",
+        "metrics",
+        "backup",
+        "logging",
+        "mobile",
+        "pricing",
+        "onboarding",
+    ]
+    for month, topic in enumerate(topics):
+        _claude_session(transcripts / f"s{month:02d}.jsonl", f"s{month:02d}", start + timedelta(days=30 * month), topic)
+    return workspace, transcripts
+
+
+def _engine(where: tuple[Path, Path], index_dir: Path, embedder: Embedder) -> Engine:
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    return Engine([where[0]], settings, extra_transcripts=[where[1]], index_dir=index_dir, embedder=embedder)
+
+
+def _queue(engine: Engine) -> tuple[list[float], list[float]]:
+    """The queue times of the units with a vector and of those still waiting."""
+    rows = engine.catalog.db.execute("SELECT queue_ts, vector_ready FROM units").fetchall()
+    return [float(r[0]) for r in rows if r[1]], [float(r[0]) for r in rows if not r[1]]
+
+
+def test_an_interrupted_embedding_did_the_newest_first_and_resumes_with_the_rest(
+    months_of_work: tuple[Path, Path], tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vector_writer, "EMBED_BATCH", 16)
+    embedded: list[str] = []
+    real_embed = embedder.embed
+
+    def counting(texts: list[str], *args: Any, **kwargs: Any) -> Any:
+        embedded.extend(texts)
+        return real_embed(texts, *args, **kwargs)
+
+    monkeypatch.setattr(embedder, "embed", counting)
+    cancel = threading.Event()
+    messages: list[str] = []
+
+    def progress(done: int, total: int, message: str) -> None:
+        messages.append(message)
+        if message.startswith("embedding") and sum(m.startswith("embedding") for m in messages) == 2:
+            cancel.set()  # as a person pressing Ctrl-C (or the editor's cancel) after two batches
+
+    with _engine(months_of_work, tmp_path / "index", embedder) as engine:
+        report = engine.sync(progress=progress, cancel=cancel)
+        assert report.cancelled and report.units_embedded == len(embedded) == 32
+        ready, waiting = _queue(engine)
+        assert len(ready) >= 32 and waiting
+        assert min(ready) >= max(waiting)  # the newest first: nothing embedded is older than what waits
+        fresh = engine.catalog.db.execute("SELECT vector_ready FROM units WHERE text LIKE '%release checklist%'")
+        assert fresh.fetchone()[0] == 1  # an undated note counts by its file's time: edited today, embedded first
+        first_run = set(embedded)
+        left = engine.pending_embeddings()
+    embedded.clear()
+    with _engine(months_of_work, tmp_path / "index", embedder) as engine:
+        engine.sync()
+        assert engine.pending_embeddings() == 0
+        texts = {str(r[0]) for r in engine.catalog.db.execute("SELECT text FROM units")}
+        again = [t for t in embedded if t in texts]  # the index's words are embedded too, once the units are
+        assert len(again) == left and not first_run & set(again)  # only the rest, nothing embedded twice
+        units = {str(r[0]) for r in engine.catalog.db.execute("SELECT embed_text_hash FROM units")}
+        vectors = {str(r[0]) for r in engine.catalog.db.execute("SELECT hash FROM vectors")}
+        assert units == vectors
+    assert any(re.fullmatch(r"embedding 32/\d+ · [\d.,]+/s · (<1|\d+) min left", m) for m in messages), messages
+
+
+def test_rate_and_time_left() -> None:
+    now = [100.0]
+    meter = RateMeter(clock=lambda: now[0])
+    assert meter.status(0, 500) == "0/500"
+    now[0] += 10
+    assert meter.status(250, 1000) == "250/1,000 · 25/s · <1 min left"
+    now[0] += 3590
+    assert meter.status(9000, 1_000_000) == "9,000/1,000,000 · 2.5/s · 110 h 07 min left"
+
+
+def test_the_progress_line_fits_80_columns() -> None:
+    message = "embedding 1,000,000/1,500,000 · 137/s · 1 h 01 min left"
+    line = progress_line(2, 3, message)
+    assert len(line) < 80 and line.rstrip().endswith("left")
+    assert len(progress_line(1, 3, "x" * 200)) < 80
+
+
+def test_memlens_index_on_a_terminal_shows_rate_and_time_left(
+    months_of_work: tuple[Path, Path], tmp_path: Path
+) -> None:
+    workspace, transcripts = months_of_work
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    args = ["index", "--workspace", str(workspace), "--transcripts", str(transcripts)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memlens", *args, "--index-dir", str(tmp_path / "index")],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+        env={**os.environ, "TERM": "xterm", "HOME": str(tmp_path / "home")},
+    )
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            block = os.read(master, 1 << 16)
+        except OSError:
+            break
+        if not block:
+            break
+        chunks.append(block)
+    assert process.wait(timeout=600) == 0
+    os.close(master)
+    shown = re.split(r"[\r\n]", b"".join(chunks).decode("utf-8", "replace"))
+    assert any(re.search(r"embedding \d+/\d+ · [\d.,]+/s · .* left", line) for line in shown), shown
+    assert all(len(line) < 80 for line in shown)
