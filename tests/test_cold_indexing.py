@@ -29,6 +29,7 @@ from memlens.engine.engine import Engine
 from memlens.engine.indexing import vector_writer
 from memlens.engine.keyword.identifiers import identifier_terms, identifiers
 from memlens.engine.progress import RateMeter
+from memlens.engine.sources import tool_output
 from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
 
@@ -84,6 +85,71 @@ def test_identifier_terms_of_real_transcripts_unchanged() -> None:
     for text in texts:
         for line in text.splitlines():
             assert identifier_terms(line) == _plain_identifier_terms(line)
+
+
+def _plain_telling_lines(lines: list[str], start: int, end: int) -> tuple[list[int], list[int]]:
+    """tool_output's telling lines with both regexes tried on every line."""
+    errors: list[int] = []
+    frames: list[int] = []
+    in_traceback = False
+    for index in range(start, end):
+        line = lines[index]
+        if in_traceback and line[:1] not in (" ", "\t", ""):
+            errors.append(index)
+            in_traceback = False
+        elif tool_output._ERROR_LINE.search(line):
+            errors.append(index)
+            in_traceback = in_traceback or line.lstrip().startswith("Traceback (most recent call last)")
+        elif tool_output._FRAME_LINE.search(line):
+            frames.append(index)
+            if line.lstrip().startswith("File ") and index + 1 < end:
+                frames.append(index + 1)
+    return errors, frames
+
+
+_LOG_PIECES = [
+    *' \t\n\x0b\u2003\u0130\u0131:()*-"e',
+    "E ",
+    "  at x.js:1:2)",
+    "Traceback (most recent call last)",
+    'File "a.py", line 3',
+    "ValueError: bad",
+    "fAİLED",
+    "exit code 2",
+    "npm ERR!",
+    "src/a.rs:3:4: error",
+    "x.go:12",
+    "٣",
+    "0x1f - ",
+    "** (Runtime",
+    "1) test",
+    "Not Found",
+    "goroutine 1 [",
+    "--> a:1:2",
+    "plain words here",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_LOG_PIECES), max_size=40).map("".join))
+def test_telling_lines_as_every_line_tried(text: str) -> None:
+    lines = text.split("\n")
+    assert tool_output._telling_lines(lines, 0, len(lines)) == _plain_telling_lines(lines, 0, len(lines))
+
+
+def test_telling_lines_of_real_tool_outputs_unchanged() -> None:
+    outputs = []
+    for path in sorted(FIXTURES.rglob("*.jsonl")) if FIXTURES.is_dir() else []:
+        for line in path.read_text(errors="replace").splitlines():
+            if len(line) > 2000:
+                outputs.append(line.replace("\\n", "\n"))
+    outputs.append("ok\n  File \"x.py\", line 1\n    boom()\nKeyError: 'k'\n\u2003e  x\n\x0b at f (a.js:1:2)")
+    for text in outputs:
+        lines = text.split("\n")
+        for start in (0, len(lines) // 3):
+            assert tool_output._telling_lines(lines, start, len(lines)) == _plain_telling_lines(
+                lines, start, len(lines)
+            )
 
 
 # -- the embedding queue: newest first, resumable, with its rate and time left ------------------------------------
@@ -217,6 +283,7 @@ def test_the_progress_line_fits_80_columns() -> None:
     assert len(progress_line(1, 3, "x" * 200)) < 80
 
 
+@pytest.mark.slow  # a CLI process that loads the model
 def test_memlens_index_on_a_terminal_shows_rate_and_time_left(
     months_of_work: tuple[Path, Path], tmp_path: Path
 ) -> None:

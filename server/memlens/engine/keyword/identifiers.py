@@ -99,6 +99,8 @@ def cjk_bigrams(run: str) -> list[str]:
 
 def cjk_field(text: str) -> str:
     """The `cjk` field's text: bigrams of each CJK run, space-separated."""
+    if text.isascii():  # most texts: no CJK character can be in them
+        return ""
     return " ".join(" ".join(cjk_bigrams(r)) for r in cjk_runs(text))
 
 
