@@ -6,7 +6,8 @@ optionally where the time goes (cProfile).
 
 `synthetic`: the corpus of bench/corpus.py (short messages); `fixtures`: the real transcripts of
 ../shared/fixtures/transcripts copied `--copies` times (mostly long messages). The checksum covers every unit's
-text, kind, role and session, the chunks' kinds and the tantivy document count: a change that makes indexing
+text, kind, role and session, the chunks' kinds, the tantivy document count and how many documents hold each of a
+sample of terms in each tantivy field: a change that makes indexing
 cheaper must leave it as it was on the same corpus.
 """
 
@@ -19,6 +20,7 @@ import io
 import json
 import os
 import pstats
+import re
 import shutil
 import subprocess
 import sys
@@ -37,6 +39,7 @@ from memlens.engine.engine import Engine
 
 FIXTURES = SHARED / "fixtures" / "transcripts"
 MESSAGE_KINDS = ("transcript", "tool", "summary")
+_SAMPLE_TERM = re.compile(r"[A-Za-z0-9_$]+(?:[./:-][A-Za-z0-9_$]+)*|[\u3040-\u9fff]{2}")
 
 
 def fixture_corpus(root: Path, copies: int) -> tuple[list[Path], list[Path]]:
@@ -68,6 +71,13 @@ def index_checksum(engine: Engine) -> dict[str, Any]:
         " FROM chunks c JOIN files f ON f.id = c.file_id ORDER BY 1, 4, 5, 2"
     ).fetchall()
     digest.update(repr([tuple(r) for r in chunks]).encode("utf-8", "surrogatepass"))
+    # tantivy's side: how many documents hold each of a sample of terms in each field (the terms picked from the
+    # texts by a rule of this file alone, so both trees of an A/B ask the same)
+    texts = [str(r[0]) for r in db.execute("SELECT text FROM units ORDER BY id")][::7]
+    terms = sorted({t.lower() for text in texts for t in _SAMPLE_TERM.findall(text)})
+    searcher = engine.indexer.keyword.index.searcher()
+    for field in ("text", "context", "ident", "cjk"):
+        digest.update(repr([searcher.doc_freq(field, term) for term in terms]).encode())
     return {
         "units": units,
         "messages": messages,
