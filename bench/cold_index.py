@@ -1,7 +1,7 @@
 """Keyword-only cold indexing: CPU seconds per 1,000 messages, what it indexed (a checksum for A/B checks), and
 optionally where the time goes (cProfile).
 
-    python bench/cold_index.py [--corpus synthetic|fixtures] [--chunks 10000] [--copies 4] [--profile N]
+    python bench/cold_index.py [--corpus synthetic|fixtures] [--chunks 10000] [--copies 4] [--profile N] [--phases]
     python bench/cold_index.py --ab /tmp/base/server --runs 3   # alternates fresh processes: this tree, then that one
 
 `synthetic`: the corpus of bench/corpus.py (short messages); `fixtures`: the real transcripts of
@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
 import hashlib
+import importlib
 import io
 import json
 import os
@@ -87,6 +89,42 @@ def index_checksum(engine: Engine) -> dict[str, Any]:
     }
 
 
+# the sync's parts whose CPU --phases adds up (module, attribute, label): wrapped where the indexer calls them
+PHASES = (
+    ("memlens.engine.indexing.indexer", "Indexer._read", "read: parse + redact"),
+    ("memlens.engine.indexing.indexer", "redact_content", "  of which redact"),
+    ("memlens.engine.indexing.catalog_writer", "CatalogWriter.write", "catalog rows"),
+    ("memlens.engine.indexing.indexer", "Indexer._mirror", "mirror: tantivy, facts, words"),
+    ("memlens.engine.keyword.keyword_index", "KeywordIndex.write", "  tantivy docs + commit"),
+    ("memlens.engine.indexing.indexer", "fill_unit_facts", "  unit facts"),
+    ("memlens.engine.indexing.indexer", "collect_words", "  vocabulary"),
+)
+
+
+def time_phases() -> dict[str, float]:
+    """Wrap PHASES so each adds its CPU seconds to the returned dict (for one run in this process)."""
+    spent: dict[str, float] = {}
+    for module_name, attribute, label in PHASES:
+        owner: Any = importlib.import_module(module_name)
+        *path, name = attribute.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        setattr(owner, name, _timed(getattr(owner, name), label, spent))
+    return spent
+
+
+def _timed(function: Any, label: str, spent: dict[str, float]) -> Any:
+    @functools.wraps(function)
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.process_time()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            spent[label] = spent.get(label, 0.0) + time.process_time() - started
+
+    return timed
+
+
 def run_once(args: argparse.Namespace) -> dict[str, Any]:
     root: Path = args.root
     if args.corpus == "synthetic":
@@ -98,6 +136,7 @@ def run_once(args: argparse.Namespace) -> dict[str, Any]:
         engine = Engine(
             workspaces, bench_settings(), extra_transcripts=transcripts, index_dir=Path(index_dir), embedder=False
         )
+        spent = time_phases() if args.phases else None
         profiler = cProfile.Profile() if args.profile else None
         started = (time.perf_counter(), time.process_time())
         if profiler is not None:
@@ -112,6 +151,8 @@ def run_once(args: argparse.Namespace) -> dict[str, Any]:
     out["cpuSPer1000Messages"] = round(1000 * cpu / max(1, out["messages"]), 3)
     out["messagesPerCpuS"] = round(out["messages"] / cpu)
     out["unitsPerCpuS"] = round(out["units"] / cpu)
+    if spent is not None:
+        out["phasesCpuS"] = {label: round(seconds, 3) for label, seconds in spent.items()}
     if profiler is not None:
         text = io.StringIO()
         pstats.Stats(profiler, stream=text).sort_stats(os.environ.get("SORT", "tottime")).print_stats(args.profile)
@@ -152,6 +193,7 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=4)
     parser.add_argument("--root", type=Path, default=Path(tempfile.gettempdir()) / "memlens-cold-index")
     parser.add_argument("--profile", type=int, default=0, help="print this many top entries of a cProfile run")
+    parser.add_argument("--phases", action="store_true", help="CPU seconds of each part of the sync")
     parser.add_argument("--ab", type=Path, help="another tree's server/ folder to alternate with this one")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
