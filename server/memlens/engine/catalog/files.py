@@ -26,7 +26,8 @@ class ChunkRow(NamedTuple):
 
 
 class UnitRow(NamedTuple):
-    """A `units` row to insert (its id is chosen on insert; `vector_ready` is worked out)."""
+    """A `units` row to insert, fields in the order `insert_units` names the columns (its id is chosen on insert;
+    `vector_ready` is worked out)."""
 
     file_id: int
     chunk_id: int
@@ -224,7 +225,7 @@ class FileTables(CatalogConnection):
                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
                        (SELECT 1 FROM vectors WHERE hash = ?15
                         AND model = (SELECT value FROM meta WHERE key = 'vector_ready_model')))""",
-            [(first + i, *row[:-2], int(row.error), row.queue_ts) for i, row in enumerate(rows)],
+            [(first + i, *row) for i, row in enumerate(rows)],  # the columns in UnitRow's order
         )
         return list(range(first, first + len(rows)))
 

@@ -16,7 +16,7 @@ class VectorTables(CatalogConnection):
     The units still waiting for a vector are a queue: `units.vector_ready` is NULL until the unit's text has a
     vector for the model named in meta `vector_ready_model`, and a partial index holds exactly those units, so the
     backlog's count and each batch cost what is waiting, not a scan of every unit. A unit is inserted ready when its
-    text already has a vector (files.py insert_unit); storing vectors marks the units of those texts; another model
+    text already has a vector (files.py insert_units); storing vectors marks the units of those texts; another model
     starts the queue over (`keep_vector_queue_for`, once)."""
 
     def keep_vector_queue_for(self, model: str) -> None:
