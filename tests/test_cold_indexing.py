@@ -4,6 +4,7 @@ where an interrupted run stopped, and shows its rate and time left."""
 
 from __future__ import annotations
 
+import argparse
 import fcntl
 import json
 import os
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench import cold_index
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -313,3 +315,14 @@ def test_memlens_index_on_a_terminal_shows_rate_and_time_left(
     shown = re.split(r"[\r\n]", b"".join(chunks).decode("utf-8", "replace"))
     assert any(re.search(r"embedding \d+/\d+ · [\d.,]+/s · .* left", line) for line in shown), shown
     assert all(len(line) < 80 for line in shown)
+
+
+def test_the_cold_index_checksum_tells_the_same_index_from_another(tmp_path: Path) -> None:
+    """bench/cold_index.py's A/B check: two fresh runs over one corpus agree; one more note changes it."""
+    args = argparse.Namespace(root=tmp_path, corpus="synthetic", chunks=120, copies=1, profile=0, phases=True)
+    first, second = cold_index.run_once(args), cold_index.run_once(args)
+    assert first["checksum"] == second["checksum"] and first["messages"] > 0 and first["tantivyDocs"] == first["units"]
+    assert first["phasesCpuS"]["read: parse + redact"] > 0
+    notes = tmp_path / "corpus-120" / "workspace" / "memory"
+    (next(notes.iterdir()) / "extra.md").write_text("# Extra\n\nOne more note about the zeppelin hangar.\n")
+    assert cold_index.run_once(args)["checksum"] != first["checksum"]
