@@ -27,8 +27,13 @@ if TYPE_CHECKING:
     from memlens.engine.indexing.indexer import SyncReport
 
 
+PROGRESS_COLUMNS = 79  # the whole line, bar and message: less than an 80-column terminal, which never wraps it
+BAR_CELLS = 20
+
+
 class ProgressBar:
-    """A one-line progress bar on a terminal's stderr; silent when stderr is not a terminal."""
+    """A one-line progress bar on a terminal's stderr (the job's message beside it: counts, rate, time left);
+    silent when stderr is not a terminal."""
 
     def __init__(self) -> None:
         self.enabled = sys.stderr.isatty()
@@ -36,14 +41,19 @@ class ProgressBar:
     def __call__(self, done: int, total: int, message: str) -> None:
         if not self.enabled or total <= 0:
             return
-        width = 30
-        filled = int(width * done / total)
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {message[:60]:<60}")
+        sys.stderr.write("\r" + progress_line(done, total, message))
         sys.stderr.flush()
 
     def close(self) -> None:
         if self.enabled:
-            sys.stderr.write("\r" + " " * 100 + "\r")
+            sys.stderr.write("\r" + " " * PROGRESS_COLUMNS + "\r")
+
+
+def progress_line(done: int, total: int, message: str) -> str:
+    """`[#####...............] message`, padded (to overwrite a longer line before it) to PROGRESS_COLUMNS."""
+    filled = min(BAR_CELLS, int(BAR_CELLS * done / total)) if total > 0 else 0
+    room = PROGRESS_COLUMNS - BAR_CELLS - 3
+    return f"[{'#' * filled}{'.' * (BAR_CELLS - filled)}] {message[:room]:<{room}}"
 
 
 def describe_sync(report: SyncReport, compact: bool = False) -> str:

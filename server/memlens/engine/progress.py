@@ -1,8 +1,40 @@
 """The callback the index writer's long jobs report through (a sync, embedding, a rewrite of the keyword index),
-declared once so the jobs and what shows them (the CLI's bar, the language server's work-done progress) agree."""
+declared once so the jobs and what shows them (the CLI's bar, the language server's work-done progress) agree;
+and the rate and time left a long job states in its message (`RateMeter`)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 Progress = Callable[[int, int, str], None]  # (done, total, message)
+
+
+def duration_left(seconds: float) -> str:
+    """A short, rounded duration: `<1 min`, `12 min`, `3 h 05 min`."""
+    minutes = round(seconds / 60)
+    if minutes < 1:
+        return "<1 min"
+    if minutes < 60:
+        return f"{minutes} min"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+class RateMeter:
+    """Items per second of wall time since the job started, and the time its remaining items will take at that
+    rate: what a person watching a long job (a cold index's embedding) wants to know besides the count."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.started = clock()
+
+    def status(self, done: int, total: int) -> str:
+        """`1,234/50,000 · 38/s · 21 min left` (the rate and time left once there is a rate to tell)."""
+        count = f"{done:,}/{max(total, done):,}"
+        elapsed = self.clock() - self.started
+        if done <= 0 or elapsed <= 0:
+            return count
+        rate = done / elapsed
+        left = duration_left(max(0, total - done) / rate)
+        shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:.1f}"
+        return f"{count} · {shown}/s · {left} left"

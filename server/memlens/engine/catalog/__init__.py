@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from memlens.engine.catalog.files import FileTables
+from memlens.engine.catalog.files import ChunkRow, FileTables, UnitRow
 from memlens.engine.catalog.published import PublishReads, PublishRow
 from memlens.engine.catalog.roots import RootCounts, RootRow, RootTables
 from memlens.engine.catalog.schema import SCHEMA_VERSION, FileRow
@@ -24,6 +24,7 @@ from memlens.engine.catalog.words import VOCABULARY_KEYS, WordTables, vocabulary
 __all__ = [
     "SCHEMA_VERSION",
     "Catalog",
+    "ChunkRow",
     "FileRow",
     "PeriodUnit",
     "PublishRow",
@@ -31,6 +32,7 @@ __all__ = [
     "RootCounts",
     "RootRow",
     "SearchState",
+    "UnitRow",
 ]
 
 

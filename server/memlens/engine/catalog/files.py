@@ -5,10 +5,46 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from memlens.engine.catalog.connection import CatalogConnection
 from memlens.engine.catalog.schema import FILE_COLUMNS, FileRow
+
+
+class ChunkRow(NamedTuple):
+    """A `chunks` row to insert (its id is chosen on insert)."""
+
+    file_id: int
+    kind: str
+    session_key: str | None
+    line_start: int | None
+    line_end: int | None
+    heading: str | None
+    ts_start: float | None
+    ts_end: float | None
+    message_count: int
+
+
+class UnitRow(NamedTuple):
+    """A `units` row to insert, fields in the order `insert_units` names the columns (its id is chosen on insert;
+    `vector_ready` is worked out)."""
+
+    file_id: int
+    chunk_id: int
+    kind: str
+    format: str
+    session_key: str | None
+    message_id: str | None
+    role: str | None
+    ts: float | None
+    seq: int
+    position: int | None
+    line_end: int | None
+    uuid: str | None
+    text: str
+    embed_text_hash: str
+    error: bool
+    queue_ts: float | None
 
 
 class FileTables(CatalogConnection):
@@ -168,70 +204,30 @@ class FileTables(CatalogConnection):
         db.execute(f"DELETE FROM units WHERE chunk_id IN ({marks})", list(chunk_ids))
         db.execute(f"DELETE FROM chunks WHERE id IN ({marks})", list(chunk_ids))
 
-    def insert_chunk(
-        self,
-        db: sqlite3.Connection,
-        *,
-        file_id: int,
-        kind: str,
-        session_key: str | None,
-        line_start: int | None,
-        line_end: int | None,
-        heading: str | None,
-        ts_start: float | None,
-        ts_end: float | None,
-        message_count: int,
-    ) -> int:
-        cursor = db.execute(
-            """INSERT INTO chunks (file_id, kind, session_key, line_start, line_end, heading, ts_start, ts_end,
-               message_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (file_id, kind, session_key, line_start, line_end, heading, ts_start, ts_end, message_count),
+    def insert_chunks(self, db: sqlite3.Connection, rows: Sequence[ChunkRow]) -> list[int]:
+        """Insert chunks in one statement; their ids, in order. The ids are the ones SQLite would give one row at a
+        time (the highest id so far, plus one), chosen here so that a whole file is one `executemany`."""
+        first = self._next_id(db, "chunks")
+        db.executemany(
+            """INSERT INTO chunks (id, file_id, kind, session_key, line_start, line_end, heading, ts_start, ts_end,
+               message_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            [(first + i, *row) for i, row in enumerate(rows)],
         )
-        return int(cursor.lastrowid or 0)
+        return list(range(first, first + len(rows)))
 
-    def insert_unit(
-        self,
-        db: sqlite3.Connection,
-        *,
-        file_id: int,
-        chunk_id: int,
-        kind: str,
-        format_: str,
-        session_key: str | None,
-        message_id: str | None,
-        role: str | None,
-        ts: float | None,
-        seq: int,
-        position: int | None,
-        line_end: int | None,
-        uuid: str | None,
-        text: str,
-        embed_text_hash: str,
-        error: bool = False,
-    ) -> int:
-        cursor = db.execute(
+    def insert_units(self, db: sqlite3.Connection, rows: Sequence[UnitRow]) -> list[int]:
+        """Insert units in one statement (ids as `insert_chunks` gives them); their ids, in order."""
+        first = self._next_id(db, "units")
+        db.executemany(
             # vector_ready: whether the text already has a vector for the model the queue is kept for (vectors.py)
-            """INSERT INTO units (file_id, chunk_id, kind, format, session_key, message_id, role, ts, seq, position,
-               line_end, uuid, text, embed_text_hash, error, vector_ready)
-               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
-                       (SELECT 1 FROM vectors WHERE hash = ?14
+            """INSERT INTO units (id, file_id, chunk_id, kind, format, session_key, message_id, role, ts, seq,
+               position, line_end, uuid, text, embed_text_hash, error, queue_ts, vector_ready)
+               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+                       (SELECT 1 FROM vectors WHERE hash = ?15
                         AND model = (SELECT value FROM meta WHERE key = 'vector_ready_model')))""",
-            (
-                file_id,
-                chunk_id,
-                kind,
-                format_,
-                session_key,
-                message_id,
-                role,
-                ts,
-                seq,
-                position,
-                line_end,
-                uuid,
-                text,
-                embed_text_hash,
-                int(error),
-            ),
+            [(first + i, *row) for i, row in enumerate(rows)],  # the columns in UnitRow's order
         )
-        return int(cursor.lastrowid or 0)
+        return list(range(first, first + len(rows)))
+
+    def _next_id(self, db: sqlite3.Connection, table: str) -> int:
+        return int(db.execute(f"SELECT COALESCE(MAX(id), 0) + 1 FROM {table}").fetchone()[0])

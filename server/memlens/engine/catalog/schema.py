@@ -124,6 +124,7 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("question", "REAL"),
         ("error", "INTEGER"),  # a tool result's `error` (sources/tool_output.py): 1 when it failed
         ("vector_ready", "INTEGER"),  # 1 once the unit's text has a vector for the model in meta vector_ready_model
+        ("queue_ts", "REAL"),  # the embedding queue's order, newest first: the message's time, else its file's mtime
     ),
     "words": (("near", "TEXT"), ("near_floor", "REAL")),
 }
@@ -132,6 +133,7 @@ AFTER_ADDED_COLUMNS = (
     "CREATE INDEX IF NOT EXISTS units_without_facts ON units(id) WHERE words IS NULL;"
     "CREATE INDEX IF NOT EXISTS words_without_neighbours ON words(stem) WHERE near IS NULL;"
     "CREATE INDEX IF NOT EXISTS units_without_vector ON units(id) WHERE vector_ready IS NULL;"
+    "CREATE INDEX IF NOT EXISTS units_queue_newest ON units(queue_ts DESC, id DESC) WHERE vector_ready IS NULL;"
     "CREATE INDEX IF NOT EXISTS sessions_file ON sessions(file_id);"
 )
 

@@ -16,7 +16,7 @@ class VectorTables(CatalogConnection):
     The units still waiting for a vector are a queue: `units.vector_ready` is NULL until the unit's text has a
     vector for the model named in meta `vector_ready_model`, and a partial index holds exactly those units, so the
     backlog's count and each batch cost what is waiting, not a scan of every unit. A unit is inserted ready when its
-    text already has a vector (files.py insert_unit); storing vectors marks the units of those texts; another model
+    text already has a vector (files.py insert_units); storing vectors marks the units of those texts; another model
     starts the queue over (`keep_vector_queue_for`, once)."""
 
     def keep_vector_queue_for(self, model: str) -> None:
@@ -36,14 +36,16 @@ class VectorTables(CatalogConnection):
         """The condition that limits a units scan to the queue (none while the queue follows another model)."""
         return "u.vector_ready IS NULL AND" if self.get_meta("vector_ready_model") == model else ""
 
-    def missing_vectors(self, model: str, limit: int, after_id: int = 0) -> list[tuple[str, int]]:
-        """(hash, unit id) of units after `after_id` whose text has no vector yet for `model`, oldest first, each
-        hash once. Walks the queue in id order and stops after `limit` rows, so a batch costs O(limit)."""
+    def missing_vectors(self, model: str, limit: int) -> list[tuple[str, int]]:
+        """(hash, unit id) of units whose text has no vector yet for `model`, newest first (by `queue_ts`: the
+        message's time, else its file's mtime; units from before that column last), each hash once. The queue's
+        partial index is read in that order and the walk stops after `limit` rows, so a batch costs O(limit); as
+        each batch commits, its units leave the queue, so an interrupted run goes on where it stopped."""
         rows = self.db.execute(
             f"""SELECT u.embed_text_hash, u.id FROM units u
                LEFT JOIN vectors v ON v.hash = u.embed_text_hash AND v.model = ?
-               WHERE {self._waiting(model)} v.hash IS NULL AND u.id > ? ORDER BY u.id LIMIT ?""",
-            (model, after_id, limit),
+               WHERE {self._waiting(model)} v.hash IS NULL ORDER BY u.queue_ts DESC, u.id DESC LIMIT ?""",
+            (model, limit),
         ).fetchall()
         first: dict[str, int] = {}
         for text_hash, unit_id in rows:

@@ -13,7 +13,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memlens.engine.catalog import Catalog, FileRow
+from memlens.engine.catalog import Catalog, ChunkRow, FileRow, UnitRow
 from memlens.engine.file_names import escape_name, stored_path
 from memlens.engine.indexing.discovery import SourceFile
 from memlens.engine.indexing.file_identity import identity_values
@@ -71,7 +71,7 @@ class CatalogWriter:
             values["replaced"] = row.replaced + content.replaced
             values["orphaned"] = row.orphaned + content.orphaned
             file_id = self.catalog.upsert_file(db, path, source.kind, **values)
-            self._append_chunks(db, file_id, row.session_key or "", content, pending)
+            self._append_chunks(db, file_id, row.session_key or "", content, pending, file_mtime=stat.st_mtime)
         else:
             values["bad_lines"] = content.bad_lines
             values["replaced"] = content.replaced
@@ -82,18 +82,18 @@ class CatalogWriter:
             session_key = self._store_session(db, file_id, source.path, content.session) if content.session else None
             self.catalog.set_file_session(db, file_id, session_key)
             agent_keys = {s.agent_id: self._store_session(db, file_id, source.path, s) for s in content.subsessions}
-            seq = 0
-            for chunk in content.chunks:  # a sidechain's chunks go to its subagent session
-                key = agent_keys.get(chunk.agent_id, session_key) if chunk.agent_id else session_key
-                seq = self._insert_chunks(
-                    db,
-                    file_id=file_id,
-                    session_key=key,
-                    format_=content.format,
-                    chunks=[chunk],
-                    seq=seq,
-                    pending=pending,
-                )
+            # a sidechain's chunks go to its subagent session
+            keys = [agent_keys.get(c.agent_id, session_key) if c.agent_id else session_key for c in content.chunks]
+            self._insert_chunks(
+                db,
+                file_id=file_id,
+                session_keys=keys,
+                format_=content.format,
+                chunks=content.chunks,
+                seq=0,
+                file_mtime=stat.st_mtime,
+                pending=pending,
+            )
 
     def _store_session(self, db: sqlite3.Connection, file_id: int, path: Path, session: SessionSpec) -> str:
         base = f"{session.format}:{session.session_id}"
@@ -121,7 +121,14 @@ class CatalogWriter:
         return key
 
     def _append_chunks(
-        self, db: sqlite3.Connection, file_id: int, session_key: str, content: FileContent, pending: PendingChanges
+        self,
+        db: sqlite3.Connection,
+        file_id: int,
+        session_key: str,
+        content: FileContent,
+        pending: PendingChanges,
+        *,
+        file_mtime: float,
     ) -> None:
         """Replace the units from `content.replace_from_line` on and regroup the chunks from the first one they
         touch (at least the last chunk, which the new messages may join); earlier chunks stay as they are."""
@@ -150,10 +157,11 @@ class CatalogWriter:
             self._insert_chunks(
                 db,
                 file_id=file_id,
-                session_key=session_key,
+                session_keys=[session_key] * len(chunks),
                 format_=content.format,
                 chunks=chunks,
                 seq=first_seq,
+                file_mtime=file_mtime,
                 pending=pending,
             )
 
@@ -162,50 +170,61 @@ class CatalogWriter:
         db: sqlite3.Connection,
         *,
         file_id: int,
-        session_key: str | None,
+        session_keys: list[str | None],
         format_: str,
         chunks: list[ChunkSpec],
         seq: int,
+        file_mtime: float,
         pending: PendingChanges,
     ) -> int:
-        """Insert chunks and their units numbered from seq + 1; returns the last seq used. A tool result takes the
-        seq of the message before it: messages stay numbered one after another, so a message's neighbours (the
-        keyword context, the reply boost) are the messages around it, whatever tool output lies between."""
-        for chunk in chunks:
-            chunk_id = self.catalog.insert_chunk(
-                db,
-                file_id=file_id,
-                kind=chunk.kind,
-                session_key=session_key,
-                line_start=chunk.line_start,
-                line_end=chunk.line_end,
-                heading=chunk.heading,
-                ts_start=chunk.ts_start,
-                ts_end=chunk.ts_end,
-                message_count=sum(u.kind != "tool" for u in chunk.units) if chunk.kind != "memory" else 0,
-            )
+        """Insert chunks (each into the session of `session_keys` at its index) and their units numbered from
+        seq + 1; returns the last seq used. A tool result takes the seq of the message before it: messages stay
+        numbered one after another, so a message's neighbours (the keyword context, the reply boost) are the
+        messages around it, whatever tool output lies between. A unit's place in the embedding queue is its time,
+        else the file's mtime (newest first: the recent weeks get their vectors first)."""
+        chunk_ids = self.catalog.insert_chunks(
+            db,
+            [
+                ChunkRow(
+                    file_id=file_id,
+                    kind=chunk.kind,
+                    session_key=key,
+                    line_start=chunk.line_start,
+                    line_end=chunk.line_end,
+                    heading=chunk.heading,
+                    ts_start=chunk.ts_start,
+                    ts_end=chunk.ts_end,
+                    message_count=sum(u.kind != "tool" for u in chunk.units) if chunk.kind != "memory" else 0,
+                )
+                for chunk, key in zip(chunks, session_keys, strict=True)
+            ],
+        )
+        units: list[UnitRow] = []
+        for chunk, key, chunk_id in zip(chunks, session_keys, chunk_ids, strict=True):
             for unit in chunk.units:
                 if unit.kind != "tool":
                     seq += 1
-                unit_id = self.catalog.insert_unit(
-                    db,
-                    file_id=file_id,
-                    chunk_id=chunk_id,
-                    kind=unit.kind,
-                    format_=format_ if unit.kind != "memory" else "",
-                    session_key=session_key,
-                    message_id=unit.message_id,
-                    role=unit.role,
-                    ts=unit.ts,
-                    seq=seq,
-                    position=unit.position,
-                    line_end=unit.line_end,
-                    uuid=unit.uuid,
-                    text=unit.text,
-                    embed_text_hash=unit.embed_hash,
-                    error=unit.error,
+                units.append(
+                    UnitRow(
+                        file_id=file_id,
+                        chunk_id=chunk_id,
+                        kind=unit.kind,
+                        format=format_ if unit.kind != "memory" else "",
+                        session_key=key,
+                        message_id=unit.message_id,
+                        role=unit.role,
+                        ts=unit.ts,
+                        seq=seq,
+                        position=unit.position,
+                        line_end=unit.line_end,
+                        uuid=unit.uuid,
+                        text=unit.text,
+                        embed_text_hash=unit.embed_hash,
+                        error=unit.error,
+                        queue_ts=unit.ts if unit.ts is not None else file_mtime,
+                    )
                 )
-                pending.added_units.append(unit_id)
+        pending.added_units += self.catalog.insert_units(db, units)
         return seq
 
 

@@ -36,7 +36,7 @@ from memlens.engine.indexing.vector_writer import VectorWriter
 from memlens.engine.keyword.keyword_docs import keyword_docs, neighbours_of, write_afresh
 from memlens.engine.keyword.keyword_index import KeywordIndex
 from memlens.engine.keyword.vocabulary import backfill_words, collect_words
-from memlens.engine.progress import Progress
+from memlens.engine.progress import Progress, RateMeter
 from memlens.engine.ranking.unit_facts import backfill_unit_facts, fill_unit_facts
 from memlens.engine.redact import redact
 from memlens.engine.vectors.embedder import Embedder
@@ -152,6 +152,7 @@ class Indexer:
                 report.files_deleted = self.remove_paths(losers).files_deleted
             record_aliases(self.catalog, choice, whole=prune)
             batch_started = time.perf_counter()
+            files_meter = RateMeter()
             batch: list[tuple[SourceFile, FileRow | None, os.stat_result]] = []
             identified: list[tuple[int, int, int, int]] = []
             for done, named in enumerate(choice.sources, 1):
@@ -175,7 +176,9 @@ class Indexer:
                     self._apply_batch(batch, report)
                     batch, batch_started = [], time.perf_counter()
                 if progress is not None and (done % 50 == 0 or done == len(choice.sources)):
-                    progress(done, len(choice.sources), f"{done}/{len(choice.sources)} files")
+                    progress(
+                        done, len(choice.sources), "reading files " + files_meter.status(done, len(choice.sources))
+                    )
             if batch:
                 self._apply_batch(batch, report)
             if identified:

@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager
 from memlens.engine.catalog import Catalog
 from memlens.engine.indexing.ingest import EMBED_TEXT_CHARS
 from memlens.engine.keyword.vocabulary import embed_words, link_words
-from memlens.engine.progress import Progress
+from memlens.engine.progress import Progress, RateMeter
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.engine.vectors.vector_snapshot import encode_vector, vector_rows
@@ -100,12 +100,13 @@ class VectorWriter:
         if total == 0:
             return 0, 0
         done = batches = 0
-        after_id = 0
+        meter = RateMeter()
+        previous: set[int] = set()
         while not (cancel is not None and cancel.is_set()) and (max_batches is None or batches < max_batches):
-            missing = self.catalog.missing_vectors(model, EMBED_BATCH, after_id)
-            if not missing:
-                break
-            after_id = max(unit_id for _, unit_id in missing)
+            missing = self.catalog.missing_vectors(model, EMBED_BATCH)
+            if not missing or previous.intersection(unit_id for _, unit_id in missing):
+                break  # an empty queue, or a batch that did not leave it (never expected): stop rather than loop
+            previous = {unit_id for _, unit_id in missing}
             units = self.catalog.units_by_id([unit_id for _, unit_id in missing])
             matrix = self.embedder.embed([units[unit_id]["text"][:EMBED_TEXT_CHARS] for _, unit_id in missing])
             hashes = [h for h, _ in missing]
@@ -119,7 +120,7 @@ class VectorWriter:
             done += len(missing)
             batches += 1
             if progress is not None:
-                progress(done, max(total, done), f"embedded {done}/{max(total, done)}")
+                progress(done, max(total, done), "embedding " + meter.status(done, total))
         if done:
             self.persist()
         return done, batches

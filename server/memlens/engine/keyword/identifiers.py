@@ -24,23 +24,34 @@ _CJK_RUN = re.compile(
     "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
     "\U00020000-\U0002ffff]+"
 )
+# The same tokens as _COMPOUND, but a token that can never be an identifier (letters and digits with no capital after
+# another letter: `word`, `Word`, `API`, `v2`) is matched by the first, empty-grouped branch, so `findall` skips the
+# bulk of a text's words without a Python call each. The lookahead makes that branch match only a whole token.
+_CANDIDATES = re.compile(
+    r"(?:[a-z0-9]+|[A-Z][a-z0-9]*|[A-Z0-9]+)(?![A-Za-z0-9_$]|(?:\.|/|::|-)[A-Za-z0-9_$])"
+    r"|([A-Za-z0-9_$]+(?:(?:\.|/|::|-)[A-Za-z0-9_$]+)*)"
+)
+_LETTER = re.compile(r"[A-Za-z]")
+_CAMEL_JOIN = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
 MAX_IDENTIFIER = 200
 
 
 def is_identifier(token: str) -> bool:
     """snake_case, camelCase/PascalCase, dotted, path-like or kebab-case with at least two parts."""
-    if len(token) > MAX_IDENTIFIER or not any(c.isalpha() for c in token):
+    if len(token) > MAX_IDENTIFIER or _LETTER.search(token) is None:
         return False
     if "_" in token.strip("_") or _SEGMENT.search(token):
         return True
-    return bool(re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]", token))
+    return _CAMEL_JOIN.search(token) is not None
 
 
 def identifiers(text: str) -> list[str]:
     """The identifiers of `text`, whole and lowercased, in order (repeats kept: they count for BM25)."""
     out: list[str] = []
-    for match in _COMPOUND.finditer(text):
-        token = match.group(0).strip("-.")
+    for found in _CANDIDATES.findall(text):
+        if not found:
+            continue
+        token = found.strip("-.")
         if is_identifier(token):
             out.append(token.lower())
     return out
@@ -49,8 +60,10 @@ def identifiers(text: str) -> list[str]:
 def identifier_terms(text: str) -> list[str]:
     """Terms for the `ident` field: each identifier whole, its segments, and the parts of camelCase words."""
     terms: list[str] = []
-    for match in _COMPOUND.finditer(text):
-        token = match.group(0).strip("-.")
+    for found in _CANDIDATES.findall(text):
+        if not found:
+            continue
+        token = found.strip("-.")
         if not is_identifier(token):
             continue
         terms.append(token.lower())
@@ -86,6 +99,8 @@ def cjk_bigrams(run: str) -> list[str]:
 
 def cjk_field(text: str) -> str:
     """The `cjk` field's text: bigrams of each CJK run, space-separated."""
+    if text.isascii():  # most texts: no CJK character can be in them
+        return ""
     return " ".join(" ".join(cjk_bigrams(r)) for r in cjk_runs(text))
 
 

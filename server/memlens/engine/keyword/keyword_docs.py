@@ -5,7 +5,6 @@ or a compaction of piled-up segments)."""
 
 from __future__ import annotations
 
-import dataclasses
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
@@ -78,16 +77,16 @@ def _keyword_batch(catalog: Catalog, rows: list[sqlite3.Row]) -> list[KeywordDoc
         texts[(neighbour["session_key"], int(neighbour["seq"]))] = neighbour["text"]
     docs = []
     for row in rows:
-        doc = _keyword_doc(row)
+        context = ""
         if row["kind"] == "transcript" and row["session_key"]:
-            seq = int(row["seq"])
-            near = (texts.get((row["session_key"], seq + d)) for d in range(-CONTEXT_WINDOW, CONTEXT_WINDOW + 1))
-            doc = dataclasses.replace(doc, context="\n".join(t for t in near if t))
-        docs.append(doc)
+            key, seq = row["session_key"], int(row["seq"])
+            near = (texts.get((key, seq + d)) for d in range(-CONTEXT_WINDOW, CONTEXT_WINDOW + 1))
+            context = "\n".join(t for t in near if t)
+        docs.append(_keyword_doc(row, context))
     return docs
 
 
-def _keyword_doc(row: sqlite3.Row) -> KeywordDoc:
+def _keyword_doc(row: sqlite3.Row, context: str) -> KeywordDoc:
     return KeywordDoc(
         unit_id=int(row["id"]),
         file_id=int(row["file_id"]),
@@ -97,4 +96,5 @@ def _keyword_doc(row: sqlite3.Row) -> KeywordDoc:
         role=row["role"] or "",
         ts=int(row["ts"]) if row["ts"] is not None and abs(row["ts"]) < _KEYWORD_TS_LIMIT else -1,
         text=row["text"],
+        context=context,
     )

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.engine.lazy import lazy_module
-from memlens.engine.progress import Progress
+from memlens.engine.progress import Progress, RateMeter
 from memlens.engine.vectors.vector_index import single_threaded_blas
 
 if TYPE_CHECKING:
@@ -94,6 +94,7 @@ def embed_words(
         catalog.forget_word_vectors(embedder.name)
     total = catalog.count_words_without_vectors()
     done = batches = 0
+    meter = RateMeter()
     while total and not (cancel is not None and cancel.is_set()) and (max_batches is None or batches < max_batches):
         words = catalog.words_without_vectors(EMBED_BATCH)
         if not words:
@@ -104,7 +105,7 @@ def embed_words(
         done += len(words)
         batches += 1
         if progress is not None:
-            progress(done, max(total, done), f"embedded {done}/{max(total, done)} words")
+            progress(done, max(total, done), "embedding words " + meter.status(done, total))
     return done
 
 

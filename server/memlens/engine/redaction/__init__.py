@@ -57,7 +57,8 @@ def redact(text: str) -> str:
 def find_secrets_in_sequence(texts: list[str], cache: dict[str, list[Span]] | None = None) -> list[list[Span]]:
     """The secrets of each of these consecutive texts, including the parts of a secret cut between two of them.
 
-    ``cache`` keeps each text's own spans: a message and the unit made of it are one text, scanned once."""
+    ``cache`` keeps each text's own spans: a message and the unit made of it are one text, scanned once (and the
+    join of two messages is the join of the two units made of them)."""
     found = [_cached_find(text, cache) for text in texts]
     for index in range(len(texts) - 1):
         before, after = texts[index], texts[index + 1]
@@ -66,7 +67,7 @@ def find_secrets_in_sequence(texts: list[str], cache: dict[str, list[Span]] | No
             continue
         tail = before[-_JOIN_CHARS:]
         cut = len(tail)
-        for span in _SCANNER.find(tail + after[:_JOIN_CHARS]):
+        for span in _cached_find(tail + after[:_JOIN_CHARS], cache):  # the units' joins repeat the messages'
             if span.start < cut < span.end:
                 found[index].append(Span(span.kind, len(before) - cut + span.start, len(before)))
                 found[index + 1].append(Span(span.kind, 0, span.end - cut))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+import re2
+
 from .base import TranscriptRecord
 
 TOOL_OUTPUT_MAX_CHARS = 2_000  # what one tool result keeps: its telling lines and a head/tail window
@@ -62,6 +64,53 @@ _ERROR_OUTPUT = re.compile(
 )
 
 
+# A line can match _ERROR_LINE or _FRAME_LINE only if it holds one of these (a word either needs, case aside, or one
+# of their line starts): one RE2 pass over an output finds the few lines worth those two regexes, instead of both
+# being tried on every line of a long log. RE2 spelled as Python's re reads the two: `\s` is every character
+# Python counts as whitespace (but the newline the lines were split at), `\d` any decimal digit, and `i` also
+# matches the dotted and dotless i, as re's IGNORECASE has it.
+_SPACE = r"[\t\x0b\x0c\r\x1c-\x1f \x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]"
+_WORDS = [
+    "traceback",
+    "error",
+    "exception",
+    "warning",
+    "interrupt",
+    "exit",
+    "fatal",
+    "panic",
+    "fail",
+    "npm.err",
+    "not.found",
+    "no.such.file",
+    "permission.denied",
+    "segmentation.fault",
+    "goroutine",
+]
+_MAY_TELL = re2.compile(
+    "(?im)"
+    + "|".join(w.replace(".", " ").replace("i", "[i\\x{130}\\x{131}]") for w in _WORDS)
+    + rf"|:\p{{Nd}}|\*\* \(|\) test|file \"|0x|\.go:|-->|^{_SPACE}*e |^{_SPACE}+at "
+)
+
+
+def _lines_that_may_tell(lines: list[str], start: int, end: int) -> set[int] | None:
+    """Indices in [start, end) of the lines `_MAY_TELL` finds something in; None when RE2 cannot read the text
+    (a lone surrogate): then every line is a candidate."""
+    region = "\n".join(lines[start:end])
+    try:
+        matches = list(_MAY_TELL.finditer(region))
+    except UnicodeError:
+        return None
+    found: set[int] = set()
+    line, last = start, 0
+    for match in matches:  # a match never spans lines: each line holding one has at least one
+        line += region.count("\n", last, match.start())
+        last = match.start()
+        found.add(line)
+    return found
+
+
 def looks_like_error(text: str) -> bool:
     """True when an output carries a traceback, a panic, a failed test or a non-zero exit status."""
     return _ERROR_OUTPUT.search(text[:SCAN_MAX_CHARS]) is not None
@@ -78,15 +127,17 @@ def _telling_lines(lines: list[str], start: int, end: int) -> tuple[list[int], l
     errors: list[int] = []
     frames: list[int] = []
     in_traceback = False
+    candidates = _lines_that_may_tell(lines, start, end)
     for index in range(start, end):
         line = lines[index]
+        may_tell = candidates is None or index in candidates
         if in_traceback and line[:1] not in (" ", "\t", ""):
             errors.append(index)  # `decimal.InvalidOperation: …`
             in_traceback = False
-        elif _ERROR_LINE.search(line):
+        elif may_tell and _ERROR_LINE.search(line):
             errors.append(index)
             in_traceback = in_traceback or line.lstrip().startswith("Traceback (most recent call last)")
-        elif _FRAME_LINE.search(line):
+        elif may_tell and _FRAME_LINE.search(line):
             frames.append(index)
             if line.lstrip().startswith("File ") and index + 1 < end:
                 frames.append(index + 1)

@@ -1,0 +1,212 @@
+"""Keyword-only cold indexing: CPU seconds per 1,000 messages, what it indexed (a checksum for A/B checks), and
+optionally where the time goes (cProfile).
+
+    python bench/cold_index.py [--corpus synthetic|fixtures] [--chunks 10000] [--copies 4] [--profile N] [--phases]
+    python bench/cold_index.py --ab /tmp/base/server --runs 3   # alternates fresh processes: this tree, then that one
+
+`synthetic`: the corpus of bench/corpus.py (short messages); `fixtures`: the real transcripts of
+../shared/fixtures/transcripts copied `--copies` times (mostly long messages). The checksum covers every unit's
+text, kind, role and session, the chunks' kinds, the tantivy document count and how many documents hold each of a
+sample of terms in each tantivy field: a change that makes indexing
+cheaper must leave it as it was on the same corpus.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import functools
+import hashlib
+import importlib
+import io
+import json
+import os
+import pstats
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make `bench` importable, and not bench/ itself (see speed.py)
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import SHARED
+from bench.corpus import bench_settings, make_corpus
+from memlens.engine.engine import Engine
+
+FIXTURES = SHARED / "fixtures" / "transcripts"
+MESSAGE_KINDS = ("transcript", "tool", "summary")
+_SAMPLE_TERM = re.compile(r"[A-Za-z0-9_$]+(?:[./:-][A-Za-z0-9_$]+)*|[\u3040-\u9fff]{2}")
+
+
+def fixture_corpus(root: Path, copies: int) -> tuple[list[Path], list[Path]]:
+    """The real transcripts copied `copies` times (each copy a folder of its own); (workspaces, transcript roots)."""
+    target = root / f"fixtures-{copies}"
+    if not target.exists():
+        for i in range(copies):
+            shutil.copytree(FIXTURES, target / f"copy-{i}")
+    (root / "empty-workspace").mkdir(parents=True, exist_ok=True)
+    return [root / "empty-workspace"], [target]
+
+
+def index_checksum(engine: Engine) -> dict[str, Any]:
+    """What an index holds, independent of how fast it was made: units (text, kind, role, session, message), chunks
+    (kind, session, lines) and tantivy's document count."""
+    db = engine.catalog.db
+    digest = hashlib.sha256()
+    rows = db.execute(
+        "SELECT f.path, u.seq, u.position, u.kind, u.role, u.session_key, u.message_id, u.ts, u.text, u.embed_text_hash"
+        " FROM units u JOIN files f ON f.id = u.file_id ORDER BY f.path, u.session_key, u.seq, u.position, u.text"
+    )
+    units = messages = 0
+    for row in rows:
+        digest.update(repr(tuple(row)).encode("utf-8", "surrogatepass"))
+        units += 1
+        messages += row[3] in MESSAGE_KINDS
+    chunks = db.execute(
+        "SELECT f.path, c.kind, c.session_key, c.line_start, c.line_end, c.heading, c.message_count"
+        " FROM chunks c JOIN files f ON f.id = c.file_id ORDER BY 1, 4, 5, 2"
+    ).fetchall()
+    digest.update(repr([tuple(r) for r in chunks]).encode("utf-8", "surrogatepass"))
+    # tantivy's side: how many documents hold each of a sample of terms in each field (the terms picked from the
+    # texts by a rule of this file alone, so both trees of an A/B ask the same)
+    texts = [str(r[0]) for r in db.execute("SELECT text FROM units ORDER BY id")][::7]
+    terms = sorted({t.lower() for text in texts for t in _SAMPLE_TERM.findall(text)})
+    searcher = engine.indexer.keyword.index.searcher()
+    for field in ("text", "context", "ident", "cjk"):
+        digest.update(repr([searcher.doc_freq(field, term) for term in terms]).encode())
+    return {
+        "units": units,
+        "messages": messages,
+        "chunks": len(chunks),
+        "tantivyDocs": engine.indexer.keyword.num_docs(),
+        "checksum": digest.hexdigest()[:16],
+    }
+
+
+# the sync's parts whose CPU --phases adds up (module, attribute, label): wrapped where the indexer calls them
+PHASES = (
+    ("memlens.engine.indexing.indexer", "Indexer._read", "read: parse + redact"),
+    ("memlens.engine.indexing.indexer", "redact_content", "  of which redact"),
+    ("memlens.engine.indexing.catalog_writer", "CatalogWriter.write", "catalog rows"),
+    ("memlens.engine.indexing.indexer", "Indexer._mirror", "mirror: tantivy, facts, words"),
+    ("memlens.engine.keyword.keyword_index", "KeywordIndex.write", "  tantivy docs + commit"),
+    ("memlens.engine.indexing.indexer", "fill_unit_facts", "  unit facts"),
+    ("memlens.engine.indexing.indexer", "collect_words", "  vocabulary"),
+)
+
+
+def time_phases() -> dict[str, float]:
+    """Wrap PHASES so each adds its CPU seconds to the returned dict (for one run in this process)."""
+    spent: dict[str, float] = {}
+    for module_name, attribute, label in PHASES:
+        owner: Any = importlib.import_module(module_name)
+        *path, name = attribute.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        setattr(owner, name, _timed(getattr(owner, name), label, spent))
+    return spent
+
+
+def _timed(function: Any, label: str, spent: dict[str, float]) -> Any:
+    @functools.wraps(function)
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.process_time()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            spent[label] = spent.get(label, 0.0) + time.process_time() - started
+
+    return timed
+
+
+def run_once(args: argparse.Namespace) -> dict[str, Any]:
+    root: Path = args.root
+    if args.corpus == "synthetic":
+        corpus = make_corpus(root / f"corpus-{args.chunks}", args.chunks, 7)
+        workspaces, transcripts = [corpus.workspace], [corpus.transcripts]
+    else:
+        workspaces, transcripts = fixture_corpus(root, args.copies)
+    with tempfile.TemporaryDirectory(dir=root) as index_dir:
+        engine = Engine(
+            workspaces, bench_settings(), extra_transcripts=transcripts, index_dir=Path(index_dir), embedder=False
+        )
+        spent = time_phases() if args.phases else None
+        profiler = cProfile.Profile() if args.profile else None
+        started = (time.perf_counter(), time.process_time())
+        if profiler is not None:
+            profiler.enable()
+        engine.sync(embed=False)
+        if profiler is not None:
+            profiler.disable()
+        wall, cpu = time.perf_counter() - started[0], time.process_time() - started[1]
+        out = index_checksum(engine)
+        engine.close()
+    out |= {"cpuS": round(cpu, 3), "wallS": round(wall, 3)}
+    out["cpuSPer1000Messages"] = round(1000 * cpu / max(1, out["messages"]), 3)
+    out["messagesPerCpuS"] = round(out["messages"] / cpu)
+    out["unitsPerCpuS"] = round(out["units"] / cpu)
+    if spent is not None:
+        out["phasesCpuS"] = {label: round(seconds, 3) for label, seconds in spent.items()}
+    if profiler is not None:
+        text = io.StringIO()
+        pstats.Stats(profiler, stream=text).sort_stats(os.environ.get("SORT", "tottime")).print_stats(args.profile)
+        out["profile"] = text.getvalue()
+    return out
+
+
+def alternate(args: argparse.Namespace) -> None:
+    """Fresh processes, this tree's server and `--ab`'s alternated; the median CPU of each."""
+    trees = {"this": str(Path(__file__).resolve().parents[1] / "server"), "base": str(args.ab)}
+    results: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+    own = [a for a in sys.argv[1:] if not a.startswith("--ab") and a != str(args.ab)]
+    own = [a for i, a in enumerate(own) if not (a == "--runs" or (i and own[i - 1] == "--runs"))]
+    for _ in range(args.runs):
+        for name, tree in trees.items():
+            env = os.environ | {"PYTHONPATH": tree}
+            out = subprocess.run(
+                [sys.executable, __file__, *own], env=env, capture_output=True, text=True, check=True
+            ).stdout
+            results[name].append(json.loads(out))
+            print(name, json.dumps(results[name][-1]), file=sys.stderr, flush=True)
+    for name, runs in results.items():
+        cpu = sorted(r["cpuS"] for r in runs)[len(runs) // 2]
+        first = runs[0]
+        print(
+            f"{name}: median {cpu:.2f} s CPU, {1000 * cpu / first['messages']:.3f} s per 1,000 messages, "
+            f"{first['messages'] / cpu:,.0f} messages/CPU-s, {first['units'] / cpu:,.0f} units/CPU-s; "
+            f"checksum {first['checksum']} units {first['units']} docs {first['tantivyDocs']}"
+        )
+    if {r["checksum"] for runs in results.values() for r in runs} != {results["this"][0]["checksum"]}:
+        print("CHECKSUMS DIFFER: the two trees indexed different things")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", choices=("synthetic", "fixtures"), default="synthetic")
+    parser.add_argument("--chunks", type=int, default=10000)
+    parser.add_argument("--copies", type=int, default=4)
+    parser.add_argument("--root", type=Path, default=Path(tempfile.gettempdir()) / "memlens-cold-index")
+    parser.add_argument("--profile", type=int, default=0, help="print this many top entries of a cProfile run")
+    parser.add_argument("--phases", action="store_true", help="CPU seconds of each part of the sync")
+    parser.add_argument("--ab", type=Path, help="another tree's server/ folder to alternate with this one")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    args.root.mkdir(parents=True, exist_ok=True)
+    if args.ab is not None:
+        alternate(args)
+        return
+    out = run_once(args)
+    profile = out.pop("profile", None)
+    print(json.dumps(out))
+    if profile:
+        print(profile, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,328 @@
+"""Cold indexing made cheaper must index the same things: the identifier terms, the redacted texts and the catalog
+rows are compared with the straightforward way of making them; and the embedding queue runs newest first, resumes
+where an interrupted run stopped, and shows its rate and time left."""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import pty
+import re
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bench import cold_index
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import FIXTURES
+from memlens.cli.output import progress_line
+from memlens.engine.engine import Engine
+from memlens.engine.indexing import vector_writer
+from memlens.engine.keyword.identifiers import identifier_terms, identifiers
+from memlens.engine.progress import RateMeter
+from memlens.engine.sources import tool_output
+from memlens.engine.vectors.embedder import Embedder
+from memlens.settings import Settings
+
+# the identifier rules written plainly (one regex match and one check per token), as the fast path must agree with
+_COMPOUND = re.compile(r"[A-Za-z0-9_$]+(?:(?:\.|/|::|-)[A-Za-z0-9_$]+)*")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_SEGMENT = re.compile(r"\.|/|::|-")
+
+
+def _is_identifier(token: str) -> bool:
+    if len(token) > 200 or not any(c.isalpha() for c in token):
+        return False
+    if "_" in token.strip("_") or _SEGMENT.search(token):
+        return True
+    return bool(re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]", token))
+
+
+def _plain_identifier_terms(text: str) -> list[str]:
+    terms: list[str] = []
+    for match in _COMPOUND.finditer(text):
+        token = match.group(0).strip("-.")
+        if not _is_identifier(token):
+            continue
+        terms.append(token.lower())
+        segments = [s for s in _SEGMENT.split(token) if s]
+        if len(segments) > 1:
+            terms += [s.lower() for s in segments if _is_identifier(s)]
+        for segment in segments:
+            for word in segment.split("_"):
+                parts = _CAMEL.findall(word)
+                if len(parts) > 1:
+                    terms += [p.lower() for p in parts]
+    return terms
+
+
+def _plain_identifiers(text: str) -> list[str]:
+    return [m.group(0).strip("-.").lower() for m in _COMPOUND.finditer(text) if _is_identifier(m.group(0).strip("-."))]
+
+
+_PIECES = [*"aZbY09_$.-/: é\n", "::", "HTTP", "camelCase", "v2", "Ab"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=30).map("".join))
+def test_identifier_terms_as_the_plain_rules_give_them(text: str) -> None:
+    assert identifier_terms(text) == _plain_identifier_terms(text)
+    assert identifiers(text) == _plain_identifiers(text)
+
+
+def test_identifier_terms_of_real_transcripts_unchanged() -> None:
+    texts = [p.read_text(errors="replace") for p in sorted(FIXTURES.rglob("*.jsonl"))] if FIXTURES.is_dir() else []
+    texts.append("recompute_and_push_sync fooBar.baz HTTPServer v2.3.1 src/memlens/engine.py a::b::C x-y- .z $v")
+    for text in texts:
+        for line in text.splitlines():
+            assert identifier_terms(line) == _plain_identifier_terms(line)
+
+
+def _plain_telling_lines(lines: list[str], start: int, end: int) -> tuple[list[int], list[int]]:
+    """tool_output's telling lines with both regexes tried on every line."""
+    errors: list[int] = []
+    frames: list[int] = []
+    in_traceback = False
+    for index in range(start, end):
+        line = lines[index]
+        if in_traceback and line[:1] not in (" ", "\t", ""):
+            errors.append(index)
+            in_traceback = False
+        elif tool_output._ERROR_LINE.search(line):
+            errors.append(index)
+            in_traceback = in_traceback or line.lstrip().startswith("Traceback (most recent call last)")
+        elif tool_output._FRAME_LINE.search(line):
+            frames.append(index)
+            if line.lstrip().startswith("File ") and index + 1 < end:
+                frames.append(index + 1)
+    return errors, frames
+
+
+_LOG_PIECES = [
+    *' \t\n\x0b\u2003\u0130\u0131:()*-"e',
+    "E ",
+    "  at x.js:1:2)",
+    "Traceback (most recent call last)",
+    'File "a.py", line 3',
+    "ValueError: bad",
+    "fAİLED",
+    "exit code 2",
+    "npm ERR!",
+    "src/a.rs:3:4: error",
+    "x.go:12",
+    "٣",
+    "0x1f - ",
+    "** (Runtime",
+    "1) test",
+    "Not Found",
+    "goroutine 1 [",
+    "--> a:1:2",
+    "plain words here",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_LOG_PIECES), max_size=40).map("".join))
+def test_telling_lines_as_every_line_tried(text: str) -> None:
+    lines = text.split("\n")
+    assert tool_output._telling_lines(lines, 0, len(lines)) == _plain_telling_lines(lines, 0, len(lines))
+
+
+def test_telling_lines_of_real_tool_outputs_unchanged() -> None:
+    outputs = []
+    for path in sorted(FIXTURES.rglob("*.jsonl")) if FIXTURES.is_dir() else []:
+        for line in path.read_text(errors="replace").splitlines():
+            if len(line) > 2000:
+                outputs.append(line.replace("\\n", "\n"))
+    outputs.append("ok\n  File \"x.py\", line 1\n    boom()\nKeyError: 'k'\n\u2003e  x\n\x0b at f (a.js:1:2)")
+    for text in outputs:
+        lines = text.split("\n")
+        for start in (0, len(lines) // 3):
+            assert tool_output._telling_lines(lines, start, len(lines)) == _plain_telling_lines(
+                lines, start, len(lines)
+            )
+
+
+# -- the embedding queue: newest first, resumable, with its rate and time left ------------------------------------
+
+
+DAY = 86_400.0
+
+
+def _claude_session(path: Path, session: str, start: datetime, topic: str, messages: int = 6) -> None:
+    lines = []
+    parent = None
+    for i in range(messages):
+        uuid = f"{session}-{i:03d}"
+        role = "user" if i % 2 == 0 else "assistant"
+        text = f"{topic}: step {i} of the {topic} work, message {i} of session {session}"
+        content: object = text if role == "user" else [{"type": "text", "text": text}]
+        lines.append(
+            {
+                "type": role,
+                "uuid": uuid,
+                "parentUuid": parent,
+                "sessionId": session,
+                "timestamp": (start + timedelta(minutes=i)).isoformat().replace("+00:00", "Z"),
+                "cwd": "/work/project",
+                "message": {"role": role, "content": content},
+            }
+        )
+        parent = uuid
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+@pytest.fixture
+def months_of_work(tmp_path: Path) -> tuple[Path, Path]:
+    """A workspace with two undated notes (one edited today, one a year ago) and twelve sessions a month apart."""
+    workspace, transcripts = tmp_path / "ws", tmp_path / "transcripts"
+    (workspace / "memory").mkdir(parents=True)
+    fresh, stale = workspace / "memory" / "fresh.md", workspace / "memory" / "stale.md"
+    fresh.write_text("# Fresh\n\nThe note edited today about the release checklist and its owners.\n")
+    stale.write_text("# Stale\n\nThe note nobody touched for a year about the old build farm.\n")
+    os.utime(stale, (time.time() - 365 * DAY, time.time() - 365 * DAY))
+    start = datetime.now(UTC) - timedelta(days=360)
+    topics = [
+        "billing",
+        "search",
+        "deploy",
+        "cache",
+        "auth",
+        "queue",
+        "metrics",
+        "backup",
+        "logging",
+        "mobile",
+        "pricing",
+        "onboarding",
+    ]
+    for month, topic in enumerate(topics):
+        _claude_session(transcripts / f"s{month:02d}.jsonl", f"s{month:02d}", start + timedelta(days=30 * month), topic)
+    return workspace, transcripts
+
+
+def _engine(where: tuple[Path, Path], index_dir: Path, embedder: Embedder) -> Engine:
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    return Engine([where[0]], settings, extra_transcripts=[where[1]], index_dir=index_dir, embedder=embedder)
+
+
+def _queue(engine: Engine) -> tuple[list[float], list[float]]:
+    """The queue times of the units with a vector and of those still waiting."""
+    rows = engine.catalog.db.execute("SELECT queue_ts, vector_ready FROM units").fetchall()
+    return [float(r[0]) for r in rows if r[1]], [float(r[0]) for r in rows if not r[1]]
+
+
+def test_an_interrupted_embedding_did_the_newest_first_and_resumes_with_the_rest(
+    months_of_work: tuple[Path, Path], tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vector_writer, "EMBED_BATCH", 16)
+    embedded: list[str] = []
+    real_embed = embedder.embed
+
+    def counting(texts: list[str], *args: Any, **kwargs: Any) -> Any:
+        embedded.extend(texts)
+        return real_embed(texts, *args, **kwargs)
+
+    monkeypatch.setattr(embedder, "embed", counting)
+    cancel = threading.Event()
+    messages: list[str] = []
+
+    def progress(done: int, total: int, message: str) -> None:
+        messages.append(message)
+        if sum(bool(re.match(r"embedding [\d,]+/", m)) for m in messages) == 2:
+            cancel.set()  # as a person pressing Ctrl-C (or the editor's cancel) after two batches
+
+    with _engine(months_of_work, tmp_path / "index", embedder) as engine:
+        report = engine.sync(progress=progress, cancel=cancel)
+        assert report.cancelled and report.units_embedded == len(embedded) == 32
+        ready, waiting = _queue(engine)
+        assert len(ready) >= 32 and waiting
+        assert min(ready) >= max(waiting)  # the newest first: nothing embedded is older than what waits
+        fresh = engine.catalog.db.execute("SELECT vector_ready FROM units WHERE text LIKE '%release checklist%'")
+        assert fresh.fetchone()[0] == 1  # an undated note counts by its file's time: edited today, embedded first
+        first_run = set(embedded)
+        left = engine.pending_embeddings()
+    embedded.clear()
+    with _engine(months_of_work, tmp_path / "index", embedder) as engine:
+        engine.sync()
+        assert engine.pending_embeddings() == 0
+        texts = {str(r[0]) for r in engine.catalog.db.execute("SELECT text FROM units")}
+        again = [t for t in embedded if t in texts]  # the index's words are embedded too, once the units are
+        assert len(again) == left and not first_run & set(again)  # only the rest, nothing embedded twice
+        units = {str(r[0]) for r in engine.catalog.db.execute("SELECT embed_text_hash FROM units")}
+        vectors = {str(r[0]) for r in engine.catalog.db.execute("SELECT hash FROM vectors")}
+        assert units == vectors
+    assert any(re.fullmatch(r"embedding 32/\d+ · [\d.,]+/s · (<1|\d+) min left", m) for m in messages), messages
+
+
+def test_rate_and_time_left() -> None:
+    now = [100.0]
+    meter = RateMeter(clock=lambda: now[0])
+    assert meter.status(0, 500) == "0/500"
+    now[0] += 10
+    assert meter.status(250, 1000) == "250/1,000 · 25/s · <1 min left"
+    now[0] += 3590
+    assert meter.status(9000, 1_000_000) == "9,000/1,000,000 · 2.5/s · 110 h 07 min left"
+
+
+def test_the_progress_line_fits_80_columns() -> None:
+    message = "embedding 1,000,000/1,500,000 · 137/s · 1 h 01 min left"
+    line = progress_line(2, 3, message)
+    assert len(line) < 80 and line.rstrip().endswith("left")
+    assert len(progress_line(1, 3, "x" * 200)) < 80
+
+
+@pytest.mark.slow  # a CLI process that loads the model
+def test_memlens_index_on_a_terminal_shows_rate_and_time_left(
+    months_of_work: tuple[Path, Path], tmp_path: Path
+) -> None:
+    workspace, transcripts = months_of_work
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    args = ["index", "--workspace", str(workspace), "--transcripts", str(transcripts)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memlens", *args, "--index-dir", str(tmp_path / "index")],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+        env={**os.environ, "TERM": "xterm", "HOME": str(tmp_path / "home")},
+    )
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            block = os.read(master, 1 << 16)
+        except OSError:
+            break
+        if not block:
+            break
+        chunks.append(block)
+    assert process.wait(timeout=600) == 0
+    os.close(master)
+    shown = re.split(r"[\r\n]", b"".join(chunks).decode("utf-8", "replace"))
+    assert any(re.search(r"embedding \d+/\d+ · [\d.,]+/s · .* left", line) for line in shown), shown
+    assert all(len(line) < 80 for line in shown)
+
+
+def test_the_cold_index_checksum_tells_the_same_index_from_another(tmp_path: Path) -> None:
+    """bench/cold_index.py's A/B check: two fresh runs over one corpus agree; one more note changes it."""
+    args = argparse.Namespace(root=tmp_path, corpus="synthetic", chunks=120, copies=1, profile=0, phases=True)
+    first, second = cold_index.run_once(args), cold_index.run_once(args)
+    assert first["checksum"] == second["checksum"] and first["messages"] > 0 and first["tantivyDocs"] == first["units"]
+    assert first["phasesCpuS"]["read: parse + redact"] > 0
+    notes = tmp_path / "corpus-120" / "workspace" / "memory"
+    (next(notes.iterdir()) / "extra.md").write_text("# Extra\n\nOne more note about the zeppelin hangar.\n")
+    assert cold_index.run_once(args)["checksum"] != first["checksum"]
