@@ -41,6 +41,7 @@ from bench.common import load_shared_embedder, percentile, process_cpu_s
 from bench.corpus import COMPONENTS, THINGS, bench_settings, make_corpus, open_engine
 from bench.synthetic_vectors import fill
 from memlens.engine.catalog import Catalog
+from memlens.engine.team import team_catalog
 from memlens.engine.team.team_catalog import VECTOR_DIM, TeamCatalog
 from memlens.engine.team.team_search import TeamQuery, team_results
 from memlens.engine.vectors.embedder import Embedder
@@ -139,14 +140,27 @@ def vector_p50(team: TeamCatalog, queries: np.ndarray, limit: int) -> float:
     return round(percentile(walls, 50), 2)
 
 
-def recall_at_10(team: TeamCatalog, queries: np.ndarray, candidates: int) -> float:
-    """The share of the exact 10 nearest rows among the vector search's first 10 (it asks for `candidates`)."""
-    found = []
-    for vector in queries:
-        rows = team.vector_candidates(vector.tolist(), publisher=None, project=None, limit=candidates)[:10]
-        exact = {(p, h) for p, h, _ in team.exact_nearest(vector.tolist(), limit=10)}
-        found.append(len(exact & {(r.publisher, r.hash) for r in rows}) / max(1, len(exact)))
-    return round(float(np.mean(found)), 3)
+def recall_by_ef_search(
+    team: TeamCatalog, queries: np.ndarray, candidates: int, per_candidate: Sequence[float]
+) -> dict[str, dict[str, float]]:
+    """For each hnsw.ef_search per candidate: the vector search's wall p50/p99 and recall@10 (the share of the exact
+    10 nearest rows among its first 10; it asks for `candidates`)."""
+    exact = [{(p, h) for p, h, _ in team.exact_nearest(v.tolist(), limit=10)} for v in queries]
+    measured: dict[str, dict[str, float]] = {}
+    for share in per_candidate:
+        team_catalog.EF_SEARCH_PER_CANDIDATE = share
+        found, walls = [], []
+        for vector, nearest in zip(queries, exact, strict=True):
+            started = time.perf_counter()
+            rows = team.vector_candidates(vector.tolist(), publisher=None, project=None, limit=candidates)[:10]
+            walls.append((time.perf_counter() - started) * 1000)
+            found.append(len(nearest & {(r.publisher, r.hash) for r in rows}) / max(1, len(nearest)))
+        measured[f"efSearch{team_catalog.ef_search(candidates)}"] = {
+            "recallAt10": round(float(np.mean(found)), 3),
+            "p50WallMs": round(percentile(walls, 50), 2),
+            "p99WallMs": round(percentile(walls, 99), 2),
+        }
+    return measured
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -157,6 +171,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--recall-queries", type=int, default=30)
     parser.add_argument("--limit", type=int, default=10)
+    parser.add_argument(
+        "--ef-search-per-candidate", default="0.5,1,2", help="hnsw.ef_search per candidate to measure recall@10 at"
+    )
     args = parser.parse_args(argv)
 
     import psutil
@@ -252,8 +269,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                         "meanServerCpuMs": round(server_ms, 2),
                     }
                     print(mode, json.dumps(report[f"search_{mode}"]), file=sys.stderr)
-                report["recallAt10"] = recall_at_10(team, make(rng, args.recall_queries), settings.candidates)
-                print("recall@10", report["recallAt10"], file=sys.stderr)
+                shares = [float(x) for x in args.ef_search_per_candidate.split(",")]
+                report["vectorByEfSearch"] = recall_by_ef_search(
+                    team, make(rng, args.recall_queries), settings.candidates, shares
+                )
+                print("by ef_search", json.dumps(report["vectorByEfSearch"]), file=sys.stderr)
         finally:
             server.cleanup()
     print(json.dumps(report, indent=2))
