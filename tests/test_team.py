@@ -22,7 +22,7 @@ import pytest
 from conftest import example_settings
 from memlens.engine.engine import Engine
 from memlens.engine.team import TeamQuery, TeamSchemaTooNew
-from memlens.engine.team.team_catalog import TEAM_SCHEMA_VERSION, TeamCatalog
+from memlens.engine.team.team_catalog import PARTITIONS, TEAM_SCHEMA_VERSION, TeamCatalog
 from memlens.engine.vectors.embedder import Embedder
 from memlens.errors import MemlensError
 from memlens.settings import Settings
@@ -53,13 +53,17 @@ def server() -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.fixture
-def team_url(server: str) -> str:
-    """A fresh database of the module's server: each test starts from an empty team index."""
+def new_database(server: str) -> str:
     name = f"team_{next(_databases)}"
     with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name}")
     return server.replace("/postgres?", f"/{name}?")
+
+
+@pytest.fixture
+def team_url(server: str) -> str:
+    """A fresh database of the module's server: each test starts from an empty team index."""
+    return new_database(server)
 
 
 @pytest.fixture
@@ -276,24 +280,130 @@ def test_the_team_url_setting_brings_team_hits_to_every_search_but_not_to_contex
         assert pack["items"] and all("team:" not in str(item) for item in pack["items"])
 
 
-def test_a_bulk_publish_rebuilds_the_vector_index_and_a_small_one_keeps_it(
+def vector_indexes(url: str) -> dict[str, int]:
+    """Each partition's HNSW index by name, with its oid (a rebuilt index has a new one)."""
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT indexrelid::regclass::text, indexrelid::int FROM pg_index"
+            " WHERE indexrelid::regclass::text LIKE 'memlens_units_p%_embedding'"
+        ).fetchall()
+    return {str(name): int(oid) for name, oid in rows}
+
+
+def publishers_in_other_partitions(url: str, count: int) -> list[str]:
+    """`count` publisher names whose rows go to different partitions."""
+    chosen: dict[int, str] = {}
+    with TeamCatalog.open(url) as team:
+        for name in (f"dev{n}" for n in range(200)):
+            chosen.setdefault(team.partition_of(name), name)
+            if len(chosen) == count:
+                return list(chosen.values())
+    raise AssertionError("no publishers in enough partitions")
+
+
+def test_a_bulk_publish_rebuilds_only_its_own_partitions_graph_and_a_small_one_inserts(
     example_copy: Engine, team_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from memlens.engine.team import publish as publishing
-
-    def vector_index_exists() -> bool:
-        with psycopg.connect(team_url) as conn:
-            row = conn.execute("SELECT count(*) FROM pg_indexes WHERE indexname = 'memlens_units_embedding'").fetchone()
-        return bool(row and row[0])
+    from memlens.engine.team.team_catalog import vector_index_name
 
     monkeypatch.setattr(publishing, "BULK_MIN_ROWS", 10)
-    bulk = example_copy.publish(team_url, publisher="alice", project="ledger")
-    assert "bulk load" in bulk.get("note", "") and vector_index_exists()
-    monkeypatch.setattr(publishing, "BULK_MIN_ROWS", 10**9)
-    small = example_copy.publish(team_url, publisher="bob", project="ledger")
-    assert "note" not in small and vector_index_exists()
+    example_copy.publish(team_url, publisher="first", project="ledger")  # makes the table and its empty graphs
+    alice, bob = publishers_in_other_partitions(team_url, 2)
+    before = vector_indexes(team_url)
+    assert len(before) == PARTITIONS
+    bulk = example_copy.publish(team_url, publisher=alice, project="ledger")
+    assert "bulk load" in bulk.get("note", "")
+    after = vector_indexes(team_url)
     with TeamCatalog.open(team_url) as team:
-        assert team.count_units() == bulk["units"] + small["units"]
+        rebuilt = vector_index_name(team.partition_of(alice))
+    assert {name for name in before if before[name] != after.get(name)} == {rebuilt}  # the others kept theirs
+    monkeypatch.setattr(publishing, "BULK_MIN_ROWS", 10**9)
+    small = example_copy.publish(team_url, publisher=bob, project="ledger")
+    assert "note" not in small and vector_indexes(team_url) == after  # inserted into the live graph
+    monkeypatch.setattr(publishing, "BULK_MIN_ROWS", 10)
+    monkeypatch.setattr(publishing, "REBUILD_RATIO", 0)  # alice's partition already holds more than the ratio allows
+    more = example_copy.publish(team_url, publisher=alice, project="billing")
+    assert "note" not in more and vector_indexes(team_url) == after
+    with TeamCatalog.open(team_url) as team:
+        assert team.count_units() == 4 * bulk["units"]
+
+
+def test_the_rebuild_policy_rebuilds_while_the_new_rows_are_a_large_share_of_the_partition() -> None:
+    from memlens.engine.team.publish import BULK_MIN_ROWS, REBUILD_RATIO, rebuild_vector_index
+
+    assert rebuild_vector_index(adding=BULK_MIN_ROWS, partition_rows=0)  # a first load: a build
+    assert rebuild_vector_index(adding=100_000, partition_rows=REBUILD_RATIO * 100_000)
+    assert not rebuild_vector_index(adding=100_000, partition_rows=REBUILD_RATIO * 100_000 + 1)
+    assert not rebuild_vector_index(adding=BULK_MIN_ROWS - 1, partition_rows=0)  # small: inserted, graph kept
+
+
+def test_the_vector_search_through_the_partition_graphs_finds_what_an_exact_scan_finds(
+    example_copy: Engine, team_url: str, embedder: Embedder
+) -> None:
+    alice, bob = "alice", "bob"
+    example_copy.publish(team_url, publisher=alice, project="ledger")  # its graph built after the load
+    example_copy.sync()
+    example_copy.publish(team_url, publisher=bob, project="billing")  # inserted into a live graph
+    queries = ["dead letter queue alarm", "how do we rotate credentials", "flaky integration test", "release notes"]
+    with TeamCatalog.open(team_url) as team:
+        assert team.partition_of(alice) != team.partition_of(bob)
+        for vector in embedder.embed(queries):
+            hits = team.vector_candidates(list(map(float, vector)), publisher=None, project=None, limit=10)
+            exact = team.exact_nearest(list(map(float, vector)), limit=10)
+            assert [h.score for h in hits] == pytest.approx([c for _, _, c in exact], abs=1e-4)
+            last = exact[-1][2]
+            above = {(p, h) for p, h, c in exact if c > last + 1e-6}  # ties at the last place may come in any order
+            assert above <= {(h.publisher, h.hash) for h in hits}
+        literal = "[" + ",".join(f"{x:.7g}" for x in embedder.embed(queries[:1])[0]) + "]"
+        plan = " ".join(
+            str(r[0])
+            for r in team.conn.execute(
+                "EXPLAIN SELECT hash FROM memlens_units ORDER BY embedding <=> %s::halfvec LIMIT 10", (literal,)
+            )
+        )
+        team.conn.rollback()
+    assert "Merge Append" in plan and "Index Scan using memlens_units_p" in plan  # the graphs, not a scan
+
+
+def test_a_team_index_of_the_first_schema_migrates_with_its_rows(
+    example_copy: Engine, team_url: str, server: str
+) -> None:
+    """A version-1 database (one table, `vector` column, one HNSW index) holding alice's rows: the next publish
+    brings it to the partitioned halfvec schema, keeps every row (nothing sent again) and builds the graphs."""
+    from memlens.engine.team.team_catalog import MIGRATIONS, UNIT_COLUMNS
+
+    example_copy.publish(team_url, publisher="alice", project="ledger")
+    columns = ", ".join(UNIT_COLUMNS)
+    with psycopg.connect(team_url) as conn:
+        rows = conn.execute(f"SELECT {columns.replace('embedding', 'embedding::text')} FROM memlens_units").fetchall()
+        model = conn.execute("SELECT value FROM memlens_team_meta WHERE key = 'model'").fetchone()
+    old = new_database(server)
+    with psycopg.connect(old, autocommit=True) as conn:
+        conn.execute("CREATE TABLE memlens_team_schema (version integer PRIMARY KEY)")
+        conn.execute(MIGRATIONS[0][1].encode())
+        conn.execute("INSERT INTO memlens_team_schema VALUES (1)")
+        conn.execute("INSERT INTO memlens_team_meta VALUES ('model', %s)", model)
+        marks = ", ".join(["%s"] * (len(UNIT_COLUMNS) - 1)) + ", %s::vector"
+        with conn.cursor() as cursor:
+            cursor.executemany(f"INSERT INTO memlens_units ({columns}) VALUES ({marks})", rows)
+        kind = conn.execute("SELECT relkind FROM pg_class WHERE relname = 'memlens_units'").fetchone()
+        assert kind == ("r",)
+    answer = example_copy.publish(old, publisher="alice", project="ledger")
+    assert (answer["sent"], answer["deleted"], answer["unchanged"]) == (0, 0, len(rows))
+    with psycopg.connect(old) as conn:
+        kind = conn.execute("SELECT relkind FROM pg_class WHERE relname = 'memlens_units'").fetchone()
+        vector_type = conn.execute(
+            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute"
+            " WHERE attrelid = 'memlens_units'::regclass AND attname = 'embedding'"
+        ).fetchone()
+    assert kind == ("p",) and vector_type == ("halfvec(384)",)
+    assert len(vector_indexes(old)) == PARTITIONS
+    with TeamCatalog.open(old) as team:
+        assert team.schema_version() == TEAM_SCHEMA_VERSION == 2
+    same = example_copy.search("dead letter queue alarm", limit=5, team=TeamQuery(old))
+    first = example_copy.search("dead letter queue alarm", limit=5, team=TeamQuery(team_url))
+    assert [r["id"] for r in same["results"]] == [r["id"] for r in first["results"]]
 
 
 def test_the_documented_row_level_security_keeps_projects_and_publishers_apart(
@@ -376,11 +486,11 @@ async def test_the_mcp_server_searches_the_team_url_of_its_settings(
 
 
 def test_the_hnsw_build_asks_for_memory_in_proportion_to_the_rows() -> None:
-    from memlens.engine.team.team_catalog import INDEX_BUILD_MEMORY_MB, index_build_memory_mb
+    from memlens.engine.team.team_catalog import GRAPH_BYTES_PER_ROW, INDEX_BUILD_MEMORY_MB, index_build_memory_mb
 
     least, most = INDEX_BUILD_MEMORY_MB
     assert index_build_memory_mb(0) == least
     assert index_build_memory_mb(10_000_000) == most
     sizes = [index_build_memory_mb(rows) for rows in (100_000, 200_000, 400_000, 800_000)]
     assert sizes == sorted(sizes) and least < sizes[1] < most
-    assert index_build_memory_mb(200_000) * (1 << 20) >= 200_000 * 2048  # the graph of 200k rows fits
+    assert index_build_memory_mb(200_000) * (1 << 20) >= 200_000 * GRAPH_BYTES_PER_ROW  # the graph of 200k rows fits

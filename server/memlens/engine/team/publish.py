@@ -35,10 +35,8 @@ else:
 BATCH_ROWS = 2000
 """Rows per COPY and commit: a cut connection loses at most one batch, and the next publish sends only the rest."""
 BULK_MIN_ROWS = 5000
-BULK_SHARE = 8
-"""A publish that may add at least BULK_MIN_ROWS rows and an eighth of what the table holds drops the HNSW index and
-builds it again at the end: building over every row ran 6 to 11 times faster than inserting into the graph row by
-row (bench/team.py), and meanwhile a vector search scans exactly, slower but right."""
+REBUILD_RATIO = 4
+"""See rebuild_vector_index."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +145,18 @@ def _copy_row(unit: OutgoingUnit, target: PublishTarget) -> tuple[object, ...]:
     )
 
 
+def rebuild_vector_index(*, adding: int, partition_rows: int) -> bool:
+    """Whether a publish that may add `adding` rows to a partition holding `partition_rows` drops that partition's
+    HNSW index and builds it again after the load, rather than inserting each row into the live graph.
+
+    pgvector builds a graph about five times faster per row than it inserts rows into one (bench/team.py), so the
+    rebuild (every row of the partition) costs less than the inserts (the new rows only) while the partition holds
+    fewer than about four times the new rows (REBUILD_RATIO). A small publish (under BULK_MIN_ROWS) always inserts:
+    it is quick either way, and the graph stays searchable (without it a vector search of that partition scans
+    exactly, right but slower)."""
+    return adding >= BULK_MIN_ROWS and partition_rows <= REBUILD_RATIO * adding
+
+
 def publish(
     team: TeamCatalog,
     target: PublishTarget,
@@ -163,14 +173,20 @@ def publish(
     vectors_of = model if model is not None and model == team_model else None
     remote = team.published_hashes(target.publisher, target.project)
     adding = local_units - len(remote)
-    bulk = adding >= max(BULK_MIN_ROWS, team.count_units() // BULK_SHARE) and team.drop_vector_index()
+    partition = team.partition_of(target.publisher)
+    bulk = (
+        adding >= BULK_MIN_ROWS  # no count of the partition for a publish that inserts anyway
+        and team.owns_units()  # another role may not drop the index: it inserts
+        and rebuild_vector_index(adding=adding, partition_rows=team.partition_rows(partition))
+        and team.drop_vector_index(partition)
+    )
     try:
         answer = _send(team, target, units(vectors_of), remote)
     finally:
         team.ensure_vector_index()  # after a bulk load, or one a cut connection left without it
     answer["seconds"] = round(time.perf_counter() - started, 3)
     if bulk:
-        answer["note"] = "a bulk load: the vector index was built again over every row"
+        answer["note"] = "a bulk load: the vector index of this publisher's partition was built again"
     if model and vectors_of is None:
         answer["note"] = f"the team index holds vectors of {team_model}; this machine's ({model}) were not sent"
     return answer
