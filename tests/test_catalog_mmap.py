@@ -6,7 +6,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from memlens.engine.catalog import Catalog
+import pytest
+
+from memlens.engine.catalog import Catalog, connection
 from memlens.engine.catalog.connection import MMAP_BYTES
 from memlens.engine.engine import Engine
 from memlens.settings import Settings
@@ -83,4 +85,36 @@ def test_closing_inside_unmapped_opens_no_connection_after(tmp_path: Path) -> No
         catalog.close()
     assert catalog._connections == []
     assert _mapped(catalog) > 0  # a connection opened later maps from the start
+    catalog.close()
+
+
+def _resident_kb(path: Path) -> int:
+    """This process's resident kilobytes of mappings of `path` (from /proc/self/smaps)."""
+    resident, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if fields and "-" in fields[0] and len(fields) >= 5 and ":" in fields[3]:  # a mapping's header line
+            inside = len(fields) >= 6 and fields[5] == str(path)
+        elif inside and fields[0] == "Rss:":
+            resident += int(fields[1])
+    return resident
+
+
+def test_reading_a_catalog_bigger_than_the_map_keeps_only_the_map_resident(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows past the map are read, not mapped: reading every row of a big catalog leaves no more of it resident
+    than the map's size (a 1M-message catalog, mapped whole, made a searching process 1.5 GB)."""
+    if not Path("/proc/self/smaps").is_file():
+        pytest.skip("no /proc/self/smaps on this platform")
+    monkeypatch.setattr(connection, "MMAP_BYTES", 256 << 10)
+    path = tmp_path / "catalog.sqlite3"
+    catalog = Catalog(path)
+    with catalog.transaction() as db:  # about 4 MB of rows: sixteen times the map
+        db.executemany("INSERT INTO meta VALUES (?, ?)", ((f"row-{i}", f"{i:06d}" * 500) for i in range(1300)))
+    catalog.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    assert path.stat().st_size > 16 * (256 << 10)
+    rows = catalog.db.execute("SELECT key, value FROM meta WHERE key LIKE 'row-%'").fetchall()
+    assert len(rows) == 1300 and rows[-1][1] == "001299" * 500  # every row read, past the map too
+    assert 0 < _resident_kb(path) <= 256  # the map is used, and nothing past it is resident
     catalog.close()
