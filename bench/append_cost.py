@@ -67,24 +67,32 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--appends", type=int, default=40)
     parser.add_argument("--profile", type=int, default=0, help="profile this many appends after the timed ones")
     parser.add_argument("--workdir", type=Path, default=None, help="where the copy goes (default: a temp dir)")
+    parser.add_argument(
+        "--in-place",
+        action="store_true",
+        help="append to PREBUILT itself: a copy of a big corpus has new inodes, so its first sync reads every file",
+    )
     args = parser.parse_args(argv)
     out: dict[str, Any] = {"lscpu": lscpu_model(), "loadavgStart": os.getloadavg()}
     embedder = load_shared_embedder(bench_settings())
     with tempfile.TemporaryDirectory(prefix="memlens-append-", dir=args.workdir) as tmp:
-        root = Path(tmp)
-        shutil.copytree(args.prebuilt / "index", root / "index")
-        shutil.copytree(args.prebuilt / "corpus", root / "corpus", symlinks=False)
+        root = args.prebuilt if args.in_place else Path(tmp)
+        if not args.in_place:
+            shutil.copytree(args.prebuilt / "index", root / "index")
+            shutil.copytree(args.prebuilt / "corpus", root / "corpus", symlinks=False)
         corpus = prebuilt_corpus(root)
         out["firstOpen"] = _open(corpus, root, embedder, settle=True)
         engine = open_engine(corpus, root / "index", embedder)
         len(engine.vectors)
         rng = random.Random(5)
-        paths = [p for paths in corpus.by_format.values() for p in paths]
+        # resolved: a prebuilt root's corpus is a symlink (synthetic_vectors.py), and a sync takes the real paths
+        format_of = {p.resolve(): fmt for fmt, paths in corpus.by_format.items() for p in paths}
+        paths = list(format_of)
         walls: list[float] = []
         cpus: list[float] = []
         for i in range(args.appends + args.profile):
             path = rng.choice(paths)
-            fmt = next(f for f, ps in corpus.by_format.items() if path in ps)
+            fmt = format_of[path]
             word = f"zqappend{i}x{rng.randrange(10**6)}"
             _append_line(path, fmt, word)
             profiler = cProfile.Profile() if i >= args.appends else None

@@ -70,3 +70,7 @@ def test_append_cost_benchmark_on_a_tiny_prebuilt_index(tmp_path: Path, capsys: 
     disk = report["disk"]
     assert disk["catalogVectorBlobsPerUnit"] > 0 and disk["vectorFilesPerUnit"] > 0
     assert json.loads(capsys.readouterr().out)["disk"] == disk
+    # in place: the appends go to the prebuilt corpus itself, reached through its symlink
+    again = append_cost.main([str(tmp_path / "prebuilt"), "--appends", "2", "--in-place"])
+    assert again["appendSync"]["appends"] == 2
+    assert again["disk"]["units"] == again["firstOpen"]["vectors"] + 2  # both appended messages, embedded
