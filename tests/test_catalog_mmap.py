@@ -104,7 +104,7 @@ def test_reading_a_catalog_bigger_than_the_map_keeps_only_the_map_resident(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Rows past the map are read, not mapped: reading every row of a big catalog leaves no more of it resident
-    than the map's size (a 1M-message catalog, mapped whole, made a searching process 1.5 GB)."""
+    than the map's size (a 980,000-message catalog, mapped whole, made a searching process 1.7 GB)."""
     if not Path("/proc/self/smaps").is_file():
         pytest.skip("no /proc/self/smaps on this platform")
     monkeypatch.setattr(connection, "MMAP_BYTES", 256 << 10)
