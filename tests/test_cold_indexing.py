@@ -276,6 +276,7 @@ def test_rate_and_time_left() -> None:
     assert meter.status(250, 1000) == "250/1,000 · 25/s · <1 min left"
     now[0] += 3590
     assert meter.status(9000, 1_000_000) == "9,000/1,000,000 · 2.5/s · 110 h 07 min left"
+    assert meter.status(1_000_000, 1_000_000) == "1,000,000/1,000,000 · 278/s"  # done: no time left to tell
 
 
 def test_the_progress_line_fits_80_columns() -> None:
@@ -290,6 +291,8 @@ def test_memlens_index_on_a_terminal_shows_rate_and_time_left(
     months_of_work: tuple[Path, Path], tmp_path: Path
 ) -> None:
     workspace, transcripts = months_of_work
+    # more texts than one embedding batch (EMBED_BATCH), so the bar shows a job under way, with its time left
+    _claude_session(transcripts / "long.jsonl", "long", datetime.now(UTC) - timedelta(days=2), "archive", messages=300)
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     args = ["index", "--workspace", str(workspace), "--transcripts", str(transcripts)]

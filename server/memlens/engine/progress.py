@@ -29,12 +29,13 @@ class RateMeter:
         self.started = clock()
 
     def status(self, done: int, total: int) -> str:
-        """`1,234/50,000 · 38/s · 21 min left` (the rate and time left once there is a rate to tell)."""
+        """`1,234/50,000 · 38/s · 21 min left` (the rate once there is one to tell; the time left until done)."""
         count = f"{done:,}/{max(total, done):,}"
         elapsed = self.clock() - self.started
         if done <= 0 or elapsed <= 0:
             return count
         rate = done / elapsed
-        left = duration_left(max(0, total - done) / rate)
         shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:.1f}"
-        return f"{count} · {shown}/s · {left} left"
+        if done >= total:
+            return f"{count} · {shown}/s"
+        return f"{count} · {shown}/s · {duration_left((total - done) / rate)} left"

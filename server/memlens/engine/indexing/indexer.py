@@ -175,12 +175,16 @@ class Indexer:
                 if batch and (len(batch) >= BATCH_FILES or time.perf_counter() - batch_started > BATCH_SECONDS):
                     self._apply_batch(batch, report)
                     batch, batch_started = [], time.perf_counter()
-                if progress is not None and (done % 50 == 0 or done == len(choice.sources)):
+                if progress is not None and done % 50 == 0 and done < len(choice.sources):
                     progress(
                         done, len(choice.sources), "reading files " + files_meter.status(done, len(choice.sources))
                     )
             if batch:
                 self._apply_batch(batch, report)
+            if progress is not None and choice.sources and not report.cancelled:
+                # after the last batch is read, not before: a rate taken then counts the reading, not the stat() calls
+                total = len(choice.sources)
+                progress(total, total, "reading files " + files_meter.status(total, total))
             if identified:
                 with self.catalog.transaction() as db:
                     self.catalog.record_identities(db, identified)
