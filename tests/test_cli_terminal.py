@@ -308,3 +308,19 @@ def test_times_are_shown_in_the_zone_days_are_read_in(cli_example: Engine, tmp_p
     assert "assistant · 2026-02-10 08:57:" in machine
     sessions = memlens("sessions", *zoned).stdout
     assert "2026-02-10 17:57  claude-code" in sessions
+
+
+def test_the_sync_line_folds_to_the_terminal_and_stays_whole_in_a_pipe(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    for n in range(3):
+        (workspace / "memory" / f"note-{n}.md").write_text(f"# Note {n}\n\nThe pager rotation moved to day {n}.\n")
+    where = ["--workspace", str(workspace), "--index-dir", str(tmp_path / "index"), "--no-embeddings"]
+    shown = ANSI.sub("", on_terminal("reindex", "--full", *where, env={"HOME": str(tmp_path)}, columns=60))
+    lines = [line for line in shown.splitlines() if line.strip() and "\r" not in line]
+    sync = lines[lines.index(next(line for line in lines if line.startswith("sync: "))) :]
+    assert len(sync) >= 2 and all(len(line) <= 60 for line in sync), sync  # folded, nothing lost past the edge
+    assert all(line.startswith("  ") for line in sync[1:])
+    piped = memlens("reindex", "--full", *where, env={"HOME": str(tmp_path)})
+    (line,) = [line for line in piped.stdout.splitlines() if line.startswith("sync: ")]
+    assert " ".join(sync).split()[:-2] == line.split()[:-2]  # the same words (but the seconds it took)

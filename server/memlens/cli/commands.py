@@ -34,7 +34,7 @@ from memlens.cli.output import (
 )
 from memlens.cli.project_root import find_root
 from memlens.cli.server_answer import ask_server
-from memlens.cli.terminal import Style, paged, wants_color, width
+from memlens.cli.terminal import Style, fitted, paged, wants_color, width
 from memlens.cli.watch_tally import WatchTally
 from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
 from memlens.requests import (
@@ -155,7 +155,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     full = request_from(ReindexRequest, args).full if args.command == "reindex" else False
     with open_engine(args) as engine:
         report = sync_engine(engine, full=full)
-        print(describe_sync(report))
+        print(fitted(describe_sync(report), sys.stdout))
         for error in report.errors[:10]:
             print(f"  skipped: {error}", file=sys.stderr)
     return 0
@@ -175,7 +175,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     with open_engine(args, load_model=load_model, located=located) as engine:
         report = None if args.no_sync else sync_before_reading(engine)
         if report is not None and (report.files_parsed or report.files_deleted or report.files_appended):
-            print(describe_sync(report), file=sys.stderr)
+            print(fitted(describe_sync(report), sys.stderr), file=sys.stderr)
         response = engine.search(
             request.query,
             limit=request.limit,

@@ -12,10 +12,11 @@ import shlex
 import shutil
 import subprocess
 import sys
+import textwrap
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TextIO
 
 ColorChoice = Literal["auto", "always", "never"]
 DEFAULT_PAGER = "less -FRX"  # -F: no pager when it fits one screen; -R: keep the colours; -X: leave it on screen
@@ -60,6 +61,14 @@ class Style:
 def width() -> int:
     """The terminal's width in cells (COLUMNS first, then stdout's terminal, else 80); at least 20."""
     return max(20, shutil.get_terminal_size((80, 24)).columns)
+
+
+def fitted(line: str, stream: TextIO) -> str:
+    """`line` folded at word boundaries to the terminal's width (continuations indented) when `stream` is a terminal;
+    as it is for a pipe, where scripts read it whole."""
+    if not stream.isatty() or cells(line) <= width():
+        return line
+    return textwrap.fill(line, width=width(), subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
 
 
 def cells(text: str) -> int:
