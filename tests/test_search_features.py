@@ -304,7 +304,7 @@ def test_cancelled_embedding_keeps_what_it_committed(tmp_path: Path, embedder: E
     cancel = threading.Event()
 
     def progress(done: int, total: int, message: str) -> None:
-        if message.startswith("embedded"):
+        if message.startswith("embedding "):
             cancel.set()
 
     with Engine([tmp_path / "ws"], keyword_settings(), [transcripts], tmp_path / "index", embedder=embedder) as engine:

@@ -55,7 +55,7 @@ def test_cancel_pauses_the_backlog_until_new_work(tmp_path: Path, embedder: Embe
         live: LiveIndexer
 
         def progress(done: int, total: int, message: str) -> None:
-            if message.startswith("embedded") and not first_batch.is_set():
+            if message.startswith("embedding ") and not first_batch.is_set():
                 live.cancel()  # the client cancelled the indexing progress during the first batch
                 first_batch.set()
 
