@@ -8,7 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.conftest import FIXTURES
+
+from conftest import FIXTURES
 
 needs_shared = pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"{FIXTURES} is absent (the shared real transcripts)")
 
