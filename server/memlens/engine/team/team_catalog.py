@@ -1,15 +1,15 @@
 """The team index in PostgreSQL + pgvector: every SQL statement the team feature sends lives here.
 
 One table of published units, keyed by (project, publisher, content hash: the project first, so the key holds a
-Citus distribution column): publishing again sends only what the server lacks
-and deletes what the publisher no longer has. Full text by a generated tsvector with a GIN index, meaning by a
-pgvector `halfvec` column (the local index keeps its vectors in float16 already: nothing is lost, and the rows and
-graph are half the size). The table is split by a hash of the publisher into PARTITIONS partitions, each with its own
-HNSW index (cosine): a publisher's bulk load rebuilds the graph of its own partition, never of every row; a vector
-search reads each partition's graph and merges them in order (PostgreSQL's Merge Append). The schema carries its
-version (`memlens_team_schema`); `MIGRATIONS`
-brings any older one up to `TEAM_SCHEMA_VERSION` under an advisory lock, so two publishers starting at once do not
-race each other's DDL. Works against any PostgreSQL 15 or later with the `vector` extension.
+Citus distribution column): publishing again sends only what the server lacks and deletes what the publisher no
+longer has. Full text by a generated tsvector with a GIN index (and one over its word pairs: keyword_candidates),
+meaning by a pgvector `halfvec` column (the local index keeps its vectors in float16 already: nothing is lost, and
+the rows and graph are half the size). The table is split by a hash of the publisher into PARTITIONS partitions,
+each with its own HNSW index (cosine): a publisher's bulk load rebuilds the graph of its own partition, never of
+every row; a vector search reads each partition's graph and merges them in order (PostgreSQL's Merge Append). The
+schema carries its version (`memlens_team_schema`); `MIGRATIONS` brings any older one up to `TEAM_SCHEMA_VERSION`
+under an advisory lock, so two publishers starting at once do not race each other's DDL. Works against any
+PostgreSQL 15 or later with the `vector` extension.
 """
 
 from __future__ import annotations
@@ -92,16 +92,18 @@ _CREATE_PARTITIONS = "\n".join(
 _WORD_PAIRS_FUNCTION = """
 CREATE OR REPLACE FUNCTION memlens_word_pairs(words tsvector) RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-    SELECT coalesce(array_agg(DISTINCT lexeme || ' ' || next_lexeme), '{}') FROM (
-        SELECT lexeme, position, lead(lexeme) OVER (ORDER BY position) AS next_lexeme,
+    SELECT coalesce(array_agg(DISTINCT least(lexeme, next_lexeme) || ' ' || greatest(lexeme, next_lexeme)), '{}')
+    FROM (
+        SELECT lexeme COLLATE "C" AS lexeme, position, lead(lexeme COLLATE "C") OVER (ORDER BY position) AS next_lexeme,
                lead(position) OVER (ORDER BY position) AS next_position
         FROM (SELECT lexeme, unnest(positions) AS position FROM unnest(words)) AS placed
     ) AS pairs
     WHERE next_position = position + 1
 $$"""
-"""The lexemes that stand side by side in a tsvector, as 'first second' strings (stop words keep their positions, so
-'letter of the queue' pairs nothing): a GIN index over them finds the rows where two words of a query stand together
-without reading every row that holds both."""
+"""The lexemes that stand side by side in a tsvector, as 'first second' strings in byte order (cover density
+ranks 'token auth' as 'auth token'; stop words keep their positions, so 'letter of the queue' pairs nothing): a GIN
+index over them finds the rows where two words of a query stand together without reading every row that holds
+both."""
 
 MIGRATIONS: tuple[tuple[int, str], ...] = (
     (
