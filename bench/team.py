@@ -163,6 +163,59 @@ def recall_by_ef_search(
     return measured
 
 
+def publish_all(
+    args: argparse.Namespace,
+    *,
+    url: str,
+    work: Path,
+    make: Callable[[np.random.Generator, int], np.ndarray],
+    probe: np.ndarray,
+    settings: SearchSettings,
+) -> list[dict[str, object]]:
+    """Each of args.publishers publishes the corpus under its own name with its own vectors; an entry for each."""
+    stand_in = Embedder(_never_loaded, name=MODEL, dim=VECTOR_DIM, batch_size=32)
+    started = time.perf_counter()
+    corpus = make_corpus(work / "corpus", round(args.units / UNITS_PER_CHUNK), seed=100)
+    index = work / "index"
+    with open_engine(corpus, index, None) as engine:
+        engine.sync()
+        fill(engine.catalog, model=MODEL, dim=VECTOR_DIM, seed=100)
+    print(f"built the local index in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    publishes: list[dict[str, object]] = []
+    for n in range(args.publishers):
+        with open_engine(corpus, index, stand_in) as engine:
+            replace_vectors(engine.catalog, make, seed=100 + n)
+            spent: dict[str, float] = {}
+            load = os.getloadavg()[0]
+            with timed(spent, TeamCatalog, "copy_units"), timed(spent, TeamCatalog, "ensure_vector_index"):
+                wall, cpu = time.perf_counter(), time.process_time()
+                answer = engine.publish(url, publisher=f"dev{n}", project=f"project{n % 2}")
+                wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            entry: dict[str, object] = {
+                "publisher": n,
+                "units": answer["units"],
+                "withVectors": answer["withVectors"],
+                "rebuilt": "bulk load" in answer.get("note", ""),
+                "wallS": round(wall, 2),
+                "clientCpuS": round(cpu, 2),
+                "unitsPerS": round(answer["units"] / wall),
+                "copyS": round(spent.get("copy_units", 0.0), 2),
+                "buildS": round(spent.get("ensure_vector_index", 0.0), 2),
+                "loadAvg": round(max(load, os.getloadavg()[0]), 2),
+            }
+            if n == 0:
+                again = time.perf_counter()
+                repeat = engine.publish(url, publisher="dev0", project="project0")
+                entry["republishS"] = round(time.perf_counter() - again, 2)
+                entry["republishSent"] = repeat["sent"]
+        with TeamCatalog.open(url) as team:
+            entry["rows"] = team.count_units()
+            entry["vectorP50Ms"] = vector_p50(team, probe, settings.candidates)
+        publishes.append(entry)
+        print(json.dumps(entry), file=sys.stderr)
+    return publishes
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--publishers", type=int, default=4)
@@ -172,6 +225,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--recall-queries", type=int, default=30)
     parser.add_argument("--limit", type=int, default=10)
     parser.add_argument(
+        "--pgdata",
+        type=Path,
+        help="a PostgreSQL folder kept after the run (stop it with pg_ctl): when its index holds rows already,"
+        " publishing is skipped and only searching is measured",
+    )
+    parser.add_argument("--modes", default="keyword,vector,hybrid", help="the search modes to measure")
+    parser.add_argument(
         "--ef-search-per-candidate", default="0.5,1,2", help="hnsw.ef_search per candidate to measure recall@10 at"
     )
     args = parser.parse_args(argv)
@@ -179,7 +239,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     import psutil
     from pgserver.postgres_server import get_server  # the dev extra: a PostgreSQL with pgvector from a folder
 
-    stand_in = Embedder(_never_loaded, name=MODEL, dim=VECTOR_DIM, batch_size=32)
     make = vector_source(args.vectors)
     settings = SearchSettings()
     rng = np.random.default_rng(1)
@@ -190,58 +249,25 @@ def main(argv: Sequence[str] | None = None) -> None:
         "vectors": args.vectors,
     }
     with tempfile.TemporaryDirectory(prefix="memlens-team-bench-") as work:
-        folder = Path(tempfile.mkdtemp(prefix="memlens-team-pg-"))
+        folder = args.pgdata or Path(tempfile.mkdtemp(prefix="memlens-team-pg-"))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            server = get_server(folder, cleanup_mode="delete")
+            server = get_server(folder, cleanup_mode=None if args.pgdata else "delete")
         try:
             url = str(server.get_uri())
             postmaster = server.get_pid()
-            started = time.perf_counter()
-            corpus = make_corpus(Path(work) / "corpus", round(args.units / UNITS_PER_CHUNK), seed=100)
-            index = Path(work) / "index"
-            with open_engine(corpus, index, None) as engine:
-                engine.sync()
-                fill(engine.catalog, model=MODEL, dim=VECTOR_DIM, seed=100)
-            print(f"built the local index in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-            publishes = []
-            for n in range(args.publishers):
-                with open_engine(corpus, index, stand_in) as engine:
-                    replace_vectors(engine.catalog, make, seed=100 + n)
-                    spent: dict[str, float] = {}
-                    load = os.getloadavg()[0]
-                    with timed(spent, TeamCatalog, "copy_units"), timed(spent, TeamCatalog, "ensure_vector_index"):
-                        wall, cpu = time.perf_counter(), time.process_time()
-                        answer = engine.publish(url, publisher=f"dev{n}", project=f"project{n % 2}")
-                        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-                    entry: dict[str, object] = {
-                        "publisher": n,
-                        "units": answer["units"],
-                        "withVectors": answer["withVectors"],
-                        "rebuilt": "bulk load" in answer.get("note", ""),
-                        "wallS": round(wall, 2),
-                        "clientCpuS": round(cpu, 2),
-                        "unitsPerS": round(answer["units"] / wall),
-                        "copyS": round(spent.get("copy_units", 0.0), 2),
-                        "buildS": round(spent.get("ensure_vector_index", 0.0), 2),
-                        "loadAvg": round(max(load, os.getloadavg()[0]), 2),
-                    }
-                    if n == 0:
-                        again = time.perf_counter()
-                        repeat = engine.publish(url, publisher="dev0", project="project0")
-                        entry["republishS"] = round(time.perf_counter() - again, 2)
-                        entry["republishSent"] = repeat["sent"]
-                with TeamCatalog.open(url) as team:
-                    entry["rows"] = team.count_units()
-                    entry["vectorP50Ms"] = vector_p50(team, probe, settings.candidates)
-                publishes.append(entry)
-                print(json.dumps(entry), file=sys.stderr)
+            with TeamCatalog.open(url) as team:
+                published = team.count_units() if team.check_readable() else 0
+            publishers = 0 if published else args.publishers
+            publishes: list[dict[str, object]] = []
+            if publishers:
+                publishes = publish_all(args, url=url, work=Path(work), make=make, probe=probe, settings=settings)
             report["publish"] = publishes
             with TeamCatalog.open(url) as team:
                 report["rows"] = team.count_units()
                 report["loadAvg"] = [round(x, 2) for x in os.getloadavg()]
                 backends = [p.pid for p in psutil.Process(postmaster).children()] if postmaster else []
-                for mode in ("keyword", "vector", "hybrid"):
+                for mode in args.modes.split(","):
                     walls, cpus = [], []
                     server_before = server_cpu(backends)
                     for q in range(args.queries):

@@ -22,7 +22,7 @@ import pytest
 from conftest import example_settings
 from memlens.engine.engine import Engine
 from memlens.engine.team import TeamQuery, TeamSchemaTooNew
-from memlens.engine.team.team_catalog import PARTITIONS, TEAM_SCHEMA_VERSION, TeamCatalog
+from memlens.engine.team.team_catalog import PARTITIONS, TEAM_SCHEMA_VERSION, TeamCatalog, partition_name
 from memlens.engine.vectors.embedder import Embedder
 from memlens.errors import MemlensError
 from memlens.settings import Settings
@@ -290,6 +290,15 @@ def vector_indexes(url: str) -> dict[str, int]:
     return {str(name): int(oid) for name, oid in rows}
 
 
+def analyzed(url: str) -> set[str]:
+    """The partitions memlens analyzed itself (autovacuum's own runs are not counted)."""
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT relname FROM pg_stat_user_tables WHERE relname LIKE 'memlens_units_p%' AND analyze_count > 0"
+        ).fetchall()
+    return {str(r[0]) for r in rows}
+
+
 def publishers_in_other_partitions(url: str, count: int) -> list[str]:
     """`count` publisher names whose rows go to different partitions."""
     chosen: dict[int, str] = {}
@@ -316,8 +325,9 @@ def test_a_bulk_publish_rebuilds_only_its_own_partitions_graph_and_a_small_one_i
     assert "bulk load" in bulk.get("note", "")
     after = vector_indexes(team_url)
     with TeamCatalog.open(team_url) as team:
-        rebuilt = vector_index_name(team.partition_of(alice))
-    assert {name for name in before if before[name] != after.get(name)} == {rebuilt}  # the others kept theirs
+        loaded = team.partition_of(alice)
+    assert {name for name in before if before[name] != after.get(name)} == {vector_index_name(loaded)}  # others kept
+    assert partition_name(loaded) in analyzed(team_url)  # planned on fresh statistics at once
     monkeypatch.setattr(publishing, "BULK_MIN_ROWS", 10**9)
     small = example_copy.publish(team_url, publisher=bob, project="ledger")
     assert "note" not in small and vector_indexes(team_url) == after  # inserted into the live graph
@@ -366,11 +376,13 @@ def test_the_vector_search_through_the_partition_graphs_finds_what_an_exact_scan
     assert "Merge Append" in plan and "Index Scan using memlens_units_p" in plan  # the graphs, not a scan
 
 
-def test_a_team_index_of_the_first_schema_migrates_with_its_rows(
-    example_copy: Engine, team_url: str, server: str
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_team_index_of_an_older_schema_migrates_with_its_rows(
+    example_copy: Engine, team_url: str, server: str, version: int
 ) -> None:
-    """A version-1 database (one table, `vector` column, one HNSW index) holding alice's rows: the next publish
-    brings it to the partitioned halfvec schema, keeps every row (nothing sent again) and builds the graphs."""
+    """A database of schema 1 (one table, `vector` column, one HNSW index) or 2 (partitions, halfvec, no word-pairs
+    index) holding alice's rows: the next publish brings it to the current schema, keeps every row (nothing sent
+    again), builds the graphs and the word-pairs index, and a search finds what it finds in a new index."""
     from memlens.engine.team.team_catalog import MIGRATIONS, UNIT_COLUMNS
 
     example_copy.publish(team_url, publisher="alice", project="ledger")
@@ -381,14 +393,16 @@ def test_a_team_index_of_the_first_schema_migrates_with_its_rows(
     old = new_database(server)
     with psycopg.connect(old, autocommit=True) as conn:
         conn.execute("CREATE TABLE memlens_team_schema (version integer PRIMARY KEY)")
-        conn.execute(MIGRATIONS[0][1].encode())
-        conn.execute("INSERT INTO memlens_team_schema VALUES (1)")
+        for number, sql in MIGRATIONS[:version]:
+            conn.execute(sql.encode())
+            conn.execute("INSERT INTO memlens_team_schema VALUES (%s)", (number,))
         conn.execute("INSERT INTO memlens_team_meta VALUES ('model', %s)", model)
-        marks = ", ".join(["%s"] * (len(UNIT_COLUMNS) - 1)) + ", %s::vector"
+        marks = ", ".join(["%s"] * (len(UNIT_COLUMNS) - 1)) + (", %s::vector" if version == 1 else ", %s::halfvec")
         with conn.cursor() as cursor:
             cursor.executemany(f"INSERT INTO memlens_units ({columns}) VALUES ({marks})", rows)
         kind = conn.execute("SELECT relkind FROM pg_class WHERE relname = 'memlens_units'").fetchone()
-        assert kind == ("r",)
+        assert kind == (("r",) if version == 1 else ("p",))
+        assert conn.execute("SELECT to_regclass('memlens_units_pairs')").fetchone() == (None,)
     answer = example_copy.publish(old, publisher="alice", project="ledger")
     assert (answer["sent"], answer["deleted"], answer["unchanged"]) == (0, 0, len(rows))
     with psycopg.connect(old) as conn:
@@ -400,7 +414,9 @@ def test_a_team_index_of_the_first_schema_migrates_with_its_rows(
     assert kind == ("p",) and vector_type == ("halfvec(384)",)
     assert len(vector_indexes(old)) == PARTITIONS
     with TeamCatalog.open(old) as team:
-        assert team.schema_version() == TEAM_SCHEMA_VERSION == 2
+        assert team.schema_version() == TEAM_SCHEMA_VERSION == 3
+    with psycopg.connect(old) as conn:
+        assert conn.execute("SELECT to_regclass('memlens_units_pairs')").fetchone() == ("memlens_units_pairs",)
     same = example_copy.search("dead letter queue alarm", limit=5, team=TeamQuery(old))
     first = example_copy.search("dead letter queue alarm", limit=5, team=TeamQuery(team_url))
     assert [r["id"] for r in same["results"]] == [r["id"] for r in first["results"]]
@@ -494,3 +510,56 @@ def test_the_hnsw_build_asks_for_memory_in_proportion_to_the_rows() -> None:
     sizes = [index_build_memory_mb(rows) for rows in (100_000, 200_000, 400_000, 800_000)]
     assert sizes == sorted(sizes) and least < sizes[1] < most
     assert index_build_memory_mb(200_000) * (1 << 20) >= 200_000 * GRAPH_BYTES_PER_ROW  # the graph of 200k rows fits
+
+
+def publish_texts(url: str, texts: dict[str, str], *, publisher: str = "ann") -> None:
+    """Rows of `texts` (hash: text) published straight through the catalog, without vectors."""
+    with TeamCatalog.open(url) as team:
+        team.ensure_schema()
+        team.copy_units(
+            (publisher, key, "ledger", "memory", "", None, None, None, None, None, 0, f"notes/{key}.md", 1)
+            + (None, None, text, None)
+            for key, text in texts.items()
+        )
+
+
+def keyword_hashes(url: str, query: str, *, limit: int, publisher: str | None = None) -> list[str]:
+    with TeamCatalog.open(url) as team:
+        return [r.hash for r in team.keyword_candidates(query, publisher=publisher, project=None, limit=limit)]
+
+
+def test_the_word_pairs_are_the_stems_that_stand_side_by_side(team_url: str) -> None:
+    """memlens_word_pairs over to_tsvector: each pair in alphabetical order, a stop word between two words parts them
+    (it keeps its position), a repeated pair is one, one word pairs nothing."""
+    publish_texts(team_url, {"one": "x"})  # the schema
+    texts = ("The dead letter queues, dead letter", "letter of the queue", "queue", "")
+    with psycopg.connect(team_url) as conn:
+        pairs = [
+            sorted(conn.execute("SELECT memlens_word_pairs(to_tsvector('english', %s))", (text,)).fetchone()[0])
+            for text in texts
+        ]
+    assert pairs == [["dead letter", "dead queue", "letter queue"], [], [], []]
+
+
+def test_a_unit_holding_the_query_words_side_by_side_ranks_above_units_holding_them_apart(team_url: str) -> None:
+    """Whether few units (the full ranking decides) or more than the search asks for (the word-pairs index decides)
+    hold the words together, those come first, and the one holding them together twice first of all."""
+    apart = {f"apart{i}": f"Note {i}: dead batteries again. A letter arrived. The queue grew." for i in range(150)}
+    publish_texts(team_url, {**apart, "together": "Orders filled the dead letter queue overnight."})
+    assert keyword_hashes(team_url, "dead letter queue", limit=100)[0] == "together"
+
+    many = {f"together{i}": f"Ticket {i}: the dead letter queue of the billing service" for i in range(120)}
+    publish_texts(team_url, {**many, "twice": "dead letter queue alarm: the dead letter queue is full"})
+    for query in ("dead letter queue", "queue letter dead"):  # cover density: the words in any order
+        found = keyword_hashes(team_url, query, limit=100)
+        assert found[0] == "twice" and len(found) == 100
+        assert all(h.startswith("together") for h in found[1:])
+    publish_texts(team_url, {"bobs": "the dead letter queue again"}, publisher="bob")
+    assert keyword_hashes(team_url, "dead letter queue", limit=100, publisher="bob") == ["bobs"]
+
+
+def test_a_query_whose_words_are_not_all_in_one_unit_still_finds_units_by_one_word(team_url: str) -> None:
+    publish_texts(team_url, {"dlq": "The dead letter queue filled overnight.", "other": "Lunch was late."})
+    assert keyword_hashes(team_url, "dead zebra", limit=10) == ["dlq"]
+    assert keyword_hashes(team_url, "queue", limit=10) == ["dlq"]
+    assert keyword_hashes(team_url, "zebra giraffe", limit=10) == []

@@ -184,6 +184,8 @@ def publish(
         answer = _send(team, target, units(vectors_of), remote)
     finally:
         team.ensure_vector_index()  # after a bulk load, or one a cut connection left without it
+    if bulk:
+        team.analyze_partition(partition)
     answer["seconds"] = round(time.perf_counter() - started, 3)
     if bulk:
         answer["note"] = "a bulk load: the vector index of this publisher's partition was built again"
