@@ -74,3 +74,27 @@ def test_cancel_pauses_the_backlog_until_new_work(tmp_path: Path, embedder: Embe
             assert wait_for(lambda: engine.pending_embeddings() == 0, 120), engine.pending_embeddings()
         finally:
             live.stop()
+
+
+def test_a_ctrl_c_while_watch_starts_stops_its_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`memlens watch` on one Ctrl-C: the first sync can be reported before the threads have all started, and a Ctrl-C
+    then (what a user who saw the line presses) must stop them, not leave them running under a closing engine."""
+    from memlens.engine import watcher
+
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "MEMORY.md").write_text("# Memory\n\nStart.\n")
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    started: list[LiveIndexer] = []
+    real_start = LiveIndexer.start
+
+    def start_then_interrupted(self: LiveIndexer) -> None:
+        real_start(self)
+        started.append(self)
+        raise KeyboardInterrupt  # as if the signal landed in Thread.start's wait
+
+    monkeypatch.setattr(LiveIndexer, "start", start_then_interrupted)
+    with Engine([tmp_path / "ws"], settings, [], tmp_path / "index", embedder=False) as engine:
+        assert watcher.run_foreground(engine, 100, lambda report: None) == 0
+        (live,) = started
+        assert not any(thread.is_alive() for thread in live._threads)

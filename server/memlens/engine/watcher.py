@@ -94,7 +94,8 @@ class LiveIndexer:
         self._cancel.set()
         self._jobs.put(_Job("stop"))
         for thread in self._threads:
-            thread.join(timeout)
+            if thread.ident is not None:  # started (a stop may follow a start that a Ctrl-C cut short)
+                thread.join(timeout)
 
     def cancel(self) -> None:
         """Cancel the current long job (the first sync or the backlog's embedding); watching goes on. The rest of the
@@ -275,8 +276,8 @@ class LiveIndexer:
 def run_foreground(engine: Engine, debounce_ms: int, emit: Callable[[SyncReport], None]) -> int:
     """`memlens watch`: live indexing until Ctrl-C, one line per sync."""
     live = LiveIndexer(engine, on_sync=emit, debounce_ms=debounce_ms)
-    live.start()
     try:
+        live.start()  # inside: a Ctrl-C while the threads start (the first sync may already be reported) stops them
         while True:
             threading.Event().wait(3600)
     except KeyboardInterrupt:
