@@ -10,6 +10,7 @@ import os
 import pty
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -283,11 +284,17 @@ def test_watch_stops_on_one_ctrl_c_and_says_what_it_did(tmp_path: Path) -> None:
     (workspace / "MEMORY.md").write_text("# Memory\n\nStart.\n")
     command = [sys.executable, "-m", "memlens", "watch", "--no-embeddings", "--workspace", str(workspace)]
     process = subprocess.Popen(
-        [*command, "--index-dir", str(tmp_path / "index")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*command, "--index-dir", str(tmp_path / "index")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # as from a terminal: a run started in the background of a script (nohup, `&`) ignores SIGINT, and its
+        # children inherit that, so the Ctrl-C below would never arrive
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert process.stdout is not None and process.stderr is not None
     assert process.stdout.readline().startswith("sync: ")
-    process.send_signal(__import__("signal").SIGINT)
+    process.send_signal(signal.SIGINT)
     assert process.wait(timeout=60) == 0
     said = process.stderr.read()
     assert "memlens: stopped watching; 1 file indexed" in said, said
