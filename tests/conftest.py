@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +19,12 @@ EXAMPLE_WORKSPACE = REPO / "examples" / "workspace"
 # the real data next to the clone; MEMLENS_SHARED=/nonexistent runs the suite as a clone without ../shared would
 SHARED = Path(os.environ.get("MEMLENS_SHARED") or REPO.parent / "shared")
 FIXTURES = SHARED / "fixtures" / "transcripts"
+
+
+def ctrl_c_reaches() -> None:
+    """A child process's `preexec_fn`: SIGINT as a terminal gives it. A test run started in the background of a
+    script (nohup, `&`) ignores SIGINT, its children inherit that, and a Ctrl-C sent to them would never arrive."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.fixture(scope="session")

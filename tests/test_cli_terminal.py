@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from conftest import ctrl_c_reaches
 from memlens.cli.terminal import cells
 from memlens.engine.engine import Engine
 
@@ -288,9 +289,7 @@ def test_watch_stops_on_one_ctrl_c_and_says_what_it_did(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        # as from a terminal: a run started in the background of a script (nohup, `&`) ignores SIGINT, and its
-        # children inherit that, so the Ctrl-C below would never arrive
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=ctrl_c_reaches,
     )
     assert process.stdout is not None and process.stderr is not None
     assert process.stdout.readline().startswith("sync: ")

@@ -17,6 +17,7 @@ from typing import IO
 
 import pytest
 
+from conftest import ctrl_c_reaches
 from memlens.engine.engine import Engine
 from memlens.errors import LockPathBroken
 from memlens.settings import Settings
@@ -178,6 +179,7 @@ def start_watch(workspace: Path, tmp_path: Path) -> Iterator[Callable[[], Watche
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=ctrl_c_reaches,
         )
         assert process.stdout is not None and process.stderr is not None
         started.append((process, Lines(process.stdout), Lines(process.stderr)))
