@@ -157,7 +157,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         report = sync_engine(engine, full=full)
         print(fitted(describe_sync(report), sys.stdout))
         for error in report.errors[:10]:
-            print(f"  skipped: {error}", file=sys.stderr)
+            print(fitted(f"  skipped: {error}", sys.stderr), file=sys.stderr)
     return 0
 
 
@@ -350,7 +350,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     def report(sync: SyncReport) -> None:
         tally.add(sync)
-        print(describe_sync(sync, compact=True), flush=True)
+        print(fitted(describe_sync(sync, compact=True), sys.stdout), flush=True)
 
     with open_engine(args) as engine:
         print(f"memlens: watching {engine.index_dir}; Ctrl-C stops", file=sys.stderr, flush=True)
