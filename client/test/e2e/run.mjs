@@ -693,7 +693,7 @@ async function checkFixesCodeAction(page) {
   }
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-fixes-action.png') });
   await page.keyboard.press('Enter'); // the menu's only item is focused (a click lands on its pointer block)
-  const shown = await found(widget.locator('.quick-input-title', { hasText: 'past occurrences of' }).waitFor({ timeout: 30000 }));
+  const shown = await found(widget.locator('.quick-input-title', { hasText: 'past occurrences of “' }).waitFor({ timeout: 30000 }));
   const qpTitle = (await widget.locator('.quick-input-title').innerText().catch(() => '')).trim();
   check(shown && /session/.test(qpTitle), `the quick fix lists past occurrences: "${qpTitle}"`);
   const rows = widget.locator('.quick-input-list .monaco-list-row');
