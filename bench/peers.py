@@ -68,6 +68,11 @@ def texts_of(index: Path) -> list[str]:
         db.close()
 
 
+def elapsed_since(started: float, cpu: float) -> dict[str, float]:
+    """Wall and CPU seconds since `started`/`cpu`, to 0.1 ms: a tiny corpus builds in well under 10 ms."""
+    return {"s": round(time.perf_counter() - started, 4), "cpuS": round(time.process_time() - cpu, 4)}
+
+
 def plain_tantivy(texts: Sequence[str], folder: Path) -> tuple[Any, dict[str, float]]:
     import tantivy
 
@@ -82,7 +87,7 @@ def plain_tantivy(texts: Sequence[str], folder: Path) -> tuple[Any, dict[str, fl
     writer.commit()
     writer.wait_merging_threads()
     index.reload()
-    build = {"s": round(time.perf_counter() - started, 2), "cpuS": round(time.process_time() - cpu, 2)}
+    build = elapsed_since(started, cpu)
     return index, build
 
 
@@ -92,7 +97,7 @@ def fts5(texts: Sequence[str], path: Path) -> tuple[sqlite3.Connection, dict[str
     db.execute("CREATE VIRTUAL TABLE t USING fts5(text)")
     with db:
         db.executemany("INSERT INTO t(text) VALUES (?)", ((t,) for t in texts))
-    build = {"s": round(time.perf_counter() - started, 2), "cpuS": round(time.process_time() - cpu, 2)}
+    build = elapsed_since(started, cpu)
     return db, build
 
 
