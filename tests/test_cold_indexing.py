@@ -279,6 +279,16 @@ def test_rate_and_time_left() -> None:
     assert meter.status(1_000_000, 1_000_000) == "1,000,000/1,000,000 · 278/s"  # done: no time left to tell
 
 
+def test_no_rate_for_a_job_done_in_a_blink() -> None:
+    now = [100.0]
+    meter = RateMeter(clock=lambda: now[0])
+    now[0] += 0.004  # 19 unchanged files checked
+    assert meter.status(19, 19) == "19/19"
+    assert meter.status(5, 19) == "5/19"
+    now[0] += 1.0
+    assert meter.status(19, 19).startswith("19/19 · 19/s")
+
+
 def test_the_progress_line_fits_80_columns() -> None:
     message = "embedding 1,000,000/1,500,000 · 137/s · 1 h 01 min left"
     line = progress_line(2, 3, message)

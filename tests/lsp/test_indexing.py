@@ -129,9 +129,9 @@ async def test_reindex_full_with_progress(client: LanguageClient) -> None:
     assert isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].title == "memlens: full reindex"
     percentages = [r.percentage for r in reports if isinstance(r, types.WorkDoneProgressReport)]
     assert percentages and percentages[-1] == 100
-    # each message states the count and the rate, and the time left until done (engine/progress.py RateMeter)
+    # each message states the count, and the rate once the job has run a second (engine/progress.py RateMeter)
     messages = [r.message or "" for r in reports if isinstance(r, types.WorkDoneProgressReport)]
-    assert any(re.fullmatch(r"reading files ([\d,]+)/\1 · [\d.,]+/s", m) for m in messages), messages
+    assert any(re.fullmatch(r"reading files ([\d,]+)/\1( · [\d.,]+/s)?", m) for m in messages), messages
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
     statuses = client.statuses  # type: ignore[attr-defined]
     # the "reindex done" notification may arrive after the command's answer: wait for it, not for the last one seen

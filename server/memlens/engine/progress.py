@@ -20,6 +20,11 @@ def duration_left(seconds: float) -> str:
     return f"{minutes // 60} h {minutes % 60:02d} min"
 
 
+RATE_AFTER_SECONDS = 1.0
+"""A rate is told once the job has run this long: one over a few milliseconds (a sync that found nothing to read
+checks its files in a blink) said "503,098/s" and is gone before anyone reads it."""
+
+
 class RateMeter:
     """Items per second of wall time since the job started, and the time its remaining items will take at that
     rate: what a person watching a long job (a cold index's embedding) wants to know besides the count."""
@@ -32,7 +37,7 @@ class RateMeter:
         """`1,234/50,000 · 38/s · 21 min left` (the rate once there is one to tell; the time left until done)."""
         count = f"{done:,}/{max(total, done):,}"
         elapsed = self.clock() - self.started
-        if done <= 0 or elapsed <= 0:
+        if done <= 0 or elapsed < RATE_AFTER_SECONDS:
             return count
         rate = done / elapsed
         shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:.1f}"
