@@ -330,3 +330,27 @@ def test_the_sync_line_folds_to_the_terminal_and_stays_whole_in_a_pipe(tmp_path:
     piped = memlens("reindex", "--full", *where, env={"HOME": str(tmp_path)})
     (line,) = [line for line in piped.stdout.splitlines() if line.startswith("sync: ")]
     assert " ".join(sync).split()[:-2] == line.split()[:-2]  # the same words (but the seconds it took)
+
+
+def test_fixes_folds_to_the_terminal_pages_like_search_and_stays_whole_in_a_pipe(tmp_path: Path) -> None:
+    from test_fixes import ERROR_LINE, write_transcripts
+
+    transcripts = tmp_path / "transcripts"
+    write_transcripts(transcripts)
+    (tmp_path / "ws").mkdir()
+    where = ["--workspace", str(tmp_path / "ws"), "--transcripts", str(transcripts)]
+    where += ["--index-dir", str(tmp_path / "index"), "--no-embeddings"]
+    assert memlens("index", *where).returncode == 0
+    args = ["fixes", ERROR_LINE, "--no-sync", *where]
+    shown = ANSI.sub("", on_terminal(*args, "--no-pager", env={"HOME": str(tmp_path)}, columns=60))
+    lines = [line for line in shown.splitlines() if line.strip()]
+    header = next(n for n, line in enumerate(lines) if line.startswith("1. claude-code:"))
+    folded = [line for line in lines if not line.startswith("   | ")]  # the error's own lines are kept as they were
+    assert all(cells(line) <= 60 for line in folded), folded
+    assert lines[header + 1].startswith("   ") and "message r1" in " ".join(lines[header : header + 3])
+    piped = memlens(*args)
+    assert "1. claude-code:7a1c9e20-3b4d-4f6a-8c2e-1d0f9b8a7c61 · " in piped.stdout  # one line each in a pipe
+    assert any(len(line) > 60 for line in piped.stdout.splitlines())
+    paged = tmp_path / "paged.txt"
+    on_terminal(*args, env={"HOME": str(tmp_path), "PAGER": f"sh -c 'cat > {paged}'", "LINES": "5"})
+    assert paged.exists() and "message r1" in paged.read_text()

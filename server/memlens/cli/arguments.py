@@ -198,7 +198,7 @@ memlens search redrive --json | jq '.results[].excerpt'""",
         'memlens fixes "ECONNREFUSED 127.0.0.1:5432" --json',
     )
     request_flags(fixes, FixesRequest)
-    fixes.add_argument("--json", action="store_true", help="print the answer as JSON")
+    _display_flags(fixes)
     fixes.add_argument("--no-sync", action="store_true", help="search the index as it is (default: sync first)")
     _location_flags(fixes)
 

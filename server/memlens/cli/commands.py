@@ -268,7 +268,8 @@ def cmd_fixes(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(answer, ensure_ascii=False))
     else:
-        print_fixes(answer, zone_named(engine.settings.display.time_zone))
+        with paged(not args.no_pager):
+            print_fixes(answer, zone_named(engine.settings.display.time_zone))
     return EXIT_FOUND if answer["fixes"] else EXIT_NOTHING
 
 

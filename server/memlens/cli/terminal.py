@@ -63,12 +63,12 @@ def width() -> int:
     return max(20, shutil.get_terminal_size((80, 24)).columns)
 
 
-def fitted(line: str, stream: TextIO) -> str:
-    """`line` folded at word boundaries to the terminal's width (continuations indented) when `stream` is a terminal;
-    as it is for a pipe, where scripts read it whole."""
+def fitted(line: str, stream: TextIO, *, indent: str = "  ") -> str:
+    """`line` folded at word boundaries to the terminal's width (continuations indented by `indent`) when `stream`
+    is a terminal; as it is for a pipe, where scripts read it whole."""
     if not stream.isatty() or cells(line) <= width():
         return line
-    return textwrap.fill(line, width=width(), subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
+    return textwrap.fill(line, width=width(), subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
 
 
 def cells(text: str) -> int:
