@@ -25,6 +25,13 @@ NOW = datetime(2026, 3, 15, 12, 30, tzinfo=UTC)
         (" Yesterday ", "2026-03-14"),
         ("2026-02-10", None),
         ("7 days", None),
+        ("sunday", "2026-03-15"),  # NOW is a Sunday: the latest Sunday is today
+        ("last sunday", "2026-03-08"),  # ...and the last one before today a week ago
+        ("Last  Tuesday", "2026-03-10"),
+        ("fri", "2026-03-13"),
+        ("monday", "2026-03-09"),
+        ("last tues", None),
+        ("next monday", None),
         ("d7", None),
     ],
 )

@@ -316,8 +316,8 @@ def parse_time(value: str, where: str, end_of_day: bool = False) -> float:
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise InvalidRequest(
-            f"{where} must be an ISO date (e.g. 2026-02-10), a duration ago (7d, 12h, 2w, 3m, 1y), today or yesterday, "
-            f"got {show(value)}"
+            f"{where} must be an ISO date (e.g. 2026-02-10), a duration ago (7d, 12h, 2w, 3m, 1y), today, yesterday "
+            f"or a weekday (monday, last tue), got {show(value)}"
         ) from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)

@@ -55,8 +55,8 @@ MAX_PATH_CHARS = 4096
 # -- the requests -------------------------------------------------------------------------------------------------
 
 _DATE_HELP = (
-    "only what is newer: an ISO date (UTC unless an offset is given), a duration ago (7d, 12h, 2w, 3m, 1y), today or "
-    "yesterday"
+    "only what is newer: an ISO date (UTC unless an offset is given), a duration ago (7d, 12h, 2w, 3m, 1y), today, "
+    "yesterday or a weekday (monday, last tue)"
 )
 _UNTIL_HELP = "only what is older: an ISO date or date-time (a bare date includes that whole day), 7d, yesterday…"
 _PROJECT_HELP = "only sessions of this project: a working folder's name (any case) or path (and its subfolders)"
