@@ -265,7 +265,9 @@ def test_each_error_is_one_line_naming_its_cause(tmp_path: Path) -> None:
     assert "must not be after until" in error("search", "q", *ws, "--since", "2026-02-10", "--until", "2026-01-01")
     assert "--since must be an ISO date" in error("search", "q", *ws, "--since", "someday")
     assert "--color: invalid choice: 'sometimes'" in error("search", "q", "--color", "sometimes")
-    assert "required: query" in error("search", "--limit", "3")
+    assert error("search", "--limit", "3").startswith("memlens: error: the following arguments are required: query (")
+    assert "a query that starts with '-' goes last, after `--`" in error("search", "-ENOENT", *ws)
+    assert "required: error; a query that starts with '-'" in error("fixes", "-x", *ws)
 
 
 def test_stats_of_an_empty_or_never_synced_index_says_so(tmp_path: Path) -> None:

@@ -53,6 +53,10 @@ class OneLineParser(argparse.ArgumentParser):
     error), not argparse's usage block."""
 
     def error(self, message: str) -> NoReturn:
+        if message.startswith("the following arguments are required") and any(
+            arg.startswith("-") and arg not in self._option_string_actions for arg in sys.argv[2:]
+        ):  # `memlens search -x`: the query was read as an unknown flag
+            message += "; a query that starts with '-' goes last, after `--`"
         self.exit(2, f"memlens: error: {message} (see {self.prog} --help)\n")
 
 
