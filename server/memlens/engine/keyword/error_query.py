@@ -7,10 +7,16 @@ from __future__ import annotations
 import re
 
 # Pasted from an output: an exception name with its message, a traceback's lines, a panic, a diagnostic's place
-# (file:line), an exit status, a failed test, a JS frame, an errno name.
+# (file:line), an exit status, a failed test, a JS frame, an errno name or its message (strerror), a shell's complaint.
 _PASTED = re.compile(
     r"""
       \b\w*(?:Error|Exception|Interrupt)\b\s*:                   # ValueError: …, TypeError: …
+    | \(\w*(?:Error|Exception)\)                                  # Elixir's ** (RuntimeError) …
+    | \bcommand\ not\ found\b | :\ not\ found$                    # bash/zsh, sh: 1: foo: not found
+    | \bis\ not\ recognized\ as\ an\ internal\ or\ external\ command # cmd.exe
+    | \b(?i:no\ such\ file\ or\ directory|permission\ denied|operation\ not\ permitted|connection\ refused
+        |address\ already\ in\ use|no\ space\ left\ on\ device|too\ many\ open\ files|segmentation\ fault
+        |core\ dumped|could\ not\ resolve\ host|broken\ pipe)\b      # strerror's words (Go's are lower-case)
     | \b(?:error|warning|fatal|panic|FAILED|ERR!)(?:\[\w+\])?\s*: # error: …, error[E0308]: …, npm ERR!
     | Traceback\ \(most\ recent\ call\ last\)
     | \bFile\ "[^"]+",\ line\ \d+

@@ -1,0 +1,50 @@
+"""Which queries read as a pasted error or a question about one (engine/keyword/error_query.py): tool output then
+competes in full with prose. Each pasted case is a kind of output people copy from a terminal; prose must not read as
+one, or tool output would crowd the answers to ordinary questions."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlens.engine.keyword.error_query import looks_like_error
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "ValueError: invalid literal for int() with base 10: 'x'",
+        "** (RuntimeError) no :secret_key_base configuration found in SpotterWeb.Endpoint.",  # Elixir
+        "(eval):1: command not found: goreleaser",  # zsh
+        "bash: pnpm: command not found",
+        "sh: 1: jq: not found",  # dash
+        "'node' is not recognized as an internal or external command,",  # cmd.exe
+        "cp: cannot stat 'dist/app.js': No such file or directory",
+        "ssh: connect to host 10.0.0.5 port 22: Connection refused",
+        "mkdir: cannot create directory '/srv/data': Permission denied",
+        "Segmentation fault (core dumped)",
+        "OSError: [Errno 98] Address already in use",
+        "write /var/lib/docker/tmp: no space left on device",
+        "curl: (6) Could not resolve host: api.internal",
+        "ENOENT: no such file or directory, open 'package.json'",
+        "src/app.py:12:5: F401 'os' imported but unused",
+        "how did we fix the failing migration test",
+    ],
+)
+def test_pasted_errors_and_questions_about_them(query: str) -> None:
+    assert looks_like_error(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "how did we fix the dead-letter queue backup?",
+        "what did Caroline do after the concert?",
+        "where is the token validation implemented",
+        "which command deploys the billing service",
+        "what did we decide about the file layout",
+        "the permission model for shared folders",
+        "how do people know the online lookup is still running?",
+    ],
+)
+def test_prose_questions_are_not_errors(query: str) -> None:
+    assert not looks_like_error(query)
