@@ -4,9 +4,10 @@
  *   how did we fix the DLQ role:user since:7d format:codex
  *
  * Filters are `name:value` words anywhere in the query: `role:user|assistant`, `kind:memory|transcript|summary`,
- * `format:claude-code|codex|openclaw|specstory`, `since:` / `until:` (`7d`, `12h`, `2w`, `3m`, `1y` ago, or an
- * ISO date), `session:<session key or id>`, `project:<a working folder's name or path>`. The other words are the
- * query.
+ * `format:claude-code|codex|openclaw|specstory`, `since:` / `until:` (`7d`, `12h`, `2w`, `3m`, `1y` ago, `today`,
+ * `yesterday`, a weekday such as `monday` or `tue`, or an ISO date: the server's words, server/memlens/requests/
+ * relative_dates.py), `session:<session key or id>`, `project:<a working folder's name or path>`. The other words are
+ * the query.
  */
 
 import type { SearchFilters } from './protocol';
@@ -22,7 +23,7 @@ export const FILTERS: readonly FilterSpec[] = [
   { name: 'role', values: ['user', 'assistant'], description: 'only messages written by you (user) or by the agent' },
   { name: 'kind', values: ['memory', 'transcript', 'summary'], description: 'only memory notes, transcripts or compaction summaries' },
   { name: 'format', values: ['claude-code', 'codex', 'openclaw', 'specstory'], description: 'only one agent’s transcripts' },
-  { name: 'since', values: ['1d', '7d', '30d', '1y'], description: 'only what is newer (7d = in the last 7 days, or a date: 2026-02-01)' },
+  { name: 'since', values: ['1d', '7d', '30d', '1y', 'today', 'monday'], description: 'only what is newer (7d = in the last 7 days, today, monday, or a date: 2026-02-01)' },
   { name: 'until', values: ['1d', '7d', '30d'], description: 'only what is older (a duration ago, or a date)' },
   { name: 'session', values: [], description: 'only one session (its key or id)' },
   { name: 'project', values: [], description: 'only one project’s sessions (its folder’s name, any case, or path)' },
@@ -30,6 +31,8 @@ export const FILTERS: readonly FilterSpec[] = [
 
 const FILTER_RE = /^(role|kind|format|since|until|session|project):(.*)$/i;
 const RELATIVE_RE = /^(\d{1,5})([hdwmy])$/i;
+/** getUTCDay's order: the days are UTC days, as the server's `today` is */
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const DATE_RE = /^\d{4}-\d{2}(-\d{2}([T ]\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:?\d{2})?)?)?$/;
 
 export interface ParsedInput {
@@ -40,8 +43,24 @@ export interface ParsedInput {
   errors: string[];
 }
 
-/** `7d` → the ISO time 7 days before `now`; an ISO date stays as it is; else undefined. */
+/** The UTC date `days` before `now`, as `2026-02-13`. */
+function daysBefore(now: Date, days: number): string {
+  return new Date(now.getTime() - days * 24 * 3600 * 1000).toISOString().slice(0, 10);
+}
+
+/**
+ * `7d` → the ISO time 7 days before `now`; `today`, `yesterday` and a weekday (`monday`, `tue`: the latest such day,
+ * today if it is one) → that date; an ISO date stays as it is; else undefined.
+ */
 export function resolveTime(value: string, now: Date): string | undefined {
+  const word = value.toLowerCase();
+  if (word === 'today' || word === 'yesterday') {
+    return daysBefore(now, word === 'today' ? 0 : 1);
+  }
+  const weekday = WEEKDAYS.findIndex((day) => word === day || word === day.slice(0, 3));
+  if (weekday >= 0) {
+    return daysBefore(now, (now.getUTCDay() - weekday + 7) % 7);
+  }
   const rel = RELATIVE_RE.exec(value);
   if (rel) {
     const n = Number(rel[1]);
@@ -77,7 +96,7 @@ export function parseSearchInput(value: string, now: Date = new Date()): ParsedI
       if (time) {
         filters[name] = time;
       } else {
-        errors.push(`${name}:${raw} is not a duration (7d, 12h, 2w, 3m, 1y) or a date (2026-02-01)`);
+        errors.push(`${name}:${raw} is not a duration (7d, 12h, 2w, 3m, 1y), today, yesterday, a weekday or a date (2026-02-01)`);
       }
     } else if (name === 'session' || name === 'project') {
       filters[name] = raw;

@@ -11,6 +11,7 @@ import {
   formatAge,
   parseSearchInput,
   queryTerms,
+  resolveTime,
   termRanges,
 } from '../../src/query';
 import { stderrLevel } from '../../src/serverLog';
@@ -51,6 +52,13 @@ describe('search filters', () => {
     });
     assert.deepEqual(p.errors, []);
     assert.deepEqual(parseSearchInput('x until:2026-02-01 kind:memory', NOW).filters, { until: '2026-02-01', kind: 'memory' });
+    // the server's words for days (relative_dates.py): NOW is Friday 2026-02-20
+    assert.equal(resolveTime('today', NOW), '2026-02-20');
+    assert.equal(resolveTime('Yesterday', NOW), '2026-02-19');
+    assert.equal(resolveTime('friday', NOW), '2026-02-20');
+    assert.equal(resolveTime('mon', NOW), '2026-02-16');
+    assert.equal(resolveTime('saturday', NOW), '2026-02-14');
+    assert.equal(resolveTime('mond', NOW), undefined);
     const bad = parseSearchInput('dlq role:robot since:soon kind:', NOW);
     assert.equal(bad.query, 'dlq');
     assert.equal(bad.errors.length, 3);
