@@ -356,3 +356,18 @@ def test_fixes_folds_to_the_terminal_pages_like_search_and_stays_whole_in_a_pipe
     paged = tmp_path / "paged.txt"
     on_terminal(*args, env={"HOME": str(tmp_path), "PAGER": f"sh -c 'cat > {paged}'", "LINES": "5"})
     assert paged.exists() and "message r1" in paged.read_text()
+
+
+def test_an_answer_narrowed_to_nothing_names_the_flags_that_did_it(cli_example: Engine) -> None:
+    narrowed = memlens("search", QUERY, "--no-sync", "--until", "2001-01-01", "--role", "user", *where(cli_example))
+    assert narrowed.returncode == 1 and narrowed.stdout.startswith(f"no results for {QUERY!r}")
+    assert "--role user and --until 2001-01-01 narrowed it: drop them to search everything" in narrowed.stdout
+    found = memlens("search", QUERY, "--no-sync", *where(cli_example))
+    assert found.returncode == 0 and "narrowed it" not in found.stdout  # ...and without them it finds
+    nothing = memlens("search", "zzqqxx unheard-of words", "--no-sync", *where(cli_example))
+    assert nothing.returncode == 1 and "narrowed it" not in nothing.stdout  # no flag to blame
+    sessions = memlens("sessions", "--no-sync", "--project", "nowhere-at-all", *where(cli_example))
+    assert sessions.stdout.splitlines() == [
+        "no sessions",
+        "--project nowhere-at-all narrowed it: drop it to list every session",
+    ]

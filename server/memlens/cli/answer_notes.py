@@ -1,15 +1,38 @@
-"""What a search answer says about itself beside its hits: the weaker matches it withheld and how to see them, and
-the period a question about days was read as."""
+"""What a search answer says about itself beside its hits: the weaker matches it withheld and how to see them, the
+period a question about days was read as, and which flags narrowed an answer that found nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
+
 from memlens.cli.terminal import Style, clip, width
+from memlens.requests import specs
 from memlens.wire import SearchResponse
 
 
-def answer_notes(response: SearchResponse) -> list[str]:
-    """Lines printed after the hits (none when there is nothing to say)."""
+def given_flags(request: object, *, fields: Collection[str] | None = None) -> list[str]:
+    """The flags `request`'s set fields came from, as typed (`--since 1d`), in the request's order; `fields`: only
+    these."""
+    given = []
+    for spec in specs(type(request)):
+        value = getattr(request, spec.name)
+        if value is None or value is False or (fields is not None and spec.name not in fields):
+            continue
+        given.append(f"{spec.flag or '--' + spec.name.replace('_', '-')} {value}")
+    return given
+
+
+def narrowed_note(flags: Sequence[str], *, widest: str) -> str:
+    """`--format codex and --since 1d narrowed it: drop them to search everything` (`widest`: what then happens)."""
+    named = flags[0] if len(flags) == 1 else ", ".join(flags[:-1]) + f" and {flags[-1]}"
+    return f"{named} narrowed it: drop {'it' if len(flags) == 1 else 'them'} to {widest}"
+
+
+def answer_notes(response: SearchResponse, narrowed: Sequence[str] = ()) -> list[str]:
+    """Lines printed after the hits (none when there is nothing to say); `narrowed`: the filter flags given."""
     lines = []
+    if not response["results"] and narrowed:
+        lines.append(narrowed_note(narrowed, widest="search everything"))
     period = response.get("period")
     if period is not None:
         lines.append(f"sessions from {period['since'][:16]} to {period['until'][:16]} ({period['timeZone']})")
@@ -20,9 +43,9 @@ def answer_notes(response: SearchResponse) -> list[str]:
     return lines
 
 
-def print_answer_notes(response: SearchResponse, style: Style | None = None) -> None:
+def print_answer_notes(response: SearchResponse, style: Style | None = None, narrowed: Sequence[str] = ()) -> None:
     """The notes under the footer, dimmed and clipped to the terminal as it is."""
     shown = style or Style(color=False)
     room = width()
-    for line in answer_notes(response):
+    for line in answer_notes(response, narrowed):
         print(shown.dim(clip(line, room)))

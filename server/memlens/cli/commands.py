@@ -11,11 +11,12 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Sequence
 from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memlens.cli.answer_notes import print_answer_notes
+from memlens.cli.answer_notes import given_flags, narrowed_note, print_answer_notes
 from memlens.cli.arguments import build_parser, request_from, settings_from_args
 from memlens.cli.clock import zone_named
 from memlens.cli.fixes_output import print_fixes
@@ -169,8 +170,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     team = team_query(args, located[1])
     answered = None if team is not None else ask_server(args, request, located)
     zone = zone_named(located[1].display.time_zone)
+    narrowed = given_flags(request.filters)
     if answered is not None:
-        return _print_search(args, answered, warned=False, zone=zone)
+        return _print_search(args, answered, warned=False, zone=zone, narrowed=narrowed)
     load_model = request.mode != "keyword"
     with open_engine(args, load_model=load_model, located=located) as engine:
         report = None if args.no_sync else sync_before_reading(engine)
@@ -186,7 +188,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             min_score=request.min_score,
             team=team,
         )
-    return _print_search(args, response, warned=bool(engine.provider_note), zone=zone)
+    return _print_search(args, response, warned=bool(engine.provider_note), zone=zone, narrowed=narrowed)
 
 
 def team_query(args: argparse.Namespace, settings: Settings) -> TeamQuery | None:
@@ -216,14 +218,21 @@ def cmd_publish(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_search(args: argparse.Namespace, response: SearchResponse, *, warned: bool, zone: tzinfo | None) -> int:
+def _print_search(
+    args: argparse.Namespace,
+    response: SearchResponse,
+    *,
+    warned: bool,
+    zone: tzinfo | None,
+    narrowed: Sequence[str] = (),
+) -> int:
     if args.json:
         print(json.dumps(response, ensure_ascii=False))
     else:
         style = Style(color=wants_color(args.color))  # before the pager takes stdout: it asks the real one
         with paged(not args.no_pager):
             print_search(response, args.explain, warned=warned, long=args.long, style=style, zone=zone)
-            print_answer_notes(response, style)
+            print_answer_notes(response, style, narrowed)
     return EXIT_FOUND if response["results"] else EXIT_NOTHING
 
 
@@ -302,6 +311,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         columns = width() if sys.stdout.isatty() else 0  # a table: cut to a terminal's width, whole in a pipe
         with paged(not args.no_pager):
             print_sessions(page, columns=columns, zone=zone_named(engine.settings.display.time_zone))
+            if not page["sessions"] and not request.cursor:
+                narrowed = given_flags(request, fields=("query", "format", "project", "since", "until"))
+                if narrowed:
+                    print(narrowed_note(narrowed, widest="list every session"))
     return 0
 
 
