@@ -151,3 +151,47 @@ async def test_hover_disabled_by_settings(client: LanguageClient) -> None:
         raise AssertionError("hover did not come back after enabling it")
     configure(client, {"minScore": 0.99})
     assert await eventually_none(client)  # nothing clears a 99% threshold
+
+
+async def test_an_untitled_document_through_open_change_language_and_close(client: LanguageClient) -> None:
+    """What VS Code sends for a new untitled file whose language is changed, typed into and closed: a change may
+    arrive for a document the server was told is closed. Nothing of it may reach the user as a server error, and
+    the document's text stays what the editor last sent."""
+    untitled = "untitled:Untitled-1"
+    configure(client, {})  # the hover settings as they start (a test before may have raised minScore)
+    for _ in range(50):
+        if await hover(client, 1, 8) is not None:
+            break
+        await asyncio.sleep(0.1)
+    before = len(client.messages)
+
+    def opened(language: str, version: int, text: str) -> None:
+        item = types.TextDocumentItem(uri=untitled, language_id=language, version=version, text=text)
+        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+
+    def changed(version: int, text: str) -> None:
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=untitled, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+
+    def closed() -> None:
+        doc = types.TextDocumentIdentifier(uri=untitled)
+        client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=doc))
+
+    opened("plaintext", 1, "")
+    closed()  # the language changes: closed as plain text...
+    changed(2, "const pgbouncer = 1;\n")  # ...a change still in flight for it...
+    opened("javascript", 3, "const pgbouncer = 1;\n")  # ...and opened again as JavaScript
+    changed(4, "const pgbouncer = 42;\n")
+    found = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=untitled), position=types.Position(0, 8))
+    )
+    assert found is not None and "pgbouncer" in markdown(found)
+    closed()
+    changed(5, "")  # "Revert and Close": the revert's change after the close
+    closed()  # and a second close of a closed document
+    await execute(client, "memlens.stats")  # handled in order: anything the calls above raised is reported by now
+    assert [m.message for m in client.messages[before:]] == []

@@ -1108,6 +1108,9 @@ async function main() {
       await step('other commands', () => checkOtherCommands(page, report));
       await step('overlapping restarts', () => checkOverlappingRestarts(page, { userData, csPid: cs.pid, tmp }));
       await step('install flow', () => checkInstallFlow(page, { tmp }));
+      // pygls shows an exception in a notification's handler as "Error in server: …" (an untitled file's changes did)
+      const shown = consoleLines.filter((line) => line.includes('Error in server'));
+      check(shown.length === 0, `the language server showed no error through all of it${shown.length ? `: ${shown[0]}` : ''}`);
     }
   } catch (err) {
     failures.push(err instanceof Failure ? err.message : String(err?.stack ?? err));

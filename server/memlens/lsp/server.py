@@ -16,6 +16,7 @@ from pygls.uris import to_fs_path
 from memlens import __version__
 from memlens.lsp.code_actions import KINDS, fix_actions
 from memlens.lsp.commands import register_commands
+from memlens.lsp.document_sync import MemlensProtocol
 from memlens.lsp.hover import HoverProvider
 from memlens.lsp.state import ServerState
 from memlens.settings import workspace_trusted
@@ -45,7 +46,7 @@ class MemlensServer(LanguageServer):
     """A pygls LanguageServer holding the memlens state."""
 
     def __init__(self, live_indexing: bool = True) -> None:
-        super().__init__("memlens", __version__)
+        super().__init__("memlens", __version__, protocol_cls=MemlensProtocol)
         self.state = ServerState(self, live_indexing=live_indexing)
         self.hover_provider = HoverProvider(self.state)
         self._settings_lock: asyncio.Lock | None = None
