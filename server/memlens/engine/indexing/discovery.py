@@ -241,9 +241,10 @@ def _within(cwd: str, workspaces: list[Path]) -> bool:
 def discover(
     locations: Locations, settings: Settings, known_cwd: Callable[[str], str | None] | None = None
 ) -> list[SourceFile]:
-    """All memory and transcript files to index, each once, in a stable order. Names stay strings here (each one a
-    `Path`'s string, as `_walk` yields them, so comparing and sorting them is comparing and sorting `Path`s):
-    `known_cwd` is asked with one."""
+    """All memory and transcript files to index, each once, in a stable order. Names stay strings here: below the
+    absolute folders of `locations` (as resolve_locations and source_roots.widen make them) each name `_walk` yields
+    is its `Path`'s string, so comparing and sorting them is comparing and sorting `Path`s. `known_cwd` is asked
+    with one."""
     with collection_paused():
         return _discover(locations, settings, known_cwd)
 

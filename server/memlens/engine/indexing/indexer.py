@@ -206,17 +206,18 @@ class Indexer:
 
     def count_unindexed(self, sources: list[SourceFile]) -> int:
         """How many of `sources` the index does not hold as they are now (new, or changed since the last sync)."""
-        known = self.catalog.file_states(None)
         count = 0
-        for source in sources:
-            try:
-                stat = os.stat(source.name)
-            except OSError:
-                continue  # gone since discovery: nothing to index
-            row = known.get(stored_path(source.name))
-            if row is not None and row.size < 0:
-                continue  # it failed to read and waits for the next sync: stats lists it under fileErrors
-            count += changed(row, stat)
+        with collection_paused():
+            known = self.catalog.file_states(None)
+            for source in sources:
+                try:
+                    stat = os.stat(source.name)
+                except OSError:
+                    continue  # gone since discovery: nothing to index
+                row = known.get(stored_path(source.name))
+                if row is not None and row.size < 0:
+                    continue  # it failed to read and waits for the next sync: stats lists it under fileErrors
+                count += changed(row, stat)
         return count
 
     def collect_garbage(self) -> None:
