@@ -195,10 +195,18 @@ class Engine:
         adopt_older_index(self.indexer, self.catalog, self.named_roots)
         self._remembered = self.catalog.roots()
 
-    def _known_cwd(self) -> Callable[[Path], str | None]:
-        """The cwd each indexed session recorded: agent folders are filtered by it without reading the files."""
-        cwd_of = self.catalog.session_cwds()
-        return lambda path: cwd_of.get(stored_path(path))
+    def _known_cwd(self) -> Callable[[str], str | None]:
+        """The cwd each indexed session recorded: agent folders are filtered by it without reading the files. Read
+        at the first question, so a walk with no cwd-filtered folder reads none."""
+        cwd_of: dict[str, str] | None = None
+
+        def known_cwd(path: str) -> str | None:
+            nonlocal cwd_of
+            if cwd_of is None:
+                cwd_of = self.catalog.session_cwds()
+            return cwd_of.get(stored_path(path))
+
+        return known_cwd
 
     def sources(self) -> list[SourceFile]:
         return discover(self.locations(), self.settings, self._known_cwd())
@@ -231,7 +239,7 @@ class Engine:
         self._access.require()
         locations = self.locations()
 
-        def known_cwd(path: Path) -> str | None:  # a watcher's few files: each looked up, not every session read
+        def known_cwd(path: str) -> str | None:  # a watcher's few files: each looked up, not every session read
             return self.catalog.session_cwd(stored_path(path))
 
         deleted = list(deleted)

@@ -70,7 +70,11 @@ def unescape_name(text: str) -> str:
 
 def stored_path(path: str | os.PathLike[str]) -> str:
     """How the catalog keys and every answer shows a file's path."""
-    return escape_name(os.fspath(path))
+    name = os.fspath(path)
+    # most names need no escaping: answered here, so a sync of every file does not churn escape_name's cache
+    if name.isprintable() and "\\" not in name:
+        return name
+    return escape_name(name)
 
 
 def disk_path(stored: str) -> Path:

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from memlens.engine.catalog.files import ChunkRow, FileTables, UnitRow
 from memlens.engine.catalog.published import PublishReads, PublishRow
 from memlens.engine.catalog.roots import RootCounts, RootRow, RootTables
-from memlens.engine.catalog.schema import SCHEMA_VERSION, FileRow
+from memlens.engine.catalog.schema import SCHEMA_VERSION, FileRow, FileState
 from memlens.engine.catalog.sessions import SessionReads
 from memlens.engine.catalog.stats import CatalogStats
 from memlens.engine.catalog.units import UNIT_FACTS_KEYS, PeriodUnit, ResultRow, UnitReads, unit_facts_state
@@ -26,6 +26,7 @@ __all__ = [
     "Catalog",
     "ChunkRow",
     "FileRow",
+    "FileState",
     "PeriodUnit",
     "PublishRow",
     "ResultRow",

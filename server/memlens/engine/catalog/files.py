@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from memlens.engine.catalog.connection import CatalogConnection
-from memlens.engine.catalog.schema import FILE_COLUMNS, FileRow
+from memlens.engine.catalog.schema import FILE_COLUMNS, FILE_STATE_COLUMNS, FileRow, FileState
 
 
 class ChunkRow(NamedTuple):
@@ -52,15 +52,21 @@ class FileTables(CatalogConnection):
 
     def files(self, paths: Sequence[str] | None = None) -> dict[str, FileRow]:
         """Every catalogued file by path, or only those of `paths` (a watcher event touches a few)."""
-        select = f"SELECT {FILE_COLUMNS} FROM files"
+        return {row[1]: FileRow(*row) for row in self._file_rows(FILE_COLUMNS, paths)}
+
+    def file_states(self, paths: Sequence[str] | None = None) -> dict[str, FileState]:
+        """What a sync compares with each file's stat (FileState), by path: every file's, or those of `paths`."""
+        return {row[0]: FileState(*row[1:]) for row in self._file_rows(f"path, {FILE_STATE_COLUMNS}", paths)}
+
+    def _file_rows(self, columns: str, paths: Sequence[str] | None) -> list[Any]:
+        select = f"SELECT {columns} FROM files"
         if paths is None:
-            rows = self.db.execute(select).fetchall()
-        else:
-            rows = []
-            for start in range(0, len(paths), 500):
-                part = list(paths[start : start + 500])
-                rows += self.db.execute(f"{select} WHERE path IN ({','.join('?' * len(part))})", part).fetchall()
-        return {row[1]: FileRow(*row) for row in rows}
+            return self.db.execute(select).fetchall()
+        rows = []
+        for start in range(0, len(paths), 500):
+            part = list(paths[start : start + 500])
+            rows += self.db.execute(f"{select} WHERE path IN ({','.join('?' * len(part))})", part).fetchall()
+        return rows
 
     def upsert_file(self, db: sqlite3.Connection, path: str, kind: str, **values: Any) -> int:
         row = db.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()

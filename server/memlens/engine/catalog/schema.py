@@ -6,6 +6,7 @@ Bump `SCHEMA_VERSION` whenever a table changes shape: a catalog of another versi
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 TABLES = frozenset({"meta", "files", "aliases", "sessions", "chunks", "units", "vectors", "words", "roots"})
 
@@ -164,5 +165,28 @@ class FileRow:
     ino: int | None = None
     ctime_ns: int | None = None
 
+    def state(self) -> FileState:
+        return FileState(*(getattr(self, name) for name in FileState._fields))
+
 
 FILE_COLUMNS = ", ".join(f.name for f in fields(FileRow))
+
+
+class FileState(NamedTuple):
+    """The columns of a `files` row a sync compares with the file's stat: whether it changed
+    (file_identity.changed) and whether its last line waits (file_reader.tail_waiting). A sync reads these of every
+    file and the whole row (FileRow) only of the files that changed: at tens of thousands of files, reading and
+    building every whole row was most of what a sync that found nothing changed spent on the catalog."""
+
+    id: int
+    kind: str
+    format: str
+    size: int
+    mtime_ns: int
+    parsed_bytes: int
+    dev: int | None
+    ino: int | None
+    ctime_ns: int | None
+
+
+FILE_STATE_COLUMNS = ", ".join(FileState._fields)

@@ -43,6 +43,12 @@ class WordTables(CatalogConnection):
         """Words still to embed or, embedded, still without their nearest words."""
         return int(self.db.execute("SELECT COUNT(*) FROM words WHERE near IS NULL").fetchone()[0])
 
+    def words_to_link(self) -> bool:
+        """Whether an embedded word has no list of nearest words yet (`near` and `near_floor` are stored together,
+        by store_neighbours): read through the partial index of those words, not the vocabulary."""
+        sql = "SELECT EXISTS (SELECT 1 FROM words WHERE near IS NULL AND vec IS NOT NULL)"
+        return bool(self.db.execute(sql).fetchone()[0])
+
     def embedded_words(self) -> list[tuple[str, bytes, float | None]]:
         """(stem, vector, near_floor) of every embedded word, in row order; the floor is None for a word not linked
         yet (no list)."""

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memlens.engine.collection_pause import collection_paused
 from memlens.settings import Settings
 
 MEMORY = "memory"
@@ -24,11 +25,43 @@ TRANSCRIPT_SUFFIXES = (".jsonl", ".md")
 PRUNED = frozenset({"node_modules", ".git"})
 
 
-@dataclass(frozen=True, slots=True)
 class SourceFile:
-    path: Path
-    kind: str  # memory | transcript
-    root: Path  # the workspace folder or transcript folder it was found under
+    """A file to index: its name as discovery found it (a string, `str` of its `Path`), its kind, and the folder it
+    was found under. The `Path` is made only when asked for: a sync where nothing changed compares names and stats
+    alone, and building a `Path` per file was most of its discovery."""
+
+    __slots__ = ("_path", "kind", "name", "root")
+
+    def __init__(self, path: str | os.PathLike[str], kind: str, root: Path) -> None:
+        self._path: Path | None = path if isinstance(path, Path) else Path(path)
+        self.name = os.fspath(self._path)
+        self.kind = kind  # memory | transcript
+        self.root = root  # the workspace folder or transcript folder it was found under
+
+    @classmethod
+    def named(cls, name: str, kind: str, root: Path) -> SourceFile:
+        """A source from a name that is already a `Path`'s string (what `_walk` yields), without building the
+        `Path`."""
+        source = cls.__new__(cls)
+        source.name, source.kind, source.root, source._path = name, kind, root, None
+        return source
+
+    @property
+    def path(self) -> Path:
+        if self._path is None:
+            self._path = Path(self.name)
+        return self._path
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SourceFile):
+            return NotImplemented
+        return (self.name, self.kind, self.root) == (other.name, other.kind, other.root)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.kind, self.root))
+
+    def __repr__(self) -> str:
+        return f"SourceFile({self.name!r}, {self.kind!r}, {self.root!r})"
 
 
 @dataclass
@@ -77,16 +110,25 @@ def resolve_locations(
     return locations
 
 
-def _excluded(path: Path, roots: Iterable[Path], patterns: list[str]) -> bool:
+def _excluded(path: str, roots: Iterable[Path], patterns: list[str]) -> bool:
+    """Whether an exclude pattern matches `path` (a `Path`'s string) or its path relative to one of `roots`."""
     if not patterns:
         return False
-    candidates = [str(path)]
+    candidates = [path]
     for root in roots:
-        try:
-            candidates.append(str(path.relative_to(root)))
-        except ValueError:
-            continue
+        relative = _relative(path, os.fspath(root))
+        if relative is not None:
+            candidates.append(relative)
     return any(fnmatch.fnmatch(c, p) for c in candidates for p in patterns)
+
+
+def _relative(path: str, root: str) -> str | None:
+    """`str(Path(path).relative_to(root))` for two `Path` strings (`root` absolute), or None where that raises:
+    `Path`s are not built for every file of a walk."""
+    if path == root:
+        return "."
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    return path[len(prefix) :] if path.startswith(prefix) else None
 
 
 class _Root:
@@ -148,7 +190,7 @@ def _walk(root: _Root, start: Path, max_depth: int | None = None, prune: frozens
         stack.extend((f, depth + 1) for f in reversed(folders))
 
 
-def _memory_files(root: _Root, pattern: str) -> Iterator[Path]:
+def _memory_files(root: _Root, pattern: str) -> Iterator[str]:
     """The files of `root` (a workspace folder) matching one memory glob, walking only below its literal prefix."""
     parts = _pattern_parts(pattern)
     literal = 0
@@ -157,7 +199,7 @@ def _memory_files(root: _Root, pattern: str) -> Iterator[Path]:
     start = root.path.joinpath(*parts[:literal])
     if literal == len(parts):  # a plain path such as MEMORY.md
         if parts and start.is_file() and root.admits(start):
-            yield start
+            yield os.fspath(start)
         return
     rest = parts[literal:]
     max_depth = None if "**" in rest else len(rest) - 1
@@ -165,13 +207,13 @@ def _memory_files(root: _Root, pattern: str) -> Iterator[Path]:
     prefix = len(os.fspath(root.path).rstrip(os.sep)) + 1  # every walked path starts with the root's
     for path in _walk(root, start, max_depth, prune=frozenset()):
         if matches(path[prefix:].replace(os.sep, "/")):
-            yield Path(path)
+            yield path
 
 
-def read_session_cwd(path: Path) -> str | None:
+def read_session_cwd(path: str | os.PathLike[str]) -> str | None:
     """The cwd a Codex rollout or OpenClaw session records in its first lines, if any."""
     try:
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             for _ in range(5):
                 line = handle.readline(1 << 20)
                 if not line:
@@ -197,48 +239,65 @@ def _within(cwd: str, workspaces: list[Path]) -> bool:
 
 
 def discover(
-    locations: Locations, settings: Settings, known_cwd: Callable[[Path], str | None] | None = None
+    locations: Locations, settings: Settings, known_cwd: Callable[[str], str | None] | None = None
 ) -> list[SourceFile]:
-    """All memory and transcript files to index, each once, in a stable order."""
-    found: dict[Path, SourceFile] = {}
+    """All memory and transcript files to index, each once, in a stable order. Names stay strings here: below the
+    absolute folders of `locations` (as resolve_locations and source_roots.widen make them) each name `_walk` yields
+    is its `Path`'s string, so comparing and sorting them is comparing and sorting `Path`s. `known_cwd` is asked
+    with one."""
+    with collection_paused():
+        return _discover(locations, settings, known_cwd)
+
+
+def _discover(
+    locations: Locations, settings: Settings, known_cwd: Callable[[str], str | None] | None
+) -> list[SourceFile]:
+    found: dict[str, SourceFile] = {}
     memory = settings.memory
     follow = settings.follow_external_symlinks
     for workspace in locations.workspaces:
         root = _Root(workspace, follow)
         for pattern in [*memory.include, *memory.extra_include]:
-            for path in sorted(_memory_files(root, pattern), key=os.fspath):
-                if not _excluded(path, [workspace], memory.exclude):
-                    found.setdefault(path, SourceFile(path, MEMORY, workspace))
+            for name in sorted(_memory_files(root, pattern)):
+                if name not in found and not _excluded(name, [workspace], memory.exclude):
+                    found[name] = SourceFile.named(name, MEMORY, workspace)
     exclude = settings.transcripts.exclude
     for folder in locations.transcript_dirs:
         if folder.is_dir():
-            for path in sorted(_transcript_files(_Root(folder, follow)), key=os.fspath):
-                if path not in found and not _excluded(path, [folder, *locations.workspaces], exclude):
-                    found[path] = SourceFile(path, TRANSCRIPT, folder)
+            for name in sorted(_transcript_files(_Root(folder, follow))):
+                if name not in found and not _excluded(name, [folder, *locations.workspaces], exclude):
+                    found[name] = SourceFile.named(name, TRANSCRIPT, folder)
     for folder in locations.cwd_filtered_dirs:
         if not folder.is_dir():
             continue
-        for path in sorted(_transcript_files(_Root(folder, follow)), key=os.fspath):
-            if path in found or path.suffix != ".jsonl" or _excluded(path, [folder], exclude):
+        for name in sorted(_transcript_files(_Root(folder, follow))):
+            if name in found or not _is_jsonl(name) or _excluded(name, [folder], exclude):
                 continue
             if not locations.scope_all:
-                cwd = (known_cwd(path) if known_cwd else None) or read_session_cwd(path)
+                cwd = (known_cwd(name) if known_cwd else None) or read_session_cwd(name)
                 if cwd is None or not _within(cwd, locations.workspaces):
                     continue
-            found[path] = SourceFile(path, TRANSCRIPT, folder)
+            found[name] = SourceFile.named(name, TRANSCRIPT, folder)
     return list(found.values())
 
 
-def _transcript_files(root: _Root) -> Iterator[Path]:
-    return (Path(path) for path in _walk(root, root.path) if path.endswith(TRANSCRIPT_SUFFIXES))
+def _transcript_files(root: _Root) -> Iterator[str]:
+    return (path for path in _walk(root, root.path) if path.endswith(TRANSCRIPT_SUFFIXES))
+
+
+def _is_jsonl(name: str) -> bool:
+    """`Path(name).suffix == ".jsonl"` (a file named just `.jsonl` has no suffix)."""
+    base = name.rpartition(os.sep)[2]
+    return base.endswith(".jsonl") and base != ".jsonl"
 
 
 def classify(
-    path: Path, locations: Locations, settings: Settings, known_cwd: Callable[[Path], str | None] | None = None
+    path: Path, locations: Locations, settings: Settings, known_cwd: Callable[[str], str | None] | None = None
 ) -> SourceFile | None:
     """The source a single changed path is, if `discover` would list it — without walking any folder."""
     if not path.is_file():
         return None
+    name = os.fspath(path)
     memory = settings.memory
     follow = settings.follow_external_symlinks
     for workspace in locations.workspaces:
@@ -249,7 +308,7 @@ def classify(
         patterns = [*memory.include, *memory.extra_include]
         if (
             any(_glob_match(relative, pattern) for pattern in patterns)
-            and not _excluded(path, [workspace], memory.exclude)
+            and not _excluded(name, [workspace], memory.exclude)
             and _Root(workspace, follow).admits(path)
         ):
             return SourceFile(path, MEMORY, workspace)
@@ -257,14 +316,14 @@ def classify(
         return None
     exclude = settings.transcripts.exclude
     for folder in locations.transcript_dirs:
-        if folder in path.parents and not _excluded(path, [folder, *locations.workspaces], exclude):
+        if folder in path.parents and not _excluded(name, [folder, *locations.workspaces], exclude):
             return SourceFile(path, TRANSCRIPT, folder) if _Root(folder, follow).admits(path) else None
     for folder in locations.cwd_filtered_dirs:
-        if folder in path.parents and path.suffix == ".jsonl" and not _excluded(path, [folder], exclude):
+        if folder in path.parents and path.suffix == ".jsonl" and not _excluded(name, [folder], exclude):
             if not _Root(folder, follow).admits(path):
                 return None
             if not locations.scope_all:
-                cwd = (known_cwd(path) if known_cwd else None) or read_session_cwd(path)
+                cwd = (known_cwd(name) if known_cwd else None) or read_session_cwd(name)
                 if cwd is None or not _within(cwd, locations.workspaces):
                     return None
             return SourceFile(path, TRANSCRIPT, folder)

@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from memlens.engine.catalog import FileRow
+from memlens.engine.catalog import FileRow, FileState
 from memlens.engine.indexing.discovery import SourceFile
 
 
@@ -25,7 +25,7 @@ def identity_values(stat: os.stat_result) -> dict[str, int]:
     return {"mtime_ns": stat.st_mtime_ns, "dev": stat.st_dev, "ino": stat.st_ino, "ctime_ns": stat.st_ctime_ns}
 
 
-def changed(row: FileRow | None, stat: os.stat_result) -> bool:
+def changed(row: FileState | None, stat: os.stat_result) -> bool:
     """Whether a file must be read again. A row from before the catalog kept device, inode and ctime (NULL) is
     judged by size and mtime alone once; `needs_identity` says to record the rest then."""
     if row is None or row.size != stat.st_size or row.mtime_ns != stat.st_mtime_ns:
@@ -35,7 +35,7 @@ def changed(row: FileRow | None, stat: os.stat_result) -> bool:
     return (row.dev, row.ino, row.ctime_ns) != (stat.st_dev, stat.st_ino, stat.st_ctime_ns)
 
 
-def needs_identity(row: FileRow | None) -> bool:
+def needs_identity(row: FileState | None) -> bool:
     return row is not None and row.ctime_ns is None
 
 

@@ -5,11 +5,12 @@ name is indexed: file_identity.py)."""
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from memlens.engine.catalog import Catalog, FileRow
+from memlens.engine.catalog import Catalog, FileState
 from memlens.engine.file_names import disk_path, stored_path
 from memlens.engine.indexing.discovery import SourceFile
 from memlens.engine.indexing.file_identity import Choice, Named, identities
@@ -21,23 +22,24 @@ def stat_all(
     sources: list[SourceFile], cancel: threading.Event | None, note_error: Callable[[Path, str], object]
 ) -> tuple[list[Named], set[str]]:
     """(each source with its stat, the stored paths of the others: unreadable (told to `note_error`), or not reached
-    before `cancel`; their rows are kept as they are)."""
+    before `cancel`; their rows are kept as they are). By name: no `Path` is built for a file that is only stat'd."""
     found: list[Named] = []
     kept: set[str] = set()
     for source in sources:
+        name = source.name
         if cancel is not None and cancel.is_set():
-            kept.add(stored_path(source.path))
+            kept.add(stored_path(name))
             continue
         try:
-            found.append(Named(source, source.path.stat(), stored_path(source.path)))
+            found.append(Named(source, os.stat(name), stored_path(name)))
         except (OSError, ValueError) as exc:
-            kept.add(stored_path(source.path))
+            kept.add(stored_path(name))
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             note_error(source.path, f"cannot read: {reason}")
     return found, kept
 
 
-def other_names(catalog: Catalog, found: list[Named], known: dict[str, FileRow]) -> list[Named]:
+def other_names(catalog: Catalog, found: list[Named], known: dict[str, FileState]) -> list[Named]:
     """The indexed files that a few changed names (watcher events) also reach: a change seen under an alias
     re-reads its source, and a new name of an indexed file is recorded as an alias, never indexed twice."""
     given = {n.key for n in found}
@@ -52,7 +54,7 @@ def other_names(catalog: Catalog, found: list[Named], known: dict[str, FileRow])
             continue
         if (stat.st_dev, stat.st_ino) == (row.dev, row.ino):
             others.append(Named(SourceFile(path, row.kind, path.parent), stat, row.path))
-            known[row.path] = row
+            known[row.path] = row.state()
     return others
 
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import BinaryIO
 
-from memlens.engine.catalog import FileRow
+from memlens.engine.catalog import FileRow, FileState
 from memlens.engine.indexing.discovery import MEMORY, SourceFile
 from memlens.engine.indexing.file_identity import same_file
 from memlens.engine.indexing.ingest import (
@@ -53,7 +53,7 @@ def read_digest(handle: BinaryIO, head: bytes, parsed_bytes: int) -> str:
     return f"{head_hash(head[: min(HEAD_BYTES, parsed_bytes)])}:{head_hash(end)}"
 
 
-def tail_waiting(row: FileRow, stat: os.stat_result) -> bool:
+def tail_waiting(row: FileState, stat: os.stat_result) -> bool:
     """Whether the last read of this unchanged transcript stopped before its end (an unterminated last line that
     was still settling, or more than one read takes): it is read again once the file is quiet."""
     return row.kind == "transcript" and bool(row.format) and 0 < row.parsed_bytes < row.size == stat.st_size

@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from memlens.engine.catalog import Catalog, FileRow, RootRow
+from memlens.engine.catalog import Catalog, FileRow, FileState, RootRow
+from memlens.engine.collection_pause import collection_paused
 from memlens.engine.file_names import disk_path, stored_path
 from memlens.engine.indexing.catalog_writer import CatalogWriter, PendingChanges
 from memlens.engine.indexing.discovery import SourceFile
 from memlens.engine.indexing.file_identity import (
+    Named,
     changed,
     choose_names,
     identity_values,
@@ -137,11 +139,13 @@ class Indexer:
             backfill_unit_facts(self.catalog, self.keyword, cancel)  # before this sync's units are filled in
             backfill_words(self.catalog, self.keyword, cancel)  # a catalog from before the vocabulary: once
             self.embedding.forget_words()  # (what it collected waits for vectors)
-            known = self.catalog.files(None if prune else [stored_path(s.path) for s in sources])
-            found, kept = stat_all(sources, cancel, lambda path, why: self._note_error(report, path, why))
-            if not prune:
-                found += other_names(self.catalog, found, known)
-            choice = choose_names(found)
+            with collection_paused():
+                # what each file was when last read, to compare with its stat (whole rows only for changed files)
+                known = self.catalog.file_states(None if prune else [stored_path(s.name) for s in sources])
+                found, kept = stat_all(sources, cancel, lambda path, why: self._note_error(report, path, why))
+                if not prune:
+                    found += other_names(self.catalog, found, known)
+                choice = choose_names(found)
             report.aliases = len(choice.aliases)
             if prune:
                 wanted = {n.key for n in choice.sources} | kept
@@ -153,7 +157,7 @@ class Indexer:
             record_aliases(self.catalog, choice, whole=prune)
             batch_started = time.perf_counter()
             files_meter = RateMeter()
-            batch: list[tuple[SourceFile, FileRow | None, os.stat_result]] = []
+            batch: list[tuple[Named, FileState | None]] = []
             identified: list[tuple[int, int, int, int]] = []
             for done, named in enumerate(choice.sources, 1):
                 if cancel is not None and cancel.is_set():
@@ -167,20 +171,20 @@ class Indexer:
                     if unchanged:
                         self.waiting_tails[source.path] = stat.st_mtime
                 if not unchanged:
-                    batch.append((source, row, stat))
+                    batch.append((named, row))
                 else:
                     report.files_unchanged += 1
                     if row is not None and needs_identity(row):
                         identified.append((row.id, stat.st_dev, stat.st_ino, stat.st_ctime_ns))
                 if batch and (len(batch) >= BATCH_FILES or time.perf_counter() - batch_started > BATCH_SECONDS):
-                    self._apply_batch(batch, report)
+                    self._apply_batch(self._whole_rows(batch), report)
                     batch, batch_started = [], time.perf_counter()
                 if progress is not None and done % 50 == 0 and done < len(choice.sources):
                     progress(
                         done, len(choice.sources), "reading files " + files_meter.status(done, len(choice.sources))
                     )
             if batch:
-                self._apply_batch(batch, report)
+                self._apply_batch(self._whole_rows(batch), report)
             if progress is not None and choice.sources and not report.cancelled:
                 # after the last batch is read, not before: a rate taken then counts the reading, not the stat() calls
                 total = len(choice.sources)
@@ -202,17 +206,18 @@ class Indexer:
 
     def count_unindexed(self, sources: list[SourceFile]) -> int:
         """How many of `sources` the index does not hold as they are now (new, or changed since the last sync)."""
-        known = self.catalog.files(None)
         count = 0
-        for source in sources:
-            try:
-                stat = source.path.stat()
-            except OSError:
-                continue  # gone since discovery: nothing to index
-            row = known.get(stored_path(source.path))
-            if row is not None and row.size < 0:
-                continue  # it failed to read and waits for the next sync: stats lists it under fileErrors
-            count += changed(row, stat)
+        with collection_paused():
+            known = self.catalog.file_states(None)
+            for source in sources:
+                try:
+                    stat = os.stat(source.name)
+                except OSError:
+                    continue  # gone since discovery: nothing to index
+                row = known.get(stored_path(source.name))
+                if row is not None and row.size < 0:
+                    continue  # it failed to read and waits for the next sync: stats lists it under fileErrors
+                count += changed(row, stat)
         return count
 
     def collect_garbage(self) -> None:
@@ -311,6 +316,13 @@ class Indexer:
             yield
 
     # -- batches ----------------------------------------------------------------------------------------------
+
+    def _whole_rows(
+        self, batch: list[tuple[Named, FileState | None]]
+    ) -> list[tuple[SourceFile, FileRow | None, os.stat_result]]:
+        """The changed files of a batch with their whole `files` rows (the sync compared only their FileState)."""
+        rows = self.catalog.files([named.key for named, state in batch if state is not None])
+        return [(named.source, rows.get(named.key), named.stat) for named, _ in batch]
 
     def _apply_batch(self, batch: list[tuple[SourceFile, FileRow | None, os.stat_result]], report: SyncReport) -> None:
         """Parse a batch of changed files and commit them in one transaction. A file that fails is recorded with

@@ -115,7 +115,10 @@ def link_words(catalog: Catalog, cancel: threading.Event | None = None) -> int:
 
     Each new word is compared with the whole vocabulary once (a matrix product per LINK_BLOCK new words): the first
     run over a vocabulary of n words costs n² dot products, later runs only the new words'. Only the lists a new
-    word enters are read and written again (the stored floor says which)."""
+    word enters are read and written again (the stored floor says which). With no new word, nothing is read: every
+    sync ends here, and the whole vocabulary's vectors are megabytes."""
+    if not catalog.words_to_link():
+        return 0
     rows = catalog.embedded_words()
     fresh = [i for i, (_, _, floor) in enumerate(rows) if floor is None]
     if not fresh:
