@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from conftest import FIXTURES
 from memlens.cli.output import progress_line
+from memlens.engine import progress as progress_module
 from memlens.engine.engine import Engine
 from memlens.engine.indexing import vector_writer
 from memlens.engine.keyword.identifiers import identifier_terms, identifiers
@@ -229,6 +230,7 @@ def test_an_interrupted_embedding_did_the_newest_first_and_resumes_with_the_rest
     months_of_work: tuple[Path, Path], tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(vector_writer, "EMBED_BATCH", 16)
+    monkeypatch.setattr(progress_module, "RATE_AFTER_SECONDS", 0.0)  # two batches take well under a second
     embedded: list[str] = []
     real_embed = embedder.embed
 
@@ -306,8 +308,13 @@ def test_memlens_index_on_a_terminal_shows_rate_and_time_left(
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     args = ["index", "--workspace", str(workspace), "--transcripts", str(transcripts)]
+    # a rate is told once a job has run a second (RATE_AFTER_SECONDS); 300 short texts may embed in less
+    run = (
+        "import sys; import memlens.engine.progress as p; p.RATE_AFTER_SECONDS = 0.0; "
+        "from memlens.cli.commands import main; sys.exit(main(sys.argv[1:]))"
+    )
     process = subprocess.Popen(
-        [sys.executable, "-m", "memlens", *args, "--index-dir", str(tmp_path / "index")],
+        [sys.executable, "-c", run, *args, "--index-dir", str(tmp_path / "index")],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=slave,

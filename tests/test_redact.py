@@ -64,6 +64,11 @@ CORPUS: list[tuple[str, str, str]] = [
     (f"maps {'AIza' + fake(35)}", "AIza" + fake(35), "google-api-key"),
     (f"hub {'hf_' + fake(34)}", "hf_" + fake(34), "huggingface-token"),
     (f"registry {'npm_' + fake(36)}", "npm_" + fake(36), "npm-token"),
+    # a newer, longer format than the pattern's fixed length: the tail goes too (a Discord token's HMAC of 38)
+    (f"bot {'MTA4NzY1NDMyMTA5ODc2NTQzMg.' + fake(6) + '.' + fake(27) + 'Tail-of_38'}", "Tail-of_38", "discord-token"),
+    (f"registry {'npm_' + fake(36) + 'Tail4U'}", "Tail4U", "npm-token"),
+    (f"doppler {'dp.st.dev.' + fake(44)}", fake(44), "doppler-token"),
+    (f"doppler {'dp.pt.' + fake(43)}", fake(43), "doppler-token"),
     (f"session cookie {JWT} was logged", JWT.split(".")[1], "jwt"),
     (f"key file:\n{RSA_KEY}\nend of note", RSA_BODY.split("\n")[2], "private-key"),
     (f"deploy key\n{SSH_KEY}\n", SSH_BODY, "private-key"),

@@ -39,6 +39,8 @@ export class ServerManager implements vscode.Disposable {
   private clientDisposables: vscode.Disposable[] = [];
   private crashes: number[] = [];
   private installPoll: NodeJS.Timeout | undefined;
+  /** the last start found memlens not importable: the next one that works says it was installed, however it came */
+  private awaitingInstall = false;
   private disposed = false;
 
   /** Fires when the server starts, stops or fails. */
@@ -143,6 +145,7 @@ export class ServerManager implements vscode.Disposable {
       const install = installCommands(choice.python, checkout, wheel)[0];
       this.fail(message, check.notFound || install.includes('<path') ? undefined : install);
       if (!check.notFound) {
+        this.awaitingInstall = true;
         this.pollUntilImportable(choice, cwd);
       }
       return undefined;
@@ -191,6 +194,11 @@ export class ServerManager implements vscode.Disposable {
       }
       this.setState('running');
       this.output.info('memlens language server started');
+      if (this.awaitingInstall) {
+        // by the poll, or by a restart a settings change queued meanwhile: either way the install is what changed
+        this.awaitingInstall = false;
+        void vscode.window.showInformationMessage('memlens: installed; the language server started.');
+      }
       return client;
     } catch (err) {
       await this.shutdown(client);
@@ -245,10 +253,7 @@ export class ServerManager implements vscode.Disposable {
       }
       this.installPoll = undefined;
       this.output.info(`memlens is now importable by ${choice.python} (${check.detail}); starting the server`);
-      const client = await this.queue.start();
-      if (client) {
-        void vscode.window.showInformationMessage('memlens: installed; the language server started.');
-      }
+      await this.queue.start(); // its start says so (awaitingInstall)
     };
     this.installPoll = setTimeout(() => void poll(), INSTALL_POLL_MS);
   }

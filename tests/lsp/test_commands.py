@@ -184,7 +184,7 @@ async def test_fixes(client: LanguageClient) -> None:
         ("memlens.search", {"query": "x", "minScore": 1e300}, "minScore must be 0..1"),
         ("memlens.search", {"query": "x" * 5000}, "query must be at most 4,000 characters, got 5,000"),
         ("memlens.search", {"query": "x", "filters": {"kind": "diary"}}, "filters.kind must be one of"),
-        ("memlens.search", {"query": "x", "filters": {"since": "last tuesday"}}, "since"),
+        ("memlens.search", {"query": "x", "filters": {"since": "next tuesday"}}, "since"),
         ("memlens.search", {"query": "x", "filters": {"since": "2026-03-01", "until": "2026-02-01"}}, "not be after"),
         ("memlens.search", {"query": "x", "filters": {"colour": "red"}}, "unknown field(s) in filters: 'colour'"),
         ("memlens.search", {"query": "x", "filters": "kind=memory"}, "filters must be an object"),

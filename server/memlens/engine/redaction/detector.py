@@ -19,6 +19,9 @@ KindOfKey = Callable[[str], str]
 # Characters trimmed from both ends of a whole-match secret: the context that some library patterns consume.
 _DELIMITERS = " \t\r\n\"'=:@,;"
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+# What a token's own characters are: a whole-match secret runs on over them. A fixed-length pattern (a Discord bot
+# token's last part of 27, npm's 36) matched the head of a longer token of a newer format and left its tail shown.
+_TOKEN_CHARS = _WORD_CHARS | frozenset("_-")
 
 
 # A bare value followed by one of these is a call, a literal or an index in code.
@@ -85,6 +88,9 @@ class Detector:
         if self.key_check is not None and not self.key_check(match.group(match.re.groupindex["key"])):
             return None
         kind = self.kind_of_key(match.group(match.re.groupindex["key"])) if self.kind_of_key is not None else self.kind
+        if not self.secret_groups:  # a token's whole run, however long its format has grown
+            while end < len(text) and text[end] in _TOKEN_CHARS:
+                end += 1
         return Span(kind, start, end)
 
     def _secret_bounds(self, match: Any, text: str) -> tuple[int, int]:

@@ -119,6 +119,7 @@ TOKEN_DETECTORS = [
     _token("replicate-token", r"r8_[A-Za-z0-9]{37}"),
     _token("vault-token", r"hv[sb]\.[A-Za-z0-9_\-]{24,}"),
     _token("age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+    _token("doppler-token", r"dp\.(?:st|sa|ct|pt|scim|audit)\.(?:[a-z0-9_\-]{1,40}\.)?[A-Za-z0-9]{40,}"),
     _token("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
     # Mailgun's "key-" and 32 characters, whole: "key-value-store-…" is a name, not a key
     Detector(
