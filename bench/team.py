@@ -19,6 +19,7 @@ module's own ranking (full text + vector candidates fused), with query vectors f
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -163,6 +164,61 @@ def recall_by_ef_search(
     return measured
 
 
+def hybrid_by_ef_search(
+    team: TeamCatalog,
+    *,
+    url: str,
+    settings: SearchSettings,
+    queries: Sequence[tuple[str, np.ndarray]],
+    per_candidate: Sequence[float],
+    limit: int,
+) -> dict[str, dict[str, float]]:
+    """For each hnsw.ef_search per candidate of a hybrid search's vector side: the hybrid search's wall p50/p99 and
+    its answer's agreement with the answer fused from an exact scan (the share of that answer's `limit` hits it
+    holds, and how often its first hit is that answer's first)."""
+
+    def answer(query: str, vector: np.ndarray) -> list[str]:
+        results = team_results(
+            team,
+            query,
+            terms=query.split(),
+            vector=vector,
+            where=TeamQuery(url),
+            settings=settings,
+            mode="hybrid",
+            limit=limit,
+        )
+        return [r["id"] for r in results]
+
+    exact_side = functools.partial(TeamCatalog.vector_candidates, team, exact=True)
+    team.vector_candidates = exact_side  # type: ignore[method-assign]  # this instance only: the others keep the index
+    try:
+        exact = [answer(query, vector) for query, vector in queries]
+    finally:
+        delattr(team, "vector_candidates")
+    measured: dict[str, dict[str, float]] = {}
+    kept = team_catalog.HYBRID_EF_SEARCH_PER_CANDIDATE
+    try:
+        for share in per_candidate:
+            team_catalog.HYBRID_EF_SEARCH_PER_CANDIDATE = share
+            overlap, first, walls = [], [], []
+            for (query, vector), truth in zip(queries, exact, strict=True):
+                started = time.perf_counter()
+                ids = answer(query, vector)
+                walls.append((time.perf_counter() - started) * 1000)
+                overlap.append(len(set(ids) & set(truth)) / max(1, len(truth)))
+                first.append(float(bool(ids) and bool(truth) and ids[0] == truth[0]))
+            measured[f"efSearch{team_catalog.ef_search(settings.candidates, hybrid=True)}"] = {
+                "agreementAt10": round(float(np.mean(overlap)), 3),
+                "sameFirstHit": round(float(np.mean(first)), 3),
+                "p50WallMs": round(percentile(walls, 50), 2),
+                "p99WallMs": round(percentile(walls, 99), 2),
+            }
+    finally:
+        team_catalog.HYBRID_EF_SEARCH_PER_CANDIDATE = kept
+    return measured
+
+
 def publish_all(
     args: argparse.Namespace,
     *,
@@ -234,6 +290,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--ef-search-per-candidate", default="0.5,1,2", help="hnsw.ef_search per candidate to measure recall@10 at"
     )
+    parser.add_argument(
+        "--hybrid-ef-search-per-candidate",
+        default="",
+        help="hnsw.ef_search per candidate of a hybrid search's vector side to measure its agreement with an exact "
+        "scan's answer at (e.g. 0.4,0.6,1)",
+    )
     args = parser.parse_args(argv)
 
     import psutil
@@ -300,6 +362,20 @@ def main(argv: Sequence[str] | None = None) -> None:
                     team, make(rng, args.recall_queries), settings.candidates, shares
                 )
                 print("by ef_search", json.dumps(report["vectorByEfSearch"]), file=sys.stderr)
+                if args.hybrid_ef_search_per_candidate:
+                    queries = [
+                        (f"{COMPONENTS[(q * 3) % len(COMPONENTS)]} {THINGS[(q * 11) % len(THINGS)]}", make(rng, 1)[0])
+                        for q in range(args.recall_queries)
+                    ]
+                    report["hybridByEfSearch"] = hybrid_by_ef_search(
+                        team,
+                        url=url,
+                        settings=settings,
+                        queries=queries,
+                        per_candidate=[float(x) for x in args.hybrid_ef_search_per_candidate.split(",")],
+                        limit=args.limit,
+                    )
+                    print("hybrid by ef_search", json.dumps(report["hybridByEfSearch"]), file=sys.stderr)
         finally:
             server.cleanup()
     print(json.dumps(report, indent=2))

@@ -64,8 +64,14 @@ with it, so it is paid once per partition that holds rows. With the search's 100
 the time of 200, recall@10 against an exact scan 0.99 (500k rows) and 0.96 (1M rows; 200: 0.99), bench/team.py."""
 
 
-def ef_search(candidates: int) -> int:
-    return max(40, min(1000, round(EF_SEARCH_PER_CANDIDATE * candidates)))
+HYBRID_EF_SEARCH_PER_CANDIDATE = 1.0
+"""The same for the vector side of a hybrid search, where it is one of the two lists the fusion reads: what matters
+there is the fused answer's agreement with one fused from an exact scan (bench/team.py `hybridByEfSearch`)."""
+
+
+def ef_search(candidates: int, *, hybrid: bool = False) -> int:
+    share = HYBRID_EF_SEARCH_PER_CANDIDATE if hybrid else EF_SEARCH_PER_CANDIDATE
+    return max(40, min(1000, round(share * candidates)))
 
 
 def partition_name(remainder: int) -> str:
@@ -614,14 +620,26 @@ class TeamCatalog:
         return rows
 
     def vector_candidates(
-        self, vector: Sequence[float], *, publisher: str | None, project: str | None, limit: int
+        self,
+        vector: Sequence[float],
+        *,
+        publisher: str | None,
+        project: str | None,
+        limit: int,
+        hybrid: bool = False,
+        exact: bool = False,
     ) -> list[TeamRow]:
-        """The nearest rows by cosine through the HNSW index (iterative scans keep a filtered search filled)."""
+        """The nearest rows by cosine through the HNSW index (iterative scans keep a filtered search filled); for a
+        `hybrid` search's vector side, at its own ef_search; `exact`: by a scan of every row (what the benchmark
+        measures agreement against)."""
         where, params = self._where(publisher, project)
         literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
         with self._failures():
             self.conn.execute(f"SET LOCAL statement_timeout = '{SEARCH_TIMEOUT}'")
-            self.conn.execute(f"SET LOCAL hnsw.ef_search = {ef_search(limit)}")
+            if exact:
+                self.conn.execute("SET LOCAL statement_timeout = 0")
+                self.conn.execute("SET LOCAL enable_indexscan = off")
+            self.conn.execute(f"SET LOCAL hnsw.ef_search = {ef_search(limit, hybrid=hybrid)}")
             self.conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             sql = (
                 f"SELECT {_SHOWN}, 1 - (embedding <=> %s::halfvec) FROM memlens_units"

@@ -66,7 +66,13 @@ def team_results(
         else []
     )
     vector_rows = (
-        team.vector_candidates(vector.tolist(), publisher=where.publisher, project=where.project, limit=candidates)
+        team.vector_candidates(
+            vector.tolist(),
+            publisher=where.publisher,
+            project=where.project,
+            limit=candidates,
+            hybrid=mode == "hybrid",
+        )
         if vector is not None and mode != "keyword"
         else []
     )
