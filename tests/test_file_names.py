@@ -27,6 +27,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memlens.engine import watcher
 from memlens.engine.engine import Engine
 from memlens.engine.file_names import disk_path, escape_name, stored_path, unescape_name
 from memlens.engine.indexing import discovery
@@ -334,6 +335,36 @@ def test_watcher_goes_on_after_a_name_it_cannot_decode(
     (place["tr"] / "later.jsonl").write_bytes(_transcript(["wallabylate2"], session=later))
     assert _wait_for(_found(engine, "wallabylater")) and _wait_for(_found(engine, "wallabylate2"))
     assert all(thread.is_alive() for thread in indexer._threads)
+
+
+def test_a_folder_whose_name_fails_every_watch_is_synced_every_little_while_instead(
+    place: dict[str, Path], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A folder named so fails watchfiles whenever it is opened, and the whole sync after each failure opens it: a
+    watch restarted on it failed again within a second, for ever. After a few quick failures the folders are synced
+    every POLL_SECONDS instead, and what changes is still indexed."""
+    monkeypatch.setattr(watcher, "POLL_SECONDS", 0.5)
+    odd = _at(place["ws"] / "memory", b"odd\xff")
+    odd.mkdir()
+    (odd / "inside.md").write_text("# Inside\n\nthe quokkainside decision\n")
+    settings = Settings()
+    settings.embedding.enabled = False
+    settings.transcripts.agent_defaults = False
+    with Engine([place["ws"]], settings, [place["tr"]], place["idx"], embedder=False) as engine:
+        indexer = LiveIndexer(engine, debounce_ms=50)
+        indexer.start()
+        try:
+            assert indexer.ready.wait(30)
+            assert _wait_for(lambda: "syncing every file every" in caplog.text)
+            failures = engine.stats()["watcherErrors"]
+            assert failures == watcher.WATCH_FAILURES_BEFORE_POLLING
+            (place["ws"] / "memory" / "later.md").write_text("# Later\n\nthe quokkalater decision\n")
+            assert _wait_for(_found(engine, "quokkalater")) and _wait_for(_found(engine, "quokkainside"))
+            time.sleep(2 * watcher.POLL_SECONDS)  # syncs that open the folder again: no watch left to fail
+            assert engine.stats()["watcherErrors"] == failures
+            assert all(thread.is_alive() for thread in indexer._threads)
+        finally:
+            indexer.stop()
 
 
 def test_watcher_keeps_indexing_after_a_file_that_raises(

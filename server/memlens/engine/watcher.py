@@ -32,6 +32,13 @@ EMBED_BATCHES_BETWEEN_CHECKS = 1
 WATCH_TICK_MS = 200
 WATCH_SETUP_SECONDS = 10.0
 WATCH_RESTART_SECONDS = 1.0  # after watching failed: a name that fails it again cannot make it spin
+WATCH_FAILURES_BEFORE_POLLING = 3
+"""Failures of the watch, each within WATCH_STEADY_SECONDS of its start, after which the folders are synced every
+POLL_SECONDS instead. A folder whose name is not UTF-8 fails watchfiles whenever anything opens it, and the whole
+sync after each failure opens it: a watch restarted on it failed again within a second, for ever, each time with a
+whole sync (and a warning)."""
+WATCH_STEADY_SECONDS = 30.0
+POLL_SECONDS = 30.0
 
 
 @dataclass
@@ -121,21 +128,39 @@ class LiveIndexer:
             return
         log.info("watching %s", ", ".join(map(str, roots)))
         rescan = False
+        quick_failures = 0
         try:
             while not self._stop.is_set():
+                started = time.monotonic()
                 try:
                     self._deliver(roots, rescan)
                 except Exception as exc:  # the index stays usable; live updates resume after a pause
-                    # one line: watchfiles fails this way each time a file named so is touched (read, too)
-                    log.warning("file watcher failed (%s); watching again, and syncing every file once", exc)
                     log.debug("file watcher failure", exc_info=True)
                     self.engine.note_live_failure()
+                    quick = time.monotonic() - started < WATCH_STEADY_SECONDS
+                    quick_failures = quick_failures + 1 if quick else 1
+                    if quick_failures >= WATCH_FAILURES_BEFORE_POLLING:
+                        log.warning(
+                            "file watching keeps failing (%s); syncing every file every %d s instead", exc, POLL_SECONDS
+                        )
+                        self._poll()
+                        return
+                    # one line: watchfiles fails this way each time a file named so is touched (read, too)
+                    log.warning("file watcher failed (%s); watching again, and syncing every file once", exc)
                     rescan = True
                     self._stop.wait(WATCH_RESTART_SECONDS)
                 else:
                     return  # stopped
         finally:
             self.watching.set()
+
+    def _poll(self) -> None:
+        """Instead of events: a whole sync every POLL_SECONDS until stopped (it reads any name, and costs what
+        checking every file costs)."""
+        self.watching.set()
+        while not self._stop.is_set():
+            self._jobs.put(_Job("rescan"))
+            self._stop.wait(POLL_SECONDS)
 
     def _deliver(self, roots: list[Path], rescan: bool) -> None:
         """Queue the file events of `roots` until stopped; with `rescan`, a whole sync once the watch is in place
