@@ -299,6 +299,8 @@ def test_watch_stops_on_one_ctrl_c_and_says_what_it_did(tmp_path: Path) -> None:
     assert process.wait(timeout=60) == 0
     said = process.stderr.read()
     assert "memlens: stopped watching; 1 file indexed" in said, said
+    # the folders it watches, and where the index is (not the index folder as the thing watched)
+    assert f"memlens: watching {workspace} (index at {tmp_path / 'index'}); Ctrl-C stops" in said, said
 
 
 def test_times_are_shown_in_the_zone_days_are_read_in(cli_example: Engine, tmp_path: Path) -> None:

@@ -358,7 +358,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from memlens.engine.watcher import run_foreground
+    from memlens.engine.watcher import run_foreground, watch_roots
 
     tally = WatchTally()
 
@@ -367,7 +367,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
         print(fitted(describe_sync(sync, compact=True), sys.stdout), flush=True)
 
     with open_engine(args) as engine:
-        print(f"memlens: watching {engine.index_dir}; Ctrl-C stops", file=sys.stderr, flush=True)
+        folders = [str(folder) for folder in watch_roots(engine)]
+        named = ", ".join(folders[:3]) + (f" and {len(folders) - 3} more" if len(folders) > 3 else "")
+        line = f"memlens: watching {named or 'no folder that exists yet'} (index at {engine.index_dir}); Ctrl-C stops"
+        print(fitted(line, sys.stderr), file=sys.stderr, flush=True)
         try:
             status = run_foreground(engine, args.debounce_ms, report)
         except KeyboardInterrupt:
