@@ -48,6 +48,7 @@ from memlens.engine.team.team_search import TeamQuery, team_results
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_snapshot import encode_vector
 from memlens.settings import SearchSettings
+from memlens.wire import SearchResult
 
 MODEL = "bench-random-384"
 LOCOMO = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "locomo"
@@ -164,6 +165,16 @@ def recall_by_ef_search(
     return measured
 
 
+def searched(
+    team: TeamCatalog, *, url: str, settings: SearchSettings, query: str, vector: np.ndarray, mode: str, limit: int
+) -> list[SearchResult]:
+    """One team search as `memlens search --team` makes it (its words as the excerpts' terms, no filters)."""
+    where = TeamQuery(url)
+    return team_results(
+        team, query, terms=query.split(), vector=vector, where=where, settings=settings, mode=mode, limit=limit
+    )
+
+
 def hybrid_by_ef_search(
     team: TeamCatalog,
     *,
@@ -178,17 +189,8 @@ def hybrid_by_ef_search(
     holds, and how often its first hit is that answer's first)."""
 
     def answer(query: str, vector: np.ndarray) -> list[str]:
-        results = team_results(
-            team,
-            query,
-            terms=query.split(),
-            vector=vector,
-            where=TeamQuery(url),
-            settings=settings,
-            mode="hybrid",
-            limit=limit,
-        )
-        return [r["id"] for r in results]
+        found = searched(team, url=url, settings=settings, query=query, vector=vector, mode="hybrid", limit=limit)
+        return [r["id"] for r in found]
 
     exact_side = functools.partial(TeamCatalog.vector_candidates, team, exact=True)
     team.vector_candidates = exact_side  # type: ignore[method-assign]  # this instance only: the others keep the index
@@ -336,15 +338,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         query = f"{COMPONENTS[q % len(COMPONENTS)]} {THINGS[(q * 7) % len(THINGS)]}"
                         vector = make(rng, 1)[0]
                         wall, cpu = time.perf_counter(), time.process_time()
-                        team_results(
-                            team,
-                            query,
-                            terms=query.split(),
-                            vector=vector,
-                            where=TeamQuery(url),
-                            settings=settings,
-                            mode=mode,
-                            limit=args.limit,
+                        searched(
+                            team, url=url, settings=settings, query=query, vector=vector, mode=mode, limit=args.limit
                         )
                         walls.append((time.perf_counter() - wall) * 1000)
                         cpus.append((time.process_time() - cpu) * 1000)
