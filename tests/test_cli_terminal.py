@@ -268,6 +268,9 @@ def test_each_error_is_one_line_naming_its_cause(tmp_path: Path) -> None:
     assert error("search", "--limit", "3").startswith("memlens: error: the following arguments are required: query (")
     assert "a query that starts with '-' goes last, after `--`" in error("search", "-ENOENT", *ws)
     assert "required: error; a query that starts with '-'" in error("fixes", "-x", *ws)
+    assert "memlens: error: session_key must be at most 1,000 characters, got 5,000" in error(
+        "history", "x" * 5000, *ws
+    )
 
 
 def test_stats_of_an_empty_or_never_synced_index_says_so(tmp_path: Path) -> None:

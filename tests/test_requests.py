@@ -358,7 +358,7 @@ def test_cli_search_limit_out_of_range_is_one_line_exit_2(value: str, tmp_path: 
         (["search", "q", "--since", "someday"], "error: --since must be an ISO date"),
         (["search", "q" * 5000], "query must be at most 4,000 characters, got 5,000"),
         (["search", " "], "error: query must not be empty"),
-        (["history", ""], "error: sessionKey must not be empty"),
+        (["history", ""], "error: session_key must not be empty"),
         (["history", "claude-code:x", "--limit", "0"], "--limit must be 1..500, got 0"),
         (["history", "claude-code:x", "--limit", "501"], "--limit must be 1..500, got 501"),
         (["sessions", "--limit", "100000"], "--limit must be 1..500, got 100000"),

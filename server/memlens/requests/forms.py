@@ -96,7 +96,8 @@ def from_flags(
     cls: type[R], args: argparse.Namespace, *, positional: tuple[str, ...] = (), skip: tuple[str, ...] = ()
 ) -> R:
     """The request the CLI's arguments (made by `add_flags` with the same `positional` and `skip`) describe, each
-    value checked as the other doors check it; an error names the flag (`--limit`), or a positional as it is."""
+    value checked as the other doors check it; an error names the flag (`--limit`) or the positional (as its usage
+    does)."""
     values: dict[str, Any] = {}
     for spec in specs(cls):
         if spec.name in skip:
@@ -115,10 +116,12 @@ def from_flags(
 
 
 def _as_flag(message: str, cls: type, positional: tuple[str, ...]) -> str:
-    """A message that opens with a flag's wire name, opened with the flag instead (`minScore` → `--min-score`)."""
+    """A message that opens with a flag's wire name, opened with the flag instead (`minScore` → `--min-score`), or
+    with a positional's name as the usage line shows it (`sessionKey` → `session_key`)."""
     for spec in _flat_specs(cls):
-        if spec.name not in positional and re.match(rf"{spec.wire}\b(?! \()", message):
-            return (spec.flag or f"--{spec.name.replace('_', '-')}") + message[len(spec.wire) :]
+        if re.match(rf"{spec.wire}\b(?! \()", message):
+            named = spec.name if spec.name in positional else spec.flag or f"--{spec.name.replace('_', '-')}"
+            return named + message[len(spec.wire) :]
     return message
 
 
