@@ -18,6 +18,7 @@ from memlens.engine.keyword.error_query import looks_like_error
         "bash: pnpm: command not found",
         "sh: 1: jq: not found",  # dash
         "'node' is not recognized as an internal or external command,",  # cmd.exe
+        "The term 'pnpm' is not recognized as the name of a cmdlet, function, script file, or operable program.",
         "cp: cannot stat 'dist/app.js': No such file or directory",
         "ssh: connect to host 10.0.0.5 port 22: Connection refused",
         "mkdir: cannot create directory '/srv/data': Permission denied",

@@ -13,7 +13,7 @@ _PASTED = re.compile(
       \b\w*(?:Error|Exception|Interrupt)\b\s*:                   # ValueError: …, TypeError: …
     | \(\w*(?:Error|Exception)\)                                  # Elixir's ** (RuntimeError) …
     | \bcommand\ not\ found\b | :\ not\ found$                    # bash/zsh, sh: 1: foo: not found
-    | \bis\ not\ recognized\ as\ an\ internal\ or\ external\ command # cmd.exe
+    | \bis\ not\ recognized\ as\ (?:an\ internal\ or\ external\ command|the\ name\ of\ a\ cmdlet) # cmd, PowerShell
     | \b(?i:no\ such\ file\ or\ directory|permission\ denied|operation\ not\ permitted|connection\ refused
         |address\ already\ in\ use|no\ space\ left\ on\ device|too\ many\ open\ files|segmentation\ fault
         |core\ dumped|could\ not\ resolve\ host|broken\ pipe)\b      # strerror's words (Go's are lower-case)

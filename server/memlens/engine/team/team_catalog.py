@@ -654,16 +654,8 @@ class TeamCatalog:
     def exact_nearest(self, vector: Sequence[float], *, limit: int) -> list[tuple[str, str, float]]:
         """(publisher, hash, cosine) of the nearest rows over every row, no index: what recall is measured against
         (bench/team.py, the tests)."""
-        literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
-        with self._failures():
-            self.conn.execute("SET LOCAL enable_indexscan = off")
-            found = self.conn.execute(
-                "SELECT publisher, hash, 1 - (embedding <=> %s::halfvec) FROM memlens_units WHERE embedding IS NOT NULL"
-                " ORDER BY embedding <=> %s::halfvec LIMIT %s",
-                (literal, literal, limit),
-            ).fetchall()
-            self.conn.rollback()
-        return [(str(p), str(h), float(c)) for p, h, c in found]
+        rows = self.vector_candidates(vector, publisher=None, project=None, limit=limit, exact=True)
+        return [(str(r.publisher), str(r.hash), float(r.score)) for r in rows]
 
     def sessions(
         self, *, publisher: str | None, project: str | None, limit: int, query: str | None = None
