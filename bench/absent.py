@@ -14,7 +14,7 @@ import argparse
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +67,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated search modes to ask in")
+    parser.add_argument(
+        "--lower", action="store_true", help="ask every question in lower case (users type names that way too)"
+    )
     args = parser.parse_args(argv)
+    asked: Callable[[str], str] = str.lower if args.lower else str
     from bench.locomo import parse_overrides
 
     topics = json.loads(TOPICS.read_text(encoding="utf-8"))
@@ -78,8 +83,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     try:
         engine.sync()
         new_questions = json.loads(NEW_TOPICS.read_text(encoding="utf-8"))["questions"]
-        for mode in MODES:
-            silent, loud = _ask(engine, [item["q"] for item in topics["questions"]], mode)
+        for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
+            silent, loud = _ask(engine, [asked(item["q"]) for item in topics["questions"]], mode)
             nonsense = []
             for query in topics["nonsense"]:
                 try:
@@ -94,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 "nonsense": nonsense,
             }
             for split in ("tune", "heldout"):
-                chosen = [item["q"] for item in new_questions if item["split"] == split]
+                chosen = [asked(item["q"]) for item in new_questions if item["split"] == split]
                 silent, loud = _ask(engine, chosen, mode)
                 report["modes"][mode][f"new {split}"] = {
                     "questions": len(chosen),
