@@ -119,6 +119,53 @@ def test_a_day_without_sessions_says_no_results(days: Path) -> None:
     assert result.returncode != 0 and "no results" in result.stdout
 
 
+def test_a_day_without_sessions_names_the_nearest_ones(days: Path) -> None:
+    """March 4 (UTC) holds nothing: the answer says when the last message before it (s-late's reply, 23:30:30 on
+    March 3) and the first after it (s-mar5's question) were written, in the user's time zone."""
+    response = json.loads(memlens(days, "what did we do on 2025-03-04", "--json").stdout)
+    assert response["results"] == []
+    assert response["period"]["nearestBefore"] == "2025-03-03T23:30:30+00:00"
+    assert response["period"]["nearestAfter"] == "2025-03-05T10:00:00+00:00"
+    berlin = json.loads(memlens(days, "what did we do on 2025-03-01", "--json", zone="Europe/Berlin").stdout)
+    assert "nearestBefore" not in berlin["period"]  # nothing earlier than March 1
+    assert berlin["period"]["nearestAfter"] == "2025-03-02T16:00:00+01:00"
+    told = memlens(days, "what did we do on 2025-03-04").stdout
+    assert "nearest: 2025-03-03 23:30 before, 2025-03-05 10:00 after" in told
+    rendered = render_search({**response, "searchTimeMs": 1})
+    assert "the last before it is from 2025-03-03T23:30:30+00:00" in rendered
+    answered = json.loads(memlens(days, "what did we do on 2025-03-05", "--json").stdout)
+    assert answered["results"] and "nearestBefore" not in answered["period"]  # only an empty period says it
+
+
+def test_the_nearest_sessions_are_ones_the_search_may_show(days: Path) -> None:
+    """An excluded session is never named, not even by its time: the nearest before March 4 is then March 3's
+    afternoon session, and with every earlier session excluded, nothing before."""
+    engine = _engine(days)
+    try:
+        engine.settings.exclude_sessions = ["s-late"]
+        period = engine.search("what did we do on 2025-03-04")["period"]
+        assert period["nearestBefore"] == "2025-03-03T14:00:30+00:00"
+        engine.settings.exclude_sessions = [s[0] for s in SESSIONS[:4]]
+        assert "nearestBefore" not in engine.search("what did we do on 2025-03-04")["period"]
+    finally:
+        engine.close()
+
+
+def test_a_day_question_reads_its_messages_through_the_time_index(days: Path) -> None:
+    """A question about days reads its period's messages (and the nearest ones) by time, not by scanning every
+    unit: 0.3–0.4 s of CPU at a million messages without the index (bench/RESULTS.md)."""
+    engine = _engine(days)
+    try:
+        for sql in (
+            "SELECT id FROM units WHERE kind = 'transcript' AND session_key IS NOT NULL AND ts BETWEEN 1 AND 2",
+            "SELECT id FROM units WHERE kind = 'transcript' AND session_key IS NOT NULL AND ts < 1 ORDER BY ts DESC",
+        ):
+            plan = " ".join(str(row[-1]) for row in engine.catalog.db.execute("EXPLAIN QUERY PLAN " + sql))
+            assert "units_transcript_time" in plan, plan
+    finally:
+        engine.close()
+
+
 def test_yesterday_and_last_week_are_read_from_now(days: Path) -> None:
     engine = _engine(days)
     try:

@@ -263,6 +263,7 @@ def answers(
         search.append(engine.search("how did we fix the dead-letter queue backup?", explain=True, min_score=0.0))
         search.append(engine.search("pgbouncer", limit=3))
         search.append(engine.search("what did we do on February 10?"))  # a question about a day: `period`
+        search.append(engine.search("what did we do on February 15?"))  # a day without sessions: `nearest…`
         # the subagent's own task (a sidechain session): its hits carry parentSessionKey
         search.append(engine.search("where is order.refunded published; is there a refund handler", min_score=0.0))
         summary = engine.summaries_grep("offsite", limit=5)

@@ -131,6 +131,10 @@ export interface Period {
   /** ISO 8601 with offset: the last day's end */
   until: string;
   timeZone: string;
+  /** when the period holds no message: the time of the last one before it */
+  nearestBefore?: string;
+  /** ...and of the first one after it */
+  nearestAfter?: string;
 }
 
 export interface SearchResponse {

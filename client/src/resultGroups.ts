@@ -3,7 +3,7 @@
  * best hit, plus the one-line summary of a search response. Pure (no `vscode` import): unit-tested.
  */
 
-import type { SearchParams, SearchResponse, SearchResult } from './protocol';
+import type { Period, SearchParams, SearchResponse, SearchResult } from './protocol';
 import { basename, formatCount, formatDate, oneLine, plural, type TimeOptions } from './format';
 import { hitSureness, sessionLabel } from './hitText';
 import { formatAge } from './query';
@@ -98,6 +98,7 @@ export function searchSummary(response: {
   searchTimeMs?: number;
   indexing?: boolean;
   withheld?: number;
+  period?: Period;
 }, weakerHint = 'minScore 0 shows them'): string {
   const n = response.results.length;
   const total = response.totalResults && response.totalResults > n ? ` of ${formatCount(response.totalResults)}` : '';
@@ -107,9 +108,23 @@ export function searchSummary(response: {
     ? `; ${formatCount(response.withheld)} ${response.withheld === 1 ? 'weaker match' : 'weaker matches'} hidden (${weakerHint})`
     : '';
   if (n === 0) {
-    return `No results for “${oneLine(response.query, 60)}”${indexing}${withheld}.`;
+    return `No results for “${oneLine(response.query, 60)}”${indexing}${withheld}${nearestSessions(response.period)}.`;
   }
   return `${plural(n, 'result')}${total} for “${oneLine(response.query, 60)}”${time}${indexing}${withheld}`;
+}
+
+/** For a question about days that found no session: when the nearest ones were written, in the period's time zone
+ * (`; nearest: 2026-02-12 14:41 before, 2026-02-17 12:58 after`); empty otherwise. */
+function nearestSessions(period: Period | undefined): string {
+  if (!period) {
+    return '';
+  }
+  const minutes = (iso: string): string => iso.slice(0, 16).replace('T', ' ');
+  const sides = [
+    period.nearestBefore ? `${minutes(period.nearestBefore)} before` : '',
+    period.nearestAfter ? `${minutes(period.nearestAfter)} after` : '',
+  ].filter(Boolean);
+  return sides.length ? `; nearest: ${sides.join(', ')}` : '';
 }
 
 /** The label of the collapsed group that holds the hits a search withheld: `weaker matches (3)`. */

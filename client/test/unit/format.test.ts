@@ -239,6 +239,14 @@ describe('hit labels', () => {
     );
     assert.match(searchSummary({ query: 'x', results: [1], withheld: 2 }, WEAKER_FROM_QUICKPICK), /hidden \(the sidebar lists them\)$/);
     assert.equal(searchSummary({ query: 'x', results: [1] }), '1 result for “x”');
+    // a question about days that found nothing: when the nearest sessions were written, in the period's zone
+    const period = { since: '2026-02-15T00:00:00+01:00', until: '2026-02-15T23:59:59+01:00', timeZone: 'Europe/Berlin' };
+    assert.equal(
+      searchSummary({ query: 'what did we do on Feb 15', results: [], period: { ...period, nearestBefore: '2026-02-12T14:41:07+01:00', nearestAfter: '2026-02-17T12:58:00+01:00' } }),
+      'No results for “what did we do on Feb 15”; nearest: 2026-02-12 14:41 before, 2026-02-17 12:58 after.',
+    );
+    assert.equal(searchSummary({ query: 'q', results: [], period: { ...period, nearestAfter: '2026-02-17T12:58:00+01:00' } }), 'No results for “q”; nearest: 2026-02-17 12:58 after.');
+    assert.equal(searchSummary({ query: 'q', results: [], period }), 'No results for “q”.');
   });
 });
 

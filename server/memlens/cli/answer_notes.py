@@ -7,7 +7,7 @@ from collections.abc import Collection, Sequence
 
 from memlens.cli.terminal import Style, clip, width
 from memlens.requests import specs
-from memlens.wire import SearchResponse
+from memlens.wire import Period, SearchResponse
 
 
 def given_flags(request: object, *, fields: Collection[str] | None = None) -> list[str]:
@@ -35,12 +35,26 @@ def answer_notes(response: SearchResponse, narrowed: Sequence[str] = ()) -> list
         lines.append(narrowed_note(narrowed, widest="search everything"))
     period = response.get("period")
     if period is not None:
-        lines.append(f"sessions from {period['since'][:16]} to {period['until'][:16]} ({period['timeZone']})")
+        span = f"from {period['since'][:16]} to {period['until'][:16]} ({period['timeZone']})"
+        lines.append(f"sessions {span}" if response["results"] else f"no sessions {span}")
+        if not response["results"]:
+            lines.append(_nearest(period))
     withheld = response.get("withheld", 0)
     if withheld:
         matches = "weaker match" if withheld == 1 else "weaker matches"
         lines.append(f"{withheld} {matches} hidden; --min-score 0 shows them")
     return lines
+
+
+def _nearest(period: Period) -> str:
+    """When an empty period's nearest messages were written: `nearest: 2026-02-10 08:57 before, 2026-02-20 15:48
+    after` (minutes, in the period's time zone)."""
+    sides = [
+        f"{period[key][:16].replace('T', ' ')} {side}"  # type: ignore[literal-required]  # one of the two keys
+        for key, side in (("nearestBefore", "before"), ("nearestAfter", "after"))
+        if key in period
+    ]
+    return "nearest: " + ", ".join(sides) if sides else "none before or after it either"
 
 
 def print_answer_notes(response: SearchResponse, style: Style | None = None, narrowed: Sequence[str] = ()) -> None:

@@ -155,6 +155,8 @@ def render_search(data: dict[str, Any]) -> str:
     if data.get("period"):
         period = data["period"]
         lines.insert(1, f"Sessions from {period['since']} to {period['until']} ({period['timeZone']}).")
+        if not results:
+            lines.insert(2, _nearest_sentence(period))
     if data.get("withheld"):
         lines.append(
             f"\n{data['withheld']} weaker matches withheld (too unsure to show); ask again with minScore 0 to see them."
@@ -162,6 +164,18 @@ def render_search(data: dict[str, Any]) -> str:
     if results:
         lines.append("\nRead around a hit: history {sessionKey, messageId}.")
     return "\n".join(lines)
+
+
+def _nearest_sentence(period: dict[str, Any]) -> str:
+    """What an agent can ask next about a period that held nothing: when the nearest messages were written."""
+    sides = [
+        f"the last before it is from {period['nearestBefore']}" if period.get("nearestBefore") else "",
+        f"the first after it is from {period['nearestAfter']}" if period.get("nearestAfter") else "",
+    ]
+    found = " and ".join(side for side in sides if side)
+    return (
+        f"Nothing was written in that period; {found}." if found else "Nothing was written then, nor before or after."
+    )
 
 
 def _message_lines(messages: list[dict[str, Any]], anchor: str | None = None) -> list[str]:

@@ -14,6 +14,8 @@ class Period(TypedDict):
     since: str  # ISO-8601 time of the first day's start
     until: str  # ISO-8601 time of the last day's end
     timeZone: str
+    nearestBefore: NotRequired[str]  # when the period holds no message: the time of the last one before it
+    nearestAfter: NotRequired[str]  # ...and of the first one after it
 
 
 class Explain(TypedDict):

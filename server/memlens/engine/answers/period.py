@@ -19,7 +19,7 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memlens.engine.answers.confidence import confidence
-from memlens.engine.catalog import Catalog, PeriodUnit
+from memlens.engine.catalog import Catalog, PeriodUnit, ResultRow
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.engine.ranking.dates import MONTHS, NUMBERS, UNITS, WEEKDAYS, query_windows
@@ -30,7 +30,11 @@ from memlens.wire import Confidence, Period, SearchResult
 MAX_OTHER_WORDS = 3  # "what did we discuss about the parser on March 3" is still about the day
 PER_SESSION = 3  # telling messages shown per session at most
 PERIOD_MATCHES = 50  # hits of the search for the other words that can put a session first
+NEAREST_LOOKED_AT = 50  # messages read on each side of an empty period for the nearest one a search may show
 MIN_REQUEST_CHARS = 12  # shorter user messages ("ok", "go on") say nothing about what the session was for
+
+Hides = Callable[[str | None, str | None, str, str | None, str | None], bool]
+"""Whether a message of (session key, session id, path, cwd, parent key) is out of this search's sight."""
 
 # words that only ask ("what did we work on"), or only name the date ("two weeks ago", "last Tuesday")
 _ASKING_WORDS = (
@@ -59,8 +63,15 @@ class PeriodQuestion:
     zone: str
     rest: str  # the query's other words ("" when it names only the period)
 
-    def wire(self, zone: tzinfo) -> Period:
-        return {"since": _iso(self.since, zone), "until": _iso(self.until, zone), "timeZone": self.zone}
+    def wire(self, zone: tzinfo, *, nearest: tuple[float | None, float | None] = (None, None)) -> Period:
+        """The period as the answer states it; `nearest`: `nearest_outside`'s times, for a period that held none."""
+        period: Period = {"since": _iso(self.since, zone), "until": _iso(self.until, zone), "timeZone": self.zone}
+        before, after = nearest
+        if before is not None:
+            period["nearestBefore"] = _iso(before, zone)
+        if after is not None:
+            period["nearestAfter"] = _iso(after, zone)
+        return period
 
     def narrow(self, filters: SearchFilters | None) -> SearchFilters:
         """The request's own filters within the period."""
@@ -145,7 +156,7 @@ def period_results(
     *,
     catalog: Catalog,
     matches: Sequence[UnitHit],
-    hides: Callable[[str | None, str | None, str, str | None, str | None], bool],
+    hides: Hides,
     make_result: Callable[..., SearchResult],
     filters: SearchFilters | None,
     limit: int,
@@ -168,11 +179,7 @@ def period_results(
 
     def shown(unit_id: int) -> bool:
         row = rows.get(unit_id)
-        return (
-            row is not None
-            and _allowed(row, filters)
-            and not hides(row.session_key, row.session_id, row.path, row.cwd, row.parent_key)
-        )
+        return row is not None and _visible(row, filters, hides)
 
     rank = {key: i for i, key in enumerate(best_match)}
     order = sorted(
@@ -199,12 +206,37 @@ def period_results(
     return results
 
 
+def nearest_outside(
+    question: PeriodQuestion, *, catalog: Catalog, hides: Hides, filters: SearchFilters | None
+) -> tuple[float | None, float | None]:
+    """For a period that holds no message this search may show: when the nearest one before it and the nearest one
+    after it were written (None on a side that has none within NEAREST_LOOKED_AT messages)."""
+    narrowed = question.narrow(filters)
+    assert narrowed.since is not None and narrowed.until is not None
+    earlier, later = catalog.units_nearest(before=narrowed.since, after=narrowed.until, limit=NEAREST_LOOKED_AT)
+    rows = catalog.result_rows(earlier + later)
+
+    def first_shown(ids: list[int]) -> float | None:
+        for unit_id in ids:
+            row = rows.get(unit_id)
+            if row is not None and row.ts is not None and _visible(row, filters, hides):
+                return float(row.ts)
+        return None
+
+    return first_shown(earlier), first_shown(later)
+
+
 def session_confidence(question: PeriodQuestion, match: UnitHit | None) -> Confidence:
     """How sure a period's message answers the question: a question naming only the period is answered by every
     session in it (strong); with other words, as sure as the session's best match for them (weak without one)."""
     if not question.rest:
         return "strong"
     return confidence(match.probability) if match is not None else "weak"
+
+
+def _visible(row: ResultRow, filters: SearchFilters | None, hides: Hides) -> bool:
+    """Whether a search with `filters` may show the message of `row` (its filters, scope and excluded sessions)."""
+    return _allowed(row, filters) and not hides(row.session_key, row.session_id, row.path, row.cwd, row.parent_key)
 
 
 def _allowed(row: object, filters: SearchFilters | None) -> bool:

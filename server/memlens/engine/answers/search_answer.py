@@ -9,7 +9,14 @@ import time
 from pathlib import Path
 from typing import Protocol, cast
 
-from memlens.engine.answers.period import PERIOD_MATCHES, PeriodQuestion, period_results, read_period, time_zone
+from memlens.engine.answers.period import (
+    PERIOD_MATCHES,
+    PeriodQuestion,
+    nearest_outside,
+    period_results,
+    read_period,
+    time_zone,
+)
 from memlens.engine.answers.results import ResultBuilder
 from memlens.engine.answers.sessions import label_results, resolve_session
 from memlens.engine.answers.visibility import Visibility
@@ -151,6 +158,11 @@ def period_search(
     )
     label_results(engine.catalog, results)
     zone = time_zone(engine.settings.display.time_zone)
+    nearest = (
+        (None, None)
+        if results
+        else nearest_outside(period, catalog=engine.catalog, hides=builder.visibility.hides, filters=filters)
+    )
     return {
         "query": query,
         "mode": ranking.mode if ranking else (mode or settings.mode),
@@ -159,5 +171,5 @@ def period_search(
         "searchTimeMs": round((time.perf_counter() - started) * 1000, 2),
         "indexing": indexing,
         "withheld": 0,
-        "period": period.wire(zone),
+        "period": period.wire(zone, nearest=nearest),
     }

@@ -136,6 +136,10 @@ AFTER_ADDED_COLUMNS = (
     "CREATE INDEX IF NOT EXISTS units_without_vector ON units(id) WHERE vector_ready IS NULL;"
     "CREATE INDEX IF NOT EXISTS units_queue_newest ON units(queue_ts DESC, id DESC) WHERE vector_ready IS NULL;"
     "CREATE INDEX IF NOT EXISTS sessions_file ON sessions(file_id);"
+    # a question about days reads the messages of its period, and of the nearest ones when it holds none: through
+    # this index instead of a scan of every unit (0.3–0.4 s CPU at a million messages, bench/RESULTS.md)
+    "CREATE INDEX IF NOT EXISTS units_transcript_time ON units(ts)"
+    " WHERE kind = 'transcript' AND session_key IS NOT NULL;"
 )
 
 

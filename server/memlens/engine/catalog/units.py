@@ -100,6 +100,16 @@ class UnitReads(CatalogConnection):
                  ORDER BY session_key, seq"""
         return [PeriodUnit._make(row) for row in self._tuples(sql, [head_chars, since, until])]
 
+    def units_nearest(self, *, before: float, after: float, limit: int) -> tuple[list[int], list[int]]:
+        """The ids of the transcript message units written last before `before` and first after `after` (epoch
+        seconds), at most `limit` each, nearest first: where a question about days that holds none can point."""
+        where = "kind = 'transcript' AND session_key IS NOT NULL"  # units_transcript_time's own condition
+        earlier = self.db.execute(
+            f"SELECT id FROM units WHERE {where} AND ts < ? ORDER BY ts DESC LIMIT ?", (before, limit)
+        )
+        later = self.db.execute(f"SELECT id FROM units WHERE {where} AND ts > ? ORDER BY ts LIMIT ?", (after, limit))
+        return [int(r[0]) for r in earlier], [int(r[0]) for r in later]
+
     def chunk_texts(self, chunk_id: int) -> list[str]:
         """The texts of a chunk's units, in order."""
         rows = self.db.execute("SELECT text FROM units WHERE chunk_id = ? ORDER BY seq, id", (chunk_id,))
