@@ -83,3 +83,24 @@ def test_two_days_before_the_demo_finds_the_message_of_that_day(tmp_path: Path, 
         # an event nobody mentioned dates nothing: the order stays
         unknown = "Which login bug in the parser did I fix two days before the hackathon?"
         assert _top_text(anchored, unknown) == SESSIONS["s1"][1]
+
+
+def test_day_ranges_years_and_weeks_of_a_date() -> None:
+    from memlens.engine.ranking.dates import query_windows
+
+    now = datetime(2026, 12, 4, 12, tzinfo=UTC).timestamp()
+
+    def days(query: str) -> list[tuple[str, str]]:
+        epoch = date(1970, 1, 1).toordinal()
+        return [
+            (str(date.fromordinal(a + epoch)), str(date.fromordinal(b + epoch))) for a, b in query_windows(query, now)
+        ]
+
+    assert days("what did we do Feb 10-12") == [("2026-02-10", "2026-02-12")]
+    assert days("Feb 10 to 12, 2025") == days("10–12 of February 2025") == [("2025-02-10", "2025-02-12")]
+    assert days("March 3rd through 5th") == [("2026-03-03", "2026-03-05")]
+    assert days("in 2024") == days("during the year 2024") == [("2024-01-01", "2024-12-31")]
+    assert days("the week of Feb 11 2026") == [("2026-02-09", "2026-02-15")]  # a Wednesday: its Monday to Sunday
+    assert days("Feb 30-31") == []  # no such days
+    assert days("feb 12-10") == [("2026-02-12", "2026-02-12")]  # backwards: not a range, the day it starts with
+    assert days("in 2025-03") == [] and days("on Feb 12 at 10-11") == [("2026-02-12", "2026-02-12")]

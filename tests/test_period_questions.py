@@ -119,6 +119,25 @@ def test_a_day_without_sessions_says_no_results(days: Path) -> None:
     assert result.returncode != 0 and "no results" in result.stdout
 
 
+@pytest.mark.parametrize(
+    ("question", "sessions"),
+    [
+        ("what did we do March 3-4 2025", {"s-mar3a", "s-mar3b", "s-late"}),
+        ("what did we work on from 2 to 3 March 2025", {"s-mar2", "s-mar3a", "s-mar3b", "s-late"}),
+        ("what did we do the week of March 4 2025", {"s-mar3a", "s-mar3b", "s-late", "s-mar5"}),  # Mon 3 – Sun 9
+        ("what did we do in 2025", {s[0] for s in SESSIONS}),
+    ],
+)
+def test_ranges_weeks_and_years_are_periods(days: Path, question: str, sessions: set[str]) -> None:
+    engine = _engine(days)
+    try:
+        answer = engine.search(question)
+        assert "period" in answer
+        assert {r["sessionId"] for r in answer["results"]} == sessions
+    finally:
+        engine.close()
+
+
 def test_a_day_without_sessions_names_the_nearest_ones(days: Path) -> None:
     """March 4 (UTC) holds nothing: the answer says when the last message before it (s-late's reply, 23:30:30 on
     March 3) and the first after it (s-mar5's question) were written, in the user's time zone."""

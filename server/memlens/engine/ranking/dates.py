@@ -1,6 +1,7 @@
 """Dates named in a question or a message, as day windows, so a message on the named date can rank higher.
 
-A question's dates: absolute ("8 May 2023", "May 8, 2023", "2023-05-08", "May 2023", "in March"), relative to now
+A question's dates: absolute ("8 May 2023", "May 8, 2023", "2023-05-08", "May 2023", "in March", "Feb 10-12",
+"in 2025", "the week of March 3"), relative to now
 ("yesterday", "last week", "last month", "three days ago", "last Friday") and relative to a named date ("two weeks
 before August 11, 2023", "the week before 3 August 2023"). A message's dates: the day it was written, plus what its
 own relative words mean from that day ("yesterday", "last week", "two days ago", "last weekend", "next month").
@@ -38,6 +39,13 @@ _MONTH_YEAR = re.compile(rf"\b{_MONTH}\s*,?\s+(\d{{4}})\b", re.I)
 _IN_MONTH = re.compile(rf"\b(?:in|during|since|early|late|mid|last|this)\s+(?:-\s*)?{_MONTH}\b", re.I)
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?!,?\s+\d{{4}})", re.I)
 _MONTH_DAY = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s+\d{{4}})(?!\d)", re.I)
+_TO = r"\s*(?:-|–|to|through|until|till)\s*"
+_ORD = r"(?:st|nd|rd|th)?"
+_YEAR_AFTER = r"(?:,?\s+(\d{4}))?"
+_MONTH_DAY_RANGE = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}}){_ORD}{_TO}(\d{{1,2}}){_ORD}\b(?!:){_YEAR_AFTER}", re.I)
+_DAY_RANGE_MONTH = re.compile(rf"\b(\d{{1,2}}){_ORD}{_TO}(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH}\b{_YEAR_AFTER}", re.I)
+_IN_YEAR = re.compile(r"\b(?:in|during|throughout)\s+(?:the\s+year\s+)?((?:19|20)\d{2})\b(?![-/.:]\d)", re.I)
+_WEEK_OF = re.compile(r"\bweek\s+of\s+(?:the\s+)?$", re.I)
 _AGO = re.compile(rf"\b{_NUM}\s+(day|week|month|year)s?\s+ago\b", re.I)
 _BEFORE_AFTER = re.compile(
     rf"\b(?:{_NUM}\s+(day|week|month|year)s?|the\s+(day|week|month|weekend))\s+(before|after)\b", re.I
@@ -162,6 +170,16 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
         found.append((window, m.start(), m.end()))
         taken.append((m.start(), m.end()))
 
+    for pattern, order in ((_MONTH_DAY_RANGE, "mdd"), (_DAY_RANGE_MONTH, "ddm")):  # "Feb 10-12", "10 to 12 May"
+        for m in pattern.finditer(text):
+            month, first, last = (m[1], m[2], m[3]) if order == "mdd" else (m[3], m[1], m[2])
+            year = int(m[4]) if m[4] else year_hint
+            if year is None or not free(m):
+                continue
+            start = _safe_date(year, MONTHS[month.lower().rstrip(".")], int(first))
+            end = _safe_date(year, MONTHS[month.lower().rstrip(".")], int(last))
+            if start and end and start <= end:
+                add((epoch_day(start), epoch_day(end)), m)
     for m in _ISO.finditer(text):
         d = _safe_date(int(m[1]), int(m[2]), int(m[3]))
         if d:
@@ -186,6 +204,9 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
                 d = _safe_date(year_hint, MONTHS[month.lower().rstrip(".")], int(day))
                 if d:
                     add((epoch_day(d), epoch_day(d)), m)
+        for m in _IN_YEAR.finditer(text):  # "in 2025": the whole year
+            if free(m):
+                add((epoch_day(date(int(m[1]), 1, 1)), epoch_day(date(int(m[1]), 12, 31))), m)
         for m in _IN_MONTH.finditer(text):
             if free(m) and m[1].lower() not in ("may", "march"):  # "in may": too often the verb
                 add(_month_window(year_hint, MONTHS[m[1].lower().rstrip(".")]), m)
@@ -207,6 +228,9 @@ def query_windows(query: str, now: float) -> list[Window]:
             sign = -1 if before[4].lower() == "before" else 1
             shifted = _ago(count, unit, window[0] if sign < 0 else window[1], sign)
             windows.append((min(shifted[0], window[0]), max(shifted[1], window[1])))
+        elif _WEEK_OF.search(query[max(0, start - 20) : start]):  # "the week of March 3": its Monday to Sunday
+            monday = window[0] - (window[0] + 3) % 7  # epoch day 0, 1 January 1970, was a Thursday
+            windows.append((monday, monday + 6))
         else:
             windows.append(window)
     windows += _relative_windows(query, today)
