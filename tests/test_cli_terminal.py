@@ -376,3 +376,16 @@ def test_an_answer_narrowed_to_nothing_names_the_flags_that_did_it(cli_example: 
         "no sessions",
         "--project nowhere-at-all narrowed it: drop it to list every session",
     ]
+
+
+def test_the_session_list_gives_its_titles_the_room_on_an_80_column_terminal(cli_example: Engine) -> None:
+    """Each column is as wide as what it holds (an agent name, a project), so at 80 columns a title keeps at least
+    20 cells, and no line, the footer included, runs past the terminal."""
+    shown = ANSI.sub("", on_terminal("sessions", "--no-sync", "--no-pager", *where(cli_example), env={}, columns=80))
+    lines = [line for line in shown.splitlines() if line.strip()]
+    assert lines[0].startswith("LAST ACTIVE")
+    assert all(cells(line) <= 80 for line in lines), [line for line in lines if cells(line) > 80]
+    rows = [line for line in lines if re.match(r"\d{4}-\d{2}-\d{2} ", line)]
+    title_at = lines[0].index("TITLE")
+    assert rows and all(cells(row[title_at:]) >= 20 for row in rows if cells(row) == 80)
+    assert "resume commands" in shown  # the footer folded, not cut

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from memlens.cli.clock import local_time
 from memlens.cli.hits import hit_lines, sureness
-from memlens.cli.terminal import Style, clip, width
+from memlens.cli.terminal import Style, clip, fitted, width
 from memlens.wire import (
     HistoryResponse,
     SearchResponse,
@@ -166,19 +166,23 @@ def print_sessions(page: SessionsResponse, *, columns: int = 0, zone: tzinfo | N
         print("no sessions")
         return
     room = columns
-    print(f"{'LAST ACTIVE':<16}  {'AGENT':<11}  {'MSGS':>5}  {'SESSION':<8}  {'PROJECT':<16}  TITLE")
+    # each column as wide as what it holds on this page (the project at most 16 cells): the title gets the rest
+    agent = max(len("AGENT"), *(len(s["format"]) for s in sessions))
+    count = max(len("MSGS"), *(len(str(s["messageCount"])) for s in sessions))
+    project = min(16, max(len("PROJECT"), *(len(s["project"] or "-") for s in sessions)))
+    print(f"{'LAST ACTIVE':<16}  {'AGENT':<{agent}}  {'MSGS':>{count}}  {'SESSION':<8}  {'PROJECT':<{project}}  TITLE")
     for s in sessions:
         when = local_time(s["lastTime"], zone)
-        project = (s["project"] or "-")[:16]
         subagent = "↳ " if s["parentSessionKey"] else ""
         row = (
-            f"{when:<16}  {s['format']:<11}  {s['messageCount']:>5}  {s['sessionId'][:8]:<8}  {project:<16}  "
-            f"{subagent}{' '.join(s['title'].split())}"
+            f"{when:<16}  {s['format']:<{agent}}  {s['messageCount']:>{count}}  {s['sessionId'][:8]:<8}  "
+            f"{(s['project'] or '-')[:project]:<{project}}  {subagent}{' '.join(s['title'].split())}"
         )
         print(clip(row, room) if room else row)
     shown = f"{len(sessions)} of {page['totalSessions']} sessions"
     more = " (more: --json gives nextCursor for --cursor)" if page.get("nextCursor") else ""
-    print(f"{shown}{more}; `memlens history SESSION` reads one, `--json` adds files, tools and resume commands")
+    footer = f"{shown}{more}; `memlens history SESSION` reads one, `--json` adds files, tools and resume commands"
+    print(fitted(footer, sys.stdout) if room else footer)
 
 
 def print_stats(stats: StatsResponse) -> None:
