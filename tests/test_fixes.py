@@ -195,3 +195,25 @@ def test_memlens_fixes_through_the_cli(tmp_path: Path) -> None:
     assert nothing.returncode == 1 and "no past tool output matches" in nothing.stdout
     bad = _cli("fixes", ERROR_LINE, *where, "--no-embeddings", "--limit", "0")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--limit must be 1..20, got 0" in bad.stderr
+
+
+def test_the_cli_shows_the_lines_of_a_tool_output_that_hold_the_pasted_error() -> None:
+    from memlens.cli.fixes_output import telling_lines
+
+    noise = [f"(node:{i}) Warning: something else entirely" for i in range(12)]
+    output = [
+        "[Bash output · error · exit 1]",
+        *noise,
+        " FAIL src/a.test.ts",
+        "AssertionError: expected 1 to be 2",
+        "x",
+    ]
+    shown = telling_lines("\n".join(output), "AssertionError: expected 1 to be 2", 8)
+    assert shown[:2] == ["[Bash output · error · exit 1]", "…"] and len(shown) <= 8
+    assert shown[-3:] == [" FAIL src/a.test.ts", "AssertionError: expected 1 to be 2", "x"]  # with the line before
+    assert telling_lines("\n".join(output), "nothing alike", 8) == output[:8]  # no word in common: the head
+    early = ["[Bash output · error]", "TypeError: x is undefined", *noise]
+    assert telling_lines("\n".join(early), "TypeError: x is undefined", 8) == early[:8]  # already in the head
+    assert telling_lines("one\ntwo", "two", 8) == ["one", "two"]
+    last = ["[Bash output]", *noise, "KeyError: 'orders'"]
+    assert telling_lines("\n".join(last), "KeyError: 'orders'", 8)[-1] == "KeyError: 'orders'"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from datetime import tzinfo
 
@@ -11,11 +12,27 @@ from memlens.wire import FixesResponse
 
 ERROR_LINES = 8  # lines of each error shown (its header and the telling lines the index kept)
 MESSAGE_CHARS = 300  # each following message, cut for a terminal
+_WORD = re.compile(r"\w{2,}")
 
 
 def _one_line(text: str, limit: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def telling_lines(text: str, error: str, count: int) -> list[str]:
+    """At most `count` lines of a tool's output: its first ones, or, when the line that holds most of the pasted
+    `error`'s words lies further down, its header line, a `…` and the lines from just before that one."""
+    lines = text.splitlines()
+    if len(lines) <= count:
+        return lines
+    words = set(_WORD.findall(error.lower()))
+    held = [len(words & set(_WORD.findall(line.lower()))) for line in lines]
+    best = max(range(len(lines)), key=lambda i: (held[i], -i))
+    if held[best] == 0 or best < count - 1:
+        return lines[:count]
+    start = min(best - 1, len(lines) - (count - 2))
+    return [lines[0], "…", *lines[start : start + count - 2]]
 
 
 def print_fixes(answer: FixesResponse, zone: tzinfo | None = None) -> None:
@@ -29,7 +46,7 @@ def print_fixes(answer: FixesResponse, zone: tzinfo | None = None) -> None:
         print(
             fitted(f"{number}. {fix['sessionKey']}{title}{when} · message {fix['messageId']}", sys.stdout, indent="   ")
         )
-        for line in fix["text"].splitlines()[:ERROR_LINES]:
+        for line in telling_lines(fix["text"], answer["error"], ERROR_LINES):
             print(f"   | {line}")
         if not fix["after"]:
             print("   (nothing followed it in the session)")
