@@ -389,3 +389,30 @@ def test_the_session_list_gives_its_titles_the_room_on_an_80_column_terminal(cli
     title_at = lines[0].index("TITLE")
     assert rows and all(cells(row[title_at:]) >= 20 for row in rows if cells(row) == 80)
     assert "resume commands" in shown  # the footer folded, not cut
+
+
+def test_a_pasted_traceback_that_finds_nothing_is_echoed_on_one_line(cli_example: Engine) -> None:
+    pasted = 'Traceback (most recent call last):\n  File "x.py", line 1\nZorblaxError: the quux frobnicated\n'
+    piped = memlens("search", "--no-sync", "--mode", "keyword", *where(cli_example), "--", pasted)
+    assert piped.returncode == 1
+    assert (
+        piped.stdout.splitlines()[0] == 'no results for \'Traceback (most recent call last): File "x.py", line 1 '
+        "ZorblaxError: the quux frobnicated'"
+    )
+    shown = ANSI.sub(
+        "",
+        on_terminal(
+            "search",
+            "--no-sync",
+            "--no-pager",
+            "--mode",
+            "keyword",
+            *where(cli_example),
+            "--",
+            pasted,
+            env={},
+            columns=40,
+        ),
+    )
+    first = shown.splitlines()[0]
+    assert first.startswith("no results for 'Traceback") and first.endswith("…") and cells(first) <= 40

@@ -108,11 +108,13 @@ def print_search(
     elif team and not team["reachable"]:
         reason = team.get("reason", "")
         print(f"memlens: the team index was unreachable ({reason}); local results only", file=sys.stderr)
+    room = columns or width()
     if not response["results"]:
-        print(f"no results for {response['query']!r}")
+        # a pasted traceback is many lines: said on one, and on a terminal within its width
+        said = f"no results for {' '.join(response['query'].split())!r}"
+        print(clip(said, room) if sys.stdout.isatty() else said)
         return
     shown = style or Style(color=False)
-    room = columns or width()
     for result in response["results"]:
         if long:
             _print_long_hit(result, zone)
