@@ -6,7 +6,8 @@ Each question in bench/data/error_questions.json is a pasted error line that liv
 it ("<path under fixtures/transcripts>#<messageId>", as bench/transcripts.py names messages). Scored on the answer's
 first entry: the right session (one of the labelled errors' sessions), the error itself (its tool result), and the
 fix within the first three messages after it. Also reported: whether a plain `memlens search` of the question shows
-the error's tool result first. Split by session into "tune" (tune on it) and "heldout" (only report it).
+the error's tool result first. Split by session into "tune" (tune on it) and "heldout" (only report it). And the
+`absent` errors, which no transcript holds: the share `memlens fixes` answers with nothing.
 
     python -m bench.errors [--json] [--modes keyword,hybrid]
 """
@@ -40,6 +41,24 @@ TARGETS = {"session first": 0.90, "fix in first 3": 0.70}
 def load_questions(path: Path = QUESTIONS) -> list[dict[str, Any]]:
     questions: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["questions"]
     return questions
+
+
+def load_absent(path: Path = QUESTIONS) -> list[dict[str, Any]]:
+    """Pasted errors no shared transcript holds (their `check` words found nowhere): the answer should be nothing."""
+    absent: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8")).get("absent", [])
+    return absent
+
+
+def present_checks(absent: Sequence[dict[str, Any]], root: Path = TRANSCRIPTS) -> list[str]:
+    """The `check` words of the absent errors that some transcript does hold after all (should be none)."""
+    texts = [f.read_text(encoding="utf-8", errors="replace").lower() for f in root.rglob("*") if f.is_file()]
+    return [word for item in absent for word in item["check"] if any(word.lower() in text for text in texts)]
+
+
+def silent_share(absent: Sequence[dict[str, Any]], corpus: Corpus) -> tuple[float, list[str]]:
+    """The share of the absent errors `memlens fixes` answers with nothing, and those it answered."""
+    answered = [item["question"] for item in absent if corpus.engine.fixes(item["question"])["fixes"]]
+    return round(100 * (len(absent) - len(answered)) / max(1, len(absent)), 1), answered
 
 
 def _session_of(key: str, corpus: Corpus) -> str | None:
@@ -100,6 +119,7 @@ def format_report(report: dict[str, Any]) -> str:
         "| search: session first |",
         "|---|---|---|---|---|---|---|---|",
     ]
+    absent = report.get("absent")
     for mode, run in report["runs"].items():
         for split in SPLITS:
             s = run[split]
@@ -109,6 +129,12 @@ def format_report(report: dict[str, Any]) -> str:
     for mode, run in report["runs"].items():
         for miss in run["misses"]:
             lines.append(f"  {mode} miss {miss}")
+    if absent:
+        lines.append(f"\n{absent['questions']} absent errors (check words present in the data: {absent['present']})")
+        for mode, run in report["runs"].items():
+            lines.append(
+                f"  {mode}: `fixes` answers nothing for {run['absentSilent']} %; answered: {run['absentAnswered']}"
+            )
     return "\n".join(lines)
 
 
@@ -121,6 +147,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         raise SystemExit(f"the shared transcripts are not at {TRANSCRIPTS}")
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     questions = load_questions()
+    absent = load_absent()
     embedder = load_shared_embedder(bench_settings({})) if modes != ["keyword"] else None
     with contextlib.ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))  # an index of this code's own
@@ -135,8 +162,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         for mode in modes:
             corpus.engine.settings.search = dataclasses.replace(own, mode=mode)
             runs[mode] = evaluate(questions, corpus, mode)
+            runs[mode]["absentSilent"], runs[mode]["absentAnswered"] = silent_share(absent, corpus)
         corpus.engine.settings.search = own
-    report = {"benchmark": "errors", "machine": machine_info(), "questions": len(questions), "runs": runs}
+    report = {
+        "benchmark": "errors",
+        "machine": machine_info(),
+        "questions": len(questions),
+        "absent": {"questions": len(absent), "present": present_checks(absent)},
+        "runs": runs,
+    }
     print(json.dumps(report, indent=1) if args.json else format_report(report))
     return report
 

@@ -164,6 +164,15 @@ def test_fixes_answers_with_the_error_and_what_came_after(engine: Engine) -> Non
     assert [m["messageId"] for m in engine.fixes(ERROR_LINE, follow=1)["fixes"][0]["after"]] == ["a2"]
 
 
+def test_a_pasted_error_no_output_held_gets_no_fixes(engine: Engine) -> None:
+    """Output that shares a word or two with a pasted error is not an occurrence of it: nothing, not the nearest
+    tool output. A question in prose is other words than the output, and is still answered."""
+    assert engine.fixes("ModuleNotFoundError: No module named 'psycopg'")["fixes"] == []
+    assert engine.fixes("AssertionError: assert Decimal('2.50') == Decimal('9.99')")["fixes"] == []
+    assert engine.fixes(ERROR_LINE)["fixes"]
+    assert engine.fixes("how did we fix the rounding of money amounts")["fixes"]
+
+
 def _cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
     env = {"PYTHONPATH": str(REPO / "server"), "PATH": "/usr/bin:/bin", "HOME": str(Path.home())}
     return subprocess.run(

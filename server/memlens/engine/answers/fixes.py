@@ -17,14 +17,22 @@ from memlens.engine.answers.sessions import session_labels
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
+from memlens.engine.keyword.error_query import looks_like_error
+from memlens.engine.ranking.calibration import FEATURES
 from memlens.engine.sources.common import scrub
 from memlens.requests import FixesRequest, checked
 from memlens.wire import ErrorFix, FixesResponse, HistoryMessage
 
 if TYPE_CHECKING:
-    from memlens.engine.ranking.hits import Ranking
+    from memlens.engine.ranking.hits import Ranking, UnitHit
+
+COVERAGE = FEATURES.index("coverage")  # in a hit's calibration features: the share of the query's words it holds
 
 CANDIDATES = 40  # tool results ranked before the best ones per session are picked
+MIN_COVERAGE = 0.5
+"""The share of a pasted error's words (weighted by rarity) a tool result must hold itself to count as an occurrence
+of it: below this the best matches were other output that shares a common word or two ("No module named 'psycopg'"
+finding a file that imports a module), in the bundled example and in bench/errors.py's absent errors."""
 NOT_FAILED_WEIGHT = 0.7  # a tool result that did not fail ranks below failed ones that match about as well
 AFTER_MESSAGE_CHARS = 1500  # each message after an error is cut to this: enough for an edit and its reason
 LOOK_AHEAD = 40  # units read after an error to find its next messages (tool results in between are skipped)
@@ -58,10 +66,12 @@ def error_fixes(
     visibility: Visibility,
     limit: int,
     follow: int,
+    min_coverage: float = 0.0,
 ) -> FixesResponse:
     """The best matching tool result of each of the `limit` best sessions (`ranking`: tool results only, best
-    first), failed ones first when they match about as well, each with the `follow` messages after it."""
-    hits = ranking.hits[:CANDIDATES]
+    first), failed ones first when they match about as well, each with the `follow` messages after it; only those
+    that hold at least `min_coverage` of the query's words (weighted by rarity) themselves."""
+    hits = [h for h in ranking.hits[:CANDIDATES] if not min_coverage or _coverage(h) >= min_coverage]
     rows = catalog.units_by_id([h.unit_id for h in hits])
     weighted: list[tuple[float, sqlite3.Row]] = []
     for hit in hits:
@@ -105,6 +115,10 @@ def error_fixes(
     return {"error": error, "fixes": fixes}
 
 
+def _coverage(hit: UnitHit) -> float:
+    return hit.features[COVERAGE] if hit.features else 0.0
+
+
 def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> FixesResponse:
     """The answer to `memlens fixes` before the door's redaction: the request checked, the tool results ranked for
     the error, then the best of each session with what followed it (`error_fixes`)."""
@@ -119,4 +133,7 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
         visibility=engine.visibility(),
         limit=request.limit,
         follow=request.follow,
+        # a pasted error is verbatim: output that holds little of it is not an occurrence; a question in prose ("how
+        # did we fix the goreleaser check") is in other words than the output, and is ranked as it is
+        min_coverage=MIN_COVERAGE if looks_like_error(query) else 0.0,
     )
