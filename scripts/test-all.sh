@@ -8,7 +8,7 @@
 #   MEMLENS_SKIP_E2E=1 bash scripts/test-all.sh       without the real-VS-Code test
 #
 # System packages it needs, installed with apt-get when running as root (else named, and the tests that need them
-# skip): python3-venv (the venv), neovim (the editor test); the client's e2e step installs chromium, ripgrep,
+# skip): python3-venv (the venv), neovim (the editor test), ripgrep (a benchmark's peer); the client's e2e step installs chromium, ripgrep,
 # pkg-config, libkrb5-dev and a C toolchain (build-essential) for code-server's native modules, and code-server
 # itself from npm. A failing client never hides the Python results: both are reported, and the exit status is
 # non-zero if either failed. pytest runs last, so its closing line is the run's verdict for Python.
@@ -36,9 +36,13 @@ fi
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
 "$VENV/bin/python" -m pip install --quiet -e ".[dev]"
 
-# Neovim (0.7 from Debian) is the real editor the language-server tests drive.
+# Neovim (0.7 from Debian) is the real editor the language-server tests drive; ripgrep is a peer the benchmarks'
+# smoke test times (bench/peers.py).
 if ! command -v nvim >/dev/null 2>&1; then
   apt_install neovim
+fi
+if ! command -v rg >/dev/null 2>&1; then
+  apt_install ripgrep
 fi
 
 "$VENV/bin/ruff" check server tests bench

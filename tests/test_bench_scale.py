@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,8 @@ def test_realistic_world_draws_lengths_and_words_from_real_messages(tmp_path: Pa
 def test_peers_and_cli_benchmarks_on_a_tiny_realistic_corpus(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    if shutil.which("rg") is None:
+        pytest.skip("ripgrep (rg), one of the peers, is not installed: bash scripts/test-all.sh installs it")
     from bench import cli_search, peers, synthetic_vectors
     from bench.corpus import make_corpus, open_engine
     from bench.realistic_text import corpus_text, make_world, write_marker
