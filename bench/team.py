@@ -44,6 +44,7 @@ from bench.synthetic_vectors import fill
 from memlens.engine.catalog import Catalog
 from memlens.engine.team import team_catalog
 from memlens.engine.team.team_catalog import VECTOR_DIM, TeamCatalog
+from memlens.engine.team.team_connections import open_catalogs
 from memlens.engine.team.team_search import TeamQuery, team_results
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_snapshot import encode_vector
@@ -175,6 +176,78 @@ def searched(
     )
 
 
+def hybrid_two_connections(
+    team: TeamCatalog,
+    second: TeamCatalog,
+    *,
+    url: str,
+    settings: SearchSettings,
+    queries: Sequence[tuple[str, np.ndarray]],
+    limit: int,
+    backends: list[int],
+) -> dict[str, object]:
+    """A/B in one run: a hybrid search with its two sides one after the other on one connection (`sequential`)
+    against each side on its own connection at once (`twoConnections`), alternated query by query (which goes
+    first alternates too); wall and client CPU p50/p99, the server's CPU per search (its backends), the load
+    average, and how many queries' top `limit` differ between the two (the same SQL: none should)."""
+    where = TeamQuery(url)
+    measured: dict[str, dict[str, list[float]]] = {
+        name: {"wall": [], "cpu": [], "server": []} for name in ("sequential", "twoConnections")
+    }
+    differing = 0
+    loads = [os.getloadavg()[0]]
+    for q, (query, vector) in enumerate(queries):
+        answers: dict[str, list[str]] = {}
+        order = ("sequential", "twoConnections") if q % 2 == 0 else ("twoConnections", "sequential")
+        for name in order:
+            other = second if name == "twoConnections" else None
+            server_before = server_cpu(backends)
+            wall, cpu = time.perf_counter(), time.process_time()
+            found = team_results(
+                team,
+                query,
+                terms=query.split(),
+                vector=vector,
+                where=where,
+                settings=settings,
+                mode="hybrid",
+                limit=limit,
+                vector_team=other,
+            )
+            measured[name]["wall"].append((time.perf_counter() - wall) * 1000)
+            measured[name]["cpu"].append((time.process_time() - cpu) * 1000)
+            measured[name]["server"].append((server_cpu(backends) - server_before) * 1000)
+            answers[name] = [f"{r['id']} {r['score']}" for r in found]
+        differing += answers["sequential"] != answers["twoConnections"]
+    loads.append(os.getloadavg()[0])
+    report: dict[str, object] = {
+        name: {
+            "p50WallMs": round(percentile(m["wall"], 50), 2),
+            "p99WallMs": round(percentile(m["wall"], 99), 2),
+            "p50ClientCpuMs": round(percentile(m["cpu"], 50), 2),
+            "meanServerCpuMs": round(float(np.mean(m["server"])), 2),
+        }
+        for name, m in measured.items()
+    }
+    report["queriesWithADifferentTop"] = differing
+    report["loadAvg"] = [round(x, 2) for x in loads]
+    return report
+
+
+def connect_two_at_once(url: str, rounds: int) -> dict[str, float]:
+    """A/B: the wall time of opening one connection against opening two at once (team_connections.open_catalogs),
+    alternated: what a one-shot hybrid search pays to connect."""
+    walls: dict[str, list[float]] = {"one": [], "twoAtOnce": []}
+    for r in range(rounds):
+        for count in (1, 2) if r % 2 == 0 else (2, 1):
+            started = time.perf_counter()
+            teams = open_catalogs(url, count)
+            walls["one" if count == 1 else "twoAtOnce"].append((time.perf_counter() - started) * 1000)
+            for team in teams:
+                team.close()
+    return {f"p50{name[0].upper()}{name[1:]}Ms": round(percentile(w, 50), 2) for name, w in walls.items()}
+
+
 def hybrid_by_ef_search(
     team: TeamCatalog,
     *,
@@ -290,13 +363,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--modes", default="keyword,vector,hybrid", help="the search modes to measure")
     parser.add_argument(
-        "--ef-search-per-candidate", default="0.5,1,2", help="hnsw.ef_search per candidate to measure recall@10 at"
+        "--ef-search-per-candidate",
+        default="0.5,1,2",
+        help="hnsw.ef_search per candidate to measure recall@10 at (empty: not measured)",
     )
     parser.add_argument(
         "--hybrid-ef-search-per-candidate",
         default="",
         help="hnsw.ef_search per candidate of a hybrid search's vector side to measure its agreement with an exact "
         "scan's answer at (e.g. 0.4,0.6,1)",
+    )
+    parser.add_argument(
+        "--two-connections",
+        action="store_true",
+        help="also measure a hybrid search one side after the other against both sides at once on two connections "
+        "(A/B alternated, --queries queries; the two compared top ten), and connecting to the server once against "
+        "twice at once",
     )
     args = parser.parse_args(argv)
 
@@ -352,11 +434,44 @@ def main(argv: Sequence[str] | None = None) -> None:
                         "meanServerCpuMs": round(server_ms, 2),
                     }
                     print(mode, json.dumps(report[f"search_{mode}"]), file=sys.stderr)
-                shares = [float(x) for x in args.ef_search_per_candidate.split(",")]
-                report["vectorByEfSearch"] = recall_by_ef_search(
-                    team, make(rng, args.recall_queries), settings.candidates, shares
-                )
-                print("by ef_search", json.dumps(report["vectorByEfSearch"]), file=sys.stderr)
+                if args.two_connections:
+                    with TeamCatalog.open(url) as second:
+                        backends = [p.pid for p in psutil.Process(postmaster).children()] if postmaster else []
+                        queries = [
+                            (f"{COMPONENTS[q % len(COMPONENTS)]} {THINGS[(q * 7) % len(THINGS)]}", make(rng, 1)[0])
+                            for q in range(args.queries)
+                        ]
+                        for query, vector in queries[:5]:  # warm both connections' caches alike
+                            for other in (None, second):
+                                team_results(
+                                    team,
+                                    query,
+                                    terms=query.split(),
+                                    vector=vector,
+                                    where=TeamQuery(url),
+                                    settings=settings,
+                                    mode="hybrid",
+                                    limit=args.limit,
+                                    vector_team=other,
+                                )
+                        report["hybridTwoConnections"] = hybrid_two_connections(
+                            team,
+                            second,
+                            url=url,
+                            settings=settings,
+                            queries=queries,
+                            limit=args.limit,
+                            backends=backends,
+                        )
+                        print("hybrid, two connections", json.dumps(report["hybridTwoConnections"]), file=sys.stderr)
+                    report["connect"] = connect_two_at_once(url, 20)
+                    print("connect", json.dumps(report["connect"]), file=sys.stderr)
+                if args.ef_search_per_candidate:
+                    shares = [float(x) for x in args.ef_search_per_candidate.split(",")]
+                    report["vectorByEfSearch"] = recall_by_ef_search(
+                        team, make(rng, args.recall_queries), settings.candidates, shares
+                    )
+                    print("by ef_search", json.dumps(report["vectorByEfSearch"]), file=sys.stderr)
                 if args.hybrid_ef_search_per_candidate:
                     queries = [
                         (f"{COMPONENTS[(q * 3) % len(COMPONENTS)]} {THINGS[(q * 11) % len(THINGS)]}", make(rng, 1)[0])
