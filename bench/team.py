@@ -22,9 +22,11 @@ import argparse
 import functools
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
+import types
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -176,6 +178,25 @@ def searched(
     )
 
 
+def code_at(commit: str) -> tuple[type[Any], Callable[..., list[SearchResult]]]:
+    """The team catalog class and `team_results` as they were at `commit` (read from git, loaded beside today's)."""
+    root = Path(__file__).resolve().parents[1]
+    loaded = []
+    for name in ("team_catalog", "team_search"):
+        source = subprocess.run(
+            ["git", "show", f"{commit}:server/memlens/engine/team/{name}.py"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        module = types.ModuleType(f"memlens_at_{commit}_{name}")
+        sys.modules[module.__name__] = module  # dataclasses look their module up
+        exec(compile(source, f"{commit}:{name}.py", "exec"), module.__dict__)
+        loaded.append(module)
+    return loaded[0].TeamCatalog, loaded[1].team_results
+
+
 def hybrid_two_connections(
     team: TeamCatalog,
     second: TeamCatalog,
@@ -185,25 +206,19 @@ def hybrid_two_connections(
     queries: Sequence[tuple[str, np.ndarray]],
     limit: int,
     backends: list[int],
+    before: str | None = None,
 ) -> dict[str, object]:
     """A/B in one run: a hybrid search with its two sides one after the other on one connection (`sequential`)
-    against each side on its own connection at once (`twoConnections`), alternated query by query (which goes
-    first alternates too); wall and client CPU p50/p99, the server's CPU per search (its backends), the load
-    average, and how many queries' top `limit` differ between the two (the same SQL: none should)."""
+    against each side on its own connection at once (`twoConnections`), and, given a commit `before`, as the code at
+    that commit searched (`before`: its catalog and team_results, on the first connection); alternated query by
+    query (which goes first rotates too); wall and client CPU p50/p99, the server's CPU per search (its backends),
+    the load average, and how many queries' top `limit` (ids and scores) differ from `twoConnections`'s."""
     where = TeamQuery(url)
-    measured: dict[str, dict[str, list[float]]] = {
-        name: {"wall": [], "cpu": [], "server": []} for name in ("sequential", "twoConnections")
-    }
-    differing = 0
-    loads = [os.getloadavg()[0]]
-    for q, (query, vector) in enumerate(queries):
-        answers: dict[str, list[str]] = {}
-        order = ("sequential", "twoConnections") if q % 2 == 0 else ("twoConnections", "sequential")
-        for name in order:
-            other = second if name == "twoConnections" else None
-            server_before = server_cpu(backends)
-            wall, cpu = time.perf_counter(), time.process_time()
-            found = team_results(
+    arms: dict[str, Callable[[str, np.ndarray], list[SearchResult]]] = {}
+
+    def today(other: TeamCatalog | None) -> Callable[[str, np.ndarray], list[SearchResult]]:
+        def search(query: str, vector: np.ndarray) -> list[SearchResult]:
+            return team_results(
                 team,
                 query,
                 terms=query.split(),
@@ -214,11 +229,47 @@ def hybrid_two_connections(
                 limit=limit,
                 vector_team=other,
             )
+
+        return search
+
+    arms["sequential"] = today(None)
+    arms["twoConnections"] = today(second)
+    if before:
+        old_catalog, old_results = code_at(before)
+        old_team = old_catalog(team.conn, url)
+
+        def then(query: str, vector: np.ndarray) -> list[SearchResult]:
+            return old_results(
+                old_team,
+                query,
+                terms=query.split(),
+                vector=vector,
+                where=where,
+                settings=settings,
+                mode="hybrid",
+                limit=limit,
+            )
+
+        arms["before"] = then
+    names = list(arms)
+    measured: dict[str, dict[str, list[float]]] = {name: {"wall": [], "cpu": [], "server": []} for name in names}
+    differing = dict.fromkeys(names, 0)
+    for query, vector in queries[:5]:  # warm every arm's connections and caches alike
+        for search in arms.values():
+            search(query, vector)
+    loads = [os.getloadavg()[0]]
+    for q, (query, vector) in enumerate(queries):
+        answers: dict[str, list[str]] = {}
+        for name in names[q % len(names) :] + names[: q % len(names)]:
+            server_before = server_cpu(backends)
+            wall, cpu = time.perf_counter(), time.process_time()
+            found = arms[name](query, vector)
             measured[name]["wall"].append((time.perf_counter() - wall) * 1000)
             measured[name]["cpu"].append((time.process_time() - cpu) * 1000)
             measured[name]["server"].append((server_cpu(backends) - server_before) * 1000)
             answers[name] = [f"{r['id']} {r['score']}" for r in found]
-        differing += answers["sequential"] != answers["twoConnections"]
+        for name in names:
+            differing[name] += answers[name] != answers["twoConnections"]
     loads.append(os.getloadavg()[0])
     report: dict[str, object] = {
         name: {
@@ -226,10 +277,10 @@ def hybrid_two_connections(
             "p99WallMs": round(percentile(m["wall"], 99), 2),
             "p50ClientCpuMs": round(percentile(m["cpu"], 50), 2),
             "meanServerCpuMs": round(float(np.mean(m["server"])), 2),
+            "queriesWithATopUnlikeTwoConnections": differing[name],
         }
         for name, m in measured.items()
     }
-    report["queriesWithADifferentTop"] = differing
     report["loadAvg"] = [round(x, 2) for x in loads]
     return report
 
@@ -380,6 +431,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         "(A/B alternated, --queries queries; the two compared top ten), and connecting to the server once against "
         "twice at once",
     )
+    parser.add_argument(
+        "--before", help="with --two-connections: also search as the code at this git commit did (its team modules)"
+    )
     args = parser.parse_args(argv)
 
     import psutil
@@ -441,19 +495,6 @@ def main(argv: Sequence[str] | None = None) -> None:
                             (f"{COMPONENTS[q % len(COMPONENTS)]} {THINGS[(q * 7) % len(THINGS)]}", make(rng, 1)[0])
                             for q in range(args.queries)
                         ]
-                        for query, vector in queries[:5]:  # warm both connections' caches alike
-                            for other in (None, second):
-                                team_results(
-                                    team,
-                                    query,
-                                    terms=query.split(),
-                                    vector=vector,
-                                    where=TeamQuery(url),
-                                    settings=settings,
-                                    mode="hybrid",
-                                    limit=args.limit,
-                                    vector_team=other,
-                                )
                         report["hybridTwoConnections"] = hybrid_two_connections(
                             team,
                             second,
@@ -462,6 +503,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                             queries=queries,
                             limit=args.limit,
                             backends=backends,
+                            before=args.before,
                         )
                         print("hybrid, two connections", json.dumps(report["hybridTwoConnections"]), file=sys.stderr)
                     report["connect"] = connect_two_at_once(url, 20)

@@ -84,22 +84,27 @@ def search_with_team(
     try:
         with engine.team_connections.catalogs(where.url, count) as teams:
             team = teams[0]
+            readable, model = team.searchable_model()
             vector = None
-            if embedder is not None and team.check_readable() and team.read_model() == embedder.name:
+            if readable and embedder is not None and model == embedder.name:
                 try:
                     vector = embedder.embed_query(query)
                 except ModelUnavailable as exc:
                     log.warning("no embedding model for the team search: %s", exc)
-            hits = team_results(
-                team,
-                query,
-                terms=query.split(),
-                vector=vector,
-                where=where,
-                settings=settings,
-                mode=mode,
-                limit=limit,
-                vector_team=teams[1] if len(teams) > 1 else None,
+            hits = (
+                team_results(
+                    team,
+                    query,
+                    terms=query.split(),
+                    vector=vector,
+                    where=where,
+                    settings=settings,
+                    mode=mode,
+                    limit=limit,
+                    vector_team=teams[1] if len(teams) > 1 else None,
+                )
+                if readable
+                else []
             )
     except TeamUnavailable as exc:
         return unreachable(local, str(exc))

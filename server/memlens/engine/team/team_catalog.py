@@ -411,6 +411,30 @@ class TeamCatalog:
             )
         return version > 0
 
+    def searchable_model(self) -> tuple[bool, str | None]:
+        """`check_readable` and `read_model` in one transaction (a search asks both; each round trip to a distant
+        server counts)."""
+        with self._failures():
+            found = self.conn.execute(
+                "SELECT to_regclass('memlens_team_schema') IS NOT NULL, to_regclass('memlens_team_meta') IS NOT NULL"
+            ).fetchone()
+            row = None
+            if found and found[0] and found[1]:
+                row = self.conn.execute(
+                    "SELECT (SELECT max(version) FROM memlens_team_schema),"
+                    " (SELECT value FROM memlens_team_meta WHERE key = 'model')"
+                ).fetchone()
+            elif found and found[0]:  # a schema this memlens does not know names no model table
+                row = self.conn.execute("SELECT max(version), NULL FROM memlens_team_schema").fetchone()
+            self.conn.rollback()
+        version = int(row[0] or 0) if row else 0
+        if version > TEAM_SCHEMA_VERSION:
+            raise TeamSchemaTooNew(
+                f"the team index has schema version {version}; this memlens knows up to {TEAM_SCHEMA_VERSION}:"
+                " upgrade memlens"
+            )
+        return version > 0, (str(row[1]) if row and row[1] is not None else None)
+
     def team_model(self, model: str | None) -> str | None:
         """The embedding model the team's vectors come from; the first publisher with vectors names it."""
         with self._failures(), self.conn.transaction():
@@ -635,12 +659,13 @@ class TeamCatalog:
         where, params = self._where(publisher, project)
         literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
         with self._failures():
-            self.conn.execute(f"SET LOCAL statement_timeout = '{SEARCH_TIMEOUT}'")
-            if exact:
-                self.conn.execute("SET LOCAL statement_timeout = 0")
-                self.conn.execute("SET LOCAL enable_indexscan = off")
-            self.conn.execute(f"SET LOCAL hnsw.ef_search = {ef_search(limit, hybrid=hybrid)}")
-            self.conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            settings = (
+                ["statement_timeout = 0", "enable_indexscan = off"]
+                if exact
+                else [f"statement_timeout = '{SEARCH_TIMEOUT}'"]
+            )
+            settings += [f"hnsw.ef_search = {ef_search(limit, hybrid=hybrid)}", "hnsw.iterative_scan = relaxed_order"]
+            self.conn.execute("; ".join(f"SET LOCAL {setting}" for setting in settings))  # one round trip
             sql = (
                 f"SELECT {_SHOWN}, 1 - (embedding <=> %s::halfvec) FROM memlens_units"
                 f" WHERE embedding IS NOT NULL{where} ORDER BY embedding <=> %s::halfvec LIMIT %s"

@@ -58,11 +58,10 @@ def team_results(
     limit: int,
     vector_team: TeamCatalog | None = None,
 ) -> list[SearchResult]:
-    """The team's best hits for `query`, fused as the local engine fuses (keyword, vector or hybrid). With
-    `vector_team` (a second connection), a hybrid search's vector side runs on it while the keyword side runs on
-    `team`: the server works on both at once, on two of its cores."""
-    if not team.check_readable():
-        return []
+    """The team's best hits for `query` in a team index `TeamCatalog.searchable_model` found readable, fused as the
+    local engine fuses (keyword, vector or hybrid). With `vector_team` (a second connection), a hybrid search's
+    vector side runs on it while the keyword side runs on `team`: the server works on both at once, on two of its
+    cores."""
     candidates = max(limit, settings.candidates)
 
     def keyword_side() -> list[TeamRow]:
