@@ -207,12 +207,14 @@ def hybrid_two_connections(
     limit: int,
     backends: list[int],
     before: str | None = None,
+    warm_up: Sequence[tuple[str, np.ndarray]] = (),
 ) -> dict[str, object]:
     """A/B in one run: a hybrid search with its two sides one after the other on one connection (`sequential`)
     against each side on its own connection at once (`twoConnections`), and, given a commit `before`, as the code at
     that commit searched (`before`: its catalog and team_results, on the first connection); alternated query by
-    query (which goes first rotates too); wall and client CPU p50/p99, the server's CPU per search (its backends),
-    the load average, and how many queries' top `limit` (ids and scores) differ from `twoConnections`'s."""
+    query (which goes first rotates too), after a warm-up (`warm_up`'s searches, else each query once each way);
+    wall and client CPU p50/p99, the server's CPU per search (its backends), the load average, and how many queries'
+    top `limit` (ids and scores) differ from `twoConnections`'s."""
     where = TeamQuery(url)
     arms: dict[str, Callable[[str, np.ndarray], list[SearchResult]]] = {}
 
@@ -254,9 +256,13 @@ def hybrid_two_connections(
     names = list(arms)
     measured: dict[str, dict[str, list[float]]] = {name: {"wall": [], "cpu": [], "server": []} for name in names}
     differing = dict.fromkeys(names, 0)
-    for query, vector in queries[:5]:  # warm every arm's connections and caches alike
-        for search in arms.values():
-            search(query, vector)
+    if warm_up:  # warm: other queries searched first, the timed ones never seen by the server
+        for query, vector in warm_up:
+            arms["sequential"](query, vector)
+    else:  # warm: every query searched once each way before any is timed
+        for query, vector in queries:
+            for search in arms.values():
+                search(query, vector)
     loads = [os.getloadavg()[0]]
     for q, (query, vector) in enumerate(queries):
         answers: dict[str, list[str]] = {}
@@ -432,6 +438,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         "twice at once",
     )
     parser.add_argument(
+        "--warm-queries",
+        type=int,
+        default=0,
+        help="with --two-connections: warm the server with this many other hybrid searches, so that the timed "
+        "queries are new to it (default: each timed query searched once each way first)",
+    )
+    parser.add_argument(
         "--before", help="with --two-connections: also search as the code at this git commit did (its team modules)"
     )
     args = parser.parse_args(argv)
@@ -467,7 +480,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 report["rows"] = team.count_units()
                 report["loadAvg"] = [round(x, 2) for x in os.getloadavg()]
                 backends = [p.pid for p in psutil.Process(postmaster).children()] if postmaster else []
-                for mode in args.modes.split(","):
+                for mode in filter(None, args.modes.split(",")):
                     walls, cpus = [], []
                     server_before = server_cpu(backends)
                     for q in range(args.queries):
@@ -504,6 +517,13 @@ def main(argv: Sequence[str] | None = None) -> None:
                             limit=args.limit,
                             backends=backends,
                             before=args.before,
+                            warm_up=[
+                                (
+                                    f"{COMPONENTS[(w * 5 + 1) % len(COMPONENTS)]} {THINGS[(w * 3 + 2) % len(THINGS)]}",
+                                    make(rng, 1)[0],
+                                )
+                                for w in range(args.warm_queries)
+                            ],
                         )
                         print("hybrid, two connections", json.dumps(report["hybridTwoConnections"]), file=sys.stderr)
                     report["connect"] = connect_two_at_once(url, 20)
