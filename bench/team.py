@@ -22,9 +22,11 @@ import argparse
 import functools
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
+import types
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -44,6 +46,7 @@ from bench.synthetic_vectors import fill
 from memlens.engine.catalog import Catalog
 from memlens.engine.team import team_catalog
 from memlens.engine.team.team_catalog import VECTOR_DIM, TeamCatalog
+from memlens.engine.team.team_connections import open_catalogs
 from memlens.engine.team.team_search import TeamQuery, team_results
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_snapshot import encode_vector
@@ -175,6 +178,133 @@ def searched(
     )
 
 
+def code_at(commit: str) -> tuple[type[Any], Callable[..., list[SearchResult]]]:
+    """The team catalog class and `team_results` as they were at `commit` (read from git, loaded beside today's)."""
+    root = Path(__file__).resolve().parents[1]
+    loaded = []
+    for name in ("team_catalog", "team_search"):
+        source = subprocess.run(
+            ["git", "show", f"{commit}:server/memlens/engine/team/{name}.py"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        module = types.ModuleType(f"memlens_at_{commit}_{name}")
+        sys.modules[module.__name__] = module  # dataclasses look their module up
+        exec(compile(source, f"{commit}:{name}.py", "exec"), module.__dict__)
+        loaded.append(module)
+    return loaded[0].TeamCatalog, loaded[1].team_results
+
+
+def hybrid_two_connections(
+    team: TeamCatalog,
+    second: TeamCatalog,
+    *,
+    url: str,
+    settings: SearchSettings,
+    queries: Sequence[tuple[str, np.ndarray]],
+    limit: int,
+    backends: list[int],
+    before: str | None = None,
+    warm_up: Sequence[tuple[str, np.ndarray]] = (),
+) -> dict[str, object]:
+    """A/B in one run: a hybrid search with its two sides one after the other on one connection (`sequential`)
+    against each side on its own connection at once (`twoConnections`), and, given a commit `before`, as the code at
+    that commit searched (`before`: its catalog and team_results, on the first connection); alternated query by
+    query (which goes first rotates too), after a warm-up (`warm_up`'s searches, else each query once each way);
+    wall and client CPU p50/p99, the server's CPU per search (its backends), the load average, and how many queries'
+    top `limit` (ids and scores) differ from `twoConnections`'s."""
+    where = TeamQuery(url)
+    arms: dict[str, Callable[[str, np.ndarray], list[SearchResult]]] = {}
+
+    def today(other: TeamCatalog | None) -> Callable[[str, np.ndarray], list[SearchResult]]:
+        def search(query: str, vector: np.ndarray) -> list[SearchResult]:
+            return team_results(
+                team,
+                query,
+                terms=query.split(),
+                vector=vector,
+                where=where,
+                settings=settings,
+                mode="hybrid",
+                limit=limit,
+                vector_team=other,
+            )
+
+        return search
+
+    arms["sequential"] = today(None)
+    arms["twoConnections"] = today(second)
+    if before:
+        old_catalog, old_results = code_at(before)
+        old_team = old_catalog(team.conn, url)
+
+        def then(query: str, vector: np.ndarray) -> list[SearchResult]:
+            return old_results(
+                old_team,
+                query,
+                terms=query.split(),
+                vector=vector,
+                where=where,
+                settings=settings,
+                mode="hybrid",
+                limit=limit,
+            )
+
+        arms["before"] = then
+    names = list(arms)
+    measured: dict[str, dict[str, list[float]]] = {name: {"wall": [], "cpu": [], "server": []} for name in names}
+    differing = dict.fromkeys(names, 0)
+    if warm_up:  # warm: other queries searched first, the timed ones never seen by the server
+        for query, vector in warm_up:
+            arms["sequential"](query, vector)
+    else:  # warm: every query searched once each way before any is timed
+        for query, vector in queries:
+            for search in arms.values():
+                search(query, vector)
+    loads = [os.getloadavg()[0]]
+    for q, (query, vector) in enumerate(queries):
+        answers: dict[str, list[str]] = {}
+        for name in names[q % len(names) :] + names[: q % len(names)]:
+            server_before = server_cpu(backends)
+            wall, cpu = time.perf_counter(), time.process_time()
+            found = arms[name](query, vector)
+            measured[name]["wall"].append((time.perf_counter() - wall) * 1000)
+            measured[name]["cpu"].append((time.process_time() - cpu) * 1000)
+            measured[name]["server"].append((server_cpu(backends) - server_before) * 1000)
+            answers[name] = [f"{r['id']} {r['score']}" for r in found]
+        for name in names:
+            differing[name] += answers[name] != answers["twoConnections"]
+    loads.append(os.getloadavg()[0])
+    report: dict[str, object] = {
+        name: {
+            "p50WallMs": round(percentile(m["wall"], 50), 2),
+            "p99WallMs": round(percentile(m["wall"], 99), 2),
+            "p50ClientCpuMs": round(percentile(m["cpu"], 50), 2),
+            "meanServerCpuMs": round(float(np.mean(m["server"])), 2),
+            "queriesWithATopUnlikeTwoConnections": differing[name],
+        }
+        for name, m in measured.items()
+    }
+    report["loadAvg"] = [round(x, 2) for x in loads]
+    return report
+
+
+def connect_two_at_once(url: str, rounds: int) -> dict[str, float]:
+    """A/B: the wall time of opening one connection against opening two at once (team_connections.open_catalogs),
+    alternated: what a one-shot hybrid search pays to connect."""
+    walls: dict[str, list[float]] = {"one": [], "twoAtOnce": []}
+    for r in range(rounds):
+        for count in (1, 2) if r % 2 == 0 else (2, 1):
+            started = time.perf_counter()
+            teams = open_catalogs(url, count)
+            walls["one" if count == 1 else "twoAtOnce"].append((time.perf_counter() - started) * 1000)
+            for team in teams:
+                team.close()
+    return {f"p50{name[0].upper()}{name[1:]}Ms": round(percentile(w, 50), 2) for name, w in walls.items()}
+
+
 def hybrid_by_ef_search(
     team: TeamCatalog,
     *,
@@ -290,13 +420,32 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--modes", default="keyword,vector,hybrid", help="the search modes to measure")
     parser.add_argument(
-        "--ef-search-per-candidate", default="0.5,1,2", help="hnsw.ef_search per candidate to measure recall@10 at"
+        "--ef-search-per-candidate",
+        default="0.5,1,2",
+        help="hnsw.ef_search per candidate to measure recall@10 at (empty: not measured)",
     )
     parser.add_argument(
         "--hybrid-ef-search-per-candidate",
         default="",
         help="hnsw.ef_search per candidate of a hybrid search's vector side to measure its agreement with an exact "
         "scan's answer at (e.g. 0.4,0.6,1)",
+    )
+    parser.add_argument(
+        "--two-connections",
+        action="store_true",
+        help="also measure a hybrid search one side after the other against both sides at once on two connections "
+        "(A/B alternated, --queries queries; the two compared top ten), and connecting to the server once against "
+        "twice at once",
+    )
+    parser.add_argument(
+        "--warm-queries",
+        type=int,
+        default=0,
+        help="with --two-connections: warm the server with this many other hybrid searches, so that the timed "
+        "queries are new to it (default: each timed query searched once each way first)",
+    )
+    parser.add_argument(
+        "--before", help="with --two-connections: also search as the code at this git commit did (its team modules)"
     )
     args = parser.parse_args(argv)
 
@@ -331,7 +480,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 report["rows"] = team.count_units()
                 report["loadAvg"] = [round(x, 2) for x in os.getloadavg()]
                 backends = [p.pid for p in psutil.Process(postmaster).children()] if postmaster else []
-                for mode in args.modes.split(","):
+                for mode in filter(None, args.modes.split(",")):
                     walls, cpus = [], []
                     server_before = server_cpu(backends)
                     for q in range(args.queries):
@@ -352,11 +501,39 @@ def main(argv: Sequence[str] | None = None) -> None:
                         "meanServerCpuMs": round(server_ms, 2),
                     }
                     print(mode, json.dumps(report[f"search_{mode}"]), file=sys.stderr)
-                shares = [float(x) for x in args.ef_search_per_candidate.split(",")]
-                report["vectorByEfSearch"] = recall_by_ef_search(
-                    team, make(rng, args.recall_queries), settings.candidates, shares
-                )
-                print("by ef_search", json.dumps(report["vectorByEfSearch"]), file=sys.stderr)
+                if args.two_connections:
+                    with TeamCatalog.open(url) as second:
+                        backends = [p.pid for p in psutil.Process(postmaster).children()] if postmaster else []
+                        queries = [
+                            (f"{COMPONENTS[q % len(COMPONENTS)]} {THINGS[(q * 7) % len(THINGS)]}", make(rng, 1)[0])
+                            for q in range(args.queries)
+                        ]
+                        report["hybridTwoConnections"] = hybrid_two_connections(
+                            team,
+                            second,
+                            url=url,
+                            settings=settings,
+                            queries=queries,
+                            limit=args.limit,
+                            backends=backends,
+                            before=args.before,
+                            warm_up=[
+                                (
+                                    f"{COMPONENTS[(w * 5 + 1) % len(COMPONENTS)]} {THINGS[(w * 3 + 2) % len(THINGS)]}",
+                                    make(rng, 1)[0],
+                                )
+                                for w in range(args.warm_queries)
+                            ],
+                        )
+                        print("hybrid, two connections", json.dumps(report["hybridTwoConnections"]), file=sys.stderr)
+                    report["connect"] = connect_two_at_once(url, 20)
+                    print("connect", json.dumps(report["connect"]), file=sys.stderr)
+                if args.ef_search_per_candidate:
+                    shares = [float(x) for x in args.ef_search_per_candidate.split(",")]
+                    report["vectorByEfSearch"] = recall_by_ef_search(
+                        team, make(rng, args.recall_queries), settings.candidates, shares
+                    )
+                    print("by ef_search", json.dumps(report["vectorByEfSearch"]), file=sys.stderr)
                 if args.hybrid_ef_search_per_candidate:
                     queries = [
                         (f"{COMPONENTS[(q * 3) % len(COMPONENTS)]} {THINGS[(q * 11) % len(THINGS)]}", make(rng, 1)[0])

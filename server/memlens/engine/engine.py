@@ -42,6 +42,7 @@ from memlens.engine.ranking.hits import Ranking
 from memlens.engine.ranking.search import Retriever
 from memlens.engine.team import TeamQuery
 from memlens.engine.team.team_answers import publish_units, search_with_team, team_session_page
+from memlens.engine.team.team_connections import PooledTeamConnections, TeamConnections
 from memlens.engine.vectors.bundled_model import BUNDLED_DIM
 from memlens.engine.vectors.embedder import Embedder, chosen_embedder
 from memlens.engine.vectors.vector_index import VectorIndex
@@ -120,6 +121,7 @@ class Engine:
         self._visibility = VisibilityCache()
         self._live_failures = 0  # changes live indexing (watcher.py) failed on: stats reports them
         self._live_failures_lock = threading.Lock()
+        self.team_connections: TeamConnections = TeamConnections()
         self._derived = DerivedIndexes(self.indexer, self.embedder, access=self._access, settings=self.settings)
         self._derived.open(adopt=self._adopt_older_index)
 
@@ -156,7 +158,15 @@ class Engine:
         if self._derived.follow():
             self._remembered = self.catalog.roots()
 
+    def keep_team_connections(self) -> None:
+        """Keep the team index's connections between searches (a long-lived server: the language server, the MCP
+        server), closed by `close`; a one-shot search opens its own (team_connections.py)."""
+        if not isinstance(self.team_connections, PooledTeamConnections):
+            self.team_connections.close()
+            self.team_connections = PooledTeamConnections()
+
     def close(self) -> None:
+        self.team_connections.close()
         self.catalog.close()
         self._access.close()
 

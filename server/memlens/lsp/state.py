@@ -185,7 +185,9 @@ class ServerState:
             old_indexer.stop()
         if old is not None:
             old.close()
-        return Engine(workspaces, settings, embedder=settings.embedding.enabled, origins=origins)
+        engine = Engine(workspaces, settings, embedder=settings.embedding.enabled, origins=origins)
+        engine.keep_team_connections()
+        return engine
 
     def _paths_origin(self) -> str:
         """Which layer names `transcripts.paths`: the editor's settings (the client tells which of its scopes), else

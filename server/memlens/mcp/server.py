@@ -158,6 +158,7 @@ def run(engine: Engine, http: HttpSecurity | None = None, live_indexing: bool = 
         log.warning("%s", engine.write_problem)  # a broken writer lock, an index folder it may not write
     elif not engine.writable:
         log.warning("another memlens process writes %s; serving read-only", engine.index_dir)
+    engine.keep_team_connections()  # closed with the engine
     server = build_server(McpState(engine, live))
     local = LocalServer(lambda: engine)  # `memlens search` beside this server asks it (local_api)
     local.attach(engine)

@@ -13,6 +13,7 @@ from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.team.publish import OutgoingUnit, PublishTarget, outgoing_units, publish
 from memlens.engine.team.team_catalog import TeamCatalog, TeamRefused, TeamSchemaTooNew, TeamUnavailable
+from memlens.engine.team.team_connections import TeamConnections
 from memlens.engine.team.team_search import TeamQuery, team_results, team_sessions, unreachable, with_team
 from memlens.engine.vectors.embedder import Embedder, ModelUnavailable
 from memlens.errors import InvalidRequest
@@ -28,6 +29,7 @@ class TeamSource(Protocol):
     settings: Settings
     workspaces: list[Path]
     embedder: Embedder | None
+    team_connections: TeamConnections
 
     def visibility(self) -> Visibility: ...
 
@@ -76,24 +78,33 @@ def search_with_team(
     limit = limit or settings.max_results
     mode = mode or settings.mode
     query = local["query"]
+    embedder = engine.embedder if mode != "keyword" else None
+    # a hybrid search's two sides each on a connection of its own (team_results)
+    count = 2 if mode == "hybrid" and embedder is not None else 1
     try:
-        with TeamCatalog.open(where.url) as team:
+        with engine.team_connections.catalogs(where.url, count) as teams:
+            team = teams[0]
+            readable, model = team.searchable_model()
             vector = None
-            embedder = engine.embedder if mode != "keyword" else None
-            if embedder is not None and team.check_readable() and team.read_model() == embedder.name:
+            if readable and embedder is not None and model == embedder.name:
                 try:
                     vector = embedder.embed_query(query)
                 except ModelUnavailable as exc:
                     log.warning("no embedding model for the team search: %s", exc)
-            hits = team_results(
-                team,
-                query,
-                terms=query.split(),
-                vector=vector,
-                where=where,
-                settings=settings,
-                mode=mode,
-                limit=limit,
+            hits = (
+                team_results(
+                    team,
+                    query,
+                    terms=query.split(),
+                    vector=vector,
+                    where=where,
+                    settings=settings,
+                    mode=mode,
+                    limit=limit,
+                    vector_team=teams[1] if len(teams) > 1 else None,
+                )
+                if readable
+                else []
             )
     except TeamUnavailable as exc:
         return unreachable(local, str(exc))

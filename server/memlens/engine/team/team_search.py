@@ -9,6 +9,7 @@ same file and line) is left out, since the local one already says it. Each team 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import TYPE_CHECKING
@@ -55,27 +56,36 @@ def team_results(
     settings: SearchSettings,
     mode: str,
     limit: int,
+    vector_team: TeamCatalog | None = None,
 ) -> list[SearchResult]:
-    """The team's best hits for `query`, fused as the local engine fuses (keyword, vector or hybrid)."""
-    if not team.check_readable():
-        return []
+    """The team's best hits for `query` in a team index `TeamCatalog.searchable_model` found readable, fused as the
+    local engine fuses (keyword, vector or hybrid). With `vector_team` (a second connection), a hybrid search's
+    vector side runs on it while the keyword side runs on `team`: the server works on both at once, on two of its
+    cores."""
     candidates = max(limit, settings.candidates)
-    keyword_rows = (
-        team.keyword_candidates(query, publisher=where.publisher, project=where.project, limit=candidates)
-        if mode != "vector"
-        else []
-    )
-    vector_rows = (
-        team.vector_candidates(
-            vector.tolist(),
-            publisher=where.publisher,
-            project=where.project,
-            limit=candidates,
-            hybrid=mode == "hybrid",
+
+    def keyword_side() -> list[TeamRow]:
+        if mode == "vector":
+            return []
+        return team.keyword_candidates(query, publisher=where.publisher, project=where.project, limit=candidates)
+
+    def vector_side(on: TeamCatalog) -> list[TeamRow]:
+        if vector is None or mode == "keyword":
+            return []
+        return on.vector_candidates(
+            vector.tolist(), publisher=where.publisher, project=where.project, limit=candidates, hybrid=mode == "hybrid"
         )
-        if vector is not None and mode != "keyword"
-        else []
-    )
+
+    if vector_team is not None and mode == "hybrid" and vector is not None:
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlens-team-keyword") as thread:
+            keyword_future = thread.submit(keyword_side)
+            try:
+                vector_rows = vector_side(vector_team)
+            finally:
+                keyword_rows = keyword_future.result()  # its connection is in use until it ends: always waited for
+    else:
+        keyword_rows = keyword_side()
+        vector_rows = vector_side(team)
     hits: dict[tuple[str, str], tuple[UnitHit, TeamRow]] = {}
     best_rank = max((r.score for r in keyword_rows), default=0.0) or 1.0
     for rank, row in enumerate(keyword_rows):
