@@ -1,10 +1,11 @@
-"""The vector matrix on disk beside the catalog, memory-mapped at start: a warm start reads no vector from SQLite.
+"""The vector matrix on disk beside the catalog, opened at start: a warm start reads no vector from SQLite.
 
 Reading 150k vectors from SQLite row by row was most of a 100k warm start (1.7 s CPU) and its float copy most of
 its memory. This file holds the same rows the catalog would give (unit ids, the float16 vectors and the same as
 int8 rows with a scale each (quantized_rows.py), their sign codes and the columns filters need) in one flat layout:
-the int8 rows are mapped read-only and paged in on demand by the re-rank, the float16 rows are read with pread for
-the few a search returns, the small columns (ids, scales, codes, metadata) are read into memory and checksummed.
+the int8 rows a search re-ranks and the float16 rows of the few it returns are read with pread (quantized_rows.FileRows:
+nothing mapped, so nothing a search read stays in its RSS), the small columns (ids, scales, codes, metadata) are
+read into memory and checksummed.
 
 The file is derived: SQLite's `vectors` table stays the source of truth. Its header carries the catalog stamp it
 reflects (`Catalog.vector_stamp`), the model and the dimension; a file whose stamp, model, dimension or size
@@ -17,11 +18,9 @@ Layout: 8-byte magic, 4-byte little-endian header length, a JSON header, then pa
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 import logging
-import mmap
 import os
 import re
 import struct
@@ -55,8 +54,8 @@ SMALL = (*(name for name, _ in NUMBERS), "codes", *CATEGORIES)  # read into memo
 
 @dataclass(frozen=True)
 class StoredRows:
-    """What the file holds: the int8 values are a read-only memory map, the float32 rows are read from the file on
-    demand, everything else is in memory."""
+    """What the file holds: the int8 and float16 rows are read from the file on demand, everything else is in
+    memory."""
 
     ids: np.ndarray
     matrix: QuantizedRows
@@ -231,10 +230,10 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows 
             checksum = zlib.crc32(small[name].tobytes(), checksum)
         if f"{checksum:08x}" != header["crc"]:
             raise ValueError("checksum mismatch")
-        values: np.ndarray = np.empty((0, dim), np.int8)
+        values: np.ndarray | FileRows = np.empty((0, dim), np.int8)
         exact: np.ndarray | FileRows = np.empty((0, dim), EXACT)
-        if count:  # mapped and opened through this handle: the file whose header was just checked
-            values = np.memmap(handle, dtype=np.int8, mode="r", offset=sections["values"][0], shape=(count, dim))
+        if count:  # read through this handle: the file whose header was just checked
+            values = FileRows(os.dup(handle.fileno()), offset=sections["values"][0], count=count, dim=dim, dtype="i1")
             exact = FileRows(os.dup(handle.fileno()), offset=sections["matrix"][0], count=count, dim=dim)
     categories: dict[str, Labels] = {}
     for name in CATEGORIES:
@@ -253,18 +252,6 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows 
         stamp=str(header["stamp"]),
         log_id=str(header.get("log", "")),
     )
-
-
-def release_pages(matrix: np.ndarray) -> None:
-    """Let go of the pages of a matrix mapped from a vector file that this process has read (madvise DONTNEED: the
-    data stays in the page cache and on disk, and comes back on the next read). Rewriting the file reads every row
-    of the old one through its mapping, and all of them then stayed resident, counted in RSS (233 MB at 150k rows
-    of float32, before the rows were int8).
-    Anything else (an in-memory matrix, a platform without madvise) is left as it is."""
-    mapping = getattr(matrix, "_mmap", None)  # numpy.memmap's mapping
-    if isinstance(mapping, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
-        with contextlib.suppress(OSError, ValueError):
-            mapping.madvise(mmap.MADV_DONTNEED)
 
 
 def _section_sizes(count: int, dim: int) -> dict[str, int]:
