@@ -93,8 +93,8 @@ def _spread(spent: list[float]) -> dict[str, float]:
 
 
 def resident_by_place(index: Path) -> dict[str, float]:
-    """This process's resident MiB by what is mapped (/proc/self/smaps): the index's files by name, other files,
-    anonymous memory. Empty where there is no smaps."""
+    """This process's resident MiB by what is mapped (/proc/self/smaps): the index's files by name (the keyword
+    index's by kind), other files, anonymous memory. Empty where there is no smaps."""
     try:
         lines = Path("/proc/self/smaps").read_text().splitlines()
     except OSError:
@@ -110,7 +110,10 @@ def resident_by_place(index: Path) -> dict[str, float]:
                 place = "anonymous"  # no file: [heap], [stack], anonymous maps
             elif path.startswith(prefix):
                 name = path[len(prefix) :]
-                place = "keyword index" if name.startswith("keyword") else name.split(os.sep)[0].split("-")[0]
+                if name.startswith("keyword"):  # tantivy's files by kind: postings, positions, terms, store...
+                    place = f"keyword index {Path(name).suffix}"
+                else:
+                    place = name.split(os.sep)[0].split("-")[0]
             else:
                 place = "other files"
         elif fields and fields[0] == "Rss:":
