@@ -19,6 +19,7 @@ what the peak is measured on), then a second pass of keyword, hybrid and vector 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -51,11 +52,16 @@ def child(root: Path, queries: int, seed: int) -> dict[str, Any]:
     with open_engine(prebuilt_corpus(root), root / "index", embedder) as engine:
         units = engine.catalog.count("units")
 
+        answers = hashlib.sha256()  # the first pass's results: an A/B's trees must give the same
+
         def timed(spent: dict[str, list[float]], query: str, mode: str) -> None:
             embedder.forget_queries()  # every query embedded, as in the latency probes
             used = time.process_time()
-            engine.search(query, mode=mode, limit=10)
+            found = engine.search(query, mode=mode, limit=10)
             spent[mode].append(1000 * (time.process_time() - used))
+            if spent is first:
+                ranked = [(hit["id"], hit.get("messageId"), hit["score"]) for hit in found["results"]]
+                answers.update(json.dumps([mode, query, ranked]).encode())
 
         for query in asked:
             for mode in first:
@@ -77,6 +83,7 @@ def child(root: Path, queries: int, seed: int) -> dict[str, Any]:
         "modelLoadedMB": after_model.get("rssMB"),
         **status,
         "residentMB": where,
+        "resultsSha256": answers.hexdigest()[:16],
         "seconds": seconds,
         "cpuS": cpu_s,
         "firstPassCpuMs": {mode: _spread(spent) for mode, spent in first.items()},
