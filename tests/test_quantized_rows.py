@@ -156,9 +156,12 @@ def test_int8_rows_read_from_the_file_are_the_rows_held_in_memory(tmp_path: Path
     assert np.array_equal(in_file.scores(slice(None), query), in_memory.scores(slice(None), query))
 
 
-def test_a_search_over_the_file_gives_what_the_same_rows_in_memory_give(tmp_path: Path) -> None:
-    """Past EXACT_ROWS a search scans the sign codes and re-ranks its candidates from the int8 rows read from the
-    file: the same units and the same scores as the in-memory rows, with and without filters."""
+def test_a_search_over_the_file_gives_what_the_same_rows_in_memory_give(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past EXACT_ROWS a search scans the sign codes and re-ranks its candidates from the int8 rows, mapped from the
+    file while they are small and read with pread past MAP_VALUES_BYTES: the same units and the same scores as the
+    in-memory rows either way, with and without filters."""
     count, dim = 6_000, 64
     assert count > EXACT_ROWS
     matrix = _unit_rows(count, dim, seed=21)
@@ -178,13 +181,18 @@ def test_a_search_over_the_file_gives_what_the_same_rows_in_memory_give(tmp_path
         seq=in_memory.seq,
         categories={name: getattr(in_memory, name) for name in vector_file.CATEGORIES},
     )
-    stored = vector_file.read(tmp_path / "v.bin", stamp="s", model="m", dim=dim)
-    assert stored is not None and isinstance(stored.matrix.values, FileRows)
-    from_file, held = VectorIndex(dim), VectorIndex(dim)
-    from_file._snapshot, held._snapshot = VectorSnapshot.stored(stored), in_memory
+    mapped = vector_file.read(tmp_path / "v.bin", stamp="s", model="m", dim=dim)
+    assert mapped is not None and isinstance(mapped.matrix.values, np.memmap)  # 384 KB: under the map's size
+    monkeypatch.setattr(vector_file, "MAP_VALUES_BYTES", count * dim - 1)
+    read = vector_file.read(tmp_path / "v.bin", stamp="s", model="m", dim=dim)
+    assert read is not None and isinstance(read.matrix.values, FileRows)
+    from_map, from_reads, held = VectorIndex(dim), VectorIndex(dim), VectorIndex(dim)
+    from_map._snapshot, from_reads._snapshot = VectorSnapshot.stored(mapped), VectorSnapshot.stored(read)
+    held._snapshot = in_memory
     queries = _unit_rows(20, dim, seed=22)
     narrow = SearchFilters(kind="transcript")
     for query in queries:
         for limit, filters in ((10, None), (60, None), (10, narrow)):
-            found = from_file.search(query, limit, filters)
+            found = from_reads.search(query, limit, filters)
             assert len(found) == limit and found == held.search(query, limit, filters)
+            assert found == from_map.search(query, limit, filters)

@@ -59,7 +59,7 @@ def _fresh(engine: Engine, may_write: bool = True) -> VectorIndex:
 
 def _from_file(index: VectorIndex) -> bool:
     snapshot = index._snapshot
-    return snapshot is not None and isinstance(snapshot.base.values, FileRows)
+    return snapshot is not None and isinstance(snapshot.base.exact, FileRows)
 
 
 def test_sync_writes_the_file_and_a_warm_start_reads_it(example: Engine) -> None:
@@ -166,7 +166,7 @@ def test_updates_on_an_index_read_from_the_file_match_a_rebuild(example: Engine)
     ]
     index.update(remove=gone, add=added)
     after = index._snapshot
-    assert after is not None and isinstance(after.base.values, FileRows)  # the file's rows are still the base
+    assert after is not None and isinstance(after.base.exact, FileRows)  # the file's rows are still the base
     assert after.changed == len(gone) + len(changed) * 2 - len(set(gone) & set(changed))
 
     expected = VectorIndex(index.dim)  # the same rows built in memory

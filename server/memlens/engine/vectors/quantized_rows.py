@@ -5,8 +5,9 @@ A float32 row of the bundled model is 1.5 KB; 150k of them are 230 MB, and the r
 rows scattered over all of them. Mapped from disk, those reads paged in (and counted in the process's RSS) the
 whole matrix within a query or two: the kernel maps a file's large folios whole, 1-2 MB per touched row. So the
 candidates are scored from int8 rows (row ≈ values × scale, the scale being the row's largest magnitude over 127):
-a quarter of the space, and cosines within about 1e-3; read from the vector file with pread (FileRows), not mapped,
-since mapped int8 rows ended up just as resident a few hundred searches later. Those errors reorder near-ties
+a quarter of the space, and cosines within about 1e-3; mapped from the vector file while small, read from it with
+pread (FileRows) past that, since mapped int8 rows ended up just as resident a few hundred searches later
+(vector_file.MAP_VALUES_BYTES). Those errors reorder near-ties
 (recall@10 against exact fell from 0.994 to 0.971 on real vectors at 150k rows), so the rows a search returns are
 scored again exactly, from rows read with pread (no mapping: nothing stays resident) or held in memory. The exact
 rows are float16, the one form a vector is kept in everywhere (the catalog, the vector file and its log, memory):
@@ -39,8 +40,8 @@ COALESCE_BYTES = 4096  # rows of a file this close are read at once (FileRows)
 class FileRows:
     """Rows of one dtype in a vector file (the int8 rows, or the exact float16 ones), read with pread into memory
     for each request: nothing is mapped, so the rows a search read stay in the OS's page cache, which no process is
-    charged for, not in the searching process's RSS. Mapped, the int8 rows a million-message index's searches
-    touched were all resident (376 MB) after a few hundred searches: each search reads 1,000 rows spread over the
+    charged for, not in the searching process's RSS. Mapped, the int8 rows a 980,000-message index's searches
+    touched were all resident (359 MB) after a few hundred searches: each search reads 1,000 rows spread over the
     whole file, and the kernel maps a touched row's whole folio. It keeps its own descriptor of the file (closed
     with it), so a rewrite that renames a new file over the path leaves these rows reading the file they were
     written in."""

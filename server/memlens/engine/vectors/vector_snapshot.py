@@ -208,8 +208,8 @@ class VectorSnapshot:
         return exact
 
     def row_slices(self, step: int) -> Iterator[QuantizedRows]:
-        """The rows in order, `step` at a time, in memory (what a rewrite of the vector file writes): a rewrite
-        never holds the whole old file in memory."""
+        """The rows in order, `step` at a time, in memory (what a rewrite of the vector file writes); mapped int8
+        rows' pages are let go after each slice, so a rewrite never holds the whole old file resident."""
         for start in range(0, len(self.ids), step):
             positions = np.arange(start, min(start + step, len(self.ids)))
             yield QuantizedRows(
@@ -217,6 +217,7 @@ class VectorSnapshot:
                 self._gather(positions, lambda part, rows: part.scales[rows]),
                 self._gather(positions, lambda part, rows: part.stored_rows(rows)),
             )
+            vector_file.release_pages(self.base.values)
 
     def _gather(self, positions: np.ndarray | None, read: Callable[[QuantizedRows, Any], np.ndarray]) -> np.ndarray:
         """`read(part, rows)` for the rows at `positions` (None: all), each from the part that holds it (the base
