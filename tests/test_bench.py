@@ -216,4 +216,10 @@ def test_search_process_memory_is_measured_in_a_fresh_process(embedder: Embedder
     result = search_memory.measure(tmp_path, queries=5)
     assert result["units"] > 0 and result["vectors"] == result["units"], result
     assert result["peakRssMB"] >= result["rssMB"] > 0 and result["anonMB"] > 0 and result["fileMB"] > 0
+    where = result["residentMB"]  # by what is mapped: the parts add up to the RSS, the catalog named apart
+    assert where["anonymous"] > 0 and "catalog.sqlite3" in where and "other files" in where, where
+    assert sum(where.values()) == pytest.approx(result["rssMB"], abs=2.0)
+    for spent in (*result["firstPassCpuMs"].values(), *result["warmCpuMs"].values()):
+        assert 0 < spent["p50"] <= spent["p99"]
+    assert set(result["warmCpuMs"]) == {"keyword", "hybrid", "vector"}
     assert "skipped" in search_memory.measure(tmp_path / "absent", queries=1)  # a failure is said, not raised

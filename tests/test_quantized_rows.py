@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 
 from memlens.engine.engine import Engine
+from memlens.engine.filters import SearchFilters
 from memlens.engine.vectors import vector_file
 from memlens.engine.vectors.quantized_rows import BLOCK, FileRows, QuantizedRows
-from memlens.engine.vectors.vector_snapshot import vector_rows
+from memlens.engine.vectors.vector_index import EXACT_ROWS, VectorIndex
+from memlens.engine.vectors.vector_snapshot import VectorRow, VectorSnapshot, vector_rows
 
 
 def _unit_rows(count: int, dim: int = 384, seed: int = 3) -> np.ndarray:
@@ -26,8 +28,8 @@ def test_cosines_stay_within_about_a_thousandth_of_float32() -> None:
     rows = _unit_rows(2_000)
     queries = _unit_rows(50, seed=4)
     quantized = QuantizedRows.of(rows)
-    assert quantized.values.dtype == np.int8 and quantized.values.shape == rows.shape
-    assert quantized.values.nbytes * 4 == rows.nbytes
+    assert quantized.values_array().dtype == np.int8 and quantized.values_array().shape == rows.shape
+    assert quantized.values_array().nbytes * 4 == rows.nbytes
     for query in queries:
         exact = rows @ query
         error = np.abs(quantized.scores(slice(None), query) - exact)
@@ -44,22 +46,22 @@ def test_the_largest_component_is_exact_and_zero_rows_score_zero() -> None:
     rows = _unit_rows(3)
     rows[1] = 0.0
     quantized = QuantizedRows.of(rows)
-    assert quantized.scales[1] == 0.0 and not quantized.values[1].any()
+    assert quantized.scales[1] == 0.0 and not quantized.values_array()[1].any()
     peaks = np.abs(rows).argmax(axis=1)
     for row in (0, 2):
-        assert abs(int(quantized.values[row, peaks[row]])) == 127
+        assert abs(int(quantized.values_array()[row, peaks[row]])) == 127
     assert quantized.scores(np.array([1]), _unit_rows(1, seed=9)[0])[0] == 0.0
 
 
 def test_quantizing_again_changes_nothing_and_blocks_do_not_matter() -> None:
     rows = _unit_rows(BLOCK + 17)  # more than one block
     quantized = QuantizedRows.of(rows)
-    again = QuantizedRows.of(quantized.values.astype(np.float32) * quantized.scales[:, np.newaxis])
-    assert np.array_equal(again.values, quantized.values)
+    again = QuantizedRows.of(quantized.values_array().astype(np.float32) * quantized.scales[:, np.newaxis])
+    assert np.array_equal(again.values_array(), quantized.values_array())
     assert np.allclose(again.scales, quantized.scales, rtol=1e-6)
     one_by_one = QuantizedRows.of(rows[:5]).concat(QuantizedRows.of(rows[5:9]))
-    assert np.array_equal(one_by_one.values, quantized.values[:9])
-    assert np.array_equal(quantized.take(np.array([4, 2])).values, quantized.values[[4, 2]])
+    assert np.array_equal(one_by_one.values_array(), quantized.values_array()[:9])
+    assert np.array_equal(quantized.take(np.array([4, 2])).values_array(), quantized.values_array()[[4, 2]])
 
 
 def test_rows_must_be_two_dimensional() -> None:
@@ -114,3 +116,83 @@ def test_a_search_scores_the_rows_it_returns_exactly(example: Engine) -> None:
     assert found and all(cosine == pytest.approx(exact[unit_id], abs=1e-6) for unit_id, cosine in found)
     snapshot = example.vectors._current()
     assert isinstance(snapshot.base.exact, FileRows)  # read from the file, not held in memory
+
+
+def test_int8_rows_read_from_the_file_are_the_rows_held_in_memory(tmp_path: Path) -> None:
+    """The re-rank's int8 rows come from the file by pread, sorted and with rows a few apart read at once: every
+    pattern of request gives back exactly the rows an in-memory array gives, in the order asked."""
+    count, dim = 3_000, 384
+    values = QuantizedRows.of(_unit_rows(count, dim)).values_array()
+    path = tmp_path / "values.bin"
+    path.write_bytes(b"\x05" * 4096 + values.tobytes() + b"\x09" * 100)  # a header before, other bytes after
+    with path.open("rb") as handle:
+        stored = FileRows(os.dup(handle.fileno()), offset=4096, count=count, dim=dim, dtype="i1")
+    rng = np.random.default_rng(11)
+    asks = [
+        np.array([0]),
+        np.array([count - 1]),
+        np.array([count - 1, 0]),  # the last row and the first, in one request
+        np.array([7, 8, 9, 10]),  # adjacent rows
+        np.array([20, 23, 29, 31]),  # a few rows apart: read at once
+        np.array([100, 2_000, 101, 1_999]),  # far apart and out of order
+        np.array([42, 42, 5, 42]),  # the same row more than once
+        np.array([count - 3, count - 2, count - 1]),  # a run ending at the last row
+        rng.choice(count, 1_000, replace=False),  # a re-rank's candidates
+    ]
+    for ask in asks:
+        got = stored.stored(ask)
+        assert got.dtype == np.int8 and np.array_equal(got, values[ask]), ask
+    assert stored.stored(np.empty(0, np.int64)).shape == (0, dim)
+    assert np.array_equal(stored.stored(slice(None)), values)
+    assert np.array_equal(stored.stored(slice(10, 14)), values[10:14])
+    for outside in (np.array([count]), np.array([-1]), np.array([3, count + 5])):
+        with pytest.raises(IndexError):
+            stored.stored(outside)
+    scales = np.random.default_rng(2).random(count).astype(np.float32)
+    in_file, in_memory = QuantizedRows(stored, scales, values), QuantizedRows(values, scales, values)
+    query = _unit_rows(1, dim, seed=9)[0]
+    for ask in asks:
+        assert np.array_equal(in_file.scores(ask, query), in_memory.scores(ask, query))
+    assert np.array_equal(in_file.scores(slice(None), query), in_memory.scores(slice(None), query))
+
+
+def test_a_search_over_the_file_gives_what_the_same_rows_in_memory_give(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past EXACT_ROWS a search scans the sign codes and re-ranks its candidates from the int8 rows, mapped from the
+    file while they are small and read with pread past MAP_VALUES_BYTES: the same units and the same scores as the
+    in-memory rows either way, with and without filters."""
+    count, dim = 6_000, 64
+    assert count > EXACT_ROWS
+    matrix = _unit_rows(count, dim, seed=21)
+    rows = [
+        VectorRow(1_000 + n, "memory" if n % 3 else "transcript", "", "", f"s{n % 7}", float(n), matrix[n])
+        for n in range(count)
+    ]
+    in_memory = VectorSnapshot.of(rows, dim)
+    vector_file.write(
+        tmp_path / "v.bin",
+        stamp="s",
+        model="m",
+        ids=in_memory.ids,
+        row_slices=in_memory.row_slices(vector_file.WRITE_ROWS),
+        codes=in_memory.codes,
+        ts=in_memory.ts,
+        seq=in_memory.seq,
+        categories={name: getattr(in_memory, name) for name in vector_file.CATEGORIES},
+    )
+    mapped = vector_file.read(tmp_path / "v.bin", stamp="s", model="m", dim=dim)
+    assert mapped is not None and isinstance(mapped.matrix.values, np.memmap)  # 384 KB: under the map's size
+    monkeypatch.setattr(vector_file, "MAP_VALUES_BYTES", count * dim - 1)
+    read = vector_file.read(tmp_path / "v.bin", stamp="s", model="m", dim=dim)
+    assert read is not None and isinstance(read.matrix.values, FileRows)
+    from_map, from_reads, held = VectorIndex(dim), VectorIndex(dim), VectorIndex(dim)
+    from_map._snapshot, from_reads._snapshot = VectorSnapshot.stored(mapped), VectorSnapshot.stored(read)
+    held._snapshot = in_memory
+    queries = _unit_rows(20, dim, seed=22)
+    narrow = SearchFilters(kind="transcript")
+    for query in queries:
+        for limit, filters in ((10, None), (60, None), (10, narrow)):
+            found = from_reads.search(query, limit, filters)
+            assert len(found) == limit and found == held.search(query, limit, filters)
+            assert found == from_map.search(query, limit, filters)

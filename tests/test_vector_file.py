@@ -1,4 +1,4 @@
-"""The vector file beside the catalog: a warm start maps it instead of reading SQLite, and a file that disagrees
+"""The vector file beside the catalog: a warm start reads it instead of SQLite, and a file that disagrees
 with the catalog (stale, another model, truncated, damaged) is ignored and rebuilt, never trusted, never a crash."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from memlens.engine.engine import Engine
 from memlens.engine.vectors import vector_file, vector_log
 from memlens.engine.vectors.labels import Labels
-from memlens.engine.vectors.quantized_rows import QuantizedRows
+from memlens.engine.vectors.quantized_rows import FileRows, QuantizedRows
 from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.engine.vectors.vector_snapshot import VectorRow, vector_rows
 
@@ -57,20 +57,20 @@ def _fresh(engine: Engine, may_write: bool = True) -> VectorIndex:
     return index
 
 
-def _mapped(index: VectorIndex) -> bool:
+def _from_file(index: VectorIndex) -> bool:
     snapshot = index._snapshot
-    return snapshot is not None and isinstance(snapshot.base.values, np.memmap)
+    return snapshot is not None and isinstance(snapshot.base.exact, FileRows)
 
 
-def test_sync_writes_the_file_and_a_warm_start_maps_it(example: Engine) -> None:
+def test_sync_writes_the_file_and_a_warm_start_reads_it(example: Engine) -> None:
     example.indexer.embedding.persist(force=True)
     path = _file(example)
     assert path.exists()
     assert not list(path.parent.glob(f"{path.name}.tmp-*"))  # written through a temporary file, renamed
     warm = _fresh(example, may_write=False)
-    assert _mapped(warm)
+    assert _from_file(warm)
     reference = _from_sqlite(example)
-    assert not _mapped(reference)
+    assert not _from_file(reference)
     assert len(warm) == len(reference) > 0
     assert _results(warm, example) == _results(reference, example)
     snap, ref = warm._snapshot, reference._snapshot
@@ -89,13 +89,13 @@ def test_a_stale_file_is_rebuilt_from_the_catalog(example: Engine) -> None:
     with example.catalog.transaction() as db:
         example.catalog.bump_generation(db)
     reader = _fresh(example, may_write=False)
-    assert not _mapped(reader)  # the file is behind: rows come from SQLite
+    assert not _from_file(reader)  # the file is behind: rows come from SQLite
     assert path.read_bytes() == before  # and a reader never writes it
     writer = _fresh(example)
-    assert _mapped(writer)  # the writer wrote it again and maps the new one
+    assert _from_file(writer)  # the writer wrote it again and reads the new one
     assert path.read_bytes() != before
     assert _results(writer, example) == _results(_from_sqlite(example), example)
-    assert _mapped(_fresh(example, may_write=False))
+    assert _from_file(_fresh(example, may_write=False))
 
 
 def test_new_vectors_make_the_file_stale(example: Engine) -> None:
@@ -104,7 +104,7 @@ def test_new_vectors_make_the_file_stale(example: Engine) -> None:
     digest = str(example.catalog.db.execute("SELECT hash FROM vectors LIMIT 1").fetchone()[0])
     with example.catalog.transaction() as db:
         example.catalog.store_vectors(db, example.embedder.name, [(digest, np.ones(384, np.float32).tobytes())])
-    assert not _mapped(_fresh(example, may_write=False))
+    assert not _from_file(_fresh(example, may_write=False))
 
 
 def test_another_model_or_dimension_is_not_trusted(example: Engine) -> None:
@@ -139,21 +139,21 @@ def test_a_damaged_file_is_rebuilt_never_a_crash(example: Engine, damage: str) -
         data = bytearray(b"\x00" * 5000)
     path.write_bytes(bytes(data))
     reader = _fresh(example, may_write=False)
-    assert not _mapped(reader)
+    assert not _from_file(reader)
     reference = _results(_from_sqlite(example), example)
     assert _results(reader, example) == reference
     writer = _fresh(example)  # the writer replaces the damaged file
-    assert _mapped(writer)
+    assert _from_file(writer)
     assert _results(writer, example) == reference
 
 
-def test_updates_on_a_mapped_index_match_a_rebuild(example: Engine) -> None:
-    """Removing and adding rows on the mapped file never copies it; the result is what SQLite would give, and the
-    writer's next persist writes it (then a warm start maps exactly those rows)."""
+def test_updates_on_an_index_read_from_the_file_match_a_rebuild(example: Engine) -> None:
+    """Removing and adding rows on an index read from the file never copies its rows; the result is what SQLite
+    would give, and the writer's next persist writes it (then a warm start reads exactly those rows)."""
     assert example.embedder is not None
     example.indexer.embedding.persist(force=True)
     index = _fresh(example)
-    assert _mapped(index)
+    assert _from_file(index)
     snapshot = index._snapshot
     assert snapshot is not None
     ids = snapshot.ids.tolist()
@@ -166,7 +166,7 @@ def test_updates_on_a_mapped_index_match_a_rebuild(example: Engine) -> None:
     ]
     index.update(remove=gone, add=added)
     after = index._snapshot
-    assert after is not None and isinstance(after.base.values, np.memmap)  # the mapped rows are still the base
+    assert after is not None and isinstance(after.base.exact, FileRows)  # the file's rows are still the base
     assert after.changed == len(gone) + len(changed) * 2 - len(set(gone) & set(changed))
 
     expected = VectorIndex(index.dim)  # the same rows built in memory
@@ -178,9 +178,9 @@ def test_updates_on_a_mapped_index_match_a_rebuild(example: Engine) -> None:
     assert index.cosines(cos_ids, query) == pytest.approx(expected.cosines(cos_ids, query), abs=1e-6)
 
     assert index.persist(example.catalog, example.embedder.name, force=True)
-    assert _mapped(index) and index._snapshot is not None and index._snapshot.changed == 0
+    assert _from_file(index) and index._snapshot is not None and index._snapshot.changed == 0
     warm = _fresh(example, may_write=False)
-    assert _mapped(warm)
+    assert _from_file(warm)
     assert sorted(_flat(_results(warm, example))) == sorted(_flat(_results(expected, example)))
 
 
@@ -190,7 +190,7 @@ def _log(engine: Engine) -> Path:
 
 def test_a_change_is_appended_to_the_log_and_a_warm_start_replays_it(example: Engine) -> None:
     """A few changed rows cost an append to the log beside the file, not a rewrite of the file; a process opening
-    the index maps the file and replays the log to exactly the writer's rows, never reading the catalog."""
+    the index reads the file and replays the log to exactly the writer's rows, never reading the catalog."""
     assert example.embedder is not None
     example.indexer.embedding.persist(force=True)
     index = _fresh(example)
@@ -208,7 +208,7 @@ def test_a_change_is_appended_to_the_log_and_a_warm_start_replays_it(example: En
     assert path.stat().st_ino == before  # the file is as it was; the log grew
     assert log_path.stat().st_size > log_size
     warm = _fresh(example, may_write=False)
-    assert _mapped(warm) and len(warm) == len(index) == len(ids) - 2
+    assert _from_file(warm) and len(warm) == len(index) == len(ids) - 2
     assert _results(warm, example) == _results(index, example)
     assert index.persist(example.catalog, example.embedder.name, force=True)  # compacted: written afresh
     assert path.stat().st_ino != before and log_path.stat().st_size == log_size
@@ -238,7 +238,7 @@ def test_syncs_through_the_log_equal_a_rebuild(example: Engine, monkeypatch: pyt
     example.sync()
     assert path.stat().st_ino == inode  # every change went to the log
     reopened = _fresh(example, may_write=False)
-    assert _mapped(reopened)
+    assert _from_file(reopened)
     reference = _from_sqlite(example)
     assert sorted(reopened._snapshot.ids.tolist()) == sorted(reference._snapshot.ids.tolist())  # type: ignore[union-attr]
     assert sorted(_flat(_results(reopened, example))) == sorted(_flat(_results(reference, example)))
@@ -269,12 +269,12 @@ def test_a_damaged_log_is_rebuilt_from_the_catalog(
         data[len(vector_log.MAGIC)] ^= 0x01  # the id of another vector file
     log_path.write_bytes(bytes(data))
     reader = _fresh(example, may_write=False)
-    assert not _mapped(reader)  # the log is not trusted: rows from SQLite
+    assert not _from_file(reader)  # the log is not trusted: rows from SQLite
     reference = _results(_from_sqlite(example), example)
     assert _results(reader, example) == reference
     writer = _fresh(example)  # the writer writes the file afresh, with an empty log
-    assert _mapped(writer) and _results(writer, example) == reference
-    assert _mapped(_fresh(example, may_write=False))
+    assert _from_file(writer) and _results(writer, example) == reference
+    assert _from_file(_fresh(example, may_write=False))
 
 
 def _flat(results: list[list[tuple[int, float]]]) -> list[tuple[int, float]]:
@@ -323,7 +323,7 @@ def test_a_long_embedding_run_folds_its_rows_into_the_file_as_it_goes(
         assert len(writes) >= 4
         assert all(later > earlier for earlier, later in zip(writes, writes[1:], strict=False))
         assert (units - writes[-1]) * 8 < units
-        assert _mapped(engine.vectors)
+        assert _from_file(engine.vectors)
         reference = _from_sqlite(engine)
         mapped = _fresh(engine, may_write=False)
         probe = [embedder.embed_query(q) for q in QUERIES]
@@ -340,7 +340,7 @@ def test_a_write_holds_one_slice_at_a_time(tmp_path: Path) -> None:
             held = [ref for ref in alive if ref() is not None]
             assert len(held) <= 2, f"{len(held)} earlier slices still held"  # the first and the previous one
             part = QuantizedRows.of(np.full((8, 16), start + 1.0, np.float32))
-            alive.append(weakref.ref(part.values))
+            alive.append(weakref.ref(part.values_array()))
             yield part
 
     count = 40

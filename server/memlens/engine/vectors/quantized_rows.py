@@ -5,8 +5,10 @@ A float32 row of the bundled model is 1.5 KB; 150k of them are 230 MB, and the r
 rows scattered over all of them. Mapped from disk, those reads paged in (and counted in the process's RSS) the
 whole matrix within a query or two: the kernel maps a file's large folios whole, 1-2 MB per touched row. So the
 candidates are scored from int8 rows (row ≈ values × scale, the scale being the row's largest magnitude over 127):
-a quarter of the space, mapped, and cosines within about 1e-3. Those errors reorder near-ties (recall@10 against
-exact fell from 0.994 to 0.971 on real vectors at 150k rows), so the rows a search returns are
+a quarter of the space, and cosines within about 1e-3; mapped from the vector file while small, read from it with
+pread (FileRows) past that, since mapped int8 rows ended up just as resident a few hundred searches later
+(vector_file.MAP_VALUES_BYTES). Those errors reorder near-ties
+(recall@10 against exact fell from 0.994 to 0.971 on real vectors at 150k rows), so the rows a search returns are
 scored again exactly, from rows read with pread (no mapping: nothing stays resident) or held in memory. The exact
 rows are float16, the one form a vector is kept in everywhere (the catalog, the vector file and its log, memory):
 their cosines differ from float32's by about 1e-4, and recall@10 against a float32 scan is in bench/RESULTS.md.
@@ -32,38 +34,65 @@ else:
 LEVELS = 127  # int8 values run from -127 to 127 (never -128: the scale is symmetric)
 EXACT = "<f2"  # the exact rows are kept as float16: half float32's bytes
 BLOCK = 8192  # rows quantised at a time
+COALESCE_BYTES = 4096  # rows of a file this close are read at once (FileRows)
 
 
 class FileRows:
-    """Exact (float16) rows in a vector file, read with pread and handed out as float32. It keeps its own
-    descriptor of the file (closed with it), so a rewrite that renames a new file over the path leaves these rows
-    reading the file they were written in."""
+    """Rows of one dtype in a vector file (the int8 rows, or the exact float16 ones), read with pread into memory
+    for each request: nothing is mapped, so the rows a search read stay in the OS's page cache, which no process is
+    charged for, not in the searching process's RSS. Mapped, the int8 rows a 980,000-message index's searches
+    touched were all resident (359 MB) after a few hundred searches: each search reads 1,000 rows spread over the
+    whole file, and the kernel maps a touched row's whole folio. It keeps its own descriptor of the file (closed
+    with it), so a rewrite that renames a new file over the path leaves these rows reading the file they were
+    written in."""
 
-    def __init__(self, fd: int, *, offset: int, count: int, dim: int) -> None:
+    def __init__(self, fd: int, *, offset: int, count: int, dim: int, dtype: str = EXACT) -> None:
         self.offset, self.count, self.dim = offset, count, dim
+        self.dtype = np.dtype(dtype)
         self._fd = fd
-        self._lock = threading.Lock()  # only for platforms without preadv (seek and read share the position)
+        self._lock = threading.Lock()  # only for platforms without pread (seek and read share the position)
         weakref.finalize(self, os.close, self._fd)
 
     def __len__(self) -> int:
         return self.count
 
-    def rows(self, indices: np.ndarray) -> np.ndarray:
-        """The rows at `indices` (any order), each run of consecutive rows read at once."""
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.count, self.dim)
+
+    def rows(self, indices: np.ndarray | slice) -> np.ndarray:
+        """The rows at `indices` as float32."""
         return self.stored(indices).astype(np.float32)
 
-    def stored(self, indices: np.ndarray) -> np.ndarray:
-        """The rows at `indices` as stored (float16)."""
+    def stored(self, indices: np.ndarray | slice) -> np.ndarray:
+        """The rows at `indices` (any order, repeats allowed; a slice) as stored. They are read in file order, rows
+        less than COALESCE_BYTES apart in one read: a read costs about as much as copying a few kilobytes."""
+        if isinstance(indices, slice):
+            indices = np.arange(self.count)[indices]
         indices = np.asarray(indices, dtype=np.int64)
-        out = np.empty((len(indices), self.dim), EXACT)
         if not len(indices):
-            return out
+            return np.empty((0, self.dim), self.dtype)
         if indices.min() < 0 or indices.max() >= self.count:
             raise IndexError(f"row out of range 0..{self.count - 1}")
-        width = self.dim * out.itemsize
-        starts = np.flatnonzero(np.diff(indices, prepend=indices[0] - 2) != 1).tolist()
-        for start, end in zip(starts, [*starts[1:], len(indices)], strict=True):
-            self._read_into(out[start:end], self.offset + int(indices[start]) * width)
+        width = self.dim * self.dtype.itemsize
+        if indices[-1] - indices[0] + 1 == len(indices) and bool((np.diff(indices) == 1).all()):
+            out = np.empty((len(indices), self.dim), self.dtype)  # one run in order (a rewrite's slices)
+            self._read_into(out, self.offset + int(indices[0]) * width)
+            return out
+        order = np.argsort(indices, kind="stable")
+        wanted = indices[order]
+        breaks = np.flatnonzero(np.diff(wanted) > max(1, COALESCE_BYTES // max(1, width))) + 1
+        firsts = wanted[np.r_[0, breaks]]
+        lasts = wanted[np.r_[breaks - 1, len(wanted) - 1]]
+        lengths = lasts - firsts + 1
+        data = self._read_runs((self.offset + firsts * width).tolist(), (lengths * width).tolist())
+        block = np.frombuffer(data, self.dtype).reshape(-1, self.dim)
+        run_of = np.zeros(len(wanted), np.int64)
+        run_of[breaks] = 1
+        np.cumsum(run_of, out=run_of)
+        ahead = np.cumsum(lengths) - lengths  # rows of the block before each run
+        out = np.empty((len(indices), self.dim), self.dtype)
+        out[order] = block[wanted - firsts[run_of] + ahead[run_of]]
         return out
 
     def _read_into(self, target: np.ndarray, position: int) -> None:
@@ -77,10 +106,27 @@ class FileRows:
         if done != len(view):
             raise OSError(f"vector file ended early: {done} of {len(view)} bytes at {position}")
 
+    def _read_runs(self, positions: list[int], sizes: list[int]) -> bytes:
+        """The bytes at each (position, size), one after another. os.pread per run, joined: about 1 µs a run,
+        a third less than preadv into slices of one buffer."""
+        if hasattr(os, "pread"):
+            read = os.pread
+            data = b"".join([read(self._fd, size, position) for position, size in zip(positions, sizes, strict=True)])
+        else:
+            with self._lock:
+                parts = []
+                for position, size in zip(positions, sizes, strict=True):
+                    os.lseek(self._fd, position, os.SEEK_SET)
+                    parts.append(os.read(self._fd, size))
+                data = b"".join(parts)
+        if len(data) != sum(sizes):
+            raise OSError(f"vector file ended early: {len(data)} of {sum(sizes)} bytes")
+        return data
+
 
 @dataclass(frozen=True, slots=True)
 class QuantizedRows:
-    values: np.ndarray  # int8 [n, dim] (an array, or a read-only map of the vector file)
+    values: np.ndarray | FileRows  # int8 [n, dim]: in memory, or in the vector file
     scales: np.ndarray  # float32 [n]
     exact: np.ndarray | FileRows  # the same rows in float16 (EXACT): in memory, or in the vector file
 
@@ -120,9 +166,16 @@ class QuantizedRows:
 
     def scores(self, rows: np.ndarray | slice, query: np.ndarray) -> np.ndarray:
         """Approximate dot products of the rows at `rows` with a float32 query (int8 values, then the scale)."""
-        dots: np.ndarray = self.values[rows].astype(np.float32) @ query
+        dots: np.ndarray = self.value_rows(rows).astype(np.float32) @ query
         dots *= self.scales[rows]
         return dots
+
+    def value_rows(self, rows: np.ndarray | slice) -> np.ndarray:
+        """The int8 rows at `rows` (read from the vector file if they live there)."""
+        if isinstance(self.values, FileRows):
+            return self.values.stored(rows)
+        gathered: np.ndarray = self.values[rows]
+        return gathered
 
     def exact_rows(self, rows: np.ndarray) -> np.ndarray:
         """The exact rows at `rows` as float32 (read from the vector file if they live there)."""
@@ -141,17 +194,23 @@ class QuantizedRows:
     def exact_array(self) -> np.ndarray:
         """Every exact row as kept (float16), in memory."""
         if isinstance(self.exact, FileRows):
-            return self.exact.stored(np.arange(len(self)))
+            return self.exact.stored(slice(None))
         return self.exact
+
+    def values_array(self) -> np.ndarray:
+        """Every int8 row, in memory."""
+        if isinstance(self.values, FileRows):
+            return self.values.stored(slice(None))
+        return self.values
 
     def take(self, rows: np.ndarray) -> QuantizedRows:
         """The rows at `rows`, in memory."""
-        return QuantizedRows(self.values[rows], self.scales[rows], self.stored_rows(rows))
+        return QuantizedRows(self.value_rows(rows), self.scales[rows], self.stored_rows(rows))
 
     def concat(self, other: QuantizedRows) -> QuantizedRows:
         """These rows then `other`'s, in memory (used for rows added since the vector file was written)."""
         return QuantizedRows(
-            np.concatenate([self.values, other.values]),
+            np.concatenate([self.values_array(), other.values_array()]),
             np.concatenate([self.scales, other.scales]),
             np.concatenate([self.exact_array(), other.exact_array()]),
         )

@@ -1,10 +1,11 @@
-"""The vector matrix on disk beside the catalog, memory-mapped at start: a warm start reads no vector from SQLite.
+"""The vector matrix on disk beside the catalog, opened at start: a warm start reads no vector from SQLite.
 
 Reading 150k vectors from SQLite row by row was most of a 100k warm start (1.7 s CPU) and its float copy most of
 its memory. This file holds the same rows the catalog would give (unit ids, the float16 vectors and the same as
 int8 rows with a scale each (quantized_rows.py), their sign codes and the columns filters need) in one flat layout:
-the int8 rows are mapped read-only and paged in on demand by the re-rank, the float16 rows are read with pread for
-the few a search returns, the small columns (ids, scales, codes, metadata) are read into memory and checksummed.
+the float16 rows of the few a search returns are read with pread (quantized_rows.FileRows), the int8 rows it
+re-ranks are mapped read-only while they are at most MAP_VALUES_BYTES and read with pread past that, the small
+columns (ids, scales, codes, metadata) are read into memory and checksummed.
 
 The file is derived: SQLite's `vectors` table stays the source of truth. Its header carries the catalog stamp it
 reflects (`Catalog.vector_stamp`), the model and the dimension; a file whose stamp, model, dimension or size
@@ -51,12 +52,18 @@ WRITE_ROWS = 8192  # the matrix is written in slices of this many rows: never a 
 CATEGORIES = ("kind", "format", "role", "session")
 NUMBERS = (("ids", "<i8"), ("ts", "<f8"), ("seq", "<i8"), ("scales", "<f4"))
 SMALL = (*(name for name, _ in NUMBERS), "codes", *CATEGORIES)  # read into memory, checksummed in this order
+# A search re-ranks 1,000 int8 rows spread over the whole file. Mapped, they cost nothing to read once resident, but
+# all of them end up resident (the kernel maps a touched row's whole folio): 359 MB at 980,000 rows after a few
+# hundred searches. Read with pread, nothing stays resident, and each row costs a read (1,000 rows: about 1.2 ms CPU
+# a search, bench/vector_rows_ab.py). So the rows are mapped while that costs at most this much memory (174k rows of
+# 384 dimensions), and read past it.
+MAP_VALUES_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
 class StoredRows:
-    """What the file holds: the int8 values are a read-only memory map, the float32 rows are read from the file on
-    demand, everything else is in memory."""
+    """What the file holds: the int8 rows are mapped or read on demand, the float16 rows read on demand, everything
+    else is in memory."""
 
     ids: np.ndarray
     matrix: QuantizedRows
@@ -231,10 +238,14 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows 
             checksum = zlib.crc32(small[name].tobytes(), checksum)
         if f"{checksum:08x}" != header["crc"]:
             raise ValueError("checksum mismatch")
-        values: np.ndarray = np.empty((0, dim), np.int8)
+        values: np.ndarray | FileRows = np.empty((0, dim), np.int8)
         exact: np.ndarray | FileRows = np.empty((0, dim), EXACT)
-        if count:  # mapped and opened through this handle: the file whose header was just checked
-            values = np.memmap(handle, dtype=np.int8, mode="r", offset=sections["values"][0], shape=(count, dim))
+        if count:  # mapped or read through this handle: the file whose header was just checked
+            start = sections["values"][0]
+            if count * dim <= MAP_VALUES_BYTES:
+                values = np.memmap(handle, dtype=np.int8, mode="r", offset=start, shape=(count, dim))
+            else:
+                values = FileRows(os.dup(handle.fileno()), offset=start, count=count, dim=dim, dtype="i1")
             exact = FileRows(os.dup(handle.fileno()), offset=sections["matrix"][0], count=count, dim=dim)
     categories: dict[str, Labels] = {}
     for name in CATEGORIES:
@@ -255,12 +266,12 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows 
     )
 
 
-def release_pages(matrix: np.ndarray) -> None:
-    """Let go of the pages of a matrix mapped from a vector file that this process has read (madvise DONTNEED: the
+def release_pages(matrix: np.ndarray | FileRows) -> None:
+    """Let go of the pages of int8 rows mapped from a vector file that this process has read (madvise DONTNEED: the
     data stays in the page cache and on disk, and comes back on the next read). Rewriting the file reads every row
-    of the old one through its mapping, and all of them then stayed resident, counted in RSS (233 MB at 150k rows
-    of float32, before the rows were int8).
-    Anything else (an in-memory matrix, a platform without madvise) is left as it is."""
+    of the old one, and through a mapping all of them then stayed resident, counted in RSS (233 MB at 150k rows of
+    float32, before the rows were int8). Anything else (rows read with pread, in memory, a platform without
+    madvise) is left as it is."""
     mapping = getattr(matrix, "_mmap", None)  # numpy.memmap's mapping
     if isinstance(mapping, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
         with contextlib.suppress(OSError, ValueError):

@@ -7,15 +7,15 @@ the best `rerank` candidates from the int8 rows and the best EXACT_TOP of those 
 and narrow filters skip the codes. Adding and removing rows appends or drops codes: nothing is trained or rebuilt.
 bench/RESULTS.md has its recall against an exact scan (bench/vector_recall.py).
 
-Derived from the catalog (units joined with cached vectors). At start the int8 rows are memory-mapped from the
-vector file beside the catalog when it and its log match the catalog (vector_file, vector_log), the log's changes
-replayed over them and its float16 rows read from it on demand, else all are read from SQLite and, in the writer,
-written there again; removals and additions on a mapped index never copy the mapped rows, the writer appends each
-change to the log (`persist`) and writes the file afresh when enough changed (`compact`, `grown`). Updates build a
-new snapshot (vector_snapshot.py) and swap it in, so a search in another thread always sees one consistent state
-and never waits for the writer. The snapshot also keeps each unit's session and position, so a search's neighbour
-context needs no SQL. numpy, faiss and threadpoolctl are imported at the first use: a keyword-only command never
-loads them.
+Derived from the catalog (units joined with cached vectors). At start the small columns are read from the vector
+file beside the catalog when it and its log match the catalog (vector_file, vector_log), the log's changes
+replayed over them and its int8 and float16 rows read from it on demand, else all are read from SQLite and, in the
+writer, written there again; removals and additions on an index read from the file never copy the file's rows,
+the writer appends each change to the log (`persist`) and writes the file afresh when enough changed (`compact`,
+`grown`). Updates build a new snapshot (vector_snapshot.py) and swap it in, so a search in another thread always
+sees one consistent state and never waits for the writer. The snapshot also keeps each unit's session and position,
+so a search's neighbour context needs no SQL. numpy, faiss and threadpoolctl are imported at the first use: a
+keyword-only command never loads them.
 """
 
 from __future__ import annotations
@@ -123,9 +123,9 @@ class VectorIndex:
     def load(self, catalog: Catalog, model: str) -> None:
         """Rebuild from the catalog: every unit whose text has a vector for `model` — at the first use.
 
-        The vector file beside the catalog is mapped, and its log of later changes replayed, when together they
+        The vector file beside the catalog is opened, and its log of later changes replayed, when together they
         are at the catalog's stamp; otherwise the rows are read from SQLite and, in the writer, the file is written
-        again and mapped (see vector_file, vector_log).
+        again and opened (see vector_file, vector_log).
         """
         with self._lock:
             self._file = vector_file.file_for(Path(catalog.path).parent, model)
@@ -151,7 +151,7 @@ class VectorIndex:
         return snapshot
 
     def _write(self, snapshot: VectorSnapshot, stamp: str, model: str) -> VectorSnapshot:
-        """Under the lock: write `snapshot` as the vector file (with an empty log) and return it mapped from there
+        """Under the lock: write `snapshot` as the vector file (with an empty log) and return it read from there
         (the in-memory float rows are dropped). On failure (a full disk...) the snapshot is kept as it is."""
         assert self._file is not None
         try:

@@ -2,8 +2,8 @@
 facets.
 
 VectorIndex (vector_index.py) searches a snapshot and swaps in a new one on every change; this module holds the
-snapshot itself, how it is built (from catalog rows or the memory-mapped vector file) and how it grows and shrinks
-without copying the mapped matrix, plus the one (float16) encoding of a vector in the catalog.
+snapshot itself, how it is built (from catalog rows or the vector file) and how it grows and shrinks without
+copying the file's rows into memory, plus the one (float16) encoding of a vector in the catalog.
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ class VectorRow:
 
 @dataclass(frozen=True)
 class VectorSnapshot:
-    """One consistent state. The rows live in `base` (mapped from the vector file, or in memory) and `extra` (rows
-    added since); `where` maps each position to its physical row (None: position = row of `base`), so removing or
-    adding rows never copies the mapped rows into memory."""
+    """One consistent state. The rows live in `base` (read from the vector file on demand, or in memory) and `extra`
+    (rows added since); `where` maps each position to its physical row (None: position = row of `base`), so
+    removing or adding rows never copies the file's rows into memory."""
 
     ids: np.ndarray  # int64 [n]
     base: QuantizedRows  # [b, dim]
@@ -103,8 +103,8 @@ class VectorSnapshot:
 
     def as_step(self, removed: np.ndarray) -> LogStep:
         """This in-memory snapshot (from `of`) as the rows a log step adds, after removing `removed`."""
-        exact = self.base.exact
-        assert isinstance(exact, np.ndarray)  # `of` holds its exact rows in memory
+        values, exact = self.base.values, self.base.exact
+        assert isinstance(values, np.ndarray) and isinstance(exact, np.ndarray)  # `of` holds its rows in memory
         return LogStep(
             removed=removed,
             ids=self.ids,
@@ -112,7 +112,7 @@ class VectorSnapshot:
             seq=self.seq,
             scales=self.base.scales,
             codes=self.codes,
-            values=self.base.values,
+            values=values,
             exact=exact,
             categories={"kind": self.kind, "format": self.format, "role": self.role, "session": self.session},
         )
@@ -208,12 +208,12 @@ class VectorSnapshot:
         return exact
 
     def row_slices(self, step: int) -> Iterator[QuantizedRows]:
-        """The rows in order, `step` at a time, in memory (what a rewrite of the vector file writes); the mapped
-        base's pages are let go after each slice, so a rewrite never holds the whole old file resident."""
+        """The rows in order, `step` at a time, in memory (what a rewrite of the vector file writes); mapped int8
+        rows' pages are let go after each slice, so a rewrite never holds the whole old file resident."""
         for start in range(0, len(self.ids), step):
             positions = np.arange(start, min(start + step, len(self.ids)))
             yield QuantizedRows(
-                self._gather(positions, lambda part, rows: part.values[rows]),
+                self._gather(positions, lambda part, rows: part.value_rows(rows)),
                 self._gather(positions, lambda part, rows: part.scales[rows]),
                 self._gather(positions, lambda part, rows: part.stored_rows(rows)),
             )
