@@ -218,19 +218,11 @@ def hybrid_two_connections(
     where = TeamQuery(url)
     arms: dict[str, Callable[[str, np.ndarray], list[SearchResult]]] = {}
 
+    shared: dict[str, Any] = {"where": where, "settings": settings, "mode": "hybrid", "limit": limit}
+
     def today(other: TeamCatalog | None) -> Callable[[str, np.ndarray], list[SearchResult]]:
         def search(query: str, vector: np.ndarray) -> list[SearchResult]:
-            return team_results(
-                team,
-                query,
-                terms=query.split(),
-                vector=vector,
-                where=where,
-                settings=settings,
-                mode="hybrid",
-                limit=limit,
-                vector_team=other,
-            )
+            return team_results(team, query, terms=query.split(), vector=vector, vector_team=other, **shared)
 
         return search
 
@@ -241,16 +233,7 @@ def hybrid_two_connections(
         old_team = old_catalog(team.conn, url)
 
         def then(query: str, vector: np.ndarray) -> list[SearchResult]:
-            return old_results(
-                old_team,
-                query,
-                terms=query.split(),
-                vector=vector,
-                where=where,
-                settings=settings,
-                mode="hybrid",
-                limit=limit,
-            )
+            return old_results(old_team, query, terms=query.split(), vector=vector, **shared)
 
         arms["before"] = then
     names = list(arms)
