@@ -31,6 +31,7 @@ MAX_OTHER_WORDS = 3  # "what did we discuss about the parser on March 3" is stil
 PER_SESSION = 3  # telling messages shown per session at most
 PERIOD_MATCHES = 50  # hits of the search for the other words that can put a session first
 NEAREST_LOOKED_AT = 50  # messages read on each side of an empty period for the nearest one a search may show
+NEAREST_BATCH = 5  # ...a few at a time, nearest first
 MIN_REQUEST_CHARS = 12  # shorter user messages ("ok", "go on") say nothing about what the session was for
 
 Hides = Callable[[str | None, str | None, str, str | None, str | None], bool]
@@ -214,13 +215,15 @@ def nearest_outside(
     narrowed = question.narrow(filters)
     assert narrowed.since is not None and narrowed.until is not None
     earlier, later = catalog.units_nearest(before=narrowed.since, after=narrowed.until, limit=NEAREST_LOOKED_AT)
-    rows = catalog.result_rows(earlier + later)
 
     def first_shown(ids: list[int]) -> float | None:
-        for unit_id in ids:
-            row = rows.get(unit_id)
-            if row is not None and row.ts is not None and _visible(row, filters, hides):
-                return float(row.ts)
+        for start in range(0, len(ids), NEAREST_BATCH):  # the nearest is nearly always shown: read a few at a time
+            batch = ids[start : start + NEAREST_BATCH]
+            rows = catalog.result_rows(batch)
+            for unit_id in batch:
+                row = rows.get(unit_id)
+                if row is not None and row.ts is not None and _visible(row, filters, hides):
+                    return float(row.ts)
         return None
 
     return first_shown(earlier), first_shown(later)
