@@ -3,7 +3,7 @@
  * best hit, plus the one-line summary of a search response. Pure (no `vscode` import): unit-tested.
  */
 
-import type { Period, SearchParams, SearchResponse, SearchResult } from './protocol';
+import type { Period, SearchFilters, SearchParams, SearchResponse, SearchResult } from './protocol';
 import { basename, formatCount, formatDate, oneLine, plural, type TimeOptions } from './format';
 import { hitSureness, sessionLabel } from './hitText';
 import { formatAge } from './query';
@@ -99,7 +99,7 @@ export function searchSummary(response: {
   indexing?: boolean;
   withheld?: number;
   period?: Period;
-}, weakerHint = 'minScore 0 shows them'): string {
+}, weakerHint = 'minScore 0 shows them', filters?: SearchFilters): string {
   const n = response.results.length;
   const total = response.totalResults && response.totalResults > n ? ` of ${formatCount(response.totalResults)}` : '';
   const time = typeof response.searchTimeMs === 'number' ? ` in ${Math.round(response.searchTimeMs)} ms` : '';
@@ -108,9 +108,26 @@ export function searchSummary(response: {
     ? `; ${formatCount(response.withheld)} ${response.withheld === 1 ? 'weaker match' : 'weaker matches'} hidden (${weakerHint})`
     : '';
   if (n === 0) {
-    return `No results for “${oneLine(response.query, 60)}”${indexing}${withheld}${nearestSessions(response.period)}.`;
+    const narrowed = narrowingFilters(filters);
+    const widen = narrowed ? ` ${narrowed}; remove the filters to search everything` : '';
+    return `No results for “${oneLine(response.query, 60)}”${widen}${indexing}${withheld}${nearestSessions(response.period)}.`;
   }
   return `${plural(n, 'result')}${total} for “${oneLine(response.query, 60)}”${time}${indexing}${withheld}`;
+}
+
+/** The filters a search was narrowed by, in words (`since 2026-11-04, with role:user`); empty without any. */
+export function narrowingFilters(filters: SearchFilters | undefined): string {
+  if (!filters) {
+    return '';
+  }
+  const words: string[] = [];
+  for (const [name, value] of Object.entries(filters)) {
+    if (value === undefined || value === null || value === '') {
+      continue;
+    }
+    words.push(name === 'since' || name === 'until' ? `${name} ${String(value).slice(0, 10)}` : `with ${name}:${String(value)}`);
+  }
+  return words.join(', ');
 }
 
 /** For a question about days that found no session: when the nearest ones were written, in the period's time zone

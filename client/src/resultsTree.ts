@@ -47,6 +47,11 @@ export class ResultsModel implements vscode.Disposable {
     return this._response;
   }
 
+  /** What the last response answered: its query and the filters that narrowed it. */
+  get params(): SearchParams | undefined {
+    return this._params;
+  }
+
   get groups(): readonly ResultGroup[] {
     return this._groups;
   }
@@ -258,7 +263,7 @@ export function createResultsView(model: ResultsModel): {
   const view = vscode.window.createTreeView(RESULTS_VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
   const update = (): void => {
     const response = model.response;
-    view.message = response ? searchSummary(response, WEAKER_IN_SIDEBAR) : undefined;
+    view.message = response ? searchSummary(response, WEAKER_IN_SIDEBAR, model.params?.filters) : undefined;
     // the count goes in the view's title bar, not in a badge: the activity bar's badge sits on the icon and
     // swallows the clicks meant for it
     view.description = response ? plural(response.results.length, 'result') : undefined;

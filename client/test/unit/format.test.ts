@@ -247,6 +247,13 @@ describe('hit labels', () => {
     );
     assert.equal(searchSummary({ query: 'q', results: [], period: { ...period, nearestAfter: '2026-02-17T12:58:00+01:00' } }), 'No results for “q”; nearest: 2026-02-17 12:58 after.');
     assert.equal(searchSummary({ query: 'q', results: [], period }), 'No results for “q”.');
+    // filters that narrowed a search to nothing are named, with the way out
+    assert.equal(
+      searchSummary({ query: 'dlq', results: [] }, WEAKER_IN_SIDEBAR, { since: '2026-11-04T00:00:00Z', role: 'user' }),
+      'No results for “dlq” since 2026-11-04, with role:user; remove the filters to search everything.',
+    );
+    assert.equal(searchSummary({ query: 'dlq', results: [] }, WEAKER_IN_SIDEBAR, {}), 'No results for “dlq”.');
+    assert.equal(searchSummary({ query: 'dlq', results: [1] }, WEAKER_IN_SIDEBAR, { role: 'user' }), '1 result for “dlq”');
   });
 });
 
