@@ -50,9 +50,9 @@ def _nearest(period: Period) -> str:
     """When an empty period's nearest messages were written: `nearest: 2026-02-10 08:57 before, 2026-02-20 15:48
     after` (minutes, in the period's time zone)."""
     sides = [
-        f"{period[key][:16].replace('T', ' ')} {side}"  # type: ignore[literal-required]  # one of the two keys
-        for key, side in (("nearestBefore", "before"), ("nearestAfter", "after"))
-        if key in period
+        f"{when[:16].replace('T', ' ')} {side}"
+        for when, side in ((period.get("nearestBefore"), "before"), (period.get("nearestAfter"), "after"))
+        if when
     ]
     return "nearest: " + ", ".join(sides) if sides else "none before or after it either"
 

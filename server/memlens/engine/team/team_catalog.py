@@ -403,17 +403,12 @@ class TeamCatalog:
 
     def check_readable(self) -> bool:
         """Whether there is an index to search (False: nobody has published yet); a newer schema is an error."""
-        version = self.schema_version()
-        if version > TEAM_SCHEMA_VERSION:
-            raise TeamSchemaTooNew(
-                f"the team index has schema version {version}; this memlens knows up to {TEAM_SCHEMA_VERSION}:"
-                " upgrade memlens"
-            )
-        return version > 0
+        return self.searchable_model()[0]
 
     def searchable_model(self) -> tuple[bool, str | None]:
-        """`check_readable` and `read_model` in one transaction (a search asks both; each round trip to a distant
-        server counts)."""
+        """Whether there is an index to search (False: nobody has published yet; a newer schema is an error) and the
+        model its vectors come from, in one transaction (a search asks both; each round trip to a distant server
+        counts)."""
         with self._failures():
             found = self.conn.execute(
                 "SELECT to_regclass('memlens_team_schema') IS NOT NULL, to_regclass('memlens_team_meta') IS NOT NULL"
