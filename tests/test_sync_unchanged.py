@@ -81,14 +81,14 @@ def reference_discover(
 
     def transcripts(folder: Path) -> list[Path]:
         root = discovery._Root(folder, config.follow_external_symlinks)
-        walked = (Path(p) for p in discovery._walk(root, folder) if p.endswith(TRANSCRIPT_SUFFIXES))
+        walked = (Path(p) for p, _ in discovery._walk(root, folder, lambda p: p.endswith(TRANSCRIPT_SUFFIXES)))
         return sorted(walked, key=os.fspath)
 
     found: dict[Path, tuple[Path, str, Path]] = {}
     for workspace in locations.workspaces:
         root = discovery._Root(workspace, config.follow_external_symlinks)
         for pattern in [*config.memory.include, *config.memory.extra_include]:
-            for path in sorted((Path(p) for p in discovery._memory_files(root, pattern)), key=os.fspath):
+            for path in sorted((Path(p) for p, _ in discovery._memory_files(root, pattern)), key=os.fspath):
                 if not excluded(path, [workspace], config.memory.exclude):
                     found.setdefault(path, (path, MEMORY, workspace))
     for folder in locations.transcript_dirs:

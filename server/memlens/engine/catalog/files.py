@@ -61,12 +61,29 @@ class FileTables(CatalogConnection):
     def _file_rows(self, columns: str, paths: Sequence[str] | None) -> list[Any]:
         select = f"SELECT {columns} FROM files"
         if paths is None:
-            return self.db.execute(select).fetchall()
+            return self._tuples(select, ()).fetchall()
         rows = []
         for start in range(0, len(paths), 500):
             part = list(paths[start : start + 500])
-            rows += self.db.execute(f"{select} WHERE path IN ({','.join('?' * len(part))})", part).fetchall()
+            rows += self._tuples(f"{select} WHERE path IN ({','.join('?' * len(part))})", part).fetchall()
         return rows
+
+    def files_fingerprint(self) -> str | None:
+        """The fingerprint of the names and stats a whole sync found, kept while no file row changed since."""
+        return self.get_meta("files_fingerprint")
+
+    def keep_files_fingerprint(self, value: str) -> bool:
+        """Keep `value` as the files' fingerprint when every file row is wholly read: none waits to be retried
+        (size -1), to have its identity recorded, or for its unterminated last line (file_reader.tail_waiting) —
+        a later sync that finds the same fingerprint has nothing to do. Returns whether it was kept."""
+        with self.transaction() as db:
+            unsettled = db.execute(
+                """SELECT EXISTS (SELECT 1 FROM files WHERE size < 0 OR ctime_ns IS NULL
+                   OR (kind = 'transcript' AND format != '' AND parsed_bytes > 0 AND parsed_bytes < size))"""
+            ).fetchone()[0]
+            if not unsettled:
+                self.set_meta(db, "files_fingerprint", value)
+            return not unsettled
 
     def upsert_file(self, db: sqlite3.Connection, path: str, kind: str, **values: Any) -> int:
         row = db.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()

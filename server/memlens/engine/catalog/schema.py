@@ -99,7 +99,14 @@ CREATE TABLE IF NOT EXISTS roots (    -- the folders the index was built from (r
     added_from TEXT NOT NULL DEFAULT '',
     added_at REAL
 );
-"""
+""" + "".join(
+    # meta `files_fingerprint`: every name a whole sync found and its stat, when that sync left nothing to do
+    # (indexing/files_fingerprint.py). Any write to `files` or `aliases`, by any process or version, forgets it.
+    f"CREATE TRIGGER IF NOT EXISTS {table}_{event.lower()}_forgets_fingerprint AFTER {event} ON {table} BEGIN\n"
+    "    DELETE FROM meta WHERE key = 'files_fingerprint';\nEND;\n"
+    for table in ("files", "aliases")
+    for event in ("INSERT", "UPDATE", "DELETE")
+)
 
 # Columns added after a table first shipped: every catalog gains the ones it lacks at open (NULL in the rows already
 # there) instead of being rebuilt, and AFTER_ADDED_COLUMNS runs once they exist. The units' four are derived for

@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import json
+import operator
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -30,20 +31,21 @@ class SourceFile:
     was found under. The `Path` is made only when asked for: a sync where nothing changed compares names and stats
     alone, and building a `Path` per file was most of its discovery."""
 
-    __slots__ = ("_path", "kind", "name", "root")
+    __slots__ = ("_path", "kind", "name", "root", "stat")
 
     def __init__(self, path: str | os.PathLike[str], kind: str, root: Path) -> None:
         self._path: Path | None = path if isinstance(path, Path) else Path(path)
         self.name = os.fspath(self._path)
         self.kind = kind  # memory | transcript
         self.root = root  # the workspace folder or transcript folder it was found under
+        self.stat: os.stat_result | None = None  # what the walk that found it saw, if it looked
 
     @classmethod
-    def named(cls, name: str, kind: str, root: Path) -> SourceFile:
+    def named(cls, name: str, kind: str, root: Path, stat: os.stat_result | None = None) -> SourceFile:
         """A source from a name that is already a `Path`'s string (what `_walk` yields), without building the
-        `Path`."""
+        `Path`; `stat`: the file's, as its walk took it."""
         source = cls.__new__(cls)
-        source.name, source.kind, source.root, source._path = name, kind, root, None
+        source.name, source.kind, source.root, source._path, source.stat = name, kind, root, None, stat
         return source
 
     @property
@@ -153,12 +155,29 @@ class _Root:
             return False
 
 
-def _walk(root: _Root, start: Path, max_depth: int | None = None, prune: frozenset[str] = PRUNED) -> Iterator[str]:
-    """Every file below `start` (a folder inside `root`), as a path string, skipping unreadable folders.
+# A folder's listing and its files' stats are read through the folder's descriptor where the platform allows it:
+# each stat then resolves one name instead of the whole path.
+_LIST_BY_DESCRIPTOR = os.scandir in os.supports_fd
+
+Found = tuple[str, "os.stat_result | None"]  # a file's name, and its stat (None: stat failed; asked again later)
+_name = operator.itemgetter(0)  # a Found's name (C-level keys: a sort of 70,000 names calls them for each)
+_entry_name = operator.attrgetter("name")
+
+
+def _walk(
+    root: _Root,
+    start: Path,
+    keep: Callable[[str], bool],
+    max_depth: int | None = None,
+    prune: frozenset[str] = PRUNED,
+) -> Iterator[Found]:
+    """Every file below `start` (a folder inside `root`) that `keep` takes by its name, as a path string with its
+    stat, skipping unreadable folders.
 
     A symlinked file or folder is taken only when `root` admits its target; each real folder is listed once (a
     symlink loop or a second link to the same folder adds nothing). `max_depth` bounds how many folders deep it goes.
-    Strings, not `Path`s: at 10,000 files, building a `Path` per entry was most of a warm start's discovery.
+    Strings, not `Path`s: at 10,000 files, building a `Path` per entry was most of a warm start's discovery. The
+    stat is the one a sync compares with the file's row: taken here, while the folder is open, it is taken once.
     """
     if not root.admits(start):
         return
@@ -167,30 +186,65 @@ def _walk(root: _Root, start: Path, max_depth: int | None = None, prune: frozens
     while stack:
         folder, depth = stack.pop()
         try:
-            info = os.stat(folder)
-            if (info.st_dev, info.st_ino) in seen:
-                continue
-            seen.add((info.st_dev, info.st_ino))
-            with os.scandir(folder) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
+            listed = _listing(folder, seen)
         except (OSError, ValueError):
             continue
-        folders: list[str] = []
-        for entry in entries:
-            try:
-                linked = entry.is_symlink()
-                if entry.is_dir():
-                    deeper = max_depth is None or depth < max_depth
-                    if deeper and entry.name not in prune and (not linked or root.admits(entry.path)):
-                        folders.append(entry.path)
-                elif entry.is_file() and (not linked or root.admits(entry.path)):
-                    yield entry.path
-            except OSError:
-                continue
+        if listed is None:
+            continue
+        entries, descriptor = listed
+        try:
+            prefix = folder.rstrip(os.sep) + os.sep
+            folders: list[str] = []
+            for entry in entries:
+                path = prefix + entry.name
+                try:
+                    linked = entry.is_symlink()
+                    if entry.is_dir():
+                        deeper = max_depth is None or depth < max_depth
+                        if deeper and entry.name not in prune and (not linked or root.admits(path)):
+                            folders.append(path)
+                    elif entry.is_file() and keep(path) and (not linked or root.admits(path)):
+                        yield path, _stat(entry)
+                except OSError:
+                    continue
+        finally:
+            if descriptor is not None:
+                os.close(descriptor)
         stack.extend((f, depth + 1) for f in reversed(folders))
 
 
-def _memory_files(root: _Root, pattern: str) -> Iterator[str]:
+def _listing(folder: str, seen: set[tuple[int, int]]) -> tuple[list[os.DirEntry[str]], int | None] | None:
+    """`folder`'s entries by name, and the descriptor they were listed through (the caller closes it); None when
+    that real folder was listed already."""
+    if not _LIST_BY_DESCRIPTOR:
+        info = os.stat(folder)
+        if (info.st_dev, info.st_ino) in seen:
+            return None
+        seen.add((info.st_dev, info.st_ino))
+        with os.scandir(folder) as listing:
+            return sorted(listing, key=_entry_name), None
+    descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        info = os.fstat(descriptor)
+        if (info.st_dev, info.st_ino) in seen:
+            os.close(descriptor)
+            return None
+        seen.add((info.st_dev, info.st_ino))
+        with os.scandir(descriptor) as listing:
+            return sorted(listing, key=_entry_name), descriptor
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+def _stat(entry: os.DirEntry[str]) -> os.stat_result | None:
+    try:
+        return entry.stat()
+    except OSError:
+        return None  # stat_all asks again, and says why it cannot read the file
+
+
+def _memory_files(root: _Root, pattern: str) -> Iterator[Found]:
     """The files of `root` (a workspace folder) matching one memory glob, walking only below its literal prefix."""
     parts = _pattern_parts(pattern)
     literal = 0
@@ -199,15 +253,15 @@ def _memory_files(root: _Root, pattern: str) -> Iterator[str]:
     start = root.path.joinpath(*parts[:literal])
     if literal == len(parts):  # a plain path such as MEMORY.md
         if parts and start.is_file() and root.admits(start):
-            yield os.fspath(start)
+            yield os.fspath(start), None
         return
     rest = parts[literal:]
     max_depth = None if "**" in rest else len(rest) - 1
     matches = _glob_regex("/".join(parts)).fullmatch
     prefix = len(os.fspath(root.path).rstrip(os.sep)) + 1  # every walked path starts with the root's
-    for path in _walk(root, start, max_depth, prune=frozenset()):
-        if matches(path[prefix:].replace(os.sep, "/")):
-            yield path
+    yield from _walk(
+        root, start, lambda path: matches(path[prefix:].replace(os.sep, "/")) is not None, max_depth, frozenset()
+    )
 
 
 def read_session_cwd(path: str | os.PathLike[str]) -> str | None:
@@ -258,31 +312,32 @@ def _discover(
     for workspace in locations.workspaces:
         root = _Root(workspace, follow)
         for pattern in [*memory.include, *memory.extra_include]:
-            for name in sorted(_memory_files(root, pattern)):
-                if name not in found and not _excluded(name, [workspace], memory.exclude):
-                    found[name] = SourceFile.named(name, MEMORY, workspace)
+            for name, stat in sorted(_memory_files(root, pattern), key=_name):
+                if name not in found and not (memory.exclude and _excluded(name, [workspace], memory.exclude)):
+                    found[name] = SourceFile.named(name, MEMORY, workspace, stat)
     exclude = settings.transcripts.exclude
     for folder in locations.transcript_dirs:
         if folder.is_dir():
-            for name in sorted(_transcript_files(_Root(folder, follow))):
-                if name not in found and not _excluded(name, [folder, *locations.workspaces], exclude):
-                    found[name] = SourceFile.named(name, TRANSCRIPT, folder)
+            roots = [folder, *locations.workspaces]
+            for name, stat in sorted(_transcript_files(_Root(folder, follow)), key=_name):
+                if name not in found and not (exclude and _excluded(name, roots, exclude)):
+                    found[name] = SourceFile.named(name, TRANSCRIPT, folder, stat)
     for folder in locations.cwd_filtered_dirs:
         if not folder.is_dir():
             continue
-        for name in sorted(_transcript_files(_Root(folder, follow))):
+        for name, stat in sorted(_transcript_files(_Root(folder, follow)), key=_name):
             if name in found or not _is_jsonl(name) or _excluded(name, [folder], exclude):
                 continue
             if not locations.scope_all:
                 cwd = (known_cwd(name) if known_cwd else None) or read_session_cwd(name)
                 if cwd is None or not _within(cwd, locations.workspaces):
                     continue
-            found[name] = SourceFile.named(name, TRANSCRIPT, folder)
+            found[name] = SourceFile.named(name, TRANSCRIPT, folder, stat)
     return list(found.values())
 
 
-def _transcript_files(root: _Root) -> Iterator[str]:
-    return (path for path in _walk(root, root.path) if path.endswith(TRANSCRIPT_SUFFIXES))
+def _transcript_files(root: _Root) -> Iterator[Found]:
+    return _walk(root, root.path, lambda path: path.endswith(TRANSCRIPT_SUFFIXES))
 
 
 def _is_jsonl(name: str) -> bool:

@@ -22,7 +22,8 @@ def stat_all(
     sources: list[SourceFile], cancel: threading.Event | None, note_error: Callable[[Path, str], object]
 ) -> tuple[list[Named], set[str]]:
     """(each source with its stat, the stored paths of the others: unreadable (told to `note_error`), or not reached
-    before `cancel`; their rows are kept as they are). By name: no `Path` is built for a file that is only stat'd."""
+    before `cancel`; their rows are kept as they are). The stat is the one the walk that found the source took, if
+    it did. By name: no `Path` is built for a file that is only stat'd."""
     found: list[Named] = []
     kept: set[str] = set()
     for source in sources:
@@ -31,7 +32,7 @@ def stat_all(
             kept.add(stored_path(name))
             continue
         try:
-            found.append(Named(source, os.stat(name), stored_path(name)))
+            found.append(Named(source, source.stat or os.stat(name), stored_path(name)))
         except (OSError, ValueError) as exc:
             kept.add(stored_path(name))
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)

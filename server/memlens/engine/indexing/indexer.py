@@ -31,6 +31,7 @@ from memlens.engine.indexing.file_identity import (
 )
 from memlens.engine.indexing.file_names_found import other_names, record_aliases, stat_all
 from memlens.engine.indexing.file_reader import FileReader, is_quiet, tail_waiting
+from memlens.engine.indexing.files_fingerprint import files_fingerprint
 from memlens.engine.indexing.ingest import FileContent
 from memlens.engine.indexing.memory_trim import release_freed_memory
 from memlens.engine.indexing.stored_text import cut_across_append, redact_content
@@ -140,58 +141,14 @@ class Indexer:
             backfill_words(self.catalog, self.keyword, cancel)  # a catalog from before the vocabulary: once
             self.embedding.forget_words()  # (what it collected waits for vectors)
             with collection_paused():
-                # what each file was when last read, to compare with its stat (whole rows only for changed files)
-                known = self.catalog.file_states(None if prune else [stored_path(s.name) for s in sources])
                 found, kept = stat_all(sources, cancel, lambda path, why: self._note_error(report, path, why))
-                if not prune:
-                    found += other_names(self.catalog, found, known)
-                choice = choose_names(found)
-            report.aliases = len(choice.aliases)
-            if prune:
-                wanted = {n.key for n in choice.sources} | kept
-                gone = [p for p in known if p not in wanted]  # as stored (a row from before escaping, too)
-                report.files_deleted = self._remove_stored(gone).files_deleted
+            fingerprint = files_fingerprint(found) if prune and not kept else None
+            if fingerprint is not None and fingerprint == self.catalog.files_fingerprint():
+                report.files_unchanged = len(found)  # what each row would have said (files_fingerprint.py)
             else:
-                losers = [a.source.path for a, _ in choice.aliases if a.key in known]
-                report.files_deleted = self.remove_paths(losers).files_deleted
-            record_aliases(self.catalog, choice, whole=prune)
-            batch_started = time.perf_counter()
-            files_meter = RateMeter()
-            batch: list[tuple[Named, FileState | None]] = []
-            identified: list[tuple[int, int, int, int]] = []
-            for done, named in enumerate(choice.sources, 1):
-                if cancel is not None and cancel.is_set():
-                    report.cancelled = True
-                    break
-                source, stat = named.source, named.stat
-                row = known.get(named.key)
-                unchanged = not changed(row, stat)
-                if unchanged and row is not None and tail_waiting(row, stat):
-                    unchanged = not (settled or is_quiet(stat))
-                    if unchanged:
-                        self.waiting_tails[source.path] = stat.st_mtime
-                if not unchanged:
-                    batch.append((named, row))
-                else:
-                    report.files_unchanged += 1
-                    if row is not None and needs_identity(row):
-                        identified.append((row.id, stat.st_dev, stat.st_ino, stat.st_ctime_ns))
-                if batch and (len(batch) >= BATCH_FILES or time.perf_counter() - batch_started > BATCH_SECONDS):
-                    self._apply_batch(self._whole_rows(batch), report)
-                    batch, batch_started = [], time.perf_counter()
-                if progress is not None and done % 50 == 0 and done < len(choice.sources):
-                    progress(
-                        done, len(choice.sources), "reading files " + files_meter.status(done, len(choice.sources))
-                    )
-            if batch:
-                self._apply_batch(self._whole_rows(batch), report)
-            if progress is not None and choice.sources and not report.cancelled:
-                # after the last batch is read, not before: a rate taken then counts the reading, not the stat() calls
-                total = len(choice.sources)
-                progress(total, total, "reading files " + files_meter.status(total, total))
-            if identified:
-                with self.catalog.transaction() as db:
-                    self.catalog.record_identities(db, identified)
+                self._sync_files(found, kept, report, progress=progress, cancel=cancel, prune=prune, settled=settled)
+                if fingerprint is not None and not (report.cancelled or report.errors or report.aliases):
+                    self.catalog.keep_files_fingerprint(fingerprint)
             self.collect_garbage()
             if report.files_parsed or report.files_appended or report.files_deleted:
                 release_freed_memory()  # what parsing freed, before the embedding's working set is added on top
@@ -203,6 +160,70 @@ class Indexer:
             self.embedding.persist()
             report.seconds = time.perf_counter() - started
             return report
+
+    def _sync_files(
+        self,
+        found: list[Named],
+        kept: set[str],
+        report: SyncReport,
+        *,
+        progress: Progress | None,
+        cancel: threading.Event | None,
+        prune: bool,
+        settled: bool,
+    ) -> None:
+        """Read the files of `found` that changed since their rows were written; with `prune`, purge the rows of
+        files no longer found (but those of `kept`: not stat'd this time)."""
+        with collection_paused():
+            # what each file was when last read, to compare with its stat (whole rows only for changed files)
+            known = self.catalog.file_states(None if prune else [n.key for n in found])
+            if not prune:
+                found += other_names(self.catalog, found, known)
+            choice = choose_names(found)
+        report.aliases = len(choice.aliases)
+        if prune:
+            wanted = {n.key for n in choice.sources} | kept
+            gone = [p for p in known if p not in wanted]  # as stored (a row from before escaping, too)
+            report.files_deleted = self._remove_stored(gone).files_deleted
+        else:
+            losers = [a.source.path for a, _ in choice.aliases if a.key in known]
+            report.files_deleted = self.remove_paths(losers).files_deleted
+        record_aliases(self.catalog, choice, whole=prune)
+        batch_started = time.perf_counter()
+        files_meter = RateMeter()
+        batch: list[tuple[Named, FileState | None]] = []
+        identified: list[tuple[int, int, int, int]] = []
+        for done, named in enumerate(choice.sources, 1):
+            if cancel is not None and cancel.is_set():
+                report.cancelled = True
+                break
+            source, stat = named.source, named.stat
+            row = known.get(named.key)
+            unchanged = not changed(row, stat)
+            if unchanged and row is not None and tail_waiting(row, stat):
+                unchanged = not (settled or is_quiet(stat))
+                if unchanged:
+                    self.waiting_tails[source.path] = stat.st_mtime
+            if not unchanged:
+                batch.append((named, row))
+            else:
+                report.files_unchanged += 1
+                if row is not None and needs_identity(row):
+                    identified.append((row.id, stat.st_dev, stat.st_ino, stat.st_ctime_ns))
+            if batch and (len(batch) >= BATCH_FILES or time.perf_counter() - batch_started > BATCH_SECONDS):
+                self._apply_batch(self._whole_rows(batch), report)
+                batch, batch_started = [], time.perf_counter()
+            if progress is not None and done % 50 == 0 and done < len(choice.sources):
+                progress(done, len(choice.sources), "reading files " + files_meter.status(done, len(choice.sources)))
+        if batch:
+            self._apply_batch(self._whole_rows(batch), report)
+        if progress is not None and choice.sources and not report.cancelled:
+            # after the last batch is read, not before: a rate taken then counts the reading, not the stat() calls
+            total = len(choice.sources)
+            progress(total, total, "reading files " + files_meter.status(total, total))
+        if identified:
+            with self.catalog.transaction() as db:
+                self.catalog.record_identities(db, identified)
 
     def count_unindexed(self, sources: list[SourceFile]) -> int:
         """How many of `sources` the index does not hold as they are now (new, or changed since the last sync)."""
