@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from memlens.engine.vectors import bundled_model
 from memlens.engine.vectors.bundled_model import QUANTIZED_FILE, QUANTIZED_MANIFEST, assemble_bundled_model
 from memlens.engine.vectors.embedder import Embedder, load_embedder
 from memlens.settings import EmbeddingSettings
@@ -88,3 +90,28 @@ def test_documents_are_embedded_even_when_the_int8_copy_cannot_be_made(
     assert documents.shape == (2, 384)
     assert np.allclose(query, documents[0], atol=1e-5)  # the query fell back to the fp32 model
     assert any("no int8 query model" in r.getMessage() for r in caplog.records)
+
+
+def test_cached_files_are_hashed_again_only_when_they_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = assemble_bundled_model(tmp_path)
+    hashed: list[str] = []
+    real = bundled_model._sha256
+
+    def counted(path: Path) -> str:
+        hashed.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(bundled_model, "_sha256", counted)
+    assert assemble_bundled_model(tmp_path) == folder
+    assert hashed == []  # every file as it was recorded: none read again
+    config = folder / "config.json"
+    before = config.stat()
+    damaged = config.read_bytes().replace(b"{", b"[", 1)
+    config.write_bytes(damaged)
+    os.utime(config, ns=(before.st_atime_ns, before.st_mtime_ns))  # same size and mtime: only the ctime moved
+    assemble_bundled_model(tmp_path)
+    assert "config.json" in hashed  # read again, found damaged, and copied afresh from its package
+    assert config.read_bytes() != damaged
+    hashed.clear()
+    assemble_bundled_model(tmp_path)
+    assert hashed == []

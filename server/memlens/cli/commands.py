@@ -194,14 +194,14 @@ def cmd_search(args: argparse.Namespace) -> int:
 def team_query(args: argparse.Namespace, settings: Settings) -> TeamQuery | None:
     """The team index a command asks (`--team`, else the `team.url` setting), with its filters; None: none. The
     team's project is the command's own `--project`."""
-    from memlens.engine.team import TeamQuery
-
     request = request_from(TeamFilterRequest, args)
     url = request.team or settings.team.url
     if not url:
         if request.publisher:
             raise InvalidRequest("--publisher filters the team index: give --team URL (or set team.url)")
         return None
+    from memlens.engine.team import TeamQuery  # only a team search loads the team index's modules
+
     return TeamQuery(url, request.publisher).within(getattr(args, "project", None))
 
 
