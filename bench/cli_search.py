@@ -9,6 +9,10 @@ real CLI as a child process and reads its CPU time and peak RSS from the kernel 
 - `memlens index` with nothing changed: what a server's start adds to opening (the reconcile of every file).
 
     python bench/cli_search.py ROOT [--queries 5]
+    python bench/cli_search.py ROOT --ab BASE/server [--rounds 2]   # this tree and another, alternated
+
+With `--ab`, each round runs every measure once with this tree's server code and once with the other's (the same
+index, queries and interpreter; `PYTHONPATH` picks the tree), so the two are compared at the same load.
 """
 
 from __future__ import annotations
@@ -33,14 +37,16 @@ from bench.speed import _queries
 from bench.speed_report import lscpu_model
 
 
-def run_cli(arguments: Sequence[str], *, cwd: Path) -> dict[str, float]:
-    """One `python -m memlens ARGUMENTS` child: its CPU seconds and peak RSS (MB), from wait4."""
+def run_cli(arguments: Sequence[str], *, cwd: Path, tree: str | None = None) -> dict[str, float]:
+    """One `python -m memlens ARGUMENTS` child (with `tree`, that server folder's code): its CPU seconds and peak
+    RSS (MB), from wait4."""
+    env = {**os.environ, "NO_COLOR": "1"} | ({"PYTHONPATH": tree} if tree else {})
     child = subprocess.Popen(
         [sys.executable, "-m", "memlens", *arguments],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         cwd=cwd,
-        env={**os.environ, "NO_COLOR": "1"},
+        env=env,
     )
     assert child.stderr is not None
     errors = child.stderr.read()
@@ -56,10 +62,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("root", type=Path, help="ROOT with ROOT/corpus and ROOT/index")
     parser.add_argument("--queries", type=int, default=5)
     parser.add_argument("--seed", type=int, default=9)
+    parser.add_argument("--ab", type=Path, help="another tree's server/ folder to alternate with this one")
+    parser.add_argument("--rounds", type=int, default=2, help="with --ab: rounds of both trees")
     args = parser.parse_args(argv)
     root: Path = args.root.resolve()
     asked = _queries(args.seed, args.queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
     out: dict[str, Any] = {"lscpu": lscpu_model(), "loadavgStart": os.getloadavg()}
+    trees: dict[str, str | None] = {"this": None}
+    if args.ab is not None:
+        trees = {"this": str(Path(__file__).resolve().parents[1] / "server"), "base": str(args.ab.resolve())}
     with tempfile.TemporaryDirectory(prefix="memlens-cli-") as tmp:
         settings = Path(tmp) / "settings.json"
         settings.write_text(json.dumps({"transcripts": {"agentDefaults": False}}))
@@ -69,16 +80,27 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             *("--index-dir", str(root / "index")),
             *("--settings", str(settings)),
         ]
-        out["index (nothing changed)"] = run_cli(["index", *where], cwd=Path(tmp))
-        print(json.dumps(out), file=sys.stderr, flush=True)
-        for name, extra in (("search", []), ("search --no-sync", ["--no-sync"])):
-            runs = [run_cli(["search", query, *where, *extra, "--no-pager"], cwd=Path(tmp)) for query in asked]
-            out[name] = {
-                "cpuS p50": round(percentile([r["cpuS"] for r in runs], 50), 3),
-                "cpuS max": max(r["cpuS"] for r in runs),
-                "peakRssMB max": max(r["peakRssMB"] for r in runs),
+        measures = {
+            "index (nothing changed)": [["index", *where]],
+            "search": [["search", query, *where, "--no-pager"] for query in asked],
+            "search --no-sync": [["search", query, *where, "--no-sync", "--no-pager"] for query in asked],
+        }
+        runs: dict[str, dict[str, list[dict[str, float]]]] = {t: {m: [] for m in measures} for t in trees}
+        for _ in range(args.rounds if args.ab is not None else 1):
+            for name, commands in measures.items():
+                for tree_name, tree in trees.items():
+                    runs[tree_name][name] += [run_cli(c, cwd=Path(tmp), tree=tree) for c in commands]
+            print(json.dumps({"loadavg": os.getloadavg()}), file=sys.stderr, flush=True)
+        for tree_name in trees:
+            out[tree_name] = {
+                name: {
+                    "cpuS p50": round(percentile([r["cpuS"] for r in got], 50), 3),
+                    "cpuS max": max(r["cpuS"] for r in got),
+                    "peakRssMB max": max(r["peakRssMB"] for r in got),
+                    "runs": len(got),
+                }
+                for name, got in runs[tree_name].items()
             }
-            print(json.dumps(out[name]), file=sys.stderr, flush=True)
     out["loadavgEnd"] = os.getloadavg()
     print(json.dumps(out, indent=2))
     return out
