@@ -103,4 +103,7 @@ def test_day_ranges_years_and_weeks_of_a_date() -> None:
     assert days("the week of Feb 11 2026") == [("2026-02-09", "2026-02-15")]  # a Wednesday: its Monday to Sunday
     assert days("Feb 30-31") == []  # no such days
     assert days("feb 12-10") == [("2026-02-12", "2026-02-12")]  # backwards: not a range, the day it starts with
-    assert days("in 2025-03") == [] and days("on Feb 12 at 10-11") == [("2026-02-12", "2026-02-12")]
+    assert days("in 2025-03") == days("during March 2025") == [("2025-03-01", "2025-03-31")]  # a month, not the year
+    assert days("2024-02-29") == [("2024-02-29", "2024-02-29")] and days("build 2025-13") == []
+    assert days("release 2025-03-07.1") == [("2025-03-07", "2025-03-07")]  # a day, not its month
+    assert days("on Feb 12 at 10-11") == [("2026-02-12", "2026-02-12")]

@@ -1,7 +1,7 @@
 """Dates named in a question or a message, as day windows, so a message on the named date can rank higher.
 
-A question's dates: absolute ("8 May 2023", "May 8, 2023", "2023-05-08", "May 2023", "in March", "Feb 10-12",
-"in 2025", "the week of March 3"), relative to now
+A question's dates: absolute ("8 May 2023", "May 8, 2023", "2023-05-08", "May 2023", "2023-05", "in March",
+"Feb 10-12", "in 2025", "the week of March 3"), relative to now
 ("yesterday", "last week", "last month", "three days ago", "last Friday") and relative to a named date ("two weeks
 before August 11, 2023", "the week before 3 August 2023"). A message's dates: the day it was written, plus what its
 own relative words mean from that day ("yesterday", "last week", "two days ago", "last weekend", "next month").
@@ -35,6 +35,7 @@ _NUM = r"(\d{1,3}|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + ")"
 _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b", re.I)
 _MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_ISO_MONTH = re.compile(r"\b((?:19|20)\d{2})-(0[1-9]|1[0-2])\b(?![-/.:]\d)")  # "2025-03": that month
 _MONTH_YEAR = re.compile(rf"\b{_MONTH}\s*,?\s+(\d{{4}})\b", re.I)
 _IN_MONTH = re.compile(rf"\b(?:in|during|since|early|late|mid|last|this)\s+(?:-\s*)?{_MONTH}\b", re.I)
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?!,?\s+\d{{4}})", re.I)
@@ -184,6 +185,9 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
         d = _safe_date(int(m[1]), int(m[2]), int(m[3]))
         if d:
             add((epoch_day(d), epoch_day(d)), m)
+    for m in _ISO_MONTH.finditer(text):
+        if free(m):
+            add(_month_window(int(m[1]), int(m[2])), m)
     for pattern, order in ((_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy")):
         for m in pattern.finditer(text):
             if not free(m):
