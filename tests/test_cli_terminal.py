@@ -416,3 +416,39 @@ def test_a_pasted_traceback_that_finds_nothing_is_echoed_on_one_line(cli_example
     )
     first = shown.splitlines()[0]
     assert first.startswith("no results for 'Traceback") and first.endswith("…") and cells(first) <= 40
+
+
+def test_the_team_session_list_fits_its_columns_to_what_they_hold(capsys: pytest.CaptureFixture[str]) -> None:
+    """As the local list does: short publishers and projects leave the title the room at 80 columns, a long one is
+    cut to 16 cells, no row runs past the terminal, and a session without a title shows its key."""
+    from memlens.cli.output import print_team_sessions
+    from memlens.wire.team import TeamSession, TeamSessionsResponse
+
+    def session(publisher: str, project: str, title: str | None, messages: int) -> TeamSession:
+        return {
+            "publisher": publisher,
+            "project": project,
+            "sessionKey": f"claude-code:{publisher}-{messages}",
+            "format": "claude-code",
+            "title": title,
+            "firstTimestamp": "2026-02-10T09:00:00Z",
+            "lastTimestamp": "2026-02-12T14:41:00Z",
+            "messageCount": messages,
+        }
+
+    ana = session("ana", "ledger", "Why the DLQ backs up after a deploy", 42)
+    print_team_sessions({"sessions": [ana, session("ben", "ledger", None, 3)]}, columns=80, zone=UTC)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("LAST ACTIVE") and all(cells(line) <= 80 for line in lines), lines
+    assert lines[1].startswith("2026-02-12 14:41  ana ")
+    assert lines[1].endswith("Why the DLQ backs up after a deploy")  # short columns: all of it
+    assert lines[2].endswith("claude-code:ben-3")  # no title: its key
+    assert lines[-1].startswith("2 team sessions")
+    long_names = session("a-very-long-publisher-name", "payments-reconciliation-service", "Retry budget", 7)
+    page: TeamSessionsResponse = {"sessions": [ana, long_names]}
+    print_team_sessions(page, columns=80, zone=UTC)
+    lines = capsys.readouterr().out.splitlines()
+    assert all(cells(line) <= 80 for line in lines), lines
+    assert "a-very-long-publ " in lines[2] and "payments-reconci " in lines[2]  # each cut to 16 cells
+    title_at = lines[0].index("TITLE")
+    assert cells(lines[1][title_at:]) >= 20 and lines[1][title_at:].startswith("Why the DLQ backs")

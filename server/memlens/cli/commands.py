@@ -291,7 +291,9 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(team_page, ensure_ascii=False))
         else:
-            print_team_sessions(team_page)
+            columns = width() if sys.stdout.isatty() else 0  # a table: cut to a terminal's width, whole in a pipe
+            with paged(not args.no_pager):
+                print_team_sessions(team_page, columns=columns, zone=zone_named(engine.settings.display.time_zone))
         return 0
     with open_engine(args, load_model=False) as engine:
         if not args.no_sync:

@@ -284,15 +284,26 @@ def print_publish(answer: PublishResponse) -> None:
     )
 
 
-def print_team_sessions(page: TeamSessionsResponse) -> None:
-    if not page["sessions"]:
+def print_team_sessions(page: TeamSessionsResponse, *, columns: int = 0, zone: tzinfo | None = None) -> None:
+    """The team's sessions as a table like `print_sessions`: columns as wide as what they hold (the publisher and
+    the project at most 16 cells each), each row cut to `columns` cells (0: whole, as in a pipe), times in `zone`."""
+    sessions = page["sessions"]
+    if not sessions:
         print("no sessions in the team index")
         return
-    print(f"{'LAST ACTIVE':<16}  {'PUBLISHER':<12}  {'PROJECT':<16}  {'MSGS':>5}  SESSION / TITLE")
-    for s in page["sessions"]:
-        when = (s["lastTimestamp"] or "").replace("T", " ")[:16]
-        title = f"  {s['title']}" if s["title"] else ""
-        print(
-            f"{when:<16}  {s['publisher'][:12]:<12}  {s['project'][:16]:<16}  {s['messageCount']:>5}  "
-            f"{s['sessionKey']}{title}"
+    publisher = min(16, max(len("PUBLISHER"), *(len(s["publisher"]) for s in sessions)))
+    project = min(16, max(len("PROJECT"), *(len(s["project"] or "-") for s in sessions)))
+    count = max(len("MSGS"), *(len(str(s["messageCount"])) for s in sessions))
+    print(
+        f"{'LAST ACTIVE':<16}  {'PUBLISHER':<{publisher}}  {'PROJECT':<{project}}  {'MSGS':>{count}}  TITLE / SESSION"
+    )
+    for s in sessions:
+        when = local_time(s["lastTimestamp"], zone)
+        title = " ".join((s["title"] or "").split()) or s["sessionKey"]
+        row = (
+            f"{when:<16}  {s['publisher'][:publisher]:<{publisher}}  {(s['project'] or '-')[:project]:<{project}}  "
+            f"{s['messageCount']:>{count}}  {title}"
         )
+        print(clip(row, columns) if columns else row)
+    footer = f"{len(sessions)} team sessions; `--json` adds each one's session key and first time"
+    print(fitted(footer, sys.stdout) if columns else footer)
