@@ -12,7 +12,7 @@ import pytest
 from memlens.engine.filters import InvalidFilter, filters_from_dict
 from memlens.engine.indexing.discovery import classify, claude_project_dir, discover, resolve_locations
 from memlens.engine.indexing.transcript_chunker import group_messages
-from memlens.engine.vectors.bundled_model import BUNDLED_FILES, assemble_bundled_model
+from memlens.engine.vectors.bundled_model import BUNDLED_FILES, DIGESTS_FILE, assemble_bundled_model
 from memlens.engine.vectors.embedder import ModelUnavailable, load_embedder
 from memlens.settings import EmbeddingSettings, Settings, merge, to_wire
 
@@ -127,7 +127,7 @@ def test_discovery_finds_the_workspace_in_agent_default_folders(tmp_path: Path) 
 
 def test_bundled_model_files_are_verified(tmp_path: Path) -> None:
     folder = assemble_bundled_model(tmp_path)
-    assert sorted(p.name for p in folder.iterdir()) == sorted(BUNDLED_FILES)
+    assert sorted(p.name for p in folder.iterdir()) == sorted([*BUNDLED_FILES, DIGESTS_FILE])
     (folder / "tokenizer.json").write_text("{}")  # a damaged copy is replaced from the verified source
     assemble_bundled_model(tmp_path)
     assert (folder / "tokenizer.json").stat().st_size > 100_000
