@@ -9,7 +9,7 @@ real CLI as a child process and reads its CPU time and peak RSS from the kernel 
 - `memlens index` with nothing changed: what a server's start adds to opening (the reconcile of every file).
 
     python bench/cli_search.py ROOT [--queries 5]
-    python bench/cli_search.py ROOT --ab BASE/server [--rounds 2]   # this tree and another, alternated
+    python bench/cli_search.py ROOT --ab BASE/server [--rounds 2] [--base-index COPY]   # two trees, alternated
 
 With `--ab`, each round runs every measure once with this tree's server code and once with the other's (the same
 index, queries and interpreter; `PYTHONPATH` picks the tree), so the two are compared at the same load.
@@ -64,6 +64,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seed", type=int, default=9)
     parser.add_argument("--ab", type=Path, help="another tree's server/ folder to alternate with this one")
     parser.add_argument("--rounds", type=int, default=2, help="with --ab: rounds of both trees")
+    parser.add_argument(
+        "--base-index", type=Path, help="with --ab: the other tree's copy of ROOT/index (when their layouts differ)"
+    )
     args = parser.parse_args(argv)
     root: Path = args.root.resolve()
     asked = _queries(args.seed, args.queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
@@ -74,22 +77,27 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="memlens-cli-") as tmp:
         settings = Path(tmp) / "settings.json"
         settings.write_text(json.dumps({"transcripts": {"agentDefaults": False}}))
-        where = [
-            *("--workspace", str(root / "corpus" / "workspace")),
-            *("--transcripts", str(root / "corpus" / "transcripts")),
-            *("--index-dir", str(root / "index")),
-            *("--settings", str(settings)),
-        ]
-        measures = {
-            "index (nothing changed)": [["index", *where]],
-            "search": [["search", query, *where, "--no-pager"] for query in asked],
-            "search --no-sync": [["search", query, *where, "--no-sync", "--no-pager"] for query in asked],
-        }
-        runs: dict[str, dict[str, list[dict[str, float]]]] = {t: {m: [] for m in measures} for t in trees}
+        indexes = {"this": root / "index", "base": (args.base_index or root / "index").resolve()}
+
+        def measures(tree_name: str) -> dict[str, list[list[str]]]:
+            where = [
+                *("--workspace", str(root / "corpus" / "workspace")),
+                *("--transcripts", str(root / "corpus" / "transcripts")),
+                *("--index-dir", str(indexes[tree_name])),
+                *("--settings", str(settings)),
+            ]
+            return {
+                "index (nothing changed)": [["index", *where]],
+                "search": [["search", query, *where, "--no-pager"] for query in asked],
+                "search --no-sync": [["search", query, *where, "--no-sync", "--no-pager"] for query in asked],
+            }
+
+        commands = {t: measures(t) for t in trees}
+        runs: dict[str, dict[str, list[dict[str, float]]]] = {t: {m: [] for m in commands[t]} for t in trees}
         for _ in range(args.rounds if args.ab is not None else 1):
-            for name, commands in measures.items():
+            for name in commands["this"]:
                 for tree_name, tree in trees.items():
-                    runs[tree_name][name] += [run_cli(c, cwd=Path(tmp), tree=tree) for c in commands]
+                    runs[tree_name][name] += [run_cli(c, cwd=Path(tmp), tree=tree) for c in commands[tree_name][name]]
             print(json.dumps({"loadavg": os.getloadavg()}), file=sys.stderr, flush=True)
         for tree_name in trees:
             out[tree_name] = {
