@@ -212,3 +212,18 @@ def test_discovery_hands_the_sync_the_stat_its_walk_took(tmp_path: Path, tree: t
             now.st_size,
             now.st_mtime_ns,
         )
+
+
+def test_the_count_of_files_not_indexed_reads_the_fingerprint_and_misses_no_change(
+    tmp_path: Path, tree: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws, logs = tree
+    with open_engine(tmp_path, ws, logs) as engine:
+        engine.sync()
+        reads = state_reads(monkeypatch, engine)
+        assert engine.stats()["filesNotIndexed"] == 0 and reads == []  # as the rows say: none read
+        _append(ws, logs)
+        _add(ws, logs)
+        assert engine.stats()["filesNotIndexed"] == 2 and len(reads) == 1
+        engine.sync()
+        assert engine.stats()["filesNotIndexed"] == 0

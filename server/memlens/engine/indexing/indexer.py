@@ -229,16 +229,15 @@ class Indexer:
         """How many of `sources` the index does not hold as they are now (new, or changed since the last sync)."""
         count = 0
         with collection_paused():
+            found, _ = stat_all(sources, None, lambda path, why: None)  # one gone since discovery: nothing to index
+            if files_fingerprint(found) == self.catalog.files_fingerprint():
+                return 0  # every file as its row says (files_fingerprint.py)
             known = self.catalog.file_states(None)
-            for source in sources:
-                try:
-                    stat = os.stat(source.name)
-                except OSError:
-                    continue  # gone since discovery: nothing to index
-                row = known.get(stored_path(source.name))
+            for named in found:
+                row = known.get(named.key)
                 if row is not None and row.size < 0:
                     continue  # it failed to read and waits for the next sync: stats lists it under fileErrors
-                count += changed(row, stat)
+                count += changed(row, named.stat)
         return count
 
     def collect_garbage(self) -> None:
