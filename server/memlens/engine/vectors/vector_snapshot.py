@@ -17,7 +17,7 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_file
 from memlens.engine.vectors.labels import Labels
-from memlens.engine.vectors.quantized_rows import EXACT, QuantizedRows
+from memlens.engine.vectors.quantized_rows import FLOAT16, QuantizedRows
 from memlens.engine.vectors.vector_log import CATEGORIES, LogStep
 
 if TYPE_CHECKING:
@@ -103,8 +103,8 @@ class VectorSnapshot:
 
     def as_step(self, removed: np.ndarray) -> LogStep:
         """This in-memory snapshot (from `of`) as the rows a log step adds, after removing `removed`."""
-        values, exact = self.base.values, self.base.exact
-        assert isinstance(values, np.ndarray) and isinstance(exact, np.ndarray)  # `of` holds its rows in memory
+        values, remainders = self.base.values, self.base.remainders
+        assert isinstance(values, np.ndarray) and isinstance(remainders, np.ndarray)  # `of` holds its rows in memory
         return LogStep(
             removed=removed,
             ids=self.ids,
@@ -113,7 +113,7 @@ class VectorSnapshot:
             scales=self.base.scales,
             codes=self.codes,
             values=values,
-            exact=exact,
+            remainders=remainders,
             categories={"kind": self.kind, "format": self.format, "role": self.role, "session": self.session},
         )
 
@@ -156,7 +156,9 @@ class VectorSnapshot:
         added = VectorSnapshot(
             ids=joined(lambda step: step.ids),
             base=QuantizedRows(
-                joined(lambda step: step.values), joined(lambda step: step.scales), joined(lambda step: step.exact)
+                joined(lambda step: step.values),
+                joined(lambda step: step.scales),
+                joined(lambda step: step.remainders),
             ),
             codes=joined(lambda step: step.codes),
             kind=labels(CATEGORIES[0]),
@@ -202,10 +204,11 @@ class VectorSnapshot:
         (for unit vectors: cosines within about 1e-3)."""
         return self._gather(positions, lambda part, rows: part.scores(rows, query))
 
-    def exact_scores(self, positions: np.ndarray, query: np.ndarray) -> np.ndarray:
-        """Exact float32 dot products with the rows at `positions`."""
-        exact: np.ndarray = self._gather(positions, lambda part, rows: part.exact_rows(rows)) @ query
-        return exact
+    def refined_scores(self, positions: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """Dot products with a float32 query of the rows at `positions` from their int8 values and remainders (for
+        unit vectors: cosines within about 1e-4)."""
+        refined: np.ndarray = self._gather(positions, lambda part, rows: part.refined_rows(rows)) @ query
+        return refined
 
     def row_slices(self, step: int) -> Iterator[QuantizedRows]:
         """The rows in order, `step` at a time, in memory (what a rewrite of the vector file writes); mapped int8
@@ -215,7 +218,7 @@ class VectorSnapshot:
             yield QuantizedRows(
                 self._gather(positions, lambda part, rows: part.value_rows(rows)),
                 self._gather(positions, lambda part, rows: part.scales[rows]),
-                self._gather(positions, lambda part, rows: part.stored_rows(rows)),
+                self._gather(positions, lambda part, rows: part.remainder_rows(rows)),
             )
             vector_file.release_pages(self.base.values)
 
@@ -268,7 +271,7 @@ class VectorSnapshot:
 def exact_form(matrix: np.ndarray) -> np.ndarray:
     """float32 rows as the float16 rows kept for them give them back: what the int8 rows and sign codes are made
     from, so a row is the same whether it came from the model or from its stored form."""
-    rounded: np.ndarray = np.asarray(matrix).astype(EXACT).astype(np.float32)
+    rounded: np.ndarray = np.asarray(matrix).astype(FLOAT16).astype(np.float32)
     return rounded
 
 
@@ -294,12 +297,12 @@ def vector_rows(catalog: Catalog, model: str, column: str, values: Sequence[obje
 def decode_vector(blob: bytes, dim: int) -> np.ndarray | None:
     """A vector as the catalog stores it (float16; float32 in an index from before), None for another size."""
     if len(blob) == dim * 2:
-        return np.frombuffer(blob, dtype=EXACT).astype(np.float32)
+        return np.frombuffer(blob, dtype=FLOAT16).astype(np.float32)
     if len(blob) == dim * 4:
         return np.frombuffer(blob, dtype="<f4")
     return None
 
 
 def encode_vector(vector: np.ndarray) -> bytes:
-    """A vector as the catalog stores it: float16, the form search keeps its exact rows in (quantized_rows.py)."""
-    return np.asarray(vector).astype(EXACT).tobytes()
+    """A vector as the catalog stores it: float16, the form the search's rows are quantised from (quantized_rows.py)."""
+    return np.asarray(vector).astype(FLOAT16).tobytes()
