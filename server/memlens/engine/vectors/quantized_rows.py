@@ -10,7 +10,8 @@ pread (FileRows) past that, since mapped int8 rows ended up just as resident a f
 (vector_file.MAP_VALUES_BYTES). Those errors reorder near-ties (recall@10 against a float32 scan: 0.968 at 150k
 real and grown rows from int8 alone, bench/RESULTS.md), so the rows a search returns are scored again from the int8
 values plus their remainders: row ≈ (values + remainder / 16) × scale, 12 bits a component, cosines within about
-1e-4 (recall@10 0.99, where float16 rows gave 0.992) for half a byte a component where float16 took two.
+1e-4 (recall@10 0.9907 at 150k rows, where float16 rows gave 0.9920) for half a byte a component where float16
+took two.
 The remainders are read with pread (no mapping: nothing stays resident) or held in memory. Rows are quantised from
 their float16 form (the catalog's, vector_snapshot.exact_form), so a search gives the same answer whether the rows
 came from SQLite, the vector file or a fresh embedding.
