@@ -12,6 +12,7 @@ import pytest
 
 from memlens.engine.engine import Engine
 from memlens.engine.filters import SearchFilters
+from memlens.engine.indexing.ingest import EMBED_TEXT_CHARS
 from memlens.engine.vectors import vector_file
 from memlens.engine.vectors.quantized_rows import BLOCK, FileRows, QuantizedRows
 from memlens.engine.vectors.vector_index import EXACT_ROWS, VectorIndex
@@ -65,18 +66,38 @@ def test_quantizing_again_changes_nothing_and_blocks_do_not_matter() -> None:
     assert np.array_equal(quantized.take(np.array([4, 2])).values_array(), quantized.values_array()[[4, 2]])
 
 
+def test_rows_given_back_quantise_to_themselves() -> None:
+    """The catalog keeps what the search keeps of a vector (its scale, int8 values and remainders), and the rows
+    rebuilt from it are quantised again: they must come out exactly as they went in, or a vector file rebuilt from
+    the catalog would hold other rows than the one written from the model's vectors."""
+    rows = _unit_rows(BLOCK + 100, seed=8)
+    rows[5] *= 0.0  # a zero row, and a row with one large component
+    rows[6] = 0.01
+    rows[6, 3] = 1.0
+    first = QuantizedRows.of(rows)
+    again = QuantizedRows.of(first.refined_rows(slice(None)))
+    assert np.array_equal(again.values_array(), first.values_array())
+    assert np.array_equal(again.remainders_array(), first.remainders_array())
+    assert np.array_equal(again.scales, first.scales)
+    blobs = first.encoded()
+    assert {len(blob) for blob in blobs} == {QuantizedRows.encoded_size(384)} == {4 + 384 + 192}
+    decoded = QuantizedRows.decoded(blobs[7], 384)
+    assert np.array_equal(decoded.refined_rows(slice(None)), first.refined_rows(np.array([7])))
+
+
 def test_rows_must_be_two_dimensional() -> None:
     with pytest.raises(ValueError, match="2-d"):
         QuantizedRows.of(np.zeros(384, np.float32))
     assert len(QuantizedRows.empty(384)) == 0 and QuantizedRows.empty(384).dim == 384
 
 
-@pytest.mark.parametrize("magic", [b"MLVEC01\n", b"MLVEC03\n"])
+@pytest.mark.parametrize("magic", [b"MLVEC01\n", b"MLVEC03\n", b"MLVEC04\n"])
 def test_a_vector_file_of_an_older_layout_is_rebuilt(
     example: Engine, caplog: pytest.LogCaptureFixture, magic: bytes
 ) -> None:
-    """A file written by a version that stored float32 (MLVEC01) or float16 rows (MLVEC03) is stale, not damaged:
-    it is read from SQLite and written again, with an info line rather than a warning."""
+    """A file written by a version that stored float32 (MLVEC01) or float16 rows (MLVEC03), or remainders in
+    sixteenths (MLVEC04), is stale, not damaged: it is read from SQLite and written again, with an info line rather
+    than a warning."""
     assert example.embedder is not None
     example.indexer.embedding.persist(force=True)
     path: Path = vector_file.file_for(example.index_dir, example.embedder.name)
@@ -210,18 +231,18 @@ def test_a_search_over_the_file_gives_what_the_same_rows_in_memory_give(
 
 def test_searches_over_real_vectors_rank_and_score_as_exact_cosines_do(example: Engine) -> None:
     """On the real model's vectors of the example's messages, read from the vector file: each search's top 10 is the
-    exact float32 top 10 (the catalog's vectors scanned) and every cosine it returns is within 1.5e-4 of the exact
-    one. Ranked and scored from the int8 rows alone, the cosines are off by up to about 1e-3."""
+    exact float32 top 10 (the model's own vectors, embedded again, scanned) and every cosine it returns is within
+    1.5e-4 of the exact one. Ranked and scored from the int8 rows alone, the cosines are off by up to about 1e-3."""
     assert example.embedder is not None
     example.indexer.embedding.persist(force=True)
     snapshot = example.vectors._current()
     assert isinstance(snapshot.base.remainders, FileRows)
     ids = snapshot.ids.tolist()
-    rows = vector_rows(example.catalog, example.embedder.name, "id", ids, dim=example.vectors.dim)
-    assert len(rows) == len(ids) >= 50
-    exact_ids = np.array([row.unit_id for row in rows])
-    matrix = np.vstack([row.vector for row in rows])
-    texts = example.catalog.units_by_id(ids[:: max(1, len(ids) // 40)])
+    units = example.catalog.units_by_id(ids)
+    assert len(units) == len(ids) >= 50
+    exact_ids = np.array(ids)
+    matrix = example.embedder.embed([str(units[unit_id]["text"])[:EMBED_TEXT_CHARS] for unit_id in ids])
+    texts = {unit_id: units[unit_id] for unit_id in ids[:: max(1, len(ids) // 40)]}
     queries = [" ".join(str(unit["text"]).split()[:8]) for unit in texts.values()]
     hits = total = 0
     worst = 0.0

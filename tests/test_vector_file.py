@@ -16,7 +16,7 @@ from memlens.engine.vectors import vector_file, vector_log
 from memlens.engine.vectors.labels import Labels
 from memlens.engine.vectors.quantized_rows import FileRows, QuantizedRows
 from memlens.engine.vectors.vector_index import VectorIndex
-from memlens.engine.vectors.vector_snapshot import VectorRow, vector_rows
+from memlens.engine.vectors.vector_snapshot import VectorRow, decode_vector, vector_rows
 
 QUERIES = ["dead letter queue", "how do we deploy", "database migration", "retry with backoff", "tests failing"]
 
@@ -389,3 +389,28 @@ def test_the_file_keeps_one_compact_copy_of_each_vector(tmp_path: Path) -> None:
     assert np.array_equal(stored.matrix.remainders_array(), rows.remainders_array())
     picked = np.array([4_999, 0, 17])
     assert np.array_equal(stored.matrix.refined_rows(picked), rows.refined_rows(picked))
+
+
+def test_the_catalog_keeps_the_compact_form_and_still_reads_float16(example: Engine) -> None:
+    """A vector is stored in the catalog as the search keeps it (scale, int8 values, remainders: 580 bytes, not
+    float16's 768), and a catalog from before, float16 blobs told apart by their length, still reads: half the blobs
+    rewritten as float16 give the same searches, within float16's rounding."""
+    assert example.embedder is not None
+    db = example.catalog.db
+    lengths = {int(n) for (n,) in db.execute("SELECT length(vec) FROM vectors")}
+    assert lengths == {4 + 384 + 192}
+    reference = _results(_from_sqlite(example), example)
+    blobs = list(db.execute("SELECT hash, model, vec FROM vectors"))
+    with example.catalog.transaction() as tx:
+        for digest, model, blob in blobs[::2]:
+            vector = decode_vector(blob, 384)
+            assert vector is not None
+            tx.execute(
+                "UPDATE vectors SET vec = ? WHERE hash = ? AND model = ?",
+                (vector.astype(np.float16).tobytes(), digest, model),
+            )
+    assert {int(n) for (n,) in db.execute("SELECT length(vec) FROM vectors")} == {4 + 384 + 192, 768}
+    mixed = _results(_from_sqlite(example), example)
+    for before, after in zip(reference, mixed, strict=True):
+        assert [unit_id for unit_id, _ in before[:5]] == [unit_id for unit_id, _ in after[:5]]
+        assert all(abs(a - b) < 2e-4 for (_, a), (_, b) in zip(before, after, strict=True))

@@ -9,12 +9,14 @@ a quarter of the space, and cosines within about 1e-3; mapped from the vector fi
 pread (FileRows) past that, since mapped int8 rows ended up just as resident a few hundred searches later
 (vector_file.MAP_VALUES_BYTES). Those errors reorder near-ties (recall@10 against a float32 scan: 0.968 at 150k
 real and grown rows from int8 alone, bench/RESULTS.md), so the rows a search returns are scored again from the int8
-values plus their remainders: row ≈ (values + remainder / 16) × scale, 12 bits a component, cosines within about
-1e-4 (recall@10 0.9907 at 150k rows, where float16 rows gave 0.9920) for half a byte a component where float16
-took two.
-The remainders are read with pread (no mapping: nothing stays resident) or held in memory. Rows are quantised from
-their float16 form (the catalog's, vector_snapshot.exact_form), so a search gives the same answer whether the rows
-came from SQLite, the vector file or a fresh embedding.
+values plus their remainders: row ≈ (values + remainder / 15) × scale, about 12 bits a component, cosines within
+about 1e-4 (recall@10 in bench/RESULTS.md), for half a byte a component where float16 took two. The remainders are
+read with pread (no mapping: nothing stays resident) or held in memory.
+
+This is also the form the catalog keeps a vector in (vector_snapshot.encode_vector: scale, int8 values, remainders).
+Quantising the rows this form gives back yields the very same values, remainders and scale (the remainders stop at
+±7/15, short of the ±1/2 where a value would round the other way), so a search gives the same answer whether the
+rows came from SQLite, the vector file or a fresh embedding.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ else:
     np = lazy_module("numpy")
 
 LEVELS = 127  # int8 values run from -127 to 127 (never -128: the scale is symmetric)
-STEPS = 16  # an int8 value's remainder (-0.5 to 0.5) is kept in sixteenths, -8 to 7, two to a byte
-FLOAT16 = "<f2"  # the form a vector is kept in the catalog, and quantised from
+STEPS = 15  # an int8 value's remainder (-0.5 to 0.5) is kept in fifteenths, -7 to 7, stored + 8, two to a byte
+OFFSET = 8  # what a remainder is stored with added (0 is never stored)
 BLOCK = 8192  # rows quantised at a time
 COALESCE_BYTES = 4096  # rows of a file this close are read at once (FileRows)
 
@@ -123,22 +125,22 @@ class FileRows:
 
 
 def pack_remainders(steps: np.ndarray) -> np.ndarray:
-    """Remainders in sixteenths (-8 to 7, [n, dim]) two to a byte, the even column's in the high half; an odd last
+    """Remainders in fifteenths (-7 to 7, [n, dim]) two to a byte, the even column's in the high half; an odd last
     column is paired with a zero remainder."""
-    nibbles = (steps.astype(np.int16) + STEPS // 2).astype(np.uint8)
+    nibbles = (steps.astype(np.int16) + OFFSET).astype(np.uint8)
     if nibbles.shape[1] % 2:
-        nibbles = np.concatenate([nibbles, np.full((len(nibbles), 1), STEPS // 2, np.uint8)], axis=1)
+        nibbles = np.concatenate([nibbles, np.full((len(nibbles), 1), OFFSET, np.uint8)], axis=1)
     packed: np.ndarray = (nibbles[:, 0::2] << 4) | nibbles[:, 1::2]
     return packed
 
 
 def unpack_remainders(packed: np.ndarray, dim: int) -> np.ndarray:
-    """The remainders of `pack_remainders` as float32 fractions of a step (-0.5 to 0.4375), [n, dim]."""
+    """The remainders of `pack_remainders` as float32 fractions of a step (-7/15 to 7/15), [n, dim]."""
     nibbles = np.empty((len(packed), 2 * packed.shape[1]), np.float32)
     nibbles[:, 0::2] = packed >> 4
     nibbles[:, 1::2] = packed & 0x0F
-    nibbles -= STEPS // 2
-    nibbles *= 1.0 / STEPS
+    nibbles -= OFFSET
+    nibbles *= np.float32(1.0 / STEPS)
     return nibbles[:, :dim]
 
 
@@ -159,12 +161,11 @@ class QuantizedRows:
 
     @staticmethod
     def of(matrix: np.ndarray) -> QuantizedRows:
-        """Quantise float rows, BLOCK at a time, from their float16 form, so rows made from the model's float32
-        output and from their stored float16 form are the same. A row that is all zeros keeps scale 0: it scores 0
-        against anything."""
+        """Quantise float rows, BLOCK at a time (rows given back by `refined_rows` quantise to themselves). A row
+        that is all zeros keeps scale 0: it scores 0 against anything."""
         if matrix.ndim != 2:
             raise ValueError(f"rows must be a 2-d array, not {matrix.ndim}-d")
-        matrix = np.asarray(matrix).astype(FLOAT16).astype(np.float32)
+        matrix = np.asarray(matrix, dtype=np.float32)
         values = np.empty(matrix.shape, np.int8)
         remainders = np.empty((len(matrix), remainder_width(matrix.shape[1])), np.uint8)
         scales = np.zeros(len(matrix), np.float32)
@@ -176,7 +177,7 @@ class QuantizedRows:
             divided = part / np.where(scale > 0, scale, 1.0).astype(np.float32)[:, np.newaxis]
             rounded = np.clip(np.rint(divided), -LEVELS, LEVELS)
             divided -= rounded  # the remainder, -0.5 to 0.5 of a step
-            steps = np.clip(np.rint(divided * STEPS), -(STEPS // 2), STEPS // 2 - 1)
+            steps = np.clip(np.rint(divided * STEPS), -(STEPS // 2), STEPS // 2)
             values[start : start + BLOCK] = rounded
             remainders[start : start + BLOCK] = pack_remainders(steps)
             scales[start : start + BLOCK] = scale
@@ -195,12 +196,40 @@ class QuantizedRows:
         dots *= self.scales[rows]
         return dots
 
-    def refined_rows(self, rows: np.ndarray) -> np.ndarray:
-        """The rows at `rows` as float32 from the int8 values and their remainders (12 bits a component)."""
+    def refined_rows(self, rows: np.ndarray | slice) -> np.ndarray:
+        """The rows at `rows` as float32 from the int8 values and their remainders (about 12 bits a component)."""
         refined = unpack_remainders(self.remainder_rows(rows), self.dim)
         refined += self.value_rows(rows)
         refined *= self.scales[rows][:, np.newaxis]
         return refined
+
+    def sign_codes(self) -> np.ndarray:
+        """One bit per dimension of each row as kept here (values and remainders), its sign: the search's codes
+        (vector_snapshot.binary_codes), BLOCK rows at a time."""
+        codes = np.empty((len(self), (self.dim + 7) // 8), np.uint8)
+        for start in range(0, len(self), BLOCK):
+            part = slice(start, min(start + BLOCK, len(self)))
+            codes[part] = np.packbits(self.refined_rows(part) > 0, axis=-1)
+        return codes
+
+    def encoded(self) -> list[bytes]:
+        """Each row as the catalog keeps it: its scale (float32), int8 values and packed remainders."""
+        values, remainders = self.values_array(), self.remainders_array()
+        scales = self.scales.astype("<f4")
+        return [scales[n].tobytes() + values[n].tobytes() + remainders[n].tobytes() for n in range(len(self))]
+
+    @staticmethod
+    def encoded_size(dim: int) -> int:
+        """Bytes of one row as `encoded` gives it."""
+        return 4 + dim + remainder_width(dim)
+
+    @staticmethod
+    def decoded(blob: bytes, dim: int) -> QuantizedRows:
+        """One row from its `encoded` bytes."""
+        scale = np.frombuffer(blob, "<f4", count=1).astype(np.float32)
+        values = np.frombuffer(blob, np.int8, count=dim, offset=4).reshape(1, dim)
+        remainders = np.frombuffer(blob, np.uint8, offset=4 + dim).reshape(1, remainder_width(dim))
+        return QuantizedRows(values, scale, remainders)
 
     def value_rows(self, rows: np.ndarray | slice) -> np.ndarray:
         """The int8 rows at `rows` (read from the vector file if they live there)."""

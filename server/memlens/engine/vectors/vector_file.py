@@ -6,7 +6,8 @@ each and each value's 4-bit remainder (quantized_rows.py), their sign codes and 
 layout: the int8 rows a search re-ranks are mapped read-only while they are at most MAP_VALUES_BYTES and read with
 pread past that, the remainders of the few it returns are read with pread (quantized_rows.FileRows), the small
 columns (ids, scales, codes, metadata) are read into memory and checksummed. No float copy of a vector is kept
-here: the catalog's float16 one is the source of truth.
+here: the catalog's copy (the same scale, int8 values and remainders; float16 in an older catalog) is the source of
+truth.
 
 The file is derived: SQLite's `vectors` table stays the source of truth. Its header carries the catalog stamp it
 reflects (`Catalog.vector_stamp`), the model and the dimension; a file whose stamp, model, dimension or size
@@ -46,9 +47,9 @@ else:
 
 log = logging.getLogger(__name__)
 
-# 04: int8 rows and their remainders; a file of an older layout is rebuilt (03: with float16 rows, 02: with float32
-# rows, 01: float32 rows only)
-MAGIC = b"MLVEC04\n"
+# 05: int8 rows and their remainders in fifteenths; a file of an older layout is rebuilt (04: remainders in
+# sixteenths, 03: with float16 rows, 02: with float32 rows, 01: float32 rows only)
+MAGIC = b"MLVEC05\n"
 FAMILY = b"MLVEC"
 ALIGN = 4096
 WRITE_ROWS = 8192  # the matrix is written in slices of this many rows: never a second full copy in memory

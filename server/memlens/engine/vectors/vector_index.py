@@ -36,7 +36,7 @@ from memlens.engine.vectors import vector_file, vector_log
 from memlens.engine.vectors.labels import Labels
 from memlens.engine.vectors.quantized_rows import QuantizedRows
 from memlens.engine.vectors.vector_log import LogStep
-from memlens.engine.vectors.vector_snapshot import VectorRow, VectorSnapshot, binary_codes, decode_vector, exact_form
+from memlens.engine.vectors.vector_snapshot import VectorRow, VectorSnapshot, binary_codes, decode_vector
 
 if TYPE_CHECKING:
     import numpy as np
@@ -263,11 +263,12 @@ class VectorIndex:
             matrix = matrix[present]
         if not units:
             return VectorSnapshot.empty(self.dim)
-        matrix = exact_form(matrix)  # an older catalog's float32 rows: the float16 form every row is made from
+        base = QuantizedRows.of(matrix)
+        del matrix
         return VectorSnapshot(
             ids=np.fromiter((r[0] for r in units), np.int64, len(units)),
-            base=QuantizedRows.of(matrix),
-            codes=binary_codes(matrix),
+            base=base,
+            codes=base.sign_codes(),
             kind=Labels.of(r[1] for r in units),
             format=Labels.of(r[2] for r in units),
             role=Labels.of(r[3] for r in units),

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 else:
     np = lazy_module("numpy")
 
-MAGIC = b"MLVLOG02"  # 02: rows as int8 and remainders (01 also held float16 rows: such a log is not read)
+MAGIC = b"MLVLOG03"  # 03: rows as int8 and remainders in fifteenths (02: sixteenths; 01: float16 rows): not read
 RECORD = b"MLVR"
 FRAME = struct.Struct("<4sII")
 CATEGORIES = ("kind", "format", "role", "session")
