@@ -11,9 +11,11 @@ read back on the next touch).
 It also says where the resident memory lies (/proc/self/smaps: the vector file, the catalog, the keyword index,
 other files, anonymous memory) and, for an A/B, each search's CPU time by mode: the first pass (hybrid, keyword:
 what the peak is measured on), then a second pass of keyword, hybrid and vector searches on the warm process.
-`--ab OTHER/server` runs this tree's server and another's in fresh processes, alternated, `--rounds` times.
+`--ab OTHER/server` runs this tree's server and another's in fresh processes, alternated, `--rounds` times; with
+`--ab-root ROOT2` the other tree opens its own copy of the index (a change of the vector file's layout: each tree
+would rebuild the other's file).
 
-    python bench/search_memory.py ROOT [--queries 300] [--ab /tmp/base/server --rounds 2]
+    python bench/search_memory.py ROOT [--queries 300] [--ab /tmp/base/server [--ab-root ROOT2] --rounds 2]
 """
 
 from __future__ import annotations
@@ -145,13 +147,16 @@ def measure(root: Path, *, queries: int = 300, seed: int = 8, server: Path | Non
     return result
 
 
-def alternate(root: Path, *, queries: int, base: Path, rounds: int) -> list[dict[str, Any]]:
-    """This tree's server and `base`, each in fresh processes, alternated; each run with the load average."""
+def alternate(
+    root: Path, *, queries: int, base: Path, rounds: int, base_root: Path | None = None
+) -> list[dict[str, Any]]:
+    """This tree's server and `base` (on `base_root`, else on `root` too), each in fresh processes, alternated; each
+    run with the load average."""
     runs: list[dict[str, Any]] = []
     for round_number in range(rounds):
-        for name, server in (("base", base), ("this", REPO / "server")):
+        for name, server, where in (("base", base, base_root or root), ("this", REPO / "server", root)):
             load = os.getloadavg()
-            result = measure(root, queries=queries, server=server)
+            result = measure(where, queries=queries, server=server)
             runs.append({"tree": name, "round": round_number, "loadavg": load, **result})
             print(json.dumps(runs[-1]), file=sys.stderr, flush=True)
     return runs
@@ -162,10 +167,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("root", type=Path, help="a folder holding corpus/ and index/ (bench/speed.py --prebuilt)")
     parser.add_argument("--queries", type=int, default=300, help="hybrid + keyword queries, each embedded afresh")
     parser.add_argument("--ab", type=Path, help="another tree's server/ folder to alternate with this one")
+    parser.add_argument("--ab-root", type=Path, help="with --ab: the other tree's copy of the index (default ROOT)")
     parser.add_argument("--rounds", type=int, default=2, help="with --ab: runs of each tree")
     args = parser.parse_args(argv)
     if args.ab is not None:
-        runs = alternate(args.root, queries=args.queries, base=args.ab, rounds=args.rounds)
+        runs = alternate(args.root, queries=args.queries, base=args.ab, rounds=args.rounds, base_root=args.ab_root)
         print(json.dumps({"runs": runs, "loadavgEnd": os.getloadavg()}, indent=2))
         return
     print(json.dumps({"loadavgStart": os.getloadavg(), **measure(args.root, queries=args.queries)}, indent=2))

@@ -3,15 +3,17 @@
 The rows are the bundled model's vectors of real messages: the turns of the five LoCoMo conversations and the
 shared real transcripts' messages; to reach the size of a big index, they are followed by copies of themselves with
 Gaussian noise (renormalised), the way round 2 grew real vectors to 150k rows. The queries are LoCoMo's questions
-(a sample). Three rankings are compared with the exact float32 top 10 over all rows:
+(a sample). These rankings are compared with the exact float32 top 10 over all rows:
 
 - `memlens`: what a search does (vector_index.VectorIndex, asked for the default candidate count, as the engine
   asks): sign codes scanned by faiss, the best RERANK re-scored from the int8 rows (quantized_rows.py), the best
-  EXACT_TOP of those scored again from the float32 rows;
+  REFINED_TOP of those scored again from the int8 rows plus their 4-bit remainders;
+- `float16Top`: the same, the best REFINED_TOP scored again from float16 rows (what it did before the remainders);
+- `int8Rerank`: the same candidates ranked by their int8 rows alone (no second scoring);
 - `float32Rerank`: the same candidates re-scored from float32 rows (what it did before the int8 rows);
 - `int8Exact`: every row scored from the int8 rows (the re-rank's share of the loss, without the codes').
 
-    python bench/vector_recall.py [--rows 150000] [--queries 200] [--noise 0.35]
+    python bench/vector_recall.py [--rows 150000] [--queries 200] [--noise 0.35] [--real-only]
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from bench.corpus import bench_settings
 from bench.locomo_data import load_conversation
 from bench.speed import SHARED_TRANSCRIPTS, shared_texts
 from memlens.engine.vectors.quantized_rows import QuantizedRows
-from memlens.engine.vectors.vector_index import EXACT_TOP, RERANK, VectorIndex
+from memlens.engine.vectors.vector_index import REFINED_TOP, RERANK, VectorIndex
 from memlens.engine.vectors.vector_snapshot import VectorRow, binary_codes
 from memlens.settings import SearchSettings
 
@@ -60,7 +62,7 @@ def recall(found: list[list[int]], truth: list[list[int]]) -> float:
     return round(hits / max(1, sum(len(t) for t in truth)), 4)
 
 
-def measure(*, rows: int, queries: int, noise: float, seed: int = 11) -> dict[str, Any]:
+def measure(*, rows: int, queries: int, noise: float, seed: int = 11, real_only: bool = False) -> dict[str, Any]:
     files = sorted(LOCOMO.glob("*.json"))
     if not SHARED_TRANSCRIPTS.is_dir() or not files:
         return {"skipped": f"{SHARED_TRANSCRIPTS} or {LOCOMO} is absent"}
@@ -78,7 +80,7 @@ def measure(*, rows: int, queries: int, noise: float, seed: int = 11) -> dict[st
     real = np.asarray(embedder.embed(kept), dtype=np.float32)
     query_vectors = np.vstack([embedder.embed_query(q) for q in asked]).astype(np.float32)
     embed_cpu = time.process_time() - started
-    matrix = grown(real, rows, noise, seed)
+    matrix = real if real_only else grown(real, rows, noise, seed)
     index = VectorIndex(matrix.shape[1])
     index.update(add=[VectorRow(i, "transcript", "", "", "", float("nan"), v) for i, v in enumerate(matrix)])
     quantized = QuantizedRows.of(matrix)
@@ -86,25 +88,36 @@ def measure(*, rows: int, queries: int, noise: float, seed: int = 11) -> dict[st
     import faiss
 
     truth: list[list[int]] = []
-    found: dict[str, list[list[int]]] = {"memlens": [], "float32Rerank": [], "int8Exact": []}
+    found: dict[str, list[list[int]]] = {
+        name: [] for name in ("memlens", "float16Top", "int8Rerank", "float32Rerank", "int8Exact")
+    }
+    errors: list[float] = []
     depth = SearchSettings().candidates
     for query in query_vectors:
         truth.append(np.argsort(-(matrix @ query), kind="stable")[:10].tolist())
-        found["memlens"].append([unit_id for unit_id, _ in index.search(query, depth)[:10]])
+        returned = index.search(query, depth)[:10]
+        found["memlens"].append([unit_id for unit_id, _ in returned])
+        errors += [abs(score - float(matrix[unit_id] @ query)) for unit_id, score in returned]
         _, near = faiss.knn_hamming(binary_codes(query[np.newaxis, :]), codes, RERANK, variant="mc")
         candidates = near[0][near[0] >= 0].astype(np.int64)
+        by_int8 = candidates[np.argsort(-quantized.scores(candidates, query), kind="stable")]
+        found["int8Rerank"].append(by_int8[:10].tolist())
+        top = by_int8[:REFINED_TOP]
+        float16 = matrix[top].astype(np.float16).astype(np.float32) @ query
+        found["float16Top"].append(top[np.argsort(-float16, kind="stable")[:10]].tolist())
         exact = matrix[candidates] @ query
         found["float32Rerank"].append(candidates[np.argsort(-exact, kind="stable")[:10]].tolist())
         found["int8Exact"].append(np.argsort(-quantized.scores(slice(None), query), kind="stable")[:10].tolist())
     return {
         "realVectors": len(real),
-        "rows": rows,
+        "rows": len(matrix),
         "queries": len(query_vectors),
         "noise": noise,
         "rerank": RERANK,
-        "exactTop": EXACT_TOP,
+        "refinedTop": REFINED_TOP,
         "embedCpuS": round(embed_cpu, 1),
         "recallAt10": {name: recall(f, truth) for name, f in found.items()},
+        "returnedCosineError": {"mean": float(np.mean(errors)), "max": float(np.max(errors))},
         "machine": machine_info(),
     }
 
@@ -114,13 +127,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rows", type=int, default=150_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--noise", type=float, default=0.35, help="noise scale of the grown copies")
+    parser.add_argument("--real-only", action="store_true", help="only the real vectors (--rows is ignored)")
     args = parser.parse_args(argv)
-    print(
-        json.dumps(
-            {"loadavgStart": os.getloadavg(), **measure(rows=args.rows, queries=args.queries, noise=args.noise)},
-            indent=2,
-        )
-    )
+    figures = measure(rows=args.rows, queries=args.queries, noise=args.noise, real_only=args.real_only)
+    print(json.dumps({"loadavgStart": os.getloadavg(), **figures, "loadavgEnd": os.getloadavg()}, indent=2))
 
 
 if __name__ == "__main__":

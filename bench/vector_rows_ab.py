@@ -72,7 +72,7 @@ def measure(root: Path, queries: int) -> dict[str, Any]:
     read = VectorSnapshot.stored(stored)
     mapped = VectorSnapshot(
         ids=read.ids,
-        base=QuantizedRows(mapped_values, read.base.scales, read.base.exact),
+        base=QuantizedRows(mapped_values, read.base.scales, read.base.remainders),
         codes=read.codes,
         kind=read.kind,
         format=read.format,

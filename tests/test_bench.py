@@ -16,7 +16,7 @@ from memlens.engine.vectors.embedder import Embedder
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench import locomo, locomo_data, search_memory, speed, speed_report  # noqa: E402
+from bench import locomo, locomo_data, search_memory, speed, speed_report, vector_open  # noqa: E402
 from bench.corpus import make_corpus, open_engine  # noqa: E402
 
 LOCOMO = SHARED / "datasets" / "locomo"
@@ -223,3 +223,33 @@ def test_search_process_memory_is_measured_in_a_fresh_process(embedder: Embedder
         assert 0 < spent["p50"] <= spent["p99"]
     assert set(result["warmCpuMs"]) == {"keyword", "hybrid", "vector"}
     assert "skipped" in search_memory.measure(tmp_path / "absent", queries=1)  # a failure is said, not raised
+
+
+def test_the_vector_files_open_is_timed_and_another_layout_is_said(tmp_path: Path) -> None:
+    import numpy as np
+
+    from memlens.engine.vectors import vector_file
+    from memlens.engine.vectors.labels import Labels
+    from memlens.engine.vectors.quantized_rows import QuantizedRows
+
+    count = 300
+    rows = np.random.default_rng(1).standard_normal((count, 16)).astype(np.float32)
+    path = vector_file.file_for(tmp_path / "index", "m")
+    path.parent.mkdir()
+    vector_file.write(
+        path,
+        stamp="s",
+        model="m",
+        ids=np.arange(count),
+        row_slices=[QuantizedRows.of(rows)],
+        codes=np.zeros((count, 2), np.uint8),
+        ts=np.zeros(count),
+        seq=np.zeros(count, np.int64),
+        categories={name: Labels.of(["x"] * count) for name in vector_file.CATEGORIES},
+    )
+    result = vector_open.child(tmp_path, 3)
+    assert result["rows"] == count and len(result["cpuMs"]) == 3 and result["fileBytes"] == path.stat().st_size
+    data = bytearray(path.read_bytes())
+    data[:8] = b"MLVEC03\n"  # a layout this tree rebuilds rather than reads
+    path.write_bytes(bytes(data))
+    assert "skipped" in vector_open.child(tmp_path, 1)

@@ -16,7 +16,7 @@ from memlens.engine.vectors import vector_file, vector_log
 from memlens.engine.vectors.labels import Labels
 from memlens.engine.vectors.quantized_rows import FileRows, QuantizedRows
 from memlens.engine.vectors.vector_index import VectorIndex
-from memlens.engine.vectors.vector_snapshot import VectorRow, vector_rows
+from memlens.engine.vectors.vector_snapshot import VectorRow, decode_vector, vector_rows
 
 QUERIES = ["dead letter queue", "how do we deploy", "database migration", "retry with backoff", "tests failing"]
 
@@ -59,7 +59,7 @@ def _fresh(engine: Engine, may_write: bool = True) -> VectorIndex:
 
 def _from_file(index: VectorIndex) -> bool:
     snapshot = index._snapshot
-    return snapshot is not None and isinstance(snapshot.base.exact, FileRows)
+    return snapshot is not None and isinstance(snapshot.base.remainders, FileRows)
 
 
 def test_sync_writes_the_file_and_a_warm_start_reads_it(example: Engine) -> None:
@@ -126,7 +126,7 @@ def test_a_damaged_file_is_rebuilt_never_a_crash(example: Engine, damage: str) -
     header_end = 12 + int.from_bytes(data[8:12], "little")
     sections = json.loads(bytes(data[12:header_end]))["sections"]
     if damage == "truncated":
-        data = data[: sections["matrix"][0] + 100]
+        data = data[: sections["remainders"][0] + 100]
     elif damage in ("codes", "ids"):
         data[sections[damage][0] + 3] ^= 0xFF
     elif damage == "header":
@@ -166,7 +166,7 @@ def test_updates_on_an_index_read_from_the_file_match_a_rebuild(example: Engine)
     ]
     index.update(remove=gone, add=added)
     after = index._snapshot
-    assert after is not None and isinstance(after.base.exact, FileRows)  # the file's rows are still the base
+    assert after is not None and isinstance(after.base.remainders, FileRows)  # the file's rows are still the base
     assert after.changed == len(gone) + len(changed) * 2 - len(set(gone) & set(changed))
 
     expected = VectorIndex(index.dim)  # the same rows built in memory
@@ -357,4 +357,60 @@ def test_a_write_holds_one_slice_at_a_time(tmp_path: Path) -> None:
     )
     stored = vector_file.read(tmp_path / "v.bin", stamp="s", model="m", dim=16)
     assert stored is not None and len(alive) == 5
-    assert np.array_equal(stored.matrix.exact_rows(np.array([0, 39])), np.array([[1.0] * 16, [33.0] * 16]))
+    assert np.allclose(stored.matrix.refined_rows(np.array([0, 39])), [[1.0] * 16, [33.0] * 16], rtol=1e-6, atol=0)
+
+
+def test_the_file_keeps_one_compact_copy_of_each_vector(tmp_path: Path) -> None:
+    """Each row is its int8 values (384 B), their remainders (192 B), its sign code (48 B) and small columns (44 B):
+    no float copy (the catalog's float16 one is the source of truth), which would add 768 B or more a row."""
+    count, dim = 5_000, 384
+    matrix = np.random.default_rng(4).standard_normal((count, dim)).astype(np.float32)
+    rows = QuantizedRows.of(matrix / np.linalg.norm(matrix, axis=1, keepdims=True))
+    path = tmp_path / "v.bin"
+    vector_file.write(
+        path,
+        stamp="s",
+        model="m",
+        ids=np.arange(count),
+        row_slices=[rows],
+        codes=np.zeros((count, dim // 8), np.uint8),
+        ts=np.zeros(count),
+        seq=np.zeros(count, np.int64),
+        categories={name: Labels.of(["x"] * count) for name in vector_file.CATEGORIES},
+    )
+    data = path.read_bytes()
+    header = json.loads(data[12 : 12 + int.from_bytes(data[8:12], "little")])
+    assert set(header["sections"]) == {"values", "remainders", *vector_file.SMALL}
+    assert header["sections"]["values"][1] == count * dim and header["sections"]["remainders"][1] == count * dim // 2
+    assert len(data) / count < dim + dim // 2 + dim // 8 + 44 + 10  # 10: the header and pages' alignment
+    stored = vector_file.read(path, stamp="s", model="m", dim=dim)
+    assert stored is not None
+    assert np.array_equal(stored.matrix.values_array(), rows.values_array())
+    assert np.array_equal(stored.matrix.remainders_array(), rows.remainders_array())
+    picked = np.array([4_999, 0, 17])
+    assert np.array_equal(stored.matrix.refined_rows(picked), rows.refined_rows(picked))
+
+
+def test_the_catalog_keeps_the_compact_form_and_still_reads_float16(example: Engine) -> None:
+    """A vector is stored in the catalog as the search keeps it (scale, int8 values, remainders: 580 bytes, not
+    float16's 768), and a catalog from before, float16 blobs told apart by their length, still reads: half the blobs
+    rewritten as float16 give the same searches, within float16's rounding."""
+    assert example.embedder is not None
+    db = example.catalog.db
+    lengths = {int(n) for (n,) in db.execute("SELECT length(vec) FROM vectors")}
+    assert lengths == {4 + 384 + 192}
+    reference = _results(_from_sqlite(example), example)
+    blobs = list(db.execute("SELECT hash, model, vec FROM vectors"))
+    with example.catalog.transaction() as tx:
+        for digest, model, blob in blobs[::2]:
+            vector = decode_vector(blob, 384)
+            assert vector is not None
+            tx.execute(
+                "UPDATE vectors SET vec = ? WHERE hash = ? AND model = ?",
+                (vector.astype(np.float16).tobytes(), digest, model),
+            )
+    assert {int(n) for (n,) in db.execute("SELECT length(vec) FROM vectors")} == {4 + 384 + 192, 768}
+    mixed = _results(_from_sqlite(example), example)
+    for before, after in zip(reference, mixed, strict=True):
+        assert [unit_id for unit_id, _ in before[:5]] == [unit_id for unit_id, _ in after[:5]]
+        assert all(abs(a - b) < 2e-4 for (_, a), (_, b) in zip(before, after, strict=True))

@@ -90,7 +90,7 @@ class VectorTables(CatalogConnection):
             db.execute("COMMIT")
 
     def cached_vectors(self, model: str) -> Iterator[tuple[str, bytes]]:
-        """(text hash, float32 blob) of every vector for `model`, in storage order."""
+        """(text hash, blob: vector_snapshot.encode_vector's form) of every vector for `model`, in storage order."""
         yield from self.db.execute("SELECT hash, vec FROM vectors WHERE model = ?", (model,))
 
     def vector_units(self) -> Iterator[tuple[int, str, str, str, str, float | None, str, int | None]]:

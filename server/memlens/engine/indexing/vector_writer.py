@@ -19,7 +19,7 @@ from memlens.engine.keyword.vocabulary import embed_words, link_words
 from memlens.engine.progress import Progress, RateMeter
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_index import VectorIndex
-from memlens.engine.vectors.vector_snapshot import encode_vector, vector_rows
+from memlens.engine.vectors.vector_snapshot import encode_vectors, vector_rows
 
 EMBED_BATCH = 256
 
@@ -111,7 +111,7 @@ class VectorWriter:
             matrix = self.embedder.embed([units[unit_id]["text"][:EMBED_TEXT_CHARS] for _, unit_id in missing])
             hashes = [h for h, _ in missing]
             with self.catalog.transaction() as db:
-                blobs = [(h, encode_vector(v)) for h, v in zip(hashes, matrix, strict=True)]
+                blobs = list(zip(hashes, encode_vectors(matrix), strict=True))
                 self.catalog.store_vectors(db, model, blobs)
             self._pending = None
             self.vectors.update(add=vector_rows(self.catalog, model, "embed_text_hash", hashes, dim=self.vectors.dim))

@@ -1,15 +1,15 @@
 """The team index in PostgreSQL + pgvector: every SQL statement the team feature sends lives here.
 
-One table of published units, keyed by (project, publisher, content hash: the project first, so the key holds a
-Citus distribution column): publishing again sends only what the server lacks and deletes what the publisher no
-longer has. Full text by a generated tsvector with a GIN index (and one over its word pairs: keyword_candidates),
-meaning by a pgvector `halfvec` column (the local index keeps its vectors in float16 already: nothing is lost, and
-the rows and graph are half the size). The table is split by a hash of the publisher into PARTITIONS partitions,
-each with its own HNSW index (cosine): a publisher's bulk load rebuilds the graph of its own partition, never of
-every row; a vector search reads each partition's graph and merges them in order (PostgreSQL's Merge Append). The
-schema carries its version (`memlens_team_schema`); `MIGRATIONS` brings any older one up to `TEAM_SCHEMA_VERSION`
-under an advisory lock, so two publishers starting at once do not race each other's DDL. Works against any
-PostgreSQL 15 or later with the `vector` extension.
+One table of published units, keyed by (project, publisher, content hash: the project first, so the key holds a Citus
+distribution column): publishing again sends only what the server lacks and deletes what the publisher no longer has.
+Full text by a generated tsvector with a GIN index (and one over its word pairs: keyword_candidates), meaning by a
+pgvector `halfvec` column (the local index keeps a vector to about 12 bits a component, or as float16 in an older
+catalog: float16 adds about as little error again, and the rows and graph are half the size). The table is split by a
+hash of the publisher into PARTITIONS partitions, each with its own HNSW index (cosine): a publisher's bulk load
+rebuilds the graph of its own partition, never of every row; a vector search reads each partition's graph and merges
+them in order (PostgreSQL's Merge Append). The schema carries its version (`memlens_team_schema`); `MIGRATIONS` brings
+any older one up to `TEAM_SCHEMA_VERSION` under an advisory lock, so two publishers starting at once do not race each
+other's DDL. Works against any PostgreSQL 15 or later with the `vector` extension.
 """
 
 from __future__ import annotations

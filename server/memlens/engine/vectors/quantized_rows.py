@@ -1,5 +1,5 @@
-"""Unit vectors as the vector search reads them: int8 rows with a scale each for scoring candidates, and the exact
-rows (float16) beside them for the few that are returned.
+"""Unit vectors as the vector search reads them: int8 rows with a scale each for scoring candidates, and each int8
+value's rounding remainder in 4 bits beside them for the few that are returned.
 
 A float32 row of the bundled model is 1.5 KB; 150k of them are 230 MB, and the re-rank of every query reads 1,000
 rows scattered over all of them. Mapped from disk, those reads paged in (and counted in the process's RSS) the
@@ -7,12 +7,15 @@ whole matrix within a query or two: the kernel maps a file's large folios whole,
 candidates are scored from int8 rows (row ≈ values × scale, the scale being the row's largest magnitude over 127):
 a quarter of the space, and cosines within about 1e-3; mapped from the vector file while small, read from it with
 pread (FileRows) past that, since mapped int8 rows ended up just as resident a few hundred searches later
-(vector_file.MAP_VALUES_BYTES). Those errors reorder near-ties
-(recall@10 against exact fell from 0.994 to 0.971 on real vectors at 150k rows), so the rows a search returns are
-scored again exactly, from rows read with pread (no mapping: nothing stays resident) or held in memory. The exact
-rows are float16, the one form a vector is kept in everywhere (the catalog, the vector file and its log, memory):
-their cosines differ from float32's by about 1e-4, and recall@10 against a float32 scan is in bench/RESULTS.md.
-Every snapshot holds its rows this way, however they were loaded, so a search gives the same answer whether the
+(vector_file.MAP_VALUES_BYTES). Those errors reorder near-ties (recall@10 against a float32 scan: 0.968 at 150k
+real and grown rows from int8 alone, bench/RESULTS.md), so the rows a search returns are scored again from the int8
+values plus their remainders: row ≈ (values + remainder / 15) × scale, about 12 bits a component, cosines within
+about 1e-4 (recall@10 in bench/RESULTS.md), for half a byte a component where float16 took two. The remainders are
+read with pread (no mapping: nothing stays resident) or held in memory.
+
+This is also the form the catalog keeps a vector in (vector_snapshot.encode_vector: scale, int8 values, remainders).
+Quantising the rows this form gives back yields the very same values, remainders and scale (the remainders stop at
+±7/15, short of the ±1/2 where a value would round the other way), so a search gives the same answer whether the
 rows came from SQLite, the vector file or a fresh embedding.
 """
 
@@ -32,13 +35,14 @@ else:
     np = lazy_module("numpy")
 
 LEVELS = 127  # int8 values run from -127 to 127 (never -128: the scale is symmetric)
-EXACT = "<f2"  # the exact rows are kept as float16: half float32's bytes
+STEPS = 15  # an int8 value's remainder (-0.5 to 0.5) is kept in fifteenths, -7 to 7, stored + 8, two to a byte
+OFFSET = 8  # what a remainder is stored with added (0 is never stored)
 BLOCK = 8192  # rows quantised at a time
 COALESCE_BYTES = 4096  # rows of a file this close are read at once (FileRows)
 
 
 class FileRows:
-    """Rows of one dtype in a vector file (the int8 rows, or the exact float16 ones), read with pread into memory
+    """Rows of one dtype in a vector file (the int8 rows, or their packed remainders), read with pread into memory
     for each request: nothing is mapped, so the rows a search read stay in the OS's page cache, which no process is
     charged for, not in the searching process's RSS. Mapped, the int8 rows a 980,000-message index's searches
     touched were all resident (359 MB) after a few hundred searches: each search reads 1,000 rows spread over the
@@ -46,7 +50,7 @@ class FileRows:
     with it), so a rewrite that renames a new file over the path leaves these rows reading the file they were
     written in."""
 
-    def __init__(self, fd: int, *, offset: int, count: int, dim: int, dtype: str = EXACT) -> None:
+    def __init__(self, fd: int, *, offset: int, count: int, dim: int, dtype: str) -> None:
         self.offset, self.count, self.dim = offset, count, dim
         self.dtype = np.dtype(dtype)
         self._fd = fd
@@ -59,10 +63,6 @@ class FileRows:
     @property
     def shape(self) -> tuple[int, int]:
         return (self.count, self.dim)
-
-    def rows(self, indices: np.ndarray | slice) -> np.ndarray:
-        """The rows at `indices` as float32."""
-        return self.stored(indices).astype(np.float32)
 
     def stored(self, indices: np.ndarray | slice) -> np.ndarray:
         """The rows at `indices` (any order, repeats allowed; a slice) as stored. They are read in file order, rows
@@ -124,11 +124,36 @@ class FileRows:
         return data
 
 
+def pack_remainders(steps: np.ndarray) -> np.ndarray:
+    """Remainders in fifteenths (-7 to 7, [n, dim]) two to a byte, the even column's in the high half; an odd last
+    column is paired with a zero remainder."""
+    nibbles = (steps.astype(np.int16) + OFFSET).astype(np.uint8)
+    if nibbles.shape[1] % 2:
+        nibbles = np.concatenate([nibbles, np.full((len(nibbles), 1), OFFSET, np.uint8)], axis=1)
+    packed: np.ndarray = (nibbles[:, 0::2] << 4) | nibbles[:, 1::2]
+    return packed
+
+
+def unpack_remainders(packed: np.ndarray, dim: int) -> np.ndarray:
+    """The remainders of `pack_remainders` as float32 fractions of a step (-7/15 to 7/15), [n, dim]."""
+    nibbles = np.empty((len(packed), 2 * packed.shape[1]), np.float32)
+    nibbles[:, 0::2] = packed >> 4
+    nibbles[:, 1::2] = packed & 0x0F
+    nibbles -= OFFSET
+    nibbles *= np.float32(1.0 / STEPS)
+    return nibbles[:, :dim]
+
+
+def remainder_width(dim: int) -> int:
+    """Bytes of one row's packed remainders."""
+    return (dim + 1) // 2
+
+
 @dataclass(frozen=True, slots=True)
 class QuantizedRows:
     values: np.ndarray | FileRows  # int8 [n, dim]: in memory, or in the vector file
     scales: np.ndarray  # float32 [n]
-    exact: np.ndarray | FileRows  # the same rows in float16 (EXACT): in memory, or in the vector file
+    remainders: np.ndarray | FileRows  # uint8 [n, remainder_width(dim)] (pack_remainders): in memory, or in the file
 
     @staticmethod
     def empty(dim: int) -> QuantizedRows:
@@ -136,14 +161,13 @@ class QuantizedRows:
 
     @staticmethod
     def of(matrix: np.ndarray) -> QuantizedRows:
-        """Quantise float rows, BLOCK at a time; their float16 form is kept as the exact rows and is what is
-        quantised, so rows made from the model's float32 output and from their stored float16 form are the same.
-        A row that is all zeros keeps scale 0: it scores 0 against anything."""
+        """Quantise float rows, BLOCK at a time (rows given back by `refined_rows` quantise to themselves). A row
+        that is all zeros keeps scale 0: it scores 0 against anything."""
         if matrix.ndim != 2:
             raise ValueError(f"rows must be a 2-d array, not {matrix.ndim}-d")
-        exact = np.asarray(matrix).astype(EXACT)
-        matrix = exact.astype(np.float32)
+        matrix = np.asarray(matrix, dtype=np.float32)
         values = np.empty(matrix.shape, np.int8)
+        remainders = np.empty((len(matrix), remainder_width(matrix.shape[1])), np.uint8)
         scales = np.zeros(len(matrix), np.float32)
         for start in range(0, len(matrix), BLOCK):
             part = matrix[start : start + BLOCK]
@@ -151,11 +175,13 @@ class QuantizedRows:
                 continue
             scale = (np.abs(part).max(axis=1) / LEVELS).astype(np.float32)
             divided = part / np.where(scale > 0, scale, 1.0).astype(np.float32)[:, np.newaxis]
-            np.rint(divided, out=divided)
-            np.clip(divided, -LEVELS, LEVELS, out=divided)
-            values[start : start + BLOCK] = divided
+            rounded = np.clip(np.rint(divided), -LEVELS, LEVELS)
+            divided -= rounded  # the remainder, -0.5 to 0.5 of a step
+            steps = np.clip(np.rint(divided * STEPS), -(STEPS // 2), STEPS // 2)
+            values[start : start + BLOCK] = rounded
+            remainders[start : start + BLOCK] = pack_remainders(steps)
             scales[start : start + BLOCK] = scale
-        return QuantizedRows(values, scales, exact)
+        return QuantizedRows(values, scales, remainders)
 
     def __len__(self) -> int:
         return int(self.values.shape[0])
@@ -170,6 +196,41 @@ class QuantizedRows:
         dots *= self.scales[rows]
         return dots
 
+    def refined_rows(self, rows: np.ndarray | slice) -> np.ndarray:
+        """The rows at `rows` as float32 from the int8 values and their remainders (about 12 bits a component)."""
+        refined = unpack_remainders(self.remainder_rows(rows), self.dim)
+        refined += self.value_rows(rows)
+        refined *= self.scales[rows][:, np.newaxis]
+        return refined
+
+    def sign_codes(self) -> np.ndarray:
+        """One bit per dimension of each row as kept here (values and remainders), its sign: the search's codes
+        (vector_snapshot.binary_codes), BLOCK rows at a time."""
+        codes = np.empty((len(self), (self.dim + 7) // 8), np.uint8)
+        for start in range(0, len(self), BLOCK):
+            part = slice(start, min(start + BLOCK, len(self)))
+            codes[part] = np.packbits(self.refined_rows(part) > 0, axis=-1)
+        return codes
+
+    def encoded(self) -> list[bytes]:
+        """Each row as the catalog keeps it: its scale (float32), int8 values and packed remainders."""
+        values, remainders = self.values_array(), self.remainders_array()
+        scales = self.scales.astype("<f4")
+        return [scales[n].tobytes() + values[n].tobytes() + remainders[n].tobytes() for n in range(len(self))]
+
+    @staticmethod
+    def encoded_size(dim: int) -> int:
+        """Bytes of one row as `encoded` gives it."""
+        return 4 + dim + remainder_width(dim)
+
+    @staticmethod
+    def decoded(blob: bytes, dim: int) -> QuantizedRows:
+        """One row from its `encoded` bytes."""
+        scale = np.frombuffer(blob, "<f4", count=1).astype(np.float32)
+        values = np.frombuffer(blob, np.int8, count=dim, offset=4).reshape(1, dim)
+        remainders = np.frombuffer(blob, np.uint8, offset=4 + dim).reshape(1, remainder_width(dim))
+        return QuantizedRows(values, scale, remainders)
+
     def value_rows(self, rows: np.ndarray | slice) -> np.ndarray:
         """The int8 rows at `rows` (read from the vector file if they live there)."""
         if isinstance(self.values, FileRows):
@@ -177,40 +238,29 @@ class QuantizedRows:
         gathered: np.ndarray = self.values[rows]
         return gathered
 
-    def exact_rows(self, rows: np.ndarray) -> np.ndarray:
-        """The exact rows at `rows` as float32 (read from the vector file if they live there)."""
-        if isinstance(self.exact, FileRows):
-            return self.exact.rows(rows)
-        gathered: np.ndarray = self.exact[rows].astype(np.float32)
+    def remainder_rows(self, rows: np.ndarray | slice) -> np.ndarray:
+        """The packed remainders at `rows` (read from the vector file if they live there)."""
+        if isinstance(self.remainders, FileRows):
+            return self.remainders.stored(rows)
+        gathered: np.ndarray = self.remainders[rows]
         return gathered
-
-    def stored_rows(self, rows: np.ndarray) -> np.ndarray:
-        """The exact rows at `rows` as kept (float16)."""
-        if isinstance(self.exact, FileRows):
-            return self.exact.stored(rows)
-        gathered: np.ndarray = self.exact[rows]
-        return gathered
-
-    def exact_array(self) -> np.ndarray:
-        """Every exact row as kept (float16), in memory."""
-        if isinstance(self.exact, FileRows):
-            return self.exact.stored(slice(None))
-        return self.exact
 
     def values_array(self) -> np.ndarray:
         """Every int8 row, in memory."""
-        if isinstance(self.values, FileRows):
-            return self.values.stored(slice(None))
-        return self.values
+        return self.value_rows(slice(None)) if isinstance(self.values, FileRows) else self.values
+
+    def remainders_array(self) -> np.ndarray:
+        """Every row's packed remainders, in memory."""
+        return self.remainder_rows(slice(None)) if isinstance(self.remainders, FileRows) else self.remainders
 
     def take(self, rows: np.ndarray) -> QuantizedRows:
         """The rows at `rows`, in memory."""
-        return QuantizedRows(self.value_rows(rows), self.scales[rows], self.stored_rows(rows))
+        return QuantizedRows(self.value_rows(rows), self.scales[rows], self.remainder_rows(rows))
 
     def concat(self, other: QuantizedRows) -> QuantizedRows:
         """These rows then `other`'s, in memory (used for rows added since the vector file was written)."""
         return QuantizedRows(
             np.concatenate([self.values_array(), other.values_array()]),
             np.concatenate([self.scales, other.scales]),
-            np.concatenate([self.exact_array(), other.exact_array()]),
+            np.concatenate([self.remainders_array(), other.remainders_array()]),
         )

@@ -1,11 +1,13 @@
 """The vector matrix on disk beside the catalog, opened at start: a warm start reads no vector from SQLite.
 
 Reading 150k vectors from SQLite row by row was most of a 100k warm start (1.7 s CPU) and its float copy most of
-its memory. This file holds the same rows the catalog would give (unit ids, the float16 vectors and the same as
-int8 rows with a scale each (quantized_rows.py), their sign codes and the columns filters need) in one flat layout:
-the float16 rows of the few a search returns are read with pread (quantized_rows.FileRows), the int8 rows it
-re-ranks are mapped read-only while they are at most MAP_VALUES_BYTES and read with pread past that, the small
-columns (ids, scales, codes, metadata) are read into memory and checksummed.
+its memory. This file holds the same rows the catalog would give (unit ids, the vectors as int8 rows with a scale
+each and each value's 4-bit remainder (quantized_rows.py), their sign codes and the columns filters need) in one flat
+layout: the int8 rows a search re-ranks are mapped read-only while they are at most MAP_VALUES_BYTES and read with
+pread past that, the remainders of the few it returns are read with pread (quantized_rows.FileRows), the small
+columns (ids, scales, codes, metadata) are read into memory and checksummed. No float copy of a vector is kept
+here: the catalog's copy (the same scale, int8 values and remainders; float16 in an older catalog) is the source of
+truth.
 
 The file is derived: SQLite's `vectors` table stays the source of truth. Its header carries the catalog stamp it
 reflects (`Catalog.vector_stamp`), the model and the dimension; a file whose stamp, model, dimension or size
@@ -36,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_log
 from memlens.engine.vectors.labels import Labels, Names
-from memlens.engine.vectors.quantized_rows import EXACT, FileRows, QuantizedRows
+from memlens.engine.vectors.quantized_rows import FileRows, QuantizedRows, remainder_width
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,7 +47,9 @@ else:
 
 log = logging.getLogger(__name__)
 
-MAGIC = b"MLVEC03\n"  # 03: float16 exact rows (02: float32; 01: float32 only; such a file is rebuilt)
+# 05: int8 rows and their remainders in fifteenths; a file of an older layout is rebuilt (04: remainders in
+# sixteenths, 03: with float16 rows, 02: with float32 rows, 01: float32 rows only)
+MAGIC = b"MLVEC05\n"
 FAMILY = b"MLVEC"
 ALIGN = 4096
 WRITE_ROWS = 8192  # the matrix is written in slices of this many rows: never a second full copy in memory
@@ -62,7 +66,7 @@ MAP_VALUES_BYTES = 64 << 20
 
 @dataclass(frozen=True)
 class StoredRows:
-    """What the file holds: the int8 rows are mapped or read on demand, the float16 rows read on demand, everything
+    """What the file holds: the int8 rows are mapped or read on demand, their remainders read on demand, everything
     else is in memory."""
 
     ids: np.ndarray
@@ -131,10 +135,10 @@ def write(
             scales: list[np.ndarray] = []
             written = 0
             for part in itertools.chain([first], slices) if first is not None else ():  # one slice at a time
-                out.seek(sections["matrix"][0] + written * dim * 2)
-                out.write(np.ascontiguousarray(part.exact_array(), dtype=EXACT).data)
                 out.seek(sections["values"][0] + written * dim)
-                out.write(np.ascontiguousarray(part.values, dtype=np.int8).data)  # the slice itself, no copy
+                out.write(np.ascontiguousarray(part.values_array(), dtype=np.int8).data)  # the slice itself, no copy
+                out.seek(sections["remainders"][0] + written * remainder_width(dim))
+                out.write(np.ascontiguousarray(part.remainders_array(), dtype=np.uint8).data)
                 scales.append(np.asarray(part.scales, dtype="<f4"))
                 written += len(part)
             small["scales"] = np.concatenate(scales) if scales else np.empty(0, "<f4")
@@ -143,14 +147,13 @@ def write(
             checksum = 0
             for name in SMALL:
                 out.seek(sections[name][0])
-                data = small[name].tobytes()
-                out.write(data)
-                checksum = zlib.crc32(data, checksum)
+                out.write(small[name].data)  # contiguous: written and checksummed without a copy
+                checksum = zlib.crc32(small[name].data, checksum)
             out.truncate(offset)
             header_bytes = json.dumps(
                 {**header, "crc": f"{checksum:08x}", "sections": sections}, separators=(",", ":")
             ).encode()
-            if len(MAGIC) + 4 + len(header_bytes) > sections["matrix"][0]:
+            if len(MAGIC) + 4 + len(header_bytes) > sections["values"][0]:
                 raise RuntimeError("vector file header outgrew its first pages")  # cannot happen: sizes are fixed
             out.seek(0)
             out.write(MAGIC + struct.pack("<I", len(header_bytes)) + header_bytes)
@@ -227,39 +230,44 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows 
             raise ValueError("section sizes disagree with the row count")
         small: dict[str, np.ndarray] = {}
         checksum = 0
-        for name in SMALL:
+        for name in SMALL:  # read straight into their arrays, checksummed in place: no copy of any
             offset, nbytes = sections[name]
             handle.seek(offset)
             array = np.empty(nbytes // np.dtype(_dtype(name)).itemsize, dtype=_dtype(name))
             if handle.readinto(array.data.cast("B")) != nbytes:
                 raise ValueError(f"truncated section {name}")
             small[name] = array
-        for name in SMALL:
-            checksum = zlib.crc32(small[name].tobytes(), checksum)
+            checksum = zlib.crc32(array.data, checksum)
         if f"{checksum:08x}" != header["crc"]:
             raise ValueError("checksum mismatch")
         values: np.ndarray | FileRows = np.empty((0, dim), np.int8)
-        exact: np.ndarray | FileRows = np.empty((0, dim), EXACT)
+        remainders: np.ndarray | FileRows = np.empty((0, remainder_width(dim)), np.uint8)
         if count:  # mapped or read through this handle: the file whose header was just checked
             start = sections["values"][0]
             if count * dim <= MAP_VALUES_BYTES:
                 values = np.memmap(handle, dtype=np.int8, mode="r", offset=start, shape=(count, dim))
             else:
                 values = FileRows(os.dup(handle.fileno()), offset=start, count=count, dim=dim, dtype="i1")
-            exact = FileRows(os.dup(handle.fileno()), offset=sections["matrix"][0], count=count, dim=dim)
+            remainders = FileRows(
+                os.dup(handle.fileno()),
+                offset=sections["remainders"][0],
+                count=count,
+                dim=remainder_width(dim),
+                dtype="u1",
+            )
     categories: dict[str, Labels] = {}
     for name in CATEGORIES:
         table = [str(label) for label in header["tables"][name]]
         index = small[name]
         if len(index) and (index.min() < 0 or index.max() >= len(table)):
             raise ValueError(f"{name} codes out of range")
-        categories[name] = Labels(index.astype(np.int32), Names(table))
-    return StoredRows(
-        ids=small["ids"].astype(np.int64),
-        matrix=QuantizedRows(values, small["scales"].astype(np.float32), exact),
+        categories[name] = Labels(index.astype(np.int32, copy=False), Names(table))
+    return StoredRows(  # the columns are of these dtypes already (on a little-endian machine): kept, not copied
+        ids=small["ids"].astype(np.int64, copy=False),
+        matrix=QuantizedRows(values, small["scales"].astype(np.float32, copy=False), remainders),
         codes=small["codes"].reshape(count, code_width),
-        ts=small["ts"].astype(np.float64),
-        seq=small["seq"].astype(np.int64),
+        ts=small["ts"].astype(np.float64, copy=False),
+        seq=small["seq"].astype(np.int64, copy=False),
         categories=categories,
         stamp=str(header["stamp"]),
         log_id=str(header.get("log", "")),
@@ -279,10 +287,10 @@ def release_pages(matrix: np.ndarray | FileRows) -> None:
 
 
 def _section_sizes(count: int, dim: int) -> dict[str, int]:
-    """Each section's bytes, in the file's order: the float16 rows, the int8 rows, then the small columns."""
-    widths = {"matrix": dim * 2, "values": dim, "codes": (dim + 7) // 8}
+    """Each section's bytes, in the file's order: the int8 rows, their remainders, then the small columns."""
+    widths = {"values": dim, "remainders": remainder_width(dim), "codes": (dim + 7) // 8}
     widths |= {name: np.dtype(_dtype(name)).itemsize for name in SMALL if name != "codes"}
-    return {name: count * widths[name] for name in ("matrix", "values", *SMALL)}
+    return {name: count * widths[name] for name in ("values", "remainders", *SMALL)}
 
 
 def _dtype(name: str) -> str:

@@ -1,15 +1,16 @@
 """Cosine search over unit vectors: compact binary codes scanned by faiss, then a re-rank from int8 rows, the best
-few scored exactly.
+few scored again with their remainders.
 
-Every unit vector is kept three ways: a 48-byte code (the signs of its 384 components), an int8 row with a scale
-and its float16 row (quantized_rows.py). A query scans the codes by Hamming distance (faiss, one thread), re-scores
-the best `rerank` candidates from the int8 rows and the best EXACT_TOP of those from the float16 rows; small sets
-and narrow filters skip the codes. Adding and removing rows appends or drops codes: nothing is trained or rebuilt.
+Every unit vector is kept here two ways: a 48-byte code (the signs of its 384 components) and an int8 row with a
+scale and each value's 4-bit remainder (quantized_rows.py). A query scans the codes by Hamming distance (faiss, one
+thread), re-scores the best `rerank` candidates from the int8 rows and the best REFINED_TOP of those from the int8
+rows plus their remainders; small sets and narrow filters skip the codes. Adding and removing rows appends or
+drops codes: nothing is trained or rebuilt.
 bench/RESULTS.md has its recall against an exact scan (bench/vector_recall.py).
 
 Derived from the catalog (units joined with cached vectors). At start the small columns are read from the vector
 file beside the catalog when it and its log match the catalog (vector_file, vector_log), the log's changes
-replayed over them and its int8 and float16 rows read from it on demand, else all are read from SQLite and, in the
+replayed over them and its int8 rows and remainders read from it on demand, else all are read from SQLite and, in the
 writer, written there again; removals and additions on an index read from the file never copy the file's rows,
 the writer appends each change to the log (`persist`) and writes the file afresh when enough changed (`compact`,
 `grown`). Updates build a new snapshot (vector_snapshot.py) and swap it in, so a search in another thread always
@@ -35,7 +36,7 @@ from memlens.engine.vectors import vector_file, vector_log
 from memlens.engine.vectors.labels import Labels
 from memlens.engine.vectors.quantized_rows import QuantizedRows
 from memlens.engine.vectors.vector_log import LogStep
-from memlens.engine.vectors.vector_snapshot import VectorRow, VectorSnapshot, binary_codes, decode_vector, exact_form
+from memlens.engine.vectors.vector_snapshot import VectorRow, VectorSnapshot, binary_codes, decode_vector
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,7 +46,7 @@ else:
 EXACT_ROWS = 4096  # at most this many rows (after filters) are scanned exactly, without codes
 RERANK = 1000  # candidates the code scan hands to the re-rank (recall@10 ≥ 0.98 measured at 150k rows)
 RERANK_FACTOR = 4  # or this many times the requested count, if larger
-EXACT_TOP = 50  # the best this many by int8 rows are scored again exactly (recall@10 in bench/RESULTS.md)
+REFINED_TOP = 50  # the best this many by int8 rows are scored again with their remainders (recall in bench/RESULTS.md)
 COMPACT_SHARE = 20  # a whole sync writes the vector file afresh once 1/20 of its rows changed since (`compact`)
 BULK_PERSIST_SHARE = 8  # any write does, once 1/8 did (a long embedding run: see `grown`)
 LOG_BYTES = 16 << 20  # ...or once its log is this long (restamps that change no row add up too)
@@ -262,11 +263,12 @@ class VectorIndex:
             matrix = matrix[present]
         if not units:
             return VectorSnapshot.empty(self.dim)
-        matrix = exact_form(matrix)  # an older catalog's float32 rows: the float16 form every snapshot holds
+        base = QuantizedRows.of(matrix)
+        del matrix
         return VectorSnapshot(
             ids=np.fromiter((r[0] for r in units), np.int64, len(units)),
-            base=QuantizedRows.of(matrix),
-            codes=binary_codes(matrix),
+            base=base,
+            codes=base.sign_codes(),
             kind=Labels.of(r[1] for r in units),
             format=Labels.of(r[2] for r in units),
             role=Labels.of(r[3] for r in units),
@@ -354,15 +356,15 @@ class VectorIndex:
             found = found[0][found[0] >= 0].astype(np.int64)
             candidates = found if rows is None else rows[found]
         scores = snapshot.scores(candidates, query)  # int8 rows: cosines within about 1e-3
-        kept = min(max(limit, EXACT_TOP), len(scores))
+        kept = min(max(limit, REFINED_TOP), len(scores))
         top = np.argpartition(-scores, kept - 1)[:kept]
         top = top[np.argsort(-scores[top], kind="stable")]
         positions, scores = (top if candidates is None else candidates[top]), scores[top]
-        # the best few scored again from the float32 rows: int8's errors reorder near-ties (quantized_rows.py)
-        head = min(EXACT_TOP, kept)
-        exact = snapshot.exact_scores(positions[:head], query)
-        order = np.argsort(-exact, kind="stable")
-        positions[:head], scores[:head] = positions[:head][order], exact[order]
+        # the best few scored again with the int8 values' remainders: int8's errors reorder near-ties
+        head = min(REFINED_TOP, kept)
+        refined = snapshot.refined_scores(positions[:head], query)
+        order = np.argsort(-refined, kind="stable")
+        positions[:head], scores[:head] = positions[:head][order], refined[order]
         pairs = zip(snapshot.ids[positions[:limit]].tolist(), scores[:limit].tolist(), strict=True)
         return [(unit_id, score) for unit_id, score in pairs if math.isfinite(score)]
 

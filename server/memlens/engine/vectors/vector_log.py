@@ -28,13 +28,14 @@ from typing import TYPE_CHECKING, Any
 
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors.labels import Labels, Names
+from memlens.engine.vectors.quantized_rows import remainder_width
 
 if TYPE_CHECKING:
     import numpy as np
 else:
     np = lazy_module("numpy")
 
-MAGIC = b"MLVLOG01"
+MAGIC = b"MLVLOG03"  # 03: rows as int8 and remainders in fifteenths (02: sixteenths; 01: float16 rows): not read
 RECORD = b"MLVR"
 FRAME = struct.Struct("<4sII")
 CATEGORIES = ("kind", "format", "role", "session")
@@ -51,7 +52,7 @@ class LogStep:
     scales: np.ndarray  # float32 [m]
     codes: np.ndarray  # uint8 [m, dim / 8]
     values: np.ndarray  # int8 [m, dim]
-    exact: np.ndarray  # float16 [m, dim]
+    remainders: np.ndarray  # uint8 [m, remainder_width(dim)] (quantized_rows.pack_remainders)
     categories: dict[str, Labels]  # one per name in CATEGORIES
 
     @property
@@ -146,7 +147,7 @@ def _encode(stamp: str, steps: Sequence[LogStep]) -> bytes:
             parts.append(np.ascontiguousarray(getattr(step, name), dtype=dtype).tobytes())
         parts.append(np.ascontiguousarray(step.codes, dtype=np.uint8).tobytes())
         parts.append(np.ascontiguousarray(step.values, dtype=np.int8).tobytes())
-        parts.append(np.ascontiguousarray(step.exact, dtype="<f2").tobytes())
+        parts.append(np.ascontiguousarray(step.remainders, dtype=np.uint8).tobytes())
         parts += indexes
     header = json.dumps({"stamp": stamp, "steps": described}, separators=(",", ":")).encode()
     return struct.pack("<I", len(header)) + header + b"".join(parts)
@@ -173,7 +174,7 @@ def _decode(payload: bytes, dim: int) -> tuple[str, list[LogStep]]:
         arrays = {name: take(dtype, removed if name == "removed" else added) for name, dtype in _ARRAYS}
         codes = take("u1", added, code_width).reshape(added, code_width)
         values = take("i1", added, dim).reshape(added, dim)
-        exact = take("<f2", added, dim).reshape(added, dim)
+        remainders = take("u1", added, remainder_width(dim)).reshape(added, remainder_width(dim))
         categories: dict[str, Labels] = {}
         for name in CATEGORIES:
             table = [str(label) for label in step["tables"][name]]
@@ -190,7 +191,7 @@ def _decode(payload: bytes, dim: int) -> tuple[str, list[LogStep]]:
                 scales=arrays["scales"].astype(np.float32),
                 codes=codes,
                 values=values,
-                exact=exact,
+                remainders=remainders,
                 categories=categories,
             )
         )

@@ -3,7 +3,8 @@ facets.
 
 VectorIndex (vector_index.py) searches a snapshot and swaps in a new one on every change; this module holds the
 snapshot itself, how it is built (from catalog rows or the vector file) and how it grows and shrinks without
-copying the file's rows into memory, plus the one (float16) encoding of a vector in the catalog.
+copying the file's rows into memory, plus the encoding of a vector in the catalog (quantized_rows.py's form; float16
+or float32 in an older catalog).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_file
 from memlens.engine.vectors.labels import Labels
-from memlens.engine.vectors.quantized_rows import EXACT, QuantizedRows
+from memlens.engine.vectors.quantized_rows import QuantizedRows
 from memlens.engine.vectors.vector_log import CATEGORIES, LogStep
 
 if TYPE_CHECKING:
@@ -74,11 +75,11 @@ class VectorSnapshot:
     def of(rows: list[VectorRow], dim: int) -> VectorSnapshot:
         if not rows:
             return VectorSnapshot.empty(dim)
-        matrix = exact_form(np.vstack([r.vector for r in rows]))
+        base = QuantizedRows.of(np.vstack([r.vector for r in rows]))
         return VectorSnapshot(
             ids=np.fromiter((r.unit_id for r in rows), np.int64, len(rows)),
-            base=QuantizedRows.of(matrix),
-            codes=binary_codes(matrix),
+            base=base,
+            codes=base.sign_codes(),
             kind=Labels.of(r.kind for r in rows),
             format=Labels.of(r.format for r in rows),
             role=Labels.of(r.role for r in rows),
@@ -103,8 +104,8 @@ class VectorSnapshot:
 
     def as_step(self, removed: np.ndarray) -> LogStep:
         """This in-memory snapshot (from `of`) as the rows a log step adds, after removing `removed`."""
-        values, exact = self.base.values, self.base.exact
-        assert isinstance(values, np.ndarray) and isinstance(exact, np.ndarray)  # `of` holds its rows in memory
+        values, remainders = self.base.values, self.base.remainders
+        assert isinstance(values, np.ndarray) and isinstance(remainders, np.ndarray)  # `of` holds its rows in memory
         return LogStep(
             removed=removed,
             ids=self.ids,
@@ -113,7 +114,7 @@ class VectorSnapshot:
             scales=self.base.scales,
             codes=self.codes,
             values=values,
-            exact=exact,
+            remainders=remainders,
             categories={"kind": self.kind, "format": self.format, "role": self.role, "session": self.session},
         )
 
@@ -156,7 +157,9 @@ class VectorSnapshot:
         added = VectorSnapshot(
             ids=joined(lambda step: step.ids),
             base=QuantizedRows(
-                joined(lambda step: step.values), joined(lambda step: step.scales), joined(lambda step: step.exact)
+                joined(lambda step: step.values),
+                joined(lambda step: step.scales),
+                joined(lambda step: step.remainders),
             ),
             codes=joined(lambda step: step.codes),
             kind=labels(CATEGORIES[0]),
@@ -202,10 +205,11 @@ class VectorSnapshot:
         (for unit vectors: cosines within about 1e-3)."""
         return self._gather(positions, lambda part, rows: part.scores(rows, query))
 
-    def exact_scores(self, positions: np.ndarray, query: np.ndarray) -> np.ndarray:
-        """Exact float32 dot products with the rows at `positions`."""
-        exact: np.ndarray = self._gather(positions, lambda part, rows: part.exact_rows(rows)) @ query
-        return exact
+    def refined_scores(self, positions: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """Dot products with a float32 query of the rows at `positions` from their int8 values and remainders (for
+        unit vectors: cosines within about 1e-4)."""
+        refined: np.ndarray = self._gather(positions, lambda part, rows: part.refined_rows(rows)) @ query
+        return refined
 
     def row_slices(self, step: int) -> Iterator[QuantizedRows]:
         """The rows in order, `step` at a time, in memory (what a rewrite of the vector file writes); mapped int8
@@ -215,7 +219,7 @@ class VectorSnapshot:
             yield QuantizedRows(
                 self._gather(positions, lambda part, rows: part.value_rows(rows)),
                 self._gather(positions, lambda part, rows: part.scales[rows]),
-                self._gather(positions, lambda part, rows: part.stored_rows(rows)),
+                self._gather(positions, lambda part, rows: part.remainder_rows(rows)),
             )
             vector_file.release_pages(self.base.values)
 
@@ -265,13 +269,6 @@ class VectorSnapshot:
         return self.order[slots[present]], wanted[present].tolist()
 
 
-def exact_form(matrix: np.ndarray) -> np.ndarray:
-    """float32 rows as the float16 rows kept for them give them back: what the int8 rows and sign codes are made
-    from, so a row is the same whether it came from the model or from its stored form."""
-    rounded: np.ndarray = np.asarray(matrix).astype(EXACT).astype(np.float32)
-    return rounded
-
-
 def binary_codes(matrix: np.ndarray) -> np.ndarray:
     """One bit per dimension, its sign. (Signs of the vector minus the corpus mean were tried: on the real vectors
     they kept fewer of the exact top 10, 0.985 against 0.990 from the best 100 of 3,128.)"""
@@ -292,14 +289,25 @@ def vector_rows(catalog: Catalog, model: str, column: str, values: Sequence[obje
 
 
 def decode_vector(blob: bytes, dim: int) -> np.ndarray | None:
-    """A vector as the catalog stores it (float16; float32 in an index from before), None for another size."""
+    """A vector as the catalog stores it (`encode_vector`; float16 or float32 in an index from before: told apart by
+    their length), None for another size."""
+    if len(blob) == QuantizedRows.encoded_size(dim):
+        decoded: np.ndarray = QuantizedRows.decoded(blob, dim).refined_rows(slice(None))[0]
+        return decoded
     if len(blob) == dim * 2:
-        return np.frombuffer(blob, dtype=EXACT).astype(np.float32)
+        return np.frombuffer(blob, dtype="<f2").astype(np.float32)
     if len(blob) == dim * 4:
         return np.frombuffer(blob, dtype="<f4")
     return None
 
 
+def encode_vectors(matrix: np.ndarray) -> list[bytes]:
+    """Vectors as the catalog stores them: what the search keeps of each (quantized_rows.py: its scale, int8 values
+    and their 4-bit remainders; 580 bytes for 384 dimensions where float16 took 768), so the vector file's rows
+    rebuilt from the catalog are the same rows."""
+    return QuantizedRows.of(np.atleast_2d(np.asarray(matrix, dtype=np.float32))).encoded()
+
+
 def encode_vector(vector: np.ndarray) -> bytes:
-    """A vector as the catalog stores it: float16, the form search keeps its exact rows in (quantized_rows.py)."""
-    return np.asarray(vector).astype(EXACT).tobytes()
+    """One vector as the catalog stores it (`encode_vectors`)."""
+    return encode_vectors(vector)[0]
