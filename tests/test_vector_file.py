@@ -414,3 +414,21 @@ def test_the_catalog_keeps_the_compact_form_and_still_reads_float16(example: Eng
     for before, after in zip(reference, mixed, strict=True):
         assert [unit_id for unit_id, _ in before[:5]] == [unit_id for unit_id, _ in after[:5]]
         assert all(abs(a - b) < 2e-4 for (_, a), (_, b) in zip(before, after, strict=True))
+
+
+def test_a_rebuild_quantises_a_block_at_a_time_into_the_rows_of_the_whole(
+    example: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebuild from the catalog never holds a float copy of the whole matrix: each block of cached vectors is
+    quantised into its units' rows. Blocks of three rows (texts shared by several units and units without a vector
+    among them) give exactly the rows, ids and codes of one block."""
+    from memlens.engine.vectors import vector_index
+
+    whole = _from_sqlite(example)._snapshot
+    monkeypatch.setattr(vector_index, "BLOCK", 3)
+    blocks = _from_sqlite(example)._snapshot
+    assert whole is not None and blocks is not None and len(whole.ids) > 9
+    assert np.array_equal(whole.ids, blocks.ids) and np.array_equal(whole.codes, blocks.codes)
+    for name in ("values", "scales", "remainders"):
+        assert np.array_equal(getattr(whole.base, name), getattr(blocks.base, name)), name
+    assert isinstance(blocks.base.values, np.ndarray) and not np.all(blocks.base.scales == 0)

@@ -183,6 +183,32 @@ class QuantizedRows:
             scales[start : start + BLOCK] = scale
         return QuantizedRows(values, scales, remainders)
 
+    @staticmethod
+    def allocated(count: int, dim: int) -> QuantizedRows:
+        """`count` rows in memory, all zeros (scale 0: each scores 0 until `fill` writes it)."""
+        return QuantizedRows(
+            np.zeros((count, dim), np.int8),
+            np.zeros(count, np.float32),
+            np.full((count, remainder_width(dim)), OFFSET << 4 | OFFSET, np.uint8),
+        )
+
+    def fill(self, at: np.ndarray, matrix: np.ndarray) -> None:
+        """Quantise the float rows of `matrix` into the rows `at` of these (`allocated`): as `of` would, a row at a
+        time, so rows filled a block at a time are the rows `of` makes of the whole matrix."""
+        made = QuantizedRows.of(matrix)
+        for mine, theirs in self._in_memory(made):
+            mine[at] = theirs
+
+    def copy_rows(self, to: np.ndarray, source: np.ndarray) -> None:
+        """Rows `to` become copies of rows `source` (of `allocated` rows)."""
+        for array, _ in self._in_memory(self):
+            array[to] = array[source]
+
+    def _in_memory(self, other: QuantizedRows) -> list[tuple[np.ndarray, np.ndarray | FileRows]]:
+        if isinstance(self.values, FileRows) or isinstance(self.remainders, FileRows):
+            raise TypeError("rows in a vector file are read-only")
+        return [(self.values, other.values), (self.remainders, other.remainders), (self.scales, other.scales)]
+
     def __len__(self) -> int:
         return int(self.values.shape[0])
 
