@@ -74,6 +74,18 @@ def test_question_file_schema(questions: list[dict[str, Any]]) -> None:
     assert {q["file"].split("/", 1)[0] for q in questions} == set(FORMATS)
 
 
+def test_the_tune_set_never_targets_an_evaluation_message() -> None:
+    """Tuning on a message the evaluation set asks about would leak it into the figures reported: the two files'
+    targets (and ids) are disjoint. Reads only the files, so it runs without ../shared."""
+    tune = transcripts.load_questions(transcripts.QUESTION_SETS["tune"])
+    evaluated = transcripts.load_questions(transcripts.QUESTION_SETS["eval"])
+    evaluated_targets = {t for q in evaluated for t in q["targets"]}
+    clashing = [q["id"] for q in tune if set(q["targets"]) & evaluated_targets]
+    assert not clashing, f"tune questions that target an evaluation message: {clashing}"
+    assert not {q["id"] for q in tune} & {q["id"] for q in evaluated}
+    assert len({q["id"] for q in tune}) == len(tune)
+
+
 def test_the_question_sets_hold_on_the_real_transcripts(
     questions: list[dict[str, Any]], corpus: transcripts.Corpus, corpus_root: Path
 ) -> None:
