@@ -432,3 +432,30 @@ def test_a_rebuild_quantises_a_block_at_a_time_into_the_rows_of_the_whole(
     for name in ("values", "scales", "remainders"):
         assert np.array_equal(getattr(whole.base, name), getattr(blocks.base, name)), name
     assert isinstance(blocks.base.values, np.ndarray) and not np.all(blocks.base.scales == 0)
+
+
+def test_a_rebuild_holds_the_columns_the_catalog_gives_each_unit(example: Engine) -> None:
+    """The rebuild fills its columns a unit at a time (no tuple per unit kept): each row's id, kind, format, role,
+    session, time and position are what the catalog's rows for that unit say (vector_rows, another reader)."""
+    assert example.embedder is not None
+    snapshot = _from_sqlite(example)._snapshot
+    assert snapshot is not None
+    ids = snapshot.ids.tolist()
+    expected = {
+        r.unit_id: r for r in vector_rows(example.catalog, example.embedder.name, "id", ids, dim=example.vectors.dim)
+    }
+    assert sorted(expected) == ids  # every unit with a vector, in id order
+    for row, uid in enumerate(ids):
+        want = expected[uid]
+        got = [
+            snapshot.kind.names.names[snapshot.kind.codes[row]],
+            snapshot.format.names.names[snapshot.format.codes[row]],
+        ]
+        got += [
+            snapshot.role.names.names[snapshot.role.codes[row]],
+            snapshot.session.names.names[snapshot.session.codes[row]],
+        ]
+        assert got == [want.kind, want.format, want.role, want.session_key], uid
+        assert int(snapshot.seq[row]) == want.seq
+        assert (np.isnan(snapshot.ts[row]) and np.isnan(want.ts)) or snapshot.ts[row] == want.ts
+    assert any(s >= 0 for s in snapshot.seq.tolist()) and any(snapshot.role.codes != snapshot.role.codes[0])

@@ -21,6 +21,7 @@ keyword-only command never loads them.
 
 from __future__ import annotations
 
+import array
 import dataclasses
 import logging
 import math
@@ -33,7 +34,7 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_file, vector_log
-from memlens.engine.vectors.labels import Labels
+from memlens.engine.vectors.labels import Labels, Names
 from memlens.engine.vectors.quantized_rows import BLOCK, QuantizedRows
 from memlens.engine.vectors.vector_log import LogStep
 from memlens.engine.vectors.vector_snapshot import VectorRow, VectorSnapshot, binary_codes, decode_vector
@@ -78,6 +79,51 @@ def _faiss() -> Any:
         faiss.omp_set_num_threads(1)
         _faiss_module = faiss
     return _faiss_module
+
+
+class _UnitColumns:
+    """The units' columns as `VectorSnapshot` holds them, filled a row at a time from `Catalog.vector_units` (no
+    tuple per unit kept)."""
+
+    def __init__(self) -> None:
+        self.ids: array.array[int] = array.array("q")
+        self.ts: array.array[float] = array.array("d")
+        self.seq: array.array[int] = array.array("q")
+        self.names = {column: Names() for column in ("kind", "format", "role", "session")}
+        self.codes: dict[str, array.array[int]] = {column: array.array("i") for column in self.names}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def add(self, unit: tuple[int, str, str, str, str, float | None, str, int | None]) -> None:
+        uid, kind, fmt, role, session, ts, _, seq = unit
+        self.ids.append(uid)
+        self.ts.append(math.nan if ts is None else ts)
+        self.seq.append(seq if kind == "transcript" and seq is not None else -1)
+        for column, value in zip(self.codes, (kind, fmt, role, session), strict=True):
+            self.codes[column].append(self.names[column].code(str(value)))
+
+    def snapshot(self, base: QuantizedRows, present: np.ndarray) -> VectorSnapshot:
+        """The snapshot of the rows in `present` (a mask over the rows added), whose vectors are `base`."""
+
+        def column(values: array.array[Any], dtype: Any) -> np.ndarray:
+            kept: np.ndarray = np.frombuffer(values, dtype=dtype)[present]
+            return kept
+
+        def labels(name: str) -> Labels:
+            return Labels(column(self.codes[name], np.int32), self.names[name])
+
+        return VectorSnapshot(
+            ids=column(self.ids, np.int64),
+            base=base,
+            codes=base.sign_codes(),
+            kind=labels("kind"),
+            format=labels("format"),
+            role=labels("role"),
+            session=labels("session"),
+            ts=column(self.ts, np.float64),
+            seq=column(self.seq, np.int64),
+        )
 
 
 def _never() -> bool:
@@ -236,13 +282,15 @@ class VectorIndex:
         return True
 
     def _read(self, catalog: Catalog, model: str) -> VectorSnapshot:
-        """Every unit with a vector, from SQLite: units first, then each cached vector quantised straight into the
-        rows of the units that use it, a block at a time. No float copy of the whole matrix is made: at 980,000
-        rows it was 1.5 GB, and a rebuild (an index from an older layout, a damaged vector file) peaked at 2.7 GB."""
-        units = list(catalog.vector_units())
+        """Every unit with a vector, from SQLite: the units' columns first, then each cached vector quantised
+        straight into the rows of the units that use it, a block at a time. Neither a float copy of the whole matrix
+        nor a tuple per unit is held: at 980,000 rows they were 1.5 GB and 0.6 GB, and a rebuild (an index from an
+        older layout, a damaged vector file) peaked at 2.7 GB."""
+        units = _UnitColumns()
         row_of: dict[str, int] = {}  # the first unit with each text; the few sharing one are copied after
         shared: list[tuple[int, int]] = []
-        for position, unit in enumerate(units):
+        for position, unit in enumerate(catalog.vector_units()):
+            units.add(unit)
             first = row_of.setdefault(unit[6], position)
             if first != position:
                 shared.append((position, first))
@@ -268,23 +316,11 @@ class VectorIndex:
             to, source = np.array(shared, dtype=np.int64).T
             rows.copy_rows(to, source)
             present[to] = present[source]
-        if not present.all():
-            units = [unit for unit, kept in zip(units, present.tolist(), strict=True) if kept]
-            rows = rows.take(present)
-        if not units:
+        if not present.any():
             return VectorSnapshot.empty(self.dim)
-        base = rows
-        return VectorSnapshot(
-            ids=np.fromiter((r[0] for r in units), np.int64, len(units)),
-            base=base,
-            codes=base.sign_codes(),
-            kind=Labels.of(r[1] for r in units),
-            format=Labels.of(r[2] for r in units),
-            role=Labels.of(r[3] for r in units),
-            session=Labels.of(r[4] for r in units),
-            ts=np.array([np.nan if r[5] is None else r[5] for r in units], dtype=np.float64),
-            seq=np.array([r[7] if r[1] == "transcript" and r[7] is not None else -1 for r in units], np.int64),
-        )
+        if not present.all():
+            rows = rows.take(present)
+        return units.snapshot(rows, present)
 
     def update(self, remove: Iterable[int] = (), add: Iterable[VectorRow] = ()) -> None:
         remove_ids = np.fromiter(remove, np.int64)
