@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import platform
 import resource
 import subprocess
+import sys
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -128,3 +132,23 @@ def percentile(values: list[float], q: float) -> float:
 
 def dir_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def ab_arguments(parser: argparse.ArgumentParser, *, rounds: int) -> None:
+    """The flags of an A/B of this tree's server code against another's, each on its own copy of the index."""
+    parser.add_argument("--ab", type=Path, help="another tree's server/ folder to alternate with this one")
+    parser.add_argument("--ab-root", type=Path, help="with --ab: the other tree's copy of the index (default ROOT)")
+    parser.add_argument("--rounds", type=int, default=rounds, help="with --ab: runs of each tree")
+
+
+def alternate_trees(args: argparse.Namespace, measure: Callable[[Path, Path], dict[str, Any]]) -> list[dict[str, Any]]:
+    """`measure(index root, server folder)` for the tree of `--ab` (on `--ab-root`, else ROOT) and this tree (on
+    ROOT), alternated for `--rounds` (`ab_arguments`); each run with the load average before it, also written to
+    stderr as it ends."""
+    runs: list[dict[str, Any]] = []
+    for round_number in range(args.rounds):
+        for name, server, where in (("base", args.ab, args.ab_root or args.root), ("this", REPO / "server", args.root)):
+            load = os.getloadavg()
+            runs.append({"tree": name, "round": round_number, "loadavg": load, **measure(where, server)})
+            print(json.dumps(runs[-1]), file=sys.stderr, flush=True)
+    return runs

@@ -34,7 +34,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import load_shared_embedder, memory_status
+from bench.common import ab_arguments, alternate_trees, load_shared_embedder, memory_status
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -147,31 +147,14 @@ def measure(root: Path, *, queries: int = 300, seed: int = 8, server: Path | Non
     return result
 
 
-def alternate(
-    root: Path, *, queries: int, base: Path, rounds: int, base_root: Path | None = None
-) -> list[dict[str, Any]]:
-    """This tree's server and `base` (on `base_root`, else on `root` too), each in fresh processes, alternated; each
-    run with the load average."""
-    runs: list[dict[str, Any]] = []
-    for round_number in range(rounds):
-        for name, server, where in (("base", base, base_root or root), ("this", REPO / "server", root)):
-            load = os.getloadavg()
-            result = measure(where, queries=queries, server=server)
-            runs.append({"tree": name, "round": round_number, "loadavg": load, **result})
-            print(json.dumps(runs[-1]), file=sys.stderr, flush=True)
-    return runs
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("root", type=Path, help="a folder holding corpus/ and index/ (bench/speed.py --prebuilt)")
     parser.add_argument("--queries", type=int, default=300, help="hybrid + keyword queries, each embedded afresh")
-    parser.add_argument("--ab", type=Path, help="another tree's server/ folder to alternate with this one")
-    parser.add_argument("--ab-root", type=Path, help="with --ab: the other tree's copy of the index (default ROOT)")
-    parser.add_argument("--rounds", type=int, default=2, help="with --ab: runs of each tree")
+    ab_arguments(parser, rounds=2)
     args = parser.parse_args(argv)
     if args.ab is not None:
-        runs = alternate(args.root, queries=args.queries, base=args.ab, rounds=args.rounds, base_root=args.ab_root)
+        runs = alternate_trees(args, lambda where, server: measure(where, queries=args.queries, server=server))
         print(json.dumps({"runs": runs, "loadavgEnd": os.getloadavg()}, indent=2))
         return
     print(json.dumps({"loadavgStart": os.getloadavg(), **measure(args.root, queries=args.queries)}, indent=2))

@@ -25,6 +25,8 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.common import ab_arguments, alternate_trees
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -83,21 +85,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("root", type=Path, help="a folder holding index/ (bench/speed.py --prebuilt)")
     parser.add_argument("--opens", type=int, default=5, help="reads of the file in each process")
-    parser.add_argument("--ab", type=Path, help="another tree's server/ folder to alternate with this one")
-    parser.add_argument("--ab-root", type=Path, help="with --ab: the other tree's copy of the index (default ROOT)")
-    parser.add_argument("--rounds", type=int, default=3, help="with --ab: runs of each tree")
+    ab_arguments(parser, rounds=3)
     args = parser.parse_args(argv)
     if args.ab is None:
         print(json.dumps({"loadavg": os.getloadavg(), **measure(args.root, opens=args.opens)}, indent=2))
         return
-    runs: list[dict[str, Any]] = []
-    for round_number in range(args.rounds):
-        for name, server, root in (("base", args.ab, args.ab_root or args.root), ("this", REPO / "server", args.root)):
-            load = os.getloadavg()
-            runs.append(
-                {"tree": name, "round": round_number, "loadavg": load, **measure(root, opens=args.opens, server=server)}
-            )
-            print(json.dumps(runs[-1]), file=sys.stderr, flush=True)
+    runs = alternate_trees(args, lambda where, server: measure(where, opens=args.opens, server=server))
     print(json.dumps({"runs": runs, "loadavgEnd": os.getloadavg()}, indent=2))
 
 
