@@ -201,17 +201,7 @@ def test_a_search_over_the_file_gives_what_the_same_rows_in_memory_give(
         for n in range(count)
     ]
     in_memory = VectorSnapshot.of(rows, dim)
-    vector_file.write(
-        tmp_path / "v.bin",
-        stamp="s",
-        model="m",
-        ids=in_memory.ids,
-        row_slices=in_memory.row_slices(vector_file.WRITE_ROWS),
-        codes=in_memory.codes,
-        ts=in_memory.ts,
-        seq=in_memory.seq,
-        categories={name: getattr(in_memory, name) for name in vector_file.CATEGORIES},
-    )
+    in_memory.write_file(tmp_path / "v.bin", stamp="s", model="m")
     mapped = vector_file.read(tmp_path / "v.bin", stamp="s", model="m", dim=dim)
     assert mapped is not None and isinstance(mapped.matrix.values, np.memmap)  # 384 KB: under the map's size
     monkeypatch.setattr(vector_file, "MAP_VALUES_BYTES", count * dim - 1)

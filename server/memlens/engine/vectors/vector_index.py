@@ -202,17 +202,7 @@ class VectorIndex:
         (the in-memory float rows are dropped). On failure (a full disk...) the snapshot is kept as it is."""
         assert self._file is not None
         try:
-            log_id = vector_file.write(
-                self._file,
-                stamp=stamp,
-                model=model,
-                ids=snapshot.ids,
-                row_slices=snapshot.row_slices(vector_file.WRITE_ROWS),
-                codes=snapshot.codes,
-                ts=snapshot.ts,
-                seq=snapshot.seq,
-                categories={name: getattr(snapshot, name) for name in vector_file.CATEGORIES},
-            )
+            log_id = snapshot.write_file(self._file, stamp=stamp, model=model)
             stored = vector_file.read(self._file, stamp=stamp, model=model, dim=self.dim)
         except OSError as exc:
             log.warning("cannot write the vector file %s: %s", self._file, exc)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlens.engine.catalog import Catalog
@@ -210,6 +211,20 @@ class VectorSnapshot:
         unit vectors: cosines within about 1e-4)."""
         refined: np.ndarray = self._gather(positions, lambda part, rows: part.refined_rows(rows)) @ query
         return refined
+
+    def write_file(self, path: Path, *, stamp: str, model: str) -> str:
+        """Write these rows as the vector file at `path` (vector_file.write, a slice at a time); returns its log id."""
+        return vector_file.write(
+            path,
+            stamp=stamp,
+            model=model,
+            ids=self.ids,
+            row_slices=self.row_slices(vector_file.WRITE_ROWS),
+            codes=self.codes,
+            ts=self.ts,
+            seq=self.seq,
+            categories={name: getattr(self, name) for name in vector_file.CATEGORIES},
+        )
 
     def row_slices(self, step: int) -> Iterator[QuantizedRows]:
         """The rows in order, `step` at a time, in memory (what a rewrite of the vector file writes); mapped int8
