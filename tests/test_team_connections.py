@@ -73,6 +73,13 @@ def published(restartable: Restartable) -> str:
     return new_database(restartable.url)
 
 
+@pytest.fixture
+def gil(example_copy: Engine, published: str) -> Engine:  # noqa: F811
+    """The example's engine, its units published to the team index as gil's (project ledger)."""
+    example_copy.publish(published, publisher="gil", project="ledger")
+    return example_copy
+
+
 def memlens_backends(server_url: str, database_url: str) -> int:
     """How many connections memlens holds to the team database (pg_stat_activity, asked as another application)."""
     from psycopg.conninfo import conninfo_to_dict
@@ -111,13 +118,12 @@ def fused(
     )
 
 
-def test_both_sides_at_once_answer_as_one_after_the_other(example_copy: Engine, published: str) -> None:  # noqa: F811
-    example_copy.publish(published, publisher="gil", project="ledger")
-    assert example_copy.embedder is not None
+def test_both_sides_at_once_answer_as_one_after_the_other(gil: Engine, published: str) -> None:
+    assert gil.embedder is not None
     first, second = open_catalogs(published, 2)
     try:
         for query in QUERIES:
-            vector = example_copy.embedder.embed_query(query)
+            vector = gil.embedder.embed_query(query)
             alone = fused(first, query, vector, "hybrid")
             at_once = fused(first, query, vector, "hybrid", vector_team=second)
             assert alone and at_once == alone, query
@@ -127,56 +133,53 @@ def test_both_sides_at_once_answer_as_one_after_the_other(example_copy: Engine, 
         second.close()
 
 
-def test_a_pooled_engine_answers_as_a_one_shot_one(example_copy: Engine, published: str) -> None:  # noqa: F811
-    example_copy.publish(published, publisher="gil", project="ledger")
-    one_shot = [example_copy.search(q, limit=8, mode="hybrid", team=TeamQuery(published)) for q in QUERIES]
-    example_copy.keep_team_connections()
-    assert isinstance(example_copy.team_connections, PooledTeamConnections)
+def test_a_pooled_engine_answers_as_a_one_shot_one(gil: Engine, published: str) -> None:
+    one_shot = [gil.search(q, limit=8, mode="hybrid", team=TeamQuery(published)) for q in QUERIES]
+    gil.keep_team_connections()
+    assert isinstance(gil.team_connections, PooledTeamConnections)
     for _ in range(2):  # the first opens its own connections and starts the pool; the second takes the pool's
-        pooled = [example_copy.search(q, limit=8, mode="hybrid", team=TeamQuery(published)) for q in QUERIES]
+        pooled = [gil.search(q, limit=8, mode="hybrid", team=TeamQuery(published)) for q in QUERIES]
         assert [a["results"] for a in pooled] == [a["results"] for a in one_shot]
         assert all(a["team"]["reachable"] and a["team"]["hits"] > 0 for a in pooled)
 
 
 def test_pooled_connections_outlive_a_restart_say_a_stopped_server_and_close_with_the_engine(
-    example_copy: Engine,  # noqa: F811
+    gil: Engine,
     restartable: Restartable,
     published: str,
 ) -> None:
-    example_copy.publish(published, publisher="gil", project="ledger")
-    local = example_copy.search("DLQ alarm", limit=8, mode="hybrid", local_only=True)
-    example_copy.keep_team_connections()
+    local = gil.search("DLQ alarm", limit=8, mode="hybrid", local_only=True)
+    gil.keep_team_connections()
     team = TeamQuery(published)
-    assert example_copy.search("DLQ alarm", limit=8, mode="hybrid", team=team)["team"]["reachable"]
+    assert gil.search("DLQ alarm", limit=8, mode="hybrid", team=team)["team"]["reachable"]
     assert until(lambda: memlens_backends(restartable.url, published) == 2)  # the pool is full
 
     restartable.ctl("restart", "-m", "fast")  # the pooled connections die with their backends
-    again = example_copy.search("DLQ alarm", limit=8, mode="hybrid", team=team)
+    again = gil.search("DLQ alarm", limit=8, mode="hybrid", team=team)
     assert again["team"] == {"reachable": True, "hits": again["team"]["hits"]} and again["team"]["hits"] > 0
     assert until(lambda: memlens_backends(restartable.url, published) == 2)  # refilled by the pool
 
     restartable.ctl("stop", "-m", "fast")
     try:
-        down = example_copy.search("DLQ alarm", limit=8, mode="hybrid", team=team)
+        down = gil.search("DLQ alarm", limit=8, mode="hybrid", team=team)
         assert down["team"]["reachable"] is False
         assert "team index was unreachable" in down["note"]
         assert down["results"] == local["results"]
     finally:
         restartable.start()
 
-    assert example_copy.search("DLQ alarm", limit=8, mode="hybrid", team=team)["team"]["reachable"]
+    assert gil.search("DLQ alarm", limit=8, mode="hybrid", team=team)["team"]["reachable"]
     assert until(lambda: memlens_backends(restartable.url, published) == 2)
-    example_copy.close()
+    gil.close()
     assert until(lambda: memlens_backends(restartable.url, published) == 0)
 
 
 def test_a_one_shot_search_leaves_no_connection_open(
-    example_copy: Engine,  # noqa: F811
+    gil: Engine,
     restartable: Restartable,
     published: str,
 ) -> None:
-    example_copy.publish(published, publisher="gil", project="ledger")
-    assert type(example_copy.team_connections) is TeamConnections
-    answer = example_copy.search("DLQ alarm", limit=8, mode="hybrid", team=TeamQuery(published))
+    assert type(gil.team_connections) is TeamConnections
+    answer = gil.search("DLQ alarm", limit=8, mode="hybrid", team=TeamQuery(published))
     assert answer["team"]["reachable"]
     assert until(lambda: memlens_backends(restartable.url, published) == 0)
