@@ -152,3 +152,17 @@ def alternate_trees(args: argparse.Namespace, measure: Callable[[Path, Path], di
             runs.append({"tree": name, "round": round_number, "loadavg": load, **measure(where, server)})
             print(json.dumps(runs[-1]), file=sys.stderr, flush=True)
     return runs
+
+
+def run_in_child(module: str, call: str, *, server: Path | None) -> dict[str, Any]:
+    """`bench.<module>.<call>` (a call returning JSON-able figures) in a new interpreter, with `server`: that tree's
+    memlens; its figures, or why it could not run."""
+    code = f"import json, pathlib, bench.{module} as m; print(json.dumps(m.{call}))"
+    trees = [str(server)] if server is not None else []
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*trees, str(REPO), *sys.path])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, cwd=REPO, check=False)
+    if done.returncode:
+        tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        return {"skipped": f"the process failed (exit {done.returncode}): {tail[0]}"}
+    result: dict[str, Any] = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    return result

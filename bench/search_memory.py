@@ -24,7 +24,6 @@ import argparse
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -34,7 +33,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import ab_arguments, alternate_trees, load_shared_embedder, memory_status
+from bench.common import ab_arguments, alternate_trees, load_shared_embedder, memory_status, run_in_child
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -135,16 +134,7 @@ def measure(root: Path, *, queries: int = 300, seed: int = 8, server: Path | Non
     could not run)."""
     if not (root / "index").is_dir() or not (root / "corpus").is_dir():
         return {"skipped": f"{root} holds no corpus/ and index/ (bench/speed.py --prebuilt)"}
-    call = f"m.child(pathlib.Path({str(root)!r}), {queries}, {seed})"
-    code = f"import json, pathlib, bench.search_memory as m; print(json.dumps({call}))"
-    trees = [str(server)] if server is not None else []
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*trees, str(REPO), *sys.path])}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, cwd=REPO, check=False)
-    if done.returncode:
-        tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
-        return {"skipped": f"the search process failed (exit {done.returncode}): {tail[0]}"}
-    result: dict[str, Any] = json.loads(done.stdout.decode().strip().splitlines()[-1])
-    return result
+    return run_in_child("search_memory", f"child(pathlib.Path({str(root)!r}), {queries}, {seed})", server=server)
 
 
 def main(argv: list[str] | None = None) -> None:

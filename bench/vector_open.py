@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,7 +24,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import ab_arguments, alternate_trees
+from bench.common import ab_arguments, alternate_trees, run_in_child
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -69,16 +68,7 @@ def child(root: Path, opens: int) -> dict[str, Any]:
 
 def measure(root: Path, *, opens: int, server: Path | None = None) -> dict[str, Any]:
     """Run `child` in a new interpreter (with `server`: that tree's memlens)."""
-    call = f"m.child(pathlib.Path({str(root)!r}), {opens})"
-    code = f"import json, pathlib, bench.vector_open as m; print(json.dumps({call}))"
-    trees = [str(server)] if server is not None else []
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*trees, str(REPO), *sys.path])}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, cwd=REPO, check=False)
-    if done.returncode:
-        tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
-        return {"skipped": f"the process failed (exit {done.returncode}): {tail[0]}"}
-    result: dict[str, Any] = json.loads(done.stdout.decode().strip().splitlines()[-1])
-    return result
+    return run_in_child("vector_open", f"child(pathlib.Path({str(root)!r}), {opens})", server=server)
 
 
 def main(argv: list[str] | None = None) -> None:
