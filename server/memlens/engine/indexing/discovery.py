@@ -198,6 +198,10 @@ def _walk(
             for entry in entries:
                 path = prefix + entry.name
                 try:
+                    if entry.is_file(follow_symlinks=False):  # most entries: a plain file, by its listed type alone
+                        if keep(path):
+                            yield path, _stat(entry)
+                        continue
                     linked = entry.is_symlink()
                     if entry.is_dir():
                         deeper = max_depth is None or depth < max_depth
