@@ -27,7 +27,7 @@ class Names:
         # built whole, not a `code()` at a time: a vector file's table holds every session's key (28,000 at a
         # million messages), and every process that searches reads one
         self.names: list[str] = list(dict.fromkeys(names))  # each name once, numbered in order of first use
-        self.index: dict[str, int] = dict(zip(self.names, range(len(self.names))))
+        self.index: dict[str, int] = {name: code for code, name in enumerate(self.names)}
 
     def code(self, name: str) -> int:
         found = self.index.get(name)
