@@ -33,12 +33,25 @@ class SessionReads(CatalogConnection):
         return list(self.db.execute(sql).fetchall())
 
     def session_activity(self) -> dict[str, tuple[int, float | None, float | None]]:
-        """Per session key: (messages, first time, last time), counting transcript messages (not summaries)."""
-        rows = self.db.execute(
-            """SELECT session_key, SUM(kind = 'transcript'), MIN(ts), MAX(ts) FROM units
-               WHERE session_key IS NOT NULL AND kind != 'memory' GROUP BY session_key"""
-        )
-        return {str(r[0]): (int(r[1] or 0), r[2], r[3]) for r in rows}
+        """Per session key: (messages, first time, last time), counting transcript messages (not summaries). As the
+        writer keeps them in the session rows; the few it has not worked out yet (a catalog from before them, until
+        its next sync) are counted from their units here."""
+        activity: dict[str, tuple[int, float | None, float | None]] = {}
+        missing: list[str] = []
+        for key, messages, first, last in self.db.execute("SELECT key, messages, first_ts, last_ts FROM sessions"):
+            if messages is None:
+                missing.append(str(key))
+            else:
+                activity[str(key)] = (int(messages), first, last)
+        for start in range(0, len(missing), 500):
+            part = missing[start : start + 500]
+            rows = self.db.execute(
+                f"""SELECT session_key, SUM(kind = 'transcript'), MIN(ts), MAX(ts) FROM units
+                    WHERE session_key IN ({",".join("?" * len(part))}) AND kind != 'memory' GROUP BY session_key""",
+                part,
+            )
+            activity |= {str(r[0]): (int(r[1] or 0), r[2], r[3]) for r in rows}
+        return activity
 
     def early_user_texts(
         self, keys: Sequence[str], per_session: int = 8, max_chars: int = 2000

@@ -139,6 +139,8 @@ class Indexer:
             report = SyncReport(files_seen=len(sources))
             backfill_unit_facts(self.catalog, self.keyword, cancel)  # before this sync's units are filled in
             backfill_words(self.catalog, self.keyword, cancel)  # a catalog from before the vocabulary: once
+            with self.catalog.transaction() as db:  # and one from before the sessions' activity was kept
+                self.catalog.refresh_session_activity(db)
             self.embedding.forget_words()  # (what it collected waits for vectors)
             with collection_paused():
                 fingerprint = files_fingerprint(sources) if prune else None
