@@ -38,7 +38,7 @@ def _counted(engine: Engine) -> dict[str, tuple[int, float | None, float | None]
     return {str(r[0]): (int(r[1]), r[2], r[3]) for r in rows}
 
 
-def _kept(engine: Engine) -> dict[str, tuple[int, float | None, float | None]]:
+def _kept(engine: Engine) -> dict[str, tuple[int | None, float | None, float | None]]:
     rows = engine.catalog.db.execute("SELECT key, messages, first_ts, last_ts FROM sessions")
     return {str(r[0]): (r[1], r[2], r[3]) for r in rows}
 
