@@ -59,19 +59,19 @@ def test_the_kept_figures_follow_every_write(tmp_path: Path) -> None:
         engine.sync()
         assert len(_kept(engine)) >= 5 and _kept(engine) == _counted(engine)
         key = f"claude-code:{session_id}"
-        before = _kept(engine)[key]
+        before = _counted(engine)[key]
 
         with claude.open("a") as handle:  # an append: new messages, later times
             handle.write("".join(LINE % (n, session_id, 8, n) + "\n" for n in range(3)))
         assert engine.sync().files_appended == 1
         assert _kept(engine) == _counted(engine)
-        assert _kept(engine)[key][0] == before[0] + 3 and _kept(engine)[key][2] != before[2]
+        assert _counted(engine)[key][0] == before[0] + 3 and _counted(engine)[key][2] != before[2]
 
         lines = claude.read_text().splitlines(keepends=True)  # rewritten shorter: re-read whole
         claude.write_text("".join(lines[: len(lines) // 2]))
         engine.sync()
         assert _kept(engine) == _counted(engine)
-        assert _kept(engine)[key][0] < before[0]
+        assert _counted(engine)[key][0] < before[0]
 
         openclaw = next((workspace / "transcripts" / "openclaw").glob("*.jsonl"))
         openclaw.unlink()  # a session gone with its file
