@@ -16,6 +16,7 @@ by matched documents per unit of bound), and each clause's bound is its own best
 clause alone, not timed): tighter than idf × (k1 + 1) and what an implementation would have to keep per index
 state. Each query's flat search and its rewrites run alternately in one process (CPU of `Searcher.search`, best of
 `--repeat`); the report says how often each rewrite was exact (same units, scores within 1e-5) and certified.
+Beside them, what the flat query costs with every score constant (collecting without BM25) and for a top 10.
 
     python bench/keyword_pruning.py ROOT [--queries 300]
 """
@@ -94,11 +95,14 @@ def measure(root: Path, *, queries: int, repeat: int, depths: tuple[int, int] | 
                     tantivy.Query.boost_query(tantivy.Query.term_query(schema, field, word, index_option="freq"), boost)
                     for word, boost in expansions
                 ]
-                times = spent.setdefault(field, {"flat": [], "required": [], "candidates": []})
+                ways = ("flat", "constant", "top10", "required", "candidates")
+                times = spent.setdefault(field, {way: [] for way in ways})
                 tally = counts.setdefault(field, {"queries": 0, "split": 0, "requiredExact": 0, "candidatesExact": 0})
                 tally["queries"] += 1
                 flat, flat_ms = search(_any_of(clauses), limit)
                 times["flat"].append(flat_ms)
+                times["constant"].append(search(tantivy.Query.const_score_query(_any_of(clauses), 1.0), limit)[1])
+                times["top10"].append(search(_any_of(clauses), 10)[1])
                 kth = flat[-1][0] if len(flat) == limit else 0.0
                 best = [h[0][0] if h else 0.0 for h in (searcher.search(q, 1, count=False).hits for q in clauses)]
                 # tantivy-py's stubs leave out the count it returns
