@@ -1,7 +1,7 @@
 """Keyword search CPU per query on a prebuilt index, in a fresh process: `engine.search` (mode keyword, limit 10)
-p50 / p95 / p99, the parts inside it (the two tantivy searches: the message field, the ±2-message context field; the
-session titles' reads of each session's first user messages), and a digest of every answer (ids and scores), so an
-A/B can say its trees answered the same.
+p50 / p95 / p99, the steps inside it (`PARTS`: the two tantivy searches, the message field and the ±2-message context
+field, the re-scoring, the results, the session titles, the last redaction...), and a digest of every answer (ids and
+scores), so an A/B can say its trees answered the same.
 
 The child opens an index built earlier (`ROOT/corpus`, `ROOT/index`, as `bench/speed.py --prebuilt` takes it) with
 the bundled model loaded, as `speed.py --prebuilt` searches it (a transcript's place in its session then comes from
@@ -30,6 +30,51 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
 from bench.common import ab_arguments, alternate_trees, load_shared_embedder, percentile, run_in_child
 
 WARMUP = 10  # queries asked before the timed pass (not timed): the first searches page in the index
+# Where a keyword search's CPU goes: part → (module, attribute) timed there, each call's CPU added to the part. The
+# steps of a search in order; `text` and `context` are the two tantivy searches (KeywordIndex.search by its field,
+# the unit ids' fast-field read included), `titleTexts` the titles' reads of first user messages (inside `titles`).
+# `other` is what the search spent outside the steps. A tree without one of them leaves it out.
+PARTS: dict[str, tuple[str, str]] = {
+    "read": ("memlens.engine.ranking.search", "Retriever.read"),
+    "keyword": ("memlens.engine.keyword.keyword_index", "KeywordIndex.search"),
+    "neighbours": ("memlens.engine.ranking.search", "Retriever._add_neighbors"),
+    "replies": ("memlens.engine.ranking.search", "Retriever._add_replies"),
+    "rescore": ("memlens.engine.ranking.search", "rescore"),
+    "results": ("memlens.engine.answers.results", "ResultBuilder.answer"),
+    "titles": ("memlens.engine.answers.search_answer", "label_results"),
+    "titleTexts": ("memlens.engine.catalog.sessions", "SessionReads.early_user_texts"),
+    "redaction": ("memlens.engine.engine", "Engine._outbound"),
+}
+STEPS = ("read", "text", "context", "neighbours", "replies", "rescore", "results", "titles", "redaction")
+
+
+def _time_parts(parts: dict[str, float]) -> list[str]:
+    """Wraps each of PARTS to add its CPU to `parts`; the names of those found."""
+    import importlib
+
+    found = []
+    for part, (module_name, attribute) in PARTS.items():
+        owner: Any = importlib.import_module(module_name)
+        *path, name = attribute.split(".")
+        for step in path:
+            owner = getattr(owner, step, None)
+        original = getattr(owner, name, None)
+        if original is None:
+            continue
+        found.append(part)
+
+        def timed(*args: Any, _original: Any = original, _part: str = part, **kwargs: Any) -> Any:
+            used = time.process_time()
+            try:
+                return _original(*args, **kwargs)
+            finally:
+                key = _part
+                if _part == "keyword":  # by the field searched (the message field unless told)
+                    key = kwargs.get("field", args[3] if len(args) > 3 else "text")
+                parts[key] = parts.get(key, 0.0) + 1000 * (time.process_time() - used)
+
+        setattr(owner, name, timed)
+    return found
 
 
 def child(root: Path, queries: int, seed: int) -> dict[str, Any]:
@@ -40,30 +85,14 @@ def child(root: Path, queries: int, seed: int) -> dict[str, Any]:
 
     asked = _queries(seed, queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
     embedder = load_shared_embedder(bench_settings())
+    parts: dict[str, float] = {}
+    timed = _time_parts(parts)
     with open_engine(prebuilt_corpus(root), root / "index", embedder) as engine:
-        parts: dict[str, float] = {}
-        keyword, catalog = engine.retriever.keyword, engine.catalog
-        search_field, early_texts = keyword.search, catalog.early_user_texts
-
-        def timed_field(*args: Any, **kwargs: Any) -> Any:  # the tantivy search of one field and its unit ids
-            used = time.process_time()
-            found = search_field(*args, **kwargs)
-            field = kwargs.get("field", args[2] if len(args) > 2 else "text")
-            parts[field] = parts.get(field, 0.0) + 1000 * (time.process_time() - used)
-            return found
-
-        def timed_texts(*args: Any, **kwargs: Any) -> Any:  # the session titles' reads of first user messages
-            used = time.process_time()
-            found = early_texts(*args, **kwargs)
-            parts["titleTexts"] = parts.get("titleTexts", 0.0) + 1000 * (time.process_time() - used)
-            return found
-
-        keyword.search = timed_field  # type: ignore[method-assign]
-        catalog.early_user_texts = timed_texts  # type: ignore[method-assign]
         for query in asked[:WARMUP]:
             engine.search(query, mode="keyword", limit=10)
         answers = hashlib.sha256()
-        spent: dict[str, list[float]] = {"search": [], "text": [], "context": [], "titleTexts": []}
+        names = [n for n in (*STEPS, "titleTexts") if n in timed or (n in ("text", "context") and "keyword" in timed)]
+        spent: dict[str, list[float]] = {name: [] for name in ("search", *names, "other")}
         wall: list[float] = []
         for query in asked:
             parts.clear()
@@ -71,8 +100,9 @@ def child(root: Path, queries: int, seed: int) -> dict[str, Any]:
             found = engine.search(query, mode="keyword", limit=10)
             spent["search"].append(1000 * (time.process_time() - used))
             wall.append(1000 * (time.perf_counter() - started))
-            for part in ("text", "context", "titleTexts"):
-                spent[part].append(parts.get(part, 0.0))
+            for name in names:
+                spent[name].append(parts.get(name, 0.0))
+            spent["other"].append(spent["search"][-1] - sum(parts.get(name, 0.0) for name in STEPS))
             ranked = [(hit["id"], hit.get("messageId"), hit["score"]) for hit in found["results"]]
             answers.update(json.dumps([query, ranked]).encode())
         units = engine.catalog.count("units")
