@@ -33,7 +33,8 @@ WARMUP = 10  # queries asked before the timed pass (not timed): the first search
 # Where a keyword search's CPU goes: part → (module, attribute) timed there, each call's CPU added to the part. The
 # steps of a search in order; `text` and `context` are the two tantivy searches (KeywordIndex.search by its field,
 # the unit ids' fast-field read included), `titleTexts` the titles' reads of first user messages (inside `titles`).
-# `other` is what the search spent outside the steps. A tree without one of them leaves it out.
+# `excerptRedaction` is the redaction of each shown text whole before its excerpt is cut (inside `results`). `other`
+# is what the search spent outside the steps. A tree without one of them leaves it out.
 PARTS: dict[str, tuple[str, str]] = {
     "read": ("memlens.engine.ranking.search", "Retriever.read"),
     "keyword": ("memlens.engine.keyword.keyword_index", "KeywordIndex.search"),
@@ -41,6 +42,7 @@ PARTS: dict[str, tuple[str, str]] = {
     "replies": ("memlens.engine.ranking.search", "Retriever._add_replies"),
     "rescore": ("memlens.engine.ranking.search", "rescore"),
     "results": ("memlens.engine.answers.results", "ResultBuilder.answer"),
+    "excerptRedaction": ("memlens.engine.answers.excerpt", "redact"),
     "titles": ("memlens.engine.answers.search_answer", "label_results"),
     "titleTexts": ("memlens.engine.catalog.sessions", "SessionReads.early_user_texts"),
     "redaction": ("memlens.engine.engine", "Engine._outbound"),
@@ -91,7 +93,8 @@ def child(root: Path, queries: int, seed: int) -> dict[str, Any]:
         for query in asked[:WARMUP]:
             engine.search(query, mode="keyword", limit=10)
         answers = hashlib.sha256()
-        names = [n for n in (*STEPS, "titleTexts") if n in timed or (n in ("text", "context") and "keyword" in timed)]
+        inner = ("titleTexts", "excerptRedaction")
+        names = [n for n in (*STEPS, *inner) if n in timed or (n in ("text", "context") and "keyword" in timed)]
         spent: dict[str, list[float]] = {name: [] for name in ("search", *names, "other")}
         wall: list[float] = []
         for query in asked:
