@@ -57,19 +57,17 @@ class SessionReads(CatalogConnection):
         self, keys: Sequence[str], per_session: int = 8, max_chars: int = 2000
     ) -> dict[str, list[str]]:
         """The beginnings of each session's first `per_session` non-empty user messages, oldest first (a title is
-        the first of them that holds a real request)."""
+        the first of them that holds a real request). A query per session, in the order of units(session_key, seq)
+        and stopping at `per_session`: numbering every user message of the sessions in one query read all of them
+        (0.40 against 0.14 ms for a search's eight sessions of a 980,000-message catalog)."""
+        sql = """SELECT substr(text, 1, ?) FROM units
+                 WHERE session_key = ? AND role = 'user' AND kind = 'transcript' AND length(trim(text)) > 0
+                 ORDER BY seq LIMIT ?"""
         found: dict[str, list[str]] = {}
-        for start in range(0, len(keys), 500):
-            part = list(keys[start : start + 500])
-            marks = ",".join("?" * len(part))
-            sql = f"""SELECT session_key, text FROM (
-                          SELECT session_key, substr(text, 1, ?) AS text,
-                                 ROW_NUMBER() OVER (PARTITION BY session_key ORDER BY seq) AS n
-                          FROM units WHERE session_key IN ({marks}) AND role = 'user' AND kind = 'transcript'
-                                AND length(trim(text)) > 0)
-                      WHERE n <= ? ORDER BY session_key, n"""
-            for row in self.db.execute(sql, [max_chars, *part, per_session]):
-                found.setdefault(str(row[0]), []).append(str(row[1]))
+        for key in sorted(set(keys)):
+            texts = [str(row[0]) for row in self.db.execute(sql, (max_chars, key, per_session))]
+            if texts:
+                found[key] = texts
         return found
 
     def spawning_call_text(self, key: str, parent_key: str) -> str | None:
