@@ -144,6 +144,14 @@ def unpack_remainders(packed: np.ndarray, dim: int) -> np.ndarray:
     return nibbles[:, :dim]
 
 
+def refined_rows(values: np.ndarray, remainders: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """Float32 rows from their int8 `values`, packed `remainders` and `scales`: (values + remainder / 15) × scale."""
+    refined = unpack_remainders(remainders, values.shape[1])
+    refined += values
+    refined *= scales[:, np.newaxis]
+    return refined
+
+
 def remainder_width(dim: int) -> int:
     """Bytes of one row's packed remainders."""
     return (dim + 1) // 2
@@ -224,10 +232,7 @@ class QuantizedRows:
 
     def refined_rows(self, rows: np.ndarray | slice) -> np.ndarray:
         """The rows at `rows` as float32 from the int8 values and their remainders (about 12 bits a component)."""
-        refined = unpack_remainders(self.remainder_rows(rows), self.dim)
-        refined += self.value_rows(rows)
-        refined *= self.scales[rows][:, np.newaxis]
-        return refined
+        return refined_rows(self.value_rows(rows), self.remainder_rows(rows), self.scales[rows])
 
     def sign_codes(self) -> np.ndarray:
         """One bit per dimension of each row as kept here (values and remainders), its sign: the search's codes
