@@ -274,7 +274,7 @@ def test_a_wide_filter_finds_the_kept_rows_nearest_codes(corpus: np.ndarray) -> 
     far = distance > np.quantile(distance, 0.3)  # keeps 70% of the rows, none of the query's nearest codes
     for mask in (half, far):
         rows = np.flatnonzero(mask)
-        found = _nearest_codes(codes, query, mask, rows, 500)
+        found = _nearest_codes(codes, query, mask, 500)
         assert len(found) == 500 and mask[found].all()
         # the same distances as the 500 nearest of the kept rows (which ones at the last distance may differ)
         assert sorted(distance[found]) == sorted(distance[rows])[:500]
@@ -314,3 +314,20 @@ def test_codes_are_held_padded_for_the_scan_and_stored_without_it(tmp_path: Path
     from_file._snapshot, in_memory._snapshot = read, held
     for query in matrix[:5]:
         assert from_file.search(query, 10) == in_memory.search(query, 10)
+
+
+def test_a_kind_left_out_is_remembered_and_never_narrowed_by_another_filter(corpus: np.ndarray) -> None:
+    """Every plain query leaves tool output out: the kept rows' mask is worked out once per snapshot and shared, so
+    a search that narrows it further (a role) must not narrow it for the searches after."""
+    rows = [
+        VectorRow(i, "tool" if i % 3 == 0 else "transcript", "codex", "user" if i % 2 else "assistant", "s", 0.0, v)
+        for i, v in enumerate(corpus[:300])
+    ]
+    index = VectorIndex(384)
+    index.update(add=rows)
+    query = corpus[1]
+    users = index.search(query, 60, SearchFilters(without_kind="tool", role="user"))
+    assert users and all(u % 2 == 1 and u % 3 != 0 for u, _ in users)
+    anyone = index.search(query, 60, SearchFilters(without_kind="tool"))
+    assert all(u % 3 != 0 for u, _ in anyone) and {u % 2 for u, _ in anyone} == {0, 1}
+    assert index.search(query, 60, SearchFilters(without_kind="tool", role="user")) == users

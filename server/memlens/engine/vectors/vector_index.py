@@ -140,21 +140,14 @@ def _never() -> bool:
     return False
 
 
-def code_candidates(
-    codes: np.ndarray,
-    query: np.ndarray,
-    depth: int,
-    *,
-    mask: np.ndarray | None = None,
-    rows: np.ndarray | None = None,
-) -> np.ndarray:
-    """The positions of the `depth` rows (of `rows`, chosen by `mask`, when a filter applies) that the re-rank
+def code_candidates(codes: np.ndarray, query: np.ndarray, depth: int, *, mask: np.ndarray | None = None) -> np.ndarray:
+    """The positions of the `depth` rows (of those `mask` keeps, when a filter applies) that the re-rank
     scores from their int8 rows: of the rows whose codes are nearest the query's by Hamming distance, the best by
     the query's dot product with their signs. Hamming distance counts sign agreements alike; the product weighs
     each by the query's component: its best 400 of 2,000 kept the exact top 10 of real vectors a little more often
     than Hamming order's best 1,000 did, and a re-rank reads each of its rows from the vector file
     (bench/vector_recall.py)."""
-    nearest = _nearest_codes(codes, query, mask, rows, max(CODE_DEPTH, CODE_FACTOR * depth))
+    nearest = _nearest_codes(codes, query, mask, max(CODE_DEPTH, CODE_FACTOR * depth))
     if len(nearest) <= depth:
         return nearest
     by_signs = _sign_products(codes[nearest], query)
@@ -171,24 +164,23 @@ def _knn_codes(query_code: np.ndarray, codes: np.ndarray, count: int) -> np.ndar
     return nearest
 
 
-def _nearest_codes(
-    codes: np.ndarray, query: np.ndarray, mask: np.ndarray | None, rows: np.ndarray | None, count: int
-) -> np.ndarray:
-    """The positions of the `count` rows (of `rows` when a filter chose them by `mask`) whose codes are nearest the
-    query's. A filter that keeps a good share of the rows (every plain query leaves tool output out) scans all
-    codes for more than `count` and drops the rows it leaves out: copying the kept rows' codes cost as much as the
-    scan (3.4 ms for 667,000 of 980,000 rows). When too few kept rows are among those, the kept codes are scanned
-    alone, so the answer is always the kept rows' nearest."""
+def _nearest_codes(codes: np.ndarray, query: np.ndarray, mask: np.ndarray | None, count: int) -> np.ndarray:
+    """The positions of the `count` rows (of those `mask` keeps) whose codes are nearest the query's. A filter that
+    keeps a good share of the rows (every plain query leaves tool output out) scans all codes for more than `count`
+    and drops the rows it leaves out: copying the kept rows' codes cost as much as the scan (3.4 ms for 667,000 of
+    980,000 rows). When too few kept rows are among those, the kept codes are scanned alone, so the answer is
+    always the kept rows' nearest."""
     query_code = binary_codes(query[np.newaxis, :])
-    if mask is None or rows is None:
+    if mask is None:
         return _knn_codes(query_code, codes, count)
-    if len(rows) >= WIDE_FILTER_SHARE * len(codes):
-        wider = min(len(codes), math.ceil(count * WIDE_FILTER_MARGIN * len(codes) / len(rows)))
+    kept_count = int(np.count_nonzero(mask))
+    if kept_count >= WIDE_FILTER_SHARE * len(codes):
+        wider = min(len(codes), math.ceil(count * WIDE_FILTER_MARGIN * len(codes) / kept_count))
         found = _knn_codes(query_code, codes, wider)
         kept: np.ndarray = found[mask[found]]
         if len(kept) >= count or wider == len(codes):
             return kept[:count]
-    nearest: np.ndarray = rows[_knn_codes(query_code, np.compress(mask, codes, axis=0), count)]
+    nearest: np.ndarray = np.flatnonzero(mask)[_knn_codes(query_code, np.compress(mask, codes, axis=0), count)]
     return nearest
 
 
@@ -220,8 +212,8 @@ class VectorIndex:
         self._lock = threading.Lock()  # serialises writers; readers only take the reference
         self._file: Path | None = None  # the vector file beside the catalog, once `load` named it
         self._file_current = False  # the file and its log hold exactly the snapshot's rows
-        # the rows of a kind a search leaves out (filters.without_kind), worked out once per snapshot: every plain
-        # query leaves tool results out, and comparing every row's kind per query would cost milliseconds
+        # the rows a search keeps when it leaves a kind out (filters.without_kind), worked out once per snapshot:
+        # every plain query leaves tool results out, and comparing every row's kind per query would cost milliseconds
         self._kind_rows: tuple[VectorSnapshot, str, np.ndarray | None] | None = None
         self._file_stamp = ""  # the catalog stamp the file and its log record
         self._log_id = ""  # the log of the file the snapshot's base was read from or written as
@@ -412,23 +404,24 @@ class VectorIndex:
                     self._journal.append(rows.as_step(replaced))
             self._snapshot = snapshot
 
-    def _rows_of_kind(self, snapshot: VectorSnapshot, kind: str) -> np.ndarray | None:
-        """A mask of the snapshot's rows of `kind`, None when it has none (cached for the snapshot)."""
+    def _rows_without_kind(self, snapshot: VectorSnapshot, kind: str) -> np.ndarray | None:
+        """A mask of the snapshot's rows not of `kind`, None when no row is of it (cached for the snapshot; never
+        written to: callers copy it before narrowing it)."""
         cached = self._kind_rows
         if cached is not None and cached[0] is snapshot and cached[1] == kind:
             return cached[2]
-        rows = snapshot.kind.equals(kind)
-        found = rows if rows.any() else None
-        self._kind_rows = (snapshot, kind, found)
-        return found
+        of_kind = snapshot.kind.equals(kind)
+        kept = ~of_kind if of_kind.any() else None
+        self._kind_rows = (snapshot, kind, kept)
+        return kept
 
     def _mask(self, snapshot: VectorSnapshot, filters: SearchFilters | None) -> np.ndarray | None:
         if filters is None or filters.is_empty():
             return None
-        left_out = self._rows_of_kind(snapshot, filters.without_kind) if filters.without_kind else None
-        if left_out is None and dataclasses.replace(filters, without_kind=None).is_empty():
-            return None  # only a kind left out that no row has: no mask, so no copy of the rows
-        mask = np.ones(len(snapshot.ids), dtype=bool) if left_out is None else ~left_out
+        kept = self._rows_without_kind(snapshot, filters.without_kind) if filters.without_kind else None
+        if dataclasses.replace(filters, without_kind=None).is_empty():
+            return kept  # only a kind left out (every plain query): the cached mask, or none when no row has it
+        mask = np.ones(len(snapshot.ids), dtype=bool) if kept is None else kept.copy()
         for column, value in (
             (snapshot.kind, filters.kind),
             (snapshot.format, filters.format),
@@ -457,15 +450,14 @@ class VectorIndex:
         single_threaded_blas()
         query = np.asarray(query, dtype=np.float32)
         mask = self._mask(snapshot, filters)
-        rows = np.flatnonzero(mask) if mask is not None else None
-        count = len(snapshot.ids) if rows is None else len(rows)
+        count = len(snapshot.ids) if mask is None else int(np.count_nonzero(mask))
         if not count:
             return []
         depth = max(RERANK if rerank is None else rerank, RERANK_FACTOR * limit)
         if count <= max(EXACT_ROWS, depth) or rerank == 0:
-            candidates = rows  # None: all rows
+            candidates = None if mask is None else np.flatnonzero(mask)  # None: all rows
         else:
-            candidates = code_candidates(snapshot.codes, query, depth, mask=mask, rows=rows)
+            candidates = code_candidates(snapshot.codes, query, depth, mask=mask)
         values = snapshot.value_rows(candidates)  # int8 rows: cosines within about 1e-3
         scores = snapshot.scores_of(candidates, values, query)
         kept_count = min(max(limit, REFINED_TOP), len(scores))
