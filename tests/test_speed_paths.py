@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -306,8 +307,11 @@ def test_codes_are_held_padded_for_the_scan_and_stored_without_it(tmp_path: Path
     assert np.array_equal(held.codes[:, :48], np.packbits(held.base.refined_rows(slice(None)) > 0, axis=-1))
     path = tmp_path / "vectors.bin"
     held.write_file(path, stamp="s", model="m")
+    with path.open("rb") as handle:  # the file's codes section: 48 bytes a row
+        (length,) = struct.unpack("<I", handle.read(len(vector_file.MAGIC) + 4)[len(vector_file.MAGIC) :])
+        assert json.loads(handle.read(length))["sections"]["codes"][1] == len(matrix) * 48
     stored = vector_file.read(path, stamp="s", model="m", dim=384)
-    assert stored is not None and stored.codes.shape == (len(matrix), 48)
+    assert stored is not None and stored.codes.shape == (len(matrix), 64)  # padded as they are read
     read = VectorSnapshot.stored(stored)
     assert np.array_equal(read.codes, held.codes)
     from_file, in_memory = VectorIndex(384), VectorIndex(384)

@@ -1,11 +1,12 @@
 """Cosine search over unit vectors: compact binary codes scanned by faiss, then a re-rank from int8 rows, the best
 few scored again with their remainders.
 
-Every unit vector is kept here two ways: a 48-byte code (the signs of its 384 components) and an int8 row with a
-scale and each value's 4-bit remainder (quantized_rows.py). A query scans the codes by Hamming distance (faiss, one
-thread), re-scores the best `rerank` candidates from the int8 rows and the best REFINED_TOP of those from the int8
-rows plus their remainders; small sets and narrow filters skip the codes. Adding and removing rows appends or
-drops codes: nothing is trained or rebuilt.
+Every unit vector is kept here two ways: a 48-byte code (the signs of its 384 components; held padded to 64 bytes,
+which faiss compares faster) and an int8 row with a scale and each value's 4-bit remainder (quantized_rows.py). A
+query scans the codes by Hamming distance (faiss, one thread), orders the nearest CODE_DEPTH by its dot product with
+their signs, re-scores the best `rerank` of those from the int8 rows (each read from the vector file) and the best
+REFINED_TOP of those from the int8 rows plus their remainders; small sets and narrow filters skip the codes. Adding
+and removing rows appends or drops codes: nothing is trained or rebuilt.
 bench/RESULTS.md has its recall against an exact scan (bench/vector_recall.py).
 
 Derived from the catalog (units joined with cached vectors). At start the small columns are read from the vector
@@ -35,13 +36,12 @@ from memlens.engine.filters import SearchFilters
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_file, vector_log
 from memlens.engine.vectors.labels import Labels, Names
-from memlens.engine.vectors.quantized_rows import BLOCK, QuantizedRows
+from memlens.engine.vectors.quantized_rows import BLOCK, QuantizedRows, code_width
 from memlens.engine.vectors.vector_log import LogStep
 from memlens.engine.vectors.vector_snapshot import (
     VectorRow,
     VectorSnapshot,
     binary_codes,
-    code_width,
     decode_vector,
 )
 

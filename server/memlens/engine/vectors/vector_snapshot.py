@@ -19,7 +19,7 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_file
 from memlens.engine.vectors.labels import Labels
-from memlens.engine.vectors.quantized_rows import QuantizedRows, refined_rows
+from memlens.engine.vectors.quantized_rows import QuantizedRows, code_width, refined_rows, scan_width
 from memlens.engine.vectors.vector_log import CATEGORIES, LogStep
 
 if TYPE_CHECKING:
@@ -323,21 +323,6 @@ def binary_codes(matrix: np.ndarray) -> np.ndarray:
     padded = np.zeros((*packed.shape[:-1], width), np.uint8)
     padded[..., : packed.shape[-1]] = packed
     return padded
-
-
-def code_width(dim: int) -> int:
-    """Bytes of a code as stored: one bit per dimension."""
-    return (dim + 7) // 8
-
-
-def scan_width(width: int) -> int:
-    """Bytes a code of `width` bytes is held in for the scan. faiss compares codes of 8, 16, 32 and 64 bytes with
-    code of their own and others with a generic loop: the bundled model's 48-byte codes took 3.5 ms CPU per 980,000
-    rows, padded with zeros to 64 bytes 2.1 ms (the zeros are the query's too, so every distance stays the same)."""
-    for size in (8, 16, 32, 64):
-        if width <= size:
-            return size
-    return width
 
 
 def vector_rows(catalog: Catalog, model: str, column: str, values: Sequence[object], *, dim: int) -> list[VectorRow]:
