@@ -148,8 +148,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--noise", type=float, default=0.35, help="noise scale of the grown copies")
     parser.add_argument("--real-only", action="store_true", help="only the real vectors (--rows is ignored)")
     args = parser.parse_args(argv)
+    load = os.getloadavg()
     figures = measure(rows=args.rows, queries=args.queries, noise=args.noise, real_only=args.real_only)
-    print(json.dumps({"loadavgStart": os.getloadavg(), **figures, "loadavgEnd": os.getloadavg()}, indent=2))
+    print(json.dumps({"loadavgStart": load, **figures, "loadavgEnd": os.getloadavg()}, indent=2))
 
 
 if __name__ == "__main__":
