@@ -405,13 +405,15 @@ class VectorIndex:
             self._snapshot = snapshot
 
     def _rows_without_kind(self, snapshot: VectorSnapshot, kind: str) -> np.ndarray | None:
-        """A mask of the snapshot's rows not of `kind`, None when no row is of it (cached for the snapshot; never
-        written to: callers copy it before narrowing it)."""
+        """A mask of the snapshot's rows not of `kind`, None when no row is of it (cached for the snapshot, read-only:
+        callers copy it before narrowing it)."""
         cached = self._kind_rows
         if cached is not None and cached[0] is snapshot and cached[1] == kind:
             return cached[2]
         of_kind = snapshot.kind.equals(kind)
         kept = ~of_kind if of_kind.any() else None
+        if kept is not None:
+            kept.flags.writeable = False  # shared by every search of the snapshot
         self._kind_rows = (snapshot, kind, kept)
         return kept
 
