@@ -51,9 +51,9 @@ else:
     np = lazy_module("numpy")
 
 EXACT_ROWS = 4096  # at most this many rows (after filters) are scanned exactly, without codes
-CODE_DEPTH = 2000  # the nearest codes by Hamming distance, which the query's dot product with their signs orders
+CODE_DEPTH = 3000  # the nearest codes by Hamming distance, which the query's dot product with their signs orders
 CODE_FACTOR = 5  # or this many times the re-rank's count, if larger
-RERANK = 400  # the best of those by that product are scored from int8 rows (recall in bench/RESULTS.md)
+RERANK = 600  # the best of those by that product are scored from int8 rows (recall in bench/RESULTS.md)
 RERANK_FACTOR = 2  # or this many times the requested count, if larger
 REFINED_TOP = 50  # the best this many by int8 rows are scored again with their remainders (recall in bench/RESULTS.md)
 WIDE_FILTER_SHARE = 0.25  # a filter keeping this share of the rows or more scans every code (_nearest_codes)
@@ -144,9 +144,9 @@ def code_candidates(codes: np.ndarray, query: np.ndarray, depth: int, *, mask: n
     """The positions of the `depth` rows (of those `mask` keeps, when a filter applies) that the re-rank
     scores from their int8 rows: of the rows whose codes are nearest the query's by Hamming distance, the best by
     the query's dot product with their signs. Hamming distance counts sign agreements alike; the product weighs
-    each by the query's component: its best 400 of 2,000 kept the exact top 10 of real vectors a little more often
-    than Hamming order's best 1,000 did, and a re-rank reads each of its rows from the vector file
-    (bench/vector_recall.py)."""
+    each by the query's component: its best 600 of 3,000 kept more of the exact top 10 of real vectors (and of
+    their noisy copies grown to 600,000 rows) than Hamming order's best 1,000 did, and a re-rank reads each of its
+    rows from the vector file (bench/vector_recall.py, bench/RESULTS.md)."""
     nearest = _nearest_codes(codes, query, mask, max(CODE_DEPTH, CODE_FACTOR * depth))
     if len(nearest) <= depth:
         return nearest
