@@ -38,12 +38,7 @@ from memlens.engine.vectors import vector_file, vector_log
 from memlens.engine.vectors.labels import Labels, Names
 from memlens.engine.vectors.quantized_rows import BLOCK, QuantizedRows, code_width
 from memlens.engine.vectors.vector_log import LogStep
-from memlens.engine.vectors.vector_snapshot import (
-    VectorRow,
-    VectorSnapshot,
-    binary_codes,
-    decode_vector,
-)
+from memlens.engine.vectors.vector_snapshot import VectorRow, VectorSnapshot, binary_codes, decode_vector
 
 if TYPE_CHECKING:
     import numpy as np
