@@ -6,9 +6,13 @@ Gaussian noise (renormalised), the way round 2 grew real vectors to 150k rows. T
 (a sample). These rankings are compared with the exact float32 top 10 over all rows:
 
 - `memlens`: what a search does (vector_index.VectorIndex, asked for the default candidate count, as the engine
-  asks): sign codes scanned by faiss, the best RERANK re-scored from the int8 rows (quantized_rows.py), the best
+  asks): sign codes scanned by faiss, the best CODE_DEPTH by Hamming distance ordered by the query's dot product
+  with their signs, the best RERANK of those re-scored from the int8 rows (quantized_rows.py), the best
   REFINED_TOP of those scored again from the int8 rows plus their 4-bit remainders;
-- `float16Top`: the same, the best REFINED_TOP scored again from float16 rows (what it did before the remainders);
+- `vectorMode`: the same asked for twice the candidates, as vector mode asks;
+- `hamming1000`: the best 1,000 by Hamming distance re-scored as above (what a search did before the products);
+- `float16Top`: the same candidates as `memlens`, the best REFINED_TOP scored again from float16 rows (what it did
+  before the remainders);
 - `int8Rerank`: the same candidates ranked by their int8 rows alone (no second scoring);
 - `float32Rerank`: the same candidates re-scored from float32 rows (what it did before the int8 rows);
 - `int8Exact`: every row scored from the int8 rows (the re-rank's share of the loss, without the codes').
@@ -38,7 +42,14 @@ from bench.corpus import bench_settings
 from bench.locomo_data import load_conversation
 from bench.speed import SHARED_TRANSCRIPTS, shared_texts
 from memlens.engine.vectors.quantized_rows import QuantizedRows
-from memlens.engine.vectors.vector_index import REFINED_TOP, RERANK, VectorIndex
+from memlens.engine.vectors.vector_index import (
+    CODE_DEPTH,
+    REFINED_TOP,
+    RERANK,
+    RERANK_FACTOR,
+    VectorIndex,
+    code_candidates,
+)
 from memlens.engine.vectors.vector_snapshot import VectorRow, binary_codes
 from memlens.settings import SearchSettings
 
@@ -89,17 +100,24 @@ def measure(*, rows: int, queries: int, noise: float, seed: int = 11, real_only:
 
     truth: list[list[int]] = []
     found: dict[str, list[list[int]]] = {
-        name: [] for name in ("memlens", "float16Top", "int8Rerank", "float32Rerank", "int8Exact")
+        name: []
+        for name in ("memlens", "vectorMode", "hamming1000", "float16Top", "int8Rerank", "float32Rerank", "int8Exact")
     }
     errors: list[float] = []
     depth = SearchSettings().candidates
+    rerank = max(RERANK, RERANK_FACTOR * depth)
     for query in query_vectors:
         truth.append(np.argsort(-(matrix @ query), kind="stable")[:10].tolist())
         returned = index.search(query, depth)[:10]
         found["memlens"].append([unit_id for unit_id, _ in returned])
+        found["vectorMode"].append([unit_id for unit_id, _ in index.search(query, 2 * depth)[:10]])
         errors += [abs(score - float(matrix[unit_id] @ query)) for unit_id, score in returned]
-        _, near = faiss.knn_hamming(binary_codes(query[np.newaxis, :]), codes, RERANK, variant="mc")
-        candidates = near[0][near[0] >= 0].astype(np.int64)
+        _, near = faiss.knn_hamming(binary_codes(query[np.newaxis, :]), codes, 1000, variant="mc")
+        by_hamming = near[0][near[0] >= 0].astype(np.int64)
+        by_hamming = by_hamming[np.argsort(-quantized.scores(by_hamming, query), kind="stable")][:REFINED_TOP]
+        refined = quantized.refined_rows(by_hamming) @ query
+        found["hamming1000"].append(by_hamming[np.argsort(-refined, kind="stable")[:10]].tolist())
+        candidates = code_candidates(codes, query, rerank)
         by_int8 = candidates[np.argsort(-quantized.scores(candidates, query), kind="stable")]
         found["int8Rerank"].append(by_int8[:10].tolist())
         top = by_int8[:REFINED_TOP]
@@ -113,7 +131,8 @@ def measure(*, rows: int, queries: int, noise: float, seed: int = 11, real_only:
         "rows": len(matrix),
         "queries": len(query_vectors),
         "noise": noise,
-        "rerank": RERANK,
+        "codeDepth": CODE_DEPTH,
+        "rerank": rerank,
         "refinedTop": REFINED_TOP,
         "embedCpuS": round(embed_cpu, 1),
         "recallAt10": {name: recall(f, truth) for name, f in found.items()},
@@ -129,8 +148,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--noise", type=float, default=0.35, help="noise scale of the grown copies")
     parser.add_argument("--real-only", action="store_true", help="only the real vectors (--rows is ignored)")
     args = parser.parse_args(argv)
+    load = os.getloadavg()
     figures = measure(rows=args.rows, queries=args.queries, noise=args.noise, real_only=args.real_only)
-    print(json.dumps({"loadavgStart": os.getloadavg(), **figures, "loadavgEnd": os.getloadavg()}, indent=2))
+    print(json.dumps({"loadavgStart": load, **figures, "loadavgEnd": os.getloadavg()}, indent=2))
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from bench import (  # noqa: E402
     speed,
     speed_report,
     vector_open,
+    vector_search_cost,
 )
 from bench.corpus import make_corpus, open_engine  # noqa: E402
 
@@ -290,3 +291,33 @@ def test_the_vector_files_open_is_timed_and_another_layout_is_said(tmp_path: Pat
     data[:8] = b"MLVEC03\n"  # a layout this tree rebuilds rather than reads
     path.write_bytes(bytes(data))
     assert "skipped" in vector_open.child(tmp_path, 1)
+
+
+def test_vector_search_cost_times_each_filter_and_the_parts(tmp_path: Path) -> None:
+    import numpy as np
+
+    from memlens.engine.vectors import vector_file
+    from memlens.engine.vectors.labels import Labels
+    from memlens.engine.vectors.quantized_rows import QuantizedRows
+    from memlens.engine.vectors.vector_index import EXACT_ROWS
+
+    count = EXACT_ROWS + 900  # past the exact scan: the codes are used
+    rows = np.random.default_rng(2).standard_normal((count, 16)).astype(np.float32)
+    quantized = QuantizedRows.of(rows)
+    path = vector_file.file_for(tmp_path / "index", "m")
+    path.parent.mkdir()
+    vector_file.write(
+        path,
+        stamp="s",
+        model="m",
+        ids=np.arange(count),
+        row_slices=[quantized],
+        codes=quantized.sign_codes(),
+        ts=np.zeros(count),
+        seq=np.zeros(count, np.int64),
+        categories={name: Labels.of(["memory", "transcript"] * (count // 2)) for name in vector_file.CATEGORIES},
+    )
+    result = vector_search_cost.child(tmp_path, 4)
+    assert result["rows"] == count and set(result["cpuMs"]) == {"none", "leaveOutKind", "roleUser"}
+    assert set(result["partsMs"]) == {"codes", "int8RowsRead", "int8Scores", "refined"}
+    assert "skipped" in vector_search_cost.measure(tmp_path / "elsewhere", queries=1)

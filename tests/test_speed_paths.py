@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -259,3 +260,78 @@ def test_the_cli_keeps_blas_to_one_thread_unless_told_otherwise(given: str | Non
     code = "import os, memlens.cli; print(os.environ['OPENBLAS_NUM_THREADS'])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     assert out.strip() == expected
+
+
+def test_a_wide_filter_finds_the_kept_rows_nearest_codes(corpus: np.ndarray) -> None:
+    """A filter that keeps many rows scans every code and drops the rest after; when the query's nearest codes are
+    mostly left out, it scans the kept codes alone: either way the kept rows' nearest codes, as many as asked."""
+    from memlens.engine.vectors.vector_index import _nearest_codes
+    from memlens.engine.vectors.vector_snapshot import binary_codes
+
+    codes = binary_codes(corpus)
+    query = corpus[7]
+    distance = np.unpackbits(codes ^ binary_codes(query[np.newaxis, :]), axis=1).sum(axis=1)
+    half = np.arange(len(corpus)) % 2 == 1
+    far = distance > np.quantile(distance, 0.3)  # keeps 70% of the rows, none of the query's nearest codes
+    for mask in (half, far):
+        rows = np.flatnonzero(mask)
+        found = _nearest_codes(codes, query, mask, 500)
+        assert len(found) == 500 and mask[found].all()
+        # the same distances as the 500 nearest of the kept rows (which ones at the last distance may differ)
+        assert sorted(distance[found]) == sorted(distance[rows])[:500]
+
+
+def test_sign_products_are_the_query_against_each_codes_bits() -> None:
+    from memlens.engine.vectors.vector_index import _sign_products
+    from memlens.engine.vectors.vector_snapshot import binary_codes
+
+    rng = np.random.default_rng(8)
+    for dim in (384, 13):
+        rows = rng.normal(size=(50, dim)).astype(np.float32)
+        query = rng.normal(size=dim).astype(np.float32)
+        bits = (rows > 0).astype(np.float32)
+        assert np.allclose(_sign_products(binary_codes(rows), query), bits @ query, atol=1e-4)
+
+
+def test_codes_are_held_padded_for_the_scan_and_stored_without_it(tmp_path: Path) -> None:
+    """faiss compares 64-byte codes faster than 48-byte ones: a snapshot holds its codes zero-padded, and the
+    vector file keeps dim / 8 bytes a row, so a file read back gives the same codes and the same answers."""
+    from memlens.engine.vectors import vector_file
+    from memlens.engine.vectors.vector_snapshot import VectorSnapshot
+
+    rng = np.random.default_rng(9)
+    matrix = rng.normal(size=(EXACT_ROWS + 600, 384)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    held = VectorSnapshot.of(_rows(matrix), 384)
+    assert held.codes.shape == (len(matrix), 64) and not held.codes[:, 48:].any()
+    assert np.array_equal(held.codes[:, :48], np.packbits(held.base.refined_rows(slice(None)) > 0, axis=-1))
+    path = tmp_path / "vectors.bin"
+    held.write_file(path, stamp="s", model="m")
+    with path.open("rb") as handle:  # the file's codes section: 48 bytes a row
+        (length,) = struct.unpack("<I", handle.read(len(vector_file.MAGIC) + 4)[len(vector_file.MAGIC) :])
+        assert json.loads(handle.read(length))["sections"]["codes"][1] == len(matrix) * 48
+    stored = vector_file.read(path, stamp="s", model="m", dim=384)
+    assert stored is not None and stored.codes.shape == (len(matrix), 64)  # padded as they are read
+    read = VectorSnapshot.stored(stored)
+    assert np.array_equal(read.codes, held.codes)
+    from_file, in_memory = VectorIndex(384), VectorIndex(384)
+    from_file._snapshot, in_memory._snapshot = read, held
+    for query in matrix[:5]:
+        assert from_file.search(query, 10) == in_memory.search(query, 10)
+
+
+def test_a_kind_left_out_is_remembered_and_never_narrowed_by_another_filter(corpus: np.ndarray) -> None:
+    """Every plain query leaves tool output out: the kept rows' mask is worked out once per snapshot and shared, so
+    a search that narrows it further (a role) must not narrow it for the searches after."""
+    rows = [
+        VectorRow(i, "tool" if i % 3 == 0 else "transcript", "codex", "user" if i % 2 else "assistant", "s", 0.0, v)
+        for i, v in enumerate(corpus[:300])
+    ]
+    index = VectorIndex(384)
+    index.update(add=rows)
+    query = corpus[1]
+    users = index.search(query, 60, SearchFilters(without_kind="tool", role="user"))
+    assert users and all(u % 2 == 1 and u % 3 != 0 for u, _ in users)
+    anyone = index.search(query, 60, SearchFilters(without_kind="tool"))
+    assert all(u % 3 != 0 for u, _ in anyone) and {u % 2 for u, _ in anyone} == {0, 1}
+    assert index.search(query, 60, SearchFilters(without_kind="tool", role="user")) == users

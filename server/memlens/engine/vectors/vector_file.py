@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_log
 from memlens.engine.vectors.labels import Labels, Names
-from memlens.engine.vectors.quantized_rows import FileRows, QuantizedRows, remainder_width
+from memlens.engine.vectors.quantized_rows import FileRows, QuantizedRows, code_width, remainder_width, scan_width
 
 if TYPE_CHECKING:
     import numpy as np
@@ -102,7 +102,7 @@ def write(
     """Write atomically (temporary file, then rename), then start its empty log; returns the log's id.
     `row_slices`: the rows in order, a slice at a time, adding up to len(ids); `codes` is [n, bytes]. The header
     goes in last: its checksum covers the scales, which are only known once every slice has been written."""
-    count, code_width = int(len(ids)), int(codes.shape[1])
+    count, stored_width = int(len(ids)), int(codes.shape[1])
     small: dict[str, np.ndarray] = {
         "ids": np.ascontiguousarray(ids, dtype="<i8"),
         "ts": np.ascontiguousarray(ts, dtype="<f8"),
@@ -115,7 +115,7 @@ def write(
         small[name] = np.ascontiguousarray(codes_in_use, dtype="<i4")
     slices = iter(row_slices)
     first = next(slices, None)
-    dim = first.dim if first is not None else code_width * 8
+    dim = first.dim if first is not None else stored_width * 8
     sizes = _section_sizes(count, dim)
     log_id = uuid.uuid4().hex
     header: dict[str, Any] = {"model": model, "stamp": stamp, "count": count, "dim": dim, "tables": tables}
@@ -225,7 +225,6 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows 
         for name, (offset, nbytes) in sections.items():
             if offset + nbytes > size:
                 raise ValueError(f"truncated: section {name} ends at {offset + nbytes}, the file at {size}")
-        code_width = (dim + 7) // 8
         if {name: nbytes for name, (_, nbytes) in sections.items()} != _section_sizes(count, dim):
             raise ValueError("section sizes disagree with the row count")
         small: dict[str, np.ndarray] = {}
@@ -238,8 +237,9 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows 
         for name in SMALL:
             offset, nbytes = sections[name]
             dtype = np.dtype(_dtype(name))
-            small[name] = np.frombuffer(mapped, dtype=dtype, count=nbytes // dtype.itemsize, offset=offset)
-            checksum = zlib.crc32(small[name].data, checksum)
+            stored = np.frombuffer(mapped, dtype=dtype, count=nbytes // dtype.itemsize, offset=offset)
+            checksum = zlib.crc32(stored.data, checksum)
+            small[name] = _padded_codes(stored, count=count, width=code_width(dim)) if name == "codes" else stored
         if f"{checksum:08x}" != header["crc"]:
             raise ValueError("checksum mismatch")
         values: np.ndarray | FileRows = np.empty((0, dim), np.int8)
@@ -267,13 +267,21 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows 
     return StoredRows(  # the columns are of these dtypes already (on a little-endian machine): kept, not copied
         ids=small["ids"].astype(np.int64, copy=False),
         matrix=QuantizedRows(values, small["scales"].astype(np.float32, copy=False), remainders),
-        codes=small["codes"].reshape(count, code_width),
+        codes=small["codes"],
         ts=small["ts"].astype(np.float64, copy=False),
         seq=small["seq"].astype(np.int64, copy=False),
         categories=categories,
         stamp=str(header["stamp"]),
         log_id=str(header.get("log", "")),
     )
+
+
+def _padded_codes(stored: np.ndarray, *, count: int, width: int) -> np.ndarray:
+    """The sign codes as stored, each row zero-padded to the search's scan width (quantized_rows.scan_width):
+    copied once, from the mapping, into the array the scan reads."""
+    padded = np.zeros((count, scan_width(width)), np.uint8)
+    padded[:, :width] = stored.reshape(count, width)
+    return padded
 
 
 def release_pages(matrix: np.ndarray | FileRows) -> None:

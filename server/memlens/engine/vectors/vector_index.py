@@ -1,11 +1,12 @@
 """Cosine search over unit vectors: compact binary codes scanned by faiss, then a re-rank from int8 rows, the best
 few scored again with their remainders.
 
-Every unit vector is kept here two ways: a 48-byte code (the signs of its 384 components) and an int8 row with a
-scale and each value's 4-bit remainder (quantized_rows.py). A query scans the codes by Hamming distance (faiss, one
-thread), re-scores the best `rerank` candidates from the int8 rows and the best REFINED_TOP of those from the int8
-rows plus their remainders; small sets and narrow filters skip the codes. Adding and removing rows appends or
-drops codes: nothing is trained or rebuilt.
+Every unit vector is kept here two ways: a 48-byte code (the signs of its 384 components; held padded to 64 bytes,
+which faiss compares faster) and an int8 row with a scale and each value's 4-bit remainder (quantized_rows.py). A
+query scans the codes by Hamming distance (faiss, one thread), orders the nearest CODE_DEPTH by its dot product with
+their signs, re-scores the best `rerank` of those from the int8 rows (each read from the vector file) and the best
+REFINED_TOP of those from the int8 rows plus their remainders; small sets and narrow filters skip the codes. Adding
+and removing rows appends or drops codes: nothing is trained or rebuilt.
 bench/RESULTS.md has its recall against an exact scan (bench/vector_recall.py).
 
 Derived from the catalog (units joined with cached vectors). At start the small columns are read from the vector
@@ -35,7 +36,7 @@ from memlens.engine.filters import SearchFilters
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_file, vector_log
 from memlens.engine.vectors.labels import Labels, Names
-from memlens.engine.vectors.quantized_rows import BLOCK, QuantizedRows
+from memlens.engine.vectors.quantized_rows import BLOCK, QuantizedRows, code_width
 from memlens.engine.vectors.vector_log import LogStep
 from memlens.engine.vectors.vector_snapshot import VectorRow, VectorSnapshot, binary_codes, decode_vector
 
@@ -45,9 +46,13 @@ else:
     np = lazy_module("numpy")
 
 EXACT_ROWS = 4096  # at most this many rows (after filters) are scanned exactly, without codes
-RERANK = 1000  # candidates the code scan hands to the re-rank (recall@10 ≥ 0.98 measured at 150k rows)
-RERANK_FACTOR = 4  # or this many times the requested count, if larger
+CODE_DEPTH = 3000  # the nearest codes by Hamming distance, which the query's dot product with their signs orders
+CODE_FACTOR = 5  # or this many times the re-rank's count, if larger
+RERANK = 600  # the best of those by that product are scored from int8 rows (recall in bench/RESULTS.md)
+RERANK_FACTOR = 2  # or this many times the requested count, if larger
 REFINED_TOP = 50  # the best this many by int8 rows are scored again with their remainders (recall in bench/RESULTS.md)
+WIDE_FILTER_SHARE = 0.25  # a filter keeping this share of the rows or more scans every code (_nearest_codes)
+WIDE_FILTER_MARGIN = 1.25  # ...for this many times the nearest codes the kept share should hold
 COMPACT_SHARE = 20  # a whole sync writes the vector file afresh once 1/20 of its rows changed since (`compact`)
 BULK_PERSIST_SHARE = 8  # any write does, once 1/8 did (a long embedding run: see `grown`)
 LOG_BYTES = 16 << 20  # ...or once its log is this long (restamps that change no row add up too)
@@ -130,6 +135,70 @@ def _never() -> bool:
     return False
 
 
+def code_candidates(codes: np.ndarray, query: np.ndarray, depth: int, *, mask: np.ndarray | None = None) -> np.ndarray:
+    """The positions of the `depth` rows (of those `mask` keeps, when a filter applies) that the re-rank
+    scores from their int8 rows: of the rows whose codes are nearest the query's by Hamming distance, the best by
+    the query's dot product with their signs. Hamming distance counts sign agreements alike; the product weighs
+    each by the query's component: its best 600 of 3,000 kept more of the exact top 10 of real vectors (and of
+    their noisy copies grown to 600,000 rows) than Hamming order's best 1,000 did, and a re-rank reads each of its
+    rows from the vector file (bench/vector_recall.py, bench/RESULTS.md)."""
+    nearest = _nearest_codes(codes, query, mask, max(CODE_DEPTH, CODE_FACTOR * depth))
+    if len(nearest) <= depth:
+        return nearest
+    by_signs = _sign_products(codes[nearest], query)
+    kept: np.ndarray = nearest[np.argpartition(-by_signs, depth - 1)[:depth]]
+    return kept
+
+
+def _knn_codes(query_code: np.ndarray, codes: np.ndarray, count: int) -> np.ndarray:
+    """The positions of the `count` codes nearest `query_code` by Hamming distance, nearest first. The counting
+    variant ("mc") finds the same nearest codes as the heap ("hc") and is ~20% faster at depth 1,000 (a heap of
+    1,000 is costly to keep); it gives them in order of distance."""
+    _, found = _faiss().knn_hamming(query_code, codes, count, variant="mc")
+    nearest: np.ndarray = found[0][found[0] >= 0].astype(np.int64)
+    return nearest
+
+
+def _nearest_codes(codes: np.ndarray, query: np.ndarray, mask: np.ndarray | None, count: int) -> np.ndarray:
+    """The positions of the `count` rows (of those `mask` keeps) whose codes are nearest the query's. A filter that
+    keeps a good share of the rows (every plain query leaves tool output out) scans all codes for more than `count`
+    and drops the rows it leaves out: copying the kept rows' codes cost as much as the scan (3.4 ms for 667,000 of
+    980,000 rows). When too few kept rows are among those, the kept codes are scanned alone, so the answer is
+    always the kept rows' nearest."""
+    query_code = binary_codes(query[np.newaxis, :])
+    if mask is None:
+        return _knn_codes(query_code, codes, count)
+    kept_count = int(np.count_nonzero(mask))
+    if kept_count >= WIDE_FILTER_SHARE * len(codes):
+        wider = min(len(codes), math.ceil(count * WIDE_FILTER_MARGIN * len(codes) / kept_count))
+        found = _knn_codes(query_code, codes, wider)
+        kept: np.ndarray = found[mask[found]]
+        if len(kept) >= count or wider == len(codes):
+            return kept[:count]
+    nearest: np.ndarray = np.flatnonzero(mask)[_knn_codes(query_code, np.compress(mask, codes, axis=0), count)]
+    return nearest
+
+
+_byte_bits: np.ndarray | None = None
+
+
+def _sign_products(codes: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """The query's dot product with each code's bits (1 for a positive component, 0 otherwise): ordered as the dot
+    product with the signs (±1) is, that being twice this less the sum of the query's components. A table of what
+    each byte value adds at each byte's place, looked up for every byte of every code."""
+    global _byte_bits
+    if _byte_bits is None:  # [8, 256]: the bits of each byte value, the highest first (np.packbits' order)
+        _byte_bits = np.unpackbits(np.arange(256, dtype=np.uint8)[:, np.newaxis], axis=1).T.astype(np.float32)
+    width = code_width(len(query))
+    weights = np.zeros(width * 8, np.float32)
+    weights[: len(query)] = query
+    table = (weights.reshape(width, 8) @ _byte_bits).ravel()  # [width × 256]
+    places = codes[:, :width].astype(np.intp)
+    places += np.arange(0, width * 256, 256)
+    products: np.ndarray = table[places].sum(axis=1)
+    return products
+
+
 class VectorIndex:
     def __init__(self, dim: int) -> None:
         self.dim = dim
@@ -138,8 +207,8 @@ class VectorIndex:
         self._lock = threading.Lock()  # serialises writers; readers only take the reference
         self._file: Path | None = None  # the vector file beside the catalog, once `load` named it
         self._file_current = False  # the file and its log hold exactly the snapshot's rows
-        # the rows of a kind a search leaves out (filters.without_kind), worked out once per snapshot: every plain
-        # query leaves tool results out, and comparing every row's kind per query would cost milliseconds
+        # the rows a search keeps when it leaves a kind out (filters.without_kind), worked out once per snapshot:
+        # every plain query leaves tool results out, and comparing every row's kind per query would cost milliseconds
         self._kind_rows: tuple[VectorSnapshot, str, np.ndarray | None] | None = None
         self._file_stamp = ""  # the catalog stamp the file and its log record
         self._log_id = ""  # the log of the file the snapshot's base was read from or written as
@@ -330,23 +399,26 @@ class VectorIndex:
                     self._journal.append(rows.as_step(replaced))
             self._snapshot = snapshot
 
-    def _rows_of_kind(self, snapshot: VectorSnapshot, kind: str) -> np.ndarray | None:
-        """A mask of the snapshot's rows of `kind`, None when it has none (cached for the snapshot)."""
+    def _rows_without_kind(self, snapshot: VectorSnapshot, kind: str) -> np.ndarray | None:
+        """A mask of the snapshot's rows not of `kind`, None when no row is of it (cached for the snapshot, read-only:
+        callers copy it before narrowing it)."""
         cached = self._kind_rows
         if cached is not None and cached[0] is snapshot and cached[1] == kind:
             return cached[2]
-        rows = snapshot.kind.equals(kind)
-        found = rows if rows.any() else None
-        self._kind_rows = (snapshot, kind, found)
-        return found
+        of_kind = snapshot.kind.equals(kind)
+        kept = ~of_kind if of_kind.any() else None
+        if kept is not None:
+            kept.flags.writeable = False  # shared by every search of the snapshot
+        self._kind_rows = (snapshot, kind, kept)
+        return kept
 
     def _mask(self, snapshot: VectorSnapshot, filters: SearchFilters | None) -> np.ndarray | None:
         if filters is None or filters.is_empty():
             return None
-        left_out = self._rows_of_kind(snapshot, filters.without_kind) if filters.without_kind else None
-        if left_out is None and dataclasses.replace(filters, without_kind=None).is_empty():
-            return None  # only a kind left out that no row has: no mask, so no copy of the rows
-        mask = np.ones(len(snapshot.ids), dtype=bool) if left_out is None else ~left_out
+        kept = self._rows_without_kind(snapshot, filters.without_kind) if filters.without_kind else None
+        if dataclasses.replace(filters, without_kind=None).is_empty():
+            return kept  # only a kind left out (every plain query): the cached mask, or none when no row has it
+        mask = np.ones(len(snapshot.ids), dtype=bool) if kept is None else kept.copy()
         for column, value in (
             (snapshot.kind, filters.kind),
             (snapshot.format, filters.format),
@@ -367,37 +439,31 @@ class VectorIndex:
     def search(
         self, query: np.ndarray, limit: int, filters: SearchFilters | None = None, rerank: int | None = None
     ) -> list[tuple[int, float]]:
-        """(unit_id, cosine) pairs, best first. `rerank`: candidates from the code scan (None: the default;
-        0: scan every row exactly)."""
+        """(unit_id, cosine) pairs, best first. `rerank`: candidates scored from the int8 rows (None: the default;
+        0: every row, no codes)."""
         snapshot = self._current()
         if limit <= 0 or not len(snapshot.ids):
             return []
         single_threaded_blas()
         query = np.asarray(query, dtype=np.float32)
         mask = self._mask(snapshot, filters)
-        rows = np.flatnonzero(mask) if mask is not None else None
-        count = len(snapshot.ids) if rows is None else len(rows)
+        count = len(snapshot.ids) if mask is None else int(np.count_nonzero(mask))
         if not count:
             return []
         depth = max(RERANK if rerank is None else rerank, RERANK_FACTOR * limit)
         if count <= max(EXACT_ROWS, depth) or rerank == 0:
-            candidates = rows  # None: all rows
+            candidates = None if mask is None else np.flatnonzero(mask)  # None: all rows
         else:
-            codes = snapshot.codes if rows is None else snapshot.codes[rows]
-            query_code = binary_codes(query[np.newaxis, :])
-            # the counting variant ("mc") finds the same nearest codes as the heap ("hc") and is ~20% faster at
-            # depth 1,000 (a heap of 1,000 is costly to keep); the order within them is left to the exact re-rank
-            _, found = _faiss().knn_hamming(query_code, codes, depth, variant="mc")
-            found = found[0][found[0] >= 0].astype(np.int64)
-            candidates = found if rows is None else rows[found]
-        scores = snapshot.scores(candidates, query)  # int8 rows: cosines within about 1e-3
-        kept = min(max(limit, REFINED_TOP), len(scores))
-        top = np.argpartition(-scores, kept - 1)[:kept]
+            candidates = code_candidates(snapshot.codes, query, depth, mask=mask)
+        values = snapshot.value_rows(candidates)  # int8 rows: cosines within about 1e-3
+        scores = snapshot.scores_of(candidates, values, query)
+        kept_count = min(max(limit, REFINED_TOP), len(scores))
+        top = np.argpartition(-scores, kept_count - 1)[:kept_count]
         top = top[np.argsort(-scores[top], kind="stable")]
         positions, scores = (top if candidates is None else candidates[top]), scores[top]
         # the best few scored again with the int8 values' remainders: int8's errors reorder near-ties
-        head = min(REFINED_TOP, kept)
-        refined = snapshot.refined_scores(positions[:head], query)
+        head = min(REFINED_TOP, kept_count)
+        refined = snapshot.refined_scores(positions[:head], query, values=values[top[:head]])
         order = np.argsort(-refined, kind="stable")
         positions[:head], scores[:head] = positions[:head][order], refined[order]
         pairs = zip(snapshot.ids[positions[:limit]].tolist(), scores[:limit].tolist(), strict=True)

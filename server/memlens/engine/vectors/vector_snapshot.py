@@ -19,7 +19,7 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_file
 from memlens.engine.vectors.labels import Labels
-from memlens.engine.vectors.quantized_rows import QuantizedRows
+from memlens.engine.vectors.quantized_rows import QuantizedRows, code_width, refined_rows, scan_width
 from memlens.engine.vectors.vector_log import CATEGORIES, LogStep
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ class VectorSnapshot:
 
     ids: np.ndarray  # int64 [n]
     base: QuantizedRows  # [b, dim]
-    codes: np.ndarray  # uint8 [n, dim / 8]: the signs of the components
+    codes: np.ndarray  # uint8 [n, scan_width(dim / 8)]: the signs of the components, then zeros (scan_width)
     kind: Labels  # [n]
     format: Labels
     role: Labels
@@ -57,6 +57,17 @@ class VectorSnapshot:
     seq: np.ndarray  # int64 [n], -1 when not a transcript message
     extra: QuantizedRows | None = None  # [m, dim]
     where: np.ndarray | None = None  # int64 [n] into base rows then extra rows
+
+    def __post_init__(self) -> None:
+        # every snapshot holds its codes at the width the scan compares fastest, however they were made or read;
+        # the vector file and its log keep dim / 8 bytes a row (stored_codes)
+        if self.codes.shape[1] != scan_width(self.codes.shape[1]):
+            object.__setattr__(self, "codes", padded_codes(self.codes))
+
+    def stored_codes(self) -> np.ndarray:
+        """The codes as the vector file and its log keep them: dim / 8 bytes a row, without the scan's padding."""
+        kept: np.ndarray = self.codes[:, : code_width(self.base.dim)]
+        return kept
 
     @staticmethod
     def empty(dim: int) -> VectorSnapshot:
@@ -113,7 +124,7 @@ class VectorSnapshot:
             ts=self.ts,
             seq=self.seq,
             scales=self.base.scales,
-            codes=self.codes,
+            codes=self.stored_codes(),
             values=values,
             remainders=remainders,
             categories={"kind": self.kind, "format": self.format, "role": self.role, "session": self.session},
@@ -206,11 +217,25 @@ class VectorSnapshot:
         (for unit vectors: cosines within about 1e-3)."""
         return self._gather(positions, lambda part, rows: part.scores(rows, query))
 
-    def refined_scores(self, positions: np.ndarray, query: np.ndarray) -> np.ndarray:
+    def value_rows(self, positions: np.ndarray | None) -> np.ndarray:
+        """The int8 rows at `positions` (None: all), read from the vector file where they live."""
+        return self._gather(positions, lambda part, rows: part.value_rows(rows))
+
+    def scores_of(self, positions: np.ndarray | None, values: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """`scores` of the rows at `positions` whose int8 rows `values` the caller has read (value_rows)."""
+        dots: np.ndarray = values.astype(np.float32) @ query
+        dots *= self._gather(positions, lambda part, rows: part.scales[rows])
+        return dots
+
+    def refined_scores(self, positions: np.ndarray, query: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
         """Dot products with a float32 query of the rows at `positions` from their int8 values and remainders (for
-        unit vectors: cosines within about 1e-4)."""
-        refined: np.ndarray = self._gather(positions, lambda part, rows: part.refined_rows(rows)) @ query
-        return refined
+        unit vectors: cosines within about 1e-4). `values`: their int8 rows, when the caller read them already."""
+        if values is None:
+            values = self.value_rows(positions)
+        remainders = self._gather(positions, lambda part, rows: part.remainder_rows(rows))
+        scales = self._gather(positions, lambda part, rows: part.scales[rows])
+        dots: np.ndarray = refined_rows(values, remainders, scales) @ query
+        return dots
 
     def write_file(self, path: Path, *, stamp: str, model: str) -> str:
         """Write these rows as the vector file at `path` (vector_file.write, a slice at a time); returns its log id."""
@@ -220,7 +245,7 @@ class VectorSnapshot:
             model=model,
             ids=self.ids,
             row_slices=self.row_slices(vector_file.WRITE_ROWS),
-            codes=self.codes,
+            codes=self.stored_codes(),
             ts=self.ts,
             seq=self.seq,
             categories={name: getattr(self, name) for name in vector_file.CATEGORIES},
@@ -285,9 +310,20 @@ class VectorSnapshot:
 
 
 def binary_codes(matrix: np.ndarray) -> np.ndarray:
-    """One bit per dimension, its sign. (Signs of the vector minus the corpus mean were tried: on the real vectors
-    they kept fewer of the exact top 10, 0.985 against 0.990 from the best 100 of 3,128.)"""
-    return np.packbits(matrix > 0, axis=-1)
+    """One bit per dimension, its sign, then zeros to the scan's width (scan_width). (Signs of the vector minus the
+    corpus mean were tried: on the real vectors they kept fewer of the exact top 10, 0.985 against 0.990 from the
+    best 100 of 3,128.)"""
+    return padded_codes(np.packbits(matrix > 0, axis=-1))
+
+
+def padded_codes(codes: np.ndarray) -> np.ndarray:
+    """Codes [n, bytes] followed by zeros to the scan's width (`codes` itself when it is that wide)."""
+    width = scan_width(codes.shape[1])
+    if width == codes.shape[1]:
+        return codes
+    padded = np.zeros((len(codes), width), np.uint8)
+    padded[:, : codes.shape[1]] = codes
+    return padded
 
 
 def vector_rows(catalog: Catalog, model: str, column: str, values: Sequence[object], *, dim: int) -> list[VectorRow]:
