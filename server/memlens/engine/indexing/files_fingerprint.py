@@ -15,11 +15,18 @@ each makes another fingerprint.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import operator
 import os
-from array import array
+import struct
 from collections.abc import Sequence
 
 from memlens.engine.indexing.discovery import SourceFile
+
+# What `changed` reads of a stat, packed as binary: formatting five numbers as text for each of 70,000 files, or
+# building lists of them, cost twice what packing them does
+_FIELDS = operator.attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_dev", "st_ino")
+_PACK = struct.Struct("<qqqQQ").pack
 
 
 def files_fingerprint(sources: Sequence[SourceFile]) -> str | None:
@@ -27,18 +34,18 @@ def files_fingerprint(sources: Sequence[SourceFile]) -> str | None:
     the same stats. None when a file cannot be stat'd now: the sync then compares rows and says why.
 
     From the names as discovery gives them and the stats its walk took, so a sync that finds nothing changed builds
-    nothing per file (stat_all's tuples, the catalog's keys) but the numbers hashed here, packed into two arrays
-    rather than formatted as text (a third of the fingerprint's CPU at 70,000 files)."""
+    nothing per file (stat_all's tuples, the catalog's keys) but the bytes hashed here."""
     stats: list[os.stat_result] = []
     for source in sources:
         try:
             stats.append(source.stat or os.stat(source.name))  # a plain path (MEMORY.md) is not walked
         except (OSError, ValueError):
             return None
-    signed = array("q", [n for s in stats for n in (s.st_size, s.st_mtime_ns, s.st_ctime_ns)])
-    unsigned = array("Q", [n for s in stats for n in (s.st_dev, s.st_ino)])
+    try:
+        packed = b"".join(itertools.starmap(_PACK, map(_FIELDS, stats)))
+    except struct.error:  # a number past 64 bits, which no platform memlens runs on gives: compare rows instead
+        return None
     digest = hashlib.blake2b(digest_size=16)
     digest.update("\0".join(source.name for source in sources).encode("utf-8", "surrogatepass"))
-    digest.update(signed)
-    digest.update(unsigned)
+    digest.update(packed)
     return f"{len(sources)}:{digest.hexdigest()}"
