@@ -52,7 +52,7 @@ class SessionReads(CatalogConnection):
             sql = f"""SELECT session_key, text FROM (
                           SELECT session_key, substr(text, 1, ?) AS text,
                                  ROW_NUMBER() OVER (PARTITION BY session_key ORDER BY seq) AS n
-                          FROM units WHERE session_key IN ({marks}) AND role = 'user' AND kind = 'transcript'
+                          FROM plain_units WHERE session_key IN ({marks}) AND role = 'user' AND kind = 'transcript'
                                 AND length(trim(text)) > 0)
                       WHERE n <= ? ORDER BY session_key, n"""
             for row in self.db.execute(sql, [max_chars, *part, per_session]):
@@ -63,7 +63,7 @@ class SessionReads(CatalogConnection):
         """The last message of the parent, in the subagent's own file and before the subagent's first message, that
         calls the Task/Agent tool: the call that spawned a subagent whose turns sit in its parent's file."""
         row = self.db.execute(
-            """SELECT p.text FROM units p
+            """SELECT p.text FROM plain_units p
                JOIN (SELECT file_id, MIN(seq) AS seq FROM units WHERE session_key = ? GROUP BY file_id) s
                  ON p.file_id = s.file_id AND p.seq < s.seq
                WHERE p.session_key = ? AND p.role = 'assistant'
@@ -80,7 +80,7 @@ class SessionReads(CatalogConnection):
         for start in range(0, len(keys), 500):
             part = list(keys[start : start + 500])
             marks = ",".join("?" * len(part))
-            sql = f"""SELECT session_key, text FROM units
+            sql = f"""SELECT session_key, text FROM plain_units
                       WHERE session_key IN ({marks}) AND kind = 'summary' AND length(text) <= ?
                             AND instr(trim(text), char(10)) = 0 AND length(trim(text)) > 0
                       ORDER BY session_key, seq"""
@@ -91,7 +91,7 @@ class SessionReads(CatalogConnection):
     def tool_call_texts(self, key: str, limit: int = 5000) -> list[str]:
         """The texts of a session's assistant messages that carry tool calls (`[Name] input` lines), oldest first."""
         rows = self.db.execute(
-            """SELECT text FROM units WHERE session_key = ? AND role = 'assistant' AND kind = 'transcript'
+            """SELECT text FROM plain_units WHERE session_key = ? AND role = 'assistant' AND kind = 'transcript'
                    AND (text LIKE '[%' OR instr(text, char(10) || '[') > 0)
                ORDER BY seq LIMIT ?""",
             (key, limit),
