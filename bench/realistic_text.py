@@ -43,7 +43,7 @@ def read_real_texts(transcripts: Path, scratch: Path) -> RealTexts:
     with open_engine(Corpus(scratch, workspace, transcripts, 0, 0, {}), scratch / "index", None) as engine:
         engine.sync()
         db: sqlite3.Connection = engine.catalog.db
-        rows = [(str(k), r, str(t)) for k, r, t in db.execute("SELECT kind, role, text FROM units ORDER BY id")]
+        rows = [(str(k), r, str(t)) for k, r, t in db.execute("SELECT kind, role, text FROM plain_units ORDER BY id")]
     messages = [(role, text) for kind, role, text in rows if kind == "transcript" and text.strip()]
     tools = [text for kind, _, text in rows if kind == "tool" and text.strip()]
     if not messages:
