@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,26 @@ def test_every_value_reads_back_as_written(tmp_path: Path) -> None:
     long = stored[SAMPLE_TEXTS.index("x" * 5000)]
     assert isinstance(long, bytes) and len(long) < 100
     assert stored[SAMPLE_TEXTS.index("short")] == "short"  # too short to gain: kept plain
+
+
+def test_threads_encode_and_decode_at_once() -> None:
+    """A server's searches decode from several threads while its writer encodes: each value still reads back."""
+    texts = [
+        f"message {i}: the deploy of service {i % 17} failed on step {i % 5}; retry with backoff" for i in range(800)
+    ]
+    dictionary = train([t.encode() for t in texts])
+    assert dictionary is not None
+    codec = TextCodec(list)
+    codec.add(1, dictionary)
+    stored = [codec.encode(t) for t in texts]
+    assert all(isinstance(v, bytes) for v in stored)
+
+    def round_trips(offset: int) -> bool:
+        order = texts[offset:] + texts[:offset]
+        return [codec.decode(codec.encode(t)) for t in order] == order and [codec.decode(v) for v in stored] == texts
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(round_trips, range(0, 800, 50)))
 
 
 def test_too_little_text_trains_no_dictionary() -> None:

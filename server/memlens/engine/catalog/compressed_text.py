@@ -38,19 +38,21 @@ Value = str | bytes | None
 
 
 class TextCodec:
-    """The catalog's dictionaries, by number, and the encoder of the newest. Thread-safe; `load` reads the stored
-    dictionaries (number, bytes) when a value names one not seen yet (stored by another process since)."""
+    """The catalog's dictionaries, by number; the newest encodes. Thread-safe: zstd's compressors and decompressors
+    may not be used by two threads at once, so each thread makes its own from the dictionaries' bytes, once. `load`
+    reads the stored dictionaries (number, bytes) when a value names one not seen yet (stored by another process)."""
 
     def __init__(self, load: Callable[[], Iterable[tuple[int, bytes]]]) -> None:
         self._load = load
         self._lock = threading.Lock()
-        self._decoders: dict[int, zstd.ZstdDecompressor] = {}
-        self._encoder: tuple[int, zstd.ZstdCompressor] | None = None
+        self._dictionaries: dict[int, bytes] = {}
+        self._newest: int | None = None
+        self._local = threading.local()  # .decoders {number: ZstdDecompressor}, .encoder (number, ZstdCompressor)
 
     @property
     def newest(self) -> int | None:
         """The number of the dictionary new values are encoded with (None: none yet, values stay plain)."""
-        return None if self._encoder is None else self._encoder[0]
+        return self._newest
 
     def refresh(self, stored: Iterable[tuple[int, bytes]] | None = None) -> None:
         """Take in every stored dictionary not known yet (`stored`: (number, bytes) rows read already)."""
@@ -60,44 +62,50 @@ class TextCodec:
     def add(self, number: int, data: bytes) -> None:
         """Know dictionary `number` (1–255); the newest one encodes from now on."""
         with self._lock:
-            if number in self._decoders:
-                return
-            dictionary = zstd.ZstdCompressionDict(data)
-            self._decoders[number] = zstd.ZstdDecompressor(dict_data=dictionary, format=zstd.FORMAT_ZSTD1_MAGICLESS)
-            if self._encoder is None or number > self._encoder[0]:
-                params = zstd.ZstdCompressionParameters.from_level(
-                    LEVEL,
-                    format=zstd.FORMAT_ZSTD1_MAGICLESS,
-                    write_checksum=0,
-                    write_dict_id=0,
-                    write_content_size=1,
-                )
-                self._encoder = (number, zstd.ZstdCompressor(dict_data=dictionary, compression_params=params))
+            self._dictionaries.setdefault(number, bytes(data))
+            if self._newest is None or number > self._newest:
+                self._newest = number
 
     def encode(self, text: str | None) -> Value:
         """`text` as it is stored: compressed when a dictionary exists and that makes it shorter, else as is."""
-        encoder = self._encoder
-        if text is None or encoder is None:
+        number = self._newest
+        if text is None or number is None:
             return text
         raw = text.encode("utf-8", "surrogatepass")
         if len(raw) < SHORTEST:
             return text
-        number, compressor = encoder
-        packed = bytes((number,)) + compressor.compress(raw)
+        encoder: tuple[int, zstd.ZstdCompressor] | None = getattr(self._local, "encoder", None)
+        if encoder is None or encoder[0] != number:
+            params = zstd.ZstdCompressionParameters.from_level(
+                LEVEL, format=zstd.FORMAT_ZSTD1_MAGICLESS, write_checksum=0, write_dict_id=0, write_content_size=1
+            )
+            dictionary = zstd.ZstdCompressionDict(self._dictionaries[number])
+            encoder = (number, zstd.ZstdCompressor(dict_data=dictionary, compression_params=params))
+            self._local.encoder = encoder
+        packed = bytes((number,)) + encoder[1].compress(raw)
         return packed if len(packed) < len(raw) else text
 
     def decode(self, value: Value) -> str | None:
         """A stored value as text (`encode`'s inverse)."""
         if not isinstance(value, bytes):
             return value
-        decoder = self._decoders.get(value[0])
-        if decoder is None:  # stored by another process after this one read the dictionaries
-            self.refresh()
-            decoder = self._decoders.get(value[0])
-            if decoder is None:
-                raise sqlite3.DatabaseError(f"a stored text names dictionary {value[0]}, which the catalog lacks")
+        decoders: dict[int, zstd.ZstdDecompressor] | None = getattr(self._local, "decoders", None)
+        if decoders is None:
+            decoders = self._local.decoders = {}
+        decoder = decoders.get(value[0])
+        if decoder is None:
+            decoder = decoders[value[0]] = self._decoder(value[0])
         text: str = decoder.decompress(memoryview(value)[1:]).decode("utf-8", "surrogatepass")
         return text
+
+    def _decoder(self, number: int) -> zstd.ZstdDecompressor:
+        data = self._dictionaries.get(number)
+        if data is None:  # stored by another process after this one read the dictionaries
+            self.refresh()
+            data = self._dictionaries.get(number)
+            if data is None:
+                raise sqlite3.DatabaseError(f"a stored text names dictionary {number}, which the catalog lacks")
+        return zstd.ZstdDecompressor(dict_data=zstd.ZstdCompressionDict(data), format=zstd.FORMAT_ZSTD1_MAGICLESS)
 
 
 def train(samples: Iterable[bytes]) -> bytes | None:
