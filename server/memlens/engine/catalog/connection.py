@@ -57,7 +57,6 @@ class CatalogConnection:
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
         self._unit_columns: list[str] | None = None  # known once the schema is: the plain_units view lists them
-        self.texts = TextCodec(self._stored_dictionaries)  # compressed_text.py
         try:
             self._open_schema()
         except sqlite3.DatabaseError as exc:  # not a database, or damaged: the files can always be indexed again
@@ -72,6 +71,8 @@ class CatalogConnection:
 
     def _open_schema(self) -> None:
         """Create the tables, or start over when the catalog was written by another schema version."""
+        # the dictionaries of compressed texts (compressed_text.py); a catalog started over must not keep another's
+        self.texts = TextCodec(self._stored_dictionaries)
         self.db.executescript(SCHEMA)  # executescript commits on its own: keep it outside a transaction
         version = self.get_meta("schema_version")
         if version in MIGRATED_VERSIONS:  # what changed since needs no rewrite at open (schema.py)
