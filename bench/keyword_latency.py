@@ -1,37 +1,152 @@
-"""Keyword search CPU per query on a prebuilt index, with the memlens of a given checkout: an A/B of two versions
-on two copies of one index (fresh processes, run alternately), the way RESULTS.md's keyword figure was checked.
+"""Keyword search CPU per query on a prebuilt index, in a fresh process: `engine.search` (mode keyword, limit 10)
+p50 / p95 / p99, the steps inside it (`PARTS`: the two tantivy searches, the message field and the ±2-message context
+field, the re-scoring, the results, the session titles, the last redaction...), and a digest of every answer (ids and
+scores), so an A/B can say its trees answered the same.
 
-    python bench/keyword_latency.py PREBUILT_COPY REPO   # REPO: a checkout (its server/ and bench/ are imported)
+The child opens an index built earlier (`ROOT/corpus`, `ROOT/index`, as `bench/speed.py --prebuilt` takes it) with
+the bundled model loaded, as `speed.py --prebuilt` searches it (a transcript's place in its session then comes from
+the vectors in memory), and asks the realistic queries `speed.py` asks (seed 43). `--ab OTHER/server` runs this
+tree's server and another's in fresh processes, alternated, `--rounds` times; give the other tree its own copy of
+the index with `--ab-root ROOT2` when either may migrate what it opens.
 
-PREBUILT_COPY holds `corpus/` and `index/` as `bench/speed.py --workdir` and `bench/synthetic_vectors.py` leave them;
-each version may migrate the index it opens, so give each its own copy.
+    python bench/keyword_latency.py ROOT [--queries 300] [--ab BASE/server [--ab-root ROOT2] --rounds 3]
 """
 
 from __future__ import annotations
 
+import argparse
+import hashlib
 import json
+import os
 import sys
+import time
 from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make `bench` importable, and not bench/ itself (see speed.py)
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import ab_arguments, alternate_trees, load_shared_embedder, percentile, run_in_child
+
+WARMUP = 10  # queries asked before the timed pass (not timed): the first searches page in the index
+# Where a keyword search's CPU goes: part → (module, attribute) timed there, each call's CPU added to the part. The
+# steps of a search in order; `text` and `context` are the two tantivy searches (KeywordIndex.search by its field,
+# the unit ids' fast-field read included), `titleTexts` the titles' reads of first user messages (inside `titles`).
+# `excerptRedaction` is the redaction of each shown text whole before its excerpt is cut (inside `results`). `other`
+# is what the search spent outside the steps. A tree without one of them leaves it out.
+PARTS: dict[str, tuple[str, str]] = {
+    "read": ("memlens.engine.ranking.search", "Retriever.read"),
+    "keyword": ("memlens.engine.keyword.keyword_index", "KeywordIndex.search"),
+    "neighbours": ("memlens.engine.ranking.search", "Retriever._add_neighbors"),
+    "replies": ("memlens.engine.ranking.search", "Retriever._add_replies"),
+    "rescore": ("memlens.engine.ranking.search", "rescore"),
+    "results": ("memlens.engine.answers.results", "ResultBuilder.answer"),
+    "excerptRedaction": ("memlens.engine.answers.excerpt", "redact"),
+    "titles": ("memlens.engine.answers.search_answer", "label_results"),
+    "titleTexts": ("memlens.engine.catalog.sessions", "SessionReads.early_user_texts"),
+    "redaction": ("memlens.engine.engine", "Engine._outbound"),
+}
+STEPS = ("read", "text", "context", "neighbours", "replies", "rescore", "results", "titles", "redaction")
 
 
-def main(argv: list[str]) -> None:
-    root, repo = Path(argv[0]), Path(argv[1])
-    sys.path[:0] = [str(repo / "server"), str(repo)]
-    from bench.corpus import open_engine, prebuilt_corpus
+def _time_parts(parts: dict[str, float]) -> list[str]:
+    """Wraps each of PARTS to add its CPU to `parts`; the names of those found."""
+    import importlib
+
+    found = []
+    for part, (module_name, attribute) in PARTS.items():
+        owner: Any = importlib.import_module(module_name)
+        *path, name = attribute.split(".")
+        for step in path:
+            owner = getattr(owner, step, None)
+        original = getattr(owner, name, None)
+        if original is None:
+            continue
+        found.append(part)
+
+        def timed(*args: Any, _original: Any = original, _part: str = part, **kwargs: Any) -> Any:
+            used = time.process_time()
+            try:
+                return _original(*args, **kwargs)
+            finally:
+                key = _part
+                if _part == "keyword":  # by the field searched (the message field unless told)
+                    key = kwargs.get("field", args[3] if len(args) > 3 else "text")
+                parts[key] = parts.get(key, 0.0) + 1000 * (time.process_time() - used)
+
+        setattr(owner, name, timed)
+    return found
+
+
+def child(root: Path, queries: int, seed: int) -> dict[str, Any]:
+    """In the fresh process: open, search, report."""
+    from bench.corpus import bench_settings, open_engine, prebuilt_corpus
+    from bench.realistic_text import corpus_text
     from bench.speed import _queries
-    from bench.speed_probes import latencies
 
-    engine = open_engine(prebuilt_corpus(root), root / "index", None)
-    engine.sync()  # a first open may migrate the index: not timed
-    queries = _queries(43, 300)
-    out: dict[str, object] = {"repo": str(repo)}
-    for run in range(2):
-        out[f"searchCpuP50Ms{run}"] = latencies(lambda q: engine.search(q, mode="keyword", limit=10), queries)[
-            "cpuP50Ms"
-        ]
-        out[f"rankCpuP50Ms{run}"] = latencies(lambda q: engine.rank(q, mode="keyword", limit=10), queries)["cpuP50Ms"]
-    print(json.dumps(out))
+    asked = _queries(seed, queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
+    embedder = load_shared_embedder(bench_settings())
+    parts: dict[str, float] = {}
+    timed = _time_parts(parts)
+    with open_engine(prebuilt_corpus(root), root / "index", embedder) as engine:
+        for query in asked[:WARMUP]:
+            engine.search(query, mode="keyword", limit=10)
+        answers = hashlib.sha256()
+        inner = ("titleTexts", "excerptRedaction")
+        names = [n for n in (*STEPS, *inner) if n in timed or (n in ("text", "context") and "keyword" in timed)]
+        spent: dict[str, list[float]] = {name: [] for name in ("search", *names, "other")}
+        wall: list[float] = []
+        for query in asked:
+            parts.clear()
+            started, used = time.perf_counter(), time.process_time()
+            found = engine.search(query, mode="keyword", limit=10)
+            spent["search"].append(1000 * (time.process_time() - used))
+            wall.append(1000 * (time.perf_counter() - started))
+            for name in names:
+                spent[name].append(parts.get(name, 0.0))
+            spent["other"].append(spent["search"][-1] - sum(parts.get(name, 0.0) for name in STEPS))
+            ranked = [(hit["id"], hit.get("messageId"), hit["score"]) for hit in found["results"]]
+            answers.update(json.dumps([query, ranked]).encode())
+        units = engine.catalog.count("units")
+    import memlens
+
+    return {
+        "server": str(Path(memlens.__file__).parents[1]),  # which tree's memlens ran (an A/B's)
+        "units": units,
+        "queries": len(asked),
+        "resultsSha256": answers.hexdigest()[:16],
+        "cpuMs": {name: _spread(values) for name, values in spent.items()},
+        "wallMs": _spread(wall),
+    }
+
+
+def _spread(values: list[float]) -> dict[str, float]:
+    spread = {f"p{q}": round(percentile(values, q), 2) for q in (50, 95, 99)}
+    return {**spread, "mean": round(sum(values) / max(1, len(values)), 2)}
+
+
+def measure(root: Path, *, queries: int = 300, seed: int = 43, server: Path | None = None) -> dict[str, Any]:
+    """Run `child` in a new interpreter (with `server`: that tree's memlens) and return its figures (or why it
+    could not run)."""
+    if not (root / "index").is_dir() or not (root / "corpus").is_dir():
+        return {"skipped": f"{root} holds no corpus/ and index/ (bench/speed.py --prebuilt)"}
+    return run_in_child("keyword_latency", f"child(pathlib.Path({str(root)!r}), {queries}, {seed})", server=server)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("root", type=Path, help="a folder holding corpus/ and index/ (bench/speed.py --prebuilt)")
+    parser.add_argument("--queries", type=int, default=300, help="keyword queries, timed once each")
+    ab_arguments(parser, rounds=3)
+    args = parser.parse_args(argv)
+    if args.ab is not None:
+        runs = alternate_trees(args, lambda where, server: measure(where, queries=args.queries, server=server))
+        print(json.dumps({"runs": runs, "loadavgEnd": os.getloadavg()}, indent=2))
+        return
+    load = os.getloadavg()
+    print(json.dumps({"loadavgStart": load, **measure(args.root, queries=args.queries), "loadavgEnd": os.getloadavg()}))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

@@ -16,7 +16,16 @@ from memlens.engine.vectors.embedder import Embedder
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench import locomo, locomo_data, search_memory, speed, speed_report, vector_open  # noqa: E402
+from bench import (  # noqa: E402
+    keyword_latency,
+    keyword_pruning,
+    locomo,
+    locomo_data,
+    search_memory,
+    speed,
+    speed_report,
+    vector_open,
+)
 from bench.corpus import make_corpus, open_engine  # noqa: E402
 
 LOCOMO = SHARED / "datasets" / "locomo"
@@ -223,6 +232,34 @@ def test_search_process_memory_is_measured_in_a_fresh_process(embedder: Embedder
         assert 0 < spent["p50"] <= spent["p99"]
     assert set(result["warmCpuMs"]) == {"keyword", "hybrid", "vector"}
     assert "skipped" in search_memory.measure(tmp_path / "absent", queries=1)  # a failure is said, not raised
+
+
+@pytest.mark.slow  # two fresh processes
+def test_keyword_latency_answers_alike_in_two_processes(embedder: Embedder, tmp_path: Path) -> None:
+    """Its digest is what an A/B compares trees by: two runs of one tree must give the same."""
+    corpus = make_corpus(tmp_path / "corpus", 60)
+    with open_engine(corpus, tmp_path / "index", embedder) as engine:
+        engine.sync()
+    first, second = (keyword_latency.measure(tmp_path, queries=5) for _ in range(2))
+    assert first["units"] > 0 and first["queries"] == 5, first
+    assert first["resultsSha256"] == second["resultsSha256"]
+    spent = first["cpuMs"]
+    assert 0 < spent["search"]["p50"] <= spent["search"]["p99"]
+    assert spent["text"]["p50"] > 0 and spent["context"]["p50"] > 0  # both tantivy searches were timed
+    assert "skipped" in keyword_latency.measure(tmp_path / "absent", queries=1)
+
+
+def test_keyword_pruning_rewrite_gives_the_flat_querys_top_k(tmp_path: Path) -> None:
+    """The MaxScore rewrite it measures must find what the flat query finds, with the same scores, whenever its
+    split holds (the bench's figures mean nothing otherwise)."""
+    corpus = make_corpus(tmp_path / "corpus", 300)
+    with open_engine(corpus, tmp_path / "index", None) as engine:
+        engine.sync()
+    result = keyword_pruning.measure(tmp_path, queries=20, repeat=1, depths=(5, 5))
+    for field in ("text", "context"):
+        counts = result["counts"][field]
+        assert counts["split"] > 0 and counts["requiredExact"] == counts["split"], result
+        assert set(result["cpuMs"][field]) == {"flat", "constant", "top10", "required", "candidates"}
 
 
 def test_the_vector_files_open_is_timed_and_another_layout_is_said(tmp_path: Path) -> None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import random
+import re
 import string
 import unicodedata
 
 import pytest
 
-from memlens.engine.answers.excerpt import fold, make_excerpt
+from memlens.engine.answers.excerpt import MAX_MATCHES, densest, fold, make_excerpt, word_starts
 
 
 @pytest.mark.parametrize(
@@ -57,3 +58,59 @@ def test_a_long_accented_text_is_still_cut_around_the_query_word() -> None:
     text = "Café notes. " * 40 + "The zeppelin hangar opened. " + "Naïve filler. " * 40
     excerpt = make_excerpt(text, ["zeppelin"], 80)
     assert "zeppelin" in excerpt and excerpt.startswith("…") and excerpt.endswith("…")
+
+
+def test_fold_of_any_text_is_the_decomposed_fold() -> None:
+    """Marks dropped in one pass give what dropping each combining character of the NFKD form gives."""
+
+    def slow(text: str) -> str:
+        decomposed = unicodedata.normalize("NFKD", text)
+        return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
+    alphabet = (
+        "aeiouAEIOU _-.\n" + "éèêëÉçÇñÑöÖüÜåÅøØß" + "\u0301\u0308\u0327" + "ﬁﬀ²½" + "日本語한국어" + "✅→🙂" + "İı"
+    )
+    rng = random.Random(7)
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
+        assert fold(text) == slow(text), text
+
+
+def test_word_starts_are_the_word_boundary_matches() -> None:
+    """str.find and a look at the character before find what the regex `\\b` + word finds."""
+    alphabet = "ab_ -.1é日\n"
+    rng = random.Random(11)
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        word = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 3)))
+        expected = [m.start() for m in re.finditer(r"\b" + re.escape(word), text)]
+        assert word_starts(text, word) == expected, (text, word)
+    for _ in range(500):  # a word that overlaps itself: a match is not looked for again inside the last one
+        text = "".join(rng.choice("a-") for _ in range(rng.randint(0, 40)))
+        assert word_starts(text, "a-a") == [m.start() for m in re.finditer(r"\ba\-a", text)], text
+
+
+def test_densest_is_where_a_window_holds_the_most_distinct_terms() -> None:
+    """The window sliding over the matches picks what looking again from each match picks."""
+
+    def slow(folded: str, terms: list[str], width: int) -> int:
+        found: list[tuple[int, str]] = []
+        for term in dict.fromkeys(terms):
+            found += [(m.start(), term) for m in re.finditer(r"\b" + re.escape(term), folded)]
+        if not found:
+            return -1
+        found = sorted(found)[:MAX_MATCHES]
+        best, best_count = found[0][0], 0
+        for i, (at, _) in enumerate(found):
+            inside = {term for pos, term in found[i:] if pos < at + width * 2 // 3}
+            if len(inside) > best_count:
+                best, best_count = at, len(inside)
+        return best
+
+    words = ["cache", "retry", "webhook", "filler", "deploy"]
+    rng = random.Random(13)
+    for _ in range(1500):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(0, 400)))
+        terms = rng.sample(words, rng.randint(1, 3))
+        width = rng.choice([0, 1, 2, 10, 40, 320])
+        assert densest(text, terms, width) == slow(text, terms, width), (terms, width)

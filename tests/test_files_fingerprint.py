@@ -227,3 +227,22 @@ def test_the_count_of_files_not_indexed_reads_the_fingerprint_and_misses_no_chan
         assert engine.stats()["filesNotIndexed"] == 2 and len(reads) == 1
         engine.sync()
         assert engine.stats()["filesNotIndexed"] == 0
+
+
+def test_a_workspace_file_named_by_a_plain_path_is_in_the_fingerprint(
+    tmp_path: Path, tree: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MEMORY.md is found by its name, not by a walk, so no walk's stat comes with it: the fingerprint stats it
+    itself, and is kept all the same."""
+    ws, logs = tree
+    (ws / "MEMORY.md").write_text("# Memory\n\nThe release train leaves on Thursdays.\n")
+    with open_engine(tmp_path, ws, logs) as engine:
+        assert engine.sync().files_parsed == 5
+        assert engine.catalog.files_fingerprint() is not None
+        reads = state_reads(monkeypatch, engine)
+        assert engine.sync().files_unchanged == 5 and reads == []
+        with (ws / "MEMORY.md").open("a") as handle:
+            handle.write("\nThe gannet rollback is manual.\n")
+        assert engine.sync().files_parsed == 1
+        results = engine.search("gannet rollback", mode="keyword")["results"]
+        assert results and results[0]["path"].endswith("MEMORY.md")

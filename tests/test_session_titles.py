@@ -316,3 +316,26 @@ def test_project_filter_and_sessions_found_by_files_tools_and_commands(tmp_path:
     assert not any("019ca1b3" in r["sessionKey"] for r in only)
     none = json.loads(run("search", "rounding", "--project", "no-such-project", *flags).stdout)
     assert none["results"] == []
+
+
+def test_early_user_texts_are_each_sessions_first_user_messages_in_order(tmp_path: Path) -> None:
+    """What a title is read from: the first `per_session` user messages holding any text, oldest first, as the
+    session's history has them; a session the catalog does not hold is left out."""
+    from memlens.engine.engine import Engine
+    from memlens.settings import Settings
+
+    write_synthetic(tmp_path / "logs")
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    with Engine([], settings, [tmp_path / "logs"], tmp_path / "index", embedder=False) as engine:
+        engine.sync()
+        keys = [s["sessionKey"] for s in engine.sessions(limit=50)["sessions"]]
+        assert len(keys) >= 3
+        said = {}
+        for key in keys:
+            messages = engine.history(key, limit=500)["messages"]
+            said[key] = [m["text"] for m in messages if m["role"] == "user" and m["kind"] == "message" and m["text"]]
+        for per_session in (1, 2, 10):
+            found = engine.catalog.early_user_texts([*keys, "codex:absent"], per_session=per_session)
+            assert found == {key: texts[:per_session] for key, texts in sorted(said.items()) if texts}
+        assert any(len(texts) > 1 for texts in said.values())  # the limit was put to the test

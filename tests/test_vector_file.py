@@ -459,3 +459,34 @@ def test_a_rebuild_holds_the_columns_the_catalog_gives_each_unit(example: Engine
         assert int(snapshot.seq[row]) == want.seq
         assert (np.isnan(snapshot.ts[row]) and np.isnan(want.ts)) or snapshot.ts[row] == want.ts
     assert any(s >= 0 for s in snapshot.seq.tolist()) and any(snapshot.role.codes != snapshot.role.codes[0])
+
+
+def _small_file(path: Path, *, start: int, count: int = 40, session: str = "s") -> None:
+    vector_file.write(
+        path,
+        stamp=f"stamp-{start}",
+        model="m",
+        ids=np.arange(start, start + count),
+        row_slices=[QuantizedRows.of(np.full((count, 16), start + 1.0, np.float32))],
+        codes=np.full((count, 2), start % 256, np.uint8),
+        ts=np.full(count, float(start)),
+        seq=np.arange(count, dtype=np.int64),
+        categories={name: Labels.of([f"{session}-{i % 3}" for i in range(count)]) for name in vector_file.CATEGORIES},
+    )
+
+
+def test_rows_read_from_a_file_stay_whole_when_a_rewrite_replaces_it(tmp_path: Path) -> None:
+    """A snapshot's columns are mapped from its file, not copied: a server keeps searching them while a compaction
+    writes the next file and renames it over the old one, so what it read must not change under it."""
+    path = tmp_path / "v.bin"
+    _small_file(path, start=1)
+    before = vector_file.read(path, stamp=None, model="m", dim=16)
+    assert before is not None
+    _small_file(path, start=500, count=60, session="t")
+    after = vector_file.read(path, stamp=None, model="m", dim=16)
+    assert after is not None and after.stamp == "stamp-500" and len(after.ids) == 60
+    assert before.stamp == "stamp-1"
+    assert before.ids.tolist() == list(range(1, 41))
+    assert before.codes.tolist() == [[1, 1]] * 40 and before.ts.tolist() == [1.0] * 40
+    assert before.categories["session"].values()[:3] == ["s-0", "s-1", "s-2"]
+    assert np.allclose(before.matrix.refined_rows(np.array([0, 39])), [[2.0] * 16] * 2, rtol=1e-6, atol=0)

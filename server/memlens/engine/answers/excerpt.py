@@ -13,7 +13,12 @@ def fold(text: str) -> str:
     if text.isascii():  # nothing to decompose: 0.3 µs instead of 7.5 for a 167-character message
         return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    # the marks among the text's few distinct characters, dropped in one pass (a generator over each of a 7,000
+    # character message's characters cost 0.41 ms)
+    marks = [c for c in set(decomposed) if not c.isascii() and unicodedata.combining(c)]
+    if marks:
+        decomposed = decomposed.translate(dict.fromkeys(map(ord, marks)))
+    return decomposed.lower()
 
 
 MAX_MATCHES = 200  # matches weighed for the densest part: a log quoting a word thousands of times costs no more
@@ -46,13 +51,49 @@ def densest(folded: str, terms: list[str], width: int) -> int:
     it further on: the part holding most of the query is the part that matched."""
     found: list[tuple[int, str]] = []
     for term in dict.fromkeys(terms):
-        found += [(m.start(), term) for m in re.finditer(r"\b" + re.escape(term), folded)]
+        found += [(at, term) for at in word_starts(folded, term)]
     if not found:
         return -1
     found = sorted(found)[:MAX_MATCHES]
+    reach = width * 2 // 3
     best, best_count = found[0][0], 0
-    for i, (at, _) in enumerate(found):
-        inside = {term for pos, term in found[i:] if pos < at + width * 2 // 3}
-        if len(inside) > best_count:
-            best, best_count = at, len(inside)
+    # the matches within `reach` of each one, as a window sliding over them (they are in order): the terms it holds
+    # counted, not gathered again for each match (up to 20,000 steps for a message quoting a word 200 times)
+    held: dict[str, int] = {}
+    end = 0
+    for i, (at, term) in enumerate(found):
+        end = max(end, i)
+        while end < len(found) and found[end][0] < at + reach:
+            held[found[end][1]] = held.get(found[end][1], 0) + 1
+            end += 1
+        if len(held) > best_count:
+            best, best_count = at, len(held)
+        if end > i:  # this match leaves the window before the next one is looked at
+            if held[term] == 1:
+                del held[term]
+            else:
+                held[term] -= 1
     return best
+
+
+def word_starts(text: str, word: str) -> list[int]:
+    r"""Where `word` begins at a word boundary in `text`: what `re.finditer(r"\b" + re.escape(word), text)` finds,
+    by str.find and a look at the character before (the regex tried each of a long text's positions: 0.12 ms per
+    word in a 7,000-character message)."""
+    if not word:
+        return [m.start() for m in re.finditer(r"\b", text)]
+    starts: list[int] = []
+    first_is_word = _is_word(word[0])
+    at = text.find(word)
+    while at >= 0:
+        if (at > 0 and _is_word(text[at - 1])) != first_is_word:  # \b: a word character on one side only
+            starts.append(at)
+            at = text.find(word, at + len(word))
+        else:
+            at = text.find(word, at + 1)
+    return starts
+
+
+def _is_word(character: str) -> bool:
+    r"""What `\w` matches in a str pattern: alphanumerics (str.isalnum) and the underscore."""
+    return character.isalnum() or character == "_"

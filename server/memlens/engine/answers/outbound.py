@@ -35,6 +35,7 @@ _STRUCTURAL_KEYS = frozenset(
         "lastSync",
         "provider",
         "unitId",
+        "confidence",  # strong, possible or weak (answers/confidence.py): one per result, never scanned
     }
 )
 # Fields that name a file or a session: usually clean and repeated across a response, so checked through a cache.

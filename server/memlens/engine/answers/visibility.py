@@ -7,6 +7,7 @@ from changes: the folders, the settings it reads (changed in place or replaced) 
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -80,7 +81,15 @@ def _root_key(session_key: str) -> str:
 
 
 def _under(path: str, roots: tuple[str, ...]) -> bool:
-    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+    exact, folders = _root_prefixes(roots)
+    return path in exact or path.startswith(folders)
+
+
+@functools.lru_cache(maxsize=64)
+def _root_prefixes(roots: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The roots themselves, and each as a folder prefix: worked out once per set of roots, not for each of the
+    tens of thousands of sessions `memlens sessions` lists."""
+    return frozenset(roots), tuple(root.rstrip("/") + "/" for root in roots)
 
 
 def visibility_of(locations: Locations, settings: Settings) -> Visibility:

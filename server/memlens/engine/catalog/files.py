@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from memlens.engine.catalog.connection import CatalogConnection
@@ -202,6 +202,28 @@ class FileTables(CatalogConnection):
                VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
             (key, session_id, format_, file_id, parent_key, agent_id, cwd, title),
         )
+
+    def refresh_session_activity(self, db: sqlite3.Connection, keys: Iterable[str | None] | None = None) -> None:
+        """Work out again the messages and times of these sessions (`keys` None: of every session not worked out
+        yet), from their units: what a write that added or removed some of their units must do before it commits."""
+        if keys is None:
+            parts = [[str(r[0]) for r in db.execute("SELECT key FROM sessions WHERE messages IS NULL")]]
+        else:
+            wanted = sorted({key for key in keys if key})
+            parts = [wanted[start : start + 500] for start in range(0, len(wanted), 500)]
+        for part in parts:
+            if not part:
+                continue
+            marks = ",".join("?" * len(part))
+            emptied = f"UPDATE sessions SET messages = 0, first_ts = NULL, last_ts = NULL WHERE key IN ({marks})"
+            db.execute(emptied, part)  # those left without a unit keep no times
+            db.execute(
+                f"""UPDATE sessions SET messages = found.messages, first_ts = found.first, last_ts = found.last
+                    FROM (SELECT session_key, SUM(kind = 'transcript') AS messages, MIN(ts) AS first, MAX(ts) AS last
+                          FROM units WHERE session_key IN ({marks}) AND kind != 'memory' GROUP BY session_key) AS found
+                    WHERE sessions.key = found.session_key""",
+                part,
+            )
 
     def file_chunk_ids(self, db: sqlite3.Connection, file_id: int) -> list[int]:
         """A file's chunk ids in insertion (= file) order."""

@@ -33,30 +33,41 @@ class SessionReads(CatalogConnection):
         return list(self.db.execute(sql).fetchall())
 
     def session_activity(self) -> dict[str, tuple[int, float | None, float | None]]:
-        """Per session key: (messages, first time, last time), counting transcript messages (not summaries)."""
-        rows = self.db.execute(
-            """SELECT session_key, SUM(kind = 'transcript'), MIN(ts), MAX(ts) FROM units
-               WHERE session_key IS NOT NULL AND kind != 'memory' GROUP BY session_key"""
-        )
-        return {str(r[0]): (int(r[1] or 0), r[2], r[3]) for r in rows}
+        """Per session key: (messages, first time, last time), counting transcript messages (not summaries). As the
+        writer keeps them in the session rows; the few it has not worked out yet (a catalog from before them, until
+        its next sync) are counted from their units here."""
+        activity: dict[str, tuple[int, float | None, float | None]] = {}
+        missing: list[str] = []
+        for key, messages, first, last in self.db.execute("SELECT key, messages, first_ts, last_ts FROM sessions"):
+            if messages is None:
+                missing.append(str(key))
+            else:
+                activity[str(key)] = (int(messages), first, last)
+        for start in range(0, len(missing), 500):
+            part = missing[start : start + 500]
+            rows = self.db.execute(
+                f"""SELECT session_key, SUM(kind = 'transcript'), MIN(ts), MAX(ts) FROM units
+                    WHERE session_key IN ({",".join("?" * len(part))}) AND kind != 'memory' GROUP BY session_key""",
+                part,
+            )
+            activity |= {str(r[0]): (int(r[1] or 0), r[2], r[3]) for r in rows}
+        return activity
 
     def early_user_texts(
         self, keys: Sequence[str], per_session: int = 8, max_chars: int = 2000
     ) -> dict[str, list[str]]:
         """The beginnings of each session's first `per_session` non-empty user messages, oldest first (a title is
-        the first of them that holds a real request)."""
+        the first of them that holds a real request). A query per session, in the order of units(session_key, seq)
+        and stopping at `per_session`: numbering every user message of the sessions in one query read all of them
+        (0.40 against 0.14 ms for a search's eight sessions of a 980,000-message catalog)."""
+        sql = """SELECT substr(text, 1, ?) FROM plain_units
+                 WHERE session_key = ? AND role = 'user' AND kind = 'transcript' AND length(trim(text)) > 0
+                 ORDER BY seq LIMIT ?"""
         found: dict[str, list[str]] = {}
-        for start in range(0, len(keys), 500):
-            part = list(keys[start : start + 500])
-            marks = ",".join("?" * len(part))
-            sql = f"""SELECT session_key, text FROM (
-                          SELECT session_key, substr(text, 1, ?) AS text,
-                                 ROW_NUMBER() OVER (PARTITION BY session_key ORDER BY seq) AS n
-                          FROM plain_units WHERE session_key IN ({marks}) AND role = 'user' AND kind = 'transcript'
-                                AND length(trim(text)) > 0)
-                      WHERE n <= ? ORDER BY session_key, n"""
-            for row in self.db.execute(sql, [max_chars, *part, per_session]):
-                found.setdefault(str(row[0]), []).append(str(row[1]))
+        for key in sorted(set(keys)):
+            texts = [str(row[0]) for row in self.db.execute(sql, (max_chars, key, per_session))]
+            if texts:
+                found[key] = texts
         return found
 
     def spawning_call_text(self, key: str, parent_key: str) -> str | None:

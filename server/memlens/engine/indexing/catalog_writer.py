@@ -72,6 +72,7 @@ class CatalogWriter:
             values["orphaned"] = row.orphaned + content.orphaned
             file_id = self.catalog.upsert_file(db, path, source.kind, **values)
             self._append_chunks(db, file_id, row.session_key or "", content, pending, file_mtime=stat.st_mtime)
+            self.catalog.refresh_session_activity(db, [row.session_key])  # the only session an append writes to
         else:
             values["bad_lines"] = content.bad_lines
             values["replaced"] = content.replaced
@@ -94,6 +95,7 @@ class CatalogWriter:
                 file_mtime=stat.st_mtime,
                 pending=pending,
             )
+            self.catalog.refresh_session_activity(db, [session_key, *agent_keys.values()])
 
     def _store_session(self, db: sqlite3.Connection, file_id: int, path: Path, session: SessionSpec) -> str:
         base = f"{session.format}:{session.session_id}"

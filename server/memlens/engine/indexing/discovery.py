@@ -161,7 +161,6 @@ _LIST_BY_DESCRIPTOR = os.scandir in os.supports_fd
 
 Found = tuple[str, "os.stat_result | None"]  # a file's name, and its stat (None: stat failed; asked again later)
 _name = operator.itemgetter(0)  # a Found's name (C-level keys: a sort of 70,000 names calls them for each)
-_entry_name = operator.attrgetter("name")
 
 
 def _walk(
@@ -172,7 +171,7 @@ def _walk(
     prune: frozenset[str] = PRUNED,
 ) -> Iterator[Found]:
     """Every file below `start` (a folder inside `root`) that `keep` takes by its name, as a path string with its
-    stat, skipping unreadable folders.
+    stat, in no set order (the callers sort), skipping unreadable folders.
 
     A symlinked file or folder is taken only when `root` admits its target; each real folder is listed once (a
     symlink loop or a second link to the same folder adds nothing). `max_depth` bounds how many folders deep it goes.
@@ -198,6 +197,10 @@ def _walk(
             for entry in entries:
                 path = prefix + entry.name
                 try:
+                    if entry.is_file(follow_symlinks=False):  # most entries: a plain file, by its listed type alone
+                        if keep(path):
+                            yield path, _stat(entry)
+                        continue
                     linked = entry.is_symlink()
                     if entry.is_dir():
                         deeper = max_depth is None or depth < max_depth
@@ -210,19 +213,19 @@ def _walk(
         finally:
             if descriptor is not None:
                 os.close(descriptor)
-        stack.extend((f, depth + 1) for f in reversed(folders))
+        stack.extend((f, depth + 1) for f in sorted(folders, reverse=True))  # the first by name is walked first
 
 
 def _listing(folder: str, seen: set[tuple[int, int]]) -> tuple[list[os.DirEntry[str]], int | None] | None:
-    """`folder`'s entries by name, and the descriptor they were listed through (the caller closes it); None when
-    that real folder was listed already."""
+    """`folder`'s entries as listed (what `_walk` finds is sorted by its callers), and the descriptor they were
+    listed through (the caller closes it); None when that real folder was listed already."""
     if not _LIST_BY_DESCRIPTOR:
         info = os.stat(folder)
         if (info.st_dev, info.st_ino) in seen:
             return None
         seen.add((info.st_dev, info.st_ino))
         with os.scandir(folder) as listing:
-            return sorted(listing, key=_entry_name), None
+            return list(listing), None
     descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
         info = os.fstat(descriptor)
@@ -231,7 +234,7 @@ def _listing(folder: str, seen: set[tuple[int, int]]) -> tuple[list[os.DirEntry[
             return None
         seen.add((info.st_dev, info.st_ino))
         with os.scandir(descriptor) as listing:
-            return sorted(listing, key=_entry_name), descriptor
+            return list(listing), descriptor
     except BaseException:
         os.close(descriptor)
         raise
@@ -259,9 +262,12 @@ def _memory_files(root: _Root, pattern: str) -> Iterator[Found]:
     max_depth = None if "**" in rest else len(rest) - 1
     matches = _glob_regex("/".join(parts)).fullmatch
     prefix = len(os.fspath(root.path).rstrip(os.sep)) + 1  # every walked path starts with the root's
-    yield from _walk(
-        root, start, lambda path: matches(path[prefix:].replace(os.sep, "/")) is not None, max_depth, frozenset()
-    )
+    if os.sep == "/":  # matched in place, from the root's end: no copy of each of tens of thousands of names
+        yield from _walk(root, start, lambda path: matches(path, prefix) is not None, max_depth, frozenset())
+    else:
+        yield from _walk(
+            root, start, lambda path: matches(path[prefix:].replace(os.sep, "/")) is not None, max_depth, frozenset()
+        )
 
 
 def read_session_cwd(path: str | os.PathLike[str]) -> str | None:

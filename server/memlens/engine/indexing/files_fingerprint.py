@@ -1,4 +1,4 @@
-"""A fingerprint of the files a whole sync finds: each one's name as the catalog keys it, and what stat said of it.
+"""A fingerprint of the files a whole sync finds: each one's name as discovery found it, and what stat said of it.
 
 A sync compares each file's stat with its catalog row (file_identity.changed). At tens of thousands of files, reading
 every row and comparing them one by one was half of a sync that found nothing changed, which is what a CLI search
@@ -15,17 +15,30 @@ each makes another fingerprint.
 from __future__ import annotations
 
 import hashlib
+import os
+from array import array
 from collections.abc import Sequence
 
-from memlens.engine.indexing.file_identity import Named
+from memlens.engine.indexing.discovery import SourceFile
 
 
-def files_fingerprint(found: Sequence[Named]) -> str:
-    """The fingerprint of these names and stats (hex): equal only for the same names, in the same order, with the
-    same stats."""
-    lines = "\n".join(
-        f"{n.key}\0{n.stat.st_size}\0{n.stat.st_mtime_ns}\0{n.stat.st_dev}\0{n.stat.st_ino}\0{n.stat.st_ctime_ns}"
-        for n in found
-    )
-    digest = hashlib.blake2b(lines.encode("utf-8", "surrogatepass"), digest_size=16)
-    return f"{len(found)}:{digest.hexdigest()}"
+def files_fingerprint(sources: Sequence[SourceFile]) -> str | None:
+    """The fingerprint of these names and their stats (hex): equal only for the same names, in the same order, with
+    the same stats. None when a file cannot be stat'd now: the sync then compares rows and says why.
+
+    From the names as discovery gives them and the stats its walk took, so a sync that finds nothing changed builds
+    nothing per file (stat_all's tuples, the catalog's keys) but the numbers hashed here, packed into two arrays
+    rather than formatted as text (a third of the fingerprint's CPU at 70,000 files)."""
+    stats: list[os.stat_result] = []
+    for source in sources:
+        try:
+            stats.append(source.stat or os.stat(source.name))  # a plain path (MEMORY.md) is not walked
+        except (OSError, ValueError):
+            return None
+    signed = array("q", [n for s in stats for n in (s.st_size, s.st_mtime_ns, s.st_ctime_ns)])
+    unsigned = array("Q", [n for s in stats for n in (s.st_dev, s.st_ino)])
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update("\0".join(source.name for source in sources).encode("utf-8", "surrogatepass"))
+    digest.update(signed)
+    digest.update(unsigned)
+    return f"{len(sources)}:{digest.hexdigest()}"

@@ -141,15 +141,18 @@ class Indexer:
             backfill_unit_facts(self.catalog, self.keyword, cancel)  # before this sync's units are filled in
             backfill_words(self.catalog, self.keyword, cancel)  # a catalog from before the vocabulary: once
             compress_stored_texts(self.catalog, cancel)  # a catalog from before compressed texts: once
+            with self.catalog.transaction() as db:  # and one from before the sessions' activity was kept
+                self.catalog.refresh_session_activity(db)
             self.embedding.forget_words()  # (what it collected waits for vectors)
             with collection_paused():
-                found, kept = stat_all(sources, cancel, lambda path, why: self._note_error(report, path, why))
-            fingerprint = files_fingerprint(found) if prune and not kept else None
+                fingerprint = files_fingerprint(sources) if prune else None
             if fingerprint is not None and fingerprint == self.catalog.files_fingerprint():
-                report.files_unchanged = len(found)  # what each row would have said (files_fingerprint.py)
+                report.files_unchanged = len(sources)  # what each row would have said (files_fingerprint.py)
             else:
+                with collection_paused():
+                    found, kept = stat_all(sources, cancel, lambda path, why: self._note_error(report, path, why))
                 self._sync_files(found, kept, report, progress=progress, cancel=cancel, prune=prune, settled=settled)
-                if fingerprint is not None and not (report.cancelled or report.errors or report.aliases):
+                if fingerprint is not None and not (kept or report.cancelled or report.errors or report.aliases):
                     self.catalog.keep_files_fingerprint(fingerprint)
             self.collect_garbage()
             if report.files_parsed or report.files_appended or report.files_deleted:
@@ -231,9 +234,10 @@ class Indexer:
         """How many of `sources` the index does not hold as they are now (new, or changed since the last sync)."""
         count = 0
         with collection_paused():
-            found, _ = stat_all(sources, None, lambda path, why: None)  # one gone since discovery: nothing to index
-            if files_fingerprint(found) == self.catalog.files_fingerprint():
+            fingerprint = files_fingerprint(sources)
+            if fingerprint is not None and fingerprint == self.catalog.files_fingerprint():
                 return 0  # every file as its row says (files_fingerprint.py)
+            found, _ = stat_all(sources, None, lambda path, why: None)  # one gone since discovery: nothing to index
             known = self.catalog.file_states(None)
             for named in found:
                 row = known.get(named.key)

@@ -24,10 +24,10 @@ class Names:
     """The table of names, shared by the snapshots that grew from one another; only ever appended to."""
 
     def __init__(self, names: Iterable[str] = ()) -> None:
-        self.names: list[str] = []
-        self.index: dict[str, int] = {}
-        for name in names:
-            self.code(name)
+        # built whole, not a `code()` at a time: a vector file's table holds every session's key (28,000 at a
+        # million messages), and every process that searches reads one
+        self.names: list[str] = list(dict.fromkeys(names))  # each name once, numbered in order of first use
+        self.index: dict[str, int] = {name: code for code, name in enumerate(self.names)}
 
     def code(self, name: str) -> int:
         found = self.index.get(name)
