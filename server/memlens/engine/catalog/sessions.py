@@ -59,13 +59,21 @@ class SessionReads(CatalogConnection):
         """The beginnings of each session's first `per_session` non-empty user messages, oldest first (a title is
         the first of them that holds a real request). A query per session, in the order of units(session_key, seq)
         and stopping at `per_session`: numbering every user message of the sessions in one query read all of them
-        (0.40 against 0.14 ms for a search's eight sessions of a 980,000-message catalog)."""
-        sql = """SELECT substr(text, 1, ?) FROM plain_units
-                 WHERE session_key = ? AND role = 'user' AND kind = 'transcript' AND length(trim(text)) > 0
-                 ORDER BY seq LIMIT ?"""
+        (0.40 against 0.14 ms for a search's eight sessions of a 980,000-message catalog). The blank ones are
+        skipped here, not by SQL: a condition and a column on a compressed text would decode it twice (0.45 against
+        0.31 ms)."""
+        sql = """SELECT text FROM plain_units WHERE session_key = ? AND role = 'user' AND kind = 'transcript'
+                 ORDER BY seq"""
         found: dict[str, list[str]] = {}
         for key in sorted(set(keys)):
-            texts = [str(row[0]) for row in self.db.execute(sql, (max_chars, key, per_session))]
+            texts: list[str] = []
+            rows = self._tuples(sql, (key,))
+            for (text,) in rows:
+                if text.strip(" "):  # SQLite's trim(): spaces only
+                    texts.append(text[:max_chars])
+                    if len(texts) == per_session:
+                        break
+            rows.close()
             if texts:
                 found[key] = texts
         return found
