@@ -166,3 +166,21 @@ def test_compressing_twice_changes_nothing(tmp_path: Path, monkeypatch: pytest.M
         assert [tuple(r) for r in again] == [tuple(r) for r in stored]
     finally:
         catalog.close()
+
+
+def test_a_period_s_messages_come_with_the_start_and_length_of_their_texts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(text_compression, "TRAIN_AFTER", 20)
+    build(EXAMPLE_WORKSPACE, tmp_path / "index")
+    catalog = Catalog(tmp_path / "index" / "catalog.sqlite3")
+    try:
+        sql = """SELECT id, text FROM plain_units
+                 WHERE kind = 'transcript' AND session_key IS NOT NULL AND ts IS NOT NULL"""
+        texts = {int(unit_id): str(text) for unit_id, text in catalog.db.execute(sql)}
+        period = catalog.units_between(0.0, 1e12, head_chars=40)
+        assert {p.unit_id for p in period} == set(texts)
+        assert all(p.head == texts[p.unit_id][:40] and p.length == len(texts[p.unit_id]) for p in period)
+        assert any(p.length > 40 for p in period) and stored_kinds(tmp_path / "index").get("blob", 0)
+    finally:
+        catalog.close()

@@ -95,10 +95,15 @@ class UnitReads(CatalogConnection):
     def units_between(self, since: float, until: float, *, head_chars: int = 300) -> list[PeriodUnit]:
         """Every transcript message unit written in [since, until] (epoch seconds), by session and place, with the
         start of its text: what a question about a period picks its sessions' telling messages from."""
-        sql = """SELECT id, session_key, seq, role, ts, substr(text, 1, ?), length(text) FROM plain_units
+        # the text read once and cut here: `substr` and `length` in SQL would each decode a compressed one
+        sql = """SELECT id, session_key, seq, role, ts, text FROM plain_units
                  WHERE kind = 'transcript' AND session_key IS NOT NULL AND ts BETWEEN ? AND ?
                  ORDER BY session_key, seq"""
-        return [PeriodUnit._make(row) for row in self._tuples(sql, [head_chars, since, until])]
+        rows = self._tuples(sql, [since, until])
+        return [
+            PeriodUnit(unit_id, key, seq, role, ts, text[:head_chars], len(text))
+            for unit_id, key, seq, role, ts, text in rows
+        ]
 
     def units_nearest(self, *, before: float, after: float, limit: int) -> tuple[list[int], list[int]]:
         """The ids of the transcript message units written last before `before` and first after `after` (epoch
