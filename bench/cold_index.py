@@ -58,10 +58,12 @@ def index_checksum(engine: Engine) -> dict[str, Any]:
     """What an index holds, independent of how fast it was made: units (text, kind, role, session, message), chunks
     (kind, session, lines) and tantivy's document count."""
     db = engine.catalog.db
+    # the texts as written, read through the view that decodes them (an A/B's older tree stores them plain)
+    table = "plain_units" if hasattr(engine.catalog, "texts") else "units"
     digest = hashlib.sha256()
     rows = db.execute(
         "SELECT f.path, u.seq, u.position, u.kind, u.role, u.session_key, u.message_id, u.ts, u.text, u.embed_text_hash"
-        " FROM units u JOIN files f ON f.id = u.file_id ORDER BY f.path, u.session_key, u.seq, u.position, u.text"
+        f" FROM {table} u JOIN files f ON f.id = u.file_id ORDER BY f.path, u.session_key, u.seq, u.position, u.text"
     )
     units = messages = 0
     for row in rows:
@@ -75,7 +77,7 @@ def index_checksum(engine: Engine) -> dict[str, Any]:
     digest.update(repr([tuple(r) for r in chunks]).encode("utf-8", "surrogatepass"))
     # tantivy's side: how many documents hold each of a sample of terms in each field (the terms picked from the
     # texts by a rule of this file alone, so both trees of an A/B ask the same)
-    texts = [str(r[0]) for r in db.execute("SELECT text FROM units ORDER BY id")][::7]
+    texts = [str(r[0]) for r in db.execute(f"SELECT text FROM {table} ORDER BY id")][::7]
     terms = sorted({t.lower() for text in texts for t in _SAMPLE_TERM.findall(text)})
     searcher = engine.indexer.keyword.index.searcher()
     for field in ("text", "context", "ident", "cjk"):

@@ -42,6 +42,7 @@ from bench.corpus import bench_settings, open_engine, prebuilt_corpus
 from bench.realistic_text import corpus_text
 from bench.speed import _queries
 from bench.speed_report import lscpu_model
+from memlens.engine.catalog import Catalog
 from memlens.engine.vectors.vector_snapshot import decode_vector
 
 _WORD = re.compile(r"\w+")
@@ -61,11 +62,11 @@ def _words(query: str) -> list[str]:
 
 
 def texts_of(index: Path) -> list[str]:
-    db = sqlite3.connect(index / "catalog.sqlite3")
+    catalog = Catalog(index / "catalog.sqlite3")  # its `plain_units` reads the texts stored compressed
     try:
-        return [str(row[0]) for row in db.execute("SELECT text FROM units ORDER BY id")]
+        return [str(row[0]) for row in catalog.db.execute("SELECT text FROM plain_units ORDER BY id")]
     finally:
-        db.close()
+        catalog.close()
 
 
 def elapsed_since(started: float, cpu: float) -> dict[str, float]:

@@ -43,7 +43,8 @@ def read_real_texts(transcripts: Path, scratch: Path) -> RealTexts:
     with open_engine(Corpus(scratch, workspace, transcripts, 0, 0, {}), scratch / "index", None) as engine:
         engine.sync()
         db: sqlite3.Connection = engine.catalog.db
-        rows = [(str(k), r, str(t)) for k, r, t in db.execute("SELECT kind, role, text FROM units ORDER BY id")]
+        table = "plain_units" if hasattr(engine.catalog, "texts") else "units"  # an A/B's older tree: texts plain
+        rows = [(str(k), r, str(t)) for k, r, t in db.execute(f"SELECT kind, role, text FROM {table} ORDER BY id")]
     messages = [(role, text) for kind, role, text in rows if kind == "transcript" and text.strip()]
     tools = [text for kind, _, text in rows if kind == "tool" and text.strip()]
     if not messages:

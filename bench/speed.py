@@ -97,7 +97,8 @@ def raw_embedding(engine: Engine, embedder: Embedder, sample: int, seed: int) ->
     """Raw fastembed throughput (TextEmbedding.embed, the configured batch size, its threads) on a sample of the
     indexed unit texts: sorted by length (the fair baseline: the engine sorts so too), and in sample order. fastembed
     computes the model as shipped (fp32); `engineModel` times the engine's own embedder on the same sample."""
-    texts = [str(r[0])[:EMBED_TEXT_CHARS] for r in engine.catalog.db.execute("SELECT text FROM units ORDER BY id")]
+    rows = engine.catalog.db.execute("SELECT text FROM plain_units ORDER BY id")
+    texts = [str(r[0])[:EMBED_TEXT_CHARS] for r in rows]
     if sample and len(texts) > sample:
         texts = random.Random(seed).sample(texts, sample)
     model = raw_fastembed(engine.settings)
@@ -255,7 +256,7 @@ def shared_texts(folder: Path) -> list[str]:
     workspace.mkdir(parents=True, exist_ok=True)
     with open_engine(Corpus(folder, workspace, SHARED_TRANSCRIPTS, 0, 0, {}), folder / "index", None) as engine:
         engine.sync()
-        sql = "SELECT text FROM units WHERE kind = 'transcript' ORDER BY length(text) DESC"
+        sql = "SELECT text FROM plain_units WHERE kind = 'transcript' ORDER BY length(text) DESC"
         return [str(r[0]) for r in engine.catalog.db.execute(sql)]
 
 

@@ -253,7 +253,7 @@ def test_an_interrupted_embedding_did_the_newest_first_and_resumes_with_the_rest
         ready, waiting = _queue(engine)
         assert len(ready) >= 32 and waiting
         assert min(ready) >= max(waiting)  # the newest first: nothing embedded is older than what waits
-        fresh = engine.catalog.db.execute("SELECT vector_ready FROM units WHERE text LIKE '%release checklist%'")
+        fresh = engine.catalog.db.execute("SELECT vector_ready FROM plain_units WHERE text LIKE '%release checklist%'")
         assert fresh.fetchone()[0] == 1  # an undated note counts by its file's time: edited today, embedded first
         first_run = set(embedded)
         left = engine.pending_embeddings()
@@ -261,7 +261,7 @@ def test_an_interrupted_embedding_did_the_newest_first_and_resumes_with_the_rest
     with _engine(months_of_work, tmp_path / "index", embedder) as engine:
         engine.sync()
         assert engine.pending_embeddings() == 0
-        texts = {str(r[0]) for r in engine.catalog.db.execute("SELECT text FROM units")}
+        texts = {str(r[0]) for r in engine.catalog.db.execute("SELECT text FROM plain_units")}
         again = [t for t in embedded if t in texts]  # the index's words are embedded too, once the units are
         assert len(again) == left and not first_run & set(again)  # only the rest, nothing embedded twice
         units = {str(r[0]) for r in engine.catalog.db.execute("SELECT embed_text_hash FROM units")}

@@ -169,7 +169,7 @@ def _engine(root: Path) -> Engine:
 
 def _stored(engine: Engine) -> tuple[list[tuple[str, str, str]], int, int]:
     rows = engine.catalog.db.execute(
-        "SELECT session_key, message_id, text FROM units WHERE kind != 'memory' ORDER BY session_key, seq"
+        "SELECT session_key, message_id, text FROM plain_units WHERE kind != 'memory' ORDER BY session_key, seq"
     )
     counts = engine.catalog.db.execute("SELECT SUM(bad_lines), SUM(replaced) FROM files").fetchone()
     return [(str(r[0]), str(r[1]), str(r[2])) for r in rows], int(counts[0] or 0), int(counts[1] or 0)

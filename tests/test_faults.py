@@ -180,7 +180,7 @@ def test_bad_files_are_skipped_and_the_rest_indexed(tmp_path: Path, monkeypatch:
         assert any("Permission denied" in e for e in report.errors)
         assert engine.search("findable marker", mode="keyword")["results"]
         assert engine.search("counter", mode="keyword")["results"][0]["relPath"] == "memory/latin1.md"
-        stored = engine.catalog.db.execute("SELECT MAX(LENGTH(text)) FROM units").fetchone()[0]
+        stored = engine.catalog.db.execute("SELECT MAX(LENGTH(text)) FROM plain_units").fetchone()[0]
         assert stored <= 100_000  # the 10 MB line is indexed, its text capped
 
 

@@ -141,7 +141,7 @@ def test_a_plain_question_keeps_prose_above_tool_output(engine: Engine) -> None:
 
 
 def test_a_secret_in_tool_output_is_masked_in_every_answer(engine: Engine) -> None:
-    rows = engine.catalog.db.execute("SELECT text FROM units WHERE kind = 'tool'").fetchall()
+    rows = engine.catalog.db.execute("SELECT text FROM plain_units WHERE kind = 'tool'").fetchall()
     assert rows and not any(KEY in row[0] for row in rows)  # stored redacted, as every text
     answers = [
         engine.search("AWS_ACCESS_KEY_ID test session starts", mode="keyword", min_score=0.0),

@@ -82,7 +82,8 @@ def _engine(folder: Path) -> Engine:
 
 def _messages(engine: Engine) -> list[tuple[str, str, str, str, str]]:
     rows = engine.catalog.db.execute(
-        "SELECT session_key, message_id, role, kind, text FROM units WHERE kind != 'memory' ORDER BY session_key, seq"
+        "SELECT session_key, message_id, role, kind, text FROM plain_units WHERE kind != 'memory'"
+        " ORDER BY session_key, seq"
     )
     return [(str(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in rows]
 

@@ -57,7 +57,7 @@ def keyword_engine(workspace: Path, transcripts: Path, index_dir: Path) -> Engin
 
 def messages(engine: Engine) -> list[tuple[str, str, str]]:
     rows = engine.catalog.db.execute(
-        "SELECT session_key, message_id, text FROM units WHERE kind != 'memory' ORDER BY session_key, seq"
+        "SELECT session_key, message_id, text FROM plain_units WHERE kind != 'memory' ORDER BY session_key, seq"
     )
     return [tuple(r) for r in rows]
 
@@ -227,7 +227,7 @@ def test_tool_input_limit_setting_reaches_the_parsers(tmp_path: Path, name: str)
         settings.chunking.tool_input_max_chars = limit
         with Engine([tmp_path / "ws"], settings, [transcripts], tmp_path / f"index-{limit}", embedder=False) as engine:
             engine.sync()
-            texts = [r[0] for r in engine.catalog.db.execute("SELECT text FROM units WHERE text LIKE '%[Bash]%'")]
+            texts = [r[0] for r in engine.catalog.db.execute("SELECT text FROM plain_units WHERE text LIKE '%[Bash]%'")]
             assert texts
             lengths[limit] = max(len(t.split("[Bash]", 1)[1].split("\n")[0]) for t in texts)
     assert lengths[40] <= 45 < lengths[2000]

@@ -26,7 +26,7 @@ def plain_settings() -> Settings:
 
 def unit_id_of(engine: Engine, words: str) -> int:
     """The id of the one unit whose text holds `words`."""
-    rows = engine.catalog.db.execute("SELECT id FROM units WHERE text LIKE ?", (f"%{words}%",)).fetchall()
+    rows = engine.catalog.db.execute("SELECT id FROM plain_units WHERE text LIKE ?", (f"%{words}%",)).fetchall()
     assert len(rows) == 1, rows
     return int(rows[0][0])
 

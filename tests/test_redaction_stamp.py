@@ -19,7 +19,7 @@ def _settings(*, redact: bool) -> Settings:
 
 
 def _stored(engine: Engine) -> str:
-    return "\n".join(str(row[0]) for row in engine.catalog.db.execute("SELECT text FROM units"))
+    return "\n".join(str(row[0]) for row in engine.catalog.db.execute("SELECT text FROM plain_units"))
 
 
 def test_turning_redaction_on_reads_every_file_again_and_masks_what_was_stored(tmp_path: Path) -> None:

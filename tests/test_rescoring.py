@@ -124,7 +124,7 @@ def _queries(engine: Engine, count: int) -> list[str]:
     """QUERIES plus words drawn from the indexed texts themselves (seeded): queries that match many units."""
     texts = [
         str(r[0])
-        for r in engine.catalog.db.execute("SELECT text FROM units WHERE kind != 'tool' ORDER BY id LIMIT 3000")
+        for r in engine.catalog.db.execute("SELECT text FROM plain_units WHERE kind != 'tool' ORDER BY id LIMIT 3000")
     ]
     words = sorted({w for t in texts for w in re.findall(r"[A-Za-z_]{4,}", t)})
     rng = random.Random(14)

@@ -33,7 +33,7 @@ def texts(engine: Engine, query: str) -> list[str]:
     if not ids:
         return []
     marks = ",".join("?" * len(ids))
-    return [str(r[0]) for r in engine.catalog.db.execute(f"SELECT text FROM units WHERE id IN ({marks})", ids)]
+    return [str(r[0]) for r in engine.catalog.db.execute(f"SELECT text FROM plain_units WHERE id IN ({marks})", ids)]
 
 
 @pytest.fixture
@@ -114,7 +114,8 @@ def two_answers(tmp_path: Path) -> tuple[Path, Path]:
 def answer_order(engine: Engine, query: str) -> list[str]:
     """The sessions of the two answers, in ranking order."""
     ranking = engine.rank(query, mode="keyword", limit=50)
-    rows = engine.catalog.db.execute("SELECT id, session_key FROM units WHERE text LIKE 'Copper sheets%'").fetchall()
+    sql = "SELECT id, session_key FROM plain_units WHERE text LIKE 'Copper sheets%'"
+    rows = engine.catalog.db.execute(sql).fetchall()
     session_of = {int(r[0]): str(r[1])[:17] for r in rows}
     return [session_of[h.unit_id] for h in ranking.hits if h.unit_id in session_of]
 
@@ -174,7 +175,7 @@ def test_question_penalty_ranks_the_answer_above_the_question(tmp_path: Path) ->
 
         def first() -> str:
             ranking = engine.rank(query, mode="keyword", limit=10)
-            row = engine.catalog.db.execute("SELECT text FROM units WHERE id = ?", (ranking.hits[0].unit_id,))
+            row = engine.catalog.db.execute("SELECT text FROM plain_units WHERE id = ?", (ranking.hits[0].unit_id,))
             return str(row.fetchone()[0])
 
         assert engine.settings.search.question_penalty == 0.3

@@ -339,3 +339,11 @@ def test_early_user_texts_are_each_sessions_first_user_messages_in_order(tmp_pat
             found = engine.catalog.early_user_texts([*keys, "codex:absent"], per_session=per_session)
             assert found == {key: texts[:per_session] for key, texts in sorted(said.items()) if texts}
         assert any(len(texts) > 1 for texts in said.values())  # the limit was put to the test
+        key = next(k for k, texts in said.items() if len(texts) > 1)
+        with engine.catalog.transaction() as db:  # a message of spaces alone holds no text
+            db.execute(
+                "UPDATE units SET text = '   ' WHERE id = (SELECT id FROM units WHERE session_key = ?"
+                " AND role = 'user' AND kind = 'transcript' ORDER BY seq LIMIT 1)",
+                (key,),
+            )
+        assert engine.catalog.early_user_texts([key], per_session=1) == {key: said[key][1:2]}

@@ -129,7 +129,7 @@ def test_stored_facts_match_the_ones_worked_out_from_the_text(tmp_path: Path) ->
         assert engine.catalog.unit_facts_state()[1] == FACTS_VERSION
         assert engine.catalog.db.execute("SELECT COUNT(*) FROM units WHERE words = 'bogus'").fetchone()[0] == 0
         assert stored[ids[0]].tool == 0.25 and "kubectl" in stored[ids[0]].tokens  # 1 of 4 lines (heading path)
-        for unit_id, text, kind in engine.catalog.db.execute("SELECT id, text, kind FROM units"):
+        for unit_id, text, kind in engine.catalog.db.execute("SELECT id, text, kind FROM plain_units"):
             words = derived_facts(text, kind, engine.keyword).words
             assert words.split() == sorted(set(engine.keyword.tokens(text))) and stored[unit_id].tokens == Words(words)
 

@@ -17,6 +17,7 @@ from memlens.engine.catalog.roots import RootCounts, RootRow, RootTables
 from memlens.engine.catalog.schema import SCHEMA_VERSION, FileRow, FileState
 from memlens.engine.catalog.sessions import SessionReads
 from memlens.engine.catalog.stats import CatalogStats
+from memlens.engine.catalog.texts import TextTables
 from memlens.engine.catalog.units import UNIT_FACTS_KEYS, PeriodUnit, ResultRow, UnitReads, unit_facts_state
 from memlens.engine.catalog.vectors import VectorTables
 from memlens.engine.catalog.words import VOCABULARY_KEYS, WordTables, vocabulary_state
@@ -44,7 +45,9 @@ class SearchState(NamedTuple):
     vocabulary: tuple[str, str]  # Catalog.vocabulary_state()
 
 
-class Catalog(FileTables, RootTables, VectorTables, WordTables, UnitReads, SessionReads, CatalogStats, PublishReads):
+class Catalog(
+    FileTables, RootTables, VectorTables, WordTables, UnitReads, SessionReads, CatalogStats, PublishReads, TextTables
+):
     """The catalog database (see the package docstring); thread-safe, one connection per thread."""
 
     def search_state(self) -> SearchState:

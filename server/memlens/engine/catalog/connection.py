@@ -14,7 +14,15 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from memlens.engine.catalog.schema import ADDED_COLUMNS, AFTER_ADDED_COLUMNS, PARSE_VERSION, SCHEMA, SCHEMA_VERSION
+from memlens.engine.catalog.compressed_text import TextCodec, plain_units_view
+from memlens.engine.catalog.schema import (
+    ADDED_COLUMNS,
+    AFTER_ADDED_COLUMNS,
+    MIGRATED_VERSIONS,
+    PARSE_VERSION,
+    SCHEMA,
+    SCHEMA_VERSION,
+)
 from memlens.errors import IndexUnavailable, environmental_cause, unwritable_folder_cause, what_to_do
 
 log = logging.getLogger(__name__)
@@ -48,6 +56,7 @@ class CatalogConnection:
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
+        self._unit_columns: list[str] | None = None  # known once the schema is: the plain_units view lists them
         try:
             self._open_schema()
         except sqlite3.DatabaseError as exc:  # not a database, or damaged: the files can always be indexed again
@@ -62,14 +71,20 @@ class CatalogConnection:
 
     def _open_schema(self) -> None:
         """Create the tables, or start over when the catalog was written by another schema version."""
+        # the dictionaries of compressed texts (compressed_text.py); a catalog started over must not keep another's
+        self.texts = TextCodec(self._stored_dictionaries)
         self.db.executescript(SCHEMA)  # executescript commits on its own: keep it outside a transaction
         version = self.get_meta("schema_version")
-        if version is not None and version != str(SCHEMA_VERSION):
+        if version in MIGRATED_VERSIONS:  # what changed since needs no rewrite at open (schema.py)
+            with self.transaction() as db:
+                self.set_meta(db, "schema_version", str(SCHEMA_VERSION))
+        elif version is not None and version != str(SCHEMA_VERSION):
             log.warning("catalog %s has schema %s, not %s; rebuilding it", self.path, version, SCHEMA_VERSION)
             self.db.executescript(
                 "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions;"
                 "DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS units; DROP TABLE IF EXISTS vectors;"
-                "DROP TABLE IF EXISTS words; DROP TABLE IF EXISTS aliases; DROP TABLE IF EXISTS unused_hashes;" + SCHEMA
+                "DROP TABLE IF EXISTS words; DROP TABLE IF EXISTS aliases; DROP TABLE IF EXISTS unused_hashes;"
+                "DROP TABLE IF EXISTS text_dictionaries;" + SCHEMA
             )
         with self.transaction() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
@@ -79,7 +94,19 @@ class CatalogConnection:
                     if name not in present:
                         db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
         self.db.executescript(AFTER_ADDED_COLUMNS)
+        self._unit_columns = [str(row[1]) for row in self.db.execute("PRAGMA table_info(units)")]
+        self.db.execute(plain_units_view(self._unit_columns))
+        self.texts.refresh(self.db.execute("SELECT id, data FROM text_dictionaries"))
         self._reparse_after_parser_change()
+
+    def _stored_dictionaries(self) -> list[tuple[int, bytes]]:
+        """(number, bytes) of every stored text dictionary, read on a connection of its own: asked while a
+        statement of this thread's connection runs (the `plain` function met a dictionary it did not know)."""
+        conn = sqlite3.connect(self.path, timeout=30.0)
+        try:
+            return [(int(n), bytes(d)) for n, d in conn.execute("SELECT id, data FROM text_dictionaries")]
+        finally:
+            conn.close()
 
     def _reparse_after_parser_change(self) -> None:
         """Files parsed by other parsers (PARSE_VERSION) read as changed, so the next sync parses each whole again."""
@@ -107,6 +134,9 @@ class CatalogConnection:
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=OFF")
             conn.execute(f"PRAGMA mmap_size={map_bytes(self.path)}")
+            conn.create_function("plain", 1, self.texts.decode, deterministic=True)
+            if self._unit_columns is not None:
+                conn.execute(plain_units_view(self._unit_columns))
             self._local.conn = conn
             with self._connections_lock:
                 self._connections.append(conn)

@@ -47,6 +47,9 @@ class UnitRow(NamedTuple):
     queue_ts: float | None
 
 
+_TEXT = UnitRow._fields.index("text")
+
+
 class FileTables(CatalogConnection):
     """The `files` rows: what was read of each file, and where an append is re-parsed from."""
 
@@ -240,7 +243,7 @@ class FileTables(CatalogConnection):
         """Every column of the units of these chunks, in sequence order."""
         marks = ",".join("?" * len(chunk_ids))
         return db.execute(
-            f"SELECT * FROM units WHERE chunk_id IN ({marks}) ORDER BY seq, id", list(chunk_ids)
+            f"SELECT * FROM plain_units WHERE chunk_id IN ({marks}) ORDER BY seq, id", list(chunk_ids)
         ).fetchall()
 
     def delete_chunks(self, db: sqlite3.Connection, chunk_ids: Sequence[int]) -> None:
@@ -270,7 +273,8 @@ class FileTables(CatalogConnection):
                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
                        (SELECT 1 FROM vectors WHERE hash = ?15
                         AND model = (SELECT value FROM meta WHERE key = 'vector_ready_model')))""",
-            [(first + i, *row) for i, row in enumerate(rows)],  # the columns in UnitRow's order
+            # the columns in UnitRow's order, the text as it is stored (compressed_text.py)
+            [(first + i, *row[:_TEXT], self.texts.encode(row.text), *row[_TEXT + 1 :]) for i, row in enumerate(rows)],
         )
         return list(range(first, first + len(rows)))
 

@@ -36,7 +36,7 @@ class PublishReads(CatalogConnection):
         sql = """SELECT u.id, u.text, u.kind, COALESCE(u.format, ''), u.session_key, u.message_id, u.role, u.ts, u.seq,
                         COALESCE(u.position, c.line_start), c.heading, f.path, s.session_id, s.cwd, s.parent_key,
                         s.title, v.vec
-                 FROM units u JOIN chunks c ON c.id = u.chunk_id JOIN files f ON f.id = u.file_id
+                 FROM plain_units u JOIN chunks c ON c.id = u.chunk_id JOIN files f ON f.id = u.file_id
                  LEFT JOIN sessions s ON s.key = u.session_key
                  LEFT JOIN vectors v ON v.hash = u.embed_text_hash AND v.model = ?
                  ORDER BY u.file_id, u.session_key, u.seq, u.id"""

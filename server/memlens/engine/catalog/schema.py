@@ -8,9 +8,16 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import NamedTuple
 
-TABLES = frozenset({"meta", "files", "aliases", "sessions", "chunks", "units", "vectors", "words", "roots"})
+TABLES = frozenset(
+    {"meta", "files", "aliases", "sessions", "chunks", "units", "vectors", "words", "roots", "text_dictionaries"}
+)
 
-SCHEMA_VERSION = 2  # 2: files rows keep where an appended tail is re-parsed from, and orphaned counts
+# 2: files rows keep where an appended tail is re-parsed from, and orphaned counts; 3: units' texts and words may be
+# stored compressed (compressed_text.py), which a memlens of version 2 could not read: it rebuilds the catalog
+SCHEMA_VERSION = 3
+# Versions a catalog is brought to SCHEMA_VERSION from without a rebuild: from 2 the new table is created at open
+# and the writer compresses the texts already there (compressed_text.py) a batch at a time, readers reading both.
+MIGRATED_VERSIONS = frozenset({"2"})
 # What the parsers make of a file. Bump it when they read more of the same files (2: tool results became units): an
 # index parsed by another version re-reads every file on its next sync — its ids and vectors kept where the text is
 # the same — instead of answering without what the older parsers left out until a `reindex --full`.
@@ -77,7 +84,7 @@ CREATE TABLE IF NOT EXISTS units (
     position INTEGER,                 -- line in the source file
     line_end INTEGER,
     uuid TEXT,
-    text TEXT NOT NULL,               -- what is shown and keyword-indexed
+    text TEXT NOT NULL,               -- what is shown and keyword-indexed (maybe compressed: read plain_units)
     embed_text_hash TEXT NOT NULL     -- key into vectors: sha1 of the embedded text
 );                                    -- and ADDED_COLUMNS below
 CREATE INDEX IF NOT EXISTS units_file ON units(file_id);
@@ -90,6 +97,8 @@ CREATE TABLE IF NOT EXISTS unused_hashes (hash TEXT PRIMARY KEY);
 CREATE TRIGGER IF NOT EXISTS units_deleted AFTER DELETE ON units BEGIN
     INSERT OR IGNORE INTO unused_hashes (hash) VALUES (old.embed_text_hash);
 END;
+-- zstd dictionaries the units' compressed texts and words name by number (compressed_text.py); never changed
+CREATE TABLE IF NOT EXISTS text_dictionaries (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS words (stem TEXT PRIMARY KEY, surface TEXT NOT NULL, vec BLOB);  -- vocabulary.py
 CREATE INDEX IF NOT EXISTS words_without_vectors ON words(stem) WHERE vec IS NULL;
 CREATE TABLE IF NOT EXISTS roots (    -- the folders the index was built from (roots.py); not derived from files

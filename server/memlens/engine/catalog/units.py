@@ -10,7 +10,7 @@ from memlens.engine.catalog.connection import CatalogConnection
 
 # summary units with their session's id, format and cwd and their file's path
 SUMMARY_SQL = """SELECT u.*, s.session_id AS session_id, s.format AS session_format, s.cwd AS cwd, f.path AS path
-              FROM units u JOIN files f ON f.id = u.file_id LEFT JOIN sessions s ON s.key = u.session_key
+              FROM plain_units u JOIN files f ON f.id = u.file_id LEFT JOIN sessions s ON s.key = u.session_key
               WHERE u.kind = 'summary'"""
 
 # id, text, kind, ts, session (its key, else "file:<file id>"), then the derived facts: words, tool, dup_key, question
@@ -72,7 +72,7 @@ class UnitReads(CatalogConnection):
         for start in range(0, len(ids), 500):
             part = list(ids[start : start + 500])
             marks = ",".join("?" * len(part))
-            for row in self.db.execute(f"SELECT * FROM units WHERE id IN ({marks})", part):
+            for row in self.db.execute(f"SELECT * FROM plain_units WHERE id IN ({marks})", part):
                 rows[int(row["id"])] = row
         return rows
 
@@ -86,7 +86,7 @@ class UnitReads(CatalogConnection):
                              c.id, CASE WHEN u.kind = 'tool' THEN 'tool' ELSE c.kind END,
                              c.session_key, c.line_start, c.line_end, c.heading, c.message_count,
                              f.path, f.format, s.session_id, s.cwd, s.parent_key
-                      FROM units u JOIN chunks c ON c.id = u.chunk_id JOIN files f ON f.id = c.file_id
+                      FROM plain_units u JOIN chunks c ON c.id = u.chunk_id JOIN files f ON f.id = c.file_id
                       LEFT JOIN sessions s ON s.key = c.session_key
                       WHERE u.id IN ({marks})"""
             rows.update((row[0], ResultRow._make(row)) for row in self._tuples(sql, part))
@@ -95,10 +95,15 @@ class UnitReads(CatalogConnection):
     def units_between(self, since: float, until: float, *, head_chars: int = 300) -> list[PeriodUnit]:
         """Every transcript message unit written in [since, until] (epoch seconds), by session and place, with the
         start of its text: what a question about a period picks its sessions' telling messages from."""
-        sql = """SELECT id, session_key, seq, role, ts, substr(text, 1, ?), length(text) FROM units
+        # the text read once and cut here: `substr` and `length` in SQL would each decode a compressed one
+        sql = """SELECT id, session_key, seq, role, ts, text FROM plain_units
                  WHERE kind = 'transcript' AND session_key IS NOT NULL AND ts BETWEEN ? AND ?
                  ORDER BY session_key, seq"""
-        return [PeriodUnit._make(row) for row in self._tuples(sql, [head_chars, since, until])]
+        rows = self._tuples(sql, [since, until])
+        return [
+            PeriodUnit(unit_id, key, seq, role, ts, text[:head_chars], len(text))
+            for unit_id, key, seq, role, ts, text in rows
+        ]
 
     def units_nearest(self, *, before: float, after: float, limit: int) -> tuple[list[int], list[int]]:
         """The ids of the transcript message units written last before `before` and first after `after` (epoch
@@ -112,7 +117,7 @@ class UnitReads(CatalogConnection):
 
     def chunk_texts(self, chunk_id: int) -> list[str]:
         """The texts of a chunk's units, in order."""
-        rows = self.db.execute("SELECT text FROM units WHERE chunk_id = ? ORDER BY seq, id", (chunk_id,))
+        rows = self.db.execute("SELECT text FROM plain_units WHERE chunk_id = ? ORDER BY seq, id", (chunk_id,))
         return [str(r[0]) for r in rows]
 
     def message_seq(self, session_key: str, message_id: str) -> int | None:
@@ -139,15 +144,15 @@ class UnitReads(CatalogConnection):
         if count <= 0:
             return []
         if after is not None:
-            sql = "SELECT * FROM units WHERE session_key = ? AND seq > ? ORDER BY seq, id LIMIT ?"
+            sql = "SELECT * FROM plain_units WHERE session_key = ? AND seq > ? ORDER BY seq, id LIMIT ?"
             return self.db.execute(sql, (session_key, after, count)).fetchall()
         bound = before if before is not None else 2**62
-        sql = "SELECT * FROM units WHERE session_key = ? AND seq < ? ORDER BY seq DESC, id DESC LIMIT ?"
+        sql = "SELECT * FROM plain_units WHERE session_key = ? AND seq < ? ORDER BY seq DESC, id DESC LIMIT ?"
         return self.db.execute(sql, (session_key, bound, count)).fetchall()[::-1]
 
     def message_units(self, session_key: str, message_id: str) -> list[sqlite3.Row]:
         """Every unit of a message in a session (its parts, when it was split), in order."""
-        sql = "SELECT * FROM units WHERE session_key = ? AND message_id = ? ORDER BY seq"
+        sql = "SELECT * FROM plain_units WHERE session_key = ? AND message_id = ? ORDER BY seq"
         return self.db.execute(sql, (session_key, message_id)).fetchall()
 
     def units_outside(self, session_key: str, first: int, last: int) -> tuple[bool, bool]:
@@ -179,16 +184,17 @@ class UnitReads(CatalogConnection):
         previous = self.db.execute(
             "SELECT MAX(seq) FROM units WHERE session_key = ? AND kind = 'summary' AND seq < ?", (session_key, seq)
         ).fetchone()[0]
-        sql = "SELECT * FROM units WHERE session_key = ? AND kind != 'summary' AND seq < ? AND seq > ? ORDER BY seq, id"
+        sql = """SELECT * FROM plain_units WHERE session_key = ? AND kind != 'summary' AND seq < ? AND seq > ?
+                 ORDER BY seq, id"""
         return self.db.execute(sql, (session_key, seq, -1 if previous is None else int(previous))).fetchall()
 
     def all_units(self) -> Iterator[sqlite3.Row]:
         """Every unit in id order, streamed (to rebuild the keyword index)."""
-        yield from self.db.execute("SELECT * FROM units ORDER BY id")
+        yield from self.db.execute("SELECT * FROM plain_units ORDER BY id")
 
     def session_messages_between(self, session_key: str, first: int, last: int) -> list[sqlite3.Row]:
         """A session's transcript units with sequence numbers in [first, last]."""
-        sql = "SELECT * FROM units WHERE session_key = ? AND seq BETWEEN ? AND ? AND kind = 'transcript'"
+        sql = "SELECT * FROM plain_units WHERE session_key = ? AND seq BETWEEN ? AND ? AND kind = 'transcript'"
         return self.db.execute(sql, (session_key, first, last)).fetchall()
 
     def message_places(self, unit_ids: Sequence[int]) -> dict[int, tuple[str, int]]:
@@ -215,13 +221,14 @@ class UnitReads(CatalogConnection):
             marks = ",".join("?" * len(part))
             sql = f"""SELECT id, text, kind, CAST(ts AS REAL), IFNULL(session_key, 'file:' || file_id),
                              words, tool, dup_key, question
-                      FROM units WHERE id IN ({marks})"""
+                      FROM plain_units WHERE id IN ({marks})"""
             rows.extend(self._tuples(sql, part))
         return rows
 
     def units_without_facts(self, limit: int) -> list[tuple[int, str, str]]:
         """(id, text, kind) of up to `limit` units whose derived facts are not filled in yet, lowest id first."""
-        sql = "SELECT id, text, kind FROM units WHERE words IS NULL ORDER BY id LIMIT ?"
+        # plain() on the column, not the view: the condition must stay on the stored column for its partial index
+        sql = "SELECT id, plain(text), kind FROM units WHERE words IS NULL ORDER BY id LIMIT ?"
         return list(self._tuples(sql, (limit,)))
 
     def set_unit_facts(self, rows: Iterable[tuple[int, tuple[str, float, str, float]]]) -> None:
@@ -230,7 +237,7 @@ class UnitReads(CatalogConnection):
         with self.transaction() as db:
             db.executemany(
                 "UPDATE units SET words = ?, tool = ?, dup_key = ?, question = ? WHERE id = ?",
-                ((*facts, unit_id) for unit_id, facts in rows),
+                ((self.texts.encode(words), *rest, unit_id) for unit_id, (words, *rest) in rows),
             )
 
     def forget_unit_facts(self, version: str) -> None:

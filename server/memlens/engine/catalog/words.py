@@ -99,5 +99,5 @@ class WordTables(CatalogConnection):
 
     def unit_texts_after(self, after_id: int, limit: int) -> list[tuple[int, str]]:
         """(id, text) of up to `limit` units with ids above `after_id`, by id."""
-        rows = self.db.execute("SELECT id, text FROM units WHERE id > ? ORDER BY id LIMIT ?", (after_id, limit))
+        rows = self.db.execute("SELECT id, text FROM plain_units WHERE id > ? ORDER BY id LIMIT ?", (after_id, limit))
         return [(int(unit_id), str(text)) for unit_id, text in rows]

@@ -35,6 +35,7 @@ from memlens.engine.indexing.files_fingerprint import files_fingerprint
 from memlens.engine.indexing.ingest import FileContent
 from memlens.engine.indexing.memory_trim import release_freed_memory
 from memlens.engine.indexing.stored_text import cut_across_append, redact_content
+from memlens.engine.indexing.text_compression import compress_stored_texts
 from memlens.engine.indexing.vector_writer import VectorWriter
 from memlens.engine.keyword.keyword_docs import keyword_docs, neighbours_of, write_afresh
 from memlens.engine.keyword.keyword_index import KeywordIndex
@@ -139,6 +140,7 @@ class Indexer:
             report = SyncReport(files_seen=len(sources))
             backfill_unit_facts(self.catalog, self.keyword, cancel)  # before this sync's units are filled in
             backfill_words(self.catalog, self.keyword, cancel)  # a catalog from before the vocabulary: once
+            compress_stored_texts(self.catalog, cancel)  # a catalog from before compressed texts: once
             with self.catalog.transaction() as db:  # and one from before the sessions' activity was kept
                 self.catalog.refresh_session_activity(db)
             self.embedding.forget_words()  # (what it collected waits for vectors)
@@ -435,6 +437,8 @@ class Indexer:
         self.keyword.write(generation, delete_units=deleted, add=docs)
         fill_unit_facts(self.catalog, self.keyword, ((i, row["text"], row["kind"]) for i, row in added.items()))
         collect_words(self.catalog, self.keyword, (row["text"] for row in added.values()))
+        if added and self.catalog.texts.newest is None:  # a first build: its dictionary as soon as it has texts enough
+            compress_stored_texts(self.catalog)
         self.embedding.mirror(added=added, deleted=pending.deleted_units)
 
     def _note_error(self, report: SyncReport, path: Path, reason: str) -> str:
