@@ -154,6 +154,18 @@ def alternate_trees(args: argparse.Namespace, measure: Callable[[Path, Path], di
     return runs
 
 
+def print_figures(args: argparse.Namespace, measure: Callable[[Path, Path | None], dict[str, Any]]) -> None:
+    """`measure(index root, server folder)`'s figures as JSON on stdout: alternated between two trees with `--ab`
+    (`alternate_trees`), else this tree's once (server None: the running interpreter's memlens), with the load
+    average around it."""
+    if args.ab is not None:
+        runs = alternate_trees(args, measure)
+        print(json.dumps({"runs": runs, "loadavgEnd": os.getloadavg()}, indent=2))
+        return
+    load = os.getloadavg()
+    print(json.dumps({"loadavgStart": load, **measure(args.root, None), "loadavgEnd": os.getloadavg()}, indent=2))
+
+
 def run_in_child(module: str, call: str, *, server: Path | None) -> dict[str, Any]:
     """`bench.<module>.<call>` (a call returning JSON-able figures) in a new interpreter, with `server`: that tree's
     memlens; its figures, or why it could not run."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -27,7 +26,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import ab_arguments, alternate_trees, load_shared_embedder, percentile, run_in_child
+from bench.common import ab_arguments, load_shared_embedder, percentile, print_figures, run_in_child
 
 WARMUP = 10  # queries asked before the timed pass (not timed): the first searches page in the index
 # Where a keyword search's CPU goes: part → (module, attribute) timed there, each call's CPU added to the part. The
@@ -140,12 +139,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=300, help="keyword queries, timed once each")
     ab_arguments(parser, rounds=3)
     args = parser.parse_args(argv)
-    if args.ab is not None:
-        runs = alternate_trees(args, lambda where, server: measure(where, queries=args.queries, server=server))
-        print(json.dumps({"runs": runs, "loadavgEnd": os.getloadavg()}, indent=2))
-        return
-    load = os.getloadavg()
-    print(json.dumps({"loadavgStart": load, **measure(args.root, queries=args.queries), "loadavgEnd": os.getloadavg()}))
+    print_figures(args, lambda where, server: measure(where, queries=args.queries, server=server))
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import ab_arguments, alternate_trees, load_shared_embedder, memory_status, run_in_child
+from bench.common import ab_arguments, load_shared_embedder, memory_status, print_figures, run_in_child
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -143,11 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=300, help="hybrid + keyword queries, each embedded afresh")
     ab_arguments(parser, rounds=2)
     args = parser.parse_args(argv)
-    if args.ab is not None:
-        runs = alternate_trees(args, lambda where, server: measure(where, queries=args.queries, server=server))
-        print(json.dumps({"runs": runs, "loadavgEnd": os.getloadavg()}, indent=2))
-        return
-    print(json.dumps({"loadavgStart": os.getloadavg(), **measure(args.root, queries=args.queries)}, indent=2))
+    print_figures(args, lambda where, server: measure(where, queries=args.queries, server=server))
 
 
 if __name__ == "__main__":
