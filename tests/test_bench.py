@@ -12,6 +12,7 @@ import pytest
 from conftest import SHARED
 from memlens.engine.sources.openclaw import OpenClawParser
 from memlens.engine.vectors.embedder import Embedder
+from vector_files import write_vector_file
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -267,24 +268,13 @@ def test_the_vector_files_open_is_timed_and_another_layout_is_said(tmp_path: Pat
     import numpy as np
 
     from memlens.engine.vectors import vector_file
-    from memlens.engine.vectors.labels import Labels
     from memlens.engine.vectors.quantized_rows import QuantizedRows
 
     count = 300
     rows = np.random.default_rng(1).standard_normal((count, 16)).astype(np.float32)
     path = vector_file.file_for(tmp_path / "index", "m")
     path.parent.mkdir()
-    vector_file.write(
-        path,
-        stamp="s",
-        model="m",
-        ids=np.arange(count),
-        row_slices=[QuantizedRows.of(rows)],
-        codes=np.zeros((count, 2), np.uint8),
-        ts=np.zeros(count),
-        seq=np.zeros(count, np.int64),
-        categories={name: Labels.of(["x"] * count) for name in vector_file.CATEGORIES},
-    )
+    write_vector_file(path, QuantizedRows.of(rows), count=count, code_bytes=2)
     result = vector_open.child(tmp_path, 3)
     assert result["rows"] == count and len(result["cpuMs"]) == 3 and result["fileBytes"] == path.stat().st_size
     data = bytearray(path.read_bytes())
@@ -297,7 +287,6 @@ def test_vector_search_cost_times_each_filter_and_the_parts(tmp_path: Path) -> N
     import numpy as np
 
     from memlens.engine.vectors import vector_file
-    from memlens.engine.vectors.labels import Labels
     from memlens.engine.vectors.quantized_rows import QuantizedRows
     from memlens.engine.vectors.vector_index import EXACT_ROWS
 
@@ -306,16 +295,13 @@ def test_vector_search_cost_times_each_filter_and_the_parts(tmp_path: Path) -> N
     quantized = QuantizedRows.of(rows)
     path = vector_file.file_for(tmp_path / "index", "m")
     path.parent.mkdir()
-    vector_file.write(
+    write_vector_file(
         path,
-        stamp="s",
-        model="m",
-        ids=np.arange(count),
-        row_slices=[quantized],
+        quantized,
+        count=count,
+        code_bytes=2,
         codes=quantized.sign_codes(),
-        ts=np.zeros(count),
-        seq=np.zeros(count, np.int64),
-        categories={name: Labels.of(["memory", "transcript"] * (count // 2)) for name in vector_file.CATEGORIES},
+        labels=["memory", "transcript"] * (count // 2),
     )
     result = vector_search_cost.child(tmp_path, 4)
     assert result["rows"] == count and set(result["cpuMs"]) == {"none", "leaveOutKind", "roleUser"}

@@ -13,10 +13,10 @@ import pytest
 
 from memlens.engine.engine import Engine
 from memlens.engine.vectors import vector_file, vector_log
-from memlens.engine.vectors.labels import Labels
 from memlens.engine.vectors.quantized_rows import FileRows, QuantizedRows
 from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.engine.vectors.vector_snapshot import VectorRow, decode_vector, vector_rows
+from vector_files import write_vector_file
 
 QUERIES = ["dead letter queue", "how do we deploy", "database migration", "retry with backoff", "tests failing"]
 
@@ -343,18 +343,7 @@ def test_a_write_holds_one_slice_at_a_time(tmp_path: Path) -> None:
             alive.append(weakref.ref(part.values_array()))
             yield part
 
-    count = 40
-    vector_file.write(
-        tmp_path / "v.bin",
-        stamp="s",
-        model="m",
-        ids=np.arange(count),
-        row_slices=slices(),
-        codes=np.zeros((count, 2), np.uint8),
-        ts=np.zeros(count),
-        seq=np.zeros(count, np.int64),
-        categories={name: Labels.of(["x"] * count) for name in vector_file.CATEGORIES},
-    )
+    write_vector_file(tmp_path / "v.bin", slices(), count=40, code_bytes=2)
     stored = vector_file.read(tmp_path / "v.bin", stamp="s", model="m", dim=16)
     assert stored is not None and len(alive) == 5
     assert np.allclose(stored.matrix.refined_rows(np.array([0, 39])), [[1.0] * 16, [33.0] * 16], rtol=1e-6, atol=0)
@@ -367,17 +356,7 @@ def test_the_file_keeps_one_compact_copy_of_each_vector(tmp_path: Path) -> None:
     matrix = np.random.default_rng(4).standard_normal((count, dim)).astype(np.float32)
     rows = QuantizedRows.of(matrix / np.linalg.norm(matrix, axis=1, keepdims=True))
     path = tmp_path / "v.bin"
-    vector_file.write(
-        path,
-        stamp="s",
-        model="m",
-        ids=np.arange(count),
-        row_slices=[rows],
-        codes=np.zeros((count, dim // 8), np.uint8),
-        ts=np.zeros(count),
-        seq=np.zeros(count, np.int64),
-        categories={name: Labels.of(["x"] * count) for name in vector_file.CATEGORIES},
-    )
+    write_vector_file(path, rows, count=count, code_bytes=dim // 8)
     data = path.read_bytes()
     header = json.loads(data[12 : 12 + int.from_bytes(data[8:12], "little")])
     assert set(header["sections"]) == {"values", "remainders", *vector_file.SMALL}
@@ -462,16 +441,16 @@ def test_a_rebuild_holds_the_columns_the_catalog_gives_each_unit(example: Engine
 
 
 def _small_file(path: Path, *, start: int, count: int = 40, session: str = "s") -> None:
-    vector_file.write(
+    write_vector_file(
         path,
+        QuantizedRows.of(np.full((count, 16), start + 1.0, np.float32)),
+        count=count,
+        code_bytes=2,
         stamp=f"stamp-{start}",
-        model="m",
         ids=np.arange(start, start + count),
-        row_slices=[QuantizedRows.of(np.full((count, 16), start + 1.0, np.float32))],
         codes=np.full((count, 2), start % 256, np.uint8),
         ts=np.full(count, float(start)),
-        seq=np.arange(count, dtype=np.int64),
-        categories={name: Labels.of([f"{session}-{i % 3}" for i in range(count)]) for name in vector_file.CATEGORIES},
+        labels=[f"{session}-{i % 3}" for i in range(count)],
     )
 
 

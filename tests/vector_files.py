@@ -1,0 +1,42 @@
+"""Small vector files written straight through `vector_file.write`, for the tests of the file and of the benchmarks
+that read one: the columns a test does not care about get plain defaults (ids 0…n-1, zero codes, times and
+sequence numbers, every facet "x")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from memlens.engine.vectors import vector_file
+from memlens.engine.vectors.labels import Labels
+from memlens.engine.vectors.quantized_rows import QuantizedRows
+
+
+def write_vector_file(
+    path: Path,
+    rows: QuantizedRows | Iterable[QuantizedRows],
+    *,
+    count: int,
+    code_bytes: int,
+    stamp: str = "s",
+    model: str = "m",
+    ids: np.ndarray | None = None,
+    codes: np.ndarray | None = None,
+    ts: np.ndarray | None = None,
+    labels: Sequence[str] | None = None,
+) -> None:
+    """`rows` (one block, or blocks in order) as the vector file at `path`, `count` rows with `code_bytes` of sign
+    code each; `labels` (one per row) for every facet."""
+    vector_file.write(
+        path,
+        stamp=stamp,
+        model=model,
+        ids=ids if ids is not None else np.arange(count),
+        row_slices=[rows] if isinstance(rows, QuantizedRows) else rows,
+        codes=codes if codes is not None else np.zeros((count, code_bytes), np.uint8),
+        ts=ts if ts is not None else np.zeros(count),
+        seq=np.zeros(count, np.int64),
+        categories={name: Labels.of(labels or ["x"] * count) for name in vector_file.CATEGORIES},
+    )
