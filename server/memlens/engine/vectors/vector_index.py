@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import array
 import dataclasses
+import functools
 import logging
 import math
 import threading
@@ -179,20 +180,21 @@ def _nearest_codes(codes: np.ndarray, query: np.ndarray, mask: np.ndarray | None
     return nearest
 
 
-_byte_bits: np.ndarray | None = None
+@functools.cache
+def _byte_bits() -> np.ndarray:
+    """[8, 256]: the bits of each byte value, the highest first (np.packbits' order)."""
+    bits: np.ndarray = np.unpackbits(np.arange(256, dtype=np.uint8)[:, np.newaxis], axis=1).T.astype(np.float32)
+    return bits
 
 
 def _sign_products(codes: np.ndarray, query: np.ndarray) -> np.ndarray:
     """The query's dot product with each code's bits (1 for a positive component, 0 otherwise): ordered as the dot
     product with the signs (±1) is, that being twice this less the sum of the query's components. A table of what
     each byte value adds at each byte's place, looked up for every byte of every code."""
-    global _byte_bits
-    if _byte_bits is None:  # [8, 256]: the bits of each byte value, the highest first (np.packbits' order)
-        _byte_bits = np.unpackbits(np.arange(256, dtype=np.uint8)[:, np.newaxis], axis=1).T.astype(np.float32)
     width = code_width(len(query))
     weights = np.zeros(width * 8, np.float32)
     weights[: len(query)] = query
-    table = (weights.reshape(width, 8) @ _byte_bits).ravel()  # [width × 256]
+    table = (weights.reshape(width, 8) @ _byte_bits()).ravel()  # [width × 256]
     places = codes[:, :width].astype(np.intp)
     places += np.arange(0, width * 256, 256)
     products: np.ndarray = table[places].sum(axis=1)
