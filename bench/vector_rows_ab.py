@@ -80,6 +80,7 @@ def measure(root: Path, queries: int) -> dict[str, Any]:
         session=read.session,
         ts=read.ts,
         seq=read.seq,
+        hashes=read.hashes,
     )
     indexes = {"pread": VectorIndex(dim), "mapped": VectorIndex(dim)}
     indexes["pread"]._snapshot, indexes["mapped"]._snapshot = read, mapped

@@ -1,6 +1,6 @@
 """Small vector files written straight through `vector_file.write`, for the tests of the file and of the benchmarks
-that read one: the columns a test does not care about get plain defaults (ids 0…n-1, zero codes, times and
-sequence numbers, every facet "x")."""
+that read one: the columns a test does not care about get plain defaults (ids 0…n-1, zero codes, hashes, times
+and sequence numbers, every facet "x")."""
 
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ def write_vector_file(
         ids=ids if ids is not None else np.arange(count),
         row_slices=[rows] if isinstance(rows, QuantizedRows) else rows,
         codes=codes if codes is not None else np.zeros((count, code_bytes), np.uint8),
+        hashes=np.zeros((count, vector_file.HASH_BYTES), np.uint8),
         ts=ts if ts is not None else np.zeros(count),
         seq=np.zeros(count, np.int64),
         categories={name: Labels.of(labels or ["x"] * count) for name in vector_file.CATEGORIES},

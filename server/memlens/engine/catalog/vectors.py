@@ -52,9 +52,12 @@ class VectorTables(CatalogConnection):
             first.setdefault(str(text_hash), int(unit_id))
         return list(first.items())
 
-    def store_vectors(self, db: sqlite3.Connection, model: str, items: Sequence[tuple[str, bytes]]) -> None:
-        """Store vectors and take their units off the queue; a new random vector token tells the vector file
-        beside the catalog that it is stale."""
+    def store_vectors(
+        self, db: sqlite3.Connection, model: str, items: Sequence[tuple[str, bytes]], *, token: str | None = None
+    ) -> None:
+        """Store vectors and take their units off the queue; a new random vector token (`token`, or one made here)
+        tells the vector file beside the catalog that it is stale unless it recorded the stamp with that token
+        (`vector_stamp`) before this commit."""
         db.executemany(
             "INSERT OR REPLACE INTO vectors (hash, model, vec) VALUES (?, ?, ?)",
             [(h, model, blob) for h, blob in items],
@@ -64,13 +67,14 @@ class VectorTables(CatalogConnection):
                 "UPDATE units SET vector_ready = 1 WHERE embed_text_hash = ? AND vector_ready IS NULL",
                 [(h,) for h, _ in items],
             )
-        self.set_meta(db, "vector_token", uuid.uuid4().hex)
+        self.set_meta(db, "vector_token", token or uuid.uuid4().hex)
 
-    def vector_stamp(self) -> str:
+    def vector_stamp(self, *, token: str | None = None) -> str:
         """What the vector file must record to be current: the generation (units), the vector token (vectors
         stored) and the unit count. A catalog started over has no token until its first vectors, so a file from
-        an earlier catalog never matches it."""
-        token = self.get_meta("vector_token") or "none"
+        an earlier catalog never matches it. `token`: the stamp the catalog will have once a commit stores vectors
+        under that token and changes no unit."""
+        token = token or self.get_meta("vector_token") or "none"
         return f"{self.generation()}:{token}:{self.unit_count()}"
 
     def unit_count(self) -> int:
@@ -100,15 +104,27 @@ class VectorTables(CatalogConnection):
             " embed_text_hash, seq FROM units ORDER BY id"
         )
 
+    def units_of_texts(
+        self, hashes: Sequence[str]
+    ) -> Iterator[tuple[int, str, str, str, str, float | None, str, int | None]]:
+        """(id, kind, format, role, session, ts, text hash, seq), as `vector_units` gives them, of the units whose
+        text hash is in `hashes`, by id within each batch of 500."""
+        sql = """SELECT id, kind, COALESCE(format, ''), COALESCE(role, ''), COALESCE(session_key, ''), ts,
+                        embed_text_hash, seq FROM units"""
+        for start in range(0, len(hashes), 500):
+            batch = hashes[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            yield from self.db.execute(f"{sql} WHERE embed_text_hash IN ({marks}) ORDER BY id", batch)
+
     def vector_rows_where(
         self, model: str, column: str, values: Sequence[object]
-    ) -> Iterator[tuple[int, str, str, str, str, float | None, bytes, int | None]]:
-        """(id, kind, format, role, session, ts, vector, seq) of the units whose `column` ('id' or
+    ) -> Iterator[tuple[int, str, str, str, str, float | None, bytes, int | None, str]]:
+        """(id, kind, format, role, session, ts, vector, seq, text hash) of the units whose `column` ('id' or
         'embed_text_hash') is in `values` and whose text has a vector for `model`, by id within each batch."""
         if column not in ("id", "embed_text_hash"):
             raise ValueError(f"cannot select vector rows by {column}")
         sql = """SELECT u.id, u.kind, COALESCE(u.format, ''), COALESCE(u.role, ''), COALESCE(u.session_key, ''),
-                        u.ts, v.vec, u.seq
+                        u.ts, v.vec, u.seq, u.embed_text_hash
                  FROM units u JOIN vectors v ON v.hash = u.embed_text_hash AND v.model = ?"""
         for start in range(0, len(values), 500):
             batch = values[start : start + 500]

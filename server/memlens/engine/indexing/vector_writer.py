@@ -9,17 +9,24 @@ can take minutes, runs in budgets of batches between watcher events, and is the 
 
 from __future__ import annotations
 
+import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+import uuid
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.indexing.ingest import EMBED_TEXT_CHARS
 from memlens.engine.keyword.vocabulary import embed_words, link_words
 from memlens.engine.progress import Progress, RateMeter
 from memlens.engine.vectors.embedder import Embedder
+from memlens.engine.vectors.vector_file import text_hash_bytes
 from memlens.engine.vectors.vector_index import VectorIndex
-from memlens.engine.vectors.vector_snapshot import encode_vectors, vector_rows
+from memlens.engine.vectors.vector_snapshot import encode_vectors, unit_vector_row, vector_rows
+
+if TYPE_CHECKING:
+    import numpy as np
 
 EMBED_BATCH = 256
 
@@ -110,13 +117,7 @@ class VectorWriter:
             units = self.catalog.units_by_id([unit_id for _, unit_id in missing])
             matrix = self.embedder.embed([units[unit_id]["text"][:EMBED_TEXT_CHARS] for _, unit_id in missing])
             hashes = [h for h, _ in missing]
-            with self.catalog.transaction() as db:
-                blobs = list(zip(hashes, encode_vectors(matrix), strict=True))
-                self.catalog.store_vectors(db, model, blobs)
-            self._pending = None
-            self.vectors.update(add=vector_rows(self.catalog, model, "embed_text_hash", hashes, dim=self.vectors.dim))
-            if self.vectors.grown():  # a long run: fold the rows added so far into the mapped vector file
-                self.persist(force=True)
+            self._store(model, hashes, matrix)
             done += len(missing)
             batches += 1
             if progress is not None:
@@ -124,6 +125,24 @@ class VectorWriter:
         if done:
             self.persist()
         return done, batches
+
+    def _store(self, model: str, hashes: list[str], matrix: np.ndarray) -> None:
+        """Durable before ready: the rows of every unit with these texts go to the vector file (its log appended
+        and fsynced, or the file written afresh once a long run grew it: `grown`) under the stamp the catalog's
+        commit will give it, and only then does that commit store the vectors and take the units off the queue. A
+        crash between the two leaves rows the catalog does not count: the stamps disagree, the file is read again
+        from the catalog at the next open and the units are embedded again, never given a wrong vector."""
+        vector_of = dict(zip(hashes, matrix, strict=True))
+        rows = [unit_vector_row(unit, vector_of[unit[6]]) for unit in self.catalog.units_of_texts(hashes)]
+        token = uuid.uuid4().hex
+        with self.catalog.read_snapshot():
+            stamp = self.catalog.vector_stamp(token=token)
+        self.vectors.update(add=rows)
+        if self.may_write():
+            self.vectors.persist(self.catalog, model, force=self.vectors.grown(), stamp=stamp)
+        with self.catalog.transaction() as db:
+            self.catalog.store_vectors(db, model, list(zip(hashes, encode_vectors(matrix), strict=True)), token=token)
+        self._pending = None
 
     def persist(self, force: bool = False) -> bool:
         """Bring the vector file beside the catalog up to the rows in memory, when due (see VectorIndex.persist)."""
@@ -139,13 +158,30 @@ class VectorWriter:
         with self.writing():
             return self.vectors.compact(self.catalog, self.embedder.name)
 
-    def mirror(self, *, added: Iterable[int], deleted: Iterable[int]) -> None:
-        """After a catalog commit: the vector rows follow its units (added units whose text already has a vector get
-        it now), and the cached backlog counts are dropped (the commit may have collected new words)."""
+    def mirror(self, *, added: Mapping[int, sqlite3.Row], deleted: Iterable[int]) -> None:
+        """After a catalog commit: the vector rows follow its units, and the cached backlog counts are dropped (the
+        commit may have collected new words). An added unit whose text a row holds gets that row's vector (a
+        re-parsed file's units find theirs among the rows of the units it replaced, which go in the same update):
+        no catalog read; the catalog's copy serves only a text no row holds."""
         self.forget_counts()
-        model = self.embedder.name if self.embedder else None
-        cached = vector_rows(self.catalog, model, "id", list(added), dim=self.vectors.dim) if model else []
-        self.vectors.update(remove=deleted, add=cached)
+        if self.embedder is None:
+            self.vectors.update(remove=deleted)
+            return
+        units = [
+            (unit_id, row["kind"], row["format"] or "", row["role"] or "", row["session_key"] or "", row["ts"],
+             str(row["embed_text_hash"]), row["seq"])
+            for unit_id, row in added.items()
+        ]  # fmt: skip
+        held = self.vectors.vectors_of_texts(text_hash_bytes(unit[6]) for unit in units)
+        rows, others = [], []
+        for unit in units:
+            vector = held.get(text_hash_bytes(unit[6]))
+            if vector is None:
+                others.append(unit[0])
+            else:
+                rows.append(unit_vector_row(unit, vector))
+        rows += vector_rows(self.catalog, self.embedder.name, "id", others, dim=self.vectors.dim)
+        self.vectors.update(remove=deleted, add=rows)
 
     def forget_counts(self) -> None:
         """The catalog changed (this writer's commit, or another process's): the cached counts are stale."""

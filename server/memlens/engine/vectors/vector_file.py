@@ -21,6 +21,7 @@ Layout: 8-byte magic, 4-byte little-endian header length, a JSON header, then pa
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import json
 import logging
@@ -47,15 +48,16 @@ else:
 
 log = logging.getLogger(__name__)
 
-# 05: int8 rows and their remainders in fifteenths; a file of an older layout is rebuilt (04: remainders in
-# sixteenths, 03: with float16 rows, 02: with float32 rows, 01: float32 rows only)
-MAGIC = b"MLVEC05\n"
+# 06: each row's text hash; a file of an older layout is rebuilt (05: int8 rows and their remainders in fifteenths,
+# 04: remainders in sixteenths, 03: with float16 rows, 02: with float32 rows, 01: float32 rows only)
+MAGIC = b"MLVEC06\n"
 FAMILY = b"MLVEC"
 ALIGN = 4096
 WRITE_ROWS = 8192  # the matrix is written in slices of this many rows: never a second full copy in memory
 CATEGORIES = ("kind", "format", "role", "session")
 NUMBERS = (("ids", "<i8"), ("ts", "<f8"), ("seq", "<i8"), ("scales", "<f4"))
-SMALL = (*(name for name, _ in NUMBERS), "codes", *CATEGORIES)  # read into memory, checksummed in this order
+HASH_BYTES = 20  # a row's text hash: the sha1 the catalog keeps as `units.embed_text_hash`, in binary
+SMALL = (*(name for name, _ in NUMBERS), "codes", "hashes", *CATEGORIES)  # read into memory, checksummed in this order
 # A search re-ranks 1,000 int8 rows spread over the whole file. Mapped, they cost nothing to read once resident, but
 # all of them end up resident (the kernel maps a touched row's whole folio): 359 MB at 980,000 rows after a few
 # hundred searches. Read with pread, nothing stays resident, and each row costs a read (1,000 rows: about 1.2 ms CPU
@@ -75,12 +77,24 @@ class StoredRows:
     ts: np.ndarray
     seq: np.ndarray
     categories: dict[str, Labels]  # one per name in CATEGORIES
+    hashes: np.ndarray  # uint8 [n, HASH_BYTES]: each row's text hash (text_hash_bytes)
     stamp: str = ""  # the catalog stamp the file was written at
     log_id: str = ""  # names the file's log of later changes (vector_log.py); "" in a file from before logs
 
 
 def file_for(directory: Path, model: str) -> Path:
     return directory / f"vectors-{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}.bin"
+
+
+def text_hash_bytes(text_hash: str) -> bytes:
+    """A unit's text hash (`units.embed_text_hash`, the sha1's hex) as a row of the file keeps it: its 20 bytes. A
+    hash of another form (never made by the indexer) is hashed again, so equal hashes still give equal bytes."""
+    if len(text_hash) == 2 * HASH_BYTES:
+        try:
+            return bytes.fromhex(text_hash)
+        except ValueError:
+            pass
+    return hashlib.sha1(text_hash.encode("utf-8", "surrogatepass")).digest()
 
 
 def _aligned(offset: int) -> int:
@@ -95,20 +109,26 @@ def write(
     ids: np.ndarray,
     row_slices: Iterable[QuantizedRows],
     codes: np.ndarray,
+    hashes: np.ndarray,
     ts: np.ndarray,
     seq: np.ndarray,
     categories: dict[str, Labels],
 ) -> str:
     """Write atomically (temporary file, then rename), then start its empty log; returns the log's id.
-    `row_slices`: the rows in order, a slice at a time, adding up to len(ids); `codes` is [n, bytes]. The header
-    goes in last: its checksum covers the scales, which are only known once every slice has been written."""
+    `row_slices`: the rows in order, a slice at a time, adding up to len(ids); `codes` is [n, bytes], `hashes`
+    [n, HASH_BYTES]. The header goes in last: its checksum covers the scales, which are only known once every slice
+    has been written. The file's bytes reach the disk before its name does, and its name before the call returns:
+    a row the catalog counts as stored is never only in the OS's cache."""
     count, stored_width = int(len(ids)), int(codes.shape[1])
     small: dict[str, np.ndarray] = {
         "ids": np.ascontiguousarray(ids, dtype="<i8"),
         "ts": np.ascontiguousarray(ts, dtype="<f8"),
         "seq": np.ascontiguousarray(seq, dtype="<i8"),
         "codes": np.ascontiguousarray(codes, dtype=np.uint8),
+        "hashes": np.ascontiguousarray(hashes, dtype=np.uint8),
     }
+    if small["hashes"].shape != (count, HASH_BYTES):
+        raise ValueError(f"hashes of shape {small['hashes'].shape} for {count} rows")
     tables: dict[str, list[str]] = {}
     for name in CATEGORIES:  # each name in use once, in order of first use
         codes_in_use, tables[name] = categories[name].compact()
@@ -157,11 +177,28 @@ def write(
                 raise RuntimeError("vector file header outgrew its first pages")  # cannot happen: sizes are fixed
             out.seek(0)
             out.write(MAGIC + struct.pack("<I", len(header_bytes)) + header_bytes)
+            out.flush()
+            os.fsync(out.fileno())
         os.replace(tmp, path)
+        sync_directory(path.parent)
     finally:
         tmp.unlink(missing_ok=True)
     vector_log.start(vector_log.log_for(path), log_id)  # a crash before this leaves the old log, naming another file
     return log_id
+
+
+def sync_directory(directory: Path) -> None:
+    """Make a rename in `directory` durable (its entry on disk); a platform that cannot open a folder skips it."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows | None:
@@ -239,7 +276,11 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows 
             dtype = np.dtype(_dtype(name))
             stored = np.frombuffer(mapped, dtype=dtype, count=nbytes // dtype.itemsize, offset=offset)
             checksum = zlib.crc32(stored.data, checksum)
-            small[name] = _padded_codes(stored, count=count, width=code_width(dim)) if name == "codes" else stored
+            if name == "codes":
+                stored = _padded_codes(stored, count=count, width=code_width(dim))
+            elif name == "hashes":
+                stored = stored.reshape(count, HASH_BYTES)
+            small[name] = stored
         if f"{checksum:08x}" != header["crc"]:
             raise ValueError("checksum mismatch")
         values: np.ndarray | FileRows = np.empty((0, dim), np.int8)
@@ -271,6 +312,7 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows 
         ts=small["ts"].astype(np.float64, copy=False),
         seq=small["seq"].astype(np.int64, copy=False),
         categories=categories,
+        hashes=small["hashes"],
         stamp=str(header["stamp"]),
         log_id=str(header.get("log", "")),
     )
@@ -298,13 +340,13 @@ def release_pages(matrix: np.ndarray | FileRows) -> None:
 
 def _section_sizes(count: int, dim: int) -> dict[str, int]:
     """Each section's bytes, in the file's order: the int8 rows, their remainders, then the small columns."""
-    widths = {"values": dim, "remainders": remainder_width(dim), "codes": (dim + 7) // 8}
-    widths |= {name: np.dtype(_dtype(name)).itemsize for name in SMALL if name != "codes"}
+    widths = {"values": dim, "remainders": remainder_width(dim), "codes": (dim + 7) // 8, "hashes": HASH_BYTES}
+    widths |= {name: np.dtype(_dtype(name)).itemsize for name in SMALL if name not in widths}
     return {name: count * widths[name] for name in ("values", "remainders", *SMALL)}
 
 
 def _dtype(name: str) -> str:
-    if name == "codes":
+    if name in ("codes", "hashes"):
         return "u1"
     if name in CATEGORIES:
         return "<i4"

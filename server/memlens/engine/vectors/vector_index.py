@@ -95,6 +95,7 @@ class _UnitColumns:
         self.ids: array.array[int] = array.array("q")
         self.ts: array.array[float] = array.array("d")
         self.seq: array.array[int] = array.array("q")
+        self.hashes = bytearray()  # HASH_BYTES a unit
         self.names = {column: Names() for column in ("kind", "format", "role", "session")}
         self.codes: dict[str, array.array[int]] = {column: array.array("i") for column in self.names}
 
@@ -102,8 +103,9 @@ class _UnitColumns:
         return len(self.ids)
 
     def add(self, unit: tuple[int, str, str, str, str, float | None, str, int | None]) -> None:
-        uid, kind, fmt, role, session, ts, _, seq = unit
+        uid, kind, fmt, role, session, ts, text_hash, seq = unit
         self.ids.append(uid)
+        self.hashes += vector_file.text_hash_bytes(text_hash)
         self.ts.append(math.nan if ts is None else ts)
         self.seq.append(seq if kind == "transcript" and seq is not None else -1)
         for column, value in zip(self.codes, (kind, fmt, role, session), strict=True):
@@ -129,6 +131,7 @@ class _UnitColumns:
             session=labels("session"),
             ts=column(self.ts, np.float64),
             seq=column(self.seq, np.int64),
+            hashes=np.frombuffer(self.hashes, np.uint8).reshape(-1, vector_file.HASH_BYTES)[present],
         )
 
 
@@ -297,18 +300,21 @@ class VectorIndex:
         snapshot = self._snapshot
         return snapshot is not None and snapshot.changed * BULK_PERSIST_SHARE >= max(1, len(snapshot.ids))
 
-    def persist(self, catalog: Catalog, model: str, *, force: bool = False) -> bool:
+    def persist(self, catalog: Catalog, model: str, *, force: bool = False, stamp: str | None = None) -> bool:
         """Bring the vector file up to the rows held here: the changes since are appended to its log (what they
         add, not what the index holds), and the file is written afresh when there is no log to append to, once an
         eighth of its rows changed (`grown`), or with `force` (unless it is exactly these rows, with an empty
-        log). The caller holds the index writer's lock, so the catalog's state is the one these rows mirror. True
-        when rows were written."""
+        log). Either is on disk when this returns. The caller holds the index writer's lock, so the catalog's state
+        is the one these rows mirror; `stamp`: the catalog stamp to record instead, the one the caller's next
+        commit gives the catalog (rows made durable before the catalog counts them as stored, vector_writer.py).
+        True when rows were written."""
         with self._lock:
             snapshot = self._snapshot
             if snapshot is None or self._file is None:
                 return False
-            with catalog.read_snapshot():
-                stamp = catalog.vector_stamp()
+            if stamp is None:
+                with catalog.read_snapshot():
+                    stamp = catalog.vector_stamp()
             journal = self._journal
             current = self._file_current and stamp == self._file_stamp and not journal
             if current and not (force and self._log_bytes):
@@ -382,6 +388,10 @@ class VectorIndex:
         if not present.all():
             rows = rows.take(present)
         return units.snapshot(rows, present)
+
+    def vectors_of_texts(self, hashes: Iterable[bytes]) -> dict[bytes, np.ndarray]:
+        """The vector held here of each text hash (VectorSnapshot.vectors_of_texts)."""
+        return self._current().vectors_of_texts(hashes)
 
     def update(self, remove: Iterable[int] = (), add: Iterable[VectorRow] = ()) -> None:
         remove_ids = np.fromiter(remove, np.int64)

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 else:
     np = lazy_module("numpy")
 
-MAGIC = b"MLVLOG03"  # 03: rows as int8 and remainders in fifteenths (02: sixteenths; 01: float16 rows): not read
+MAGIC = b"MLVLOG04"  # 04: each row's text hash (03: without; 02: remainders in sixteenths; 01: float16 rows): not read
+HASH_BYTES = 20  # as vector_file.HASH_BYTES
 RECORD = b"MLVR"
 FRAME = struct.Struct("<4sII")
 CATEGORIES = ("kind", "format", "role", "session")
@@ -53,6 +54,7 @@ class LogStep:
     codes: np.ndarray  # uint8 [m, dim / 8]
     values: np.ndarray  # int8 [m, dim]
     remainders: np.ndarray  # uint8 [m, remainder_width(dim)] (quantized_rows.pack_remainders)
+    hashes: np.ndarray  # uint8 [m, HASH_BYTES]: each added row's text hash (vector_file.text_hash_bytes)
     categories: dict[str, Labels]  # one per name in CATEGORIES
 
     @property
@@ -76,15 +78,20 @@ def start(path: Path, log_id: str) -> None:
     """An empty log for the vector file with `log_id` (written aside, then renamed over any older log)."""
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     try:
-        tmp.write_bytes(MAGIC + log_id.encode("ascii"))
+        with tmp.open("wb") as out:
+            out.write(MAGIC + log_id.encode("ascii"))
+            out.flush()
+            os.fsync(out.fileno())
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
 
 
 def append(path: Path, log_id: str, *, stamp: str, steps: Sequence[LogStep]) -> int:
-    """Append one record (the steps, then the stamp they bring the file to); the log's size after it. A failed
-    write is cut back off, so the log never keeps half a record it could be extended after."""
+    """Append one record (the steps, then the stamp they bring the file to); the log's size after it. The record is
+    on disk when this returns (fsync): the writer marks units ready in the catalog only after their rows are here
+    (vector_writer.py). A failed write is cut back off, so the log never keeps half a record it could be extended
+    after."""
     payload = _encode(stamp, steps)
     frame = FRAME.pack(RECORD, len(payload), zlib.crc32(payload))
     with path.open("r+b") as handle:
@@ -95,6 +102,7 @@ def append(path: Path, log_id: str, *, stamp: str, steps: Sequence[LogStep]) -> 
         try:
             handle.write(frame + payload)
             handle.flush()
+            os.fsync(handle.fileno())
         except BaseException:
             handle.truncate(end)
             raise
@@ -148,6 +156,7 @@ def _encode(stamp: str, steps: Sequence[LogStep]) -> bytes:
         parts.append(np.ascontiguousarray(step.codes, dtype=np.uint8).tobytes())
         parts.append(np.ascontiguousarray(step.values, dtype=np.int8).tobytes())
         parts.append(np.ascontiguousarray(step.remainders, dtype=np.uint8).tobytes())
+        parts.append(np.ascontiguousarray(step.hashes, dtype=np.uint8).tobytes())
         parts += indexes
     header = json.dumps({"stamp": stamp, "steps": described}, separators=(",", ":")).encode()
     return struct.pack("<I", len(header)) + header + b"".join(parts)
@@ -175,6 +184,7 @@ def _decode(payload: bytes, dim: int) -> tuple[str, list[LogStep]]:
         codes = take("u1", added, code_width).reshape(added, code_width)
         values = take("i1", added, dim).reshape(added, dim)
         remainders = take("u1", added, remainder_width(dim)).reshape(added, remainder_width(dim))
+        hashes = take("u1", added, HASH_BYTES).reshape(added, HASH_BYTES)
         categories: dict[str, Labels] = {}
         for name in CATEGORIES:
             table = [str(label) for label in step["tables"][name]]
@@ -192,6 +202,7 @@ def _decode(payload: bytes, dim: int) -> tuple[str, list[LogStep]]:
                 codes=codes,
                 values=values,
                 remainders=remainders,
+                hashes=hashes,
                 categories=categories,
             )
         )

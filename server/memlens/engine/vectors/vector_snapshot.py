@@ -20,7 +20,7 @@ from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_file
 from memlens.engine.vectors.labels import Labels
 from memlens.engine.vectors.quantized_rows import QuantizedRows, code_width, refined_rows, scan_width
-from memlens.engine.vectors.vector_log import CATEGORIES, LogStep
+from memlens.engine.vectors.vector_log import CATEGORIES, HASH_BYTES, LogStep
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,6 +38,7 @@ class VectorRow:
     ts: float
     vector: np.ndarray
     seq: int = -1  # the message's position in its session (transcripts); -1 otherwise
+    text_hash: bytes = b""  # the embedded text's sha1 (vector_file.text_hash_bytes); b"": none known (zeros stored)
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class VectorSnapshot:
     session: Labels
     ts: np.ndarray  # float64 [n], NaN when unknown
     seq: np.ndarray  # int64 [n], -1 when not a transcript message
+    hashes: np.ndarray  # uint8 [n, HASH_BYTES]: each row's text hash, which finds a text's vector (`find_texts`)
     extra: QuantizedRows | None = None  # [m, dim]
     where: np.ndarray | None = None  # int64 [n] into base rows then extra rows
 
@@ -81,6 +83,7 @@ class VectorSnapshot:
             Labels.of(()),
             np.empty(0),
             np.empty(0, np.int64),
+            np.empty((0, HASH_BYTES), np.uint8),
         )
 
     @staticmethod
@@ -98,6 +101,7 @@ class VectorSnapshot:
             session=Labels.of(r.session_key for r in rows),
             ts=np.array([r.ts for r in rows], dtype=np.float64),
             seq=np.array([r.seq for r in rows], dtype=np.int64),
+            hashes=hash_rows(r.text_hash for r in rows),
         )
 
     @staticmethod
@@ -112,6 +116,7 @@ class VectorSnapshot:
             format=rows.categories["format"],
             role=rows.categories["role"],
             session=rows.categories["session"],
+            hashes=rows.hashes,
         )
 
     def as_step(self, removed: np.ndarray) -> LogStep:
@@ -127,6 +132,7 @@ class VectorSnapshot:
             codes=self.stored_codes(),
             values=values,
             remainders=remainders,
+            hashes=self.hashes,
             categories={"kind": self.kind, "format": self.format, "role": self.role, "session": self.session},
         )
 
@@ -180,15 +186,16 @@ class VectorSnapshot:
             session=labels(CATEGORIES[3]),
             ts=joined(lambda step: step.ts),
             seq=joined(lambda step: step.seq),
+            hashes=joined(lambda step: step.hashes),
         )
         return snapshot.concat(added) if len(added.ids) else snapshot
 
     def small_columns(self) -> tuple[Any, ...]:
-        return (self.ids, self.codes, self.kind, self.format, self.role, self.session, self.ts, self.seq)
+        return (self.ids, self.codes, self.kind, self.format, self.role, self.session, self.ts, self.seq, self.hashes)
 
     def _with(self, columns: Iterable[Any], extra: QuantizedRows | None, where: np.ndarray | None) -> VectorSnapshot:
-        ids, codes, kind, fmt, role, session, ts, seq = columns
-        return VectorSnapshot(ids, self.base, codes, kind, fmt, role, session, ts, seq, extra, where)
+        ids, codes, kind, fmt, role, session, ts, seq, hashes = columns
+        return VectorSnapshot(ids, self.base, codes, kind, fmt, role, session, ts, seq, hashes, extra, where)
 
     def physical(self) -> np.ndarray:
         return np.arange(len(self.ids), dtype=np.int64) if self.where is None else self.where
@@ -246,6 +253,7 @@ class VectorSnapshot:
             ids=self.ids,
             row_slices=self.row_slices(vector_file.WRITE_ROWS),
             codes=self.stored_codes(),
+            hashes=self.hashes,
             ts=self.ts,
             seq=self.seq,
             categories={name: getattr(self, name) for name in vector_file.CATEGORIES},
@@ -285,6 +293,31 @@ class VectorSnapshot:
         added = 0 if self.extra is None else len(self.extra)
         return added + len(self.base) - int(np.count_nonzero(self.where < len(self.base)))
 
+    def vectors_of_texts(self, hashes: Iterable[bytes]) -> dict[bytes, np.ndarray]:
+        """The vector of each text hash some row here holds (20 bytes each), as float32 rows that quantise to the
+        very rows held (quantized_rows.py): a unit with the same text gets the same row, with no embedding and no
+        catalog read. The rows are first narrowed by their hashes' first 8 bytes (one comparison of 8-byte keys per
+        row), then matched whole."""
+        wanted = {h for h in hashes if len(h) == HASH_BYTES and any(h)}
+        if not wanted or not len(self.ids):
+            return {}
+        keys = self.hashes[:, :8].view("<u8").ravel()  # the rows' last axis is contiguous: a view, no copy
+        candidates = np.flatnonzero(np.isin(keys, np.frombuffer(b"".join(h[:8] for h in wanted), "<u8")))
+        positions: dict[bytes, int] = {}
+        for position, row in zip(candidates.tolist(), self.hashes[candidates], strict=True):
+            text_hash = row.tobytes()
+            if text_hash in wanted:
+                positions.setdefault(text_hash, position)
+        if not positions:
+            return {}
+        at = np.fromiter(positions.values(), np.int64, len(positions))
+        rows = refined_rows(
+            self.value_rows(at),
+            self._gather(at, lambda part, rows: part.remainder_rows(rows)),
+            self._gather(at, lambda part, rows: part.scales[rows]),
+        )
+        return dict(zip(positions, rows, strict=True))
+
     @cached_property
     def order(self) -> np.ndarray:
         return np.argsort(self.ids, kind="stable")
@@ -309,6 +342,12 @@ class VectorSnapshot:
         return self.order[slots[present]], wanted[present].tolist()
 
 
+def hash_rows(hashes: Iterable[bytes]) -> np.ndarray:
+    """Text hashes (20 bytes each; b"" for none known, kept as zeros) as a snapshot's [n, HASH_BYTES] column."""
+    joined = b"".join(h if len(h) == HASH_BYTES else bytes(HASH_BYTES) for h in hashes)
+    return np.frombuffer(joined, np.uint8).reshape(-1, HASH_BYTES).copy()
+
+
 def binary_codes(matrix: np.ndarray) -> np.ndarray:
     """One bit per dimension, its sign, then zeros to the scan's width (scan_width). (Signs of the vector minus the
     corpus mean were tried: on the real vectors they kept fewer of the exact top 10, 0.985 against 0.990 from the
@@ -326,16 +365,33 @@ def padded_codes(codes: np.ndarray) -> np.ndarray:
     return padded
 
 
+UnitColumns = tuple[int, str, str, str, str, float | None, str, int | None]  # as Catalog.vector_units gives them
+
+
+def unit_vector_row(unit: UnitColumns, vector: np.ndarray) -> VectorRow:
+    """The row of a unit (id, kind, format, role, session, ts, text hash, seq) with `vector`."""
+    unit_id, kind, fmt, role, session, ts, text_hash, seq = unit
+    return VectorRow(
+        int(unit_id),
+        kind,
+        fmt,
+        role,
+        session,
+        float(ts) if ts is not None else float("nan"),
+        vector,
+        int(seq) if kind == "transcript" and seq is not None else -1,
+        vector_file.text_hash_bytes(str(text_hash)),
+    )
+
+
 def vector_rows(catalog: Catalog, model: str, column: str, values: Sequence[object], *, dim: int) -> list[VectorRow]:
     """Units joined with their cached vectors for `model`, for the units whose `column` ('id' or
     'embed_text_hash') is in `values`."""
     rows: list[VectorRow] = []
     for r in catalog.vector_rows_where(model, column, values):
-        ts = float(r[5]) if r[5] is not None else float("nan")
-        seq = int(r[7]) if r[1] == "transcript" and r[7] is not None else -1
         vector = decode_vector(r[6], dim)
         if vector is not None:
-            rows.append(VectorRow(int(r[0]), r[1], r[2], r[3], r[4], ts, vector, seq))
+            rows.append(unit_vector_row((r[0], r[1], r[2], r[3], r[4], r[5], r[8], r[7]), vector))
     return rows
 
 
