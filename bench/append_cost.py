@@ -38,12 +38,15 @@ from bench.speed_report import lscpu_model
 
 
 def disk_bytes(index: Path, units: int) -> dict[str, Any]:
-    """Bytes per unit of each part of the index (the catalog's vector blobs counted inside the catalog)."""
+    """Bytes per unit of each part of the index (a catalog of schema 3's vector blobs counted inside the catalog;
+    the current one keeps none: the vector file holds them)."""
     import sqlite3
 
     db = sqlite3.connect(index / "catalog.sqlite3")
     try:
-        blobs = int(db.execute("SELECT COALESCE(SUM(LENGTH(vec)), 0) FROM vectors").fetchone()[0])
+        legacy = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vectors'").fetchone()
+        sql = "SELECT COALESCE(SUM(LENGTH(vec)), 0) FROM vectors"
+        blobs = int(db.execute(sql).fetchone()[0]) if legacy else 0
     finally:
         db.close()
     catalog = (index / "catalog.sqlite3").stat().st_size

@@ -69,11 +69,12 @@ def main() -> None:
     _phase(out, "embed", mark, units)
     out["loadavgEnd"] = os.getloadavg()
     if args.save:
-        from memlens.engine.vectors.vector_snapshot import decode_vector
-
-        rows = engine.catalog.db.execute("SELECT hash, vec FROM vectors ORDER BY hash").fetchall()
-        vectors = [decode_vector(r[1], 384) for r in rows]
-        np.save(args.save, np.stack([v for v in vectors if v is not None]))
+        snapshot = engine.vectors._current()  # one row per text, in the order of their hashes
+        first: dict[bytes, int] = {}
+        for position, text_hash in enumerate(snapshot.hashes):
+            first.setdefault(text_hash.tobytes(), position)
+        positions = np.array([first[h] for h in sorted(first)], np.int64)
+        np.save(args.save, snapshot.refined_rows(positions))
     engine.close()
     print(json.dumps(out))
 

@@ -43,7 +43,6 @@ from bench.realistic_text import corpus_text
 from bench.speed import _queries
 from bench.speed_report import lscpu_model
 from memlens.engine.catalog import Catalog
-from memlens.engine.vectors.vector_snapshot import decode_vector
 
 _WORD = re.compile(r"\w+")
 
@@ -141,9 +140,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
             out["hybrid"] = _cpu_ms(hybrid, asked)
             log("hybrid")
-        dim = embedder.info.dim
-        blobs = engine.catalog.cached_vectors(embedder.info.name)
-        vectors = [v for _, blob in blobs if (v := decode_vector(blob, dim)) is not None]
+        held = engine.vectors._current()
+        vectors = list(held.refined_rows(np.arange(len(held.ids))))
         query_vectors = [np.asarray(embedder.embed_query(q), dtype=np.float32) for q in asked]
     texts = texts_of(root / "index")
     with tempfile.TemporaryDirectory(prefix="memlens-peers-") as tmp:

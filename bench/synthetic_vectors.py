@@ -3,7 +3,7 @@
 `bench/speed.py --prebuilt ROOT` times search, warm start and appends on an index built earlier. Embedding the 150k
 units of the 100k corpus takes about 40 minutes of a quiet machine; the latency of a search does not depend on what
 the vectors say (the sign-code scan and the exact re-rank do the same work for any vector), so this fills the
-catalog with random unit vectors for the configured model instead. Their search results mean nothing: quality
+index with random unit vectors for the configured model instead. Their search results mean nothing: quality
 figures never come from such an index, and every figure measured on one says so.
 
     python bench/speed.py --sizes 100000 --no-vectors --no-shared --workdir W  # W/corpus-100000, W/index-kw-100000
@@ -27,27 +27,30 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
 import numpy as np
 
 from bench.common import load_shared_embedder
-from bench.corpus import bench_settings
-from memlens.engine.catalog import Catalog
-from memlens.engine.vectors.vector_snapshot import encode_vector
+from bench.corpus import Corpus, bench_settings, open_engine, prebuilt_corpus
+from memlens.engine.vectors.embedder import Embedder
 
 BATCH = 5_000
 
 
-def fill(catalog: Catalog, *, model: str, dim: int, seed: int) -> int:
-    """Store a random unit vector for every text of `catalog` that has none for `model`; returns how many."""
-    rng = np.random.default_rng(seed)
-    stored = 0
-    while True:
-        missing = catalog.missing_vectors(model, BATCH)
-        if not missing:
-            return stored
-        vectors = rng.standard_normal((len(missing), dim)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        with catalog.transaction() as db:
-            blobs = [(h, encode_vector(v)) for (h, _), v in zip(missing, vectors, strict=True)]
-            catalog.store_vectors(db, model, blobs)
-        stored += len(missing)
+class RandomUnitVectors:
+    """A stand-in model (fastembed's `embed` face): a random unit vector for every text it is asked for."""
+
+    def __init__(self, dim: int, seed: int) -> None:
+        self.dim = dim
+        self.rng = np.random.default_rng(seed)
+
+    def embed(self, texts: list[str], **_: object) -> list[np.ndarray]:
+        rows = self.rng.standard_normal((len(texts), self.dim)).astype(np.float32)
+        return list(rows / np.linalg.norm(rows, axis=1, keepdims=True))
+
+
+def fill(corpus: Corpus, index: Path, *, model: str, dim: int, seed: int) -> int:
+    """Give every text of the index at `index` that has no vector a random unit vector named `model`, through the
+    index's own writer (the vector file is where vectors live); returns how many texts."""
+    embedder = Embedder(RandomUnitVectors(dim, seed), model, dim, batch_size=BATCH)
+    with open_engine(corpus, index, embedder) as engine:
+        return engine.embed_pending()
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -68,11 +71,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     embedder = load_shared_embedder(bench_settings())  # only for its name and dimension: nothing is embedded
     dim, model = embedder.info.dim, embedder.info.name
     started, cpu = time.perf_counter(), time.process_time()
-    catalog = Catalog(index / "catalog.sqlite3")
-    try:
-        stored = fill(catalog, model=model, dim=dim, seed=args.seed)
-    finally:
-        catalog.close()
+    stored = fill(prebuilt_corpus(args.out), index, model=model, dim=dim, seed=args.seed)
     print(
         f"{stored} random {dim}-dimensional vectors for {model} in {time.perf_counter() - started:.1f} s "
         f"({time.process_time() - cpu:.1f} s CPU); --prebuilt {args.out}",

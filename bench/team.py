@@ -43,13 +43,13 @@ import platformdirs
 from bench.common import load_shared_embedder, percentile, process_cpu_s
 from bench.corpus import COMPONENTS, THINGS, bench_settings, make_corpus, open_engine
 from bench.synthetic_vectors import fill
-from memlens.engine.catalog import Catalog
+from memlens.engine.engine import Engine
 from memlens.engine.team import team_catalog
 from memlens.engine.team.team_catalog import VECTOR_DIM, TeamCatalog
 from memlens.engine.team.team_connections import open_catalogs
 from memlens.engine.team.team_search import TeamQuery, team_results
 from memlens.engine.vectors.embedder import Embedder
-from memlens.engine.vectors.vector_snapshot import encode_vector
+from memlens.engine.vectors.vector_snapshot import unit_vector_row
 from memlens.settings import SearchSettings
 from memlens.wire import SearchResult
 
@@ -101,16 +101,17 @@ def vector_source(kind: str) -> Callable[[np.random.Generator, int], np.ndarray]
     return make
 
 
-def replace_vectors(catalog: Catalog, make: Callable[[np.random.Generator, int], np.ndarray], seed: int) -> None:
-    """Give every text of `catalog` a new vector of MODEL (a publisher of its own)."""
-    hashes = [h for h, _ in catalog.cached_vectors(MODEL)]
+def replace_vectors(engine: Engine, make: Callable[[np.random.Generator, int], np.ndarray], seed: int) -> None:
+    """Give every text of the engine's index a new vector of MODEL (a publisher of its own), held in memory: what
+    this engine publishes next."""
+    units = list(engine.catalog.vector_units())
+    hashes = sorted({str(unit[6]) for unit in units})
     rng = np.random.default_rng(seed)
+    vector_of: dict[str, np.ndarray] = {}
     for start in range(0, len(hashes), 20_000):
         part = hashes[start : start + 20_000]
-        with catalog.transaction() as db:
-            catalog.store_vectors(
-                db, MODEL, [(h, encode_vector(v)) for h, v in zip(part, make(rng, len(part)), strict=True)]
-            )
+        vector_of.update(zip(part, make(rng, len(part)), strict=True))
+    engine.vectors.update(add=[unit_vector_row(unit, vector_of[str(unit[6])]) for unit in units])
 
 
 @contextmanager
@@ -350,12 +351,12 @@ def publish_all(
     index = work / "index"
     with open_engine(corpus, index, None) as engine:
         engine.sync()
-        fill(engine.catalog, model=MODEL, dim=VECTOR_DIM, seed=100)
+    fill(corpus, index, model=MODEL, dim=VECTOR_DIM, seed=100)
     print(f"built the local index in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     publishes: list[dict[str, object]] = []
     for n in range(args.publishers):
         with open_engine(corpus, index, stand_in) as engine:
-            replace_vectors(engine.catalog, make, seed=100 + n)
+            replace_vectors(engine, make, seed=100 + n)
             spent: dict[str, float] = {}
             load = os.getloadavg()[0]
             with timed(spent, TeamCatalog, "copy_units"), timed(spent, TeamCatalog, "ensure_vector_index"):

@@ -35,6 +35,7 @@ from memlens.engine.progress import RateMeter
 from memlens.engine.sources import tool_output
 from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
+from vector_files import held_text_hashes
 
 # the identifier rules written plainly (one regex match and one check per token), as the fast path must agree with
 _COMPOUND = re.compile(r"[A-Za-z0-9_$]+(?:(?:\.|/|::|-)[A-Za-z0-9_$]+)*")
@@ -265,7 +266,7 @@ def test_an_interrupted_embedding_did_the_newest_first_and_resumes_with_the_rest
         again = [t for t in embedded if t in texts]  # the index's words are embedded too, once the units are
         assert len(again) == left and not first_run & set(again)  # only the rest, nothing embedded twice
         units = {str(r[0]) for r in engine.catalog.db.execute("SELECT embed_text_hash FROM units")}
-        vectors = {str(r[0]) for r in engine.catalog.db.execute("SELECT hash FROM vectors")}
+        vectors = held_text_hashes(engine.vectors)
         assert units == vectors
     assert any(re.fullmatch(r"embedding 32/\d+ · [\d.,]+/s · (<1|\d+) min left", m) for m in messages), messages
 

@@ -16,7 +16,7 @@ from memlens.engine.indexing.ingest import EMBED_TEXT_CHARS
 from memlens.engine.vectors import vector_file
 from memlens.engine.vectors.quantized_rows import BLOCK, FileRows, QuantizedRows
 from memlens.engine.vectors.vector_index import EXACT_ROWS, VectorIndex
-from memlens.engine.vectors.vector_snapshot import VectorRow, VectorSnapshot, vector_rows
+from memlens.engine.vectors.vector_snapshot import VectorRow, VectorSnapshot
 
 
 def _unit_rows(count: int, dim: int = 384, seed: int = 3) -> np.ndarray:
@@ -142,8 +142,9 @@ def test_a_search_scores_the_rows_it_returns_with_their_remainders(example: Engi
     example.indexer.embedding.persist(force=True)
     query = example.embedder.embed_query("dead letter queue")
     found = example.vectors.search(query, 5)
-    rows = vector_rows(example.catalog, example.embedder.name, "id", [unit_id for unit_id, _ in found], dim=384)
-    exact = {row.unit_id: float(row.vector @ query) for row in rows}
+    units = example.catalog.units_by_id([unit_id for unit_id, _ in found])
+    fresh = example.embedder.embed([units[unit_id]["text"][:EMBED_TEXT_CHARS] for unit_id, _ in found])
+    exact = {unit_id: float(vector @ query) for (unit_id, _), vector in zip(found, fresh, strict=True)}
     assert found and all(cosine == pytest.approx(exact[unit_id], abs=1.5e-4) for unit_id, cosine in found)
     snapshot = example.vectors._current()
     assert isinstance(snapshot.base.remainders, FileRows)  # read from the file, not held in memory

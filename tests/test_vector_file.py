@@ -1,5 +1,6 @@
-"""The vector file beside the catalog: a warm start reads it instead of SQLite, and a file that disagrees
-with the catalog (stale, another model, truncated, damaged) is ignored and rebuilt, never trusted, never a crash."""
+"""The vector file beside the catalog, which holds the index's vectors: a warm start maps it and replays its log; a
+file behind the catalog is repaired (its rows matched to the units by id and text hash), a damaged one loses only
+what it alone held (those units wait to be embedded again): never a wrong vector, never a crash."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from memlens.engine.engine import Engine
 from memlens.engine.vectors import vector_file, vector_log
 from memlens.engine.vectors.quantized_rows import FileRows, QuantizedRows
 from memlens.engine.vectors.vector_index import VectorIndex
-from memlens.engine.vectors.vector_snapshot import VectorRow, decode_vector, vector_rows
+from memlens.engine.vectors.vector_snapshot import VectorRow, unit_vector_row
 from vector_files import write_vector_file
 
 QUERIES = ["dead letter queue", "how do we deploy", "database migration", "retry with backoff", "tests failing"]
@@ -31,20 +32,19 @@ def _results(index: VectorIndex, engine: Engine, limit: int = 10) -> list[list[t
     return [index.search(engine.embedder.embed_query(q), limit, rerank=0) for q in QUERIES]
 
 
-def _from_sqlite(engine: Engine) -> VectorIndex:
-    """The reference: the rows read from SQLite (the file removed, this index may not write one)."""
-    assert engine.embedder is not None
+def _in_memory(engine: Engine) -> VectorIndex:
+    """The reference: the rows the engine holds, copied into an index of rows in memory (no file)."""
+    snapshot = engine.vectors._current()
+    ids = snapshot.ids.tolist()
+    vectors = engine.vectors.stored_vectors(ids)
+    units = {int(unit[0]): unit for unit in engine.catalog.vector_units()}
     index = VectorIndex(engine.vectors.dim)
-    index.load(engine.catalog, engine.embedder.name)
-    assert index._file is not None
-    saved = index._file.read_bytes() if index._file.exists() else None
-    index._file.unlink(missing_ok=True)
-    try:
-        len(index)  # loads now
-    finally:
-        if saved is not None:
-            index._file.write_bytes(saved)
+    index.update(add=[unit_vector_row(units[unit_id], vectors[unit_id]) for unit_id in ids])
     return index
+
+
+def _waiting(engine: Engine) -> int:
+    return int(engine.catalog.db.execute("SELECT COUNT(*) FROM units WHERE vector_ready IS NULL").fetchone()[0])
 
 
 def _fresh(engine: Engine, may_write: bool = True) -> VectorIndex:
@@ -69,9 +69,9 @@ def test_sync_writes_the_file_and_a_warm_start_reads_it(example: Engine) -> None
     assert not list(path.parent.glob(f"{path.name}.tmp-*"))  # written through a temporary file, renamed
     warm = _fresh(example, may_write=False)
     assert _from_file(warm)
-    reference = _from_sqlite(example)
+    reference = _in_memory(example)
     assert not _from_file(reference)
-    assert len(warm) == len(reference) > 0
+    assert len(warm) == len(reference) == example.catalog.unit_count() > 0
     assert _results(warm, example) == _results(reference, example)
     snap, ref = warm._snapshot, reference._snapshot
     assert snap is not None and ref is not None
@@ -82,29 +82,42 @@ def test_sync_writes_the_file_and_a_warm_start_reads_it(example: Engine) -> None
     assert np.array_equal(snap.ts, ref.ts, equal_nan=True)
 
 
-def test_a_stale_file_is_rebuilt_from_the_catalog(example: Engine) -> None:
+def test_a_file_behind_the_catalog_is_repaired_not_rebuilt(example: Engine) -> None:
+    """A catalog commit the file never recorded (a crash between the two): the file's rows still serve every unit
+    whose text they hold; a reader matches them in memory, the writer writes the file afresh at the catalog's stamp
+    and only then marks the units, so nothing is embedded again."""
+    assert example.embedder is not None
     example.indexer.embedding.persist(force=True)
     path = _file(example)
     before = path.read_bytes()
+    reference = _results(_in_memory(example), example)
     with example.catalog.transaction() as db:
         example.catalog.bump_generation(db)
+        db.execute("UPDATE units SET vector_ready = NULL")  # as if none were marked yet
+    assert (
+        vector_file.read_current(path, stamp=example.catalog.vector_stamp(), model=example.embedder.name, dim=384)
+        is None
+    )
     reader = _fresh(example, may_write=False)
-    assert not _from_file(reader)  # the file is behind: rows come from SQLite
-    assert path.read_bytes() == before  # and a reader never writes it
+    assert _results(reader, example) == reference  # the file's rows, matched to the units
+    assert path.read_bytes() == before and _waiting(example) == example.catalog.unit_count()  # a reader writes nothing
     writer = _fresh(example)
-    assert _from_file(writer)  # the writer wrote it again and reads the new one
-    assert path.read_bytes() != before
-    assert _results(writer, example) == _results(_from_sqlite(example), example)
+    assert _from_file(writer) and path.read_bytes() != before  # written afresh, and read from there
+    assert _results(writer, example) == reference
+    assert _waiting(example) == 0  # every unit's row is on disk again: marked, nothing to embed
     assert _from_file(_fresh(example, may_write=False))
 
 
-def test_new_vectors_make_the_file_stale(example: Engine) -> None:
+def test_a_vector_token_the_file_did_not_record_makes_it_stale(example: Engine) -> None:
     assert example.embedder is not None
     example.indexer.embedding.persist(force=True)
-    digest = str(example.catalog.db.execute("SELECT hash FROM vectors LIMIT 1").fetchone()[0])
+    stamp = example.catalog.vector_stamp()
     with example.catalog.transaction() as db:
-        example.catalog.store_vectors(db, example.embedder.name, [(digest, np.ones(384, np.float32).tobytes())])
-    assert not _from_file(_fresh(example, may_write=False))
+        example.catalog.mark_vectors_ready(db, token="another")
+    assert example.catalog.vector_stamp() != stamp
+    assert vector_file.read_current(_file(example), stamp=stamp, model=example.embedder.name, dim=384) is not None
+    new_stamp = example.catalog.vector_stamp()
+    assert vector_file.read_current(_file(example), stamp=new_stamp, model=example.embedder.name, dim=384) is None
 
 
 def test_another_model_or_dimension_is_not_trusted(example: Engine) -> None:
@@ -119,8 +132,12 @@ def test_another_model_or_dimension_is_not_trusted(example: Engine) -> None:
 
 
 @pytest.mark.parametrize("damage", ["truncated", "codes", "ids", "header", "magic", "empty", "garbage"])
-def test_a_damaged_file_is_rebuilt_never_a_crash(example: Engine, damage: str) -> None:
+def test_a_damaged_file_is_embedded_again_never_a_crash(example: Engine, damage: str) -> None:
+    """A damaged file holds nothing a search may trust: a reader serves no vectors (no crash), the writer writes
+    an empty file, marks every unit waiting and embeds them again: the same searches as before."""
+    assert example.embedder is not None
     example.indexer.embedding.persist(force=True)
+    reference = _results(_in_memory(example), example)
     path = _file(example)
     data = bytearray(path.read_bytes())
     header_end = 12 + int.from_bytes(data[8:12], "little")
@@ -139,12 +156,13 @@ def test_a_damaged_file_is_rebuilt_never_a_crash(example: Engine, damage: str) -
         data = bytearray(b"\x00" * 5000)
     path.write_bytes(bytes(data))
     reader = _fresh(example, may_write=False)
-    assert not _from_file(reader)
-    reference = _results(_from_sqlite(example), example)
-    assert _results(reader, example) == reference
-    writer = _fresh(example)  # the writer replaces the damaged file
-    assert _from_file(writer)
-    assert _results(writer, example) == reference
+    assert len(reader) == 0 and _results(reader, example) == [[] for _ in QUERIES]
+    example.vectors.load(example.catalog, example.embedder.name)  # the writer's own index, opened again
+    example.indexer.embedding.forget_counts()
+    assert len(example.vectors) == 0 and _waiting(example) == example.catalog.unit_count()
+    assert example.embed_pending() > 0
+    assert _waiting(example) == 0 and _results(example.vectors, example) == reference
+    assert _results(_fresh(example, may_write=False), example) == reference
 
 
 def test_updates_on_an_index_read_from_the_file_match_a_rebuild(example: Engine) -> None:
@@ -171,7 +189,9 @@ def test_updates_on_an_index_read_from_the_file_match_a_rebuild(example: Engine)
 
     expected = VectorIndex(index.dim)  # the same rows built in memory
     kept = [u for u in ids if u not in set(gone) | set(changed)]
-    expected.update(add=[*vector_rows(example.catalog, example.embedder.name, "id", kept, dim=384), *added])
+    units = {int(unit[0]): unit for unit in example.catalog.vector_units()}
+    held = index.stored_vectors(kept)
+    expected.update(add=[*(unit_vector_row(units[u], held[u]) for u in kept), *added])
     assert sorted(_flat(_results(index, example))) == sorted(_flat(_results(expected, example)))
     cos_ids = [*changed, *kept[:5], *gone[:2]]
     query = example.embedder.embed_query("deploy")
@@ -239,15 +259,18 @@ def test_syncs_through_the_log_equal_a_rebuild(example: Engine, monkeypatch: pyt
     assert path.stat().st_ino == inode  # every change went to the log
     reopened = _fresh(example, may_write=False)
     assert _from_file(reopened)
-    reference = _from_sqlite(example)
+    reference = _in_memory(example)
     assert sorted(reopened._snapshot.ids.tolist()) == sorted(reference._snapshot.ids.tolist())  # type: ignore[union-attr]
+    assert len(reference) == example.catalog.unit_count() and _waiting(example) == 0
     assert sorted(_flat(_results(reopened, example))) == sorted(_flat(_results(reference, example)))
 
 
 @pytest.mark.parametrize("damage", ["cut", "flipped", "other-file"])
-def test_a_damaged_log_is_rebuilt_from_the_catalog(
+def test_a_damaged_log_embeds_again_only_what_it_lost(
     example: Engine, damage: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The records before a torn or damaged one still hold their rows (each is framed and checksummed); a log of
+    another file holds none. Only the units whose rows were in what was lost wait: here, at most the added note's."""
     assert example.embedder is not None
     from memlens.engine.vectors import vector_index
 
@@ -267,13 +290,25 @@ def test_a_damaged_log_is_rebuilt_from_the_catalog(
         data[-20] ^= 0xFF
     else:
         data[len(vector_log.MAGIC)] ^= 0x01  # the id of another vector file
+    reference = _results(_in_memory(example), example)
+    added = {
+        int(r[0])
+        for r in example.catalog.db.execute(
+            "SELECT u.id FROM units u JOIN files f ON f.id = u.file_id WHERE f.path LIKE '%log-added.md'"
+        )
+    }
+    assert added
     log_path.write_bytes(bytes(data))
     reader = _fresh(example, may_write=False)
-    assert not _from_file(reader)  # the log is not trusted: rows from SQLite
-    reference = _results(_from_sqlite(example), example)
-    assert _results(reader, example) == reference
-    writer = _fresh(example)  # the writer writes the file afresh, with an empty log
-    assert _from_file(writer) and _results(writer, example) == reference
+    assert _from_file(reader) and set(reader._snapshot.ids.tolist()) <= set(_in_memory(example)._snapshot.ids.tolist())  # type: ignore[union-attr]
+    example.vectors.load(example.catalog, example.embedder.name)  # the writer's own index, opened again
+    example.indexer.embedding.forget_counts()
+    len(example.vectors)
+    waiting = {int(r[0]) for r in example.catalog.db.execute("SELECT id FROM units WHERE vector_ready IS NULL")}
+    assert waiting and waiting <= added  # only what the lost record held
+    assert len(example.vectors) == example.catalog.unit_count() - len(waiting)
+    assert example.embed_pending() > 0 and _waiting(example) == 0
+    assert _results(example.vectors, example) == reference
     assert _from_file(_fresh(example, may_write=False))
 
 
@@ -320,11 +355,12 @@ def test_a_long_embedding_run_folds_its_rows_into_the_file_as_it_goes(
         assert len(engine.vectors) == units
         # rewritten during the run, each time the rows added since the last write reached an eighth of all rows, so
         # the rows held outside the file stay a small share of the index (before: one write, after the whole run)
+        writes = [count for count in writes if count]  # the empty files a new index starts with
         assert len(writes) >= 4
         assert all(later > earlier for earlier, later in zip(writes, writes[1:], strict=False))
         assert (units - writes[-1]) * 8 < units
         assert _from_file(engine.vectors)
-        reference = _from_sqlite(engine)
+        reference = _in_memory(engine)
         mapped = _fresh(engine, may_write=False)
         probe = [embedder.embed_query(q) for q in QUERIES]
         assert [mapped.search(q, 10, rerank=0) for q in probe] == [reference.search(q, 10, rerank=0) for q in probe]
@@ -368,76 +404,6 @@ def test_the_file_keeps_one_compact_copy_of_each_vector(tmp_path: Path) -> None:
     assert np.array_equal(stored.matrix.remainders_array(), rows.remainders_array())
     picked = np.array([4_999, 0, 17])
     assert np.array_equal(stored.matrix.refined_rows(picked), rows.refined_rows(picked))
-
-
-def test_the_catalog_keeps_the_compact_form_and_still_reads_float16(example: Engine) -> None:
-    """A vector is stored in the catalog as the search keeps it (scale, int8 values, remainders: 580 bytes, not
-    float16's 768), and a catalog from before, float16 blobs told apart by their length, still reads: half the blobs
-    rewritten as float16 give the same searches, within float16's rounding."""
-    assert example.embedder is not None
-    db = example.catalog.db
-    lengths = {int(n) for (n,) in db.execute("SELECT length(vec) FROM vectors")}
-    assert lengths == {4 + 384 + 192}
-    reference = _results(_from_sqlite(example), example)
-    blobs = list(db.execute("SELECT hash, model, vec FROM vectors"))
-    with example.catalog.transaction() as tx:
-        for digest, model, blob in blobs[::2]:
-            vector = decode_vector(blob, 384)
-            assert vector is not None
-            tx.execute(
-                "UPDATE vectors SET vec = ? WHERE hash = ? AND model = ?",
-                (vector.astype(np.float16).tobytes(), digest, model),
-            )
-    assert {int(n) for (n,) in db.execute("SELECT length(vec) FROM vectors")} == {4 + 384 + 192, 768}
-    mixed = _results(_from_sqlite(example), example)
-    for before, after in zip(reference, mixed, strict=True):
-        assert [unit_id for unit_id, _ in before[:5]] == [unit_id for unit_id, _ in after[:5]]
-        assert all(abs(a - b) < 2e-4 for (_, a), (_, b) in zip(before, after, strict=True))
-
-
-def test_a_rebuild_quantises_a_block_at_a_time_into_the_rows_of_the_whole(
-    example: Engine, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A rebuild from the catalog never holds a float copy of the whole matrix: each block of cached vectors is
-    quantised into its units' rows. Blocks of three rows (texts shared by several units and units without a vector
-    among them) give exactly the rows, ids and codes of one block."""
-    from memlens.engine.vectors import vector_index
-
-    whole = _from_sqlite(example)._snapshot
-    monkeypatch.setattr(vector_index, "BLOCK", 3)
-    blocks = _from_sqlite(example)._snapshot
-    assert whole is not None and blocks is not None and len(whole.ids) > 9
-    assert np.array_equal(whole.ids, blocks.ids) and np.array_equal(whole.codes, blocks.codes)
-    for name in ("values", "scales", "remainders"):
-        assert np.array_equal(getattr(whole.base, name), getattr(blocks.base, name)), name
-    assert isinstance(blocks.base.values, np.ndarray) and not np.all(blocks.base.scales == 0)
-
-
-def test_a_rebuild_holds_the_columns_the_catalog_gives_each_unit(example: Engine) -> None:
-    """The rebuild fills its columns a unit at a time (no tuple per unit kept): each row's id, kind, format, role,
-    session, time and position are what the catalog's rows for that unit say (vector_rows, another reader)."""
-    assert example.embedder is not None
-    snapshot = _from_sqlite(example)._snapshot
-    assert snapshot is not None
-    ids = snapshot.ids.tolist()
-    expected = {
-        r.unit_id: r for r in vector_rows(example.catalog, example.embedder.name, "id", ids, dim=example.vectors.dim)
-    }
-    assert sorted(expected) == ids  # every unit with a vector, in id order
-    for row, uid in enumerate(ids):
-        want = expected[uid]
-        got = [
-            snapshot.kind.names.names[snapshot.kind.codes[row]],
-            snapshot.format.names.names[snapshot.format.codes[row]],
-        ]
-        got += [
-            snapshot.role.names.names[snapshot.role.codes[row]],
-            snapshot.session.names.names[snapshot.session.codes[row]],
-        ]
-        assert got == [want.kind, want.format, want.role, want.session_key], uid
-        assert int(snapshot.seq[row]) == want.seq
-        assert (np.isnan(snapshot.ts[row]) and np.isnan(want.ts)) or snapshot.ts[row] == want.ts
-    assert any(s >= 0 for s in snapshot.seq.tolist()) and any(snapshot.role.codes != snapshot.role.codes[0])
 
 
 def _small_file(path: Path, *, start: int, count: int = 40, session: str = "s") -> None:

@@ -12,6 +12,7 @@ import numpy as np
 from memlens.engine.vectors import vector_file
 from memlens.engine.vectors.labels import Labels
 from memlens.engine.vectors.quantized_rows import QuantizedRows
+from memlens.engine.vectors.vector_index import VectorIndex
 
 
 def write_vector_file(
@@ -41,3 +42,8 @@ def write_vector_file(
         seq=np.zeros(count, np.int64),
         categories={name: Labels.of(labels or ["x"] * count) for name in vector_file.CATEGORIES},
     )
+
+
+def held_text_hashes(index: VectorIndex) -> set[str]:
+    """The text hashes (as the catalog's `units.embed_text_hash`) of every row `index` holds."""
+    return {bytes(row).hex() for row in index._current().hashes}

@@ -31,7 +31,7 @@ def index_stats(
     """`model`: the embedding model's name, None when keyword-only; `provider_note`: why there is none, if so;
     `watcher_errors`: changes live indexing failed on in this process."""
     total_chunks = catalog.count("chunks")
-    chunks_missing, pending_messages = catalog.embedding_backlog(model) if model is not None else (0, 0)
+    chunks_missing, pending_messages = catalog.embedding_backlog() if model is not None else (0, 0)
     last_sync = catalog.get_meta("last_sync")
     unrecognised, unrecognised_paths = catalog.unrecognised_files(FILE_ERRORS_SHOWN)
     return {

@@ -18,6 +18,8 @@ from memlens.engine.catalog.compressed_text import TextCodec, plain_units_view
 from memlens.engine.catalog.schema import (
     ADDED_COLUMNS,
     AFTER_ADDED_COLUMNS,
+    LEGACY_VECTOR_TABLES,
+    LEGACY_VECTORS_VERSION,
     MIGRATED_VERSIONS,
     PARSE_VERSION,
     SCHEMA,
@@ -77,14 +79,15 @@ class CatalogConnection:
         version = self.get_meta("schema_version")
         if version in MIGRATED_VERSIONS:  # what changed since needs no rewrite at open (schema.py)
             with self.transaction() as db:
-                self.set_meta(db, "schema_version", str(SCHEMA_VERSION))
+                # a catalog whose vectors are still in its `vectors` table says so until they are moved
+                legacy = self._has_table(db, "vectors")
+                self.set_meta(db, "schema_version", str(LEGACY_VECTORS_VERSION if legacy else SCHEMA_VERSION))
         elif version is not None and version != str(SCHEMA_VERSION):
             log.warning("catalog %s has schema %s, not %s; rebuilding it", self.path, version, SCHEMA_VERSION)
             self.db.executescript(
                 "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions;"
-                "DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS units; DROP TABLE IF EXISTS vectors;"
-                "DROP TABLE IF EXISTS words; DROP TABLE IF EXISTS aliases; DROP TABLE IF EXISTS unused_hashes;"
-                "DROP TABLE IF EXISTS text_dictionaries;" + SCHEMA
+                "DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS units; DROP TABLE IF EXISTS words;"
+                "DROP TABLE IF EXISTS aliases; DROP TABLE IF EXISTS text_dictionaries;" + LEGACY_VECTOR_TABLES + SCHEMA
             )
         with self.transaction() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
@@ -98,6 +101,12 @@ class CatalogConnection:
         self.db.execute(plain_units_view(self._unit_columns))
         self.texts.refresh(self.db.execute("SELECT id, data FROM text_dictionaries"))
         self._reparse_after_parser_change()
+
+    @staticmethod
+    def _has_table(db: sqlite3.Connection, name: str) -> bool:
+        return (
+            db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
+        )
 
     def _stored_dictionaries(self) -> list[tuple[int, bytes]]:
         """(number, bytes) of every stored text dictionary, read on a connection of its own: asked while a

@@ -27,7 +27,7 @@ class ChunkRow(NamedTuple):
 
 class UnitRow(NamedTuple):
     """A `units` row to insert, fields in the order `insert_units` names the columns (its id is chosen on insert;
-    `vector_ready` is worked out)."""
+    it waits for its vector: `vector_ready` NULL)."""
 
     file_id: int
     chunk_id: int
@@ -267,12 +267,11 @@ class FileTables(CatalogConnection):
         """Insert units in one statement (ids as `insert_chunks` gives them); their ids, in order."""
         first = self._next_id(db, "units")
         db.executemany(
-            # vector_ready: whether the text already has a vector for the model the queue is kept for (vectors.py)
+            # waiting for a vector (vector_ready NULL) until the writer's mirror step gives it the row of its text,
+            # if the vector file holds one (vector_writer.py), or it is embedded
             """INSERT INTO units (id, file_id, chunk_id, kind, format, session_key, message_id, role, ts, seq,
-               position, line_end, uuid, text, embed_text_hash, error, queue_ts, vector_ready)
-               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                       (SELECT 1 FROM vectors WHERE hash = ?15
-                        AND model = (SELECT value FROM meta WHERE key = 'vector_ready_model')))""",
+               position, line_end, uuid, text, embed_text_hash, error, queue_ts)
+               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)""",
             # the columns in UnitRow's order, the text as it is stored (compressed_text.py)
             [(first + i, *row[:_TEXT], self.texts.encode(row.text), *row[_TEXT + 1 :]) for i, row in enumerate(rows)],
         )

@@ -1,4 +1,5 @@
-"""What publishing to a team index reads of the catalog: every unit with its chunk, file, session and vector."""
+"""What publishing to a team index reads of the catalog: every unit with its chunk, file and session (its vector is
+the vector file's: VectorIndex.stored_vectors)."""
 
 from __future__ import annotations
 
@@ -27,18 +28,16 @@ class PublishRow(NamedTuple):
     cwd: str | None
     parent_key: str | None
     title: str | None
-    vector: bytes | None  # as the catalog stores it (vector_snapshot.decode_vector), of `model`; None: none yet
 
 
 class PublishReads(CatalogConnection):
-    def publish_rows(self, model: str) -> Iterator[PublishRow]:
+    def publish_rows(self) -> Iterator[PublishRow]:
         """Every unit, streamed, a session's messages together and in order (redaction reads them as a sequence)."""
         sql = """SELECT u.id, u.text, u.kind, COALESCE(u.format, ''), u.session_key, u.message_id, u.role, u.ts, u.seq,
                         COALESCE(u.position, c.line_start), c.heading, f.path, s.session_id, s.cwd, s.parent_key,
-                        s.title, v.vec
+                        s.title
                  FROM plain_units u JOIN chunks c ON c.id = u.chunk_id JOIN files f ON f.id = u.file_id
                  LEFT JOIN sessions s ON s.key = u.session_key
-                 LEFT JOIN vectors v ON v.hash = u.embed_text_hash AND v.model = ?
                  ORDER BY u.file_id, u.session_key, u.seq, u.id"""
-        for row in self._tuples(sql, (model,)):
+        for row in self._tuples(sql, ()):
             yield PublishRow._make(row)

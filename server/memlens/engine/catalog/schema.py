@@ -8,16 +8,19 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import NamedTuple
 
-TABLES = frozenset(
-    {"meta", "files", "aliases", "sessions", "chunks", "units", "vectors", "words", "roots", "text_dictionaries"}
-)
+TABLES = frozenset({"meta", "files", "aliases", "sessions", "chunks", "units", "words", "roots", "text_dictionaries"})
 
 # 2: files rows keep where an appended tail is re-parsed from, and orphaned counts; 3: units' texts and words may be
-# stored compressed (compressed_text.py), which a memlens of version 2 could not read: it rebuilds the catalog
-SCHEMA_VERSION = 3
+# stored compressed (compressed_text.py), which a memlens of version 2 could not read: it rebuilds the catalog; 4: no
+# `vectors` table, the vector file beside the catalog holds each vector (vectors/vector_index.py), which a memlens of
+# version 3 could not find: it rebuilds the catalog (and embeds again)
+SCHEMA_VERSION = 4
 # Versions a catalog is brought to SCHEMA_VERSION from without a rebuild: from 2 the new table is created at open
 # and the writer compresses the texts already there (compressed_text.py) a batch at a time, readers reading both.
-MIGRATED_VERSIONS = frozenset({"2"})
+# A catalog of 2 or 3 keeps its `vectors` table, and the version that names it (LEGACY_VECTORS_VERSION), until the
+# writer has written its vectors into the vector file (VectorIndex: `Catalog.finish_vector_migration`).
+MIGRATED_VERSIONS = frozenset({"2", "3"})
+LEGACY_VECTORS_VERSION = 3
 # What the parsers make of a file. Bump it when they read more of the same files (2: tool results became units): an
 # index parsed by another version re-reads every file on its next sync — its ids and vectors kept where the text is
 # the same — instead of answering without what the older parsers left out until a `reindex --full`.
@@ -85,18 +88,12 @@ CREATE TABLE IF NOT EXISTS units (
     line_end INTEGER,
     uuid TEXT,
     text TEXT NOT NULL,               -- what is shown and keyword-indexed (maybe compressed: read plain_units)
-    embed_text_hash TEXT NOT NULL     -- key into vectors: sha1 of the embedded text
+    embed_text_hash TEXT NOT NULL     -- sha1 of the embedded text: finds its vector in the vector file
 );                                    -- and ADDED_COLUMNS below
 CREATE INDEX IF NOT EXISTS units_file ON units(file_id);
 CREATE INDEX IF NOT EXISTS units_chunk ON units(chunk_id);
 CREATE INDEX IF NOT EXISTS units_session ON units(session_key, seq);
 CREATE INDEX IF NOT EXISTS units_hash ON units(embed_text_hash);
-CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, model TEXT NOT NULL, vec BLOB NOT NULL);
--- the texts of deleted units: their vectors may be unused now (vectors.py drop_unused_vectors looks at these only)
-CREATE TABLE IF NOT EXISTS unused_hashes (hash TEXT PRIMARY KEY);
-CREATE TRIGGER IF NOT EXISTS units_deleted AFTER DELETE ON units BEGIN
-    INSERT OR IGNORE INTO unused_hashes (hash) VALUES (old.embed_text_hash);
-END;
 -- zstd dictionaries the units' compressed texts and words name by number (compressed_text.py); never changed
 CREATE TABLE IF NOT EXISTS text_dictionaries (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS words (stem TEXT PRIMARY KEY, surface TEXT NOT NULL, vec BLOB);  -- vocabulary.py
@@ -140,7 +137,7 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("dup_key", "TEXT"),
         ("question", "REAL"),
         ("error", "INTEGER"),  # a tool result's `error` (sources/tool_output.py): 1 when it failed
-        ("vector_ready", "INTEGER"),  # 1 once the unit's text has a vector for the model in meta vector_ready_model
+        ("vector_ready", "INTEGER"),  # 1 once the vector file of the model in meta vector_ready_model holds its row
         ("queue_ts", "REAL"),  # the embedding queue's order, newest first: the message's time, else its file's mtime
     ),
     "words": (("near", "TEXT"), ("near_floor", "REAL")),
@@ -149,6 +146,11 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     # of every unit (0.4 s at a million messages). NULL `messages`: not yet worked out (a catalog from before them)
     "sessions": (("messages", "INTEGER"), ("first_ts", "REAL"), ("last_ts", "REAL")),
 }
+# What a catalog of LEGACY_VECTORS_VERSION held besides: each text's vector, and the texts of deleted units (to drop
+# the vectors no unit used any more). Dropped once the vector file holds the vectors (`finish_vector_migration`).
+LEGACY_VECTOR_TABLES = (
+    "DROP TRIGGER IF EXISTS units_deleted; DROP TABLE IF EXISTS unused_hashes; DROP TABLE IF EXISTS vectors;"
+)
 AFTER_ADDED_COLUMNS = (
     "CREATE INDEX IF NOT EXISTS files_identity ON files(ino, dev);"
     "CREATE INDEX IF NOT EXISTS units_without_facts ON units(id) WHERE words IS NULL;"

@@ -247,13 +247,10 @@ class Indexer:
         return count
 
     def collect_garbage(self) -> None:
-        """Drop the cached vectors the units deleted since the last time left unused (the catalog lists their texts
-        as it deletes them: the cost is the deletions', not the index's). Run after a whole sync, never between its
-        parts, so a file that moved (deleted here, added there) keeps its vectors."""
+        """Forget the vectors of the rows removed during a whole sync (VectorWriter.mirror keeps them for a file that
+        moved: deleted here, added there). Run after a whole sync, never between its parts."""
         with self._writing():
-            if self.catalog.unused_vectors_possible():
-                with self.catalog.transaction() as db:
-                    self.catalog.drop_unused_vectors(db)
+            self.embedding.forget_removed()
 
     def remove_paths(self, paths: Iterable[Path]) -> SyncReport:
         """Purge files that disappeared (watcher events); their vectors stay until `collect_garbage`."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
@@ -23,12 +23,13 @@ from memlens.engine.progress import Progress, RateMeter
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_file import text_hash_bytes
 from memlens.engine.vectors.vector_index import VectorIndex
-from memlens.engine.vectors.vector_snapshot import encode_vectors, unit_vector_row, vector_rows
+from memlens.engine.vectors.vector_snapshot import VectorRow, decode_vector, encode_vector, unit_vector_row
 
 if TYPE_CHECKING:
-    import numpy as np
+    pass
 
 EMBED_BATCH = 256
+REMEMBERED_ROWS = 100_000  # at most this many removed rows are kept for a moved file (580 bytes each)
 
 
 class VectorWriter:
@@ -53,6 +54,9 @@ class VectorWriter:
         self._pending: int | None = None  # cached count of texts without a vector
         self._pending_words: int | None = None  # cached count of words without a vector or nearest words
         self._words_epoch = 0  # bumped by every change to the words (see pending_words)
+        # the vectors (vector_snapshot.encode_vector's form) of the rows removed during a whole sync, by text hash: a
+        # file that moved is deleted before its new name is read, in another commit (`mirror`, `forget_removed`)
+        self._removed: dict[bytes, bytes] = {}
 
     def embed_pending(
         self,
@@ -102,7 +106,6 @@ class VectorWriter:
     ) -> tuple[int, int]:
         """(units embedded, batches run): embed_pending's unit part, run under the writer's lock it holds."""
         assert self.embedder is not None
-        model = self.embedder.name
         total = self.pending()
         if total == 0:
             return 0, 0
@@ -110,14 +113,17 @@ class VectorWriter:
         meter = RateMeter()
         previous: set[int] = set()
         while not (cancel is not None and cancel.is_set()) and (max_batches is None or batches < max_batches):
-            missing = self.catalog.missing_vectors(model, EMBED_BATCH)
+            missing = self.catalog.missing_vectors(EMBED_BATCH)
             if not missing or previous.intersection(unit_id for _, unit_id in missing):
                 break  # an empty queue, or a batch that did not leave it (never expected): stop rather than loop
             previous = {unit_id for _, unit_id in missing}
             units = self.catalog.units_by_id([unit_id for _, unit_id in missing])
             matrix = self.embedder.embed([units[unit_id]["text"][:EMBED_TEXT_CHARS] for _, unit_id in missing])
             hashes = [h for h, _ in missing]
-            self._store(model, hashes, matrix)
+            vector_of = dict(zip(hashes, matrix, strict=True))
+            rows = [unit_vector_row(unit, vector_of[unit[6]]) for unit in self.catalog.units_of_texts(hashes)]
+            if not self._commit_rows(add=rows, texts=hashes):
+                break  # the rows could not be written (a full disk...): the units wait, searchable here meanwhile
             done += len(missing)
             batches += 1
             if progress is not None:
@@ -126,23 +132,34 @@ class VectorWriter:
             self.persist()
         return done, batches
 
-    def _store(self, model: str, hashes: list[str], matrix: np.ndarray) -> None:
-        """Durable before ready: the rows of every unit with these texts go to the vector file (its log appended
-        and fsynced, or the file written afresh once a long run grew it: `grown`) under the stamp the catalog's
-        commit will give it, and only then does that commit store the vectors and take the units off the queue. A
-        crash between the two leaves rows the catalog does not count: the stamps disagree, the file is read again
-        from the catalog at the next open and the units are embedded again, never given a wrong vector."""
-        vector_of = dict(zip(hashes, matrix, strict=True))
-        rows = [unit_vector_row(unit, vector_of[unit[6]]) for unit in self.catalog.units_of_texts(hashes)]
+    def _commit_rows(
+        self,
+        *,
+        add: list[VectorRow],
+        remove: Iterable[int] = (),
+        texts: Sequence[str] = (),
+        units: Sequence[int] = (),
+    ) -> bool:
+        """Durable before ready: the rows change in memory, then in the vector file (its log appended and fsynced,
+        or the file written afresh once it grew by an eighth: `grown`) under the stamp the catalog's next commit
+        gives it, and only then does that commit take off the queue the units of `texts` and the `units`. A crash
+        between the two leaves rows the catalog does not count: the stamps disagree, and the next load matches
+        the file's rows to the units by id and text hash (VectorIndex) and marks those it holds: at worst a unit is
+        embedded again, never given a wrong vector. False when the rows could not be written: nothing is marked."""
+        assert self.embedder is not None
         token = uuid.uuid4().hex
         with self.catalog.read_snapshot():
             stamp = self.catalog.vector_stamp(token=token)
-        self.vectors.update(add=rows)
-        if self.may_write():
-            self.vectors.persist(self.catalog, model, force=self.vectors.grown(), stamp=stamp)
+        self.vectors.update(remove=remove, add=add)
+        if not self.may_write():
+            return False
+        self.vectors.persist(self.catalog, self.embedder.name, force=self.vectors.grown(), stamp=stamp)
+        if not self.vectors.on_disk(stamp):
+            return False
         with self.catalog.transaction() as db:
-            self.catalog.store_vectors(db, model, list(zip(hashes, encode_vectors(matrix), strict=True)), token=token)
+            self.catalog.mark_vectors_ready(db, token=token, texts=texts, units=units)
         self._pending = None
+        return True
 
     def persist(self, force: bool = False) -> bool:
         """Bring the vector file beside the catalog up to the rows in memory, when due (see VectorIndex.persist)."""
@@ -159,11 +176,13 @@ class VectorWriter:
             return self.vectors.compact(self.catalog, self.embedder.name)
 
     def mirror(self, *, added: Mapping[int, sqlite3.Row], deleted: Iterable[int]) -> None:
-        """After a catalog commit: the vector rows follow its units, and the cached backlog counts are dropped (the
-        commit may have collected new words). An added unit whose text a row holds gets that row's vector (a
-        re-parsed file's units find theirs among the rows of the units it replaced, which go in the same update):
-        no catalog read; the catalog's copy serves only a text no row holds."""
+        """After a catalog commit: the vector rows follow its units (`_commit_rows`), and the cached backlog counts
+        are dropped (the commit may have collected new words). An added unit whose text a row holds gets that
+        row's vector: a re-parsed file's units find theirs among the rows of the units it replaced (removed in the
+        same update), a file that moved among the rows removed earlier in the sync (`_removed`). The others wait to
+        be embedded."""
         self.forget_counts()
+        deleted = list(deleted)
         if self.embedder is None:
             self.vectors.update(remove=deleted)
             return
@@ -173,15 +192,22 @@ class VectorWriter:
             for unit_id, row in added.items()
         ]  # fmt: skip
         held = self.vectors.vectors_of_texts(text_hash_bytes(unit[6]) for unit in units)
-        rows, others = [], []
+        rows: list[VectorRow] = []
         for unit in units:
-            vector = held.get(text_hash_bytes(unit[6]))
-            if vector is None:
-                others.append(unit[0])
-            else:
+            text_hash = text_hash_bytes(unit[6])
+            vector = held.get(text_hash)
+            if vector is None and text_hash in self._removed:
+                vector = decode_vector(self._removed[text_hash], self.vectors.dim)
+            if vector is not None:
                 rows.append(unit_vector_row(unit, vector))
-        rows += vector_rows(self.catalog, self.embedder.name, "id", others, dim=self.vectors.dim)
-        self.vectors.update(remove=deleted, add=rows)
+        if deleted and len(self._removed) < REMEMBERED_ROWS:
+            for text_hash, vector in self.vectors.vectors_of_units(deleted).items():
+                self._removed.setdefault(text_hash, encode_vector(vector))
+        self._commit_rows(remove=deleted, add=rows, units=[row.unit_id for row in rows])
+
+    def forget_removed(self) -> None:
+        """A whole sync is over: the rows it removed are no longer looked up for units added later."""
+        self._removed.clear()
 
     def forget_counts(self) -> None:
         """The catalog changed (this writer's commit, or another process's): the cached counts are stale."""
@@ -196,9 +222,12 @@ class VectorWriter:
         pending = self._pending
         if pending is None:
             with self.lock:
-                if self.may_write():
-                    self.catalog.keep_vector_queue_for(self.embedder.name)
-                pending = self.catalog.texts_without_vector(self.embedder.name)
+                if self.may_write() and self.catalog.keep_vector_queue_for(self.embedder.name):
+                    # the file's rows are matched to the units again now, marking those they hold, before the count
+                    self.vectors.load(self.catalog, self.embedder.name)
+                    len(self.vectors)
+                len(self.vectors)  # loaded first: loading may find units whose rows the file lost, and queue them
+                pending = self.catalog.texts_without_vector()
                 # cached under the lock: a write that lands right after it resets the cache, never the other way
                 # round (set after the lock, a count from before a write outlived it: the backlog looked empty,
                 # nothing was embedded and `indexing` read false with texts still waiting)

@@ -24,7 +24,6 @@ from memlens.engine.lazy import lazy_module
 from memlens.engine.redact import redact, redact_sequence, redact_title
 from memlens.engine.team.team_catalog import VECTOR_DIM, TeamCatalog, as_timestamp
 from memlens.engine.vectors.embedder import Embedder
-from memlens.engine.vectors.vector_snapshot import decode_vector
 from memlens.wire.team import PublishResponse
 
 if TYPE_CHECKING:
@@ -61,10 +60,16 @@ class OutgoingUnit:
 
 
 def outgoing_units(
-    catalog: Catalog, visibility: Visibility, *, model: str | None, embedder: Embedder | None
+    catalog: Catalog,
+    visibility: Visibility,
+    *,
+    model: str | None,
+    embedder: Embedder | None,
+    stored_vectors: Callable[[list[int]], dict[int, np.ndarray]],
 ) -> Iterator[OutgoingUnit]:
-    """The visible units, redacted, with the vectors that may leave (see the module's docstring)."""
-    rows = (r for r in catalog.publish_rows(model or "") if not _hidden(r, visibility))
+    """The visible units, redacted, with the vectors that may leave (see the module's docstring). `stored_vectors`:
+    the vectors the index holds of some units, by id (VectorIndex.stored_vectors), asked a session at a time."""
+    rows = (r for r in catalog.publish_rows() if not _hidden(r, visibility))
     for _, group in itertools.groupby(rows, key=lambda r: (r.path, r.session_key)):
         units = list(group)
         texts = [u.text for u in units]
@@ -73,8 +78,9 @@ def outgoing_units(
         # embedded again only for a team that takes this machine's vectors (`model` is then the team's)
         again = _embedded_again([masked[i] for i in changed], embedder if model else None)
         fresh = dict(zip(changed, again, strict=False))  # none at all without a model
+        stored = stored_vectors([unit.unit_id for unit in units]) if model else {}
         for i, unit in enumerate(units):
-            vector = decode_vector(unit.vector, VECTOR_DIM) if unit.vector is not None and model else None
+            vector = stored.get(unit.unit_id)
             if i in changed:
                 vector = fresh.get(i)
             yield OutgoingUnit(

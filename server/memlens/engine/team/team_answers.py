@@ -16,6 +16,7 @@ from memlens.engine.team.team_catalog import TeamCatalog, TeamRefused, TeamSchem
 from memlens.engine.team.team_connections import TeamConnections
 from memlens.engine.team.team_search import TeamQuery, team_results, team_sessions, unreachable, with_team
 from memlens.engine.vectors.embedder import Embedder, ModelUnavailable
+from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.errors import InvalidRequest
 from memlens.settings import Settings
 from memlens.wire import SearchResponse
@@ -29,6 +30,7 @@ class TeamSource(Protocol):
     settings: Settings
     workspaces: list[Path]
     embedder: Embedder | None
+    vectors: VectorIndex
     team_connections: TeamConnections
 
     def visibility(self) -> Visibility: ...
@@ -55,7 +57,13 @@ def publish_units(engine: TeamSource, url: str, *, publisher: str | None, projec
     visibility = engine.visibility()
 
     def units(vectors_of: str | None) -> Iterator[OutgoingUnit]:
-        return outgoing_units(engine.catalog, visibility, model=vectors_of, embedder=engine.embedder)
+        return outgoing_units(
+            engine.catalog,
+            visibility,
+            model=vectors_of,
+            embedder=engine.embedder,
+            stored_vectors=engine.vectors.stored_vectors,
+        )
 
     with TeamCatalog.open(url) as team:
         return publish(team, target, units, model=model, local_units=engine.catalog.unit_count())

@@ -51,6 +51,7 @@ log = logging.getLogger(__name__)
 # 06: each row's text hash; a file of an older layout is rebuilt (05: int8 rows and their remainders in fifteenths,
 # 04: remainders in sixteenths, 03: with float16 rows, 02: with float32 rows, 01: float32 rows only)
 MAGIC = b"MLVEC06\n"
+HASHLESS_MAGIC = b"MLVEC05\n"  # the same layout without the hashes: read only to move a catalog's vectors into a file
 FAMILY = b"MLVEC"
 ALIGN = 4096
 WRITE_ROWS = 8192  # the matrix is written in slices of this many rows: never a second full copy in memory
@@ -77,7 +78,7 @@ class StoredRows:
     ts: np.ndarray
     seq: np.ndarray
     categories: dict[str, Labels]  # one per name in CATEGORIES
-    hashes: np.ndarray  # uint8 [n, HASH_BYTES]: each row's text hash (text_hash_bytes)
+    hashes: np.ndarray | None  # uint8 [n, HASH_BYTES]: each row's text hash (text_hash_bytes); None: HASHLESS_MAGIC
     stamp: str = ""  # the catalog stamp the file was written at
     log_id: str = ""  # names the file's log of later changes (vector_log.py); "" in a file from before logs
 
@@ -201,11 +202,12 @@ def sync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows | None:
+def read(path: Path, *, stamp: str | None, model: str, dim: int, hashless: bool = False) -> StoredRows | None:
     """The rows, or None when the file is missing, stale (stamp, model, dimension) or damaged: never raises.
-    `stamp` None: whatever stamp the file records (its log may carry it on)."""
+    `stamp` None: whatever stamp the file records (its log may carry it on). `hashless`: a file of the layout before
+    the hashes is read too (its `hashes` None)."""
     try:
-        return _read(path, stamp=stamp, model=model, dim=dim)
+        return _read(path, stamp=stamp, model=model, dim=dim, hashless=hashless)
     except FileNotFoundError:
         return None
     except Exception as exc:  # damaged in any way: the caller rebuilds from the catalog
@@ -240,11 +242,12 @@ def read_current(
     return rows, changes
 
 
-def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows | None:
+def _read(path: Path, *, stamp: str | None, model: str, dim: int, hashless: bool) -> StoredRows | None:
     with path.open("rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         head = handle.read(len(MAGIC) + 4)
-        if head[: len(MAGIC)] != MAGIC:
+        hashed = head[: len(MAGIC)] == MAGIC
+        if not hashed and not (hashless and head[: len(MAGIC)] == HASHLESS_MAGIC):
             if head.startswith(FAMILY):
                 log.info("vector file %s has an older layout; rebuilding it", path)
                 return None
@@ -262,7 +265,12 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows 
         for name, (offset, nbytes) in sections.items():
             if offset + nbytes > size:
                 raise ValueError(f"truncated: section {name} ends at {offset + nbytes}, the file at {size}")
-        if {name: nbytes for name, (_, nbytes) in sections.items()} != _section_sizes(count, dim):
+        expected = _section_sizes(count, dim)
+        small_names = SMALL
+        if not hashed:
+            del expected["hashes"]
+            small_names = tuple(name for name in SMALL if name != "hashes")
+        if {name: nbytes for name, (_, nbytes) in sections.items()} != expected:
             raise ValueError("section sizes disagree with the row count")
         small: dict[str, np.ndarray] = {}
         checksum = 0
@@ -271,7 +279,7 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows 
         # stay the page cache's. The file is never written in place (a rewrite is a new file, renamed over it), so
         # a mapping always sees the file whose header was checked above.
         mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        for name in SMALL:
+        for name in small_names:
             offset, nbytes = sections[name]
             dtype = np.dtype(_dtype(name))
             stored = np.frombuffer(mapped, dtype=dtype, count=nbytes // dtype.itemsize, offset=offset)
@@ -312,7 +320,7 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int) -> StoredRows 
         ts=small["ts"].astype(np.float64, copy=False),
         seq=small["seq"].astype(np.int64, copy=False),
         categories=categories,
-        hashes=small["hashes"],
+        hashes=small["hashes"] if hashed else None,
         stamp=str(header["stamp"]),
         log_id=str(header.get("log", "")),
     )

@@ -28,6 +28,7 @@ import functools
 import logging
 import math
 import threading
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -111,6 +112,27 @@ class _UnitColumns:
         for column, value in zip(self.codes, (kind, fmt, role, session), strict=True):
             self.codes[column].append(self.names[column].code(str(value)))
 
+    def id_column(self) -> np.ndarray:
+        ids: np.ndarray = np.frombuffer(self.ids, np.int64)
+        return ids
+
+    def hash_column(self) -> np.ndarray:
+        hashes: np.ndarray = np.frombuffer(self.hashes, np.uint8).reshape(-1, vector_file.HASH_BYTES)
+        return hashes
+
+    def facets(self, present: np.ndarray) -> dict[str, Any]:
+        """The columns of a snapshot but its rows and codes, of the units `present` (a mask) keeps."""
+        return {
+            "ids": self.id_column()[present],
+            "ts": np.frombuffer(self.ts, np.float64)[present],
+            "seq": np.frombuffer(self.seq, np.int64)[present],
+            "hashes": self.hash_column()[present],
+            **{
+                name: Labels(np.frombuffer(self.codes[name], np.int32)[present], self.names[name])
+                for name in self.names
+            },
+        }
+
     def snapshot(self, base: QuantizedRows, present: np.ndarray) -> VectorSnapshot:
         """The snapshot of the rows in `present` (a mask over the rows added), whose vectors are `base`."""
 
@@ -131,12 +153,47 @@ class _UnitColumns:
             session=labels("session"),
             ts=column(self.ts, np.float64),
             seq=column(self.seq, np.int64),
-            hashes=np.frombuffer(self.hashes, np.uint8).reshape(-1, vector_file.HASH_BYTES)[present],
+            hashes=self.hash_column()[present],
         )
 
 
 def _never() -> bool:
     return False
+
+
+def reconciled(rows: VectorSnapshot, units: _UnitColumns) -> VectorSnapshot:
+    """The rows of `units` that `rows` can give: a unit gets the row of its own id when that row holds its text's
+    hash, else any row holding that hash (a row is the vector of its text, whichever unit it was made for), else
+    none (it waits to be embedded). So rows of deleted units serve the units that replaced them, and a row whose id
+    SQLite gave to a unit with another text never gives that unit a wrong vector. Keys of 8 bytes find the
+    candidates; whole hashes decide."""
+    unit_ids, unit_hashes = units.id_column(), units.hash_column()
+    found = np.full(len(unit_ids), -1, np.int64)
+    if len(rows.ids) and len(unit_ids):
+        slots = np.minimum(np.searchsorted(rows.sorted_ids, unit_ids), len(rows.ids) - 1)
+        same = rows.sorted_ids[slots] == unit_ids
+        candidates = rows.order[slots]
+        same &= (rows.hashes[candidates] == unit_hashes).all(axis=1)
+        found[same] = candidates[same]
+        others = np.flatnonzero(~same & unit_hashes.any(axis=1))
+        if len(others):
+            keys = np.ascontiguousarray(rows.hashes[:, :8]).view("<u8").ravel()
+            by_key = np.argsort(keys, kind="stable")
+            wanted = np.ascontiguousarray(unit_hashes[others, :8]).view("<u8").ravel()
+            slots = np.minimum(np.searchsorted(keys[by_key], wanted), len(keys) - 1)
+            candidates = by_key[slots]
+            hit = (keys[candidates] == wanted) & (rows.hashes[candidates] == unit_hashes[others]).all(axis=1)
+            found[others[hit]] = candidates[hit]
+    present = found >= 0
+    if not present.any():
+        return VectorSnapshot.empty(rows.base.dim)
+    return dataclasses.replace(rows.at(found[present]), **units.facets(present))
+
+
+def stamp_after(stamp: str, token: str) -> str:
+    """The catalog stamp `stamp` (Catalog.vector_stamp) once a commit sets the vector token `token`."""
+    generation, _, count = stamp.split(":")
+    return f"{generation}:{token}:{count}"
 
 
 def code_candidates(codes: np.ndarray, query: np.ndarray, depth: int, *, mask: np.ndarray | None = None) -> np.ndarray:
@@ -256,20 +313,69 @@ class VectorIndex:
             self._snapshot = None
 
     def _open(self, catalog: Catalog, model: str) -> VectorSnapshot:
+        """The rows at the catalog's state: the file and its log when they are at the catalog's stamp; otherwise
+        the rows they hold matched to the catalog's units (`reconciled`: a crash between the file and the catalog,
+        a damaged file or log loses only what it alone held, whose units wait to be embedded again), or, in a
+        catalog that still has its `vectors` table (schema 3), its vectors. The writer then writes the file afresh
+        and only then marks in the catalog the units it holds a row of (dropping the `vectors` table)."""
         assert self._file is not None
         with catalog.read_snapshot():
             stamp = catalog.vector_stamp()
-            stored = vector_file.read_current(self._file, stamp=stamp, model=model, dim=self.dim)
+            legacy = catalog.holds_legacy_vectors()
+            stored = None if legacy else vector_file.read_current(self._file, stamp=stamp, model=model, dim=self.dim)
             if stored is not None:
                 rows, changes = stored
                 self._file_current, self._file_stamp, self._log_id = True, stamp, rows.log_id
                 self._journal = [] if rows.log_id else None  # a file from before logs is written afresh
                 self._log_bytes = changes.size if changes is not None and changes.stamp is not None else 0
                 return VectorSnapshot.stored(rows).replayed(changes.steps if changes is not None else [])
-            snapshot = self._read(catalog, model)
-        if self.may_write():
-            return self._write(snapshot, stamp, model)
-        return snapshot
+            units = _UnitColumns()
+            for unit in catalog.vector_units():
+                units.add(unit)
+            snapshot = self._legacy_rows(catalog, model, stamp, units) if legacy else self._held_rows(model, units)
+        if not self.may_write():
+            return snapshot
+        token = uuid.uuid4().hex
+        written = self._write(snapshot, stamp_after(stamp, token), model)
+        # the rows are on disk: the catalog may count them
+        if self._file_current and catalog.vector_file_written(
+            stamp=stamp, token=token, ready=written.ids.tolist(), legacy=legacy
+        ):
+            log.info("vector file %s written: %d of %d units have their rows", self._file, len(written.ids), len(units))
+        return written
+
+    def _held_rows(self, model: str, units: _UnitColumns) -> VectorSnapshot:
+        """The rows the file and its log hold (whatever stamp they reached; the whole records of a torn log),
+        matched to the units (`reconciled`); none from a file missing, damaged or of another layout."""
+        assert self._file is not None
+        stored = vector_file.read(self._file, stamp=None, model=model, dim=self.dim)
+        if stored is None or stored.hashes is None:
+            return reconciled(VectorSnapshot.empty(self.dim), units)
+        rows = VectorSnapshot.stored(stored)
+        if stored.log_id:
+            try:
+                changes = vector_log.read(vector_log.log_for(self._file), stored.log_id, self.dim)
+            except OSError as exc:
+                log.warning("vector log beside %s is unreadable (%s)", self._file, exc)
+                changes = None
+            if changes is not None:
+                rows = rows.replayed(changes.steps)
+        return reconciled(rows, units)
+
+    def _legacy_rows(self, catalog: Catalog, model: str, stamp: str, units: _UnitColumns) -> VectorSnapshot:
+        """A schema-3 catalog's rows: a vector file at its stamp (its rows are its units', so a file from before
+        the hashes gets theirs by id), else the catalog's `vectors` table."""
+        assert self._file is not None
+        stored = vector_file.read(self._file, stamp=stamp, model=model, dim=self.dim, hashless=True)
+        if stored is None:
+            return self._read(catalog, model, units)
+        slots = np.searchsorted(units.id_column(), stored.ids)  # a current file's ids are all units'
+        if len(slots) and (slots.max() >= len(units) or not np.array_equal(units.id_column()[slots], stored.ids)):
+            return self._read(catalog, model, units)
+        hashes = units.hash_column()[slots]
+        if stored.hashes is not None and not np.array_equal(stored.hashes, hashes):
+            return self._read(catalog, model, units)
+        return reconciled(VectorSnapshot.stored(stored, hashes=hashes), units)
 
     def _write(self, snapshot: VectorSnapshot, stamp: str, model: str) -> VectorSnapshot:
         """Under the lock: write `snapshot` as the vector file (with an empty log) and return it read from there
@@ -348,25 +454,22 @@ class VectorIndex:
         self._log_bytes = size
         return True
 
-    def _read(self, catalog: Catalog, model: str) -> VectorSnapshot:
-        """Every unit with a vector, from SQLite: the units' columns first, then each cached vector quantised
-        straight into the rows of the units that use it, a block at a time. Neither a float copy of the whole matrix
-        nor a tuple per unit is held: at 980,000 rows they were 1.5 GB and 0.6 GB, and a rebuild (an index from an
-        older layout, a damaged vector file) peaked at 2.7 GB."""
-        units = _UnitColumns()
-        row_of: dict[str, int] = {}  # the first unit with each text; the few sharing one are copied after
+    def _read(self, catalog: Catalog, model: str, units: _UnitColumns) -> VectorSnapshot:
+        """Every unit with a vector in a schema-3 catalog's `vectors` table: each vector quantised straight into
+        the rows of the units that use it, a block at a time. Neither a float copy of the whole matrix nor a tuple
+        per unit is held: at 980,000 rows they were 1.5 GB and 0.6 GB, and a rebuild peaked at 2.7 GB."""
+        row_of: dict[bytes, int] = {}  # the first unit with each text; the few sharing one are copied after
         shared: list[tuple[int, int]] = []
-        for position, unit in enumerate(catalog.vector_units()):
-            units.add(unit)
-            first = row_of.setdefault(unit[6], position)
+        for position, text_hash in enumerate(units.hash_column()):
+            first = row_of.setdefault(text_hash.tobytes(), position)
             if first != position:
                 shared.append((position, first))
         rows = QuantizedRows.allocated(len(units), self.dim)
         present = np.zeros(len(units), dtype=bool)
         slots: list[int] = []
         vectors: list[np.ndarray] = []
-        for digest, blob in catalog.cached_vectors(model):
-            slot = row_of.get(digest)
+        for digest, blob in catalog.legacy_vectors(model):
+            slot = row_of.get(vector_file.text_hash_bytes(digest))
             vector = decode_vector(blob, self.dim) if slot is not None else None
             if slot is not None and vector is not None:
                 slots.append(slot)
@@ -389,9 +492,33 @@ class VectorIndex:
             rows = rows.take(present)
         return units.snapshot(rows, present)
 
+    def stored_vectors(self, unit_ids: list[int]) -> dict[int, np.ndarray]:
+        """The vector held of each given unit that has one, as float32 from its int8 values and remainders: the
+        rows quantise to themselves, so these are the vectors a schema-3 catalog kept (publishing sends them)."""
+        snapshot = self._current()
+        positions, ids = snapshot.rows_of(unit_ids)
+        if not ids:
+            return {}
+        rows = snapshot.refined_rows(positions)
+        return dict(zip(ids, rows, strict=True))
+
     def vectors_of_texts(self, hashes: Iterable[bytes]) -> dict[bytes, np.ndarray]:
         """The vector held here of each text hash (VectorSnapshot.vectors_of_texts)."""
         return self._current().vectors_of_texts(hashes)
+
+    def vectors_of_units(self, unit_ids: list[int]) -> dict[bytes, np.ndarray]:
+        """The vectors held of the given units, by their texts' hashes."""
+        snapshot = self._current()
+        positions, ids = snapshot.rows_of(unit_ids)
+        if not ids:
+            return {}
+        rows = snapshot.refined_rows(positions)
+        return {snapshot.hashes[p].tobytes(): row for p, row in zip(positions.tolist(), rows, strict=True)}
+
+    def on_disk(self, stamp: str) -> bool:
+        """Whether the vector file and its log hold exactly the rows held here, at `stamp` (`persist`)."""
+        with self._lock:
+            return self._file_current and self._file_stamp == stamp and not self._journal
 
     def update(self, remove: Iterable[int] = (), add: Iterable[VectorRow] = ()) -> None:
         remove_ids = np.fromiter(remove, np.int64)

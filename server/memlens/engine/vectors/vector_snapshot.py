@@ -15,7 +15,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memlens.engine.catalog import Catalog
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_file
 from memlens.engine.vectors.labels import Labels
@@ -105,7 +104,11 @@ class VectorSnapshot:
         )
 
     @staticmethod
-    def stored(rows: vector_file.StoredRows) -> VectorSnapshot:
+    def stored(rows: vector_file.StoredRows, *, hashes: np.ndarray | None = None) -> VectorSnapshot:
+        """The file's rows; `hashes`: their text hashes, for a file from before it kept them (`rows.hashes` None)."""
+        hashes = rows.hashes if hashes is None else hashes
+        if hashes is None:
+            raise ValueError("rows without their text hashes")
         return VectorSnapshot(
             ids=rows.ids,
             base=rows.matrix,
@@ -116,7 +119,7 @@ class VectorSnapshot:
             format=rows.categories["format"],
             role=rows.categories["role"],
             session=rows.categories["session"],
-            hashes=rows.hashes,
+            hashes=hashes,
         )
 
     def as_step(self, removed: np.ndarray) -> LogStep:
@@ -211,6 +214,11 @@ class VectorSnapshot:
         )
         return self._with(columns, extra, where)
 
+    def at(self, positions: np.ndarray) -> VectorSnapshot:
+        """The rows at `positions` (any order, repeats allowed), sharing these rows' storage."""
+        columns = (column[positions] for column in self.small_columns())
+        return self._with(columns, self.extra, self.physical()[positions])
+
     def take(self, keep: np.ndarray) -> VectorSnapshot:
         """The rows where `keep` (a mask) holds; np.compress copies the 2-d codes about twice as fast as a mask."""
         columns = (
@@ -293,6 +301,15 @@ class VectorSnapshot:
         added = 0 if self.extra is None else len(self.extra)
         return added + len(self.base) - int(np.count_nonzero(self.where < len(self.base)))
 
+    def refined_rows(self, positions: np.ndarray) -> np.ndarray:
+        """The rows at `positions` as float32 from their int8 values and remainders (rows that quantise to
+        themselves: quantized_rows.py)."""
+        return refined_rows(
+            self.value_rows(positions),
+            self._gather(positions, lambda part, rows: part.remainder_rows(rows)),
+            self._gather(positions, lambda part, rows: part.scales[rows]),
+        )
+
     def vectors_of_texts(self, hashes: Iterable[bytes]) -> dict[bytes, np.ndarray]:
         """The vector of each text hash some row here holds (20 bytes each), as float32 rows that quantise to the
         very rows held (quantized_rows.py): a unit with the same text gets the same row, with no embedding and no
@@ -310,12 +327,7 @@ class VectorSnapshot:
                 positions.setdefault(text_hash, position)
         if not positions:
             return {}
-        at = np.fromiter(positions.values(), np.int64, len(positions))
-        rows = refined_rows(
-            self.value_rows(at),
-            self._gather(at, lambda part, rows: part.remainder_rows(rows)),
-            self._gather(at, lambda part, rows: part.scales[rows]),
-        )
+        rows = self.refined_rows(np.fromiter(positions.values(), np.int64, len(positions)))
         return dict(zip(positions, rows, strict=True))
 
     @cached_property
@@ -382,17 +394,6 @@ def unit_vector_row(unit: UnitColumns, vector: np.ndarray) -> VectorRow:
         int(seq) if kind == "transcript" and seq is not None else -1,
         vector_file.text_hash_bytes(str(text_hash)),
     )
-
-
-def vector_rows(catalog: Catalog, model: str, column: str, values: Sequence[object], *, dim: int) -> list[VectorRow]:
-    """Units joined with their cached vectors for `model`, for the units whose `column` ('id' or
-    'embed_text_hash') is in `values`."""
-    rows: list[VectorRow] = []
-    for r in catalog.vector_rows_where(model, column, values):
-        vector = decode_vector(r[6], dim)
-        if vector is not None:
-            rows.append(unit_vector_row((r[0], r[1], r[2], r[3], r[4], r[5], r[8], r[7]), vector))
-    return rows
 
 
 def decode_vector(blob: bytes, dim: int) -> np.ndarray | None:

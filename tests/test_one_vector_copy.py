@@ -1,0 +1,390 @@
+"""One stored copy of each vector: the vector file holds them, the catalog only marks which units have their row.
+
+A crash between any two steps (rows made, rows on disk, units marked; a catalog commit and its rows; a file
+written afresh and its units marked) leaves an index whose next open gives every unit either the vector of its
+own text or none (it is embedded again): never a wrong one. A re-parsed file keeps its vectors without embedding;
+a catalog of schema 3 moves its vectors into the file, with or without a current file beside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memlens.engine.catalog import vectors as catalog_vectors
+from memlens.engine.catalog.schema import SCHEMA_VERSION
+from memlens.engine.engine import Engine
+from memlens.engine.indexing import vector_writer
+from memlens.engine.indexing.ingest import EMBED_TEXT_CHARS
+from memlens.engine.vectors import vector_file, vector_index, vector_log
+from memlens.engine.vectors.embedder import Embedder
+from memlens.engine.vectors.vector_snapshot import encode_vector
+from memlens.settings import Settings
+
+MODEL = "test/text-384"
+
+
+class _TextVectors:
+    """A stand-in model: each text's vector is drawn from a generator seeded by the text, so the vector a unit
+    should hold can be worked out again, and every text it is asked for is counted. The thing under test is where
+    vectors are kept, not the model."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def embed(self, texts: list[str], **_: object) -> list[np.ndarray]:
+        self.asked += texts
+        return [vector_of(text) for text in texts]
+
+
+def vector_of(text: str) -> np.ndarray:
+    seed = int.from_bytes(hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest()[:8], "little")
+    row = np.random.default_rng(seed).standard_normal(384).astype(np.float32)
+    normed: np.ndarray = row / np.linalg.norm(row)
+    return normed
+
+
+class _Crash(BaseException):
+    """What the process dying at that point leaves: nothing after it runs (an open transaction is rolled back)."""
+
+
+def _note(folder: Path, name: str, sections: list[str]) -> Path:
+    path = folder / "memory" / f"{name}.md"
+    body = "\n\n".join(f"## Part {n}\n\n{text}" for n, text in enumerate(sections))
+    path.write_text(f"# {name}\n\n{body}\n")
+    return path
+
+
+TOPICS = [
+    *("payment retries", "search ranking", "deploy checklist", "cache eviction", "schema migration"),
+    *("release trains", "pager duty", "flaky tests", "disk quotas", "token budgets"),
+]
+
+
+def _sections(n: int) -> list[str]:
+    return [f"{TOPICS[n]} detail {k}: why {TOPICS[n]} matters in case {k * 7 + n}." for k in range(6)]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    (folder / "memory").mkdir(parents=True)
+    for n in range(len(TOPICS)):
+        _note(folder, f"note-{n}", _sections(n))
+    return folder
+
+
+@pytest.fixture
+def small_batches(monkeypatch: pytest.MonkeyPatch) -> int:
+    """Embedding batches of 8 texts, so a crash can fall between two of them."""
+    monkeypatch.setattr(vector_writer, "EMBED_BATCH", 8)
+    return 8
+
+
+def _open(workspace: Path, index: Path, model: _TextVectors | None = None) -> Engine:
+    embedder = Embedder(model or _TextVectors(), MODEL, 384, batch_size=16)
+    return Engine([workspace], Settings(), index_dir=index, embedder=embedder)
+
+
+def _rows_against_texts(engine: Engine) -> tuple[list[int], list[int]]:
+    """(units whose row is not their text's vector, units without a row), from a fresh look at the catalog."""
+    ids = [int(r[0]) for r in engine.catalog.db.execute("SELECT id FROM units ORDER BY id")]
+    units = engine.catalog.units_by_id(ids)
+    held = engine.vectors.stored_vectors(ids)
+    wrong = [u for u in ids if u in held and float(held[u] @ vector_of(units[u]["text"][:EMBED_TEXT_CHARS])) < 0.999]
+    return wrong, [u for u in ids if u not in held]
+
+
+def _units_embedded(engine: Engine, model: _TextVectors, since: int = 0) -> list[str]:
+    """The texts `model` was asked for (from its call number `since`) that are units' now (the index's words are
+    embedded too)."""
+    texts = {str(r[0])[:EMBED_TEXT_CHARS] for r in engine.catalog.db.execute("SELECT text FROM plain_units")}
+    return [text for text in model.asked[since:] if text in texts]
+
+
+def _waiting(engine: Engine) -> set[int]:
+    return {int(r[0]) for r in engine.catalog.db.execute("SELECT id FROM units WHERE vector_ready IS NULL")}
+
+
+def _held_units(engine: Engine) -> set[int]:
+    return set(engine.vectors._current().ids.tolist())
+
+
+def _crash_at(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, *, after_calls: int = 0) -> None:
+    """Make `owner.name` crash the process at its call number `after_calls` + 1."""
+    real = getattr(owner, name)
+    calls = [0]
+
+    def crashing(*args: object, **kwargs: object) -> object:
+        calls[0] += 1
+        if calls[0] > after_calls:
+            raise _Crash(name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, crashing)
+
+
+def _finished(engine: Engine) -> None:
+    """A sync finishes the work: every unit holds its text's vector, nothing waits."""
+    engine.sync()
+    wrong, missing = _rows_against_texts(engine)
+    assert not wrong and not missing and not _waiting(engine)
+    assert _held_units(engine) == {int(r[0]) for r in engine.catalog.db.execute("SELECT id FROM units")}
+
+
+# -- a crash between each pair of steps ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("crash", ["before its rows are on disk", "before its units are marked"])
+def test_a_crash_while_embedding_never_leaves_a_wrong_vector(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_batches: int, crash: str
+) -> None:
+    """The first batch lands; the second crashes before its rows reach the file (they are lost: embedded again)
+    or after, before the catalog marks its units (the rows are on disk: the next open marks them)."""
+    index = tmp_path / "index"
+    with _open(workspace, index) as engine:
+        engine.sync(embed=False)
+        units = engine.catalog.unit_count()
+        with monkeypatch.context() as patch:
+            if crash == "before its rows are on disk":
+                _crash_at(patch, vector_index.VectorIndex, "persist", after_calls=1)
+            else:
+                _crash_at(patch, catalog_vectors.VectorTables, "mark_vectors_ready", after_calls=1)
+            with pytest.raises(_Crash):
+                engine.embed_pending()
+    model = _TextVectors()
+    with _open(workspace, index, model) as engine:
+        wrong, missing = _rows_against_texts(engine)
+        assert not wrong
+        kept = small_batches if crash == "before its rows are on disk" else 2 * small_batches
+        assert len(missing) == units - kept and _waiting(engine) == set(missing)
+        _finished(engine)
+        assert len(_units_embedded(engine, model)) == units - kept  # only what was lost
+
+
+@pytest.mark.parametrize("crash", ["before its rows are on disk", "before its units are marked"])
+def test_a_crash_after_a_reparse_commits_never_leaves_a_wrong_vector(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, crash: str
+) -> None:
+    """A file changed: its units are deleted and inserted again (SQLite hands the new units the ids of deleted
+    ones) in one commit; then the mirror step gives the new units the rows of their texts. A crash after that
+    commit leaves the file with rows under ids that now name other texts: matched by hash, none is given."""
+    index = tmp_path / "index"
+    with _open(workspace, index) as engine:
+        engine.sync()
+        last = len(TOPICS) - 1  # the last file read: its units have the highest ids, given again to its new units
+        top = int(engine.catalog.db.execute("SELECT MAX(id) FROM units").fetchone()[0])
+        _note(workspace, f"note-{last}", [*_sections(last), "a new last part about release trains."])
+        with monkeypatch.context() as patch:
+            if crash == "before its rows are on disk":
+                _crash_at(patch, vector_index.VectorIndex, "persist")
+            else:
+                _crash_at(patch, catalog_vectors.VectorTables, "mark_vectors_ready")
+            with pytest.raises(_Crash):
+                engine.sync(embed=False)
+        new_text = engine.catalog.units_by_id([top])[top]["text"]
+        assert "about release trains" in new_text  # the id of a deleted unit, now another text's
+    model = _TextVectors()
+    with _open(workspace, index, model) as engine:
+        wrong, missing = _rows_against_texts(engine)
+        assert not wrong
+        _finished(engine)
+        embedded = _units_embedded(engine, model)
+        assert len(embedded) == 1 and "about release trains" in embedded[0]  # only the new text
+
+
+def test_a_crash_after_the_file_is_written_afresh_before_the_units_are_marked(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = tmp_path / "index"
+    with _open(workspace, index) as engine:
+        engine.sync()
+        with engine.catalog.transaction() as db:
+            engine.catalog.bump_generation(db)  # the file is behind: the next open writes it afresh
+            db.execute("UPDATE units SET vector_ready = NULL")
+    with monkeypatch.context() as patch, _open(workspace, index) as engine:
+        _crash_at(patch, catalog_vectors.VectorTables, "vector_file_written")
+        with pytest.raises(_Crash):
+            len(engine.vectors)
+    model = _TextVectors()
+    with _open(workspace, index, model) as engine:
+        wrong, missing = _rows_against_texts(engine)
+        assert not wrong and not missing and not _waiting(engine)
+        assert engine.sync().units_embedded == 0 and not _units_embedded(engine, model)
+
+
+# -- a re-parse, and what a damaged file loses -----------------------------------------------------------------
+
+
+def test_a_reparsed_file_keeps_its_vectors_without_embedding(workspace: Path, tmp_path: Path) -> None:
+    model = _TextVectors()
+    with _open(workspace, tmp_path / "index", model) as engine:
+        engine.sync()
+        before = len(model.asked)
+        note = workspace / "memory" / "note-2.md"
+        note.write_text(note.read_text() + "\n## Later\n\nA part added later about the rollback plan.\n")
+        engine.reindex(full=True)  # every file parsed again: every unit deleted and inserted anew
+        embedded = _units_embedded(engine, model, before)
+        assert len(embedded) == 1 and "rollback plan" in embedded[0]
+        wrong, missing = _rows_against_texts(engine)
+        assert not wrong and not missing and not _waiting(engine)
+        (workspace / "memory" / "note-3.md").rename(workspace / "memory" / "moved.md")  # deleted, then added
+        assert engine.sync().units_embedded == 0 and len(_units_embedded(engine, model, before)) == 1
+
+
+def test_a_file_missing_its_last_log_record_embeds_only_those_rows(workspace: Path, tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    with _open(workspace, index) as engine:
+        engine.sync()
+        assert engine.vectors._file is not None
+        log_path = vector_log.log_for(engine.vectors._file)
+        _note(workspace, "late", ["a late note about the on-call rotation.", "and its pager policy."])
+        size = log_path.stat().st_size
+        engine.sync()
+        assert log_path.stat().st_size > size
+        sql = "SELECT id FROM plain_units WHERE text LIKE '%on-call%' OR text LIKE '%pager policy%'"
+        late = {int(r[0]) for r in engine.catalog.db.execute(sql)}
+    data = log_path.read_bytes()
+    log_path.write_bytes(data[:-5])  # the last record torn
+    model = _TextVectors()
+    with _open(workspace, index, model) as engine:
+        wrong, missing = _rows_against_texts(engine)
+        assert not wrong and missing and set(missing) <= late
+        engine.sync()
+        assert 0 < len(_units_embedded(engine, model)) <= len(late)
+        wrong, missing = _rows_against_texts(engine)
+        assert not wrong and not missing
+
+
+# -- schema 3: the catalog's vectors move into the file ------------------------------------------------------
+
+
+def _as_schema_3(engine: Engine, *, float16_every_other: bool = False) -> None:
+    """What memlens 0.x of schema 3 left: the vectors in the catalog's `vectors` table (its compact form; float16
+    in an older one), the units marked, the trigger collecting deleted units' texts."""
+    held = engine.vectors.stored_vectors([int(r[0]) for r in engine.catalog.db.execute("SELECT id FROM units")])
+    units = engine.catalog.units_by_id(list(held))
+    blobs: dict[str, bytes] = {}
+    for n, (unit_id, vector) in enumerate(sorted(held.items())):
+        blob = vector.astype(np.float16).tobytes() if float16_every_other and n % 2 else encode_vector(vector)
+        blobs.setdefault(str(units[unit_id]["embed_text_hash"]), blob)
+    with engine.catalog.transaction() as db:
+        db.execute("CREATE TABLE vectors (hash TEXT PRIMARY KEY, model TEXT NOT NULL, vec BLOB NOT NULL)")
+        db.executemany("INSERT INTO vectors VALUES (?, ?, ?)", [(h, MODEL, b) for h, b in blobs.items()])
+        db.execute("CREATE TABLE unused_hashes (hash TEXT PRIMARY KEY)")
+        db.execute(
+            "CREATE TRIGGER units_deleted AFTER DELETE ON units BEGIN"
+            " INSERT OR IGNORE INTO unused_hashes (hash) VALUES (old.embed_text_hash); END"
+        )
+        db.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+
+
+def _hashless(path: Path) -> None:
+    """The vector file as schema 3's memlens wrote it: the layout before the hashes (MLVEC05), an empty log of its
+    own. The same sections, the hashes' left out of the header and the checksum."""
+    data = bytearray(path.read_bytes())
+    length = int.from_bytes(data[8:12], "little")
+    header = json.loads(bytes(data[12 : 12 + length]))
+    del header["sections"]["hashes"]
+    checksum = 0
+    for name in vector_file.SMALL:
+        if name != "hashes":
+            offset, nbytes = header["sections"][name]
+            checksum = zlib.crc32(bytes(data[offset : offset + nbytes]), checksum)
+    header["crc"] = f"{checksum:08x}"
+    header["log"] = "0" * 32
+    encoded = json.dumps(header, separators=(",", ":")).encode()
+    start = header["sections"]["values"][0]
+    data[:start] = (vector_file.HASHLESS_MAGIC + struct.pack("<I", len(encoded)) + encoded).ljust(start, b"\0")
+    path.write_bytes(bytes(data))
+    vector_log.log_for(path).write_bytes(b"MLVLOG03" + b"0" * 32)
+
+
+@pytest.mark.parametrize("beside", ["a current file of the older layout", "no file", "a stale file"])
+def test_a_schema_3_index_moves_its_vectors_into_the_file(workspace: Path, tmp_path: Path, beside: str) -> None:
+    index = tmp_path / "index"
+    queries = [vector_of(q) for q in ("payment retries", "cache eviction")]
+    with _open(workspace, index) as engine:
+        engine.sync()
+        engine.indexer.embedding.persist(force=True)  # the file alone at the catalog's stamp, its log empty
+        ids = [int(r[0]) for r in engine.catalog.db.execute("SELECT id FROM units")]
+        reference = [engine.vectors.cosines(ids, q) for q in queries]
+        _as_schema_3(engine, float16_every_other=beside == "no file")
+        assert engine.vectors._file is not None
+        path = engine.vectors._file
+        if beside == "a stale file":
+            with engine.catalog.transaction() as db:
+                engine.catalog.bump_generation(db)  # the file is behind: the catalog's vectors are read
+    if beside == "no file":
+        path.unlink()
+    else:
+        _hashless(path)
+    with _open(workspace, index) as reader:
+        reader.vectors.may_write = lambda: False  # another process serving read-only: reads, moves nothing
+        assert len(reader.vectors) == len(ids) and reader.catalog.holds_legacy_vectors()
+    model = _TextVectors()
+    with _open(workspace, index, model) as engine:
+        assert len(engine.vectors) == len(ids)  # the writer moved them
+        assert not engine.catalog.holds_legacy_vectors()
+        assert engine.catalog.get_meta("schema_version") == str(SCHEMA_VERSION)
+        tables = {str(r[0]) for r in engine.catalog.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert not {"vectors", "unused_hashes"} & tables
+        for query, before in zip(queries, reference, strict=True):
+            after = engine.vectors.cosines(ids, query)
+            assert after.keys() == before.keys()
+            tolerance = 2e-3 if beside == "no file" else 0.0  # float16 blobs were rounded
+            assert all(abs(after[u] - before[u]) <= tolerance for u in ids)
+        wrong, missing = _rows_against_texts(engine)
+        assert not wrong and not missing and not _waiting(engine)
+        assert engine.sync().units_embedded == 0 and not _units_embedded(engine, model)
+    with _open(workspace, index) as warm:
+        assert vector_file.read_current(path, stamp=warm.catalog.vector_stamp(), model=MODEL, dim=384) is not None
+
+
+def test_a_crash_while_moving_the_vectors_keeps_the_catalogs_copy(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = tmp_path / "index"
+    with _open(workspace, index) as engine:
+        engine.sync()
+        _as_schema_3(engine)
+    with monkeypatch.context() as patch, _open(workspace, index) as engine:
+        _crash_at(patch, catalog_vectors.VectorTables, "finish_vector_migration")
+        with pytest.raises(_Crash):
+            len(engine.vectors)
+    with _open(workspace, index) as engine:
+        assert engine.catalog.holds_legacy_vectors()  # the file was written, the catalog never let go of its copy
+        assert engine.catalog.get_meta("schema_version") == "3"
+    model = _TextVectors()
+    with _open(workspace, index, model) as engine:
+        len(engine.vectors)
+        assert not engine.catalog.holds_legacy_vectors()
+        wrong, missing = _rows_against_texts(engine)
+        assert not wrong and not missing and not _units_embedded(engine, model)
+
+
+def test_the_moved_file_is_what_a_file_written_afresh_holds(workspace: Path, tmp_path: Path) -> None:
+    """The rows moved from a schema-3 catalog are byte for byte the rows the file held."""
+    index = tmp_path / "index"
+    with _open(workspace, index) as engine:
+        engine.sync()
+        assert engine.vectors._file is not None
+        before = vector_file.read(engine.vectors._file, stamp=None, model=MODEL, dim=384)
+        assert before is not None
+        rows = {int(u): n for n, u in enumerate(before.ids.tolist())}
+        values = before.matrix.values_array().copy()
+        _as_schema_3(engine)
+        engine.vectors._file.unlink()
+    with _open(workspace, index) as engine:
+        len(engine.vectors)
+        after = vector_file.read(engine.vectors._file, stamp=None, model=MODEL, dim=384)  # type: ignore[arg-type]
+        assert after is not None
+        assert sorted(after.ids.tolist()) == sorted(rows)
+        for n, unit_id in enumerate(after.ids.tolist()):
+            assert np.array_equal(after.matrix.values_array()[n], values[rows[unit_id]])
