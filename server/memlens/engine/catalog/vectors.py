@@ -68,7 +68,8 @@ class VectorTables(CatalogConnection):
         self.set_meta(db, "vector_token", token)
 
     def vector_file_written(self, *, stamp: str, token: str, ready: Iterable[int], legacy: bool) -> bool:
-        """The vector file was written afresh (and is on disk) with the rows of the units `ready`, from the catalog
+        """The vector file was written afresh (and is on disk) with the rows of the units `ready` (ascending ids; a
+        million of them are compared with the marked ones as two sorted streams, not sets), from the catalog
         at `stamp`: mark exactly those units, every other one waiting, under the vector `token` the file's stamp
         names, and with `legacy` drop the `vectors` table (`finish_vector_migration`). Done only when the catalog
         is still at `stamp` (a write since, by this writer's thread, would make the marks wrong: the next load
@@ -76,10 +77,10 @@ class VectorTables(CatalogConnection):
         with self.transaction() as db:
             if self.vector_stamp() != stamp:
                 return False
-            should = set(ready)
-            was = {int(r[0]) for r in db.execute("SELECT id FROM units WHERE vector_ready IS NOT NULL")}
-            db.executemany("UPDATE units SET vector_ready = NULL WHERE id = ?", ((u,) for u in was - should))
-            db.executemany("UPDATE units SET vector_ready = 1 WHERE id = ?", ((u,) for u in should - was))
+            marked = (int(r[0]) for r in db.execute("SELECT id FROM units WHERE vector_ready IS NOT NULL ORDER BY id"))
+            unmark, mark = _differences(marked, (int(u) for u in ready))
+            db.executemany("UPDATE units SET vector_ready = NULL WHERE id = ?", ((u,) for u in unmark))
+            db.executemany("UPDATE units SET vector_ready = 1 WHERE id = ?", ((u,) for u in mark))
             self.set_meta(db, "vector_token", token)
             if legacy:
                 self.finish_vector_migration(db)
@@ -154,3 +155,24 @@ class VectorTables(CatalogConnection):
             if statement.strip():
                 db.execute(statement)
         self.set_meta(db, "schema_version", str(SCHEMA_VERSION))
+
+
+def _differences(was: Iterator[int], should: Iterator[int]) -> tuple[list[int], list[int]]:
+    """(ids in `was` but not `should`, ids in `should` but not `was`), both ascending streams."""
+    only_was: list[int] = []
+    only_should: list[int] = []
+    a, b = next(was, None), next(should, None)
+    while a is not None and b is not None:
+        if a < b:
+            only_was.append(a)
+            a = next(was, None)
+        elif b < a:
+            only_should.append(b)
+            b = next(should, None)
+        else:
+            a, b = next(was, None), next(should, None)
+    if a is not None:
+        only_was += [a, *was]
+    if b is not None:
+        only_should += [b, *should]
+    return only_was, only_should

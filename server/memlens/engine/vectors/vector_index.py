@@ -133,28 +133,22 @@ class _UnitColumns:
             },
         }
 
-    def snapshot(self, base: QuantizedRows, present: np.ndarray) -> VectorSnapshot:
-        """The snapshot of the rows in `present` (a mask over the rows added), whose vectors are `base`."""
-
-        def column(values: array.array[Any], dtype: Any) -> np.ndarray:
-            kept: np.ndarray = np.frombuffer(values, dtype=dtype)[present]
-            return kept
-
-        def labels(name: str) -> Labels:
-            return Labels(column(self.codes[name], np.int32), self.names[name])
-
+    def snapshot(self, rows: QuantizedRows, present: np.ndarray) -> VectorSnapshot:
+        """The snapshot of the units `present` (a mask) keeps, whose vectors are those of `rows` (one a unit, the
+        others' left unread: a unit without a vector costs no copy of the matrix)."""
+        kept = np.flatnonzero(present)
         return VectorSnapshot(
-            ids=column(self.ids, np.int64),
-            base=base,
-            codes=base.sign_codes(),
-            kind=labels("kind"),
-            format=labels("format"),
-            role=labels("role"),
-            session=labels("session"),
-            ts=column(self.ts, np.float64),
-            seq=column(self.seq, np.int64),
-            hashes=self.hash_column()[present],
+            base=rows,
+            codes=np.packbits(rows.refined_rows(kept) > 0, axis=-1) if len(kept) < len(rows) else rows.sign_codes(),
+            where=None if len(kept) == len(rows) else kept,
+            **self.facets(present),
         )
+
+
+def _hash_keys(hashes: np.ndarray) -> np.ndarray:
+    """The first 8 bytes of each text hash [n, HASH_BYTES], as one number: what finds a hash's candidates."""
+    keys: np.ndarray = np.ascontiguousarray(hashes[:, :8]).view("<u8").ravel()
+    return keys
 
 
 def _never() -> bool:
@@ -335,13 +329,15 @@ class VectorIndex:
             snapshot = self._legacy_rows(catalog, model, stamp, units) if legacy else self._held_rows(model, units)
         if not self.may_write():
             return snapshot
-        token = uuid.uuid4().hex
+        token, count = uuid.uuid4().hex, len(units)
+        del units  # the rows in memory go once written: marking the units reads them from the file
         written = self._write(snapshot, stamp_after(stamp, token), model)
+        del snapshot
         # the rows are on disk: the catalog may count them
         if self._file_current and catalog.vector_file_written(
-            stamp=stamp, token=token, ready=written.ids.tolist(), legacy=legacy
+            stamp=stamp, token=token, ready=iter(np.sort(written.ids)), legacy=legacy
         ):
-            log.info("vector file %s written: %d of %d units have their rows", self._file, len(written.ids), len(units))
+            log.info("vector file %s written: %d of %d units have their rows", self._file, len(written.ids), count)
         return written
 
     def _held_rows(self, model: str, units: _UnitColumns) -> VectorSnapshot:
@@ -455,41 +451,42 @@ class VectorIndex:
         return True
 
     def _read(self, catalog: Catalog, model: str, units: _UnitColumns) -> VectorSnapshot:
-        """Every unit with a vector in a schema-3 catalog's `vectors` table: each vector quantised straight into
-        the rows of the units that use it, a block at a time. Neither a float copy of the whole matrix nor a tuple
-        per unit is held: at 980,000 rows they were 1.5 GB and 0.6 GB, and a rebuild peaked at 2.7 GB."""
-        row_of: dict[bytes, int] = {}  # the first unit with each text; the few sharing one are copied after
-        shared: list[tuple[int, int]] = []
-        for position, text_hash in enumerate(units.hash_column()):
-            first = row_of.setdefault(text_hash.tobytes(), position)
-            if first != position:
-                shared.append((position, first))
+        """Every unit with a vector in a schema-3 catalog's `vectors` table: each block of vectors quantised straight
+        into the rows of every unit whose text it is. Neither a float copy of the whole matrix nor a tuple per unit
+        (nor a dictionary of hashes) is held: at 980,000 rows they were 1.5 GB and 0.6 GB, and a rebuild peaked at
+        2.7 GB. The units are found by their hashes' first 8 bytes, sorted once, and whole hashes decide."""
+        hashes = units.hash_column()
+        order = np.argsort(_hash_keys(hashes), kind="stable")
+        sorted_keys = _hash_keys(hashes)[order]
         rows = QuantizedRows.allocated(len(units), self.dim)
         present = np.zeros(len(units), dtype=bool)
-        slots: list[int] = []
+        digests: list[bytes] = []
         vectors: list[np.ndarray] = []
+
+        def fill() -> None:
+            wanted = np.frombuffer(b"".join(digests), np.uint8).reshape(-1, vector_file.HASH_BYTES)
+            left = np.searchsorted(sorted_keys, _hash_keys(wanted), "left")
+            counts = np.searchsorted(sorted_keys, _hash_keys(wanted), "right") - left
+            which = np.repeat(np.arange(len(wanted)), counts)  # each vector once per unit of its key
+            slots = np.arange(len(which)) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(left, counts)
+            positions = order[slots]
+            same = (hashes[positions] == wanted[which]).all(axis=1)
+            rows.fill(positions[same], np.stack(vectors)[which[same]])
+            present[positions[same]] = True
+            digests.clear()
+            vectors.clear()
+
         for digest, blob in catalog.legacy_vectors(model):
-            slot = row_of.get(vector_file.text_hash_bytes(digest))
-            vector = decode_vector(blob, self.dim) if slot is not None else None
-            if slot is not None and vector is not None:
-                slots.append(slot)
+            vector = decode_vector(blob, self.dim)
+            if vector is not None:
+                digests.append(vector_file.text_hash_bytes(digest))
                 vectors.append(vector)
-                if len(slots) == BLOCK:
-                    rows.fill(np.array(slots, np.int64), np.stack(vectors))
-                    present[slots] = True
-                    slots, vectors = [], []
-        if slots:
-            rows.fill(np.array(slots, np.int64), np.stack(vectors))
-            present[slots] = True
-        del row_of, slots, vectors
-        if shared:
-            to, source = np.array(shared, dtype=np.int64).T
-            rows.copy_rows(to, source)
-            present[to] = present[source]
+                if len(digests) == BLOCK:
+                    fill()
+        if digests:
+            fill()
         if not present.any():
             return VectorSnapshot.empty(self.dim)
-        if not present.all():
-            rows = rows.take(present)
         return units.snapshot(rows, present)
 
     def stored_vectors(self, unit_ids: list[int]) -> dict[int, np.ndarray]:
