@@ -280,8 +280,8 @@ class Engine:
     def reindex(
         self, full: bool = False, progress: Progress | None = None, cancel: threading.Event | None = None
     ) -> SyncReport:
-        """Incremental resync, or with `full` a rebuild: every file re-parsed (cached vectors are reused). A full
-        rebuild also replaces a broken writer-lock path (see WriterLock.repair)."""
+        """Incremental resync, or with `full` a rebuild: every file re-parsed (the vector file's rows are reused by
+        text). A full rebuild also replaces a broken writer-lock path (see WriterLock.repair)."""
         if full and isinstance(self.write_problem, LockPathBroken):
             self._derived.stale = self._access.repair()  # opened as a reader: realign before the first write
         self._access.require()

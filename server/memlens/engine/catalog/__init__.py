@@ -1,8 +1,9 @@
-"""The SQLite catalog: the source of truth for files, sessions, chunks, search units and cached vectors.
+"""The SQLite catalog: the source of truth for files, sessions, chunks and search units (the units' vectors are the
+vector file's: vectors/vector_file.py; the catalog marks which units it holds a row of).
 
 A *unit* is what gets one BM25 document and one vector: a memory chunk, or one transcript message or summary.
 A *chunk* is what a search result shows: a memory section, or a run of consecutive messages of one session.
-tantivy and the in-memory vector matrix are derived from these tables and can always be rebuilt from them.
+tantivy is derived from these tables and can always be rebuilt from them.
 
 Every SQL statement of memlens lives in this package, one module per group of tables; `Catalog` joins them.
 """

@@ -1,5 +1,6 @@
-"""Keeping tantivy and the vector matrix in line with the catalog, the source of truth: at open, after a write that
-failed between them (a full disk), and for a reader after the writer's commits."""
+"""Keeping tantivy and the vector matrix in line with the catalog, the source of truth of the units (the vectors are
+the vector file's): at open, after a write that failed between them (a full disk), and for a reader after the
+writer's commits."""
 
 from __future__ import annotations
 

@@ -253,7 +253,8 @@ class Indexer:
             self.embedding.forget_removed()
 
     def remove_paths(self, paths: Iterable[Path]) -> SyncReport:
-        """Purge files that disappeared (watcher events); their vectors stay until `collect_garbage`."""
+        """Purge files that disappeared (watcher events); their rows' vectors are kept for a file that moved until
+        `collect_garbage`."""
         return self._remove_stored([stored_path(p) for p in paths])
 
     def _remove_stored(self, wanted: list[str]) -> SyncReport:

@@ -147,6 +147,9 @@ class VectorWriter:
         the file's rows to the units by id and text hash (VectorIndex) and marks those it holds: at worst a unit is
         embedded again, never given a wrong vector. False when the rows could not be written: nothing is marked."""
         assert self.embedder is not None
+        if not add:  # rows removed only: they reach the file with the next rows, or the sync's closing `persist`
+            self.vectors.update(remove=remove)  # (a crash before leaves rows of deleted units: never given again)
+            return True
         token = uuid.uuid4().hex
         with self.catalog.read_snapshot():
             stamp = self.catalog.vector_stamp(token=token)

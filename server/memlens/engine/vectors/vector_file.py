@@ -1,19 +1,19 @@
-"""The vector matrix on disk beside the catalog, opened at start: a warm start reads no vector from SQLite.
+"""The vectors of the index's units, on disk beside the catalog: their one stored copy, opened at start.
 
-Reading 150k vectors from SQLite row by row was most of a 100k warm start (1.7 s CPU) and its float copy most of
-its memory. This file holds the same rows the catalog would give (unit ids, the vectors as int8 rows with a scale
-each and each value's 4-bit remainder (quantized_rows.py), their sign codes and the columns filters need) in one flat
-layout: the int8 rows a search re-ranks are mapped read-only while they are at most MAP_VALUES_BYTES and read with
-pread past that, the remainders of the few it returns are read with pread (quantized_rows.FileRows), the small
-columns (ids, scales, codes, metadata) are read into memory and checksummed. No float copy of a vector is kept
-here: the catalog's copy (the same scale, int8 values and remainders; float16 in an older catalog) is the source of
-truth.
+Reading 150k vectors from SQLite row by row was most of a 100k warm start (1.7 s CPU) and its float copy most of its
+memory. This file holds each unit's row (its id, its vector as an int8 row with its scale and each value's 4-bit
+remainder (quantized_rows.py), its sign code and the columns filters need) in one flat layout: the int8 rows a search
+re-ranks are mapped read-only while they are at most MAP_VALUES_BYTES and read with pread past that, the remainders of
+the few it returns are read with pread (quantized_rows.FileRows), the small columns (ids, scales, codes, metadata) are
+read into memory and checksummed. No float copy of a vector is kept here. Each row keeps its text's hash (20 bytes): a
+row is the vector of that text whichever unit it was made for, so rows outlive a re-parse that gives their units new
+ids, and a row whose id SQLite handed to another text is never taken for that text's (vector_index.reconciled).
 
-The file is derived: SQLite's `vectors` table stays the source of truth. Its header carries the catalog stamp it
-reflects (`Catalog.vector_stamp`), the model and the dimension; a file whose stamp, model, dimension or size
-disagrees, or that is truncated or damaged, is ignored (`read` returns None) and rebuilt from the catalog by the
-writer. It is written whole to a temporary file and renamed over the old one, so a reader sees the old or the new;
-the changes after it go to its log (vector_log.py), whose last record carries the stamp on (`read_current`).
+Its header carries the catalog stamp it reflects (`Catalog.vector_stamp`), the model and the dimension; a file whose
+stamp disagrees is repaired by the writer (its rows matched to the units again), one of another model, dimension or
+size, truncated or damaged holds nothing (`read` returns None): its units are embedded again. It is written whole to a
+temporary file and renamed over the old one, so a reader sees the old or the new; the changes after it go to its log
+(vector_log.py), whose last record carries the stamp on (`read_current`).
 
 Layout: 8-byte magic, 4-byte little-endian header length, a JSON header, then page-aligned sections.
 """
@@ -210,9 +210,9 @@ def read(path: Path, *, stamp: str | None, model: str, dim: int, hashless: bool 
         return _read(path, stamp=stamp, model=model, dim=dim, hashless=hashless)
     except FileNotFoundError:
         return None
-    except Exception as exc:  # damaged in any way: the caller rebuilds from the catalog
+    except Exception as exc:  # damaged in any way: its units are embedded again
         log.warning(
-            "vector file %s is unreadable (%s: %s); rebuilding it from the catalog", path, type(exc).__name__, exc
+            "vector file %s is unreadable (%s: %s); its units wait to be embedded", path, type(exc).__name__, exc
         )
         return None
 
@@ -230,10 +230,10 @@ def read_current(
         try:
             changes = vector_log.read(vector_log.log_for(path), rows.log_id, dim)
         except OSError as exc:
-            log.warning("vector log beside %s is unreadable (%s); rebuilding from the catalog", path, exc)
+            log.warning("vector log beside %s is unreadable (%s); matching its rows to the catalog's units", path, exc)
             return None
     if changes is not None and changes.torn:
-        log.info("vector log beside %s ends in a damaged record; rebuilding from the catalog", path)
+        log.info("vector log beside %s ends in a damaged record; matching its rows to the catalog's units", path)
         return None
     reached = changes.stamp if changes is not None and changes.stamp is not None else rows.stamp
     if reached != stamp:

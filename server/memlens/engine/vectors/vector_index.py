@@ -9,15 +9,16 @@ REFINED_TOP of those from the int8 rows plus their remainders; small sets and na
 and removing rows appends or drops codes: nothing is trained or rebuilt.
 bench/RESULTS.md has its recall against an exact scan (bench/vector_recall.py).
 
-Derived from the catalog (units joined with cached vectors). At start the small columns are read from the vector
-file beside the catalog when it and its log match the catalog (vector_file, vector_log), the log's changes
-replayed over them and its int8 rows and remainders read from it on demand, else all are read from SQLite and, in the
-writer, written there again; removals and additions on an index read from the file never copy the file's rows,
-the writer appends each change to the log (`persist`) and writes the file afresh when enough changed (`compact`,
-`grown`). Updates build a new snapshot (vector_snapshot.py) and swap it in, so a search in another thread always
-sees one consistent state and never waits for the writer. The snapshot also keeps each unit's session and position,
-so a search's neighbour context needs no SQL. numpy, faiss and threadpoolctl are imported at the first use: a
-keyword-only command never loads them.
+The vector file beside the catalog (vector_file, vector_log) holds the vectors; the catalog marks the units it holds a
+row of. At start the small columns are read from the file when it and its log are at the catalog's stamp, the log's
+changes replayed over them and its int8 rows and remainders read from it on demand; otherwise the rows they hold are
+matched to the catalog's units by id and text hash (`reconciled`) and, in the writer, written afresh before the units
+are marked (a catalog of schema 3 gives its `vectors` table's instead: `_legacy_rows`). Removals and additions on an
+index read from the file never copy the file's rows, the writer appends each change to the log (`persist`, before the
+catalog counts it: vector_writer.py) and writes the file afresh when enough changed (`compact`, `grown`). Updates build
+a new snapshot (vector_snapshot.py) and swap it in, so a search in another thread always sees one consistent state and
+never waits for the writer. The snapshot also keeps each unit's session and position, so a search's neighbour context
+needs no SQL. numpy, faiss and threadpoolctl are imported at the first use: a keyword-only command never loads them.
 """
 
 from __future__ import annotations
@@ -293,12 +294,7 @@ class VectorIndex:
         return self._snapshot
 
     def load(self, catalog: Catalog, model: str) -> None:
-        """Rebuild from the catalog: every unit whose text has a vector for `model` — at the first use.
-
-        The vector file beside the catalog is opened, and its log of later changes replayed, when together they
-        are at the catalog's stamp; otherwise the rows are read from SQLite and, in the writer, the file is written
-        again and opened (see vector_file, vector_log).
-        """
+        """Load the rows of `model`'s vector file at the first use (`_open`)."""
         with self._lock:
             self._file = vector_file.file_for(Path(catalog.path).parent, model)
             self._file_current = False

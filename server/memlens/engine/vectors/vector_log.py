@@ -9,7 +9,8 @@ log. Opening an index replays the log over the mapped file instead of reading th
 The log belongs to one vector file: its first bytes name the file's `log_id` (a random id in the file's header),
 and a log naming another is ignored. Each record is framed (length, CRC-32) and written with one append; a record
 cut short or damaged ends the log there and marks it torn, and a torn log is not trusted: the catalog's state is
-past what it holds, so the caller rebuilds from the catalog as for any stale file.
+past what it holds, so the caller matches the rows of the file and the whole records to the catalog's units as for
+any stale file (vector_index.reconciled): what the lost records held is embedded again.
 
 Record: b"MLVR", payload length and CRC-32 (little-endian u32 each), then the payload: a u32 length, a JSON header
 (stamp, and per step the counts and category tables) and each step's arrays in `_ARRAYS` order.

@@ -2,9 +2,9 @@
 facets.
 
 VectorIndex (vector_index.py) searches a snapshot and swaps in a new one on every change; this module holds the
-snapshot itself, how it is built (from catalog rows or the vector file) and how it grows and shrinks without
-copying the file's rows into memory, plus the encoding of a vector in the catalog (quantized_rows.py's form; float16
-or float32 in an older catalog).
+snapshot itself, how it is built (from rows in memory or the vector file) and how it grows and shrinks without
+copying the file's rows into memory, how a text's vector is found among its rows by hash, plus the encoding of one
+vector in a blob (quantized_rows.py's form, as a catalog of schema 3 kept them; float16 or float32 in an older one).
 """
 
 from __future__ import annotations
@@ -410,12 +410,12 @@ def decode_vector(blob: bytes, dim: int) -> np.ndarray | None:
 
 
 def encode_vectors(matrix: np.ndarray) -> list[bytes]:
-    """Vectors as the catalog stores them: what the search keeps of each (quantized_rows.py: its scale, int8 values
-    and their 4-bit remainders; 580 bytes for 384 dimensions where float16 took 768), so the vector file's rows
-    rebuilt from the catalog are the same rows."""
+    """Vectors as blobs: what the search keeps of each (quantized_rows.py: its scale, int8 values and their 4-bit
+    remainders; 580 bytes for 384 dimensions where float16 took 768), as a catalog of schema 3 stored them, so rows
+    decoded from such blobs are the same rows."""
     return QuantizedRows.of(np.atleast_2d(np.asarray(matrix, dtype=np.float32))).encoded()
 
 
 def encode_vector(vector: np.ndarray) -> bytes:
-    """One vector as the catalog stores it (`encode_vectors`)."""
+    """One vector as a blob (`encode_vectors`)."""
     return encode_vectors(vector)[0]
