@@ -105,6 +105,18 @@ def test_publishing_twice_sends_nothing_new_and_keeps_the_same_rows(example_copy
         assert team.schema_version() == TEAM_SCHEMA_VERSION
 
 
+def test_the_published_vectors_are_the_vector_files_rows(example_copy: Engine, team_url: str) -> None:
+    """Publishing reads each unit's vector from the vector file (the catalog keeps none): the team index holds, for
+    a unit, its very row (within halfvec's rounding), which an exact scan finds first with a cosine of 1."""
+    example_copy.publish(team_url, publisher="alice", project="ledger")
+    ids = [int(r[0]) for r in example_copy.catalog.db.execute("SELECT id FROM units ORDER BY id LIMIT 40")]
+    held = example_copy.vectors.stored_vectors(ids)
+    assert len(held) == len(ids)
+    with TeamCatalog.open(team_url) as team:
+        best = [team.exact_nearest(list(map(float, held[unit_id])), limit=1)[0][2] for unit_id in ids]
+    assert all(score > 0.999 for score in best), best
+
+
 def test_a_deleted_file_and_an_excluded_session_leave_the_team_index(example_copy: Engine, team_url: str) -> None:
     example_copy.publish(team_url, publisher="alice", project="ledger")
     sessions = example_copy.team_sessions(TeamQuery(team_url), limit=100)["sessions"]
