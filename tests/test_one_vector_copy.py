@@ -8,6 +8,7 @@ a catalog of schema 3 moves its vectors into the file, with or without a current
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import struct
@@ -25,6 +26,7 @@ from memlens.engine.indexing.ingest import EMBED_TEXT_CHARS
 from memlens.engine.vectors import vector_file, vector_index, vector_log
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_snapshot import encode_vector
+from memlens.errors import IndexWriteFailed
 from memlens.settings import Settings
 
 MODEL = "test/text-384"
@@ -217,6 +219,30 @@ def test_a_crash_after_the_file_is_written_afresh_before_the_units_are_marked(
         wrong, missing = _rows_against_texts(engine)
         assert not wrong and not missing and not _waiting(engine)
         assert engine.sync().units_embedded == 0 and not _units_embedded(engine, model)
+
+
+def test_rows_that_cannot_reach_the_disk_are_never_marked(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk while embedding: the write fails as a catalog's would (IndexWriteFailed, its cause said), no
+    unit is marked, and once there is room the next run embeds them."""
+    index = tmp_path / "index"
+    with _open(workspace, index) as engine:
+        engine.sync(embed=False)
+        units = engine.catalog.unit_count()
+
+        def full(*_: object, **__: object) -> None:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(vector_log, "append", full)
+            patch.setattr(vector_file, "write", full)
+            with pytest.raises(IndexWriteFailed, match="no space left on device"):
+                engine.embed_pending()
+        assert len(_waiting(engine)) == units
+        engine.embed_pending()
+        wrong, missing = _rows_against_texts(engine)
+        assert not wrong and not missing and not _waiting(engine)
 
 
 # -- a re-parse, and what a damaged file loses -----------------------------------------------------------------

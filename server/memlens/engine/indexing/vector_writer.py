@@ -123,7 +123,7 @@ class VectorWriter:
             vector_of = dict(zip(hashes, matrix, strict=True))
             rows = [unit_vector_row(unit, vector_of[unit[6]]) for unit in self.catalog.units_of_texts(hashes)]
             if not self._commit_rows(add=rows, texts=hashes):
-                break  # the rows could not be written (a full disk...): the units wait, searchable here meanwhile
+                break  # this process may no longer write: the units wait, searchable here meanwhile
             done += len(missing)
             batches += 1
             if progress is not None:
@@ -145,7 +145,8 @@ class VectorWriter:
         gives it, and only then does that commit take off the queue the units of `texts` and the `units`. A crash
         between the two leaves rows the catalog does not count: the stamps disagree, and the next load matches
         the file's rows to the units by id and text hash (VectorIndex) and marks those it holds: at worst a unit is
-        embedded again, never given a wrong vector. False when the rows could not be written: nothing is marked."""
+        embedded again, never given a wrong vector. When the rows cannot be written nothing is marked: the file's
+        OSError is raised (Engine's writes report it as IndexWriteFailed), or False."""
         assert self.embedder is not None
         if not add:  # rows removed only: they reach the file with the next rows, or the sync's closing `persist`
             self.vectors.update(remove=remove)  # (a crash before leaves rows of deleted units: never given again)
@@ -158,6 +159,8 @@ class VectorWriter:
             return False
         self.vectors.persist(self.catalog, self.embedder.name, force=self.vectors.grown(), stamp=stamp)
         if not self.vectors.on_disk(stamp):
+            if self.vectors.write_failure is not None:  # a full disk...: the caller's write fails as a catalog's would
+                raise self.vectors.write_failure
             return False
         with self.catalog.transaction() as db:
             self.catalog.mark_vectors_ready(db, token=token, texts=texts, units=units)

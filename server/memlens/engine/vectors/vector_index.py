@@ -272,6 +272,7 @@ class VectorIndex:
         self._journal: list[LogStep] | None = None  # the changes since the file and its log (None: not from them)
         self._log_bytes = 0  # the size of that log past its first bytes (0: empty)
         self.may_write: Callable[[], bool] = _never  # the index writer sets this: only it writes the file
+        self.write_failure: OSError | None = None  # why the file could not be written last (a full disk...)
 
     def __len__(self) -> int:
         return len(self._current().ids)
@@ -378,11 +379,12 @@ class VectorIndex:
             stored = vector_file.read(self._file, stamp=stamp, model=model, dim=self.dim)
         except OSError as exc:
             log.warning("cannot write the vector file %s: %s", self._file, exc)
-            self._file_current, self._journal = False, None
+            self._file_current, self._journal, self.write_failure = False, None, exc
             return snapshot
         if stored is None or stored.log_id != log_id:
             self._file_current, self._journal = False, None
             return snapshot
+        self.write_failure = None
         self._file_current, self._file_stamp, self._log_id, self._journal = True, stamp, log_id, []
         self._log_bytes = 0
         return VectorSnapshot.stored(stored)
