@@ -11,7 +11,12 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+import random
+import shutil
+import signal
 import struct
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -30,6 +35,7 @@ from memlens.errors import IndexWriteFailed
 from memlens.settings import Settings
 
 MODEL = "test/text-384"
+SYNTHETIC_TRANSCRIPTS = Path(__file__).resolve().parent / "fixtures" / "transcripts"
 
 
 class _TextVectors:
@@ -431,3 +437,48 @@ def test_the_moved_file_is_what_a_file_written_afresh_holds(workspace: Path, tmp
         assert sorted(after.ids.tolist()) == sorted(rows)
         for n, unit_id in enumerate(after.ids.tolist()):
             assert np.array_equal(after.matrix.values_array()[n], values[rows[unit_id]])
+
+
+# -- a real process killed at random points -------------------------------------------------------------------
+
+
+@pytest.mark.slow  # indexing processes with the real model, killed
+def test_sigkill_while_embedding_then_finish_gives_every_unit_its_own_vector(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """`memlens index` with the bundled model, killed at random points of its parsing and embedding, then let
+    finish: every unit holds the vector of its own text (as a fresh embedding gives it) and none waits."""
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    for n in range(len(TOPICS)):
+        _note(workspace, f"note-{n}", _sections(n))
+    transcripts = tmp_path / "transcripts"
+    for copy in range(6):
+        shutil.copytree(SYNTHETIC_TRANSCRIPTS, transcripts / f"copy-{copy}")
+    index_dir = tmp_path / "index"
+    command = [
+        sys.executable, "-m", "memlens", "index", "--workspace", str(workspace), "--transcripts", str(transcripts),
+        "--index-dir", str(index_dir),
+    ]  # fmt: skip
+    rng = random.Random(20261205)
+    kills = 0
+    for _ in range(10):
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            process.wait(timeout=rng.uniform(1.0, 6.0))
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            kills += 1
+            continue
+        assert process.returncode == 0
+        break
+    assert kills >= 1, "the index finished before any kill: make the corpus larger"
+    subprocess.run(command, capture_output=True, text=True, check=True, timeout=900)
+    with Engine([workspace], Settings(), [transcripts], index_dir, embedder=embedder) as engine:
+        ids = [int(r[0]) for r in engine.catalog.db.execute("SELECT id FROM units ORDER BY id")]
+        units, held = engine.catalog.units_by_id(ids), engine.vectors.stored_vectors(ids)
+        assert sorted(held) == ids and not _waiting(engine)
+        fresh = embedder.embed([units[u]["text"][:EMBED_TEXT_CHARS] for u in ids])
+        cosines = [float(held[u] @ vector) for u, vector in zip(ids, fresh, strict=True)]
+        assert min(cosines) > 0.99, min(cosines)
