@@ -251,6 +251,41 @@ def test_rows_that_cannot_reach_the_disk_are_never_marked(
         assert not wrong and not missing and not _waiting(engine)
 
 
+def test_a_commit_landing_while_the_file_is_repaired_leaves_no_unit_marked_without_its_row(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first load of a server can run on a search's thread while the writer's thread commits: the marks of a
+    repair made from the catalog before that commit are not made; the rows are matched again, and every marked unit
+    has its row."""
+    index = tmp_path / "index"
+    with _open(workspace, index) as engine:
+        engine.sync()
+        assert engine.vectors._file is not None
+        log_path = vector_log.log_for(engine.vectors._file)
+        _note(workspace, "late", ["a late note about the on-call rotation.", "and its pager policy."])
+        engine.sync()
+    log_path.write_bytes(log_path.read_bytes()[:-5])  # the last record's rows lost: their units are marked
+    real = catalog_vectors.VectorTables.vector_file_written
+    calls: list[int] = []
+
+    def commit_meanwhile(self: catalog_vectors.VectorTables, **kwargs: object) -> bool:
+        calls.append(1)
+        if len(calls) == 1:  # the writer's thread commits between the repair's read and its marks
+            with self.transaction() as db:
+                self.bump_generation(db)
+        return bool(real(self, **kwargs))  # type: ignore[arg-type]
+
+    monkeypatch.setattr(catalog_vectors.VectorTables, "vector_file_written", commit_meanwhile)
+    with _open(workspace, index) as engine:
+        held = _held_units(engine)
+        assert len(calls) == 2  # matched again after the commit
+        every = {int(r[0]) for r in engine.catalog.db.execute("SELECT id FROM units")}
+        assert held < every and _waiting(engine) == every - held  # marked: exactly the units with a row
+        wrong, _ = _rows_against_texts(engine)
+        assert not wrong
+        _finished(engine)
+
+
 # -- a re-parse, and what a damaged file loses -----------------------------------------------------------------
 
 

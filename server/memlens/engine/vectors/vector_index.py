@@ -59,6 +59,7 @@ WIDE_FILTER_MARGIN = 1.25  # ...for this many times the nearest codes the kept s
 COMPACT_SHARE = 20  # a whole sync writes the vector file afresh once 1/20 of its rows changed since (`compact`)
 BULK_PERSIST_SHARE = 8  # any write does, once 1/8 did (a long embedding run: see `grown`)
 LOG_BYTES = 16 << 20  # ...or once its log is this long (restamps that change no row add up too)
+OPEN_PASSES = 3  # a load matches the rows to the catalog again at most this often when a commit lands meanwhile
 
 log = logging.getLogger(__name__)
 
@@ -308,7 +309,28 @@ class VectorIndex:
         the rows they hold matched to the catalog's units (`reconciled`: a crash between the file and the catalog,
         a damaged file or log loses only what it alone held, whose units wait to be embedded again), or, in a
         catalog that still has its `vectors` table (schema 3), its vectors. The writer then writes the file afresh
-        and only then marks in the catalog the units it holds a row of (dropping the `vectors` table)."""
+        and only then marks in the catalog the units it holds a row of (dropping the `vectors` table). A commit of
+        the writer's thread landing meanwhile (this may run on a search's thread) makes the marks wrong: they are not
+        made, and the rows are matched again to the catalog as it is now (the writer's next commit needs these rows,
+        so it waits: a second pass is enough)."""
+        for _ in range(OPEN_PASSES):
+            opened, stamp, legacy, count = self._open_rows(catalog, model)
+            if stamp is None or not self.may_write():
+                return opened
+            token = uuid.uuid4().hex
+            written = self._write(opened, stamp_after(stamp, token), model)
+            del opened
+            if not self._file_current:  # not written (a full disk...): nothing is marked
+                return written
+            if catalog.vector_file_written(stamp=stamp, token=token, ready=iter(np.sort(written.ids)), legacy=legacy):
+                log.info("vector file %s written: %d of %d units have their rows", self._file, len(written.ids), count)
+                return written
+        self._file_current, self._journal = False, None  # never taken for the catalog's state: matched at next load
+        return written
+
+    def _open_rows(self, catalog: Catalog, model: str) -> tuple[VectorSnapshot, str | None, bool, int]:
+        """(the rows, the catalog stamp they were matched at (None: the file and its log are at the catalog's
+        stamp, nothing to write), whether the catalog is of schema 3, its unit count)."""
         assert self._file is not None
         with catalog.read_snapshot():
             stamp = catalog.vector_stamp()
@@ -319,23 +341,13 @@ class VectorIndex:
                 self._file_current, self._file_stamp, self._log_id = True, stamp, rows.log_id
                 self._journal = [] if rows.log_id else None  # a file from before logs is written afresh
                 self._log_bytes = changes.size if changes is not None and changes.stamp is not None else 0
-                return VectorSnapshot.stored(rows).replayed(changes.steps if changes is not None else [])
+                replayed = VectorSnapshot.stored(rows).replayed(changes.steps if changes is not None else [])
+                return replayed, None, False, len(replayed.ids)
             units = _UnitColumns()
             for unit in catalog.vector_units():
                 units.add(unit)
-            snapshot = self._legacy_rows(catalog, model, stamp, units) if legacy else self._held_rows(model, units)
-        if not self.may_write():
-            return snapshot
-        token, count = uuid.uuid4().hex, len(units)
-        del units  # the rows in memory go once written: marking the units reads them from the file
-        written = self._write(snapshot, stamp_after(stamp, token), model)
-        del snapshot
-        # the rows are on disk: the catalog may count them
-        if self._file_current and catalog.vector_file_written(
-            stamp=stamp, token=token, ready=iter(np.sort(written.ids)), legacy=legacy
-        ):
-            log.info("vector file %s written: %d of %d units have their rows", self._file, len(written.ids), count)
-        return written
+            matched = self._legacy_rows(catalog, model, stamp, units) if legacy else self._held_rows(model, units)
+            return matched, stamp, legacy, len(units)
 
     def _held_rows(self, model: str, units: _UnitColumns) -> VectorSnapshot:
         """The rows the file and its log hold (whatever stamp they reached; the whole records of a torn log),
