@@ -47,10 +47,11 @@ class RandomUnitVectors:
 
 def fill(corpus: Corpus, index: Path, *, model: str, dim: int, seed: int) -> int:
     """Give every text of the index at `index` that has no vector a random unit vector named `model`, through the
-    index's own writer (the vector file is where vectors live); returns how many texts."""
+    index's own writer (the vector file is where vectors live); returns how many texts. The index's words are left
+    to the real model (query expansion reads their vectors)."""
     embedder = Embedder(RandomUnitVectors(dim, seed), model, dim, batch_size=BATCH)
     with open_engine(corpus, index, embedder) as engine:
-        return engine.embed_pending()
+        return engine.indexer.embedding.embed_pending(words=False)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

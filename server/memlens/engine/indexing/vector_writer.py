@@ -63,15 +63,18 @@ class VectorWriter:
         progress: Progress | None = None,
         cancel: threading.Event | None = None,
         max_batches: int | None = None,
+        *,
+        words: bool = True,
     ) -> int:
         """Embed unit texts that have no vector yet, in batches; each batch is committed and searchable at once. Once
-        every unit has its vector, the index's new words are embedded (vocabulary.py) within the same batch budget.
-        Returns how many units were embedded."""
+        every unit has its vector, the index's new words are embedded (vocabulary.py) within the same batch budget
+        (not with `words` False: a benchmark's stand-in vectors are the units' only). Returns how many units were
+        embedded."""
         if self.embedder is None:
             return 0
         with self.writing():
             done, batches = self._embed_units(progress, cancel, max_batches)
-            if self.pending() == 0 and (max_batches is None or batches < max_batches):
+            if words and self.pending() == 0 and (max_batches is None or batches < max_batches):
                 left = None if max_batches is None else max_batches - batches
                 try:
                     embed_words(self.catalog, self.embedder, cancel=cancel, progress=progress, max_batches=left)
