@@ -14,7 +14,6 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.indexing.ingest import EMBED_TEXT_CHARS
@@ -24,9 +23,6 @@ from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_file import text_hash_bytes
 from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.engine.vectors.vector_snapshot import VectorRow, decode_vector, encode_vector, unit_vector_row
-
-if TYPE_CHECKING:
-    pass
 
 EMBED_BATCH = 256
 REMEMBERED_ROWS = 100_000  # at most this many removed rows are kept for a moved file (580 bytes each)
@@ -232,9 +228,7 @@ class VectorWriter:
         if pending is None:
             with self.lock:
                 if self.may_write() and self.catalog.keep_vector_queue_for(self.embedder.name):
-                    # the file's rows are matched to the units again now, marking those they hold, before the count
-                    self.vectors.load(self.catalog, self.embedder.name)
-                    len(self.vectors)
+                    self.vectors.load(self.catalog, self.embedder.name)  # its rows are matched to the units again
                 len(self.vectors)  # loaded first: loading may find units whose rows the file lost, and queue them
                 pending = self.catalog.texts_without_vector()
                 # cached under the lock: a write that lands right after it resets the cache, never the other way

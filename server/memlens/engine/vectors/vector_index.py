@@ -173,9 +173,9 @@ def reconciled(rows: VectorSnapshot, units: _UnitColumns) -> VectorSnapshot:
         found[same] = candidates[same]
         others = np.flatnonzero(~same & unit_hashes.any(axis=1))
         if len(others):
-            keys = np.ascontiguousarray(rows.hashes[:, :8]).view("<u8").ravel()
+            keys = _hash_keys(rows.hashes)
             by_key = np.argsort(keys, kind="stable")
-            wanted = np.ascontiguousarray(unit_hashes[others, :8]).view("<u8").ravel()
+            wanted = _hash_keys(unit_hashes[others])
             slots = np.minimum(np.searchsorted(keys[by_key], wanted), len(keys) - 1)
             candidates = by_key[slots]
             hit = (keys[candidates] == wanted) & (rows.hashes[candidates] == unit_hashes[others]).all(axis=1)
