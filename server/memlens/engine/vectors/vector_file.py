@@ -58,7 +58,11 @@ WRITE_ROWS = 8192  # the matrix is written in slices of this many rows: never a 
 CATEGORIES = ("kind", "format", "role", "session")
 NUMBERS = (("ids", "<i8"), ("ts", "<f8"), ("seq", "<i8"), ("scales", "<f4"))
 HASH_BYTES = 20  # a row's text hash: the sha1 the catalog keeps as `units.embed_text_hash`, in binary
-SMALL = (*(name for name, _ in NUMBERS), "codes", "hashes", *CATEGORIES)  # read into memory, checksummed in this order
+SMALL = (*(name for name, _ in NUMBERS), "codes", "hashes", *CATEGORIES)  # mapped, checksummed in this order...
+# ...but the hashes: only the writer reads them (a new unit's text looked up, a file matched to the catalog's units),
+# so a process that opens the index to search never reads their pages (20 MB at a million rows); a damaged hash
+# matches no text, and its unit is embedded again
+UNCHECKED = frozenset({"hashes"})
 # A search re-ranks 1,000 int8 rows spread over the whole file. Mapped, they cost nothing to read once resident, but
 # all of them end up resident (the kernel maps a touched row's whole folio): 359 MB at 980,000 rows after a few
 # hundred searches. Read with pread, nothing stays resident, and each row costs a read (1,000 rows: about 1.2 ms CPU
@@ -169,7 +173,8 @@ def write(
             for name in SMALL:
                 out.seek(sections[name][0])
                 out.write(small[name].data)  # contiguous: written and checksummed without a copy
-                checksum = zlib.crc32(small[name].data, checksum)
+                if name not in UNCHECKED:
+                    checksum = zlib.crc32(small[name].data, checksum)
             out.truncate(offset)
             header_bytes = json.dumps(
                 {**header, "crc": f"{checksum:08x}", "sections": sections}, separators=(",", ":")
@@ -283,7 +288,8 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int, hashless: bool
             offset, nbytes = sections[name]
             dtype = np.dtype(_dtype(name))
             stored = np.frombuffer(mapped, dtype=dtype, count=nbytes // dtype.itemsize, offset=offset)
-            checksum = zlib.crc32(stored.data, checksum)
+            if name not in UNCHECKED:
+                checksum = zlib.crc32(stored.data, checksum)
             if name == "codes":
                 stored = _padded_codes(stored, count=count, width=code_width(dim))
             elif name == "hashes":
