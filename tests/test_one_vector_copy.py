@@ -517,3 +517,22 @@ def test_sigkill_while_embedding_then_finish_gives_every_unit_its_own_vector(
         fresh = embedder.embed([units[u]["text"][:EMBED_TEXT_CHARS] for u in ids])
         cosines = [float(held[u] @ vector) for u, vector in zip(ids, fresh, strict=True)]
         assert min(cosines) > 0.99, min(cosines)
+
+
+def test_the_move_benchmark_reports_the_move_and_the_bytes(
+    workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench import vector_move
+
+    index = tmp_path / "index"
+    with _open(workspace, index) as engine:
+        engine.sync()
+        units = engine.catalog.unit_count()
+        _as_schema_3(engine)
+    before = vector_move.main([str(index)])
+    assert before["bytes"]["messages"] == units and before["bytes"]["catalogVectors"]["vectors"] > 0
+    after = vector_move.main([str(index), "--open", "--model", MODEL])
+    assert after["open"]["schema"] == "3 -> 4" and after["open"]["rows"] == units and after["open"]["cpuS"] >= 0
+    assert after["bytes"]["catalogVectors"] == {} and after["bytes"]["catalog"] < before["bytes"]["catalog"]
+    assert after["bytes"]["vectorFile"] > 0
+    assert '"schema": "3 -> 4"' in capsys.readouterr().out  # what it prints
