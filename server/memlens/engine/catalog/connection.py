@@ -77,6 +77,11 @@ class CatalogConnection:
         version = self.get_meta("schema_version")
         if version in MIGRATED_VERSIONS:  # what changed since needs no rewrite at open (schema.py)
             with self.transaction() as db:
+                db.execute("DELETE FROM unit_counts")
+                db.execute(
+                    "INSERT INTO unit_counts (format, kind, units)"
+                    " SELECT format, kind, COUNT(*) FROM units GROUP BY format, kind"
+                )
                 self.set_meta(db, "schema_version", str(SCHEMA_VERSION))
         elif version is not None and version != str(SCHEMA_VERSION):
             log.warning("catalog %s has schema %s, not %s; rebuilding it", self.path, version, SCHEMA_VERSION)
@@ -84,7 +89,7 @@ class CatalogConnection:
                 "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions;"
                 "DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS units; DROP TABLE IF EXISTS vectors;"
                 "DROP TABLE IF EXISTS words; DROP TABLE IF EXISTS aliases; DROP TABLE IF EXISTS unused_hashes;"
-                "DROP TABLE IF EXISTS text_dictionaries;" + SCHEMA
+                "DROP TABLE IF EXISTS text_dictionaries; DROP TABLE IF EXISTS unit_counts;" + SCHEMA
             )
         with self.transaction() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
