@@ -38,7 +38,7 @@ from bench.speed_report import lscpu_model
 
 
 def disk_bytes(index: Path, units: int) -> dict[str, Any]:
-    """Bytes per unit of each part of the index (a catalog of schema 3's vector blobs counted inside the catalog;
+    """Bytes per unit of each part of the index (an older catalog's vector blobs counted inside the catalog;
     the current one keeps none: the vector file holds them)."""
     import sqlite3
 

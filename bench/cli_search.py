@@ -31,7 +31,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import percentile
+from bench.common import compile_trees, percentile
 from bench.realistic_text import corpus_text
 from bench.speed import _queries
 from bench.speed_report import lscpu_model
@@ -74,6 +74,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     trees: dict[str, str | None] = {"this": None}
     if args.ab is not None:
         trees = {"this": str(Path(__file__).resolve().parents[1] / "server"), "base": str(args.ab.resolve())}
+    compile_trees(*trees.values())
     with tempfile.TemporaryDirectory(prefix="memlens-cli-") as tmp:
         settings = Path(tmp) / "settings.json"
         settings.write_text(json.dumps({"transcripts": {"agentDefaults": False}}))

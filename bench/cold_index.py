@@ -35,7 +35,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import SHARED
+from bench.common import SHARED, compile_trees
 from bench.corpus import bench_settings, make_corpus
 from memlens.engine.engine import Engine
 
@@ -165,6 +165,7 @@ def run_once(args: argparse.Namespace) -> dict[str, Any]:
 def alternate(args: argparse.Namespace) -> None:
     """Fresh processes, this tree's server and `--ab`'s alternated; the median CPU of each."""
     trees = {"this": str(Path(__file__).resolve().parents[1] / "server"), "base": str(args.ab)}
+    compile_trees(*trees.values())
     results: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
     own = [a for a in sys.argv[1:] if not a.startswith("--ab") and a != str(args.ab)]
     own = [a for i, a in enumerate(own) if not (a == "--runs" or (i and own[i - 1] == "--runs"))]

@@ -31,12 +31,14 @@ from bench.common import ab_arguments, load_shared_embedder, percentile, print_f
 WARMUP = 10  # queries asked before the timed pass (not timed): the first searches page in the index
 # Where a keyword search's CPU goes: part → (module, attribute) timed there, each call's CPU added to the part. The
 # steps of a search in order; `text` and `context` are the two tantivy searches (KeywordIndex.search by its field,
-# the unit ids' fast-field read included), `titleTexts` the titles' reads of first user messages (inside `titles`).
+# the unit ids' fast-field read included), `near` the units the context field's search is restricted to (with
+# search.contextNearBest), `titleTexts` the titles' reads of first user messages (inside `titles`).
 # `excerptRedaction` is the redaction of each shown text whole before its excerpt is cut (inside `results`). `other`
 # is what the search spent outside the steps. A tree without one of them leaves it out.
 PARTS: dict[str, tuple[str, str]] = {
     "read": ("memlens.engine.ranking.search", "Retriever.read"),
     "keyword": ("memlens.engine.keyword.keyword_index", "KeywordIndex.search"),
+    "near": ("memlens.engine.ranking.search", "Retriever._near"),
     "neighbours": ("memlens.engine.ranking.search", "Retriever._add_neighbors"),
     "replies": ("memlens.engine.ranking.search", "Retriever._add_replies"),
     "rescore": ("memlens.engine.ranking.search", "rescore"),
@@ -46,7 +48,7 @@ PARTS: dict[str, tuple[str, str]] = {
     "titleTexts": ("memlens.engine.catalog.sessions", "SessionReads.early_user_texts"),
     "redaction": ("memlens.engine.engine", "Engine._outbound"),
 }
-STEPS = ("read", "text", "context", "neighbours", "replies", "rescore", "results", "titles", "redaction")
+STEPS = ("read", "text", "near", "context", "neighbours", "replies", "rescore", "results", "titles", "redaction")
 
 
 def _time_parts(parts: dict[str, float]) -> list[str]:

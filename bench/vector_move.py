@@ -1,14 +1,14 @@
-"""What opening an index costs when its vectors move into the vector file (catalog schema 3 → 4), and the bytes per
+"""What opening an index costs when its vectors move into the vector file (catalog schema 4 or older → 5), and the bytes per
 message on disk before or after.
 
 On a copy of an index (it is changed: its catalog is VACUUMed), `--open` opens its catalog as the writer does with a
 model's name (`--model`, the bundled one by default; the model itself is never loaded: nothing is embedded) and loads
-the vector rows, which moves a schema-3
+the vector rows, which moves an older
 catalog's vectors into the file; process CPU, wall time and peak RSS are printed beside the load average. Then the
 catalog is VACUUMed and the bytes per message of each part are printed (the catalog's `vectors` table and its key's
 index by `dbstat`, while the catalog has them).
 
-    python bench/vector_move.py COPY/index            # bytes only (a schema-3 copy: the "before")
+    python bench/vector_move.py COPY/index            # bytes only (an older copy: the "before")
     python bench/vector_move.py COPY/index --open     # the move, then the bytes (the "after")
 """
 
@@ -35,7 +35,7 @@ from memlens.engine.vectors.vector_index import VectorIndex
 
 
 def open_and_move(index: Path, model: str, dim: int) -> dict[str, Any]:
-    """Open the catalog and load its vector rows as the writer does (moving a schema-3 catalog's vectors)."""
+    """Open the catalog and load its vector rows as the writer does (moving an older catalog's vectors)."""
     load = os.getloadavg()[0]
     started, cpu = time.perf_counter(), time.process_time()
     catalog = Catalog(index / "catalog.sqlite3")

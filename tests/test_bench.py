@@ -307,3 +307,19 @@ def test_vector_search_cost_times_each_filter_and_the_parts(tmp_path: Path) -> N
     assert result["rows"] == count and set(result["cpuMs"]) == {"none", "leaveOutKind", "roleUser"}
     assert set(result["partsMs"]) == {"codes", "int8RowsRead", "int8Scores", "refined"}
     assert "skipped" in vector_search_cost.measure(tmp_path / "elsewhere", queries=1)
+
+
+def test_an_ab_compiles_each_tree_even_where_bytecode_is_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whole processes of two trees are timed on equal terms only with both compiled: with PYTHONDONTWRITEBYTECODE
+    (sys.dont_write_bytecode) a tree never compiled pays the compilation in every process."""
+    from bench.common import compile_trees
+
+    package = tmp_path / "server" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "module.py").write_text("VALUE = 1\n")
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    compile_trees(tmp_path / "server")
+    assert {p.name.split(".")[0] for p in (package / "__pycache__").glob("*.pyc")} == {"__init__", "module"}

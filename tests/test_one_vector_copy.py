@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from memlens.engine.catalog import vectors as catalog_vectors
-from memlens.engine.catalog.schema import SCHEMA_VERSION
+from memlens.engine.catalog.schema import LEGACY_VECTORS_VERSION, SCHEMA_VERSION
 from memlens.engine.engine import Engine
 from memlens.engine.indexing import vector_writer
 from memlens.engine.indexing.ingest import EMBED_TEXT_CHARS
@@ -444,7 +444,7 @@ def test_a_crash_while_moving_the_vectors_keeps_the_catalogs_copy(
             len(engine.vectors)
     with _open(workspace, index) as engine:
         assert engine.catalog.holds_legacy_vectors()  # the file was written, the catalog never let go of its copy
-        assert engine.catalog.get_meta("schema_version") == "3"
+        assert engine.catalog.get_meta("schema_version") == str(LEGACY_VECTORS_VERSION)
     model = _TextVectors()
     with _open(workspace, index, model) as engine:
         len(engine.vectors)
@@ -532,7 +532,8 @@ def test_the_move_benchmark_reports_the_move_and_the_bytes(
     before = vector_move.main([str(index)])
     assert before["bytes"]["messages"] == units and before["bytes"]["catalogVectors"]["vectors"] > 0
     after = vector_move.main([str(index), "--open", "--model", MODEL])
-    assert after["open"]["schema"] == "3 -> 4" and after["open"]["rows"] == units and after["open"]["cpuS"] >= 0
+    moved = f"{LEGACY_VECTORS_VERSION} -> {SCHEMA_VERSION}"
+    assert after["open"]["schema"] == moved and after["open"]["rows"] == units and after["open"]["cpuS"] >= 0
     assert after["bytes"]["catalogVectors"] == {} and after["bytes"]["catalog"] < before["bytes"]["catalog"]
     assert after["bytes"]["vectorFile"] > 0
-    assert '"schema": "3 -> 4"' in capsys.readouterr().out  # what it prints
+    assert f'"schema": "{moved}"' in capsys.readouterr().out  # what it prints

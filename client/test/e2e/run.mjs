@@ -776,7 +776,13 @@ async function searchWorks(page, when) {
   await page.keyboard.press('Escape');
   await runCommand(page, 'memlens: Search Memory');
   await widget.locator('.quick-input-title', { hasText: 'memlens' }).waitFor({ timeout: 10000 });
+  // Typed where a person types: into the box once it has the focus. Right after a restart a key can arrive before
+  // the box takes it; the check below then says the text was lost, rather than waiting a minute on a title.
+  const box = widget.locator('.quick-input-box input');
+  await waitFor('the Search Memory box to take the focus', () => box.evaluate((el) => el === document.activeElement), 10000, 100).catch(() => undefined);
   await page.keyboard.type(QUERY);
+  const typed = await box.inputValue().catch(() => '');
+  check(typed === QUERY, `${when}: the query typed into Search Memory is in its box ("${typed}")`);
   const shown = await found(widget.locator('.quick-input-title', { hasText: /results? .*for/ }).waitFor({ timeout: 60000 }));
   await sleep(500);
   const rows = (await widget.locator('.quick-input-list .monaco-list-row').allInnerTexts()).length;

@@ -149,6 +149,9 @@ class SearchSettings:
     """How many hits the BM25 over each message with its neighbours adds to the candidates (at least the limit). 50
     read the same as 100 on the LoCoMo and transcript tune sets for 0.3 ms less CPU a keyword search at 150k units;
     30 lost two paraphrases of the transcript tune set from the top 10."""
+    context_near_best: int = field(default=0, metadata=between(0, 100_000))
+    """The BM25 over each message with its neighbours is asked only of the message field's best this many hits and
+    the messages whose ±2 window holds one of them (0 = of every message)."""
     date_boost: float = field(default=0.3, metadata=between(0, 1))
     """A message on a date the query names (absolute or relative) gains this share of its missing score."""
     event_mentions: int = field(default=2, metadata=between(0, 20))

@@ -79,6 +79,12 @@ class CatalogConnection:
         version = self.get_meta("schema_version")
         if version in MIGRATED_VERSIONS:  # what changed since needs no rewrite at open (schema.py)
             with self.transaction() as db:
+                if version != str(LEGACY_VECTORS_VERSION):  # from before the units were counted (schema 4)
+                    db.execute("DELETE FROM unit_counts")
+                    db.execute(
+                        "INSERT INTO unit_counts (format, kind, units)"
+                        " SELECT format, kind, COUNT(*) FROM units GROUP BY format, kind"
+                    )
                 # a catalog whose vectors are still in its `vectors` table says so until they are moved
                 legacy = self._has_table(db, "vectors")
                 self.set_meta(db, "schema_version", str(LEGACY_VECTORS_VERSION if legacy else SCHEMA_VERSION))
@@ -87,7 +93,8 @@ class CatalogConnection:
             self.db.executescript(
                 "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions;"
                 "DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS units; DROP TABLE IF EXISTS words;"
-                "DROP TABLE IF EXISTS aliases; DROP TABLE IF EXISTS text_dictionaries;" + LEGACY_VECTOR_TABLES + SCHEMA
+                "DROP TABLE IF EXISTS aliases; DROP TABLE IF EXISTS text_dictionaries;"
+                "DROP TABLE IF EXISTS unit_counts;" + LEGACY_VECTOR_TABLES + SCHEMA
             )
         with self.transaction() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))

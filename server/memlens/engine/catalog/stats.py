@@ -33,7 +33,8 @@ class CatalogStats(CatalogConnection):
 
     def messages_by_format(self) -> dict[str, int]:
         # a tool's output is no message: it is counted with the call that made it
-        sql = "SELECT format, COUNT(*) FROM units WHERE kind NOT IN ('memory', 'tool') GROUP BY format"
+        sql = """SELECT format, SUM(units) FROM unit_counts WHERE kind NOT IN ('memory', 'tool')
+                 GROUP BY format HAVING SUM(units) > 0"""
         return {str(k): int(v) for k, v in self.db.execute(sql)}
 
     def total_bad_lines(self) -> int:

@@ -210,6 +210,29 @@ class UnitReads(CatalogConnection):
             places.update({unit_id: (session, seq) for unit_id, session, seq in self._tuples(sql, part)})
         return places
 
+    def message_neighbours(self, places: Iterable[tuple[str, int]], window: int) -> list[int]:
+        """The ids of the transcript messages up to `window` places either side of each (session key, sequence
+        number), those places included. Each session's ranges are merged first, then read in one statement (an OR
+        of ranges that the (session_key, seq) index answers one by one). Places in session 'None' (a transcript
+        without a session, see `message_places`) have no neighbours to find."""
+        ranges: dict[str, list[list[int]]] = {}
+        for session, seq in sorted(set(places)):
+            if session == "None":
+                continue
+            merged = ranges.setdefault(session, [])
+            if merged and seq - window <= merged[-1][1] + 1:
+                merged[-1][1] = seq + window
+            else:
+                merged.append([seq - window, seq + window])
+        pairs = [(session, first, last) for session, spans in ranges.items() for first, last in spans]
+        ids: list[int] = []
+        for start in range(0, len(pairs), 300):  # three variables a range: under SQLite's 999
+            part = pairs[start : start + 300]
+            where = " OR ".join(["(session_key = ? AND seq BETWEEN ? AND ?)"] * len(part))
+            sql = f"SELECT id FROM units WHERE ({where}) AND kind = 'transcript'"
+            ids.extend(unit_id for (unit_id,) in self._tuples(sql, [v for p in part for v in p]))
+        return ids
+
     def unit_facts_rows(self, unit_ids: Sequence[int]) -> list[UnitFactsRow]:
         """(id, text, kind, ts, session, words, tool, dup_key, question) of each of these units that exists: what the
         last ranking pass reads of a hit (unit_facts.py; the last four NULL until the writer fills them in). The

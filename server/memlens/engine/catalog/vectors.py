@@ -2,7 +2,7 @@
 
 The vectors themselves are in the vector file (vectors/vector_file.py, its log vector_log.py), each row keyed by its
 unit and its text's hash; the catalog keeps, per unit, whether that file holds its row (`units.vector_ready`). A
-catalog of schema 3 still has its `vectors` table (hash → the vector, quantized_rows.py's form) until the writer has
+catalog of schema 4 or older still has its `vectors` table (hash → the vector, quantized_rows.py's form) until the writer has
 moved them into the file (`legacy_vectors`, `finish_vector_migration`)."""
 
 from __future__ import annotations
@@ -136,10 +136,10 @@ class VectorTables(CatalogConnection):
         sql = "SELECT COUNT(DISTINCT embed_text_hash) FROM units WHERE vector_ready IS NULL AND id >= ?"
         return int(self.db.execute(sql, (from_id,)).fetchone()[0])
 
-    # -- a catalog of schema 3, whose `vectors` table the writer moves into the vector file -------------------
+    # -- an older catalog, whose `vectors` table the writer moves into the vector file -------------------------
 
     def holds_legacy_vectors(self) -> bool:
-        """Whether the catalog still has its `vectors` table (schema 3, not yet moved into the vector file)."""
+        """Whether the catalog still has its `vectors` table (schema 4 or older, not yet moved into the vector file)."""
         sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vectors'"
         return self.db.execute(sql).fetchone() is not None
 

@@ -273,12 +273,28 @@ class KeywordIndex:
         return parse_words(text, self, filters=filters)
 
     def search(
-        self, query: ParsedQuery, limit: int, field: str = "text", *, expansions: Sequence[tuple[str, float]] = ()
+        self,
+        query: ParsedQuery,
+        limit: int,
+        field: str = "text",
+        *,
+        expansions: Sequence[tuple[str, float]] = (),
+        within: Sequence[int] | None = None,
     ) -> list[tuple[int, float]]:
-        """(unit_id, bm25) pairs, best first. Readers see the last commit; they never wait for the writer."""
+        """(unit_id, bm25) pairs, best first. Readers see the last commit; they never wait for the writer.
+
+        `within`: only these units are scored (BM25's statistics stay the whole index's, so each one's score is the
+        one it has in an unrestricted search). tantivy intersects from the shortest list, the units', so a search
+        costs what they hold rather than every document holding a query word."""
         built = self.queries.build(query, field, expansions=expansions)
-        if built is None or limit <= 0:
+        if built is None or limit <= 0 or (within is not None and not within):
             return []
+        if within is not None:
+            # scored 0: a term set scores its matches 1, which would lift every score
+            units = tantivy.Query.const_score_query(
+                tantivy.Query.term_set_query(self.schema, "unit_id", sorted(within)), 0.0
+            )
+            built = tantivy.Query.boolean_query([(tantivy.Occur.Must, built), (tantivy.Occur.Must, units)])
         searcher = self.index.searcher()
         result = searcher.search(built, limit, count=False)
         # unit ids from the fast field (a column read), not by loading each hit's stored document

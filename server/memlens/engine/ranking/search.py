@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, get_args
 from memlens.engine.answers.projects import project_session_keys
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
-from memlens.engine.keyword.keyword_index import KeywordIndex
+from memlens.engine.keyword.keyword_index import CONTEXT_WINDOW, KeywordIndex
 from memlens.engine.keyword.parsed_query import ParsedQuery
 from memlens.engine.keyword.term_expansion import TermExpander
 from memlens.engine.ranking.hits import Ranking, UnitHit
@@ -133,12 +133,23 @@ class Retriever:
             return
         # BM25 over each message with its neighbours, mixed into the keyword signal
         context_depth = max(settings.context_candidates, limit or 0)
-        context_hits = self.keyword.search(query, context_depth, field="context", expansions=expansions)
+        within = None
+        if settings.context_near_best > 0:
+            within = self._near(hits, [unit_id for unit_id, _ in keyword_hits[: settings.context_near_best]])
+        context_hits = self.keyword.search(query, context_depth, field="context", expansions=expansions, within=within)
         top_context = context_hits[0][1] if context_hits else 0.0
         for unit_id, bm25 in context_hits:
             _hit(hits, unit_id).context = bm25 / top_context if top_context else 0.0
         for hit in hits.values():
             hit.keyword = (1.0 - share) * hit.keyword + share * hit.context
+
+    def _near(self, hits: dict[int, UnitHit], best: list[int]) -> list[int]:
+        """`best` and the transcript messages within the context field's window of them: the units whose context
+        field holds one of them."""
+        places = self._places({unit_id: hits[unit_id] for unit_id in best})
+        near = set(best)
+        near.update(self.catalog.message_neighbours(places.values(), CONTEXT_WINDOW))
+        return sorted(near)
 
     def _add_vector_candidates(
         self, hits: dict[int, UnitHit], query: ParsedQuery, *, depth: int, fill_cosines: bool

@@ -13,7 +13,7 @@ values plus their remainders: row ≈ (values + remainder / 15) × scale, about 
 about 1e-4 (recall@10 in bench/RESULTS.md), for half a byte a component where float16 took two. The remainders are
 read with pread (no mapping: nothing stays resident) or held in memory.
 
-This is also the form a catalog of schema 3 kept a vector in (vector_snapshot.encode_vector: scale, int8 values,
+This is also the form a catalog before schema 5 kept a vector in (vector_snapshot.encode_vector: scale, int8 values,
 remainders).
 Quantising the rows this form gives back yields the very same values, remainders and scale (the remainders stop at
 ±7/15, short of the ±1/2 where a value would round the other way), so a search gives the same answer whether the
@@ -261,7 +261,7 @@ class QuantizedRows:
         return codes
 
     def encoded(self) -> list[bytes]:
-        """Each row as a schema-3 catalog kept it: its scale (float32), int8 values and packed remainders."""
+        """Each row as a catalog before schema 5 kept it: its scale (float32), int8 values and packed remainders."""
         values, remainders = self.values_array(), self.remainders_array()
         scales = self.scales.astype("<f4")
         return [scales[n].tobytes() + values[n].tobytes() + remainders[n].tobytes() for n in range(len(self))]

@@ -13,7 +13,7 @@ The vector file beside the catalog (vector_file, vector_log) holds the vectors; 
 row of. At start the small columns are read from the file when it and its log are at the catalog's stamp, the log's
 changes replayed over them and its int8 rows and remainders read from it on demand; otherwise the rows they hold are
 matched to the catalog's units by id and text hash (`reconciled`) and, in the writer, written afresh before the units
-are marked (a catalog of schema 3 gives its `vectors` table's instead: `_legacy_rows`). Removals and additions on an
+are marked (an older catalog gives its `vectors` table's instead: `_legacy_rows`). Removals and additions on an
 index read from the file never copy the file's rows, the writer appends each change to the log (`persist`, before the
 catalog counts it: vector_writer.py) and writes the file afresh when enough changed (`compact`, `grown`). Updates build
 a new snapshot (vector_snapshot.py) and swap it in, so a search in another thread always sees one consistent state and
@@ -308,7 +308,7 @@ class VectorIndex:
         """The rows at the catalog's state: the file and its log when they are at the catalog's stamp; otherwise
         the rows they hold matched to the catalog's units (`reconciled`: a crash between the file and the catalog,
         a damaged file or log loses only what it alone held, whose units wait to be embedded again), or, in a
-        catalog that still has its `vectors` table (schema 3), its vectors. The writer then writes the file afresh
+        catalog that still has its `vectors` table (schema 4 or older), its vectors. The writer then writes the file afresh
         and only then marks in the catalog the units it holds a row of (dropping the `vectors` table). A commit of
         the writer's thread landing meanwhile (this may run on a search's thread) makes the marks wrong: they are not
         made, and the rows are matched again to the catalog as it is now (the writer's next commit needs these rows,
@@ -330,7 +330,7 @@ class VectorIndex:
 
     def _open_rows(self, catalog: Catalog, model: str) -> tuple[VectorSnapshot, str | None, bool, int]:
         """(the rows, the catalog stamp they were matched at (None: the file and its log are at the catalog's
-        stamp, nothing to write), whether the catalog is of schema 3, its unit count)."""
+        stamp, nothing to write), whether the catalog still has its `vectors` table, its unit count)."""
         assert self._file is not None
         with catalog.read_snapshot():
             stamp = catalog.vector_stamp()
@@ -368,7 +368,7 @@ class VectorIndex:
         return reconciled(rows, units)
 
     def _legacy_rows(self, catalog: Catalog, model: str, stamp: str, units: _UnitColumns) -> VectorSnapshot:
-        """A schema-3 catalog's rows: a vector file at its stamp (its rows are its units', so a file from before
+        """An older catalog's rows (its `vectors` table still there): a vector file at its stamp (its rows are its units', so a file from before
         the hashes gets theirs by id), else the catalog's `vectors` table."""
         assert self._file is not None
         stored = vector_file.read(self._file, stamp=stamp, model=model, dim=self.dim, hashless=True)
@@ -461,7 +461,7 @@ class VectorIndex:
         return True
 
     def _read(self, catalog: Catalog, model: str, units: _UnitColumns) -> VectorSnapshot:
-        """Every unit with a vector in a schema-3 catalog's `vectors` table: each block of vectors quantised straight
+        """Every unit with a vector in an older catalog's `vectors` table: each block of vectors quantised straight
         into the rows of every unit whose text it is. Neither a float copy of the whole matrix nor a tuple per unit
         (nor a dictionary of hashes) is held: at 980,000 rows they were 1.5 GB and 0.6 GB, and a rebuild peaked at
         2.7 GB. The units are found by their hashes' first 8 bytes, sorted once, and whole hashes decide."""
@@ -501,7 +501,7 @@ class VectorIndex:
 
     def stored_vectors(self, unit_ids: list[int]) -> dict[int, np.ndarray]:
         """The vector held of each given unit that has one, as float32 from its int8 values and remainders: the
-        rows quantise to themselves, so these are the vectors a schema-3 catalog kept (publishing sends them)."""
+        rows quantise to themselves, so these are the vectors an older catalog kept (publishing sends them)."""
         snapshot = self._current()
         positions, ids = snapshot.rows_of(unit_ids)
         if not ids:

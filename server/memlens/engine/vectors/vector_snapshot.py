@@ -4,7 +4,7 @@ facets.
 VectorIndex (vector_index.py) searches a snapshot and swaps in a new one on every change; this module holds the
 snapshot itself, how it is built (from rows in memory or the vector file) and how it grows and shrinks without
 copying the file's rows into memory, how a text's vector is found among its rows by hash, plus the encoding of one
-vector in a blob (quantized_rows.py's form, as a catalog of schema 3 kept them; float16 or float32 in an older one).
+vector in a blob (quantized_rows.py's form, as a catalog before schema 5 kept them; float16 or float32 in an older one).
 """
 
 from __future__ import annotations
@@ -411,7 +411,7 @@ def decode_vector(blob: bytes, dim: int) -> np.ndarray | None:
 
 def encode_vectors(matrix: np.ndarray) -> list[bytes]:
     """Vectors as blobs: what the search keeps of each (quantized_rows.py: its scale, int8 values and their 4-bit
-    remainders; 580 bytes for 384 dimensions where float16 took 768), as a catalog of schema 3 stored them, so rows
+    remainders; 580 bytes for 384 dimensions where float16 took 768), as a catalog before schema 5 stored them, so rows
     decoded from such blobs are the same rows."""
     return QuantizedRows.of(np.atleast_2d(np.asarray(matrix, dtype=np.float32))).encoded()
 
