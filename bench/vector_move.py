@@ -1,5 +1,5 @@
-"""What opening an index costs when its vectors move into the vector file (catalog schema 4 or older → 5), and the bytes per
-message on disk before or after.
+"""What opening an index costs when its vectors move into the vector file (catalog schema 4 or older → 5), and the bytes
+per message on disk before or after.
 
 On a copy of an index (it is changed: its catalog is VACUUMed), `--open` opens its catalog as the writer does with a
 model's name (`--model`, the bundled one by default; the model itself is never loaded: nothing is embedded) and loads

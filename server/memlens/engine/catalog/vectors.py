@@ -1,8 +1,8 @@
 """Which units have a vector: the embedding queue, and the stamp the vector file beside the catalog must record.
 
 The vectors themselves are in the vector file (vectors/vector_file.py, its log vector_log.py), each row keyed by its
-unit and its text's hash; the catalog keeps, per unit, whether that file holds its row (`units.vector_ready`). A
-catalog of schema 4 or older still has its `vectors` table (hash → the vector, quantized_rows.py's form) until the writer has
+unit and its text's hash; the catalog keeps, per unit, whether that file holds its row (`units.vector_ready`). A catalog
+of schema 4 or older still has its `vectors` table (hash → the vector, quantized_rows.py's form) until the writer has
 moved them into the file (`legacy_vectors`, `finish_vector_migration`)."""
 
 from __future__ import annotations

@@ -305,10 +305,10 @@ class VectorIndex:
             self._snapshot = None
 
     def _open(self, catalog: Catalog, model: str) -> VectorSnapshot:
-        """The rows at the catalog's state: the file and its log when they are at the catalog's stamp; otherwise
-        the rows they hold matched to the catalog's units (`reconciled`: a crash between the file and the catalog,
-        a damaged file or log loses only what it alone held, whose units wait to be embedded again), or, in a
-        catalog that still has its `vectors` table (schema 4 or older), its vectors. The writer then writes the file afresh
+        """The rows at the catalog's state: the file and its log when they are at the catalog's stamp; otherwise the
+        rows they hold matched to the catalog's units (`reconciled`: a crash between the file and the catalog, a
+        damaged file or log loses only what it alone held, whose units wait to be embedded again), or, in a catalog
+        that still has its `vectors` table (schema 4 or older), its vectors. The writer then writes the file afresh
         and only then marks in the catalog the units it holds a row of (dropping the `vectors` table). A commit of
         the writer's thread landing meanwhile (this may run on a search's thread) makes the marks wrong: they are not
         made, and the rows are matched again to the catalog as it is now (the writer's next commit needs these rows,
@@ -368,8 +368,8 @@ class VectorIndex:
         return reconciled(rows, units)
 
     def _legacy_rows(self, catalog: Catalog, model: str, stamp: str, units: _UnitColumns) -> VectorSnapshot:
-        """An older catalog's rows (its `vectors` table still there): a vector file at its stamp (its rows are its units', so a file from before
-        the hashes gets theirs by id), else the catalog's `vectors` table."""
+        """An older catalog's rows (its `vectors` table still there): a vector file at its stamp (its rows are its
+        units', so a file from before the hashes gets theirs by id), else the catalog's `vectors` table."""
         assert self._file is not None
         stored = vector_file.read(self._file, stamp=stamp, model=model, dim=self.dim, hashless=True)
         if stored is None:
