@@ -159,11 +159,11 @@ class Indexer:
                 self._sync_files(found, kept, report, progress=progress, cancel=cancel, prune=prune, settled=settled)
                 if fingerprint is not None and not (kept or report.cancelled or report.errors or report.aliases):
                     self.catalog.keep_files_fingerprint(fingerprint)
-            if self.keyword_behind and not report.cancelled:  # (a cancelled sync leaves it for the next one)
-                self._catch_up_keyword(report, progress=progress, cancel=cancel)
             self.collect_garbage()
             if report.files_parsed or report.files_appended or report.files_deleted:
                 release_freed_memory()  # what parsing freed, before the embedding's working set is added on top
+            if self.keyword_behind and not report.cancelled:  # (a cancelled sync leaves it for the next one)
+                self._catch_up_keyword(report, progress=progress, cancel=cancel)  # (its buffer, too)
             if embed and not report.cancelled:
                 report.units_embedded = self.embedding.embed_pending(progress=progress, cancel=cancel)
                 report.cancelled = bool(cancel is not None and cancel.is_set())
