@@ -189,8 +189,11 @@ class UnitReads(CatalogConnection):
         return self.db.execute(sql, (session_key, seq, -1 if previous is None else int(previous))).fetchall()
 
     def all_units(self) -> Iterator[sqlite3.Row]:
-        """Every unit in id order, streamed (to rebuild the keyword index)."""
-        yield from self.db.execute("SELECT * FROM plain_units ORDER BY id")
+        """Every unit in id order, streamed, with the columns the keyword index is written from (to rebuild it): not
+        the analysed words, whose decoding took as long as the rest (100,008 units: 0.57 s of CPU, 0.31 without)."""
+        yield from self.db.execute(
+            "SELECT id, file_id, kind, format, session_key, role, ts, seq, text FROM plain_units ORDER BY id"
+        )
 
     def session_messages_between(self, session_key: str, first: int, last: int) -> list[sqlite3.Row]:
         """A session's transcript units with sequence numbers in [first, last], by sequence number then id."""
