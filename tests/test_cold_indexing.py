@@ -31,6 +31,7 @@ from memlens.engine import progress as progress_module
 from memlens.engine.engine import Engine
 from memlens.engine.indexing import vector_writer
 from memlens.engine.keyword.identifiers import identifier_terms, identifiers
+from memlens.engine.keyword.keyword_docs import keyword_docs
 from memlens.engine.progress import RateMeter
 from memlens.engine.sources import tool_output
 from memlens.engine.vectors.embedder import Embedder
@@ -347,3 +348,31 @@ def test_the_cold_index_checksum_tells_the_same_index_from_another(tmp_path: Pat
     notes = tmp_path / "corpus-120" / "workspace" / "memory"
     (next(notes.iterdir()) / "extra.md").write_text("# Extra\n\nOne more note about the zeppelin hangar.\n")
     assert cold_index.run_once(args)["checksum"] != first["checksum"]
+
+
+def _plain_context(engine: Engine, row: Any) -> str:
+    """A message's context field read the straightforward way: its window's rows, texts joined in order."""
+    if row["kind"] != "transcript" or not row["session_key"]:
+        return ""
+    seq = int(row["seq"])
+    window = engine.catalog.session_messages_between(row["session_key"], seq - 2, seq + 2)
+    texts = {int(r["seq"]): r["text"] for r in window}
+    return "\n".join(t for t in (texts.get(s) for s in range(seq - 2, seq + 3)) if t)
+
+
+def test_keyword_context_as_the_whole_window_read_gives_it(tmp_path: Path, transcript_folder: Path) -> None:
+    """The context field reads a text only for a neighbour outside the documents at hand: whether the documents are
+    a whole rebuild's, a few scattered ones, or a session's middle, each context is its window's texts in order."""
+    (tmp_path / "ws").mkdir()
+    engine = Engine(
+        [tmp_path / "ws"], Settings(), extra_transcripts=[transcript_folder], index_dir=tmp_path / "i", embedder=False
+    )
+    engine.sync(embed=False)
+    rows = list(engine.catalog.all_units())
+    assert sum(r["kind"] == "transcript" for r in rows) > 50
+    for subset in (rows, rows[::7], rows[len(rows) // 3 : len(rows) // 3 + 5]):
+        docs = list(keyword_docs(engine.catalog, subset))
+        assert [d.unit_id for d in docs] == [int(r["id"]) for r in subset]
+        assert [d.context for d in docs] == [_plain_context(engine, r) for r in subset]
+        assert any("\n" in d.context for d in docs)  # neighbours joined in, not the text alone
+    engine.close()

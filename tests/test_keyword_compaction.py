@@ -5,14 +5,17 @@ was. Real tantivy and SQLite, the committed transcripts of every format, keyword
 from __future__ import annotations
 
 import random
+import re
 import shutil
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import memlens.engine.indexing.indexer as indexer
 import memlens.engine.keyword.keyword_docs as keyword_docs
 import memlens.engine.keyword.keyword_index as keyword_index
 from memlens.engine.catalog import Catalog
@@ -195,3 +198,108 @@ def test_a_write_afresh_comes_out_as_one_segment(tmp_path: Path, monkeypatch: py
     assert index.num_segments() >= 2
     index.write(2, docs, clear=True)
     assert index.num_segments() == 1 and index.num_docs() == len(docs)
+
+
+def contents(engine: Engine) -> tuple[int, list[list[int]], list[list[tuple[int, float]]]]:
+    """What the keyword index holds, as far as a search can tell: its documents, how many documents hold each word
+    of every unit's text in each field, and each query's answers with their BM25."""
+    units = engine.catalog.db.execute("SELECT text FROM plain_units ORDER BY id").fetchall()
+    terms = sorted(
+        {t.lower() for (text,) in units for t in re.findall(r"[A-Za-z0-9_$]+(?:[./:-][A-Za-z0-9_$]+)*", text)}
+    )
+    searcher = engine.keyword.index.searcher()
+    frequencies = [[searcher.doc_freq(field, term) for term in terms] for field in ("text", "context", "ident", "cjk")]
+    return engine.keyword.num_docs(), frequencies, answers(engine)
+
+
+def whole_sync(tmp_path: Path, name: str, sources: list[Path], cancel: threading.Event | None = None) -> Engine:
+    folder = tmp_path / name / "transcripts"
+    for source in sources:
+        target = folder / source.relative_to(SYNTHETIC)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, target)
+    (tmp_path / name / "ws").mkdir()
+    engine = Engine(
+        [tmp_path / name / "ws"],
+        settings(),
+        extra_transcripts=[folder],
+        index_dir=tmp_path / name / "i",
+        embedder=False,
+    )
+    engine.sync(cancel=cancel)
+    return engine
+
+
+@pytest.fixture
+def batch_per_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(indexer, "BATCH_FILES", 1)  # one commit per file: the sync crosses the threshold midway
+
+
+def test_a_sync_that_makes_the_index_due_for_a_rewrite_writes_it_once_with_the_same_contents(
+    tmp_path: Path, sources: list[Path], monkeypatch: pytest.MonkeyPatch, batch_per_file: None
+) -> None:
+    """Once a whole sync's additions make the index one that compaction writes afresh, the batches stop writing
+    tantivy and the sync writes it afresh at its end: the same documents, words and answers as an index written
+    batch by batch, in one segment, at the catalog's generation."""
+    monkeypatch.setattr(keyword_index, "COMPACT_MIN_DOCS", 10**9)
+    batch_by_batch = whole_sync(tmp_path, "batches", sources)
+    expected, units = contents(batch_by_batch), batch_by_batch.catalog.unit_count()
+    assert batch_by_batch.keyword.num_segments() > 1 and expected[0] == units
+    batch_by_batch.close()
+    monkeypatch.setattr(keyword_index, "COMPACT_MIN_DOCS", units // 2)
+    writes: list[int] = []
+    write = keyword_index.KeywordIndex.write
+
+    def counted(self: keyword_index.KeywordIndex, *args: Any, **kwargs: Any) -> bool:
+        writes.append(1)
+        return write(self, *args, **kwargs)
+
+    monkeypatch.setattr(keyword_index.KeywordIndex, "write", counted)
+    deferred = whole_sync(tmp_path, "deferred", sources)
+    assert 1 < len(writes) < len(sources)  # some batches wrote tantivy, the later ones left it to the rewrite
+    assert contents(deferred) == expected
+    assert deferred.keyword.num_segments() == 1 and not deferred.indexer.keyword_behind
+    assert deferred.keyword.generation() == deferred.catalog.generation()
+    assert not deferred.keyword.needs_compaction()  # written afresh at this size: the sync's end does not again
+    deferred.close()
+
+
+def test_a_cancelled_sync_leaves_the_index_behind_for_the_next_sync_or_the_next_open(
+    tmp_path: Path, sources: list[Path], monkeypatch: pytest.MonkeyPatch, batch_per_file: None
+) -> None:
+    monkeypatch.setattr(keyword_index, "COMPACT_MIN_DOCS", 1)
+    cancel = threading.Event()
+    apply_batch = indexer.Indexer._apply_batch
+
+    def cancelled_after_three(self: indexer.Indexer, *args: Any, **kwargs: Any) -> None:
+        apply_batch(self, *args, **kwargs)
+        applied.append(1)
+        if len(applied) == 3:
+            cancel.set()
+
+    applied: list[int] = []
+    monkeypatch.setattr(indexer.Indexer, "_apply_batch", cancelled_after_three)
+    engine = whole_sync(tmp_path, "cancelled", sources, cancel=cancel)
+    assert engine.indexer.keyword_behind and engine.keyword.generation() != engine.catalog.generation()
+    assert engine.keyword.num_docs() < engine.catalog.unit_count()  # what the first batch wrote stays searchable
+    engine.close()
+    reopened = Engine(
+        [tmp_path / "cancelled" / "ws"],
+        settings(),
+        extra_transcripts=[tmp_path / "cancelled" / "transcripts"],
+        index_dir=tmp_path / "cancelled" / "i",
+        embedder=False,
+    )  # a new process: the lagging generation makes it write the index afresh from the catalog
+    assert reopened.keyword.generation() == reopened.catalog.generation()
+    assert reopened.keyword.num_docs() == reopened.catalog.unit_count()
+    reopened.close()
+    cancel.clear()
+    applied.clear()
+    engine = whole_sync(tmp_path, "again", sources, cancel=cancel)  # the same process: its next sync catches up
+    assert engine.indexer.keyword_behind
+    cancel.clear()
+    engine.sync()
+    assert not engine.indexer.keyword_behind
+    assert engine.keyword.generation() == engine.catalog.generation()
+    assert engine.keyword.num_docs() == engine.catalog.unit_count()
+    engine.close()

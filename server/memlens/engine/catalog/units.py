@@ -189,13 +189,32 @@ class UnitReads(CatalogConnection):
         return self.db.execute(sql, (session_key, seq, -1 if previous is None else int(previous))).fetchall()
 
     def all_units(self) -> Iterator[sqlite3.Row]:
-        """Every unit in id order, streamed (to rebuild the keyword index)."""
-        yield from self.db.execute("SELECT * FROM plain_units ORDER BY id")
+        """Every unit in id order, streamed, with the columns the keyword index is written from (to rebuild it): not
+        the analysed words, whose decoding took as long as the rest (100,008 units: 0.57 s of CPU, 0.31 without)."""
+        yield from self.db.execute(
+            "SELECT id, file_id, kind, format, session_key, role, ts, seq, text FROM plain_units ORDER BY id"
+        )
 
     def session_messages_between(self, session_key: str, first: int, last: int) -> list[sqlite3.Row]:
-        """A session's transcript units with sequence numbers in [first, last]."""
-        sql = "SELECT * FROM plain_units WHERE session_key = ? AND seq BETWEEN ? AND ? AND kind = 'transcript'"
+        """A session's transcript units with sequence numbers in [first, last], by sequence number then id."""
+        sql = """SELECT * FROM plain_units WHERE session_key = ? AND seq BETWEEN ? AND ? AND kind = 'transcript'
+                 ORDER BY seq, id"""
         return self.db.execute(sql, (session_key, first, last)).fetchall()
+
+    def session_message_places_between(self, session_key: str, first: int, last: int) -> list[tuple[int, int]]:
+        """(id, seq) of the units `session_messages_between` gives, in its order, without reading their texts."""
+        sql = """SELECT id, seq FROM units WHERE session_key = ? AND seq BETWEEN ? AND ? AND kind = 'transcript'
+                 ORDER BY seq, id"""
+        return [(int(i), int(seq)) for i, seq in self._tuples(sql, (session_key, first, last))]
+
+    def unit_texts(self, unit_ids: Sequence[int]) -> dict[int, str]:
+        """The plain text of each of these units that exists."""
+        texts: dict[int, str] = {}
+        for start in range(0, len(unit_ids), 500):
+            part = list(unit_ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            texts.update(self._tuples(f"SELECT id, text FROM plain_units WHERE id IN ({marks})", part))
+        return texts
 
     def message_places(self, unit_ids: Sequence[int]) -> dict[int, tuple[str, int]]:
         """(session key, sequence number) of each of these units that is a transcript message. Read as plain tuples,

@@ -13,6 +13,7 @@ index two extra fields:
 
 from __future__ import annotations
 
+import functools
 import re
 
 # a compound token: word characters joined by _ . / :: - (the joiners only between word characters)
@@ -34,6 +35,7 @@ _CANDIDATES = re.compile(
 _LETTER = re.compile(r"[A-Za-z]")
 _CAMEL_JOIN = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
 MAX_IDENTIFIER = 200
+CANDIDATE_CACHE = 16_384  # distinct candidates whose terms are kept (see _candidate_terms)
 
 
 def is_identifier(token: str) -> bool:
@@ -61,21 +63,28 @@ def identifier_terms(text: str) -> list[str]:
     """Terms for the `ident` field: each identifier whole, its segments, and the parts of camelCase words."""
     terms: list[str] = []
     for found in _CANDIDATES.findall(text):
-        if not found:
-            continue
-        token = found.strip("-.")
-        if not is_identifier(token):
-            continue
-        terms.append(token.lower())
-        segments = [s for s in _SEGMENT.split(token) if s]
-        if len(segments) > 1:
-            terms += [s.lower() for s in segments if is_identifier(s)]
-        for segment in segments:
-            for word in segment.split("_"):
-                parts = _CAMEL.findall(word)
-                if len(parts) > 1:
-                    terms += [p.lower() for p in parts]
+        if found:
+            terms += _candidate_terms(found)
     return terms
+
+
+# A candidate's terms depend on it alone, and the same identifiers and paths come back message after message: worked
+# out once per distinct candidate (a few MB at most), they cost a dictionary lookup after that.
+@functools.lru_cache(maxsize=CANDIDATE_CACHE)
+def _candidate_terms(found: str) -> tuple[str, ...]:
+    token = found.strip("-.")
+    if not is_identifier(token):
+        return ()
+    terms = [token.lower()]
+    segments = [s for s in _SEGMENT.split(token) if s]
+    if len(segments) > 1:
+        terms += [s.lower() for s in segments if is_identifier(s)]
+    for segment in segments:
+        for word in segment.split("_"):
+            parts = _CAMEL.findall(word)
+            if len(parts) > 1:
+                terms += [p.lower() for p in parts]
+    return tuple(terms)
 
 
 def identifier_parts(token: str) -> list[str]:

@@ -18,16 +18,36 @@ _KEYWORD_TS_LIMIT = 2.0**62  # tantivy keeps times as i64; a stored value past t
 
 def neighbours_of(catalog: Catalog, rows: Iterable[sqlite3.Row], skip: set[int]) -> list[sqlite3.Row]:
     """Existing transcript units within the context window of `rows` (not in `skip`)."""
+    found: list[sqlite3.Row] = []
+    for key, (low, high) in _windows(rows).items():
+        window = catalog.session_messages_between(key, low, high)
+        found += [r for r in window if int(r["id"]) not in skip]
+    return found
+
+
+def _windows(rows: Iterable[sqlite3.Row]) -> dict[str, tuple[int, int]]:
+    """Per session, the sequence numbers from the first of its transcript messages among `rows` less the context
+    window to the last plus the window."""
     spans: dict[str, tuple[int, int]] = {}
     for row in rows:
         if row["kind"] == "transcript" and row["session_key"]:
             low, high = spans.get(row["session_key"], (row["seq"], row["seq"]))
             spans[row["session_key"]] = (min(low, row["seq"]), max(high, row["seq"]))
-    found: list[sqlite3.Row] = []
-    for key, (low, high) in spans.items():
-        window = catalog.session_messages_between(key, low - CONTEXT_WINDOW, high + CONTEXT_WINDOW)
-        found += [r for r in window if int(r["id"]) not in skip]
-    return found
+    return {key: (low - CONTEXT_WINDOW, high + CONTEXT_WINDOW) for key, (low, high) in spans.items()}
+
+
+def _neighbour_texts(catalog: Catalog, rows: list[sqlite3.Row]) -> dict[tuple[str, int], str]:
+    """(session key, seq) → text of the transcript units within the context window of `rows`, the later id winning
+    a place two hold, as `neighbours_of` reads them. Only the places are read for all of them: a text is read, and
+    decompressed, only for a unit not among `rows` (most of a batch's neighbours are in the batch)."""
+    in_hand = {int(row["id"]): row["text"] for row in rows}
+    places = [
+        (unit_id, key, seq)
+        for key, (low, high) in _windows(rows).items()
+        for unit_id, seq in catalog.session_message_places_between(key, low, high)
+    ]
+    read = catalog.unit_texts([unit_id for unit_id, _, _ in places if unit_id not in in_hand])
+    return {(key, seq): in_hand[i] if i in in_hand else read[i] for i, key, seq in places}
 
 
 def keyword_docs(catalog: Catalog, rows: Iterable[sqlite3.Row]) -> Iterator[KeywordDoc]:
@@ -72,9 +92,7 @@ def _reporting(docs: Iterable[KeywordDoc], total: int, progress: Progress) -> It
 
 
 def _keyword_batch(catalog: Catalog, rows: list[sqlite3.Row]) -> list[KeywordDoc]:
-    texts: dict[tuple[str, int], str] = {}
-    for neighbour in neighbours_of(catalog, rows, set()):
-        texts[(neighbour["session_key"], int(neighbour["seq"]))] = neighbour["text"]
+    texts = _neighbour_texts(catalog, rows)
     docs = []
     for row in rows:
         context = ""
