@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import random
 import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -15,6 +13,7 @@ from typing import Any
 import pytest
 
 from conftest import FIXTURES
+from killed_runs import killed_at_random
 from memlens.engine.engine import Engine
 from memlens.engine.indexing.discovery import TRANSCRIPT, SourceFile
 from memlens.errors import IndexUnavailable
@@ -83,21 +82,7 @@ def corpus(tmp_path: Path) -> tuple[Path, Path]:
 def test_sigkill_at_random_points_then_finish_equals_fresh_rebuild(corpus: tuple[Path, Path], tmp_path: Path) -> None:
     workspace, transcripts = corpus
     index_dir = tmp_path / "killed"
-    rng = random.Random(20261129)
-    kills = 0
-    for _ in range(12):
-        process = subprocess.Popen(
-            index_cmd(workspace, transcripts, index_dir), stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL
-        )
-        try:
-            process.wait(timeout=rng.uniform(0.4, 2.5))
-        except subprocess.TimeoutExpired:
-            process.send_signal(signal.SIGKILL)
-            process.wait()
-            kills += 1
-            continue
-        assert process.returncode == 0
-        break
+    kills = killed_at_random(index_cmd(workspace, transcripts, index_dir), seed=20261129, tries=12, within=(0.4, 2.5))
     assert kills >= 1, "the sync finished before any kill: make the corpus larger"
     finished = subprocess.run(index_cmd(workspace, transcripts, index_dir), capture_output=True, text=True, check=True)
     assert "sync:" in finished.stdout

@@ -11,9 +11,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
-import random
 import shutil
-import signal
 import struct
 import subprocess
 import sys
@@ -23,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from killed_runs import killed_at_random
 from memlens.engine.catalog import vectors as catalog_vectors
 from memlens.engine.catalog.schema import LEGACY_VECTORS_VERSION, SCHEMA_VERSION
 from memlens.engine.engine import Engine
@@ -495,19 +494,7 @@ def test_sigkill_while_embedding_then_finish_gives_every_unit_its_own_vector(
         sys.executable, "-m", "memlens", "index", "--workspace", str(workspace), "--transcripts", str(transcripts),
         "--index-dir", str(index_dir),
     ]  # fmt: skip
-    rng = random.Random(20261205)
-    kills = 0
-    for _ in range(10):
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            process.wait(timeout=rng.uniform(1.0, 6.0))
-        except subprocess.TimeoutExpired:
-            process.send_signal(signal.SIGKILL)
-            process.wait()
-            kills += 1
-            continue
-        assert process.returncode == 0
-        break
+    kills = killed_at_random(command, seed=20261205, tries=10, within=(1.0, 6.0))
     assert kills >= 1, "the index finished before any kill: make the corpus larger"
     subprocess.run(command, capture_output=True, text=True, check=True, timeout=900)
     with Engine([workspace], Settings(), [transcripts], index_dir, embedder=embedder) as engine:
