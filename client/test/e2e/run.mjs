@@ -387,7 +387,7 @@ async function checkQuickPick(page, report) {
   await widget.locator('.monaco-list-row', { hasText: 'memlens: Search Memory' }).first().waitFor({ timeout: 10000 });
   await page.keyboard.press('Enter');
   await widget.locator('.quick-input-title', { hasText: 'memlens' }).waitFor({ timeout: 10000 });
-  await page.keyboard.type(QUERY, { delay: 15 }); // typing faster than the debounce: only the last query is searched
+  await typeIntoSearchBox(page, widget, QUERY, 'as you type', { delay: 15 }); // faster than the debounce: only the last query is searched
   const rows = widget.locator('.quick-input-list .monaco-list-row');
   const shown = await widget
     .locator('.quick-input-title', { hasText: /results? .*for/ })
@@ -454,7 +454,7 @@ async function checkEmptiedQuickPick(page) {
   await widget.locator('.monaco-list-row', { hasText: 'memlens: Search Memory' }).first().waitFor({ timeout: 10000 });
   await page.keyboard.press('Enter');
   await widget.locator('.quick-input-title', { hasText: 'memlens' }).waitFor({ timeout: 10000 });
-  await page.keyboard.type(`${QUERY} since:30d`, { delay: 15 });
+  await typeIntoSearchBox(page, widget, `${QUERY} since:30d`, 'with a filter', { delay: 15 });
   const row = widget.locator('.monaco-list-row', { hasText: 'No results since 30 days ago' }).first();
   const named = await found(row.waitFor({ timeout: 30000 }));
   const text = named ? (await row.innerText()).replace(/\s+/g, ' ').trim() : '';
@@ -770,19 +770,25 @@ function memlensLog(userData) {
   return findFiles(path.join(userData, 'logs'), /memlens\.log$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
 }
 
+/**
+ * Type into the open Search Memory box where a person types: once it has the focus. Right after a restart a key can
+ * arrive before the box takes it; the check then says the text was lost, rather than a later wait timing out.
+ */
+async function typeIntoSearchBox(page, widget, text, when, options = {}) {
+  const box = widget.locator('.quick-input-box input');
+  await waitFor('the Search Memory box to take the focus', () => box.evaluate((el) => el === document.activeElement), 10000, 100).catch(() => undefined);
+  await page.keyboard.type(text, options);
+  const typed = await box.inputValue().catch(() => '');
+  check(typed === text, `${when}: the query typed into Search Memory is in its box ("${typed}")`);
+}
+
 /** Search Memory from the command palette, as a person would: the QuickPick must list hits. */
 async function searchWorks(page, when) {
   const widget = page.locator('.quick-input-widget');
   await page.keyboard.press('Escape');
   await runCommand(page, 'memlens: Search Memory');
   await widget.locator('.quick-input-title', { hasText: 'memlens' }).waitFor({ timeout: 10000 });
-  // Typed where a person types: into the box once it has the focus. Right after a restart a key can arrive before
-  // the box takes it; the check below then says the text was lost, rather than waiting a minute on a title.
-  const box = widget.locator('.quick-input-box input');
-  await waitFor('the Search Memory box to take the focus', () => box.evaluate((el) => el === document.activeElement), 10000, 100).catch(() => undefined);
-  await page.keyboard.type(QUERY);
-  const typed = await box.inputValue().catch(() => '');
-  check(typed === QUERY, `${when}: the query typed into Search Memory is in its box ("${typed}")`);
+  await typeIntoSearchBox(page, widget, QUERY, when);
   const shown = await found(widget.locator('.quick-input-title', { hasText: /results? .*for/ }).waitFor({ timeout: 60000 }));
   await sleep(500);
   const rows = (await widget.locator('.quick-input-list .monaco-list-row').allInnerTexts()).length;
