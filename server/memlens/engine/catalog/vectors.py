@@ -140,8 +140,7 @@ class VectorTables(CatalogConnection):
 
     def holds_legacy_vectors(self) -> bool:
         """Whether the catalog still has its `vectors` table (schema 4 or older, not yet moved into the vector file)."""
-        sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vectors'"
-        return self.db.execute(sql).fetchone() is not None
+        return self._has_table(self.db, "vectors")
 
     def legacy_vectors(self, model: str) -> Iterator[tuple[str, bytes]]:
         """(text hash, blob: vector_snapshot.encode_vector's form) of every vector of `model` the `vectors` table
