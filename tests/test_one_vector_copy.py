@@ -524,3 +524,108 @@ def test_the_move_benchmark_reports_the_move_and_the_bytes(
     assert after["bytes"]["catalogVectors"] == {} and after["bytes"]["catalog"] < before["bytes"]["catalog"]
     assert after["bytes"]["vectorFile"] > 0
     assert f'"schema": "{moved}"' in capsys.readouterr().out  # what it prints
+
+
+# -- a writer that counts what waits reads the rows only when the file may have lost some -------------------------
+
+
+def _indexed_with_a_late_note(workspace: Path, index: Path) -> tuple[Path, set[int]]:
+    """An index whose vector file has a log record (a late note's rows): (the file, the late note's units)."""
+    with _open(workspace, index) as engine:
+        engine.sync()
+        _note(workspace, "late", ["a late note about the on-call rotation.", "and its pager policy."])
+        engine.sync()
+        assert engine.vectors._file is not None
+        sql = "SELECT id FROM plain_units WHERE text LIKE '%on-call%' OR text LIKE '%pager policy%'"
+        return engine.vectors._file, {int(r[0]) for r in engine.catalog.db.execute(sql)}
+
+
+def test_a_sync_that_finds_nothing_changed_reads_no_row(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`memlens index` with nothing to do: the file's header and log say it holds every marked unit's row, so its
+    rows (a million of them, with their checksum) are not read to count what waits."""
+    _indexed_with_a_late_note(workspace, tmp_path / "index")
+    reads: list[Path] = []
+    real_read = vector_file.read
+
+    def counted(path: Path, **kwargs: object) -> object:
+        reads.append(path)
+        return real_read(path, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vector_file, "read", counted)
+    model = _TextVectors()
+    with _open(workspace, tmp_path / "index", model) as engine:
+        report = engine.sync()
+        assert report.units_embedded == 0 and engine.pending_embeddings() == 0 and not reads
+        assert len(engine.vectors) > 0 and reads  # read when a search asks for them
+        assert not _units_embedded(engine, model)
+
+
+def _torn_log(path: Path) -> None:
+    log_path = vector_log.log_for(path)
+    log_path.write_bytes(log_path.read_bytes()[:-5])
+
+
+def _no_log(path: Path) -> None:
+    vector_log.log_for(path).unlink()
+
+
+def _no_file(path: Path) -> None:
+    path.unlink()
+
+
+def _other_model(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    (length,) = struct.unpack_from("<I", data, len(vector_file.MAGIC))
+    start = len(vector_file.MAGIC) + 4
+    header = json.loads(bytes(data[start : start + length]))
+    encoded = json.dumps({**header, "model": MODEL[::-1]}, separators=(",", ":")).encode()
+    assert len(encoded) == length  # the same length: the sections stay where they are
+    data[start : start + length] = encoded
+    path.write_bytes(bytes(data))
+
+
+def _truncated(path: Path) -> None:
+    with path.open("r+b") as handle:
+        handle.truncate(path.stat().st_size - 4096)
+
+
+@pytest.mark.parametrize("loss", [_torn_log, _no_log, _no_file, _other_model, _truncated])
+def test_a_sync_first_after_the_file_lost_rows_embeds_what_it_lost(
+    workspace: Path, tmp_path: Path, loss: object
+) -> None:
+    """Every way the header and the log can show rows lost makes the writer read and match them before it counts:
+    the first sync after the open embeds them (and nothing it still holds, when it holds anything)."""
+    path, late = _indexed_with_a_late_note(workspace, tmp_path / "index")
+    assert callable(loss)
+    loss(path)
+    model = _TextVectors()
+    with _open(workspace, tmp_path / "index", model) as engine:
+        assert engine.sync().units_embedded > 0
+        wrong, missing = _rows_against_texts(engine)
+        assert not wrong and not missing and not _waiting(engine)
+        if loss in (_torn_log, _no_log):
+            assert len(_units_embedded(engine, model)) <= len(late)
+
+
+def test_damage_inside_the_columns_is_found_at_the_next_read(workspace: Path, tmp_path: Path) -> None:
+    """What the header and log cannot show (a damaged column, which only its checksum does) a sync that reads no
+    row misses; the next read of the rows finds it, queues the file's units, and the sync after embeds them."""
+    path, _ = _indexed_with_a_late_note(workspace, tmp_path / "index")
+    with _open(workspace, tmp_path / "index") as engine:
+        engine.indexer.embedding.persist(force=True)  # every row in the file itself, its log empty
+    data = bytearray(path.read_bytes())
+    start = len(vector_file.MAGIC) + 4
+    (length,) = struct.unpack_from("<I", data, len(vector_file.MAGIC))
+    offset, _ = json.loads(bytes(data[start : start + length]))["sections"]["ids"]
+    data[offset] ^= 0xFF
+    path.write_bytes(bytes(data))
+    model = _TextVectors()
+    with _open(workspace, tmp_path / "index", model) as engine:
+        assert engine.sync().units_embedded == 0 and not _waiting(engine)
+        assert len(engine.vectors) == 0  # read now: the damaged file holds nothing, its units wait
+        assert _waiting(engine)
+        assert engine.sync().units_embedded > 0
+        wrong, missing = _rows_against_texts(engine)
+        assert not wrong and not missing and not _waiting(engine)

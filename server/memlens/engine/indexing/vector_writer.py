@@ -47,6 +47,7 @@ class VectorWriter:
         self.lock = lock
         self.writing = writing
         self.may_write = may_write
+        vectors.marks_changed = self.forget_counts  # a load that queued units again (on any thread)
         self._pending: int | None = None  # cached count of texts without a vector
         self._pending_words: int | None = None  # cached count of words without a vector or nearest words
         self._words_epoch = 0  # bumped by every change to the words (see pending_words)
@@ -227,9 +228,13 @@ class VectorWriter:
         pending = self._pending
         if pending is None:
             with self.lock:
-                if self.may_write() and self.catalog.keep_vector_queue_for(self.embedder.name):
-                    self.vectors.load(self.catalog, self.embedder.name)  # its rows are matched to the units again
-                len(self.vectors)  # loaded first: loading may find units whose rows the file lost, and queue them
+                model = self.embedder.name
+                if self.may_write():
+                    if self.catalog.keep_vector_queue_for(model):
+                        self.vectors.load(self.catalog, model)  # its rows are matched to the units again
+                    # loaded first when the file may have lost rows: loading finds their units, and queues them
+                    if not self.vectors.held_as_marked(self.catalog, model):
+                        len(self.vectors)
                 pending = self.catalog.texts_without_vector()
                 # cached under the lock: a write that lands right after it resets the cache, never the other way
                 # round (set after the lock, a count from before a write outlived it: the backlog looked empty,

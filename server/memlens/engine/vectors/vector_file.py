@@ -34,7 +34,7 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 from memlens.engine.lazy import lazy_module
 from memlens.engine.vectors import vector_log
@@ -230,53 +230,109 @@ def read_current(
     rows = read(path, stamp=None, model=model, dim=dim)
     if rows is None:
         return None
+    changes = _log_at(path, stamp=stamp, file_stamp=rows.stamp, log_id=rows.log_id, dim=dim)
+    return None if changes is False else (rows, changes)
+
+
+def is_current(path: Path, *, stamp: str, model: str, dim: int) -> bool:
+    """Whether `read_current` would find the file and its log at `stamp`, from the file's header and the log alone:
+    never its columns. The writer asks this to learn whether the file lost rows the catalog marks as held
+    (vector_writer.pending); loading a million rows to learn that none were lost was most of a `memlens index` that
+    found nothing changed. Damage inside the columns, which only their checksum shows, is not seen here: the file's
+    next read finds it and matches its rows to the units again, as it does for any damaged file. Never raises."""
+    try:
+        with path.open("rb") as handle:
+            header = _header(handle, stamp=None, model=model, dim=dim, hashless=False)
+    except FileNotFoundError:
+        return False
+    except Exception as exc:  # damaged in any way: the read that matches it again says how
+        log.debug("vector file %s header unreadable: %s", path, exc)
+        return False
+    if header is None:
+        return False
+    changes = _log_at(path, stamp=stamp, file_stamp=header.stamp, log_id=header.log_id, dim=dim)
+    return changes is not False
+
+
+def _log_at(
+    path: Path, *, stamp: str, file_stamp: str, log_id: str, dim: int
+) -> vector_log.LogContents | None | Literal[False]:
+    """The log's changes (None: a file without a log, or no log) when the file and its log reach `stamp`; False when
+    they do not, or the log is unreadable or torn."""
     changes: vector_log.LogContents | None = None
-    if rows.log_id:
+    if log_id:
         try:
-            changes = vector_log.read(vector_log.log_for(path), rows.log_id, dim)
+            changes = vector_log.read(vector_log.log_for(path), log_id, dim)
         except OSError as exc:
             log.warning("vector log beside %s is unreadable (%s); matching its rows to the catalog's units", path, exc)
-            return None
+            return False
     if changes is not None and changes.torn:
         log.info("vector log beside %s ends in a damaged record; matching its rows to the catalog's units", path)
-        return None
-    reached = changes.stamp if changes is not None and changes.stamp is not None else rows.stamp
+        return False
+    reached = changes.stamp if changes is not None and changes.stamp is not None else file_stamp
     if reached != stamp:
         log.info("vector file %s is behind the catalog; rebuilding it", path)
+        return False
+    return changes
+
+
+@dataclass(frozen=True)
+class _Header:
+    """What a file's header says, checked against the file's size and the layout of its row count."""
+
+    fields: dict[str, Any]
+    hashed: bool  # MAGIC, not HASHLESS_MAGIC
+    count: int
+    sections: dict[str, list[int]]
+
+    @property
+    def stamp(self) -> str:
+        return str(self.fields["stamp"])
+
+    @property
+    def log_id(self) -> str:
+        return str(self.fields.get("log", ""))
+
+
+def _header(handle: BinaryIO, *, stamp: str | None, model: str, dim: int, hashless: bool) -> _Header | None:
+    """The header of the open file, or None when it is of an older layout, another model or dimension, or (with
+    `stamp`) another stamp; raises when it is not a vector file or its sections disagree with its size or count."""
+    size = os.fstat(handle.fileno()).st_size
+    head = handle.read(len(MAGIC) + 4)
+    hashed = head[: len(MAGIC)] == MAGIC
+    if not hashed and not (hashless and head[: len(MAGIC)] == HASHLESS_MAGIC):
+        if head.startswith(FAMILY):
+            log.info("vector file %s has an older layout; rebuilding it", handle.name)
+            return None
+        raise ValueError("not a memlens vector file")
+    (length,) = struct.unpack("<I", head[len(MAGIC) :])
+    header = json.loads(handle.read(length))
+    if (stamp is not None and header["stamp"] != stamp) or header["model"] != model:
+        log.info("vector file %s is behind the catalog; rebuilding it", handle.name)
         return None
-    return rows, changes
+    count = int(header["count"])
+    if count and int(header["dim"]) != dim:
+        log.info("vector file %s has dimension %s, not %s; rebuilding it", handle.name, header["dim"], dim)
+        return None
+    sections = header["sections"]
+    for name, (offset, nbytes) in sections.items():
+        if offset + nbytes > size:
+            raise ValueError(f"truncated: section {name} ends at {offset + nbytes}, the file at {size}")
+    expected = _section_sizes(count, dim)
+    if not hashed:
+        del expected["hashes"]
+    if {name: nbytes for name, (_, nbytes) in sections.items()} != expected:
+        raise ValueError("section sizes disagree with the row count")
+    return _Header(header, hashed, count, sections)
 
 
 def _read(path: Path, *, stamp: str | None, model: str, dim: int, hashless: bool) -> StoredRows | None:
     with path.open("rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        head = handle.read(len(MAGIC) + 4)
-        hashed = head[: len(MAGIC)] == MAGIC
-        if not hashed and not (hashless and head[: len(MAGIC)] == HASHLESS_MAGIC):
-            if head.startswith(FAMILY):
-                log.info("vector file %s has an older layout; rebuilding it", path)
-                return None
-            raise ValueError("not a memlens vector file")
-        (length,) = struct.unpack("<I", head[len(MAGIC) :])
-        header = json.loads(handle.read(length))
-        if (stamp is not None and header["stamp"] != stamp) or header["model"] != model:
-            log.info("vector file %s is behind the catalog; rebuilding it", path)
+        found = _header(handle, stamp=stamp, model=model, dim=dim, hashless=hashless)
+        if found is None:
             return None
-        count = int(header["count"])
-        if count and int(header["dim"]) != dim:
-            log.info("vector file %s has dimension %s, not %s; rebuilding it", path, header["dim"], dim)
-            return None
-        sections = header["sections"]
-        for name, (offset, nbytes) in sections.items():
-            if offset + nbytes > size:
-                raise ValueError(f"truncated: section {name} ends at {offset + nbytes}, the file at {size}")
-        expected = _section_sizes(count, dim)
-        small_names = SMALL
-        if not hashed:
-            del expected["hashes"]
-            small_names = tuple(name for name in SMALL if name != "hashes")
-        if {name: nbytes for name, (_, nbytes) in sections.items()} != expected:
-            raise ValueError("section sizes disagree with the row count")
+        header, hashed, count, sections = found.fields, found.hashed, found.count, found.sections
+        small_names = SMALL if hashed else tuple(name for name in SMALL if name != "hashes")
         small: dict[str, np.ndarray] = {}
         checksum = 0
         # Mapped, not read: a process that opens the index to answer one search (the CLI) pays neither a copy of

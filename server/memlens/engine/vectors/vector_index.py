@@ -157,6 +157,10 @@ def _never() -> bool:
     return False
 
 
+def _nothing() -> None:
+    return None
+
+
 def reconciled(rows: VectorSnapshot, units: _UnitColumns) -> VectorSnapshot:
     """The rows of `units` that `rows` can give: a unit gets the row of its own id when that row holds its text's
     hash, else any row holding that hash (a row is the vector of its text, whichever unit it was made for), else
@@ -273,6 +277,9 @@ class VectorIndex:
         self._journal: list[LogStep] | None = None  # the changes since the file and its log (None: not from them)
         self._log_bytes = 0  # the size of that log past its first bytes (0: empty)
         self.may_write: Callable[[], bool] = _never  # the index writer sets this: only it writes the file
+        # and this, which it is told after a load marked the units the file holds (some may wait again): a count of
+        # what waits, taken before, is stale
+        self.marks_changed: Callable[[], None] = _nothing
         self.write_failure: OSError | None = None  # why the file could not be written last (a full disk...)
 
     def __len__(self) -> int:
@@ -304,6 +311,20 @@ class VectorIndex:
             self._pending = lambda: self._open(catalog, model)
             self._snapshot = None
 
+    def held_as_marked(self, catalog: Catalog, model: str) -> bool:
+        """Whether the catalog's marks of which units have a row already hold (no row lost, nothing to move from its
+        `vectors` table), so loading the rows would find no unit to queue again: true once they are loaded (matched
+        then), or when the file and its log are at the catalog's stamp (vector_file.is_current, which reads neither
+        the rows nor their checksum). A writer that only counts what waits for a vector asks this first."""
+        with self._lock:
+            if self._pending is None or self._file is None:  # loaded (or nothing to load)
+                return True
+            path = self._file
+        with catalog.read_snapshot():
+            if catalog.holds_legacy_vectors():
+                return False
+            return vector_file.is_current(path, stamp=catalog.vector_stamp(), model=model, dim=self.dim)
+
     def _open(self, catalog: Catalog, model: str) -> VectorSnapshot:
         """The rows at the catalog's state: the file and its log when they are at the catalog's stamp; otherwise the
         rows they hold matched to the catalog's units (`reconciled`: a crash between the file and the catalog, a
@@ -324,6 +345,7 @@ class VectorIndex:
                 return written
             if catalog.vector_file_written(stamp=stamp, token=token, ready=iter(np.sort(written.ids)), legacy=legacy):
                 log.info("vector file %s written: %d of %d units have their rows", self._file, len(written.ids), count)
+                self.marks_changed()
                 return written
         self._file_current, self._journal = False, None  # never taken for the catalog's state: matched at next load
         return written
