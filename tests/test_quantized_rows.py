@@ -249,3 +249,23 @@ def test_searches_over_real_vectors_rank_and_score_as_exact_cosines_do(example: 
     assert len(queries) >= 20
     assert hits / total >= 0.99
     assert worst < 1.5e-4
+
+
+@pytest.mark.parametrize("order", ["ascending", "shuffled", "a repeated id"])
+def test_rows_of_finds_each_unit_whatever_the_rows_order(order: str) -> None:
+    """Rows in ascending id order (a file written in its rows' order, units given growing ids) are looked up
+    without sorting them; in any other order they are sorted first: either way each asked unit gets its own row,
+    and an absent one none."""
+    ids = list(range(10, 410, 4))
+    if order == "shuffled":
+        np.random.default_rng(5).shuffle(ids)
+    elif order == "a repeated id":
+        ids[7] = ids[6]
+    matrix = _unit_rows(len(ids), 16, seed=4)
+    snapshot = VectorSnapshot.of([VectorRow(u, "memory", "", "", "s", 0.0, matrix[n]) for n, u in enumerate(ids)], 16)
+    asked = [ids[50], 11, ids[0], ids[-1], 10_000, ids[7]]
+    positions, found = snapshot.rows_of(asked)
+    assert found == [ids[50], ids[0], ids[-1], ids[7]]  # 11 and 10,000 are no unit's
+    assert [ids[p] for p in positions.tolist()] == found
+    everything, _ = snapshot.rows_of(ids)
+    assert [ids[p] for p in everything.tolist()] == ids

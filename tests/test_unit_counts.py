@@ -9,6 +9,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+from memlens.engine.catalog import Catalog
 from memlens.engine.engine import Engine
 from memlens.settings import Settings, merge
 
@@ -32,10 +33,13 @@ def _scanned(db: sqlite3.Connection) -> dict[str, int]:
     return {str(k): int(v) for k, v in db.execute(sql)}
 
 
-def _all_kinds(db: sqlite3.Connection) -> dict[tuple[str, str], int]:
+def _all_kinds(catalog: Catalog) -> dict[tuple[str, str], int]:
+    """The kept counts, checked against a scan of the units, kind by kind and in all (what each vector stamp reads)."""
+    db = catalog.db
     kept = db.execute("SELECT format, kind, units FROM unit_counts WHERE units != 0")
     scanned = db.execute("SELECT format, kind, COUNT(*) FROM units GROUP BY format, kind")
     assert {(str(f), str(k)): int(n) for f, k, n in kept} == {(str(f), str(k)): int(n) for f, k, n in scanned}
+    assert catalog.unit_count() == int(db.execute("SELECT COUNT(*) FROM units").fetchone()[0])
     return {(str(f), str(k)): int(n) for f, k, n in db.execute("SELECT format, kind, units FROM unit_counts")}
 
 
@@ -48,7 +52,7 @@ def test_the_counts_follow_every_write(tmp_path: Path) -> None:
         db = engine.catalog.db
         first = engine.catalog.messages_by_format()
         assert len(first) >= 3 and first == _scanned(db)
-        _all_kinds(db)
+        _all_kinds(engine.catalog)
 
         with claude.open("a") as handle:  # an append
             handle.write("".join(LINE % (n, claude.stem, n) + "\n" for n in range(3)))
@@ -60,7 +64,7 @@ def test_the_counts_follow_every_write(tmp_path: Path) -> None:
         claude.write_text("".join(lines[: len(lines) // 2]))
         engine.sync()
         assert engine.catalog.messages_by_format() == _scanned(db)
-        _all_kinds(db)
+        _all_kinds(engine.catalog)
 
         for openclaw in (workspace / "transcripts" / "openclaw").glob("*.jsonl"):
             openclaw.unlink()  # a format gone with its files: not listed with 0
@@ -70,7 +74,7 @@ def test_the_counts_follow_every_write(tmp_path: Path) -> None:
 
         engine.reindex(full=True)
         assert engine.catalog.messages_by_format() == _scanned(db)
-        _all_kinds(db)
+        _all_kinds(engine.catalog)
 
 
 def test_a_catalog_of_the_version_before_is_counted_at_open(tmp_path: Path) -> None:
@@ -86,7 +90,7 @@ def test_a_catalog_of_the_version_before_is_counted_at_open(tmp_path: Path) -> N
     db.close()
     with _engine(tmp_path, workspace) as engine:
         assert engine.catalog.messages_by_format() == expected
-        _all_kinds(engine.catalog.db)
+        _all_kinds(engine.catalog)
 
     db = sqlite3.connect(catalog)
     # as that version leaves a catalog of this one it rebuilt and wrote to: the counts are of other units now
@@ -96,4 +100,4 @@ def test_a_catalog_of_the_version_before_is_counted_at_open(tmp_path: Path) -> N
     db.close()
     with _engine(tmp_path, workspace) as engine:
         assert engine.catalog.messages_by_format() == expected
-        _all_kinds(engine.catalog.db)
+        _all_kinds(engine.catalog)

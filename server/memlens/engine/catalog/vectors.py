@@ -95,7 +95,10 @@ class VectorTables(CatalogConnection):
         return f"{self.generation()}:{token}:{self.unit_count()}"
 
     def unit_count(self) -> int:
-        return int(self.db.execute("SELECT COUNT(*) FROM units").fetchone()[0])
+        """Every unit, from the counts the writer keeps beside them (files.py `_count_units`): part of every vector
+        stamp, which each append's commit and every open asks for, and a count of the units themselves read the
+        whole of their smallest index (4-6 ms at a million)."""
+        return int(self.db.execute("SELECT COALESCE(SUM(units), 0) FROM unit_counts").fetchone()[0])
 
     @contextmanager
     def read_snapshot(self) -> Iterator[None]:

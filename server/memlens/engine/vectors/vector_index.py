@@ -172,7 +172,7 @@ def reconciled(rows: VectorSnapshot, units: _UnitColumns) -> VectorSnapshot:
     if len(rows.ids) and len(unit_ids):
         slots = np.minimum(np.searchsorted(rows.sorted_ids, unit_ids), len(rows.ids) - 1)
         same = rows.sorted_ids[slots] == unit_ids
-        candidates = rows.order[slots]
+        candidates = rows.positions(slots)
         same &= (rows.hashes[candidates] == unit_hashes).all(axis=1)
         found[same] = candidates[same]
         others = np.flatnonzero(~same & unit_hashes.any(axis=1))
