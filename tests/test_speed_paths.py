@@ -42,6 +42,23 @@ def test_keyword_commands_import_no_vector_stack() -> None:
     assert out.strip() == "[]"
 
 
+@pytest.mark.parametrize("pinned_before", [True, False])
+def test_vector_work_runs_one_blas_thread(pinned_before: bool) -> None:
+    """Per-query vector work runs one BLAS thread: set by OPENBLAS_NUM_THREADS before numpy loads (what every
+    `memlens` command does), without threadpoolctl's look through the process's libraries; otherwise by it."""
+    code = (
+        "import sys, numpy; from memlens.engine.vectors.vector_index import single_threaded_blas; "
+        "looked = 'threadpoolctl' in sys.modules; single_threaded_blas(); looked = 'threadpoolctl' in sys.modules; "
+        "from threadpoolctl import threadpool_info; "
+        "print(looked, sorted({i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas'}))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if pinned_before:
+        env["OPENBLAS_NUM_THREADS"] = "1"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.split() == [str(not pinned_before), "[1]"]
+
+
 def test_a_keyword_search_that_expands_its_words_imports_no_vector_stack(built_example: tuple[Path, Path]) -> None:
     """The CLI's keyword search on an index with word vectors expands its words (the writer's neighbour lists) and
     still imports neither numpy nor a model: numpy alone costs about 0.08–0.14 s of CPU per call."""

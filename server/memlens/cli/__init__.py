@@ -8,6 +8,33 @@ import os
 # one thread anyway (vector_index.single_threaded_blas). Set it yourself to override.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from memlens.cli.commands import main  # noqa: E402  (after the environment is set)
+import contextlib  # noqa: E402
+import logging  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+
+from memlens.cli import commands  # noqa: E402  (after the environment is set)
+from memlens.cli.arguments import build_parser  # noqa: E402
 
 __all__ = ["main"]
+
+# Commands that serve until they are stopped: their ending is not on the path anyone waits for, and the interpreter's
+# own shutdown (joining threads, closing what is left) is theirs to have.
+SERVING = frozenset({"serve", "watch", "mcp"})
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The `memlens` script: one command (`commands.main`). A command that has finished its work then ends the
+    process at once, as mypy does (its `--fast-exit`): the interpreter's teardown frees every object and module
+    one by one (the index's state, the model, faiss, numpy), about 0.04 s of CPU after a search at a million
+    messages, and nothing of it is needed once the output is flushed and the index closed (commands close it
+    before they return). A server, or any thread still running, gets the ordinary exit."""
+    args = build_parser().parse_args(argv)
+    status = commands.run(args)
+    if args.command not in SERVING and threading.active_count() == 1:
+        logging.shutdown()  # what the ordinary exit would flush
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):  # a closed pipe: its output was cut off already
+                stream.flush()
+        os._exit(status)
+    return status

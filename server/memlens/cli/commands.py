@@ -422,7 +422,11 @@ COMMANDS = {
 def main(argv: list[str] | None = None) -> int:
     """Run one command. Exit 0 = done (a search found something), 1 = a search found nothing, 2 = an error: one
     line on stderr, with the traceback only under -v. A closed pipe (`memlens search … | head`) ends quietly."""
-    args = build_parser().parse_args(argv)
+    return run(build_parser().parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the command `args` name (parsed by `arguments.build_parser`), as `main` says."""
     level = logging.WARNING - 10 * min(args.verbose, 2)
     brief = "memlens: %(message)s"  # one plain line a user can read; -v names the level and module
     logging.basicConfig(

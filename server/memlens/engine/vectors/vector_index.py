@@ -28,6 +28,7 @@ import dataclasses
 import functools
 import logging
 import math
+import os
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Sequence
@@ -73,9 +74,13 @@ def single_threaded_blas() -> None:
     would spin two threads for a 15k-row product, and under load they fight each other and the other processes."""
     global _blas_pinned
     if not _blas_pinned:
-        from threadpoolctl import threadpool_limits
+        # OpenBLAS reads this once, when numpy loads it: a process that set it to 1 before (every `memlens`
+        # command does, memlens/cli) runs one thread already, and threadpoolctl's look through every loaded library
+        # to find it (9 ms of a CLI search) is not needed
+        if os.environ.get("OPENBLAS_NUM_THREADS") != "1":
+            from threadpoolctl import threadpool_limits
 
-        threadpool_limits(limits=1, user_api="blas")
+            threadpool_limits(limits=1, user_api="blas")
         _blas_pinned = True
 
 
