@@ -32,6 +32,7 @@ from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_snapshot import encode_vector
 from memlens.errors import IndexWriteFailed
 from memlens.settings import Settings
+from vector_files import narrow_codes
 
 MODEL = "test/text-384"
 SYNTHETIC_TRANSCRIPTS = Path(__file__).resolve().parent / "fixtures" / "transcripts"
@@ -629,3 +630,29 @@ def test_damage_inside_the_columns_is_found_at_the_next_read(workspace: Path, tm
         assert engine.sync().units_embedded > 0
         wrong, missing = _rows_against_texts(engine)
         assert not wrong and not missing and not _waiting(engine)
+
+
+def test_a_vector_file_with_narrow_codes_is_read_without_embedding_and_written_anew_later(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """A vector file of the layout before (codes 48 bytes a row, MLVEC06) is current as it is: opening the index
+    embeds nothing and searches give every unit its own vector; the compaction after the next whole sync writes it
+    afresh in the current layout."""
+    index = tmp_path / "index"
+    with _open(workspace, index) as engine:
+        engine.sync()
+        engine.indexer.embedding.persist(force=True)
+        assert engine.vectors._file is not None
+        path = engine.vectors._file
+    narrow_codes(path)
+    model = _TextVectors()
+    with _open(workspace, index, model) as engine:
+        assert engine.sync().units_embedded == 0 and not _units_embedded(engine, model)
+        wrong, missing = _rows_against_texts(engine)
+        assert not wrong and not missing and not _waiting(engine)
+        assert path.read_bytes().startswith(vector_file.NARROW_CODES_MAGIC)  # a sync's first read of the rows
+        engine.sync()  # read already: its compaction writes the file afresh
+        assert path.read_bytes().startswith(vector_file.MAGIC)
+    with _open(workspace, index, model) as engine:
+        wrong, missing = _rows_against_texts(engine)
+        assert not wrong and not missing and not _units_embedded(engine, model)

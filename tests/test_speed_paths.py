@@ -19,6 +19,7 @@ from memlens.engine.vectors.bundled_model import BUNDLED_MODEL, assemble_bundled
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_index import EXACT_ROWS, VectorIndex
 from memlens.engine.vectors.vector_snapshot import VectorRow
+from vector_files import narrow_codes
 
 TEXTS = [
     "how did we fix the dead letter queue backup?",
@@ -312,9 +313,12 @@ def test_sign_products_are_the_query_against_each_codes_bits() -> None:
         assert np.allclose(_sign_products(binary_codes(rows), query), bits @ query, atol=1e-4)
 
 
-def test_codes_are_held_padded_for_the_scan_and_stored_without_it(tmp_path: Path) -> None:
-    """faiss compares 64-byte codes faster than 48-byte ones: a snapshot holds its codes zero-padded, and the
-    vector file keeps dim / 8 bytes a row, so a file read back gives the same codes and the same answers."""
+@pytest.mark.parametrize("layout", ["current", "narrow codes"])
+def test_codes_are_held_padded_for_the_scan_and_kept_so_in_the_file(tmp_path: Path, layout: str) -> None:
+    """faiss compares 64-byte codes faster than 48-byte ones: a snapshot holds its codes zero-padded, and the vector
+    file keeps them so, so a process reads them from the file's pages without a copy (63 MB at a million rows). A
+    file of the layout before (48 bytes a row) is read as it is, its codes padded as they are read: the same codes
+    and the same answers either way."""
     from memlens.engine.vectors import vector_file
     from memlens.engine.vectors.vector_snapshot import VectorSnapshot
 
@@ -326,17 +330,23 @@ def test_codes_are_held_padded_for_the_scan_and_stored_without_it(tmp_path: Path
     assert np.array_equal(held.codes[:, :48], np.packbits(held.base.refined_rows(slice(None)) > 0, axis=-1))
     path = tmp_path / "vectors.bin"
     held.write_file(path, stamp="s", model="m")
-    with path.open("rb") as handle:  # the file's codes section: 48 bytes a row
+    with path.open("rb") as handle:  # the file's codes section: 64 bytes a row
         (length,) = struct.unpack("<I", handle.read(len(vector_file.MAGIC) + 4)[len(vector_file.MAGIC) :])
-        assert json.loads(handle.read(length))["sections"]["codes"][1] == len(matrix) * 48
+        assert json.loads(handle.read(length))["sections"]["codes"][1] == len(matrix) * 64
+    if layout == "narrow codes":
+        narrow_codes(path)
     stored = vector_file.read(path, stamp="s", model="m", dim=384)
-    assert stored is not None and stored.codes.shape == (len(matrix), 64)  # padded as they are read
+    assert stored is not None and stored.codes.shape == (len(matrix), 64)
+    # the file's own pages (read-only) when it keeps them padded; a padded copy of an older file's
+    assert stored.codes.flags.writeable == (layout == "narrow codes")
     read = VectorSnapshot.stored(stored)
     assert np.array_equal(read.codes, held.codes)
     from_file, in_memory = VectorIndex(384), VectorIndex(384)
     from_file._snapshot, in_memory._snapshot = read, held
     for query in matrix[:5]:
         assert from_file.search(query, 10) == in_memory.search(query, 10)
+    read.write_file(tmp_path / "again.bin", stamp="s", model="m")  # written again: the current layout
+    assert (tmp_path / "again.bin").read_bytes().startswith(vector_file.MAGIC)
 
 
 def test_a_kind_left_out_is_remembered_and_never_narrowed_by_another_filter(corpus: np.ndarray) -> None:

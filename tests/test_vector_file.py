@@ -386,8 +386,8 @@ def test_a_write_holds_one_slice_at_a_time(tmp_path: Path) -> None:
 
 
 def test_the_file_keeps_one_compact_copy_of_each_vector(tmp_path: Path) -> None:
-    """Each row is its int8 values (384 B), their remainders (192 B), its sign code (48 B), its text hash (20 B) and
-    small columns (44 B): no float copy, which would add 768 B or more a row."""
+    """Each row is its int8 values (384 B), their remainders (192 B), its sign code (48 B, kept padded to the 64 the
+    scan reads), its text hash (20 B) and small columns (44 B): no float copy, which would add 768 B or more a row."""
     count, dim = 5_000, 384
     matrix = np.random.default_rng(4).standard_normal((count, dim)).astype(np.float32)
     rows = QuantizedRows.of(matrix / np.linalg.norm(matrix, axis=1, keepdims=True))
@@ -397,7 +397,8 @@ def test_the_file_keeps_one_compact_copy_of_each_vector(tmp_path: Path) -> None:
     header = json.loads(data[12 : 12 + int.from_bytes(data[8:12], "little")])
     assert set(header["sections"]) == {"values", "remainders", *vector_file.SMALL}
     assert header["sections"]["values"][1] == count * dim and header["sections"]["remainders"][1] == count * dim // 2
-    assert len(data) / count < dim + dim // 2 + dim // 8 + 20 + 44 + 10  # 10: the header and pages' alignment
+    assert header["sections"]["codes"][1] == count * 64
+    assert len(data) / count < dim + dim // 2 + 64 + 20 + 44 + 10  # 10: the header and pages' alignment
     stored = vector_file.read(path, stamp="s", model="m", dim=dim)
     assert stored is not None
     assert np.array_equal(stored.matrix.values_array(), rows.values_array())

@@ -4,6 +4,9 @@ and sequence numbers, every facet "x")."""
 
 from __future__ import annotations
 
+import json
+import struct
+import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -47,3 +50,25 @@ def write_vector_file(
 def held_text_hashes(index: VectorIndex) -> set[str]:
     """The text hashes (as the catalog's `units.embed_text_hash`) of every row `index` holds."""
     return {bytes(row).hex() for row in index._current().hashes}
+
+
+def narrow_codes(path: Path) -> None:
+    """The vector file as the layout before (MLVEC06) kept it: the same sections, the codes 48 bytes a row."""
+    data = bytearray(path.read_bytes())
+    length = int.from_bytes(data[8:12], "little")
+    header = json.loads(bytes(data[12 : 12 + length]))
+    offset, nbytes = header["sections"]["codes"]
+    count = nbytes // 64
+    narrow = np.frombuffer(bytes(data[offset : offset + nbytes]), np.uint8).reshape(count, 64)[:, :48].tobytes()
+    data[offset : offset + nbytes] = narrow.ljust(nbytes, b"\0")
+    header["sections"]["codes"] = [offset, count * 48]
+    checksum = 0
+    for name in vector_file.SMALL:
+        if name not in vector_file.UNCHECKED:
+            start, size = header["sections"][name]
+            checksum = zlib.crc32(bytes(data[start : start + size]), checksum)
+    header["crc"] = f"{checksum:08x}"
+    encoded = json.dumps(header, separators=(",", ":")).encode()
+    assert len(encoded) == length  # the same length: the sections stay where they are
+    data[: 12 + length] = vector_file.NARROW_CODES_MAGIC + struct.pack("<I", length) + encoded
+    path.write_bytes(bytes(data))

@@ -48,10 +48,12 @@ else:
 
 log = logging.getLogger(__name__)
 
-# 06: each row's text hash; a file of an older layout is rebuilt (05: int8 rows and their remainders in fifteenths,
-# 04: remainders in sixteenths, 03: with float16 rows, 02: with float32 rows, 01: float32 rows only)
-MAGIC = b"MLVEC06\n"
-HASHLESS_MAGIC = b"MLVEC05\n"  # the same layout without the hashes: read only to move a catalog's vectors into a file
+# 07: the sign codes stored at the width the scan reads (quantized_rows.scan_width); a file of an older layout is
+# rebuilt (06: codes of dim / 8 bytes, read still: padded as they are read; 05: without the rows' text hashes; 04:
+# remainders in sixteenths, 03: with float16 rows, 02: with float32 rows, 01: float32 rows only)
+MAGIC = b"MLVEC07\n"
+NARROW_CODES_MAGIC = b"MLVEC06\n"  # read as it is (its codes padded in memory) until the file is next written
+HASHLESS_MAGIC = b"MLVEC05\n"  # the 06 layout without the hashes: read only to move a catalog's vectors into a file
 FAMILY = b"MLVEC"
 ALIGN = 4096
 WRITE_ROWS = 8192  # the matrix is written in slices of this many rows: never a second full copy in memory
@@ -85,6 +87,7 @@ class StoredRows:
     hashes: np.ndarray | None  # uint8 [n, HASH_BYTES]: each row's text hash (text_hash_bytes); None: HASHLESS_MAGIC
     stamp: str = ""  # the catalog stamp the file was written at
     log_id: str = ""  # names the file's log of later changes (vector_log.py); "" in a file from before logs
+    older_layout: bool = False  # read from a file of a layout before MAGIC (written afresh at the next compaction)
 
 
 def file_for(directory: Path, model: str) -> Path:
@@ -120,16 +123,17 @@ def write(
     categories: dict[str, Labels],
 ) -> str:
     """Write atomically (temporary file, then rename), then start its empty log; returns the log's id.
-    `row_slices`: the rows in order, a slice at a time, adding up to len(ids); `codes` is [n, bytes], `hashes`
-    [n, HASH_BYTES]. The header goes in last: its checksum covers the scales, which are only known once every slice
-    has been written. The file's bytes reach the disk before its name does, and its name before the call returns:
-    a row the catalog counts as stored is never only in the OS's cache."""
+    `row_slices`: the rows in order, a slice at a time, adding up to len(ids); `codes` is [n, dim / 8] (kept padded
+    to the scan's width) or at that width already, `hashes` [n, HASH_BYTES]. The header goes in last: its checksum
+    covers the scales, which are only known once every slice has been written. The file's bytes reach the disk
+    before its name does, and its name before the call returns: a row the catalog counts as stored is never only in
+    the OS's cache."""
     count, stored_width = int(len(ids)), int(codes.shape[1])
     small: dict[str, np.ndarray] = {
         "ids": np.ascontiguousarray(ids, dtype="<i8"),
         "ts": np.ascontiguousarray(ts, dtype="<f8"),
         "seq": np.ascontiguousarray(seq, dtype="<i8"),
-        "codes": np.ascontiguousarray(codes, dtype=np.uint8),
+        "codes": _padded_codes(np.asarray(codes, dtype=np.uint8), count=count, width=stored_width),
         "hashes": np.ascontiguousarray(hashes, dtype=np.uint8),
     }
     if small["hashes"].shape != (count, HASH_BYTES):
@@ -281,7 +285,8 @@ class _Header:
     """What a file's header says, checked against the file's size and the layout of its row count."""
 
     fields: dict[str, Any]
-    hashed: bool  # MAGIC, not HASHLESS_MAGIC
+    hashed: bool  # MAGIC or NARROW_CODES_MAGIC, not HASHLESS_MAGIC
+    padded: bool  # MAGIC: the codes at the scan's width; else at dim / 8 bytes
     count: int
     sections: dict[str, list[int]]
 
@@ -299,8 +304,9 @@ def _header(handle: BinaryIO, *, stamp: str | None, model: str, dim: int, hashle
     `stamp`) another stamp; raises when it is not a vector file or its sections disagree with its size or count."""
     size = os.fstat(handle.fileno()).st_size
     head = handle.read(len(MAGIC) + 4)
-    hashed = head[: len(MAGIC)] == MAGIC
-    if not hashed and not (hashless and head[: len(MAGIC)] == HASHLESS_MAGIC):
+    magic = head[: len(MAGIC)]
+    padded, hashed = magic == MAGIC, magic in (MAGIC, NARROW_CODES_MAGIC)
+    if not hashed and not (hashless and magic == HASHLESS_MAGIC):
         if head.startswith(FAMILY):
             log.info("vector file %s has an older layout; rebuilding it", handle.name)
             return None
@@ -318,12 +324,12 @@ def _header(handle: BinaryIO, *, stamp: str | None, model: str, dim: int, hashle
     for name, (offset, nbytes) in sections.items():
         if offset + nbytes > size:
             raise ValueError(f"truncated: section {name} ends at {offset + nbytes}, the file at {size}")
-    expected = _section_sizes(count, dim)
+    expected = _section_sizes(count, dim, padded=padded)
     if not hashed:
         del expected["hashes"]
     if {name: nbytes for name, (_, nbytes) in sections.items()} != expected:
         raise ValueError("section sizes disagree with the row count")
-    return _Header(header, hashed, count, sections)
+    return _Header(header, hashed, padded, count, sections)
 
 
 def _read(path: Path, *, stamp: str | None, model: str, dim: int, hashless: bool) -> StoredRows | None:
@@ -331,7 +337,8 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int, hashless: bool
         found = _header(handle, stamp=stamp, model=model, dim=dim, hashless=hashless)
         if found is None:
             return None
-        header, hashed, count, sections = found.fields, found.hashed, found.count, found.sections
+        header, hashed, padded, count = found.fields, found.hashed, found.padded, found.count
+        sections = found.sections
         small_names = SMALL if hashed else tuple(name for name in SMALL if name != "hashes")
         small: dict[str, np.ndarray] = {}
         checksum = 0
@@ -346,8 +353,8 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int, hashless: bool
             stored = np.frombuffer(mapped, dtype=dtype, count=nbytes // dtype.itemsize, offset=offset)
             if name not in UNCHECKED:
                 checksum = zlib.crc32(stored.data, checksum)
-            if name == "codes":
-                stored = _padded_codes(stored, count=count, width=code_width(dim))
+            if name == "codes":  # mapped at the scan's width, or (an older file) padded to it in memory
+                stored = _padded_codes(stored, count=count, width=nbytes // count if count else code_width(dim))
             elif name == "hashes":
                 stored = stored.reshape(count, HASH_BYTES)
             small[name] = stored
@@ -385,14 +392,19 @@ def _read(path: Path, *, stamp: str | None, model: str, dim: int, hashless: bool
         hashes=small["hashes"] if hashed else None,
         stamp=str(header["stamp"]),
         log_id=str(header.get("log", "")),
+        older_layout=not padded,
     )
 
 
 def _padded_codes(stored: np.ndarray, *, count: int, width: int) -> np.ndarray:
-    """The sign codes as stored, each row zero-padded to the search's scan width (quantized_rows.scan_width):
-    copied once, from the mapping, into the array the scan reads."""
+    """The sign codes (`width` bytes a row), each row zero-padded to the search's scan width
+    (quantized_rows.scan_width): `stored` itself, as rows, when they are that wide (a mapping of the file is what the
+    scan then reads: no copy, 63 MB at a million rows that stay the page cache's), else a copy."""
+    rows = stored.reshape(count, width)
+    if width == scan_width(width):
+        return np.ascontiguousarray(rows)
     padded = np.zeros((count, scan_width(width)), np.uint8)
-    padded[:, :width] = stored.reshape(count, width)
+    padded[:, :width] = rows
     return padded
 
 
@@ -408,9 +420,11 @@ def release_pages(matrix: np.ndarray | FileRows) -> None:
             mapping.madvise(mmap.MADV_DONTNEED)
 
 
-def _section_sizes(count: int, dim: int) -> dict[str, int]:
-    """Each section's bytes, in the file's order: the int8 rows, their remainders, then the small columns."""
-    widths = {"values": dim, "remainders": remainder_width(dim), "codes": (dim + 7) // 8, "hashes": HASH_BYTES}
+def _section_sizes(count: int, dim: int, *, padded: bool = True) -> dict[str, int]:
+    """Each section's bytes, in the file's order: the int8 rows, their remainders, then the small columns (the
+    codes at the scan's width, or with `padded` False at dim / 8 bytes, as files before MAGIC kept them)."""
+    codes = scan_width(code_width(dim)) if padded else code_width(dim)
+    widths = {"values": dim, "remainders": remainder_width(dim), "codes": codes, "hashes": HASH_BYTES}
     widths |= {name: np.dtype(_dtype(name)).itemsize for name in SMALL if name not in widths}
     return {name: count * widths[name] for name in ("values", "remainders", *SMALL)}
 

@@ -281,6 +281,7 @@ class VectorIndex:
         self._log_id = ""  # the log of the file the snapshot's base was read from or written as
         self._journal: list[LogStep] | None = None  # the changes since the file and its log (None: not from them)
         self._log_bytes = 0  # the size of that log past its first bytes (0: empty)
+        self._older_layout = False  # the file is of a layout before vector_file.MAGIC: compaction writes it afresh
         self.may_write: Callable[[], bool] = _never  # the index writer sets this: only it writes the file
         # and this, which it is told after a load marked the units the file holds (some may wait again): a count of
         # what waits, taken before, is stale
@@ -366,6 +367,7 @@ class VectorIndex:
             if stored is not None:
                 rows, changes = stored
                 self._file_current, self._file_stamp, self._log_id = True, stamp, rows.log_id
+                self._older_layout = rows.older_layout
                 self._journal = [] if rows.log_id else None  # a file from before logs is written afresh
                 self._log_bytes = changes.size if changes is not None and changes.stamp is not None else 0
                 replayed = VectorSnapshot.stored(rows).replayed(changes.steps if changes is not None else [])
@@ -425,7 +427,7 @@ class VectorIndex:
             return snapshot
         self.write_failure = None
         self._file_current, self._file_stamp, self._log_id, self._journal = True, stamp, log_id, []
-        self._log_bytes = 0
+        self._log_bytes, self._older_layout = 0, False
         return VectorSnapshot.stored(stored)
 
     def grown(self) -> bool:
@@ -443,10 +445,10 @@ class VectorIndex:
         """Bring the vector file up to the rows held here: the changes since are appended to its log (what they
         add, not what the index holds), and the file is written afresh when there is no log to append to, once an
         eighth of its rows changed (`grown`), or with `force` (unless it is exactly these rows, with an empty
-        log). Either is on disk when this returns. The caller holds the index writer's lock, so the catalog's state
-        is the one these rows mirror; `stamp`: the catalog stamp to record instead, the one the caller's next
-        commit gives the catalog (rows made durable before the catalog counts them as stored, vector_writer.py).
-        True when rows were written."""
+        log, in the current layout). Either is on disk when this returns. The caller holds the index writer's lock,
+        so the catalog's state is the one these rows mirror; `stamp`: the catalog stamp to record instead, the one
+        the caller's next commit gives the catalog (rows made durable before the catalog counts them as stored,
+        vector_writer.py). True when rows were written."""
         with self._lock:
             snapshot = self._snapshot
             if snapshot is None or self._file is None:
@@ -456,7 +458,7 @@ class VectorIndex:
                     stamp = catalog.vector_stamp()
             journal = self._journal
             current = self._file_current and stamp == self._file_stamp and not journal
-            if current and not (force and self._log_bytes):
+            if current and not (force and (self._log_bytes or self._older_layout)):
                 return False
             if journal is not None and not force and not self.grown() and self._append(journal, stamp):
                 return bool(journal)
@@ -464,14 +466,15 @@ class VectorIndex:
             return self._file_current
 
     def compact(self, catalog: Catalog, model: str) -> bool:
-        """Write the vector file afresh when a twentieth of its rows changed since it was written, or its log
-        grew long: run after a whole sync, off the path of a watcher's append. True when it was written."""
+        """Write the vector file afresh when a twentieth of its rows changed since it was written, its log grew
+        long, or it is of an older layout: run after a whole sync, off the path of a watcher's append. True when it
+        was written."""
         with self._lock:
             snapshot = self._snapshot
             if snapshot is None or self._file is None:
                 return False
             due = snapshot.changed * COMPACT_SHARE >= max(1, len(snapshot.ids)) or self._log_bytes > LOG_BYTES
-        return due and self.persist(catalog, model, force=True)
+        return (due or self._older_layout) and self.persist(catalog, model, force=True)
 
     def _append(self, journal: list[LogStep], stamp: str) -> bool:
         """Under the lock: append the changes since the file and its log, and the stamp they reach; False when it

@@ -60,13 +60,13 @@ class VectorSnapshot:
     where: np.ndarray | None = None  # int64 [n] into base rows then extra rows
 
     def __post_init__(self) -> None:
-        # every snapshot holds its codes at the width the scan compares fastest, however they were made or read;
-        # the vector file and its log keep dim / 8 bytes a row (stored_codes)
+        # every snapshot holds its codes at the width the scan compares fastest, however they were made or read
+        # (the vector file keeps them so; its log, and files before its MAGIC 07, keep dim / 8 bytes a row)
         if self.codes.shape[1] != scan_width(self.codes.shape[1]):
             object.__setattr__(self, "codes", padded_codes(self.codes))
 
     def stored_codes(self) -> np.ndarray:
-        """The codes as the vector file and its log keep them: dim / 8 bytes a row, without the scan's padding."""
+        """The codes as the vector log keeps them: dim / 8 bytes a row, without the scan's padding."""
         kept: np.ndarray = self.codes[:, : code_width(self.base.dim)]
         return kept
 
@@ -260,7 +260,7 @@ class VectorSnapshot:
             model=model,
             ids=self.ids,
             row_slices=self.row_slices(vector_file.WRITE_ROWS),
-            codes=self.stored_codes(),
+            codes=self.codes,  # at the scan's width, as the file keeps them
             hashes=self.hashes,
             ts=self.ts,
             seq=self.seq,
