@@ -29,6 +29,7 @@ from memlens.engine.indexing import vector_writer
 from memlens.engine.indexing.ingest import EMBED_TEXT_CHARS
 from memlens.engine.vectors import vector_file, vector_index, vector_log
 from memlens.engine.vectors.embedder import Embedder
+from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.engine.vectors.vector_snapshot import encode_vector
 from memlens.errors import IndexWriteFailed
 from memlens.settings import Settings
@@ -635,9 +636,9 @@ def test_damage_inside_the_columns_is_found_at_the_next_read(workspace: Path, tm
 def test_a_vector_file_with_narrow_codes_is_read_without_embedding_and_written_anew_later(
     workspace: Path, tmp_path: Path
 ) -> None:
-    """A vector file of the layout before (codes 48 bytes a row, MLVEC06) is current as it is: opening the index
-    embeds nothing and searches give every unit its own vector; the compaction after the next whole sync writes it
-    afresh in the current layout."""
+    """A vector file of the layout before (codes 48 bytes a row, MLVEC06) is current as it is: a reader reads it as
+    it is, and the writer's first read of the rows writes it afresh in the current layout, embedding nothing; every
+    unit keeps its own vector."""
     index = tmp_path / "index"
     with _open(workspace, index) as engine:
         engine.sync()
@@ -645,14 +646,19 @@ def test_a_vector_file_with_narrow_codes_is_read_without_embedding_and_written_a
         assert engine.vectors._file is not None
         path = engine.vectors._file
     narrow_codes(path)
+    reader = VectorIndex(384)
+    with _open(workspace, index) as engine:
+        reader.load(engine.catalog, MODEL)  # never the writer: reads the file as it is
+        assert len(reader) == engine.catalog.unit_count() and path.read_bytes().startswith(
+            vector_file.NARROW_CODES_MAGIC
+        )
     model = _TextVectors()
     with _open(workspace, index, model) as engine:
         assert engine.sync().units_embedded == 0 and not _units_embedded(engine, model)
+        assert path.read_bytes().startswith(vector_file.NARROW_CODES_MAGIC)  # the rows not read yet
         wrong, missing = _rows_against_texts(engine)
         assert not wrong and not missing and not _waiting(engine)
-        assert path.read_bytes().startswith(vector_file.NARROW_CODES_MAGIC)  # a sync's first read of the rows
-        engine.sync()  # read already: its compaction writes the file afresh
-        assert path.read_bytes().startswith(vector_file.MAGIC)
+        assert path.read_bytes().startswith(vector_file.MAGIC)  # written afresh at the first read
     with _open(workspace, index, model) as engine:
         wrong, missing = _rows_against_texts(engine)
         assert not wrong and not missing and not _units_embedded(engine, model)

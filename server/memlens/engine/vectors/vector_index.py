@@ -342,6 +342,10 @@ class VectorIndex:
         so it waits: a second pass is enough)."""
         for _ in range(OPEN_PASSES):
             opened, stamp, legacy, count = self._open_rows(catalog, model)
+            if stamp is None and self._older_layout and self.may_write():
+                # at the catalog's stamp, in a layout before the current one: written afresh in it, once (the same
+                # rows at the same stamp, so the catalog's marks stay right), for every later open to map
+                return self._write(opened, self._file_stamp, model)
             if stamp is None or not self.may_write():
                 return opened
             token = uuid.uuid4().hex
