@@ -281,7 +281,7 @@ class VectorIndex:
         self._log_id = ""  # the log of the file the snapshot's base was read from or written as
         self._journal: list[LogStep] | None = None  # the changes since the file and its log (None: not from them)
         self._log_bytes = 0  # the size of that log past its first bytes (0: empty)
-        self._older_layout = False  # the file is of a layout before vector_file.MAGIC: compaction writes it afresh
+        self._older_layout = False  # the file is of a layout before vector_file.MAGIC: the writer writes it afresh
         self.may_write: Callable[[], bool] = _never  # the index writer sets this: only it writes the file
         # and this, which it is told after a load marked the units the file holds (some may wait again): a count of
         # what waits, taken before, is stale
