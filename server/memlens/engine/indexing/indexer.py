@@ -435,7 +435,7 @@ class Indexer:
 
         A first build (an empty index) looks ahead: the units this sync will add, projected from the units per byte
         of the files read so far, so one that ends past the size is written once, from its first batch on (65,365
-        messages: 28.8-29.6 s CPU -> 22.5-23.0). A projection too high costs little there: what the batches would
+        messages: 29.5-30.8 s CPU -> 23.0-23.9). A projection too high costs little there: what the batches would
         have written is this sync's documents alone, and the rewrite writes them once. A sync into an index that
         held documents defers only on what it has added: a projection too high would rewrite all it held."""
         if not self._whole_sync or self.keyword_behind:
