@@ -3,6 +3,7 @@ optionally where the time goes (cProfile).
 
     python bench/cold_index.py [--corpus synthetic|fixtures] [--chunks 10000] [--copies 4] [--profile N] [--phases]
     python bench/cold_index.py --ab /tmp/base/server --runs 3   # alternates fresh processes: this tree, then that one
+    python bench/cold_index.py --corpus-dir ROOT/corpus --root SCRATCH --no-checksum   # a prebuilt corpus (speed.py's)
 
 `synthetic`: the corpus of bench/corpus.py (short messages); `fixtures`: the real transcripts of
 ../shared/fixtures/transcripts copied `--copies` times (mostly long messages). The checksum covers every unit's
@@ -35,7 +36,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import SHARED, compile_trees
+from bench.common import SHARED, compile_trees, peak_rss_mb
 from bench.corpus import bench_settings, make_corpus
 from memlens.engine.engine import Engine
 
@@ -91,15 +92,30 @@ def index_checksum(engine: Engine) -> dict[str, Any]:
     }
 
 
+def message_count(engine: Engine) -> dict[str, Any]:
+    """The counts of index_checksum without the checksum (which at a million messages takes minutes)."""
+    db = engine.catalog.db
+    kinds = ",".join(f"'{kind}'" for kind in MESSAGE_KINDS)
+    return {
+        "units": int(db.execute("SELECT COUNT(*) FROM units").fetchone()[0]),
+        "messages": int(db.execute(f"SELECT COUNT(*) FROM units WHERE kind IN ({kinds})").fetchone()[0]),
+        "tantivyDocs": engine.indexer.keyword.num_docs(),
+    }
+
+
 # the sync's parts whose CPU --phases adds up (module, attribute, label): wrapped where the indexer calls them
 PHASES = (
     ("memlens.engine.indexing.indexer", "Indexer._read", "read: parse + redact"),
     ("memlens.engine.indexing.indexer", "redact_content", "  of which redact"),
     ("memlens.engine.indexing.catalog_writer", "CatalogWriter.write", "catalog rows"),
+    ("memlens.engine.catalog", "Catalog.insert_units", "  units' INSERT"),
+    ("memlens.engine.catalog", "Catalog.set_unit_facts", "  facts' UPDATE (in unit facts)"),
+    ("memlens.engine.catalog", "Catalog.add_words", "  words' INSERT (in vocabulary)"),
     ("memlens.engine.indexing.indexer", "Indexer._mirror", "mirror: tantivy, facts, words"),
     ("memlens.engine.keyword.keyword_index", "KeywordIndex.write", "  tantivy docs + commit"),
     ("memlens.engine.indexing.indexer", "fill_unit_facts", "  unit facts"),
     ("memlens.engine.indexing.indexer", "collect_words", "  vocabulary"),
+    ("memlens.engine.indexing.indexer", "write_afresh", "keyword written afresh at the end"),
 )
 
 
@@ -113,6 +129,45 @@ def time_phases() -> dict[str, float]:
             owner = getattr(owner, part)
         setattr(owner, name, _timed(getattr(owner, name), label, spent))
     return spent
+
+
+class _CurveMark:
+    """Where the last point of time_curve was taken: units inserted, process CPU, the phases' CPU."""
+
+    def __init__(self, spent: dict[str, float]) -> None:
+        self.units = self.marked = 0
+        self.cpu = time.process_time()
+        self.spent = dict(spent)
+
+
+def time_curve(spent: dict[str, float], every: int) -> list[dict[str, Any]]:
+    """Per `every` units added, the CPU per 1,000 units of the whole batch step and of each phase in `spent` (which
+    time_phases fills): where the cost per message grows with the index's size. Filled in as the sync runs."""
+    from memlens.engine.catalog import Catalog
+    from memlens.engine.indexing.indexer import Indexer
+
+    curve: list[dict[str, Any]] = []
+    mark = _CurveMark(spent)
+    insert_units, apply_batch = Catalog.insert_units, Indexer._apply_batch
+
+    def counting(self: Any, db: Any, rows: Any) -> list[int]:
+        mark.units += len(rows)
+        return insert_units(self, db, rows)
+
+    def batch(self: Indexer, *args: Any, **kwargs: Any) -> None:
+        apply_batch(self, *args, **kwargs)
+        if mark.units - mark.marked >= every:
+            added, now = mark.units - mark.marked, time.process_time()
+            point: dict[str, Any] = {"units": mark.units, "cpuPer1000": round(1000 * (now - mark.cpu) / added, 3)}
+            for label, seconds in spent.items():
+                point[label.strip()] = round(1000 * (seconds - mark.spent.get(label, 0.0)) / added, 3)
+            curve.append(point)
+            print(json.dumps(point), file=sys.stderr, flush=True)
+            mark.marked, mark.cpu, mark.spent = mark.units, now, dict(spent)
+
+    Catalog.insert_units = counting  # type: ignore[method-assign]
+    Indexer._apply_batch = batch  # type: ignore[method-assign]
+    return curve
 
 
 def _timed(function: Any, label: str, spent: dict[str, float]) -> Any:
@@ -129,7 +184,9 @@ def _timed(function: Any, label: str, spent: dict[str, float]) -> Any:
 
 def run_once(args: argparse.Namespace) -> dict[str, Any]:
     root: Path = args.root
-    if args.corpus == "synthetic":
+    if args.corpus_dir is not None:
+        workspaces, transcripts = [args.corpus_dir / "workspace"], [args.corpus_dir / "transcripts"]
+    elif args.corpus == "synthetic":
         corpus = make_corpus(root / f"corpus-{args.chunks}", args.chunks, 7)
         workspaces, transcripts = [corpus.workspace], [corpus.transcripts]
     else:
@@ -138,7 +195,8 @@ def run_once(args: argparse.Namespace) -> dict[str, Any]:
         engine = Engine(
             workspaces, bench_settings(), extra_transcripts=transcripts, index_dir=Path(index_dir), embedder=False
         )
-        spent = time_phases() if args.phases else None
+        spent = time_phases() if args.phases or args.curve else None
+        curve = time_curve(spent, args.curve) if spent is not None and args.curve else None
         profiler = cProfile.Profile() if args.profile else None
         started = (time.perf_counter(), time.process_time())
         if profiler is not None:
@@ -147,14 +205,18 @@ def run_once(args: argparse.Namespace) -> dict[str, Any]:
         if profiler is not None:
             profiler.disable()
         wall, cpu = time.perf_counter() - started[0], time.process_time() - started[1]
-        out = index_checksum(engine)
+        load = os.getloadavg()
+        peak = peak_rss_mb()
+        out = index_checksum(engine) if args.checksum else message_count(engine)
         engine.close()
-    out |= {"cpuS": round(cpu, 3), "wallS": round(wall, 3)}
+    out |= {"cpuS": round(cpu, 3), "wallS": round(wall, 3), "peakRssMB": peak, "loadAvg": [round(x, 2) for x in load]}
     out["cpuSPer1000Messages"] = round(1000 * cpu / max(1, out["messages"]), 3)
     out["messagesPerCpuS"] = round(out["messages"] / cpu)
     out["unitsPerCpuS"] = round(out["units"] / cpu)
     if spent is not None:
         out["phasesCpuS"] = {label: round(seconds, 3) for label, seconds in spent.items()}
+    if curve is not None:
+        out["curve"] = curve
     if profiler is not None:
         text = io.StringIO()
         pstats.Stats(profiler, stream=text).sort_stats(os.environ.get("SORT", "tottime")).print_stats(args.profile)
@@ -183,9 +245,9 @@ def alternate(args: argparse.Namespace) -> None:
         print(
             f"{name}: median {cpu:.2f} s CPU, {1000 * cpu / first['messages']:.3f} s per 1,000 messages, "
             f"{first['messages'] / cpu:,.0f} messages/CPU-s, {first['units'] / cpu:,.0f} units/CPU-s; "
-            f"checksum {first['checksum']} units {first['units']} docs {first['tantivyDocs']}"
+            f"checksum {first.get('checksum', '-')} units {first['units']} docs {first['tantivyDocs']}"
         )
-    if {r["checksum"] for runs in results.values() for r in runs} != {results["this"][0]["checksum"]}:
+    if args.checksum and {r["checksum"] for runs in results.values() for r in runs} != {results["this"][0]["checksum"]}:
         print("CHECKSUMS DIFFER: the two trees indexed different things")
 
 
@@ -194,9 +256,12 @@ def main() -> None:
     parser.add_argument("--corpus", choices=("synthetic", "fixtures"), default="synthetic")
     parser.add_argument("--chunks", type=int, default=10000)
     parser.add_argument("--copies", type=int, default=4)
+    parser.add_argument("--corpus-dir", type=Path, help="a prebuilt corpus (its workspace/ and transcripts/)")
+    parser.add_argument("--no-checksum", dest="checksum", action="store_false", help="counts only")
     parser.add_argument("--root", type=Path, default=Path(tempfile.gettempdir()) / "memlens-cold-index")
     parser.add_argument("--profile", type=int, default=0, help="print this many top entries of a cProfile run")
     parser.add_argument("--phases", action="store_true", help="CPU seconds of each part of the sync")
+    parser.add_argument("--curve", type=int, default=0, help="the phases' CPU per 1,000 units, every this many units")
     parser.add_argument("--ab", type=Path, help="another tree's server/ folder to alternate with this one")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()

@@ -341,10 +341,20 @@ def test_memlens_index_on_a_terminal_shows_rate_and_time_left(
 
 def test_the_cold_index_checksum_tells_the_same_index_from_another(tmp_path: Path) -> None:
     """bench/cold_index.py's A/B check: two fresh runs over one corpus agree; one more note changes it."""
-    args = argparse.Namespace(root=tmp_path, corpus="synthetic", chunks=120, copies=1, profile=0, phases=True)
+    args = argparse.Namespace(
+        root=tmp_path, corpus="synthetic", chunks=120, copies=1, profile=0, phases=True, corpus_dir=None, checksum=True
+    )
+    args.curve = 0
     first, second = cold_index.run_once(args), cold_index.run_once(args)
     assert first["checksum"] == second["checksum"] and first["messages"] > 0 and first["tantivyDocs"] == first["units"]
     assert first["phasesCpuS"]["read: parse + redact"] > 0
+    # the same corpus named as a prebuilt one (--corpus-dir), counted without the checksum, its cost along the way
+    args.corpus_dir, args.checksum, args.curve = tmp_path / "corpus-120", False, 50
+    counted = cold_index.run_once(args)
+    assert (counted["units"], counted["messages"]) == (first["units"], first["messages"]) and "checksum" not in counted
+    assert counted["curve"] and counted["curve"][-1]["units"] <= first["units"]
+    assert all(point["cpuPer1000"] > 0 for point in counted["curve"])
+    args.corpus_dir, args.checksum, args.curve = None, True, 0
     notes = tmp_path / "corpus-120" / "workspace" / "memory"
     (next(notes.iterdir()) / "extra.md").write_text("# Extra\n\nOne more note about the zeppelin hangar.\n")
     assert cold_index.run_once(args)["checksum"] != first["checksum"]

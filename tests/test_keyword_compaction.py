@@ -247,21 +247,33 @@ def test_a_sync_that_makes_the_index_due_for_a_rewrite_writes_it_once_with_the_s
     assert batch_by_batch.keyword.num_segments() > 1 and expected[0] == units
     batch_by_batch.close()
     monkeypatch.setattr(keyword_index, "COMPACT_MIN_DOCS", units // 2)
-    writes: list[int] = []
+    writes: list[bool] = []  # each write of tantivy: whether it wrote the index afresh
     write = keyword_index.KeywordIndex.write
 
     def counted(self: keyword_index.KeywordIndex, *args: Any, **kwargs: Any) -> bool:
-        writes.append(1)
+        writes.append(bool(kwargs.get("clear")))
         return write(self, *args, **kwargs)
 
     monkeypatch.setattr(keyword_index.KeywordIndex, "write", counted)
     deferred = whole_sync(tmp_path, "deferred", sources)
-    assert 1 < len(writes) < len(sources)  # some batches wrote tantivy, the later ones left it to the rewrite
+    # a first build foresees its size from the units per byte of its first files: no batch writes what the
+    # rewrite writes again (with the threshold out of reach, above, every batch wrote its own)
+    assert writes[-1] and False not in writes
     assert contents(deferred) == expected
     assert deferred.keyword.num_segments() == 1 and not deferred.indexer.keyword_behind
     assert deferred.keyword.generation() == deferred.catalog.generation()
     assert not deferred.keyword.needs_compaction()  # written afresh at this size: the sync's end does not again
     deferred.close()
+    # into an index that already holds documents, only what the sync has added counts: it crosses midway
+    writes.clear()
+    started = whole_sync(tmp_path, "started", sources[:1])
+    for source in sources[1:]:
+        copy_in(source, tmp_path / "started" / "transcripts")
+    started.sync()
+    assert 1 < writes.count(False) < len(sources) and writes[-1]  # some batches wrote, then the rewrite
+    assert contents(started)[:2] == expected[:2]  # (its units numbered in another order: the answers by id differ)
+    assert started.keyword.num_segments() == 1 and started.keyword.generation() == started.catalog.generation()
+    started.close()
 
 
 def test_a_cancelled_sync_leaves_the_index_behind_for_the_next_sync_or_the_next_open(

@@ -64,6 +64,23 @@ class Failure:
 
 
 @dataclass
+class SyncVolume:
+    """What a whole sync has to read (the sizes of its changed files) and, so far, what it read and the units that
+    made: enough to project how many units the whole sync adds (`Indexer._defer_keyword`)."""
+
+    total_bytes: int = 0
+    held: int = 0  # the keyword index's documents when the sync began
+    read_bytes: int = 0
+    units: int = 0
+
+    def projected_units(self) -> int:
+        """The units read so far, scaled to all the bytes to read (at least the units read so far)."""
+        if self.read_bytes <= 0:
+            return self.units
+        return int(self.units * max(1.0, self.total_bytes / self.read_bytes))
+
+
+@dataclass
 class SyncReport:
     files_seen: int = 0
     files_parsed: int = 0
@@ -119,6 +136,7 @@ class Indexer:
         # (`_defer_keyword`); until then its generation lags the catalog's, as after a crash between the two commits
         self.keyword_behind = False
         self._whole_sync = False  # a sync of every source (not a watcher's few files): the only kind that defers
+        self._volume = SyncVolume()  # what this sync reads, to foresee the units it adds (`_defer_keyword`)
         vectors.may_write = self._may_write  # the vector file beside the catalog is written by this writer only
         self.embedding = VectorWriter(  # units without a vector, the vocabulary's words, the vector file
             catalog, vectors, embedder, lock=self.lock, writing=self._writing, may_write=self._may_write
@@ -193,6 +211,9 @@ class Indexer:
                 found += other_names(self.catalog, found, known)
             choice = choose_names(found)
         report.aliases = len(choice.aliases)
+        if prune:  # (only a whole sync defers its keyword writes)
+            to_read = sum(n.stat.st_size for n in choice.sources if changed(known.get(n.key), n.stat))
+            self._volume = SyncVolume(total_bytes=to_read, held=self.keyword.num_docs())
         if prune:
             wanted = {n.key for n in choice.sources} | kept
             gone = [p for p in known if p not in wanted]  # as stored (a row from before escaping, too)
@@ -401,6 +422,8 @@ class Indexer:
                     continue
                 _count(report, source.path, content, appended)
             generation = self.catalog.bump_generation(db)
+        self._volume.read_bytes += sum(stat.st_size for _, _, stat in batch)
+        self._volume.units += len(pending.added_units)
         self._defer_keyword(len(pending.added_units))
         self._mirror(generation, pending)
 
@@ -408,8 +431,19 @@ class Indexer:
         """Stop writing tantivy batch by batch once this sync's additions make it an index that compaction writes
         afresh (`KeywordIndex.rewrite_due`): the batches' writes would be thrown away by that rewrite, which at
         66,672 messages cost a quarter of a cold build's CPU. What it holds so far stays searchable meanwhile. A
-        watcher's few files never defer: they are searchable at once."""
-        if self._whole_sync and not self.keyword_behind and self.keyword.rewrite_due(self.keyword.num_docs() + adding):
+        watcher's few files never defer: they are searchable at once.
+
+        A first build (an empty index) looks ahead: the units this sync will add, projected from the units per byte
+        of the files read so far, so one that ends past the size is written once, from its first batch on (65,365
+        messages: 29.5-30.8 s CPU -> 23.0-23.9). A projection too high costs little there: what the batches would
+        have written is this sync's documents alone, and the rewrite writes them once. A sync into an index that
+        held documents defers only on what it has added: a projection too high would rewrite all it held."""
+        if not self._whole_sync or self.keyword_behind:
+            return
+        docs = self.keyword.num_docs() + adding
+        if self._volume.held == 0:
+            docs = max(docs, self._volume.projected_units())
+        if self.keyword.rewrite_due(docs):
             self.keyword_behind = True
             log.info("keyword index: written afresh once this sync's files are in, not batch by batch")
 
