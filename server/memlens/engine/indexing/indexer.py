@@ -53,6 +53,9 @@ log = logging.getLogger(__name__)
 
 BATCH_SECONDS = 0.5
 BATCH_FILES = 200
+# A large first build writes this many keyword documents batch by batch before it leaves the rest to the one rewrite
+# at its end (`Indexer._defer_keyword`): what a keyword search finds while the build runs (a few seconds of writing)
+SEARCHABLE_FIRST = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,15 +436,18 @@ class Indexer:
         66,672 messages cost a quarter of a cold build's CPU. What it holds so far stays searchable meanwhile. A
         watcher's few files never defer: they are searchable at once.
 
-        A first build (an empty index) looks ahead: the units this sync will add, projected from the units per byte
-        of the files read so far, so one that ends past the size is written once, from its first batch on (65,365
-        messages: 29.5-30.8 s CPU -> 23.0-23.9). A projection too high costs little there: what the batches would
-        have written is this sync's documents alone, and the rewrite writes them once. A sync into an index that
-        held documents defers only on what it has added: a projection too high would rewrite all it held."""
+        A first build (an empty index) looks ahead once it has written its first SEARCHABLE_FIRST documents batch
+        by batch (so a large first build answers keyword searches within its first seconds, not only at its end):
+        the units this sync will add, projected from the units per byte of the files read so far, so one that ends
+        past the size writes the rest once (65,365 messages: 29.5-30.8 s CPU -> 23.0-23.9 looking ahead from the
+        first batch). A projection too high costs little there: what the batches would have written is this sync's
+        documents alone, and the rewrite writes them once. A sync into an index that held documents defers only on
+        what it has added: a projection too high would rewrite all it held."""
         if not self._whole_sync or self.keyword_behind:
             return
-        docs = self.keyword.num_docs() + adding
-        if self._volume.held == 0:
+        held = self.keyword.num_docs()
+        docs = held + adding
+        if self._volume.held == 0 and held >= SEARCHABLE_FIRST:
             docs = max(docs, self._volume.projected_units())
         if self.keyword.rewrite_due(docs):
             self.keyword_behind = True
