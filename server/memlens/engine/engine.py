@@ -399,7 +399,7 @@ class Engine:
         checked(HistoryRequest, session_key=session_key, message_id=message_id, limit=limit)
         self.refresh()
         visibility = self.visibility()
-        key = resolve_session(self.catalog, session_key, visibility)
+        key = resolve_session(self.catalog, session_key, visibility, message=message_id)
         history = session_history(self.catalog, key, message_id, limit, visibility)
         label_history(self.catalog, key, history)
         return self._outbound(history)
