@@ -57,7 +57,9 @@ class OneLineParser(argparse.ArgumentParser):
             arg.startswith("-") and arg not in self._option_string_actions for arg in sys.argv[2:]
         ):  # `memlens search -x`: the query was read as an unknown flag
             message += "; a query that starts with '-' goes last, after `--`"
-        self.exit(2, f"memlens: error: {message} (see {self.prog} --help)\n")
+        from memlens.engine.redact import redact  # the bad word may be a pasted token; loaded only on this path
+
+        self.exit(2, f"memlens: error: {redact(message)} (see {self.prog} --help)\n")
 
 
 def _location_flags(parser: argparse.ArgumentParser) -> None:

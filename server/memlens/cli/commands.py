@@ -457,7 +457,9 @@ def run(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace, message: str) -> None:
     if args.verbose:
         log.exception("memlens failed")
-    print(f"memlens: error: {message}", file=sys.stderr)
+    from memlens.engine.redact import redact  # an OS error's path or a bug's text may quote a secret too
+
+    print(f"memlens: error: {redact(message)}", file=sys.stderr)
 
 
 def _silence_stdout() -> None:
