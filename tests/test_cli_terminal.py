@@ -452,3 +452,30 @@ def test_the_team_session_list_fits_its_columns_to_what_they_hold(capsys: pytest
     assert "a-very-long-publ " in lines[2] and "payments-reconci " in lines[2]  # each cut to 16 cells
     title_at = lines[0].index("TITLE")
     assert cells(lines[1][title_at:]) >= 20 and lines[1][title_at:].startswith("Why the DLQ backs")
+
+
+def test_an_output_that_is_not_utf8_gets_the_answer(cli_example: Engine) -> None:
+    """A Latin-1 or ASCII locale's output cannot hold `…`, `·` or `—`: the text answer shows `?` for them, and the
+    JSON answer escapes every character beyond ASCII, so a script reads back the same text."""
+    query = "Café Nordlys offsite"
+
+    def run(*args: str, encoding: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "memlens", *args, "--no-sync", *where(cli_example)],
+            capture_output=True,
+            encoding=encoding,  # strict: what the process wrote must be valid in the output's encoding
+            timeout=600,
+            check=False,
+            env={**os.environ, "PYTHONIOENCODING": encoding, "COLUMNS": "80"},
+        )
+
+    for encoding in ("ascii", "latin-1"):
+        text = run("search", query, encoding=encoding)
+        assert text.returncode == 0 and text.stderr == "", text.stderr
+        assert hits_of(text.stdout) and "Nordlys" in text.stdout
+        as_json = run("search", query, "--json", encoding=encoding)
+        assert as_json.returncode == 0, as_json.stderr
+        excerpts = [r["excerpt"] for r in json.loads(as_json.stdout)["results"]]
+        assert any("Café Nordlys" in excerpt for excerpt in excerpts) and any("—" in e for e in excerpts)
+    refused = run("search", query, "--since", "ĉ", encoding="ascii")
+    assert refused.returncode == 2 and refused.stderr.startswith("memlens: error: --since must be")

@@ -27,6 +27,13 @@ if TYPE_CHECKING:
     from memlens.engine.indexing.indexer import SyncReport
 
 
+def print_json(answer: object) -> None:
+    """An answer as one line of JSON: characters as they are on a UTF-8 output, else escaped (`\\u00e9`), which a
+    JSON reader turns back into the same text, where a Latin-1 or ASCII output would have replaced them by `?`."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    print(json.dumps(answer, ensure_ascii=encoding != "utf8"))
+
+
 PROGRESS_COLUMNS = 79  # the whole line, bar and message: less than an 80-column terminal, which never wraps it
 BAR_CELLS = 20
 
