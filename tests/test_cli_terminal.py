@@ -479,3 +479,17 @@ def test_an_output_that_is_not_utf8_gets_the_answer(cli_example: Engine) -> None
         assert any("Café Nordlys" in excerpt for excerpt in excerpts) and any("—" in e for e in excerpts)
     refused = run("search", query, "--since", "ĉ", encoding="ascii")
     assert refused.returncode == 2 and refused.stderr.startswith("memlens: error: --since must be")
+
+
+def test_the_footer_counts_in_words_and_offers_history_only_for_sessions(cli_example: Engine) -> None:
+    """`1 result`, not `1 results`; and `memlens history REF` only under hits whose reference history opens (a
+    note's `path:line` is for an editor)."""
+    notes = memlens(
+        "search", "zzz", "--kind", "memory", "--limit", "1", "--no-sync", "--min-score", "0", *where(cli_example)
+    )
+    footer = notes.stdout.splitlines()[-1]
+    assert re.fullmatch(r"1 result · hybrid · \d+ ms", footer), notes.stdout
+    assert memlens("history", hits_of(notes.stdout)[0][0].split()[0], *where(cli_example)).returncode == 2
+    sessions = memlens("search", QUERY, "--kind", "transcript", "--limit", "2", "--no-sync", *where(cli_example))
+    assert re.fullmatch(r"2 results · hybrid · \d+ ms · memlens history REF", sessions.stdout.splitlines()[-1])
+    assert memlens("history", hits_of(sessions.stdout)[0][0].split()[0], *where(cli_example)).returncode == 0

@@ -130,10 +130,12 @@ def print_search(
         if explain and "explain" in result:
             print(f"  explain: {json.dumps(result['explain'])}")
     from_team = f" ({team['hits']} from the team index)" if team and team["reachable"] else ""
-    footer = (
-        f"{response['totalResults']} results{from_team} · {response['mode']} · {round(response['searchTimeMs'])} ms"
-    )
-    hint = " · memlens history REF" if not long else ""
+    count = response["totalResults"]
+    footer = f"{count} result{'' if count == 1 else 's'}{from_team} · {response['mode']} · "
+    footer += f"{round(response['searchTimeMs'])} ms"
+    # a note's reference is its path:line, for an editor; only a session's opens in history
+    sessions_shown = any(result["kind"] != "memory" for result in response["results"])
+    hint = " · memlens history REF" if sessions_shown and not long else ""
     print(shown.dim(clip(footer + hint, room)))
 
 
