@@ -153,6 +153,9 @@ def test_help_describes_every_option_with_defaults_and_examples() -> None:
     for command in ("index", "search", "stats", "history", "sessions", "watch", "completion", "man"):
         text = memlens(command, "--help").stdout
         assert "examples:" in text, command
+    assert "default: team.url (none)" in " ".join(out.split())  # an unset setting is said, not shown as `()`
+    sessions = " ".join(memlens("sessions", "--help").stdout.split())
+    assert "--publisher PUBLISHER only the team's sessions of this publisher" in sessions
 
 
 def test_completion_scripts_for_three_shells(tmp_path: Path) -> None:
@@ -265,6 +268,9 @@ def test_each_error_is_one_line_naming_its_cause(tmp_path: Path) -> None:
     assert "must not be after until" in error("search", "q", *ws, "--since", "2026-02-10", "--until", "2026-01-01")
     assert "--since must be an ISO date" in error("search", "q", *ws, "--since", "someday")
     assert "--color: invalid choice: 'sometimes'" in error("search", "q", "--color", "sometimes")
+    assert error("search", "q", "--limt", "3", *ws).endswith(  # a command's flag is the command's to explain
+        "unrecognized arguments: --limt 3 (see memlens search --help)"
+    )
     assert error("search", "--limit", "3").startswith("memlens: error: the following arguments are required: query (")
     assert "a query that starts with '-' goes last, after `--`" in error("search", "-ENOENT", *ws)
     assert "required: error; a query that starts with '-'" in error("fixes", "-x", *ws)

@@ -59,7 +59,17 @@ class OneLineParser(argparse.ArgumentParser):
             message += "; a query that starts with '-' goes last, after `--`"
         from memlens.engine.redact import redact  # the bad word may be a pasted token; loaded only on this path
 
-        self.exit(2, f"memlens: error: {redact(message)} (see {self.prog} --help)\n")
+        self.exit(2, f"memlens: error: {redact(message)} (see {self._help_of(message)} --help)\n")
+
+    def _help_of(self, message: str) -> str:
+        """Whose help answers the complaint: a command's flags come back to the top parser as unrecognised, and
+        are that command's to explain (`memlens search --limt 3`: `memlens search --help`)."""
+        commands = self._subparsers._group_actions[0].choices if self._subparsers else None
+        if message.startswith("unrecognized arguments") and isinstance(commands, dict):
+            named = next((arg for arg in sys.argv[1:] if arg in commands), None)
+            if named is not None:
+                return f"{self.prog} {named}"
+        return self.prog
 
 
 def _location_flags(parser: argparse.ArgumentParser) -> None:
@@ -216,7 +226,10 @@ memlens search redrive --json | jq '.results[].excerpt'""",
     )
     request_flags(sessions, SessionsRequest, cursor="nextCursor of the previous page (--json shows it)")
     request_flags(
-        sessions, TeamFilterRequest, team="list the sessions of the team index at this PostgreSQL URL instead"
+        sessions,
+        TeamFilterRequest,
+        team="list the sessions of the team index at this PostgreSQL URL instead",
+        publisher="only the team's sessions of this publisher",
     )
     sessions.add_argument("--no-sync", action="store_true", help="list what the index holds as it is")
     _display_flags(sessions)
