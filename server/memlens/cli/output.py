@@ -141,6 +141,9 @@ def print_search(
 
 def _print_long_hit(result: SearchResult, zone: tzinfo | None) -> None:
     print(result_header(result, zone))
+    named = result.get("heading") if result["kind"] == "memory" else result.get("title")
+    if named:  # the short form shows it, clipped: every detail includes it whole
+        print(f"  {'heading' if result['kind'] == 'memory' else 'title'}: {' '.join(named.split())}")
     if result["kind"] != "memory":
         session, message = result.get("sessionKey") or "?", result.get("messageId") or "?"  # null: not known
         print(f"  session {session} · message {message} · {result['relPath']}")
