@@ -38,6 +38,9 @@ SKIPPED: dict[type, tuple[str, ...]] = {SearchRequest: ("session_key",)}
 """Request fields the CLI has no flag for: `filters.sessionKey` is an alias of `--session` for JSON clients."""
 
 
+MAX_DEBOUNCE_MS = 60_000  # `memlens watch --debounce-ms`: longer, and the index is no longer live
+
+
 def request_flags(parser: argparse.ArgumentParser, cls: type, **help_overrides: str) -> None:
     """The arguments of request `cls` on `parser`."""
     add_flags(parser, cls, positional=POSITIONAL.get(cls, ()), skip=SKIPPED.get(cls, ()), help_overrides=help_overrides)
@@ -70,6 +73,17 @@ class OneLineParser(argparse.ArgumentParser):
             if named is not None:
                 return f"{self.prog} {named}"
         return self.prog
+
+
+def _debounce_ms(text: str) -> int:
+    """A watch's debounce: the file watcher takes no negative wait, and a minute's wait is no longer live."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer 0..{MAX_DEBOUNCE_MS}, got {text!r}") from None
+    if not 0 <= value <= MAX_DEBOUNCE_MS:
+        raise argparse.ArgumentTypeError(f"must be 0..{MAX_DEBOUNCE_MS}, got {value}")
+    return value
 
 
 def _location_flags(parser: argparse.ArgumentParser) -> None:
@@ -262,7 +276,11 @@ memlens search redrive --json | jq '.results[].excerpt'""",
 
     watch = _command(sub, "watch", "keep the index live: sync on every file change (Ctrl-C stops)", "memlens watch")
     watch.add_argument(
-        "--debounce-ms", type=int, default=50, metavar="MS", help="wait this long for more changes (default: 50)"
+        "--debounce-ms",
+        type=_debounce_ms,
+        default=50,
+        metavar="MS",
+        help=f"wait this long for more changes; 0..{MAX_DEBOUNCE_MS}; default: 50",
     )
     _location_flags(watch)
 
