@@ -74,6 +74,11 @@ def test_human_output_headers(cli_example: Engine) -> None:
     long = memlens("search", "dead-letter queue redrive", "--limit", "5", "--long", *locations(cli_example)).stdout
     assert any(" · " in line and line.endswith(("(strong)", "(possible)", "(weak)")) for line in long.splitlines())
     assert any(line.startswith("  session claude-code:") for line in long.splitlines())
+    # every detail includes what the short form shows: the session's title, the note's heading
+    as_json = search_json(cli_example, "dead-letter queue redrive", "--limit", "5")["results"]
+    for result in as_json:
+        named = result["heading"] if result["kind"] == "memory" else result["title"]
+        assert named and f"  {'heading' if result['kind'] == 'memory' else 'title'}: {named}" in long.splitlines()
 
 
 def test_stats_json(cli_example: Engine) -> None:

@@ -153,6 +153,9 @@ def test_help_describes_every_option_with_defaults_and_examples() -> None:
     for command in ("index", "search", "stats", "history", "sessions", "watch", "completion", "man"):
         text = memlens(command, "--help").stdout
         assert "examples:" in text, command
+    assert "default: team.url (none)" in " ".join(out.split())  # an unset setting is said, not shown as `()`
+    sessions = " ".join(memlens("sessions", "--help").stdout.split())
+    assert "--publisher PUBLISHER only the team's sessions of this publisher" in sessions
 
 
 def test_completion_scripts_for_three_shells(tmp_path: Path) -> None:
@@ -265,6 +268,10 @@ def test_each_error_is_one_line_naming_its_cause(tmp_path: Path) -> None:
     assert "must not be after until" in error("search", "q", *ws, "--since", "2026-02-10", "--until", "2026-01-01")
     assert "--since must be an ISO date" in error("search", "q", *ws, "--since", "someday")
     assert "--color: invalid choice: 'sometimes'" in error("search", "q", "--color", "sometimes")
+    assert "argument --debounce-ms: must be 0..60000, got -1" in error("watch", "--debounce-ms", "-1", *ws)
+    assert error("search", "q", "--limt", "3", *ws).endswith(  # a command's flag is the command's to explain
+        "unrecognized arguments: --limt 3 (see memlens search --help)"
+    )
     assert error("search", "--limit", "3").startswith("memlens: error: the following arguments are required: query (")
     assert "a query that starts with '-' goes last, after `--`" in error("search", "-ENOENT", *ws)
     assert "required: error; a query that starts with '-'" in error("fixes", "-x", *ws)
@@ -452,3 +459,44 @@ def test_the_team_session_list_fits_its_columns_to_what_they_hold(capsys: pytest
     assert "a-very-long-publ " in lines[2] and "payments-reconci " in lines[2]  # each cut to 16 cells
     title_at = lines[0].index("TITLE")
     assert cells(lines[1][title_at:]) >= 20 and lines[1][title_at:].startswith("Why the DLQ backs")
+
+
+def test_an_output_that_is_not_utf8_gets_the_answer(cli_example: Engine) -> None:
+    """A Latin-1 or ASCII locale's output cannot hold `…`, `·` or `—`: the text answer shows `?` for them, and the
+    JSON answer escapes every character beyond ASCII, so a script reads back the same text."""
+    query = "Café Nordlys offsite"
+
+    def run(*args: str, encoding: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "memlens", *args, "--no-sync", *where(cli_example)],
+            capture_output=True,
+            encoding=encoding,  # strict: what the process wrote must be valid in the output's encoding
+            timeout=600,
+            check=False,
+            env={**os.environ, "PYTHONIOENCODING": encoding, "COLUMNS": "80"},
+        )
+
+    for encoding in ("ascii", "latin-1"):
+        text = run("search", query, encoding=encoding)
+        assert text.returncode == 0 and text.stderr == "", text.stderr
+        assert hits_of(text.stdout) and "Nordlys" in text.stdout
+        as_json = run("search", query, "--json", encoding=encoding)
+        assert as_json.returncode == 0, as_json.stderr
+        excerpts = [r["excerpt"] for r in json.loads(as_json.stdout)["results"]]
+        assert any("Café Nordlys" in excerpt for excerpt in excerpts) and any("—" in e for e in excerpts)
+    refused = run("search", query, "--since", "ĉ", encoding="ascii")
+    assert refused.returncode == 2 and refused.stderr.startswith("memlens: error: --since must be")
+
+
+def test_the_footer_counts_in_words_and_offers_history_only_for_sessions(cli_example: Engine) -> None:
+    """`1 result`, not `1 results`; and `memlens history REF` only under hits whose reference history opens (a
+    note's `path:line` is for an editor)."""
+    notes = memlens(
+        "search", "zzz", "--kind", "memory", "--limit", "1", "--no-sync", "--min-score", "0", *where(cli_example)
+    )
+    footer = notes.stdout.splitlines()[-1]
+    assert re.fullmatch(r"1 result · hybrid · \d+ ms", footer), notes.stdout
+    assert memlens("history", hits_of(notes.stdout)[0][0].split()[0], *where(cli_example)).returncode == 2
+    sessions = memlens("search", QUERY, "--kind", "transcript", "--limit", "2", "--no-sync", *where(cli_example))
+    assert re.fullmatch(r"2 results · hybrid · \d+ ms · memlens history REF", sessions.stdout.splitlines()[-1])
+    assert memlens("history", hits_of(sessions.stdout)[0][0].split()[0], *where(cli_example)).returncode == 0

@@ -105,6 +105,13 @@ def test_limit_caps_items(engine: Engine) -> None:
     assert len(pack["items"]) == 2 and pack["truncated"]
 
 
+def test_matches_too_long_for_the_budget_are_not_called_no_match(engine: Engine) -> None:
+    pack = build_context_pack(engine, "webhook retry policy", token_budget=50)
+    assert pack["items"] == [] and pack["truncated"] and pack["tokens"] <= 50
+    assert "No memory or transcript passage" not in pack["markdown"]
+    assert "none fits in 50 tokens: ask with a larger tokenBudget" in pack["markdown"]
+
+
 def test_no_match(engine: Engine) -> None:
     pack = build_context_pack(engine, "zeppelin hangar", token_budget=500)
     assert pack["items"] == [] and "No memory or transcript passage" in pack["markdown"]

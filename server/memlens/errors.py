@@ -15,7 +15,14 @@ from pathlib import Path
 
 
 class MemlensError(Exception):
-    """A request memlens cannot serve; `str(error)` is the message meant for the user."""
+    """A request memlens cannot serve; `str(error)` is the message meant for the user, secrets masked."""
+
+    def __str__(self) -> str:
+        # a message quotes what was typed or read (a session id, a cursor, a date, a path), and a user pastes tokens
+        # anywhere: it leaves masked, as every other answer does, from each door (CLI, MCP, LSP, socket)
+        from memlens.engine.redact import redact  # loaded when an error is shown, not by every import of this
+
+        return redact(super().__str__())
 
 
 class InvalidRequest(MemlensError, ValueError):

@@ -11,7 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mcp_server.helpers import call, mcp_client, wait_until_indexed, wire  # noqa: E402
-from planted_secrets import NAMED  # noqa: E402
+from planted_secrets import NAMED, PLANTED  # noqa: E402
 
 
 async def test_secret_file_names_stay_off_the_wire(example_copy: tuple[Path, Path]) -> None:
@@ -38,3 +38,17 @@ async def test_secret_file_names_stay_off_the_wire(example_copy: tuple[Path, Pat
     for answer in answers:
         for named in NAMED:
             assert named.secret not in answer and named.secret[-12:] not in answer, named.kind
+
+
+async def test_a_secret_pasted_as_an_argument_is_masked_in_the_error(example_copy: tuple[Path, Path]) -> None:
+    workspace, index_dir = example_copy
+    token = next(p for p in PLANTED if p.kind == "github-pat-classic").secret
+    async with mcp_client(["--workspace", workspace, "--index-dir", index_dir, "--no-embeddings"]) as session:
+        refused = [
+            await call(session, "history", {"sessionKey": token}),
+            await call(session, "sessions", {"cursor": token}),
+            await call(session, "history", {"sessionKey": "5b0e7d3c", "messageId": token}),
+        ]
+    for answer in refused:
+        assert answer.is_error and token not in wire(answer)
+        assert "[REDACTED:github-token]" in wire(answer)  # it still says what was asked

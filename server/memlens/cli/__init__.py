@@ -29,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     one by one (the index's state, the model, faiss, numpy), about 0.04 s of CPU after a search at a million
     messages, and nothing of it is needed once the output is flushed and the index closed (commands close it
     before they return). A server, or any thread still running, gets the ordinary exit."""
+    commands.show_what_the_output_can()
     args = build_parser().parse_args(argv)
     status = commands.run(args)
     if args.command not in SERVING and threading.active_count() == 1:

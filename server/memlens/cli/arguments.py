@@ -38,6 +38,9 @@ SKIPPED: dict[type, tuple[str, ...]] = {SearchRequest: ("session_key",)}
 """Request fields the CLI has no flag for: `filters.sessionKey` is an alias of `--session` for JSON clients."""
 
 
+MAX_DEBOUNCE_MS = 60_000  # `memlens watch --debounce-ms`: longer, and the index is no longer live
+
+
 def request_flags(parser: argparse.ArgumentParser, cls: type, **help_overrides: str) -> None:
     """The arguments of request `cls` on `parser`."""
     add_flags(parser, cls, positional=POSITIONAL.get(cls, ()), skip=SKIPPED.get(cls, ()), help_overrides=help_overrides)
@@ -57,7 +60,30 @@ class OneLineParser(argparse.ArgumentParser):
             arg.startswith("-") and arg not in self._option_string_actions for arg in sys.argv[2:]
         ):  # `memlens search -x`: the query was read as an unknown flag
             message += "; a query that starts with '-' goes last, after `--`"
-        self.exit(2, f"memlens: error: {message} (see {self.prog} --help)\n")
+        from memlens.engine.redact import redact  # the bad word may be a pasted token; loaded only on this path
+
+        self.exit(2, f"memlens: error: {redact(message)} (see {self._help_of(message)} --help)\n")
+
+    def _help_of(self, message: str) -> str:
+        """Whose help answers the complaint: a command's flags come back to the top parser as unrecognised, and
+        are that command's to explain (`memlens search --limt 3`: `memlens search --help`)."""
+        commands = self._subparsers._group_actions[0].choices if self._subparsers else None
+        if message.startswith("unrecognized arguments") and isinstance(commands, dict):
+            named = next((arg for arg in sys.argv[1:] if arg in commands), None)
+            if named is not None:
+                return f"{self.prog} {named}"
+        return self.prog
+
+
+def _debounce_ms(text: str) -> int:
+    """A watch's debounce: the file watcher takes no negative wait, and a minute's wait is no longer live."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer 0..{MAX_DEBOUNCE_MS}, got {text!r}") from None
+    if not 0 <= value <= MAX_DEBOUNCE_MS:
+        raise argparse.ArgumentTypeError(f"must be 0..{MAX_DEBOUNCE_MS}, got {value}")
+    return value
 
 
 def _location_flags(parser: argparse.ArgumentParser) -> None:
@@ -214,7 +240,10 @@ memlens search redrive --json | jq '.results[].excerpt'""",
     )
     request_flags(sessions, SessionsRequest, cursor="nextCursor of the previous page (--json shows it)")
     request_flags(
-        sessions, TeamFilterRequest, team="list the sessions of the team index at this PostgreSQL URL instead"
+        sessions,
+        TeamFilterRequest,
+        team="list the sessions of the team index at this PostgreSQL URL instead",
+        publisher="only the team's sessions of this publisher",
     )
     sessions.add_argument("--no-sync", action="store_true", help="list what the index holds as it is")
     _display_flags(sessions)
@@ -247,7 +276,11 @@ memlens search redrive --json | jq '.results[].excerpt'""",
 
     watch = _command(sub, "watch", "keep the index live: sync on every file change (Ctrl-C stops)", "memlens watch")
     watch.add_argument(
-        "--debounce-ms", type=int, default=50, metavar="MS", help="wait this long for more changes (default: 50)"
+        "--debounce-ms",
+        type=_debounce_ms,
+        default=50,
+        metavar="MS",
+        help=f"wait this long for more changes; 0..{MAX_DEBOUNCE_MS}; default: 50",
     )
     _location_flags(watch)
 

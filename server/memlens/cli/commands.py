@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
+import io
 import logging
 import os
 import sys
@@ -26,6 +26,7 @@ from memlens.cli.output import (
     also_holds_line,
     describe_sync,
     print_history,
+    print_json,
     print_publish,
     print_search,
     print_sessions,
@@ -212,7 +213,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
             sync_before_reading(engine)
         answer = engine.publish(request.team, publisher=request.as_name, project=request.project)
     if args.json:
-        print(json.dumps(answer, ensure_ascii=False))
+        print_json(answer)
     else:
         print_publish(answer)
     return 0
@@ -227,7 +228,7 @@ def _print_search(
     narrowed: Sequence[str] = (),
 ) -> int:
     if args.json:
-        print(json.dumps(response, ensure_ascii=False))
+        print_json(response)
     else:
         style = Style(color=wants_color(args.color))  # before the pager takes stdout: it asks the real one
         with paged(not args.no_pager):
@@ -241,7 +242,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         say_lock_problem(engine)
         stats = engine.stats()
     if args.json:
-        print(json.dumps(stats, ensure_ascii=False))
+        print_json(stats)
         return 0
     print_stats(stats)
     print(f"workspace: {', '.join(str(w) for w in engine.workspaces)} ({args.root_reason})")
@@ -260,7 +261,7 @@ def cmd_history(args: argparse.Namespace) -> int:
             say_lock_problem(engine)
         history = engine.history(request.session_key, message_id=request.message_id, limit=request.limit)
     if args.json:
-        print(json.dumps(history, ensure_ascii=False))
+        print_json(history)
     else:
         with paged(not args.no_pager):
             print_history(history, zone_named(engine.settings.display.time_zone))
@@ -275,7 +276,7 @@ def cmd_fixes(args: argparse.Namespace) -> int:
             sync_before_reading(engine)
         answer = engine.fixes(request.error, limit=request.limit, follow=request.follow)
     if args.json:
-        print(json.dumps(answer, ensure_ascii=False))
+        print_json(answer)
     else:
         with paged(not args.no_pager):
             print_fixes(answer, zone_named(engine.settings.display.time_zone))
@@ -289,7 +290,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         with open_engine(args, load_model=False) as engine:
             team_page = engine.team_sessions(team, query=request.query, limit=request.limit)
         if args.json:
-            print(json.dumps(team_page, ensure_ascii=False))
+            print_json(team_page)
         else:
             columns = width() if sys.stdout.isatty() else 0  # a table: cut to a terminal's width, whole in a pipe
             with paged(not args.no_pager):
@@ -308,7 +309,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             cursor=request.cursor,
         )
     if args.json:
-        print(json.dumps(page, ensure_ascii=False))
+        print_json(page)
     else:
         columns = width() if sys.stdout.isatty() else 0  # a table: cut to a terminal's width, whole in a pipe
         with paged(not args.no_pager):
@@ -327,7 +328,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
         with open_engine(args, load_model=False) as engine:
             answer = engine.source_folders()
         if args.json:
-            print(json.dumps(answer, ensure_ascii=False))
+            print_json(answer)
         else:
             print_sources(answer)
         return 0
@@ -337,7 +338,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
     with open_engine(args, load_model=False) as engine:
         removed = engine.remove_source_folder(request.path)
     if args.json:
-        print(json.dumps(removed, ensure_ascii=False))
+        print_json(removed)
     else:
         print(f"removed {removed['displayPath']} from the index ({removed['filesRemoved']} files)")
     return 0
@@ -422,6 +423,7 @@ COMMANDS = {
 def main(argv: list[str] | None = None) -> int:
     """Run one command. Exit 0 = done (a search found something), 1 = a search found nothing, 2 = an error: one
     line on stderr, with the traceback only under -v. A closed pipe (`memlens search … | head`) ends quietly."""
+    show_what_the_output_can()
     return run(build_parser().parse_args(argv))
 
 
@@ -454,10 +456,21 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_ERROR
 
 
+def show_what_the_output_can() -> None:
+    """Before anything is printed (argparse's errors too): an output whose encoding is not UTF-8 (a Latin-1 locale,
+    PYTHONIOENCODING=ascii) gets `?` for a character it cannot show (`…`, `·`, a name's accents), not an encoding
+    error in place of the answer."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="replace")
+
+
 def _report(args: argparse.Namespace, message: str) -> None:
     if args.verbose:
         log.exception("memlens failed")
-    print(f"memlens: error: {message}", file=sys.stderr)
+    from memlens.engine.redact import redact  # an OS error's path or a bug's text may quote a secret too
+
+    print(f"memlens: error: {redact(message)}", file=sys.stderr)
 
 
 def _silence_stdout() -> None:

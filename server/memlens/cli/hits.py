@@ -18,14 +18,24 @@ from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.requests import FORMATS
 from memlens.wire import SearchResult
 
-REF_CHARS = 8  # a uuid's first 8 hex digits: unique among a person's sessions in practice, and `history` checks
+REF_CHARS = 8  # a random uuid's first 8 hex digits: unique among a person's sessions in practice; `history` checks
+# A UUIDv7 (Codex CLI's session ids) starts with its creation time in milliseconds, whose first 8 hex digits change
+# only every 65 s: two sessions started in the same minute share them, so its reference keeps the whole timestamp.
+_UUID7 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", re.IGNORECASE)
+UUID7_REF_CHARS = 13  # `019e1625-789d`
 INDENT = "  "
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+def short_session_id(session_id: str) -> str:
+    """The prefix of a session id that the terminal shows and `memlens history` opens: `5b0e7d3c`, or a UUIDv7's
+    `019e1625-789d`."""
+    return session_id[: UUID7_REF_CHARS if _UUID7.fullmatch(session_id) else REF_CHARS]
+
+
 def reference(result: SearchResult) -> str:
     """The short name of a hit: `5b0e7d3c:b93217ff` (session and message id prefixes), or `MEMORY.md:12`."""
-    session = (result.get("sessionId") or result.get("sessionKey") or "")[:REF_CHARS]
+    session = short_session_id(result.get("sessionId") or result.get("sessionKey") or "")
     if result["kind"] == "memory" or not session:  # a file's line: what an editor opens
         return f"{result['relPath']}:{result.get('lineStart') or 1}"
     message = result.get("messageId")

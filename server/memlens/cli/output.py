@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from datetime import tzinfo
 from typing import TYPE_CHECKING
 
 from memlens.cli.clock import local_time
-from memlens.cli.hits import hit_lines, sureness
+from memlens.cli.hits import REF_CHARS, hit_lines, short_session_id, sureness
 from memlens.cli.terminal import Style, clip, fitted, width
 from memlens.wire import (
     HistoryResponse,
@@ -25,6 +26,13 @@ from memlens.wire.team import PublishResponse, TeamSessionsResponse
 
 if TYPE_CHECKING:
     from memlens.engine.indexing.indexer import SyncReport
+
+
+def print_json(answer: object) -> None:
+    """An answer as one line of JSON: characters as they are on a UTF-8 output, else escaped (`\\u00e9`), which a
+    JSON reader turns back into the same text, where a Latin-1 or ASCII output would have replaced them by `?`."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    print(json.dumps(answer, ensure_ascii=encoding != "utf8"))
 
 
 PROGRESS_COLUMNS = 79  # the whole line, bar and message: less than an 80-column terminal, which never wraps it
@@ -123,15 +131,20 @@ def print_search(
         if explain and "explain" in result:
             print(f"  explain: {json.dumps(result['explain'])}")
     from_team = f" ({team['hits']} from the team index)" if team and team["reachable"] else ""
-    footer = (
-        f"{response['totalResults']} results{from_team} · {response['mode']} · {round(response['searchTimeMs'])} ms"
-    )
-    hint = " · memlens history REF" if not long else ""
+    count = response["totalResults"]
+    footer = f"{count} result{'' if count == 1 else 's'}{from_team} · {response['mode']} · "
+    footer += f"{round(response['searchTimeMs'])} ms"
+    # a note's reference is its path:line, for an editor; only a session's opens in history
+    sessions_shown = any(result["kind"] != "memory" for result in response["results"])
+    hint = " · memlens history REF" if sessions_shown and not long else ""
     print(shown.dim(clip(footer + hint, room)))
 
 
 def _print_long_hit(result: SearchResult, zone: tzinfo | None) -> None:
     print(result_header(result, zone))
+    named = result.get("heading") if result["kind"] == "memory" else result.get("title")
+    if named:  # the short form shows it, clipped: every detail includes it whole
+        print(f"  {'heading' if result['kind'] == 'memory' else 'title'}: {' '.join(named.split())}")
     if result["kind"] != "memory":
         session, message = result.get("sessionKey") or "?", result.get("messageId") or "?"  # null: not known
         print(f"  session {session} · message {message} · {result['relPath']}")
@@ -172,12 +185,24 @@ def print_sessions(page: SessionsResponse, *, columns: int = 0, zone: tzinfo | N
     agent = max(len("AGENT"), *(len(s["format"]) for s in sessions))
     count = max(len("MSGS"), *(len(str(s["messageCount"])) for s in sessions))
     project = min(16, max(len("PROJECT"), *(len(s["project"] or "-") for s in sessions)))
-    print(f"{'LAST ACTIVE':<16}  {'AGENT':<{agent}}  {'MSGS':>{count}}  {'SESSION':<8}  {'PROJECT':<{project}}  TITLE")
+    # eight characters, but where two sessions of the page share them (UUIDv7 ids started in the same minute)
+    shared = Counter(s["sessionId"][:REF_CHARS] for s in sessions)
+    short = {
+        s["sessionId"]: short_session_id(s["sessionId"])
+        if shared[s["sessionId"][:REF_CHARS]] > 1
+        else s["sessionId"][:REF_CHARS]
+        for s in sessions
+    }
+    ids = max(len("SESSION"), *(len(shown) for shown in short.values()))
+    print(
+        f"{'LAST ACTIVE':<16}  {'AGENT':<{agent}}  {'MSGS':>{count}}  {'SESSION':<{ids}}  {'PROJECT':<{project}}  TITLE"
+    )
     for s in sessions:
         when = local_time(s["lastTime"], zone)
         subagent = "↳ " if s["parentSessionKey"] else ""
+        session = short[s["sessionId"]]
         row = (
-            f"{when:<16}  {s['format']:<{agent}}  {s['messageCount']:>{count}}  {s['sessionId'][:8]:<8}  "
+            f"{when:<16}  {s['format']:<{agent}}  {s['messageCount']:>{count}}  {session:<{ids}}  "
             f"{(s['project'] or '-')[:project]:<{project}}  {subagent}{' '.join(s['title'].split())}"
         )
         print(clip(row, room) if room else row)

@@ -6,6 +6,7 @@ The CLI and the language server both drive this class; neither reaches past it.
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -24,6 +25,7 @@ from memlens.engine.answers.source_folders import removed_answer, source_folders
 from memlens.engine.answers.summaries import describe_summary, expand_summary, grep_summaries
 from memlens.engine.answers.visibility import Visibility, VisibilityCache
 from memlens.engine.catalog import Catalog, RootRow
+from memlens.engine.configured_folders import missing_transcript_folders
 from memlens.engine.file_names import disk_path, stored_path
 from memlens.engine.filters import SearchFilters
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
@@ -83,6 +85,7 @@ from memlens.wire import (
 from memlens.wire.team import PublishResponse, TeamSessionsResponse
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class Engine:
@@ -101,6 +104,8 @@ class Engine:
         self.origins = origins or RootOrigins()
         self.workspaces = resolve_workspaces(workspaces)
         self.extra_transcripts = [Path(p).expanduser().resolve() for p in extra_transcripts]
+        for folder in missing_transcript_folders(self.workspaces, self.settings):
+            log.warning("memlens.transcripts.paths: %s is not a folder; nothing is read from it", folder)
         self.index_dir = index_dir_for(
             workspaces=self.workspaces, configured=self.settings.index_dir, explicit=index_dir
         )
@@ -399,7 +404,7 @@ class Engine:
         checked(HistoryRequest, session_key=session_key, message_id=message_id, limit=limit)
         self.refresh()
         visibility = self.visibility()
-        key = resolve_session(self.catalog, session_key, visibility)
+        key = resolve_session(self.catalog, session_key, visibility, message=message_id)
         history = session_history(self.catalog, key, message_id, limit, visibility)
         label_history(self.catalog, key, history)
         return self._outbound(history)

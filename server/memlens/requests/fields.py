@@ -82,7 +82,7 @@ class FieldSpec:
             value: Any = Settings()
             for part in self.setting.split("."):
                 value = getattr(value, part)
-            return f"{wire_name(self.setting).removeprefix('memlens.')} ({value})"
+            return f"{wire_name(self.setting).removeprefix('memlens.')} ({'none' if value in (None, '') else value})"
         return None if self.default in (None, False) or dataclasses.is_dataclass(self.default) else str(self.default)
 
     @property

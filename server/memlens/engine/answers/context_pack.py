@@ -202,7 +202,12 @@ def build_context_pack(
         chosen.append({**item, "tokens": cost})
         used += cost
     markdown = header + "\n" + "\n".join(_render(item, n) for n, item in enumerate(chosen, 1))
-    if not chosen:
+    if not chosen and skipped:  # found, but too long for the room left: an agent must not read "nothing known"
+        found = "1 passage matches" if skipped == 1 else f"{skipped} passages match"
+        markdown = (
+            header + f"\n{found} this question, but none fits in {budget} tokens: ask with a larger tokenBudget.\n"
+        )
+    elif not chosen:
         markdown = header + "\nNo memory or transcript passage matched this question.\n"
     return {
         "question": question,

@@ -38,6 +38,7 @@ MAX_FILES = 25  # files listed per session (filesTouchedTotal counts them all)
 MAX_TOOLS = 25
 MIN_PREFIX = 4  # a shorter prefix would match half the index
 CANDIDATES_SHOWN = 5
+MESSAGE_CANDIDATES = 100  # sessions a short reference is checked against for its message, at most
 
 # `[Name] input` lines, as the parsers render tool calls (sources.common.render_tool_call).
 _TOOL_LINE = re.compile(r"^\[([A-Za-z_][\w.:-]{0,63})\](?: (.*))?$", re.MULTILINE)
@@ -345,9 +346,11 @@ def list_sessions(
 # -- resolving a session reference ---------------------------------------------------------------------------
 
 
-def resolve_session(catalog: Catalog, ref: str, visibility: Visibility) -> str:
+def resolve_session(catalog: Catalog, ref: str, visibility: Visibility, *, message: str | None = None) -> str:
     """The key of the one visible session `ref` names: a session key, a bare session id, or a unique prefix of
-    either. A main session wins over its subagents (they share its id). Hidden sessions are never candidates."""
+    either. `message` (a message id or its prefix, as a search hit's reference `SESSION:MESSAGE` gives both) picks
+    the one candidate holding it; else a main session wins over its subagents (they share its id). Hidden sessions
+    are never candidates."""
     if not isinstance(ref, str) or not ref.strip():
         raise InvalidRequest("sessionKey is required (a session key, a session id, or a unique prefix of one)")
     ref = ref.strip()
@@ -370,6 +373,9 @@ def resolve_session(catalog: Catalog, ref: str, visibility: Visibility) -> str:
         ]
     if not candidates:
         raise NotFound(f"unknown session {ref!r}")
+    holding = _holding_message(catalog, candidates, message)
+    if len(holding) == 1:  # a subagent's hit names its parent's id, and a short prefix may name two sessions
+        return str(holding[0]["key"])
     if len({r["session_id"] for r in candidates}) == 1:
         main = [r for r in candidates if r["key"] == f"{r['format']}:{r['session_id']}"]
         if main:
@@ -382,3 +388,16 @@ def resolve_session(catalog: Catalog, ref: str, visibility: Visibility) -> str:
     raise InvalidRequest(
         f"session {ref!r} is ambiguous: it matches {len(candidates)} sessions: {shown}{more}; give more of the id"
     )
+
+
+def _holding_message(catalog: Catalog, candidates: list[sqlite3.Row], message: str | None) -> list[sqlite3.Row]:
+    """The candidates that hold `message` (its id or a prefix of one); none asked when there is one candidate, no
+    message, or more candidates than a reference could be meant to tell apart."""
+    if not message or not 1 < len(candidates) <= MESSAGE_CANDIDATES:
+        return []
+    return [
+        r
+        for r in candidates
+        if catalog.message_seq(str(r["key"]), message) is not None
+        or catalog.message_ids_with_prefix(str(r["key"]), message, limit=1)
+    ]
