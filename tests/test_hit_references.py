@@ -35,29 +35,27 @@ def _line(session: str, uuid: str, parent: str | None, role: str, text: str, min
     )
 
 
+def _write_session(path: Path, *lines: str) -> None:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
 def _transcripts(folder: Path) -> Path:
     claude = folder / "claude-code"
     (claude / MAIN / "subagents").mkdir(parents=True)
-    (claude / f"{MAIN}.jsonl").write_text(
-        _line(MAIN, "m-0001", None, "user", "Why does the kiln controller overshoot?", 1)
-        + "\n"
-        + _line(MAIN, "m-0002", "m-0001", "assistant", "I asked a subagent to read the kiln PID loop.", 2)
-        + "\n",
-        encoding="utf-8",
+    _write_session(
+        claude / f"{MAIN}.jsonl",
+        _line(MAIN, "m-0001", None, "user", "Why does the kiln controller overshoot?", 1),
+        _line(MAIN, "m-0002", "m-0001", "assistant", "I asked a subagent to read the kiln PID loop.", 2),
     )
-    (claude / MAIN / "subagents" / "agent-b7e1.jsonl").write_text(
-        _line(MAIN, "s-0001", None, "user", "Read the thermocouple smoothing code.", 3, isSidechain=True)
-        + "\n"
-        + _line(MAIN, "s-0002", "s-0001", "assistant", "The thermocouple filter lags by four seconds.", 4)
-        + "\n",
-        encoding="utf-8",
+    _write_session(
+        claude / MAIN / "subagents" / "agent-b7e1.jsonl",
+        _line(MAIN, "s-0001", None, "user", "Read the thermocouple smoothing code.", 3, isSidechain=True),
+        _line(MAIN, "s-0002", "s-0001", "assistant", "The thermocouple filter lags by four seconds.", 4),
     )
-    (claude / f"{TWIN}.jsonl").write_text(
-        _line(TWIN, "t-0001", None, "user", "Does the thermocouple need recalibration?", 5)
-        + "\n"
-        + _line(TWIN, "t-0002", "t-0001", "assistant", "Yes: the thermocouple reads six degrees low.", 6)
-        + "\n",
-        encoding="utf-8",
+    _write_session(
+        claude / f"{TWIN}.jsonl",
+        _line(TWIN, "t-0001", None, "user", "Does the thermocouple need recalibration?", 5),
+        _line(TWIN, "t-0002", "t-0001", "assistant", "Yes: the thermocouple reads six degrees low.", 6),
     )
     return folder
 
