@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from memlens.cli.clock import local_time
 from memlens.cli.hits import REF_CHARS, hit_lines, short_session_id, sureness
 from memlens.cli.terminal import Style, clip, fitted, width
+from memlens.counted import counted
 from memlens.wire import (
     HistoryResponse,
     SearchResponse,
@@ -67,20 +68,20 @@ def progress_line(done: int, total: int, message: str) -> str:
 def describe_sync(report: SyncReport, compact: bool = False) -> str:
     """One line per sync; `compact` (the watcher's) names only what happened."""
     counts = [
-        (report.files_seen, "files"),
-        (report.files_parsed, "parsed"),
-        (report.files_appended, "appended"),
-        (report.files_unchanged, "unchanged"),
-        (report.files_deleted, "removed"),
-        (report.chunks_added, "chunks"),
-        (report.units_embedded, "embedded"),
-        (report.bad_lines, "bad lines skipped"),
-        (report.files_failed, "files unreadable"),
-        (report.aliases, "other names of a file (aliases, indexed once)"),
+        (counted(report.files_seen, "file"), report.files_seen, False),
+        (f"{report.files_parsed} parsed", report.files_parsed, False),
+        (f"{report.files_appended} appended", report.files_appended, False),
+        (f"{report.files_unchanged} unchanged", report.files_unchanged, False),
+        (f"{report.files_deleted} removed", report.files_deleted, False),
+        (counted(report.chunks_added, "chunk"), report.chunks_added, False),
+        (f"{report.units_embedded} embedded", report.units_embedded, False),
+        # said only when there are any
+        (f"{counted(report.bad_lines, 'bad line')} skipped", report.bad_lines, True),
+        (f"{counted(report.files_failed, 'file')} unreadable", report.files_failed, True),
+        (f"{counted(report.aliases, 'other name')} of a file (aliases, indexed once)", report.aliases, True),
     ]
-    when_any = ("bad lines skipped", "files unreadable", "other names of a file (aliases, indexed once)")
-    parts = [f"+{report.messages_added} messages"] + [
-        f"{n} {label}" for n, label in counts if n or not (compact or label in when_any)
+    parts = [f"+{counted(report.messages_added, 'message')}"] + [
+        part for part, n, when_any in counts if n or not (compact or when_any)
     ]
     if compact:
         parts = [p for p in parts if p != "+0 messages"] or ["nothing new"]
@@ -132,7 +133,7 @@ def print_search(
             print(f"  explain: {json.dumps(result['explain'])}")
     from_team = f" ({team['hits']} from the team index)" if team and team["reachable"] else ""
     count = response["totalResults"]
-    footer = f"{count} result{'' if count == 1 else 's'}{from_team} · {response['mode']} · "
+    footer = f"{counted(count, 'result')}{from_team} · {response['mode']} · "
     footer += f"{round(response['searchTimeMs'])} ms"
     # a note's reference is its path:line, for an editor; only a session's opens in history
     sessions_shown = any(result["kind"] != "memory" for result in response["results"])
@@ -239,7 +240,7 @@ def print_stats(stats: StatsResponse) -> None:
         ("index folder", stats["indexDir"] + (" (read-only: another process writes it)" if stats["readOnly"] else "")),
     ]
     if waiting:
-        files = f"{waiting:,} file{'s' if waiting != 1 else ''}"
+        files = counted(waiting, "file", grouped=True)
         print(f"memlens index: {files} not indexed: {stats['notIndexedReason']}")
     else:
         print("memlens index: " + _state(stats))
@@ -256,7 +257,7 @@ def print_stats(stats: StatsResponse) -> None:
         print("files with problems:")
         for error in stats["fileErrors"]:
             skipped = error["badLines"]
-            bad = f" · {skipped:,} bad line{'s' if skipped != 1 else ''}" if skipped else ""
+            bad = f" · {counted(skipped, 'bad line', grouped=True)}" if skipped else ""
             bad += f" · {error['replaced']:,} invalid bytes replaced" if error["replaced"] else ""
             reasons = "; ".join(" ".join(r.split())[:160] for r in error["reasons"])
             print(f"  {error['path']}{bad}{f' · {reasons}' if reasons else ''}")
@@ -294,7 +295,8 @@ def print_sources(response: SourcesResponse) -> None:
     for folder in response["sources"]:
         named = "" if folder["named"] else "  (remembered; not named by this command)"
         print(
-            f"{folder['displayPath']}  [{folder['kind']}]  {folder['files']} files, {folder['units']} units"
+            f"{folder['displayPath']}  [{folder['kind']}]  {counted(folder['files'], 'file')}, "
+            f"{counted(folder['units'], 'unit')}"
             f"  added from: {folder['addedFrom']}{named}"
         )
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from memlens.counted import counted
+
 if TYPE_CHECKING:
     from memlens.engine.indexing.indexer import SyncReport
 
@@ -25,9 +27,6 @@ class WatchTally:
     def summary(self) -> str:
         if not self.syncs:
             return "no syncs in this session"
-        plural = "s" if self.files != 1 else ""
         removed = f", {self.removed:,} removed" if self.removed else ""
-        return (
-            f"{self.files:,} file{plural} indexed{removed}, +{self.messages:,} messages in {self.syncs:,} "
-            f"sync{'s' if self.syncs != 1 else ''}"
-        )
+        files, messages = counted(self.files, "file", grouped=True), counted(self.messages, "message", grouped=True)
+        return f"{files} indexed{removed}, +{messages} in {counted(self.syncs, 'sync', grouped=True)}"

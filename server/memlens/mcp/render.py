@@ -14,6 +14,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from memlens.counted import counted
+
 MIN_RESPONSE_CHARS = 1000  # an answer must at least fit its own error or a single hit
 _LIST_KEYS = ("results", "messages", "sessions", "items", "fileErrors")
 # never shortened: a client uses these verbatim in its next call
@@ -119,7 +121,8 @@ def _session_line(hit: dict[str, Any], resume: str | None) -> str:
 
 def render_search(data: dict[str, Any]) -> str:
     results = data.get("results", [])
-    head = f'{len(results)} results for "{data.get("query")}" ({data.get("mode")}, {data.get("searchTimeMs")} ms)'
+    found = counted(len(results), "result")
+    head = f'{found} for "{data.get("query")}" ({data.get("mode")}, {data.get("searchTimeMs")} ms)'
     lines = [head, *_status(data)]
     if data.get("note"):
         lines.append(f"note: {data['note']}")
@@ -206,11 +209,12 @@ def render_history(data: dict[str, Any]) -> str:
 
 def render_sessions(data: dict[str, Any]) -> str:
     sessions = data.get("sessions", [])
-    lines = [f"{len(sessions)} of {data.get('totalSessions')} sessions, newest first", *_status(data)]
+    total = data.get("totalSessions")
+    lines = [f"{len(sessions)} of {counted(total, 'session')}, newest first", *_status(data)]
     for s in sessions:
         lines.append(
             f'\n- "{s.get("title")}" · {s.get("format")} · {_when(s.get("firstTime"))} → '
-            f"{_when(s.get('lastTime'))} · {s.get('messageCount')} messages"
+            f"{_when(s.get('lastTime'))} · {counted(s.get('messageCount'), 'message')}"
         )
         lines.append(f"  sessionKey {s.get('sessionKey')}" + (f" · in {s['cwd']}" if s.get("cwd") else ""))
         if s.get("parentSessionKey"):
@@ -232,7 +236,8 @@ def render_sessions(data: dict[str, Any]) -> str:
 
 def render_grep(data: dict[str, Any]) -> str:
     results = data.get("results", [])
-    lines = [f"{data.get('totalMatches')} summaries match /{data.get('pattern')}/", *_status(data)]
+    matched = counted(data.get("totalMatches"), "summary", "summaries")
+    lines = [f"{matched} match{'es' if data.get('totalMatches') == 1 else ''} /{data.get('pattern')}/", *_status(data)]
     for hit in results:
         lines.append(f"\n- summaryId {hit.get('summaryId')} · {hit.get('format')} · {_when(hit.get('timestamp'))}")
         lines.append(f"  sessionKey {hit.get('sessionKey')}")
@@ -246,9 +251,10 @@ def render_describe(data: dict[str, Any]) -> str:
     covers = data.get("covers") or {}
     lines = [
         f"summary {data.get('summaryId')} · {data.get('format')} · {_when(data.get('timestamp'))} · "
-        f"{data.get('tokens')} tokens",
+        f"{counted(data.get('tokens'), 'token')}",
         f"sessionKey {data.get('sessionKey')} · messageId {data.get('messageId')}",
-        f"covers {covers.get('messageCount', 0)} messages ({covers.get('tokens', 0)} tokens) from "
+        f"covers {counted(covers.get('messageCount', 0), 'message')} "
+        f"({counted(covers.get('tokens', 0), 'token')}) from "
         f"{_when(covers.get('from'))} to {_when(covers.get('to'))}: {covers.get('firstMessageId')} … "
         f"{covers.get('lastMessageId')}",
         *_status(data),
@@ -260,7 +266,8 @@ def render_describe(data: dict[str, Any]) -> str:
 
 def render_expand(data: dict[str, Any]) -> str:
     lines = [
-        f"summary {data.get('summaryId')}: {len(data.get('messages', []))} of {data.get('totalMessages')} messages "
+        f"summary {data.get('summaryId')}: {len(data.get('messages', []))} of "
+        f"{counted(data.get('totalMessages'), 'message')} "
         f"({data.get('tokens')} of {data.get('tokenBudget')} tokens; {data.get('omittedMessages')} older left out)",
         f"sessionKey {data.get('sessionKey')}",
         *_status(data),
@@ -270,30 +277,36 @@ def render_expand(data: dict[str, Any]) -> str:
 
 
 def render_context(data: dict[str, Any]) -> str:
-    head = f"{len(data.get('items', []))} items, {data.get('tokens')} of {data.get('tokenBudget')} tokens"
+    items = counted(len(data.get("items", [])), "item")
+    head = f"{items}, {data.get('tokens')} of {counted(data.get('tokenBudget'), 'token')}"
     return "\n".join([head, *_status(data), "", data.get("markdown", "")])
 
 
 def render_stats(data: dict[str, Any]) -> str:
     lines = [
-        f"{data.get('sessions')} sessions · {data.get('totalChunks')} chunks "
+        f"{counted(data.get('sessions'), 'session')} · {counted(data.get('totalChunks'), 'chunk')} "
         f"({data.get('chunksWithEmbeddings')} with vectors) · provider {data.get('provider')}",
         f"files: {json.dumps(data.get('files', {}))} · messages: {json.dumps(data.get('messages', {}))}",
         f"last sync {data.get('lastSync')} · indexing {str(bool(data.get('indexing'))).lower()} · "
         f"read-only {str(bool(data.get('readOnly'))).lower()}",
     ]
     if data.get("badLines") or data.get("filesWithErrors"):
-        lines.append(f"{data.get('badLines')} bad lines skipped, {data.get('filesWithErrors')} files with problems")
+        bad, failed = counted(data.get("badLines"), "bad line"), counted(data.get("filesWithErrors"), "file")
+        lines.append(f"{bad} skipped, {failed} with problems")
     if data.get("replaced"):
-        lines.append(f"{data['replaced']} invalid bytes read as U+FFFD (their messages are kept)")
+        lines.append(f"{counted(data['replaced'], 'invalid byte')} read as U+FFFD (their messages are kept)")
     if data.get("filesUnrecognised"):
-        lines.append(f"{data['filesUnrecognised']} files in no transcript format memlens reads (not searchable)")
+        lines.append(
+            f"{counted(data['filesUnrecognised'], 'file')} in no transcript format memlens reads (not searchable)"
+        )
     if data.get("filesNotIndexed"):
-        lines.append(f"{data['filesNotIndexed']} files not indexed yet: {data.get('notIndexedReason')}")
+        lines.append(f"{counted(data['filesNotIndexed'], 'file')} not indexed yet: {data.get('notIndexedReason')}")
     if data.get("aliases"):
-        lines.append(f"{data['aliases']} other names of indexed files (hard links, symlinks) not indexed again")
+        lines.append(
+            f"{counted(data['aliases'], 'other name')} of indexed files (hard links, symlinks) not indexed again"
+        )
     if data.get("watcherErrors"):
-        lines.append(f"{data['watcherErrors']} changes live indexing failed on (see the server's log)")
+        lines.append(f"{counted(data['watcherErrors'], 'change')} live indexing failed on (see the server's log)")
     if data.get("providerNote"):
         lines.append(f"note: {data['providerNote']}")
     return "\n".join(lines)
@@ -301,7 +314,7 @@ def render_stats(data: dict[str, Any]) -> str:
 
 def render_fixes(data: dict[str, Any]) -> str:
     fixes = data.get("fixes", [])
-    lines = [f'{len(fixes)} past occurrences of "{data.get("error")}" (one per session)', *_status(data)]
+    lines = [f'{counted(len(fixes), "past occurrence")} of "{data.get("error")}" (one per session)', *_status(data)]
     for n, fix in enumerate(fixes, 1):
         failed = "failed" if fix.get("error") else "output"
         lines.append(f"\n{n}. [{fix.get('score', 0):.2f}] {fix.get('format')} {failed} · {_when(fix.get('timestamp'))}")
