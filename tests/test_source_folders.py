@@ -106,7 +106,7 @@ def test_sources_lists_and_remove_forgets_one_folder(cli: Cli) -> None:
     listed = cli.run("sources").stdout
     assert "~/notes/transcripts  [transcripts]  5 files" in listed
     assert "added from: memlens index --transcripts" in listed
-    assert f"{cli.workspace}  [memory]  1 files" in listed
+    assert f"{cli.workspace}  [memory]  1 file," in listed
 
     removed = cli.run("sources", "remove", str(cli.transcripts))
     assert removed.returncode == 0

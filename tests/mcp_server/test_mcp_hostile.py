@@ -76,7 +76,7 @@ def test_hostile_calls_are_refused_and_the_server_keeps_answering(tmp_path: Path
             "must not be after until": ("search", {"query": "q", "since": "2026-02-02", "until": "2026-02-01"}),
             "tokenBudget must be 50..200000, got 1000000000": ("context", {"question": "q", "tokenBudget": 10**9}),
             "limit must be 1..500, got -5": ("sessions", {"limit": -5}),
-            "query must be a string, got a list of 1 items": ("search", {"query": [[[["q"]]]]}),
+            "query must be a string, got a list of 1 item": ("search", {"query": [[[["q"]]]]}),
         }
         for message, (tool, arguments) in refused.items():
             is_error, text = client.tool(tool, arguments)

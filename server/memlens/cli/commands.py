@@ -38,6 +38,7 @@ from memlens.cli.project_root import find_root
 from memlens.cli.server_answer import ask_server
 from memlens.cli.terminal import Style, fitted, paged, wants_color, width
 from memlens.cli.watch_tally import WatchTally
+from memlens.counted import counted
 from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
 from memlens.requests import (
     FixesRequest,
@@ -340,7 +341,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
     if args.json:
         print_json(removed)
     else:
-        print(f"removed {removed['displayPath']} from the index ({removed['filesRemoved']} files)")
+        print(f"removed {removed['displayPath']} from the index ({counted(removed['filesRemoved'], 'file')})")
     return 0
 
 

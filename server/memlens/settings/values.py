@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any, Literal, get_args, get_origin
 
+from memlens.counted import counted
 from memlens.settings.tree import MAX_STRING_CHARS, TRUST_SETTINGS, Settings
 
 
@@ -42,11 +43,11 @@ def show(value: Any) -> str:
     if isinstance(value, str):
         return repr(value) if len(value) <= 60 else repr(value[:57] + "...")
     if isinstance(value, dict):
-        return f"an object of {len(value)} keys"
+        return f"an object of {counted(len(value), 'key')}"
     if isinstance(value, list):
         if all(isinstance(v, str) for v in value) and sum(len(v) + 4 for v in value) <= 80:
             return json.dumps(value)
-        return f"a list of {len(value)} items"
+        return f"a list of {counted(len(value), 'item')}"
     return type(value).__name__
 
 
