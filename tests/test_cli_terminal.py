@@ -158,6 +158,25 @@ def test_help_describes_every_option_with_defaults_and_examples() -> None:
     assert "--publisher PUBLISHER only the team's sessions of this publisher" in sessions
 
 
+def test_every_help_fits_an_80_column_terminal_and_keeps_its_examples_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each command's help, its prose folded as argparse folds the options' help, and each example a whole line to
+    copy: no line wider than the terminal."""
+    import argparse
+
+    from memlens.cli.arguments import build_parser
+
+    monkeypatch.setenv("COLUMNS", "80")
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name, helped in [("memlens", parser), *commands.items()]:
+        text = helped.format_help()
+        wide = [line for line in text.splitlines() if cells(line) > 80]
+        assert not wide, f"{name}: {wide}"
+        examples = text.split("examples:\n", 1)[1].split("\n\n", 1)[0].splitlines() if "examples:" in text else []
+        assert all(line.startswith("  memlens ") for line in examples), f"{name}: {examples}"
+    assert "memlens history 5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9 --message b932" in commands["history"].format_help()
+
+
 def test_completion_scripts_for_three_shells(tmp_path: Path) -> None:
     bash = memlens("completion", "bash")
     assert bash.returncode == 0 and "memlens" in bash.stdout and "--since" in bash.stdout

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
@@ -49,6 +50,20 @@ def request_flags(parser: argparse.ArgumentParser, cls: type, **help_overrides: 
 def request_from(cls: type[R], args: argparse.Namespace) -> R:
     """The request of `cls` the parsed arguments describe, checked (InvalidRequest names the flag and the range)."""
     return from_flags(cls, args, positional=POSITIONAL.get(cls, ()), skip=SKIPPED.get(cls, ()))
+
+
+class ProseAndExamplesFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help whose prose (the description, the epilog's sentences) is folded to the terminal's width, as argparse folds
+    the options' help, and whose examples (indented lines: commands to copy) are kept whole."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        lines: list[str] = []
+        for line in text.splitlines():
+            if not line.strip() or line.startswith(" "):
+                lines.append(indent + line)
+            else:
+                lines.append(textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent))
+        return "\n".join(lines)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -154,7 +169,7 @@ def _command(
         help=summary,
         description=summary[0].upper() + summary[1:] + ".",
         epilog="examples:\n" + "\n".join(f"  {line}" for line in examples.strip().splitlines()),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=ProseAndExamplesFormatter,
     )
 
 
@@ -167,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  memlens history 5b0e7d3c:b93217ff\n  memlens sessions --since 2w\n"
         "  memlens completion bash > ~/.local/share/bash-completion/completions/memlens\n\n"
         "`memlens COMMAND --help` describes each command; `memlens man` prints the manual page.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=ProseAndExamplesFormatter,
     )
     parser.add_argument("--version", action="version", version=f"memlens {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more to stderr (-vv: debug)")
@@ -209,7 +224,7 @@ memlens search redrive --json | jq '.results[].excerpt'""",
         "history",
         "the messages around a message of a session (a search hit's reference opens it)",
         "memlens history 5b0e7d3c:b93217ff\nmemlens history 5b0e7d3c --limit 50\n"
-        "memlens history claude-code:5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9 --message b932",
+        "memlens history 5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9 --message b932",
     )
     request_flags(
         history,
@@ -267,7 +282,7 @@ memlens search redrive --json | jq '.results[].excerpt'""",
         "publish",
         "push this index's search units, redacted, to a team index (PostgreSQL with pgvector)",
         "memlens publish --team postgresql://me@db.internal/memlens\n"
-        "memlens publish --team postgresql://me@db.internal/memlens --as maren --project payments",
+        "memlens publish --team postgresql://db/memlens --as maren --project payments",
     )
     request_flags(publish, PublishRequest)
     publish.add_argument("--json", action="store_true", help="print the report as JSON")
