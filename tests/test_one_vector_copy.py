@@ -139,6 +139,14 @@ def _crash_at(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, *, afte
     monkeypatch.setattr(owner, name, crashing)
 
 
+def _crash_at_first_read(workspace: Path, index: Path, monkeypatch: pytest.MonkeyPatch, step: str) -> None:
+    """Open the index and read its rows, the process dying at the catalog's `step` of that read."""
+    with monkeypatch.context() as patch, _open(workspace, index) as engine:
+        _crash_at(patch, catalog_vectors.VectorTables, step)
+        with pytest.raises(_Crash):
+            len(engine.vectors)
+
+
 def _finished(engine: Engine) -> None:
     """A sync finishes the work: every unit holds its text's vector, nothing waits."""
     engine.sync()
@@ -217,10 +225,7 @@ def test_a_crash_after_the_file_is_written_afresh_before_the_units_are_marked(
         with engine.catalog.transaction() as db:
             engine.catalog.bump_generation(db)  # the file is behind: the next open writes it afresh
             db.execute("UPDATE units SET vector_ready = NULL")
-    with monkeypatch.context() as patch, _open(workspace, index) as engine:
-        _crash_at(patch, catalog_vectors.VectorTables, "vector_file_written")
-        with pytest.raises(_Crash):
-            len(engine.vectors)
+    _crash_at_first_read(workspace, index, monkeypatch, "vector_file_written")
     model = _TextVectors()
     with _open(workspace, index, model) as engine:
         wrong, missing = _rows_against_texts(engine)
@@ -439,10 +444,7 @@ def test_a_crash_while_moving_the_vectors_keeps_the_catalogs_copy(
     with _open(workspace, index) as engine:
         engine.sync()
         _as_schema_3(engine)
-    with monkeypatch.context() as patch, _open(workspace, index) as engine:
-        _crash_at(patch, catalog_vectors.VectorTables, "finish_vector_migration")
-        with pytest.raises(_Crash):
-            len(engine.vectors)
+    _crash_at_first_read(workspace, index, monkeypatch, "finish_vector_migration")
     with _open(workspace, index) as engine:
         assert engine.catalog.holds_legacy_vectors()  # the file was written, the catalog never let go of its copy
         assert engine.catalog.get_meta("schema_version") == str(LEGACY_VECTORS_VERSION)
