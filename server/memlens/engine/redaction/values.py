@@ -52,8 +52,26 @@ _PLACEHOLDER = re.compile(
     r"|(?:[^%\s]{0,3}%(?:\([A-Za-z_]\w*\))?[-#0-9. +]*[A-Za-z])+[^%\s]{0,3}|\{\d*\}",
     re.IGNORECASE,
 )
-# Code names, checked case-sensitively: an UPPER_SNAKE constant, a camelCase identifier without digits.
-_CASED_CODE_NAME = re.compile(r"[A-Z][A-Z]*(?:_[A-Z]+)+|[a-z]+(?:[A-Z][a-z]*)+")
+# Code names, checked case-sensitively: an UPPER_SNAKE constant, a camelCase identifier without digits whose
+# words read as words (``camel_words``).
+_UPPER_SNAKE = re.compile(r"[A-Z][A-Z]*(?:_[A-Z]+)+")
+_CAMEL_CASE = re.compile(r"[a-z]+(?:[A-Z][A-Za-z]*)+")
+# The words of a camelCase name: its first lowercase run, then each capital with the lowercase run after it
+_WORD = re.compile(r"^[a-z]+|[A-Z][a-z]+")
+_TWO_LETTER_WORDS = frozenset(
+    {"as", "at", "be", "by", "db", "do", "go", "id", "if", "in", "io", "is", "js", "me", "my", "no", "of", "ok"}
+    | {"on", "or", "os", "so", "to", "ts", "ui", "up", "us", "we"}
+)
+_UPPER_RUN = re.compile(r"[A-Z]+")
+_VOWELS = frozenset("aeiouy")
+_CAPITALS = string.ascii_uppercase
+# Words of code without a vowel ("csrfToken", "xmlHttpRequest", "srcPath"): a random run rarely spells one
+_ABBREVIATIONS = frozenset(
+    {"btn", "cb", "cfg", "cmd", "cnt", "csrf", "css", "ctx", "db", "dns", "dst", "fn", "grpc", "html", "http", "https"}
+    | {"img", "js", "jwt", "lbl", "len", "lst", "mgr", "msg", "nm", "num", "pkg", "ptr", "pwd", "rpc", "src", "sql"}
+    | {"ssh", "ssl", "std", "str", "svg", "tcp", "tls", "tmp", "ts", "txt", "xml", "xhr", "ws", "wss", "hdr", "req"}
+)
+_LONGEST_ACRONYM = 5  # "HTTPS", "parseJSON", "HTTPServer"
 _LOWERCASE_WORDS = re.compile(r"[a-z]+(?:[-_.' ][a-z]+)*[-_]?[.,;:!?]?")  # "sk-ant-": a prefix, no token
 _PATH = re.compile(r"(?:~|\.{0,2})/\S*|[A-Za-z]:\\.*")
 _SHORT_NUMBER = re.compile(r"\d{1,5}")
@@ -70,9 +88,34 @@ def is_placeholder(value: str) -> bool:
         return False
     if stripped.lower() in _HARMLESS_WORDS:
         return True
-    if _CASED_CODE_NAME.fullmatch(stripped) and len(stripped) <= 40:
+    if len(stripped) <= 40 and (_UPPER_SNAKE.fullmatch(stripped) or camel_words(stripped)):
         return True
     return _PLACEHOLDER.fullmatch(stripped) is not None
+
+
+def camel_words(value: str) -> bool:
+    """A camelCase name a person wrote (``userPassword``, ``parseJSON``, ``apiKeyFromEnv``), not random letters.
+
+    Letters drawn at random are as often capitals as not, so their lowercase runs are short and often without a
+    vowel (``iwBxfZCGGQccOi``). A written name's words read as words: at least two thirds of them have a vowel
+    among their lowercase letters or are a known abbreviation (``csrf``, ``Mgr``), a two-letter word after the first
+    is a common one (``Id``, ``Or``, ``By``), and its acronyms are short. Measured on 14,502 camelCase identifiers
+    of real code (Python and JavaScript packages) and 50,000 random letter strings of 8-40 characters: 93.9 % of the
+    identifiers pass, 3.0 % of the random strings (8.1 % of those up to 16 characters; every one passed before this
+    rule). An identifier that fails is masked where it stands after a secret's key, the side to err on."""
+    if _CAMEL_CASE.fullmatch(value) is None:
+        return False
+    if max((len(run) for run in _UPPER_RUN.findall(value)), default=0) > _LONGEST_ACRONYM:
+        return False
+    words = _WORD.findall(value)
+    if any(len(word) == 2 and word.lower() not in _TWO_LETTER_WORDS for word in words[1:]):
+        return False
+    words = words[:1] + [word for word in words[1:] if len(word) > 2]  # "Id", "Or" passed above
+    # a vowel among the lowercase letters: a capital vowel is as likely in random letters as in a name
+    voiced = sum(
+        1 for word in words if not _VOWELS.isdisjoint(word.lstrip(_CAPITALS)) or word.lower() in _ABBREVIATIONS
+    )
+    return 3 * voiced >= 2 * len(words)
 
 
 def entropy(value: str) -> float:
