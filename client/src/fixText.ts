@@ -5,6 +5,7 @@
  */
 
 import type { ErrorFix, FixesResponse, HistoryMessage } from './protocol';
+import { counted } from './counted';
 import { formatDateTime, oneLine, shortId, type TimeOptions } from './format';
 
 /** Where a row opens: a transcript at one message. */
@@ -85,7 +86,7 @@ export function fixRows(response: FixesResponse, opts: TimeOptions = {}): FixRow
 /** The QuickPick's title: `memlens: past occurrences of “…”`. */
 export function fixesTitle(response: Pick<FixesResponse, 'error' | 'fixes'>): string {
   const sessions = response.fixes.length;
-  const count = sessions ? ` (${sessions} ${sessions === 1 ? 'session' : 'sessions'})` : '';
+  const count = sessions ? ` (${counted(sessions, 'session')})` : '';
   return `memlens: past occurrences of “${oneLine(response.error, 60)}”${count}`;
 }
 

@@ -5,7 +5,8 @@
  */
 
 import type { HistoryMessage, HistoryResponse } from './protocol';
-import { formatDateTime, oneLine, plural, type TimeOptions } from './format';
+import { counted, countedOrNo } from './counted';
+import { formatDateTime, formatTimeSpan, oneLine, type TimeOptions } from './format';
 import { transcriptUriString } from './transcriptUri';
 
 export interface RenderedTranscript {
@@ -155,12 +156,7 @@ export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {
   const title = history.title?.trim() || `Session ${history.sessionId || history.sessionKey}`;
   lines.push(`# ${oneLine(title, 160).replace(/#/g, '\\#')}`, '');
   const times = history.messages.map((m) => m.timestamp).filter((t): t is string => !!t).sort();
-  const span =
-    times.length > 0
-      ? formatDateTime(times[0], opts) === formatDateTime(times[times.length - 1], opts)
-        ? formatDateTime(times[0], opts)
-        : `${formatDateTime(times[0], opts)} – ${formatDateTime(times[times.length - 1], opts)}`
-      : '';
+  const span = formatTimeSpan(times[0], times[times.length - 1], opts);
   const facts = [
     history.format ? `**${history.format}**` : '',
     history.sessionId ? `session \`${history.sessionId}\`` : '',
@@ -231,7 +227,7 @@ export function messageCount(history: Pick<HistoryResponse, 'messages' | 'hasMor
   const summaries = history.messages.filter((m) => m.kind === 'summary').length;
   const messages = history.messages.length - summaries;
   const partial = history.hasMoreBefore || history.hasMoreAfter ? ' shown' : '';
-  return [`${plural(messages, 'message')}${partial}`, summaries ? plural(summaries, 'summary').replace(/ys$/, 'ies') : '']
+  return [`${countedOrNo(messages, 'message')}${partial}`, summaries ? counted(summaries, 'summary', 'summaries') : '']
     .filter(Boolean)
     .join(' · ');
 }
