@@ -220,14 +220,18 @@ export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {
 }
 
 /**
- * How many messages the document shows, counted as the Sessions view counts them: compaction summaries apart (they
- * are not messages of the conversation), and "shown" when the history is a window of a longer session.
+ * How many messages the document shows, counted as the Sessions view counts them: tool outputs and compaction
+ * summaries apart (they are not messages of the conversation), and "shown" when the history is a window of a longer
+ * session.
  */
 export function messageCount(history: Pick<HistoryResponse, 'messages' | 'hasMoreBefore' | 'hasMoreAfter'>): string {
-  const summaries = history.messages.filter((m) => m.kind === 'summary').length;
-  const messages = history.messages.length - summaries;
+  const of = (kind: HistoryMessage['kind']): number => history.messages.filter((m) => m.kind === kind).length;
   const partial = history.hasMoreBefore || history.hasMoreAfter ? ' shown' : '';
-  return [`${countedOrNo(messages, 'message')}${partial}`, summaries ? counted(summaries, 'summary', 'summaries') : '']
+  return [
+    `${countedOrNo(of('message'), 'message')}${partial}`,
+    of('tool') ? counted(of('tool'), 'tool output') : '',
+    of('summary') ? counted(of('summary'), 'summary', 'summaries') : '',
+  ]
     .filter(Boolean)
     .join(' · ');
 }

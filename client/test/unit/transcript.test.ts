@@ -61,6 +61,8 @@ describe('renderTranscript', () => {
     assert.equal(messageCount(history({ messages: [...one, twoSummaries[3]] })), '1 message · 1 summary');
     const many = Array.from({ length: 1204 }, (_, i) => ({ ...one[0], messageId: `m${i}` }));
     assert.equal(messageCount(history({ messages: many, hasMoreAfter: true })), '1,204 messages shown');
+    const tool = { ...one[0], messageId: 't1', role: 'tool', kind: 'tool' as const };
+    assert.equal(messageCount(history({ messages: [...one, tool, { ...tool, messageId: 't2' }] })), '1 message · 2 tool outputs');
   });
 
   it('returns the anchor line, pointing at the anchored message heading', () => {
