@@ -297,6 +297,8 @@ def _build() -> list[Planted]:
     # generated passwords of letters alone: a camelCase-shaped one is not a code name
     value = _join("iw", _draw(_LOWER + _UPPER, 12).replace("a", "Q").replace("e", "x"))
     plant("letters-password-json", value, f'{{"username": "ops", "password": "{value}"}}', "json")
+    value = "correctHorseBatteryStaple"  # words run together: a passphrase, not a name
+    plant("passphrase-words", value, f"password: {value}", "env")
     value = _join("q", _draw(_LOWER + _UPPER, 39).replace("o", "Z").replace("i", "k"))
     plant("letters-api-key-env", value, f"export OPENAI_API_KEY={value}", "env")
     for kind, value in (

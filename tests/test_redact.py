@@ -194,6 +194,12 @@ NOT_SECRETS = [
     "Cookie: theme=dark; lang=en",
     "Set-Cookie: consent=accepted; Path=/; Max-Age=31536000",
     "the secret_santa_list and secret_sharing_scheme modules",
+    "if self.password is None: raise ValueError",
+    "return start_token == process_start_token",
+    'headers = {"Authorization": f"Bearer {token}"}',
+    "def derive(peer_public_key: EllipticCurvePublicKey) -> bytes:",
+    "exports.startAuthorization = startAuthorization; addPassword: addPassword",
+    "WWW-Authenticate: Bearer authorization_uri=https://login.example.test",
 ]
 
 

@@ -35,6 +35,7 @@ _HARMLESS_WORDS = frozenset(
     | {"password", "passwd", "pass", "secret", "token", "key", "apikey", "api_key", "example", "changeme", "env"}
     | {"int", "bool", "bytes", "dict", "list", "any", "object", "number", "text", "value", "empty", "unset", "tbd"}
     | {"await", "new", "this", "self", "function", "return", "os", "process", "request", "req", "config", "input"}
+    | {"f", "b", "r", "u", "rb", "br", "fr", "rf"}  # a Python string's prefix: 'f"Bearer {token}"'
     | {"settings", "options", "opts", "args", "params", "data", "response", "res", "ctx", "context", "typeof"}
 )
 _PLACEHOLDER = re.compile(
@@ -43,7 +44,7 @@ _PLACEHOLDER = re.compile(
     r"|%[A-Za-z_][A-Za-z0-9_]*%"  # %VAR%
     r"|<[^<>]*>|\[[^\[\]]*\]|\(\w*\)"  # <your-key>, [REDACTED:kind], [token]
     r"|\$?\{\{.*\}\}|\{[A-Za-z_][A-Za-z0-9_.]*\}"  # {{ template }}, {name}
-    r"|[*•xX.…_\-#]+"  # ****, xxxx, ...
+    r"|[*•xX.…_\-#=]+"  # ****, xxxx, ..., the second "=" of "token == other"
     r"|.*(?:\.\.\.|…)|.*redacted.*"  # elided examples ("sk-..."), earlier redactions by anyone
     r"|[A-Za-z_]+(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?"  # process.env.API_KEY, settings.token
     r"|[A-Za-z_][A-Za-z0-9_]*\(\)"  # get_token()
@@ -55,7 +56,7 @@ _PLACEHOLDER = re.compile(
 # Code names, checked case-sensitively: an UPPER_SNAKE constant, a camelCase identifier without digits whose
 # words read as words (``camel_words``).
 _UPPER_SNAKE = re.compile(r"[A-Z][A-Z]*(?:_[A-Z]+)+")
-_CAMEL_CASE = re.compile(r"[a-z]+(?:[A-Z][A-Za-z]*)+")
+_CAMEL_CASE = re.compile(r"[A-Za-z][a-z]+(?:[A-Z][A-Za-z]*)+|[a-z](?:[A-Z][A-Za-z]*)+")  # and PascalCase
 # The words of a camelCase name: its first lowercase run, then each capital with the lowercase run after it
 _WORD = re.compile(r"^[a-z]+|[A-Z][a-z]+")
 _TWO_LETTER_WORDS = frozenset(
@@ -72,7 +73,8 @@ _ABBREVIATIONS = frozenset(
     | {"ssh", "ssl", "std", "str", "svg", "tcp", "tls", "tmp", "ts", "txt", "xml", "xhr", "ws", "wss", "hdr", "req"}
 )
 _LONGEST_ACRONYM = 5  # "HTTPS", "parseJSON", "HTTPServer"
-_LOWERCASE_WORDS = re.compile(r"[a-z]+(?:[-_.' ][a-z]+)*[-_]?[.,;:!?]?")  # "sk-ant-": a prefix, no token
+# "sk-ant-": a prefix, no token; "authorization_uri=": a parameter's name
+_LOWERCASE_WORDS = re.compile(r"[a-z]+(?:[-_.' ][a-z]+)*[-_]?[.,;:!?=]?")
 _PATH = re.compile(r"(?:~|\.{0,2})/\S*|[A-Za-z]:\\.*")
 _SHORT_NUMBER = re.compile(r"\d{1,5}")
 _LONGEST_PLACEHOLDER = 200
@@ -82,15 +84,26 @@ _HEX_OR_UUID = re.compile(
 
 
 def is_placeholder(value: str) -> bool:
-    """Empty, a stand-in (``$VAR``, ``<your-key>``, ``***``, an earlier marker), a code name or a word like ``true``."""
+    """Empty, a stand-in (``$VAR``, ``<your-key>``, ``***``, an earlier marker), a constant's name or a word like
+    ``true``."""
     stripped = value.strip().strip("\"'`")
     if len(stripped) > _LONGEST_PLACEHOLDER:
         return False
-    if stripped.lower() in _HARMLESS_WORDS:
+    if stripped.lower() in _HARMLESS_WORDS or stripped.rstrip(".,;:!?").lower() in _HARMLESS_WORDS:  # "None:"
         return True
-    if len(stripped) <= 40 and (_UPPER_SNAKE.fullmatch(stripped) or camel_words(stripped)):
+    if _UPPER_SNAKE.fullmatch(stripped) and len(stripped) <= 40:
         return True
     return _PLACEHOLDER.fullmatch(stripped) is not None
+
+
+# A name ending in one of these names a secret ("addPassword: addPassword", "startAuthorization"), it is none
+_NAMES_OF_SECRETS = ("password", "passwd", "passphrase", "authorization", "secret", "token", "key", "credentials")
+
+
+def is_code_name(value: str) -> bool:
+    """A camelCase or PascalCase name of code (``userPassword``, ``EllipticCurvePublicKey``): see camel_words."""
+    stripped = value.strip().strip("\"'`")
+    return len(stripped) <= 40 and camel_words(stripped)
 
 
 def camel_words(value: str) -> bool:
@@ -144,8 +157,9 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/_\-]{20,}={0,2}")
 
 
 def is_generated(value: str) -> bool:
-    """A machine-made key: 32+ hex digits, or a long base64 run of high entropy (not a word, path or placeholder)."""
-    if is_placeholder(value):
+    """A machine-made key: 32+ hex digits, or a long base64 run of high entropy (not a word, path, name or
+    placeholder)."""
+    if is_placeholder(value) or is_code_name(value):
         return False
     if _LONG_HEX.fullmatch(value):
         return len(set(value.lower())) >= 8  # "0000…" and "deadbeef…" repeated are fillers
@@ -156,8 +170,10 @@ def is_secret_value(value: str, evidence: Evidence) -> bool:
     """Whether ``value``, found after a key of the given evidence, should be masked."""
     if is_placeholder(value):
         return False
-    if evidence is Evidence.STRONG:
-        return True
+    if evidence is Evidence.STRONG:  # a passphrase may be words run together: "correctHorseBatteryStaple"
+        return not (is_code_name(value) and value.strip("\"'`").lower().endswith(_NAMES_OF_SECRETS))
+    if is_code_name(value):
+        return False
     if evidence is Evidence.KEY:
         return _LOWERCASE_WORDS.fullmatch(value) is None and _SHORT_NUMBER.fullmatch(value) is None
     if evidence is Evidence.PROSE:
