@@ -40,6 +40,7 @@ from memlens.cli.terminal import Style, fitted, paged, wants_color, width
 from memlens.cli.watch_tally import WatchTally
 from memlens.counted import counted
 from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
+from memlens.log_lines import send_logs_to_stderr
 from memlens.requests import (
     FixesRequest,
     HistoryRequest,
@@ -432,9 +433,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the command `args` name (parsed by `arguments.build_parser`), as `main` says."""
     level = logging.WARNING - 10 * min(args.verbose, 2)
     brief = "memlens: %(message)s"  # one plain line a user can read; -v names the level and module
-    logging.basicConfig(
-        level=level, stream=sys.stderr, format=brief if not args.verbose else "%(levelname)s %(name)s: %(message)s"
-    )
+    send_logs_to_stderr(level=level, line_format=brief if not args.verbose else "%(levelname)s %(name)s: %(message)s")
     try:
         status = COMMANDS[args.command](args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
