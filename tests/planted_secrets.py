@@ -301,25 +301,26 @@ def _build() -> list[Planted]:
     plant("passphrase-words", value, f"password: {value}", "env")
     value = _join("q", _draw(_LOWER + _UPPER, 39).replace("o", "Z").replace("i", "k"))
     plant("letters-api-key-env", value, f"export OPENAI_API_KEY={value}", "env")
-    for kind, value in (
-        ("notion-token", _join("secret", "_", _draw(_ALNUM, 43))),
-        ("notion-ntn-token", _join("nt", "n_", _draw(_DIGITS, 11), _draw(_ALNUM, 35))),
-        ("grafana-service-account", _join("gl", "sa_", _draw(_ALNUM, 32), "_", _draw(_HEX, 8))),
-        ("grafana-cloud-token", _join("gl", "c_", _draw(_B64, 60), "==")),
-        ("pulumi-token", _join("pu", "l-", _draw(_HEX, 40))),
-        ("sentry-user-token", _join("sntr", "yu_", _draw(_HEX, 64))),
-        ("tavily-key", _join("tv", "ly-", _draw(_ALNUM, 32))),
-        ("perplexity-key", _join("pp", "lx-", _draw(_ALNUM, 48))),
-        ("xai-key", _join("xa", "i-", _draw(_ALNUM, 80))),
-        ("atlassian-token", _join("ATA", "TT3", _draw(_URLSAFE, 180), "=", _draw(_HEX, 8))),
-        ("figma-token", _join("fi", "gd_", _draw(_URLSAFE, 40))),
-        ("new-relic-key", _join("NR", "AK-", _draw(_UPPER + _DIGITS, 27))),
-        ("airtable-token", _join("pa", "t", _draw(_ALNUM, 14), ".", _draw(_HEX, 64))),
-        ("supabase-token", _join("sb", "p_", _draw(_HEX, 40))),
-        ("pinecone-key", _join("pc", "sk_", _draw(_ALNUM, 60))),
-        ("langsmith-key", _join("ls", "v2_pt_", _draw(_HEX, 32), "_", _draw(_HEX, 10))),
+    # (kind, prefix, the random rest): the rest is what must never show; a prefix may be a word ("secret_")
+    for kind, prefix, rest in (
+        ("notion-token", _join("secret", "_"), _join(_draw(_ALNUM, 43))),
+        ("notion-ntn-token", _join("nt", "n_"), _join(_draw(_DIGITS, 11), _draw(_ALNUM, 35))),
+        ("grafana-service-account", _join("gl", "sa_"), _join(_draw(_ALNUM, 32), "_", _draw(_HEX, 8))),
+        ("grafana-cloud-token", _join("gl", "c_"), _join(_draw(_B64, 60), "==")),
+        ("pulumi-token", _join("pu", "l-"), _join(_draw(_HEX, 40))),
+        ("sentry-user-token", _join("sntr", "yu_"), _join(_draw(_HEX, 64))),
+        ("tavily-key", _join("tv", "ly-"), _join(_draw(_ALNUM, 32))),
+        ("perplexity-key", _join("pp", "lx-"), _join(_draw(_ALNUM, 48))),
+        ("xai-key", _join("xa", "i-"), _join(_draw(_ALNUM, 80))),
+        ("atlassian-token", _join("ATA", "TT3"), _join(_draw(_URLSAFE, 180), "=", _draw(_HEX, 8))),
+        ("figma-token", _join("fi", "gd_"), _join(_draw(_URLSAFE, 40))),
+        ("new-relic-key", _join("NR", "AK-"), _join(_draw(_UPPER + _DIGITS, 27))),
+        ("airtable-token", _join("pa", "t"), _join(_draw(_ALNUM, 14), ".", _draw(_HEX, 64))),
+        ("supabase-token", _join("sb", "p_"), _join(_draw(_HEX, 40))),
+        ("pinecone-key", _join("pc", "sk_"), _join(_draw(_ALNUM, 60))),
+        ("langsmith-key", _join("ls", "v2_pt_"), _join(_draw(_HEX, 32), "_", _draw(_HEX, 10))),
     ):
-        plant(kind, value, f"the {kind.split('-')[0]} client reads {value} from the keychain", "assistant-prose")
+        plant(kind, rest, f"the {kind.split('-')[0]} client reads {prefix}{rest} from the keychain", "assistant-prose")
     value = _draw(_ALNUM, 39)
     text = f"curl 'https://maps.example.test/maps/api/geocode/json?address=Oslo&key={value}'"
     plant("url-query-key", value, text, "command")
