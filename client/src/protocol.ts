@@ -58,6 +58,16 @@ export interface SearchParams {
   minScore?: number;
 }
 
+/** A query or pasted error longer than the bound: its start was not read, its end was (a traceback tells at its end). */
+export interface LeftOut {
+  /** characters left out, from the start */
+  chars: number;
+  /** lines left out, from the start (the last of them in part when one line alone was over the bound) */
+  lines: number;
+  /** characters read: the end, from a line's start */
+  readChars: number;
+}
+
 /** How a hit was scored (`explain: true`). */
 export interface Explain {
   /** the search unit (one message, or one part of a long message) that matched */
@@ -155,6 +165,8 @@ export interface SearchResponse {
   note?: string;
   /** with team.url set: whether the team index answered and how many hits it gave */
   team?: TeamStatus;
+  /** the query was longer than the bound: only its end was read */
+  leftOut?: LeftOut;
 }
 
 export interface TeamStatus {
@@ -494,8 +506,11 @@ export interface ErrorFix {
 }
 
 export interface FixesResponse {
+  /** the error as read: its end, when `leftOut` says its start was left out */
   error: string;
   fixes: ErrorFix[];
+  /** the pasted error was longer than the bound: only its end was read */
+  leftOut?: LeftOut;
 }
 
 export interface IndexStatus {

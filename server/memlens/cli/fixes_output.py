@@ -8,6 +8,7 @@ from datetime import tzinfo
 
 from memlens.cli.clock import local_time
 from memlens.cli.terminal import fitted
+from memlens.requests import left_out_note
 from memlens.wire import FixesResponse
 
 ERROR_LINES = 8  # lines of each error shown (its header and the telling lines the index kept)
@@ -36,6 +37,13 @@ def telling_lines(text: str, error: str, count: int) -> list[str]:
 
 
 def print_fixes(answer: FixesResponse, zone: tzinfo | None = None) -> None:
+    _print_fixes(answer, zone)
+    left_out = answer.get("leftOut")
+    if left_out is not None:  # last, as a search's notes: under the answer it explains
+        print(fitted(left_out_note(left_out, "error"), sys.stdout))
+
+
+def _print_fixes(answer: FixesResponse, zone: tzinfo | None) -> None:
     if not answer["fixes"]:
         print("no past tool output matches that error")
         return

@@ -27,6 +27,7 @@ from memlens.requests.fields import (
     wire_names,
 )
 from memlens.requests.forms import add_flags, from_flags, json_schema
+from memlens.requests.pasted_text import left_out_note, read_end, text_end
 from memlens.requests.schemas import (
     AGENT_SESSIONS,
     COMMANDS,
@@ -47,6 +48,7 @@ from memlens.requests.schemas import (
     MAX_GREP,
     MAX_HISTORY,
     MAX_KEY_CHARS,
+    MAX_PASTE_CHARS,
     MAX_PATH_CHARS,
     MAX_PATTERN_CHARS,
     MAX_QUERY_CHARS,
@@ -82,6 +84,9 @@ __all__ = [
     "checked",
     "from_flags",
     "json_schema",
+    "left_out_note",
+    "read_end",
+    "text_end",
     "load_json",
     "parse",
     "parse_time",
@@ -107,6 +112,7 @@ __all__ = [
     "DEFAULT_CONTEXT_BUDGET",
     "MIN_CONTEXT_BUDGET",
     "MAX_QUERY_CHARS",
+    "MAX_PASTE_CHARS",
     "MAX_PATH_CHARS",
     "MAX_PATTERN_CHARS",
     "MAX_KEY_CHARS",

@@ -18,6 +18,15 @@ class Period(TypedDict):
     nearestAfter: NotRequired[str]  # ...and of the first one after it
 
 
+class LeftOut(TypedDict):
+    """A query or pasted error longer than the requests' MAX_QUERY_CHARS: its start was not read, its end was (a
+    traceback's exception line and last frames are at its end)."""
+
+    chars: int  # characters left out, from the start
+    lines: int  # lines left out, from the start (the last of them in part when one line alone was over the bound)
+    readChars: int  # characters read: the end, from a line's start (or the last line's tail, when it alone is over)
+
+
 class Explain(TypedDict):
     """How a hit was scored (`explain: true`)."""
 
@@ -79,3 +88,4 @@ class SearchResponse(TypedDict):
     fusion: NotRequired[FusionMode]
     note: NotRequired[str]
     team: NotRequired[TeamStatus]
+    leftOut: NotRequired[LeftOut]  # the query was longer than the bound: only its end was read
