@@ -4,10 +4,9 @@ found nothing."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Collection, Sequence
 
-from memlens.cli.terminal import Style, fitted
+from memlens.cli.terminal import Style, folded, width
 from memlens.requests import left_out_note, specs
 from memlens.wire import Period, SearchResponse
 
@@ -65,8 +64,9 @@ def _nearest(period: Period) -> str:
 
 
 def print_answer_notes(response: SearchResponse, style: Style | None = None, narrowed: Sequence[str] = ()) -> None:
-    """The notes under the footer, dimmed, folded to a terminal's width (whole in a pipe: a note cut short would
-    lose what it says, as the number of lines a long query left out)."""
+    """The notes under the footer, dimmed, folded to the width the hits are cut to (in a pipe too, as they are): a
+    note cut short would lose what it says, as the number of lines a long query left out."""
     shown = style or Style(color=False)
+    room = width()
     for line in answer_notes(response, narrowed):
-        print(shown.dim(fitted(line, sys.stdout)))
+        print(shown.dim(folded(line, room)))

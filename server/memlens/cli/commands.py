@@ -265,8 +265,9 @@ def cmd_history(args: argparse.Namespace) -> int:
     if args.json:
         print_json(history)
     else:
+        columns = width() if sys.stdout.isatty() else 0  # the terminal's, read before a pager takes the output
         with paged(not args.no_pager):
-            print_history(history, zone_named(engine.settings.display.time_zone))
+            print_history(history, zone_named(engine.settings.display.time_zone), columns=columns)
     return 0
 
 
