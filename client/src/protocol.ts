@@ -68,6 +68,14 @@ export interface LeftOut {
   readChars: number;
 }
 
+/** A date the query names that no calendar has ("February 30", "2026-13-01"): searched as words, no day read from it. */
+export interface UnreadDate {
+  /** as the query writes it */
+  text: string;
+  /** why it is no day: "February has 29 days at most", "there is no month 13" */
+  reason: string;
+}
+
 /** How a hit was scored (`explain: true`). */
 export interface Explain {
   /** the search unit (one message, or one part of a long message) that matched */
@@ -167,6 +175,8 @@ export interface SearchResponse {
   team?: TeamStatus;
   /** the query was longer than the bound: only its end was read */
   leftOut?: LeftOut;
+  /** dates the query names that cannot exist (searched as words) */
+  unreadDates?: UnreadDate[];
 }
 
 export interface TeamStatus {

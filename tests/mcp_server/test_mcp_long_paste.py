@@ -1,6 +1,7 @@
 """A pasted traceback far longer than a query's bound, through the official MCP SDK client on a real `memlens mcp`:
 `find_fixes` and `search` read its end and say what of its start was left out, in the structured answer and in the
-text an agent reads; past the most a tool takes at all, the call fails with one clear message."""
+text an agent reads; past the most a tool takes at all, the call fails with one clear message. A date no calendar
+has is a note in a query, an error as `since`."""
 
 from __future__ import annotations
 
@@ -41,6 +42,11 @@ async def test_a_long_traceback_through_mcp(tmp_path: Path) -> None:
         assert f"(the first {lines} lines" in text_of(result) and "of the error were left out" in text_of(result)
         searched = await call(session, "search", {"query": pasted, "minScore": 0})
         assert not searched.is_error and "of the query were left out" in text_of(searched)
+        dated = await call(session, "search", {"query": "what overflowed on February 30"})
+        assert '"February 30" is not a date (February has 29 days at most)' in text_of(dated)
+        assert dated.structured_content and dated.structured_content["unreadDates"][0]["text"] == "February 30"
+        flag = await call(session, "search", {"query": "quux", "since": "2026-02-30"})
+        assert flag.is_error and "since must be a day that exists, got '2026-02-30'" in text_of(flag)
         huge = await call(session, "find_fixes", {"error": "x = 1\n" * (MAX_PASTE_CHARS // 6 + 1)})
         assert huge.is_error and f"at most {MAX_PASTE_CHARS:,} characters" in text_of(huge)
         assert "paste its end" in text_of(huge) and len(text_of(huge)) < 300

@@ -13,6 +13,7 @@ fields.py holds the machinery, schemas.py the requests, forms.py the JSON Schema
 imports nothing engine-internal, so every face can import it (the CLI before any engine).
 """
 
+from memlens.requests.calendar_days import unread_date_note, why_no_such_day
 from memlens.requests.fields import (
     MAX_DEPTH,
     FieldSpec,
@@ -85,6 +86,8 @@ __all__ = [
     "from_flags",
     "json_schema",
     "left_out_note",
+    "unread_date_note",
+    "why_no_such_day",
     "read_end",
     "text_end",
     "load_json",

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal, Self, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from memlens.errors import InvalidRequest
+from memlens.requests.calendar_days import why_not_iso_day
 from memlens.requests.relative_dates import absolute_date
 from memlens.settings import Settings, camel_case, wire_name
 from memlens.settings.values import show
@@ -322,6 +323,9 @@ def parse_time(value: str, where: str, end_of_day: bool = False) -> float:
     try:
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
+        why = why_not_iso_day(text)
+        if why is not None:  # written as a date, but of a day no calendar has
+            raise InvalidRequest(f"{where} must be a day that exists, got {show(value)} ({why})") from None
         raise InvalidRequest(
             f"{where} must be an ISO date (e.g. 2026-02-10), a duration ago (7d, 12h, 2w, 3m, 1y), today, yesterday "
             f"or a weekday (monday, last tue), got {show(value)}"

@@ -38,7 +38,7 @@ from memlens.wire.params import (
     SummariesExpandParams,
     SummariesGrepParams,
 )
-from memlens.wire.search import Confidence, Explain, LeftOut, Period, SearchResponse, SearchResult
+from memlens.wire.search import Confidence, Explain, LeftOut, Period, SearchResponse, SearchResult, UnreadDate
 from memlens.wire.sessions import (
     FileTouched,
     HistoryMessage,
@@ -74,6 +74,7 @@ __all__ = [
     "ErrorFix",
     "Explain",
     "LeftOut",
+    "UnreadDate",
     "FileError",
     "FileTouched",
     "FixesParams",

@@ -27,6 +27,14 @@ class LeftOut(TypedDict):
     readChars: int  # characters read: the end, from a line's start (or the last line's tail, when it alone is over)
 
 
+class UnreadDate(TypedDict):
+    """A date the query names that no calendar has ("February 30", "2026-13-01"): its words were searched, no day was
+    read from it."""
+
+    text: str  # as the query writes it
+    reason: str  # why it is no day: "February has 29 days at most", "there is no month 13"
+
+
 class Explain(TypedDict):
     """How a hit was scored (`explain: true`)."""
 
@@ -89,3 +97,4 @@ class SearchResponse(TypedDict):
     note: NotRequired[str]
     team: NotRequired[TeamStatus]
     leftOut: NotRequired[LeftOut]  # the query was longer than the bound: only its end was read
+    unreadDates: NotRequired[list[UnreadDate]]  # dates the query names that cannot exist (searched as words)

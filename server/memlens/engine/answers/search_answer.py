@@ -23,6 +23,7 @@ from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters, filters_from_request
 from memlens.engine.ranking.cross_encoder import CrossEncoder
+from memlens.engine.ranking.dates import unread_dates
 from memlens.engine.ranking.hits import Ranking
 from memlens.engine.ranking.search import Retriever
 from memlens.engine.sources.common import scrub
@@ -94,7 +95,7 @@ def search(
     period = period_question(engine, query)
     if period is not None:
         answered = period_search(engine, query, period, limit=limit, mode=mode, filters=filters, started=started)
-        return _said_left_out(answered, left_out)
+        return _said_of_the_query(answered, left_out)
     ranking = ranked(engine, query, mode=mode, filters=filters, limit=limit, fusion=fusion)
     builder = ResultBuilder(engine.catalog, engine.workspaces, engine.visibility())
     answer = builder.answer(
@@ -120,13 +121,17 @@ def search(
         response["note"] = f"no embedding model ({engine.provider_note or 'no vectors yet'}); keyword search only"
     if explain:
         response["fusion"] = cast(FusionMode, ranking.fusion)  # the retriever checked it against FUSIONS
-    return _said_left_out(response, left_out)
+    return _said_of_the_query(response, left_out)
 
 
-def _said_left_out(response: SearchResponse, left_out: LeftOut | None) -> SearchResponse:
-    """The answer, saying what of a long query's start was not read (every door shows it)."""
+def _said_of_the_query(response: SearchResponse, left_out: LeftOut | None) -> SearchResponse:
+    """The answer, saying what of a long query's start was not read, and which dates it names no calendar has
+    (searched as words: a query is free text, where "February 30" may be words to find); every door shows both."""
     if left_out is not None:
         response["leftOut"] = left_out
+    unread = unread_dates(response["query"])
+    if unread:
+        response["unreadDates"] = unread
     return response
 
 
