@@ -44,14 +44,21 @@ def test_a_long_traceback_finds_its_fix_by_its_end(where: list[str | Path]) -> N
     assert shown.returncode == 0, shown.stderr
     assert f"claude-code:{SESSION}" in shown.stdout and FIX_WORDS in shown.stdout
     said = " ".join(shown.stdout.split())
-    assert "of the error were left out: its last" in said and "characters were read" in said
+    assert "lines of the error after its first were left out" in said and "its first line and its end were read" in said
     answer = json.loads(_cli("fixes", pasted, *where, "--json").stdout)
-    assert answer["error"].endswith(EXCEPTION) and len(answer["error"]) <= MAX_QUERY_CHARS
+    first, tail = answer["error"].split("\n…\n")
+    assert first == "Traceback (most recent call last):" and tail.endswith(EXCEPTION)
+    assert len(answer["error"]) <= MAX_QUERY_CHARS
+    body = pasted.rstrip()
+    tail_at = len(body) - len(tail)
+    assert body.endswith(tail) and body[tail_at - 1] == "\n"  # the end as pasted, from a line's start
     left_out = answer["leftOut"]
-    assert left_out["chars"] + left_out["readChars"] == len(pasted.rstrip())
-    assert pasted.startswith(answer["error"], left_out["chars"])  # the end, as pasted
-    assert pasted[left_out["chars"] - 1] == "\n"  # from a line's start
-    assert left_out["lines"] == pasted.count("\n", 0, left_out["chars"])
+    assert left_out == {
+        "chars": tail_at - len(first) - 1,
+        "lines": body.count("\n", len(first) + 1, tail_at),
+        "readChars": len(answer["error"]),
+        "firstLine": True,
+    }
     # under the bound, a traceback of more lines than the index keeps of an output is still found by its last ones
     middling = "\n".join(pasted.splitlines()[-41:])
     assert len(middling) < MAX_QUERY_CHARS
@@ -65,11 +72,12 @@ def test_a_long_search_query_is_read_by_its_end_too(where: list[str | Path]) -> 
     pasted = traceback_text()
     answer = json.loads(_cli("search", pasted, *where, "--json", "--min-score", "0").stdout)
     assert answer["query"].endswith(EXCEPTION) and answer["leftOut"]["readChars"] <= MAX_QUERY_CHARS
+    assert answer["query"].startswith("Traceback (most recent call last):\n…\n")
     assert any(hit.get("sessionKey") == f"claude-code:{SESSION}" for hit in answer["results"])
     shown = _cli("search", pasted, *where, "--min-score", "0")
     assert shown.returncode == 0, shown.stderr
     said = " ".join(shown.stdout.split())
-    assert f"the first {answer['leftOut']['lines']} lines" in said and "of the query were left out" in said
+    assert f"{answer['leftOut']['lines']} lines of the query after its first were left out" in said
 
 
 def test_a_paste_over_the_most_a_door_takes_is_one_clear_error() -> None:
@@ -78,22 +86,28 @@ def test_a_paste_over_the_most_a_door_takes_is_one_clear_error() -> None:
         with pytest.raises(InvalidRequest) as caught:
             parse(cls, {field: huge})
         message = str(caught.value)
-        assert f"at most {MAX_PASTE_CHARS:,} characters, got {len(huge):,}" in message and "paste its end" in message
+        assert f"at most {MAX_PASTE_CHARS:,} characters, got {len(huge):,}" in message and "paste those" in message
         assert len(message) < 200  # the paste is not echoed
     kept = parse(FixesRequest, {"error": huge[-MAX_PASTE_CHARS:]})  # at the bound: taken, its end read later
     assert len(kept.error) == MAX_PASTE_CHARS
 
 
-def test_the_cut_falls_at_a_line_start_and_keeps_the_exception_line() -> None:
+def test_the_cut_keeps_the_first_line_and_the_end_from_a_line_start() -> None:
     text = "first line\n" + "a" * 50 + "\nsecond\nKeyError: 'orders'\n\n"
-    kept, left_out = text_end(text, 30)
-    assert kept == "second\nKeyError: 'orders'" and left_out is not None
-    assert (left_out["chars"], left_out["lines"], left_out["readChars"]) == (62, 2, len(kept))
-    long_line = "head\n" + "é" * 40 + "ValueError: " + "z" * 40
-    kept, left_out = text_end(long_line, 30)  # the last line alone is over: its tail
-    assert kept == long_line[-30:] == "z" * 30
-    assert left_out is not None and left_out["lines"] == 2  # the head line, and the last one in part
-    accents = "line\n" + "e\u0301" * 40  # a combining accent is never cut from its letter
+    kept, left_out = text_end(text, 60)
+    assert kept == "first line\n…\nsecond\nKeyError: 'orders'"
+    assert left_out == {"chars": 51, "lines": 1, "readChars": len(kept), "firstLine": True}
+    trace = "\n\nTypeError: Cannot read properties of undefined (reading 'id')\n" + "    at render (app.js:1:2)\n" * 400
+    kept, left_out = text_end(trace, MAX_QUERY_CHARS)  # a JavaScript trace opens with its error: kept
+    assert kept.startswith("TypeError: Cannot read properties of undefined (reading 'id')\n…\n    at render")
+    assert left_out is not None and len(kept) <= MAX_QUERY_CHARS
+    one_line = "é" * 40 + "ValueError: " + "z" * 40
+    kept, left_out = text_end(one_line, 30)  # one line over the bound: its tail
+    assert kept == "z" * 30 and left_out == {"chars": 62, "lines": 1, "readChars": 30, "firstLine": False}
+    huge_first = "E" * 5000 + "\nlast line"
+    kept, _ = text_end(huge_first, 100)  # a first line longer than its share: its start
+    assert kept == "E" * 25 + "\n…\nlast line"
+    accents = "e\u0301" * 40  # a combining accent is never cut from its letter
     kept, _ = text_end(accents, 31)
     assert not kept.startswith("\u0301") and len(kept) == 30
     assert text_end("short", 30) == ("short", None)

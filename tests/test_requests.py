@@ -119,8 +119,8 @@ def test_the_examples_of_the_issue_say_field_range_and_value() -> None:
         "minScore must be a finite number 0..1, got inf": {"minScore": float("1e400")},
         "minScore must be a finite number 0..1, got nan": {"minScore": math.nan},
         # a query over 4,000 characters is read by its end (test_long_paste.py); past the most taken at all, refused
-        "query must be at most 1,000,000 characters, got 1,000,001; over 4,000 only its last lines are read: paste "
-        "its end": {"query": "q" * 1_000_001},
+        "query must be at most 1,000,000 characters, got 1,000,001; over 4,000 only its first line and end are read: "
+        "paste those": {"query": "q" * 1_000_001},
     }
     for message, fields in cases.items():
         with pytest.raises(InvalidRequest) as caught:

@@ -58,14 +58,16 @@ export interface SearchParams {
   minScore?: number;
 }
 
-/** A query or pasted error longer than the bound: its start was not read, its end was (a traceback tells at its end). */
+/** A query or pasted error longer than the bound: its first line and its end were read, the lines between them not. */
 export interface LeftOut {
-  /** characters left out, from the start */
+  /** characters left out, after the first line (from the start, for one long line) */
   chars: number;
-  /** lines left out, from the start (the last of them in part when one line alone was over the bound) */
+  /** lines left out (the last of them in part when one line alone was over the bound) */
   lines: number;
-  /** characters read: the end, from a line's start */
+  /** characters read: the first line, "…", and the end from a line's start */
   readChars: number;
+  /** the first line was read (false for one long line: only its tail was) */
+  firstLine: boolean;
 }
 
 /** A date the query names that no calendar has ("February 30", "2026-13-01"): searched as words, no day read from it. */

@@ -78,7 +78,7 @@ class FieldSpec:
     flag: str | None
     setting: str | None
     example: str | None = None
-    read_end: int | None = None  # a longer text is read by its last lines within this many characters
+    read_end: int | None = None  # a longer text is read by its first line and last lines within this many characters
 
     @property
     def default_text(self) -> str | None:
@@ -203,7 +203,7 @@ def _check_text(spec: FieldSpec, value: Any, where: str) -> str:
         raise _fail(where, "a string", value)
     if spec.max_chars is not None and len(value) > spec.max_chars:
         # a text read by its end is bounded too: what a door holds and passes on whole
-        end = f"; over {spec.read_end:,} only its last lines are read: paste its end" if spec.read_end else ""
+        end = f"; over {spec.read_end:,} only its first line and end are read: paste those" if spec.read_end else ""
         raise InvalidRequest(f"{where} must be at most {spec.max_chars:,} characters, got {len(value):,}{end}")
     if "\x00" in value:
         raise InvalidRequest(f"{where} must not contain a NUL character")

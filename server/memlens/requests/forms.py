@@ -82,7 +82,7 @@ def _metavar(spec: FieldSpec) -> str | None:
 
 def _read_end_text(spec: FieldSpec) -> str:
     """What a text read by its end says of it in a help or a schema."""
-    return f"; over {spec.read_end:,} characters, its last lines are read" if spec.read_end else ""
+    return f"; over {spec.read_end:,} characters, its first line and last lines are read" if spec.read_end else ""
 
 
 def _flag_help(spec: FieldSpec, override: str | None) -> str:

@@ -44,12 +44,14 @@ MAX_FOLLOW = 10
 DEFAULT_FOLLOW = 3
 MAX_QUERY_CHARS = 4000
 """What is read of a query, a pasted error or a question: its cost grows with its length (a megabyte took a minute of
-CPU). A search query or a pasted error over it is read by its end (`read_end`, pasted_text.py): a traceback tells
-at its end; a sessions filter or a context question is refused instead (their words are all meant)."""
+CPU). A search query or a pasted error over it is read by its first line and its end (`read_end`, pasted_text.py):
+a Python traceback tells at its end, a Java or JavaScript one on its first line; a sessions filter or a context
+question is refused instead (their words are all meant)."""
 MAX_PASTE_CHARS = 1_000_000
-"""The most a text read by its end may hold at all; a longer one is refused, saying to paste its end. Cutting even 10 MB
-costs little, but every door holds the whole request first (a JSON message parsed, a command line), and a megabyte is
-not a pasted error but a whole log or file: the user is better told than answered about its last lines."""
+"""The most a text read by its end may hold at all; a longer one is refused, saying to paste its first line and end.
+Cutting even 10 MB costs little (about 3 ms), but every door holds the whole request first (a JSON message parsed, a
+command line), and a megabyte is not a pasted error but a whole log or file: the user is better told than answered
+about a sliver of it."""
 MAX_PATTERN_CHARS = 1000
 MAX_KEY_CHARS = 1000
 """Session keys, message ids, summary ids, cursors: a key is `<format>:<id>`, an id at most a path's length."""

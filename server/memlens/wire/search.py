@@ -19,12 +19,14 @@ class Period(TypedDict):
 
 
 class LeftOut(TypedDict):
-    """A query or pasted error longer than the requests' MAX_QUERY_CHARS: its start was not read, its end was (a
-    traceback's exception line and last frames are at its end)."""
+    """A query or pasted error longer than the requests' MAX_QUERY_CHARS: its first line and its end were read (a
+    Python traceback's exception line is at its end, a Java or JavaScript trace's on its first line), the lines
+    between them were not."""
 
-    chars: int  # characters left out, from the start
-    lines: int  # lines left out, from the start (the last of them in part when one line alone was over the bound)
-    readChars: int  # characters read: the end, from a line's start (or the last line's tail, when it alone is over)
+    chars: int  # characters left out, after the first line (from the start, for one long line)
+    lines: int  # lines left out (the last of them in part when one line alone was over the bound)
+    readChars: int  # characters read: the first line, "…", and the end from a line's start
+    firstLine: bool  # the first line was read (false for one long line: only its tail was)
 
 
 class UnreadDate(TypedDict):
