@@ -387,6 +387,8 @@ def test_fixes_folds_to_the_terminal_pages_like_search_and_stays_whole_in_a_pipe
     paged = tmp_path / "paged.txt"
     on_terminal(*args, env={"HOME": str(tmp_path), "PAGER": f"sh -c 'cat > {paged}'", "LINES": "5"})
     assert paged.exists() and "message r1" in paged.read_text()
+    # folded for the terminal the pager shows it on (80 columns), as without it
+    assert all(cells(line) <= 80 for line in paged.read_text().splitlines() if not line.startswith("   | "))
 
 
 def test_an_answer_narrowed_to_nothing_names_the_flags_that_did_it(cli_example: Engine) -> None:

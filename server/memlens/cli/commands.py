@@ -265,8 +265,9 @@ def cmd_history(args: argparse.Namespace) -> int:
     if args.json:
         print_json(history)
     else:
+        columns = width() if sys.stdout.isatty() else 0  # the terminal's, read before a pager takes the output
         with paged(not args.no_pager):
-            print_history(history, zone_named(engine.settings.display.time_zone))
+            print_history(history, zone_named(engine.settings.display.time_zone), columns=columns)
     return 0
 
 
@@ -280,8 +281,9 @@ def cmd_fixes(args: argparse.Namespace) -> int:
     if args.json:
         print_json(answer)
     else:
+        columns = width() if sys.stdout.isatty() else 0  # the terminal's, read before a pager takes the output
         with paged(not args.no_pager):
-            print_fixes(answer, zone_named(engine.settings.display.time_zone))
+            print_fixes(answer, zone_named(engine.settings.display.time_zone), columns=columns)
     return EXIT_FOUND if answer["fixes"] else EXIT_NOTHING
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from memlens.cli.clock import local_time
 from memlens.cli.hits import REF_CHARS, hit_lines, short_session_id, sureness
-from memlens.cli.terminal import Style, clip, fitted, width
+from memlens.cli.terminal import Style, clip, fitted, folded, width
 from memlens.counted import counted
 from memlens.wire import (
     HistoryResponse,
@@ -156,12 +156,14 @@ def _print_long_hit(result: SearchResult, zone: tzinfo | None) -> None:
     print()
 
 
-def print_history(history: HistoryResponse, zone: tzinfo | None = None) -> None:
-    print(f"{history['format']} · {history['sessionKey']} · {history['path']}")
+def print_history(history: HistoryResponse, zone: tzinfo | None = None, *, columns: int = 0) -> None:
+    """The messages, each line folded at word boundaries to `columns` (0: whole lines, as in a pipe), a folded line's
+    continuations under its own text (a code line's under its indentation)."""
+    print(folded(f"{history['format']} · {history['sessionKey']} · {history['path']}", columns, indent="  "))
     if history.get("title"):
-        print(f"  title: {history['title']}")
+        print(folded(f"  title: {history['title']}", columns, indent="         "))
     if history.get("resumeCommand"):
-        print(f"  resume: {history['resumeCommand']}")
+        print(f"  resume: {history['resumeCommand']}")  # a command to copy: whole
     if history["hasMoreBefore"]:
         print("  …")
     for message in history["messages"]:
@@ -170,7 +172,8 @@ def print_history(history: HistoryResponse, zone: tzinfo | None = None) -> None:
         label = "summary" if message["kind"] == "summary" else message["role"]
         print(f"{marker}[{message['messageId']}] {label} · {when}")
         for line in message["text"].splitlines():
-            print(f"    {line}")
+            under = "    " + line[: len(line) - len(line.lstrip())]
+            print(folded(f"    {line}", columns, indent=under))
     if history["hasMoreAfter"]:
         print("  …")
 

@@ -56,10 +56,13 @@ class ParsedQuery:
 def parse_words(text: str, index: Analysis, *, filters: SearchFilters | None = None) -> ParsedQuery:
     """The query's words, phrases, identifiers and acronyms as `index` analyses them; no dates (they need a clock
     and the catalog: ranking/query_reading.py adds them)."""
-    loose = PHRASE.sub(" ", text)
+    # a phrase is typed on one line; the quotes of a pasted output of several lines are its own (a traceback's
+    # `File "/srv/app.py"`), and required as phrases they would miss the output the index keeps in part
+    quoted = PHRASE.findall(text) if "\n" not in text.strip() else []
+    loose = PHRASE.sub(" ", text) if quoted else text
     return ParsedQuery(
         text=text,
-        phrases=tuple(tuple(index.tokens(phrase)) for phrase in PHRASE.findall(text)),
+        phrases=tuple(tuple(index.tokens(phrase)) for phrase in quoted),
         loose_terms=tuple(index.content_words(loose)),
         loose_surface=tuple(index.surface_words(loose)),
         loose_acronyms=index.acronyms(loose),
