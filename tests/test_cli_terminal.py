@@ -446,6 +446,18 @@ def test_a_pasted_traceback_that_finds_nothing_is_echoed_on_one_line(cli_example
     assert first.startswith("no results for 'Traceback") and first.endswith("…") and cells(first) <= 40
 
 
+def test_a_long_paste_that_finds_nothing_is_not_echoed_whole_in_a_pipe(cli_example: Engine) -> None:
+    """A paste is read by its first line and its end (up to 4,000 characters): echoing all of that on the "no
+    results" line buries the answer; a pipe gets a line of at most 200 characters."""
+    frames = "".join(f'  File "/srv/app/mod{i}.py", line {i}, in f{i}\n    call_{i}()\n' for i in range(300))
+    pasted = f"Traceback (most recent call last):\n{frames}ZorblaxError: the quux frobnicated\n"
+    piped = memlens("search", "--no-sync", "--mode", "keyword", *where(cli_example), "--", pasted)
+    assert piped.returncode == 1
+    first = piped.stdout.splitlines()[0]
+    assert first.startswith("no results for 'Traceback (most recent call last):") and first.endswith("…")
+    assert len(first) <= 200
+
+
 def test_the_team_session_list_fits_its_columns_to_what_they_hold(capsys: pytest.CaptureFixture[str]) -> None:
     """As the local list does: short publishers and projects leave the title the room at 80 columns, a long one is
     cut to 16 cells, no row runs past the terminal, and a session without a title shows its key."""

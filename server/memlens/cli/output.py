@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from memlens.engine.indexing.indexer import SyncReport
 
 
+_PIPED_LINE = 200  # characters of a one-line message whose whole would be a paste
+
+
 def print_json(answer: object) -> None:
     """An answer as one line of JSON: characters as they are on a UTF-8 output, else escaped (`\\u00e9`), which a
     JSON reader turns back into the same text, where a Latin-1 or ASCII output would have replaced them by `?`."""
@@ -119,9 +122,10 @@ def print_search(
         print(f"memlens: the team index was unreachable ({reason}); local results only", file=sys.stderr)
     room = columns or width()
     if not response["results"]:
-        # a pasted traceback is many lines: said on one, and on a terminal within its width
+        # a pasted traceback is many lines: said on one, on a terminal within its width, in a pipe within a
+        # screenful's line (the query read may be 4,000 characters; the exit status says "none" to a script)
         said = f"no results for {' '.join(response['query'].split())!r}"
-        print(clip(said, room) if sys.stdout.isatty() else said)
+        print(clip(said, room if sys.stdout.isatty() else _PIPED_LINE))
         return
     shown = style or Style(color=False)
     for result in response["results"]:
