@@ -19,6 +19,7 @@ from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.error_query import looks_like_error
+from memlens.engine.keyword.stack_frames import without_stack_frames
 from memlens.engine.ranking.calibration import FEATURES
 from memlens.engine.ranking.query_facts import coverage, query_facts
 from memlens.engine.sources.common import scrub
@@ -150,7 +151,7 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
     request = checked(FixesRequest, error=error, limit=limit, follow=follow)
     engine.refresh()
     error, left_out = read_end(FixesRequest, "error", request.error)  # a traceback tells at its end
-    query = scrub(error)
+    query = without_stack_frames(scrub(error))  # an output holding the same trace holds its message lines too
     ranking = ranked(engine, query, mode=None, filters=SearchFilters(kind="tool"), limit=CANDIDATES, fusion=None)
     answer = error_fixes(
         engine.catalog,

@@ -22,6 +22,7 @@ from memlens.engine.answers.sessions import label_results, resolve_session
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters, filters_from_request
+from memlens.engine.keyword.stack_frames import without_stack_frames
 from memlens.engine.ranking.cross_encoder import CrossEncoder
 from memlens.engine.ranking.dates import unread_dates
 from memlens.engine.ranking.hits import Ranking
@@ -83,6 +84,7 @@ def search(
     started = time.perf_counter()
     query, left_out = read_end(SearchRequest, "query", query)  # a pasted traceback: its end tells
     query = scrub(query)  # raw bytes that are not UTF-8 (a shell passes them as typed) read as stored text does
+    query = without_stack_frames(query)  # a pasted trace: its message is the topic, not the files it ran through
     settings = engine.settings.search
     limit = limit or settings.max_results
     engine.refresh()

@@ -1,0 +1,73 @@
+"""A pasted stack trace read for what it says, not where it ran: its frames left out of the query.
+
+A traceback's frames name the files and functions of the code that failed (``File "/srv/app/mod12.py", line 12, in
+f12``), most of them in no transcript: a query of forty frames and one exception line reads as forty words the index
+never saw, so every hit ranks as weak and the answer says "no results" for an error the transcripts discuss. The
+message lines (the exception, "Caused by: …", a panic's text) are the topic; the innermost frame, where the error
+was raised, is kept too, since a session about the same failure may name it.
+"""
+
+from __future__ import annotations
+
+import re
+
+# One line of a stack trace, by language; the frame's own source line (Python prints it indented under the frame)
+# goes with it.
+_FRAME = re.compile(
+    r"""^(?:
+        \s*File\ "[^"\n]*",\ line\ \d+(?:,\ in\ .*)?          # Python
+      | \s+at\ \S.*(?:\(.*\)|:\d+(?::\d+)?|\ in\ .*:line\ \d+)  # JavaScript, Java, C#, Rust's "at src/x.rs:1:2"
+      | \s*\.\.\.\ \d+\ (?:more|common\ frames\ omitted)       # Java's elided frames
+      | \s+\d+:\ +(?:0x[0-9a-f]+\ -\ )?[\w:<>{}$.]+            # Rust's backtrace
+      | \t?/\S+\.go:\d+(?:\ \+0x[0-9a-f]+)?                    # Go: a frame's place
+    )\s*$""",
+    re.VERBOSE,
+)
+_PYTHON_FRAME = re.compile(r'^\s*File "[^"\n]*", line \d+')
+_HEADERS = re.compile(
+    r"^\s*(?:Traceback \(most recent call last\):|Stack trace:|stack backtrace:|Backtrace:"
+    r"|During handling of the above exception, another exception occurred:"
+    r"|The above exception was the direct cause of the following exception:|goroutine \d+ \[[^\]]*\]:)\s*$"
+)
+_GO_CALL = re.compile(r"^[\w./*()\-\[\]]+\(.*\)\s*$")  # a Go frame's function, on the line above its place
+MIN_FRAMES = 2  # one "at …" line may be prose; two in a paste are a trace
+
+
+def without_stack_frames(text: str) -> str:
+    """``text`` without the frames of any stack trace in it (and the traces' headers), the innermost frame kept;
+    ``text`` itself when it holds fewer than two frames."""
+    lines = text.splitlines()
+    frame = [False] * len(lines)
+    for index, line in enumerate(lines):
+        if _FRAME.match(line):
+            frame[index] = True
+            if _PYTHON_FRAME.match(line) and index + 1 < len(lines) and _source_line(lines[index + 1], line):
+                frame[index + 1] = True  # the frame's source line
+            if ".go:" in line and index > 0 and _GO_CALL.match(lines[index - 1]):
+                frame[index - 1] = True  # the frame's function
+    frames = [index for index, is_frame in enumerate(frame) if is_frame and _FRAME.match(lines[index])]
+    if len(frames) < MIN_FRAMES:
+        return text
+    innermost = _innermost(lines, frames)
+    kept = [
+        line
+        for index, line in enumerate(lines)
+        if (not frame[index] or index in innermost) and not _HEADERS.match(line)
+    ]
+    return "\n".join(kept)
+
+
+def _source_line(line: str, frame_line: str) -> bool:
+    """Whether ``line`` is the source Python prints under a frame: indented deeper than the frame, not a frame."""
+    indent = len(line) - len(line.lstrip())
+    return bool(line.strip()) and indent > len(frame_line) - len(frame_line.lstrip()) and not _FRAME.match(line)
+
+
+def _innermost(lines: list[str], frames: list[int]) -> set[int]:
+    """The lines of the frame where the error was raised: Python prints it last, the other languages first."""
+    if _PYTHON_FRAME.match(lines[frames[0]]):
+        last = frames[-1]
+        following = last + 1
+        return {last, following} if following < len(lines) and _source_line(lines[following], lines[last]) else {last}
+    first = frames[0]
+    return {first - 1, first} if ".go:" in lines[first] and first > 0 and _GO_CALL.match(lines[first - 1]) else {first}
