@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from claude_lines import claude_line
+
 SESSION = "3c9e1d7a-5b2f-4e8a-9c1d-7f6e5d4c3b2a"
 EXCEPTION = "zebracorn.buffers.QuuxOverflowError: the quux ring overflowed at slot 4096 (capacity 4095)"
 FIX_WORDS = "widen the quux ring before the flush"
@@ -26,18 +28,7 @@ def traceback_text(frames: int = FRAMES) -> str:
 
 
 def _line(kind: str, uuid: str, parent: str | None, content: object, minute: int) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": kind, "content": content}
-    if kind == "assistant":
-        message["id"] = f"msg-{uuid}"
-    return {
-        "type": kind,
-        "uuid": uuid,
-        "parentUuid": parent,
-        "sessionId": SESSION,
-        "cwd": "/w",
-        "timestamp": f"2026-05-11T10:{minute:02d}:00Z",
-        "message": message,
-    }
+    return claude_line(kind, uuid, parent, content, session=SESSION, timestamp=f"2026-05-11T10:{minute:02d}:00Z")
 
 
 def write_transcripts(root: Path) -> Path:

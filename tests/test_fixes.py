@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from claude_lines import claude_line
 from memlens.engine.engine import Engine
 from memlens.engine.filters import SearchFilters
 from memlens.settings import Settings
@@ -27,18 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _line(kind: str, uuid: str, parent: str | None, content: object, when: str, session: str) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": kind, "content": content}
-    if kind == "assistant":
-        message["id"] = f"msg-{uuid}"
-    return {
-        "type": kind,
-        "uuid": uuid,
-        "parentUuid": parent,
-        "sessionId": session,
-        "cwd": "/w",
-        "timestamp": f"2026-05-11T10:{when}Z",
-        "message": message,
-    }
+    return claude_line(kind, uuid, parent, content, session=session, timestamp=f"2026-05-11T10:{when}Z")
 
 
 def _bash(call: str) -> list[dict[str, Any]]:

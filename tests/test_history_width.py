@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from claude_lines import claude_line
 from memlens.cli.terminal import cells
 from test_cli_terminal import ANSI, memlens, on_terminal
 
@@ -31,18 +32,7 @@ def _write_session(root: Path) -> Path:
 
     def line(kind: str, uuid: str, parent: str | None, text: str, minute: int) -> dict[str, Any]:
         content: object = text if kind == "user" else [{"type": "text", "text": text}]
-        message: dict[str, Any] = {"role": kind, "content": content}
-        if kind == "assistant":
-            message["id"] = f"msg-{uuid}"
-        return {
-            "type": kind,
-            "uuid": uuid,
-            "parentUuid": parent,
-            "sessionId": SESSION,
-            "cwd": "/w",
-            "timestamp": f"2026-05-12T09:{minute:02d}:00Z",
-            "message": message,
-        }
+        return claude_line(kind, uuid, parent, content, session=SESSION, timestamp=f"2026-05-12T09:{minute:02d}:00Z")
 
     ask = "why did the nightly warehouse export time out again last night, and can you make it stop happening?"
     rows = [line("user", "u1", None, ask, 0), line("assistant", "a1", "u1", f"{PROSE}\n\n{CODE}\n", 1)]

@@ -31,7 +31,10 @@ def test_a_python_trace_keeps_its_message_and_innermost_frame() -> None:
             "    at renderList (/app/src/List.tsx:12:5)\n"
             "    at Object.render (/app/node_modules/react-dom/cjs/react-dom.js:100:12)\n"
             "    at processTicksAndRejections (node:internal/process/task_queues:95:5)",
-            ['TypeError: Cannot read properties of undefined (reading "map")', "    at renderList (/app/src/List.tsx:12:5)"],
+            [
+                'TypeError: Cannot read properties of undefined (reading "map")',
+                "    at renderList (/app/src/List.tsx:12:5)",
+            ],
         ),
         (  # Java: each "Caused by" is a message
             'Exception in thread "main" java.lang.IllegalStateException: pool exhausted\n'

@@ -151,8 +151,16 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
     request = checked(FixesRequest, error=error, limit=limit, follow=follow)
     engine.refresh()
     error, left_out = read_end(FixesRequest, "error", request.error)  # a traceback tells at its end
-    query = without_stack_frames(scrub(error))  # an output holding the same trace holds its message lines too
-    ranking = ranked(engine, query, mode=None, filters=SearchFilters(kind="tool"), limit=CANDIDATES, fusion=None)
+    query = scrub(error)
+    # searched by its message: an output holding the same trace holds those lines, a session about it names them
+    ranking = ranked(
+        engine,
+        without_stack_frames(query),
+        mode=None,
+        filters=SearchFilters(kind="tool"),
+        limit=CANDIDATES,
+        fusion=None,
+    )
     answer = error_fixes(
         engine.catalog,
         ranking,

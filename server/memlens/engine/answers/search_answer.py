@@ -84,7 +84,8 @@ def search(
     started = time.perf_counter()
     query, left_out = read_end(SearchRequest, "query", query)  # a pasted traceback: its end tells
     query = scrub(query)  # raw bytes that are not UTF-8 (a shell passes them as typed) read as stored text does
-    query = without_stack_frames(query)  # a pasted trace: its message is the topic, not the files it ran through
+    # a pasted trace is searched by its message, not the files it ran through; the answer says what was read
+    searched = without_stack_frames(query)
     settings = engine.settings.search
     limit = limit or settings.max_results
     engine.refresh()
@@ -98,7 +99,7 @@ def search(
     if period is not None:
         answered = period_search(engine, query, period, limit=limit, mode=mode, filters=filters, started=started)
         return _said_of_the_query(answered, left_out)
-    ranking = ranked(engine, query, mode=mode, filters=filters, limit=limit, fusion=fusion)
+    ranking = ranked(engine, searched, mode=mode, filters=filters, limit=limit, fusion=fusion)
     builder = ResultBuilder(engine.catalog, engine.workspaces, engine.visibility())
     answer = builder.answer(
         ranking,
