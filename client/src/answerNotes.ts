@@ -1,0 +1,75 @@
+/**
+ * What a search or fixes answer says about itself beside its hits, in the sentences the CLI prints under its answer
+ * (server/memlens/cli/answer_notes.py, requests/pasted_text.py `left_out_note`, requests/calendar_days.py
+ * `unread_date_note`): why the search was keyword-only or local-only, what of a long paste was left out, and the dates
+ * the query names that no calendar has. Pure (no `vscode` import): unit-tested.
+ */
+
+import { counted } from './counted';
+import { formatCount } from './format';
+import type { FixesResponse, LeftOut, SearchResponse, UnreadDate } from './protocol';
+
+/**
+ * `212 lines of the error after its first were left out (15,320 characters): its first line and its end were read
+ * (3,987 characters)`; of one long line, `the first 1,000 characters of the query were left out: its end was read …`.
+ * `what`: what was pasted ("query", "error").
+ */
+export function leftOutNote(leftOut: LeftOut, what: string): string {
+  const read = `(${formatCount(leftOut.readChars)} characters)`;
+  if (leftOut.firstLine) {
+    return (
+      `${counted(leftOut.lines, 'line')} of the ${what} after its first were left out ` +
+      `(${formatCount(leftOut.chars)} characters): its first line and its end were read ${read}`
+    );
+  }
+  return `the first ${formatCount(leftOut.chars)} characters of the ${what} were left out: its end was read ${read}`;
+}
+
+/** `"February 30" is not a date (February has 29 days at most): searched as words, no day read from it`. */
+export function unreadDateNote(unread: UnreadDate): string {
+  return `"${unread.text}" is not a date (${unread.reason}): searched as words, no day read from it`;
+}
+
+/**
+ * The notes of a search answer, in the order the CLI prints them (its `note` first, as the CLI's line on stderr above
+ * the hits, then what of the query was read): none when the answer has nothing to say about itself.
+ */
+export function searchNotes(response: Pick<SearchResponse, 'note' | 'leftOut' | 'unreadDates'>): string[] {
+  const notes: string[] = [];
+  if (response.note?.trim()) {
+    notes.push(response.note.trim());
+  }
+  if (response.leftOut) {
+    notes.push(leftOutNote(response.leftOut, 'query'));
+  }
+  notes.push(...(response.unreadDates ?? []).map(unreadDateNote));
+  return notes;
+}
+
+/** The notes of a fixes answer: what of a long pasted error was read. */
+export function fixesNotes(response: Pick<FixesResponse, 'leftOut'>): string[] {
+  return response.leftOut ? [leftOutNote(response.leftOut, 'error')] : [];
+}
+
+/**
+ * A note as one QuickPick row: what happened as its label, the rest (after the last `: ` outside parentheses) as its
+ * detail, so the sentence is read in two short lines rather than cut at the box's width.
+ */
+export function noteRowText(note: string): { label: string; detail?: string } {
+  let depth = 0;
+  let split = -1;
+  for (let i = 0; i < note.length; i++) {
+    const c = note[i];
+    if (c === '(') {
+      depth++;
+    } else if (c === ')') {
+      depth = Math.max(0, depth - 1);
+    } else if (c === ':' && depth === 0 && note[i + 1] === ' ') {
+      split = i;
+    }
+  }
+  if (split <= 0) {
+    return { label: note };
+  }
+  return { label: note.slice(0, split), detail: note.slice(split + 2) };
+}

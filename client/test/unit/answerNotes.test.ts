@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fixesNotes, leftOutNote, noteRowText, searchNotes, unreadDateNote } from '../../src/answerNotes';
+import type { SearchResponse } from '../../src/protocol';
+
+function answer(overrides: Partial<SearchResponse> = {}): SearchResponse {
+  return {
+    query: 'what did we do on February 30',
+    mode: 'hybrid',
+    results: [],
+    totalResults: 0,
+    searchTimeMs: 12,
+    indexing: false,
+    withheld: 0,
+    ...overrides,
+  };
+}
+
+// the sentences below are the CLI's, as server/memlens/requests (left_out_note, unread_date_note) prints them
+describe('what an answer says about itself (the CLI notes)', () => {
+  it('says nothing when the answer has no note, left nothing out and read every date', () => {
+    assert.deepEqual(searchNotes(answer()), []);
+    assert.deepEqual(searchNotes(answer({ note: '  ', unreadDates: [] })), []);
+    assert.deepEqual(fixesNotes({}), []);
+  });
+
+  it("passes the server's note on as written (keyword-only search, an unreachable team index)", () => {
+    const note = 'no embedding model (no vectors yet); keyword search only';
+    assert.deepEqual(searchNotes(answer({ note })), [note]);
+  });
+
+  it('says what of a long paste was read: its first line and end, in counts with thousands separated', () => {
+    const leftOut = { chars: 15320, lines: 212, readChars: 3987, firstLine: true };
+    assert.equal(
+      leftOutNote(leftOut, 'query'),
+      '212 lines of the query after its first were left out (15,320 characters): its first line and its end were read (3,987 characters)',
+    );
+    assert.equal(
+      leftOutNote({ ...leftOut, lines: 1 }, 'error'),
+      '1 line of the error after its first were left out (15,320 characters): its first line and its end were read (3,987 characters)',
+    );
+  });
+
+  it('says of one long line that only its end was read', () => {
+    assert.equal(
+      leftOutNote({ chars: 1000, lines: 1, readChars: 4000, firstLine: false }, 'query'),
+      'the first 1,000 characters of the query were left out: its end was read (4,000 characters)',
+    );
+  });
+
+  it('names each date no calendar has and why', () => {
+    assert.equal(
+      unreadDateNote({ text: 'February 30', reason: 'February has 29 days at most' }),
+      '"February 30" is not a date (February has 29 days at most): searched as words, no day read from it',
+    );
+  });
+
+  it("lists a search's notes in the CLI's order: the server's note, what of the query was read, then the dates", () => {
+    const notes = searchNotes(
+      answer({
+        note: 'no embedding model (no vectors yet); keyword search only',
+        leftOut: { chars: 9000, lines: 40, readChars: 4000, firstLine: true },
+        unreadDates: [
+          { text: 'February 30', reason: 'February has 29 days at most' },
+          { text: '2026-13-01', reason: 'there is no month 13' },
+        ],
+      }),
+    );
+    assert.deepEqual(notes, [
+      'no embedding model (no vectors yet); keyword search only',
+      '40 lines of the query after its first were left out (9,000 characters): its first line and its end were read (4,000 characters)',
+      '"February 30" is not a date (February has 29 days at most): searched as words, no day read from it',
+      '"2026-13-01" is not a date (there is no month 13): searched as words, no day read from it',
+    ]);
+  });
+
+  it('says of a fixes answer what of the pasted error was read (the error, not the query)', () => {
+    assert.deepEqual(fixesNotes({ leftOut: { chars: 500, lines: 1, readChars: 4000, firstLine: false } }), [
+      'the first 500 characters of the error were left out: its end was read (4,000 characters)',
+    ]);
+  });
+});
+
+describe('a note as a QuickPick row', () => {
+  it('splits at the last colon outside parentheses: what happened, then what was done about it', () => {
+    assert.deepEqual(noteRowText('"February 30" is not a date (February has 29 days at most): searched as words, no day read from it'), {
+      label: '"February 30" is not a date (February has 29 days at most)',
+      detail: 'searched as words, no day read from it',
+    });
+  });
+
+  it('keeps a note without such a colon whole (a colon inside parentheses is part of a reason)', () => {
+    const note = 'the team index was unreachable (connect: connection refused); local results only';
+    assert.deepEqual(noteRowText(note), { label: note });
+  });
+});
