@@ -73,3 +73,15 @@ export function noteRowText(note: string): { label: string; detail?: string } {
   }
   return { label: note.slice(0, split), detail: note.slice(split + 2) };
 }
+
+/**
+ * A view's one-paragraph message: `summary`, then each note as a sentence of its own (the message is plain text, its
+ * line breaks drawn as spaces): `No results for “…”. "February 30" is not a date (…): searched as words, ….`
+ */
+export function withNotes(summary: string, notes: readonly string[]): string {
+  if (!notes.length) {
+    return summary;
+  }
+  const sentences = [summary.replace(/\.$/, ''), ...notes.map((note) => note.charAt(0).toUpperCase() + note.slice(1))];
+  return `${sentences.join('. ')}.`;
+}

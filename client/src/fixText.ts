@@ -5,6 +5,7 @@
  */
 
 import type { ErrorFix, FixesResponse, HistoryMessage } from './protocol';
+import { fixesNotes, noteRowText } from './answerNotes';
 import { counted } from './counted';
 import { formatDateTime, oneLine, shortId, type TimeOptions } from './format';
 import { firstWords } from './query';
@@ -18,7 +19,7 @@ export interface FixTarget {
 
 export interface FixRow {
   /** `separator` rows head a session (VS Code shows them while the box holds no typed text) */
-  kind: 'separator' | 'occurrence' | 'after' | 'none';
+  kind: 'separator' | 'occurrence' | 'after' | 'none' | 'note';
   icon?: string;
   label: string;
   description?: string;
@@ -58,8 +59,20 @@ function afterRow(fix: ErrorFix, message: HistoryMessage, opts: TimeOptions): Fi
   };
 }
 
-/** The rows of a fixes answer, best session first: a separator, the occurrence, then what followed it. */
+/** What the answer says about itself (what of a long pasted error was read), one row a note, opening nothing. */
+export function fixNoteRows(response: Pick<FixesResponse, 'leftOut'>): FixRow[] {
+  return fixesNotes(response).map((note) => ({ kind: 'note', icon: 'info', ...noteRowText(note) }));
+}
+
+/**
+ * The rows of a fixes answer: its notes first (the CLI prints them last, under the answer; a QuickPick's last rows are
+ * out of sight), then best session first: a separator, the occurrence, then what followed it.
+ */
 export function fixRows(response: FixesResponse, opts: TimeOptions = {}): FixRow[] {
+  return [...fixNoteRows(response), ...occurrenceRows(response, opts)];
+}
+
+function occurrenceRows(response: FixesResponse, opts: TimeOptions): FixRow[] {
   if (!response.fixes.length) {
     return [
       {

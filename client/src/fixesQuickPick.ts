@@ -52,7 +52,8 @@ export async function showFixes(server: ServerManager, viewer: TranscriptViewer,
     const params: FixesParams = { error };
     const response = await server.execute<FixesResponse>(Commands.fixes, params, source.token);
     qp.title = fixesTitle(response);
-    qp.items = fixRows(response, displayTimeOptions()).map((row) =>
+    const rows = fixRows(response, displayTimeOptions());
+    qp.items = rows.map((row) =>
       row.kind === 'separator'
         ? { label: row.label, kind: vscode.QuickPickItemKind.Separator }
         : {
@@ -62,6 +63,11 @@ export async function showFixes(server: ServerManager, viewer: TranscriptViewer,
             ...(row.target ? { target: row.target } : {}),
           },
     );
+    // a note heads the list, but Enter opens the first occurrence: it stays the active row
+    const first = qp.items.find((item) => item.target);
+    if (first && rows[0]?.kind === 'note') {
+      qp.activeItems = [first];
+    }
   } catch (err) {
     if (hidden) {
       return;

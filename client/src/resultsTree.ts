@@ -3,6 +3,7 @@
  */
 
 import * as vscode from 'vscode';
+import { searchNotes, withNotes } from './answerNotes';
 import { displayTimeOptions } from './displayTime';
 import { errorMessage } from './errors';
 import { treeHitText, weakerHitText, whoIcon } from './hitText';
@@ -262,7 +263,11 @@ export function createResultsView(model: ResultsModel): {
   const view = vscode.window.createTreeView(RESULTS_VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
   const update = (): void => {
     const response = model.response;
-    view.message = response ? searchSummary(response, WEAKER_IN_SIDEBAR, model.params?.filters) : undefined;
+    // what the answer says about itself (keyword-only, a long query's read part, a date no calendar has) under its
+    // summary, where the sidebar's user reads why it holds what it holds
+    view.message = response
+      ? withNotes(searchSummary(response, WEAKER_IN_SIDEBAR, model.params?.filters), searchNotes(response))
+      : undefined;
     // the count goes in the view's title bar, not in a badge: the activity bar's badge sits on the icon and
     // swallows the clicks meant for it
     view.description = response ? resultsCount(response) : undefined;

@@ -9,6 +9,7 @@
  */
 
 import * as vscode from 'vscode';
+import { noteRowText, searchNotes } from './answerNotes';
 import { errorMessage, isCancellation } from './errors';
 import { displayTimeOptions } from './displayTime';
 import { oneLine, type TimeOptions } from './format';
@@ -30,6 +31,8 @@ interface HitItem extends vscode.QuickPickItem {
   hit?: SearchResult;
   /** a completion: the box's new value */
   complete?: string;
+  /** what the answer says about itself (opens nothing) */
+  note?: true;
 }
 
 export interface SearchUi {
@@ -79,6 +82,18 @@ export function resultItems(response: SearchResponse, opts: TimeOptions = {}): H
     });
   }
   return items;
+}
+
+/**
+ * The rows above the hits that say what the answer says about itself (keyword-only search, what of a long query was
+ * read, a date no calendar has), as the CLI prints them: rows, not separators, which VS Code hides once the box has
+ * text.
+ */
+export function noteItems(response: SearchResponse): HitItem[] {
+  return searchNotes(response).map((note) => {
+    const text = noteRowText(note);
+    return { label: `$(info) ${text.label}`, ...(text.detail ? { detail: text.detail } : {}), alwaysShow: true, note: true };
+  });
 }
 
 function noResultsItem(value: string, indexing: boolean): HitItem {
@@ -162,6 +177,11 @@ export function showSearchQuickPick(server: ServerManager, results: ResultsModel
       alwaysShow: true,
     }));
     qp.items = [...completions, ...lastItems];
+    // the notes head the answer, but Enter opens the top hit: it stays the active row (a completion, typed into, wins)
+    const top = lastItems.find((item) => item.hit);
+    if (!completions.length && lastItems[0]?.note && top) {
+      qp.activeItems = [top];
+    }
   };
 
   const search = (value: string, delay: number): void => {
@@ -206,9 +226,12 @@ export function showSearchQuickPick(server: ServerManager, results: ResultsModel
             published = false;
             lastError = '';
             qp.title = `memlens: ${searchSummary(response, WEAKER_FROM_QUICKPICK)}`;
-            lastItems = response.results.length
-              ? resultItems(response, displayTimeOptions())
-              : [{ ...noResultsItem(value, !!response.indexing), alwaysShow: true }];
+            lastItems = [
+              ...noteItems(response),
+              ...(response.results.length
+                ? resultItems(response, displayTimeOptions())
+                : [{ ...noResultsItem(value, !!response.indexing), alwaysShow: true }]),
+            ];
             render(qp.value);
           },
           (err: unknown) => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fixesNotes, leftOutNote, noteRowText, searchNotes, unreadDateNote } from '../../src/answerNotes';
+import { fixesNotes, leftOutNote, noteRowText, searchNotes, unreadDateNote, withNotes } from '../../src/answerNotes';
 import type { SearchResponse } from '../../src/protocol';
 
 function answer(overrides: Partial<SearchResponse> = {}): SearchResponse {
@@ -92,5 +92,21 @@ describe('a note as a QuickPick row', () => {
   it('keeps a note without such a colon whole (a colon inside parentheses is part of a reason)', () => {
     const note = 'the team index was unreachable (connect: connection refused); local results only';
     assert.deepEqual(noteRowText(note), { label: note });
+  });
+});
+
+describe("a view's message with the notes", () => {
+  it('is the summary alone when there is no note', () => {
+    assert.equal(withNotes('3 results for “refunds” in 12 ms', []), '3 results for “refunds” in 12 ms');
+  });
+
+  it('adds each note as a sentence of its own after the summary', () => {
+    assert.equal(
+      withNotes('No results for “what did we do on February 30”.', [
+        unreadDateNote({ text: 'February 30', reason: 'February has 29 days at most' }),
+        'no embedding model (no vectors yet); keyword search only',
+      ]),
+      'No results for “what did we do on February 30”. "February 30" is not a date (February has 29 days at most): searched as words, no day read from it. No embedding model (no vectors yet); keyword search only.',
+    );
   });
 });

@@ -60,6 +60,19 @@ describe('past occurrences of an error (memlens.fixes)', () => {
     assert.equal(fixesTitle({ error: 'x', fixes: [fix(), fix()] }), 'memlens: past occurrences of “x” (2 sessions)');
   });
 
+  it('heads the rows with what of a long pasted error was read, a row that opens nothing', () => {
+    const leftOut = { chars: 15320, lines: 212, readChars: 3987, firstLine: true };
+    const rows = fixRows({ error: 'UnroutableEvent', fixes: [fix()], leftOut }, UTC);
+    assert.deepEqual(rows[0], {
+      kind: 'note',
+      icon: 'info',
+      label: '212 lines of the error after its first were left out (15,320 characters)',
+      detail: 'its first line and its end were read (3,987 characters)',
+    });
+    assert.deepEqual(rows.slice(1).map((r) => r.kind), ['separator', 'occurrence', 'after', 'after']);
+    assert.equal(fixRows({ error: 'E999 nothing', fixes: [], leftOut })[1]?.kind, 'none');
+  });
+
   it('reads a tool result without its header, and names untitled sessions by agent and id', () => {
     assert.equal(toolResultLines('[Bash output · error]\nline one\nline two'), 'line one line two');
     assert.equal(toolResultLines('no header here\nsecond'), 'no header here second');
