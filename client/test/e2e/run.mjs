@@ -508,6 +508,41 @@ async function checkEmptiedQuickPick(page) {
   await page.keyboard.press('Escape');
 }
 
+/** A date no calendar has: Search Memory and the Results view say it was searched as words (the CLI's note), and
+ * Enter still opens the top hit, not the note above it. */
+async function checkUnreadDate(page) {
+  const widget = page.locator('.quick-input-widget');
+  const sidebar = page.locator('[id="workbench.parts.sidebar"]');
+  const flat = (text) => text.replace(/\s+/g, ' ').trim();
+  await page.keyboard.press('F1');
+  await widget.waitFor({ state: 'visible', timeout: 10000 });
+  await page.keyboard.type('memlens: Search Memory');
+  await widget.locator('.monaco-list-row', { hasText: 'memlens: Search Memory' }).first().waitFor({ timeout: 10000 });
+  await page.keyboard.press('Enter');
+  await widget.locator('.quick-input-title', { hasText: 'memlens' }).waitFor({ timeout: 10000 });
+  await typeIntoSearchBox(page, widget, 'what did we do on February 30', 'with a date no calendar has', { delay: 15 });
+  const row = widget.locator('.quick-input-list .monaco-list-row', { hasText: '"February 30" is not a date' }).first();
+  const shown = await found(row.waitFor({ timeout: 30000 }));
+  const text = shown ? flat(await row.innerText()) : '';
+  check(shown && text.includes('(February has 29 days at most)') && text.includes('searched as words, no day read from it'), `Search Memory says the date is none: "${text}"`);
+  await sleep(500); // the focus settles on the hit under the note
+  const title = flat(await widget.locator('.quick-input-title').innerText().catch(() => ''));
+  if (/\d results? .*for/.test(title)) {
+    const focused = flat(await widget.locator('.quick-input-list .monaco-list-row.focused').first().innerText().catch(() => ''));
+    check(focused !== '' && !focused.includes('is not a date'), `the top hit, not the note, is the row Enter opens: "${focused.slice(0, 80)}"`);
+  }
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-quickpick-unread-date.png') });
+  await page.keyboard.press('Escape'); // the box leaves its answer in the sidebar
+  const message = sidebar.locator('.tree-explorer-viewlet-tree-view .message', { hasText: 'is not a date' }).first();
+  if (!(await found(message.waitFor({ timeout: 5000 })))) {
+    await runCommand(page, 'View: Show memlens').catch(() => undefined);
+  }
+  const said = await found(message.waitFor({ timeout: 10000 }));
+  const words = said ? flat(await message.innerText()) : '';
+  check(said && words.includes('"February 30" is not a date (February has 29 days at most): searched as words, no day read from it.'), `the Results view says so under its summary: "${words}"`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-results-unread-date.png') });
+}
+
 /** The sidebar dragged to 250 px by its sash, like a person would. */
 async function narrowSidebar(page, width) {
   const sidebar = page.locator('[id="workbench.parts.sidebar"]');
@@ -1163,8 +1198,9 @@ async function main() {
       await step('Search Memory', () => checkQuickPick(page, report));
       await step('a 250 px sidebar', () => checkNarrowSidebar(page, report));
       await step('hover beside the language hover', () => checkBothHovers(page, report));
-      // last of the searches: the QuickPick leaves its (empty) answer in the sidebar
+      // the last of the searches: the QuickPick leaves its answer in the sidebar (an empty one, then a date's note)
       await step('a filter empties Search Memory', () => checkEmptiedQuickPick(page));
+      await step('a date no calendar has', () => checkUnreadDate(page));
       await step('past occurrences from a diagnostic', () => checkFixesCodeAction(page));
       await step('weaker matches in the sidebar', () => checkWeakerMatches(page));
       await step('other commands', () => checkOtherCommands(page, report));
