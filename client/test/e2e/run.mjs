@@ -514,23 +514,31 @@ async function checkUnreadDate(page) {
   const widget = page.locator('.quick-input-widget');
   const sidebar = page.locator('[id="workbench.parts.sidebar"]');
   const flat = (text) => text.replace(/\s+/g, ' ').trim();
+  const note = widget.locator('.quick-input-list .monaco-list-row', { hasText: '"February 30" is not a date' }).first();
+  const title = widget.locator('.quick-input-title');
   await page.keyboard.press('F1');
   await widget.waitFor({ state: 'visible', timeout: 10000 });
   await page.keyboard.type('memlens: Search Memory');
   await widget.locator('.monaco-list-row', { hasText: 'memlens: Search Memory' }).first().waitFor({ timeout: 10000 });
   await page.keyboard.press('Enter');
-  await widget.locator('.quick-input-title', { hasText: 'memlens' }).waitFor({ timeout: 10000 });
-  await typeIntoSearchBox(page, widget, 'what did we do on February 30', 'with a date no calendar has', { delay: 15 });
-  const row = widget.locator('.quick-input-list .monaco-list-row', { hasText: '"February 30" is not a date' }).first();
-  const shown = await found(row.waitFor({ timeout: 30000 }));
-  const text = shown ? flat(await row.innerText()) : '';
-  check(shown && text.includes('(February has 29 days at most)') && text.includes('searched as words, no day read from it'), `Search Memory says the date is none: "${text}"`);
+  await title.filter({ hasText: 'memlens' }).waitFor({ timeout: 10000 });
+  // words that find hits, and the date: the note heads the hits, and the focus (what Enter opens) is on the top hit
+  await typeIntoSearchBox(page, widget, 'dead-letter queue backup on February 30', 'with hits and a date no calendar has', { delay: 15 });
+  const listed = await found(title.filter({ hasText: /\d results?( of [\d,]+)? for .*February 30/ }).waitFor({ timeout: 30000 }));
+  const above = listed && (await found(note.waitFor({ timeout: 5000 })));
   await sleep(500); // the focus settles on the hit under the note
-  const title = flat(await widget.locator('.quick-input-title').innerText().catch(() => ''));
-  if (/\d results? .*for/.test(title)) {
-    const focused = flat(await widget.locator('.quick-input-list .monaco-list-row.focused').first().innerText().catch(() => ''));
-    check(focused !== '' && !focused.includes('is not a date'), `the top hit, not the note, is the row Enter opens: "${focused.slice(0, 80)}"`);
-  }
+  const focused = flat(await widget.locator('.quick-input-list .monaco-list-row.focused').first().innerText().catch(() => ''));
+  check(above && (await note.getAttribute('data-index')) === '0', `with hits, the note is the first row ("${flat(await title.innerText().catch(() => ''))}")`);
+  check(focused !== '' && !focused.includes('is not a date'), `the top hit, not the note, is the row Enter opens: "${focused.slice(0, 80)}"`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-quickpick-unread-date-hits.png') });
+  // the question the note is for: nothing that day, and why no day was read
+  await page.keyboard.press('Control+A');
+  await typeIntoSearchBox(page, widget, 'what did we do on February 30', 'with a date no calendar has', { delay: 15 });
+  // the title names the query once its answer is in (the rows until then are the last answer's)
+  const answered = await found(title.filter({ hasText: 'what did we do on February 30' }).waitFor({ timeout: 30000 }));
+  const shown = answered && (await found(note.waitFor({ timeout: 5000 })));
+  const text = shown ? flat(await note.innerText()) : '';
+  check(shown && text.includes('(February has 29 days at most)') && text.includes('searched as words, no day read from it'), `Search Memory says the date is none: "${text}"`);
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-quickpick-unread-date.png') });
   await page.keyboard.press('Escape'); // the box leaves its answer in the sidebar
   const message = sidebar.locator('.tree-explorer-viewlet-tree-view .message', { hasText: 'is not a date' }).first();
