@@ -18,7 +18,7 @@ export function leftOutNote(leftOut: LeftOut, what: string): string {
   const read = `(${formatCount(leftOut.readChars)} characters)`;
   if (leftOut.firstLine) {
     return (
-      `${counted(leftOut.lines, 'line')} of the ${what} after its first were left out ` +
+      `${counted(leftOut.lines, 'line')} of the ${what} after its first ${leftOut.lines === 1 ? 'was' : 'were'} left out ` +
       `(${formatCount(leftOut.chars)} characters): its first line and its end were read ${read}`
     );
   }

@@ -37,7 +37,7 @@ describe('what an answer says about itself (the CLI notes)', () => {
     );
     assert.equal(
       leftOutNote({ ...leftOut, lines: 1 }, 'error'),
-      '1 line of the error after its first were left out (15,320 characters): its first line and its end were read (3,987 characters)',
+      '1 line of the error after its first was left out (15,320 characters): its first line and its end were read (3,987 characters)',
     );
   });
 

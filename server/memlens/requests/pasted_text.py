@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from memlens.counted import counted
 from memlens.requests.fields import specs
 from memlens.wire import LeftOut
 
@@ -72,9 +73,10 @@ def left_out_note(left_out: LeftOut, what: str) -> str:
     read (3,987 characters)`; of one long line, `the first 1,000 characters of the query were left out: …`."""
     read = f"({left_out['readChars']:,} characters)"
     if left_out["firstLine"]:
-        lines = f"{left_out['lines']:,} line{'s' if left_out['lines'] != 1 else ''}"
+        lines = counted(left_out["lines"], "line", grouped=True)
+        were = "was" if left_out["lines"] == 1 else "were"
         return (
-            f"{lines} of the {what} after its first were left out ({left_out['chars']:,} characters): its first line "
+            f"{lines} of the {what} after its first {were} left out ({left_out['chars']:,} characters): its first line "
             f"and its end were read {read}"
         )
     return f"the first {left_out['chars']:,} characters of the {what} were left out: its end was read {read}"
