@@ -24,6 +24,7 @@ _EXACT_KEYS = frozenset(
         "id",
         "sessionKey",
         "sessionId",
+        "reference",
         "parentSessionKey",
         "messageId",
         "summaryId",

@@ -51,6 +51,7 @@ class SearchResult(TypedDict):
     format: NotRequired[str]
     sessionKey: NotRequired[str | None]
     sessionId: NotRequired[str | None]
+    reference: NotRequired[str]  # `SESSION:MESSAGE`: the short name `history` opens (answers/references.py)
     messageId: NotRequired[str | None]
     role: NotRequired[str | None]
     timestamp: NotRequired[str | None]

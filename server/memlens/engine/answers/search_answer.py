@@ -17,6 +17,7 @@ from memlens.engine.answers.period import (
     read_period,
     time_zone,
 )
+from memlens.engine.answers.references import add_references
 from memlens.engine.answers.results import ResultBuilder
 from memlens.engine.answers.sessions import label_results, resolve_session
 from memlens.engine.answers.visibility import Visibility
@@ -105,6 +106,7 @@ def search(
     )
     results = answer.results
     label_results(engine.catalog, results)
+    add_references(engine.catalog, results, builder.visibility)
     response: SearchResponse = {
         "query": query,
         "mode": ranking.mode,
@@ -157,6 +159,7 @@ def period_search(
         excerpt_chars=settings.excerpt_chars,
     )
     label_results(engine.catalog, results)
+    add_references(engine.catalog, results, builder.visibility)
     zone = time_zone(engine.settings.display.time_zone)
     nearest = (
         (None, None)

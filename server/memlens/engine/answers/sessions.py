@@ -373,24 +373,38 @@ def resolve_session(catalog: Catalog, ref: str, visibility: Visibility, *, messa
         ]
     if not candidates:
         raise NotFound(f"unknown session {ref!r}")
-    holding = _holding_message(catalog, candidates, message)
-    if len(holding) == 1:  # a subagent's hit names its parent's id, and a short prefix may name two sessions
-        return str(holding[0]["key"])
-    if len({r["session_id"] for r in candidates}) == 1:
-        main = [r for r in candidates if r["key"] == f"{r['format']}:{r['session_id']}"]
-        if main:
-            return str(main[0]["key"])
-        if len(candidates) == 1:
-            return str(candidates[0]["key"])
-    named = titles(catalog, candidates[:CANDIDATES_SHOWN])
-    shown = "; ".join(f"{r['key']} ({named[str(r['key'])]})" for r in candidates[:CANDIDATES_SHOWN])
+    chosen = chosen_session(catalog, candidates, message)
+    if chosen is not None:
+        return str(chosen["key"])
+    shown_rows = candidates[:CANDIDATES_SHOWN]
+    named = titles(catalog, shown_rows)
+    # with the message, each candidate as the whole reference that opens it (its key is always accepted)
+    suffix = f":{message}" if message else ""
+    shown = "; ".join(f"{r['key']}{suffix} ({named[str(r['key'])]})" for r in shown_rows)
     more = f" and {len(candidates) - CANDIDATES_SHOWN} more" if len(candidates) > CANDIDATES_SHOWN else ""
     raise InvalidRequest(
         f"session {ref!r} is ambiguous: it matches {len(candidates)} sessions: {shown}{more}; give more of the id"
+        " or one of these keys"
     )
 
 
-def _holding_message(catalog: Catalog, candidates: list[sqlite3.Row], message: str | None) -> list[sqlite3.Row]:
+def chosen_session(catalog: Catalog, candidates: Sequence[sqlite3.Row], message: str | None) -> sqlite3.Row | None:
+    """The one of several sessions a reference's prefix matched that it names, or None when it names none alone:
+    the one holding `message`, else the main session of one id over its subagents and copies (they share it). A
+    search hit's reference is made with this same rule (answers/references.py), so what is printed opens."""
+    holding = _holding_message(catalog, candidates, message)
+    if len(holding) == 1:  # a subagent's hit names its parent's id, and a short prefix may name two sessions
+        return holding[0]
+    if len({r["session_id"] for r in candidates}) == 1:
+        main = [r for r in candidates if r["key"] == f"{r['format']}:{r['session_id']}"]
+        if main:
+            return main[0]
+        if len(candidates) == 1:
+            return candidates[0]
+    return None
+
+
+def _holding_message(catalog: Catalog, candidates: Sequence[sqlite3.Row], message: str | None) -> list[sqlite3.Row]:
     """The candidates that hold `message` (its id or a prefix of one); none asked when there is one candidate, no
     message, or more candidates than a reference could be meant to tell apart."""
     if not message or not 1 < len(candidates) <= MESSAGE_CANDIDATES:
