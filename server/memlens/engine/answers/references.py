@@ -14,10 +14,7 @@ with the message (`KEY:MESSAGE`), which always opens, as does a whole session id
 
 from __future__ import annotations
 
-import bisect
 import re
-import sqlite3
-from collections import defaultdict
 from collections.abc import Sequence
 
 from memlens.engine.answers.sessions import chosen_session
@@ -39,45 +36,37 @@ _KEY_CHARS = frozenset(":/~")
 
 def add_references(catalog: Catalog, results: Sequence[SearchResult], visibility: Visibility) -> None:
     """Give each hit of a session its `reference` (a memory note's hit has none: its `relPath:line` names it)."""
-    wanted = [r for r in results if r.get("sessionKey") and r.get("sessionId")]
-    if not wanted:
-        return
-    rows = catalog.all_sessions()
-    ids = sorted({str(r["session_id"]) for r in rows})  # every id, hidden ones too: a longer prefix is still right
-    sharing: dict[str, list[sqlite3.Row]] = defaultdict(list)
-    for row in rows:
-        sharing[str(row["session_id"])].append(row)
-    for result in wanted:
-        key, session_id = str(result.get("sessionKey")), str(result.get("sessionId"))
+    for result in results:
+        key, session_id = result.get("sessionKey"), result.get("sessionId")
+        if not key or not session_id:
+            continue
         message = result.get("messageId")
         part = _message_part(catalog, key, message) if message else None
-        visible = [r for r in sharing[session_id] if not visibility.hides_row(r)]
-        result["reference"] = _join(_session_part(catalog, key, session_id, ids, visible, part), part)
+        result["reference"] = _join(_session_part(catalog, key, session_id, visibility, part), part)
 
 
 def _join(session: str, message: str | None) -> str:
     return f"{session}:{message}" if message else session
 
 
-def _session_part(
-    catalog: Catalog, key: str, session_id: str, ids: list[str], sharing: list[sqlite3.Row], message: str | None
-) -> str:
-    """The shortest prefix of the session id that no other id starts with, when `resolve_session` opens it (with
-    `message`) as this very session; else the session's whole key."""
-    prefix = session_id[: _shortest(session_id, ids)]
+def _session_part(catalog: Catalog, key: str, session_id: str, visibility: Visibility, message: str | None) -> str:
+    """The shortest prefix of the session id that no other id starts with (hidden sessions' ids count too: a longer
+    prefix is still right), when `resolve_session` opens it (with `message`) as this very session; else the
+    session's whole key."""
+    prefix = session_id[: _shortest(session_id, catalog.neighbour_session_ids(session_id))]
     typed_back = prefix.strip() == prefix and prefix.isprintable() and not _KEY_CHARS & set(prefix)
     if typed_back:
-        chosen = chosen_session(catalog, sharing, message)  # the rows sharing the id: all the prefix matches
+        # what the prefix matches: the visible sessions of this id (a main session, its subagents, copies)
+        sharing = [r for r in catalog.sessions_of_id(session_id) if not visibility.hides_row(r)]
+        chosen = chosen_session(catalog, sharing, message)
         if chosen is not None and str(chosen["key"]) == key:
             return prefix
     return key
 
 
-def _shortest(session_id: str, ids: list[str]) -> int:
-    """How many characters of `session_id` tell it from every other id of the sorted `ids` (as git abbreviates a
-    hash: one more than it shares with either neighbour, at least the usual length)."""
-    at = bisect.bisect_left(ids, session_id)
-    neighbours = [ids[i] for i in (at - 1, at + 1) if 0 <= i < len(ids)]
+def _shortest(session_id: str, neighbours: list[str]) -> int:
+    """How many characters of `session_id` tell it from every other id (as git abbreviates a hash: one more than it
+    shares with either neighbour in sorted order, at least the usual length)."""
     usual = UUID7_SESSION_CHARS if _UUID7.fullmatch(session_id) else SESSION_CHARS
     return max([usual, *(_common(session_id, other) + 1 for other in neighbours)])
 
