@@ -3,6 +3,7 @@ period a question about days was read as, and which flags narrowed an answer tha
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Collection, Sequence
 
 from memlens.cli.terminal import Style, clip, width
@@ -33,6 +34,9 @@ def narrowed_note(flags: Sequence[str], *, widest: str) -> str:
 def answer_notes(response: SearchResponse, narrowed: Sequence[str] = ()) -> list[str]:
     """Lines printed after the hits (none when there is nothing to say); `narrowed`: the filter flags given."""
     lines = []
+    query = response["query"]
+    if response.get("namesNoTopic") and '"' not in query and any(c.isalnum() for c in query):  # a shell eats quotes
+        lines.append(f"to find the words as written: memlens search {shlex.quote(chr(34) + query + chr(34))}")
     if not response["results"] and narrowed:
         lines.append(narrowed_note(narrowed, widest="search everything"))
     period = response.get("period")

@@ -79,4 +79,5 @@ class SearchResponse(TypedDict):
     period: NotRequired[Period]  # the days the query asked about, when it is a question about a period
     fusion: NotRequired[FusionMode]
     note: NotRequired[str]
+    namesNoTopic: NotRequired[bool]  # true: only stop words or lone letters, nothing searched (`note` says so)
     team: NotRequired[TeamStatus]

@@ -31,6 +31,11 @@ from memlens.requests import SearchFilterRequest, SearchRequest, checked
 from memlens.settings import Settings
 from memlens.wire import FusionMode, SearchResponse
 
+NO_TOPIC_NOTE = (
+    "nothing searched: only stop words, lone letters or punctuation, which name no topic; add a word that does, or"
+    " quote the words to find them as written"
+)
+
 
 class SearchSource(Protocol):
     """What a search reads: the engine's index, its settings, and what a request may show."""
@@ -116,7 +121,10 @@ def search(
         "indexing": indexing,
         "withheld": answer.withheld,
     }
-    if ranking.mode != (mode or settings.mode):
+    if not ranking.names_a_topic:
+        response["namesNoTopic"] = True
+        response["note"] = NO_TOPIC_NOTE
+    elif ranking.mode != (mode or settings.mode):
         response["note"] = f"no embedding model ({engine.provider_note or 'no vectors yet'}); keyword search only"
     if explain:
         response["fusion"] = cast(FusionMode, ranking.fusion)  # the retriever checked it against FUSIONS
