@@ -185,3 +185,35 @@ def test_the_cli_prints_references_that_history_opens(tmp_path: Path, fmt: str) 
         assert shown.returncode == 0, shown.stderr
         assert ("number1" in shown.stdout) != ("number2" in shown.stdout)  # one session's window, not both
         assert "▶" in shown.stdout  # anchored on the hit's message
+
+
+def test_subagents_and_copies_have_references_of_their_own(tmp_path: Path) -> None:
+    """A main session, its two subagents and a copy of its file share one session id, and their messages share
+    ids: the session list and the hits name each by the id's prefix and as much of the rest of its key as it
+    takes (`5e551011/a1`, `5e551011~copy`), and each opens its own."""
+    folder = tmp_path / "transcripts"
+    _claude(folder, 1)
+    claude = folder / "claude-code"
+    main = next(claude.glob("*.jsonl"))
+    first = json.loads(main.read_text())
+    later = {**first, "uuid": "f0f0f0f0-0000-4000-8000-000000000009", "parentUuid": first["uuid"]}
+    later["message"] = {"role": "user", "content": f"and the {WORD} of the copy?"}
+    (claude / "kiln-copy.jsonl").write_text(main.read_text() + json.dumps(later) + "\n")  # the session, copied on
+    (claude / main.stem / "subagents").mkdir(parents=True)
+    for agent in ("a1f00d", "a2f00d"):  # each with a message of the same id as the main session's
+        said = {"role": "user", "content": f"subagent {agent} reads the {WORD}"}
+        line = {**first, "isSidechain": True, "message": said}
+        (claude / main.stem / "subagents" / f"agent-{agent}.jsonl").write_text(json.dumps(line) + "\n")
+    with _engine(tmp_path, folder) as engine:
+        engine.sync()
+        listed = engine.sessions()["sessions"]
+        assert len(listed) == 4 and len({s["sessionId"] for s in listed}) == 1
+        for session in listed:
+            assert engine.history(session["reference"])["sessionKey"] == session["sessionKey"], session["reference"]
+        assert sorted(s["reference"] for s in listed) == ["5e551011", "5e551011/a1", "5e551011/a2", "5e551011~k"]
+        hits = engine.search(WORD, mode="keyword", min_score=0)["results"]
+        assert len({h["sessionKey"] for h in hits}) >= 3 and len({h["messageId"] for h in hits}) == 2
+        assert {h["reference"].partition(":")[0] for h in hits} >= {"5e551011/a1", "5e551011/a2"}
+        for hit in hits:
+            opened = engine.history(hit["reference"])
+            assert (opened["sessionKey"], opened["anchor"]) == (hit["sessionKey"], hit["messageId"]), hit["reference"]

@@ -91,14 +91,15 @@ def _header(result: SearchResult, width: int, style: Style, zone: tzinfo | None)
         team = f"{result['publisher']}/{result.get('project', '?')}" if "publisher" in result else ""
         details = [d for d in (when, role, team) if d]  # a team hit names who published it
     tail = " · " + " · ".join([*details, percent])
-    ref = clip(ref, max(8, width - cells(tail) - 1))
+    # never cut: a reference cut short opens nothing (the title gives way, then the tail)
     room = width - cells(ref) - cells(tail) - 1
     title = clip(" ".join(title.split()), room) if room >= 4 else ""
     plain_tail = " · ".join(details)
     styled_tail = f" · {style.dim(plain_tail)} · {style.score(percent)}"
     line = f"{style.reference(ref)}{' ' + style.title(title) if title else ''}{styled_tail}"
-    if cells(f"{ref}{' ' + title if title else ''}{tail}") > width:  # narrower than the tail itself
-        return clip(f"{ref} {title}{tail}", width)
+    plain = f"{ref}{' ' + title if title else ''}{tail}"
+    if cells(plain) > width:  # narrower than the reference and the tail
+        return clip(plain, width)
     return line
 
 
