@@ -217,3 +217,25 @@ def test_subagents_and_copies_have_references_of_their_own(tmp_path: Path) -> No
         for hit in hits:
             opened = engine.history(hit["reference"])
             assert (opened["sessionKey"], opened["anchor"]) == (hit["sessionKey"], hit["messageId"]), hit["reference"]
+
+
+def test_ids_with_colons_are_named_by_their_whole_key(tmp_path: Path) -> None:
+    """Two SpecStory files named alike up to past a colon (their ids are their names): a prefix that tells them
+    apart holds the colon, which a reference is split at, so such a hit is named by its whole key; the whole id
+    with the message opens it too."""
+    folder = tmp_path / "transcripts"
+    _specstory(folder, 1)
+    _specstory(folder, 2)
+    history = folder / "specstory" / ".specstory" / "history"
+    for twin, path in enumerate(sorted(history.iterdir()), 1):
+        path.rename(path.with_name(f"2026-03-06_11:00:00Z-kiln-{twin}.md"))
+    with _engine(tmp_path, folder) as engine:
+        engine.sync()
+        hits = engine.search(f"{WORD} cold junction", mode="keyword", min_score=0)["results"]
+        assert len({h["sessionKey"] for h in hits}) == 2
+        for hit in hits:
+            assert hit["reference"] == f"{hit['sessionKey']}:{hit['messageId']}"
+            for ref in (hit["reference"], f"{hit['sessionId']}:{hit['messageId']}"):
+                opened = engine.history(ref)
+                assert (opened["sessionKey"], opened["anchor"]) == (hit["sessionKey"], hit["messageId"]), ref
+            assert engine.history(str(hit["sessionId"]))["sessionKey"] == hit["sessionKey"]

@@ -142,19 +142,23 @@ def _message_part(catalog: Catalog, key: str, message_id: str) -> str:
 
 
 def split_reference(catalog: Catalog, ref: str) -> tuple[str, str | None]:
-    """A reference as its session and message parts. A whole session key before a colon (keys and message ids may
-    both hold colons: `specstory:<id>:L12:T1`) is taken first; else a key `format:id` stays whole or is followed by
-    its message, and anything else is `SESSION:MESSAGE` split at its first colon."""
-    if catalog.session(ref) is not None:
+    """A reference as its session and message parts. A whole session key or id is taken whole, and one before a
+    colon next (keys, ids and message ids may all hold colons: `specstory:<id>:L12:T1`); else a key `format:id`
+    stays whole or is followed by its message, and anything else is `SESSION:MESSAGE` split at its first colon."""
+    if _names_a_session(catalog, ref):
         return ref, None
     for at in (i for i, ch in enumerate(ref) if ch == ":"):
-        if catalog.session(ref[:at]) is not None:
+        if _names_a_session(catalog, ref[:at]):
             return ref[:at], ref[at + 1 :] or None
     head, colon, rest = ref.partition(":")
     if colon and head in FORMATS:
         inner, colon, message = rest.partition(":")
         return (f"{head}:{inner}", message or None) if colon else (ref, None)
     return (head, rest or None) if colon else (ref, None)
+
+
+def _names_a_session(catalog: Catalog, text: str) -> bool:
+    return catalog.session(text) is not None or bool(catalog.sessions_of_id(text))
 
 
 def chosen_session(catalog: Catalog, candidates: Sequence[sqlite3.Row], message: str | None) -> sqlite3.Row | None:
