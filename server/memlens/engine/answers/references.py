@@ -4,8 +4,10 @@ hit and `history` opens, and the reading of one back into a session and a messag
 Why it exists: a reference built from fixed-length prefixes can name two things (two SpecStory sessions whose ids
 are file names starting with the same date, both holding a message `L3`). As git abbreviates a hash, each part is
 made here as short as the catalog allows at the time (at least eight characters, a UUIDv7's whole timestamp), and
-checked with the very rule `resolve_session` opens it with; a hit it cannot name short is named by its whole
-session key. The engine makes it once, so the CLI, MCP and the editor show the same one.
+checked with the very rule `resolve_session` opens it with. Sessions that share one id (a main session, its
+subagents, copies of its file) are told apart by the message, else by the start of the rest of the key
+(`258c7280/a8`); a session no short form names alone is named by its whole key. The engine makes references, so
+the CLI, MCP and the editor show the same ones, and a session list names its sessions the same way.
 
 A session indexed later may share a printed reference's prefix: the reference still opens its hit while its
 message part tells the two apart; else `history` says it is ambiguous and names each candidate by its whole key
