@@ -64,6 +64,8 @@ def test_a_query_that_names_no_topic_searches_nothing(tmp_path: Path) -> None:
         assert e.search('"to be or"', min_score=0)["results"][0]["messageId"] == HAMLET
         for query in ("kiln", "not cracked", "is the shelf ok", "20"):  # one word that names something is enough
             assert e.search(query, min_score=0)["results"], query
+        pack = e.context("what about it")  # a context pack says so too
+        assert pack["items"] == [] and "nothing searched: only stop words" in pack["markdown"]
 
 
 @pytest.mark.slow  # CLI processes and the bundled model
