@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
+from memlens.engine.file_names import escape_name
 from memlens.requests import FORMATS
 from memlens.wire import SearchResult
 
@@ -147,6 +148,9 @@ def split_reference(catalog: Catalog, ref: str) -> tuple[str, str | None]:
     """A reference as its session and message parts. A whole session key or id is taken whole, and one before a
     colon next (keys, ids and message ids may all hold colons: `specstory:<id>:L12:T1`); else a key `format:id`
     stays whole or is followed by its message, and anything else is `SESSION:MESSAGE` split at its first colon."""
+    ref = ref.strip()
+    if not ref.isprintable():  # raw bytes of a file name (a shell passes them as typed): keys hold them escaped
+        ref = escape_name(ref)
     if _names_a_session(catalog, ref):
         return ref, None
     for at in (i for i, ch in enumerate(ref) if ch == ":"):
