@@ -4,15 +4,20 @@ Prints (1) recall per kind on ``tests/planted_secrets.py``, (2) redactions per M
 ``../shared/fixtures/transcripts`` (the indexed message texts, and the raw files including tool results) and on
 the LoCoMo conversations, each kind with a few samples in context so a human can judge false positives, and
 (3) speed in µs per KB, per message, over whole files and on adversarial input (``tests/adversarial_text.py``: long
-runs of secret prefixes that a backtracking or quadratic scan would take minutes over).
+runs of secret prefixes that a backtracking or quadratic scan would take minutes over). With ``--code DIR`` (e.g.
+an installed site-packages and a node_modules), also (4) redactions in real source code, where a secret's key is
+followed by a name (``password = userPassword``), and how many of its camelCase identifiers, against random letter
+strings, read as names (``values.camel_words``).
 
-    python bench/secrets.py [--shared ../shared] [--samples 3] [--json]
+    python bench/secrets.py [--shared ../shared] [--samples 3] [--code DIR ...] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
+import re
 import sys
 import time
 from collections import Counter, defaultdict
@@ -26,6 +31,7 @@ sys.path[:0] = [str(ROOT / "server"), str(ROOT / "tests"), str(ROOT)]
 from adversarial_text import ADVERSARIAL  # noqa: E402
 from bench.common import cpu_model  # noqa: E402
 from memlens.engine.redact import find_secrets, redact, redact_sequence, redact_title  # noqa: E402
+from memlens.engine.redaction.values import camel_words  # noqa: E402
 from memlens.engine.sources import parse_file  # noqa: E402
 from planted_secrets import NAMED, PLANTED, SPLIT, leaked, leaked_fragments  # noqa: E402
 
@@ -76,6 +82,44 @@ def locomo_turns(root: Path) -> list[str]:
     return turns
 
 
+_CODE_SUFFIXES = {".py", ".js", ".ts", ".md", ".json", ".yaml", ".yml", ".toml", ".txt", ".rst"}
+_CAMEL_CASE = re.compile(r"\b[a-z]+(?:[A-Z][A-Za-z]*)+\b")
+
+
+def code_files(roots: list[Path], *, every: int = 3, largest: int = 400_000) -> list[str]:
+    """Every ``every``-th source or text file under ``roots`` (sorted, so the sample is the same each run)."""
+    paths = sorted(p for root in roots for p in root.rglob("*") if p.suffix in _CODE_SUFFIXES and p.is_file())
+    texts = []
+    for path in paths[::every]:
+        try:
+            text = path.read_text("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if len(text) <= largest:
+            texts.append(text)
+    return texts
+
+
+def camel_case_names(texts: list[str], randoms: int = 50_000) -> dict[str, Any]:
+    """Shares of the code's distinct camelCase identifiers (4-40 letters) and of random letter strings of 8-40
+    characters of the same shape that ``camel_words`` takes for names: a random one taken is a secret kept."""
+    names = {m.group() for text in texts for m in _CAMEL_CASE.finditer(text) if 4 <= len(m.group()) <= 40}
+    rng = random.Random(1)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    drawn: list[str] = []
+    while len(drawn) < randoms:
+        value = rng.choice(letters) + "".join(rng.choice(letters + letters.upper()) for _ in range(rng.randint(7, 39)))
+        if _CAMEL_CASE.fullmatch(value):
+            drawn.append(value)
+    short = [v for v in drawn if len(v) <= 16]
+    return {
+        "identifiers": len(names),
+        "identifiersTakenForNames": round(100 * sum(map(camel_words, names)) / max(1, len(names)), 1),
+        "randomTakenForNames": round(100 * sum(map(camel_words, drawn)) / len(drawn), 1),
+        "randomUpTo16TakenForNames": round(100 * sum(map(camel_words, short)) / len(short), 1),
+    }
+
+
 def fired(texts: Iterable[str], samples: int) -> dict[str, Any]:
     """Redactions per MB and per kind, with ``samples`` examples of each in context."""
     texts = list(texts)
@@ -117,6 +161,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     parser.add_argument("--samples", type=int, default=3)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--code", type=Path, action="append", default=[], help="a folder of real source code")
     args = parser.parse_args(argv)
     transcripts = args.shared / "fixtures" / "transcripts"
     messages = transcript_messages(transcripts)
@@ -137,6 +182,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "adversarial": speed(ADVERSARIAL, runs=1),
         },
     }
+    if args.code:
+        code = code_files(args.code)
+        report["falsePositives"]["codeFiles"] = fired(code, args.samples)
+        report["camelCase"] = camel_case_names(code)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return report
@@ -156,6 +205,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             for example in examples:
                 print(f"  {kind:18} {example!r}")
     print("\nµs per KB:", report["microsecondsPerKB"])
+    if "camelCase" in report:
+        print("camelCase names (%):", report["camelCase"])
     return report
 
 

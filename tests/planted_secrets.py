@@ -294,6 +294,40 @@ def _build() -> list[Planted]:
     plant("docker-auth-escaped-twice", value, json.dumps({"config": json.dumps(config)}), "json")
     value = base64.b64encode(_join("ci:", _password()).encode()).decode()
     plant("docker-auth", value, json.dumps({"auths": {"ghcr.io": {"auth": value}}}), "json")
+    # generated passwords of letters alone: a camelCase-shaped one is not a code name
+    value = _join("iw", _draw(_LOWER + _UPPER, 12).replace("a", "Q").replace("e", "x"))
+    plant("letters-password-json", value, f'{{"username": "ops", "password": "{value}"}}', "json")
+    value = "correctHorseBatteryStaple"  # words run together: a passphrase, not a name
+    plant("passphrase-words", value, f"password: {value}", "env")
+    value = _join("q", _draw(_LOWER + _UPPER, 39).replace("o", "Z").replace("i", "k"))
+    plant("letters-api-key-env", value, f"export OPENAI_API_KEY={value}", "env")
+    # (kind, prefix, the random rest): the rest is what must never show; a prefix may be a word ("secret_")
+    for kind, prefix, rest in (
+        ("notion-token", _join("secret", "_"), _join(_draw(_ALNUM, 43))),
+        ("notion-ntn-token", _join("nt", "n_"), _join(_draw(_DIGITS, 11), _draw(_ALNUM, 35))),
+        ("grafana-service-account", _join("gl", "sa_"), _join(_draw(_ALNUM, 32), "_", _draw(_HEX, 8))),
+        ("grafana-cloud-token", _join("gl", "c_"), _join(_draw(_B64, 60), "==")),
+        ("pulumi-token", _join("pu", "l-"), _join(_draw(_HEX, 40))),
+        ("sentry-user-token", _join("sntr", "yu_"), _join(_draw(_HEX, 64))),
+        ("tavily-key", _join("tv", "ly-"), _join(_draw(_ALNUM, 32))),
+        ("perplexity-key", _join("pp", "lx-"), _join(_draw(_ALNUM, 48))),
+        ("xai-key", _join("xa", "i-"), _join(_draw(_ALNUM, 80))),
+        ("atlassian-token", _join("ATA", "TT3"), _join(_draw(_URLSAFE, 180), "=", _draw(_HEX, 8))),
+        ("figma-token", _join("fi", "gd_"), _join(_draw(_URLSAFE, 40))),
+        ("new-relic-key", _join("NR", "AK-"), _join(_draw(_UPPER + _DIGITS, 27))),
+        ("airtable-token", _join("pa", "t"), _join(_draw(_ALNUM, 14), ".", _draw(_HEX, 64))),
+        ("supabase-token", _join("sb", "p_"), _join(_draw(_HEX, 40))),
+        ("pinecone-key", _join("pc", "sk_"), _join(_draw(_ALNUM, 60))),
+        ("langsmith-key", _join("ls", "v2_pt_"), _join(_draw(_HEX, 32), "_", _draw(_HEX, 10))),
+    ):
+        plant(kind, rest, f"the {kind.split('-')[0]} client reads {prefix}{rest} from the keychain", "assistant-prose")
+    value = _draw(_ALNUM, 39)
+    text = f"curl 'https://maps.example.test/maps/api/geocode/json?address=Oslo&key={value}'"
+    plant("url-query-key", value, text, "command")
+    value = _draw(_ALNUM, 32)
+    plant("cookie-header", value, f"Cookie: theme=dark; sessionid={value}; lang=en", "env")
+    value = _draw(_URLSAFE, 40)
+    plant("curl-cookie", value, f"curl -b 'session={value}' https://admin.example.test/", "command")
     return planted
 
 

@@ -387,6 +387,8 @@ def test_fixes_folds_to_the_terminal_pages_like_search_and_stays_whole_in_a_pipe
     paged = tmp_path / "paged.txt"
     on_terminal(*args, env={"HOME": str(tmp_path), "PAGER": f"sh -c 'cat > {paged}'", "LINES": "5"})
     assert paged.exists() and "message r1" in paged.read_text()
+    # folded for the terminal the pager shows it on (80 columns), as without it
+    assert all(cells(line) <= 80 for line in paged.read_text().splitlines() if not line.startswith("   | "))
 
 
 def test_an_answer_narrowed_to_nothing_names_the_flags_that_did_it(cli_example: Engine) -> None:
@@ -445,6 +447,18 @@ def test_a_pasted_traceback_that_finds_nothing_is_echoed_on_one_line(cli_example
     )
     first = shown.splitlines()[0]
     assert first.startswith("no results for 'Traceback") and first.endswith("…") and cells(first) <= 40
+
+
+def test_a_long_paste_that_finds_nothing_is_not_echoed_whole_in_a_pipe(cli_example: Engine) -> None:
+    """A paste is read by its first line and its end (up to 4,000 characters): echoing all of that on the "no
+    results" line buries the answer; a pipe gets a line of at most 200 characters."""
+    frames = "".join(f'  File "/srv/app/mod{i}.py", line {i}, in f{i}\n    call_{i}()\n' for i in range(300))
+    pasted = f"Traceback (most recent call last):\n{frames}ZorblaxError: the quux frobnicated\n"
+    piped = memlens("search", "--no-sync", "--mode", "keyword", *where(cli_example), "--", pasted)
+    assert piped.returncode == 1
+    first = piped.stdout.splitlines()[0]
+    assert first.startswith("no results for 'Traceback (most recent call last):") and first.endswith("…")
+    assert len(first) <= 200
 
 
 def test_the_team_session_list_fits_its_columns_to_what_they_hold(capsys: pytest.CaptureFixture[str]) -> None:

@@ -264,6 +264,8 @@ def answers(
         search.append(engine.search("pgbouncer", limit=3))
         search.append(engine.search("what did we do on February 10?"))  # a question about a day: `period`
         search.append(engine.search("what did we do on February 15?"))  # a day without sessions: `nearest…`
+        search.append(engine.search("pgbouncer pool\n" * 400))  # longer than a query's bound: `leftOut`
+        search.append(engine.search("what did we do on February 30?"))  # no such day: `unreadDates`
         # the subagent's own task (a sidechain session): its hits carry parentSessionKey
         search.append(engine.search("where is order.refunded published; is there a refund handler", min_score=0.0))
         search.append(engine.search("to be or not"))  # only stop words: `namesNoTopic`
@@ -294,6 +296,7 @@ def answers(
         # an error line that lives in a tool result, and one no tool output holds
         out["FixesResponse"].append(engine.fixes("UnroutableEvent: no route for detail-type 'order.refunded'"))
         out["FixesResponse"].append(engine.fixes("zebracorn quux", limit=1, follow=1))
+        out["FixesResponse"].append(engine.fixes("no route for detail-type\n" * 400, limit=1))  # `leftOut`
 
         class Reader:  # what ServerState.index_status reads: the engine, a worker, whether a job runs
             busy = False

@@ -186,6 +186,20 @@ NOT_SECRETS = [
     "The access key rotation policy is 90 days.",
     "a desk-lamp, a risk-based review and a skip-list",
     "token count: the budget is 200k",
+    "password = userPassword",
+    "const token = getAuthToken();",
+    '{"apiKey": "apiKeyFromEnv", "secret": "clientSecretOrAuthorizationCode"}',
+    "progressToken: messageId, idToken: cachedIdToken",
+    "GET /search?key=value&q=term and ?api_key=YOUR_KEY",
+    "Cookie: theme=dark; lang=en",
+    "Set-Cookie: consent=accepted; Path=/; Max-Age=31536000",
+    "the secret_santa_list and secret_sharing_scheme modules",
+    "if self.password is None: raise ValueError",
+    "return start_token == process_start_token",
+    'headers = {"Authorization": f"Bearer {token}"}',
+    "def derive(peer_public_key: EllipticCurvePublicKey) -> bytes:",
+    "exports.startAuthorization = startAuthorization; addPassword: addPassword",
+    "WWW-Authenticate: Bearer authorization_uri=https://login.example.test",
 ]
 
 

@@ -118,7 +118,9 @@ def test_the_examples_of_the_issue_say_field_range_and_value() -> None:
         "limit must be 1..100, got -3": {"limit": -3},
         "minScore must be a finite number 0..1, got inf": {"minScore": float("1e400")},
         "minScore must be a finite number 0..1, got nan": {"minScore": math.nan},
-        "query must be at most 4,000 characters, got 1,000,000": {"query": "q" * 1_000_000},
+        # a query over 4,000 characters is read by its end (test_long_paste.py); past the most taken at all, refused
+        "query must be at most 1,000,000 characters, got 1,000,001; over 4,000 only its first line and end are read: "
+        "paste those": {"query": "q" * 1_000_001},
     }
     for message, fields in cases.items():
         with pytest.raises(InvalidRequest) as caught:
@@ -356,7 +358,7 @@ def test_cli_search_limit_out_of_range_is_one_line_exit_2(value: str, tmp_path: 
         (["sessions", "--format", "vim"], "--format must be one of claude-code, codex, openclaw, specstory"),
         (["search", "q", "--since", "2026-03-01", "--until", "2026-02-01"], "must not be after until"),
         (["search", "q", "--since", "someday"], "error: --since must be an ISO date"),
-        (["search", "q" * 5000], "query must be at most 4,000 characters, got 5,000"),
+        (["sessions", "--query", "q" * 5000], "--query must be at most 4,000 characters, got 5,000"),
         (["search", " "], "error: query must not be empty"),
         (["history", ""], "error: session_key must not be empty"),
         (["history", "claude-code:x", "--limit", "0"], "--limit must be 1..500, got 0"),

@@ -5,7 +5,9 @@
  */
 
 import type { ErrorFix, FixesResponse, HistoryMessage } from './protocol';
+import { counted } from './counted';
 import { formatDateTime, oneLine, shortId, type TimeOptions } from './format';
+import { firstWords } from './query';
 
 /** Where a row opens: a transcript at one message. */
 export interface FixTarget {
@@ -31,9 +33,13 @@ export function toolResultLines(text: string, max = 300): string {
   return oneLine(body.join(' ') || text, max);
 }
 
-/** A session's name in the list: its title, else its agent and short id. */
+/**
+ * A session's name in the list: its title, else its agent and short id. Short: VS Code draws a separator's label on
+ * the line of the row under it, and that row's label and detail give up their width to it (an 80-character title left
+ * the first occurrence showing "2…").
+ */
 export function fixSessionName(fix: Pick<ErrorFix, 'title' | 'format' | 'sessionId'>): string {
-  return fix.title?.trim() ? oneLine(fix.title, 80) : `${fix.format} · ${shortId(fix.sessionId)}`;
+  return fix.title?.trim() ? firstWords(fix.title, 40) : `${fix.format} · ${shortId(fix.sessionId)}`;
 }
 
 function target(fix: ErrorFix, messageId: string): FixTarget {
@@ -85,7 +91,7 @@ export function fixRows(response: FixesResponse, opts: TimeOptions = {}): FixRow
 /** The QuickPick's title: `memlens: past occurrences of “…”`. */
 export function fixesTitle(response: Pick<FixesResponse, 'error' | 'fixes'>): string {
   const sessions = response.fixes.length;
-  const count = sessions ? ` (${sessions} ${sessions === 1 ? 'session' : 'sessions'})` : '';
+  const count = sessions ? ` (${counted(sessions, 'session')})` : '';
   return `memlens: past occurrences of “${oneLine(response.error, 60)}”${count}`;
 }
 

@@ -1,7 +1,7 @@
 /**
- * Small text formatters every view shares: scores, counts, dates, short ids, one-line cuts, plurals and markdown
- * escaping. Pure (no `vscode` import) so `node --test` covers them; anything about a particular kind of answer
- * (hits, transcripts, stats) lives in its own module and builds on these.
+ * Small text formatters every view shares: scores, counts, dates, short ids, one-line cuts and markdown escaping (a
+ * count with its noun: counted.ts). Pure (no `vscode` import) so `node --test` covers them; anything about a
+ * particular kind of answer (hits, transcripts, stats) lives in its own module and builds on these.
  */
 
 export interface TimeOptions {
@@ -115,6 +115,19 @@ export function formatDateTime(iso: string | null | undefined, opts: TimeOptions
   return `${w.year}-${pad2(w.month)}-${pad2(w.day)} ${pad2(w.hour)}:${pad2(w.minute)}`;
 }
 
+/**
+ * The span from `first` to `last` (the zone as for formatDate), the day not said twice: "2026-02-10 21:11 – 21:40",
+ * "2026-02-10 21:11 – 2026-02-11 09:02", one time when they fall in the same minute; "" when neither parses.
+ */
+export function formatTimeSpan(first: string | null | undefined, last: string | null | undefined, opts: TimeOptions = {}): string {
+  const from = formatDateTime(first, opts);
+  const to = formatDateTime(last, opts);
+  if (!from || !to || from === to) {
+    return from || to;
+  }
+  return from.slice(0, 10) === to.slice(0, 10) ? `${from} – ${to.slice(11)}` : `${from} – ${to}`;
+}
+
 /** A session id shortened for labels: uuids and long ids keep their first 8 characters. */
 export function shortId(id: string | undefined, length = 8): string {
   if (!id) {
@@ -135,11 +148,6 @@ export function oneLine(text: string | undefined, max = 200): string {
 export function basename(p: string): string {
   const parts = p.split(/[\\/]/);
   return parts[parts.length - 1] || p;
-}
-
-/** `1 hit`, `2 hits`. */
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** Escape text for inclusion in markdown (tooltips and rendered documents). */

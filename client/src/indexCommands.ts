@@ -5,7 +5,8 @@
 import * as vscode from 'vscode';
 import { displayTimeOptions } from './displayTime';
 import { errorMessage, isCancellation } from './errors';
-import { formatCount, oneLine } from './format';
+import { contextPackCopiedMessage } from './contextPackText';
+import { oneLine } from './format';
 import { renderStats } from './statsText';
 import { Commands, type ContextResponse, type StatsResponse } from './protocol';
 import type { ServerManager } from './serverLauncher';
@@ -95,11 +96,7 @@ export async function copyContextPack(server: ServerManager, initial?: string): 
       (_progress, token) => server.execute<ContextResponse>(Commands.context, { question: question.trim() }, token),
     );
     await vscode.env.clipboard.writeText(pack.markdown);
-    const items = Array.isArray(pack.items) ? pack.items.length : 0;
-    const open = await vscode.window.showInformationMessage(
-      `memlens: copied a context pack (${items} item${items === 1 ? '' : 's'}, ~${formatCount(pack.tokens)} tokens) to the clipboard.`,
-      'Open',
-    );
+    const open = await vscode.window.showInformationMessage(contextPackCopiedMessage(pack), 'Open');
     if (open === 'Open') {
       const doc = await vscode.workspace.openTextDocument({ content: pack.markdown, language: 'markdown' });
       await vscode.window.showTextDocument(doc, { preview: true });

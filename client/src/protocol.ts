@@ -58,6 +58,26 @@ export interface SearchParams {
   minScore?: number;
 }
 
+/** A query or pasted error longer than the bound: its first line and its end were read, the lines between them not. */
+export interface LeftOut {
+  /** characters left out, after the first line (from the start, for one long line) */
+  chars: number;
+  /** lines left out (the last of them in part when one line alone was over the bound) */
+  lines: number;
+  /** characters read: the first line, "…", and the end from a line's start */
+  readChars: number;
+  /** the first line was read (false for one long line: only its tail was) */
+  firstLine: boolean;
+}
+
+/** A date the query names that no calendar has ("February 30", "2026-13-01"): searched as words, no day read from it. */
+export interface UnreadDate {
+  /** as the query writes it */
+  text: string;
+  /** why it is no day: "February has 29 days at most", "there is no month 13" */
+  reason: string;
+}
+
 /** How a hit was scored (`explain: true`). */
 export interface Explain {
   /** the search unit (one message, or one part of a long message) that matched */
@@ -159,6 +179,10 @@ export interface SearchResponse {
   namesNoTopic?: boolean;
   /** with team.url set: whether the team index answered and how many hits it gave */
   team?: TeamStatus;
+  /** the query was longer than the bound: only its end was read */
+  leftOut?: LeftOut;
+  /** dates the query names that cannot exist (searched as words) */
+  unreadDates?: UnreadDate[];
 }
 
 export interface TeamStatus {
@@ -500,8 +524,11 @@ export interface ErrorFix {
 }
 
 export interface FixesResponse {
+  /** the error as read: its end, when `leftOut` says its start was left out */
   error: string;
   fixes: ErrorFix[];
+  /** the pasted error was longer than the bound: only its end was read */
+  leftOut?: LeftOut;
 }
 
 export interface IndexStatus {

@@ -10,6 +10,7 @@
  * the query.
  */
 
+import { counted } from './counted';
 import type { SearchFilters } from './protocol';
 
 export interface FilterSpec {
@@ -274,8 +275,7 @@ export function describeFilter(token: string): string {
   if (name === 'since' || name === 'until') {
     const rel = RELATIVE_RE.exec(m[2]);
     if (rel) {
-      const n = Number(rel[1]);
-      return `${name} ${n} ${UNIT_WORDS[rel[2].toLowerCase()]}${n === 1 ? '' : 's'} ago`;
+      return `${name} ${counted(Number(rel[1]), UNIT_WORDS[rel[2].toLowerCase()])} ago`;
     }
     return `${name} ${m[2]}`;
   }

@@ -4,7 +4,8 @@
  */
 
 import type { Period, SearchFilters, SearchParams, SearchResponse, SearchResult } from './protocol';
-import { basename, formatCount, formatDate, oneLine, plural, type TimeOptions } from './format';
+import { counted, countedOrNo } from './counted';
+import { basename, formatCount, formatDate, oneLine, type TimeOptions } from './format';
 import { hitSureness, sessionLabel } from './hitText';
 import { formatAge } from './query';
 
@@ -66,7 +67,7 @@ export function groupResults(results: readonly SearchResult[], opts: TimeOptions
       .sort((a, b) => b.hit.score - a.hit.score || a.index - b.index)
       .map((x) => x.hit);
     const first = group.hits[0];
-    const count = plural(group.hits.length, 'hit');
+    const count = counted(group.hits.length, 'hit');
     if (group.kind === 'memory') {
       group.label = first.relPath || basename(first.path);
       group.description = `${hitSureness(first)} · ${count}`;
@@ -105,14 +106,19 @@ export function searchSummary(response: {
   const time = typeof response.searchTimeMs === 'number' ? ` in ${Math.round(response.searchTimeMs)} ms` : '';
   const indexing = response.indexing ? ' (still indexing)' : '';
   const withheld = response.withheld
-    ? `; ${formatCount(response.withheld)} ${response.withheld === 1 ? 'weaker match' : 'weaker matches'} hidden (${weakerHint})`
+    ? `; ${counted(response.withheld, 'weaker match', 'weaker matches')} hidden (${weakerHint})`
     : '';
   if (n === 0) {
     const narrowed = narrowingFilters(filters);
     const widen = narrowed ? ` ${narrowed}; remove the filters to search everything` : '';
     return `No results for “${oneLine(response.query, 60)}”${widen}${indexing}${withheld}${nearestSessions(response.period)}.`;
   }
-  return `${plural(n, 'result')}${total} for “${oneLine(response.query, 60)}”${time}${indexing}${withheld}`;
+  return `${counted(n, 'result')}${total} for “${oneLine(response.query, 60)}”${time}${indexing}${withheld}`;
+}
+
+/** The count in the Results view's title bar: "no results", "1 result", "1,204 results". */
+export function resultsCount(response: { results: unknown[] }): string {
+  return countedOrNo(response.results.length, 'result');
 }
 
 /** The filters a search was narrowed by, in words (`since 2026-11-04, with role:user`); empty without any. */

@@ -5,9 +5,8 @@
 import * as vscode from 'vscode';
 import { displayTimeOptions } from './displayTime';
 import { errorMessage } from './errors';
-import { plural } from './format';
 import { treeHitText, weakerHitText, whoIcon } from './hitText';
-import { groupResults, type ResultGroup, searchSummary, WEAKER_IN_SIDEBAR, weakerHits, weakerLabel, weakerParams } from './resultGroups';
+import { groupResults, type ResultGroup, resultsCount, searchSummary, WEAKER_IN_SIDEBAR, weakerHits, weakerLabel, weakerParams } from './resultGroups';
 import { queryTerms, termRanges } from './query';
 import type { SearchParams, SearchResponse, SearchResult } from './protocol';
 
@@ -266,7 +265,7 @@ export function createResultsView(model: ResultsModel): {
     view.message = response ? searchSummary(response, WEAKER_IN_SIDEBAR, model.params?.filters) : undefined;
     // the count goes in the view's title bar, not in a badge: the activity bar's badge sits on the icon and
     // swallows the clicks meant for it
-    view.description = response ? plural(response.results.length, 'result') : undefined;
+    view.description = response ? resultsCount(response) : undefined;
     void vscode.commands.executeCommand('setContext', 'memlens.hasResults', !!response);
   };
   update();

@@ -18,6 +18,7 @@ import { Commands, type SearchParams, type SearchResponse, type SearchResult, ty
 import { applyCompletion, completionsFor, FILTERS, noResultsText, parseSearchInput } from './query';
 import type { ResultsModel } from './resultsTree';
 import type { ServerManager } from './serverLauncher';
+import { sessionCompletionLabel } from './sessionText';
 
 export const SEARCH_DEBOUNCE_MS = 250;
 const MIN_QUERY_CHARS = 2;
@@ -110,7 +111,7 @@ export function showSearchQuickPick(server: ServerManager, results: ResultsModel
   let sessions: { key: string; label: string }[] = [];
   void ui.sessions().then(
     (list) => {
-      sessions = list.map((s) => ({ key: s.sessionKey, label: `${oneLine(s.title, 60)} · ${s.format} · ${(s.lastTime ?? '').slice(0, 10)}` }));
+      sessions = list.map((s) => ({ key: s.sessionKey, label: sessionCompletionLabel(s, displayTimeOptions()) }));
       if (/(^|\s)session:\S*$/.test(qp.value)) {
         render(qp.value);
       }

@@ -9,12 +9,15 @@ import type { ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
 import { DidChangeConfigurationNotification, ExecuteCommandRequest, type LanguageClient } from 'vscode-languageclient/node';
 import { createMemlensClient, serverExecutable } from './clientOptions';
+import { counted } from './counted';
+import { displayTimeOptions } from './displayTime';
 import { errorMessage } from './errors';
 import { installCommands, notImportableMessage, pythonNotFoundMessage } from './installHints';
 import { IndexStatusNotification, type IndexStatus } from './protocol';
 import { bundledWheel, checkImportable, choosePython, findCheckout, onPythonInterpreterChange, type PythonChoice } from './pythonInterpreter';
 import { ServerQueue } from './serverQueue';
 import { restrictedSettingKeys, serverSettingKeys } from './serverSettings';
+import { indexingDoneLine } from './statsText';
 import { TraceChannel } from './traceChannel';
 import { describeSettingScopes, explicitSettings, firstWorkspaceFolder, openMemlensSettings, pythonPathScope } from './workspaceSettings';
 
@@ -223,7 +226,7 @@ export class ServerManager implements vscode.Disposable {
     this.crashes = [...this.crashes.filter((t) => now - t < CRASH_WINDOW_MS), now];
     if (this.crashes.length > MAX_CRASH_RESTARTS) {
       this.fail(
-        `memlens: the language server exited ${this.crashes.length} times within ${CRASH_WINDOW_MS / 60000} minutes; ` +
+        `memlens: the language server exited ${counted(this.crashes.length, 'time')} within ${counted(CRASH_WINDOW_MS / 60000, 'minute')}; ` +
           'see the "memlens" output, fix the cause and run "memlens: Restart Server".',
       );
       void this.queue.stop();
@@ -297,14 +300,9 @@ export class ServerManager implements vscode.Disposable {
         this.output.info(`Indexing${status.message ? `: ${status.message}` : '…'}`);
       }
     } else if (!status.indexing && (was || this.indexingSince !== undefined)) {
-      const secs = this.indexingSince !== undefined ? ` in ${((Date.now() - this.indexingSince) / 1000).toFixed(1)} s` : '';
+      const seconds = this.indexingSince !== undefined ? (Date.now() - this.indexingSince) / 1000 : undefined;
       this.indexingSince = undefined;
-      const pending = status.chunksNeedingEmbeddings + status.pendingMessages;
-      this.output.info(
-        `Index up to date${secs}: ${status.totalChunks} chunks` +
-          `${pending ? `, ${pending} waiting` : ''}, embeddings: ${status.provider ?? 'none'}` +
-          `${status.lastSync ? `, last sync ${status.lastSync}` : ''}`,
-      );
+      this.output.info(indexingDoneLine(status, seconds, displayTimeOptions()));
     }
   }
 

@@ -6,12 +6,12 @@
 import * as vscode from 'vscode';
 import { displayTimeOptions } from './displayTime';
 import { errorMessage } from './errors';
-import { formatDateTime, oneLine } from './format';
+import { oneLine } from './format';
 import { Commands, type SessionsResponse, type SessionSummary } from './protocol';
-import { formatAge } from './query';
 import type { ServerManager } from './serverLauncher';
 import { localMachine, missingForResume, resumeNeeds } from './resumeCheck';
 import { groupSessions, type DayGroup, type ProjectGroup } from './sessionsModel';
+import { projectDescription, sessionDescription, sessionTooltip } from './sessionText';
 
 export const SESSIONS_VIEW_ID = 'memlens.sessions';
 /** The most sessions listed (pages of 500). */
@@ -122,7 +122,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode
       case 'project': {
         const item = new vscode.TreeItem(node.project.label, vscode.TreeItemCollapsibleState.Expanded);
         item.id = `project/${node.project.key}`;
-        item.description = `${node.project.count} session${node.project.count === 1 ? '' : 's'}`;
+        item.description = projectDescription(node.project.count);
         item.tooltip = node.project.cwd ?? node.project.label;
         item.iconPath = new vscode.ThemeIcon('folder');
         return item;
@@ -141,25 +141,10 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode
           node.children.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
         );
         item.id = `session/${s.sessionKey}`;
-        const time = formatDateTime(s.lastTime, displayTimeOptions()).slice(11);
-        item.description = [time, `${s.messageCount} msg`, s.format].filter(Boolean).join(' · ');
-        const md = new vscode.MarkdownString();
+        const opts = displayTimeOptions();
+        item.description = sessionDescription(s, opts);
+        const md = new vscode.MarkdownString(sessionTooltip(s, opts));
         md.supportThemeIcons = false;
-        md.appendMarkdown(`**${escape(s.title || s.sessionId)}**\n\n`);
-        md.appendMarkdown(`${escape(s.format)} · ${escape(formatDateTime(s.firstTime, displayTimeOptions()))} – ${escape(formatDateTime(s.lastTime, displayTimeOptions()))} (${escape(formatAge(s.lastTime))}) · ${s.messageCount} messages\n\n`);
-        if (s.cwd) {
-          md.appendMarkdown(`Folder: \`${s.cwd.replace(/`/g, '')}\`\n\n`);
-        }
-        if (s.toolsUsed.length) {
-          md.appendMarkdown(`Tools: ${escape(s.toolsUsed.slice(0, 8).map((t) => `${t.name} ×${t.count}`).join(', '))}\n\n`);
-        }
-        const edited = s.filesTouched.filter((f) => f.edited).slice(0, 6);
-        if (edited.length) {
-          md.appendMarkdown(`Edited: ${edited.map((f) => `\`${f.path.split('/').pop()?.replace(/`/g, '')}\``).join(', ')}\n\n`);
-        }
-        if (s.resumeCommand) {
-          md.appendMarkdown(`Resume: \`${s.resumeCommand.replace(/`/g, '')}\``);
-        }
         item.tooltip = md;
         item.iconPath = new vscode.ThemeIcon(s.parentSessionKey ? 'type-hierarchy-sub' : 'comment-discussion');
         item.command = { command: 'memlens.openTranscript', title: 'Open', arguments: [{ sessionKey: s.sessionKey, ...(s.title ? { title: s.title } : {}) }] };
@@ -178,10 +163,6 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionNode
     }
     this.changed.dispose();
   }
-}
-
-function escape(text: string): string {
-  return text.replace(/([\\`*_{}[\]()#+\-.!|<>])/g, '\\$1');
 }
 
 export function createSessionsView(server: ServerManager): { provider: SessionsTreeProvider; disposables: vscode.Disposable[] } {

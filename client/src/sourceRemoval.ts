@@ -11,7 +11,7 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { errorMessage } from './errors';
 import { Commands, UnnamedSourcesNotification, type RemoveSourceResponse, type SourceFolder, type SourcesResponse, type UnnamedSources } from './protocol';
 import type { ServerManager } from './serverLauncher';
-import { rememberScopes, removalQuestion, type ScopedPaths } from './sourceScopes';
+import { rememberScopes, removalQuestion, removedMessage, type ScopedPaths } from './sourceScopes';
 import { firstWorkspaceFolder } from './workspaceSettings';
 
 const SCOPES_KEY = 'memlens.transcriptFolderScopes';
@@ -88,7 +88,7 @@ export class SourceRemoval implements vscode.Disposable {
           await this.state.update(KEPT_KEY, [...this.state.get<string[]>(KEPT_KEY, []), folder.path]);
         } else if (choice === REMOVE) {
           const removed = await this.manager.execute<RemoveSourceResponse>(Commands.removeSource, { path: folder.path });
-          void vscode.window.showInformationMessage(`memlens: removed ${removed.displayPath} from the index (${removed.filesRemoved} files).`);
+          void vscode.window.showInformationMessage(removedMessage(removed));
         }
       } catch (err) {
         void vscode.window.showErrorMessage(`memlens: cannot remove ${folder.displayPath}: ${errorMessage(err)}`);

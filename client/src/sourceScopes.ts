@@ -1,14 +1,16 @@
 /**
- * Which settings scope named a transcript folder, and the question put to the user when the settings stop naming one
- * the index holds. Pure (no `vscode` import): unit-tested; `sourceRemoval.ts` reads VS Code's configuration and asks.
+ * Which settings scope named a transcript folder, the question put to the user when the settings stop naming one the
+ * index holds, and what they are told once it is removed. Pure (no `vscode` import): unit-tested; `sourceRemoval.ts`
+ * reads VS Code's configuration and asks.
  *
  * The server only sees the merged settings, and by the time it says a folder is no longer named, the scope that named
  * it has already changed; so the client keeps, per folder, the last scope it saw naming it.
  */
 
 import * as path from 'node:path';
+import { counted, countedOrNo } from './counted';
 import { expandPathVariables } from './serverSettings';
-import type { SourceFolder } from './protocol';
+import type { RemoveSourceResponse, SourceFolder } from './protocol';
 
 /** One settings scope's `memlens.transcripts.paths` (undefined when that scope does not set it). */
 export interface ScopedPaths {
@@ -47,9 +49,13 @@ export function removalQuestion(folder: SourceFolder, scope: string | undefined)
   const where = scope
     ? `it was in memlens.transcripts.paths of your ${scope} settings`
     : `it was added from ${folder.addedFrom}`;
-  const files = `${folder.files} file${folder.files === 1 ? '' : 's'}`;
   return (
-    `memlens: the settings no longer name ${folder.displayPath} (${where}). The index still holds its ${files} ` +
+    `memlens: the settings no longer name ${folder.displayPath} (${where}). The index still holds its ${counted(folder.files, 'file')} ` +
     'and keeps searching them. Remove this folder from the index?'
   );
+}
+
+/** What the user is told once a folder is removed from the index. */
+export function removedMessage(removed: RemoveSourceResponse): string {
+  return `memlens: removed ${removed.displayPath} from the index (${countedOrNo(removed.filesRemoved, 'file')}).`;
 }

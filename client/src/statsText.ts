@@ -4,31 +4,43 @@
  */
 
 import type { FileError, IndexStatus, StatsResponse } from './protocol';
-import { escapeMarkdown, formatCount, formatDateTime, formatScore, oneLine, plural, type TimeOptions } from './format';
+import { counted, countedOrNo } from './counted';
+import { escapeMarkdown, formatCount, formatDateTime, formatScore, oneLine, type TimeOptions } from './format';
 
 export interface StatusBarText {
   text: string;
   tooltip: string;
 }
 
-/** "$(sync~spin) memlens 1,204 chunks · 37 pending" while indexing, "$(database) memlens 1,204 chunks" when idle. */
+/** "$(sync~spin) memlens 1,204 chunks · 37 pending" while indexing, "$(database) memlens 1 chunk" when idle. */
 export function statusBarText(status: IndexStatus, opts: TimeOptions = {}): StatusBarText {
   const pending = (status.chunksNeedingEmbeddings ?? 0) + (status.pendingMessages ?? 0);
-  const chunks = `${formatCount(status.totalChunks)} chunks`;
+  const chunks = counted(status.totalChunks, 'chunk');
   const text = status.indexing
     ? `$(sync~spin) memlens ${chunks}${pending > 0 ? ` · ${formatCount(pending)} pending` : ''}`
     : `$(database) memlens ${chunks}${pending > 0 ? ` · ${formatCount(pending)} pending` : ''}`;
   const tooltip = [
     status.indexing ? 'memlens: indexing…' : 'memlens: index up to date',
     status.message ?? '',
-    `${formatCount(status.totalChunks)} chunks indexed`,
-    status.chunksNeedingEmbeddings ? `${formatCount(status.chunksNeedingEmbeddings)} chunks waiting for embeddings` : '',
-    status.pendingMessages ? `${formatCount(status.pendingMessages)} messages waiting to be indexed` : '',
+    `${countedOrNo(status.totalChunks, 'chunk')} indexed`,
+    status.chunksNeedingEmbeddings ? `${counted(status.chunksNeedingEmbeddings, 'chunk')} waiting for embeddings` : '',
+    status.pendingMessages ? `${counted(status.pendingMessages, 'message')} waiting to be indexed` : '',
     status.provider ? `embeddings: ${status.provider}` : '',
     status.lastSync ? `last sync: ${formatDateTime(status.lastSync, opts)}` : '',
     'Click for index stats',
   ].filter(Boolean);
   return { text, tooltip: tooltip.join('\n') };
+}
+
+/** The log line when indexing ends: "Index up to date in 3.2 s: 1,204 chunks, 7 waiting, embeddings: …, last sync
+ * 2026-02-10 21:11" (`seconds`: how long it took, when known). */
+export function indexingDoneLine(status: IndexStatus, seconds: number | undefined, opts: TimeOptions = {}): string {
+  const pending = (status.chunksNeedingEmbeddings ?? 0) + (status.pendingMessages ?? 0);
+  return (
+    `Index up to date${seconds !== undefined ? ` in ${seconds.toFixed(1)} s` : ''}: ${counted(status.totalChunks, 'chunk')}` +
+    `${pending ? `, ${formatCount(pending)} waiting` : ''}, embeddings: ${status.provider ?? 'none'}` +
+    `${status.lastSync ? `, last sync ${formatDateTime(status.lastSync, opts)}` : ''}`
+  );
 }
 
 function countTable(title: string, counts: Record<string, number> | undefined): string[] {
@@ -70,8 +82,8 @@ function fileErrorList(errors: readonly FileError[] | undefined): string[] {
   for (const error of errors) {
     const reasons = error.reasons.map((r) => oneLine(r, 160)).join('; ');
     const bad =
-      (error.badLines ? ` · ${plural(error.badLines, 'bad line')}` : '') +
-      (error.replaced ? ` · ${plural(error.replaced, 'invalid byte')} replaced` : '');
+      (error.badLines ? ` · ${counted(error.badLines, 'bad line')}` : '') +
+      (error.replaced ? ` · ${counted(error.replaced, 'invalid byte')} replaced` : '');
     lines.push(`- \`${error.path.replace(/`/g, '')}\`${bad}${reasons ? ` · ${escapeMarkdown(reasons)}` : ''}`);
   }
   return [...lines, ''];
@@ -87,7 +99,7 @@ export function renderStats(stats: StatsResponse, opts: TimeOptions = {}): strin
     '# memlens index',
     '',
     stats.filesNotIndexed
-      ? `**${formatCount(stats.filesNotIndexed)} files not indexed:** ${escapeMarkdown(stats.notIndexedReason ?? '')}`
+      ? `**${counted(stats.filesNotIndexed, 'file')} not indexed:** ${escapeMarkdown(stats.notIndexedReason ?? '')}`
       : stats.indexing
         ? '**Indexing in progress…**'
         : 'Index is up to date.',

@@ -5,7 +5,8 @@
  */
 
 import type { HistoryMessage, HistoryResponse } from './protocol';
-import { formatDateTime, oneLine, plural, type TimeOptions } from './format';
+import { counted, countedOrNo } from './counted';
+import { formatDateTime, formatTimeSpan, oneLine, type TimeOptions } from './format';
 import { transcriptUriString } from './transcriptUri';
 
 export interface RenderedTranscript {
@@ -155,12 +156,7 @@ export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {
   const title = history.title?.trim() || `Session ${history.sessionId || history.sessionKey}`;
   lines.push(`# ${oneLine(title, 160).replace(/#/g, '\\#')}`, '');
   const times = history.messages.map((m) => m.timestamp).filter((t): t is string => !!t).sort();
-  const span =
-    times.length > 0
-      ? formatDateTime(times[0], opts) === formatDateTime(times[times.length - 1], opts)
-        ? formatDateTime(times[0], opts)
-        : `${formatDateTime(times[0], opts)} – ${formatDateTime(times[times.length - 1], opts)}`
-      : '';
+  const span = formatTimeSpan(times[0], times[times.length - 1], opts);
   const facts = [
     history.format ? `**${history.format}**` : '',
     history.sessionId ? `session \`${history.sessionId}\`` : '',
@@ -224,14 +220,18 @@ export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {
 }
 
 /**
- * How many messages the document shows, counted as the Sessions view counts them: compaction summaries apart (they
- * are not messages of the conversation), and "shown" when the history is a window of a longer session.
+ * How many messages the document shows, counted as the Sessions view counts them: tool outputs and compaction
+ * summaries apart (they are not messages of the conversation), and "shown" when the history is a window of a longer
+ * session.
  */
 export function messageCount(history: Pick<HistoryResponse, 'messages' | 'hasMoreBefore' | 'hasMoreAfter'>): string {
-  const summaries = history.messages.filter((m) => m.kind === 'summary').length;
-  const messages = history.messages.length - summaries;
+  const of = (kind: HistoryMessage['kind']): number => history.messages.filter((m) => m.kind === kind).length;
   const partial = history.hasMoreBefore || history.hasMoreAfter ? ' shown' : '';
-  return [`${plural(messages, 'message')}${partial}`, summaries ? plural(summaries, 'summary').replace(/ys$/, 'ies') : '']
+  return [
+    `${countedOrNo(of('message'), 'message')}${partial}`,
+    of('tool') ? counted(of('tool'), 'tool output') : '',
+    of('summary') ? counted(of('summary'), 'summary', 'summaries') : '',
+  ]
     .filter(Boolean)
     .join(' · ');
 }

@@ -95,16 +95,17 @@ async def test_one_action_per_distinct_message(client: LanguageClient) -> None:
     assert await actions(client, []) == []
 
 
-async def test_a_long_message_is_cut_to_what_the_command_accepts(client: LanguageClient) -> None:
-    """A compiler's page-long message still gives an action whose command runs (the request bounds the error)."""
-    [action] = await actions(client, [diagnostic(f"{ERROR}\n" + "    at frame()\n" * 1000)])
+async def test_a_long_message_is_read_by_its_first_line_and_its_end(client: LanguageClient) -> None:
+    """A compiler's page-long message still gives an action whose command runs: the engine reads its first line (the
+    error a trace opens with) and its end, and the answer says what was left out."""
+    message = f"{ERROR}\n" + "    at frame()\n" * 1000
+    [action] = await actions(client, [diagnostic(message)])
     assert action.command is not None
     [argument] = action.command.arguments or [None]
-    assert isinstance(argument, dict)
-    sent = argument["error"]
-    assert sent.startswith(ERROR) and len(sent) <= 4000
+    assert isinstance(argument, dict) and argument["error"] == message.strip()
     answer = await run(client, action)
     assert answer["fixes"] and answer["fixes"][0]["sessionKey"] == SESSION
+    assert answer["error"].startswith(f"{ERROR}\n…\n") and answer["leftOut"]["firstLine"] is True
 
 
 @pytest.mark.parametrize(("only", "offered"), [(["quickfix"], True), (["refactor"], False), (["source"], False)])

@@ -182,7 +182,7 @@ async def test_fixes(client: LanguageClient) -> None:
         ("memlens.search", {"query": "x", "limit": 2.5}, "limit must be a whole number 1..100, got 2.5"),
         ("memlens.search", {"query": "x", "minScore": 2}, "minScore must be 0..1, got 2"),
         ("memlens.search", {"query": "x", "minScore": 1e300}, "minScore must be 0..1"),
-        ("memlens.search", {"query": "x" * 5000}, "query must be at most 4,000 characters, got 5,000"),
+        ("memlens.search", {"query": "x" * 1_000_001}, "query must be at most 1,000,000 characters, got 1,000,001"),
         ("memlens.search", {"query": "x", "filters": {"kind": "diary"}}, "filters.kind must be one of"),
         ("memlens.search", {"query": "x", "filters": {"since": "next tuesday"}}, "since"),
         ("memlens.search", {"query": "x", "filters": {"since": "2026-03-01", "until": "2026-02-01"}}, "not be after"),

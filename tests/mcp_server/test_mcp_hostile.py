@@ -72,7 +72,8 @@ def test_hostile_calls_are_refused_and_the_server_keeps_answering(tmp_path: Path
         )
         refused: dict[str, tuple[str, dict[str, Any]]] = {
             "limit must be 1..100, got 1000000000000": ("search", {"query": "zeppelin", "limit": 10**12}),
-            "query must be at most 4,000 characters, got 1,000,000": ("search", {"query": "q" * 1_000_000}),
+            "query must be at most 1,000,000 characters, got 1,000,001": ("search", {"query": "q" * 1_000_001}),
+            "since must be a day that exists, got '2026-02-30'": ("search", {"query": "q", "since": "2026-02-30"}),
             "must not be after until": ("search", {"query": "q", "since": "2026-02-02", "until": "2026-02-01"}),
             "tokenBudget must be 50..200000, got 1000000000": ("context", {"question": "q", "tokenBudget": 10**9}),
             "limit must be 1..500, got -5": ("sessions", {"limit": -5}),

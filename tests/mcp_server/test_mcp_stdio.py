@@ -139,7 +139,7 @@ async def test_example_workspace_every_tool(example_copy: tuple[Path, Path]) -> 
             ("search", {"query": "   "}, "query must not be empty"),
             ("search", {"query": "x", "limit": 0}, "limit must be 1..100, got 0"),
             ("search", {"query": "x", "limit": 10**12}, "limit must be 1..100, got 1000000000000"),
-            ("search", {"query": "x" * 5000}, "query must be at most 4,000 characters, got 5,000"),
+            ("context", {"question": "x" * 5000}, "question must be at most 4,000 characters, got 5,000"),
             ("search", {"query": "x", "since": "2026-03-01", "until": "2026-02-01"}, "must not be after until"),
             ("search", {"query": "x", "bogus": 1}, "unknown field(s): 'bogus'"),
             ("search", {"query": "x", "since": "someday"}, "since must be an ISO date"),

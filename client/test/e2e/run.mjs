@@ -76,6 +76,19 @@ function check(cond, msg) {
   return !!cond;
 }
 
+/** A count as a person says it: "1 file", "2 files", never "1 files" (the client's counted.ts). */
+const ONE_OF_MANY = /(?<![\d,.])1 (chunks|files|messages|sessions|results|hits|items|tokens|summaries|matches|days|minutes|times)\b/;
+function checkCounts(text, where) {
+  const wrong = ONE_OF_MANY.exec(text);
+  return check(!wrong, `${where} says its counts as a person would (${wrong ? `"${wrong[0]}"` : `"${text.slice(0, 90)}"`})`);
+}
+
+/** "N messages" in `text` agrees with N: "1 message", "2 messages", "1,204 messages". */
+function checkMessageCount(text, where) {
+  const m = /(\d[\d,]*) (messages?)\b/.exec(text);
+  return check(!!m && (m[1] === '1') === (m[2] === 'message'), `${where} counts its messages in words (${m ? `"${m[0]}"` : 'no count'})`);
+}
+
 function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -367,16 +380,41 @@ async function clickSession(page) {
   // a session row: not a project or a day (they expand), the first that names messages
   const index = texts.findIndex((t) => / msg /.test(` ${t} `) || /\d+ msg/.test(t));
   check(index >= 0, `the Sessions view lists sessions by title (${texts.length} rows)`);
+  checkCounts(texts.join(' | '), 'the Sessions view');
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-sessions.png') });
   if (index < 0) {
     return;
   }
+  // the session's tooltip: its title, when, and how many messages, in words
+  const tooltip = page.locator('.monaco-hover, .workbench-hover', { hasText: /\d message/ }).first();
+  let tipShown = false;
+  let tipCount;
+  for (let attempt = 0; attempt < 3 && !tipShown; attempt++) {
+    await page.mouse.move(900, 900);
+    await sleep(200);
+    await rows.nth(index).hover();
+    tipShown = await found(tooltip.waitFor({ state: 'visible', timeout: 5000 }));
+  }
+  if (check(tipShown, "hovering a session shows its tooltip")) {
+    const tip = (await tooltip.innerText()).replace(/\s+/g, ' ').trim();
+    log(`session tooltip: ${tip.slice(0, 200)}`);
+    checkMessageCount(tip, "the session's tooltip");
+    tipCount = /(\d[\d,]*) messages?\b/.exec(tip)?.[1];
+    checkCounts(tip, "the session's tooltip");
+    await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-session-tooltip.png') });
+  }
+  await page.mouse.move(900, 900);
   const title = texts[index].split(' ')[0];
   await rows.nth(index).click();
   const opened = await found(page.locator('.tabs-container .tab.active', { hasText: '.md' }).waitFor({ timeout: 15000 }));
   await sleep(1000);
   const text = await editorText(page);
   check(opened && /^# /m.test(text), `clicking the session "${texts[index].slice(0, 60)}" opened its transcript (${title}…)`);
+  // the facts under the transcript's title (the messages below may say anything)
+  const facts = text.split('\n').slice(1, 8).join(' ').replace(/\s+/g, ' ');
+  checkMessageCount(facts, "the transcript's facts line");
+  const factsCount = /(\d[\d,]*) messages?\b/.exec(facts)?.[1];
+  check(!tipCount || factsCount === tipCount, `the transcript counts the messages its session's tooltip does (${factsCount} and ${tipCount})`);
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-session-opened.png') });
 }
 
@@ -534,6 +572,7 @@ async function checkNarrowSidebar(page, report) {
   check((await icon.count()) > 0 && badges === 0, 'the memlens activity bar icon carries no badge');
   const description = (await pane.locator('.pane-header').innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
   check(/\d+ results?/.test(description), `the Results view's header shows the count instead ("${description}")`);
+  checkCounts(description, "the Results view's header");
 }
 
 /**
@@ -745,6 +784,9 @@ async function checkWeakerMatches(page) {
   const withheld = Number(/weaker matches \((\d+)\)/.exec(await group.innerText())?.[1] ?? -1);
   check(texts.length === withheld, `the group lists as many hits as it says it holds (${texts.length} of ${withheld})`);
   check(listed && texts.length > 0 && texts.every((t) => /(strong|possible|weak)\b|\d{1,3}%/.test(t)), `expanding it lists ${texts.length} hits, each saying how sure it is`);
+  // the harness's search shows none of its hits: the header says so in words
+  const header = (await pane.locator('.pane-header').innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+  check(/\bno results\b/.test(header), `the Results view's header says "no results" ("${header}")`);
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-weaker.png') });
 }
 
@@ -1112,6 +1154,7 @@ async function main() {
     const statusText = await page.locator('[id="workbench.parts.statusbar"]').innerText().catch(() => '');
     const memlensStatus = statusText.split('\n').find((t) => /memlens/.test(t)) ?? '';
     check(/memlens/.test(memlensStatus), `the status bar shows "${memlensStatus.trim()}"`);
+    checkCounts(memlensStatus, 'the status bar');
 
     if (report.ok) {
       await step('click a sidebar hit', () => clickSidebarHit(page, report));

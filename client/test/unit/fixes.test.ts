@@ -65,6 +65,8 @@ describe('past occurrences of an error (memlens.fixes)', () => {
     assert.equal(toolResultLines('no header here\nsecond'), 'no header here second');
     assert.equal(toolResultLines('[only a header]'), '[only a header]');
     assert.equal(fixSessionName({ title: '  ', format: 'codex', sessionId: '0123456789abcdef' }), 'codex · 01234567');
+    const long = fixSessionName({ title: 'the orders DLQ is backing up: failed messages have been piling up in orders-events-dlq', format: 'claude-code', sessionId: 'x' });
+    assert.equal(long, 'the orders DLQ is backing up: failed…');
   });
 
   it("turns the server's code-action command into the client's, and reads the command's argument", () => {

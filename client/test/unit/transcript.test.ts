@@ -39,7 +39,7 @@ describe('renderTranscript', () => {
     assert.equal(lines[0], '# Fix the DLQ backup');
     assert.equal(
       lines[2],
-      '**claude-code** · session `258c7280-aaaa-bbbb-cccc-1234567890ab` · 2026-02-10 21:11 – 2026-02-10 21:30 · 3 messages · 1 summary',
+      '**claude-code** · session `258c7280-aaaa-bbbb-cccc-1234567890ab` · 2026-02-10 21:11 – 21:30 · 3 messages · 1 summary',
     );
     assert.equal(lines[4], 'Source: `/home/u/.claude/projects/-ws/258c7280.jsonl`');
     assert.ok(lines.includes('### 🧑 user · 2026-02-10 21:11'));
@@ -48,13 +48,21 @@ describe('renderTranscript', () => {
     assert.ok(lines.includes('> Fixed the consumer.'));
     assert.ok(lines.includes('>'));
     assert.ok(lines.includes('```ts'));
+    const days = renderTranscript(history({ messages: [history().messages[0], { ...history().messages[1], timestamp: '2026-02-11T09:02:00Z' }] }), UTC);
+    assert.match(days.markdown.split('\n')[2], / · 2026-02-10 21:11 – 2026-02-11 09:02 · 2 messages$/);
   });
 
   it('counts messages as the Sessions view does: summaries apart, a window marked as shown', () => {
     assert.equal(messageCount(history()), '3 messages · 1 summary');
     assert.equal(messageCount(history({ hasMoreBefore: true })), '3 messages shown · 1 summary');
     const twoSummaries = history().messages.map((m) => ({ ...m, kind: 'summary' as const }));
-    assert.equal(messageCount(history({ messages: twoSummaries.slice(0, 2) })), '0 messages · 2 summaries');
+    assert.equal(messageCount(history({ messages: twoSummaries.slice(0, 2) })), 'no messages · 2 summaries');
+    const one = history().messages.slice(0, 1);
+    assert.equal(messageCount(history({ messages: [...one, twoSummaries[3]] })), '1 message · 1 summary');
+    const many = Array.from({ length: 1204 }, (_, i) => ({ ...one[0], messageId: `m${i}` }));
+    assert.equal(messageCount(history({ messages: many, hasMoreAfter: true })), '1,204 messages shown');
+    const tool = { ...one[0], messageId: 't1', role: 'tool', kind: 'tool' as const };
+    assert.equal(messageCount(history({ messages: [...one, tool, { ...tool, messageId: 't2' }] })), '1 message · 2 tool outputs');
   });
 
   it('returns the anchor line, pointing at the anchored message heading', () => {

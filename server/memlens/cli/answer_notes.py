@@ -1,13 +1,14 @@
 """What a search answer says about itself beside its hits: the weaker matches it withheld and how to see them, the
-period a question about days was read as, and which flags narrowed an answer that found nothing."""
+period a question about days was read as, what of a long query was left out, the dates it names that cannot exist,
+and which flags narrowed an answer that found nothing."""
 
 from __future__ import annotations
 
 import shlex
 from collections.abc import Collection, Sequence
 
-from memlens.cli.terminal import Style, clip, width
-from memlens.requests import specs
+from memlens.cli.terminal import Style, folded, width
+from memlens.requests import left_out_note, specs, unread_date_note
 from memlens.wire import Period, SearchResponse
 
 
@@ -45,6 +46,10 @@ def answer_notes(response: SearchResponse, narrowed: Sequence[str] = ()) -> list
         lines.append(f"sessions {span}" if response["results"] else f"no sessions {span}")
         if not response["results"]:
             lines.append(_nearest(period))
+    left_out = response.get("leftOut")
+    if left_out is not None:
+        lines.append(left_out_note(left_out, "query"))
+    lines += [unread_date_note(unread) for unread in response.get("unreadDates", [])]
     withheld = response.get("withheld", 0)
     if withheld:
         matches = "weaker match" if withheld == 1 else "weaker matches"
@@ -64,8 +69,9 @@ def _nearest(period: Period) -> str:
 
 
 def print_answer_notes(response: SearchResponse, style: Style | None = None, narrowed: Sequence[str] = ()) -> None:
-    """The notes under the footer, dimmed and clipped to the terminal as it is."""
+    """The notes under the footer, dimmed, folded to the width the hits are cut to (in a pipe too, as they are): a
+    note cut short would lose what it says, as the number of lines a long query left out."""
     shown = style or Style(color=False)
     room = width()
     for line in answer_notes(response, narrowed):
-        print(shown.dim(clip(line, room)))
+        print(shown.dim(folded(line, room)))

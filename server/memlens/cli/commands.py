@@ -39,6 +39,7 @@ from memlens.cli.terminal import Style, fitted, paged, wants_color, width
 from memlens.cli.watch_tally import WatchTally
 from memlens.counted import counted
 from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
+from memlens.log_lines import send_logs_to_stderr
 from memlens.requests import (
     FixesRequest,
     HistoryRequest,
@@ -260,8 +261,9 @@ def cmd_history(args: argparse.Namespace) -> int:
     if args.json:
         print_json(history)
     else:
+        columns = width() if sys.stdout.isatty() else 0  # the terminal's, read before a pager takes the output
         with paged(not args.no_pager):
-            print_history(history, zone_named(engine.settings.display.time_zone))
+            print_history(history, zone_named(engine.settings.display.time_zone), columns=columns)
     return 0
 
 
@@ -275,8 +277,9 @@ def cmd_fixes(args: argparse.Namespace) -> int:
     if args.json:
         print_json(answer)
     else:
+        columns = width() if sys.stdout.isatty() else 0  # the terminal's, read before a pager takes the output
         with paged(not args.no_pager):
-            print_fixes(answer, zone_named(engine.settings.display.time_zone))
+            print_fixes(answer, zone_named(engine.settings.display.time_zone), columns=columns)
     return EXIT_FOUND if answer["fixes"] else EXIT_NOTHING
 
 
@@ -428,9 +431,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the command `args` name (parsed by `arguments.build_parser`), as `main` says."""
     level = logging.WARNING - 10 * min(args.verbose, 2)
     brief = "memlens: %(message)s"  # one plain line a user can read; -v names the level and module
-    logging.basicConfig(
-        level=level, stream=sys.stderr, format=brief if not args.verbose else "%(levelname)s %(name)s: %(message)s"
-    )
+    send_logs_to_stderr(level=level, line_format=brief if not args.verbose else "%(levelname)s %(name)s: %(message)s")
     try:
         status = COMMANDS[args.command](args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-import sys
 from datetime import tzinfo
 
 from memlens.cli.clock import local_time
-from memlens.cli.terminal import fitted
+from memlens.cli.terminal import folded
+from memlens.requests import left_out_note
 from memlens.wire import FixesResponse
 
 ERROR_LINES = 8  # lines of each error shown (its header and the telling lines the index kept)
@@ -35,7 +35,15 @@ def telling_lines(text: str, error: str, count: int) -> list[str]:
     return [lines[0], "…", *lines[start : start + count - 2]]
 
 
-def print_fixes(answer: FixesResponse, zone: tzinfo | None = None) -> None:
+def print_fixes(answer: FixesResponse, zone: tzinfo | None = None, *, columns: int = 0) -> None:
+    """Each past error and what followed it, the headers and messages folded to `columns` (0: whole, as in a pipe)."""
+    _print_fixes(answer, zone, columns)
+    left_out = answer.get("leftOut")
+    if left_out is not None:  # last, as a search's notes: under the answer it explains
+        print(folded(left_out_note(left_out, "error"), columns))
+
+
+def _print_fixes(answer: FixesResponse, zone: tzinfo | None, columns: int) -> None:
     if not answer["fixes"]:
         print("no past tool output matches that error")
         return
@@ -43,14 +51,12 @@ def print_fixes(answer: FixesResponse, zone: tzinfo | None = None) -> None:
         title = f" · {fix['title']}" if fix.get("title") else ""
         when = f" · {local_time(fix['timestamp'], zone)}" if fix["timestamp"] else ""
         # on a terminal the header and the messages fold to its width; the error's own lines stay as they were
-        print(
-            fitted(f"{number}. {fix['sessionKey']}{title}{when} · message {fix['messageId']}", sys.stdout, indent="   ")
-        )
+        print(folded(f"{number}. {fix['sessionKey']}{title}{when} · message {fix['messageId']}", columns, indent="   "))
         for line in telling_lines(fix["text"], answer["error"], ERROR_LINES):
             print(f"   | {line}")
         if not fix["after"]:
             print("   (nothing followed it in the session)")
         for message in fix["after"]:
             line = f"   → {message['role']}: {_one_line(message['text'], MESSAGE_CHARS)}"
-            print(fitted(line, sys.stdout, indent="     "))
+            print(folded(line, columns, indent="     "))
         print()

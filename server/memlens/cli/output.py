@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from memlens.cli.clock import local_time
 from memlens.cli.hits import hit_lines, short_session_id, sureness
-from memlens.cli.terminal import Style, clip, fitted, width
+from memlens.cli.terminal import Style, clip, fitted, folded, width
 from memlens.counted import counted
 from memlens.wire import (
     HistoryResponse,
@@ -26,6 +26,9 @@ from memlens.wire.team import PublishResponse, TeamSessionsResponse
 
 if TYPE_CHECKING:
     from memlens.engine.indexing.indexer import SyncReport
+
+
+_PIPED_LINE = 200  # characters of a one-line message whose whole would be a paste
 
 
 def print_json(answer: object) -> None:
@@ -118,9 +121,10 @@ def print_search(
         print(f"memlens: the team index was unreachable ({reason}); local results only", file=sys.stderr)
     room = columns or width()
     if not response["results"]:
-        # a pasted traceback is many lines: said on one, and on a terminal within its width
+        # a pasted traceback is many lines: said on one, on a terminal within its width, in a pipe within a
+        # screenful's line (the query read may be 4,000 characters; the exit status says "none" to a script)
         said = f"no results for {' '.join(response['query'].split())!r}"
-        print(clip(said, room) if sys.stdout.isatty() else said)
+        print(clip(said, room if sys.stdout.isatty() else _PIPED_LINE))
         return
     shown = style or Style(color=False)
     for result in response["results"]:
@@ -155,12 +159,14 @@ def _print_long_hit(result: SearchResult, zone: tzinfo | None) -> None:
     print()
 
 
-def print_history(history: HistoryResponse, zone: tzinfo | None = None) -> None:
-    print(f"{history['format']} · {history['sessionKey']} · {history['path']}")
+def print_history(history: HistoryResponse, zone: tzinfo | None = None, *, columns: int = 0) -> None:
+    """The messages, each line folded at word boundaries to `columns` (0: whole lines, as in a pipe), a folded line's
+    continuations under its own text (a code line's under its indentation)."""
+    print(folded(f"{history['format']} · {history['sessionKey']} · {history['path']}", columns, indent="  "))
     if history.get("title"):
-        print(f"  title: {history['title']}")
+        print(folded(f"  title: {history['title']}", columns, indent="         "))
     if history.get("resumeCommand"):
-        print(f"  resume: {history['resumeCommand']}")
+        print(f"  resume: {history['resumeCommand']}")  # a command to copy: whole
     if history["hasMoreBefore"]:
         print("  …")
     for message in history["messages"]:
@@ -169,7 +175,8 @@ def print_history(history: HistoryResponse, zone: tzinfo | None = None) -> None:
         label = "summary" if message["kind"] == "summary" else message["role"]
         print(f"{marker}[{message['messageId']}] {label} · {when}")
         for line in message["text"].splitlines():
-            print(f"    {line}")
+            under = "    " + line[: len(line) - len(line.lstrip())]
+            print(folded(f"    {line}", columns, indent=under))
     if history["hasMoreAfter"]:
         print("  …")
 

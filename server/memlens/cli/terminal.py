@@ -66,9 +66,15 @@ def width() -> int:
 def fitted(line: str, stream: TextIO, *, indent: str = "  ") -> str:
     """`line` folded at word boundaries to the terminal's width (continuations indented by `indent`) when `stream`
     is a terminal; as it is for a pipe, where scripts read it whole."""
-    if not stream.isatty() or cells(line) <= width():
+    return folded(line, width() if stream.isatty() else 0, indent=indent)
+
+
+def folded(line: str, columns: int, *, indent: str = "  ") -> str:
+    """`line` folded at word boundaries to `columns` (continuations indented by `indent`; 0: as it is). A word longer
+    than the room (a URL, a path) is kept whole on its own line, to be copied."""
+    if not columns or cells(line) <= columns:
         return line
-    return textwrap.fill(line, width=width(), subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+    return textwrap.fill(line, width=columns, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
 
 
 def cells(text: str) -> int:

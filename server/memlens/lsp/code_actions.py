@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from memlens.requests import MAX_QUERY_CHARS
+from memlens.requests import MAX_PASTE_CHARS, text_end
 
 FIXES_COMMAND = "memlens.fixes"
 TITLE = "memlens: past occurrences of this error"
@@ -23,9 +23,9 @@ def _wanted(only: Sequence[str] | None) -> bool:
 
 
 def error_text(message: str) -> str:
-    """A diagnostic's message as the `error` of a fixes request: trimmed and within the request's bound, so the
-    command never fails on a long compiler message."""
-    return message.strip()[:MAX_QUERY_CHARS].strip()
+    """A diagnostic's message as the `error` of a fixes request: trimmed, and its end within the most the request
+    takes, so the command never fails on a long compiler message (the engine reads its end, and says so)."""
+    return text_end(message.strip(), MAX_PASTE_CHARS)[0].strip()
 
 
 def fix_actions(params: types.CodeActionParams) -> list[types.CodeAction]:

@@ -14,6 +14,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from memlens import __version__
+from memlens.log_lines import send_logs_to_stderr
 from memlens.lsp.code_actions import KINDS, fix_actions
 from memlens.lsp.commands import register_commands
 from memlens.lsp.document_sync import MemlensProtocol
@@ -137,8 +138,7 @@ def create_server(live_indexing: bool = True) -> MemlensServer:
 
 def run(tcp: str | None = None) -> int:
     """Serve LSP over stdio (default) or on `HOST:PORT`; logs go to stderr, never stdout."""
-    if not logging.getLogger().handlers:
-        logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    send_logs_to_stderr(level=logging.WARNING)
     level = os.environ.get("MEMLENS_LOG_LEVEL")
     if level:
         logging.getLogger("memlens").setLevel(level.upper())

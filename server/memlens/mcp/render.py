@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from memlens.counted import counted
+from memlens.requests import left_out_note, unread_date_note
 
 MIN_RESPONSE_CHARS = 1000  # an answer must at least fit its own error or a single hit
 _LIST_KEYS = ("results", "messages", "sessions", "items", "fileErrors")
@@ -111,6 +112,12 @@ def _status(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _left_out(data: dict[str, Any], what: str) -> list[str]:
+    """The note that a long query's or error's start was not read, in parentheses as the other status lines."""
+    left_out = data.get("leftOut")
+    return [f"({left_out_note(left_out, what)})"] if left_out else []
+
+
 def _session_line(hit: dict[str, Any], resume: str | None) -> str:
     parts = [f"sessionKey {hit['sessionKey']}" if hit.get("sessionKey") else "no session (read its file)"]
     if hit.get("messageId"):
@@ -124,7 +131,8 @@ def render_search(data: dict[str, Any]) -> str:
     results = data.get("results", [])
     found = counted(len(results), "result")
     head = f'{found} for "{data.get("query")}" ({data.get("mode")}, {data.get("searchTimeMs")} ms)'
-    lines = [head, *_status(data)]
+    lines = [head, *_status(data), *_left_out(data, "query")]
+    lines += [f"({unread_date_note(unread)})" for unread in data.get("unreadDates", [])]
     if data.get("note"):
         lines.append(f"note: {data['note']}")
     labels = data.get("sessionTitles") or {}
@@ -316,6 +324,7 @@ def render_stats(data: dict[str, Any]) -> str:
 def render_fixes(data: dict[str, Any]) -> str:
     fixes = data.get("fixes", [])
     lines = [f'{counted(len(fixes), "past occurrence")} of "{data.get("error")}" (one per session)', *_status(data)]
+    lines += _left_out(data, "error")
     for n, fix in enumerate(fixes, 1):
         failed = "failed" if fix.get("error") else "output"
         lines.append(f"\n{n}. [{fix.get('score', 0):.2f}] {fix.get('format')} {failed} · {_when(fix.get('timestamp'))}")

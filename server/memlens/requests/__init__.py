@@ -13,6 +13,7 @@ fields.py holds the machinery, schemas.py the requests, forms.py the JSON Schema
 imports nothing engine-internal, so every face can import it (the CLI before any engine).
 """
 
+from memlens.requests.calendar_days import unread_date_note, why_no_such_day
 from memlens.requests.fields import (
     MAX_DEPTH,
     FieldSpec,
@@ -27,6 +28,7 @@ from memlens.requests.fields import (
     wire_names,
 )
 from memlens.requests.forms import add_flags, from_flags, json_schema
+from memlens.requests.pasted_text import left_out_note, read_end, text_end
 from memlens.requests.schemas import (
     AGENT_SESSIONS,
     COMMANDS,
@@ -47,6 +49,7 @@ from memlens.requests.schemas import (
     MAX_GREP,
     MAX_HISTORY,
     MAX_KEY_CHARS,
+    MAX_PASTE_CHARS,
     MAX_PATH_CHARS,
     MAX_PATTERN_CHARS,
     MAX_QUERY_CHARS,
@@ -82,6 +85,11 @@ __all__ = [
     "checked",
     "from_flags",
     "json_schema",
+    "left_out_note",
+    "unread_date_note",
+    "why_no_such_day",
+    "read_end",
+    "text_end",
     "load_json",
     "parse",
     "parse_time",
@@ -107,6 +115,7 @@ __all__ = [
     "DEFAULT_CONTEXT_BUDGET",
     "MIN_CONTEXT_BUDGET",
     "MAX_QUERY_CHARS",
+    "MAX_PASTE_CHARS",
     "MAX_PATH_CHARS",
     "MAX_PATTERN_CHARS",
     "MAX_KEY_CHARS",

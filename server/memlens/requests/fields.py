@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal, Self, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from memlens.errors import InvalidRequest
+from memlens.requests.calendar_days import why_not_iso_day
 from memlens.requests.relative_dates import absolute_date
 from memlens.settings import Settings, camel_case, wire_name
 from memlens.settings.values import show
@@ -31,13 +32,15 @@ def arg(
     low: float | None = None,
     high: float | None = None,
     max_chars: int | None = None,
+    read_end: int | None = None,
     date: bool = False,
     flag: str | None = None,
     setting: str | None = None,
     example: str | None = None,
 ) -> Any:
     """One request field: its help, whether it is required, its default, inclusive bounds for a number, at most
-    `max_chars` for a string, `date` for an ISO date, `flag` for a CLI flag other than `--<kebab-name>`, `setting`
+    `max_chars` for a string (`read_end`: a longer one than this is read by its end, pasted_text.py), `date` for an
+    ISO date, `flag` for a CLI flag other than `--<kebab-name>`, `setting`
     (a dotted snake_case path in memlens.settings) when an absent value means that setting, `example` a value the
     CLI's help shows."""
     metadata = {
@@ -45,6 +48,7 @@ def arg(
         "low": low,
         "high": high,
         "max_chars": max_chars,
+        "read_end": read_end,
         "date": date,
         "flag": flag,
         "setting": setting,
@@ -74,6 +78,7 @@ class FieldSpec:
     flag: str | None
     setting: str | None
     example: str | None = None
+    read_end: int | None = None  # a longer text is read by its first line and last lines within this many characters
 
     @property
     def default_text(self) -> str | None:
@@ -152,6 +157,7 @@ def _read_specs(cls: type) -> tuple[FieldSpec, ...]:
                 flag=meta.get("flag"),
                 setting=meta.get("setting"),
                 example=meta.get("example"),
+                read_end=meta.get("read_end"),
             )
         )
     return tuple(out)
@@ -196,7 +202,9 @@ def _check_text(spec: FieldSpec, value: Any, where: str) -> str:
     if not isinstance(value, str):
         raise _fail(where, "a string", value)
     if spec.max_chars is not None and len(value) > spec.max_chars:
-        raise InvalidRequest(f"{where} must be at most {spec.max_chars:,} characters, got {len(value):,}")
+        # a text read by its end is bounded too: what a door holds and passes on whole
+        end = f"; over {spec.read_end:,} only its first line and end are read: paste those" if spec.read_end else ""
+        raise InvalidRequest(f"{where} must be at most {spec.max_chars:,} characters, got {len(value):,}{end}")
     if "\x00" in value:
         raise InvalidRequest(f"{where} must not contain a NUL character")
     if spec.required and not value.strip():
@@ -315,6 +323,9 @@ def parse_time(value: str, where: str, end_of_day: bool = False) -> float:
     try:
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
+        why = why_not_iso_day(text)
+        if why is not None:  # written as a date, but of a day no calendar has
+            raise InvalidRequest(f"{where} must be a day that exists, got {show(value)} ({why})") from None
         raise InvalidRequest(
             f"{where} must be an ISO date (e.g. 2026-02-10), a duration ago (7d, 12h, 2w, 3m, 1y), today, yesterday "
             f"or a weekday (monday, last tue), got {show(value)}"

@@ -40,7 +40,7 @@ def _property(spec: FieldSpec, default: Any) -> dict[str, Any]:
             schema |= {"minLength": 1, "pattern": r"\S"}
         if spec.max_chars is not None:
             schema["maxLength"] = spec.max_chars
-    description = spec.help + (f" (default: {spec.default_text})" if spec.setting else "")
+    description = spec.help + (f" (default: {spec.default_text})" if spec.setting else "") + _read_end_text(spec)
     if description:
         schema["description"] = description
     if default is not None and not dataclasses.is_dataclass(default) and default is not False:
@@ -80,8 +80,13 @@ def _metavar(spec: FieldSpec) -> str | None:
     return {int: "N", float: "X"}.get(spec.base, spec.wire.upper() if spec.date else None)
 
 
+def _read_end_text(spec: FieldSpec) -> str:
+    """What a text read by its end says of it in a help or a schema."""
+    return f"; over {spec.read_end:,} characters, its first line and last lines are read" if spec.read_end else ""
+
+
 def _flag_help(spec: FieldSpec, override: str | None) -> str:
-    parts = [override or spec.help]
+    parts = [(override or spec.help) + _read_end_text(spec)]
     if spec.low is not None and spec.high is not None:
         parts.append(spec.bounds_text())
     default = spec.default_text

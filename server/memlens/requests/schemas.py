@@ -43,7 +43,15 @@ MAX_FOLLOW = 10
 """Messages after each error in a fixes answer."""
 DEFAULT_FOLLOW = 3
 MAX_QUERY_CHARS = 4000
-"""A query is a question or a few keywords; its cost grows with its length (a megabyte took a minute of CPU)."""
+"""What is read of a query, a pasted error or a question: its cost grows with its length (a megabyte took a minute of
+CPU). A search query or a pasted error over it is read by its first line and its end (`read_end`, pasted_text.py):
+a Python traceback tells at its end, a Java or JavaScript one on its first line; a sessions filter or a context
+question is refused instead (their words are all meant)."""
+MAX_PASTE_CHARS = 1_000_000
+"""The most a text read by its end may hold at all; a longer one is refused, saying to paste its first line and end.
+Cutting even 10 MB costs little (about 3 ms), but every door holds the whole request first (a JSON message parsed, a
+command line), and a megabyte is not a pasted error but a whole log or file: the user is better told than answered
+about a sliver of it."""
 MAX_PATTERN_CHARS = 1000
 MAX_KEY_CHARS = 1000
 """Session keys, message ids, summary ids, cursors: a key is `<format>:<id>`, an id at most a path's length."""
@@ -60,6 +68,7 @@ _DATE_HELP = (
 )
 _UNTIL_HELP = "only what is older: an ISO date or date-time (a bare date includes that whole day), 7d, yesterday…"
 _PROJECT_HELP = "only sessions of this project: a working folder's name (any case) or path (and its subfolders)"
+_QUERY_HELP = "what to look for, in natural language or keywords"
 _SESSION_REF = "a session key (claude-code:<uuid>), a bare session id, or a unique prefix of one (≥ 4 characters)"
 
 
@@ -90,7 +99,7 @@ class SearchFilterRequest(Request):
 class SearchRequest(Request):
     """`memlens.search`, `memlens search`, the local socket's `search`."""
 
-    query: str = arg("what to look for, in natural language or keywords", max_chars=MAX_QUERY_CHARS, required=True)
+    query: str = arg(_QUERY_HELP, max_chars=MAX_PASTE_CHARS, read_end=MAX_QUERY_CHARS, required=True)
     limit: int | None = arg("how many results", low=1, high=MAX_RESULTS, setting="search.max_results", example="5")
     mode: SearchMode | None = arg(
         "hybrid (words and meaning), keyword (BM25 words only, loads no model) or vector (meaning only)",
@@ -112,7 +121,7 @@ class SearchRequest(Request):
 class McpSearchRequest(Request):
     """The MCP tool `search` (wire.McpSearchParams): the filters flat, `sessionKey` a key, an id or a prefix."""
 
-    query: str = arg("what to look for, in natural language or keywords", max_chars=MAX_QUERY_CHARS, required=True)
+    query: str = arg(_QUERY_HELP, max_chars=MAX_PASTE_CHARS, read_end=MAX_QUERY_CHARS, required=True)
     limit: int | None = arg("how many results", low=1, high=MAX_RESULTS, setting="search.max_results")
     mode: SearchMode | None = arg("hybrid (default), keyword (BM25) or vector")
     kind: HitKind | None = arg("only hits of this kind")
@@ -232,7 +241,10 @@ class FixesRequest(Request):
     """`memlens.fixes`, `memlens fixes`, the MCP tool `find_fixes`."""
 
     error: str = arg(
-        "an error text (a pasted error or log line) or a question about one", max_chars=MAX_QUERY_CHARS, required=True
+        "an error text (a pasted error or log line) or a question about one",
+        max_chars=MAX_PASTE_CHARS,
+        read_end=MAX_QUERY_CHARS,
+        required=True,
     )
     limit: int = arg("past errors to show, one per session", default=DEFAULT_FIXES, low=1, high=MAX_FIXES)
     follow: int = arg("messages after each error", default=DEFAULT_FOLLOW, low=1, high=MAX_FOLLOW)

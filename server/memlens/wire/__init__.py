@@ -38,7 +38,7 @@ from memlens.wire.params import (
     SummariesExpandParams,
     SummariesGrepParams,
 )
-from memlens.wire.search import Confidence, Explain, Period, SearchResponse, SearchResult
+from memlens.wire.search import Confidence, Explain, LeftOut, Period, SearchResponse, SearchResult, UnreadDate
 from memlens.wire.sessions import (
     FileTouched,
     HistoryMessage,
@@ -73,6 +73,8 @@ __all__ = [
     "ContextResponse",
     "ErrorFix",
     "Explain",
+    "LeftOut",
+    "UnreadDate",
     "FileError",
     "FileTouched",
     "FixesParams",

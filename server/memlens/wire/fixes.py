@@ -1,7 +1,8 @@
 """Past errors and what fixed them: tool results that matched a pasted error, each with what came after it."""
 
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
+from memlens.wire.search import LeftOut
 from memlens.wire.sessions import HistoryMessage
 
 
@@ -24,5 +25,6 @@ class ErrorFix(TypedDict):
 class FixesResponse(TypedDict):
     """`memlens.fixes`, `memlens fixes --json`, MCP `find_fixes`."""
 
-    error: str
+    error: str  # the error as read: its end, when `leftOut` says its start was left out
     fixes: list[ErrorFix]
+    leftOut: NotRequired[LeftOut]  # the pasted error was longer than the bound: only its end was read

@@ -18,6 +18,25 @@ class Period(TypedDict):
     nearestAfter: NotRequired[str]  # ...and of the first one after it
 
 
+class LeftOut(TypedDict):
+    """A query or pasted error longer than the requests' MAX_QUERY_CHARS: its first line and its end were read (a
+    Python traceback's exception line is at its end, a Java or JavaScript trace's on its first line), the lines
+    between them were not."""
+
+    chars: int  # characters left out, after the first line (from the start, for one long line)
+    lines: int  # lines left out (the last of them in part when one line alone was over the bound)
+    readChars: int  # characters read: the first line, "…", and the end from a line's start
+    firstLine: bool  # the first line was read (false for one long line: only its tail was)
+
+
+class UnreadDate(TypedDict):
+    """A date the query names that no calendar has ("February 30", "2026-13-01"): its words were searched, no day was
+    read from it."""
+
+    text: str  # as the query writes it
+    reason: str  # why it is no day: "February has 29 days at most", "there is no month 13"
+
+
 class Explain(TypedDict):
     """How a hit was scored (`explain: true`)."""
 
@@ -81,3 +100,5 @@ class SearchResponse(TypedDict):
     note: NotRequired[str]
     namesNoTopic: NotRequired[bool]  # true: only stop words or lone letters, nothing searched (`note` says so)
     team: NotRequired[TeamStatus]
+    leftOut: NotRequired[LeftOut]  # the query was longer than the bound: only its end was read
+    unreadDates: NotRequired[list[UnreadDate]]  # dates the query names that cannot exist (searched as words)

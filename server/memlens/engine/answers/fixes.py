@@ -8,6 +8,7 @@ same failure repeated within a session would otherwise fill the answer with one 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from memlens.engine.answers.history import history_message
@@ -19,8 +20,10 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.error_query import looks_like_error
 from memlens.engine.ranking.calibration import FEATURES
+from memlens.engine.ranking.query_facts import coverage, query_facts
 from memlens.engine.sources.common import scrub
-from memlens.requests import FixesRequest, checked
+from memlens.engine.sources.tool_output import TAIL_LINES
+from memlens.requests import FixesRequest, checked, read_end
 from memlens.wire import ErrorFix, FixesResponse, HistoryMessage
 
 if TYPE_CHECKING:
@@ -67,16 +70,20 @@ def error_fixes(
     limit: int,
     follow: int,
     min_coverage: float = 0.0,
+    end_coverage: Callable[[str], float] | None = None,
 ) -> FixesResponse:
     """The best matching tool result of each of the `limit` best sessions (`ranking`: tool results only, best
     first), failed ones first when they match about as well, each with the `follow` messages after it; only those
-    that hold at least `min_coverage` of the query's words (weighted by rarity) themselves."""
-    hits = [h for h in ranking.hits[:CANDIDATES] if not min_coverage or _coverage(h) >= min_coverage]
+    that hold at least `min_coverage` of the query's words (weighted by rarity) themselves, or of its last lines
+    (`end_coverage`: the share of them a tool result's text holds)."""
+    hits = ranking.hits[:CANDIDATES]
     rows = catalog.units_by_id([h.unit_id for h in hits])
     weighted: list[tuple[float, sqlite3.Row]] = []
     for hit in hits:
         row = rows.get(hit.unit_id)
         if row is None or row["kind"] != "tool" or not row["session_key"]:
+            continue
+        if min_coverage and not _holds(hit, row["text"], min_coverage, end_coverage):
             continue
         weighted.append((hit.score * (1.0 if row["error"] else NOT_FAILED_WEIGHT), row))
     weighted.sort(key=lambda pair: -pair[0])
@@ -115,8 +122,26 @@ def error_fixes(
     return {"error": error, "fixes": fixes}
 
 
+def _holds(hit: UnitHit, text: str, share: float, end_coverage: Callable[[str], float] | None) -> bool:
+    """Whether a tool result holds `share` of the query's words, or of its last lines (`end_coverage`)."""
+    return _coverage(hit) >= share or (end_coverage is not None and end_coverage(text) >= share)
+
+
 def _coverage(hit: UnitHit) -> float:
     return hit.features[COVERAGE] if hit.features else 0.0
+
+
+def _end_coverage(engine: SearchSource, error: str) -> Callable[[str], float] | None:
+    """For an error of more lines than the index keeps of a tool output's end (tool_output.TAIL_LINES): the share of
+    its last lines' words (weighted by rarity) a text holds. A long paste's first lines are mostly a traceback's
+    outer frames, which the index keeps of no output in full (an output is kept in part, tool_output.trim_output):
+    held against the whole paste, the very output it was copied from would not count as an occurrence."""
+    lines = error.strip().splitlines()
+    if len(lines) <= TAIL_LINES:
+        return None
+    keyword = engine.retriever.keyword
+    facts = query_facts(keyword.parse("\n".join(lines[-TAIL_LINES:])), keyword)
+    return lambda text: coverage(facts, set(keyword.tokens(text)), text)
 
 
 def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> FixesResponse:
@@ -124,9 +149,10 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
     the error, then the best of each session with what followed it (`error_fixes`)."""
     request = checked(FixesRequest, error=error, limit=limit, follow=follow)
     engine.refresh()
-    query = scrub(request.error)
+    error, left_out = read_end(FixesRequest, "error", request.error)  # a traceback tells at its end
+    query = scrub(error)
     ranking = ranked(engine, query, mode=None, filters=SearchFilters(kind="tool"), limit=CANDIDATES, fusion=None)
-    return error_fixes(
+    answer = error_fixes(
         engine.catalog,
         ranking,
         error=query,
@@ -136,4 +162,8 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
         # a pasted error is verbatim: output that holds little of it is not an occurrence; a question in prose ("how
         # did we fix the goreleaser check") is in other words than the output, and is ranked as it is
         min_coverage=MIN_COVERAGE if looks_like_error(query) else 0.0,
+        end_coverage=_end_coverage(engine, query),
     )
+    if left_out is not None:
+        answer["leftOut"] = left_out
+    return answer

@@ -24,12 +24,13 @@ from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters, filters_from_request
 from memlens.engine.ranking.cross_encoder import CrossEncoder
+from memlens.engine.ranking.dates import unread_dates
 from memlens.engine.ranking.hits import Ranking
 from memlens.engine.ranking.search import Retriever
 from memlens.engine.sources.common import scrub
-from memlens.requests import SearchFilterRequest, SearchRequest, checked
+from memlens.requests import SearchFilterRequest, SearchRequest, checked, read_end
 from memlens.settings import Settings
-from memlens.wire import FusionMode, SearchResponse
+from memlens.wire import FusionMode, LeftOut, SearchResponse
 
 NO_TOPIC_NOTE = (
     "nothing searched: only stop words, lone letters or punctuation, which name no topic; add a word that does, or"
@@ -86,6 +87,7 @@ def search(
     if isinstance(filters, SearchFilterRequest):
         filters = filters_from_request(filters)
     started = time.perf_counter()
+    query, left_out = read_end(SearchRequest, "query", query)  # a pasted traceback: its end tells
     query = scrub(query)  # raw bytes that are not UTF-8 (a shell passes them as typed) read as stored text does
     settings = engine.settings.search
     limit = limit or settings.max_results
@@ -98,7 +100,8 @@ def search(
     indexing = engine.indexing()
     period = period_question(engine, query)
     if period is not None:
-        return period_search(engine, query, period, limit=limit, mode=mode, filters=filters, started=started)
+        answered = period_search(engine, query, period, limit=limit, mode=mode, filters=filters, started=started)
+        return _said_of_the_query(answered, left_out)
     ranking = ranked(engine, query, mode=mode, filters=filters, limit=limit, fusion=fusion)
     builder = ResultBuilder(engine.catalog, engine.workspaces, engine.visibility())
     answer = builder.answer(
@@ -128,6 +131,17 @@ def search(
         response["note"] = f"no embedding model ({engine.provider_note or 'no vectors yet'}); keyword search only"
     if explain:
         response["fusion"] = cast(FusionMode, ranking.fusion)  # the retriever checked it against FUSIONS
+    return _said_of_the_query(response, left_out)
+
+
+def _said_of_the_query(response: SearchResponse, left_out: LeftOut | None) -> SearchResponse:
+    """The answer, saying what of a long query's start was not read, and which dates it names no calendar has
+    (searched as words: a query is free text, where "February 30" may be words to find); every door shows both."""
+    if left_out is not None:
+        response["leftOut"] = left_out
+    unread = unread_dates(response["query"])
+    if unread:
+        response["unreadDates"] = unread
     return response
 
 

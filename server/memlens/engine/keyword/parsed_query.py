@@ -57,8 +57,11 @@ class ParsedQuery:
 def parse_words(text: str, index: Analysis, *, filters: SearchFilters | None = None) -> ParsedQuery:
     """The query's words, phrases, identifiers and acronyms as `index` analyses them; no dates (they need a clock
     and the catalog: ranking/query_reading.py adds them)."""
-    loose = PHRASE.sub(" ", text)
-    phrases = tuple(tuple(index.tokens(phrase)) for phrase in PHRASE.findall(text))
+    # a phrase is typed on one line; the quotes of a pasted output of several lines are its own (a traceback's
+    # `File "/srv/app.py"`), and required as phrases they would miss the output the index keeps in part
+    quoted = PHRASE.findall(text) if "\n" not in text.strip() else []
+    loose = PHRASE.sub(" ", text) if quoted else text
+    phrases = tuple(tuple(index.tokens(phrase)) for phrase in quoted)
     found = tuple(dict.fromkeys(identifiers(loose)))
     loose_topic = bool(found) or any(_topic_words(index.surface_words(loose)))
     return ParsedQuery(

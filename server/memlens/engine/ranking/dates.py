@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 from memlens.engine.keyword.stop_words import STOP_WORDS
+from memlens.requests import why_no_such_day
+from memlens.wire import UnreadDate
 
 Window = tuple[int, int]
 
@@ -115,6 +117,15 @@ def _safe_date(year: int, month: int, day: int) -> date | None:
         return None
 
 
+def _year_with(year: int, month: int, day: int) -> int:
+    """`year`, or for a February 29 without a year when `year` has none, the last leap year before it."""
+    if (month, day) != (2, 29):
+        return year
+    while not calendar.isleap(year):
+        year -= 1
+    return year
+
+
 def _month_window(year: int, month: int) -> Window:
     last = calendar.monthrange(year, month)[1]
     return epoch_day(date(year, month, 1)), epoch_day(date(year, month, last))
@@ -205,7 +216,8 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
                 if not free(m):
                     continue
                 day, month = (m[1], m[2]) if order == "dm" else (m[2], m[1])
-                d = _safe_date(year_hint, MONTHS[month.lower().rstrip(".")], int(day))
+                month_number, day_number = MONTHS[month.lower().rstrip(".")], int(day)
+                d = _safe_date(_year_with(year_hint, month_number, day_number), month_number, day_number)
                 if d:
                     add((epoch_day(d), epoch_day(d)), m)
         for m in _IN_YEAR.finditer(text):  # "in 2025": the whole year
@@ -216,6 +228,39 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
                 add(_month_window(year_hint, MONTHS[m[1].lower().rstrip(".")]), m)
             elif free(m) and text[m.start(1)].isupper():
                 add(_month_window(year_hint, MONTHS[m[1].lower()]), m)
+    return found
+
+
+_DAY_NUMBER = r"(\d{1,2})(?:st|nd|rd|th)?"
+_NO_DAY_FORMS = (  # (pattern, the groups of month, day and year): a date written as one, whatever day it names
+    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), (2, 3, 1)),
+    (re.compile(rf"\b{_MONTH}\s+{_DAY_NUMBER}\b(?:,?\s+(\d{{4}})\b)?(?![-–:/.]\d)", re.I), (1, 2, 3)),
+    (re.compile(rf"\b{_DAY_NUMBER}\s+(?:of\s+)?{_MONTH}\b(?:,?\s+(\d{{4}})\b)?", re.I), (2, 1, 3)),
+)
+
+
+def unread_dates(text: str) -> list[UnreadDate]:
+    """The dates `text` writes that no calendar has ("February 30", "31 April", "Feb 29, 2026", "2026-13-01"), each
+    with why (requests.why_no_such_day): the other readers skip them (`_safe_date`), so the answer can say so. A day
+    over 31 after a month's name is not read as a day at all ("June 45"), nor the verb "may" ("may 31" in lower
+    case is not May)."""
+    found: list[UnreadDate] = []
+    taken: list[tuple[int, int]] = []
+    for pattern, (month_at, day_at, year_at) in _NO_DAY_FORMS:
+        for m in pattern.finditer(text):
+            if any(m.start() < end and start < m.end() for start, end in taken):
+                continue
+            month_text, day = m[month_at], int(m[day_at])
+            if month_text.isdigit():
+                month = int(month_text)
+            elif day > 31 or month_text == "may":
+                continue
+            else:
+                month = MONTHS[month_text.lower().rstrip(".")]
+            why = why_no_such_day(month, day, int(m[year_at]) if m[year_at] else None)
+            taken.append((m.start(), m.end()))
+            if why is not None:
+                found.append({"text": m[0], "reason": why})
     return found
 
 

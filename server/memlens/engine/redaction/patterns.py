@@ -74,6 +74,14 @@ def _is_aws_secret(value: str) -> bool:
     return not is_hex and any(c.isupper() for c in value) and looks_random(value)
 
 
+_COOKIE_VALUE = re.compile(r"=[ \t]*\"?([A-Za-z0-9%+/=_.:\-]+)(?=$|[;,\"\s])")
+
+
+def _has_generated_cookie(header: str) -> bool:
+    """Whether a cookie header holds a generated value (a session id, a signed token), not ``theme=dark``."""
+    return any(looks_random(value) or is_generated(value) for value in _COOKIE_VALUE.findall(header))
+
+
 _DIGEST_KEY = re.compile(r"(?i).*(?:sha\d*|hash|digest|sum|checksum|fingerprint|etag|commit|rev|revision|id)")
 
 
@@ -121,6 +129,30 @@ TOKEN_DETECTORS = [
     _token("age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
     _token("doppler-token", r"dp\.(?:st|sa|ct|pt|scim|audit)\.(?:[a-z0-9_\-]{1,40}\.)?[A-Za-z0-9]{40,}"),
     _token("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+    _token("notion-token", r"secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{46}", needs_digit=True),
+    _token("grafana-token", r"glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"),
+    _token("pulumi-token", r"pul-[a-f0-9]{40}"),
+    _token("sentry-token", r"sntrys_eyJ[A-Za-z0-9+/=_\-]{40,}|sntryu_[a-f0-9]{64}"),
+    _token("tavily-key", r"tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}"),
+    _token("perplexity-key", r"pplx-[A-Za-z0-9]{48}"),
+    _token("xai-key", r"xai-[A-Za-z0-9]{80}"),
+    _token("atlassian-token", r"AT(?:ATT|CTT)3[A-Za-z0-9_\-=]{60,}"),
+    _token("figma-token", r"figd_[A-Za-z0-9_\-]{40}"),
+    _token("new-relic-key", r"NR(?:AK|II|JS|AA)-[A-Za-z0-9]{19,27}", needs_digit=True),
+    _token("airtable-token", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
+    _token("1password-token", r"ops_eyJ[A-Za-z0-9+/]{100,}={0,3}"),
+    _token("supabase-key", r"sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_\-]{20,}"),
+    _token("pinecone-key", r"pcsk_[A-Za-z0-9_]{40,}"),
+    _token("langsmith-key", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"),
+    _token("buildkite-token", r"bkua_[a-f0-9]{40}"),
+    _token("contentful-token", r"CFPAT-[A-Za-z0-9_\-]{43}"),
+    _token("dynatrace-token", r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}"),
+    _token("mapbox-token", r"sk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}"),
+    _token("fly-token", r"fo1_[A-Za-z0-9_\-]{43}|fm[12][ar]?_[A-Za-z0-9+/=_\-]{40,}"),
+    _token("heroku-token", r"HRKU-[A-Za-z0-9_\-]{40,}"),
+    _token("netlify-token", r"nfp_[A-Za-z0-9]{36}"),
+    _token("render-key", r"rnd_[A-Za-z0-9]{32}"),
+    _token("prefect-key", r"pnu_[A-Za-z0-9]{36}"),
     # Mailgun's "key-" and 32 characters, whole: "key-value-store-…" is a name, not a key
     Detector(
         kind="mailgun-key",
@@ -324,6 +356,23 @@ CONTEXT_DETECTORS = [
         kind="azure-key",
         pattern=r"[?&]sig=(?P<value>[A-Za-z0-9%+/=]{16,})",
         secret_groups=("value",),
+    ),
+    # a URL's query parameter named only "key" or for a signature: ?key=AIza…, &signature=…, ?X-Amz-Signature=…
+    # (the names that end in token, secret or password are the assignment detectors')
+    Detector(
+        kind="api-key",
+        pattern=r"[?&](?i:key|api[_-]?key|apikey|auth|signature|x-amz-signature|x-goog-signature)=(?P<value>[^&#\s'\"<>]+)",
+        secret_groups=("value",),
+        evidence=Evidence.WEAK,  # "?key=value%23still-query" in a URL parser's tests: random values only
+    ),
+    # Cookie: / Set-Cookie: headers and curl's -b/--cookie: a session cookie is a bearer credential. The whole
+    # value is masked when one of its cookies looks generated: RE2 keeps one capture of a repeated group only
+    Detector(
+        kind="cookie",
+        pattern=r"(?i:\b(?:set-)?cookie\\?[\"']?[ \t]*:[ \t]*|(?:^|[ \t])(?:-b|--cookie)[ \t=]+[\"']?)"
+        r"(?P<value>[A-Za-z0-9_.\-]+=[^\s;\"'`]*(?:;[ \t]*[A-Za-z0-9_.\-]+(?:=[^\s;\"'`]*)?)*)",
+        secret_groups=("value",),
+        check=_has_generated_cookie,
     ),
     # A 40-character AWS secret access key next to an access key id, either side, within 120 characters (also on
     # the next line: a pasted id/secret pair is two lines). The separator may be a single character.

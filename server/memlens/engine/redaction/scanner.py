@@ -22,7 +22,8 @@ from memlens.engine.redaction.detector import Detector, Span
 
 # RE2's DFA cache per compiled pattern set; a Set that runs out of it would report no match, so be generous.
 _MAX_MEMORY = 256 << 20
-SET_SIZE = 128  # detectors per RE2 Set: one Set for all is fastest once its DFA is warm
+SET_SIZE = 256  # detectors per RE2 Set: one Set for all (129 now) is fastest once its DFA is warm; a second
+# Set costs every text another pass (a chat turn 2.9 → 4.1 µs, measured at 129 detectors with sets of 128)
 _WINDOW = 16_384
 _OVERLAP = 2_048
 
