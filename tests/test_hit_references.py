@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memlens.cli.hits import reference, split_reference
+from memlens.cli.hits import reference
 from memlens.engine.engine import Engine
 from memlens.settings import Settings
 
@@ -70,9 +70,11 @@ def test_every_hits_reference_opens_its_own_session(tmp_path: Path) -> None:
         hits = e.search("thermocouple", mode="keyword", min_score=0)["results"]
         assert {h["sessionKey"] for h in hits} == {f"claude-code:{MAIN}/agent-b7e1", f"claude-code:{TWIN}"}
         for hit in hits:
-            session, message = split_reference(reference(hit))
-            assert session == str(hit.get("sessionId"))[:8]  # the short form the terminal shows, shared by all three
-            opened = e.history(session, message_id=message)
+            assert reference(hit) == hit["reference"]  # the engine's, which the terminal shows
+            session, message = hit["reference"].split(":")
+            assert str(hit["sessionId"]).startswith(session) and str(hit["messageId"]).startswith(message)
+            assert session == {MAIN: "5e551011-a", TWIN: "5e551011-f"}[str(hit["sessionId"])]  # as git grows a hash
+            opened = e.history(hit["reference"])
             assert (opened["sessionKey"], opened["anchor"]) == (hit["sessionKey"], hit["messageId"])
         # without a message, the short prefix still names the main session or says it is ambiguous, as before
         assert e.history(MAIN)["sessionKey"] == f"claude-code:{MAIN}"
@@ -115,11 +117,9 @@ def test_two_codex_sessions_started_in_the_same_minute_have_different_references
         hits = engine.search("kiln hot", mode="keyword", min_score=0)["results"]
         assert len({h["sessionKey"] for h in hits}) == 2 and len({h["messageId"] for h in hits}) == 1
         for hit in hits:
-            session, message = split_reference(reference(hit))
-            opened = engine.history(session, message_id=message)
+            assert hit["reference"].startswith(str(hit["sessionId"])[:13] + ":")  # the whole timestamp
+            opened = engine.history(hit["reference"])
             assert (opened["sessionKey"], opened["anchor"]) == (hit["sessionKey"], hit["messageId"])
-        # a Claude Code session's id is random: its reference stays eight characters
-        assert reference({**hits[0], "sessionId": MAIN}).startswith(f"{MAIN[:8]}:")
 
 
 @pytest.mark.slow  # a CLI process
@@ -135,4 +135,4 @@ def test_the_session_list_tells_apart_sessions_that_share_eight_characters(tmp_p
         env={**os.environ, "HOME": str(tmp_path)},
     ).stdout
     shown = [line.split()[4] for line in listed.splitlines() if line.startswith("2026-")]
-    assert sorted(shown) == ["019e1625-789d", "019e1625-9a01"]
+    assert sorted(shown) == ["019e1625-7", "019e1625-9"]  # as long as tells them apart, as git abbreviates

@@ -268,6 +268,7 @@ def answers(
         search.append(engine.search("what did we do on February 30?"))  # no such day: `unreadDates`
         # the subagent's own task (a sidechain session): its hits carry parentSessionKey
         search.append(engine.search("where is order.refunded published; is there a refund handler", min_score=0.0))
+        search.append(engine.search("to be or not"))  # only stop words: `namesNoTopic`
         summary = engine.summaries_grep("offsite", limit=5)
         out["SummariesGrepResponse"].append(summary)
         summary_id = summary["results"][0]["summaryId"]

@@ -121,6 +121,8 @@ export interface SearchResult {
   /** null when the index holds no session for the hit */
   sessionKey?: string | null;
   sessionId?: string | null;
+  /** `SESSION:MESSAGE`, the short name a terminal prints and memlens.history opens */
+  reference?: string;
   /** the best-matching message; null when the index holds no id for it */
   messageId?: string | null;
   role?: string | null;
@@ -170,9 +172,11 @@ export interface SearchResponse {
   period?: Period;
   /** the fusion used (with `explain: true`) */
   fusion?: FusionMode;
-  /** why the mode differs from the one asked for (no embedding model: keyword search only), or that the team
-   * index was unreachable */
+  /** why the mode differs from the one asked for (no embedding model: keyword search only), that the team
+   * index was unreachable, or that the query names no topic */
   note?: string;
+  /** true: only stop words or lone letters, nothing searched */
+  namesNoTopic?: boolean;
   /** with team.url set: whether the team index answered and how many hits it gave */
   team?: TeamStatus;
   /** the query was longer than the bound: only its end was read */
@@ -240,6 +244,8 @@ export interface SessionsParams {
 export interface SessionSummary {
   sessionKey: string;
   sessionId: string;
+  /** the shortest form memlens.history opens this session alone by */
+  reference: string;
   format: AgentFormat;
   title: string;
   cwd: string | null;

@@ -259,3 +259,15 @@ async def test_search_session_filter_takes_an_id_or_prefix(client: LanguageClien
         assert [r["id"] for r in found["results"]] == [r["id"] for r in by_key["results"]]
     with pytest.raises(JsonRpcInvalidParams, match="unknown session"):
         await execute(client, "memlens.search", {"query": "offsite", "filters": {"session": "zzzz-no-such"}})
+
+
+async def test_a_query_of_stop_words_searches_nothing_and_says_why(client: LanguageClient) -> None:
+    for query in ("the", "to be or not", "a", "?"):
+        response = await execute(client, "memlens.search", {"query": query})
+        assert response["results"] == [] and response["namesNoTopic"] is True, query
+        assert "stop words" in response["note"] and "quote" in response["note"]
+    found = await execute(client, "memlens.search", {"query": "pgbouncer transaction pooling", "limit": 10})
+    assert "namesNoTopic" not in found
+    top = next(r for r in found["results"] if r["kind"] != "memory")  # its reference, as a terminal prints it, opens it
+    opened = await execute(client, "memlens.history", {"sessionKey": top["reference"], "limit": 3})
+    assert (opened["sessionKey"], opened["anchor"]) == (top["sessionKey"], top["messageId"])

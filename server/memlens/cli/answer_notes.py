@@ -4,6 +4,7 @@ and which flags narrowed an answer that found nothing."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Collection, Sequence
 
 from memlens.cli.terminal import Style, folded, width
@@ -34,6 +35,9 @@ def narrowed_note(flags: Sequence[str], *, widest: str) -> str:
 def answer_notes(response: SearchResponse, narrowed: Sequence[str] = ()) -> list[str]:
     """Lines printed after the hits (none when there is nothing to say); `narrowed`: the filter flags given."""
     lines = []
+    query = response["query"]
+    if response.get("namesNoTopic") and '"' not in query and any(c.isalnum() for c in query):  # a shell eats quotes
+        lines.append(f"to find the words as written: memlens search {shlex.quote(chr(34) + query + chr(34))}")
     if not response["results"] and narrowed:
         lines.append(narrowed_note(narrowed, widest="search everything"))
     period = response.get("period")

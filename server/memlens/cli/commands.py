@@ -20,7 +20,6 @@ from memlens.cli.answer_notes import given_flags, narrowed_note, print_answer_no
 from memlens.cli.arguments import build_parser, request_from, settings_from_args
 from memlens.cli.clock import zone_named
 from memlens.cli.fixes_output import print_fixes
-from memlens.cli.hits import split_reference
 from memlens.cli.output import (
     ProgressBar,
     also_holds_line,
@@ -252,9 +251,6 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    session, message = split_reference(args.session_key)
-    if message is not None and args.message_id is None:
-        args.session_key, args.message_id = session, message
     request = request_from(HistoryRequest, args)
     with open_engine(args, load_model=False) as engine:
         if not args.no_sync:

@@ -15,10 +15,9 @@ from datetime import tzinfo
 from memlens.cli.clock import local_time
 from memlens.cli.terminal import Style, cells, clip
 from memlens.engine.keyword.stop_words import STOP_WORDS
-from memlens.requests import FORMATS
 from memlens.wire import SearchResult
 
-REF_CHARS = 8  # a random uuid's first 8 hex digits: unique among a person's sessions in practice; `history` checks
+REF_CHARS = 8  # a random uuid's first 8 hex digits: unique among a person's sessions in practice
 # A UUIDv7 (Codex CLI's session ids) starts with its creation time in milliseconds, whose first 8 hex digits change
 # only every 65 s: two sessions started in the same minute share them, so its reference keeps the whole timestamp.
 _UUID7 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", re.IGNORECASE)
@@ -34,22 +33,16 @@ def short_session_id(session_id: str) -> str:
 
 
 def reference(result: SearchResult) -> str:
-    """The short name of a hit: `5b0e7d3c:b93217ff` (session and message id prefixes), or `MEMORY.md:12`."""
+    """The short name of a hit: the engine's reference (`5b0e7d3c:b93217ff`, session and message id prefixes that
+    name it alone), or `MEMORY.md:12`."""
+    if made := result.get("reference"):
+        return made
     session = short_session_id(result.get("sessionId") or result.get("sessionKey") or "")
     if result["kind"] == "memory" or not session:  # a file's line: what an editor opens
         return f"{result['relPath']}:{result.get('lineStart') or 1}"
+    # a team index's hit: another person's session, named as this index cannot check
     message = result.get("messageId")
     return f"{session}:{message[:REF_CHARS]}" if message else session
-
-
-def split_reference(ref: str) -> tuple[str, str | None]:
-    """A search hit's reference `SESSION:MESSAGE` as its two parts; a session key (`claude-code:<id>`, its format
-    first) or a bare id stays whole."""
-    head, colon, rest = ref.partition(":")
-    if colon and head in FORMATS:
-        inner, colon, message = rest.partition(":")
-        return (f"{head}:{inner}", message or None) if colon else (ref, None)
-    return (head, rest or None) if colon else (ref, None)
 
 
 def query_terms(query: str) -> list[str]:
@@ -98,14 +91,15 @@ def _header(result: SearchResult, width: int, style: Style, zone: tzinfo | None)
         team = f"{result['publisher']}/{result.get('project', '?')}" if "publisher" in result else ""
         details = [d for d in (when, role, team) if d]  # a team hit names who published it
     tail = " · " + " · ".join([*details, percent])
-    ref = clip(ref, max(8, width - cells(tail) - 1))
+    # never cut: a reference cut short opens nothing (the title gives way, then the tail)
     room = width - cells(ref) - cells(tail) - 1
     title = clip(" ".join(title.split()), room) if room >= 4 else ""
     plain_tail = " · ".join(details)
     styled_tail = f" · {style.dim(plain_tail)} · {style.score(percent)}"
     line = f"{style.reference(ref)}{' ' + style.title(title) if title else ''}{styled_tail}"
-    if cells(f"{ref}{' ' + title if title else ''}{tail}") > width:  # narrower than the tail itself
-        return clip(f"{ref} {title}{tail}", width)
+    plain = f"{ref}{' ' + title if title else ''}{tail}"
+    if cells(plain) > width:  # narrower than the reference and the tail
+        return clip(plain, width)
     return line
 
 

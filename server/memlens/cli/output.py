@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import sys
-from collections import Counter
 from collections.abc import Sequence
 from datetime import tzinfo
 from typing import TYPE_CHECKING
 
 from memlens.cli.clock import local_time
-from memlens.cli.hits import REF_CHARS, hit_lines, short_session_id, sureness
+from memlens.cli.hits import hit_lines, short_session_id, sureness
 from memlens.cli.terminal import Style, clip, fitted, folded, width
 from memlens.counted import counted
 from memlens.wire import (
@@ -182,6 +181,9 @@ def print_history(history: HistoryResponse, zone: tzinfo | None = None, *, colum
         print("  …")
 
 
+SESSION_COLUMN = 8  # a session id's usual reference: a longer one (a subagent's) shifts only its own row
+
+
 def print_sessions(page: SessionsResponse, *, columns: int = 0, zone: tzinfo | None = None) -> None:
     """The sessions as a table, each row cut to `columns` cells (0: whole, as in a pipe), times in `zone`."""
     sessions = page["sessions"]
@@ -193,22 +195,16 @@ def print_sessions(page: SessionsResponse, *, columns: int = 0, zone: tzinfo | N
     agent = max(len("AGENT"), *(len(s["format"]) for s in sessions))
     count = max(len("MSGS"), *(len(str(s["messageCount"])) for s in sessions))
     project = min(16, max(len("PROJECT"), *(len(s["project"] or "-") for s in sessions)))
-    # eight characters, but where two sessions of the page share them (UUIDv7 ids started in the same minute)
-    shared = Counter(s["sessionId"][:REF_CHARS] for s in sessions)
-    short = {
-        s["sessionId"]: short_session_id(s["sessionId"])
-        if shared[s["sessionId"][:REF_CHARS]] > 1
-        else s["sessionId"][:REF_CHARS]
-        for s in sessions
-    }
-    ids = max(len("SESSION"), *(len(shown) for shown in short.values()))
+    # the engine's reference, which opens the row's session alone (a subagent's: its id's prefix, then `/agent-…`)
+    short = {s["sessionKey"]: s.get("reference") or short_session_id(s["sessionId"]) for s in sessions}
+    ids = min(max(len("SESSION"), *(len(shown) for shown in short.values())), SESSION_COLUMN)
     print(
         f"{'LAST ACTIVE':<16}  {'AGENT':<{agent}}  {'MSGS':>{count}}  {'SESSION':<{ids}}  {'PROJECT':<{project}}  TITLE"
     )
     for s in sessions:
         when = local_time(s["lastTime"], zone)
         subagent = "↳ " if s["parentSessionKey"] else ""
-        session = short[s["sessionId"]]
+        session = short[s["sessionKey"]]
         row = (
             f"{when:<16}  {s['format']:<{agent}}  {s['messageCount']:>{count}}  {session:<{ids}}  "
             f"{(s['project'] or '-')[:project]:<{project}}  {subagent}{' '.join(s['title'].split())}"

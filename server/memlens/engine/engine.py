@@ -19,6 +19,7 @@ from memlens.engine.answers.history import session_history
 from memlens.engine.answers.index_stats import index_stats
 from memlens.engine.answers.outbound import redact_response
 from memlens.engine.answers.period import PeriodQuestion
+from memlens.engine.answers.references import split_reference
 from memlens.engine.answers.search_answer import period_question, ranked, search
 from memlens.engine.answers.sessions import label_history, list_sessions, resolve_session
 from memlens.engine.answers.source_folders import removed_answer, source_folders, sources_answer
@@ -400,10 +401,13 @@ class Engine:
         self, session_key: str, *, message_id: str | None = None, limit: int = DEFAULT_HISTORY
     ) -> HistoryResponse:
         """A session's messages around `message_id` (or its newest tail); excluded sessions do not exist.
-        `session_key` may also be a bare session id or a unique prefix (see `resolve_session`)."""
+        `session_key` may also be a bare session id or a unique prefix (see `resolve_session`), or a search hit's
+        reference `SESSION:MESSAGE` (answers/references.py)."""
         checked(HistoryRequest, session_key=session_key, message_id=message_id, limit=limit)
         self.refresh()
         visibility = self.visibility()
+        if message_id is None:
+            session_key, message_id = split_reference(self.catalog, session_key)
         key = resolve_session(self.catalog, session_key, visibility, message=message_id)
         history = session_history(self.catalog, key, message_id, limit, visibility)
         label_history(self.catalog, key, history)

@@ -25,6 +25,7 @@ _EXACT_KEYS = frozenset(
         "id",
         "sessionKey",
         "sessionId",
+        "reference",
         "parentSessionKey",
         "messageId",
         "summaryId",

@@ -70,6 +70,7 @@ class SearchResult(TypedDict):
     format: NotRequired[str]
     sessionKey: NotRequired[str | None]
     sessionId: NotRequired[str | None]
+    reference: NotRequired[str]  # `SESSION:MESSAGE`: the short name `history` opens (answers/references.py)
     messageId: NotRequired[str | None]
     role: NotRequired[str | None]
     timestamp: NotRequired[str | None]
@@ -97,6 +98,7 @@ class SearchResponse(TypedDict):
     period: NotRequired[Period]  # the days the query asked about, when it is a question about a period
     fusion: NotRequired[FusionMode]
     note: NotRequired[str]
+    namesNoTopic: NotRequired[bool]  # true: only stop words or lone letters, nothing searched (`note` says so)
     team: NotRequired[TeamStatus]
     leftOut: NotRequired[LeftOut]  # the query was longer than the bound: only its end was read
     unreadDates: NotRequired[list[UnreadDate]]  # dates the query names that cannot exist (searched as words)

@@ -52,6 +52,7 @@ class SessionSummary(TypedDict):
 
     sessionKey: str
     sessionId: str
+    reference: str  # the shortest form `history` opens it by (answers/references.py)
     format: AgentFormat
     title: str
     cwd: str | None

@@ -207,6 +207,8 @@ def build_context_pack(
         markdown = (
             header + f"\n{found} this question, but none fits in {budget} tokens: ask with a larger tokenBudget.\n"
         )
+    elif not chosen and response.get("namesNoTopic"):  # "what about it": say why nothing was looked for
+        markdown = header + f"\nNo passage: {response.get('note')}.\n"
     elif not chosen:
         markdown = header + "\nNo memory or transcript passage matched this question.\n"
     return {

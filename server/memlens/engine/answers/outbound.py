@@ -39,7 +39,9 @@ _STRUCTURAL_KEYS = frozenset(
     }
 )
 # Fields that name a file or a session: usually clean and repeated across a response, so checked through a cache.
-_NAME_KEYS = frozenset({"path", "relPath", "indexDir", "sessionKey", "sessionId", "parentSessionKey", "cwd", "project"})
+_NAME_KEYS = frozenset(
+    {"path", "relPath", "indexDir", "sessionKey", "sessionId", "reference", "parentSessionKey", "cwd", "project"}
+)
 _TITLE_KEYS = frozenset({"title"})
 _MESSAGE_TEXT = "text"  # a list of dicts with this field is a sequence of messages
 

@@ -17,6 +17,7 @@ from memlens.engine.answers.period import (
     read_period,
     time_zone,
 )
+from memlens.engine.answers.references import add_references
 from memlens.engine.answers.results import ResultBuilder
 from memlens.engine.answers.sessions import label_results, resolve_session
 from memlens.engine.answers.visibility import Visibility
@@ -31,6 +32,11 @@ from memlens.engine.sources.common import scrub
 from memlens.requests import SearchFilterRequest, SearchRequest, checked, read_end
 from memlens.settings import Settings
 from memlens.wire import FusionMode, LeftOut, SearchResponse
+
+NO_TOPIC_NOTE = (
+    "nothing searched: only stop words, lone letters or punctuation, which name no topic; add a word that does, or"
+    " quote the words to find them as written"
+)
 
 
 class SearchSource(Protocol):
@@ -111,6 +117,7 @@ def search(
     )
     results = answer.results
     label_results(engine.catalog, results)
+    add_references(engine.catalog, results, builder.visibility)
     response: SearchResponse = {
         "query": query,
         "mode": ranking.mode,
@@ -120,7 +127,10 @@ def search(
         "indexing": indexing,
         "withheld": answer.withheld,
     }
-    if ranking.mode != (mode or settings.mode):
+    if not ranking.names_a_topic:
+        response["namesNoTopic"] = True
+        response["note"] = NO_TOPIC_NOTE
+    elif ranking.mode != (mode or settings.mode):
         response["note"] = f"no embedding model ({engine.provider_note or 'no vectors yet'}); keyword search only"
     if explain:
         response["fusion"] = cast(FusionMode, ranking.fusion)  # the retriever checked it against FUSIONS
@@ -174,6 +184,7 @@ def period_search(
         excerpt_chars=settings.excerpt_chars,
     )
     label_results(engine.catalog, results)
+    add_references(engine.catalog, results, builder.visibility)
     zone = time_zone(engine.settings.display.time_zone)
     nearest = (
         (None, None)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 from memlens.engine.answers.projects import in_project, project_name
+from memlens.engine.answers.references import chosen_session, session_reference, sessions_named_by_rest
 from memlens.engine.answers.results import iso
 from memlens.engine.answers.session_titles import one_line, request_title, task_title
 from memlens.engine.answers.visibility import Visibility
@@ -38,7 +39,6 @@ MAX_FILES = 25  # files listed per session (filesTouchedTotal counts them all)
 MAX_TOOLS = 25
 MIN_PREFIX = 4  # a shorter prefix would match half the index
 CANDIDATES_SHOWN = 5
-MESSAGE_CANDIDATES = 100  # sessions a short reference is checked against for its message, at most
 
 # `[Name] input` lines, as the parsers render tool calls (sources.common.render_tool_call).
 _TOOL_LINE = re.compile(r"^\[([A-Za-z_][\w.:-]{0,63})\](?: (.*))?$", re.MULTILINE)
@@ -323,6 +323,9 @@ def list_sessions(
             {
                 "sessionKey": entry.key,
                 "sessionId": row["session_id"],
+                "reference": session_reference(
+                    catalog, entry.key, str(row["session_id"]), visibility, whole_timestamp=False
+                ),
                 "format": row["format"],
                 "title": named[entry.key],
                 "cwd": cwd,
@@ -360,7 +363,7 @@ def resolve_session(catalog: Catalog, ref: str, visibility: Visibility, *, messa
     if exact is not None and not visibility.hides_row(exact):
         return ref
     rows = _visible(catalog, visibility)
-    candidates = [r for r in rows if r["session_id"] == ref]
+    candidates = [r for r in rows if r["session_id"] == ref] or sessions_named_by_rest(rows, ref)
     if not candidates:
         if len(ref) < MIN_PREFIX:
             raise NotFound(f"unknown session {ref!r} (a prefix needs at least {MIN_PREFIX} characters)")
@@ -373,31 +376,16 @@ def resolve_session(catalog: Catalog, ref: str, visibility: Visibility, *, messa
         ]
     if not candidates:
         raise NotFound(f"unknown session {ref!r}")
-    holding = _holding_message(catalog, candidates, message)
-    if len(holding) == 1:  # a subagent's hit names its parent's id, and a short prefix may name two sessions
-        return str(holding[0]["key"])
-    if len({r["session_id"] for r in candidates}) == 1:
-        main = [r for r in candidates if r["key"] == f"{r['format']}:{r['session_id']}"]
-        if main:
-            return str(main[0]["key"])
-        if len(candidates) == 1:
-            return str(candidates[0]["key"])
-    named = titles(catalog, candidates[:CANDIDATES_SHOWN])
-    shown = "; ".join(f"{r['key']} ({named[str(r['key'])]})" for r in candidates[:CANDIDATES_SHOWN])
+    chosen = chosen_session(catalog, candidates, message)
+    if chosen is not None:
+        return str(chosen["key"])
+    shown_rows = candidates[:CANDIDATES_SHOWN]
+    named = titles(catalog, shown_rows)
+    # with the message, each candidate as the whole reference that opens it (its key is always accepted)
+    suffix = f":{message}" if message else ""
+    shown = "; ".join(f"{r['key']}{suffix} ({named[str(r['key'])]})" for r in shown_rows)
     more = f" and {len(candidates) - CANDIDATES_SHOWN} more" if len(candidates) > CANDIDATES_SHOWN else ""
     raise InvalidRequest(
         f"session {ref!r} is ambiguous: it matches {len(candidates)} sessions: {shown}{more}; give more of the id"
+        " or one of these keys"
     )
-
-
-def _holding_message(catalog: Catalog, candidates: list[sqlite3.Row], message: str | None) -> list[sqlite3.Row]:
-    """The candidates that hold `message` (its id or a prefix of one); none asked when there is one candidate, no
-    message, or more candidates than a reference could be meant to tell apart."""
-    if not message or not 1 < len(candidates) <= MESSAGE_CANDIDATES:
-        return []
-    return [
-        r
-        for r in candidates
-        if catalog.message_seq(str(r["key"]), message) is not None
-        or catalog.message_ids_with_prefix(str(r["key"]), message, limit=1)
-    ]

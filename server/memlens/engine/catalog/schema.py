@@ -168,6 +168,8 @@ AFTER_ADDED_COLUMNS = (
     "CREATE INDEX IF NOT EXISTS units_without_vector ON units(id) WHERE vector_ready IS NULL;"
     "CREATE INDEX IF NOT EXISTS units_queue_newest ON units(queue_ts DESC, id DESC) WHERE vector_ready IS NULL;"
     "CREATE INDEX IF NOT EXISTS sessions_file ON sessions(file_id);"
+    # a search hit's reference is as long as its session id's nearest neighbours in this order (answers/references)
+    "CREATE INDEX IF NOT EXISTS sessions_id ON sessions(session_id);"
     "CREATE INDEX IF NOT EXISTS sessions_without_activity ON sessions(key) WHERE messages IS NULL;"
     # a question about days reads the messages of its period, and of the nearest ones when it holds none: through
     # this index instead of a scan of every unit (0.3–0.4 s CPU at a million messages, bench/RESULTS.md)

@@ -27,6 +27,19 @@ class SessionReads(CatalogConnection):
             rows.update((str(r["key"]), r) for r in self.db.execute(sql, part))
         return rows
 
+    def sessions_of_id(self, session_id: str) -> list[sqlite3.Row]:
+        """The sessions of one id (a main session, its subagents, copies of its file), with their files' paths."""
+        sql = "SELECT s.*, f.path AS path FROM sessions s JOIN files f ON f.id = s.file_id WHERE s.session_id = ?"
+        return list(self.db.execute(sql, (session_id,)).fetchall())
+
+    def neighbour_session_ids(self, session_id: str) -> list[str]:
+        """The other session ids just before and just after `session_id` in sorted order: the two that share the
+        most of its first characters."""
+        before = "SELECT session_id FROM sessions WHERE session_id < ? ORDER BY session_id DESC LIMIT 1"
+        after = "SELECT session_id FROM sessions WHERE session_id > ? ORDER BY session_id LIMIT 1"
+        found = [self.db.execute(sql, (session_id,)).fetchone() for sql in (before, after)]
+        return [str(row[0]) for row in found if row is not None]
+
     def all_sessions(self) -> list[sqlite3.Row]:
         """Every session with its file's path (visibility is applied by the caller)."""
         sql = "SELECT s.*, f.path AS path FROM sessions s JOIN files f ON f.id = s.file_id"

@@ -15,9 +15,9 @@ from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.acronyms import Acronym
 from memlens.engine.keyword.error_query import looks_like_error
 from memlens.engine.keyword.identifiers import identifiers, looks_technical
+from memlens.engine.keyword.stop_words import STOP_WORDS
 
 PHRASE = re.compile(r'"([^"]+)"')
-_OPERATORS = re.compile(r"\b(?:AND|OR|NOT)\b")
 
 
 class Analysis(Protocol):
@@ -47,7 +47,8 @@ class ParsedQuery:
     acronyms: tuple[Acronym, ...]  # acronyms of the whole text
     tokens: tuple[str, ...]  # every analysed word, stop words included: what excerpts centre on
     technical: bool  # names a command, path, flag or identifier (tool-call inputs then weigh in full)
-    has_words: bool  # anything besides punctuation and AND/OR/NOT
+    names_a_topic: bool  # a quoted phrase, an identifier, or a word that is no stop word, lone letter or digit
+    literal: bool  # only its quoted phrases name its topic ("to be or not to be" in quotes): hits must hold them
     error_like: bool = False  # a pasted error or log line, or asks for one (tool output then weighs in full)
     filters: SearchFilters | None = None
     dates: tuple[tuple[int, int], ...] = ()  # (first, last) epoch days the query names, dated events included
@@ -60,18 +61,28 @@ def parse_words(text: str, index: Analysis, *, filters: SearchFilters | None = N
     # `File "/srv/app.py"`), and required as phrases they would miss the output the index keeps in part
     quoted = PHRASE.findall(text) if "\n" not in text.strip() else []
     loose = PHRASE.sub(" ", text) if quoted else text
+    phrases = tuple(tuple(index.tokens(phrase)) for phrase in quoted)
+    found = tuple(dict.fromkeys(identifiers(loose)))
+    loose_topic = bool(found) or any(_topic_words(index.surface_words(loose)))
     return ParsedQuery(
         text=text,
-        phrases=tuple(tuple(index.tokens(phrase)) for phrase in quoted),
+        phrases=phrases,
         loose_terms=tuple(index.content_words(loose)),
         loose_surface=tuple(index.surface_words(loose)),
         loose_acronyms=index.acronyms(loose),
-        identifiers=tuple(dict.fromkeys(identifiers(loose))),
+        identifiers=found,
         terms=tuple(index.content_words(text.replace('"', " "))),
         acronyms=index.acronyms(text),
         tokens=tuple(index.tokens(text)),
         technical=looks_technical(text),
-        has_words=any(c.isalnum() for c in _OPERATORS.sub(" ", text)),
+        names_a_topic=loose_topic or any(phrases),
+        literal=any(phrases) and not loose_topic,
         error_like=looks_like_error(text),
         filters=filters,
     )
+
+
+def _topic_words(words: list[str]) -> list[bool]:
+    """For each word, whether it can say what a message is about: not a stop word (the, to, be, …), nor a lone Latin
+    letter or digit (`a`, `x`, `3`), which nearly every message holds. A lone CJK character is a word."""
+    return [w not in STOP_WORDS and not (len(w) == 1 and w.isascii()) for w in words]

@@ -39,3 +39,4 @@ class Ranking:
     query_terms: list[str] = field(default_factory=list)
     seconds: float = 0.0
     calibrated: bool = False  # whether to answer is decided on the hits' calibrated probability
+    names_a_topic: bool = True  # False: the query held only stop words or lone letters, and nothing was searched

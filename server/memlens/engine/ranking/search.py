@@ -70,8 +70,10 @@ class Retriever:
         started = time.perf_counter()
         mode, fusion = _checked(mode or settings.mode, fusion or settings.fusion, query)
         vector_available = self.embedder is not None and len(self.vectors) > 0
-        if not query.has_words:  # punctuation and operators alone: nothing
-            return Ranking([], mode, fusion, vector_available)
+        if not query.names_a_topic:
+            # punctuation, or only words every message holds ("the", "to be or not", "a"): the vector side would
+            # still find its nearest messages, and BM25 its commonest, which look like answers and are none
+            return Ranking([], mode, fusion, vector_available, names_a_topic=False)
         if mode == "vector" and self.embedder is None:
             raise SearchError("vector search needs an embedding model, and none is loaded (try --mode keyword)")
         if not vector_available and mode == "hybrid":
@@ -85,6 +87,10 @@ class Retriever:
             self._add_keyword_candidates(hits, query, settings, depth=depth, limit=limit, vocabulary=state.vocabulary)
         if mode in ("hybrid", "vector") and self.embedder is not None:
             self._add_vector_candidates(hits, query, depth=depth, fill_cosines=mode == "hybrid")
+        if mode == "hybrid" and query.literal:
+            # words quoted to be found as written: a message near them in meaning that does not hold them is none
+            # of the answers asked for (the vectors still order the ones that do)
+            hits = {unit_id: hit for unit_id, hit in hits.items() if hit.bm25 > 0}
         fused_mode = self._set_fused_scores(hits, mode, fusion, settings)
         places = self._add_neighbors(hits, settings.neighbor_weight, settings.neighbor_window)
         if settings.reply_boost > 0:
