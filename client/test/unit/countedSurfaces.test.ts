@@ -29,6 +29,7 @@ function session(overrides: Partial<SessionSummary> = {}): SessionSummary {
   return {
     sessionKey: 'claude-code:5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9',
     sessionId: '5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9',
+    reference: '5b0e7d3c',
     format: 'claude-code',
     title: 'Fix the DLQ backup',
     cwd: '/home/m/shop',

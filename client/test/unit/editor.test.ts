@@ -119,6 +119,7 @@ function session(overrides: Partial<SessionSummary>): SessionSummary {
   return {
     sessionKey: 'claude-code:a',
     sessionId: 'a',
+    reference: 'a',
     format: 'claude-code',
     title: 'A',
     cwd: '/home/m/shop',
