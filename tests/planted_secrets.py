@@ -319,6 +319,16 @@ def _build() -> list[Planted]:
         ("supabase-token", _join("sb", "p_"), _join(_draw(_HEX, 40))),
         ("pinecone-key", _join("pc", "sk_"), _join(_draw(_ALNUM, 60))),
         ("langsmith-key", _join("ls", "v2_pt_"), _join(_draw(_HEX, 32), "_", _draw(_HEX, 10))),
+        ("1password-token", _join("op", "s_eyJ"), _join(_draw(_B64, 120))),
+        ("buildkite-token", _join("bk", "ua_"), _join(_draw(_HEX, 40))),
+        ("contentful-token", _join("CF", "PAT-"), _join(_draw(_URLSAFE, 43))),
+        ("dynatrace-token", _join("dt0", "c01."), _join(_draw(_UPPER + _DIGITS, 24), ".", _draw(_UPPER + _DIGITS, 64))),
+        ("mapbox-token", _join("sk", ".eyJ"), _join(_draw(_URLSAFE, 40), ".", _draw(_URLSAFE, 22))),
+        ("fly-token", _join("fo", "1_"), _join(_draw(_URLSAFE, 43))),
+        ("heroku-token", _join("HR", "KU-"), _join(_draw(_URLSAFE, 60))),
+        ("netlify-token", _join("nf", "p_"), _join(_draw(_ALNUM, 36))),
+        ("render-key", _join("rn", "d_"), _join(_draw(_ALNUM, 32))),
+        ("prefect-key", _join("pn", "u_"), _join(_draw(_ALNUM, 36))),
     ):
         plant(kind, rest, f"the {kind.split('-')[0]} client reads {prefix}{rest} from the keychain", "assistant-prose")
     value = _draw(_ALNUM, 39)
