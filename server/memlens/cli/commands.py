@@ -35,7 +35,7 @@ from memlens.cli.output import (
 )
 from memlens.cli.project_root import find_root
 from memlens.cli.server_answer import ask_server
-from memlens.cli.terminal import Style, fitted, paged, wants_color, width
+from memlens.cli.terminal import Style, fitted, for_terminal, paged, printable, wants_color, width
 from memlens.cli.watch_tally import WatchTally
 from memlens.counted import counted
 from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
@@ -160,7 +160,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         report = sync_engine(engine, full=full)
         print(fitted(describe_sync(report), sys.stdout))
         for error in report.errors[:10]:
-            print(fitted(f"  skipped: {error}", sys.stderr), file=sys.stderr)
+            print(fitted(f"  skipped: {printable(error)}", sys.stderr), file=sys.stderr)
     return 0
 
 
@@ -216,7 +216,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
     if args.json:
         print_json(answer)
     else:
-        print_publish(answer)
+        print_publish(for_terminal(answer))
     return 0
 
 
@@ -233,8 +233,9 @@ def _print_search(
     else:
         style = Style(color=wants_color(args.color))  # before the pager takes stdout: it asks the real one
         with paged(not args.no_pager):
-            print_search(response, args.explain, warned=warned, long=args.long, style=style, zone=zone)
-            print_answer_notes(response, style, narrowed)
+            shown = for_terminal(response)
+            print_search(shown, args.explain, warned=warned, long=args.long, style=style, zone=zone)
+            print_answer_notes(shown, style, narrowed)
     return EXIT_FOUND if response["results"] else EXIT_NOTHING
 
 
@@ -245,8 +246,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         print_json(stats)
         return 0
-    print_stats(stats)
-    print(f"workspace: {', '.join(str(w) for w in engine.workspaces)} ({args.root_reason})")
+    print_stats(for_terminal(stats))
+    print(printable(f"workspace: {', '.join(str(w) for w in engine.workspaces)} ({args.root_reason})"))
     return 0
 
 
@@ -263,7 +264,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     else:
         columns = width() if sys.stdout.isatty() else 0  # the terminal's, read before a pager takes the output
         with paged(not args.no_pager):
-            print_history(history, zone_named(engine.settings.display.time_zone), columns=columns)
+            print_history(for_terminal(history), zone_named(engine.settings.display.time_zone), columns=columns)
     return 0
 
 
@@ -279,7 +280,7 @@ def cmd_fixes(args: argparse.Namespace) -> int:
     else:
         columns = width() if sys.stdout.isatty() else 0  # the terminal's, read before a pager takes the output
         with paged(not args.no_pager):
-            print_fixes(answer, zone_named(engine.settings.display.time_zone), columns=columns)
+            print_fixes(for_terminal(answer), zone_named(engine.settings.display.time_zone), columns=columns)
     return EXIT_FOUND if answer["fixes"] else EXIT_NOTHING
 
 
@@ -294,7 +295,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         else:
             columns = width() if sys.stdout.isatty() else 0  # a table: cut to a terminal's width, whole in a pipe
             with paged(not args.no_pager):
-                print_team_sessions(team_page, columns=columns, zone=zone_named(engine.settings.display.time_zone))
+                zone = zone_named(engine.settings.display.time_zone)
+                print_team_sessions(for_terminal(team_page), columns=columns, zone=zone)
         return 0
     with open_engine(args, load_model=False) as engine:
         if not args.no_sync:
@@ -313,7 +315,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     else:
         columns = width() if sys.stdout.isatty() else 0  # a table: cut to a terminal's width, whole in a pipe
         with paged(not args.no_pager):
-            print_sessions(page, columns=columns, zone=zone_named(engine.settings.display.time_zone))
+            print_sessions(for_terminal(page), columns=columns, zone=zone_named(engine.settings.display.time_zone))
             if not page["sessions"] and not request.cursor:
                 narrowed = given_flags(request, fields=("query", "format", "project", "since", "until"))
                 if narrowed:
@@ -330,7 +332,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
         if args.json:
             print_json(answer)
         else:
-            print_sources(answer)
+            print_sources(for_terminal(answer))
         return 0
     if args.folder is None:
         raise InvalidRequest("memlens sources remove needs the folder to forget (memlens sources lists them)")
@@ -373,7 +375,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         folders = [str(folder) for folder in watch_roots(engine)]
         named = ", ".join(folders[:3]) + (f" and {len(folders) - 3} more" if len(folders) > 3 else "")
         line = f"memlens: watching {named or 'no folder that exists yet'} (index at {engine.index_dir}); Ctrl-C stops"
-        print(fitted(line, sys.stderr), file=sys.stderr, flush=True)
+        print(fitted(printable(line), sys.stderr), file=sys.stderr, flush=True)
         try:
             status = run_foreground(engine, args.debounce_ms, report)
         except KeyboardInterrupt:
@@ -468,7 +470,7 @@ def _report(args: argparse.Namespace, message: str) -> None:
         log.exception("memlens failed")
     from memlens.engine.redact import redact  # an OS error's path or a bug's text may quote a secret too
 
-    print(f"memlens: error: {redact(message)}", file=sys.stderr)
+    print(f"memlens: error: {printable(redact(message))}", file=sys.stderr)
 
 
 def _silence_stdout() -> None:

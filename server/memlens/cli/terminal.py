@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -16,7 +17,7 @@ import textwrap
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal, TextIO
+from typing import Literal, TextIO, TypeVar
 
 ColorChoice = Literal["auto", "always", "never"]
 DEFAULT_PAGER = "less -FRX"  # -F: no pager when it fits one screen; -R: keep the colours; -X: leave it on screen
@@ -100,6 +101,34 @@ def clip(text: str, room: int) -> str:
         out.append(ch)
         used += size
     return "".join(out).rstrip() + "…"
+
+
+# Every control character but tab and line feed, shown as its picture (ESC as ␛, CR as ␍, DEL as ␡; C1 as U+FFFD).
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_PICTURES = (
+    {c: chr(0x2400 + c) for c in range(0x20) if c not in (0x09, 0x0A)}
+    | {0x7F: "\u2421"}
+    | {c: "\ufffd" for c in range(0x80, 0xA0)}
+)
+Shown = TypeVar("Shown")
+
+
+def printable(text: str) -> str:
+    """`text` with its control characters made visible, so what an index holds cannot move the cursor, retitle the
+    window or set the clipboard of the terminal that shows it. The parsers leave such codes out of what they store;
+    this guards what they did not make (an index of an older version, a team index, an error message)."""
+    return text.translate(_PICTURES) if _CONTROLS.search(text) else text
+
+
+def for_terminal(answer: Shown) -> Shown:
+    """An answer with every string in it `printable`, before the CLI lays it out for people (`--json` escapes them)."""
+    if isinstance(answer, str):
+        return printable(answer)  # type: ignore[return-value]
+    if isinstance(answer, dict):
+        return {key: for_terminal(value) for key, value in answer.items()}  # type: ignore[return-value]
+    if isinstance(answer, list | tuple):
+        return type(answer)(for_terminal(value) for value in answer)
+    return answer
 
 
 @contextlib.contextmanager

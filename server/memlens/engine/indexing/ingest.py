@@ -15,6 +15,7 @@ from memlens.engine.indexing.transcript_chunker import group_messages, split_tex
 from memlens.engine.sources import PARSERS, detect_format, get_parser, read_head, split_branches
 from memlens.engine.sources.base import ParseResult, TranscriptParser, TranscriptRecord
 from memlens.engine.sources.common import REPLACED_REASON, errors_before_line
+from memlens.engine.terminal_codes import without_terminal_codes
 from memlens.engine.text_encoding import decode_counted
 from memlens.settings import ChunkingSettings
 
@@ -127,7 +128,7 @@ def read_memory(
     if cut:
         data = data[:max_bytes]
     decoded = decode_counted(data, cut=cut)
-    text = decoded.text
+    text = without_terminal_codes(decoded.text)
     content = FileContent(kind="memory", format="markdown", parsed_bytes=len(data), replaced=decoded.replaced)
     if decoded.replaced:
         content.errors.append(f"{REPLACED_REASON} ({decoded.replaced})")

@@ -22,6 +22,8 @@ from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any
 
+from memlens.engine.terminal_codes import without_terminal_codes
+
 from .base import ParseResult, TranscriptRecord
 
 logger = logging.getLogger(__name__)
@@ -165,16 +167,17 @@ def _scrub_optional(text: str | None) -> str | None:
 
 
 def finish(result: ParseResult) -> ParseResult:
-    """The last step of every parse: scrub lone surrogates from every string that leaves the parser."""
+    """The last step of every parse: scrub lone surrogates from every string that leaves the parser, and take
+    terminal control codes out of the texts and the title (terminal_codes.py)."""
     result.session_id = scrub(result.session_id)
     result.cwd = _scrub_optional(result.cwd)
     result.parent_session_id = _scrub_optional(result.parent_session_id)
     result.agent_id = _scrub_optional(result.agent_id)
-    result.title = _scrub_optional(result.title)
+    result.title = None if result.title is None else without_terminal_codes(scrub(result.title))
     result.errors = [scrub(e) for e in result.errors]
     result.anchor_ids = [scrub(a) for a in result.anchor_ids]
     for record in result.records:
-        record.text = scrub(record.text)
+        record.text = without_terminal_codes(scrub(record.text))
         record.message_id = scrub(record.message_id)
         record.uuid = _scrub_optional(record.uuid)
         record.parent_uuid = _scrub_optional(record.parent_uuid)

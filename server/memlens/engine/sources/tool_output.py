@@ -12,6 +12,8 @@ import re
 
 import re2
 
+from memlens.engine.terminal_codes import without_terminal_codes
+
 from .base import TranscriptRecord
 
 TOOL_OUTPUT_MAX_CHARS = 2_000  # what one tool result keeps: its telling lines and a head/tail window
@@ -212,7 +214,7 @@ def tool_record(
 ) -> TranscriptRecord | None:
     """The record of one tool result (None for an empty output): its first line names the tool and says whether it
     failed, `[Bash output · error]`, so both are searchable and shown; the rest is the trimmed output."""
-    body = trim_output(output)
+    body = trim_output(without_terminal_codes(output))  # a colour code would take the trimmed output's room
     if not body:
         return None
     error = is_error or (exit_code is not None and exit_code != 0) or looks_like_error(body)
