@@ -338,6 +338,17 @@ def _build() -> list[Planted]:
     plant("cookie-header", value, f"Cookie: theme=dark; sessionid={value}; lang=en", "env")
     value = _draw(_URLSAFE, 40)
     plant("curl-cookie", value, f"curl -b 'session={value}' https://admin.example.test/", "command")
+    value = _join(_draw(_ALNUM, 3), "8Q~", _draw(_URLSAFE + "~.", 34))
+    text = f"az login --service-principal -u http://ops-app -p {value} --tenant contoso.example"
+    plant("azure-client-secret", value, text, "command")
+    value = _draw(_ALNUM, 24)
+    plant("vault-service-token", value, f"vault login s.{value}", "command")
+    value = _join(_draw(_UPPER, 1), _draw(_LOWER, 8), _draw(_DIGITS, 3))
+    plant("openssl-k", value, f"openssl enc -aes-256-cbc -salt -k {value} -in backup.tar -out backup.enc", "command")
+    value = _password()
+    plant("openssl-pass-arg", value, f"openssl pkcs12 -export -passout pass:{value} -out cert.p12", "command")
+    value = "cobalt-orbit-ladder-quince"  # words joined by hyphens, as diceware and password managers make them
+    plant("passphrase-hyphens", value, f"the wifi password is {value}", "user-prose")
     return planted
 
 

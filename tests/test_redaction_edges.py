@@ -157,3 +157,39 @@ def test_a_title_made_from_a_file_name_is_checked_with_its_hyphens() -> None:
     title = f"use my key {key}".replace("-", " ")  # SpecStory's title: the file name's hyphens as spaces
     assert "Ab3dEf6hIj9kLm2nOp5q" not in redact_title(title)
     assert redact_title("fix the login bug in sk proj readme") == "fix the login bug in sk proj readme"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ('psql "host=db user=app password=Tr0ub4dor&3xyz"', 'psql "host=db user=app password=[REDACTED:password]"'),
+        ("Server=db;Password=q8&Zx;Database=app", "Server=db;Password=[REDACTED:password];Database=app"),
+        ("mysql -u root -pHu(n)ter2 app", "mysql -u root -p[REDACTED:password] app"),
+        ("password=Pa(ss)w0rd!", "password=[REDACTED:password]"),
+        # what follows a password and is not part of it stays readable
+        ("https://x.test/login?password=abc123XY&user=me", "https://x.test/login?password=[REDACTED:password]&user=me"),
+        ("export DB_PASSWORD=abc123&&make deploy", "export DB_PASSWORD=[REDACTED:password]&&make deploy"),
+        ("connect(password=hunter2x), then", "connect(password=[REDACTED:password]), then"),
+    ],
+)
+def test_a_password_holds_the_characters_that_end_other_values(text: str, shown: str) -> None:
+    """`&`, `;`, `(` end a bare value in a URL, a shell line or a call; inside a password they showed its tail."""
+    assert redact(text) == shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password = getPassword(user)",
+        "token = tokens[0]",
+        "az login --service-principal -u http://ops-app --tenant contoso.example",  # a URL is no user:password
+        "curl -u http://proxy.example:8080 https://x.test",
+        "the password is hard-coded in the config",  # prose joins two or three words with hyphens
+        "the token is not-yet-set",
+        "openssl s_client -connect db.test:443 -keylogfile /tmp/keys.log",  # -k only as an option of its own
+        "obj.items.getElementsByTagName(name)",
+        "s.ThisIsAnAttributeNameHere",  # "s." and 24 letters: a name, not a Vault token
+    ],
+)
+def test_code_and_prose_near_the_new_shapes_stay(text: str) -> None:
+    assert redact(text) == text

@@ -24,8 +24,12 @@ _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 _TOKEN_CHARS = _WORD_CHARS | frozenset("_-")
 
 
-# A bare value followed by one of these is a call, a literal or an index in code.
-_CODE_FOLLOWERS = frozenset("([{")
+# A bare value followed by one of these, closed before the next space, is a call, a literal or an index in code.
+_CLOSER_OF = {"(": ")", "[": "]", "{": "}"}
+# Where a password's unquoted value runs on: the characters that end a bare value (`&` of a URL's query, `;` of a
+# shell line, `)` of a call) are a password's own when no space comes before the next field or the line's end.
+_VALUE_ENDS = " \t\r\n\"'`"
+_CLOSERS = ").,;]}>"
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$.]*")
 
 
@@ -74,8 +78,7 @@ class Detector:
         start, end = self._secret_bounds(match, text)
         if start >= end:
             return None
-        follows = text[end : end + 1]
-        called = follows in _CODE_FOLLOWERS and self.secret_groups and _is_bare(match, start)
+        called = self.secret_groups and _is_bare(match, start) and _is_call(_run_after(text, end))
         if called and _is_code_name(text[start:end]):
             return None  # "GetCloudToken()", "NewSecret{}", "tokens[0]": an expression in code, not a value
         if self.word_start and start > 0 and text[start - 1] in _WORD_CHARS:
@@ -91,6 +94,8 @@ class Detector:
         if not self.secret_groups:  # a token's whole run, however long its format has grown
             while end < len(text) and text[end] in _TOKEN_CHARS:
                 end += 1
+        elif self.evidence is Evidence.STRONG and _is_bare(match, start):
+            end = _password_end(text, end)
         return Span(kind, start, end)
 
     def _secret_bounds(self, match: Any, text: str) -> tuple[int, int]:
@@ -109,6 +114,35 @@ class Detector:
         if self.from_library:
             return _library_secret(match, start, end)
         return start, end
+
+
+def _run_after(text: str, end: int) -> str:
+    """The characters from `end` to the next space, quote or line end."""
+    stop = end
+    while stop < len(text) and text[stop] not in _VALUE_ENDS:
+        stop += 1
+    return text[end:stop]
+
+
+def _is_call(run: str) -> bool:
+    """`(user)`, `[0]`, `{}` or an opener that ends the line: what follows a name in a call, an index or a literal."""
+    if not run or run[0] not in _CLOSER_OF:
+        return False
+    return len(run) == 1 or run.rstrip(",;.").endswith(_CLOSER_OF[run[0]])
+
+
+def _password_end(text: str, end: int) -> int:
+    """Where an unquoted password that the pattern ended at `&`, `;`, `)` or the like really ends: at the next space,
+    quote or line end, short of a next field (`&user=me`, `;Server=db`), a shell operator (`&&`, `||`) and closing
+    punctuation. `password=Tr0ub4dor&3xyz` showed `&3xyz`."""
+    rest = _run_after(text, end)
+    if "=" in rest:  # the next field's name ends at the "="; the separator before that name ends the password
+        named = rest[: rest.index("=")]
+        rest = named[: max(named.rfind(c) for c in "&;,|")] if any(c in named for c in "&;,|") else ""
+    rest = rest.rstrip(_CLOSERS)
+    if not rest or rest.startswith(("&&", "||")):
+        return end
+    return end + len(rest)
 
 
 def _library_secret(match: Any, start: int, end: int) -> tuple[int, int]:

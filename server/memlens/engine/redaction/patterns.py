@@ -64,6 +64,15 @@ def kind_of_key(key: str) -> str:
     return "secret"
 
 
+def _not_a_url(value: str) -> bool:
+    """``-u http://app``: a user argument that is a URL (``az login -u``) holds no ``user:password``."""
+    return not value.startswith("//")
+
+
+def _random_with_digit(value: str) -> bool:
+    return _has_digit_and_letter(value) and looks_random(value)
+
+
 def _has_digit_and_letter(value: str) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
@@ -125,7 +134,9 @@ TOKEN_DETECTORS = [
     _token("linear-key", r"lin_api_[A-Za-z0-9]{40}"),
     _token("groq-key", r"gsk_[A-Za-z0-9]{48,}"),
     _token("replicate-token", r"r8_[A-Za-z0-9]{37}"),
-    _token("vault-token", r"hv[sb]\.[A-Za-z0-9_\-]{24,}"),
+    _token("vault-token", r"hv[sbr]\.[A-Za-z0-9_\-]{24,}"),
+    # Entra ID (Azure AD) client secrets: three characters, a digit, "Q~", then 31 to 34 more
+    _token("azure-client-secret", r"[A-Za-z0-9_.\-]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34}"),
     _token("age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
     _token("doppler-token", r"dp\.(?:st|sa|ct|pt|scim|audit)\.(?:[a-z0-9_\-]{1,40}\.)?[A-Za-z0-9]{40,}"),
     _token("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
@@ -197,6 +208,8 @@ _CLI_PASSWORD_FLAGS = (
     (r"(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)", "p"),
     (r"(?:smbclient|rpcclient)", r"U[ \t]*[^\s%]+%"),
     (r"(?:ipmitool)", "P"),
+    (r"az[ \t]+login", "p"),
+    (r"openssl", r"k[ \t]"),  # "-k PASS" only: -key, -keyout and -kdf are other options
 )
 # SQL: IDENTIFIED BY '…', IDENTIFIED WITH plugin BY '…', [ENCRYPTED] PASSWORD '…', PASSWORD('…'), SET PASSWORD = '…'
 _SQL_PASSWORD = (
@@ -254,6 +267,21 @@ CONTEXT_DETECTORS = [
         evidence=Evidence.STRONG,
     ),
     Detector(kind="password", pattern=rf"\bsshpass[ \t]+-p[ \t]*{_VALUE}", secret_groups=_VALUE_GROUPS),
+    # openssl's and others' pass phrase arguments: -pass pass:PW, -passin pass:PW, -passout pass:PW
+    Detector(
+        kind="password",
+        pattern=r"(?:^|[\s\"'])-pass(?:in|out|word)?[ \t]+[\"']?pass:(?P<value>[^\s'\"]+)",
+        secret_groups=("value",),
+        evidence=Evidence.STRONG,
+    ),
+    # HashiCorp Vault's service tokens before the hvs. prefix: "s." and 24 random characters, a digit among them
+    # (minified code's `s.noDeleteOnFetchRejection` is 24 letters)
+    Detector(
+        kind="vault-token",
+        pattern=r"\bs\.(?P<value>[A-Za-z0-9]{24})\b",
+        secret_groups=("value",),
+        check=_random_with_digit,
+    ),
     # --password X, --password=X, --api-key X, --token=X
     *(
         Detector(
@@ -338,6 +366,7 @@ CONTEXT_DETECTORS = [
         r"(?P<value>[^\s'\"]*[^\s'\"0-9][^\s'\"]*)",
         secret_groups=("value",),
         evidence=Evidence.STRONG,
+        check=_not_a_url,
     ),
     Detector(
         kind="url-password",

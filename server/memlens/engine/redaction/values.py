@@ -77,6 +77,7 @@ _LONGEST_ACRONYM = 5  # "HTTPS", "parseJSON", "HTTPServer"
 _LOWERCASE_WORDS = re.compile(r"[a-z]+(?:[-_.' ][a-z]+)*[-_]?[.,;:!?=]?")
 _PATH = re.compile(r"(?:~|\.{0,2})/\S*|[A-Za-z]:\\.*")
 _SHORT_NUMBER = re.compile(r"\d{1,5}")
+_JOINED_WORDS = re.compile(r"[a-z]+(?:-[a-z]+){3,}[.,;:!?]?")  # "correct-horse-battery-staple": a passphrase's shape
 _LONGEST_PLACEHOLDER = 200
 _HEX_OR_UUID = re.compile(
     r"[0-9a-f]+|[0-9A-F]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -177,5 +178,7 @@ def is_secret_value(value: str, evidence: Evidence) -> bool:
     if evidence is Evidence.KEY:
         return _LOWERCASE_WORDS.fullmatch(value) is None and _SHORT_NUMBER.fullmatch(value) is None
     if evidence is Evidence.PROSE:
+        if _JOINED_WORDS.fullmatch(value):
+            return True  # "the password is correct-horse-battery-staple"; prose joins two or three ("hard-coded")
         return len(value) >= 4 and _LOWERCASE_WORDS.fullmatch(value) is None and _SHORT_NUMBER.fullmatch(value) is None
     return looks_random(value)
