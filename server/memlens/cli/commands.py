@@ -232,8 +232,9 @@ def _print_search(
         print_json(response)
     else:
         style = Style(color=wants_color(args.color))  # before the pager takes stdout: it asks the real one
+        fold = width() if sys.stdout.isatty() else 0
         with paged(not args.no_pager):
-            print_search(response, args.explain, warned=warned, long=args.long, style=style, zone=zone)
+            print_search(response, args.explain, warned=warned, long=args.long, style=style, zone=zone, fold=fold)
             print_answer_notes(response, style, narrowed)
     return EXIT_FOUND if response["results"] else EXIT_NOTHING
 
@@ -245,8 +246,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         print_json(stats)
         return 0
-    print_stats(stats)
-    print(f"workspace: {', '.join(str(w) for w in engine.workspaces)} ({args.root_reason})")
+    print_stats(stats, columns=width() if sys.stdout.isatty() else 0)
+    print(fitted(f"workspace: {', '.join(str(w) for w in engine.workspaces)} ({args.root_reason})", sys.stdout))
     return 0
 
 
@@ -330,7 +331,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
         if args.json:
             print_json(answer)
         else:
-            print_sources(answer)
+            print_sources(answer, columns=width() if sys.stdout.isatty() else 0)
         return 0
     if args.folder is None:
         raise InvalidRequest("memlens sources remove needs the folder to forget (memlens sources lists them)")
