@@ -47,8 +47,10 @@ def test_folding_fills_each_line_to_the_edge_and_never_past_it(columns: int) -> 
 
 
 def test_cjk_prose_without_spaces_breaks_between_characters_but_a_path_stays_whole() -> None:
-    lines = folded(f"note: {CJK * 3}", 30).splitlines()
-    assert all(cells(line) <= 30 for line in lines) and "".join(line.strip() for line in lines) == f"note: {CJK * 3}"
+    for columns in range(12, 61):
+        lines = folded(f"note: {CJK * 3}", columns).splitlines()
+        assert all(cells(line) <= columns for line in lines) and "".join(map(str.strip, lines)) == f"note: {CJK * 3}"
+        assert not any(line.strip()[0] in "、。ーュッャ" for line in lines[1:]), lines  # no line starts so (JIS X 4051)
     path = "/home/yuki/プロジェクト管理/デッドレターキュー/メモ.md"
     assert path in folded(f"see {path} for the notes", 20).splitlines()[1]  # to be copied whole
 

@@ -84,8 +84,13 @@ def folded(line: str, columns: int, *, indent: str = "  ") -> str:
     return "\n".join(folder.wrap(line))
 
 
+# the characters JIS X 4051 keeps from starting a line: closing marks, small kana, the long-vowel mark
+_NO_LINE_START = "、。，．,.・：:；;？?！!ー）)」』】〕〉》”’ゝゞヽヾ々ぁぃぅぇぉっゃゅょァィゥェォッャュョ"
+
+
 @functools.cache
 def _folder_class() -> type[SequenceTextWrapper]:
+    import wcwidth
     from wcwidth.textwrap import SequenceTextWrapper
 
     class Folder(SequenceTextWrapper):
@@ -94,6 +99,15 @@ def _folder_class() -> type[SequenceTextWrapper]:
         def _handle_long_word(self, reversed_chunks: list[str], cur_line: list[str], cur_len: int, width: int) -> None:
             self.break_long_words = breakable(reversed_chunks[-1])
             super()._handle_long_word(reversed_chunks, cur_line, cur_len, width)
+            if not (self.break_long_words and cur_line and reversed_chunks):
+                return
+            # a line never starts with a closing mark or a small kana (、。」ュー): the characters before it go down
+            # with it, while the line keeps one
+            head = list(wcwidth.iter_graphemes(cur_line[-1]))
+            rest = reversed_chunks[-1]
+            while len(head) > 1 and rest[:1] and rest[0] in _NO_LINE_START:
+                rest = head.pop() + rest
+            cur_line[-1], reversed_chunks[-1] = "".join(head), rest
 
     return Folder
 
