@@ -1,6 +1,6 @@
 """Dates no calendar has, through the real CLI: as a `--since`/`--until` flag one error line naming the date and why
-(exit 2, as any bad flag); inside a query a note beside the results naming it, the query's words still searched (a
-message may hold those very words). A February 29 without a year is the last one there was."""
+(exit 2, as any bad flag); inside a query a note beside the results naming it, its words still searched when they are
+all the query names (a message may hold those very words). A February 29 without a year is the last one there was."""
 
 from __future__ import annotations
 
@@ -97,7 +97,9 @@ def test_a_leap_day_flag_of_a_leap_year_is_a_day(where: list[str | Path]) -> Non
 
 def test_a_query_naming_a_day_that_cannot_exist_says_so_and_searches_its_words(where: list[str | Path]) -> None:
     answer = json.loads(_cli("search", "what did we do on February 30", *where, "--json").stdout)
-    assert answer["unreadDates"] == [{"text": "February 30", "reason": "February has 29 days at most"}]
+    assert answer["unreadDates"] == [
+        {"text": "February 30", "reason": "February has 29 days at most", "wordsSearched": True}  # all it names
+    ]
     assert "period" not in answer  # no day was read from it...
     assert answer["results"][0]["sessionKey"] == f"claude-code:{CRON}"  # ...but its words were searched
     shown = _cli("search", "what did we do on February 30", *where)

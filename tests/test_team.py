@@ -578,3 +578,17 @@ def test_a_query_whose_words_are_not_all_in_one_unit_still_finds_units_by_one_wo
     assert keyword_hashes(team_url, "dead zebra", limit=10) == ["dlq"]
     assert keyword_hashes(team_url, "queue", limit=10) == ["dlq"]
     assert keyword_hashes(team_url, "zebra giraffe", limit=10) == []
+
+
+def test_a_team_sessions_message_count_is_the_local_one(example_copy: Engine, team_url: str) -> None:
+    """A published session counts its messages as it does locally (engine/message_count.py): its tool outputs and
+    summaries, published beside them, are no messages."""
+    example_copy.publish(team_url, publisher="alice", project="ledger")
+    local = {s["sessionKey"]: s["messageCount"] for s in example_copy.sessions(limit=500)["sessions"]}
+    team = {
+        s["sessionKey"]: s["messageCount"]
+        for s in example_copy.team_sessions(TeamQuery(team_url), limit=100)["sessions"]
+    }
+    assert team and team == {key: local[key] for key in team}
+    tools = example_copy.catalog.db.execute("SELECT count(*) FROM units WHERE kind = 'tool'").fetchone()[0]
+    assert tools > 0  # the example's sessions hold tool outputs, which a count of every unit would add

@@ -25,9 +25,13 @@ export function leftOutNote(leftOut: LeftOut, what: string): string {
   return `the first ${formatCount(leftOut.chars)} characters of the ${what} were left out: its end was read ${read}`;
 }
 
-/** `"February 30" is not a date (February has 29 days at most): searched as words, no day read from it`. */
+/**
+ * `"February 30" is not a date (February has 29 days at most): left out of the search, no day read from it`, or
+ * `searched as words` where it was all the query named (the CLI's `unread_date_note`).
+ */
 export function unreadDateNote(unread: UnreadDate): string {
-  return `"${unread.text}" is not a date (${unread.reason}): searched as words, no day read from it`;
+  const done = unread.wordsSearched === false ? 'left out of the search' : 'searched as words';
+  return `"${unread.text}" is not a date (${unread.reason}): ${done}, no day read from it`;
 }
 
 /**

@@ -70,12 +70,17 @@ export interface LeftOut {
   firstLine: boolean;
 }
 
-/** A date the query names that no calendar has ("February 30", "2026-13-01"): searched as words, no day read from it. */
+/**
+ * A date the query names that no calendar has ("February 30", "2026-13-01"): no day read from it, and its words searched
+ * only when the rest of the query names no topic (else the rest is ranked without it).
+ */
 export interface UnreadDate {
   /** as the query writes it */
   text: string;
   /** why it is no day: "February has 29 days at most", "there is no month 13" */
   reason: string;
+  /** its words took part in the ranking (absent from an older server, which always searched them) */
+  wordsSearched?: boolean;
 }
 
 /** How a hit was scored (`explain: true`). */
@@ -181,7 +186,7 @@ export interface SearchResponse {
   team?: TeamStatus;
   /** the query was longer than the bound: only its end was read */
   leftOut?: LeftOut;
-  /** dates the query names that cannot exist (searched as words) */
+  /** dates the query names that cannot exist */
   unreadDates?: UnreadDate[];
 }
 

@@ -271,3 +271,16 @@ async def test_a_query_of_stop_words_searches_nothing_and_says_why(client: Langu
     top = next(r for r in found["results"] if r["kind"] != "memory")  # its reference, as a terminal prints it, opens it
     opened = await execute(client, "memlens.history", {"sessionKey": top["reference"], "limit": 3})
     assert (opened["sessionKey"], opened["anchor"]) == (top["sessionKey"], top["messageId"])
+
+
+async def test_a_sessions_message_count_is_its_historys_messages_without_tool_outputs(client: LanguageClient) -> None:
+    """The Sessions view's count (`messageCount`) is what the session's transcript counts as messages: tool outputs
+    and summaries apart (engine/message_count.py), as the CLI's MSGS and MCP's `sessions` show it."""
+    listing = await execute(client, "memlens.sessions", {"limit": 500})
+    checked = 0
+    for session in listing["sessions"]:
+        history = await execute(client, "memlens.history", {"sessionKey": session["sessionKey"], "limit": 500})
+        kinds = [m["kind"] for m in history["messages"]]
+        assert session["messageCount"] == kinds.count("message"), session["sessionKey"]
+        checked += "tool" in kinds
+    assert checked  # sessions with tool outputs among them

@@ -53,6 +53,10 @@ describe('what an answer says about itself (the CLI notes)', () => {
       unreadDateNote({ text: 'February 30', reason: 'February has 29 days at most' }),
       '"February 30" is not a date (February has 29 days at most): searched as words, no day read from it',
     );
+    assert.equal(
+      unreadDateNote({ text: 'April 31', reason: 'April has 30 days', wordsSearched: false }),
+      '"April 31" is not a date (April has 30 days): left out of the search, no day read from it',
+    );
   });
 
   it("lists a search's notes in the CLI's order: the server's note, what of the query was read, then the dates", () => {

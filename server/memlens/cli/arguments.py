@@ -8,11 +8,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import textwrap
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
 from memlens import __version__
+from memlens.cli.terminal import folded
 from memlens.errors import SettingsError
 from memlens.requests import (
     FixesRequest,
@@ -62,8 +62,12 @@ class ProseAndExamplesFormatter(argparse.RawDescriptionHelpFormatter):
             if not line.strip() or line.startswith(" "):
                 lines.append(indent + line)
             else:
-                lines.append(textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent))
+                lines.append(folded(indent + line, width, indent=indent))
         return "\n".join(lines)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        # argparse's own folds by characters: an option's help in wide characters would run past the terminal
+        return folded(" ".join(text.split()), width, indent="").splitlines()
 
 
 class OneLineParser(argparse.ArgumentParser):

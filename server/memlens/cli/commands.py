@@ -232,9 +232,10 @@ def _print_search(
         print_json(response)
     else:
         style = Style(color=wants_color(args.color))  # before the pager takes stdout: it asks the real one
+        fold = width() if sys.stdout.isatty() else 0
         with paged(not args.no_pager):
             shown = for_terminal(response)
-            print_search(shown, args.explain, warned=warned, long=args.long, style=style, zone=zone)
+            print_search(shown, args.explain, warned=warned, long=args.long, style=style, zone=zone, fold=fold)
             print_answer_notes(shown, style, narrowed)
     return EXIT_FOUND if response["results"] else EXIT_NOTHING
 
@@ -246,8 +247,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         print_json(stats)
         return 0
-    print_stats(for_terminal(stats))
-    print(printable(f"workspace: {', '.join(str(w) for w in engine.workspaces)} ({args.root_reason})"))
+    print_stats(for_terminal(stats), columns=width() if sys.stdout.isatty() else 0)
+    workspaces = ", ".join(str(w) for w in engine.workspaces)
+    print(fitted(printable(f"workspace: {workspaces} ({args.root_reason})"), sys.stdout))
     return 0
 
 
@@ -332,7 +334,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
         if args.json:
             print_json(answer)
         else:
-            print_sources(for_terminal(answer))
+            print_sources(for_terminal(answer), columns=width() if sys.stdout.isatty() else 0)
         return 0
     if args.folder is None:
         raise InvalidRequest("memlens sources remove needs the folder to forget (memlens sources lists them)")

@@ -6,18 +6,13 @@ import re
 from datetime import tzinfo
 
 from memlens.cli.clock import local_time
-from memlens.cli.terminal import folded
+from memlens.cli.terminal import clip, folded
 from memlens.requests import left_out_note
 from memlens.wire import FixesResponse
 
 ERROR_LINES = 8  # lines of each error shown (its header and the telling lines the index kept)
-MESSAGE_CHARS = 300  # each following message, cut for a terminal
+MESSAGE_CELLS = 300  # each following message, cut for a terminal
 _WORD = re.compile(r"\w{2,}")
-
-
-def _one_line(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def telling_lines(text: str, error: str, count: int) -> list[str]:
@@ -50,13 +45,13 @@ def _print_fixes(answer: FixesResponse, zone: tzinfo | None, columns: int) -> No
     for number, fix in enumerate(answer["fixes"], 1):
         title = f" · {fix['title']}" if fix.get("title") else ""
         when = f" · {local_time(fix['timestamp'], zone)}" if fix["timestamp"] else ""
-        # on a terminal the header and the messages fold to its width; the error's own lines stay as they were
+        # on a terminal every line folds to its width: an error's own line under its indentation, after its bar
         print(folded(f"{number}. {fix['sessionKey']}{title}{when} · message {fix['messageId']}", columns, indent="   "))
         for line in telling_lines(fix["text"], answer["error"], ERROR_LINES):
-            print(f"   | {line}")
+            print(folded(f"   | {line}", columns, indent="   | " + line[: len(line) - len(line.lstrip())]))
         if not fix["after"]:
             print("   (nothing followed it in the session)")
         for message in fix["after"]:
-            line = f"   → {message['role']}: {_one_line(message['text'], MESSAGE_CHARS)}"
+            line = f"   → {message['role']}: {clip(' '.join(message['text'].split()), MESSAGE_CELLS)}"
             print(folded(line, columns, indent="     "))
         print()

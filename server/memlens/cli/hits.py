@@ -13,7 +13,7 @@ import re
 from datetime import tzinfo
 
 from memlens.cli.clock import local_time
-from memlens.cli.terminal import Style, cells, clip
+from memlens.cli.terminal import Style, breakable, cells, clip, cut
 from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.wire import SearchResult
 
@@ -132,20 +132,17 @@ def _wrap(text: str, room: int, *, max_lines: int) -> list[str]:
             break
         cut = _fit(rest, room)
         space = rest.rfind(" ", 0, cut + 1)
-        cut = space if space > room // 2 else cut
+        end = rest.find(" ", cut)
+        if space > room // 2 and not breakable(rest[space + 1 : end if end >= 0 else len(rest)]):
+            cut = space  # between words, unless the word is CJK text, whose lines break between characters
         lines.append(rest[:cut].rstrip())
         rest = rest[cut:].lstrip()
     return lines
 
 
 def _fit(text: str, room: int) -> int:
-    """How many characters of `text` fit in `room` cells."""
-    used = 0
-    for index, ch in enumerate(text):
-        used += cells(ch)
-        if used > room:
-            return index
-    return len(text)
+    """How many characters of `text` fit in `room` cells (whole graphemes: an emoji sequence is never split)."""
+    return len(cut(text, room))
 
 
 def _bold(line: str, matcher: re.Pattern[str] | None, style: Style) -> str:

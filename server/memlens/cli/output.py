@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from memlens.cli.clock import local_time
 from memlens.cli.hits import hit_lines, short_session_id, sureness
-from memlens.cli.terminal import Style, clip, fitted, folded, width
+from memlens.cli.terminal import Style, cells, clip, column, folded, width
 from memlens.counted import counted
 from memlens.wire import (
     HistoryResponse,
@@ -64,7 +64,7 @@ def progress_line(done: int, total: int, message: str) -> str:
     """`[#####...............] message`, padded (to overwrite a longer line before it) to PROGRESS_COLUMNS."""
     filled = min(BAR_CELLS, int(BAR_CELLS * done / total)) if total > 0 else 0
     room = PROGRESS_COLUMNS - BAR_CELLS - 3
-    return f"[{'#' * filled}{'.' * (BAR_CELLS - filled)}] {message[:room]:<{room}}"
+    return f"[{'#' * filled}{'.' * (BAR_CELLS - filled)}] {column(' '.join(message.split()), room)}"
 
 
 def describe_sync(report: SyncReport, compact: bool = False) -> str:
@@ -109,10 +109,12 @@ def print_search(
     style: Style | None = None,
     columns: int | None = None,
     zone: tzinfo | None = None,
+    fold: int = 0,
 ) -> None:
     """The human-readable results: each hit in at most three lines of the terminal's width (hits.py), or with
-    `long` every detail (session key, message id, path, the whole excerpt). `warned`: the reason for keyword-only
-    search was already on stderr. Times in `zone` (None: the machine's)."""
+    `long` every detail (session key, message id, path, the whole excerpt), folded to `fold` cells (0: whole lines, as
+    in a pipe). `warned`: the reason for keyword-only search was already on stderr. Times in `zone` (None: the
+    machine's)."""
     team = response.get("team")
     if response.get("note") and not warned:
         print(f"memlens: {response['note']}", file=sys.stderr)
@@ -129,7 +131,7 @@ def print_search(
     shown = style or Style(color=False)
     for result in response["results"]:
         if long:
-            _print_long_hit(result, zone)
+            _print_long_hit(result, zone, fold)
         else:
             print("\n".join(hit_lines(result, response["query"], width=room, style=shown, zone=zone)))
         if explain and "explain" in result:
@@ -144,18 +146,18 @@ def print_search(
     print(shown.dim(clip(footer + hint, room)))
 
 
-def _print_long_hit(result: SearchResult, zone: tzinfo | None) -> None:
-    print(result_header(result, zone))
+def _print_long_hit(result: SearchResult, zone: tzinfo | None, fold: int) -> None:
+    print(folded(result_header(result, zone), fold))
     named = result.get("heading") if result["kind"] == "memory" else result.get("title")
     if named:  # the short form shows it, clipped: every detail includes it whole
-        print(f"  {'heading' if result['kind'] == 'memory' else 'title'}: {' '.join(named.split())}")
+        print(folded(f"  {'heading' if result['kind'] == 'memory' else 'title'}: {' '.join(named.split())}", fold))
     if result["kind"] != "memory":
         session, message = result.get("sessionKey") or "?", result.get("messageId") or "?"  # null: not known
-        print(f"  session {session} · message {message} · {result['relPath']}")
+        print(folded(f"  session {session} · message {message} · {result['relPath']}", fold, indent="    "))
     if "publisher" in result:
-        print(f"  team: {result['publisher']} · project {result.get('project', '?')}")
+        print(folded(f"  team: {result['publisher']} · project {result.get('project', '?')}", fold, indent="    "))
     for line in result["excerpt"].splitlines() or [""]:
-        print(f"  {line}")
+        print(folded(f"  {line}", fold, indent="  " + line[: len(line) - len(line.lstrip())]))
     print()
 
 
@@ -181,6 +183,11 @@ def print_history(history: HistoryResponse, zone: tzinfo | None = None, *, colum
         print("  …")
 
 
+def _one_line(text: str) -> str:
+    """A table cell's text on one line (a tab or newline in a title or a folder's name would break the row)."""
+    return " ".join(text.split())
+
+
 SESSION_COLUMN = 8  # a session id's usual reference: a longer one (a subagent's) shifts only its own row
 
 
@@ -191,33 +198,41 @@ def print_sessions(page: SessionsResponse, *, columns: int = 0, zone: tzinfo | N
         print("no sessions")
         return
     room = columns
-    # each column as wide as what it holds on this page (the project at most 16 cells): the title gets the rest
-    agent = max(len("AGENT"), *(len(s["format"]) for s in sessions))
+    # each column as wide as what it holds on this page, in cells (the project at most 16): the title gets the rest
+    projects = {s["sessionKey"]: _one_line(s["project"] or "-") for s in sessions}
+    agent = max(len("AGENT"), *(cells(s["format"]) for s in sessions))
     count = max(len("MSGS"), *(len(str(s["messageCount"])) for s in sessions))
-    project = min(16, max(len("PROJECT"), *(len(s["project"] or "-") for s in sessions)))
+    project = min(16, max(len("PROJECT"), *(cells(shown) for shown in projects.values())))
     # the engine's reference, which opens the row's session alone (a subagent's: its id's prefix, then `/agent-…`)
     short = {s["sessionKey"]: s.get("reference") or short_session_id(s["sessionId"]) for s in sessions}
-    ids = min(max(len("SESSION"), *(len(shown) for shown in short.values())), SESSION_COLUMN)
-    print(
+    ids = min(max(len("SESSION"), *(cells(shown) for shown in short.values())), SESSION_COLUMN)
+    header = (
         f"{'LAST ACTIVE':<16}  {'AGENT':<{agent}}  {'MSGS':>{count}}  {'SESSION':<{ids}}  {'PROJECT':<{project}}  TITLE"
     )
+    print(clip(header, room) if room else header)
     for s in sessions:
         when = local_time(s["lastTime"], zone)
         subagent = "↳ " if s["parentSessionKey"] else ""
-        session = short[s["sessionKey"]]
+        session = short[s["sessionKey"]]  # a longer one (a subagent's) is never cut: it shifts only its own row
         row = (
-            f"{when:<16}  {s['format']:<{agent}}  {s['messageCount']:>{count}}  {session:<{ids}}  "
-            f"{(s['project'] or '-')[:project]:<{project}}  {subagent}{' '.join(s['title'].split())}"
+            f"{when:<16}  {column(s['format'], agent)}  {s['messageCount']:>{count}}  "
+            f"{session + ' ' * (ids - cells(session))}  {column(projects[s['sessionKey']], project)}  "
+            f"{subagent}{_one_line(s['title'])}"
         )
         print(clip(row, room) if room else row)
     shown = f"{len(sessions)} of {page['totalSessions']} sessions"
     more = " (more: --json gives nextCursor for --cursor)" if page.get("nextCursor") else ""
     footer = f"{shown}{more}; `memlens history SESSION` reads one, `--json` adds files, tools and resume commands"
-    print(fitted(footer, sys.stdout) if room else footer)
+    print(folded(footer, room))  # room: a terminal's width, 0 in a pipe
 
 
-def print_stats(stats: StatsResponse) -> None:
-    """The index's state as the editor's report words it (client/src/statsText.ts), as aligned text."""
+def print_stats(stats: StatsResponse, *, columns: int = 0) -> None:
+    """The index's state as the editor's report words it (client/src/statsText.ts), as aligned text, each line folded
+    to `columns` cells (0: whole, as in a pipe), a value's continuations under its column."""
+
+    def say(line: str, indent: str = "    ") -> None:
+        print(folded(line, columns, indent=indent))
+
     total = stats["totalChunks"]
     embedded = stats["chunksWithEmbeddings"]
     share = f" ({round(100 * embedded / total)}%)" if total else ""
@@ -244,30 +259,30 @@ def print_stats(stats: StatsResponse) -> None:
     ]
     if waiting:
         files = counted(waiting, "file", grouped=True)
-        print(f"memlens index: {files} not indexed: {stats['notIndexedReason']}")
+        say(f"memlens index: {files} not indexed: {stats['notIndexedReason']}", "  ")
     else:
-        print("memlens index: " + _state(stats))
-    width = max(len(label) for label, _ in rows)
+        say("memlens index: " + _state(stats), "  ")
+    width = max(cells(label) for label, _ in rows)
     for label, value in rows:
-        print(f"  {label:<{width}}  {value}")
+        say(f"  {column(label, width)}  {value}", " " * (width + 4))
     if stats.get("providerNote"):
-        print(f"  ({stats['providerNote']})")
+        say(f"  ({stats['providerNote']})", "   ")
     for title, counts in (("files", stats["files"]), ("messages", stats["messages"])):
         named = sorted((name or "unrecognised", count) for name, count in counts.items())  # "": no parser read it
         listed = " · ".join(f"{name} {count:,}" for name, count in named) or "none"
-        print(f"{title}: {listed}")
+        say(f"{title}: {listed}", "  ")
     if stats["fileErrors"]:
         print("files with problems:")
         for error in stats["fileErrors"]:
             skipped = error["badLines"]
             bad = f" · {counted(skipped, 'bad line', grouped=True)}" if skipped else ""
             bad += f" · {error['replaced']:,} invalid bytes replaced" if error["replaced"] else ""
-            reasons = "; ".join(" ".join(r.split())[:160] for r in error["reasons"])
-            print(f"  {error['path']}{bad}{f' · {reasons}' if reasons else ''}")
+            reasons = "; ".join(clip(" ".join(r.split()), 160) for r in error["reasons"])
+            say(f"  {error['path']}{bad}{f' · {reasons}' if reasons else ''}")
     if stats["unrecognisedFiles"]:
         print("files in no format memlens reads (nothing of them is searchable):")
         for path in stats["unrecognisedFiles"]:
-            print(f"  {path}")
+            say(f"  {path}")
         more = stats["filesUnrecognised"] - len(stats["unrecognisedFiles"])
         if more > 0:
             print(f"  … and {more:,} more")
@@ -290,18 +305,20 @@ def also_holds_line(folders: Sequence[SourceFolder]) -> str:
     return f"memlens: this index also holds {shown} (memlens sources lists them)"
 
 
-def print_sources(response: SourcesResponse) -> None:
-    """One line per folder: where it is, its kind, what the index holds of it and where it was added from."""
+def print_sources(response: SourcesResponse, *, columns: int = 0) -> None:
+    """One line per folder: where it is, its kind, what the index holds of it and where it was added from; folded to
+    `columns` cells (0: whole, as in a pipe)."""
     if not response["sources"]:
         print("the index holds no folders yet (memlens index adds them)")
         return
     for folder in response["sources"]:
         named = "" if folder["named"] else "  (remembered; not named by this command)"
-        print(
+        line = (
             f"{folder['displayPath']}  [{folder['kind']}]  {counted(folder['files'], 'file')}, "
             f"{counted(folder['units'], 'unit')}"
             f"  added from: {folder['addedFrom']}{named}"
         )
+        print(folded(line, columns, indent="    "))
 
 
 def print_publish(answer: PublishResponse) -> None:
@@ -321,19 +338,20 @@ def print_team_sessions(page: TeamSessionsResponse, *, columns: int = 0, zone: t
     if not sessions:
         print("no sessions in the team index")
         return
-    publisher = min(16, max(len("PUBLISHER"), *(len(s["publisher"]) for s in sessions)))
-    project = min(16, max(len("PROJECT"), *(len(s["project"] or "-") for s in sessions)))
+    publisher = min(16, max(len("PUBLISHER"), *(cells(_one_line(s["publisher"])) for s in sessions)))
+    project = min(16, max(len("PROJECT"), *(cells(_one_line(s["project"] or "-")) for s in sessions)))
     count = max(len("MSGS"), *(len(str(s["messageCount"])) for s in sessions))
-    print(
+    header = (
         f"{'LAST ACTIVE':<16}  {'PUBLISHER':<{publisher}}  {'PROJECT':<{project}}  {'MSGS':>{count}}  TITLE / SESSION"
     )
+    print(clip(header, columns) if columns else header)
     for s in sessions:
         when = local_time(s["lastTimestamp"], zone)
-        title = " ".join((s["title"] or "").split()) or s["sessionKey"]
+        title = _one_line(s["title"] or "") or s["sessionKey"]
         row = (
-            f"{when:<16}  {s['publisher'][:publisher]:<{publisher}}  {(s['project'] or '-')[:project]:<{project}}  "
-            f"{s['messageCount']:>{count}}  {title}"
+            f"{when:<16}  {column(_one_line(s['publisher']), publisher)}  "
+            f"{column(_one_line(s['project'] or '-'), project)}  {s['messageCount']:>{count}}  {title}"
         )
         print(clip(row, columns) if columns else row)
     footer = f"{len(sessions)} team sessions; `--json` adds each one's session key and first time"
-    print(fitted(footer, sys.stdout) if columns else footer)
+    print(folded(footer, columns))

@@ -1,4 +1,5 @@
-"""What the terminal allows: colour (`--color`, NO_COLOR), its width in cells, and a pager for long output.
+"""What the terminal allows: colour (`--color`, NO_COLOR), its width in cells, and a pager for long output. Text is
+laid out in its cells by cell_text.py (re-exported here).
 
 Like ripgrep and git: colour and the pager only when stdout is a terminal (or `--color always`), never in a pipe, so
 `memlens search … | head` and scripts read plain text."""
@@ -13,11 +14,13 @@ import shlex
 import shutil
 import subprocess
 import sys
-import textwrap
-import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal, TextIO, TypeVar
+
+from memlens.cli.cell_text import breakable, cells, clip, column, cut, expanded, folded
+
+__all__ = ["breakable", "cells", "clip", "column", "cut", "expanded", "folded"]  # the layout, where callers look for it
 
 ColorChoice = Literal["auto", "always", "never"]
 DEFAULT_PAGER = "less -FRX"  # -F: no pager when it fits one screen; -R: keep the colours; -X: leave it on screen
@@ -68,39 +71,6 @@ def fitted(line: str, stream: TextIO, *, indent: str = "  ") -> str:
     """`line` folded at word boundaries to the terminal's width (continuations indented by `indent`) when `stream`
     is a terminal; as it is for a pipe, where scripts read it whole."""
     return folded(line, width() if stream.isatty() else 0, indent=indent)
-
-
-def folded(line: str, columns: int, *, indent: str = "  ") -> str:
-    """`line` folded at word boundaries to `columns` (continuations indented by `indent`; 0: as it is). A word longer
-    than the room (a URL, a path) is kept whole on its own line, to be copied."""
-    if not columns or cells(line) <= columns:
-        return line
-    return textwrap.fill(line, width=columns, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
-
-
-def cells(text: str) -> int:
-    """How many terminal cells `text` takes: wide (CJK) characters two, combining marks none."""
-    return sum(_cell(ch) for ch in text)
-
-
-def _cell(ch: str) -> int:
-    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Cc", "Cf"):
-        return 0
-    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-
-
-def clip(text: str, room: int) -> str:
-    """`text` cut to at most `room` cells, ending in … when cut."""
-    if cells(text) <= room:
-        return text
-    out, used = [], 0
-    for ch in text:
-        size = _cell(ch)
-        if used + size > room - 1:
-            break
-        out.append(ch)
-        used += size
-    return "".join(out).rstrip() + "…"
 
 
 # Every control character but tab and line feed, shown as its picture (ESC as ␛, CR as ␍, DEL as ␡; C1 as U+FFFD).

@@ -40,5 +40,7 @@ def why_not_iso_day(text: str) -> str | None:
 
 
 def unread_date_note(unread: UnreadDate) -> str:
-    """`"February 30" is not a date (February has 29 days at most): searched as words, no day read from it`."""
-    return f'"{unread["text"]}" is not a date ({unread["reason"]}): searched as words, no day read from it'
+    """`"February 30" is not a date (February has 29 days at most): left out of the search, no day read from it`, or
+    `searched as words` where it was all the query named (an answer of an older memlens has no `wordsSearched`)."""
+    done = "searched as words" if unread.get("wordsSearched", True) else "left out of the search"
+    return f'"{unread["text"]}" is not a date ({unread["reason"]}): {done}, no day read from it'

@@ -30,11 +30,12 @@ class LeftOut(TypedDict):
 
 
 class UnreadDate(TypedDict):
-    """A date the query names that no calendar has ("February 30", "2026-13-01"): its words were searched, no day was
-    read from it."""
+    """A date the query names that no calendar has ("February 30", "2026-13-01"): no day was read from it, and its
+    words were searched only when the rest of the query names no topic (else the rest is ranked without it)."""
 
     text: str  # as the query writes it
     reason: str  # why it is no day: "February has 29 days at most", "there is no month 13"
+    wordsSearched: NotRequired[bool]  # its words took part in the ranking (the rest of the query named nothing)
 
 
 class Explain(TypedDict):
@@ -101,4 +102,4 @@ class SearchResponse(TypedDict):
     namesNoTopic: NotRequired[bool]  # true: only stop words or lone letters, nothing searched (`note` says so)
     team: NotRequired[TeamStatus]
     leftOut: NotRequired[LeftOut]  # the query was longer than the bound: only its end was read
-    unreadDates: NotRequired[list[UnreadDate]]  # dates the query names that cannot exist (searched as words)
+    unreadDates: NotRequired[list[UnreadDate]]  # dates the query names that cannot exist

@@ -23,10 +23,12 @@ from memlens.engine.answers.sessions import label_results, resolve_session
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters, filters_from_request
+from memlens.engine.keyword.keyword_index import KeywordIndex
 from memlens.engine.keyword.stack_frames import without_stack_frames
 from memlens.engine.ranking.cross_encoder import CrossEncoder
 from memlens.engine.ranking.dates import unread_dates
 from memlens.engine.ranking.hits import Ranking
+from memlens.engine.ranking.query_reading import ranked_text
 from memlens.engine.ranking.search import Retriever
 from memlens.engine.sources.common import scrub
 from memlens.requests import SearchFilterRequest, SearchRequest, checked, read_end
@@ -69,7 +71,7 @@ def ranked(
     step after reads the parsed query."""
     parsed = engine.retriever.read(query, engine.settings.search, filters)
     ranking = engine.retriever.rank(parsed, engine.settings.search, mode, fusion, limit)
-    return engine.cross_encoder.rerank(query, ranking, engine.settings.reranker, engine.catalog)
+    return engine.cross_encoder.rerank(parsed.text, ranking, engine.settings.reranker, engine.catalog)
 
 
 def search(
@@ -104,7 +106,7 @@ def search(
     period = period_question(engine, query)
     if period is not None:
         answered = period_search(engine, query, period, limit=limit, mode=mode, filters=filters, started=started)
-        return _said_of_the_query(answered, left_out)
+        return _said_of_the_query(answered, left_out, engine.retriever.keyword)
     ranking = ranked(engine, searched, mode=mode, filters=filters, limit=limit, fusion=fusion)
     builder = ResultBuilder(engine.catalog, engine.workspaces, engine.visibility())
     answer = builder.answer(
@@ -134,17 +136,18 @@ def search(
         response["note"] = f"no embedding model ({engine.provider_note or 'no vectors yet'}); keyword search only"
     if explain:
         response["fusion"] = cast(FusionMode, ranking.fusion)  # the retriever checked it against FUSIONS
-    return _said_of_the_query(response, left_out)
+    return _said_of_the_query(response, left_out, engine.retriever.keyword)
 
 
-def _said_of_the_query(response: SearchResponse, left_out: LeftOut | None) -> SearchResponse:
-    """The answer, saying what of a long query's start was not read, and which dates it names no calendar has
-    (searched as words: a query is free text, where "February 30" may be words to find); every door shows both."""
+def _said_of_the_query(response: SearchResponse, left_out: LeftOut | None, keyword: KeywordIndex) -> SearchResponse:
+    """The answer, saying what of a long query's start was not read, and which dates it names no calendar has, and
+    whether their words were searched (query_reading.ranked_text); every door shows both."""
     if left_out is not None:
         response["leftOut"] = left_out
     unread = unread_dates(response["query"])
     if unread:
-        response["unreadDates"] = unread
+        searched = ranked_text(response["query"], keyword) == response["query"]
+        response["unreadDates"] = [{**date, "wordsSearched": searched} for date in unread]
     return response
 
 

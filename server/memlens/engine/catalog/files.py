@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from memlens.engine.catalog.connection import CatalogConnection
 from memlens.engine.catalog.schema import FILE_COLUMNS, FILE_STATE_COLUMNS, FileRow, FileState
+from memlens.engine.message_count import MESSAGE_KIND
 
 
 class ChunkRow(NamedTuple):
@@ -222,7 +223,8 @@ class FileTables(CatalogConnection):
             db.execute(emptied, part)  # those left without a unit keep no times
             db.execute(
                 f"""UPDATE sessions SET messages = found.messages, first_ts = found.first, last_ts = found.last
-                    FROM (SELECT session_key, SUM(kind = 'transcript') AS messages, MIN(ts) AS first, MAX(ts) AS last
+                    FROM (SELECT session_key, SUM(kind = '{MESSAGE_KIND}') AS messages, MIN(ts) AS first,
+                                 MAX(ts) AS last
                           FROM units WHERE session_key IN ({marks}) AND kind != 'memory' GROUP BY session_key) AS found
                     WHERE sessions.key = found.session_key""",
                 part,

@@ -6,6 +6,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from memlens.engine.catalog.connection import CatalogConnection
+from memlens.engine.message_count import MESSAGE_KIND
 
 
 class SessionReads(CatalogConnection):
@@ -59,7 +60,7 @@ class SessionReads(CatalogConnection):
         for start in range(0, len(missing), 500):
             part = missing[start : start + 500]
             rows = self.db.execute(
-                f"""SELECT session_key, SUM(kind = 'transcript'), MIN(ts), MAX(ts) FROM units
+                f"""SELECT session_key, SUM(kind = '{MESSAGE_KIND}'), MIN(ts), MAX(ts) FROM units
                     WHERE session_key IN ({",".join("?" * len(part))}) AND kind != 'memory' GROUP BY session_key""",
                 part,
             )

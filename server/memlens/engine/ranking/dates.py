@@ -244,7 +244,27 @@ def unread_dates(text: str) -> list[UnreadDate]:
     with why (requests.why_no_such_day): the other readers skip them (`_safe_date`), so the answer can say so. A day
     over 31 after a month's name is not read as a day at all ("June 45"), nor the verb "may" ("may 31" in lower
     case is not May)."""
-    found: list[UnreadDate] = []
+    return [unread for _, _, unread in _unread_spans(text)]
+
+
+_DATE_PREPOSITION = re.compile(r"\b(?:on|in|of|for|from|since|by|before|after|until|till|around)(?:\s+the)?\s*$", re.I)
+
+
+def without_unread_dates(text: str) -> str:
+    """`text` less the dates no calendar has, each with the preposition before it ("on February 30"): what the rest
+    of a query asks, to be ranked as if the date were not written, since its month and number would otherwise pull
+    up whatever mentions them. `text` itself when it names none."""
+    spans = _unread_spans(text)
+    for start, end, _ in sorted(spans, key=lambda span: span[0], reverse=True):
+        before = text[:start].rstrip()
+        before = before[: m.start()].rstrip() if (m := _DATE_PREPOSITION.search(before)) else before
+        after = text[end:].lstrip()
+        text = f"{before} {after}" if before and after else before or after
+    return text
+
+
+def _unread_spans(text: str) -> list[tuple[int, int, UnreadDate]]:
+    found: list[tuple[int, int, UnreadDate]] = []
     taken: list[tuple[int, int]] = []
     for pattern, (month_at, day_at, year_at) in _NO_DAY_FORMS:
         for m in pattern.finditer(text):
@@ -260,7 +280,7 @@ def unread_dates(text: str) -> list[UnreadDate]:
             why = why_no_such_day(month, day, int(m[year_at]) if m[year_at] else None)
             taken.append((m.start(), m.end()))
             if why is not None:
-                found.append({"text": m[0], "reason": why})
+                found.append((m.start(), m.end(), {"text": m[0], "reason": why}))
     return found
 
 

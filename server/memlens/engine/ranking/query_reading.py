@@ -9,7 +9,7 @@ import time
 from typing import TYPE_CHECKING
 
 from memlens.engine.filters import SearchFilters
-from memlens.engine.ranking.dates import query_windows
+from memlens.engine.ranking.dates import query_windows, without_unread_dates
 from memlens.engine.ranking.event_dates import event_windows
 
 if TYPE_CHECKING:
@@ -28,8 +28,9 @@ def read_query(
     now: float | None,
     filters: SearchFilters | None = None,
 ) -> ParsedQuery:
-    """`text` parsed for one search; `now` reads relative dates ("last week"), None meaning the clock."""
-    query = keyword.parse(text, filters)
+    """`text` parsed for one search (`ranked_text`); `now` reads relative dates ("last week"), None meaning the
+    clock."""
+    query = keyword.parse(ranked_text(text, keyword), filters)
     if not (query.error_like or query.technical) and (filters is None or not filters.kind):
         # plain words leave tool output out: the command output that shares them would only take prose's places. A
         # query naming an identifier, a path or a command keeps it (demoted: rescoring.demote_tool_results), since
@@ -37,6 +38,17 @@ def read_query(
         query = dataclasses.replace(query, filters=dataclasses.replace(filters or SearchFilters(), without_kind="tool"))
     if settings.date_boost <= 0:  # the dates only serve the date boost: not read when it is off
         return query
-    windows = query_windows(text, time.time() if now is None else now)
-    windows += event_windows(text, keyword, catalog, mentions=settings.event_mentions)
+    rest = without_unread_dates(text)  # no day is read from a date no calendar has, nor a month ("in February 30")
+    windows = query_windows(rest, time.time() if now is None else now)
+    windows += event_windows(rest, keyword, catalog, mentions=settings.event_mentions)
     return dataclasses.replace(query, dates=tuple(windows))
+
+
+def ranked_text(text: str, keyword: KeywordIndex) -> str:
+    """What of a query is ranked: `text` less the dates no calendar has ("on February 30", dates.py), whose month and
+    number would pull up whatever mentions them above what the rest asks for; all of it when the rest names no topic
+    ("what did we do on February 30"), where those words are all the query says."""
+    rest = without_unread_dates(text)
+    if rest == text or keyword.parse(rest).names_a_topic:
+        return rest
+    return text

@@ -125,10 +125,13 @@ def _run_after(text: str, end: int) -> str:
 
 
 def _is_call(run: str) -> bool:
-    """`(user)`, `[0]`, `{}` or an opener that ends the line: what follows a name in a call, an index or a literal."""
+    """Whether `run`, what follows a name, opens a call, an index or a literal (`(user)`, `(a, b)`, `[0].x`, `{}`):
+    an opener, unless its closer is followed at once by a letter or digit, as in `Pa(ss)w0rd`, which code never
+    writes."""
     if not run or run[0] not in _CLOSER_OF:
         return False
-    return len(run) == 1 or run.rstrip(",;.").endswith(_CLOSER_OF[run[0]])
+    closed = run.find(_CLOSER_OF[run[0]])
+    return closed < 0 or not run[closed + 1 : closed + 2].isalnum()
 
 
 def _password_end(text: str, end: int) -> int:

@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from memlens.engine.lazy import lazy_module
+from memlens.engine.message_count import MESSAGE_KIND
 from memlens.errors import MemlensError
 
 if TYPE_CHECKING:
@@ -689,7 +690,8 @@ class TeamCatalog:
             for word in query.split():
                 where += " AND (coalesce(title, '') || ' ' || session_key || ' ' || project) ILIKE %s"
                 params.append("%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
-        sql = f"""SELECT publisher, project, session_key, max(format), max(title), min(ts), max(ts), count(*)
+        sql = f"""SELECT publisher, project, session_key, max(format), max(title), min(ts), max(ts),
+                         count(*) FILTER (WHERE kind = '{MESSAGE_KIND}')
                   FROM memlens_units WHERE session_key IS NOT NULL AND kind <> 'memory'{where}
                   GROUP BY publisher, project, session_key ORDER BY max(ts) DESC NULLS LAST LIMIT %s"""
         with self._failures():
