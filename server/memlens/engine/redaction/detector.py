@@ -28,8 +28,9 @@ _TOKEN_CHARS = _WORD_CHARS | frozenset("_-")
 _CLOSER_OF = {"(": ")", "[": "]", "{": "}"}
 # Where a password's unquoted value runs on: the characters that end a bare value (`&` of a URL's query, `;` of a
 # shell line, `)` of a call) are a password's own when no space comes before the next field or the line's end.
-_VALUE_ENDS = " \t\r\n\"'`"
+_RUN = re.compile("[^ \t\r\n\"'`]{0,256}")  # at most 256 characters: longer than any password a person types
 _CLOSERS = ").,;]}>"
+_RUNS_ON = frozenset("&;,()[]{}<>|\\")  # what ends a bare value (patterns.py's _VALUE) and may be a password's
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$.]*")
 
 
@@ -78,7 +79,8 @@ class Detector:
         start, end = self._secret_bounds(match, text)
         if start >= end:
             return None
-        called = self.secret_groups and _is_bare(match, start) and _is_call(_run_after(text, end))
+        opens = text[end : end + 1] in _CLOSER_OF
+        called = opens and self.secret_groups and _is_bare(match, start) and _is_call(_run_after(text, end))
         if called and _is_code_name(text[start:end]):
             return None  # "GetCloudToken()", "NewSecret{}", "tokens[0]": an expression in code, not a value
         if self.word_start and start > 0 and text[start - 1] in _WORD_CHARS:
@@ -94,7 +96,7 @@ class Detector:
         if not self.secret_groups:  # a token's whole run, however long its format has grown
             while end < len(text) and text[end] in _TOKEN_CHARS:
                 end += 1
-        elif self.evidence is Evidence.STRONG and _is_bare(match, start):
+        elif self.evidence is Evidence.STRONG and _is_bare(match, start) and text[end : end + 1] in _RUNS_ON:
             end = _password_end(text, end)
         return Span(kind, start, end)
 
@@ -117,11 +119,10 @@ class Detector:
 
 
 def _run_after(text: str, end: int) -> str:
-    """The characters from `end` to the next space, quote or line end."""
-    stop = end
-    while stop < len(text) and text[stop] not in _VALUE_ENDS:
-        stop += 1
-    return text[end:stop]
+    """The characters from `end` to the next space, quote or line end, at most 256 of them: minified code
+    runs on for megabytes without a space, and every value found in it would read them all."""
+    run = _RUN.match(text, end)
+    return run.group() if run else ""
 
 
 def _is_call(run: str) -> bool:
