@@ -7,9 +7,9 @@ optionally where the time goes (cProfile).
 
 `synthetic`: the corpus of bench/corpus.py (short messages); `fixtures`: the real transcripts of
 ../shared/fixtures/transcripts copied `--copies` times (mostly long messages). The checksum covers every unit's
-text, kind, role and session, the chunks' kinds, the tantivy document count and how many documents hold each of a
-sample of terms in each tantivy field: a change that makes indexing
-cheaper must leave it as it was on the same corpus.
+text, kind, role and session, its derived facts, the chunks' kinds, the vocabulary, the tantivy document count, how
+many documents hold each of a sample of terms in each tantivy field and which hold a sample of phrases (positions):
+a change that makes indexing cheaper must leave it as it was on the same corpus.
 """
 
 from __future__ import annotations
