@@ -7,9 +7,9 @@ optionally where the time goes (cProfile).
 
 `synthetic`: the corpus of bench/corpus.py (short messages); `fixtures`: the real transcripts of
 ../shared/fixtures/transcripts copied `--copies` times (mostly long messages). The checksum covers every unit's
-text, kind, role and session, the chunks' kinds, the tantivy document count and how many documents hold each of a
-sample of terms in each tantivy field: a change that makes indexing
-cheaper must leave it as it was on the same corpus.
+text, kind, role and session, its derived facts, the chunks' kinds, the vocabulary, the tantivy document count, how
+many documents hold each of a sample of terms in each tantivy field and which hold a sample of phrases (positions):
+a change that makes indexing cheaper must leave it as it was on the same corpus.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import tantivy
+
 from bench.common import SHARED, compile_trees, peak_rss_mb
 from bench.corpus import bench_settings, make_corpus
 from memlens.engine.engine import Engine
@@ -56,8 +58,8 @@ def fixture_corpus(root: Path, copies: int) -> tuple[list[Path], list[Path]]:
 
 
 def index_checksum(engine: Engine) -> dict[str, Any]:
-    """What an index holds, independent of how fast it was made: units (text, kind, role, session, message), chunks
-    (kind, session, lines) and tantivy's document count."""
+    """What an index holds, independent of how fast it was made: units (text, kind, role, session, message, derived
+    facts), chunks (kind, session, lines), the vocabulary and tantivy's document count."""
     db = engine.catalog.db
     # the texts as written, read through the view that decodes them (an A/B's older tree stores them plain)
     table = "plain_units" if hasattr(engine.catalog, "texts") else "units"
@@ -76,6 +78,15 @@ def index_checksum(engine: Engine) -> dict[str, Any]:
         " FROM chunks c JOIN files f ON f.id = c.file_id ORDER BY 1, 4, 5, 2"
     ).fetchall()
     digest.update(repr([tuple(r) for r in chunks]).encode("utf-8", "surrogatepass"))
+    # the units' derived facts and the vocabulary (written with the units or after them, depending on the tree)
+    facts = db.execute(
+        f"SELECT f.path, u.seq, u.position, u.text, u.words, u.tool, u.dup_key, u.question"
+        f" FROM {table} u JOIN files f ON f.id = u.file_id ORDER BY f.path, u.session_key, u.seq, u.position, u.text"
+    )
+    for row in facts:
+        digest.update(repr(tuple(row)).encode("utf-8", "surrogatepass"))
+    vocabulary = [tuple(r) for r in db.execute("SELECT stem, surface FROM words ORDER BY stem")]
+    digest.update(repr(vocabulary).encode("utf-8", "surrogatepass"))
     # tantivy's side: how many documents hold each of a sample of terms in each field (the terms picked from the
     # texts by a rule of this file alone, so both trees of an A/B ask the same)
     texts = [str(r[0]) for r in db.execute(f"SELECT text FROM {table} ORDER BY id")][::7]
@@ -83,6 +94,14 @@ def index_checksum(engine: Engine) -> dict[str, Any]:
     searcher = engine.indexer.keyword.index.searcher()
     for field in ("text", "context", "ident", "cjk"):
         digest.update(repr([searcher.doc_freq(field, term) for term in terms]).encode())
+    # and where they stand: the units holding the first three analysed words of a sample of texts as a phrase
+    keyword = engine.indexer.keyword
+    for text in texts[::50]:
+        words: list[str | tuple[int, str]] = list(keyword.tokens(text)[:3])
+        for field in ("text", "context") if len(words) == 3 else ():
+            hits = searcher.search(tantivy.Query.phrase_query(keyword.schema, field, words), 100).hits
+            found = searcher.fast_field_values("unit_id", [address for _, address in hits])
+            digest.update(repr(sorted(int(u or 0) for u in found)).encode())
     return {
         "units": units,
         "messages": messages,
@@ -103,7 +122,8 @@ def message_count(engine: Engine) -> dict[str, Any]:
     }
 
 
-# the sync's parts whose CPU --phases adds up (module, attribute, label): wrapped where the indexer calls them
+# the sync's parts whose CPU --phases adds up (module, attribute, label): wrapped where the indexer calls them (one
+# that a tree lacks is left out: an A/B runs this file against an older tree too)
 PHASES = (
     ("memlens.engine.indexing.indexer", "Indexer._read", "read: parse + redact"),
     ("memlens.engine.indexing.indexer", "redact_content", "  of which redact"),
@@ -126,8 +146,9 @@ def time_phases() -> dict[str, float]:
         owner: Any = importlib.import_module(module_name)
         *path, name = attribute.split(".")
         for part in path:
-            owner = getattr(owner, part)
-        setattr(owner, name, _timed(getattr(owner, name), label, spent))
+            owner = getattr(owner, part, None)
+        if owner is not None and hasattr(owner, name):
+            setattr(owner, name, _timed(getattr(owner, name), label, spent))
     return spent
 
 

@@ -381,8 +381,11 @@ def test_keyword_context_as_the_whole_window_read_gives_it(tmp_path: Path, trans
     rows = list(engine.catalog.all_units())
     assert sum(r["kind"] == "transcript" for r in rows) > 50
     for subset in (rows, rows[::7], rows[len(rows) // 3 : len(rows) // 3 + 5]):
-        docs = list(keyword_docs(engine.catalog, subset))
+        docs = list(keyword_docs(engine.catalog, engine.indexer.keyword, subset))
         assert [d.unit_id for d in docs] == [int(r["id"]) for r in subset]
-        assert [d.context for d in docs] == [_plain_context(engine, r) for r in subset]
-        assert any("\n" in d.context for d in docs)  # neighbours joined in, not the text alone
+        # a message's context words are its window's texts' words in order; a unit that is not a message has none
+        plain = [_plain_context(engine, r) for r in subset]
+        assert [d.context_words for d in docs] == [engine.indexer.keyword.analysed(c) if c else None for c in plain]
+        assert [d.words for d in docs] == [engine.indexer.keyword.analysed(r["text"]) for r in subset]
+        assert any(len(d.context_words or "") > len(d.words or "") for d in docs)  # neighbours joined in
     engine.close()

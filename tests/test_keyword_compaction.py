@@ -20,7 +20,7 @@ import memlens.engine.keyword.keyword_docs as keyword_docs
 import memlens.engine.keyword.keyword_index as keyword_index
 from memlens.engine.catalog import Catalog
 from memlens.engine.engine import Engine
-from memlens.engine.keyword.keyword_index import KeywordDoc
+from memlens.engine.keyword.keyword_index import KeywordDoc, KeywordIndex
 from memlens.settings import Settings
 from transcript_fixtures import SYNTHETIC
 
@@ -153,8 +153,8 @@ def test_searches_keep_answering_while_the_index_is_written_afresh(
     monkeypatch.setattr(keyword_index, "COMPACT_MIN_DOCS", 1)
     documents = keyword_docs.keyword_docs
 
-    def slow(catalog: Catalog, rows: Iterable[sqlite3.Row]) -> Iterator[KeywordDoc]:
-        for doc in documents(catalog, rows):
+    def slow(catalog: Catalog, keyword: KeywordIndex, rows: Iterable[sqlite3.Row]) -> Iterator[KeywordDoc]:
+        for doc in documents(catalog, keyword, rows):
             threading.Event().wait(0.001)
             yield doc
 

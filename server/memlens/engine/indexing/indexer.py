@@ -505,7 +505,7 @@ class Indexer:
             # a new message changes its older neighbours' context field: those are written again too
             touched = neighbours_of(self.catalog, added.values(), set(added))
             # deletes go first in the same commit: SQLite may hand a deleted unit's id to a new unit
-            docs = list(keyword_docs(self.catalog, [*added.values(), *touched]))
+            docs = list(keyword_docs(self.catalog, self.keyword, [*added.values(), *touched]))
             deleted = [*pending.deleted_units, *(int(r["id"]) for r in touched)]
             self.keyword.write(generation, delete_units=deleted, add=docs)
         fill_unit_facts(self.catalog, self.keyword, ((i, row["text"], row["kind"]) for i, row in added.items()))

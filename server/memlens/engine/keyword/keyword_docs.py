@@ -50,15 +50,16 @@ def _neighbour_texts(catalog: Catalog, rows: list[sqlite3.Row]) -> dict[tuple[st
     return {(key, seq): in_hand[i] if i in in_hand else read[i] for i, key, seq in places}
 
 
-def keyword_docs(catalog: Catalog, rows: Iterable[sqlite3.Row]) -> Iterator[KeywordDoc]:
-    """Keyword documents; a transcript message's `context` holds its text and its neighbours' (±CONTEXT_WINDOW)."""
+def keyword_docs(catalog: Catalog, keyword: KeywordIndex, rows: Iterable[sqlite3.Row]) -> Iterator[KeywordDoc]:
+    """Keyword documents with their words analysed (`KeywordIndex.analysed`); a transcript message's context words
+    are its text's and its neighbours' (±CONTEXT_WINDOW)."""
     batch: list[sqlite3.Row] = []
     for row in rows:
         batch.append(row)
         if len(batch) >= 2000:
-            yield from _keyword_batch(catalog, batch)
+            yield from _keyword_batch(catalog, keyword, batch)
             batch = []
-    yield from _keyword_batch(catalog, batch)
+    yield from _keyword_batch(catalog, keyword, batch)
 
 
 PROGRESS_EVERY = 5_000  # documents between progress reports while the index is written afresh
@@ -73,7 +74,7 @@ def write_afresh(
     """Write the keyword index anew from every unit of the catalog, in one commit (the writer's lock held by the
     caller); False, with the index left as it was, when `cancel` was set meanwhile. `progress(done, total,
     message)` hears every PROGRESS_EVERY documents."""
-    docs = keyword_docs(catalog, catalog.all_units())
+    docs = keyword_docs(catalog, keyword, catalog.all_units())
     if progress is not None:
         docs = _reporting(docs, catalog.unit_count(), progress)
     return keyword.write(catalog.generation(), add=docs, clear=True, cancel=cancel)
@@ -91,20 +92,29 @@ def _reporting(docs: Iterable[KeywordDoc], total: int, progress: Progress) -> It
     say(done)
 
 
-def _keyword_batch(catalog: Catalog, rows: list[sqlite3.Row]) -> list[KeywordDoc]:
+def _keyword_batch(catalog: Catalog, keyword: KeywordIndex, rows: list[sqlite3.Row]) -> list[KeywordDoc]:
     texts = _neighbour_texts(catalog, rows)
+    analysed: dict[str, str] = {}  # text → its words: each text of the batch and its neighbours analysed once
+
+    def words_of(text: str) -> str:
+        words = analysed.get(text)
+        if words is None:
+            words = analysed[text] = keyword.analysed(text)
+        return words
+
     docs = []
     for row in rows:
-        context = ""
+        words = words_of(row["text"])
+        context = None  # the text's words alone (the index's fallback), for a unit that is not a message
         if row["kind"] == "transcript" and row["session_key"]:
             key, seq = row["session_key"], int(row["seq"])
             near = (texts.get((key, seq + d)) for d in range(-CONTEXT_WINDOW, CONTEXT_WINDOW + 1))
-            context = "\n".join(t for t in near if t)
-        docs.append(_keyword_doc(row, context))
+            context = " ".join([w for w in (words_of(t) for t in near if t) if w])
+        docs.append(_keyword_doc(row, words, context))
     return docs
 
 
-def _keyword_doc(row: sqlite3.Row, context: str) -> KeywordDoc:
+def _keyword_doc(row: sqlite3.Row, words: str, context: str | None) -> KeywordDoc:
     return KeywordDoc(
         unit_id=int(row["id"]),
         file_id=int(row["file_id"]),
@@ -114,5 +124,6 @@ def _keyword_doc(row: sqlite3.Row, context: str) -> KeywordDoc:
         role=row["role"] or "",
         ts=int(row["ts"]) if row["ts"] is not None and abs(row["ts"]) < _KEYWORD_TS_LIMIT else -1,
         text=row["text"],
-        context=context,
+        words=words,
+        context_words=context,
     )

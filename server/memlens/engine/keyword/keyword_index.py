@@ -61,6 +61,10 @@ class KeywordDoc:
     ts: int  # epoch seconds, -1 when unknown (never matches a time filter)
     text: str
     context: str = ""  # the text of this message and its neighbours (transcripts only)
+    # the text's and the context's words as `KeywordIndex.analysed` gives them, when the caller has them (the
+    # writer's documents, keyword_docs.py: each neighbour's text is analysed once, not once per window it is in)
+    words: str | None = None
+    context_words: str | None = None
 
 
 def _analyzer(*, stem: bool = True) -> tantivy.TextAnalyzer:
@@ -72,6 +76,13 @@ def _analyzer(*, stem: bool = True) -> tantivy.TextAnalyzer:
     if stem:  # +3.2 R@5 on the LoCoMo tune split
         builder = builder.filter(tantivy.Filter.stemmer("english"))
     return builder.build()
+
+
+def _analysed_words() -> tantivy.TextAnalyzer:
+    """What tantivy splits the `text` and `context` fields with: words `_analyzer()` already gave, one space between
+    each two. No such word holds a space or is empty (tests/test_analysed_words.py tries every character), so the
+    split gives back those words at their positions: the terms and positions `_analyzer()` gives the raw text."""
+    return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build()
 
 
 def _spaced() -> tantivy.TextAnalyzer:
@@ -132,8 +143,12 @@ class KeywordIndex:
             log.warning("keyword index at %s is unreadable (%s); recreating it", self.folder, exc)
             self._wipe()
             self.index = tantivy.Index(self.schema, path=str(self.folder), reuse=False)
-        # tokenizers are not stored with the index: register on every open
-        self.index.register_tokenizer(ANALYZER, self._analyzer)
+        # tokenizers are not stored with the index: register on every open. The `text` and `context` fields are
+        # handed their words analysed (`write`), so tantivy only splits them at spaces: a message's words are
+        # analysed once, where tantivy would analyse them again in each of the five context windows they are in.
+        # No search asks this tokenizer (queries are made of terms analysed in Python, `tokens`), and an index
+        # written with `_analyzer()` by an older version holds the same terms at the same positions.
+        self.index.register_tokenizer(ANALYZER, _analysed_words())
         self.index.register_tokenizer(SPACED, _spaced())
 
     def _schema_version(self) -> int:
@@ -200,6 +215,11 @@ class KeywordIndex:
                 if cancel is not None and count % CANCEL_EVERY == 0 and cancel.is_set():
                     writer.rollback()
                     return False
+                words = self.analysed(doc.text) if doc.words is None else doc.words
+                if doc.context_words is not None:
+                    context = doc.context_words or words
+                else:
+                    context = self.analysed(doc.context) if doc.context else words
                 writer.add_document(
                     tantivy.Document(
                         unit_id=doc.unit_id,
@@ -209,10 +229,10 @@ class KeywordIndex:
                         session_key=doc.session_key,
                         role=doc.role,
                         ts=doc.ts,
-                        text=doc.text,
+                        text=words,
                         ident=" ".join(identifier_terms(doc.text)),
                         cjk=cjk_field(doc.text),
-                        context=doc.context or doc.text,
+                        context=context,
                     )
                 )
             writer.commit()
@@ -236,6 +256,10 @@ class KeywordIndex:
     def tokens(self, text: str) -> list[str]:
         words: list[str] = self._analyzer.analyze(text)  # a new list on every call
         return words
+
+    def analysed(self, text: str) -> str:
+        """The text's words as the `text` and `context` fields are handed them (`_analysed_words`)."""
+        return " ".join(self._analyzer.analyze(text))
 
     def content_words(self, text: str) -> list[str]:
         """The query's distinct words without stop words (all of them when only stop words are left), stemmed."""
