@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pygls.exceptions import JsonRpcInvalidParams
@@ -15,7 +16,7 @@ from lsp.test_servers import idle, new_client, open_session
 
 pytestmark = [pytest.mark.asyncio(loop_scope="function"), pytest.mark.slow]  # real server processes
 
-BAD_REQUESTS = [
+BAD_REQUESTS: list[tuple[str, dict[str, Any]]] = [
     ("memlens.search", {"query": "x", "limit": 2**63}),
     ("memlens.search", {"query": "x", "filters": {"since": "2026-02-30"}}),
     ("memlens.history", {"sessionKey": "no-such-session"}),
