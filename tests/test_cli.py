@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -241,3 +242,35 @@ def test_a_settings_warning_is_said_once(tmp_path: Path) -> None:
     where = ["--workspace", str(workspace), "--index-dir", str(tmp_path / "index")]
     result = memlens("search", "queue", "--mode", "keyword", *where, check=False)
     assert result.stderr.count("bogusKey") == 1, result.stderr
+
+
+def _at_most_2_gb() -> None:
+    """A child process's `preexec_fn`: a reader that never stops fails with MemoryError instead of taking the host."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+@pytest.mark.parametrize("kind", ["fifo", "endless device", "folder", "nested too deeply", "a gigabyte"])
+def test_a_settings_file_that_is_no_settings_file_is_one_error_line(tmp_path: Path, kind: str) -> None:
+    """`--settings FILE` reads a regular file of JSON only: a FIFO blocked the read for ever, `/dev/zero` filled
+    memory until the kernel killed the process, and JSON nested too deeply was an internal error."""
+    (tmp_path / "ws").mkdir()
+    settings = tmp_path / "settings.json"
+    if kind == "fifo":
+        os.mkfifo(settings)
+    elif kind == "endless device":
+        settings.symlink_to(os.devnull.replace("null", "zero"))
+    elif kind == "folder":
+        settings.mkdir()
+    elif kind == "nested too deeply":
+        settings.write_text("[" * 100_000 + "]" * 100_000)
+    else:
+        with settings.open("wb") as handle:  # sparse: no disk taken
+            handle.truncate(1 << 30)
+    command = [sys.executable, "-m", "memlens", "stats", "--workspace", str(tmp_path / "ws")]
+    command += ["--index-dir", str(tmp_path / "index"), "--no-embeddings", "--settings", str(settings)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120, preexec_fn=_at_most_2_gb)
+    assert result.returncode == 2 and result.stdout == "", result
+    assert result.stderr.startswith(f"memlens: error: cannot read settings file {settings}: "), result.stderr
+    assert result.stderr.count("\n") == 1 and "internal error" not in result.stderr, result.stderr

@@ -6,7 +6,6 @@ fields, bounds and defaults as the language server's and the MCP server's), so i
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import NoReturn, TypeVar
@@ -25,7 +24,7 @@ from memlens.requests import (
     add_flags,
     from_flags,
 )
-from memlens.settings import Settings, load_workspace_file, merge
+from memlens.settings import Settings, load_workspace_file, merge, read_settings_json
 
 R = TypeVar("R")
 
@@ -359,7 +358,7 @@ def settings_from_args(args: argparse.Namespace, workspaces: list[Path]) -> Sett
         settings = merge(settings, load_workspace_file(workspace, warnings), warnings)
     if args.settings:
         try:
-            data = json.loads(args.settings.read_text(encoding="utf-8"))
+            data = read_settings_json(args.settings)
         except (OSError, ValueError) as exc:
             raise SettingsError(f"cannot read settings file {args.settings}: {exc}") from exc
         settings = merge(settings, data, warnings)

@@ -32,6 +32,17 @@ def sniff_encoding(data: bytes) -> tuple[str, int]:
     return "utf-8", 0
 
 
+def sniff_json_encoding(data: bytes) -> tuple[str, int]:
+    """`sniff_encoding` for JSON lines, whose keys and punctuation are ASCII: in UTF-16 or UTF-32 NUL bytes fill
+    their high bytes, so a byte-order mark counts only with NULs after it. A UTF-8 file whose first bytes merely
+    look like a mark (a line corrupted there) stays UTF-8, and its other lines are read."""
+    encoding, bom = sniff_encoding(data)
+    sample = data[bom : bom + _SNIFF_BYTES]
+    if encoding != "utf-8" and sample.count(0) * 8 < len(sample):
+        return "utf-8", 0
+    return encoding, bom
+
+
 @dataclass(frozen=True, slots=True)
 class DecodedText:
     """Text decoded from bytes, and how many characters of it are U+FFFD standing for invalid bytes or NULs."""

@@ -7,7 +7,7 @@ import re
 from collections import OrderedDict
 from datetime import datetime, tzinfo
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from lsprotocol import types
@@ -173,10 +173,14 @@ class HoverProvider:
         engine = self.state.engine
         if not settings.enabled or engine is None:
             return None
-        document = self.state.server.workspace.get_text_document(params.text_document.uri)
+        # the editor's own text only: for a document it never opened, pygls would read the file, whole and on this
+        # event loop (a FIFO stalls every request after it, /dev/zero never ends), and the editor shows none of it
+        document = self.state.server.workspace.text_documents.get(unquote(params.text_document.uri))
+        if document is None:
+            return None
         try:
             line = document.lines[params.position.line]
-        except (IndexError, OSError):
+        except IndexError:
             return None
         span = word_range(line, params.position.character)
         if span is None:

@@ -19,6 +19,7 @@ from memlens.lsp.code_actions import KINDS, fix_actions
 from memlens.lsp.commands import register_commands
 from memlens.lsp.document_sync import MemlensProtocol
 from memlens.lsp.hover import HoverProvider
+from memlens.lsp.pygls_logs import quiet_answered_request_errors
 from memlens.lsp.state import ServerState
 from memlens.settings import workspace_trusted
 
@@ -139,6 +140,7 @@ def create_server(live_indexing: bool = True) -> MemlensServer:
 def run(tcp: str | None = None) -> int:
     """Serve LSP over stdio (default) or on `HOST:PORT`; logs go to stderr, never stdout."""
     send_logs_to_stderr(level=logging.WARNING)
+    quiet_answered_request_errors()
     level = os.environ.get("MEMLENS_LOG_LEVEL")
     if level:
         logging.getLogger("memlens").setLevel(level.upper())

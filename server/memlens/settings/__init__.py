@@ -35,7 +35,7 @@ from memlens.settings.tree import (
     relative_globs,
 )
 from memlens.settings.values import TRUST_PATHS, camel_case, to_wire, wire_name
-from memlens.settings.workspace_file import load_workspace_file, workspace_trusted
+from memlens.settings.workspace_file import load_workspace_file, read_settings_json, workspace_trusted
 
 __all__ = [
     "CLIENT_ONLY",
@@ -63,6 +63,7 @@ __all__ = [
     "between",
     "camel_case",
     "load_workspace_file",
+    "read_settings_json",
     "merge",
     "problems",
     "relative_globs",

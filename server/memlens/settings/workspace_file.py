@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +28,34 @@ def load_workspace_file(folder: Path, warnings: list[str]) -> dict[str, Any]:
     try:
         if not path.is_file():
             return {}
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:
+        data = read_settings_json(path)
+    except (OSError, ValueError) as exc:
         warnings.append(f"{path}: cannot read settings ({str(exc)[:200]}); ignored")
         return {}
     if not isinstance(data, dict):
         warnings.append(f"{path}: settings must be a JSON object; ignored")
         return {}
     return data
+
+
+MAX_SETTINGS_BYTES = 1024 * 1024  # settings take a few hundred bytes: a bigger file is no settings file
+
+
+def read_settings_json(path: Path) -> Any:
+    """The JSON value in a settings file (`.memlens.json`, `--settings FILE`). Raises OSError when it cannot be
+    read or is no regular file (a FIFO would block the read for ever, `/dev/zero` never ends), ValueError when it
+    is not UTF-8 JSON, over MAX_SETTINGS_BYTES or nested deeper than the JSON reader goes."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # opening a FIFO for reading waits for a writer
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        with os.fdopen(descriptor, "rb", closefd=False) as handle:
+            data = handle.read(MAX_SETTINGS_BYTES + 1)
+    finally:
+        os.close(descriptor)
+    if len(data) > MAX_SETTINGS_BYTES:
+        raise ValueError(f"over {MAX_SETTINGS_BYTES:,} bytes: not a settings file")
+    try:
+        return json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None

@@ -25,6 +25,7 @@ from memlens.wire import (
 )
 
 _ID = re.compile(r"chunk:(\d+)")
+MAX_ROW_ID = 2**63 - 1  # SQLite's largest integer: a bigger number names no chunk (and SQLite cannot take it)
 _WS = re.compile(r"\s+")
 
 
@@ -121,7 +122,8 @@ def _summary_row(catalog: Catalog, summary_ref: str, visibility: Visibility | No
     match = _ID.fullmatch(summary_ref.strip())
     if match is None:
         raise SummaryError(f"summaryId {summary_ref!r} is not of the form 'chunk:<number>'")
-    row = catalog.summary_unit(int(match.group(1)))
+    chunk_id = int(match.group(1))
+    row = catalog.summary_unit(chunk_id) if chunk_id <= MAX_ROW_ID else None
     if row is None or _hidden(row, visibility):
         raise SummaryError(f"unknown summary {summary_ref!r}")
     return row

@@ -12,11 +12,11 @@ from typing import BinaryIO
 
 from memlens.engine.indexing.markdown_chunker import chunk_markdown
 from memlens.engine.indexing.transcript_chunker import group_messages, split_text
-from memlens.engine.sources import PARSERS, detect_format, get_parser, read_head, split_branches
+from memlens.engine.sources import PARSERS, WIDE_HEAD_LINES, detect_format_in, get_parser, split_branches
 from memlens.engine.sources.base import ParseResult, TranscriptParser, TranscriptRecord
 from memlens.engine.sources.common import REPLACED_REASON, errors_before_line
 from memlens.engine.terminal_codes import without_terminal_codes
-from memlens.engine.text_encoding import decode_counted
+from memlens.engine.text_encoding import decode_counted, sniff_json_encoding
 from memlens.settings import ChunkingSettings
 
 HEAD_BYTES = 4096
@@ -160,7 +160,7 @@ def parse_transcript(
 ) -> ParseResult | None:
     """Parse with the parser for this file's format (sniffed unless given); None if no parser recognises it.
     `final`: the data ends where the file does and the file is quiet, so an unterminated last line is read too."""
-    parser = get_parser(format_hint, parsers) if format_hint else detect_format(read_head(data), path, parsers)
+    parser = get_parser(format_hint, parsers) if format_hint else detect_format_in(data, path, parsers)
     return parser.parse(data, path, start_line, final=final) if parser is not None else None
 
 
@@ -207,12 +207,24 @@ def parse_transcript_stream(
     recognises it.
     """
     data = handle.read(block_bytes)
-    parser = detect_format(read_head(data), path, parsers)
+    ended = len(data) < block_bytes
+    parser = detect_format_in(data, path, parsers)
+    while (
+        parser is None
+        and not ended
+        and data.count(b"\n") < WIDE_HEAD_LINES
+        and len(data) < MAX_CARRY_BLOCKS * block_bytes
+    ):
+        more = handle.read(block_bytes)  # first lines longer than a block: sniffed once they are whole
+        data, ended = data + more, len(more) < block_bytes
+        parser = detect_format_in(data, path, parsers)
     if parser is None:
         return None
+    # UTF-16/32: an append's resume offset would be counted in newline bytes, which such text holds elsewhere too;
+    # the whole file is parsed again when it grows (such files come from a tool that saves them whole)
+    resumable = sniff_json_encoding(data)[0] == "utf-8"
     start_line, base = 1, 0
     total: ParseResult | None = None
-    ended = len(data) < block_bytes
     while True:
         result = parser.parse(data, path, start_line, final=final and ended)
         whole = ended or _leave_open_record(parser, result, data, path, start_line=start_line, base=base)
@@ -234,7 +246,7 @@ def parse_transcript_stream(
         start_line += data.count(b"\n", 0, result.consumed_bytes)
         base += result.consumed_bytes
         if ended:
-            return StreamParse(total, start_line - 1, *resume)
+            return StreamParse(total, start_line - 1, *(resume if resumable else (1, 0)))
         more = handle.read(block_bytes)
         data, ended = data[result.consumed_bytes :] + more, len(more) < block_bytes
 

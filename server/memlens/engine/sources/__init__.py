@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 
-from memlens.engine.text_encoding import decode_text, sniff_encoding
+from memlens.engine.text_encoding import decode_text, sniff_encoding, sniff_json_encoding
 
 from .base import ParseResult, TranscriptParser, TranscriptRecord
 from .branches import BranchSelection, continues_branch, select_active_branch, split_branches
@@ -22,8 +23,10 @@ __all__ = [
     "ParseResult",
     "TranscriptParser",
     "TranscriptRecord",
+    "WIDE_HEAD_LINES",
     "continues_branch",
     "detect_format",
+    "detect_format_in",
     "get_parser",
     "make_parsers",
     "parse_file",
@@ -45,6 +48,9 @@ PARSERS: list[TranscriptParser] = make_parsers()
 
 HEAD_LINES = 5
 _HEAD_BYTES = 256 * 1024
+# A transcript's first lines may all be of no use to a sniffer (bad lines, lines of a kind no parser knows yet, a
+# first prompt longer than _HEAD_BYTES): the wider look takes this many JSON-object lines from all the data given.
+WIDE_HEAD_LINES = 200
 
 
 def get_parser(format_name: str, parsers: list[TranscriptParser] = PARSERS) -> TranscriptParser | None:
@@ -66,6 +72,40 @@ def read_head(data: bytes, max_lines: int = HEAD_LINES) -> list[str]:
             if len(head) >= max_lines:
                 break
     return head
+
+
+def object_lines(data: bytes, max_lines: int = WIDE_HEAD_LINES) -> list[str]:
+    """The first lines of `data` that hold a JSON object (a line beginning with `{`), decoded: what a sniffer sees
+    when the head named no format (a last line cut short fails to decode there and counts for nothing)."""
+    encoding, bom = sniff_json_encoding(data)
+    if encoding != "utf-8":
+        lines: Iterator[str] = iter(data[bom:].decode(encoding, errors="replace").split("\n"))
+    else:
+        lines = (raw.decode("utf-8", errors="replace") for raw in _lines(data))
+    head: list[str] = []
+    for line in lines:
+        stripped = line.strip().removeprefix("\ufeff")
+        if stripped.startswith("{"):
+            head.append(stripped)
+            if len(head) >= max_lines:
+                break
+    return head
+
+
+def _lines(data: bytes) -> Iterator[bytes]:
+    """`data.split(b"\\n")` one line at a time: the caller stops early, and a block is 16 MB."""
+    start = 0
+    while (end := data.find(b"\n", start)) >= 0:
+        yield data[start:end]
+        start = end + 1
+    yield data[start:]
+
+
+def detect_format_in(data: bytes, path: Path, parsers: list[TranscriptParser] = PARSERS) -> TranscriptParser | None:
+    """The parser for a file whose content begins with `data`: judged by its first non-empty lines, else by its
+    first WIDE_HEAD_LINES JSON-object lines, so a file is never lost for its first lines alone. The wider look
+    takes JSON lines only: markdown that merely mentions a transcript format further down stays what it is."""
+    return detect_format(read_head(data), path, parsers) or detect_format(object_lines(data), path, parsers)
 
 
 def _path_hint(parser: TranscriptParser, path: Path) -> bool:
@@ -114,7 +154,7 @@ def parse_file(path: Path, data: bytes | None = None, start_line: int = 1) -> Pa
     except OSError as exc:
         logger.warning("cannot read transcript %s: %s", path, exc)
         return None
-    parser = detect_format(read_head(head_bytes), path)
+    parser = detect_format_in(head_bytes, path)
     if parser is None:
         logger.debug("no transcript parser recognises %s", path)
         return None

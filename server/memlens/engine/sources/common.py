@@ -23,6 +23,7 @@ from types import TracebackType
 from typing import Any
 
 from memlens.engine.terminal_codes import without_terminal_codes
+from memlens.engine.text_encoding import sniff_json_encoding
 
 from .base import ParseResult, TranscriptRecord
 
@@ -117,14 +118,14 @@ def scrub_counted(text: str) -> tuple[str, int]:
     return _UNSAFE_CHARS.subn("\ufffd", text) if _UNSAFE_CHARS.search(text) else (text, 0)
 
 
-def decode_line(raw: bytes) -> tuple[str, int]:
+def decode_line(raw: bytes, encoding: str = "utf-8") -> tuple[str, int]:
     """A line's bytes as text, and how many invalid bytes (or NULs) became U+FFFD on the way."""
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode(encoding)
         replaced = 0
     except UnicodeDecodeError:
-        text = raw.decode("utf-8", errors="replace")
-        replaced = text.count("\ufffd") - raw.count("\ufffd".encode())
+        text = raw.decode(encoding, errors="replace")
+        replaced = text.count("\ufffd") - raw.decode(encoding, errors="ignore").count("\ufffd")
     if "\x00" in text:
         replaced += text.count("\x00")
         text = text.replace("\x00", "\ufffd")
@@ -201,6 +202,10 @@ def iter_complete_lines(
 
 def _decoded_lines(data: bytes, start_line: int, result: ParseResult, final: bool) -> Iterator[tuple[int, str, int]]:
     """(line number, text, characters replaced) of each line `iter_complete_lines` yields; sets consumed_bytes."""
+    encoding, bom = sniff_json_encoding(data)
+    if encoding != "utf-8":
+        yield from _wide_lines(data, start_line, result, final, encoding=encoding, bom=bom)
+        return
     end = data.rfind(b"\n") + 1  # 0 when there is no complete line at all
     if final and end < len(data):
         end = len(data) + 1  # the unterminated last line, as if its newline were there
@@ -211,6 +216,30 @@ def _decoded_lines(data: bytes, start_line: int, result: ParseResult, final: boo
         line, replaced = decode_line(raw)
         line = line.rstrip("\r")
         yield start_line + offset, line.removeprefix("\ufeff") if offset == 0 and start_line == 1 else line, replaced
+
+
+def _wide_lines(
+    data: bytes, start_line: int, result: ParseResult, final: bool, *, encoding: str, bom: int
+) -> Iterator[tuple[int, str, int]]:
+    """`_decoded_lines` of UTF-16 or UTF-32 data (a transcript saved again by a Windows tool, PowerShell's `>`): a
+    newline counts only at a character boundary, so consumed_bytes stays an offset into the file's own bytes."""
+    newline = "\n".encode(encoding)
+    width = len(newline)
+    starts, ends = [bom], []
+    position = bom
+    while (found := data.find(newline, position)) >= 0:
+        if (found - bom) % width:  # the newline's bytes straddle two characters: not a newline
+            position = found + 1
+            continue
+        ends.append(found)
+        starts.append(found + width)
+        position = found + width
+    if final and starts[-1] < len(data):
+        ends.append(len(data))  # the unterminated last line, as if its newline were there
+    result.consumed_bytes = len(data) if final else (starts[-1] if ends else 0)
+    for offset, (start, end) in enumerate(zip(starts, ends, strict=False)):
+        line, replaced = decode_line(data[start:end], encoding)
+        yield start_line + offset, line.rstrip("\r"), replaced
 
 
 def iter_json_objects(
