@@ -291,10 +291,10 @@ def test_each_error_is_one_line_naming_its_cause(tmp_path: Path) -> None:
     assert error("search", "q", "--limt", "3", *ws).endswith(  # a command's flag is the command's to explain
         "unrecognized arguments: --limt 3 (see memlens search --help)"
     )
-    assert error("search", "--limit", "3").startswith("memlens: error: the following arguments are required: query (")
+    assert error("search", "--limit", "3").startswith("memlens: error: the following arguments are required: QUERY (")
     assert "a query that starts with '-' goes last, after `--`" in error("search", "-ENOENT", *ws)
-    assert "required: error; a query that starts with '-'" in error("fixes", "-x", *ws)
-    assert "memlens: error: session_key must be at most 1,000 characters, got 5,000" in error(
+    assert "required: ERROR; a query that starts with '-'" in error("fixes", "-x", *ws)
+    assert "memlens: error: SESSION_KEY must be at most 1,000 characters, got 5,000" in error(
         "history", "x" * 5000, *ws
     )
 

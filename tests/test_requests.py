@@ -359,8 +359,8 @@ def test_cli_search_limit_out_of_range_is_one_line_exit_2(value: str, tmp_path: 
         (["search", "q", "--since", "2026-03-01", "--until", "2026-02-01"], "must not be after until"),
         (["search", "q", "--since", "someday"], "error: --since must be an ISO date"),
         (["sessions", "--query", "q" * 5000], "--query must be at most 4,000 characters, got 5,000"),
-        (["search", " "], "error: query must not be empty"),
-        (["history", ""], "error: session_key must not be empty"),
+        (["search", " "], "error: QUERY must not be empty"),  # a positional, named as the usage line names it
+        (["history", ""], "error: SESSION_KEY must not be empty"),
         (["history", "claude-code:x", "--limit", "0"], "--limit must be 1..500, got 0"),
         (["history", "claude-code:x", "--limit", "501"], "--limit must be 1..500, got 501"),
         (["sessions", "--limit", "100000"], "--limit must be 1..500, got 100000"),

@@ -65,8 +65,8 @@ def add_flags(
             add_flags(parser, spec.nested, skip=skip, help_overrides=help_overrides)
             continue
         help_text = _flag_help(spec, (help_overrides or {}).get(spec.name))
-        if spec.name in positional:
-            parser.add_argument(spec.name, help=help_text)
+        if spec.name in positional:  # named in capitals in the usage line, as ripgrep's PATTERN and git's <commit>
+            parser.add_argument(spec.name, help=help_text, metavar=spec.name.upper())
         elif spec.base is bool:
             parser.add_argument(f"--{spec.name.replace('_', '-')}", action="store_true", help=help_text)
         else:
@@ -122,10 +122,10 @@ def from_flags(
 
 def _as_flag(message: str, cls: type, positional: tuple[str, ...]) -> str:
     """A message that opens with a flag's wire name, opened with the flag instead (`minScore` → `--min-score`), or
-    with a positional's name as the usage line shows it (`sessionKey` → `session_key`)."""
+    with a positional's name as the usage line shows it (`sessionKey` → `SESSION_KEY`)."""
     for spec in _flat_specs(cls):
         if re.match(rf"{spec.wire}\b(?! \()", message):
-            named = spec.name if spec.name in positional else spec.flag or f"--{spec.name.replace('_', '-')}"
+            named = spec.name.upper() if spec.name in positional else spec.flag or f"--{spec.name.replace('_', '-')}"
             return named + message[len(spec.wire) :]
     return message
 
