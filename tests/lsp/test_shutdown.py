@@ -9,6 +9,7 @@ the shutdown request failed with an internal error (and a traceback in the edito
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -23,15 +24,20 @@ pytestmark = [pytest.mark.asyncio(loop_scope="function"), pytest.mark.slow]  # r
 async def test_shutdown_while_commands_run_answers_and_ends_them(lsp_prebuilt: Prebuilt, tmp_path: Path) -> None:
     client = new_client()
     await client.start_io(sys.executable, "-m", "memlens", "serve")
+    index_dir = copy_index(lsp_prebuilt, "shutdown")
+    # another writer holds the catalog (as a second memlens would for a moment): the reindex waits on SQLite's busy
+    # timeout, so it is in flight when the editor closes however fast this machine is
+    holder = sqlite3.connect(index_dir / "catalog.sqlite3", isolation_level=None)
     try:
-        await open_session(client, lsp_prebuilt, copy_index(lsp_prebuilt, "shutdown"))
+        await open_session(client, lsp_prebuilt, index_dir)
         await idle(client)
-        # a full reindex embeds every text again: it is still running when the editor closes
+        holder.execute("BEGIN EXCLUSIVE")
         running = [asyncio.ensure_future(execute(client, "memlens.reindex", {"full": True}))]
         running += [asyncio.ensure_future(execute(client, "memlens.search", {"query": "pgbouncer"})) for _ in range(3)]
         await asyncio.sleep(0.3)
-        assert not running[0].done(), "the reindex ended before the editor closed: nothing was in flight"
+        assert not running[0].done(), "the reindex ended while the catalog was held: nothing was in flight"
         await asyncio.wait_for(client.shutdown_async(None), 60)  # answered, not an internal error
+        holder.execute("ROLLBACK")
         for request in running:  # each ends: with its answer, or cancelled
             try:
                 await asyncio.wait_for(request, 60)
@@ -40,5 +46,6 @@ async def test_shutdown_while_commands_run_answers_and_ends_them(lsp_prebuilt: P
             except Exception as exc:
                 assert "cancel" in str(exc).lower(), exc
     finally:
+        holder.close()
         client.exit(None)  # ends the server whatever happened above
         await stop_client(client)
