@@ -83,7 +83,7 @@ def locomo_turns(root: Path) -> list[str]:
 
 
 _CODE_SUFFIXES = {".py", ".js", ".ts", ".md", ".json", ".yaml", ".yml", ".toml", ".txt", ".rst"}
-_CAMEL_CASE = re.compile(r"\b[a-z]+(?:[A-Z][A-Za-z]*)+\b")
+_CAMEL_CASE = re.compile(r"\b[a-z]+[A-Z][A-Za-z]*\b")  # no nested repeat: "aBBBB…B_" backtracked exponentially
 
 
 def code_files(roots: list[Path], *, every: int = 3, largest: int = 400_000) -> list[str]:

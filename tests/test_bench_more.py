@@ -14,7 +14,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench import hover, reconcile, speed  # noqa: E402
+from bench import hover, reconcile, regex_probe, speed  # noqa: E402
 from bench.common import process_cpu_s  # noqa: E402
 
 
@@ -74,3 +74,11 @@ def test_append_cost_benchmark_on_a_tiny_prebuilt_index(tmp_path: Path, capsys: 
     again = append_cost.main([str(tmp_path / "prebuilt"), "--appends", "2", "--in-place"])
     assert again["appendSync"]["appends"] == 2
     assert again["disk"]["units"] == again["firstOpen"]["vectors"] + 2  # both appended messages, embedded
+
+
+def test_regex_probe_tries_every_module_pattern(capsys: pytest.CaptureFixture[str]) -> None:
+    patterns = regex_probe.module_patterns()
+    assert "memlens.engine.redaction.values._CAMEL_CASE" in patterns and len(patterns) > 100
+    regex_probe.main(["--length", "8", "--top", "3"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{len(patterns)} patterns") and len(lines) == 4

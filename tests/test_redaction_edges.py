@@ -4,13 +4,15 @@ pinned down. Each case is a behaviour a user would notice: a secret left in clea
 from __future__ import annotations
 
 import math
+import random
+import re
 
 import pytest
 
 from memlens.engine.redact import find_secrets, redact, redact_sequence, redact_title
 from memlens.engine.redaction.detector import Span
 from memlens.engine.redaction.scanner import _OVERLAP, _WINDOW, merge
-from memlens.engine.redaction.values import Evidence, entropy, is_secret_value, looks_random
+from memlens.engine.redaction.values import _CAMEL_CASE, Evidence, entropy, is_secret_value, looks_random
 
 ANTHROPIC = "sk-ant-" + "Qx7vN2pL9mR4tK8wZ3yB6cF1"
 
@@ -193,3 +195,20 @@ def test_a_password_holds_the_characters_that_end_other_values(text: str, shown:
 )
 def test_code_and_prose_near_the_new_shapes_stay(text: str) -> None:
     assert redact(text) == text
+
+
+def test_a_value_of_capitals_after_a_key_is_judged_at_once() -> None:
+    """The camelCase test read "aBBB…B1" in 2^n ways (`(?:[A-Z][A-Za-z]*)+`): 30 capitals took 30 s, so one line of a
+    transcript stalled indexing and a pasted query the CLI. With the old pattern this call never returns."""
+    value = "a" + "B" * 200 + "1"
+    assert value not in redact(f"password={value}")
+    assert redact("password = userPassword") == "password = userPassword"  # a camelCase name is still a name
+
+
+def test_camel_case_shape_is_the_nested_patterns_language() -> None:
+    """The pattern without a nested repeat takes exactly the names the nested one took."""
+    nested = re.compile(r"[A-Za-z][a-z]+(?:[A-Z][A-Za-z]*)+|[a-z](?:[A-Z][A-Za-z]*)+")
+    rng = random.Random(17)
+    for _ in range(20000):
+        text = "".join(rng.choice("abAB1_") for _ in range(rng.randint(0, 12)))
+        assert bool(_CAMEL_CASE.fullmatch(text)) == bool(nested.fullmatch(text)), text

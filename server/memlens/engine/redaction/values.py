@@ -56,7 +56,9 @@ _PLACEHOLDER = re.compile(
 # Code names, checked case-sensitively: an UPPER_SNAKE constant, a camelCase identifier without digits whose
 # words read as words (``camel_words``).
 _UPPER_SNAKE = re.compile(r"[A-Z][A-Z]*(?:_[A-Z]+)+")
-_CAMEL_CASE = re.compile(r"[A-Za-z][a-z]+(?:[A-Z][A-Za-z]*)+|[a-z](?:[A-Z][A-Za-z]*)+")  # and PascalCase
+# and PascalCase. Written without a repeat inside a repeat: `(?:[A-Z][A-Za-z]*)+` read "aBBB…B1" in 2^n ways before
+# failing (30 capitals cost 30 s), and a value after `password=` is any text a transcript holds
+_CAMEL_CASE = re.compile(r"[A-Za-z][a-z]+[A-Z][A-Za-z]*|[a-z][A-Z][A-Za-z]*")
 # The words of a camelCase name: its first lowercase run, then each capital with the lowercase run after it
 _WORD = re.compile(r"^[a-z]+|[A-Z][a-z]+")
 _TWO_LETTER_WORDS = frozenset(
