@@ -5,6 +5,7 @@ when that folder is present."""
 from __future__ import annotations
 
 import json
+import random
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +29,7 @@ from memlens.engine.sources.claude_code import ClaudeCodeParser
 from memlens.engine.sources.codex import CodexParser
 from memlens.engine.sources.common import parse_timestamp
 from memlens.engine.sources.openclaw import OpenClawParser
-from memlens.engine.sources.specstory import SpecStoryParser
+from memlens.engine.sources.specstory import SpecStoryParser, without_closing_rule
 from memlens.settings import ChunkingSettings, Settings
 from transcript_fixtures import SYNTHETIC, all_text, counts, fixture_path, jsonl, parsed
 
@@ -765,3 +766,14 @@ def test_sidechain_and_long_message_stored(tmp_path: Path) -> None:
 )
 def test_timestamps_in_every_shape(value: object, seconds: float | None) -> None:
     assert parse_timestamp(value) == seconds
+
+
+def test_a_blocks_closing_rule_is_cut_as_the_regex_cut_it() -> None:
+    """The closing `---` of a SpecStory block is cut in one pass, exactly where `\\n\\s*---\\s*$` cut it (that
+    regex tried each line break against the whitespace after it: quadratic in a block of blank lines)."""
+    rng = random.Random(4)
+    pieces = ["\n", " ", "\t", "-", "---", "a", "\r", "\u2028"]
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        assert without_closing_rule(text) == re.sub(r"\n\s*---\s*$", "", "\n" + text).strip(), repr(text)
+    assert without_closing_rule("kept" + "\n" * 200_000 + "end\n---\n") == "kept" + "\n" * 200_000 + "end"
