@@ -24,7 +24,7 @@ _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 _TOKEN_CHARS = _WORD_CHARS | frozenset("_-")
 
 
-# A bare value followed by one of these, closed before the next space, is a call, a literal or an index in code.
+# A bare value followed by an opener is a call, a literal or an index in code (`_is_call` says when it is not).
 _CLOSER_OF = {"(": ")", "[": "]", "{": "}"}
 # Where a password's unquoted value runs on: the characters that end a bare value (`&` of a URL's query, `;` of a
 # shell line, `)` of a call) are a password's own when no space comes before the next field or the line's end.
