@@ -407,18 +407,18 @@ def test_an_answer_narrowed_to_nothing_names_the_flags_that_did_it(cli_example: 
 
 
 def test_the_session_list_gives_its_titles_the_room_on_an_80_column_terminal(cli_example: Engine) -> None:
-    """Each column is as wide as what it holds (an agent name, a project), so at 80 columns a title keeps at least
-    20 cells, and no line, the footer included, runs past the terminal."""
+    """Each column is as wide as what it holds (an agent name, a project, a subagent's reference), so at 80 columns
+    the titles line up and keep at least 16 cells, and no line, the footer included, runs past the terminal."""
     shown = ANSI.sub("", on_terminal("sessions", "--no-sync", "--no-pager", *where(cli_example), env={}, columns=80))
     lines = [line for line in shown.splitlines() if line.strip()]
     assert lines[0].startswith("LAST ACTIVE")
     assert all(cells(line) <= 80 for line in lines), [line for line in lines if cells(line) > 80]
     rows = [line for line in lines if re.match(r"\d{4}-\d{2}-\d{2} ", line)]
     title_at = lines[0].index("TITLE")
-    aligned = [
-        row for row in rows if row[title_at - 2 : title_at] == "  "
-    ]  # a subagent's longer reference shifts its row
-    assert len(aligned) > len(rows) / 2 and all(cells(row[title_at:]) >= 20 for row in aligned if cells(row) == 80)
+    # every title starts under TITLE, a subagent's longer reference (`5b0e7d3c/a`) included
+    assert all(row[title_at - 2 : title_at] == "  " and row[title_at] != " " for row in rows), rows
+    assert any("/" in row.split()[4] for row in rows)  # the example has a subagent's row
+    assert all(cells(row[title_at:]) >= 16 for row in rows if cells(row) == 80)
     assert "resume commands" in shown  # the footer folded, not cut
 
 

@@ -188,7 +188,9 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-SESSION_COLUMN = 8  # a session id's usual reference: a longer one (a subagent's) shifts only its own row
+# room for a session id's usual reference (8) and a subagent's or a copy's (`5b0e7d3c/a`, `258c7280/a8`, `e9fb405b~t`);
+# a longer one shifts only its own row rather than widening every row
+SESSION_COLUMN = 12
 
 
 def print_sessions(page: SessionsResponse, *, columns: int = 0, zone: tzinfo | None = None) -> None:
@@ -213,7 +215,7 @@ def print_sessions(page: SessionsResponse, *, columns: int = 0, zone: tzinfo | N
     for s in sessions:
         when = local_time(s["lastTime"], zone)
         subagent = "↳ " if s["parentSessionKey"] else ""
-        session = short[s["sessionKey"]]  # a longer one (a subagent's) is never cut: it shifts only its own row
+        session = short[s["sessionKey"]]  # a longer one is never cut: it shifts only its own row
         row = (
             f"{when:<16}  {column(s['format'], agent)}  {s['messageCount']:>{count}}  "
             f"{session + ' ' * (ids - cells(session))}  {column(projects[s['sessionKey']], project)}  "
