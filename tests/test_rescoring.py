@@ -20,11 +20,11 @@ import memlens.engine.answers.results as results_module
 import memlens.engine.ranking.unit_facts as unit_facts_module
 from conftest import EXAMPLE_WORKSPACE, FIXTURES
 from memlens.engine.engine import Engine
+from memlens.engine.ranking.head import Head
 from memlens.engine.ranking.hits import UnitHit
 from memlens.engine.ranking.query_facts import QueryFacts
 from memlens.engine.ranking.rescoring import (
     ANSWER_TOP,
-    Head,
     boost_named_dates,
     cap_sessions,
     merge_duplicates,

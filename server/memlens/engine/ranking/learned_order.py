@@ -28,8 +28,8 @@ from memlens.engine.ranking.tree_model import TreeModel, load_tree_model
 
 if TYPE_CHECKING:
     from memlens.engine.keyword.parsed_query import ParsedQuery
+    from memlens.engine.ranking.head import Head
     from memlens.engine.ranking.hits import UnitHit
-    from memlens.engine.ranking.rescoring import Head
 
 MODEL_PATH = Path(__file__).with_name("ranker.txt")
 KINDS = ("transcript", "memory", "summary", "tool")

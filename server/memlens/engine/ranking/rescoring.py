@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from memlens.engine.ranking.calibration import LEARNED_HYBRID, answerable, probability
 from memlens.engine.ranking.dates import message_windows, overlaps
+from memlens.engine.ranking.head import Head
 from memlens.engine.ranking.learned_order import (
     bundled_model,
     hand_out_scores,
@@ -19,9 +19,9 @@ from memlens.engine.ranking.learned_order import (
     predict,
     write_features,
 )
-from memlens.engine.ranking.query_facts import QueryFacts, bm25_share, found_coverage, found_share, found_words
+from memlens.engine.ranking.query_facts import bm25_share, found_coverage, found_share, found_words
 from memlens.engine.ranking.query_facts import query_facts as read_query_facts
-from memlens.engine.ranking.unit_facts import UnitFacts, unit_facts
+from memlens.engine.ranking.unit_facts import unit_facts
 
 if TYPE_CHECKING:
     from memlens.engine.catalog import Catalog
@@ -41,22 +41,6 @@ HIT_SHARE = 0.1
 # asks for tool output: a command's output repeats a topic's words (file names, identifiers) without saying what was
 # decided, so it follows the prose about it. Chosen on the transcript tune set (bench/transcripts.py, bench/errors.py).
 TOOL_RESULT_WEIGHT = 0.5
-
-
-@dataclass(slots=True)
-class Head:
-    """The hits re-scored, with what the passes read and record about them."""
-
-    hits: list[UnitHit]
-    units: dict[int, UnitFacts]  # each hit's unit (unit_facts.py)
-    facts: QueryFacts
-    covers: dict[int, float] = field(default_factory=dict)  # idf-weighted share of the query's words each hit holds
-    matched: dict[int, float] = field(default_factory=dict)  # unweighted share of them
-    # the score without the question penalty and the ordering-only boosts (`lift`): they order the hits; the
-    # calibrated chance was fitted without them
-    unasked: dict[int, float] = field(default_factory=dict)
-    neighbours: dict[int, float] = field(default_factory=dict)  # what the neighbouring messages added to each score
-    dated: set[int] = field(default_factory=set)  # the hits the date boost lifted
 
 
 def rescore(
