@@ -32,8 +32,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import compile_trees, percentile
-from bench.realistic_text import corpus_text
-from bench.speed import _queries
+from bench.realistic_text import corpus_queries, corpus_text
 from bench.speed_report import lscpu_model
 
 
@@ -69,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     )
     args = parser.parse_args(argv)
     root: Path = args.root.resolve()
-    asked = _queries(args.seed, args.queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
+    asked = corpus_queries(args.seed, args.queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
     out: dict[str, Any] = {"lscpu": lscpu_model(), "loadavgStart": os.getloadavg()}
     trees: dict[str, str | None] = {"this": None}
     if args.ab is not None:

@@ -29,10 +29,9 @@ MODES = ("keyword", "hybrid")
 
 def measure(root: Path, *, near: int, queries: int, seed: int = 43) -> dict[str, Any]:
     from bench.corpus import bench_settings, open_engine, prebuilt_corpus
-    from bench.realistic_text import corpus_text
-    from bench.speed import _queries
+    from bench.realistic_text import corpus_queries, corpus_text
 
-    asked = _queries(seed, queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
+    asked = corpus_queries(seed, queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
     embedder = load_shared_embedder(bench_settings())
     settings = (0, near)
     spent: dict[str, list[float]] = {f"{mode} {n}": [] for mode in MODES for n in settings}

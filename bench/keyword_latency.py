@@ -83,10 +83,9 @@ def _time_parts(parts: dict[str, float]) -> list[str]:
 def child(root: Path, queries: int, seed: int) -> dict[str, Any]:
     """In the fresh process: open, search, report."""
     from bench.corpus import bench_settings, open_engine, prebuilt_corpus
-    from bench.realistic_text import corpus_text
-    from bench.speed import _queries
+    from bench.realistic_text import corpus_queries, corpus_text
 
-    asked = _queries(seed, queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
+    asked = corpus_queries(seed, queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
     embedder = load_shared_embedder(bench_settings())
     parts: dict[str, float] = {}
     timed = _time_parts(parts)

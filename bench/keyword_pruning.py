@@ -55,10 +55,9 @@ def _required(rest: tantivy.Query, clauses: list[tantivy.Query]) -> tantivy.Quer
 def measure(root: Path, *, queries: int, repeat: int, depths: tuple[int, int] | None = None) -> dict[str, Any]:
     """The figures; `depths`: the top k of the message field and of the context field (default: as a search asks)."""
     from bench.corpus import bench_settings, open_engine, prebuilt_corpus
-    from bench.realistic_text import corpus_text
-    from bench.speed import _queries
+    from bench.realistic_text import corpus_queries, corpus_text
 
-    asked = _queries(43, queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
+    asked = corpus_queries(43, queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
     settings = bench_settings().search
     with open_engine(prebuilt_corpus(root), root / "index", None) as engine:
         keyword, retriever = engine.retriever.keyword, engine.retriever

@@ -39,8 +39,7 @@ import numpy as np
 
 from bench.common import load_shared_embedder, peak_rss_mb, percentile
 from bench.corpus import bench_settings, open_engine, prebuilt_corpus
-from bench.realistic_text import corpus_text
-from bench.speed import _queries
+from bench.realistic_text import corpus_queries, corpus_text
 from bench.speed_report import lscpu_model
 from memlens.engine.catalog import Catalog
 
@@ -122,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     root: Path = args.root
     out: dict[str, Any] = {"lscpu": lscpu_model(), "loadavgStart": os.getloadavg()}
-    asked = _queries(args.seed, args.queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
+    asked = corpus_queries(args.seed, args.queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
 
     def log(name: str) -> None:
         print(f"{name}: {json.dumps(out[name])}", file=sys.stderr, flush=True)

@@ -23,7 +23,7 @@ if __package__ in (None, ""):
 
 from bench.common import load_shared_embedder, machine_info
 from bench.corpus import bench_settings, open_engine, prebuilt_corpus
-from bench.speed import _queries
+from bench.realistic_text import corpus_queries
 from bench.speed_probes import latencies
 from memlens.settings.tree import Ranker
 
@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     embedder = load_shared_embedder(bench_settings())
     engine = open_engine(prebuilt_corpus(args.prebuilt), args.prebuilt / "index", embedder)
-    queries = _queries(args.seed, args.queries)
+    queries = corpus_queries(args.seed, args.queries)
     report: dict[str, Any] = {"machine": machine_info(), "units": engine.catalog.unit_count(), "rounds": []}
     try:
         fresh = embedder.forget_queries

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Sequence
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,6 +115,11 @@ def make_world(text: str, seed: int, *, scratch: Path) -> World:
     return RealisticWorld(seed, read_real_texts(SHARED / "fixtures" / "transcripts", scratch))
 
 
-def queries(text: str, seed: int, n: int, *, scratch: Path) -> Sequence[str]:
+def corpus_queries(seed: int, n: int, *, text: str = "synthetic", scratch: Path | None = None) -> list[str]:
+    """`n` queries of the world that wrote a corpus of `text` (synthetic or realistic: `corpus_text` reads which);
+    the real texts a realistic world draws on are read into `scratch` (a temporary folder when None)."""
+    if scratch is None:
+        with tempfile.TemporaryDirectory(prefix="memlens-real-") as tmp:
+            return corpus_queries(seed, n, text=text, scratch=Path(tmp))
     world = make_world(text, seed, scratch=scratch)
     return [world.query() for _ in range(n)]

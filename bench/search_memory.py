@@ -41,10 +41,9 @@ REPO = Path(__file__).resolve().parents[1]
 def child(root: Path, queries: int, seed: int) -> dict[str, Any]:
     """In the fresh process: open, query, report."""
     from bench.corpus import bench_settings, open_engine, prebuilt_corpus
-    from bench.realistic_text import corpus_text
-    from bench.speed import _queries
+    from bench.realistic_text import corpus_queries, corpus_text
 
-    asked = _queries(seed, queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
+    asked = corpus_queries(seed, queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
     embedder = load_shared_embedder(bench_settings())
     after_model = memory_status()
     started, cpu = time.perf_counter(), time.process_time()

@@ -31,9 +31,8 @@ from bench import search_memory
 from bench.common import SHARED, dir_bytes, load_shared_embedder, machine_info, peak_rss_mb
 from bench.corpus import EXCHANGES as EXCHANGES  # re-exported (tests read the corpus's shape here)
 from bench.corpus import MEMORY_SECTIONS as MEMORY_SECTIONS
-from bench.corpus import Corpus, World, bench_settings, make_corpus, open_engine, prebuilt_corpus, stamp
-from bench.realistic_text import corpus_text, make_world, write_marker
-from bench.realistic_text import queries as realistic_queries
+from bench.corpus import Corpus, bench_settings, make_corpus, open_engine, prebuilt_corpus, stamp
+from bench.realistic_text import corpus_queries, corpus_text, make_world, write_marker
 from bench.speed_probes import (
     append_latency,
     counts,
@@ -138,7 +137,7 @@ def run_size(
     }
     log(f"[{chunks}] corpus: {out['corpus']}")
     engine, out["coldKeyword"] = cold_index(corpus, root / f"index-kw-{chunks}", None)
-    queries = _queries(args.seed + 1, args.queries, text=args.text, scratch=root / "real-texts")
+    queries = corpus_queries(args.seed + 1, args.queries, text=args.text, scratch=root / "real-texts")
     if embedder is None:
         out["search"] = search_latency(engine, queries)
     engine.close()
@@ -210,7 +209,7 @@ def run_prebuilt(
         }
     out["counts"] = {**counts(engine), "vectors": len(engine.vectors)}
     log(f"[prebuilt] opened: {out['open']} {out.get('keywordCompacted', '')} {out['counts']}")
-    asked = _queries(args.seed + 1, args.queries, text=corpus_text(corpus.root), scratch=root / "real-texts")
+    asked = corpus_queries(args.seed + 1, args.queries, text=corpus_text(corpus.root), scratch=root / "real-texts")
     out["search"] = search_latency(engine, asked)
     out["searchPeakRssMB"] = peak_rss_mb()  # this process's: it also holds whatever the phases before it left
     log(f"[prebuilt] search: {json.dumps(out['search'])}")
@@ -222,15 +221,6 @@ def run_prebuilt(
     gc.collect()
     out.update(warm_and_appends(corpus, index_dir, embedder, appends=args.appends, log=log, tag="prebuilt"))
     return out
-
-
-def _queries(seed: int, n: int, *, text: str = "synthetic", scratch: Path | None = None) -> list[str]:
-    """`n` queries of the world that wrote the corpus (`text`: synthetic or realistic, see bench/realistic_text.py)."""
-    if text == "synthetic":
-        world = World(seed)
-        return [world.query() for _ in range(n)]
-    with tempfile.TemporaryDirectory(prefix="memlens-real-") as tmp:
-        return list(realistic_queries(text, seed, n, scratch=scratch or Path(tmp)))
 
 
 def run_shared(root: Path, embedder: Embedder | None, queries: Sequence[str]) -> dict[str, Any]:
@@ -393,7 +383,7 @@ def main(argv: Sequence[str] | None = None, embedder: Embedder | None = None) ->
         if args.prebuilt is not None:
             report["prebuilt"] = run_prebuilt(args.prebuilt, embedder, args, log)
         if not args.no_shared:
-            report["shared"] = run_shared(root, embedder, _queries(args.seed + 2, 50))
+            report["shared"] = run_shared(root, embedder, corpus_queries(args.seed + 2, 50))
             if args.long_messages and embedder is not None:
                 report["longMessages"] = long_messages(root, args.long_messages)
                 log(f"long real messages: {report['longMessages']}")

@@ -71,8 +71,8 @@ def test_peers_and_cli_benchmarks_on_a_tiny_realistic_corpus(
 def test_queries_of_the_synthetic_world_are_unchanged() -> None:
     """Older figures were measured with these queries: `text` defaults to the synthetic world."""
     from bench.corpus import World
-    from bench.speed import _queries
+    from bench.realistic_text import corpus_queries
 
     world = World(43)
-    assert _queries(43, 5) == [world.query() for _ in range(5)]
-    assert all(re.fullmatch(r"[a-z0-9 -]+", q) for q in _queries(43, 20))
+    assert corpus_queries(43, 5) == [world.query() for _ in range(5)]
+    assert all(re.fullmatch(r"[a-z0-9 -]+", q) for q in corpus_queries(43, 20))
