@@ -22,8 +22,7 @@ import {
   type StaticFeature,
 } from 'vscode-languageclient/node';
 import { errorMessage } from './errors';
-import { asShowFixes } from './fixText';
-import { SHOW_FIXES_COMMAND } from './fixesQuickPick';
+import { asShowFixes, SHOW_FIXES_COMMAND } from './fixText';
 import { Commands } from './protocol';
 import { HOVER_COMMANDS } from './hoverLinks';
 import { stderrLevel } from './serverLog';

@@ -12,7 +12,8 @@ import { Commands, type SearchResponse, type SearchResult, type SessionSummary }
 import { createResultsView, ResultsModel, RESULTS_VIEW_ID, revealResults, type ResultNode } from './resultsTree';
 import { queryFromText, rememberQuery, showSearchQuickPick, type SearchUi } from './searchQuickPick';
 import { ServerManager } from './serverLauncher';
-import { fixesArgument, showFixes } from './fixesQuickPick';
+import { showFixes } from './fixesQuickPick';
+import { fixesArgument } from './fixText';
 import { isTerminal, terminalSelection } from './terminalSelection';
 import { TIME_ZONE_SETTING } from './displayTime';
 import { SourceRemoval } from './sourceRemoval';

@@ -108,6 +108,10 @@ export function fixesTitle(response: Pick<FixesResponse, 'error' | 'fixes'>): st
   return `memlens: past occurrences of “${oneLine(response.error, 60)}”${count}`;
 }
 
+/** The client command the server's fixes code action is turned into (the server command alone shows nothing);
+ * registered in extension.ts. */
+export const SHOW_FIXES_COMMAND = 'memlens.showFixes';
+
 /** The server's fixes command, as the client command that shows its answer (a code action's command runs as is). */
 export function asShowFixes<C extends { command: string }>(command: C, fixesCommand: string, showCommand: string): C {
   return command.command === fixesCommand ? { ...command, command: showCommand } : command;

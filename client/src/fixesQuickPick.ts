@@ -8,14 +8,9 @@ import * as vscode from 'vscode';
 import { displayTimeOptions } from './displayTime';
 import { errorMessage } from './errors';
 import { fixesTitle, fixRows, type FixTarget } from './fixText';
-
-export { fixesArgument } from './fixText';
 import { Commands, type FixesParams, type FixesResponse } from './protocol';
 import type { ServerManager } from './serverLauncher';
 import type { TranscriptViewer } from './transcriptViewer';
-
-/** The client command the server's fixes code action is turned into (the server command alone shows nothing). */
-export const SHOW_FIXES_COMMAND = 'memlens.showFixes'; // registered in extension.ts
 
 interface FixItem extends vscode.QuickPickItem {
   target?: FixTarget;
