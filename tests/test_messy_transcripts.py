@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from memlens.engine.engine import Engine
-from memlens.engine.indexing.ingest import parse_transcript_stream
+from memlens.engine.indexing.ingest import MAX_CARRY_BLOCKS, parse_transcript_stream
 from memlens.settings import Settings
 
 SYNTHETIC = Path(__file__).resolve().parent / "fixtures" / "transcripts"
@@ -127,3 +127,18 @@ def test_a_first_line_longer_than_a_read_block_is_sniffed_once_whole(source: str
     assert whole is not None and whole.result.records
     assert in_blocks is not None, "a first line of four blocks left the file unrecognised"
     assert [r.text for r in in_blocks.result.records] == [r.text for r in whole.result.records]
+
+
+@pytest.mark.parametrize("source", sorted(p.name for p in SYNTHETIC.rglob("*.jsonl")))
+def test_a_first_line_longer_than_a_sniff_holds_leaves_no_message_unread(source: str) -> None:
+    """A first line longer than MAX_CARRY_BLOCKS blocks (64 MB at the real block size): the lines after it name the
+    format, and every message is read, the long line's own too."""
+    path = next(SYNTHETIC.rglob(source))
+    block = 64 * 1024
+    data = first_line_padded(path.read_bytes(), (MAX_CARRY_BLOCKS + 1) * block)
+    whole = parse_transcript_stream(io.BytesIO(data), path)
+    in_blocks = parse_transcript_stream(io.BytesIO(data), path, block_bytes=block)
+    assert whole is not None and whole.result.records
+    assert in_blocks is not None, "a first line longer than the sniff holds left the file unrecognised"
+    assert [r.text for r in in_blocks.result.records] == [r.text for r in whole.result.records]
+    assert in_blocks.result.bad_lines == whole.result.bad_lines

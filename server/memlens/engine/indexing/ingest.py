@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -206,18 +207,15 @@ def parse_transcript_stream(
     a record is attached to the last record before its block (transcripts grow linearly). None if no parser
     recognises it.
     """
-    data = handle.read(block_bytes)
-    ended = len(data) < block_bytes
-    parser = detect_format_in(data, path, parsers)
-    while (
-        parser is None
-        and not ended
-        and data.count(b"\n") < WIDE_HEAD_LINES
-        and len(data) < MAX_CARRY_BLOCKS * block_bytes
-    ):
-        more = handle.read(block_bytes)  # first lines longer than a block: sniffed once they are whole
-        data, ended = data + more, len(more) < block_bytes
-        parser = detect_format_in(data, path, parsers)
+    origin = handle.tell()
+    data, ended, parser = _sniff(handle, b"", path, parsers, block_bytes)
+    if parser is None and not ended and data.count(b"\n") < WIDE_HEAD_LINES:
+        # first lines longer than a sniff holds (a 70 MB first prompt): the lines after them decide the format, and
+        # the parse below reads every line from the first, as it reads a long line anywhere
+        parser = _sniff_past_long_lines(handle, path, parsers, block_bytes)
+        handle.seek(origin)
+        data = handle.read(block_bytes)
+        ended = len(data) < block_bytes
     if parser is None:
         return None
     # UTF-16/32: an append's resume offset would be counted in newline bytes, which such text holds elsewhere too;
@@ -249,6 +247,43 @@ def parse_transcript_stream(
             return StreamParse(total, start_line - 1, *(resume if resumable else (1, 0)))
         more = handle.read(block_bytes)
         data, ended = data[result.consumed_bytes :] + more, len(more) < block_bytes
+
+
+def _sniff(
+    handle: BinaryIO, data: bytes, path: Path, parsers: list[TranscriptParser], block_bytes: int
+) -> tuple[bytes, bool, TranscriptParser | None]:
+    """(the data read, whether the file ended, the parser its lines name): `data` and the blocks after it, read on
+    while first lines longer than a block are still open, up to MAX_CARRY_BLOCKS blocks."""
+    more = handle.read(block_bytes)
+    data, ended = data + more, len(more) < block_bytes
+    parser = detect_format_in(data, path, parsers)
+    while (
+        parser is None
+        and not ended
+        and data.count(b"\n") < WIDE_HEAD_LINES
+        and len(data) < MAX_CARRY_BLOCKS * block_bytes
+    ):
+        more = handle.read(block_bytes)  # first lines longer than a block: sniffed once they are whole
+        data, ended = data + more, len(more) < block_bytes
+        parser = detect_format_in(data, path, parsers)
+    return data, ended, parser
+
+
+def _sniff_past_long_lines(
+    handle: BinaryIO, path: Path, parsers: list[TranscriptParser], block_bytes: int
+) -> TranscriptParser | None:
+    """The parser the lines after the open long line name, each long line passed over block by block (never held
+    whole); None at the file's end or once WIDE_HEAD_LINES lines named none. UTF-8 only: in UTF-16 a newline byte
+    may sit inside a character, and such a file's first line is sniffed within MAX_CARRY_BLOCKS blocks alone."""
+    while block := handle.read(block_bytes):
+        newline = block.find(b"\n")
+        if newline < 0:
+            continue  # still inside the long line
+        handle.seek(newline + 1 - len(block), os.SEEK_CUR)
+        data, ended, parser = _sniff(handle, b"", path, parsers, block_bytes)
+        if parser is not None or ended or data.count(b"\n") >= WIDE_HEAD_LINES:
+            return parser
+    return None
 
 
 def _leave_open_record(
