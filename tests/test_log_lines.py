@@ -96,6 +96,9 @@ def test_memlens_lines_are_masked_by_a_host_processs_own_handlers(tmp_path: Path
         assert ran.returncode == 0, ran.stderr
         assert "HOST WARNING memlens." in ran.stderr and "[REDACTED:github-token]" in ran.stderr, ran.stderr
         assert TOKEN not in ran.stderr
-    assert "ValueError: bad credentials [REDACTED:github-token]" in subprocess.run(
-        [sys.executable, "-c", _host_script(logged)], capture_output=True, text=True, timeout=120
-    ).stderr
+    assert (
+        "ValueError: bad credentials [REDACTED:github-token]"
+        in subprocess.run(
+            [sys.executable, "-c", _host_script(logged)], capture_output=True, text=True, timeout=120
+        ).stderr
+    )
