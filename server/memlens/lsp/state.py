@@ -275,8 +275,8 @@ class ServerState:
         try:
             result = await self.write(lambda: engine.reindex(full=full, progress=report, cancel=cancel))
         except Exception as exc:
-            progress.end(f"failed: {exc}")
-            raise JsonRpcInternalError(message=f"reindex failed: {exc}") from exc
+            progress.end(redact(f"failed: {exc}"))  # an OS error names a path, which may hold a key
+            raise JsonRpcInternalError(message=redact(f"reindex failed: {exc}")) from exc
         finally:
             self._reindexing -= 1
         self.generation += 1
