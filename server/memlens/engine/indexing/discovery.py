@@ -384,8 +384,12 @@ def _is_jsonl(name: str) -> bool:
 def classify(
     path: Path, locations: Locations, settings: Settings, known_cwd: Callable[[str], str | None] | None = None
 ) -> SourceFile | None:
-    """The source a single changed path is, if `discover` would list it — without walking any folder."""
-    if not path.is_file():
+    """The source a single changed path is, if `discover` would list it — without walking any folder. A path the
+    system cannot open (a name too long) is none: the whole sync's walk reports it with why."""
+    try:
+        if not path.is_file():
+            return None
+    except (OSError, ValueError):
         return None
     name = os.fspath(path)
     memory = settings.memory
