@@ -449,12 +449,18 @@ def test_a_folder_whose_path_is_too_long_to_open_is_reported_with_why(workspace:
     """A path longer than the system opens (4,096 bytes on Linux): the folder's files cannot be found, and `stats`
     says which folder and why, until it is gone."""
     _deep_folders(workspace / "memory", 18)
-    where = locations(workspace, tmp_path / "index")
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    _deep_folders(transcripts, 18)
+    where = [*locations(workspace, tmp_path / "index"), "--transcripts", str(transcripts)]
     assert cli("index", *where).returncode == 0
     stats = json.loads(cli("stats", "--json", *where).stdout)
-    [problem] = [e for e in stats["fileErrors"] if e["path"].startswith(str(workspace / "memory" / ("d" * 250)))]
-    assert "too long" in problem["reasons"][0] and len(os.fsencode(problem["path"])) > 4000
+    for folder in (workspace / "memory", transcripts):
+        [problem] = [e for e in stats["fileErrors"] if e["path"].startswith(str(folder / ("d" * 250)))]
+        assert "too long" in problem["reasons"][0] and len(os.fsencode(problem["path"])) > 4000
+    assert stats["filesUnrecognised"] == 0  # a folder not read is a problem, not a file in an unknown format
     assert "memory/a.md" in cli("search", "pager rotation", "--mode", "keyword", *where).stdout  # its neighbours are
     shutil.rmtree(workspace / "memory" / ("d" * 250))
+    shutil.rmtree(transcripts / ("d" * 250))
     assert cli("index", *where).returncode == 0
     assert json.loads(cli("stats", "--json", *where).stdout)["fileErrors"] == []
