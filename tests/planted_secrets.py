@@ -428,6 +428,41 @@ def _build_named() -> list[NamedPlanted]:
 
 SPLIT: list[SplitPlanted] = _build_split()
 NAMED: list[NamedPlanted] = _build_named()
+
+
+def _build_in_urls() -> list[Planted]:
+    """Credentials a URL carries in its user part or its path: drawn after the others, so their values stay."""
+    planted: list[Planted] = []
+    value = _draw(_HEX, 32)
+    text = f"Sentry.init({{ dsn: 'https://{value}@o{_draw(_DIGITS, 6)}.ingest.sentry.io/{_draw(_DIGITS, 7)}' }})"
+    planted.append(Planted("sentry-dsn", value, text, "command"))
+    value = _draw(_HEX, 32)
+    text = f"the events go to https://{value}@o{_draw(_DIGITS, 6)}.ingest.us.sentry.io/{_draw(_DIGITS, 4)} now"
+    planted.append(Planted("sentry-dsn-prose", value, text, "assistant-prose"))
+    value = _draw(_ALNUM, 40)
+    planted.append(Planted("url-user-token", value, f"pip install git+https://{value}@git.example.test/a/b", "command"))
+    value = _join(_draw(_LOWER + _DIGITS, 32), "/", _draw(_HEX, 8), "-", _draw(_HEX, 4))
+    url = _join(
+        "https://contoso.webhook.office.com/webhookb2/",
+        _draw(_HEX, 8),
+        "-1111-2222-3333-",
+        _draw(_HEX, 12),
+        "@",
+        _draw(_HEX, 8),
+        "-aaaa-bbbb-cccc-",
+        _draw(_HEX, 12),
+        "/IncomingWebhook/",
+        value,
+    )
+    planted.append(Planted("teams-webhook", value, f"TEAMS_HOOK={url}", "env"))
+    value = _join(_draw(_DIGITS, 10), ":AA", _draw(_URLSAFE, 33))
+    text = f"curl https://api.telegram.org/bot{value}/sendMessage -d chat_id=42"
+    planted.append(Planted("telegram-bot-url", value, text, "command"))
+    return planted
+
+
+PLANTED.extend(_build_in_urls())
+KINDS[:] = [p.kind for p in PLANTED]
 # Everything that must never be shown whole: the planted texts, each half of a split token, the keys in file names.
 EVERY_SECRET: list[Planted] = [
     *PLANTED,

@@ -151,3 +151,17 @@ def test_engine_never_indexes_the_linked_secret(layout: Path, tmp_path: Path) ->
         engine.sync()
         results = engine.search("password", mode="keyword")["results"]
     assert results == []
+
+
+def test_a_changed_path_too_long_to_open_is_no_source(tmp_path: Path) -> None:
+    """A watcher event may name a path the system cannot open (a 300-byte name, or more than 4,096 bytes): it is
+    not a source, and the few-files sync goes on (the whole sync's walk reports such folders)."""
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "memory" / "a.md").write_text("# A\n\nThe wombat note.\n")
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    too_long = [workspace / "memory" / ("x" * 300 + ".md"), workspace / "memory" / Path(*["d" * 250] * 18) / "n.md"]
+    with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False) as engine:
+        report = engine.sync_paths([*too_long, workspace / "memory" / "a.md"])
+        assert report.files_parsed == 1 and report.files_failed == 0

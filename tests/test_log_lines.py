@@ -54,3 +54,51 @@ def test_any_log_line_and_its_traceback_are_masked() -> None:
     assert "INFO some.library: connected with [REDACTED:github-token]" in ran.stderr
     assert "ValueError: bad credentials [REDACTED:github-token]" in ran.stderr  # the traceback's last line
     assert TOKEN not in ran.stderr
+
+
+def _host_script(body: str) -> str:
+    """A process with its own log handler on the root logger (an application or a test runner), plain format."""
+    return (
+        "import logging, sys\n"
+        "handler = logging.StreamHandler(sys.stderr)\n"
+        "handler.setFormatter(logging.Formatter('HOST %(levelname)s %(name)s: %(message)s'))\n"
+        "logging.getLogger().addHandler(handler)\n"
+        "logging.getLogger().setLevel(logging.INFO)\n"
+        f"token = {TOKEN!r}\n" + body
+    )
+
+
+def test_memlens_lines_are_masked_by_a_host_processs_own_handlers(tmp_path: Path) -> None:
+    """The root logger has a handler already: `send_logs_to_stderr` keeps it, and memlens's own records, the
+    traceback under one too, reach it masked; an application that only opens an Engine gets them masked alike."""
+    logged = (
+        "from memlens.log_lines import send_logs_to_stderr\n"
+        "send_logs_to_stderr(level=logging.INFO)\n"
+        "logging.getLogger('memlens.engine.indexing').warning('skipped %s', '/tmp/backup-' + token)\n"
+        "try:\n"
+        "    raise ValueError('bad credentials ' + token)\n"
+        "except ValueError:\n"
+        "    logging.getLogger('memlens').exception('sync failed')\n"
+    )
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    engine = (
+        "from pathlib import Path\n"
+        "from memlens.engine.engine import Engine\n"
+        "from memlens.settings import Settings\n"
+        "settings = Settings()\n"
+        f"settings.transcripts.paths = [{str(tmp_path)!r} + '/backup-' + token]\n"
+        f"Engine([Path({str(workspace)!r})], settings, index_dir=Path({str(tmp_path / 'index')!r}), "
+        "embedder=False).close()\n"
+    )
+    for script in (logged, engine):
+        ran = subprocess.run([sys.executable, "-c", _host_script(script)], capture_output=True, text=True, timeout=120)
+        assert ran.returncode == 0, ran.stderr
+        assert "HOST WARNING memlens." in ran.stderr and "[REDACTED:github-token]" in ran.stderr, ran.stderr
+        assert TOKEN not in ran.stderr
+    assert (
+        "ValueError: bad credentials [REDACTED:github-token]"
+        in subprocess.run(
+            [sys.executable, "-c", _host_script(logged)], capture_output=True, text=True, timeout=120
+        ).stderr
+    )

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from memlens.engine.engine import Engine
-from memlens.engine.indexing.ingest import parse_transcript_stream
+from memlens.engine.indexing.ingest import MAX_CARRY_BLOCKS, parse_transcript_stream
 from memlens.settings import Settings
 
 SYNTHETIC = Path(__file__).resolve().parent / "fixtures" / "transcripts"
@@ -127,3 +127,41 @@ def test_a_first_line_longer_than_a_read_block_is_sniffed_once_whole(source: str
     assert whole is not None and whole.result.records
     assert in_blocks is not None, "a first line of four blocks left the file unrecognised"
     assert [r.text for r in in_blocks.result.records] == [r.text for r in whole.result.records]
+
+
+@pytest.mark.parametrize("source", sorted(p.name for p in SYNTHETIC.rglob("*.jsonl")))
+def test_a_first_line_longer_than_a_sniff_holds_leaves_no_message_unread(source: str) -> None:
+    """A first line longer than MAX_CARRY_BLOCKS blocks (64 MB at the real block size): the lines after it name the
+    format, and every message is read, the long line's own too."""
+    path = next(SYNTHETIC.rglob(source))
+    block = 64 * 1024
+    data = first_line_padded(path.read_bytes(), (MAX_CARRY_BLOCKS + 1) * block)
+    whole = parse_transcript_stream(io.BytesIO(data), path)
+    in_blocks = parse_transcript_stream(io.BytesIO(data), path, block_bytes=block)
+    assert whole is not None and whole.result.records
+    assert in_blocks is not None, "a first line longer than the sniff holds left the file unrecognised"
+    assert [r.text for r in in_blocks.result.records] == [r.text for r in whole.result.records]
+    assert in_blocks.result.bad_lines == whole.result.bad_lines
+
+
+@pytest.mark.parametrize("source", sorted(p.name for p in SYNTHETIC.rglob("*.jsonl")))
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le"])
+def test_a_utf16_transcript_longer_than_a_block_keeps_every_message_and_line_number(source: str, encoding: str) -> None:
+    """Past the first block (16 MB at the real size) a block has no byte-order mark, and a character such as U+010A
+    or U+0A0A holds a newline byte: neither may move a message's line or lose it. Cut short, the file is read to
+    the start of its unterminated last line, in the file's own bytes."""
+    path = next(SYNTHETIC.rglob(source))
+    text = path.read_text("utf-8").replace("the ", "the \u010a\u0a0a ")
+    expected = parse_transcript_stream(io.BytesIO(text.encode()), path)
+    data = "\ufeff".encode(encoding) + text.encode(encoding)  # a byte-order mark, in the first block only
+    parsed = parse_transcript_stream(io.BytesIO(data), path, block_bytes=2048)
+    assert expected is not None and parsed is not None
+    assert [(r.position, r.text) for r in parsed.result.records] == [
+        (r.position, r.text) for r in expected.result.records
+    ]
+    assert (parsed.lines, parsed.result.consumed_bytes) == (expected.lines, len(data))
+    width = len("\n".encode(encoding))
+    cut = parse_transcript_stream(io.BytesIO(data[:-width]), path, block_bytes=2048)
+    assert cut is not None
+    line_start = data.rfind("\n".encode(encoding), 0, len(data) - width) + width
+    assert cut.result.consumed_bytes == line_start

@@ -425,3 +425,42 @@ def test_dangling_links_are_counted_and_long_messages_read_whole(workspace: Path
         assert [m["messageId"] for m in messages] == ["dddd-1", "dddd-2"]  # the parts of one message, shown as one
         assert "Paragraph 0 " in messages[1]["text"] and "Paragraph 599 " in messages[1]["text"]
         assert engine.search("Paragraph 599", mode="keyword")["results"]  # every part is searchable
+
+
+def _deep_folders(parent: Path, levels: int) -> None:
+    """Folders of 250-byte names nested `levels` deep, made through descriptors (no path to them may be opened
+    whole), with a note in the deepest."""
+    descriptor = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(levels):
+            os.mkdir("d" * 250, dir_fd=descriptor)
+            deeper = os.open("d" * 250, os.O_RDONLY | os.O_DIRECTORY, dir_fd=descriptor)
+            os.close(descriptor)
+            descriptor = deeper
+        note = os.open("deep.md", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=descriptor)
+        os.write(note, b"# Deep\n\nThe quokka census lives down here.\n")
+        os.close(note)
+    finally:
+        os.close(descriptor)
+
+
+@pytest.mark.slow  # CLI processes
+def test_a_folder_whose_path_is_too_long_to_open_is_reported_with_why(workspace: Path, tmp_path: Path) -> None:
+    """A path longer than the system opens (4,096 bytes on Linux): the folder's files cannot be found, and `stats`
+    says which folder and why, until it is gone."""
+    _deep_folders(workspace / "memory", 18)
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    _deep_folders(transcripts, 18)
+    where = [*locations(workspace, tmp_path / "index"), "--transcripts", str(transcripts)]
+    assert cli("index", *where).returncode == 0
+    stats = json.loads(cli("stats", "--json", *where).stdout)
+    for folder in (workspace / "memory", transcripts):
+        [problem] = [e for e in stats["fileErrors"] if e["path"].startswith(str(folder / ("d" * 250)))]
+        assert "too long" in problem["reasons"][0] and len(os.fsencode(problem["path"])) > 4000
+    assert stats["filesUnrecognised"] == 0  # a folder not read is a problem, not a file in an unknown format
+    assert "memory/a.md" in cli("search", "pager rotation", "--mode", "keyword", *where).stdout  # its neighbours are
+    shutil.rmtree(workspace / "memory" / ("d" * 250))
+    shutil.rmtree(transcripts / ("d" * 250))
+    assert cli("index", *where).returncode == 0
+    assert json.loads(cli("stats", "--json", *where).stdout)["fileErrors"] == []

@@ -4,6 +4,7 @@ door asked) or from the CLI's own messages."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Callable
@@ -68,3 +69,20 @@ def test_the_clis_own_messages_mask_a_pasted_secret(tmp_path: Path) -> None:
         assert run.returncode in (1, 2) and "Traceback" not in run.stderr, what
         assert token not in run.stdout + run.stderr, what
         assert "[REDACTED:github-token]" in run.stdout + run.stderr, what
+
+
+@pytest.mark.slow  # CLI processes
+def test_a_folder_or_a_setting_holding_a_key_is_masked_in_every_cli_line(tmp_path: Path) -> None:
+    """The workspace's own folder is named after a key, its settings quote one: `index`, `stats`, `sources`,
+    `search` never print it (their own lines, the settings' warnings and the workspace line included)."""
+    token = next(p for p in PASTED if p.kind == "github-pat-classic").secret
+    workspace = tmp_path / f"ws-{token}"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "memory" / f"kiln-{token}.md").write_text("# Kiln\n\nThe kiln overshoots.\n", encoding="utf-8")
+    (workspace / ".memlens.json").write_text(json.dumps({"memlens": {"search": {"mode": token}}}), encoding="utf-8")
+    where: list[str | Path] = ["--workspace", workspace, "--index-dir", tmp_path / "index", "--no-embeddings"]
+    for args in (["index"], ["stats"], ["stats", "--json"], ["sources"], ["search", "kiln"], ["-vv", "search", "kiln"]):
+        run = memlens(*args, *where)
+        assert run.returncode == 0 and "Traceback" not in run.stderr, (args, run.stderr)
+        assert token not in run.stdout + run.stderr, (args, run.stdout, run.stderr)
+    assert "[REDACTED:github-token]" in memlens("stats", *where).stdout

@@ -84,6 +84,17 @@ async def test_invalid_change_warns_and_server_answers(client: LanguageClient) -
     assert response["mode"] == "hybrid" and response["results"]  # defaults were used
 
 
+async def test_a_warning_quoting_a_pasted_key_shows_it_masked(client: LanguageClient) -> None:
+    """A setting's bad value is quoted in the editor's warning: a key pasted into the wrong field is masked there."""
+    token = "ghp_" + "Zq7Lm2Np9Rt4Vw8Ys1Ua6Bc3De5Fg0Hj7Kk4M"
+    before = len(client.messages)
+    configure(client, {"memlens": {"search": {"mode": token}}})
+    await eventually(lambda: asyncio.sleep(0, result=len(client.messages) > before))
+    message = client.messages[-1].message
+    assert "memlens.search.mode" in message and "[REDACTED:github-token]" in message and token not in message
+    configure(client, {"memlens": {}})
+
+
 async def test_exclude_sessions_hides_a_session_everywhere(client: LanguageClient) -> None:
     assert await openclaw_hits(client)
     configure(client, {"memlens": {"excludeSessions": [OPENCLAW]}})

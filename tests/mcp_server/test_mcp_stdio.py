@@ -159,6 +159,8 @@ async def test_example_workspace_every_tool(example_copy: tuple[Path, Path]) -> 
             assert result.is_error, (tool, arguments)
             assert expected in text_of(result), text_of(result)
             assert text_of(result).startswith(f"{tool}: ")
+        pasted = await call(session, PLANTED_KEY, {})  # a key pasted as the tool's name: named back masked
+        assert pasted.is_error and "unknown tool" in text_of(pasted) and PLANTED_KEY not in wire(pasted)
         assert structured(await call(session, "stats"))["sessions"] == stats["sessions"]
 
         # a secret written while the server runs: indexed live, and never on the wire unmasked

@@ -370,6 +370,9 @@ def settings_from_args(args: argparse.Namespace, workspaces: list[Path]) -> Sett
         settings.embedding.model_path = args.model_path
     if args.no_embeddings:
         settings.embedding.enabled = False
-    for warning in warnings:
-        print(f"memlens: warning: {warning}", file=sys.stderr)
+    if warnings:
+        from memlens.engine.redact import redact  # loaded only when there is something to say
+
+        for warning in warnings:  # a setting's value is quoted: it may be a key
+            print(f"memlens: warning: {redact(warning)}", file=sys.stderr)
     return settings

@@ -142,7 +142,10 @@ def sync_before_reading(engine: Engine, *, embed: bool = True) -> SyncReport | N
     try:
         return sync_engine(engine, embed=embed)
     except IndexWriteFailed as exc:
-        print(f"memlens: could not update the index: {exc.cause}; answering from the last update", file=sys.stderr)
+        from memlens.engine.redact import redact
+
+        cause = redact(exc.cause)
+        print(f"memlens: could not update the index: {cause}; answering from the last update", file=sys.stderr)
         return None
 
 
@@ -248,8 +251,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print_json(stats)
         return 0
     print_stats(for_terminal(stats), columns=width() if sys.stdout.isatty() else 0)
+    from memlens.engine.redact import redact  # a folder may be named after a key
+
     workspaces = ", ".join(str(w) for w in engine.workspaces)
-    print(fitted(printable(f"workspace: {workspaces} ({args.root_reason})"), sys.stdout))
+    print(fitted(printable(redact(f"workspace: {workspaces} ({args.root_reason})")), sys.stdout))
     return 0
 
 
@@ -377,7 +382,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
         folders = [str(folder) for folder in watch_roots(engine)]
         named = ", ".join(folders[:3]) + (f" and {len(folders) - 3} more" if len(folders) > 3 else "")
         line = f"memlens: watching {named or 'no folder that exists yet'} (index at {engine.index_dir}); Ctrl-C stops"
-        print(fitted(printable(line), sys.stderr), file=sys.stderr, flush=True)
+        from memlens.engine.redact import redact  # a folder may be named after a key
+
+        print(fitted(printable(redact(line)), sys.stderr), file=sys.stderr, flush=True)
         try:
             status = run_foreground(engine, args.debounce_ms, report)
         except KeyboardInterrupt:

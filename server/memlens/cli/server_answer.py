@@ -47,7 +47,9 @@ def ask_server(
     except ServerDeclined as exc:
         flags = [f"--{flag.replace('_', '-')}" for flag in _OWN_ENGINE_FLAGS if getattr(args, flag)]
         if args.verbose or flags:
-            print(f"memlens: searching here, not in the running server: {exc}", file=sys.stderr)
+            from memlens.engine.redact import redact
+
+            print(f"memlens: searching here, not in the running server: {redact(str(exc))}", file=sys.stderr)
         return None
     if answer is None:
         return None

@@ -50,6 +50,7 @@ from memlens.engine.vectors.bundled_model import BUNDLED_DIM
 from memlens.engine.vectors.embedder import Embedder, chosen_embedder
 from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.errors import IndexUnavailable, LockPathBroken
+from memlens.log_lines import mask_own_records
 from memlens.requests import (
     DEFAULT_CONTEXT_BUDGET,
     DEFAULT_EXPAND_BUDGET,
@@ -101,6 +102,7 @@ class Engine:
     ) -> None:
         """`embedder`: True loads the configured model, False runs keyword-only, or pass a loaded Embedder.
         `origins`: what the folders of `extra_transcripts` and of the settings are recorded as added from."""
+        mask_own_records()  # an application's own log handlers write memlens's lines masked too
         self.settings = settings or Settings()
         self.origins = origins or RootOrigins()
         self.workspaces = resolve_workspaces(workspaces)

@@ -12,6 +12,7 @@ from pygls.lsp.server import LanguageServer
 
 from memlens import requests
 from memlens.engine import Engine
+from memlens.engine.redact import redact
 from memlens.errors import LockPathBroken, MemlensError
 from memlens.lsp.params import Args, invalid
 from memlens.lsp.state import ServerState
@@ -190,7 +191,7 @@ def _command(state: ServerState, name: str, handler: Handler) -> Callable[..., A
             raise invalid(name, str(exc)) from None
         except Exception as exc:
             log.exception("%s failed", name)
-            raise JsonRpcInternalError(message=f"{name} failed: {exc}") from exc
+            raise JsonRpcInternalError(message=redact(f"{name} failed: {exc}")) from exc  # it may quote a path
 
     run.__name__ = name.replace(".", "_")
     return run

@@ -18,6 +18,7 @@ from pygls.lsp.server import LanguageServer
 from memlens.engine import Engine
 from memlens.engine.indexing.indexer import SyncReport
 from memlens.engine.indexing.source_roots import RootOrigins
+from memlens.engine.redact import redact
 from memlens.local_api.server import LocalServer
 from memlens.lsp.indexing import BackgroundIndexer
 from memlens.lsp.progress import StatusPublisher, WorkDone
@@ -120,7 +121,7 @@ class ServerState:
         settings, warnings = self.compute_settings()
         self.warnings = warnings
         if warnings and warnings != self._shown_warnings:
-            text = "memlens: some settings were not applied: " + "; ".join(warnings)
+            text = redact("memlens: some settings were not applied: " + "; ".join(warnings))  # values quoted
             self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=text))
         self._shown_warnings = warnings
         self.settings = settings
@@ -155,7 +156,9 @@ class ServerState:
             log.exception("cannot open the index")
             self.open_error = str(exc)
             self.server.window_show_message(
-                types.ShowMessageParams(type=types.MessageType.Error, message=f"memlens: cannot open the index: {exc}")
+                types.ShowMessageParams(
+                    type=types.MessageType.Error, message=redact(f"memlens: cannot open the index: {exc}")
+                )
             )
             self.ready_event.set()
             return
@@ -272,8 +275,8 @@ class ServerState:
         try:
             result = await self.write(lambda: engine.reindex(full=full, progress=report, cancel=cancel))
         except Exception as exc:
-            progress.end(f"failed: {exc}")
-            raise JsonRpcInternalError(message=f"reindex failed: {exc}") from exc
+            progress.end(redact(f"failed: {exc}"))  # an OS error names a path, which may hold a key
+            raise JsonRpcInternalError(message=redact(f"reindex failed: {exc}")) from exc
         finally:
             self._reindexing -= 1
         self.generation += 1

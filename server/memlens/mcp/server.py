@@ -24,6 +24,7 @@ from mcp.server.stdio import stdio_server
 from memlens import __version__
 from memlens.engine import Engine
 from memlens.engine.indexing.indexer import SyncReport
+from memlens.engine.redact import redact
 from memlens.engine.watcher import LiveIndexer
 from memlens.errors import InvalidRequest, MemlensError
 from memlens.local_api.server import LocalServer
@@ -65,7 +66,8 @@ class McpState:
 
 
 def _error(message: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+    """An error answer; masked whole: it names the tool the client asked for, whatever that name holds."""
+    return types.CallToolResult(content=[types.TextContent(text=redact(message))], is_error=True)
 
 
 def build_server(state: McpState) -> Server[Any]:

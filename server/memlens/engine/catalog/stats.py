@@ -69,8 +69,9 @@ class CatalogStats(CatalogConnection):
     def unrecognised_files(self, limit: int) -> tuple[int, list[str]]:
         """(how many, the first `limit` paths by name) of the files found among transcripts that no parser recognised:
         they hold nothing searchable, and a transcript written by a tool version memlens does not know yet would
-        otherwise vanish without a word."""
-        where = "FROM files WHERE kind = 'transcript' AND format = ''"
+        otherwise vanish without a word. A file that could not be read at all is a problem (`file_problems`), not one
+        of these."""
+        where = "FROM files WHERE kind = 'transcript' AND format = '' AND error IS NULL"
         count = int(self.db.execute(f"SELECT COUNT(*) {where}").fetchone()[0])
         paths = [str(r[0]) for r in self.db.execute(f"SELECT path {where} ORDER BY path LIMIT ?", (limit,))]
         return count, paths

@@ -7,6 +7,7 @@ folder is walked once, so a symlink loop ends.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import functools
 import json
@@ -29,9 +30,10 @@ PRUNED = frozenset({"node_modules", ".git"})
 class SourceFile:
     """A file to index: its name as discovery found it (a string, `str` of its `Path`), its kind, and the folder it
     was found under. The `Path` is made only when asked for: a sync where nothing changed compares names and stats
-    alone, and building a `Path` per file was most of its discovery."""
+    alone, and building a `Path` per file was most of its discovery. A folder the walk could not list is a source
+    too, with the `problem` that kept its files from being found: a sync reports it among the files not indexed."""
 
-    __slots__ = ("_path", "kind", "name", "root", "stat")
+    __slots__ = ("_path", "kind", "name", "problem", "root", "stat")
 
     def __init__(self, path: str | os.PathLike[str], kind: str, root: Path) -> None:
         self._path: Path | None = path if isinstance(path, Path) else Path(path)
@@ -39,13 +41,17 @@ class SourceFile:
         self.kind = kind  # memory | transcript
         self.root = root  # the workspace folder or transcript folder it was found under
         self.stat: os.stat_result | None = None  # what the walk that found it saw, if it looked
+        self.problem: str | None = None  # why the walk could not list this folder (None: a file found)
 
     @classmethod
-    def named(cls, name: str, kind: str, root: Path, stat: os.stat_result | None = None) -> SourceFile:
+    def named(
+        cls, name: str, kind: str, root: Path, stat: os.stat_result | None = None, problem: str | None = None
+    ) -> SourceFile:
         """A source from a name that is already a `Path`'s string (what `_walk` yields), without building the
-        `Path`; `stat`: the file's, as its walk took it."""
+        `Path`; `stat`: the file's, as its walk took it; `problem`: why the walk could not list this folder."""
         source = cls.__new__(cls)
         source.name, source.kind, source.root, source._path, source.stat = name, kind, root, None, stat
+        source.problem = problem
         return source
 
     @property
@@ -160,6 +166,9 @@ class _Root:
 _LIST_BY_DESCRIPTOR = os.scandir in os.supports_fd
 
 Found = tuple[str, "os.stat_result | None"]  # a file's name, and its stat (None: stat failed; asked again later)
+Unlisted = list[tuple[str, str]]  # the folders a walk could not list, each with why: their files were not found
+# a folder gone between its parent's listing and its own: nothing to report
+_VANISHED = frozenset({errno.ENOENT, errno.ENOTDIR})
 _name = operator.itemgetter(0)  # a Found's name (C-level keys: a sort of 70,000 names calls them for each)
 
 
@@ -169,9 +178,10 @@ def _walk(
     keep: Callable[[str], bool],
     max_depth: int | None = None,
     prune: frozenset[str] = PRUNED,
+    unlisted: Unlisted | None = None,
 ) -> Iterator[Found]:
     """Every file below `start` (a folder inside `root`) that `keep` takes by its name, as a path string with its
-    stat, in no set order (the callers sort), skipping unreadable folders.
+    stat, in no set order (the callers sort); a folder it cannot list is added to `unlisted` with why.
 
     A symlinked file or folder is taken only when `root` admits its target; each real folder is listed once (a
     symlink loop or a second link to the same folder adds nothing). `max_depth` bounds how many folders deep it goes.
@@ -186,7 +196,9 @@ def _walk(
         folder, depth = stack.pop()
         try:
             listed = _listing(folder, seen)
-        except (OSError, ValueError):
+        except (OSError, ValueError) as exc:
+            if unlisted is not None and getattr(exc, "errno", None) not in _VANISHED:
+                unlisted.append((folder, _why_unlisted(folder, exc)))
             continue
         if listed is None:
             continue
@@ -240,6 +252,16 @@ def _listing(folder: str, seen: set[tuple[int, int]]) -> tuple[list[os.DirEntry[
         raise
 
 
+def _why_unlisted(folder: str, exc: OSError | ValueError) -> str:
+    """What a sync reports of a folder it could not list: the files below it are not indexed."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
+        longest = max(len(os.fsencode(part)) for part in folder.split(os.sep))
+        size = f"a name of {longest:,} bytes" if longest > 255 else f"{len(os.fsencode(folder)):,} bytes"
+        return f"not indexed: the folder's path is too long for the system to open ({size}); files below it unread"
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return f"not indexed: cannot list the folder ({reason}); files below it unread"
+
+
 def _stat(entry: os.DirEntry[str]) -> os.stat_result | None:
     try:
         return entry.stat()
@@ -247,7 +269,7 @@ def _stat(entry: os.DirEntry[str]) -> os.stat_result | None:
         return None  # stat_all asks again, and says why it cannot read the file
 
 
-def _memory_files(root: _Root, pattern: str) -> Iterator[Found]:
+def _memory_files(root: _Root, pattern: str, unlisted: Unlisted | None = None) -> Iterator[Found]:
     """The files of `root` (a workspace folder) matching one memory glob, walking only below its literal prefix."""
     parts = _pattern_parts(pattern)
     literal = 0
@@ -263,11 +285,10 @@ def _memory_files(root: _Root, pattern: str) -> Iterator[Found]:
     matches = _glob_regex("/".join(parts)).fullmatch
     prefix = len(os.fspath(root.path).rstrip(os.sep)) + 1  # every walked path starts with the root's
     if os.sep == "/":  # matched in place, from the root's end: no copy of each of tens of thousands of names
-        yield from _walk(root, start, lambda path: matches(path, prefix) is not None, max_depth, frozenset())
+        yield from _walk(root, start, lambda path: matches(path, prefix) is not None, max_depth, frozenset(), unlisted)
     else:
-        yield from _walk(
-            root, start, lambda path: matches(path[prefix:].replace(os.sep, "/")) is not None, max_depth, frozenset()
-        )
+        keep = lambda path: matches(path[prefix:].replace(os.sep, "/")) is not None  # noqa: E731
+        yield from _walk(root, start, keep, max_depth, frozenset(), unlisted)
 
 
 def read_session_cwd(path: str | os.PathLike[str]) -> str | None:
@@ -318,16 +339,24 @@ def _discover(
     for workspace in locations.workspaces:
         root = _Root(workspace, follow)
         for pattern in [*memory.include, *memory.extra_include]:
-            for name, stat in sorted(_memory_files(root, pattern), key=_name):
+            unlisted: Unlisted = []
+            for name, stat in sorted(_memory_files(root, pattern, unlisted), key=_name):
                 if name not in found and not (memory.exclude and _excluded(name, [workspace], memory.exclude)):
                     found[name] = SourceFile.named(name, MEMORY, workspace, stat)
+            for name, why in unlisted:
+                if name not in found and not (memory.exclude and _excluded(name, [workspace], memory.exclude)):
+                    found[name] = SourceFile.named(name, MEMORY, workspace, problem=why)
     exclude = settings.transcripts.exclude
     for folder in locations.transcript_dirs:
         if folder.is_dir():
             roots = [folder, *locations.workspaces]
-            for name, stat in sorted(_transcript_files(_Root(folder, follow)), key=_name):
+            unlisted = []
+            for name, stat in sorted(_transcript_files(_Root(folder, follow), unlisted), key=_name):
                 if name not in found and not (exclude and _excluded(name, roots, exclude)):
                     found[name] = SourceFile.named(name, TRANSCRIPT, folder, stat)
+            for name, why in unlisted:
+                if name not in found and not (exclude and _excluded(name, roots, exclude)):
+                    found[name] = SourceFile.named(name, TRANSCRIPT, folder, problem=why)
     for folder in locations.cwd_filtered_dirs:
         if not folder.is_dir():
             continue
@@ -342,8 +371,8 @@ def _discover(
     return list(found.values())
 
 
-def _transcript_files(root: _Root) -> Iterator[Found]:
-    return _walk(root, root.path, lambda path: path.endswith(TRANSCRIPT_SUFFIXES))
+def _transcript_files(root: _Root, unlisted: Unlisted | None = None) -> Iterator[Found]:
+    return _walk(root, root.path, lambda path: path.endswith(TRANSCRIPT_SUFFIXES), unlisted=unlisted)
 
 
 def _is_jsonl(name: str) -> bool:
@@ -355,8 +384,12 @@ def _is_jsonl(name: str) -> bool:
 def classify(
     path: Path, locations: Locations, settings: Settings, known_cwd: Callable[[str], str | None] | None = None
 ) -> SourceFile | None:
-    """The source a single changed path is, if `discover` would list it — without walking any folder."""
-    if not path.is_file():
+    """The source a single changed path is, if `discover` would list it — without walking any folder. A path the
+    system cannot open (a name too long) is none: the whole sync's walk reports it with why."""
+    try:
+        if not path.is_file():
+            return None
+    except (OSError, ValueError):
         return None
     name = os.fspath(path)
     memory = settings.memory

@@ -23,13 +23,18 @@ def stat_all(
 ) -> tuple[list[Named], set[str]]:
     """(each source with its stat, the stored paths of the others: unreadable (told to `note_error`), or not reached
     before `cancel`; their rows are kept as they are). The stat is the one the walk that found the source took, if
-    it did. By name: no `Path` is built for a file that is only stat'd."""
+    it did. By name: no `Path` is built for a file that is only stat'd. A folder the walk could not list is told to
+    `note_error` with its problem."""
     found: list[Named] = []
     kept: set[str] = set()
     for source in sources:
         name = source.name
         if cancel is not None and cancel.is_set():
             kept.add(stored_path(name))
+            continue
+        if source.problem is not None:
+            kept.add(stored_path(name))
+            note_error(source.path, source.problem)
             continue
         try:
             found.append(Named(source, source.stat or os.stat(name), stored_path(name)))

@@ -177,6 +177,7 @@ class Indexer:
             else:
                 with collection_paused():
                     found, kept = stat_all(sources, cancel, lambda path, why: self._note_error(report, path, why))
+                self._record_unlisted(sources)
                 self._sync_files(found, kept, report, progress=progress, cancel=cancel, prune=prune, settled=settled)
                 if fingerprint is not None and not (kept or report.cancelled or report.errors or report.aliases):
                     self.catalog.keep_files_fingerprint(fingerprint)
@@ -193,6 +194,19 @@ class Indexer:
             self.embedding.persist()
             report.seconds = time.perf_counter() - started
             return report
+
+    def _record_unlisted(self, sources: list[SourceFile]) -> None:
+        """Record each folder the walk could not list as a file that could not be indexed (tried again at every
+        sync): `stats` lists it with its reason among the files with problems, as long as it stays unlisted."""
+        unlisted = [s for s in sources if s.problem is not None]
+        if not unlisted:
+            return
+        with self.catalog.transaction() as db:
+            for source in unlisted:
+                reason = source.problem or ""
+                self.catalog.record_file_failure(
+                    db, stored_path(source.name), source.kind, size=-1, identity={}, reason=reason
+                )
 
     def _sync_files(
         self,

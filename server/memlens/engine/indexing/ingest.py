@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -206,30 +208,36 @@ def parse_transcript_stream(
     a record is attached to the last record before its block (transcripts grow linearly). None if no parser
     recognises it.
     """
-    data = handle.read(block_bytes)
-    ended = len(data) < block_bytes
-    parser = detect_format_in(data, path, parsers)
-    while (
-        parser is None
-        and not ended
-        and data.count(b"\n") < WIDE_HEAD_LINES
-        and len(data) < MAX_CARRY_BLOCKS * block_bytes
-    ):
-        more = handle.read(block_bytes)  # first lines longer than a block: sniffed once they are whole
-        data, ended = data + more, len(more) < block_bytes
-        parser = detect_format_in(data, path, parsers)
+    origin = handle.tell()
+    data, ended, parser = _sniff(handle, b"", path, parsers, block_bytes)
+    if parser is None and not ended and data.count(b"\n") < WIDE_HEAD_LINES:
+        # first lines longer than a sniff holds (a 70 MB first prompt): the lines after them decide the format, and
+        # the parse below reads every line from the first, as it reads a long line anywhere
+        parser = _sniff_past_long_lines(handle, path, parsers, block_bytes)
+        handle.seek(origin)
+        data = handle.read(block_bytes)
+        ended = len(data) < block_bytes
     if parser is None:
         return None
-    # UTF-16/32: an append's resume offset would be counted in newline bytes, which such text holds elsewhere too;
-    # the whole file is parsed again when it grows (such files come from a tool that saves them whole)
-    resumable = sniff_json_encoding(data)[0] == "utf-8"
+    encoding, bom = sniff_json_encoding(data)
+    reader: BinaryIO | _AsUtf8 = handle
+    if encoding != "utf-8":
+        # UTF-16/32 is parsed as UTF-8: a block after the first has no byte-order mark to tell its encoding, and a
+        # newline byte may sit inside a character (U+010A), so lines are cut and counted in UTF-8 only. An append's
+        # resume offset would not be a file offset: the whole file is parsed again when it grows (such files come
+        # from a tool that saves them whole)
+        handle.seek(origin + bom)
+        reader = _AsUtf8(handle, encoding)
+        data = reader.read(block_bytes)
+        ended = len(data) < block_bytes
+    resumable = encoding == "utf-8"
     start_line, base = 1, 0
     total: ParseResult | None = None
     while True:
         result = parser.parse(data, path, start_line, final=final and ended)
         whole = ended or _leave_open_record(parser, result, data, path, start_line=start_line, base=base)
         if not whole and len(data) < MAX_CARRY_BLOCKS * block_bytes:  # one open record fills the block: read on
-            more = handle.read(block_bytes)
+            more = reader.read(block_bytes)
             data, ended = data + more, len(more) < block_bytes
             continue
         if total is None:
@@ -246,9 +254,78 @@ def parse_transcript_stream(
         start_line += data.count(b"\n", 0, result.consumed_bytes)
         base += result.consumed_bytes
         if ended:
+            if isinstance(reader, _AsUtf8):
+                total.consumed_bytes = reader.file_offset(data[result.consumed_bytes :])
+                total.replaced += reader.replaced
             return StreamParse(total, start_line - 1, *(resume if resumable else (1, 0)))
-        more = handle.read(block_bytes)
+        more = reader.read(block_bytes)
         data, ended = data[result.consumed_bytes :] + more, len(more) < block_bytes
+
+
+class _AsUtf8:
+    """A UTF-16 or UTF-32 file (from its first character) read as UTF-8, `read(n)` returning n bytes until its end
+    as a file's `read` does; characters it cannot decode become U+FFFD, counted in `replaced`."""
+
+    def __init__(self, handle: BinaryIO, encoding: str) -> None:
+        self._handle = handle
+        self._encoding = encoding
+        self._replacing = codecs.getincrementaldecoder(encoding)(errors="replace")
+        self._dropping = codecs.getincrementaldecoder(encoding)(errors="ignore")
+        self._buffer = b""
+        self.replaced = 0
+
+    def read(self, size: int) -> bytes:
+        while len(self._buffer) < size:
+            raw = self._handle.read(size)
+            text = self._replacing.decode(raw, final=not raw)
+            self.replaced += text.count("\ufffd") - self._dropping.decode(raw, final=not raw).count("\ufffd")
+            self._buffer += text.encode("utf-8")
+            if not raw:
+                break
+        given, self._buffer = self._buffer[:size], self._buffer[size:]
+        return given
+
+    def file_offset(self, unread: bytes) -> int:
+        """At the file's end: the file offset where `unread`, the last bytes `read` returned, begins."""
+        text = unread.decode("utf-8", errors="replace")
+        return self._handle.tell() - len(text.encode(self._encoding, errors="replace"))
+
+
+def _sniff(
+    handle: BinaryIO, data: bytes, path: Path, parsers: list[TranscriptParser], block_bytes: int
+) -> tuple[bytes, bool, TranscriptParser | None]:
+    """(the data read, whether the file ended, the parser its lines name): `data` and the blocks after it, read on
+    while first lines longer than a block are still open, up to MAX_CARRY_BLOCKS blocks."""
+    more = handle.read(block_bytes)
+    data, ended = data + more, len(more) < block_bytes
+    parser = detect_format_in(data, path, parsers)
+    while (
+        parser is None
+        and not ended
+        and data.count(b"\n") < WIDE_HEAD_LINES
+        and len(data) < MAX_CARRY_BLOCKS * block_bytes
+    ):
+        more = handle.read(block_bytes)  # first lines longer than a block: sniffed once they are whole
+        data, ended = data + more, len(more) < block_bytes
+        parser = detect_format_in(data, path, parsers)
+    return data, ended, parser
+
+
+def _sniff_past_long_lines(
+    handle: BinaryIO, path: Path, parsers: list[TranscriptParser], block_bytes: int
+) -> TranscriptParser | None:
+    """The parser the lines after the open long line name, each long line passed over block by block (never held
+    whole); None at the file's end or once WIDE_HEAD_LINES lines named none. UTF-8 only: in UTF-16 a newline byte
+    may sit inside a character, and such a file's first line is sniffed within MAX_CARRY_BLOCKS blocks alone."""
+    while block := handle.read(block_bytes):
+        newline = block.find(b"\n")
+        if newline < 0:
+            continue  # still inside the long line
+        handle.seek(newline + 1 - len(block), os.SEEK_CUR)
+        data, ended, parser = _sniff(handle, b"", path, parsers, block_bytes)
+        if parser is not None or ended or data.count(b"\n") >= WIDE_HEAD_LINES:
+            return parser
+    return None
 
 
 def _leave_open_record(

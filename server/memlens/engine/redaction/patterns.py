@@ -5,7 +5,9 @@
 * assignments whose key names a secret (``DB_PASSWORD=…``, ``"db_password": "…"``, ``X-API-Key: …``,
   ``token: Bearer …``), ``Authorization:`` headers, ``Bearer …``, ``password is …``;
 * shell forms: ``mysql -pPW``, ``curl -u user:pw``, ``--password X``, ``sshpass -p X``;
-* the password of ``scheme://user:password@host`` URLs, Azure ``AccountKey=``/``SharedAccessKey=``, SAS ``sig=``;
+* the password of ``scheme://user:password@host`` URLs, a key as a URL's user (``scheme://KEY@host``: a Sentry
+  DSN), webhook URLs whose path is the secret (Slack, Discord, Teams, a Telegram bot's), Azure
+  ``AccountKey=``/``SharedAccessKey=``, SAS ``sig=``;
 * a bare 40-character AWS secret access key next to an AWS access key id.
 
 Every pattern is RE2 syntax (no lookaround, no backreference): the scanner runs them all in linear time.
@@ -77,6 +79,10 @@ def _has_digit_and_letter(value: str) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
+def _random_or_generated(value: str) -> bool:
+    return looks_random(value) or is_generated(value)
+
+
 def _is_aws_secret(value: str) -> bool:
     lowered = value.lower()
     is_hex = all(c in "0123456789abcdef" for c in lowered)
@@ -122,6 +128,18 @@ TOKEN_DETECTORS = [
     _token("slack-token", r"(?:xox[a-z]|xapp)-[A-Za-z0-9\-]{10,}", needs_digit=True),
     _token("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_/]{20,}"),
     _token("discord-webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+"),
+    # Teams incoming webhooks (and Office 365 connectors): the whole URL is the credential
+    _token(
+        "teams-webhook",
+        r"https://(?:[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2|outlook\.office(?:365)?\.com/webhook)/"
+        r"[A-Za-z0-9\-]+@[A-Za-z0-9\-]+/IncomingWebhook/[A-Za-z0-9\-/]+",
+    ),
+    # a Telegram bot's token, also inside its API URL: api.telegram.org/bot<id>:<secret>/sendMessage
+    Detector(
+        kind="telegram-bot-token",
+        pattern=r"(?:\b|/bot)(?P<value>\d{8,10}:AA[A-Za-z0-9_\-]{30,36})(?:$|[^A-Za-z0-9_\-])",
+        secret_groups=("value",),
+    ),
     _token("google-api-key", r"AIza[A-Za-z0-9_\-]{35}"),
     _token("google-oauth-token", r"ya29\.[A-Za-z0-9_\-]{20,}|GOCSPX-[A-Za-z0-9_\-]{20,}"),
     _token("huggingface-token", r"hf_[A-Za-z0-9]{30,}"),
@@ -370,9 +388,17 @@ CONTEXT_DETECTORS = [
     ),
     Detector(
         kind="url-password",
-        pattern=r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\"'<>]*:(?P<value>[^\s/@\"'<>]+)@",
+        pattern=r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\"'<>\[]*:(?P<value>[^\s/@\"'<>]+)@",
         secret_groups=("value",),
         evidence=Evidence.STRONG,
+    ),
+    # a URL whose user part alone is a key: a Sentry DSN (https://<32 hex>@o1.ingest.sentry.io/2), a token used as
+    # the user of a git or registry URL; a plain user name (ssh://git@host, mailto-like user@host) is no key
+    Detector(
+        kind="url-token",
+        pattern=r"\b[A-Za-z][A-Za-z0-9+.\-]*://(?P<value>[^\s:/@\"'<>]{16,})@[A-Za-z0-9\[]",
+        secret_groups=("value",),
+        check=_random_or_generated,
     ),
     # Azure storage / service bus connection strings and SAS signatures
     Detector(
