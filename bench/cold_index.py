@@ -136,6 +136,7 @@ PHASES = (
     ("memlens.engine.indexing.indexer", "fill_unit_facts", "  unit facts"),
     ("memlens.engine.indexing.indexer", "collect_words", "  vocabulary"),
     ("memlens.engine.indexing.indexer", "write_afresh", "keyword written afresh at the end"),
+    ("memlens.engine.indexing.indexer", "fill_facts_from_analysed", "  of which unit facts (in the rewrite)"),
 )
 
 

@@ -153,8 +153,8 @@ def test_searches_keep_answering_while_the_index_is_written_afresh(
     monkeypatch.setattr(keyword_index, "COMPACT_MIN_DOCS", 1)
     documents = keyword_docs.keyword_docs
 
-    def slow(catalog: Catalog, keyword: KeywordIndex, rows: Iterable[sqlite3.Row]) -> Iterator[KeywordDoc]:
-        for doc in documents(catalog, keyword, rows):
+    def slow(catalog: Catalog, keyword: KeywordIndex, rows: Iterable[sqlite3.Row], *more: Any) -> Iterator[KeywordDoc]:
+        for doc in documents(catalog, keyword, rows, *more):
             threading.Event().wait(0.001)
             yield doc
 
@@ -212,6 +212,15 @@ def contents(engine: Engine) -> tuple[int, list[list[int]], list[list[tuple[int,
     return engine.keyword.num_docs(), frequencies, answers(engine)
 
 
+def stored_facts(engine: Engine) -> list[tuple[Any, ...]]:
+    """Every unit's derived facts as the catalog stores them, by file and place (ids differ between builds)."""
+    rows = engine.catalog.db.execute(
+        "SELECT f.path, u.seq, u.position, u.text, u.words, u.tool, u.dup_key, u.question"
+        " FROM plain_units u JOIN files f ON f.id = u.file_id ORDER BY f.path, u.seq, u.position, u.text"
+    )
+    return [(str(path).split("/transcripts/", 1)[1], *rest) for path, *rest in rows]
+
+
 def whole_sync(tmp_path: Path, name: str, sources: list[Path], cancel: threading.Event | None = None) -> Engine:
     folder = tmp_path / name / "transcripts"
     for source in sources:
@@ -244,6 +253,8 @@ def test_a_sync_that_makes_the_index_due_for_a_rewrite_writes_it_once_with_the_s
     monkeypatch.setattr(keyword_index, "COMPACT_MIN_DOCS", 10**9)
     batch_by_batch = whole_sync(tmp_path, "batches", sources)
     expected, units = contents(batch_by_batch), batch_by_batch.catalog.unit_count()
+    expected_facts = stored_facts(batch_by_batch)
+    assert len(expected_facts) == units and all(words is not None for _, _, words, *_ in expected_facts)
     assert batch_by_batch.keyword.num_segments() > 1 and expected[0] == units
     batch_by_batch.close()
     monkeypatch.setattr(keyword_index, "COMPACT_MIN_DOCS", units // 2)
@@ -262,6 +273,7 @@ def test_a_sync_that_makes_the_index_due_for_a_rewrite_writes_it_once_with_the_s
     # every batch wrote its own)
     assert writes.count(False) == 1 and writes[-1]  # the first batch alone, then the rewrite
     assert contents(deferred) == expected
+    assert stored_facts(deferred) == expected_facts  # filled in by the rewrite, from the words it analysed
     assert deferred.keyword.num_segments() == 1 and not deferred.indexer.keyword_behind
     assert deferred.keyword.generation() == deferred.catalog.generation()
     assert not deferred.keyword.needs_compaction()  # written afresh at this size: the sync's end does not again

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -41,7 +42,7 @@ from memlens.engine.keyword.keyword_docs import keyword_docs, neighbours_of, wri
 from memlens.engine.keyword.keyword_index import KeywordIndex
 from memlens.engine.keyword.vocabulary import backfill_words, collect_words
 from memlens.engine.progress import Progress, RateMeter
-from memlens.engine.ranking.unit_facts import backfill_unit_facts, fill_unit_facts
+from memlens.engine.ranking.unit_facts import backfill_unit_facts, fill_facts_from_analysed, fill_unit_facts
 from memlens.engine.redact import redact
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_index import VectorIndex
@@ -472,7 +473,11 @@ class Indexer:
     ) -> None:
         """Write tantivy afresh from the catalog after a sync that left it behind (`_defer_keyword`)."""
         used = time.process_time()
-        if write_afresh(self.catalog, self.keyword, cancel, progress):
+
+        def fill_facts(rows: list[sqlite3.Row], words_of: Callable[[str], str]) -> None:
+            fill_facts_from_analysed(self.catalog, self.keyword, rows, words_of)
+
+        if write_afresh(self.catalog, self.keyword, cancel, progress, fill_facts):
             self.keyword_behind = False
             log.info(
                 "keyword index written afresh: %d documents, %.1f s of CPU",
@@ -522,7 +527,9 @@ class Indexer:
             docs = list(keyword_docs(self.catalog, self.keyword, [*added.values(), *touched]))
             deleted = [*pending.deleted_units, *(int(r["id"]) for r in touched)]
             self.keyword.write(generation, delete_units=deleted, add=docs)
-        fill_unit_facts(self.catalog, self.keyword, ((i, row["text"], row["kind"]) for i, row in added.items()))
+            fill_unit_facts(self.catalog, self.keyword, ((i, row["text"], row["kind"]) for i, row in added.items()))
+        # (behind: the rewrite fills in the units' facts from the words it analyses; a search works out those of a
+        # unit that has none meanwhile, and the next sync's backfill those a cancelled sync left)
         collect_words(self.catalog, self.keyword, (row["text"] for row in added.values()))
         if added and self.catalog.texts.newest is None:  # a first build: its dictionary as soon as it has texts enough
             compress_stored_texts(self.catalog)

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.keyword.keyword_index import CONTEXT_WINDOW, KeywordDoc, KeywordIndex
 from memlens.engine.progress import Progress
 
 _KEYWORD_TS_LIMIT = 2.0**62  # tantivy keeps times as i64; a stored value past that (an old index) counts as unknown
+# what hears each batch of a rewrite: its units' rows and their texts' analysed words (text → words)
+AnalysedBatch = Callable[[list[sqlite3.Row], Callable[[str], str]], None]
 
 
 def neighbours_of(catalog: Catalog, rows: Iterable[sqlite3.Row], skip: set[int]) -> list[sqlite3.Row]:
@@ -50,16 +52,18 @@ def _neighbour_texts(catalog: Catalog, rows: list[sqlite3.Row]) -> dict[tuple[st
     return {(key, seq): in_hand[i] if i in in_hand else read[i] for i, key, seq in places}
 
 
-def keyword_docs(catalog: Catalog, keyword: KeywordIndex, rows: Iterable[sqlite3.Row]) -> Iterator[KeywordDoc]:
+def keyword_docs(
+    catalog: Catalog, keyword: KeywordIndex, rows: Iterable[sqlite3.Row], analysed: AnalysedBatch | None = None
+) -> Iterator[KeywordDoc]:
     """Keyword documents with their words analysed (`KeywordIndex.analysed`); a transcript message's context words
-    are its text's and its neighbours' (±CONTEXT_WINDOW)."""
+    are its text's and its neighbours' (±CONTEXT_WINDOW). `analysed` hears each batch's rows and their words."""
     batch: list[sqlite3.Row] = []
     for row in rows:
         batch.append(row)
         if len(batch) >= 2000:
-            yield from _keyword_batch(catalog, keyword, batch)
+            yield from _keyword_batch(catalog, keyword, batch, analysed)
             batch = []
-    yield from _keyword_batch(catalog, keyword, batch)
+    yield from _keyword_batch(catalog, keyword, batch, analysed)
 
 
 PROGRESS_EVERY = 5_000  # documents between progress reports while the index is written afresh
@@ -70,11 +74,12 @@ def write_afresh(
     keyword: KeywordIndex,
     cancel: threading.Event | None = None,
     progress: Progress | None = None,
+    analysed: AnalysedBatch | None = None,
 ) -> bool:
     """Write the keyword index anew from every unit of the catalog, in one commit (the writer's lock held by the
     caller); False, with the index left as it was, when `cancel` was set meanwhile. `progress(done, total,
-    message)` hears every PROGRESS_EVERY documents."""
-    docs = keyword_docs(catalog, keyword, catalog.all_units())
+    message)` hears every PROGRESS_EVERY documents; `analysed` each batch of units with their analysed words."""
+    docs = keyword_docs(catalog, keyword, catalog.all_units(), analysed)
     if progress is not None:
         docs = _reporting(docs, catalog.unit_count(), progress)
     return keyword.write(catalog.generation(), add=docs, clear=True, cancel=cancel)
@@ -92,7 +97,9 @@ def _reporting(docs: Iterable[KeywordDoc], total: int, progress: Progress) -> It
     say(done)
 
 
-def _keyword_batch(catalog: Catalog, keyword: KeywordIndex, rows: list[sqlite3.Row]) -> list[KeywordDoc]:
+def _keyword_batch(
+    catalog: Catalog, keyword: KeywordIndex, rows: list[sqlite3.Row], analysed_batch: AnalysedBatch | None = None
+) -> list[KeywordDoc]:
     texts = _neighbour_texts(catalog, rows)
     analysed: dict[str, str] = {}  # text → its words: each text of the batch and its neighbours analysed once
 
@@ -111,6 +118,8 @@ def _keyword_batch(catalog: Catalog, keyword: KeywordIndex, rows: list[sqlite3.R
             near = (texts.get((key, seq + d)) for d in range(-CONTEXT_WINDOW, CONTEXT_WINDOW + 1))
             context = " ".join([w for w in (words_of(t) for t in near if t) if w])
         docs.append(_keyword_doc(row, words, context))
+    if analysed_batch is not None and rows:
+        analysed_batch(rows, words_of)
     return docs
 
 

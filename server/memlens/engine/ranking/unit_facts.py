@@ -17,12 +17,14 @@ import re
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from memlens.engine.keyword.keyword_index import SCHEMA_VERSION as KEYWORD_SCHEMA_VERSION
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from memlens.engine.catalog import Catalog
     from memlens.engine.keyword.keyword_index import KeywordIndex
 
@@ -71,21 +73,48 @@ class DerivedFacts(NamedTuple):
     question: float  # question_share(text) of a transcript message; 0 for notes and summaries
 
 
-def derived_facts(text: str, kind: str, keyword: KeywordIndex) -> DerivedFacts:
-    """A unit's derived facts, as the writer stores them and as a reader works them out when they are not stored."""
-    words = " ".join(sorted(set(keyword.tokens(text))))
+def derived_facts(text: str, kind: str, keyword: KeywordIndex, analysed: str | None = None) -> DerivedFacts:
+    """A unit's derived facts, as the writer stores them and as a reader works them out when they are not stored.
+    `analysed`: the text's words as `KeywordIndex.analysed` gives them, when they are worked out already (no word
+    holds a space or is empty: the same words as `tokens`)."""
+    tokens = keyword.tokens(text) if analysed is None else analysed.split(" ") if analysed else []
+    words = " ".join(sorted(set(tokens)))
     folded = " ".join(text.lower().split())
     key = hashlib.blake2b(folded.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest() if folded else ""
     question = question_share(text) if kind == "transcript" else 0.0  # a note's open question is what it records
     return DerivedFacts(words, tool_share(text), key, question)
 
 
-def fill_unit_facts(catalog: Catalog, keyword: KeywordIndex, units: Iterable[tuple[int, str, str]]) -> int:
-    """Work out and store the derived facts of (id, text, kind) units; returns how many."""
-    rows = [(unit_id, derived_facts(text, kind, keyword)) for unit_id, text, kind in units]
+def fill_unit_facts(
+    catalog: Catalog,
+    keyword: KeywordIndex,
+    units: Iterable[tuple[int, str, str]],
+    words_of: Callable[[str], str] | None = None,
+) -> int:
+    """Work out and store the derived facts of (id, text, kind) units (`words_of`: text → its analysed words, when
+    worked out already); returns how many."""
+    rows = [
+        (unit_id, derived_facts(text, kind, keyword, None if words_of is None else words_of(text)))
+        for unit_id, text, kind in units
+    ]
     if rows:
         catalog.set_unit_facts(rows)
     return len(rows)
+
+
+def fill_facts_from_analysed(
+    catalog: Catalog, keyword: KeywordIndex, rows: Sequence[sqlite3.Row], words_of: Callable[[str], str]
+) -> int:
+    """Fill in the facts of those of a keyword rewrite's `rows` (id, text, kind) that have none, from the words the
+    rewrite analysed (`words_of`: text → words): a first build that defers tantivy to one rewrite at its end
+    leaves its units' facts to it, so each text is analysed once, not once for its facts and again for tantivy."""
+    lacking = catalog.units_lacking_facts([int(row["id"]) for row in rows])
+    return fill_unit_facts(
+        catalog,
+        keyword,
+        ((int(row["id"]), row["text"], row["kind"]) for row in rows if int(row["id"]) in lacking),
+        words_of,
+    )
 
 
 def backfill_unit_facts(catalog: Catalog, keyword: KeywordIndex, cancel: threading.Event | None = None) -> int:
