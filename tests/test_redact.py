@@ -390,3 +390,43 @@ def test_a_40_character_non_secret_next_to_an_aws_id_is_kept(neighbour: str) -> 
     assert len(neighbour) == 40
     redacted = redact(f"{AWS_ID} {neighbour}")
     assert neighbour in redacted and "[REDACTED:aws-access-key]" in redacted
+
+
+def test_a_token_run_is_read_once_however_many_matches_it_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`AKIA` repeated is one run of token characters with a match every 20 characters: the one span runs to the
+    run's end, and the run is read once for the detector, not once for each match (quadratic: 200 KB took about a
+    minute of CPU, and one such line stalled indexing)."""
+    from memlens.engine.redaction import detector
+
+    real = detector._TOKEN_RUN
+    reads: list[int] = []
+
+    class Counting:
+        def match(self, text: str, at: int) -> object:
+            reads.append(at)
+            return real.match(text, at)
+
+    monkeypatch.setattr(detector, "_TOKEN_RUN", Counting(), raising=False)
+    text = "AKIA" * 5_000
+    assert [(span.start, span.end) for span in find_secrets(text)] == [(0, len(text))]
+    assert 1 <= len(reads) <= 2, len(reads)
+
+
+def test_token_runs_end_where_the_token_characters_end() -> None:
+    from memlens.engine.redaction.detector import TokenRuns
+
+    text = "ab-c_d9 xyz.q  tail"
+    runs = TokenRuns(text)
+    assert [runs.end_from(at) for at in (0, 3, 6, 7, 8, 2, 11, 12, 13, 15, len(text))] == [
+        7,
+        7,
+        7,
+        7,
+        11,
+        7,
+        11,
+        13,
+        13,
+        19,
+        19,
+    ]

@@ -19,9 +19,29 @@ KindOfKey = Callable[[str], str]
 # Characters trimmed from both ends of a whole-match secret: the context that some library patterns consume.
 _DELIMITERS = " \t\r\n\"'=:@,;"
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-# What a token's own characters are: a whole-match secret runs on over them. A fixed-length pattern (a Discord bot
+# A run of a token's own characters: a whole-match secret runs on over them. A fixed-length pattern (a Discord bot
 # token's last part of 27, npm's 36) matched the head of a longer token of a newer format and left its tail shown.
-_TOKEN_CHARS = _WORD_CHARS | frozenset("_-")
+_TOKEN_RUN = re.compile("[A-Za-z0-9_-]*")
+
+
+class TokenRuns:
+    """Where the run of token characters from a position of one text ends, each run read once: a text that is one
+    long run holding thousands of matches (`AKIA` repeated) was read to its end once per match, in time quadratic in
+    its length (200 KB: about a minute)."""
+
+    __slots__ = ("_end", "_start", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._start = self._end = 0
+
+    def end_from(self, at: int) -> int:
+        """The end of the run of token characters that starts at `at` (`at` itself when none does)."""
+        if self._start <= at < self._end:  # inside the run last read: every character up to its end is a token's
+            return self._end
+        run = _TOKEN_RUN.match(self._text, at)
+        self._start, self._end = at, run.end() if run else at
+        return self._end
 
 
 # A bare value followed by an opener is a call, a literal or an index in code (`_is_call` says when it is not).
@@ -74,8 +94,9 @@ class Detector:
     # From detect-secrets: the secret is the last group when it ends the match, else the trimmed whole match.
     from_library: bool = False
 
-    def span_of(self, match: Any, text: str) -> Span | None:
-        """The span to mask for one RE2 match, or None when the match is not a secret after all."""
+    def span_of(self, match: Any, text: str, runs: TokenRuns | None = None) -> Span | None:
+        """The span to mask for one RE2 match, or None when the match is not a secret after all; `runs`: the token
+        runs of `text`, shared by the matches of one scan."""
         start, end = self._secret_bounds(match, text)
         if start >= end:
             return None
@@ -94,8 +115,7 @@ class Detector:
             return None
         kind = self.kind_of_key(match.group(match.re.groupindex["key"])) if self.kind_of_key is not None else self.kind
         if not self.secret_groups:  # a token's whole run, however long its format has grown
-            while end < len(text) and text[end] in _TOKEN_CHARS:
-                end += 1
+            end = (runs or TokenRuns(text)).end_from(end)
         elif self.evidence is Evidence.STRONG and _is_bare(match, start) and text[end : end + 1] in _RUNS_ON:
             end = _password_end(text, end)
         return Span(kind, start, end)

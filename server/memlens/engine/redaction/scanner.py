@@ -26,7 +26,7 @@ from typing import Any
 
 import re2
 
-from memlens.engine.redaction.detector import Detector, Span
+from memlens.engine.redaction.detector import Detector, Span, TokenRuns
 
 # RE2's DFA cache per compiled pattern set; a Set that runs out of it would report no match, so be generous.
 _MAX_MEMORY = 256 << 20
@@ -77,8 +77,9 @@ class Scanner:
         spans: list[Span] = []
         for index in self.hits(text):
             detector = self.detectors[index]
+            runs = TokenRuns(text)  # a detector's matches come in order: each run of the text is read once
             for match in self._compiled[index].finditer(text):
-                span = detector.span_of(match, text)
+                span = detector.span_of(match, text, runs)
                 if span is not None:
                     spans.append(span)
         return spans
