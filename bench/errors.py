@@ -9,7 +9,10 @@ fix within the first three messages after it. Also reported: whether a plain `me
 the error's tool result first. Split by session into "tune" (tune on it) and "heldout" (only report it). And the
 `absent` errors, which no transcript holds: the share `memlens fixes` answers with nothing.
 
-    python -m bench.errors [--json] [--modes keyword,hybrid]
+    python -m bench.errors [--json] [--modes keyword,hybrid] [--as-pasted]
+
+`--as-pasted` asks each pasted error (and each absent one) as a terminal shows a logged line: in colour, after a
+logger's time stamp of a day no session was written on.
 """
 
 from __future__ import annotations
@@ -36,6 +39,13 @@ QUESTIONS = REPO / "bench" / "data" / "error_questions.json"
 SPLITS = ("tune", "heldout")
 FIX_WINDOW = 3  # the fix must be among this many messages after the error
 TARGETS = {"session first": 0.90, "fix in first 3": 0.70}
+LOG_STAMP = "2026-03-04T10:00:01.123Z"  # a day no shared transcript was written on
+RED, RESET = "\x1b[31m", "\x1b[0m"
+
+
+def as_pasted(question: str) -> str:
+    """`question` as a terminal shows a logged line: a time stamp before it, the whole in colour."""
+    return f"{RED}{LOG_STAMP} {question}{RESET}"
 
 
 def load_questions(path: Path = QUESTIONS) -> list[dict[str, Any]]:
@@ -142,12 +152,16 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
     parser.add_argument("--modes", default="keyword,hybrid", help="comma-separated: keyword, vector, hybrid")
+    parser.add_argument("--as-pasted", action="store_true", help="ask pasted errors with a log stamp, in colour")
     args = parser.parse_args(argv)
     if not TRANSCRIPTS.is_dir():
         raise SystemExit(f"the shared transcripts are not at {TRANSCRIPTS}")
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     questions = load_questions()
     absent = load_absent()
+    if args.as_pasted:
+        questions = [q | {"question": as_pasted(q["question"])} if q["kind"] == "pasted" else q for q in questions]
+        absent = [a | {"question": as_pasted(a["question"])} for a in absent]
     embedder = load_shared_embedder(bench_settings({})) if modes != ["keyword"] else None
     with contextlib.ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))  # an index of this code's own

@@ -203,6 +203,26 @@ def test_yesterday_and_last_week_are_read_from_now(days: Path) -> None:
         engine.close()
 
 
+def test_a_weekend_and_a_day_of_the_month_said_alone_are_periods(days: Path) -> None:
+    """ "over the weekend" and "on the 3rd" were read as no period: the answer was a search for "weekend" (nothing);
+    "last weekend" was nine days back, this week's first days in them."""
+    engine = _engine(days)
+    try:
+        engine.retriever.now = datetime(2025, 3, 6, 12, tzinfo=UTC).timestamp()  # a Thursday
+        for asked in ("what did we do over the weekend", "what did we do last weekend"):
+            weekend = engine.search(asked)
+            assert weekend["period"]["since"].startswith("2025-03-01"), asked
+            assert weekend["period"]["until"].startswith("2025-03-02"), asked
+            assert {r["sessionId"] for r in weekend["results"]} == {"s-mar2"}, asked
+        third = engine.search("what did we do on the 3rd")
+        assert {r["sessionId"] for r in third["results"]} == {"s-mar3a", "s-mar3b", "s-late"}
+        engine.retriever.now = datetime(2025, 4, 2, 12, tzinfo=UTC).timestamp()
+        fifth = engine.search("what did we do on the 5th")  # April 5 is still to come: March's
+        assert {r["sessionId"] for r in fifth["results"]} == {"s-mar5"}
+    finally:
+        engine.close()
+
+
 def test_a_query_saying_more_than_a_date_is_a_search() -> None:
     assert other_words("what did we do on March 3") == []
     assert other_words("what did we discuss two weeks ago") == []

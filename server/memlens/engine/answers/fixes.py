@@ -19,6 +19,7 @@ from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.error_query import looks_like_error
+from memlens.engine.keyword.pasted_noise import without_pasted_noise
 from memlens.engine.keyword.stack_frames import without_stack_frames
 from memlens.engine.ranking.calibration import FEATURES
 from memlens.engine.ranking.query_facts import coverage, query_facts
@@ -152,10 +153,11 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
     engine.refresh()
     error, left_out = read_end(FixesRequest, "error", request.error)  # a traceback tells at its end
     query = scrub(error)
+    read = without_pasted_noise(query)  # its colours and time stamps are in no output
     # searched by its message: an output holding the same trace holds those lines, a session about it names them
     ranking = ranked(
         engine,
-        without_stack_frames(query),
+        without_stack_frames(read),
         mode=None,
         filters=SearchFilters(kind="tool"),
         limit=CANDIDATES,
@@ -170,8 +172,8 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
         follow=request.follow,
         # a pasted error is verbatim: output that holds little of it is not an occurrence; a question in prose ("how
         # did we fix the goreleaser check") is in other words than the output, and is ranked as it is
-        min_coverage=MIN_COVERAGE if looks_like_error(query) else 0.0,
-        end_coverage=_end_coverage(engine, query),
+        min_coverage=MIN_COVERAGE if looks_like_error(read) else 0.0,
+        end_coverage=_end_coverage(engine, read),
     )
     if left_out is not None:
         answer["leftOut"] = left_out

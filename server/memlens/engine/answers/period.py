@@ -22,7 +22,7 @@ from memlens.engine.answers.confidence import confidence
 from memlens.engine.catalog import Catalog, PeriodUnit, ResultRow
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.stop_words import STOP_WORDS
-from memlens.engine.ranking.dates import MONTHS, NUMBERS, UNITS, WEEKDAYS, query_windows
+from memlens.engine.ranking.dates import MONTHS, NUMBERS, UNITS, WEEKDAYS, period_windows
 from memlens.engine.ranking.hits import UnitHit
 from memlens.errors import InvalidRequest
 from memlens.wire import Confidence, Period, SearchResult
@@ -107,7 +107,7 @@ def read_period(text: str, *, now: float | None, zone: tzinfo) -> PeriodQuestion
     moment = time.time() if now is None else now
     offset = datetime.fromtimestamp(moment, zone).utcoffset() or timedelta(0)
     local_now = moment + offset.total_seconds()  # dates.py reads days in UTC: shifted, its days are the user's
-    windows = query_windows(text, local_now)
+    windows = period_windows(text, local_now)
     if not windows:
         return None
     first, last = min(w[0] for w in windows), max(w[1] for w in windows)

@@ -24,6 +24,7 @@ from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters, filters_from_request
 from memlens.engine.keyword.keyword_index import KeywordIndex
+from memlens.engine.keyword.pasted_noise import without_pasted_noise
 from memlens.engine.keyword.stack_frames import without_stack_frames
 from memlens.engine.ranking.cross_encoder import CrossEncoder
 from memlens.engine.ranking.dates import unread_dates
@@ -92,8 +93,10 @@ def search(
     started = time.perf_counter()
     query, left_out = read_end(SearchRequest, "query", query)  # a pasted traceback: its end tells
     query = scrub(query)  # raw bytes that are not UTF-8 (a shell passes them as typed) read as stored text does
-    # a pasted trace is searched by its message, not the files it ran through; the answer says what was read
-    searched = without_stack_frames(query)
+    # a pasted trace is searched by its message, not the files it ran through, nor its colours and time stamps;
+    # the answer says what was read
+    read = without_pasted_noise(query)
+    searched = without_stack_frames(read)
     settings = engine.settings.search
     limit = limit or settings.max_results
     engine.refresh()
@@ -103,7 +106,7 @@ def search(
     # read before the answer is worked out: work that ends during the search (the words' vectors) must not make
     # an answer from before it read as final (the editor's self-test saw 6 hits said final, then 7)
     indexing = engine.indexing()
-    period = period_question(engine, query)
+    period = period_question(engine, read)
     if period is not None:
         answered = period_search(engine, query, period, limit=limit, mode=mode, filters=filters, started=started)
         return _said_of_the_query(answered, left_out, engine.retriever.keyword)

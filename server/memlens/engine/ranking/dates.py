@@ -306,6 +306,43 @@ def query_windows(query: str, now: float) -> list[Window]:
     return windows
 
 
+# A weekend said without "last" ("over the weekend"), and a day of the month said alone ("on the 11th"): periods a
+# question about days names as often as "last weekend" or "on March 11"
+_WEEKEND = re.compile(r"\b(?:(?:over|on|at|during)\s+the|this\s+past|last|this)\s+weekend\b", re.I)
+_BARE_DAY = re.compile(rf"\bon\s+the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{_MONTH})", re.I)
+MONTHS_BACK = 12  # "on the 31st" in a month without one: the latest month that had it, this far back at most
+
+
+def period_windows(query: str, now: float) -> list[Window]:
+    """The days a question about a period names (answers/period.py), as `query_windows` reads them, and: a weekend
+    is its Saturday and Sunday (the latest, today's when today is one; the ranking's window for "last weekend" also
+    takes the week's days around it), and "on the 11th" the latest 11th. A query naming a date of the calendar
+    reads its weekend from that date ("the weekend before April 10"), as `query_windows` does."""
+    today = day_of(now)
+    if absolute_dates(query, year_hint=today.year) or not (_WEEKEND.search(query) or _BARE_DAY.search(query)):
+        return query_windows(query, now)
+    windows = query_windows(_WEEKEND.sub(" ", query), now)
+    if _WEEKEND.search(query):
+        saturday = epoch_day(today) - (today.weekday() - 5) % 7
+        windows.append((saturday, saturday + 1))
+    for m in _BARE_DAY.finditer(query):
+        day = _latest_day_of_month(int(m[1]), today)
+        if day is not None:
+            windows.append((epoch_day(day), epoch_day(day)))
+    return windows
+
+
+def _latest_day_of_month(number: int, today: date) -> date | None:
+    """The latest day numbered `number` on or before `today`, in the last MONTHS_BACK months."""
+    months = today.year * 12 + today.month - 1
+    for back in range(MONTHS_BACK + 1):
+        year, month = divmod(months - back, 12)
+        day = _safe_date(year, month + 1, number)
+        if day is not None and day <= today:
+            return day
+    return None
+
+
 def _relative_windows(text: str, anchor: date) -> list[Window]:
     windows: list[Window] = []
     for m in _LAST.finditer(text):

@@ -1,0 +1,45 @@
+"""A pasted error or log line read for what it says, not for what the terminal and the logger added around it.
+
+An error copied out of a terminal carries its colours (`ESC[31m`) and a logger's time stamp (`2026-03-04T10:00:01Z
+ERROR …`, `[10:00:01.123]`). Stored texts have no terminal codes (terminal_codes.py), so a query's `31m` is a word no
+message holds; a stamp's digits are words no message holds either (the output the error was copied from was printed at
+another time), and its day read as the question's date: "2026-02-11 20:56:20 fatal: no upstream branch" was answered
+as a question about that day (its sessions, not the error), and a stamp of a day the index has no session on answered
+"no results". `memlens fixes` held the paste's words against each output, so the stamp's words alone kept the very
+output it was copied from below the share an occurrence needs. The stamps are left out only of a text that reads as
+an error or a log line (error_query.py): "what did we do on 2026-02-11" keeps its date.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memlens.engine.keyword.error_query import looks_like_error
+from memlens.engine.terminal_codes import without_terminal_codes
+
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+_CLOCK = r"\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?"  # seconds make a clock a stamp: "at 10:30" may be asked about
+_ZONE = r"(?:\s?Z|[+-]\d{2}:?\d{2}|\s?UTC)?"
+# A day with a clock time (ISO, with a T or a space, seconds optional once a day is given; Go's slashes; syslog's
+# "Mar  2"), or a clock time with seconds alone; in brackets or parentheses when the logger put it in them.
+_STAMP = re.compile(
+    rf"""
+    [\[(]?
+    (?:
+        \d{{4}}[-/]\d{{2}}[-/]\d{{2}}[T\ ]\d{{1,2}}:\d{{2}}(?::\d{{2}}(?:[.,]\d+)?)?
+      | \b{_MONTH}\s+\d{{1,2}}\s+{_CLOCK}
+      | \b{_CLOCK}
+    ){_ZONE}\b
+    [\])]?
+    """,
+    re.VERBOSE,
+)
+
+
+def without_pasted_noise(text: str) -> str:
+    """`text` without terminal codes and, when it reads as an error or a log line, without its time stamps."""
+    text = without_terminal_codes(text)
+    if not looks_like_error(text):
+        return text
+    stripped = _STAMP.sub(" ", text)
+    return stripped if stripped.strip() else text
