@@ -216,3 +216,13 @@ def test_the_cli_shows_the_lines_of_a_tool_output_that_hold_the_pasted_error() -
     assert telling_lines("one\ntwo", "two", 8) == ["one", "two"]
     last = ["[Bash output]", *noise, "KeyError: 'orders'"]
     assert telling_lines("\n".join(last), "KeyError: 'orders'", 8)[-1] == "KeyError: 'orders'"
+
+
+def test_an_output_that_printed_the_error_comes_before_code_that_holds_its_words(example: Engine) -> None:
+    """The example's Lambda log printed `UnroutableEvent: no route for detail-type …` (its command exited 0), and a
+    subagent read the code that raises it, which holds the same words apart: the log, where the error happened,
+    is the first past occurrence."""
+    fixes = example.fixes("UnroutableEvent: no route for detail-type")["fixes"]
+    assert fixes and fixes[0]["text"].startswith("[Bash output")
+    assert "[ERROR] UnroutableEvent: no route for detail-type" in fixes[0]["text"]
+    assert any(fix["text"].startswith("[Read output") for fix in fixes[1:])  # the code is still listed, after it

@@ -8,7 +8,7 @@ same failure repeated within a session would otherwise fill the answer with one 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from memlens.engine.answers.history import history_message
@@ -39,6 +39,7 @@ MIN_COVERAGE = 0.5
 of it: below this the best matches were other output that shares a common word or two ("No module named 'psycopg'"
 finding a file that imports a module), in the bundled example and in bench/errors.py's absent errors."""
 NOT_FAILED_WEIGHT = 0.7  # a tool result that did not fail ranks below failed ones that match about as well
+VERBATIM_CHARS = 16  # a pasted line this long or longer, found as written in an output, marks it as an occurrence
 AFTER_MESSAGE_CHARS = 1500  # each message after an error is cut to this: enough for an edit and its reason
 LOOK_AHEAD = 40  # units read after an error to find its next messages (tool results in between are skipped)
 
@@ -73,11 +74,14 @@ def error_fixes(
     follow: int,
     min_coverage: float = 0.0,
     end_coverage: Callable[[str], float] | None = None,
+    pasted_lines: Sequence[str] = (),
 ) -> FixesResponse:
     """The best matching tool result of each of the `limit` best sessions (`ranking`: tool results only, best
     first), failed ones first when they match about as well, each with the `follow` messages after it; only those
     that hold at least `min_coverage` of the query's words (weighted by rarity) themselves, or of its last lines
-    (`end_coverage`: the share of them a tool result's text holds)."""
+    (`end_coverage`: the share of them a tool result's text holds). An output that holds one of `pasted_lines` as
+    written (`verbatim_lines`) counts as failed: a log line that printed the error is where it happened, while the
+    code that raises it (a file that was read) holds its words apart."""
     hits = ranking.hits[:CANDIDATES]
     rows = catalog.units_by_id([h.unit_id for h in hits])
     weighted: list[tuple[float, sqlite3.Row]] = []
@@ -87,7 +91,8 @@ def error_fixes(
             continue
         if min_coverage and not _holds(hit, row["text"], min_coverage, end_coverage):
             continue
-        weighted.append((hit.score * (1.0 if row["error"] else NOT_FAILED_WEIGHT), row))
+        occurred = row["error"] or _holds_a_line(row["text"], pasted_lines)
+        weighted.append((hit.score * (1.0 if occurred else NOT_FAILED_WEIGHT), row))
     weighted.sort(key=lambda pair: -pair[0])
     fixes: list[ErrorFix] = []
     seen: set[str] = set()
@@ -122,6 +127,20 @@ def error_fixes(
         if (label := labels.get(fix["sessionKey"])) is not None:
             fix["title"] = label["title"]
     return {"error": error, "fixes": fixes}
+
+
+def verbatim_lines(error: str) -> list[str]:
+    """The lines of a pasted error that can be looked for as written: each with its spaces folded and in lower case,
+    of VERBATIM_CHARS characters or more (a short line, `Error:` or `}`, is in every log)."""
+    lines = (" ".join(line.split()).casefold() for line in error.splitlines())
+    return [line for line in lines if len(line) >= VERBATIM_CHARS]
+
+
+def _holds_a_line(text: str, lines: Sequence[str]) -> bool:
+    if not lines:
+        return False
+    folded = " ".join(text.split()).casefold()
+    return any(line in folded for line in lines)
 
 
 def _holds(hit: UnitHit, text: str, share: float, end_coverage: Callable[[str], float] | None) -> bool:
@@ -174,6 +193,7 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
         # did we fix the goreleaser check") is in other words than the output, and is ranked as it is
         min_coverage=MIN_COVERAGE if looks_like_error(read) else 0.0,
         end_coverage=_end_coverage(engine, read),
+        pasted_lines=verbatim_lines(without_stack_frames(read)),  # prose asked in other words is held by no output
     )
     if left_out is not None:
         answer["leftOut"] = left_out
