@@ -107,3 +107,11 @@ def test_day_ranges_years_and_weeks_of_a_date() -> None:
     assert days("2024-02-29") == [("2024-02-29", "2024-02-29")] and days("build 2025-13") == []
     assert days("release 2025-03-07.1") == [("2025-03-07", "2025-03-07")]  # a day, not its month
     assert days("on Feb 12 at 10-11") == [("2026-02-12", "2026-02-12")]
+    # numbers with slashes or dots and a four-digit year: read when only one order of day and month makes a date
+    feb_11 = [("2026-02-11", "2026-02-11")]
+    assert days("what did we do 2026/02/11") == days("on 2026/2/11") == feb_11  # year first
+    assert days("on 11.02.2026") == days("on 11.2.2026.") == feb_11  # dots: day first
+    assert days("on 25/02/2026") == days("on 2/25/2026") == [("2026-02-25", "2026-02-25")]  # one order makes a date
+    assert days("on 7/7/2026") == [("2026-07-07", "2026-07-07")]  # the same day either way
+    assert days("what did we do on 11/02/2026") == []  # 11 February or 2 November: words, not nine months
+    assert days("v1.2.2026") == days("build 10.0.2026.1") == days("a/11/02/2026/b") == days("13/13/2026") == []

@@ -38,6 +38,15 @@ _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONT
 _MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _ISO_MONTH = re.compile(r"\b((?:19|20)\d{2})-(0[1-9]|1[0-2])\b(?![-/.:]\d)")  # "2025-03": that month
+# Numeric dates with a four-digit year, not part of a longer run of numbers or a word (a version, a path): "2026/02/11"
+# (year first), "11.02.2026" (dots: day first, as written where dots are used), and "25/02/2026" or "2/25/2026",
+# read only when one order alone makes a date: "11/02/2026" is 11 February or 2 November by where it was written,
+# and a period answer of both would span the nine months between, so it stays words
+_YEAR_SLASH = re.compile(r"(?<![\w/.])((?:19|20)\d{2})/(\d{1,2})/(\d{1,2})(?![\w/]|\.\d)")
+_DAY_DOTS = re.compile(r"(?<![\w.])(\d{1,2})\.(\d{1,2})\.((?:19|20)\d{2})(?!\w|\.\d)")
+_SLASHES = re.compile(r"(?<![\w/.])(\d{1,2})/(\d{1,2})/((?:19|20)\d{2})(?![\w/]|\.\d)")
+# each with the ways it can be read: the groups of year, month and day
+_NUMERIC_DATES = ((_YEAR_SLASH, ((1, 2, 3),)), (_DAY_DOTS, ((3, 2, 1),)), (_SLASHES, ((3, 2, 1), (3, 1, 2))))
 _MONTH_YEAR = re.compile(rf"\b{_MONTH}\s*,?\s+(\d{{4}})\b", re.I)
 _IN_MONTH = re.compile(rf"\b(?:in|during|since|early|late|mid|last|this)\s+(?:-\s*)?{_MONTH}\b", re.I)
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?!,?\s+\d{{4}})", re.I)
@@ -199,6 +208,12 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
     for m in _ISO_MONTH.finditer(text):
         if free(m):
             add(_month_window(int(m[1]), int(m[2])), m)
+    for pattern, readings in _NUMERIC_DATES:
+        for m in pattern.finditer(text):
+            days = {d for y, mo, da in readings if (d := _safe_date(int(m[y]), int(m[mo]), int(m[da])))}
+            if len(days) == 1 and free(m):
+                only = epoch_day(days.pop())
+                add((only, only), m)
     for pattern, order in ((_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy")):
         for m in pattern.finditer(text):
             if not free(m):
