@@ -285,6 +285,11 @@ class KeywordIndex:
         `_analyzer()`, split unstemmed and stemmed once per distinct word (`_Stems`)."""
         return " ".join(map(self._stems.__getitem__, self._unstemmed.analyze(text)))
 
+    def unstemmed_words(self, text: str) -> list[str]:
+        """The text's words lowercased and folded, not stemmed, stop words kept."""
+        words: list[str] = self._unstemmed.analyze(text)
+        return words
+
     def content_words(self, text: str) -> list[str]:
         """The query's distinct words without stop words (all of them when only stop words are left), stemmed."""
         unstemmed, stemmed = self._content_words(text)
