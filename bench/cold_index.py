@@ -133,6 +133,7 @@ PHASES = (
     ("memlens.engine.catalog", "Catalog.add_words", "  words' INSERT (in vocabulary)"),
     ("memlens.engine.indexing.indexer", "Indexer._mirror", "mirror: tantivy, facts, words"),
     ("memlens.engine.keyword.keyword_index", "KeywordIndex.write", "  tantivy docs + commit"),
+    ("memlens.engine.catalog", "Catalog.units_by_id", "  units read back (in mirror)"),
     ("memlens.engine.indexing.indexer", "fill_unit_facts", "  unit facts"),
     ("memlens.engine.indexing.indexer", "collect_words", "  vocabulary"),
     ("memlens.engine.indexing.indexer", "write_afresh", "keyword written afresh at the end"),

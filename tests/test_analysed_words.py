@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 import tantivy
 
+from memlens.engine.keyword import keyword_index
 from memlens.engine.keyword.keyword_index import (
     ANALYZER,
     SPACED,
@@ -38,6 +40,18 @@ def test_the_analysed_words_split_back_into_the_analysers_words_for_every_charac
     index, split = KeywordIndex(tmp_path / "kw"), _analysed_words()
     for text in [*SAMPLES, *_every_character()]:
         assert split.analyze(index.analysed(text)) == index.tokens(text)
+
+
+def test_stems_kept_between_texts_give_the_same_words_once_emptied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`analysed` stems each distinct word once and keeps it; a full store is emptied and filled again, and the
+    words stay those of tantivy's own stemming analysis, text after text."""
+    monkeypatch.setattr(keyword_index, "MAX_STEMS", 7)
+    index = KeywordIndex(tmp_path / "kw")
+    for text in [*SAMPLES, *SAMPLES, "hiking hikes hiked hiker hike hikers HIKING Hiked"]:
+        assert index.analysed(text) == " ".join(index.tokens(text))
+    assert 0 < len(index._stems) <= 7
 
 
 def _documents(rng: np.random.Generator) -> list[KeywordDoc]:

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from memlens.engine.keyword.parsed_query import PHRASE
 from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.engine.lazy import lazy_module
 from memlens.engine.progress import Progress, RateMeter
@@ -45,17 +46,18 @@ def is_word(word: str) -> bool:
 
 def collect_words(catalog: Catalog, keyword: KeywordIndex, texts: Iterable[str]) -> int:
     """Record the content words of `texts` that the catalog does not hold yet (their vectors come later). Each
-    distinct surface form is stemmed once per call: most words of a batch repeat."""
+    distinct surface form is stemmed once per call: most words of a batch repeat.
+
+    The words are a text's `surface_words` (quoted phrases left out), but the texts are analysed in one call, joined
+    by spaces (where the analyser splits anyway): the same words in the same order, without a call and a list per
+    text (65,255 realistic texts in batches of 2,000: 1.41-1.57 s CPU one by one, 1.08-1.10 joined). A text of
+    stop words alone, which `surface_words` would give whole, adds none: `is_word` leaves stop words out."""
     found: dict[str, str] = {}  # stem → the first surface form seen
-    seen: set[str] = set()
-    for text in texts:
-        for word in keyword.surface_words(text):
-            if word in seen:
-                continue
-            seen.add(word)
-            if is_word(word):
-                for stem in keyword.tokens(word):
-                    found.setdefault(stem, word)
+    joined = " ".join(PHRASE.sub(" ", text) if '"' in text else text for text in texts)
+    for word in dict.fromkeys(keyword.unstemmed_words(joined)):
+        if is_word(word):
+            for stem in keyword.tokens(word):
+                found.setdefault(stem, word)
     if found:
         catalog.add_words(found.items())
     return len(found)
