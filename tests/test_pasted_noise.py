@@ -4,15 +4,12 @@ output must hold."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import pytest
 
 from memlens.engine.engine import Engine
 from memlens.engine.keyword.pasted_noise import without_pasted_noise
-from memlens.settings import Settings
-from test_fixes import ERROR_LINE, SESSION, write_transcripts
+from test_fixes import ERROR_LINE, SESSION
+from test_fixes import engine as engine  # the fixes tests' transcripts, synced: a fixture
 
 RED, RESET = "\x1b[31m", "\x1b[0m"
 
@@ -43,17 +40,6 @@ def test_a_pasted_lines_colours_and_stamps_are_left_out(pasted: str, read: str) 
 )
 def test_a_question_keeps_its_dates_and_places(kept: str) -> None:
     assert without_pasted_noise(kept) == kept
-
-
-@pytest.fixture()
-def engine(tmp_path: Path) -> Any:
-    transcripts = tmp_path / "transcripts"
-    write_transcripts(transcripts)
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    with Engine([workspace], Settings(), [transcripts], index_dir=tmp_path / "index", embedder=False) as opened:
-        opened.sync()
-        yield opened
 
 
 def test_a_stamped_error_line_is_not_a_question_about_its_day(engine: Engine) -> None:
