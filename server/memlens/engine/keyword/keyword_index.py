@@ -91,10 +91,10 @@ def _analysed_words() -> tantivy.TextAnalyzer:
 
 
 class _Stems(dict[str, str]):
-    """A lowercased, folded word → its English stem, worked out once per distinct word: stemming each word of each
-    text again took about two fifths of analysing it (65,255 realistic texts: 1.64 s CPU stemmed in tantivy, 1.05 s
-    split unstemmed and stemmed through this, 97,095 distinct words). The stemmer looks at one word at a time, so
-    the words are those `_analyzer()` gives. Emptied when it holds MAX_STEMS words (a few tens of MB)."""
+    """A lowercased, folded word → its English stem, worked out once per distinct word: a text's words repeat
+    across texts, and stemming each occurrence again was a large share of analysing it (bench/RESULTS.md, cold
+    indexing). The stemmer looks at one word at a time, so the words are those `_analyzer()` gives. Emptied when it
+    holds MAX_STEMS words (a few tens of MB)."""
 
     def __init__(self) -> None:
         super().__init__()

@@ -50,7 +50,7 @@ def collect_words(catalog: Catalog, keyword: KeywordIndex, texts: Iterable[str])
 
     The words are a text's `surface_words` (quoted phrases left out), but the texts are analysed in one call, joined
     by spaces (where the analyser splits anyway): the same words in the same order, without a call and a list per
-    text (65,255 realistic texts in batches of 2,000: 1.41-1.57 s CPU one by one, 1.08-1.10 joined). A text of
+    text (bench/RESULTS.md, cold indexing). A text of
     stop words alone, which `surface_words` would give whole, adds none: `is_word` leaves stop words out."""
     found: dict[str, str] = {}  # stem → the first surface form seen
     joined = " ".join(PHRASE.sub(" ", text) if '"' in text else text for text in texts)

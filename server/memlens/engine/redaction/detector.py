@@ -27,7 +27,7 @@ _TOKEN_RUN = re.compile("[A-Za-z0-9_-]*")
 class TokenRuns:
     """Where the run of token characters from a position of one text ends, each run read once: a text that is one
     long run holding thousands of matches (`AKIA` repeated) was read to its end once per match, in time quadratic in
-    its length (200 KB: about a minute)."""
+    its length."""
 
     __slots__ = ("_end", "_start", "_text")
 

@@ -94,7 +94,7 @@ _COOKIE_VALUE = re.compile(r"=[ \t]*\"?([A-Za-z0-9%+/=_.:\-]+)(?=$|[;,\"\s])")
 
 def _has_generated_cookie(header: str) -> bool:
     """Whether a cookie header holds a generated value (a session id, a signed token), not ``theme=dark``."""
-    return any(looks_random(value) or is_generated(value) for value in _COOKIE_VALUE.findall(header))
+    return any(_random_or_generated(value) for value in _COOKIE_VALUE.findall(header))
 
 
 _DIGEST_KEY = re.compile(r"(?i).*(?:sha\d*|hash|digest|sum|checksum|fingerprint|etag|commit|rev|revision|id)")

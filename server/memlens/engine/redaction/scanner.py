@@ -12,10 +12,9 @@ header, a fixed-length token), so the overlap of ``_OVERLAP`` characters loses n
 
 The detectors are split between two Sets (`_spans_lines`): those with a run of any character in them (``.*``,
 ``.{0,120}``, ``[^\n]*``) keep a DFA state open from where they could start until the run ends, and in one Set with
-all the others each such open state multiplies the states of the whole set. Apart, the two Sets' DFAs stay small:
-a cold pass over 65,255 texts of a realistic corpus took 1.15-1.37 s CPU in one Set and 0.53-0.82 s in the two
-(three fresh processes each). Which Set a detector is in changes nothing of what `hits` gives: each detector either
-matches somewhere in a window or not.
+all the others each such open state multiplies the states of the whole set. Apart, the two Sets' DFAs stay small
+(bench/RESULTS.md, cold indexing, has the A/B). Which Set a detector is in changes nothing of what `hits` gives: each
+detector either matches somewhere in a window or not.
 """
 
 from __future__ import annotations
