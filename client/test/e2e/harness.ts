@@ -64,6 +64,13 @@ export function activate(context: vscode.ExtensionContext): Extension.MemlensApi
     vscode.commands.registerCommand('memlens.e2e.applySetting', () => applySetting(api.server.output)),
     vscode.commands.registerCommand('memlens.e2e.addDiagnostic', () => addDiagnostic(diagnostics)),
     vscode.commands.registerCommand('memlens.e2e.showWithheld', () => showWithheld(api)),
+    // what the sidebar holds, each time it changes: a check of the sidebar that fails can say what replaced it
+    api.results.onDidChange(() => {
+      const response = api.results.response;
+      api.server.output.info(
+        `e2e: the sidebar holds generation ${api.results.generation}: ${response ? `${response.results.length} shown, ${response.withheld ?? 0} withheld` : 'nothing'}`,
+      );
+    }),
   );
   const options = selfTestOptionsFromEnv(process.env);
   if (options) {

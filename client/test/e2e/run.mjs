@@ -825,7 +825,7 @@ async function checkFixesCodeAction(page) {
 
 /** A search whose hits all stayed under the threshold: a collapsed "weaker matches (N)" group, which lists them,
  * each with its confidence word, once expanded. */
-async function checkWeakerMatches(page) {
+async function checkWeakerMatches(page, { userData }) {
   const sidebar = page.locator('[id="workbench.parts.sidebar"]');
   await page.keyboard.press('Escape');
   await runCommand(page, 'memlens e2e: Show Withheld Hits');
@@ -835,29 +835,36 @@ async function checkWeakerMatches(page) {
   }
   const collapsed = await group.getAttribute('aria-expanded');
   check(collapsed === 'false', `the group starts collapsed (aria-expanded=${collapsed})`);
-  // A click that lands while the tree renders the row again is lost (the row stays collapsed): click until the row
-  // says it is expanded; a row that says so is never clicked again, which would collapse it.
+  // A click that lands while the tree renders the row again is lost, and a row seen expanded has been seen to end
+  // up collapsed with nothing under it: as a person would, click the row whenever it says it is collapsed (never
+  // when it says it is expanded, which would collapse it) until its hits are listed.
   const expandedGroup = sidebar.locator('.monaco-list-row[aria-expanded="true"]', { hasText: /weaker matches \(\d+\)/ }).first();
-  let expanded = false;
-  for (let attempt = 1; attempt <= 3 && !expanded; attempt++) {
-    await group.click();
-    expanded = await found(expandedGroup.waitFor({ timeout: 5000 }));
-    if (!expanded) {
-      log(`the click on the group left it collapsed (attempt ${attempt})`);
-    }
-  }
   // the hits under the group: rows of the Results pane (the Sessions pane has second-level rows too)
   const pane = sidebar.locator('.pane', { has: page.locator('.pane-header', { hasText: /results/i }) }).first();
   const children = pane.locator('.monaco-list-row[aria-level="2"]');
-  const listed = await found(children.first().waitFor({ timeout: 30000 }));
+  let listed = false;
+  for (let attempt = 1; attempt <= 3 && !listed; attempt++) {
+    if ((await group.getAttribute('aria-expanded').catch(() => null)) !== 'true') {
+      await group.click();
+      if (!(await found(expandedGroup.waitFor({ timeout: 5000 })))) {
+        log(`the click on the group left it collapsed (attempt ${attempt})`);
+        continue;
+      }
+    }
+    listed = await found(children.first().waitFor({ timeout: 15000 }));
+    if (!listed) {
+      const rows = await pane
+        .locator('.monaco-list-row')
+        .evaluateAll((all) => all.map((r) => `${r.getAttribute('aria-level')}:${r.getAttribute('aria-expanded')}:${r.textContent}`))
+        .catch(() => []);
+      log(`no hit under the group (attempt ${attempt}); the Results pane's rows (level:expanded:text): ${JSON.stringify(rows)}`);
+      log(`what the extension logged of the sidebar: ${JSON.stringify(memlensLog(userData).split('\n').filter((l) => / e2e: /.test(l)).slice(-6))}`);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-weaker-unlisted.png') });
+    }
+  }
   await sleep(500);
   const texts = (await children.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
   log(`weaker matches: ${JSON.stringify(texts.slice(0, 4))}`);
-  if (!listed) {
-    const rows = (await pane.locator('.monaco-list-row').evaluateAll((all) => all.map((r) => `${r.getAttribute('aria-level')}:${r.getAttribute('aria-expanded')}:${r.textContent}`)).catch(() => []));
-    log(`no hit under the group; the Results pane's rows (level:expanded:text): ${JSON.stringify(rows)}`);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-weaker-unlisted.png') });
-  }
   const withheld = Number(/weaker matches \((\d+)\)/.exec(await group.innerText())?.[1] ?? -1);
   check(texts.length === withheld, `the group lists as many hits as it says it holds (${texts.length} of ${withheld})`);
   check(listed && texts.length > 0 && texts.every((t) => /(strong|possible|weak)\b|\d{1,3}%/.test(t)), `expanding it lists ${texts.length} hits, each saying how sure it is`);
@@ -898,13 +905,31 @@ function memlensLog(userData) {
 
 /**
  * Type into the open Search Memory box where a person types: once it has the focus. Right after a restart a key can
- * arrive before the box takes it; the check then says the text was lost, rather than a later wait timing out.
+ * arrive before the box takes it, or the focus can be elsewhere when the typing starts; a person who sees the box
+ * still empty clicks into it and types again, and so does this (twice at most, each logged with where the focus
+ * was). The check says so when the text never arrived, rather than a later wait timing out.
  */
 async function typeIntoSearchBox(page, widget, text, when, options = {}) {
   const box = widget.locator('.quick-input-box input');
-  await waitFor('the Search Memory box to take the focus', () => box.evaluate((el) => el === document.activeElement), 10000, 100).catch(() => undefined);
-  await page.keyboard.type(text, options);
-  const typed = await box.inputValue().catch(() => '');
+  let typed = '';
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const focused = await found(waitFor('the Search Memory box to take the focus', () => box.evaluate((el) => el === document.activeElement), 10000, 100));
+    if (!focused) {
+      const where = await page.evaluate(() => {
+        const el = document.activeElement;
+        return el ? `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} "${el.getAttribute('aria-label') ?? ''}"` : 'nothing';
+      }).catch(() => 'unknown');
+      log(`the Search Memory box does not have the focus (attempt ${attempt}; the focus is on ${where}): clicking into it`);
+      await box.click().catch(() => undefined);
+    }
+    await page.keyboard.type(text, options);
+    typed = await box.inputValue().catch(() => '');
+    if (typed === text) break;
+    log(`the box holds "${typed}" after typing (attempt ${attempt}): clearing it and typing again`);
+    await box.click().catch(() => undefined);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Backspace');
+  }
   check(typed === text, `${when}: the query typed into Search Memory is in its box ("${typed}")`);
 }
 
@@ -1246,7 +1271,7 @@ async function main() {
       await step('a filter empties Search Memory', () => checkEmptiedQuickPick(page));
       await step('a date no calendar has', () => checkUnreadDate(page));
       await step('past occurrences from a diagnostic', () => checkFixesCodeAction(page));
-      await step('weaker matches in the sidebar', () => checkWeakerMatches(page));
+      await step('weaker matches in the sidebar', () => checkWeakerMatches(page, { userData }));
       await step('other commands', () => checkOtherCommands(page, report));
       await step('overlapping restarts', () => checkOverlappingRestarts(page, { userData, csPid: cs.pid, tmp }));
       await step('install flow', () => checkInstallFlow(page, { tmp }));
