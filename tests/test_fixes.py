@@ -130,6 +130,15 @@ def test_a_plain_question_keeps_prose_above_tool_output(engine: Engine) -> None:
     assert named and named[0]["kind"] == "tool"  # a name printed only in a command's output is still found
 
 
+def test_a_quoted_phrase_that_only_a_command_printed_is_found(engine: Engine) -> None:
+    """Plain words leave tool output out, but words quoted as written ask for that text wherever it is: pytest's
+    banner exists only in the failed command's output."""
+    plain = engine.search("test session starts", mode="keyword", min_score=0.0)["results"]
+    assert all(r["kind"] != "tool" for r in plain)
+    quoted = engine.search('"test session starts"', mode="keyword")["results"]
+    assert quoted and (quoted[0]["kind"], quoted[0]["messageId"]) == ("tool", "r1")
+
+
 def test_a_secret_in_tool_output_is_masked_in_every_answer(engine: Engine) -> None:
     rows = engine.catalog.db.execute("SELECT text FROM plain_units WHERE kind = 'tool'").fetchall()
     assert rows and not any(KEY in row[0] for row in rows)  # stored redacted, as every text
@@ -194,6 +203,19 @@ def test_memlens_fixes_through_the_cli(tmp_path: Path) -> None:
     assert nothing.returncode == 1 and "no past tool output matches" in nothing.stdout
     bad = _cli("fixes", ERROR_LINE, *where, "--no-embeddings", "--limit", "0")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--limit must be 1..20, got 0" in bad.stderr
+
+
+def test_the_cli_names_a_command_output_as_such(tmp_path: Path) -> None:
+    """A tool output travels in a message of the user's role (Claude Code) or the agent's: a hit says it is the
+    command's output, not that the user or the agent wrote it."""
+    transcripts = tmp_path / "transcripts"
+    write_transcripts(transcripts)
+    (tmp_path / "ws").mkdir()
+    where = ["--workspace", tmp_path / "ws", "--transcripts", transcripts, "--index-dir", tmp_path / "index"]
+    found = _cli("search", '"test session starts"', *where, "--no-embeddings", "--no-pager")
+    assert found.returncode == 0, found.stderr
+    header = found.stdout.splitlines()[0]
+    assert " · tool output · " in header and " · user · " not in header
 
 
 def test_the_cli_shows_the_lines_of_a_tool_output_that_hold_the_pasted_error() -> None:

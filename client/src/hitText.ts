@@ -55,7 +55,7 @@ export function hitLocation(hit: SearchResult, opts: TimeOptions = {}): string {
     hit.format,
     sessionLabel(hit),
     formatDate(hit.timestamp, opts),
-    hit.kind === 'summary' ? 'summary' : hit.role,
+    speaker(hit),
   ];
   return parts.filter((p): p is string => !!p).join(' · ');
 }
@@ -67,13 +67,24 @@ export interface PickItemText {
   detail: string;
 }
 
-/** A codicon for who wrote a hit: you, the agent, a summary, a memory note. */
+/** Who wrote a hit, in words: a tool output is the command's, whatever the role of the message that carried it. */
+export function speaker(hit: Pick<SearchResult, 'kind' | 'role'>): string | undefined {
+  if (hit.kind === 'summary') {
+    return 'summary';
+  }
+  return hit.kind === 'tool' ? 'tool output' : hit.role ?? undefined;
+}
+
+/** A codicon for who wrote a hit: you, the agent, a command's output, a summary, a memory note. */
 export function whoIcon(hit: Pick<SearchResult, 'kind' | 'role'>): string {
   if (hit.kind === 'memory') {
     return 'book';
   }
   if (hit.kind === 'summary') {
     return 'note';
+  }
+  if (hit.kind === 'tool') {
+    return 'terminal';
   }
   return (hit.role ?? '').toLowerCase() === 'user' ? 'account' : 'hubot';
 }
@@ -112,7 +123,7 @@ export function pickItemText(hit: SearchResult, opts: TimeOptions = {}): PickIte
     const where = hitLocation(hit, opts);
     label = hit.heading ? `${where} — ${oneLine(hit.heading.split(' › ').pop(), 60)}` : where;
   } else {
-    const who = hit.kind === 'summary' ? 'summary' : hit.role || 'message';
+    const who = speaker(hit) || 'message';
     const when = formatDateTime(hit.timestamp, opts);
     label = [who, when].filter(Boolean).join(' · ');
   }

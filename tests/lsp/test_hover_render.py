@@ -99,3 +99,21 @@ def test_dates_are_days_in_the_display_time_zone() -> None:
     assert " · 2026-02-05 · codex" in render("late", [{**late, "timestamp": "2026-02-05T23:30:00"}], zone=None)
     assert " · garbage-ti · codex" in render("late", [{**late, "timestamp": "garbage-time"}])
     assert hover_zone("") is None and hover_zone("Mars/Olympus") is None
+
+
+def test_a_command_output_is_named_as_output_not_by_the_role_that_carried_it() -> None:
+    output: SearchResult = {
+        "id": "unit:9",
+        "kind": "tool",
+        "score": 0.7,
+        "sessionKey": "claude-code:abc",
+        "messageId": "r1",
+        "timestamp": "2026-02-05T11:32:00Z",
+        "format": "claude-code",
+        "role": "user",  # Claude Code sends a tool's result in a message of the user's role
+        "excerpt": "[Bash output] 10 passed in 0.58s",
+        "path": "/t.jsonl",
+        "relPath": "t.jsonl",
+    }
+    text = render("pytest", [output])
+    assert "· 2026-02-05 · claude-code · tool output  " in text and "· user" not in text

@@ -183,6 +183,11 @@ describe('hit labels', () => {
     assert.equal(hitLocation(summary, UTC), 'claude-code · 258c7280 · 2026-02-10 · summary');
     assert.equal(pickItemText(summary, UTC).icon, 'note');
     assert.equal(pickItemText(summary, UTC).label, 'summary · 2026-02-10 21:11');
+    // a command's output rides in a message of the user's role (Claude Code): it is named as output, not as you
+    const output = transcriptHit({ kind: 'tool', role: 'user' });
+    assert.equal(hitLocation(output, UTC), 'claude-code · 258c7280 · 2026-02-10 · tool output');
+    assert.equal(pickItemText(output, UTC).icon, 'terminal');
+    assert.equal(pickItemText(output, UTC).label, 'tool output · 2026-02-10 21:11');
   });
 
   it('labels sub-agent and copied sessions apart from their parent', () => {

@@ -174,7 +174,7 @@ def print_history(history: HistoryResponse, zone: tzinfo | None = None, *, colum
     for message in history["messages"]:
         marker = "▶ " if message["messageId"] == history["anchor"] else "  "
         when = local_time(message["timestamp"], zone, seconds=True)
-        label = "summary" if message["kind"] == "summary" else message["role"]
+        label = {"summary": "summary", "tool": "tool output"}.get(message["kind"]) or message["role"]
         print(f"{marker}[{message['messageId']}] {label} · {when}")
         for line in message["text"].splitlines():
             under = "    " + line[: len(line) - len(line.lstrip())]

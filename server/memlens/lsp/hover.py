@@ -133,7 +133,8 @@ def render(identifier: str, results: list[SearchResult], *, zone: tzinfo | None 
                 link = disk_path(result["path"]).as_uri() + f"#L{result.get('lineStart') or 1}"
             else:
                 link = transcript_uri(session_key, result.get("messageId"))
-            role = "summary" if result["kind"] == "summary" else result.get("role") or "message"
+            # who wrote it: a tool output is the command's, whatever the role of the message that carried it
+            role = {"summary": "summary", "tool": "tool output"}.get(result["kind"]) or result.get("role") or "message"
             facts = [_date(result.get("timestamp"), zone), result.get("format") or "transcript", role]
             label, rest = _first_words(result["excerpt"])
             session_title = result.get("title")
