@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from memlens.engine.keyword.error_query import looks_like_error
+from memlens.engine.keyword.error_query import looks_like_error, looks_like_output
 
 
 @pytest.mark.parametrize(
@@ -49,3 +49,35 @@ def test_pasted_errors_and_questions_about_them(query: str) -> None:
 )
 def test_prose_questions_are_not_errors(query: str) -> None:
     assert not looks_like_error(query)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "applied: 3118 skipped (dup key): 9",  # a report's counts
+        "skipped (dup key)",  # a word and its note, as a tool prints it
+        "10 passed in 0.58s",  # pytest's summary
+        "uploading build/orders-consumer.zip (4.1 MiB)",  # a size
+        "[100%]",
+        "==> packaging orders-consumer",  # a build step
+        "Compiled 12 files in 340 ms",
+    ],
+)
+def test_lines_pasted_from_an_output(line: str) -> None:
+    assert looks_like_output(line)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "how did we fix the dead-letter queue backup?",
+        "what did we do on 2026-02-10: the deploy (prod)?",  # asked, not pasted
+        "which tests took over 5s",
+        "notes on the 2026 roadmap",
+        "the pool size we chose for pgbouncer",
+        "why did the build fail (the second time)",
+        "dead letter queue redrive",
+    ],
+)
+def test_questions_and_plain_words_are_no_pasted_output(query: str) -> None:
+    assert not looks_like_output(query)

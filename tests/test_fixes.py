@@ -211,11 +211,26 @@ def test_the_cli_names_a_command_output_as_such(tmp_path: Path) -> None:
     transcripts = tmp_path / "transcripts"
     write_transcripts(transcripts)
     (tmp_path / "ws").mkdir()
-    where = ["--workspace", tmp_path / "ws", "--transcripts", transcripts, "--index-dir", tmp_path / "index"]
+    where: list[str | Path] = [
+        "--workspace",
+        tmp_path / "ws",
+        "--transcripts",
+        transcripts,
+        "--index-dir",
+        tmp_path / "index",
+    ]
     found = _cli("search", '"test session starts"', *where, "--no-embeddings", "--no-pager")
     assert found.returncode == 0, found.stderr
     header = found.stdout.splitlines()[0]
     assert " · tool output · " in header and " · user · " not in header
+
+
+def test_a_line_pasted_from_an_output_finds_that_output(example: Engine) -> None:
+    """The example's refund replay printed `applied: 3118  skipped (dup key): 9`; pasted without quotes it reports
+    no error, and plain words left tool output out, so the prose about keys answered instead."""
+    for pasted in ("applied: 3118 skipped (dup key): 9", "skipped (dup key)"):
+        top = example.search(pasted)["results"][0]
+        assert top["kind"] == "tool" and "skipped (dup key): 9" in top["excerpt"], pasted
 
 
 def test_the_cli_shows_the_lines_of_a_tool_output_that_hold_the_pasted_error() -> None:

@@ -1,6 +1,8 @@
 """Does a query look like an error or a log line, or ask for one? Read once into ParsedQuery.error_like: tool output
 (kind "tool") then competes in full with prose; otherwise it ranks below it (ranking/rescoring.py
-`demote_tool_results`), since most questions are about what was said and decided, not what a command printed."""
+`demote_tool_results`), since most questions are about what was said and decided, not what a command printed. A
+line pasted from a command's output that reports no error ("applied: 3118 skipped (dup key): 9") is read apart
+(ParsedQuery.output_like): it asks for that output as an error does."""
 
 from __future__ import annotations
 
@@ -42,3 +44,27 @@ _ASKS = re.compile(
 def looks_like_error(text: str) -> bool:
     """True for a pasted error or log line, or a query that asks about errors, failures or tool output."""
     return _PASTED.search(text) is not None or _ASKS.search(text) is not None
+
+
+# What a command prints and people rarely type: a value after its label, a duration, share or size as tools print
+# them, a progress bar's share, a build step's marker, a word followed by a note in parentheses.
+_OUTPUT = re.compile(
+    r"""
+      \b[a-z][\w ]{0,30}:\ *-?\d                                       # applied: 3118, failed: 0
+    | \b\d+(?:\.\d+)?\ ?(?:ms|s|%|[KMGT]i?B)(?=\s|$|[),;])            # 0.58s, 41 ms, 4.1 MiB
+    | \[\ *\d{1,3}%\]                                                  # [100%]
+    | ^\s*(?:==>|-->|\+\+\+|\*\*\*|\#\d+\ )                            # ==> packaging, #5 [build 2/4]
+    | \b[a-z]+\ \([a-z][^()?]{0,40}\)                                   # skipped (dup key)
+    """,
+    re.VERBOSE | re.IGNORECASE | re.MULTILINE,
+)
+# A question is asked, not pasted: "what did we do on 2026-02-10: the deploy (prod)?"
+_QUESTION = re.compile(
+    r"\?\s*$|^\s*(?:what|which|who|whom|whose|when|where|why|how|did|does|do|is|are|was|were|can|could|should)\b", re.I
+)
+
+
+def looks_like_output(text: str) -> bool:
+    """True for a line pasted from a command's output (a count after its label, a duration, `[100%]`, a step's
+    `==>`), not asked as a question."""
+    return _OUTPUT.search(text) is not None and _QUESTION.search(text) is None

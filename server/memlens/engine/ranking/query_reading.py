@@ -31,11 +31,13 @@ def read_query(
     """`text` parsed for one search (`ranked_text`); `now` reads relative dates ("last week"), None meaning the
     clock."""
     query = keyword.parse(ranked_text(text, keyword), filters)
-    if not (query.error_like or query.technical or query.phrases) and (filters is None or not filters.kind):
+    if not (query.error_like or query.output_like or query.technical or query.phrases) and (
+        filters is None or not filters.kind
+    ):
         # plain words leave tool output out: the command output that shares them would only take prose's places. A
         # query naming an identifier, a path or a command keeps it (demoted: rescoring.demote_tool_results), since
         # that name may be printed nowhere else, and so does a quoted phrase, whose words as written may be too; an
-        # error-like query, or one asking for kind tool, weighs it in full
+        # error-like query, a line pasted from an output, or one asking for kind tool, weighs it in full
         query = dataclasses.replace(query, filters=dataclasses.replace(filters or SearchFilters(), without_kind="tool"))
     if settings.date_boost <= 0:  # the dates only serve the date boost: not read when it is off
         return query

@@ -72,7 +72,7 @@ def rescore(
     measure_coverage(head)
     if settings.tool_penalty > 0 and not facts.technical:
         penalise_tool_output(head, settings.tool_penalty)
-    if not query.error_like and not (query.filters is not None and query.filters.kind == "tool"):
+    if not (query.error_like or query.output_like) and not (query.filters is not None and query.filters.kind == "tool"):
         demote_tool_results(head, TOOL_RESULT_WEIGHT)
     if settings.question_penalty > 0:
         penalise_questions(head, settings.question_penalty)
