@@ -179,18 +179,16 @@ def _cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_memlens_fixes_through_the_cli(tmp_path: Path) -> None:
+def _cli_corpus(tmp_path: Path) -> list[str | Path]:
+    """The two sessions written under `tmp_path`, and the CLI arguments that search them in an index of their own."""
     transcripts = tmp_path / "transcripts"
     write_transcripts(transcripts)
     (tmp_path / "ws").mkdir()
-    where: list[str | Path] = [
-        "--workspace",
-        tmp_path / "ws",
-        "--transcripts",
-        transcripts,
-        "--index-dir",
-        tmp_path / "index",
-    ]
+    return ["--workspace", tmp_path / "ws", "--transcripts", transcripts, "--index-dir", tmp_path / "index"]
+
+
+def test_memlens_fixes_through_the_cli(tmp_path: Path) -> None:
+    where = _cli_corpus(tmp_path)
     shown = _cli("fixes", ERROR_LINE, *where, "--no-embeddings")
     assert shown.returncode == 0, shown.stderr
     assert f"claude-code:{SESSION}" in shown.stdout and "message r1" in shown.stdout
@@ -208,17 +206,7 @@ def test_memlens_fixes_through_the_cli(tmp_path: Path) -> None:
 def test_the_cli_names_a_command_output_as_such(tmp_path: Path) -> None:
     """A tool output travels in a message of the user's role (Claude Code) or the agent's: a hit says it is the
     command's output, not that the user or the agent wrote it."""
-    transcripts = tmp_path / "transcripts"
-    write_transcripts(transcripts)
-    (tmp_path / "ws").mkdir()
-    where: list[str | Path] = [
-        "--workspace",
-        tmp_path / "ws",
-        "--transcripts",
-        transcripts,
-        "--index-dir",
-        tmp_path / "index",
-    ]
+    where = _cli_corpus(tmp_path)
     found = _cli("search", '"test session starts"', *where, "--no-embeddings", "--no-pager")
     assert found.returncode == 0, found.stderr
     header = found.stdout.splitlines()[0]
