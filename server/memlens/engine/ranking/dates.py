@@ -18,7 +18,7 @@ from datetime import UTC, date, datetime
 
 from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.requests import why_no_such_day
-from memlens.wire import UnreadDate
+from memlens.wire import AmbiguousDate, UnreadDate
 
 Window = tuple[int, int]
 
@@ -296,6 +296,18 @@ def _unread_spans(text: str) -> list[tuple[int, int, UnreadDate]]:
             taken.append((m.start(), m.end()))
             if why is not None:
                 found.append((m.start(), m.end(), {"text": m[0], "reason": why}))
+    return found
+
+
+def ambiguous_dates(text: str) -> list[AmbiguousDate]:
+    """The numeric dates `text` writes that read as two days, one for each order of day and month ("11/02/2026"):
+    `absolute_dates` reads no day from them, so the answer can say which two they could be."""
+    found: list[AmbiguousDate] = []
+    for pattern, readings in _NUMERIC_DATES:
+        for m in pattern.finditer(text):
+            days = sorted({d for y, mo, da in readings if (d := _safe_date(int(m[y]), int(m[mo]), int(m[da])))})
+            if len(days) > 1:
+                found.append({"text": m[0], "readings": [day.isoformat() for day in days]})
     return found
 
 
