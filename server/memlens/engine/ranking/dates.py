@@ -4,8 +4,8 @@ A question's dates: absolute ("8 May 2023", "May 8, 2023", "2023-05-08", "May 20
 "Feb 10-12", "between March 2 and 5", "early/mid/late March", "the first week of March", "in 2025", "the week of
 March 3"), relative to now ("yesterday", "the day before yesterday", "this morning", "last week", "last month", "three
 days ago", "last Friday"), from a day to now ("since Monday", "since March 2") and relative to a named date ("two
-weeks before August 11, 2023", "the week before 3 August 2023"). A message's dates: the day it was written, plus what its
-own relative words mean from that day ("yesterday", "last week", "two days ago", "last weekend", "next month").
+weeks before August 11, 2023", "the week before 3 August 2023"). A message's dates: the day it was written, plus what
+its own relative words mean from that day ("yesterday", "last week", "two days ago", "last weekend", "next month").
 Windows are (first day, last day) as epoch days (UTC).
 """
 
