@@ -111,6 +111,22 @@ def test_a_query_naming_a_day_that_cannot_exist_says_so_and_searches_its_words(w
     assert "unreadDates" not in plain and "period" in plain
 
 
+def test_a_numeric_date_of_two_readings_names_both_and_searches_its_words(where: list[str | Path]) -> None:
+    answer = json.loads(_cli("search", "what did we do on 02/03/2026", *where, "--json").stdout)
+    assert answer["ambiguousDates"] == [{"text": "02/03/2026", "readings": ["2026-02-03", "2026-03-02"]}]
+    assert "period" not in answer and "unreadDates" not in answer  # neither day was read, and it is no impossible day
+    shown = _cli("search", "the billing cron on 02/03/2026", *where, "--min-score", "0")
+    assert shown.returncode == 0, shown.stderr  # the rest of the query found its session
+    said = " ".join(shown.stdout.split())
+    assert '"02/03/2026" could be 3 February or 2 March 2026: searched as words, no day read from it' in said
+    assert "write 2026-02-03 or 2026-03-02 for a day" in said and "is not a date" not in said
+    short = json.loads(_cli("search", "what did we do on 2/3/2026", *where, "--json").stdout)
+    assert short["ambiguousDates"] == [{"text": "2/3/2026", "readings": ["2026-02-03", "2026-03-02"]}]
+    for read in ("what did we do on 30/03/2026", "what did we do on 02.03.2026"):  # one order alone makes a date
+        plain = json.loads(_cli("search", read, *where, "--json").stdout)
+        assert "ambiguousDates" not in plain and "period" in plain, read
+
+
 def test_a_february_29_without_a_year_is_the_last_one(where: list[str | Path]) -> None:
     answer = json.loads(_cli("search", "what did we do on February 29", *where, "--json").stdout)
     assert "unreadDates" not in answer and answer["period"]["since"].startswith("2024-02-29")

@@ -17,6 +17,7 @@ from memlens.engine.answers.confidence import confidence
 from memlens.engine.answers.excerpt import make_excerpt
 from memlens.engine.answers.period import other_words
 from memlens.engine.engine import Engine
+from memlens.engine.ranking.dates import without_dates
 from memlens.mcp.render import render_search
 from memlens.settings import Settings, merge
 
@@ -223,7 +224,62 @@ def test_a_weekend_and_a_day_of_the_month_said_alone_are_periods(days: Path) -> 
         engine.close()
 
 
+ALL = {s[0] for s in SESSIONS}
+MAR_3 = {"s-mar3a", "s-mar3b", "s-late"}
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "last", "sessions"),
+    [
+        # "and" after "between" ends a range (was March 2 of this year, or March 3 alone)
+        ("what did we do between March 2 and 3 2025", "2025-03-02", "2025-03-03", {"s-mar2", *MAR_3}),
+        ("between the 3rd and 5th of March 2025", "2025-03-03", "2025-03-05", {*MAR_3, "s-mar5"}),
+        # a part of a month (was the whole month, or with a hyphen no period at all)
+        ("what did we do in mid-March 2025", "2025-03-11", "2025-03-20", set()),
+        ("late March 2025", "2025-03-21", "2025-03-31", set()),
+        ("the first week of March 2025", "2025-03-01", "2025-03-07", ALL),
+        # a weekday written with its date is that date (was from it to the latest such weekday)
+        ("what did we do on Monday, March 3 2025", "2025-03-03", "2025-03-03", MAR_3),
+    ],
+)
+def test_a_period_as_a_user_writes_it_through_the_cli(
+    days: Path, question: str, first: str, last: str, sessions: set[str]
+) -> None:
+    answer = json.loads(memlens(days, question, "--json").stdout)
+    assert answer["period"]["since"][:10] == first and answer["period"]["until"][:10] == last, answer["period"]
+    assert {r["sessionId"] for r in answer["results"]} == sessions
+
+
+@pytest.mark.parametrize(
+    ("asked_on", "question", "sessions"),
+    [
+        # "since" runs to today (was that day alone, or for a weekday no period at all)
+        ((2025, 3, 6), "what did we do since Monday", {*MAR_3, "s-mar5"}),
+        ((2025, 3, 6), "what did we do since March 2", ALL),
+        ((2025, 3, 4), "since last Sunday", {"s-mar2", *MAR_3}),
+        # this week is its Monday to today (was a week either side of today)
+        ((2025, 3, 6), "what did we do this week", {*MAR_3, "s-mar5"}),
+        ((2025, 3, 5), "what did we do the day before yesterday", MAR_3),  # was yesterday
+        ((2025, 3, 5), "what did we do this morning", {"s-mar5"}),  # was no period
+    ],
+)
+def test_a_relative_period_as_a_user_says_it(
+    days: Path, asked_on: tuple[int, int, int], question: str, sessions: set[str]
+) -> None:
+    engine = _engine(days)
+    try:
+        engine.retriever.now = datetime(*asked_on, 12, tzinfo=UTC).timestamp()
+        answer = engine.search(question)
+        assert "period" in answer, question
+        assert {r["sessionId"] for r in answer["results"]} == sessions, question
+    finally:
+        engine.close()
+
+
 def test_a_query_saying_more_than_a_date_is_a_search() -> None:
+    assert other_words(without_dates("what did we do February 10-12")) == []  # "10-12" was a word to find
+    assert other_words(without_dates("what did we do in mid-February")) == []
+    assert other_words(without_dates("the S3 upload between 2 and 5 March")) == ["s3", "upload"]
     assert other_words("what did we do on March 3") == []
     assert other_words("what did we discuss two weeks ago") == []
     assert other_words("the S3 upload retries last Tuesday") == ["s3", "upload", "retries"]

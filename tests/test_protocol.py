@@ -266,6 +266,7 @@ def answers(
         search.append(engine.search("what did we do on February 15?"))  # a day without sessions: `nearest…`
         search.append(engine.search("pgbouncer pool\n" * 400))  # longer than a query's bound: `leftOut`
         search.append(engine.search("what did we do on February 30?"))  # no such day: `unreadDates`
+        search.append(engine.search("what did we do on 10/02/2026?"))  # two days: `ambiguousDates`
         # the subagent's own task (a sidechain session): its hits carry parentSessionKey
         search.append(engine.search("where is order.refunded published; is there a refund handler", min_score=0.0))
         search.append(engine.search("to be or not"))  # only stop words: `namesNoTopic`

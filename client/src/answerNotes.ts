@@ -1,13 +1,14 @@
 /**
  * What a search or fixes answer says about itself beside its hits, in the sentences the CLI prints under its answer
  * (server/memlens/cli/answer_notes.py, requests/pasted_text.py `left_out_note`, requests/calendar_days.py
- * `unread_date_note`): why the search was keyword-only or local-only, what of a long paste was left out, and the dates
- * the query names that no calendar has. Pure (no `vscode` import): unit-tested.
+ * `unread_date_note`, `ambiguous_date_note`): why the search was keyword-only or local-only, what of a long paste was
+ * left out, the dates the query names that no calendar has, and those that read as two days. Pure (no `vscode`
+ * import): unit-tested.
  */
 
 import { counted } from './counted';
 import { formatCount } from './format';
-import type { FixesResponse, LeftOut, SearchResponse, UnreadDate } from './protocol';
+import type { AmbiguousDate, FixesResponse, LeftOut, SearchResponse, UnreadDate } from './protocol';
 
 /**
  * `212 lines of the error after its first were left out (15,320 characters): its first line and its end were read
@@ -34,11 +35,32 @@ export function unreadDateNote(unread: UnreadDate): string {
   return `"${unread.text}" is not a date (${unread.reason}): ${done}, no day read from it`;
 }
 
+const MONTHS = [
+  'January', 'February', 'March', 'April', 'May', 'June',
+  'July', 'August', 'September', 'October', 'November', 'December',
+];
+
+/**
+ * `"11/02/2026" could be 11 February or 2 November 2026: searched as words, no day read from it; write 2026-02-11 or
+ * 2026-11-02 for a day` (the CLI's `ambiguous_date_note`).
+ */
+export function ambiguousDateNote(ambiguous: AmbiguousDate): string {
+  const days = ambiguous.readings.map((iso) => iso.split('-').map(Number));
+  const named = days.map(([, month, day]) => `${day} ${MONTHS[month - 1]}`).join(' or ');
+  const years = [...new Set(days.map(([year]) => year))].sort((a, b) => a - b).join('/');
+  return (
+    `"${ambiguous.text}" could be ${named} ${years}: searched as words, no day read from it; ` +
+    `write ${ambiguous.readings.join(' or ')} for a day`
+  );
+}
+
 /**
  * The notes of a search answer, in the order the CLI prints them (its `note` first, as the CLI's line on stderr above
  * the hits, then what of the query was read): none when the answer has nothing to say about itself.
  */
-export function searchNotes(response: Pick<SearchResponse, 'note' | 'leftOut' | 'unreadDates'>): string[] {
+export function searchNotes(
+  response: Pick<SearchResponse, 'note' | 'leftOut' | 'unreadDates' | 'ambiguousDates'>,
+): string[] {
   const notes: string[] = [];
   if (response.note?.trim()) {
     notes.push(response.note.trim());
@@ -47,6 +69,7 @@ export function searchNotes(response: Pick<SearchResponse, 'note' | 'leftOut' | 
     notes.push(leftOutNote(response.leftOut, 'query'));
   }
   notes.push(...(response.unreadDates ?? []).map(unreadDateNote));
+  notes.push(...(response.ambiguousDates ?? []).map(ambiguousDateNote));
   return notes;
 }
 

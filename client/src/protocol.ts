@@ -83,6 +83,17 @@ export interface UnreadDate {
   wordsSearched?: boolean;
 }
 
+/**
+ * A numeric date whose day and month may be read either way ("11/02/2026": 11 February or 2 November): no day read from
+ * it, its words searched.
+ */
+export interface AmbiguousDate {
+  /** as the query writes it */
+  text: string;
+  /** the days it may be, as ISO dates ("2026-02-11", "2026-11-02"), earliest first */
+  readings: string[];
+}
+
 /** How a hit was scored (`explain: true`). */
 export interface Explain {
   /** the search unit (one message, or one part of a long message) that matched */
@@ -188,6 +199,8 @@ export interface SearchResponse {
   leftOut?: LeftOut;
   /** dates the query names that cannot exist */
   unreadDates?: UnreadDate[];
+  /** numeric dates whose day and month may be read either way ("11/02/2026") */
+  ambiguousDates?: AmbiguousDate[];
 }
 
 export interface TeamStatus {

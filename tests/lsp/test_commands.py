@@ -58,6 +58,14 @@ async def test_search(client: LanguageClient) -> None:
     assert top["id"].startswith("chunk:")
 
 
+async def test_search_names_both_days_of_a_numeric_date(client: LanguageClient) -> None:
+    response = await execute(client, "memlens.search", {"query": "what did we do on 10/02/2026"})
+    assert response["ambiguousDates"] == [{"text": "10/02/2026", "readings": ["2026-02-10", "2026-10-02"]}]
+    assert "period" not in response and "unreadDates" not in response
+    read = await execute(client, "memlens.search", {"query": "what did we do on 10.02.2026"})  # dots: day first
+    assert "ambiguousDates" not in read and read["period"]["since"].startswith("2026-02-10")
+
+
 async def test_search_filters_and_explain(client: LanguageClient) -> None:
     response = await execute(
         client,

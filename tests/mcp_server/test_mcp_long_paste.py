@@ -1,7 +1,7 @@
 """A pasted traceback far longer than a query's bound, through the official MCP SDK client on a real `memlens mcp`:
 `find_fixes` and `search` read its end and say what of its start was left out, in the structured answer and in the
 text an agent reads; past the most a tool takes at all, the call fails with one clear message. A date no calendar
-has is a note in a query, an error as `since`."""
+has is a note in a query, an error as `since`; so is a numeric date that reads as two days."""
 
 from __future__ import annotations
 
@@ -44,6 +44,11 @@ async def test_a_long_traceback_through_mcp(tmp_path: Path) -> None:
         dated = await call(session, "search", {"query": "what overflowed on February 30"})
         assert '"February 30" is not a date (February has 29 days at most)' in text_of(dated)
         assert dated.structured_content and dated.structured_content["unreadDates"][0]["text"] == "February 30"
+        either = await call(session, "search", {"query": "what overflowed on 11/02/2026"})
+        assert '"11/02/2026" could be 11 February or 2 November 2026: searched as words' in text_of(either)
+        assert either.structured_content and either.structured_content["ambiguousDates"] == [
+            {"text": "11/02/2026", "readings": ["2026-02-11", "2026-11-02"]}
+        ]
         flag = await call(session, "search", {"query": "quux", "since": "2026-02-30"})
         assert flag.is_error and "since must be a day that exists, got '2026-02-30'" in text_of(flag)
         huge = await call(session, "find_fixes", {"error": "x = 1\n" * (MAX_PASTE_CHARS // 6 + 1)})

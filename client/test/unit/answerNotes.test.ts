@@ -78,6 +78,23 @@ describe('what an answer says about itself (the CLI notes)', () => {
     ]);
   });
 
+  it('names both days a numeric date may be, and how to write the one meant, after the impossible dates', () => {
+    const notes = searchNotes(
+      answer({
+        unreadDates: [{ text: 'February 30', reason: 'February has 29 days at most' }],
+        ambiguousDates: [{ text: '11/02/2026', readings: ['2026-02-11', '2026-11-02'] }],
+      }),
+    );
+    assert.deepEqual(notes, [
+      '"February 30" is not a date (February has 29 days at most): searched as words, no day read from it',
+      '"11/02/2026" could be 11 February or 2 November 2026: searched as words, no day read from it; write 2026-02-11 or 2026-11-02 for a day',
+    ]);
+    assert.deepEqual(noteRowText(notes[1]), {
+      label: '"11/02/2026" could be 11 February or 2 November 2026',
+      detail: 'searched as words, no day read from it; write 2026-02-11 or 2026-11-02 for a day',
+    });
+  });
+
   it('says of a fixes answer what of the pasted error was read (the error, not the query)', () => {
     assert.deepEqual(fixesNotes({ leftOut: { chars: 500, lines: 1, readChars: 4000, firstLine: false } }), [
       'the first 500 characters of the error were left out: its end was read (4,000 characters)',

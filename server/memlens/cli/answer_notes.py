@@ -1,6 +1,6 @@
 """What a search answer says about itself beside its hits: the weaker matches it withheld and how to see them, the
-period a question about days was read as, what of a long query was left out, the dates it names that cannot exist,
-and which flags narrowed an answer that found nothing."""
+period a question about days was read as, what of a long query was left out, the dates it names that cannot exist
+or that read as two days, and which flags narrowed an answer that found nothing."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import shlex
 from collections.abc import Collection, Sequence
 
 from memlens.cli.terminal import Style, folded, width
-from memlens.requests import left_out_note, specs, unread_date_note
+from memlens.requests import ambiguous_date_note, left_out_note, specs, unread_date_note
 from memlens.wire import Period, SearchResponse
 
 
@@ -50,6 +50,7 @@ def answer_notes(response: SearchResponse, narrowed: Sequence[str] = ()) -> list
     if left_out is not None:
         lines.append(left_out_note(left_out, "query"))
     lines += [unread_date_note(unread) for unread in response.get("unreadDates", [])]
+    lines += [ambiguous_date_note(ambiguous) for ambiguous in response.get("ambiguousDates", [])]
     withheld = response.get("withheld", 0)
     if withheld:
         matches = "weaker match" if withheld == 1 else "weaker matches"

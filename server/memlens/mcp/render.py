@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from memlens.counted import counted
-from memlens.requests import left_out_note, unread_date_note
+from memlens.requests import ambiguous_date_note, left_out_note, unread_date_note
 
 MIN_RESPONSE_CHARS = 1000  # an answer must at least fit its own error or a single hit
 _LIST_KEYS = ("results", "messages", "sessions", "items", "fileErrors")
@@ -133,6 +133,7 @@ def render_search(data: dict[str, Any]) -> str:
     head = f'{found} for "{data.get("query")}" ({data.get("mode")}, {data.get("searchTimeMs")} ms)'
     lines = [head, *_status(data), *_left_out(data, "query")]
     lines += [f"({unread_date_note(unread)})" for unread in data.get("unreadDates", [])]
+    lines += [f"({ambiguous_date_note(ambiguous)})" for ambiguous in data.get("ambiguousDates", [])]
     if data.get("note"):
         lines.append(f"note: {data['note']}")
     labels = data.get("sessionTitles") or {}

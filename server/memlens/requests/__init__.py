@@ -13,7 +13,7 @@ fields.py holds the machinery, schemas.py the requests, forms.py the JSON Schema
 imports nothing engine-internal, so every face can import it (the CLI before any engine).
 """
 
-from memlens.requests.calendar_days import unread_date_note, why_no_such_day
+from memlens.requests.calendar_days import ambiguous_date_note, unread_date_note, why_no_such_day
 from memlens.requests.fields import (
     MAX_DEPTH,
     FieldSpec,
@@ -87,6 +87,7 @@ __all__ = [
     "json_schema",
     "left_out_note",
     "unread_date_note",
+    "ambiguous_date_note",
     "why_no_such_day",
     "read_end",
     "text_end",

@@ -1,6 +1,9 @@
 """Whether a day exists, and why not: one answer for a date flag (`--since 2026-02-30`: an error, exit 2) and for a
 date a query names ("what did we do on February 30": a note beside the results, the words still searched).
 
+A numeric date that one order of day and month reads as one day and the other as another ("11/02/2026") is neither:
+it is searched as words and the answer names both days and the way to write the one meant.
+
 Why the two differ: a flag's value is only ever a date, so one that cannot exist is a mistake to be told at once; a
 query is free text, where "February 30" may be words to find (a bug about that very day), so it is searched as
 words and the answer says that no day was read from it."""
@@ -9,8 +12,9 @@ from __future__ import annotations
 
 import calendar
 import re
+from datetime import date
 
-from memlens.wire import UnreadDate
+from memlens.wire import AmbiguousDate, UnreadDate
 
 _ISO_DAY = re.compile(r"\s*([+-]?\d{4})-(\d{2})-(\d{2})(?:[T ].*)?\s*", re.S)
 
@@ -44,3 +48,16 @@ def unread_date_note(unread: UnreadDate) -> str:
     `searched as words` where it was all the query named (an answer of an older memlens has no `wordsSearched`)."""
     done = "searched as words" if unread.get("wordsSearched", True) else "left out of the search"
     return f'"{unread["text"]}" is not a date ({unread["reason"]}): {done}, no day read from it'
+
+
+def ambiguous_date_note(ambiguous: AmbiguousDate) -> str:
+    """`"11/02/2026" could be 11 February or 2 November 2026: searched as words, no day read from it; write 2026-02-11
+    or 2026-11-02 for a day`."""
+    days = [date.fromisoformat(day) for day in ambiguous["readings"]]
+    named = " or ".join(f"{day.day} {calendar.month_name[day.month]}" for day in days)
+    years = sorted({day.year for day in days})
+    written = " or ".join(ambiguous["readings"])
+    return (
+        f'"{ambiguous["text"]}" could be {named} {"/".join(map(str, years))}: searched as words, no day read from it;'
+        f" write {written} for a day"
+    )

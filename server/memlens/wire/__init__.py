@@ -38,7 +38,16 @@ from memlens.wire.params import (
     SummariesExpandParams,
     SummariesGrepParams,
 )
-from memlens.wire.search import Confidence, Explain, LeftOut, Period, SearchResponse, SearchResult, UnreadDate
+from memlens.wire.search import (
+    AmbiguousDate,
+    Confidence,
+    Explain,
+    LeftOut,
+    Period,
+    SearchResponse,
+    SearchResult,
+    UnreadDate,
+)
 from memlens.wire.sessions import (
     FileTouched,
     HistoryMessage,
@@ -65,6 +74,7 @@ __all__ = [
     "TeamSessionsResponse",
     "TeamStatus",
     "AgentFormat",
+    "AmbiguousDate",
     "Confidence",
     "ContextItem",
     "ContextMessage",

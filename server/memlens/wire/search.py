@@ -38,6 +38,14 @@ class UnreadDate(TypedDict):
     wordsSearched: NotRequired[bool]  # its words took part in the ranking (the rest of the query named nothing)
 
 
+class AmbiguousDate(TypedDict):
+    """A numeric date whose day and month may be read either way ("11/02/2026": 11 February or 2 November): no day
+    was read from it, since an answer spanning both would span the months between; its words were searched."""
+
+    text: str  # as the query writes it
+    readings: list[str]  # the days it may be, as ISO dates ("2026-02-11", "2026-11-02"), earliest first
+
+
 class Explain(TypedDict):
     """How a hit was scored (`explain: true`)."""
 
@@ -103,3 +111,4 @@ class SearchResponse(TypedDict):
     team: NotRequired[TeamStatus]
     leftOut: NotRequired[LeftOut]  # the query was longer than the bound: only its end was read
     unreadDates: NotRequired[list[UnreadDate]]  # dates the query names that cannot exist
+    ambiguousDates: NotRequired[list[AmbiguousDate]]  # numeric dates whose day and month may be read either way

@@ -22,7 +22,7 @@ from memlens.engine.answers.confidence import confidence
 from memlens.engine.catalog import Catalog, PeriodUnit, ResultRow
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.stop_words import STOP_WORDS
-from memlens.engine.ranking.dates import MONTHS, NUMBERS, UNITS, WEEKDAYS, period_windows
+from memlens.engine.ranking.dates import MONTHS, NUMBERS, UNITS, WEEKDAYS, period_windows, without_dates
 from memlens.engine.ranking.hits import UnitHit
 from memlens.errors import InvalidRequest
 from memlens.wire import Confidence, Period, SearchResult
@@ -42,7 +42,7 @@ _ASKING_WORDS = (
     "what which when did do does we i you us our my work worked working discuss discussed talk talked happen "
     "happened go went going get got session sessions chat chats conversation conversations were was day days week "
     "weeks weekend month months year years ago last past this today yesterday tonight tomorrow other earlier recently "
-    "previous on in during since st nd rd th of the couple back"
+    "previous on in during since st nd rd th of the couple back morning afternoon evening night between"
 )
 _ASKING = frozenset(_ASKING_WORDS.split())
 _WORD = re.compile(r"[^\W_][\w'-]*")
@@ -101,7 +101,7 @@ def zone_name(zone: tzinfo) -> str:
 
 def read_period(text: str, *, now: float | None, zone: tzinfo) -> PeriodQuestion | None:
     """The period `text` asks about, or None when it names none or says too much else to be about a period."""
-    rest = other_words(text)
+    rest = other_words(without_dates(text))  # "Feb 10-12", "mid-February": the date's own words
     if len(rest) > MAX_OTHER_WORDS:
         return None
     moment = time.time() if now is None else now

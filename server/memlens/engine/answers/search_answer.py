@@ -27,7 +27,7 @@ from memlens.engine.keyword.keyword_index import KeywordIndex
 from memlens.engine.keyword.pasted_noise import without_pasted_noise
 from memlens.engine.keyword.stack_frames import without_stack_frames
 from memlens.engine.ranking.cross_encoder import CrossEncoder
-from memlens.engine.ranking.dates import unread_dates
+from memlens.engine.ranking.dates import ambiguous_dates, unread_dates
 from memlens.engine.ranking.hits import Ranking
 from memlens.engine.ranking.query_reading import ranked_text
 from memlens.engine.ranking.search import Retriever
@@ -143,14 +143,18 @@ def search(
 
 
 def _said_of_the_query(response: SearchResponse, left_out: LeftOut | None, keyword: KeywordIndex) -> SearchResponse:
-    """The answer, saying what of a long query's start was not read, and which dates it names no calendar has, and
-    whether their words were searched (query_reading.ranked_text); every door shows both."""
+    """The answer, saying what of a long query's start was not read, which dates it names no calendar has, and
+    whether their words were searched (query_reading.ranked_text), and which numeric dates read as two days (searched
+    as words); every door shows all three."""
     if left_out is not None:
         response["leftOut"] = left_out
     unread = unread_dates(response["query"])
     if unread:
         searched = ranked_text(response["query"], keyword) == response["query"]
         response["unreadDates"] = [{**date, "wordsSearched": searched} for date in unread]
+    ambiguous = ambiguous_dates(response["query"])
+    if ambiguous:
+        response["ambiguousDates"] = ambiguous
     return response
 
 

@@ -1,10 +1,11 @@
 """Dates named in a question or a message, as day windows, so a message on the named date can rank higher.
 
 A question's dates: absolute ("8 May 2023", "May 8, 2023", "2023-05-08", "May 2023", "2023-05", "in March",
-"Feb 10-12", "in 2025", "the week of March 3"), relative to now
-("yesterday", "last week", "last month", "three days ago", "last Friday") and relative to a named date ("two weeks
-before August 11, 2023", "the week before 3 August 2023"). A message's dates: the day it was written, plus what its
-own relative words mean from that day ("yesterday", "last week", "two days ago", "last weekend", "next month").
+"Feb 10-12", "between March 2 and 5", "early/mid/late March", "the first week of March", "in 2025", "the week of
+March 3"), relative to now ("yesterday", "the day before yesterday", "this morning", "last week", "last month", "three
+days ago", "last Friday"), from a day to now ("since Monday", "since March 2") and relative to a named date ("two
+weeks before August 11, 2023", "the week before 3 August 2023"). A message's dates: the day it was written, plus what
+its own relative words mean from that day ("yesterday", "last week", "two days ago", "last weekend", "next month").
 Windows are (first day, last day) as epoch days (UTC).
 """
 
@@ -18,7 +19,7 @@ from datetime import UTC, date, datetime
 
 from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.requests import why_no_such_day
-from memlens.wire import UnreadDate
+from memlens.wire import AmbiguousDate, UnreadDate
 
 Window = tuple[int, int]
 
@@ -56,20 +57,45 @@ _ORD = r"(?:st|nd|rd|th)?"
 _YEAR_AFTER = r"(?:,?\s+(\d{4}))?"
 _MONTH_DAY_RANGE = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}}){_ORD}{_TO}(\d{{1,2}}){_ORD}\b(?!:){_YEAR_AFTER}", re.I)
 _DAY_RANGE_MONTH = re.compile(rf"\b(\d{{1,2}}){_ORD}{_TO}(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH}\b{_YEAR_AFTER}", re.I)
+# "between March 2 and 5", "between the 2nd and 5th of March": a range only after "between" ("March 2 and 5" alone
+# may name two days)
+_BETWEEN_MONTH_DAYS = re.compile(
+    rf"\bbetween\s+{_MONTH}\s+(\d{{1,2}}){_ORD}\s+and\s+(?:the\s+)?(\d{{1,2}}){_ORD}\b(?!:){_YEAR_AFTER}", re.I
+)
+_BETWEEN_DAYS_MONTH = re.compile(
+    rf"\bbetween\s+(?:the\s+)?(\d{{1,2}}){_ORD}\s+and\s+(?:the\s+)?(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH}\b{_YEAR_AFTER}",
+    re.I,
+)
+# A part of a month: "early February" its first ten days, "mid-February" the next ten, "late February" or "the end of
+# February" the rest; "the first week of March" its days 1-7, "the last week of March" its last seven
+_PART_OF_MONTH = re.compile(
+    rf"\b(?:(early|mid|late)\s*-?\s*|(?:the\s+)?(beginning|start|middle|end)\s+of\s+){_MONTH}\b{_YEAR_AFTER}", re.I
+)
+_PARTS = {"early": 1, "beginning": 1, "start": 1, "mid": 2, "middle": 2, "late": 3, "end": 3}
+_WEEK_OF_MONTH = re.compile(
+    rf"\b(?:the\s+)?(first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week\s+of\s+{_MONTH}\b{_YEAR_AFTER}", re.I
+)
+_WEEKS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": 0}
 _IN_YEAR = re.compile(r"\b(?:in|during|throughout)\s+(?:the\s+year\s+)?((?:19|20)\d{2})\b(?![-/.:]\d)", re.I)
 _WEEK_OF = re.compile(r"\bweek\s+of\s+(?:the\s+)?$", re.I)
 _AGO = re.compile(rf"\b{_NUM}\s+(day|week|month|year)s?\s+ago\b", re.I)
 _BEFORE_AFTER = re.compile(
     rf"\b(?:{_NUM}\s+(day|week|month|year)s?|the\s+(day|week|month|weekend))\s+(before|after)\b", re.I
 )
-_LAST = re.compile(r"\b(yesterday|today|tonight|tomorrow|last\s+(?:week|weekend|month|year|night)|"
+_LAST = re.compile(r"\b((?:the\s+)?day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|"
+                   r"last\s+(?:week|weekend|month|year|night)|this\s+(?:morning|afternoon|evening)|"
                    r"(?:this|next)\s+(?:week|weekend|month|year)|the\s+other\s+day)\b", re.I)  # fmt: skip
 _ANCHORED = re.compile(
     rf"\b(?:{_NUM}\s+(day|week|month|year)s?|the\s+(day|week|month|weekend|year))\s+(before|after)\s+"
     r"(?:the|my|his|her|their|our|your)\s+([^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,3})",
     re.I,
 )
-_LAST_WEEKDAY = re.compile(r"\b(?:last|this past|on)\s+(" + "|".join(WEEKDAYS) + r")\b", re.I)
+_LAST_WEEKDAY = re.compile(r"\b(?:last|this past|on|since(?:\s+last)?)\s+(" + "|".join(WEEKDAYS) + r")\b", re.I)
+_SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)  # "since March 2", "since yesterday": from then to now
+# a weekday written before the date it names ("on Wednesday, February 11"): that date, not the latest Wednesday
+_WEEKDAY_BEFORE = re.compile(
+    r"(?:\b(?:on|last|this\s+past)\s+)?\b(?:" + "|".join(WEEKDAYS) + r"),?\s+(?:the\s+)?$", re.I
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +176,12 @@ def _relative(word: str, anchor: date) -> Window | None:
     w = " ".join(word.lower().split())
     a = epoch_day(anchor)
     table: dict[str, Window] = {
+        "day before yesterday": (a - 2, a - 2),
+        "the day before yesterday": (a - 2, a - 2),
         "yesterday": (a - 1, a - 1),
+        "this morning": (a, a),
+        "this afternoon": (a, a),
+        "this evening": (a, a),
         "last night": (a - 1, a),
         "today": (a, a),
         "tonight": (a, a),
@@ -191,7 +222,8 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
         found.append((window, m.start(), m.end()))
         taken.append((m.start(), m.end()))
 
-    for pattern, order in ((_MONTH_DAY_RANGE, "mdd"), (_DAY_RANGE_MONTH, "ddm")):  # "Feb 10-12", "10 to 12 May"
+    ranges = ((_MONTH_DAY_RANGE, "mdd"), (_DAY_RANGE_MONTH, "ddm"), (_BETWEEN_MONTH_DAYS, "mdd"))
+    for pattern, order in (*ranges, (_BETWEEN_DAYS_MONTH, "ddm")):  # "Feb 10-12", "10 to 12 May"
         for m in pattern.finditer(text):
             month, first, last = (m[1], m[2], m[3]) if order == "mdd" else (m[3], m[1], m[2])
             year = int(m[4]) if m[4] else year_hint
@@ -201,6 +233,18 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
             end = _safe_date(year, MONTHS[month.lower().rstrip(".")], int(last))
             if start and end and start <= end:
                 add((epoch_day(start), epoch_day(end)), m)
+    for m in _PART_OF_MONTH.finditer(text):
+        year = int(m[4]) if m[4] else year_hint
+        if year is not None and free(m):
+            first, last = _month_window(year, MONTHS[m[3].lower().rstrip(".")])
+            part = _PARTS[(m[1] or m[2]).lower()]
+            add((first + 10 * (part - 1), first + 19 if part == 2 else (first + 9 if part == 1 else last)), m)
+    for m in _WEEK_OF_MONTH.finditer(text):
+        year = int(m[3]) if m[3] else year_hint
+        if year is not None and free(m):
+            first, last = _month_window(year, MONTHS[m[2].lower().rstrip(".")])
+            week = _WEEKS[m[1].lower()]
+            add((last - 6, last) if week == 0 else (first + 7 * (week - 1), first + 7 * week - 1), m)
     for m in _ISO.finditer(text):
         d = _safe_date(int(m[1]), int(m[2]), int(m[3]))
         if d:
@@ -299,12 +343,24 @@ def _unread_spans(text: str) -> list[tuple[int, int, UnreadDate]]:
     return found
 
 
+def ambiguous_dates(text: str) -> list[AmbiguousDate]:
+    """The numeric dates `text` writes that read as two days, one for each order of day and month ("11/02/2026"):
+    `absolute_dates` reads no day from them, so the answer can say which two they could be."""
+    found: list[AmbiguousDate] = []
+    for pattern, readings in _NUMERIC_DATES:
+        for m in pattern.finditer(text):
+            days = sorted({d for y, mo, da in readings if (d := _safe_date(int(m[y]), int(m[mo]), int(m[da])))})
+            if len(days) > 1:
+                found.append({"text": m[0], "readings": [day.isoformat() for day in days]})
+    return found
+
+
 def query_windows(query: str, now: float) -> list[Window]:
     """The day windows a question names; relative words are read from `now` (epoch seconds)."""
     today = day_of(now)
     absolute = absolute_dates(query, year_hint=today.year)
     windows: list[Window] = []
-    for window, start, _ in absolute:
+    for window, start, end in absolute:
         before = _BEFORE_AFTER.search(query[max(0, start - 40) : start])
         if before:  # "two weeks before August 11": the shifted day, and the named day itself
             count = _count(before[1]) if before[1] else 1
@@ -315,15 +371,45 @@ def query_windows(query: str, now: float) -> list[Window]:
         elif _WEEK_OF.search(query[max(0, start - 20) : start]):  # "the week of March 3": its Monday to Sunday
             monday = window[0] - (window[0] + 3) % 7  # epoch day 0, 1 January 1970, was a Thursday
             windows.append((monday, monday + 6))
+        elif _since(query, start, end) and window[0] <= epoch_day(today):
+            windows.append((window[0], max(window[1], epoch_day(today))))
         else:
             windows.append(window)
-    windows += _relative_windows(query, today)
+    windows += _relative_windows(without_spans(query, _with_weekdays_before(query, absolute)), today)
     return windows
+
+
+def _since(text: str, start: int, end: int) -> bool:
+    """Whether the date at `start`..`end` of `text` is said with "since" ("since March 2", "since early March")."""
+    return bool(_SINCE.search(text[max(0, start - 12) : start])) or text[start:end].lower().startswith("since")
+
+
+def _with_weekdays_before(text: str, absolute: list[tuple[Window, int, int]]) -> list[tuple[int, int]]:
+    """The spans of `absolute`'s dates, each from the weekday written before it ("on Wednesday, February 11")."""
+    spans = []
+    for _, start, end in absolute:
+        weekday = _WEEKDAY_BEFORE.search(text[max(0, start - 30) : start])
+        spans.append((start - len(weekday[0]) if weekday else start, end))
+    return spans
+
+
+def without_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """`text` with each span blanked (spaces: the offsets after it stay as they were)."""
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
+def without_dates(text: str) -> str:
+    """`text` less its dates of the calendar ("Feb 10-12", "mid-February", "the first week of March"), blanked: the
+    words a question about days says besides them (answers/period.py)."""
+    return without_spans(text, [(start, end) for _, start, end in absolute_dates(text, year_hint=2000)])
 
 
 # A weekend said without "last" ("over the weekend"), and a day of the month said alone ("on the 11th"): periods a
 # question about days names as often as "last weekend" or "on March 11"
 _WEEKEND = re.compile(r"\b(?:(?:over|on|at|during)\s+the|this\s+past|last|this)\s+weekend\b", re.I)
+_THIS_WEEK = re.compile(r"\bthis\s+week\b", re.I)
 _BARE_DAY = re.compile(rf"\bon\s+the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{_MONTH})", re.I)
 MONTHS_BACK = 12  # "on the 31st" in a month without one: the latest month that had it, this far back at most
 
@@ -332,11 +418,15 @@ def period_windows(query: str, now: float) -> list[Window]:
     """The days a question about a period names (answers/period.py), as `query_windows` reads them, and: a weekend
     is its Saturday and Sunday (the latest, today's when today is one; the ranking's window for "last weekend" also
     takes the week's days around it), and "on the 11th" the latest 11th. A query naming a date of the calendar
-    reads its weekend from that date ("the weekend before April 10"), as `query_windows` does."""
+    reads its weekend from that date ("the weekend before April 10"), as `query_windows` does. "This week" is its
+    Monday to today (the ranking's window takes the days around)."""
     today = day_of(now)
-    if absolute_dates(query, year_hint=today.year) or not (_WEEKEND.search(query) or _BARE_DAY.search(query)):
+    said = _WEEKEND.search(query) or _BARE_DAY.search(query) or _THIS_WEEK.search(query)
+    if absolute_dates(query, year_hint=today.year) or not said:
         return query_windows(query, now)
-    windows = query_windows(_WEEKEND.sub(" ", query), now)
+    windows = query_windows(_THIS_WEEK.sub(" ", _WEEKEND.sub(" ", query)), now)
+    if _THIS_WEEK.search(query):
+        windows.append((epoch_day(today) - today.weekday(), epoch_day(today)))
     if _WEEKEND.search(query):
         saturday = epoch_day(today) - (today.weekday() - 5) % 7
         windows.append((saturday, saturday + 1))
@@ -359,17 +449,23 @@ def _latest_day_of_month(number: int, today: date) -> date | None:
 
 
 def _relative_windows(text: str, anchor: date) -> list[Window]:
-    windows: list[Window] = []
+    """The days `text`'s relative words name, seen from `anchor`; said with "since" ("since yesterday", "since
+    Monday"), from that day to `anchor`."""
+    windows: list[tuple[Window, re.Match[str]]] = []
     for m in _LAST.finditer(text):
         window = _relative(m[1], anchor)
         if window:
-            windows.append(window)
+            windows.append((window, m))
     for m in _AGO.finditer(text):
-        windows.append(_ago(_count(m[1]), m[2], epoch_day(anchor)))
+        windows.append((_ago(_count(m[1]), m[2], epoch_day(anchor)), m))
     for m in _LAST_WEEKDAY.finditer(text):
         back = (anchor.weekday() - WEEKDAYS[m[1].lower()]) % 7 or 7
-        windows.append((epoch_day(anchor) - back, epoch_day(anchor) - back))
-    return windows
+        windows.append(((epoch_day(anchor) - back, epoch_day(anchor) - back), m))
+    day = epoch_day(anchor)
+    return [
+        (first, max(last, day)) if _since(text, m.start(), m.end()) and first <= day else (first, last)
+        for (first, last), m in windows
+    ]
 
 
 def message_windows(text: str, ts: float | None) -> list[Window]:
