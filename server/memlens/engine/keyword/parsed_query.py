@@ -13,7 +13,7 @@ import tantivy
 
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.acronyms import Acronym
-from memlens.engine.keyword.error_query import looks_like_error
+from memlens.engine.keyword.error_query import asks_for_output, looks_like_error
 from memlens.engine.keyword.identifiers import identifiers, looks_technical
 from memlens.engine.keyword.stop_words import STOP_WORDS
 
@@ -50,6 +50,7 @@ class ParsedQuery:
     names_a_topic: bool  # a quoted phrase, an identifier, or a word that is no stop word, lone letter or digit
     literal: bool  # only its quoted phrases name its topic ("to be or not to be" in quotes): hits must hold them
     error_like: bool = False  # a pasted error or log line, or asks for one (tool output then weighs in full)
+    asks_output: bool = False  # asks what a command printed: its output ranks above the call and the prose about it
     filters: SearchFilters | None = None
     dates: tuple[tuple[int, int], ...] = ()  # (first, last) epoch days the query names, dated events included
 
@@ -78,6 +79,7 @@ def parse_words(text: str, index: Analysis, *, filters: SearchFilters | None = N
         names_a_topic=loose_topic or any(phrases),
         literal=any(phrases) and not loose_topic,
         error_like=looks_like_error(text),
+        asks_output=asks_for_output(text),
         filters=filters,
     )
 

@@ -72,7 +72,9 @@ def rescore(
     measure_coverage(head)
     if settings.tool_penalty > 0 and not facts.technical:
         penalise_tool_output(head, settings.tool_penalty)
-    if not query.error_like and not (query.filters is not None and query.filters.kind == "tool"):
+    if query.asks_output:
+        demote_all_but_tool_results(head, TOOL_RESULT_WEIGHT)
+    elif not query.error_like and not (query.filters is not None and query.filters.kind == "tool"):
         demote_tool_results(head, TOOL_RESULT_WEIGHT)
     if settings.question_penalty > 0:
         penalise_questions(head, settings.question_penalty)
@@ -124,6 +126,15 @@ def demote_tool_results(head: Head, weight: float) -> None:
     the same thing unless nothing else matches."""
     for hit in head.hits:
         if head.units[hit.unit_id].kind == "tool":
+            hit.score *= weight
+            head.unasked[hit.unit_id] *= weight
+
+
+def demote_all_but_tool_results(head: Head, weight: float) -> None:
+    """The mirror of `demote_tool_results` for a question about what a command printed: the call, shorter and holding
+    the same command, would otherwise rank above its output, and take its session's one place."""
+    for hit in head.hits:
+        if head.units[hit.unit_id].kind != "tool":
             hit.score *= weight
             head.unasked[hit.unit_id] *= weight
 

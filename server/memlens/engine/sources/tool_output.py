@@ -211,9 +211,12 @@ def tool_record(
     uuid: str | None = None,
     parent_uuid: str | None = None,
     is_sidechain: bool = False,
+    call: str | None = None,
 ) -> TranscriptRecord | None:
-    """The record of one tool result (None for an empty output): its first line names the tool and says whether it
-    failed, `[Bash output · error]`, so both are searchable and shown; the rest is the trimmed output."""
+    """The record of one tool result (None for an empty output): its first line names the tool, says whether it
+    failed and what was called (`call`: common.tool_call_summary), `[Bash output · error] $ git status`, so all three
+    are searchable and shown (the output alone rarely names the file it came from or the command that printed it);
+    the rest is the trimmed output."""
     body = trim_output(without_terminal_codes(output))  # a colour code would take the trimmed output's room
     if not body:
         return None
@@ -221,6 +224,8 @@ def tool_record(
     status = " · error" if error else ""
     exit_note = f" · exit {exit_code}" if exit_code not in (None, 0) else ""
     header = f"[{tool_name or 'tool'} output{status}{exit_note}]"
+    if call:
+        header = f"{header} {call}"
     return TranscriptRecord(
         message_id=message_id,
         role="assistant",
