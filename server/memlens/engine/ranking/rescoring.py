@@ -21,7 +21,7 @@ from memlens.engine.ranking.learned_order import (
 )
 from memlens.engine.ranking.query_facts import bm25_share, found_coverage, found_share, found_words
 from memlens.engine.ranking.query_facts import query_facts as read_query_facts
-from memlens.engine.ranking.unit_facts import unit_facts
+from memlens.engine.ranking.unit_facts import Words, unit_facts
 
 if TYPE_CHECKING:
     from memlens.engine.catalog import Catalog
@@ -69,7 +69,7 @@ def rescore(
         unasked={h.unit_id: h.score - h.lift for h in hits},
         neighbours={h.unit_id: max(0.0, h.score - h.fused - h.lift) for h in hits},
     )
-    measure_coverage(head)
+    measure_coverage(head, with_call=query.asks_output)
     if settings.tool_penalty > 0 and not facts.technical:
         penalise_tool_output(head, settings.tool_penalty)
     if query.asks_output:
@@ -104,11 +104,13 @@ def rescore(
     return head.hits + tail
 
 
-def measure_coverage(head: Head) -> None:
-    """How much of the query each hit's own text holds, weighted by idf and not."""
+def measure_coverage(head: Head, *, with_call: bool = False) -> None:
+    """How much of the query each hit's own text holds, weighted by idf and not; `with_call` (a question asking what
+    a command printed): a tool output's words with those of the call its header names."""
     for hit in head.hits:
         unit = head.units[hit.unit_id]
-        found = found_words(head.facts, unit.tokens)
+        tokens = Words(f"{unit.tokens.padded} {unit.call}") if with_call and unit.call else unit.tokens
+        found = found_words(head.facts, tokens)
         head.covers[hit.unit_id] = found_coverage(head.facts, found, unit.text)
         head.matched[hit.unit_id] = found_share(found)
 
