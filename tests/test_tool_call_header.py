@@ -175,3 +175,24 @@ def test_a_secret_on_the_command_line_is_masked_in_the_outputs_header(engine: En
     assert KEY not in deploy and "REDACTED" in header
     found = engine.search("deploy.sh dry-run output", mode="keyword", min_score=0.0)
     assert found["results"] and KEY not in json.dumps(found)
+
+
+def test_a_search_that_does_not_ask_for_output_scores_the_command_once(engine: Engine) -> None:
+    """The call's words are scored in the call's message alone (the output's header names it, but its `text` field
+    leaves the call out): the output, whose own text holds none of them, is not a keyword hit for them unless the
+    question asks what the command printed."""
+    rows = engine.catalog.db.execute("SELECT id, kind, text FROM plain_units").fetchall()
+    [output] = [int(r[0]) for r in rows if r[1] == "tool" and "spotter-gqc.2" in r[2]]
+    [call] = [int(r[0]) for r in rows if r[1] != "tool" and "bd ready" in r[2]]
+    plain = [unit for unit, _ in engine.keyword.search(engine.keyword.parse("bd ready"), 20)]
+    asked = [unit for unit, _ in engine.keyword.search(engine.keyword.parse("the output of bd ready"), 20)]
+    assert call in plain and output not in plain
+    assert output in asked
+
+
+def test_history_shows_a_calls_command_once(engine: Engine) -> None:
+    messages = engine.history("7a1c9e20-3b4d-4f6a-8c2e-1d0f9b8a7c61", limit=20)["messages"]
+    naming = [m["text"] for m in messages if "bd ready" in m["text"]]
+    assert len(naming) == 1 and naming[0].startswith("[Bash] bd ready"), naming
+    [output] = [m["text"] for m in messages if "spotter-gqc.2" in m["text"]]
+    assert output.startswith("[Bash output]\n"), output
