@@ -89,7 +89,10 @@ def rescore(
         merge_duplicates(head)
     if settings.session_cap > 0:
         cap_sessions(head, settings.session_cap)
-    learned = settings.ranker == "learned" and mode == "hybrid"  # fitted on hybrid rows: cosines and BM25 both there
+    # fitted on hybrid rows: cosines and BM25 both there. None of its questions asked what a command printed (their
+    # output's header names the call in a field of its own, keyword_query.py): for one that does, the rules' order,
+    # which ranks tool output above the call and the prose, stands
+    learned = settings.ranker == "learned" and mode == "hybrid" and not query.asks_output
     if learned:
         predict(head, bundled_model())
     # the chances are read in the rules' order: calibration was fitted on it (its rank feature)
