@@ -196,3 +196,33 @@ def test_history_shows_a_calls_command_once(engine: Engine) -> None:
     assert len(naming) == 1 and naming[0].startswith("[Bash] bd ready"), naming
     [output] = [m["text"] for m in messages if "spotter-gqc.2" in m["text"]]
     assert output.startswith("[Bash output]\n"), output
+
+
+@pytest.fixture(scope="module")
+def hybrid_engine(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
+    root = tmp_path_factory.mktemp("tool-call-header-hybrid")
+    transcripts = root / "transcripts"
+    for write in (_claude_code, _codex, _openclaw, _specstory):
+        write(transcripts)
+    workspace = root / "ws"
+    workspace.mkdir()
+    with Engine([workspace], Settings(), [transcripts], index_dir=root / "index", embedder=embedder) as opened:
+        opened.sync()
+        yield opened
+
+
+@pytest.mark.parametrize(
+    ("query", "body"),
+    [
+        ("show me the output of bd ready", "spotter-gqc.2"),
+        ("what did git status print", "Changes not staged"),
+        ("what did pyright billing print", "0 errors, 0 warnings"),
+    ],
+)
+def test_a_hybrid_search_asking_for_output_ranks_it_first(hybrid_engine: Engine, query: str, body: str) -> None:
+    """The learned ranker, fitted on no question that asks what a command printed, leaves such a question the rules'
+    order, which puts the output above the call that holds the same words."""
+    results = hybrid_engine.search(query, mode="hybrid", min_score=0.0)["results"]
+    assert results and results[0]["kind"] == "tool" and body in results[0]["excerpt"], [
+        (r["kind"], r["excerpt"][:50]) for r in results[:3]
+    ]
