@@ -29,6 +29,11 @@ from memlens.engine.keyword.error_query import looks_like_error, looks_like_outp
         "ENOENT: no such file or directory, open 'package.json'",
         "src/app.py:12:5: F401 'os' imported but unused",
         "how did we fix the failing migration test",
+        "show me the output of bd ready",  # asks for what a command printed
+        "what did git status print",
+        "the stderr from the deploy script",
+        "what was in mix.exs when it was read",
+        "the contents of config.toml",
     ],
 )
 def test_pasted_errors_and_questions_about_them(query: str) -> None:
@@ -45,6 +50,10 @@ def test_pasted_errors_and_questions_about_them(query: str) -> None:
         "what did we decide about the file layout",
         "the permission model for shared folders",
         "how do people know the online lookup is still running?",
+        "what did we print on the invitations",
+        "how much output does the new line produce per day",
+        "what was in the box when she opened the door",
+        "the contents of the letter from grandma",
     ],
 )
 def test_prose_questions_are_not_errors(query: str) -> None:

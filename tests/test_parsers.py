@@ -355,7 +355,7 @@ def test_claude_code_active_branch_after_edit() -> None:
     assert active == [
         "first question",
         "answer one\n\n[Bash] ls",
-        "[Bash output]\nout",
+        "[Bash output] $ ls\nout",
         "edited follow-up",
         "new answer",
     ]
@@ -557,7 +557,7 @@ def test_specstory_blocks_and_tools() -> None:
     assert [(r.role, r.text, r.position) for r in result.records] == [
         ("user", "run it", 3),
         ("assistant", "Running.\n\n[Bash] make test\n\nDone.", 15),
-        ("assistant", "[Bash output]\n_**User (2026-05-11 10:00:07Z)**_", 15),  # its output, after the call
+        ("assistant", "[Bash output] make test\n_**User (2026-05-11 10:00:07Z)**_", 15),  # its output, after the call
     ]
 
 

@@ -13,6 +13,7 @@ import pytest
 from memlens.engine.engine import Engine
 from memlens.engine.filters import SearchFilters
 from memlens.engine.indexing.ingest import EMBED_TEXT_CHARS
+from memlens.engine.sources.tool_output import scored_text
 from memlens.engine.vectors import vector_file
 from memlens.engine.vectors.quantized_rows import BLOCK, FileRows, QuantizedRows
 from memlens.engine.vectors.vector_index import EXACT_ROWS, VectorIndex
@@ -143,7 +144,9 @@ def test_a_search_scores_the_rows_it_returns_with_their_remainders(example: Engi
     query = example.embedder.embed_query("dead letter queue")
     found = example.vectors.search(query, 5)
     units = example.catalog.units_by_id([unit_id for unit_id, _ in found])
-    fresh = example.embedder.embed([units[unit_id]["text"][:EMBED_TEXT_CHARS] for unit_id, _ in found])
+    fresh = example.embedder.embed(
+        [scored_text(units[unit_id]["text"], units[unit_id]["kind"])[:EMBED_TEXT_CHARS] for unit_id, _ in found]
+    )
     exact = {unit_id: float(vector @ query) for (unit_id, _), vector in zip(found, fresh, strict=True)}
     assert found and all(cosine == pytest.approx(exact[unit_id], abs=1.5e-4) for unit_id, cosine in found)
     snapshot = example.vectors._current()
@@ -232,7 +235,9 @@ def test_searches_over_real_vectors_rank_and_score_as_exact_cosines_do(example: 
     units = example.catalog.units_by_id(ids)
     assert len(units) == len(ids) >= 50
     exact_ids = np.array(ids)
-    matrix = example.embedder.embed([str(units[unit_id]["text"])[:EMBED_TEXT_CHARS] for unit_id in ids])
+    # what each unit's vector is of: a tool output's text without the call its header names
+    embedded = [scored_text(str(units[unit_id]["text"]), units[unit_id]["kind"]) for unit_id in ids]
+    matrix = example.embedder.embed([text[:EMBED_TEXT_CHARS] for text in embedded])
     texts = {unit_id: units[unit_id] for unit_id in ids[:: max(1, len(ids) // 40)]}
     queries = [" ".join(str(unit["text"]).split()[:8]) for unit in texts.values()]
     hits = total = 0

@@ -10,6 +10,7 @@ import pytest
 
 from memlens.engine.sources.claude_code import ClaudeCodeParser
 from memlens.engine.sources.codex import CodexParser
+from memlens.engine.sources.common import CALL_SUMMARY_MAX_CHARS
 from memlens.engine.sources.openclaw import OpenClawParser
 from memlens.engine.sources.specstory import SpecStoryParser
 from memlens.engine.sources.tool_output import TOOL_OUTPUT_MAX_CHARS, looks_like_error, trim_output
@@ -114,7 +115,7 @@ def test_claude_code_results_are_named_after_their_call_and_marked() -> None:
     result = ClaudeCodeParser().parse(data, Path("s1.jsonl"))
     [tool] = [r for r in result.records if r.kind == "tool"]
     assert (tool.call_id, tool.error, tool.uuid, tool.parent_uuid) == ("toolu_1", True, "r1", "a1")
-    assert tool.text.startswith("[Bash output · error]\nExit code 1\nFAILED tests/test_money.py")
+    assert tool.text.startswith("[Bash output · error] $ pytest\nExit code 1\nFAILED tests/test_money.py")
     assert [r.kind for r in result.records] == ["message", "message", "tool", "message"]
 
 
@@ -138,7 +139,7 @@ def test_codex_outputs_read_their_exit_code() -> None:
     )
     tools = [r for r in CodexParser().parse(data, Path("rollout-c1.jsonl")).records if r.kind == "tool"]
     assert [(r.call_id, r.error) for r in tools] == [("call_1", True), ("call_2", False)]
-    assert tools[0].text == "[exec_command output · error · exit 101]\nerror[E0308]: mismatched types"
+    assert tools[0].text == "[exec_command output · error · exit 101] $ cargo b\nerror[E0308]: mismatched types"
     assert tools[1].text.startswith("[apply_patch output]\nSuccess.")
 
 
@@ -219,7 +220,7 @@ def test_specstory_output_fences_follow_their_message() -> None:
     )
     records = SpecStoryParser().parse(md.encode(), Path("2026-05-11_10-00-00Z-x.md"), final=True).records
     assert [(r.kind, r.message_id) for r in records] == [("message", "L1"), ("message", "L5"), ("tool", "L5:T1")]
-    assert records[2].text.startswith("[Bash output · error]\nsrc/app.py:12:5: error:")
+    assert records[2].text.startswith("[Bash output · error] mypy src\nsrc/app.py:12:5: error:")
 
 
 def _claude_code_errors() -> bytes:
@@ -268,5 +269,5 @@ def test_claude_code_errors_are_marked(source: str) -> None:
     errors = [r for r in records if r.kind == "tool" and r.error]
     assert any("has no upstream branch" in r.text for r in errors)
     assert any("undefined function get/2" in r.text for r in errors)
-    assert all(len(r.text) <= TOOL_OUTPUT_MAX_CHARS + 60 for r in records if r.kind == "tool")
+    assert all(len(r.text) <= TOOL_OUTPUT_MAX_CHARS + 60 + CALL_SUMMARY_MAX_CHARS for r in records if r.kind == "tool")
     assert not any("Exit code 2 shows stderr" in r.text for r in errors)  # prose about exit codes is no error

@@ -7,6 +7,7 @@ import sqlite3
 from memlens.engine.answers.results import iso
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
+from memlens.engine.sources.tool_output import scored_text
 from memlens.errors import NotFound
 from memlens.requests import MAX_HISTORY
 from memlens.wire import HistoryMessage, HistoryResponse
@@ -17,14 +18,15 @@ class HistoryError(NotFound):
 
 
 def history_message(row: sqlite3.Row) -> HistoryMessage:
-    """A stored unit as a message of a history window (a tool result is a message of kind "tool")."""
+    """A stored unit as a message of a history window (a tool result is a message of kind "tool", its header without
+    the call it names: the call's own message, just above it, shows that)."""
     kind = row["kind"]
     return {
         "messageId": row["message_id"],
         "role": row["role"],
         "kind": "summary" if kind == "summary" else "tool" if kind == "tool" else "message",
         "timestamp": iso(row["ts"]),
-        "text": row["text"],
+        "text": scored_text(row["text"], kind),
         "position": row["position"],
     }
 

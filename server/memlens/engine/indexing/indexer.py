@@ -44,6 +44,7 @@ from memlens.engine.keyword.vocabulary import backfill_words, collect_words
 from memlens.engine.progress import Progress, RateMeter
 from memlens.engine.ranking.unit_facts import backfill_unit_facts, fill_facts_from_analysed, fill_unit_facts
 from memlens.engine.redact import redact
+from memlens.engine.sources.tool_output import scored_text
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.errors import environmental_cause, is_disk_full
@@ -530,7 +531,7 @@ class Indexer:
             fill_unit_facts(self.catalog, self.keyword, ((i, row["text"], row["kind"]) for i, row in added.items()))
         # (behind: the rewrite fills in the units' facts from the words it analyses; a search works out those of a
         # unit that has none meanwhile, and the next sync's backfill those a cancelled sync left)
-        collect_words(self.catalog, self.keyword, (row["text"] for row in added.values()))
+        collect_words(self.catalog, self.keyword, (scored_text(row["text"], row["kind"]) for row in added.values()))
         if added and self.catalog.texts.newest is None:  # a first build: its dictionary as soon as it has texts enough
             compress_stored_texts(self.catalog)
         self.embedding.mirror(added=added, deleted=pending.deleted_units)

@@ -17,6 +17,7 @@ from memlens.engine.indexing.transcript_chunker import group_messages, split_tex
 from memlens.engine.sources import PARSERS, WIDE_HEAD_LINES, detect_format_in, get_parser, split_branches
 from memlens.engine.sources.base import ParseResult, TranscriptParser, TranscriptRecord
 from memlens.engine.sources.common import REPLACED_REASON, errors_before_line
+from memlens.engine.sources.tool_output import scored_text
 from memlens.engine.terminal_codes import without_terminal_codes
 from memlens.engine.text_encoding import decode_counted, sniff_json_encoding
 from memlens.settings import ChunkingSettings
@@ -360,10 +361,11 @@ def _link_across_blocks(before: list[TranscriptRecord], block: list[TranscriptRe
 
 def record_unit(record: TranscriptRecord) -> UnitSpec:
     text = record.text[:MAX_UNIT_CHARS]
+    kind = record.kind if record.kind in ("summary", "tool") else "transcript"
     return UnitSpec(
-        kind=record.kind if record.kind in ("summary", "tool") else "transcript",
+        kind=kind,
         text=text,
-        embed_text=text[:EMBED_TEXT_CHARS],
+        embed_text=scored_text(text, kind)[:EMBED_TEXT_CHARS],  # as the keyword index reads it: no call of a header
         message_id=record.message_id,
         role=record.role,
         ts=record.timestamp,

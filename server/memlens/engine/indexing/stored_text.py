@@ -15,6 +15,7 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.indexing.ingest import FileContent
 from memlens.engine.redact import Span, find_secrets, redact, redact_sequence, redact_title
 from memlens.engine.redaction import find_secrets_in_sequence
+from memlens.engine.sources.tool_output import scored_text
 
 log = logging.getLogger(__name__)
 
@@ -81,12 +82,12 @@ def redact_content(content: FileContent, *, enabled: bool) -> None:
     for record, text in zip(records, redact_sequence([r.text for r in records], spans), strict=True):
         record.text = text
     units = [unit for chunk in content.chunks for unit in chunk.units]
-    embedded_prefix = [unit.text.startswith(unit.embed_text) for unit in units]
+    embedded_prefix = [scored_text(unit.text, unit.kind).startswith(unit.embed_text) for unit in units]
     for unit, text, prefix in zip(units, redact_sequence([u.text for u in units], spans), embedded_prefix, strict=True):
         length = len(unit.embed_text)
-        # the embedded text is a prefix of the unit's text: cut it from the masked whole, so a secret that
-        # straddled the cut is masked too rather than embedded in part
-        unit.embed_text = text[:length] if prefix else masked(unit.embed_text)
+        # the embedded text is a prefix of the unit's text (as scored: a tool output's without its header's call):
+        # cut it from the masked whole, so a secret that straddled the cut is masked too rather than embedded in part
+        unit.embed_text = scored_text(text, unit.kind)[:length] if prefix else masked(unit.embed_text)
         unit.text = text
     for chunk in content.chunks:
         if chunk.heading:

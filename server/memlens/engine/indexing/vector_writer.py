@@ -19,6 +19,7 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.indexing.ingest import EMBED_TEXT_CHARS
 from memlens.engine.keyword.vocabulary import embed_words, link_words
 from memlens.engine.progress import Progress, RateMeter
+from memlens.engine.sources.tool_output import scored_text
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_file import text_hash_bytes
 from memlens.engine.vectors.vector_index import VectorIndex
@@ -118,7 +119,8 @@ class VectorWriter:
                 break  # an empty queue, or a batch that did not leave it (never expected): stop rather than loop
             previous = {unit_id for _, unit_id in missing}
             units = self.catalog.units_by_id([unit_id for _, unit_id in missing])
-            matrix = self.embedder.embed([units[unit_id]["text"][:EMBED_TEXT_CHARS] for _, unit_id in missing])
+            texts = [scored_text(units[unit_id]["text"], units[unit_id]["kind"]) for _, unit_id in missing]
+            matrix = self.embedder.embed([text[:EMBED_TEXT_CHARS] for text in texts])  # what embed_text_hash is of
             hashes = [h for h, _ in missing]
             vector_of = dict(zip(hashes, matrix, strict=True))
             rows = [unit_vector_row(unit, vector_of[unit[6]]) for unit in self.catalog.units_of_texts(hashes)]

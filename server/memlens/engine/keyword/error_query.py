@@ -40,10 +40,26 @@ _ASKS = re.compile(
     re.IGNORECASE,
 )
 
+# Asking what a command printed: "the output of bd ready", "its stderr", "what did git status print" (print ending the
+# question: "what did we print on the invitations" asks about prose), "what was in mix.exs when it was read", "the
+# contents of config.toml" (a file's name: "what was in the box" is prose). A tool output's header names its call
+# (sources/tool_output.py), so the command's words find it once it competes in full.
+_ASKS_OUTPUT = re.compile(
+    r"\b(?:output|stdout|stderr)\s+(?:of|from)\b|\bstd(?:out|err)\b"
+    r"|\bwhat\s+did\s+\S.{0,80}?\s(?:print|output)\s*\??\s*$"
+    r"|\b(?:what\s+was\s+in|contents?\s+of)\s+(?:the\s+)?[\w./~-]*\w\.[a-z]\w{0,4}\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+
 
 def looks_like_error(text: str) -> bool:
     """True for a pasted error or log line, or a query that asks about errors, failures or tool output."""
-    return _PASTED.search(text) is not None or _ASKS.search(text) is not None
+    return _PASTED.search(text) is not None or _ASKS.search(text) is not None or asks_for_output(text)
+
+
+def asks_for_output(text: str) -> bool:
+    """True for a question about what a command printed ("the output of bd ready", "what did git status print")."""
+    return _ASKS_OUTPUT.search(text) is not None
 
 
 # What a command prints and people rarely type: a value after its label, a duration, share or size as tools print

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from memlens.engine.catalog import Catalog
 from memlens.engine.keyword.keyword_index import CONTEXT_WINDOW, KeywordDoc, KeywordIndex
 from memlens.engine.progress import Progress
+from memlens.engine.sources.tool_output import split_call
 
 _KEYWORD_TS_LIMIT = 2.0**62  # tantivy keeps times as i64; a stored value past that (an old index) counts as unknown
 # what hears each batch of a rewrite: its units' rows and their texts' analysed words (text → words)
@@ -111,19 +112,20 @@ def _keyword_batch(
 
     docs = []
     for row in rows:
-        words = words_of(row["text"])
+        text, call = split_call(row["text"], row["kind"])
+        words = words_of(text)
         context = None  # the text's words alone (the index's fallback), for a unit that is not a message
         if row["kind"] == "transcript" and row["session_key"]:
             key, seq = row["session_key"], int(row["seq"])
             near = (texts.get((key, seq + d)) for d in range(-CONTEXT_WINDOW, CONTEXT_WINDOW + 1))
             context = " ".join([w for w in (words_of(t) for t in near if t) if w])
-        docs.append(_keyword_doc(row, words, context))
+        docs.append(_keyword_doc(row, text, words, context, call))
     if analysed_batch is not None and rows:
         analysed_batch(rows, words_of)
     return docs
 
 
-def _keyword_doc(row: sqlite3.Row, words: str, context: str | None) -> KeywordDoc:
+def _keyword_doc(row: sqlite3.Row, text: str, words: str, context: str | None, call: str) -> KeywordDoc:
     return KeywordDoc(
         unit_id=int(row["id"]),
         file_id=int(row["file_id"]),
@@ -132,7 +134,8 @@ def _keyword_doc(row: sqlite3.Row, words: str, context: str | None) -> KeywordDo
         session_key=row["session_key"] or "",
         role=row["role"] or "",
         ts=int(row["ts"]) if row["ts"] is not None and abs(row["ts"]) < _KEYWORD_TS_LIMIT else -1,
-        text=row["text"],
+        text=text,
         words=words,
         context_words=context,
+        call=call,
     )

@@ -31,7 +31,7 @@ SPACED = "memlens_spaced"
 GENERATION_FILE = "memlens-generation"
 SCHEMA_FILE = "memlens-schema"
 COMPACTED_FILE = "memlens-compacted"  # how many documents the index held when it was last written afresh
-SCHEMA_VERSION = 3  # bump on any field or tokenizer change (3: English stems): older indexes are rebuilt
+SCHEMA_VERSION = 4  # bump on any field or tokenizer change (3: English stems; 4: `call`): older indexes are rebuilt
 CONTEXT_WINDOW = 2
 WRITER_HEAP = 64_000_000  # bytes: what one writer may buffer before it flushes a segment
 # A write afresh (a compaction or a rebuild) buffers up to this much, so an index of up to about 300k units comes out
@@ -66,6 +66,7 @@ class KeywordDoc:
     # writer's documents, keyword_docs.py: each neighbour's text is analysed once, not once per window it is in)
     words: str | None = None
     context_words: str | None = None
+    call: str = ""  # the call a tool output's header names (sources/tool_output.split_call), kept out of `text`
 
 
 def _analyzer(*, stem: bool = True) -> tantivy.TextAnalyzer:
@@ -84,9 +85,9 @@ def _stemmer() -> tantivy.Filter:
 
 
 def _analysed_words() -> tantivy.TextAnalyzer:
-    """What tantivy splits the `text` and `context` fields with: words `_analyzer()` already gave, one space between
-    each two. No such word holds a space or is empty (tests/test_analysed_words.py tries every character), so the
-    split gives back those words at their positions: the terms and positions `_analyzer()` gives the raw text."""
+    """What tantivy splits the `text`, `context` and `call` fields with: words `_analyzer()` already gave, one space
+    between each two. No such word holds a space or is empty (tests/test_analysed_words.py tries every character), so
+    the split gives back those words at their positions: the terms and positions `_analyzer()` gives the raw text."""
     return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build()
 
 
@@ -122,6 +123,7 @@ def _schema() -> tantivy.Schema:
     builder.add_text_field("ident", stored=False, tokenizer_name=SPACED, index_option="freq")
     builder.add_text_field("cjk", stored=False, tokenizer_name=SPACED, index_option="position")
     builder.add_text_field("context", stored=False, tokenizer_name=ANALYZER, index_option="position")
+    builder.add_text_field("call", stored=False, tokenizer_name=ANALYZER, index_option="freq")
     return builder.build()
 
 
@@ -256,6 +258,7 @@ class KeywordIndex:
                         ident=" ".join(identifier_terms(doc.text)),
                         cjk=cjk_field(doc.text),
                         context=context,
+                        call=self.analysed(doc.call) if doc.call else "",
                     )
                 )
             writer.commit()

@@ -31,8 +31,9 @@ class QueryBuilder:
 
         With `field="text"`, identifiers in the query also match the `ident` field whole (boosted) and by their
         parts, and CJK runs match the `cjk` field as phrases of bigrams (substrings). `field="context"` searches
-        the words of each message with its neighbours. `expansions`: (analysed word, boost) pairs that match as
-        optional words at that boost (see term_expansion.py)."""
+        the words of each message with its neighbours. A question asking what a command printed matches the `call`
+        field too, in either (the call a tool output's header names, which `text` and `context` leave out).
+        `expansions`: (analysed word, boost) pairs that match as optional words at that boost (term_expansion.py)."""
         clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
         for words in query.phrases:
             if len(words) == 1:
@@ -93,6 +94,8 @@ class QueryBuilder:
         for a in found:  # a run's words or its acronym, whichever scores more: a hit holding both counts once
             run = tantivy.Query.boolean_query([(tantivy.Occur.Should, self._word(field, w)) for w in a.words])
             queries.append(tantivy.Query.disjunction_max_query([run, self._word(field, a.term)]))
+        if query.asks_output:  # "what did git status print": the call a tool output's header names is asked too
+            queries += [self._term("call", w) for w in words]
         if field != "text":
             return queries
         # plain words also match the parts of camelCase identifiers (which the word field keeps whole), unstemmed

@@ -13,7 +13,7 @@ import tantivy
 
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.acronyms import Acronym
-from memlens.engine.keyword.error_query import looks_like_error, looks_like_output
+from memlens.engine.keyword.error_query import asks_for_output, looks_like_error, looks_like_output
 from memlens.engine.keyword.identifiers import identifiers, looks_technical
 from memlens.engine.keyword.stop_words import STOP_WORDS
 
@@ -51,6 +51,7 @@ class ParsedQuery:
     literal: bool  # only its quoted phrases name its topic ("to be or not to be" in quotes): hits must hold them
     error_like: bool = False  # a pasted error or log line, or asks for one (tool output then weighs in full)
     output_like: bool = False  # a line pasted from a command's output (tool output then weighs in full)
+    asks_output: bool = False  # asks what a command printed: its output ranks above the call and the prose about it
     filters: SearchFilters | None = None
     dates: tuple[tuple[int, int], ...] = ()  # (first, last) epoch days the query names, dated events included
 
@@ -80,6 +81,7 @@ def parse_words(text: str, index: Analysis, *, filters: SearchFilters | None = N
         literal=any(phrases) and not loose_topic,
         error_like=looks_like_error(text),
         output_like=looks_like_output(text),
+        asks_output=asks_for_output(text),
         filters=filters,
     )
 

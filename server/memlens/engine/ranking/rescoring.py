@@ -21,7 +21,7 @@ from memlens.engine.ranking.learned_order import (
 )
 from memlens.engine.ranking.query_facts import bm25_share, found_coverage, found_share, found_words
 from memlens.engine.ranking.query_facts import query_facts as read_query_facts
-from memlens.engine.ranking.unit_facts import unit_facts
+from memlens.engine.ranking.unit_facts import Words, unit_facts
 
 if TYPE_CHECKING:
     from memlens.engine.catalog import Catalog
@@ -69,10 +69,14 @@ def rescore(
         unasked={h.unit_id: h.score - h.lift for h in hits},
         neighbours={h.unit_id: max(0.0, h.score - h.fused - h.lift) for h in hits},
     )
-    measure_coverage(head)
+    measure_coverage(head, with_call=query.asks_output)
     if settings.tool_penalty > 0 and not facts.technical:
         penalise_tool_output(head, settings.tool_penalty)
-    if not (query.error_like or query.output_like) and not (query.filters is not None and query.filters.kind == "tool"):
+    if query.asks_output:
+        demote_all_but_tool_results(head, TOOL_RESULT_WEIGHT)
+    elif not (query.error_like or query.output_like) and not (
+        query.filters is not None and query.filters.kind == "tool"
+    ):
         demote_tool_results(head, TOOL_RESULT_WEIGHT)
     if settings.question_penalty > 0:
         penalise_questions(head, settings.question_penalty)
@@ -87,7 +91,10 @@ def rescore(
         merge_duplicates(head)
     if settings.session_cap > 0:
         cap_sessions(head, settings.session_cap)
-    learned = settings.ranker == "learned" and mode == "hybrid"  # fitted on hybrid rows: cosines and BM25 both there
+    # fitted on hybrid rows: cosines and BM25 both there. None of its questions asked what a command printed (their
+    # output's header names the call in a field of its own, keyword_query.py): for one that does, the rules' order,
+    # which ranks tool output above the call and the prose, stands
+    learned = settings.ranker == "learned" and mode == "hybrid" and not query.asks_output
     if learned:
         predict(head, bundled_model())
     # the chances are read in the rules' order: calibration was fitted on it (its rank feature)
@@ -102,11 +109,13 @@ def rescore(
     return head.hits + tail
 
 
-def measure_coverage(head: Head) -> None:
-    """How much of the query each hit's own text holds, weighted by idf and not."""
+def measure_coverage(head: Head, *, with_call: bool = False) -> None:
+    """How much of the query each hit's own text holds, weighted by idf and not; `with_call` (a question asking what
+    a command printed): a tool output's words with those of the call its header names."""
     for hit in head.hits:
         unit = head.units[hit.unit_id]
-        found = found_words(head.facts, unit.tokens)
+        tokens = Words(f"{unit.tokens.padded} {unit.call}") if with_call and unit.call else unit.tokens
+        found = found_words(head.facts, tokens)
         head.covers[hit.unit_id] = found_coverage(head.facts, found, unit.text)
         head.matched[hit.unit_id] = found_share(found)
 
@@ -124,6 +133,15 @@ def demote_tool_results(head: Head, weight: float) -> None:
     the same thing unless nothing else matches."""
     for hit in head.hits:
         if head.units[hit.unit_id].kind == "tool":
+            hit.score *= weight
+            head.unasked[hit.unit_id] *= weight
+
+
+def demote_all_but_tool_results(head: Head, weight: float) -> None:
+    """The mirror of `demote_tool_results` for a question about what a command printed: the call, shorter and holding
+    the same command, would otherwise rank above its output, and take its session's one place."""
+    for hit in head.hits:
+        if head.units[hit.unit_id].kind != "tool":
             hit.score *= weight
             head.unasked[hit.unit_id] *= weight
 

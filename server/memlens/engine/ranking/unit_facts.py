@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from memlens.engine.keyword.keyword_index import SCHEMA_VERSION as KEYWORD_SCHEMA_VERSION
+from memlens.engine.sources.tool_output import scored_text, split_call
 
 if TYPE_CHECKING:
     import sqlite3
@@ -76,7 +77,9 @@ class DerivedFacts(NamedTuple):
 def derived_facts(text: str, kind: str, keyword: KeywordIndex, analysed: str | None = None) -> DerivedFacts:
     """A unit's derived facts, as the writer stores them and as a reader works them out when they are not stored.
     `analysed`: the text's words as `KeywordIndex.analysed` gives them, when they are worked out already (no word
-    holds a space or is empty: the same words as `tokens`)."""
+    holds a space or is empty: the same words as `tokens`) of its `scored_text`: a tool output's facts leave out the
+    call its header names."""
+    text = scored_text(text, kind)
     tokens = keyword.tokens(text) if analysed is None else analysed.split(" ") if analysed else []
     words = " ".join(sorted(set(tokens)))
     folded = " ".join(text.lower().split())
@@ -94,7 +97,7 @@ def fill_unit_facts(
     """Work out and store the derived facts of (id, text, kind) units (`words_of`: text → its analysed words, when
     worked out already); returns how many."""
     rows = [
-        (unit_id, derived_facts(text, kind, keyword, None if words_of is None else words_of(text)))
+        (unit_id, derived_facts(text, kind, keyword, None if words_of is None else words_of(scored_text(text, kind))))
         for unit_id, text, kind in units
     ]
     if rows:
@@ -155,7 +158,7 @@ class Words:
 
 
 class UnitFacts(NamedTuple):  # a tuple, not a frozen dataclass: built for every hit a search has not seen yet
-    text: str
+    text: str  # its scored_text: a tool output's without the call its header names
     ts: float | None
     session: str  # what the per-session cap counts: the session key, else the file
     tokens: Words  # the analysed words of the text (the keyword index's `text` field)
@@ -163,6 +166,7 @@ class UnitFacts(NamedTuple):  # a tuple, not a frozen dataclass: built for every
     key: str  # identical texts (up to case and whitespace) share it and merge; "" merges with nothing
     question: float  # question_share(text) of a transcript message, else 0
     kind: str = ""  # the unit's kind: memory | transcript | summary | tool
+    call: str = ""  # the analysed words of the call a tool output's header names (split_call), "" for none
 
 
 MISSING = UnitFacts("", None, "", Words(""), 0.0, "", 0.0)  # a hit whose unit is gone (deleted since the search)
@@ -204,7 +208,9 @@ class UnitFactsCache:
         for unit_id, text, kind, ts, session, words, tool, key, question in catalog.unit_facts_rows(missing):
             if stale or words is None or tool is None or key is None or question is None:
                 words, tool, key, question = derived_facts(text, kind, keyword)
-            fresh[unit_id] = UnitFacts(text, ts, session, Words(words), tool, key, question, kind)
+            scored, call = split_call(text, kind)
+            call_words = keyword.analysed(call) if call else ""
+            fresh[unit_id] = UnitFacts(scored, ts, session, Words(words), tool, key, question, kind, call_words)
         for unit_id in missing:  # in the order asked, as the cached ones are
             found[unit_id] = fresh.get(unit_id, MISSING)
         with self._lock:

@@ -26,7 +26,9 @@ from .common import (
     head_objects,
     iter_json_objects,
     parse_timestamp,
+    pending_call_line,
     render_tool_call,
+    tool_call_summary,
 )
 from .tool_output import blocks_text, tool_record
 
@@ -77,6 +79,8 @@ class _State:
         self.group: _Group | None = None
         self.queued: tuple[int, str, float | None] | None = None
         self.tool_names: dict[str, str] = {}  # tool_use id → tool name, to name its result
+        self.tool_calls: dict[str, str] = {}  # tool_use id → what it called (tool_call_summary), for its result
+        self.pending: dict[str, int] = {}  # tool_use id with no result yet → its message's first line
 
     def add(self, record: TranscriptRecord, line_uuid: str | None) -> None:
         self.flush()
@@ -144,11 +148,13 @@ class ClaudeCodeParser:
         open_lines = [state.group.position] if state.group is not None else []
         if state.queued is not None:
             open_lines.append(state.queued[0])
+        end_line = start_line + data.count(b"\n", 0, result.consumed_bytes)
+        if (pending := pending_call_line(state.pending, end_line)) is not None:
+            open_lines.append(pending)  # its result, when it comes, is read with it
         state.flush()
         state.links.resolve_all(result.records)
         result.records.sort(key=lambda r: r.position)
         result.resume_line = min(open_lines) if open_lines else None
-        end_line = start_line + data.count(b"\n", 0, result.consumed_bytes)
         result.anchor_ids = state.links.anchor_ids(result.records, result.resume_line or end_line)
         line_session = result.session_id
         result.session_id = line_session or path.stem
@@ -187,7 +193,7 @@ class ClaudeCodeParser:
                 state.sidechain(obj),
             )
         state.group.uuids.append(uuid)
-        self._remember_tools(state, message.get("content"))
+        self._remember_tools(state, message.get("content"), state.group.position)
         state.group.parts.extend(self._assistant_parts(message.get("content")))
 
     def _assistant_parts(self, content: object) -> list[str]:
@@ -206,10 +212,14 @@ class ClaudeCodeParser:
         return parts
 
     @staticmethod
-    def _remember_tools(state: _State, content: object) -> None:
+    def _remember_tools(state: _State, content: object, line_no: int) -> None:
         for block in content if isinstance(content, list) else []:
             if isinstance(block, dict) and isinstance(block.get("id"), str) and isinstance(block.get("name"), str):
                 state.tool_names[block["id"]] = block["name"]
+                state.pending[block["id"]] = line_no
+                summary = tool_call_summary(block["name"], block.get("input"))
+                if summary is not None:
+                    state.tool_calls[block["id"]] = summary
 
     def _tool_results(self, state: _State, line_no: int, obj: dict[str, Any], content: object) -> None:
         """One record for the tool_result blocks of a user line (parallel calls each get a line of their own)."""
@@ -221,6 +231,8 @@ class ClaudeCodeParser:
         if not results:
             return
         uuid = obj.get("uuid")
+        for block in results:
+            state.pending.pop(str(block.get("tool_use_id")), None)
         records = [
             tool_record(
                 output=blocks_text(block.get("content")),
@@ -230,6 +242,7 @@ class ClaudeCodeParser:
                 timestamp=parse_timestamp(obj.get("timestamp")),
                 position=line_no,
                 is_error=block.get("is_error") is True,
+                call=state.tool_calls.get(str(block.get("tool_use_id"))),
             )
             for index, block in enumerate(results)
         ]

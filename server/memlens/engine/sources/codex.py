@@ -31,6 +31,7 @@ from .common import (
     parse_json_arguments,
     parse_timestamp,
     render_tool_call,
+    tool_call_summary,
 )
 from .tool_output import tool_record
 
@@ -73,17 +74,22 @@ def _message_text(payload: dict[str, Any], role: str) -> str:
     return "\n\n".join(t for t in texts if t)
 
 
-def _tool_call(payload: dict[str, Any], max_chars: int) -> str:
+def _call_input(payload: dict[str, Any]) -> tuple[str, object]:
+    """A tool call item's tool name and input, whichever of the call types it is."""
     kind = payload.get("type")
     if kind == "function_call":
-        return render_tool_call(str(payload.get("name", "")), parse_json_arguments(payload.get("arguments")), max_chars)
+        return str(payload.get("name", "")), parse_json_arguments(payload.get("arguments"))
     if kind == "custom_tool_call":
-        return render_tool_call(str(payload.get("name", "")), payload.get("input"), max_chars)
+        return str(payload.get("name", "")), payload.get("input")
     raw_action = payload.get("action")
     action: dict[str, Any] = raw_action if isinstance(raw_action, dict) else {}
     if kind == "local_shell_call":
-        return render_tool_call("shell", {"command": action.get("command")}, max_chars)
-    return render_tool_call("web_search", action.get("query") or action.get("url"), max_chars)
+        return "shell", {"command": action.get("command")}
+    return "web_search", action.get("query") or action.get("url")
+
+
+def _tool_call(payload: dict[str, Any], max_chars: int) -> str:
+    return render_tool_call(*_call_input(payload), max_chars)
 
 
 def _output_and_exit(raw: object) -> tuple[str, int | None]:
@@ -117,6 +123,7 @@ class _State:
         self.turn_events: list[TranscriptRecord] = []  # records made from event messages in the open turn
         self.dropped: set[int] = set()  # id() of event records a response item duplicates
         self.tool_names: dict[str, str] = {}  # call id → tool name, to name its output
+        self.tool_calls: dict[str, str] = {}  # call id → what it called (tool_call_summary), for its output
 
     def add(self, role: Role, text: str, line_no: int, timestamp: float | None, kind: str = "message") -> None:
         record = TranscriptRecord(f"L{line_no}", role, text, timestamp, line_no)
@@ -194,6 +201,12 @@ class CodexParser:
         elif kind == "response_item" and item in _TOOL_CALL_TYPES:
             if isinstance(payload.get("call_id"), str):
                 state.tool_names[payload["call_id"]] = str(payload.get("name") or item.removesuffix("_call"))
+                name, tool_input = _call_input(payload)
+                # a function's arguments are JSON: a string that is not says nothing of the call
+                plain = item == "function_call" and not isinstance(tool_input, dict)
+                summary = None if plain else tool_call_summary(name, tool_input)
+                if summary is not None:
+                    state.tool_calls[payload["call_id"]] = summary
             state.tool_call(_tool_call(payload, state.max_chars), line_no, ts)
         elif kind == "compacted":
             message = payload.get("message")
@@ -218,6 +231,7 @@ class CodexParser:
             timestamp=ts,
             position=line_no,
             exit_code=exit_code,
+            call=state.tool_calls.get(call_id or ""),
         )
         if record is not None:
             state.result.records.append(record)  # the assistant message its calls attach to stays open for more

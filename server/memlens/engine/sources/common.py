@@ -354,6 +354,64 @@ def render_tool_call(name: str, tool_input: object, max_chars: int) -> str:
     return f"{label} {truncate(body, max_chars)}" if body else label
 
 
+# A call whose result has not come yet holds a parse's resume line back to it, so the result, appended later, is read
+# with its call (and named by it); a call this many lines back with no result (an interrupted session) no longer does.
+PENDING_CALL_LINES = 1000
+CALL_SUMMARY_MAX_CHARS = 120  # what a tool output's header keeps of the call that made it
+# The argument that says what a call was about, most telling first: a Grep's pattern before the folder it searched.
+_SUMMARY_KEYS = (
+    "file_path",
+    "notebook_path",
+    "pattern",
+    "path",
+    "url",
+    "query",
+    "command",
+    "cmd",
+    "description",
+    "name",
+)
+_PATCH_FILE_RE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
+
+
+def tool_call_summary(name: str, tool_input: object) -> str | None:
+    """What a call was, in one short line for its output's header: a shell command as `$ git status`, else the
+    argument that names what it read or searched (a file, a pattern, a URL, a query), else its first short string
+    argument; None when the input says nothing short. Its first line only, cut to CALL_SUMMARY_MAX_CHARS."""
+    summary: str | None = None
+    if isinstance(tool_input, dict):
+        command = next((tool_input[k] for k in _COMMAND_KEYS if k in tool_input), None)
+        shell = _shell_command(command) if name.lower() in _SHELL_TOOLS else None
+        if shell is not None and shell.strip():
+            return _summary_line("$ " + shell.strip())
+        summary = next((v for k in _SUMMARY_KEYS if isinstance(v := tool_input.get(k), str) and v.strip()), None)
+        if summary is None:
+            summary = next(
+                (
+                    v
+                    for v in tool_input.values()
+                    if isinstance(v, str) and v.strip() and len(v) <= 200 and "\n" not in v.strip()
+                ),
+                None,
+            )
+    elif isinstance(tool_input, str) and tool_input.strip():
+        patched = _PATCH_FILE_RE.search(tool_input)  # Codex's apply_patch: the patch text names its files
+        summary = patched.group(1) if patched else None if tool_input.lstrip().startswith("***") else tool_input
+    return _summary_line(summary) if summary is not None else None
+
+
+def pending_call_line(pending: dict[str, int], end_line: int) -> int | None:
+    """The first line of the earliest call in `pending` (call id → its record's first line) that still awaits its
+    result, of those fewer than PENDING_CALL_LINES before `end_line`."""
+    return min((line for line in pending.values() if line > end_line - PENDING_CALL_LINES), default=None)
+
+
+def _summary_line(text: str) -> str | None:
+    line = text.strip().split("\n", 1)[0].strip()
+    line = " ".join(line.split())
+    return truncate(line, CALL_SUMMARY_MAX_CHARS) if line else None
+
+
 def parse_json_arguments(arguments: object) -> object:
     """Tool arguments given as a JSON string (Codex function_call) decoded when possible."""
     if isinstance(arguments, str):

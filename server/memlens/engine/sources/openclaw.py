@@ -23,7 +23,9 @@ from .common import (
     head_objects,
     iter_json_objects,
     parse_timestamp,
+    pending_call_line,
     render_tool_call,
+    tool_call_summary,
 )
 from .tool_output import blocks_text, tool_record
 
@@ -42,6 +44,30 @@ def _is_entry(obj: dict[str, Any]) -> bool:
         and isinstance(message, dict)
         and "role" in message
     )
+
+
+class _Calls:
+    """What each toolCall of the assistant messages called (tool_call_summary), by its id, for its result's header;
+    and the calls whose result has not come yet, with their line."""
+
+    def __init__(self) -> None:
+        self.summaries: dict[str, str] = {}
+        self.pending: dict[str, int] = {}
+
+    def remember(self, obj: dict[str, Any], line_no: int) -> None:
+        message = obj.get("message")
+        content = message.get("content") if isinstance(message, dict) and message.get("role") == "assistant" else None
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "toolCall" and isinstance(block.get("id"), str):
+                self.pending[block["id"]] = line_no
+                summary = tool_call_summary(str(block.get("name", "")), block.get("arguments"))
+                if summary is not None:
+                    self.summaries[block["id"]] = summary
+
+    def answered(self, call_id: str) -> str | None:
+        """The summary of the call a result answers (None if unknown); the call awaits nothing more."""
+        self.pending.pop(call_id, None)
+        return self.summaries.get(call_id)
 
 
 class OpenClawParser:
@@ -63,17 +89,20 @@ class OpenClawParser:
     def parse(self, data: bytes, path: Path, start_line: int = 1, *, final: bool = False) -> ParseResult:
         result = ParseResult(format=self.format, session_id="")
         links = ParentLinks()
+        calls = _Calls()
         for line_no, obj in iter_json_objects(data, start_line, result, final=final):
             with LineGuard(result, line_no):
-                self._line(result, links, line_no, obj)
+                self._line(result, links, calls, line_no, obj)
         links.resolve_all(result.records)
         end_line = start_line + data.count(b"\n", 0, result.consumed_bytes)
-        result.anchor_ids = links.anchor_ids(result.records, end_line)  # nothing stays open: resume at the end
+        # nothing stays open but a call awaiting its result: resume at it, or at the end
+        result.resume_line = pending_call_line(calls.pending, end_line)
+        result.anchor_ids = links.anchor_ids(result.records, result.resume_line or end_line)
         result.session_from_path = not result.session_id
         result.session_id = result.session_id or path.stem
         return finish(result)
 
-    def _line(self, result: ParseResult, links: ParentLinks, line_no: int, obj: dict[str, Any]) -> None:
+    def _line(self, result: ParseResult, links: ParentLinks, calls: _Calls, line_no: int, obj: dict[str, Any]) -> None:
         if obj.get("type") == "session":
             session_id = obj.get("id")
             if not result.session_id and isinstance(session_id, str | int) and not isinstance(session_id, bool):
@@ -81,12 +110,13 @@ class OpenClawParser:
             result.cwd = obj.get("cwd") if isinstance(obj.get("cwd"), str) else result.cwd
             return
         links.line(obj.get("id"), obj.get("parentId"), line_no)
-        record = self._record(line_no, obj)
+        calls.remember(obj, line_no)
+        record = self._record(line_no, obj, calls)
         if record is not None:
             links.own(record.uuid, record)
             result.records.append(record)
 
-    def _record(self, line_no: int, obj: dict[str, Any]) -> TranscriptRecord | None:
+    def _record(self, line_no: int, obj: dict[str, Any], calls: _Calls) -> TranscriptRecord | None:
         entry_id = obj.get("id")
         if not isinstance(entry_id, str):
             return None
@@ -108,7 +138,7 @@ class OpenClawParser:
             )
         message = obj.get("message")
         if kind == "message" and isinstance(message, dict) and message.get("role") == "toolResult":
-            return self._tool_result(line_no, obj, message, entry_id, parent)
+            return self._tool_result(line_no, obj, message, entry_id, parent, calls)
         if kind != "message" or not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
             return None
         role: Role = "user" if message["role"] == "user" else "assistant"
@@ -118,7 +148,13 @@ class OpenClawParser:
         return TranscriptRecord(entry_id, role, text, self._timestamp(obj), line_no, "message", entry_id, parent)
 
     def _tool_result(
-        self, line_no: int, obj: dict[str, Any], message: dict[str, Any], entry_id: str, parent: str | None
+        self,
+        line_no: int,
+        obj: dict[str, Any],
+        message: dict[str, Any],
+        entry_id: str,
+        parent: str | None,
+        calls: _Calls,
     ) -> TranscriptRecord | None:
         details = message.get("details")
         failed = message.get("isError") is True or (isinstance(details, dict) and details.get("status") == "error")
@@ -133,6 +169,7 @@ class OpenClawParser:
             is_error=failed,
             uuid=entry_id,
             parent_uuid=parent,
+            call=calls.answered(call_id) if isinstance(call_id, str) else None,
         )
 
     def _text(self, content: object, role: str) -> str:

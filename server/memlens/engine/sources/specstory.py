@@ -27,6 +27,7 @@ from memlens.engine.text_encoding import decode_counted, sniff_encoding
 
 from .base import ParseResult, Role, TranscriptRecord
 from .common import (
+    CALL_SUMMARY_MAX_CHARS,
     DEFAULT_TOOL_INPUT_MAX_CHARS,
     LineGuard,
     clean_user_text,
@@ -55,6 +56,12 @@ _FILENAME_TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}_\d{2}-\d{2}(?:-\d{2})?Z?-")
 
 def _tool_description(name: str, lines: list[str], max_chars: int) -> str:
     """A short description of a <tool-use> block: its prose outside fences, else its first input fence."""
+    body = _tool_body(lines)
+    return f"[{name}] {truncate(body, max_chars)}" if body else f"[{name}]"
+
+
+def _tool_body(lines: list[str]) -> str:
+    """A <tool-use> block's prose outside fences, else its first input fence, on one line."""
     prose: list[str] = []
     fences: list[tuple[str, list[str]]] = []
     fence: tuple[str, list[str]] | None = None
@@ -73,8 +80,7 @@ def _tool_description(name: str, lines: list[str], max_chars: int) -> str:
             prose.append(line.strip())
     if not prose:
         prose = next((body for lang, body in fences if lang not in _OUTPUT_FENCES), [])
-    body = " ".join(" ".join(prose).split())
-    return f"[{name}] {truncate(body, max_chars)}" if body else f"[{name}]"
+    return " ".join(" ".join(prose).split())
 
 
 def _tool_output_text(lines: list[str]) -> str:
@@ -109,7 +115,8 @@ class _Block:
         self.tool_name: str | None = None
         self.tool_lines: list[str] = []
         self.in_think = False
-        self.tool_outputs: list[tuple[str, str]] = []  # (tool name, output fences' text) of each closed tool use
+        # (tool name, what it called, output fences' text) of each closed tool use
+        self.tool_outputs: list[tuple[str, str | None, str]] = []
 
     def feed(self, line: str, max_chars: int) -> None:
         if self.in_think:
@@ -131,7 +138,8 @@ class _Block:
             self.parts.append(_tool_description(self.tool_name, self.tool_lines, max_chars))
             output = _tool_output_text(self.tool_lines)
             if output:
-                self.tool_outputs.append((self.tool_name, output))
+                body = _tool_body(self.tool_lines)
+                self.tool_outputs.append((self.tool_name, truncate(body, CALL_SUMMARY_MAX_CHARS) or None, output))
             self.tool_name, self.tool_lines = None, []
 
     def inside_markup(self) -> bool:
@@ -214,7 +222,7 @@ class _Chains:
 
     def _tool_records(self, block: _Block, chain: str | None) -> None:
         """A record for each tool use's output in `block` (SpecStory has no call ids: the block's line names it)."""
-        for index, (name, output) in enumerate(block.tool_outputs):
+        for index, (name, call, output) in enumerate(block.tool_outputs):
             record = tool_record(
                 output=output,
                 tool_name=name,
@@ -223,6 +231,7 @@ class _Chains:
                 timestamp=block.timestamp,
                 position=block.position,
                 is_sidechain=chain is not None,
+                call=call,
             )
             if record is not None:
                 record.agent_id = chain

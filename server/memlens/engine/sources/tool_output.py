@@ -198,6 +198,29 @@ def _joined(lines: list[str], chosen: dict[int, str], max_chars: int) -> str:
     return "\n".join(kept)[:max_chars]
 
 
+# A tool output's header as tool_record writes it, with the call it names after it: `[Bash output · error] $ ls`.
+_HEADER_CALL = re.compile(r"\A(\[[^\n]*? output(?: · error)?(?: · exit -?\d+)?\]) ([^\n]+)")
+
+
+def split_call(text: str, kind: str) -> tuple[str, str]:
+    """A unit's text as ranking reads it, and the call its header names ("" for none, and for any unit but a tool
+    output): `[Bash output] $ git status\n…` gives `[Bash output]\n…` and `$ git status`. The call's words are kept
+    out of what is scored (the message field, the facts the ranking passes read, the vector): the call message above
+    the output holds the same words, and scored twice they out-ranked the messages a question is about. They are
+    searched in a field of their own when a question asks what a command printed (keyword_query.py)."""
+    if kind != "tool":
+        return text, ""
+    found = _HEADER_CALL.match(text)
+    if found is None:
+        return text, ""
+    return found.group(1) + text[found.end() :], found.group(2)
+
+
+def scored_text(text: str, kind: str) -> str:
+    """`split_call`'s text alone: what the keyword index, the ranking passes and the vectors read of a unit."""
+    return split_call(text, kind)[0]
+
+
 def tool_record(
     *,
     output: str,
@@ -211,9 +234,12 @@ def tool_record(
     uuid: str | None = None,
     parent_uuid: str | None = None,
     is_sidechain: bool = False,
+    call: str | None = None,
 ) -> TranscriptRecord | None:
-    """The record of one tool result (None for an empty output): its first line names the tool and says whether it
-    failed, `[Bash output · error]`, so both are searchable and shown; the rest is the trimmed output."""
+    """The record of one tool result (None for an empty output): its first line names the tool, says whether it
+    failed and what was called (`call`: common.tool_call_summary), `[Bash output · error] $ git status`, so all three
+    are searchable and shown (the output alone rarely names the file it came from or the command that printed it);
+    the rest is the trimmed output."""
     body = trim_output(without_terminal_codes(output))  # a colour code would take the trimmed output's room
     if not body:
         return None
@@ -221,6 +247,8 @@ def tool_record(
     status = " · error" if error else ""
     exit_note = f" · exit {exit_code}" if exit_code not in (None, 0) else ""
     header = f"[{tool_name or 'tool'} output{status}{exit_note}]"
+    if call:
+        header = f"{header} {call}"
     return TranscriptRecord(
         message_id=message_id,
         role="assistant",
