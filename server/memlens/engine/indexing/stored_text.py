@@ -19,7 +19,7 @@ from memlens.engine.redaction import find_secrets_in_sequence
 log = logging.getLogger(__name__)
 
 # Bump when the detector learns new kinds: indexes built with an older one are re-parsed on open.
-REDACTION_VERSION = 8
+REDACTION_VERSION = 9
 
 
 def redaction_stamp(enabled: bool) -> str:
