@@ -481,6 +481,9 @@ def _build_encoded() -> list[Planted]:
     planted.append(Planted("terraform-token", value, f"TF_TOKEN_app_terraform_io={value}", "env"))
     value = _join("00", _draw(_ALNUM, 40))
     planted.append(Planted("token-after-word", value, f"deploy with token {value} and retry", "user-prose"))
+    value = _password()
+    text = f"requests.get(url, auth=('admin', '{value}'), timeout=10)"
+    planted.append(Planted("python-auth-tuple", value, text, "command"))
     return planted
 
 

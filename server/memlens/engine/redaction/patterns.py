@@ -312,6 +312,14 @@ CONTEXT_DETECTORS = [
         evidence=Evidence.STRONG,
     ),
     Detector(kind="password", pattern=rf"\bsshpass[ \t]+-p[ \t]*{_VALUE}", secret_groups=_VALUE_GROUPS),
+    # Python's HTTP clients: requests.get(url, auth=('admin', 'S3cret')), HTTPBasicAuth("admin", "S3cret")
+    Detector(
+        kind="password",
+        pattern=r"(?:\bauth[ \t]*=[ \t]*[(\[]|\b(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|DigestAuth)\()"
+        r"[ \t]*[\"'][^\"'\n]{1,128}[\"'][ \t]*,[ \t]*[\"'](?P<value>[^\"'\n]{1,256})[\"']",
+        secret_groups=("value",),
+        evidence=Evidence.STRONG,
+    ),
     # openssl's and others' pass phrase arguments: -pass pass:PW, -passin pass:PW, -passout pass:PW
     Detector(
         kind="password",
