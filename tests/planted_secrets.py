@@ -462,6 +462,32 @@ def _build_in_urls() -> list[Planted]:
 
 
 PLANTED.extend(_build_in_urls())
+
+
+def _build_encoded() -> list[Planted]:
+    """A credential after an Authorization scheme memlens does not know, secrets base64-encoded in configs, a
+    token right after the word "token": drawn after the others, so their values stay."""
+    planted: list[Planted] = []
+    value = _join("00", _draw(_URLSAFE, 40))
+    text = f"curl -H 'Authorization: SSWS {value}' https://dev.okta.example.test/api/v1/users"
+    planted.append(Planted("authorization-other-scheme", value, text, "command"))
+    key = base64.b64encode(_pem("RSA", _pem_body(6)).encode()).decode()
+    value = key[len(key) // 2 : len(key) // 2 + 40]  # the key's own body, past the encoded header
+    text = f"users:\n- name: admin\n  user:\n    client-key-data: {key}\n"
+    planted.append(Planted("kubeconfig-client-key", value, text, "command"))
+    value = base64.b64encode(json.dumps({"refresh_token": _draw(_ALNUM, 40)}).encode()).decode()
+    planted.append(Planted("base64-json-token", value, json.dumps({"session": value}), "json"))
+    value = _join(_draw(_ALNUM, 14), ".atlasv1.", _draw(_URLSAFE, 67))
+    planted.append(Planted("terraform-token", value, f"TF_TOKEN_app_terraform_io={value}", "env"))
+    value = _join("00", _draw(_ALNUM, 40))
+    planted.append(Planted("token-after-word", value, f"deploy with token {value} and retry", "user-prose"))
+    value = _password()
+    text = f"requests.get(url, auth=('admin', '{value}'), timeout=10)"
+    planted.append(Planted("python-auth-tuple", value, text, "command"))
+    return planted
+
+
+PLANTED.extend(_build_encoded())
 KINDS[:] = [p.kind for p in PLANTED]
 # Everything that must never be shown whole: the planted texts, each half of a split token, the keys in file names.
 EVERY_SECRET: list[Planted] = [

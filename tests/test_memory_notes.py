@@ -10,6 +10,7 @@ import pytest
 from memlens.engine.engine import Engine
 from memlens.engine.indexing import file_reader
 from memlens.engine.indexing.ingest import read_memory
+from memlens.engine.indexing.stored_text import redact_content
 from memlens.engine.text_encoding import decode_text, sniff_encoding
 from memlens.settings import ChunkingSettings, Settings, merge
 
@@ -83,3 +84,15 @@ def test_engine_indexes_utf16_notes_and_reports_a_cut(tmp_path: Path, monkeypatc
 
 def test_the_limit_fits_large_notes() -> None:
     assert file_reader.MAX_MEMORY_BYTES >= 64 * 1024 * 1024
+
+
+def test_a_token_ending_a_chunk_leaves_the_next_chunks_heading_whole() -> None:
+    token = "hf_" + "rJtp7j483RabDafevQaBDVRKORwSzb3CM7"
+    section = "- step: log in to the hub and pull the weights for the evaluation run\n"
+    note = f"# Setup\n\n{section * 3}- huggingface-cli login --token {token}\n\n# Zebrafish\n\n{section * 3}"
+    chunking = merge(Settings(), {"chunking": {"markdownMinChars": 100, "markdownMaxChars": 300}}).chunking
+    content = read_memory(note.encode(), chunking)
+    redact_content(content, enabled=True)
+    texts = [unit.text for chunk in content.chunks for unit in chunk.units]
+    assert len(texts) == 2 and texts[1].startswith("Zebrafish")
+    assert token not in "".join(texts)

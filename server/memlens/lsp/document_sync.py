@@ -11,6 +11,10 @@ pygls's `shutdown` cancels every request still in flight by iterating over its d
 request's callback removes it from that dict: an editor closed while a command ran (a reindex, a search waiting for
 the index) got "RuntimeError: dictionary changed size during iteration" as the answer to `shutdown`. The same steps
 run here over a copy.
+
+A request whose params do not fit their LSP type (a hover at line -1, a position given as text) failed in pygls's
+reading of the message: it logged three tracebacks and never answered, so the client waited for ever. Such a
+request is answered here as invalid params, naming the field.
 """
 
 from __future__ import annotations
@@ -20,15 +24,37 @@ from collections.abc import Generator, Iterator
 from typing import Any
 from urllib.parse import unquote
 
+import cattrs
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 log = logging.getLogger(__name__)
 
+# What `structure_message` gives for a request it has already answered: `handle_message` passes it by.
+_ANSWERED = object()
+
 
 class MemlensProtocol(LanguageServerProtocol):
-    """pygls's protocol, with changes to documents that are not open dropped (see the module's docstring)."""
+    """pygls's protocol, with changes to documents that are not open dropped and requests with ill-typed params
+    answered (see the module's docstring)."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        request_type = self.get_message_type(data["method"]) if _is_request(data) else None
+        if request_type is None:
+            return super().structure_message(data)
+        try:
+            return self._converter.structure(data, request_type)
+        except Exception as exc:  # cattrs's validation error, holding lsprotocol's ValueError or TypeError
+            where = "; ".join(cattrs.transform_error(exc, path="$")[:3])  # "invalid value @ $.params.position"
+            error = JsonRpcInvalidParams(message=f"{data['method']}: invalid params: {where}")
+            self._send_response(data["id"], error=error.to_response_error())
+            return _ANSWERED
+
+    def handle_message(self, message: Any) -> None:
+        if message is not _ANSWERED:
+            super().handle_message(message)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Iterator[Any]:
@@ -46,3 +72,8 @@ class MemlensProtocol(LanguageServerProtocol):
             if msg_id != current and not future.done():
                 future.cancel()
         self._shutdown = True
+
+
+def _is_request(data: dict[str, Any]) -> bool:
+    """A JSON-RPC request from the client (not a notification, a response, or a nested object of a message)."""
+    return "jsonrpc" in data and "id" in data and isinstance(data.get("method"), str) and "error" not in data

@@ -39,10 +39,12 @@ _STRUCTURAL_KEYS = frozenset(
     }
 )
 # Fields that name a file or a session: usually clean and repeated across a response, so checked through a cache.
-_NAME_KEYS = frozenset(
-    {"path", "relPath", "indexDir", "sessionKey", "sessionId", "reference", "parentSessionKey", "cwd", "project"}
-)
+_NAME_KEYS = frozenset({"path", "relPath", "indexDir", "sessionKey", "sessionId", "parentSessionKey", "cwd", "project"})
 _TITLE_KEYS = frozenset({"title"})
+# A hit's reference is two names joined, `SESSION:MESSAGE`: each is checked alone, as the session key and the message
+# id are. Read together, an all-digit session prefix, the colon and a long message id make a Telegram bot token's
+# shape (`55604662:aaaaaaaa-0000-…`), and the reference was masked, so it could not be opened.
+_JOINED_KEYS = frozenset({"reference"})
 _MESSAGE_TEXT = "text"  # a list of dicts with this field is a sequence of messages
 
 T = TypeVar("T")
@@ -65,6 +67,9 @@ def _walk(value: Any, key: str | None) -> Any:
     if isinstance(value, str):
         if key in _STRUCTURAL_KEYS:
             return value
+        if key in _JOINED_KEYS:
+            session, colon, message = value.rpartition(":")
+            return _redacted_name(session) + colon + _redacted_name(message) if colon else _redacted_name(value)
         if key in _NAME_KEYS or key in _TITLE_KEYS:
             return _redacted_name(value)
         return redact(value)

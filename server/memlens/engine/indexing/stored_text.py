@@ -20,7 +20,7 @@ from memlens.engine.sources.tool_output import scored_text
 log = logging.getLogger(__name__)
 
 # Bump when the detector learns new kinds: indexes built with an older one are re-parsed on open.
-REDACTION_VERSION = 8
+REDACTION_VERSION = 9
 
 
 def redaction_stamp(enabled: bool) -> str:
@@ -83,7 +83,11 @@ def redact_content(content: FileContent, *, enabled: bool) -> None:
         record.text = text
     units = [unit for chunk in content.chunks for unit in chunk.units]
     embedded_prefix = [scored_text(unit.text, unit.kind).startswith(unit.embed_text) for unit in units]
-    for unit, text, prefix in zip(units, redact_sequence([u.text for u in units], spans), embedded_prefix, strict=True):
+    # a note's chunks are cut between lines and each starts with its heading: no token runs on from one to the
+    # next, and read together a token ending one chunk ran on into the next one's heading and masked its first word
+    unit_texts = [u.text for u in units]
+    texts = [masked(t) for t in unit_texts] if content.kind == "memory" else redact_sequence(unit_texts, spans)
+    for unit, text, prefix in zip(units, texts, embedded_prefix, strict=True):
         length = len(unit.embed_text)
         # the embedded text is a prefix of the unit's text (as scored: a tool output's without its header's call):
         # cut it from the masked whole, so a secret that straddled the cut is masked too rather than embedded in part

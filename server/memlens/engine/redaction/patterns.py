@@ -54,6 +54,9 @@ _VALUE = (
 )
 _VALUE_GROUPS = ("dq", "sq", "bq", "eq", "ref", "bare")
 _AUTH_SCHEME = r"(?i:bearer|basic|token|bot|digest|negotiate|apikey|sso-key)"
+# A scheme memlens does not know, with the credential after it (Okta's "SSWS 00…", "GenieKey …", "AWS4-HMAC-SHA256
+# Credential=…"): both are masked, as which word is the credential cannot be told apart
+_OTHER_SCHEME = r"[A-Za-z][A-Za-z0-9_\-]{1,30}[ \t]+[A-Za-z0-9._~+/=:\-]{16,}"
 _ASSIGN = r"(?:\\?[\"'`]|\*\*)?[ \t]*(?::=|=>|[:=])[ \t]*(?:\*\*[ \t]*)?"
 
 
@@ -114,6 +117,20 @@ def _docker_auth(value: str) -> bool:
     return ":" in decoded or looks_random(value)
 
 
+# How base64 of a text with a secret in it starts: of "-----BEGIN" (a kubeconfig's client-key-data, a Kubernetes
+# secret's tls.key), of '{"' or '{\n' (a JSON config), of '[{'
+_ENCODED_TEXT = r"(?:LS0tLS1CRUdJT|eyJ|ewo|W3s)[A-Za-z0-9+/_\-]{16,}"
+
+
+def _encodes_a_secret(value: str) -> bool:
+    """Whether ``value``, base64 (standard or URL-safe, perhaps cut short), decodes to a text that holds a secret."""
+    from memlens.engine.redaction import find_secrets  # the detectors' own module imports this one
+
+    whole = value[: len(value) // 4 * 4]
+    decoded = base64.b64decode(whole, altchars=b"-_" if "-" in whole or "_" in whole else None)
+    return bool(find_secrets(decoded.decode("utf-8", "replace")))
+
+
 def _token(kind: str, pattern: str, *, needs_digit: bool = False) -> Detector:
     check = _has_digit_and_letter if needs_digit else None
     return Detector(kind=kind, pattern=pattern, word_start=True, check=check)
@@ -153,6 +170,7 @@ TOKEN_DETECTORS = [
     _token("groq-key", r"gsk_[A-Za-z0-9]{48,}"),
     _token("replicate-token", r"r8_[A-Za-z0-9]{37}"),
     _token("vault-token", r"hv[sbr]\.[A-Za-z0-9_\-]{24,}"),
+    _token("terraform-token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}"),
     # Entra ID (Azure AD) client secrets: three characters, a digit, "Q~", then 31 to 34 more
     _token("azure-client-secret", r"[A-Za-z0-9_.\-]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34}"),
     _token("age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
@@ -238,6 +256,7 @@ _SQL_PASSWORD = (
 
 CONTEXT_DETECTORS = [
     Detector(kind="private-key", pattern=_PEM),
+    Detector(kind="encoded-secret", pattern=_ENCODED_TEXT, word_start=True, check=_encodes_a_secret),
     Detector(kind="private-key", pattern=_PUTTY),
     Detector(kind="private-key", pattern=_KEY_BODY, word_start=True),
     # DB_PASSWORD=…, "db_password": "…", X-Api-Key: …, token: Bearer …, **Password:** …, SOME_KEY=…
@@ -255,6 +274,14 @@ CONTEXT_DETECTORS = [
             (_WEAK_ENDINGS, Evidence.WEAK),
         )
     ),
+    # "deploy with token 00aB3…", "my api key Zx81…": a generated value right after the word that names it
+    Detector(
+        kind="secret",
+        pattern=r"(?i:\b(?:token|api[ _-]?key|secret|password|passwd|passphrase|credentials?)[ \t]+)"
+        r"[`\"']?(?P<value>[A-Za-z0-9+/=_\-]{20,})",
+        secret_groups=("value",),
+        check=is_generated,
+    ),
     # "the password is hunter2", "Password is: S3cret"
     Detector(
         kind="password",
@@ -266,7 +293,7 @@ CONTEXT_DETECTORS = [
     Detector(
         kind="authorization",
         pattern=r"(?i:(?:proxy-)?authorization)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
-        rf"(?:{_AUTH_SCHEME}[ \t]+)?(?P<value>[^\s'\"`,;<>\\]+)",
+        rf"(?:{_AUTH_SCHEME}[ \t]+)?(?P<value>{_OTHER_SCHEME}|[^\s'\"`,;<>\\]+)",
         secret_groups=("value",),
         evidence=Evidence.STRONG,
     ),
@@ -285,6 +312,14 @@ CONTEXT_DETECTORS = [
         evidence=Evidence.STRONG,
     ),
     Detector(kind="password", pattern=rf"\bsshpass[ \t]+-p[ \t]*{_VALUE}", secret_groups=_VALUE_GROUPS),
+    # Python's HTTP clients: requests.get(url, auth=('admin', 'S3cret')), HTTPBasicAuth("admin", "S3cret")
+    Detector(
+        kind="password",
+        pattern=r"(?:\bauth[ \t]*=[ \t]*[(\[]|\b(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|DigestAuth)\()"
+        r"[ \t]*[\"'][^\"'\n]{1,128}[\"'][ \t]*,[ \t]*[\"'](?P<value>[^\"'\n]{1,256})[\"']",
+        secret_groups=("value",),
+        evidence=Evidence.STRONG,
+    ),
     # openssl's and others' pass phrase arguments: -pass pass:PW, -passin pass:PW, -passout pass:PW
     Detector(
         kind="password",
