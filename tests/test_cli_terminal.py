@@ -328,6 +328,8 @@ def test_watch_stops_on_one_ctrl_c_and_says_what_it_did(tmp_path: Path) -> None:
     assert process.wait(timeout=60) == 0
     said = process.stderr.read()
     assert "memlens: stopped watching; 1 file indexed" in said, said
+    # said at once, before the wait for the step under way (an embedding batch can take seconds)
+    assert said.index("memlens: stopping after the current step") < said.index("memlens: stopped watching"), said
     # the folders it watches, and where the index is (not the index folder as the thing watched)
     assert f"memlens: watching {workspace} (index at {tmp_path / 'index'}); Ctrl-C stops" in said, said
 

@@ -385,9 +385,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
         from memlens.engine.redact import redact  # a folder may be named after a key
 
         print(fitted(printable(redact(line)), sys.stderr), file=sys.stderr, flush=True)
+
+        def stopping() -> None:
+            # the step under way (an embedding batch) ends first, which can take seconds: say so, and how not to wait
+            print("memlens: stopping after the current step (Ctrl-C again quits now)", file=sys.stderr, flush=True)
+
         try:
-            status = run_foreground(engine, args.debounce_ms, report)
-        except KeyboardInterrupt:
+            status = run_foreground(engine, args.debounce_ms, report, stopping=stopping)
+        except KeyboardInterrupt:  # the second Ctrl-C: the index keeps what was committed
             status = 0
         print(f"memlens: stopped watching; {tally.summary()}", file=sys.stderr, flush=True)
     return status

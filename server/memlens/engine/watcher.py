@@ -298,15 +298,22 @@ class LiveIndexer:
         return True
 
 
-def run_foreground(engine: Engine, debounce_ms: int, emit: Callable[[SyncReport], None]) -> int:
-    """`memlens watch`: live indexing until Ctrl-C, one line per sync."""
+def run_foreground(
+    engine: Engine,
+    debounce_ms: int,
+    emit: Callable[[SyncReport], None],
+    *,
+    stopping: Callable[[], None] = lambda: None,
+) -> int:
+    """`memlens watch`: live indexing until Ctrl-C, one line per sync; `stopping` is called once Ctrl-C has come,
+    before the step under way (an embedding batch: seconds) ends and the threads stop."""
     live = LiveIndexer(engine, on_sync=emit, debounce_ms=debounce_ms)
     try:
         live.start()  # inside: a Ctrl-C while the threads start (the first sync may already be reported) stops them
         while True:
             threading.Event().wait(3600)
     except KeyboardInterrupt:
-        pass
+        stopping()
     finally:
         live.stop()
     return 0
