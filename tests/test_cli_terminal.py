@@ -297,6 +297,11 @@ def test_each_error_is_one_line_naming_its_cause(tmp_path: Path) -> None:
     assert "memlens: error: SESSION_KEY must be at most 1,000 characters, got 5,000" in error(
         "history", "x" * 5000, *ws
     )
+    # a reference with no session before its colon is named as typed, not by the MCP and editor field's name
+    assert "'::::' names no session before its ':'" in error("history", "::::", *ws)
+    assert "sessionKey" not in error("history", ":b93217ff", *ws)
+    # a name holding a byte that is no UTF-8 is shown escaped once, as stats and search show file names
+    assert error("history", "bad\udcff", *ws).endswith("unknown session 'bad\\xff'")
 
 
 def test_stats_of_an_empty_or_never_synced_index_says_so(tmp_path: Path) -> None:

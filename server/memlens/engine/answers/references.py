@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.file_names import escape_name
+from memlens.errors import InvalidRequest
 from memlens.requests import FORMATS
 from memlens.wire import SearchResult
 
@@ -160,6 +161,11 @@ def split_reference(catalog: Catalog, ref: str) -> tuple[str, str | None]:
     if colon and head in FORMATS:
         inner, colon, message = rest.partition(":")
         return (f"{head}:{inner}", message or None) if colon else (ref, None)
+    if colon and not head.strip():  # `:b93217ff`, `::::`: a message of no session
+        raise InvalidRequest(
+            f"'{ref}' names no session before its ':' (give SESSION:MESSAGE as a hit shows it, a session key, a"
+            " session id, or a unique prefix of one)"
+        )
     return (head, rest or None) if colon else (ref, None)
 
 

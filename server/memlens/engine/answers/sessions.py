@@ -355,7 +355,7 @@ def resolve_session(catalog: Catalog, ref: str, visibility: Visibility, *, messa
     the one candidate holding it; else a main session wins over its subagents (they share its id). Hidden sessions
     are never candidates."""
     if not isinstance(ref, str) or not ref.strip():
-        raise InvalidRequest("sessionKey is required (a session key, a session id, or a unique prefix of one)")
+        raise InvalidRequest("a session is required (a session key, a session id, or a unique prefix of one)")
     ref = ref.strip()
     if not ref.isprintable():  # raw bytes of a file name (a shell passes them as typed): keys hold them escaped
         ref = escape_name(ref)
@@ -366,7 +366,7 @@ def resolve_session(catalog: Catalog, ref: str, visibility: Visibility, *, messa
     candidates = [r for r in rows if r["session_id"] == ref] or sessions_named_by_rest(rows, ref)
     if not candidates:
         if len(ref) < MIN_PREFIX:
-            raise NotFound(f"unknown session {ref!r} (a prefix needs at least {MIN_PREFIX} characters)")
+            raise NotFound(f"unknown session '{ref}' (a prefix needs at least {MIN_PREFIX} characters)")
         candidates = [
             r
             for r in rows
@@ -375,7 +375,7 @@ def resolve_session(catalog: Catalog, ref: str, visibility: Visibility, *, messa
             or str(r["key"]).split(":", 1)[-1].startswith(ref)
         ]
     if not candidates:
-        raise NotFound(f"unknown session {ref!r}")
+        raise NotFound(f"unknown session '{ref}'")
     chosen = chosen_session(catalog, candidates, message)
     if chosen is not None:
         return str(chosen["key"])
@@ -386,6 +386,6 @@ def resolve_session(catalog: Catalog, ref: str, visibility: Visibility, *, messa
     shown = "; ".join(f"{r['key']}{suffix} ({named[str(r['key'])]})" for r in shown_rows)
     more = f" and {len(candidates) - CANDIDATES_SHOWN} more" if len(candidates) > CANDIDATES_SHOWN else ""
     raise InvalidRequest(
-        f"session {ref!r} is ambiguous: it matches {len(candidates)} sessions: {shown}{more}; give more of the id"
+        f"session '{ref}' is ambiguous: it matches {len(candidates)} sessions: {shown}{more}; give more of the id"
         " or one of these keys"
     )
