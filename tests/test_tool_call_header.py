@@ -5,6 +5,7 @@ secret on the command line is masked in the output's header as everywhere else."
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -122,17 +123,21 @@ def _specstory(root: Path) -> None:
     (folder / "2026-05-11_10-00-00Z-check-the-types.md").write_text("\n".join(md), encoding="utf-8")
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    root = tmp_path_factory.mktemp("tool-call-header")
+def _synced(root: Path, embedder: Any) -> Iterator[Engine]:
+    """An engine over one session of each format written under `root`, synced."""
     transcripts = root / "transcripts"
     for write in (_claude_code, _codex, _openclaw, _specstory):
         write(transcripts)
     workspace = root / "ws"
     workspace.mkdir()
-    with Engine([workspace], Settings(), [transcripts], index_dir=root / "index", embedder=False) as opened:
+    with Engine([workspace], Settings(), [transcripts], index_dir=root / "index", embedder=embedder) as opened:
         opened.sync()
         yield opened
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    yield from _synced(tmp_path_factory.mktemp("tool-call-header"), False)
 
 
 def _tool_units(engine: Engine) -> dict[str, str]:
@@ -199,16 +204,8 @@ def test_history_shows_a_calls_command_once(engine: Engine) -> None:
 
 
 @pytest.fixture(scope="module")
-def hybrid_engine(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
-    root = tmp_path_factory.mktemp("tool-call-header-hybrid")
-    transcripts = root / "transcripts"
-    for write in (_claude_code, _codex, _openclaw, _specstory):
-        write(transcripts)
-    workspace = root / "ws"
-    workspace.mkdir()
-    with Engine([workspace], Settings(), [transcripts], index_dir=root / "index", embedder=embedder) as opened:
-        opened.sync()
-        yield opened
+def hybrid_engine(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[Engine]:
+    yield from _synced(tmp_path_factory.mktemp("tool-call-header-hybrid"), embedder)
 
 
 @pytest.mark.parametrize(
