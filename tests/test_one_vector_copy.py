@@ -27,6 +27,7 @@ from memlens.engine.catalog.schema import LEGACY_VECTORS_VERSION, SCHEMA_VERSION
 from memlens.engine.engine import Engine
 from memlens.engine.indexing import vector_writer
 from memlens.engine.indexing.ingest import EMBED_TEXT_CHARS
+from memlens.engine.sources.tool_output import scored_text
 from memlens.engine.vectors import vector_file, vector_index, vector_log
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_index import VectorIndex
@@ -106,14 +107,16 @@ def _rows_against_texts(engine: Engine) -> tuple[list[int], list[int]]:
     ids = [int(r[0]) for r in engine.catalog.db.execute("SELECT id FROM units ORDER BY id")]
     units = engine.catalog.units_by_id(ids)
     held = engine.vectors.stored_vectors(ids)
-    wrong = [u for u in ids if u in held and float(held[u] @ vector_of(units[u]["text"][:EMBED_TEXT_CHARS])) < 0.999]
+    embedded = {u: scored_text(units[u]["text"], units[u]["kind"])[:EMBED_TEXT_CHARS] for u in ids}
+    wrong = [u for u in ids if u in held and float(held[u] @ vector_of(embedded[u])) < 0.999]
     return wrong, [u for u in ids if u not in held]
 
 
 def _units_embedded(engine: Engine, model: _TextVectors, since: int = 0) -> list[str]:
     """The texts `model` was asked for (from its call number `since`) that are units' now (the index's words are
     embedded too)."""
-    texts = {str(r[0])[:EMBED_TEXT_CHARS] for r in engine.catalog.db.execute("SELECT text FROM plain_units")}
+    rows = engine.catalog.db.execute("SELECT text, kind FROM plain_units")
+    texts = {scored_text(str(text), str(kind))[:EMBED_TEXT_CHARS] for text, kind in rows}
     return [text for text in model.asked[since:] if text in texts]
 
 
@@ -505,7 +508,8 @@ def test_sigkill_while_embedding_then_finish_gives_every_unit_its_own_vector(
         ids = [int(r[0]) for r in engine.catalog.db.execute("SELECT id FROM units ORDER BY id")]
         units, held = engine.catalog.units_by_id(ids), engine.vectors.stored_vectors(ids)
         assert sorted(held) == ids and not _waiting(engine)
-        fresh = embedder.embed([units[u]["text"][:EMBED_TEXT_CHARS] for u in ids])
+        # what each unit's vector is of: its text as scored (a tool output's without the call its header names)
+        fresh = embedder.embed([scored_text(units[u]["text"], units[u]["kind"])[:EMBED_TEXT_CHARS] for u in ids])
         cosines = [float(held[u] @ vector) for u, vector in zip(ids, fresh, strict=True)]
         assert min(cosines) > 0.99, min(cosines)
 
