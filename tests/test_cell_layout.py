@@ -55,6 +55,15 @@ def test_cjk_prose_without_spaces_breaks_between_characters_but_a_path_stays_who
     assert path in folded(f"see {path} for the notes", 20).splitlines()[1]  # to be copied whole
 
 
+def test_paths_and_urls_are_never_folded_at_their_slashes() -> None:
+    """Lines break at spaces: a path or URL split after a slash (as UAX #14 allows) could not be copied."""
+    names = ["/home/yuki/projects/dead-letter-queue/notes.md", "https://example.com/a/b/c?x=1", "src/app/main.py"]
+    text = f"see {names[0]} and {names[1]} for the notes, then open {names[2]} again"
+    for columns in range(12, 61):
+        lines = [line.strip() for line in folded(text, columns).splitlines()]
+        assert all(any(name in line for line in lines) for name in names), (columns, lines)
+
+
 def test_a_tab_is_folded_where_the_terminal_puts_it() -> None:
     line = "\t".join(["列", "value", "日本語", "x"] * 6)
     lines = folded(line, 30).splitlines()

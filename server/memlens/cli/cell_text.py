@@ -72,14 +72,19 @@ def folded(line: str, columns: int, *, indent: str = "  ") -> str:
     """`line` folded at word boundaries to `columns` cells (continuations indented by `indent`; 0: as it is), its tabs
     spaced out to the stops a terminal would put them at. A word longer than the room is kept whole on its own line,
     to be copied (a URL, a path), unless it is a run of wide characters: CJK text puts no spaces between its words,
-    and its lines break between characters."""
+    and its lines break between characters. Lines break at spaces only (`line_break="ascii"`, as textwrap does):
+    wcwidth's default, UAX #14, also breaks after each slash, and a path or URL folded there can no longer be copied."""
     if not columns:
         return line
     line = expanded(line)
     if cells(line) <= columns:
         return line
     folder = _folder_class()(
-        width=columns, subsequent_indent=expanded(indent), break_long_words=False, break_on_hyphens=False
+        width=columns,
+        subsequent_indent=expanded(indent),
+        break_long_words=False,
+        break_on_hyphens=False,
+        line_break="ascii",
     )
     return "\n".join(folder.wrap(line))
 
