@@ -14,7 +14,7 @@ import pytest
 from claude_lines import claude_line
 from memlens.engine.engine import Engine
 from memlens.settings import Settings
-from transcript_fixtures import jsonl
+from transcript_fixtures import jsonl, openclaw_line
 
 KEY = "AKIA" + "Q3EGRT7X2LMN4PZV"  # concatenated so no scanner flags this file; the detector masks it
 # what the commands print: no word of the command or the path that made them
@@ -66,14 +66,7 @@ def _codex(root: Path) -> None:
 
 
 def _openclaw(root: Path) -> None:
-    def line(uuid: str, parent: str | None, message: dict[str, object]) -> dict[str, object]:
-        return {
-            "type": "message",
-            "id": uuid,
-            "parentId": parent,
-            "timestamp": "2026-02-26T14:29:54Z",
-            "message": message,
-        }
+    line = openclaw_line
 
     folder = root / "openclaw"
     folder.mkdir(parents=True)

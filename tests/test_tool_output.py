@@ -14,7 +14,7 @@ from memlens.engine.sources.common import CALL_SUMMARY_MAX_CHARS
 from memlens.engine.sources.openclaw import OpenClawParser
 from memlens.engine.sources.specstory import SpecStoryParser
 from memlens.engine.sources.tool_output import TOOL_OUTPUT_MAX_CHARS, looks_like_error, trim_output
-from transcript_fixtures import TRANSCRIPTS, jsonl, parsed
+from transcript_fixtures import TRANSCRIPTS, jsonl, openclaw_line, parsed
 
 PYTHON_TRACE = """Traceback (most recent call last):
   File "/app/billing/rounding.py", line 42, in total
@@ -163,14 +163,7 @@ def _openclaw_enoent() -> bytes:
     }
     user: dict[str, object] = {"role": "user", "content": [{"type": "text", "text": "read my memory"}]}
 
-    def line(uuid: str, parent: str | None, message: dict[str, object]) -> dict[str, object]:
-        return {
-            "type": "message",
-            "id": uuid,
-            "parentId": parent,
-            "timestamp": "2026-02-26T14:29:54Z",
-            "message": message,
-        }
+    line = openclaw_line
 
     return jsonl(
         {"type": "session", "version": 3, "id": "oc-enoent", "timestamp": "2026-02-26T14:29:50.000Z"},

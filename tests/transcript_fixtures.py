@@ -42,3 +42,8 @@ def counts(result: ParseResult) -> tuple[int, int, int]:
     """(user messages, assistant messages, summaries); tool results are counted by the tests about them."""
     kinds = Counter("summary" if r.kind == "summary" else r.role for r in result.records if r.kind != "tool")
     return kinds["user"], kinds["assistant"], kinds["summary"]
+
+
+def openclaw_line(uuid: str, parent: str | None, message: dict[str, object]) -> dict[str, object]:
+    """One OpenClaw transcript line holding `message`, linked to its parent line."""
+    return {"type": "message", "id": uuid, "parentId": parent, "timestamp": "2026-02-26T14:29:54Z", "message": message}
