@@ -14,6 +14,7 @@ from datetime import tzinfo
 
 from memlens.cli.clock import local_time
 from memlens.cli.terminal import Style, breakable, cells, clip, cut
+from memlens.engine.answers.speaker import speaker
 from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.wire import SearchResult
 
@@ -87,8 +88,7 @@ def _header(result: SearchResult, width: int, style: Style, zone: tzinfo | None)
     else:
         title = result.get("title") or result.get("format") or ""
         when = local_time(result.get("timestamp"), zone)
-        # who wrote it: a tool output is the command's, whatever the role of the message that carried it
-        role = {"summary": "summary", "tool": "tool output"}.get(result["kind"]) or result.get("role") or "message"
+        role = speaker(result["kind"], result.get("role"))
         team = f"{result['publisher']}/{result.get('project', '?')}" if "publisher" in result else ""
         details = [d for d in (when, role, team) if d]  # a team hit names who published it
     tail = " · " + " · ".join([*details, percent])

@@ -13,6 +13,7 @@ from memlens.cli.clock import local_time
 from memlens.cli.hits import hit_lines, short_session_id, sureness
 from memlens.cli.terminal import Style, cells, clip, column, folded, width
 from memlens.counted import counted
+from memlens.engine.answers.speaker import speaker
 from memlens.wire import (
     HistoryResponse,
     SearchResponse,
@@ -174,7 +175,7 @@ def print_history(history: HistoryResponse, zone: tzinfo | None = None, *, colum
     for message in history["messages"]:
         marker = "▶ " if message["messageId"] == history["anchor"] else "  "
         when = local_time(message["timestamp"], zone, seconds=True)
-        label = {"summary": "summary", "tool": "tool output"}.get(message["kind"]) or message["role"]
+        label = speaker(message["kind"], message["role"])
         print(f"{marker}[{message['messageId']}] {label} · {when}")
         for line in message["text"].splitlines():
             under = "    " + line[: len(line) - len(line.lstrip())]

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from lsprotocol import types
 
+from memlens.engine.answers.speaker import speaker
 from memlens.engine.file_names import disk_path  # a path shown escaped, back to the bytes the URI names
 from memlens.lsp.state import ServerState
 from memlens.wire import SearchResult
@@ -133,8 +134,7 @@ def render(identifier: str, results: list[SearchResult], *, zone: tzinfo | None 
                 link = disk_path(result["path"]).as_uri() + f"#L{result.get('lineStart') or 1}"
             else:
                 link = transcript_uri(session_key, result.get("messageId"))
-            # who wrote it: a tool output is the command's, whatever the role of the message that carried it
-            role = {"summary": "summary", "tool": "tool output"}.get(result["kind"]) or result.get("role") or "message"
+            role = speaker(result["kind"], result.get("role"))
             facts = [_date(result.get("timestamp"), zone), result.get("format") or "transcript", role]
             label, rest = _first_words(result["excerpt"])
             session_title = result.get("title")
