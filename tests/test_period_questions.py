@@ -276,6 +276,36 @@ def test_a_relative_period_as_a_user_says_it(
         engine.close()
 
 
+Asked = tuple[tuple[int, int, int], str, str, str, set[str]]  # asked on, question, first and last day, sessions
+
+
+def _ask_each(root: Path, cases: list[Asked]) -> None:
+    """Each question asked at noon UTC of its day: the period it reads and the sessions it answers with."""
+    engine = _engine(root)
+    try:
+        for asked_on, question, first, last, sessions in cases:
+            engine.retriever.now = datetime(*asked_on, 12, tzinfo=UTC).timestamp()
+            answer = engine.search(question)
+            assert "period" in answer, question
+            period = (answer["period"]["since"][:10], answer["period"]["until"][:10])
+            assert period == (first, last), question
+            assert {r["sessionId"] for r in answer["results"]} == sessions, question
+    finally:
+        engine.close()
+
+
+def test_a_two_digit_year_is_that_year(days: Path) -> None:
+    """ "3 Mar 25" and "Mar 3 '25" were March 3 of the year asked in (2026: nothing)."""
+    _ask_each(
+        days,
+        [
+            ((2026, 6, 1), "what did we do on 3 Mar 25", "2025-03-03", "2025-03-03", MAR_3),
+            ((2026, 6, 1), "what did we do on Mar 3 '25", "2025-03-03", "2025-03-03", MAR_3),
+            ((2026, 6, 1), "what did we do on 2nd March '25", "2025-03-02", "2025-03-02", {"s-mar2"}),
+        ],
+    )
+
+
 def test_a_query_saying_more_than_a_date_is_a_search() -> None:
     assert other_words(without_dates("what did we do February 10-12")) == []  # "10-12" was a word to find
     assert other_words(without_dates("what did we do in mid-February")) == []

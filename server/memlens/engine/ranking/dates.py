@@ -4,7 +4,8 @@ A question's dates: absolute ("8 May 2023", "May 8, 2023", "2023-05-08", "May 20
 "Feb 10-12", "between March 2 and 5", "early/mid/late March", "the first week of March", "in 2025", "the week of
 March 3"), relative to now ("yesterday", "the day before yesterday", "this morning", "last week", "last month", "three
 days ago", "last Friday"), from a day to now ("since Monday", "since March 2") and relative to a named date ("two
-weeks before August 11, 2023", "the week before 3 August 2023"). A message's dates: the day it was written, plus what
+weeks before August 11, 2023", "the week before 3 August 2023"); a two-digit year after a day and a month's name is
+that year ("12 Feb 26", "Feb 12 '26"). A message's dates: the day it was written, plus what
 its own relative words mean from that day ("yesterday", "last week", "two days ago", "last weekend", "next month").
 Windows are (first day, last day) as epoch days (UTC).
 """
@@ -37,6 +38,12 @@ _MONTH = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _NUM = r"(\d{1,3}|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + ")"
 _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b", re.I)
 _MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
+# A two-digit year after a month's name and its day: "12 Feb 26", "12 Feb '26", "Feb 12 '26" (with an apostrophe only
+# after the day: "Feb 12, 26" names two days)
+_DAY_MONTH_SHORT_YEAR = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+['’]|\s+)(\d{{2}})\b(?![:.]\d)", re.I
+)
+_MONTH_DAY_SHORT_YEAR = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+['’](\d{{2}})\b(?![:.]\d)", re.I)
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _ISO_MONTH = re.compile(r"\b((?:19|20)\d{2})-(0[1-9]|1[0-2])\b(?![-/.:]\d)")  # "2025-03": that month
 # Numeric dates with a four-digit year, not part of a longer run of numbers or a word (a version, a path): "2026/02/11"
@@ -161,6 +168,11 @@ def _year_with(year: int, month: int, day: int) -> int:
     return year
 
 
+def _full_year(short: int) -> int:
+    """A two-digit year as the POSIX strptime reads one ("%y"): 69-99 the 1900s, 00-68 the 2000s."""
+    return short + (1900 if short >= 69 else 2000)
+
+
 def _month_window(year: int, month: int) -> Window:
     last = calendar.monthrange(year, month)[1]
     return epoch_day(date(year, month, 1)), epoch_day(date(year, month, last))
@@ -264,6 +276,14 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
                 continue
             day, month = (m[1], m[2]) if order == "dmy" else (m[2], m[1])
             d = _safe_date(int(m[3]), MONTHS[month.lower().rstrip(".")], int(day))
+            if d:
+                add((epoch_day(d), epoch_day(d)), m)
+    for pattern, order in ((_DAY_MONTH_SHORT_YEAR, "dmy"), (_MONTH_DAY_SHORT_YEAR, "mdy")):
+        for m in pattern.finditer(text):
+            if not free(m):
+                continue
+            day, month = (m[1], m[2]) if order == "dmy" else (m[2], m[1])
+            d = _safe_date(_full_year(int(m[3])), MONTHS[month.lower().rstrip(".")], int(day))
             if d:
                 add((epoch_day(d), epoch_day(d)), m)
     for m in _MONTH_YEAR.finditer(text):
