@@ -383,6 +383,8 @@ def test_a_two_digit_year_is_that_year(days: Path) -> None:
         "week 3 of the plan",
         "3 days of retries",
         "the last day of the sprint",  # a span back from today only when not "of" something
+        "what did we do in the last week of the sprint",  # was the thirteen days before today, searched for "sprint"
+        "last week of our sprint",
         "the last 3 commits",
         "Q3 planning",  # a quarter only said with "in"
         "plans for Q3",

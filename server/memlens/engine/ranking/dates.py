@@ -449,10 +449,16 @@ _NOT_POSSESSIVE = r"(?!['’]s\b)"
 # - a part of one: "early last month", "the end of last year" (its first, middle or last third);
 # - a quarter: "in Q1", "during the third quarter of 2025" (said with "in": "Q3 planning" is a topic);
 # - days of a month said alone: "from the 2nd to the 5th", "on the 11th" (the latest such days);
-# - a weekend said without "last" ("over the weekend"), and "this week" (its Monday to today).
+# - a weekend said without "last" ("over the weekend"), and "this week" (its Monday to today);
+# and, read as no period at all, a part of a thing ("the last week of the sprint", "the first day of the trial").
 _SPAN_BACK = re.compile(
     rf"\b(?:(?:in|over|during|for|within)\s+)?(?:(?:the|this)\s+(?:last|past)\s+(?:{_NUM}\s+)?|last\s+{_NUM}\s+|"
     rf"past\s+(?:{_NUM}\s+)?)(day|week|month|year|hour)s?\b{_NOT_OF}{_NOT_POSSESSIVE}",
+    re.I,
+)
+_PART_OF_A_THING = re.compile(  # "the last week of the sprint": the thing's days, not today's last week
+    r"\b(?:the\s+)?(?:last|first|final)\s+(?:day|week|weekend|month|year)s?(?=\s+of\s+(?:the|a|an|our|my|this|"
+    r"that|his|her|their|your)\b)",
     re.I,
 )
 _BEFORE_LAST = re.compile(rf"\bthe\s+(week|weekend|month|year)\s+before\s+last\b{_NOT_POSSESSIVE}", re.I)
@@ -495,6 +501,10 @@ def _unit_window(unit: str, today: date, back: int) -> Window:
     index = (today.year * 12 + today.month - 1) // months - back
     year, first_month = divmod(index * months, 12)
     return epoch_day(date(year, first_month + 1, 1)), _month_window(year, first_month + months)[1]
+
+
+def _no_period(m: re.Match[str], today: date) -> Window | None:
+    return None
 
 
 def _span_back(m: re.Match[str], today: date) -> Window | None:
@@ -554,6 +564,7 @@ def _bare_day(m: re.Match[str], today: date) -> Window | None:
 
 PhraseReader = Callable[[re.Match[str], date], Window | None]
 _PHRASES: tuple[tuple[re.Pattern[str], PhraseReader], ...] = (  # in this order: the first to take a span reads it
+    (_PART_OF_A_THING, _no_period),
     (_BEFORE_LAST, _before_last),
     (_SPAN_BACK, _span_back),
     (_PART_OF_UNIT, _part_of_unit),
