@@ -228,14 +228,14 @@ def _ago(count: int, unit: str, anchor: int, sign: int = -1) -> Window:
 def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window, int, int]]:
     """(window, start, end offsets in `text`) for every absolute date; a month without a year takes `year_hint`."""
     found: list[tuple[Window, int, int]] = []
-    taken: list[tuple[int, int]] = []
+    taken = bytearray(len(text))  # a mark on each character a date took: a long paste stays linear
 
     def free(m: re.Match[str]) -> bool:
-        return all(m.end() <= s or m.start() >= e for s, e in taken)
+        return not any(taken[m.start() : m.end()])
 
     def add(window: Window, m: re.Match[str]) -> None:
         found.append((window, m.start(), m.end()))
-        taken.append((m.start(), m.end()))
+        taken[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
 
     ranges = ((_MONTH_DAY_RANGE, "mdd"), (_DAY_RANGE_MONTH, "ddm"), (_BETWEEN_MONTH_DAYS, "mdd"))
     for pattern, order in (*ranges, (_BETWEEN_DAYS_MONTH, "ddm")):  # "Feb 10-12", "10 to 12 May"
