@@ -15,7 +15,7 @@ import pytest
 from conftest import FIXTURES
 from memlens.engine.answers.confidence import confidence
 from memlens.engine.answers.excerpt import make_excerpt
-from memlens.engine.answers.period import other_words
+from memlens.engine.answers.period import other_words, read_period
 from memlens.engine.engine import Engine
 from memlens.engine.ranking.dates import without_dates
 from memlens.mcp.render import render_search
@@ -274,6 +274,135 @@ def test_a_relative_period_as_a_user_says_it(
         assert {r["sessionId"] for r in answer["results"]} == sessions, question
     finally:
         engine.close()
+
+
+Asked = tuple[tuple[int, int, int], str, str, str, set[str]]  # asked on, question, first and last day, sessions
+
+
+def _ask_each(root: Path, cases: list[Asked]) -> None:
+    """Each question asked at noon UTC of its day: the period it reads and the sessions it answers with."""
+    engine = _engine(root)
+    try:
+        for asked_on, question, first, last, sessions in cases:
+            engine.retriever.now = datetime(*asked_on, 12, tzinfo=UTC).timestamp()
+            answer = engine.search(question)
+            assert "period" in answer, question
+            period = (answer["period"]["since"][:10], answer["period"]["until"][:10])
+            assert period == (first, last), question
+            assert {r["sessionId"] for r in answer["results"]} == sessions, question
+    finally:
+        engine.close()
+
+
+def test_a_span_back_from_today_is_a_period(days: Path) -> None:
+    """ "in the last 2 days", "over the past week", "the past 24 hours" read no period (the past 24 hours searched
+    for "hours"); "in the last week" was the thirteen days before today, today left out."""
+    _ask_each(
+        days,
+        [
+            ((2025, 3, 5), "what did we do in the last 2 days", "2025-03-03", "2025-03-05", {*MAR_3, "s-mar5"}),
+            ((2025, 3, 6), "what did we do over the past week", "2025-02-27", "2025-03-06", ALL),
+            ((2025, 3, 4), "what did we do in the past 24 hours", "2025-03-03", "2025-03-04", MAR_3),
+            ((2025, 3, 5), "what did we do in the last week", "2025-02-26", "2025-03-05", ALL),
+            ((2025, 3, 4), "what did we do the past few days", "2025-03-01", "2025-03-04", {"s-mar2", *MAR_3}),
+        ],
+    )
+
+
+def test_a_whole_unit_of_the_calendar_is_that_unit(days: Path) -> None:
+    """ "last month" was the sixty days before today, "this month" a month either side of it, "last year" the 540
+    days before; "the week/weekend/month before last" read no period."""
+    _ask_each(
+        days,
+        [
+            ((2025, 4, 10), "what did we do last month", "2025-03-01", "2025-03-31", ALL),
+            ((2025, 3, 4), "what did we do this month", "2025-03-01", "2025-03-04", {"s-mar2", *MAR_3}),
+            ((2026, 2, 1), "what did we do last year", "2025-01-01", "2025-12-31", ALL),
+            ((2025, 5, 10), "what did we do the month before last", "2025-03-01", "2025-03-31", ALL),
+            ((2025, 3, 20), "what did we do the week before last", "2025-03-03", "2025-03-09", {*MAR_3, "s-mar5"}),
+            ((2025, 3, 12), "what did we do the weekend before last", "2025-03-01", "2025-03-02", {"s-mar2"}),
+            ((2025, 3, 4), "what did we do since the weekend", "2025-03-01", "2025-03-04", {"s-mar2", *MAR_3}),
+            ((2025, 3, 6), "what did we do this quarter", "2025-01-01", "2025-03-06", ALL),
+        ],
+    )
+
+
+def test_a_part_of_last_month_or_year_is_that_part(days: Path) -> None:
+    """ "the beginning of last month" was the sixty days before today, searched for "beginning" (nothing)."""
+    _ask_each(
+        days,
+        [
+            ((2025, 4, 10), "what did we do at the beginning of last month", "2025-03-01", "2025-03-10", ALL),
+            ((2026, 1, 15), "what did we do early last year", "2025-01-01", "2025-04-30", ALL),
+            ((2025, 4, 10), "what did we do at the end of last month", "2025-03-21", "2025-03-31", set()),
+        ],
+    )
+
+
+def test_a_quarter_said_with_in_is_a_period(days: Path) -> None:
+    """ "in Q1", "during the first quarter of 2025" read no period; the latest Q1 begun when no year is said."""
+    _ask_each(
+        days,
+        [
+            ((2025, 6, 1), "what did we do in Q1", "2025-01-01", "2025-03-31", ALL),
+            ((2026, 2, 1), "what did we do in Q1", "2026-01-01", "2026-03-31", set()),
+            ((2026, 6, 1), "what did we do during the first quarter of 2025", "2025-01-01", "2025-03-31", ALL),
+        ],
+    )
+
+
+def test_days_of_a_month_said_alone_are_a_range(days: Path) -> None:
+    """ "from the 2nd to the 3rd" read no period, "on the 3rd and 5th" the 3rd alone and "from the 2nd to the 3rd of
+    March" the 3rd alone."""
+    _ask_each(
+        days,
+        [
+            ((2025, 3, 10), "what did we do from the 2nd to the 3rd", "2025-03-02", "2025-03-03", {"s-mar2", *MAR_3}),
+            ((2025, 3, 10), "what did we do on the 3rd and 5th", "2025-03-03", "2025-03-05", {*MAR_3, "s-mar5"}),
+            ((2025, 3, 10), "from the 2nd to the 3rd of March", "2025-03-02", "2025-03-03", {"s-mar2", *MAR_3}),
+        ],
+    )
+
+
+def test_a_two_digit_year_is_that_year(days: Path) -> None:
+    """ "3 Mar 25" and "Mar 3 '25" were March 3 of the year asked in (2026: nothing)."""
+    _ask_each(
+        days,
+        [
+            ((2026, 6, 1), "what did we do on 3 Mar 25", "2025-03-03", "2025-03-03", MAR_3),
+            ((2026, 6, 1), "what did we do on Mar 3 '25", "2025-03-03", "2025-03-03", MAR_3),
+            ((2026, 6, 1), "what did we do on 2nd March '25", "2025-03-02", "2025-03-02", {"s-mar2"}),
+        ],
+    )
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "the 2 tests",
+        "week 3 of the plan",
+        "3 days of retries",
+        "the last day of the sprint",  # a span back from today only when not "of" something
+        "what did we do in the last week of the sprint",  # was the thirteen days before today, searched for "sprint"
+        "last week of our sprint",
+        "the last 3 commits",
+        "Q3 planning",  # a quarter only said with "in"
+        "plans for Q3",
+        "Feb 12, 26",  # two days of February, not 2026: a bare two-digit year only after the month
+        "late this month",  # still to come: no period rather than last year's
+    ],
+)
+def test_words_near_a_date_that_are_no_period(query: str) -> None:
+    now = datetime(2026, 2, 12, 10, tzinfo=UTC).timestamp()
+    period = read_period(query, now=now, zone=UTC)
+    assert period is None or period.until - period.since < 86400, query
+
+
+def test_a_periods_words_are_no_words_to_find() -> None:
+    assert other_words(without_dates("what did we do in the past 24 hours")) == []  # was ["hours"]
+    assert other_words(without_dates("what did we do in Q1")) == []
+    assert other_words(without_dates("what did we do at the end of last year")) == []  # was ["end"]
+    assert other_words(without_dates("the S3 upload over the past week")) == ["s3", "upload"]
 
 
 def test_a_query_saying_more_than_a_date_is_a_search() -> None:

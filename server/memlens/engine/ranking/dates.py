@@ -4,18 +4,20 @@ A question's dates: absolute ("8 May 2023", "May 8, 2023", "2023-05-08", "May 20
 "Feb 10-12", "between March 2 and 5", "early/mid/late March", "the first week of March", "in 2025", "the week of
 March 3"), relative to now ("yesterday", "the day before yesterday", "this morning", "last week", "last month", "three
 days ago", "last Friday"), from a day to now ("since Monday", "since March 2") and relative to a named date ("two
-weeks before August 11, 2023", "the week before 3 August 2023"). A message's dates: the day it was written, plus what
-its own relative words mean from that day ("yesterday", "last week", "two days ago", "last weekend", "next month").
-Windows are (first day, last day) as epoch days (UTC).
+weeks before August 11, 2023", "the week before 3 August 2023"); a two-digit year after a day and a month's name is
+that year ("12 Feb 26", "Feb 12 '26"). A question about a period (`period_windows`) also reads "in the last 3 days",
+"last month" (the calendar's), "the week before last", "the end of last year", "in Q1" and "from the 2nd to the 5th".
+A message's dates: the day it was written, plus what its own relative words mean from that day ("yesterday", "last
+week", "two days ago", "last weekend", "next month"). Windows are (first day, last day) as epoch days (UTC).
 """
 
 from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.requests import why_no_such_day
@@ -37,6 +39,12 @@ _MONTH = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _NUM = r"(\d{1,3}|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + ")"
 _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b", re.I)
 _MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
+# A two-digit year after a month's name and its day: "12 Feb 26", "12 Feb '26", "Feb 12 '26" (with an apostrophe only
+# after the day: "Feb 12, 26" names two days)
+_DAY_MONTH_SHORT_YEAR = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+['’]|\s+)(\d{{2}})\b(?![:.]\d)", re.I
+)
+_MONTH_DAY_SHORT_YEAR = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+['’](\d{{2}})\b(?![:.]\d)", re.I)
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _ISO_MONTH = re.compile(r"\b((?:19|20)\d{2})-(0[1-9]|1[0-2])\b(?![-/.:]\d)")  # "2025-03": that month
 # Numeric dates with a four-digit year, not part of a longer run of numbers or a word (a version, a path): "2026/02/11"
@@ -56,7 +64,9 @@ _TO = r"\s*(?:-|–|to|through|until|till)\s*"
 _ORD = r"(?:st|nd|rd|th)?"
 _YEAR_AFTER = r"(?:,?\s+(\d{4}))?"
 _MONTH_DAY_RANGE = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}}){_ORD}{_TO}(\d{{1,2}}){_ORD}\b(?!:){_YEAR_AFTER}", re.I)
-_DAY_RANGE_MONTH = re.compile(rf"\b(\d{{1,2}}){_ORD}{_TO}(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH}\b{_YEAR_AFTER}", re.I)
+_DAY_RANGE_MONTH = re.compile(
+    rf"\b(\d{{1,2}}){_ORD}{_TO}(?:the\s+)?(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH}\b{_YEAR_AFTER}", re.I
+)
 # "between March 2 and 5", "between the 2nd and 5th of March": a range only after "between" ("March 2 and 5" alone
 # may name two days)
 _BETWEEN_MONTH_DAYS = re.compile(
@@ -161,6 +171,11 @@ def _year_with(year: int, month: int, day: int) -> int:
     return year
 
 
+def _full_year(short: int) -> int:
+    """A two-digit year as the POSIX strptime reads one ("%y"): 69-99 the 1900s, 00-68 the 2000s."""
+    return short + (1900 if short >= 69 else 2000)
+
+
 def _month_window(year: int, month: int) -> Window:
     last = calendar.monthrange(year, month)[1]
     return epoch_day(date(year, month, 1)), epoch_day(date(year, month, last))
@@ -213,14 +228,14 @@ def _ago(count: int, unit: str, anchor: int, sign: int = -1) -> Window:
 def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window, int, int]]:
     """(window, start, end offsets in `text`) for every absolute date; a month without a year takes `year_hint`."""
     found: list[tuple[Window, int, int]] = []
-    taken: list[tuple[int, int]] = []
+    taken = bytearray(len(text))  # a mark on each character a date took: a long paste stays linear
 
     def free(m: re.Match[str]) -> bool:
-        return all(m.end() <= s or m.start() >= e for s, e in taken)
+        return not any(taken[m.start() : m.end()])
 
     def add(window: Window, m: re.Match[str]) -> None:
         found.append((window, m.start(), m.end()))
-        taken.append((m.start(), m.end()))
+        taken[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
 
     ranges = ((_MONTH_DAY_RANGE, "mdd"), (_DAY_RANGE_MONTH, "ddm"), (_BETWEEN_MONTH_DAYS, "mdd"))
     for pattern, order in (*ranges, (_BETWEEN_DAYS_MONTH, "ddm")):  # "Feb 10-12", "10 to 12 May"
@@ -264,6 +279,14 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
                 continue
             day, month = (m[1], m[2]) if order == "dmy" else (m[2], m[1])
             d = _safe_date(int(m[3]), MONTHS[month.lower().rstrip(".")], int(day))
+            if d:
+                add((epoch_day(d), epoch_day(d)), m)
+    for pattern, order in ((_DAY_MONTH_SHORT_YEAR, "dmy"), (_MONTH_DAY_SHORT_YEAR, "mdy")):
+        for m in pattern.finditer(text):
+            if not free(m):
+                continue
+            day, month = (m[1], m[2]) if order == "dmy" else (m[2], m[1])
+            d = _safe_date(_full_year(int(m[3])), MONTHS[month.lower().rstrip(".")], int(day))
             if d:
                 add((epoch_day(d), epoch_day(d)), m)
     for m in _MONTH_YEAR.finditer(text):
@@ -394,46 +417,195 @@ def _with_weekdays_before(text: str, absolute: list[tuple[Window, int, int]]) ->
 
 
 def without_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    """`text` with each span blanked (spaces: the offsets after it stay as they were)."""
-    for start, end in spans:
-        text = text[:start] + " " * (end - start) + text[end:]
-    return text
+    """`text` with each span blanked (spaces: the offsets after it stay as they were); spans may overlap."""
+    pieces: list[str] = []
+    at = 0
+    for start, end in sorted(spans):
+        start = max(start, at)
+        if end > start:
+            pieces += [text[at:start], " " * (end - start)]
+            at = end
+    pieces.append(text[at:])
+    return "".join(pieces)
 
 
 def without_dates(text: str) -> str:
-    """`text` less its dates of the calendar ("Feb 10-12", "mid-February", "the first week of March"), blanked: the
-    words a question about days says besides them (answers/period.py)."""
-    return without_spans(text, [(start, end) for _, start, end in absolute_dates(text, year_hint=2000)])
+    """`text` less its dates of the calendar ("Feb 10-12", "mid-February", "the first week of March") and the periods
+    only a question about days reads ("in the last 3 days", "in Q1"), blanked: the words a question about days says
+    besides them (answers/period.py)."""
+    spans = [(start, end) for _, start, end in absolute_dates(text, year_hint=2000)]
+    spans += [(m.start(), m.end()) for m, _ in _period_phrases(text)]
+    return without_spans(text, spans)
 
 
-# A weekend said without "last" ("over the weekend"), and a day of the month said alone ("on the 11th"): periods a
-# question about days names as often as "last weekend" or "on March 11"
-_WEEKEND = re.compile(r"\b(?:(?:over|on|at|during)\s+the|this\s+past|last|this)\s+weekend\b", re.I)
+# "the last day of the sprint", "last year's budget": a thing of that period, not the period asked about
+_NOT_OF = r"(?!\s+of\s+(?:the|a|an|our|my|this|that|his|her|their|your)\b)"
+_NOT_POSSESSIVE = r"(?!['’]s\b)"
+# Periods a question about days says as often as "last weekend" or "on March 11", each with its reader below:
+# - a span back from today: "in the last 3 days", "over the past week", "the past 24 hours", "this past week"
+#   (a count, or "the"/"this" before "last": "last week" alone is `query_windows`' reading);
+# - a whole unit of the calendar: "last month" (January, asked in February), "this year" (January 1 to today),
+#   "last quarter", "the week/weekend/month/year before last";
+# - a part of one: "early last month", "the end of last year" (its first, middle or last third);
+# - a quarter: "in Q1", "during the third quarter of 2025" (said with "in": "Q3 planning" is a topic);
+# - days of a month said alone: "from the 2nd to the 5th", "on the 11th" (the latest such days);
+# - a weekend said without "last" ("over the weekend"), and "this week" (its Monday to today);
+# and, read as no period at all, a part of a thing ("the last week of the sprint", "the first day of the trial").
+_SPAN_BACK = re.compile(
+    rf"\b(?:(?:in|over|during|for|within)\s+)?(?:(?:the|this)\s+(?:last|past)\s+(?:{_NUM}\s+)?|last\s+{_NUM}\s+|"
+    rf"past\s+(?:{_NUM}\s+)?)(day|week|month|year|hour)s?\b{_NOT_OF}{_NOT_POSSESSIVE}",
+    re.I,
+)
+_PART_OF_A_THING = re.compile(  # "the last week of the sprint": the thing's days, not today's last week
+    r"\b(?:the\s+)?(?:last|first|final)\s+(?:day|week|weekend|month|year)s?(?=\s+of\s+(?:the|a|an|our|my|this|"
+    r"that|his|her|their|your)\b)",
+    re.I,
+)
+_BEFORE_LAST = re.compile(rf"\bthe\s+(week|weekend|month|year)\s+before\s+last\b{_NOT_POSSESSIVE}", re.I)
+_CALENDAR_UNIT = re.compile(rf"\b(last|this)\s+(month|year|quarter)\b{_NOT_OF}{_NOT_POSSESSIVE}", re.I)
+_PART_OF_UNIT = re.compile(
+    r"\b(?:(early|mid|late)\s*-?\s*|(?:the\s+)?(beginning|start|middle|end)\s+of\s+)(last|this)\s+(month|year)\b"
+    + _NOT_POSSESSIVE,
+    re.I,
+)
+_QUARTER = re.compile(
+    r"\b(?:in|during|throughout)\s+(?:the\s+)?(?:q([1-4])|(first|second|third|fourth)\s+quarter)\b"
+    r"(?:\s+(?:of\s+)?((?:19|20)\d{2})\b)?",
+    re.I,
+)
+_BARE_DAYS = re.compile(
+    rf"\b(?:on|from|between)\s+the\s+(\d{{1,2}})(?:st|nd|rd|th)\s*(?:-|–|to|through|until|till|and|or|&)\s*"
+    rf"(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{_MONTH})",
+    re.I,
+)
+_WEEKEND = re.compile(r"\b(?:(?:over|on|at|during|since)\s+the|(?:this|the)\s+past|last|this)\s+weekend\b", re.I)
 _THIS_WEEK = re.compile(r"\bthis\s+week\b", re.I)
 _BARE_DAY = re.compile(rf"\bon\s+the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{_MONTH})", re.I)
 MONTHS_BACK = 12  # "on the 31st" in a month without one: the latest month that had it, this far back at most
 
 
+def _unit_window(unit: str, today: date, back: int) -> Window:
+    """The whole week (Monday to Sunday), weekend, month, quarter or year `back` of them before today's; a weekend
+    counts from the latest Saturday (today's weekend when today is one): `back` 1 is that weekend."""
+    day = epoch_day(today)
+    if unit == "week":
+        monday = day - today.weekday() - 7 * back
+        return monday, monday + 6
+    if unit == "weekend":
+        saturday = day - (today.weekday() - 5) % 7 - 7 * max(0, back - 1)
+        return saturday, saturday + 1
+    if unit == "year":
+        year = today.year - back
+        return epoch_day(date(year, 1, 1)), epoch_day(date(year, 12, 31))
+    months = 3 if unit == "quarter" else 1
+    index = (today.year * 12 + today.month - 1) // months - back
+    year, first_month = divmod(index * months, 12)
+    return epoch_day(date(year, first_month + 1, 1)), _month_window(year, first_month + months)[1]
+
+
+def _no_period(m: re.Match[str], today: date) -> Window | None:
+    return None
+
+
+def _span_back(m: re.Match[str], today: date) -> Window | None:
+    said = m[1] or m[2] or m[3]
+    count = _count(said) if said else 1
+    unit = m[4].lower()
+    days = -(-count // 24) if unit == "hour" else count * UNITS[unit]
+    return epoch_day(today) - days, epoch_day(today)
+
+
+def _before_last(m: re.Match[str], today: date) -> Window | None:
+    return _unit_window(m[1].lower(), today, 2)
+
+
+def _calendar_unit(m: re.Match[str], today: date) -> Window | None:
+    first, last = _unit_window(m[2].lower(), today, 1 if m[1].lower() == "last" else 0)
+    return first, min(last, epoch_day(today))
+
+
+def _part_of_unit(m: re.Match[str], today: date) -> Window | None:
+    unit = m[4].lower()
+    first, last = _unit_window(unit, today, 1 if m[3].lower() == "last" else 0)
+    part = _PARTS[(m[1] or m[2]).lower()]
+    if unit == "month":
+        window = (first + 10 * (part - 1), first + 19 if part == 2 else (first + 9 if part == 1 else last))
+    else:  # a year's thirds: January to April, May to August, September to December
+        year = (date(1970, 1, 1) + timedelta(days=first)).year
+        start = epoch_day(date(year, 4 * part - 3, 1))
+        window = (start, _month_window(year, 4 * part)[1])
+    return None if window[0] > epoch_day(today) else (window[0], min(window[1], epoch_day(today)))
+
+
+def _quarter(m: re.Match[str], today: date) -> Window | None:
+    number = int(m[1]) if m[1] else _WEEKS[m[2].lower()]
+    year = int(m[3]) if m[3] else today.year - (date(today.year, 3 * number - 2, 1) > today)  # the latest begun
+    return epoch_day(date(year, 3 * number - 2, 1)), _month_window(year, 3 * number)[1]
+
+
+def _bare_days(m: re.Match[str], today: date) -> Window | None:
+    first, last = int(m[1]), int(m[2])
+    end = _latest_day_of_month(last, today)
+    return None if end is None or first > last else (epoch_day(end) - (last - first), epoch_day(end))
+
+
+def _weekend(m: re.Match[str], today: date) -> Window | None:
+    return _unit_window("weekend", today, 1)
+
+
+def _this_week(m: re.Match[str], today: date) -> Window | None:
+    return _unit_window("week", today, 0)[0], epoch_day(today)
+
+
+def _bare_day(m: re.Match[str], today: date) -> Window | None:
+    day = _latest_day_of_month(int(m[1]), today)
+    return None if day is None else (epoch_day(day), epoch_day(day))
+
+
+PhraseReader = Callable[[re.Match[str], date], Window | None]
+_PHRASES: tuple[tuple[re.Pattern[str], PhraseReader], ...] = (  # in this order: the first to take a span reads it
+    (_PART_OF_A_THING, _no_period),
+    (_BEFORE_LAST, _before_last),
+    (_SPAN_BACK, _span_back),
+    (_PART_OF_UNIT, _part_of_unit),
+    (_QUARTER, _quarter),
+    (_CALENDAR_UNIT, _calendar_unit),
+    (_BARE_DAYS, _bare_days),
+    (_WEEKEND, _weekend),
+    (_THIS_WEEK, _this_week),
+    (_BARE_DAY, _bare_day),
+)
+
+
+def _period_phrases(text: str) -> list[tuple[re.Match[str], PhraseReader]]:
+    """The periods of `_PHRASES` that `text` says, none overlapping another."""
+    found: list[tuple[re.Match[str], PhraseReader]] = []
+    taken = bytearray(len(text))  # a mark on each character a phrase took: a long paste stays linear
+    for pattern, reader in _PHRASES:
+        for m in pattern.finditer(text):
+            if not any(taken[m.start() : m.end()]):
+                taken[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
+                found.append((m, reader))
+    return found
+
+
 def period_windows(query: str, now: float) -> list[Window]:
-    """The days a question about a period names (answers/period.py), as `query_windows` reads them, and: a weekend
-    is its Saturday and Sunday (the latest, today's when today is one; the ranking's window for "last weekend" also
-    takes the week's days around it), and "on the 11th" the latest 11th. A query naming a date of the calendar
-    reads its weekend from that date ("the weekend before April 10"), as `query_windows` does. "This week" is its
-    Monday to today (the ranking's window takes the days around)."""
+    """The days a question about a period names (answers/period.py): as `query_windows` reads them, and the periods
+    of `_PHRASES`, read as a user means them where the ranking's windows are wider ("last weekend" there also takes
+    the week's days around it, "this week" the days around it). A query naming a date of the calendar reads its
+    weekend from that date ("the weekend before April 10"), as `query_windows` does. Said with "since" ("since last
+    month"), a period runs to today."""
     today = day_of(now)
-    said = _WEEKEND.search(query) or _BARE_DAY.search(query) or _THIS_WEEK.search(query)
+    said = _period_phrases(query)
     if absolute_dates(query, year_hint=today.year) or not said:
         return query_windows(query, now)
-    windows = query_windows(_THIS_WEEK.sub(" ", _WEEKEND.sub(" ", query)), now)
-    if _THIS_WEEK.search(query):
-        windows.append((epoch_day(today) - today.weekday(), epoch_day(today)))
-    if _WEEKEND.search(query):
-        saturday = epoch_day(today) - (today.weekday() - 5) % 7
-        windows.append((saturday, saturday + 1))
-    for m in _BARE_DAY.finditer(query):
-        day = _latest_day_of_month(int(m[1]), today)
-        if day is not None:
-            windows.append((epoch_day(day), epoch_day(day)))
+    windows = query_windows(without_spans(query, [(m.start(), m.end()) for m, _ in said]), now)
+    for m, reader in said:
+        window = reader(m, today)
+        if window is not None and _since(query, m.start(), m.end()) and window[0] <= epoch_day(today):
+            window = (window[0], epoch_day(today))
+        if window is not None:
+            windows.append(window)
     return windows
 
 
