@@ -45,10 +45,12 @@ class Restartable:
         self._pg_ctl(["-w", *args], pgdata=self.folder, user=self.instance.system_user, timeout=60)
 
     def start(self) -> None:
-        """Started again listening where it listened (`restart` reuses its options by itself, `start` does not)."""
+        """Started again listening where it listened, on its socket alone as pgserver starts it (`restart` reuses its
+        options by itself, `start` does not; without `-h ""` it would also bind localhost:5432, which another
+        PostgreSQL on the machine may hold)."""
         from psycopg.conninfo import conninfo_to_dict
 
-        self.ctl("start", "-o", f"-k {conninfo_to_dict(self.url)['host']}")
+        self.ctl("start", "-o", f'-h "" -k {conninfo_to_dict(self.url)["host"]}')
 
 
 @pytest.fixture(scope="module")
