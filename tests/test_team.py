@@ -396,15 +396,29 @@ def test_a_team_index_of_an_older_schema_migrates_with_its_rows(
     example_copy: Engine, team_url: str, server: str, version: int
 ) -> None:
     """A database of schema 1 (one table, `vector` column, one HNSW index) or 2 (partitions, halfvec, no word-pairs
-    index) holding alice's rows: the next publish brings it to the current schema, keeps every row (nothing sent
-    again), builds the graphs and the word-pairs index, and a search finds what it finds in a new index."""
+    index) holding alice's rows, each tool output with its call in its text: the next publish brings it to the
+    current schema, keeps every row but those tool outputs (sent again with their calls apart), builds the graphs,
+    the word-pairs and the call indexes, and a search finds what it finds in a new index."""
+    from memlens.engine.sources.tool_output import joined_call
     from memlens.engine.team.team_catalog import MIGRATIONS, UNIT_COLUMNS
 
     example_copy.publish(team_url, publisher="alice", project="ledger")
-    columns = ", ".join(UNIT_COLUMNS)
+    names = [c for c in UNIT_COLUMNS if c != "call"]
+    columns = ", ".join(names)
     with psycopg.connect(team_url) as conn:
-        rows = conn.execute(f"SELECT {columns.replace('embedding', 'embedding::text')} FROM memlens_units").fetchall()
+        published = conn.execute(
+            f"SELECT {columns.replace('embedding', 'embedding::text')}, call FROM memlens_units"
+        ).fetchall()
         model = conn.execute("SELECT value FROM memlens_team_meta WHERE key = 'model'").fetchone()
+    rows = []
+    for row in published:  # as an older memlens published them: the call in the text, under a hash of that text
+        values = list(row[:-1])
+        if row[-1]:
+            values[names.index("text")] = joined_call(values[names.index("text")], row[-1])
+            values[names.index("hash")] = "old-" + values[names.index("hash")]
+        rows.append(values)
+    called = sum(1 for row in published if row[-1])
+    assert called > 0
     old = new_database(server)
     with psycopg.connect(old, autocommit=True) as conn:
         conn.execute("CREATE TABLE memlens_team_schema (version integer PRIMARY KEY)")
@@ -412,14 +426,14 @@ def test_a_team_index_of_an_older_schema_migrates_with_its_rows(
             conn.execute(sql.encode())
             conn.execute("INSERT INTO memlens_team_schema VALUES (%s)", (number,))
         conn.execute("INSERT INTO memlens_team_meta VALUES ('model', %s)", model)
-        marks = ", ".join(["%s"] * (len(UNIT_COLUMNS) - 1)) + (", %s::vector" if version == 1 else ", %s::halfvec")
+        marks = ", ".join(["%s"] * (len(names) - 1)) + (", %s::vector" if version == 1 else ", %s::halfvec")
         with conn.cursor() as cursor:
             cursor.executemany(f"INSERT INTO memlens_units ({columns}) VALUES ({marks})", rows)
         kind = conn.execute("SELECT relkind FROM pg_class WHERE relname = 'memlens_units'").fetchone()
         assert kind == (("r",) if version == 1 else ("p",))
         assert conn.execute("SELECT to_regclass('memlens_units_pairs')").fetchone() == (None,)
     answer = example_copy.publish(old, publisher="alice", project="ledger")
-    assert (answer["sent"], answer["deleted"], answer["unchanged"]) == (0, 0, len(rows))
+    assert (answer["sent"], answer["deleted"], answer["unchanged"]) == (called, called, len(rows) - called)
     with psycopg.connect(old) as conn:
         kind = conn.execute("SELECT relkind FROM pg_class WHERE relname = 'memlens_units'").fetchone()
         vector_type = conn.execute(
@@ -429,9 +443,10 @@ def test_a_team_index_of_an_older_schema_migrates_with_its_rows(
     assert kind == ("p",) and vector_type == ("halfvec(384)",)
     assert len(vector_indexes(old)) == PARTITIONS
     with TeamCatalog.open(old) as team:
-        assert team.schema_version() == TEAM_SCHEMA_VERSION == 3
+        assert team.schema_version() == TEAM_SCHEMA_VERSION == 4
     with psycopg.connect(old) as conn:
         assert conn.execute("SELECT to_regclass('memlens_units_pairs')").fetchone() == ("memlens_units_pairs",)
+        assert conn.execute("SELECT to_regclass('memlens_units_call')").fetchone() == ("memlens_units_call",)
     same = example_copy.search("dead letter queue alarm", limit=5, team=TeamQuery(old))
     first = example_copy.search("dead letter queue alarm", limit=5, team=TeamQuery(team_url))
     assert [r["id"] for r in same["results"]] == [r["id"] for r in first["results"]]
@@ -533,7 +548,7 @@ def publish_texts(url: str, texts: dict[str, str], *, publisher: str = "ann") ->
         team.ensure_schema()
         team.copy_units(
             (publisher, key, "ledger", "memory", "", None, None, None, None, None, 0, f"notes/{key}.md", 1)
-            + (None, None, text, None)
+            + (None, None, text, None, None)
             for key, text in texts.items()
         )
 
@@ -592,3 +607,146 @@ def test_a_team_sessions_message_count_is_the_local_one(example_copy: Engine, te
     assert team and team == {key: local[key] for key in team}
     tools = example_copy.catalog.db.execute("SELECT count(*) FROM units WHERE kind = 'tool'").fetchone()[0]
     assert tools > 0  # the example's sessions hold tool outputs, which a count of every unit would add
+
+
+@pytest.fixture
+def tool_outputs(tmp_path: Path, embedder: Embedder) -> Iterator[Engine]:
+    """One session of each format whose tool outputs name their calls (test_tool_call_header.py), indexed."""
+    from test_tool_call_header import _synced
+
+    yield from _synced(tmp_path / "published", embedder)
+
+
+@pytest.fixture
+def searcher(tmp_path: Path, embedder: Embedder) -> Iterator[Engine]:
+    """An engine whose own index holds none of `tool_outputs`: its hits of them are the team's."""
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    other = tmp_path / "other"
+    (other / "memory").mkdir(parents=True)
+    (other / "memory" / "notes.md").write_text("# Garden\n\nThe tomatoes need water every morning.\n")
+    with Engine([other], settings, index_dir=tmp_path / "other-index", embedder=embedder) as mine:
+        mine.sync()
+        yield mine
+
+
+def team_hits(engine: Engine, url: str, query: str, mode: str = "keyword") -> list[dict[str, object]]:
+    answer = engine.search(query, mode=mode, limit=20, min_score=0.0, team=TeamQuery(url))
+    return [dict(r) for r in answer["results"] if "publisher" in r]
+
+
+@pytest.mark.parametrize(
+    ("query", "body"),
+    [("bd ready", "spotter-gqc.2"), ("git status short", "Changes not staged"), ("pyright billing", "0 errors")],
+)
+def test_a_plain_question_does_not_find_a_tool_output_by_the_call_its_header_names(
+    tool_outputs: Engine, searcher: Engine, team_url: str, query: str, body: str
+) -> None:
+    """As locally (test_tool_call_header.py): the call's words are the call message's, and the output's own text
+    holds none of them, so a question that does not ask what the command printed finds the call, not the output."""
+    tool_outputs.publish(team_url, publisher="gil", project="tools")
+    hits = team_hits(searcher, team_url, query)
+    assert hits and all(body not in str(h["excerpt"]) for h in hits), [h["excerpt"] for h in hits]
+
+
+@pytest.mark.parametrize(
+    ("query", "body", "header"),
+    [
+        ("show me the output of bd ready", "spotter-gqc.2", "[Bash output] $ bd ready"),
+        ("what did git status print", "Changes not staged", "[exec_command output] $ git status --short"),
+        ("what did pyright billing print", "0 errors, 0 warnings", "[Bash output] pyright billing"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_a_question_asking_what_a_command_printed_finds_its_output_first_by_the_call(
+    tool_outputs: Engine, searcher: Engine, team_url: str, query: str, body: str, header: str, mode: str
+) -> None:
+    """The call is searched when the question asks what a command printed, the output ranks above the call
+    message holding the same words (as the local re-scoring has it: rescoring.demote_all_but_tool_results), and the
+    hit shows its call in its header, as a local hit does."""
+    tool_outputs.publish(team_url, publisher="gil", project="tools")
+    hits = team_hits(searcher, team_url, query, mode)
+    assert hits and hits[0]["kind"] == "tool" and body in str(hits[0]["excerpt"]), [
+        (h["kind"], h["excerpt"]) for h in hits[:3]
+    ]
+    assert str(hits[0]["excerpt"]).startswith(header + " ")
+
+
+def test_a_tool_output_embedded_again_after_redaction_is_embedded_without_its_call(
+    tmp_path: Path, team_url: str, embedder: Embedder
+) -> None:
+    """An index that keeps secrets (privacy.redactIndex false) holds the deploy output with a key in its call:
+    publishing masks it, so the output is embedded again before it leaves, from its text without the call, as the
+    local index embeds it (ingest.py), not with the call."""
+    from memlens.engine.redact import redact
+    from memlens.engine.sources.tool_output import scored_text
+    from test_tool_call_header import KEY, _claude_code
+
+    _claude_code(tmp_path / "transcripts")
+    (tmp_path / "ws").mkdir()
+    settings = Settings()
+    settings.privacy.redact_index = False
+    with Engine(
+        [tmp_path / "ws"], settings, [tmp_path / "transcripts"], index_dir=tmp_path / "index", embedder=embedder
+    ) as engine:
+        engine.sync()
+        engine.publish(team_url, publisher="gil", project="tools")
+        [held] = [
+            str(r[0])
+            for r in engine.catalog.db.execute("SELECT text FROM plain_units WHERE kind = 'tool'")
+            if "3 services would restart" in str(r[0])
+        ]
+    assert KEY in held.split("\n", 1)[0]  # the key on the command line, kept by this index
+    shown = redact(held)
+    with psycopg.connect(team_url) as conn:
+        [(vector,)] = conn.execute(
+            "SELECT embedding::text FROM memlens_units WHERE text LIKE '%3 services would restart%'"
+        ).fetchall()
+    stored = json.loads(vector)
+    without_call, with_call = embedder.embed([scored_text(shown, "tool"), shown])
+    cosine = sum(a * b for a, b in zip(stored, without_call, strict=True))
+    assert cosine > 0.999 > sum(a * b for a, b in zip(stored, with_call, strict=True))
+
+
+def test_rows_published_with_the_call_in_their_text_are_searched_then_sent_again_split(
+    tool_outputs: Engine, searcher: Engine, team_url: str, server: str
+) -> None:
+    """A team index of schema 3 holds each tool output with its call in its text. A search by this memlens before
+    anyone migrates it reads those rows as they are (the call shown once); the next publish migrates the schema and
+    sends those outputs again, split (their content hash changed), deleting the old rows and keeping the rest: then
+    the call finds its output only for a question asking what the command printed."""
+    from memlens.engine.sources.tool_output import joined_call
+    from memlens.engine.team.team_catalog import MIGRATIONS, UNIT_COLUMNS
+
+    tool_outputs.publish(team_url, publisher="gil", project="tools")
+    columns = [c for c in UNIT_COLUMNS if c != "call"]
+    with psycopg.connect(team_url) as conn:
+        rows = conn.execute(f"SELECT {', '.join(columns)}, call FROM memlens_units").fetchall()
+        model = conn.execute("SELECT value FROM memlens_team_meta WHERE key = 'model'").fetchone()
+    called = sum(1 for r in rows if r[-1])
+    assert called >= 4
+    text, hash_ = columns.index("text"), columns.index("hash")
+    old = new_database(server)
+    with psycopg.connect(old, autocommit=True) as conn:
+        conn.execute("CREATE TABLE memlens_team_schema (version integer PRIMARY KEY)")
+        for number, sql in MIGRATIONS[:3]:
+            conn.execute(sql.encode())
+            conn.execute("INSERT INTO memlens_team_schema VALUES (%s)", (number,))
+        conn.execute("INSERT INTO memlens_team_meta VALUES ('model', %s)", model)
+        marks = ", ".join(["%s"] * len(columns))
+        with conn.cursor() as cursor:
+            for row in rows:  # as schema 3 published them: the call in the text, under a hash of that text
+                values = list(row[:-1])
+                if row[-1]:
+                    values[text] = joined_call(values[text], row[-1])
+                    values[hash_] = "v3-" + values[hash_]
+                cursor.execute(f"INSERT INTO memlens_units ({', '.join(columns)}) VALUES ({marks})", values)
+    before = team_hits(searcher, old, "bd ready", mode="hybrid")  # each side on a connection of its own
+    assert any(str(h["excerpt"]).startswith("[Bash output] $ bd ready spotter-gqc.2") for h in before), before
+    answer = tool_outputs.publish(old, publisher="gil", project="tools")
+    assert (answer["sent"], answer["deleted"], answer["unchanged"]) == (called, called, len(rows) - called)
+    with TeamCatalog.open(old) as team:
+        assert team.schema_version() == TEAM_SCHEMA_VERSION
+    assert all("spotter-gqc.2" not in str(h["excerpt"]) for h in team_hits(searcher, old, "bd ready"))
+    asked = team_hits(searcher, old, "show me the output of bd ready")
+    assert str(asked[0]["excerpt"]).startswith("[Bash output] $ bd ready spotter-gqc.2"), asked

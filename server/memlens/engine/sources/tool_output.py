@@ -216,6 +216,14 @@ def split_call(text: str, kind: str) -> tuple[str, str]:
     return found.group(1) + text[found.end() :], found.group(2)
 
 
+def joined_call(text: str, call: str | None) -> str:
+    """`split_call` undone: a unit's scored text with its call back in its header, as the unit is shown."""
+    if not call:
+        return text
+    header, newline, body = text.partition("\n")
+    return f"{header} {call}{newline}{body}"
+
+
 def scored_text(text: str, kind: str) -> str:
     """`split_call`'s text alone: what the keyword index, the ranking passes and the vectors read of a unit."""
     return split_call(text, kind)[0]

@@ -6,6 +6,9 @@ in both), names (paths, session keys, titles) pass the detector as the door's do
 changed is embedded again from its redacted text (or sent without a vector when no model is loaded): a vector made
 from a secret must not leave either. Sessions `excludeSessions` or the scope hide are not sent, so excluding one
 later deletes it from the team index at the next publish.
+
+A tool output is published as the local index reads it: its text without the call its header names (full text and
+vector), and the call beside it (shown with the hit, searched for a question asking what a command printed).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog, PublishRow
 from memlens.engine.lazy import lazy_module
 from memlens.engine.redact import redact, redact_sequence, redact_title
+from memlens.engine.sources.tool_output import split_call
 from memlens.engine.team.team_catalog import VECTOR_DIM, TeamCatalog, as_timestamp
 from memlens.engine.vectors.embedder import Embedder
 from memlens.wire.team import PublishResponse
@@ -47,10 +51,12 @@ class PublishTarget:
 
 @dataclass(slots=True)
 class OutgoingUnit:
-    """One unit as it will be stored in the team index (redacted)."""
+    """One unit as it will be stored in the team index (redacted). `text` is what its row is found and embedded by:
+    a tool output's without the call its header names, which goes in `call` (sources/tool_output.split_call)."""
 
     row: PublishRow
     text: str
+    call: str | None
     path: str
     session_key: str | None
     title: str | None
@@ -75,8 +81,10 @@ def outgoing_units(
         texts = [u.text for u in units]
         masked = [redact(t) for t in texts] if units[0].kind == "memory" else redact_sequence(texts)
         changed = [i for i, (a, b) in enumerate(zip(texts, masked, strict=True)) if a != b]
-        # embedded again only for a team that takes this machine's vectors (`model` is then the team's)
-        again = _embedded_again([masked[i] for i in changed], embedder if model else None)
+        split = [split_call(text, unit.kind) for text, unit in zip(masked, units, strict=True)]
+        # embedded again only for a team that takes this machine's vectors (`model` is then the team's), from the
+        # text the local vectors were made from (ingest.py: a tool output's without its call)
+        again = _embedded_again([split[i][0] for i in changed], embedder if model else None)
         fresh = dict(zip(changed, again, strict=False))  # none at all without a model
         stored = stored_vectors([unit.unit_id for unit in units]) if model else {}
         for i, unit in enumerate(units):
@@ -85,7 +93,8 @@ def outgoing_units(
                 vector = fresh.get(i)
             yield OutgoingUnit(
                 row=unit,
-                text=masked[i],
+                text=split[i][0],
+                call=split[i][1] or None,
                 path=redact_title(unit.path),
                 session_key=redact_title(unit.session_key) if unit.session_key else None,
                 title=redact_title(unit.title) if unit.title else None,
@@ -106,7 +115,9 @@ def _embedded_again(texts: list[str], embedder: Embedder | None) -> list[np.ndar
 
 def content_hash(unit: OutgoingUnit, project: str) -> str:
     """What makes a published row: the redacted text and every field shown with it, and whether a vector goes too
-    (a unit published before its vector existed is sent again once it has one)."""
+    (a unit published before its vector existed is sent again once it has one). A tool output's call comes last, and
+    only when it has one: the hash of any other unit is what it was before calls had a column of their own, and a
+    tool output published with its call in its text (team schema 3) is sent again, split."""
     r = unit.row
     fields = [
         project,
@@ -125,6 +136,8 @@ def content_hash(unit: OutgoingUnit, project: str) -> str:
         unit.text,
         unit.vector is not None,
     ]
+    if unit.call:
+        fields.append(unit.call)
     return hashlib.sha256(json.dumps(fields, ensure_ascii=False).encode()).hexdigest()
 
 
@@ -147,6 +160,7 @@ def _copy_row(unit: OutgoingUnit, target: PublishTarget) -> tuple[object, ...]:
         unit.heading,
         unit.title,
         unit.text.replace("\x00", "\ufffd"),  # PostgreSQL text holds no NUL
+        unit.call.replace("\x00", "\ufffd") if unit.call else None,
         unit.vector,
     )
 

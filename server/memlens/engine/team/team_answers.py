@@ -93,6 +93,8 @@ def search_with_team(
         with engine.team_connections.catalogs(where.url, count) as teams:
             team = teams[0]
             readable, model = team.searchable_model()
+            for other in teams[1:]:
+                other.schema = team.schema  # the columns it reads back: one look at the schema serves both
             vector = None
             if readable and embedder is not None and model == embedder.name:
                 try:

@@ -34,7 +34,9 @@ else:
 
 log = logging.getLogger(__name__)
 
-TEAM_SCHEMA_VERSION = 3
+TEAM_SCHEMA_VERSION = 4
+CALL_SCHEMA_VERSION = 4
+"""The first schema whose rows keep a tool output's call in a column of its own (`call`), out of `text`."""
 PARTITIONS = 16
 """Hash partitions by publisher: a bulk publish rebuilds about 1/PARTITIONS of the vectors (more when publishers share
 a partition), a vector search reads one small graph per partition that holds rows (bench/team.py)."""
@@ -111,6 +113,24 @@ $$"""
 ranks 'token auth' as 'auth token'; stop words keep their positions, so 'letter of the queue' pairs nothing): a GIN
 index over them finds the rows where two words of a query stand together without reading every row that holds
 both."""
+
+_EVERY_WORD = f"websearch_to_tsquery('{TS_CONFIG}', %s)"
+_ANY_WORD = f"to_tsquery('{TS_CONFIG}', replace({_EVERY_WORD}::text, '&', '|'))"
+_CALL_WORDS = f"to_tsvector('{TS_CONFIG}', call)"
+"""A row's call as words: the expression its GIN index (`memlens_units_call`) is built over, spelled alike."""
+
+
+def _with_call_steps(query: str) -> list[tuple[str, str, str, tuple[str, ...], int]]:
+    """keyword_candidates' steps 2 and 3 over a row's text and call words together. A row holding every word of
+    the query in the two holds them all in its text or one of them in its call, so each condition first asks that
+    of the two GIN indexes (the full-text one and the call's), then checks the words together."""
+    words = f"(tsv || coalesce({_CALL_WORDS}, ''::tsvector))"
+    every = f"(tsv @@ q OR {_CALL_WORDS} @@ qa) AND {words} @@ q"
+    return [
+        (f"{_EVERY_WORD} q, {_ANY_WORD} qa", every, words, (query, query), 1),
+        (f"{_ANY_WORD} q", f"tsv @@ q OR {_CALL_WORDS} @@ q", words, (query,), 1),
+    ]
+
 
 MIGRATIONS: tuple[tuple[int, str], ...] = (
     (
@@ -196,6 +216,17 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         CREATE INDEX memlens_units_pairs ON memlens_units USING gin (memlens_word_pairs(tsv));
         """,
     ),
+    (
+        CALL_SCHEMA_VERSION,
+        # the call a tool output's header names (sources/tool_output.split_call), out of `text` and so of `tsv`:
+        # searched only by a question asking what a command printed (keyword_candidates). Adding a column without
+        # a default rewrites no row; the rows published before keep their call in `text` (and `call` NULL) until
+        # their publisher's next publish replaces them (their content hash changed: publish.content_hash)
+        f"""
+        ALTER TABLE memlens_units ADD COLUMN call text;
+        CREATE INDEX memlens_units_call ON memlens_units USING gin (to_tsvector('{TS_CONFIG}', call));
+        """,
+    ),
 )
 
 UNIT_COLUMNS = (
@@ -215,6 +246,7 @@ UNIT_COLUMNS = (
     "heading",
     "title",
     "text",
+    "call",
     "embedding",
 )
 UNIT_TYPES = (
@@ -223,13 +255,13 @@ UNIT_TYPES = (
     "int4",  # seq
     "text",
     "int4",  # line_start
-    *("text",) * 3,  # heading, title, text
+    *("text",) * 4,  # heading, title, text, call
     "halfvec",
 )
 """The COPY's column types, in UNIT_COLUMNS order (a binary COPY names them)."""
 _SHOWN = (
     "publisher, project, kind, format, session_key, session_id, message_id, role, ts, path, line_start, heading,"
-    " title, text, hash"
+    " title, text, {call}, hash"
 )
 
 
@@ -262,7 +294,8 @@ class TeamRow:
     line_start: int | None
     heading: str | None
     title: str | None
-    text: str
+    text: str  # a tool output's without the call its header names (`call`), in a schema since CALL_SCHEMA_VERSION
+    call: str | None
     hash: str
     score: float
 
@@ -327,6 +360,7 @@ class TeamCatalog:
         self.conn = conn
         self.url = url
         self._vector_registered = False
+        self.schema = TEAM_SCHEMA_VERSION  # what a search reads: as the last searchable_model or migration found it
 
     @classmethod
     def open(cls, url: str, *, application: str = "memlens") -> TeamCatalog:
@@ -385,6 +419,7 @@ class TeamCatalog:
         A schema already current takes no DDL, so a role without CREATE rights (row-level security) publishes."""
         current = self.schema_version()
         if current == TEAM_SCHEMA_VERSION:
+            self.schema = current
             return current
         with self._failures(), self.conn.transaction():
             self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
@@ -400,6 +435,7 @@ class TeamCatalog:
                 if number > version:
                     self.conn.execute(sql.encode())
                     self.conn.execute("INSERT INTO memlens_team_schema (version) VALUES (%s)", (number,))
+        self.schema = TEAM_SCHEMA_VERSION
         return version
 
     def check_readable(self) -> bool:
@@ -429,6 +465,7 @@ class TeamCatalog:
                 f"the team index has schema version {version}; this memlens knows up to {TEAM_SCHEMA_VERSION}:"
                 " upgrade memlens"
             )
+        self.schema = version
         return version > 0, (str(row[1]) if row and row[1] is not None else None)
 
     def team_model(self, model: str | None) -> str | None:
@@ -588,6 +625,11 @@ class TeamCatalog:
 
     # -- searching ---------------------------------------------------------------------------------------------
 
+    def _shown(self) -> str:
+        """The columns a search reads back (TeamRow's order): an index no publish has migrated yet has no `call`
+        column, and its rows keep the call in `text`."""
+        return _SHOWN.format(call="call" if self.schema >= CALL_SCHEMA_VERSION else "NULL::text AS call")
+
     def _where(self, publisher: str | None, project: str | None) -> tuple[str, list[object]]:
         clauses: list[str] = []
         params: list[object] = []
@@ -600,7 +642,7 @@ class TeamCatalog:
         return "".join(f" AND {c}" for c in clauses), params
 
     def keyword_candidates(
-        self, query: str, *, publisher: str | None, project: str | None, limit: int
+        self, query: str, *, publisher: str | None, project: str | None, limit: int, with_call: bool = False
     ) -> list[TeamRow]:
         """The best rows by full text: ts_rank_cd over the query as a web search reads it (words ANDed, "phrases",
         -not). Each step runs only when the one before found too few rows:
@@ -609,14 +651,15 @@ class TeamCatalog:
            own index instead of by ranking every row that holds the words somewhere (a broad query over many
            publishers matches thousands of rows, each read from the table to be ranked);
         2. every row holding every word;
-        3. any row holding any word."""
-        where, params = self._where(publisher, project)
-        every_word = f"websearch_to_tsquery('{TS_CONFIG}', %s)"
-        any_word = f"to_tsquery('{TS_CONFIG}', replace({every_word}::text, '&', '|'))"
-        together = f"memlens_word_pairs(to_tsvector('{TS_CONFIG}', %s))"
-        steps: list[tuple[str, str, tuple[str, ...], int]] = [
-            (f"{every_word} q", "tsv @@ q", (query,), 1),
-            (f"{any_word} q", "tsv @@ q", (query,), 1),
+        3. any row holding any word.
+        `with_call` (a question asking what a command printed): a row's words are its text's and then its call's
+        (the call a tool output's header names, which `tsv` leaves out), and step 1 is skipped (its index pairs the
+        text's words only)."""
+        if with_call and self.schema >= CALL_SCHEMA_VERSION:
+            return self._keyword_rows(_with_call_steps(query), publisher=publisher, project=project, limit=limit)
+        steps: list[tuple[str, str, str, tuple[str, ...], int]] = [
+            (f"{_EVERY_WORD} q", "tsv @@ q", "tsv", (query,), 1),
+            (f"{_ANY_WORD} q", "tsv @@ q", "tsv", (query,), 1),
         ]
         if len(query.split()) > 1:
             # two plain words: a row holding them side by side holds both, so the full-text index would only find
@@ -625,14 +668,28 @@ class TeamCatalog:
             plain_pair = len(query.split()) == 2 and not any(mark in query for mark in '"-')
             match = "ts_match_vq(tsv, q)" if plain_pair else "tsv @@ q"
             side_by_side = f"{match} AND memlens_word_pairs(tsv) && pairs"
-            steps.insert(0, (f"{every_word} q, {together} pairs", side_by_side, (query, query), limit))
+            together = f"memlens_word_pairs(to_tsvector('{TS_CONFIG}', %s))"
+            steps.insert(0, (f"{_EVERY_WORD} q, {together} pairs", side_by_side, "tsv", (query, query), limit))
+        return self._keyword_rows(steps, publisher=publisher, project=project, limit=limit)
+
+    def _keyword_rows(
+        self,
+        steps: list[tuple[str, str, str, tuple[str, ...], int]],
+        *,
+        publisher: str | None,
+        project: str | None,
+        limit: int,
+    ) -> list[TeamRow]:
+        """Each step's best rows (source, condition, the words ranked, how many times the query is passed, how many
+        rows are enough) until one finds enough."""
+        where, params = self._where(publisher, project)
         rows: list[TeamRow] = []
         with self._failures():
             self.conn.execute(f"SET LOCAL statement_timeout = '{SEARCH_TIMEOUT}'")
-            for source, condition, words, enough in steps:
+            for source, condition, ranked, words, enough in steps:
                 sql = (
-                    f"SELECT {_SHOWN}, ts_rank_cd(tsv, q, 32) FROM memlens_units, {source}"
-                    f" WHERE {condition}{where} ORDER BY 16 DESC LIMIT %s"
+                    f"SELECT {self._shown()}, ts_rank_cd({ranked}, q, 32) AS rank FROM memlens_units, {source}"
+                    f" WHERE ({condition}){where} ORDER BY rank DESC LIMIT %s"
                 )
                 # never a prepared statement: its generic plan would not know the query's words and word pairs,
                 # and ranks every row holding the words before it filters by pairs (ten times as slow at 1M rows)
@@ -667,7 +724,7 @@ class TeamCatalog:
             settings += [f"hnsw.ef_search = {ef_search(limit, hybrid=hybrid)}", "hnsw.iterative_scan = relaxed_order"]
             self.conn.execute("; ".join(f"SET LOCAL {setting}" for setting in settings))  # one round trip
             sql = (
-                f"SELECT {_SHOWN}, 1 - (embedding <=> %s::halfvec) FROM memlens_units"
+                f"SELECT {self._shown()}, 1 - (embedding <=> %s::halfvec) FROM memlens_units"
                 f" WHERE embedding IS NOT NULL{where} ORDER BY embedding <=> %s::halfvec LIMIT %s"
             )
             found = self.conn.execute(sql, (literal, *params, literal, limit)).fetchall()

@@ -15,10 +15,13 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from memlens.engine.answers.excerpt import make_excerpt
+from memlens.engine.keyword.error_query import asks_for_output
 from memlens.engine.keyword.parsed_query import ParsedQuery
 from memlens.engine.lazy import lazy_module
 from memlens.engine.ranking.hits import UnitHit
+from memlens.engine.ranking.rescoring import TOOL_RESULT_WEIGHT
 from memlens.engine.ranking.search import fused_score
+from memlens.engine.sources.tool_output import joined_call
 from memlens.engine.team.team_catalog import TeamCatalog, TeamRow, TeamSessionRow
 from memlens.settings import SearchSettings
 from memlens.wire import SearchResponse, SearchResult
@@ -61,13 +64,21 @@ def team_results(
     """The team's best hits for `query` in a team index `TeamCatalog.searchable_model` found readable, fused as the
     local engine fuses (keyword, vector or hybrid). With `vector_team` (a second connection), a hybrid search's
     vector side runs on it while the keyword side runs on `team`: the server works on both at once, on two of its
-    cores."""
+    cores.
+
+    A question asking what a command printed (ParsedQuery.asks_output) also matches the call a tool output's header
+    names, and every hit but a tool output keeps TOOL_RESULT_WEIGHT of its score, as the local re-scoring has it
+    (rescoring.demote_all_but_tool_results): the call message, shorter and holding the same command, would rank
+    above the output asked for."""
     candidates = max(limit, settings.candidates)
+    asks_output = asks_for_output(query)
 
     def keyword_side() -> list[TeamRow]:
         if mode == "vector":
             return []
-        return team.keyword_candidates(query, publisher=where.publisher, project=where.project, limit=candidates)
+        return team.keyword_candidates(
+            query, publisher=where.publisher, project=where.project, limit=candidates, with_call=asks_output
+        )
 
     def vector_side(on: TeamCatalog) -> list[TeamRow]:
         if vector is None or mode == "keyword":
@@ -101,8 +112,10 @@ def team_results(
     if fused_mode == "hybrid" and not keyword_rows:
         fused_mode = "vector"
     best_cosine = max((h.vector for h, _ in hits.values() if h.vector is not None), default=0.0)
-    for hit, _ in hits.values():
+    for hit, row in hits.values():
         hit.score = fused_score(hit, fused_mode, settings.fusion, settings, best_cosine=best_cosine)
+        if asks_output and row.kind != "tool":
+            hit.score *= TOOL_RESULT_WEIGHT
     ordered = sorted(hits.values(), key=lambda pair: -pair[0].score)[:limit]
     return [_result(hit, row, terms, settings.excerpt_chars) for hit, row in ordered]
 
@@ -115,7 +128,7 @@ def _result(hit: UnitHit, row: TeamRow, terms: list[str], excerpt_chars: int) ->
         "score": round(min(1.0, max(0.0, hit.score)), 4),
         "path": row.path,
         "relPath": row.path,
-        "excerpt": make_excerpt(row.text, terms, excerpt_chars),
+        "excerpt": make_excerpt(joined_call(row.text, row.call), terms, excerpt_chars),  # the call shown as locally
         "publisher": row.publisher,
         "project": row.project,
     }
