@@ -542,12 +542,16 @@ def test_the_hnsw_build_asks_for_memory_in_proportion_to_the_rows() -> None:
     assert index_build_memory_mb(200_000) * (1 << 20) >= 200_000 * GRAPH_BYTES_PER_ROW  # the graph of 200k rows fits
 
 
-def publish_texts(url: str, texts: dict[str, str], *, publisher: str = "ann") -> None:
-    """Rows of `texts` (hash: text) published straight through the catalog, without vectors."""
+def publish_texts(
+    url: str, texts: dict[str, str], *, publisher: str = "ann", kinds: dict[str, str] | None = None
+) -> None:
+    """Rows of `texts` (hash: text) published straight through the catalog, without vectors; `kinds` (hash: kind)
+    for rows that are no memory section."""
     with TeamCatalog.open(url) as team:
         team.ensure_schema()
         team.copy_units(
-            (publisher, key, "ledger", "memory", "", None, None, None, None, None, 0, f"notes/{key}.md", 1)
+            (publisher, key, "ledger", (kinds or {}).get(key, "memory"), "", None, None, None, None, None, 0)
+            + (f"notes/{key}.md", 1)
             + (None, None, text, None, None)
             for key, text in texts.items()
         )
@@ -750,3 +754,22 @@ def test_rows_published_with_the_call_in_their_text_are_searched_then_sent_again
     assert all("spotter-gqc.2" not in str(h["excerpt"]) for h in team_hits(searcher, old, "bd ready"))
     asked = team_hits(searcher, old, "show me the output of bd ready")
     assert str(asked[0]["excerpt"]).startswith("[Bash output] $ bd ready spotter-gqc.2"), asked
+
+
+@pytest.mark.parametrize(
+    ("query", "tool_weight"),
+    [
+        ("why was the orders table locked", 0.5),  # a plain question: the prose says what was decided
+        ("ERROR: orders table locked by nightly export", 1.0),  # a pasted error
+        ("applied: 3118 skipped (dup key): 9", 1.0),  # a pasted output line
+    ],
+)
+def test_a_team_tool_output_weighs_as_a_local_one(
+    searcher: Engine, team_url: str, query: str, tool_weight: float
+) -> None:
+    """A message and a tool output of the same words: a plain question ranks the output at TOOL_RESULT_WEIGHT of the
+    message, as the local re-scoring does; a pasted error or output line weighs it in full."""
+    text = "ERROR: orders table locked by nightly export; applied: 3118 skipped (dup key): 9. Why: the lock."
+    publish_texts(team_url, {"said": text, "printed": text}, kinds={"said": "message", "printed": "tool"})
+    scores = {str(h["relPath"]): float(str(h["score"])) for h in team_hits(searcher, team_url, query)}
+    assert scores["notes/printed.md"] == pytest.approx(tool_weight * scores["notes/said.md"], rel=1e-3), scores

@@ -15,7 +15,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from memlens.engine.answers.excerpt import make_excerpt
-from memlens.engine.keyword.error_query import asks_for_output
+from memlens.engine.keyword.error_query import asks_for_output, looks_like_error, looks_like_output
 from memlens.engine.keyword.parsed_query import ParsedQuery
 from memlens.engine.lazy import lazy_module
 from memlens.engine.ranking.hits import UnitHit
@@ -66,12 +66,14 @@ def team_results(
     vector side runs on it while the keyword side runs on `team`: the server works on both at once, on two of its
     cores.
 
-    A question asking what a command printed (ParsedQuery.asks_output) also matches the call a tool output's header
-    names, and every hit but a tool output keeps TOOL_RESULT_WEIGHT of its score, as the local re-scoring has it
-    (rescoring.demote_all_but_tool_results): the call message, shorter and holding the same command, would rank
-    above the output asked for."""
+    Tool output weighs as the local re-scoring weighs it (rescoring.rescore). A question asking what a command
+    printed (ParsedQuery.asks_output) also matches the call a tool output's header names, and every hit but a tool
+    output keeps TOOL_RESULT_WEIGHT of its score: the call message, shorter and holding the same command, would rank
+    above the output asked for. A pasted error or output line weighs both in full. Any other question keeps that
+    share of a tool output's score: a command's output repeats a topic's words without saying what was decided."""
     candidates = max(limit, settings.candidates)
     asks_output = asks_for_output(query)
+    output_in_full = asks_output or looks_like_error(query) or looks_like_output(query)
 
     def keyword_side() -> list[TeamRow]:
         if mode == "vector":
@@ -114,7 +116,7 @@ def team_results(
     best_cosine = max((h.vector for h, _ in hits.values() if h.vector is not None), default=0.0)
     for hit, row in hits.values():
         hit.score = fused_score(hit, fused_mode, settings.fusion, settings, best_cosine=best_cosine)
-        if asks_output and row.kind != "tool":
+        if (asks_output and row.kind != "tool") or (not output_in_full and row.kind == "tool"):
             hit.score *= TOOL_RESULT_WEIGHT
     ordered = sorted(hits.values(), key=lambda pair: -pair[0].score)[:limit]
     return [_result(hit, row, terms, settings.excerpt_chars) for hit, row in ordered]
