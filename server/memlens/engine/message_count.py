@@ -3,8 +3,9 @@ editor's Sessions view and transcript header, a search hit's `messageCount`, `me
 `memlens index` and `memlens watch`, a team index's sessions): the messages its people and its agent wrote, its
 units of kind "transcript". Tool outputs (kind "tool": what a command printed) and compaction summaries (kind
 "summary": the agent's digest of earlier messages) are not messages of the conversation; `memlens history` and the
-editor's transcript show and count them apart. A message longer than a unit holds is stored as several units (its
-parts), and each counts: every door counts units, so they agree."""
+editor's transcript show and count them apart. A message longer than a unit holds (`chunking.messagePartChars`) is
+stored as several units, its parts, and the counts count each part; `memlens history` and the editor's transcript
+show it whole, as one."""
 
 MESSAGE_KIND = "transcript"
 
