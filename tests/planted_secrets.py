@@ -349,6 +349,17 @@ def _build() -> list[Planted]:
     plant("openssl-pass-arg", value, f"openssl pkcs12 -export -passout pass:{value} -out cert.p12", "command")
     value = "cobalt-orbit-ladder-quince"  # words joined by hyphens, as diceware and password managers make them
     plant("passphrase-hyphens", value, f"the wifi password is {value}", "user-prose")
+    # key blocks of other armors, and cut off after their headers and body (key_blocks.py)
+    body = _pem_body(4)
+    armor = "---- {} SSH2 ENCRYPTED PRIVATE KEY ----"
+    text = f'{armor.format("BEGIN")}\nComment: "rsa-key"\n{body}\n{armor.format("END")}'
+    plant("ssh2-private-key", body.split("\n")[2], text, "pem")
+    body = _pem_body(4)
+    text = f"-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n{body}\n=Zq4T\nthat is all I had"
+    plant("pgp-private-key-truncated", body.split("\n")[3], text, "pem")
+    body = _pem_body(4)
+    text = f"-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,{_draw(_HEX, 32)}\n\n{body}"
+    plant("encrypted-pem-truncated", body.split("\n")[3], f"{text}\nThanks", "pem")
     return planted
 
 

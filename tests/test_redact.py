@@ -227,9 +227,9 @@ def test_mixed_text_keeps_surrounding_words() -> None:
     )
 
 
-def test_private_key_without_end_is_redacted_to_end_of_text() -> None:
-    text = f"before\n-----BEGIN EC PRIVATE KEY-----\n{RSA_BODY}\nstill key material"
-    assert redact(text) == "before\n[REDACTED:private-key]"
+def test_private_key_without_end_is_redacted_to_the_end_of_its_body() -> None:
+    text = f"before\n-----BEGIN EC PRIVATE KEY-----\n{RSA_BODY}\nnot key material"
+    assert redact(text) == "before\n[REDACTED:private-key]\nnot key material"
 
 
 def test_several_private_keys_are_redacted_separately() -> None:

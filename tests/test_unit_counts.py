@@ -11,6 +11,7 @@ from pathlib import Path
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.engine import Engine
+from memlens.engine.message_count import MESSAGE_KIND
 from memlens.settings import Settings, merge
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "workspace"
@@ -28,8 +29,8 @@ def _engine(tmp_path: Path, workspace: Path) -> Engine:
 
 
 def _scanned(db: sqlite3.Connection) -> dict[str, int]:
-    """Messages by format as the stats counted them before the counts were kept: a scan of every unit."""
-    sql = "SELECT format, COUNT(*) FROM units WHERE kind NOT IN ('memory', 'tool') GROUP BY format"
+    """Messages by format (message_count.py) as a scan of every unit counts them."""
+    sql = f"SELECT format, COUNT(*) FROM units WHERE kind = '{MESSAGE_KIND}' GROUP BY format"
     return {str(k): int(v) for k, v in db.execute(sql)}
 
 

@@ -15,6 +15,7 @@ import threading  # noqa: E402
 
 from memlens.cli import commands  # noqa: E402  (after the environment is set)
 from memlens.cli.arguments import build_parser  # noqa: E402
+from memlens.stop_signal import treat_sigterm_as_ctrl_c  # noqa: E402
 
 __all__ = ["main"]
 
@@ -29,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     one by one (the index's state, the model, faiss, numpy), about 0.04 s of CPU after a search at a million
     messages, and nothing of it is needed once the output is flushed and the index closed (commands close it
     before they return). A server, or any thread still running, gets the ordinary exit."""
+    treat_sigterm_as_ctrl_c()  # first: a SIGTERM at any later point stops the command as Ctrl-C would
     commands.show_what_the_output_can()
     args = build_parser().parse_args(argv)
     status = commands.run(args)

@@ -292,7 +292,9 @@ memlens search redrive --json | jq '.results[].excerpt'""",
     publish.add_argument("--no-sync", action="store_true", help="publish the index as it is (default: sync first)")
     _location_flags(publish)
 
-    watch = _command(sub, "watch", "keep the index live: sync on every file change (Ctrl-C stops)", "memlens watch")
+    watch = _command(
+        sub, "watch", "keep the index live: sync on every file change (Ctrl-C or SIGTERM stops)", "memlens watch"
+    )
     watch.add_argument(
         "--debounce-ms",
         type=_debounce_ms,

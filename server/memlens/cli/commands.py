@@ -51,6 +51,7 @@ from memlens.requests import (
     TeamFilterRequest,
     checked,
 )
+from memlens.stop_signal import EXIT_SIGTERM, by_sigterm
 
 if TYPE_CHECKING:
     from memlens.engine import Engine
@@ -113,6 +114,7 @@ def open_engine(
     from memlens.engine.indexing.source_roots import RootOrigins
 
     workspaces, settings = located or locate(args)
+    log.debug("opening the index")  # with -vv: the command has started its work (a SIGTERM from now stops it cleanly)
     origins = RootOrigins(
         flags=f"memlens {args.command} --transcripts",
         settings="memlens.transcripts.paths (.memlens.json or --settings)",
@@ -388,11 +390,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
         def stopping() -> None:
             # the step under way (an embedding batch) ends first, which can take seconds: say so, and how not to wait
-            print("memlens: stopping after the current step (Ctrl-C again quits now)", file=sys.stderr, flush=True)
+            again = "SIGTERM or Ctrl-C again quits now" if by_sigterm() else "Ctrl-C again quits now"
+            print(f"memlens: stopping after the current step ({again})", file=sys.stderr, flush=True)
 
         try:
             status = run_foreground(engine, args.debounce_ms, report, stopping=stopping)
-        except KeyboardInterrupt:  # the second Ctrl-C: the index keeps what was committed
+        except KeyboardInterrupt:  # the second Ctrl-C (or SIGTERM): the index keeps what was committed
             status = 0
         print(f"memlens: stopped watching; {tally.summary()}", file=sys.stderr, flush=True)
     return status
@@ -458,7 +461,10 @@ def run(args: argparse.Namespace) -> int:
     except MemlensError as exc:
         _report(args, f"{exc}")
         return EXIT_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (stop_signal.py): what was committed stays
+        if by_sigterm():
+            print("memlens: stopped by SIGTERM", file=sys.stderr)
+            return EXIT_SIGTERM
         print("memlens: interrupted", file=sys.stderr)
         return 130
     except OSError as exc:  # the system refused something (a folder, a disk): its own words and the path

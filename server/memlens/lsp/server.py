@@ -22,6 +22,7 @@ from memlens.lsp.hover import HoverProvider
 from memlens.lsp.pygls_logs import quiet_answered_request_errors
 from memlens.lsp.state import ServerState
 from memlens.settings import workspace_trusted
+from memlens.stop_signal import by_sigterm
 
 log = logging.getLogger(__name__)
 
@@ -151,8 +152,12 @@ def run(tcp: str | None = None) -> int:
             print(f"memlens: error: --tcp expects HOST:PORT, not {tcp!r}", file=sys.stderr)
             return 2
         server.start_tcp(host or "127.0.0.1", int(port))
-        return 0
-    protocol_out = sys.stdout.buffer
-    sys.stdout = sys.stderr  # a stray print() must never corrupt the JSON-RPC stream
-    server.start_io(sys.stdin.buffer, protocol_out)
+    else:
+        protocol_out = sys.stdout.buffer
+        sys.stdout = sys.stderr  # a stray print() must never corrupt the JSON-RPC stream
+        server.start_io(sys.stdin.buffer, protocol_out)
+    if not server.state.shut_down:  # stopped without the client's `shutdown`: Ctrl-C, SIGTERM, a client gone
+        server.state.shutdown()  # the step under way ends and the index is closed: what was committed stays
+        why = " by SIGTERM" if by_sigterm() else ""
+        print(f"memlens: language server stopped{why}", file=sys.stderr, flush=True)
     return 0

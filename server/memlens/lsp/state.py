@@ -48,6 +48,7 @@ class ServerState:
         self.live_indexing = live_indexing
         self.loop: asyncio.AbstractEventLoop | None = None
         self.initialized = False
+        self.shut_down = False  # the engine closed: at the client's `shutdown`, or when the server was stopped
         self.workspaces: list[Path] = []
         self.init_options: Any = None
         self.trusted = True  # from initializationOptions.workspaceTrusted (see settings.workspace_trusted)
@@ -308,6 +309,7 @@ class ServerState:
 
     def shutdown(self) -> None:
         """Stop background work and close the engine (blocking; called once at shutdown)."""
+        self.shut_down = True
         indexer, engine = self.indexer, self.engine
         self.indexer, self.engine = None, None
         if indexer is not None:

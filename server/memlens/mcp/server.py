@@ -12,6 +12,7 @@ logged, and the server keeps serving either way.
 from __future__ import annotations
 
 import logging
+import sys
 from functools import partial
 from typing import Any
 
@@ -31,6 +32,7 @@ from memlens.local_api.server import LocalServer
 from memlens.mcp.http_security import HttpSecurity
 from memlens.mcp.render import bound, clip, render
 from memlens.mcp.tools import TOOLS, Tool, run_tool, tool_named
+from memlens.stop_signal import by_sigterm
 
 log = logging.getLogger(__name__)
 
@@ -164,15 +166,18 @@ def run(engine: Engine, http: HttpSecurity | None = None, live_indexing: bool = 
     server = build_server(McpState(engine, live))
     local = LocalServer(lambda: engine)  # `memlens search` beside this server asks it (local_api)
     local.attach(engine)
+    stopped = False
     try:
         if http is None:
             anyio.run(_serve_stdio, server)
         else:
             anyio.run(_serve_http, server, http)
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (stop_signal.py)
+        stopped = True
     finally:
         local.close()
         if live is not None:
-            live.stop()
+            live.stop()  # the step under way ends: what it committed stays
+    if stopped:
+        print(f"memlens: MCP server stopped ({'SIGTERM' if by_sigterm() else 'Ctrl-C'})", file=sys.stderr, flush=True)
     return 0

@@ -9,6 +9,7 @@ with them; each piece of a secret found that way is masked wherever the answer s
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeVar, cast
 
 from memlens.engine.catalog import Catalog
@@ -16,6 +17,7 @@ from memlens.engine.redaction import find_secrets_in_sequence, marker
 
 T = TypeVar("T")
 _SHORTEST_PIECE = 4  # a shorter piece of a secret would mask ordinary words wherever they occur
+_LINES = re.compile(r"[ \t]*(?:\r?\n|(?:\\\\)*\\[nr])[ \t]*")
 
 Pieces = list[tuple[str, str]]  # (text to mask, kind)
 
@@ -65,5 +67,8 @@ def _pieces(catalog: Catalog, session_key: str, message_id: str) -> Pieces:
     pieces: Pieces = []
     for index in range(len(before), len(before) + len(units)):
         text = texts[index]
-        pieces += [(text[s.start : s.end], s.kind) for s in spans[index] if s.end - s.start >= _SHORTEST_PIECE]
+        for span in spans[index]:
+            piece = text[span.start : span.end]
+            # an excerpt flattens a text's lines: each line of a key block's body is a piece of its own as well
+            pieces += [(p, span.kind) for p in [piece, *_LINES.split(piece)] if len(p.strip()) >= _SHORTEST_PIECE]
     return sorted(set(pieces), key=lambda p: -len(p[0]))  # longest first: a piece inside another is not cut apart

@@ -28,10 +28,10 @@ MIGRATED_VERSIONS = frozenset({"2", "3", "4"})
 LEGACY_VECTORS_VERSION = 4
 # What the parsers make of a file. Bump it when they read more of the same files, or read them differently (2: tool
 # results became units; 3: terminal control codes left out of texts, terminal_codes.py; 4: a tool output's header
-# names the call that printed it): an index parsed by another version re-reads every file on its next sync — its ids
-# and vectors kept where the text is the same — instead of answering with what the older parsers made until a
-# `reindex --full`.
-PARSE_VERSION = 4
+# names the call that printed it; 5: a chunk's message count leaves its compaction summaries out, message_count.py):
+# an index parsed by another version re-reads every file on its next sync — its ids and vectors kept where the text
+# is the same — instead of answering with what the older parsers made until a `reindex --full`.
+PARSE_VERSION = 5
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

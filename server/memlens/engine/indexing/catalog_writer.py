@@ -18,6 +18,7 @@ from memlens.engine.file_names import escape_name, stored_path
 from memlens.engine.indexing.discovery import SourceFile
 from memlens.engine.indexing.file_identity import identity_values
 from memlens.engine.indexing.ingest import ChunkSpec, FileContent, SessionSpec, chunk_records
+from memlens.engine.message_count import is_message
 from memlens.engine.sources.base import TranscriptRecord
 from memlens.engine.sources.common import errors_before_line
 from memlens.settings import ChunkingSettings
@@ -196,7 +197,7 @@ class CatalogWriter:
                     heading=chunk.heading,
                     ts_start=chunk.ts_start,
                     ts_end=chunk.ts_end,
-                    message_count=sum(u.kind != "tool" for u in chunk.units) if chunk.kind != "memory" else 0,
+                    message_count=sum(is_message(u.kind) for u in chunk.units),
                 )
                 for chunk, key in zip(chunks, session_keys, strict=True)
             ],

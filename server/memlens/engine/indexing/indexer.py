@@ -41,6 +41,7 @@ from memlens.engine.indexing.vector_writer import VectorWriter
 from memlens.engine.keyword.keyword_docs import keyword_docs, neighbours_of, write_afresh
 from memlens.engine.keyword.keyword_index import KeywordIndex
 from memlens.engine.keyword.vocabulary import backfill_words, collect_words
+from memlens.engine.message_count import is_message
 from memlens.engine.progress import Progress, RateMeter
 from memlens.engine.ranking.unit_facts import backfill_unit_facts, fill_facts_from_analysed, fill_unit_facts
 from memlens.engine.redact import redact
@@ -554,6 +555,7 @@ def _count(report: SyncReport, path: Path, content: FileContent, appended: bool)
         report.files_parsed += 1
     report.bad_lines += content.bad_lines
     report.errors.extend(redact(f"{stored_path(path)}: {e}") for e in content.errors[: max(0, 50 - len(report.errors))])
-    # what `stats` counts as messages: a tool's output is none (it counted 336 where stats then said 157)
-    report.messages_added += sum(record.kind != "tool" for record in content.records)
+    # what `stats` and the sessions count as messages (message_count.py): not a tool's output (it counted 336 where
+    # stats then said 157), not a compaction summary, and each part of a message split into units
+    report.messages_added += sum(is_message(unit.kind) for chunk in content.chunks for unit in chunk.units)
     report.chunks_added += len(content.chunks)

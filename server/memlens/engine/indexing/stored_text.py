@@ -20,7 +20,7 @@ from memlens.engine.sources.tool_output import scored_text
 log = logging.getLogger(__name__)
 
 # Bump when the detector learns new kinds: indexes built with an older one are re-parsed on open.
-REDACTION_VERSION = 9
+REDACTION_VERSION = 10
 
 
 def redaction_stamp(enabled: bool) -> str:

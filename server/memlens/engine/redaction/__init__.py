@@ -7,12 +7,16 @@ they are plainly not secrets: placeholders, ``$VAR`` references, words such as `
 Redaction is idempotent: a marker is never itself taken for a secret.
 
 ``redact_sequence(texts)`` redacts consecutive messages together: a token cut in two, its first half ending one
-message and the rest starting the next, is found over their join and masked in both.
+message and the rest starting the next, is found over their join and masked in both; a key block one message
+ends inside is masked in the next through the body lines that start it, never into its words.
 """
 
 from __future__ import annotations
 
+import re
+
 from memlens.engine.redaction.detector import Detector, Span
+from memlens.engine.redaction.key_blocks import BLOCK_KIND
 from memlens.engine.redaction.library import library_detectors
 from memlens.engine.redaction.patterns import CONTEXT_DETECTORS, TOKEN_DETECTORS
 from memlens.engine.redaction.scanner import Scanner, merge
@@ -60,18 +64,63 @@ def find_secrets_in_sequence(texts: list[str], cache: dict[str, list[Span]] | No
     ``cache`` keeps each text's own spans: a message and the unit made of it are one text, scanned once (and the
     join of two messages is the join of the two units made of them)."""
     found = [_cached_find(text, cache) for text in texts]
+    opening = ""  # the opening line of a key block the text before goes on with from the texts before it
     for index in range(len(texts) - 1):
         before, after = texts[index], texts[index + 1]
-        # a secret cut in two has a character of a token on each side of the cut (no space, quote or bracket)
-        if not before or not after or before[-1] not in _TOKEN_CHARS or after[0] not in _TOKEN_CHARS:
-            continue
-        tail = before[-_JOIN_CHARS:]
-        cut = len(tail)
-        for span in _cached_find(tail + after[:_JOIN_CHARS], cache):  # the units' joins repeat the messages'
-            if span.start < cut < span.end:
+        block_start = _open_block_start(before, found[index])
+        # a token cut in two has a character of a token on each side of the cut (no space, quote or bracket)
+        if before and after and before[-1] in _TOKEN_CHARS and after[0] in _TOKEN_CHARS:
+            tail = before[-_JOIN_CHARS:]
+            cut = len(tail)
+            for span in _cached_find(tail + after[:_JOIN_CHARS], cache):  # the units' joins repeat the messages'
+                if not span.start < cut < span.end:
+                    continue
+                if span.kind == BLOCK_KIND:  # a block cut in two: read on below, at a line break
+                    block_start = min(block_start, len(before) - cut + span.start)
+                    continue
                 found[index].append(Span(span.kind, len(before) - cut + span.start, len(before)))
                 found[index + 1].append(Span(span.kind, 0, span.end - cut))
+        if block_start >= len(before):
+            opening = ""
+            continue
+        opening = opening if block_start == 0 and opening else _first_line(before[block_start:])
+        block = before[block_start:] if before[block_start:].startswith(opening) else f"{opening}\n{before}"
+        found[index].append(Span(BLOCK_KIND, block_start, len(before)))
+        continued = _block_continued(block, after, cache)
+        found[index + 1] += continued
+        if not continued:
+            opening = ""
     return [merge(spans) for spans in found]
+
+
+def _open_block_start(text: str, spans: list[Span]) -> int:
+    """Where a key block that runs to the end of ``text`` (nothing but space after it) starts; ``len(text)`` when
+    none does."""
+    last = max(spans, key=lambda span: span.end, default=None)
+    if last is not None and last.kind == BLOCK_KIND and not text[last.end :].strip():
+        return min(span.start for span in spans if span.kind == BLOCK_KIND and span.end == last.end)
+    return len(text)
+
+
+_LINE_BREAK = re.compile(r"\r?\n|(?:\\\\)*\\[nr]")
+
+
+def _first_line(block: str) -> str:
+    """A block's opening line: what a text that goes on with its body lines is read after."""
+    line_break = _LINE_BREAK.search(block)
+    return block[: line_break.start()] if line_break else block
+
+
+def _block_continued(block: str, after: str, cache: dict[str, list[Span]] | None) -> list[Span]:
+    """The span of ``after`` that goes on with a key block the text before it ends inside (``block``: that block
+    from its opening line). A block is made of lines, and a text is cut from the next one at a line break (a long
+    message's parts) or is a message of its own: read together with a line break between, the block goes on only
+    through ``after``'s leading body lines (and its closing line), never into its words."""
+    cut = len(block) + 1
+    for span in _cached_find(f"{block}\n{after}", cache):
+        if span.kind == BLOCK_KIND and span.start < cut < span.end:
+            return [Span(BLOCK_KIND, 0, span.end - cut)]
+    return []
 
 
 def redact_sequence(texts: list[str], cache: dict[str, list[Span]] | None = None) -> list[str]:

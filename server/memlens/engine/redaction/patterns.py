@@ -1,7 +1,7 @@
 """Our own detectors, for what detect-secrets does not cover: the contexts secrets sit in, not just their format.
 
 * token formats the library lacks or matches too narrowly (``sk-…``, ``github_pat_…``, ``hf_…``, ``AIza…``, …);
-* PEM/OpenSSH/PuTTY private-key blocks, across lines or JSON-escaped with a literal ``\\n``;
+* PEM/OpenSSH/PGP/PuTTY private-key blocks (``key_blocks``), across lines or JSON-escaped with a literal ``\\n``;
 * assignments whose key names a secret (``DB_PASSWORD=…``, ``"db_password": "…"``, ``X-API-Key: …``,
   ``token: Bearer …``), ``Authorization:`` headers, ``Bearer …``, ``password is …``;
 * shell forms: ``mysql -pPW``, ``curl -u user:pw``, ``--password X``, ``sshpass -p X``;
@@ -20,6 +20,7 @@ import base64
 import re
 
 from memlens.engine.redaction.detector import Detector
+from memlens.engine.redaction.key_blocks import BLOCK_KIND, KEY_BODY, PEM, PUTTY
 from memlens.engine.redaction.values import Evidence, is_generated, looks_random
 
 # Endings of key names that name a secret outright: a password may be any word, a key or token is generated.
@@ -211,29 +212,6 @@ TOKEN_DETECTORS = [
 ]
 
 
-def _wrappable(words: str) -> str:
-    """``words`` as RE2 syntax that still matches when a terminal or a JSON string wrapped it at any character:
-    a line break (or the space a flattened copy put in its place), indentation or an escaped ``\\n`` may sit
-    between any two of its characters."""
-    gap = r"(?:[ \t]*(?:\r?\n|(?:\\\\)*\\[nr])?[ \t]*)"
-    return gap.join("[ \\t]+" if c == " " else c for c in words)
-
-
-_PEM_LABEL = r"[A-Z0-9 \t\r\n\\]{0,48}?"
-_PEM = (
-    rf"-----{_wrappable('BEGIN')}{_PEM_LABEL}{_wrappable('PRIVATE KEY')}(?: BLOCK)?-*"
-    rf"(?s:.*?-{{2,}}{_wrappable('END')}{_PEM_LABEL}{_wrappable('PRIVATE KEY')}(?: BLOCK)?-*|.*)"
-)
-# The base64 body of a private key whose header is gone (cut off, or never pasted): the DER prefixes of OpenSSH
-# ("openssh-key-v1"), PKCS#1 RSA, PKCS#8 and SEC1 EC private keys, then the rest of the base64 run across lines
-# (or across spaces, where a copy flattened the lines: then only full-length lines and one short last one).
-_KEY_BODY = (
-    r"(?:b3BlbnNzaC1rZXktdjE|MII[A-Za-z0-9+/]{3}IBA(?:AKC|DAN)|MHcCAQEEI|MIG[0-9A-Za-z+/]AgEAMBMG)"
-    r"[A-Za-z0-9+/=]*(?:[ \t]*(?:\r?\n|\\n)[ \t]*[A-Za-z0-9+/=]+|[ \t]+[A-Za-z0-9+/=]{40,})*"
-    r"(?:[ \t]+[A-Za-z0-9+/]{1,39}={0,2})?"
-)
-_PUTTY = r"PuTTY-User-Key-File-\d+:(?s:.*?Private-MAC:[ \t]*[0-9a-fA-F]+|.*)"
-
 # Command-line tools that take a password as the value of a short flag: (tool, flag). The flag counts only after
 # the tool's name on the same command, so "-w" of grep or "-a" of ls is never read as a password.
 _CLI_PASSWORD_FLAGS = (
@@ -255,10 +233,10 @@ _SQL_PASSWORD = (
 )
 
 CONTEXT_DETECTORS = [
-    Detector(kind="private-key", pattern=_PEM),
+    Detector(kind=BLOCK_KIND, pattern=PEM),
     Detector(kind="encoded-secret", pattern=_ENCODED_TEXT, word_start=True, check=_encodes_a_secret),
-    Detector(kind="private-key", pattern=_PUTTY),
-    Detector(kind="private-key", pattern=_KEY_BODY, word_start=True),
+    Detector(kind=BLOCK_KIND, pattern=PUTTY),
+    Detector(kind=BLOCK_KIND, pattern=KEY_BODY, word_start=True),
     # DB_PASSWORD=…, "db_password": "…", X-Api-Key: …, token: Bearer …, **Password:** …, SOME_KEY=…
     *(
         Detector(

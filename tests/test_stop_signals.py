@@ -1,0 +1,215 @@
+"""SIGTERM (what `kill`, systemd and `docker stop` send) stops `memlens index`, `watch`, `mcp` and `serve` as the first
+Ctrl-C does (stop_signal.py): the step under way ends or is rolled back, what was committed stays, one line on
+stderr says so. `index` exits 143 (128 + SIGTERM; 130 on Ctrl-C), the servers 0. Each test waits for a line that
+says the process is at work before it signals, and a transcript folder's catalog held by another connection
+(BEGIN EXCLUSIVE) keeps `index` from finishing before the signal has come."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+import pytest
+
+from claude_lines import claude_line
+
+pytestmark = pytest.mark.slow  # real processes
+
+
+def _write_session(folder: Path, n: int) -> None:
+    session = f"6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a{n:02d}"
+    rows = []
+    for m in range(4):
+        kind = "user" if m % 2 == 0 else "assistant"
+        text = f"session {n} message {m}: the quokka migration step {m} for service {n}"
+        row = claude_line(
+            kind,
+            f"s{n}u{m}",
+            f"s{n}u{m - 1}" if m else None,
+            text,
+            session=session,
+            timestamp=f"2026-03-01T1{m}:00:00Z",
+        )
+        rows.append(json.dumps(row) + "\n")
+    (folder / f"{session}.jsonl").write_text("".join(rows))
+
+
+def _where(tmp_path: Path) -> list[str]:
+    folder = tmp_path / "claude"
+    return ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
+
+
+def _memlens(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300, cwd=cwd
+    )
+
+
+# (the signal sent, what SIGINT is in the process): SIGINT as a terminal gives it (a test run in the background of a
+# script ignores it, and its children with it), and SIGTERM where SIGINT is ignored, as in a `cmd &` of a script
+STOPS = {
+    "sigterm": (signal.SIGTERM, signal.SIG_DFL),
+    "sigterm-sigint-ignored": (signal.SIGTERM, signal.SIG_IGN),
+    "ctrl-c": (signal.SIGINT, signal.SIG_DFL),
+}
+
+
+def _start(*args: str, cwd: Path, stop: str) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "memlens", *args]
+    sigint = STOPS[stop][1]
+    return subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=cwd,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
+    )
+
+
+def _lines_until(stream: IO[str], wanted: str) -> Iterator[str]:
+    for line in stream:
+        yield line
+        if wanted in line:
+            return
+    raise AssertionError(f"the stream ended before a line with {wanted!r}")
+
+
+def _messages(tmp_path: Path) -> int:
+    stats = _memlens("stats", "--json", *_where(tmp_path), cwd=tmp_path)
+    assert stats.returncode == 0, stats.stderr
+    return sum(json.loads(stats.stdout)["messages"].values())
+
+
+@pytest.fixture
+def indexed(tmp_path: Path) -> Path:
+    """Three sessions indexed (12 messages), and three more written since."""
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    for n in range(3):
+        _write_session(folder, n)
+    assert _memlens("index", *_where(tmp_path), cwd=tmp_path).returncode == 0
+    assert _messages(tmp_path) == 12
+    for n in range(3, 6):
+        _write_session(folder, n)
+    return tmp_path
+
+
+@pytest.mark.parametrize("stop", STOPS)
+def test_index_stops_on_sigterm_as_on_ctrl_c_and_keeps_the_index(indexed: Path, stop: str) -> None:
+    status, said = (143, "stopped by SIGTERM") if STOPS[stop][0] == signal.SIGTERM else (130, "interrupted")
+    tmp_path = indexed
+    held = sqlite3.connect(tmp_path / "index" / "catalog.sqlite3", isolation_level=None)
+    held.execute("BEGIN EXCLUSIVE")  # the sync cannot write (nor finish) until the signal has been sent
+    process = _start("-vv", "index", *_where(tmp_path), cwd=tmp_path, stop=stop)
+    assert process.stderr is not None
+    before = list(_lines_until(process.stderr, "opening the index"))
+    process.send_signal(STOPS[stop][0])
+    held.execute("COMMIT")
+    held.close()
+    out, err = process.communicate(timeout=120)
+    lines = [line for line in "".join(before).splitlines() + err.splitlines() if not line.startswith("DEBUG")]
+    assert process.returncode == status, err
+    assert lines[-1] == f"memlens: {said}", lines
+    assert "Traceback" not in err and "sync:" not in out  # stopped before the end, and said so in one line
+    assert _messages(tmp_path) == 12  # what the first run committed is there, and nothing half-written
+    again = _memlens("index", *_where(tmp_path), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert _messages(tmp_path) == 24
+
+
+@pytest.mark.parametrize("stop", STOPS)
+def test_watch_stops_on_sigterm_after_its_sync_and_keeps_it(indexed: Path, stop: str) -> None:
+    tmp_path = indexed
+    process = _start("watch", *_where(tmp_path), cwd=tmp_path, stop=stop)
+    assert process.stdout is not None and process.stderr is not None
+    first = list(_lines_until(process.stdout, "sync:"))  # the first sync: the three new sessions, committed
+    assert "+12 messages" in first[-1], first
+    process.send_signal(STOPS[stop][0])
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    said = err.splitlines()
+    again = "SIGTERM or Ctrl-C again quits now" if STOPS[stop][0] == signal.SIGTERM else "Ctrl-C again quits now"
+    assert said[-2] == f"memlens: stopping after the current step ({again})", said
+    assert said[-1].startswith("memlens: stopped watching; "), said
+    assert "Traceback" not in err
+    assert _messages(tmp_path) == 24
+
+
+def _mcp_ready(process: subprocess.Popen[str]) -> None:
+    assert process.stdin is not None and process.stdout is not None
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}
+    process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}) + "\n")
+    process.stdin.flush()
+    answer = json.loads(process.stdout.readline())
+    assert answer["id"] == 1 and "serverInfo" in answer["result"], answer
+
+
+def _lsp_ready(process: subprocess.Popen[str]) -> None:
+    assert process.stdin is not None and process.stdout is not None
+    params: dict[str, object] = {"processId": None, "rootUri": None, "capabilities": {}}
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+    process.stdin.write(f"Content-Length: {len(body.encode())}\r\n\r\n{body}")
+    process.stdin.flush()
+    length = 0
+    for line in process.stdout:
+        if line.lower().startswith("content-length:"):
+            length = int(line.split(":")[1])
+        if line in ("\r\n", "\n"):
+            break
+    answer = json.loads(process.stdout.read(length))
+    assert answer["id"] == 1 and "capabilities" in answer["result"], answer
+
+
+@pytest.mark.parametrize("stop", STOPS)
+def test_mcp_server_stops_on_sigterm_with_a_line(indexed: Path, stop: str) -> None:
+    tmp_path = indexed
+    process = _start("mcp", *_where(tmp_path), cwd=tmp_path, stop=stop)
+    _mcp_ready(process)
+    process.send_signal(STOPS[stop][0])
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    name = "SIGTERM" if STOPS[stop][0] == signal.SIGTERM else "Ctrl-C"
+    assert err.splitlines()[-1] == f"memlens: MCP server stopped ({name})", err
+    assert "Traceback" not in err
+    kept = _messages(tmp_path)  # the index opens, and its live sync committed whole files (of 4 messages) or none
+    assert 12 <= kept <= 24 and kept % 4 == 0, kept
+    assert _memlens("index", *_where(tmp_path), cwd=tmp_path).returncode == 0
+    assert _messages(tmp_path) == 24
+
+
+@pytest.mark.parametrize("stop", STOPS)
+def test_language_server_stops_on_sigterm_with_a_line(tmp_path: Path, stop: str) -> None:
+    process = _start("serve", cwd=tmp_path, stop=stop)
+    _lsp_ready(process)
+    process.send_signal(STOPS[stop][0])
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    why = " by SIGTERM" if STOPS[stop][0] == signal.SIGTERM else ""
+    assert err.splitlines()[-1] == f"memlens: language server stopped{why}", err
+    assert "Traceback" not in err
+
+
+def test_mcp_http_server_stops_on_sigterm_with_a_line(indexed: Path) -> None:
+    """uvicorn takes SIGTERM for its own graceful stop, then raises it again once it has stopped."""
+    tmp_path = indexed
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = _start("mcp", "--http", f"127.0.0.1:{port}", *_where(tmp_path), cwd=tmp_path, stop="sigterm")
+    assert process.stderr is not None
+    list(_lines_until(process.stderr, "listening on"))
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    assert err.splitlines()[-1] == "memlens: MCP server stopped (SIGTERM)", err
+    assert _memlens("index", *_where(tmp_path), cwd=tmp_path).returncode == 0
+    assert _messages(tmp_path) == 24
