@@ -184,26 +184,19 @@ def test_two_publishers_at_once_into_a_new_index(
 
 
 def test_a_search_names_the_publisher_and_project_of_team_hits_and_filters_by_them(
-    example_copy: Engine, tmp_path: Path, team_url: str, embedder: Embedder
+    example_copy: Engine, searcher: Engine, team_url: str
 ) -> None:
     example_copy.publish(team_url, publisher="bob", project="ledger")
     example_copy.publish(team_url, publisher="carol", project="ledger")
-    settings = Settings()
-    settings.transcripts.agent_defaults = False
-    other = tmp_path / "other"
-    (other / "memory").mkdir(parents=True)
-    (other / "memory" / "notes.md").write_text("# Garden\n\nThe tomatoes need water every morning.\n")
-    with Engine([other], settings, index_dir=tmp_path / "other-index", embedder=embedder) as mine:
-        mine.sync()
-        answer = mine.search("dead letter queue orders", limit=5, team=TeamQuery(team_url))
-        assert answer["team"]["reachable"] and answer["team"]["hits"] > 0
-        team_hits = [r for r in answer["results"] if "publisher" in r]
-        assert {r["publisher"] for r in team_hits} <= {"bob", "carol"} and team_hits
-        assert all(r["project"] == "ledger" and r.get("sessionKey") for r in team_hits if r["kind"] != "memory")
-        only_carol = mine.search("dead letter queue orders", limit=5, team=TeamQuery(team_url, publisher="carol"))
-        assert {r["publisher"] for r in only_carol["results"] if "publisher" in r} == {"carol"}
-        elsewhere = mine.search("dead letter queue", limit=5, team=TeamQuery(team_url, project="payments"))
-        assert elsewhere["team"] == {"reachable": True, "hits": 0}
+    answer = searcher.search("dead letter queue orders", limit=5, team=TeamQuery(team_url))
+    assert answer["team"]["reachable"] and answer["team"]["hits"] > 0
+    team_hits = [r for r in answer["results"] if "publisher" in r]
+    assert {r["publisher"] for r in team_hits} <= {"bob", "carol"} and team_hits
+    assert all(r["project"] == "ledger" and r.get("sessionKey") for r in team_hits if r["kind"] != "memory")
+    only_carol = searcher.search("dead letter queue orders", limit=5, team=TeamQuery(team_url, publisher="carol"))
+    assert {r["publisher"] for r in only_carol["results"] if "publisher" in r} == {"carol"}
+    elsewhere = searcher.search("dead letter queue", limit=5, team=TeamQuery(team_url, project="payments"))
+    assert elsewhere["team"] == {"reachable": True, "hits": 0}
 
 
 def test_cli_publish_search_and_sessions_through_the_team_index(
@@ -623,7 +616,7 @@ def tool_outputs(tmp_path: Path, embedder: Embedder) -> Iterator[Engine]:
 
 @pytest.fixture
 def searcher(tmp_path: Path, embedder: Embedder) -> Iterator[Engine]:
-    """An engine whose own index holds none of `tool_outputs`: its hits of them are the team's."""
+    """An engine whose own index holds only a note about a garden: its hits of what was published are the team's."""
     settings = Settings()
     settings.transcripts.agent_defaults = False
     other = tmp_path / "other"
