@@ -289,7 +289,7 @@ def test_each_error_is_one_line_naming_its_cause(tmp_path: Path) -> None:
     assert "--color: invalid choice: 'sometimes'" in error("search", "q", "--color", "sometimes")
     assert "argument --debounce-ms: must be 0..60000, got -1" in error("watch", "--debounce-ms", "-1", *ws)
     assert error("search", "q", "--limt", "3", *ws).endswith(  # a command's flag is the command's to explain
-        "unrecognized arguments: --limt 3 (see memlens search --help)"
+        "unrecognized arguments: --limt 3; did you mean --limit? (see memlens search --help)"
     )
     assert error("search", "--limit", "3").startswith("memlens: error: the following arguments are required: QUERY (")
     assert "a query that starts with '-' goes last, after `--`" in error("search", "-ENOENT", *ws)
