@@ -119,6 +119,22 @@ def test_the_session_table_lines_up_in_cells(capsys: pytest.CaptureFixture[str])
         assert cut(row, msgs_end).endswith(f" {session['messageCount']}") and cut(row, msgs_end + 1)[-1] == " "
 
 
+@pytest.mark.parametrize("columns", [40, 60])
+def test_a_narrow_terminal_keeps_each_sessions_reference_whole_and_some_title(
+    capsys: pytest.CaptureFixture[str], columns: int
+) -> None:
+    """At 40 columns the table once cut every row inside its session reference (`5b…`): nothing left to open."""
+    sessions = [_session("the orders DLQ is backing up", "ledgerline"), _session("plain title", "billing", count=12)]
+    page: SessionsResponse = {"sessions": sessions, "totalSessions": 2, "nextCursor": None, "indexing": False}
+    print_sessions(page, columns=columns, zone=UTC)
+    lines = capsys.readouterr().out.splitlines()
+    assert all(cells(line) <= columns for line in lines), lines
+    assert "SESSION" in lines[0] and "TITLE" in lines[0], lines[0]
+    for row, session in zip(lines[1:3], sessions, strict=True):
+        assert f" {session['reference']} " in row, row
+        assert session["title"][:6] in row, row  # a title's first words beside it
+
+
 def _hit(title: str, excerpt: str) -> SearchResult:
     hit: dict[str, Any] = {
         "kind": "transcript", "reference": "5b0e7d3c:b93217ff", "title": title, "excerpt": excerpt, "score": 0.9,

@@ -502,6 +502,11 @@ def test_the_team_session_list_fits_its_columns_to_what_they_hold(capsys: pytest
     assert "a-very-long-publ " in lines[2] and "payments-reconci " in lines[2]  # each cut to 16 cells
     title_at = lines[0].index("TITLE")
     assert cells(lines[1][title_at:]) >= 20 and lines[1][title_at:].startswith("Why the DLQ backs")
+    print_team_sessions(page, columns=40, zone=UTC)  # a narrow terminal: the title, not the count, keeps its room
+    lines = capsys.readouterr().out.splitlines()
+    assert all(cells(line) <= 40 for line in lines), lines
+    assert lines[0].startswith("LAST ACTIVE") and "TITLE" in lines[0], lines
+    assert lines[1].startswith("2026-02-12 14:41  ") and "Why the DLQ" in lines[1], lines
 
 
 def test_an_output_that_is_not_utf8_gets_the_answer(cli_example: Engine) -> None:
