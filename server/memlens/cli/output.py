@@ -14,6 +14,7 @@ from memlens.cli.hits import hit_lines, short_session_id, sureness
 from memlens.cli.terminal import Style, cells, clip, column, folded, width
 from memlens.counted import counted
 from memlens.engine.answers.speaker import speaker
+from memlens.engine.sources.common import REPLACED_REASON
 from memlens.wire import (
     HistoryResponse,
     SearchResponse,
@@ -305,7 +306,8 @@ def print_stats(stats: StatsResponse, *, columns: int = 0) -> None:
             skipped = error["badLines"]
             bad = f" · {counted(skipped, 'bad line', grouped=True)}" if skipped else ""
             bad += f" · {error['replaced']:,} invalid bytes replaced" if error["replaced"] else ""
-            reasons = "; ".join(clip(" ".join(r.split()), 160) for r in error["reasons"])
+            said = {f"{REPLACED_REASON} ({error['replaced']})"}  # the count just given, said again as a reason
+            reasons = "; ".join(clip(" ".join(r.split()), 160) for r in error["reasons"] if r not in said)
             say(f"  {error['path']}{bad}{f' · {reasons}' if reasons else ''}")
     if stats["unrecognisedFiles"]:
         print("files in no format memlens reads (nothing of them is searchable):")
