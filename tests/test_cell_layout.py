@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import unicodedata
 from datetime import UTC
 from pathlib import Path
@@ -133,6 +134,15 @@ def test_a_narrow_terminal_keeps_each_sessions_reference_whole_and_some_title(
     for row, session in zip(lines[1:3], sessions, strict=True):
         assert f" {session['reference']} " in row, row
         assert session["title"][:6] in row, row  # a title's first words beside it
+
+
+@pytest.mark.parametrize("width", [30, 40, 44])
+def test_a_narrow_hit_header_keeps_its_reference_and_how_sure_it_is(width: int) -> None:
+    """At 40 columns the header once ended `5b0e7d3c:b93217ff · 2026-02-10 08:57 ·…`: no word said how sure."""
+    header = hit_lines(_hit("the orders DLQ is backing up", "x"), "DLQ", width=width, style=Style(True))[0]
+    plain = re.sub("\x1b\\[[0-9;]*m", "", header)
+    assert cells(plain) <= width, plain
+    assert plain.startswith("5b0e7d3c:b93217ff ") and plain.endswith(" · strong"), plain
 
 
 def _hit(title: str, excerpt: str) -> SearchResult:
