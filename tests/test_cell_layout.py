@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import unicodedata
 from datetime import UTC
 from pathlib import Path
@@ -117,6 +118,31 @@ def test_the_session_table_lines_up_in_cells(capsys: pytest.CaptureFixture[str])
     msgs_end = cells(lines[0][: lines[0].index("MSGS") + 4])
     for row, session in zip(lines[1:4], sessions, strict=True):  # each count right-aligned under MSGS
         assert cut(row, msgs_end).endswith(f" {session['messageCount']}") and cut(row, msgs_end + 1)[-1] == " "
+
+
+@pytest.mark.parametrize("columns", [40, 60])
+def test_a_narrow_terminal_keeps_each_sessions_reference_whole_and_some_title(
+    capsys: pytest.CaptureFixture[str], columns: int
+) -> None:
+    """At 40 columns the table once cut every row inside its session reference (`5b…`): nothing left to open."""
+    sessions = [_session("the orders DLQ is backing up", "ledgerline"), _session("plain title", "billing", count=12)]
+    page: SessionsResponse = {"sessions": sessions, "totalSessions": 2, "nextCursor": None, "indexing": False}
+    print_sessions(page, columns=columns, zone=UTC)
+    lines = capsys.readouterr().out.splitlines()
+    assert all(cells(line) <= columns for line in lines), lines
+    assert "SESSION" in lines[0] and "TITLE" in lines[0], lines[0]
+    for row, session in zip(lines[1:3], sessions, strict=True):
+        assert f" {session['reference']} " in row, row
+        assert session["title"][:6] in row, row  # a title's first words beside it
+
+
+@pytest.mark.parametrize("width", [30, 40, 44])
+def test_a_narrow_hit_header_keeps_its_reference_and_how_sure_it_is(width: int) -> None:
+    """At 40 columns the header once ended `5b0e7d3c:b93217ff · 2026-02-10 08:57 ·…`: no word said how sure."""
+    header = hit_lines(_hit("the orders DLQ is backing up", "x"), "DLQ", width=width, style=Style(True))[0]
+    plain = re.sub("\x1b\\[[0-9;]*m", "", header)
+    assert cells(plain) <= width, plain
+    assert plain.startswith("5b0e7d3c:b93217ff ") and plain.endswith(" · strong"), plain
 
 
 def _hit(title: str, excerpt: str) -> SearchResult:

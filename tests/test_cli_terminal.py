@@ -289,7 +289,7 @@ def test_each_error_is_one_line_naming_its_cause(tmp_path: Path) -> None:
     assert "--color: invalid choice: 'sometimes'" in error("search", "q", "--color", "sometimes")
     assert "argument --debounce-ms: must be 0..60000, got -1" in error("watch", "--debounce-ms", "-1", *ws)
     assert error("search", "q", "--limt", "3", *ws).endswith(  # a command's flag is the command's to explain
-        "unrecognized arguments: --limt 3 (see memlens search --help)"
+        "unrecognized arguments: --limt 3; did you mean --limit? (see memlens search --help)"
     )
     assert error("search", "--limit", "3").startswith("memlens: error: the following arguments are required: QUERY (")
     assert "a query that starts with '-' goes last, after `--`" in error("search", "-ENOENT", *ws)
@@ -502,6 +502,11 @@ def test_the_team_session_list_fits_its_columns_to_what_they_hold(capsys: pytest
     assert "a-very-long-publ " in lines[2] and "payments-reconci " in lines[2]  # each cut to 16 cells
     title_at = lines[0].index("TITLE")
     assert cells(lines[1][title_at:]) >= 20 and lines[1][title_at:].startswith("Why the DLQ backs")
+    print_team_sessions(page, columns=40, zone=UTC)  # a narrow terminal: the title, not the count, keeps its room
+    lines = capsys.readouterr().out.splitlines()
+    assert all(cells(line) <= 40 for line in lines), lines
+    assert lines[0].startswith("LAST ACTIVE") and "TITLE" in lines[0], lines
+    assert lines[1].startswith("2026-02-12 14:41  ") and "Why the DLQ" in lines[1], lines
 
 
 def test_an_output_that_is_not_utf8_gets_the_answer(cli_example: Engine) -> None:

@@ -1,4 +1,4 @@
-"""What a sync says about a file (`memlens index`'s "skipped:" lines, the log's warnings) names it by its path, and a
+"""What a sync says about a file (`memlens index`'s "problem:" lines, the log's warnings) names it by its path, and a
 path can hold a secret (a SpecStory export is named after its first prompt): those lines pass the detector too."""
 
 from __future__ import annotations

@@ -6,13 +6,16 @@ fields, bounds and defaults as the language server's and the MCP server's), so i
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
 from memlens import __version__
 from memlens.cli.terminal import folded
 from memlens.errors import SettingsError
+from memlens.near_names import did_you_mean
 from memlens.requests import (
     FixesRequest,
     HistoryRequest,
@@ -73,24 +76,73 @@ class OneLineParser(argparse.ArgumentParser):
     """A parser whose every complaint is one line naming the bad value and where help is (exit 2, as any user
     error), not argparse's usage block."""
 
+    _words: list[str] | None = None
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        # what this parser was given: the whole command line for the top one, the rest of it for a command's
+        self._words = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> NoReturn:
-        if message.startswith("the following arguments are required") and any(
+        words = self._words if self._words is not None else sys.argv[1:]
+        unknown = self._unknown_top_flags(words)
+        if message.startswith("the following arguments are required: COMMAND") and unknown:
+            # `memlens --verison`: the misspelt flag is the mistake, not the missing command
+            message = f"unrecognized arguments: {' '.join(unknown)}"
+        elif message.startswith("the following arguments are required") and any(
             arg.startswith("-") and arg not in self._option_string_actions for arg in sys.argv[2:]
         ):  # `memlens search -x`: the query was read as an unknown flag
             message += "; a query that starts with '-' goes last, after `--`"
+        message += self._suggestion(message, words)
         from memlens.engine.redact import redact  # the bad word may be a pasted token; loaded only on this path
 
-        self.exit(2, f"memlens: error: {redact(message)} (see {self._help_of(message)} --help)\n")
+        self.exit(2, f"memlens: error: {redact(message)} (see {self._help_of(message, words)} --help)\n")
 
-    def _help_of(self, message: str) -> str:
+    def _commands(self) -> dict[str, argparse.ArgumentParser]:
+        choices = self._subparsers._group_actions[0].choices if self._subparsers else None
+        return choices if isinstance(choices, dict) else {}
+
+    def _unknown_top_flags(self, words: list[str]) -> list[str]:
+        """The flags before the command word that the top parser has no option for."""
+        commands = self._commands()
+        if not commands:
+            return []
+        before = next((i for i, word in enumerate(words) if word in commands), len(words))
+        return [
+            word
+            for word in words[:before]
+            if word.startswith("-") and word.split("=", 1)[0] not in self._option_string_actions
+        ]
+
+    def _suggestion(self, message: str, words: list[str]) -> str:
+        """`; did you mean 'search'?` for a misspelt command, choice or flag (argparse before Python 3.14 suggests
+        nothing), or nothing when no name is close."""
+        if chosen := _INVALID_CHOICE.search(message):
+            typed, choices = chosen["typed"], [c.strip().strip("'\"") for c in chosen["choices"].split(",")]
+            return did_you_mean(typed, choices)
+        if message.startswith("unrecognized arguments"):
+            commands = self._commands()
+            named = next((word for word in words if word in commands), None)
+            parser = commands[named] if named is not None else self
+            flags = [flag for flag in parser._option_string_actions if flag.startswith("--")]
+            typed = [word.split("=", 1)[0] for word in message.split(":", 1)[1].split() if word.startswith("--")]
+            return "".join(did_you_mean(word, flags, quote="") for word in typed[:1])
+        return ""
+
+    def _help_of(self, message: str, words: list[str]) -> str:
         """Whose help answers the complaint: a command's flags come back to the top parser as unrecognised, and
         are that command's to explain (`memlens search --limt 3`: `memlens search --help`)."""
-        commands = self._subparsers._group_actions[0].choices if self._subparsers else None
-        if message.startswith("unrecognized arguments") and isinstance(commands, dict):
-            named = next((arg for arg in sys.argv[1:] if arg in commands), None)
+        commands = self._commands()
+        if message.startswith("unrecognized arguments") and commands:
+            named = next((arg for arg in words if arg in commands), None)
             if named is not None:
                 return f"{self.prog} {named}"
         return self.prog
+
+
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<typed>[^']*)' \(choose from (?P<choices>[^)]*)\)")
 
 
 def _debounce_ms(text: str) -> int:

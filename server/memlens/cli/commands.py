@@ -164,8 +164,10 @@ def cmd_index(args: argparse.Namespace) -> int:
     with open_engine(args) as engine:
         report = sync_engine(engine, full=full)
         print(fitted(describe_sync(report), sys.stdout))
+        # a file, or some of its lines or bytes: a file with replaced bytes is indexed, not skipped; the summary line
+        # counts the files that could not be read at all
         for error in report.errors[:10]:
-            print(fitted(f"  skipped: {printable(error)}", sys.stderr), file=sys.stderr)
+            print(fitted(f"  problem: {printable(error)}", sys.stderr), file=sys.stderr)
     return 0
 
 

@@ -91,12 +91,15 @@ def _header(result: SearchResult, width: int, style: Style, zone: tzinfo | None)
         role = speaker(result["kind"], result.get("role"))
         team = f"{result['publisher']}/{result.get('project', '?')}" if "publisher" in result else ""
         details = [d for d in (when, role, team) if d]  # a team hit names who published it
+    # never cut: a reference cut short opens nothing, and how sure the hit is tells whether to open it; the title
+    # gives way first, then the details from the last (who published it, the speaker, the time)
+    while details and cells(f"{ref} · {' · '.join([*details, percent])}") > width:
+        details.pop()
     tail = " · " + " · ".join([*details, percent])
-    # never cut: a reference cut short opens nothing (the title gives way, then the tail)
     room = width - cells(ref) - cells(tail) - 1
     title = clip(" ".join(title.split()), room) if room >= 4 else ""
     plain_tail = " · ".join(details)
-    styled_tail = f" · {style.dim(plain_tail)} · {style.score(percent)}"
+    styled_tail = f"{f' · {style.dim(plain_tail)}' if details else ''} · {style.score(percent)}"
     line = f"{style.reference(ref)}{' ' + style.title(title) if title else ''}{styled_tail}"
     plain = f"{ref}{' ' + title if title else ''}{tail}"
     if cells(plain) > width:  # narrower than the reference and the tail

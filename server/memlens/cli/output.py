@@ -14,6 +14,7 @@ from memlens.cli.hits import hit_lines, short_session_id, sureness
 from memlens.cli.terminal import Style, cells, clip, column, folded, width
 from memlens.counted import counted
 from memlens.engine.answers.speaker import speaker
+from memlens.engine.sources.common import REPLACED_REASON
 from memlens.wire import (
     HistoryResponse,
     SearchResponse,
@@ -194,8 +195,13 @@ def _one_line(text: str) -> str:
 SESSION_COLUMN = 12
 
 
+TITLE_ROOM = 16  # cells of a title worth keeping on a narrow terminal before a column beside it is dropped
+
+
 def print_sessions(page: SessionsResponse, *, columns: int = 0, zone: tzinfo | None = None) -> None:
-    """The sessions as a table, each row cut to `columns` cells (0: whole, as in a pipe), times in `zone`."""
+    """The sessions as a table, each row cut to `columns` cells (0: whole, as in a pipe), times in `zone`. On a
+    terminal too narrow for every column the message count, then the agent, then the project are left out, so
+    that the session's reference (what `memlens history` opens) stays whole and some of its title shows."""
     sessions = page["sessions"]
     if not sessions:
         print("no sessions")
@@ -209,24 +215,44 @@ def print_sessions(page: SessionsResponse, *, columns: int = 0, zone: tzinfo | N
     # the engine's reference, which opens the row's session alone (a subagent's: its id's prefix, then `/agent-…`)
     short = {s["sessionKey"]: s.get("reference") or short_session_id(s["sessionId"]) for s in sessions}
     ids = min(max(len("SESSION"), *(cells(shown) for shown in short.values())), SESSION_COLUMN)
-    header = (
-        f"{'LAST ACTIVE':<16}  {'AGENT':<{agent}}  {'MSGS':>{count}}  {'SESSION':<{ids}}  {'PROJECT':<{project}}  TITLE"
+    shown_columns = _sessions_columns(room, {"MSGS": count, "AGENT": agent, "PROJECT": project}, ids)
+    header = "  ".join(
+        [f"{'LAST ACTIVE':<16}"]
+        + [f"{'AGENT':<{agent}}"] * ("AGENT" in shown_columns)
+        + [f"{'MSGS':>{count}}"] * ("MSGS" in shown_columns)
+        + [f"{'SESSION':<{ids}}"]
+        + [f"{'PROJECT':<{project}}"] * ("PROJECT" in shown_columns)
+        + ["TITLE"]
     )
     print(clip(header, room) if room else header)
     for s in sessions:
         when = local_time(s["lastTime"], zone)
         subagent = "↳ " if s["parentSessionKey"] else ""
         session = short[s["sessionKey"]]  # a longer one is never cut: it shifts only its own row
-        row = (
-            f"{when:<16}  {column(s['format'], agent)}  {s['messageCount']:>{count}}  "
-            f"{session + ' ' * (ids - cells(session))}  {column(projects[s['sessionKey']], project)}  "
-            f"{subagent}{_one_line(s['title'])}"
+        row = "  ".join(
+            [f"{when:<16}"]
+            + [column(s["format"], agent)] * ("AGENT" in shown_columns)
+            + [f"{s['messageCount']:>{count}}"] * ("MSGS" in shown_columns)
+            + [session + " " * (ids - cells(session))]
+            + [column(projects[s["sessionKey"]], project)] * ("PROJECT" in shown_columns)
+            + [f"{subagent}{_one_line(s['title'])}"]
         )
         print(clip(row, room) if room else row)
     shown = f"{len(sessions)} of {page['totalSessions']} sessions"
     more = " (more: --json gives nextCursor for --cursor)" if page.get("nextCursor") else ""
     footer = f"{shown}{more}; `memlens history SESSION` reads one, `--json` adds files, tools and resume commands"
     print(folded(footer, room))  # room: a terminal's width, 0 in a pipe
+
+
+def _sessions_columns(room: int, optional: dict[str, int], ids: int) -> set[str]:
+    """The optional columns (name: cells, least needed first) a sessions table of `room` cells has room for beside
+    the time, the session's reference (`ids` cells, 0: none) and some of the title (0: every column, as in a
+    pipe)."""
+    kept = dict(optional)
+    needed = 16 + 2 + (ids + 2 if ids else 0) + TITLE_ROOM
+    while room and kept and needed + sum(width + 2 for width in kept.values()) > room:
+        kept.pop(next(iter(kept)))
+    return set(kept)
 
 
 def print_stats(stats: StatsResponse, *, columns: int = 0) -> None:
@@ -280,7 +306,8 @@ def print_stats(stats: StatsResponse, *, columns: int = 0) -> None:
             skipped = error["badLines"]
             bad = f" · {counted(skipped, 'bad line', grouped=True)}" if skipped else ""
             bad += f" · {error['replaced']:,} invalid bytes replaced" if error["replaced"] else ""
-            reasons = "; ".join(clip(" ".join(r.split()), 160) for r in error["reasons"])
+            said = {f"{REPLACED_REASON} ({error['replaced']})"}  # the count just given, said again as a reason
+            reasons = "; ".join(clip(" ".join(r.split()), 160) for r in error["reasons"] if r not in said)
             say(f"  {error['path']}{bad}{f' · {reasons}' if reasons else ''}")
     if stats["unrecognisedFiles"]:
         print("files in no format memlens reads (nothing of them is searchable):")
@@ -336,7 +363,8 @@ def print_publish(answer: PublishResponse) -> None:
 
 def print_team_sessions(page: TeamSessionsResponse, *, columns: int = 0, zone: tzinfo | None = None) -> None:
     """The team's sessions as a table like `print_sessions`: columns as wide as what they hold (the publisher and
-    the project at most 16 cells each), each row cut to `columns` cells (0: whole, as in a pipe), times in `zone`."""
+    the project at most 16 cells each), each row cut to `columns` cells (0: whole, as in a pipe), times in `zone`;
+    on a narrow terminal the message count, then the project, then the publisher give way to the title."""
     sessions = page["sessions"]
     if not sessions:
         print("no sessions in the team index")
@@ -344,16 +372,24 @@ def print_team_sessions(page: TeamSessionsResponse, *, columns: int = 0, zone: t
     publisher = min(16, max(len("PUBLISHER"), *(cells(_one_line(s["publisher"])) for s in sessions)))
     project = min(16, max(len("PROJECT"), *(cells(_one_line(s["project"] or "-")) for s in sessions)))
     count = max(len("MSGS"), *(len(str(s["messageCount"])) for s in sessions))
-    header = (
-        f"{'LAST ACTIVE':<16}  {'PUBLISHER':<{publisher}}  {'PROJECT':<{project}}  {'MSGS':>{count}}  TITLE / SESSION"
+    shown = _sessions_columns(columns, {"MSGS": count, "PROJECT": project, "PUBLISHER": publisher}, 0)
+    header = "  ".join(
+        [f"{'LAST ACTIVE':<16}"]
+        + [f"{'PUBLISHER':<{publisher}}"] * ("PUBLISHER" in shown)
+        + [f"{'PROJECT':<{project}}"] * ("PROJECT" in shown)
+        + [f"{'MSGS':>{count}}"] * ("MSGS" in shown)
+        + ["TITLE / SESSION"]
     )
     print(clip(header, columns) if columns else header)
     for s in sessions:
         when = local_time(s["lastTimestamp"], zone)
         title = _one_line(s["title"] or "") or s["sessionKey"]
-        row = (
-            f"{when:<16}  {column(_one_line(s['publisher']), publisher)}  "
-            f"{column(_one_line(s['project'] or '-'), project)}  {s['messageCount']:>{count}}  {title}"
+        row = "  ".join(
+            [f"{when:<16}"]
+            + [column(_one_line(s["publisher"]), publisher)] * ("PUBLISHER" in shown)
+            + [column(_one_line(s["project"] or "-"), project)] * ("PROJECT" in shown)
+            + [f"{s['messageCount']:>{count}}"] * ("MSGS" in shown)
+            + [title]
         )
         print(clip(row, columns) if columns else row)
     footer = f"{len(sessions)} team sessions; `--json` adds each one's session key and first time"

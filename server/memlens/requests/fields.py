@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal, Self, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from memlens.errors import InvalidRequest
+from memlens.near_names import did_you_mean
 from memlens.requests.calendar_days import why_not_iso_day
 from memlens.requests.relative_dates import absolute_date
 from memlens.settings import Settings, camel_case, wire_name
@@ -183,7 +184,8 @@ def check_value(spec: FieldSpec, value: Any, where: str) -> Any:
     base = spec.base
     if spec.choices:
         if not isinstance(value, str) or value not in spec.choices:
-            raise _fail(where, spec.bounds_text(), value)
+            typo = did_you_mean(value, spec.choices) if isinstance(value, str) else ""
+            raise InvalidRequest(f"{where} must be {spec.bounds_text()}, got {show(value)}{typo}")
         return value
     if base is bool:
         if not isinstance(value, bool):
@@ -257,7 +259,8 @@ def parse(cls: type[R], raw: object, *, where: str = "", defaults: Mapping[str, 
     if unknown:
         shown = ", ".join(repr(key[:40]) for key in unknown[:5])
         inside = f" in {where.rstrip('.')}" if where else ""
-        raise InvalidRequest(f"unknown field(s){inside}: {shown}; expected {', '.join(by_wire) or 'none'}")
+        typo = did_you_mean(unknown[0], by_wire) if len(unknown) == 1 else ""
+        raise InvalidRequest(f"unknown field(s){inside}: {shown}; expected {', '.join(by_wire) or 'none'}{typo}")
     values: dict[str, Any] = {}
     for spec in by_wire.values():
         value = raw.get(spec.wire)

@@ -1,0 +1,30 @@
+"""What `memlens index` and `memlens stats` say about a file that was indexed with a problem (invalid bytes read as
+U+FFFD): that it was read, not "skipped", and its count once, not again as a reason."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def memlens(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "COLUMNS": "200"}
+    command = [sys.executable, "-m", "memlens", *args, "--workspace", str(tmp_path / "ws")]
+    command += ["--index-dir", str(tmp_path / "index"), "--no-embeddings"]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, check=False)
+
+
+def test_a_file_with_replaced_bytes_is_said_to_be_read_and_counted_once(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "MEMORY.md").write_bytes(b"# caf\xe9\n\nbad bytes \xff\xfe about the zebrafish rollout\n")
+    indexed = memlens(tmp_path, "index")
+    assert indexed.returncode == 0, indexed.stderr
+    about = [line for line in indexed.stderr.splitlines() if "MEMORY.md" in line]
+    assert about and not any("skipped" in line for line in about), indexed.stderr
+    found = memlens(tmp_path, "search", "zebrafish", "--no-sync")
+    assert found.returncode == 0 and "zebrafish" in found.stdout  # it was indexed: "skipped" was untrue
+    stats = memlens(tmp_path, "stats")
+    line = next(line for line in stats.stdout.splitlines() if "MEMORY.md" in line)
+    assert line.count("invalid bytes replaced") == 1 and "3 invalid bytes replaced" in line, line
