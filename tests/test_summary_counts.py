@@ -65,7 +65,9 @@ def test_summaries_are_counted_nowhere_as_messages(tmp_path: Path) -> None:
         grep = engine.summaries_grep("analysis template")["results"]
         assert grep, "no summary found"
         covers = engine.summaries_describe(grep[0]["summaryId"])["covers"]
-        assert covers["messageCount"] == 2  # the two messages before the summary, not the tool output between
+        expanded = engine.summaries_expand(grep[0]["summaryId"])
+        # what the summary replaced, as its expansion lists it: the two messages and the tool output between them
+        assert covers["messageCount"] == expanded["totalMessages"] == len(expanded["messages"]) == 3
 
 
 def test_the_index_line_and_stats_count_the_sessions_messages(tmp_path: Path) -> None:

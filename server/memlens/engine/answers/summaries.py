@@ -12,7 +12,6 @@ import re2
 from memlens.engine.answers.results import iso
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
-from memlens.engine.message_count import is_message
 from memlens.engine.redact import redact
 from memlens.errors import InvalidPattern, NotFound
 from memlens.requests import DEFAULT_EXPAND_BUDGET, MAX_GREP, MAX_PATTERN_CHARS
@@ -167,7 +166,8 @@ def describe_summary(catalog: Catalog, summary_ref: str, visibility: Visibility 
         "text": text,
         "tokens": estimate_tokens(text),
         "covers": {
-            "messageCount": sum(is_message(u["kind"]) for u in covered),
+            # what expand lists: the messages and the tool outputs between them, as the summary replaced them
+            "messageCount": len(covered),
             "firstMessageId": covered[0]["message_id"] if covered else None,
             "lastMessageId": covered[-1]["message_id"] if covered else None,
             "from": iso(min(times)) if times else None,
