@@ -26,6 +26,7 @@ from memlens.requests import (
     TeamFilterRequest,
     add_flags,
     from_flags,
+    specs,
 )
 from memlens.settings import Settings, load_workspace_file, merge, read_settings_json
 
@@ -37,6 +38,9 @@ POSITIONAL: dict[type, tuple[str, ...]] = {
     FixesRequest: ("error",),
 }
 """The request fields a command takes as positional arguments (the others are flags)."""
+FROM_STDIN: dict[type, str] = {SearchRequest: "query", FixesRequest: "error"}
+"""The positional texts that `-` reads from standard input, as ripgrep and git read `-` (`pbpaste | memlens fixes -`,
+`tail -n 40 app.log | memlens search -`)."""
 SKIPPED: dict[type, tuple[str, ...]] = {SearchRequest: ("session_key",)}
 """Request fields the CLI has no flag for: `filters.sessionKey` is an alias of `--session` for JSON clients."""
 
@@ -45,12 +49,22 @@ MAX_DEBOUNCE_MS = 60_000  # `memlens watch --debounce-ms`: longer, and the index
 
 
 def request_flags(parser: argparse.ArgumentParser, cls: type, **help_overrides: str) -> None:
-    """The arguments of request `cls` on `parser`."""
+    """The arguments of request `cls` on `parser` (a text `-` reads from standard input says so)."""
+    field = FROM_STDIN.get(cls)
+    if field is not None and field not in help_overrides:
+        said = next(spec.help for spec in specs(cls) if spec.name == field)
+        help_overrides = {**help_overrides, field: f"{said} ('-': read from standard input)"}
     add_flags(parser, cls, positional=POSITIONAL.get(cls, ()), skip=SKIPPED.get(cls, ()), help_overrides=help_overrides)
 
 
 def request_from(cls: type[R], args: argparse.Namespace) -> R:
-    """The request of `cls` the parsed arguments describe, checked (InvalidRequest names the flag and the range)."""
+    """The request of `cls` the parsed arguments describe, checked (InvalidRequest names the flag and the range); a
+    text given as `-` is read from standard input (stdin_text.py)."""
+    field = FROM_STDIN.get(cls)
+    if field is not None and getattr(args, field, None) == "-":
+        from memlens.cli.stdin_text import read_stdin_text
+
+        setattr(args, field, read_stdin_text(field, args.command))
     return from_flags(cls, args, positional=POSITIONAL.get(cls, ()), skip=SKIPPED.get(cls, ()))
 
 
@@ -257,7 +271,8 @@ def build_parser() -> argparse.ArgumentParser:
         """memlens search "how did we fix the dead-letter queue backup?"
 memlens search dlq --since 7d --role user --limit 5
 memlens search "retry policy" --session 5b0e7d3c --mode keyword
-memlens search redrive --json | jq '.results[].excerpt'""",
+memlens search redrive --json | jq '.results[].excerpt'
+tail -n 40 app.log | memlens search -""",
     )
     request_flags(search, SearchRequest)
     request_flags(search, TeamFilterRequest)
@@ -295,7 +310,8 @@ memlens search redrive --json | jq '.results[].excerpt'""",
         "fixes",
         "past occurrences of an error and what was done next in their sessions",
         "memlens fixes \"ModuleNotFoundError: No module named 'psycopg'\"\n"
-        'memlens fixes "ECONNREFUSED 127.0.0.1:5432" --json',
+        'memlens fixes "ECONNREFUSED 127.0.0.1:5432" --json\n'
+        "pbpaste | memlens fixes -",
     )
     request_flags(fixes, FixesRequest)
     _display_flags(fixes)
