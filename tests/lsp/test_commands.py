@@ -292,3 +292,13 @@ async def test_a_sessions_message_count_is_its_historys_messages_without_tool_ou
         assert session["messageCount"] == kinds.count("message"), session["sessionKey"]
         checked += "tool" in kinds
     assert checked  # sessions with tool outputs among them
+
+
+async def test_the_session_list_titles_a_specstory_export_by_its_first_request(client: LanguageClient) -> None:
+    """The Sessions view names a SpecStory export as it names every session: by its first request, not by its file
+    name's cut-short, lower-cased slug ("lets do the blue green")."""
+    listing = await execute(client, "memlens.sessions", {"limit": 500, "format": "specstory"})
+    titles = {s["sessionKey"]: s["title"] for s in listing["sessions"]}
+    assert titles["specstory:71f4c0e8-3a2d-4b96-8e5f-d20b9c7a1e36"].startswith(
+        "let's do the blue-green deploy of ledgerline-api v1.8.0"
+    )

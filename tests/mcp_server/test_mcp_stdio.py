@@ -108,6 +108,9 @@ async def test_example_workspace_every_tool(example_copy: tuple[Path, Path]) -> 
         assert pgbouncer["title"] == "Postgres connection exhaustion: pgbouncer transaction pooling for Lambdas"
         assert any(f["edited"] for f in pgbouncer["filesTouched"])
         assert {"Bash", "Edit"} <= {t["name"] for t in pgbouncer["toolsUsed"]}
+        # a SpecStory export by its first request, not its file name's slug ("lets do the blue green")
+        blue_green = by_key["specstory:71f4c0e8-3a2d-4b96-8e5f-d20b9c7a1e36"]
+        assert blue_green["title"].startswith("let's do the blue-green deploy of ledgerline-api v1.8.0")
         codex = next(s for s in listing["sessions"] if s["format"] == "codex")
         assert any(f["edited"] for f in codex["filesTouched"])  # from the apply_patch header
         page = structured(await call(session, "sessions", {"limit": 2}))

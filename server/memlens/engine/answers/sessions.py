@@ -2,8 +2,8 @@
 that resumes each), and the resolution of a bare session id or a unique prefix to a session key.
 
 Why it exists: an agent recalling its past thinks in sessions ("the one where we fixed the DLQ", "resume it"), not
-in chunks. Titles are computed here at query time from what the catalog already holds (the parser's title, a
-Claude Code `summary` line, else the first real request: session_titles), so no parser has to change and an
+in chunks. Titles are computed here at query time from what the catalog already holds (a Claude Code `summary`
+line, else the first real request: session_titles, else the parser's title), so no parser has to change and an
 existing index shows the same titles as a new one; the SQL stays in the catalog.
 Visibility (scope, excludeSessions, exclude globs) is applied to every session before anything else looks at it, so
 a hidden session is never listed, counted, resolved or named as a candidate.
@@ -68,13 +68,11 @@ def resume_command(fmt: str, session_id: str | None, cwd: str | None) -> str | N
 
 
 def titles(catalog: Catalog, rows: Sequence[sqlite3.Row]) -> dict[str, str]:
-    """A title for every session (session_titles): the parser's title or a Claude Code `summary` line when it is a
-    real request, else the first real request among the first user messages; a subagent by its task (its own first
-    request, else the Task call that spawned it), never by its parent's file-name title."""
+    """A title for every session (session_titles): a Claude Code `summary` line when it is a real request, else the
+    first real request among the first user messages, else the parser's title (a SpecStory file name's slug) when it
+    reads as one; a subagent by its task (its own first request, else the Task call that spawned it), never by its
+    parent's file-name title."""
     found: dict[str, str] = {}
-    for row in rows:
-        if row["parent_key"] is None and (title := request_title(row["title"])):
-            found[str(row["key"])] = title
     claude = [str(r["key"]) for r in rows if r["format"] == "claude-code" and str(r["key"]) not in found]
     for key, text in catalog.short_summaries(claude).items():
         if title := request_title(text):
@@ -84,6 +82,11 @@ def titles(catalog: Catalog, rows: Sequence[sqlite3.Row]) -> dict[str, str]:
         for key, texts in catalog.early_user_texts(rest, per_session=per_session).items():
             if title := next((t for text in texts if (t := request_title(text))), None):
                 found[key] = title
+    # the slug is cut short, lower-cased and stripped of punctuation: the request it was made from says more
+    for row in rows:
+        key = str(row["key"])
+        if key not in found and row["parent_key"] is None and (title := request_title(row["title"])):
+            found[key] = title
     for row in rows:
         key = str(row["key"])
         if key not in found and row["parent_key"] is not None:
