@@ -5,8 +5,9 @@ A question's dates: absolute ("8 May 2023", "May 8, 2023", "2023-05-08", "May 20
 March 3"), relative to now ("yesterday", "the day before yesterday", "this morning", "last week", "last month", "three
 days ago", "last Friday"), from a day to now ("since Monday", "since March 2") and relative to a named date ("two
 weeks before August 11, 2023", "the week before 3 August 2023"); a two-digit year after a day and a month's name is
-that year ("12 Feb 26", "Feb 12 '26"). A question about a period (`period_windows`) also reads "in the last 3 days",
-"last month" (the calendar's), "the week before last", "the end of last year", "in Q1" and "from the 2nd to the 5th".
+that year ("12 Feb 26", "Feb 12 '26"). Each day of a list is one ("last Tuesday and Wednesday", "on Feb 10 and 12").
+A question about a period (`period_windows`) also reads "in the last 3 days", "last month" (the calendar's), "the week
+before last", "the end of last year", "in Q1" and "from the 2nd to the 5th".
 A message's dates: the day it was written, plus what its own relative words mean from that day ("yesterday", "last
 week", "two days ago", "last weekend", "next month"). Windows are (first day, last day) as epoch days (UTC).
 """
@@ -100,7 +101,17 @@ _ANCHORED = re.compile(
     r"(?:the|my|his|her|their|our|your)\s+([^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,3})",
     re.I,
 )
-_LAST_WEEKDAY = re.compile(r"\b(?:last|this past|on|since(?:\s+last)?)\s+(" + "|".join(WEEKDAYS) + r")\b", re.I)
+_WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
+_LAST_WEEKDAY = re.compile(rf"\b(?:last|this past|on|since(?:\s+last)?)\s+{_WEEKDAY}\b", re.I)
+# the next of a list of days after the first ("last Tuesday and Wednesday", "on Monday, Tuesday or Friday",
+# "on Feb 10, 11 and 12"): each day named is one, read as the first is
+_AND = r"(?:\s*,\s*(?:(?:and|or|&)\s+)?|\s+(?:and|or|&)\s+)"
+_MORE_WEEKDAY = re.compile(rf"{_AND}(?:(?:on|last)\s+)?{_WEEKDAY}\b", re.I)
+_MORE_DAY = re.compile(
+    rf"{_AND}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.,]?\d|\s*(?:%|[ap]\.?m\b|h\b))"
+    r"(?!\s+(?:day|week|month|year|hour|minute)s?\b)",
+    re.I,
+)
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)  # "since March 2", "since yesterday": from then to now
 # a weekday written before the date it names ("on Wednesday, February 11"): that date, not the latest Wednesday
 _WEEKDAY_BEFORE = re.compile(
@@ -302,6 +313,8 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
                 d = _safe_date(_year_with(year_hint, month_number, day_number), month_number, day_number)
                 if d:
                     add((epoch_day(d), epoch_day(d)), m)
+                    if order == "md":
+                        _more_days(text, m.end(), d, add, free)
         for m in _IN_YEAR.finditer(text):  # "in 2025": the whole year
             if free(m):
                 add((epoch_day(date(int(m[1]), 1, 1)), epoch_day(date(int(m[1]), 12, 31))), m)
@@ -311,6 +324,22 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
             elif free(m) and text[m.start(1)].isupper():
                 add(_month_window(year_hint, MONTHS[m[1].lower()]), m)
     return found
+
+
+def _more_days(
+    text: str,
+    at: int,
+    first: date,
+    add: Callable[[Window, re.Match[str]], None],
+    free: Callable[[re.Match[str]], bool],
+) -> None:
+    """The days listed after `first`'s at `at` ("Feb 10 and 12", "Feb 10, 11 or 12"): each one of its month."""
+    while (m := _MORE_DAY.match(text, at)) and free(m):
+        day = _safe_date(first.year, first.month, int(m[1]))
+        if day is None:
+            return
+        add((epoch_day(day), epoch_day(day)), m)
+        at = m.end()
 
 
 _DAY_NUMBER = r"(\d{1,2})(?:st|nd|rd|th)?"
@@ -631,8 +660,13 @@ def _relative_windows(text: str, anchor: date) -> list[Window]:
     for m in _AGO.finditer(text):
         windows.append((_ago(_count(m[1]), m[2], epoch_day(anchor)), m))
     for m in _LAST_WEEKDAY.finditer(text):
-        back = (anchor.weekday() - WEEKDAYS[m[1].lower()]) % 7 or 7
-        windows.append(((epoch_day(anchor) - back, epoch_day(anchor) - back), m))
+        named, at = [m[1]], m.end()
+        while more := _MORE_WEEKDAY.match(text, at):  # "last Tuesday and Wednesday": both
+            named.append(more[1])
+            at = more.end()
+        for weekday in named:
+            back = (anchor.weekday() - WEEKDAYS[weekday.lower()]) % 7 or 7
+            windows.append(((epoch_day(anchor) - back, epoch_day(anchor) - back), m))
     day = epoch_day(anchor)
     return [
         (first, max(last, day)) if _since(text, m.start(), m.end()) and first <= day else (first, last)
