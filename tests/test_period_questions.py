@@ -424,6 +424,28 @@ def test_a_list_of_days_ends_before_a_number_that_is_no_day(query: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("query", "as_if", "thing"),
+    [
+        ("last weekend's deploy", "last weekend deploy", "deploy"),  # was searched for "s deploy"
+        ("yesterday's standup", "yesterday standup", "standup"),  # "yesterday's standup"
+        ("last week's incident", "last week incident", "incident"),  # "week's incident"
+        ("Monday's release", "on Monday release", "release"),  # no period
+        ("February 12's outage", "February 12 outage", "outage"),  # "s outage"
+        ("last year's budget", "last year budget", "budget"),  # the 540 days before today, "year's budget"
+        ("the week before last's retro", "the week before last retro", "retro"),  # no period
+        ("this week’s standup", "this week standup", "standup"),  # "s standup"
+    ],
+)
+def test_a_possessive_is_its_dates(query: str, as_if: str, thing: str) -> None:
+    """A possessive asks about the thing of that period: the period is read as without the "'s", which is no word to
+    find."""
+    now = datetime(2025, 3, 12, 12, tzinfo=UTC).timestamp()
+    period, plain = read_period(query, now=now, zone=UTC), read_period(as_if, now=now, zone=UTC)
+    assert period is not None and plain is not None, query
+    assert (period.since, period.until, period.rest) == (plain.since, plain.until, thing), query
+
+
+@pytest.mark.parametrize(
     "query",
     [
         "the 2 tests",
