@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from memlens.engine.answers.confidence import confidence
 from memlens.engine.answers.excerpt import make_excerpt
 from memlens.engine.answers.period import other_words, read_period
 from memlens.engine.engine import Engine
-from memlens.engine.ranking.dates import without_dates
+from memlens.engine.ranking.dates import period_windows, query_windows, without_dates
 from memlens.mcp.render import render_search
 from memlens.settings import Settings, merge
 
@@ -376,6 +376,75 @@ def test_a_two_digit_year_is_that_year(days: Path) -> None:
     )
 
 
+def test_each_day_of_a_list_is_read(days: Path) -> None:
+    """ "last Monday and Wednesday", "on Sunday or Monday", "last Sunday, Monday and Wednesday" read the first day
+    alone (March 3 or 2)."""
+    _ask_each(
+        days,
+        [  # 2025-03-06 is a Thursday
+            ((2025, 3, 6), "what did we do last Monday and Wednesday", "2025-03-03", "2025-03-05", {*MAR_3, "s-mar5"}),
+            ((2025, 3, 6), "what did we do on Sunday or Monday", "2025-03-02", "2025-03-03", {"s-mar2", *MAR_3}),
+            ((2025, 3, 6), "what did we do last Sunday, Monday and Wednesday", "2025-03-02", "2025-03-05", ALL),
+        ],
+    )
+
+
+def _days(*isodays: str) -> list[tuple[int, int]]:
+    epoch = [(date.fromisoformat(day) - date(1970, 1, 1)).days for day in isodays]
+    return [(day, day) for day in epoch]
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [  # asked on Wednesday, 12 March 2025
+        ("what did we do last Tuesday and Wednesday", ("2025-03-11", "2025-03-05")),
+        ("what did we do on Monday or Tuesday", ("2025-03-10", "2025-03-11")),
+        ("what did we do last Monday, Tuesday and Friday", ("2025-03-10", "2025-03-11", "2025-03-07")),
+        ("what did we do on Feb 10 and 12", ("2025-02-10", "2025-02-12")),
+        ("what did we do on February 10, 11 or 12th", ("2025-02-10", "2025-02-11", "2025-02-12")),
+        ("what did we do on Feb 12, 26", ("2025-02-12", "2025-02-26")),  # not 2026: a two-digit year only after "'"
+    ],
+)
+def test_each_day_named_is_a_window(query: str, named: tuple[str, ...]) -> None:
+    """Each was the first day alone."""
+    now = datetime(2025, 3, 12, 12, tzinfo=UTC).timestamp()
+    assert sorted(period_windows(query, now)) == sorted(_days(*named))
+    assert sorted(query_windows(query, now)) == sorted(_days(*named))
+    assert other_words(without_dates(query)) == []  # "12" was a word to find
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["the deploy on Feb 10 and 12, 3 hours apart", "on Feb 10 and 12 and 9:30", "Feb 10 and 12 and 15% of the runs"],
+)
+def test_a_list_of_days_ends_before_a_number_that_is_no_day(query: str) -> None:
+    """A count, a time or a share after the list is none of its days (the list was February 10 alone)."""
+    now = datetime(2025, 3, 12, 12, tzinfo=UTC).timestamp()
+    assert sorted(query_windows(query, now)) == _days("2025-02-10", "2025-02-12")
+
+
+@pytest.mark.parametrize(
+    ("query", "as_if", "thing"),
+    [
+        ("last weekend's deploy", "last weekend deploy", "deploy"),  # was searched for "s deploy"
+        ("yesterday's standup", "yesterday standup", "standup"),  # "yesterday's standup"
+        ("last week's incident", "last week incident", "incident"),  # "week's incident"
+        ("Monday's release", "on Monday release", "release"),  # no period
+        ("February 12's outage", "February 12 outage", "outage"),  # "s outage"
+        ("last year's budget", "last year budget", "budget"),  # the 540 days before today, "year's budget"
+        ("the week before last's retro", "the week before last retro", "retro"),  # no period
+        ("this week’s standup", "this week standup", "standup"),  # "s standup"
+    ],
+)
+def test_a_possessive_is_its_dates(query: str, as_if: str, thing: str) -> None:
+    """A possessive asks about the thing of that period: the period is read as without the "'s", which is no word to
+    find."""
+    now = datetime(2025, 3, 12, 12, tzinfo=UTC).timestamp()
+    period, plain = read_period(query, now=now, zone=UTC), read_period(as_if, now=now, zone=UTC)
+    assert period is not None and plain is not None, query
+    assert (period.since, period.until, period.rest) == (plain.since, plain.until, thing), query
+
+
 @pytest.mark.parametrize(
     "query",
     [
@@ -388,7 +457,6 @@ def test_a_two_digit_year_is_that_year(days: Path) -> None:
         "the last 3 commits",
         "Q3 planning",  # a quarter only said with "in"
         "plans for Q3",
-        "Feb 12, 26",  # two days of February, not 2026: a bare two-digit year only after the month
         "late this month",  # still to come: no period rather than last year's
     ],
 )

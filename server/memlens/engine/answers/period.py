@@ -46,6 +46,7 @@ _ASKING_WORDS = (
 )
 _ASKING = frozenset(_ASKING_WORDS.split())
 _WORD = re.compile(r"[^\W_][\w'-]*")
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")  # "yesterday's standup": the day's, no word of its own
 _YEAR = re.compile(r"\b\d{4}\b")
 _SCAFFOLDING = re.compile(r"^\s*(?:#\s*files mentioned by the user|<[\w-]+>|\[|caveat:|/\w+\s*$)", re.I)
 _DECISION = re.compile(
@@ -122,7 +123,7 @@ def read_period(text: str, *, now: float | None, zone: tzinfo) -> PeriodQuestion
 def other_words(text: str) -> list[str]:
     """The query's words that neither ask nor name a date."""
     words = []
-    for word in _WORD.findall(text.lower()):
+    for word in _WORD.findall(_POSSESSIVE.sub("", text.lower())):
         bare = word.rstrip("s") if word.endswith("s") and word[:-1] in UNITS else word
         if bare in STOP_WORDS or bare in _ASKING or bare.rstrip(".") in MONTHS or bare in WEEKDAYS:
             continue

@@ -5,8 +5,10 @@ A question's dates: absolute ("8 May 2023", "May 8, 2023", "2023-05-08", "May 20
 March 3"), relative to now ("yesterday", "the day before yesterday", "this morning", "last week", "last month", "three
 days ago", "last Friday"), from a day to now ("since Monday", "since March 2") and relative to a named date ("two
 weeks before August 11, 2023", "the week before 3 August 2023"); a two-digit year after a day and a month's name is
-that year ("12 Feb 26", "Feb 12 '26"). A question about a period (`period_windows`) also reads "in the last 3 days",
-"last month" (the calendar's), "the week before last", "the end of last year", "in Q1" and "from the 2nd to the 5th".
+that year ("12 Feb 26", "Feb 12 '26"). Each day of a list is one ("last Tuesday and Wednesday", "on Feb 10 and 12"),
+and a possessive is its date's ("Monday's release", "last year's budget"). A question about a period
+(`period_windows`) also reads "in the last 3 days", "last month" (the calendar's), "the week before last", "the end of
+last year", "in Q1" and "from the 2nd to the 5th".
 A message's dates: the day it was written, plus what its own relative words mean from that day ("yesterday", "last
 week", "two days ago", "last weekend", "next month"). Windows are (first day, last day) as epoch days (UTC).
 """
@@ -100,7 +102,21 @@ _ANCHORED = re.compile(
     r"(?:the|my|his|her|their|our|your)\s+([^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,3})",
     re.I,
 )
-_LAST_WEEKDAY = re.compile(r"\b(?:last|this past|on|since(?:\s+last)?)\s+(" + "|".join(WEEKDAYS) + r")\b", re.I)
+_WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
+_POSSESSIVE = r"['’]s\b"
+# "last Friday", "on Monday", "since Monday", and a weekday's thing ("Monday's release": the latest Monday's)
+_LAST_WEEKDAY = re.compile(
+    rf"\b(?:(?:last|this past|on|since(?:\s+last)?)\s+{_WEEKDAY}\b|{_WEEKDAY}(?={_POSSESSIVE}))", re.I
+)
+# the next of a list of days after the first ("last Tuesday and Wednesday", "on Monday, Tuesday or Friday",
+# "on Feb 10, 11 and 12"): each day named is one, read as the first is
+_AND = r"(?:\s*,\s*(?:(?:and|or|&)\s+)?|\s+(?:and|or|&)\s+)"
+_MORE_WEEKDAY = re.compile(rf"{_AND}(?:(?:on|last)\s+)?{_WEEKDAY}\b", re.I)
+_MORE_DAY = re.compile(
+    rf"{_AND}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.,]?\d|\s*(?:%|[ap]\.?m\b|h\b))"
+    r"(?!\s+(?:day|week|month|year|hour|minute)s?\b)",
+    re.I,
+)
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)  # "since March 2", "since yesterday": from then to now
 # a weekday written before the date it names ("on Wednesday, February 11"): that date, not the latest Wednesday
 _WEEKDAY_BEFORE = re.compile(
@@ -302,6 +318,8 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
                 d = _safe_date(_year_with(year_hint, month_number, day_number), month_number, day_number)
                 if d:
                     add((epoch_day(d), epoch_day(d)), m)
+                    if order == "md":
+                        _more_days(text, m.end(), d, add, free)
         for m in _IN_YEAR.finditer(text):  # "in 2025": the whole year
             if free(m):
                 add((epoch_day(date(int(m[1]), 1, 1)), epoch_day(date(int(m[1]), 12, 31))), m)
@@ -311,6 +329,22 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
             elif free(m) and text[m.start(1)].isupper():
                 add(_month_window(year_hint, MONTHS[m[1].lower()]), m)
     return found
+
+
+def _more_days(
+    text: str,
+    at: int,
+    first: date,
+    add: Callable[[Window, re.Match[str]], None],
+    free: Callable[[re.Match[str]], bool],
+) -> None:
+    """The days listed after `first`'s at `at` ("Feb 10 and 12", "Feb 10, 11 or 12"): each one of its month."""
+    while (m := _MORE_DAY.match(text, at)) and free(m):
+        day = _safe_date(first.year, first.month, int(m[1]))
+        if day is None:
+            return
+        add((epoch_day(day), epoch_day(day)), m)
+        at = m.end()
 
 
 _DAY_NUMBER = r"(\d{1,2})(?:st|nd|rd|th)?"
@@ -435,12 +469,21 @@ def without_dates(text: str) -> str:
     besides them (answers/period.py)."""
     spans = [(start, end) for _, start, end in absolute_dates(text, year_hint=2000)]
     spans += [(m.start(), m.end()) for m, _ in _period_phrases(text)]
-    return without_spans(text, spans)
+    return without_spans(text, [(start, _past_possessive(text, end)) for start, end in spans])
 
 
-# "the last day of the sprint", "last year's budget": a thing of that period, not the period asked about
+_POSSESSIVE_AT = re.compile(_POSSESSIVE)
+
+
+def _past_possessive(text: str, end: int) -> int:
+    """`end`, or past the "'s" written right after it ("February 12's outage"): the date's, not a word to find."""
+    m = _POSSESSIVE_AT.match(text, end)
+    return m.end() if m else end
+
+
+# "the last day of the sprint": a part of a thing, not the period asked about ("last year's budget" is last year's:
+# a possessive asks about that period's thing, and its "'s" is blanked with the date)
 _NOT_OF = r"(?!\s+of\s+(?:the|a|an|our|my|this|that|his|her|their|your)\b)"
-_NOT_POSSESSIVE = r"(?!['’]s\b)"
 # Periods a question about days says as often as "last weekend" or "on March 11", each with its reader below:
 # - a span back from today: "in the last 3 days", "over the past week", "the past 24 hours", "this past week"
 #   (a count, or "the"/"this" before "last": "last week" alone is `query_windows`' reading);
@@ -453,7 +496,7 @@ _NOT_POSSESSIVE = r"(?!['’]s\b)"
 # and, read as no period at all, a part of a thing ("the last week of the sprint", "the first day of the trial").
 _SPAN_BACK = re.compile(
     rf"\b(?:(?:in|over|during|for|within)\s+)?(?:(?:the|this)\s+(?:last|past)\s+(?:{_NUM}\s+)?|last\s+{_NUM}\s+|"
-    rf"past\s+(?:{_NUM}\s+)?)(day|week|month|year|hour)s?\b{_NOT_OF}{_NOT_POSSESSIVE}",
+    rf"past\s+(?:{_NUM}\s+)?)(day|week|month|year|hour)s?\b{_NOT_OF}",
     re.I,
 )
 _PART_OF_A_THING = re.compile(  # "the last week of the sprint": the thing's days, not today's last week
@@ -461,11 +504,10 @@ _PART_OF_A_THING = re.compile(  # "the last week of the sprint": the thing's day
     r"that|his|her|their|your)\b)",
     re.I,
 )
-_BEFORE_LAST = re.compile(rf"\bthe\s+(week|weekend|month|year)\s+before\s+last\b{_NOT_POSSESSIVE}", re.I)
-_CALENDAR_UNIT = re.compile(rf"\b(last|this)\s+(month|year|quarter)\b{_NOT_OF}{_NOT_POSSESSIVE}", re.I)
+_BEFORE_LAST = re.compile(r"\bthe\s+(week|weekend|month|year)\s+before\s+last\b", re.I)
+_CALENDAR_UNIT = re.compile(rf"\b(last|this)\s+(month|year|quarter)\b{_NOT_OF}", re.I)
 _PART_OF_UNIT = re.compile(
-    r"\b(?:(early|mid|late)\s*-?\s*|(?:the\s+)?(beginning|start|middle|end)\s+of\s+)(last|this)\s+(month|year)\b"
-    + _NOT_POSSESSIVE,
+    r"\b(?:(early|mid|late)\s*-?\s*|(?:the\s+)?(beginning|start|middle|end)\s+of\s+)(last|this)\s+(month|year)\b",
     re.I,
 )
 _QUARTER = re.compile(
@@ -631,8 +673,13 @@ def _relative_windows(text: str, anchor: date) -> list[Window]:
     for m in _AGO.finditer(text):
         windows.append((_ago(_count(m[1]), m[2], epoch_day(anchor)), m))
     for m in _LAST_WEEKDAY.finditer(text):
-        back = (anchor.weekday() - WEEKDAYS[m[1].lower()]) % 7 or 7
-        windows.append(((epoch_day(anchor) - back, epoch_day(anchor) - back), m))
+        named, at = [m[1] or m[2]], m.end()
+        while more := _MORE_WEEKDAY.match(text, at):  # "last Tuesday and Wednesday": both
+            named.append(more[1])
+            at = more.end()
+        for weekday in named:
+            back = (anchor.weekday() - WEEKDAYS[weekday.lower()]) % 7 or 7
+            windows.append(((epoch_day(anchor) - back, epoch_day(anchor) - back), m))
     day = epoch_day(anchor)
     return [
         (first, max(last, day)) if _since(text, m.start(), m.end()) and first <= day else (first, last)
