@@ -213,3 +213,27 @@ def test_mcp_http_server_stops_on_sigterm_with_a_line(indexed: Path) -> None:
     assert err.splitlines()[-1] == "memlens: MCP server stopped (SIGTERM)", err
     assert _memlens("index", *_where(tmp_path), cwd=tmp_path).returncode == 0
     assert _messages(tmp_path) == 24
+
+
+def test_an_interrupt_raised_inside_one_of_anyios_tasks_stops_the_mcp_server_with_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Where the signal lands decides how it arrives: inside one of the stdio server's tasks, anyio hands the
+    KeyboardInterrupt on wrapped in a BaseExceptionGroup. The server stops as on a bare one (its line, exit 0), with
+    no traceback. anyio.run, the neighbour, is made to raise it so: a real signal lands there only by chance."""
+    import anyio
+
+    from memlens.engine.engine import Engine
+    from memlens.mcp import server as mcp_server
+    from memlens.settings import Settings
+
+    def interrupted_in_a_task(*args: object) -> None:
+        raise BaseExceptionGroup("unhandled errors in a TaskGroup", [KeyboardInterrupt()])
+
+    monkeypatch.setattr(anyio, "run", interrupted_in_a_task)
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    (tmp_path / "ws").mkdir()
+    with Engine([tmp_path / "ws"], settings, index_dir=tmp_path / "index", embedder=None) as engine:
+        assert mcp_server.run(engine, live_indexing=False) == 0
+    assert capsys.readouterr().err.strip().endswith("memlens: MCP server stopped (Ctrl-C)")

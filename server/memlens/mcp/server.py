@@ -172,8 +172,8 @@ def run(engine: Engine, http: HttpSecurity | None = None, live_indexing: bool = 
             anyio.run(_serve_stdio, server)
         else:
             anyio.run(_serve_http, server, http)
-    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (stop_signal.py)
-        stopped = True
+    except* KeyboardInterrupt:  # Ctrl-C, or SIGTERM (stop_signal.py); raised inside one of anyio's tasks, it comes
+        stopped = True  # wrapped in a group, and is the same stop
     finally:
         local.close()
         if live is not None:
