@@ -17,7 +17,7 @@ from memlens.engine.answers.confidence import confidence
 from memlens.engine.answers.excerpt import make_excerpt
 from memlens.engine.answers.period import other_words, read_period
 from memlens.engine.engine import Engine
-from memlens.engine.ranking.dates import period_windows, query_windows, without_dates
+from memlens.engine.ranking.dates import ambiguous_dates, period_days, period_windows, query_windows, without_dates
 from memlens.mcp.render import render_search
 from memlens.settings import Settings, merge
 
@@ -554,3 +554,137 @@ def test_day_questions_meet_their_target(corpus: str) -> None:
         result = report["splits"][split]["period"]
         assert result["inPeriod"] >= 95 and result["answered"] == 100, (split, result)
     assert sum(len(report["splits"][s]["questions"]) for s in ("tune", "heldout")) >= 10
+
+
+@pytest.mark.parametrize(
+    ("asked_on", "question"),
+    [  # 2025-03-06 is a Thursday; March 3, between the two days named, has sessions
+        ((2025, 3, 6), "what did we do last Sunday and Wednesday"),
+        ((2025, 3, 10), "what did we do on March 2 and 5"),
+        ((2025, 3, 10), "what did we do on 2025-03-02 and 2025-03-05"),
+        ((2025, 3, 10), "what did we do on the 2nd and 5th"),
+        ((2025, 3, 6), "what did we do Sunday or Wednesday"),
+    ],
+)
+def test_a_list_of_days_answers_with_those_days_only(days: Path, asked_on: tuple[int, int, int], question: str) -> None:
+    """The answer spanned from the first day named to the last: March 3's sessions were shown too."""
+    engine = _engine(days)
+    try:
+        engine.retriever.now = datetime(*asked_on, 12, tzinfo=UTC).timestamp()
+        answer = engine.search(question)
+        assert {r["sessionId"] for r in answer["results"]} == {"s-mar2", "s-mar5"}, question
+        parts = [(part["since"][:10], part["until"][:10]) for part in answer["period"].get("parts", [])]
+        assert parts == [("2025-03-02", "2025-03-02"), ("2025-03-05", "2025-03-05")], question
+        found = engine.search(question.replace("what did we do", "retries"))  # s-mar3b's word, on a day between
+        assert "s-mar3b" not in {r["sessionId"] for r in found["results"]}, question
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize(
+    ("asked_on", "question", "first", "last", "sessions"),
+    [  # the ends of a span are still a span, and two weekdays' span is read (was no period at all)
+        ((2025, 3, 10), "what did we do from March 2 to March 5", "2025-03-02", "2025-03-05", ALL),
+        (
+            (2025, 3, 10),
+            "what did we do between 2025-03-02 and 2025-03-03",
+            "2025-03-02",
+            "2025-03-03",
+            {"s-mar2", *MAR_3},
+        ),
+        ((2025, 3, 6), "what did we do between Sunday and Wednesday", "2025-03-02", "2025-03-05", ALL),
+        ((2025, 3, 6), "what did we do from Monday to Wednesday", "2025-03-03", "2025-03-05", {*MAR_3, "s-mar5"}),
+        ((2025, 3, 4), "what did we do from Sunday to Monday", "2025-03-02", "2025-03-03", {"s-mar2", *MAR_3}),
+    ],
+)
+def test_the_ends_of_a_span_are_every_day_between(
+    days: Path, asked_on: tuple[int, int, int], question: str, first: str, last: str, sessions: set[str]
+) -> None:
+    _ask_each(days, [(asked_on, question, first, last, sessions)])
+
+
+def test_a_list_of_days_says_each_day_at_every_door(days: Path) -> None:
+    """The CLI's note and the MCP text said one period from the first day to the last."""
+    told = memlens(days, "what did we do on March 2 2025 and March 5 2025")
+    assert (
+        "sessions from 2025-03-02T00:00 to 2025-03-02T23:59 and from 2025-03-05T00:00 to 2025-03-05T23:59"
+        in " ".join(told.stdout.split())  # folded to the terminal's width
+    )
+    response = json.loads(memlens(days, "what did we do on March 2 2025 and March 5 2025", "--json").stdout)
+    rendered = render_search({**response, "searchTimeMs": 1})
+    assert "Sessions from 2025-03-02T00:00:00+00:00 to 2025-03-02T23:59:59+00:00 and from 2025-03-05" in rendered
+
+
+def test_an_empty_list_of_days_names_the_nearest_after_its_first_day(days: Path) -> None:
+    """March 1 and 4 hold nothing (the span from one to the other held March 2 and 3's sessions): the first message
+    after March 1 is March 2's."""
+    engine = _engine(days)
+    try:
+        engine.retriever.now = datetime(2025, 3, 10, 12, tzinfo=UTC).timestamp()
+        answer = engine.search("what did we do on March 1 and 4")
+        assert answer["results"] == []
+        assert answer["period"]["nearestAfter"] == "2025-03-02T15:00:00+00:00"
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [  # asked on Wednesday, 12 March 2025: the number after "and" counts a thing (it was a day of the list)
+        ("March 3 and 4 people", ("2025-03-03",)),
+        ("Feb 10 and 12 files", ("2025-02-10",)),
+        ("on Feb 10, 11 and 12 tests failed", ("2025-02-10", "2025-02-11")),
+        ("what did we do on Feb 10 and 12 we shipped", ("2025-02-10", "2025-02-12")),  # "we" counts nothing
+    ],
+)
+def test_a_number_before_a_counted_thing_is_no_day(query: str, named: tuple[str, ...]) -> None:
+    now = datetime(2025, 3, 12, 12, tzinfo=UTC).timestamp()
+    assert sorted(query_windows(query, now)) == sorted(_days(*named))
+    assert sorted(period_windows(query, now)) == sorted(_days(*named))
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [  # day first with dots, as "12.02.2026"; with slashes when one order alone makes a date, as "25/02/2026"
+        ("what did we do on 12.02.26", ("2026-02-12",)),
+        ("what did we do on 13/02/26", ("2026-02-13",)),
+        ("what did we do on 2/13/26", ("2026-02-13",)),
+        ("what did we do on 12/02/26", ()),  # 12 February or 2 December: words, said as ambiguous
+        ("what did we do on 2/12/26", ()),
+        ("version 1/2/3", ()),
+        ("3/4 tests failed", ()),
+        ("upgrade to python 3.12.10", ()),
+        ("node 18.02.24 broke the build", ()),
+        ("what did we do on 1.2.26", ()),  # a version's way of writing it
+        ("see src/12/02/26/x", ()),
+    ],
+)
+def test_a_numeric_date_with_a_two_digit_year(query: str, named: tuple[str, ...]) -> None:
+    """Numeric dates with a two-digit year were no date at all."""
+    now = datetime(2026, 3, 1, 12, tzinfo=UTC).timestamp()
+    assert query_windows(query, now) == _days(*named)
+
+
+def test_a_two_digit_slash_date_of_either_order_is_said_so() -> None:
+    assert ambiguous_dates("on 12/02/26") == [{"text": "12/02/26", "readings": ["2026-02-12", "2026-12-02"]}]
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [  # asked on Friday, 13 February 2026
+        ("what did we do Friday", [("2026-02-06", "2026-02-06")]),  # was no period
+        ("friday deploy issues", [("2026-02-06", "2026-02-06")]),
+        ("what did we do next Friday", []),
+        ("what did we do before Feb 5", []),  # was February 5: the days before it are not said
+        ("what did we do after Monday", []),
+        ("what did we do until yesterday", []),  # was yesterday
+        ("what did we do two weeks before Feb 5", [("2026-01-20", "2026-02-05")]),  # a counted offset: read
+        ("what did we do last weekend before April 10, 2023", [("2023-04-02", "2023-04-10")]),  # was 2026's too
+    ],
+)
+def test_a_weekday_alone_and_an_open_bound(query: str, named: list[tuple[str, str]]) -> None:
+    now = datetime(2026, 2, 13, 10, tzinfo=UTC).timestamp()
+    epoch = date(1970, 1, 1)
+    assert period_days(query, now) == [
+        ((date.fromisoformat(a) - epoch).days, (date.fromisoformat(b) - epoch).days) for a, b in named
+    ]

@@ -162,6 +162,14 @@ export interface SearchResult {
   project?: string;
 }
 
+/** One run of the days a list names ("on Feb 10 and 12": Feb 10, then Feb 12). */
+export interface PeriodPart {
+  /** ISO 8601 with offset: its first day's start */
+  since: string;
+  /** ISO 8601 with offset: its last day's end */
+  until: string;
+}
+
 /** The days a question names, in the user's time zone (`display.timeZone`). */
 export interface Period {
   /** ISO 8601 with offset: the first day's start */
@@ -169,6 +177,8 @@ export interface Period {
   /** ISO 8601 with offset: the last day's end */
   until: string;
   timeZone: string;
+  /** a list of days ("last Monday and Friday"): those only, not the days between */
+  parts?: PeriodPart[];
   /** when the period holds no message: the time of the last one before it */
   nearestBefore?: string;
   /** ...and of the first one after it */

@@ -42,7 +42,7 @@ def answer_notes(response: SearchResponse, narrowed: Sequence[str] = ()) -> list
         lines.append(narrowed_note(narrowed, widest="search everything"))
     period = response.get("period")
     if period is not None:
-        span = f"from {period['since'][:16]} to {period['until'][:16]} ({period['timeZone']})"
+        span = f"{_days_named(period)} ({period['timeZone']})"
         lines.append(f"sessions {span}" if response["results"] else f"no sessions {span}")
         if not response["results"]:
             lines.append(_nearest(period))
@@ -56,6 +56,12 @@ def answer_notes(response: SearchResponse, narrowed: Sequence[str] = ()) -> list
         matches = "weaker match" if withheld == 1 else "weaker matches"
         lines.append(f"{withheld} {matches} hidden; --min-score 0 shows them")
     return lines
+
+
+def _days_named(period: Period) -> str:
+    """`from 2026-02-10T00:00 to 2026-02-12T23:59`; for a list of days each run of them, joined by "and"."""
+    parts = period.get("parts") or [{"since": period["since"], "until": period["until"]}]
+    return " and ".join(f"from {part['since'][:16]} to {part['until'][:16]}" for part in parts)
 
 
 def _nearest(period: Period) -> str:

@@ -167,7 +167,9 @@ def render_search(data: dict[str, Any]) -> str:
         lines.append(_indent(hit.get("excerpt", "")))
     if data.get("period"):
         period = data["period"]
-        lines.insert(1, f"Sessions from {period['since']} to {period['until']} ({period['timeZone']}).")
+        parts = period.get("parts") or [period]
+        days = " and ".join(f"from {part['since']} to {part['until']}" for part in parts)
+        lines.insert(1, f"Sessions {days} ({period['timeZone']}).")
         if not results:
             lines.insert(2, _nearest_sentence(period))
     if data.get("withheld"):

@@ -8,12 +8,20 @@ from memlens.wire.team import TeamStatus
 Confidence = Literal["strong", "possible", "weak"]  # a hit's calibrated chance of relevance, in words
 
 
+class PeriodPart(TypedDict):
+    """One run of the days a list names ("on Feb 10 and 12": Feb 10, then Feb 12)."""
+
+    since: str  # ISO-8601 time of its first day's start
+    until: str  # ISO-8601 time of its last day's end
+
+
 class Period(TypedDict):
     """The days a question names ("on March 3", "last week"), in the user's time zone (display.timeZone)."""
 
     since: str  # ISO-8601 time of the first day's start
     until: str  # ISO-8601 time of the last day's end
     timeZone: str
+    parts: NotRequired[list[PeriodPart]]  # a list of days ("last Monday and Friday"): those only, not the days between
     nearestBefore: NotRequired[str]  # when the period holds no message: the time of the last one before it
     nearestAfter: NotRequired[str]  # ...and of the first one after it
 

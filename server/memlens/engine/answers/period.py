@@ -3,7 +3,8 @@ that period's sessions and their most telling messages, not with hits for the wo
 
 A query is such a question when it names days (ranking/dates.py reads them) and says little else: at most
 MAX_OTHER_WORDS words besides the date's own and the asking words. The days are the user's (display.timeZone):
-"yesterday" and "on March 3" start and end at that zone's midnights. Each session written in the period shows its
+"yesterday" and "on March 3" start and end at that zone's midnights; a list of days ("last Monday and Friday") is
+those days only (`PeriodQuestion.parts`), not the days between them. Each session written in the period shows its
 first real request, a message that records a decision and the last thing the assistant said there (its summary,
 usually); the sessions are ordered by what else the query says (a search over the period only) and then by how
 much was written in them that period.
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -22,10 +23,10 @@ from memlens.engine.answers.confidence import confidence
 from memlens.engine.catalog import Catalog, PeriodUnit, ResultRow
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.stop_words import STOP_WORDS
-from memlens.engine.ranking.dates import MONTHS, NUMBERS, UNITS, WEEKDAYS, period_windows, without_dates
+from memlens.engine.ranking.dates import MONTHS, NUMBERS, UNITS, WEEKDAYS, period_days, without_dates
 from memlens.engine.ranking.hits import UnitHit
 from memlens.errors import InvalidRequest
-from memlens.wire import Confidence, Period, SearchResult
+from memlens.wire import Confidence, Period, PeriodPart, SearchResult
 
 MAX_OTHER_WORDS = 3  # "what did we discuss about the parser on March 3" is still about the day
 PER_SESSION = 3  # telling messages shown per session at most
@@ -64,10 +65,22 @@ class PeriodQuestion:
     until: float  # the last day's end
     zone: str
     rest: str  # the query's other words ("" when it names only the period)
+    # a list of days ("last Monday and Friday"): each run of days named, (since, until) as above; () when the period
+    # is all the days from `since` to `until`
+    parts: tuple[tuple[float, float], ...] = ()
+
+    def holds(self, ts: float | None) -> bool:
+        """Whether a message written at `ts` was written on a day the query names."""
+        if ts is None or not self.since <= ts <= self.until:
+            return False
+        return not self.parts or any(since <= ts <= until for since, until in self.parts)
 
     def wire(self, zone: tzinfo, *, nearest: tuple[float | None, float | None] = (None, None)) -> Period:
         """The period as the answer states it; `nearest`: `nearest_outside`'s times, for a period that held none."""
         period: Period = {"since": _iso(self.since, zone), "until": _iso(self.until, zone), "timeZone": self.zone}
+        if self.parts:
+            parts: list[PeriodPart] = [{"since": _iso(a, zone), "until": _iso(b, zone)} for a, b in self.parts]
+            period["parts"] = parts
         before, after = nearest
         if before is not None:
             period["nearestBefore"] = _iso(before, zone)
@@ -108,15 +121,19 @@ def read_period(text: str, *, now: float | None, zone: tzinfo) -> PeriodQuestion
     moment = time.time() if now is None else now
     offset = datetime.fromtimestamp(moment, zone).utcoffset() or timedelta(0)
     local_now = moment + offset.total_seconds()  # dates.py reads days in UTC: shifted, its days are the user's
-    windows = period_windows(text, local_now)
+    windows = period_days(text, local_now)
     if not windows:
         return None
-    first, last = min(w[0] for w in windows), max(w[1] for w in windows)
     today = int(local_now // 86400)
-    if first > today and not _YEAR.search(text):  # "on March 3" asked in February: last year's March
-        first, last = _year_back(first), _year_back(last)
+    if windows[0][0] > today and not _YEAR.search(text):  # "on March 3" asked in February: last year's March
+        windows = [(_year_back(first), _year_back(last)) for first, last in windows]
+    parts = tuple((_midnight(first, zone), _midnight(last + 1, zone) - 0.001) for first, last in windows)
     return PeriodQuestion(
-        since=_midnight(first, zone), until=_midnight(last + 1, zone) - 0.001, zone=zone_name(zone), rest=" ".join(rest)
+        since=parts[0][0],
+        until=parts[-1][1],
+        zone=zone_name(zone),
+        rest=" ".join(rest),
+        parts=parts if len(parts) > 1 else (),
     )
 
 
@@ -146,7 +163,7 @@ def telling(units: Sequence[PeriodUnit]) -> list[PeriodUnit]:
     return sorted(picked.values(), key=lambda u: u.seq)[:PER_SESSION]
 
 
-def by_session(units: Sequence[PeriodUnit]) -> dict[str, list[PeriodUnit]]:
+def by_session(units: Iterable[PeriodUnit]) -> dict[str, list[PeriodUnit]]:
     grouped: dict[str, list[PeriodUnit]] = {}
     for unit in units:
         grouped.setdefault(unit.session_key, []).append(unit)
@@ -169,14 +186,14 @@ def period_results(
     `matches` (a search for the query's other words within the period) first, then the busiest."""
     narrowed = question.narrow(filters)
     assert narrowed.since is not None and narrowed.until is not None
-    sessions = by_session(catalog.units_between(narrowed.since, narrowed.until))
+    sessions = by_session(u for u in catalog.units_between(narrowed.since, narrowed.until) if question.holds(u.ts))
     picks = {key: telling(units) for key, units in sessions.items()}
     match_ids = [h.unit_id for h in matches]
     rows = catalog.result_rows([u.unit_id for units in picks.values() for u in units] + match_ids)
     best_match: dict[str, UnitHit] = {}
     for hit in matches:
         row = rows.get(hit.unit_id)
-        if row is not None and row.session_key and row.session_key in sessions:
+        if row is not None and row.session_key and row.session_key in sessions and question.holds(row.ts):
             best_match.setdefault(row.session_key, hit)
 
     def shown(unit_id: int) -> bool:
@@ -215,7 +232,10 @@ def nearest_outside(
     after it were written (None on a side that has none within NEAREST_LOOKED_AT messages)."""
     narrowed = question.narrow(filters)
     assert narrowed.since is not None and narrowed.until is not None
-    earlier, later = catalog.units_nearest(before=narrowed.since, after=narrowed.until, limit=NEAREST_LOOKED_AT)
+    # a list of days that held none: the first after it is the first after its first day (the days between the days
+    # named are no part of it, and a message there is nearer than one after the last day)
+    after = min(narrowed.until, question.parts[0][1]) if question.parts else narrowed.until
+    earlier, later = catalog.units_nearest(before=narrowed.since, after=after, limit=NEAREST_LOOKED_AT)
 
     def first_shown(ids: list[int]) -> float | None:
         for start in range(0, len(ids), NEAREST_BATCH):  # the nearest is nearly always shown: read a few at a time

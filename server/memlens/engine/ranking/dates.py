@@ -5,10 +5,13 @@ A question's dates: absolute ("8 May 2023", "May 8, 2023", "2023-05-08", "May 20
 March 3"), relative to now ("yesterday", "the day before yesterday", "this morning", "last week", "last month", "three
 days ago", "last Friday"), from a day to now ("since Monday", "since March 2") and relative to a named date ("two
 weeks before August 11, 2023", "the week before 3 August 2023"); a two-digit year after a day and a month's name is
-that year ("12 Feb 26", "Feb 12 '26"). Each day of a list is one ("last Tuesday and Wednesday", "on Feb 10 and 12"),
-and a possessive is its date's ("Monday's release", "last year's budget"). A question about a period
-(`period_windows`) also reads "in the last 3 days", "last month" (the calendar's), "the week before last", "the end of
-last year", "in Q1" and "from the 2nd to the 5th".
+that year ("12 Feb 26", "Feb 12 '26"), and so is one after a numeric date's day and month ("12.02.26", "13/02/26").
+Each day of a list is one ("last Tuesday and Wednesday", "on Feb 10 and 12"), not a number that counts a thing ("March
+3 and 4 people"); two days said as a span's ends are it ("from Feb 10 to Feb 12", "between Monday and Wednesday"); a
+possessive is its date's ("Monday's release", "last year's budget"). A question about a period (`period_windows`)
+also reads "in the last 3 days", "last month" (the calendar's), "the week before last", "the end of last year", "in
+Q1", "from the 2nd to the 5th" and a weekday said alone ("what did we do Friday"), and no period in a day said as an
+open bound ("before Feb 5").
 A message's dates: the day it was written, plus what its own relative words mean from that day ("yesterday", "last
 week", "two days ago", "last weekend", "next month"). Windows are (first day, last day) as epoch days (UTC).
 """
@@ -56,8 +59,20 @@ _ISO_MONTH = re.compile(r"\b((?:19|20)\d{2})-(0[1-9]|1[0-2])\b(?![-/.:]\d)")  # 
 _YEAR_SLASH = re.compile(r"(?<![\w/.])((?:19|20)\d{2})/(\d{1,2})/(\d{1,2})(?![\w/]|\.\d)")
 _DAY_DOTS = re.compile(r"(?<![\w.])(\d{1,2})\.(\d{1,2})\.((?:19|20)\d{2})(?!\w|\.\d)")
 _SLASHES = re.compile(r"(?<![\w/.])(\d{1,2})/(\d{1,2})/((?:19|20)\d{2})(?![\w/]|\.\d)")
+# A two-digit year last is read the same ways: "12.02.26" (day first; its day and month written with two digits
+# each, as a date is and a version such as "3.12.10" is not), "13/02/26" or "2/13/26" (one order alone makes a
+# date); "12/02/26" reads either way and stays words. A fraction or a ratio ("1/2/3", "3/4") has no two-digit year.
+_SHORT_DAY_DOTS = re.compile(r"(?<![\w.])(\d{2})\.(\d{2})\.(\d{2})(?!\w|\.\d)")
+_SHORT_SLASHES = re.compile(r"(?<![\w/.])(\d{1,2})/(\d{1,2})/(\d{2})(?![\w/]|\.\d)")
 # each with the ways it can be read: the groups of year, month and day
-_NUMERIC_DATES = ((_YEAR_SLASH, ((1, 2, 3),)), (_DAY_DOTS, ((3, 2, 1),)), (_SLASHES, ((3, 2, 1), (3, 1, 2))))
+_NUMERIC_DATES = (
+    (_YEAR_SLASH, ((1, 2, 3),)),
+    (_DAY_DOTS, ((3, 2, 1),)),
+    (_SLASHES, ((3, 2, 1), (3, 1, 2))),
+    (_SHORT_DAY_DOTS, ((3, 2, 1),)),
+    (_SHORT_SLASHES, ((3, 2, 1), (3, 1, 2))),
+)
+_AFTER_A_VERSION = re.compile(r"\b(?:v|version|release|python|node|go|java|ruby|rust)\s*$", re.I)
 _MONTH_YEAR = re.compile(rf"\b{_MONTH}\s*,?\s+(\d{{4}})\b", re.I)
 _IN_MONTH = re.compile(rf"\b(?:in|during|since|early|late|mid|last|this)\s+(?:-\s*)?{_MONTH}\b", re.I)
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?!,?\s+\d{{4}})", re.I)
@@ -92,8 +107,8 @@ _IN_YEAR = re.compile(r"\b(?:in|during|throughout)\s+(?:the\s+year\s+)?((?:19|20
 _WEEK_OF = re.compile(r"\bweek\s+of\s+(?:the\s+)?$", re.I)
 _AGO = re.compile(rf"\b{_NUM}\s+(day|week|month|year)s?\s+ago\b", re.I)
 _BEFORE_AFTER = re.compile(
-    rf"\b(?:{_NUM}\s+(day|week|month|year)s?|the\s+(day|week|month|weekend))\s+(before|after)\b", re.I
-)
+    rf"\b(?:{_NUM}\s+(day|week|month|year)s?|(?:the|last)\s+(day|week|month|weekend))\s+(before|after)\b", re.I
+)  # "last weekend before April 10" is the weekend before it, not the latest weekend
 _LAST = re.compile(r"\b((?:the\s+)?day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|"
                    r"last\s+(?:week|weekend|month|year|night)|this\s+(?:morning|afternoon|evening)|"
                    r"(?:this|next)\s+(?:week|weekend|month|year)|the\s+other\s+day)\b", re.I)  # fmt: skip
@@ -106,12 +121,16 @@ _WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
 _POSSESSIVE = r"['’]s\b"
 # "last Friday", "on Monday", "since Monday", and a weekday's thing ("Monday's release": the latest Monday's)
 _LAST_WEEKDAY = re.compile(
-    rf"\b(?:(?:last|this past|on|since(?:\s+last)?)\s+{_WEEKDAY}\b|{_WEEKDAY}(?={_POSSESSIVE}))", re.I
+    rf"\b(?:(?:last|this past|on|since(?:\s+last)?|(?:from|between)(?:\s+last)?)\s+{_WEEKDAY}\b|"
+    rf"{_WEEKDAY}(?={_POSSESSIVE}))",
+    re.I,
 )
+# a weekday said alone, not one still to come ("next Friday", "this Friday") nor every one ("on Fridays")
+_BARE_WEEKDAY = re.compile(rf"(?<!next )(?<!this )(?<!coming )(?<!every ){_WEEKDAY}\b", re.I)
 # the next of a list of days after the first ("last Tuesday and Wednesday", "on Monday, Tuesday or Friday",
 # "on Feb 10, 11 and 12"): each day named is one, read as the first is
 _AND = r"(?:\s*,\s*(?:(?:and|or|&)\s+)?|\s+(?:and|or|&)\s+)"
-_MORE_WEEKDAY = re.compile(rf"{_AND}(?:(?:on|last)\s+)?{_WEEKDAY}\b", re.I)
+_MORE_WEEKDAY = re.compile(rf"(?:{_AND}|{_TO})(?:(?:on|last)\s+)?{_WEEKDAY}\b", re.I)
 _MORE_DAY = re.compile(
     rf"{_AND}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.,]?\d|\s*(?:%|[ap]\.?m\b|h\b))"
     r"(?!\s+(?:day|week|month|year|hour|minute)s?\b)",
@@ -218,6 +237,9 @@ def _relative(word: str, anchor: date) -> Window | None:
         "tonight": (a, a),
         "tomorrow": (a + 1, a + 1),
         "the other day": (a - 6, a - 1),
+        # the thirteen days before today: both what users mean by it, the calendar week before this one and the
+        # seven days back (bench/data/day_questions.json's labels mean it so); a period answer shows every session
+        # of either meaning, where the calendar week alone missed half of those of the seven days back
         "last week": (a - 13, a - 1),
         "last weekend": (a - 9, a - 1),
         "this week": (a - 6, a + 6),
@@ -285,7 +307,7 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
             add(_month_window(int(m[1]), int(m[2])), m)
     for pattern, readings in _NUMERIC_DATES:
         for m in pattern.finditer(text):
-            days = {d for y, mo, da in readings if (d := _safe_date(int(m[y]), int(m[mo]), int(m[da])))}
+            days = _numeric_days(text, m, readings)
             if len(days) == 1 and free(m):
                 only = epoch_day(days.pop())
                 add((only, only), m)
@@ -331,6 +353,38 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
     return found
 
 
+_NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
+_IRREGULAR_PLURALS = frozenset({"people", "men", "women", "children", "folks", "staff", "mice", "feet", "teeth"})
+
+
+def counts_a_thing(text: str, at: int) -> bool:
+    """Whether the number that ends at `at` counts what the word after it names ("March 3 and 4 people", "on the
+    3rd and 4 tests failed", "Feb 10 and 12 files"): a plural noun, not a word a date runs on with ("12 was
+    busy", "12 at noon", "12 Feb", "12 Monday")."""
+    m = _NEXT_WORD.match(text, at)
+    if m is None:
+        return False
+    word = m[1].lower()
+    if word in _IRREGULAR_PLURALS:
+        return True
+    if word in STOP_WORDS or word.rstrip(".") in MONTHS or word.rstrip("s") in WEEKDAYS or word in NUMBERS:
+        return False
+    return len(word) > 2 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+
+
+def _numeric_days(text: str, m: re.Match[str], readings: tuple[tuple[int, int, int], ...]) -> set[date]:
+    """The days a numeric date `m` of `text` makes, one for each reading of its groups that a calendar has (a
+    two-digit year as `_full_year` reads it); none after a version's word ("python 3.12.10", "node 18.02.24")."""
+    if _AFTER_A_VERSION.search(text[max(0, m.start() - 12) : m.start()]):
+        return set()
+    days = set()
+    for y, mo, da in readings:
+        year = int(m[y]) if len(m[y]) == 4 else _full_year(int(m[y]))
+        if (day := _safe_date(year, int(m[mo]), int(m[da]))) is not None:
+            days.add(day)
+    return days
+
+
 def _more_days(
     text: str,
     at: int,
@@ -339,7 +393,7 @@ def _more_days(
     free: Callable[[re.Match[str]], bool],
 ) -> None:
     """The days listed after `first`'s at `at` ("Feb 10 and 12", "Feb 10, 11 or 12"): each one of its month."""
-    while (m := _MORE_DAY.match(text, at)) and free(m):
+    while (m := _MORE_DAY.match(text, at)) and free(m) and not counts_a_thing(text, m.end()):
         day = _safe_date(first.year, first.month, int(m[1]))
         if day is None:
             return
@@ -406,34 +460,78 @@ def ambiguous_dates(text: str) -> list[AmbiguousDate]:
     found: list[AmbiguousDate] = []
     for pattern, readings in _NUMERIC_DATES:
         for m in pattern.finditer(text):
-            days = sorted({d for y, mo, da in readings if (d := _safe_date(int(m[y]), int(m[mo]), int(m[da])))})
+            days = sorted(_numeric_days(text, m, readings))
             if len(days) > 1:
                 found.append({"text": m[0], "readings": [day.isoformat() for day in days]})
     return found
 
 
+Read = tuple[Window, int, int]  # a window and the span of the words that name it
+
+
 def query_windows(query: str, now: float) -> list[Window]:
-    """The day windows a question names; relative words are read from `now` (epoch seconds)."""
+    """The day windows a question names; relative words are read from `now` (epoch seconds). Two dates said as the
+    ends of a span ("from Feb 10 to Feb 12", "between Monday and Wednesday") are one window from the first to the
+    last; a list ("on Feb 10 and 12") a window each."""
+    return [window for window, _, _ in _query_reads(query, now)]
+
+
+def _query_reads(query: str, now: float, *, bare_weekdays: bool = False) -> list[Read]:
     today = day_of(now)
     absolute = absolute_dates(query, year_hint=today.year)
-    windows: list[Window] = []
+    windows: list[Read] = []
+    said_before: list[tuple[int, int]] = []  # "two weeks before": read with its date, not again as words of their own
     for window, start, end in absolute:
         before = _BEFORE_AFTER.search(query[max(0, start - 40) : start])
         if before:  # "two weeks before August 11": the shifted day, and the named day itself
+            said_before.append((max(0, start - 40) + before.start(), start))
             count = _count(before[1]) if before[1] else 1
             unit = before[2] or ("week" if (before[3] or "").lower() == "weekend" else before[3])
             sign = -1 if before[4].lower() == "before" else 1
             shifted = _ago(count, unit, window[0] if sign < 0 else window[1], sign)
-            windows.append((min(shifted[0], window[0]), max(shifted[1], window[1])))
+            windows.append(((min(shifted[0], window[0]), max(shifted[1], window[1])), start, end))
         elif _WEEK_OF.search(query[max(0, start - 20) : start]):  # "the week of March 3": its Monday to Sunday
             monday = window[0] - (window[0] + 3) % 7  # epoch day 0, 1 January 1970, was a Thursday
-            windows.append((monday, monday + 6))
+            windows.append(((monday, monday + 6), start, end))
         elif _since(query, start, end) and window[0] <= epoch_day(today):
-            windows.append((window[0], max(window[1], epoch_day(today))))
+            windows.append(((window[0], max(window[1], epoch_day(today))), start, end))
         else:
-            windows.append(window)
-    windows += _relative_windows(without_spans(query, _with_weekdays_before(query, absolute)), today)
-    return windows
+            windows.append((window, start, end))
+    spans = _with_weekdays_before(query, absolute) + said_before
+    windows += _relative_reads(without_spans(query, spans), today, bare_weekdays=bare_weekdays)
+    return spans_joined(query, windows)
+
+
+# what is written between the two ends of a span ("Feb 10 to Feb 12", "Feb 28 - March 2"), and after "between"
+_SPAN_GAP = re.compile(rf"{_TO}(?:the\s+)?", re.I)
+_LIST_GAP = re.compile(r"\s*(?:,\s*)?(?:and|&)\s+(?:the\s+)?", re.I)
+_BETWEEN_BEFORE = re.compile(r"\bbetween\s+(?:the\s+)?$", re.I)
+
+
+def spans_joined(text: str, reads: Sequence[Read]) -> list[Read]:
+    """`reads`, two of them said as the ends of one span ("from Feb 10 to Feb 12", "between yesterday and today")
+    joined into one window from the first's first day to the second's last; a list of days stays a read each."""
+    joined: list[Read] = []
+    for read in sorted(reads, key=lambda read: read[1]):
+        if joined and _ends_of_a_span(text, joined[-1], read):
+            (first, _), start, _ = joined[-1]
+            joined[-1] = ((first, read[0][1]), start, read[2])
+        else:
+            joined.append(read)
+    return joined
+
+
+def _ends_of_a_span(text: str, earlier: Read, later: Read) -> bool:
+    (first, _), start, end = earlier
+    if later[1] < end or later[0][1] < first:
+        return False
+    gap = text[end : later[1]]
+    if _SPAN_GAP.fullmatch(gap):
+        return True
+    said = text[start:end].lower()
+    return bool(_LIST_GAP.fullmatch(gap)) and (
+        said.startswith("between") or bool(_BETWEEN_BEFORE.search(text[max(0, start - 20) : start]))
+    )
 
 
 def _since(text: str, start: int, end: int) -> bool:
@@ -516,10 +614,17 @@ _QUARTER = re.compile(
     re.I,
 )
 _BARE_DAYS = re.compile(
-    rf"\b(?:on|from|between)\s+the\s+(\d{{1,2}})(?:st|nd|rd|th)\s*(?:-|–|to|through|until|till|and|or|&)\s*"
+    rf"\b(?:(?:on|from)\s+the\s+(\d{{1,2}})(?:st|nd|rd|th){_TO}|between\s+the\s+(\d{{1,2}})(?:st|nd|rd|th)\s+and\s+)"
     rf"(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{_MONTH})",
     re.I,
 )
+# "on the 3rd and 5th", "on the 3rd, 5th or 7th": each day named (the latest month that has them all)
+_BARE_DAY_LIST = re.compile(
+    rf"\bon\s+the\s+\d{{1,2}}(?:st|nd|rd|th)(?:{_AND}(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th))+\b"
+    rf"(?!\s+(?:of\s+)?{_MONTH})",
+    re.I,
+)
+_ORDINAL_DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th)")
 _WEEKEND = re.compile(r"\b(?:(?:over|on|at|during|since)\s+the|(?:this|the)\s+past|last|this)\s+weekend\b", re.I)
 _THIS_WEEK = re.compile(r"\bthis\s+week\b", re.I)
 _BARE_DAY = re.compile(rf"\bon\s+the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{_MONTH})", re.I)
@@ -586,9 +691,18 @@ def _quarter(m: re.Match[str], today: date) -> Window | None:
 
 
 def _bare_days(m: re.Match[str], today: date) -> Window | None:
-    first, last = int(m[1]), int(m[2])
+    first, last = int(m[1] or m[2]), int(m[3])
     end = _latest_day_of_month(last, today)
     return None if end is None or first > last else (epoch_day(end) - (last - first), epoch_day(end))
+
+
+def _bare_day_list(m: re.Match[str], today: date) -> list[Window]:
+    numbers = [int(day) for day in _ORDINAL_DAY.findall(m[0])]
+    last = _latest_day_of_month(max(numbers), today)
+    if last is None:
+        return []
+    days = [_safe_date(last.year, last.month, number) for number in numbers]
+    return [(epoch_day(day), epoch_day(day)) for day in days if day is not None and day <= today]
 
 
 def _weekend(m: re.Match[str], today: date) -> Window | None:
@@ -604,7 +718,7 @@ def _bare_day(m: re.Match[str], today: date) -> Window | None:
     return None if day is None else (epoch_day(day), epoch_day(day))
 
 
-PhraseReader = Callable[[re.Match[str], date], Window | None]
+PhraseReader = Callable[[re.Match[str], date], Window | list[Window] | None]  # a list: days named one by one
 _PHRASES: tuple[tuple[re.Pattern[str], PhraseReader], ...] = (  # in this order: the first to take a span reads it
     (_PART_OF_A_THING, _no_period),
     (_BEFORE_LAST, _before_last),
@@ -613,6 +727,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], PhraseReader], ...] = (  # in this order:
     (_QUARTER, _quarter),
     (_CALENDAR_UNIT, _calendar_unit),
     (_BARE_DAYS, _bare_days),
+    (_BARE_DAY_LIST, _bare_day_list),
     (_WEEKEND, _weekend),
     (_THIS_WEEK, _this_week),
     (_BARE_DAY, _bare_day),
@@ -636,19 +751,52 @@ def period_windows(query: str, now: float) -> list[Window]:
     of `_PHRASES`, read as a user means them where the ranking's windows are wider ("last weekend" there also takes
     the week's days around it, "this week" the days around it). A query naming a date of the calendar reads its
     weekend from that date ("the weekend before April 10"), as `query_windows` does. Said with "since" ("since last
-    month"), a period runs to today."""
+    month"), a period runs to today. A weekday said alone ("what did we do Friday") is the latest one. A day said as
+    an open bound ("before Feb 5", "after Monday") names no period: the days it bounds are not said."""
     today = day_of(now)
     said = _period_phrases(query)
     if absolute_dates(query, year_hint=today.year) or not said:
-        return query_windows(query, now)
-    windows = query_windows(without_spans(query, [(m.start(), m.end()) for m, _ in said]), now)
-    for m, reader in said:
-        window = reader(m, today)
-        if window is not None and _since(query, m.start(), m.end()) and window[0] <= epoch_day(today):
-            window = (window[0], epoch_day(today))
-        if window is not None:
-            windows.append(window)
-    return windows
+        reads = _query_reads(query, now, bare_weekdays=True)
+    else:
+        reads = _query_reads(without_spans(query, [(m.start(), m.end()) for m, _ in said]), now, bare_weekdays=True)
+        for m, reader in said:
+            read = reader(m, today)
+            for first, last in read if isinstance(read, list) else [] if read is None else [read]:
+                if _since(query, m.start(), m.end()) and first <= epoch_day(today):
+                    last = epoch_day(today)
+                reads.append(((first, last), m.start(), m.end()))
+    return [window for window, start, _ in spans_joined(query, reads) if not _open_bound(query, start)]
+
+
+_OPEN_BOUND = re.compile(r"\b(?:before|after|prior\s+to|until|till|up\s+to)\s+(?:the\s+)?$", re.I)
+
+
+def _open_bound(text: str, start: int) -> bool:
+    """Whether the date read at `start` is said as one end of days left unsaid ("before Feb 5"); "two weeks before
+    Feb 5" is a counted offset, read with its date."""
+    said = text[start:]
+    return (
+        bool(_OPEN_BOUND.search(text[max(0, start - 16) : start]))
+        and not _BEFORE_AFTER.search(text[max(0, start - 40) : start])
+        and not said.lower().startswith(("before", "after"))
+    )
+
+
+def period_days(query: str, now: float) -> list[Window]:
+    """The days of `period_windows`, as the fewest windows that hold them, in order: a list of days ("last Monday
+    and Friday", "on Feb 10 and 12") is its days only, not the days between them."""
+    return disjoint(period_windows(query, now))
+
+
+def disjoint(windows: Sequence[Window]) -> list[Window]:
+    """`windows` in order, each run of overlapping or touching ones merged into one."""
+    merged: list[Window] = []
+    for first, last in sorted(windows):
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+        else:
+            merged.append((first, last))
+    return merged
 
 
 def _latest_day_of_month(number: int, today: date) -> date | None:
@@ -665,26 +813,54 @@ def _latest_day_of_month(number: int, today: date) -> date | None:
 def _relative_windows(text: str, anchor: date) -> list[Window]:
     """The days `text`'s relative words name, seen from `anchor`; said with "since" ("since yesterday", "since
     Monday"), from that day to `anchor`."""
-    windows: list[tuple[Window, re.Match[str]]] = []
+    return [window for window, _, _ in _relative_reads(text, anchor)]
+
+
+def _relative_reads(text: str, anchor: date, *, bare_weekdays: bool = False) -> list[Read]:
+    """`_relative_windows` with where each was said; `bare_weekdays`: a weekday said alone ("what did we do
+    Friday") is the latest one too (a question about days; in a message's text it is too often a plan)."""
+    windows: list[tuple[Window, int, int]] = []
     for m in _LAST.finditer(text):
         window = _relative(m[1], anchor)
         if window:
-            windows.append((window, m))
+            windows.append((window, m.start(), m.end()))
     for m in _AGO.finditer(text):
-        windows.append((_ago(_count(m[1]), m[2], epoch_day(anchor)), m))
+        windows.append((_ago(_count(m[1]), m[2], epoch_day(anchor)), m.start(), m.end()))
     for m in _LAST_WEEKDAY.finditer(text):
-        named, at = [m[1] or m[2]], m.end()
-        while more := _MORE_WEEKDAY.match(text, at):  # "last Tuesday and Wednesday": both
-            named.append(more[1])
-            at = more.end()
-        for weekday in named:
-            back = (anchor.weekday() - WEEKDAYS[weekday.lower()]) % 7 or 7
-            windows.append(((epoch_day(anchor) - back, epoch_day(anchor) - back), m))
+        windows += _weekdays_read(text, m, anchor)
+    if bare_weekdays:
+        read = [(start, end) for _, start, end in windows]
+        for m in _BARE_WEEKDAY.finditer(text):
+            if not any(start < m.end() and m.start() < end for start, end in read):
+                windows += _weekdays_read(text, m, anchor)
     day = epoch_day(anchor)
     return [
-        (first, max(last, day)) if _since(text, m.start(), m.end()) and first <= day else (first, last)
-        for (first, last), m in windows
+        ((first, max(last, day)) if _since(text, start, end) and first <= day else (first, last), start, end)
+        for (first, last), start, end in windows
     ]
+
+
+def _weekdays_read(text: str, m: re.Match[str], anchor: date) -> list[Read]:
+    """The latest of each weekday named from `m` on ("last Tuesday and Wednesday": both), or the days from one to the
+    other when they are a span's ends ("from Monday to Wednesday", "between Monday and Wednesday": the latest
+    Wednesday and the Monday before it)."""
+    named, at = [(m[1] or m[2], m.start(), m.end())], m.end()
+    while more := _MORE_WEEKDAY.match(text, at):  # "last Tuesday and Wednesday": both
+        named.append((more[1], more.start(), more.end()))
+        at = more.end()
+    day = epoch_day(anchor)
+
+    def latest(weekday: str) -> int:
+        return day - ((anchor.weekday() - WEEKDAYS[weekday.lower()]) % 7 or 7)
+
+    span = len(named) == 2 and (
+        bool(_SPAN_GAP.match(text, named[0][2])) or m[0].lower().startswith(("between", "from"))
+    )
+    if span:
+        last = latest(named[1][0])
+        first = last - (WEEKDAYS[named[1][0].lower()] - WEEKDAYS[named[0][0].lower()]) % 7
+        return [((first, last), m.start(), at)]
+    return [((latest(weekday), latest(weekday)), start, end) for weekday, start, end in named]
 
 
 def message_windows(text: str, ts: float | None) -> list[Window]:
