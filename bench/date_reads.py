@@ -18,7 +18,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
 
 from bench.locomo import DEFAULT_DATA, TUNE_CONVERSATIONS
 from bench.locomo_data import TURN_SPACING, load_conversation
-from memlens.engine.answers.period import read_period
+from memlens.engine.answers.period import PeriodQuestion, read_period
 from memlens.engine.ranking.dates import message_windows, query_windows
 
 DAY = 86400.0
@@ -39,10 +39,15 @@ def readings(names: tuple[str, ...] = TUNE_CONVERSATIONS) -> dict[str, Any]:
             period = read_period(question.text, now=now, zone=UTC)
             out[f"{name}/q{k}"] = {
                 "q": question.text,
-                "period": None if period is None else [period.since, period.until, period.rest],
+                "period": None if period is None else [period.since, period.until, period.rest, *_parts(period)],
                 "windows": query_windows(question.text, now),
             }
     return out
+
+
+def _parts(period: PeriodQuestion) -> list[list[list[float]]]:
+    """A list of days' runs (`PeriodQuestion.parts`), only when it has them: a tree without lists reads the same."""
+    return [[list(part) for part in period.parts]] if period.parts else []
 
 
 if __name__ == "__main__":

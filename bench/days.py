@@ -46,6 +46,11 @@ def _bounds(period: Sequence[str]) -> tuple[float, float]:
     return start, end
 
 
+def _parts(period: Sequence[Any]) -> list[tuple[float, float]]:
+    """A label's days: [first, last], or for a list of days ("on Feb 10 and 12") a [first, last] for each run."""
+    return [_bounds(part) for part in period] if isinstance(period[0], list) else [_bounds(period)]
+
+
 def sessions_in(engine: Engine, since: float, until: float) -> set[str]:
     """The visible sessions with a message written in [since, until)."""
     return {u.session_key for u in engine.catalog.units_between(since, until - 0.001)}
@@ -58,10 +63,10 @@ def ask(engine: Engine, question: dict[str, Any], *, periods: bool) -> dict[str,
     else:
         with mock.patch("memlens.engine.answers.search_answer.period_question", return_value=None):
             response = engine.search(question["q"], mode="keyword")
-    since, until = _bounds(question["period"])
+    parts = _parts(question["period"])
     stamps = [_instant(stamp) for r in response["results"] if (stamp := r.get("timestamp"))]
-    inside = sum(since <= ts < until for ts in stamps)
-    wanted = sessions_in(engine, since, until)
+    inside = sum(any(since <= ts < until for since, until in parts) for ts in stamps)
+    wanted = set().union(*(sessions_in(engine, since, until) for since, until in parts))
     found = {r.get("sessionKey") for r in response["results"]} & wanted
     return {
         "q": question["q"],
