@@ -17,6 +17,8 @@ import pytest
 from conftest import FIXTURES as SHARED_FIXTURES
 from conftest import REPO
 from memlens.engine.answers.session_titles import request_title, task_title
+from memlens.engine.redact import redact_title
+from planted_secrets import PLANTED, leaked_fragments
 
 FIXTURES = REPO / "tests" / "fixtures" / "transcripts"
 
@@ -65,6 +67,19 @@ def test_scaffolding_and_go_aheads_are_no_title(text: str) -> None:
 )
 def test_the_request_inside_the_scaffolding_is_the_title(text: str, title: str) -> None:
     assert request_title(text) == title
+
+
+def test_a_key_where_a_title_is_cut_is_redacted_before_the_cut() -> None:
+    """A title is cut to TITLE_CHARS: cut first, the key's head ("sk-proj-tuHbj…") was too short for the detector and
+    was shown, at every door (the doors redact a title as they get it). Redacted first, none of it shows."""
+    key = next(p for p in PLANTED if p.kind == "openai-key")
+    for lead in ("deploy ledgerline-api v1.8.0 now, and rotate the old one, with key ", "with key "):
+        request = f"{lead}{key.secret} and tell me when it is live"
+        title = request_title(request)
+        assert title is not None and title.startswith(lead)
+        assert leaked_fragments(redact_title(title), length=6, planted=[key]) == []
+    assert request_title(key.secret) is None  # a message that is only a key asks nothing
+    assert task_title(f"[Task] description=rotate {key.secret} prompt=x") == "rotate [REDACTED:openai-key]"
 
 
 def test_a_task_call_names_its_subagent() -> None:

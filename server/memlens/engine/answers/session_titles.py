@@ -6,11 +6,16 @@ slash commands, their output and a caveat as user messages, agents inject enviro
 instructions and system reminders, and a session often starts with "ok let's start" or "continue". A subagent
 shares its parent's file (SpecStory) and so its parent's file-name title; it is named by its task instead: its own
 first request (the prompt the Task tool gave it), else the Task call that spawned it.
+
+A title is redacted before it is cut to a line: a key the cut split in two is no longer a key the detector knows,
+and would be shown in part. A local title and a team index's (publish.py) are this one rule.
 """
 
 from __future__ import annotations
 
 import re
+
+from memlens.engine.redact import redact
 
 TITLE_CHARS = 80
 
@@ -74,8 +79,10 @@ def request_text(text: str | None) -> str | None:
 
 
 def request_title(text: str | None) -> str | None:
-    """A title from a message, when it holds a real request."""
-    return one_line(request_text(text))
+    """A title from a message, when it holds a real request (asked again of the request redacted: a message that
+    is only a secret holds none)."""
+    request = request_text(text)
+    return one_line(request_text(redact(request))) if request else None
 
 
 _TASK_CALL = re.compile(r"^\[(?:Task|Agent)\](?: (.*))?$", re.MULTILINE)
@@ -90,4 +97,4 @@ def task_title(text: str) -> str | None:
         return None
     body = calls[-1]
     fields = dict(_TASK_FIELD.findall(body))
-    return one_line(fields.get("description") or fields.get("prompt") or body)
+    return one_line(redact(fields.get("description") or fields.get("prompt") or body))

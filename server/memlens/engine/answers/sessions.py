@@ -105,6 +105,11 @@ def titles(catalog: Catalog, rows: Sequence[sqlite3.Row]) -> dict[str, str]:
     return found
 
 
+def visible_titles(catalog: Catalog, visibility: Visibility) -> dict[str, str]:
+    """The title of every visible session, as `titles` gives it (what a publish sends to a team index)."""
+    return titles(catalog, _visible(catalog, visibility))
+
+
 class SessionLabel(TypedDict):
     """What search hits and history answers carry about their session."""
 

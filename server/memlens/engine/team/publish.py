@@ -7,6 +7,10 @@ changed is embedded again from its redacted text (or sent without a vector when 
 from a secret must not leave either. Sessions `excludeSessions` or the scope hide are not sent, so excluding one
 later deletes it from the team index at the next publish.
 
+A session is published under the title this machine shows it by (answers/sessions.titles: its first real request,
+redacted before it is cut), on each of its rows, so the team's list and hits name it as the local ones do. A title
+is part of a row's content hash: rows published under another title (the parser's, before) are sent again once.
+
 A tool output is published as the local index reads it: its text without the call its header names (full text and
 vector), and the call beside it (shown with the hit, searched for a question asking what a command printed).
 """
@@ -21,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from memlens.engine.answers.sessions import visible_titles
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog, PublishRow
 from memlens.engine.lazy import lazy_module
@@ -75,6 +80,7 @@ def outgoing_units(
 ) -> Iterator[OutgoingUnit]:
     """The visible units, redacted, with the vectors that may leave (see the module's docstring). `stored_vectors`:
     the vectors the index holds of some units, by id (VectorIndex.stored_vectors), asked a session at a time."""
+    named = visible_titles(catalog, visibility)
     rows = (r for r in catalog.publish_rows() if not _hidden(r, visibility))
     for _, group in itertools.groupby(rows, key=lambda r: (r.path, r.session_key)):
         units = list(group)
@@ -87,6 +93,7 @@ def outgoing_units(
         again = _embedded_again([split[i][0] for i in changed], embedder if model else None)
         fresh = dict(zip(changed, again, strict=False))  # none at all without a model
         stored = stored_vectors([unit.unit_id for unit in units]) if model else {}
+        title = named.get(units[0].session_key or "", units[0].title)  # a memory note's: its own (none)
         for i, unit in enumerate(units):
             vector = stored.get(unit.unit_id)
             if i in changed:
@@ -97,7 +104,7 @@ def outgoing_units(
                 call=split[i][1] or None,
                 path=redact_title(unit.path),
                 session_key=redact_title(unit.session_key) if unit.session_key else None,
-                title=redact_title(unit.title) if unit.title else None,
+                title=redact_title(title) if title else None,
                 heading=redact(unit.heading) if unit.heading else None,
                 vector=vector if vector is not None and vector.shape == (VECTOR_DIM,) else None,
             )

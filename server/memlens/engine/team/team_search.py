@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
@@ -123,7 +124,7 @@ def team_results(
 
 
 def _result(hit: UnitHit, row: TeamRow, terms: list[str], excerpt_chars: int) -> SearchResult:
-    timestamp = row.ts.isoformat(timespec="seconds").replace("+00:00", "Z") if row.ts else None
+    timestamp = _iso(row.ts)
     result: SearchResult = {
         "id": f"team:{row.publisher}:{row.hash[:16]}",
         "kind": row.kind,  # type: ignore[typeddict-item]  # one of HitKind: published from the catalog's units
@@ -179,18 +180,23 @@ def team_sessions(team: TeamCatalog, *, where: TeamQuery, limit: int, query: str
     return {"sessions": [_session(r) for r in rows]}
 
 
-def _session(row: TeamSessionRow) -> TeamSession:
-    def iso(value: object) -> str | None:
-        return value.isoformat(timespec="seconds").replace("+00:00", "Z") if hasattr(value, "isoformat") else None
+def _iso(value: datetime | None) -> str | None:
+    """A team row's time as a local answer writes one (results.iso): in UTC, whatever time zone the team server's
+    session reads times in (psycopg gives a timestamptz in it)."""
+    if value is None:
+        return None
+    return value.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
+
+def _session(row: TeamSessionRow) -> TeamSession:
     return {
         "publisher": row.publisher,
         "project": row.project,
         "sessionKey": row.session_key,
         "format": row.format,
         "title": row.title,
-        "firstTimestamp": iso(row.first),
-        "lastTimestamp": iso(row.last),
+        "firstTimestamp": _iso(row.first),
+        "lastTimestamp": _iso(row.last),
         "messageCount": int(row.messages),
     }
 
