@@ -51,9 +51,9 @@ class CatalogWriter:
         pending: PendingChanges,
     ) -> int:
         """Record a parsed file: replace its contents, or with `appended` add the new tail's messages. Returns the
-        messages it stored (message_count.py): with `appended`, those the session did not hold before (a tail parsed
-        again from the message it may continue stores that message again, and counted it again: "+2 messages" for
-        one), else every message of the file, read again."""
+        messages it stored (message_count.py): with `appended`, those the session did not hold before (a tail is
+        parsed again from the message it may continue, which is stored again but not added), else every message of
+        the file."""
         path = stored_path(source.path)
         leaf = next((r.uuid for r in reversed(content.records) if r.uuid), None)
         values: dict[str, object] = {
