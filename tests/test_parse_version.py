@@ -4,11 +4,14 @@ parsers read (tool results) is searchable without `reindex --full`, and the mess
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from pathlib import Path
 
 from conftest import EXAMPLE_WORKSPACE, example_settings
 from memlens.engine.engine import Engine
 from memlens.engine.filters import SearchFilters
+from memlens.settings import Settings, merge
+from split_messages import MESSAGES, write_every_format
 
 
 def _units(engine: Engine) -> dict[str, set[str]]:
@@ -41,3 +44,28 @@ def test_an_index_from_older_parsers_is_parsed_again(tmp_path: Path) -> None:
 
     with Engine([workspace], example_settings(), index_dir=index_dir, embedder=False) as engine:
         assert engine.sync().files_parsed == 0  # once: the version is recorded
+
+
+def test_an_index_from_before_parts_were_numbered_counts_each_message_once_after_its_sync(tmp_path: Path) -> None:
+    """An index of PARSE_VERSION 5 holds no part numbers: each part of a message stored in several units counted as
+    a message. Its next sync parses every file again, numbering them."""
+    write_every_format(tmp_path / "transcripts")
+    settings = merge(Settings(), {"transcripts": {"agentDefaults": False, "paths": [str(tmp_path / "transcripts")]}})
+    (tmp_path / "ws").mkdir()
+    index_dir = tmp_path / "index"
+    with Engine([tmp_path / "ws"], settings, index_dir=index_dir, embedder=None) as engine:
+        engine.sync()
+    db = sqlite3.connect(index_dir / "catalog.sqlite3")
+    # as version 5 left it: no `part` column, each session's count of its units of kind "transcript"
+    db.executescript(
+        """ALTER TABLE units DROP COLUMN part;
+           UPDATE sessions SET messages = (SELECT COUNT(*) FROM units u WHERE u.session_key = sessions.key
+                                           AND u.kind = 'transcript');
+           UPDATE meta SET value = '5' WHERE key = 'parse_version';"""
+    )
+    db.close()
+    with Engine([tmp_path / "ws"], settings, index_dir=index_dir, embedder=None) as engine:
+        assert {s["messageCount"] for s in engine.sessions(limit=50)["sessions"]} == {MESSAGES + 2}  # 3 parts each
+        assert engine.sync().files_parsed == 4
+        assert [s["messageCount"] for s in engine.sessions(limit=50)["sessions"]] == [MESSAGES] * 4
+        assert sum(engine.stats()["messages"].values()) == 4 * MESSAGES

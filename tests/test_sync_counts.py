@@ -3,8 +3,13 @@ its "+N messages" counted tool outputs too, 336 for a session of which stats the
 
 from __future__ import annotations
 
+import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 
+from claude_lines import claude_line
 from memlens.engine.engine import Engine
 from memlens.settings import Settings, merge
 
@@ -17,3 +22,49 @@ def test_a_sync_reports_the_messages_stats_then_counts(tmp_path: Path) -> None:
         report = engine.sync()
         counted = sum(engine.stats()["messages"].values())
     assert report.messages_added == counted > 0
+
+
+def test_an_append_reports_only_the_messages_it_added(tmp_path: Path) -> None:
+    """An append is parsed again from the message the new lines might continue (an agent's reply still streaming):
+    "+N messages" counted that message again, and a new message stored in parts once per part: one long question
+    appended said "+5 messages"."""
+    session = "0d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a"
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    path = folder / f"{session}.jsonl"
+
+    def line(n: int, text: str) -> str:
+        kind = "user" if n % 2 == 0 else "assistant"
+        content = text if kind == "user" else [{"type": "text", "text": text}]
+        row = claude_line(
+            kind, f"a{n}", f"a{n - 1}" if n else None, content, session=session, timestamp=f"2026-03-05T10:0{n}:00Z"
+        )
+        return json.dumps(row) + "\n"
+
+    where = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
+
+    def index() -> int:
+        done = subprocess.run(
+            [sys.executable, "-m", "memlens", "index", *where], capture_output=True, text=True, timeout=300
+        )
+        added = re.search(r"\+(\d+) messages?", done.stdout + done.stderr)
+        assert done.returncode == 0 and added, done.stdout + done.stderr
+        return int(added.group(1))
+
+    path.write_text(line(0, "where do the webhook retries back off") + line(1, "In the dispatcher, exponentially."))
+    assert index() == 2
+    with path.open("a") as handle:
+        handle.write(line(2, "and this stack trace? " + "at dispatcher.retry(backoff.py:41) " * 1500))  # 4 parts
+    assert index() == 1
+    with path.open("a") as handle:
+        handle.write(line(3, "The backoff overflows past the tenth retry."))
+    assert index() == 1
+    sessions = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "memlens", "sessions", "--json", "--no-sync", *where],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        ).stdout
+    )["sessions"]
+    assert [s["messageCount"] for s in sessions] == [4]

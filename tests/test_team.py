@@ -28,6 +28,7 @@ from memlens.errors import MemlensError
 from memlens.mcp.trimming import titles_once
 from memlens.settings import Settings
 from planted_secrets import EVERY_SECRET, PLANTED, leaked, leaked_fragments
+from split_messages import MESSAGES, write_every_format
 from test_secrets_everywhere import write_claude, write_codex, write_memory, write_openclaw, write_specstory
 
 psycopg = pytest.importorskip("psycopg", reason="the team extra (psycopg) is not installed")
@@ -605,6 +606,22 @@ def test_a_team_sessions_message_count_is_the_local_one(example_copy: Engine, te
     assert team and team == {key: local[key] for key in team}
     tools = example_copy.catalog.db.execute("SELECT count(*) FROM units WHERE kind = 'tool'").fetchone()[0]
     assert tools > 0  # the example's sessions hold tool outputs, which a count of every unit would add
+
+
+def test_a_team_counts_a_message_in_parts_once(tmp_path: Path, team_url: str) -> None:
+    """A message stored in several units (split_messages.py) is one message of a published session, as locally: a
+    count of its rows counted each part, six messages for four."""
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    settings.transcripts.paths = [str(tmp_path / "transcripts")]
+    write_every_format(tmp_path / "transcripts")
+    (tmp_path / "ws").mkdir()
+    with Engine([tmp_path / "ws"], settings, index_dir=tmp_path / "index", embedder=None) as engine:
+        engine.sync()
+        engine.publish(team_url, publisher="hana", project="keys")
+        local = {s["sessionKey"]: s["messageCount"] for s in engine.sessions(limit=50)["sessions"]}
+        team = {s["sessionKey"]: s["messageCount"] for s in engine.team_sessions(TeamQuery(team_url))["sessions"]}
+    assert team == local == dict.fromkeys(local, MESSAGES) and len(local) == 4
 
 
 @pytest.fixture

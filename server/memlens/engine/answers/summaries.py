@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
+from collections.abc import Mapping
 from typing import Any
 
 import re2
@@ -129,12 +130,20 @@ def _summary_row(catalog: Catalog, summary_ref: str, visibility: Visibility | No
     return row
 
 
-def _covered(catalog: Catalog, row: sqlite3.Row) -> list[sqlite3.Row]:
-    """The session's messages between the previous summary (exclusive) and this one (exclusive), oldest first."""
-    return catalog.messages_before_summary(str(row["session_key"]), int(row["seq"]))
+def _covered(catalog: Catalog, row: sqlite3.Row) -> list[dict[str, Any]]:
+    """The session's messages between the previous summary (exclusive) and this one (exclusive), oldest first: a
+    message stored in parts (each unit after its first, `part` > 0) is one, its texts joined as `memlens history`
+    joins them, so `covers` counts it once, as `expand` lists it."""
+    messages: list[dict[str, Any]] = []
+    for unit in catalog.messages_before_summary(str(row["session_key"]), int(row["seq"])):
+        if unit["part"] and messages and messages[-1]["message_id"] == unit["message_id"]:
+            messages[-1]["text"] += "\n" + unit["text"]
+        else:
+            messages.append(dict(zip(unit.keys(), unit, strict=True)))
+    return messages
 
 
-def _message(unit: sqlite3.Row, text: str | None = None) -> SummaryMessage:
+def _message(unit: Mapping[str, Any], text: str | None = None) -> SummaryMessage:
     return {
         "messageId": unit["message_id"],
         "role": unit["role"],

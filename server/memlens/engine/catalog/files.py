@@ -9,8 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from memlens.engine.catalog.connection import CatalogConnection
-from memlens.engine.catalog.schema import FILE_COLUMNS, FILE_STATE_COLUMNS, FileRow, FileState
-from memlens.engine.message_count import MESSAGE_KIND
+from memlens.engine.catalog.schema import FILE_COLUMNS, FILE_STATE_COLUMNS, MESSAGE_UNITS, FileRow, FileState
 
 
 class ChunkRow(NamedTuple):
@@ -47,6 +46,7 @@ class UnitRow(NamedTuple):
     embed_text_hash: str
     error: bool
     queue_ts: float | None
+    part: int
 
 
 _TEXT = UnitRow._fields.index("text")
@@ -223,7 +223,7 @@ class FileTables(CatalogConnection):
             db.execute(emptied, part)  # those left without a unit keep no times
             db.execute(
                 f"""UPDATE sessions SET messages = found.messages, first_ts = found.first, last_ts = found.last
-                    FROM (SELECT session_key, SUM(kind = '{MESSAGE_KIND}') AS messages, MIN(ts) AS first,
+                    FROM (SELECT session_key, SUM({MESSAGE_UNITS}) AS messages, MIN(ts) AS first,
                                  MAX(ts) AS last
                           FROM units WHERE session_key IN ({marks}) AND kind != 'memory' GROUP BY session_key) AS found
                     WHERE sessions.key = found.session_key""",
@@ -277,8 +277,8 @@ class FileTables(CatalogConnection):
             # waiting for a vector (vector_ready NULL) until the writer's mirror step gives it the row of its text,
             # if the vector file holds one (vector_writer.py), or it is embedded
             """INSERT INTO units (id, file_id, chunk_id, kind, format, session_key, message_id, role, ts, seq,
-               position, line_end, uuid, text, embed_text_hash, error, queue_ts)
-               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)""",
+               position, line_end, uuid, text, embed_text_hash, error, queue_ts, part)
+               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)""",
             # the columns in UnitRow's order, the text as it is stored (compressed_text.py)
             [(first + i, *row[:_TEXT], self.texts.encode(row.text), *row[_TEXT + 1 :]) for i, row in enumerate(rows)],
         )

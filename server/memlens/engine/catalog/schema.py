@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import NamedTuple
 
+from memlens.engine.message_count import FIRST_PART, MESSAGE_KIND
+
 TABLES = frozenset(
     {"meta", "files", "aliases", "sessions", "chunks", "units", "words", "roots", "text_dictionaries", "unit_counts"}
 )
@@ -28,10 +30,15 @@ MIGRATED_VERSIONS = frozenset({"2", "3", "4"})
 LEGACY_VECTORS_VERSION = 4
 # What the parsers make of a file. Bump it when they read more of the same files, or read them differently (2: tool
 # results became units; 3: terminal control codes left out of texts, terminal_codes.py; 4: a tool output's header
-# names the call that printed it; 5: a chunk's message count leaves its compaction summaries out, message_count.py):
+# names the call that printed it; 5: a chunk's message count leaves its compaction summaries out, message_count.py;
+# 6: the units of a message stored in parts are numbered (`part`), so the counts count it once, message_count.py):
 # an index parsed by another version re-reads every file on its next sync — its ids and vectors kept where the text
 # is the same — instead of answering with what the older parsers made until a `reindex --full`.
-PARSE_VERSION = 5
+PARSE_VERSION = 6
+
+# The units that count as messages of their session (message_count.is_message) as an SQL condition on `units`: what
+# every count of messages the catalog works out reads.
+MESSAGE_UNITS = f"(kind = '{MESSAGE_KIND}' AND part = {FIRST_PART})"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -101,8 +108,8 @@ CREATE INDEX IF NOT EXISTS units_file ON units(file_id);
 CREATE INDEX IF NOT EXISTS units_chunk ON units(chunk_id);
 CREATE INDEX IF NOT EXISTS units_session ON units(session_key, seq);
 CREATE INDEX IF NOT EXISTS units_hash ON units(embed_text_hash);
--- the units by format and kind, kept by the writer that adds or deletes them (files.py): `memlens stats` counts
--- messages by format without reading every unit (0.4-0.8 s at a million messages)
+-- the units by format and kind, kept by the writer that adds or deletes them (files.py): every vector stamp counts
+-- the units without reading them (vectors.py `unit_count`)
 CREATE TABLE IF NOT EXISTS unit_counts (
     format TEXT NOT NULL, kind TEXT NOT NULL, units INTEGER NOT NULL, PRIMARY KEY (format, kind)
 ) WITHOUT ROWID;
@@ -151,6 +158,9 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("error", "INTEGER"),  # a tool result's `error` (sources/tool_output.py): 1 when it failed
         ("vector_ready", "INTEGER"),  # 1 once the vector file of the model in meta vector_ready_model holds its row
         ("queue_ts", "REAL"),  # the embedding queue's order, newest first: the message's time, else its file's mtime
+        # which part of its message (0: the whole message or its first part); rows from before it read 0 until the
+        # re-parse PARSE_VERSION 6 asks for numbers them
+        ("part", "INTEGER NOT NULL DEFAULT 0"),
     ),
     "words": (("near", "TEXT"), ("near_floor", "REAL")),
     # each session's transcript messages and its first and last time (summaries and tool output count toward the

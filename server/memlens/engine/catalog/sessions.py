@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from memlens.engine.catalog.connection import CatalogConnection
-from memlens.engine.message_count import MESSAGE_KIND
+from memlens.engine.catalog.schema import MESSAGE_UNITS
 
 
 class SessionReads(CatalogConnection):
@@ -60,12 +60,23 @@ class SessionReads(CatalogConnection):
         for start in range(0, len(missing), 500):
             part = missing[start : start + 500]
             rows = self.db.execute(
-                f"""SELECT session_key, SUM(kind = '{MESSAGE_KIND}'), MIN(ts), MAX(ts) FROM units
+                f"""SELECT session_key, SUM({MESSAGE_UNITS}), MIN(ts), MAX(ts) FROM units
                     WHERE session_key IN ({",".join("?" * len(part))}) AND kind != 'memory' GROUP BY session_key""",
                 part,
             )
             activity |= {str(r[0]): (int(r[1] or 0), r[2], r[3]) for r in rows}
         return activity
+
+    def messages_by_format(self) -> dict[str, int]:
+        """The sessions' messages summed by format (formats without one left out): `memlens stats` counts what the
+        session list counts, from the counts the session rows keep, reading no unit."""
+        activity = self.session_activity()
+        by_format: dict[str, int] = {}
+        for key, format_ in self.db.execute("SELECT key, format FROM sessions"):
+            messages = activity.get(str(key), (0, None, None))[0]
+            if messages:
+                by_format[str(format_)] = by_format.get(str(format_), 0) + messages
+        return by_format
 
     def early_user_texts(
         self, keys: Sequence[str], per_session: int = 8, max_chars: int = 2000

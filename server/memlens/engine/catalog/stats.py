@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from memlens.engine.catalog.connection import CatalogConnection
 from memlens.engine.catalog.schema import TABLES
-from memlens.engine.message_count import MESSAGE_KIND
 from memlens.wire import FileError
 
 
@@ -31,12 +30,6 @@ class CatalogStats(CatalogConnection):
 
     def files_by_format(self) -> dict[str, int]:
         return {str(k): int(v) for k, v in self.db.execute("SELECT format, COUNT(*) FROM files GROUP BY format")}
-
-    def messages_by_format(self) -> dict[str, int]:
-        # a tool's output and a compaction summary are no messages (message_count.py)
-        sql = f"""SELECT format, SUM(units) FROM unit_counts WHERE kind = '{MESSAGE_KIND}'
-                  GROUP BY format HAVING SUM(units) > 0"""
-        return {str(k): int(v) for k, v in self.db.execute(sql)}
 
     def total_bad_lines(self) -> int:
         return int(self.db.execute("SELECT COALESCE(SUM(bad_lines), 0) FROM files").fetchone()[0])

@@ -49,8 +49,11 @@ class CatalogWriter:
         content: FileContent,
         appended: bool,
         pending: PendingChanges,
-    ) -> None:
-        """Record a parsed file: replace its contents, or with `appended` add the new tail's messages."""
+    ) -> int:
+        """Record a parsed file: replace its contents, or with `appended` add the new tail's messages. Returns the
+        messages it stored (message_count.py): with `appended`, those the session did not hold before (a tail is
+        parsed again from the message it may continue, which is stored again but not added), else every message of
+        the file."""
         path = stored_path(source.path)
         leaf = next((r.uuid for r in reversed(content.records) if r.uuid), None)
         values: dict[str, object] = {
@@ -72,8 +75,9 @@ class CatalogWriter:
             values["replaced"] = row.replaced + content.replaced
             values["orphaned"] = row.orphaned + content.orphaned
             file_id = self.catalog.upsert_file(db, path, source.kind, **values)
-            self._append_chunks(db, file_id, row.session_key or "", content, pending, file_mtime=stat.st_mtime)
+            added = self._append_chunks(db, file_id, row.session_key or "", content, pending, file_mtime=stat.st_mtime)
             self.catalog.refresh_session_activity(db, [row.session_key])  # the only session an append writes to
+            return added
         else:
             values["bad_lines"] = content.bad_lines
             values["replaced"] = content.replaced
@@ -97,6 +101,7 @@ class CatalogWriter:
                 pending=pending,
             )
             self.catalog.refresh_session_activity(db, [session_key, *agent_keys.values()])
+            return _messages(content.chunks)
 
     def _store_session(self, db: sqlite3.Connection, file_id: int, path: Path, session: SessionSpec) -> str:
         base = f"{session.format}:{session.session_id}"
@@ -132,9 +137,10 @@ class CatalogWriter:
         pending: PendingChanges,
         *,
         file_mtime: float,
-    ) -> None:
+    ) -> int:
         """Replace the units from `content.replace_from_line` on and regroup the chunks from the first one they
-        touch (at least the last chunk, which the new messages may join); earlier chunks stay as they are."""
+        touch (at least the last chunk, which the new messages may join); earlier chunks stay as they are. Returns
+        the messages stored less those deleted: the ones the append added."""
         replace_from = content.replace_from_line
         chunk_ids = self.catalog.file_chunk_ids(db, file_id)
         first = len(chunk_ids) - 1 if chunk_ids else 0
@@ -144,6 +150,7 @@ class CatalogWriter:
                 first = min(first, chunk_ids.index(touched))
         regrouped = chunk_ids[first:]
         carried: list[TranscriptRecord] = []
+        deleted = 0
         first_seq = self.catalog.last_seq(db, file_id)
         if regrouped:
             rows = self.catalog.units_of_chunks(db, regrouped)
@@ -153,20 +160,23 @@ class CatalogWriter:
                 earliest = min(rows, key=lambda r: (int(r["seq"]), int(r["id"])))
                 first_seq = int(earliest["seq"]) - (0 if earliest["kind"] == "tool" else 1)
             pending.deleted_units += [int(r["id"]) for r in rows]
+            deleted = sum(is_message(r["kind"], int(r["part"] or 0)) for r in rows)
             self.catalog.delete_chunks(db, regrouped)
         new = [r for r in content.records if r.agent_id is None]
-        if carried or new:
-            chunks = chunk_records(carried + new, self.chunking)
-            self._insert_chunks(
-                db,
-                file_id=file_id,
-                session_keys=[session_key] * len(chunks),
-                format_=content.format,
-                chunks=chunks,
-                seq=first_seq,
-                file_mtime=file_mtime,
-                pending=pending,
-            )
+        if not carried and not new:
+            return -deleted
+        chunks = chunk_records(carried + new, self.chunking)
+        self._insert_chunks(
+            db,
+            file_id=file_id,
+            session_keys=[session_key] * len(chunks),
+            format_=content.format,
+            chunks=chunks,
+            seq=first_seq,
+            file_mtime=file_mtime,
+            pending=pending,
+        )
+        return _messages(chunks) - deleted
 
     def _insert_chunks(
         self,
@@ -197,7 +207,7 @@ class CatalogWriter:
                     heading=chunk.heading,
                     ts_start=chunk.ts_start,
                     ts_end=chunk.ts_end,
-                    message_count=sum(is_message(u.kind) for u in chunk.units),
+                    message_count=sum(is_message(u.kind, u.part) for u in chunk.units),
                 )
                 for chunk, key in zip(chunks, session_keys, strict=True)
             ],
@@ -225,10 +235,16 @@ class CatalogWriter:
                         embed_text_hash=unit.embed_hash,
                         error=unit.error,
                         queue_ts=unit.ts if unit.ts is not None else file_mtime,
+                        part=unit.part,
                     )
                 )
         pending.added_units += self.catalog.insert_units(db, units)
         return seq
+
+
+def _messages(chunks: list[ChunkSpec]) -> int:
+    """The messages among the chunks' units (message_count.py)."""
+    return sum(is_message(unit.kind, unit.part) for chunk in chunks for unit in chunk.units)
 
 
 def _record_of(row: sqlite3.Row) -> TranscriptRecord:
@@ -242,6 +258,7 @@ def _record_of(row: sqlite3.Row) -> TranscriptRecord:
         kind=row["kind"] if row["kind"] in ("summary", "tool") else "message",
         uuid=row["uuid"],
         error=bool(row["error"]),
+        part=int(row["part"] or 0),
     )
 
 

@@ -41,7 +41,6 @@ from memlens.engine.indexing.vector_writer import VectorWriter
 from memlens.engine.keyword.keyword_docs import keyword_docs, neighbours_of, write_afresh
 from memlens.engine.keyword.keyword_index import KeywordIndex
 from memlens.engine.keyword.vocabulary import backfill_words, collect_words
-from memlens.engine.message_count import is_message
 from memlens.engine.progress import Progress, RateMeter
 from memlens.engine.ranking.unit_facts import backfill_unit_facts, fill_facts_from_analysed, fill_unit_facts
 from memlens.engine.redact import redact
@@ -421,7 +420,7 @@ class Indexer:
                 mark = (len(pending.deleted_units), len(pending.added_units))
                 try:
                     with self.catalog.savepoint(db):
-                        self.writer.write(
+                        messages = self.writer.write(
                             db, source=source, row=row, stat=stat, content=content, appended=appended, pending=pending
                         )
                 except Exception as exc:  # this file's rows only: the batch's other files still commit
@@ -440,7 +439,7 @@ class Indexer:
                         reason=reason,
                     )
                     continue
-                _count(report, source.path, content, appended)
+                _count(report, source.path, content, appended, messages)
             generation = self.catalog.bump_generation(db)
         self._volume.read_bytes += sum(stat.st_size for _, _, stat in batch)
         self._volume.units += len(pending.added_units)
@@ -548,14 +547,15 @@ class Indexer:
         return reason
 
 
-def _count(report: SyncReport, path: Path, content: FileContent, appended: bool) -> None:
+def _count(report: SyncReport, path: Path, content: FileContent, appended: bool, messages: int) -> None:
     if appended:
         report.files_appended += 1
     else:
         report.files_parsed += 1
     report.bad_lines += content.bad_lines
     report.errors.extend(redact(f"{stored_path(path)}: {e}") for e in content.errors[: max(0, 50 - len(report.errors))])
-    # what `stats` and the sessions count as messages (message_count.py): not a tool's output (it counted 336 where
-    # stats then said 157), not a compaction summary, and each part of a message split into units
-    report.messages_added += sum(is_message(unit.kind) for chunk in content.chunks for unit in chunk.units)
+    # what `stats` and the sessions count as messages (message_count.py), as the writer stored them: not a tool's
+    # output (it counted 336 where stats then said 157), not a compaction summary, a message in parts once, and not
+    # again the message an append parsed again because the new lines might continue it
+    report.messages_added += max(0, messages)
     report.chunks_added += len(content.chunks)

@@ -43,6 +43,7 @@ class UnitSpec:
     line_end: int | None = None
     uuid: str | None = None
     error: bool = False  # a tool result that failed (sources/tool_output.py)
+    part: int = 0  # which part of its message (TranscriptRecord.part): what counts it once (message_count.py)
 
     @property
     def embed_hash(self) -> str:
@@ -372,16 +373,19 @@ def record_unit(record: TranscriptRecord) -> UnitSpec:
         position=record.position,
         uuid=record.uuid,
         error=record.error,
+        part=record.part,
     )
 
 
 def split_record(record: TranscriptRecord, max_chars: int) -> list[TranscriptRecord]:
-    """A message longer than `max_chars` as several parts (same message id, position and time), so all of its
-    text is searchable; each part becomes a unit of its own."""
+    """A message longer than `max_chars` as several parts (same message id, position and time, numbered on from
+    the record's own `part`: a stored part read back for an append stays a later part), so all of its text is
+    searchable; each part becomes a unit of its own."""
     limit = max(1, min(max_chars, MAX_UNIT_CHARS))
     if len(record.text) <= limit:
         return [record]
-    return [dataclasses.replace(record, text=part) for part in split_text(record.text[:MAX_MESSAGE_CHARS], limit)]
+    texts = split_text(record.text[:MAX_MESSAGE_CHARS], limit)
+    return [dataclasses.replace(record, text=text, part=record.part + i) for i, text in enumerate(texts)]
 
 
 def chunk_records(

@@ -31,6 +31,7 @@ class TranscriptRecord:
     agent_id: str | None = None  # for a sidechain inside a parent's file (SpecStory): the subagent it belongs to
     error: bool = False  # a tool result that failed: is_error, a non-zero exit, a traceback
     call_id: str | None = None  # a tool result's call id, as its format names it
+    part: int = 0  # 0: a whole message or its first part; 1, 2, ...: the parts after it (ingest.split_record)
 
 
 @dataclass(slots=True)

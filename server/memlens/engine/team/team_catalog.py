@@ -747,8 +747,10 @@ class TeamCatalog:
             for word in query.split():
                 where += " AND (coalesce(title, '') || ' ' || session_key || ' ' || project) ILIKE %s"
                 params.append("%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+        # a message stored in parts counts once (message_count.py): its parts, published as rows of their own
+        # without their part's number, share its message id, which no other message of the session has
         sql = f"""SELECT publisher, project, session_key, max(format), max(title), min(ts), max(ts),
-                         count(*) FILTER (WHERE kind = '{MESSAGE_KIND}')
+                         count(DISTINCT message_id) FILTER (WHERE kind = '{MESSAGE_KIND}')
                   FROM memlens_units WHERE session_key IS NOT NULL AND kind <> 'memory'{where}
                   GROUP BY publisher, project, session_key ORDER BY max(ts) DESC NULLS LAST LIMIT %s"""
         with self._failures():
