@@ -156,6 +156,8 @@ def test_help_describes_every_option_with_defaults_and_examples() -> None:
     assert "default: team.url (none)" in " ".join(out.split())  # an unset setting is said, not shown as `()`
     sessions = " ".join(memlens("sessions", "--help").stdout.split())
     assert "--publisher PUBLISHER only the team's sessions of this publisher" in sessions
+    said = "1 nothing found (search, fixes and sessions), 2 an error"  # the exit statuses, alike in help and man
+    assert said in " ".join(memlens("--help").stdout.split()) and said in " ".join(memlens("man").stdout.split())
 
 
 def test_every_help_fits_an_80_column_terminal_and_keeps_its_examples_whole(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -221,7 +223,8 @@ def test_since_takes_relative_dates(cli_example: Engine) -> None:
     assert results("--since", "5000d") and results("--until", "yesterday")
     assert results("--since", "2026-02-10", "--until", "2026-02-10")
     sessions = memlens("sessions", "--since", "2w", "--json", "--no-sync", *where(cli_example))
-    assert sessions.returncode == 0, sessions.stderr
+    assert sessions.returncode == 1 and json.loads(sessions.stdout)["sessions"] == []  # none, as a search's 1
+    assert memlens("sessions", "--since", "5000d", "--json", "--no-sync", *where(cli_example)).returncode == 0
 
 
 def test_session_and_message_prefixes(cli_example: Engine) -> None:
@@ -408,6 +411,7 @@ def test_an_answer_narrowed_to_nothing_names_the_flags_that_did_it(cli_example: 
     nothing = memlens("search", "zzqqxx unheard-of words", "--no-sync", *where(cli_example))
     assert nothing.returncode == 1 and "narrowed it" not in nothing.stdout  # no flag to blame
     sessions = memlens("sessions", "--no-sync", "--project", "nowhere-at-all", *where(cli_example))
+    assert sessions.returncode == 1  # nothing listed: as grep and a search that finds nothing
     assert sessions.stdout.splitlines() == [
         "no sessions",
         "--project nowhere-at-all narrowed it: drop it to list every session",

@@ -45,6 +45,12 @@ SKIPPED: dict[type, tuple[str, ...]] = {SearchRequest: ("session_key",)}
 """Request fields the CLI has no flag for: `filters.sessionKey` is an alias of `--session` for JSON clients."""
 
 
+EXIT_STATUS = (
+    "exit status, as ripgrep's: 0 found, 1 nothing found (search, fixes and sessions), 2 an error (one line on "
+    "stderr; -v adds the traceback); 130 after Ctrl-C and 143 after SIGTERM, but watch, serve and mcp stop with 0."
+)
+"""The exit statuses, said alike by `memlens --help` and `memlens man` (commands.py returns them)."""
+
 MAX_DEBOUNCE_MS = 60_000  # `memlens watch --debounce-ms`: longer, and the index is no longer live
 
 
@@ -250,7 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog='examples:\n  memlens search "how did we fix the dead-letter queue?" --since 7d\n'
         "  memlens history 5b0e7d3c:b93217ff\n  memlens sessions --since 2w\n"
         "  memlens completion bash > ~/.local/share/bash-completion/completions/memlens\n\n"
-        "`memlens COMMAND --help` describes each command; `memlens man` prints the manual page.",
+        "`memlens COMMAND --help` describes each command; `memlens man` prints the manual page.\n\n" + EXIT_STATUS,
         formatter_class=ProseAndExamplesFormatter,
     )
     parser.add_argument("--version", action="version", version=f"memlens {__version__}")
