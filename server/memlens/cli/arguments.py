@@ -8,12 +8,12 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
 from memlens import __version__
-from memlens.cli.terminal import folded
+from memlens.cli.terminal import cells, folded
 from memlens.errors import SettingsError
 from memlens.near_names import did_you_mean
 from memlens.requests import (
@@ -76,7 +76,59 @@ def request_from(cls: type[R], args: argparse.Namespace) -> R:
 
 class ProseAndExamplesFormatter(argparse.RawDescriptionHelpFormatter):
     """Help whose prose (the description, the epilog's sentences) is folded to the terminal's width, as argparse folds
-    the options' help, and whose examples (indented lines: commands to copy) are kept whole."""
+    the options' help, and whose examples (indented lines: commands to copy) are kept whole.
+
+    On a narrow terminal, where argparse would run lines past its edge, the usage shrinks to `memlens search
+    [OPTIONS] QUERY` (as ripgrep's; the options are listed below it), and a flag whose choices do not fit beside it
+    is shown with a name (`--format FORMAT`) and its choices said in its help."""
+
+    def _format_usage(
+        self,
+        usage: str | None,
+        actions: Iterable[argparse.Action],
+        groups: Iterable[argparse._MutuallyExclusiveGroup],
+        prefix: str | None,
+    ) -> str:
+        actions = list(actions)
+        full = super()._format_usage(usage, actions, groups, prefix)
+        if usage is not None or all(cells(line) <= self._width for line in full.splitlines()):
+            return full
+        words = [self._prog] + ["[OPTIONS]"] * any(action.option_strings for action in actions)
+        for action in actions:
+            if not action.option_strings and action.help != argparse.SUPPRESS:
+                words.append(self._format_args(action, self._named(action)))
+        said = folded(f"{'usage: ' if prefix is None else prefix}{' '.join(words)}", self._width, indent="  ")
+        return said + "\n\n"
+
+    def _named(self, action: argparse.Action) -> str:
+        """What stands for the value of `action` when its choices take too much room: its name, in capitals."""
+        return action.dest.upper()
+
+    def _choices_too_wide(self, action: argparse.Action) -> list[str]:
+        """The choices of `action`'s value when, written out as `{a,b,c}`, its flags no longer fit the terminal beside
+        the options' indentation; else none."""
+        listed = action.metavar if isinstance(action.metavar, str) else None
+        if action.choices is not None and listed is None:
+            listed = "{" + ",".join(str(choice) for choice in action.choices) + "}"
+        if not listed or not listed.startswith("{") or not listed.endswith("}"):
+            return []
+        shown = ", ".join(f"{flag} {listed}" for flag in action.option_strings) or listed
+        if cells(shown) + 2 <= self._width:  # 2: the options' indentation
+            return []
+        return listed[1:-1].split(",")
+
+    def _format_action_invocation(self, action: argparse.Action) -> str:
+        if not self._choices_too_wide(action):
+            return super()._format_action_invocation(action)
+        named = self._named(action)
+        if not action.option_strings:
+            return named
+        return ", ".join(f"{flag} {named}" for flag in action.option_strings)
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        said = super()._expand_help(action)
+        choices = self._choices_too_wide(action)
+        return f"{said}; one of: {', '.join(choices)}" if choices else said
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         lines: list[str] = []
