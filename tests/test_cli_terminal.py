@@ -131,6 +131,25 @@ def test_a_terminal_gets_colour_and_bold_matches_unless_no_color(cli_example: En
     assert not ANSI.search(memlens(*args).stdout)
 
 
+def test_history_and_fixes_colour_as_a_search_does(cli_example: Engine) -> None:
+    """`history` and `fixes` take `--color` as `search` does, and colour a terminal only (not under NO_COLOR, not in a
+    pipe unless asked): the message a reference names, and the pasted error's words where its past output holds
+    them, in the colours of a search hit's reference and matches."""
+    history = ["history", "5b0e7d3c:b93217ff", "--limit", "3", "--no-sync", "--no-pager", *where(cli_example)]
+    fixes = ["fixes", "UnroutableEvent: no route for detail-type", "--limit", "1", "--no-sync", "--no-pager"]
+    fixes += where(cli_example)
+    read = on_terminal(*history, env={}, columns=80)
+    assert re.search(r"\x1b\[35m\x1b\[1m▶ \[b93217ff[^\n]*\x1b\[0m", read), read  # the anchor, as a reference
+    found = on_terminal(*fixes, env={}, columns=80)
+    assert "\x1b[1;31mUnroutableEvent\x1b[0m" in found, found  # the error's words, bold red as a search's matches
+    for args in (history, fixes):
+        plain = on_terminal(*args, "--color", "never", env={}, columns=80)
+        assert not ANSI.search(plain) and not ANSI.search(on_terminal(*args, env={"NO_COLOR": "1"}))
+        assert ANSI.sub("", on_terminal(*args, env={}, columns=80)) == plain  # folded alike: codes take no cells
+        assert not ANSI.search(memlens(*args).stdout)  # a pipe
+        assert "\x1b[" in memlens(*args, "--color", "always").stdout  # a pipe, colour asked for
+
+
 def test_the_pager_runs_on_a_terminal_only(cli_example: Engine, tmp_path: Path) -> None:
     paged = tmp_path / "paged.txt"
     pager = {"PAGER": f"sh -c 'cat > {paged}'", "LINES": "5"}

@@ -265,21 +265,23 @@ def _location_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _display_flags(parser: argparse.ArgumentParser, *, hits: bool = False) -> None:
-    """--json and --no-pager; with `hits` (search) --color and --long too."""
+def _display_flags(parser: argparse.ArgumentParser, *, color: bool = False, hits: bool = False) -> None:
+    """--json and --no-pager; with `color` (what colours its text: search, history, fixes) --color, with `hits`
+    (search) --color and --long."""
     group = parser.add_argument_group("output")
     group.add_argument("--json", action="store_true", help="print the answer as JSON (for scripts; never coloured)")
     group.add_argument(
         "--no-pager", action="store_true", help="never page long output (default: $PAGER or less -FRX on a terminal)"
     )
+    if color or hits:
+        group.add_argument(
+            "--color",
+            choices=("auto", "always", "never"),
+            default="auto",
+            help="colour and bold matches (default: auto: on a terminal, unless NO_COLOR is set)",
+        )
     if not hits:
         return
-    group.add_argument(
-        "--color",
-        choices=("auto", "always", "never"),
-        default="auto",
-        help="colour and bold matches (default: auto: on a terminal, unless NO_COLOR is set)",
-    )
     group.add_argument(
         "--long",
         action="store_true",
@@ -360,7 +362,7 @@ tail -n 40 app.log | memlens search -""",
         session_key="a search hit's reference (SESSION:MESSAGE), a session key, id or unique prefix (≥ 4 chars)",
     )
     history.add_argument("--no-sync", action="store_true", help="read the index as it is (default: sync first)")
-    _display_flags(history)
+    _display_flags(history, color=True)
     _location_flags(history)
 
     fixes = _command(
@@ -372,7 +374,7 @@ tail -n 40 app.log | memlens search -""",
         "pbpaste | memlens fixes -",
     )
     request_flags(fixes, FixesRequest)
-    _display_flags(fixes)
+    _display_flags(fixes, color=True)
     fixes.add_argument("--no-sync", action="store_true", help="search the index as it is (default: sync first)")
     _location_flags(fixes)
 

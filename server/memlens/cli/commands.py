@@ -274,8 +274,10 @@ def cmd_history(args: argparse.Namespace) -> int:
         print_json(history)
     else:
         columns = width() if sys.stdout.isatty() else 0  # the terminal's, read before a pager takes the output
+        style = Style(color=wants_color(args.color))  # as the width: asked of the real stdout
         with paged(not args.no_pager):
-            print_history(for_terminal(history), zone_named(engine.settings.display.time_zone), columns=columns)
+            zone = zone_named(engine.settings.display.time_zone)
+            print_history(for_terminal(history), zone, columns=columns, style=style)
     return 0
 
 
@@ -290,8 +292,10 @@ def cmd_fixes(args: argparse.Namespace) -> int:
         print_json(answer)
     else:
         columns = width() if sys.stdout.isatty() else 0  # the terminal's, read before a pager takes the output
+        style = Style(color=wants_color(args.color))  # as the width: asked of the real stdout
         with paged(not args.no_pager):
-            print_fixes(for_terminal(answer), zone_named(engine.settings.display.time_zone), columns=columns)
+            zone = zone_named(engine.settings.display.time_zone)
+            print_fixes(for_terminal(answer), zone, columns=columns, style=style)
     return EXIT_FOUND if answer["fixes"] else EXIT_NOTHING
 
 
