@@ -235,6 +235,34 @@ def test_completion_scripts_for_three_shells(tmp_path: Path) -> None:
         subprocess.run(["fish", "--no-execute", "-c", fish], check=True)
 
 
+def test_bash_completes_commands_flags_and_every_flags_values(tmp_path: Path) -> None:
+    """Tab in a real bash, from the script `memlens completion bash` writes: a command, a flag, and the values of a
+    flag, those the request's schema checks (`--format`, `--mode`, `--kind`, `--role`) as well as argparse's own."""
+    script = tmp_path / "memlens.bash"
+    script.write_text(memlens("completion", "bash").stdout)
+
+    def tab(line: str) -> list[str]:
+        words = line.split(" ")
+        press = f"""
+            source {script}
+            COMP_WORDS=({" ".join(repr(w) for w in words)}); COMP_CWORD={len(words) - 1}
+            COMP_LINE={line!r}; COMP_POINT=${{#COMP_LINE}}
+            _shtab_memlens memlens {words[-1]!r} {words[-2]!r}
+            printf '%s\\n' "${{COMPREPLY[@]}}"
+        """
+        done = subprocess.run(["bash", "-c", press], capture_output=True, text=True, check=True)
+        return sorted(done.stdout.split())
+
+    assert tab("memlens se") == ["search", "serve", "sessions"]
+    assert tab("memlens history --co") == ["--color"]
+    assert tab("memlens search --format ") == ["claude-code", "codex", "openclaw", "specstory"]
+    assert tab("memlens sessions --format ") == ["claude-code", "codex", "openclaw", "specstory"]
+    assert tab("memlens search --mode ") == ["hybrid", "keyword", "vector"]
+    assert tab("memlens search --role ") == ["assistant", "user"]
+    assert tab("memlens search --kind ") == ["memory", "summary", "tool", "transcript"]
+    assert tab("memlens search --color ") == ["always", "auto", "never"]
+
+
 def test_the_man_page_renders(tmp_path: Path) -> None:
     roff = memlens("man").stdout
     assert roff.startswith(".TH MEMLENS 1") and ".SH COMMANDS" in roff and "\\-\\-since" in roff
