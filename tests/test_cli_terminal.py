@@ -364,6 +364,10 @@ def test_each_error_is_one_line_naming_its_cause(tmp_path: Path) -> None:
     assert error("search", "q", "--limt", "3", *ws).endswith(  # a command's flag is the command's to explain
         "unrecognized arguments: --limt 3; did you mean --limit? (see memlens search --help)"
     )
+    assert error("--no-pager", "history", "5b0e7d3c", *ws).endswith(  # where git takes it: said where it goes
+        "--no-pager before the command; write it after: memlens history --no-pager … (see memlens history --help)"
+    )
+    assert "write it after: memlens search --color=never …" in error("--color=never", "search", "q", *ws)
     assert error("search", "--limit", "3").startswith("memlens: error: the following arguments are required: QUERY (")
     assert "a query that starts with '-' goes last, after `--`" in error("search", "-ENOENT", *ws)
     assert "required: ERROR; a query that starts with '-'" in error("fixes", "-x", *ws)

@@ -163,6 +163,10 @@ class OneLineParser(argparse.ArgumentParser):
         if message.startswith("the following arguments are required: COMMAND") and unknown:
             # `memlens --verison`: the misspelt flag is the mistake, not the missing command
             message = f"unrecognized arguments: {' '.join(unknown)}"
+        elif message.startswith("unrecognized arguments") and (misplaced := self._command_flag_before(words)):
+            # `memlens --no-pager history X`, as git takes it: the command has the flag, after its name
+            flag, command = misplaced
+            message = f"unrecognized arguments: {flag} before the command; write it after: {command} {flag} …"
         elif message.startswith("the following arguments are required") and any(
             arg.startswith("-") and arg not in self._option_string_actions for arg in sys.argv[2:]
         ):  # `memlens search -x`: the query was read as an unknown flag
@@ -175,6 +179,17 @@ class OneLineParser(argparse.ArgumentParser):
     def _commands(self) -> dict[str, argparse.ArgumentParser]:
         choices = self._subparsers._group_actions[0].choices if self._subparsers else None
         return choices if isinstance(choices, dict) else {}
+
+    def _command_flag_before(self, words: list[str]) -> tuple[str, str] | None:
+        """The first flag given before the command word that is the command's own, with the command (`memlens
+        history`); None when there is none."""
+        commands = self._commands()
+        named = next((word for word in words if word in commands), None)
+        if named is None:
+            return None
+        own = commands[named]._option_string_actions
+        flag = next((word for word in self._unknown_top_flags(words) if word.split("=", 1)[0] in own), None)
+        return (flag, f"{self.prog} {named}") if flag is not None else None
 
     def _unknown_top_flags(self, words: list[str]) -> list[str]:
         """The flags before the command word that the top parser has no option for."""
