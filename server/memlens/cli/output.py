@@ -326,8 +326,10 @@ def print_stats(stats: StatsResponse, *, columns: int = 0) -> None:
 
 def _state(stats: StatsResponse) -> str:
     """The index's state in words that agree with the figures below them."""
-    if stats["indexing"]:
+    if stats["indexing"] and stats["readOnly"]:  # another process writes the index: it is at work on it
         return "indexing…"
+    if stats["indexing"]:  # this process holds the writer and syncs nothing: stopped, or built without vectors
+        return "not finished: what waits below is done by the next memlens index (or search)"
     if not stats["totalChunks"]:  # a sync that found nothing records no time, so "never" does not tell these apart
         return "empty: nothing indexed yet (memlens index reads the folders; memlens sources lists them)"
     if not stats["lastSync"]:
