@@ -139,6 +139,20 @@ def test_stats_text_lists_the_files_it_could_not_read(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow  # CLI processes
+def test_stats_says_an_index_waiting_for_its_vectors_is_not_being_indexed(tmp_path: Path) -> None:
+    """An index left with texts waiting for vectors (built with --no-embeddings, or an index stopped by Ctrl-C) is
+    not said to be "indexing…" by a process that holds its writer and syncs nothing: it says the next index goes on."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "MEMORY.md").write_text("# Notes\n\nThe orders queue is redriven by hand after a deploy.\n")
+    where = ["--workspace", str(tmp_path / "ws"), "--index-dir", str(tmp_path / "i")]
+    memlens("index", "--no-embeddings", *where)
+    waiting = memlens("stats", *where).stdout.splitlines()[0]
+    assert waiting == "memlens index: not finished: what waits below is done by the next memlens index (or search)"
+    memlens("index", *where)
+    assert memlens("stats", *where).stdout.splitlines()[0] == "memlens index: up to date"
+
+
+@pytest.mark.slow  # CLI processes
 def test_history_anchor_and_errors(cli_example: Engine) -> None:
     anchor = search_json(cli_example, "start-message-move-task redrive", "--kind", "transcript")["results"][0]
     history = json.loads(

@@ -131,6 +131,25 @@ def test_a_terminal_gets_colour_and_bold_matches_unless_no_color(cli_example: En
     assert not ANSI.search(memlens(*args).stdout)
 
 
+def test_history_and_fixes_colour_as_a_search_does(cli_example: Engine) -> None:
+    """`history` and `fixes` take `--color` as `search` does, and colour a terminal only (not under NO_COLOR, not in a
+    pipe unless asked): the message a reference names, and the pasted error's words where its past output holds
+    them, in the colours of a search hit's reference and matches."""
+    history = ["history", "5b0e7d3c:b93217ff", "--limit", "3", "--no-sync", "--no-pager", *where(cli_example)]
+    fixes = ["fixes", "UnroutableEvent: no route for detail-type", "--limit", "1", "--no-sync", "--no-pager"]
+    fixes += where(cli_example)
+    read = on_terminal(*history, env={}, columns=80)
+    assert re.search(r"\x1b\[35m\x1b\[1m▶ \[b93217ff[^\n]*\x1b\[0m", read), read  # the anchor, as a reference
+    found = on_terminal(*fixes, env={}, columns=80)
+    assert "\x1b[1;31mUnroutableEvent\x1b[0m" in found, found  # the error's words, bold red as a search's matches
+    for args in (history, fixes):
+        plain = on_terminal(*args, "--color", "never", env={}, columns=80)
+        assert not ANSI.search(plain) and not ANSI.search(on_terminal(*args, env={"NO_COLOR": "1"}))
+        assert ANSI.sub("", on_terminal(*args, env={}, columns=80)) == plain  # folded alike: codes take no cells
+        assert not ANSI.search(memlens(*args).stdout)  # a pipe
+        assert "\x1b[" in memlens(*args, "--color", "always").stdout  # a pipe, colour asked for
+
+
 def test_the_pager_runs_on_a_terminal_only(cli_example: Engine, tmp_path: Path) -> None:
     paged = tmp_path / "paged.txt"
     pager = {"PAGER": f"sh -c 'cat > {paged}'", "LINES": "5"}
@@ -156,6 +175,8 @@ def test_help_describes_every_option_with_defaults_and_examples() -> None:
     assert "default: team.url (none)" in " ".join(out.split())  # an unset setting is said, not shown as `()`
     sessions = " ".join(memlens("sessions", "--help").stdout.split())
     assert "--publisher PUBLISHER only the team's sessions of this publisher" in sessions
+    said = "1 nothing found (search, fixes and sessions), 2 an error"  # the exit statuses, alike in help and man
+    assert said in " ".join(memlens("--help").stdout.split()) and said in " ".join(memlens("man").stdout.split())
 
 
 def test_every_help_fits_an_80_column_terminal_and_keeps_its_examples_whole(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -178,6 +199,28 @@ def test_every_help_fits_an_80_column_terminal_and_keeps_its_examples_whole(monk
     assert "memlens history 5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9 --message b932" in commands["history"].format_help()
 
 
+@pytest.mark.parametrize("columns", [40, 60])
+def test_every_help_fits_a_narrow_terminal(columns: int) -> None:
+    """At 40 or 60 columns no line of any command's help runs past the terminal but an example (a command to copy)
+    or a word that cannot break (a URL): the usage shrinks to `memlens search [OPTIONS] QUERY` where argparse's own
+    would run past it, and a flag whose choices do not fit beside it is named, its choices said in its help."""
+    commands = ["", "index", "reindex", "search", "stats", "history", "fixes", "sessions", "sources", "publish"]
+    for command in [*commands, "watch", "serve", "mcp", "completion", "man"]:
+        shown = memlens(*command.split(), "--help", env={"COLUMNS": str(columns)})
+        assert shown.returncode == 0, shown.stderr
+        wide = [
+            line
+            for line in shown.stdout.splitlines()
+            if cells(line) > columns and not line.startswith("  memlens ") and len(line.split()) > 1
+        ]
+        assert not wide, f"memlens {command} --help at {columns} columns: {wide}"
+    narrow = memlens("search", "--help", env={"COLUMNS": "40"}).stdout
+    assert narrow.startswith("usage: memlens search [OPTIONS] QUERY\n")
+    said = " ".join(narrow.split())
+    assert "--format FORMAT only this agent's transcripts; e.g. codex; one of: claude-code, codex, openclaw" in said
+    assert "--format {claude-code,codex,openclaw,specstory}" in memlens("search", "--help").stdout  # where it fits
+
+
 def test_completion_scripts_for_three_shells(tmp_path: Path) -> None:
     bash = memlens("completion", "bash")
     assert bash.returncode == 0 and "memlens" in bash.stdout and "--since" in bash.stdout
@@ -190,6 +233,34 @@ def test_completion_scripts_for_three_shells(tmp_path: Path) -> None:
     assert "complete -c memlens" in fish and "-l since" in fish
     if shutil.which("fish"):
         subprocess.run(["fish", "--no-execute", "-c", fish], check=True)
+
+
+def test_bash_completes_commands_flags_and_every_flags_values(tmp_path: Path) -> None:
+    """Tab in a real bash, from the script `memlens completion bash` writes: a command, a flag, and the values of a
+    flag, those the request's schema checks (`--format`, `--mode`, `--kind`, `--role`) as well as argparse's own."""
+    script = tmp_path / "memlens.bash"
+    script.write_text(memlens("completion", "bash").stdout)
+
+    def tab(line: str) -> list[str]:
+        words = line.split(" ")
+        press = f"""
+            source {script}
+            COMP_WORDS=({" ".join(repr(w) for w in words)}); COMP_CWORD={len(words) - 1}
+            COMP_LINE={line!r}; COMP_POINT=${{#COMP_LINE}}
+            _shtab_memlens memlens {words[-1]!r} {words[-2]!r}
+            printf '%s\\n' "${{COMPREPLY[@]}}"
+        """
+        done = subprocess.run(["bash", "-c", press], capture_output=True, text=True, check=True)
+        return sorted(done.stdout.split())
+
+    assert tab("memlens se") == ["search", "serve", "sessions"]
+    assert tab("memlens history --co") == ["--color"]
+    assert tab("memlens search --format ") == ["claude-code", "codex", "openclaw", "specstory"]
+    assert tab("memlens sessions --format ") == ["claude-code", "codex", "openclaw", "specstory"]
+    assert tab("memlens search --mode ") == ["hybrid", "keyword", "vector"]
+    assert tab("memlens search --role ") == ["assistant", "user"]
+    assert tab("memlens search --kind ") == ["memory", "summary", "tool", "transcript"]
+    assert tab("memlens search --color ") == ["always", "auto", "never"]
 
 
 def test_the_man_page_renders(tmp_path: Path) -> None:
@@ -221,7 +292,8 @@ def test_since_takes_relative_dates(cli_example: Engine) -> None:
     assert results("--since", "5000d") and results("--until", "yesterday")
     assert results("--since", "2026-02-10", "--until", "2026-02-10")
     sessions = memlens("sessions", "--since", "2w", "--json", "--no-sync", *where(cli_example))
-    assert sessions.returncode == 0, sessions.stderr
+    assert sessions.returncode == 1 and json.loads(sessions.stdout)["sessions"] == []  # none, as a search's 1
+    assert memlens("sessions", "--since", "5000d", "--json", "--no-sync", *where(cli_example)).returncode == 0
 
 
 def test_session_and_message_prefixes(cli_example: Engine) -> None:
@@ -292,6 +364,10 @@ def test_each_error_is_one_line_naming_its_cause(tmp_path: Path) -> None:
     assert error("search", "q", "--limt", "3", *ws).endswith(  # a command's flag is the command's to explain
         "unrecognized arguments: --limt 3; did you mean --limit? (see memlens search --help)"
     )
+    assert error("--no-pager", "history", "5b0e7d3c", *ws).endswith(  # where git takes it: said where it goes
+        "--no-pager before the command; write it after: memlens history --no-pager … (see memlens history --help)"
+    )
+    assert "write it after: memlens search --color=never …" in error("--color=never", "search", "q", *ws)
     assert error("search", "--limit", "3").startswith("memlens: error: the following arguments are required: QUERY (")
     assert "a query that starts with '-' goes last, after `--`" in error("search", "-ENOENT", *ws)
     assert "required: ERROR; a query that starts with '-'" in error("fixes", "-x", *ws)
@@ -408,6 +484,7 @@ def test_an_answer_narrowed_to_nothing_names_the_flags_that_did_it(cli_example: 
     nothing = memlens("search", "zzqqxx unheard-of words", "--no-sync", *where(cli_example))
     assert nothing.returncode == 1 and "narrowed it" not in nothing.stdout  # no flag to blame
     sessions = memlens("sessions", "--no-sync", "--project", "nowhere-at-all", *where(cli_example))
+    assert sessions.returncode == 1  # nothing listed: as grep and a search that finds nothing
     assert sessions.stdout.splitlines() == [
         "no sessions",
         "--project nowhere-at-all narrowed it: drop it to list every session",

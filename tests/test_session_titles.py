@@ -104,8 +104,8 @@ def sessions(transcripts: Path, index_dir: Path, *extra: str) -> list[dict[str, 
         "sessions", "--json", "--scope", "all", "--no-embeddings", "--transcripts", transcripts,
         "--index-dir", index_dir, "--limit", "500", *extra,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr
     page: list[dict[str, Any]] = json.loads(done.stdout)["sessions"]
+    assert done.returncode == (0 if page else 1), done.stderr  # 1: none listed, as a search that finds nothing
     return page
 
 

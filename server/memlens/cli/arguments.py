@@ -8,12 +8,12 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
 from memlens import __version__
-from memlens.cli.terminal import folded
+from memlens.cli.terminal import cells, folded
 from memlens.errors import SettingsError
 from memlens.near_names import did_you_mean
 from memlens.requests import (
@@ -45,6 +45,12 @@ SKIPPED: dict[type, tuple[str, ...]] = {SearchRequest: ("session_key",)}
 """Request fields the CLI has no flag for: `filters.sessionKey` is an alias of `--session` for JSON clients."""
 
 
+EXIT_STATUS = (
+    "exit status, as ripgrep's: 0 found, 1 nothing found (search, fixes and sessions), 2 an error (one line on "
+    "stderr; -v adds the traceback); 130 after Ctrl-C and 143 after SIGTERM, but watch, serve and mcp stop with 0."
+)
+"""The exit statuses, said alike by `memlens --help` and `memlens man` (commands.py returns them)."""
+
 MAX_DEBOUNCE_MS = 60_000  # `memlens watch --debounce-ms`: longer, and the index is no longer live
 
 
@@ -70,7 +76,59 @@ def request_from(cls: type[R], args: argparse.Namespace) -> R:
 
 class ProseAndExamplesFormatter(argparse.RawDescriptionHelpFormatter):
     """Help whose prose (the description, the epilog's sentences) is folded to the terminal's width, as argparse folds
-    the options' help, and whose examples (indented lines: commands to copy) are kept whole."""
+    the options' help, and whose examples (indented lines: commands to copy) are kept whole.
+
+    On a narrow terminal, where argparse would run lines past its edge, the usage shrinks to `memlens search
+    [OPTIONS] QUERY` (as ripgrep's; the options are listed below it), and a flag whose choices do not fit beside it
+    is shown with a name (`--format FORMAT`) and its choices said in its help."""
+
+    def _format_usage(
+        self,
+        usage: str | None,
+        actions: Iterable[argparse.Action],
+        groups: Iterable[argparse._MutuallyExclusiveGroup],
+        prefix: str | None,
+    ) -> str:
+        actions = list(actions)
+        full = super()._format_usage(usage, actions, groups, prefix)
+        if usage is not None or all(cells(line) <= self._width for line in full.splitlines()):
+            return full
+        words = [self._prog] + ["[OPTIONS]"] * any(action.option_strings for action in actions)
+        for action in actions:
+            if not action.option_strings and action.help != argparse.SUPPRESS:
+                words.append(self._format_args(action, self._named(action)))
+        said = folded(f"{'usage: ' if prefix is None else prefix}{' '.join(words)}", self._width, indent="  ")
+        return said + "\n\n"
+
+    def _named(self, action: argparse.Action) -> str:
+        """What stands for the value of `action` when its choices take too much room: its name, in capitals."""
+        return action.dest.upper()
+
+    def _choices_too_wide(self, action: argparse.Action) -> list[str]:
+        """The choices of `action`'s value when, written out as `{a,b,c}`, its flags no longer fit the terminal beside
+        the options' indentation; else none."""
+        listed = action.metavar if isinstance(action.metavar, str) else None
+        if action.choices is not None and listed is None:
+            listed = "{" + ",".join(str(choice) for choice in action.choices) + "}"
+        if not listed or not listed.startswith("{") or not listed.endswith("}"):
+            return []
+        shown = ", ".join(f"{flag} {listed}" for flag in action.option_strings) or listed
+        if cells(shown) + 2 <= self._width:  # 2: the options' indentation
+            return []
+        return listed[1:-1].split(",")
+
+    def _format_action_invocation(self, action: argparse.Action) -> str:
+        if not self._choices_too_wide(action):
+            return super()._format_action_invocation(action)
+        named = self._named(action)
+        if not action.option_strings:
+            return named
+        return ", ".join(f"{flag} {named}" for flag in action.option_strings)
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        said = super()._expand_help(action)
+        choices = self._choices_too_wide(action)
+        return f"{said}; one of: {', '.join(choices)}" if choices else said
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         lines: list[str] = []
@@ -105,6 +163,10 @@ class OneLineParser(argparse.ArgumentParser):
         if message.startswith("the following arguments are required: COMMAND") and unknown:
             # `memlens --verison`: the misspelt flag is the mistake, not the missing command
             message = f"unrecognized arguments: {' '.join(unknown)}"
+        elif message.startswith("unrecognized arguments") and (misplaced := self._command_flag_before(words)):
+            # `memlens --no-pager history X`, as git takes it: the command has the flag, after its name
+            flag, command = misplaced
+            message = f"unrecognized arguments: {flag} before the command; write it after: {command} {flag} …"
         elif message.startswith("the following arguments are required") and any(
             arg.startswith("-") and arg not in self._option_string_actions for arg in sys.argv[2:]
         ):  # `memlens search -x`: the query was read as an unknown flag
@@ -117,6 +179,17 @@ class OneLineParser(argparse.ArgumentParser):
     def _commands(self) -> dict[str, argparse.ArgumentParser]:
         choices = self._subparsers._group_actions[0].choices if self._subparsers else None
         return choices if isinstance(choices, dict) else {}
+
+    def _command_flag_before(self, words: list[str]) -> tuple[str, str] | None:
+        """The first flag given before the command word that is the command's own, with the command (`memlens
+        history`); None when there is none."""
+        commands = self._commands()
+        named = next((word for word in words if word in commands), None)
+        if named is None:
+            return None
+        own = commands[named]._option_string_actions
+        flag = next((word for word in self._unknown_top_flags(words) if word.split("=", 1)[0] in own), None)
+        return (flag, f"{self.prog} {named}") if flag is not None else None
 
     def _unknown_top_flags(self, words: list[str]) -> list[str]:
         """The flags before the command word that the top parser has no option for."""
@@ -207,21 +280,23 @@ def _location_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _display_flags(parser: argparse.ArgumentParser, *, hits: bool = False) -> None:
-    """--json and --no-pager; with `hits` (search) --color and --long too."""
+def _display_flags(parser: argparse.ArgumentParser, *, color: bool = False, hits: bool = False) -> None:
+    """--json and --no-pager; with `color` (what colours its text: search, history, fixes) --color, with `hits`
+    (search) --color and --long."""
     group = parser.add_argument_group("output")
     group.add_argument("--json", action="store_true", help="print the answer as JSON (for scripts; never coloured)")
     group.add_argument(
         "--no-pager", action="store_true", help="never page long output (default: $PAGER or less -FRX on a terminal)"
     )
+    if color or hits:
+        group.add_argument(
+            "--color",
+            choices=("auto", "always", "never"),
+            default="auto",
+            help="colour and bold matches (default: auto: on a terminal, unless NO_COLOR is set)",
+        )
     if not hits:
         return
-    group.add_argument(
-        "--color",
-        choices=("auto", "always", "never"),
-        default="auto",
-        help="colour and bold matches (default: auto: on a terminal, unless NO_COLOR is set)",
-    )
     group.add_argument(
         "--long",
         action="store_true",
@@ -250,7 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog='examples:\n  memlens search "how did we fix the dead-letter queue?" --since 7d\n'
         "  memlens history 5b0e7d3c:b93217ff\n  memlens sessions --since 2w\n"
         "  memlens completion bash > ~/.local/share/bash-completion/completions/memlens\n\n"
-        "`memlens COMMAND --help` describes each command; `memlens man` prints the manual page.",
+        "`memlens COMMAND --help` describes each command; `memlens man` prints the manual page.\n\n" + EXIT_STATUS,
         formatter_class=ProseAndExamplesFormatter,
     )
     parser.add_argument("--version", action="version", version=f"memlens {__version__}")
@@ -302,7 +377,7 @@ tail -n 40 app.log | memlens search -""",
         session_key="a search hit's reference (SESSION:MESSAGE), a session key, id or unique prefix (≥ 4 chars)",
     )
     history.add_argument("--no-sync", action="store_true", help="read the index as it is (default: sync first)")
-    _display_flags(history)
+    _display_flags(history, color=True)
     _location_flags(history)
 
     fixes = _command(
@@ -314,7 +389,7 @@ tail -n 40 app.log | memlens search -""",
         "pbpaste | memlens fixes -",
     )
     request_flags(fixes, FixesRequest)
-    _display_flags(fixes)
+    _display_flags(fixes, color=True)
     fixes.add_argument("--no-sync", action="store_true", help="search the index as it is (default: sync first)")
     _location_flags(fixes)
 

@@ -274,8 +274,10 @@ def cmd_history(args: argparse.Namespace) -> int:
         print_json(history)
     else:
         columns = width() if sys.stdout.isatty() else 0  # the terminal's, read before a pager takes the output
+        style = Style(color=wants_color(args.color))  # as the width: asked of the real stdout
         with paged(not args.no_pager):
-            print_history(for_terminal(history), zone_named(engine.settings.display.time_zone), columns=columns)
+            zone = zone_named(engine.settings.display.time_zone)
+            print_history(for_terminal(history), zone, columns=columns, style=style)
     return 0
 
 
@@ -290,12 +292,16 @@ def cmd_fixes(args: argparse.Namespace) -> int:
         print_json(answer)
     else:
         columns = width() if sys.stdout.isatty() else 0  # the terminal's, read before a pager takes the output
+        style = Style(color=wants_color(args.color))  # as the width: asked of the real stdout
         with paged(not args.no_pager):
-            print_fixes(for_terminal(answer), zone_named(engine.settings.display.time_zone), columns=columns)
+            zone = zone_named(engine.settings.display.time_zone)
+            print_fixes(for_terminal(answer), zone, columns=columns, style=style)
     return EXIT_FOUND if answer["fixes"] else EXIT_NOTHING
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
+    """`memlens sessions`: exit 1 when no session is listed (none matches, or the page is empty), as a search that
+    finds nothing."""
     request = request_from(SessionsRequest, args)
     team = team_query(args, locate(args)[1]) if args.team or args.publisher else None
     if team is not None:
@@ -308,7 +314,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             with paged(not args.no_pager):
                 zone = zone_named(engine.settings.display.time_zone)
                 print_team_sessions(for_terminal(team_page), columns=columns, zone=zone)
-        return 0
+        return EXIT_FOUND if team_page["sessions"] else EXIT_NOTHING
     with open_engine(args, load_model=False) as engine:
         if not args.no_sync:
             sync_before_reading(engine, embed=False)
@@ -331,7 +337,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                 narrowed = given_flags(request, fields=("query", "format", "project", "since", "until"))
                 if narrowed:
                     print(narrowed_note(narrowed, widest="list every session"))
-    return 0
+    return EXIT_FOUND if page["sessions"] else EXIT_NOTHING
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
@@ -442,8 +448,9 @@ COMMANDS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one command. Exit 0 = done (a search found something), 1 = a search found nothing, 2 = an error: one
-    line on stderr, with the traceback only under -v. A closed pipe (`memlens search … | head`) ends quietly."""
+    """Run one command. Exit 0 = done (a search, fixes or sessions found something), 1 = a search, fixes or sessions
+    found nothing, 2 = an error: one line on stderr, with the traceback only under -v. A closed pipe (`memlens
+    search … | head`) ends quietly."""
     show_what_the_output_can()
     return run(build_parser().parse_args(argv))
 

@@ -12,9 +12,23 @@ import shtab
 
 
 def completion_script(parser: argparse.ArgumentParser, shell: str) -> str:
+    """The script for `shell`; `parser` is made for it alone (its flags' values are given as choices here)."""
+    _list_choices(parser)
     if shell == "fish":
         return _fish(parser)
     return str(shtab.complete(parser, shell=shell))
+
+
+def _list_choices(parser: argparse.ArgumentParser) -> None:
+    """Give the flags whose values a request's schema checks (`--format {claude-code,codex,…}`: shown as the metavar,
+    not argparse's choices, so that a wrong one is the schema's one error line) their values as choices, which is
+    what the completion writers complete a flag's value from."""
+    for action in parser._actions:
+        listed = action.metavar
+        if action.choices is None and isinstance(listed, str) and listed.startswith("{") and listed.endswith("}"):
+            action.choices = listed[1:-1].split(",")
+    for sub in _subcommands(parser).values():
+        _list_choices(sub)
 
 
 def _fish(parser: argparse.ArgumentParser) -> str:

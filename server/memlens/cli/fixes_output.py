@@ -6,7 +6,8 @@ import re
 from datetime import tzinfo
 
 from memlens.cli.clock import local_time
-from memlens.cli.terminal import clip, folded
+from memlens.cli.hits import bolded, matcher_of
+from memlens.cli.terminal import Style, clip, folded
 from memlens.requests import left_out_note
 from memlens.wire import FixesResponse
 
@@ -30,25 +31,37 @@ def telling_lines(text: str, error: str, count: int) -> list[str]:
     return [lines[0], "…", *lines[start : start + count - 2]]
 
 
-def print_fixes(answer: FixesResponse, zone: tzinfo | None = None, *, columns: int = 0) -> None:
-    """Each past error and what followed it, the headers and messages folded to `columns` (0: whole, as in a pipe)."""
-    _print_fixes(answer, zone, columns)
+def print_fixes(
+    answer: FixesResponse, zone: tzinfo | None = None, *, columns: int = 0, style: Style | None = None
+) -> None:
+    """Each past error and what followed it, the headers and messages folded to `columns` (0: whole, as in a pipe);
+    with a colouring `style` each session in the colour of a search hit's reference and the pasted error's words in
+    its output lines as a search's matches."""
+    _print_fixes(answer, zone, columns, style or Style(color=False))
     left_out = answer.get("leftOut")
     if left_out is not None:  # last, as a search's notes: under the answer it explains
         print(folded(left_out_note(left_out, "error"), columns))
 
 
-def _print_fixes(answer: FixesResponse, zone: tzinfo | None, columns: int) -> None:
+def _print_fixes(answer: FixesResponse, zone: tzinfo | None, columns: int, style: Style) -> None:
     if not answer["fixes"]:
         print("no past tool output matches that error")
         return
+    matcher = matcher_of(answer["error"])
     for number, fix in enumerate(answer["fixes"], 1):
         title = f" · {fix['title']}" if fix.get("title") else ""
         when = f" · {local_time(fix['timestamp'], zone)}" if fix["timestamp"] else ""
-        # on a terminal every line folds to its width: an error's own line under its indentation, after its bar
-        print(folded(f"{number}. {fix['sessionKey']}{title}{when} · message {fix['messageId']}", columns, indent="   "))
+        # on a terminal every line folds to its width: an error's own line under its indentation, after its bar;
+        # coloured once folded, so that the codes are not counted as cells
+        key = f"{number}. {fix['sessionKey']}"
+        header = folded(f"{key}{title}{when} · message {fix['messageId']}", columns, indent="   ")
+        head, folds, rest = header.partition("\n")
+        # the key is one word: whole on the first line, unless the terminal is narrower than it (then cut across)
+        head = style.reference(key) + head[len(key) :] if head.startswith(key) else style.reference(head)
+        print(head + folds + rest)
         for line in telling_lines(fix["text"], answer["error"], ERROR_LINES):
-            print(folded(f"   | {line}", columns, indent="   | " + line[: len(line) - len(line.lstrip())]))
+            shown = folded(f"   | {line}", columns, indent="   | " + line[: len(line) - len(line.lstrip())])
+            print("\n".join(bolded(part, matcher, style) for part in shown.split("\n")))
         if not fix["after"]:
             print("   (nothing followed it in the session)")
         for message in fix["after"]:

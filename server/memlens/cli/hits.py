@@ -71,7 +71,7 @@ def hit_lines(result: SearchResult, query: str, *, width: int, style: Style, zon
     """The hit's lines (one header, up to two excerpt lines), none wider than `width` cells; its time in `zone`
     (None: the machine's)."""
     header = _header(result, width, style, zone)
-    return [header, *_excerpt(result["excerpt"], _matcher(query_terms(query)), width, style)]
+    return [header, *_excerpt(result["excerpt"], matcher_of(query), width, style)]
 
 
 def sureness(result: SearchResult) -> str:
@@ -117,7 +117,7 @@ def _excerpt(text: str, matcher: re.Pattern[str] | None, width: int, style: Styl
         start = flat.rfind(" ", 0, max(0, first.start() - room // 4)) + 1
         flat = "…" + flat[start:]
     lines = _wrap(flat, room, max_lines=2)
-    return [INDENT + _bold(line, matcher, style) for line in lines]
+    return [INDENT + bolded(line, matcher, style) for line in lines]
 
 
 def _wrap(text: str, room: int, *, max_lines: int) -> list[str]:
@@ -149,7 +149,13 @@ def _fit(text: str, room: int) -> int:
     return len(cut(text, room))
 
 
-def _bold(line: str, matcher: re.Pattern[str] | None, style: Style) -> str:
+def matcher_of(query: str) -> re.Pattern[str] | None:
+    """What `bolded` shows as matches of `query` (a search's, or a pasted error's words); None: no word to show."""
+    return _matcher(query_terms(query))
+
+
+def bolded(line: str, matcher: re.Pattern[str] | None, style: Style) -> str:
+    """`line` with what `matcher` finds styled as a match (a line of text already laid out in its cells)."""
     if matcher is None or not style.color:
         return line
     return matcher.sub(lambda m: style.match(m.group(0)), line)

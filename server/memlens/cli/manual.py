@@ -7,6 +7,7 @@ import argparse
 from datetime import UTC, datetime
 
 from memlens import __version__
+from memlens.cli.arguments import EXIT_STATUS
 from memlens.cli.completion import _subcommands
 
 
@@ -32,7 +33,7 @@ def manual_page(parser: argparse.ArgumentParser) -> str:
             out += [".PP", ".nf", *(_text(line) for line in sub.epilog.splitlines()), ".fi"]
     out += [
         ".SH EXIT STATUS",
-        "0: done (a search found something); 1: a search found nothing; 2: an error, said in one line on stderr.",
+        _text(EXIT_STATUS.split(": ", 1)[1]),  # after its "exit status, as ripgrep's:", which the heading says
         ".SH ENVIRONMENT",
         ".TP\n.B NO_COLOR\nno colour unless \\fB\\-\\-color always\\fR.",
         ".TP\n.B PAGER\nthe pager for long output on a terminal (default: less \\-FRX).",

@@ -163,9 +163,13 @@ def _print_long_hit(result: SearchResult, zone: tzinfo | None, fold: int) -> Non
     print()
 
 
-def print_history(history: HistoryResponse, zone: tzinfo | None = None, *, columns: int = 0) -> None:
+def print_history(
+    history: HistoryResponse, zone: tzinfo | None = None, *, columns: int = 0, style: Style | None = None
+) -> None:
     """The messages, each line folded at word boundaries to `columns` (0: whole lines, as in a pipe), a folded line's
-    continuations under its own text (a code line's under its indentation)."""
+    continuations under its own text (a code line's under its indentation); with a colouring `style` each message's
+    header bold and the anchor's (the message a reference names) in the colour of a search hit's reference."""
+    shown = style or Style(color=False)
     print(folded(f"{history['format']} · {history['sessionKey']} · {history['path']}", columns, indent="  "))
     if history.get("title"):
         print(folded(f"  title: {history['title']}", columns, indent="         "))
@@ -177,7 +181,9 @@ def print_history(history: HistoryResponse, zone: tzinfo | None = None, *, colum
         marker = "▶ " if message["messageId"] == history["anchor"] else "  "
         when = local_time(message["timestamp"], zone, seconds=True)
         label = speaker(message["kind"], message["role"])
-        print(f"{marker}[{message['messageId']}] {label} · {when}")
+        header = f"{marker}[{message['messageId']}] {label} · {when}"
+        anchored = message["messageId"] == history["anchor"]
+        print(shown.reference(shown.title(header)) if anchored else shown.title(header))
         for line in message["text"].splitlines():
             under = "    " + line[: len(line) - len(line.lstrip())]
             print(folded(f"    {line}", columns, indent=under))
@@ -320,8 +326,10 @@ def print_stats(stats: StatsResponse, *, columns: int = 0) -> None:
 
 def _state(stats: StatsResponse) -> str:
     """The index's state in words that agree with the figures below them."""
-    if stats["indexing"]:
+    if stats["indexing"] and stats["readOnly"]:  # another process writes the index: it is at work on it
         return "indexing…"
+    if stats["indexing"]:  # this process holds the writer and syncs nothing: stopped, or built without vectors
+        return "not finished: what waits below is done by the next memlens index (or search)"
     if not stats["totalChunks"]:  # a sync that found nothing records no time, so "never" does not tell these apart
         return "empty: nothing indexed yet (memlens index reads the folders; memlens sources lists them)"
     if not stats["lastSync"]:
