@@ -17,7 +17,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
 
@@ -158,17 +158,21 @@ def _mcp_ready(process: subprocess.Popen[str]) -> None:
 
 def _lsp_ready(process: subprocess.Popen[str]) -> None:
     assert process.stdin is not None and process.stdout is not None
+    _lsp_initialize(process.stdin, process.stdout)
+
+
+def _lsp_initialize(send: IO[str], answers: IO[str]) -> None:
     params: dict[str, object] = {"processId": None, "rootUri": None, "capabilities": {}}
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
-    process.stdin.write(f"Content-Length: {len(body.encode())}\r\n\r\n{body}")
-    process.stdin.flush()
+    send.write(f"Content-Length: {len(body.encode())}\r\n\r\n{body}")
+    send.flush()
     length = 0
-    for line in process.stdout:
+    for line in answers:
         if line.lower().startswith("content-length:"):
             length = int(line.split(":")[1])
         if line in ("\r\n", "\n"):
             break
-    answer = json.loads(process.stdout.read(length))
+    answer = json.loads(answers.read(length))
     assert answer["id"] == 1 and "capabilities" in answer["result"], answer
 
 
@@ -200,6 +204,32 @@ def test_language_server_stops_on_sigterm_with_a_line(tmp_path: Path, stop: str)
     _lsp_ready(process)
     process.send_signal(STOPS[stop][0])
     out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    why = " by SIGTERM" if STOPS[stop][0] == signal.SIGTERM else ""
+    assert err.splitlines()[-1] == f"memlens: language server stopped{why}", err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("stop", STOPS)
+def test_language_server_on_tcp_stops_on_sigterm_with_a_line(tmp_path: Path, stop: str) -> None:
+    """Its client still connected: the server ends the connection, closes the index, says so and exits 0."""
+    process = _start("serve", "--tcp", "127.0.0.1:0", cwd=tmp_path, stop=stop)
+    assert process.stderr is not None
+    never_ready = threading.Timer(120, process.kill)  # then the stream ends, and the wait below fails
+    never_ready.start()
+    try:
+        said = list(_lines_until(process.stderr, "listening on"))
+    finally:
+        never_ready.cancel()
+    port = int(said[-1].rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port)) as client, client.makefile("rw") as wire:
+        _lsp_initialize(wire, wire)
+        process.send_signal(STOPS[stop][0])
+        try:
+            process.wait(timeout=120)  # the connection still open: only the signal can end it
+        finally:
+            process.kill()
+    out, err = process.communicate()
     assert process.returncode == 0, err
     why = " by SIGTERM" if STOPS[stop][0] == signal.SIGTERM else ""
     assert err.splitlines()[-1] == f"memlens: language server stopped{why}", err
@@ -265,12 +295,12 @@ def test_a_sigterm_landing_inside_one_of_the_mcp_servers_tasks_stops_it_with_its
     from memlens.mcp import server as mcp_server
     from memlens.settings import Settings
 
-    async def signalled_inside_a_task(*args: object) -> None:
+    async def signalled_inside_a_task(self: object, read_stream: Any, write_stream: Any, *args: object) -> None:
         async def at_work() -> None:
             signal.raise_signal(signal.SIGTERM)  # delivered here, in the task, before the next line runs
             await anyio.sleep_forever()
 
-        async with anyio.create_task_group() as tasks:
+        async with read_stream, write_stream, anyio.create_task_group() as tasks:  # closed, as the SDK's run does
             tasks.start_soon(at_work)
 
     monkeypatch.setattr(Server, "run", signalled_inside_a_task)
