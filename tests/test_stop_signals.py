@@ -200,10 +200,15 @@ def test_mcp_server_stops_on_sigterm_with_a_line(indexed: Path, stop: str) -> No
 
 @pytest.mark.parametrize("stop", STOPS)
 def test_language_server_stops_on_sigterm_with_a_line(tmp_path: Path, stop: str) -> None:
+    """It stops while the client still holds its stdin open (a client that sends the signal need not close it)."""
     process = _start("serve", cwd=tmp_path, stop=stop)
     _lsp_ready(process)
     process.send_signal(STOPS[stop][0])
-    out, err = process.communicate(timeout=120)
+    try:
+        process.wait(timeout=120)  # stdin still open: only the signal can end it
+    finally:
+        process.kill()
+    out, err = process.communicate()
     assert process.returncode == 0, err
     why = " by SIGTERM" if STOPS[stop][0] == signal.SIGTERM else ""
     assert err.splitlines()[-1] == f"memlens: language server stopped{why}", err

@@ -21,7 +21,7 @@ from memlens.lsp.document_sync import MemlensProtocol
 from memlens.lsp.hover import HoverProvider
 from memlens.lsp.pygls_logs import quiet_answered_request_errors
 from memlens.lsp.state import ServerState
-from memlens.lsp.transport import serve_tcp
+from memlens.lsp.transport import serve_stdio, serve_tcp
 from memlens.settings import workspace_trusted
 from memlens.stop_signal import by_sigterm
 
@@ -157,7 +157,13 @@ def run(tcp: str | None = None) -> int:
     else:
         protocol_out = sys.stdout.buffer
         sys.stdout = sys.stderr  # a stray print() must never corrupt the JSON-RPC stream
-        server.start_io(sys.stdin.buffer, protocol_out)
+        try:
+            asyncio.run(serve_stdio(server, protocol_out))
+        except BrokenPipeError:
+            log.error("the connection to the client is lost; stopping the server")
+        except (KeyboardInterrupt, SystemExit):  # a second signal; the client's `exit` (pygls raises SystemExit in its
+            pass  # handler): as pygls's own start_io, the server then stops as below
+        server.shutdown()  # type: ignore[no-untyped-call]  # pygls's own: its handler threads finish
     if not server.state.shut_down:  # stopped without the client's `shutdown`: Ctrl-C, SIGTERM, a client gone
         server.state.shutdown()  # the step under way ends and the index is closed: what was committed stays
         why = " by SIGTERM" if by_sigterm() else ""
