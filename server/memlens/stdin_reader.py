@@ -90,9 +90,13 @@ def _pass_on(wire: int, chunks: asyncio.Queue[bytes], loop: asyncio.AbstractEven
             chunk = os.read(wire, CHUNK)
         except OSError:  # the wire broke: for the server, the same as its end
             chunk = b""
+        put = chunks.put(chunk)
         try:
-            asyncio.run_coroutine_threadsafe(chunks.put(chunk), loop).result()
-        except (RuntimeError, concurrent.futures.CancelledError):  # the loop closed, or cancelled the put as it ended
+            asyncio.run_coroutine_threadsafe(put, loop).result()
+        except RuntimeError:  # the loop has closed: the put never ran
+            put.close()
+            return
+        except concurrent.futures.CancelledError:  # the loop cancelled the put as it ended
             return
         if not chunk:
             return
