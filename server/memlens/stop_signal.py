@@ -7,12 +7,20 @@ at once, as a second Ctrl-C does. Where SIGINT has no Python handler (a process 
 shell does for `cmd &` in a script) it raises KeyboardInterrupt itself. `by_sigterm()` tells a command which of the
 two stopped it: its line and its exit status may differ (`memlens index` exits 143, 128 + SIGTERM, as a shell
 reports a process SIGTERM ended; a server stopped by either exits 0, which systemd counts as a clean stop).
+
+A server on an event loop takes both through the loop instead (`stopping_through_the_loop`): an interrupt raised
+wherever the signal lands may land inside one of the loop's tasks, and asyncio then prints that task's traceback
+through the loop's exception handler ("unhandled exception during asyncio.run() shutdown", "Exception in callback")
+on the way out; the loop calls the server's stop instead, at a point where nothing is half done.
 """
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import FrameType
 
 EXIT_SIGTERM = 128 + signal.SIGTERM
@@ -29,6 +37,37 @@ def treat_sigterm_as_ctrl_c() -> None:
 def by_sigterm() -> bool:
     """Whether a SIGTERM has come."""
     return _received.is_set()
+
+
+@contextmanager
+def stopping_through_the_loop(stop: Callable[[], None]) -> Iterator[None]:
+    """While a server runs on the running asyncio loop (anyio's too): SIGTERM, and SIGINT unless the process was
+    started with it ignored, call `stop` in the loop (once). After the first, the handlers before are back, so a
+    second signal quits at once as before. Off the main thread a no-op: signals come only to the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    loop = asyncio.get_running_loop()
+    watched = [signal.SIGTERM] + ([signal.SIGINT] if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN else [])
+    before = {signum: signal.getsignal(signum) for signum in watched}
+
+    def give_back() -> None:
+        for signum in watched:
+            if loop.remove_signal_handler(signum):  # it sets SIG_DFL (SIGINT: Python's); ours or asyncio's goes back
+                signal.signal(signum, before[signum])
+
+    def on_signal(signum: int) -> None:
+        if signum == signal.SIGTERM:
+            _received.set()
+        give_back()
+        stop()
+
+    for signum in watched:
+        loop.add_signal_handler(signum, on_signal, signum)
+    try:
+        yield
+    finally:
+        give_back()
 
 
 def _as_ctrl_c(signum: int, frame: FrameType | None) -> None:

@@ -21,6 +21,7 @@ from memlens.lsp.document_sync import MemlensProtocol
 from memlens.lsp.hover import HoverProvider
 from memlens.lsp.pygls_logs import quiet_answered_request_errors
 from memlens.lsp.state import ServerState
+from memlens.lsp.transport import serve_stdio, serve_tcp
 from memlens.settings import workspace_trusted
 from memlens.stop_signal import by_sigterm
 
@@ -151,11 +152,18 @@ def run(tcp: str | None = None) -> int:
         if not sep or not port.isdigit():
             print(f"memlens: error: --tcp expects HOST:PORT, not {tcp!r}", file=sys.stderr)
             return 2
-        server.start_tcp(host or "127.0.0.1", int(port))
+        asyncio.run(serve_tcp(server, host or "127.0.0.1", int(port)))
+        server.shutdown()  # type: ignore[no-untyped-call]  # pygls's own: its handler threads finish
     else:
         protocol_out = sys.stdout.buffer
         sys.stdout = sys.stderr  # a stray print() must never corrupt the JSON-RPC stream
-        server.start_io(sys.stdin.buffer, protocol_out)
+        try:
+            asyncio.run(serve_stdio(server, protocol_out))
+        except BrokenPipeError:
+            log.error("the connection to the client is lost; stopping the server")
+        except (KeyboardInterrupt, SystemExit):  # a second signal; the client's `exit` (pygls raises SystemExit in its
+            pass  # handler): as pygls's own start_io, the server then stops as below
+        server.shutdown()  # type: ignore[no-untyped-call]  # pygls's own: its handler threads finish
     if not server.state.shut_down:  # stopped without the client's `shutdown`: Ctrl-C, SIGTERM, a client gone
         server.state.shutdown()  # the step under way ends and the index is closed: what was committed stays
         why = " by SIGTERM" if by_sigterm() else ""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import sys
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import anyio.to_thread
@@ -32,7 +32,8 @@ from memlens.local_api.server import LocalServer
 from memlens.mcp.http_security import HttpSecurity
 from memlens.mcp.render import bound, clip, render
 from memlens.mcp.tools import TOOLS, Tool, run_tool, tool_named
-from memlens.stop_signal import by_sigterm
+from memlens.stdin_reader import reading_stdin
+from memlens.stop_signal import by_sigterm, stopping_through_the_loop
 
 log = logging.getLogger(__name__)
 
@@ -124,9 +125,13 @@ def parse_address(value: str) -> tuple[str, int]:
     return host, int(port)
 
 
-async def _serve_stdio(server: Server[Any]) -> None:
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+async def _serve_stdio(server: Server[Any]) -> bool:
+    """Serve until the client closes stdin (False) or SIGTERM or Ctrl-C stops the server (True)."""
+    with anyio.CancelScope() as serving, stopping_through_the_loop(serving.cancel), reading_stdin() as stdin:
+        lines = cast("anyio.AsyncFile[str]", stdin.text_lines())  # the SDK only iterates it, line by line
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    return serving.cancelled_caught
 
 
 async def _serve_http(server: Server[Any], security: HttpSecurity) -> None:
@@ -169,11 +174,11 @@ def run(engine: Engine, http: HttpSecurity | None = None, live_indexing: bool = 
     stopped = False
     try:
         if http is None:
-            anyio.run(_serve_stdio, server)
+            stopped = anyio.run(_serve_stdio, server)
         else:
             anyio.run(_serve_http, server, http)
-    except* KeyboardInterrupt:  # Ctrl-C, or SIGTERM (stop_signal.py); raised inside one of anyio's tasks, it comes
-        stopped = True  # wrapped in a group, and is the same stop
+    except* KeyboardInterrupt:  # Ctrl-C or SIGTERM (stop_signal.py) under uvicorn, or a second one: raised inside one
+        stopped = True  # of anyio's tasks, it comes wrapped in a group, and is the same stop
     finally:
         local.close()
         if live is not None:
