@@ -251,3 +251,14 @@ def test_an_output_that_printed_the_error_comes_before_code_that_holds_its_words
     assert fixes and fixes[0]["text"].startswith("[Bash output")
     assert "[ERROR] UnroutableEvent: no route for detail-type" in fixes[0]["text"]
     assert any(fix["text"].startswith("[Read output") for fix in fixes[1:])  # the code is still listed, after it
+
+
+def test_words_the_index_holds_nowhere_get_no_fixes(example: Engine) -> None:
+    """Text that is not an error is ranked as a question, and was answered with whatever output came nearest in
+    meaning (a pgbouncer edit for three made-up words): now it is answered as a search of it would be, not at all,
+    while a question the example's sessions do hold still finds its session."""
+    assert example.fixes("zyzzyva quoxlet frobnicator")["fixes"] == []
+    assert example.search("zyzzyva quoxlet frobnicator")["results"] == []  # the same rule as search's
+    asked = example.fixes("how did we fix the dead-letter queue backup")["fixes"]
+    dlq = example.search("dead letter queue")["results"][0]["sessionKey"]
+    assert asked and asked[0]["sessionKey"] == dlq

@@ -1,6 +1,7 @@
 """A pasted error or query longer than a query's bound, through the real CLI: read by its last lines (a traceback
 tells at its end), the answer saying what of its start was left out; past the most a door takes at all, one clear
-error. The cut itself: at a line's start, the exception line kept whole, or its tail when it alone is over."""
+error. The cut itself: at a line's start, the exception line kept whole, or its tail (from a word's start) when it
+alone is over."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from long_paste import EXCEPTION, FIX_WORDS, SESSION, traceback_text, write_transcripts
+from memlens.engine.engine import Engine
 from memlens.errors import InvalidRequest
 from memlens.requests import MAX_PASTE_CHARS, MAX_QUERY_CHARS, FixesRequest, SearchRequest, parse, text_end
 
@@ -80,6 +82,15 @@ def test_a_long_search_query_is_read_by_its_end_too(where: list[str | Path]) -> 
     assert f"{answer['leftOut']['lines']} lines of the query after its first were left out" in said
 
 
+def test_a_phrase_repeated_past_the_bound_finds_what_the_phrase_finds(example: Engine) -> None:
+    """One line over the bound is read by its tail, which began inside a word: "dead letter queue " × 280 was read
+    from "ueue", a word no text holds, so the query counted as asking for something absent and found nothing."""
+    once = example.search("dead letter queue")["results"]
+    repeated = example.search("dead letter queue " * 280)
+    assert repeated["leftOut"]["readChars"] <= MAX_QUERY_CHARS and repeated["query"].startswith("dead ")
+    assert once and once[0]["sessionKey"] in {hit.get("sessionKey") for hit in repeated["results"][:3]}
+
+
 def test_a_paste_over_the_most_a_door_takes_is_one_clear_error() -> None:
     huge = "x = 1\n" * (MAX_PASTE_CHARS // 6 + 1)
     for cls, field in ((FixesRequest, "error"), (SearchRequest, "query")):
@@ -104,6 +115,11 @@ def test_the_cut_keeps_the_first_line_and_the_end_from_a_line_start() -> None:
     one_line = "é" * 40 + "ValueError: " + "z" * 40
     kept, left_out = text_end(one_line, 30)  # one line over the bound: its tail
     assert kept == "z" * 30 and left_out == {"chars": 62, "lines": 1, "readChars": 30, "firstLine": False}
+    phrase = "dead letter queue " * 280  # one line over the bound: its tail from a word's start, no half word read
+    kept, left_out = text_end(phrase, MAX_QUERY_CHARS)
+    assert kept.startswith("dead letter queue ") and kept.split() == phrase.split()[-len(kept.split()) :]
+    assert left_out is not None and left_out["chars"] + len(kept) == len(phrase.rstrip())
+    assert text_end("aaa bbb ccc ddd", 6)[0] == "ddd" and text_end("x" * 40, 30)[0] == "x" * 30  # no space: its tail
     huge_first = "E" * 5000 + "\nlast line"
     kept, _ = text_end(huge_first, 100)  # a first line longer than its share: its start
     assert kept == "E" * 25 + "\n…\nlast line"

@@ -6,11 +6,14 @@ exception line, the frames nearest it) is at its end; a log pasted whole ends wh
 too: a Java, JavaScript, Go or Rust trace opens with its exception and follows with frames, so its end alone would be
 frames. The first line is kept whole up to a quarter of the bound (its start beyond that). The cut before the end
 falls at a line's start, so no line of the end is read in part, except the last one when it alone is over the room
-left: then its tail is read (an exception line ends with what failed). Python strings are code points, so no cut
-splits a character; a combining mark is kept with the letter before it (the cut moves past it)."""
+left: then its tail is read (an exception line ends with what failed), from a word's start when a space is within it
+(a word cut in two is a word no text holds: a query of a phrase repeated past the bound read as asking for something
+absent, and found nothing). Python strings are code points, so no cut splits a character; a combining mark is kept
+with the letter before it (the cut moves past it)."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from memlens.counted import counted
@@ -19,6 +22,7 @@ from memlens.wire import LeftOut
 
 FIRST_LINE_SHARE = 4  # the first line kept takes at most 1/4 of the bound
 GAP = "\n…\n"  # where the left-out lines were, between the first line and the end
+_SPACES = re.compile(r"\s+")
 
 
 def text_end(text: str, limit: int) -> tuple[str, LeftOut | None]:
@@ -46,12 +50,20 @@ def _tail(text: str, *, start: int, end: int, limit: int, first: str) -> tuple[s
     """`first` (the first line kept, or "") and the end of `text[start:end]` within `limit`, from a line's start."""
     begin = end - limit
     newline = text.find("\n", begin - 1, end - 1)  # the first line that starts within the room
-    cut = newline + 1 if newline >= 0 else begin  # none: the last line alone is over, its tail is read
+    cut = newline + 1 if newline >= 0 else _word_start(text, begin, end)  # none: the last line's tail
     while cut < end and _joins_before(text[cut]):
         cut += 1
     lines = text.count("\n", start, cut) + (0 if text[cut - 1] == "\n" else 1)
     kept = f"{first}{GAP}{text[cut:end]}" if first else text[cut:end]
     return kept, {"chars": cut - start, "lines": lines, "readChars": len(kept), "firstLine": bool(first)}
+
+
+def _word_start(text: str, begin: int, end: int) -> int:
+    """`begin`, or past the word it falls in and the spaces after it when a word follows within `end`."""
+    if text[begin - 1].isspace():
+        return begin
+    spaces = _SPACES.search(text, begin, end)
+    return spaces.end() if spaces is not None and spaces.end() < end else begin
 
 
 def _joins_before(char: str) -> bool:

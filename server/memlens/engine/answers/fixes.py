@@ -23,6 +23,7 @@ from memlens.engine.keyword.pasted_noise import without_pasted_noise
 from memlens.engine.keyword.stack_frames import without_stack_frames
 from memlens.engine.ranking.calibration import FEATURES
 from memlens.engine.ranking.query_facts import coverage, query_facts
+from memlens.engine.ranking.rescoring import answered
 from memlens.engine.sources.common import scrub
 from memlens.engine.sources.tool_output import TAIL_LINES
 from memlens.requests import FixesRequest, checked, read_end
@@ -73,16 +74,18 @@ def error_fixes(
     limit: int,
     follow: int,
     min_coverage: float = 0.0,
+    min_chance: float = 0.0,
     end_coverage: Callable[[str], float] | None = None,
     pasted_lines: Sequence[str] = (),
 ) -> FixesResponse:
     """The best matching tool result of each of the `limit` best sessions (`ranking`: tool results only, best
     first), failed ones first when they match about as well, each with the `follow` messages after it; only those
     that hold at least `min_coverage` of the query's words (weighted by rarity) themselves, or of its last lines
-    (`end_coverage`: the share of them a tool result's text holds). An output that holds one of `pasted_lines` as
+    (`end_coverage`: the share of them a tool result's text holds); nothing unless the ranking answers the query by
+    search's rule at `min_chance` (rescoring.answered). An output that holds one of `pasted_lines` as
     written (`verbatim_lines`) counts as failed: a log line that printed the error is where it happened, while the
     code that raises it (a file that was read) holds its words apart."""
-    hits = ranking.hits[:CANDIDATES]
+    hits = ranking.hits[:CANDIDATES] if answered(ranking.hits, min_chance, calibrated=ranking.calibrated) else []
     rows = catalog.units_by_id([h.unit_id for h in hits])
     weighted: list[tuple[float, sqlite3.Row]] = []
     for hit in hits:
@@ -182,6 +185,7 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
         limit=CANDIDATES,
         fusion=None,
     )
+    pasted = looks_like_error(read)
     answer = error_fixes(
         engine.catalog,
         ranking,
@@ -190,8 +194,10 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
         limit=request.limit,
         follow=request.follow,
         # a pasted error is verbatim: output that holds little of it is not an occurrence; a question in prose ("how
-        # did we fix the goreleaser check") is in other words than the output, and is ranked as it is
-        min_coverage=MIN_COVERAGE if looks_like_error(read) else 0.0,
+        # did we fix the goreleaser check") is in other words than the output, and is answered as a search would
+        # answer it: not at all when the index does not hold its topic (words found nowhere, nothing near in meaning)
+        min_coverage=MIN_COVERAGE if pasted else 0.0,
+        min_chance=0.0 if pasted else engine.settings.search.min_score,
         end_coverage=_end_coverage(engine, read),
         pasted_lines=verbatim_lines(without_stack_frames(read)),  # prose asked in other words is held by no output
     )

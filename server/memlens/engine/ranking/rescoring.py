@@ -251,6 +251,12 @@ def hit_floor(min_score: float, *, calibrated: bool = True) -> float:
     return HIT_SHARE * min_score if calibrated else min_score
 
 
+def answered(hits: list[UnitHit], min_score: float, *, calibrated: bool = True) -> bool:
+    """Whether a ranking answers its query at all: the best of its top ANSWER_TOP reaches `min_score` (their
+    calibrated chance, which holds the chance that the query is answerable here; without calibration, the score)."""
+    return any(passes(h, min_score, calibrated=calibrated) for h in hits[:ANSWER_TOP])
+
+
 def choose(hits: list[UnitHit], chunks: list[int], limit: int, min_score: float, *, calibrated: bool = True) -> Choice:
     """The hits shown, one per chunk (`chunks[i]` is `hits[i]`'s), at most `limit`. Calibrated: nothing unless the
     chance that the best of the top ten is relevant reaches `min_score` ("no results" is an answer), then every hit
@@ -259,7 +265,7 @@ def choose(hits: list[UnitHit], chunks: list[int], limit: int, min_score: float,
     first `limit` chunks is counted as withheld."""
     if not hits:
         return Choice([], 0, False)
-    answered = any(passes(h, min_score, calibrated=calibrated) for h in hits[:ANSWER_TOP])
+    answers = answered(hits, min_score, calibrated=calibrated)
     floor = hit_floor(min_score, calibrated=calibrated)
     shown: list[UnitHit] = []
     shown_chunks: set[int] = set()
@@ -267,7 +273,7 @@ def choose(hits: list[UnitHit], chunks: list[int], limit: int, min_score: float,
     for hit, chunk in zip(hits, chunks, strict=True):
         if chunk not in first and len(first) < limit:
             first.append(chunk)
-        if answered and chunk not in shown_chunks and len(shown) < limit and passes(hit, floor, calibrated=calibrated):
+        if answers and chunk not in shown_chunks and len(shown) < limit and passes(hit, floor, calibrated=calibrated):
             shown.append(hit)
             shown_chunks.add(chunk)
-    return Choice(shown, sum(1 for c in first if c not in shown_chunks), answered)
+    return Choice(shown, sum(1 for c in first if c not in shown_chunks), answers)
