@@ -176,19 +176,26 @@ def _lsp_initialize(send: IO[str], answers: IO[str]) -> None:
     assert answer["id"] == 1 and "capabilities" in answer["result"], answer
 
 
+def _stopped_by_the_signal(process: subprocess.Popen[str], signum: int) -> str:
+    """Send the signal to a server whose client still holds its input open, and return its stderr once it has exited
+    with status 0 (only the signal can end it)."""
+    process.send_signal(signum)
+    try:
+        process.wait(timeout=120)
+    finally:
+        process.kill()
+    _, err = process.communicate()
+    assert process.returncode == 0, err
+    return err
+
+
 @pytest.mark.parametrize("stop", STOPS)
 def test_mcp_server_stops_on_sigterm_with_a_line(indexed: Path, stop: str) -> None:
     """It stops while the client still holds its stdin open (a client that sends the signal need not close it)."""
     tmp_path = indexed
     process = _start("mcp", *_where(tmp_path), cwd=tmp_path, stop=stop)
     _mcp_ready(process)
-    process.send_signal(STOPS[stop][0])
-    try:
-        process.wait(timeout=120)  # stdin still open: only the signal can end it
-    finally:
-        process.kill()
-    out, err = process.communicate()
-    assert process.returncode == 0, err
+    err = _stopped_by_the_signal(process, STOPS[stop][0])
     name = "SIGTERM" if STOPS[stop][0] == signal.SIGTERM else "Ctrl-C"
     assert err.splitlines()[-1] == f"memlens: MCP server stopped ({name})", err
     assert "Traceback" not in err
@@ -203,13 +210,7 @@ def test_language_server_stops_on_sigterm_with_a_line(tmp_path: Path, stop: str)
     """It stops while the client still holds its stdin open (a client that sends the signal need not close it)."""
     process = _start("serve", cwd=tmp_path, stop=stop)
     _lsp_ready(process)
-    process.send_signal(STOPS[stop][0])
-    try:
-        process.wait(timeout=120)  # stdin still open: only the signal can end it
-    finally:
-        process.kill()
-    out, err = process.communicate()
-    assert process.returncode == 0, err
+    err = _stopped_by_the_signal(process, STOPS[stop][0])
     why = " by SIGTERM" if STOPS[stop][0] == signal.SIGTERM else ""
     assert err.splitlines()[-1] == f"memlens: language server stopped{why}", err
     assert "Traceback" not in err
@@ -229,13 +230,7 @@ def test_language_server_on_tcp_stops_on_sigterm_with_a_line(tmp_path: Path, sto
     port = int(said[-1].rsplit(":", 1)[1])
     with socket.create_connection(("127.0.0.1", port)) as client, client.makefile("rw") as wire:
         _lsp_initialize(wire, wire)
-        process.send_signal(STOPS[stop][0])
-        try:
-            process.wait(timeout=120)  # the connection still open: only the signal can end it
-        finally:
-            process.kill()
-    out, err = process.communicate()
-    assert process.returncode == 0, err
+        err = _stopped_by_the_signal(process, STOPS[stop][0])
     why = " by SIGTERM" if STOPS[stop][0] == signal.SIGTERM else ""
     assert err.splitlines()[-1] == f"memlens: language server stopped{why}", err
     assert "Traceback" not in err

@@ -17,13 +17,16 @@ import asyncio
 import logging
 import sys
 import threading
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 
 from memlens.stdin_reader import reading_stdin
 from memlens.stop_signal import stopping_through_the_loop
+
+if TYPE_CHECKING:
+    from pygls.io_ import AsyncReader  # a Protocol pygls declares for type checkers alone
 
 log = logging.getLogger(__name__)
 
@@ -42,13 +45,7 @@ async def serve_stdio(server: LanguageServer, stdout: BinaryIO) -> bool:
     server.protocol.set_writer(StdoutWriter(stdout))
     with stopping_through_the_loop(stop), reading_stdin() as stdin:
         try:
-            await run_async(
-                stop_event=threading.Event(),
-                reader=stdin,
-                protocol=server.protocol,
-                logger=log,
-                error_handler=server.report_server_error,
-            )
+            await _messages(server, stdin)
         except asyncio.CancelledError:
             if not stopped:
                 raise
@@ -70,13 +67,7 @@ async def serve_tcp(server: LanguageServer, host: str, port: int) -> bool:
         writers.add(writer)
         server.protocol.set_writer(writer)
         try:
-            await run_async(
-                stop_event=threading.Event(),
-                reader=reader,
-                protocol=server.protocol,
-                logger=log,
-                error_handler=server.report_server_error,
-            )
+            await _messages(server, reader)
         finally:
             writers.discard(writer)
             done.set()
@@ -96,3 +87,15 @@ async def serve_tcp(server: LanguageServer, host: str, port: int) -> bool:
                 writer.close()  # the message loop reads the end of its input and returns
             await asyncio.gather(*handlers, return_exceptions=True)
     return stopped
+
+
+async def _messages(server: LanguageServer, reader: AsyncReader) -> None:
+    """pygls's message loop over `reader` until its input ends; stopped by cancelling it or ending its input, never
+    by pygls's stop event."""
+    await run_async(
+        stop_event=threading.Event(),
+        reader=reader,
+        protocol=server.protocol,
+        logger=log,
+        error_handler=server.report_server_error,
+    )
