@@ -51,6 +51,9 @@ async def test_a_message_in_parts_counts_once_at_the_cli_and_mcp(tmp_path: Path)
     assert int(added.group(1)) == MESSAGES * len(FORMATS)
     stats = json.loads(memlens("stats", "--json", *where).stdout)
     assert stats["messages"] == dict.fromkeys(FORMATS, MESSAGES)
+    with_the_model = [arg for arg in where if arg != "--no-embeddings"]  # what waits for vectors: every message
+    waiting = json.loads(memlens("stats", "--json", *with_the_model).stdout)
+    assert waiting["pendingMessages"] == MESSAGES * len(FORMATS), waiting
     sessions = json.loads(memlens("sessions", "--json", "--no-sync", *where).stdout)["sessions"]
     assert {s["format"]: s["messageCount"] for s in sessions} == dict.fromkeys(FORMATS, MESSAGES)
     table = memlens("sessions", "--no-sync", *where).stdout

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 from memlens.engine.catalog.connection import CatalogConnection
-from memlens.engine.catalog.schema import LEGACY_VECTOR_TABLES, SCHEMA_VERSION
+from memlens.engine.catalog.schema import LEGACY_VECTOR_TABLES, MESSAGE_UNITS, SCHEMA_VERSION
 
 UnitColumns = tuple[int, str, str, str, str, float | None, str, int | None]  # id, kind, format, role, session, ts,
 # text hash, seq
@@ -130,9 +130,11 @@ class VectorTables(CatalogConnection):
             yield from self.db.execute(f"{sql} WHERE embed_text_hash IN ({marks}) ORDER BY id", batch)
 
     def embedding_backlog(self) -> tuple[int, int]:
-        """(chunks with a unit lacking a vector, transcript units lacking one)."""
-        rows = self.db.execute("SELECT chunk_id, kind FROM units WHERE vector_ready IS NULL").fetchall()
-        return len({r[0] for r in rows}), sum(1 for r in rows if r[1] != "memory")
+        """(chunks with a unit lacking a vector, messages lacking one: counted as every count of messages is, by
+        MESSAGE_UNITS)."""
+        chunks = self.db.execute("SELECT COUNT(DISTINCT chunk_id) FROM units WHERE vector_ready IS NULL").fetchone()[0]
+        sql = f"SELECT COUNT(*) FROM units WHERE vector_ready IS NULL AND {MESSAGE_UNITS}"
+        return int(chunks), int(self.db.execute(sql).fetchone()[0])
 
     def texts_without_vector(self, from_id: int = 0) -> int:
         """Distinct unit texts still waiting for a vector, among the units from `from_id` on."""
