@@ -688,3 +688,29 @@ def test_a_weekday_alone_and_an_open_bound(query: str, named: list[tuple[str, st
     assert period_days(query, now) == [
         ((date.fromisoformat(a) - epoch).days, (date.fromisoformat(b) - epoch).days) for a, b in named
     ]
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [  # asked on Friday, 13 February 2026
+        ("what did we do the day after tomorrow", []),  # was tomorrow
+        ("what's planned for tomorrow", []),
+        ("plans next week", []),  # was the thirteen days to come, searched for "plans next"
+        ("what did we do next Monday", []),
+        ("what did we do late last week", [("2026-02-06", "2026-02-08")]),  # was the thirteen days, searched "late"
+        ("what did we do early last week", [("2026-02-02", "2026-02-04")]),
+        ("what did we do earlier this week", [("2026-02-09", "2026-02-12")]),  # was Monday to today
+        ("what did we do on Monday and Tuesday last week", [("2026-02-02", "2026-02-03")]),  # was the thirteen days
+        ("Monday and Tuesday of last week", [("2026-02-02", "2026-02-03")]),
+        ("March 3 people", []),  # was March 3: the number counts people
+        ("what did we do on March 3 tests failed", [("2026-03-03", "2026-03-03")]),  # said with "on": that day
+    ],
+)
+def test_a_future_a_part_of_a_week_a_weekday_of_last_week_and_a_count(query: str, named: list[tuple[str, str]]) -> None:
+    now = datetime(2026, 2, 13, 10, tzinfo=UTC).timestamp()
+    epoch = date(1970, 1, 1)
+    assert period_days(query, now) == [
+        ((date.fromisoformat(a) - epoch).days, (date.fromisoformat(b) - epoch).days) for a, b in named
+    ]
+    period = read_period(query, now=now, zone=UTC)
+    assert period is None or not {"late", "early", "earlier"} & set(period.rest.split()), query

@@ -109,7 +109,7 @@ _AGO = re.compile(rf"\b{_NUM}\s+(day|week|month|year)s?\s+ago\b", re.I)
 _BEFORE_AFTER = re.compile(
     rf"\b(?:{_NUM}\s+(day|week|month|year)s?|(?:the|last)\s+(day|week|month|weekend))\s+(before|after)\b", re.I
 )  # "last weekend before April 10" is the weekend before it, not the latest weekend
-_LAST = re.compile(r"\b((?:the\s+)?day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|"
+_LAST = re.compile(r"\b((?:the\s+)?day\s+(?:before\s+yesterday|after\s+tomorrow)|yesterday|today|tonight|tomorrow|"
                    r"last\s+(?:week|weekend|month|year|night)|this\s+(?:morning|afternoon|evening)|"
                    r"(?:this|next)\s+(?:week|weekend|month|year)|the\s+other\s+day)\b", re.I)  # fmt: skip
 _ANCHORED = re.compile(
@@ -136,6 +136,7 @@ _MORE_DAY = re.compile(
     r"(?!\s+(?:day|week|month|year|hour|minute)s?\b)",
     re.I,
 )
+_OF_LAST_WEEK = re.compile(r"\s*,?\s+(?:of\s+)?last\s+week\b(?!\s*['’]s\b)", re.I)  # "Monday of last week"
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)  # "since March 2", "since yesterday": from then to now
 # a weekday written before the date it names ("on Wednesday, February 11"): that date, not the latest Wednesday
 _WEEKDAY_BEFORE = re.compile(
@@ -236,6 +237,8 @@ def _relative(word: str, anchor: date) -> Window | None:
         "today": (a, a),
         "tonight": (a, a),
         "tomorrow": (a + 1, a + 1),
+        "day after tomorrow": (a + 2, a + 2),
+        "the day after tomorrow": (a + 2, a + 2),
         "the other day": (a - 6, a - 1),
         # the thirteen days before today: both what users mean by it, the calendar week before this one and the
         # seven days back (bench/data/day_questions.json's labels mean it so); a period answer shows every session
@@ -333,7 +336,7 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
     if year_hint is not None:
         for pattern, order in ((_DAY_MONTH, "dm"), (_MONTH_DAY, "md")):
             for m in pattern.finditer(text):
-                if not free(m):
+                if not free(m) or (order == "md" and _counts_not_a_day(text, m)):
                     continue
                 day, month = (m[1], m[2]) if order == "dm" else (m[2], m[1])
                 month_number, day_number = MONTHS[month.lower().rstrip(".")], int(day)
@@ -370,6 +373,12 @@ def counts_a_thing(text: str, at: int) -> bool:
     if word in STOP_WORDS or word.rstrip(".") in MONTHS or word.rstrip("s") in WEEKDAYS or word in NUMBERS:
         return False
     return len(word) > 2 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+
+
+def _counts_not_a_day(text: str, m: re.Match[str]) -> bool:
+    """Whether the number of a month and day `m` ("March 3 people") counts the thing named after it: a list's
+    number's rule (`counts_a_thing`), for a date not said as one ("on March 3 tests failed" is that day)."""
+    return counts_a_thing(text, m.end()) and not _DATE_PREPOSITION.search(text[max(0, m.start() - 12) : m.start()])
 
 
 def _numeric_days(text: str, m: re.Match[str], readings: tuple[tuple[int, int, int], ...]) -> set[date]:
@@ -498,7 +507,10 @@ def _query_reads(query: str, now: float, *, bare_weekdays: bool = False) -> list
         else:
             windows.append((window, start, end))
     spans = _with_weekdays_before(query, absolute) + said_before
-    windows += _relative_reads(without_spans(query, spans), today, bare_weekdays=bare_weekdays)
+    relative = _relative_reads(without_spans(query, spans), today, bare_weekdays=bare_weekdays)
+    # a question asks about days that were: "tomorrow", "next week" name none yet (a plan's words, searched as
+    # such), as "next Friday" names none
+    windows += [read for read in relative if read[0][0] <= epoch_day(today)]
     return spans_joined(query, windows)
 
 
@@ -587,7 +599,9 @@ _NOT_OF = r"(?!\s+of\s+(?:the|a|an|our|my|this|that|his|her|their|your)\b)"
 #   (a count, or "the"/"this" before "last": "last week" alone is `query_windows`' reading);
 # - a whole unit of the calendar: "last month" (January, asked in February), "this year" (January 1 to today),
 #   "last quarter", "the week/weekend/month/year before last";
-# - a part of one: "early last month", "the end of last year" (its first, middle or last third);
+# - a part of one: "early last month", "the end of last year", "late last week" (its first, middle or last third;
+#   a week's are Monday to Wednesday, Wednesday to Friday, Friday to Sunday), "earlier this week" (its days before
+#   today);
 # - a quarter: "in Q1", "during the third quarter of 2025" (said with "in": "Q3 planning" is a topic);
 # - days of a month said alone: "from the 2nd to the 5th", "on the 11th" (the latest such days);
 # - a weekend said without "last" ("over the weekend"), and "this week" (its Monday to today);
@@ -605,7 +619,8 @@ _PART_OF_A_THING = re.compile(  # "the last week of the sprint": the thing's day
 _BEFORE_LAST = re.compile(r"\bthe\s+(week|weekend|month|year)\s+before\s+last\b", re.I)
 _CALENDAR_UNIT = re.compile(rf"\b(last|this)\s+(month|year|quarter)\b{_NOT_OF}", re.I)
 _PART_OF_UNIT = re.compile(
-    r"\b(?:(early|mid|late)\s*-?\s*|(?:the\s+)?(beginning|start|middle|end)\s+of\s+)(last|this)\s+(month|year)\b",
+    r"\b(?:(earlier|early|mid|late)\s*-?\s*|(?:the\s+)?(beginning|start|middle|end)\s+of\s+)(last|this)\s+"
+    r"(week|month|year)\b",
     re.I,
 )
 _QUARTER = re.compile(
@@ -672,10 +687,16 @@ def _calendar_unit(m: re.Match[str], today: date) -> Window | None:
 
 
 def _part_of_unit(m: re.Match[str], today: date) -> Window | None:
-    unit = m[4].lower()
+    unit, said = m[4].lower(), (m[1] or m[2]).lower()
     first, last = _unit_window(unit, today, 1 if m[3].lower() == "last" else 0)
-    part = _PARTS[(m[1] or m[2]).lower()]
-    if unit == "month":
+    if said == "earlier":  # "earlier this week": its days before today; "earlier last month" its early part
+        if m[3].lower() == "this":
+            return None if first >= epoch_day(today) else (first, epoch_day(today) - 1)
+        said = "early"
+    part = _PARTS[said]
+    if unit == "week":  # Monday to Wednesday, Wednesday to Friday, Friday to Sunday
+        window = (first + 2 * (part - 1), first + 2 * part)
+    elif unit == "month":
         window = (first + 10 * (part - 1), first + 19 if part == 2 else (first + 9 if part == 1 else last))
     else:  # a year's thirds: January to April, May to August, September to December
         year = (date(1970, 1, 1) + timedelta(days=first)).year
@@ -826,13 +847,16 @@ def _relative_reads(text: str, anchor: date, *, bare_weekdays: bool = False) -> 
             windows.append((window, m.start(), m.end()))
     for m in _AGO.finditer(text):
         windows.append((_ago(_count(m[1]), m[2], epoch_day(anchor)), m.start(), m.end()))
+    weekdays: list[Read] = []
     for m in _LAST_WEEKDAY.finditer(text):
-        windows += _weekdays_read(text, m, anchor)
+        weekdays += _weekdays_read(text, m, anchor)
     if bare_weekdays:
-        read = [(start, end) for _, start, end in windows]
+        read = [(start, end) for _, start, end in windows + weekdays]
         for m in _BARE_WEEKDAY.finditer(text):
             if not any(start < m.end() and m.start() < end for start, end in read):
-                windows += _weekdays_read(text, m, anchor)
+                weekdays += _weekdays_read(text, m, anchor)
+    # "on Monday and Tuesday last week": "last week" says which week the days are of, no period of its own
+    windows = [w for w in windows if not any(s < w[2] and w[1] < e for _, s, e in weekdays)] + weekdays
     day = epoch_day(anchor)
     return [
         ((first, max(last, day)) if _since(text, start, end) and first <= day else (first, last), start, end)
@@ -849,8 +873,15 @@ def _weekdays_read(text: str, m: re.Match[str], anchor: date) -> list[Read]:
         named.append((more[1], more.start(), more.end()))
         at = more.end()
     day = epoch_day(anchor)
+    of_last_week = _OF_LAST_WEEK.match(text, at)
+    if of_last_week:  # "on Monday and Tuesday last week": the days of the calendar week before this one
+        weekday, start, _ = named[-1]
+        named[-1] = (weekday, start, of_last_week.end())
+        at = of_last_week.end()
 
     def latest(weekday: str) -> int:
+        if of_last_week:
+            return _unit_window("week", anchor, 1)[0] + WEEKDAYS[weekday.lower()]
         return day - ((anchor.weekday() - WEEKDAYS[weekday.lower()]) % 7 or 7)
 
     span = len(named) == 2 and (
