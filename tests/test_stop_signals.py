@@ -323,3 +323,30 @@ def test_a_sigterm_landing_inside_one_of_the_mcp_servers_tasks_stops_it_with_its
         os.close(null)
     assert capsys.readouterr().err.strip() == "memlens: MCP server stopped (SIGTERM)"
     assert [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR] == []
+
+
+SECOND_SIGNAL_WHILE_STOPPING = """
+import asyncio, os, signal
+from memlens.stop_signal import stopping_through_the_loop, treat_sigterm_as_ctrl_c
+
+async def serve() -> None:
+    asked_to_stop = asyncio.Event()
+    with stopping_through_the_loop(asked_to_stop.set):  # a server whose stop has begun and not ended
+        os.kill(os.getpid(), signal.SIGTERM)
+        await asked_to_stop.wait()
+        os.kill(os.getpid(), signal.SIGTERM)
+        await asyncio.Event().wait()
+
+treat_sigterm_as_ctrl_c()
+asyncio.run(serve())
+"""
+
+
+def test_a_second_signal_while_a_server_stops_quits_at_once_with_a_line() -> None:
+    """The second signal comes while the loop runs a task (here, always): it quits at once, as a second Ctrl-C does,
+    with one line and the signal's status, not an interrupt raised inside the task (a traceback)."""
+    done = subprocess.run(
+        [sys.executable, "-c", SECOND_SIGNAL_WHILE_STOPPING], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert done.stderr == "memlens: stopped at once\n"

@@ -17,6 +17,7 @@ on the way out; the loop calls the server's stop instead, at a point where nothi
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -24,6 +25,7 @@ from contextlib import contextmanager
 from types import FrameType
 
 EXIT_SIGTERM = 128 + signal.SIGTERM
+EXIT_CTRL_C = 128 + signal.SIGINT
 
 _received = threading.Event()
 
@@ -42,8 +44,9 @@ def by_sigterm() -> bool:
 @contextmanager
 def stopping_through_the_loop(stop: Callable[[], None]) -> Iterator[None]:
     """While a server runs on the running asyncio loop (anyio's too): SIGTERM, and SIGINT unless the process was
-    started with it ignored, call `stop` in the loop (once). After the first, the handlers before are back, so a
-    second signal quits at once as before. Off the main thread a no-op: signals come only to the main thread."""
+    started with it ignored, call `stop` in the loop (once). A second signal while it stops quits at once, with one
+    line (`_quit_at_once`: an interrupt raised inside a task would print its traceback). The handlers before are back
+    once the block ends. Off the main thread a no-op: signals come only to the main thread."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -53,13 +56,15 @@ def stopping_through_the_loop(stop: Callable[[], None]) -> Iterator[None]:
 
     def give_back() -> None:
         for signum in watched:
-            if loop.remove_signal_handler(signum):  # it sets SIG_DFL (SIGINT: Python's); ours or asyncio's goes back
-                signal.signal(signum, before[signum])
+            loop.remove_signal_handler(signum)  # it sets SIG_DFL (SIGINT: Python's); ours or asyncio's goes back
+            signal.signal(signum, before[signum])
 
     def on_signal(signum: int) -> None:
         if signum == signal.SIGTERM:
             _received.set()
-        give_back()
+        for watched_signum in watched:
+            loop.remove_signal_handler(watched_signum)
+            signal.signal(watched_signum, _quit_at_once)
         stop()
 
     for signum in watched:
@@ -68,6 +73,13 @@ def stopping_through_the_loop(stop: Callable[[], None]) -> Iterator[None]:
         yield
     finally:
         give_back()
+
+
+def _quit_at_once(signum: int, frame: FrameType | None) -> None:
+    """A second signal while a server stops: exit now, as a second Ctrl-C does, saying so (what was committed stays:
+    the catalog and the keyword index commit atomically)."""
+    os.write(2, b"memlens: stopped at once\n")
+    os._exit(EXIT_SIGTERM if signum == signal.SIGTERM else EXIT_CTRL_C)
 
 
 def _as_ctrl_c(signum: int, frame: FrameType | None) -> None:
