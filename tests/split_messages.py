@@ -49,7 +49,11 @@ def claude_code(folder: Path) -> Path:
     summary = "Summary: the ledger and staging signing keys rotate by the same procedure"
     compact = claude_line("user", "c4", "c3", summary, session=session, timestamp="2026-03-01T10:05:00Z")
     lines.append({**compact, "isCompactSummary": True})
-    path = folder / "claude-code" / f"{session}.jsonl"
+    return _jsonl(folder / "claude-code" / f"{session}.jsonl", lines)
+
+
+def _jsonl(path: Path, lines: list[dict[str, object]]) -> Path:
+    """Write `lines` as a JSONL transcript at `path` (its folders made)."""
     path.parent.mkdir(parents=True)
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return path
@@ -66,10 +70,7 @@ def codex(folder: Path) -> Path:
         block = "input_text" if role == "user" else "output_text"
         payload = {"type": "message", "role": role, "content": [{"type": block, "text": text}]}
         lines.append({"timestamp": f"2026-03-02T09:00:0{n}.000Z", "type": "response_item", "payload": payload})
-    path = folder / "codex" / "2026" / "03" / "02" / f"rollout-2026-03-02T09-00-00-{session}.jsonl"
-    path.parent.mkdir(parents=True)
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
+    return _jsonl(folder / "codex" / "2026" / "03" / "02" / f"rollout-2026-03-02T09-00-00-{session}.jsonl", lines)
 
 
 def openclaw(folder: Path) -> Path:
@@ -86,10 +87,7 @@ def openclaw(folder: Path) -> Path:
                 "message": message,
             }
         )
-    path = folder / "openclaw" / f"{session}.jsonl"
-    path.parent.mkdir(parents=True)
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
+    return _jsonl(folder / "openclaw" / f"{session}.jsonl", lines)
 
 
 def specstory(folder: Path) -> Path:
