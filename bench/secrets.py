@@ -30,9 +30,9 @@ sys.path[:0] = [str(ROOT / "server"), str(ROOT / "tests"), str(ROOT)]
 
 from adversarial_text import ADVERSARIAL  # noqa: E402
 from bench.common import cpu_model  # noqa: E402
-from memlens.engine.redact import find_secrets, redact, redact_sequence, redact_title  # noqa: E402
-from memlens.engine.redaction.values import camel_words  # noqa: E402
 from memlens.engine.sources import parse_file  # noqa: E402
+from memlens.redaction import find_secrets, redact, redact_sequence, redact_title  # noqa: E402
+from memlens.redaction.values import camel_words  # noqa: E402
 from planted_secrets import NAMED, PLANTED, SPLIT, leaked, leaked_fragments  # noqa: E402
 
 

@@ -78,7 +78,7 @@ def test_append_cost_benchmark_on_a_tiny_prebuilt_index(tmp_path: Path, capsys: 
 
 def test_regex_probe_tries_every_module_pattern(capsys: pytest.CaptureFixture[str]) -> None:
     patterns = regex_probe.module_patterns()
-    assert "memlens.engine.redaction.values._CAMEL_CASE" in patterns and len(patterns) > 100
+    assert "memlens.redaction.values._CAMEL_CASE" in patterns and len(patterns) > 100
     # a table's rows and the literals written in a function's calls are probed too
     assert any(name.startswith("memlens.engine.ranking.dates._NO_DAY_FORMS[") for name in patterns)
     inline = {p.pattern for name, p in patterns.items() if name.startswith("memlens.lsp.hover:")}

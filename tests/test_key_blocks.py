@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from claude_lines import claude_line
-from memlens.engine.redact import redact, redact_sequence
+from memlens.redaction import redact, redact_sequence
 
 _B64 = string.ascii_letters + string.digits + "+/"
 _RANDOM = random.Random(15)

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from adversarial_text import ADVERSARIAL
-from memlens.engine.redact import find_secrets, marker, redact
+from memlens.redaction import find_secrets, marker, redact
 from planted_secrets import CONTEXTS, PLANTED, Planted, leaked
 
 # Fake secrets are assembled at run time so that no complete token-shaped literal sits in the repository.
@@ -396,7 +396,7 @@ def test_a_token_run_is_read_once_however_many_matches_it_holds(monkeypatch: pyt
     """`AKIA` repeated is one run of token characters with a match every 20 characters: the one span runs to the
     run's end, and the run is read once for the detector, not once for each match (quadratic: 200 KB took about a
     minute of CPU, and one such line stalled indexing)."""
-    from memlens.engine.redaction import detector
+    from memlens.redaction import detector
 
     real = detector._TOKEN_RUN
     reads: list[int] = []
@@ -413,7 +413,7 @@ def test_a_token_run_is_read_once_however_many_matches_it_holds(monkeypatch: pyt
 
 
 def test_token_runs_end_where_the_token_characters_end() -> None:
-    from memlens.engine.redaction.detector import TokenRuns
+    from memlens.redaction.detector import TokenRuns
 
     text = "ab-c_d9 xyz.q  tail"
     runs = TokenRuns(text)

@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from memlens.engine.redact import find_secrets, redact, redact_sequence, redact_title
-from memlens.engine.redaction.detector import Span
-from memlens.engine.redaction.scanner import _OVERLAP, _WINDOW, merge
-from memlens.engine.redaction.values import _CAMEL_CASE, Evidence, entropy, is_secret_value, looks_random
+from memlens.redaction import find_secrets, redact, redact_sequence, redact_title
+from memlens.redaction.detector import Span
+from memlens.redaction.scanner import _OVERLAP, _WINDOW, merge
+from memlens.redaction.values import _CAMEL_CASE, Evidence, entropy, is_secret_value, looks_random
 
 ANTHROPIC = "sk-ant-" + "Qx7vN2pL9mR4tK8wZ3yB6cF1"
 

@@ -17,7 +17,7 @@ import pytest
 from conftest import FIXTURES as SHARED_FIXTURES
 from conftest import REPO
 from memlens.engine.answers.session_titles import request_title, task_title
-from memlens.engine.redact import redact_title
+from memlens.redaction import redact_title
 from planted_secrets import PLANTED, leaked_fragments
 
 FIXTURES = REPO / "tests" / "fixtures" / "transcripts"

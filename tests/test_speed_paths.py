@@ -158,7 +158,7 @@ def test_token_batches_bound_attention_memory() -> None:
 
 
 _REDACTION_PROBE = (
-    "import json, sys; from memlens.engine.redaction import DETECTORS, find_secrets; "
+    "import json, sys; from memlens.redaction import DETECTORS, find_secrets; "
     "print(json.dumps({'modules': sorted(m for m in ('detect_secrets', 'requests', 'urllib3') if m in sys.modules), "
     "'detectors': [[d.kind, d.pattern] for d in DETECTORS], "
     "'found': [s.kind for s in find_secrets('key ghp_' + 'a1B2' * 9 + ' and AKIA' + 'ABCDEFGH12345678')]}))"
@@ -200,7 +200,7 @@ def test_a_broken_redaction_cache_is_rebuilt(tmp_path: Path) -> None:
 def test_entropy_is_detect_secrets_entropy() -> None:
     from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
 
-    from memlens.engine.redaction.values import entropy
+    from memlens.redaction.values import entropy
 
     theirs = Base64HighEntropyString()
     assert entropy("") == 0.0

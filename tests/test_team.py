@@ -693,8 +693,8 @@ def test_a_tool_output_embedded_again_after_redaction_is_embedded_without_its_ca
     """An index that keeps secrets (privacy.redactIndex false) holds the deploy output with a key in its call:
     publishing masks it, so the output is embedded again before it leaves, from its text without the call, as the
     local index embeds it (ingest.py), not with the call."""
-    from memlens.engine.redact import redact
     from memlens.engine.sources.tool_output import scored_text
+    from memlens.redaction import redact
     from test_tool_call_header import KEY, _claude_code
 
     _claude_code(tmp_path / "transcripts")

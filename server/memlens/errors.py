@@ -20,7 +20,7 @@ class MemlensError(Exception):
     def __str__(self) -> str:
         # a message quotes what was typed or read (a session id, a cursor, a date, a path), and a user pastes tokens
         # anywhere: it leaves masked, as every other answer does, from each door (CLI, MCP, LSP, socket)
-        from memlens.engine.redact import redact  # loaded when an error is shown, not by every import of this
+        from memlens.redaction import redact  # loaded when an error is shown, not by every import of this
 
         return redact(super().__str__())
 

@@ -21,14 +21,14 @@ class RedactingFormatter(logging.Formatter):
     """A formatter whose every line, traceback included, has its secrets masked."""
 
     def format(self, record: logging.LogRecord) -> str:
-        from memlens.engine.redact import redact  # here: a process that logs nothing never loads the detectors
+        from memlens.redaction import redact  # here: a process that logs nothing never loads the detectors
 
         return redact(super().format(record))
 
 
 def _mask(record: logging.LogRecord) -> None:
     """Replace a record's message (its arguments filled in) and its traceback's text by their masked forms."""
-    from memlens.engine.redact import redact
+    from memlens.redaction import redact
 
     try:
         message = record.getMessage()

@@ -26,7 +26,7 @@ def given_flags(request: object, *, fields: Collection[str] | None = None) -> li
 
 def narrowed_note(flags: Sequence[str], *, widest: str) -> str:
     """`--format codex and --since 1d narrowed it: drop them to search everything` (`widest`: what then happens)."""
-    from memlens.engine.redact import redact  # a flag's value is echoed as typed, and may be a pasted token
+    from memlens.redaction import redact  # a flag's value is echoed as typed, and may be a pasted token
 
     named = flags[0] if len(flags) == 1 else ", ".join(flags[:-1]) + f" and {flags[-1]}"
     return redact(f"{named} narrowed it: drop {'it' if len(flags) == 1 else 'them'} to {widest}")

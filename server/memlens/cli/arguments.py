@@ -172,7 +172,7 @@ class OneLineParser(argparse.ArgumentParser):
         ):  # `memlens search -x`: the query was read as an unknown flag
             message += "; a query that starts with '-' goes last, after `--`"
         message += self._suggestion(message, words)
-        from memlens.engine.redact import redact  # the bad word may be a pasted token; loaded only on this path
+        from memlens.redaction import redact  # the bad word may be a pasted token; loaded only on this path
 
         self.exit(2, f"memlens: error: {redact(message)} (see {self._help_of(message, words)} --help)\n")
 
@@ -516,7 +516,7 @@ def settings_from_args(args: argparse.Namespace, workspaces: list[Path]) -> Sett
     if args.no_embeddings:
         settings.embedding.enabled = False
     if warnings:
-        from memlens.engine.redact import redact  # loaded only when there is something to say
+        from memlens.redaction import redact  # loaded only when there is something to say
 
         for warning in warnings:  # a setting's value is quoted: it may be a key
             print(f"memlens: warning: {redact(warning)}", file=sys.stderr)

@@ -144,7 +144,7 @@ def sync_before_reading(engine: Engine, *, embed: bool = True) -> SyncReport | N
     try:
         return sync_engine(engine, embed=embed)
     except IndexWriteFailed as exc:
-        from memlens.engine.redact import redact
+        from memlens.redaction import redact
 
         cause = redact(exc.cause)
         print(f"memlens: could not update the index: {cause}; answering from the last update", file=sys.stderr)
@@ -255,7 +255,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print_json(stats)
         return 0
     print_stats(for_terminal(stats), columns=width() if sys.stdout.isatty() else 0)
-    from memlens.engine.redact import redact  # a folder may be named after a key
+    from memlens.redaction import redact  # a folder may be named after a key
 
     workspaces = ", ".join(str(w) for w in engine.workspaces)
     print(fitted(printable(redact(f"workspace: {workspaces} ({args.root_reason})")), sys.stdout))
@@ -392,7 +392,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         folders = [str(folder) for folder in watch_roots(engine)]
         named = ", ".join(folders[:3]) + (f" and {len(folders) - 3} more" if len(folders) > 3 else "")
         line = f"memlens: watching {named or 'no folder that exists yet'} (index at {engine.index_dir}); Ctrl-C stops"
-        from memlens.engine.redact import redact  # a folder may be named after a key
+        from memlens.redaction import redact  # a folder may be named after a key
 
         print(fitted(printable(redact(line)), sys.stderr), file=sys.stderr, flush=True)
 
@@ -497,7 +497,7 @@ def show_what_the_output_can() -> None:
 def _report(args: argparse.Namespace, message: str) -> None:
     if args.verbose:
         log.exception("memlens failed")
-    from memlens.engine.redact import redact  # an OS error's path or a bug's text may quote a secret too
+    from memlens.redaction import redact  # an OS error's path or a bug's text may quote a secret too
 
     print(f"memlens: error: {printable(redact(message))}", file=sys.stderr)
 

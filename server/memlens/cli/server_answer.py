@@ -47,7 +47,7 @@ def ask_server(
     except ServerDeclined as exc:
         flags = [f"--{flag.replace('_', '-')}" for flag in _OWN_ENGINE_FLAGS if getattr(args, flag)]
         if args.verbose or flags:
-            from memlens.engine.redact import redact
+            from memlens.redaction import redact
 
             print(f"memlens: searching here, not in the running server: {redact(str(exc))}", file=sys.stderr)
         return None

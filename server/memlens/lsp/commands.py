@@ -12,10 +12,10 @@ from pygls.lsp.server import LanguageServer
 
 from memlens import requests
 from memlens.engine import Engine
-from memlens.engine.redact import redact
 from memlens.errors import LockPathBroken, MemlensError
 from memlens.lsp.params import Args, invalid
 from memlens.lsp.state import ServerState
+from memlens.redaction import redact
 from memlens.requests import (
     ContextRequest,
     FixesRequest,

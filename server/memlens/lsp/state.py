@@ -18,10 +18,10 @@ from pygls.lsp.server import LanguageServer
 from memlens.engine import Engine
 from memlens.engine.indexing.indexer import SyncReport
 from memlens.engine.indexing.source_roots import RootOrigins
-from memlens.engine.redact import redact
 from memlens.local_api.server import LocalServer
 from memlens.lsp.indexing import BackgroundIndexer
 from memlens.lsp.progress import StatusPublisher, WorkDone
+from memlens.redaction import redact
 from memlens.settings import WORKSPACE_CONFIG_FILE, Settings, load_workspace_file, merge
 from memlens.wire import IndexStatus, UnnamedSources
 

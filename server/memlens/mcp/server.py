@@ -25,13 +25,13 @@ from mcp.server.stdio import stdio_server
 from memlens import __version__
 from memlens.engine import Engine
 from memlens.engine.indexing.indexer import SyncReport
-from memlens.engine.redact import redact
 from memlens.engine.watcher import LiveIndexer
 from memlens.errors import InvalidRequest, MemlensError
 from memlens.local_api.server import LocalServer
 from memlens.mcp.http_security import HttpSecurity
 from memlens.mcp.render import bound, clip, render
 from memlens.mcp.tools import TOOLS, Tool, run_tool, tool_named
+from memlens.redaction import redact
 from memlens.stdin_reader import reading_stdin
 from memlens.stop_signal import by_sigterm, stopping_through_the_loop
 

@@ -7,8 +7,8 @@ from typing import Protocol, cast
 
 from memlens.engine.answers.summaries import estimate_tokens
 from memlens.engine.catalog import Catalog
-from memlens.engine.redact import redact
 from memlens.errors import NotFound
+from memlens.redaction import redact
 from memlens.requests import DEFAULT_CONTEXT_BUDGET as DEFAULT_BUDGET
 from memlens.settings import Settings
 from memlens.wire import (

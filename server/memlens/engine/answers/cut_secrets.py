@@ -13,7 +13,7 @@ import re
 from typing import Any, TypeVar, cast
 
 from memlens.engine.catalog import Catalog
-from memlens.engine.redaction import find_secrets_in_sequence, marker
+from memlens.redaction import find_secrets_in_sequence, marker
 
 T = TypeVar("T")
 _SHORTEST_PIECE = 4  # a shorter piece of a secret would mask ordinary words wherever they occur

@@ -7,7 +7,7 @@ import re
 import string
 import unicodedata
 
-from memlens.engine.redact import redact
+from memlens.redaction import redact
 
 
 def fold(text: str) -> str:

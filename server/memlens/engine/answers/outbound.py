@@ -1,6 +1,6 @@
 """The last redaction pass: every response that leaves the engine goes through `redact_response`.
 
-Text is redacted when it is stored (see `memlens.engine.redact`), and excerpts and windows redact the whole text
+Text is redacted when it is stored (see `memlens.redaction`), and excerpts and windows redact the whole text
 before they cut it; this pass is the door every surface shares (CLI, language server, hover, MCP), so a surface
 added later, an index built with redaction turned off, or a secret kind learnt after the index was built can't
 leak. It walks the response and redacts every string except the fields that are generated (ids, times, enums).
@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, TypeVar, cast
 
-from memlens.engine.redact import redact, redact_sequence, redact_title
+from memlens.redaction import redact, redact_sequence, redact_title
 
 # Fields whose values memlens or an agent generates (ids, enums, times), never text a person wrote: left exact.
 _STRUCTURAL_KEYS = frozenset(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from memlens.engine.redact import redact
+from memlens.redaction import redact
 
 TITLE_CHARS = 80
 

@@ -13,8 +13,8 @@ import re2
 from memlens.engine.answers.results import iso
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
-from memlens.engine.redact import redact
 from memlens.errors import InvalidPattern, NotFound
+from memlens.redaction import redact
 from memlens.requests import DEFAULT_EXPAND_BUDGET, MAX_GREP, MAX_PATTERN_CHARS
 from memlens.wire import (
     SummariesExpandResponse,

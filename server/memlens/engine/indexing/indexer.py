@@ -43,11 +43,11 @@ from memlens.engine.keyword.keyword_index import KeywordIndex
 from memlens.engine.keyword.vocabulary import backfill_words, collect_words
 from memlens.engine.progress import Progress, RateMeter
 from memlens.engine.ranking.unit_facts import backfill_unit_facts, fill_facts_from_analysed, fill_unit_facts
-from memlens.engine.redact import redact
 from memlens.engine.sources.tool_output import scored_text
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.errors import environmental_cause, is_disk_full
+from memlens.redaction import redact
 from memlens.settings import Settings, camel_case
 from memlens.wire import ReindexReport
 

@@ -13,9 +13,8 @@ import re
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.indexing.ingest import FileContent
-from memlens.engine.redact import Span, find_secrets, redact, redact_sequence, redact_title
-from memlens.engine.redaction import find_secrets_in_sequence
 from memlens.engine.sources.tool_output import scored_text
+from memlens.redaction import Span, find_secrets, find_secrets_in_sequence, redact, redact_sequence, redact_title
 
 log = logging.getLogger(__name__)
 

@@ -29,10 +29,10 @@ from memlens.engine.answers.sessions import visible_titles
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog, PublishRow
 from memlens.engine.lazy import lazy_module
-from memlens.engine.redact import redact, redact_sequence, redact_title
 from memlens.engine.sources.tool_output import split_call
 from memlens.engine.team.team_catalog import VECTOR_DIM, TeamCatalog, as_timestamp
 from memlens.engine.vectors.embedder import Embedder
+from memlens.redaction import redact, redact_sequence, redact_title
 from memlens.wire.team import PublishResponse
 
 if TYPE_CHECKING:

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import re
 
-from memlens.engine.redaction.detector import Detector, Span
-from memlens.engine.redaction.key_blocks import BLOCK_KIND
-from memlens.engine.redaction.library import library_detectors
-from memlens.engine.redaction.patterns import CONTEXT_DETECTORS, TOKEN_DETECTORS
-from memlens.engine.redaction.scanner import Scanner, merge
+from memlens.redaction.detector import Detector, Span
+from memlens.redaction.key_blocks import BLOCK_KIND
+from memlens.redaction.library import library_detectors
+from memlens.redaction.patterns import CONTEXT_DETECTORS, TOKEN_DETECTORS
+from memlens.redaction.scanner import Scanner, merge
 
 __all__ = [
     "DETECTORS",

@@ -19,9 +19,9 @@ from __future__ import annotations
 import base64
 import re
 
-from memlens.engine.redaction.detector import Detector
-from memlens.engine.redaction.key_blocks import BLOCK_KIND, KEY_BODY, PEM, PUTTY
-from memlens.engine.redaction.values import Evidence, is_generated, looks_random
+from memlens.redaction.detector import Detector
+from memlens.redaction.key_blocks import BLOCK_KIND, KEY_BODY, PEM, PUTTY
+from memlens.redaction.values import Evidence, is_generated, looks_random
 
 # Endings of key names that name a secret outright: a password may be any word, a key or token is generated.
 _PASSWORD_ENDINGS = "password|passwd|passphrase"
@@ -125,7 +125,7 @@ _ENCODED_TEXT = r"(?:LS0tLS1CRUdJT|eyJ|ewo|W3s)[A-Za-z0-9+/_\-]{16,}"
 
 def _encodes_a_secret(value: str) -> bool:
     """Whether ``value``, base64 (standard or URL-safe, perhaps cut short), decodes to a text that holds a secret."""
-    from memlens.engine.redaction import find_secrets  # the detectors' own module imports this one
+    from memlens.redaction import find_secrets  # the detectors' own module imports this one
 
     whole = value[: len(value) // 4 * 4]
     decoded = base64.b64decode(whole, altchars=b"-_" if "-" in whole or "_" in whole else None)

@@ -25,7 +25,7 @@ from typing import Any
 
 import re2
 
-from memlens.engine.redaction.detector import Detector, Span, TokenRuns
+from memlens.redaction.detector import Detector, Span, TokenRuns
 
 # RE2's DFA cache per compiled pattern set; a Set that runs out of it would report no match, so be generous.
 _MAX_MEMORY = 256 << 20

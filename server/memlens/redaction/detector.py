@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from memlens.engine.redaction.values import Evidence, is_secret_value
+from memlens.redaction.values import Evidence, is_secret_value
 
 # The kind of an assignment's secret follows from its key: "DB_PASSWORD" → password.
 KindOfKey = Callable[[str], str]

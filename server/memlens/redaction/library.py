@@ -19,8 +19,8 @@ from collections.abc import Iterable, Mapping
 
 import re2
 
-from memlens.engine.redaction import redaction_cache
-from memlens.engine.redaction.detector import Detector
+from memlens.redaction import redaction_cache
+from memlens.redaction.detector import Detector
 
 # The marker kind for each detect-secrets secret type; a type not listed here gets a slug of its name.
 _KINDS = {
