@@ -13,11 +13,19 @@ from typing import Any
 import pytest
 
 from conftest import FIXTURES
+from memlens.cli.answer_notes import answer_notes
 from memlens.engine.answers.confidence import confidence
 from memlens.engine.answers.excerpt import make_excerpt
 from memlens.engine.answers.period import other_words, read_period
 from memlens.engine.engine import Engine
-from memlens.engine.ranking.dates import ambiguous_dates, period_days, period_windows, query_windows, without_dates
+from memlens.engine.ranking.dates import (
+    ambiguous_dates,
+    disjoint,
+    period_days,
+    period_windows,
+    query_windows,
+    without_dates,
+)
 from memlens.mcp.render import render_search
 from memlens.settings import Settings, merge
 
@@ -714,3 +722,100 @@ def test_a_future_a_part_of_a_week_a_weekday_of_last_week_and_a_count(query: str
     ]
     period = read_period(query, now=now, zone=UTC)
     assert period is None or not {"late", "early", "earlier"} & set(period.rest.split()), query
+
+
+def _epoch_days(named: list[tuple[str, str]]) -> list[tuple[int, int]]:
+    epoch = date(1970, 1, 1)
+    return [((date.fromisoformat(a) - epoch).days, (date.fromisoformat(b) - epoch).days) for a, b in named]
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [  # asked on Friday, 13 February 2026
+        ("what did we do on Monday this week", [("2026-02-09", "2026-02-09")]),  # was Monday to today
+        ("what did we do this Monday", [("2026-02-09", "2026-02-09")]),  # was no period
+        ("WHAT DID WE DO THIS MONDAY", [("2026-02-09", "2026-02-09")]),
+        ("what did we do Monday of this week", [("2026-02-09", "2026-02-09")]),  # was Monday to today
+        ("what did we do on the monday of THIS week", [("2026-02-09", "2026-02-09")]),
+        ("what did we do this week on Monday and Tuesday", [("2026-02-09", "2026-02-10")]),  # was Monday to today
+        ("what did we do last week on Monday", [("2026-02-02", "2026-02-02")]),  # was the thirteen days
+        ("what did we do last week Monday", [("2026-02-02", "2026-02-02")]),  # was the thirteen days
+        ("what did we do this Saturday", []),  # still to come
+        ("what did we do on Monday next week", []),  # was last Monday
+        ("what did we do the previous week", [("2026-01-31", "2026-02-12")]),  # as "last week"; was no period
+        ("what did we do the prior week", [("2026-01-31", "2026-02-12")]),
+        ("what did we do previous Tuesday", [("2026-02-10", "2026-02-10")]),
+        ("what did we do the previous weekend", [("2026-02-07", "2026-02-08")]),  # as "last weekend"
+        ("what did we do in the prior month", [("2026-01-01", "2026-01-31")]),
+        ("what did we do a fortnight ago", [("2026-01-28", "2026-02-01")]),  # as "two weeks ago"; was no period
+        ("what did we do a couple weeks ago", [("2026-01-28", "2026-02-01")]),  # was no period
+        ("what did we do over the past fortnight", [("2026-01-30", "2026-02-13")]),
+        ("what did we do in the first half of February", [("2026-02-01", "2026-02-14")]),  # was no period
+        ("what did we do in the second half of March 2025", [("2025-03-16", "2025-03-31")]),
+        ("what did we do the second half of last month", [("2026-01-16", "2026-01-31")]),  # was all of January
+        ("what did we do in the first half of last year", [("2025-01-01", "2025-06-30")]),
+        ("what did we do in the second half of 2025", [("2025-07-01", "2025-12-31")]),  # was no period
+        ("what did we do the Tuesday before last", [("2026-02-03", "2026-02-03")]),  # was the latest Tuesday
+        ("what did we do two Tuesdays ago", [("2026-02-03", "2026-02-03")]),  # was no period
+    ],
+)
+def test_a_weekday_of_this_week_a_previous_week_a_fortnight_and_a_half(
+    query: str, named: list[tuple[str, str]]
+) -> None:
+    now = datetime(2026, 2, 13, 10, tzinfo=UTC).timestamp()
+    assert period_days(query, now) == _epoch_days(named)
+    period = read_period(query, now=now, zone=UTC)
+    assert period is None or period.rest == "", query  # "prior", "half", "fortnight" are no words to find
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "prior art for the parser",
+        "the previous version of the config",
+        "first half of the migration",
+        "2 weeks of work",
+        "a few days of logs",
+        "a couple days of logs",
+        "upgrade to python 3.12",
+    ],
+)
+def test_words_of_the_new_periods_that_are_no_period(query: str) -> None:
+    now = datetime(2026, 2, 13, 10, tzinfo=UTC).timestamp()
+    assert period_days(query, now) == []
+    assert query_windows(query, now) == []
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [  # asked on Friday, 13 February 2026: the ranking reads the days, as a question about them does
+        ("Monday and Tuesday last week deploy", ["2026-02-02", "2026-02-03"]),  # was the thirteen days
+        ("deploy on Monday and Tuesday last week", ["2026-02-02", "2026-02-03"]),
+        ("Monday this week deploy", ["2026-02-09"]),  # was the days around this week
+        ("this Monday deploy", ["2026-02-09"]),  # was none
+        ("previous Tuesday deploy", ["2026-02-10"]),  # was none
+    ],
+)
+def test_the_ranking_reads_a_weekday_of_a_week_said_without_on(query: str, named: list[str]) -> None:
+    now = datetime(2026, 2, 13, 10, tzinfo=UTC).timestamp()
+    assert query_windows(query, now) == _days(*named)
+    assert period_days(query, now) == disjoint(_days(*named))
+
+
+def test_this_monday_is_read_alike_at_every_door(days: Path) -> None:
+    """Asked on Thursday, 6 March 2025: "this Monday" is March 3 in the answer's period, the CLI's note and the MCP
+    text (it was no period, and the words searched)."""
+    engine = _engine(days)
+    try:
+        engine.retriever.now = datetime(2025, 3, 6, 12, tzinfo=UTC).timestamp()
+        answer = engine.search("what did we do this Monday")
+        listed = engine.search("what did we do Sunday and Monday this week")
+    finally:
+        engine.close()
+    assert (answer["period"]["since"][:10], answer["period"]["until"][:10]) == ("2025-03-03", "2025-03-03")
+    assert {r["sessionId"] for r in answer["results"]} == MAR_3
+    assert "sessions from 2025-03-03T00:00 to 2025-03-03T23:59 (UTC)" in " ".join(answer_notes(answer))
+    rendered = render_search(json.loads(json.dumps(answer)))  # as the MCP server gets it
+    assert "Sessions from 2025-03-03T00:00:00+00:00 to 2025-03-03T23:59:59+00:00" in rendered
+    # the week's Sunday is after its Monday (March 9): still to come, and the list is Monday alone
+    assert (listed["period"]["since"][:10], listed["period"]["until"][:10]) == ("2025-03-03", "2025-03-03")

@@ -1,17 +1,19 @@
 """Dates named in a question or a message, as day windows, so a message on the named date can rank higher.
 
-A question's dates: absolute ("8 May 2023", "May 8, 2023", "2023-05-08", "May 2023", "2023-05", "in March",
-"Feb 10-12", "between March 2 and 5", "early/mid/late March", "the first week of March", "in 2025", "the week of
-March 3"), relative to now ("yesterday", "the day before yesterday", "this morning", "last week", "last month", "three
-days ago", "last Friday"), from a day to now ("since Monday", "since March 2") and relative to a named date ("two
-weeks before August 11, 2023", "the week before 3 August 2023"); a two-digit year after a day and a month's name is
-that year ("12 Feb 26", "Feb 12 '26"), and so is one after a numeric date's day and month ("12.02.26", "13/02/26").
-Each day of a list is one ("last Tuesday and Wednesday", "on Feb 10 and 12"), not a number that counts a thing ("March
-3 and 4 people"); two days said as a span's ends are it ("from Feb 10 to Feb 12", "between Monday and Wednesday"); a
-possessive is its date's ("Monday's release", "last year's budget"). A question about a period (`period_windows`)
-also reads "in the last 3 days", "last month" (the calendar's), "the week before last", "the end of last year", "in
-Q1", "from the 2nd to the 5th" and a weekday said alone ("what did we do Friday"), and no period in a day said as an
-open bound ("before Feb 5").
+A question's dates: absolute ("8 May 2023", "May 8, 2023", "2023-05-08", "May 2023", "2023-05", "in March", "Feb
+10-12", "between March 2 and 5", "early/mid/late March", "the first half of March" (or of 2025), "the first week of
+March", "in 2025", "the week of March 3"), relative to now ("yesterday", "the day before yesterday", "this morning",
+"last week" or "the previous week", "last month", "three days ago", "a fortnight ago", "last Friday", "Monday last
+week", "this Monday" and "Monday of this week": this calendar week's, "the Tuesday before last"), from a day to now
+("since Monday", "since March 2") and relative to a named date ("two weeks before August 11, 2023", "the week before 3
+August 2023"); a two-digit year after a day and a month's name is that year ("12 Feb 26", "Feb 12 '26"), and so is one
+after a numeric date's day and month ("12.02.26", "13/02/26"). Each day of a list is one ("last Tuesday and
+Wednesday", "on Feb 10 and 12"), not a number that counts a thing ("March 3 and 4 people"); two days said as a span's
+ends are it ("from Feb 10 to Feb 12", "between Monday and Wednesday"); a possessive is its date's ("Monday's release",
+"last year's budget"). A question about a period (`period_windows`) also reads "in the last 3 days", "over the past
+fortnight", "last month" (the calendar's), "the week before last", "the end of last year", "the second half of last
+month", "in Q1", "from the 2nd to the 5th" and a weekday said alone ("what did we do Friday"), and no period in a day
+said as an open bound ("before Feb 5").
 A message's dates: the day it was written, plus what its own relative words mean from that day ("yesterday", "last
 week", "two days ago", "last weekend", "next month"). Windows are (first day, last day) as epoch days (UTC).
 """
@@ -36,9 +38,12 @@ MONTHS["sept"] = 9
 WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
 NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "couple of": 2, "few": 3, "several": 3,
+    "nine": 9, "ten": 10, "couple of": 2, "couple": 2, "few": 3, "several": 3,
 }  # fmt: skip
-UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
+UNITS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
+_UNIT = "(day|week|fortnight|month|year)"
+# "the previous week", "the prior month", "previous Tuesday": said as "last" is
+_PREVIOUS = r"(?:the\s+)?(?:previous|prior)"
 
 _MONTH = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _NUM = r"(\d{1,3}|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + ")"
@@ -80,6 +85,7 @@ _MONTH_DAY = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s+\d{
 _TO = r"\s*(?:-|–|to|through|until|till)\s*"
 _ORD = r"(?:st|nd|rd|th)?"
 _YEAR_AFTER = r"(?:,?\s+(\d{4}))?"
+_HALF = r"(?:first|1st|second|2nd|latter)\s+half"
 _MONTH_DAY_RANGE = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}}){_ORD}{_TO}(\d{{1,2}}){_ORD}\b(?!:){_YEAR_AFTER}", re.I)
 _DAY_RANGE_MONTH = re.compile(
     rf"\b(\d{{1,2}}){_ORD}{_TO}(?:the\s+)?(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH}\b{_YEAR_AFTER}", re.I
@@ -94,37 +100,51 @@ _BETWEEN_DAYS_MONTH = re.compile(
     re.I,
 )
 # A part of a month: "early February" its first ten days, "mid-February" the next ten, "late February" or "the end of
-# February" the rest; "the first week of March" its days 1-7, "the last week of March" its last seven
+# February" the rest, "the first half of February" its days 1-14 and "the second half" the rest; "the first week of
+# March" its days 1-7, "the last week of March" its last seven
 _PART_OF_MONTH = re.compile(
-    rf"\b(?:(early|mid|late)\s*-?\s*|(?:the\s+)?(beginning|start|middle|end)\s+of\s+){_MONTH}\b{_YEAR_AFTER}", re.I
+    rf"\b(?:(early|mid|late)\s*-?\s*|(?:the\s+)?(beginning|start|middle|end|{_HALF})\s+of\s+){_MONTH}\b{_YEAR_AFTER}",
+    re.I,
 )
 _PARTS = {"early": 1, "beginning": 1, "start": 1, "mid": 2, "middle": 2, "late": 3, "end": 3}
 _WEEK_OF_MONTH = re.compile(
     rf"\b(?:the\s+)?(first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week\s+of\s+{_MONTH}\b{_YEAR_AFTER}", re.I
 )
 _WEEKS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": 0}
+_HALF_OF_YEAR = re.compile(rf"\b(?:the\s+)?({_HALF})\s+of\s+((?:19|20)\d{{2}})\b(?![-/.:]\d)", re.I)  # January-June
 _IN_YEAR = re.compile(r"\b(?:in|during|throughout)\s+(?:the\s+year\s+)?((?:19|20)\d{2})\b(?![-/.:]\d)", re.I)
 _WEEK_OF = re.compile(r"\bweek\s+of\s+(?:the\s+)?$", re.I)
-_AGO = re.compile(rf"\b{_NUM}\s+(day|week|month|year)s?\s+ago\b", re.I)
+_AGO = re.compile(rf"\b{_NUM}\s+{_UNIT}s?\s+ago\b", re.I)
 _BEFORE_AFTER = re.compile(
-    rf"\b(?:{_NUM}\s+(day|week|month|year)s?|(?:the|last)\s+(day|week|month|weekend))\s+(before|after)\b", re.I
+    rf"\b(?:{_NUM}\s+{_UNIT}s?|(?:the|last)\s+(day|week|month|weekend))\s+(before|after)\b", re.I
 )  # "last weekend before April 10" is the weekend before it, not the latest weekend
 _LAST = re.compile(r"\b((?:the\s+)?day\s+(?:before\s+yesterday|after\s+tomorrow)|yesterday|today|tonight|tomorrow|"
-                   r"last\s+(?:week|weekend|month|year|night)|this\s+(?:morning|afternoon|evening)|"
+                   rf"(?:last|{_PREVIOUS})\s+(?:week|weekend|fortnight|month|year)|last\s+night|"
+                   r"this\s+(?:morning|afternoon|evening)|"
                    r"(?:this|next)\s+(?:week|weekend|month|year)|the\s+other\s+day)\b", re.I)  # fmt: skip
 _ANCHORED = re.compile(
-    rf"\b(?:{_NUM}\s+(day|week|month|year)s?|the\s+(day|week|month|weekend|year))\s+(before|after)\s+"
+    rf"\b(?:{_NUM}\s+{_UNIT}s?|the\s+(day|week|month|weekend|year))\s+(before|after)\s+"
     r"(?:the|my|his|her|their|our|your)\s+([^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,3})",
     re.I,
 )
 _WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
 _POSSESSIVE = r"['’]s\b"
-# "last Friday", "on Monday", "since Monday", and a weekday's thing ("Monday's release": the latest Monday's)
+# "last Friday", "the previous Friday", "on Monday", "since Monday", and a weekday's thing ("Monday's release": the
+# latest Monday's)
 _LAST_WEEKDAY = re.compile(
-    rf"\b(?:(?:last|this past|on|since(?:\s+last)?|(?:from|between)(?:\s+last)?)\s+{_WEEKDAY}\b|"
+    rf"\b(?:(?:last|this past|{_PREVIOUS}|on|since(?:\s+last)?|(?:from|between)(?:\s+last)?)\s+{_WEEKDAY}\b|"
     rf"{_WEEKDAY}(?={_POSSESSIVE}))",
     re.I,
 )
+_WEEK = rf"(last|this|next|{_PREVIOUS})\s+week\b"  # which week a weekday is of: "last", "the previous", "this", "next"
+_WEEK_THEN_WEEKDAY = re.compile(rf"\b{_WEEK},?\s+(?:on\s+)?{_WEEKDAY}\b", re.I)  # "last week on Monday"
+# "the Tuesday before last", "two Tuesdays ago": the one a week (or more) before the latest
+_WEEKDAY_WEEKS_BACK = re.compile(
+    rf"\b(?:(?:the\s+)?{_WEEKDAY}\s+before\s+last\b(?!\s+(?:week|weekend|month|year)\b)|{_NUM}\s+{_WEEKDAY}s\s+ago\b)",
+    re.I,
+)
+# "this Monday" in a question: this week's Monday (said in a message, as often the one to come)
+_THIS_WEEKDAY = re.compile(rf"\bthis\s+{_WEEKDAY}\b", re.I)
 # a weekday said alone, not one still to come ("next Friday", "this Friday") nor every one ("on Fridays")
 _BARE_WEEKDAY = re.compile(rf"(?<!next )(?<!this )(?<!coming )(?<!every ){_WEEKDAY}\b", re.I)
 # the next of a list of days after the first ("last Tuesday and Wednesday", "on Monday, Tuesday or Friday",
@@ -136,7 +156,7 @@ _MORE_DAY = re.compile(
     r"(?!\s+(?:day|week|month|year|hour|minute)s?\b)",
     re.I,
 )
-_OF_LAST_WEEK = re.compile(r"\s*,?\s+(?:of\s+)?last\s+week\b(?!\s*['’]s\b)", re.I)  # "Monday of last week"
+_OF_WEEK = re.compile(rf"\s*,?\s+(?:of\s+)?{_WEEK}(?!\s*['’]s\b)", re.I)  # "Monday of last week", "Monday this week"
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)  # "since March 2", "since yesterday": from then to now
 # a weekday written before the date it names ("on Wednesday, February 11"): that date, not the latest Wednesday
 _WEEKDAY_BEFORE = re.compile(
@@ -222,9 +242,12 @@ def _count(word: str) -> int:
     return int(word) if word.isdigit() else NUMBERS.get(word, 1)
 
 
+_PREVIOUS_WORDS = re.compile(_PREVIOUS, re.I)
+
+
 def _relative(word: str, anchor: date) -> Window | None:
     """yesterday / last week / this month … seen from `anchor`."""
-    w = " ".join(word.lower().split())
+    w = _PREVIOUS_WORDS.sub("last", " ".join(word.lower().split()))
     a = epoch_day(anchor)
     table: dict[str, Window] = {
         "day before yesterday": (a - 2, a - 2),
@@ -244,6 +267,7 @@ def _relative(word: str, anchor: date) -> Window | None:
         # seven days back (bench/data/day_questions.json's labels mean it so); a period answer shows every session
         # of either meaning, where the calendar week alone missed half of those of the seven days back
         "last week": (a - 13, a - 1),
+        "last fortnight": (a - 14, a - 1),
         "last weekend": (a - 9, a - 1),
         "this week": (a - 6, a + 6),
         "this weekend": (a - 3, a + 6),
@@ -257,6 +281,17 @@ def _relative(word: str, anchor: date) -> Window | None:
         "next year": (a + 1, a + 540),
     }
     return table.get(w)
+
+
+def _part_of(month: Window, said: str) -> Window:
+    """The days of `month` a part of it names: "early" its first ten, "mid" the next ten, "late" the rest; "the first
+    half" its first half (days 1-14 of 28, 1-15 of 31), "the second half" the rest."""
+    first, last = month
+    said = " ".join(said.lower().split())
+    if said.endswith("half"):
+        middle = first + (last - first + 1) // 2 - 1
+        return (first, middle) if said.startswith(("first", "1st")) else (middle + 1, last)
+    return _thirds("month", first, last, _PARTS[said])
 
 
 def _ago(count: int, unit: str, anchor: int, sign: int = -1) -> Window:
@@ -292,15 +327,18 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
     for m in _PART_OF_MONTH.finditer(text):
         year = int(m[4]) if m[4] else year_hint
         if year is not None and free(m):
-            first, last = _month_window(year, MONTHS[m[3].lower().rstrip(".")])
-            part = _PARTS[(m[1] or m[2]).lower()]
-            add((first + 10 * (part - 1), first + 19 if part == 2 else (first + 9 if part == 1 else last)), m)
+            add(_part_of(_month_window(year, MONTHS[m[3].lower().rstrip(".")]), m[1] or m[2]), m)
     for m in _WEEK_OF_MONTH.finditer(text):
         year = int(m[3]) if m[3] else year_hint
         if year is not None and free(m):
             first, last = _month_window(year, MONTHS[m[2].lower().rstrip(".")])
             week = _WEEKS[m[1].lower()]
             add((last - 6, last) if week == 0 else (first + 7 * (week - 1), first + 7 * week - 1), m)
+    for m in _HALF_OF_YEAR.finditer(text):
+        if free(m):
+            year = int(m[2])
+            months = (1, 6) if m[1].lower().startswith(("first", "1st")) else (7, 12)
+            add((_month_window(year, months[0])[0], _month_window(year, months[1])[1]), m)
     for m in _ISO.finditer(text):
         d = _safe_date(int(m[1]), int(m[2]), int(m[3]))
         if d:
@@ -507,7 +545,7 @@ def _query_reads(query: str, now: float, *, bare_weekdays: bool = False) -> list
         else:
             windows.append((window, start, end))
     spans = _with_weekdays_before(query, absolute) + said_before
-    relative = _relative_reads(without_spans(query, spans), today, bare_weekdays=bare_weekdays)
+    relative = _relative_reads(without_spans(query, spans), today, question=True, bare_weekdays=bare_weekdays)
     # a question asks about days that were: "tomorrow", "next week" name none yet (a plan's words, searched as
     # such), as "next Friday" names none
     windows += [read for read in relative if read[0][0] <= epoch_day(today)]
@@ -579,6 +617,7 @@ def without_dates(text: str) -> str:
     besides them (answers/period.py)."""
     spans = [(start, end) for _, start, end in absolute_dates(text, year_hint=2000)]
     spans += [(m.start(), m.end()) for m, _ in _period_phrases(text)]
+    spans += [(m.start(), m.end()) for m in _WEEKDAY_WEEKS_BACK.finditer(text)]  # "two Tuesdays ago": no "tuesdays"
     return without_spans(text, [(start, _past_possessive(text, end)) for start, end in spans])
 
 
@@ -608,7 +647,7 @@ _NOT_OF = r"(?!\s+of\s+(?:the|a|an|our|my|this|that|his|her|their|your)\b)"
 # and, read as no period at all, a part of a thing ("the last week of the sprint", "the first day of the trial").
 _SPAN_BACK = re.compile(
     rf"\b(?:(?:in|over|during|for|within)\s+)?(?:(?:the|this)\s+(?:last|past)\s+(?:{_NUM}\s+)?|last\s+{_NUM}\s+|"
-    rf"past\s+(?:{_NUM}\s+)?)(day|week|month|year|hour)s?\b{_NOT_OF}",
+    rf"past\s+(?:{_NUM}\s+)?)(day|week|fortnight|month|year|hour)s?\b{_NOT_OF}",
     re.I,
 )
 _PART_OF_A_THING = re.compile(  # "the last week of the sprint": the thing's days, not today's last week
@@ -617,10 +656,10 @@ _PART_OF_A_THING = re.compile(  # "the last week of the sprint": the thing's day
     re.I,
 )
 _BEFORE_LAST = re.compile(r"\bthe\s+(week|weekend|month|year)\s+before\s+last\b", re.I)
-_CALENDAR_UNIT = re.compile(rf"\b(last|this)\s+(month|year|quarter)\b{_NOT_OF}", re.I)
+_CALENDAR_UNIT = re.compile(rf"\b(last|this|{_PREVIOUS})\s+(month|year|quarter)\b{_NOT_OF}", re.I)
 _PART_OF_UNIT = re.compile(
-    r"\b(?:(earlier|early|mid|late)\s*-?\s*|(?:the\s+)?(beginning|start|middle|end)\s+of\s+)(last|this)\s+"
-    r"(week|month|year)\b",
+    rf"\b(?:(earlier|early|mid|late)\s*-?\s*|(?:the\s+)?(beginning|start|middle|end|{_HALF})\s+of\s+)"
+    rf"(last|this|{_PREVIOUS})\s+(week|month|year)\b",
     re.I,
 )
 _QUARTER = re.compile(
@@ -640,8 +679,15 @@ _BARE_DAY_LIST = re.compile(
     re.I,
 )
 _ORDINAL_DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th)")
-_WEEKEND = re.compile(r"\b(?:(?:over|on|at|during|since)\s+the|(?:this|the)\s+past|last|this)\s+weekend\b", re.I)
-_THIS_WEEK = re.compile(r"\bthis\s+week\b", re.I)
+_WEEKEND = re.compile(
+    rf"\b(?:(?:over|on|at|during|since)\s+the|(?:this|the)\s+past|last|this|{_PREVIOUS})\s+weekend\b", re.I
+)
+# "this week", not when it says which week a weekday is of ("Monday this week", "this week on Monday": that day)
+_THIS_WEEK = re.compile(
+    "".join(rf"(?<!{day} )(?<!{day}, )(?<!{day} of )" for day in WEEKDAYS)
+    + rf"\bthis\s+week\b(?!\s*,?\s+(?:on\s+)?{_WEEKDAY}\b)",
+    re.I,
+)
 _BARE_DAY = re.compile(rf"\bon\s+the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{_MONTH})", re.I)
 MONTHS_BACK = 12  # "on the 31st" in a month without one: the latest month that had it, this far back at most
 
@@ -682,27 +728,38 @@ def _before_last(m: re.Match[str], today: date) -> Window | None:
 
 
 def _calendar_unit(m: re.Match[str], today: date) -> Window | None:
-    first, last = _unit_window(m[2].lower(), today, 1 if m[1].lower() == "last" else 0)
+    first, last = _unit_window(m[2].lower(), today, 0 if m[1].lower() == "this" else 1)
     return first, min(last, epoch_day(today))
 
 
 def _part_of_unit(m: re.Match[str], today: date) -> Window | None:
     unit, said = m[4].lower(), (m[1] or m[2]).lower()
-    first, last = _unit_window(unit, today, 1 if m[3].lower() == "last" else 0)
+    first, last = _unit_window(unit, today, 0 if m[3].lower() == "this" else 1)
     if said == "earlier":  # "earlier this week": its days before today; "earlier last month" its early part
         if m[3].lower() == "this":
             return None if first >= epoch_day(today) else (first, epoch_day(today) - 1)
         said = "early"
-    part = _PARTS[said]
-    if unit == "week":  # Monday to Wednesday, Wednesday to Friday, Friday to Sunday
-        window = (first + 2 * (part - 1), first + 2 * part)
-    elif unit == "month":
-        window = (first + 10 * (part - 1), first + 19 if part == 2 else (first + 9 if part == 1 else last))
-    else:  # a year's thirds: January to April, May to August, September to December
+    if said.endswith("half") and unit == "year":  # January to June, July to December
         year = (date(1970, 1, 1) + timedelta(days=first)).year
-        start = epoch_day(date(year, 4 * part - 3, 1))
-        window = (start, _month_window(year, 4 * part)[1])
+        window = _month_window(year, 1)[0], _month_window(year, 6)[1]
+        if not said.startswith(("first", "1st")):
+            window = window[1] + 1, last
+    elif said.endswith("half"):  # a month's days 1-14 of 28; a week's Monday to Wednesday, Thursday to Sunday
+        window = _part_of((first, last), said)
+    else:
+        window = _thirds(unit, first, last, _PARTS[said])
     return None if window[0] > epoch_day(today) else (window[0], min(window[1], epoch_day(today)))
+
+
+def _thirds(unit: str, first: int, last: int, part: int) -> Window:
+    """The `part`th third (1-3) of a week, month or year that runs from `first` to `last`."""
+    if unit == "week":  # Monday to Wednesday, Wednesday to Friday, Friday to Sunday
+        return first + 2 * (part - 1), first + 2 * part
+    if unit == "month":
+        return first + 10 * (part - 1), first + 19 if part == 2 else (first + 9 if part == 1 else last)
+    # a year's thirds: January to April, May to August, September to December
+    year = (date(1970, 1, 1) + timedelta(days=first)).year
+    return epoch_day(date(year, 4 * part - 3, 1)), _month_window(year, 4 * part)[1]
 
 
 def _quarter(m: re.Match[str], today: date) -> Window | None:
@@ -837,9 +894,11 @@ def _relative_windows(text: str, anchor: date) -> list[Window]:
     return [window for window, _, _ in _relative_reads(text, anchor)]
 
 
-def _relative_reads(text: str, anchor: date, *, bare_weekdays: bool = False) -> list[Read]:
-    """`_relative_windows` with where each was said; `bare_weekdays`: a weekday said alone ("what did we do
-    Friday") is the latest one too (a question about days; in a message's text it is too often a plan)."""
+def _relative_reads(text: str, anchor: date, *, question: bool = False, bare_weekdays: bool = False) -> list[Read]:
+    """`_relative_windows` with where each was said. `question`: the text asks about days, and "this Monday" is this
+    week's Monday (in a message it is as often the one to come). `bare_weekdays`: a weekday said alone ("what did we
+    do Friday") is the latest one too (a question about days; in a message's text it is too often a plan); one said
+    with its week ("Monday last week", "Monday this week") is that week's in any text."""
     windows: list[tuple[Window, int, int]] = []
     for m in _LAST.finditer(text):
         window = _relative(m[1], anchor)
@@ -848,13 +907,27 @@ def _relative_reads(text: str, anchor: date, *, bare_weekdays: bool = False) -> 
     for m in _AGO.finditer(text):
         windows.append((_ago(_count(m[1]), m[2], epoch_day(anchor)), m.start(), m.end()))
     weekdays: list[Read] = []
+
+    def unread(m: re.Match[str]) -> bool:
+        return not any(start < m.end() and m.start() < end for _, start, end in weekdays)
+
+    for m in _WEEKDAY_WEEKS_BACK.finditer(text):
+        weekday, count = (m[1], 2) if m[1] else (m[3], _count(m[2]))
+        back = _latest_weekday(anchor, weekday) - 7 * (count - 1)
+        weekdays.append(((back, back), m.start(), m.end()))
+    for m in _WEEK_THEN_WEEKDAY.finditer(text):  # "last week on Monday"
+        weekdays += _weekdays_read(text, m, anchor, week=_weeks_back(m[1]))
+    if question:
+        weekdays += [
+            read for m in _THIS_WEEKDAY.finditer(text) if unread(m) for read in _weekdays_read(text, m, anchor, week=0)
+        ]
     for m in _LAST_WEEKDAY.finditer(text):
-        weekdays += _weekdays_read(text, m, anchor)
-    if bare_weekdays:
-        read = [(start, end) for _, start, end in windows + weekdays]
-        for m in _BARE_WEEKDAY.finditer(text):
-            if not any(start < m.end() and m.start() < end for start, end in read):
-                weekdays += _weekdays_read(text, m, anchor)
+        if unread(m):
+            weekdays += _weekdays_read(text, m, anchor)
+    read = [(start, end) for _, start, end in windows]
+    for m in _BARE_WEEKDAY.finditer(text):
+        if unread(m) and not any(start < m.end() and m.start() < end for start, end in read):
+            weekdays += _weekdays_read(text, m, anchor, week_said=not bare_weekdays)
     # "on Monday and Tuesday last week": "last week" says which week the days are of, no period of its own
     windows = [w for w in windows if not any(s < w[2] and w[1] < e for _, s, e in weekdays)] + weekdays
     day = epoch_day(anchor)
@@ -864,25 +937,40 @@ def _relative_reads(text: str, anchor: date, *, bare_weekdays: bool = False) -> 
     ]
 
 
-def _weekdays_read(text: str, m: re.Match[str], anchor: date) -> list[Read]:
+def _latest_weekday(anchor: date, weekday: str) -> int:
+    """The latest day before `anchor` that is `weekday` ("Monday")."""
+    return epoch_day(anchor) - ((anchor.weekday() - WEEKDAYS[weekday.lower()]) % 7 or 7)
+
+
+def _weeks_back(said: str) -> int:
+    """How many calendar weeks before this one a week said so is: "this" 0, "last" or "the previous" 1, "next" -1."""
+    return {"this": 0, "next": -1}.get(said.lower(), 1)
+
+
+def _weekdays_read(
+    text: str, m: re.Match[str], anchor: date, *, week: int | None = None, week_said: bool = False
+) -> list[Read]:
     """The latest of each weekday named from `m` on ("last Tuesday and Wednesday": both), or the days from one to the
     other when they are a span's ends ("from Monday to Wednesday", "between Monday and Wednesday": the latest
-    Wednesday and the Monday before it)."""
-    named, at = [(m[1] or m[2], m.start(), m.end())], m.end()
+    Wednesday and the Monday before it). Said with their week ("Monday and Tuesday last week", "Monday this week"),
+    or `week` calendar weeks before this one, the days of that week; `week_said`: none unless their week is said."""
+    named, at = [(m[m.lastindex or 0], m.start(), m.end())], m.end()
     while more := _MORE_WEEKDAY.match(text, at):  # "last Tuesday and Wednesday": both
         named.append((more[1], more.start(), more.end()))
         at = more.end()
-    day = epoch_day(anchor)
-    of_last_week = _OF_LAST_WEEK.match(text, at)
-    if of_last_week:  # "on Monday and Tuesday last week": the days of the calendar week before this one
+    of_week = _OF_WEEK.match(text, at) if week is None else None
+    if of_week:  # "on Monday and Tuesday last week": the days of the calendar week before this one
         weekday, start, _ = named[-1]
-        named[-1] = (weekday, start, of_last_week.end())
-        at = of_last_week.end()
+        named[-1] = (weekday, start, of_week.end())
+        at = of_week.end()
+        week = _weeks_back(of_week[1])
+    if week is None and week_said:
+        return []
 
     def latest(weekday: str) -> int:
-        if of_last_week:
-            return _unit_window("week", anchor, 1)[0] + WEEKDAYS[weekday.lower()]
-        return day - ((anchor.weekday() - WEEKDAYS[weekday.lower()]) % 7 or 7)
+        if week is not None:
+            return _unit_window("week", anchor, week)[0] + WEEKDAYS[weekday.lower()]
+        return _latest_weekday(anchor, weekday)
 
     span = len(named) == 2 and (
         bool(_SPAN_GAP.match(text, named[0][2])) or m[0].lower().startswith(("between", "from"))
