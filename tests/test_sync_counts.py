@@ -68,3 +68,46 @@ def test_an_append_reports_only_the_messages_it_added(tmp_path: Path) -> None:
         ).stdout
     )["sessions"]
     assert [s["messageCount"] for s in sessions] == [4]
+
+
+def test_a_file_read_again_whole_reports_only_what_it_added(tmp_path: Path) -> None:
+    """`reindex --full` reads every file again from its first byte: "+N messages" counted every message read again
+    (+2 for a session that held 2 before and 2 after), as if they were new."""
+    session = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    path = folder / f"{session}.jsonl"
+
+    def line(n: int, text: str) -> str:
+        kind = "user" if n % 2 == 0 else "assistant"
+        content = text if kind == "user" else [{"type": "text", "text": text}]
+        row = claude_line(
+            kind, f"b{n}", f"b{n - 1}" if n else None, content, session=session, timestamp=f"2026-03-06T09:0{n}:00Z"
+        )
+        return json.dumps(row) + "\n"
+
+    where = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
+
+    def memlens(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "memlens", *args, *where], capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout + done.stderr
+
+    def added(*args: str) -> int:
+        said = memlens(*args)
+        found = re.search(r"\+(\d+) messages?", said)
+        assert found, said
+        return int(found.group(1))
+
+    path.write_text(line(0, "why does the cron job run twice") + line(1, "Two schedulers share one lock key."))
+    assert added("index") == 2
+    assert added("reindex", "--full") == 0
+    with path.open("a") as handle:  # grown since the last sync, then read whole
+        handle.write(line(2, "and the fix?") + line(3, "A lock key per scheduler."))
+    assert added("reindex", "--full") == 2
+    path.write_text(line(0, "why does the cron job run twice"))  # cut short and written again: nothing new
+    assert added("index") == 0
+    sessions = json.loads(memlens("sessions", "--json", "--no-sync"))["sessions"]
+    assert [s["messageCount"] for s in sessions] == [1]

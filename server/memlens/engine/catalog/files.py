@@ -158,6 +158,11 @@ class FileTables(CatalogConnection):
         db.execute("DELETE FROM sessions WHERE file_id = ?", (file_id,))
         return unit_ids
 
+    def file_messages(self, db: sqlite3.Connection, file_id: int) -> int:
+        """The messages (message_count.py) a file's units hold now, in every session of the file."""
+        found = db.execute(f"SELECT COALESCE(SUM({MESSAGE_UNITS}), 0) FROM units WHERE file_id = ?", (file_id,))
+        return int(found.fetchone()[0])
+
     def delete_file(self, db: sqlite3.Connection, file_id: int) -> list[int]:
         unit_ids = self.purge_file_contents(db, file_id)
         db.execute("DELETE FROM files WHERE id = ?", (file_id,))

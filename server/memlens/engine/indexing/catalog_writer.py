@@ -51,9 +51,10 @@ class CatalogWriter:
         pending: PendingChanges,
     ) -> int:
         """Record a parsed file: replace its contents, or with `appended` add the new tail's messages. Returns the
-        messages it stored (message_count.py): with `appended`, those the session did not hold before (a tail is
-        parsed again from the message it may continue, which is stored again but not added), else every message of
-        the file."""
+        messages it added (message_count.py): those the file did not hold before. An append parses its tail again
+        from the message the new lines may continue, which is stored again but not added; a file read whole again
+        (`reindex --full`, a new parser) adds only what it holds beyond what its rows held (a file that only grew
+        adds its new messages, one read again unchanged adds none)."""
         path = stored_path(source.path)
         leaf = next((r.uuid for r in reversed(content.records) if r.uuid), None)
         values: dict[str, object] = {
@@ -83,7 +84,9 @@ class CatalogWriter:
             values["replaced"] = content.replaced
             values["orphaned"] = content.orphaned
             file_id = self.catalog.upsert_file(db, path, source.kind, **values)
+            held = 0
             if row is not None:
+                held = self.catalog.file_messages(db, file_id)
                 pending.deleted_units += self.catalog.purge_file_contents(db, file_id)
             session_key = self._store_session(db, file_id, source.path, content.session) if content.session else None
             self.catalog.set_file_session(db, file_id, session_key)
@@ -101,7 +104,7 @@ class CatalogWriter:
                 pending=pending,
             )
             self.catalog.refresh_session_activity(db, [session_key, *agent_keys.values()])
-            return _messages(content.chunks)
+            return _messages(content.chunks) - held
 
     def _store_session(self, db: sqlite3.Connection, file_id: int, path: Path, session: SessionSpec) -> str:
         base = f"{session.format}:{session.session_id}"
