@@ -109,5 +109,51 @@ def test_a_file_read_again_whole_reports_only_what_it_added(tmp_path: Path) -> N
     assert added("reindex", "--full") == 2
     path.write_text(line(0, "why does the cron job run twice"))  # cut short and written again: nothing new
     assert added("index") == 0
+    path.rename(folder / "cron.jsonl")  # read whole under its new name, its session the same: nothing new
+    assert added("index") == 0
     sessions = json.loads(memlens("sessions", "--json", "--no-sync"))["sessions"]
     assert [s["messageCount"] for s in sessions] == [1]
+    history = json.loads(memlens("history", sessions[0]["sessionKey"], "--json", "--no-sync"))["messages"]
+    assert [m["kind"] for m in history] == ["message"]
+
+
+def test_a_file_moved_between_two_watcher_events_adds_no_messages(tmp_path: Path) -> None:
+    """A rename the watcher reports (the old name deleted, the new one changed) reads the file whole under its new
+    name: "+N messages" counted all of them, though the session held them all before; a copy is a session more."""
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    session = "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c"
+    rows = [
+        claude_line(
+            "user", "c0", None, "which port does the admin api use", session=session, timestamp="2026-03-07T08:00:00Z"
+        ),
+        claude_line(
+            "assistant",
+            "c1",
+            "c0",
+            [{"type": "text", "text": "Port 9443."}],
+            session=session,
+            timestamp="2026-03-07T08:01:00Z",
+        ),
+    ]
+    old = folder / f"{session}.jsonl"
+    old.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    settings = merge(Settings(), {"transcripts": {"agentDefaults": False, "paths": [str(folder)]}, "scope": "all"})
+    (tmp_path / "ws").mkdir()
+    with Engine([tmp_path / "ws"], settings, index_dir=tmp_path / "index", embedder=None) as engine:
+        assert engine.sync_paths([old]).messages_added == 2
+        new = folder / "admin-port.jsonl"
+        old.rename(new)
+        moved = engine.sync_paths([new], [old])
+        assert (moved.files_deleted, moved.files_parsed, moved.messages_added) == (1, 1, 0)
+        copy = folder / "copy.jsonl"
+        copy.write_bytes(new.read_bytes())
+        assert engine.sync_paths([copy]).messages_added == 2
+        copy.unlink()
+        assert engine.sync_paths([], [copy]).files_deleted == 1
+        copy.write_bytes(new.read_bytes())  # back after a sync of its own: the index no longer held its messages
+        assert engine.sync_paths([copy]).messages_added == 2
+        sessions = engine.sessions(limit=10)["sessions"]
+        counted = {s["sessionKey"]: s["messageCount"] for s in sessions}
+        shown = {key: len(engine.history(key, limit=50)["messages"]) for key in counted}
+        assert counted == shown and sum(counted.values()) == sum(engine.stats()["messages"].values()) == 4
