@@ -278,23 +278,26 @@ def test_a_second_signal_quits_the_mcp_http_server_waiting_for_a_request(indexed
     tmp_path = indexed
     port = _free_port()
     process = _start("mcp", "--http", f"127.0.0.1:{port}", *_where(tmp_path), cwd=tmp_path, stop=stop)
-    _mcp_http_listening(process)
     assert process.stderr is not None
     signum = STOPS[stop][0]
-    with socket.create_connection(("127.0.0.1", port)) as client, client.makefile("rb") as answers:
-        head = (
-            f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-            "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n"
-        )
-        client.sendall(head.encode())
-        assert answers.readline().startswith(b"HTTP/1.1 100"), "the server must be reading the request's body"
-        process.send_signal(signum)
-        list(_lines_until(process.stderr, "stopping once 1 open request ends"))
-        process.send_signal(signum)
-        try:
-            process.wait(timeout=120)
-        finally:
-            process.kill()
+    never_done = threading.Timer(120, process.kill)  # then its stream ends or the wait returns, and the test fails
+    never_done.start()
+    try:
+        list(_lines_until(process.stderr, "listening on"))
+        with socket.create_connection(("127.0.0.1", port)) as client, client.makefile("rb") as answers:
+            head = (
+                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n"
+            )
+            client.sendall(head.encode())
+            assert answers.readline().startswith(b"HTTP/1.1 100"), "the server must be reading the request's body"
+            process.send_signal(signum)
+            list(_lines_until(process.stderr, "stopping once 1 open request ends"))
+            process.send_signal(signum)
+            process.wait()
+    finally:
+        never_done.cancel()
+        process.kill()
     _, err = process.communicate()
     assert process.returncode == 128 + signum, err
     assert err.splitlines()[-1] == "memlens: stopped at once", err
