@@ -7,7 +7,10 @@ it ("<path under fixtures/transcripts>#<messageId>", as bench/transcripts.py nam
 first entry: the right session (one of the labelled errors' sessions), the error itself (its tool result), and the
 fix within the first three messages after it. Also reported: whether a plain `memlens search` of the question shows
 the error's tool result first. Split by session into "tune" (tune on it) and "heldout" (only report it). And the
-`absent` errors, which no transcript holds: the share `memlens fixes` answers with nothing.
+`absent` errors, which no transcript holds: the share `memlens fixes` answers with nothing. And prose that is no
+error at all, pasted into `fixes`: the absent-topic questions of bench/data/absent_questions.json (no shared
+transcript holds their topics), the share answered with nothing in each of their halves (tune / heldout: only
+reported).
 
     python -m bench.errors [--json] [--modes keyword,hybrid] [--as-pasted]
 
@@ -21,6 +24,7 @@ import argparse
 import contextlib
 import dataclasses
 import json
+import re
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -36,6 +40,7 @@ from bench.transcripts import TRANSCRIPTS, Corpus, message_key, open_corpus
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = REPO / "bench" / "data" / "error_questions.json"
+ABSENT_PROSE = REPO / "bench" / "data" / "absent_questions.json"  # bench.absent's second set, in the same halves
 SPLITS = ("tune", "heldout")
 FIX_WINDOW = 3  # the fix must be among this many messages after the error
 TARGETS = {"session first": 0.90, "fix in first 3": 0.70}
@@ -59,10 +64,38 @@ def load_absent(path: Path = QUESTIONS) -> list[dict[str, Any]]:
     return absent
 
 
-def present_checks(absent: Sequence[dict[str, Any]], root: Path = TRANSCRIPTS) -> list[str]:
-    """The `check` words of the absent errors that some transcript does hold after all (should be none)."""
+def load_absent_prose(path: Path = ABSENT_PROSE) -> list[dict[str, Any]]:
+    """Questions in prose about topics no shared transcript holds ("How did we shard the Meilisearch indexes …?"),
+    each with its `split`: asked of `fixes`, they are no error, and the answer should be nothing."""
+    rows: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["questions"]
+    return [{"question": row["q"], "check": row["check"], "split": row["split"]} for row in rows]
+
+
+def silent_by_split(prose: Sequence[dict[str, Any]], corpus: Corpus) -> dict[str, dict[str, Any]]:
+    """For each half of `prose`: its questions, the share `memlens fixes` answers with nothing, and those it
+    answered."""
+    out: dict[str, dict[str, Any]] = {}
+    for split in SPLITS:
+        chosen = [item for item in prose if item["split"] == split]
+        silent, answered = silent_share(chosen, corpus)
+        out[split] = {"questions": len(chosen), "silent": silent, "answered": answered}
+    return out
+
+
+def present_checks(
+    absent: Sequence[dict[str, Any]], root: Path = TRANSCRIPTS, *, whole_words: bool = False
+) -> list[str]:
+    """The `check` words of the absent items that some transcript does hold after all (should be none): anywhere
+    in a text, or with `whole_words` as whole words (as bench.absent checks its topics: "consul" is not in
+    "consultant")."""
     texts = [f.read_text(encoding="utf-8", errors="replace").lower() for f in root.rglob("*") if f.is_file()]
-    return [word for item in absent for word in item["check"] if any(word.lower() in text for text in texts)]
+
+    def held(word: str, text: str) -> bool:
+        if whole_words:
+            return re.search(r"\b" + re.escape(word.lower()) + r"\b", text) is not None
+        return word.lower() in text
+
+    return [word for item in absent for word in item["check"] if any(held(word, text) for text in texts)]
 
 
 def silent_share(absent: Sequence[dict[str, Any]], corpus: Corpus) -> tuple[float, list[str]]:
@@ -145,6 +178,16 @@ def format_report(report: dict[str, Any]) -> str:
             lines.append(
                 f"  {mode}: `fixes` answers nothing for {run['absentSilent']} %; answered: {run['absentAnswered']}"
             )
+    prose = report.get("absentProse")
+    if prose:
+        lines.append(f"\nabsent-topic questions in prose (check words present in the data: {prose['present']})")
+        for mode, run in report["runs"].items():
+            for split in SPLITS:
+                half = run["absentProse"][split]
+                lines.append(
+                    f"  {mode}, {split} ({half['questions']}): `fixes` answers nothing for {half['silent']} %; "
+                    f"answered: {half['answered']}"
+                )
     return "\n".join(lines)
 
 
@@ -159,6 +202,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     questions = load_questions()
     absent = load_absent()
+    prose = load_absent_prose()
     if args.as_pasted:
         questions = [q | {"question": as_pasted(q["question"])} if q["kind"] == "pasted" else q for q in questions]
         absent = [a | {"question": as_pasted(a["question"])} for a in absent]
@@ -177,12 +221,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             corpus.engine.settings.search = dataclasses.replace(own, mode=mode)
             runs[mode] = evaluate(questions, corpus, mode)
             runs[mode]["absentSilent"], runs[mode]["absentAnswered"] = silent_share(absent, corpus)
+            runs[mode]["absentProse"] = silent_by_split(prose, corpus)
         corpus.engine.settings.search = own
     report = {
         "benchmark": "errors",
         "machine": machine_info(),
         "questions": len(questions),
         "absent": {"questions": len(absent), "present": present_checks(absent)},
+        "absentProse": {"questions": len(prose), "present": present_checks(prose, whole_words=True)},
         "runs": runs,
     }
     print(json.dumps(report, indent=1) if args.json else format_report(report))

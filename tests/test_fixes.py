@@ -262,3 +262,26 @@ def test_words_the_index_holds_nowhere_get_no_fixes(example: Engine) -> None:
     asked = example.fixes("how did we fix the dead-letter queue backup")["fixes"]
     dlq = example.search("dead letter queue")["results"][0]["sessionKey"]
     assert asked and asked[0]["sessionKey"] == dlq
+
+
+def test_the_errors_bench_counts_fixes_silence_on_prose_per_half(engine: Engine) -> None:
+    """bench.errors asks `fixes` the absent-topic questions in prose, and reports each half (tune, held-out) apart:
+    what it answers in one half never counts in the other."""
+    sys.path.insert(0, str(REPO))
+    from bench.errors import SPLITS, load_absent_prose, silent_by_split
+    from bench.transcripts import Corpus
+
+    prose = load_absent_prose()
+    assert {split: sum(item["split"] == split for item in prose) for split in SPLITS} == {"tune": 32, "heldout": 32}
+    asked = [
+        {"question": "How did we shard the Meilisearch indexes for the audit log?", "split": "tune"},
+        {"question": "how did we fix the rounding of money amounts", "split": "heldout"},  # this index holds it
+        {"question": "What did we decide about migrating the CI to Drone?", "split": "heldout"},
+    ]
+    halves = silent_by_split(asked, Corpus(engine, {}, {}, 0.0, 0.0))
+    assert halves["tune"] == {"questions": 1, "silent": 100.0, "answered": []}
+    assert halves["heldout"] == {
+        "questions": 2,
+        "silent": 50.0,
+        "answered": ["how did we fix the rounding of money amounts"],
+    }

@@ -236,21 +236,86 @@ def test_language_server_on_tcp_stops_on_sigterm_with_a_line(tmp_path: Path, sto
     assert "Traceback" not in err
 
 
-def test_mcp_http_server_stops_on_sigterm_with_a_line(indexed: Path) -> None:
-    """uvicorn takes SIGTERM for its own graceful stop, then raises it again once it has stopped."""
-    tmp_path = indexed
+def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = _start("mcp", "--http", f"127.0.0.1:{port}", *_where(tmp_path), cwd=tmp_path, stop="sigterm")
+        return int(probe.getsockname()[1])
+
+
+def _mcp_http_listening(process: subprocess.Popen[str]) -> None:
+    """Read stderr up to the line that says the server listens (said once its socket is bound)."""
     assert process.stderr is not None
-    list(_lines_until(process.stderr, "listening on"))
-    process.send_signal(signal.SIGTERM)
-    out, err = process.communicate(timeout=120)
-    assert process.returncode == 0, err
-    assert err.splitlines()[-1] == "memlens: MCP server stopped (SIGTERM)", err
+    never_ready = threading.Timer(120, process.kill)  # then the stream ends, and the wait fails
+    never_ready.start()
+    try:
+        list(_lines_until(process.stderr, "listening on"))
+    finally:
+        never_ready.cancel()
+
+
+@pytest.mark.parametrize("stop", STOPS)
+def test_mcp_http_server_stops_on_sigterm_with_a_line(indexed: Path, stop: str) -> None:
+    """As on stdio: one line, exit 0, no traceback, the index whole. uvicorn took the signal for its own graceful
+    stop and raised it again once stopped, and a signal that came before its handlers were in, or while it started,
+    printed the traceback of a task it interrupted."""
+    tmp_path = indexed
+    process = _start("mcp", "--http", f"127.0.0.1:{_free_port()}", *_where(tmp_path), cwd=tmp_path, stop=stop)
+    _mcp_http_listening(process)
+    err = _stopped_by_the_signal(process, STOPS[stop][0])
+    name = "SIGTERM" if STOPS[stop][0] == signal.SIGTERM else "Ctrl-C"
+    assert err.splitlines()[-1] == f"memlens: MCP server stopped ({name})", err
+    assert "Traceback" not in err
     assert _memlens("index", *_where(tmp_path), cwd=tmp_path).returncode == 0
     assert _messages(tmp_path) == 24
+
+
+@pytest.mark.parametrize("stop", ["sigterm", "ctrl-c"])
+def test_a_second_signal_quits_the_mcp_http_server_waiting_for_a_request(indexed: Path, stop: str) -> None:
+    """The first signal stops the server once its open requests end; a request whose body never comes keeps it
+    waiting (its "100 Continue" says the server reads it). A second signal quits at once, as a second Ctrl-C does,
+    with the signal's status: uvicorn ignored a second SIGTERM (it waited on) and took a second Ctrl-C for a forced
+    stop that still exited 0."""
+    tmp_path = indexed
+    port = _free_port()
+    process = _start("mcp", "--http", f"127.0.0.1:{port}", *_where(tmp_path), cwd=tmp_path, stop=stop)
+    assert process.stderr is not None
+    signum = STOPS[stop][0]
+    never_done = threading.Timer(120, process.kill)  # then its stream ends or the wait returns, and the test fails
+    never_done.start()
+    try:
+        list(_lines_until(process.stderr, "listening on"))
+        with socket.create_connection(("127.0.0.1", port)) as client, client.makefile("rb") as answers:
+            head = (
+                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n"
+            )
+            client.sendall(head.encode())
+            assert answers.readline().startswith(b"HTTP/1.1 100"), "the server must be reading the request's body"
+            process.send_signal(signum)
+            list(_lines_until(process.stderr, "stopping once 1 open request ends"))
+            process.send_signal(signum)
+            process.wait()
+    finally:
+        never_done.cancel()
+        process.kill()
+    _, err = process.communicate()
+    assert process.returncode == 128 + signum, err
+    assert err.splitlines()[-1] == "memlens: stopped at once", err
+    assert "Traceback" not in err
+    assert _memlens("index", *_where(tmp_path), cwd=tmp_path).returncode == 0  # the index opens
+    assert _messages(tmp_path) == 24
+
+
+def test_an_mcp_http_address_in_use_is_one_error_line(tmp_path: Path) -> None:
+    """uvicorn said "listening on" first, logged the bind error, then exited 3 (not an error status of EXIT_STATUS)."""
+    (tmp_path / "claude").mkdir()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = _memlens("mcp", "--http", f"127.0.0.1:{port}", *_where(tmp_path), cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [f"memlens: error: cannot listen on 127.0.0.1:{port}: address already in use"]
 
 
 def test_an_interrupt_raised_inside_one_of_anyios_tasks_stops_the_mcp_server_with_its_line(

@@ -68,3 +68,92 @@ def test_an_append_reports_only_the_messages_it_added(tmp_path: Path) -> None:
         ).stdout
     )["sessions"]
     assert [s["messageCount"] for s in sessions] == [4]
+
+
+def test_a_file_read_again_whole_reports_only_what_it_added(tmp_path: Path) -> None:
+    """`reindex --full` reads every file again from its first byte: "+N messages" counted every message read again
+    (+2 for a session that held 2 before and 2 after), as if they were new."""
+    session = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    path = folder / f"{session}.jsonl"
+
+    def line(n: int, text: str) -> str:
+        kind = "user" if n % 2 == 0 else "assistant"
+        content = text if kind == "user" else [{"type": "text", "text": text}]
+        row = claude_line(
+            kind, f"b{n}", f"b{n - 1}" if n else None, content, session=session, timestamp=f"2026-03-06T09:0{n}:00Z"
+        )
+        return json.dumps(row) + "\n"
+
+    where = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
+
+    def memlens(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "memlens", *args, *where], capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout + done.stderr
+
+    def added(*args: str) -> int:
+        said = memlens(*args)
+        found = re.search(r"\+(\d+) messages?", said)
+        assert found, said
+        return int(found.group(1))
+
+    path.write_text(line(0, "why does the cron job run twice") + line(1, "Two schedulers share one lock key."))
+    assert added("index") == 2
+    assert added("reindex", "--full") == 0
+    with path.open("a") as handle:  # grown since the last sync, then read whole
+        handle.write(line(2, "and the fix?") + line(3, "A lock key per scheduler."))
+    assert added("reindex", "--full") == 2
+    path.write_text(line(0, "why does the cron job run twice"))  # cut short and written again: nothing new
+    assert added("index") == 0
+    path.rename(folder / "cron.jsonl")  # read whole under its new name, its session the same: nothing new
+    assert added("index") == 0
+    sessions = json.loads(memlens("sessions", "--json", "--no-sync"))["sessions"]
+    assert [s["messageCount"] for s in sessions] == [1]
+    history = json.loads(memlens("history", sessions[0]["sessionKey"], "--json", "--no-sync"))["messages"]
+    assert [m["kind"] for m in history] == ["message"]
+
+
+def test_a_file_moved_between_two_watcher_events_adds_no_messages(tmp_path: Path) -> None:
+    """A rename the watcher reports (the old name deleted, the new one changed) reads the file whole under its new
+    name: "+N messages" counted all of them, though the session held them all before; a copy is a session more."""
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    session = "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c"
+    rows = [
+        claude_line(
+            "user", "c0", None, "which port does the admin api use", session=session, timestamp="2026-03-07T08:00:00Z"
+        ),
+        claude_line(
+            "assistant",
+            "c1",
+            "c0",
+            [{"type": "text", "text": "Port 9443."}],
+            session=session,
+            timestamp="2026-03-07T08:01:00Z",
+        ),
+    ]
+    old = folder / f"{session}.jsonl"
+    old.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    settings = merge(Settings(), {"transcripts": {"agentDefaults": False, "paths": [str(folder)]}, "scope": "all"})
+    (tmp_path / "ws").mkdir()
+    with Engine([tmp_path / "ws"], settings, index_dir=tmp_path / "index", embedder=None) as engine:
+        assert engine.sync_paths([old]).messages_added == 2
+        new = folder / "admin-port.jsonl"
+        old.rename(new)
+        moved = engine.sync_paths([new], [old])
+        assert (moved.files_deleted, moved.files_parsed, moved.messages_added) == (1, 1, 0)
+        copy = folder / "copy.jsonl"
+        copy.write_bytes(new.read_bytes())
+        assert engine.sync_paths([copy]).messages_added == 2
+        copy.unlink()
+        assert engine.sync_paths([], [copy]).files_deleted == 1
+        copy.write_bytes(new.read_bytes())  # back after a sync of its own: the index no longer held its messages
+        assert engine.sync_paths([copy]).messages_added == 2
+        sessions = engine.sessions(limit=10)["sessions"]
+        counted = {s["sessionKey"]: s["messageCount"] for s in sessions}
+        shown = {key: len(engine.history(key, limit=50)["messages"]) for key in counted}
+        assert counted == shown and sum(counted.values()) == sum(engine.stats()["messages"].values()) == 4

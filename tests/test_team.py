@@ -914,3 +914,56 @@ def test_rows_published_under_the_parsers_title_are_sent_again_once_under_the_sh
         local = {s["sessionKey"]: s["title"] for s in engine.sessions(limit=50)["sessions"]}
         listed = {s["sessionKey"]: s["title"] for s in engine.team_sessions(TeamQuery(team_url))["sessions"]}
     assert listed == local and listed[f"specstory:{ROLLBACK_SESSION}"] == ROLLBACK
+
+
+def test_a_team_sessions_count_follows_its_file_through_every_change(tmp_path: Path, team_url: str) -> None:
+    """Published again after each change to its file (lines appended, the file cut short and written again, renamed,
+    deleted), a session counts on the team index what `sessions`, `history` and `stats` count locally."""
+    from claude_lines import claude_line
+
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    session = "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e"
+
+    def lines(tag: str, n: int) -> str:
+        rows = [
+            claude_line(
+                "user" if i % 2 == 0 else "assistant",
+                f"{tag}{i}",
+                f"{tag}{i - 1}" if i else None,
+                f"{tag} message {i} about the otter migration",
+                session=session,
+                timestamp=f"2026-03-08T09:{i:02d}:00Z",
+            )
+            for i in range(n)
+        ]
+        return "".join(json.dumps(row) + "\n" for row in rows)
+
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    settings.transcripts.paths = [str(folder)]
+    (tmp_path / "ws").mkdir()
+    path = folder / f"{session}.jsonl"
+    with Engine([tmp_path / "ws"], settings, index_dir=tmp_path / "index", embedder=None) as engine:
+
+        def counts_after_publishing() -> list[int]:
+            engine.sync()
+            engine.publish(team_url, publisher="ines", project="otters")
+            local = {s["sessionKey"]: s["messageCount"] for s in engine.sessions(limit=50)["sessions"]}
+            team = {s["sessionKey"]: s["messageCount"] for s in engine.team_sessions(TeamQuery(team_url))["sessions"]}
+            shown = {key: len(engine.history(key, limit=100)["messages"]) for key in local}
+            assert team == local == shown
+            assert sum(local.values()) == sum(engine.stats()["messages"].values())
+            return list(local.values())
+
+        path.write_text(lines("a", 4))
+        assert counts_after_publishing() == [4]
+        with path.open("a") as handle:
+            handle.write(lines("a", 6)[len(lines("a", 4)) :])
+        assert counts_after_publishing() == [6]
+        path.write_text(lines("b", 3))
+        assert counts_after_publishing() == [3]
+        path.rename(folder / "otters.jsonl")
+        assert counts_after_publishing() == [3]
+        (folder / "otters.jsonl").unlink()
+        assert counts_after_publishing() == []

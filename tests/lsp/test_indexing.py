@@ -123,6 +123,7 @@ async def test_reindex_full_with_progress(client: LanguageClient) -> None:
     stats = await execute(client, "memlens.stats")
     assert report["filesParsed"] == report["filesSeen"] == sum(stats["files"].values())
     assert report["unitsEmbedded"] == 0  # cached vectors are reused
+    assert report["messagesAdded"] == 0  # every message read again, none new
     (token,) = [t for t in client.progress_reports if t not in before]
     # pytest-lsp stores the structured WorkDoneProgress* values under a list[ProgressParams] annotation
     reports: list[object] = list(client.progress_reports[token])

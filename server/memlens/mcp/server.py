@@ -134,24 +134,6 @@ async def _serve_stdio(server: Server[Any]) -> bool:
     return serving.cancelled_caught
 
 
-async def _serve_http(server: Server[Any], security: HttpSecurity) -> None:
-    import uvicorn
-
-    app = server.streamable_http_app(**security.app_options())
-    config = uvicorn.Config(app, host=security.host, port=security.port, log_level="warning", lifespan="on")
-    if not security.loopback:
-        log.warning(
-            "memlens MCP server on %s:%d is reachable from the network: every request must carry the bearer token; "
-            "allowed Host headers: %s",
-            security.host,
-            security.port,
-            ", ".join(security.allowed_hosts),
-        )
-    auth = " (bearer token required)" if security.token is not None else ""
-    log.warning("memlens MCP server listening on http://%s:%d/mcp%s", security.host, security.port, auth)
-    await uvicorn.Server(config).serve()
-
-
 def _log_sync(report: SyncReport) -> None:
     if report.messages_added or report.files_deleted or report.units_embedded:
         log.info("sync: +%d messages, %d embedded", report.messages_added, report.units_embedded)
@@ -176,8 +158,10 @@ def run(engine: Engine, http: HttpSecurity | None = None, live_indexing: bool = 
         if http is None:
             stopped = anyio.run(_serve_stdio, server)
         else:
-            anyio.run(_serve_http, server, http)
-    except* KeyboardInterrupt:  # Ctrl-C or SIGTERM (stop_signal.py) under uvicorn, or a second one: raised inside one
+            from memlens.mcp.http_transport import serve_http  # uvicorn is loaded for HTTP only
+
+            stopped = anyio.run(serve_http, server, http)
+    except* KeyboardInterrupt:  # Ctrl-C before the loop's handlers are in or after they are out: raised inside one
         stopped = True  # of anyio's tasks, it comes wrapped in a group, and is the same stop
     finally:
         local.close()

@@ -158,6 +158,17 @@ class FileTables(CatalogConnection):
         db.execute("DELETE FROM sessions WHERE file_id = ?", (file_id,))
         return unit_ids
 
+    def file_messages(self, db: sqlite3.Connection, file_id: int) -> int:
+        """The messages (message_count.py) a file's units hold now, in every session of the file."""
+        found = db.execute(f"SELECT COALESCE(SUM({MESSAGE_UNITS}), 0) FROM units WHERE file_id = ?", (file_id,))
+        return int(found.fetchone()[0])
+
+    def file_messages_by_session(self, db: sqlite3.Connection, file_id: int) -> dict[str, int]:
+        """The messages (message_count.py) a file's units hold now, by session key."""
+        sql = f"""SELECT session_key, SUM({MESSAGE_UNITS}) FROM units
+                  WHERE file_id = ? AND session_key IS NOT NULL GROUP BY session_key"""
+        return {str(key): int(count) for key, count in db.execute(sql, (file_id,))}
+
     def delete_file(self, db: sqlite3.Connection, file_id: int) -> list[int]:
         unit_ids = self.purge_file_contents(db, file_id)
         db.execute("DELETE FROM files WHERE id = ?", (file_id,))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +39,10 @@ class CatalogWriter:
     def __init__(self, catalog: Catalog, chunking: ChunkingSettings) -> None:
         self.catalog = catalog
         self.chunking = chunking
+        # the messages of files removed since the end of the last sync, by session key: a file that moved (removed
+        # under one name, read under another, its session the same) adds none again (`Indexer.collect_garbage`
+        # forgets them, as it does their vectors)
+        self.moved: Counter[str] = Counter()
 
     def write(
         self,
@@ -51,9 +56,11 @@ class CatalogWriter:
         pending: PendingChanges,
     ) -> int:
         """Record a parsed file: replace its contents, or with `appended` add the new tail's messages. Returns the
-        messages it stored (message_count.py): with `appended`, those the session did not hold before (a tail is
-        parsed again from the message it may continue, which is stored again but not added), else every message of
-        the file."""
+        messages it added (message_count.py): those the index did not hold before. An append parses its tail again
+        from the message the new lines may continue, which is stored again but not added; a file read whole again
+        (`reindex --full`, a new parser) adds only what it holds beyond what its rows held (a file that only grew
+        adds its new messages, one read again unchanged adds none), and a file that moved only what its sessions
+        hold beyond what they held under the old name (`moved`)."""
         path = stored_path(source.path)
         leaf = next((r.uuid for r in reversed(content.records) if r.uuid), None)
         values: dict[str, object] = {
@@ -83,7 +90,9 @@ class CatalogWriter:
             values["replaced"] = content.replaced
             values["orphaned"] = content.orphaned
             file_id = self.catalog.upsert_file(db, path, source.kind, **values)
+            held = 0
             if row is not None:
+                held = self.catalog.file_messages(db, file_id)
                 pending.deleted_units += self.catalog.purge_file_contents(db, file_id)
             session_key = self._store_session(db, file_id, source.path, content.session) if content.session else None
             self.catalog.set_file_session(db, file_id, session_key)
@@ -100,8 +109,11 @@ class CatalogWriter:
                 file_mtime=stat.st_mtime,
                 pending=pending,
             )
-            self.catalog.refresh_session_activity(db, [session_key, *agent_keys.values()])
-            return _messages(content.chunks)
+            written = [session_key, *agent_keys.values()]
+            self.catalog.refresh_session_activity(db, written)
+            if row is None:
+                held = sum(self.moved.pop(key, 0) for key in written if key is not None)
+            return _messages(content.chunks) - held
 
     def _store_session(self, db: sqlite3.Connection, file_id: int, path: Path, session: SessionSpec) -> str:
         base = f"{session.format}:{session.session_id}"

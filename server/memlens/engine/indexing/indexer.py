@@ -295,9 +295,11 @@ class Indexer:
 
     def collect_garbage(self) -> None:
         """Forget the vectors of the rows removed during a whole sync (VectorWriter.mirror keeps them for a file that
-        moved: deleted here, added there). Run after a whole sync, never between its parts."""
+        moved: deleted here, added there), and their messages (CatalogWriter.moved). Run after a whole sync, never
+        between its parts."""
         with self._writing():
             self.embedding.forget_removed()
+            self.writer.moved.clear()
 
     def remove_paths(self, paths: Iterable[Path]) -> SyncReport:
         """Purge files that disappeared (watcher events); their rows' vectors are kept for a file that moved until
@@ -320,6 +322,7 @@ class Indexer:
             with self.catalog.transaction() as db:
                 self.catalog.forget_aliases(db, [row.path for row in rows])
                 for row in rows:
+                    self.writer.moved.update(self.catalog.file_messages_by_session(db, row.id))
                     pending.deleted_units += self.catalog.delete_file(db, row.id)
                 generation = self.catalog.bump_generation(db)
             self._mirror(generation, pending)

@@ -1,0 +1,114 @@
+"""The MCP server on streamable HTTP (`memlens mcp --http`): uvicorn serving the SDK's app, stopped as every memlens
+server is (stop_signal.py), not by uvicorn's own signal handling.
+
+uvicorn took SIGTERM and Ctrl-C for its graceful stop and raised the signal again once stopped; a signal that came
+before its handlers were in (the "listening" line was said before uvicorn started) or while it started interrupted
+a task of the loop, and asyncio printed that task's traceback. A second SIGTERM while it waited for an open request
+did nothing. Here the loop's handlers (`stopping_through_the_loop`) are in before the socket is bound and stay until
+the server has stopped: the first signal stops it, a second quits at once. The sockets are bound before uvicorn
+starts, so an address in use is one error line (uvicorn logged it, then exited 3) and "listening on" is said only
+once it is true.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import socket
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import uvicorn
+from mcp.server.lowlevel.server import Server
+
+from memlens.counted import counted
+from memlens.errors import MemlensError
+from memlens.mcp.http_security import HttpSecurity
+from memlens.stop_signal import by_sigterm, stopping_through_the_loop
+
+log = logging.getLogger(__name__)
+
+BACKLOG = 2048  # uvicorn's default
+
+
+class _StoppedByMemlens(uvicorn.Server):
+    """uvicorn's server without its signal handlers: `serve_http`'s stop calls its `handle_exit`."""
+
+    @contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        open_requests = len(self.server_state.tasks)
+        if open_requests:  # uvicorn waits for them: say so, and how not to wait
+            again = "SIGTERM or Ctrl-C again quits now" if by_sigterm() else "Ctrl-C again quits now"
+            ends = "ends" if open_requests == 1 else "end"
+            print(
+                f"memlens: stopping once {counted(open_requests, 'open request')} {ends} ({again})",
+                file=sys.stderr,
+                flush=True,
+            )
+        await super().shutdown(sockets)
+
+
+async def serve_http(server: Server[Any], security: HttpSecurity) -> bool:
+    """Serve until SIGTERM or Ctrl-C stops the server; returns True (it stops only so)."""
+    app = server.streamable_http_app(**security.app_options())
+    config = uvicorn.Config(app, host=security.host, port=security.port, log_level="warning", lifespan="on")
+    served = _StoppedByMemlens(config)
+    stopped = False
+
+    def stop() -> None:
+        nonlocal stopped
+        stopped = True
+        # as uvicorn's own handler: sse_starlette wraps it to end the open event streams (a client's GET /mcp),
+        # which uvicorn's graceful stop would otherwise wait for
+        served.handle_exit(signal.SIGTERM, None)
+
+    with stopping_through_the_loop(stop):
+        sockets = _listening(security.host, security.port)
+        try:
+            _say_listening(security)
+            await served.serve(sockets=sockets)
+        finally:
+            for sock in sockets:
+                sock.close()
+    return stopped
+
+
+def _listening(host: str, port: int) -> list[socket.socket]:
+    """Sockets bound to every address of `host` (as asyncio's create_server binds them) and listening; a
+    MemlensError (one line) when one cannot be bound: an address in use, a host that does not resolve."""
+    sockets: list[socket.socket] = []
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        for family, kind, proto, _, address in dict.fromkeys(found):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(BACKLOG)
+            sock.setblocking(False)
+    except OSError as exc:
+        for sock in sockets:
+            sock.close()
+        reason = exc.strerror or str(exc)
+        raise MemlensError(f"cannot listen on {host}:{port}: {reason[:1].lower()}{reason[1:]}") from None
+    return sockets
+
+
+def _say_listening(security: HttpSecurity) -> None:
+    if not security.loopback:
+        log.warning(
+            "memlens MCP server on %s:%d is reachable from the network: every request must carry the bearer token; "
+            "allowed Host headers: %s",
+            security.host,
+            security.port,
+            ", ".join(security.allowed_hosts),
+        )
+    auth = " (bearer token required)" if security.token is not None else ""
+    log.warning("memlens MCP server listening on http://%s:%d/mcp%s", security.host, security.port, auth)
