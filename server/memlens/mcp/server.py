@@ -68,9 +68,10 @@ class McpState:
         return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=data)
 
 
-def _error(message: str) -> types.CallToolResult:
-    """An error answer; masked whole: it names the tool the client asked for, whatever that name holds."""
-    return types.CallToolResult(content=[types.TextContent(text=redact(message))], is_error=True)
+def _error(name: str, message: str) -> types.CallToolResult:
+    """An error answer, `<tool>: <message>`: each part masked on its own (both may echo what the client sent, and
+    masked together a name ending in a password's key, such as `/etc/passwd`, would mask the message's first word)."""
+    return types.CallToolResult(content=[types.TextContent(text=f"{redact(name)}: {redact(message)}")], is_error=True)
 
 
 def build_server(state: McpState) -> Server[Any]:
@@ -100,10 +101,10 @@ def build_server(state: McpState) -> Server[Any]:
                 raise InvalidRequest("the arguments must be an object")
             return await anyio.to_thread.run_sync(partial(state.answer, tool, params.arguments))
         except MemlensError as exc:
-            return _error(f"{name}: {exc}")
+            return _error(name, str(exc))
         except Exception:
             log.exception("MCP tool %s failed", name)
-            return _error(f"{name}: internal error (the memlens server logged the details on its stderr)")
+            return _error(name, "internal error (the memlens server logged the details on its stderr)")
 
     return Server(
         "memlens",
