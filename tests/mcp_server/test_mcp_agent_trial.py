@@ -1,6 +1,7 @@
-"""What an agent trying `memlens mcp` through the SDK client ran into: a `since` of 99999 years that answered
-"internal error", and an unknown tool whose error read "[REDACTED:password] tool" because the name ended in
-`passwd`."""
+"""What an agent trying `memlens mcp` through the SDK client ran into: an answer cut to fit that lost the message it
+was asked around (or a session's end, or a summary's newest messages), a pasted traceback said back whole before
+any hit, a `since` of 99999 years that answered "internal error", and an unknown tool whose error read
+"[REDACTED:password] tool" because the name ended in `passwd`."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 from claude_lines import claude_line
 from mcp_server.helpers import call, mcp_client, text_of, wait_until_indexed
+from split_messages import claude_code as split_session
 
 SESSION = "c0ffee00-1111-4222-8333-444455556666"
 MESSAGES = 40
@@ -47,6 +49,51 @@ def structured(result: Any) -> dict[str, Any]:
 
 def ids(data: dict[str, Any]) -> list[str]:
     return [m["messageId"] for m in data["messages"]]
+
+
+async def test_an_answer_cut_to_fit_keeps_what_was_asked_for(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    write_session(logs / "claude")
+    split_session(logs)  # a session ending with a compaction summary of its four messages
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"search": {"maxResponseChars": 4000, "excerptChars": 300}}))
+    flags: list[str | Path] = ["--scope", "all", "--no-embeddings", "--transcripts", logs]
+    flags += ["--index-dir", tmp_path / "index", "--settings", settings]
+    async with mcp_client(flags, cwd=tmp_path) as session:
+        await wait_until_indexed(session)
+
+        # a window around a message keeps that message, and says there is more on both sides
+        around = await call(session, "history", {"sessionKey": SESSION, "messageId": ANCHOR, "limit": MESSAGES})
+        data = structured(around)
+        assert data["truncated"] and data["cutToFit"]["messages"] > 0
+        assert ANCHOR in ids(data) and data["hasMoreBefore"] and data["hasMoreAfter"]
+        assert f"▶ [{ANCHOR}]" in text_of(around) and "messages left out to fit maxResponseChars" in text_of(around)
+
+        # without an anchor the window is the session's end: its oldest messages go first
+        end = structured(await call(session, "history", {"sessionKey": SESSION, "limit": MESSAGES}))
+        assert end["truncated"] and ids(end)[-1] == f"m{MESSAGES - 1}" and end["hasMoreBefore"]
+
+        # an expanded summary is kept newest first: the newest message of its span stays
+        summary = structured(await call(session, "summaries_grep", {"pattern": "staging signing keys"}))
+        summary_id = summary["results"][0]["summaryId"]
+        expanded = await call(session, "summaries_expand", {"summaryId": summary_id, "tokenBudget": 50_000})
+        data = structured(expanded)
+        assert data["truncated"] and data["cutToFit"]["messages"] > 0
+        assert data["messages"][-1]["text"] == "The same procedure, on the staging vault."
+        assert len(text_of(expanded)) <= 4000 and len(json.dumps(data, ensure_ascii=False)) <= 4000
+
+
+async def test_a_pasted_traceback_is_not_said_back_whole(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    write_session(logs / "claude")
+    flags: list[str | Path] = ["--scope", "all", "--no-embeddings", "--transcripts", logs]
+    async with mcp_client([*flags, "--index-dir", tmp_path / "index"], cwd=tmp_path) as session:
+        await wait_until_indexed(session)
+        for tool, arguments in (("search", {"query": TRACEBACK}), ("find_fixes", {"error": TRACEBACK})):
+            head = text_of(await call(session, tool, arguments)).split("\n\n", 1)[0]  # what comes before any hit
+            assert len(head) < 600, (tool, head)  # said back whole, it ran to 4,000 characters
+        found = await call(session, "search", {"query": TRACEBACK})
+        assert any(hit["messageId"] == "m3" for hit in structured(found)["results"])
 
 
 async def test_bad_calls_answer_one_clear_line(tmp_path: Path) -> None:
