@@ -32,6 +32,7 @@ from memlens.local_api.server import LocalServer
 from memlens.mcp.http_security import HttpSecurity
 from memlens.mcp.render import bound, clip, render
 from memlens.mcp.tools import TOOLS, Tool, run_tool, tool_named
+from memlens.mcp.well_formed import lone_surrogates_replaced
 from memlens.stdin_reader import reading_stdin
 from memlens.stop_signal import by_sigterm, stopping_through_the_loop
 
@@ -129,7 +130,8 @@ def parse_address(value: str) -> tuple[str, int]:
 async def _serve_stdio(server: Server[Any]) -> bool:
     """Serve until the client closes stdin (False) or SIGTERM or Ctrl-C stops the server (True)."""
     with anyio.CancelScope() as serving, stopping_through_the_loop(serving.cancel), reading_stdin() as stdin:
-        lines = cast("anyio.AsyncFile[str]", stdin.text_lines())  # the SDK only iterates it, line by line
+        well_formed = (lone_surrogates_replaced(line) async for line in stdin.text_lines())
+        lines = cast("anyio.AsyncFile[str]", well_formed)  # the SDK only iterates it, line by line
         async with stdio_server(stdin=lines) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     return serving.cancelled_caught
