@@ -118,3 +118,32 @@ async def test_bad_calls_answer_one_clear_line(tmp_path: Path) -> None:
         # a secret an argument carries is still masked where the error says it back
         masked = await call(session, "history", {"sessionKey": "password: Hunter2-Xy9q"})
         assert masked.is_error and "Hunter2-Xy9q" not in text_of(masked)
+
+
+async def test_what_an_agent_reads_says_what_to_pass_and_where_else_to_look(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    write_session(logs / "claude")
+    (logs / "claude" / "binary.jsonl").write_bytes(bytes(range(256)) * 4)  # a file in no transcript format
+    flags: list[str | Path] = ["--scope", "all", "--no-embeddings", "--transcripts", logs]
+    async with mcp_client([*flags, "--index-dir", tmp_path / "index"], cwd=tmp_path) as session:
+        await wait_until_indexed(session)
+        # every date field says it takes the relative forms the parser reads, `until` as `since`
+        listed = {tool.name: tool.input_schema["properties"] for tool in (await session.list_tools()).tools}
+        for tool, properties in listed.items():
+            for field in ("since", "until"):
+                if field in properties:
+                    assert "7d" in properties[field]["description"], (tool, field)
+                    assert "yesterday" in properties[field]["description"], (tool, field)
+        for value in ("2d", "yesterday", "last tue"):  # what the description offers is taken
+            assert not (await call(session, "search", {"query": "winch", "until": value})).is_error
+
+        # an error pasted into a message is no tool's output: the empty answer says where it is found
+        missed = text_of(await call(session, "find_fixes", {"error": "KeyError: 'ballast_weight'"}))
+        assert missed.startswith("0 past occurrences") and "`search`" in missed
+        found = structured(await call(session, "search", {"query": "KeyError: 'ballast_weight'"}))
+        assert any(hit["messageId"] == "m3" for hit in found["results"])
+
+        # files of no format are said in words, not as a format named ""
+        stats = await call(session, "stats")
+        assert structured(stats)["files"].get("", 0) >= 1
+        assert '"": ' not in text_of(stats) and "in no transcript format" in text_of(stats)

@@ -330,11 +330,16 @@ def render_context(data: dict[str, Any]) -> str:
     return "\n".join([head, *_status(data), "", data.get("markdown", "")])
 
 
+def _read_files(data: dict[str, Any]) -> dict[str, int]:
+    """Files per format; those of no format (the catalog's "") are said on their own line (filesUnrecognised)."""
+    return {name: count for name, count in (data.get("files") or {}).items() if name}
+
+
 def render_stats(data: dict[str, Any]) -> str:
     lines = [
         f"{counted(data.get('sessions'), 'session')} · {counted(data.get('totalChunks'), 'chunk')} "
         f"({data.get('chunksWithEmbeddings')} with vectors) · provider {data.get('provider')}",
-        f"files: {json.dumps(data.get('files', {}))} · messages: {json.dumps(data.get('messages', {}))}",
+        f"files: {json.dumps(_read_files(data))} · messages: {json.dumps(data.get('messages', {}))}",
         f"last sync {data.get('lastSync')} · indexing {str(bool(data.get('indexing'))).lower()} · "
         f"read-only {str(bool(data.get('readOnly'))).lower()}",
     ]
@@ -360,6 +365,12 @@ def render_stats(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+NO_FIXES = (
+    "\nNone in past tools' output (test runs, builds, shell commands). An error someone pasted into a message is "
+    "found by `search`."
+)
+
+
 def render_fixes(data: dict[str, Any]) -> str:
     fixes = data.get("fixes", [])
     lines = [
@@ -376,6 +387,8 @@ def render_fixes(data: dict[str, Any]) -> str:
         lines += ["   " + line for line in _message_lines(fix.get("after", []))]
     if fixes:
         lines.append("\nRead further: history {sessionKey, messageId}.")
+    else:
+        lines.append(NO_FIXES)
     return "\n".join(lines)
 
 
