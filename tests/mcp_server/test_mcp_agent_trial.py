@@ -147,3 +147,20 @@ async def test_what_an_agent_reads_says_what_to_pass_and_where_else_to_look(tmp_
         stats = await call(session, "stats")
         assert structured(stats)["files"].get("", 0) >= 1
         assert '"": ' not in text_of(stats) and "in no transcript format" in text_of(stats)
+
+
+async def test_a_project_no_session_worked_in_is_said(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    write_session(logs / "claude")  # its sessions worked in /w
+    flags: list[str | Path] = ["--scope", "all", "--no-embeddings", "--transcripts", logs]
+    async with mcp_client([*flags, "--index-dir", tmp_path / "index"], cwd=tmp_path) as session:
+        await wait_until_indexed(session)
+        for project in ("orbit-typo", "../../../../etc", "/w/elsewhere"):
+            answer = await call(session, "search", {"query": "winch", "project": project})
+            assert not structured(answer)["results"]
+            assert f"no session worked in a folder named or under '{project}'" in text_of(answer)
+        found = structured(await call(session, "search", {"query": "winch", "project": "w"}))
+        assert found["results"] and "no session worked" not in found.get("note", "")
+        # a project that has sessions, asked about what none of them says, is not said to be empty
+        silent = await call(session, "search", {"query": "zeppelin", "project": "/w"})
+        assert "no session worked" not in text_of(silent)
