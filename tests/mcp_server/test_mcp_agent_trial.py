@@ -164,3 +164,29 @@ async def test_a_project_no_session_worked_in_is_said(tmp_path: Path) -> None:
         # a project that has sessions, asked about what none of them says, is not said to be empty
         silent = await call(session, "search", {"query": "zeppelin", "project": "/w"})
         assert "no session worked" not in text_of(silent)
+
+
+async def test_a_message_shown_whole_is_cut_only_as_far_as_the_bound_needs(tmp_path: Path) -> None:
+    """`history {messageId, limit: 1}` shows a message whole; one longer than maxResponseChars is cut to what fits,
+    not to a fixed 4,000 characters, and the text says so."""
+    logs = tmp_path / "logs"
+    write_session(logs / "claude")
+    long_text = "the winch log: " + "pawl slipped at load step; " * 1500  # about 40,000 characters
+    with (logs / "claude" / f"{SESSION}.jsonl").open("a") as transcript:
+        line = claude_line(
+            "user", "long", f"m{MESSAGES - 1}", long_text, session=SESSION, timestamp="2026-04-05T11:00:00Z"
+        )
+        transcript.write(json.dumps(line) + "\n")
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"search": {"maxResponseChars": 20000, "excerptChars": 300}}))
+    flags: list[str | Path] = ["--scope", "all", "--no-embeddings", "--transcripts", logs, "--settings", settings]
+    async with mcp_client([*flags, "--index-dir", tmp_path / "index"], cwd=tmp_path) as session:
+        await wait_until_indexed(session)
+        whole = await call(session, "history", {"sessionKey": SESSION, "messageId": "long", "limit": 1})
+        data = structured(whole)
+        shown = data["messages"][0]["text"]
+        words = " ".join(shown.removesuffix("…").split())  # a message stored in parts is joined at line breaks
+        assert data["truncated"] and " ".join(long_text.split()).startswith(words)
+        assert 15_000 < len(shown) < len(long_text)  # as much as 20,000 characters of answer hold
+        assert len(json.dumps(data, ensure_ascii=False)) <= 20000 and len(text_of(whole)) <= 20000
+        assert f"texts longer than {data['textsCutTo']:,} characters cut to fit maxResponseChars" in text_of(whole)

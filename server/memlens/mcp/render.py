@@ -68,13 +68,32 @@ def bound(data: dict[str, Any], max_chars: int) -> dict[str, Any]:
                 _more_on_its_side(data, key, index)
             if key in cut:
                 data["cutToFit"] = cut
-    cap = 4000
-    while size(data) > max_chars and cap >= 20:
-        data = _shorten(data, cap, None)
-        cap //= 2
-    if size(data) > max_chars:  # only exact fields are left, and too many of them
+    if size(data) <= max_chars:
+        return data
+    shortened = _longest_texts_that_fit(data, max_chars)
+    if shortened is None:  # only exact fields are left, and too many of them
         return {"truncated": True, "note": f"the answer does not fit in maxResponseChars ({max_chars})"}
-    return data
+    return shortened
+
+
+MIN_TEXT_CHARS = 20
+
+
+def _longest_texts_that_fit(data: dict[str, Any], max_chars: int) -> dict[str, Any] | None:
+    """`data` with every text longer than the largest cap that makes it fit cut to that cap (`textsCutTo` says it),
+    or None when even MIN_TEXT_CHARS does not. The cap is searched for (a few dozen passes over an answer already
+    cut to one item per list): a fixed cap cut the one long message `history {messageId, limit: 1}` promises whole
+    to 4,000 characters of an allowed 64,000."""
+    low, high, best = MIN_TEXT_CHARS, max_chars, None
+    while low <= high:
+        cap = (low + high) // 2
+        trial = _shorten(data, cap, None)
+        trial["textsCutTo"] = cap
+        if size(trial) <= max_chars:
+            best, low = trial, cap + 1
+        else:
+            high = cap - 1
+    return best
 
 
 def _least_needed(data: dict[str, Any], key: str, items: list[Any]) -> int:
@@ -144,6 +163,8 @@ def _status(data: dict[str, Any]) -> list[str]:
     if data.get("cutToFit"):
         left = ", ".join(f"{count} {key}" for key, count in data["cutToFit"].items())
         lines.append(f"({left} left out to fit maxResponseChars)")
+    if data.get("textsCutTo"):
+        lines.append(f"(texts longer than {data['textsCutTo']:,} characters cut to fit maxResponseChars, ending in …)")
     return lines
 
 
