@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -84,5 +85,36 @@ def test_hostile_calls_are_refused_and_the_server_keeps_answering(tmp_path: Path
             assert is_error and message in text, text
         is_error, text = client.tool("search", {"query": "zeppelin copper roof", "mode": "keyword"})
         assert not is_error and "hangar.md" in text, text
+    finally:
+        assert client.close() == 0
+
+
+ANSWER_SECONDS = 120.0  # a guard against waiting forever, not a speed bound: the old server never answered at all
+
+
+def test_a_query_with_half_an_emoji_is_answered(tmp_path: Path) -> None:
+    """A JavaScript client that cuts a query inside an emoji sends a lone surrogate escape (`\\ud83d`); the SDK
+    dropped that line unanswered, and the client waited for ever. Now it reads as U+FFFD and is answered."""
+    (tmp_path / "ws" / "memory").mkdir(parents=True)
+    (tmp_path / "ws" / "memory" / "hangar.md").write_text(NOTE, encoding="utf-8")
+    memlens("index", "--workspace", tmp_path / "ws", "--index-dir", tmp_path / "index", "--no-embeddings")
+    client = RawClient(tmp_path / "ws", tmp_path / "index")
+    try:
+        client.request(
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "cut", "version": "1"}},
+        )
+        client.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        with ThreadPoolExecutor(1) as pool:
+            for query in ("copper roof \ud83d", "\udc00 zeppelin", "zeppelin \ud83d\ude80 roof"):
+                answer = pool.submit(client.tool, "search", {"query": query, "mode": "keyword"})
+                try:
+                    is_error, text = answer.result(timeout=ANSWER_SECONDS)
+                except TimeoutError:
+                    client.process.kill()  # ends the read the worker waits in
+                    raise AssertionError(f"no answer to a query of {query!r}") from None
+                assert not is_error and "hangar.md" in text, text
+        # a pair escaped whole is still the character it makes
+        assert "🚀" in client.tool("search", {"query": "zeppelin \ud83d\ude80", "mode": "keyword"})[1]
     finally:
         assert client.close() == 0

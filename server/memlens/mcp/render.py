@@ -3,8 +3,9 @@
 Why it exists: MCP answers carry two faces, `content` (text the model reads) and `structuredContent` (JSON for
 programs). JSON is a poor read for a model (keys repeat, ids drown the substance), so each tool gets a compact
 text rendering here that keeps what the next call needs (sessionKey, messageId, summaryId, resumeCommand) and the
-substance. Both faces are bounded by `search.maxResponseChars`: lists are cut from the end, then long texts are
-shortened, and the answer says so (`truncated: true`). Nothing here redacts: the engine already has.
+substance. Both faces are bounded by `search.maxResponseChars`: lists are cut (each losing what matters least
+first), then long texts are shortened, and the answer says so (`truncated: true`). Nothing here redacts: the engine
+already has.
 """
 
 from __future__ import annotations
@@ -49,28 +50,70 @@ def size(value: Any) -> int:
 
 
 def bound(data: dict[str, Any], max_chars: int) -> dict[str, Any]:
-    """`data` cut to at most `max_chars` characters of JSON; `truncated: true` when anything was left out."""
+    """`data` cut to at most `max_chars` characters of JSON; `truncated: true` when anything was left out, and
+    `cutToFit` says how many items of which list (each list loses first what matters least: `_least_needed`)."""
     max_chars = max(max_chars, MIN_RESPONSE_CHARS)
     if size(data) <= max_chars:
         return data
     data = copy.deepcopy(data)
     data["truncated"] = True
+    cut: dict[str, int] = {}
     for key in _LIST_KEYS:
         items = data.get(key)
         if isinstance(items, list):
-            dropped = 0
             while len(items) > 1 and size(data) > max_chars:
-                items.pop()
-                dropped += 1
-            if dropped:
-                data["omitted" + key[0].upper() + key[1:]] = dropped
-    cap = 4000
-    while size(data) > max_chars and cap >= 20:
-        data = _shorten(data, cap, None)
-        cap //= 2
-    if size(data) > max_chars:  # only exact fields are left, and too many of them
+                index = _least_needed(data, key, items)
+                items.pop(index)
+                cut[key] = cut.get(key, 0) + 1
+                _more_on_its_side(data, key, index)
+            if key in cut:
+                data["cutToFit"] = cut
+    if size(data) <= max_chars:
+        return data
+    shortened = _longest_texts_that_fit(data, max_chars)
+    if shortened is None:  # only exact fields are left, and too many of them
         return {"truncated": True, "note": f"the answer does not fit in maxResponseChars ({max_chars})"}
-    return data
+    return shortened
+
+
+MIN_TEXT_CHARS = 20
+
+
+def _longest_texts_that_fit(data: dict[str, Any], max_chars: int) -> dict[str, Any] | None:
+    """`data` with every text longer than the largest cap that makes it fit cut to that cap (`textsCutTo` says it),
+    or None when even MIN_TEXT_CHARS does not. The cap is searched for (a few dozen passes over an answer already
+    cut to one item per list): a fixed cap cut the one long message `history {messageId, limit: 1}` promises whole
+    to 4,000 characters of an allowed 64,000."""
+    low, high, best = MIN_TEXT_CHARS, max_chars, None
+    while low <= high:
+        cap = (low + high) // 2
+        trial = _shorten(data, cap, None)
+        trial["textsCutTo"] = cap
+        if size(trial) <= max_chars:
+            best, low = trial, cap + 1
+        else:
+            high = cap - 1
+    return best
+
+
+def _least_needed(data: dict[str, Any], key: str, items: list[Any]) -> int:
+    """The index of the item to leave out next. Ranked lists (hits, sessions, items) lose their last. Messages are in
+    time order: a window around a message (`anchor`) loses the one farthest from it, the earlier on a tie (the asked
+    message stays, and what followed it), and a window without one (a session's end, a summary's span kept newest
+    first) loses its oldest."""
+    if key != "messages":
+        return len(items) - 1
+    anchor = data.get("anchor")
+    at = next((n for n, item in enumerate(items) if anchor and item.get("messageId") == anchor), None)
+    if at is None:
+        return 0
+    return len(items) - 1 if len(items) - 1 - at > at else 0
+
+
+def _more_on_its_side(data: dict[str, Any], key: str, index: int) -> None:
+    """A history window that lost a message at one end says there is more on that side, so it can be paged to."""
+    if key == "messages" and "hasMoreBefore" in data:
+        data["hasMoreBefore" if index == 0 else "hasMoreAfter"] = True
 
 
 def _shorten(value: Any, cap: int, key: str | None) -> Any:
@@ -94,6 +137,17 @@ def clip(text: str, max_chars: int) -> str:
 # -- text renderings ---------------------------------------------------------------------------------------------
 
 
+ECHO_CHARS = 160
+"""Of a query, an error or a pattern said back in an answer's first line: the asker has it whole already, and a
+pasted traceback said back whole pushed the hits below thousands of characters of its own text."""
+
+
+def _echo(text: str | None) -> str:
+    """`text` on one line, cut to ECHO_CHARS (the cut said by `…`)."""
+    line = " ".join((text or "").split())
+    return line if len(line) <= ECHO_CHARS else line[: ECHO_CHARS - 1].rstrip() + _CUT
+
+
 def _when(value: str | None) -> str:
     return (value or "").replace("T", " ").replace("Z", "")[:16] or "?"
 
@@ -106,9 +160,11 @@ def _status(data: dict[str, Any]) -> list[str]:
     lines = []
     if data.get("indexing"):
         lines.append("(indexing is still running: the newest text may be missing)")
-    if data.get("truncated") and any(k.startswith("omitted") for k in data):
-        left = ", ".join(f"{v} {k[7:].lower()}" for k, v in data.items() if k.startswith("omitted"))
+    if data.get("cutToFit"):
+        left = ", ".join(f"{count} {key}" for key, count in data["cutToFit"].items())
         lines.append(f"({left} left out to fit maxResponseChars)")
+    if data.get("textsCutTo"):
+        lines.append(f"(texts longer than {data['textsCutTo']:,} characters cut to fit maxResponseChars, ending in …)")
     return lines
 
 
@@ -130,7 +186,7 @@ def _session_line(hit: dict[str, Any], resume: str | None) -> str:
 def render_search(data: dict[str, Any]) -> str:
     results = data.get("results", [])
     found = counted(len(results), "result")
-    head = f'{found} for "{data.get("query")}" ({data.get("mode")}, {data.get("searchTimeMs")} ms)'
+    head = f'{found} for "{_echo(data.get("query"))}" ({data.get("mode")}, {data.get("searchTimeMs")} ms)'
     lines = [head, *_status(data), *_left_out(data, "query")]
     lines += [f"({unread_date_note(unread)})" for unread in data.get("unreadDates", [])]
     lines += [f"({ambiguous_date_note(ambiguous)})" for ambiguous in data.get("ambiguousDates", [])]
@@ -249,7 +305,8 @@ def render_sessions(data: dict[str, Any]) -> str:
 def render_grep(data: dict[str, Any]) -> str:
     results = data.get("results", [])
     matched = counted(data.get("totalMatches"), "summary", "summaries")
-    lines = [f"{matched} match{'es' if data.get('totalMatches') == 1 else ''} /{data.get('pattern')}/", *_status(data)]
+    es = "es" if data.get("totalMatches") == 1 else ""
+    lines = [f"{matched} match{es} /{_echo(data.get('pattern'))}/", *_status(data)]
     for hit in results:
         lines.append(f"\n- summaryId {hit.get('summaryId')} · {hit.get('format')} · {_when(hit.get('timestamp'))}")
         lines.append(f"  sessionKey {hit.get('sessionKey')}")
@@ -294,11 +351,16 @@ def render_context(data: dict[str, Any]) -> str:
     return "\n".join([head, *_status(data), "", data.get("markdown", "")])
 
 
+def _read_files(data: dict[str, Any]) -> dict[str, int]:
+    """Files per format; those of no format (the catalog's "") are said on their own line (filesUnrecognised)."""
+    return {name: count for name, count in (data.get("files") or {}).items() if name}
+
+
 def render_stats(data: dict[str, Any]) -> str:
     lines = [
         f"{counted(data.get('sessions'), 'session')} · {counted(data.get('totalChunks'), 'chunk')} "
         f"({data.get('chunksWithEmbeddings')} with vectors) · provider {data.get('provider')}",
-        f"files: {json.dumps(data.get('files', {}))} · messages: {json.dumps(data.get('messages', {}))}",
+        f"files: {json.dumps(_read_files(data))} · messages: {json.dumps(data.get('messages', {}))}",
         f"last sync {data.get('lastSync')} · indexing {str(bool(data.get('indexing'))).lower()} · "
         f"read-only {str(bool(data.get('readOnly'))).lower()}",
     ]
@@ -324,9 +386,18 @@ def render_stats(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+NO_FIXES = (
+    "\nNone in past tools' output (test runs, builds, shell commands). An error someone pasted into a message is "
+    "found by `search`."
+)
+
+
 def render_fixes(data: dict[str, Any]) -> str:
     fixes = data.get("fixes", [])
-    lines = [f'{counted(len(fixes), "past occurrence")} of "{data.get("error")}" (one per session)', *_status(data)]
+    lines = [
+        f'{counted(len(fixes), "past occurrence")} of "{_echo(data.get("error"))}" (one per session)',
+        *_status(data),
+    ]
     lines += _left_out(data, "error")
     for n, fix in enumerate(fixes, 1):
         failed = "failed" if fix.get("error") else "output"
@@ -337,6 +408,8 @@ def render_fixes(data: dict[str, Any]) -> str:
         lines += ["   " + line for line in _message_lines(fix.get("after", []))]
     if fixes:
         lines.append("\nRead further: history {sessionKey, messageId}.")
+    else:
+        lines.append(NO_FIXES)
     return "\n".join(lines)
 
 

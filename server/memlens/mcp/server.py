@@ -31,6 +31,7 @@ from memlens.local_api.server import LocalServer
 from memlens.mcp.http_security import HttpSecurity
 from memlens.mcp.render import bound, clip, render
 from memlens.mcp.tools import TOOLS, Tool, run_tool, tool_named
+from memlens.mcp.well_formed import lone_surrogates_replaced
 from memlens.redaction import redact
 from memlens.stdin_reader import reading_stdin
 from memlens.stop_signal import by_sigterm, stopping_through_the_loop
@@ -68,9 +69,10 @@ class McpState:
         return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=data)
 
 
-def _error(message: str) -> types.CallToolResult:
-    """An error answer; masked whole: it names the tool the client asked for, whatever that name holds."""
-    return types.CallToolResult(content=[types.TextContent(text=redact(message))], is_error=True)
+def _error(name: str, message: str) -> types.CallToolResult:
+    """An error answer, `<tool>: <message>`: each part masked on its own (both may echo what the client sent, and
+    masked together a name ending in a password's key, such as `/etc/passwd`, would mask the message's first word)."""
+    return types.CallToolResult(content=[types.TextContent(text=f"{redact(name)}: {redact(message)}")], is_error=True)
 
 
 def build_server(state: McpState) -> Server[Any]:
@@ -100,10 +102,10 @@ def build_server(state: McpState) -> Server[Any]:
                 raise InvalidRequest("the arguments must be an object")
             return await anyio.to_thread.run_sync(partial(state.answer, tool, params.arguments))
         except MemlensError as exc:
-            return _error(f"{name}: {exc}")
+            return _error(name, str(exc))
         except Exception:
             log.exception("MCP tool %s failed", name)
-            return _error(f"{name}: internal error (the memlens server logged the details on its stderr)")
+            return _error(name, "internal error (the memlens server logged the details on its stderr)")
 
     return Server(
         "memlens",
@@ -128,7 +130,8 @@ def parse_address(value: str) -> tuple[str, int]:
 async def _serve_stdio(server: Server[Any]) -> bool:
     """Serve until the client closes stdin (False) or SIGTERM or Ctrl-C stops the server (True)."""
     with anyio.CancelScope() as serving, stopping_through_the_loop(serving.cancel), reading_stdin() as stdin:
-        lines = cast("anyio.AsyncFile[str]", stdin.text_lines())  # the SDK only iterates it, line by line
+        well_formed = (lone_surrogates_replaced(line) async for line in stdin.text_lines())
+        lines = cast("anyio.AsyncFile[str]", well_formed)  # the SDK only iterates it, line by line
         async with stdio_server(stdin=lines) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     return serving.cancelled_caught

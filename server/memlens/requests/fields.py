@@ -322,7 +322,10 @@ _BRACKETS = re.compile(r"[\[\]{}]")
 def parse_time(value: str, where: str, end_of_day: bool = False) -> float:
     """ISO 8601 date or date-time (naive = UTC), or a relative date (`7d`, `yesterday`: relative_dates) → epoch
     seconds; a bare date with `end_of_day` means that day's end."""
-    text = absolute_date(value) or value.strip()
+    try:
+        text = absolute_date(value) or value.strip()
+    except OverflowError:  # a duration ago that reaches before the calendar's first day
+        raise InvalidRequest(f"{where} must not reach back before the year 1, got {show(value)}") from None
     try:
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:

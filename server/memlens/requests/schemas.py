@@ -66,7 +66,10 @@ _DATE_HELP = (
     "only what is newer: an ISO date (UTC unless an offset is given), a duration ago (7d, 12h, 2w, 3m, 1y), today, "
     "yesterday or a weekday (monday, last tue)"
 )
-_UNTIL_HELP = "only what is older: an ISO date or date-time (a bare date includes that whole day), 7d, yesterday…"
+_UNTIL_HELP = (
+    "only what is older: an ISO date or date-time (a bare date includes that whole day), a duration ago (7d, 2w), "
+    "today, yesterday or a weekday (last tue)"
+)
 _PROJECT_HELP = "only sessions of this project: a working folder's name (any case) or path (and its subfolders)"
 _QUERY_HELP = "what to look for, in natural language or keywords"
 _SESSION_REF = "a session key (claude-code:<uuid>), a bare session id, or a unique prefix of one (≥ 4 characters)"
@@ -128,9 +131,7 @@ class McpSearchRequest(Request):
     format: AgentFormat | None = arg("only this agent's transcripts")
     role: Role | None = arg("only this speaker's messages")
     since: str | None = arg(_DATE_HELP, max_chars=MAX_DATE_CHARS, date=True)
-    until: str | None = arg(
-        "ISO date or date-time; a bare date includes that whole day", max_chars=MAX_DATE_CHARS, date=True
-    )
+    until: str | None = arg(_UNTIL_HELP, max_chars=MAX_DATE_CHARS, date=True)
     session_key: str | None = arg("only this session (key, id or unique prefix)", max_chars=MAX_KEY_CHARS)
     min_score: float | None = arg(
         "the least calibrated chance the best hit needs (0 shows the weaker matches withheld)",
@@ -187,7 +188,7 @@ class SessionsRequest(Request):
         example="2w",
     )
     until: str | None = arg(
-        "sessions active on or before this date (a bare date: that whole day)",
+        "sessions active on or before this date: ISO (a bare date: that whole day), 7d, 2w, today, yesterday",
         max_chars=MAX_DATE_CHARS,
         date=True,
         example="yesterday",
