@@ -29,6 +29,7 @@ from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.file_names import escape_name
 from memlens.errors import InvalidRequest, NotFound
+from memlens.redaction import redact
 from memlens.requests import DEFAULT_SESSIONS as DEFAULT_LIMIT
 from memlens.requests import SessionsRequest, checked, parse_time
 from memlens.wire import FileTouched, HistoryResponse, SearchResult, SessionSummary, ToolUse
@@ -308,7 +309,8 @@ def list_sessions(
         named = titles(catalog, [e.row for e in entries])
 
         def matches(entry: _Entry) -> bool:
-            hay = " ".join((named[entry.key], entry.row["cwd"] or "", entry.key)).casefold()
+            # the folder as shown (masked): matched raw, a query could find a secret in it piece by piece
+            hay = " ".join((named[entry.key], redact(entry.row["cwd"] or ""), entry.key)).casefold()
             missing = [term for term in terms if term not in hay]
             if not missing:
                 return True
