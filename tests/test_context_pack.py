@@ -137,3 +137,38 @@ def test_hidden_hits_neither_cut_the_tail_nor_take_places(engine: Engine) -> Non
     results = engine.search(query, min_score=0.001)["results"]
     assert results and all(r.get("sessionId") != "aaaa0000-0000-4000-8000-000000000001" for r in results)
     assert any(r.get("sessionId") == "bbbb0000-0000-4000-8000-000000000002" for r in results)
+
+
+def test_one_long_passage_leaves_room_for_other_sources(tmp_path: Path) -> None:
+    """The best hit is a long overview (as a compaction summary is): it is cut to its share while other sources wait
+    for their first turn, so the pack still quotes several, not that one passage alone."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "MEMORY.md").write_text(MEMORY, encoding="utf-8")
+    _session(workspace / "transcripts" / "a.jsonl", "aaaa0000-0000-4000-8000-000000000001", "billing", 1)
+    _session(workspace / "transcripts" / "b.jsonl", "bbbb0000-0000-4000-8000-000000000002", "shipping", 2)
+    overview = " ".join(f"Step {n}: the webhook retry policy keeps its backoff for attempt {n}." for n in range(300))
+    long_session = {
+        "type": "message",
+        "id": "cccc-a1",
+        "parentId": None,
+        "timestamp": "2026-03-03T10:00:00Z",
+        "message": {"role": "assistant", "content": [{"type": "text", "text": overview}]},
+    }
+    head = {"type": "session", "version": 3, "id": "cccc0000-0000-4000-8000-000000000003", "cwd": "/w"}
+    (workspace / "transcripts" / "c.jsonl").write_text(
+        "".join(json.dumps(e) + "\n" for e in (head, long_session)), encoding="utf-8"
+    )
+    settings = merge(
+        Settings(),
+        {"transcripts": {"paths": ["transcripts"], "agentDefaults": False}, "chunking": {"maxMessages": 1}},
+    )
+    with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False) as engine:
+        engine.sync()
+        assert estimate_tokens(overview) > 2000  # alone, it would fill the whole budget
+        pack = build_context_pack(engine, "webhook retry policy backoff", token_budget=2000)
+    sources = [item["source"] for item in pack["items"]]
+    assert "cccc0000-0000-4000-8000-000000000003" in " ".join(sources)
+    assert pack["sources"] >= 3 and pack["tokens"] <= 2000, sources
+    long_item = next(item for item in pack["items"] if "cccc0000" in item["source"])
+    assert long_item.get("truncated") and long_item["tokens"] <= 2000 // 3 + 1

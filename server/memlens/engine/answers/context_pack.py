@@ -27,6 +27,10 @@ MAX_CANDIDATES = 50
 MIN_TRIMMED_TOKENS = 40  # a trimmed item shorter than this is not worth its citation
 MIN_SCORE = 0.15  # questions score lower than keywords; the relative cut below keeps the pack on topic
 RELATIVE_CUT = 0.3  # drop hits scoring under this fraction of the best one
+# While other sources wait for their first turn, an item takes at most the budget shared among the first few of them:
+# one long passage (a compaction summary, an overview) would otherwise fill the pack alone
+SHARED_SOURCES = 3
+MIN_SHARE_TOKENS = 150
 
 
 class PackSource(Protocol):
@@ -181,6 +185,8 @@ def build_context_pack(
     items = [item for result in results if result["score"] >= floor and (item := _item(engine, result)) is not None]
     header = f"## Context for: {question.strip()}\n"
     used = estimate_tokens(header) + 1
+    first_round = min(SHARED_SOURCES, len({item["source"] for item in items}), max_items or SHARED_SOURCES)
+    share = max(MIN_SHARE_TOKENS, (budget - used) // max(1, first_round))
     chosen: list[ContextItem] = []
     seen: set[tuple[str, str | None]] = set()
     skipped = 0
@@ -192,8 +198,9 @@ def build_context_pack(
         if any((item["source"], i) in seen for i in ids):
             continue  # the same turn reached through a neighbouring hit
         cost = estimate_tokens(_render(item, len(chosen) + 1)) + 1
-        if used + cost > budget:
-            fitted = _fit(item, budget - used, len(chosen) + 1)
+        room = budget - used if len(chosen) + 1 >= first_round else min(share, budget - used)
+        if cost > room:
+            fitted = _fit(item, room, len(chosen) + 1)
             if fitted is None:
                 skipped += 1
                 continue
