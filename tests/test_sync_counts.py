@@ -14,6 +14,15 @@ from memlens.engine.engine import Engine
 from memlens.settings import Settings, merge
 
 
+def _line(session: str, n: int, text: str, *, prefix: str, day: str) -> str:
+    """The nth row of a session that alternates user and assistant, one minute apart, as a JSONL line."""
+    kind = "user" if n % 2 == 0 else "assistant"
+    content = text if kind == "user" else [{"type": "text", "text": text}]
+    parent = f"{prefix}{n - 1}" if n else None
+    row = claude_line(kind, f"{prefix}{n}", parent, content, session=session, timestamp=f"{day}T10:0{n}:00Z")
+    return json.dumps(row) + "\n"
+
+
 def test_a_sync_reports_the_messages_stats_then_counts(tmp_path: Path) -> None:
     transcripts = Path(__file__).parent / "fixtures" / "transcripts"
     settings = merge(Settings(), {"transcripts": {"agentDefaults": False, "paths": [str(transcripts)]}})
@@ -34,12 +43,7 @@ def test_an_append_reports_only_the_messages_it_added(tmp_path: Path) -> None:
     path = folder / f"{session}.jsonl"
 
     def line(n: int, text: str) -> str:
-        kind = "user" if n % 2 == 0 else "assistant"
-        content = text if kind == "user" else [{"type": "text", "text": text}]
-        row = claude_line(
-            kind, f"a{n}", f"a{n - 1}" if n else None, content, session=session, timestamp=f"2026-03-05T10:0{n}:00Z"
-        )
-        return json.dumps(row) + "\n"
+        return _line(session, n, text, prefix="a", day="2026-03-05")
 
     where = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
 
@@ -79,12 +83,7 @@ def test_a_file_read_again_whole_reports_only_what_it_added(tmp_path: Path) -> N
     path = folder / f"{session}.jsonl"
 
     def line(n: int, text: str) -> str:
-        kind = "user" if n % 2 == 0 else "assistant"
-        content = text if kind == "user" else [{"type": "text", "text": text}]
-        row = claude_line(
-            kind, f"b{n}", f"b{n - 1}" if n else None, content, session=session, timestamp=f"2026-03-06T09:0{n}:00Z"
-        )
-        return json.dumps(row) + "\n"
+        return _line(session, n, text, prefix="b", day="2026-03-06")
 
     where = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
 

@@ -54,17 +54,23 @@ class RawClient:
         return self.process.wait(timeout=60)
 
 
-def test_hostile_calls_are_refused_and_the_server_keeps_answering(tmp_path: Path) -> None:
+def _initialized_client(tmp_path: Path, name: str) -> RawClient:
+    """A raw client of `memlens mcp` over an index of one note, past the protocol's handshake."""
     (tmp_path / "ws" / "memory").mkdir(parents=True)
     (tmp_path / "ws" / "memory" / "hangar.md").write_text(NOTE, encoding="utf-8")
     memlens("index", "--workspace", tmp_path / "ws", "--index-dir", tmp_path / "index", "--no-embeddings")
     client = RawClient(tmp_path / "ws", tmp_path / "index")
+    client.request(
+        "initialize",
+        {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": name, "version": "1"}},
+    )
+    client.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+    return client
+
+
+def test_hostile_calls_are_refused_and_the_server_keeps_answering(tmp_path: Path) -> None:
+    client = _initialized_client(tmp_path, "hostile")
     try:
-        client.request(
-            "initialize",
-            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "hostile", "version": "1"}},
-        )
-        client.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
         deep = b"[" * 100_000 + b"]" * 100_000
         client.send(
             b'{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"search","arguments":{"query":'
@@ -95,16 +101,8 @@ ANSWER_SECONDS = 120.0  # a guard against waiting forever, not a speed bound: th
 def test_a_query_with_half_an_emoji_is_answered(tmp_path: Path) -> None:
     """A JavaScript client that cuts a query inside an emoji sends a lone surrogate escape (`\\ud83d`); the SDK
     dropped that line unanswered, and the client waited for ever. Now it reads as U+FFFD and is answered."""
-    (tmp_path / "ws" / "memory").mkdir(parents=True)
-    (tmp_path / "ws" / "memory" / "hangar.md").write_text(NOTE, encoding="utf-8")
-    memlens("index", "--workspace", tmp_path / "ws", "--index-dir", tmp_path / "index", "--no-embeddings")
-    client = RawClient(tmp_path / "ws", tmp_path / "index")
+    client = _initialized_client(tmp_path, "cut")
     try:
-        client.request(
-            "initialize",
-            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "cut", "version": "1"}},
-        )
-        client.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
         with ThreadPoolExecutor(1) as pool:
             for query in ("copper roof \ud83d", "\udc00 zeppelin", "zeppelin \ud83d\ude80 roof"):
                 answer = pool.submit(client.tool, "search", {"query": query, "mode": "keyword"})
