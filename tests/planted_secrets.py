@@ -19,6 +19,7 @@ import base64
 import json
 import random
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 CONTEXTS = ("user-prose", "assistant-prose", "command", "json", "env", "heading", "pem")
@@ -32,6 +33,8 @@ _HEX = _DIGITS + "abcdef"
 _B64 = _ALNUM + "+/"
 _URLSAFE = _ALNUM + "_-"
 _MARKER = re.compile(r"\[REDACTED:[a-z0-9-]*\]?")  # whole, or cut short by an excerpt
+_HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")
+HEX_PIECE = 16
 
 
 @dataclass(frozen=True)
@@ -375,12 +378,25 @@ def leaked(output: str, planted: list[Planted] = PLANTED) -> list[str]:
 def leaked_fragments(output: str, *, length: int = 6, planted: list[Planted] = PLANTED) -> list[str]:
     """The kinds any ``length``-character piece of whose secret appears in ``output`` (for cut-off excerpts).
 
-    Redaction markers are removed first: "[REDACTED:github-token]" shares "github" with "github_pat_…".
+    Redaction markers are removed first: "[REDACTED:github-token]" shares "github" with "github_pat_…". A piece made
+    of hex digits alone is read on to ``HEX_PIECE`` characters: an index's output holds content hashes and ids, in
+    which any given 8 hex digits turn up by chance often enough to fail a test now and then, never 16.
     """
     output = _MARKER.sub(" ", output)
-    return [
-        p.kind for p in planted if any(p.secret[i : i + length] in output for i in range(len(p.secret) - length + 1))
-    ]
+
+    def pieces(secret: str) -> Iterator[str]:
+        for start in range(len(secret) - length + 1):
+            piece = secret[start : start + length]
+            if _HEX_DIGITS.fullmatch(piece) and length < HEX_PIECE:
+                if len(secret) < HEX_PIECE:
+                    piece = secret  # a short hex secret is looked for whole
+                elif start + HEX_PIECE <= len(secret):
+                    piece = secret[start : start + HEX_PIECE]
+                else:
+                    continue  # near its end: read from an earlier start
+            yield piece
+
+    return [p.kind for p in planted if any(piece in output for piece in pieces(p.secret))]
 
 
 @dataclass(frozen=True)
