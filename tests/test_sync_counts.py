@@ -23,6 +23,21 @@ def _line(session: str, n: int, text: str, *, prefix: str, day: str) -> str:
     return json.dumps(row) + "\n"
 
 
+def _memlens(where: list[str], *args: str) -> str:
+    """What `memlens ARGS WHERE` printed (both streams); it must succeed."""
+    done = subprocess.run([sys.executable, "-m", "memlens", *args, *where], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout + done.stderr
+
+
+def _added(where: list[str], *args: str) -> int:
+    """The N of the "+N messages" a sync command reports."""
+    said = _memlens(where, *args)
+    found = re.search(r"\+(\d+) messages?", said)
+    assert found, said
+    return int(found.group(1))
+
+
 def test_a_sync_reports_the_messages_stats_then_counts(tmp_path: Path) -> None:
     transcripts = Path(__file__).parent / "fixtures" / "transcripts"
     settings = merge(Settings(), {"transcripts": {"agentDefaults": False, "paths": [str(transcripts)]}})
@@ -48,12 +63,7 @@ def test_an_append_reports_only_the_messages_it_added(tmp_path: Path) -> None:
     where = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
 
     def index() -> int:
-        done = subprocess.run(
-            [sys.executable, "-m", "memlens", "index", *where], capture_output=True, text=True, timeout=300
-        )
-        added = re.search(r"\+(\d+) messages?", done.stdout + done.stderr)
-        assert done.returncode == 0 and added, done.stdout + done.stderr
-        return int(added.group(1))
+        return _added(where, "index")
 
     path.write_text(line(0, "where do the webhook retries back off") + line(1, "In the dispatcher, exponentially."))
     assert index() == 2
@@ -88,17 +98,10 @@ def test_a_file_read_again_whole_reports_only_what_it_added(tmp_path: Path) -> N
     where = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
 
     def memlens(*args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "-m", "memlens", *args, *where], capture_output=True, text=True, timeout=300
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-        return done.stdout + done.stderr
+        return _memlens(where, *args)
 
     def added(*args: str) -> int:
-        said = memlens(*args)
-        found = re.search(r"\+(\d+) messages?", said)
-        assert found, said
-        return int(found.group(1))
+        return _added(where, *args)
 
     path.write_text(line(0, "why does the cron job run twice") + line(1, "Two schedulers share one lock key."))
     assert added("index") == 2

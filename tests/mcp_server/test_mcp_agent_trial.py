@@ -6,8 +6,12 @@ any hit, a `since` of 99999 years that answered "internal error", and an unknown
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+
+from mcp.client.session import ClientSession
 
 from claude_lines import claude_line
 from mcp_server.helpers import call, mcp_client, text_of, wait_until_indexed
@@ -51,17 +55,22 @@ def ids(data: dict[str, Any]) -> list[str]:
     return [m["messageId"] for m in data["messages"]]
 
 
+@asynccontextmanager
+async def _indexed(tmp_path: Path, logs: Path, *more: str | Path) -> AsyncIterator[ClientSession]:
+    """A real `memlens mcp` over the transcripts in `logs` (keyword only), once its first indexing is done."""
+    flags: list[str | Path] = ["--scope", "all", "--no-embeddings", "--transcripts", logs, *more]
+    async with mcp_client([*flags, "--index-dir", tmp_path / "index"], cwd=tmp_path) as session:
+        await wait_until_indexed(session)
+        yield session
+
+
 async def test_an_answer_cut_to_fit_keeps_what_was_asked_for(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     write_session(logs / "claude")
     split_session(logs)  # a session ending with a compaction summary of its four messages
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"search": {"maxResponseChars": 4000, "excerptChars": 300}}))
-    flags: list[str | Path] = ["--scope", "all", "--no-embeddings", "--transcripts", logs]
-    flags += ["--index-dir", tmp_path / "index", "--settings", settings]
-    async with mcp_client(flags, cwd=tmp_path) as session:
-        await wait_until_indexed(session)
-
+    async with _indexed(tmp_path, logs, "--settings", settings) as session:
         # a window around a message keeps that message, and says there is more on both sides
         around = await call(session, "history", {"sessionKey": SESSION, "messageId": ANCHOR, "limit": MESSAGES})
         data = structured(around)
@@ -86,9 +95,7 @@ async def test_an_answer_cut_to_fit_keeps_what_was_asked_for(tmp_path: Path) -> 
 async def test_a_pasted_traceback_is_not_said_back_whole(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     write_session(logs / "claude")
-    flags: list[str | Path] = ["--scope", "all", "--no-embeddings", "--transcripts", logs]
-    async with mcp_client([*flags, "--index-dir", tmp_path / "index"], cwd=tmp_path) as session:
-        await wait_until_indexed(session)
+    async with _indexed(tmp_path, logs) as session:
         for tool, arguments in (("search", {"query": TRACEBACK}), ("find_fixes", {"error": TRACEBACK})):
             head = text_of(await call(session, tool, arguments)).split("\n\n", 1)[0]  # what comes before any hit
             assert len(head) < 600, (tool, head)  # said back whole, it ran to 4,000 characters
@@ -99,9 +106,7 @@ async def test_a_pasted_traceback_is_not_said_back_whole(tmp_path: Path) -> None
 async def test_bad_calls_answer_one_clear_line(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     write_session(logs / "claude")
-    flags: list[str | Path] = ["--scope", "all", "--no-embeddings", "--transcripts", logs]
-    async with mcp_client([*flags, "--index-dir", tmp_path / "index"], cwd=tmp_path) as session:
-        await wait_until_indexed(session)
+    async with _indexed(tmp_path, logs) as session:
         expected = {
             ("search", "since", "99999y"): "search: since must not reach back before the year 1, got '99999y'",
             ("sessions", "until", "9999y"): "sessions: until must not reach back before the year 1, got '9999y'",
@@ -124,9 +129,7 @@ async def test_what_an_agent_reads_says_what_to_pass_and_where_else_to_look(tmp_
     logs = tmp_path / "logs"
     write_session(logs / "claude")
     (logs / "claude" / "binary.jsonl").write_bytes(bytes(range(256)) * 4)  # a file in no transcript format
-    flags: list[str | Path] = ["--scope", "all", "--no-embeddings", "--transcripts", logs]
-    async with mcp_client([*flags, "--index-dir", tmp_path / "index"], cwd=tmp_path) as session:
-        await wait_until_indexed(session)
+    async with _indexed(tmp_path, logs) as session:
         # every date field says it takes the relative forms the parser reads, `until` as `since`
         listed = {tool.name: tool.input_schema["properties"] for tool in (await session.list_tools()).tools}
         for tool, properties in listed.items():
@@ -152,9 +155,7 @@ async def test_what_an_agent_reads_says_what_to_pass_and_where_else_to_look(tmp_
 async def test_a_project_no_session_worked_in_is_said(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     write_session(logs / "claude")  # its sessions worked in /w
-    flags: list[str | Path] = ["--scope", "all", "--no-embeddings", "--transcripts", logs]
-    async with mcp_client([*flags, "--index-dir", tmp_path / "index"], cwd=tmp_path) as session:
-        await wait_until_indexed(session)
+    async with _indexed(tmp_path, logs) as session:
         for project in ("orbit-typo", "../../../../etc", "/w/elsewhere"):
             answer = await call(session, "search", {"query": "winch", "project": project})
             assert not structured(answer)["results"]
@@ -179,9 +180,7 @@ async def test_a_message_shown_whole_is_cut_only_as_far_as_the_bound_needs(tmp_p
         transcript.write(json.dumps(line) + "\n")
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"search": {"maxResponseChars": 20000, "excerptChars": 300}}))
-    flags: list[str | Path] = ["--scope", "all", "--no-embeddings", "--transcripts", logs, "--settings", settings]
-    async with mcp_client([*flags, "--index-dir", tmp_path / "index"], cwd=tmp_path) as session:
-        await wait_until_indexed(session)
+    async with _indexed(tmp_path, logs, "--settings", settings) as session:
         whole = await call(session, "history", {"sessionKey": SESSION, "messageId": "long", "limit": 1})
         data = structured(whole)
         shown = data["messages"][0]["text"]
