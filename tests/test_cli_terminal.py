@@ -489,6 +489,14 @@ def test_an_answer_narrowed_to_nothing_names_the_flags_that_did_it(cli_example: 
         "no sessions",
         "--project nowhere-at-all narrowed it: drop it to list every session",
     ]
+    # ...and that no session worked in such a folder, as a search says it: on stderr, and in the JSON answer
+    said = "no session worked in a folder named or under 'nowhere-at-all'"
+    assert sessions.stderr == f"memlens: {said}\n"
+    as_json = memlens("sessions", "--no-sync", "--json", "--project", "nowhere-at-all", *where(cli_example))
+    assert as_json.returncode == 1 and json.loads(as_json.stdout)["note"] == said
+    known_run = memlens("sessions", "--no-sync", "--json", "--project", "ledgerline", *where(cli_example))
+    known = json.loads(known_run.stdout)
+    assert known["sessions"] and "note" not in known
 
 
 def test_the_session_list_gives_its_titles_the_room_on_an_80_column_terminal(cli_example: Engine) -> None:

@@ -307,6 +307,8 @@ export interface SessionsResponse {
   totalSessions: number;
   nextCursor: string | null;
   indexing: boolean;
+  /** why none is listed when a filter names what no session has (a project no session worked in) */
+  note?: string;
 }
 
 /** A file with skipped lines, replaced bytes or a failure (`memlens.stats` lists at most 50). */

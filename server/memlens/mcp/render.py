@@ -279,6 +279,8 @@ def render_sessions(data: dict[str, Any]) -> str:
     sessions = data.get("sessions", [])
     total = data.get("totalSessions")
     lines = [f"{len(sessions)} of {counted(total, 'session')}, newest first", *_status(data)]
+    if data.get("note"):
+        lines.append(f"note: {data['note']}")
     for s in sessions:
         lines.append(
             f'\n- "{s.get("title")}" · {s.get("format")} · {_when(s.get("firstTime"))} → '
