@@ -444,7 +444,9 @@ def test_the_sync_line_folds_to_the_terminal_and_stays_whole_in_a_pipe(tmp_path:
     sync = lines[lines.index(next(line for line in lines if line.startswith("sync: "))) :]
     assert len(sync) >= 2 and all(len(line) <= 60 for line in sync), sync  # folded, nothing lost past the edge
     assert all(line.startswith("  ") for line in sync[1:])
-    piped = memlens("reindex", "--full", *where, env={"HOME": str(tmp_path)})
+    # the same sync into an index of its own (a second one into the first adds no chunks, and says so)
+    again = ["--workspace", str(workspace), "--index-dir", str(tmp_path / "piped-index"), "--no-embeddings"]
+    piped = memlens("reindex", "--full", *again, env={"HOME": str(tmp_path)})
     (line,) = [line for line in piped.stdout.splitlines() if line.startswith("sync: ")]
     assert " ".join(sync).split()[:-2] == line.split()[:-2]  # the same words (but the seconds it took)
 

@@ -379,7 +379,9 @@ export interface ReindexReport {
   filesFailed: number;
   /** names of files also found under another name (hard links, symlinks): indexed once */
   aliases: number;
+  /** messages the index holds more than before (one read again or moved is none) */
   messagesAdded: number;
+  /** chunks the index holds more than before (one written again is none), as `totalChunks` counts them */
   chunksAdded: number;
   unitsEmbedded: number;
   badLines: number;
