@@ -377,6 +377,8 @@ def print_team_sessions(page: TeamSessionsResponse, *, columns: int = 0, zone: t
     the project at most 16 cells each), each row cut to `columns` cells (0: whole, as in a pipe), times in `zone`;
     on a narrow terminal the message count, then the project, then the publisher give way to the title."""
     sessions = page["sessions"]
+    if page.get("note"):
+        print(f"memlens: {page['note']}", file=sys.stderr)
     if not sessions:
         print("no sessions in the team index")
         return
