@@ -444,7 +444,9 @@ def test_the_sync_line_folds_to_the_terminal_and_stays_whole_in_a_pipe(tmp_path:
     sync = lines[lines.index(next(line for line in lines if line.startswith("sync: "))) :]
     assert len(sync) >= 2 and all(len(line) <= 60 for line in sync), sync  # folded, nothing lost past the edge
     assert all(line.startswith("  ") for line in sync[1:])
-    piped = memlens("reindex", "--full", *where, env={"HOME": str(tmp_path)})
+    # the same sync into an index of its own (a second one into the first adds no chunks, and says so)
+    again = ["--workspace", str(workspace), "--index-dir", str(tmp_path / "piped-index"), "--no-embeddings"]
+    piped = memlens("reindex", "--full", *again, env={"HOME": str(tmp_path)})
     (line,) = [line for line in piped.stdout.splitlines() if line.startswith("sync: ")]
     assert " ".join(sync).split()[:-2] == line.split()[:-2]  # the same words (but the seconds it took)
 
@@ -489,6 +491,14 @@ def test_an_answer_narrowed_to_nothing_names_the_flags_that_did_it(cli_example: 
         "no sessions",
         "--project nowhere-at-all narrowed it: drop it to list every session",
     ]
+    # ...and that no session worked in such a folder, as a search says it: on stderr, and in the JSON answer
+    said = "no session worked in a folder named or under 'nowhere-at-all'"
+    assert sessions.stderr == f"memlens: {said}\n"
+    as_json = memlens("sessions", "--no-sync", "--json", "--project", "nowhere-at-all", *where(cli_example))
+    assert as_json.returncode == 1 and json.loads(as_json.stdout)["note"] == said
+    known_run = memlens("sessions", "--no-sync", "--json", "--project", "ledgerline", *where(cli_example))
+    known = json.loads(known_run.stdout)
+    assert known["sessions"] and "note" not in known
 
 
 def test_the_session_list_gives_its_titles_the_room_on_an_80_column_terminal(cli_example: Engine) -> None:

@@ -283,6 +283,7 @@ def answers(
 
         sessions = engine.sessions(limit=3)
         out["SessionsResponse"] += [sessions, engine.sessions(cursor=sessions["nextCursor"])]
+        out["SessionsResponse"].append(engine.sessions(project="no-such-project"))  # a mistyped project: `note`
         history = out["HistoryResponse"]
         for session in engine.sessions(limit=50)["sessions"]:
             history.append(engine.history(session["sessionKey"], limit=3))

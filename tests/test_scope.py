@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from memlens.engine.engine import Engine
+from memlens.engine.filters import SearchFilters
 from memlens.errors import NotFound
 from memlens.settings import Settings
 
@@ -114,6 +115,22 @@ def test_excluded_and_out_of_scope_sessions_answer_like_missing_ones(
         assert engine.summaries_grep("zanzibar")["results"] == []
         assert engine.search("zanzibar", mode="keyword")["results"] == []
         assert engine.context("zanzibar queue")["items"] == []
+
+
+def test_a_project_of_hidden_sessions_is_said_to_have_none(fake_home: tuple[Path, Path], tmp_path: Path) -> None:
+    """A project filter whose sessions are all hidden gets the note a project no session worked in gets: its
+    absence told that hidden sessions worked there."""
+    _, workspace = fake_home
+    settings = Settings()
+    settings.scope = "all"
+    with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False) as engine:
+        engine.sync()
+        assert "note" not in engine.sessions(project="elsewhere")
+        engine.settings.exclude_sessions = [THEIRS]
+        said = "no session worked in a folder named or under 'elsewhere'"
+        assert engine.sessions(project="elsewhere")["note"] == said
+        assert said in engine.search("zanzibar", mode="keyword", filters=SearchFilters(project="elsewhere"))["note"]
+        assert "note" not in engine.sessions(project="project")
 
 
 def test_an_error_never_names_a_hidden_session(fake_home: tuple[Path, Path], tmp_path: Path) -> None:

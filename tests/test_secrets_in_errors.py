@@ -63,6 +63,7 @@ def test_the_clis_own_messages_mask_a_pasted_secret(tmp_path: Path) -> None:
         "a command argparse does not know": memlens(token),
         "a folder that is not there": memlens("search", "kiln", "--workspace", tmp_path / token),
         "a filter that emptied the answer": memlens("search", "kiln", "--project", token, *where),
+        "a filter that emptied the sessions list": memlens("sessions", "--project", token, *where),
         "a session reference": memlens("history", token, *where),
     }
     for what, run in runs.items():

@@ -153,9 +153,88 @@ def test_a_file_moved_between_two_watcher_events_adds_no_messages(tmp_path: Path
         assert engine.sync_paths([copy]).messages_added == 2
         copy.unlink()
         assert engine.sync_paths([], [copy]).files_deleted == 1
-        copy.write_bytes(new.read_bytes())  # back after a sync of its own: the index no longer held its messages
+        assert engine.sync().files_deleted == 0  # a whole sync read every file: the copy did not move
+        copy.write_bytes(new.read_bytes())  # back after that: the index no longer held its messages
         assert engine.sync_paths([copy]).messages_added == 2
         sessions = engine.sessions(limit=10)["sessions"]
         counted = {s["sessionKey"]: s["messageCount"] for s in sessions}
         shown = {key: len(engine.history(key, limit=50)["messages"]) for key in counted}
         assert counted == shown and sum(counted.values()) == sum(engine.stats()["messages"].values()) == 4
+
+
+def test_a_file_moved_across_two_watcher_syncs_adds_no_messages(tmp_path: Path) -> None:
+    """The watcher may report a rename's removal and its new name in two syncs (its events straddle a batch): the
+    removal's messages were forgotten at the end of the first, and the new name counted "+2 messages" of a session
+    that held both. A whole sync between the two forgets them: it read every file, so the file did not move."""
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    session = "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d"
+    old = folder / f"{session}.jsonl"
+    first_two = "".join(_line(session, n, f"step {n} of the timetable", prefix="f", day="2026-03-08") for n in range(2))
+    old.write_text(first_two)
+    settings = merge(Settings(), {"transcripts": {"agentDefaults": False, "paths": [str(folder)]}, "scope": "all"})
+    (tmp_path / "ws").mkdir()
+    with Engine([tmp_path / "ws"], settings, index_dir=tmp_path / "index", embedder=None) as engine:
+        assert engine.sync_paths([old]).messages_added == 2
+        new = folder / "ferry.jsonl"
+        old.rename(new)
+        removed = engine.sync_paths([], [old])
+        assert (removed.files_deleted, removed.messages_added) == (1, 0)
+        read = engine.sync_paths([new])
+        assert (read.files_parsed, read.messages_added) == (1, 0)
+        with new.open("a") as grown:  # moved again, and grown on the way: only the new message is added
+            grown.write(_line(session, 2, "and the last ferry leaves at ten", prefix="f", day="2026-03-08"))
+        last = folder / "ferry-final.jsonl"
+        new.rename(last)
+        assert engine.sync_paths([], [new]).files_deleted == 1
+        assert engine.sync_paths([last]).messages_added == 1
+        last.unlink()
+        assert engine.sync_paths([], [last]).files_deleted == 1
+        assert engine.sync().messages_added == 0  # every file read: the removed one moved nowhere
+        last.write_text(first_two)
+        assert engine.sync_paths([last]).messages_added == 2  # back after that: new to the index
+        assert sum(engine.stats()["messages"].values()) == 2
+
+
+def test_the_chunks_a_sync_reports_are_the_chunks_the_index_gained(tmp_path: Path) -> None:
+    """ "N chunks" in a sync's line counted every chunk written: an append writes the chunk its new messages join
+    again, `reindex --full` and a rename write every chunk anew, so "1 chunk" stood beside a count of chunks that had
+    not grown. Each line now says what `stats` then counts more."""
+    session = "8b9c0d1e-2f3a-4b4c-8d5e-6f7a8b9c0d1e"
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    path = folder / f"{session}.jsonl"
+
+    def line(n: int, text: str) -> str:
+        return _line(session, n, text, prefix="k", day="2026-03-09")
+
+    where = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
+
+    def total() -> int:
+        return int(json.loads(_memlens(where, "stats", "--json"))["totalChunks"])
+
+    def chunks_said(*args: str) -> int:
+        said = _memlens(where, *args)
+        found = re.search(r"\b(\d+) chunks?\b", said)
+        assert found, said
+        return int(found.group(1))
+
+    def grown_as_said(*args: str) -> int:
+        before = total()
+        said = chunks_said(*args)
+        assert said == max(0, total() - before), args
+        return said
+
+    path.write_text("".join(line(n, f"question {n} about the kiln's thermocouple drift") for n in range(4)))
+    assert grown_as_said("index") > 0
+    with path.open("a") as handle:  # joins the last chunk, which is written again
+        handle.write(line(4, "and the fix was a new thermocouple"))
+    grown_as_said("index")
+    assert grown_as_said("reindex", "--full") == 0
+    path.rename(folder / "kiln.jsonl")  # read whole under its new name
+    assert grown_as_said("index") == 0
+    with (folder / "kiln.jsonl").open("a") as handle:  # many long messages: chunks of their own
+        handle.writelines(
+            line(n, f"step {n}: " + "the kiln log reads 1,200 degrees again. " * 60) for n in range(5, 12)
+        )
+    assert grown_as_said("index") > 0

@@ -216,6 +216,20 @@ def test_cli_publish_search_and_sessions_through_the_team_index(
     found = cli("search", "DLQ alarm", "--team", team_url, "--json", "--no-sync", *where)
     assert found.returncode == 0, found.stderr
     assert json.loads(found.stdout)["team"]["reachable"] is True
+    # a publisher or project the team index holds no row of is said, not answered with an empty list alone
+    nobody = cli("sessions", "--team", team_url, "--publisher", "dnaa", *where)
+    assert "no sessions in the team index" in nobody.stdout
+    assert "memlens: no one published to the team index as 'dnaa'" in nobody.stderr
+    as_json = json.loads(cli("sessions", "--team", team_url, "--publisher", "dnaa", "--json", *where).stdout)
+    assert as_json["sessions"] == [] and as_json["note"] == "no one published to the team index as 'dnaa'"
+    searched = cli("search", "DLQ alarm", "--team", team_url, "--publisher", "dnaa", "--json", "--no-sync", *where)
+    assert "no one published to the team index as 'dnaa'" in json.loads(searched.stdout)["note"]
+    known = json.loads(cli("sessions", "--team", team_url, "--publisher", "dana", "--json", *where).stdout)
+    assert known["sessions"] and "note" not in known
+    unmatched = cli(
+        "search", "zzqqxx unheard", "--team", team_url, "--publisher", "dana", "--json", "--no-sync", *where
+    )
+    assert "published" not in json.loads(unmatched.stdout).get("note", "")  # dana is there: nothing to say of her
 
 
 def test_an_unreachable_team_server_keeps_the_local_answers(built_example: tuple[Path, Path], tmp_path: Path) -> None:

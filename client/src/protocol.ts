@@ -307,6 +307,8 @@ export interface SessionsResponse {
   totalSessions: number;
   nextCursor: string | null;
   indexing: boolean;
+  /** why none is listed when a filter names what no session has (a project no session worked in) */
+  note?: string;
 }
 
 /** A file with skipped lines, replaced bytes or a failure (`memlens.stats` lists at most 50). */
@@ -377,7 +379,9 @@ export interface ReindexReport {
   filesFailed: number;
   /** names of files also found under another name (hard links, symlinks): indexed once */
   aliases: number;
+  /** messages the index holds more than before (one read again or moved is none) */
   messagesAdded: number;
+  /** chunks the index holds more than before (one written again is none), as `totalChunks` counts them */
   chunksAdded: number;
   unitsEmbedded: number;
   badLines: number;

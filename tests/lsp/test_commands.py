@@ -253,8 +253,12 @@ async def test_project_filter(client: LanguageClient) -> None:
         {"query": "session", "mode": "keyword", "limit": 50, "filters": {"project": "ledgerline"}},
     )
     assert found["results"] and all(r.get("sessionKey") in keys for r in found["results"])
+    assert "note" not in listing
     none = await execute(client, "memlens.search", {"query": "pgbouncer", "filters": {"project": "no-such-project"}})
-    assert none["results"] == []
+    said = "no session worked in a folder named or under 'no-such-project'"
+    assert none["results"] == [] and said in none["note"]
+    unlisted = await execute(client, "memlens.sessions", {"project": "no-such-project"})
+    assert unlisted["sessions"] == [] and unlisted["note"] == said
 
 
 async def test_search_session_filter_takes_an_id_or_prefix(client: LanguageClient) -> None:

@@ -165,6 +165,17 @@ async def test_a_project_no_session_worked_in_is_said(tmp_path: Path) -> None:
         # a project that has sessions, asked about what none of them says, is not said to be empty
         silent = await call(session, "search", {"query": "zeppelin", "project": "/w"})
         assert "no session worked" not in text_of(silent)
+        # the sessions list says it alike, in its text and its structured answer
+        for project in ("orbit-typo", "/w/elsewhere"):
+            listed = await call(session, "sessions", {"project": project})
+            said = f"no session worked in a folder named or under '{project}'"
+            assert not structured(listed)["sessions"] and structured(listed)["note"] == said
+            assert f"note: {said}" in text_of(listed)
+        known = await call(session, "sessions", {"project": "w"})
+        assert structured(known)["sessions"] and "note" not in structured(known)
+        assert "no session worked" not in text_of(known)
+        narrowed = await call(session, "sessions", {"project": "w", "query": "zeppelin-nowhere"})
+        assert not structured(narrowed)["sessions"] and "note" not in structured(narrowed)  # the project is there
 
 
 async def test_a_message_shown_whole_is_cut_only_as_far_as_the_bound_needs(tmp_path: Path) -> None:

@@ -207,8 +207,11 @@ TITLE_ROOM = 16  # cells of a title worth keeping on a narrow terminal before a 
 def print_sessions(page: SessionsResponse, *, columns: int = 0, zone: tzinfo | None = None) -> None:
     """The sessions as a table, each row cut to `columns` cells (0: whole, as in a pipe), times in `zone`. On a
     terminal too narrow for every column the message count, then the agent, then the project are left out, so
-    that the session's reference (what `memlens history` opens) stays whole and some of its title shows."""
+    that the session's reference (what `memlens history` opens) stays whole and some of its title shows. The page's
+    note (a project no session worked in) goes to stderr, as a search's."""
     sessions = page["sessions"]
+    if page.get("note"):
+        print(f"memlens: {page['note']}", file=sys.stderr)
     if not sessions:
         print("no sessions")
         return
@@ -374,6 +377,8 @@ def print_team_sessions(page: TeamSessionsResponse, *, columns: int = 0, zone: t
     the project at most 16 cells each), each row cut to `columns` cells (0: whole, as in a pipe), times in `zone`;
     on a narrow terminal the message count, then the project, then the publisher give way to the title."""
     sessions = page["sessions"]
+    if page.get("note"):
+        print(f"memlens: {page['note']}", file=sys.stderr)
     if not sessions:
         print("no sessions in the team index")
         return

@@ -3,9 +3,10 @@
 Why it exists: MCP answers carry two faces, `content` (text the model reads) and `structuredContent` (JSON for
 programs). JSON is a poor read for a model (keys repeat, ids drown the substance), so each tool gets a compact
 text rendering here that keeps what the next call needs (sessionKey, messageId, summaryId, resumeCommand) and the
-substance. Both faces are bounded by `search.maxResponseChars`: lists are cut (each losing what matters least
-first), then long texts are shortened, and the answer says so (`truncated: true`). Nothing here redacts: the engine
-already has.
+substance. Both faces are bounded by `search.maxResponseChars`, each alone: a client hands its model one face, not
+both (docs/mcp.md), so a budget shared by the two would halve what a model reads. Lists are cut (each losing what
+matters least first), then long texts are shortened, and the answer says so (`truncated: true`). Nothing here
+redacts: the engine already has.
 """
 
 from __future__ import annotations
@@ -279,6 +280,8 @@ def render_sessions(data: dict[str, Any]) -> str:
     sessions = data.get("sessions", [])
     total = data.get("totalSessions")
     lines = [f"{len(sessions)} of {counted(total, 'session')}, newest first", *_status(data)]
+    if data.get("note"):
+        lines.append(f"note: {data['note']}")
     for s in sessions:
         lines.append(
             f'\n- "{s.get("title")}" · {s.get("format")} · {_when(s.get("firstTime"))} → '

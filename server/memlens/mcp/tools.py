@@ -106,6 +106,7 @@ def _answer(*required: str, **properties: Any) -> dict[str, Any]:
 _LIST = {"type": "array", "items": {"type": "object"}}
 _FLAG = {"type": "boolean"}
 _INT = {"type": "integer"}
+_TEXT = {"type": "string"}
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,7 @@ TOOLS: tuple[Tool, ...] = (
             sessionTitles={"type": "object"},
             indexing=_FLAG,
             withheld=_INT,
+            note=_TEXT,
         ),
         search,
     ),
@@ -179,7 +181,12 @@ TOOLS: tuple[Tool, ...] = (
         "folder's name or path), `format`, `since`/`until`; page with `cursor` (nextCursor of the previous page).",
         SessionsRequest,
         _answer(
-            "sessions", sessions=_LIST, totalSessions=_INT, nextCursor={"type": ["string", "null"]}, indexing=_FLAG
+            "sessions",
+            sessions=_LIST,
+            totalSessions=_INT,
+            nextCursor={"type": ["string", "null"]},
+            indexing=_FLAG,
+            note=_TEXT,
         ),
         sessions,
         defaults={"limit": AGENT_SESSIONS},

@@ -1,16 +1,21 @@
-"""A JSON-RPC line whose string escapes name half a character (`\\ud83d` alone) made well-formed before the SDK
-reads it.
+"""A JSON-RPC line (stdio) or request body (HTTP) whose string escapes name half a character (`\\ud83d` alone) made
+well-formed before the SDK reads it.
 
 Why it exists: JavaScript strings are UTF-16, so a client that cuts a query at a length can cut an emoji in two, and
-`JSON.stringify` writes the half left as the escape `\\ud83d`. The SDK's JSON parser refuses such a line and drops
-it without an answer: the client then waits for a reply that never comes. Each lone surrogate escape is written as
-U+FFFD instead (as memlens reads an invalid byte in a transcript), so the call is answered; a pair that makes a
-whole character is left alone.
+`JSON.stringify` writes the half left as the escape `\\ud83d`. The SDK's JSON parser refuses it: on stdio the line is
+dropped without an answer and the client waits for a reply that never comes; over HTTP the POST was refused (400, a
+parse error without the request's id). Each lone surrogate escape is written as U+FFFD instead (as memlens reads an
+invalid byte in a transcript), so the call is answered on either transport; a pair that makes a whole character is
+left alone.
 """
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.S)  # every escape in order, so `\\\\ud800` is no escape
 _MAY_HOLD_ONE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -51,3 +56,45 @@ def lone_surrogates_replaced(line: str) -> str:
         last = end
     parts.append(line[last:])
     return "".join(parts)
+
+
+def well_formed_body(body: bytes) -> bytes:
+    """An HTTP request's body as the stdio transport reads a line: UTF-8, a byte that is not replaced, and each lone
+    surrogate escape written as `\\ufffd`."""
+    text = body.decode("utf-8", errors="replace")
+    fixed = lone_surrogates_replaced(text)
+    return body if fixed == text and text.encode("utf-8") == body else fixed.encode("utf-8")
+
+
+class WellFormedBodies:
+    """The HTTP app with each request's body made well-formed before the SDK reads it (`well_formed_body`).
+
+    The body is read only when the app asks for it, as the SDK does once its checks (bearer token, Host, Origin)
+    have passed, and whole, as the SDK reads it: a request refused before that is never read here either. The SDK
+    reads the body and never its Content-Length, which an invalid byte's replacement lengthens."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        read = False
+
+        async def receive_well_formed() -> Message:
+            nonlocal read
+            if read:
+                return await receive()
+            read = True
+            parts: list[bytes] = []
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return message  # the client went away: the app hears so
+                parts.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    break
+            return {"type": "http.request", "body": well_formed_body(b"".join(parts)), "more_body": False}
+
+        await self._app(scope, receive_well_formed, send)

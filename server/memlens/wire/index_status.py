@@ -51,8 +51,8 @@ class ReindexReport(TypedDict):
     filesDeleted: int
     filesFailed: int
     aliases: int
-    messagesAdded: int
-    chunksAdded: int
+    messagesAdded: int  # messages the index holds more than before (one read again or moved is none)
+    chunksAdded: int  # chunks the index holds more than before (one written again is none), as `stats` counts
     unitsEmbedded: int
     badLines: int
     errors: list[str]

@@ -75,3 +75,4 @@ class SessionsResponse(TypedDict):
     totalSessions: int
     nextCursor: str | None
     indexing: bool
+    note: NotRequired[str]  # why none is listed when a filter names what no session has (a project none worked in)

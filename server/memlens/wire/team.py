@@ -40,3 +40,4 @@ class TeamSessionsResponse(TypedDict):
     """`memlens sessions --team URL --json`."""
 
     sessions: list[TeamSession]
+    note: NotRequired[str]  # a publisher or project filter the team index holds no row of

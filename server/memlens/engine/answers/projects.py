@@ -8,7 +8,9 @@ folder and so its project.
 
 from __future__ import annotations
 
+from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
+from memlens.settings.values import show
 
 
 def project_name(cwd: str | None) -> str | None:
@@ -35,3 +37,14 @@ def in_project(cwd: str | None, project: str) -> bool:
 def project_session_keys(catalog: Catalog, project: str) -> frozenset[str]:
     """The keys of every session of this project (visibility is applied by whoever shows them)."""
     return frozenset(str(r["key"]) for r in catalog.all_sessions() if in_project(r["cwd"], project))
+
+
+def unknown_project_note(catalog: Catalog, project: str, visibility: Visibility) -> str | None:
+    """What an answer filtered by `project` says when no visible session worked in it (None when one did): the name
+    may be mistyped, or a folder given that no session ran in, and nothing else tells an empty project from an
+    unanswered question. Every answer that takes a project filter says it so (search, sessions); a hidden session
+    counts as none, as it is never listed or named."""
+    for row in catalog.all_sessions():
+        if in_project(row["cwd"], project) and not visibility.hides_row(row):
+            return None
+    return f"no session worked in a folder named or under {show(project)}"

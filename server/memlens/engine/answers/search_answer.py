@@ -17,7 +17,7 @@ from memlens.engine.answers.period import (
     read_period,
     time_zone,
 )
-from memlens.engine.answers.projects import project_session_keys
+from memlens.engine.answers.projects import unknown_project_note
 from memlens.engine.answers.references import add_references
 from memlens.engine.answers.results import ResultBuilder
 from memlens.engine.answers.sessions import label_results, resolve_session
@@ -35,7 +35,6 @@ from memlens.engine.ranking.search import Retriever
 from memlens.engine.sources.common import scrub
 from memlens.requests import SearchFilterRequest, SearchRequest, checked, read_end
 from memlens.settings import Settings
-from memlens.settings.values import show
 from memlens.wire import FusionMode, LeftOut, SearchResponse
 
 NO_TOPIC_NOTE = (
@@ -140,19 +139,16 @@ def search(
     elif ranking.mode != (mode or settings.mode):
         response["note"] = f"no embedding model ({engine.provider_note or 'no vectors yet'}); keyword search only"
     if filters is not None and filters.project and not results:
-        _say_of_the_project(engine, response, filters.project)
+        _add_note(response, unknown_project_note(engine.catalog, filters.project, builder.visibility))
     if explain:
         response["fusion"] = cast(FusionMode, ranking.fusion)  # the retriever checked it against FUSIONS
     return _said_of_the_query(response, left_out, engine.retriever.keyword)
 
 
-def _say_of_the_project(engine: SearchSource, response: SearchResponse, project: str) -> None:
-    """An empty answer filtered by a project no session worked in says so: the name may be mistyped, or a folder
-    given that no session ran in, and nothing else tells an empty project from an unanswered question."""
-    if project_session_keys(engine.catalog, project):
-        return
-    said = f"no session worked in a folder named or under {show(project)}"
-    response["note"] = f"{said}; {response['note']}" if response.get("note") else said
+def _add_note(response: SearchResponse, said: str | None) -> None:
+    """`said` after any note the answer already carries."""
+    if said is not None:
+        response["note"] = f"{said}; {response['note']}" if response.get("note") else said
 
 
 def _said_of_the_query(response: SearchResponse, left_out: LeftOut | None, keyword: KeywordIndex) -> SearchResponse:

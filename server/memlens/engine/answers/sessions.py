@@ -19,9 +19,9 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
-from memlens.engine.answers.projects import in_project, project_name
+from memlens.engine.answers.projects import in_project, project_name, unknown_project_note
 from memlens.engine.answers.references import chosen_session, session_reference, sessions_named_by_rest
 from memlens.engine.answers.results import iso
 from memlens.engine.answers.session_titles import one_line, request_title, task_title
@@ -215,6 +215,7 @@ class SessionsPage(TypedDict):
     sessions: list[SessionSummary]
     totalSessions: int
     nextCursor: str | None
+    note: NotRequired[str]  # a project filter no visible session worked in (projects.unknown_project_note)
 
 
 def _usage_fields(catalog: Catalog, key: str) -> _Usage:
@@ -349,11 +350,14 @@ def list_sessions(
                 "resumeCommand": resume_command(row["format"], row["session_id"], cwd),
             }
         )
-    return {
+    answer: SessionsPage = {
         "sessions": sessions,
         "totalSessions": total,
         "nextCursor": _encode_cursor(page[-1]) if more and page else None,
     }
+    if project and not total and (said := unknown_project_note(catalog, project, visibility)):
+        answer["note"] = said
+    return answer
 
 
 # -- resolving a session reference ---------------------------------------------------------------------------

@@ -163,11 +163,18 @@ class FileTables(CatalogConnection):
         found = db.execute(f"SELECT COALESCE(SUM({MESSAGE_UNITS}), 0) FROM units WHERE file_id = ?", (file_id,))
         return int(found.fetchone()[0])
 
-    def file_messages_by_session(self, db: sqlite3.Connection, file_id: int) -> dict[str, int]:
-        """The messages (message_count.py) a file's units hold now, by session key."""
-        sql = f"""SELECT session_key, SUM({MESSAGE_UNITS}) FROM units
-                  WHERE file_id = ? AND session_key IS NOT NULL GROUP BY session_key"""
-        return {str(key): int(count) for key, count in db.execute(sql, (file_id,))}
+    def file_chunks(self, db: sqlite3.Connection, file_id: int) -> int:
+        """The chunks a file holds now, in every session of the file."""
+        return int(db.execute("SELECT COUNT(*) FROM chunks WHERE file_id = ?", (file_id,)).fetchone()[0])
+
+    def file_held_by_session(self, db: sqlite3.Connection, file_id: int) -> dict[str, tuple[int, int]]:
+        """The messages (message_count.py) and the chunks a file holds now, by session key."""
+        messages = f"""SELECT session_key, SUM({MESSAGE_UNITS}) FROM units
+                       WHERE file_id = ? AND session_key IS NOT NULL GROUP BY session_key"""
+        chunks = """SELECT session_key, COUNT(*) FROM chunks
+                    WHERE file_id = ? AND session_key IS NOT NULL GROUP BY session_key"""
+        held = {str(key): int(count) for key, count in db.execute(messages, (file_id,))}
+        return {str(key): (held.get(str(key), 0), int(count)) for key, count in db.execute(chunks, (file_id,))}
 
     def delete_file(self, db: sqlite3.Connection, file_id: int) -> list[int]:
         unit_ids = self.purge_file_contents(db, file_id)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from memlens.engine.file_names import escape_name, stored_path
 from memlens.engine.indexing.discovery import SourceFile
 from memlens.engine.indexing.file_identity import identity_values
 from memlens.engine.indexing.ingest import ChunkSpec, FileContent, SessionSpec, chunk_records
+from memlens.engine.indexing.removed_sessions import RemovedSessions, Stored
 from memlens.engine.message_count import is_message
 from memlens.engine.sources.base import TranscriptRecord
 from memlens.engine.sources.common import errors_before_line
@@ -39,10 +39,9 @@ class CatalogWriter:
     def __init__(self, catalog: Catalog, chunking: ChunkingSettings) -> None:
         self.catalog = catalog
         self.chunking = chunking
-        # the messages of files removed since the end of the last sync, by session key: a file that moved (removed
-        # under one name, read under another, its session the same) adds none again (`Indexer.collect_garbage`
-        # forgets them, as it does their vectors)
-        self.moved: Counter[str] = Counter()
+        # the messages of files removed lately, by session key: a file that moved (removed under one name, read
+        # under another, its session the same) adds none again, in one sync or across two (removed_sessions.py)
+        self.removed = RemovedSessions()
 
     def write(
         self,
@@ -54,13 +53,14 @@ class CatalogWriter:
         content: FileContent,
         appended: bool,
         pending: PendingChanges,
-    ) -> int:
+    ) -> Stored:
         """Record a parsed file: replace its contents, or with `appended` add the new tail's messages. Returns the
-        messages it added (message_count.py): those the index did not hold before. An append parses its tail again
-        from the message the new lines may continue, which is stored again but not added; a file read whole again
-        (`reindex --full`, a new parser) adds only what it holds beyond what its rows held (a file that only grew
-        adds its new messages, one read again unchanged adds none), and a file that moved only what its sessions
-        hold beyond what they held under the old name (`moved`)."""
+        messages (message_count.py) and chunks it added: those the index did not hold before (fewer than none for a
+        file that shrank; the report counts that as none). An append parses its tail again from the message the new
+        lines may continue, and writes the chunks from the one it joins on again: those are stored again but not
+        added; a file read whole again (`reindex --full`, a new parser) adds only what it holds beyond what its rows
+        held (a file that only grew adds its new messages, one read again unchanged adds none), and a file that moved
+        only what its sessions hold beyond what they held under the old name (`removed`)."""
         path = stored_path(source.path)
         leaf = next((r.uuid for r in reversed(content.records) if r.uuid), None)
         values: dict[str, object] = {
@@ -90,9 +90,9 @@ class CatalogWriter:
             values["replaced"] = content.replaced
             values["orphaned"] = content.orphaned
             file_id = self.catalog.upsert_file(db, path, source.kind, **values)
-            held = 0
+            held = Stored()
             if row is not None:
-                held = self.catalog.file_messages(db, file_id)
+                held = Stored(self.catalog.file_messages(db, file_id), self.catalog.file_chunks(db, file_id))
                 pending.deleted_units += self.catalog.purge_file_contents(db, file_id)
             session_key = self._store_session(db, file_id, source.path, content.session) if content.session else None
             self.catalog.set_file_session(db, file_id, session_key)
@@ -112,8 +112,8 @@ class CatalogWriter:
             written = [session_key, *agent_keys.values()]
             self.catalog.refresh_session_activity(db, written)
             if row is None:
-                held = sum(self.moved.pop(key, 0) for key in written if key is not None)
-            return _messages(content.chunks) - held
+                held = self.removed.take(written)
+            return Stored(_messages(content.chunks) - held.messages, len(content.chunks) - held.chunks)
 
     def _store_session(self, db: sqlite3.Connection, file_id: int, path: Path, session: SessionSpec) -> str:
         base = f"{session.format}:{session.session_id}"
@@ -149,10 +149,10 @@ class CatalogWriter:
         pending: PendingChanges,
         *,
         file_mtime: float,
-    ) -> int:
+    ) -> Stored:
         """Replace the units from `content.replace_from_line` on and regroup the chunks from the first one they
         touch (at least the last chunk, which the new messages may join); earlier chunks stay as they are. Returns
-        the messages stored less those deleted: the ones the append added."""
+        the messages and chunks stored less those deleted: the ones the append added."""
         replace_from = content.replace_from_line
         chunk_ids = self.catalog.file_chunk_ids(db, file_id)
         first = len(chunk_ids) - 1 if chunk_ids else 0
@@ -176,7 +176,7 @@ class CatalogWriter:
             self.catalog.delete_chunks(db, regrouped)
         new = [r for r in content.records if r.agent_id is None]
         if not carried and not new:
-            return -deleted
+            return Stored(-deleted, -len(regrouped))
         chunks = chunk_records(carried + new, self.chunking)
         self._insert_chunks(
             db,
@@ -188,7 +188,7 @@ class CatalogWriter:
             file_mtime=file_mtime,
             pending=pending,
         )
-        return _messages(chunks) - deleted
+        return Stored(_messages(chunks) - deleted, len(chunks) - len(regrouped))
 
     def _insert_chunks(
         self,

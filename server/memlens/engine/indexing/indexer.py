@@ -35,6 +35,7 @@ from memlens.engine.indexing.file_reader import FileReader, is_quiet, tail_waiti
 from memlens.engine.indexing.files_fingerprint import files_fingerprint
 from memlens.engine.indexing.ingest import FileContent
 from memlens.engine.indexing.memory_trim import release_freed_memory
+from memlens.engine.indexing.removed_sessions import Stored
 from memlens.engine.indexing.stored_text import cut_across_append, redact_content
 from memlens.engine.indexing.text_compression import compress_stored_texts
 from memlens.engine.indexing.vector_writer import VectorWriter
@@ -165,6 +166,7 @@ class Indexer:
         with self._writing():
             self._settled, self._whole_sync = settled, prune
             started = time.perf_counter()
+            began = self.writer.removed.now()
             report = SyncReport(files_seen=len(sources))
             backfill_unit_facts(self.catalog, self.keyword, cancel)  # before this sync's units are filled in
             backfill_words(self.catalog, self.keyword, cancel)  # a catalog from before the vocabulary: once
@@ -183,6 +185,8 @@ class Indexer:
                 self._sync_files(found, kept, report, progress=progress, cancel=cancel, prune=prune, settled=settled)
                 if fingerprint is not None and not (kept or report.cancelled or report.errors or report.aliases):
                     self.catalog.keep_files_fingerprint(fingerprint)
+            if prune and not report.cancelled:  # every file read: one removed before that did not move
+                self.writer.removed.forget_before(began)
             self.collect_garbage()
             if report.files_parsed or report.files_appended or report.files_deleted:
                 release_freed_memory()  # what parsing freed, before the embedding's working set is added on top
@@ -295,11 +299,10 @@ class Indexer:
 
     def collect_garbage(self) -> None:
         """Forget the vectors of the rows removed during a whole sync (VectorWriter.mirror keeps them for a file that
-        moved: deleted here, added there), and their messages (CatalogWriter.moved). Run after a whole sync, never
-        between its parts."""
+        moved: deleted here, added there). Run after a whole sync, never between its parts. (Their messages are kept
+        longer, within their own bounds: removed_sessions.py.)"""
         with self._writing():
             self.embedding.forget_removed()
-            self.writer.moved.clear()
 
     def remove_paths(self, paths: Iterable[Path]) -> SyncReport:
         """Purge files that disappeared (watcher events); their rows' vectors are kept for a file that moved until
@@ -322,7 +325,8 @@ class Indexer:
             with self.catalog.transaction() as db:
                 self.catalog.forget_aliases(db, [row.path for row in rows])
                 for row in rows:
-                    self.writer.moved.update(self.catalog.file_messages_by_session(db, row.id))
+                    held = self.catalog.file_held_by_session(db, row.id)
+                    self.writer.removed.remember({key: Stored(*counts) for key, counts in held.items()})
                     pending.deleted_units += self.catalog.delete_file(db, row.id)
                 generation = self.catalog.bump_generation(db)
             self._mirror(generation, pending)
@@ -351,6 +355,7 @@ class Indexer:
                 self.catalog.forget_root(db, path)
             self.catalog.save_roots_copy()
             report = self.remove_paths(files)
+            self.writer.removed.clear()  # a folder forgotten: none of its files moved, and one added back is new
             self.collect_garbage()
             self.embedding.persist()
             return report
@@ -423,7 +428,7 @@ class Indexer:
                 mark = (len(pending.deleted_units), len(pending.added_units))
                 try:
                     with self.catalog.savepoint(db):
-                        messages = self.writer.write(
+                        added = self.writer.write(
                             db, source=source, row=row, stat=stat, content=content, appended=appended, pending=pending
                         )
                 except Exception as exc:  # this file's rows only: the batch's other files still commit
@@ -442,7 +447,7 @@ class Indexer:
                         reason=reason,
                     )
                     continue
-                _count(report, source.path, content, appended, messages)
+                _count(report, source.path, content, appended, added)
             generation = self.catalog.bump_generation(db)
         self._volume.read_bytes += sum(stat.st_size for _, _, stat in batch)
         self._volume.units += len(pending.added_units)
@@ -550,7 +555,7 @@ class Indexer:
         return reason
 
 
-def _count(report: SyncReport, path: Path, content: FileContent, appended: bool, messages: int) -> None:
+def _count(report: SyncReport, path: Path, content: FileContent, appended: bool, added: Stored) -> None:
     if appended:
         report.files_appended += 1
     else:
@@ -560,5 +565,7 @@ def _count(report: SyncReport, path: Path, content: FileContent, appended: bool,
     # what `stats` and the sessions count as messages (message_count.py), as the writer stored them: not a tool's
     # output (it counted 336 where stats then said 157), not a compaction summary, a message in parts once, and not
     # again the message an append parsed again because the new lines might continue it
-    report.messages_added += max(0, messages)
-    report.chunks_added += len(content.chunks)
+    report.messages_added += max(0, added.messages)
+    # the chunks the index holds more than before, as the messages: a chunk an append writes again (the last one,
+    # which the new messages join) or a re-read file writes anew is not one more (it counted every chunk written)
+    report.chunks_added += max(0, added.chunks)

@@ -14,7 +14,14 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.team.publish import OutgoingUnit, PublishTarget, outgoing_units, publish
 from memlens.engine.team.team_catalog import TeamCatalog, TeamRefused, TeamSchemaTooNew, TeamUnavailable
 from memlens.engine.team.team_connections import TeamConnections
-from memlens.engine.team.team_search import TeamQuery, team_results, team_sessions, unreachable, with_team
+from memlens.engine.team.team_search import (
+    TeamQuery,
+    team_results,
+    team_sessions,
+    unknown_names_note,
+    unreachable,
+    with_team,
+)
 from memlens.engine.vectors.embedder import Embedder, ModelUnavailable
 from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.errors import InvalidRequest
@@ -116,13 +123,14 @@ def search_with_team(
                 if readable
                 else []
             )
+            said = unknown_names_note(team, where) if readable and not hits else None
     except TeamUnavailable as exc:
         return unreachable(local, str(exc))
     except (TeamRefused, TeamSchemaTooNew) as exc:
         if strict:
             raise
         return unreachable(local, str(exc))
-    return with_team(local, hits, limit=limit, rrf_k=settings.rrf_k)
+    return with_team(local, hits, limit=limit, rrf_k=settings.rrf_k, said=said)
 
 
 def team_session_page(

@@ -758,6 +758,14 @@ class TeamCatalog:
             self.conn.rollback()
         return [TeamSessionRow(*r) for r in found]
 
+    def has_rows(self, *, publisher: str | None = None, project: str | None = None) -> bool:
+        """Whether any published row has this publisher and project (each when given)."""
+        where, params = self._where(publisher, project)
+        with self._failures():
+            row = self.conn.execute(f"SELECT EXISTS (SELECT 1 FROM memlens_units WHERE true{where})", params).fetchone()
+            self.conn.rollback()
+        return bool(row and row[0])
+
     def count_units(self, publisher: str | None = None) -> int:
         where, params = self._where(publisher, None)
         with self._failures():

@@ -25,6 +25,7 @@ from memlens.engine.ranking.search import fused_score
 from memlens.engine.sources.tool_output import joined_call
 from memlens.engine.team.team_catalog import TeamCatalog, TeamRow, TeamSessionRow
 from memlens.settings import SearchSettings
+from memlens.settings.values import show
 from memlens.wire import SearchResponse, SearchResult
 from memlens.wire.team import TeamSession, TeamSessionsResponse
 
@@ -177,7 +178,21 @@ def team_sessions(team: TeamCatalog, *, where: TeamQuery, limit: int, query: str
     if not team.check_readable():
         return {"sessions": []}
     rows = team.sessions(publisher=where.publisher, project=where.project, limit=limit, query=query)
-    return {"sessions": [_session(r) for r in rows]}
+    answer: TeamSessionsResponse = {"sessions": [_session(r) for r in rows]}
+    if not rows and (said := unknown_names_note(team, where)):
+        answer["note"] = said
+    return answer
+
+
+def unknown_names_note(team: TeamCatalog, where: TeamQuery) -> str | None:
+    """What an answer filtered by a publisher or a project the team index holds no row of says (None when it holds
+    both): a mistyped name answered an empty list and nothing else, as a local project filter did."""
+    said = []
+    if where.publisher and not team.has_rows(publisher=where.publisher):
+        said.append(f"no one published to the team index as {show(where.publisher)}")
+    if where.project and not team.has_rows(project=where.project):
+        said.append(f"the team index holds no project named {show(where.project)}")
+    return "; ".join(said) or None
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -209,7 +224,12 @@ def unreachable(local: SearchResponse, reason: str) -> SearchResponse:
     return answer
 
 
-def with_team(local: SearchResponse, team: Sequence[SearchResult], *, limit: int, rrf_k: int) -> SearchResponse:
+def with_team(
+    local: SearchResponse, team: Sequence[SearchResult], *, limit: int, rrf_k: int, said: str | None = None
+) -> SearchResponse:
+    """`local` with the team's hits merged in; `said`: a note of the team's (`unknown_names_note`)."""
     answer = merged(local, list(team), limit=limit, rrf_k=rrf_k)
     answer["team"] = {"reachable": True, "hits": sum(1 for r in answer["results"] if "publisher" in r)}
+    if said:
+        answer["note"] = f"{local['note']}; {said}" if local.get("note") else said
     return answer

@@ -1,0 +1,54 @@
+"""`memlens mcp --http` reads a request's body as stdio reads a line (memlens.mcp.well_formed): a lone surrogate
+escape (`\\ud83d`, as a JavaScript client that cuts an emoji writes it) or a byte that is not UTF-8 reads as U+FFFD,
+and the call is answered; the server refused such a POST with a parse error (400, id null) before."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mcp_server.helpers import memlens
+from mcp_server.http_server import Served, env, free_port, mcp_command, serve
+
+NOTE = "# Hangar\n\nThe zeppelin hangar has a copper roof.\n"
+
+
+def _search(server: Served, headers: dict[str, str], call: int, query: bytes) -> dict[str, object]:
+    """The result of a keyword search whose query's JSON text is `query`, sent as these bytes."""
+    body = (
+        b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"search","arguments":{"query":"%s",'
+        b'"mode":"keyword"}}}' % (call, query)
+    )
+    answer = server.send(body, headers)
+    assert answer.status == 200, answer.body
+    [message] = answer.messages()
+    assert message["id"] == call, message
+    result: dict[str, object] = message["result"]
+    return result
+
+
+def test_a_body_with_half_an_emoji_or_a_bad_byte_is_answered(tmp_path: Path) -> None:
+    (tmp_path / "ws" / "memory").mkdir(parents=True)
+    (tmp_path / "ws" / "memory" / "hangar.md").write_text(NOTE, encoding="utf-8")
+    memlens("index", "--workspace", tmp_path / "ws", "--index-dir", tmp_path / "index", "--no-embeddings")
+    port = free_port()
+    for server in serve(mcp_command(f"127.0.0.1:{port}", tmp_path / "ws", tmp_path / "index"), port, tmp_path, env()):
+        headers = server.initialized()
+        cut = {
+            rb"copper roof \ud83d": "copper roof \ufffd",  # half an emoji at the end
+            rb"\udc00 zeppelin": "\ufffd zeppelin",  # a low half alone
+            b"zeppelin \xff roof": "zeppelin \ufffd roof",  # a byte no UTF-8 text holds
+        }
+        for call, (query, read) in enumerate(cut.items(), start=2):
+            result = _search(server, headers, call, query)
+            assert not result["isError"], result
+            structured = result["structuredContent"]
+            assert isinstance(structured, dict) and structured["query"] == read
+            assert any(hit["relPath"].endswith("hangar.md") for hit in structured["results"]), structured
+        # a pair escaped whole is still the character it makes
+        whole = _search(server, headers, 9, rb"zeppelin \ud83d\ude80")["structuredContent"]
+        assert isinstance(whole, dict) and whole["query"] == "zeppelin 🚀"
+        # a body that is no JSON at all is still refused, as before
+        refused = server.send(b'{"jsonrpc":"2.0","id":10,', headers)
+        assert refused.status == 400 and json.loads(refused.body)["error"]["code"] == -32700
+        assert "Traceback" not in server.stderr.read_text()
