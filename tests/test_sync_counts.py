@@ -11,6 +11,7 @@ from pathlib import Path
 
 from claude_lines import claude_line
 from memlens.engine.engine import Engine
+from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings, merge
 
 
@@ -194,6 +195,32 @@ def test_a_file_moved_across_two_watcher_syncs_adds_no_messages(tmp_path: Path) 
         last.write_text(first_two)
         assert engine.sync_paths([last]).messages_added == 2  # back after that: new to the index
         assert sum(engine.stats()["messages"].values()) == 2
+
+
+def test_a_file_moved_across_two_watcher_syncs_keeps_its_vectors(tmp_path: Path, embedder: Embedder) -> None:
+    """The vectors of a moved file's rows were forgotten at the end of the sync that removed it: the new name, read in
+    the watcher's next sync, waited to be embedded again. They are kept as its counts are (recently_removed.py); a
+    whole sync forgets them (every file was read), and a file back after that is embedded anew."""
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    session = "9c0d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f"
+    old = folder / f"{session}.jsonl"
+    texts = ["the ferry timetable moved to the harbour office", "and the night boat now leaves from pier four"]
+    old.write_text("".join(_line(session, n, text, prefix="v", day="2026-03-10") for n, text in enumerate(texts)))
+    settings = merge(Settings(), {"transcripts": {"agentDefaults": False, "paths": [str(folder)]}, "scope": "all"})
+    (tmp_path / "ws").mkdir()
+    with Engine([tmp_path / "ws"], settings, index_dir=tmp_path / "index", embedder=embedder) as engine:
+        assert engine.sync_paths([old]).units_embedded == 2
+        new = folder / "harbour.jsonl"
+        old.rename(new)
+        assert engine.sync_paths([], [old]).files_deleted == 1
+        read = engine.sync_paths([new])
+        assert (read.files_parsed, read.units_embedded, engine.pending_embeddings()) == (1, 0, 0)
+        new.unlink()
+        assert engine.sync_paths([], [new]).files_deleted == 1
+        engine.sync()  # every file read: the removed one moved nowhere
+        new.write_text("".join(_line(session, n, t, prefix="v", day="2026-03-10") for n, t in enumerate(texts)))
+        assert engine.sync_paths([new]).units_embedded == 2
 
 
 def test_the_chunks_a_sync_reports_are_the_chunks_the_index_gained(tmp_path: Path) -> None:

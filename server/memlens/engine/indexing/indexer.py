@@ -185,9 +185,8 @@ class Indexer:
                 self._sync_files(found, kept, report, progress=progress, cancel=cancel, prune=prune, settled=settled)
                 if fingerprint is not None and not (kept or report.cancelled or report.errors or report.aliases):
                     self.catalog.keep_files_fingerprint(fingerprint)
-            if prune and not report.cancelled:  # every file read: one removed before that did not move
-                self.writer.removed.forget_before(began)
-            self.collect_garbage()
+            # every file read: one removed before that did not move
+            self.collect_garbage(read_all_since=began if prune and not report.cancelled else None)
             if report.files_parsed or report.files_appended or report.files_deleted:
                 release_freed_memory()  # what parsing freed, before the embedding's working set is added on top
             if self.keyword_behind and not report.cancelled:  # (a cancelled sync leaves it for the next one)
@@ -297,16 +296,22 @@ class Indexer:
                 count += changed(row, named.stat)
         return count
 
-    def collect_garbage(self) -> None:
-        """Forget the vectors of the rows removed during a whole sync (VectorWriter.mirror keeps them for a file that
-        moved: deleted here, added there). Run after a whole sync, never between its parts. (Their messages are kept
-        longer, within their own bounds: removed_sessions.py.)"""
+    def collect_garbage(self, *, read_all_since: float | None = None) -> None:
+        """Forget what removed files left for a file that moved (their rows' vectors: VectorWriter.mirror; their
+        sessions' counts: removed_sessions.py) once past its bounds (recently_removed.py). After a whole sync
+        (`read_all_since`: when it began), every file was read: the counts removed before it began go, and the
+        vectors all go (a file moved while it ran is embedded again: up to 58 MB are not held on for that). Run
+        after a sync, never between its parts."""
         with self._writing():
-            self.embedding.forget_removed()
+            if read_all_since is None:
+                self.embedding.forget_removed()
+            else:
+                self.embedding.forget_all_removed()
+                self.writer.removed.forget_before(read_all_since)
 
     def remove_paths(self, paths: Iterable[Path]) -> SyncReport:
-        """Purge files that disappeared (watcher events); their rows' vectors are kept for a file that moved until
-        `collect_garbage`."""
+        """Purge files that disappeared (watcher events); what their rows held is kept a while for a file that moved
+        (`collect_garbage`)."""
         return self._remove_stored([stored_path(p) for p in paths])
 
     def _remove_stored(self, wanted: list[str]) -> SyncReport:
@@ -356,7 +361,7 @@ class Indexer:
             self.catalog.save_roots_copy()
             report = self.remove_paths(files)
             self.writer.removed.clear()  # a folder forgotten: none of its files moved, and one added back is new
-            self.collect_garbage()
+            self.embedding.forget_all_removed()
             self.embedding.persist()
             return report
 

@@ -17,6 +17,7 @@ from contextlib import AbstractContextManager
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.indexing.ingest import EMBED_TEXT_CHARS
+from memlens.engine.indexing.recently_removed import RecentlyRemoved
 from memlens.engine.keyword.vocabulary import embed_words, link_words
 from memlens.engine.progress import Progress, RateMeter
 from memlens.engine.sources.tool_output import scored_text
@@ -26,7 +27,7 @@ from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.engine.vectors.vector_snapshot import VectorRow, decode_vector, encode_vector, unit_vector_row
 
 EMBED_BATCH = 256
-REMEMBERED_ROWS = 100_000  # at most this many removed rows are kept for a moved file (580 bytes each)
+REMEMBERED_ROWS = 100_000  # at most this many removed rows are kept for a moved file (580 bytes each), the newest
 
 
 class VectorWriter:
@@ -52,9 +53,10 @@ class VectorWriter:
         self._pending: int | None = None  # cached count of texts without a vector
         self._pending_words: int | None = None  # cached count of words without a vector or nearest words
         self._words_epoch = 0  # bumped by every change to the words (see pending_words)
-        # the vectors (vector_snapshot.encode_vector's form) of the rows removed during a whole sync, by text hash: a
-        # file that moved is deleted before its new name is read, in another commit (`mirror`, `forget_removed`)
-        self._removed: dict[bytes, bytes] = {}
+        # the vectors (vector_snapshot.encode_vector's form) of the rows removed lately, by text hash: a file that
+        # moved is deleted before its new name is read, in another commit or another sync (`mirror`; the bounds:
+        # recently_removed.py)
+        self._removed: RecentlyRemoved[bytes, bytes] = RecentlyRemoved(most=REMEMBERED_ROWS)
 
     def embed_pending(
         self,
@@ -187,7 +189,7 @@ class VectorWriter:
         """After a catalog commit: the vector rows follow its units (`_commit_rows`), and the cached backlog counts
         are dropped (the commit may have collected new words). An added unit whose text a row holds gets that
         row's vector: a re-parsed file's units find theirs among the rows of the units it replaced (removed in the
-        same update), a file that moved among the rows removed earlier in the sync (`_removed`). The others wait to
+        same update), a file that moved among the rows removed lately (`_removed`). The others wait to
         be embedded."""
         self.forget_counts()
         deleted = list(deleted)
@@ -204,17 +206,21 @@ class VectorWriter:
         for unit in units:
             text_hash = text_hash_bytes(unit[6])
             vector = held.get(text_hash)
-            if vector is None and text_hash in self._removed:
-                vector = decode_vector(self._removed[text_hash], self.vectors.dim)
+            if vector is None and (removed := self._removed.get(text_hash)) is not None:
+                vector = decode_vector(removed, self.vectors.dim)
             if vector is not None:
                 rows.append(unit_vector_row(unit, vector))
-        if deleted and len(self._removed) < REMEMBERED_ROWS:
+        if deleted:
             for text_hash, vector in self.vectors.vectors_of_units(deleted).items():
-                self._removed.setdefault(text_hash, encode_vector(vector))
+                self._removed.put(text_hash, encode_vector(vector))
         self._commit_rows(remove=deleted, add=rows, units=[row.unit_id for row in rows])
 
     def forget_removed(self) -> None:
-        """A whole sync is over: the rows it removed are no longer looked up for units added later."""
+        """Forget the removed rows' vectors past their bounds (recently_removed.py)."""
+        self._removed.forget_expired()
+
+    def forget_all_removed(self) -> None:
+        """After a whole sync (every file read: a moved one found its rows) or a folder forgotten (none moved)."""
         self._removed.clear()
 
     def forget_counts(self) -> None:
