@@ -288,3 +288,48 @@ def test_a_settings_file_that_is_no_settings_file_is_one_error_line(tmp_path: Pa
     assert result.returncode == 2 and result.stdout == "", result
     assert result.stderr.startswith(f"memlens: error: cannot read settings file {settings}: "), result.stderr
     assert result.stderr.count("\n") == 1 and "internal error" not in result.stderr, result.stderr
+
+
+def _notes_workspace(tmp_path: Path) -> list[str]:
+    """A workspace of one memory note, indexed by keyword alone (no model), as flags for the CLI."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "MEMORY.md").write_text(
+        "# Gauges\n\nThe wibble gauge read zero because its sensor cable was loose.\n\n"
+        "# Database\n\nThe login failed with password authentication failed for user admin.\n",
+        encoding="utf-8",
+    )
+    return ["--workspace", str(workspace), "--index-dir", str(tmp_path / "index"), "--no-embeddings"]
+
+
+@pytest.mark.slow  # CLI processes
+def test_a_query_of_unquoted_words_is_one_query(tmp_path: Path) -> None:
+    """`memlens search wibble gauge` searches for "wibble gauge", as `memlens search "wibble gauge"` does: a query
+    is text, never a pattern followed by paths, so the words after the first were only an `unrecognized arguments`
+    error. A pasted error's words are one error for `fixes` alike."""
+    where = _notes_workspace(tmp_path)
+    unquoted = json.loads(memlens("search", "wibble", "gauge", "--json", *where).stdout)
+    quoted = json.loads(memlens("search", "wibble gauge", "--json", *where).stdout)
+    assert unquoted["query"] == quoted["query"] == "wibble gauge"
+    assert [r["id"] for r in unquoted["results"]] == [r["id"] for r in quoted["results"]] != []
+
+    flags_after = json.loads(memlens("search", "wibble", "gauge", *where, "--json", "--limit", "1").stdout)
+    assert flags_after["query"] == "wibble gauge" and len(flags_after["results"]) == 1
+
+    fixes = memlens("fixes", "password", "authentication", "failed", "--json", *where, check=False)
+    assert fixes.returncode in (0, 1) and fixes.stderr == "", fixes.stderr
+    assert json.loads(fixes.stdout)["error"] == "password authentication failed"
+
+    usage = memlens("search", "--help").stdout
+    assert "QUERY [QUERY ...]" not in usage and "QUERY" in usage  # one text, named once
+
+
+def test_a_settings_file_that_cannot_be_read_is_named_once_with_the_reason_in_words(tmp_path: Path) -> None:
+    """A `--settings` path that does not exist: one line naming the file once and why, in words, not Python's
+    `[Errno 2] No such file or directory: '…'` repeating it."""
+    (tmp_path / "ws").mkdir()
+    missing = tmp_path / "no-such-settings.json"
+    where = ["--workspace", str(tmp_path / "ws"), "--index-dir", str(tmp_path / "index")]
+    result = memlens("stats", *where, "--settings", str(missing), check=False)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == f"memlens: error: cannot read settings file {missing}: No such file or directory\n"
