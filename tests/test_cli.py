@@ -333,3 +333,34 @@ def test_a_settings_file_that_cannot_be_read_is_named_once_with_the_reason_in_wo
     result = memlens("stats", *where, "--settings", str(missing), check=False)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == f"memlens: error: cannot read settings file {missing}: No such file or directory\n"
+
+
+def test_memlens_alone_shows_what_it_can_do() -> None:
+    """A bare `memlens` is a question, not a mistake: it shows the commands (as a bare `git` or `rg` shows its
+    usage), on stderr with status 2 (no command ran), where it only said `the following arguments are required`."""
+    result = memlens(check=False)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("usage: memlens ") and "error" not in result.stderr.splitlines()[0]
+    for command in ("search", "history", "sessions", "index"):
+        assert re.search(rf"^ +{command} +\S", result.stderr, re.MULTILINE), result.stderr
+
+
+@pytest.mark.slow  # a CLI process
+def test_index_while_another_process_writes_says_that_one_keeps_it_up_to_date(tmp_path: Path) -> None:
+    """A second `memlens index` beside a running writer (another `index`, or the editor's server) ends with one
+    line that says the other one brings the index up to date; it said this one "serves searches read-only", a
+    server's words that told a command-line user nothing."""
+    from memlens.engine.indexing.writer_lock import WriterLock
+
+    where = _notes_workspace(tmp_path)
+    (tmp_path / "index").mkdir()
+    writer = WriterLock(tmp_path / "index" / "writer.lock")
+    assert writer.acquire()  # this test's process is the writer: deterministic, no race with a real one
+    try:
+        result = memlens("index", *where, check=False)
+    finally:
+        writer.release()
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("memlens: error: another memlens process"), result.stderr
+    assert "brings it up to date; this one opens it read-only" in result.stderr and "serves" not in result.stderr
+    assert memlens("index", *where).returncode == 0  # once it is gone, this one writes

@@ -176,6 +176,11 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         words = self._words if self._words is not None else sys.argv[1:]
         unknown = self._unknown_top_flags(words)
+        if message.startswith("the following arguments are required: COMMAND") and not unknown:
+            # a bare `memlens` (or `memlens -v`) is no mistake to name but a question: what can it do (as a bare
+            # `git` or `rg` shows its usage); on stderr with status 2, as any call that ran no command
+            self.print_help(sys.stderr)
+            self.exit(2)
         if message.startswith("the following arguments are required: COMMAND") and unknown:
             # `memlens --verison`: the misspelt flag is the mistake, not the missing command
             message = f"unrecognized arguments: {' '.join(unknown)}"
