@@ -364,3 +364,13 @@ def test_index_while_another_process_writes_says_that_one_keeps_it_up_to_date(tm
     assert result.stderr.startswith("memlens: error: another memlens process"), result.stderr
     assert "brings it up to date; this one opens it read-only" in result.stderr and "serves" not in result.stderr
     assert memlens("index", *where).returncode == 0  # once it is gone, this one writes
+
+
+def test_sources_usage_names_its_folder_dir_as_its_description_and_errors_do() -> None:
+    """`memlens sources --help` said `[folder]` (argparse's lower-case field name) in a usage whose description, and
+    whose error for a misplaced folder, say `memlens sources remove DIR`."""
+    usage = memlens("sources", "--help").stdout
+    assert "[{list,remove}] [DIR]" in usage and "[folder]" not in usage
+    assert "`sources remove DIR`" in usage
+    said = memlens("sources", "list", "/tmp", check=False).stderr
+    assert "memlens sources remove DIR" in said, said

@@ -440,7 +440,9 @@ tail -n 40 app.log | memlens search -""",
     sources.add_argument(
         "action", nargs="?", choices=("list", "remove"), default="list", help="list them, or remove one (default: list)"
     )
-    sources.add_argument("folder", nargs="?", type=Path, help="with remove: the folder to forget")
+    sources.add_argument(
+        "folder", nargs="?", type=Path, metavar="DIR", help="with remove: the folder to forget"
+    )  # DIR: as the description, the README and the other commands name a folder
     sources.add_argument("--json", action="store_true", help="print the folders as JSON")
     _location_flags(sources)
 
