@@ -288,3 +288,89 @@ def test_a_settings_file_that_is_no_settings_file_is_one_error_line(tmp_path: Pa
     assert result.returncode == 2 and result.stdout == "", result
     assert result.stderr.startswith(f"memlens: error: cannot read settings file {settings}: "), result.stderr
     assert result.stderr.count("\n") == 1 and "internal error" not in result.stderr, result.stderr
+
+
+def _notes_workspace(tmp_path: Path) -> list[str]:
+    """A workspace of one memory note, indexed by keyword alone (no model), as flags for the CLI."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "MEMORY.md").write_text(
+        "# Gauges\n\nThe wibble gauge read zero because its sensor cable was loose.\n\n"
+        "# Database\n\nThe login failed with password authentication failed for user admin.\n",
+        encoding="utf-8",
+    )
+    return ["--workspace", str(workspace), "--index-dir", str(tmp_path / "index"), "--no-embeddings"]
+
+
+@pytest.mark.slow  # CLI processes
+def test_a_query_of_unquoted_words_is_one_query(tmp_path: Path) -> None:
+    """`memlens search wibble gauge` searches for "wibble gauge", as `memlens search "wibble gauge"` does: a query
+    is text, never a pattern followed by paths, so the words after the first were only an `unrecognized arguments`
+    error. A pasted error's words are one error for `fixes` alike."""
+    where = _notes_workspace(tmp_path)
+    unquoted = json.loads(memlens("search", "wibble", "gauge", "--json", *where).stdout)
+    quoted = json.loads(memlens("search", "wibble gauge", "--json", *where).stdout)
+    assert unquoted["query"] == quoted["query"] == "wibble gauge"
+    assert [r["id"] for r in unquoted["results"]] == [r["id"] for r in quoted["results"]] != []
+
+    flags_after = json.loads(memlens("search", "wibble", "gauge", *where, "--json", "--limit", "1").stdout)
+    assert flags_after["query"] == "wibble gauge" and len(flags_after["results"]) == 1
+
+    fixes = memlens("fixes", "password", "authentication", "failed", "--json", *where, check=False)
+    assert fixes.returncode in (0, 1) and fixes.stderr == "", fixes.stderr
+    assert json.loads(fixes.stdout)["error"] == "password authentication failed"
+
+    usage = memlens("search", "--help").stdout
+    assert "QUERY [QUERY ...]" not in usage and "QUERY" in usage  # one text, named once
+
+
+def test_a_settings_file_that_cannot_be_read_is_named_once_with_the_reason_in_words(tmp_path: Path) -> None:
+    """A `--settings` path that does not exist: one line naming the file once and why, in words, not Python's
+    `[Errno 2] No such file or directory: '…'` repeating it."""
+    (tmp_path / "ws").mkdir()
+    missing = tmp_path / "no-such-settings.json"
+    where = ["--workspace", str(tmp_path / "ws"), "--index-dir", str(tmp_path / "index")]
+    result = memlens("stats", *where, "--settings", str(missing), check=False)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == f"memlens: error: cannot read settings file {missing}: No such file or directory\n"
+
+
+def test_memlens_alone_shows_what_it_can_do() -> None:
+    """A bare `memlens` is a question, not a mistake: it shows the commands (as a bare `git` or `rg` shows its
+    usage), on stderr with status 2 (no command ran), where it only said `the following arguments are required`."""
+    result = memlens(check=False)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("usage: memlens ") and "error" not in result.stderr.splitlines()[0]
+    for command in ("search", "history", "sessions", "index"):
+        assert re.search(rf"^ +{command} +\S", result.stderr, re.MULTILINE), result.stderr
+
+
+@pytest.mark.slow  # a CLI process
+def test_index_while_another_process_writes_says_that_one_keeps_it_up_to_date(tmp_path: Path) -> None:
+    """A second `memlens index` beside a running writer (another `index`, or the editor's server) ends with one
+    line that says the other one brings the index up to date; it said this one "serves searches read-only", a
+    server's words that told a command-line user nothing."""
+    from memlens.engine.indexing.writer_lock import WriterLock
+
+    where = _notes_workspace(tmp_path)
+    (tmp_path / "index").mkdir()
+    writer = WriterLock(tmp_path / "index" / "writer.lock")
+    assert writer.acquire()  # this test's process is the writer: deterministic, no race with a real one
+    try:
+        result = memlens("index", *where, check=False)
+    finally:
+        writer.release()
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("memlens: error: another memlens process"), result.stderr
+    assert "brings it up to date; this one opens it read-only" in result.stderr and "serves" not in result.stderr
+    assert memlens("index", *where).returncode == 0  # once it is gone, this one writes
+
+
+def test_sources_usage_names_its_folder_dir_as_its_description_and_errors_do() -> None:
+    """`memlens sources --help` said `[folder]` (argparse's lower-case field name) in a usage whose description, and
+    whose error for a misplaced folder, say `memlens sources remove DIR`."""
+    usage = memlens("sources", "--help").stdout
+    assert "[{list,remove}] [DIR]" in usage and "[folder]" not in usage
+    assert "`sources remove DIR`" in usage
+    said = memlens("sources", "list", "/tmp", check=False).stderr
+    assert "memlens sources remove DIR" in said, said

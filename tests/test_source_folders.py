@@ -203,3 +203,35 @@ def test_a_narrower_scope_hides_but_does_not_remove(cli: Cli) -> None:
     shown, stderr = cli.search("dead-letter queue", "--scope", "all")
     assert hits_under(shown, other)
     assert "parsed" not in stderr
+
+
+def test_a_folder_gone_as_a_whole_keeps_its_files_until_it_is_removed(cli: Cli) -> None:
+    """A remembered transcript folder that is missing as a whole (an unmounted disk, a share not connected yet) kept
+    nothing: the next search's sync removed every file of it, and the disk plugged in again was read (and embedded)
+    anew. Now its files stay as last read, the sync says so in one line, and `sources remove` still forgets it."""
+    cli.run("index", "--transcripts", str(cli.transcripts))
+    before, _ = cli.search()
+    assert hits_under(before, cli.transcripts)
+    unplugged = cli.transcripts.with_name("unplugged")
+    cli.transcripts.rename(unplugged)
+
+    during, stderr = cli.search()
+    assert [h["id"] for h in hits_under(during, cli.transcripts)] == [
+        h["id"] for h in hits_under(before, cli.transcripts)
+    ]
+    said = [line for line in stderr.splitlines() if "is missing" in line]
+    assert said == [
+        "memlens: ~/notes/transcripts is missing: its 5 files stay indexed as last read "
+        "(`memlens sources remove` forgets them)"
+    ], stderr
+    assert next(s for s in cli.sources() if s["path"] == str(cli.transcripts))["files"] == 5
+
+    unplugged.rename(cli.transcripts)
+    back = cli.run("index")
+    assert "0 parsed" in back.stdout and "0 removed" in back.stdout, back.stdout  # nothing to read again
+
+    cli.transcripts.rename(unplugged)
+    removed = cli.run("sources", "remove", str(cli.transcripts))
+    assert removed.stdout.strip() == "removed ~/notes/transcripts from the index (5 files)"
+    after, stderr = cli.search()
+    assert not hits_under(after, cli.transcripts) and "is missing" not in stderr

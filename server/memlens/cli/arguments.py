@@ -28,7 +28,7 @@ from memlens.requests import (
     from_flags,
     specs,
 )
-from memlens.settings import Settings, load_workspace_file, merge, read_settings_json
+from memlens.settings import Settings, load_workspace_file, merge, read_settings_json, unreadable_cause
 
 R = TypeVar("R")
 
@@ -40,7 +40,8 @@ POSITIONAL: dict[type, tuple[str, ...]] = {
 """The request fields a command takes as positional arguments (the others are flags)."""
 FROM_STDIN: dict[type, str] = {SearchRequest: "query", FixesRequest: "error"}
 """The positional texts that `-` reads from standard input, as ripgrep and git read `-` (`pbpaste | memlens fixes -`,
-`tail -n 40 app.log | memlens search -`)."""
+`tail -n 40 app.log | memlens search -`). Each also takes every word after it, unquoted: `memlens search wibble
+gauge` searches for "wibble gauge" (a query is text, not a pattern and paths)."""
 SKIPPED: dict[type, tuple[str, ...]] = {SearchRequest: ("session_key",)}
 """Request fields the CLI has no flag for: `filters.sessionKey` is an alias of `--session` for JSON clients."""
 
@@ -59,14 +60,23 @@ def request_flags(parser: argparse.ArgumentParser, cls: type, **help_overrides: 
     field = FROM_STDIN.get(cls)
     if field is not None and field not in help_overrides:
         said = next(spec.help for spec in specs(cls) if spec.name == field)
-        help_overrides = {**help_overrides, field: f"{said} ('-': read from standard input)"}
-    add_flags(parser, cls, positional=POSITIONAL.get(cls, ()), skip=SKIPPED.get(cls, ()), help_overrides=help_overrides)
+        help_overrides = {**help_overrides, field: f"{said}, quoted or not ('-': read from standard input)"}
+    add_flags(
+        parser,
+        cls,
+        positional=POSITIONAL.get(cls, ()),
+        skip=SKIPPED.get(cls, ()),
+        help_overrides=help_overrides,
+        words=field,
+    )
 
 
 def request_from(cls: type[R], args: argparse.Namespace) -> R:
     """The request of `cls` the parsed arguments describe, checked (InvalidRequest names the flag and the range); a
     text given as `-` is read from standard input (stdin_text.py)."""
     field = FROM_STDIN.get(cls)
+    if field is not None and isinstance(words := getattr(args, field, None), list):
+        setattr(args, field, " ".join(words))
     if field is not None and getattr(args, field, None) == "-":
         from memlens.cli.stdin_text import read_stdin_text
 
@@ -99,6 +109,12 @@ class ProseAndExamplesFormatter(argparse.RawDescriptionHelpFormatter):
                 words.append(self._format_args(action, self._named(action)))
         said = folded(f"{'usage: ' if prefix is None else prefix}{' '.join(words)}", self._width, indent="  ")
         return said + "\n\n"
+
+    def _format_args(self, action: argparse.Action, default_metavar: str) -> str:
+        # a text of several words (`QUERY`) is one value, named once: argparse would write `QUERY [QUERY ...]`
+        if action.nargs == argparse.ONE_OR_MORE and not action.option_strings and isinstance(action.metavar, str):
+            return action.metavar
+        return super()._format_args(action, default_metavar)
 
     def _named(self, action: argparse.Action) -> str:
         """What stands for the value of `action` when its choices take too much room: its name, in capitals."""
@@ -160,6 +176,11 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         words = self._words if self._words is not None else sys.argv[1:]
         unknown = self._unknown_top_flags(words)
+        if message.startswith("the following arguments are required: COMMAND") and not unknown:
+            # a bare `memlens` (or `memlens -v`) is no mistake to name but a question: what can it do (as a bare
+            # `git` or `rg` shows its usage); on stderr with status 2, as any call that ran no command
+            self.print_help(sys.stderr)
+            self.exit(2)
         if message.startswith("the following arguments are required: COMMAND") and unknown:
             # `memlens --verison`: the misspelt flag is the mistake, not the missing command
             message = f"unrecognized arguments: {' '.join(unknown)}"
@@ -419,7 +440,9 @@ tail -n 40 app.log | memlens search -""",
     sources.add_argument(
         "action", nargs="?", choices=("list", "remove"), default="list", help="list them, or remove one (default: list)"
     )
-    sources.add_argument("folder", nargs="?", type=Path, help="with remove: the folder to forget")
+    sources.add_argument(
+        "folder", nargs="?", type=Path, metavar="DIR", help="with remove: the folder to forget"
+    )  # DIR: as the description, the README and the other commands name a folder
     sources.add_argument("--json", action="store_true", help="print the folders as JSON")
     _location_flags(sources)
 
@@ -505,7 +528,7 @@ def settings_from_args(args: argparse.Namespace, workspaces: list[Path]) -> Sett
         try:
             data = read_settings_json(args.settings)
         except (OSError, ValueError) as exc:
-            raise SettingsError(f"cannot read settings file {args.settings}: {exc}") from exc
+            raise SettingsError(f"cannot read settings file {args.settings}: {unreadable_cause(exc)}") from exc
         settings = merge(settings, data, warnings)
     if args.scope:
         settings.scope = args.scope

@@ -55,9 +55,11 @@ def add_flags(
     positional: tuple[str, ...] = (),
     skip: tuple[str, ...] = (),
     help_overrides: Mapping[str, str] | None = None,
+    words: str | None = None,
 ) -> None:
     """A flag for each field of `cls` (`--kebab-name`, or its `flag`), its help saying the bounds and default.
-    Values stay text: `from_flags` checks them, so a bad one is the CLI's usual one error line."""
+    Values stay text: `from_flags` checks them, so a bad one is the CLI's usual one error line. The positional
+    `words` takes every word left on the command line (a list of words)."""
     for spec in specs(cls):
         if spec.name in skip:
             continue
@@ -66,7 +68,8 @@ def add_flags(
             continue
         help_text = _flag_help(spec, (help_overrides or {}).get(spec.name))
         if spec.name in positional:  # named in capitals in the usage line, as ripgrep's PATTERN and git's <commit>
-            parser.add_argument(spec.name, help=help_text, metavar=spec.name.upper())
+            several = "+" if spec.name == words else None
+            parser.add_argument(spec.name, nargs=several, help=help_text, metavar=spec.name.upper())
         elif spec.base is bool:
             parser.add_argument(f"--{spec.name.replace('_', '-')}", action="store_true", help=help_text)
         else:

@@ -35,7 +35,7 @@ from memlens.settings.tree import (
     relative_globs,
 )
 from memlens.settings.values import TRUST_PATHS, camel_case, to_wire, wire_name
-from memlens.settings.workspace_file import load_workspace_file, read_settings_json, workspace_trusted
+from memlens.settings.workspace_file import load_workspace_file, read_settings_json, unreadable_cause, workspace_trusted
 
 __all__ = [
     "CLIENT_ONLY",
@@ -68,6 +68,7 @@ __all__ = [
     "problems",
     "relative_globs",
     "to_wire",
+    "unreadable_cause",
     "wire_name",
     "workspace_trusted",
 ]

@@ -30,12 +30,18 @@ def load_workspace_file(folder: Path, warnings: list[str]) -> dict[str, Any]:
             return {}
         data = read_settings_json(path)
     except (OSError, ValueError) as exc:
-        warnings.append(f"{path}: cannot read settings ({str(exc)[:200]}); ignored")
+        warnings.append(f"{path}: cannot read settings ({unreadable_cause(exc)[:200]}); ignored")
         return {}
     if not isinstance(data, dict):
         warnings.append(f"{path}: settings must be a JSON object; ignored")
         return {}
     return data
+
+
+def unreadable_cause(exc: OSError | ValueError) -> str:
+    """Why a settings file could not be read, its path left out (the message names it once): `No such file or
+    directory`, not Python's `[Errno 2] No such file or directory: '…'`."""
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
 
 
 MAX_SETTINGS_BYTES = 1024 * 1024  # settings take a few hundred bytes: a bigger file is no settings file
@@ -48,7 +54,7 @@ def read_settings_json(path: Path) -> Any:
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # opening a FIFO for reading waits for a writer
     try:
         if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            raise OSError(f"{path} is not a regular file")
+            raise OSError("not a regular file")
         with os.fdopen(descriptor, "rb", closefd=False) as handle:
             data = handle.read(MAX_SETTINGS_BYTES + 1)
     finally:

@@ -26,8 +26,9 @@ def sync_changed(
     source_of: Callable[[Path], SourceFile | None],
     embed: bool,
 ) -> SyncReport:
-    """Remove `deleted`, then sync those of `changed` that are sources (`source_of`); the others are ignored."""
-    report = indexer.remove_paths(deleted)
+    """Remove `deleted` (Indexer.remove_deleted), then sync those of `changed` that are sources (`source_of`); the
+    others are ignored."""
+    report = indexer.remove_deleted(deleted)
     classified = (source_of(p) for p in dict.fromkeys(changed))
     chosen = [source for source in classified if source is not None]
     if chosen:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
+from memlens.engine.answers.results import display_path
 from memlens.engine.catalog import Catalog, FileRow, FileState, RootRow
 from memlens.engine.collection_pause import collection_paused
 from memlens.engine.file_names import disk_path, stored_path
@@ -200,6 +201,29 @@ class Indexer:
             report.seconds = time.perf_counter() - started
             return report
 
+    def _not_below_missing_roots(self, gone: list[str]) -> list[str]:
+        """The stored paths of `gone` that are not below a remembered folder missing as a whole. A folder that is
+        gone (an unmounted disk, a share not yet connected, a folder renamed) keeps its files as last read: only
+        `memlens sources remove` forgets a folder, and a disk plugged in again would be read and embedded anew."""
+        missing = [root.path for root in self.catalog.roots() if not os.path.isdir(disk_path(root.path))]
+        if not gone or not missing:
+            return gone
+        kept: dict[str, int] = {}
+        left: list[str] = []
+        for path in gone:
+            root = next((r for r in missing if path.startswith(r.rstrip(os.sep) + os.sep)), None)
+            if root is None:
+                left.append(path)
+            else:
+                kept[root] = kept.get(root, 0) + 1
+        for root, files in kept.items():
+            log.warning(
+                "%s is missing: %s indexed as last read (`memlens sources remove` forgets them)",
+                display_path(root, []),
+                "its file stays" if files == 1 else f"its {files:,} files stay",
+            )
+        return left
+
     def _record_unlisted(self, sources: list[SourceFile]) -> None:
         """Record each folder the walk could not list as a file that could not be indexed (tried again at every
         sync): `stats` lists it with its reason among the files with problems, as long as it stays unlisted."""
@@ -238,7 +262,7 @@ class Indexer:
             self._volume = SyncVolume(total_bytes=to_read, held=self.keyword.num_docs())
         if prune:
             wanted = {n.key for n in choice.sources} | kept
-            gone = [p for p in known if p not in wanted]  # as stored (a row from before escaping, too)
+            gone = self._not_below_missing_roots([p for p in known if p not in wanted])  # as stored
             report.files_deleted = self._remove_stored(gone).files_deleted
         else:
             losers = [a.source.path for a, _ in choice.aliases if a.key in known]
@@ -313,6 +337,11 @@ class Indexer:
         """Purge files that disappeared (watcher events); what their rows held is kept a while for a file that moved
         (`collect_garbage`)."""
         return self._remove_stored([stored_path(p) for p in paths])
+
+    def remove_deleted(self, paths: Iterable[Path]) -> SyncReport:
+        """Purge files a watcher saw deleted, but those below a remembered folder that is missing as a whole (an
+        unmounted disk's files are not deleted: they stay as last read, as a whole sync keeps them)."""
+        return self._remove_stored(self._not_below_missing_roots([stored_path(p) for p in paths]))
 
     def _remove_stored(self, wanted: list[str]) -> SyncReport:
         """Purge these files, named as the catalog holds them."""

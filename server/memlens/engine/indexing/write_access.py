@@ -71,8 +71,9 @@ class WriteAccess:
         if self.problem is not None and not self.writable:
             raise self.problem
         if not self.writable:
-            raise IndexUnavailable(
-                f"another memlens process is writing the index at {self.index_dir}; this one serves searches read-only"
+            raise IndexUnavailable(  # said by `memlens index` too: what writes instead, and that it keeps up
+                f"another memlens process (an `index`, `watch`, `serve` or `mcp`) is writing the index at "
+                f"{self.index_dir} and brings it up to date; this one opens it read-only"
             )
 
     def repair(self) -> bool:
