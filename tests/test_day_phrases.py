@@ -18,8 +18,9 @@ NOW = datetime(2026, 3, 19, 10, tzinfo=UTC).timestamp()  # a Thursday; last week
 # no period, a plain search). Decided where a phrase reads two ways: "last Tuesday" is the latest one (this week's
 # on a Thursday); "last week" the thirteen days before today (both its meanings); "last night" yesterday and today;
 # "N days ago" that day; "a week ago Friday" the Friday nearest a week back; "the other week" the four weeks before
-# this last one; "the first half of the week" (and "of the month", "of the year") this one's, and a part still to come
-# no period; a holiday no period ("before Christmas" is an open bound, "over Christmas" a word to search).
+# this last one; "an hour ago" today and yesterday (a question's reader has the day, not the hour); "the first half
+# of the week" (and "of the month", "of the year") this one's, and a part still to come no period; a holiday no
+# period ("before Christmas" is an open bound, "over Christmas" a word to search).
 PHRASES = [
     # relative days
     ("what did we do yesterday", "03-18"),
@@ -48,6 +49,16 @@ PHRASES = [
     ("this past week", "03-12..03-19"),
     ("the past 7 days", "03-12..03-19"),
     ("recently", ""),
+    ("a week ago today", "03-12"),
+    ("a week ago yesterday", "03-11"),
+    ("this time last week", "03-12"),
+    ("the night before last", "03-17..03-18"),
+    ("2 wks ago", "03-03..03-07"),
+    ("past 2 wks", "03-05..03-19"),
+    ("a few weeks back", "02-22..03-02"),
+    ("5 days back", "03-14"),
+    ("an hour ago", "03-18..03-19"),
+    ("3 hours ago", "03-18..03-19"),
     # weekdays with modifiers
     ("what did we do last Tuesday", "03-17"),
     ("on Monday", "03-16"),
@@ -95,6 +106,9 @@ PHRASES = [
     ("the beginning of the week", "03-16..03-18"),
     ("the end of last week", "03-13..03-15"),
     ("earlier this week", "03-16..03-18"),
+    ("earlier in the week", "03-16..03-18"),
+    ("later in the week", ""),
+    ("monday thru wednesday", "03-16..03-18"),
     ("this week", "03-16..03-19"),
     ("last week", "03-06..03-18"),
     ("the week before last", "03-02..03-08"),
@@ -113,6 +127,10 @@ PHRASES = [
     ("the end of the week", ""),
     ("the first half of the year", "01-01..03-19"),
     ("the month before last", "01-01..01-31"),
+    ("early in the month", "03-01..03-10"),
+    ("the first week of last month", "02-01..02-07"),
+    ("the last week of last month", "02-22..02-28"),
+    ("first week of the month", "03-01..03-07"),
     ("in February", "02-01..02-28"),
     ("in feb", "02-01..02-28"),
     ("in febuary", "02-01..02-28"),
@@ -147,6 +165,8 @@ PHRASES = [
     ("the end of last year", "2025-09-01..2025-12-31"),
     ("in Q4", "2025-10-01..2025-12-31"),
     ("last quarter", "2025-10-01..2025-12-31"),
+    ("Q1 2026", "01-01..03-31"),
+    ("q4 of 2025", "2025-10-01..2025-12-31"),
     ("the first half of last year", "2025-01-01..2025-06-30"),
     ("late 2025", "2025-09-01..2025-12-31"),
     ("before Christmas", ""),
@@ -182,6 +202,8 @@ PHRASES = [
     ("sat solver", ""),
     ("the week in review", ""),
     ("10 days timeout", ""),
+    ("roll back 2 days", ""),
+    ("the last week of the sprint", ""),
 ]
 
 
@@ -218,6 +240,10 @@ def test_a_day_phrase_reads_the_days_meant(phrase: str, meant: str) -> None:
         ("the Tuesday before last week deploy", "03-03"),  # was the latest Tuesday
         ("two weeks ago on Monday deploy", "03-02"),  # was the days around two weeks ago and the latest Monday
         ("yestreday deploy", "03-18"),
+        ("a week ago today deploy", "03-12"),  # was the days around a week ago, and today
+        ("this time last week deploy", "03-12"),  # was the thirteen days
+        ("the night before last deploy", "03-17..03-18"),  # was none
+        ("2 wks ago deploy", "03-03..03-07"),  # was none
     ],
 )
 def test_the_ranking_reads_them_too(query: str, meant: str) -> None:

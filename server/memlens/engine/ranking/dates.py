@@ -52,8 +52,8 @@ NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "couple of": 2, "couple": 2, "few": 3, "several": 3,
 }  # fmt: skip
-UNITS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
-_UNIT = "(day|week|fortnight|month|year)"
+UNITS = {"day": 1, "week": 7, "wk": 7, "fortnight": 14, "month": 30, "year": 365}
+_UNIT = "(day|week|wk|fortnight|month|year)"
 # "the previous week", "the prior month", "previous Tuesday": said as "last" is
 _PREVIOUS = r"(?:the\s+)?(?:previous|prior)"
 
@@ -94,7 +94,7 @@ _MONTH_YEAR = re.compile(rf"\b{_MONTH}\s*,?\s+(\d{{4}})\b", re.I)
 _IN_MONTH = re.compile(rf"\b(?:in|during|since|early|late|mid|last|this)\s+(?:-\s*)?{_MONTH}\b", re.I)
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?!,?\s+\d{{4}})", re.I)
 _MONTH_DAY = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s+\d{{4}})(?!\d)", re.I)
-_TO = r"\s*(?:-|–|to|through|until|till)\s*"
+_TO = r"\s*(?:-|–|to|through|thru|until|till)\s*"
 _ORD = r"(?:st|nd|rd|th)?"
 _YEAR_AFTER = r"(?:,?\s+(\d{4}))?"
 _HALF = r"(?:first|1st|second|2nd|latter)\s+half"
@@ -132,7 +132,7 @@ _PART_OF_YEAR = re.compile(
 _HALF_OF_YEAR = re.compile(rf"\b(?:the\s+)?({_HALF})\s+of\s+((?:19|20)\d{{2}})\b(?![-/.:]\d)", re.I)  # January-June
 _IN_YEAR = re.compile(r"\b(?:in|during|throughout)\s+(?:the\s+year\s+)?((?:19|20)\d{2})\b(?![-/.:]\d)", re.I)
 _WEEK_OF = re.compile(r"\bweek\s+of\s+(?:the\s+)?$", re.I)
-_AGO = re.compile(rf"\b{_NUM}\s+{_UNIT}s?\s+ago\b", re.I)
+_AGO = re.compile(rf"\b{_NUM}\s+{_UNIT}s?\s+(?:ago|back)\b", re.I)  # "2 wks ago", "a few weeks back"
 _BEFORE_AFTER = re.compile(
     rf"\b(?:{_NUM}\s+{_UNIT}s?|(?:the|last)\s+(day|week|month|weekend))\s+(before|after)\b", re.I
 )  # "last weekend before April 10" is the weekend before it, not the latest weekend
@@ -143,7 +143,7 @@ YESTERDAY_MISSPELT = (
 _YESTERDAY_MISSPELT = "(?:" + "|".join(YESTERDAY_MISSPELT) + ")"
 _LAST = re.compile(r"\b((?:the\s+)?day\s+(?:before\s+yesterday|after\s+tomorrow)|yesterday|today|tonight|tomorrow|"
                    rf"{_YESTERDAY_MISSPELT}|"
-                   rf"(?:last|{_PREVIOUS})\s+(?:week|weekend|fortnight|month|year)|last\s+night|"
+                   rf"(?:last|{_PREVIOUS})\s+(?:week|weekend|fortnight|month|year)|last\s+night|the\s+night\s+before\s+last|"
                    r"this\s+(?:morning|afternoon|evening)|"
                    r"(?:this|next)\s+(?:week|weekend|month|year)|the\s+other\s+(?:day|week))\b", re.I)  # fmt: skip
 _ANCHORED = re.compile(
@@ -174,6 +174,10 @@ _WEEKDAY_BEFORE_LAST_WEEK = re.compile(rf"\b(?:the\s+)?{_WEEKDAY}\s+before\s+las
 # Friday six days back; the idiom's other reading, the Friday a week before the latest, is a week earlier then and
 # the same day when said on a Saturday)
 _WEEKS_AGO_WEEKDAY = re.compile(rf"\b{_NUM}\s+weeks?\s+ago,?\s+(?:on\s+)?(?:last\s+)?{_WEEKDAY}\b", re.I)
+# "a week ago today", "two weeks ago yesterday", "this time last week": that day, so many weeks back
+_WEEKS_AGO_DAY = re.compile(
+    rf"\b(?:{_NUM}\s+weeks?\s+ago,?\s+(today|yesterday)|this\s+time\s+(?:last|{_PREVIOUS})\s+(week))\b", re.I
+)
 # "this Monday" in a question: this week's Monday (said in a message, as often the one to come)
 _THIS_WEEKDAY = re.compile(rf"\bthis\s+{_WEEKDAY_OR_SHORT}", re.I)
 # a weekday said alone, not one still to come ("next Friday", "this Friday") nor every one ("on Fridays")
@@ -289,6 +293,7 @@ def _relative(word: str, anchor: date) -> Window | None:
         "this afternoon": (a, a),
         "this evening": (a, a),
         "last night": (a - 1, a),
+        "the night before last": (a - 2, a - 1),
         "today": (a, a),
         "tonight": (a, a),
         "tomorrow": (a + 1, a + 1),
@@ -660,6 +665,7 @@ def without_dates(text: str) -> str:
     spans = [(start, end) for _, start, end in absolute_dates(text, year_hint=2000)]
     spans += [(m.start(), m.end()) for m, _ in _period_phrases(text)]
     spans += [(m.start(), m.end()) for m in _WEEKDAY_WEEKS_BACK.finditer(text)]  # "two Tuesdays ago": no "tuesdays"
+    spans += [(m.start(), m.end()) for m in _WEEKS_AGO_DAY.finditer(text)]  # "this time last week": no "time"
     return without_spans(text, [(start, _past_possessive(text, end)) for start, end in spans])
 
 
@@ -689,7 +695,7 @@ _NOT_OF = r"(?!\s+of\s+(?:the|a|an|our|my|this|that|his|her|their|your)\b)"
 # and, read as no period at all, a part of a thing ("the last week of the sprint", "the first day of the trial").
 _SPAN_BACK = re.compile(
     rf"\b(?:(?:in|over|during|for|within)\s+)?(?:(?:the|this)\s+(?:last|past)\s+(?:{_NUM}\s+)?|last\s+{_NUM}\s+|"
-    rf"past\s+(?:{_NUM}\s+)?)(day|week|fortnight|month|year|hour)s?\b{_NOT_OF}",
+    rf"past\s+(?:{_NUM}\s+)?)(day|week|wk|fortnight|month|year|hour)s?\b{_NOT_OF}",
     re.I,
 )
 _PART_OF_A_THING = re.compile(  # "the last week of the sprint": the thing's days, not today's last week
@@ -700,10 +706,18 @@ _PART_OF_A_THING = re.compile(  # "the last week of the sprint": the thing's day
 _BEFORE_LAST = re.compile(r"\bthe\s+(week|weekend|month|year)\s+before\s+last\b", re.I)
 _CALENDAR_UNIT = re.compile(rf"\b(last|this|{_PREVIOUS})\s+(month|year|quarter)\b{_NOT_OF}", re.I)
 _PART_OF_UNIT = re.compile(
-    rf"\b(?:(earlier|early|mid|late)\s*-?\s*|(?:the\s+)?(beginning|start|middle|end|{_HALF})\s+of\s+)"
-    rf"(last|this|{_PREVIOUS}|(?<=of )the)\s+(week|month|year)\b",
+    rf"\b(?:(earlier|early|mid|late)\s*-?\s*(?:in\s+)?|(?:the\s+)?(beginning|start|middle|end|{_HALF})\s+of\s+)"
+    rf"(last|this|{_PREVIOUS}|(?<=of |in )the)\s+(week|month|year)\b",
     re.I,
 )
+_QUARTER_OF_YEAR = re.compile(r"\bq([1-4])\s+(?:of\s+)?((?:19|20)\d{2})\b(?![-/.:]\d)", re.I)  # "Q1 2026"
+# "the first week of last month", "the last week of the month" (this one's): its days 1-7 … or its last seven
+_WEEK_OF_UNIT_MONTH = re.compile(
+    rf"\b(?:the\s+)?(first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week\s+of\s+(last|this|{_PREVIOUS}|the)\s+month\b",
+    re.I,
+)
+# "an hour ago", "3 hours ago": today, and yesterday too when it may have been before midnight
+_HOURS_AGO = re.compile(rf"\b{_NUM}\s+(hour|hr|minute|min)s?\s+ago\b", re.I)
 _QUARTER = re.compile(
     r"\b(?:in|during|throughout)\s+(?:the\s+)?(?:q([1-4])|(first|second|third|fourth)\s+quarter)\b"
     r"(?:\s+(?:of\s+)?((?:19|20)\d{2})\b)?",
@@ -734,7 +748,7 @@ _THIS_WEEK = re.compile(
 _BARE_DAY = re.compile(rf"\b(?:on\s+)?the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{_MONTH})", re.I)
 # "two days ago" said with a number: that day (the ranking's window takes a day either side: a message's "two days
 # ago" is as often three); "a few days ago" keeps them
-_DAYS_AGO = re.compile(r"\b(\d{1,3}|a|one|two|three|four|five|six|seven|eight|nine|ten)\s+days?\s+ago\b", re.I)
+_DAYS_AGO = re.compile(r"\b(\d{1,3}|a|one|two|three|four|five|six|seven|eight|nine|ten)\s+days?\s+(?:ago|back)\b", re.I)
 MONTHS_BACK = 12  # "on the 31st" in a month without one: the latest month that had it, this far back at most
 
 
@@ -815,6 +829,23 @@ def _quarter(m: re.Match[str], today: date) -> Window | None:
     return epoch_day(date(year, 3 * number - 2, 1)), _month_window(year, 3 * number)[1]
 
 
+def _quarter_of_year(m: re.Match[str], today: date) -> Window | None:
+    number, year = int(m[1]), int(m[2])
+    return epoch_day(date(year, 3 * number - 2, 1)), _month_window(year, 3 * number)[1]
+
+
+def _week_of_unit_month(m: re.Match[str], today: date) -> Window | None:
+    first, last = _unit_window("month", today, 0 if m[2].lower() in ("this", "the") else 1)
+    week = _WEEKS[m[1].lower()]
+    window = (last - 6, last) if week == 0 else (first + 7 * (week - 1), first + 7 * week - 1)
+    return None if window[0] > epoch_day(today) else (window[0], min(window[1], epoch_day(today)))
+
+
+def _hours_ago(m: re.Match[str], today: date) -> Window | None:
+    hours = _count(m[1]) * (1 if m[2].lower().startswith("h") else 1 / 60)
+    return epoch_day(today) - max(1, -int(-hours // 24)), epoch_day(today)
+
+
 def _bare_days(m: re.Match[str], today: date) -> Window | None:
     first, last = int(m[1] or m[2]), int(m[3])
     end = _latest_day_of_month(last, today)
@@ -853,12 +884,15 @@ def _bare_day(m: re.Match[str], today: date) -> Window | None:
 
 PhraseReader = Callable[[re.Match[str], date], Window | list[Window] | None]  # a list: days named one by one
 _PHRASES: tuple[tuple[re.Pattern[str], PhraseReader], ...] = (  # in this order: the first to take a span reads it
+    (_WEEK_OF_UNIT_MONTH, _week_of_unit_month),
     (_PART_OF_A_THING, _no_period),
     (_BEFORE_LAST, _before_last),
     (_SPAN_BACK, _span_back),
     (_DAYS_AGO, _days_ago),
+    (_HOURS_AGO, _hours_ago),
     (_PART_OF_UNIT, _part_of_unit),
     (_QUARTER, _quarter),
+    (_QUARTER_OF_YEAR, _quarter_of_year),
     (_CALENDAR_UNIT, _calendar_unit),
     (_BARE_DAYS, _bare_days),
     (_BARE_DAY_LIST, _bare_day_list),
@@ -973,6 +1007,9 @@ def _relative_reads(text: str, anchor: date, *, question: bool = False, bare_wee
     for m in _WEEKS_AGO_WEEKDAY.finditer(text):
         near = epoch_day(anchor) - 7 * _count(m[1])
         back = near - 3 + (_weekday_number(m[2]) - near) % 7  # day d is weekday (d + 3) % 7: 1970-01-01 a Thursday
+        weekdays.append(((back, back), m.start(), m.end()))
+    for m in _WEEKS_AGO_DAY.finditer(text):
+        back = epoch_day(anchor) - (7 * _count(m[1]) + (m[2].lower() == "yesterday") if m[1] else 7)
         weekdays.append(((back, back), m.start(), m.end()))
     for m in _WEEKDAY_WEEKS_BACK.finditer(text):
         if unread(m):
