@@ -23,7 +23,16 @@ from memlens.engine.answers.confidence import confidence
 from memlens.engine.catalog import Catalog, PeriodUnit, ResultRow
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.stop_words import STOP_WORDS
-from memlens.engine.ranking.dates import MONTHS, NUMBERS, UNITS, WEEKDAYS, period_days, without_dates
+from memlens.engine.ranking.dates import (
+    MONTHS,
+    NUMBERS,
+    UNITS,
+    WEEKDAY_SHORT,
+    WEEKDAYS,
+    YESTERDAY_MISSPELT,
+    period_days,
+    without_dates,
+)
 from memlens.engine.ranking.hits import UnitHit
 from memlens.errors import InvalidRequest
 from memlens.wire import Confidence, Period, PeriodPart, SearchResult
@@ -43,9 +52,9 @@ _ASKING_WORDS = (
     "what which when did do does we i you us our my work worked working discuss discussed talk talked happen "
     "happened go went going get got session sessions chat chats conversation conversations were was day days week "
     "weeks weekend month months year years ago last past this today yesterday tonight tomorrow other earlier recently "
-    "previous prior on in during since st nd rd th of the couple back morning afternoon evening night between"
+    "previous prior on in during since st nd rd th of the couple back morning afternoon evening night between thru"
 )
-_ASKING = frozenset(_ASKING_WORDS.split())
+_ASKING = frozenset(_ASKING_WORDS.split()) | frozenset(YESTERDAY_MISSPELT)
 _WORD = re.compile(r"[^\W_][\w'-]*")
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")  # "yesterday's standup": the day's, no word of its own
 _YEAR = re.compile(r"\b\d{4}\b")
@@ -142,7 +151,9 @@ def other_words(text: str) -> list[str]:
     words = []
     for word in _WORD.findall(_POSSESSIVE.sub("", text.lower())):
         bare = word.rstrip("s") if word.endswith("s") and word[:-1] in UNITS else word
-        if bare in STOP_WORDS or bare in _ASKING or bare.rstrip(".") in MONTHS or bare in WEEKDAYS:
+        if bare in STOP_WORDS or bare in _ASKING or bare.rstrip(".") in MONTHS:
+            continue
+        if bare in WEEKDAYS or bare.rstrip(".") in WEEKDAY_SHORT:  # "last Fri", "on wensday"
             continue
         if bare in NUMBERS or bare in UNITS or re.fullmatch(r"\d+(?:st|nd|rd|th)?|\d{4}-\d{2}-\d{2}", bare):
             continue

@@ -12,8 +12,11 @@ Wednesday", "on Feb 10 and 12"), not a number that counts a thing ("March 3 and 
 ends are it ("from Feb 10 to Feb 12", "between Monday and Wednesday"); a possessive is its date's ("Monday's release",
 "last year's budget"). A question about a period (`period_windows`) also reads "in the last 3 days", "over the past
 fortnight", "last month" (the calendar's), "the week before last", "the end of last year", "the second half of last
-month", "in Q1", "from the 2nd to the 5th" and a weekday said alone ("what did we do Friday"), and no period in a day
-said as an open bound ("before Feb 5").
+month", "in Q1", "from the 2nd to the 5th", "the 12th", "two days ago" (that day), "the first half of the week" (this
+one's) and a weekday said alone ("what did we do Friday"), and no period in a day said as an open bound ("before Feb
+5"). Every reader also takes "the Tuesday before last week", "a week ago Friday" (the Friday nearest a week
+back), "the other week", "last March" (said in March: the year before's), "late 2025", a weekday's short form after
+a word that makes it one ("last Fri", "on Wed") and common misspellings ("wensday", "febuary", "yesterdy").
 A message's dates: the day it was written, plus what its own relative words mean from that day ("yesterday", "last
 week", "two days ago", "last weekend", "next month"). Windows are (first day, last day) as epoch days (UTC).
 """
@@ -35,13 +38,22 @@ Window = tuple[int, int]
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS |= {name.lower(): i for i, name in enumerate(calendar.month_abbr) if name}
 MONTHS["sept"] = 9
+MONTHS |= {"febuary": 2, "feburary": 2, "janurary": 1, "septmber": 9}  # misspelt as often as spelt in a search box
 WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
+# weekdays misspelt as users type them: read wherever a weekday is
+WEEKDAYS |= {
+    "wensday": 2, "wendsday": 2, "wednsday": 2, "wendesday": 2, "wedensday": 2, "tuseday": 1, "tusday": 1,
+    "thurday": 3, "thrusday": 3, "thursady": 3, "firday": 4, "saturaday": 5,
+}  # fmt: skip
+# a weekday's short form ("last Fri", "on Wed"): read only after a word that says it is a day ("wed" and "mon" alone
+# are words too often), and never "sat" or "sun" ("worked on sat solving", "on Sun's JDK")
+WEEKDAY_SHORT = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4}
 NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "couple of": 2, "couple": 2, "few": 3, "several": 3,
 }  # fmt: skip
-UNITS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
-_UNIT = "(day|week|fortnight|month|year)"
+UNITS = {"day": 1, "week": 7, "wk": 7, "fortnight": 14, "month": 30, "year": 365}
+_UNIT = "(day|week|wk|fortnight|month|year)"
 # "the previous week", "the prior month", "previous Tuesday": said as "last" is
 _PREVIOUS = r"(?:the\s+)?(?:previous|prior)"
 
@@ -82,7 +94,7 @@ _MONTH_YEAR = re.compile(rf"\b{_MONTH}\s*,?\s+(\d{{4}})\b", re.I)
 _IN_MONTH = re.compile(rf"\b(?:in|during|since|early|late|mid|last|this)\s+(?:-\s*)?{_MONTH}\b", re.I)
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?!,?\s+\d{{4}})", re.I)
 _MONTH_DAY = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s+\d{{4}})(?!\d)", re.I)
-_TO = r"\s*(?:-|–|to|through|until|till)\s*"
+_TO = r"\s*(?:-|–|to|through|thru|until|till)\s*"
 _ORD = r"(?:st|nd|rd|th)?"
 _YEAR_AFTER = r"(?:,?\s+(\d{4}))?"
 _HALF = r"(?:first|1st|second|2nd|latter)\s+half"
@@ -111,46 +123,69 @@ _WEEK_OF_MONTH = re.compile(
     rf"\b(?:the\s+)?(first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week\s+of\s+{_MONTH}\b{_YEAR_AFTER}", re.I
 )
 _WEEKS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": 0}
+# "early 2025", "mid-2025", "the end of 2025": a third of that year (January to April, May to August, September to
+# December)
+_PART_OF_YEAR = re.compile(
+    r"\b(?:(early|mid|late)\s*-?\s*|(?:the\s+)?(beginning|start|middle|end)\s+of\s+)((?:19|20)\d{2})\b(?![-/.:]\d)",
+    re.I,
+)
 _HALF_OF_YEAR = re.compile(rf"\b(?:the\s+)?({_HALF})\s+of\s+((?:19|20)\d{{2}})\b(?![-/.:]\d)", re.I)  # January-June
 _IN_YEAR = re.compile(r"\b(?:in|during|throughout)\s+(?:the\s+year\s+)?((?:19|20)\d{2})\b(?![-/.:]\d)", re.I)
 _WEEK_OF = re.compile(r"\bweek\s+of\s+(?:the\s+)?$", re.I)
-_AGO = re.compile(rf"\b{_NUM}\s+{_UNIT}s?\s+ago\b", re.I)
+_AGO = re.compile(rf"\b{_NUM}\s+{_UNIT}s?\s+(?:ago|back)\b", re.I)  # "2 wks ago", "a few weeks back"
 _BEFORE_AFTER = re.compile(
     rf"\b(?:{_NUM}\s+{_UNIT}s?|(?:the|last)\s+(day|week|month|weekend))\s+(before|after)\b", re.I
 )  # "last weekend before April 10" is the weekend before it, not the latest weekend
+# "yesterday" as it is misspelt in a search box
+YESTERDAY_MISSPELT = (
+    "yesterdy", "yestreday", "yesteday", "yesturday", "yesterady", "yesterdya", "ysterday", "yestarday",
+)  # fmt: skip
+_YESTERDAY_MISSPELT = "(?:" + "|".join(YESTERDAY_MISSPELT) + ")"
 _LAST = re.compile(r"\b((?:the\s+)?day\s+(?:before\s+yesterday|after\s+tomorrow)|yesterday|today|tonight|tomorrow|"
-                   rf"(?:last|{_PREVIOUS})\s+(?:week|weekend|fortnight|month|year)|last\s+night|"
+                   rf"{_YESTERDAY_MISSPELT}|"
+                   rf"(?:last|{_PREVIOUS})\s+(?:week|weekend|fortnight|month|year)|last\s+night|the\s+night\s+before\s+last|"
                    r"this\s+(?:morning|afternoon|evening)|"
-                   r"(?:this|next)\s+(?:week|weekend|month|year)|the\s+other\s+day)\b", re.I)  # fmt: skip
+                   r"(?:this|next)\s+(?:week|weekend|month|year)|the\s+other\s+(?:day|week))\b", re.I)  # fmt: skip
 _ANCHORED = re.compile(
     rf"\b(?:{_NUM}\s+{_UNIT}s?|the\s+(day|week|month|weekend|year))\s+(before|after)\s+"
     r"(?:the|my|his|her|their|our|your)\s+([^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,3})",
     re.I,
 )
 _WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
+_WEEKDAY_OR_SHORT = "(" + "|".join([*WEEKDAYS, *WEEKDAY_SHORT]) + r")\b\.?"  # "last Fri", "on Wed." too
 _POSSESSIVE = r"['’]s\b"
 # "last Friday", "the previous Friday", "on Monday", "since Monday", and a weekday's thing ("Monday's release": the
 # latest Monday's)
 _LAST_WEEKDAY = re.compile(
-    rf"\b(?:(?:last|this past|{_PREVIOUS}|on|since(?:\s+last)?|(?:from|between)(?:\s+last)?)\s+{_WEEKDAY}\b|"
+    rf"\b(?:(?:last|this past|{_PREVIOUS}|on|since(?:\s+last)?|(?:from|between)(?:\s+last)?)\s+{_WEEKDAY_OR_SHORT}|"
     rf"{_WEEKDAY}(?={_POSSESSIVE}))",
     re.I,
 )
 _WEEK = rf"(last|this|next|{_PREVIOUS})\s+week\b"  # which week a weekday is of: "last", "the previous", "this", "next"
-_WEEK_THEN_WEEKDAY = re.compile(rf"\b{_WEEK},?\s+(?:on\s+)?{_WEEKDAY}\b", re.I)  # "last week on Monday"
+_WEEK_THEN_WEEKDAY = re.compile(rf"\b{_WEEK},?\s+(?:on\s+)?{_WEEKDAY_OR_SHORT}", re.I)  # "last week on Monday"
 # "the Tuesday before last", "two Tuesdays ago": the one a week (or more) before the latest
 _WEEKDAY_WEEKS_BACK = re.compile(
     rf"\b(?:(?:the\s+)?{_WEEKDAY}\s+before\s+last\b(?!\s+(?:week|weekend|month|year)\b)|{_NUM}\s+{_WEEKDAY}s\s+ago\b)",
     re.I,
 )
+# "the Tuesday before last week": that of the calendar week before last week
+_WEEKDAY_BEFORE_LAST_WEEK = re.compile(rf"\b(?:the\s+)?{_WEEKDAY}\s+before\s+last\s+week\b", re.I)
+# "a week ago Friday", "two weeks ago on Friday": the Friday nearest to that many weeks ago (said on a Thursday, the
+# Friday six days back; the idiom's other reading, the Friday a week before the latest, is a week earlier then and
+# the same day when said on a Saturday)
+_WEEKS_AGO_WEEKDAY = re.compile(rf"\b{_NUM}\s+weeks?\s+ago,?\s+(?:on\s+)?(?:last\s+)?{_WEEKDAY}\b", re.I)
+# "a week ago today", "two weeks ago yesterday", "this time last week": that day, so many weeks back
+_WEEKS_AGO_DAY = re.compile(
+    rf"\b(?:{_NUM}\s+weeks?\s+ago,?\s+(today|yesterday)|this\s+time\s+(?:last|{_PREVIOUS})\s+(week))\b", re.I
+)
 # "this Monday" in a question: this week's Monday (said in a message, as often the one to come)
-_THIS_WEEKDAY = re.compile(rf"\bthis\s+{_WEEKDAY}\b", re.I)
+_THIS_WEEKDAY = re.compile(rf"\bthis\s+{_WEEKDAY_OR_SHORT}", re.I)
 # a weekday said alone, not one still to come ("next Friday", "this Friday") nor every one ("on Fridays")
 _BARE_WEEKDAY = re.compile(rf"(?<!next )(?<!this )(?<!coming )(?<!every ){_WEEKDAY}\b", re.I)
 # the next of a list of days after the first ("last Tuesday and Wednesday", "on Monday, Tuesday or Friday",
 # "on Feb 10, 11 and 12"): each day named is one, read as the first is
 _AND = r"(?:\s*,\s*(?:(?:and|or|&)\s+)?|\s+(?:and|or|&)\s+)"
-_MORE_WEEKDAY = re.compile(rf"(?:{_AND}|{_TO})(?:(?:on|last)\s+)?{_WEEKDAY}\b", re.I)
+_MORE_WEEKDAY = re.compile(rf"(?:{_AND}|{_TO})(?:(?:on|last)\s+)?{_WEEKDAY_OR_SHORT}", re.I)
 _MORE_DAY = re.compile(
     rf"{_AND}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.,]?\d|\s*(?:%|[ap]\.?m\b|h\b))"
     r"(?!\s+(?:day|week|month|year|hour|minute)s?\b)",
@@ -243,11 +278,12 @@ def _count(word: str) -> int:
 
 
 _PREVIOUS_WORDS = re.compile(_PREVIOUS, re.I)
+_MISSPELT_YESTERDAY = re.compile(rf"\b{_YESTERDAY_MISSPELT}\b")
 
 
 def _relative(word: str, anchor: date) -> Window | None:
     """yesterday / last week / this month … seen from `anchor`."""
-    w = _PREVIOUS_WORDS.sub("last", " ".join(word.lower().split()))
+    w = _MISSPELT_YESTERDAY.sub("yesterday", _PREVIOUS_WORDS.sub("last", " ".join(word.lower().split())))
     a = epoch_day(anchor)
     table: dict[str, Window] = {
         "day before yesterday": (a - 2, a - 2),
@@ -257,12 +293,15 @@ def _relative(word: str, anchor: date) -> Window | None:
         "this afternoon": (a, a),
         "this evening": (a, a),
         "last night": (a - 1, a),
+        "the night before last": (a - 2, a - 1),
         "today": (a, a),
         "tonight": (a, a),
         "tomorrow": (a + 1, a + 1),
         "day after tomorrow": (a + 2, a + 2),
         "the day after tomorrow": (a + 2, a + 2),
         "the other day": (a - 6, a - 1),
+        # some week of the month before this one: not this week, rarely more than four weeks back
+        "the other week": (a - 28, a - 7),
         # the thirteen days before today: both what users mean by it, the calendar week before this one and the
         # seven days back (bench/data/day_questions.json's labels mean it so); a period answer shows every session
         # of either meaning, where the calendar week alone missed half of those of the seven days back
@@ -301,8 +340,9 @@ def _ago(count: int, unit: str, anchor: int, sign: int = -1) -> Window:
     return centre - slack, centre + slack
 
 
-def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window, int, int]]:
-    """(window, start, end offsets in `text`) for every absolute date; a month without a year takes `year_hint`."""
+def absolute_dates(text: str, year_hint: int | None = None, today: date | None = None) -> list[tuple[Window, int, int]]:
+    """(window, start, end offsets in `text`) for every absolute date; a month without a year takes `year_hint`, but
+    "last March" said on `today` is the latest March before today's month (March 2025, said in March 2026)."""
     found: list[tuple[Window, int, int]] = []
     taken = bytearray(len(text))  # a mark on each character a date took: a long paste stays linear
 
@@ -339,6 +379,10 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
             year = int(m[2])
             months = (1, 6) if m[1].lower().startswith(("first", "1st")) else (7, 12)
             add((_month_window(year, months[0])[0], _month_window(year, months[1])[1]), m)
+    for m in _PART_OF_YEAR.finditer(text):  # "late 2025": its last third, September to December
+        if free(m):
+            year = int(m[3])
+            add(_thirds("year", epoch_day(date(year, 1, 1)), epoch_day(date(year, 12, 31)), _PARTS[m[1] or m[2]]), m)
     for m in _ISO.finditer(text):
         d = _safe_date(int(m[1]), int(m[2]), int(m[3]))
         if d:
@@ -387,10 +431,13 @@ def absolute_dates(text: str, year_hint: int | None = None) -> list[tuple[Window
             if free(m):
                 add((epoch_day(date(int(m[1]), 1, 1)), epoch_day(date(int(m[1]), 12, 31))), m)
         for m in _IN_MONTH.finditer(text):
-            if free(m) and m[1].lower() not in ("may", "march"):  # "in may": too often the verb
-                add(_month_window(year_hint, MONTHS[m[1].lower().rstrip(".")]), m)
-            elif free(m) and text[m.start(1)].isupper():
-                add(_month_window(year_hint, MONTHS[m[1].lower()]), m)
+            month = MONTHS[m[1].lower().rstrip(".")]
+            year = year_hint
+            if today is not None and m[0].lower().startswith("last") and month >= today.month:
+                year = today.year - 1  # "last March" said in March or after: not this one
+            # "in may": too often the verb, so "may" and "march" only with a capital
+            if free(m) and (m[1].lower() not in ("may", "march") or text[m.start(1)].isupper()):
+                add(_month_window(year, month), m)
     return found
 
 
@@ -525,7 +572,7 @@ def query_windows(query: str, now: float) -> list[Window]:
 
 def _query_reads(query: str, now: float, *, bare_weekdays: bool = False) -> list[Read]:
     today = day_of(now)
-    absolute = absolute_dates(query, year_hint=today.year)
+    absolute = absolute_dates(query, year_hint=today.year, today=today)
     windows: list[Read] = []
     said_before: list[tuple[int, int]] = []  # "two weeks before": read with its date, not again as words of their own
     for window, start, end in absolute:
@@ -618,6 +665,7 @@ def without_dates(text: str) -> str:
     spans = [(start, end) for _, start, end in absolute_dates(text, year_hint=2000)]
     spans += [(m.start(), m.end()) for m, _ in _period_phrases(text)]
     spans += [(m.start(), m.end()) for m in _WEEKDAY_WEEKS_BACK.finditer(text)]  # "two Tuesdays ago": no "tuesdays"
+    spans += [(m.start(), m.end()) for m in _WEEKS_AGO_DAY.finditer(text)]  # "this time last week": no "time"
     return without_spans(text, [(start, _past_possessive(text, end)) for start, end in spans])
 
 
@@ -647,7 +695,7 @@ _NOT_OF = r"(?!\s+of\s+(?:the|a|an|our|my|this|that|his|her|their|your)\b)"
 # and, read as no period at all, a part of a thing ("the last week of the sprint", "the first day of the trial").
 _SPAN_BACK = re.compile(
     rf"\b(?:(?:in|over|during|for|within)\s+)?(?:(?:the|this)\s+(?:last|past)\s+(?:{_NUM}\s+)?|last\s+{_NUM}\s+|"
-    rf"past\s+(?:{_NUM}\s+)?)(day|week|fortnight|month|year|hour)s?\b{_NOT_OF}",
+    rf"past\s+(?:{_NUM}\s+)?)(day|week|wk|fortnight|month|year|hour)s?\b{_NOT_OF}",
     re.I,
 )
 _PART_OF_A_THING = re.compile(  # "the last week of the sprint": the thing's days, not today's last week
@@ -658,10 +706,18 @@ _PART_OF_A_THING = re.compile(  # "the last week of the sprint": the thing's day
 _BEFORE_LAST = re.compile(r"\bthe\s+(week|weekend|month|year)\s+before\s+last\b", re.I)
 _CALENDAR_UNIT = re.compile(rf"\b(last|this|{_PREVIOUS})\s+(month|year|quarter)\b{_NOT_OF}", re.I)
 _PART_OF_UNIT = re.compile(
-    rf"\b(?:(earlier|early|mid|late)\s*-?\s*|(?:the\s+)?(beginning|start|middle|end|{_HALF})\s+of\s+)"
-    rf"(last|this|{_PREVIOUS})\s+(week|month|year)\b",
+    rf"\b(?:(earlier|early|mid|late)\s*-?\s*(?:in\s+)?|(?:the\s+)?(beginning|start|middle|end|{_HALF})\s+of\s+)"
+    rf"(last|this|{_PREVIOUS}|(?<=of |in )the)\s+(week|month|year)\b",
     re.I,
 )
+_QUARTER_OF_YEAR = re.compile(r"\bq([1-4])\s+(?:of\s+)?((?:19|20)\d{2})\b(?![-/.:]\d)", re.I)  # "Q1 2026"
+# "the first week of last month", "the last week of the month" (this one's): its days 1-7 … or its last seven
+_WEEK_OF_UNIT_MONTH = re.compile(
+    rf"\b(?:the\s+)?(first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week\s+of\s+(last|this|{_PREVIOUS}|the)\s+month\b",
+    re.I,
+)
+# "an hour ago", "3 hours ago": today, and yesterday too when it may have been before midnight
+_HOURS_AGO = re.compile(rf"\b{_NUM}\s+(hour|hr|minute|min)s?\s+ago\b", re.I)
 _QUARTER = re.compile(
     r"\b(?:in|during|throughout)\s+(?:the\s+)?(?:q([1-4])|(first|second|third|fourth)\s+quarter)\b"
     r"(?:\s+(?:of\s+)?((?:19|20)\d{2})\b)?",
@@ -688,7 +744,11 @@ _THIS_WEEK = re.compile(
     + rf"\bthis\s+week\b(?!\s*,?\s+(?:on\s+)?{_WEEKDAY}\b)",
     re.I,
 )
-_BARE_DAY = re.compile(rf"\bon\s+the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{_MONTH})", re.I)
+# "on the 3rd", "what did we do the 12th": not before a word it numbers ("on the 3rd try", "the 2nd attempt")
+_BARE_DAY = re.compile(rf"\b(?:on\s+)?the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{_MONTH})", re.I)
+# "two days ago" said with a number: that day (the ranking's window takes a day either side: a message's "two days
+# ago" is as often three); "a few days ago" keeps them
+_DAYS_AGO = re.compile(r"\b(\d{1,3}|a|one|two|three|four|five|six|seven|eight|nine|ten)\s+days?\s+(?:ago|back)\b", re.I)
 MONTHS_BACK = 12  # "on the 31st" in a month without one: the latest month that had it, this far back at most
 
 
@@ -734,9 +794,10 @@ def _calendar_unit(m: re.Match[str], today: date) -> Window | None:
 
 def _part_of_unit(m: re.Match[str], today: date) -> Window | None:
     unit, said = m[4].lower(), (m[1] or m[2]).lower()
-    first, last = _unit_window(unit, today, 0 if m[3].lower() == "this" else 1)
+    this = m[3].lower() in ("this", "the")  # "the first half of the week": this one's
+    first, last = _unit_window(unit, today, 0 if this else 1)
     if said == "earlier":  # "earlier this week": its days before today; "earlier last month" its early part
-        if m[3].lower() == "this":
+        if this:
             return None if first >= epoch_day(today) else (first, epoch_day(today) - 1)
         said = "early"
     if said.endswith("half") and unit == "year":  # January to June, July to December
@@ -768,6 +829,23 @@ def _quarter(m: re.Match[str], today: date) -> Window | None:
     return epoch_day(date(year, 3 * number - 2, 1)), _month_window(year, 3 * number)[1]
 
 
+def _quarter_of_year(m: re.Match[str], today: date) -> Window | None:
+    number, year = int(m[1]), int(m[2])
+    return epoch_day(date(year, 3 * number - 2, 1)), _month_window(year, 3 * number)[1]
+
+
+def _week_of_unit_month(m: re.Match[str], today: date) -> Window | None:
+    first, last = _unit_window("month", today, 0 if m[2].lower() in ("this", "the") else 1)
+    week = _WEEKS[m[1].lower()]
+    window = (last - 6, last) if week == 0 else (first + 7 * (week - 1), first + 7 * week - 1)
+    return None if window[0] > epoch_day(today) else (window[0], min(window[1], epoch_day(today)))
+
+
+def _hours_ago(m: re.Match[str], today: date) -> Window | None:
+    hours = _count(m[1]) * (1 if m[2].lower().startswith("h") else 1 / 60)
+    return epoch_day(today) - max(1, -int(-hours // 24)), epoch_day(today)
+
+
 def _bare_days(m: re.Match[str], today: date) -> Window | None:
     first, last = int(m[1] or m[2]), int(m[3])
     end = _latest_day_of_month(last, today)
@@ -783,6 +861,11 @@ def _bare_day_list(m: re.Match[str], today: date) -> list[Window]:
     return [(epoch_day(day), epoch_day(day)) for day in days if day is not None and day <= today]
 
 
+def _days_ago(m: re.Match[str], today: date) -> Window | None:
+    day = epoch_day(today) - _count(m[1])
+    return day, day
+
+
 def _weekend(m: re.Match[str], today: date) -> Window | None:
     return _unit_window("weekend", today, 1)
 
@@ -792,17 +875,24 @@ def _this_week(m: re.Match[str], today: date) -> Window | None:
 
 
 def _bare_day(m: re.Match[str], today: date) -> Window | None:
+    after = _NEXT_WORD.match(m.string, m.end())
+    if after is not None and (after[1].lower() == "of" or after[1].lower() not in STOP_WORDS):  # "on the 3rd try"
+        return None
     day = _latest_day_of_month(int(m[1]), today)
     return None if day is None else (epoch_day(day), epoch_day(day))
 
 
 PhraseReader = Callable[[re.Match[str], date], Window | list[Window] | None]  # a list: days named one by one
 _PHRASES: tuple[tuple[re.Pattern[str], PhraseReader], ...] = (  # in this order: the first to take a span reads it
+    (_WEEK_OF_UNIT_MONTH, _week_of_unit_month),
     (_PART_OF_A_THING, _no_period),
     (_BEFORE_LAST, _before_last),
     (_SPAN_BACK, _span_back),
+    (_DAYS_AGO, _days_ago),
+    (_HOURS_AGO, _hours_ago),
     (_PART_OF_UNIT, _part_of_unit),
     (_QUARTER, _quarter),
+    (_QUARTER_OF_YEAR, _quarter_of_year),
     (_CALENDAR_UNIT, _calendar_unit),
     (_BARE_DAYS, _bare_days),
     (_BARE_DAY_LIST, _bare_day_list),
@@ -833,7 +923,7 @@ def period_windows(query: str, now: float) -> list[Window]:
     an open bound ("before Feb 5", "after Monday") names no period: the days it bounds are not said."""
     today = day_of(now)
     said = _period_phrases(query)
-    if absolute_dates(query, year_hint=today.year) or not said:
+    if absolute_dates(query, year_hint=today.year, today=today) or not said:
         reads = _query_reads(query, now, bare_weekdays=True)
     else:
         reads = _query_reads(without_spans(query, [(m.start(), m.end()) for m, _ in said]), now, bare_weekdays=True)
@@ -911,10 +1001,21 @@ def _relative_reads(text: str, anchor: date, *, question: bool = False, bare_wee
     def unread(m: re.Match[str]) -> bool:
         return not any(start < m.end() and m.start() < end for _, start, end in weekdays)
 
-    for m in _WEEKDAY_WEEKS_BACK.finditer(text):
-        weekday, count = (m[1], 2) if m[1] else (m[3], _count(m[2]))
-        back = _latest_weekday(anchor, weekday) - 7 * (count - 1)
+    for m in _WEEKDAY_BEFORE_LAST_WEEK.finditer(text):
+        back = _unit_window("week", anchor, 2)[0] + _weekday_number(m[1])
         weekdays.append(((back, back), m.start(), m.end()))
+    for m in _WEEKS_AGO_WEEKDAY.finditer(text):
+        near = epoch_day(anchor) - 7 * _count(m[1])
+        back = near - 3 + (_weekday_number(m[2]) - near) % 7  # day d is weekday (d + 3) % 7: 1970-01-01 a Thursday
+        weekdays.append(((back, back), m.start(), m.end()))
+    for m in _WEEKS_AGO_DAY.finditer(text):
+        back = epoch_day(anchor) - (7 * _count(m[1]) + (m[2].lower() == "yesterday") if m[1] else 7)
+        weekdays.append(((back, back), m.start(), m.end()))
+    for m in _WEEKDAY_WEEKS_BACK.finditer(text):
+        if unread(m):
+            weekday, count = (m[1], 2) if m[1] else (m[3], _count(m[2]))
+            back = _latest_weekday(anchor, weekday) - 7 * (count - 1)
+            weekdays.append(((back, back), m.start(), m.end()))
     for m in _WEEK_THEN_WEEKDAY.finditer(text):  # "last week on Monday"
         weekdays += _weekdays_read(text, m, anchor, week=_weeks_back(m[1]))
     if question:
@@ -939,7 +1040,13 @@ def _relative_reads(text: str, anchor: date, *, question: bool = False, bare_wee
 
 def _latest_weekday(anchor: date, weekday: str) -> int:
     """The latest day before `anchor` that is `weekday` ("Monday")."""
-    return epoch_day(anchor) - ((anchor.weekday() - WEEKDAYS[weekday.lower()]) % 7 or 7)
+    return epoch_day(anchor) - ((anchor.weekday() - _weekday_number(weekday)) % 7 or 7)
+
+
+def _weekday_number(said: str) -> int:
+    """Monday 0 … Sunday 6, for a weekday's name, a misspelling of one or a short form ("Fri")."""
+    word = said.lower()
+    return WEEKDAYS[word] if word in WEEKDAYS else WEEKDAY_SHORT[word]
 
 
 def _weeks_back(said: str) -> int:
@@ -969,7 +1076,7 @@ def _weekdays_read(
 
     def latest(weekday: str) -> int:
         if week is not None:
-            return _unit_window("week", anchor, week)[0] + WEEKDAYS[weekday.lower()]
+            return _unit_window("week", anchor, week)[0] + _weekday_number(weekday)
         return _latest_weekday(anchor, weekday)
 
     span = len(named) == 2 and (
@@ -977,7 +1084,7 @@ def _weekdays_read(
     )
     if span:
         last = latest(named[1][0])
-        first = last - (WEEKDAYS[named[1][0].lower()] - WEEKDAYS[named[0][0].lower()]) % 7
+        first = last - (_weekday_number(named[1][0]) - _weekday_number(named[0][0])) % 7
         return [((first, last), m.start(), at)]
     return [((latest(weekday), latest(weekday)), start, end) for weekday, start, end in named]
 
@@ -992,7 +1099,7 @@ def message_windows(text: str, ts: float | None) -> list[Window]:
         return []
     windows = [(epoch_day(day), epoch_day(day))]
     windows += _relative_windows(text, day)
-    windows += [w for w, _, _ in absolute_dates(text, year_hint=day.year)]
+    windows += [w for w, _, _ in absolute_dates(text, year_hint=day.year, today=day)]
     return windows
 
 

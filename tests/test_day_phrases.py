@@ -1,0 +1,266 @@
+"""Day phrases as people type them into a search box about their past work, each with the days a careful reader
+means, read on a fixed day (Thursday, 19 March 2026): relative days, weekdays with what says which one, parts of weeks,
+months and years, days of a month, misspellings and short forms in lower case; and phrases near a date's words that
+name no day. Where a phrase reads two ways the row says which reading is taken (and RESULTS.md's days section why)."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from memlens.engine.answers.period import read_period
+from memlens.engine.ranking.dates import epoch_day, message_windows, query_windows
+
+NOW = datetime(2026, 3, 19, 10, tzinfo=UTC).timestamp()  # a Thursday; last week is March 9-15
+
+# (phrase, the days meant: "MM-DD" of 2026 or a whole ISO date, "FIRST..LAST" for a run, " + " between runs; "" for
+# no period, a plain search). Decided where a phrase reads two ways: "last Tuesday" is the latest one (this week's
+# on a Thursday); "last week" the thirteen days before today (both its meanings); "last night" yesterday and today;
+# "N days ago" that day; "a week ago Friday" the Friday nearest a week back; "the other week" the four weeks before
+# this last one; "an hour ago" today and yesterday (a question's reader has the day, not the hour); "the first half
+# of the week" (and "of the month", "of the year") this one's, and a part still to come no period; a holiday no
+# period ("before Christmas" is an open bound, "over Christmas" a word to search).
+PHRASES = [
+    # relative days
+    ("what did we do yesterday", "03-18"),
+    ("yesterday morning", "03-18"),
+    ("yesterday afternoon", "03-18"),
+    ("last night", "03-18..03-19"),
+    ("this morning", "03-19"),
+    ("earlier today", "03-19"),
+    ("what did we do today", "03-19"),
+    ("the day before yesterday", "03-17"),
+    ("day before yesterday", "03-17"),
+    ("2 days ago", "03-17"),
+    ("three days ago", "03-16"),
+    ("a day ago", "03-18"),
+    ("10 days ago", "03-09"),
+    ("a few days ago", "03-15..03-17"),
+    ("a week ago", "03-11..03-13"),
+    ("two weeks ago", "03-03..03-07"),
+    ("3 weeks ago", "02-22..03-02"),
+    ("a month ago", "02-11..02-23"),
+    ("the other day", "03-13..03-18"),
+    ("the other week", "02-19..03-12"),
+    ("in the last few days", "03-16..03-19"),
+    ("the past couple of days", "03-17..03-19"),
+    ("over the last two weeks", "03-05..03-19"),
+    ("this past week", "03-12..03-19"),
+    ("the past 7 days", "03-12..03-19"),
+    ("recently", ""),
+    ("a week ago today", "03-12"),
+    ("a week ago yesterday", "03-11"),
+    ("this time last week", "03-12"),
+    ("the night before last", "03-17..03-18"),
+    ("2 wks ago", "03-03..03-07"),
+    ("past 2 wks", "03-05..03-19"),
+    ("a few weeks back", "02-22..03-02"),
+    ("5 days back", "03-14"),
+    ("an hour ago", "03-18..03-19"),
+    ("3 hours ago", "03-18..03-19"),
+    # weekdays with modifiers
+    ("what did we do last Tuesday", "03-17"),
+    ("on Monday", "03-16"),
+    ("what did we do monday", "03-16"),
+    ("this Monday", "03-16"),
+    ("Monday last week", "03-09"),
+    ("last week Monday", "03-09"),
+    ("the Tuesday before last", "03-10"),
+    ("the Tuesday before last week", "03-03"),
+    ("a week ago Friday", "03-13"),
+    ("since Monday", "03-16..03-19"),
+    ("since last Monday", "03-16..03-19"),
+    ("between Monday and Wednesday", "03-16..03-18"),
+    ("monday and tuesday", "03-16..03-17"),
+    ("last friday", "03-13"),
+    ("on friday", "03-13"),
+    ("Friday night", "03-13"),
+    ("Friday afternoon", "03-13"),
+    ("tuesday morning", "03-17"),
+    ("last Tues", "03-17"),
+    ("since wed", "03-18..03-19"),
+    ("this fri", ""),
+    ("on thursday", "03-12"),
+    ("two weeks ago on Monday", "03-02"),
+    ("the Friday before last week", "03-06"),
+    ("last Fri", "03-13"),
+    ("on wed", "03-18"),
+    ("last wendesday", "03-18"),
+    ("on wensday", "03-18"),
+    ("yesterdy", "03-18"),
+    ("yestreday", "03-18"),
+    # weekends
+    ("over the weekend", "03-14..03-15"),
+    ("last weekend", "03-14..03-15"),
+    ("the weekend before last", "03-07..03-08"),
+    # parts of weeks
+    ("early last week", "03-09..03-11"),
+    ("late last week", "03-13..03-15"),
+    ("the middle of last week", "03-11..03-13"),
+    ("mid last week", "03-11..03-13"),
+    ("the first half of last week", "03-09..03-11"),
+    ("second half of last week", "03-12..03-15"),
+    ("what did we do the first half of the week", "03-16..03-18"),
+    ("the first half of this week", "03-16..03-18"),
+    ("the beginning of the week", "03-16..03-18"),
+    ("the end of last week", "03-13..03-15"),
+    ("earlier this week", "03-16..03-18"),
+    ("earlier in the week", "03-16..03-18"),
+    ("later in the week", ""),
+    ("monday thru wednesday", "03-16..03-18"),
+    ("this week", "03-16..03-19"),
+    ("last week", "03-06..03-18"),
+    ("the week before last", "03-02..03-08"),
+    ("the previous week", "03-06..03-18"),
+    # parts of months
+    ("last month", "02-01..02-28"),
+    ("early last month", "02-01..02-10"),
+    ("late last month", "02-21..02-28"),
+    ("end of last month", "02-21..02-28"),
+    ("the beginning of last month", "02-01..02-10"),
+    ("mid last month", "02-11..02-20"),
+    ("this month", "03-01..03-19"),
+    ("earlier this month", "03-01..03-18"),
+    ("the first half of the month", "03-01..03-15"),
+    ("the end of the month", ""),
+    ("the end of the week", ""),
+    ("the first half of the year", "01-01..03-19"),
+    ("the month before last", "01-01..01-31"),
+    ("early in the month", "03-01..03-10"),
+    ("the first week of last month", "02-01..02-07"),
+    ("the last week of last month", "02-22..02-28"),
+    ("first week of the month", "03-01..03-07"),
+    ("in February", "02-01..02-28"),
+    ("in feb", "02-01..02-28"),
+    ("in febuary", "02-01..02-28"),
+    ("beginning of March", "03-01..03-10"),
+    ("mid-February", "02-11..02-20"),
+    ("mid february", "02-11..02-20"),
+    ("end of February", "02-21..02-28"),
+    ("early feb", "02-01..02-10"),
+    ("the first week of March", "03-01..03-07"),
+    ("the last week of February", "02-22..02-28"),
+    ("the week of March 2", "03-02..03-08"),
+    ("last March", "2025-03-01..2025-03-31"),
+    # days of a month
+    ("what did we do the 12th", "03-12"),
+    ("on the 3rd", "03-03"),
+    ("Feb 12th", "02-12"),
+    ("12 Feb", "02-12"),
+    ("feb 12", "02-12"),
+    ("February 12th", "02-12"),
+    ("12th of February", "02-12"),
+    ("the 12th of feb", "02-12"),
+    ("between the 3rd and the 7th", "03-03..03-07"),
+    ("from the 3rd to the 7th", "03-03..03-07"),
+    ("March 2nd to 6th", "03-02..03-06"),
+    ("march 2-6", "03-02..03-06"),
+    ("on 2/12", ""),
+    # years and quarters
+    ("last year", "2025-01-01..2025-12-31"),
+    ("this year", "01-01..03-19"),
+    ("earlier this year", "01-01..03-18"),
+    ("in 2025", "2025-01-01..2025-12-31"),
+    ("the end of last year", "2025-09-01..2025-12-31"),
+    ("in Q4", "2025-10-01..2025-12-31"),
+    ("last quarter", "2025-10-01..2025-12-31"),
+    ("Q1 2026", "01-01..03-31"),
+    ("q4 of 2025", "2025-10-01..2025-12-31"),
+    ("the first half of last year", "2025-01-01..2025-06-30"),
+    ("late 2025", "2025-09-01..2025-12-31"),
+    ("before Christmas", ""),
+    ("over Christmas", ""),
+    # not dates
+    ("prior art", ""),
+    ("the previous version", ""),
+    ("first half of the migration", ""),
+    ("2 weeks of work", ""),
+    ("a few days of logs", ""),
+    ("upgrade to python 3.12", ""),
+    ("bump v2.3.4", ""),
+    ("error at 12/02 parse failed", ""),
+    ("on the 3rd try", ""),
+    ("the 2nd attempt", ""),
+    ("the 3rd of the files", ""),
+    ("what did we do on 12/02", ""),
+    ("may I ask", ""),
+    ("Q3 planning", ""),
+    ("week 3 of the plan", ""),
+    ("day 2 of onboarding", ""),
+    ("second half of the file", ""),
+    ("the last day of the sprint", ""),
+    ("last commit", ""),
+    ("last time it failed", ""),
+    ("the end of the file", ""),
+    ("every monday standup", ""),
+    ("retry after 3 days", ""),
+    ("the first week of onboarding", ""),
+    ("early return", ""),
+    ("mid-size refactor", ""),
+    ("sun java", ""),
+    ("sat solver", ""),
+    ("the week in review", ""),
+    ("10 days timeout", ""),
+    ("roll back 2 days", ""),
+    ("the last week of the sprint", ""),
+]
+
+
+def _runs(said: str) -> list[tuple[int, int]]:
+    runs = []
+    for run in said.split(" + ") if said else []:
+        first, _, last = run.partition("..")
+        days = [date.fromisoformat(d if len(d) == 10 else f"2026-{d}") for d in (first, last or first)]
+        runs.append((epoch_day(days[0]), epoch_day(days[1])))
+    return runs
+
+
+def _read(phrase: str) -> list[tuple[int, int]]:
+    period = read_period(phrase, now=NOW, zone=UTC)
+    if period is None:
+        return []
+    bounds = period.parts or ((period.since, period.until),)
+    return [(int(since // 86400), int(until // 86400)) for since, until in bounds]
+
+
+@pytest.mark.parametrize(("phrase", "meant"), PHRASES, ids=[phrase for phrase, _ in PHRASES])
+def test_a_day_phrase_reads_the_days_meant(phrase: str, meant: str) -> None:
+    assert _read(phrase) == _runs(meant)
+    period = read_period(phrase, now=NOW, zone=UTC)
+    assert period is None or period.rest == "", phrase  # "fri", "yesterdy", "half" are no words to find
+
+
+@pytest.mark.parametrize(
+    ("query", "meant"),
+    [
+        ("last Fri deploy", "03-13"),  # was none: "fri" a word to find
+        ("deploy on wensday", "03-18"),
+        ("a week ago Friday deploy", "03-13"),  # was the days around a week ago
+        ("the Tuesday before last week deploy", "03-03"),  # was the latest Tuesday
+        ("two weeks ago on Monday deploy", "03-02"),  # was the days around two weeks ago and the latest Monday
+        ("yestreday deploy", "03-18"),
+        ("a week ago today deploy", "03-12"),  # was the days around a week ago, and today
+        ("this time last week deploy", "03-12"),  # was the thirteen days
+        ("the night before last deploy", "03-17..03-18"),  # was none
+        ("2 wks ago deploy", "03-03..03-07"),  # was none
+    ],
+)
+def test_the_ranking_reads_them_too(query: str, meant: str) -> None:
+    assert query_windows(query, NOW) == _runs(meant)
+
+
+def test_a_message_reads_a_short_weekday_and_last_march() -> None:
+    """A message's "last Fri" is the Friday before it was written (LoCoMo's turns say so), and "last March" written
+    in March is the year before's."""
+    written = datetime(2023, 7, 15, 12, tzinfo=UTC)  # a Saturday
+    day = epoch_day(written.date())
+    assert (day - 1, day - 1) in message_windows(
+        "Last Fri I finally took my kids to a pottery workshop", written.timestamp()
+    )
+    in_march = datetime(2023, 3, 20, 12, tzinfo=UTC)
+    march_2022 = (epoch_day(date(2022, 3, 1)), epoch_day(date(2022, 3, 31)))
+    assert march_2022 in message_windows("we moved house last March", in_march.timestamp())
+    assert (epoch_day(date(2023, 3, 1)), epoch_day(date(2023, 3, 31))) not in message_windows(
+        "we moved house last March", in_march.timestamp()
+    )
