@@ -1,11 +1,17 @@
 """`memlens mcp --http` reads a request's body as stdio reads a line (memlens.mcp.well_formed): a lone surrogate
 escape (`\\ud83d`, as a JavaScript client that cuts an emoji writes it) or a byte that is not UTF-8 reads as U+FFFD,
-and the call is answered; the server refused such a POST with a parse error (400, id null) before."""
+and the call is answered; the server refused such a POST with a parse error (400, id null) before. Reading a body
+whole to do so holds no more of it than the SDK's own bound: a body sent in chunks past it is refused (413) without
+being held."""
 
 from __future__ import annotations
 
+import http.client
 import json
+from collections.abc import Iterator
 from pathlib import Path
+
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 
 from mcp_server.helpers import memlens
 from mcp_server.http_server import Served, env, free_port, mcp_command, serve
@@ -51,4 +57,55 @@ def test_a_body_with_half_an_emoji_or_a_bad_byte_is_answered(tmp_path: Path) -> 
         # a body that is no JSON at all is still refused, as before
         refused = server.send(b'{"jsonrpc":"2.0","id":10,', headers)
         assert refused.status == 400 and json.loads(refused.body)["error"]["code"] == -32700
+        assert "Traceback" not in server.stderr.read_text()
+
+
+ACCEPTED = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def _chunked_query(megabytes: int) -> Iterator[bytes]:
+    yield b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"'
+    for _ in range(megabytes):
+        yield b"x" * (1 << 20)
+    yield b'"}}}'
+
+
+def _peak_rss_kb(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
+
+
+def test_a_body_sent_in_chunks_past_the_sdks_bound_is_refused_without_being_held(tmp_path: Path) -> None:
+    (tmp_path / "ws" / "memory").mkdir(parents=True)
+    (tmp_path / "ws" / "memory" / "hangar.md").write_text(NOTE, encoding="utf-8")
+    memlens("index", "--workspace", tmp_path / "ws", "--index-dir", tmp_path / "index", "--no-embeddings")
+    port = free_port()
+    for server in serve(mcp_command(f"127.0.0.1:{port}", tmp_path / "ws", tmp_path / "index"), port, tmp_path, env()):
+        headers = server.initialized()
+        before = _peak_rss_kb(server.process.pid)
+        megabytes = 50 * DEFAULT_MAX_REQUEST_BODY_SIZE >> 20  # no Content-Length: the SDK cannot refuse it unread
+
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        try:
+            connection.request(
+                "POST",
+                "/mcp",
+                _chunked_query(megabytes),
+                headers={
+                    "Content-Type": "application/json",
+                    "Accept": "application/json, text/event-stream",
+                    **headers,
+                },
+                encode_chunked=True,
+            )
+            status = connection.getresponse().status
+        except (BrokenPipeError, ConnectionResetError):
+            status = 0  # refused while the client still sent: the answer was lost with the connection
+        finally:
+            connection.close()
+        grown_mb = (_peak_rss_kb(server.process.pid) - before) >> 10
+        assert grown_mb < megabytes // 4, f"the server's peak grew {grown_mb} MB for a {megabytes} MB body"
+        assert status in (413, 0), status
+        answered = _search(server, headers, 3, b"copper roof")["structuredContent"]
+        assert isinstance(answered, dict) and answered["results"], answered
         assert "Traceback" not in server.stderr.read_text()

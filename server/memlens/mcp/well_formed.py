@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -71,10 +73,13 @@ class WellFormedBodies:
 
     The body is read only when the app asks for it, as the SDK does once its checks (bearer token, Host, Origin)
     have passed, and whole, as the SDK reads it: a request refused before that is never read here either. The SDK
-    reads the body and never its Content-Length, which an invalid byte's replacement lengthens."""
+    reads the body and never its Content-Length, which an invalid byte's replacement lengthens. A body past the SDK's
+    bound (`limit`) is handed on as it came, as soon as it passes it, for the SDK to refuse (413): held whole here, a
+    body sent in chunks without a Content-Length would be held in memory at any length."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, *, limit: int = DEFAULT_MAX_REQUEST_BODY_SIZE) -> None:
         self._app = app
+        self._limit = limit  # the SDK's bound on a body (app_options leaves it as it is)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -88,11 +93,15 @@ class WellFormedBodies:
                 return await receive()
             read = True
             parts: list[bytes] = []
+            size = 0
             while True:
                 message = await receive()
                 if message["type"] != "http.request":
                     return message  # the client went away: the app hears so
                 parts.append(message.get("body", b""))
+                size += len(parts[-1])
+                if size > self._limit:  # the SDK's own bound answers 413 on this; nothing more is read or held
+                    return {"type": "http.request", "body": b"".join(parts), "more_body": True}
                 if not message.get("more_body", False):
                     break
             return {"type": "http.request", "body": well_formed_body(b"".join(parts)), "more_body": False}
