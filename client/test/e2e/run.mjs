@@ -295,10 +295,17 @@ async function clickSidebarHit(page, report) {
   if (/\.md$/.test(tab) && !/^(MEMORY|USER|IDENTITY)/.test(tab) && !/^\d{4}-/.test(tab)) {
     check(/⭐ match/.test(text), 'the transcript viewer shows the matching message at the top');
     check(!/^(claude-code|codex|openclaw|specstory)[:%]/.test(tab), `the transcript tab is titled by the session ("${tab}")`);
-    const lines = text.split('\n');
-    const tool = lines.findIndex((l) => l.startsWith('🔧'));
-    if (tool >= 0) {
-      check(!/^(```|~~~)/.test(lines[tool + 1] ?? ''), `tool calls are folded to their summary line ("${lines[tool].slice(0, 60)}")`);
+    const firstTool = (t) => {
+      const lines = t.split('\n');
+      const tool = lines.findIndex((l) => l.startsWith('🔧'));
+      return tool < 0 ? null : { line: lines[tool], folded: !/^(```|~~~)/.test(lines[tool + 1] ?? '') };
+    };
+    const tool = firstTool(text);
+    if (tool) {
+      // the viewer folds tool calls once VS Code has the document's folding ranges, a moment after its text shows
+      const folded = await waitFor('the tool calls folded', async () => firstTool(await editorText(page))?.folded, 15000)
+        .then(() => true, () => false);
+      check(folded, `tool calls are folded to their summary line ("${tool.line.slice(0, 60)}")`);
     }
   }
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-transcript.png') });
