@@ -10,10 +10,12 @@ August 2023"); a two-digit year after a day and a month's name is that year ("12
 after a numeric date's day and month ("12.02.26", "13/02/26"). Each day of a list is one ("last Tuesday and
 Wednesday", "on Feb 10 and 12"), not a number that counts a thing ("March 3 and 4 people"); two days said as a span's
 ends are it ("from Feb 10 to Feb 12", "between Monday and Wednesday"); a possessive is its date's ("Monday's release",
-"last year's budget"). A question about a period (`period_windows`) also reads "in the last 3 days", "over the past
-fortnight", "last month" (the calendar's), "the week before last", "the end of last year", "the second half of last
-month", "in Q1", "from the 2nd to the 5th", "the 12th", "two days ago" (that day), "the first half of the week" (this
-one's) and a weekday said alone ("what did we do Friday"), and no period in a day said as an open bound ("before Feb
+"last year's budget"), and two weekdays as a range's ends ("Mon-Wed", "mon to wed", "Mon–Fri"). Both a question
+about a period (`period_windows`) and the ranking (`query_windows`) also read "in the last 3 days", "over the past
+fortnight", "the week before last", "the end of last year", "the second half of last month", "in Q1", "from the 2nd
+to the 5th", "the 12th", "the first half of the week" (this one's); only a question about a period reads "last
+month" as the calendar's, "two days ago" as that day (the ranking keeps its wider windows of these words) and a
+weekday said alone ("what did we do Friday"), and no period in a day said as an open bound ("before Feb
 5"). Every reader also takes "the Tuesday before last week", "a week ago Friday" (the Friday nearest a week
 back), "the other week", "last March" (said in March: the year before's), "late 2025", a weekday's short form after
 a word that makes it one ("last Fri", "on Wed") and common misspellings ("wensday", "febuary", "yesterdy").
