@@ -109,6 +109,14 @@ PHRASES = [
     ("earlier in the week", "03-16..03-18"),
     ("later in the week", ""),
     ("monday thru wednesday", "03-16..03-18"),
+    ("Mon-Wed", "03-16..03-18"),
+    ("mon to wed", "03-16..03-18"),
+    ("Mon - Wed", "03-16..03-18"),
+    ("monday-wednesday", "03-16..03-18"),
+    ("Tues-Thurs", "03-10..03-12"),  # the latest Thursday is last week's: said on a Thursday, today is not yet past
+    ("Mon–Fri", "03-09..03-13"),
+    ("on Mon-Wed", "03-16..03-18"),
+    ("Mon-Wed last week", "03-09..03-11"),
     ("this week", "03-16..03-19"),
     ("last week", "03-06..03-18"),
     ("the week before last", "03-02..03-08"),
@@ -204,7 +212,42 @@ PHRASES = [
     ("10 days timeout", ""),
     ("roll back 2 days", ""),
     ("the last week of the sprint", ""),
+    ("deploy-mon-wed-job", ""),
+    ("mon-wed-job", ""),
+    ("0 9 * * mon-fri /usr/bin/backup", ""),
+    ("30 2 * * MON-FRI", ""),
+    ("every mon-fri", ""),
+    ("Mon-Fri 9-5", ""),
+    ("Mon-Fri 9am-5pm", ""),
+    ("cron: mon-fri at 9:00", ""),
+    ("open mon to fri, 10-6", ""),
+    ("c:/mon-wed", ""),
+    ("fri-sun", ""),  # "sun" and "sat" are words too often ("sat solver")
 ]
+
+# Where the ranking's window (`query_windows`) is wider than what a question about days reads, on purpose: a boost
+# that errs wide costs little. "N days ago" takes a day either side (a message's "two days ago" is as often three);
+# "last weekend", "this week", "last/this month" and "last/this year" keep the ranking's own windows, which take both
+# their meanings (the calendar's and so many days back); a weekday said alone names no day in a search ("friday
+# deploy" is as often the recurring one). Every other phrase of PHRASES reads the same days in both.
+RANKING_WIDER = {
+    "2 days ago": "03-16..03-18",
+    "three days ago": "03-15..03-17",
+    "a day ago": "03-17..03-19",
+    "10 days ago": "03-07..03-11",
+    "5 days back": "03-13..03-15",
+    "what did we do monday": "",
+    "monday and tuesday": "",
+    "Friday night": "",
+    "Friday afternoon": "",
+    "tuesday morning": "",
+    "last weekend": "03-10..03-18",
+    "this week": "03-13..03-25",
+    "last month": "01-18..03-18",
+    "this month": "02-17..04-18",
+    "last year": "2024-09-25..2026-03-18",
+    "this year": "2025-03-19..2027-03-19",
+}
 
 
 def _runs(said: str) -> list[tuple[int, int]]:
@@ -231,9 +274,27 @@ def test_a_day_phrase_reads_the_days_meant(phrase: str, meant: str) -> None:
     assert period is None or period.rest == "", phrase  # "fri", "yesterdy", "half" are no words to find
 
 
+@pytest.mark.parametrize(("phrase", "meant"), PHRASES, ids=[phrase for phrase, _ in PHRASES])
+def test_the_ranking_reads_a_phrase_as_the_question_reader_does(phrase: str, meant: str) -> None:
+    """One reading for both: on the parent commit the ranking read none of "the 12th", "in Q1", "an hour ago", "the
+    first half of the week", "the week before last", "over the weekend" or "Mon-Wed", and "early last week", "the
+    first week of last month" or "the end of last year" as the whole of last week, month or year."""
+    assert sorted(query_windows(phrase, NOW)) == _runs(RANKING_WIDER.get(phrase, meant))
+
+
+def test_every_wider_reading_is_a_phrase_of_the_table() -> None:
+    assert set(RANKING_WIDER) <= {phrase for phrase, _ in PHRASES}
+
+
 @pytest.mark.parametrize(
     ("query", "meant"),
     [
+        ("Mon-Wed deploy", "03-16..03-18"),  # was none
+        ("the deploy the 12th", "03-12"),  # was none
+        ("Q1 2026 roadmap", "01-01..03-31"),  # was none
+        ("the error an hour ago", "03-18..03-19"),  # was none
+        ("deploy early last week", "03-09..03-11"),  # was the thirteen days before today
+        ("the deploy-mon-wed job failed", ""),
         ("last Fri deploy", "03-13"),  # was none: "fri" a word to find
         ("deploy on wensday", "03-18"),
         ("a week ago Friday deploy", "03-13"),  # was the days around a week ago

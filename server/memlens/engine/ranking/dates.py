@@ -10,10 +10,12 @@ August 2023"); a two-digit year after a day and a month's name is that year ("12
 after a numeric date's day and month ("12.02.26", "13/02/26"). Each day of a list is one ("last Tuesday and
 Wednesday", "on Feb 10 and 12"), not a number that counts a thing ("March 3 and 4 people"); two days said as a span's
 ends are it ("from Feb 10 to Feb 12", "between Monday and Wednesday"); a possessive is its date's ("Monday's release",
-"last year's budget"). A question about a period (`period_windows`) also reads "in the last 3 days", "over the past
-fortnight", "last month" (the calendar's), "the week before last", "the end of last year", "the second half of last
-month", "in Q1", "from the 2nd to the 5th", "the 12th", "two days ago" (that day), "the first half of the week" (this
-one's) and a weekday said alone ("what did we do Friday"), and no period in a day said as an open bound ("before Feb
+"last year's budget"), and two weekdays as a range's ends ("Mon-Wed", "mon to wed", "Mon–Fri"). Both a question
+about a period (`period_windows`) and the ranking (`query_windows`) also read "in the last 3 days", "over the past
+fortnight", "the week before last", "the end of last year", "the second half of last month", "in Q1", "from the 2nd
+to the 5th", "the 12th", "the first half of the week" (this one's); only a question about a period reads "last
+month" as the calendar's, "two days ago" as that day (the ranking keeps its wider windows of these words) and a
+weekday said alone ("what did we do Friday"), and no period in a day said as an open bound ("before Feb
 5"). Every reader also takes "the Tuesday before last week", "a week ago Friday" (the Friday nearest a week
 back), "the other week", "last March" (said in March: the year before's), "late 2025", a weekday's short form after
 a word that makes it one ("last Fri", "on Wed") and common misspellings ("wensday", "febuary", "yesterdy").
@@ -177,6 +179,15 @@ _WEEKS_AGO_WEEKDAY = re.compile(rf"\b{_NUM}\s+weeks?\s+ago,?\s+(?:on\s+)?(?:last
 # "a week ago today", "two weeks ago yesterday", "this time last week": that day, so many weeks back
 _WEEKS_AGO_DAY = re.compile(
     rf"\b(?:{_NUM}\s+weeks?\s+ago,?\s+(today|yesterday)|this\s+time\s+(?:last|{_PREVIOUS})\s+(week))\b", re.I
+)
+# "Mon-Wed", "mon to wed", "Monday thru Wednesday", "Mon–Fri": two
+# weekdays said as a span's ends, in a question; not inside a hyphenated name ("deploy-mon-wed-job"), after "every" or
+# a cron line's fields ("0 9 * * mon-fri"), nor before hours ("Mon-Fri 9-5": opening hours, no days that were)
+_DAY_FORM = "(?:" + "|".join([*WEEKDAYS, *WEEKDAY_SHORT]) + ")"
+_WEEKDAY_RANGE = re.compile(
+    rf"(?<![\w*/,-])(?<!every )(?<![*\d/,] )({_DAY_FORM})\.?(?={_TO}{_DAY_FORM}\b\.?(?![\w-])"
+    r"(?!\s*,?\s*(?:from\s+|at\s+)?\d{1,2}(?::\d{2}|\s*[ap]\.?m\b|\s*(?:[-–]|to\b))))",
+    re.I,
 )
 # "this Monday" in a question: this week's Monday (said in a message, as often the one to come)
 _THIS_WEEKDAY = re.compile(rf"\bthis\s+{_WEEKDAY_OR_SHORT}", re.I)
@@ -566,8 +577,12 @@ Read = tuple[Window, int, int]  # a window and the span of the words that name i
 def query_windows(query: str, now: float) -> list[Window]:
     """The day windows a question names; relative words are read from `now` (epoch seconds). Two dates said as the
     ends of a span ("from Feb 10 to Feb 12", "between Monday and Wednesday") are one window from the first to the
-    last; a list ("on Feb 10 and 12") a window each."""
-    return [window for window, _, _ in _query_reads(query, now)]
+    last; a list ("on Feb 10 and 12") a window each. The periods of `_PHRASES` are read as a question about days
+    reads them ("the 12th", "in Q1", "an hour ago", "early last week"), but where these words have a wider window
+    of their own ("last weekend", "last month", "this week", "two days ago": `_WIDER_IN_RANKING`) that one stays: a
+    boost that errs wide costs little, and takes both meanings of "last month" and the day either side a message's
+    "two days ago" is as often."""
+    return [window for window, _, _ in _phrase_reads(query, now, ranking=True)]
 
 
 def _query_reads(query: str, now: float, *, bare_weekdays: bool = False) -> list[Read]:
@@ -666,7 +681,17 @@ def without_dates(text: str) -> str:
     spans += [(m.start(), m.end()) for m, _ in _period_phrases(text)]
     spans += [(m.start(), m.end()) for m in _WEEKDAY_WEEKS_BACK.finditer(text)]  # "two Tuesdays ago": no "tuesdays"
     spans += [(m.start(), m.end()) for m in _WEEKS_AGO_DAY.finditer(text)]  # "this time last week": no "time"
+    spans += _weekday_ranges(text)  # "Mon-Wed": no word "mon-wed"
     return without_spans(text, [(start, _past_possessive(text, end)) for start, end in spans])
+
+
+def _weekday_ranges(text: str) -> list[tuple[int, int]]:
+    """The spans of `_WEEKDAY_RANGE`'s ranges, from the first weekday to the last ("Mon-Wed")."""
+    spans = []
+    for m in _WEEKDAY_RANGE.finditer(text):
+        more = _MORE_WEEKDAY.match(text, m.end())
+        spans.append((m.start(), more.end() if more else m.end()))
+    return spans
 
 
 _POSSESSIVE_AT = re.compile(_POSSESSIVE)
@@ -902,6 +927,11 @@ _PHRASES: tuple[tuple[re.Pattern[str], PhraseReader], ...] = (  # in this order:
 )
 
 
+# Phrases whose words the ranking reads as a wider window of its own ("last month": the sixty days back, both its
+# meanings; "last weekend" with the week around it; "two days ago" a day either side): there that reading stays
+_WIDER_IN_RANKING: frozenset[PhraseReader] = frozenset({_days_ago, _calendar_unit, _weekend, _this_week})
+
+
 def _period_phrases(text: str) -> list[tuple[re.Match[str], PhraseReader]]:
     """The periods of `_PHRASES` that `text` says, none overlapping another."""
     found: list[tuple[re.Match[str], PhraseReader]] = []
@@ -921,19 +951,34 @@ def period_windows(query: str, now: float) -> list[Window]:
     weekend from that date ("the weekend before April 10"), as `query_windows` does. Said with "since" ("since last
     month"), a period runs to today. A weekday said alone ("what did we do Friday") is the latest one. A day said as
     an open bound ("before Feb 5", "after Monday") names no period: the days it bounds are not said."""
+    reads = _phrase_reads(query, now, ranking=False)
+    return [window for window, start, _ in reads if not _open_bound(query, start)]
+
+
+def _phrase_reads(query: str, now: float, *, ranking: bool) -> list[Read]:
+    """`_query_reads` with the periods of `_PHRASES` read in place of the words they take. `ranking`: a search's
+    windows (`query_windows`): a weekday said alone names no day, and a phrase of `_WIDER_IN_RANKING` whose words
+    `_query_reads` reads already keeps that wider reading; else a question about days (`period_windows`)."""
     today = day_of(now)
     said = _period_phrases(query)
     if absolute_dates(query, year_hint=today.year, today=today) or not said:
-        reads = _query_reads(query, now, bare_weekdays=True)
-    else:
-        reads = _query_reads(without_spans(query, [(m.start(), m.end()) for m, _ in said]), now, bare_weekdays=True)
-        for m, reader in said:
-            read = reader(m, today)
-            for first, last in read if isinstance(read, list) else [] if read is None else [read]:
-                if _since(query, m.start(), m.end()) and first <= epoch_day(today):
-                    last = epoch_day(today)
-                reads.append(((first, last), m.start(), m.end()))
-    return [window for window, start, _ in spans_joined(query, reads) if not _open_bound(query, start)]
+        return _query_reads(query, now, bare_weekdays=not ranking)
+    if ranking:
+        own = [(start, end) for _, start, end in _query_reads(query, now)]
+        said = [
+            (m, reader)
+            for m, reader in said
+            if reader not in _WIDER_IN_RANKING or not any(s < m.end() and m.start() < e for s, e in own)
+        ]
+    spans = [(m.start(), m.end()) for m, _ in said]
+    reads = _query_reads(without_spans(query, spans), now, bare_weekdays=not ranking)
+    for m, reader in said:
+        read = reader(m, today)
+        for first, last in read if isinstance(read, list) else [] if read is None else [read]:
+            if _since(query, m.start(), m.end()) and first <= epoch_day(today):
+                last = epoch_day(today)
+            reads.append(((first, last), m.start(), m.end()))
+    return spans_joined(query, reads)
 
 
 _OPEN_BOUND = re.compile(r"\b(?:before|after|prior\s+to|until|till|up\s+to)\s+(?:the\s+)?$", re.I)
@@ -1021,6 +1066,9 @@ def _relative_reads(text: str, anchor: date, *, question: bool = False, bare_wee
     if question:
         weekdays += [
             read for m in _THIS_WEEKDAY.finditer(text) if unread(m) for read in _weekdays_read(text, m, anchor, week=0)
+        ]
+        weekdays += [
+            read for m in _WEEKDAY_RANGE.finditer(text) if unread(m) for read in _weekdays_read(text, m, anchor)
         ]
     for m in _LAST_WEEKDAY.finditer(text):
         if unread(m):
