@@ -3,10 +3,12 @@ its "+N messages" counted tool outputs too, 336 for a session of which stats the
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from claude_lines import claude_line
@@ -22,6 +24,17 @@ def _line(session: str, n: int, text: str, *, prefix: str, day: str) -> str:
     parent = f"{prefix}{n - 1}" if n else None
     row = claude_line(kind, f"{prefix}{n}", parent, content, session=session, timestamp=f"{day}T10:0{n}:00Z")
     return json.dumps(row) + "\n"
+
+
+def _cli_session(
+    tmp_path: Path, session: str, *, prefix: str, day: str
+) -> tuple[Path, list[str], Callable[[int, str], str]]:
+    """A session's file in a transcripts folder of its own, the CLI flags that index that folder alone, and the
+    session's nth row (`_line`)."""
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    where = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
+    return folder / f"{session}.jsonl", where, functools.partial(_line, session, prefix=prefix, day=day)
 
 
 def _memlens(where: list[str], *args: str) -> str:
@@ -53,15 +66,7 @@ def test_an_append_reports_only_the_messages_it_added(tmp_path: Path) -> None:
     """An append is parsed again from the message the new lines might continue (an agent's reply still streaming):
     "+N messages" counted that message again, and a new message stored in parts once per part: one long question
     appended said "+5 messages"."""
-    session = "0d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a"
-    folder = tmp_path / "claude"
-    folder.mkdir()
-    path = folder / f"{session}.jsonl"
-
-    def line(n: int, text: str) -> str:
-        return _line(session, n, text, prefix="a", day="2026-03-05")
-
-    where = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
+    path, where, line = _cli_session(tmp_path, "0d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4a", prefix="a", day="2026-03-05")
 
     def index() -> int:
         return _added(where, "index")
@@ -88,15 +93,7 @@ def test_an_append_reports_only_the_messages_it_added(tmp_path: Path) -> None:
 def test_a_file_read_again_whole_reports_only_what_it_added(tmp_path: Path) -> None:
     """`reindex --full` reads every file again from its first byte: "+N messages" counted every message read again
     (+2 for a session that held 2 before and 2 after), as if they were new."""
-    session = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"
-    folder = tmp_path / "claude"
-    folder.mkdir()
-    path = folder / f"{session}.jsonl"
-
-    def line(n: int, text: str) -> str:
-        return _line(session, n, text, prefix="b", day="2026-03-06")
-
-    where = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
+    path, where, line = _cli_session(tmp_path, "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b", prefix="b", day="2026-03-06")
 
     def memlens(*args: str) -> str:
         return _memlens(where, *args)
@@ -112,7 +109,7 @@ def test_a_file_read_again_whole_reports_only_what_it_added(tmp_path: Path) -> N
     assert added("reindex", "--full") == 2
     path.write_text(line(0, "why does the cron job run twice"))  # cut short and written again: nothing new
     assert added("index") == 0
-    path.rename(folder / "cron.jsonl")  # read whole under its new name, its session the same: nothing new
+    path.rename(path.parent / "cron.jsonl")  # read whole under its new name, its session the same: nothing new
     assert added("index") == 0
     sessions = json.loads(memlens("sessions", "--json", "--no-sync"))["sessions"]
     assert [s["messageCount"] for s in sessions] == [1]
@@ -227,15 +224,7 @@ def test_the_chunks_a_sync_reports_are_the_chunks_the_index_gained(tmp_path: Pat
     """ "N chunks" in a sync's line counted every chunk written: an append writes the chunk its new messages join
     again, `reindex --full` and a rename write every chunk anew, so "1 chunk" stood beside a count of chunks that had
     not grown. Each line now says what `stats` then counts more."""
-    session = "8b9c0d1e-2f3a-4b4c-8d5e-6f7a8b9c0d1e"
-    folder = tmp_path / "claude"
-    folder.mkdir()
-    path = folder / f"{session}.jsonl"
-
-    def line(n: int, text: str) -> str:
-        return _line(session, n, text, prefix="k", day="2026-03-09")
-
-    where = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
+    path, where, line = _cli_session(tmp_path, "8b9c0d1e-2f3a-4b4c-8d5e-6f7a8b9c0d1e", prefix="k", day="2026-03-09")
 
     def total() -> int:
         return int(json.loads(_memlens(where, "stats", "--json"))["totalChunks"])
@@ -258,9 +247,9 @@ def test_the_chunks_a_sync_reports_are_the_chunks_the_index_gained(tmp_path: Pat
         handle.write(line(4, "and the fix was a new thermocouple"))
     grown_as_said("index")
     assert grown_as_said("reindex", "--full") == 0
-    path.rename(folder / "kiln.jsonl")  # read whole under its new name
+    path.rename(path.parent / "kiln.jsonl")  # read whole under its new name
     assert grown_as_said("index") == 0
-    with (folder / "kiln.jsonl").open("a") as handle:  # many long messages: chunks of their own
+    with (path.parent / "kiln.jsonl").open("a") as handle:  # many long messages: chunks of their own
         handle.writelines(
             line(n, f"step {n}: " + "the kiln log reads 1,200 degrees again. " * 60) for n in range(5, 12)
         )

@@ -19,6 +19,15 @@ from mcp_server.http_server import Served, env, free_port, mcp_command, serve
 NOTE = "# Hangar\n\nThe zeppelin hangar has a copper roof.\n"
 
 
+def _served_hangar(tmp_path: Path) -> Iterator[Served]:
+    """A real `memlens mcp --http` over an index of one note, NOTE."""
+    (tmp_path / "ws" / "memory").mkdir(parents=True)
+    (tmp_path / "ws" / "memory" / "hangar.md").write_text(NOTE, encoding="utf-8")
+    memlens("index", "--workspace", tmp_path / "ws", "--index-dir", tmp_path / "index", "--no-embeddings")
+    port = free_port()
+    yield from serve(mcp_command(f"127.0.0.1:{port}", tmp_path / "ws", tmp_path / "index"), port, tmp_path, env())
+
+
 def _search(server: Served, headers: dict[str, str], call: int, query: bytes) -> dict[str, object]:
     """The result of a keyword search whose query's JSON text is `query`, sent as these bytes."""
     body = (
@@ -34,11 +43,7 @@ def _search(server: Served, headers: dict[str, str], call: int, query: bytes) ->
 
 
 def test_a_body_with_half_an_emoji_or_a_bad_byte_is_answered(tmp_path: Path) -> None:
-    (tmp_path / "ws" / "memory").mkdir(parents=True)
-    (tmp_path / "ws" / "memory" / "hangar.md").write_text(NOTE, encoding="utf-8")
-    memlens("index", "--workspace", tmp_path / "ws", "--index-dir", tmp_path / "index", "--no-embeddings")
-    port = free_port()
-    for server in serve(mcp_command(f"127.0.0.1:{port}", tmp_path / "ws", tmp_path / "index"), port, tmp_path, env()):
+    for server in _served_hangar(tmp_path):
         headers = server.initialized()
         cut = {
             rb"copper roof \ud83d": "copper roof \ufffd",  # half an emoji at the end
@@ -76,16 +81,12 @@ def _peak_rss_kb(pid: int) -> int:
 
 
 def test_a_body_sent_in_chunks_past_the_sdks_bound_is_refused_without_being_held(tmp_path: Path) -> None:
-    (tmp_path / "ws" / "memory").mkdir(parents=True)
-    (tmp_path / "ws" / "memory" / "hangar.md").write_text(NOTE, encoding="utf-8")
-    memlens("index", "--workspace", tmp_path / "ws", "--index-dir", tmp_path / "index", "--no-embeddings")
-    port = free_port()
-    for server in serve(mcp_command(f"127.0.0.1:{port}", tmp_path / "ws", tmp_path / "index"), port, tmp_path, env()):
+    for server in _served_hangar(tmp_path):
         headers = server.initialized()
         before = _peak_rss_kb(server.process.pid)
         megabytes = 50 * DEFAULT_MAX_REQUEST_BODY_SIZE >> 20  # no Content-Length: the SDK cannot refuse it unread
 
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
         try:
             connection.request(
                 "POST",
