@@ -374,3 +374,16 @@ def test_sources_usage_names_its_folder_dir_as_its_description_and_errors_do() -
     assert "`sources remove DIR`" in usage
     said = memlens("sources", "list", "/tmp", check=False).stderr
     assert "memlens sources remove DIR" in said, said
+
+
+def test_sources_given_a_folder_for_its_action_names_the_two_ways_to_write_it(tmp_path: Path) -> None:
+    """`memlens sources /tmp` said argparse's `argument action: invalid choice: '/tmp' (choose from 'list',
+    'remove')`: a folder where the action goes is told, in one line, what `sources` takes."""
+    said = memlens("sources", str(tmp_path), check=False)
+    assert said.returncode == 2 and said.stderr.count("\n") == 1, said.stderr
+    assert f"{tmp_path} is a folder, not an action" in said.stderr, said.stderr
+    assert "memlens sources lists the folders; memlens sources remove DIR forgets one" in said.stderr
+    assert "invalid choice" not in said.stderr and "argument action" not in said.stderr
+    misspelt = memlens("sources", "remvoe", check=False)
+    assert misspelt.returncode == 2 and "did you mean 'remove'?" in misspelt.stderr, misspelt.stderr
+    assert "[{list,remove}] [DIR]" in memlens("sources", "--help").stdout  # the usage still names both

@@ -40,6 +40,7 @@ from memlens.cli.watch_tally import WatchTally
 from memlens.counted import counted
 from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
 from memlens.log_lines import send_logs_to_stderr
+from memlens.near_names import did_you_mean
 from memlens.requests import (
     FixesRequest,
     HistoryRequest,
@@ -340,7 +341,12 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     return EXIT_FOUND if page["sessions"] else EXIT_NOTHING
 
 
+SOURCES_ACTIONS = ("list", "remove")
+
+
 def cmd_sources(args: argparse.Namespace) -> int:
+    if args.action not in SOURCES_ACTIONS:
+        raise InvalidRequest(_sources_action_unknown(args.action))
     if args.action == "list":
         if args.folder is not None:
             raise InvalidRequest("memlens sources lists the folders; to forget one: memlens sources remove DIR")
@@ -361,6 +367,15 @@ def cmd_sources(args: argparse.Namespace) -> int:
     else:
         print(f"removed {removed['displayPath']} from the index ({counted(removed['filesRemoved'], 'file')})")
     return 0
+
+
+def _sources_action_unknown(word: str) -> str:
+    """What `memlens sources WORD` is told when WORD is neither action: a folder (`memlens sources /tmp`) is no
+    action, and the two ways to write the command are named."""
+    takes = "memlens sources lists the folders; memlens sources remove DIR forgets one"
+    if os.sep in word or word.startswith(("~", ".")) or Path(word).exists():
+        return f"memlens sources: {word} is a folder, not an action: {takes}"
+    return f"memlens sources takes list or remove, not {word!r}: {takes}" + did_you_mean(word, SOURCES_ACTIONS)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
