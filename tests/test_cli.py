@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -387,3 +388,23 @@ def test_sources_given_a_folder_for_its_action_names_the_two_ways_to_write_it(tm
     misspelt = memlens("sources", "remvoe", check=False)
     assert misspelt.returncode == 2 and "did you mean 'remove'?" in misspelt.stderr, misspelt.stderr
     assert "[{list,remove}] [DIR]" in memlens("sources", "--help").stdout  # the usage still names both
+
+
+@pytest.mark.slow  # CLI processes
+def test_a_bound_outside_the_index_time_span_is_not_said_to_have_narrowed_it(tmp_path: Path) -> None:
+    """`memlens search X --since 99999d` (a duration reaching before any message) said `--since 99999d narrowed it:
+    drop it to search everything` when it left nothing out; a bound inside the span still says so."""
+    workspace, transcripts = tmp_path / "ws", tmp_path / "transcripts"
+    workspace.mkdir()  # no memory notes: every unit has a time
+    shutil.copytree(Path(__file__).parent / "fixtures" / "transcripts" / "codex", transcripts)
+    where = ["--workspace", str(workspace), "--transcripts", str(transcripts), "--index-dir", str(tmp_path / "i")]
+    where += ["--no-embeddings", "--no-pager"]
+    memlens("index", *where[:-1])
+    unseen = "zqxjkvw"  # a word no transcript holds
+    wide = memlens("search", unseen, "--since", "99999d", "--until", "2999-01-01", *where, check=False)
+    assert wide.returncode == 1 and "narrowed" not in wide.stdout + wide.stderr, wide.stdout
+    inside = memlens("search", unseen, "--until", "1990-01-01", *where, check=False)
+    assert "--until 1990-01-01 narrowed it" in inside.stdout, inside.stdout
+    sessions = memlens("sessions", "--query", unseen, "--since", "99999d", *where, check=False)
+    assert sessions.returncode == 1 and "--query zqxjkvw narrowed it" in sessions.stdout, sessions.stdout
+    assert "--since" not in sessions.stdout, sessions.stdout

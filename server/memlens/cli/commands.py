@@ -16,7 +16,7 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memlens.cli.answer_notes import given_flags, narrowed_note, print_answer_notes
+from memlens.cli.answer_notes import given_flags, narrowed_note, narrowing_flags, print_answer_notes
 from memlens.cli.arguments import build_parser, request_from, settings_from_args
 from memlens.cli.clock import zone_named
 from memlens.cli.fixes_output import print_fixes
@@ -198,6 +198,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             min_score=request.min_score,
             team=team,
         )
+        if not response["results"] and team is None:
+            narrowed = narrowing_flags(request.filters, engine.time_span())
     return _print_search(args, response, warned=bool(engine.provider_note), zone=zone, narrowed=narrowed)
 
 
@@ -328,16 +330,16 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             limit=request.limit,
             cursor=request.cursor,
         )
+        fields = ("query", "format", "project", "since", "until")
+        narrowed = narrowing_flags(request, engine.time_span(), fields=fields) if not page["sessions"] else []
     if args.json:
         print_json(page)
     else:
         columns = width() if sys.stdout.isatty() else 0  # a table: cut to a terminal's width, whole in a pipe
         with paged(not args.no_pager):
             print_sessions(for_terminal(page), columns=columns, zone=zone_named(engine.settings.display.time_zone))
-            if not page["sessions"] and not request.cursor:
-                narrowed = given_flags(request, fields=("query", "format", "project", "since", "until"))
-                if narrowed:
-                    print(narrowed_note(narrowed, widest="list every session"))
+            if narrowed and not request.cursor:
+                print(narrowed_note(narrowed, widest="list every session"))
     return EXIT_FOUND if page["sessions"] else EXIT_NOTHING
 
 
