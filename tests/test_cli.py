@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from conftest import ctrl_c_reaches
 from memlens.engine.engine import Engine
 
 DLQ_SESSION = "claude-code:5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9"
@@ -408,3 +412,86 @@ def test_a_bound_outside_the_index_time_span_is_not_said_to_have_narrowed_it(tmp
     sessions = memlens("sessions", "--query", unseen, "--since", "99999d", *where, check=False)
     assert sessions.returncode == 1 and "--query zqxjkvw narrowed it" in sessions.stdout, sessions.stdout
     assert "--since" not in sessions.stdout, sessions.stdout
+
+
+def _many_transcripts(folder: Path, files: int, messages: int) -> None:
+    """`files` Claude Code transcripts of `messages` made-up messages each: enough to embed for a minute."""
+    words = [
+        "queue",
+        "retry",
+        "gauge",
+        "sensor",
+        "cable",
+        "login",
+        "export",
+        "column",
+        "ledger",
+        "worker",
+        "timeout",
+        "cache",
+        "shard",
+        "vector",
+    ]
+    for number in range(files):
+        session = f"00000000-0000-4000-8000-{number:012d}"
+        lines, parent = [], None
+        for seq in range(messages):
+            role = "user" if seq % 2 == 0 else "assistant"
+            text = " ".join(words[(number * 7 + seq * 3 + i) % len(words)] for i in range(60)) + f" n{number}m{seq}"
+            uuid = f"{session}-{seq}"
+            lines.append(
+                json.dumps(
+                    {
+                        "parentUuid": parent,
+                        "cwd": "/home/dev/p",
+                        "sessionId": session,
+                        "type": role,
+                        "message": {
+                            "role": role,
+                            "content": text if role == "user" else [{"type": "text", "text": text}],
+                        },
+                        "uuid": uuid,
+                        "timestamp": f"2026-03-{1 + number % 28:02d}T{seq % 24:02d}:00:00.000Z",
+                    }
+                )
+            )
+            parent = uuid
+        (folder / f"{session}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _files_committed(catalog: Path) -> int:
+    """How many files a running writer has committed, read as a plain SQLite reader: a `memlens stats` beside a
+    writer would contend for its writer lock."""
+    with contextlib.closing(sqlite3.connect(f"file:{catalog}?mode=ro", uri=True)) as db:
+        return int(db.execute("SELECT COUNT(*) FROM files").fetchone()[0])
+
+
+@pytest.mark.slow  # CLI processes, a real model embedding
+def test_an_interrupted_index_says_what_it_kept_and_the_next_run_reads_only_the_rest(tmp_path: Path) -> None:
+    """Ctrl-C during `memlens index` said only `memlens: interrupted`: it now says the finished part is kept and the
+    next run continues, which it does (the files read before the interruption are unchanged to the next run)."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "transcripts").mkdir()
+    where = ["--workspace", str(tmp_path / "ws"), "--transcripts", str(tmp_path / "transcripts")]
+    where += ["--index-dir", str(tmp_path / "index")]
+    memlens("index", *where)  # the index exists before the reads beside its writer below
+    _many_transcripts(tmp_path / "transcripts", files=150, messages=40)
+    command = [sys.executable, "-m", "memlens", "index", *where]
+    running = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_reaches
+    )
+    try:
+        kept = 0
+        while not kept:  # files are read and committed before any is embedded; embedding them takes a minute more
+            assert running.poll() is None, running.communicate()
+            kept = _files_committed(tmp_path / "index" / "catalog.sqlite3")
+        running.send_signal(signal.SIGINT)
+        _, said = running.communicate(timeout=600)
+    finally:
+        running.kill()
+    assert running.returncode == 130, said
+    assert said == "memlens: interrupted; what was indexed is kept, and the next memlens index continues from there\n"
+    kept = sum(json.loads(memlens("stats", "--json", *where).stdout)["files"].values())
+    assert kept > 0
+    again = memlens("index", *where, "--no-embeddings").stdout
+    assert f" 150 files, {150 - kept} parsed, " in again and f", {kept} unchanged, " in again, again

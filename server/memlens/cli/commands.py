@@ -52,7 +52,7 @@ from memlens.requests import (
     TeamFilterRequest,
     checked,
 )
-from memlens.stop_signal import EXIT_SIGTERM, by_sigterm
+from memlens.stop_signal import EXIT_SIGTERM, by_sigterm, interrupted
 
 if TYPE_CHECKING:
     from memlens.engine import Engine
@@ -472,6 +472,14 @@ def main(argv: list[str] | None = None) -> int:
     return run(build_parser().parse_args(argv))
 
 
+def _what_an_interruption_keeps(command: str) -> str:
+    """What a user is told of an interrupted `memlens index`: each batch of files is committed as it is read and each
+    batch of vectors as it is made, so a run again reads only the files not yet read and embeds only what is left."""
+    if command != "index":
+        return ""
+    return "; what was indexed is kept, and the next memlens index continues from there"
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the command `args` name (parsed by `arguments.build_parser`), as `main` says."""
     level = logging.WARNING - 10 * min(args.verbose, 2)
@@ -488,18 +496,25 @@ def run(args: argparse.Namespace) -> int:
         _report(args, f"{exc}")
         return EXIT_ERROR
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (stop_signal.py): what was committed stays
-        if by_sigterm():
-            print("memlens: stopped by SIGTERM", file=sys.stderr)
-            return EXIT_SIGTERM
-        print("memlens: interrupted", file=sys.stderr)
-        return 130
+        return _stopped(args)
     except OSError as exc:  # the system refused something (a folder, a disk): its own words and the path
         where = f": {exc.filename}" if exc.filename else ""
         _report(args, f"{exc.strerror or type(exc).__name__}{where}")
         return EXIT_ERROR
     except Exception as exc:  # a bug: still one line, and the traceback with -v
+        if interrupted():  # the interrupt, turned into another error where it landed (inside an SQL function)
+            return _stopped(args)
         _report(args, f"internal error: {type(exc).__name__}: {exc} (run with -v for details)")
         return EXIT_ERROR
+
+
+def _stopped(args: argparse.Namespace) -> int:
+    """The line and status of a command stopped by Ctrl-C or SIGTERM."""
+    if by_sigterm():
+        print(f"memlens: stopped by SIGTERM{_what_an_interruption_keeps(args.command)}", file=sys.stderr)
+        return EXIT_SIGTERM
+    print(f"memlens: interrupted{_what_an_interruption_keeps(args.command)}", file=sys.stderr)
+    return 130
 
 
 def show_what_the_output_can() -> None:
