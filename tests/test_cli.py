@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import shutil
+import signal
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from conftest import ctrl_c_reaches
 from memlens.engine.engine import Engine
 
 DLQ_SESSION = "claude-code:5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9"
@@ -374,3 +379,119 @@ def test_sources_usage_names_its_folder_dir_as_its_description_and_errors_do() -
     assert "`sources remove DIR`" in usage
     said = memlens("sources", "list", "/tmp", check=False).stderr
     assert "memlens sources remove DIR" in said, said
+
+
+def test_sources_given_a_folder_for_its_action_names_the_two_ways_to_write_it(tmp_path: Path) -> None:
+    """`memlens sources /tmp` said argparse's `argument action: invalid choice: '/tmp' (choose from 'list',
+    'remove')`: a folder where the action goes is told, in one line, what `sources` takes."""
+    said = memlens("sources", str(tmp_path), check=False)
+    assert said.returncode == 2 and said.stderr.count("\n") == 1, said.stderr
+    assert f"{tmp_path} is a folder, not an action" in said.stderr, said.stderr
+    assert "memlens sources lists the folders; memlens sources remove DIR forgets one" in said.stderr
+    assert "invalid choice" not in said.stderr and "argument action" not in said.stderr
+    misspelt = memlens("sources", "remvoe", check=False)
+    assert misspelt.returncode == 2 and "did you mean 'remove'?" in misspelt.stderr, misspelt.stderr
+    assert "[{list,remove}] [DIR]" in memlens("sources", "--help").stdout  # the usage still names both
+
+
+@pytest.mark.slow  # CLI processes
+def test_a_bound_outside_the_index_time_span_is_not_said_to_have_narrowed_it(tmp_path: Path) -> None:
+    """`memlens search X --since 99999d` (a duration reaching before any message) said `--since 99999d narrowed it:
+    drop it to search everything` when it left nothing out; a bound inside the span still says so."""
+    workspace, transcripts = tmp_path / "ws", tmp_path / "transcripts"
+    workspace.mkdir()  # no memory notes: every unit has a time
+    shutil.copytree(Path(__file__).parent / "fixtures" / "transcripts" / "codex", transcripts)
+    where = ["--workspace", str(workspace), "--transcripts", str(transcripts), "--index-dir", str(tmp_path / "i")]
+    where += ["--no-embeddings", "--no-pager"]
+    memlens("index", *where[:-1])
+    unseen = "zqxjkvw"  # a word no transcript holds
+    wide = memlens("search", unseen, "--since", "99999d", "--until", "2999-01-01", *where, check=False)
+    assert wide.returncode == 1 and "narrowed" not in wide.stdout + wide.stderr, wide.stdout
+    inside = memlens("search", unseen, "--until", "1990-01-01", *where, check=False)
+    assert "--until 1990-01-01 narrowed it" in inside.stdout, inside.stdout
+    sessions = memlens("sessions", "--query", unseen, "--since", "99999d", *where, check=False)
+    assert sessions.returncode == 1 and "--query zqxjkvw narrowed it" in sessions.stdout, sessions.stdout
+    assert "--since" not in sessions.stdout, sessions.stdout
+
+
+def _many_transcripts(folder: Path, files: int, messages: int) -> None:
+    """`files` Claude Code transcripts of `messages` made-up messages each: enough to embed for a minute."""
+    words = [
+        "queue",
+        "retry",
+        "gauge",
+        "sensor",
+        "cable",
+        "login",
+        "export",
+        "column",
+        "ledger",
+        "worker",
+        "timeout",
+        "cache",
+        "shard",
+        "vector",
+    ]
+    for number in range(files):
+        session = f"00000000-0000-4000-8000-{number:012d}"
+        lines, parent = [], None
+        for seq in range(messages):
+            role = "user" if seq % 2 == 0 else "assistant"
+            text = " ".join(words[(number * 7 + seq * 3 + i) % len(words)] for i in range(60)) + f" n{number}m{seq}"
+            uuid = f"{session}-{seq}"
+            lines.append(
+                json.dumps(
+                    {
+                        "parentUuid": parent,
+                        "cwd": "/home/dev/p",
+                        "sessionId": session,
+                        "type": role,
+                        "message": {
+                            "role": role,
+                            "content": text if role == "user" else [{"type": "text", "text": text}],
+                        },
+                        "uuid": uuid,
+                        "timestamp": f"2026-03-{1 + number % 28:02d}T{seq % 24:02d}:00:00.000Z",
+                    }
+                )
+            )
+            parent = uuid
+        (folder / f"{session}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _files_committed(catalog: Path) -> int:
+    """How many files a running writer has committed, read as a plain SQLite reader: a `memlens stats` beside a
+    writer would contend for its writer lock."""
+    with contextlib.closing(sqlite3.connect(f"file:{catalog}?mode=ro", uri=True)) as db:
+        return int(db.execute("SELECT COUNT(*) FROM files").fetchone()[0])
+
+
+@pytest.mark.slow  # CLI processes, a real model embedding
+def test_an_interrupted_index_says_what_it_kept_and_the_next_run_reads_only_the_rest(tmp_path: Path) -> None:
+    """Ctrl-C during `memlens index` said only `memlens: interrupted`: it now says the finished part is kept and the
+    next run continues, which it does (the files read before the interruption are unchanged to the next run)."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "transcripts").mkdir()
+    where = ["--workspace", str(tmp_path / "ws"), "--transcripts", str(tmp_path / "transcripts")]
+    where += ["--index-dir", str(tmp_path / "index")]
+    memlens("index", *where)  # the index exists before the reads beside its writer below
+    _many_transcripts(tmp_path / "transcripts", files=150, messages=40)
+    command = [sys.executable, "-m", "memlens", "index", *where]
+    running = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_reaches
+    )
+    try:
+        kept = 0
+        while not kept:  # files are read and committed before any is embedded; embedding them takes a minute more
+            assert running.poll() is None, running.communicate()
+            kept = _files_committed(tmp_path / "index" / "catalog.sqlite3")
+        running.send_signal(signal.SIGINT)
+        _, said = running.communicate(timeout=600)
+    finally:
+        running.kill()
+    assert running.returncode == 130, said
+    assert said == "memlens: interrupted; what was indexed is kept, and the next memlens index continues from there\n"
+    kept = sum(json.loads(memlens("stats", "--json", *where).stdout)["files"].values())
+    assert kept > 0
+    again = memlens("index", *where, "--no-embeddings").stdout
+    assert f" 150 files, {150 - kept} parsed, " in again and f", {kept} unchanged, " in again, again

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -235,3 +238,40 @@ def test_a_folder_gone_as_a_whole_keeps_its_files_until_it_is_removed(cli: Cli) 
     assert removed.stdout.strip() == "removed ~/notes/transcripts from the index (5 files)"
     after, stderr = cli.search()
     assert not hits_under(after, cli.transcripts) and "is missing" not in stderr
+
+
+def _lines_into(stream: IO[str], lines: queue.Queue[str]) -> None:
+    for line in stream:
+        lines.put(line)
+
+
+def test_a_folder_gone_as_a_whole_under_a_running_watch_keeps_its_files(cli: Cli) -> None:
+    """The watcher's deletions, through a real `memlens watch`: the folder moved away (an unmounted disk) gives the
+    watcher a deletion for each of its files; it keeps them as last read and says so in one line, as a sync does."""
+    cli.run("index", "--transcripts", str(cli.transcripts))
+    files = next(s for s in cli.sources() if s["path"] == str(cli.transcripts))["files"]
+    command = [sys.executable, "-m", "memlens", "watch", "--workspace", str(cli.workspace)]
+    command += ["--index-dir", str(cli.index), "--no-embeddings"]
+    env = {**os.environ, "HOME": str(cli.home)}
+    watch = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    lines: queue.Queue[str] = queue.Queue()
+    assert watch.stderr is not None
+    threading.Thread(target=_lines_into, args=(watch.stderr, lines), daemon=True).start()
+    try:
+        said = [lines.get(timeout=120)]  # a bound for a watcher that never says it, not a wait for one
+        while "Ctrl-C stops" not in said[-1]:  # it watches from here on
+            said.append(lines.get(timeout=120))
+        cli.transcripts.rename(cli.transcripts.with_name("unplugged"))
+        while "is missing" not in said[-1]:  # the watcher's deletions, taken in
+            said.append(lines.get(timeout=120))
+        assert said[-1].strip() == (
+            f"memlens: ~/notes/transcripts is missing: its {files} files stay indexed as last read "
+            "(`memlens sources remove` forgets them)"
+        ), said
+        assert next(s for s in cli.sources() if s["path"] == str(cli.transcripts))["files"] == files
+        stats = json.loads(cli.run("stats", "--json").stdout)
+        assert sum(stats["files"].values()) == files + 1, stats  # and the workspace's MEMORY.md
+    finally:
+        watch.send_signal(signal.SIGTERM)
+        watch.communicate(timeout=120)
+    assert watch.returncode in (0, 128 + signal.SIGTERM)

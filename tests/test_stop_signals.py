@@ -109,6 +109,7 @@ def indexed(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("stop", STOPS)
 def test_index_stops_on_sigterm_as_on_ctrl_c_and_keeps_the_index(indexed: Path, stop: str) -> None:
     status, said = (143, "stopped by SIGTERM") if STOPS[stop][0] == signal.SIGTERM else (130, "interrupted")
+    said += "; what was indexed is kept, and the next memlens index continues from there"
     tmp_path = indexed
     held = sqlite3.connect(tmp_path / "index" / "catalog.sqlite3", isolation_level=None)
     held.execute("BEGIN EXCLUSIVE")  # the sync cannot write (nor finish) until the signal has been sent

@@ -28,17 +28,35 @@ EXIT_SIGTERM = 128 + signal.SIGTERM
 EXIT_CTRL_C = 128 + signal.SIGINT
 
 _received = threading.Event()
+_ctrl_c = threading.Event()
 
 
 def treat_sigterm_as_ctrl_c() -> None:
-    """Install the handler (from the main thread, before the command's work starts; elsewhere a no-op)."""
-    if threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGTERM"):
+    """Install the handlers (from the main thread, before the command's work starts; elsewhere a no-op): SIGTERM
+    raises SIGINT, and SIGINT, where Python's own handler has it, is remembered before it interrupts."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if hasattr(signal, "SIGTERM"):
         signal.signal(signal.SIGTERM, _as_ctrl_c)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _remembered_ctrl_c)
 
 
 def by_sigterm() -> bool:
     """Whether a SIGTERM has come."""
     return _received.is_set()
+
+
+def interrupted() -> bool:
+    """Whether a Ctrl-C or a SIGTERM has come: the KeyboardInterrupt it raised may reach the command as another
+    error (SQLite turns one raised inside a Python SQL function into `OperationalError: user-defined function raised
+    exception`)."""
+    return _ctrl_c.is_set() or _received.is_set()
+
+
+def _remembered_ctrl_c(signum: int, frame: FrameType | None) -> None:
+    _ctrl_c.set()
+    raise KeyboardInterrupt
 
 
 @contextmanager

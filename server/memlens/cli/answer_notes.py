@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
 from memlens.cli.terminal import Style, folded, width
-from memlens.requests import ambiguous_date_note, left_out_note, specs, unread_date_note
+from memlens.requests import ambiguous_date_note, left_out_note, parse_time, specs, unread_date_note
 from memlens.wire import Period, SearchResponse
+
+if TYPE_CHECKING:
+    from memlens.engine.catalog.units import TimeSpan
 
 
 def given_flags(request: object, *, fields: Collection[str] | None = None) -> list[str]:
@@ -22,6 +26,31 @@ def given_flags(request: object, *, fields: Collection[str] | None = None) -> li
             continue
         given.append(f"{spec.flag or '--' + spec.name.replace('_', '-')} {value}")
     return given
+
+
+def narrowing_flags(request: object, span: TimeSpan, *, fields: Collection[str] | None = None) -> list[str]:
+    """`given_flags` less a `since` or `until` that leaves nothing of the index out: one before its first unit (after
+    its last), or any in an empty index. A duration reaching before every message narrowed nothing."""
+    unbounded = {
+        name
+        for name, end_of_day in (("since", False), ("until", True))
+        if (value := getattr(request, name, None)) and not _bound_narrows(name, value, span, end_of_day=end_of_day)
+    }
+    return given_flags(request, fields=[f for f in _field_names(request, fields) if f not in unbounded])
+
+
+def _field_names(request: object, fields: Collection[str] | None) -> list[str]:
+    return [spec.name for spec in specs(type(request)) if fields is None or spec.name in fields]
+
+
+def _bound_narrows(name: str, value: str, span: TimeSpan, *, end_of_day: bool) -> bool:
+    """Whether the `since`/`until` `value` leaves out any unit of an index written over `span`."""
+    if span.first is None or span.last is None:
+        return False  # nothing indexed: nothing left out
+    if span.untimed:
+        return True  # units without a time are left out by any bound
+    bound = parse_time(value, name, end_of_day=end_of_day)
+    return bound > span.first if name == "since" else bound < span.last
 
 
 def narrowed_note(flags: Sequence[str], *, widest: str) -> str:

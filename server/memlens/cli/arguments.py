@@ -437,8 +437,8 @@ tail -n 40 app.log | memlens search -""",
         "the folders the index was built from; `sources remove DIR` forgets one",
         "memlens sources\nmemlens sources remove ~/old/transcripts",
     )
-    sources.add_argument(
-        "action", nargs="?", choices=("list", "remove"), default="list", help="list them, or remove one (default: list)"
+    sources.add_argument(  # no argparse choices: a folder given here (`memlens sources /tmp`) is told what to write
+        "action", nargs="?", metavar="{list,remove}", default="list", help="list them, or remove one (default: list)"
     )
     sources.add_argument(
         "folder", nargs="?", type=Path, metavar="DIR", help="with remove: the folder to forget"

@@ -16,7 +16,7 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memlens.cli.answer_notes import given_flags, narrowed_note, print_answer_notes
+from memlens.cli.answer_notes import given_flags, narrowed_note, narrowing_flags, print_answer_notes
 from memlens.cli.arguments import build_parser, request_from, settings_from_args
 from memlens.cli.clock import zone_named
 from memlens.cli.fixes_output import print_fixes
@@ -40,6 +40,7 @@ from memlens.cli.watch_tally import WatchTally
 from memlens.counted import counted
 from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
 from memlens.log_lines import send_logs_to_stderr
+from memlens.near_names import did_you_mean
 from memlens.requests import (
     FixesRequest,
     HistoryRequest,
@@ -51,7 +52,7 @@ from memlens.requests import (
     TeamFilterRequest,
     checked,
 )
-from memlens.stop_signal import EXIT_SIGTERM, by_sigterm
+from memlens.stop_signal import EXIT_SIGTERM, by_sigterm, interrupted
 
 if TYPE_CHECKING:
     from memlens.engine import Engine
@@ -197,6 +198,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             min_score=request.min_score,
             team=team,
         )
+        if not response["results"] and team is None:
+            narrowed = narrowing_flags(request.filters, engine.time_span())
     return _print_search(args, response, warned=bool(engine.provider_note), zone=zone, narrowed=narrowed)
 
 
@@ -327,20 +330,25 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             limit=request.limit,
             cursor=request.cursor,
         )
+        fields = ("query", "format", "project", "since", "until")
+        narrowed = narrowing_flags(request, engine.time_span(), fields=fields) if not page["sessions"] else []
     if args.json:
         print_json(page)
     else:
         columns = width() if sys.stdout.isatty() else 0  # a table: cut to a terminal's width, whole in a pipe
         with paged(not args.no_pager):
             print_sessions(for_terminal(page), columns=columns, zone=zone_named(engine.settings.display.time_zone))
-            if not page["sessions"] and not request.cursor:
-                narrowed = given_flags(request, fields=("query", "format", "project", "since", "until"))
-                if narrowed:
-                    print(narrowed_note(narrowed, widest="list every session"))
+            if narrowed and not request.cursor:
+                print(narrowed_note(narrowed, widest="list every session"))
     return EXIT_FOUND if page["sessions"] else EXIT_NOTHING
 
 
+SOURCES_ACTIONS = ("list", "remove")
+
+
 def cmd_sources(args: argparse.Namespace) -> int:
+    if args.action not in SOURCES_ACTIONS:
+        raise InvalidRequest(_sources_action_unknown(args.action))
     if args.action == "list":
         if args.folder is not None:
             raise InvalidRequest("memlens sources lists the folders; to forget one: memlens sources remove DIR")
@@ -361,6 +369,15 @@ def cmd_sources(args: argparse.Namespace) -> int:
     else:
         print(f"removed {removed['displayPath']} from the index ({counted(removed['filesRemoved'], 'file')})")
     return 0
+
+
+def _sources_action_unknown(word: str) -> str:
+    """What `memlens sources WORD` is told when WORD is neither action: a folder (`memlens sources /tmp`) is no
+    action, and the two ways to write the command are named."""
+    takes = "memlens sources lists the folders; memlens sources remove DIR forgets one"
+    if os.sep in word or word.startswith(("~", ".")) or Path(word).exists():
+        return f"memlens sources: {word} is a folder, not an action: {takes}"
+    return f"memlens sources takes list or remove, not {word!r}: {takes}" + did_you_mean(word, SOURCES_ACTIONS)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
@@ -455,6 +472,14 @@ def main(argv: list[str] | None = None) -> int:
     return run(build_parser().parse_args(argv))
 
 
+def _what_an_interruption_keeps(command: str) -> str:
+    """What a user is told of an interrupted `memlens index`: each batch of files is committed as it is read and each
+    batch of vectors as it is made, so a run again reads only the files not yet read and embeds only what is left."""
+    if command != "index":
+        return ""
+    return "; what was indexed is kept, and the next memlens index continues from there"
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the command `args` name (parsed by `arguments.build_parser`), as `main` says."""
     level = logging.WARNING - 10 * min(args.verbose, 2)
@@ -471,18 +496,25 @@ def run(args: argparse.Namespace) -> int:
         _report(args, f"{exc}")
         return EXIT_ERROR
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (stop_signal.py): what was committed stays
-        if by_sigterm():
-            print("memlens: stopped by SIGTERM", file=sys.stderr)
-            return EXIT_SIGTERM
-        print("memlens: interrupted", file=sys.stderr)
-        return 130
+        return _stopped(args)
     except OSError as exc:  # the system refused something (a folder, a disk): its own words and the path
         where = f": {exc.filename}" if exc.filename else ""
         _report(args, f"{exc.strerror or type(exc).__name__}{where}")
         return EXIT_ERROR
     except Exception as exc:  # a bug: still one line, and the traceback with -v
+        if interrupted():  # the interrupt, turned into another error where it landed (inside an SQL function)
+            return _stopped(args)
         _report(args, f"internal error: {type(exc).__name__}: {exc} (run with -v for details)")
         return EXIT_ERROR
+
+
+def _stopped(args: argparse.Namespace) -> int:
+    """The line and status of a command stopped by Ctrl-C or SIGTERM."""
+    if by_sigterm():
+        print(f"memlens: stopped by SIGTERM{_what_an_interruption_keeps(args.command)}", file=sys.stderr)
+        return EXIT_SIGTERM
+    print(f"memlens: interrupted{_what_an_interruption_keeps(args.command)}", file=sys.stderr)
+    return 130
 
 
 def show_what_the_output_can() -> None:

@@ -26,6 +26,7 @@ from memlens.engine.answers.source_folders import removed_answer, source_folders
 from memlens.engine.answers.summaries import describe_summary, expand_summary, grep_summaries
 from memlens.engine.answers.visibility import Visibility, VisibilityCache
 from memlens.engine.catalog import Catalog, RootRow
+from memlens.engine.catalog.units import TimeSpan
 from memlens.engine.configured_folders import missing_transcript_folders
 from memlens.engine.file_names import disk_path, stored_path
 from memlens.engine.filters import SearchFilters
@@ -485,6 +486,12 @@ class Engine:
         """Live indexing failed on a change (logged where it happened) and goes on: counted for `stats`."""
         with self._live_failures_lock:
             self._live_failures += 1
+
+    def time_span(self) -> TimeSpan:
+        """When the index's units were written, first and last, and how many have no time: a `since` before the
+        first (or an `until` after the last) of an index whose every unit has a time leaves nothing out."""
+        self.refresh()
+        return self.catalog.time_span()
 
     def stats(self, *, count_unindexed: bool = True) -> StatsResponse:
         """What the index holds, through the door's redaction like every answer (a file's failure reason is free

@@ -26,6 +26,14 @@ def unit_facts_state(meta: dict[str, str | None]) -> tuple[int, str | None]:
     return int(meta["generation"] or 0), meta["unit_facts_version"]
 
 
+class TimeSpan(NamedTuple):
+    """When the index's units were written (`UnitReads.time_span`)."""
+
+    first: float | None
+    last: float | None
+    untimed: int  # units without a time, which any `since` or `until` leaves out
+
+
 class ResultRow(NamedTuple):
     """What a search result shows of a unit (`UnitReads.result_rows`): a typed tuple, since a search reads a dozen and
     asks each for a dozen fields (an sqlite3.Row's lookup by name cost several times an attribute's)."""
@@ -104,6 +112,12 @@ class UnitReads(CatalogConnection):
             PeriodUnit(unit_id, key, seq, role, ts, text[:head_chars], len(text))
             for unit_id, key, seq, role, ts, text in rows
         ]
+
+    def time_span(self) -> TimeSpan:
+        """When the index's units were written, first and last (epoch seconds; None when it holds none), and how
+        many have no time: what a `since`/`until` outside it leaves out (only those)."""
+        first, last, untimed = self.db.execute("SELECT MIN(ts), MAX(ts), COUNT(*) - COUNT(ts) FROM units").fetchone()
+        return TimeSpan(first, last, int(untimed or 0))
 
     def units_nearest(self, *, before: float, after: float, limit: int) -> tuple[list[int], list[int]]:
         """The ids of the transcript message units written last before `before` and first after `after` (epoch
