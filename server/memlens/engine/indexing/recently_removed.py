@@ -14,7 +14,7 @@ and the new name in one sync or in two (its events straddle a batch). So what a 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 REMEMBER_SECONDS = 600.0
@@ -42,16 +42,10 @@ class RecentlyRemoved(Generic[K, V]):
         self._bound(now)
 
     def get(self, key: K) -> V | None:
-        kept = self._kept.get(key)
-        if kept is None or kept[0] < self._clock() - REMEMBER_SECONDS:
-            return None
-        return kept[1]
+        return self._live(self._kept.get(key))
 
     def pop(self, key: K) -> V | None:
-        kept = self._kept.pop(key, None)
-        if kept is None or kept[0] < self._clock() - REMEMBER_SECONDS:
-            return None
-        return kept[1]
+        return self._live(self._kept.pop(key, None))
 
     def forget_before(self, moment: float) -> None:
         """Forget what was removed before `moment` (a whole sync that began then has read every file since)."""
@@ -67,14 +61,12 @@ class RecentlyRemoved(Generic[K, V]):
     def clear(self) -> None:
         self._kept.clear()
 
-    def __contains__(self, key: object) -> bool:
-        return key in self._kept
-
     def __len__(self) -> int:
         return len(self._kept)
 
-    def __iter__(self) -> Iterator[K]:
-        return iter(self._kept)
+    def _live(self, kept: tuple[float, V] | None) -> V | None:
+        """A kept value, or None for one past its time (not yet forgotten: that waits for the next change)."""
+        return None if kept is None or kept[0] < self._clock() - REMEMBER_SECONDS else kept[1]
 
     def _bound(self, now: float) -> None:
         self.forget_before(now - REMEMBER_SECONDS)
