@@ -5,7 +5,7 @@ or that read as two days, and which flags narrowed an answer that found nothing.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING
 
 from memlens.cli.terminal import Style, folded, width
@@ -28,14 +28,21 @@ def given_flags(request: object, *, fields: Collection[str] | None = None) -> li
     return given
 
 
-def narrowing_flags(request: object, span: TimeSpan, *, fields: Collection[str] | None = None) -> list[str]:
+def narrowing_flags(
+    request: object, span: Callable[[], TimeSpan], *, fields: Collection[str] | None = None
+) -> list[str]:
     """`given_flags` less a `since` or `until` that leaves nothing of the index out: one before its first unit (after
-    its last), or any in an empty index. A duration reaching before every message narrowed nothing."""
-    unbounded = {
-        name
-        for name, end_of_day in (("since", False), ("until", True))
-        if (value := getattr(request, name, None)) and not _bound_narrows(name, value, span, end_of_day=end_of_day)
-    }
+    its last), or any in an empty index. A duration reaching before every message narrowed nothing. `span` is asked
+    only when a `since` or `until` was given (it reads every unit's time: a scan at a million messages)."""
+    bounds = [
+        (name, value, end)
+        for name, end in (("since", False), ("until", True))
+        if (value := getattr(request, name, None))
+    ]
+    if not bounds:
+        return given_flags(request, fields=fields)
+    held = span()
+    unbounded = {name for name, value, end in bounds if not _bound_narrows(name, value, held, end_of_day=end)}
     return given_flags(request, fields=[f for f in _field_names(request, fields) if f not in unbounded])
 
 

@@ -199,7 +199,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             team=team,
         )
         if not response["results"] and team is None:
-            narrowed = narrowing_flags(request.filters, engine.time_span())
+            narrowed = narrowing_flags(request.filters, engine.time_span)
     return _print_search(args, response, warned=bool(engine.provider_note), zone=zone, narrowed=narrowed)
 
 
@@ -331,7 +331,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             cursor=request.cursor,
         )
         fields = ("query", "format", "project", "since", "until")
-        narrowed = narrowing_flags(request, engine.time_span(), fields=fields) if not page["sessions"] else []
+        narrowed = narrowing_flags(request, engine.time_span, fields=fields) if not page["sessions"] else []
     if args.json:
         print_json(page)
     else:
