@@ -6,8 +6,10 @@ few), asks every question of bench/data/day_questions.json at its own "now" in U
 - sessionsFound: the share of the sessions written in that period that the answer shows;
 - answered: the share of questions with any hit.
 The same numbers for the plain search (the period answer turned off) are reported beside them as `search`.
+`--synthetic` asks bench/data/day_questions_synthetic.json over the committed synthetic transcripts
+(tests/fixtures/transcripts) instead: what a clone without ../shared can run.
 
-    python -m bench.days [--json] [--split tune|heldout|all]
+    python -m bench.days [--json] [--split tune|heldout|all] [--synthetic]
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from memlens.settings import Settings
 REPO = Path(__file__).resolve().parents[1]
 TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
 QUESTIONS = REPO / "bench" / "data" / "day_questions.json"
+SYNTHETIC_TRANSCRIPTS = REPO / "tests" / "fixtures" / "transcripts"
+SYNTHETIC_QUESTIONS = REPO / "bench" / "data" / "day_questions_synthetic.json"
 DEFAULT_NOW = "2026-06-01T12:00:00Z"  # after every session: absolute dates read as written
 
 
@@ -120,9 +124,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--split", choices=("tune", "heldout", "all"), default="all")
+    parser.add_argument("--synthetic", action="store_true", help="the synthetic twin: no ../shared needed")
     args = parser.parse_args(argv)
     splits = ("tune", "heldout") if args.split == "all" else (args.split,)
-    report = evaluate(splits)
+    report = evaluate(splits, SYNTHETIC_TRANSCRIPTS, SYNTHETIC_QUESTIONS) if args.synthetic else evaluate(splits)
     if args.json:
         print(json.dumps(report, indent=1))
     else:

@@ -19,8 +19,8 @@ NOW = datetime(2026, 3, 19, 10, tzinfo=UTC).timestamp()  # a Thursday; last week
 # on a Thursday); "last week" the thirteen days before today (both its meanings); "last night" yesterday and today;
 # "N days ago" that day; "a week ago Friday" the Friday nearest a week back; "the other week" the four weeks before
 # this last one; "an hour ago" today and yesterday (a question's reader has the day, not the hour); "the first half
-# of the week" (and "of the month", "of the year") this one's, and a part still to come no period; a holiday no
-# period ("before Christmas" is an open bound, "over Christmas" a word to search).
+# of the week" (and "of the month", "of the year") this one's, and a part still to come no period; a holiday the
+# latest one (on or before today), "over" one its days off around it ("before Christmas" is an open bound).
 PHRASES = [
     # relative days
     ("what did we do yesterday", "03-18"),
@@ -177,8 +177,52 @@ PHRASES = [
     ("q4 of 2025", "2025-10-01..2025-12-31"),
     ("the first half of last year", "2025-01-01..2025-06-30"),
     ("late 2025", "2025-09-01..2025-12-31"),
-    ("before Christmas", ""),
-    ("over Christmas", ""),
+    # weekends said with "sat" and "sun" (read only where a word or a range makes them days)
+    ("Fri–Sun", "03-13..03-15"),
+    ("fri-sun", "03-13..03-15"),
+    ("sat-sun", "03-14..03-15"),
+    ("Sat and Sun", "03-14..03-15"),
+    ("last sat", "03-14"),
+    ("last sun", "03-15"),
+    ("since sat", "03-14..03-19"),
+    ("what did we do on sun?", "03-15"),
+    ("last Sat morning", "03-14"),
+    ("this sat", ""),  # still to come, as "this fri"
+    ("Saturday and Sunday", "03-14..03-15"),
+    ("on the weekend", "03-14..03-15"),
+    # holidays: the latest before today (US and UK common ones; "Thanksgiving" the US one)
+    ("before Christmas", ""),  # an open bound, as "before Feb 5"
+    ("over Christmas", "2025-12-24..2025-12-26"),
+    ("on Christmas", "2025-12-25"),
+    ("Christmas Eve", "2025-12-24"),
+    ("Christmas 2024", "2024-12-25"),
+    ("last Christmas", "2025-12-25"),
+    ("this Christmas", ""),  # still to come
+    ("the day before Christmas", "2025-12-24"),
+    ("Boxing Day", "2025-12-26"),
+    ("New Year's Eve", "2025-12-31"),
+    ("the day after New Year's", "2026-01-02"),
+    ("the day after Feb 5", "02-06"),  # that day alone: was Feb 5 to 7
+    ("between Christmas and New Year's", "2025-12-25..2026-01-01"),
+    ("over Thanksgiving", "2025-11-27..2025-11-30"),
+    ("the week of Thanksgiving", "2025-11-24..2025-11-30"),
+    ("Black Friday", "2025-11-28"),
+    ("since Easter", "2025-04-20..03-19"),
+    ("over Easter", "2025-04-18..2025-04-21"),
+    ("Good Friday", "2025-04-18"),
+    ("Easter Monday", "2025-04-21"),
+    ("next Easter", ""),
+    ("on Halloween", "2025-10-31"),
+    ("July 4th", "2025-07-04"),
+    ("the Fourth of July", "2025-07-04"),
+    ("Valentine's day", "02-14"),
+    ("on valentines day", "02-14"),
+    ("Labor Day", "2025-09-01"),
+    ("Memorial Day", "2025-05-26"),
+    ("Memorial Day weekend", "2025-05-24..2025-05-26"),
+    ("MLK day", "01-19"),
+    ("Presidents' Day", "02-16"),
+    ("Juneteenth", "2025-06-19"),
     # not dates
     ("prior art", ""),
     ("the previous version", ""),
@@ -222,14 +266,38 @@ PHRASES = [
     ("cron: mon-fri at 9:00", ""),
     ("open mon to fri, 10-6", ""),
     ("c:/mon-wed", ""),
-    ("fri-sun", ""),  # "sun" and "sat" are words too often ("sat solver")
+    # "sat", "sun" and a holiday's name are words too: as a thing's name, no day
+    ("christmas tree lights plugin", ""),
+    ("easter egg in the UI", ""),
+    ("easter eggs", ""),
+    ("christmas", ""),
+    ("halloween theme", ""),
+    ("the thanksgiving recipe app", ""),
+    ("black friday sale load test", ""),
+    ("labor day sale banner", ""),
+    ("the boxing day sales page", ""),
+    ("the valentine's card component", ""),
+    ("sat down with the team", ""),
+    ("the cat sat on the mat", ""),
+    ("sat and smt solvers", ""),
+    ("last sat solver run", ""),
+    ("since sat solvers are slow", ""),
+    ("on sun microsystems hardware", ""),
+    ("sun certificate", ""),
+    ("the sun and moon icons", ""),
+    ("labor cost", ""),
+    ("memorial page", ""),
+    ("new year resolution script", ""),
+    ("fri-sun-deploy", ""),
+    ("sat-sun-job", ""),
 ]
 
 # Where the ranking's window (`query_windows`) is wider than what a question about days reads, on purpose: a boost
 # that errs wide costs little. "N days ago" takes a day either side (a message's "two days ago" is as often three);
 # "last weekend", "this week", "last/this month" and "last/this year" keep the ranking's own windows, which take both
 # their meanings (the calendar's and so many days back); a weekday said alone names no day in a search ("friday
-# deploy" is as often the recurring one). Every other phrase of PHRASES reads the same days in both.
+# deploy" is as often the recurring one); a day said as an open bound is still a day to boost ("before Christmas":
+# Christmas Day, as "before Feb 5" boosts Feb 5). Every other phrase of PHRASES reads the same days in both.
 RANKING_WIDER = {
     "2 days ago": "03-16..03-18",
     "three days ago": "03-15..03-17",
@@ -241,6 +309,8 @@ RANKING_WIDER = {
     "Friday night": "",
     "Friday afternoon": "",
     "tuesday morning": "",
+    "Saturday and Sunday": "",
+    "before Christmas": "2025-12-25",
     "last weekend": "03-10..03-18",
     "this week": "03-13..03-25",
     "last month": "01-18..03-18",
@@ -325,3 +395,11 @@ def test_a_message_reads_a_short_weekday_and_last_march() -> None:
     assert (epoch_day(date(2023, 3, 1)), epoch_day(date(2023, 3, 31))) not in message_windows(
         "we moved house last March", in_march.timestamp()
     )
+
+
+def test_a_message_reads_sat_and_sun_only_as_days() -> None:
+    """A message's "last sat" is the Saturday before it was written; "sat" and "sun" in a thing's name are no day."""
+    written = datetime(2023, 7, 19, 12, tzinfo=UTC)  # a Wednesday
+    day = epoch_day(written.date())
+    assert (day - 4, day - 4) in message_windows("last sat we finally shipped it", written.timestamp())
+    assert message_windows("worked on the sat solver, then on sun java", written.timestamp()) == [(day, day)]

@@ -539,7 +539,7 @@ def test_an_unknown_time_zone_is_refused_and_the_machines_kept() -> None:
 
 
 REPO = Path(__file__).resolve().parents[1]
-# bench/days.py's question set over ../shared when present, else its twin over the committed synthetic transcripts
+# bench/days.py's question set over ../shared when present, and its twin over the committed synthetic transcripts
 DAY_CORPORA = {
     "real": (FIXTURES, REPO / "bench" / "data" / "day_questions.json"),
     "synthetic": (
@@ -549,7 +549,7 @@ DAY_CORPORA = {
 }
 
 
-@pytest.mark.parametrize("corpus", ["real"] if FIXTURES.is_dir() else ["synthetic"])
+@pytest.mark.parametrize("corpus", ["synthetic", "real"] if FIXTURES.is_dir() else ["synthetic"])
 def test_day_questions_meet_their_target(corpus: str) -> None:
     """bench/days.py's questions: ≥ 95 % of shown hits from the period meant, on both splits, every question
     answered (the plain search answered fewer than half of the held-out ones)."""

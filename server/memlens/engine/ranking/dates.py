@@ -18,7 +18,10 @@ month" as the calendar's, "two days ago" as that day (the ranking keeps its wide
 weekday said alone ("what did we do Friday"), and no period in a day said as an open bound ("before Feb
 5"). Every reader also takes "the Tuesday before last week", "a week ago Friday" (the Friday nearest a week
 back), "the other week", "last March" (said in March: the year before's), "late 2025", a weekday's short form after
-a word that makes it one ("last Fri", "on Wed") and common misspellings ("wensday", "febuary", "yesterdy").
+a word that makes it one ("last Fri", "on Wed") and common misspellings ("wensday", "febuary", "yesterdy"); "sat"
+and "sun" only so and before no word of a name ("last sat", not "last sat solver run"), or together ("Fri-Sun", "Sat
+and Sun"). A question's holidays ("over Christmas", "since Easter": holidays.py) are read as its dates of the
+calendar are; a message's are not.
 A message's dates: the day it was written, plus what its own relative words mean from that day ("yesterday", "last
 week", "two days ago", "last weekend", "next month"). Windows are (first day, last day) as epoch days (UTC).
 """
@@ -32,6 +35,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from memlens.engine.keyword.stop_words import STOP_WORDS
+from memlens.engine.ranking.holidays import ends_a_day, holiday_windows
 from memlens.requests import why_no_such_day
 from memlens.wire import AmbiguousDate, UnreadDate
 
@@ -48,8 +52,12 @@ WEEKDAYS |= {
     "thurday": 3, "thrusday": 3, "thursady": 3, "firday": 4, "saturaday": 5,
 }  # fmt: skip
 # a weekday's short form ("last Fri", "on Wed"): read only after a word that says it is a day ("wed" and "mon" alone
-# are words too often), and never "sat" or "sun" ("worked on sat solving", "on Sun's JDK")
+# are words too often)
 WEEKDAY_SHORT = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4}
+# "sat" and "sun" are words more often still ("worked on sat solving", "on Sun's JDK", "the cat sat"): days only after
+# such a word when no word of a thing's name follows ("last sat", "on sun?", "since Sat morning"; not "last sat
+# solver run"), as a range's end ("Fri-Sun") or together ("Sat and Sun")
+WEEKEND_SHORT = {"sat": 5, "sun": 6}
 NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "couple of": 2, "couple": 2, "few": 3, "several": 3,
@@ -154,7 +162,7 @@ _ANCHORED = re.compile(
     re.I,
 )
 _WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
-_WEEKDAY_OR_SHORT = "(" + "|".join([*WEEKDAYS, *WEEKDAY_SHORT]) + r")\b\.?"  # "last Fri", "on Wed." too
+_WEEKDAY_OR_SHORT = "(" + "|".join([*WEEKDAYS, *WEEKDAY_SHORT, *WEEKEND_SHORT]) + r")\b\.?"  # "last Fri", "on Wed."
 _POSSESSIVE = r"['’]s\b"
 # "last Friday", "the previous Friday", "on Monday", "since Monday", and a weekday's thing ("Monday's release": the
 # latest Monday's)
@@ -183,12 +191,14 @@ _WEEKS_AGO_DAY = re.compile(
 # "Mon-Wed", "mon to wed", "Monday thru Wednesday", "Mon–Fri": two
 # weekdays said as a span's ends, in a question; not inside a hyphenated name ("deploy-mon-wed-job"), after "every" or
 # a cron line's fields ("0 9 * * mon-fri"), nor before hours ("Mon-Fri 9-5": opening hours, no days that were)
-_DAY_FORM = "(?:" + "|".join([*WEEKDAYS, *WEEKDAY_SHORT]) + ")"
+_DAY_FORM = "(?:" + "|".join([*WEEKDAYS, *WEEKDAY_SHORT, *WEEKEND_SHORT]) + ")"
 _WEEKDAY_RANGE = re.compile(
     rf"(?<![\w*/,-])(?<!every )(?<![*\d/,] )({_DAY_FORM})\.?(?={_TO}{_DAY_FORM}\b\.?(?![\w-])"
     r"(?!\s*,?\s*(?:from\s+|at\s+)?\d{1,2}(?::\d{2}|\s*[ap]\.?m\b|\s*(?:[-–]|to\b))))",
     re.I,
 )
+# "Sat and Sun" in a question: the latest weekend, as "Sat-Sun" is
+_WEEKEND_PAIR = re.compile(r"(?<![\w*/,-])(?<!every )(sat)\.?(?=\s*(?:and|&)\s*sun\b\.?(?![\w'’-]))", re.I)
 # "this Monday" in a question: this week's Monday (said in a message, as often the one to come)
 _THIS_WEEKDAY = re.compile(rf"\bthis\s+{_WEEKDAY_OR_SHORT}", re.I)
 # a weekday said alone, not one still to come ("next Friday", "this Friday") nor every one ("on Fridays")
@@ -351,9 +361,14 @@ def _ago(count: int, unit: str, anchor: int, sign: int = -1) -> Window:
     return centre - slack, centre + slack
 
 
-def absolute_dates(text: str, year_hint: int | None = None, today: date | None = None) -> list[tuple[Window, int, int]]:
+def absolute_dates(
+    text: str, year_hint: int | None = None, today: date | None = None, *, holidays: bool = False
+) -> list[tuple[Window, int, int]]:
     """(window, start, end offsets in `text`) for every absolute date; a month without a year takes `year_hint`, but
-    "last March" said on `today` is the latest March before today's month (March 2025, said in March 2026)."""
+    "last March" said on `today` is the latest March before today's month (March 2025, said in March 2026).
+    `holidays`: a question's holidays too ("over Christmas", "since Easter": holidays.py), the latest seen from
+    `today` (or the end of `year_hint`'s year); a message's are not read (one written in December is as often about
+    the Christmas to come)."""
     found: list[tuple[Window, int, int]] = []
     taken = bytearray(len(text))  # a mark on each character a date took: a long paste stays linear
 
@@ -426,6 +441,12 @@ def absolute_dates(text: str, year_hint: int | None = None, today: date | None =
     for m in _MONTH_YEAR.finditer(text):
         if free(m):
             add(_month_window(int(m[2]), MONTHS[m[1].lower().rstrip(".")]), m)
+    seen_from = today or (date(year_hint, 12, 31) if year_hint is not None else None)
+    if holidays and seen_from is not None:  # before a month's day: "July 4th" is the latest, not this year's
+        for (first_day, last_day), said_at, said_to in holiday_windows(text, seen_from):
+            if not any(taken[said_at:said_to]):
+                found.append(((epoch_day(first_day), epoch_day(last_day)), said_at, said_to))
+                taken[said_at:said_to] = b"\x01" * (said_to - said_at)
     if year_hint is not None:
         for pattern, order in ((_DAY_MONTH, "dm"), (_MONTH_DAY, "md")):
             for m in pattern.finditer(text):
@@ -587,7 +608,7 @@ def query_windows(query: str, now: float) -> list[Window]:
 
 def _query_reads(query: str, now: float, *, bare_weekdays: bool = False) -> list[Read]:
     today = day_of(now)
-    absolute = absolute_dates(query, year_hint=today.year, today=today)
+    absolute = absolute_dates(query, year_hint=today.year, today=today, holidays=True)
     windows: list[Read] = []
     said_before: list[tuple[int, int]] = []  # "two weeks before": read with its date, not again as words of their own
     for window, start, end in absolute:
@@ -597,6 +618,10 @@ def _query_reads(query: str, now: float, *, bare_weekdays: bool = False) -> list
             count = _count(before[1]) if before[1] else 1
             unit = before[2] or ("week" if (before[3] or "").lower() == "weekend" else before[3])
             sign = -1 if before[4].lower() == "before" else 1
+            if unit.lower() == "day" and count == 1:  # "the day after New Year's": that day alone
+                day = window[0] - 1 if sign < 0 else window[1] + 1
+                windows.append(((day, day), start, end))
+                continue
             shifted = _ago(count, unit, window[0] if sign < 0 else window[1], sign)
             windows.append(((min(shifted[0], window[0]), max(shifted[1], window[1])), start, end))
         elif _WEEK_OF.search(query[max(0, start - 20) : start]):  # "the week of March 3": its Monday to Sunday
@@ -677,21 +702,34 @@ def without_dates(text: str) -> str:
     """`text` less its dates of the calendar ("Feb 10-12", "mid-February", "the first week of March") and the periods
     only a question about days reads ("in the last 3 days", "in Q1"), blanked: the words a question about days says
     besides them (answers/period.py)."""
-    spans = [(start, end) for _, start, end in absolute_dates(text, year_hint=2000)]
+    spans = [(start, end) for _, start, end in absolute_dates(text, year_hint=2000, holidays=True)]
     spans += [(m.start(), m.end()) for m, _ in _period_phrases(text)]
     spans += [(m.start(), m.end()) for m in _WEEKDAY_WEEKS_BACK.finditer(text)]  # "two Tuesdays ago": no "tuesdays"
     spans += [(m.start(), m.end()) for m in _WEEKS_AGO_DAY.finditer(text)]  # "this time last week": no "time"
     spans += _weekday_ranges(text)  # "Mon-Wed": no word "mon-wed"
+    spans += _weekend_short_spans(text)  # "last sat": no word "sat"
     return without_spans(text, [(start, _past_possessive(text, end)) for start, end in spans])
 
 
 def _weekday_ranges(text: str) -> list[tuple[int, int]]:
     """The spans of `_WEEKDAY_RANGE`'s ranges, from the first weekday to the last ("Mon-Wed")."""
     spans = []
-    for m in _WEEKDAY_RANGE.finditer(text):
+    for m in (*_WEEKDAY_RANGE.finditer(text), *_WEEKEND_PAIR.finditer(text)):
         more = _MORE_WEEKDAY.match(text, m.end())
         spans.append((m.start(), more.end() if more else m.end()))
     return spans
+
+
+_SAT_SUN = re.compile(r"\b(?:sat|sun)\b", re.I)
+
+
+def _weekend_short_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of the weekdays read that are said as "sat" or "sun" ("last sat", "on sun?"): a word elsewhere
+    ("sat solver") is kept."""
+    if not _SAT_SUN.search(text):
+        return []
+    reads = _relative_reads(text, date(2000, 1, 1), question=True)
+    return [(start, end) for _, start, end in reads if _SAT_SUN.search(text[start:end])]
 
 
 _POSSESSIVE_AT = re.compile(_POSSESSIVE)
@@ -961,7 +999,7 @@ def _phrase_reads(query: str, now: float, *, ranking: bool) -> list[Read]:
     `_query_reads` reads already keeps that wider reading; else a question about days (`period_windows`)."""
     today = day_of(now)
     said = _period_phrases(query)
-    if absolute_dates(query, year_hint=today.year, today=today) or not said:
+    if absolute_dates(query, year_hint=today.year, today=today, holidays=True) or not said:
         return _query_reads(query, now, bare_weekdays=not ranking)
     if ranking:
         own = [(start, end) for _, start, end in _query_reads(query, now)]
@@ -1062,16 +1100,26 @@ def _relative_reads(text: str, anchor: date, *, question: bool = False, bare_wee
             back = _latest_weekday(anchor, weekday) - 7 * (count - 1)
             weekdays.append(((back, back), m.start(), m.end()))
     for m in _WEEK_THEN_WEEKDAY.finditer(text):  # "last week on Monday"
-        weekdays += _weekdays_read(text, m, anchor, week=_weeks_back(m[1]))
+        if _said_as_a_day(text, m):
+            weekdays += _weekdays_read(text, m, anchor, week=_weeks_back(m[1]))
     if question:
         weekdays += [
-            read for m in _THIS_WEEKDAY.finditer(text) if unread(m) for read in _weekdays_read(text, m, anchor, week=0)
+            read
+            for m in _THIS_WEEKDAY.finditer(text)
+            if unread(m) and _said_as_a_day(text, m)
+            for read in _weekdays_read(text, m, anchor, week=0)
         ]
         weekdays += [
             read for m in _WEEKDAY_RANGE.finditer(text) if unread(m) for read in _weekdays_read(text, m, anchor)
         ]
+        weekdays += [  # "Sat and Sun", not "sat and sun cron"
+            read
+            for m in _WEEKEND_PAIR.finditer(text)
+            if unread(m) and (sun := _MORE_WEEKDAY.match(text, m.end())) and _said_as_a_day(text, sun)
+            for read in _weekdays_read(text, m, anchor)
+        ]
     for m in _LAST_WEEKDAY.finditer(text):
-        if unread(m):
+        if unread(m) and _said_as_a_day(text, m):
             weekdays += _weekdays_read(text, m, anchor)
     read = [(start, end) for _, start, end in windows]
     for m in _BARE_WEEKDAY.finditer(text):
@@ -1094,7 +1142,14 @@ def _latest_weekday(anchor: date, weekday: str) -> int:
 def _weekday_number(said: str) -> int:
     """Monday 0 … Sunday 6, for a weekday's name, a misspelling of one or a short form ("Fri")."""
     word = said.lower()
-    return WEEKDAYS[word] if word in WEEKDAYS else WEEKDAY_SHORT[word]
+    return WEEKDAYS.get(word, WEEKDAY_SHORT.get(word, WEEKEND_SHORT.get(word, 0)))
+
+
+def _said_as_a_day(text: str, m: re.Match[str]) -> bool:
+    """Whether the weekday `m` read ends a day's words: "sat" and "sun" only when no word of a thing's name follows
+    them ("last sat solver run", "on Sun's JDK" are none); every other form always."""
+    weekday = m[m.lastindex or 0]
+    return weekday.lower() not in WEEKEND_SHORT or ends_a_day(text, m.end())
 
 
 def _weeks_back(said: str) -> int:
@@ -1110,7 +1165,7 @@ def _weekdays_read(
     Wednesday and the Monday before it). Said with their week ("Monday and Tuesday last week", "Monday this week"),
     or `week` calendar weeks before this one, the days of that week; `week_said`: none unless their week is said."""
     named, at = [(m[m.lastindex or 0], m.start(), m.end())], m.end()
-    while more := _MORE_WEEKDAY.match(text, at):  # "last Tuesday and Wednesday": both
+    while (more := _MORE_WEEKDAY.match(text, at)) and _said_as_a_day(text, more):  # "last Tuesday and Wednesday"
         named.append((more[1], more.start(), more.end()))
         at = more.end()
     of_week = _OF_WEEK.match(text, at) if week is None else None
@@ -1128,7 +1183,9 @@ def _weekdays_read(
         return _latest_weekday(anchor, weekday)
 
     span = len(named) == 2 and (
-        bool(_SPAN_GAP.match(text, named[0][2])) or m[0].lower().startswith(("between", "from"))
+        bool(_SPAN_GAP.match(text, named[0][2]))
+        or m[0].lower().startswith(("between", "from"))
+        or [_weekday_number(named[0][0]), _weekday_number(named[1][0])] == [5, 6]  # "Sat and Sun": one weekend
     )
     if span:
         last = latest(named[1][0])
