@@ -206,7 +206,8 @@ export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {
         lines.push(line ? `> ${line}` : '>');
       }
     } else {
-      const body = messageBodyWithTools(text, (message.role ?? '').toLowerCase() === 'assistant');
+      // tool calls are an assistant's: a tool's output (kind 'tool', also the assistant's) prints '[INFO] …' lines
+      const body = messageBodyWithTools(text, message.kind !== 'tool' && (message.role ?? '').toLowerCase() === 'assistant');
       const offset = lines.length;
       toolRanges.push(...body.tools.map(([a, b]): [number, number] => [a + offset, b + offset]));
       lines.push(...body.lines);
