@@ -154,6 +154,17 @@ def test_a_token_cut_between_two_messages_is_masked_in_both() -> None:
     assert redact_sequence(["the value is ", "sk-proj-readme"]) == ["the value is ", "sk-proj-readme"]
 
 
+@pytest.mark.parametrize(
+    "secret",
+    ["AKIA" + "ZDOC9IS0J8HT9LGM", "ghp_" + "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"],
+)
+def test_a_secret_that_ends_a_message_keeps_the_next_message_s_first_word(secret: str) -> None:
+    first, second = f"deploy with the key {secret}", "I set DATABASE_URL in the deploy job"
+    masked = redact_sequence([first, second])
+    assert secret not in masked[0] and masked[0].startswith("deploy with the key [REDACTED:")
+    assert masked[1] == second
+
+
 def test_a_title_made_from_a_file_name_is_checked_with_its_hyphens() -> None:
     key = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
     title = f"use my key {key}".replace("-", " ")  # SpecStory's title: the file name's hyphens as spaces

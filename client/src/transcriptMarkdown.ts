@@ -46,6 +46,8 @@ function balanceFences(text: string): string {
 
 /** A tool call as the transcripts store it: `[Bash] command…`, `[Edit] file_path=… old_string=…`. */
 const TOOL_CALL_RE = /^\[([A-Za-z_][\w.:-]{0,60})\] ?(.*)$/;
+/** What memlens writes in place of a secret (`[REDACTED:github-token]`): a line may start with one, no tool has it. */
+const SECRET_MARKER_RE = /^REDACTED:/;
 
 /** A fence longer than any backtick run in `text`. */
 function fenceFor(text: string): string {
@@ -85,9 +87,10 @@ export interface MessageBody {
 /**
  * A message's text as markdown lines that keep the document's outline: code fences and newlines kept, headings
  * (`#`…`######`) outside code escaped (`\\##`) so they do not become sections, tool calls as a summary line over a
- * code block.
+ * code block. Only an assistant's message holds tool calls (`withTools`): a person's pasted log line
+ * (`[INFO] Building…`) stays what it was.
  */
-export function messageBodyWithTools(text: string): MessageBody {
+export function messageBodyWithTools(text: string, withTools = true): MessageBody {
   const out: string[] = [];
   const tools: [number, number][] = [];
   let fence: string | undefined;
@@ -105,8 +108,8 @@ export function messageBodyWithTools(text: string): MessageBody {
       out.push(line);
       continue;
     }
-    const tool = TOOL_CALL_RE.exec(line);
-    if (tool && tool[2]) {
+    const tool = withTools ? TOOL_CALL_RE.exec(line) : null;
+    if (tool && tool[2] && !SECRET_MARKER_RE.test(tool[1])) {
       if (out.length && out[out.length - 1] !== '') {
         out.push('');
       }
@@ -203,7 +206,8 @@ export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {
         lines.push(line ? `> ${line}` : '>');
       }
     } else {
-      const body = messageBodyWithTools(text);
+      // tool calls are an assistant's: a tool's output (kind 'tool', also the assistant's) prints '[INFO] …' lines
+      const body = messageBodyWithTools(text, message.kind !== 'tool' && (message.role ?? '').toLowerCase() === 'assistant');
       const offset = lines.length;
       toolRanges.push(...body.tools.map(([a, b]): [number, number] => [a + offset, b + offset]));
       lines.push(...body.lines);

@@ -208,6 +208,27 @@ describe('transcript rendering', () => {
     }
   });
 
+  it("shows bracketed log lines (a person's, a tool's output) and a masked secret at a line's start as text, not as tool calls", () => {
+    const said = (role: string, text: string, kind: 'message' | 'tool' = 'message') => ({ messageId: `${role}-${kind}`, role, kind, timestamp: null, text, position: 1 });
+    const rendered = renderTranscript(
+      {
+        ...base,
+        messages: [
+          said('user', '[INFO] Building shop 1.0\n[ERROR] Failed to execute goal compile'),
+          said('assistant', '[REDACTED:aws-access-key] is the key the deploy job used.\n[Bash] git status'),
+          // a tool's output is the assistant's too (tool_output.py), and a build prints such lines
+          said('assistant', '[Bash output · error] $ mvn package\n[INFO] Scanning for projects...', 'tool'),
+        ],
+      },
+      { utc: true },
+    );
+    const lines = rendered.markdown.split('\n');
+    assert.ok(lines.includes('[INFO] Building shop 1.0') && lines.includes('[ERROR] Failed to execute goal compile'), rendered.markdown);
+    assert.ok(lines.includes('[INFO] Scanning for projects...'), rendered.markdown);
+    assert.ok(lines.includes('[REDACTED:aws-access-key] is the key the deploy job used.'), rendered.markdown);
+    assert.deepEqual(rendered.toolRanges.map(([first]) => lines[first]), ['🔧 **Bash** · `git status`']);
+  });
+
   it('writes the title of a subagent link as it reads, without backslash escapes', () => {
     const { markdown } = renderTranscript(base, { utc: true }, {
       parent: { sessionKey: 'claude-code:a', title: 'Fix the dead-letter queue (DLQ) [prod] #42' },

@@ -50,6 +50,8 @@ def find_secrets(text: str) -> list[Span]:
 
 # How much of each side of a cut between two messages is read together: more than the longest token format.
 _JOIN_CHARS = 512
+# A message's first word, which a secret ending the message before must not run on over.
+_FIRST_WORD = re.compile(r"[A-Za-z]{1,20}")
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~:@!%*#$&")
 
 
@@ -72,8 +74,15 @@ def find_secrets_in_sequence(texts: list[str], cache: dict[str, list[Span]] | No
         if before and after and before[-1] in _TOKEN_CHARS and after[0] in _TOKEN_CHARS:
             tail = before[-_JOIN_CHARS:]
             cut = len(tail)
+            ends_whole = _whole_at_end(before, found[index])
             for span in _cached_find(tail + after[:_JOIN_CHARS], cache):  # the units' joins repeat the messages'
                 if not span.start < cut < span.end:
+                    continue
+                # a secret whole in the text before runs on over the token characters after it (a longer token of
+                # a newer format): across a cut that took the next message's first word ("…AKIA…", "I set"); a
+                # token's own rest (digits, or longer than a word) is still masked
+                whole = (span.kind, len(before) - cut + span.start) in ends_whole
+                if whole and _FIRST_WORD.fullmatch(after[: span.end - cut]):
                     continue
                 if span.kind == BLOCK_KIND:  # a block cut in two: read on below, at a line break
                     block_start = min(block_start, len(before) - cut + span.start)
@@ -91,6 +100,11 @@ def find_secrets_in_sequence(texts: list[str], cache: dict[str, list[Span]] | No
         if not continued:
             opening = ""
     return [merge(spans) for spans in found]
+
+
+def _whole_at_end(text: str, spans: list[Span]) -> set[tuple[str, int]]:
+    """The (kind, start) of each secret found in ``text`` alone that runs to its end."""
+    return {(span.kind, span.start) for span in spans if span.end == len(text)}
 
 
 def _open_block_start(text: str, spans: list[Span]) -> int:
