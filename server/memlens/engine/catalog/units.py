@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from memlens.engine.catalog.connection import CatalogConnection
+from memlens.engine.catalog.files import INSERTED_COLUMNS, UnitRow, as_read
 
 # summary units with their session's id, format and cwd and their file's path
 SUMMARY_SQL = """SELECT u.*, s.session_id AS session_id, s.format AS session_format, s.cwd AS cwd, f.path AS path
@@ -83,6 +84,15 @@ class UnitReads(CatalogConnection):
             for row in self.db.execute(f"SELECT * FROM plain_units WHERE id IN ({marks})", part):
                 rows[int(row["id"])] = row
         return rows
+
+    def inserted_units(self, ids: Sequence[int], rows: Sequence[UnitRow]) -> dict[int, sqlite3.Row]:
+        """What `units_by_id(ids)` reads of units just inserted (`insert_units` gave `rows` the `ids`), made from the
+        rows instead of read back and their texts decoded again (12 µs a unit of a cold build, bench/RESULTS.md).
+        Read back after all from a catalog whose units table has other columns, or another order."""
+        if tuple(self._unit_columns or ()) != INSERTED_COLUMNS:
+            return self.units_by_id(ids)
+        cursor = self.db.execute("SELECT * FROM plain_units LIMIT 0")  # what names the rows' columns
+        return {unit_id: sqlite3.Row(cursor, as_read(unit_id, row)) for unit_id, row in zip(ids, rows, strict=True)}
 
     def result_rows(self, unit_ids: Sequence[int]) -> dict[int, ResultRow]:
         """What a search result shows of each unit, with its chunk, file and session, in one query (see ResultRow)."""
