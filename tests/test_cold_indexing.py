@@ -30,7 +30,7 @@ from memlens.cli.output import progress_line
 from memlens.engine import progress as progress_module
 from memlens.engine.engine import Engine
 from memlens.engine.indexing import text_compression, vector_writer
-from memlens.engine.keyword.identifiers import identifier_terms, identifiers
+from memlens.engine.keyword.identifiers import cjk_field, identifier_terms, identifiers
 from memlens.engine.keyword.keyword_docs import keyword_docs
 from memlens.engine.progress import RateMeter
 from memlens.engine.sources import tool_output
@@ -82,6 +82,22 @@ _PIECES = [*"aZbY09_$.-/: é\n", "::", "HTTP", "camelCase", "v2", "Ab"]
 def test_identifier_terms_as_the_plain_rules_give_them(text: str) -> None:
     assert identifier_terms(text) == _plain_identifier_terms(text)
     assert identifiers(text) == _plain_identifiers(text)
+
+
+_CJK_PIECES = [*"ab é’—", "東京", "タワー", "한국어", "\U00020001", "\u1100", "\u318f", "\u3040", "\u30ff\u31f0", "😀"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_CJK_PIECES), max_size=12).map("".join))
+def test_the_cjk_field_as_every_run_gives_it(text: str) -> None:
+    """The `cjk` field is the bigrams of each run of CJK characters, whatever other characters surround them."""
+    runs = re.findall(
+        "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u1100-\u11ff"
+        "\u3130-\u318f\U00020000-\U0002ffff]+",
+        text,
+    )
+    bigrams = [[run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)] for run in runs]
+    assert cjk_field(text) == " ".join(b for run in bigrams for b in run)
 
 
 def test_identifier_terms_of_real_transcripts_unchanged() -> None:
