@@ -29,8 +29,8 @@ from conftest import FIXTURES
 from memlens.cli.output import progress_line
 from memlens.engine import progress as progress_module
 from memlens.engine.engine import Engine
-from memlens.engine.indexing import vector_writer
-from memlens.engine.keyword.identifiers import identifier_terms, identifiers
+from memlens.engine.indexing import text_compression, vector_writer
+from memlens.engine.keyword.identifiers import cjk_field, identifier_terms, identifiers
 from memlens.engine.keyword.keyword_docs import keyword_docs
 from memlens.engine.progress import RateMeter
 from memlens.engine.sources import tool_output
@@ -82,6 +82,22 @@ _PIECES = [*"aZbY09_$.-/: é\n", "::", "HTTP", "camelCase", "v2", "Ab"]
 def test_identifier_terms_as_the_plain_rules_give_them(text: str) -> None:
     assert identifier_terms(text) == _plain_identifier_terms(text)
     assert identifiers(text) == _plain_identifiers(text)
+
+
+_CJK_PIECES = [*"ab é’—", "東京", "タワー", "한국어", "\U00020001", "\u1100", "\u318f", "\u3040", "\u30ff\u31f0", "😀"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_CJK_PIECES), max_size=12).map("".join))
+def test_the_cjk_field_as_every_run_gives_it(text: str) -> None:
+    """The `cjk` field is the bigrams of each run of CJK characters, whatever other characters surround them."""
+    runs = re.findall(
+        "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u1100-\u11ff"
+        "\u3130-\u318f\U00020000-\U0002ffff]+",
+        text,
+    )
+    bigrams = [[run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)] for run in runs]
+    assert cjk_field(text) == " ".join(b for run in bigrams for b in run)
 
 
 def test_identifier_terms_of_real_transcripts_unchanged() -> None:
@@ -392,3 +408,57 @@ def test_keyword_context_as_the_whole_window_read_gives_it(tmp_path: Path, trans
         ]
         assert any(len(d.context_words or "") > len(d.words or "") for d in docs)  # neighbours joined in
     engine.close()
+
+
+def test_the_units_a_sync_adds_are_mirrored_as_read_back(
+    tmp_path: Path, transcript_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer's mirror step takes the units it inserted as made from its rows, not read back: every column of
+    every unit the same as `units_by_id` reads after the commit (texts compressed or not, times, flags)."""
+    (tmp_path / "ws" / "memory").mkdir(parents=True)
+    (tmp_path / "ws" / "memory" / "note.md").write_text("# Deploys\n\nThe staging deploy needs `make release`.\n")
+    engine = Engine(
+        [tmp_path / "ws"], Settings(), extra_transcripts=[transcript_folder], index_dir=tmp_path / "i", embedder=False
+    )
+    made: list[dict[int, Any]] = []
+    read: list[dict[int, Any]] = []
+    inserted_units = engine.catalog.inserted_units
+
+    def kept(ids: Any, rows: Any) -> dict[int, Any]:
+        made.append(inserted_units(ids, rows))
+        read.append(engine.catalog.units_by_id(ids))  # what the mirror read before: the units as committed
+        return made[-1]
+
+    monkeypatch.setattr(engine.catalog, "inserted_units", kept)
+    monkeypatch.setattr(text_compression, "TRAIN_AFTER", 100)  # texts compressed from the first batches on
+    engine.sync(embed=False)
+    units = {unit_id: row for rows in made for unit_id, row in rows.items()}
+    assert len(units) == engine.catalog.unit_count() > 100
+    stored = engine.catalog.db.execute("SELECT SUM(typeof(text) = 'blob'), COUNT(*) FROM units").fetchone()
+    assert 0 < stored[0] < stored[1]  # texts stored compressed and plain
+    assert [[(r.keys(), tuple(r)) for r in rows.values()] for rows in made] == [
+        [(r.keys(), tuple(r)) for r in rows.values()] for rows in read
+    ]
+    assert {row["kind"] for row in units.values()} >= {"memory", "transcript", "tool"}
+    assert any(row["error"] for row in units.values()) and any(row["ts"] is None for row in units.values())
+    engine.close()
+
+
+def test_inserted_units_as_sqlite_stores_their_values(tmp_path: Path) -> None:
+    """A time given as an integer is read back a float, NaN as NULL, a flag as an integer: so are they made."""
+    from memlens.engine.catalog import Catalog, UnitRow
+
+    catalog = Catalog(tmp_path / "catalog.sqlite3")
+    base = UnitRow(1, 1, "transcript", "codex", "s", "m", "user", None, 1, 3, 4, None, "hi", "h", False, None, 0)
+    rows = [
+        base,
+        base._replace(ts=1_700_000_000, queue_ts=1_700_000_000, error=True, seq=2),
+        base._replace(ts=float("nan"), queue_ts=12.5, seq=3, text="a longer text " * 5, part=1),
+        base._replace(kind="memory", format="", session_key=None, message_id=None, role=None, position=None),
+    ]
+    with catalog.transaction() as db:
+        ids = catalog.insert_units(db, rows)
+    made, read = catalog.inserted_units(ids, rows), catalog.units_by_id(ids)
+    assert [tuple(r) for r in made.values()] == [tuple(r) for r in read.values()]
+    assert [type(r["ts"]) for r in made.values()] == [type(None), float, type(None), type(None)]
+    catalog.close()

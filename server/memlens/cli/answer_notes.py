@@ -33,7 +33,7 @@ def narrowing_flags(
 ) -> list[str]:
     """`given_flags` less a `since` or `until` that leaves nothing of the index out: one before its first unit (after
     its last), or any in an empty index. A duration reaching before every message narrowed nothing. `span` is asked
-    only when a `since` or `until` was given (it reads every unit's time: a scan at a million messages)."""
+    only when a `since` or `until` was given."""
     bounds = [
         (name, value, end)
         for name, end in (("since", False), ("until", True))

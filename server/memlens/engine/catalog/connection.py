@@ -59,6 +59,8 @@ class CatalogConnection:
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
         self._unit_columns: list[str] | None = None  # known once the schema is: the plain_units view lists them
+        # each units column's declared type and whether it has a default (`FileTables.inserted_units`)
+        self._unit_column_types: dict[str, tuple[str, bool]] = {}
         try:
             self._open_schema()
         except sqlite3.DatabaseError as exc:  # not a database, or damaged: the files can always be indexed again
@@ -104,7 +106,9 @@ class CatalogConnection:
                     if name not in present:
                         db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
         self.db.executescript(AFTER_ADDED_COLUMNS)
-        self._unit_columns = [str(row[1]) for row in self.db.execute("PRAGMA table_info(units)")]
+        unit_columns = self.db.execute("PRAGMA table_info(units)").fetchall()
+        self._unit_columns = [str(row[1]) for row in unit_columns]
+        self._unit_column_types = {str(row[1]): (str(row[2]).upper(), row[4] is not None) for row in unit_columns}
         self.db.execute(plain_units_view(self._unit_columns))
         self.texts.refresh(self.db.execute("SELECT id, data FROM text_dictionaries"))
         self._reparse_after_parser_change()

@@ -50,6 +50,21 @@ class UnitRow(NamedTuple):
 
 
 _TEXT = UnitRow._fields.index("text")
+_TS = UnitRow._fields.index("ts")
+_HASH = UnitRow._fields.index("embed_text_hash")
+# the units table's columns as a catalog of this version holds them, in its order: what `inserted_units` gives back
+INSERTED_COLUMNS = (
+    "id",
+    *UnitRow._fields[: _HASH + 1],
+    "words",
+    "tool",
+    "dup_key",
+    "question",
+    "error",
+    "vector_ready",
+    "queue_ts",
+    "part",
+)
 
 
 class FileTables(CatalogConnection):
@@ -305,6 +320,29 @@ class FileTables(CatalogConnection):
 
     def _next_id(self, db: sqlite3.Connection, table: str) -> int:
         return int(db.execute(f"SELECT COALESCE(MAX(id), 0) + 1 FROM {table}").fetchone()[0])
+
+
+def as_read(unit_id: int, row: UnitRow) -> tuple[Any, ...]:
+    """A unit just inserted as SQLite gives it back (INSERTED_COLUMNS): a REAL column's value a float (NaN is
+    stored as NULL), `error` an integer, the derived facts and `vector_ready` not filled in yet (NULL)."""
+    return (
+        unit_id,
+        *row[:_TS],
+        _real(row.ts),
+        *row[_TS + 1 : _HASH + 1],
+        None,
+        None,
+        None,
+        None,
+        int(row.error),
+        None,
+        _real(row.queue_ts),
+        row.part,
+    )
+
+
+def _real(value: float | None) -> float | None:
+    return None if value is None or value != value else float(value)
 
 
 def _count_units(db: sqlite3.Connection, counted: Mapping[tuple[str, str], int], *, sign: int) -> None:

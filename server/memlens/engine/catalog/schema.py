@@ -173,6 +173,10 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
 LEGACY_VECTOR_TABLES = (
     "DROP TRIGGER IF EXISTS units_deleted; DROP TABLE IF EXISTS unused_hashes; DROP TABLE IF EXISTS vectors;"
 )
+# the units units_transcript_time holds the times of, and the others (kind is never NULL): a query names one of
+# them as written here for SQLite to read the index
+TRANSCRIPT_TIMES = "kind = 'transcript' AND session_key IS NOT NULL"
+OTHER_TIMES = "(kind != 'transcript' OR session_key IS NULL)"
 AFTER_ADDED_COLUMNS = (
     "CREATE INDEX IF NOT EXISTS files_identity ON files(ino, dev);"
     "CREATE INDEX IF NOT EXISTS units_without_facts ON units(id) WHERE words IS NULL;"
@@ -186,7 +190,10 @@ AFTER_ADDED_COLUMNS = (
     # a question about days reads the messages of its period, and of the nearest ones when it holds none: through
     # this index instead of a scan of every unit (0.3–0.4 s CPU at a million messages, bench/RESULTS.md)
     "CREATE INDEX IF NOT EXISTS units_transcript_time ON units(ts)"
-    " WHERE kind = 'transcript' AND session_key IS NOT NULL;"
+    f" WHERE {TRANSCRIPT_TIMES};"
+    # and the other units' times: with the one above, every unit's under one index (`UnitReads.time_span` reads the
+    # first and last of each instead of every unit's)
+    f"CREATE INDEX IF NOT EXISTS units_other_time ON units(ts) WHERE {OTHER_TIMES};"
 )
 
 

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from memlens.engine.catalog.connection import CatalogConnection
+from memlens.engine.catalog.files import INSERTED_COLUMNS, UnitRow, as_read
+from memlens.engine.catalog.schema import OTHER_TIMES, TRANSCRIPT_TIMES
 
 # summary units with their session's id, format and cwd and their file's path
 SUMMARY_SQL = """SELECT u.*, s.session_id AS session_id, s.format AS session_format, s.cwd AS cwd, f.path AS path
@@ -31,7 +33,7 @@ class TimeSpan(NamedTuple):
 
     first: float | None
     last: float | None
-    untimed: int  # units without a time, which any `since` or `until` leaves out
+    untimed: bool  # whether any unit has no time: any `since` or `until` leaves it out
 
 
 class ResultRow(NamedTuple):
@@ -84,6 +86,15 @@ class UnitReads(CatalogConnection):
                 rows[int(row["id"])] = row
         return rows
 
+    def inserted_units(self, ids: Sequence[int], rows: Sequence[UnitRow]) -> dict[int, sqlite3.Row]:
+        """What `units_by_id(ids)` reads of units just inserted (`insert_units` gave `rows` the `ids`), made from the
+        rows instead of read back and their texts decoded again (12 µs a unit of a cold build, bench/RESULTS.md).
+        Read back after all from a catalog whose units table has other columns, or another order."""
+        if tuple(self._unit_columns or ()) != INSERTED_COLUMNS:
+            return self.units_by_id(ids)
+        cursor = self.db.execute("SELECT * FROM plain_units LIMIT 0")  # what names the rows' columns
+        return {unit_id: sqlite3.Row(cursor, as_read(unit_id, row)) for unit_id, row in zip(ids, rows, strict=True)}
+
     def result_rows(self, unit_ids: Sequence[int]) -> dict[int, ResultRow]:
         """What a search result shows of each unit, with its chunk, file and session, in one query (see ResultRow)."""
         rows: dict[int, ResultRow] = {}
@@ -114,15 +125,25 @@ class UnitReads(CatalogConnection):
         ]
 
     def time_span(self) -> TimeSpan:
-        """When the index's units were written, first and last (epoch seconds; None when it holds none), and how
-        many have no time: what a `since`/`until` outside it leaves out (only those)."""
-        first, last, untimed = self.db.execute("SELECT MIN(ts), MAX(ts), COUNT(*) - COUNT(ts) FROM units").fetchone()
-        return TimeSpan(first, last, int(untimed or 0))
+        """When the index's units were written, first and last (epoch seconds; None when it holds none), and whether
+        any has no time: what a `since`/`until` outside it leaves out (only those). Read from the two indexes that
+        hold every unit's time (schema.py: units_transcript_time, units_other_time), the ends of each: one
+        aggregate a statement, since SQLite reads MIN or MAX from an index only alone (with both, or a count, it
+        scans every unit)."""
+        firsts, lasts, untimed = [], [], False
+        for where in (TRANSCRIPT_TIMES, OTHER_TIMES):
+            firsts.append(self.db.execute(f"SELECT MIN(ts) FROM units WHERE {where}").fetchone()[0])
+            lasts.append(self.db.execute(f"SELECT MAX(ts) FROM units WHERE {where}").fetchone()[0])
+            sql = f"SELECT EXISTS (SELECT 1 FROM units WHERE {where} AND ts IS NULL)"
+            untimed = untimed or bool(self.db.execute(sql).fetchone()[0])
+        first = min((t for t in firsts if t is not None), default=None)
+        last = max((t for t in lasts if t is not None), default=None)
+        return TimeSpan(first, last, untimed)
 
     def units_nearest(self, *, before: float, after: float, limit: int) -> tuple[list[int], list[int]]:
         """The ids of the transcript message units written last before `before` and first after `after` (epoch
         seconds), at most `limit` each, nearest first: where a question about days that holds none can point."""
-        where = "kind = 'transcript' AND session_key IS NOT NULL"  # units_transcript_time's own condition
+        where = TRANSCRIPT_TIMES  # units_transcript_time's own condition
         earlier = self.db.execute(
             f"SELECT id FROM units WHERE {where} AND ts < ? ORDER BY ts DESC LIMIT ?", (before, limit)
         )

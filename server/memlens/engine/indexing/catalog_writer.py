@@ -27,10 +27,12 @@ from memlens.settings import ChunkingSettings
 
 @dataclass
 class PendingChanges:
-    """Unit ids one catalog transaction removed and added: what the derived indexes must mirror."""
+    """Unit ids one catalog transaction removed and added: what the derived indexes must mirror. `added_rows`: the
+    rows the added units were inserted from, in the order of their ids (the mirror reads them from there)."""
 
     deleted_units: list[int] = field(default_factory=list)
     added_units: list[int] = field(default_factory=list)
+    added_rows: list[UnitRow] = field(default_factory=list)
 
 
 class CatalogWriter:
@@ -251,6 +253,7 @@ class CatalogWriter:
                     )
                 )
         pending.added_units += self.catalog.insert_units(db, units)
+        pending.added_rows += units
         return seq
 
 

@@ -459,7 +459,7 @@ class Indexer:
                     )
                     continue
                 content, appended = outcome
-                mark = (len(pending.deleted_units), len(pending.added_units))
+                mark = (len(pending.deleted_units), len(pending.added_units), len(pending.added_rows))
                 try:
                     with self.catalog.savepoint(db):
                         added = self.writer.write(
@@ -468,7 +468,7 @@ class Indexer:
                 except Exception as exc:  # this file's rows only: the batch's other files still commit
                     if environmental_cause(exc):  # the whole write fails, not this file: nothing of it commits
                         raise
-                    del pending.deleted_units[mark[0] :], pending.added_units[mark[1] :]
+                    del pending.deleted_units[mark[0] :], pending.added_units[mark[1] :], pending.added_rows[mark[2] :]
                     reason = f"cannot store: {type(exc).__name__}: {exc}"
                     log.debug("storing %s failed", source.path, exc_info=True)
                     self._note_error(report, source.path, reason)
@@ -562,7 +562,7 @@ class Indexer:
 
     def _mirror(self, generation: int, pending: PendingChanges) -> None:
         """After a catalog commit, apply the same changes to the keyword index and the vector matrix."""
-        added = self.catalog.units_by_id(pending.added_units) if pending.added_units else {}
+        added = self.catalog.inserted_units(pending.added_units, pending.added_rows) if pending.added_units else {}
         if not self.keyword_behind:  # (behind: the whole index is written afresh at the sync's end)
             # a new message changes its older neighbours' context field: those are written again too
             touched = neighbours_of(self.catalog, added.values(), set(added))
