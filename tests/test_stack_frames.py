@@ -71,10 +71,50 @@ def test_each_language_keeps_its_messages(trace: str, kept: list[str]) -> None:
     assert without_stack_frames(trace).splitlines() == kept
 
 
+def one_line(trace: str) -> str:
+    """A trace pasted into a one-line input: VS Code's quick pick joins the lines of a paste with spaces."""
+    return " ".join(trace.splitlines())
+
+
+def test_a_python_trace_pasted_on_one_line_is_read_as_the_trace() -> None:
+    read = without_stack_frames(one_line(python_trace(40))).splitlines()
+    assert read == ['  File "/srv/app/mod39.py", line 40, in handler_39     call_39(request)', MESSAGE]
+
+
+@pytest.mark.parametrize(
+    ("trace", "kept"),
+    [
+        (
+            'TypeError: Cannot read properties of undefined (reading "map") at renderList (/app/src/List.tsx:12:5) '
+            "at Object.render (/app/node_modules/react-dom/cjs/react-dom.js:100:12) at /app/src/index.js:3:1",
+            [
+                'TypeError: Cannot read properties of undefined (reading "map")',
+                "    at renderList (/app/src/List.tsx:12:5)",
+            ],
+        ),
+        (
+            'Exception in thread "main" java.lang.IllegalStateException: pool exhausted '
+            "at com.acme.db.Pool.take(Pool.java:42) at com.acme.api.Orders.create(Orders.java:88) ... 12 more "
+            "Caused by: java.net.SocketTimeoutException: connect timed out "
+            "at java.base/sun.nio.ch.Net.connect(Net.java:579)",
+            [
+                'Exception in thread "main" java.lang.IllegalStateException: pool exhausted',
+                "    at com.acme.db.Pool.take(Pool.java:42)",
+                "Caused by: java.net.SocketTimeoutException: connect timed out",
+            ],
+        ),
+    ],
+)
+def test_a_trace_pasted_on_one_line_keeps_its_messages(trace: str, kept: list[str]) -> None:
+    assert without_stack_frames(trace).splitlines() == kept
+
+
 @pytest.mark.parametrize(
     "text",
     [
         "we looked at it at noon (see the log)",
+        "we met at noon (monday) and at lunch (tuesday) at the office (floor 3)",
+        'the error names File "a.py", line 3 and File "b.py", line 4 but no more',
         "how did we fix the dead-letter queue backup?",
         '  File "/srv/app/mod1.py", line 2, in handler\nValueError: one frame is not a trace',
     ],
@@ -83,12 +123,17 @@ def test_text_without_a_trace_is_read_as_it_is(text: str) -> None:
     assert without_stack_frames(text) == text
 
 
+@pytest.mark.parametrize("lines", ["lines", "one line"])
 @pytest.mark.parametrize("mode", ["keyword", "hybrid"])
 @pytest.mark.parametrize("frames", [10, 40, 300])
-def test_a_pasted_trace_finds_the_session_that_discussed_its_error(example: Engine, mode: str, frames: int) -> None:
+def test_a_pasted_trace_finds_the_session_that_discussed_its_error(
+    example: Engine, mode: str, frames: int, lines: str
+) -> None:
     """The example's Postgres session quotes this error. With the frames in the query, their forty made-up names read
-    as a topic no transcript holds, and every hit ranked too weak to show: "no results"."""
-    answer = example.search(python_trace(frames), mode=mode)
+    as a topic no transcript holds, and every hit ranked too weak to show: "no results" (a trace pasted into a
+    one-line input too)."""
+    trace = python_trace(frames)
+    answer = example.search(trace if lines == "lines" else one_line(trace), mode=mode)
     assert answer["results"], answer.get("note")
     assert answer["results"][0]["sessionKey"] is not None
     assert "c84f2a19" in answer["results"][0]["sessionKey"]

@@ -5,6 +5,10 @@ f12``), most of them in no transcript: a query of forty frames and one exception
 never saw, so every hit ranks as weak and the answer says "no results" for an error the transcripts discuss. The
 message lines (the exception, "Caused by: …", a panic's text) are the topic; the innermost frame, where the error
 was raised, is kept too, since a session about the same failure may name it.
+
+A trace pasted into a one-line input (VS Code's quick pick joins a paste's lines with spaces) holds its frames in one
+line: such a line is broken again before each frame (and a Python trace's exception after its last), so that it is
+read as the trace it was.
 """
 
 from __future__ import annotations
@@ -31,12 +35,26 @@ _HEADERS = re.compile(
 )
 _GO_CALL = re.compile(r"^[\w./*()\-\[\]]+\(.*\)\s*$")  # a Go frame's function, on the line above its place
 MIN_FRAMES = 2  # one "at …" line may be prose; two in a paste are a trace
+# Where a frame starts inside a line: only forms prose never takes ("at noon (see the log)" names no place).
+_FRAME_IN_LINE = re.compile(
+    r"""\s+(?=
+        File\ "[^"\n]*",\ line\ \d+                                      # Python
+      | at\ (?:[\w.$<>\[\]/-]+\ ?\([^()\n]*:\d+(?::\d+)?\)|\S+:\d+:\d+\b)  # JavaScript, Java: with a place
+      | \.\.\.\ \d+\ (?:more|common\ frames\ omitted)\b                # Java's elided frames
+      | Caused\ by:\                                                  # Java's next exception
+    )""",
+    re.VERBOSE,
+)
+# A Python exception's name with its message, after the last frame and its source line
+_EXCEPTION_IN_LINE = re.compile(
+    r"\s+(?=(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Warning)(?::|$))"
+)
 
 
 def without_stack_frames(text: str) -> str:
     """``text`` without the frames of any stack trace in it (and the traces' headers), the innermost frame kept;
     ``text`` itself when it holds fewer than two frames."""
-    lines = text.splitlines()
+    lines = [piece for line in text.splitlines() for piece in _frames_in_line(line)]
     frame = [False] * len(lines)
     for index, line in enumerate(lines):
         if _FRAME.match(line):
@@ -55,6 +73,28 @@ def without_stack_frames(text: str) -> str:
         if (not frame[index] or index in innermost) and not _HEADERS.match(line)
     ]
     return "\n".join(kept)
+
+
+def _frames_in_line(line: str) -> list[str]:
+    """``line`` broken before each frame when it holds two or more (a trace whose line breaks were lost), each frame
+    indented as a trace prints it; else ``line`` alone."""
+    pieces = _FRAME_IN_LINE.split(line)
+    if sum(piece.startswith(("File ", "at ")) for piece in pieces[1:]) < MIN_FRAMES:
+        return [line]
+    lines = [pieces[0]] if pieces[0].strip() else []
+    for piece in pieces[1:]:
+        if piece.startswith("File "):
+            lines.append(f"  {piece}")
+        elif piece.startswith(("at ", "... ")):
+            lines.append(f"    {piece}")
+        else:
+            lines.append(piece)
+    if lines[-1].startswith("  File "):  # Python's last frame: its source line, then the exception
+        frame, _, source = lines[-1].partition(", in ")
+        split = _EXCEPTION_IN_LINE.split(source, maxsplit=1)
+        if len(split) == 2:
+            lines[-1:] = [f"{frame}, in {split[0]}", split[1]]
+    return lines
 
 
 def _source_line(line: str, frame_line: str) -> bool:
