@@ -145,6 +145,16 @@ def test_a_narrow_hit_header_keeps_its_reference_and_how_sure_it_is(width: int) 
     assert plain.startswith("5b0e7d3c:b93217ff ") and plain.endswith(" · strong"), plain
 
 
+@pytest.mark.parametrize("width", [20, 33, 80])
+def test_a_hit_header_cut_keeps_each_pieces_colour(width: int) -> None:
+    """Cut in the middle of a wide character's reference, the header is its plain text cut, still in colour."""
+    hit = {**_hit("the orders DLQ", "x"), "kind": "memory", "reference": f"memory/{CJK}.md", "heading": "DLQ"}
+    header = hit_lines(cast(SearchResult, hit), "DLQ", width=width, style=Style(True))[0]
+    plain = re.sub("\x1b\\[[0-9;]*m", "", header)
+    assert plain == clip(f"memory/{CJK}.md · memory · strong", width), plain
+    assert header.startswith("\x1b[35mmemory/") and header.endswith("…\x1b[0m"), repr(header)
+
+
 def _hit(title: str, excerpt: str) -> SearchResult:
     hit: dict[str, Any] = {
         "kind": "transcript", "reference": "5b0e7d3c:b93217ff", "title": title, "excerpt": excerpt, "score": 0.9,

@@ -636,3 +636,18 @@ def test_the_footer_counts_in_words_and_offers_history_only_for_sessions(cli_exa
     sessions = memlens("search", QUERY, "--kind", "transcript", "--limit", "2", "--no-sync", *where(cli_example))
     assert re.fullmatch(r"2 results · hybrid · \d+ ms · memlens history REF", sessions.stdout.splitlines()[-1])
     assert memlens("history", hits_of(sessions.stdout)[0][0].split()[0], *where(cli_example)).returncode == 0
+
+
+def test_a_header_cut_to_the_terminal_keeps_its_colours(tmp_path: Path) -> None:
+    """A hit whose reference alone is wider than the terminal has its header cut: it was cut as plain text and
+    shown without colour among coloured hits. The plain text is cut and each piece keeps its colour."""
+    folder = tmp_path / "ws" / "memory" / ("the-kiln-notebook-kept-by-the-pottery-studio-" * 2).rstrip("-")
+    folder.mkdir(parents=True)
+    (folder / "thermocouple-drift.md").write_text("# Kiln\n\nThe thermocouple drifts after three hundred firings.\n")
+    where = ["--workspace", str(tmp_path / "ws"), "--index-dir", str(tmp_path / "index"), "--no-embeddings"]
+    found = memlens("search", "thermocouple drift", "--color", "always", *where, env={"COLUMNS": "80"})
+    assert found.returncode == 0, found.stderr
+    header = found.stdout.splitlines()[0]
+    plain = ANSI.sub("", header)
+    assert plain.startswith("memory/the-kiln-notebook") and plain.endswith("…") and cells(plain) == 80, plain
+    assert header.startswith("\x1b[35mmemory/the-kiln-notebook") and header.endswith("…\x1b[0m"), repr(header)

@@ -3,6 +3,7 @@ its "+N messages" counted tool outputs too, 336 for a session of which stats the
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import re
@@ -11,9 +12,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from claude_lines import claude_line
 from memlens.engine.engine import Engine
 from memlens.engine.vectors.embedder import Embedder
+from memlens.errors import IndexWriteFailed
 from memlens.settings import Settings, merge
 
 
@@ -254,3 +258,99 @@ def test_the_chunks_a_sync_reports_are_the_chunks_the_index_gained(tmp_path: Pat
             line(n, f"step {n}: " + "the kiln log reads 1,200 degrees again. " * 60) for n in range(5, 12)
         )
     assert grown_as_said("index") > 0
+
+
+NOTE = (
+    "# Kiln\n\nThe kiln's thermocouple drifts after about three hundred firings, and the readings run hot by twenty "
+    "degrees.\n\n## Fix\n\nReplace the thermocouple every spring, before the first glaze firing, and log the offset "
+    "it showed in the kiln book.\n"
+)
+
+
+def _chunks_said(said: str) -> int:
+    found = re.search(r"\b(\d+) chunks?\b", said)
+    assert found, said
+    return int(found.group(1))
+
+
+def test_a_memory_note_moved_adds_no_chunks(tmp_path: Path) -> None:
+    """A note has no session for its move to be matched on: a note moved to another folder of the workspace said
+    "+2 chunks" beside a `stats` that did not grow. Its chunks are matched by their texts now; a note moved and
+    grown adds its new chunk, a copy adds its chunks again."""
+    memory = tmp_path / "ws" / "memory"
+    memory.mkdir(parents=True)
+    where = ["--workspace", str(tmp_path / "ws"), "--index-dir", str(tmp_path / "index"), "--no-embeddings"]
+    (memory / "kiln.md").write_text(NOTE)
+    assert _chunks_said(_memlens(where, "index")) == 2
+    (memory / "archive").mkdir()
+    (memory / "kiln.md").rename(memory / "archive" / "kiln.md")
+    assert _chunks_said(_memlens(where, "index")) == 0
+    moved = memory / "archive" / "kiln-2025.md"
+    (memory / "archive" / "kiln.md").rename(moved)
+    with moved.open("a") as grown:
+        grown.write(
+            "\n## Supplier\n\nThermocouples come from the supplier in Leeds, type K, two at a time, ordered in "
+            "February so they arrive before spring.\n"
+        )
+    assert _chunks_said(_memlens(where, "index")) == 1
+    (memory / "copy.md").write_text(NOTE)
+    assert _chunks_said(_memlens(where, "index")) == 2
+    assert json.loads(_memlens(where, "stats", "--json"))["totalChunks"] == 5
+
+
+def test_a_memory_note_moved_across_two_watcher_syncs_adds_no_chunks_and_keeps_its_vectors(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    memory = tmp_path / "ws" / "memory"
+    memory.mkdir(parents=True)
+    old = memory / "kiln.md"
+    old.write_text(NOTE)
+    settings = merge(Settings(), {"transcripts": {"agentDefaults": False}})
+    with Engine([tmp_path / "ws"], settings, index_dir=tmp_path / "index", embedder=embedder) as engine:
+        first = engine.sync_paths([old])
+        assert (first.chunks_added, first.units_embedded) == (2, 2)
+        new = memory / "kiln-notes.md"
+        old.rename(new)
+        assert engine.sync_paths([], [old]).files_deleted == 1
+        read = engine.sync_paths([new])
+        assert (read.files_parsed, read.chunks_added, read.units_embedded, engine.pending_embeddings()) == (1, 0, 0, 0)
+        new.unlink()
+        assert engine.sync_paths([], [new]).files_deleted == 1
+        engine.sync()  # every file read: the removed note moved nowhere
+        new.write_text(NOTE)
+        assert engine.sync_paths([new]).chunks_added == 2  # back after that: new to the index
+
+
+def test_a_move_whose_write_failed_is_still_a_move_the_next_time(tmp_path: Path) -> None:
+    """What a moved file's old name held was taken as the new name was written, before that write committed: a
+    full disk at the commit rolled the write back, and the next sync counted the file as new ("+2 messages",
+    "+2 chunks"). It is taken once the write commits."""
+    folder = tmp_path / "claude"
+    memory = tmp_path / "ws" / "memory"
+    folder.mkdir()
+    memory.mkdir(parents=True)
+    session = "0d1e2f3a-4b5c-4d6e-8f7a-9b0c1d2e3f4b"
+    old = folder / f"{session}.jsonl"
+    old.write_text(
+        "".join(_line(session, n, f"step {n} of the kiln log", prefix="d", day="2026-03-11") for n in range(2))
+    )
+    old_note = memory / "kiln.md"
+    old_note.write_text(NOTE)
+    settings = merge(Settings(), {"transcripts": {"agentDefaults": False, "paths": [str(folder)]}, "scope": "all"})
+    with Engine([tmp_path / "ws"], settings, index_dir=tmp_path / "index", embedder=None) as engine:
+        first = engine.sync_paths([old, old_note])
+        assert (first.messages_added, first.chunks_added) == (2, 3)
+        new, new_note = folder / "kiln.jsonl", memory / "kiln-notes.md"
+        old.rename(new)
+        old_note.rename(new_note)
+        assert engine.sync_paths([], [old, old_note]).files_deleted == 2
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(engine.catalog, "bump_generation", _full_disk)
+            with pytest.raises(IndexWriteFailed, match="no space left on device"):
+                engine.sync_paths([new, new_note])
+        read = engine.sync_paths([new, new_note])
+        assert (read.files_parsed, read.messages_added, read.chunks_added) == (2, 0, 0)
+
+
+def _full_disk(*_: object, **__: object) -> int:
+    raise OSError(errno.ENOSPC, "No space left on device")

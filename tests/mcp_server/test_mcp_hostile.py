@@ -9,9 +9,11 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from mcp_server.helpers import _env, memlens
+from memlens.requests import MAX_MESSAGE_BYTES
+from peak_memory import peak_rss_kb
 
 NOTE = "# Hangar\n\nThe zeppelin hangar has a copper roof.\n"
 
@@ -19,13 +21,13 @@ NOTE = "# Hangar\n\nThe zeppelin hangar has a copper roof.\n"
 class RawClient:
     """JSON-RPC lines on a `memlens mcp` process's stdin and stdout."""
 
-    def __init__(self, workspace: Path, index_dir: Path) -> None:
+    def __init__(self, workspace: Path, index_dir: Path, stderr: IO[bytes] | None = None) -> None:
         command = [sys.executable, "-m", "memlens", "mcp", "--workspace", str(workspace), "--index-dir", str(index_dir)]
         self.process = subprocess.Popen(
             [*command, "--no-embeddings"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL if stderr is None else stderr,
             env=_env(),
         )
         self.next_id = 0
@@ -54,12 +56,12 @@ class RawClient:
         return self.process.wait(timeout=60)
 
 
-def _initialized_client(tmp_path: Path, name: str) -> RawClient:
+def _initialized_client(tmp_path: Path, name: str, stderr: IO[bytes] | None = None) -> RawClient:
     """A raw client of `memlens mcp` over an index of one note, past the protocol's handshake."""
     (tmp_path / "ws" / "memory").mkdir(parents=True)
     (tmp_path / "ws" / "memory" / "hangar.md").write_text(NOTE, encoding="utf-8")
     memlens("index", "--workspace", tmp_path / "ws", "--index-dir", tmp_path / "index", "--no-embeddings")
-    client = RawClient(tmp_path / "ws", tmp_path / "index")
+    client = RawClient(tmp_path / "ws", tmp_path / "index", stderr)
     client.request(
         "initialize",
         {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": name, "version": "1"}},
@@ -116,3 +118,34 @@ def test_a_query_with_half_an_emoji_is_answered(tmp_path: Path) -> None:
         assert "🚀" in client.tool("search", {"query": "zeppelin \ud83d\ude80", "mode": "keyword"})[1]
     finally:
         assert client.close() == 0
+
+
+def test_a_line_past_the_bound_is_let_go_as_it_is_read_and_its_request_refused(tmp_path: Path) -> None:
+    """A line is held whole before the SDK parses it: a 200 MB one (a pasted selection, a client writing without
+    newlines) grew the server by as much, several times over. A line over the bound on one message is read to its
+    end and let go as it is read; the request is refused with an error where its id is found (the TypeScript SDK
+    writes it after the params, at the line's end), else the server logs a line; the next call is answered."""
+    with (tmp_path / "stderr").open("wb") as stderr:
+        client = _initialized_client(tmp_path, "long line", stderr)
+        assert client.process.stdin is not None and client.process.stdout is not None
+        try:
+            before = peak_rss_kb(client.process.pid)
+            megabytes = 50 * MAX_MESSAGE_BYTES >> 20
+            client.process.stdin.write(b'{"method":"tools/call","params":{"name":"search","arguments":{"query":"')
+            for _ in range(megabytes):
+                client.process.stdin.write(b"x" * (1 << 20))
+            client.send(b'"}},"jsonrpc":"2.0","id":"long"}')
+            refused = json.loads(client.process.stdout.readline())
+            grown_mb = (peak_rss_kb(client.process.pid) - before) >> 10
+            assert grown_mb < megabytes // 4, f"the server's peak grew {grown_mb} MB for a {megabytes} MB line"
+            assert refused["id"] == "long" and refused["error"]["code"] == -32600, refused
+            assert f"a message of {megabytes} MB is over the 4 MB bound" in refused["error"]["message"], refused
+            client.send(b"y" * (MAX_MESSAGE_BYTES + 1))  # no id to answer: logged
+            is_error, text = client.tool("search", {"query": "zeppelin copper roof", "mode": "keyword"})
+            assert not is_error and "hangar.md" in text, text
+        finally:
+            assert client.close() == 0
+    logged = (tmp_path / "stderr").read_text()
+    said = "a message of 4,194,305 bytes is over the 4 MB bound on one message; it was not read (no request id"
+    assert said in logged, logged
+    assert "Traceback" not in logged

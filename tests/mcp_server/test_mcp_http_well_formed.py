@@ -11,10 +11,10 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
-
 from mcp_server.helpers import memlens
 from mcp_server.http_server import Served, env, free_port, mcp_command, serve
+from memlens.requests import MAX_MESSAGE_BYTES
+from peak_memory import peak_rss_kb
 
 NOTE = "# Hangar\n\nThe zeppelin hangar has a copper roof.\n"
 
@@ -75,16 +75,11 @@ def _chunked_query(megabytes: int) -> Iterator[bytes]:
     yield b'"}}}'
 
 
-def _peak_rss_kb(pid: int) -> int:
-    status = Path(f"/proc/{pid}/status").read_text()
-    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
-
-
 def test_a_body_sent_in_chunks_past_the_sdks_bound_is_refused_without_being_held(tmp_path: Path) -> None:
     for server in _served_hangar(tmp_path):
         headers = server.initialized()
-        before = _peak_rss_kb(server.process.pid)
-        megabytes = 50 * DEFAULT_MAX_REQUEST_BODY_SIZE >> 20  # no Content-Length: the SDK cannot refuse it unread
+        before = peak_rss_kb(server.process.pid)
+        megabytes = 50 * MAX_MESSAGE_BYTES >> 20  # no Content-Length: the SDK cannot refuse it unread
 
         connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
         try:
@@ -104,7 +99,7 @@ def test_a_body_sent_in_chunks_past_the_sdks_bound_is_refused_without_being_held
             status = 0  # refused while the client still sent: the answer was lost with the connection
         finally:
             connection.close()
-        grown_mb = (_peak_rss_kb(server.process.pid) - before) >> 10
+        grown_mb = (peak_rss_kb(server.process.pid) - before) >> 10
         assert grown_mb < megabytes // 4, f"the server's peak grew {grown_mb} MB for a {megabytes} MB body"
         assert status in (413, 0), status
         answered = _search(server, headers, 3, b"copper roof")["structuredContent"]

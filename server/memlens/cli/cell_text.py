@@ -10,6 +10,7 @@ out, is measured by its length, and wcwidth imported only for the rest (its impo
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -59,6 +60,29 @@ def clip(text: str, room: int) -> str:
     if cells(text) <= room:
         return text
     return cut(text, room - 1).rstrip() + "…"
+
+
+def clip_styled(pieces: Sequence[tuple[str, Callable[[str], str]]], room: int) -> str:
+    """One line of pieces, each with its style (a function that wraps it in its colour), cut as their plain text
+    would be (`clip`), each piece kept shown in its style, the … in the style of the piece it cuts."""
+    plain = "".join(text for text, _ in pieces)
+    if cells(expanded(plain)) <= room:
+        return "".join(style(text) for text, style in pieces)
+    shown = clip(plain, room)
+    if "\t" in plain:  # a tab's cells depend on where it stands: styled pieces cannot be cut apart from one another
+        return shown
+    left = len(shown) - 1  # shown is a prefix of plain and the …
+    out: list[str] = []
+    for text, style in pieces:
+        if left <= 0:
+            out.append(style("…"))
+            break
+        if len(text) > left:
+            out.append(style(text[:left] + "…"))
+            break
+        out.append(style(text))
+        left -= len(text)
+    return "".join(out)
 
 
 def column(text: str, room: int, *, right: bool = False) -> str:

@@ -10,10 +10,11 @@ The first word is the hit's reference: `SESSION:MESSAGE` prefixes that `memlens 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import tzinfo
 
 from memlens.cli.clock import local_time
-from memlens.cli.terminal import Style, breakable, cells, clip, cut
+from memlens.cli.terminal import Style, breakable, cells, clip, clip_styled, cut
 from memlens.engine.answers.speaker import speaker
 from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.wire import SearchResult
@@ -98,13 +99,17 @@ def _header(result: SearchResult, width: int, style: Style, zone: tzinfo | None)
     tail = " · " + " · ".join([*details, percent])
     room = width - cells(ref) - cells(tail) - 1
     title = clip(" ".join(title.split()), room) if room >= 4 else ""
-    plain_tail = " · ".join(details)
-    styled_tail = f"{f' · {style.dim(plain_tail)}' if details else ''} · {style.score(percent)}"
-    line = f"{style.reference(ref)}{' ' + style.title(title) if title else ''}{styled_tail}"
-    plain = f"{ref}{' ' + title if title else ''}{tail}"
-    if cells(plain) > width:  # narrower than the reference and the tail
-        return clip(plain, width)
-    return line
+    pieces: list[tuple[str, Callable[[str], str]]] = [(ref, style.reference)]
+    if title:
+        pieces += [(" ", _unstyled), (title, style.title)]
+    if details:
+        pieces += [(" · ", _unstyled), (" · ".join(details), style.dim)]
+    pieces += [(" · ", _unstyled), (percent, style.score)]
+    return clip_styled(pieces, width)  # cut only where narrower than the reference and the tail
+
+
+def _unstyled(text: str) -> str:
+    return text
 
 
 def _excerpt(text: str, matcher: re.Pattern[str] | None, width: int, style: Style) -> list[str]:

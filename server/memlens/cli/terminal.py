@@ -18,9 +18,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal, TextIO, TypeVar
 
-from memlens.cli.cell_text import breakable, cells, clip, column, cut, expanded, folded
+from memlens.cli.cell_text import breakable, cells, clip, clip_styled, column, cut, expanded, folded
 
-__all__ = ["breakable", "cells", "clip", "column", "cut", "expanded", "folded"]  # the layout, where callers look for it
+# the layout, where callers look for it
+__all__ = ["breakable", "cells", "clip", "clip_styled", "column", "cut", "expanded", "folded"]
 
 ColorChoice = Literal["auto", "always", "never"]
 DEFAULT_PAGER = "less -FRX"  # -F: no pager when it fits one screen; -R: keep the colours; -X: leave it on screen

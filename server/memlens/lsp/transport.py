@@ -14,21 +14,28 @@ whose read of stdin is an await on the loop (stdin_reader). One client at a time
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import re
 import sys
-import threading
 from typing import TYPE_CHECKING, BinaryIO
 
-from pygls.io_ import StdoutWriter, run_async
+from lsprotocol.types import ResponseError
+from pygls.exceptions import JsonRpcException
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
-from memlens.stdin_reader import reading_stdin
+from memlens.requests import MAX_MESSAGE_BYTES
+from memlens.skipped_message import INVALID_REQUEST, Glimpse, Skipped
+from memlens.stdin_reader import CHUNK, reading_stdin
 from memlens.stop_signal import stopping_through_the_loop
 
 if TYPE_CHECKING:
     from pygls.io_ import AsyncReader  # a Protocol pygls declares for type checkers alone
 
 log = logging.getLogger(__name__)
+
+_CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")  # as pygls reads it
 
 
 async def serve_stdio(server: LanguageServer, stdout: BinaryIO) -> bool:
@@ -43,7 +50,7 @@ async def serve_stdio(server: LanguageServer, stdout: BinaryIO) -> bool:
         serving.cancel()
 
     server.protocol.set_writer(StdoutWriter(stdout))
-    with stopping_through_the_loop(stop), reading_stdin() as stdin:
+    with stopping_through_the_loop(stop), reading_stdin(MAX_MESSAGE_BYTES) as stdin:
         try:
             await _messages(server, stdin)
         except asyncio.CancelledError:
@@ -90,12 +97,64 @@ async def serve_tcp(server: LanguageServer, host: str, port: int) -> bool:
 
 
 async def _messages(server: LanguageServer, reader: AsyncReader) -> None:
-    """pygls's message loop over `reader` until its input ends; stopped by cancelling it or ending its input, never
-    by pygls's stop event."""
-    await run_async(
-        stop_event=threading.Event(),
-        reader=reader,
-        protocol=server.protocol,
-        logger=log,
-        error_handler=server.report_server_error,
-    )
+    """pygls's message loop (`pygls.io_.run_async`) over `reader` until its input ends, with a bound on a message:
+    a header line or a body over MAX_MESSAGE_BYTES is read to its end and let go, the client answered with an error
+    where the body shows its request's id (else the server logs one line), and the next message is served. Stopped
+    by cancelling it or ending its input, never by pygls's stop event."""
+    content_length = 0
+    while True:
+        try:
+            header = await reader.readline()
+        except ValueError as exc:  # a header line over the bound (asyncio's reader: over its own), read and let go
+            log.warning("%s", exc)
+            continue
+        if not header:
+            return
+        if not content_length and (declared := _CONTENT_LENGTH.fullmatch(header)) is not None:
+            content_length = int(declared.group(1))
+        if content_length and not header.strip():
+            if content_length > MAX_MESSAGE_BYTES:
+                skipped = await _skipped_body(reader, content_length)
+                if skipped is None:
+                    return
+                _refuse(server, skipped)
+            else:
+                body = await reader.readexactly(content_length)
+                if not body:
+                    return
+                _handle(server, body)
+            content_length = 0
+
+
+def _handle(server: LanguageServer, body: bytes) -> None:
+    """One message to pygls's protocol, as its own loop hands it on."""
+    try:
+        message = json.loads(body, object_hook=server.protocol.structure_message)
+        server.protocol.handle_message(message)
+    except Exception as exc:
+        log.exception("Unable to handle message")
+        server.report_server_error(exc, JsonRpcException)
+
+
+async def _skipped_body(reader: AsyncReader, length: int) -> Skipped | None:
+    """Read a body of `length` bytes a chunk at a time, keeping only its glimpse; None when the input ends first."""
+    glimpse = Glimpse(MAX_MESSAGE_BYTES)
+    left = length
+    while left:
+        try:
+            chunk = await reader.readexactly(min(CHUNK, left))
+        except asyncio.IncompleteReadError:  # asyncio's reader at the end of its input
+            return None
+        if not chunk:
+            return None
+        glimpse.see(chunk)
+        left -= len(chunk)
+    return glimpse.skipped()
+
+
+def _refuse(server: LanguageServer, skipped: Skipped) -> None:
+    if skipped.request_id is None:
+        log.warning("%s (no request id found in it to answer)", skipped.reason())
+        return
+    error = ResponseError(code=INVALID_REQUEST, message=skipped.reason())
+    server.protocol._send_response(skipped.request_id, error=error)  # pygls's own answer to a request

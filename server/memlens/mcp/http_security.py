@@ -25,6 +25,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AnyHttpUrl
 
 from memlens.errors import InvalidRequest
+from memlens.requests import MAX_MESSAGE_BYTES
 
 TOKEN_ENV = "MEMLENS_MCP_TOKEN"
 MIN_TOKEN_CHARS = 16
@@ -50,6 +51,7 @@ class HttpSecurity:
         """The keyword arguments of the SDK's `streamable_http_app` that enforce all of the above."""
         options: dict[str, Any] = {
             "host": self.host,
+            "max_request_body_size": MAX_MESSAGE_BYTES,  # the bound of a message on every wire
             "transport_security": TransportSecuritySettings(
                 enable_dns_rebinding_protection=True,
                 allowed_hosts=self.allowed_hosts,

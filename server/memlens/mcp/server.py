@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import AsyncIterator
 from functools import partial
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import anyio
 import anyio.to_thread
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 
 from memlens import __version__
 from memlens.engine import Engine
@@ -33,6 +35,8 @@ from memlens.mcp.render import bound, clip, render
 from memlens.mcp.tools import TOOLS, Tool, run_tool, tool_named
 from memlens.mcp.well_formed import lone_surrogates_replaced
 from memlens.redaction import redact
+from memlens.requests import MAX_MESSAGE_BYTES
+from memlens.skipped_message import INVALID_REQUEST, Skipped
 from memlens.stdin_reader import reading_stdin
 from memlens.stop_signal import by_sigterm, stopping_through_the_loop
 
@@ -129,12 +133,53 @@ def parse_address(value: str) -> tuple[str, int]:
 
 async def _serve_stdio(server: Server[Any]) -> bool:
     """Serve until the client closes stdin (False) or SIGTERM or Ctrl-C stops the server (True)."""
-    with anyio.CancelScope() as serving, stopping_through_the_loop(serving.cancel), reading_stdin() as stdin:
-        well_formed = (lone_surrogates_replaced(line) async for line in stdin.text_lines())
-        lines = cast("anyio.AsyncFile[str]", well_formed)  # the SDK only iterates it, line by line
+    answers = _Refusals()
+    with (
+        anyio.CancelScope() as serving,
+        stopping_through_the_loop(serving.cancel),
+        reading_stdin(MAX_MESSAGE_BYTES) as stdin,
+    ):
+
+        async def well_formed() -> AsyncIterator[str]:
+            async for line in stdin.text_lines():
+                if isinstance(line, Skipped):
+                    await answers.refuse(line)
+                else:
+                    yield lone_surrogates_replaced(line)
+
+        lines = cast("anyio.AsyncFile[str]", well_formed())  # the SDK only iterates it, line by line
         async with stdio_server(stdin=lines) as (read_stream, write_stream):
+            answers.stream = write_stream
             await server.run(read_stream, write_stream, server.create_initialization_options())
     return serving.cancelled_caught
+
+
+class _Sends(Protocol):
+    """The SDK's write stream, as far as a refusal uses it."""
+
+    async def send(self, item: SessionMessage, /) -> None: ...
+
+
+class _Refusals:
+    """A line over the bound answered with an error on the SDK's own write stream (its answers and this error then
+    never tear each other's lines), or logged when no id was found to answer."""
+
+    def __init__(self) -> None:
+        self.stream: _Sends | None = None
+
+    async def refuse(self, skipped: Skipped) -> None:
+        if skipped.request_id is None or self.stream is None:
+            log.warning("%s (no request id found in it to answer)", skipped.reason())
+            return
+        error = types.JSONRPCError(
+            jsonrpc="2.0",
+            id=skipped.request_id,
+            error=types.ErrorData(code=INVALID_REQUEST, message=skipped.reason()),
+        )
+        try:
+            await self.stream.send(SessionMessage(error))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):  # the server is stopping: nobody to answer
+            log.warning("%s", skipped.reason())
 
 
 def _log_sync(report: SyncReport) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+from memlens.requests import MAX_MESSAGE_BYTES
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -77,9 +77,9 @@ class WellFormedBodies:
     bound (`limit`) is handed on as it came, as soon as it passes it, for the SDK to refuse (413): held whole here, a
     body sent in chunks without a Content-Length would be held in memory at any length."""
 
-    def __init__(self, app: ASGIApp, *, limit: int = DEFAULT_MAX_REQUEST_BODY_SIZE) -> None:
+    def __init__(self, app: ASGIApp, *, limit: int = MAX_MESSAGE_BYTES) -> None:
         self._app = app
-        self._limit = limit  # the SDK's bound on a body (app_options leaves it as it is)
+        self._limit = limit  # the SDK's bound on a body (app_options gives it the same)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -16,6 +16,7 @@ imports nothing engine-internal, so every face can import it (the CLI before any
 from memlens.requests.calendar_days import ambiguous_date_note, unread_date_note, why_no_such_day
 from memlens.requests.fields import (
     MAX_DEPTH,
+    MAX_MESSAGE_BYTES,
     FieldSpec,
     Request,
     check_range,
@@ -122,6 +123,7 @@ __all__ = [
     "MAX_KEY_CHARS",
     "MAX_DATE_CHARS",
     "MAX_DEPTH",
+    "MAX_MESSAGE_BYTES",
     "SearchFilterRequest",
     "PublishRequest",
     "TeamFilterRequest",

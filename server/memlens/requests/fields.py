@@ -23,6 +23,10 @@ from memlens.settings.values import show
 
 MAX_DEPTH = 32
 """Nesting of a raw JSON request: the deepest a valid one goes is 3 (params → filters → value)."""
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+"""A whole JSON-RPC message on the wire, in bytes (an MCP stdio line, an LSP message body, an MCP HTTP body): a door
+holds a message whole before anything reads it, so one without a bound could hold any amount of memory. The MCP
+SDK's HTTP app is given it too (its own default is the same 4 MB). It holds MAX_PASTE_CHARS written plainly."""
 
 
 def arg(

@@ -191,6 +191,11 @@ class FileTables(CatalogConnection):
         held = {str(key): int(count) for key, count in db.execute(messages, (file_id,))}
         return {str(key): (held.get(str(key), 0), int(count)) for key, count in db.execute(chunks, (file_id,))}
 
+    def file_note_chunks(self, db: sqlite3.Connection, file_id: int) -> list[str]:
+        """The hashes of a memory note's embedded chunk texts (a note's chunk is one unit), as its rows hold them."""
+        rows = db.execute("SELECT embed_text_hash FROM units WHERE file_id = ? AND kind = 'memory'", (file_id,))
+        return [str(text_hash) for (text_hash,) in rows]
+
     def delete_file(self, db: sqlite3.Connection, file_id: int) -> list[int]:
         unit_ids = self.purge_file_contents(db, file_id)
         db.execute("DELETE FROM files WHERE id = ?", (file_id,))

@@ -18,7 +18,7 @@ from memlens.engine.file_names import escape_name, stored_path
 from memlens.engine.indexing.discovery import SourceFile
 from memlens.engine.indexing.file_identity import identity_values
 from memlens.engine.indexing.ingest import ChunkSpec, FileContent, SessionSpec, chunk_records
-from memlens.engine.indexing.removed_sessions import RemovedSessions, Stored
+from memlens.engine.indexing.removed_sessions import Claims, RemovedSessions, Stored
 from memlens.engine.message_count import is_message
 from memlens.engine.sources.base import TranscriptRecord
 from memlens.engine.sources.common import errors_before_line
@@ -33,6 +33,7 @@ class PendingChanges:
     deleted_units: list[int] = field(default_factory=list)
     added_units: list[int] = field(default_factory=list)
     added_rows: list[UnitRow] = field(default_factory=list)
+    claimed: Claims = field(default_factory=dict)  # of the removed files' counts: taken once this commits
 
 
 class CatalogWriter:
@@ -113,8 +114,11 @@ class CatalogWriter:
             )
             written = [session_key, *agent_keys.values()]
             self.catalog.refresh_session_activity(db, written)
-            if row is None:
-                held = self.removed.take(written)
+            if row is None:  # a new name: what a removed file held under its old one (claimed until this commits)
+                held = self.removed.claim(written, pending.claimed)
+                if content.kind == "memory":
+                    note_chunks = [unit.embed_hash for chunk in content.chunks for unit in chunk.units]
+                    held += self.removed.claim_note_chunks(note_chunks, pending.claimed)
             return Stored(_messages(content.chunks) - held.messages, len(content.chunks) - held.chunks)
 
     def _store_session(self, db: sqlite3.Connection, file_id: int, path: Path, session: SessionSpec) -> str:

@@ -356,13 +356,19 @@ class Indexer:
             if not rows:
                 return report
             pending = PendingChanges()
+            by_session: list[dict[str, tuple[int, int]]] = []
+            note_chunks: list[str] = []
             with self.catalog.transaction() as db:
                 self.catalog.forget_aliases(db, [row.path for row in rows])
                 for row in rows:
-                    held = self.catalog.file_held_by_session(db, row.id)
-                    self.writer.removed.remember({key: Stored(*counts) for key, counts in held.items()})
+                    by_session.append(self.catalog.file_held_by_session(db, row.id))
+                    if row.kind == "memory":  # a note has no session: its chunks are kept by their texts
+                        note_chunks += self.catalog.file_note_chunks(db, row.id)
                     pending.deleted_units += self.catalog.delete_file(db, row.id)
                 generation = self.catalog.bump_generation(db)
+            for held in by_session:  # once the removal has committed: a file still stored did not move
+                self.writer.removed.remember({key: Stored(*counts) for key, counts in held.items()})
+            self.writer.removed.remember_note_chunks(note_chunks)
             self._mirror(generation, pending)
             report.files_deleted = len(rows)
             return report
@@ -460,6 +466,7 @@ class Indexer:
                     continue
                 content, appended = outcome
                 mark = (len(pending.deleted_units), len(pending.added_units), len(pending.added_rows))
+                claimed = dict(pending.claimed)
                 try:
                     with self.catalog.savepoint(db):
                         added = self.writer.write(
@@ -469,6 +476,7 @@ class Indexer:
                     if environmental_cause(exc):  # the whole write fails, not this file: nothing of it commits
                         raise
                     del pending.deleted_units[mark[0] :], pending.added_units[mark[1] :], pending.added_rows[mark[2] :]
+                    pending.claimed = claimed  # this file's rows were rolled back: so is what it claimed
                     reason = f"cannot store: {type(exc).__name__}: {exc}"
                     log.debug("storing %s failed", source.path, exc_info=True)
                     self._note_error(report, source.path, reason)
@@ -483,6 +491,7 @@ class Indexer:
                     continue
                 _count(report, source.path, content, appended, added)
             generation = self.catalog.bump_generation(db)
+        self.writer.removed.settle(pending.claimed)  # committed: a write that failed left them for the next
         self._volume.read_bytes += sum(stat.st_size for _, _, stat in batch)
         self._volume.units += len(pending.added_units)
         self._defer_keyword(len(pending.added_units))

@@ -47,6 +47,12 @@ class RecentlyRemoved(Generic[K, V]):
     def pop(self, key: K) -> V | None:
         return self._live(self._kept.pop(key, None))
 
+    def replace(self, key: K, value: V) -> None:
+        """Hold `value` for `key` instead, as removed when its first value was (nothing for a key not kept)."""
+        kept = self._kept.get(key)
+        if kept is not None:
+            self._kept[key] = (kept[0], value)
+
     def forget_before(self, moment: float) -> None:
         """Forget what was removed before `moment` (a whole sync that began then has read every file since)."""
         while self._kept:
