@@ -187,7 +187,8 @@ async def test_cancelling_the_initial_indexing(lsp_prebuilt: Prebuilt, tmp_path:
         message = last.message if hasattr(last, "message") else last.get("message")
         assert message == "cancelled", progress[token]
         stats = await execute(client, "memlens.stats")  # still answers; the backlog's pause: test_watcher_cancel
-        assert stats["totalChunks"] > 0 and stats["chunksNeedingEmbeddings"] > 0
+        # the cancel left work undone, whether it landed before the first batch committed (no chunk yet) or after
+        assert stats["totalChunks"] == 0 or stats["chunksNeedingEmbeddings"] > 0, stats
         statuses = [s.get("message") if isinstance(s, dict) else getattr(s, "message", None) for s in client.statuses]  # type: ignore[attr-defined]
         assert "cancelled" in statuses
     finally:
