@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from typing import NamedTuple, cast
 
-from memlens.engine.answers.confidence import confidence
+from memlens.engine.answers.confidence import in_rank_order
 from memlens.engine.answers.excerpt import make_excerpt
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog, ResultRow
@@ -90,10 +90,11 @@ class ResultBuilder:
         choice = choose(hits, [rows[h.unit_id].chunk_id for h in hits], limit, min_score, calibrated=ranking.calibrated)
         results: list[SearchResult] = []
         total = 0
-        for hit in choice.shown:
+        words = in_rank_order([hit.probability for hit in choice.shown])
+        for hit, word in zip(choice.shown, words, strict=True):
             result = self.result(rows[hit.unit_id], hit, ranking.query_terms, excerpt_chars, explain=explain)
             if ranking.calibrated:
-                result["confidence"] = confidence(hit.probability)
+                result["confidence"] = word
             total += len(result["excerpt"]) + 200
             if results and total > max_chars:
                 break
