@@ -68,6 +68,10 @@ EXIT_FOUND = 0
 EXIT_NOTHING = 1
 EXIT_ERROR = 2
 
+# Commands run to write the index: each waits for a short-lived command that holds the writer lock (a `stats`, a
+# `search` syncing first) to let go, where any other reads the index as it is (write_access.py).
+WRITING_COMMANDS = frozenset({"index", "reindex", "watch"})
+
 
 def locate(args: argparse.Namespace) -> tuple[list[Path], Settings]:
     """The workspace folders (checked; without --workspace the project holding the current folder, project_root.py)
@@ -120,7 +124,16 @@ def open_engine(
         flags=f"memlens {args.command} --transcripts",
         settings="memlens.transcripts.paths (.memlens.json or --settings)",
     )
-    engine = Engine(workspaces, settings, args.transcripts, args.index_dir, embedder=load_model, origins=origins)
+    engine = Engine(
+        workspaces,
+        settings,
+        args.transcripts,
+        args.index_dir,
+        embedder=load_model,
+        origins=origins,
+        command=args.command,
+        wait_for_writer=args.command in WRITING_COMMANDS,
+    )
     # a model that cannot load is one warning line (logged by the embedder); searches then answer by keywords
     if args.command != "sources":
         also = engine.unnamed_source_folders()
