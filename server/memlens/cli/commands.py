@@ -154,6 +154,9 @@ def sync_before_reading(engine: Engine, *, embed: bool = True) -> SyncReport | N
     """Bring the index up to date before a read, when this process may write it. When it cannot (a full or
     read-only disk, a broken writer lock), one warning line says why and the read answers from the last update."""
     if say_lock_problem(engine) or not engine.writable:
+        note = engine.read_only_note()
+        if note is not None:
+            print(f"memlens: {note}", file=sys.stderr)
         return None
     try:
         return sync_engine(engine, embed=embed)
@@ -419,6 +422,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
         print(fitted(describe_sync(sync, compact=True), sys.stdout), flush=True)
 
     with open_engine(args) as engine:
+        if engine.read_only_cause() is not None and engine.write_problem is not None:
+            raise engine.write_problem  # a folder that cannot be written: a watch would never index a change
         folders = [str(folder) for folder in watch_roots(engine)]
         named = ", ".join(folders[:3]) + (f" and {len(folders) - 3} more" if len(folders) > 3 else "")
         line = f"memlens: watching {named or 'no folder that exists yet'} (index at {engine.index_dir}); Ctrl-C stops"

@@ -50,7 +50,7 @@ from memlens.engine.team.team_connections import PooledTeamConnections, TeamConn
 from memlens.engine.vectors.bundled_model import BUNDLED_DIM
 from memlens.engine.vectors.embedder import Embedder, chosen_embedder
 from memlens.engine.vectors.vector_index import VectorIndex
-from memlens.errors import IndexNotReady, IndexUnavailable, LockPathBroken
+from memlens.errors import IndexNotReady, IndexUnavailable, LockPathBroken, unwritable_folder_cause
 from memlens.log_lines import mask_own_records
 from memlens.requests import (
     DEFAULT_CONTEXT_BUDGET,
@@ -144,8 +144,9 @@ class Engine:
         writable = self._access.writable
         catalog: Catalog | None = None
         try:
-            catalog = Catalog(self.index_dir / "catalog.sqlite3", writable=writable)
-            return catalog, KeywordIndex(self.index_dir / "keyword", writable=writable)
+            read_only = not writable and self.read_only_cause() is not None
+            catalog = Catalog(self.index_dir / "catalog.sqlite3", writable=writable, read_only_folder=read_only)
+            return catalog, KeywordIndex(self.index_dir / "keyword", writable=writable, read_only_folder=read_only)
         except IndexNotReady as exc:
             if catalog is not None:
                 catalog.close()
@@ -156,6 +157,22 @@ class Engine:
                 catalog.close()
             self._access.close()
             raise
+
+    def read_only_cause(self) -> str | None:
+        """Why this process may not write the index when its folder cannot be written (a read-only mount, a backup
+        snapshot, a folder this user may only read); None otherwise."""
+        return None if self._access.writable else unwritable_folder_cause(self.index_dir)
+
+    def read_only_note(self) -> str | None:
+        """One line for a command that answers from an index whose folder cannot be written: it answers from the
+        index as it is (and, when tantivy could not open its keyword index there, by meaning only)."""
+        cause = self.read_only_cause()
+        if cause is None:
+            return None
+        note = f"the index at {self.index_dir} cannot be written ({cause}); answering from it as it is"
+        if self.keyword.unopened is not None:
+            note += ", by meaning only (tantivy cannot open its keyword index without writing its lock file)"
+        return note
 
     # -- lifecycle --------------------------------------------------------------------------------------------
 

@@ -60,10 +60,14 @@ def map_bytes(path: Path) -> int:
 class CatalogConnection:
     """Thread-safe access to the catalog database; the table groups in this package build on it."""
 
-    def __init__(self, path: Path, *, writable: bool = True) -> None:
-        """`writable`: this process holds the index's writer lock (write_access.py); a reader writes nothing."""
+    def __init__(self, path: Path, *, writable: bool = True, read_only_folder: bool = False) -> None:
+        """`writable`: this process holds the index's writer lock (write_access.py); a reader writes nothing.
+        `read_only_folder` (a reader's): the index folder cannot be written (a read-only mount, a backup snapshot, a
+        folder this user may only read): SQLite opens the catalog read-only, and immutable when it must (below)."""
         self.path = path
         self.writable = writable
+        self._read_only = read_only_folder and not writable
+        self._immutable = False
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
@@ -94,7 +98,7 @@ class CatalogConnection:
             raise IndexNotReady("it has no catalog yet") from None
         try:
             self.texts = TextCodec(self._stored_dictionaries)
-            version = self.get_meta("schema_version")
+            version = self._first_read()
             if version != str(SCHEMA_VERSION):
                 said = "is being created" if version is None else f"has schema {version}, not {SCHEMA_VERSION}"
                 raise IndexNotReady(f"its catalog {said}")
@@ -113,6 +117,20 @@ class CatalogConnection:
         except IndexNotReady:
             self.close()
             raise
+
+    def _first_read(self) -> str | None:
+        """The schema version; in a folder that cannot be written, read immutable when a read-only connection cannot
+        open the catalog (a WAL catalog whose shared-memory file is missing and cannot be made: one its writer closed
+        cleanly). Nothing writes the folder meanwhile; a commit left in a WAL file by a writer that did not close may
+        go unseen."""
+        try:
+            return self.get_meta("schema_version")
+        except sqlite3.OperationalError:
+            if not self._read_only or self._immutable:
+                raise
+            self.close()
+            self._immutable = True
+            return self.get_meta("schema_version")
 
     def _columns(self, table: str) -> set[str]:
         return {str(row[1]) for row in self.db.execute(f"PRAGMA table_info({table})")}
@@ -189,12 +207,17 @@ class CatalogConnection:
     def _connect(self, *, shared: bool = False) -> sqlite3.Connection:
         """A connection to the catalog (`shared`: a thread's, autocommit, any thread may close it); a reader's
         never creates the file (gone since it looked: set aside by the writer)."""
-        target = str(self.path) if self.writable else f"{self.path.absolute().as_uri()}?mode=rw"
+        target = str(self.path) if self.writable else f"{self.path.absolute().as_uri()}?{self._uri_options()}"
         if shared:
             return sqlite3.connect(
                 target, timeout=30.0, uri=not self.writable, isolation_level=None, check_same_thread=False
             )
         return sqlite3.connect(target, timeout=30.0, uri=not self.writable)
+
+    def _uri_options(self) -> str:
+        if self._immutable:
+            return "mode=ro&immutable=1"
+        return "mode=ro" if self._read_only else "mode=rw"
 
     @property
     def db(self) -> sqlite3.Connection:

@@ -132,9 +132,13 @@ class KeywordIndex:
     (`writable`) creates, wipes or rebuilds the folder: a reader that finds it missing, half-made, unreadable or of
     another schema raises `IndexNotReady` and changes nothing."""
 
-    def __init__(self, folder: Path, *, writable: bool = True) -> None:
+    def __init__(self, folder: Path, *, writable: bool = True, read_only_folder: bool = False) -> None:
+        """`read_only_folder` (a reader's): the index folder cannot be written, and tantivy cannot open an index
+        without writing its lock file: this index is then an empty one in memory, and `unopened` says why."""
         self.folder = folder
         self.writable = writable
+        self.read_only_folder = read_only_folder and not writable
+        self.unopened: str | None = None
         self._analyzer = _analyzer()
         self._unstemmed = _analyzer(stem=False)  # to find stop words before stemming ("does" is not "doe")
         self._stems = _Stems()
@@ -188,9 +192,13 @@ class KeywordIndex:
             self.index = tantivy.Index.open(str(self.folder))
         except Exception as exc:
             cause = environmental_cause(exc)
-            if cause is not None:
+            if cause is None:
+                raise IndexNotReady(f"its keyword index is half-made or unreadable ({exc})") from exc
+            if not self.read_only_folder:
                 raise IndexUnavailable(f"cannot open the index at {self.folder}: {cause}; {what_to_do(cause)}") from exc
-            raise IndexNotReady(f"its keyword index is half-made or unreadable ({exc})") from exc
+            # tantivy writes its lock file to open an index: in a folder that cannot be written, the catalog and the
+            # vectors still answer, and this one holds nothing
+            self.index, self.unopened = tantivy.Index(self.schema), cause
         self._register_tokenizers()
 
     def _register_tokenizers(self) -> None:
