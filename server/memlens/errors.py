@@ -58,6 +58,15 @@ class LockPathBroken(IndexUnavailable):
     this user cannot open): the index is read-only until it is removed or `reindex --full` replaces it."""
 
 
+class IndexNotReady(IndexUnavailable):
+    """A part of the index a reader found missing, half-made, unreadable or of another version: only the writer
+    creates, repairs or rebuilds it, so a reader says what it found (`part`) and changes nothing."""
+
+    def __init__(self, part: str) -> None:
+        self.part = part
+        super().__init__(part)
+
+
 class SettingsError(MemlensError):
     """A settings file that cannot be read at all (bad values inside a readable file only warn)."""
 

@@ -68,6 +68,10 @@ EXIT_FOUND = 0
 EXIT_NOTHING = 1
 EXIT_ERROR = 2
 
+# Commands run to write the index: each waits for a short-lived command that holds the writer lock (a `stats`, a
+# `search` syncing first) to let go, where any other reads the index as it is (write_access.py).
+WRITING_COMMANDS = frozenset({"index", "reindex", "watch"})
+
 
 def locate(args: argparse.Namespace) -> tuple[list[Path], Settings]:
     """The workspace folders (checked; without --workspace the project holding the current folder, project_root.py)
@@ -120,7 +124,16 @@ def open_engine(
         flags=f"memlens {args.command} --transcripts",
         settings="memlens.transcripts.paths (.memlens.json or --settings)",
     )
-    engine = Engine(workspaces, settings, args.transcripts, args.index_dir, embedder=load_model, origins=origins)
+    engine = Engine(
+        workspaces,
+        settings,
+        args.transcripts,
+        args.index_dir,
+        embedder=load_model,
+        origins=origins,
+        command=args.command,
+        wait_for_writer=args.command in WRITING_COMMANDS,
+    )
     # a model that cannot load is one warning line (logged by the embedder); searches then answer by keywords
     if args.command != "sources":
         also = engine.unnamed_source_folders()
@@ -141,6 +154,9 @@ def sync_before_reading(engine: Engine, *, embed: bool = True) -> SyncReport | N
     """Bring the index up to date before a read, when this process may write it. When it cannot (a full or
     read-only disk, a broken writer lock), one warning line says why and the read answers from the last update."""
     if say_lock_problem(engine) or not engine.writable:
+        note = engine.read_only_note()
+        if note is not None:
+            print(f"memlens: {note}", file=sys.stderr)
         return None
     try:
         return sync_engine(engine, embed=embed)
@@ -406,6 +422,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
         print(fitted(describe_sync(sync, compact=True), sys.stdout), flush=True)
 
     with open_engine(args) as engine:
+        if engine.read_only_cause() is not None and engine.write_problem is not None:
+            raise engine.write_problem  # a folder that cannot be written: a watch would never index a change
         folders = [str(folder) for folder in watch_roots(engine)]
         named = ", ".join(folders[:3]) + (f" and {len(folders) - 3} more" if len(folders) > 3 else "")
         line = f"memlens: watching {named or 'no folder that exists yet'} (index at {engine.index_dir}); Ctrl-C stops"

@@ -50,7 +50,7 @@ from memlens.engine.team.team_connections import PooledTeamConnections, TeamConn
 from memlens.engine.vectors.bundled_model import BUNDLED_DIM
 from memlens.engine.vectors.embedder import Embedder, chosen_embedder
 from memlens.engine.vectors.vector_index import VectorIndex
-from memlens.errors import IndexUnavailable, LockPathBroken
+from memlens.errors import IndexNotReady, IndexUnavailable, LockPathBroken, unwritable_folder_cause
 from memlens.log_lines import mask_own_records
 from memlens.requests import (
     DEFAULT_CONTEXT_BUDGET,
@@ -100,9 +100,14 @@ class Engine:
         index_dir: Path | None = None,
         embedder: Embedder | None | bool = True,
         origins: RootOrigins | None = None,
+        command: str = "",
+        wait_for_writer: bool = False,
     ) -> None:
         """`embedder`: True loads the configured model, False runs keyword-only, or pass a loaded Embedder.
-        `origins`: what the folders of `extra_transcripts` and of the settings are recorded as added from."""
+        `origins`: what the folders of `extra_transcripts` and of the settings are recorded as added from.
+        `command`: the memlens command this process runs, named to other processes while it writes the index;
+        `wait_for_writer`: wait for a short-lived command (a `stats`, a `search`) that writes the index to finish,
+        and write it then (an `index`, a `watch`: commands that are run to write)."""
         mask_own_records()  # an application's own log handlers write memlens's lines masked too
         self.settings = settings or Settings()
         self.origins = origins or RootOrigins()
@@ -114,10 +119,9 @@ class Engine:
             workspaces=self.workspaces, configured=self.settings.index_dir, explicit=index_dir
         )
         self.index_dir.mkdir(parents=True, exist_ok=True)
-        self._access = WriteAccess(self.index_dir)
-        self.catalog = Catalog(self.index_dir / "catalog.sqlite3")
+        self._access = WriteAccess(self.index_dir, command=command, wait=wait_for_writer)
+        self.catalog, self.keyword = self._open_parts()
         self._remembered: list[RootRow] = self.catalog.roots()  # the folders the index was built from
-        self.keyword = KeywordIndex(self.index_dir / "keyword")
         models = self.index_dir.parent.parent / "models"
         self.embedder, self.provider_note = chosen_embedder(embedder, self.settings.embedding, models)
         self.vectors = VectorIndex(self.embedder.info.dim if self.embedder else BUNDLED_DIM)
@@ -133,6 +137,42 @@ class Engine:
         self.team_connections: TeamConnections = TeamConnections()
         self._derived = DerivedIndexes(self.indexer, self.embedder, access=self._access, settings=self.settings)
         self._derived.open(adopt=self._adopt_older_index)
+
+    def _open_parts(self) -> tuple[Catalog, KeywordIndex]:
+        """The catalog and the keyword index. Only the writer creates, repairs or rebuilds them; a reader that finds
+        one not ready (another process is creating or rebuilding it) says so in one error and writes nothing."""
+        writable = self._access.writable
+        catalog: Catalog | None = None
+        try:
+            read_only = not writable and self.read_only_cause() is not None
+            catalog = Catalog(self.index_dir / "catalog.sqlite3", writable=writable, read_only_folder=read_only)
+            return catalog, KeywordIndex(self.index_dir / "keyword", writable=writable, read_only_folder=read_only)
+        except IndexNotReady as exc:
+            if catalog is not None:
+                catalog.close()
+            self._access.close()
+            raise self._access.not_ready(exc.part) from None
+        except BaseException:
+            if catalog is not None:
+                catalog.close()
+            self._access.close()
+            raise
+
+    def read_only_cause(self) -> str | None:
+        """Why this process may not write the index when its folder cannot be written (a read-only mount, a backup
+        snapshot, a folder this user may only read); None otherwise."""
+        return None if self._access.writable else unwritable_folder_cause(self.index_dir)
+
+    def read_only_note(self) -> str | None:
+        """One line for a command that answers from an index whose folder cannot be written: it answers from the
+        index as it is (and, when tantivy could not open its keyword index there, by meaning only)."""
+        cause = self.read_only_cause()
+        if cause is None:
+            return None
+        note = f"the index at {self.index_dir} cannot be written ({cause}); answering from it as it is"
+        if self.keyword.unopened is not None:
+            note += ", by meaning only (tantivy cannot open its keyword index without writing its lock file)"
+        return note
 
     # -- lifecycle --------------------------------------------------------------------------------------------
 
@@ -293,6 +333,7 @@ class Engine:
         text). A full rebuild also replaces a broken writer-lock path (see WriterLock.repair)."""
         if full and isinstance(self.write_problem, LockPathBroken):
             self._derived.stale = self._access.repair()  # opened as a reader: realign before the first write
+            self.catalog.writable = self.keyword.writable = self.writable  # and may now rebuild what it opened
         self._access.require()
         if full:
             with self.catalog.transaction() as db:

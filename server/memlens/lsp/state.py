@@ -189,7 +189,7 @@ class ServerState:
             old_indexer.stop()
         if old is not None:
             old.close()
-        engine = Engine(workspaces, settings, embedder=settings.embedding.enabled, origins=origins)
+        engine = Engine(workspaces, settings, embedder=settings.embedding.enabled, origins=origins, command="serve")
         engine.keep_team_connections()
         return engine
 

@@ -1,7 +1,9 @@
 """The catalog's connections: one per thread, WAL so readers never block; transactions; the meta table.
 
 A catalog that is not a database is set aside (kept beside it for a post-mortem) and a new one started; one written
-by another schema version is rebuilt. Either way the source files can always be indexed again.
+by another schema version is rebuilt. Either way the source files can always be indexed again. Only the index's
+writer does any of it: a reader (`writable=False`) changes nothing on disk, and raises `IndexNotReady` for a catalog
+that is missing, half-made, unreadable or of another version (the writer is creating, repairing or rebuilding it).
 """
 
 from __future__ import annotations
@@ -25,7 +27,13 @@ from memlens.engine.catalog.schema import (
     SCHEMA,
     SCHEMA_VERSION,
 )
-from memlens.errors import IndexUnavailable, environmental_cause, unwritable_folder_cause, what_to_do
+from memlens.errors import (
+    IndexNotReady,
+    IndexUnavailable,
+    environmental_cause,
+    unwritable_folder_cause,
+    what_to_do,
+)
 
 log = logging.getLogger(__name__)
 
@@ -52,15 +60,22 @@ def map_bytes(path: Path) -> int:
 class CatalogConnection:
     """Thread-safe access to the catalog database; the table groups in this package build on it."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, writable: bool = True, read_only_folder: bool = False) -> None:
+        """`writable`: this process holds the index's writer lock (write_access.py); a reader writes nothing.
+        `read_only_folder` (a reader's): the index folder cannot be written (a read-only mount, a backup snapshot, a
+        folder this user may only read): SQLite opens the catalog read-only, and immutable when it must (below)."""
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self.writable = writable
+        self._read_only = read_only_folder and not writable
+        self._immutable = False
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
         self._unit_columns: list[str] | None = None  # known once the schema is: the plain_units view lists them
-        # each units column's declared type and whether it has a default (`FileTables.inserted_units`)
-        self._unit_column_types: dict[str, tuple[str, bool]] = {}
+        if not writable:
+            self._open_as_reader()
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._open_schema()
         except sqlite3.DatabaseError as exc:  # not a database, or damaged: the files can always be indexed again
@@ -72,6 +87,53 @@ class CatalogConnection:
             self.close()
             self._set_aside()
             self._open_schema()
+
+    def _open_as_reader(self) -> None:
+        """Open a catalog the writer made, as it is: one not made yet, half-made, unreadable or of another schema
+        version raises `IndexNotReady` (SQLite would otherwise create the file, and the schema's statements write)."""
+        try:  # a folder this user may not read: the OSError says so (errors.environmental_cause)
+            if self.path.stat().st_size == 0:
+                raise IndexNotReady("its catalog is being created")
+        except FileNotFoundError:
+            raise IndexNotReady("it has no catalog yet") from None
+        try:
+            self.texts = TextCodec(self._stored_dictionaries)
+            version = self._first_read()
+            if version != str(SCHEMA_VERSION):
+                said = "is being created" if version is None else f"has schema {version}, not {SCHEMA_VERSION}"
+                raise IndexNotReady(f"its catalog {said}")
+            self._unit_columns = [str(row[1]) for row in self.db.execute("PRAGMA table_info(units)")]
+            if any(name not in self._columns(table) for table, columns in ADDED_COLUMNS.items() for name, _ in columns):
+                raise IndexNotReady("its catalog is being upgraded")
+            self.db.execute(plain_units_view(self._unit_columns))
+            self.texts.refresh(self.db.execute("SELECT id, data FROM text_dictionaries"))
+        except sqlite3.DatabaseError as exc:  # not a database (yet), or a table not made yet: the writer's to repair
+            self.close()
+            cause = environmental_cause(exc)
+            if cause is not None:
+                where = self.path.parent
+                raise IndexUnavailable(f"cannot open the index at {where}: {cause}; {what_to_do(cause)}") from exc
+            raise IndexNotReady(f"its catalog is half-made or unreadable ({exc})") from exc
+        except IndexNotReady:
+            self.close()
+            raise
+
+    def _first_read(self) -> str | None:
+        """The schema version; in a folder that cannot be written, read immutable when a read-only connection cannot
+        open the catalog (a WAL catalog whose shared-memory file is missing and cannot be made: one its writer closed
+        cleanly). Nothing writes the folder meanwhile; a commit left in a WAL file by a writer that did not close may
+        go unseen."""
+        try:
+            return self.get_meta("schema_version")
+        except sqlite3.OperationalError:
+            if not self._read_only or self._immutable:
+                raise
+            self.close()
+            self._immutable = True
+            return self.get_meta("schema_version")
+
+    def _columns(self, table: str) -> set[str]:
+        return {str(row[1]) for row in self.db.execute(f"PRAGMA table_info({table})")}
 
     def _open_schema(self) -> None:
         """Create the tables, or start over when the catalog was written by another schema version."""
@@ -106,9 +168,7 @@ class CatalogConnection:
                     if name not in present:
                         db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
         self.db.executescript(AFTER_ADDED_COLUMNS)
-        unit_columns = self.db.execute("PRAGMA table_info(units)").fetchall()
-        self._unit_columns = [str(row[1]) for row in unit_columns]
-        self._unit_column_types = {str(row[1]): (str(row[2]).upper(), row[4] is not None) for row in unit_columns}
+        self._unit_columns = [str(row[1]) for row in self.db.execute("PRAGMA table_info(units)")]
         self.db.execute(plain_units_view(self._unit_columns))
         self.texts.refresh(self.db.execute("SELECT id, data FROM text_dictionaries"))
         self._reparse_after_parser_change()
@@ -122,7 +182,7 @@ class CatalogConnection:
     def _stored_dictionaries(self) -> list[tuple[int, bytes]]:
         """(number, bytes) of every stored text dictionary, read on a connection of its own: asked while a
         statement of this thread's connection runs (the `plain` function met a dictionary it did not know)."""
-        conn = sqlite3.connect(self.path, timeout=30.0)
+        conn = self._connect()
         try:
             return [(int(n), bytes(d)) for n, d in conn.execute("SELECT id, data FROM text_dictionaries")]
         finally:
@@ -144,13 +204,29 @@ class CatalogConnection:
             if damaged.exists():
                 damaged.replace(Path(f"{self.path}.damaged-{stamp}{suffix}"))
 
+    def _connect(self, *, shared: bool = False) -> sqlite3.Connection:
+        """A connection to the catalog (`shared`: a thread's, autocommit, any thread may close it); a reader's
+        never creates the file (gone since it looked: set aside by the writer)."""
+        target = str(self.path) if self.writable else f"{self.path.absolute().as_uri()}?{self._uri_options()}"
+        if shared:
+            return sqlite3.connect(
+                target, timeout=30.0, uri=not self.writable, isolation_level=None, check_same_thread=False
+            )
+        return sqlite3.connect(target, timeout=30.0, uri=not self.writable)
+
+    def _uri_options(self) -> str:
+        if self._immutable:
+            return "mode=ro&immutable=1"
+        return "mode=ro" if self._read_only else "mode=rw"
+
     @property
     def db(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+            conn = self._connect(shared=True)
             conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode=WAL")
+            if self.writable:  # the writer made the catalog WAL, which a database keeps: a reader's would be a write
+                conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=OFF")
             conn.execute(f"PRAGMA mmap_size={map_bytes(self.path)}")

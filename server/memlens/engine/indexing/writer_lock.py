@@ -47,7 +47,10 @@ class WriterLock:
         except filelock.Timeout:
             return False
         except OSError as exc:
-            if exc.errno in (errno.EACCES, errno.EPERM) and self.path.is_file():  # else: the folder is not writable
+            closed = exc.errno in (errno.EACCES, errno.EPERM) and self.path.is_file()
+            if closed and os.access(self.path.parent, os.W_OK):
+                # a lock file closed to this user in a folder it may write; in a folder it may only read (or not a
+                # file at all), the folder is the cause (write_access.py)
                 raise self._broken("a file this user may not open for writing") from exc
             if exc.errno in (errno.EISDIR, errno.ELOOP, errno.ENOTDIR, errno.ENXIO):
                 raise self._broken(_describe(self.path)) from exc

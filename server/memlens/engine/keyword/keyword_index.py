@@ -22,7 +22,7 @@ from memlens.engine.keyword.identifiers import cjk_field, identifier_terms
 from memlens.engine.keyword.keyword_query import QueryBuilder
 from memlens.engine.keyword.parsed_query import PHRASE, ParsedQuery, parse_words
 from memlens.engine.keyword.stop_words import STOP_WORDS
-from memlens.errors import IndexUnavailable, environmental_cause, what_to_do
+from memlens.errors import IndexNotReady, IndexUnavailable, environmental_cause, what_to_do
 
 log = logging.getLogger(__name__)
 
@@ -128,10 +128,17 @@ def _schema() -> tantivy.Schema:
 
 
 class KeywordIndex:
-    """A tantivy index in `folder`. One process writes through `write()`; any number read."""
+    """A tantivy index in `folder`. One process writes through `write()`; any number read. Only the writer
+    (`writable`) creates, wipes or rebuilds the folder: a reader that finds it missing, half-made, unreadable or of
+    another schema raises `IndexNotReady` and changes nothing."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, writable: bool = True, read_only_folder: bool = False) -> None:
+        """`read_only_folder` (a reader's): the index folder cannot be written, and tantivy cannot open an index
+        without writing its lock file: this index is then an empty one in memory, and `unopened` says why."""
         self.folder = folder
+        self.writable = writable
+        self.read_only_folder = read_only_folder and not writable
+        self.unopened: str | None = None
         self._analyzer = _analyzer()
         self._unstemmed = _analyzer(stem=False)  # to find stop words before stemming ("does" is not "doe")
         self._stems = _Stems()
@@ -152,8 +159,11 @@ class KeywordIndex:
             raise IndexUnavailable(f"cannot open the index at {self.folder}: {cause}; {what_to_do(cause)}") from exc
 
     def _open_or_recreate(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
         self.schema = _schema()
+        if not self.writable:
+            self._open_as_reader()
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
         if self._schema_version() != SCHEMA_VERSION:  # older fields: start afresh, the catalog rebuilds it
             if any(p.name != SCHEMA_FILE for p in self.folder.iterdir()):
                 log.info("keyword index at %s has another schema; rebuilding it", self.folder)
@@ -168,6 +178,30 @@ class KeywordIndex:
             log.warning("keyword index at %s is unreadable (%s); recreating it", self.folder, exc)
             self._wipe()
             self.index = tantivy.Index(self.schema, path=str(self.folder), reuse=False)
+        self._register_tokenizers()
+
+    def _open_as_reader(self) -> None:
+        """Open the index the writer made, as it is (tantivy's `open` makes no index where there is none)."""
+        try:  # a folder this user may not read is said as such (`_open`), not as one being made
+            version = (self.folder / SCHEMA_FILE).read_text().strip()
+        except FileNotFoundError:
+            raise IndexNotReady("its keyword index is being created") from None
+        if version != str(SCHEMA_VERSION):
+            raise IndexNotReady(f"its keyword index is being rebuilt (schema {version or 'unwritten'})")
+        try:
+            self.index = tantivy.Index.open(str(self.folder))
+        except Exception as exc:
+            cause = environmental_cause(exc)
+            if cause is None:
+                raise IndexNotReady(f"its keyword index is half-made or unreadable ({exc})") from exc
+            if not self.read_only_folder:
+                raise IndexUnavailable(f"cannot open the index at {self.folder}: {cause}; {what_to_do(cause)}") from exc
+            # tantivy writes its lock file to open an index: in a folder that cannot be written, the catalog and the
+            # vectors still answer, and this one holds nothing
+            self.index, self.unopened = tantivy.Index(self.schema), cause
+        self._register_tokenizers()
+
+    def _register_tokenizers(self) -> None:
         # tokenizers are not stored with the index: register on every open. The `text` and `context` fields are
         # handed their words analysed (`write`), so tantivy only splits them at spaces: a message's words are
         # analysed once, where tantivy would analyse them again in each of the five context windows they are in.

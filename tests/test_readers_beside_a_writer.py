@@ -1,0 +1,163 @@
+"""A process that reads an index another process writes (a `stats` beside a first `memlens index`) changes nothing
+on disk and says in one line what it found; a command run to write (`index`) waits for a short-lived command that
+holds the writer lock, and is told who holds it otherwise. The in-flight states are planted by the test: it holds
+the writer lock itself (named as another command would name it), beside a part left half-made."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from memlens.engine.engine import Engine
+from memlens.engine.indexing.writer_holder import HOLDER_FILE, read_holder, record_holder
+from memlens.engine.indexing.writer_lock import WriterLock
+from memlens.settings import Settings
+
+NOTE = "# Pager\n\nThe pager rotation moved to Tuesdays after the spring reorg.\n"
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    (root / "memory" / "a.md").write_text(NOTE)
+    return root
+
+
+def where(workspace: Path, index_dir: Path) -> list[str]:
+    return ["--workspace", str(workspace), "--index-dir", str(index_dir), "--no-embeddings"]
+
+
+@contextmanager
+def held_by(index_dir: Path, command: str) -> Iterator[None]:
+    """This test's process holds the writer lock, named as a `memlens COMMAND` would name itself."""
+    index_dir.mkdir(parents=True, exist_ok=True)
+    lock = WriterLock(index_dir / "writer.lock")
+    assert lock.acquire()
+    record_holder(index_dir, command)
+    try:
+        yield
+    finally:
+        (index_dir / HOLDER_FILE).unlink(missing_ok=True)
+        lock.release()
+
+
+def listing(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.slow  # CLI processes
+def test_a_reader_beside_a_half_made_keyword_index_leaves_it_alone_and_says_so(workspace: Path, tmp_path: Path) -> None:
+    """`memlens stats` beside a first `memlens index` found the keyword folder half-made, wiped it ("unreadable;
+    recreating it") under the writer, and died with `internal error: ValueError: An IO error occurred`."""
+    index_dir = tmp_path / "index"
+    flags = where(workspace, index_dir)
+    assert cli("index", *flags).returncode == 0
+    keyword = index_dir / "keyword"
+    for part in keyword.iterdir():  # as the writer leaves it a moment after it made the folder
+        if part.name != "memlens-schema":
+            part.unlink()
+    (keyword / "meta.json").write_text("{")  # tantivy's half-written index description
+    before = listing(keyword)
+    with held_by(index_dir, "index"):
+        stats = cli("stats", *flags)
+    assert stats.returncode == 2 and stats.stderr.count("\n") == 1, stats.stderr
+    assert stats.stderr.startswith(f"memlens: error: the index at {index_dir} is being written by `memlens index` (pid")
+    assert "keyword index" in stats.stderr and "try again when it finishes" in stats.stderr
+    assert "internal error" not in stats.stderr and "recreating" not in stats.stderr
+    assert listing(keyword) == before  # nothing wiped, nothing written
+    assert cli("reindex", "--full", *flags).returncode == 0  # the writer, once it is one, rebuilds it
+    found = cli("search", "pager rotation", "--mode", "keyword", "--json", *flags)
+    assert json.loads(found.stdout)["results"][0]["relPath"] == "memory/a.md", found.stderr
+
+
+@pytest.mark.slow  # CLI processes
+def test_a_reader_beside_a_catalog_being_made_never_sets_it_aside_or_creates_one(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """A reader took a catalog it could not read for damaged, set it aside and started a new one: under a writer
+    still creating it. A reader of an index with no catalog yet created one."""
+    index_dir = tmp_path / "index"
+    flags = where(workspace, index_dir)
+    with held_by(index_dir, "index"):
+        empty = cli("stats", *flags)
+        assert empty.returncode == 2 and empty.stderr.count("\n") == 1, empty.stderr
+        assert "is being written by `memlens index`" in empty.stderr and "it has no catalog yet" in empty.stderr
+        assert not (index_dir / "catalog.sqlite3").exists() and not (index_dir / "keyword").exists()
+        (index_dir / "catalog.sqlite3").write_bytes(b"SQLite format 3\x00" + b"\x00" * 84)  # a header, no page yet
+        half = cli("search", "pager", "--mode", "keyword", *flags)
+    assert half.returncode == 2 and half.stderr.count("\n") == 1, half.stderr
+    assert "is being written by `memlens index`" in half.stderr and "catalog" in half.stderr
+    assert sorted(p.name for p in index_dir.iterdir()) == ["catalog.sqlite3", "writer.lock"]  # none set aside
+    assert "Traceback" not in half.stderr and "internal error" not in half.stderr
+
+
+@pytest.mark.slow  # CLI processes
+def test_index_waits_for_a_short_lived_command_that_holds_the_lock(workspace: Path, tmp_path: Path) -> None:
+    """A `stats` (or a `search` syncing first) that took the lock a moment before a just-started `memlens index`
+    made the index exit 2 saying another `index`, `watch`, `serve` or `mcp` was writing: it now says once whom it
+    waits for, and indexes once that one lets go."""
+    index_dir = tmp_path / "index"
+    flags = where(workspace, index_dir)
+    assert cli("index", *flags).returncode == 0
+    (workspace / "memory" / "b.md").write_text("# Oncall\n\nEscalate to the duty manager after 15 minutes.\n")
+    with held_by(index_dir, "stats"):
+        index = subprocess.Popen(
+            [sys.executable, "-m", "memlens", "index", *flags],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert index.stderr is not None
+        said = index.stderr.readline()  # held until it has said it: it cannot take the lock before this block ends
+    out, rest = index.communicate(timeout=300)
+    waiting = f"waiting for `memlens stats` (pid {os.getpid()}) to finish writing the index at {index_dir}"
+    assert said == f"memlens: {waiting}\n"
+    assert index.returncode == 0, rest
+    assert "1 parsed" in out and rest == "", (out, rest)
+    found = cli("search", "duty manager", "--mode", "keyword", "--json", "--no-sync", *flags)
+    assert json.loads(found.stdout)["results"][0]["relPath"] == "memory/b.md"
+
+
+@pytest.mark.slow  # CLI processes
+@pytest.mark.parametrize("command", ["watch", "serve", "mcp"])
+def test_index_beside_a_long_lived_writer_names_it_and_does_not_wait(
+    command: str, workspace: Path, tmp_path: Path
+) -> None:
+    index_dir = tmp_path / "index"
+    flags = where(workspace, index_dir)
+    assert cli("index", *flags).returncode == 0
+    with held_by(index_dir, command):
+        index = cli("index", *flags)
+        stats = json.loads(cli("stats", "--json", *flags).stdout)
+    assert index.returncode == 2 and index.stderr.count("\n") == 1, index.stderr
+    assert index.stderr == (
+        f"memlens: error: `memlens {command}` (pid {os.getpid()}) is writing the index at {index_dir} and brings it "
+        "up to date; this one opens it read-only\n"
+    )
+    assert stats["readOnly"]
+
+
+def test_the_writer_names_itself_beside_the_lock_while_it_holds_it(workspace: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "index"
+    settings = Settings()
+    with Engine([workspace], settings, index_dir=index_dir, embedder=False, command="stats") as writer:
+        assert writer.writable
+        holder = read_holder(index_dir)
+        assert holder is not None and (holder.command, holder.pid) == ("stats", os.getpid())
+        with Engine([workspace], settings, index_dir=index_dir, embedder=False, command="search") as reader:
+            assert not reader.writable
+            assert reader.stats()["readOnly"]
+        assert read_holder(index_dir) == holder  # a reader's close leaves the writer's name alone
+    assert not (index_dir / HOLDER_FILE).exists()
