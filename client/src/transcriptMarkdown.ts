@@ -4,7 +4,7 @@
  * message so the viewer can reveal it. Pure (no `vscode` import): unit-tested.
  */
 
-import type { HistoryMessage, HistoryResponse } from './protocol';
+import type { HistoryMessage, HistoryParams, HistoryResponse } from './protocol';
 import { counted, countedOrNo } from './counted';
 import { formatDateTime, formatTimeSpan, oneLine, type TimeOptions } from './format';
 import { transcriptUriString } from './transcriptUri';
@@ -186,7 +186,7 @@ export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {
     lines.push('');
   }
   if (history.hasMoreBefore) {
-    lines.push('> ⋯ earlier messages are not shown', '');
+    lines.push(`> ⋯ earlier messages are not shown — ${SHOW_EARLIER}`, '');
   }
   lines.push('---', '');
   let anchorLine = 0;
@@ -221,6 +221,60 @@ export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {
     lines.push('> ⋯ later messages are not shown', '');
   }
   return { markdown: lines.join('\n'), anchorLine, messageLines, toolRanges };
+}
+
+/** The words of the line above the first shown message that the viewer makes a link loading the page before it. */
+export const SHOW_EARLIER = 'show earlier messages';
+
+/** How many messages one "show earlier messages" loads. */
+export const EARLIER_PAGE = 200;
+
+/**
+ * The history request for the page before the first shown message, or none at the session's start. The request
+ * centres its window on its anchor ((limit - 1) / 2 messages before it), so the first shown message anchors a window
+ * twice the page: its earlier half is the page (`earlierMessages`).
+ */
+export function earlierPageParams(history: HistoryResponse): HistoryParams | undefined {
+  const first = history.messages[0]?.messageId;
+  if (!history.hasMoreBefore || !first) {
+    return undefined;
+  }
+  return { sessionKey: history.sessionKey, messageId: first, limit: 2 * EARLIER_PAGE + 1 };
+}
+
+/**
+ * The shown history with the page before it (`page`, anchored on the shown first message) put in front. The anchor
+ * stays the shown one: the message the page was anchored on is where the reader was, not a match.
+ */
+export function withEarlierPage(history: HistoryResponse, page: HistoryResponse): HistoryResponse {
+  const first = history.messages[0];
+  const cut = first ? page.messages.findIndex((m) => m.messageId === first.messageId) : -1;
+  if (cut < 0) {
+    return history; // the session changed under the viewer: the page does not join the shown messages
+  }
+  return { ...history, messages: [...page.messages.slice(0, cut), ...history.messages], hasMoreBefore: page.hasMoreBefore };
+}
+
+/**
+ * The line showing what `topLine` showed before the document was re-rendered with more messages: the same line of
+ * the same message (the last message heading at or above it), or as far above the first message as it was.
+ */
+export function keptTopLine(before: Record<string, number>, after: Record<string, number>, topLine: number): number {
+  let reading: string | undefined;
+  let firstId: string | undefined;
+  for (const [id, line] of Object.entries(before)) {
+    if (line <= topLine && (reading === undefined || line > before[reading]) && id in after) {
+      reading = id;
+    }
+    if (firstId === undefined || line < before[firstId]) {
+      firstId = id;
+    }
+  }
+  const ref = reading ?? firstId;
+  if (ref === undefined || !(ref in after)) {
+    return topLine;
+  }
+  return Math.max(0, after[ref] + topLine - before[ref]);
 }
 
 /**

@@ -6,7 +6,14 @@
 import * as vscode from 'vscode';
 import { displayTimeOptions } from './displayTime';
 import { errorMessage } from './errors';
-import { type RelatedSessions, renderTranscript } from './transcriptMarkdown';
+import {
+  earlierPageParams,
+  keptTopLine,
+  type RelatedSessions,
+  renderTranscript,
+  SHOW_EARLIER,
+  withEarlierPage,
+} from './transcriptMarkdown';
 import { parseTranscriptUri, parseTranscriptUriString, TRANSCRIPT_SCHEME, type TranscriptRef, transcriptUriComponents } from './transcriptUri';
 import { Commands, type HistoryParams, type HistoryResponse, type SessionsResponse } from './protocol';
 import { termRanges } from './query';
@@ -14,6 +21,9 @@ import type { ServerManager } from './serverLauncher';
 
 /** How many messages around the anchor are asked for. */
 const HISTORY_LIMIT = 200;
+
+/** The command the "show earlier messages" link runs (internal: not in the palette). */
+const SHOW_EARLIER_COMMAND = 'memlens.transcript.showEarlier';
 
 export function transcriptUri(ref: TranscriptRef): vscode.Uri {
   return vscode.Uri.from(transcriptUriComponents(ref));
@@ -25,6 +35,12 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
   private readonly anchorLines = new Map<string, number>();
   /** uri → the [first, last] lines of its tool calls, folded to their summary line */
   private readonly toolRanges = new Map<string, [number, number][]>();
+  /** uri → the history it shows and each message's heading line, to load the page before it */
+  private readonly shown = new Map<string, { history: HistoryResponse; messageLines: Record<string, number> }>();
+  /** uri → the history with earlier pages put in front, rendered instead of asking the server again */
+  private readonly extended = new Map<string, HistoryResponse>();
+  /** documents loading their earlier page (a second click while it loads does nothing) */
+  private readonly loadingEarlier = new Set<string>();
   private readonly registration: vscode.Disposable;
   private readonly listeners: vscode.Disposable[];
   /** documents already scrolled to their anchor (by `open` or on first showing) */
@@ -61,6 +77,8 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
           this.revealed.delete(doc.uri.toString());
           this.anchorLines.delete(doc.uri.toString());
           this.toolRanges.delete(doc.uri.toString());
+          this.shown.delete(doc.uri.toString());
+          this.extended.delete(doc.uri.toString());
           this.terms.delete(doc.uri.toString());
         }
       }),
@@ -86,6 +104,7 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
       ),
       // links between sessions (a subagent's parent, a session's subagents) open in the viewer
       vscode.languages.registerDocumentLinkProvider({ scheme: TRANSCRIPT_SCHEME }, { provideDocumentLinks: (doc) => this.links(doc) }),
+      vscode.commands.registerCommand(SHOW_EARLIER_COMMAND, (uri: string) => this.showEarlier(uri)),
     ];
   }
 
@@ -104,6 +123,19 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
       const start = doc.positionAt((m.index ?? 0) + m[1].length + 3);
       const link = new vscode.DocumentLink(new vscode.Range(start, start.translate(0, target.length)), transcriptUri(ref));
       link.tooltip = 'Open this session';
+      links.push(link);
+    }
+    // the line is the header's, above the first message: a message quoting it is no link
+    const header = text.slice(0, Math.max(0, text.indexOf('\n---\n')));
+    const earlier = header.indexOf(`— ${SHOW_EARLIER}`);
+    if (earlier >= 0 && this.shown.get(doc.uri.toString())?.history.hasMoreBefore) {
+      const start = doc.positionAt(earlier + 2);
+      const args = encodeURIComponent(JSON.stringify([doc.uri.toString()]));
+      const link = new vscode.DocumentLink(
+        new vscode.Range(start, start.translate(0, SHOW_EARLIER.length)),
+        vscode.Uri.parse(`command:${SHOW_EARLIER_COMMAND}?${args}`),
+      );
+      link.tooltip = 'Load the messages before these';
       links.push(link);
     }
     return links;
@@ -147,7 +179,7 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
    * Fold every tool call of a transcript editor to its summary line. The editor asks the folding providers after it
    * shows the document, so the fold command is given a moment; a fold that finds no range yet does nothing.
    */
-  private async foldTools(editor: vscode.TextEditor): Promise<void> {
+  private async foldTools(editor: vscode.TextEditor, reveal = () => this.revealAnchor(editor)): Promise<void> {
     const starts = (this.toolRanges.get(editor.document.uri.toString()) ?? []).map(([a]) => a);
     if (!starts.length || vscode.window.activeTextEditor !== editor) {
       return;
@@ -155,7 +187,7 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
     await new Promise((resolve) => setTimeout(resolve, 300));
     if (vscode.window.activeTextEditor === editor) {
       await vscode.commands.executeCommand('editor.fold', { levels: 1, selectionLines: starts });
-      this.revealAnchor(editor);
+      reveal();
     }
   }
 
@@ -174,10 +206,13 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
       params.messageId = ref.messageId;
     }
     try {
-      const history = await this.server.execute<HistoryResponse>(Commands.history, params, token);
+      const key = uri.toString();
+      const history = this.extended.get(key) ?? (await this.server.execute<HistoryResponse>(Commands.history, params, token));
+      this.extended.delete(key);
       const rendered = renderTranscript(history, displayTimeOptions(), await this.related(history, token));
-      this.anchorLines.set(uri.toString(), rendered.anchorLine);
-      this.toolRanges.set(uri.toString(), rendered.toolRanges);
+      this.anchorLines.set(key, rendered.anchorLine);
+      this.toolRanges.set(key, rendered.toolRanges);
+      this.shown.set(key, { history, messageLines: rendered.messageLines });
       return rendered.markdown;
     } catch (err) {
       const message = errorMessage(err);
@@ -186,6 +221,72 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
       this.anchorLines.set(uri.toString(), 0);
       return `# Cannot show this transcript\n\nSession \`${ref.sessionKey}\`\n\n${message}\n`;
     }
+  }
+
+  /**
+   * Put the page before the first shown message in front of it, in the same document, and keep the reader's line
+   * where it was on the screen (the lines above it grew).
+   */
+  private async showEarlier(key: string): Promise<void> {
+    if (this.loadingEarlier.has(key)) {
+      return;
+    }
+    this.loadingEarlier.add(key);
+    try {
+      await this.loadEarlier(key);
+    } finally {
+      this.loadingEarlier.delete(key);
+    }
+  }
+
+  private async loadEarlier(key: string): Promise<void> {
+    const shown = this.shown.get(key);
+    const params = shown && earlierPageParams(shown.history);
+    if (!shown || !params) {
+      return;
+    }
+    let page: HistoryResponse;
+    try {
+      page = await this.server.execute<HistoryResponse>(Commands.history, params);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`memlens: cannot load the earlier messages: ${errorMessage(err)}`);
+      return;
+    }
+    const merged = withEarlierPage(shown.history, page);
+    if (merged === shown.history) {
+      void vscode.window.showWarningMessage('memlens: the session changed since it was shown; reopen it to read it from its start.');
+      return;
+    }
+    const editor = vscode.window.visibleTextEditors.find((ed) => ed.document.uri.toString() === key);
+    const topLine = editor?.visibleRanges[0]?.start.line ?? 0;
+    this.extended.set(key, merged);
+    const rendered = new Promise<boolean>((resolve) => {
+      // a document closed meanwhile is never rendered again: stop waiting for it
+      const timer = setTimeout(() => done(false), 10_000);
+      const listener = vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document.uri.toString() === key) {
+          done(true);
+        }
+      });
+      const done = (ok: boolean): void => {
+        clearTimeout(timer);
+        listener.dispose();
+        resolve(ok);
+      };
+    });
+    this.changed.fire(vscode.Uri.parse(key));
+    const after = (await rendered) ? this.shown.get(key) : undefined;
+    if (!editor || !after) {
+      this.extended.delete(key);
+      return;
+    }
+    const line = Math.min(keptTopLine(shown.messageLines, after.messageLines, topLine), editor.document.lineCount - 1);
+    const keep = (): void => {
+      const position = new vscode.Position(line, 0);
+      editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.AtTop);
+    };
+    keep();
+    await this.foldTools(editor, keep);
   }
 
   /** The anchor line of an opened transcript document (0 when unknown). */

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { messageCount, messageHeading, renderTranscript } from '../../src/transcriptMarkdown';
+import {
+  EARLIER_PAGE,
+  earlierPageParams,
+  keptTopLine,
+  messageCount,
+  messageHeading,
+  renderTranscript,
+  SHOW_EARLIER,
+  withEarlierPage,
+} from '../../src/transcriptMarkdown';
 import type { HistoryResponse } from '../../src/protocol';
 
 const UTC = { utc: true };
@@ -116,5 +125,71 @@ describe('renderTranscript', () => {
       '### ⚙️ system · 2026-01-01 00:00',
     );
     assert.equal(messageHeading({ messageId: 'a', role: '', kind: 'message', text: '', position: 0, timestamp: null }, UTC), '### 💬 message');
+  });
+});
+
+describe('show earlier messages', () => {
+  const msg = (id: string, position: number): HistoryResponse['messages'][number] => ({
+    messageId: id,
+    role: position % 2 ? 'assistant' : 'user',
+    kind: 'message',
+    timestamp: null,
+    text: `text of ${id}`,
+    position,
+  });
+
+  it('offers the link iff there are earlier messages, and asks for the page before the first shown one', () => {
+    const tail = history({ anchor: null, hasMoreBefore: true });
+    assert.match(renderTranscript(tail, UTC).markdown, new RegExp(`^> ⋯ earlier messages are not shown — ${SHOW_EARLIER}$`, 'm'));
+    assert.deepEqual(earlierPageParams(tail), { sessionKey: tail.sessionKey, messageId: 'm1', limit: 2 * EARLIER_PAGE + 1 });
+    const start = history({ anchor: null, hasMoreBefore: false });
+    assert.doesNotMatch(renderTranscript(start, UTC).markdown, new RegExp(SHOW_EARLIER));
+    assert.equal(earlierPageParams(start), undefined);
+  });
+
+  it('puts the page in front without marking the message it was anchored on as the match', () => {
+    const shown = history({ anchor: null, hasMoreBefore: true, messages: [msg('m5', 5), msg('m6', 6)] });
+    // the server's window around m5: what comes before it, m5 itself (its anchor) and what follows
+    const page = history({ anchor: 'm5', hasMoreBefore: false, hasMoreAfter: true, messages: [msg('m3', 3), msg('m4', 4), msg('m5', 5), msg('m6', 6)] });
+    const merged = withEarlierPage(shown, page);
+    assert.deepEqual(merged.messages.map((m) => m.messageId), ['m3', 'm4', 'm5', 'm6']);
+    assert.equal(merged.anchor, null);
+    assert.equal(merged.hasMoreBefore, false);
+    const { markdown } = renderTranscript(merged, UTC);
+    assert.doesNotMatch(markdown, /⭐/);
+    assert.doesNotMatch(markdown, new RegExp(SHOW_EARLIER));
+    assert.match(markdown, /text of m3[\s\S]*text of m4[\s\S]*text of m5/);
+  });
+
+  it('keeps the star on the match of an anchored window when earlier pages are loaded', () => {
+    const shown = history({ anchor: 'm6', hasMoreBefore: true, messages: [msg('m5', 5), msg('m6', 6)] });
+    const page = history({ anchor: 'm5', hasMoreBefore: true, messages: [msg('m4', 4), msg('m5', 5), msg('m6', 6)] });
+    const merged = withEarlierPage(shown, page);
+    const rendered = renderTranscript(merged, UTC);
+    assert.equal(rendered.markdown.match(/⭐/g)?.length, 1);
+    assert.match(rendered.markdown.split('\n')[rendered.anchorLine], /⭐ match/);
+    assert.equal(rendered.anchorLine, rendered.messageLines.m6);
+    assert.match(rendered.markdown, new RegExp(SHOW_EARLIER));
+    assert.deepEqual(earlierPageParams(merged)?.messageId, 'm4');
+  });
+
+  it('leaves the shown history as it was when the page does not reach its first message', () => {
+    const shown = history({ anchor: null, hasMoreBefore: true, messages: [msg('m5', 5)] });
+    const page = history({ anchor: 'x', hasMoreBefore: false, messages: [msg('m1', 1)] });
+    assert.equal(withEarlierPage(shown, page), shown);
+  });
+
+  it('keeps the line the reader was at on the same line of the same message', () => {
+    const shown = history({ anchor: null, hasMoreBefore: true, messages: [msg('m5', 5), msg('m6', 6)] });
+    const page = history({ anchor: 'm5', hasMoreBefore: false, messages: [msg('m3', 3), msg('m4', 4), msg('m5', 5)] });
+    const before = renderTranscript(shown, UTC);
+    const after = renderTranscript(withEarlierPage(shown, page), UTC);
+    const reading = before.messageLines.m6 + 1;
+    const kept = keptTopLine(before.messageLines, after.messageLines, reading);
+    assert.equal(kept, after.messageLines.m6 + 1);
+    assert.equal(after.markdown.split('\n')[kept], before.markdown.split('\n')[reading]);
+    // above the first message (at the link itself): as far above the message that was first
+    const atLink = before.messageLines.m5 - 3;
+    assert.equal(keptTopLine(before.messageLines, after.messageLines, atLink), after.messageLines.m5 - 3);
   });
 });
