@@ -104,7 +104,13 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
       ),
       // links between sessions (a subagent's parent, a session's subagents) open in the viewer
       vscode.languages.registerDocumentLinkProvider({ scheme: TRANSCRIPT_SCHEME }, { provideDocumentLinks: (doc) => this.links(doc) }),
-      vscode.commands.registerCommand(SHOW_EARLIER_COMMAND, (uri: string) => this.showEarlier(uri)),
+      // the link names no document: VS Code decodes a command link's arguments once more than a URI encodes them, so
+      // a transcript's URI passed in one came back changed (a title's `%20` a space) and named no shown document. The
+      // link is clicked (or opened from the keyboard) in its own editor, which is the active one then.
+      vscode.commands.registerCommand(SHOW_EARLIER_COMMAND, () => {
+        const key = vscode.window.activeTextEditor?.document.uri.toString();
+        return key && this.shown.has(key) ? this.showEarlier(key) : undefined;
+      }),
     ];
   }
 
@@ -130,10 +136,9 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
     const earlier = header.indexOf(`— ${SHOW_EARLIER}`);
     if (earlier >= 0 && this.shown.get(doc.uri.toString())?.history.hasMoreBefore) {
       const start = doc.positionAt(earlier + 2);
-      const args = encodeURIComponent(JSON.stringify([doc.uri.toString()]));
       const link = new vscode.DocumentLink(
         new vscode.Range(start, start.translate(0, SHOW_EARLIER.length)),
-        vscode.Uri.parse(`command:${SHOW_EARLIER_COMMAND}?${args}`),
+        vscode.Uri.parse(`command:${SHOW_EARLIER_COMMAND}`),
       );
       link.tooltip = 'Load the messages before these';
       links.push(link);
