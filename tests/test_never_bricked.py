@@ -10,7 +10,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,8 +20,7 @@ from memlens.engine.engine import Engine
 from memlens.engine.sources.claude_code import ClaudeCodeParser
 from memlens.errors import IndexUnavailable, IndexWriteFailed, environmental_cause
 from memlens.settings import Settings
-
-NOTE = "# Pager\n\nThe pager rotation moved to Tuesdays after the spring reorg.\n"
+from note_index import NOTE, as_nobody, folder_others_may_enter, note_workspace
 
 
 def settings() -> Settings:
@@ -55,10 +53,7 @@ def claude_line(uuid: str, parent: str | None, role: str, text: str) -> str:
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / "memory").mkdir(parents=True)
-    (root / "memory" / "a.md").write_text(NOTE)
-    return root
+    return note_workspace(tmp_path / "ws")
 
 
 def locations(workspace: Path, index_dir: Path) -> list[str]:
@@ -287,26 +282,10 @@ def test_a_full_disk_is_one_clear_error_and_recovers(workspace: Path, small_disk
         assert engine.search("w299x299", mode="keyword")["results"]
 
 
-def as_nobody(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    """The CLI run as user `nobody` (root can write anywhere: permission faults need another user)."""
-    if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        pytest.skip("running as another user needs root and setpriv")
-    drop = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
-    env = dict(os.environ, HOME=str(home))
-    return subprocess.run(
-        [*drop, sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300, env=env
-    )
-
-
 @pytest.fixture
 def shared_tmp() -> Iterator[Path]:
-    """A folder other users may enter (pytest's own is closed to them)."""
-    folder = Path(tempfile.mkdtemp(prefix="memlens-other-user-"))
-    folder.chmod(0o755)
-    try:
+    with folder_others_may_enter("memlens-other-user-") as folder:
         yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_an_index_this_user_may_not_write_is_one_line_and_nothing_is_wiped(shared_tmp: Path) -> None:

@@ -5,38 +5,21 @@ commands that read answer from it and write nothing; those that must write say w
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-NOTE = "# Pager\n\nThe pager rotation moved to Tuesdays after the spring reorg.\n"
-
-
-def as_nobody(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        pytest.skip("running as another user needs root and setpriv")
-    drop = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
-    env = dict(os.environ, HOME=str(home))
-    return subprocess.run(
-        [*drop, sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300, env=env
-    )
+from note_index import NOTE, as_nobody, folder_others_may_enter
 
 
 @pytest.fixture
 def shared_tmp() -> Iterator[Path]:
-    """A folder other users may enter (pytest's own is closed to them)."""
-    folder = Path(tempfile.mkdtemp(prefix="memlens-read-only-"))
-    folder.chmod(0o755)
-    try:
+    with folder_others_may_enter("memlens-read-only-") as folder:
         yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def listing(folder: Path) -> dict[str, tuple[bytes, int]]:

@@ -19,24 +19,12 @@ from memlens.engine.engine import Engine
 from memlens.engine.indexing.writer_holder import HOLDER_FILE, read_holder, record_holder
 from memlens.engine.indexing.writer_lock import WriterLock
 from memlens.settings import Settings
-
-NOTE = "# Pager\n\nThe pager rotation moved to Tuesdays after the spring reorg.\n"
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300)
+from note_index import cli, note_workspace, where
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / "memory").mkdir(parents=True)
-    (root / "memory" / "a.md").write_text(NOTE)
-    return root
-
-
-def where(workspace: Path, index_dir: Path) -> list[str]:
-    return ["--workspace", str(workspace), "--index-dir", str(index_dir), "--no-embeddings"]
+    return note_workspace(tmp_path / "ws")
 
 
 @contextmanager

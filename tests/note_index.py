@@ -1,0 +1,54 @@
+"""One memory note in a workspace and the CLI run on it (as this user or as `nobody`): what the lock, fault, reader
+and read-only tests share."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+NOTE = "# Pager\n\nThe pager rotation moved to Tuesdays after the spring reorg.\n"
+
+
+def note_workspace(root: Path) -> Path:
+    """A workspace at `root` holding NOTE as memory/a.md."""
+    (root / "memory").mkdir(parents=True)
+    (root / "memory" / "a.md").write_text(NOTE)
+    return root
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300)
+
+
+def where(workspace: Path, index_dir: Path) -> list[str]:
+    return ["--workspace", str(workspace), "--index-dir", str(index_dir), "--no-embeddings"]
+
+
+def as_nobody(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """The CLI run as user `nobody` (root can write anywhere: permission faults need another user)."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("running as another user needs root and setpriv")
+    drop = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+    env = dict(os.environ, HOME=str(home))
+    return subprocess.run(
+        [*drop, sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300, env=env
+    )
+
+
+@contextmanager
+def folder_others_may_enter(prefix: str) -> Iterator[Path]:
+    """A folder other users may enter (pytest's own is closed to them), removed after."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
