@@ -198,7 +198,8 @@ export function renderTranscript(history: HistoryResponse, opts: TimeOptions = {
       anchorLine = headingLine;
     }
     lines.push(messageHeading(message, opts, isAnchor), '');
-    const text = (message.text ?? '').replace(/\r\n?/g, '\n').trim();
+    // blank lines around the text go, the first line's indent stays (`cat -n` output: "     1\tdef …")
+    const text = (message.text ?? '').replace(/\r\n?/g, '\n').replace(/^(?:[ \t]*\n)+/, '').trimEnd();
     if (!text) {
       lines.push('_(empty)_');
     } else if (message.kind === 'summary') {

@@ -197,6 +197,15 @@ describe('transcript rendering', () => {
     assert.match(markdown, /🔧 \*\*Edit\*\* · `file_path=\/ws\/routing\.yaml old_string=a: b new_string=a: c`\n```text\nfile_path=\/ws\/routing\.yaml\nold_string=a: b\nnew_string=a: c\n```/);
   });
 
+  it("keeps a tool output's first line indented as the tool printed it", () => {
+    const output = '\n\n     1\tdef main():\n     2\t    return 0\n\n';
+    const { markdown } = renderTranscript(
+      { ...base, messages: [{ messageId: 't1', role: 'assistant', kind: 'tool', timestamp: null, text: output, position: 1 }] },
+      { utc: true },
+    );
+    assert.match(markdown, /\n\n {5}1\tdef main\(\):\n {5}2\t {4}return 0\n/);
+  });
+
   it('folds each tool call from its one-line summary to the end of its code block', () => {
     const rendered = renderTranscript(base, { utc: true });
     const lines = rendered.markdown.split('\n');
