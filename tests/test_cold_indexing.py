@@ -26,6 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURES
+from long_paste import write_transcripts
 from memlens.cli.output import progress_line
 from memlens.engine import progress as progress_module
 from memlens.engine.engine import Engine
@@ -416,9 +417,16 @@ def test_the_units_a_sync_adds_are_mirrored_as_read_back(
     """The writer's mirror step takes the units it inserted as made from its rows, not read back: every column of
     every unit the same as `units_by_id` reads after the commit (texts compressed or not, times, flags)."""
     (tmp_path / "ws" / "memory").mkdir(parents=True)
-    (tmp_path / "ws" / "memory" / "note.md").write_text("# Deploys\n\nThe staging deploy needs `make release`.\n")
+    for n in range(150):  # units enough to train a text dictionary on whichever transcripts the clone holds
+        note = f"# Deploy {n}\n\nThe staging deploy {n} needs `make release-{n}` after migrating table t{n}.\n"
+        (tmp_path / "ws" / "memory" / f"note-{n:03}.md").write_text(note)
+    failed_run = write_transcripts(tmp_path / "failed-run")  # a tool output marked as an error, whatever the clone
     engine = Engine(
-        [tmp_path / "ws"], Settings(), extra_transcripts=[transcript_folder], index_dir=tmp_path / "i", embedder=False
+        [tmp_path / "ws"],
+        Settings(),
+        extra_transcripts=[transcript_folder, failed_run],
+        index_dir=tmp_path / "i",
+        embedder=False,
     )
     made: list[dict[int, Any]] = []
     read: list[dict[int, Any]] = []
