@@ -17,9 +17,11 @@ import pytest
 
 from memlens.engine.engine import Engine
 from memlens.local_api import server as server_module
-from memlens.local_api.client import ServerError, ask
-from memlens.local_api.protocol import MAX_LINE, Request
+from memlens.local_api.client import ServerDeclined, ServerError, ask
+from memlens.local_api.protocol import Request, encode
+from memlens.local_api.same_index import terms
 from memlens.local_api.server import MAX_CLIENTS, LocalServer
+from memlens.requests import MAX_MESSAGE_BYTES
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets")
 
@@ -90,8 +92,8 @@ def test_bad_requests_get_one_error_each_and_the_listener_lives(example: Engine,
     assert server.path is not None
     cases: list[tuple[bytes, str]] = [
         (b'{"method":"search","params":' + b"[" * 50_000 + b"\n", "nested deeper than"),
-        (b'{"method":"search","params":' + b"[" * 100_000 + b"\n", "larger than"),
-        (b'{"method":"search","params":{"query":"' + b"a" * (4 * MAX_LINE) + b'"}}\n', "larger than"),
+        (b'{"method":"search","params":' + b"[" * (MAX_MESSAGE_BYTES + 1) + b"\n", "larger than"),
+        (b'{"method":"search","params":{"query":"' + b"a" * (2 * MAX_MESSAGE_BYTES) + b'"}}\n', "larger than"),
         (b"\xff\xfe\x00\x01garbage\x9c\n", "not UTF-8"),
         (b"}}}]]]\n", "not JSON"),
         (b'{"method":"search","params":{"query":"q","limit":1000000000000}}\n', "limit must be 1..100"),
@@ -117,6 +119,22 @@ def test_bad_requests_get_one_error_each_and_the_listener_lives(example: Engine,
     with pytest.raises(ServerError, match=r"limit must be 1\.\.100, got 1000000000000"):
         ask(example.index_dir, search_request(limit=10**12))
     assert server._thread is not None and server._thread.is_alive()
+    a_normal_search_answers(example)
+
+
+def test_every_request_a_client_may_send_is_answered_or_kept_for_the_asker(
+    example: Engine, server: LocalServer
+) -> None:
+    """The bound is the schema's one message bound: a valid request longer than the socket's old 64 KB line (many
+    transcript folders) is answered, and one the server would refuse is not sent: the asker answers it itself."""
+    folders = [f"/home/someone/projects/client-{n:04d}/.claude/projects/a-long-project-folder-name" for n in range(900)]
+    asked = cast(Request, {**search_request(limit=3), "terms": {**terms(example.settings, []), "transcripts": folders}})
+    assert 64 << 10 < len(encode(asked)) < MAX_MESSAGE_BYTES
+    with pytest.raises(ServerDeclined, match="does not read /home/someone/projects/client-0000"):
+        ask(example.index_dir, asked)  # read whole, and its folders compared: not refused for its length
+    pasted = "Traceback (most recent call last):\n" + '  File "x.py", line 1, in f\n' * 200_000 + "KeyError: 'dlq'"
+    assert len(encode(search_request(query=pasted))) > MAX_MESSAGE_BYTES
+    assert ask(example.index_dir, search_request(query=pasted)) is None
     a_normal_search_answers(example)
 
 

@@ -14,7 +14,7 @@ from memlens.errors import InvalidRequest
 from memlens.local_api.client import ServerDeclined, ServerError, ask
 from memlens.local_api.protocol import Request as ServerRequest
 from memlens.local_api.same_index import terms
-from memlens.requests import MAX_QUERY_CHARS, SearchRequest, to_wire
+from memlens.requests import SearchRequest, to_wire
 from memlens.settings import Settings
 from memlens.wire import SearchResponse
 
@@ -29,8 +29,8 @@ def ask_server(
 ) -> SearchResponse | None:
     """The answer of the `memlens serve` / `memlens mcp` that holds this index open, if one runs and indexes as this
     command would (same_index.py); when it declines, one stderr line says why (under -v, or when flags caused it)."""
-    if args.no_server or len(request.query) > MAX_QUERY_CHARS:
-        return None  # a query read by its end may be longer than the socket's line (protocol.MAX_LINE): ask here
+    if args.no_server:
+        return None
     workspaces, settings = located
     index_dir = index_dir_for(
         workspaces=resolve_workspaces(workspaces), configured=settings.index_dir, explicit=args.index_dir

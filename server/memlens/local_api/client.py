@@ -1,5 +1,5 @@
-"""Asking a running server: connect to the index folder's socket, send one request, read one answer. Standard library
-only, so the CLI's fast path imports nothing of the engine."""
+"""Asking a running server: connect to the index folder's socket, send one request, read one answer. The standard
+library and the request schema's bounds only, so the CLI's fast path imports nothing of the engine."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from memlens.local_api.protocol import MAX_ANSWER, Request, encode, read_line, socket_path
+from memlens.requests import MAX_MESSAGE_BYTES
 
 CONNECT_SECONDS = 0.5
 ANSWER_SECONDS = 10.0  # a hybrid search on a busy server takes a second or two; past this the CLI answers itself
@@ -26,15 +27,17 @@ class ServerError(Exception):
 def ask(index_dir: Path, request: Request) -> dict[str, Any] | None:
     """The server's result, or None when no server answers for `index_dir` (no socket, a stale one, a server whose
     index is not open, a broken answer): the caller then opens the index itself. Raises ServerError for a request
-    the server refused as invalid."""
+    the server refused as invalid. A request longer than a message may be (a query read by its end, many transcript
+    folders) is not sent: the server would refuse it, and the asker's own engine answers it."""
     path = socket_path(index_dir)
-    if path is None or not path.exists():
+    line = encode(request)
+    if path is None or not path.exists() or len(line) > MAX_MESSAGE_BYTES:
         return None
     with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
         conn.settimeout(CONNECT_SECONDS)
         conn.connect(str(path))
         conn.settimeout(ANSWER_SECONDS)
-        conn.sendall(encode(request))
+        conn.sendall(line)
         conn.shutdown(socket.SHUT_WR)
         return _answer(read_line(conn, MAX_ANSWER, ANSWER_SECONDS))
     return None

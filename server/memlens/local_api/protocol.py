@@ -1,7 +1,8 @@
 """The local socket's place and framing: one request line of JSON, one answer line of JSON, camelCase keys.
 
 Request: {"method": "search", "params": <memlens.requests.SearchRequest as JSON: query, limit, mode, fusion, minScore,
-explain, filters>}, at most MAX_LINE bytes, sent within the server's read deadline.
+explain, filters>}, at most memlens.requests.MAX_MESSAGE_BYTES (the one bound of a message on any of memlens's
+wires), sent within the server's read deadline; a client whose request is longer answers itself.
 Answer: {"result": <the search response, as `memlens search --json` prints it>} or {"error": {"message", "code"}},
 where code "unavailable" means "ask your own engine" (the server's index is not open) and "invalid" is the user's
 error, said as the CLI would say it. A request may carry "terms" (same_index.terms: the asker's settings and
@@ -18,7 +19,6 @@ from pathlib import Path
 from typing import Any, Literal, NotRequired, TypedDict
 
 SOCKET_NAME = "search.sock"
-MAX_LINE = 64 << 10  # a request longer than this is refused (the longest valid one, a query at its cap, is far less)
 MAX_ANSWER = 64 << 20  # an answer longer than this is not read
 MAX_PATH = 100  # sun_path holds 104–108 bytes: a longer socket path is not used
 ErrorCode = Literal["unavailable", "invalid", "internal", "declined"]

@@ -2,8 +2,8 @@
 index they already hold open. Only the process that holds the index's writer lock listens (one per index folder);
 the socket is the owner's alone (mode 0600, and on Linux the peer's user id is checked) and is removed on close.
 Each connection is answered on its own thread (at most MAX_CLIENTS at once), its request bounded in size
-(protocol.MAX_LINE), time (READ_SECONDS in all), nesting and values (memlens.requests), so no client can kill or hold
-the listener."""
+(requests.MAX_MESSAGE_BYTES), time (READ_SECONDS in all), nesting and values (memlens.requests), so no client can
+kill or hold the listener."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlens.errors import IndexUnavailable, InvalidRequest
-from memlens.local_api.protocol import MAX_LINE, encode, error, read_line, socket_path
+from memlens.local_api.protocol import encode, error, read_line, socket_path
 from memlens.local_api.same_index import difference, terms
-from memlens.requests import SearchRequest, load_json
+from memlens.requests import MAX_MESSAGE_BYTES, SearchRequest, load_json
 
 if TYPE_CHECKING:
     from memlens.engine import Engine
@@ -141,14 +141,14 @@ class LocalServer:
         if not _same_user(conn):
             conn.sendall(encode(error("this socket answers its owner only", "invalid")))
             return
-        line = read_line(conn, MAX_LINE, READ_SECONDS)
+        line = read_line(conn, MAX_MESSAGE_BYTES, READ_SECONDS)
         conn.settimeout(READ_SECONDS)  # the answer is written within the same bound, however slowly it is read
         conn.sendall(encode(self.answer(line)))
 
     def answer(self, line: bytes) -> dict[str, Any]:
         """The answer to one request line (any failure is an answer too, never an exception)."""
-        if len(line) > MAX_LINE:
-            return error(f"the request is larger than {MAX_LINE:,} bytes", "invalid")
+        if len(line) > MAX_MESSAGE_BYTES:
+            return error(f"the request is larger than {MAX_MESSAGE_BYTES:,} bytes", "invalid")
         try:
             request = load_json(line)
         except InvalidRequest as exc:
