@@ -15,8 +15,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
+from memlens.engine.model_cache import model_cache_dir
 from memlens.engine.vectors.embedder import Embedder, load_embedder
 from memlens.settings import Settings
 
@@ -28,7 +27,7 @@ SHARED = Path(os.environ.get("MEMLENS_SHARED") or REPO.parent / "shared")
 
 def load_shared_embedder(settings: Settings) -> Embedder:
     """The configured model, loaded once (from the same cache folder the engine uses by default)."""
-    embedder, reason = load_embedder(settings.embedding, Path(platformdirs.user_cache_dir("memlens")) / "models")
+    embedder, reason = load_embedder(settings.embedding, model_cache_dir())
     if embedder is None:
         raise SystemExit(f"cannot load the embedding model: {reason}")
     return embedder

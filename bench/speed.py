@@ -25,7 +25,6 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import platformdirs
 
 from bench import search_memory
 from bench.common import SHARED, dir_bytes, load_shared_embedder, machine_info, peak_rss_mb
@@ -44,6 +43,7 @@ from bench.speed_report import TARGETS as TARGETS  # re-exported: the targets a 
 from bench.speed_report import check_targets, format_report, lscpu_model
 from memlens.engine.engine import Engine
 from memlens.engine.indexing.ingest import EMBED_TEXT_CHARS
+from memlens.engine.model_cache import model_cache_dir
 from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
 
@@ -86,7 +86,7 @@ def raw_fastembed(settings: Settings) -> Any:
     from memlens.engine.vectors.bundled_model import BUNDLED_MODEL, assemble_bundled_model, register_with_fastembed
 
     register_with_fastembed()
-    folder = assemble_bundled_model(Path(platformdirs.user_cache_dir("memlens")) / "models")
+    folder = assemble_bundled_model(model_cache_dir())
     model = TextEmbedding(BUNDLED_MODEL, specific_model_path=str(folder), threads=settings.embedding.threads or None)
     model.model.tokenizer.enable_truncation(max_length=settings.embedding.max_tokens)  # type: ignore[attr-defined]
     return model

@@ -39,6 +39,7 @@ from memlens.engine.indexing.remembered_roots import adopt_older_index, remember
 from memlens.engine.indexing.source_roots import RootOrigins, named_roots, unnamed, widen
 from memlens.engine.indexing.write_access import WriteAccess
 from memlens.engine.keyword.keyword_index import KeywordIndex
+from memlens.engine.model_cache import model_cache_dir
 from memlens.engine.progress import Progress
 from memlens.engine.query_settings import apply_query_settings, index_identity
 from memlens.engine.ranking.cross_encoder import CrossEncoder
@@ -122,7 +123,7 @@ class Engine:
         self._access = WriteAccess(self.index_dir, command=command, wait=wait_for_writer)
         self.catalog, self.keyword = self._open_parts()
         self._remembered: list[RootRow] = self.catalog.roots()  # the folders the index was built from
-        models = self.index_dir.parent.parent / "models"
+        models = model_cache_dir()
         self.embedder, self.provider_note = chosen_embedder(embedder, self.settings.embedding, models)
         self.vectors = VectorIndex(self.embedder.info.dim if self.embedder else BUNDLED_DIM)
         self.indexer = Indexer(self.catalog, self.keyword, self.vectors, self.embedder, self.settings)
