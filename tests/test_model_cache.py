@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from tests.conftest import EXAMPLE_WORKSPACE, example_settings
 
+from conftest import EXAMPLE_WORKSPACE, example_settings
 from memlens.engine.engine import Engine
 
 pytestmark = pytest.mark.slow
