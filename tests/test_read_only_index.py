@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,12 +48,16 @@ def test_an_index_this_user_may_only_read_answers_and_writes_nothing(shared_tmp:
     answer = json.loads(stats.stdout)
     assert answer["readOnly"] and answer["totalChunks"] == 1 and answer["files"] == {"markdown": 1}
 
-    search = as_nobody("search", "pager rotation", *where, home=home)
-    assert search.returncode == 1 and "Traceback" not in search.stderr  # tantivy cannot open it: nothing by keywords
-    assert search.stderr == (
-        f"memlens: the index at {index_dir} cannot be written (permission denied); answering from it as it is, by "
-        "meaning only (tantivy cannot open its keyword index without writing its lock file)\n"
-    )
+    assert answer["readOnlyReason"] == "this user cannot write its folder: permission denied"
+    views = set(Path(tempfile.gettempdir()).glob("memlens-keyword-view-*"))
+    for mode in ("keyword", "hybrid"):  # tantivy writes a lock file to open an index: opened through links
+        search = as_nobody("search", "pager rotation", "--mode", mode, "--json", *where, home=home)
+        assert search.returncode == 0, search.stderr
+        assert [hit["relPath"] for hit in json.loads(search.stdout)["results"]] == ["memory/a.md"]
+        assert search.stderr == (
+            f"memlens: the index at {index_dir} cannot be written (permission denied); answering from it as it is\n"
+        )
+    assert set(Path(tempfile.gettempdir()).glob("memlens-keyword-view-*")) == views  # the links are removed
     sessions = as_nobody("sessions", *where, home=home)
     assert sessions.returncode == 1 and sessions.stderr.count("\n") == 1, sessions.stderr  # the same line; none held
 

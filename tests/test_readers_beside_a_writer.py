@@ -134,7 +134,7 @@ def test_index_beside_a_long_lived_writer_names_it_and_does_not_wait(
         f"memlens: error: `memlens {command}` (pid {os.getpid()}) is writing the index at {index_dir} and brings it "
         "up to date; this one opens it read-only\n"
     )
-    assert stats["readOnly"]
+    assert stats["readOnly"] and stats["readOnlyReason"] == f"`memlens {command}` (pid {os.getpid()}) writes it"
 
 
 def test_the_writer_names_itself_beside_the_lock_while_it_holds_it(workspace: Path, tmp_path: Path) -> None:
@@ -147,5 +147,7 @@ def test_the_writer_names_itself_beside_the_lock_while_it_holds_it(workspace: Pa
         with Engine([workspace], settings, index_dir=index_dir, embedder=False, command="search") as reader:
             assert not reader.writable
             assert reader.stats()["readOnly"]
+            assert reader.stats()["readOnlyReason"] == f"`memlens stats` (pid {os.getpid()}) writes it"
+        assert writer.stats()["readOnlyReason"] is None
         assert read_holder(index_dir) == holder  # a reader's close leaves the writer's name alone
     assert not (index_dir / HOLDER_FILE).exists()

@@ -352,8 +352,10 @@ export interface StatsResponse {
   watcherErrors: number;
   indexing: boolean;
   indexDir: string;
-  /** another process writes this index; this server only reads it */
+  /** this server only reads the index (readOnlyReason says why) */
   readOnly: boolean;
+  /** why this process only reads (another writer, a folder it may not write); null when it writes */
+  readOnlyReason: string | null;
   /** source files the index does not hold as they are now (new, or changed since the last sync) */
   filesNotIndexed: number;
   /** why they wait (a full disk, a broken writer lock, no sync yet); null when none wait */

@@ -121,7 +121,7 @@ export function renderStats(stats: StatsResponse, opts: TimeOptions = {}): strin
     `| Last sync | ${stats.lastSync ? formatDateTime(stats.lastSync, opts) : 'never'} |`,
     '',
     ...(stats.providerNote ? [`_${escapeMarkdown(stats.providerNote)}_`, ''] : []),
-    `Index folder: \`${stats.indexDir}\`${stats.readOnly ? ' (read-only: another process writes it)' : ''}`,
+    `Index folder: \`${stats.indexDir}\`${stats.readOnly ? ` (read-only: ${stats.readOnlyReason ?? 'another process writes it'})` : ''}`,
     '',
     '## Files',
     '',

@@ -396,6 +396,7 @@ describe('status bar and stats', () => {
       indexing: false,
       indexDir: '/cache/memlens/ws',
       readOnly: true,
+      readOnlyReason: '`memlens serve` (pid 4242) writes it',
       filesNotIndexed: 0,
       notIndexedReason: null,
     };
@@ -411,7 +412,7 @@ describe('status bar and stats', () => {
     assert.match(md, /none \(keyword search only\)/);
     assert.match(md, /\| claude-code \| 3 \|\n\| memory \| 2 \|/);
     assert.match(md, /_format: none_/);
-    assert.match(md, /Index folder: `\/cache\/memlens\/ws` \(read-only/);
+    assert.match(md, /Index folder: `\/cache\/memlens\/ws` \(read-only: `memlens serve` \(pid 4242\) writes it\)/);
     assert.match(md, /\| Sessions \| 4 \|/);
     assert.match(md, /\| Invalid bytes read as U\+FFFD \| 2 \|/);
     assert.match(md, /1 bad line · 2 invalid bytes replaced/);

@@ -293,7 +293,7 @@ def print_stats(stats: StatsResponse, *, columns: int = 0) -> None:
         ("live indexing failures", f"{stats['watcherErrors']:,}"),
         ("embedding provider", provider),
         ("last sync", last),
-        ("index folder", stats["indexDir"] + (" (read-only: another process writes it)" if stats["readOnly"] else "")),
+        ("index folder", stats["indexDir"] + (f" (read-only: {stats['readOnlyReason']})" if stats["readOnly"] else "")),
     ]
     if waiting:
         files = counted(waiting, "file", grouped=True)

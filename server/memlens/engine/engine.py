@@ -164,6 +164,18 @@ class Engine:
         snapshot, a folder this user may only read); None otherwise."""
         return None if self._access.writable else unwritable_folder_cause(self.index_dir)
 
+    def read_only_reason(self) -> str | None:
+        """Why this process only reads the index, in a few words; None when it writes."""
+        if self.writable:
+            return None
+        cause = self.read_only_cause()
+        if cause is not None:
+            return f"this user cannot write its folder: {cause}"
+        problem = self.write_problem
+        if problem is not None:
+            return str(problem)
+        return f"{self._access.another_writer()} writes it"
+
     def read_only_note(self) -> str | None:
         """One line for a command that answers from an index whose folder cannot be written: it answers from the
         index as it is (and, when tantivy could not open its keyword index there, by meaning only)."""
@@ -218,6 +230,7 @@ class Engine:
     def close(self) -> None:
         self.team_connections.close()
         self.catalog.close()
+        self.keyword.close()
         self._access.close()
 
     def __enter__(self) -> Engine:
@@ -548,7 +561,7 @@ class Engine:
                 provider_note=self.provider_note,
                 indexing=self.indexing(),
                 index_dir=self.index_dir,
-                writable=self.writable,
+                read_only_reason=self.read_only_reason(),
                 not_indexed=not_indexed,
                 not_indexed_reason=why,
                 watcher_errors=self._live_failures,

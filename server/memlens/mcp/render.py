@@ -365,7 +365,8 @@ def render_stats(data: dict[str, Any]) -> str:
         f"({data.get('chunksWithEmbeddings')} with vectors) · provider {data.get('provider')}",
         f"files: {json.dumps(_read_files(data))} · messages: {json.dumps(data.get('messages', {}))}",
         f"last sync {data.get('lastSync')} · indexing {str(bool(data.get('indexing'))).lower()} · "
-        f"read-only {str(bool(data.get('readOnly'))).lower()}",
+        f"read-only {str(bool(data.get('readOnly'))).lower()}"
+        + (f" ({data['readOnlyReason']})" if data.get("readOnlyReason") else ""),
     ]
     if data.get("badLines") or data.get("filesWithErrors"):
         bad, failed = counted(data.get("badLines"), "bad line"), counted(data.get("filesWithErrors"), "file")

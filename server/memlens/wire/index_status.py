@@ -37,6 +37,9 @@ class StatsResponse(TypedDict):
     indexing: bool
     indexDir: str
     readOnly: bool
+    readOnlyReason: (
+        str | None
+    )  # why this process only reads (another writer, a folder it may not write); None when it writes
     filesNotIndexed: int  # source files the index does not hold as they are now (new, or changed since)
     notIndexedReason: str | None  # why they wait (a full disk, a broken lock, no sync yet); None when none wait
 

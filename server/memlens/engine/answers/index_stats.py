@@ -23,7 +23,7 @@ def index_stats(
     provider_note: str,
     indexing: bool,
     index_dir: Path,
-    writable: bool,
+    read_only_reason: str | None,
     not_indexed: int,
     not_indexed_reason: str | None,
     watcher_errors: int = 0,
@@ -56,7 +56,8 @@ def index_stats(
         "watcherErrors": watcher_errors,
         "indexing": indexing,
         "indexDir": stored_path(index_dir),
-        "readOnly": not writable,
+        "readOnly": read_only_reason is not None,
+        "readOnlyReason": read_only_reason,
         "filesNotIndexed": not_indexed,
         "notIndexedReason": not_indexed_reason,
     }

@@ -20,6 +20,7 @@ from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword import acronyms
 from memlens.engine.keyword.identifiers import cjk_field, identifier_terms
 from memlens.engine.keyword.keyword_query import QueryBuilder
+from memlens.engine.keyword.linked_view import LinkedView
 from memlens.engine.keyword.parsed_query import PHRASE, ParsedQuery, parse_words
 from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.errors import IndexNotReady, IndexUnavailable, environmental_cause, what_to_do
@@ -134,11 +135,13 @@ class KeywordIndex:
 
     def __init__(self, folder: Path, *, writable: bool = True, read_only_folder: bool = False) -> None:
         """`read_only_folder` (a reader's): the index folder cannot be written, and tantivy cannot open an index
-        without writing its lock file: this index is then an empty one in memory, and `unopened` says why."""
+        without writing its lock file: it is opened through links in a folder of this user's (linked_view.py), and
+        where that fails it is an empty one in memory, and `unopened` says why."""
         self.folder = folder
         self.writable = writable
         self.read_only_folder = read_only_folder and not writable
         self.unopened: str | None = None
+        self._view: LinkedView | None = None  # how a folder that cannot be written was opened
         self._analyzer = _analyzer()
         self._unstemmed = _analyzer(stem=False)  # to find stop words before stemming ("does" is not "doe")
         self._stems = _Stems()
@@ -196,10 +199,27 @@ class KeywordIndex:
                 raise IndexNotReady(f"its keyword index is half-made or unreadable ({exc})") from exc
             if not self.read_only_folder:
                 raise IndexUnavailable(f"cannot open the index at {self.folder}: {cause}; {what_to_do(cause)}") from exc
-            # tantivy writes its lock file to open an index: in a folder that cannot be written, the catalog and the
-            # vectors still answer, and this one holds nothing
-            self.index, self.unopened = tantivy.Index(self.schema), cause
+            self.index = self._open_through_links(cause)
         self._register_tokenizers()
+
+    def _open_through_links(self, cause: str) -> tantivy.Index:
+        """tantivy writes its lock file to open an index, which a folder that cannot be written refuses: open it
+        through a folder of links (linked_view.py), else hold nothing (the catalog and the vectors still answer)."""
+        try:
+            self._view = LinkedView(self.folder)
+            return self._view.open()
+        except Exception as exc:
+            log.warning(
+                "cannot open the keyword index at %s through links (%s); searching by meaning only", self.folder, exc
+            )
+            self.unopened = cause
+            return tantivy.Index(self.schema)
+
+    def close(self) -> None:
+        """Remove the folder of links a folder that cannot be written was opened through (the index's files stay
+        mapped while anything still reads them)."""
+        if self._view is not None:
+            self._view.close()
 
     def _register_tokenizers(self) -> None:
         # tokenizers are not stored with the index: register on every open. The `text` and `context` fields are
