@@ -13,10 +13,12 @@ use a rare word of its targets (one in fewer than 1 % of the indexed messages; w
 them), as it is or by a common 5-letter prefix; the share of its content words found in the targets is reported. It
 is an evaluation set: never tune on it.
 bench/data/transcript_questions_tune.json is the set to tune on (`--questions tune`): other questions, other target
-messages. `--set` changes the index's settings (chunking, embedding: a cache of its own), `--variant` names search
-settings tried on the same index, as in bench/locomo.py.
+messages. bench/data/transcript_questions_bags.json (`--questions bags`) asks about the tune set's targets as an editor
+user types a search, a few keywords or half-remembered words; its "answered" column is how often a search about
+something the transcripts hold is not met with silence. `--set` changes the index's settings (chunking, embedding: a
+cache of its own), `--variant` names search settings tried on the same index, as in bench/locomo.py.
 
-    python -m bench.transcripts [--json] [--no-cache] [--questions eval|tune|PATH] [--set KEY=VALUE …]
+    python -m bench.transcripts [--json] [--no-cache] [--questions eval|tune|bags|PATH] [--set KEY=VALUE …]
         [--variant NAME:KEY=VALUE[,KEY=VALUE] …]
 """
 
@@ -48,7 +50,11 @@ from memlens.settings import Settings
 REPO = Path(__file__).resolve().parents[1]
 TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
 QUESTIONS = REPO / "bench" / "data" / "transcript_questions.json"
-QUESTION_SETS = {"eval": QUESTIONS, "tune": REPO / "bench" / "data" / "transcript_questions_tune.json"}
+QUESTION_SETS = {
+    "eval": QUESTIONS,
+    "tune": REPO / "bench" / "data" / "transcript_questions_tune.json",
+    "bags": REPO / "bench" / "data" / "transcript_questions_bags.json",
+}
 CACHE = Path(platformdirs.user_cache_dir("memlens")) / "bench" / "transcripts"
 MODES = ("keyword", "vector", "hybrid")
 KINDS = ("original", "paraphrase")
@@ -260,6 +266,8 @@ def format_report(report: dict[str, Any]) -> str:
     ]
     for mode, run in report["runs"].items():
         for kind, s in [("all", run["all"]), *run["byKind"].items()]:
+            if not s["questions"]:
+                continue  # a set of one kind (the bags are all "original")
             timing = f"{run['msPerQuestion']} ({run['cpuMsPerQuestion']})" if kind == "all" else ""
             cells = [mode, kind, s["questions"], s["P@1"], s["R@5"], s["R@10"], f"{s['MRR']:.3f}"]
             cells += [s["shown R@5"], s["shown R@10"], s["answered"], timing]
@@ -282,7 +290,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--no-cache", action="store_true", help=f"index into a temporary folder, not {CACHE}")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated, of " + ", ".join(MODES))
     parser.add_argument(
-        "--questions", default="eval", help="eval (report on it), tune (tune on it), or a question file's path"
+        "--questions",
+        default="eval",
+        help="eval (report on it), tune (tune on it), bags (keyword searches about tune targets), or a file's path",
     )
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a setting for the index")
     parser.add_argument(

@@ -86,6 +86,21 @@ def test_the_tune_set_never_targets_an_evaluation_message() -> None:
     assert len({q["id"] for q in tune}) == len(tune)
 
 
+def test_the_bag_set_asks_only_about_tune_targets() -> None:
+    """The keyword-bag set (`--questions bags`) is written from the tune set's messages: each target is a tune target,
+    none an evaluation one, and its questions are short searches, not sentences. Reads only the files."""
+    bags = transcripts.load_questions(transcripts.QUESTION_SETS["bags"])
+    tune_targets = {t for q in transcripts.load_questions(transcripts.QUESTION_SETS["tune"]) for t in q["targets"]}
+    evaluated = transcripts.load_questions(transcripts.QUESTION_SETS["eval"])
+    assert len(bags) >= 30 and len({q["id"] for q in bags}) == len(bags)
+    assert [q["id"] for q in bags if not set(q["targets"]) <= tune_targets] == []
+    assert not {q["id"] for q in bags} & {q["id"] for q in evaluated}
+    for q in bags:
+        assert set(q) == {"id", "question", "kind", "targets", "file"}, q["id"]
+        assert q["file"] == q["targets"][0].split("#", 1)[0], q["id"]
+        assert len(q["question"].split()) <= 8 and "?" not in q["question"], q["id"]
+
+
 def test_the_question_sets_hold_on_the_real_transcripts(
     questions: list[dict[str, Any]], corpus: transcripts.Corpus, corpus_root: Path
 ) -> None:
@@ -118,6 +133,7 @@ def test_the_question_sets_hold_on_the_real_transcripts(
     assert [q["id"] for q in tune if set(q["targets"]) & evaluated] == []  # tuning never sees an evaluation target
     check = transcripts.check_questions(tune, corpus)
     assert check.unknown == [] and check.rare_shared == {}
+    assert transcripts.check_questions(transcripts.load_questions(transcripts.QUESTION_SETS["bags"]), corpus).ok
 
     for key in (
         "specstory/.specstory/history/2026-05-10_09-00-00Z-where-is-save-implemented.md#L83",
@@ -152,6 +168,26 @@ def test_evaluate_on_a_few_questions(
         assert summary["shown R@5"] <= summary["answered"]
     assert {m["id"] for m in run["misses"]} <= {q["id"] for q in sample}
     assert sum(s["questions"] for s in run["byFormat"].values()) == 8
+
+
+def test_the_report_of_a_set_of_one_kind_leaves_the_other_out(
+    asked: list[dict[str, Any]], corpus: transcripts.Corpus, corpus_root: Path
+) -> None:
+    """The bag set has no paraphrase: its report has no paraphrase row (it failed on the empty summary)."""
+    sample = [q for q in asked if q["kind"] == "original"][:2]
+    runs = transcripts.evaluate(sample, corpus, root=corpus_root, modes=("keyword",))
+    machine = {"cpu": "test", "cores": 1, "loadavg": [0.0, 0.0, 0.0]}
+    report = {
+        "machine": machine,
+        "loadavgEnd": machine["loadavg"],
+        "corpus": {"messages": 1, "units": 1, "indexSeconds": 0.0, "indexCpuSeconds": 0.0},
+        "questions": {"total": 2, "paraphrase": 0},
+        "check": {"meanOverlap": 0.0, "maxOverlap": 0.0},
+        "runs": runs,
+        "questionList": [{"id": q["id"], "question": q["question"]} for q in sample],
+    }
+    rows = [line for line in transcripts.format_report(report).splitlines() if line.startswith("| keyword |")]
+    assert [row.split(" | ")[1] for row in rows] == ["all", "original"]
 
 
 def test_a_variant_ranks_again_on_the_same_index_with_its_settings(
