@@ -158,8 +158,8 @@ _WEEKEND_OF = re.compile(r"\bweekend\s+of\s+(?:the\s+)?$", re.I)
 _AGO = re.compile(rf"\b{_NUM}\s+{_UNIT}s?\s+(?:ago|back)\b", re.I)  # "2 wks ago", "a few weeks back"
 _WEEKDAY_NAME = "(" + "|".join(WEEKDAYS) + ")"
 # the days said beside a date, written right before it: "two weeks before August 11", "the week after Christmas",
-# "the weekend before March 14" ("last weekend before April 10" is that one, not the latest weekend), "the Friday
-# before Christmas"
+# "the weekend before March 14", "the Friday before Christmas" ("last weekend before April 10" too: not the latest
+# weekend, `_beside` says which days)
 _BEFORE_AFTER = re.compile(
     rf"\b(?:{_NUM}\s+{_UNIT}s?|(?:the|last)\s+(?:(day|week|month|weekend)|{_WEEKDAY_NAME}))\s+(before|after)\s+"
     r"(?:the\s+)?$",
