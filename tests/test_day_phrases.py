@@ -223,6 +223,61 @@ PHRASES = [
     ("MLK day", "01-19"),
     ("Presidents' Day", "02-16"),
     ("Juneteenth", "2025-06-19"),
+    ("over the holidays", "2025-12-24..2026-01-01"),  # Christmas Eve to New Year's Day
+    ("during the holidays", "2025-12-24..2026-01-01"),
+    ("since the holidays", "2025-12-24..03-19"),
+    ("before the holidays", ""),  # an open bound
+    ("the holiday break", "2025-12-24..2026-01-01"),
+    ("over the Christmas break", "2025-12-24..2026-01-01"),  # was Christmas Eve to Boxing Day
+    ("the christmas holidays", "2025-12-24..2026-01-01"),
+    ("over winter break", "2025-12-24..2026-01-01"),
+    ("Mother's Day", "2025-05-11"),  # the US one, the second Sunday of May
+    ("on mothers day", "2025-05-11"),
+    ("Mothering Sunday", "03-15"),  # the UK one, three weeks before Easter
+    ("Father's Day", "2025-06-15"),
+    ("Christmas week", "2025-12-22..2025-12-28"),
+    ("Thanksgiving week", "2025-11-24..2025-11-30"),
+    ("since New Year", "01-01..03-19"),
+    ("over new year", "2025-12-31..2026-01-01"),
+    # beside a date: "the week before/after X" the seven days before or after it, "the weekend before/after X" the
+    # Saturday and Sunday that side of it, "the Friday before X" the nearest Friday that side
+    ("the week after Christmas", "2025-12-26..2026-01-01"),
+    ("the week before Thanksgiving", "2025-11-20..2025-11-27"),  # and the day itself: what the week was is told on it
+    ("the week after Feb 5", "02-06..02-12"),  # was Feb 5 to 13
+    ("the week before March 2", "02-23..03-02"),
+    ("the week after New Year's", "01-02..01-08"),
+    ("the week after the 12th", "03-13..03-19"),
+    ("the weekend before Easter", "2025-04-12..2025-04-13"),
+    ("the weekend after Thanksgiving", "2025-11-29..2025-11-30"),
+    ("the weekend before March 14", "03-07..03-08"),  # March 14 is a Saturday: the weekend before it
+    ("the weekend after Feb 5", "02-07..02-08"),
+    ("the day after last Tuesday", "03-18"),  # was last Tuesday
+    ("the weekend after last Friday", "03-14..03-15"),
+    ("the Friday before Christmas", "2025-12-19"),  # was last Friday
+    ("the Monday after Easter", "2025-04-21"),
+    ("the weekend of March 7", "03-07..03-08"),
+    ("the weekend of the 7th", "03-07..03-08"),
+    # a weekday of a month: the latest such day
+    ("the first Monday of March", "03-02"),  # was this Monday
+    ("the last Friday of February", "02-27"),  # was last Friday
+    ("last weekend of February", "02-28..03-01"),
+    ("the second Tuesday of March 2025", "2025-03-11"),
+    ("the last Friday of March", "2025-03-28"),  # this March's is still to come
+    # parts of quarters, quarters of a year said so, halves, so far this year
+    ("end of Q3", "2025-09-01..2025-09-30"),  # its last month
+    ("start of Q1", "01-01..01-31"),
+    ("the end of the third quarter", "2025-09-01..2025-09-30"),
+    ("end of last quarter", "2025-12-01..2025-12-31"),  # was all of it
+    ("Q3 last year", "2025-07-01..2025-09-30"),  # was all of last year
+    ("the third quarter of last year", "2025-07-01..2025-09-30"),
+    ("H2 2025", "2025-07-01..2025-12-31"),
+    ("year to date", "01-01..03-19"),
+    ("YTD", "01-01..03-19"),
+    ("month-to-date", "03-01..03-19"),
+    # words around a date that only say it
+    ("around March 5", "03-05"),
+    ("sometime in February", "02-01..02-28"),
+    ("late last night", "03-18..03-19"),
     # not dates
     ("prior art", ""),
     ("the previous version", ""),
@@ -290,6 +345,24 @@ PHRASES = [
     ("new year resolution script", ""),
     ("fri-sun-deploy", ""),
     ("sat-sun-job", ""),
+    ("a week from Monday", ""),  # still to come: was last Monday
+    ("two days from today", ""),
+    ("the holiday sale banner", ""),
+    ("mother's day promo page", ""),
+    ("father's day gift feature", ""),
+    ("thanksgiving week sale", ""),
+    ("the holidays table", ""),
+    ("public holidays list", ""),
+    ("holiday calendar sync", ""),
+    ("happy new year banner", ""),
+    ("in the new year", ""),  # as often a plan
+    ("over the break", ""),  # a lunch break as often as a holiday
+    ("during the sprint", ""),
+    ("the week after we shipped", ""),  # an event's day: the ranking's, not a date
+    ("the week before the release", ""),
+    ("week after week", ""),
+    ("day after day", ""),
+    ("the h1 heading", ""),
 ]
 
 # Where the ranking's window (`query_windows`) is wider than what a question about days reads, on purpose: a boost
@@ -311,6 +384,7 @@ RANKING_WIDER = {
     "tuesday morning": "",
     "Saturday and Sunday": "",
     "before Christmas": "2025-12-25",
+    "before the holidays": "2025-12-24..2026-01-01",
     "last weekend": "03-10..03-18",
     "this week": "03-13..03-25",
     "last month": "01-18..03-18",

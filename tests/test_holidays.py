@@ -10,7 +10,7 @@ import pytest
 
 from memlens.engine.answers.period import read_period
 from memlens.engine.ranking.dates import epoch_day, message_windows, query_windows
-from memlens.engine.ranking.holidays import HOLIDAYS, easter
+from memlens.engine.ranking.holidays import HOLIDAYS, easter, nth_weekday
 
 
 def test_easter_is_the_calendars_in_every_year_dateutil_knows() -> None:
@@ -32,6 +32,10 @@ def test_easter_is_the_calendars_in_every_year_dateutil_knows() -> None:
         ("labor day", 2026, date(2026, 9, 7)),
         ("mlk day", 2027, date(2027, 1, 18)),
         ("presidents' day", 2025, date(2025, 2, 17)),
+        ("mother's day", 2024, date(2024, 5, 12)),  # the US one
+        ("mothering sunday", 2024, date(2024, 3, 10)),  # the UK one
+        ("father's day", 2024, date(2024, 6, 16)),
+        ("the holidays", 2024, date(2024, 12, 24)),
     ],
 )
 def test_a_moveable_holiday_falls_on_its_day(name: str, year: int, day: date) -> None:
@@ -58,6 +62,12 @@ def _days(question: str, asked: date) -> list[tuple[date, date]]:
         ("what did we do since Easter", date(2026, 4, 1), (date(2025, 4, 20), date(2026, 4, 1))),
         ("what did we do over Thanksgiving", date(2026, 1, 5), (date(2025, 11, 27), date(2025, 11, 30))),
         ("the day after New Year's", date(2026, 1, 5), (date(2026, 1, 2),) * 2),
+        ("what did we do over the holidays", date(2026, 12, 28), (date(2026, 12, 24), date(2027, 1, 1))),  # these
+        ("what did we do over the holidays", date(2027, 1, 10), (date(2026, 12, 24), date(2027, 1, 1))),
+        ("what did we do over the holidays", date(2026, 12, 20), (date(2025, 12, 24), date(2026, 1, 1))),  # to come
+        ("the week after Christmas", date(2027, 1, 10), (date(2026, 12, 26), date(2027, 1, 1))),
+        ("the Friday before New Year's", date(2026, 1, 5), (date(2025, 12, 26),) * 2),
+        ("the first Monday of January", date(2026, 1, 3), (date(2025, 1, 6),) * 2),  # this January's is to come
     ],
 )
 def test_a_holiday_is_the_latest_one_said_so(question: str, asked: date, meant: tuple[date, date]) -> None:
@@ -81,3 +91,8 @@ def test_the_ranking_reads_a_holiday_as_a_question_does() -> None:
     christmas = epoch_day(date(2025, 12, 25))
     assert query_windows("the deploy over Christmas", now) == [(christmas - 1, christmas + 1)]
     assert query_windows("the christmas tree lights plugin", now) == []
+
+
+def test_a_month_has_a_fifth_weekday_or_none() -> None:
+    assert nth_weekday(2026, 3, 0, 5) == date(2026, 3, 30)
+    assert nth_weekday(2026, 2, 0, 5) is None  # February 2026 has four Mondays

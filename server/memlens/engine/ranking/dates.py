@@ -20,8 +20,11 @@ weekday said alone ("what did we do Friday"), and no period in a day said as an 
 back), "the other week", "last March" (said in March: the year before's), "late 2025", a weekday's short form after
 a word that makes it one ("last Fri", "on Wed") and common misspellings ("wensday", "febuary", "yesterdy"); "sat"
 and "sun" only so and before no word of a name ("last sat", not "last sat solver run"), or together ("Fri-Sun", "Sat
-and Sun"). A question's holidays ("over Christmas", "since Easter": holidays.py) are read as its dates of the
-calendar are; a message's are not.
+and Sun"). A question's holidays ("over Christmas", "since Easter": holidays.py) and weekdays of a month ("the
+first Monday of March") are read as its dates of the calendar are; a message's are not. Every reader takes the days
+beside a date, a holiday or a weekday ("the week after Christmas", "the weekend before March 14", "the Friday before
+Christmas", "the day after last Tuesday": `_beside`), "the weekend of March 7", parts of a quarter ("the end of Q3"),
+"Q3 last year", "H2 2025" and "year to date"; "a week from Monday" is a plan's, no day.
 A message's dates: the day it was written, plus what its own relative words mean from that day ("yesterday", "last
 week", "two days ago", "last weekend", "next month"). Windows are (first day, last day) as epoch days (UTC).
 """
@@ -35,7 +38,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from memlens.engine.keyword.stop_words import STOP_WORDS
-from memlens.engine.ranking.holidays import ends_a_day, holiday_windows
+from memlens.engine.ranking.holidays import ends_a_day, holiday_windows, nth_weekday
 from memlens.requests import why_no_such_day
 from memlens.wire import AmbiguousDate, UnreadDate
 
@@ -133,6 +136,15 @@ _WEEK_OF_MONTH = re.compile(
     rf"\b(?:the\s+)?(first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week\s+of\s+{_MONTH}\b{_YEAR_AFTER}", re.I
 )
 _WEEKS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": 0}
+# "the first Monday of March", "the last Friday of February", "the second weekend in May 2025": that day (a
+# weekend its Saturday and Sunday), in a question the latest such day (a message's is as often one to come)
+_WEEKDAY_OF_MONTH = re.compile(
+    r"\b(?:the\s+)?(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)\s+("
+    + "|".join(calendar.day_name)
+    + rf"|weekend)\s+(?:of|in)\s+{_MONTH}\b{_YEAR_AFTER}",
+    re.I,
+)
+_NTH = _WEEKS | {"fifth": 5, "5th": 5, "last": -1}
 # "early 2025", "mid-2025", "the end of 2025": a third of that year (January to April, May to August, September to
 # December)
 _PART_OF_YEAR = re.compile(
@@ -142,10 +154,17 @@ _PART_OF_YEAR = re.compile(
 _HALF_OF_YEAR = re.compile(rf"\b(?:the\s+)?({_HALF})\s+of\s+((?:19|20)\d{{2}})\b(?![-/.:]\d)", re.I)  # January-June
 _IN_YEAR = re.compile(r"\b(?:in|during|throughout)\s+(?:the\s+year\s+)?((?:19|20)\d{2})\b(?![-/.:]\d)", re.I)
 _WEEK_OF = re.compile(r"\bweek\s+of\s+(?:the\s+)?$", re.I)
+_WEEKEND_OF = re.compile(r"\bweekend\s+of\s+(?:the\s+)?$", re.I)
 _AGO = re.compile(rf"\b{_NUM}\s+{_UNIT}s?\s+(?:ago|back)\b", re.I)  # "2 wks ago", "a few weeks back"
+_WEEKDAY_NAME = "(" + "|".join(WEEKDAYS) + ")"
+# the days said beside a date, written right before it: "two weeks before August 11", "the week after Christmas",
+# "the weekend before March 14", "the Friday before Christmas" ("last weekend before April 10" too: not the latest
+# weekend, `_beside` says which days)
 _BEFORE_AFTER = re.compile(
-    rf"\b(?:{_NUM}\s+{_UNIT}s?|(?:the|last)\s+(day|week|month|weekend))\s+(before|after)\b", re.I
-)  # "last weekend before April 10" is the weekend before it, not the latest weekend
+    rf"\b(?:{_NUM}\s+{_UNIT}s?|(?:the|last)\s+(?:(day|week|month|weekend)|{_WEEKDAY_NAME}))\s+(before|after)\s+"
+    r"(?:the\s+)?$",
+    re.I,
+)
 # "yesterday" as it is misspelt in a search box
 YESTERDAY_MISSPELT = (
     "yesterdy", "yestreday", "yesteday", "yesturday", "yesterady", "yesterdya", "ysterday", "yestarday",
@@ -362,13 +381,13 @@ def _ago(count: int, unit: str, anchor: int, sign: int = -1) -> Window:
 
 
 def absolute_dates(
-    text: str, year_hint: int | None = None, today: date | None = None, *, holidays: bool = False
+    text: str, year_hint: int | None = None, today: date | None = None, *, question: bool = False
 ) -> list[tuple[Window, int, int]]:
     """(window, start, end offsets in `text`) for every absolute date; a month without a year takes `year_hint`, but
     "last March" said on `today` is the latest March before today's month (March 2025, said in March 2026).
-    `holidays`: a question's holidays too ("over Christmas", "since Easter": holidays.py), the latest seen from
-    `today` (or the end of `year_hint`'s year); a message's are not read (one written in December is as often about
-    the Christmas to come)."""
+    `question`: a question's holidays ("over Christmas", "since Easter": holidays.py) and weekdays of a month ("the
+    first Monday of March") too, the latest seen from `today` (or the end of `year_hint`'s year); a message's are
+    not read (one written in December is as often about the Christmas to come)."""
     found: list[tuple[Window, int, int]] = []
     taken = bytearray(len(text))  # a mark on each character a date took: a long paste stays linear
 
@@ -400,6 +419,9 @@ def absolute_dates(
             first, last = _month_window(year, MONTHS[m[2].lower().rstrip(".")])
             week = _WEEKS[m[1].lower()]
             add((last - 6, last) if week == 0 else (first + 7 * (week - 1), first + 7 * week - 1), m)
+    for m in _WEEKDAY_OF_MONTH.finditer(text) if question else ():
+        if free(m) and (window := _weekday_of_month(m, year_hint, today)) is not None:
+            add(window, m)
     for m in _HALF_OF_YEAR.finditer(text):
         if free(m):
             year = int(m[2])
@@ -442,7 +464,7 @@ def absolute_dates(
         if free(m):
             add(_month_window(int(m[2]), MONTHS[m[1].lower().rstrip(".")]), m)
     seen_from = today or (date(year_hint, 12, 31) if year_hint is not None else None)
-    if holidays and seen_from is not None:  # before a month's day: "July 4th" is the latest, not this year's
+    if question and seen_from is not None:  # before a month's day: "July 4th" is the latest, not this year's
         for (first_day, last_day), said_at, said_to in holiday_windows(text, seen_from):
             if not any(taken[said_at:said_to]):
                 found.append(((epoch_day(first_day), epoch_day(last_day)), said_at, said_to))
@@ -496,6 +518,19 @@ def _counts_not_a_day(text: str, m: re.Match[str]) -> bool:
     """Whether the number of a month and day `m` ("March 3 people") counts the thing named after it: a list's
     number's rule (`counts_a_thing`), for a date not said as one ("on March 3 tests failed" is that day)."""
     return counts_a_thing(text, m.end()) and not _DATE_PREPOSITION.search(text[max(0, m.start() - 12) : m.start()])
+
+
+def _weekday_of_month(m: re.Match[str], year_hint: int | None, today: date | None) -> Window | None:
+    """The day `_WEEKDAY_OF_MONTH` matched (a weekend: its Saturday and Sunday) in the year said, else in `year_hint`'s
+    or, when that one is still to come seen from `today`, the year before's."""
+    month, nth, said = MONTHS[m[3].lower().rstrip(".")], _NTH[m[1].lower()], m[2].lower()
+    weekday = 5 if said == "weekend" else WEEKDAYS[said]
+    years = [int(m[4])] if m[4] else [] if year_hint is None else [year_hint, year_hint - 1]
+    for year in years:
+        day = nth_weekday(year, month, weekday, nth)
+        if day is not None and (m[4] or today is None or day <= today):
+            return epoch_day(day), epoch_day(day) + (said == "weekend")
+    return None
 
 
 def _numeric_days(text: str, m: re.Match[str], readings: tuple[tuple[int, int, int], ...]) -> set[date]:
@@ -608,25 +643,19 @@ def query_windows(query: str, now: float) -> list[Window]:
 
 def _query_reads(query: str, now: float, *, bare_weekdays: bool = False) -> list[Read]:
     today = day_of(now)
-    absolute = absolute_dates(query, year_hint=today.year, today=today, holidays=True)
+    absolute = absolute_dates(query, year_hint=today.year, today=today, question=True)
     windows: list[Read] = []
     said_before: list[tuple[int, int]] = []  # "two weeks before": read with its date, not again as words of their own
     for window, start, end in absolute:
         before = _BEFORE_AFTER.search(query[max(0, start - 40) : start])
-        if before:  # "two weeks before August 11": the shifted day, and the named day itself
+        if before:  # "two weeks before August 11", "the week after Christmas": read with its date
             said_before.append((max(0, start - 40) + before.start(), start))
-            count = _count(before[1]) if before[1] else 1
-            unit = before[2] or ("week" if (before[3] or "").lower() == "weekend" else before[3])
-            sign = -1 if before[4].lower() == "before" else 1
-            if unit.lower() == "day" and count == 1:  # "the day after New Year's": that day alone
-                day = window[0] - 1 if sign < 0 else window[1] + 1
-                windows.append(((day, day), start, end))
-                continue
-            shifted = _ago(count, unit, window[0] if sign < 0 else window[1], sign)
-            windows.append(((min(shifted[0], window[0]), max(shifted[1], window[1])), start, end))
+            windows.append((_beside(before, window), start, end))
         elif _WEEK_OF.search(query[max(0, start - 20) : start]):  # "the week of March 3": its Monday to Sunday
             monday = window[0] - (window[0] + 3) % 7  # epoch day 0, 1 January 1970, was a Thursday
             windows.append(((monday, monday + 6), start, end))
+        elif _WEEKEND_OF.search(query[max(0, start - 20) : start]):  # "the weekend of March 7"
+            windows.append((_weekend_of(window[0]), start, end))
         elif _since(query, start, end) and window[0] <= epoch_day(today):
             windows.append(((window[0], max(window[1], epoch_day(today))), start, end))
         else:
@@ -635,8 +664,58 @@ def _query_reads(query: str, now: float, *, bare_weekdays: bool = False) -> list
     relative = _relative_reads(without_spans(query, spans), today, question=True, bare_weekdays=bare_weekdays)
     # a question asks about days that were: "tomorrow", "next week" name none yet (a plan's words, searched as
     # such), as "next Friday" names none
-    windows += [read for read in relative if read[0][0] <= epoch_day(today)]
+    windows += [read for read in _read_beside(query, relative) if read[0][0] <= epoch_day(today)]
     return spans_joined(query, windows)
+
+
+def _read_beside(text: str, reads: Sequence[Read]) -> list[Read]:
+    """`reads`, each said after "the day after", "the weekend before" … ("the day after last Tuesday") as the days
+    those words name beside it, and after "the weekend of" ("the weekend of the 7th") as that weekend."""
+    beside = []
+    for window, start, end in reads:
+        before = _BEFORE_AFTER.search(text[max(0, start - 40) : start])
+        if before:
+            window = _beside(before, window)
+        elif _WEEKEND_OF.search(text[max(0, start - 20) : start]):
+            window = _weekend_of(window[0])
+        beside.append((window, start, end))
+    return beside
+
+
+def _weekend_of(day: int) -> Window:
+    """The Saturday and Sunday "the weekend of" a day means: its own when it is one, else the one after it."""
+    saturday = day - 1 if (day + 3) % 7 == 6 else day + (5 - (day + 3)) % 7
+    return saturday, saturday + 1
+
+
+def _beside(said: re.Match[str], window: Window) -> Window:
+    """The days `said` (a match of `_BEFORE_AFTER`) names beside `window`'s: "the day after" the next day alone, "the
+    week/month after" the seven/thirty days after its last day, "the week/month before" the seven/thirty before it and
+    the date itself (what a week before a day was is told on that day: "last week, …"), "the weekend after/before"
+    the nearest Saturday and Sunday that side, "the Friday before" the latest Friday before it; a count ("two weeks
+    before") the days around that far off and the named days themselves, and so "last weekend before April 10" (a
+    message's "last weekend" retold: the week up to the date)."""
+    sign = -1 if said[5].lower() == "before" else 1
+    edge = window[0] if sign < 0 else window[1]
+    if said[4]:  # a weekday: the nearest one that side of the date (day d is weekday (d + 3) % 7)
+        weekday = _weekday_number(said[4])
+        day = edge - 1 - (edge + 2 - weekday) % 7 if sign < 0 else edge + 1 + (weekday - edge - 4) % 7
+        return day, day
+    unit, count = (said[3], 1) if said[3] else (said[2], _count(said[1]))
+    unit = unit.lower()
+    retold = unit == "weekend" and said[0].lower().startswith("last")
+    if retold:
+        unit = "week"
+    if unit == "day" and count == 1:  # "the day after New Year's": that day alone
+        return edge + sign, edge + sign
+    if unit == "weekend":  # the Saturday and Sunday that side of the date
+        sunday = edge - 1 - (edge + 2 - 6) % 7 if sign < 0 else edge + 1 + (5 - edge - 4) % 7 + 1
+        return sunday - 1, sunday
+    if said[3] and not retold:  # "the week before": the whole unit next to the date
+        days = UNITS[unit]
+        return (edge - days, window[1]) if sign < 0 else (edge + 1, edge + days)
+    shifted = _ago(count, unit, edge, sign)
+    return min(shifted[0], window[0]), max(shifted[1], window[1])
 
 
 # what is written between the two ends of a span ("Feb 10 to Feb 12", "Feb 28 - March 2"), and after "between"
@@ -702,7 +781,7 @@ def without_dates(text: str) -> str:
     """`text` less its dates of the calendar ("Feb 10-12", "mid-February", "the first week of March") and the periods
     only a question about days reads ("in the last 3 days", "in Q1"), blanked: the words a question about days says
     besides them (answers/period.py)."""
-    spans = [(start, end) for _, start, end in absolute_dates(text, year_hint=2000, holidays=True)]
+    spans = [(start, end) for _, start, end in absolute_dates(text, year_hint=2000, question=True)]
     spans += [(m.start(), m.end()) for m, _ in _period_phrases(text)]
     spans += [(m.start(), m.end()) for m in _WEEKDAY_WEEKS_BACK.finditer(text)]  # "two Tuesdays ago": no "tuesdays"
     spans += [(m.start(), m.end()) for m in _WEEKS_AGO_DAY.finditer(text)]  # "this time last week": no "time"
@@ -766,13 +845,36 @@ _PART_OF_A_THING = re.compile(  # "the last week of the sprint": the thing's day
     r"that|his|her|their|your)\b)",
     re.I,
 )
+# "a week from Monday", "two days from today": days still to come, a plan's, not the day named
+_FROM_A_DAY = re.compile(
+    rf"\b{_NUM}\s+(?:day|week|wk|fortnight|month)s?\s+from\s+(?:(?:this|next|last)\s+)?(?:today|tomorrow|now|"
+    + "|".join(WEEKDAYS)
+    + r")\b",
+    re.I,
+)
 _BEFORE_LAST = re.compile(r"\bthe\s+(week|weekend|month|year)\s+before\s+last\b", re.I)
 _CALENDAR_UNIT = re.compile(rf"\b(last|this|{_PREVIOUS})\s+(month|year|quarter)\b{_NOT_OF}", re.I)
 _PART_OF_UNIT = re.compile(
     rf"\b(?:(earlier|early|mid|late)\s*-?\s*(?:in\s+)?|(?:the\s+)?(beginning|start|middle|end|{_HALF})\s+of\s+)"
-    rf"(last|this|{_PREVIOUS}|(?<=of |in )the)\s+(week|month|year)\b",
+    rf"(last|this|{_PREVIOUS}|(?<=of |in )the)\s+(week|month|quarter|year)\b",
     re.I,
 )
+# "the end of Q3", "early Q1 2026", "the start of the second quarter": a third of that quarter (one month), the
+# latest begun when no year is said
+_PART_OF_QUARTER = re.compile(
+    r"\b(?:(early|mid|late)\s*-?\s*|(?:the\s+)?(beginning|start|middle|end)\s+of\s+)(?:the\s+)?"
+    r"(?:q([1-4])|(first|second|third|fourth)\s+quarter)\b(?:\s+(?:of\s+)?((?:19|20)\d{2})\b(?![-/.:]\d))?",
+    re.I,
+)
+# "Q3 last year", "the third quarter of last year", "Q1 this year"
+_QUARTER_OF_UNIT_YEAR = re.compile(
+    rf"\b(?:the\s+)?(?:q([1-4])|(first|second|third|fourth)\s+quarter)\s+(?:of\s+)?(last|this|{_PREVIOUS})\s+year\b",
+    re.I,
+)
+# "H1 2025", "H2 of 2025": that half of the year (with its year: "h1" alone is a heading's tag)
+_HALF_YEAR = re.compile(r"\bh([12])\s+(?:of\s+)?((?:19|20)\d{2})\b(?![-/.:]\d)", re.I)
+# "year to date", "YTD", "month-to-date", "QTD": from the first day of this year (month, quarter) to today
+_TO_DATE = re.compile(r"\b(?:(year|quarter|month)[\s-]+to[\s-]+date|([yqm])td)\b", re.I)
 _QUARTER_OF_YEAR = re.compile(r"\bq([1-4])\s+(?:of\s+)?((?:19|20)\d{2})\b(?![-/.:]\d)", re.I)  # "Q1 2026"
 # "the first week of last month", "the last week of the month" (this one's): its days 1-7 … or its last seven
 _WEEK_OF_UNIT_MONTH = re.compile(
@@ -881,6 +983,9 @@ def _thirds(unit: str, first: int, last: int, part: int) -> Window:
         return first + 2 * (part - 1), first + 2 * part
     if unit == "month":
         return first + 10 * (part - 1), first + 19 if part == 2 else (first + 9 if part == 1 else last)
+    if unit == "quarter":  # its months
+        start = date(1970, 1, 1) + timedelta(days=first)
+        return _month_window(start.year, start.month + part - 1)
     # a year's thirds: January to April, May to August, September to December
     year = (date(1970, 1, 1) + timedelta(days=first)).year
     return epoch_day(date(year, 4 * part - 3, 1)), _month_window(year, 4 * part)[1]
@@ -890,6 +995,31 @@ def _quarter(m: re.Match[str], today: date) -> Window | None:
     number = int(m[1]) if m[1] else _WEEKS[m[2].lower()]
     year = int(m[3]) if m[3] else today.year - (date(today.year, 3 * number - 2, 1) > today)  # the latest begun
     return epoch_day(date(year, 3 * number - 2, 1)), _month_window(year, 3 * number)[1]
+
+
+def _part_of_quarter(m: re.Match[str], today: date) -> Window | None:
+    number = int(m[3]) if m[3] else _WEEKS[m[4].lower()]
+    year = int(m[5]) if m[5] else today.year - (date(today.year, 3 * number - 2, 1) > today)  # the latest begun
+    first, last = epoch_day(date(year, 3 * number - 2, 1)), _month_window(year, 3 * number)[1]
+    window = _thirds("quarter", first, last, _PARTS[(m[1] or m[2]).lower()])
+    return None if window[0] > epoch_day(today) else (window[0], min(window[1], epoch_day(today)))
+
+
+def _quarter_of_unit_year(m: re.Match[str], today: date) -> Window | None:
+    number = int(m[1]) if m[1] else _WEEKS[m[2].lower()]
+    year = today.year - (m[3].lower() != "this")
+    window = epoch_day(date(year, 3 * number - 2, 1)), _month_window(year, 3 * number)[1]
+    return None if window[0] > epoch_day(today) else (window[0], min(window[1], epoch_day(today)))
+
+
+def _half_year(m: re.Match[str], today: date) -> Window | None:
+    year, months = int(m[2]), (1, 6) if m[1] == "1" else (7, 12)
+    return _month_window(year, months[0])[0], _month_window(year, months[1])[1]
+
+
+def _to_date(m: re.Match[str], today: date) -> Window | None:
+    unit = {"y": "year", "q": "quarter", "m": "month"}[m[2].lower()] if m[2] else m[1].lower()
+    return _unit_window(unit, today, 0)[0], epoch_day(today)
 
 
 def _quarter_of_year(m: re.Match[str], today: date) -> Window | None:
@@ -949,13 +1079,18 @@ PhraseReader = Callable[[re.Match[str], date], Window | list[Window] | None]  # 
 _PHRASES: tuple[tuple[re.Pattern[str], PhraseReader], ...] = (  # in this order: the first to take a span reads it
     (_WEEK_OF_UNIT_MONTH, _week_of_unit_month),
     (_PART_OF_A_THING, _no_period),
+    (_FROM_A_DAY, _no_period),
     (_BEFORE_LAST, _before_last),
     (_SPAN_BACK, _span_back),
     (_DAYS_AGO, _days_ago),
     (_HOURS_AGO, _hours_ago),
     (_PART_OF_UNIT, _part_of_unit),
+    (_PART_OF_QUARTER, _part_of_quarter),
+    (_QUARTER_OF_UNIT_YEAR, _quarter_of_unit_year),
     (_QUARTER, _quarter),
     (_QUARTER_OF_YEAR, _quarter_of_year),
+    (_HALF_YEAR, _half_year),
+    (_TO_DATE, _to_date),
     (_CALENDAR_UNIT, _calendar_unit),
     (_BARE_DAYS, _bare_days),
     (_BARE_DAY_LIST, _bare_day_list),
@@ -999,7 +1134,7 @@ def _phrase_reads(query: str, now: float, *, ranking: bool) -> list[Read]:
     `_query_reads` reads already keeps that wider reading; else a question about days (`period_windows`)."""
     today = day_of(now)
     said = _period_phrases(query)
-    if absolute_dates(query, year_hint=today.year, today=today, holidays=True) or not said:
+    if absolute_dates(query, year_hint=today.year, today=today, question=True) or not said:
         return _query_reads(query, now, bare_weekdays=not ranking)
     if ranking:
         own = [(start, end) for _, start, end in _query_reads(query, now)]
@@ -1010,13 +1145,14 @@ def _phrase_reads(query: str, now: float, *, ranking: bool) -> list[Read]:
         ]
     spans = [(m.start(), m.end()) for m, _ in said]
     reads = _query_reads(without_spans(query, spans), now, bare_weekdays=not ranking)
+    phrases: list[Read] = []
     for m, reader in said:
         read = reader(m, today)
         for first, last in read if isinstance(read, list) else [] if read is None else [read]:
             if _since(query, m.start(), m.end()) and first <= epoch_day(today):
                 last = epoch_day(today)
-            reads.append(((first, last), m.start(), m.end()))
-    return spans_joined(query, reads)
+            phrases.append(((first, last), m.start(), m.end()))
+    return spans_joined(query, reads + _read_beside(query, phrases))
 
 
 _OPEN_BOUND = re.compile(r"\b(?:before|after|prior\s+to|until|till|up\s+to)\s+(?:the\s+)?$", re.I)

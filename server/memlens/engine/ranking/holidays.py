@@ -2,14 +2,19 @@
 the days of the latest one on or before the day asked (the one of a year said after it: "Christmas 2024"; none
 still to come: "next Easter", or "this Christmas" said in March). Read: the holidays common to the US and the UK,
 and the US federal ones, by one calendar each ("Thanksgiving" is the US one, the fourth Thursday of November; "Labor
-Day" the first Monday of September); no regional or religious calendar beyond Easter's (Western, Gregorian). Said
-with "over", "during", "at", "around" or followed by "weekend" or "break", a holiday is its days off around it:
-Christmas Eve to Boxing Day, New Year's Eve and Day, Thanksgiving Thursday to Sunday, Good Friday to Easter Monday, a
-Monday's weekend and the Monday. A holiday's name is a word of a thing's name too ("easter egg", "christmas tree
-lights plugin", "labor day sale banner", "Halloween theme"): it is a day only when no word of its own follows it,
-and the names that are also words ("Christmas", "Easter", "Halloween", "Thanksgiving", "Valentine's", "New Year's")
-only after a word that makes them a day ("on", "over", "since", "last", "before", "the week of"…); a year said after
-a name ("Christmas 2024") or a date in it ("July 4th") makes it a day whatever follows.
+Day" the first Monday of September; "Mother's Day" the US one, the second Sunday of May, as the UK's is named
+"Mothering Sunday"; "Father's Day" the third Sunday of June in both); no regional or religious calendar beyond
+Easter's (Western, Gregorian). Said with "over", "during", "at", "around" or followed by "weekend", a holiday is its
+days off around it: Christmas Eve to Boxing Day, New Year's Eve and Day, Thanksgiving Thursday to Sunday, Good Friday
+to Easter Monday, a Monday's weekend and the Monday; followed by "week", the Monday to Sunday it falls in. "The
+holidays" ("over the holidays", "the holiday break", "the Christmas break", "winter break") are Christmas Eve to New
+Year's Day: the days most offices close, whatever a school's break is. A holiday's name is a word of a thing's name
+too ("easter egg", "christmas tree lights plugin", "labor day sale banner", "Halloween theme", "mother's day promo
+page"): it is a day only when no word of its own follows it, and the names that are also words ("Christmas",
+"Easter", "Halloween", "Thanksgiving", "Valentine's", "New Year's", "the holidays") only after a word that makes them
+a day ("on", "over", "since", "last", "before", "the week of"…; "holidays" only as "the holidays", and "New Year" not
+as "the new year", as often a plan); a year said after a name ("Christmas 2024") or a date in it ("July 4th") makes
+it a day whatever follows.
 """
 
 from __future__ import annotations
@@ -39,13 +44,22 @@ def easter(year: int) -> date:
     return date(year, month, day + 1)
 
 
-def _nth_weekday(year: int, month: int, weekday: int, nth: int) -> date:
-    """The `nth` (1-4; -1 the last) `weekday` (Monday 0) of a month."""
+def nth_weekday(year: int, month: int, weekday: int, nth: int) -> date | None:
+    """The `nth` (1-5; -1 the last) `weekday` (Monday 0) of a month; None when it has no fifth."""
     if nth < 0:
         last = date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
         return last - timedelta(days=(last.weekday() - weekday) % 7)
     first = date(year, month, 1)
-    return first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * (nth - 1))
+    day = first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * (nth - 1))
+    return day if day.month == month else None
+
+
+def _nth(year: int, month: int, weekday: int, nth: int) -> date:
+    """`nth_weekday` for a holiday's `nth` (1-4, or -1), which every month has."""
+    day = nth_weekday(year, month, weekday, nth)
+    if day is None:
+        raise ValueError(f"no {nth}th weekday {weekday} in {year}-{month}")
+    return day
 
 
 def _fixed(month: int, day: int) -> Callable[[int], date]:
@@ -53,7 +67,11 @@ def _fixed(month: int, day: int) -> Callable[[int], date]:
 
 
 def _thanksgiving(year: int) -> date:
-    return _nth_weekday(year, 11, 3, 4)
+    return _nth(year, 11, 3, 4)
+
+
+def _mothering_sunday(year: int) -> date:
+    return easter(year) - timedelta(days=21)  # the fourth Sunday of Lent
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +79,7 @@ class Holiday:
     day: Callable[[int], date]  # the holiday's day in a year
     days_off: tuple[int, int] = (0, 0)  # "over Christmas": the days before and after the day that are its days off
     word: bool = False  # its name is also a word ("easter", "christmas"): a day only after a word that says so
+    period: bool = False  # its days off are what it names, whatever word is said before it ("the holidays")
 
 
 _MONDAY_WEEKEND = (-2, 0)  # "Memorial Day weekend": the Saturday to the Monday
@@ -82,18 +101,28 @@ HOLIDAYS: dict[str, Holiday] = {
     "halloween": Holiday(_fixed(10, 31), word=True),
     "valentine's": Holiday(_fixed(2, 14), word=True),
     "valentine's day": Holiday(_fixed(2, 14)),
-    "labor day": Holiday(lambda year: _nth_weekday(year, 9, 0, 1), _MONDAY_WEEKEND),
-    "memorial day": Holiday(lambda year: _nth_weekday(year, 5, 0, -1), _MONDAY_WEEKEND),
-    "mlk day": Holiday(lambda year: _nth_weekday(year, 1, 0, 3), _MONDAY_WEEKEND),
-    "presidents' day": Holiday(lambda year: _nth_weekday(year, 2, 0, 3), _MONDAY_WEEKEND),
+    "labor day": Holiday(lambda year: _nth(year, 9, 0, 1), _MONDAY_WEEKEND),
+    "memorial day": Holiday(lambda year: _nth(year, 5, 0, -1), _MONDAY_WEEKEND),
+    "mlk day": Holiday(lambda year: _nth(year, 1, 0, 3), _MONDAY_WEEKEND),
+    "presidents' day": Holiday(lambda year: _nth(year, 2, 0, 3), _MONDAY_WEEKEND),
     "juneteenth": Holiday(_fixed(6, 19)),
     "independence day": Holiday(_fixed(7, 4)),
     "veterans day": Holiday(_fixed(11, 11)),
     "bonfire night": Holiday(_fixed(11, 5)),
+    "mother's day": Holiday(lambda year: _nth(year, 5, 6, 2)),  # the US one: the second Sunday of May
+    "mothering sunday": Holiday(_mothering_sunday),
+    "father's day": Holiday(lambda year: _nth(year, 6, 6, 3)),  # the third Sunday of June, US and UK
+    # Christmas Eve to New Year's Day: the days most offices close between them, however long a school's break is
+    "the holidays": Holiday(_fixed(12, 24), (0, 8), word=True, period=True),
+    "the holiday break": Holiday(_fixed(12, 24), (0, 8), period=True),
 }
 _APOSTROPHE = "['’]?"
 # each name as it is written (in lower case); the longest first, so "Christmas Eve" is not "Christmas"
 _NAMES: dict[str, str] = {
+    r"(?:christmas|xmas)\s+(?:break|holidays?|vacation)|winter\s+(?:break|holidays?|vacation)|holiday\s+break": (
+        "the holiday break"
+    ),
+    r"(?<=the\s)holidays": "the holidays",
     r"christmas\s+eve|xmas\s+eve": "christmas eve",
     r"christmas\s+day|xmas\s+day": "christmas day",
     r"christmas|xmas": "christmas",
@@ -101,6 +130,7 @@ _NAMES: dict[str, str] = {
     rf"new\s+year{_APOSTROPHE}s\s+eve": "new year's eve",
     rf"new\s+year{_APOSTROPHE}s\s+day|new\s+year\s+day": "new year's day",
     rf"new\s+year{_APOSTROPHE}s": "new year's",
+    r"(?<!the\s)new\s+year": "new year's",  # "since New Year"; "in the new year" is as often a plan
     r"thanksgiving\s+day": "thanksgiving day",
     r"thanksgiving": "thanksgiving",
     r"black\s+friday": "black friday",
@@ -119,13 +149,16 @@ _NAMES: dict[str, str] = {
     r"independence\s+day|(?:the\s+)?(?:4th|fourth)\s+of\s+july|july\s+(?:4th|fourth|4)": "independence day",
     rf"veteran{_APOSTROPHE}s{_APOSTROPHE}\s+day": "veterans day",
     r"bonfire\s+night|guy\s+fawkes(?:\s+night|\s+day)?": "bonfire night",
+    rf"mothers?{_APOSTROPHE}s?{_APOSTROPHE}\s+day": "mother's day",
+    r"mothering\s+sunday": "mothering sunday",
+    rf"fathers?{_APOSTROPHE}s?{_APOSTROPHE}\s+day": "father's day",
 }
 _NAME = re.compile(
     r"\b(?:" + "|".join(f"({pattern})" for pattern in _NAMES) + r")(?![\w'’-])"
-    r"(?:,?\s+((?:19|20)\d{2})\b(?![-/.:]\d))?(\s+(?:weekend|break|holidays?|vacation)\b)?",
+    r"(?:,?\s+((?:19|20)\d{2})\b(?![-/.:]\d))?(\s+(?:weekend|break|holidays?|vacation)\b)?(\s+week\b)?",
     re.I,
 )
-_YEAR_GROUP, _DAYS_OFF_GROUP = len(_NAMES) + 1, len(_NAMES) + 2
+_YEAR_GROUP, _DAYS_OFF_GROUP, _WEEK_GROUP = len(_NAMES) + 1, len(_NAMES) + 2, len(_NAMES) + 3
 # a word before the name that makes it a day, and which one: "last" the one before today's, "this" this year's
 _SAID_AS_A_DAY = re.compile(
     r"\b(?:(over|during|at|around|through(?:out)?)|(last)|(this)|(next)|on|in|since|before|after|until|till|by|from|"
@@ -146,12 +179,15 @@ def holiday_windows(text: str, today: date) -> list[tuple[DateWindow, int, int]]
         key = _NAMES[next(pattern for pattern, group in zip(_NAMES, m.groups(), strict=False) if group)]
         holiday = HOLIDAYS[key]
         said = _SAID_AS_A_DAY.search(text[max(0, m.start() - 16) : m.start()])
-        year, days_off = m[_YEAR_GROUP], m[_DAYS_OFF_GROUP] is not None
-        if holiday.word and said is None and year is None and not days_off:  # "easter eggs", "christmas"
+        year, days_off, week = m[_YEAR_GROUP], m[_DAYS_OFF_GROUP] is not None, m[_WEEK_GROUP] is not None
+        if holiday.word and said is None and year is None and not days_off and not week:  # "easter eggs"
             continue
         if year is None and "july" not in m[0].lower() and not ends_a_day(text, m.end()):  # "easter egg"
             continue
         window = _window(holiday, today, said, None if year is None else int(year), days_off)
+        if window is not None and week:  # "Christmas week": the Monday to Sunday of its day
+            monday = window[0] - timedelta(days=window[0].weekday())
+            window = monday, monday + timedelta(days=6)
         if window is not None:
             found.append((window, m.start(), m.end()))
     return found
@@ -174,7 +210,7 @@ def _window(
         day = holiday.day(before.year)
         if day > before:
             day = holiday.day(before.year - 1)
-    if (said is not None and said[1]) or days_off:  # "over Christmas", "Memorial Day weekend"
+    if (said is not None and said[1]) or days_off or holiday.period:  # "over Christmas", "Memorial Day weekend"
         return day + timedelta(days=holiday.days_off[0]), day + timedelta(days=holiday.days_off[1])
     return day, day
 
