@@ -363,6 +363,12 @@ PHRASES = [
     ("week after week", ""),
     ("day after day", ""),
     ("the h1 heading", ""),
+    ("when did the assistant ask the shell what day it is today", ""),  # the date itself asked about
+    ("what day is it today", ""),
+    ("what's today's date", ""),
+    ("what is the date today", ""),
+    ("what time is it now", ""),
+    ("what day of the week it is", ""),
 ]
 
 # Where the ranking's window (`query_windows`) is wider than what a question about days reads, on purpose: a boost

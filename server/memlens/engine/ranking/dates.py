@@ -852,6 +852,13 @@ _FROM_A_DAY = re.compile(
     + r")\b",
     re.I,
 )
+# "what day it is today", "what's today's date", "what time is it now": the date itself asked about (a shell's
+# `date`, a model's sense of the day), no period of the user's work
+_ASKS_THE_DATE = re.compile(
+    r"\bwhat(?:'s|\s+is)?\s+(?:the\s+)?(?:day|date|time|weekday|day\s+of\s+the\s+week)\s+(?:it\s+is|is\s+it|it's)"
+    r"(?:\s+(?:today|now|tonight|right\s+now))?\b|\bwhat(?:'s|\s+is)\s+(?:today's\s+date|the\s+date\s+today)\b",
+    re.I,
+)
 _BEFORE_LAST = re.compile(r"\bthe\s+(week|weekend|month|year)\s+before\s+last\b", re.I)
 _CALENDAR_UNIT = re.compile(rf"\b(last|this|{_PREVIOUS})\s+(month|year|quarter)\b{_NOT_OF}", re.I)
 _PART_OF_UNIT = re.compile(
@@ -1080,6 +1087,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], PhraseReader], ...] = (  # in this order:
     (_WEEK_OF_UNIT_MONTH, _week_of_unit_month),
     (_PART_OF_A_THING, _no_period),
     (_FROM_A_DAY, _no_period),
+    (_ASKS_THE_DATE, _no_period),
     (_BEFORE_LAST, _before_last),
     (_SPAN_BACK, _span_back),
     (_DAYS_AGO, _days_ago),
