@@ -1,9 +1,10 @@
 /**
  * The transcript viewer's folds: every tool call folded to its one-line summary, and only the tool calls. A document
- * re-rendered with more messages is where this goes wrong if done naively: VS Code's folding keeps the regions it
- * had for the old text until every folding provider has answered for the new one, and a fold asked for meanwhile
- * folds whichever old region holds the line (a tool output's lines, a heading); folds collapsed before the change
- * also survive it where the text moved under them. So a re-render unfolds first and folds once the new regions are in.
+ * re-rendered with more messages is where this goes wrong if done naively: VS Code keeps a fold that was collapsed
+ * before the change wherever the change moved it (as long as it spans as many lines), so the tool calls folded
+ * before end up folded on other lines; and until every folding provider has answered for the new text it keeps the
+ * old text's regions, so a fold asked for meanwhile folds whichever old region holds the line. So a re-render
+ * unfolds first and folds once the new text's regions are in.
  */
 
 import * as vscode from 'vscode';
