@@ -14,6 +14,7 @@ import {
   SHOW_EARLIER,
   withEarlierPage,
 } from './transcriptMarkdown';
+import { ToolFolds } from './transcriptFolds';
 import { parseTranscriptUri, parseTranscriptUriString, TRANSCRIPT_SCHEME, type TranscriptRef, transcriptUriComponents } from './transcriptUri';
 import { Commands, type HistoryParams, type HistoryResponse, type SessionsResponse } from './protocol';
 import { termRanges } from './query';
@@ -29,12 +30,45 @@ export function transcriptUri(ref: TranscriptRef): vscode.Uri {
   return vscode.Uri.from(transcriptUriComponents(ref));
 }
 
+/** Resolves once the editor's visible lines change, or after `ms` (a scroll to where it already is changes none). */
+function visibleRangesChange(editor: vscode.TextEditor, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => done(), ms);
+    const listener = vscode.window.onDidChangeTextEditorVisibleRanges((e) => {
+      if (e.textEditor === editor) {
+        done();
+      }
+    });
+    const done = (): void => {
+      clearTimeout(timer);
+      listener.dispose();
+      resolve();
+    };
+  });
+}
+
+/**
+ * Scroll `line` to the editor's top edge. Revealing a line "at the top" leaves rows above it (room for the sticky
+ * headings, `editor.cursorSurroundingLines`), so the line lands lower than it was: the editor is then scrolled by
+ * the lines left above it, and the reader's line stays where it was on the screen.
+ */
+async function showAtTop(editor: vscode.TextEditor, line: number): Promise<void> {
+  const position = new vscode.Position(line, 0);
+  const revealed = visibleRangesChange(editor, 500);
+  editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.AtTop);
+  await revealed;
+  const top = editor.visibleRanges[0]?.start.line;
+  if (top !== undefined && top < line && vscode.window.activeTextEditor === editor) {
+    await vscode.commands.executeCommand('editorScroll', { to: 'down', by: 'line', value: line - top });
+  }
+}
+
 export class TranscriptViewer implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   /** uri → 0-based line of the anchored message, computed while rendering */
   private readonly anchorLines = new Map<string, number>();
-  /** uri → the [first, last] lines of its tool calls, folded to their summary line */
-  private readonly toolRanges = new Map<string, [number, number][]>();
+  /** tool calls folded to their summary line */
+  private readonly folds = new ToolFolds({ scheme: TRANSCRIPT_SCHEME });
   /** uri → the history it shows and each message's heading line, to load the page before it */
   private readonly shown = new Map<string, { history: HistoryResponse; messageLines: Record<string, number> }>();
   /** uri → the history with earlier pages put in front, rendered instead of asking the server again */
@@ -69,14 +103,14 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
         if (editor && uri?.scheme === TRANSCRIPT_SCHEME && !this.revealed.has(uri.toString())) {
           this.revealed.add(uri.toString());
           this.revealAnchor(editor);
-          void this.foldTools(editor);
+          void this.folds.fold(editor, () => this.revealAnchor(editor));
         }
       }),
       vscode.workspace.onDidCloseTextDocument((doc) => {
         if (doc.uri.scheme === TRANSCRIPT_SCHEME) {
           this.revealed.delete(doc.uri.toString());
           this.anchorLines.delete(doc.uri.toString());
-          this.toolRanges.delete(doc.uri.toString());
+          this.folds.forget(doc.uri.toString());
           this.shown.delete(doc.uri.toString());
           this.extended.delete(doc.uri.toString());
           this.terms.delete(doc.uri.toString());
@@ -94,14 +128,7 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
           }
         }
       }),
-      // tool calls fold to their one-line summary
-      vscode.languages.registerFoldingRangeProvider(
-        { scheme: TRANSCRIPT_SCHEME },
-        {
-          provideFoldingRanges: (doc) =>
-            (this.toolRanges.get(doc.uri.toString()) ?? []).map(([a, b]) => new vscode.FoldingRange(a, b, vscode.FoldingRangeKind.Region)),
-        },
-      ),
+      this.folds,
       // links between sessions (a subagent's parent, a session's subagents) open in the viewer
       vscode.languages.registerDocumentLinkProvider({ scheme: TRANSCRIPT_SCHEME }, { provideDocumentLinks: (doc) => this.links(doc) }),
       // the link names no document: VS Code decodes a command link's arguments once more than a URI encodes them, so
@@ -180,22 +207,6 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
     }
   }
 
-  /**
-   * Fold every tool call of a transcript editor to its summary line. The editor asks the folding providers after it
-   * shows the document, so the fold command is given a moment; a fold that finds no range yet does nothing.
-   */
-  private async foldTools(editor: vscode.TextEditor, reveal = () => this.revealAnchor(editor)): Promise<void> {
-    const starts = (this.toolRanges.get(editor.document.uri.toString()) ?? []).map(([a]) => a);
-    if (!starts.length || vscode.window.activeTextEditor !== editor) {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    if (vscode.window.activeTextEditor === editor) {
-      await vscode.commands.executeCommand('editor.fold', { levels: 1, selectionLines: starts });
-      reveal();
-    }
-  }
-
   private revealAnchor(editor: vscode.TextEditor): void {
     const doc = editor.document;
     const line = Math.min(this.anchorLine(doc.uri), Math.max(0, doc.lineCount - 1));
@@ -216,7 +227,7 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
       this.extended.delete(key);
       const rendered = renderTranscript(history, displayTimeOptions(), await this.related(history, token));
       this.anchorLines.set(key, rendered.anchorLine);
-      this.toolRanges.set(key, rendered.toolRanges);
+      this.folds.set(key, rendered.toolRanges);
       this.shown.set(key, { history, messageLines: rendered.messageLines });
       return rendered.markdown;
     } catch (err) {
@@ -264,6 +275,7 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
     }
     const editor = vscode.window.visibleTextEditors.find((ed) => ed.document.uri.toString() === key);
     const topLine = editor?.visibleRanges[0]?.start.line ?? 0;
+    const foldable = editor && (await this.folds.beforeRerender(editor));
     this.extended.set(key, merged);
     const rendered = new Promise<boolean>((resolve) => {
       // a document closed meanwhile is never rendered again: stop waiting for it
@@ -286,12 +298,11 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
       return;
     }
     const line = Math.min(keptTopLine(shown.messageLines, after.messageLines, topLine), editor.document.lineCount - 1);
-    const keep = (): void => {
-      const position = new vscode.Position(line, 0);
-      editor.revealRange(new vscode.Range(position, position), vscode.TextEditorRevealType.AtTop);
-    };
-    keep();
-    await this.foldTools(editor, keep);
+    const keep = (): Promise<void> => showAtTop(editor, line);
+    await keep();
+    if (foldable) {
+      await this.folds.refold(editor, foldable, keep);
+    }
   }
 
   /** The anchor line of an opened transcript document (0 when unknown). */
@@ -347,7 +358,7 @@ export class TranscriptViewer implements vscode.TextDocumentContentProvider, vsc
     });
     this.revealAnchor(editor);
     this.decorate(editor);
-    await this.foldTools(editor);
+    await this.folds.fold(editor, () => this.revealAnchor(editor));
     return editor;
   }
 

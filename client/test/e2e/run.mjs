@@ -10,8 +10,9 @@
 //     real language client, fills the results sidebar, opens the top hit and writes a JSON report,
 //  3. opens the workbench in Chromium (playwright-core), waits for the report, checks it and the rendered sidebar,
 //  4. clicks like a person: hovers a word and clicks the rendered hover link, clicks a sidebar hit, clicks a session
-//     in the Sessions view, types into Search Memory (with a filter completion), and leaves a screenshot of each
-//     surface in test-artifacts/ (vscode-*.png),
+//     in the Sessions view, opens a long session (generated in a temporary folder, longSession.mjs) and Ctrl+clicks
+//     its "show earlier messages", types into Search Memory (with a filter completion), and leaves a screenshot of
+//     each surface in test-artifacts/ (vscode-*.png),
 //  5. changes memlens.server.pythonPath (from the palette: the harness's "memlens e2e: Apply Setting", through VS Code's
 //     configuration API) while "memlens: Restart Server" runs, kills the server process and restarts
 //     it again, and proves each time that a search answers and that one server runs,
@@ -29,6 +30,8 @@
 //   MEMLENS_E2E_TIMEOUT_S     overall time limit (default 300)
 //   MEMLENS_CODE_SERVER_DIR   where install-code-server.sh put code-server (default client/test/e2e/.code-server)
 //   MEMLENS_E2E_KEEP=1        keep the temporary user-data/extensions folders
+//   MEMLENS_E2E_STEPS         regex: run only the clicking steps whose names match (a quicker loop while working on
+//                             one; CI runs them all)
 
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -37,6 +40,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { LONG_SESSION_ID, LONG_SESSION_ROUNDS, LONG_SESSION_TITLE, questionText, writeLongSession } from './longSession.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../../..');
@@ -53,6 +57,7 @@ const VSIX = path.resolve(ROOT, env.MEMLENS_VSIX || 'out/memlens.vsix');
 const WORKSPACE = path.resolve(ROOT, env.MEMLENS_E2E_WORKSPACE || 'examples/workspace');
 const PYTHON = env.MEMLENS_PYTHON || 'python3';
 const TIMEOUT_MS = (Number(env.MEMLENS_E2E_TIMEOUT_S) || 300) * 1000;
+const ONLY_STEPS = env.MEMLENS_E2E_STEPS ? new RegExp(env.MEMLENS_E2E_STEPS, 'i') : undefined;
 const CS_DIR = path.resolve(ROOT, env.MEMLENS_CODE_SERVER_DIR || path.join(HERE, '.code-server'));
 const CODE_SERVER = path.join(CS_DIR, 'node_modules/code-server/out/node/entry.js');
 const CHROMIUM = env.MEMLENS_CHROMIUM || '/usr/bin/chromium';
@@ -258,6 +263,10 @@ function tabStart(title, sessionKey) {
 // -- clicking like a person ----------------------------------------------------------------------------------------
 
 async function step(name, fn) {
+  if (ONLY_STEPS && !ONLY_STEPS.test(name)) {
+    log(`skip ${name} (MEMLENS_E2E_STEPS)`);
+    return;
+  }
   try {
     await fn();
   } catch (err) {
@@ -446,6 +455,203 @@ async function clickSession(page) {
   const factsCount = /(\d[\d,]*) messages?\b/.exec(facts)?.[1];
   check(!tipCount || factsCount === tipCount, `the transcript counts the messages its session's tooltip does (${factsCount} and ${tipCount})`);
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-session-opened.png') });
+}
+
+// -- a long session's earlier messages, loaded by a click on the link above its first shown message ---------------
+
+/** The lines the active editor shows, top to bottom: their text, where they are, and whether a fold starts there. */
+async function viewportLines(page) {
+  const lines = await page
+    .locator('.editor-group-container.active .monaco-editor .view-lines .view-line')
+    .evaluateAll((els) =>
+      els.map((el) => ({ top: el.getBoundingClientRect().top, text: (el.textContent ?? '').replace(/\u00a0/g, ' '), folded: !!el.querySelector('.inline-folded') })),
+    )
+    .catch(() => []);
+  return lines.sort((a, b) => a.top - b.top);
+}
+
+/** Where `words` are drawn in a line of the editor (a DOM range over its text nodes), or null. */
+async function wordsBox(line, words) {
+  return line
+    .evaluate((el, wanted) => {
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      const nodes = [];
+      let text = '';
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        nodes.push({ node, at: text.length });
+        text += node.textContent ?? '';
+      }
+      const start = text.replace(/\u00a0/g, ' ').indexOf(wanted);
+      if (start < 0) return null;
+      const locate = (offset) => {
+        const hit = nodes.findLast((n) => n.at <= offset) ?? nodes[0];
+        return [hit.node, offset - hit.at];
+      };
+      const range = document.createRange();
+      range.setStart(...locate(start));
+      range.setEnd(...locate(start + wanted.length - 1));
+      const r = range.getBoundingClientRect();
+      return { x: r.left, y: r.top, width: r.width, height: r.height };
+    }, words)
+    .catch(() => null);
+}
+
+/** What is wrong with the folds in view: a fold on a line that is no tool call, or a tool call left open. */
+function foldProblems(lines) {
+  const problems = [];
+  lines.forEach((line, i) => {
+    const next = lines[i + 1]?.text ?? '';
+    if (line.folded && !line.text.startsWith('🔧')) problems.push(`folded: "${line.text.slice(0, 50)}"`);
+    if (line.text.startsWith('🔧') && !line.folded && lines[i + 1] && /^(```|~~~)/.test(next)) problems.push(`open: "${line.text.slice(0, 50)}"`);
+  });
+  return problems;
+}
+
+/**
+ * The long session (longSession.mjs), opened from the Sessions view: its last 200 messages, under the line "⋯ N
+ * earlier messages are not shown — show earlier messages". A Ctrl+click on the link, as a person follows a link in an
+ * editor, puts the messages before them above, in the same editor: the message that was first stays where it was on
+ * the screen, the messages before it are above it, only tool calls are folded (after a reload one tool output was
+ * folded too), and the session's start has no link left.
+ */
+async function checkShowEarlier(page) {
+  const sidebar = page.locator('[id="workbench.parts.sidebar"]');
+  await runCommand(page, 'View: Close All Editors');
+  const header = sidebar.locator('.pane-header', { hasText: /sessions/i }).first();
+  await header.waitFor({ timeout: 10000 });
+  if ((await header.getAttribute('aria-expanded')) === 'false') {
+    await header.click();
+  }
+  const pane = sidebar.locator('.pane', { has: page.locator('.pane-header', { hasText: /sessions/i }) }).first();
+  const row = pane.locator('.monaco-list-row', { hasText: LONG_SESSION_TITLE }).first();
+  // the list renders the rows in view: its project is the last, below the example's (and a project's rows come a
+  // moment after the project's)
+  await waitFor(
+    'the long session in the Sessions view',
+    async () => {
+      if (await row.isVisible().catch(() => false)) return true;
+      await pane.locator('.monaco-list').first().hover().catch(() => undefined);
+      await page.mouse.wheel(0, 400);
+      return false;
+    },
+    30000,
+    500,
+  );
+  await row.click({ timeout: 10000 });
+  const tab = page.locator('.tabs-container .tab.active', { hasText: tabStart(LONG_SESSION_TITLE, LONG_SESSION_ID) });
+  await tab.waitFor({ timeout: 15000 });
+  const editor = page.locator('.editor-group-container.active .monaco-editor .view-lines');
+  const linkLine = editor.locator('.view-line', { hasText: 'show earlier messages' }).first();
+  await linkLine.waitFor({ timeout: 15000 });
+  // the first shown message: the window is the session's last 200 messages, 4 a round
+  const firstRound = LONG_SESSION_ROUNDS - 200 / 4 + 1;
+  const firstQuestion = editor.locator('.view-line', { hasText: questionText(firstRound) }).first();
+  await firstQuestion.waitFor({ timeout: 10000 });
+  await waitFor('the tool calls in view folded', async () => (await viewportLines(page)).some((l) => l.folded), 15000).catch(() => undefined);
+  const before = await viewportLines(page);
+  // the facts line wraps: its parts are several view lines
+  const facts = before.map((l) => l.text).join(' ').match(/\S+ messages shown[^#]*?tool\s+outputs/)?.[0] ?? '';
+  check(/^150 messages shown · 50 tool\s+outputs$/.test(facts), `the long session opens at its last 200 messages ("${facts}")`);
+  const yBefore = (await firstQuestion.boundingBox())?.y ?? -1;
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-show-earlier-before.png') });
+  // the link's words, wherever the line's spans split them: Ctrl+click their middle, as VS Code's hover on a link says
+  const box = await wordsBox(linkLine, 'show earlier messages');
+  if (!check(box, 'the line above the first message shows "show earlier messages"')) {
+    return;
+  }
+  const x = box.x + box.width / 2;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(x, y - 40);
+  await page.mouse.move(x, y, { steps: 4 });
+  await page.keyboard.down('Control');
+  await sleep(200);
+  await page.mouse.click(x, y);
+  await page.keyboard.up('Control');
+  // the round before the first shown one appears above it, and the link is gone with the session's start reached
+  const previous = editor.locator('.view-line', { hasText: `Pier ${firstRound - 1} drifts` }).first();
+  const loaded = await found(previous.waitFor({ timeout: 20000 }));
+  // the page's tool calls fold a moment after its text shows; the place is kept again after they fold
+  await waitFor('the folds to settle', async () => foldProblems(await viewportLines(page)).length === 0, 15000).catch(() => undefined);
+  await sleep(500);
+  const after = await viewportLines(page);
+  const yAfter = (await firstQuestion.boundingBox().catch(() => null))?.y ?? -1;
+  const lineHeight = before.length > 1 ? before[1].top - before[0].top : 19;
+  const above = after.findIndex((l) => l.text.includes(`Pier ${firstRound - 1} drifts`));
+  const kept = after.findIndex((l) => l.text.includes(questionText(firstRound)));
+  check(loaded && above >= 0 && kept > above, `clicking "show earlier messages" put round ${firstRound - 1} above round ${firstRound} (lines ${above} and ${kept} of the view)`);
+  check(yBefore >= 0 && yAfter >= 0 && Math.abs(yAfter - yBefore) <= lineHeight, `the reader's place is kept: round ${firstRound}'s question was at y=${Math.round(yBefore)}, is at y=${Math.round(yAfter)}`);
+  const problems = foldProblems(after);
+  check(problems.length === 0 && after.some((l) => l.folded), `after the load only tool calls are folded, each of them (${problems.length ? problems.join('; ') : `${after.filter((l) => l.folded).length} folded in view`})`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-show-earlier.png') });
+  // the whole document, a page at a time: no tool output folded anywhere, no tool call left open
+  await page.keyboard.press('Control+Home');
+  await sleep(300);
+  const top = await viewportLines(page);
+  const startFacts = top.map((l) => l.text).join(' ').match(/\S+ messages?( shown)? · \S+ tool\s+outputs/)?.[0] ?? '';
+  check(/^210 messages · 70 tool\s+outputs$/.test(startFacts) && !top.some((l) => l.text.includes('show earlier messages')), `the session's start is reached: "${startFacts}", no link left`);
+  const seen = [];
+  let last = '';
+  for (let pageNo = 0; pageNo < 80; pageNo++) {
+    const lines = await viewportLines(page);
+    seen.push(...foldProblems(lines.slice(0, -1)));
+    const bottom = lines.map((l) => l.text).join('\n');
+    if (bottom === last) break;
+    last = bottom;
+    await page.keyboard.press('PageDown');
+    await sleep(120);
+  }
+  check(seen.length === 0, `through the whole document only tool calls are folded, each of them (${seen.length ? [...new Set(seen)].slice(0, 4).join('; ') : 'none else'})`);
+}
+
+/**
+ * The Sessions view in an 800 px wide window (a row was once seen listed twice at that width): every row once, and
+ * after a refresh too. The rows are read from the list's own indexes (it renders the rows in view: scrolled through).
+ */
+async function checkSessionsAt800(page) {
+  const sidebar = page.locator('[id="workbench.parts.sidebar"]');
+  await runCommand(page, 'View: Close All Editors');
+  await page.setViewportSize({ width: 800, height: 960 });
+  try {
+    await sleep(800);
+    const pane = sidebar.locator('.pane', { has: page.locator('.pane-header', { hasText: /sessions/i }) }).first();
+    const rows = pane.locator('.monaco-list-row');
+    await rows.first().waitFor({ timeout: 15000 });
+    const read = async () => {
+      const byIndex = new Map();
+      const list = pane.locator('.monaco-list').first();
+      await list.hover();
+      for (let i = 0; i < 12; i++) {
+        const seen = await rows.evaluateAll((els) => els.map((el) => [el.getAttribute('data-index'), el.getBoundingClientRect().top, (el.textContent ?? '').trim()]));
+        for (const [index, top, text] of seen) {
+          byIndex.set(index, { top, text });
+        }
+        await page.mouse.wheel(0, 200);
+        await sleep(150);
+      }
+      await page.mouse.wheel(0, -5000);
+      return [...byIndex.entries()].sort((a, b) => Number(a[0]) - Number(b[0])).map(([, row]) => row.text);
+    };
+    const twice = (texts) => texts.filter((t, i) => /msg/.test(t) && texts.indexOf(t) !== i);
+    const first = await read();
+    log(`sessions view at 800 px: ${JSON.stringify(first.map((t) => t.slice(0, 40)))}`);
+    // on screen: no two rows drawn at the same height
+    const tops = await rows.evaluateAll((els) => els.filter((el) => el.offsetParent).map((el) => Math.round(el.getBoundingClientRect().top)));
+    check(new Set(tops).size === tops.length, `at 800 px no two Sessions rows are drawn on one another (${tops.length} rows)`);
+    check(first.length > 0 && twice(first).length === 0, `at 800 px the Sessions view lists each session once (${first.length} rows${twice(first).length ? `; twice: ${twice(first)[0]}` : ''})`);
+    await page.mouse.move(700, 900); // no row's tooltip over the list
+    await sleep(300);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-sessions-800.png') });
+    await pane.locator('.pane-header').hover();
+    const refresh = pane.locator('.pane-header .action-label[aria-label^="Refresh"]').first();
+    if (await found(refresh.click({ timeout: 5000 }))) {
+      await sleep(1500);
+      const again = await read();
+      check(twice(again).length === 0 && again.length === first.length, `after a refresh too (${again.length} rows)`);
+    }
+  } finally {
+    await page.setViewportSize({ width: 1600, height: 960 });
+    await sleep(500);
+  }
 }
 
 // -- the search QuickPick, driven from the keyboard like a person would ------------------------------------------
@@ -1098,6 +1304,9 @@ async function main() {
     JSON.stringify(
       {
         'memlens.server.pythonPath': PYTHON,
+        // the workspace's own folders (its .memlens.json names them) and a long session written for the viewer's
+        // "show earlier messages" (longSession.mjs): the bundled example stays as other tests count it
+        'memlens.transcripts.paths': [path.join(WORKSPACE, 'transcripts'), path.join(WORKSPACE, '.specstory', 'history'), writeLongSession(path.join(tmp, 'long-session'))],
         'memlens.trace.server': 'messages',
         // the e2e tests the editor, not the ranking: a hover whatever the engine's score calibration
         'memlens.hover.minScore': 0.05,
@@ -1274,6 +1483,8 @@ async function main() {
       await step('click a sidebar hit', () => clickSidebarHit(page, report));
       await step('click a hover link', () => clickHoverLink(page, report));
       await step('click a session', () => clickSession(page));
+      await step('show earlier messages', () => checkShowEarlier(page));
+      await step('the Sessions view at 800 px', () => checkSessionsAt800(page));
       await step('Search Memory', () => checkQuickPick(page, report));
       await step('a 250 px sidebar', () => checkNarrowSidebar(page, report));
       await step('hover beside the language hover', () => checkBothHovers(page, report));
@@ -1323,7 +1534,8 @@ async function main() {
     if (env.MEMLENS_E2E_KEEP === '1') {
       log(`kept ${tmp}`);
     } else {
-      fs.rmSync(tmp, { recursive: true, force: true });
+      // the server's embedding workers can still be closing their index files for a moment after the kill
+      fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 });
     }
   }
 }
