@@ -9,36 +9,19 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from memlens.engine.engine import Engine
-from memlens.engine.indexing.writer_holder import HOLDER_FILE, read_holder, record_holder
-from memlens.engine.indexing.writer_lock import WriterLock
+from memlens.engine.indexing.writer_holder import HOLDER_FILE, read_holder
 from memlens.settings import Settings
-from note_index import cli, note_workspace, where
+from note_index import cli, held_by, note_workspace, where
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     return note_workspace(tmp_path / "ws")
-
-
-@contextmanager
-def held_by(index_dir: Path, command: str) -> Iterator[None]:
-    """This test's process holds the writer lock, named as a `memlens COMMAND` would name itself."""
-    index_dir.mkdir(parents=True, exist_ok=True)
-    lock = WriterLock(index_dir / "writer.lock")
-    assert lock.acquire()
-    record_holder(index_dir, command)
-    try:
-        yield
-    finally:
-        (index_dir / HOLDER_FILE).unlink(missing_ok=True)
-        lock.release()
 
 
 def listing(folder: Path) -> dict[str, bytes]:

@@ -207,6 +207,24 @@ class Engine:
         if self._derived.follow():
             self._remembered = self.catalog.roots()
 
+    def take_over(self) -> bool:
+        """A reader whose writer let go of the lock (its window closed, a `stats` finished) becomes the writer in
+        place: whether this call made this process the writer, so its caller starts indexing. It first takes in
+        the last writer's commits; its first write then realigns tantivy and the vectors with the catalog, as a
+        writer does at open. False while another process holds the lock, and for good once `write_problem` says
+        why this process may not write."""
+        if not self._access.take_over():
+            return False
+        try:
+            if self._derived.follow():
+                self._remembered = self.catalog.roots()
+        except BaseException:
+            self._access.let_go()
+            raise
+        self.catalog.writable = self.keyword.writable = True  # and may now rebuild what it opened
+        self._derived.stale = True
+        return True
+
     def keep_team_connections(self) -> None:
         """Keep the team index's connections between searches (a long-lived server: the language server, the MCP
         server), closed by `close`; a one-shot search opens its own (team_connections.py)."""
