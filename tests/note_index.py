@@ -1,5 +1,5 @@
-"""One memory note in a workspace and the CLI run on it (as this user or as `nobody`): what the lock, fault, reader
-and read-only tests share."""
+"""One memory note in a workspace, the CLI run on it (as this user or as `nobody`) and the writer lock held by the
+test: what the lock, fault, reader, read-only and takeover tests share."""
 
 from __future__ import annotations
 
@@ -8,11 +8,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from memlens.engine.indexing.writer_holder import forget_holder, record_holder
+from memlens.engine.indexing.writer_lock import WriterLock
 
 NOTE = "# Pager\n\nThe pager rotation moved to Tuesdays after the spring reorg.\n"
 
@@ -52,3 +55,23 @@ def folder_others_may_enter(prefix: str) -> Iterator[Path]:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def held_by(index_dir: Path, command: str) -> Iterator[Callable[[], None]]:
+    """This test's process holds the writer lock, named as a `memlens COMMAND` would name itself; it yields the call
+    that lets go before the block ends (as that process ending would)."""
+    index_dir.mkdir(parents=True, exist_ok=True)
+    lock = WriterLock(index_dir / "writer.lock")
+    assert lock.acquire()
+    record_holder(index_dir, command)
+
+    def let_go() -> None:
+        if lock.still_held():
+            forget_holder(index_dir)  # only while it still names this process: a successor's name stays
+        lock.release()
+
+    try:
+        yield let_go
+    finally:
+        let_go()

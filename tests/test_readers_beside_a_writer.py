@@ -7,38 +7,22 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from memlens.engine.engine import Engine
-from memlens.engine.indexing.writer_holder import HOLDER_FILE, read_holder, record_holder
-from memlens.engine.indexing.writer_lock import WriterLock
+from memlens.engine.indexing.writer_holder import HOLDER_FILE, read_holder
 from memlens.settings import Settings
-from note_index import cli, note_workspace, where
+from note_index import cli, held_by, note_workspace, where
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     return note_workspace(tmp_path / "ws")
-
-
-@contextmanager
-def held_by(index_dir: Path, command: str) -> Iterator[None]:
-    """This test's process holds the writer lock, named as a `memlens COMMAND` would name itself."""
-    index_dir.mkdir(parents=True, exist_ok=True)
-    lock = WriterLock(index_dir / "writer.lock")
-    assert lock.acquire()
-    record_holder(index_dir, command)
-    try:
-        yield
-    finally:
-        (index_dir / HOLDER_FILE).unlink(missing_ok=True)
-        lock.release()
 
 
 def listing(folder: Path) -> dict[str, bytes]:
@@ -59,15 +43,51 @@ def test_a_reader_beside_a_half_made_keyword_index_leaves_it_alone_and_says_so(w
     (keyword / "meta.json").write_text("{")  # tantivy's half-written index description
     before = listing(keyword)
     with held_by(index_dir, "index"):
-        stats = cli("stats", *flags)
-    assert stats.returncode == 2 and stats.stderr.count("\n") == 1, stats.stderr
-    assert stats.stderr.startswith(f"memlens: error: the index at {index_dir} is being written by `memlens index` (pid")
-    assert "keyword index" in stats.stderr and "try again when it finishes" in stats.stderr
-    assert "internal error" not in stats.stderr and "recreating" not in stats.stderr
+        search = cli("search", "pager rotation", "--mode", "keyword", *flags)
+        stats = cli("stats", "--json", *flags)
+    assert search.returncode == 2 and search.stderr.count("\n") == 1, search.stderr
+    assert search.stderr.startswith(
+        f"memlens: error: the index at {index_dir} is being written by `memlens index` (pid"
+    )
+    assert "keyword index" in search.stderr and "try again when it finishes" in search.stderr
+    assert "internal error" not in search.stderr and "recreating" not in search.stderr
+    # stats answers from the catalog, and says in one line why the keyword index is not counted on
+    assert stats.returncode == 0 and json.loads(stats.stdout)["totalChunks"] > 0, stats.stderr
+    [said] = stats.stderr.splitlines()
+    assert said.startswith(f"memlens: the index at {index_dir} is being written by `memlens index` (pid")
+    assert "its keyword index is half-made or unreadable" in said and said.endswith(
+        "these counts come from its catalog"
+    )
     assert listing(keyword) == before  # nothing wiped, nothing written
     assert cli("reindex", "--full", *flags).returncode == 0  # the writer, once it is one, rebuilds it
     found = cli("search", "pager rotation", "--mode", "keyword", "--json", *flags)
     assert json.loads(found.stdout)["results"][0]["relPath"] == "memory/a.md", found.stderr
+
+
+@pytest.mark.slow  # CLI processes
+def test_stats_beside_a_keyword_index_being_created_answers_from_the_catalog(workspace: Path, tmp_path: Path) -> None:
+    """`memlens stats` while `memlens index` (re)creates the keyword index failed with one line; the catalog it
+    counts from was there all along."""
+    index_dir = tmp_path / "index"
+    flags = where(workspace, index_dir)
+    assert cli("index", *flags).returncode == 0
+    expected = json.loads(cli("stats", "--json", *flags).stdout)
+    shutil.rmtree(index_dir / "keyword")  # as the writer leaves it before it makes the folder anew
+    with held_by(index_dir, "index"):
+        stats = cli("stats", "--json", *flags)
+        plain = cli("stats", *flags)
+    assert stats.returncode == 0 and plain.returncode == 0, stats.stderr
+    answer = json.loads(stats.stdout)
+    assert answer["totalChunks"] == expected["totalChunks"] > 0 and answer["readOnly"]
+    assert (
+        stats.stderr
+        == plain.stderr
+        == (
+            f"memlens: the index at {index_dir} is being written by `memlens index` (pid {os.getpid()}) (its keyword "
+            "index is being created); these counts come from its catalog\n"
+        )
+    )
+    assert not (index_dir / "keyword").exists()  # a reader makes nothing
 
 
 @pytest.mark.slow  # CLI processes

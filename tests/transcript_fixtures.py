@@ -47,3 +47,12 @@ def counts(result: ParseResult) -> tuple[int, int, int]:
 def openclaw_line(uuid: str, parent: str | None, message: dict[str, object]) -> dict[str, object]:
     """One OpenClaw transcript line holding `message`, linked to its parent line."""
     return {"type": "message", "id": uuid, "parentId": parent, "timestamp": "2026-02-26T14:29:54Z", "message": message}
+
+
+def axolotl_session(path: Path) -> None:
+    """An OpenClaw session of one message about an axolotl, found by no other fixture: a transcript added later."""
+    header = {"type": "session", "version": 3, "id": "0d0e0f10-cccc-4bbb-8ccc-777788889999", "cwd": "/w"}
+    text = "The axolotl aquarium heater was replaced with a 50 W model."
+    message = {"role": "user", "content": [{"type": "text", "text": text}]}
+    line = {"type": "message", "id": "x1", "parentId": None, "timestamp": "2026-04-01T09:00:00Z", "message": message}
+    path.write_text(json.dumps(header) + "\n" + json.dumps(line) + "\n", encoding="utf-8")

@@ -4,7 +4,6 @@ read-only and follows the first one's commits."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import socket
 import subprocess
@@ -17,6 +16,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 from lsp.helpers import Prebuilt, copy_index, execute, init_params, stop_client
+from transcript_fixtures import axolotl_session
 
 pytestmark = [pytest.mark.asyncio(loop_scope="function"), pytest.mark.slow]  # real server processes
 
@@ -108,14 +108,6 @@ async def test_serve_over_tcp(lsp_prebuilt: Prebuilt) -> None:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait(5)
-
-
-def axolotl_session(path: Path) -> None:
-    header = {"type": "session", "version": 3, "id": "0d0e0f10-cccc-4bbb-8ccc-777788889999", "cwd": "/w"}
-    text = "The axolotl aquarium heater was replaced with a 50 W model."
-    message = {"role": "user", "content": [{"type": "text", "text": text}]}
-    line = {"type": "message", "id": "x1", "parentId": None, "timestamp": "2026-04-01T09:00:00Z", "message": message}
-    path.write_text(json.dumps(header) + "\n" + json.dumps(line) + "\n", encoding="utf-8")
 
 
 async def test_second_server_is_read_only_and_follows_the_first(

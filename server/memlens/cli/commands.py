@@ -111,10 +111,15 @@ def _check_index_dir(folder: Path) -> None:
 
 
 def open_engine(
-    args: argparse.Namespace, load_model: bool = True, located: tuple[list[Path], Settings] | None = None
+    args: argparse.Namespace,
+    load_model: bool = True,
+    located: tuple[list[Path], Settings] | None = None,
+    *,
+    keyword_may_be_unready: bool = False,
 ) -> Engine:
     """The engine for `args`; `located` is what `locate(args)` gave, when the caller has it already. When the index
-    holds folders this command does not name (they stay synced and searched), one line on stderr says which."""
+    holds folders this command does not name (they stay synced and searched), one line on stderr says which.
+    `keyword_may_be_unready`: open while another process still makes the keyword index (Engine)."""
     from memlens.engine import Engine  # here, not at the top: a search a running server answers never needs it
     from memlens.engine.indexing.source_roots import RootOrigins
 
@@ -133,6 +138,7 @@ def open_engine(
         origins=origins,
         command=args.command,
         wait_for_writer=args.command in WRITING_COMMANDS,
+        keyword_may_be_unready=keyword_may_be_unready,
     )
     # a model that cannot load is one warning line (logged by the embedder); searches then answer by keywords
     if args.command != "sources":
@@ -267,8 +273,11 @@ def _print_search(
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    with open_engine(args) as engine:
+    with open_engine(args, keyword_may_be_unready=True) as engine:  # the counts are the catalog's
         say_lock_problem(engine)
+        note = engine.keyword_unready_note()
+        if note is not None:
+            print(f"memlens: {note}", file=sys.stderr)
         stats = engine.stats()
     if args.json:
         print_json(stats)

@@ -103,12 +103,15 @@ class Engine:
         origins: RootOrigins | None = None,
         command: str = "",
         wait_for_writer: bool = False,
+        keyword_may_be_unready: bool = False,
     ) -> None:
         """`embedder`: True loads the configured model, False runs keyword-only, or pass a loaded Embedder.
         `origins`: what the folders of `extra_transcripts` and of the settings are recorded as added from.
         `command`: the memlens command this process runs, named to other processes while it writes the index;
         `wait_for_writer`: wait for a short-lived command (a `stats`, a `search`) that writes the index to finish,
-        and write it then (an `index`, a `watch`: commands that are run to write)."""
+        and write it then (an `index`, a `watch`: commands that are run to write); `keyword_may_be_unready`: a
+        reader opens while the writer still makes the keyword index, with an empty one in its place
+        (`keyword_unready_note` says so), for `stats`, which answers from the catalog."""
         mask_own_records()  # an application's own log handlers write memlens's lines masked too
         self.settings = settings or Settings()
         self.origins = origins or RootOrigins()
@@ -121,7 +124,7 @@ class Engine:
         )
         self.index_dir.mkdir(parents=True, exist_ok=True)
         self._access = WriteAccess(self.index_dir, command=command, wait=wait_for_writer)
-        self.catalog, self.keyword = self._open_parts()
+        self.catalog, self.keyword = self._open_parts(keyword_may_be_unready=keyword_may_be_unready)
         self._remembered: list[RootRow] = self.catalog.roots()  # the folders the index was built from
         models = model_cache_dir()
         self.embedder, self.provider_note = chosen_embedder(embedder, self.settings.embedding, models)
@@ -139,7 +142,7 @@ class Engine:
         self._derived = DerivedIndexes(self.indexer, self.embedder, access=self._access, settings=self.settings)
         self._derived.open(adopt=self._adopt_older_index)
 
-    def _open_parts(self) -> tuple[Catalog, KeywordIndex]:
+    def _open_parts(self, *, keyword_may_be_unready: bool) -> tuple[Catalog, KeywordIndex]:
         """The catalog and the keyword index. Only the writer creates, repairs or rebuilds them; a reader that finds
         one not ready (another process is creating or rebuilding it) says so in one error and writes nothing."""
         writable = self._access.writable
@@ -147,7 +150,13 @@ class Engine:
         try:
             read_only = not writable and self.read_only_cause() is not None
             catalog = Catalog(self.index_dir / "catalog.sqlite3", writable=writable, read_only_folder=read_only)
-            return catalog, KeywordIndex(self.index_dir / "keyword", writable=writable, read_only_folder=read_only)
+            keyword = KeywordIndex(
+                self.index_dir / "keyword",
+                writable=writable,
+                read_only_folder=read_only,
+                stand_in=keyword_may_be_unready,
+            )
+            return catalog, keyword
         except IndexNotReady as exc:
             if catalog is not None:
                 catalog.close()
@@ -187,6 +196,15 @@ class Engine:
             note += ", by meaning only (tantivy cannot open its keyword index without writing its lock file)"
         return note
 
+    def keyword_unready_note(self) -> str | None:
+        """One line for `stats` opened while the writer still makes the keyword index: what answers instead."""
+        if self.keyword.unready is None:
+            return None
+        return (
+            f"the index at {self.index_dir} is being written by {self._access.another_writer()} "
+            f"({self.keyword.unready}); these counts come from its catalog"
+        )
+
     # -- lifecycle --------------------------------------------------------------------------------------------
 
     @property
@@ -219,6 +237,24 @@ class Engine:
             return
         if self._derived.follow():
             self._remembered = self.catalog.roots()
+
+    def take_over(self) -> bool:
+        """A reader whose writer let go of the lock (its window closed, a `stats` finished) becomes the writer in
+        place: whether this call made this process the writer, so its caller starts indexing. It first takes in
+        the last writer's commits; its first write then realigns tantivy and the vectors with the catalog, as a
+        writer does at open. False while another process holds the lock, and for good once `write_problem` says
+        why this process may not write."""
+        if not self._access.take_over():
+            return False
+        try:
+            if self._derived.follow():
+                self._remembered = self.catalog.roots()
+        except BaseException:
+            self._access.let_go()
+            raise
+        self.catalog.writable = self.keyword.writable = True  # and may now rebuild what it opened
+        self._derived.stale = True
+        return True
 
     def keep_team_connections(self) -> None:
         """Keep the team index's connections between searches (a long-lived server: the language server, the MCP

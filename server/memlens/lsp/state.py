@@ -18,6 +18,7 @@ from pygls.lsp.server import LanguageServer
 from memlens.engine import Engine
 from memlens.engine.indexing.indexer import SyncReport
 from memlens.engine.indexing.source_roots import RootOrigins
+from memlens.engine.writer_takeover import WriterTakeover
 from memlens.local_api.server import LocalServer
 from memlens.lsp.indexing import BackgroundIndexer
 from memlens.lsp.progress import StatusPublisher, WorkDone
@@ -61,6 +62,7 @@ class ServerState:
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="memlens-writer")
         self.readers = ThreadPoolExecutor(4, thread_name_prefix="memlens-reader")
         self.indexer: BackgroundIndexer | None = None
+        self.takeover: WriterTakeover | None = None  # a read-only engine's try for the writer's place
         self.status = StatusPublisher(self)
         self.generation = 0  # bumped on every sync and settings change (hover cache key)
         self._engine_ready: asyncio.Event | None = None
@@ -144,6 +146,7 @@ class ServerState:
         self.ready_event.clear()
         old, self.engine = self.engine, None
         old_indexer, self.indexer = self.indexer, None
+        old_takeover, self.takeover = self.takeover, None
         if self._initial is not None:
             self._initial.end("restarting")
             self._initial = None
@@ -152,7 +155,7 @@ class ServerState:
         workspaces = list(self.workspaces)
         origins = RootOrigins(flags="memlens serve", settings=self._paths_origin())
         try:
-            engine = await self.write(self._swap_engine, old, old_indexer, settings, workspaces, origins)
+            engine = await self.write(self._swap_engine, old, old_indexer, old_takeover, settings, workspaces, origins)
         except Exception as exc:
             log.exception("cannot open the index")
             self.open_error = str(exc)
@@ -171,20 +174,39 @@ class ServerState:
         await self._tell_unnamed_sources(engine)
         if engine.writable:
             await self._start_indexing(engine)
-        else:
-            problem = engine.write_problem  # e.g. a broken writer lock: it says what to do
-            await self.status.publish_now(
-                str(problem) if problem else "another memlens process is indexing; serving searches read-only"
-            )
+            return
+        problem = engine.write_problem  # e.g. a broken writer lock: it says what to do
+        if problem is None and self.engine is engine:  # the writer's place, once it lets go (writer_takeover.py)
+            self.takeover = WriterTakeover(engine, on_taken=lambda: self.call_soon(partial(self._took_over, engine)))
+            self.takeover.start()
+        await self.status.publish_now(
+            str(problem) if problem else "another memlens process is indexing; serving searches read-only"
+        )
+
+    def _took_over(self, engine: Engine) -> None:
+        """On the loop: the engine became the writer (its writer let go); index with it, unless it was replaced."""
+        if self.engine is engine and not self.shut_down:
+            asyncio.ensure_future(self._index_as_new_writer(engine))
+
+    async def _index_as_new_writer(self, engine: Engine) -> None:
+        await self.status.publish_now(
+            "the other memlens process stopped writing this index; this window indexes it now"
+        )
+        await self.write(self.local.attach, engine)
+        if self.engine is engine:
+            await self._start_indexing(engine)
 
     @staticmethod
     def _swap_engine(
         old: Engine | None,
         old_indexer: BackgroundIndexer | None,
+        old_takeover: WriterTakeover | None,
         settings: Settings,
         workspaces: list[Path],
         origins: RootOrigins,
     ) -> Engine:
+        if old_takeover is not None:
+            old_takeover.stop()  # before the close: a takeover under way finishes, and the close lets go
         if old_indexer is not None:
             old_indexer.stop()
         if old is not None:
@@ -310,12 +332,14 @@ class ServerState:
     def shutdown(self) -> None:
         """Stop background work and close the engine (blocking; called once at shutdown)."""
         self.shut_down = True
-        indexer, engine = self.indexer, self.engine
-        self.indexer, self.engine = None, None
+        indexer, engine, takeover = self.indexer, self.engine, self.takeover
+        self.indexer, self.engine, self.takeover = None, None, None
         if indexer is not None:
             indexer.cancel()
 
         def close() -> None:
+            if takeover is not None:
+                takeover.stop()
             self.local.close()
             if indexer is not None:
                 indexer.stop()

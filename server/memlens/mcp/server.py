@@ -4,9 +4,9 @@ Why it exists: this is the only module that knows about transports and the event
 default; stdout is the wire, so logs go to stderr) or streamable HTTP (`--http HOST:PORT`, localhost by default;
 Host/Origin checks on every bind, a bearer token required off loopback: http_security.py), keeps the index live
 with the same watcher as `memlens serve` (only when this process holds the writer lock; otherwise it serves
-read-only and follows the writer's commits), runs every engine call in a worker thread, and turns every failure
-into an `isError` answer: a `MemlensError` says what is wrong, any other exception answers "internal error" and is
-logged, and the server keeps serving either way.
+read-only, follows the writer's commits and takes its place once it lets go), runs every engine call in a worker
+thread, and turns every failure into an `isError` answer: a `MemlensError` says what is wrong, any other exception
+answers "internal error" and is logged, and the server keeps serving either way.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from memlens import __version__
 from memlens.engine import Engine
 from memlens.engine.indexing.indexer import SyncReport
 from memlens.engine.watcher import LiveIndexer
+from memlens.engine.writer_takeover import WriterTakeover
 from memlens.errors import InvalidRequest, MemlensError
 from memlens.local_api.server import LocalServer
 from memlens.mcp.http_security import HttpSecurity
@@ -189,18 +190,21 @@ def _log_sync(report: SyncReport) -> None:
 
 def run(engine: Engine, http: HttpSecurity | None = None, live_indexing: bool = True) -> int:
     """Serve until the client disconnects (stdio) or the process is interrupted (HTTP, with `http`'s checks)."""
-    live = None
+    state = McpState(engine, None)
+    local = LocalServer(lambda: engine)  # `memlens search` beside this server asks it (local_api)
+    local.attach(engine)
+    takeover = None
     if live_indexing and engine.writable:
-        live = LiveIndexer(engine, on_sync=_log_sync)
-        live.start()
+        _start_indexing(state, local)
     elif engine.write_problem is not None:
         log.warning("%s", engine.write_problem)  # a broken writer lock, an index folder it may not write
     elif not engine.writable:
-        log.warning("another memlens process writes %s; serving read-only", engine.index_dir)
+        log.warning("another memlens process writes %s; serving read-only until it stops", engine.index_dir)
+        if live_indexing:  # the writer's place, once it lets go (writer_takeover.py)
+            takeover = WriterTakeover(engine, on_taken=partial(_start_indexing, state, local))
+            takeover.start()
     engine.keep_team_connections()  # closed with the engine
-    server = build_server(McpState(engine, live))
-    local = LocalServer(lambda: engine)  # `memlens search` beside this server asks it (local_api)
-    local.attach(engine)
+    server = build_server(state)
     stopped = False
     try:
         if http is None:
@@ -212,9 +216,19 @@ def run(engine: Engine, http: HttpSecurity | None = None, live_indexing: bool = 
     except* KeyboardInterrupt:  # Ctrl-C before the loop's handlers are in or after they are out: raised inside one
         stopped = True  # of anyio's tasks, it comes wrapped in a group, and is the same stop
     finally:
+        if takeover is not None:
+            takeover.stop()  # first: a takeover under way ends before the indexer it starts is stopped
         local.close()
-        if live is not None:
-            live.stop()  # the step under way ends: what it committed stays
+        if state.live is not None:
+            state.live.stop()  # the step under way ends: what it committed stays
     if stopped:
         print(f"memlens: MCP server stopped ({'SIGTERM' if by_sigterm() else 'Ctrl-C'})", file=sys.stderr, flush=True)
     return 0
+
+
+def _start_indexing(state: McpState, local: LocalServer) -> None:
+    """The writer keeps the index live and answers `memlens search` beside it (at start, or once it took over)."""
+    live = LiveIndexer(state.engine, on_sync=_log_sync)
+    live.start()
+    state.live = live
+    local.attach(state.engine)

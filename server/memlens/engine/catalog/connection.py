@@ -171,7 +171,7 @@ class CatalogConnection:
         self._unit_columns = [str(row[1]) for row in self.db.execute("PRAGMA table_info(units)")]
         self.db.execute(plain_units_view(self._unit_columns))
         self.texts.refresh(self.db.execute("SELECT id, data FROM text_dictionaries"))
-        self._reparse_after_parser_change()
+        self.reparse_after_parser_change()
 
     @staticmethod
     def _has_table(db: sqlite3.Connection, name: str) -> bool:
@@ -188,7 +188,7 @@ class CatalogConnection:
         finally:
             conn.close()
 
-    def _reparse_after_parser_change(self) -> None:
+    def reparse_after_parser_change(self) -> None:
         """Files parsed by other parsers (PARSE_VERSION) read as changed, so the next sync parses each whole again."""
         if self.get_meta("parse_version") == str(PARSE_VERSION):
             return

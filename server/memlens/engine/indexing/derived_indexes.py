@@ -54,6 +54,7 @@ class DerivedIndexes:
         """Make tantivy and the vector matrix agree with the catalog, rebuilding what disagrees or is damaged."""
         writable = self.access.writable
         if writable:
+            self.catalog.reparse_after_parser_change()  # a reader that became the writer opened it unchecked
             reparse_if_redaction_changed(self.catalog, enabled=self.settings.privacy.redact_index)
         generation = self.catalog.generation()
         if writable and self.keyword.generation() != generation:

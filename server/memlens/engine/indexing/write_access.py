@@ -48,6 +48,7 @@ class WriteAccess:
         # why this process may not write, when the reason is not simply another writer (said by every write)
         self.problem: IndexUnavailable | None = None
         self._checking = threading.Lock()
+        self._closed = False
         self.writable = self._acquire()
         if wait and not self.writable and self.problem is None:
             self.writable = self._wait_for_short_writer()
@@ -92,6 +93,27 @@ class WriteAccess:
                 waited_for = holder
             time.sleep(WAIT_STEP_SECONDS)
         return True
+
+    def take_over(self) -> bool:
+        """A reader tries the lock once more (its writer may have let go): whether this call made this process the
+        writer. Never while a problem other than another writer stands (`problem`, which a try may also find), nor
+        once closed."""
+        with self._checking:
+            if self.writable or self.problem is not None or self._closed:
+                return False
+            self.writable = self._acquire()
+            if self.writable:
+                self.last_failure = last_write_failure(self.index_dir)
+                reserve_write_failure_slot(self.index_dir)
+            return self.writable
+
+    def let_go(self) -> None:
+        """Back to reading: a takeover that could not be finished lets the lock go for another process to take."""
+        with self._checking:
+            if self.lock.still_held():
+                forget_holder(self.index_dir)
+            self.lock.release()
+            self.writable = False
 
     def holder(self) -> Holder | None:
         """The process that holds the lock, when another does and it is named."""
@@ -172,11 +194,13 @@ class WriteAccess:
     def close(self) -> None:
         """Let go of the lock; call after the catalog is closed, so the cause is written again once the catalog's
         journal gave its space back."""
-        if self.last_failure is not None:
-            record_write_failure(self.index_dir, self.last_failure)
-        if self.lock.still_held():
-            forget_holder(self.index_dir)
-        self.lock.release()
+        with self._checking:  # a takeover under way either finishes first or finds this closed
+            self._closed = True
+            if self.last_failure is not None:
+                record_write_failure(self.index_dir, self.last_failure)
+            if self.lock.still_held():
+                forget_holder(self.index_dir)
+            self.lock.release()
 
     def not_indexed_reason(self, *, syncing: bool) -> str:
         """Why files wait: the reason this process cannot write, the last failed write's cause, or none at all."""

@@ -133,15 +133,21 @@ class KeywordIndex:
     (`writable`) creates, wipes or rebuilds the folder: a reader that finds it missing, half-made, unreadable or of
     another schema raises `IndexNotReady` and changes nothing."""
 
-    def __init__(self, folder: Path, *, writable: bool = True, read_only_folder: bool = False) -> None:
+    def __init__(
+        self, folder: Path, *, writable: bool = True, read_only_folder: bool = False, stand_in: bool = False
+    ) -> None:
         """`read_only_folder` (a reader's): the index folder cannot be written, and tantivy cannot open an index
         without writing its lock file: it is opened through links in a folder of this user's (linked_view.py), and
-        where that fails it is an empty one in memory, and `unopened` says why."""
+        where that fails it is an empty one in memory, and `unopened` says why. `stand_in` (a reader's): one the
+        writer is still making or rebuilding is an empty one in memory too, and `unready` says what was found (for
+        `stats`, which answers from the catalog), where it would raise."""
         self.folder = folder
         self.writable = writable
         self.read_only_folder = read_only_folder and not writable
+        self.stand_in = stand_in and not writable
         self.unopened: str | None = None
         self._view: LinkedView | None = None  # how a folder that cannot be written was opened
+        self.unready: str | None = None
         self._analyzer = _analyzer()
         self._unstemmed = _analyzer(stem=False)  # to find stop words before stemming ("does" is not "doe")
         self._stems = _Stems()
@@ -164,7 +170,13 @@ class KeywordIndex:
     def _open_or_recreate(self) -> None:
         self.schema = _schema()
         if not self.writable:
-            self._open_as_reader()
+            try:
+                self._open_as_reader()
+            except IndexNotReady as exc:
+                if not self.stand_in:
+                    raise
+                self.index, self.unready = tantivy.Index(self.schema), exc.part
+                self._register_tokenizers()
             return
         self.folder.mkdir(parents=True, exist_ok=True)
         if self._schema_version() != SCHEMA_VERSION:  # older fields: start afresh, the catalog rebuilds it
