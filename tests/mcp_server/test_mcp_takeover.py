@@ -5,6 +5,7 @@ other stays read-only and finds it behind the new writer. Through real processes
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,8 @@ async def test_one_of_two_read_only_servers_takes_over_when_the_writer_lets_go(t
     memlens("index", *flags, "--no-embeddings")
     with held_by(index_dir, "serve") as let_go:  # another window's server
         async with mcp_client([*flags, "--no-embeddings"]) as first, mcp_client([*flags, "--no-embeddings"]) as second:
-            assert (await stats(first))["readOnly"] and (await stats(second))["readOnly"]
+            for session in (first, second):
+                assert (await stats(session))["readOnlyReason"] == f"`memlens serve` (pid {os.getpid()}) writes it"
             let_go()  # the writer's window closed
 
             deadline = time.monotonic() + TAKEOVER_WAIT_SECONDS
@@ -60,3 +62,4 @@ async def test_one_of_two_read_only_servers_takes_over_when_the_writer_lets_go(t
                     assert time.monotonic() < deadline, "the new transcript was never found"
                     await asyncio.sleep(0.2)
             assert not (await stats(writer))["readOnly"] and (await stats(reader))["readOnly"]
+            assert (await stats(reader))["readOnlyReason"].startswith("`memlens mcp` (pid ")  # the new writer, named

@@ -183,7 +183,12 @@ class Engine:
         problem = self.write_problem
         if problem is not None:
             return str(problem)
-        return f"{self._access.another_writer()} writes it"
+        return f"{self.writer_name()} writes it"
+
+    def writer_name(self) -> str:
+        """The process that writes the index when this one does not: "`memlens serve` (pid N)", else "another memlens
+        process" (not named yet)."""
+        return self._access.another_writer()
 
     def read_only_note(self) -> str | None:
         """One line for a command that answers from an index whose folder cannot be written: it answers from the
@@ -201,7 +206,7 @@ class Engine:
         if self.keyword.unready is None:
             return None
         return (
-            f"the index at {self.index_dir} is being written by {self._access.another_writer()} "
+            f"the index at {self.index_dir} is being written by {self.writer_name()} "
             f"({self.keyword.unready}); these counts come from its catalog"
         )
 

@@ -180,7 +180,7 @@ class ServerState:
             self.takeover = WriterTakeover(engine, on_taken=lambda: self.call_soon(partial(self._took_over, engine)))
             self.takeover.start()
         await self.status.publish_now(
-            str(problem) if problem else "another memlens process is indexing; serving searches read-only"
+            str(problem) if problem else f"{engine.writer_name()} is indexing; serving searches read-only"
         )
 
     def _took_over(self, engine: Engine) -> None:

@@ -199,7 +199,7 @@ def run(engine: Engine, http: HttpSecurity | None = None, live_indexing: bool = 
     elif engine.write_problem is not None:
         log.warning("%s", engine.write_problem)  # a broken writer lock, an index folder it may not write
     elif not engine.writable:
-        log.warning("another memlens process writes %s; serving read-only until it stops", engine.index_dir)
+        log.warning("%s writes %s; serving read-only until it stops", engine.writer_name(), engine.index_dir)
         if live_indexing:  # the writer's place, once it lets go (writer_takeover.py)
             takeover = WriterTakeover(engine, on_taken=partial(_start_indexing, state, local))
             takeover.start()
