@@ -58,6 +58,15 @@ class LockPathBroken(IndexUnavailable):
     this user cannot open): the index is read-only until it is removed or `reindex --full` replaces it."""
 
 
+class IndexBeingMade(IndexUnavailable):
+    """A reader opened an index another process is still creating or rebuilding (it holds the writer lock): the same
+    open succeeds once that process has made the part (engine/opening.py waits for it). `what`: whose doing it is."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        super().__init__(f"{what}; try again when it finishes")
+
+
 class IndexNotReady(IndexUnavailable):
     """A part of the index a reader found missing, half-made, unreadable or of another version: only the writer
     creates, repairs or rebuilds it, so a reader says what it found (`part`) and changes nothing."""

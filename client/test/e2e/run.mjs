@@ -1092,6 +1092,22 @@ async function checkWeakerMatches(page, { userData }) {
 
 // -- restarts that overlap, and a killed server ------------------------------------------------------------------
 
+/** Wait for `pids` to exit (a server closes its index and its model cache's files when told to stop), killing
+ * those still running after 15 s. */
+async function stopped(pids) {
+  const running = () => pids.filter((pid) => fs.existsSync(`/proc/${pid}`));
+  for (let waited = 0; running().length && waited < 15000; waited += 200) {
+    await sleep(200);
+  }
+  for (const pid of running()) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
 /** The `<python> -m memlens serve` processes code-server started (its descendants), by pid. */
 function serverPids(rootPid) {
   const parents = new Map();
@@ -1515,6 +1531,7 @@ async function main() {
       fs.copyFileSync(reportFile, path.join(ARTIFACTS, 'selftest.json'));
     }
     await browser?.close().catch(() => undefined);
+    const servers = cs.pid ? serverPids(cs.pid) : []; // they outlive code-server for as long as they close their work
     if (!csExit && cs.pid) {
       try {
         process.kill(-cs.pid, 'SIGTERM'); // code-server and the extension host / language server it started
@@ -1531,11 +1548,15 @@ async function main() {
       }
     }
     fs.closeSync(csLog);
+    await stopped(servers);
     if (env.MEMLENS_E2E_KEEP === '1') {
       log(`kept ${tmp}`);
     } else {
-      // the server's embedding workers can still be closing their index files for a moment after the kill
-      fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 });
+      try {
+        fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 });
+      } catch (err) {
+        log(`could not remove ${tmp}: ${err}`); // a temporary folder left behind is no failure of the client
+      }
     }
   }
 }

@@ -71,6 +71,7 @@ EXIT_ERROR = 2
 # Commands run to write the index: each waits for a short-lived command that holds the writer lock (a `stats`, a
 # `search` syncing first) to let go, where any other reads the index as it is (write_access.py).
 WRITING_COMMANDS = frozenset({"index", "reindex", "watch"})
+MCP_OPEN_WAIT_SECONDS = 60.0  # how long `memlens mcp` waits for another process to make the index it opens
 
 
 def locate(args: argparse.Namespace) -> tuple[list[Path], Settings]:
@@ -417,7 +418,11 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         )
     elif args.token_file or args.allow_host or args.allow_origin:
         raise InvalidRequest("--token-file, --allow-host and --allow-origin apply to --http only")
-    with open_engine(args) as engine:
+    from memlens.engine.opening import opened_when_ready
+
+    # beside a first `memlens index` still making the index, wait for it rather than fail: that process makes each
+    # part within moments of starting (a `serve` waits the same way, lsp/state.py)
+    with opened_when_ready(lambda: open_engine(args), seconds=MCP_OPEN_WAIT_SECONDS) as engine:
         return run(engine, security)
 
 

@@ -18,7 +18,9 @@ from pygls.lsp.server import LanguageServer
 from memlens.engine import Engine
 from memlens.engine.indexing.indexer import SyncReport
 from memlens.engine.indexing.source_roots import RootOrigins
+from memlens.engine.opening import opened_when_ready
 from memlens.engine.writer_takeover import WriterTakeover
+from memlens.errors import IndexBeingMade
 from memlens.local_api.server import LocalServer
 from memlens.lsp.indexing import BackgroundIndexer
 from memlens.lsp.progress import StatusPublisher, WorkDone
@@ -31,6 +33,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 UNNAMED_SOURCES = "memlens/unnamedSources"
 ENGINE_WAIT_SECONDS = 300.0
+OPEN_WAIT_SECONDS = 600.0  # how long an open waits for another process to make the index (a first `memlens index`)
 POLL_SECONDS = 0.5
 
 
@@ -70,6 +73,8 @@ class ServerState:
         self._initial: WorkDone | None = None
         self._reindexing = 0
         self._shown_warnings: list[str] = []
+        self._opening = threading.Event()  # set to stop an open that waits for the index to be made (a newer one)
+        self.waiting_for_index: str | None = None  # why the open waits, while another process makes the index
 
     # -- threads ------------------------------------------------------------------------------------------
 
@@ -92,6 +97,9 @@ class ServerState:
 
     async def require_engine(self) -> Engine:
         """The open engine, waiting while it opens (never while it indexes)."""
+        waiting = self.waiting_for_index
+        if self.engine is None and waiting is not None:  # the wait may be minutes: no request waits it out
+            raise EngineUnavailable(waiting)
         if self.engine is None and self.open_error is None:
             try:
                 await asyncio.wait_for(self.ready_event.wait(), ENGINE_WAIT_SECONDS)
@@ -154,9 +162,16 @@ class ServerState:
         settings = merge(self.settings, None)  # a deep copy: the engine owns its settings object
         workspaces = list(self.workspaces)
         origins = RootOrigins(flags="memlens serve", settings=self._paths_origin())
+        self._opening.set()  # an earlier open still waiting gives up: this one replaces it
+        opening = self._opening = threading.Event()
+        self.waiting_for_index = None
         try:
-            engine = await self.write(self._swap_engine, old, old_indexer, old_takeover, settings, workspaces, origins)
+            engine = await self.write(
+                self._swap_engine, old, old_indexer, old_takeover, settings, workspaces, origins, opening
+            )
         except Exception as exc:
+            if isinstance(exc, IndexBeingMade) and (opening is not self._opening or self.shut_down):
+                return  # replaced by a newer open (or stopped) while it waited: that one says how it went
             log.exception("cannot open the index")
             self.open_error = str(exc)
             self.server.window_show_message(
@@ -165,6 +180,9 @@ class ServerState:
                 )
             )
             self.ready_event.set()
+            return
+        if opening is not self._opening or self.shut_down:  # a newer open (or the shutdown) came while this one ran
+            await self.write(engine.close)
             return
         self.engine = engine
         self.generation += 1
@@ -196,14 +214,15 @@ class ServerState:
         if self.engine is engine:
             await self._start_indexing(engine)
 
-    @staticmethod
     def _swap_engine(
+        self,
         old: Engine | None,
         old_indexer: BackgroundIndexer | None,
         old_takeover: WriterTakeover | None,
         settings: Settings,
         workspaces: list[Path],
         origins: RootOrigins,
+        opening: threading.Event,
     ) -> Engine:
         if old_takeover is not None:
             old_takeover.stop()  # before the close: a takeover under way finishes, and the close lets go
@@ -211,7 +230,20 @@ class ServerState:
             old_indexer.stop()
         if old is not None:
             old.close()
-        engine = Engine(workspaces, settings, embedder=settings.embedding.enabled, origins=origins, command="serve")
+
+        def waiting(exc: IndexBeingMade) -> None:  # said once; a request meanwhile is told the same at once
+            said = self.waiting_for_index = f"{exc.what}; waiting for it to finish"
+            log.warning("%s", said)
+            shown = types.ShowMessageParams(type=types.MessageType.Info, message=redact(f"memlens: {said}"))
+            self.call_soon(lambda: self.server.window_show_message(shown))
+
+        engine = opened_when_ready(
+            lambda: Engine(workspaces, settings, embedder=settings.embedding.enabled, origins=origins, command="serve"),
+            seconds=OPEN_WAIT_SECONDS,
+            on_wait=waiting,
+            stop=opening,
+        )
+        self.waiting_for_index = None
         engine.keep_team_connections()
         return engine
 
@@ -332,6 +364,7 @@ class ServerState:
     def shutdown(self) -> None:
         """Stop background work and close the engine (blocking; called once at shutdown)."""
         self.shut_down = True
+        self._opening.set()  # an open waiting for the index to be made gives up
         indexer, engine, takeover = self.indexer, self.engine, self.takeover
         self.indexer, self.engine, self.takeover = None, None, None
         if indexer is not None:

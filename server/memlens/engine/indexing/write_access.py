@@ -19,6 +19,7 @@ from memlens.engine.indexing.write_failure import (
 from memlens.engine.indexing.writer_holder import Holder, forget_holder, read_holder, record_holder
 from memlens.engine.indexing.writer_lock import WriterLock
 from memlens.errors import (
+    IndexBeingMade,
     IndexUnavailable,
     IndexWriteFailed,
     LockPathBroken,
@@ -129,10 +130,7 @@ class WriteAccess:
         (only the writer makes and repairs them)."""
         if self.problem is not None:
             return IndexUnavailable(f"the index at {self.index_dir} cannot be read ({part}) and {self.problem}")
-        return IndexUnavailable(
-            f"the index at {self.index_dir} is being written by {self.another_writer()} ({part}); try again when it "
-            "finishes"
-        )
+        return IndexBeingMade(f"the index at {self.index_dir} is being written by {self.another_writer()} ({part})")
 
     def require(self) -> None:
         """Raise unless this process is (still) the writer."""
