@@ -381,6 +381,12 @@ def test_each_error_is_one_line_naming_its_cause(tmp_path: Path) -> None:
     )
     assert "write it after: memlens search --color=never …" in error("--color=never", "search", "q", *ws)
     assert error("search", "--limit", "3").startswith("memlens: error: the following arguments are required: QUERY (")
+    # memlens's own flags after a command were a missing QUERY (with "did you mean --session?") or unrecognized
+    assert error("search", "--version").endswith(
+        "--version is memlens's own flag, before any command: memlens --version"
+    )
+    assert error("search", "q", "-v", *ws).endswith("-v is memlens's own flag, before any command: memlens -v search …")
+    assert error("history", "-vv").endswith("memlens -vv history …")
     assert "a query that starts with '-' goes last, after `--`" in error("search", "-ENOENT", *ws)
     assert "required: ERROR; a query that starts with '-'" in error("fixes", "-x", *ws)
     assert "memlens: error: SESSION_KEY must be at most 1,000 characters, got 5,000" in error(
