@@ -5,6 +5,7 @@ process with a thread still running ends the ordinary way, which waits for it.""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -63,3 +64,31 @@ def test_a_thread_still_running_gets_the_ordinary_exit(where: list[str]) -> None
     waited = _script("with-a-thread", "stats", "--json", *where)
     assert waited.returncode == 0 and json.loads(waited.stdout)
     assert "TEARDOWN RAN" in waited.stderr
+
+
+def _script_with_closed(fd: int, *args: str) -> subprocess.CompletedProcess[str]:
+    """The script run as `memlens ARGS >&-` (fd 1) or `2>&-` (fd 2) would run it: that descriptor closed."""
+    return subprocess.run(
+        [sys.executable, "-c", SCRIPT, *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        preexec_fn=lambda: os.close(fd),  # noqa: PLW1509  (the child only closes a descriptor)
+    )
+
+
+@pytest.mark.slow  # CLI processes
+def test_a_closed_stdout_is_a_stream_nobody_reads(where: list[str]) -> None:
+    found = _script_with_closed(1, "alone", "search", "queue", *where)
+    assert (found.returncode, found.stderr) == (0, "")  # no traceback, no 'internal error', the status of a find
+    nothing = _script_with_closed(1, "alone", "search", "zyzzyva quoxlet", *where)
+    assert nothing.returncode == 1
+
+
+@pytest.mark.slow  # CLI processes
+def test_a_closed_stderr_keeps_the_status_and_the_json_clean(where: list[str]) -> None:
+    found = _script_with_closed(2, "alone", "search", "queue", "--json", *where)
+    assert found.returncode == 0 and json.loads(found.stdout)["results"]
+    failed = _script_with_closed(2, "alone", "search", "queue", "--json", "--limit", "0", *where)
+    assert (failed.returncode, failed.stdout) == (2, "")  # the error is not written where the JSON goes

@@ -162,6 +162,18 @@ def test_the_pager_runs_on_a_terminal_only(cli_example: Engine, tmp_path: Path) 
     assert paged.exists() and "5b0e7d3c:" in paged.read_text()
 
 
+def test_an_empty_or_unsplittable_pager_prints_the_answer(cli_example: Engine, tmp_path: Path) -> None:
+    """PAGER= is no pager, as git reads it (it started less); PAGER='less "' ended in 'internal error: ValueError'
+    with no answer. A `less` first on PATH says whether the default pager was started."""
+    started = tmp_path / "less-started"
+    (tmp_path / "less").write_text(f"#!/bin/sh\ntouch {started}\ncat\n")
+    (tmp_path / "less").chmod(0o755)
+    args = ["search", QUERY, "--no-sync", *where(cli_example)]
+    for pager in ("", 'less "'):
+        shown = on_terminal(*args, env={"PAGER": pager, "PATH": f"{tmp_path}:{os.environ['PATH']}"}, rows=5)
+        assert "5b0e7d3c:" in shown and "error" not in shown and not started.exists(), pager
+
+
 def test_help_describes_every_option_with_defaults_and_examples() -> None:
     out = memlens("search", "--help").stdout
     assert "examples:" in out and "memlens search" in out.split("examples:")[1]
@@ -369,6 +381,12 @@ def test_each_error_is_one_line_naming_its_cause(tmp_path: Path) -> None:
     )
     assert "write it after: memlens search --color=never …" in error("--color=never", "search", "q", *ws)
     assert error("search", "--limit", "3").startswith("memlens: error: the following arguments are required: QUERY (")
+    # memlens's own flags after a command were a missing QUERY (with "did you mean --session?") or unrecognized
+    assert error("search", "--version").endswith(
+        "--version is memlens's own flag, before any command: memlens --version"
+    )
+    assert error("search", "q", "-v", *ws).endswith("-v is memlens's own flag, before any command: memlens -v search …")
+    assert error("history", "-vv").endswith("memlens -vv history …")
     assert "a query that starts with '-' goes last, after `--`" in error("search", "-ENOENT", *ws)
     assert "required: ERROR; a query that starts with '-'" in error("fixes", "-x", *ws)
     assert "memlens: error: SESSION_KEY must be at most 1,000 characters, got 5,000" in error(

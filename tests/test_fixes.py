@@ -253,6 +253,20 @@ def test_an_output_that_printed_the_error_comes_before_code_that_holds_its_words
     assert any(fix["text"].startswith("[Read output") for fix in fixes[1:])  # the code is still listed, after it
 
 
+def test_a_pasted_python_traceback_finds_the_log_that_printed_its_error(example: Engine) -> None:
+    """The example's Lambda log printed the exception line alone; the traceback a user pastes has a frame too (kept,
+    the innermost) and the module before the class, so no output held half its words and `fixes` answered
+    nothing, while the exception line alone found the log."""
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/var/task/ledgerline/consumers/router.py", line 17, in dispatch\n'
+        "    raise UnroutableEvent(detail_type, known=sorted(_ROUTES))\n"
+        "ledgerline.consumers.router.UnroutableEvent: no route for detail-type 'order.refunded'\n"
+    )
+    fixes = example.fixes(trace)["fixes"]
+    assert fixes and "[ERROR] UnroutableEvent: no route for detail-type" in fixes[0]["text"]
+
+
 def test_words_the_index_holds_nowhere_get_no_fixes(example: Engine) -> None:
     """Text that is not an error is ranked as a question, and was answered with whatever output came nearest in
     meaning (a pgbouncer edit for three made-up words): now it is answered as a search of it would be, not at all,

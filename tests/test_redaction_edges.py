@@ -223,3 +223,43 @@ def test_camel_case_shape_is_the_nested_patterns_language() -> None:
     for _ in range(20000):
         text = "".join(rng.choice("abAB1_") for _ in range(rng.randint(0, 12)))
         assert bool(_CAMEL_CASE.fullmatch(text)) == bool(nested.fullmatch(text)), text
+
+
+# a proxy password, put together here so no credential-shaped literal sits in the repository
+PROXY_PASSWORD = "Zq0B3JrT" + "AwR4y9oj7x"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "export https_proxy=alice:{pw}@proxy.corp:3128",
+        "HTTP_PROXY=alice:{pw}@10.0.0.1:8080 npm install",
+        "curl -x alice:{pw}@proxy.corp:3128 https://example.test",
+        "pip install --proxy alice:{pw}@proxy.corp:3128 requests",
+        "git config --global http.proxy alice:{pw}@proxy.corp:3128",
+        "export http_proxy=bob:Winter2024!@proxy.corp:8080",  # after a proxy key, a password need not look random
+        "rsync -av deploy:{pw}@host.example:/srv/app .",
+        "/home/u/clones/https:__admin:{pw}@git.example/repo",  # a working folder named after a URL
+    ],
+)
+def test_a_user_password_at_host_without_a_scheme_is_masked(text: str) -> None:
+    """curl -x, pip --proxy, git's http.proxy and the *_proxy variables take user:password@host without a scheme;
+    the URL detector needed the `://` and showed the password."""
+    shown = redact(text.format(pw=PROXY_PASSWORD))
+    assert PROXY_PASSWORD[:8] not in shown and "Winter2024" not in shown and "[REDACTED:url-password]@" in shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mailto:john.doe@example.com",
+        "npm:lodash@4.17.21",
+        "nginx:1.25.3-alpine@sha256:0123456789abcdef",
+        "git@github.com:org/repo.git",
+        "git config http.proxy user:pass@proxy:8080",  # the words of a manual, not a password
+        "email:alice@example.com",
+        "Co-authored-by: Claude <noreply@anthropic.com>",
+    ],
+)
+def test_names_at_hosts_stay(text: str) -> None:
+    assert redact(text) == text

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memlens.engine.engine import Engine
-from memlens.engine.keyword.stack_frames import without_stack_frames
+from memlens.engine.keyword.stack_frames import trace_message, without_stack_frames
 
 MESSAGE = "psycopg.OperationalError: remaining connection slots are reserved for non-replication superuser connections"
 
@@ -137,3 +137,11 @@ def test_a_pasted_trace_finds_the_session_that_discussed_its_error(
     assert answer["results"], answer.get("note")
     assert answer["results"][0]["sessionKey"] is not None
     assert "c84f2a19" in answer["results"][0]["sessionKey"]
+
+
+def test_a_trace_s_message_is_its_lines_without_any_frame() -> None:
+    one_frame = "Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n    f()\nKeyError: 'id'"
+    assert trace_message(one_frame) == "KeyError: 'id'"  # one frame under a trace's header is a trace
+    assert trace_message(python_trace(40)) == MESSAGE
+    assert trace_message(MESSAGE) is None  # no trace: nothing to leave out
+    assert trace_message("see the log at noon (line 3)") is None

@@ -8,6 +8,10 @@ import os
 # one thread anyway (vector_index.single_threaded_blas). Set it yourself to override.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+from memlens.cli.standard_streams import reopen_closed_standard_streams  # noqa: E402
+
+reopen_closed_standard_streams()  # before any import opens a file that could take a closed stream's descriptor
+
 import contextlib  # noqa: E402
 import logging  # noqa: E402
 import sys  # noqa: E402

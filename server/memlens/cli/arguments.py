@@ -160,6 +160,10 @@ class ProseAndExamplesFormatter(argparse.RawDescriptionHelpFormatter):
         return folded(" ".join(text.split()), width, indent="").splitlines()
 
 
+TOP_PROG = "memlens"
+TOP_FLAGS = frozenset({"--version", "-v", "-vv", "--verbose"})  # memlens's own, before any command (build_parser)
+
+
 class OneLineParser(argparse.ArgumentParser):
     """A parser whose every complaint is one line naming the bad value and where help is (exit 2, as any user
     error), not argparse's usage block."""
@@ -188,6 +192,11 @@ class OneLineParser(argparse.ArgumentParser):
             # `memlens --no-pager history X`, as git takes it: the command has the flag, after its name
             flag, command = misplaced
             message = f"unrecognized arguments: {flag} before the command; write it after: {command} {flag} …"
+        elif late := self._top_flag_after_command(words):
+            # `memlens search q -v`, `memlens search --version`: memlens's own flag, given after a command
+            flag, command = late
+            before = f"{TOP_PROG} {flag}" if flag == "--version" else f"{TOP_PROG} {flag} {command} …"
+            self.exit(2, f"memlens: error: {flag} is memlens's own flag, before any command: {before}\n")
         elif message.startswith("the following arguments are required") and any(
             arg.startswith("-") and arg not in self._option_string_actions for arg in sys.argv[2:]
         ):  # `memlens search -x`: the query was read as an unknown flag
@@ -200,6 +209,21 @@ class OneLineParser(argparse.ArgumentParser):
     def _commands(self) -> dict[str, argparse.ArgumentParser]:
         choices = self._subparsers._group_actions[0].choices if self._subparsers else None
         return choices if isinstance(choices, dict) else {}
+
+    def _top_flag_after_command(self, words: list[str]) -> tuple[str, str] | None:
+        """The first of memlens's own flags (`-v`, `--version`) given after the command word, with that command;
+        None when there is none. A command's parser is given the words after its name."""
+        if self.prog != TOP_PROG:
+            after, command = words, self.prog.split()[-1]
+        else:
+            commands = self._commands()
+            at = next((i for i, word in enumerate(words) if word in commands), None)
+            if at is None:
+                return None
+            after, command = words[at + 1 :], words[at]
+        after = after[: after.index("--")] if "--" in after else after  # a query may be "-v"
+        flag = next((word for word in after if word in TOP_FLAGS), None)
+        return (flag, command) if flag is not None else None
 
     def _command_flag_before(self, words: list[str]) -> tuple[str, str] | None:
         """The first flag given before the command word that is the command's own, with the command (`memlens

@@ -102,6 +102,15 @@ def for_terminal(answer: Shown) -> Shown:
     return answer
 
 
+def _pager_command(setting: str | None) -> list[str]:
+    """The pager `$PAGER` names, as git reads it: unset is `less -FRX`, set but empty is none; a value the shell
+    could not split either (an unclosed quote) is none too, and the answer is printed, not lost to an error."""
+    try:
+        return shlex.split(DEFAULT_PAGER if setting is None else setting)
+    except ValueError:
+        return []
+
+
 @contextlib.contextmanager
 def paged(enabled: bool) -> Iterator[None]:
     """Send what the block prints to `$PAGER` (else `less -FRX`) when `enabled` and stdout is a terminal; in a pipe,
@@ -121,7 +130,7 @@ def paged(enabled: bool) -> Iterator[None]:
 
 def _show(text: str) -> None:
     lines = text.count("\n")
-    command = shlex.split(os.environ.get("PAGER") or DEFAULT_PAGER)
+    command = _pager_command(os.environ.get("PAGER"))
     if not command or lines < shutil.get_terminal_size((80, 24)).lines - 1:
         sys.stdout.write(text)
         return

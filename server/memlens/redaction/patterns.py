@@ -405,6 +405,23 @@ CONTEXT_DETECTORS = [
         secret_groups=("value",),
         evidence=Evidence.STRONG,
     ),
+    # a proxy's user:password@host without a scheme, as curl -x, pip --proxy, git's http.proxy and the *_proxy
+    # variables take it: a generated value or one with a digit (a lowercase word is a name: "user:pass" in docs)
+    Detector(
+        kind="url-password",
+        pattern=r"(?:(?i:proxy)[\w.\-]*[\"']?(?:[ \t]*[=:][ \t]*|[ \t]+)|(?:^|[\s\"'])-x[ \t]+)[\"']?"
+        r"[A-Za-z0-9_.%\-]+:(?P<value>[^\s/@\"'<>]+)@[A-Za-z0-9\[]",
+        secret_groups=("value",),
+        evidence=Evidence.KEY,
+    ),
+    # anywhere else, user:password@host without a scheme (an rsync or scp line, a folder named after a URL) when
+    # the password looks generated: "mailto:jo@x.org", "npm:lodash@4.17.21", "nginx:1.25-alpine@sha256:…" stay
+    Detector(
+        kind="url-password",
+        pattern=r"(?:^|[^A-Za-z0-9_.%\-])[A-Za-z0-9_.%\-]+:(?P<value>[^\s/:@\"'<>]{8,})@[A-Za-z0-9\[]",
+        secret_groups=("value",),
+        evidence=Evidence.WEAK,
+    ),
     # a URL whose user part alone is a key: a Sentry DSN (https://<32 hex>@o1.ingest.sentry.io/2), a token used as
     # the user of a git or registry URL; a plain user name (ssh://git@host, mailto-like user@host) is no key
     Detector(

@@ -7,6 +7,7 @@ same failure repeated within a session would otherwise fill the answer with one 
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -20,7 +21,7 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.error_query import looks_like_error
 from memlens.engine.keyword.pasted_noise import without_pasted_noise
-from memlens.engine.keyword.stack_frames import without_stack_frames
+from memlens.engine.keyword.stack_frames import trace_message, without_stack_frames
 from memlens.engine.ranking.calibration import FEATURES
 from memlens.engine.ranking.query_facts import coverage, query_facts
 from memlens.engine.ranking.rescoring import answered
@@ -42,6 +43,8 @@ finding a file that imports a module), in the bundled example and in bench/error
 NOT_FAILED_WEIGHT = 0.7  # a tool result that did not fail ranks below failed ones that match about as well
 VERBATIM_CHARS = 16  # a pasted line this long or longer, found as written in an output, marks it as an occurrence
 AFTER_MESSAGE_CHARS = 1500  # each message after an error is cut to this: enough for an edit and its reason
+# the module path before a Python exception's class at the start of a line: "ledgerline.consumers.router."
+_MODULE_PATH = re.compile(r"^(?:[a-z_][a-z0-9_]*\.)+(?=[A-Z]\w*:)")
 LOOK_AHEAD = 40  # units read after an error to find its next messages (tool results in between are skipped)
 
 
@@ -134,9 +137,11 @@ def error_fixes(
 
 def verbatim_lines(error: str) -> list[str]:
     """The lines of a pasted error that can be looked for as written: each with its spaces folded and in lower case,
-    of VERBATIM_CHARS characters or more (a short line, `Error:` or `}`, is in every log)."""
-    lines = (" ".join(line.split()).casefold() for line in error.splitlines())
-    return [line for line in lines if len(line) >= VERBATIM_CHARS]
+    of VERBATIM_CHARS characters or more (a short line, `Error:` or `}`, is in every log). A Python exception line
+    also without its module (`app.router.UnroutableEvent: …` is `UnroutableEvent: …` in a log that printed it)."""
+    lines = [" ".join(line.split()) for line in error.splitlines()]
+    lines += [unqualified for line in lines if (unqualified := _MODULE_PATH.sub("", line, count=1)) != line]
+    return [line.casefold() for line in lines if len(line) >= VERBATIM_CHARS]
 
 
 def _holds_a_line(text: str, lines: Sequence[str]) -> bool:
@@ -166,6 +171,27 @@ def _end_coverage(engine: SearchSource, error: str) -> Callable[[str], float] | 
     keyword = engine.retriever.keyword
     facts = query_facts(keyword.parse("\n".join(lines[-TAIL_LINES:])), keyword)
     return lambda text: coverage(facts, set(keyword.tokens(text)), text)
+
+
+def _message_coverage(engine: SearchSource, error: str) -> Callable[[str], float] | None:
+    """For a pasted stack trace: the share of its message lines' words (weighted by rarity) a text holds. Its kept
+    innermost frame names a file and function that a log which printed the error alone never holds, so the very
+    output that logged it would not count as an occurrence."""
+    message = trace_message(error)
+    if message is None:
+        return None
+    keyword = engine.retriever.keyword
+    facts = query_facts(keyword.parse(message), keyword)
+    return lambda text: coverage(facts, set(keyword.tokens(text)), text)
+
+
+def _part_coverage(engine: SearchSource, error: str) -> Callable[[str], float] | None:
+    """The best share a text holds of a part of the paste that may be all an output printed of it: its last lines
+    (`_end_coverage`), or a trace's message (`_message_coverage`)."""
+    parts = [c for c in (_end_coverage(engine, error), _message_coverage(engine, error)) if c is not None]
+    if not parts:
+        return None
+    return lambda text: max(part(text) for part in parts)
 
 
 def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> FixesResponse:
@@ -198,7 +224,7 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
         # answer it: not at all when the index does not hold its topic (words found nowhere, nothing near in meaning)
         min_coverage=MIN_COVERAGE if pasted else 0.0,
         min_chance=0.0 if pasted else engine.settings.search.min_score,
-        end_coverage=_end_coverage(engine, read),
+        end_coverage=_part_coverage(engine, read),
         pasted_lines=verbatim_lines(without_stack_frames(read)),  # prose asked in other words is held by no output
     )
     if left_out is not None:

@@ -75,6 +75,30 @@ def without_stack_frames(text: str) -> str:
     return "\n".join(kept)
 
 
+def trace_message(text: str) -> str | None:
+    """The message lines of the stack trace in ``text``: every frame, frame source line and header left out, the
+    innermost frame too; None when ``text`` holds no trace (two frames, or one under a trace's header). A log that
+    printed the error only (`logger.error(exc)`, a Lambda's log line) holds these lines and none of the frames."""
+    lines = [piece for line in text.splitlines() for piece in _frames_in_line(line)]
+    left_out = [False] * len(lines)
+    frames = 0
+    for index, line in enumerate(lines):
+        if _FRAME.match(line):
+            frames += 1
+            left_out[index] = True
+            if _PYTHON_FRAME.match(line) and index + 1 < len(lines) and _source_line(lines[index + 1], line):
+                left_out[index + 1] = True
+            if ".go:" in line and index > 0 and _GO_CALL.match(lines[index - 1]):
+                left_out[index - 1] = True
+        elif _HEADERS.match(line):
+            left_out[index] = True
+    headed = any(_HEADERS.match(line) for line in lines)
+    if frames < MIN_FRAMES and not (frames and headed):
+        return None
+    message = "\n".join(line for index, line in enumerate(lines) if not left_out[index] and line.strip())
+    return message or None
+
+
 def _frames_in_line(line: str) -> list[str]:
     """``line`` broken before each frame when it holds two or more (a trace whose line breaks were lost), each frame
     indented as a trace prints it; else ``line`` alone."""
