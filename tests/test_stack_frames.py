@@ -3,6 +3,8 @@ left out of the query, the innermost kept, in every language's trace format."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from memlens.engine.engine import Engine
@@ -16,6 +18,21 @@ def python_trace(frames: int) -> str:
     for i in range(frames):
         lines += [f'  File "/srv/app/mod{i}.py", line {i + 1}, in handler_{i}', f"    call_{i}(request)"]
     return "\n".join([*lines, MESSAGE])
+
+
+def go_trace(frames: int) -> str:
+    lines = [f"panic: {MESSAGE}", "", "goroutine 1 [running]:"]
+    for i in range(frames):
+        lines += [f"main.handler{i}(0xc0000{i:04x}, 0x3)", f"\t/home/u/app/mod{i}.go:{i + 1} +0x1d"]
+    return "\n".join([*lines, "exit status 2"])
+
+
+def rust_trace(frames: int) -> str:
+    lines = ["thread 'main' panicked at src/main.rs:4:5:", MESSAGE, "stack backtrace:"]
+    for i in range(frames):
+        lines += [f"  {i:>2}: app::mod{i}::handler_{i}", f"             at ./src/mod{i}.rs:{i + 1}:5"]
+    note = "note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace."
+    return "\n".join([*lines, note])
 
 
 def test_a_python_trace_keeps_its_message_and_innermost_frame() -> None:
@@ -103,16 +120,65 @@ def test_a_python_trace_pasted_on_one_line_is_read_as_the_trace() -> None:
                 "Caused by: java.net.SocketTimeoutException: connect timed out",
             ],
         ),
+        (  # Go: the goroutine's header and each frame's function and place
+            "panic: runtime error: index out of range [3] with length 3  goroutine 1 [running]: "
+            "main.(*Server).handle(0xc000010000, {0x4d2f60, 0x3}) \t/home/me/app/server.go:27 +0x1d "
+            "main.main() \t/home/me/app/main.go:12 +0x25 "
+            "created by main.start in goroutine 1 \t/home/me/app/main.go:9 +0x3f exit status 2",
+            [
+                "panic: runtime error: index out of range [3] with length 3",
+                "main.(*Server).handle(0xc000010000, {0x4d2f60, 0x3})",
+                "\t/home/me/app/server.go:27 +0x1d",
+                "exit status 2",
+            ],
+        ),
+        (  # Rust: each numbered frame and its place; the note that says how to see more is no message
+            "thread 'main' panicked at src/main.rs:4:5: called `Option::unwrap()` on a `None` value "
+            "stack backtrace:    0: std::panicking::begin_panic "
+            "             at /rustc/90b35a6/library/std/src/panicking.rs:616:12 "
+            "   1: <app::Config as core::default::Default>::default              at ./src/config.rs:10:5 "
+            "   2: app::main              at ./src/main.rs:4:5 "
+            "note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.",
+            [
+                "thread 'main' panicked at src/main.rs:4:5: called `Option::unwrap()` on a `None` value",
+                "   0: std::panicking::begin_panic",
+            ],
+        ),
+        (  # Python: an exception whose name does not say it is one
+            'Traceback (most recent call last):   File "/var/task/handler.py", line 31, in handle '
+            '    dispatch(envelope)   File "/var/task/dispatch.py", line 18, in dispatch '
+            "    raise UnroutableEvent(detail_type) ledgerline.errors.UnroutableEvent: no route for 'order.refunded'",
+            [
+                '  File "/var/task/dispatch.py", line 18, in dispatch     raise UnroutableEvent(detail_type)',
+                "ledgerline.errors.UnroutableEvent: no route for 'order.refunded'",
+            ],
+        ),
     ],
 )
 def test_a_trace_pasted_on_one_line_keeps_its_messages(trace: str, kept: list[str]) -> None:
     assert without_stack_frames(trace).splitlines() == kept
 
 
+@pytest.mark.parametrize("lines", ["lines", "one line"])
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+@pytest.mark.parametrize("trace", [go_trace, rust_trace])
+def test_a_go_or_rust_trace_finds_the_session_that_discussed_its_error(
+    example: Engine, trace: Callable[[int], str], mode: str, lines: str
+) -> None:
+    """On one line (VS Code's Search Memory box), a Go trace's forty frames were read as words no transcript holds,
+    and the Postgres session that quotes its panic's message ranked too weak to show."""
+    pasted = trace(40)
+    answer = example.search(pasted if lines == "lines" else one_line(pasted), mode=mode)
+    assert answer["results"], answer.get("note")
+    assert "c84f2a19" in str(answer["results"][0]["sessionKey"])
+
+
 @pytest.mark.parametrize(
     "text",
     [
         "we looked at it at noon (see the log)",
+        "the plan: 1: write the test 2: run it 3: ship",
+        "we changed handler() in main.go:12 and start() in server.go:40",
         "we met at noon (monday) and at lunch (tuesday) at the office (floor 3)",
         'the error names File "a.py", line 3 and File "b.py", line 4 but no more',
         "how did we fix the dead-letter queue backup?",

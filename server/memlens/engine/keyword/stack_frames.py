@@ -7,8 +7,8 @@ message lines (the exception, "Caused by: …", a panic's text) are the topic; t
 was raised, is kept too, since a session about the same failure may name it.
 
 A trace pasted into a one-line input (VS Code's quick pick joins a paste's lines with spaces) holds its frames in one
-line: such a line is broken again before each frame (and a Python trace's exception after its last), so that it is
-read as the trace it was.
+line: such a line is broken again before each frame (and a Python trace's exception after its last; a Go frame's
+function and its place apart, as Go prints them), so that it is read as the trace it was.
 """
 
 from __future__ import annotations
@@ -22,32 +22,53 @@ _FRAME = re.compile(
         \s*File\ "[^"\n]*",\ line\ \d+(?:,\ in\ .*)?          # Python
       | \s+at\ \S.*(?:\(.*\)|:\d+(?::\d+)?|\ in\ .*:line\ \d+)  # JavaScript, Java, C#, Rust's "at src/x.rs:1:2"
       | \s*\.\.\.\ \d+\ (?:more|common\ frames\ omitted)       # Java's elided frames
-      | \s+\d+:\ +(?:0x[0-9a-f]+\ -\ )?[\w:<>{}$.]+            # Rust's backtrace
-      | \t?/\S+\.go:\d+(?:\ \+0x[0-9a-f]+)?                    # Go: a frame's place
+      | \s+\d+:\ +(?:0x[0-9a-f]+\ -\ )?(?:<.*>)?[\w:<>{}$.]+    # Rust's backtrace
+      | \t?(?:[A-Za-z]:)?[\w./@~-]*\.go:\d+(?:\ \+0x[0-9a-f]+)?  # Go: a frame's place
     )\s*$""",
     re.VERBOSE,
 )
 _PYTHON_FRAME = re.compile(r'^\s*File "[^"\n]*", line \d+')
+# The lines a trace prints around its frames, which say nothing of the error
 _HEADERS = re.compile(
     r"^\s*(?:Traceback \(most recent call last\):|Stack trace:|stack backtrace:|Backtrace:"
     r"|During handling of the above exception, another exception occurred:"
-    r"|The above exception was the direct cause of the following exception:|goroutine \d+ \[[^\]]*\]:)\s*$"
+    r"|The above exception was the direct cause of the following exception:|goroutine \d+ \[[^\]]*\]:"
+    r"|note: (?:Some details are omitted, run with|run with) `RUST_BACKTRACE=\w+`.*)\s*$"
 )
-_GO_CALL = re.compile(r"^[\w./*()\-\[\]]+\(.*\)\s*$")  # a Go frame's function, on the line above its place
+# a Go frame's function, on the line above its place
+_GO_CALL = re.compile(r"^(?:created by \S+(?: in goroutine \d+)?|[\w./*()\-\[\]]+\(.*\))\s*$")
 MIN_FRAMES = 2  # one "at …" line may be prose; two in a paste are a trace
-# Where a frame starts inside a line: only forms prose never takes ("at noon (see the log)" names no place).
+# Where a frame (or a header) starts inside a line: only forms prose never takes ("at noon (see the log)" names no
+# place, "1: add a test" no Rust path).
 _FRAME_IN_LINE = re.compile(
-    r"""\s+(?=
+    r"""(?<!\ panicked)\s+(?=
         File\ "[^"\n]*",\ line\ \d+                                      # Python
       | at\ (?:[\w.$<>\[\]/-]+\ ?\([^()\n]*:\d+(?::\d+)?\)|\S+:\d+:\d+\b)  # JavaScript, Java: with a place
       | \.\.\.\ \d+\ (?:more|common\ frames\ omitted)\b                # Java's elided frames
       | Caused\ by:\                                                  # Java's next exception
+      | \d{1,3}:\ +(?:0x[0-9a-f]+\ -\ )?(?:<|[\w$]+::)                  # Rust's backtrace: a numbered path
+      | (?:Traceback\ \(most\ recent\ call\ last\)|stack\ backtrace|Stack\ trace):
+      | note:\ (?:Some\ details\ are\ omitted|run\ with\ `RUST_BACKTRACE)
     )""",
     re.VERBOSE,
 )
-# A Python exception's name with its message, after the last frame and its source line
+_FRAME_START = re.compile(r'File "|at |\d{1,3}: ')  # a piece of a broken line that is a frame
+# A frame's place, in a piece that starts with it: what follows it in the line is not the frame's
+_FRAME_END = re.compile(r"at (?:[\w.$<>\[\]/-]+ ?\([^()\n]*:\d+(?::\d+)?\)|\S+:\d+:\d+\b)")
+# A Go frame in a line: its function (its arguments, or "created by …") and its place; a goroutine's header
+_GO_FRAME_IN_LINE = re.compile(
+    r"""(?P<call>
+        created\ by\ [\w./*()\[\]-]+(?:\ in\ goroutine\ \d+)?
+      | [\w./*()\[\]-]+?\((?:[^()\n]|\([^()\n]*\))*\)
+    )\s+(?P<place>(?:[A-Za-z]:)?[\w./@~-]*\.go:\d+(?:\ \+0x[0-9a-f]+)?)(?=\s|$)""",
+    re.VERBOSE,
+)
+_GO_HEADER_IN_LINE = re.compile(r"\s+(?=goroutine \d+ \[[^\]]*\]:)|(?<=\]:)\s+")
+# A Python exception's name with its message, after the last frame and its source line: a name that says it is one,
+# else a dotted or capitalised name before ": " (ledgerline.errors.UnroutableEvent: …)
 _EXCEPTION_IN_LINE = re.compile(
     r"\s+(?=(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Warning)(?::|$))"
+    r"|\s+(?=(?:[A-Za-z_]\w*\.)*[A-Z]\w*: )"
 )
 
 
@@ -78,15 +99,22 @@ def without_stack_frames(text: str) -> str:
 def _frames_in_line(line: str) -> list[str]:
     """``line`` broken before each frame when it holds two or more (a trace whose line breaks were lost), each frame
     indented as a trace prints it; else ``line`` alone."""
+    go = _go_frames_in_line(line)
+    if go is not None:
+        return go
     pieces = _FRAME_IN_LINE.split(line)
-    if sum(piece.startswith(("File ", "at ")) for piece in pieces[1:]) < MIN_FRAMES:
+    if sum(_FRAME_START.match(piece) is not None for piece in pieces[1:]) < MIN_FRAMES:
         return [line]
     lines = [pieces[0]] if pieces[0].strip() else []
     for piece in pieces[1:]:
         if piece.startswith("File "):
             lines.append(f"  {piece}")
         elif piece.startswith(("at ", "... ")):
-            lines.append(f"    {piece}")
+            end = _FRAME_END.match(piece)
+            rest = piece[end.end() :].strip() if end else ""
+            lines += [f"    {piece[: end.end()]}", rest] if end and rest else [f"    {piece}"]
+        elif _FRAME_START.match(piece):
+            lines.append(f"   {piece}")
         else:
             lines.append(piece)
     if lines[-1].startswith("  File "):  # Python's last frame: its source line, then the exception
@@ -95,6 +123,20 @@ def _frames_in_line(line: str) -> list[str]:
         if len(split) == 2:
             lines[-1:] = [f"{frame}, in {split[0]}", split[1]]
     return lines
+
+
+def _go_frames_in_line(line: str) -> list[str] | None:
+    """A Go trace's ``line`` broken as Go prints it (each frame's function, then its place on a line of its own
+    after a tab), when it holds two or more frames; else None."""
+    frames = list(_GO_FRAME_IN_LINE.finditer(line))
+    if len(frames) < MIN_FRAMES:
+        return None
+    lines = _GO_HEADER_IN_LINE.split(line[: frames[0].start()])
+    for index, frame in enumerate(frames):
+        following = frames[index + 1].start() if index + 1 < len(frames) else len(line)
+        between = [piece.strip() for piece in _GO_HEADER_IN_LINE.split(line[frame.end() : following])]
+        lines += [frame["call"], f"\t{frame['place']}", *between]
+    return [piece.rstrip() for piece in lines if piece.strip()]
 
 
 def _source_line(line: str, frame_line: str) -> bool:
