@@ -35,6 +35,42 @@ def rust_trace(frames: int) -> str:
     return "\n".join([*lines, note])
 
 
+def dotnet_trace(frames: int) -> str:
+    lines = [f"Npgsql.PostgresException (0x80004005): 53300: {MESSAGE.partition(': ')[2]}"]
+    lines += [f"   at Ledger.Mod{i}.Handler{i}(Order order) in C:\\src\\Mod{i}.cs:line {i + 1}" for i in range(frames)]
+    return "\n".join(lines)
+
+
+def ruby_trace(frames: int) -> str:
+    lines = [f"/app/lib/mod0.rb:1:in `handler_0': FATAL:  {MESSAGE.partition(': ')[2]} (PG::ConnectionBad)"]
+    lines += [f"\tfrom /app/lib/mod{i}.rb:{i + 1}:in `handler_{i}'" for i in range(1, frames)]
+    return "\n".join(lines)
+
+
+def php_trace(frames: int) -> str:
+    message = f"PHP Fatal error:  Uncaught PDOException: FATAL:  {MESSAGE.partition(': ')[2]} in /srv/src/Mod0.php:1"
+    lines = [message, "Stack trace:"]
+    lines += [
+        f"#{i} /srv/src/Mod{i}.php({i + 1}): App\\Mod{i}->handler{i}('order', Object(App\\Order))"
+        for i in range(frames)
+    ]
+    return "\n".join([*lines, f"#{frames} {{main}}", "  thrown in /srv/src/Mod0.php on line 1"])
+
+
+def gdb_trace(frames: int) -> str:
+    lines = [f"FATAL:  {MESSAGE.partition(': ')[2]}", "Program received signal SIGABRT, Aborted."]
+    lines += [
+        f"#{i}  0x00005555555551{i:02x} in handler_{i} (conn=0x5555555592a0) at mod{i}.c:{i + 1}" for i in range(frames)
+    ]
+    return "\n".join(lines)
+
+
+def elixir_trace(frames: int) -> str:
+    lines = [f"** (Postgrex.Error) FATAL 53300 (too_many_connections) {MESSAGE.partition(': ')[2]}", "stacktrace:"]
+    lines += [f"  (ledger 0.1.0) lib/ledger/mod{i}.ex:{i + 1}: Ledger.Mod{i}.handler/2" for i in range(frames)]
+    return "\n".join(lines)
+
+
 def test_a_python_trace_keeps_its_message_and_innermost_frame() -> None:
     read = without_stack_frames(python_trace(40))
     assert read.splitlines() == ['  File "/srv/app/mod39.py", line 40, in handler_39', "    call_39(request)", MESSAGE]
@@ -159,14 +195,47 @@ def test_a_trace_pasted_on_one_line_keeps_its_messages(trace: str, kept: list[st
     assert without_stack_frames(trace).splitlines() == kept
 
 
+SANITIZER = (
+    "==12345==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010 at pc 0x0000004c6b2e\n"
+    "READ of size 4 at 0x602000000010 thread T0\n"
+    "    #0 0x4c6b2d in mod0_open /home/bob/src/mod0.c:12:5\n"
+    "    #1 0x4c6c8e in mod1_main /home/bob/src/mod1.c:20:3\n"
+    "    #2 0x7f1c2a3b0b96 in __libc_start_main (/lib/x86_64-linux-gnu/libc.so.6+0x21b96)"
+)
+LANGUAGES = [go_trace, rust_trace, dotnet_trace, ruby_trace, php_trace, gdb_trace, elixir_trace]
+
+
 @pytest.mark.parametrize("lines", ["lines", "one line"])
-@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
-@pytest.mark.parametrize("trace", [go_trace, rust_trace])
-def test_a_go_or_rust_trace_finds_the_session_that_discussed_its_error(
+@pytest.mark.parametrize("trace", [*(language(3) for language in LANGUAGES), SANITIZER])
+def test_each_language_s_frames_are_left_out_but_the_innermost(trace: str, lines: str) -> None:
+    """PHP's `#1 /x.php(2): f()`, gdb's and a sanitizer's `#1 0x… in f`, Ruby's `from x.rb:2:in`, Elixir's
+    `(app 0.1.0) lib/x.ex:2: M.f/2`, C#'s `at N.T.M(args) in x.cs:line 2`: on lines and on one line."""
+    read = without_stack_frames(trace if lines == "lines" else one_line(trace))
+    assert "mod1" not in read.lower()
+    assert "mod2" not in read.lower()
+    assert ("connection slots" in read) or ("heap-use-after-free" in read)
+
+
+# hybrid's calibration still reads the words left beside the message (PHP's "Uncaught PDOException … in
+# /srv/src/Mod0.php:1", gdb's "Program received signal SIGABRT") as a topic no transcript holds
+STILL_WEAK = {(php_trace, "hybrid"), (gdb_trace, "hybrid")}
+
+
+@pytest.mark.parametrize("lines", ["lines", "one line"])
+@pytest.mark.parametrize(
+    ("trace", "mode"),
+    [
+        pytest.param(language, mode, marks=[pytest.mark.xfail(strict=True)] if (language, mode) in STILL_WEAK else [])
+        for language in LANGUAGES
+        for mode in ("keyword", "hybrid")
+    ],
+)
+def test_a_trace_in_each_language_finds_the_session_that_discussed_its_error(
     example: Engine, trace: Callable[[int], str], mode: str, lines: str
 ) -> None:
-    """On one line (VS Code's Search Memory box), a Go trace's forty frames were read as words no transcript holds,
-    and the Postgres session that quotes its panic's message ranked too weak to show."""
+    """A trace's forty frames read as words no transcript holds, and the Postgres session that quotes its message
+    ranked too weak to show: Go's and Rust's on one line (VS Code's Search Memory box), PHP's, gdb's and Elixir's
+    either way, .NET's in hybrid."""
     pasted = trace(40)
     answer = example.search(pasted if lines == "lines" else one_line(pasted), mode=mode)
     assert answer["results"], answer.get("note")
@@ -178,6 +247,7 @@ def test_a_go_or_rust_trace_finds_the_session_that_discussed_its_error(
     [
         "we looked at it at noon (see the log)",
         "the plan: 1: write the test 2: run it 3: ship",
+        "we shipped #1 (the login fix) at noon and #2 (docs) at 3 from main: 1: done",
         "we changed handler() in main.go:12 and start() in server.go:40",
         "we met at noon (monday) and at lunch (tuesday) at the office (floor 3)",
         'the error names File "a.py", line 3 and File "b.py", line 4 but no more',

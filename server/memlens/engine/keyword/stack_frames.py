@@ -24,6 +24,11 @@ _FRAME = re.compile(
       | \s*\.\.\.\ \d+\ (?:more|common\ frames\ omitted)       # Java's elided frames
       | \s+\d+:\ +(?:0x[0-9a-f]+\ -\ )?(?:<.*>)?[\w:<>{}$.]+    # Rust's backtrace
       | \t?(?:[A-Za-z]:)?[\w./@~-]*\.go:\d+(?:\ \+0x[0-9a-f]+)?  # Go: a frame's place
+      | \s*\#\d+\s+0x[0-9a-f]+\s.*                              # gdb, a sanitizer: an address, then where
+      | \s*\#\d+\s+\S+\ \(.*\)\ (?:at|from)\ \S+                  # gdb, where it has no address
+      | \s*\#\d+\ (?:\S+\(\d+\):\ .*|\{main\}|\[internal\ function\]:\ .*)  # PHP
+      | \s*from\ \S+:\d+:in\ .*                                  # Ruby
+      | \s*\(\w+(?:\ [\w.+-]+)?\)\ \S+:\d+:\ \S.*                # Elixir: (app 1.2.3) lib/x.ex:12: Mod.f/2
     )\s*$""",
     re.VERBOSE,
 )
@@ -33,7 +38,8 @@ _HEADERS = re.compile(
     r"^\s*(?:Traceback \(most recent call last\):|Stack trace:|stack backtrace:|Backtrace:"
     r"|During handling of the above exception, another exception occurred:"
     r"|The above exception was the direct cause of the following exception:|goroutine \d+ \[[^\]]*\]:"
-    r"|note: (?:Some details are omitted, run with|run with) `RUST_BACKTRACE=\w+`.*)\s*$"
+    r"|note: (?:Some details are omitted, run with|run with) `RUST_BACKTRACE=\w+`.*|stacktrace:"
+    r"|--- End of (?:inner exception )?stack trace[\w ]*---|thrown in \S+ on line \d+)\s*$"
 )
 # a Go frame's function, on the line above its place
 _GO_CALL = re.compile(r"^(?:created by \S+(?: in goroutine \d+)?|[\w./*()\-\[\]]+\(.*\))\s*$")
@@ -49,10 +55,18 @@ _FRAME_IN_LINE = re.compile(
       | \d{1,3}:\ +(?:0x[0-9a-f]+\ -\ )?(?:<|[\w$]+::)                  # Rust's backtrace: a numbered path
       | (?:Traceback\ \(most\ recent\ call\ last\)|stack\ backtrace|Stack\ trace):
       | note:\ (?:Some\ details\ are\ omitted|run\ with\ `RUST_BACKTRACE)
+      | at\ [A-Z]\w*(?:\.[\w`<>\[\]+|]+)+\([^()\n]*\)                # C#: Namespace.Type.Method(args)
+      | \#\d+\s+0x[0-9a-f]+\s                                      # gdb, a sanitizer
+      | \#\d+\s+\S+\ \([^()\n]*\)\ at\ \S+:\d+                       # gdb, where it has no address
+      | \#\d+\ (?:\S+\(\d+\):\ |\{main\}|\[internal\ function\]:)   # PHP
+      | from\ \S+:\d+:in\ [`']                                       # Ruby
+      | \(\w+(?:\ [\w.+-]+)?\)\ \S+:\d+:\ \S                         # Elixir
+      | stacktrace:|---\ End\ of\ |thrown\ in\ \S+\ on\ line\ \d+   # headers
     )""",
     re.VERBOSE,
 )
-_FRAME_START = re.compile(r'File "|at |\d{1,3}: ')  # a piece of a broken line that is a frame
+# a piece of a broken line that is a frame
+_FRAME_START = re.compile(r'File "|at |\d{1,3}: |#\d+\s|from |\(\w+(?: [\w.+-]+)?\) ')
 # A frame's place, in a piece that starts with it: what follows it in the line is not the frame's
 _FRAME_END = re.compile(r"at (?:[\w.$<>\[\]/-]+ ?\([^()\n]*:\d+(?::\d+)?\)|\S+:\d+:\d+\b)")
 # A Go frame in a line: its function (its arguments, or "created by …") and its place; a goroutine's header
@@ -146,10 +160,13 @@ def _source_line(line: str, frame_line: str) -> bool:
 
 
 def _innermost(lines: list[str], frames: list[int]) -> set[int]:
-    """The lines of the frame where the error was raised: Python prints it last, the other languages first."""
+    """The lines of the frame where the error was raised: Python prints it last, the other languages first (Ruby
+    and PHP on the message's line: "… in /srv/Db.php:14")."""
     if _PYTHON_FRAME.match(lines[frames[0]]):
         last = frames[-1]
         following = last + 1
         return {last, following} if following < len(lines) and _source_line(lines[following], lines[last]) else {last}
     first = frames[0]
+    if lines[first].lstrip().startswith(("from ", "#0 /")):  # Ruby and PHP print it on the message's line
+        return set()
     return {first - 1, first} if ".go:" in lines[first] and first > 0 and _GO_CALL.match(lines[first - 1]) else {first}
