@@ -56,3 +56,47 @@ def test_a_coloured_stamped_error_finds_its_output_and_fix(engine: Engine) -> No
     answer = engine.fixes(pasted)
     assert [fix["messageId"] for fix in answer["fixes"]] == ["r1"]
     assert answer["error"] == pasted  # the answer names the error as it was given
+
+
+NPM_REPORT = (
+    "npm ERR! code 1\n"
+    "npm ERR! path /Users/bob/ledgerline\n"
+    "npm ERR! command failed\n"
+    "npm ERR! command sh -c node scripts/migrate.js\n"
+    "npm ERR! Error: remaining connection slots are reserved for non-replication superuser connections\n"
+    "npm ERR!     at Parser.parseErrorMessage (/Users/bob/ledgerline/node_modules/pg-protocol/dist/parser.js:287:98)\n"
+    "\n"
+    "npm ERR! A complete log of this run can be found in:\n"
+    "npm ERR!     /Users/bob/.npm/_logs/2026-03-04T12_01_02_345Z-debug-0.log"
+)
+
+
+@pytest.mark.parametrize("report", [NPM_REPORT, NPM_REPORT.replace("npm ERR!", "npm error")])
+@pytest.mark.parametrize("lines", ["lines", "one line"])
+def test_npm_s_report_around_an_error_is_left_out(report: str, lines: str) -> None:
+    read = without_pasted_noise(report if lines == "lines" else " ".join(report.splitlines()))
+    prefix = report.split()[0] + " " + report.split()[1]
+    assert [" ".join(line.split()) for line in read.splitlines()] == [
+        f"{prefix} Error: remaining connection slots are reserved for non-replication superuser connections",
+        f"{prefix} at Parser.parseErrorMessage (/Users/bob/ledgerline/node_modules/pg-protocol/dist/parser.js:287:98)",
+    ]
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        'npm ERR! Missing script: "build"',
+        "npm ERR! code ENOENT\nnpm ERR! syscall open\nnpm ERR! enoent Could not read package.json",
+    ],
+)
+def test_npm_s_lines_that_say_what_failed_are_kept(kept: str) -> None:
+    assert without_pasted_noise(kept) == kept
+
+
+@pytest.mark.parametrize("lines", ["lines", "one line"])
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_an_error_in_npm_s_report_finds_the_session_that_discussed_it(example: Engine, mode: str, lines: str) -> None:
+    """npm's eight lines of its own around the example's Postgres error answered "no results"."""
+    answer = example.search(NPM_REPORT if lines == "lines" else " ".join(NPM_REPORT.splitlines()), mode=mode)
+    assert answer["results"], answer.get("note")
+    assert "c84f2a19" in str(answer["results"][0]["sessionKey"])
