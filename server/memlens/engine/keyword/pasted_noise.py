@@ -9,6 +9,12 @@ as a question about that day (its sessions, not the error), and a stamp of a day
 output it was copied from below the share an occurrence needs. The stamps are left out only of a text that reads as
 an error or a log line (error_query.py): "what did we do on 2026-02-11" keeps its date.
 
+A run's own ids are in no other run's output either: a request's or a trace's id (`request_id=7f3c…`, a UUID), a
+memory address (`0x7ffd5a3b1e60`); nor is the name of whoever ran it, in a home folder (`/Users/bob/…` where the
+transcripts hold `/home/alice/…`). A log line's request id alone kept `memlens fixes` from the example's very error
+(its words held by the output, the id's not: below the share an occurrence needs). Ids and home folders' names are
+left out of an error as its stamps are.
+
 npm frames a failed script's error in its own report: each line behind `npm ERR!` (`npm error` since npm 10), with
 its bookkeeping (`code 1`, `path /Users/bob/app`, `command failed`, `command sh -c node migrate.js`, where its log
 was written) around the message. That report is in no session about the error, and its eight lines of words drowned
@@ -41,6 +47,17 @@ _STAMP = re.compile(
     """,
     re.VERBOSE,
 )
+# A run's ids: one named so (request_id=…, traceId: …), a UUID, a memory address
+_RUN_ID = re.compile(
+    r"""
+    \b[\w.-]*(?:request|req|trace|span|correlation|session|message|event|job|run)[_.-]?id\b["']?\s*[=:]\s*["']?[\w.-]+["']?
+    | \b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b
+    | \b0x[0-9a-fA-F]{6,}\b
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+_FRAME_NUMBER = re.compile(r"#\d+\s+$")
+_HOME = re.compile(r"(?:/Users|/home)/[^/\s]+(?=/)|\b[A-Za-z]:\\Users\\[^\\\s]+(?=\\)")
 _NPM_PREFIX = re.compile(r"(?:^|\s+)(npm (?:ERR!|error))(?= |$)", re.MULTILINE)
 # The lines of npm's report that say what npm did, not what failed
 _NPM_OWN = re.compile(
@@ -59,13 +76,19 @@ _NPM_OWN = re.compile(
 
 def without_pasted_noise(text: str) -> str:
     """`text` without terminal codes and npm's own report lines and, when it reads as an error or a log line,
-    without its time stamps."""
+    without its time stamps, its run's ids and the names in its home folders."""
     text = without_terminal_codes(text)
     text = _without_npm_report(text)
     if not looks_like_error(text):
         return text
-    stripped = _STAMP.sub(" ", text)
+    stripped = _HOME.sub("~", _RUN_ID.sub(_unless_a_frame_s, _STAMP.sub(" ", text)))
     return stripped if stripped.strip() else text
+
+
+def _unless_a_frame_s(match: re.Match[str]) -> str:
+    """A run's id left out, but the address that starts a frame of gdb's or a sanitizer's (`#3 0x4c6b2d in f`),
+    which says it is one (stack_frames.py leaves the frames out)."""
+    return match[0] if _FRAME_NUMBER.search(match.string, max(0, match.start() - 16), match.start()) else " "
 
 
 def _without_npm_report(text: str) -> str:
