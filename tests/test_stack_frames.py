@@ -273,3 +273,23 @@ def test_a_pasted_trace_finds_the_session_that_discussed_its_error(
     assert answer["results"], answer.get("note")
     assert answer["results"][0]["sessionKey"] is not None
     assert "c84f2a19" in answer["results"][0]["sessionKey"]
+
+
+UNROUTABLE = "UnroutableEvent: no route for detail-type 'order.refunded' (known: order.created, order.paid)"
+
+
+@pytest.mark.parametrize("lines", ["lines", "one line"])
+@pytest.mark.parametrize(
+    "trace",
+    [
+        python_trace(20).replace(MESSAGE, UNROUTABLE),
+        "\n".join([UNROUTABLE, *(f"    at step{i} (/Users/bob/app/src/mod{i}.js:{i + 1}:5)" for i in range(20))]),
+    ],
+)
+def test_fixes_finds_an_error_s_output_from_a_trace_of_other_code(example: Engine, trace: str, lines: str) -> None:
+    """The example's consumer printed this error; pasted as the message of a trace through other code (another
+    machine's), its innermost frame's names, in no output, counted as words of the error the output lacked, and
+    `memlens fixes` found no occurrence."""
+    fixes = example.fixes(trace if lines == "lines" else one_line(trace))["fixes"]
+    assert fixes
+    assert "5b0e7d3c" in str(fixes[0]["sessionKey"])

@@ -176,10 +176,13 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
     error, left_out = read_end(FixesRequest, "error", request.error)  # a traceback tells at its end
     query = scrub(error)
     read = without_pasted_noise(query)  # its colours and time stamps are in no output
-    # searched by its message: an output holding the same trace holds those lines, a session about it names them
+    # searched by its message, which an output of the same error holds; not by its innermost frame, which names
+    # the code it ran through on the machine it was copied from (an output of the same error from other code, or
+    # another home folder, holds other names, and they counted against it as words of the error it lacked)
+    message = without_stack_frames(read, innermost=False)
     ranking = ranked(
         engine,
-        without_stack_frames(read),
+        message,
         mode=None,
         filters=SearchFilters(kind="tool"),
         limit=CANDIDATES,
@@ -199,7 +202,7 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
         min_coverage=MIN_COVERAGE if pasted else 0.0,
         min_chance=0.0 if pasted else engine.settings.search.min_score,
         end_coverage=_end_coverage(engine, read),
-        pasted_lines=verbatim_lines(without_stack_frames(read)),  # prose asked in other words is held by no output
+        pasted_lines=verbatim_lines(message),  # prose asked in other words is held by no output
     )
     if left_out is not None:
         answer["leftOut"] = left_out

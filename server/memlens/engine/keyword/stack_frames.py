@@ -86,9 +86,9 @@ _EXCEPTION_IN_LINE = re.compile(
 )
 
 
-def without_stack_frames(text: str) -> str:
-    """``text`` without the frames of any stack trace in it (and the traces' headers), the innermost frame kept;
-    ``text`` itself when it holds fewer than two frames."""
+def without_stack_frames(text: str, *, innermost: bool = True) -> str:
+    """``text`` without the frames of any stack trace in it (and the traces' headers), the innermost frame kept
+    unless ``innermost`` is False; ``text`` itself when it holds fewer than two frames."""
     lines = [piece for line in text.splitlines() for piece in _frames_in_line(line)]
     frame = [False] * len(lines)
     for index, line in enumerate(lines):
@@ -101,11 +101,11 @@ def without_stack_frames(text: str) -> str:
     frames = [index for index, is_frame in enumerate(frame) if is_frame and _FRAME.match(lines[index])]
     if len(frames) < MIN_FRAMES:
         return text
-    innermost = _innermost(lines, frames)
+    kept_frame = _innermost(lines, frames) if innermost else set()
     kept = [
         line
         for index, line in enumerate(lines)
-        if (not frame[index] or index in innermost) and not _HEADERS.match(line)
+        if (not frame[index] or index in kept_frame) and not _HEADERS.match(line)
     ]
     return "\n".join(kept)
 
