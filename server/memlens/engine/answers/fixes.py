@@ -20,6 +20,7 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.error_query import looks_like_error
 from memlens.engine.keyword.pasted_noise import without_pasted_noise
+from memlens.engine.keyword.source_excerpts import without_source_excerpts
 from memlens.engine.keyword.stack_frames import without_stack_frames
 from memlens.engine.ranking.calibration import FEATURES
 from memlens.engine.ranking.query_facts import coverage, query_facts
@@ -179,7 +180,7 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
     # searched by its message, which an output of the same error holds; not by its innermost frame, which names
     # the code it ran through on the machine it was copied from (an output of the same error from other code, or
     # another home folder, holds other names, and they counted against it as words of the error it lacked)
-    message = without_stack_frames(read, innermost=False)
+    message = without_source_excerpts(without_stack_frames(read, innermost=False))
     ranking = ranked(
         engine,
         message,
