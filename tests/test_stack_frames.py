@@ -293,3 +293,17 @@ def test_fixes_finds_an_error_s_output_from_a_trace_of_other_code(example: Engin
     fixes = example.fixes(trace if lines == "lines" else one_line(trace))["fixes"]
     assert fixes
     assert "5b0e7d3c" in str(fixes[0]["sessionKey"])
+
+
+def test_a_trace_whose_message_its_last_frame_s_line_holds_keeps_that_frame() -> None:
+    """On one line, a message that reads as no exception's name (git's `fatal: …`) stays on the last frame's source
+    line: without the innermost frame (as `memlens fixes` reads a trace) nothing was left, and the search said "the
+    query is empty"."""
+    pasted = one_line(python_trace(3).replace(MESSAGE, "fatal: The current branch spotter-gqc has no upstream branch."))
+    read = without_stack_frames(pasted, innermost=False)
+    assert "no upstream branch" in read
+
+
+def test_fixes_answers_a_trace_whose_message_reads_as_no_exception(example: Engine) -> None:
+    pasted = one_line(python_trace(3).replace(MESSAGE, "fatal: The current branch spotter-gqc has no upstream branch."))
+    assert example.fixes(pasted)["error"] == pasted

@@ -107,6 +107,8 @@ def without_stack_frames(text: str, *, innermost: bool = True) -> str:
         for index, line in enumerate(lines)
         if (not frame[index] or index in kept_frame) and not _HEADERS.match(line)
     ]
+    if not innermost and not any(line.strip() for line in kept):  # a message the last frame's line holds
+        return without_stack_frames(text)
     return "\n".join(kept)
 
 
