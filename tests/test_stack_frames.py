@@ -307,3 +307,22 @@ def test_a_trace_whose_message_its_last_frame_s_line_holds_keeps_that_frame() ->
 def test_fixes_answers_a_trace_whose_message_reads_as_no_exception(example: Engine) -> None:
     pasted = one_line(python_trace(3).replace(MESSAGE, "fatal: The current branch spotter-gqc has no upstream branch."))
     assert example.fixes(pasted)["error"] == pasted
+
+
+@pytest.mark.parametrize("one_line_paste", [False, True])
+@pytest.mark.parametrize("form", ["logged", "npm", "trace"])
+@pytest.mark.parametrize("language", range(8))
+def test_each_form_bench_errors_asks_is_read_as_its_error(form: str, language: int, one_line_paste: bool) -> None:
+    """bench.errors asks each pasted error in the forms developers paste it (`--as`, `--one-line`): each is read as
+    the error, with no frame but the innermost of its made-up trace and no request id."""
+    from bench.errors import asked_as
+
+    from memlens.engine.keyword.pasted_noise import without_pasted_noise
+    from memlens.engine.keyword.source_excerpts import without_source_excerpts
+
+    error = "fatal: The current branch spotter-gqc has no upstream branch."
+    asked = asked_as(error, language, form=form, one_line=one_line_paste)
+    read = without_source_excerpts(without_stack_frames(without_pasted_noise(asked)))
+    assert error in read
+    assert "mod5" not in read.lower()
+    assert "request_id" not in read
