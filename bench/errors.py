@@ -12,10 +12,14 @@ error at all, pasted into `fixes`: the absent-topic questions of bench/data/abse
 transcript holds their topics), the share answered with nothing in each of their halves (tune / heldout: only
 reported).
 
-    python -m bench.errors [--json] [--modes keyword,hybrid] [--as-pasted]
+    python -m bench.errors [--json] [--modes keyword,hybrid] [--as-pasted] [--as FORM] [--one-line]
 
 `--as-pasted` asks each pasted error (and each absent one) as a terminal shows a logged line: in colour, after a
-logger's time stamp of a day no session was written on.
+logger's time stamp of a day no session was written on. `--as` asks them in another form a developer pastes: `logged`
+(a log line's stamp, level, logger and request id before it), `npm` (inside npm's report of a failed script),
+`trace` (as the message of a 20-frame stack trace from someone else's machine, each error in the next of eight
+languages' trace formats: the frames are made up, as a user's own code is in no transcript). `--one-line` joins each
+question's lines with spaces, as VS Code's Search Memory box does with a paste.
 """
 
 from __future__ import annotations
@@ -51,6 +55,72 @@ RED, RESET = "\x1b[31m", "\x1b[0m"
 def as_pasted(question: str) -> str:
     """`question` as a terminal shows a logged line: a time stamp before it, the whole in colour."""
     return f"{RED}{LOG_STAMP} {question}{RESET}"
+
+
+def as_logged(question: str, index: int) -> str:
+    """`question` as a logger writes it: a stamp, a level, the logger's name and a request's id before it."""
+    return f"2026-03-04 10:00:01,123 ERROR [app.worker] request_id=7f3c2a1e-9b4d-4c1a-8e2f-{index:012x} {question}"
+
+
+def in_npm_report(question: str, index: int) -> str:
+    """`question` inside npm's report of the failed script that printed it."""
+    lines = ["code 1", "path /Users/bob/app", "command failed", f"command sh -c node scripts/task{index}.js"]
+    lines += [*question.splitlines(), "A complete log of this run can be found in:"]
+    lines.append(f"    /Users/bob/.npm/_logs/2026-03-04T10_00_01_123Z-debug-{index}.log")
+    return "\n".join(f"npm ERR! {line}" for line in lines)
+
+
+FRAMES = 20
+
+
+def in_trace(question: str, index: int) -> str:
+    """`question` as the message of a stack trace of FRAMES made-up frames, in the trace format of one of eight
+    languages (by `index`), as it runs on someone else's machine."""
+    frames = range(FRAMES)
+    home = "/Users/bob/work"
+    language = index % 8
+    if language == 0:  # Python
+        lines = ["Traceback (most recent call last):"]
+        for i in frames:
+            lines += [f'  File "{home}/app/mod{i}.py", line {i + 1}, in step_{i}', f"    step_{i + 1}(job)"]
+        return "\n".join([*lines, question])
+    if language == 1:  # JavaScript
+        return "\n".join([question, *(f"    at step{i} ({home}/app/src/mod{i}.js:{i + 1}:5)" for i in frames)])
+    if language == 2:  # Java
+        return "\n".join([question, *(f"\tat com.acme.app.Mod{i}.step{i}(Mod{i}.java:{i + 1})" for i in frames)])
+    if language == 3:  # Go
+        lines = [f"panic: {question}", "", "goroutine 1 [running]:"]
+        for i in frames:
+            lines += [f"main.step{i}(0xc0000{i:04x}, 0x3)", f"\t{home}/app/mod{i}.go:{i + 1} +0x1d"]
+        return "\n".join([*lines, "exit status 2"])
+    if language == 4:  # Rust
+        lines = ["thread 'main' panicked at src/main.rs:4:5:", question, "stack backtrace:"]
+        for i in frames:
+            lines += [f"  {i:>2}: app::mod{i}::step_{i}", f"             at {home}/app/src/mod{i}.rs:{i + 1}:5"]
+        return "\n".join(lines)
+    if language == 5:  # C#
+        return "\n".join(
+            [question, *(f"   at Acme.App.Mod{i}.Step{i}(Job job) in C:\\src\\Mod{i}.cs:line {i + 1}" for i in frames)]
+        )
+    if language == 6:  # Ruby
+        return "\n".join(
+            [
+                f"{home}/app/mod0.rb:1:in `step_0': {question}",
+                *(f"\tfrom {home}/app/mod{i}.rb:{i + 1}:in `step_{i}'" for i in frames if i),
+            ]
+        )
+    return "\n".join(
+        [question, "stacktrace:", *(f"  (app 0.1.0) lib/app/mod{i}.ex:{i + 1}: App.Mod{i}.step/2" for i in frames)]
+    )
+
+
+FORMS = {"logged": as_logged, "npm": in_npm_report, "trace": in_trace}
+
+
+def asked_as(question: str, index: int, *, form: str | None, one_line: bool) -> str:
+    """`question` in `form` (FORMS; None: as written), its lines joined with spaces when `one_line`."""
+    asked = FORMS[form](question, index) if form else question
+    return " ".join(asked.splitlines()) if one_line else asked
 
 
 def load_questions(path: Path = QUESTIONS) -> list[dict[str, Any]]:
@@ -196,6 +266,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
     parser.add_argument("--modes", default="keyword,hybrid", help="comma-separated: keyword, vector, hybrid")
     parser.add_argument("--as-pasted", action="store_true", help="ask pasted errors with a log stamp, in colour")
+    parser.add_argument("--as", dest="form", choices=sorted(FORMS), help="ask pasted errors in this form")
+    parser.add_argument("--one-line", action="store_true", help="ask pasted errors with their lines joined")
     args = parser.parse_args(argv)
     if not TRANSCRIPTS.is_dir():
         raise SystemExit(f"the shared transcripts are not at {TRANSCRIPTS}")
@@ -206,6 +278,17 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if args.as_pasted:
         questions = [q | {"question": as_pasted(q["question"])} if q["kind"] == "pasted" else q for q in questions]
         absent = [a | {"question": as_pasted(a["question"])} for a in absent]
+    if args.form or args.one_line:
+        questions = [
+            q | {"question": asked_as(q["question"], index, form=args.form, one_line=args.one_line)}
+            if q["kind"] == "pasted"
+            else q
+            for index, q in enumerate(questions)
+        ]
+        absent = [
+            a | {"question": asked_as(a["question"], index, form=args.form, one_line=args.one_line)}
+            for index, a in enumerate(absent)
+        ]
     embedder = load_shared_embedder(bench_settings({})) if modes != ["keyword"] else None
     with contextlib.ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))  # an index of this code's own

@@ -21,6 +21,7 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.error_query import looks_like_error
 from memlens.engine.keyword.pasted_noise import without_pasted_noise
+from memlens.engine.keyword.source_excerpts import without_source_excerpts
 from memlens.engine.keyword.stack_frames import trace_message, without_stack_frames
 from memlens.engine.ranking.calibration import FEATURES
 from memlens.engine.ranking.query_facts import coverage, query_facts
@@ -202,10 +203,13 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
     error, left_out = read_end(FixesRequest, "error", request.error)  # a traceback tells at its end
     query = scrub(error)
     read = without_pasted_noise(query)  # its colours and time stamps are in no output
-    # searched by its message: an output holding the same trace holds those lines, a session about it names them
+    # searched by its message, which an output of the same error holds; not by its innermost frame, which names
+    # the code it ran through on the machine it was copied from (an output of the same error from other code, or
+    # another home folder, holds other names, and they counted against it as words of the error it lacked)
+    message = without_source_excerpts(without_stack_frames(read, innermost=False))
     ranking = ranked(
         engine,
-        without_stack_frames(read),
+        message,
         mode=None,
         filters=SearchFilters(kind="tool"),
         limit=CANDIDATES,
@@ -225,7 +229,7 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
         min_coverage=MIN_COVERAGE if pasted else 0.0,
         min_chance=0.0 if pasted else engine.settings.search.min_score,
         end_coverage=_part_coverage(engine, read),
-        pasted_lines=verbatim_lines(without_stack_frames(read)),  # prose asked in other words is held by no output
+        pasted_lines=verbatim_lines(message),  # prose asked in other words is held by no output
     )
     if left_out is not None:
         answer["leftOut"] = left_out

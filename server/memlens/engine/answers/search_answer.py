@@ -26,6 +26,7 @@ from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters, filters_from_request
 from memlens.engine.keyword.keyword_index import KeywordIndex
 from memlens.engine.keyword.pasted_noise import without_pasted_noise
+from memlens.engine.keyword.source_excerpts import without_source_excerpts
 from memlens.engine.keyword.stack_frames import without_stack_frames
 from memlens.engine.ranking.cross_encoder import CrossEncoder
 from memlens.engine.ranking.dates import ambiguous_dates, unread_dates
@@ -94,10 +95,11 @@ def search(
     started = time.perf_counter()
     query, left_out = read_end(SearchRequest, "query", query)  # a pasted traceback: its end tells
     query = scrub(query)  # raw bytes that are not UTF-8 (a shell passes them as typed) read as stored text does
-    # a pasted trace is searched by its message, not the files it ran through, nor its colours and time stamps;
+    # a pasted trace is searched by its message, not the files it ran through, nor its colours and time stamps, nor
+    # the code a compiler's error quotes;
     # the answer says what was read
     read = without_pasted_noise(query)
-    searched = without_stack_frames(read)
+    searched = without_source_excerpts(without_stack_frames(read))
     settings = engine.settings.search
     limit = limit or settings.max_results
     engine.refresh()

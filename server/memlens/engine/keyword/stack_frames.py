@@ -7,8 +7,8 @@ message lines (the exception, "Caused by: …", a panic's text) are the topic; t
 was raised, is kept too, since a session about the same failure may name it.
 
 A trace pasted into a one-line input (VS Code's quick pick joins a paste's lines with spaces) holds its frames in one
-line: such a line is broken again before each frame (and a Python trace's exception after its last), so that it is
-read as the trace it was.
+line: such a line is broken again before each frame (and a Python trace's exception after its last; a Go frame's
+function and its place apart, as Go prints them), so that it is read as the trace it was.
 """
 
 from __future__ import annotations
@@ -22,38 +22,73 @@ _FRAME = re.compile(
         \s*File\ "[^"\n]*",\ line\ \d+(?:,\ in\ .*)?          # Python
       | \s+at\ \S.*(?:\(.*\)|:\d+(?::\d+)?|\ in\ .*:line\ \d+)  # JavaScript, Java, C#, Rust's "at src/x.rs:1:2"
       | \s*\.\.\.\ \d+\ (?:more|common\ frames\ omitted)       # Java's elided frames
-      | \s+\d+:\ +(?:0x[0-9a-f]+\ -\ )?[\w:<>{}$.]+            # Rust's backtrace
-      | \t?/\S+\.go:\d+(?:\ \+0x[0-9a-f]+)?                    # Go: a frame's place
+      | \s+\d+:\ +(?:0x[0-9a-f]+\ -\ )?(?:<.*>)?[\w:<>{}$.]+    # Rust's backtrace
+      | \t?(?:[A-Za-z]:)?[\w./@~-]*\.go:\d+(?:\ \+0x[0-9a-f]+)?  # Go: a frame's place
+      | \s*\#\d+\s+0x[0-9a-f]+\s.*                              # gdb, a sanitizer: an address, then where
+      | \s*\#\d+\s+\S+\ \(.*\)\ (?:at|from)\ \S+                  # gdb, where it has no address
+      | \s*\#\d+\ (?:\S+\(\d+\):\ .*|\{main\}|\[internal\ function\]:\ .*)  # PHP
+      | \s*from\ \S+:\d+:in\ .*                                  # Ruby
+      | \s*\(\w+(?:\ [\w.+-]+)?\)\ \S+:\d+:\ \S.*                # Elixir: (app 1.2.3) lib/x.ex:12: Mod.f/2
     )\s*$""",
     re.VERBOSE,
 )
 _PYTHON_FRAME = re.compile(r'^\s*File "[^"\n]*", line \d+')
+# The lines a trace prints around its frames, which say nothing of the error
 _HEADERS = re.compile(
     r"^\s*(?:Traceback \(most recent call last\):|Stack trace:|stack backtrace:|Backtrace:"
     r"|During handling of the above exception, another exception occurred:"
-    r"|The above exception was the direct cause of the following exception:|goroutine \d+ \[[^\]]*\]:)\s*$"
+    r"|The above exception was the direct cause of the following exception:|goroutine \d+ \[[^\]]*\]:"
+    r"|note: (?:Some details are omitted, run with|run with) `RUST_BACKTRACE=\w+`.*|stacktrace:"
+    r"|--- End of (?:inner exception )?stack trace[\w ]*---|thrown in \S+ on line \d+)\s*$"
 )
-_GO_CALL = re.compile(r"^[\w./*()\-\[\]]+\(.*\)\s*$")  # a Go frame's function, on the line above its place
+# a Go frame's function, on the line above its place
+_GO_CALL = re.compile(r"^(?:created by \S+(?: in goroutine \d+)?|[\w./*()\-\[\]]+\(.*\))\s*$")
 MIN_FRAMES = 2  # one "at …" line may be prose; two in a paste are a trace
-# Where a frame starts inside a line: only forms prose never takes ("at noon (see the log)" names no place).
+# Where a frame (or a header) starts inside a line: only forms prose never takes ("at noon (see the log)" names no
+# place, "1: add a test" no Rust path).
 _FRAME_IN_LINE = re.compile(
-    r"""\s+(?=
+    r"""(?<!\ panicked)\s+(?=
         File\ "[^"\n]*",\ line\ \d+                                      # Python
       | at\ (?:[\w.$<>\[\]/-]+\ ?\([^()\n]*:\d+(?::\d+)?\)|\S+:\d+:\d+\b)  # JavaScript, Java: with a place
       | \.\.\.\ \d+\ (?:more|common\ frames\ omitted)\b                # Java's elided frames
       | Caused\ by:\                                                  # Java's next exception
+      | \d{1,3}:\ +(?:0x[0-9a-f]+\ -\ )?(?:<|[\w$]+::)                  # Rust's backtrace: a numbered path
+      | (?:Traceback\ \(most\ recent\ call\ last\)|stack\ backtrace|Stack\ trace):
+      | note:\ (?:Some\ details\ are\ omitted|run\ with\ `RUST_BACKTRACE)
+      | at\ [A-Z]\w*(?:\.[\w`<>\[\]+|]+)+\([^()\n]*\)                # C#: Namespace.Type.Method(args)
+      | \#\d+\s+0x[0-9a-f]+\s                                      # gdb, a sanitizer
+      | \#\d+\s+\S+\ \([^()\n]*\)\ at\ \S+:\d+                       # gdb, where it has no address
+      | \#\d+\ (?:\S+\(\d+\):\ |\{main\}|\[internal\ function\]:)   # PHP
+      | from\ \S+:\d+:in\ [`']                                       # Ruby
+      | \(\w+(?:\ [\w.+-]+)?\)\ \S+:\d+:\ \S                         # Elixir
+      | stacktrace:|---\ End\ of\ |thrown\ in\ \S+\ on\ line\ \d+   # headers
     )""",
     re.VERBOSE,
 )
-# A Python exception's name with its message, after the last frame and its source line
+# a piece of a broken line that is a frame
+_FRAME_START = re.compile(r'File "|at |\d{1,3}: |#\d+\s|from |\(\w+(?: [\w.+-]+)?\) ')
+# A frame's place, in a piece that starts with it: what follows it in the line is not the frame's
+_FRAME_END = re.compile(r"at (?:[\w.$<>\[\]/-]+ ?\([^()\n]*:\d+(?::\d+)?\)|\S+:\d+:\d+\b)")
+# A Go frame in a line: its function (its arguments, or "created by …") and its place; a goroutine's header
+_GO_FRAME_IN_LINE = re.compile(
+    r"""(?P<call>
+        created\ by\ [\w./*()\[\]-]+(?:\ in\ goroutine\ \d+)?
+      | [\w./*()\[\]-]+?\((?:[^()\n]|\([^()\n]*\))*\)
+    )\s+(?P<place>(?:[A-Za-z]:)?[\w./@~-]*\.go:\d+(?:\ \+0x[0-9a-f]+)?)(?=\s|$)""",
+    re.VERBOSE,
+)
+_GO_HEADER_IN_LINE = re.compile(r"\s+(?=goroutine \d+ \[[^\]]*\]:)|(?<=\]:)\s+")
+# A Python exception's name with its message, after the last frame and its source line: a name that says it is one,
+# else a dotted or capitalised name before ": " (ledgerline.errors.UnroutableEvent: …)
 _EXCEPTION_IN_LINE = re.compile(
     r"\s+(?=(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Warning)(?::|$))"
+    r"|\s+(?=(?:[A-Za-z_]\w*\.)*[A-Z]\w*: )"
 )
 
 
-def without_stack_frames(text: str) -> str:
-    """``text`` without the frames of any stack trace in it (and the traces' headers), the innermost frame kept;
-    ``text`` itself when it holds fewer than two frames."""
+def without_stack_frames(text: str, *, innermost: bool = True) -> str:
+    """``text`` without the frames of any stack trace in it (and the traces' headers), the innermost frame kept
+    unless ``innermost`` is False; ``text`` itself when it holds fewer than two frames."""
     lines = [piece for line in text.splitlines() for piece in _frames_in_line(line)]
     frame = [False] * len(lines)
     for index, line in enumerate(lines):
@@ -66,12 +101,14 @@ def without_stack_frames(text: str) -> str:
     frames = [index for index, is_frame in enumerate(frame) if is_frame and _FRAME.match(lines[index])]
     if len(frames) < MIN_FRAMES:
         return text
-    innermost = _innermost(lines, frames)
+    kept_frame = _innermost(lines, frames) if innermost else set()
     kept = [
         line
         for index, line in enumerate(lines)
-        if (not frame[index] or index in innermost) and not _HEADERS.match(line)
+        if (not frame[index] or index in kept_frame) and not _HEADERS.match(line)
     ]
+    if not innermost and not any(line.strip() for line in kept):  # a message the last frame's line holds
+        return without_stack_frames(text)
     return "\n".join(kept)
 
 
@@ -102,15 +139,22 @@ def trace_message(text: str) -> str | None:
 def _frames_in_line(line: str) -> list[str]:
     """``line`` broken before each frame when it holds two or more (a trace whose line breaks were lost), each frame
     indented as a trace prints it; else ``line`` alone."""
+    go = _go_frames_in_line(line)
+    if go is not None:
+        return go
     pieces = _FRAME_IN_LINE.split(line)
-    if sum(piece.startswith(("File ", "at ")) for piece in pieces[1:]) < MIN_FRAMES:
+    if sum(_FRAME_START.match(piece) is not None for piece in pieces[1:]) < MIN_FRAMES:
         return [line]
     lines = [pieces[0]] if pieces[0].strip() else []
     for piece in pieces[1:]:
         if piece.startswith("File "):
             lines.append(f"  {piece}")
         elif piece.startswith(("at ", "... ")):
-            lines.append(f"    {piece}")
+            end = _FRAME_END.match(piece)
+            rest = piece[end.end() :].strip() if end else ""
+            lines += [f"    {piece[: end.end()]}", rest] if end and rest else [f"    {piece}"]
+        elif _FRAME_START.match(piece):
+            lines.append(f"   {piece}")
         else:
             lines.append(piece)
     if lines[-1].startswith("  File "):  # Python's last frame: its source line, then the exception
@@ -121,6 +165,20 @@ def _frames_in_line(line: str) -> list[str]:
     return lines
 
 
+def _go_frames_in_line(line: str) -> list[str] | None:
+    """A Go trace's ``line`` broken as Go prints it (each frame's function, then its place on a line of its own
+    after a tab), when it holds two or more frames; else None."""
+    frames = list(_GO_FRAME_IN_LINE.finditer(line))
+    if len(frames) < MIN_FRAMES:
+        return None
+    lines = _GO_HEADER_IN_LINE.split(line[: frames[0].start()])
+    for index, frame in enumerate(frames):
+        following = frames[index + 1].start() if index + 1 < len(frames) else len(line)
+        between = [piece.strip() for piece in _GO_HEADER_IN_LINE.split(line[frame.end() : following])]
+        lines += [frame["call"], f"\t{frame['place']}", *between]
+    return [piece.rstrip() for piece in lines if piece.strip()]
+
+
 def _source_line(line: str, frame_line: str) -> bool:
     """Whether ``line`` is the source Python prints under a frame: indented deeper than the frame, not a frame."""
     indent = len(line) - len(line.lstrip())
@@ -128,10 +186,13 @@ def _source_line(line: str, frame_line: str) -> bool:
 
 
 def _innermost(lines: list[str], frames: list[int]) -> set[int]:
-    """The lines of the frame where the error was raised: Python prints it last, the other languages first."""
+    """The lines of the frame where the error was raised: Python prints it last, the other languages first (Ruby
+    and PHP on the message's line: "… in /srv/Db.php:14")."""
     if _PYTHON_FRAME.match(lines[frames[0]]):
         last = frames[-1]
         following = last + 1
         return {last, following} if following < len(lines) and _source_line(lines[following], lines[last]) else {last}
     first = frames[0]
+    if lines[first].lstrip().startswith(("from ", "#0 /")):  # Ruby and PHP print it on the message's line
+        return set()
     return {first - 1, first} if ".go:" in lines[first] and first > 0 and _GO_CALL.match(lines[first - 1]) else {first}
