@@ -135,6 +135,8 @@ def test_every_request_a_client_may_send_is_answered_or_kept_for_the_asker(
     pasted = "Traceback (most recent call last):\n" + '  File "x.py", line 1, in f\n' * 200_000 + "KeyError: 'dlq'"
     assert len(encode(search_request(query=pasted))) > MAX_MESSAGE_BYTES
     assert ask(example.index_dir, search_request(query=pasted)) is None
+    # a folder or query holding bytes that are not UTF-8 (read as surrogates) makes no JSON: the asker answers it
+    assert ask(example.index_dir, search_request(query="axolotl\udcff folder")) is None
     a_normal_search_answers(example)
 
 

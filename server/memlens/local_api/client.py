@@ -30,8 +30,13 @@ def ask(index_dir: Path, request: Request) -> dict[str, Any] | None:
     the server refused as invalid. A request longer than a message may be (a query read by its end, many transcript
     folders) is not sent: the server would refuse it, and the asker's own engine answers it."""
     path = socket_path(index_dir)
-    line = encode(request)
-    if path is None or not path.exists() or len(line) > MAX_MESSAGE_BYTES:
+    if path is None or not path.exists():
+        return None
+    try:
+        line = encode(request)
+    except UnicodeEncodeError:  # a folder or query holding bytes that are not UTF-8 (kept as surrogates): no JSON
+        return None
+    if len(line) > MAX_MESSAGE_BYTES:
         return None
     with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
         conn.settimeout(CONNECT_SECONDS)
