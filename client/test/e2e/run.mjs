@@ -401,16 +401,20 @@ async function clickHoverLink(page, report) {
   await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-hover-opened.png') });
 }
 
-async function clickSession(page) {
+/** The Sessions view (under Results in the memlens container), expanded, with no editor open beside it. */
+async function sessionsPane(page) {
   const sidebar = page.locator('[id="workbench.parts.sidebar"]');
   await runCommand(page, 'View: Close All Editors');
-  // the Sessions view sits under Results in the memlens container; make sure it is expanded
   const header = sidebar.locator('.pane-header', { hasText: /sessions/i }).first();
   await header.waitFor({ timeout: 10000 });
   if ((await header.getAttribute('aria-expanded')) === 'false') {
     await header.click();
   }
-  const pane = sidebar.locator('.pane', { has: page.locator('.pane-header', { hasText: /sessions/i }) }).first();
+  return sidebar.locator('.pane', { has: page.locator('.pane-header', { hasText: /sessions/i }) }).first();
+}
+
+async function clickSession(page) {
+  const pane = await sessionsPane(page);
   const rows = pane.locator('.monaco-list-row');
   await rows.first().waitFor({ timeout: 30000 });
   await sleep(500);
@@ -515,14 +519,7 @@ function foldProblems(lines) {
  * folded too), and the session's start has no link left.
  */
 async function checkShowEarlier(page) {
-  const sidebar = page.locator('[id="workbench.parts.sidebar"]');
-  await runCommand(page, 'View: Close All Editors');
-  const header = sidebar.locator('.pane-header', { hasText: /sessions/i }).first();
-  await header.waitFor({ timeout: 10000 });
-  if ((await header.getAttribute('aria-expanded')) === 'false') {
-    await header.click();
-  }
-  const pane = sidebar.locator('.pane', { has: page.locator('.pane-header', { hasText: /sessions/i }) }).first();
+  const pane = await sessionsPane(page);
   const row = pane.locator('.monaco-list-row', { hasText: LONG_SESSION_TITLE }).first();
   // the list renders the rows in view: its project is the last, below the example's (and a project's rows come a
   // moment after the project's)
