@@ -8,7 +8,8 @@ Over the shared transcripts (bench.transcripts' cached index, hybrid by default)
 - paraphrase: each paraphrase of bench/data/transcript_questions_tune.json (words other than its targets'), cut to its
   first MAX_WORDS words that neither ask nor name a date, asked the same way: the vectors must carry these;
 - absent: each check word of bench/data/absent_questions.json's tune half (words written nowhere in the data) asked
-  the same way of each present question's day and month: silent is the share answered with nothing (want 100 %).
+  the same way of each present question's day and month, and of two seasons (SEASONS): silent is the share answered
+  with nothing (want 100 %).
 Only the tune halves are read: the held-out ones stay for bench.absent and bench.transcripts.
 
     python -m bench.period_topics [--json] [--modes hybrid,keyword,vector]
@@ -35,6 +36,7 @@ TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
 BAGS = REPO / "bench" / "data" / "transcript_questions_bags.json"
 PARAPHRASES = REPO / "bench" / "data" / "transcript_questions_tune.json"
 ABSENT = REPO / "bench" / "data" / "absent_questions.json"
+SEASONS = ("over the winter", "last spring")  # seen from NOW: December 2025 to February 2026, March to May 2026
 PERIODS = 6  # days an absent word is asked about (each month too)
 MAX_WORDS = 3  # answers/period.py: a question with more other words is a plain search
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC).timestamp()  # after every session
@@ -99,6 +101,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             for p, ds in (("on ", days), ("in ", months))
             for d in ds
         ]
+        missing += [f"what did we discuss about {w} {season}" for w in absent for season in SEASONS]
         for mode in modes:
             wall, cpu = time.perf_counter(), time.process_time()
             rows: list[dict[str, Any]] = []

@@ -151,6 +151,17 @@ def test_other_words_over_a_span_and_a_list_of_days_are_said_with_their_days(day
     assert one["note"].endswith("; 1 session was written then")
 
 
+def test_a_season_with_words_written_nowhere_then_is_answered_with_silence(days: Path) -> None:
+    """A season is wide enough to hold sessions about anything: a topic none of them is about is still no answer."""
+    absent = json.loads(memlens(days, "what kind of saxophone did you buy in the spring of 2025", "--json").stdout)
+    assert absent["results"] == [] and absent["period"]["since"].startswith("2025-03-01")
+    assert absent["note"] == (
+        "nothing about 'kind saxophone buy' from 2025-03-01 to 2025-05-31; 5 sessions were written then"
+    )
+    present = json.loads(memlens(days, "the billing cron in the spring of 2025", "--json").stdout)
+    assert {r["sessionId"] for r in present["results"]} == {"s-mar2", "s-mar5"} and "note" not in present
+
+
 def test_other_words_that_match_keep_only_the_sessions_holding_them(days: Path) -> None:
     response = json.loads(memlens(days, "the websocket reconnect on March 3 2025", "--json").stdout)
     assert {r["sessionId"] for r in response["results"]} == {"s-mar3a"} and "note" not in response
