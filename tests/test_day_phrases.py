@@ -274,6 +274,14 @@ PHRASES = [
     ("year to date", "01-01..03-19"),
     ("YTD", "01-01..03-19"),
     ("month-to-date", "03-01..03-19"),
+    # seasons: the northern meteorological ones
+    ("over the summer", "2025-06-01..2025-08-31"),
+    ("last summer", "2025-06-01..2025-08-31"),
+    ("this summer", ""),  # still to come
+    ("last winter", "2025-12-01..2026-02-28"),
+    ("in the fall", "2025-09-01..2025-11-30"),
+    ("the summer of 2025", "2025-06-01..2025-08-31"),
+    ("in the spring", "03-01..03-19"),
     # words around a date that only say it
     ("around March 5", "03-05"),
     ("sometime in February", "02-01..02-28"),
@@ -362,6 +370,12 @@ PHRASES = [
     ("the week before the release", ""),
     ("week after week", ""),
     ("day after day", ""),
+    ("spring cleaning", ""),
+    ("in the spring boot app", ""),
+    ("last spring cleanup", ""),
+    ("summer intern project", ""),
+    ("after fall back", ""),
+    ("winter 2025", ""),  # the winter that ended in it or the one begun in it
     ("the h1 heading", ""),
     ("when did the assistant ask the shell what day it is today", ""),  # the date itself asked about
     ("what day is it today", ""),

@@ -123,6 +123,50 @@ def test_the_other_words_rank_the_days_sessions(days: Path) -> None:
     assert _days_of(response) == {"2025-03-03"}
 
 
+def test_other_words_written_nowhere_in_the_period_are_answered_with_silence(days: Path) -> None:
+    """A topic absent from a day that held sessions: none of them is shown as if it answered, the answer says so,
+    counts the day's sessions, and withholds their messages as weaker matches (not the nearest sessions: the day
+    held some)."""
+    response = json.loads(memlens(days, "what did we discuss about the saxophone on March 3 2025", "--json").stdout)
+    assert response["results"] == []
+    assert response["note"] == "nothing about 'saxophone' on 2025-03-03; 3 sessions were written then"
+    assert response["period"]["sessionsWritten"] == 3 and "nearestBefore" not in response["period"]
+    assert response["withheld"] >= 3
+    shown = json.loads(memlens(days, "the saxophone on March 3 2025", "--min-score", "0", "--json").stdout)
+    assert {r["sessionId"] for r in shown["results"]} == {"s-mar3a", "s-mar3b", "s-late"}  # the busiest, asked for
+    assert "sessionsWritten" not in shown["period"] and "note" not in shown
+    said = memlens(days, "the saxophone on March 3 2025")
+    assert "nothing about 'saxophone' on 2025-03-03; 3 sessions were written then" in said.stdout
+    assert "nearest" not in said.stdout and "no sessions" not in said.stdout and "--min-score 0" in said.stdout
+    told = render_search(response)
+    assert "note: nothing about 'saxophone'" in told and "Nothing was written" not in told
+
+
+def test_other_words_over_a_span_and_a_list_of_days_are_said_with_their_days(days: Path) -> None:
+    span = json.loads(memlens(days, "saxophone from 2 to 5 March 2025", "--json").stdout)
+    assert span["note"] == "nothing about 'saxophone' from 2025-03-02 to 2025-03-05; 5 sessions were written then"
+    listed = json.loads(memlens(days, "saxophone on 2025-03-02 and 2025-03-05", "--json").stdout)
+    assert listed["note"] == "nothing about 'saxophone' on 2025-03-02 and on 2025-03-05; 2 sessions were written then"
+    one = json.loads(memlens(days, "saxophone on March 2 2025", "--json").stdout)
+    assert one["note"].endswith("; 1 session was written then")
+
+
+def test_a_season_with_words_written_nowhere_then_is_answered_with_silence(days: Path) -> None:
+    """A season is wide enough to hold sessions about anything: a topic none of them is about is still no answer."""
+    absent = json.loads(memlens(days, "what kind of saxophone did you buy in the spring of 2025", "--json").stdout)
+    assert absent["results"] == [] and absent["period"]["since"].startswith("2025-03-01")
+    assert absent["note"] == (
+        "nothing about 'kind saxophone buy' from 2025-03-01 to 2025-05-31; 5 sessions were written then"
+    )
+    present = json.loads(memlens(days, "the billing cron in the spring of 2025", "--json").stdout)
+    assert {r["sessionId"] for r in present["results"]} == {"s-mar2", "s-mar5"} and "note" not in present
+
+
+def test_other_words_that_match_keep_only_the_sessions_holding_them(days: Path) -> None:
+    response = json.loads(memlens(days, "the websocket reconnect on March 3 2025", "--json").stdout)
+    assert {r["sessionId"] for r in response["results"]} == {"s-mar3a"} and "note" not in response
+
+
 def test_a_day_without_sessions_says_no_results(days: Path) -> None:
     result = memlens(days, "what did we do on 2025-03-04")
     assert result.returncode != 0 and "no results" in result.stdout

@@ -183,6 +183,8 @@ export interface Period {
   nearestBefore?: string;
   /** ...and of the first one after it */
   nearestAfter?: string;
+  /** when the query's other words match nothing written in the period: the sessions written then (the note says so) */
+  sessionsWritten?: number;
 }
 
 export interface SearchResponse {

@@ -79,8 +79,12 @@ def answer_notes(response: SearchResponse, narrowed: Sequence[str] = ()) -> list
     period = response.get("period")
     if period is not None:
         span = f"{_days_named(period)} ({period['timeZone']})"
-        lines.append(f"sessions {span}" if response["results"] else f"no sessions {span}")
-        if not response["results"]:
+        if response["results"]:
+            lines.append(f"sessions {span}")
+        elif "sessionsWritten" in period:  # the other words matched nothing written then: the note says so
+            lines.append(response.get("note") or f"{period['sessionsWritten']} sessions {span}")
+        else:
+            lines.append(f"no sessions {span}")
             lines.append(_nearest(period))
     left_out = response.get("leftOut")
     if left_out is not None:

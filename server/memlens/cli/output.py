@@ -118,7 +118,8 @@ def print_search(
     in a pipe). `warned`: the reason for keyword-only search was already on stderr. Times in `zone` (None: the
     machine's)."""
     team = response.get("team")
-    if response.get("note") and not warned:
+    said_of_period = "sessionsWritten" in response.get("period", {})  # said with the period, under the hits
+    if response.get("note") and not warned and not said_of_period:
         print(f"memlens: {response['note']}", file=sys.stderr)
     elif team and not team["reachable"]:
         reason = team.get("reason", "")

@@ -227,7 +227,7 @@ def render_search(data: dict[str, Any]) -> str:
         parts = period.get("parts") or [period]
         days = " and ".join(f"from {part['since']} to {part['until']}" for part in parts)
         lines.insert(1, f"Sessions {days} ({period['timeZone']}).")
-        if not results:
+        if not results and "sessionsWritten" not in period:  # with it, the note says what the period held
             lines.insert(2, _nearest_sentence(period))
     if data.get("withheld"):
         lines.append(

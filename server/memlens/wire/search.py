@@ -24,6 +24,9 @@ class Period(TypedDict):
     parts: NotRequired[list[PeriodPart]]  # a list of days ("last Monday and Friday"): those only, not the days between
     nearestBefore: NotRequired[str]  # when the period holds no message: the time of the last one before it
     nearestAfter: NotRequired[str]  # ...and of the first one after it
+    # when the query's other words match nothing written in the period: how many sessions were written then (their
+    # messages withheld; the answer's note says so)
+    sessionsWritten: NotRequired[int]
 
 
 class LeftOut(TypedDict):

@@ -7,7 +7,10 @@ MAX_OTHER_WORDS words besides the date's own and the asking words. The days are 
 those days only (`PeriodQuestion.parts`), not the days between them. Each session written in the period shows its
 first real request, a message that records a decision and the last thing the assistant said there (its summary,
 usually); the sessions are ordered by what else the query says (a search over the period only) and then by how
-much was written in them that period.
+much was written in them that period. When the query says more than the period and nothing written in it matches
+those words as a search would answer them (the best of the period's top hits under search.minScore), the answer is
+silence that says so and counts the period's sessions: "what kind of saxophone did you buy last spring?" is not
+answered with that spring's busiest sessions.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from memlens.engine.ranking.dates import (
     without_dates,
 )
 from memlens.engine.ranking.hits import UnitHit
+from memlens.engine.ranking.rescoring import answered
 from memlens.errors import InvalidRequest
 from memlens.wire import Confidence, Period, PeriodPart, SearchResult
 
@@ -104,6 +108,17 @@ class PeriodQuestion:
         since = self.since if filters.since is None else max(self.since, filters.since)
         until = self.until if filters.until is None else min(self.until, filters.until)
         return replace(filters, since=since, until=until)
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodAnswer:
+    """What a period question is answered with: its messages, or, when the query's other words match nothing
+    written in the period, none, how many sessions were written then (`unmatched`; None when they matched) and how
+    many of their messages were withheld."""
+
+    results: list[SearchResult]
+    unmatched: int | None = None
+    withheld: int = 0  # the messages shown at minScore 0 when unmatched
 
 
 def time_zone(name: str) -> tzinfo:
@@ -193,32 +208,44 @@ def period_results(
     limit: int,
     terms: list[str],
     excerpt_chars: int,
-) -> list[SearchResult]:
+    min_score: float,
+    calibrated: bool,
+) -> PeriodAnswer:
     """The period's sessions and their telling messages, at most `limit` messages: sessions holding the best
-    `matches` (a search for the query's other words within the period) first, then the busiest."""
+    `matches` (a search for the query's other words within the period) first, then the busiest. With other words
+    that none of the period's visible matches answers as a search would (`min_score`, on the calibrated chance when
+    `calibrated`), no message: those sessions are about something else, and their messages are counted as
+    withheld."""
     narrowed = question.narrow(filters)
     assert narrowed.since is not None and narrowed.until is not None
     sessions = by_session(u for u in catalog.units_between(narrowed.since, narrowed.until) if question.holds(u.ts))
     picks = {key: telling(units) for key, units in sessions.items()}
     match_ids = [h.unit_id for h in matches]
     rows = catalog.result_rows([u.unit_id for units in picks.values() for u in units] + match_ids)
-    best_match: dict[str, UnitHit] = {}
-    for hit in matches:
-        row = rows.get(hit.unit_id)
-        if row is not None and row.session_key and row.session_key in sessions and question.holds(row.ts):
-            best_match.setdefault(row.session_key, hit)
 
     def shown(unit_id: int) -> bool:
         row = rows.get(unit_id)
         return row is not None and _visible(row, filters, hides)
+
+    best_match: dict[str, UnitHit] = {}
+    within: list[UnitHit] = []  # the matches written in the period that this search may show, best first
+    for hit in matches:
+        row = rows.get(hit.unit_id)
+        if row is not None and row.session_key and row.session_key in sessions and question.holds(row.ts):
+            best_match.setdefault(row.session_key, hit)
+            if shown(hit.unit_id):
+                within.append(hit)
 
     rank = {key: i for i, key in enumerate(best_match)}
     order = sorted(
         (key for key in sessions if any(shown(u.unit_id) for u in picks[key]) or key in best_match),
         key=lambda key: (rank.get(key, len(rank)), -len(sessions[key]), key),
     )
-    if question.rest:  # the other words decide which sessions: those that hold none of them go
-        order = [key for key in order if key in best_match] or order
+    # as a search answers: nothing unless the best of the period's matches reaches min_score (0: all, the busiest
+    # sessions when no word matched)
+    matched = not question.rest or not order or min_score <= 0 or answered(within, min_score, calibrated=calibrated)
+    if question.rest and within:  # the other words decide which sessions: those that hold none of them go
+        order = [key for key in order if key in best_match]
     per_session = max(1, min(PER_SESSION, limit // max(1, len(order))))
     results: list[SearchResult] = []
     for place, key in enumerate(order):
@@ -233,8 +260,26 @@ def period_results(
             result["confidence"] = session_confidence(question, match)
             results.append(result)
             if len(results) >= limit:
-                return results
-    return results
+                break
+        if len(results) >= limit:
+            break
+    if not matched:  # withheld as a search withholds weak hits: minScore 0 shows the period's busiest sessions
+        return PeriodAnswer([], unmatched=len(order), withheld=len(results))
+    return PeriodAnswer(results)
+
+
+def unmatched_note(question: PeriodQuestion, sessions: int, zone: tzinfo) -> str:
+    """What a period answer whose other words matched nothing says: `nothing about 'saxophone' from 2026-03-01 to
+    2026-05-31; 14 sessions were written then`."""
+    runs = question.parts or ((question.since, question.until),)
+    days = " and ".join(_days(since, until, zone) for since, until in runs)
+    written = "1 session was" if sessions == 1 else f"{sessions} sessions were"
+    return f"nothing about {question.rest!r} {days}; {written} written then"
+
+
+def _days(since: float, until: float, zone: tzinfo) -> str:
+    first, last = (datetime.fromtimestamp(ts, zone).date().isoformat() for ts in (since, until))
+    return f"on {first}" if first == last else f"from {first} to {last}"
 
 
 def nearest_outside(

@@ -16,6 +16,7 @@ from memlens.engine.answers.period import (
     period_results,
     read_period,
     time_zone,
+    unmatched_note,
 )
 from memlens.engine.answers.projects import unknown_project_note
 from memlens.engine.answers.references import add_references
@@ -111,7 +112,10 @@ def search(
     indexing = engine.indexing()
     period = period_question(engine, read)
     if period is not None:
-        answered = period_search(engine, query, period, limit=limit, mode=mode, filters=filters, started=started)
+        floor = settings.min_score if min_score is None else min_score
+        answered = period_search(
+            engine, query, period, limit=limit, mode=mode, filters=filters, min_score=floor, started=started
+        )
         return _said_of_the_query(answered, left_out, engine.retriever.keyword)
     ranking = ranked(engine, searched, mode=mode, filters=filters, limit=limit, fusion=fusion)
     builder = ResultBuilder(engine.catalog, engine.workspaces, engine.visibility())
@@ -182,9 +186,11 @@ def period_search(
     limit: int,
     mode: str | None,
     filters: SearchFilters | None,
+    min_score: float,
     started: float,
 ) -> SearchResponse:
-    """A period's sessions and their telling messages (answers/period.py), ordered by the query's other words."""
+    """A period's sessions and their telling messages (answers/period.py), ordered by the query's other words; none
+    when those words match nothing written then, saying so."""
     settings = engine.settings.search
     indexing = engine.indexing()
     ranking = (
@@ -193,7 +199,7 @@ def period_search(
         else None
     )
     builder = ResultBuilder(engine.catalog, engine.workspaces, engine.visibility())
-    results = period_results(
+    answer = period_results(
         period,
         catalog=engine.catalog,
         matches=ranking.hits[:PERIOD_MATCHES] if ranking else [],
@@ -203,22 +209,29 @@ def period_search(
         limit=limit,
         terms=ranking.query_terms if ranking else [],
         excerpt_chars=settings.excerpt_chars,
+        min_score=min_score,
+        calibrated=ranking.calibrated if ranking else False,
     )
+    results = answer.results
     label_results(engine.catalog, results)
     add_references(engine.catalog, results, builder.visibility)
     zone = time_zone(engine.settings.display.time_zone)
     nearest = (
         (None, None)
-        if results
+        if results or answer.unmatched
         else nearest_outside(period, catalog=engine.catalog, hides=builder.visibility.hides, filters=filters)
     )
-    return {
+    response: SearchResponse = {
         "query": query,
         "mode": ranking.mode if ranking else (mode or settings.mode),
         "results": results,
         "totalResults": len(results),
         "searchTimeMs": round((time.perf_counter() - started) * 1000, 2),
         "indexing": indexing,
-        "withheld": 0,
+        "withheld": answer.withheld,
         "period": period.wire(zone, nearest=nearest),
     }
+    if answer.unmatched:
+        response["period"]["sessionsWritten"] = answer.unmatched
+        response["note"] = unmatched_note(period, answer.unmatched, zone)
+    return response

@@ -20,13 +20,15 @@ weekday said alone ("what did we do Friday"), and no period in a day said as an 
 back), "the other week", "last March" (said in March: the year before's), "late 2025", a weekday's short form after
 a word that makes it one ("last Fri", "on Wed") and common misspellings ("wensday", "febuary", "yesterdy"); "sat"
 and "sun" only so and before no word of a name ("last sat", not "last sat solver run"), or together ("Fri-Sun", "Sat
-and Sun"). A question's holidays ("over Christmas", "since Easter": holidays.py) and weekdays of a month ("the
-first Monday of March") are read as its dates of the calendar are; a message's are not. Every reader takes the days
-beside a date, a holiday or a weekday ("the week after Christmas", "the weekend before March 14", "the Friday before
-Christmas", "the day after last Tuesday": `_beside`), "the weekend of March 7", parts of a quarter ("the end of Q3"),
-"Q3 last year", "H2 2025" and "year to date"; "a week from Monday" is a plan's, no day.
+and Sun"). A question's holidays ("over Christmas", "since Easter": holidays.py), seasons ("last summer":
+seasons.py) and weekdays of a month ("the first Monday of March") are read as its dates of the calendar are; a
+message's are not, but for a season said with "last". Every reader takes the days beside a date, a holiday or a
+weekday ("the week after Christmas", "the weekend before March 14", "the Friday before Christmas", "the day after last
+Tuesday": `_beside`), "the weekend of March 7", parts of a quarter ("the end of Q3"), "Q3 last year", "H2 2025" and
+"year to date"; "a week from Monday" is a plan's, no day.
 A message's dates: the day it was written, plus what its own relative words mean from that day ("yesterday", "last
-week", "two days ago", "last weekend", "next month"). Windows are (first day, last day) as epoch days (UTC).
+week", "two days ago", "last weekend", "next month", "last summer"). Windows are (first day, last day) as epoch days
+(UTC).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from datetime import UTC, date, datetime, timedelta
 
 from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.engine.ranking.holidays import ends_a_day, holiday_windows, nth_weekday
+from memlens.engine.ranking.seasons import season_windows
 from memlens.requests import why_no_such_day
 from memlens.wire import AmbiguousDate, UnreadDate
 
@@ -465,7 +468,8 @@ def absolute_dates(
             add(_month_window(int(m[2]), MONTHS[m[1].lower().rstrip(".")]), m)
     seen_from = today or (date(year_hint, 12, 31) if year_hint is not None else None)
     if question and seen_from is not None:  # before a month's day: "July 4th" is the latest, not this year's
-        for (first_day, last_day), said_at, said_to in holiday_windows(text, seen_from):
+        said = [*holiday_windows(text, seen_from), *season_windows(text, seen_from)]
+        for (first_day, last_day), said_at, said_to in said:
             if not any(taken[said_at:said_to]):
                 found.append(((epoch_day(first_day), epoch_day(last_day)), said_at, said_to))
                 taken[said_at:said_to] = b"\x01" * (said_to - said_at)
@@ -1349,6 +1353,7 @@ def message_windows(text: str, ts: float | None) -> list[Window]:
     windows = [(epoch_day(day), epoch_day(day))]
     windows += _relative_windows(text, day)
     windows += [w for w, _, _ in absolute_dates(text, year_hint=day.year, today=day)]
+    windows += [(epoch_day(first), epoch_day(last)) for (first, last), _, _ in season_windows(text, day, past=True)]
     return windows
 
 
