@@ -11,6 +11,7 @@ each half of the second (data/absent_questions.json: "tune" may be fitted on, "h
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -32,7 +33,9 @@ TOPICS = REPO / "bench" / "absent_topics.json"
 # only reported here
 NEW_TOPICS = REPO / "bench" / "data" / "absent_questions.json"
 SOURCES = (SHARED / "fixtures" / "transcripts", SHARED / "datasets" / "locomo", REPO / "examples" / "workspace")
-CACHE = Path(platformdirs.user_cache_dir("memlens")) / "bench" / "absent"
+# one index per clone: the example workspace is indexed by its absolute path, so clones sharing one cache would each
+# add their own copy of it (the others kept "as last read") and every answer would be read over duplicates
+CACHE = Path(platformdirs.user_cache_dir("memlens")) / "bench" / "absent" / hashlib.sha1(bytes(REPO)).hexdigest()[:12]
 MODES = ("hybrid", "keyword", "vector")
 
 
