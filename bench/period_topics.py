@@ -13,9 +13,11 @@ Over the shared transcripts (bench.transcripts' cached index, hybrid by default)
 - absent in its words: each of those questions' own first MAX_WORDS other words ("shard meilisearch indexes"), asked
   the same way: the check word is written nowhere, the others often are, as in a real question about a topic the
   data never held (silent, want 100 %; the vectors find near neighbours for these).
-Only the tune halves are read: the held-out ones stay for bench.absent and bench.transcripts.
+`--split heldout` asks the held-out halves instead, once a change is decided: the paraphrases of
+bench/data/transcript_questions.json and the absent questions' held-out half, of the paraphrases' days and months (the
+keyword bags are about the tune targets only).
 
-    python -m bench.period_topics [--json] [--modes hybrid,keyword,vector]
+    python -m bench.period_topics [--json] [--modes hybrid,keyword,vector] [--split tune|heldout]
 """
 
 from __future__ import annotations
@@ -37,7 +39,10 @@ from memlens.engine.answers.period import other_words
 REPO = Path(__file__).resolve().parents[1]
 TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
 BAGS = REPO / "bench" / "data" / "transcript_questions_bags.json"
-PARAPHRASES = REPO / "bench" / "data" / "transcript_questions_tune.json"
+PARAPHRASES = {
+    "tune": REPO / "bench" / "data" / "transcript_questions_tune.json",
+    "heldout": REPO / "bench" / "data" / "transcript_questions.json",
+}
 ABSENT = REPO / "bench" / "data" / "absent_questions.json"
 SEASONS = ("over the winter", "last spring")  # seen from NOW: December 2025 to February 2026, March to May 2026
 PERIODS = 6  # days an absent word is asked about (each month too)
@@ -84,17 +89,22 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--modes", default="hybrid")
+    parser.add_argument("--split", choices=("tune", "heldout"), default="tune")
     args = parser.parse_args(argv)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     settings = bench_settings({})
     embedder = load_shared_embedder(settings) if modes != ["keyword"] else None
-    bags = json.loads(BAGS.read_text(encoding="utf-8"))["questions"]
+    bags = json.loads(BAGS.read_text(encoding="utf-8"))["questions"] if args.split == "tune" else []
     bags = [{**bag, "words": " ".join(bag["question"].split()[:MAX_WORDS]), "set": "present"} for bag in bags]
     paraphrases = [
-        q for q in json.loads(PARAPHRASES.read_text(encoding="utf-8"))["questions"] if q["kind"] == "paraphrase"
+        q
+        for q in json.loads(PARAPHRASES[args.split].read_text(encoding="utf-8"))["questions"]
+        if q["kind"] == "paraphrase"
     ]
     bags += [{**q, "words": " ".join(other_words(q["question"])[:MAX_WORDS]), "set": "paraphrase"} for q in paraphrases]
-    absent_questions = [q for q in json.loads(ABSENT.read_text(encoding="utf-8"))["questions"] if q["split"] == "tune"]
+    absent_questions = [
+        q for q in json.loads(ABSENT.read_text(encoding="utf-8"))["questions"] if q["split"] == args.split
+    ]
     absent = [w for q in absent_questions for w in q["check"]]
     absent_phrases = [" ".join(other_words(q["q"])[:MAX_WORDS]) for q in absent_questions]
     report: dict[str, Any] = {"modes": {}}
@@ -110,9 +120,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 continue
             when, sessions = seen
             present += [(q, sessions, bag["set"]) for q in _asked(bag["words"], when)]
-        days = sorted({q.split(" on ")[-1] for q, _, kind in present if kind == "present" and " on " in q})
+        dated = "present" if args.split == "tune" else "paraphrase"  # the days the absent words are asked of
+        days = sorted({q.split(" on ")[-1] for q, _, kind in present if kind == dated and " on " in q})
         days = days[:: max(1, len(days) // PERIODS)][:PERIODS]
-        months = sorted({q.split(" in ")[-1] for q, _, kind in present if kind == "present" and " in " in q})
+        months = sorted({q.split(" in ")[-1] for q, _, kind in present if kind == dated and " in " in q})
         missing = _missing(absent, days, months)
         phrased = _missing(absent_phrases, days, months)
         for mode in modes:
