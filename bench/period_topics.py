@@ -9,10 +9,15 @@ Over the shared transcripts (bench.transcripts' cached index, hybrid by default)
   first MAX_WORDS words that neither ask nor name a date, asked the same way: the vectors must carry these;
 - absent: each check word of bench/data/absent_questions.json's tune half (words written nowhere in the data) asked
   the same way of each present question's day and month, and of two seasons (SEASONS): silent is the share answered
-  with nothing (want 100 %).
-Only the tune halves are read: the held-out ones stay for bench.absent and bench.transcripts.
+  with nothing (want 100 %);
+- absent in its words: each of those questions' own first MAX_WORDS other words ("shard meilisearch indexes"), asked
+  the same way: the check word is written nowhere, the others often are, as in a real question about a topic the
+  data never held (silent, want 100 %; the vectors find near neighbours for these).
+`--split heldout` asks the held-out halves instead, once a change is decided: the paraphrases of
+bench/data/transcript_questions.json and the absent questions' held-out half, of the paraphrases' days and months (the
+keyword bags are about the tune targets only).
 
-    python -m bench.period_topics [--json] [--modes hybrid,keyword,vector]
+    python -m bench.period_topics [--json] [--modes hybrid,keyword,vector] [--split tune|heldout]
 """
 
 from __future__ import annotations
@@ -34,7 +39,10 @@ from memlens.engine.answers.period import other_words
 REPO = Path(__file__).resolve().parents[1]
 TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
 BAGS = REPO / "bench" / "data" / "transcript_questions_bags.json"
-PARAPHRASES = REPO / "bench" / "data" / "transcript_questions_tune.json"
+PARAPHRASES = {
+    "tune": REPO / "bench" / "data" / "transcript_questions_tune.json",
+    "heldout": REPO / "bench" / "data" / "transcript_questions.json",
+}
 ABSENT = REPO / "bench" / "data" / "absent_questions.json"
 SEASONS = ("over the winter", "last spring")  # seen from NOW: December 2025 to February 2026, March to May 2026
 PERIODS = 6  # days an absent word is asked about (each month too)
@@ -59,26 +67,46 @@ def _asked(words: str, when: datetime) -> list[str]:
     return [f"what did we discuss about {words} on {day}", f"what did we discuss about {words} in {when:%B %Y}"]
 
 
+def _missing(words: Sequence[str], days: Sequence[str], months: Sequence[str]) -> list[str]:
+    """Each of `words` asked of each day and month, and of each season."""
+    asked = [
+        f"what did we discuss about {w} {p}{d}" for w in words for p, ds in (("on ", days), ("in ", months)) for d in ds
+    ]
+    return asked + [f"what did we discuss about {w} {season}" for w in words for season in SEASONS]
+
+
+def _answered(corpus: Corpus, questions: Sequence[str], mode: str) -> list[dict[str, Any]]:
+    """The questions answered with something, and how many hits each."""
+    loud: list[dict[str, Any]] = []
+    for question in questions:
+        answer = corpus.engine.search(question, mode=mode)
+        if answer["results"]:
+            loud.append({"q": question, "shown": len(answer["results"])})
+    return loud
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--modes", default="hybrid")
+    parser.add_argument("--split", choices=("tune", "heldout"), default="tune")
     args = parser.parse_args(argv)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     settings = bench_settings({})
     embedder = load_shared_embedder(settings) if modes != ["keyword"] else None
-    bags = json.loads(BAGS.read_text(encoding="utf-8"))["questions"]
+    bags = json.loads(BAGS.read_text(encoding="utf-8"))["questions"] if args.split == "tune" else []
     bags = [{**bag, "words": " ".join(bag["question"].split()[:MAX_WORDS]), "set": "present"} for bag in bags]
     paraphrases = [
-        q for q in json.loads(PARAPHRASES.read_text(encoding="utf-8"))["questions"] if q["kind"] == "paraphrase"
+        q
+        for q in json.loads(PARAPHRASES[args.split].read_text(encoding="utf-8"))["questions"]
+        if q["kind"] == "paraphrase"
     ]
     bags += [{**q, "words": " ".join(other_words(q["question"])[:MAX_WORDS]), "set": "paraphrase"} for q in paraphrases]
-    absent = [
-        w
-        for q in json.loads(ABSENT.read_text(encoding="utf-8"))["questions"]
-        if q["split"] == "tune"
-        for w in q["check"]
+    absent_questions = [
+        q for q in json.loads(ABSENT.read_text(encoding="utf-8"))["questions"] if q["split"] == args.split
     ]
+    absent = [w for q in absent_questions for w in q["check"]]
+    absent_phrases = [" ".join(other_words(q["q"])[:MAX_WORDS]) for q in absent_questions]
     report: dict[str, Any] = {"modes": {}}
     with contextlib.ExitStack() as stack:
         corpus = open_corpus(root=TRANSCRIPTS, index_dir=cached_index(settings), embedder=embedder)
@@ -92,16 +120,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 continue
             when, sessions = seen
             present += [(q, sessions, bag["set"]) for q in _asked(bag["words"], when)]
-        days = sorted({q.split(" on ")[-1] for q, _, kind in present if kind == "present" and " on " in q})
+        dated = "present" if args.split == "tune" else "paraphrase"  # the days the absent words are asked of
+        days = sorted({q.split(" on ")[-1] for q, _, kind in present if kind == dated and " on " in q})
         days = days[:: max(1, len(days) // PERIODS)][:PERIODS]
-        months = sorted({q.split(" in ")[-1] for q, _, kind in present if kind == "present" and " in " in q})
-        missing = [
-            f"what did we discuss about {w} {p}{d}"
-            for w in absent
-            for p, ds in (("on ", days), ("in ", months))
-            for d in ds
-        ]
-        missing += [f"what did we discuss about {w} {season}" for w in absent for season in SEASONS]
+        months = sorted({q.split(" in ")[-1] for q, _, kind in present if kind == dated and " in " in q})
+        missing = _missing(absent, days, months)
+        phrased = _missing(absent_phrases, days, months)
         for mode in modes:
             wall, cpu = time.perf_counter(), time.process_time()
             rows: list[dict[str, Any]] = []
@@ -117,11 +141,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                         "set": kind,
                     }
                 )
-            loud: list[dict[str, Any]] = []
-            for question in missing:
-                answer = corpus.engine.search(question, mode=mode)
-                if answer["results"]:
-                    loud.append({"q": question, "shown": len(answer["results"])})
+            loud = _answered(corpus, missing, mode)
+            loud_phrased = _answered(corpus, phrased, mode)
             report["modes"][mode] = {}
             for kind in ("present", "paraphrase"):
                 periods = [r for r in rows if r["period"] and r["set"] == kind]
@@ -136,6 +157,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 "absent": len(missing),
                 "absentSilentPercent": round(100 * (len(missing) - len(loud)) / max(1, len(missing)), 1),
                 "absentAnswered": loud,
+                "absentInWords": len(phrased),
+                "absentInWordsSilentPercent": round(100 * (len(phrased) - len(loud_phrased)) / max(1, len(phrased)), 1),
+                "absentInWordsAnswered": loud_phrased,
                 "wallSeconds": round(time.perf_counter() - wall, 1),
                 "cpuSeconds": round(time.process_time() - cpu, 1),
             }
@@ -149,6 +173,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             )
             for item in r["absentAnswered"][:20]:
                 print(f"   absent answered: {item['q']} ({item['shown']} hits)")
+            print(f"   absent in its words: {r['absentInWords']}, silent {r['absentInWordsSilentPercent']} %")
+            for item in r["absentInWordsAnswered"]:
+                print(f"      answered: {item['q']} ({item['shown']} hits)")
             for kind in ("present", "paraphrase"):
                 k = r[kind]
                 print(

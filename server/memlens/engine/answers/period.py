@@ -8,7 +8,8 @@ those days only (`PeriodQuestion.parts`), not the days between them. Each sessio
 first real request, a message that records a decision and the last thing the assistant said there (its summary,
 usually); the sessions are ordered by what else the query says (a search over the period only) and then by how
 much was written in them that period. When the query says more than the period and nothing written in it matches
-those words as a search would answer them (the best of the period's top hits under search.minScore), the answer is
+those words as a search would answer them (the best of the period's top hits under search.minScore) nor says them in
+other words (period_nearness.py: its nearest message far nearer than the query's typical one), the answer is
 silence that says so and counts the period's sessions: "what kind of saxophone did you buy last spring?" is not
 answered with that spring's busiest sessions.
 """
@@ -23,6 +24,7 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memlens.engine.answers.confidence import confidence
+from memlens.engine.answers.period_nearness import said_otherwise
 from memlens.engine.catalog import Catalog, PeriodUnit, ResultRow
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.stop_words import STOP_WORDS
@@ -210,12 +212,14 @@ def period_results(
     excerpt_chars: int,
     min_score: float,
     calibrated: bool,
+    typical: tuple[float, float] | None = None,
 ) -> PeriodAnswer:
     """The period's sessions and their telling messages, at most `limit` messages: sessions holding the best
     `matches` (a search for the query's other words within the period) first, then the busiest. With other words
     that none of the period's visible matches answers as a search would (`min_score`, on the calibrated chance when
-    `calibrated`), no message: those sessions are about something else, and their messages are counted as
-    withheld."""
+    `calibrated`) and that say them in no other words either (period_nearness.py, on `typical`: the query's mean
+    cosine with the index's messages and its spread; None: not asked), no message: those sessions are about
+    something else, and their messages are counted as withheld."""
     narrowed = question.narrow(filters)
     assert narrowed.since is not None and narrowed.until is not None
     sessions = by_session(u for u in catalog.units_between(narrowed.since, narrowed.until) if question.holds(u.ts))
@@ -243,7 +247,13 @@ def period_results(
     )
     # as a search answers: nothing unless the best of the period's matches reaches min_score (0: all, the busiest
     # sessions when no word matched)
-    matched = not question.rest or not order or min_score <= 0 or answered(within, min_score, calibrated=calibrated)
+    matched = (
+        not question.rest
+        or not order
+        or min_score <= 0
+        or answered(within, min_score, calibrated=calibrated)
+        or said_otherwise(within, typical)
+    )
     if question.rest and within:  # the other words decide which sessions: those that hold none of them go
         order = [key for key in order if key in best_match]
     per_session = max(1, min(PER_SESSION, limit // max(1, len(order))))

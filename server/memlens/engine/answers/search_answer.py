@@ -211,6 +211,12 @@ def period_search(
         excerpt_chars=settings.excerpt_chars,
         min_score=min_score,
         calibrated=ranking.calibrated if ranking else False,
+        # the vectors' own reading of a paraphrase stands in for the default floor, never for a stricter one asked
+        typical=(
+            engine.retriever.typical_nearness(period.rest)
+            if ranking and ranking.mode != "keyword" and min_score <= settings.min_score
+            else None
+        ),
     )
     results = answer.results
     label_results(engine.catalog, results)

@@ -199,6 +199,19 @@ class Retriever:
         )
         return [(word, weight) for word, _ in near]
 
+    def typical_nearness(self, text: str) -> tuple[float, float] | None:
+        """The mean and the standard deviation of `text`'s cosines with the index's messages (a spread sample:
+        VectorIndex.typical_cosines); None without vectors or a usable model."""
+        if self.embedder is None or not len(self.vectors):
+            return None
+        query_vector = self._embed_query(text)
+        if query_vector is None:
+            return None
+        cosines = self.vectors.typical_cosines(query_vector)
+        if not len(cosines):
+            return None
+        return float(cosines.mean()), float(cosines.std())
+
     def _embed_query(self, query: str) -> np.ndarray | None:
         """The query's vector; None when the model, loaded at its first use, turns out unusable."""
         assert self.embedder is not None

@@ -54,6 +54,7 @@ CODE_DEPTH = 3000  # the nearest codes by Hamming distance, which the query's do
 CODE_FACTOR = 5  # or this many times the re-rank's count, if larger
 RERANK = 600  # the best of those by that product are scored from int8 rows (recall in bench/RESULTS.md)
 RERANK_FACTOR = 2  # or this many times the requested count, if larger
+TYPICAL_ROWS = 1000  # rows, evenly spaced through the index, whose cosines with a query are its typical ones
 REFINED_TOP = 50  # the best this many by int8 rows are scored again with their remainders (recall in bench/RESULTS.md)
 WIDE_FILTER_SHARE = 0.25  # a filter keeping this share of the rows or more scans every code (_nearest_codes)
 WIDE_FILTER_MARGIN = 1.25  # ...for this many times the nearest codes the kept share should hold
@@ -648,6 +649,17 @@ class VectorIndex:
         positions[:head], scores[:head] = positions[:head][order], refined[order]
         pairs = zip(snapshot.ids[positions[:limit]].tolist(), scores[:limit].tolist(), strict=True)
         return [(unit_id, score) for unit_id, score in pairs if math.isfinite(score)]
+
+    def typical_cosines(self, query: np.ndarray, rows: int = TYPICAL_ROWS) -> np.ndarray:
+        """The query's cosines with at most `rows` rows spread evenly through the index (all of a smaller one): how
+        near to it the index's messages usually are, against which one message's cosine reads as near or not."""
+        snapshot = self._current()
+        count = len(snapshot.ids)
+        if not count or rows <= 0:
+            return np.zeros(0, dtype=np.float32)
+        positions = np.unique(np.linspace(0, count - 1, min(count, rows)).astype(np.int64))
+        single_threaded_blas()
+        return snapshot.scores(positions, np.asarray(query, dtype=np.float32))
 
     def cosines(self, unit_ids: list[int], query: np.ndarray) -> dict[int, float]:
         """Cosine of the query with each given unit that has a vector (from the int8 rows: within about 1e-3)."""
