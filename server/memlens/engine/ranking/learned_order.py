@@ -168,13 +168,10 @@ _NO_DIGITS = str.maketrans("", "", "0123456789")
 
 
 def digit_share(text: str) -> float:
-    """The share of a text's characters that are digits (`str.isdigit`: other scripts' digits, superscripts too).
-    Counted in C: the ASCII digits by `str.translate`, then each other character the text holds that is a digit by
-    `str.count` (a character loop over the forty hits' texts took 2.4 of a hybrid search's 16 ms under the profiler,
-    and most real texts hold some character past ASCII: a dash, a quote, an arrow)."""
+    """The share of a text's characters that are digits. An ASCII text (most) is counted by `str.translate`, in C:
+    a character loop over the forty hits' texts took 2.4 of a hybrid search's 16 ms under the profiler."""
     if not text:
         return 0.0
-    digits = len(text) - len(text.translate(_NO_DIGITS))
-    if not text.isascii():
-        digits += sum(text.count(c) for c in set(text) if not c.isascii() and c.isdigit())
-    return digits / len(text)
+    if text.isascii():
+        return (len(text) - len(text.translate(_NO_DIGITS))) / len(text)
+    return sum(map(str.isdigit, text)) / len(text)
