@@ -1,7 +1,8 @@
-"""Keyword search CPU per query on a prebuilt index, in a fresh process: `engine.search` (mode keyword, limit 10)
-p50 / p95 / p99, the steps inside it (`PARTS`: the two tantivy searches, the message field and the ±2-message context
-field, the re-scoring, the results, the session titles, the last redaction...), and a digest of every answer (ids and
-scores), so an A/B can say its trees answered the same.
+"""Search CPU per query on a prebuilt index, in a fresh process: `engine.search` (mode keyword unless `--mode` says
+hybrid or vector, limit 10) p50 / p95 / p99, the steps inside it (`PARTS`: the two tantivy searches, the message
+field and the ±2-message context field, the query's embedding and the vector search, the re-scoring, the results, the
+session titles, the last redaction...), and a digest of every answer (ids and scores), so an A/B can say its trees
+answered the same. Each query is embedded afresh (the query-vector cache emptied before each search).
 
 The child opens an index built earlier (`ROOT/corpus`, `ROOT/index`, as `bench/speed.py --prebuilt` takes it) with
 the bundled model loaded, as `speed.py --prebuilt` searches it (a transcript's place in its session then comes from
@@ -9,7 +10,7 @@ the vectors in memory), and asks the realistic queries `speed.py` asks (seed 43)
 tree's server and another's in fresh processes, alternated, `--rounds` times; give the other tree its own copy of
 the index with `--ab-root ROOT2` when either may migrate what it opens.
 
-    python bench/keyword_latency.py ROOT [--queries 300] [--ab BASE/server [--ab-root ROOT2] --rounds 3]
+    python bench/keyword_latency.py ROOT [--mode hybrid] [--queries 300] [--ab BASE/server [--ab-root ROOT2] --rounds 3]
 """
 
 from __future__ import annotations
@@ -33,12 +34,20 @@ WARMUP = 10  # queries asked before the timed pass (not timed): the first search
 # steps of a search in order; `text` and `context` are the two tantivy searches (KeywordIndex.search by its field,
 # the unit ids' fast-field read included), `near` the units the context field's search is restricted to (with
 # search.contextNearBest), `titleTexts` the titles' reads of first user messages (inside `titles`).
-# `excerptRedaction` is the redaction of each shown text whole before its excerpt is cut (inside `results`). `other`
-# is what the search spent outside the steps. A tree without one of them leaves it out.
+# `excerptRedaction` is the redaction of each shown text whole before its excerpt is cut (inside `results`). `embed`
+# is the query's embedding, `vectors` the vector search (`VectorIndex.search`), `cosines` the exact cosines of the
+# keyword-only candidates (hybrid), `fusion` the fused scores, `period` the reading of whether the query asks about
+# a period (days, seasons). `other` is what the search spent outside the steps. A tree without one of them
+# leaves it out.
 PARTS: dict[str, tuple[str, str]] = {
+    "period": ("memlens.engine.answers.search_answer", "period_question"),
     "read": ("memlens.engine.ranking.search", "Retriever.read"),
     "keyword": ("memlens.engine.keyword.keyword_index", "KeywordIndex.search"),
     "near": ("memlens.engine.ranking.search", "Retriever._near"),
+    "embed": ("memlens.engine.vectors.embedder", "Embedder.embed_query"),
+    "vectors": ("memlens.engine.vectors.vector_index", "VectorIndex.search"),
+    "cosines": ("memlens.engine.vectors.vector_index", "VectorIndex.cosines"),
+    "fusion": ("memlens.engine.ranking.search", "Retriever._set_fused_scores"),
     "neighbours": ("memlens.engine.ranking.search", "Retriever._add_neighbors"),
     "replies": ("memlens.engine.ranking.search", "Retriever._add_replies"),
     "rescore": ("memlens.engine.ranking.search", "rescore"),
@@ -48,7 +57,24 @@ PARTS: dict[str, tuple[str, str]] = {
     "titleTexts": ("memlens.engine.catalog.sessions", "SessionReads.early_user_texts"),
     "redaction": ("memlens.engine.engine", "Engine._outbound"),
 }
-STEPS = ("read", "text", "near", "context", "neighbours", "replies", "rescore", "results", "titles", "redaction")
+STEPS = (
+    "period",
+    "read",
+    "text",
+    "near",
+    "context",
+    "embed",
+    "vectors",
+    "cosines",
+    "fusion",
+    "neighbours",
+    "replies",
+    "rescore",
+    "results",
+    "titles",
+    "redaction",
+)
+MODES = ("keyword", "hybrid", "vector")
 
 
 def _time_parts(parts: dict[str, float]) -> list[str]:
@@ -80,7 +106,7 @@ def _time_parts(parts: dict[str, float]) -> list[str]:
     return found
 
 
-def child(root: Path, queries: int, seed: int) -> dict[str, Any]:
+def child(root: Path, queries: int, seed: int, mode: str = "keyword") -> dict[str, Any]:
     """In the fresh process: open, search, report."""
     from bench.corpus import bench_settings, open_engine, prebuilt_corpus
     from bench.realistic_text import corpus_queries, corpus_text
@@ -91,7 +117,7 @@ def child(root: Path, queries: int, seed: int) -> dict[str, Any]:
     timed = _time_parts(parts)
     with open_engine(prebuilt_corpus(root), root / "index", embedder) as engine:
         for query in asked[:WARMUP]:
-            engine.search(query, mode="keyword", limit=10)
+            engine.search(query, mode=mode, limit=10)
         answers = hashlib.sha256()
         inner = ("titleTexts", "excerptRedaction")
         names = [n for n in (*STEPS, *inner) if n in timed or (n in ("text", "context") and "keyword" in timed)]
@@ -99,20 +125,23 @@ def child(root: Path, queries: int, seed: int) -> dict[str, Any]:
         wall: list[float] = []
         for query in asked:
             parts.clear()
+            embedder.forget_queries()  # every query embedded, as in the latency probes
             started, used = time.perf_counter(), time.process_time()
-            found = engine.search(query, mode="keyword", limit=10)
+            found = engine.search(query, mode=mode, limit=10)
             spent["search"].append(1000 * (time.process_time() - used))
             wall.append(1000 * (time.perf_counter() - started))
             for name in names:
                 spent[name].append(parts.get(name, 0.0))
             spent["other"].append(spent["search"][-1] - sum(parts.get(name, 0.0) for name in STEPS))
             ranked = [(hit["id"], hit.get("messageId"), hit["score"]) for hit in found["results"]]
-            answers.update(json.dumps([query, ranked]).encode())
+            # a keyword search's digest as it always was, so older runs compare
+            answers.update(json.dumps([query, ranked] if mode == "keyword" else [mode, query, ranked]).encode())
         units = engine.catalog.count("units")
     import memlens
 
     return {
         "server": str(Path(memlens.__file__).parents[1]),  # which tree's memlens ran (an A/B's)
+        "mode": mode,
         "units": units,
         "queries": len(asked),
         "resultsSha256": answers.hexdigest()[:16],
@@ -126,21 +155,25 @@ def _spread(values: list[float]) -> dict[str, float]:
     return {**spread, "mean": round(sum(values) / max(1, len(values)), 2)}
 
 
-def measure(root: Path, *, queries: int = 300, seed: int = 43, server: Path | None = None) -> dict[str, Any]:
+def measure(
+    root: Path, *, queries: int = 300, seed: int = 43, mode: str = "keyword", server: Path | None = None
+) -> dict[str, Any]:
     """Run `child` in a new interpreter (with `server`: that tree's memlens) and return its figures (or why it
     could not run)."""
     if not (root / "index").is_dir() or not (root / "corpus").is_dir():
         return {"skipped": f"{root} holds no corpus/ and index/ (bench/speed.py --prebuilt)"}
-    return run_in_child("keyword_latency", f"child(pathlib.Path({str(root)!r}), {queries}, {seed})", server=server)
+    call = f"child(pathlib.Path({str(root)!r}), {queries}, {seed}, {mode!r})"
+    return run_in_child("keyword_latency", call, server=server)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("root", type=Path, help="a folder holding corpus/ and index/ (bench/speed.py --prebuilt)")
-    parser.add_argument("--queries", type=int, default=300, help="keyword queries, timed once each")
+    parser.add_argument("--queries", type=int, default=300, help="queries, timed once each")
+    parser.add_argument("--mode", choices=MODES, default="keyword", help="the searches' mode")
     ab_arguments(parser, rounds=3)
     args = parser.parse_args(argv)
-    print_figures(args, lambda where, server: measure(where, queries=args.queries, server=server))
+    print_figures(args, lambda where, server: measure(where, queries=args.queries, mode=args.mode, server=server))
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from bench import (  # noqa: E402
     locomo,
     locomo_data,
     search_memory,
+    search_profile,
     speed,
     speed_report,
     vector_open,
@@ -249,6 +250,23 @@ def test_keyword_latency_answers_alike_in_two_processes(embedder: Embedder, tmp_
     assert 0 < spent["search"]["p50"] <= spent["search"]["p99"]
     assert spent["text"]["p50"] > 0 and spent["context"]["p50"] > 0  # both tantivy searches were timed
     assert "skipped" in keyword_latency.measure(tmp_path / "absent", queries=1)
+
+
+@pytest.mark.slow  # a fresh process, and the model in this one
+def test_hybrid_latency_and_profile_time_the_vector_side(embedder: Embedder, tmp_path: Path) -> None:
+    """`--mode hybrid` times the query's embedding and the vector search beside tantivy's; the profile names the
+    functions a hybrid search ran and digests its answers."""
+    corpus = make_corpus(tmp_path / "corpus", 60)
+    with open_engine(corpus, tmp_path / "index", embedder) as engine:
+        engine.sync()
+    result = keyword_latency.measure(tmp_path, queries=5, mode="hybrid")
+    assert result["mode"] == "hybrid" and result["queries"] == 5, result
+    spent = result["cpuMs"]
+    assert spent["embed"]["p50"] > 0 and spent["vectors"]["p50"] > 0 and spent["text"]["p50"] > 0, spent
+    assert result["resultsSha256"] != keyword_latency.measure(tmp_path, queries=5)["resultsSha256"]
+    report = search_profile.profile(tmp_path, mode="hybrid", queries=3, seed=43, warmup=1, top=60, dump=None)
+    assert report.startswith("hybrid: 3 searches") and "answers " in report
+    assert "embed_query" in report and "rescore" in report  # the vector side and the ranking were profiled
 
 
 def test_keyword_pruning_rewrite_gives_the_flat_querys_top_k(tmp_path: Path) -> None:

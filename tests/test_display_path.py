@@ -45,3 +45,12 @@ def test_display_path_workspace_home_and_elsewhere(tmp_path: Path, monkeypatch: 
     assert display_path(str(home / ".claude" / "s.jsonl"), [one]) == "~/.claude/s.jsonl"
     assert display_path(str(tmp_path / "elsewhere.md"), [one]) == str(tmp_path / "elsewhere.md")
     assert display_path(str(tmp_path / "one-more" / "x.md"), [one]) == str(tmp_path / "one-more" / "x.md")
+
+
+def test_the_home_folder_is_read_again_when_home_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The home folder is worked out once per value of $HOME, not once per process."""
+    for name in ("first", "second"):
+        home = tmp_path / name
+        monkeypatch.setenv("HOME", str(home))
+        results._display_path.cache_clear()  # the paths' own cache: each path is new here anyway
+        assert display_path(str(home / "notes.md"), []) == "~/notes.md"

@@ -67,6 +67,8 @@ def test_keyword_searches_keep_the_rules_order(example: Engine) -> None:
 def test_the_digit_share_counts_every_kind_of_digit_as_isdigit_does() -> None:
     from memlens.engine.ranking.learned_order import digit_share
 
-    for text in ("All 397 tests pass", "", "no digits", "٣٤ and 12", "x" * 100 + "7"):
+    # past ASCII: a text's other characters (a dash, an arrow) beside its digits, and digits of other kinds
+    mixed = ("٣٤ and 12", "12 passed — 3 failed", "x² → y³ ①", "café 7…", "—")
+    for text in ("All 397 tests pass", "", "no digits", "x" * 100 + "7", *mixed):
         expected = sum(c.isdigit() for c in text) / len(text) if text else 0.0
         assert digit_share(text) == expected

@@ -17,6 +17,11 @@ def fold(text: str) -> str:
     if text.isascii():  # nothing to decompose: 0.3 µs instead of 7.5 for a 167-character message
         return text.lower()
     table = {ord(c): _folded_character(c) for c in set(text) if not c.isascii()}
+    # most texts past ASCII hold only characters that fold to themselves and that lower() leaves as they are (dashes,
+    # arrows, quotes, CJK, emoji): lower() then gives the same text, in C (the realistic corpus's such texts: 64 →
+    # 18 µs; a `str.translate` of a text past ASCII looks up every character)
+    if all(chr(code) == folded == folded.lower() for code, folded in table.items()):
+        return text.lower()
     return text.translate(table | _ASCII_LOWER)
 
 

@@ -34,6 +34,7 @@ week", "two days ago", "last weekend", "next month", "last summer"). Windows are
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -383,6 +384,17 @@ def _ago(count: int, unit: str, anchor: int, sign: int = -1) -> Window:
     return centre - slack, centre + slack
 
 
+# A search reads its question's dates several times (whether it asks about a period, the days it names for the
+# ranking, its words besides its dates), each time with every date pattern: the last few questions' reads are kept.
+QUESTIONS_KEPT = 32
+
+
+@functools.lru_cache(maxsize=QUESTIONS_KEPT)
+def _question_dates(text: str, year_hint: int, today: date | None) -> tuple[tuple[Window, int, int], ...]:
+    """`absolute_dates(text, year_hint, today, question=True)`, kept for the last few questions."""
+    return tuple(absolute_dates(text, year_hint, today, question=True))
+
+
 def absolute_dates(
     text: str, year_hint: int | None = None, today: date | None = None, *, question: bool = False
 ) -> list[tuple[Window, int, int]]:
@@ -647,7 +659,7 @@ def query_windows(query: str, now: float) -> list[Window]:
 
 def _query_reads(query: str, now: float, *, bare_weekdays: bool = False) -> list[Read]:
     today = day_of(now)
-    absolute = absolute_dates(query, year_hint=today.year, today=today, question=True)
+    absolute = _question_dates(query, today.year, today)
     windows: list[Read] = []
     said_before: list[tuple[int, int]] = []  # "two weeks before": read with its date, not again as words of their own
     for window, start, end in absolute:
@@ -759,7 +771,7 @@ def _since(text: str, start: int, end: int) -> bool:
     return bool(_SINCE.search(text[max(0, start - 12) : start])) or text[start:end].lower().startswith("since")
 
 
-def _with_weekdays_before(text: str, absolute: list[tuple[Window, int, int]]) -> list[tuple[int, int]]:
+def _with_weekdays_before(text: str, absolute: Sequence[tuple[Window, int, int]]) -> list[tuple[int, int]]:
     """The spans of `absolute`'s dates, each from the weekday written before it ("on Wednesday, February 11")."""
     spans = []
     for _, start, end in absolute:
@@ -785,7 +797,7 @@ def without_dates(text: str) -> str:
     """`text` less its dates of the calendar ("Feb 10-12", "mid-February", "the first week of March") and the periods
     only a question about days reads ("in the last 3 days", "in Q1"), blanked: the words a question about days says
     besides them (answers/period.py)."""
-    spans = [(start, end) for _, start, end in absolute_dates(text, year_hint=2000, question=True)]
+    spans = [(start, end) for _, start, end in _question_dates(text, 2000, None)]
     spans += [(m.start(), m.end()) for m, _ in _period_phrases(text)]
     spans += [(m.start(), m.end()) for m in _WEEKDAY_WEEKS_BACK.finditer(text)]  # "two Tuesdays ago": no "tuesdays"
     spans += [(m.start(), m.end()) for m in _WEEKS_AGO_DAY.finditer(text)]  # "this time last week": no "time"
@@ -1117,8 +1129,10 @@ _PHRASES: tuple[tuple[re.Pattern[str], PhraseReader], ...] = (  # in this order:
 _WIDER_IN_RANKING: frozenset[PhraseReader] = frozenset({_days_ago, _calendar_unit, _weekend, _this_week})
 
 
-def _period_phrases(text: str) -> list[tuple[re.Match[str], PhraseReader]]:
-    """The periods of `_PHRASES` that `text` says, none overlapping another."""
+@functools.lru_cache(maxsize=QUESTIONS_KEPT)
+def _period_phrases(text: str) -> tuple[tuple[re.Match[str], PhraseReader], ...]:
+    """The periods of `_PHRASES` that `text` says, none overlapping another. Kept for the last few questions, as
+    `_question_dates` is."""
     found: list[tuple[re.Match[str], PhraseReader]] = []
     taken = bytearray(len(text))  # a mark on each character a phrase took: a long paste stays linear
     for pattern, reader in _PHRASES:
@@ -1126,7 +1140,7 @@ def _period_phrases(text: str) -> list[tuple[re.Match[str], PhraseReader]]:
             if not any(taken[m.start() : m.end()]):
                 taken[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
                 found.append((m, reader))
-    return found
+    return tuple(found)
 
 
 def period_windows(query: str, now: float) -> list[Window]:
@@ -1145,8 +1159,8 @@ def _phrase_reads(query: str, now: float, *, ranking: bool) -> list[Read]:
     windows (`query_windows`): a weekday said alone names no day, and a phrase of `_WIDER_IN_RANKING` whose words
     `_query_reads` reads already keeps that wider reading; else a question about days (`period_windows`)."""
     today = day_of(now)
-    said = _period_phrases(query)
-    if absolute_dates(query, year_hint=today.year, today=today, question=True) or not said:
+    said: Sequence[tuple[re.Match[str], PhraseReader]] = _period_phrases(query)
+    if _question_dates(query, today.year, today) or not said:
         return _query_reads(query, now, bare_weekdays=not ranking)
     if ranking:
         own = [(start, end) for _, start, end in _query_reads(query, now)]

@@ -167,11 +167,21 @@ def hand_out_scores(hits: list[UnitHit]) -> None:
 _NO_DIGITS = str.maketrans("", "", "0123456789")
 
 
+_DIGIT_BYTES = b"0123456789"
+_PAST_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
 def digit_share(text: str) -> float:
-    """The share of a text's characters that are digits. An ASCII text (most) is counted by `str.translate`, in C:
-    a character loop over the forty hits' texts took 2.4 of a hybrid search's 16 ms under the profiler."""
+    """The share of a text's characters that are digits (`str.isdigit`: other scripts' digits and superscripts
+    too). An ASCII text is counted by `str.translate`, in C: a character loop over the forty hits' texts took 2.4 of
+    a hybrid search's 16 ms under the profiler. A text past ASCII (most real ones hold a dash, a quote or an arrow)
+    has its ASCII digits counted in its bytes and only its other characters looked at one by one: 17.5 → 11.1 µs
+    for the realistic corpus's texts (a `str.translate` of such a text is slower than the loop)."""
     if not text:
         return 0.0
     if text.isascii():
         return (len(text) - len(text.translate(_NO_DIGITS))) / len(text)
-    return sum(map(str.isdigit, text)) / len(text)
+    ascii_bytes = text.encode("ascii", "ignore")
+    digits = len(ascii_bytes) - len(ascii_bytes.translate(None, _DIGIT_BYTES))
+    digits += sum(map(str.isdigit, "".join(_PAST_ASCII.findall(text))))
+    return digits / len(text)

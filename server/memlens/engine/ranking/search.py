@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, get_args
 
@@ -179,8 +181,9 @@ class Retriever:
                 hit.score = hit.fused = hit.keyword
             return fused_mode
         best_cosine = max((h.vector for h in hits.values() if h.vector is not None), default=0.0)
+        fuse = _fuser(fused_mode, fusion, settings, best_cosine=best_cosine)
         for hit in hits.values():
-            hit.score = hit.fused = _fuse(hit, fused_mode, fusion, settings, best_cosine=best_cosine)
+            hit.score = hit.fused = fuse(hit)
         return fused_mode
 
     def _expansions(
@@ -240,7 +243,11 @@ class Retriever:
         places = self._places(hits)
         score_at = {place: hits[unit_id].score for unit_id, place in places.items()}
         offsets = [d for d in range(-window, window + 1) if d]
+        # most candidates are their session's only one: nothing near them to look up, and adding 0 changes no score
+        shared = {session for session, count in Counter(session for session, _ in places.values()).items() if count > 1}
         for unit_id, (session, seq) in places.items():
+            if session not in shared:
+                continue
             best = 0.0
             for d in offsets:  # plain loops: this runs for every candidate of every query
                 near = score_at.get((session, seq + d), 0.0)
@@ -322,7 +329,13 @@ def _checked(mode: str, fusion: str, query: ParsedQuery) -> tuple[str, str]:
 
 
 def _fuse(hit: UnitHit, mode: str, fusion: str, settings: SearchSettings, *, best_cosine: float = 1.0) -> float:
-    """A hit's fused score in 0–1; `best_cosine` is the highest cosine among the query's candidates.
+    """A hit's fused score in 0–1; `best_cosine` is the highest cosine among the query's candidates (see `_fuser`)."""
+    return _fuser(mode, fusion, settings, best_cosine=best_cosine)(hit)
+
+
+def _fuser(mode: str, fusion: str, settings: SearchSettings, *, best_cosine: float = 1.0) -> Callable[[UnitHit], float]:
+    """The rule that gives a hit its fused score in 0–1, its settings read once (a search fuses a few hundred
+    candidates); `best_cosine` is the highest cosine among the query's candidates.
 
     weighted: (w_v·cosine + w_t·keyword) / (w_v + w_t), keyword being BM25 over the best hit's (with the context
     field's share). rescue: the weighted score, or rescueWeight × (cosine / best_cosine) ^ rescuePower if that is
@@ -331,20 +344,44 @@ def _fuse(hit: UnitHit, mode: str, fusion: str, settings: SearchSettings, *, bes
     rrf: Σ 1/(k + 1 + rank) over the two rankings, over its maximum.
     """
     if mode == "keyword":
-        return hit.keyword
-    cosine = max(0.0, hit.vector or 0.0)
+        return _keyword_score
     if mode == "vector":
-        return min(1.0, cosine)
+        return _vector_score
     if fusion == "rrf":
         k = settings.rrf_k
-        total = sum(1.0 / (k + 1 + r) for r in (hit.keyword_rank, hit.vector_rank) if r is not None)
-        return total / (2.0 / (k + 1))
-    weights = settings.vector_weight + settings.text_weight or 1.0
-    weighted = min(1.0, (settings.vector_weight * cosine + settings.text_weight * hit.keyword) / weights)
-    if fusion == "rescue" and best_cosine > 0:
-        closeness = min(1.0, cosine / best_cosine)
-        return max(weighted, settings.rescue_weight * float(closeness**settings.rescue_power))
+
+        def reciprocal_ranks(hit: UnitHit) -> float:
+            total = sum(1.0 / (k + 1 + r) for r in (hit.keyword_rank, hit.vector_rank) if r is not None)
+            return total / (2.0 / (k + 1))
+
+        return reciprocal_ranks
+    vector_weight, text_weight = settings.vector_weight, settings.text_weight
+    weights = vector_weight + text_weight or 1.0
+    rescues = fusion == "rescue" and best_cosine > 0
+    rescue_weight, rescue_power = settings.rescue_weight, settings.rescue_power
+
+    def weighted(hit: UnitHit) -> float:
+        # comparisons, not min() and max(): the same values (NaN and -0.0 too), without two calls each per hit
+        cosine = hit.vector or 0.0
+        cosine = cosine if cosine > 0.0 else 0.0
+        score = (vector_weight * cosine + text_weight * hit.keyword) / weights
+        score = score if score < 1.0 else 1.0
+        if rescues:
+            closeness = cosine / best_cosine
+            closeness = closeness if closeness < 1.0 else 1.0
+            rescued = rescue_weight * float(closeness**rescue_power)
+            return rescued if rescued > score else score
+        return score
+
     return weighted
+
+
+def _keyword_score(hit: UnitHit) -> float:
+    return hit.keyword
+
+
+def _vector_score(hit: UnitHit) -> float:
+    return min(1.0, max(0.0, hit.vector or 0.0))
 
 
 fused_score = _fuse

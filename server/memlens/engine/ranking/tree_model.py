@@ -4,7 +4,9 @@ The learned ranker is trained by LightGBM (bench/learn_ranker.py) and saved with
 not import LightGBM: it pulls in scipy (0.8 s before the first search) for what is, at query time, a walk down a
 hundred small trees for forty candidates. Every tree is flattened into one set of arrays and all trees are walked
 together, one level at a time, for all rows at once (a few vectorised steps per level instead of a Python loop per
-row and tree). tests/test_tree_model.py checks the result against LightGBM's own `predict` on random rows.
+row and tree). A leaf is a node of its own that leads back to itself, so a row that reached one stays there and each
+level is the same few steps for every row and tree, with no test for which have arrived.
+tests/test_tree_model.py checks the result against LightGBM's own `predict` on random rows.
 
 Only what LightGBM writes for numerical features is read: a split sends a row left when its value is at most the
 threshold. Features are never missing here (the ranker writes a number for every one), so the missing-value rules
@@ -29,15 +31,14 @@ class ModelFormatError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class TreeModel:
-    """The trees as flat arrays. A node index ≥ 0 is an internal node; a negative one, −(leaf + 1), a leaf."""
+    """The trees as flat arrays of nodes: every tree's splits, then one node per leaf, which leads to itself."""
 
     feature_names: tuple[str, ...]
-    roots: np.ndarray  # per tree: its first node (or leaf, for a tree that is one leaf)
-    feature: np.ndarray  # per internal node: the feature it splits on
-    threshold: np.ndarray  # per internal node: go left when the value is ≤ this
-    left: np.ndarray  # per internal node: the node (or −(leaf + 1)) on each side
-    right: np.ndarray
-    leaf_value: np.ndarray
+    roots: np.ndarray  # per tree: its first node (its leaf, for a tree that is one leaf)
+    feature: np.ndarray  # per node: the feature it splits on (0 for a leaf)
+    threshold: np.ndarray  # per node: go left when the value is ≤ this (+inf for a leaf)
+    children: np.ndarray  # per node, its right then its left node (a leaf's own, for a leaf): node n goes to 2n + left
+    leaf_value: np.ndarray  # per node: its value (0 for a split)
     depth: int  # the deepest path, in splits
 
     def predict(self, rows: np.ndarray) -> np.ndarray:
@@ -47,16 +48,13 @@ class TreeModel:
         count = rows.shape[0]
         if count == 0 or self.roots.size == 0:
             return np.zeros(count)
-        node = np.broadcast_to(self.roots, (count, self.roots.size)).copy()
-        row = np.arange(count)[:, None]
-        for _ in range(self.depth):
-            inner = node >= 0
-            if not inner.any():
-                break
-            at = np.where(inner, node, 0)  # leaves look at node 0 and are put back below
-            goes_left = rows[row, self.feature[at]] <= self.threshold[at]
-            node = np.where(inner, np.where(goes_left, self.left[at], self.right[at]), node)
-        return np.asarray(self.leaf_value[-node - 1].sum(axis=1), dtype=float)
+        values = np.ascontiguousarray(rows, dtype=float).ravel()
+        starts = (np.arange(count) * rows.shape[1])[:, None]  # each row's first value in `values`
+        node = np.broadcast_to(self.roots, (count, self.roots.size))
+        for _ in range(self.depth):  # `take`: a fraction of the cost of indexing with an array
+            goes_left = values.take(starts + self.feature.take(node)) <= self.threshold.take(node)
+            node = self.children.take(2 * node + goes_left)
+        return np.asarray(self.leaf_value.take(node).sum(axis=1), dtype=float)
 
 
 def load_tree_model(path: Path) -> TreeModel:
@@ -105,14 +103,24 @@ def parse_tree_model(text: str) -> TreeModel:
         right.extend(child(i) for i in rights)
         roots.append(first_node)
         depth = max(depth, _depth(lefts, rights))
+    # the leaves become nodes after the splits: leaf i is node `splits + i`, and leads to itself
+    splits = len(feature)
+    leaf_nodes = [splits + i for i in range(len(leaves))]
+
+    def node_of(index: int) -> int:
+        return index if index >= 0 else splits + (-index - 1)
+
     return TreeModel(
         feature_names=names,
-        roots=np.array(roots, dtype=np.int64),
-        feature=np.array(feature, dtype=np.int64),
-        threshold=np.array(threshold, dtype=float),
-        left=np.array(left, dtype=np.int64),
-        right=np.array(right, dtype=np.int64),
-        leaf_value=np.array(leaves, dtype=float),
+        roots=np.array([node_of(r) for r in roots], dtype=np.int64),
+        feature=np.array(feature + [0] * len(leaves), dtype=np.int64),
+        threshold=np.array(threshold + [np.inf] * len(leaves), dtype=float),
+        children=np.array(
+            [n for pair in zip(right, left, strict=True) for n in (node_of(pair[0]), node_of(pair[1]))]
+            + [n for leaf in leaf_nodes for n in (leaf, leaf)],
+            dtype=np.int64,
+        ),
+        leaf_value=np.array([0.0] * splits + leaves, dtype=float),
         depth=depth,
     )
 
