@@ -59,6 +59,7 @@ class Acronym:
     words: tuple[str, ...]  # the run's content words as the keyword query holds them (stemmed)
     doc_freq: int  # documents holding `term`
     partial: bool = False  # the run lacks the acronym's last word ("dead letter" for "dlq"): see `confirmed`
+    joined: bool = False  # not an acronym but the run's words written as one ("rollback"): compounds.py
 
 
 def candidates(words: Sequence[str]) -> list[tuple[int, int, str]]:
@@ -206,6 +207,9 @@ def written(found: Sequence[Acronym], texts: Iterable[str]) -> tuple[Acronym, ..
     texts = list(texts)
     out = []
     for acronym in found:
+        if acronym.joined:  # a compound is a word of its own, however written
+            out.append(acronym)
+            continue
         term = re.escape(acronym.term)
         pattern = re.compile(rf"\b{term.upper()}\b|(?i:\w[_./]{term}\b|\b{term}[_./]\w)")
         if any(pattern.search(text) for text in texts):
