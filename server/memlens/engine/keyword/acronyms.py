@@ -27,9 +27,9 @@ begin many acronyms by chance, so such a partial run holds PARTIAL_WORDS to MAX_
 no document, and no stop word ("Sat and Sun" gave "sso"); no other word of the query is in no document (else it asks
 about a thing the index lacks: "the Vulkan shader compile errors" gave "vsn", "scuba diving in the Maldives" "sdk");
 one acronym in the index begins with the initials ("dla" and "dlq": a guess); and a message holding it writes it as
-one (`confirmed`, which a search applies: "second kitten" gave "sky", "Tuesday this week" "two"). With the one-acronym
-guard alone, 28 tune questions expanded so (the absent-topic sets asked as typed and in lower case: 24; transcripts 1,
-days 2, LoCoMo 1; errors 0); with all of them, none.
+one (`confirmed`, which a search applies: "second kitten" gave "sky", "Tuesday this week" "two"). With only the run's
+words in no document and one acronym, 28 tune questions expanded so (the absent-topic sets asked as typed and in lower
+case: 24; transcripts 1, days 2, LoCoMo 1; errors 0); with all the guards, none (bench/RESULTS.md).
 
 One direction only: a query that says "DLQ" does not find, by keywords, a message that spells "dead-letter queue"
 out; that would need the initials of word runs at indexing time (a new field and a schema bump). The vector side
