@@ -10,9 +10,17 @@ import pytest
 
 from conftest import example_settings
 from memlens.engine.engine import Engine
-from memlens.engine.keyword.acronyms import Acronym, candidates, with_acronyms, written
+from memlens.engine.keyword.acronyms import (
+    Acronym,
+    candidates,
+    confirmed,
+    partial_candidates,
+    with_acronyms,
+    written,
+)
 from memlens.engine.keyword.keyword_index import KeywordDoc, KeywordIndex
 from memlens.engine.ranking.query_facts import coverage, matched_share, query_facts
+from memlens.engine.ranking.query_reading import read_query
 from memlens.engine.ranking.unit_facts import Words
 from memlens.engine.vectors.embedder import Embedder
 
@@ -69,9 +77,48 @@ def test_a_spelled_out_term_expands_to_the_acronym_the_index_holds(tmp_path: Pat
     assert terms(keyword, "bureau of labor statistics") == [("bls", ("bureau", "labor", "statist"))]
 
 
+def test_partial_runs_are_two_to_four_content_words_of_any_initials() -> None:
+    assert partial_candidates(words("stuck in the dead letter")) == [(3, 5, "dl")]
+    assert [c[2] for c in partial_candidates(words("pull request to the main"))] == ["pr"]
+    assert [c[2] for c in partial_candidates(words("one two three four five"))] == [
+        *("ot", "ott", "ottf", "tt", "ttf", "ttff", "tf", "tff", "ff"),
+    ]
+    assert partial_candidates(words("dead 2 letter")) == []
+    assert partial_candidates(words("sat and sun")) == []  # no stop word inside: a list, not a name
+
+
+def test_a_run_without_its_last_word_expands_to_the_one_acronym_it_begins(tmp_path: Path) -> None:
+    """ "dead letter" for the "dlq" an index holds: every word of the run in no document, one acronym that begins
+    so, and the next word not in no document (else the run names a thing of its own)."""
+    keyword = index(tmp_path)
+    for query in ("dead letter", "dead letters", "dead-lettered messages", "failed messages in the dead letter"):
+        assert terms(keyword, query) == [("dlq", ("dead", "letter"))], query
+    assert terms(keyword, "Dead Letter") == [("dlq", ("dead", "letter"))]
+    assert terms(keyword, "dead letter box") == []  # "box" is in no document: "dlb" would be its name
+    assert terms(keyword, "consumer letter") == []  # "consumer" is in a document
+    assert terms(keyword, "bureau labor") == [("bls", ("bureau", "labor"))]
+    # a whole run wins over a partial one of the same words
+    assert terms(keyword, "dead letter queue") == [("dlq", ("dead", "letter", "queue"))]
+    ambiguous = index(tmp_path / "ambiguous", (*TEXTS, "the DLA contract renewal"))
+    assert terms(ambiguous, "dead letter") == []  # "dla" or "dlq": a guess
+    assert terms(ambiguous, "dead letter queue") == [("dlq", ("dead", "letter", "queue"))]
+    # another word of the query in no document: it asks about something the index lacks
+    assert terms(keyword, "dead letter for the walrus") == []
+    assert terms(keyword, "dead letter. walrus") == []
+
+
+def test_a_partial_run_counts_only_where_a_message_writes_its_acronym_as_one() -> None:
+    dlq = Acronym("dlq", ("dead", "letter"), 1, partial=True)
+    whole = Acronym("dlq", ("dead", "letter", "queue"), 1)
+    two = Acronym("two", ("tuesday", "week"), 4, partial=True)
+    texts = {"dlq": ["the orders DLQ is backing up"], "two": ["the two of them"]}
+    assert confirmed([dlq, two], texts=texts.__getitem__) == (dlq,)
+    assert confirmed([whole], texts=lambda term: []) == (whole,)  # a whole run needs no message read
+
+
 def test_no_expansion_without_the_acronym_or_when_the_words_are_known(tmp_path: Path) -> None:
     keyword = index(tmp_path)
-    assert terms(keyword, "dead letter. queue") == []  # punctuation breaks the run
+    assert terms(keyword, "dead. letter queue") == []  # punctuation breaks the run
     assert terms(keyword, "delayed letter exchange") == []  # "dle" is in no document
     assert terms(keyword, "continuous integration") == []  # "ci" is: two letters are not enough
     assert terms(keyword, "hotel alpha papa papa yankee") == []  # "happy" stems to "happi": not an acronym
@@ -147,3 +194,25 @@ def test_the_example_answers_dead_letter_queue_with_the_dlq_incident(
         texts = engine.catalog.units_by_id([h.unit_id for h in ranking.hits[:3]])
         assert all("dlq" in str(row["text"]).lower() for row in texts.values())  # what the answer rests on
         assert max(h.probability for h in ranking.hits[:10]) >= example_settings().search.min_score
+
+
+def test_the_example_answers_dead_letter_said_without_queue(
+    built_example: tuple[Path, Path], embedder: Embedder
+) -> None:
+    """The example never spells "dead letter" out; said without "queue" the question used to get no answer."""
+    workspace, index_dir = built_example
+    with Engine([workspace], example_settings(), index_dir=index_dir, embedder=embedder) as engine:
+        for query in ("dead letter", "dead letters", "dead-lettered messages", "messages stuck in the dead letter"):
+            hybrid = engine.search(query)["results"]
+            assert INCIDENT in [r.get("sessionKey") for r in hybrid[:3]], query
+            keyword = engine.search(query, mode="keyword")["results"]
+            assert INCIDENT in [r.get("sessionKey") for r in keyword[:3]], query
+        # "fa…" begins one word of the example, "far", which it writes in prose only ("as far as I can tell")
+        assert [a.term for a in engine.keyword.acronyms("ferocious armadillo")] == ["far"]
+        settings = example_settings().search
+        read = read_query(
+            "ferocious armadillo", keyword=engine.keyword, catalog=engine.catalog, settings=settings, now=0
+        )
+        assert read.acronyms == () and read.loose_acronyms == ()
+        read = read_query("dead letter", keyword=engine.keyword, catalog=engine.catalog, settings=settings, now=0)
+        assert [a.term for a in read.loose_acronyms] == ["dlq"]

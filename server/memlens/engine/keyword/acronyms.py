@@ -17,8 +17,19 @@ Guards against initials that spell an ordinary word by chance (measured on the b
 - more than UNKNOWN_SHARE of the run's content words are in no document: the index knows the thing by another name
   (with one such word enough, "Melanie enjoy listening" gave "mel" and "John done apart from yoga" "day" on LoCoMo;
   the price: "New York City" does not find "nyc" in an index that holds all three words);
-- the acronym is in at least one document; runs do not overlap (the most content words win, then the first).
-With these, no question of the LoCoMo set (999), the absent-topic set (40) or the transcript set (77) is expanded.
+- the acronym is in at least one document; runs do not overlap (the most content words win, then a whole run, then
+  the first).
+With these, of the tune questions only "finish knitting the sweater" ("fks", absent-topic set) and "drawn inside the
+review page" ("dir", transcript set) expand.
+
+A run may lack the acronym's last word: "dead letter" for "dlq" ("messages stuck in the dead letter"). Two initials
+begin many acronyms by chance, so such a partial run holds PARTIAL_WORDS to MAX_RUN - 1 content words, all of them in
+no document, and no stop word ("Sat and Sun" gave "sso"); no other word of the query is in no document (else it asks
+about a thing the index lacks: "the Vulkan shader compile errors" gave "vsn", "scuba diving in the Maldives" "sdk");
+one acronym in the index begins with the initials ("dla" and "dlq": a guess); and a message holding it writes it as
+one (`confirmed`, which a search applies: "second kitten" gave "sky", "Tuesday this week" "two"). With only the run's
+words in no document and one acronym, 28 tune questions expanded so (the absent-topic sets asked as typed and in lower
+case: 24; transcripts 1, days 2, LoCoMo 1; errors 0); with all the guards, none (bench/RESULTS.md).
 
 One direction only: a query that says "DLQ" does not find, by keywords, a message that spells "dead-letter queue"
 out; that would need the initials of word runs at indexing time (a new field and a schema bump). The vector side
@@ -28,6 +39,7 @@ often finds it.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -35,6 +47,7 @@ from memlens.engine.keyword.stop_words import STOP_WORDS
 
 MIN_LETTERS = 3  # so three content words at least; two-letter initials spell too many words by chance
 MAX_RUN = 5
+PARTIAL_WORDS = 2  # a run without the acronym's last word: "dead letter" for "dlq"
 MAX_SKIPPED = 1  # stop words inside a run: "bureau of labor statistics", not "part of his experimentation in …"
 UNKNOWN_SHARE = 0.5  # a run expands only when more than this share of its content words is in no document
 _BREAK = re.compile(r"[.,;:!?()\[\]{}<>\"|]+")
@@ -45,6 +58,8 @@ class Acronym:
     term: str  # the acronym, lowercased: a term of the keyword index as it is (the stemmer leaves it unchanged)
     words: tuple[str, ...]  # the run's content words as the keyword query holds them (stemmed)
     doc_freq: int  # documents holding `term`
+    partial: bool = False  # the run lacks the acronym's last word ("dead letter" for "dlq"): see `confirmed`
+    joined: bool = False  # not an acronym but the run's words written as one ("rollback"): compounds.py
 
 
 def candidates(words: Sequence[str]) -> list[tuple[int, int, str]]:
@@ -52,9 +67,27 @@ def candidates(words: Sequence[str]) -> list[tuple[int, int, str]]:
     content word of two letters or more, holds MIN_LETTERS to MAX_RUN content words and at most MAX_SKIPPED stop
     words, which its initials skip. `words` are one stretch of the query (no punctuation between them), lowercased
     and unstemmed."""
+    own = set(words)
+    return [
+        (start, end, initials)
+        for start, end, initials in _runs(words, shortest=MIN_LETTERS, longest=MAX_RUN)
+        if initials not in STOP_WORDS and initials not in own
+    ]
+
+
+def partial_candidates(words: Sequence[str]) -> list[tuple[int, int, str]]:
+    """(start, end, initials) for every run that may be an acronym's term without its last word ("dead letter" for
+    the "dead letter queue" an index calls "dlq"): as `candidates`, with PARTIAL_WORDS to MAX_RUN - 1 content words,
+    since the acronym has one letter more, and no stop word inside ("Sat and Sun" is two days, not "sso"). Its
+    initials are only the acronym's start: they may be any letters."""
+    return _runs(words, shortest=PARTIAL_WORDS, longest=MAX_RUN - 1, skips=0)
+
+
+def _runs(words: Sequence[str], *, shortest: int, longest: int, skips: int = MAX_SKIPPED) -> list[tuple[int, int, str]]:
+    """(start, end, initials) for every run of `shortest` to `longest` content words and at most `skips` stop words
+    (see `candidates`)."""
     # 0: breaks a run, 1: a stop word, 2: a content word, 3: a one-letter content word (ends a run)
     kinds = [(1 if w in STOP_WORDS else 2 if len(w) > 1 else 3) if _latin(w) else 0 for w in words]
-    own = set(words)
     out: list[tuple[int, int, str]] = []
     for start, kind in enumerate(kinds):
         if kind != 2:
@@ -64,13 +97,13 @@ def candidates(words: Sequence[str]) -> list[tuple[int, int, str]]:
             kind = kinds[end]
             if kind == 1:
                 skipped += 1
-                if skipped > MAX_SKIPPED:
+                if skipped > skips:
                     break
                 continue
-            if kind != 2 or len(initials) == MAX_RUN:
+            if kind != 2 or len(initials) == longest:
                 break
             initials += words[end][0]
-            if len(initials) >= MIN_LETTERS and initials not in STOP_WORDS and initials not in own:
+            if len(initials) >= shortest:
                 out.append((start, end + 1, initials))
     return out
 
@@ -90,7 +123,7 @@ def find(
 
     `split` gives a text's words lowercased and unstemmed, `stem` the same words as the keyword index analyses them
     (one for one: the stemmer never drops a word), `doc_freq` how many documents hold an analysed term."""
-    found: list[tuple[int, int, int, Acronym]] = []  # (-content words, start, end, acronym)
+    found: list[tuple[int, bool, int, int, Acronym]] = []  # (-content words, partial, start, end, acronym)
     freqs: dict[str, int] = {}
 
     def freq(term: str) -> int:
@@ -98,37 +131,70 @@ def find(
             freqs[term] = doc_freq(term)
         return freqs[term]
 
-    offset = 0
+    stretches = []
     for stretch in _BREAK.split(query.replace('"', " ")):
         words = split(stretch)
-        stems = stem(stretch) if len(words) >= MIN_LETTERS else []
-        if len(stems) == len(words):
-            found += [(-len(a.words), offset + i, offset + j, a) for i, j, a in _stretch(words, stems, stem, freq)]
+        stems = stem(stretch) if words else []
+        stretches.append((words, stems if len(stems) == len(words) else []))
+    unknown = [  # per stretch, its content words in no document (all of them when the stemmer joined or split one)
+        sum(1 for w, s in zip(words, stems, strict=True) if w not in STOP_WORDS and freq(s) == 0)
+        if stems
+        else sum(w not in STOP_WORDS for w in words)
+        for words, stems in stretches
+    ]
+    offset = 0
+    for (words, stems), count in zip(stretches, unknown, strict=True):
+        if len(stems) >= PARTIAL_WORDS:
+            whole = count == sum(unknown)
+            found += [
+                (-len(a.words), partial, offset + i, offset + j, a)
+                for i, j, partial, a in _stretch(words, stems, stem, freq, whole=whole)
+            ]
         offset += len(words) + 1
-    chosen: list[tuple[int, int, int, Acronym]] = []
-    for item in sorted(found, key=lambda f: (f[0], f[1])):
-        if all(item[2] <= c[1] or item[1] >= c[2] for c in chosen):
+    chosen: list[tuple[int, bool, int, int, Acronym]] = []
+    for item in sorted(found, key=lambda f: f[:3]):  # the most content words, a whole run before a partial one
+        if all(item[3] <= c[2] or item[2] >= c[3] for c in chosen):
             chosen.append(item)
-    return tuple(a for *_, a in sorted(chosen, key=lambda c: c[1]))
+    return tuple(a for *_, a in sorted(chosen, key=lambda c: c[2]))
 
 
 def _stretch(
-    words: list[str], stems: list[str], stem: Callable[[str], list[str]], freq: Callable[[str], int]
-) -> list[tuple[int, int, Acronym]]:
-    """(start, end, acronym) for each run of one stretch of the query that passes the guards."""
+    words: list[str], stems: list[str], stem: Callable[[str], list[str]], freq: Callable[[str], int], *, whole: bool
+) -> list[tuple[int, int, bool, Acronym]]:
+    """(start, end, partial, acronym) for each run of one stretch of the query that passes the guards; `whole`: no
+    other stretch holds a word in no document."""
     own = [None if w in STOP_WORDS else s for w, s in zip(words, stems, strict=True)]  # the content words' stems
     unknown = [0]  # unknown[i]: the content words in no document among words[:i]
     for s in own:
         unknown.append(unknown[-1] + (s is not None and freq(s) == 0))
-    if unknown[-1] <= UNKNOWN_SHARE * MIN_LETTERS:
+    if unknown[-1] < PARTIAL_WORDS:
         return []  # too few words in no document for any run
+
+    def acronym(start: int, end: int, form: str, *, partial: bool = False) -> Acronym:
+        return Acronym(form, tuple(s for s in own[start:end] if s is not None), freq(form), partial)
+
+    def usable(form: str) -> bool:  # in a document, and the stemmer leaves it: "dates" would find every "date"
+        return freq(form) > 0 and stem(form) == [form]
+
     out = []
     for start, end, form in candidates(words):  # a run has one content word per letter of its initials
         if unknown[end] - unknown[start] <= UNKNOWN_SHARE * len(form):
             continue  # the index knows most of the run's words: it needs no other name
-        if freq(form) == 0 or stem(form) != [form]:  # stemmed, "dates" would find every "date"
-            continue
-        out.append((start, end, Acronym(form, tuple(s for s in own[start:end] if s is not None), freq(form))))
+        if usable(form):
+            out.append((start, end, False, acronym(start, end, form)))
+    run_words = set(words)
+    for start, end, initials in partial_candidates(words):
+        if unknown[end] - unknown[start] < len(initials):
+            continue  # half a name is weaker evidence: every content word of the run is in no document
+        if unknown[-1] > len(initials) or not whole:
+            continue  # another word of the query is in no document: the query is about something the index lacks
+        forms = [
+            initials + letter
+            for letter in string.ascii_lowercase
+            if initials + letter not in STOP_WORDS and initials + letter not in run_words and usable(initials + letter)
+        ]
+        if len(forms) == 1:  # several acronyms start so ("dla", "dlq"): which one the run means is a guess
+            out.append((start, end, True, acronym(start, end, forms[0], partial=True)))
     return out
 
 
@@ -141,11 +207,21 @@ def written(found: Sequence[Acronym], texts: Iterable[str]) -> tuple[Acronym, ..
     texts = list(texts)
     out = []
     for acronym in found:
+        if acronym.joined:  # a compound is a word of its own, however written
+            out.append(acronym)
+            continue
         term = re.escape(acronym.term)
         pattern = re.compile(rf"\b{term.upper()}\b|(?i:\w[_./]{term}\b|\b{term}[_./]\w)")
         if any(pattern.search(text) for text in texts):
             out.append(acronym)
     return tuple(out)
+
+
+def confirmed(found: Sequence[Acronym], *, texts: Callable[[str], Iterable[str]]) -> tuple[Acronym, ...]:
+    """`found` less each partial acronym that none of `texts(term)` (messages holding it) writes as one (`written`).
+    Two words in no document and one acronym that begins with their initials happen by chance in a large index
+    ("second kitten" and "sky", "Tuesday this week" and "two"); an acronym written so is what the run may mean."""
+    return tuple(a for a in found if not a.partial or written([a], texts(a.term)))
 
 
 def with_acronyms(acronyms: Sequence[Acronym], tokens: Container[str]) -> Container[str]:

@@ -17,7 +17,7 @@ from pathlib import Path
 import tantivy
 
 from memlens.engine.filters import SearchFilters
-from memlens.engine.keyword import acronyms
+from memlens.engine.keyword import acronyms, compounds
 from memlens.engine.keyword.identifiers import cjk_field, identifier_terms
 from memlens.engine.keyword.keyword_query import QueryBuilder
 from memlens.engine.keyword.linked_view import LinkedView
@@ -383,14 +383,23 @@ class KeywordIndex:
         return unstemmed, None
 
     def acronyms(self, text: str) -> tuple[acronyms.Acronym, ...]:
-        """The acronyms in this index that runs of the query's words stand for (see acronyms.py)."""
+        """The acronyms in this index that runs of the query's words stand for (see acronyms.py), then the words it
+        writes joined that pairs of them do (compounds.py)."""
         searcher = self.index.searcher()
-        return acronyms.find(
-            text,
-            split=self._unstemmed.analyze,
-            stem=self._analyzer.analyze,
-            doc_freq=lambda t: searcher.doc_freq("text", t),
-        )
+
+        def doc_freq(term: str) -> int:
+            return int(searcher.doc_freq("text", term))
+
+        def phrase_freq(words: list[str]) -> int:
+            phrase = tantivy.Query.phrase_query(self.schema, "text", list[str | tuple[int, str]](words))
+            found = searcher.search(phrase, 1, count=True)
+            return int(getattr(found, "count", 0) or 0)  # tantivy-py's type stubs leave `count` out
+
+        split, stem = self._unstemmed.analyze, self._analyzer.analyze
+        found = acronyms.find(text, split=split, stem=stem, doc_freq=doc_freq)
+        taken = {w for a in found for w in a.words}
+        joined = compounds.find(text, split=split, stem=stem, doc_freq=doc_freq, phrase_freq=phrase_freq, taken=taken)
+        return found + joined
 
     def parse(self, text: str, filters: SearchFilters | None = None) -> ParsedQuery:
         """The query's words as this index analyses them (no dates: ranking/query_reading.py adds those)."""

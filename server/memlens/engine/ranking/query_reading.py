@@ -9,8 +9,11 @@ import time
 from typing import TYPE_CHECKING
 
 from memlens.engine.filters import SearchFilters
+from memlens.engine.keyword.acronyms import confirmed
 from memlens.engine.ranking.dates import query_windows, without_unread_dates
 from memlens.engine.ranking.event_dates import event_windows
+
+ACRONYM_PROBES = 20  # messages holding a partial run's acronym read for it written as one (capitals, an identifier)
 
 if TYPE_CHECKING:
     from memlens.engine.catalog import Catalog
@@ -31,6 +34,8 @@ def read_query(
     """`text` parsed for one search (`ranked_text`); `now` reads relative dates ("last week"), None meaning the
     clock."""
     query = keyword.parse(ranked_text(text, keyword), filters)
+    if any(a.partial for a in query.acronyms):
+        query = with_confirmed_acronyms(query, keyword, catalog)
     if not (query.error_like or query.output_like or query.technical or query.phrases) and (
         filters is None or not filters.kind
     ):
@@ -45,6 +50,21 @@ def read_query(
     windows = query_windows(rest, time.time() if now is None else now)
     windows += event_windows(rest, keyword, catalog, mentions=settings.event_mentions)
     return dataclasses.replace(query, dates=tuple(windows))
+
+
+def with_confirmed_acronyms(query: ParsedQuery, keyword: KeywordIndex, catalog: Catalog) -> ParsedQuery:
+    """`query` less the acronyms of partial runs that no message holding them writes as one (acronyms.confirmed)."""
+
+    def texts(term: str) -> list[str]:
+        hits = keyword.search(keyword.parse(term), ACRONYM_PROBES)
+        return list(catalog.unit_texts([unit_id for unit_id, _ in hits]).values())
+
+    found = confirmed(query.acronyms, texts=texts)
+    if found == query.acronyms:
+        return query
+    return dataclasses.replace(
+        query, acronyms=found, loose_acronyms=tuple(a for a in query.loose_acronyms if a in found)
+    )
 
 
 def ranked_text(text: str, keyword: KeywordIndex) -> str:

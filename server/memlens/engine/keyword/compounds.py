@@ -1,0 +1,66 @@
+"""Compounds written as one word: "front-end" or "roll back" in a query also asks for the "frontend" or "rollback" the
+index mostly holds.
+
+The analyser splits a hyphenated word ("dead-letter" is "dead letter"), so a query's spaced and hyphenated forms
+match each other; a word written joined ("rollback", `LiveViewTest`, which the `text` field keeps whole) matches
+neither. So two neighbouring content words of the query whose joined form is one term of the index stand for it as an
+acronym's run does (acronyms.py: the pair's words or the term, whichever scores more; a hit holding the term counts
+the pair as found), when the index writes the term in more documents than the pair as a phrase: it names the thing
+joined. Both words are content words ("set up", "work out" and "feel in", with a stop word, stay apart: "feel in"
+gave "feelin" on LoCoMo). Over the tune questions (absent-topic, transcript, bags, error, day, LoCoMo 26/30/41), five
+join: "roll back", "front-end", "LiveView test(s)" (three); and the absent error "panic: runtime error" finds Python's
+`RuntimeError`, which leaves it unanswered still (bench.errors).
+
+One direction only: a query's joined word ("deadletter") does not find the two words spelled apart, which would need a
+phrase query for each way of splitting it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection
+
+from memlens.engine.keyword.acronyms import Acronym
+from memlens.engine.keyword.stop_words import STOP_WORDS
+
+_BREAK = re.compile(r"[.,;:!?()\[\]{}<>\"|/]+")
+
+
+def find(
+    query: str,
+    *,
+    split: Callable[[str], list[str]],
+    stem: Callable[[str], list[str]],
+    doc_freq: Callable[[str], int],
+    phrase_freq: Callable[[list[str]], int],
+    taken: Collection[str] = (),
+) -> tuple[Acronym, ...]:
+    """The joined terms of this index that pairs of the query's neighbouring words stand for, as `Acronym`s with
+    `joined` set. `split` and `stem` read a text as acronyms.find's do; `doc_freq` counts the documents holding an
+    analysed term, `phrase_freq` those holding analysed words in a row; `taken`: stems of words another name covers
+    (an acronym's run), left alone."""
+    found: list[Acronym] = []
+    used: set[int] = set()
+    offset = 0
+    for stretch in _BREAK.split(query.replace('"', " ")):
+        words = split(stretch)
+        stems = stem(stretch) if len(words) >= 2 else []
+        if len(stems) == len(words):
+            for i in range(len(words) - 1):
+                if {offset + i, offset + i + 1} & used or not _joinable(words[i], words[i + 1]):
+                    continue
+                if stems[i] in taken or stems[i + 1] in taken:
+                    continue
+                joined = stem(words[i] + words[i + 1])
+                if len(joined) != 1 or not (freq := doc_freq(joined[0])):
+                    continue
+                if freq > phrase_freq([stems[i], stems[i + 1]]):
+                    found.append(Acronym(joined[0], (stems[i], stems[i + 1]), freq, joined=True))
+                    used |= {offset + i, offset + i + 1}
+        offset += len(words) + 1
+    return tuple(found)
+
+
+def _joinable(first: str, second: str) -> bool:
+    """Two content words of two letters or more, each starting with a letter a–z (as acronyms.py reads words)."""
+    return all(len(w) > 1 and "a" <= w[0] <= "z" and w not in STOP_WORDS for w in (first, second))

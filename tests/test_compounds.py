@@ -1,0 +1,59 @@
+"""Compounds written as one word (compounds.py): "front-end" finds the "frontend" an index mostly writes joined.
+
+Real tantivy indexes: the index's own term and phrase counts decide."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memlens.engine.keyword.acronyms import written
+from memlens.engine.keyword.keyword_index import KeywordDoc, KeywordIndex
+from memlens.engine.ranking.query_facts import matched_share, query_facts
+
+TEXTS = (
+    "the frontend build failed on the login page",  # 1
+    "we shipped the frontend fix",  # 2
+    "the front end team owns it",  # 3: the pair as a phrase, once
+    "did a rollback of the deploy",  # 4
+    "the setup script is slow",  # 5
+    "set the flag up",  # 6
+    "LiveViewTest helpers",  # 7: an identifier, which the word field keeps whole
+    "the end of the front",  # 8
+)
+
+
+def index(tmp_path: Path, texts: tuple[str, ...] = TEXTS) -> KeywordIndex:
+    keyword = KeywordIndex(tmp_path / "keyword")
+    docs = [KeywordDoc(i, 1, "transcript", "claude-code", "s", "user", 0, t) for i, t in enumerate(texts, 1)]
+    keyword.write(1, docs)
+    return keyword
+
+
+def joined(keyword: KeywordIndex, query: str) -> list[tuple[str, tuple[str, ...]]]:
+    return [(a.term, a.words) for a in keyword.acronyms(query) if a.joined]
+
+
+def test_a_pair_the_index_mostly_writes_joined_asks_for_the_joined_word(tmp_path: Path) -> None:
+    keyword = index(tmp_path)
+    assert joined(keyword, "the front-end build") == [("frontend", ("front", "end"))]
+    assert joined(keyword, "Front End") == [("frontend", ("front", "end"))]
+    assert joined(keyword, "roll back the deploy") == [("rollback", ("roll", "back"))]
+    assert joined(keyword, "liveview tests") == [("liveviewtest", ("liveview", "test"))]
+
+
+def test_pairs_stay_apart_without_the_joined_word_or_when_the_index_writes_them_apart(tmp_path: Path) -> None:
+    keyword = index(tmp_path)
+    assert joined(keyword, "set up the script") == []  # "up" is a stop word
+    assert joined(keyword, "front. end") == []  # punctuation parts them
+    assert joined(keyword, "login page") == []  # no "loginpage"
+    apart = index(tmp_path / "apart", (*TEXTS, "the front end again", "front end review"))
+    assert joined(apart, "front end") == []  # the phrase in 3 documents, "frontend" in 2
+
+
+def test_the_keyword_query_finds_the_joined_word_and_a_hit_holding_it_covers_the_pair(tmp_path: Path) -> None:
+    keyword = index(tmp_path)
+    found = dict(keyword.search(keyword.parse("front end"), 10))
+    assert {1, 2, 3} <= set(found)  # "frontend" twice, the pair once
+    facts = query_facts(keyword.parse("front end build"), keyword, texts=TEXTS[:2])
+    assert [a.term for a in written(facts.acronyms, [])] == ["frontend"]  # a word, not an acronym to see written
+    assert matched_share(facts, set(keyword.tokens(TEXTS[0]))) == 1.0  # "frontend" and "build"
