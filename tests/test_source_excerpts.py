@@ -111,6 +111,12 @@ def test_a_diagnostic_pasted_on_one_line_keeps_no_quoted_code(pasted: str) -> No
     assert "strlcpy(dst" not in read
 
 
+def test_pytest_s_report_pasted_on_one_line_reads_as_on_lines() -> None:
+    """Joined on one line, the report's rulers, marks, summary and the test's body were one line that no rule read:
+    the body's code was searched with the failure."""
+    assert without_source_excerpts(one_line(PYTEST)) == without_source_excerpts(PYTEST)
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -118,6 +124,7 @@ def test_a_diagnostic_pasted_on_one_line_keeps_no_quoted_code(pasted: str) -> No
         "ps aux | grep node | wc -l\nkill -9 | xargs",
         "error: src/app.py:12:5 unused import",
         "how did we fix the borrow of moved value error in main.rs?",
+        "the run ended with === FAILURES === and        E   lines we did not read",
     ],
 )
 def test_text_that_quotes_no_code_is_read_as_it_is(text: str) -> None:
@@ -129,7 +136,7 @@ def test_text_that_quotes_no_code_is_read_as_it_is(text: str) -> None:
     [
         *((RUSTC, "2026-02-01.md", lines) for lines in ("lines", "one line")),
         *((GCC, "2026-02-03.md", lines) for lines in ("lines", "one line")),
-        (PYTEST, "2026-02-04.md", "lines"),  # pytest's report on one line is not broken again
+        *((PYTEST, "2026-02-04.md", lines) for lines in ("lines", "one line")),
     ],
 )
 def test_a_pasted_diagnostic_finds_the_note_about_it(tmp_path: Path, pasted: str, note: str, lines: str) -> None:
