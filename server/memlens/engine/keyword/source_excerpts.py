@@ -10,16 +10,17 @@ place, `E   AssertionError: …`, the `FAILED …` summary); the quoted code, th
 diagnostic and the closing lines (`For more information about this error, try rustc --explain E0382`, `error: could
 not compile …`, make's `*** [Makefile:12: util.o] Error 1`) go. A paste joined on one line (VS Code's Search Memory
 box) is broken again before the gutter when it holds a diagnostic's place (rustc's `-->`, gcc's `util.c:3:5:
-error:`), and pytest's report at its rulers, its marks (`>`, `E`), its summary and places, and before each line of
-the test's body (still indented: the join put a space before a line's own indentation).
+error:`, Elixir's `└─`), and pytest's report at its rulers, its marks (`>`, `E`), its summary and places, and before
+each line of the test's body (still indented: the join put a space before a line's own indentation).
 """
 
 from __future__ import annotations
 
 import re
 
-# rustc's and gcc's gutter: a quoted line (`12 |     code`), a marker line under it (`   |   ^^^^ label`), an elision
-_GUTTER = re.compile(r"^\s*(?:\d+\s*)?\|(?:\s.*)?$|^\s*\.\.\.\s*$")
+# rustc's, gcc's and Elixir's gutter (`|`, Elixir's `│`): a quoted line (`12 |     code`), a marker line under it
+# (`   |   ^^^^ label`), an elision
+_GUTTER = re.compile(r"^\s*(?:\d+\s*)?[|│](?:\s.*)?$|^\s*\.\.\.\s*$")
 # pytest: its rulers, and the test's body it quotes (the failing line marked with `>`)
 _RULER = re.compile(r"^\s*(?:={3,}|_{3,}|-{3,})(?:\s(?P<title>.*?)\s(?:={3,}|_{3,}|-{3,}))?\s*$")
 _PYTEST_REPORT = re.compile(r"^={3,} (?:FAILURES|ERRORS) ={3,}\s*$", re.MULTILINE)
@@ -40,10 +41,14 @@ _CLOSING = re.compile(
     r"|error: could not compile `[^`]+`.*|error: aborting due to .*|cc1\w*: (?:some )?warnings being treated as errors"
     r"|Some errors have detailed explanations: .*|\d+ (?:warnings?|errors?) generated\.)\s*$"
 )
-# a diagnostic's place: rustc's `--> src/main.rs:14:22`, gcc's and clang's `util.c:3:5: error:`
-_DIAGNOSTIC_PLACE = re.compile(r"(?:^|\s)-->\s\S+:\d+:\d+|\S+:\d+:\d+: (?:fatal )?(?:error|warning|note):")
+# a diagnostic's place: rustc's `--> src/main.rs:14:22`, gcc's and clang's `util.c:3:5: error:`, Elixir's
+# `└─ lib/x.ex:12: Mod.f/2` (its line and column, or its line alone)
+_DIAGNOSTIC_PLACE = re.compile(
+    r"(?:^|\s)-->\s\S+:\d+:\d+|\S+:\d+:\d+: (?:fatal )?(?:error|warning|note):|(?:^|\s)└─\s\S+:\d+"
+)
 _GUTTER_IN_LINE = re.compile(
-    r"\s+(?=\d+\s+\|\s)|(?<![\d\s])\s+(?=\|\s)|\s+(?=-->\s)|\s+(?=(?:note|help|warning|error)(?:\[\w+\])?:\s)"
+    r"\s+(?=\d+\s+[|│]\s)|(?<![\d\s])\s+(?=[|│](?:\s|$))|\s+(?=(?:-->|└─)\s)"
+    r"|\s+(?=(?:note|help|warning|error)(?:\[\w+\])?:\s)"
 )
 MIN_QUOTED = 2  # one `|` line may be a table's or a shell's pipe; two under a diagnostic are an excerpt
 
