@@ -344,6 +344,31 @@ def test_a_trace_whose_message_its_last_frame_s_line_holds_keeps_that_frame() ->
     assert "no upstream branch" in read
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        "fatal: The current branch spotter-gqc has no upstream branch.",
+        'Assertion with =~ failed code: assert html =~ "No open annotations for this project."',
+    ],
+)
+def test_a_one_line_trace_s_message_in_no_exception_s_form_is_read_apart_from_the_last_call(message: str) -> None:
+    """Python prints the message on a line of its own; joined on one line, a message that names no exception stayed
+    on the last frame's source line, and `memlens fixes` (which leaves the innermost frame out) held the frame's
+    made-up names against past outputs with it."""
+    pasted = one_line(python_trace(3).replace(MESSAGE, message))
+    assert without_stack_frames(pasted, innermost=False) == message
+    assert without_stack_frames(pasted).splitlines() == [
+        '  File "/srv/app/mod2.py", line 3, in handler_2     call_2(request)',
+        message,
+    ]
+
+
+@pytest.mark.parametrize("source", ["assert total == 3", 'name = "a b" + call_2(request)', "call_2(request"])
+def test_a_one_line_trace_s_last_source_line_without_a_call_that_ends_keeps_the_message_on_it(source: str) -> None:
+    pasted = one_line(python_trace(3).replace("call_2(request)", source).replace(MESSAGE, "fatal: no upstream"))
+    assert without_stack_frames(pasted).splitlines()[-1].endswith(f"{source} fatal: no upstream")
+
+
 def test_fixes_answers_a_trace_whose_message_reads_as_no_exception(example: Engine) -> None:
     pasted = one_line(python_trace(3).replace(MESSAGE, "fatal: The current branch spotter-gqc has no upstream branch."))
     assert example.fixes(pasted)["error"] == pasted

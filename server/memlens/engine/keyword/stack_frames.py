@@ -194,7 +194,33 @@ def _frames_in_line(line: str) -> list[str]:
         split = _EXCEPTION_IN_LINE.split(source, maxsplit=1)
         if len(split) == 2:
             lines[-1:] = [f"{frame}, in {split[0]}", split[1]]
+        elif (end := _end_of_call(source)) is not None:  # a message in no exception's form (git's "fatal: …")
+            lines[-1:] = [f"{frame}, in {source[:end]}", source[end:].strip()]
     return lines
+
+
+def _end_of_call(source: str) -> int | None:
+    """Where the call that a one-line Python trace's last source line makes ends (``step(job)`` in ``handle
+    step(job) fatal: …``: the function's name, the line's indentation, the line), when words follow it; None when
+    it holds no call or nothing follows. Python prints the message on a line of its own, and a source line that
+    raised is a call more often than not."""
+    name_end = re.search(r"\s{2,}\S", source)  # the source line's own indentation, after the function's name
+    if name_end is None:
+        return None
+    depth = 0
+    for index in range(name_end.end(), len(source)):
+        char = source[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+            if depth == 0 and char == ")" and re.match(r"\s+\w", source[index + 1 :]):
+                return index + 1
+        elif char in "\"'" and depth == 0 and index > name_end.end():
+            return None  # a string outside any call: no telling where the code ends
+    return None
 
 
 def _go_frames_in_line(line: str) -> list[str] | None:
