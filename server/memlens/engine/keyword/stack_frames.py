@@ -194,8 +194,8 @@ def _frames_in_line(line: str) -> list[str]:
         split = _EXCEPTION_IN_LINE.split(source, maxsplit=1)
         if len(split) == 2:
             lines[-1:] = [f"{frame}, in {split[0]}", split[1]]
-        elif (end := _end_of_call(source)) is not None:  # a message in no exception's form (git's "fatal: …")
-            lines[-1:] = [f"{frame}, in {source[:end]}", source[end:].strip()]
+        elif (call_end := _end_of_call(source)) is not None:  # a message in no exception's form (git's "fatal: …")
+            lines[-1:] = [f"{frame}, in {source[:call_end]}", source[call_end:].strip()]
     return lines
 
 
