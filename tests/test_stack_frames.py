@@ -175,8 +175,8 @@ def test_a_python_trace_pasted_on_one_line_is_read_as_the_trace() -> None:
             "   1: <app::Config as core::default::Default>::default              at ./src/config.rs:10:5 "
             "   2: app::main              at ./src/main.rs:4:5 "
             "note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.",
-            [
-                "thread 'main' panicked at src/main.rs:4:5: called `Option::unwrap()` on a `None` value",
+            [  # the place on the message's line is the innermost frame's, of the machine it ran on
+                "thread 'main' panicked: called `Option::unwrap()` on a `None` value",
                 "   0: std::panicking::begin_panic",
             ],
         ),
@@ -216,9 +216,7 @@ def test_each_language_s_frames_are_left_out_but_the_innermost(trace: str, lines
     assert ("connection slots" in read) or ("heap-use-after-free" in read)
 
 
-# hybrid's calibration still reads the words left beside the message (PHP's "Uncaught PDOException … in
-# /srv/src/Mod0.php:1", gdb's "Program received signal SIGABRT") as a topic no transcript holds
-STILL_WEAK = {(php_trace, "hybrid"), (gdb_trace, "hybrid")}
+STILL_WEAK: set[tuple[Callable[[int], str], str]] = set()
 
 
 @pytest.mark.parametrize("lines", ["lines", "one line"])
@@ -292,6 +290,9 @@ UNROUTABLE = "UnroutableEvent: no route for detail-type 'order.refunded' (known:
     [
         python_trace(20).replace(MESSAGE, UNROUTABLE),
         "\n".join([UNROUTABLE, *(f"    at step{i} (/Users/bob/app/src/mod{i}.js:{i + 1}:5)" for i in range(20))]),
+        # Rust and Ruby print the innermost frame's place on the message's line
+        rust_trace(20).replace(MESSAGE, UNROUTABLE),
+        ruby_trace(20).replace(f"FATAL:  {MESSAGE.partition(': ')[2]} (PG::ConnectionBad)", UNROUTABLE),
     ],
 )
 def test_fixes_finds_an_error_s_output_from_a_trace_of_other_code(example: Engine, trace: str, lines: str) -> None:
@@ -303,6 +304,37 @@ def test_fixes_finds_an_error_s_output_from_a_trace_of_other_code(example: Engin
     assert "5b0e7d3c" in str(fixes[0]["sessionKey"])
 
 
+@pytest.mark.parametrize("lines", ["lines", "one line"])
+@pytest.mark.parametrize(
+    ("trace", "message"),
+    [
+        (php_trace(3), "PDOException: FATAL:  remaining connection slots"),
+        (gdb_trace(3), "FATAL:  remaining connection slots"),
+        (ruby_trace(3), "FATAL:  remaining connection slots"),
+        (rust_trace(3), "thread 'main' panicked:\npsycopg.OperationalError: remaining connection slots"),
+    ],
+)
+def test_a_trace_s_message_is_read_without_the_runtime_s_words_and_the_place_beside_it(
+    trace: str, message: str, lines: str
+) -> None:
+    """PHP's `PHP Fatal error:  Uncaught`, gdb's `Program received signal SIGABRT, Aborted.`: the same beside every
+    error; PHP's `in /srv/src/Mod0.php:1`, Ruby's `/app/lib/mod0.rb:1:in 'handler_0':`, Rust's `panicked at
+    src/main.rs:4:5:`: the innermost frame's place, on the message's line."""
+    pasted = trace if lines == "lines" else one_line(trace)
+    for read in (without_stack_frames(pasted), without_stack_frames(pasted, innermost=False), trace_message(pasted)):
+        assert read is not None
+        assert read.lstrip().startswith(message.replace("\n", "\n" if lines == "lines" else " "))
+        for said_beside in ("PHP Fatal", "Uncaught", "SIGABRT", "mod0.rb", "Mod0.php", "main.rs"):
+            assert said_beside not in read
+
+
+def test_a_trace_whose_message_is_the_runtime_s_report_keeps_it() -> None:
+    """gdb's report of the signal is all a crash's backtrace may say of it: then it is the message."""
+    pasted = "Program received signal SIGSEGV, Segmentation fault.\n" + "\n".join(gdb_trace(3).splitlines()[2:])
+    assert "SIGSEGV, Segmentation fault" in without_stack_frames(pasted, innermost=False)
+    assert "SIGSEGV, Segmentation fault" in str(trace_message(pasted))
+
+
 def test_a_trace_whose_message_its_last_frame_s_line_holds_keeps_that_frame() -> None:
     """On one line, a message that reads as no exception's name (git's `fatal: …`) stays on the last frame's source
     line: without the innermost frame (as `memlens fixes` reads a trace) nothing was left, and the search said "the
@@ -310,6 +342,31 @@ def test_a_trace_whose_message_its_last_frame_s_line_holds_keeps_that_frame() ->
     pasted = one_line(python_trace(3).replace(MESSAGE, "fatal: The current branch spotter-gqc has no upstream branch."))
     read = without_stack_frames(pasted, innermost=False)
     assert "no upstream branch" in read
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "fatal: The current branch spotter-gqc has no upstream branch.",
+        'Assertion with =~ failed code: assert html =~ "No open annotations for this project."',
+    ],
+)
+def test_a_one_line_trace_s_message_in_no_exception_s_form_is_read_apart_from_the_last_call(message: str) -> None:
+    """Python prints the message on a line of its own; joined on one line, a message that names no exception stayed
+    on the last frame's source line, and `memlens fixes` (which leaves the innermost frame out) held the frame's
+    made-up names against past outputs with it."""
+    pasted = one_line(python_trace(3).replace(MESSAGE, message))
+    assert without_stack_frames(pasted, innermost=False) == message
+    assert without_stack_frames(pasted).splitlines() == [
+        '  File "/srv/app/mod2.py", line 3, in handler_2     call_2(request)',
+        message,
+    ]
+
+
+@pytest.mark.parametrize("source", ["assert total == 3", 'name = "a b" + call_2(request)', "call_2(request"])
+def test_a_one_line_trace_s_last_source_line_without_a_call_that_ends_keeps_the_message_on_it(source: str) -> None:
+    pasted = one_line(python_trace(3).replace("call_2(request)", source).replace(MESSAGE, "fatal: no upstream"))
+    assert without_stack_frames(pasted).splitlines()[-1].endswith(f"{source} fatal: no upstream")
 
 
 def test_fixes_answers_a_trace_whose_message_reads_as_no_exception(example: Engine) -> None:
