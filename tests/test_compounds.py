@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from memlens.engine.keyword import compounds
 from memlens.engine.keyword.acronyms import written
 from memlens.engine.keyword.keyword_index import KeywordDoc, KeywordIndex
 from memlens.engine.ranking.query_facts import matched_share, query_facts
@@ -57,3 +60,27 @@ def test_the_keyword_query_finds_the_joined_word_and_a_hit_holding_it_covers_the
     facts = query_facts(keyword.parse("front end build"), keyword, texts=TEXTS[:2])
     assert [a.term for a in written(facts.acronyms, [])] == ["frontend"]  # a word, not an acronym to see written
     assert matched_share(facts, set(keyword.tokens(TEXTS[0]))) == 1.0  # "frontend" and "build"
+
+
+def test_a_phrase_is_counted_only_over_few_documents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    keyword = index(tmp_path)
+    # "roll" is in no document: "rollback" outnumbers the phrase's rarer word, no count needed, whatever the limit
+    monkeypatch.setattr(compounds, "PHRASE_COUNT_DOCS", 0)
+    assert joined(keyword, "roll back the deploy") == [("rollback", ("roll", "back"))]
+    # "front" is in 2 documents as "frontend" is: only the phrase's count (1) says which the index writes more, and
+    # past the limit it is not counted, so the pair stays apart
+    assert joined(keyword, "front end") == []
+    monkeypatch.setattr(compounds, "PHRASE_COUNT_DOCS", 2)
+    assert joined(keyword, "front end") == [("frontend", ("front", "end"))]
+
+
+def test_past_the_limit_no_phrase_is_counted() -> None:
+    counts = {"front": 5000, "end": 9000, "frontend": 40}
+
+    def phrase_freq(words: list[str]) -> int:
+        raise AssertionError(f"counted {words}")
+
+    found = compounds.find(
+        "front end", split=str.split, stem=str.split, doc_freq=lambda t: counts.get(t, 0), phrase_freq=phrase_freq
+    )
+    assert found == ()
