@@ -20,6 +20,7 @@ import re
 import sqlite3
 from collections.abc import Sequence
 
+from memlens.engine.answers.masked_references import masked_or_none
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.file_names import escape_name
@@ -69,7 +70,10 @@ def session_reference(
     this very session; else that prefix and as much of the rest of the session's key as tells it from the others of
     its id (`258c7280/a8` for the subagent `…/agent-a881341`, `e9fb405b~t` for a copy `…~turn-2`); else the whole
     key. `whole_timestamp`: a UUIDv7's prefix keeps its timestamp (a session list, read at once and narrow, does
-    without)."""
+    without). A session whose id or key holds a secret is named by a hash of its key (`masked_references`): a
+    prefix would show the start of the secret, which no detector knows once it is cut."""
+    if (masked := masked_or_none(key, session_id)) is not None:
+        return masked
     prefix = session_id[: _shortest(session_id, catalog.neighbour_session_ids(session_id), whole_timestamp)]
     if _typed_back(prefix) and not _KEY_CHARS & set(prefix):
         # what the prefix matches: the visible sessions of this id (a main session, its subagents, copies)

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NotRequired, TypedDict
 
+from memlens.engine.answers.masked_references import MASKED_PREFIX, masked_or_none
 from memlens.engine.answers.projects import in_project, project_name, unknown_project_note
 from memlens.engine.answers.references import chosen_session, session_reference, sessions_named_by_rest
 from memlens.engine.answers.results import iso
@@ -102,7 +103,8 @@ def titles(catalog: Catalog, rows: Sequence[sqlite3.Row]) -> dict[str, str]:
             if parent := named.get(str(row["parent_key"])):
                 found[str(row["key"])] = one_line(f"subagent of: {parent}") or parent
     for row in rows:
-        found.setdefault(str(row["key"]), f"{row['format']} session {str(row['session_id'])[:8]}")
+        key, session_id = str(row["key"]), str(row["session_id"])
+        found.setdefault(key, f"{row['format']} session {masked_or_none(key, session_id) or session_id[:8]}")
     return found
 
 
@@ -378,6 +380,8 @@ def resolve_session(catalog: Catalog, ref: str, visibility: Visibility, *, messa
         return ref
     rows = _visible(catalog, visibility)
     candidates = [r for r in rows if r["session_id"] == ref] or sessions_named_by_rest(rows, ref)
+    if not candidates and ref.startswith(MASKED_PREFIX):  # the reference of a session whose id holds a secret
+        candidates = [r for r in rows if masked_or_none(str(r["key"]), str(r["session_id"])) == ref]
     if not candidates:
         if len(ref) < MIN_PREFIX:
             raise NotFound(f"unknown session '{ref}' (a prefix needs at least {MIN_PREFIX} characters)")
