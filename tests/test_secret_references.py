@@ -12,12 +12,16 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from lsp.helpers import lsp_fixture
+from mcp_server.helpers import call, mcp_client, text_of, wait_until_indexed, wire
 from memlens.engine.answers.masked_references import MASKED_PREFIX, masked_reference
 from memlens.engine.engine import Engine
 from memlens.engine.filters import SearchFilters
@@ -201,3 +205,78 @@ def test_the_cli_shows_no_piece_of_a_secret_id_at_any_width(planted: tuple[Path,
     shown.append(_cli(where, "history", ref, "--no-sync", columns=80))
     assert leaked_fragments("\n".join(shown), length=6, planted=TOKENS) == []
     assert "wombat" in shown[-1]  # the masked reference opened
+
+
+def _flags(planted: tuple[Path, Path], index: Path) -> list[str]:
+    workspace, transcripts = planted
+    return ["--workspace", str(workspace), "--transcripts", str(transcripts), "--index-dir", str(index)]
+
+
+@pytest.mark.slow  # a real MCP server
+async def test_the_mcp_tools_show_no_piece_of_a_secret_id(planted: tuple[Path, Path], tmp_path: Path) -> None:
+    async with mcp_client([*_flags(planted, tmp_path / "i"), "--no-embeddings"]) as session:
+        await wait_until_indexed(session)
+        listed = await call(session, "sessions", {"limit": 500})
+        found = await call(session, "search", {"query": "wombat", "limit": 60, "mode": "keyword"})
+        hits = (found.structured_content or {})["results"]
+        ref = next(h["reference"] for h in hits if h["reference"].startswith(MASKED_PREFIX))
+        answers = [
+            listed,
+            found,
+            await call(session, "history", {"sessionKey": ref}),
+            await call(session, "search", {"query": "wombat", "sessionKey": ref.partition(":")[0]}),
+            await call(session, "context", {"question": "wombat"}),
+            await call(session, "stats"),
+        ]
+    assert not any(answer.is_error for answer in answers), [wire(a) for a in answers if a.is_error]
+    assert "wombat" in text_of(answers[2])  # the masked reference opened
+    assert leaked_fragments("\n".join(map(wire, answers)), length=6, planted=TOKENS) == []
+
+
+@lsp_fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "memlens", "serve"]))
+async def lsp_server(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+    yield lsp_client
+
+
+@pytest.mark.slow  # a real language server
+async def test_the_language_server_shows_no_piece_of_a_secret_id(
+    planted: tuple[Path, Path], tmp_path: Path, lsp_server: LanguageClient
+) -> None:
+    workspace, transcripts = planted
+    _cli(_flags(planted, tmp_path / "i") + ["--no-embeddings"], "index", columns=80)
+    options = {
+        "indexDir": str(tmp_path / "i"),
+        "transcripts": {"paths": [str(transcripts)], "agentDefaults": False},
+        "embedding": {"enabled": False},
+        "hover": {"minScore": 0.0},
+    }
+    await lsp_server.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="project")],
+            initialization_options=options,
+        )
+    )
+
+    async def run(command: str, argument: dict[str, Any]) -> Any:
+        params = types.ExecuteCommandParams(command=command, arguments=[argument])
+        return await lsp_server.workspace_execute_command_async(params)
+
+    answers = [
+        await run("memlens.sessions", {"limit": 500}),
+        await run("memlens.search", {"query": "wombat", "mode": "keyword", "limit": 60}),
+    ]
+    ref = next(h["reference"] for h in answers[1]["results"] if h["reference"].startswith(MASKED_PREFIX))
+    answers.append(await run("memlens.history", {"sessionKey": ref}))
+    note = workspace / "wombat-notes.md"
+    note.write_text("wombat wombat wombat\n", encoding="utf-8")
+    item = types.TextDocumentItem(uri=note.as_uri(), language_id="markdown", version=1, text=note.read_text())
+    lsp_server.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+    where = types.TextDocumentIdentifier(uri=note.as_uri())
+    hover = await lsp_server.text_document_hover_async(
+        types.HoverParams(text_document=where, position=types.Position(line=0, character=2))
+    )
+    shown = hover.contents.value if hover and isinstance(hover.contents, types.MarkupContent) else ""
+    await lsp_server.shutdown_session()
+    assert answers[2]["messages"] and "wombat" in shown  # the masked reference opened; the hover found the sessions
+    assert leaked_fragments(json.dumps(answers) + shown, length=6, planted=TOKENS) == []
