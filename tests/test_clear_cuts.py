@@ -9,12 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from claude_lines import claude_line
+from memlens.engine.answers.fixes import AFTER_MESSAGE_CHARS
 from memlens.engine.engine import Engine
 from memlens.engine.sources.common import CALL_SUMMARY_MAX_CHARS, tool_call_summary, truncate
 from memlens.engine.sources.tool_output import LINE_MAX_CHARS, trim_output
 from memlens.redaction import clear_cut, find_secrets, redact
 from memlens.settings import Settings
 from planted_secrets import PLANTED, Planted, leaked_fragments
+from transcript_fixtures import jsonl
 
 GITHUB = next(p for p in PLANTED if p.kind == "github-pat-classic")
 
@@ -82,3 +85,44 @@ def test_a_token_cut_by_a_tool_output_header_is_never_shown(tmp_path: Path, reda
         shown = json.dumps(hits) + json.dumps(engine.history(hits[0]["reference"]))
     assert "--token" in shown  # the header was reached
     assert leaked_fragments(shown, length=6, planted=[GITHUB]) == []
+
+
+def test_a_message_after_an_error_cut_by_fixes_shows_no_piece_of_a_token(tmp_path: Path) -> None:
+    """`memlens fixes` cuts each message after the error to AFTER_MESSAGE_CHARS; with the index unredacted the
+    text it cuts is raw, and the door can not tell the piece left of a token for one."""
+    session = "7a1c9e20-3b4d-4f6a-8c2e-1d0f9b8a7c61"
+    error = "FAILED tests/test_money.py::test_round_half_up - AssertionError: assert Decimal('0.01') == Decimal('0.02')"
+    after = "x" * (AFTER_MESSAGE_CHARS - 20) + f" {GITHUB.secret} was the token the push used"
+    call = {"type": "tool_use", "id": "c1", "name": "Bash", "input": {"command": "pytest tests/test_money.py"}}
+    output = {"type": "tool_result", "tool_use_id": "c1", "is_error": True, "content": f"Exit code 1\n{error}"}
+    lines = [
+        claude_line("user", "u1", None, "run the money tests", session=session, timestamp="2026-05-11T10:00:00Z"),
+        claude_line("assistant", "a1", "u1", [call], session=session, timestamp="2026-05-11T10:00:05Z"),
+        claude_line("user", "r1", "a1", [output], session=session, timestamp="2026-05-11T10:00:10Z"),
+        claude_line(
+            "assistant",
+            "a2",
+            "r1",
+            [{"type": "text", "text": after}],
+            session=session,
+            timestamp="2026-05-11T10:00:20Z",
+        ),
+    ]
+    folder = tmp_path / "transcripts" / "claude-code" / "-w"
+    folder.mkdir(parents=True)
+    (folder / f"{session}.jsonl").write_bytes(jsonl(*lines))
+    (tmp_path / "ws").mkdir()
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    settings.privacy.redact_index = False
+    with Engine(
+        [tmp_path / "ws"],
+        settings,
+        extra_transcripts=[tmp_path / "transcripts"],
+        index_dir=tmp_path / "i",
+        embedder=False,
+    ) as engine:
+        engine.sync()
+        answer = engine.fixes(error)
+    assert answer["fixes"] and answer["fixes"][0]["after"][0]["text"].endswith("…")  # it was cut
+    assert leaked_fragments(json.dumps(answer), length=6, planted=[GITHUB]) == []
