@@ -25,8 +25,10 @@ from mcp_server.helpers import call, mcp_client, text_of, wait_until_indexed, wi
 from memlens.engine.answers.masked_references import MASKED_PREFIX, masked_reference
 from memlens.engine.engine import Engine
 from memlens.engine.filters import SearchFilters
+from memlens.errors import MemlensError
 from memlens.redaction import redact_title
 from memlens.settings import Settings
+from memlens.wire import SessionSummary
 from planted_secrets import NAMED, PLANTED, Planted, leaked_fragments
 
 CLEAN = "5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9"  # a session without a secret: its reference is its id's start
@@ -280,3 +282,22 @@ async def test_the_language_server_shows_no_piece_of_a_secret_id(
     await lsp_server.shutdown_session()
     assert answers[2]["messages"] and "wombat" in shown  # the masked reference opened; the hover found the sessions
     assert leaked_fragments(json.dumps(answers) + shown, length=6, planted=TOKENS) == []
+
+
+def test_a_session_key_shown_masked_opens_its_session_or_names_each_by_its_masked_reference(engine: Engine) -> None:
+    """The editor and an agent open a session by the `sessionKey` an answer gave them, its secret masked: it opens
+    the one session it can be, else the error names each candidate by the masked reference that opens it."""
+    sessions = engine.sessions(limit=500)["sessions"]
+    shown: dict[str, list[SessionSummary]] = {}
+    for session in sessions:
+        shown.setdefault(session["sessionKey"], []).append(session)
+    alone = [group[0] for key, group in shown.items() if len(group) == 1 and "[REDACTED:" in key]
+    shared = next(group for key, group in shown.items() if len(group) > 1 and "[REDACTED:" in key)
+    assert len(alone) > 10
+    for session in alone:
+        opened = engine.history(session["sessionKey"])
+        assert (opened["sessionKey"], opened["path"]) == (session["sessionKey"], session["path"])
+    with pytest.raises(MemlensError, match="ambiguous") as raised:
+        engine.history(shared[0]["sessionKey"])
+    named = {s["reference"] for s in shared}
+    assert named <= set(str(raised.value).replace(";", " ").split()) and _leaks(str(raised.value)) == []

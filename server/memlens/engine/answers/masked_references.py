@@ -12,11 +12,13 @@ keeps its usual reference.
 from __future__ import annotations
 
 import hashlib
+import re
 from functools import lru_cache
 
 from memlens.redaction import redact_title
 
 MASKED_PREFIX = "masked-"
+MARKER = re.compile(r"\[REDACTED:[a-z0-9-]*\]")  # what the door put in place of a secret (`redaction.marker`)
 MASKED_CHARS = 10  # 40 bits of the hash: two masked sessions of one index share it by chance never in practice
 
 
@@ -30,6 +32,12 @@ def masked_reference(key: str) -> str:
     """The reference of the session with this key when its id or key holds a secret: `masked-3f2a9c1b4e`."""
     digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()
     return MASKED_PREFIX + digest[:MASKED_CHARS]
+
+
+def shown_as(key: str, shown: str) -> bool:
+    """Whether a session key is `shown` as an answer shows it, its secrets masked (the editor and an agent open a
+    session by the `sessionKey` they were given)."""
+    return MARKER.search(shown) is not None and redact_title(key) == shown
 
 
 def masked_or_none(key: str, session_id: str) -> str | None:

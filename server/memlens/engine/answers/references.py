@@ -20,7 +20,7 @@ import re
 import sqlite3
 from collections.abc import Sequence
 
-from memlens.engine.answers.masked_references import masked_or_none
+from memlens.engine.answers.masked_references import MARKER, masked_or_none
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.file_names import escape_name
@@ -158,19 +158,26 @@ def split_reference(catalog: Catalog, ref: str) -> tuple[str, str | None]:
         ref = escape_name(ref)
     if _names_a_session(catalog, ref):
         return ref, None
-    for at in (i for i, ch in enumerate(ref) if ch == ":"):
+    colons = _separators(ref)
+    for at in colons:
         if _names_a_session(catalog, ref[:at]):
             return ref[:at], ref[at + 1 :] or None
-    head, colon, rest = ref.partition(":")
+    head, colon, rest = (ref[: colons[0]], ":", ref[colons[0] + 1 :]) if colons else (ref, "", "")
     if colon and head in FORMATS:
-        inner, colon, message = rest.partition(":")
-        return (f"{head}:{inner}", message or None) if colon else (ref, None)
+        return (ref[: colons[1]], ref[colons[1] + 1 :] or None) if len(colons) > 1 else (ref, None)
     if colon and not head.strip():  # `:b93217ff`, `::::`: a message of no session
         raise InvalidRequest(
             f"'{ref}' names no session before its ':' (give SESSION:MESSAGE as a hit shows it, a session key, a"
             " session id, or a unique prefix of one)"
         )
     return (head, rest or None) if colon else (ref, None)
+
+
+def _separators(ref: str) -> list[int]:
+    """Where `ref` may be split: its colons, but for those of a redaction marker (a key as an answer shows it, a
+    secret in it masked: `claude-code:[REDACTED:github-token]`)."""
+    masked = [(m.start(), m.end()) for m in MARKER.finditer(ref)]
+    return [i for i, ch in enumerate(ref) if ch == ":" and not any(start < i < end for start, end in masked)]
 
 
 def _names_a_session(catalog: Catalog, text: str) -> bool:
