@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memlens.settings import Settings
+from memlens.settings.values import cut_shown
 
 # what does not change an answer: the hover's look, and where the index lives (the socket's folder decides that)
 _IGNORED = ("hover", "index_dir")
@@ -64,4 +65,4 @@ def _setting(key: str) -> str:
 
 def _show(value: object) -> str:
     text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 60 else text[:57] + "…"
+    return text if len(text) <= 60 else cut_shown(text, 57) + "…"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from memlens.redaction.clear_cuts import clear_end
 from memlens.redaction.detector import Detector, Span
 from memlens.redaction.key_blocks import BLOCK_KIND
 from memlens.redaction.library import library_detectors
@@ -25,6 +26,7 @@ __all__ = [
     "DETECTORS",
     "Detector",
     "Span",
+    "clear_cut",
     "find_secrets",
     "find_secrets_in_sequence",
     "marker",
@@ -41,6 +43,12 @@ _SCANNER = Scanner(DETECTORS)
 def marker(kind: str) -> str:
     """The text that replaces a secret of this kind."""
     return f"[REDACTED:{kind}]"
+
+
+def clear_cut(text: str, end: int) -> int:
+    """Where to cut ``text`` near ``end`` so that no secret is cut in two: ``end``, or the start of the secret a cut
+    there would run through (``clear_cuts``)."""
+    return clear_end(_SCANNER, text, end)
 
 
 def find_secrets(text: str) -> list[Span]:

@@ -19,7 +19,7 @@ from memlens.near_names import did_you_mean
 from memlens.requests.calendar_days import why_not_iso_day
 from memlens.requests.relative_dates import absolute_date
 from memlens.settings import Settings, camel_case, wire_name
-from memlens.settings.values import show
+from memlens.settings.values import cut_shown, show
 
 MAX_DEPTH = 32
 """Nesting of a raw JSON request: the deepest a valid one goes is 3 (params → filters → value)."""
@@ -261,7 +261,7 @@ def parse(cls: type[R], raw: object, *, where: str = "", defaults: Mapping[str, 
     by_wire = {spec.wire: spec for spec in specs(cls)}
     unknown = sorted(str(key) for key in raw if key not in by_wire)
     if unknown:
-        shown = ", ".join(repr(key[:40]) for key in unknown[:5])
+        shown = ", ".join(repr(cut_shown(key, 40)) for key in unknown[:5])
         inside = f" in {where.rstrip('.')}" if where else ""
         typo = did_you_mean(unknown[0], by_wire) if len(unknown) == 1 else ""
         raise InvalidRequest(f"unknown field(s){inside}: {shown}; expected {', '.join(by_wire) or 'none'}{typo}")

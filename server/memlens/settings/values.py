@@ -32,6 +32,14 @@ def wire_name(path: str) -> str:
 TRUST_PATHS = frozenset(".".join(snake(p) for p in key.split(".")) for key in TRUST_SETTINGS)
 
 
+def cut_shown(text: str, end: int) -> str:
+    """The first `end` characters of `text` for a message, cut before a secret the cut would run through: a message
+    is masked when it is shown, and a token cut short (or ending in "...", an elided example) is masked no more."""
+    from memlens.redaction import clear_cut  # loaded only when a long value is shown, not by every import of this
+
+    return text[: clear_cut(text, end)]
+
+
 def show(value: Any) -> str:
     """A short, safe description of a value from a settings file (never a 4,000-digit repr or a deep recursion)."""
     if isinstance(value, bool) or value is None:
@@ -41,7 +49,7 @@ def show(value: Any) -> str:
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, str):
-        return repr(value) if len(value) <= 60 else repr(value[:57] + "...")
+        return repr(value) if len(value) <= 60 else repr(cut_shown(value, 57) + "...")
     if isinstance(value, dict):
         return f"an object of {counted(len(value), 'key')}"
     if isinstance(value, list):

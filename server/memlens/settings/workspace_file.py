@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from memlens.settings.tree import TRUST_OPTION, WORKSPACE_CONFIG_FILE
+from memlens.settings.values import cut_shown
 
 
 def workspace_trusted(init_options: Any) -> bool:
@@ -30,7 +31,7 @@ def load_workspace_file(folder: Path, warnings: list[str]) -> dict[str, Any]:
             return {}
         data = read_settings_json(path)
     except (OSError, ValueError) as exc:
-        warnings.append(f"{path}: cannot read settings ({unreadable_cause(exc)[:200]}); ignored")
+        warnings.append(f"{path}: cannot read settings ({cut_shown(unreadable_cause(exc), 200)}); ignored")
         return {}
     if not isinstance(data, dict):
         warnings.append(f"{path}: settings must be a JSON object; ignored")

@@ -28,6 +28,7 @@ from memlens.engine.ranking.query_facts import coverage, query_facts
 from memlens.engine.ranking.rescoring import answered
 from memlens.engine.sources.common import scrub
 from memlens.engine.sources.tool_output import TAIL_LINES
+from memlens.redaction import clear_cut
 from memlens.requests import FixesRequest, checked, read_end
 from memlens.wire import ErrorFix, FixesResponse, HistoryMessage
 
@@ -65,7 +66,8 @@ def _after(catalog: Catalog, row: sqlite3.Row, follow: int) -> list[HistoryMessa
         messages.append(message)
     for message in messages:
         if len(message["text"]) > AFTER_MESSAGE_CHARS:
-            message["text"] = message["text"][: AFTER_MESSAGE_CHARS - 1] + "…"
+            # never through a secret: with `privacy.redactIndex` off the text is raw, and the door knows no piece
+            message["text"] = message["text"][: clear_cut(message["text"], AFTER_MESSAGE_CHARS - 1)] + "…"
     return messages
 
 

@@ -20,6 +20,7 @@ import re
 import sqlite3
 from collections.abc import Sequence
 
+from memlens.engine.answers.masked_references import MARKER, masked_or_none
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.file_names import escape_name
@@ -69,7 +70,10 @@ def session_reference(
     this very session; else that prefix and as much of the rest of the session's key as tells it from the others of
     its id (`258c7280/a8` for the subagent `…/agent-a881341`, `e9fb405b~t` for a copy `…~turn-2`); else the whole
     key. `whole_timestamp`: a UUIDv7's prefix keeps its timestamp (a session list, read at once and narrow, does
-    without)."""
+    without). A session whose id or key holds a secret is named by a hash of its key (`masked_references`): a
+    prefix would show the start of the secret, which no detector knows once it is cut."""
+    if (masked := masked_or_none(key, session_id)) is not None:
+        return masked
     prefix = session_id[: _shortest(session_id, catalog.neighbour_session_ids(session_id), whole_timestamp)]
     if _typed_back(prefix) and not _KEY_CHARS & set(prefix):
         # what the prefix matches: the visible sessions of this id (a main session, its subagents, copies)
@@ -154,19 +158,26 @@ def split_reference(catalog: Catalog, ref: str) -> tuple[str, str | None]:
         ref = escape_name(ref)
     if _names_a_session(catalog, ref):
         return ref, None
-    for at in (i for i, ch in enumerate(ref) if ch == ":"):
+    colons = _separators(ref)
+    for at in colons:
         if _names_a_session(catalog, ref[:at]):
             return ref[:at], ref[at + 1 :] or None
-    head, colon, rest = ref.partition(":")
+    head, colon, rest = (ref[: colons[0]], ":", ref[colons[0] + 1 :]) if colons else (ref, "", "")
     if colon and head in FORMATS:
-        inner, colon, message = rest.partition(":")
-        return (f"{head}:{inner}", message or None) if colon else (ref, None)
+        return (ref[: colons[1]], ref[colons[1] + 1 :] or None) if len(colons) > 1 else (ref, None)
     if colon and not head.strip():  # `:b93217ff`, `::::`: a message of no session
         raise InvalidRequest(
             f"'{ref}' names no session before its ':' (give SESSION:MESSAGE as a hit shows it, a session key, a"
             " session id, or a unique prefix of one)"
         )
     return (head, rest or None) if colon else (ref, None)
+
+
+def _separators(ref: str) -> list[int]:
+    """Where `ref` may be split: its colons, but for those of a redaction marker (a key as an answer shows it, a
+    secret in it masked: `claude-code:[REDACTED:github-token]`)."""
+    masked = [(m.start(), m.end()) for m in MARKER.finditer(ref)]
+    return [i for i, ch in enumerate(ref) if ch == ":" and not any(start < i < end for start, end in masked)]
 
 
 def _names_a_session(catalog: Catalog, text: str) -> bool:

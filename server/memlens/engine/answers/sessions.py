@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NotRequired, TypedDict
 
+from memlens.engine.answers.masked_references import MARKER, MASKED_PREFIX, masked_or_none, shown_as
 from memlens.engine.answers.projects import in_project, project_name, unknown_project_note
 from memlens.engine.answers.references import chosen_session, session_reference, sessions_named_by_rest
 from memlens.engine.answers.results import iso
@@ -102,7 +103,8 @@ def titles(catalog: Catalog, rows: Sequence[sqlite3.Row]) -> dict[str, str]:
             if parent := named.get(str(row["parent_key"])):
                 found[str(row["key"])] = one_line(f"subagent of: {parent}") or parent
     for row in rows:
-        found.setdefault(str(row["key"]), f"{row['format']} session {str(row['session_id'])[:8]}")
+        key, session_id = str(row["key"]), str(row["session_id"])
+        found.setdefault(key, f"{row['format']} session {masked_or_none(key, session_id) or session_id[:8]}")
     return found
 
 
@@ -378,6 +380,10 @@ def resolve_session(catalog: Catalog, ref: str, visibility: Visibility, *, messa
         return ref
     rows = _visible(catalog, visibility)
     candidates = [r for r in rows if r["session_id"] == ref] or sessions_named_by_rest(rows, ref)
+    if not candidates and ref.startswith(MASKED_PREFIX):  # the reference of a session whose id holds a secret
+        candidates = [r for r in rows if masked_or_none(str(r["key"]), str(r["session_id"])) == ref]
+    if not candidates and MARKER.search(ref):  # a key as an answer showed it, its secret masked
+        candidates = [r for r in rows if shown_as(str(r["key"]), ref)]
     if not candidates:
         if len(ref) < MIN_PREFIX:
             raise NotFound(f"unknown session '{ref}' (a prefix needs at least {MIN_PREFIX} characters)")
@@ -397,7 +403,11 @@ def resolve_session(catalog: Catalog, ref: str, visibility: Visibility, *, messa
     named = titles(catalog, shown_rows)
     # with the message, each candidate as the whole reference that opens it (its key is always accepted)
     suffix = f":{message}" if message else ""
-    shown = "; ".join(f"{r['key']}{suffix} ({named[str(r['key'])]})" for r in shown_rows)
+    # a key holding a secret is shown masked, so such a session is named by its masked reference, which opens
+    shown = "; ".join(
+        f"{masked_or_none(str(r['key']), str(r['session_id'])) or r['key']}{suffix} ({named[str(r['key'])]})"
+        for r in shown_rows
+    )
     more = f" and {len(candidates) - CANDIDATES_SHOWN} more" if len(candidates) > CANDIDATES_SHOWN else ""
     raise InvalidRequest(
         f"session '{ref}' is ambiguous: it matches {len(candidates)} sessions: {shown}{more}; give more of the id"

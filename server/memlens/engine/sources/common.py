@@ -24,6 +24,7 @@ from typing import Any
 
 from memlens.engine.terminal_codes import without_terminal_codes
 from memlens.engine.text_encoding import sniff_json_encoding
+from memlens.redaction import clear_cut
 
 from .base import ParseResult, TranscriptRecord
 
@@ -318,8 +319,11 @@ def _epoch_seconds(value: object) -> float | None:
 
 
 def truncate(text: str, max_chars: int) -> str:
-    """Cut text to max_chars characters, marking the cut with an ellipsis."""
-    return text if len(text) <= max_chars else text[: max(max_chars - 1, 0)].rstrip() + "…"
+    """Cut text to max_chars characters, marking the cut with an ellipsis; a secret the cut would run through is
+    left out whole (`clear_cut`): its first characters alone are a piece no later redaction knows."""
+    if len(text) <= max_chars:
+        return text
+    return text[: clear_cut(text, max(max_chars - 1, 0))].rstrip() + "…"
 
 
 def _compact_value(value: object) -> str:

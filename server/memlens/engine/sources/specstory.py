@@ -45,7 +45,9 @@ _HEADER_RE = re.compile(
     r"^_\*\*(User|Agent|Assistant)\b(\s*-\s*sidechain\b)?(?:\s*\(([^)]*)\))?\*\*_\s*$", re.IGNORECASE
 )
 _TIMESTAMP_RE = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z?")
-_SESSION_RE = re.compile(r"<!--.*?\bSession\s+([\w.-]+)")
+# the id, and what runs on from it up to a space: a token pasted as the id is kept whole, never cut at its first `:`
+# or `~` into a piece no detector knows (`9393629714` of a Telegram bot token)
+_SESSION_RE = re.compile(r"<!--.*?\bSession\s+([\w.-]+[^\s()<>]*)")
 _TOOL_OPEN_RE = re.compile(r"<tool-use\b[^>]*?data-tool-name=\"([^\"]*)\"")
 _FENCE_RE = re.compile(r"^\s*(```+|~~~+)\s*(\S*)")
 _OUTPUT_FENCES = frozenset({"", "text", "txt", "output", "console", "diff"})

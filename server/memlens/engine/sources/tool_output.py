@@ -13,6 +13,7 @@ import re
 import re2
 
 from memlens.engine.terminal_codes import without_terminal_codes
+from memlens.redaction import clear_cut
 
 from .base import TranscriptRecord
 
@@ -119,7 +120,7 @@ def looks_like_error(text: str) -> bool:
 
 
 def _cut(line: str) -> str:
-    return line if len(line) <= LINE_MAX_CHARS else line[: LINE_MAX_CHARS - 1] + "…"
+    return line if len(line) <= LINE_MAX_CHARS else line[: clear_cut(line, LINE_MAX_CHARS - 1)] + "…"
 
 
 def _telling_lines(lines: list[str], start: int, end: int) -> tuple[list[int], list[int]]:
@@ -195,7 +196,8 @@ def _joined(lines: list[str], chosen: dict[int, str], max_chars: int) -> str:
         last = index
     if last != len(lines) - 1:
         kept.append("…")
-    return "\n".join(kept)[:max_chars]
+    joined = "\n".join(kept)
+    return joined[: clear_cut(joined, max_chars)]
 
 
 # A tool output's header as tool_record writes it, with the call it names after it: `[Bash output · error] $ ls`.
