@@ -268,8 +268,11 @@ def _print_search(
         fold = width() if sys.stdout.isatty() else 0
         with paged(not args.no_pager):
             shown = for_terminal(response)
-            print_search(shown, args.explain, warned=warned, long=args.long, style=style, zone=zone, fold=fold)
-            print_answer_notes(shown, style, narrowed)
+            print_search(
+                shown, args.explain, warned=warned, long=args.long, style=style, zone=zone, fold=fold, narrowed=narrowed
+            )
+            if shown["results"]:  # else print_search said them with the nothing found, on stderr
+                print_answer_notes(shown, style, narrowed)
     return EXIT_FOUND if response["results"] else EXIT_NOTHING
 
 
@@ -362,10 +365,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         print_json(page)
     else:
         columns = width() if sys.stdout.isatty() else 0  # a table: cut to a terminal's width, whole in a pipe
+        notes = [narrowed_note(narrowed, widest="list every session")] if narrowed and not request.cursor else []
         with paged(not args.no_pager):
-            print_sessions(for_terminal(page), columns=columns, zone=zone_named(engine.settings.display.time_zone))
-            if narrowed and not request.cursor:
-                print(narrowed_note(narrowed, widest="list every session"))
+            zone = zone_named(engine.settings.display.time_zone)
+            print_sessions(for_terminal(page), columns=columns, zone=zone, nothing_notes=notes)
     return EXIT_FOUND if page["sessions"] else EXIT_NOTHING
 
 
