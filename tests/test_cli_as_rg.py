@@ -1,0 +1,136 @@
+"""The CLI as a ripgrep or git user expects it: finding nothing prints nothing on stdout and says why on stderr (exit
+1; --json keeps its shape), a flag's value may start with '-' (`--since -3d`), and every command that reads the index
+takes the same common flags. The cases run the real CLI, or walk the parser every command is made from."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memlens.cli.arguments import build_parser
+from memlens.engine.engine import Engine
+
+WRITERS = frozenset({"index", "reindex", "watch"})  # their work is the sync: nothing to skip
+SERVERS = frozenset({"mcp"})  # syncs in the background while it serves
+LOCATION = frozenset({"--workspace", "--transcripts", "--index-dir", "--scope", "--settings", "--no-embeddings"})
+
+
+def memlens(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR")}
+    return subprocess.run(
+        [sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=600, check=False, env=env
+    )
+
+
+@pytest.fixture
+def where(example: Engine) -> list[str]:
+    example.close()  # release the writer lock: the CLI process may write
+    return ["--workspace", str(example.workspaces[0]), "--index-dir", str(example.index_dir), "--no-sync"]
+
+
+def commands() -> dict[str, argparse.ArgumentParser]:
+    """Each command's own parser, by name."""
+    parser = build_parser()
+    found = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(found.choices)
+
+
+def flags(parser: argparse.ArgumentParser) -> set[str]:
+    return set(parser._option_string_actions)
+
+
+@pytest.mark.slow  # CLI processes
+def test_nothing_found_prints_nothing_on_stdout_and_says_why_on_stderr(where: list[str]) -> None:
+    search = memlens("search", "zebra giraffe", "--min-score", "0.99", *where)
+    assert (search.returncode, search.stdout) == (1, "")  # `memlens search x | wc -l` counts 0, as rg's would
+    said = search.stderr.splitlines()
+    assert "memlens: no results for 'zebra giraffe'" in said
+    assert any(line.startswith("memlens: ") and "--min-score 0 shows them" in line for line in said), said
+    sessions = memlens("sessions", "--project", "nowhere-at-all", *where)
+    assert (sessions.returncode, sessions.stdout) == (1, "")
+    assert "memlens: no sessions" in sessions.stderr.splitlines()
+    fixes = memlens("fixes", "ZebracornError: the quux frobnicated", *where)
+    assert (fixes.returncode, fixes.stdout) == (1, "")
+    assert "memlens: no past tool output matches that error" in fixes.stderr.splitlines()
+    # --json keeps its shape on stdout: an empty list, and the same status
+    as_json = memlens("search", "zebra giraffe", "--min-score", "0.99", "--json", *where)
+    assert as_json.returncode == 1 and json.loads(as_json.stdout)["results"] == []
+    listed = memlens("sessions", "--project", "nowhere-at-all", "--json", *where)
+    assert listed.returncode == 1 and json.loads(listed.stdout)["sessions"] == []
+    # ...and what was found is on stdout still
+    found = memlens("search", "dead-letter queue", *where)
+    assert found.returncode == 0 and " results · hybrid · " in found.stdout
+
+
+@pytest.mark.slow  # CLI processes
+def test_since_takes_a_duration_written_with_a_minus(where: list[str]) -> None:
+    """`--since -3d` was refused by argparse (`expected one argument`: it read -3d as a flag) and by the dates'
+    grammar; both spellings now mean what `--since 3d` means, and `--since=-3d` too."""
+    pages = []
+    for written in (["--since", "-5000d"], ["--since=-5000d"], ["--since", "5000d"]):
+        run = memlens("sessions", "--json", *written, *where)
+        assert run.returncode == 0, run.stderr
+        pages.append(json.loads(run.stdout)["sessions"])
+    assert pages[0] and pages[0] == pages[1] == pages[2]
+    search = memlens("search", "queue", "--since", "-5000d", "--until", "-0d", "--json", *where)
+    assert search.returncode == 0 and json.loads(search.stdout)["results"], search.stderr
+
+
+def test_every_flag_that_takes_a_value_takes_one_that_starts_with_a_dash(capsys: pytest.CaptureFixture[str]) -> None:
+    """As git and ripgrep read the word after such a flag as its value: `--since -3d`, `--project -old`,
+    `--cursor -Zx…` (a cursor may start with '-'). A value may still be refused, as any bad value is, but never as
+    missing."""
+    parser = build_parser()
+    walked = 0
+    for name, command in commands().items():
+        needed = [a for a in command._actions if not a.option_strings and a.required]
+        words = [name] + ["bash" if a.choices else "word" for a in needed]
+        for action in command._actions:
+            if not action.option_strings or action.nargs is not None:
+                continue
+            flag = max(action.option_strings, key=len)
+            try:
+                parsed = parser.parse_args([*words, flag, "-x3"])
+            except SystemExit:  # refused as a value (a choice, a number): said so, not that it was missing
+                said = capsys.readouterr().err
+                assert "expected one argument" not in said and "-x3" in said, (name, flag, said)
+            else:
+                value = getattr(parsed, action.dest)
+                assert value in ("-x3", ["-x3"], Path("-x3"), [Path("-x3")]), (name, flag, value)
+            walked += 1
+    assert walked > 40
+    # a flag where its value was forgotten is still said to miss it, not taken as the value
+    with pytest.raises(SystemExit):
+        parser.parse_args(["search", "q", "--project", "--json"])
+    assert "argument --project: expected one argument" in capsys.readouterr().err
+
+
+def test_every_command_that_reads_the_index_takes_the_common_flags() -> None:
+    """`memlens stats --no-sync` was refused where search and sessions take it: each command that opens an index
+    takes the same folders flags, each that reads it (no writer, no server) --no-sync and --json, and each that
+    colours its output the pager's flag too."""
+    parsers = commands()
+    opening = {name for name, command in parsers.items() if "--index-dir" in flags(command)}
+    assert opening >= {"search", "history", "fixes", "sessions", "stats", "sources", "publish"} | WRITERS | SERVERS
+    for name in opening:
+        assert flags(parsers[name]) >= LOCATION, (name, LOCATION - flags(parsers[name]))
+    for name in opening - WRITERS - SERVERS:
+        assert {"--no-sync", "--json"} <= flags(parsers[name]), name
+    for name, command in parsers.items():
+        assert "-h" in flags(command) and "--help" in flags(command)
+        if "--color" in flags(command):
+            assert "--no-pager" in flags(command), name
+
+
+@pytest.mark.slow  # CLI processes
+def test_stats_and_sources_take_no_sync(where: list[str]) -> None:
+    stats = memlens("stats", "--json", *where)
+    assert stats.returncode == 0 and json.loads(stats.stdout)["totalChunks"] > 0, stats.stderr
+    sources = memlens("sources", *where)
+    assert sources.returncode == 0 and "[memory]" in sources.stdout, sources.stderr
