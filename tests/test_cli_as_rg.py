@@ -134,3 +134,28 @@ def test_stats_and_sources_take_no_sync(where: list[str]) -> None:
     assert stats.returncode == 0 and json.loads(stats.stdout)["totalChunks"] > 0, stats.stderr
     sources = memlens("sources", *where)
     assert sources.returncode == 0 and "[memory]" in sources.stdout, sources.stderr
+
+
+@pytest.mark.slow  # a CLI process
+def test_a_watch_whose_reader_has_gone_ends_quietly(tmp_path: Path) -> None:
+    """`memlens watch | head -1`: once the reader has gone, the next sync's line meets a closed pipe. The watch
+    logged a BrokenPipeError traceback at every sync and never ended; it now stops as after Ctrl-C, status 0."""
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "MEMORY.md").write_text("# Memory\n\nStart.\n")
+    command = [sys.executable, "-m", "memlens", "watch", "--no-embeddings", "--workspace", str(workspace)]
+    command += ["--index-dir", str(tmp_path / "index")]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.readline().startswith("sync: ")  # the first sync, read
+        process.stdout.close()  # the reader goes, as `head -1` does
+        (workspace / "memory" / "2026-02-11.md").write_text("# Today\n\nWatched note.\n")
+        status = process.wait(timeout=120)  # before the fix it never ended: this wait failed
+        said = process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert status == 0 and "Traceback" not in said and "BrokenPipe" not in said, said
+    assert "memlens: stopped watching; " in said

@@ -11,6 +11,7 @@ import io
 import logging
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from datetime import tzinfo
 from pathlib import Path
@@ -433,10 +434,15 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from memlens.engine.watcher import run_foreground, watch_roots
 
     tally = WatchTally()
+    reader_gone = threading.Event()
 
     def report(sync: SyncReport) -> None:
         tally.add(sync)
-        print(fitted(describe_sync(sync, compact=True), sys.stdout), flush=True)
+        try:
+            print(fitted(describe_sync(sync, compact=True), sys.stdout), flush=True)
+        except BrokenPipeError:  # `memlens watch | head -1`: as any writer to a closed pipe, the watch ends
+            _silence_stdout()
+            reader_gone.set()
 
     with open_engine(args) as engine:
         if engine.read_only_cause() is not None and engine.write_problem is not None:
@@ -454,7 +460,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             print(f"memlens: stopping after the current step ({again})", file=sys.stderr, flush=True)
 
         try:
-            status = run_foreground(engine, args.debounce_ms, report, stopping=stopping)
+            status = run_foreground(engine, args.debounce_ms, report, stopping=stopping, stop=reader_gone)
         except KeyboardInterrupt:  # the second Ctrl-C (or SIGTERM): the index keeps what was committed
             status = 0
         print(f"memlens: stopped watching; {tally.summary()}", file=sys.stderr, flush=True)
