@@ -159,3 +159,15 @@ def test_a_watch_whose_reader_has_gone_ends_quietly(tmp_path: Path) -> None:
             process.wait()
     assert status == 0 and "Traceback" not in said and "BrokenPipe" not in said, said
     assert "memlens: stopped watching; " in said
+
+
+@pytest.mark.slow  # CLI processes
+def test_a_git_word_for_a_command_is_told_the_memlens_one() -> None:
+    """`memlens show REF`, `memlens log`: no spelling is near a memlens command, so nothing was suggested."""
+    for typed, meant in (("show", "memlens history REF"), ("log", "memlens sessions"), ("grep", "memlens search")):
+        said = memlens(typed, "5b0e7d3c")
+        assert said.returncode == 2 and said.stdout == "" and said.stderr.count("\n") == 1, said.stderr
+        assert said.stderr.startswith(f"memlens: error: argument COMMAND: invalid choice: '{typed}'")
+        assert meant in said.stderr, said.stderr
+    near = memlens("serch", "x")
+    assert "did you mean 'search'?" in near.stderr  # a misspelling is still told its nearest name

@@ -280,6 +280,9 @@ class OneLineParser(argparse.ArgumentParser):
         nothing), or nothing when no name is close."""
         if chosen := _INVALID_CHOICE.search(message):
             typed, choices = chosen["typed"], [c.strip().strip("'\"") for c in chosen["choices"].split(",")]
+            meant = FAMILIAR_COMMANDS.get(typed.lower()) if message.startswith("argument COMMAND") else None
+            if meant is not None:
+                return f"; {meant}"
             return did_you_mean(typed, choices)
         if message.startswith("unrecognized arguments"):
             commands = self._commands()
@@ -300,6 +303,20 @@ class OneLineParser(argparse.ArgumentParser):
                 return f"{self.prog} {named}"
         return self.prog
 
+
+FAMILIAR_COMMANDS = {
+    "show": "memlens history REF reads a session around a hit, as git show reads a commit",
+    "log": "memlens sessions lists the sessions, newest first; memlens history REF reads one",
+    "ls": "memlens sessions lists the sessions; memlens sources the folders indexed",
+    "list": "memlens sessions lists the sessions; memlens sources the folders indexed",
+    "grep": "memlens search QUERY searches by words and meaning",
+    "find": "memlens search QUERY searches by words and meaning",
+    "status": "memlens stats says what is indexed",
+    "sync": "memlens index syncs the index with the files",
+    "update": "memlens index syncs the index with the files",
+    "help": "memlens COMMAND --help describes a command",
+}
+"""Words a git or ripgrep user may type for a memlens command, and what to write instead (no spelling is near)."""
 
 _INVALID_CHOICE = re.compile(r"invalid choice: '(?P<typed>[^']*)' \(choose from (?P<choices>[^)]*)\)")
 
