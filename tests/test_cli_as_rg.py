@@ -171,3 +171,50 @@ def test_a_git_word_for_a_command_is_told_the_memlens_one() -> None:
         assert meant in said.stderr, said.stderr
     near = memlens("serch", "x")
     assert "did you mean 'search'?" in near.stderr  # a misspelling is still told its nearest name
+
+
+def closed_stdout(*args: str) -> subprocess.CompletedProcess[str]:
+    """`memlens ARGS` whose reader has gone before it writes (`memlens ARGS | true`): a closed pipe on stdout."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR")}
+        command = [sys.executable, "-m", "memlens", *args]
+        return subprocess.run(command, stdout=write, stderr=subprocess.PIPE, text=True, timeout=600, env=env)
+    finally:
+        os.close(write)
+
+
+@pytest.mark.slow  # CLI processes
+def test_every_command_ends_with_its_status_and_no_traceback_when_its_reader_has_gone(where: list[str]) -> None:
+    """Exit statuses as ripgrep's (0 found, 1 nothing, 2 an error) for every command that ends by itself, each with
+    stdout a pipe nobody reads any more (`memlens X | head -1`): the status kept, nothing said but its one line."""
+    unreachable = "postgresql://127.0.0.1:1/nothing-listens"
+    cases: list[tuple[list[str], int]] = [
+        (["search", "dead-letter queue", "--limit", "100", "--long", *where], 0),
+        (["search", "zebra giraffe", "--min-score", "0.99", *where], 1),
+        (["search", "dead-letter queue", "--json", *where], 0),
+        (["history", "5b0e7d3c", "--limit", "500", *where], 0),
+        (["history", "no-such-session", *where], 2),
+        (["fixes", "queue", *where], 0),
+        (["fixes", "ZebracornError: the quux frobnicated", *where], 1),
+        (["sessions", *where], 0),
+        (["sessions", "--project", "nowhere-at-all", *where], 1),
+        (["stats", *where], 0),
+        (["sources", *where], 0),
+        (["publish", "--team", unreachable, *where], 2),
+        ([arg for arg in ["index", *where] if arg != "--no-sync"], 0),
+        ([arg for arg in ["reindex", *where] if arg != "--no-sync"], 0),
+        (["completion", "bash"], 0),
+        (["man"], 0),
+        (["search", "--help"], 0),
+        (["--version"], 0),
+    ]
+    ending = set(commands()) - {"watch", "serve", "mcp"}  # these serve until stopped
+    assert {args[0] for args, _ in cases} >= ending
+    for args, status in cases:
+        ran = closed_stdout(*args)
+        said = ran.stderr
+        assert ran.returncode == status and "Traceback" not in said and "BrokenPipe" not in said, (args, said)
+        if status == 2:
+            assert said.startswith("memlens: error: ") and said.count("\n") == 1, (args, said)
