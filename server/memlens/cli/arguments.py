@@ -47,7 +47,8 @@ SKIPPED: dict[type, tuple[str, ...]] = {SearchRequest: ("session_key",)}
 
 
 EXIT_STATUS = (
-    "exit status, as ripgrep's: 0 found, 1 nothing found (search, fixes and sessions), 2 an error (one line on "
+    "exit status, as ripgrep's: 0 found, 1 nothing found (search, fixes and sessions: nothing on stdout, why on "
+    "stderr), 2 an error (one line on "
     "stderr; -v adds the traceback); 130 after Ctrl-C and 143 after SIGTERM, but watch, serve and mcp stop with 0."
 )
 """The exit statuses, said alike by `memlens --help` and `memlens man` (commands.py returns them)."""
