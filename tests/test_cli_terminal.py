@@ -188,7 +188,7 @@ def test_help_describes_every_option_with_defaults_and_examples() -> None:
     assert "default: team.url (none)" in " ".join(out.split())  # an unset setting is said, not shown as `()`
     sessions = " ".join(memlens("sessions", "--help").stdout.split())
     assert "--publisher PUBLISHER only the team's sessions of this publisher" in sessions
-    said = "1 nothing found (search, fixes and sessions), 2 an error"  # the exit statuses, alike in help and man
+    said = "1 nothing found (search, fixes and sessions: nothing on stdout, why on stderr), 2 an error"  # help, man
     assert said in " ".join(memlens("--help").stdout.split()) and said in " ".join(memlens("man").stdout.split())
 
 
