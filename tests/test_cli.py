@@ -409,10 +409,10 @@ def test_a_bound_outside_the_index_time_span_is_not_said_to_have_narrowed_it(tmp
     wide = memlens("search", unseen, "--since", "99999d", "--until", "2999-01-01", *where, check=False)
     assert wide.returncode == 1 and "narrowed" not in wide.stdout + wide.stderr, wide.stdout
     inside = memlens("search", unseen, "--until", "1990-01-01", *where, check=False)
-    assert "--until 1990-01-01 narrowed it" in inside.stdout, inside.stdout
+    assert "memlens: --until 1990-01-01 narrowed it" in inside.stderr and not inside.stdout, inside.stderr
     sessions = memlens("sessions", "--query", unseen, "--since", "99999d", *where, check=False)
-    assert sessions.returncode == 1 and "--query zqxjkvw narrowed it" in sessions.stdout, sessions.stdout
-    assert "--since" not in sessions.stdout, sessions.stdout
+    assert sessions.returncode == 1 and "--query zqxjkvw narrowed it" in sessions.stderr, sessions.stderr
+    assert "--since" not in sessions.stderr and not sessions.stdout, sessions.stderr
 
 
 def _many_transcripts(folder: Path, files: int, messages: int) -> None:

@@ -43,8 +43,9 @@ def memlens(*args: str, env: dict[str, str] | None = None, cwd: Path | None = No
     )
 
 
-def on_terminal(*args: str, env: dict[str, str], columns: int = 80, rows: int = 24) -> str:
-    """What `memlens ARGS` writes to a real terminal (a pseudo-terminal of `columns` × `rows`)."""
+def on_terminal(*args: str, env: dict[str, str], columns: int = 80, rows: int = 24, stderr_too: bool = False) -> str:
+    """What `memlens ARGS` writes to a real terminal (a pseudo-terminal of `columns` × `rows`); `stderr_too`: its
+    stderr on the same terminal, as a shell's command has it."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     clean = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
@@ -52,7 +53,7 @@ def on_terminal(*args: str, env: dict[str, str], columns: int = 80, rows: int = 
         [sys.executable, "-m", "memlens", *args],
         stdin=subprocess.DEVNULL,
         stdout=slave,
-        stderr=subprocess.DEVNULL,
+        stderr=slave if stderr_too else subprocess.DEVNULL,
         env={**clean, "TERM": "xterm", **env},
     )
     os.close(slave)
@@ -187,7 +188,7 @@ def test_help_describes_every_option_with_defaults_and_examples() -> None:
     assert "default: team.url (none)" in " ".join(out.split())  # an unset setting is said, not shown as `()`
     sessions = " ".join(memlens("sessions", "--help").stdout.split())
     assert "--publisher PUBLISHER only the team's sessions of this publisher" in sessions
-    said = "1 nothing found (search, fixes and sessions), 2 an error"  # the exit statuses, alike in help and man
+    said = "1 nothing found (search, fixes and sessions: nothing on stdout, why on stderr), 2 an error"  # help, man
     assert said in " ".join(memlens("--help").stdout.split()) and said in " ".join(memlens("man").stdout.split())
 
 
@@ -497,21 +498,22 @@ def test_fixes_folds_to_the_terminal_pages_like_search_and_stays_whole_in_a_pipe
 
 def test_an_answer_narrowed_to_nothing_names_the_flags_that_did_it(cli_example: Engine) -> None:
     narrowed = memlens("search", QUERY, "--no-sync", "--until", "2001-01-01", "--role", "user", *where(cli_example))
-    assert narrowed.returncode == 1 and narrowed.stdout.startswith(f"no results for {QUERY!r}")
-    assert "--role user and --until 2001-01-01 narrowed it: drop them to search everything" in narrowed.stdout
+    assert narrowed.returncode == 1 and narrowed.stdout == ""  # nothing found: said on stderr, as rg says it
+    assert narrowed.stderr.startswith(f"memlens: no results for {QUERY!r}")
+    assert "--role user and --until 2001-01-01 narrowed it: drop them to search everything" in narrowed.stderr
     found = memlens("search", QUERY, "--no-sync", *where(cli_example))
-    assert found.returncode == 0 and "narrowed it" not in found.stdout  # ...and without them it finds
+    assert found.returncode == 0 and "narrowed it" not in found.stdout + found.stderr  # ...without them it finds
     nothing = memlens("search", "zzqqxx unheard-of words", "--no-sync", *where(cli_example))
-    assert nothing.returncode == 1 and "narrowed it" not in nothing.stdout  # no flag to blame
+    assert nothing.returncode == 1 and "narrowed it" not in nothing.stderr  # no flag to blame
     sessions = memlens("sessions", "--no-sync", "--project", "nowhere-at-all", *where(cli_example))
-    assert sessions.returncode == 1  # nothing listed: as grep and a search that finds nothing
-    assert sessions.stdout.splitlines() == [
-        "no sessions",
-        "--project nowhere-at-all narrowed it: drop it to list every session",
-    ]
+    assert sessions.returncode == 1 and sessions.stdout == ""  # nothing listed: as grep, and a search
     # ...and that no session worked in such a folder, as a search says it: on stderr, and in the JSON answer
     said = "no session worked in a folder named or under 'nowhere-at-all'"
-    assert sessions.stderr == f"memlens: {said}\n"
+    assert sessions.stderr.splitlines() == [
+        f"memlens: {said}",
+        "memlens: no sessions",
+        "memlens: --project nowhere-at-all narrowed it: drop it to list every session",
+    ]
     as_json = memlens("sessions", "--no-sync", "--json", "--project", "nowhere-at-all", *where(cli_example))
     assert as_json.returncode == 1 and json.loads(as_json.stdout)["note"] == said
     known_run = memlens("sessions", "--no-sync", "--json", "--project", "ledgerline", *where(cli_example))
@@ -539,10 +541,9 @@ def test_a_pasted_traceback_that_finds_nothing_is_echoed_on_one_line(cli_example
     pasted = 'Traceback (most recent call last):\n  File "x.py", line 1\nZorblaxError: the quux frobnicated\n'
     piped = memlens("search", "--no-sync", "--mode", "keyword", *where(cli_example), "--", pasted)
     assert piped.returncode == 1
-    assert (
-        piped.stdout.splitlines()[0] == 'no results for \'Traceback (most recent call last): File "x.py", line 1 '
-        "ZorblaxError: the quux frobnicated'"
-    )
+    assert piped.stdout == ""
+    said = 'memlens: no results for \'Traceback (most recent call last): File "x.py", line 1 ZorblaxError: the quux '
+    assert said + "frobnicated'" in piped.stderr.splitlines()
     shown = ANSI.sub(
         "",
         on_terminal(
@@ -556,10 +557,11 @@ def test_a_pasted_traceback_that_finds_nothing_is_echoed_on_one_line(cli_example
             pasted,
             env={},
             columns=40,
+            stderr_too=True,
         ),
     )
-    first = shown.splitlines()[0]
-    assert first.startswith("no results for 'Traceback") and first.endswith("…") and cells(first) <= 40
+    first = next(line for line in shown.splitlines() if "no results" in line)
+    assert first.startswith("memlens: no results for 'Tra") and first.endswith("…") and cells(first) <= 40
 
 
 def test_a_long_paste_that_finds_nothing_is_not_echoed_whole_in_a_pipe(cli_example: Engine) -> None:
@@ -569,8 +571,8 @@ def test_a_long_paste_that_finds_nothing_is_not_echoed_whole_in_a_pipe(cli_examp
     pasted = f"Traceback (most recent call last):\n{frames}ZorblaxError: the quux frobnicated\n"
     piped = memlens("search", "--no-sync", "--mode", "keyword", *where(cli_example), "--", pasted)
     assert piped.returncode == 1
-    first = piped.stdout.splitlines()[0]
-    assert first.startswith("no results for 'Traceback (most recent call last):") and first.endswith("…")
+    first = next(line for line in piped.stderr.splitlines() if "no results" in line)
+    assert first.startswith("memlens: no results for 'Traceback (most recent call") and first.endswith("…")
     assert len(first) <= 200
 
 

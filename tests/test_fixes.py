@@ -198,7 +198,8 @@ def test_memlens_fixes_through_the_cli(tmp_path: Path) -> None:
     answer = json.loads(as_json.stdout)
     assert answer["error"] == ERROR_LINE and len(answer["fixes"][0]["after"]) == 2
     nothing = _cli("fixes", "zebracorn quux", *where, "--no-embeddings", "--no-sync")
-    assert nothing.returncode == 1 and "no past tool output matches" in nothing.stdout
+    assert nothing.returncode == 1 and "memlens: no past tool output matches" in nothing.stderr
+    assert nothing.stdout == ""  # as rg: nothing found prints nothing, and says why on stderr
     bad = _cli("fixes", ERROR_LINE, *where, "--no-embeddings", "--limit", "0")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--limit must be 1..20, got 0" in bad.stderr
 

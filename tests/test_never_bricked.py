@@ -69,7 +69,8 @@ def test_exit_codes_follow_ripgrep(workspace: Path, tmp_path: Path) -> None:
     found = cli("search", "pager rotation", "--mode", "keyword", *where)
     assert found.returncode == 0 and "memory/a.md" in found.stdout
     nothing = cli("search", "zeppelin", "--mode", "keyword", *where)
-    assert nothing.returncode == 1 and "no results" in nothing.stdout and nothing.stderr == ""
+    assert nothing.returncode == 1 and nothing.stdout == ""  # nothing found: said on stderr, as rg says it
+    assert nothing.stderr == "memlens: no results for 'zeppelin'\n"
     error = cli("history", "claude-code:absent", *where)
     assert error.returncode == 2
     assert error.stderr.strip() == "memlens: error: unknown session 'claude-code:absent'"

@@ -136,8 +136,8 @@ def test_other_words_written_nowhere_in_the_period_are_answered_with_silence(day
     assert {r["sessionId"] for r in shown["results"]} == {"s-mar3a", "s-mar3b", "s-late"}  # the busiest, asked for
     assert "sessionsWritten" not in shown["period"] and "note" not in shown
     said = memlens(days, "the saxophone on March 3 2025")
-    assert "nothing about 'saxophone' on 2025-03-03; 3 sessions were written then" in said.stdout
-    assert "nearest" not in said.stdout and "no sessions" not in said.stdout and "--min-score 0" in said.stdout
+    assert "nothing about 'saxophone' on 2025-03-03; 3 sessions were written then" in said.stderr
+    assert "nearest" not in said.stderr and "no sessions" not in said.stderr and "--min-score 0" in said.stderr
     told = render_search(response)
     assert "note: nothing about 'saxophone'" in told and "Nothing was written" not in told
 
@@ -169,7 +169,7 @@ def test_other_words_that_match_keep_only_the_sessions_holding_them(days: Path) 
 
 def test_a_day_without_sessions_says_no_results(days: Path) -> None:
     result = memlens(days, "what did we do on 2025-03-04")
-    assert result.returncode != 0 and "no results" in result.stdout
+    assert (result.returncode, result.stdout) == (1, "") and "memlens: no results" in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -201,7 +201,7 @@ def test_a_day_without_sessions_names_the_nearest_ones(days: Path) -> None:
     berlin = json.loads(memlens(days, "what did we do on 2025-03-01", "--json", zone="Europe/Berlin").stdout)
     assert "nearestBefore" not in berlin["period"]  # nothing earlier than March 1
     assert berlin["period"]["nearestAfter"] == "2025-03-02T16:00:00+01:00"
-    told = memlens(days, "what did we do on 2025-03-04").stdout
+    told = memlens(days, "what did we do on 2025-03-04").stderr  # nothing found: said on stderr
     assert "nearest: 2025-03-03 23:30 before, 2025-03-05 10:00 after" in told
     rendered = render_search({**response, "searchTimeMs": 1})
     assert "the last before it is from 2025-03-03T23:30:30+00:00" in rendered
@@ -537,7 +537,7 @@ def test_a_query_saying_more_than_a_date_is_a_search() -> None:
 
 def test_withheld_matches_are_said_with_how_to_see_them(days: Path) -> None:
     strict = memlens(days, "billing cron timers", "--min-score", "0.999")
-    assert "weaker match" in strict.stdout and "--min-score 0 shows them" in strict.stdout
+    assert "weaker match" in strict.stderr and "--min-score 0 shows them" in strict.stderr
     hidden = json.loads(memlens(days, "billing cron timers", "--min-score", "0.999", "--json").stdout)
     assert hidden["results"] == [] and hidden["withheld"] >= 1
     everything = json.loads(memlens(days, "billing cron timers", "--min-score", "0", "--json").stdout)

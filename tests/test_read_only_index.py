@@ -59,7 +59,8 @@ def test_an_index_this_user_may_only_read_answers_and_writes_nothing(shared_tmp:
         )
     assert set(Path(tempfile.gettempdir()).glob("memlens-keyword-view-*")) == views  # the links are removed
     sessions = as_nobody("sessions", *where, home=home)
-    assert sessions.returncode == 1 and sessions.stderr.count("\n") == 1, sessions.stderr  # the same line; none held
+    assert sessions.returncode == 1 and sessions.stderr.count("\n") == 2, sessions.stderr  # the same line; none held
+    assert sessions.stderr.endswith("\nmemlens: no sessions\n") and sessions.stdout == ""
 
     cannot = (
         f"memlens: error: could not update the index at {index_dir}: permission denied; give this user write access "

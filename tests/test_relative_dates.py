@@ -17,6 +17,8 @@ NOW = datetime(2026, 3, 15, 12, 30, tzinfo=UTC)
     ("text", "expected"),
     [
         ("7d", "2026-03-08T12:30:00Z"),
+        ("-7d", "2026-03-08T12:30:00Z"),  # the minus says the same "ago" (`--since -7d`)
+        ("--7d", None),
         ("12h", "2026-03-15T00:30:00Z"),
         ("2W", "2026-03-01T12:30:00Z"),
         ("1m", "2026-02-13T12:30:00Z"),  # a month is 30 days, as in the editor

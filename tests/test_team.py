@@ -218,7 +218,7 @@ def test_cli_publish_search_and_sessions_through_the_team_index(
     assert json.loads(found.stdout)["team"]["reachable"] is True
     # a publisher or project the team index holds no row of is said, not answered with an empty list alone
     nobody = cli("sessions", "--team", team_url, "--publisher", "dnaa", *where)
-    assert "no sessions in the team index" in nobody.stdout
+    assert "memlens: no sessions in the team index" in nobody.stderr and nobody.stdout == ""
     assert "memlens: no one published to the team index as 'dnaa'" in nobody.stderr
     as_json = json.loads(cli("sessions", "--team", team_url, "--publisher", "dnaa", "--json", *where).stdout)
     assert as_json["sessions"] == [] and as_json["note"] == "no one published to the team index as 'dnaa'"

@@ -83,11 +83,12 @@ def test_the_cli_says_why_and_a_quoted_phrase_holds_in_every_hybrid_hit(tmp_path
     assert indexed.returncode == 0, indexed.stderr
     said = memlens("search", "to be or not", "--no-sync", "--no-pager")
     assert said.returncode == 1  # as for any search that finds nothing
-    assert said.stdout.splitlines() == [
-        "no results for 'to be or not'",
-        """to find the words as written: memlens search '"to be or not"'""",
-    ]
+    assert said.stdout == ""  # nothing found: said on stderr, as rg says it
     assert said.stderr.startswith("memlens: nothing searched: only stop words")
+    assert said.stderr.splitlines()[1:] == [
+        "memlens: no results for 'to be or not'",
+        """memlens: to find the words as written: memlens search '"to be or not"'""",
+    ]
     quoted = memlens("search", '"to be or not"', "--no-sync", "--json", "--min-score", "0")
     answer = json.loads(quoted.stdout)
     assert answer["mode"] == "hybrid" and [r["messageId"] for r in answer["results"]] == [HAMLET]

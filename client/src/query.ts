@@ -31,7 +31,8 @@ export const FILTERS: readonly FilterSpec[] = [
 ];
 
 const FILTER_RE = /^(role|kind|format|since|until|session|project):(.*)$/i;
-const RELATIVE_RE = /^(\d{1,5})([hdwmy])$/i;
+/** `7d`, and `-7d`, which says the same `ago` (as the server reads it, relative_dates.py) */
+const RELATIVE_RE = /^-?(\d{1,5})([hdwmy])$/i;
 /** getUTCDay's order: the days are UTC days, as the server's `today` is */
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const DATE_RE = /^\d{4}-\d{2}(-\d{2}([T ]\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:?\d{2})?)?)?$/;

@@ -59,6 +59,8 @@ describe('search filters', () => {
     assert.equal(resolveTime('mon', NOW), '2026-02-16');
     assert.equal(resolveTime('saturday', NOW), '2026-02-14');
     assert.equal(resolveTime('mond', NOW), undefined);
+    assert.equal(resolveTime('-3d', NOW), resolveTime('3d', NOW)); // the minus says the same 'ago'
+    assert.equal(resolveTime('-3d', NOW), '2026-02-17T12:00:00Z');
     const bad = parseSearchInput('dlq role:robot since:soon kind:', NOW);
     assert.equal(bad.query, 'dlq');
     assert.equal(bad.errors.length, 3);

@@ -47,7 +47,8 @@ SKIPPED: dict[type, tuple[str, ...]] = {SearchRequest: ("session_key",)}
 
 
 EXIT_STATUS = (
-    "exit status, as ripgrep's: 0 found, 1 nothing found (search, fixes and sessions), 2 an error (one line on "
+    "exit status, as ripgrep's: 0 found, 1 nothing found (search, fixes and sessions: nothing on stdout, why on "
+    "stderr), 2 an error (one line on "
     "stderr; -v adds the traceback); 130 after Ctrl-C and 143 after SIGTERM, but watch, serve and mcp stop with 0."
 )
 """The exit statuses, said alike by `memlens --help` and `memlens man` (commands.py returns them)."""
@@ -174,8 +175,35 @@ class OneLineParser(argparse.ArgumentParser):
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
         # what this parser was given: the whole command line for the top one, the rest of it for a command's
-        self._words = list(sys.argv[1:] if args is None else args)
-        return super().parse_known_args(args, namespace)
+        self._words = self._values_joined(list(sys.argv[1:] if args is None else args))
+        return super().parse_known_args(self._words, namespace)
+
+    def _values_joined(self, words: list[str]) -> list[str]:
+        """`words` with each flag that takes a value joined to a next word that starts with '-' (`--since -3d` as
+        `--since=-3d`), as git and ripgrep take the word after such a flag as its value whatever it looks like:
+        argparse would read `-3d` as an unknown flag and say the value is missing. A next word that is one of this
+        parser's flags (`--project --json`) stays a flag: the value was forgotten, and argparse says so."""
+        joined: list[str] = []
+        at = 0
+        while at < len(words):
+            word = words[at]
+            if word == "--":
+                return joined + words[at:]  # after it every word is a positional, as argparse reads them
+            action = self._option_string_actions.get(word)
+            following = words[at + 1] if at + 1 < len(words) else ""
+            if (
+                action is not None
+                and action.nargs is None  # one value (a switch's nargs is 0)
+                and following.startswith("-")
+                and following != "--"
+                and following.split("=", 1)[0] not in self._option_string_actions
+            ):
+                joined.append(f"{word}={following}")
+                at += 2
+                continue
+            joined.append(word)
+            at += 1
+        return joined
 
     def error(self, message: str) -> NoReturn:
         words = self._words if self._words is not None else sys.argv[1:]
@@ -253,6 +281,9 @@ class OneLineParser(argparse.ArgumentParser):
         nothing), or nothing when no name is close."""
         if chosen := _INVALID_CHOICE.search(message):
             typed, choices = chosen["typed"], [c.strip().strip("'\"") for c in chosen["choices"].split(",")]
+            meant = FAMILIAR_COMMANDS.get(typed.lower()) if message.startswith("argument COMMAND") else None
+            if meant is not None:
+                return f"; {meant}"
             return did_you_mean(typed, choices)
         if message.startswith("unrecognized arguments"):
             commands = self._commands()
@@ -273,6 +304,20 @@ class OneLineParser(argparse.ArgumentParser):
                 return f"{self.prog} {named}"
         return self.prog
 
+
+FAMILIAR_COMMANDS = {
+    "show": "memlens history REF reads a session around a hit, as git show reads a commit",
+    "log": "memlens sessions lists the sessions, newest first; memlens history REF reads one",
+    "ls": "memlens sessions lists the sessions; memlens sources the folders indexed",
+    "list": "memlens sessions lists the sessions; memlens sources the folders indexed",
+    "grep": "memlens search QUERY searches by words and meaning",
+    "find": "memlens search QUERY searches by words and meaning",
+    "status": "memlens stats says what is indexed",
+    "sync": "memlens index syncs the index with the files",
+    "update": "memlens index syncs the index with the files",
+    "help": "memlens COMMAND --help describes a command",
+}
+"""Words a git or ripgrep user may type for a memlens command, and what to write instead (no spelling is near)."""
 
 _INVALID_CHOICE = re.compile(r"invalid choice: '(?P<typed>[^']*)' \(choose from (?P<choices>[^)]*)\)")
 
@@ -349,6 +394,12 @@ def _display_flags(parser: argparse.ArgumentParser, *, color: bool = False, hits
     )
 
 
+def _never_syncs(parser: argparse.ArgumentParser, reads: str) -> None:
+    """--no-sync on a command that reads the index without syncing it first: a script that passes it to every
+    reading command (`memlens stats --no-sync`) is not refused for it."""
+    parser.add_argument("--no-sync", action="store_true", help=f"nothing to skip: this command never syncs ({reads})")
+
+
 def _command(
     sub: argparse._SubParsersAction[OneLineParser], name: str, summary: str, examples: str
 ) -> argparse.ArgumentParser:
@@ -407,6 +458,7 @@ tail -n 40 app.log | memlens search -""",
 
     stats = _command(sub, "stats", "index figures, and which project folder memlens used and why", "memlens stats")
     stats.add_argument("--json", action="store_true", help="print the figures as JSON")
+    _never_syncs(stats, "its figures are the index's as it is")
     _location_flags(stats)
 
     history = _command(
@@ -451,7 +503,9 @@ tail -n 40 app.log | memlens search -""",
         team="list the sessions of the team index at this PostgreSQL URL instead",
         publisher="only the team's sessions of this publisher",
     )
-    sessions.add_argument("--no-sync", action="store_true", help="list what the index holds as it is")
+    sessions.add_argument(
+        "--no-sync", action="store_true", help="list what the index holds as it is (default: sync first)"
+    )
     _display_flags(sessions)
     _location_flags(sessions)
 
@@ -468,6 +522,7 @@ tail -n 40 app.log | memlens search -""",
         "folder", nargs="?", type=Path, metavar="DIR", help="with remove: the folder to forget"
     )  # DIR: as the description, the README and the other commands name a folder
     sources.add_argument("--json", action="store_true", help="print the folders as JSON")
+    _never_syncs(sources, "it lists what the index holds as it is")
     _location_flags(sources)
 
     publish = _command(

@@ -11,6 +11,7 @@ import io
 import logging
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from datetime import tzinfo
 from pathlib import Path
@@ -268,8 +269,11 @@ def _print_search(
         fold = width() if sys.stdout.isatty() else 0
         with paged(not args.no_pager):
             shown = for_terminal(response)
-            print_search(shown, args.explain, warned=warned, long=args.long, style=style, zone=zone, fold=fold)
-            print_answer_notes(shown, style, narrowed)
+            print_search(
+                shown, args.explain, warned=warned, long=args.long, style=style, zone=zone, fold=fold, narrowed=narrowed
+            )
+            if shown["results"]:  # else print_search said them with the nothing found, on stderr
+                print_answer_notes(shown, style, narrowed)
     return EXIT_FOUND if response["results"] else EXIT_NOTHING
 
 
@@ -362,10 +366,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         print_json(page)
     else:
         columns = width() if sys.stdout.isatty() else 0  # a table: cut to a terminal's width, whole in a pipe
+        notes = [narrowed_note(narrowed, widest="list every session")] if narrowed and not request.cursor else []
         with paged(not args.no_pager):
-            print_sessions(for_terminal(page), columns=columns, zone=zone_named(engine.settings.display.time_zone))
-            if narrowed and not request.cursor:
-                print(narrowed_note(narrowed, widest="list every session"))
+            zone = zone_named(engine.settings.display.time_zone)
+            print_sessions(for_terminal(page), columns=columns, zone=zone, nothing_notes=notes)
     return EXIT_FOUND if page["sessions"] else EXIT_NOTHING
 
 
@@ -430,10 +434,15 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from memlens.engine.watcher import run_foreground, watch_roots
 
     tally = WatchTally()
+    reader_gone = threading.Event()
 
     def report(sync: SyncReport) -> None:
         tally.add(sync)
-        print(fitted(describe_sync(sync, compact=True), sys.stdout), flush=True)
+        try:
+            print(fitted(describe_sync(sync, compact=True), sys.stdout), flush=True)
+        except BrokenPipeError:  # `memlens watch | head -1`: as any writer to a closed pipe, the watch ends
+            _silence_stdout()
+            reader_gone.set()
 
     with open_engine(args) as engine:
         if engine.read_only_cause() is not None and engine.write_problem is not None:
@@ -451,7 +460,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             print(f"memlens: stopping after the current step ({again})", file=sys.stderr, flush=True)
 
         try:
-            status = run_foreground(engine, args.debounce_ms, report, stopping=stopping)
+            status = run_foreground(engine, args.debounce_ms, report, stopping=stopping, stop=reader_gone)
         except KeyboardInterrupt:  # the second Ctrl-C (or SIGTERM): the index keeps what was committed
             status = 0
         print(f"memlens: stopped watching; {tally.summary()}", file=sys.stderr, flush=True)

@@ -7,6 +7,7 @@ from datetime import tzinfo
 
 from memlens.cli.clock import local_time
 from memlens.cli.hits import bolded, matcher_of
+from memlens.cli.nothing_found import say_nothing_found
 from memlens.cli.terminal import Style, clip, folded
 from memlens.requests import left_out_note
 from memlens.wire import FixesResponse
@@ -37,16 +38,17 @@ def print_fixes(
     """Each past error and what followed it, the headers and messages folded to `columns` (0: whole, as in a pipe);
     with a colouring `style` each session in the colour of a search hit's reference and the pasted error's words in
     its output lines as a search's matches."""
-    _print_fixes(answer, zone, columns, style or Style(color=False))
     left_out = answer.get("leftOut")
-    if left_out is not None:  # last, as a search's notes: under the answer it explains
-        print(folded(left_out_note(left_out, "error"), columns))
+    notes = [left_out_note(left_out, "error")] if left_out is not None else []
+    if not answer["fixes"]:  # on stderr, as a search that finds nothing says so
+        say_nothing_found("no past tool output matches that error", notes)
+        return
+    _print_fixes(answer, zone, columns, style or Style(color=False))
+    for note in notes:  # last, as a search's notes: under the answer it explains
+        print(folded(note, columns))
 
 
 def _print_fixes(answer: FixesResponse, zone: tzinfo | None, columns: int, style: Style) -> None:
-    if not answer["fixes"]:
-        print("no past tool output matches that error")
-        return
     matcher = matcher_of(answer["error"])
     for number, fix in enumerate(answer["fixes"], 1):
         title = f" · {fix['title']}" if fix.get("title") else ""

@@ -9,8 +9,10 @@ from collections.abc import Sequence
 from datetime import tzinfo
 from typing import TYPE_CHECKING
 
+from memlens.cli.answer_notes import answer_notes
 from memlens.cli.clock import local_time
 from memlens.cli.hits import hit_lines, short_session_id, sureness
+from memlens.cli.nothing_found import say_nothing_found
 from memlens.cli.terminal import Style, cells, clip, column, folded, width
 from memlens.counted import counted
 from memlens.engine.answers.speaker import speaker
@@ -28,9 +30,6 @@ from memlens.wire.team import PublishResponse, TeamSessionsResponse
 
 if TYPE_CHECKING:
     from memlens.engine.indexing.indexer import SyncReport
-
-
-_PIPED_LINE = 200  # characters of a one-line message whose whole would be a paste
 
 
 def print_json(answer: object) -> None:
@@ -112,11 +111,12 @@ def print_search(
     columns: int | None = None,
     zone: tzinfo | None = None,
     fold: int = 0,
+    narrowed: Sequence[str] = (),
 ) -> None:
     """The human-readable results: each hit in at most three lines of the terminal's width (hits.py), or with
     `long` every detail (session key, message id, path, the whole excerpt), folded to `fold` cells (0: whole lines, as
     in a pipe). `warned`: the reason for keyword-only search was already on stderr. Times in `zone` (None: the
-    machine's)."""
+    machine's). No results: that and the answer's notes (`narrowed`: the filter flags to blame) on stderr."""
     team = response.get("team")
     said_of_period = "sessionsWritten" in response.get("period", {})  # said with the period, under the hits
     if response.get("note") and not warned and not said_of_period:
@@ -126,10 +126,9 @@ def print_search(
         print(f"memlens: the team index was unreachable ({reason}); local results only", file=sys.stderr)
     room = columns or width()
     if not response["results"]:
-        # a pasted traceback is many lines: said on one, on a terminal within its width, in a pipe within a
-        # screenful's line (the query read may be 4,000 characters; the exit status says "none" to a script)
+        # a pasted traceback is many lines: said on one (the query read may be 4,000 characters)
         said = f"no results for {' '.join(response['query'].split())!r}"
-        print(clip(said, room if sys.stdout.isatty() else _PIPED_LINE))
+        say_nothing_found(said, answer_notes(response, narrowed))
         return
     shown = style or Style(color=False)
     for result in response["results"]:
@@ -205,16 +204,19 @@ SESSION_COLUMN = 12
 TITLE_ROOM = 16  # cells of a title worth keeping on a narrow terminal before a column beside it is dropped
 
 
-def print_sessions(page: SessionsResponse, *, columns: int = 0, zone: tzinfo | None = None) -> None:
+def print_sessions(
+    page: SessionsResponse, *, columns: int = 0, zone: tzinfo | None = None, nothing_notes: Sequence[str] = ()
+) -> None:
     """The sessions as a table, each row cut to `columns` cells (0: whole, as in a pipe), times in `zone`. On a
     terminal too narrow for every column the message count, then the agent, then the project are left out, so
     that the session's reference (what `memlens history` opens) stays whole and some of its title shows. The page's
-    note (a project no session worked in) goes to stderr, as a search's."""
+    note (a project no session worked in) goes to stderr, as a search's; so does an empty page's "no sessions", with
+    `nothing_notes` under it (the flags that narrowed it)."""
     sessions = page["sessions"]
     if page.get("note"):
         print(f"memlens: {page['note']}", file=sys.stderr)
     if not sessions:
-        print("no sessions")
+        say_nothing_found("no sessions", nothing_notes)
         return
     room = columns
     # each column as wide as what it holds on this page, in cells (the project at most 16): the title gets the rest
@@ -351,7 +353,7 @@ def print_sources(response: SourcesResponse, *, columns: int = 0) -> None:
     """One line per folder: where it is, its kind, what the index holds of it and where it was added from; folded to
     `columns` cells (0: whole, as in a pipe)."""
     if not response["sources"]:
-        print("the index holds no folders yet (memlens index adds them)")
+        say_nothing_found("the index holds no folders yet (memlens index adds them)")
         return
     for folder in response["sources"]:
         named = "" if folder["named"] else "  (remembered; not named by this command)"
@@ -381,7 +383,7 @@ def print_team_sessions(page: TeamSessionsResponse, *, columns: int = 0, zone: t
     if page.get("note"):
         print(f"memlens: {page['note']}", file=sys.stderr)
     if not sessions:
-        print("no sessions in the team index")
+        say_nothing_found("no sessions in the team index")
         return
     publisher = min(16, max(len("PUBLISHER"), *(cells(_one_line(s["publisher"])) for s in sessions)))
     project = min(16, max(len("PROJECT"), *(cells(_one_line(s["project"] or "-")) for s in sessions)))

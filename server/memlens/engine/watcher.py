@@ -304,14 +304,17 @@ def run_foreground(
     emit: Callable[[SyncReport], None],
     *,
     stopping: Callable[[], None] = lambda: None,
+    stop: threading.Event | None = None,
 ) -> int:
-    """`memlens watch`: live indexing until Ctrl-C, one line per sync; `stopping` is called once Ctrl-C has come,
-    before the step under way (an embedding batch: seconds) ends and the threads stop."""
+    """`memlens watch`: live indexing until Ctrl-C or until `stop` is set (by `emit`, whose output has no reader
+    left), one line per sync; `stopping` is called once Ctrl-C has come, before the step under way (an embedding
+    batch: seconds) ends and the threads stop."""
     live = LiveIndexer(engine, on_sync=emit, debounce_ms=debounce_ms)
+    until = stop or threading.Event()
     try:
         live.start()  # inside: a Ctrl-C while the threads start (the first sync may already be reported) stops them
-        while True:
-            threading.Event().wait(3600)
+        while not until.wait(3600):
+            pass
     except KeyboardInterrupt:
         stopping()
     finally:

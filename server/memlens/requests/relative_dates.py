@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-_AMOUNT = re.compile(r"(\d{1,5})\s*([hdwmy])", re.IGNORECASE)
+# `-3d` too: the minus of `date -d -3days` and of a shell user's "3 days back" says the same "ago"
+_AMOUNT = re.compile(r"-?(\d{1,5})\s*([hdwmy])", re.IGNORECASE)
 _HOURS = {"h": 1, "d": 24, "w": 24 * 7, "m": 24 * 30, "y": 24 * 365}
 _WEEKDAY = re.compile(r"(last\s+)?([a-z]+)")
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

@@ -1,0 +1,220 @@
+"""The CLI as a ripgrep or git user expects it: finding nothing prints nothing on stdout and says why on stderr (exit
+1; --json keeps its shape), a flag's value may start with '-' (`--since -3d`), and every command that reads the index
+takes the same common flags. The cases run the real CLI, or walk the parser every command is made from."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memlens.cli.arguments import build_parser
+from memlens.engine.engine import Engine
+
+WRITERS = frozenset({"index", "reindex", "watch"})  # their work is the sync: nothing to skip
+SERVERS = frozenset({"mcp"})  # syncs in the background while it serves
+LOCATION = frozenset({"--workspace", "--transcripts", "--index-dir", "--scope", "--settings", "--no-embeddings"})
+
+
+def memlens(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR")}
+    return subprocess.run(
+        [sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=600, check=False, env=env
+    )
+
+
+@pytest.fixture
+def where(example: Engine) -> list[str]:
+    example.close()  # release the writer lock: the CLI process may write
+    return ["--workspace", str(example.workspaces[0]), "--index-dir", str(example.index_dir), "--no-sync"]
+
+
+def commands() -> dict[str, argparse.ArgumentParser]:
+    """Each command's own parser, by name."""
+    parser = build_parser()
+    found = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(found.choices)
+
+
+def flags(parser: argparse.ArgumentParser) -> set[str]:
+    return set(parser._option_string_actions)
+
+
+@pytest.mark.slow  # CLI processes
+def test_nothing_found_prints_nothing_on_stdout_and_says_why_on_stderr(where: list[str]) -> None:
+    search = memlens("search", "zebra giraffe", "--min-score", "0.99", *where)
+    assert (search.returncode, search.stdout) == (1, "")  # `memlens search x | wc -l` counts 0, as rg's would
+    said = search.stderr.splitlines()
+    assert "memlens: no results for 'zebra giraffe'" in said
+    assert any(line.startswith("memlens: ") and "--min-score 0 shows them" in line for line in said), said
+    sessions = memlens("sessions", "--project", "nowhere-at-all", *where)
+    assert (sessions.returncode, sessions.stdout) == (1, "")
+    assert "memlens: no sessions" in sessions.stderr.splitlines()
+    fixes = memlens("fixes", "ZebracornError: the quux frobnicated", *where)
+    assert (fixes.returncode, fixes.stdout) == (1, "")
+    assert "memlens: no past tool output matches that error" in fixes.stderr.splitlines()
+    # --json keeps its shape on stdout: an empty list, and the same status
+    as_json = memlens("search", "zebra giraffe", "--min-score", "0.99", "--json", *where)
+    assert as_json.returncode == 1 and json.loads(as_json.stdout)["results"] == []
+    listed = memlens("sessions", "--project", "nowhere-at-all", "--json", *where)
+    assert listed.returncode == 1 and json.loads(listed.stdout)["sessions"] == []
+    # ...and what was found is on stdout still
+    found = memlens("search", "dead-letter queue", *where)
+    assert found.returncode == 0 and " results · hybrid · " in found.stdout
+
+
+@pytest.mark.slow  # CLI processes
+def test_since_takes_a_duration_written_with_a_minus(where: list[str]) -> None:
+    """`--since -3d` was refused by argparse (`expected one argument`: it read -3d as a flag) and by the dates'
+    grammar; both spellings now mean what `--since 3d` means, and `--since=-3d` too."""
+    pages = []
+    for written in (["--since", "-5000d"], ["--since=-5000d"], ["--since", "5000d"]):
+        run = memlens("sessions", "--json", *written, *where)
+        assert run.returncode == 0, run.stderr
+        pages.append(json.loads(run.stdout)["sessions"])
+    assert pages[0] and pages[0] == pages[1] == pages[2]
+    search = memlens("search", "queue", "--since", "-5000d", "--until", "-0d", "--json", *where)
+    assert search.returncode == 0 and json.loads(search.stdout)["results"], search.stderr
+
+
+def test_every_flag_that_takes_a_value_takes_one_that_starts_with_a_dash(capsys: pytest.CaptureFixture[str]) -> None:
+    """As git and ripgrep read the word after such a flag as its value: `--since -3d`, `--project -old`,
+    `--cursor -Zx…` (a cursor may start with '-'). A value may still be refused, as any bad value is, but never as
+    missing."""
+    parser = build_parser()
+    walked = 0
+    for name, command in commands().items():
+        needed = [a for a in command._actions if not a.option_strings and a.required]
+        words = [name] + ["bash" if a.choices else "word" for a in needed]
+        for action in command._actions:
+            if not action.option_strings or action.nargs is not None:
+                continue
+            flag = max(action.option_strings, key=len)
+            try:
+                parsed = parser.parse_args([*words, flag, "-x3"])
+            except SystemExit:  # refused as a value (a choice, a number): said so, not that it was missing
+                said = capsys.readouterr().err
+                assert "expected one argument" not in said and "-x3" in said, (name, flag, said)
+            else:
+                value = getattr(parsed, action.dest)
+                assert value in ("-x3", ["-x3"], Path("-x3"), [Path("-x3")]), (name, flag, value)
+            walked += 1
+    assert walked > 40
+    # a flag where its value was forgotten is still said to miss it, not taken as the value
+    with pytest.raises(SystemExit):
+        parser.parse_args(["search", "q", "--project", "--json"])
+    assert "argument --project: expected one argument" in capsys.readouterr().err
+
+
+def test_every_command_that_reads_the_index_takes_the_common_flags() -> None:
+    """`memlens stats --no-sync` was refused where search and sessions take it: each command that opens an index
+    takes the same folders flags, each that reads it (no writer, no server) --no-sync and --json, and each that
+    colours its output the pager's flag too."""
+    parsers = commands()
+    opening = {name for name, command in parsers.items() if "--index-dir" in flags(command)}
+    assert opening >= {"search", "history", "fixes", "sessions", "stats", "sources", "publish"} | WRITERS | SERVERS
+    for name in opening:
+        assert flags(parsers[name]) >= LOCATION, (name, LOCATION - flags(parsers[name]))
+    for name in opening - WRITERS - SERVERS:
+        assert {"--no-sync", "--json"} <= flags(parsers[name]), name
+    for name, command in parsers.items():
+        assert "-h" in flags(command) and "--help" in flags(command)
+        if "--color" in flags(command):
+            assert "--no-pager" in flags(command), name
+
+
+@pytest.mark.slow  # CLI processes
+def test_stats_and_sources_take_no_sync(where: list[str]) -> None:
+    stats = memlens("stats", "--json", *where)
+    assert stats.returncode == 0 and json.loads(stats.stdout)["totalChunks"] > 0, stats.stderr
+    sources = memlens("sources", *where)
+    assert sources.returncode == 0 and "[memory]" in sources.stdout, sources.stderr
+
+
+@pytest.mark.slow  # a CLI process
+def test_a_watch_whose_reader_has_gone_ends_quietly(tmp_path: Path) -> None:
+    """`memlens watch | head -1`: once the reader has gone, the next sync's line meets a closed pipe. The watch
+    logged a BrokenPipeError traceback at every sync and never ended; it now stops as after Ctrl-C, status 0."""
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "MEMORY.md").write_text("# Memory\n\nStart.\n")
+    command = [sys.executable, "-m", "memlens", "watch", "--no-embeddings", "--workspace", str(workspace)]
+    command += ["--index-dir", str(tmp_path / "index")]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.readline().startswith("sync: ")  # the first sync, read
+        process.stdout.close()  # the reader goes, as `head -1` does
+        (workspace / "memory" / "2026-02-11.md").write_text("# Today\n\nWatched note.\n")
+        status = process.wait(timeout=120)  # before the fix it never ended: this wait failed
+        said = process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert status == 0 and "Traceback" not in said and "BrokenPipe" not in said, said
+    assert "memlens: stopped watching; " in said
+
+
+@pytest.mark.slow  # CLI processes
+def test_a_git_word_for_a_command_is_told_the_memlens_one() -> None:
+    """`memlens show REF`, `memlens log`: no spelling is near a memlens command, so nothing was suggested."""
+    for typed, meant in (("show", "memlens history REF"), ("log", "memlens sessions"), ("grep", "memlens search")):
+        said = memlens(typed, "5b0e7d3c")
+        assert said.returncode == 2 and said.stdout == "" and said.stderr.count("\n") == 1, said.stderr
+        assert said.stderr.startswith(f"memlens: error: argument COMMAND: invalid choice: '{typed}'")
+        assert meant in said.stderr, said.stderr
+    near = memlens("serch", "x")
+    assert "did you mean 'search'?" in near.stderr  # a misspelling is still told its nearest name
+
+
+def closed_stdout(*args: str) -> subprocess.CompletedProcess[str]:
+    """`memlens ARGS` whose reader has gone before it writes (`memlens ARGS | true`): a closed pipe on stdout."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR")}
+        command = [sys.executable, "-m", "memlens", *args]
+        return subprocess.run(command, stdout=write, stderr=subprocess.PIPE, text=True, timeout=600, env=env)
+    finally:
+        os.close(write)
+
+
+@pytest.mark.slow  # CLI processes
+def test_every_command_ends_with_its_status_and_no_traceback_when_its_reader_has_gone(where: list[str]) -> None:
+    """Exit statuses as ripgrep's (0 found, 1 nothing, 2 an error) for every command that ends by itself, each with
+    stdout a pipe nobody reads any more (`memlens X | head -1`): the status kept, nothing said but its one line."""
+    unreachable = "postgresql://127.0.0.1:1/nothing-listens"
+    cases: list[tuple[list[str], int]] = [
+        (["search", "dead-letter queue", "--limit", "100", "--long", *where], 0),
+        (["search", "zebra giraffe", "--min-score", "0.99", *where], 1),
+        (["search", "dead-letter queue", "--json", *where], 0),
+        (["history", "5b0e7d3c", "--limit", "500", *where], 0),
+        (["history", "no-such-session", *where], 2),
+        (["fixes", "queue", *where], 0),
+        (["fixes", "ZebracornError: the quux frobnicated", *where], 1),
+        (["sessions", *where], 0),
+        (["sessions", "--project", "nowhere-at-all", *where], 1),
+        (["stats", *where], 0),
+        (["sources", *where], 0),
+        (["publish", "--team", unreachable, *where], 2),
+        ([arg for arg in ["index", *where] if arg != "--no-sync"], 0),
+        ([arg for arg in ["reindex", *where] if arg != "--no-sync"], 0),
+        (["completion", "bash"], 0),
+        (["man"], 0),
+        (["search", "--help"], 0),
+        (["--version"], 0),
+    ]
+    ending = set(commands()) - {"watch", "serve", "mcp"}  # these serve until stopped
+    assert {args[0] for args, _ in cases} >= ending
+    for args, status in cases:
+        ran = closed_stdout(*args)
+        said = ran.stderr
+        assert ran.returncode == status and "Traceback" not in said and "BrokenPipe" not in said, (args, said)
+        if status == 2:
+            assert said.startswith("memlens: error: ") and said.count("\n") == 1, (args, said)
