@@ -1,7 +1,10 @@
 """No piece of a secret through a shortened name: a transcript whose session id is a token (in its file name, its
 `sessionId`, a Codex rollout's or an OpenClaw header's `id`, a SpecStory export's session comment) is named by a
 reference made from a hash of its key, which shows nothing of the token and still opens in `history` and as a
-search's `session`; a session without a secret keeps the prefix of its id that users paste back.
+search's `session`; a session without a secret keeps the prefix of its id that users paste back. A message id that
+is a token (a Claude Code line's `uuid`, an OpenClaw entry's `id`; Codex and SpecStory number their messages by
+line) is shown as a hash of the id, in a reference's message part and as `messageId` or a history's `anchor`, and
+that form opens the message; a clean message id keeps its reference.
 
 The secrets are every planted kind the detectors know without a context (a token's own shape), and the ones in
 SpecStory file names; each is also the folder name, the `cwd` and the git branch of its sessions."""
@@ -22,7 +25,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from lsp.helpers import lsp_fixture
 from mcp_server.helpers import call, mcp_client, text_of, wait_until_indexed, wire
-from memlens.engine.answers.masked_references import MASKED_PREFIX, masked_reference
+from memlens.engine.answers.masked_references import MASKED_PREFIX, masked_message_id, masked_reference
 from memlens.engine.engine import Engine
 from memlens.engine.filters import SearchFilters
 from memlens.errors import MemlensError
@@ -32,6 +35,7 @@ from memlens.wire import SessionSummary
 from planted_secrets import NAMED, PLANTED, Planted, leaked_fragments
 
 CLEAN = "5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9"  # a session without a secret: its reference is its id's start
+CLEAN_HOLDING = "c4a1e9f2-7b3d-4e6a-8f0c-2d9b5a7e1c30"  # a clean session whose messages' ids are tokens
 
 
 def _name_safe(secret: str) -> bool:
@@ -52,21 +56,24 @@ def _jsonl(path: Path, lines: list[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
 
 
-def _claude(folder: Path, n: int, session: str, other: str, text: str) -> None:
+def _claude(folder: Path, n: int, session: str, other: str, text: str, *, message_id: str | None = None) -> None:
+    """A Claude Code session and its subagent; the user's line and the subagent's have the id `message_id`."""
     base = {"sessionId": session, "cwd": f"/work/{other}", "gitBranch": f"fix/{other}", "version": "2.1.38"}
     user = {"role": "user", "content": text}
     answer = {"id": f"m{n}", "role": "assistant", "content": [{"type": "text", "text": "wombat noted"}]}
     project = folder / "claude-code" / f"-work-{other}"
+    asked = message_id or f"u{n}"
     _jsonl(
         project / f"{session}.jsonl",
         [
-            {**base, "type": "user", "uuid": f"u{n}", "parentUuid": None, "timestamp": _ts(2 * n), "message": user},
-            {**base, "type": "assistant", "uuid": f"a{n}", "parentUuid": f"u{n}", "timestamp": _ts(2 * n + 1)}
+            {**base, "type": "user", "uuid": asked, "parentUuid": None, "timestamp": _ts(2 * n), "message": user},
+            {**base, "type": "assistant", "uuid": f"a{n}", "parentUuid": asked, "timestamp": _ts(2 * n + 1)}
             | {"message": answer},
         ],
     )
     task = {"role": "user", "content": f"wombat subtask {n}"}
-    line = {**base, "type": "user", "uuid": f"s{n}", "parentUuid": None, "isSidechain": True, "message": task}
+    line: dict[str, Any] = {**base, "type": "user", "uuid": message_id or f"s{n}", "parentUuid": None}
+    line |= {"isSidechain": True, "message": task}
     _jsonl(project / session / "subagents" / "agent-a1b2c3.jsonl", [line | {"timestamp": _ts(2 * n)}])
 
 
@@ -82,13 +89,13 @@ def _codex(folder: Path, n: int, session: str, other: str, text: str) -> None:
     )
 
 
-def _openclaw(folder: Path, n: int, session: str, other: str, text: str) -> None:
+def _openclaw(folder: Path, n: int, session: str, other: str, text: str, *, message_id: str) -> None:
     message = {"role": "user", "content": [{"type": "text", "text": text}]}
     _jsonl(
         folder / "openclaw" / f"agent-{other}" / f"{session}.jsonl",
         [
             {"type": "session", "version": 3, "id": session, "timestamp": _ts(0), "cwd": f"/work/{other}"},
-            {"type": "message", "id": f"o{n}", "parentId": None, "timestamp": _ts(1), "message": message},
+            {"type": "message", "id": message_id, "parentId": None, "timestamp": _ts(1), "message": message},
         ],
     )
 
@@ -108,12 +115,14 @@ def _specstory(workspace: Path, n: int, session: str, text: str) -> None:
 def _plant(workspace: Path, transcripts: Path, tokens: list[Planted]) -> None:
     for n, token in enumerate(tokens):
         other = tokens[(n + 1) % len(tokens)].secret  # another kind names its folders, cwd and branch
+        message_id = tokens[(n + 2) % len(tokens)].secret  # and a third the ids of messages
         text = f"wombat {n}: {PLANTED[n % len(PLANTED)].text}"
-        _claude(transcripts, n, token.secret, other, text)
+        _claude(transcripts, n, token.secret, other, text, message_id=message_id)
         _codex(transcripts, n, token.secret, other, text)
-        _openclaw(transcripts, n, token.secret, other, text)
+        _openclaw(transcripts, n, token.secret, other, text, message_id=message_id)
         _specstory(workspace, n, token.secret, text)
     _claude(transcripts, len(tokens), CLEAN, "kiln", "wombat kiln overshoot")
+    _claude(transcripts, len(tokens) + 1, CLEAN_HOLDING, "kiln", "wombat kiln undershoot", message_id=tokens[0].secret)
 
 
 def _leaks(answer: object) -> list[str]:
@@ -149,9 +158,9 @@ def test_a_planted_kind_of_every_shape_is_a_token_a_name_can_hold() -> None:
 
 def test_the_session_list_names_a_session_with_a_secret_id_by_a_hash(engine: Engine) -> None:
     sessions = engine.sessions(limit=500)["sessions"]
-    assert len(sessions) == 5 * (len(TOKENS) + 1) - 3  # four formats and a subagent per token; the clean one's two
+    assert len(sessions) == 5 * (len(TOKENS) + 2) - 6  # four formats and a subagent per token; the clean ones' two
     assert _leaks(sessions) == []
-    masked = [s["reference"] for s in sessions if CLEAN not in s["sessionKey"]]
+    masked = [s["reference"] for s in sessions if CLEAN not in s["sessionKey"] and CLEAN_HOLDING not in s["sessionKey"]]
     assert all(ref.startswith(MASKED_PREFIX) for ref in masked)
     assert len(set(masked)) == len(masked)  # a subagent's and its parent's differ
     clean = next(s for s in sessions if s["sessionKey"] == f"claude-code:{CLEAN}")
@@ -164,7 +173,8 @@ def test_a_masked_reference_opens_its_session_in_history_and_as_a_search_filter(
     keys = {key: ref for hit in found if (key := hit.get("sessionKey")) and (ref := hit.get("reference"))}
     for hit in found[:: max(1, len(found) // 12)]:
         ref = hit["reference"]
-        assert ref.startswith(CLEAN[:8] if CLEAN in (hit["sessionKey"] or "") else MASKED_PREFIX) and ":" in ref, ref
+        clean = CLEAN in (hit["sessionKey"] or "") or CLEAN_HOLDING in (hit["sessionKey"] or "")
+        assert ref.startswith(str(hit["sessionId"])[:8] if clean else MASKED_PREFIX) and ":" in ref, ref
         opened = engine.history(ref)
         assert (opened["sessionKey"], opened["anchor"]) == (hit["sessionKey"], hit["messageId"])
         assert _leaks(opened) == []
@@ -180,6 +190,33 @@ def test_a_masked_reference_is_the_hash_of_the_whole_key_and_names_no_other_sess
     assert engine.history(masked_reference(key))["sessionKey"] == redact_title(key)  # masked as it leaves
     with pytest.raises(Exception, match="unknown session"):
         engine.history(masked_reference("claude-code:no-such-session"))
+
+
+@pytest.mark.parametrize("source", ["claude-code", "openclaw"])  # the formats whose messages have ids of their own
+def test_a_message_id_holding_a_secret_is_shown_by_a_hash_that_opens_the_message(engine: Engine, source: str) -> None:
+    only = SearchFilters(format=source)
+    found = engine.search("wombat", mode="keyword", min_score=0, limit=100, filters=only)["results"]
+    assert _leaks(found) == []
+    masked = [hit for hit in found if (hit.get("messageId") or "").startswith(MASKED_PREFIX)]
+    assert len(masked) >= len(TOKENS)  # a Claude Code user line, an OpenClaw entry per token
+    assert {hit["format"] for hit in masked} == {source}
+    for hit in masked:
+        ref, message = hit["reference"], hit["messageId"]
+        assert ref.endswith(f":{message}"), ref
+        for opened in (engine.history(ref), engine.history(ref.partition(":")[0], message_id=message)):
+            assert (opened["sessionKey"], opened["anchor"]) == (hit["sessionKey"], message)
+            assert message in [m["messageId"] for m in opened["messages"]] and _leaks(opened) == []
+    if source == "openclaw":
+        return
+    holding = next(hit for hit in masked if hit["sessionId"] == CLEAN_HOLDING)
+    assert holding["reference"] == f"{CLEAN_HOLDING[:8]}:{masked_message_id(TOKENS[0].secret)}"
+    clean = [hit for hit in found if hit["sessionId"] == CLEAN]
+    assert [(h["reference"], h["messageId"]) for h in clean if h["messageId"] == f"a{len(TOKENS)}"] == [
+        (f"{CLEAN[:8]}:a{len(TOKENS)}", f"a{len(TOKENS)}")  # unchanged: users paste it back
+    ]
+    assert engine.history(f"{CLEAN[:8]}:a{len(TOKENS)}")["anchor"] == f"a{len(TOKENS)}"
+    shown = [m["messageId"] for m in engine.history(holding["reference"])["messages"]]
+    assert shown == [masked_message_id(TOKENS[0].secret), f"a{len(TOKENS) + 1}"]  # the clean id as written
 
 
 def _cli(where: list[str], *args: str, columns: int) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from memlens.engine.answers.masked_references import shown_message_id
+from memlens.engine.answers.message_ids import named_message_ids
 from memlens.engine.answers.results import iso
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
@@ -71,13 +73,13 @@ def _owner(catalog: Catalog, message_id: str, visibility: Visibility | None) -> 
 
 
 def _whole_message_id(catalog: Catalog, session_key: str, ref: str) -> str:
-    """The id `ref` names in the session: itself, or the one id it is a prefix of (a search hit's short reference);
-    a prefix of several ids is the user's error, said with two of them."""
-    if catalog.message_seq(session_key, ref) is not None:
-        return ref
-    found = catalog.message_ids_with_prefix(session_key, ref)
+    """The id `ref` names in the session: itself, the id it is the masked form of, or the one id it is a prefix of
+    (a search hit's short reference); a prefix of several ids is the user's error, said with two of them (as
+    answers show them)."""
+    found = named_message_ids(catalog, session_key, ref)
     if len(found) > 1:
-        raise HistoryError(f"message {ref!r} is a prefix of several messages ({found[0]}, {found[1]}…): give more")
+        first, second = shown_message_id(found[0]), shown_message_id(found[1])
+        raise HistoryError(f"message {ref!r} is a prefix of several messages ({first}, {second}…): give more")
     return found[0] if found else ref
 
 

@@ -7,6 +7,10 @@ piece through. Such a session is named instead by the first hex digits of a hash
 the key (a reindex keeps it), one per session (a subagent's differs from its parent's), and telling nothing of the
 secret. `resolve_session` reads one back by hashing the keys of the visible sessions; a session without a secret
 keeps its usual reference.
+
+A message id is the other half of a reference and is shown whole as `messageId` and a history's `anchor`; a
+transcript may write a token there (a Claude Code line's `uuid`, an OpenClaw entry's `id`). Such an id is shown as
+`masked-` and a hash of the id, everywhere an answer carries it; `message_ids` reads it back within its session.
 """
 
 from __future__ import annotations
@@ -30,7 +34,21 @@ def holds_secret(name: str) -> bool:
 
 def masked_reference(key: str) -> str:
     """The reference of the session with this key when its id or key holds a secret: `masked-3f2a9c1b4e`."""
-    digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()
+    return _masked(key)
+
+
+def masked_message_id(message_id: str) -> str:
+    """How a message id that holds a secret is shown: `masked-` and a hash of the id."""
+    return _masked(message_id)
+
+
+def shown_message_id(message_id: str) -> str:
+    """A message id as answers show it: itself, or its masked form when it holds a secret."""
+    return masked_message_id(message_id) if holds_secret(message_id) else message_id
+
+
+def _masked(name: str) -> str:
+    digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()
     return MASKED_PREFIX + digest[:MASKED_CHARS]
 
 

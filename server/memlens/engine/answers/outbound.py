@@ -8,7 +8,8 @@ leak. It walks the response and redacts every string except the fields that are 
 Paths and session keys name files, and a file may be named after a prompt (SpecStory names an export after its
 first one): they pass the detector too, through a cache since a response repeats the same few. A path with a
 secret in it is shown masked, and so cannot be opened from the answer; that is the price of not showing the secret.
-Titles are checked as text and as the file name they may come from (``redact_title``). A list of messages is
+Titles are checked as text and as the file name they may come from (``redact_title``). A message id that holds a
+secret is shown by its masked form, which `history` opens (``masked_references``). A list of messages is
 redacted as a sequence, so a token cut between two consecutive messages is masked in both.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, TypeVar, cast
 
+from memlens.engine.answers.masked_references import shown_message_id
 from memlens.redaction import redact, redact_sequence, redact_title
 
 # Fields whose values memlens or an agent generates (ids, enums, times), never text a person wrote: left exact.
@@ -28,8 +30,6 @@ _STRUCTURAL_KEYS = frozenset(
         "mode",
         "fusion",
         "role",
-        "messageId",
-        "anchor",
         "summaryId",
         "timestamp",
         "lastSync",
@@ -41,6 +41,8 @@ _STRUCTURAL_KEYS = frozenset(
 # Fields that name a file or a session: usually clean and repeated across a response, so checked through a cache.
 _NAME_KEYS = frozenset({"path", "relPath", "indexDir", "sessionKey", "sessionId", "parentSessionKey", "cwd", "project"})
 _TITLE_KEYS = frozenset({"title"})
+# Fields holding a message id as the transcript wrote it, which may be a token: shown masked (`masked_references`).
+_MESSAGE_ID_KEYS = frozenset({"messageId", "anchor", "firstMessageId", "lastMessageId"})
 # A hit's reference is two names joined, `SESSION:MESSAGE`: each is checked alone, as the session key and the message
 # id are. Read together, an all-digit session prefix, the colon and a long message id make a Telegram bot token's
 # shape (`55604662:aaaaaaaa-0000-…`), and the reference was masked, so it could not be opened.
@@ -67,6 +69,8 @@ def _walk(value: Any, key: str | None) -> Any:
     if isinstance(value, str):
         if key in _STRUCTURAL_KEYS:
             return value
+        if key in _MESSAGE_ID_KEYS:
+            return shown_message_id(value)
         if key in _JOINED_KEYS:
             session, colon, message = value.rpartition(":")
             return _redacted_name(session) + colon + _redacted_name(message) if colon else _redacted_name(value)

@@ -20,7 +20,8 @@ import re
 import sqlite3
 from collections.abc import Sequence
 
-from memlens.engine.answers.masked_references import MARKER, masked_or_none
+from memlens.engine.answers.masked_references import MARKER, holds_secret, masked_message_id, masked_or_none
+from memlens.engine.answers.message_ids import named_message_ids
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog
 from memlens.engine.file_names import escape_name
@@ -141,7 +142,10 @@ def _common(a: str, b: str) -> int:
 
 def _message_part(catalog: Catalog, key: str, message_id: str) -> str:
     """The shortest prefix (at least eight characters) that names this message alone in its session, as `history`
-    reads it: not another message's whole id, the prefix of no other id."""
+    reads it: not another message's whole id, the prefix of no other id. An id holding a secret is named by its
+    masked form (`masked_references`): a prefix would show the start of the secret."""
+    if holds_secret(message_id):
+        return masked_message_id(message_id)
     for length in range(MESSAGE_CHARS, len(message_id)):
         part = message_id[:length]
         if catalog.message_seq(key, part) is None and catalog.message_ids_with_prefix(key, part) == [message_id]:
@@ -206,9 +210,4 @@ def _holding_message(catalog: Catalog, candidates: Sequence[sqlite3.Row], messag
     message, or more candidates than a reference could be meant to tell apart."""
     if not message or not 1 < len(candidates) <= MESSAGE_CANDIDATES:
         return []
-    return [
-        r
-        for r in candidates
-        if catalog.message_seq(str(r["key"]), message) is not None
-        or catalog.message_ids_with_prefix(str(r["key"]), message, limit=1)
-    ]
+    return [r for r in candidates if named_message_ids(catalog, str(r["key"]), message, limit=1)]

@@ -171,6 +171,13 @@ class UnitReads(CatalogConnection):
         ).fetchall()
         return [str(row[0]) for row in rows]
 
+    def message_ids(self, session_key: str) -> list[str]:
+        """The distinct message ids of a session."""
+        rows = self.db.execute(
+            "SELECT DISTINCT message_id FROM units WHERE session_key = ? AND message_id IS NOT NULL", (session_key,)
+        ).fetchall()
+        return [str(row[0]) for row in rows]
+
     def session_units(
         self, session_key: str, *, before: int | None = None, after: int | None = None, count: int
     ) -> list[sqlite3.Row]:
