@@ -173,6 +173,24 @@ def test_a_git_word_for_a_command_is_told_the_memlens_one() -> None:
     assert "did you mean 'search'?" in near.stderr  # a misspelling is still told its nearest name
 
 
+@pytest.mark.slow  # CLI processes
+def test_help_with_a_command_prints_that_commands_help_as_git_help_does() -> None:
+    """`memlens help search` was refused with a pointer to `--help`; it prints what `memlens search --help` prints
+    (git help, cargo help), `memlens help` what `memlens --help` prints, and a command that is none is one line."""
+    for command in ("search", "history", "completion", "help"):
+        asked = memlens("help", command)
+        assert (asked.returncode, asked.stderr) == (0, ""), (command, asked.stderr)
+        assert asked.stdout == memlens(command, "--help").stdout, command
+        assert asked.stdout.startswith(f"usage: memlens {command} "), command
+    top = memlens("help")
+    assert top.returncode == 0 and top.stdout == memlens("--help").stdout and top.stdout.startswith("usage: memlens ")
+    for typed, told in (("serch", "did you mean 'search'?"), ("show", "memlens history REF")):
+        wrong = memlens("help", typed)
+        assert (wrong.returncode, wrong.stdout, wrong.stderr.count("\n")) == (2, "", 1), wrong.stderr
+        assert wrong.stderr.startswith(f"memlens: error: argument COMMAND: invalid choice: '{typed}'"), wrong.stderr
+        assert told in wrong.stderr, wrong.stderr
+
+
 def closed_stdout(*args: str) -> subprocess.CompletedProcess[str]:
     """`memlens ARGS` whose reader has gone before it writes (`memlens ARGS | true`): a closed pipe on stdout."""
     read, write = os.pipe()
@@ -208,6 +226,7 @@ def test_every_command_ends_with_its_status_and_no_traceback_when_its_reader_has
         (["completion", "bash"], 0),
         (["man"], 0),
         (["search", "--help"], 0),
+        (["help", "search"], 0),
         (["--version"], 0),
     ]
     ending = set(commands()) - {"watch", "serve", "mcp"}  # these serve until stopped

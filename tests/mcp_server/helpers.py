@@ -11,7 +11,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import mcp_types as types
 from mcp.client.session import ClientSession
@@ -45,9 +45,19 @@ async def mcp_client(args: Sequence[str | Path], cwd: Path | None = None) -> Asy
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "memlens", "mcp", *map(str, args)], env=_env(), cwd=cwd
     )
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    async with stdio_client(params, errlog=_stderr_fd()) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
+
+
+def _stderr_fd() -> TextIO:
+    """The process's file descriptor 2, where pytest captures each test's output (`-s`: the terminal).
+
+    Never the SDK's default: that is whatever `sys.stderr` was when `mcp` was first imported, a `capsys` buffer
+    with no file descriptor if a test using `capsys` imported it first, and then no server can start."""
+    stderr = sys.__stderr__
+    assert stderr is not None, "the tests run with a standard error"
+    return stderr
 
 
 async def call(session: ClientSession, tool: str, arguments: dict[str, Any] | None = None) -> types.CallToolResult:

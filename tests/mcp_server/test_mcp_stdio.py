@@ -329,3 +329,15 @@ async def test_streamable_http(example_copy: tuple[Path, Path]) -> None:
     finally:
         server.terminate()
         assert server.wait(timeout=30) is not None
+
+
+async def test_the_servers_error_line_reaches_the_tests_standard_error(capfd: pytest.CaptureFixture[str]) -> None:
+    """The test client hands the server file descriptor 2, wherever the SDK was first imported: its default is
+    the `sys.stderr` of that moment, a `capsys` buffer without a descriptor after a test using `capsys`, and no
+    server could start ("UnsupportedOperation: fileno")."""
+    from mcp import MCPError
+
+    with pytest.RaisesGroup(pytest.RaisesExc(MCPError, match="Connection closed"), flatten_subgroups=True):
+        async with asyncio.timeout(60), mcp_client(["--no-such-flag"]):
+            pass
+    assert "memlens: error: unrecognized arguments: --no-such-flag" in capfd.readouterr().err

@@ -315,7 +315,6 @@ FAMILIAR_COMMANDS = {
     "status": "memlens stats says what is indexed",
     "sync": "memlens index syncs the index with the files",
     "update": "memlens index syncs the index with the files",
-    "help": "memlens COMMAND --help describes a command",
 }
 """Words a git or ripgrep user may type for a memlens command, and what to write instead (no spelling is near)."""
 
@@ -595,7 +594,29 @@ tail -n 40 app.log | memlens search -""",
     completion.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell to complete in")
 
     _command(sub, "man", "print the manual page (roff), made from these options", "memlens man | man -l -")
+
+    described = _command(
+        sub, "help", "describe a command, as memlens COMMAND --help does", "memlens help search\nmemlens help"
+    )
+    described.add_argument(
+        "topic",
+        nargs="?",
+        choices=list(sub.choices),  # every command, this one too: so it comes last
+        metavar="COMMAND",
+        help="the command to describe (default: memlens itself, as memlens --help)",
+    )
     return parser
+
+
+def help_text(command: str | None) -> str:
+    """What `memlens COMMAND --help` prints, or `memlens --help` for no command: `memlens help [COMMAND]`, as git
+    and cargo take it."""
+    parser = build_parser()
+    if command is None:
+        return parser.format_help()
+    found = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    described: argparse.ArgumentParser = found.choices[command]
+    return described.format_help()
 
 
 def settings_from_args(args: argparse.Namespace, workspaces: list[Path]) -> Settings:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memlens.cli.answer_notes import given_flags, narrowed_note, narrowing_flags, print_answer_notes
-from memlens.cli.arguments import build_parser, request_from, settings_from_args
+from memlens.cli.arguments import build_parser, help_text, request_from, settings_from_args
 from memlens.cli.clock import zone_named
 from memlens.cli.fixes_output import print_fixes
 from memlens.cli.output import (
@@ -481,6 +481,11 @@ def cmd_man(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_help(args: argparse.Namespace) -> int:
+    print(help_text(args.topic), end="")
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from memlens.lsp.server import run
 
@@ -502,6 +507,7 @@ COMMANDS = {
     "serve": cmd_serve,
     "completion": cmd_completion,
     "man": cmd_man,
+    "help": cmd_help,
 }
 
 
