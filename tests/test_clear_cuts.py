@@ -66,21 +66,10 @@ def test_a_token_cut_by_a_tool_output_header_is_never_shown(tmp_path: Path, reda
         {**base, "type": "user", "uuid": "r1", "parentUuid": "a1", "timestamp": "2026-03-01T10:00:02Z"}
         | {"message": {"role": "user", "content": [result]}},
     ]
-    folder = tmp_path / "transcripts" / "claude-code"
-    folder.mkdir(parents=True)
-    (folder / f"{base['sessionId']}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    (tmp_path / "ws").mkdir()
-    settings = Settings()
-    settings.transcripts.agent_defaults = False
-    settings.privacy.redact_index = redact_index
-    with Engine(
-        [tmp_path / "ws"],
-        settings,
-        extra_transcripts=[tmp_path / "transcripts"],
-        index_dir=tmp_path / "i",
-        embedder=False,
+    transcript = tmp_path / "transcripts" / "claude-code" / f"{base['sessionId']}.jsonl"
+    with _indexed(
+        tmp_path, transcript, "".join(json.dumps(line) + "\n" for line in lines).encode(), redact_index
     ) as engine:
-        engine.sync()
         hits = engine.search("wombat rejected push", mode="keyword", min_score=0)["results"]
         shown = json.dumps(hits) + json.dumps(engine.history(hits[0]["reference"]))
     assert "--token" in shown  # the header was reached
@@ -108,21 +97,31 @@ def test_a_message_after_an_error_cut_by_fixes_shows_no_piece_of_a_token(tmp_pat
             timestamp="2026-05-11T10:00:20Z",
         ),
     ]
-    folder = tmp_path / "transcripts" / "claude-code" / "-w"
-    folder.mkdir(parents=True)
-    (folder / f"{session}.jsonl").write_bytes(jsonl(*lines))
+    transcript = tmp_path / "transcripts" / "claude-code" / "-w" / f"{session}.jsonl"
+    with _indexed(tmp_path, transcript, jsonl(*lines), redact_index=False) as engine:
+        answer = engine.fixes(error)
+    assert answer["fixes"] and answer["fixes"][0]["after"][0]["text"].endswith("…")  # it was cut
+    assert leaked_fragments(json.dumps(answer), length=6, planted=[GITHUB]) == []
+
+
+def _indexed(tmp_path: Path, transcript: Path, content: bytes, redact_index: bool) -> Engine:
+    """A keyword-only engine over one transcript written at `transcript` (under tmp_path/transcripts), synced."""
+    transcript.parent.mkdir(parents=True)
+    transcript.write_bytes(content)
     (tmp_path / "ws").mkdir()
     settings = Settings()
     settings.transcripts.agent_defaults = False
-    settings.privacy.redact_index = False
-    with Engine(
+    settings.privacy.redact_index = redact_index
+    engine = Engine(
         [tmp_path / "ws"],
         settings,
         extra_transcripts=[tmp_path / "transcripts"],
         index_dir=tmp_path / "i",
         embedder=False,
-    ) as engine:
+    )
+    try:
         engine.sync()
-        answer = engine.fixes(error)
-    assert answer["fixes"] and answer["fixes"][0]["after"][0]["text"].endswith("…")  # it was cut
-    assert leaked_fragments(json.dumps(answer), length=6, planted=[GITHUB]) == []
+    except BaseException:
+        engine.close()
+        raise
+    return engine
