@@ -160,6 +160,34 @@ def test_no_planted_secret_reaches_the_database(
     assert leaked_fragments(stored, length=8, planted=EVERY_SECRET) == []
 
 
+def test_a_message_id_holding_a_secret_reaches_the_database_masked(
+    tmp_path: Path, team_url: str, embedder: Embedder
+) -> None:
+    """A transcript may write a token as a message's id (a Claude Code line's `uuid`): answers show such an id by its
+    masked form, and so does the team index, which teammates read."""
+    token = next(p for p in PLANTED if p.kind == "github-pat-classic")
+    workspace, folder = tmp_path / "project", tmp_path / "transcripts" / "claude-code"
+    workspace.mkdir()
+    folder.mkdir(parents=True)
+    base = {"sessionId": "5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9", "cwd": "/w", "version": "2.1.38"}
+    lines = [
+        {**base, "type": "user", "uuid": token.secret, "parentUuid": None, "timestamp": "2026-03-01T10:00:00Z"}
+        | {"message": {"role": "user", "content": "rotate the wombat deploy key"}},
+        {**base, "type": "assistant", "uuid": "a1", "parentUuid": token.secret, "timestamp": "2026-03-01T10:00:01Z"}
+        | {"message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "Rotated it."}]}},
+    ]
+    (folder / f"{base['sessionId']}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    with Engine(
+        [workspace], Settings(), [tmp_path / "transcripts"], index_dir=tmp_path / "i", embedder=embedder
+    ) as engine:
+        engine.sync()
+        engine.publish(team_url, publisher="alice", project="vault")
+    with TeamCatalog.open(team_url) as team:
+        stored = "\n".join(team.every_value())
+    assert "wombat deploy key" in stored and "masked-" in stored
+    assert leaked_fragments(stored, length=6, planted=[token]) == []
+
+
 def test_two_publishers_at_once_into_a_new_index(
     built_example: tuple[Path, Path], tmp_path: Path, team_url: str, embedder: Embedder
 ) -> None:

@@ -2,7 +2,8 @@
 
 Redaction here is unconditional: `privacy.redactIndex` decides what this machine's own index keeps, never what
 leaves it. Consecutive messages of a session are redacted as one sequence (a token cut between two messages is masked
-in both), names (paths, session keys, titles) pass the detector as the door's do, and a unit whose text redaction
+in both), names (paths, session keys, titles) pass the detector as the door's do, a message id holding a secret
+goes by its masked form as answers show it (answers/masked_references.py), and a unit whose text redaction
 changed is embedded again from its redacted text (or sent without a vector when no model is loaded): a vector made
 from a secret must not leave either. Sessions `excludeSessions` or the scope hide are not sent, so excluding one
 later deletes it from the team index at the next publish.
@@ -25,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from memlens.engine.answers.masked_references import shown_message_id
 from memlens.engine.answers.sessions import visible_titles
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog, PublishRow
@@ -132,7 +134,7 @@ def content_hash(unit: OutgoingUnit, project: str) -> str:
         r.format,
         unit.session_key,
         r.session_id,
-        r.message_id,
+        shown_message_id(r.message_id) if r.message_id else None,  # a clean id as it was: its row's hash too
         r.role,
         r.ts,
         r.seq,
@@ -158,7 +160,7 @@ def _copy_row(unit: OutgoingUnit, target: PublishTarget) -> tuple[object, ...]:
         r.format,
         unit.session_key,
         redact_title(r.session_id) if r.session_id else None,
-        r.message_id,
+        shown_message_id(r.message_id) if r.message_id else None,
         r.role,
         as_timestamp(r.ts),
         r.seq,
