@@ -1,0 +1,254 @@
+"""The learned ranker's features (`FEATURES`, in the model's order) and the matrix of them for a whole head at once.
+
+Why it exists: the ranker reads 36 numbers about each of the forty hits it orders, and building them hit by hit (a
+tuple of 36 per hit, a dictionary lookup and a function call for most of them) was the largest part of a hybrid
+search's own Python work. Here the head is read once into one array per input (`HeadColumns`), and each feature is a
+single vectorised step over all hits: one entry of `COLUMNS`, its name beside how it is computed, so that adding a
+feature is adding one entry (and its input to `HeadColumns` when it needs a new one). The numbers are the same to the
+bit as a hit-by-hit reading gives (`math.log1p` where a logarithm is taken, the same divisions in float64), so the
+model's scores do not move.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import TYPE_CHECKING
+
+from memlens.engine.lazy import lazy_module
+from memlens.engine.ranking.query_facts import BM25_K1_PLUS_1
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from memlens.engine.keyword.parsed_query import ParsedQuery
+    from memlens.engine.ranking.head import Head
+
+    Floats = npt.NDArray[np.float64]
+else:
+    np = lazy_module("numpy")
+
+KINDS = ("transcript", "memory", "summary", "tool")
+NO_RANK = 1000  # a list's rank for a hit that list did not find
+_ASKS = re.compile(r"^\s*(who|what|when|where|why|how|which|did|does|do|is|are|was|were|can|could|should)\b", re.I)
+_SCORES = attrgetter("score", "fused", "keyword", "context", "bm25", "lift")
+
+
+@dataclass(frozen=True, slots=True)
+class QueryRow:
+    """What the query is like: the same for every hit of the head."""
+
+    words: float
+    idf_mean: float  # the query's words' mean idf over the most an idf can be in this index
+    idf_max: float
+    absent: float  # idf-weighted share of the query's words no document holds
+    technical: float
+    error: float
+    dates: float
+    asks: float
+
+
+@dataclass(frozen=True, slots=True)
+class HeadColumns:
+    """The head's hits read once: one array per input, in the hits' order, and the bests the shares are taken of."""
+
+    score: Floats  # the hand-set ranking's score
+    fused: Floats
+    keyword: Floats
+    context: Floats
+    bm25_share: Floats  # raw BM25 over the most the query's words could give
+    cosine: Floats  # the cosine, 0 when negative or not known
+    keyword_rank: Floats  # log(1 + rank), NO_RANK for a list that did not find the hit
+    vector_rank: Floats
+    neighbours: Floats
+    lift: Floats
+    cover: Floats
+    matched: Floats
+    dated: Floats
+    kind: npt.NDArray[np.str_]
+    tool: Floats
+    question: Floats
+    length: Floats  # log(1 + characters)
+    digits: Floats
+    session_hits: Floats  # share of the head's hits in the hit's session
+    session_best: Floats  # the best score among the other hits of its session (not yet over the head's best)
+    newer: Floats
+    best_score: float
+    best_cosine: float
+    best_cover: float
+    query: QueryRow
+
+
+Column = Callable[[HeadColumns], "Floats | float"]
+
+
+def _kind(kind: str) -> Column:
+    return lambda c: (c.kind == kind).astype(float)
+
+
+# The model's inputs, in its order: the one list of them (bench/learn_ranker.py names the model's features by it).
+COLUMNS: tuple[tuple[str, Column], ...] = (
+    ("rules_score", lambda c: c.score),  # the hand-set ranking's score (fusion, neighbours, replies, penalties, dates)
+    ("rules_share", lambda c: c.score / c.best_score),  # that over the head's best
+    ("fused", lambda c: c.fused),
+    ("keyword", lambda c: c.keyword),  # BM25 over the best, the context field's share mixed in
+    ("context", lambda c: c.context),  # the context field's BM25 over its best
+    ("bm25_share", lambda c: c.bm25_share),  # raw BM25 over the most the query's words could give
+    ("cosine", lambda c: c.cosine),
+    ("cosine_share", lambda c: c.cosine / c.best_cosine),  # cosine over the head's best
+    ("keyword_rank", lambda c: c.keyword_rank),  # log(1 + rank) in the BM25 list; log(1 + NO_RANK) when not in it
+    ("vector_rank", lambda c: c.vector_rank),
+    ("neighbours", lambda c: c.neighbours),  # what the neighbouring messages added
+    ("reply", lambda c: c.lift),  # what answering a matching question added
+    ("cover", lambda c: c.cover),  # idf-weighted share of the query's words in the hit's own text
+    ("cover_share", lambda c: c.cover / c.best_cover),  # that over the head's best
+    ("matched", lambda c: c.matched),  # unweighted share
+    ("dated", lambda c: c.dated),  # written on (or naming) a day the query names
+    *((f"kind_{k}", _kind(k)) for k in KINDS),
+    ("tool_lines", lambda c: c.tool),  # share of tool-call input lines
+    ("asks", lambda c: c.question),  # share of the text in questions
+    ("length", lambda c: c.length),  # log(1 + characters)
+    ("digits", lambda c: c.digits),  # share of characters that are digits (status lines: "All 397 tests pass")
+    ("session_hits", lambda c: c.session_hits),  # share of the head's hits in the hit's session
+    ("session_best", lambda c: c.session_best / c.best_score),  # the best of the others of its session, over the best
+    ("newer", lambda c: c.newer),  # share of the head's dated hits written after it
+    ("query_words", lambda c: c.query.words),
+    ("query_idf_mean", lambda c: c.query.idf_mean),  # mean idf over the most an idf can be in this index
+    ("query_idf_max", lambda c: c.query.idf_max),
+    ("query_absent", lambda c: c.query.absent),  # idf-weighted share of the query's words no document holds
+    ("query_technical", lambda c: c.query.technical),
+    ("query_error", lambda c: c.query.error),
+    ("query_dates", lambda c: c.query.dates),
+    ("query_asks", lambda c: c.query.asks),
+)
+FEATURES: tuple[str, ...] = tuple(name for name, _ in COLUMNS)
+
+
+def feature_matrix(head: Head, query: ParsedQuery) -> Floats:
+    """One row per head hit (in the head's order), one column per feature (FEATURES order)."""
+    columns = head_columns(head, query)
+    matrix = np.empty((len(head.hits), len(COLUMNS)))
+    for at, (_, column) in enumerate(COLUMNS):
+        matrix[:, at] = column(columns)
+    return matrix
+
+
+def head_columns(head: Head, query: ParsedQuery) -> HeadColumns:
+    """Read the head (as the hand-set passes left it) into arrays; the head must hold at least one hit."""
+    hits = head.hits
+    count = len(hits)
+    units = [head.units[h.unit_id] for h in hits]
+    ids = [h.unit_id for h in hits]
+    score, fused, keyword, context, bm25, lift = np.array([_SCORES(h) for h in hits], dtype=float).T
+    raw_vectors = [h.vector or 0.0 for h in hits]
+    facts = head.facts
+    most_bm25 = BM25_K1_PLUS_1 * facts.total_idf
+    texts = [u.text for u in units]
+    dated_at = [(at, u.ts) for at, u in enumerate(units) if u.ts is not None]
+    newer = np.zeros(count)
+    if dated_at:
+        at, stamps = zip(*dated_at, strict=True)
+        after = np.searchsorted(np.sort(np.array(stamps, dtype=float)), stamps, side="right")
+        newer[list(at)] = (len(stamps) - after) / len(stamps)
+    cosine = np.array(raw_vectors, dtype=float)
+    session_hits, session_best = _session_columns([u.session for u in units], score.tolist())
+    return HeadColumns(
+        score=score,
+        fused=fused,
+        keyword=keyword,
+        context=context,
+        bm25_share=np.minimum(1.0, bm25 / most_bm25) if most_bm25 > 0 else np.zeros(count),
+        cosine=np.where(cosine > 0.0, cosine, 0.0),
+        keyword_rank=_log_ranks([h.keyword_rank for h in hits]),
+        vector_rank=_log_ranks([h.vector_rank for h in hits]),
+        neighbours=np.array([head.neighbours.get(i, 0.0) for i in ids], dtype=float),
+        lift=lift,
+        cover=np.array([head.covers[i] for i in ids], dtype=float),
+        matched=np.array([head.matched[i] for i in ids], dtype=float),
+        dated=np.array([i in head.dated for i in ids], dtype=float),
+        kind=np.array([u.kind for u in units], dtype=str),
+        tool=np.array([u.tool for u in units], dtype=float),
+        question=np.array([u.question for u in units], dtype=float),
+        length=np.array([math.log1p(len(t)) for t in texts], dtype=float),
+        digits=digit_shares(texts),
+        session_hits=session_hits,
+        session_best=session_best,
+        newer=newer,
+        best_score=max(score.tolist()) or 1.0,
+        best_cosine=max(raw_vectors) or 1.0,
+        best_cover=max(head.covers.values(), default=0.0) or 1.0,
+        query=query_row(head, query),
+    )
+
+
+def query_row(head: Head, query: ParsedQuery) -> QueryRow:
+    """The query's own features (how long, how rare its words, whether it names an identifier, an error or a date,
+    whether it asks)."""
+    facts = head.facts
+    most_idf = math.log1p(max(1, facts.documents)) or 1.0
+    return QueryRow(
+        words=float(len(facts.words)),
+        idf_mean=(facts.total_idf / len(facts.idf) / most_idf) if facts.idf else 0.0,
+        idf_max=max(facts.idf, default=0.0) / most_idf,
+        absent=facts.absent,
+        technical=float(query.technical),
+        error=float(query.error_like),
+        dates=float(bool(facts.windows)),
+        asks=float(bool(_ASKS.match(query.text)) or query.text.rstrip().endswith("?")),
+    )
+
+
+def _log_ranks(ranks: list[int | None]) -> Floats:
+    return np.array([math.log1p(NO_RANK if r is None else r) for r in ranks], dtype=float)
+
+
+def _session_columns(sessions: list[str], scores: list[float]) -> tuple[Floats, Floats]:
+    """`session_hits` and `session_best`: for each hit, the share of the head in its session and the best score of
+    the other hits of its session (0 for a hit alone in it)."""
+    first: dict[str, float] = {}  # per session: its best score, then its second best (0 when it has one hit)
+    second: dict[str, float] = {}
+    hits: dict[str, int] = {}
+    for session, score in zip(sessions, scores, strict=True):
+        hits[session] = hits.get(session, 0) + 1
+        best = first.get(session)
+        if best is None:
+            first[session], second[session] = score, 0.0
+        elif score > best:
+            first[session], second[session] = score, best
+        elif hits[session] == 2 or score > second[session]:
+            second[session] = score
+    best_other = [second[s] if score == first[s] else first[s] for s, score in zip(sessions, scores, strict=True)]
+    return np.array([hits[s] for s in sessions], dtype=float) / len(sessions), np.array(best_other, dtype=float)
+
+
+# Every code point below this that counts as a digit is looked up in a table; the few beyond it one by one.
+_TABLE_END = 0x20000
+
+
+@functools.cache
+def _digit_table() -> npt.NDArray[np.bool_]:
+    """Whether each code point below _TABLE_END is a digit (`str.isdigit`), worked out once (about 10 ms)."""
+    return np.fromiter((chr(c).isdigit() for c in range(_TABLE_END)), dtype=bool, count=_TABLE_END)
+
+
+def digit_shares(texts: Sequence[str]) -> Floats:
+    """The share of each text's characters that are digits (`str.isdigit`: other scripts' digits and superscripts
+    too; 0 for an empty text), all texts in one pass over their code points: counted one text at a time (a
+    `str.translate`, or a look at each character past ASCII) this was a tenth of the re-scoring."""
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    points = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    digit = _digit_table().take(np.minimum(points, _TABLE_END - 1))  # _TABLE_END - 1 is no digit
+    beyond = np.flatnonzero(points >= _TABLE_END)
+    if beyond.size:
+        digit[beyond] = [chr(c).isdigit() for c in points[beyond].tolist()]
+    running = np.concatenate(([0], np.cumsum(digit, dtype=np.int64)))
+    ends = np.cumsum(lengths)
+    counts = running[ends] - running[ends - lengths]
+    shares = np.zeros(len(texts))
+    np.divide(counts, lengths, out=shares, where=lengths > 0)
+    return shares
