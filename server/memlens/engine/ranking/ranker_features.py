@@ -16,27 +16,24 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
+from math import log1p
 from typing import TYPE_CHECKING
 
-from memlens.engine.lazy import lazy_module
 from memlens.engine.ranking.query_facts import BM25_K1_PLUS_1
 
 if TYPE_CHECKING:
-    import numpy as np
+    import numpy as np  # imported where used: numpy is not read by a keyword-only search
     import numpy.typing as npt
 
     from memlens.engine.keyword.parsed_query import ParsedQuery
     from memlens.engine.ranking.head import Head
 
     Floats = npt.NDArray[np.float64]
-else:
-    np = lazy_module("numpy")
 
 KINDS = ("transcript", "memory", "summary", "tool")
 NO_RANK = 1000  # a list's rank for a hit that list did not find
 _ASKS = re.compile(r"^\s*(who|what|when|where|why|how|which|did|does|do|is|are|was|were|can|could|should)\b", re.I)
-_SCORES = attrgetter("score", "fused", "keyword", "context", "bm25", "lift")
+_KIND_CODES = {kind: float(code) for code, kind in enumerate(KINDS)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +67,7 @@ class HeadColumns:
     cover: Floats
     matched: Floats
     dated: Floats
-    kind: npt.NDArray[np.str_]
+    kind: Floats  # the kind's place in KINDS (-1: none of them)
     tool: Floats
     question: Floats
     length: Floats  # log(1 + characters)
@@ -88,7 +85,8 @@ Column = Callable[[HeadColumns], "Floats | float"]
 
 
 def _kind(kind: str) -> Column:
-    return lambda c: (c.kind == kind).astype(float)
+    code = _KIND_CODES[kind]
+    return lambda c: (c.kind == code).astype(float)
 
 
 # The model's inputs, in its order: the one list of them (bench/learn_ranker.py names the model's features by it).
@@ -131,6 +129,8 @@ FEATURES: tuple[str, ...] = tuple(name for name, _ in COLUMNS)
 
 def feature_matrix(head: Head, query: ParsedQuery) -> Floats:
     """One row per head hit (in the head's order), one column per feature (FEATURES order)."""
+    import numpy as np  # here, not the lazy module's proxy: a few dozen of its attributes are read per search
+
     columns = head_columns(head, query)
     matrix = np.empty((len(head.hits), len(COLUMNS)))
     for at, (_, column) in enumerate(COLUMNS):
@@ -139,51 +139,84 @@ def feature_matrix(head: Head, query: ParsedQuery) -> Floats:
 
 
 def head_columns(head: Head, query: ParsedQuery) -> HeadColumns:
-    """Read the head (as the hand-set passes left it) into arrays; the head must hold at least one hit."""
+    """Read the head (as the hand-set passes left it) into arrays; the head must hold at least one hit. Every number
+    of a hit is read in one pass into one array (a conversion per input cost more than the reading)."""
+    import numpy as np
+
     hits = head.hits
-    count = len(hits)
     units = [head.units[h.unit_id] for h in hits]
-    ids = [h.unit_id for h in hits]
-    score, fused, keyword, context, bm25, lift = np.array([_SCORES(h) for h in hits], dtype=float).T
-    raw_vectors = [h.vector or 0.0 for h in hits]
-    facts = head.facts
-    most_bm25 = BM25_K1_PLUS_1 * facts.total_idf
-    texts = [u.text for u in units]
-    dated_at = [(at, u.ts) for at, u in enumerate(units) if u.ts is not None]
-    newer = np.zeros(count)
-    if dated_at:
-        at, stamps = zip(*dated_at, strict=True)
-        after = np.searchsorted(np.sort(np.array(stamps, dtype=float)), stamps, side="right")
-        newer[list(at)] = (len(stamps) - after) / len(stamps)
-    cosine = np.array(raw_vectors, dtype=float)
-    session_hits, session_best = _session_columns([u.session for u in units], score.tolist())
+    neighbours, covers, matched, dated = head.neighbours, head.covers, head.matched, head.dated
+    nan = math.nan
+    read = np.array(
+        [
+            (
+                h.score,
+                h.fused,
+                h.keyword,
+                h.context,
+                h.bm25,
+                h.lift,
+                h.vector or 0.0,
+                log1p(NO_RANK if h.keyword_rank is None else h.keyword_rank),
+                log1p(NO_RANK if h.vector_rank is None else h.vector_rank),
+                neighbours.get(h.unit_id, 0.0),
+                covers[h.unit_id],
+                matched[h.unit_id],
+                h.unit_id in dated,
+                _KIND_CODES.get(u.kind, -1),
+                u.tool,
+                u.question,
+                log1p(len(u.text)),
+                nan if u.ts is None else u.ts,
+            )
+            for h, u in zip(hits, units, strict=True)
+        ],
+        dtype=float,
+    ).T
+    score, fused, keyword, context, bm25, lift, vector, keyword_rank, vector_rank = read[:9]
+    neighbour, cover, match, date, kind, tool, question, length, stamps = read[9:]
+    most_bm25 = BM25_K1_PLUS_1 * head.facts.total_idf
+    scores = score.tolist()
+    session_hits, session_best = _session_columns([u.session for u in units], scores)
     return HeadColumns(
         score=score,
         fused=fused,
         keyword=keyword,
         context=context,
-        bm25_share=np.minimum(1.0, bm25 / most_bm25) if most_bm25 > 0 else np.zeros(count),
-        cosine=np.where(cosine > 0.0, cosine, 0.0),
-        keyword_rank=_log_ranks([h.keyword_rank for h in hits]),
-        vector_rank=_log_ranks([h.vector_rank for h in hits]),
-        neighbours=np.array([head.neighbours.get(i, 0.0) for i in ids], dtype=float),
+        bm25_share=np.minimum(1.0, bm25 / most_bm25) if most_bm25 > 0 else np.zeros(len(hits)),
+        cosine=np.where(vector > 0.0, vector, 0.0),
+        keyword_rank=keyword_rank,
+        vector_rank=vector_rank,
+        neighbours=neighbour,
         lift=lift,
-        cover=np.array([head.covers[i] for i in ids], dtype=float),
-        matched=np.array([head.matched[i] for i in ids], dtype=float),
-        dated=np.array([i in head.dated for i in ids], dtype=float),
-        kind=np.array([u.kind for u in units], dtype=str),
-        tool=np.array([u.tool for u in units], dtype=float),
-        question=np.array([u.question for u in units], dtype=float),
-        length=np.array([math.log1p(len(t)) for t in texts], dtype=float),
-        digits=digit_shares(texts),
+        cover=cover,
+        matched=match,
+        dated=date,
+        kind=kind,
+        tool=tool,
+        question=question,
+        length=length,
+        digits=digit_shares([u.text for u in units]),
         session_hits=session_hits,
         session_best=session_best,
-        newer=newer,
-        best_score=max(score.tolist()) or 1.0,
-        best_cosine=max(raw_vectors) or 1.0,
-        best_cover=max(head.covers.values(), default=0.0) or 1.0,
+        newer=_newer(stamps),
+        best_score=max(scores) or 1.0,
+        best_cosine=max(vector.tolist()) or 1.0,
+        best_cover=max(covers.values(), default=0.0) or 1.0,
         query=query_row(head, query),
     )
+
+
+def _newer(stamps: Floats) -> Floats:
+    """Per hit, the share of the head's dated hits written after it (0 for a hit with no time: NaN in `stamps`)."""
+    import numpy as np
+
+    known = ~np.isnan(stamps)
+    dated = np.sort(stamps[known])
+    if not dated.size:
+        return np.zeros(stamps.size)
+    after = np.searchsorted(dated, stamps, side="right")
+    return np.where(known, (dated.size - after) / dated.size, 0.0)
 
 
 def query_row(head: Head, query: ParsedQuery) -> QueryRow:
@@ -203,13 +236,11 @@ def query_row(head: Head, query: ParsedQuery) -> QueryRow:
     )
 
 
-def _log_ranks(ranks: list[int | None]) -> Floats:
-    return np.array([math.log1p(NO_RANK if r is None else r) for r in ranks], dtype=float)
-
-
 def _session_columns(sessions: list[str], scores: list[float]) -> tuple[Floats, Floats]:
     """`session_hits` and `session_best`: for each hit, the share of the head in its session and the best score of
     the other hits of its session (0 for a hit alone in it)."""
+    import numpy as np
+
     first: dict[str, float] = {}  # per session: its best score, then its second best (0 when it has one hit)
     second: dict[str, float] = {}
     hits: dict[str, int] = {}
@@ -226,29 +257,33 @@ def _session_columns(sessions: list[str], scores: list[float]) -> tuple[Floats, 
     return np.array([hits[s] for s in sessions], dtype=float) / len(sessions), np.array(best_other, dtype=float)
 
 
-# Every code point below this that counts as a digit is looked up in a table; the few beyond it one by one.
+# The code points looked up in a table (every digit so far is below it); one beyond it is looked at on its own.
 _TABLE_END = 0x20000
 
 
 @functools.cache
 def _digit_table() -> npt.NDArray[np.bool_]:
-    """Whether each code point below _TABLE_END is a digit (`str.isdigit`), worked out once (about 10 ms)."""
-    return np.fromiter((chr(c).isdigit() for c in range(_TABLE_END)), dtype=bool, count=_TABLE_END)
+    """Whether each code point below _TABLE_END is a digit (`str.isdigit`; numpy's `isdigit` asks the same Unicode
+    database), worked out once (about a millisecond)."""
+    import numpy as np
+
+    return np.asarray(np.char.isdigit(np.arange(_TABLE_END, dtype=np.uint32).view("U1")), dtype=bool)
 
 
 def digit_shares(texts: Sequence[str]) -> Floats:
     """The share of each text's characters that are digits (`str.isdigit`: other scripts' digits and superscripts
     too; 0 for an empty text), all texts in one pass over their code points: counted one text at a time (a
-    `str.translate`, or a look at each character past ASCII) this was a tenth of the re-scoring."""
+    `str.translate`, or a look at each character past ASCII) this was half of the learned ranker's features."""
+    import numpy as np
+
     lengths = np.array([len(t) for t in texts], dtype=np.int64)
     points = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    digit = _digit_table().take(np.minimum(points, _TABLE_END - 1))  # _TABLE_END - 1 is no digit
-    beyond = np.flatnonzero(points >= _TABLE_END)
-    if beyond.size:
+    digit = _digit_table().take(points, mode="clip")  # past the table: its last entry, no digit (looked at below)
+    if points.size and points.max() >= _TABLE_END:
+        beyond = np.flatnonzero(points >= _TABLE_END)
         digit[beyond] = [chr(c).isdigit() for c in points[beyond].tolist()]
-    running = np.concatenate(([0], np.cumsum(digit, dtype=np.int64)))
     ends = np.cumsum(lengths)
-    counts = running[ends] - running[ends - lengths]
+    counts = np.bincount(np.searchsorted(ends, np.flatnonzero(digit), side="right"), minlength=len(texts))
     shares = np.zeros(len(texts))
     np.divide(counts, lengths, out=shares, where=lengths > 0)
     return shares
