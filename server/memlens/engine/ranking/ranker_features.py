@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import log1p
@@ -72,21 +73,21 @@ class HeadColumns:
     question: Floats
     length: Floats  # log(1 + characters)
     digits: Floats
-    session_hits: Floats  # share of the head's hits in the hit's session
+    session_hits: list[float]  # share of the head's hits in the hit's session
     session_best: Floats  # the best score among the other hits of its session (not yet over the head's best)
-    newer: Floats
+    newer: list[float]
     best_score: float
     best_cosine: float
     best_cover: float
     query: QueryRow
 
 
-Column = Callable[[HeadColumns], "Floats | float"]
+Column = Callable[[HeadColumns], "npt.ArrayLike"]  # a value per hit, or one for all
 
 
 def _kind(kind: str) -> Column:
     code = _KIND_CODES[kind]
-    return lambda c: (c.kind == code).astype(float)
+    return lambda c: c.kind == code
 
 
 # The model's inputs, in its order: the one list of them (bench/learn_ranker.py names the model's features by it).
@@ -132,10 +133,10 @@ def feature_matrix(head: Head, query: ParsedQuery) -> Floats:
     import numpy as np  # here, not the lazy module's proxy: a few dozen of its attributes are read per search
 
     columns = head_columns(head, query)
-    matrix = np.empty((len(head.hits), len(COLUMNS)))
+    by_feature = np.empty((len(COLUMNS), len(head.hits)))  # each feature's values side by side: a row is one copy
     for at, (_, column) in enumerate(COLUMNS):
-        matrix[:, at] = column(columns)
-    return matrix
+        by_feature[at] = column(columns)
+    return by_feature.T
 
 
 def head_columns(head: Head, query: ParsedQuery) -> HeadColumns:
@@ -146,7 +147,6 @@ def head_columns(head: Head, query: ParsedQuery) -> HeadColumns:
     hits = head.hits
     units = [head.units[h.unit_id] for h in hits]
     neighbours, covers, matched, dated = head.neighbours, head.covers, head.matched, head.dated
-    nan = math.nan
     read = np.array(
         [
             (
@@ -167,14 +167,13 @@ def head_columns(head: Head, query: ParsedQuery) -> HeadColumns:
                 u.tool,
                 u.question,
                 log1p(len(u.text)),
-                nan if u.ts is None else u.ts,
             )
             for h, u in zip(hits, units, strict=True)
         ],
         dtype=float,
     ).T
     score, fused, keyword, context, bm25, lift, vector, keyword_rank, vector_rank = read[:9]
-    neighbour, cover, match, date, kind, tool, question, length, stamps = read[9:]
+    neighbour, cover, match, date, kind, tool, question, length = read[9:]
     most_bm25 = BM25_K1_PLUS_1 * head.facts.total_idf
     scores = score.tolist()
     session_hits, session_best = _session_columns([u.session for u in units], scores)
@@ -199,7 +198,7 @@ def head_columns(head: Head, query: ParsedQuery) -> HeadColumns:
         digits=digit_shares([u.text for u in units]),
         session_hits=session_hits,
         session_best=session_best,
-        newer=_newer(stamps),
+        newer=_newer([u.ts for u in units]),
         best_score=max(scores) or 1.0,
         best_cosine=max(vector.tolist()) or 1.0,
         best_cover=max(covers.values(), default=0.0) or 1.0,
@@ -207,16 +206,12 @@ def head_columns(head: Head, query: ParsedQuery) -> HeadColumns:
     )
 
 
-def _newer(stamps: Floats) -> Floats:
-    """Per hit, the share of the head's dated hits written after it (0 for a hit with no time: NaN in `stamps`)."""
-    import numpy as np
-
-    known = ~np.isnan(stamps)
-    dated = np.sort(stamps[known])
-    if not dated.size:
-        return np.zeros(stamps.size)
-    after = np.searchsorted(dated, stamps, side="right")
-    return np.where(known, (dated.size - after) / dated.size, 0.0)
+def _newer(stamps: list[float | None]) -> list[float]:
+    """Per hit, the share of the head's dated hits written after it (0 for a hit with no time)."""
+    dated = sorted(t for t in stamps if t is not None)
+    if not dated:
+        return [0.0] * len(stamps)
+    return [0.0 if t is None else (len(dated) - bisect_right(dated, t)) / len(dated) for t in stamps]
 
 
 def query_row(head: Head, query: ParsedQuery) -> QueryRow:
@@ -236,7 +231,7 @@ def query_row(head: Head, query: ParsedQuery) -> QueryRow:
     )
 
 
-def _session_columns(sessions: list[str], scores: list[float]) -> tuple[Floats, Floats]:
+def _session_columns(sessions: list[str], scores: list[float]) -> tuple[list[float], Floats]:
     """`session_hits` and `session_best`: for each hit, the share of the head in its session and the best score of
     the other hits of its session (0 for a hit alone in it)."""
     import numpy as np
@@ -254,7 +249,7 @@ def _session_columns(sessions: list[str], scores: list[float]) -> tuple[Floats, 
         elif hits[session] == 2 or score > second[session]:
             second[session] = score
     best_other = [second[s] if score == first[s] else first[s] for s, score in zip(sessions, scores, strict=True)]
-    return np.array([hits[s] for s in sessions], dtype=float) / len(sessions), np.array(best_other, dtype=float)
+    return [hits[s] / len(sessions) for s in sessions], np.array(best_other, dtype=float)
 
 
 # The code points looked up in a table (every digit so far is below it); one beyond it is looked at on its own.
