@@ -1,12 +1,14 @@
 """The learned ranker's features (`FEATURES`, in the model's order) and the matrix of them for a whole head at once.
 
-Why it exists: the ranker reads 36 numbers about each of the forty hits it orders, and building them hit by hit (a
-tuple of 36 per hit, a dictionary lookup and a function call for most of them) was the largest part of a hybrid
-search's own Python work. Here the head is read once into one array per input (`HeadColumns`), and each feature is a
-single vectorised step over all hits: one entry of `COLUMNS`, its name beside how it is computed, so that adding a
-feature is adding one entry (and its input to `HeadColumns` when it needs a new one). The numbers are the same to the
-bit as a hit-by-hit reading gives (`math.log1p` where a logarithm is taken, the same divisions in float64), so the
-model's scores do not move.
+Why it exists: the ranker reads 36 numbers about each of the forty hits it orders on every search with vectors, and
+building them hit by hit costs a tuple of 36 per hit with a lookup or a call for most of them. Here the head is read
+once into one value per hit for each input (`HeadColumns`: every number of a hit in one pass, the digit shares of all
+texts in one pass over their code points), and each feature is one step over all hits: one entry of `COLUMNS`, its
+name beside how it is worked out, so that adding a feature is adding one entry (and its input to `HeadColumns` when it
+needs a new one). The numbers are the same to the bit as a hit-by-hit reading gives (`math.log1p` where a logarithm
+is taken, the same divisions in float64), so the model's scores do not move. Forty hits are few for numpy: a step
+costs about as much per call as per value, so what is per session or per time (`_session_columns`, `_newer`) is
+worked out in Python.
 """
 
 from __future__ import annotations
@@ -141,7 +143,7 @@ def feature_matrix(head: Head, query: ParsedQuery) -> Floats:
 
 def head_columns(head: Head, query: ParsedQuery) -> HeadColumns:
     """Read the head (as the hand-set passes left it) into arrays; the head must hold at least one hit. Every number
-    of a hit is read in one pass into one array (a conversion per input cost more than the reading)."""
+    of a hit is read in one pass into one array (a conversion per input costs more than the reading)."""
     import numpy as np
 
     hits = head.hits
@@ -267,8 +269,8 @@ def _digit_table() -> npt.NDArray[np.bool_]:
 
 def digit_shares(texts: Sequence[str]) -> Floats:
     """The share of each text's characters that are digits (`str.isdigit`: other scripts' digits and superscripts
-    too; 0 for an empty text), all texts in one pass over their code points: counted one text at a time (a
-    `str.translate`, or a look at each character past ASCII) this was half of the learned ranker's features."""
+    too; 0 for an empty text), all texts in one pass over their code points: one text at a time, a text past ASCII
+    (most real ones hold a dash, a quote or an arrow) has its characters looked at one by one."""
     import numpy as np
 
     lengths = np.array([len(t) for t in texts], dtype=np.int64)
