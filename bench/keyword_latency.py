@@ -34,7 +34,8 @@ WARMUP = 10  # queries asked before the timed pass (not timed): the first search
 # steps of a search in order; `text` and `context` are the two tantivy searches (KeywordIndex.search by its field,
 # the unit ids' fast-field read included), `near` the units the context field's search is restricted to (with
 # search.contextNearBest), `titleTexts` the titles' reads of first user messages (inside `titles`).
-# `excerptRedaction` is the redaction of each shown text whole before its excerpt is cut (inside `results`). `embed`
+# `excerptRedaction` is the redaction of each shown text whole before its excerpt is cut (inside `results`),
+# `features` the learned ranker's feature rows (inside `rescore`), `references` the hits' references. `embed`
 # is the query's embedding, `vectors` the vector search (`VectorIndex.search`), `cosines` the exact cosines of the
 # keyword-only candidates (hybrid), `fusion` the fused scores, `period` the reading of whether the query asks about
 # a period (days, seasons). `other` is what the search spent outside the steps. A tree without one of them
@@ -56,6 +57,8 @@ PARTS: dict[str, tuple[str, str]] = {
     "titles": ("memlens.engine.answers.search_answer", "label_results"),
     "titleTexts": ("memlens.engine.catalog.sessions", "SessionReads.early_user_texts"),
     "redaction": ("memlens.engine.engine", "Engine._outbound"),
+    "features": ("memlens.engine.ranking.rescoring", "write_features"),
+    "references": ("memlens.engine.answers.search_answer", "add_references"),
 }
 STEPS = (
     "period",
@@ -119,7 +122,7 @@ def child(root: Path, queries: int, seed: int, mode: str = "keyword") -> dict[st
         for query in asked[:WARMUP]:
             engine.search(query, mode=mode, limit=10)
         answers = hashlib.sha256()
-        inner = ("titleTexts", "excerptRedaction")
+        inner = ("titleTexts", "excerptRedaction", "features", "references")
         names = [n for n in (*STEPS, *inner) if n in timed or (n in ("text", "context") and "keyword" in timed)]
         spent: dict[str, list[float]] = {name: [] for name in ("search", *names, "other")}
         wall: list[float] = []

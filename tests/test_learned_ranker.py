@@ -62,13 +62,3 @@ def test_the_session_cap_still_holds_under_the_learned_order(example: Engine) ->
 def test_keyword_searches_keep_the_rules_order(example: Engine) -> None:
     for question in QUESTIONS:
         assert ranked(example, question, "learned", mode="keyword") == ranked(example, question, "rules", "keyword")
-
-
-def test_the_digit_share_counts_every_kind_of_digit_as_isdigit_does() -> None:
-    from memlens.engine.ranking.learned_order import digit_share
-
-    # past ASCII: a text's other characters (a dash, an arrow) beside its digits, and digits of other kinds
-    mixed = ("٣٤ and 12", "12 passed — 3 failed", "x² → y³ ①", "café 7…", "—")
-    for text in ("All 397 tests pass", "", "no digits", "x" * 100 + "7", *mixed):
-        expected = sum(c.isdigit() for c in text) / len(text) if text else 0.0
-        assert digit_share(text) == expected

@@ -16,7 +16,7 @@ from memlens.engine.catalog.files import ChunkRow, FileTables, UnitRow
 from memlens.engine.catalog.published import PublishReads, PublishRow
 from memlens.engine.catalog.roots import RootCounts, RootRow, RootTables
 from memlens.engine.catalog.schema import SCHEMA_VERSION, FileRow, FileState
-from memlens.engine.catalog.sessions import SessionReads
+from memlens.engine.catalog.sessions import SessionReads, SessionsOfId
 from memlens.engine.catalog.stats import CatalogStats
 from memlens.engine.catalog.texts import TextTables
 from memlens.engine.catalog.units import UNIT_FACTS_KEYS, PeriodUnit, ResultRow, UnitReads, unit_facts_state
@@ -35,6 +35,7 @@ __all__ = [
     "RootCounts",
     "RootRow",
     "SearchState",
+    "SessionsOfId",
     "UnitRow",
 ]
 

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from memlens.engine.catalog.connection import CatalogConnection
 from memlens.engine.catalog.schema import MESSAGE_UNITS
+
+
+class SessionsOfId(NamedTuple):
+    """What a reference to a session is made from: the sessions of its id (`sessions_of_id`) and the ids just before
+    and after it in sorted order (`neighbour_session_ids`)."""
+
+    rows: list[sqlite3.Row]
+    neighbours: list[str]
 
 
 class SessionReads(CatalogConnection):
@@ -40,6 +49,27 @@ class SessionReads(CatalogConnection):
         after = "SELECT session_id FROM sessions WHERE session_id > ? ORDER BY session_id LIMIT 1"
         found = [self.db.execute(sql, (session_id,)).fetchone() for sql in (before, after)]
         return [str(row[0]) for row in found if row is not None]
+
+    def sessions_of_ids(self, session_ids: Sequence[str]) -> dict[str, SessionsOfId]:
+        """`sessions_of_id` and `neighbour_session_ids` of several ids (a search's results) in one statement; an id
+        no session has is left out."""
+        found: dict[str, SessionsOfId] = {}
+        for start in range(0, len(session_ids), 500):
+            part = list(session_ids[start : start + 500])
+            sql = f"""SELECT s.*, f.path AS path,
+                        (SELECT n.session_id FROM sessions n WHERE n.session_id < s.session_id
+                         ORDER BY n.session_id DESC LIMIT 1) AS id_before,
+                        (SELECT n.session_id FROM sessions n WHERE n.session_id > s.session_id
+                         ORDER BY n.session_id LIMIT 1) AS id_after
+                      FROM sessions s JOIN files f ON f.id = s.file_id
+                      WHERE s.session_id IN ({",".join("?" * len(part))})"""
+            for row in self.db.execute(sql, part):
+                session_id = str(row["session_id"])
+                if session_id not in found:
+                    neighbours = [str(n) for n in (row["id_before"], row["id_after"]) if n is not None]
+                    found[session_id] = SessionsOfId([], neighbours)
+                found[session_id].rows.append(row)
+        return found
 
     def all_sessions(self) -> list[sqlite3.Row]:
         """Every session with its file's path (visibility is applied by the caller)."""

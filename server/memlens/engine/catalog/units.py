@@ -164,12 +164,31 @@ class UnitReads(CatalogConnection):
 
     def message_ids_with_prefix(self, session_key: str, prefix: str, *, limit: int = 2) -> list[str]:
         """Up to `limit` distinct message ids of a session that start with `prefix` (a hit's short reference)."""
-        pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        pattern = _like_prefix(prefix)
         rows = self.db.execute(
             "SELECT DISTINCT message_id FROM units WHERE session_key = ? AND message_id LIKE ? ESCAPE '\\' LIMIT ?",
             (session_key, pattern, limit),
         ).fetchall()
         return [str(row[0]) for row in rows]
+
+    def prefixes_shared(self, messages: Sequence[tuple[str, str]], length: int) -> list[bool]:
+        """For each (session key, message id): whether the id's first `length` characters fail to name it alone in
+        its session, as `message_ids_with_prefix` matches them (ASCII case ignored): another id there starts with
+        them, or the session holds no message of that id. One statement for them all (a search's results)."""
+        shared: list[bool] = []
+        for start in range(0, len(messages), 200):
+            part = messages[start : start + 200]
+            params: list[object] = []
+            for at, (key, message_id) in enumerate(part):
+                params += [at, key, _like_prefix(message_id[:length]), message_id]
+            sql = f"""WITH asked(at, key, pattern, message_id) AS (VALUES {",".join(["(?, ?, ?, ?)"] * len(part))})
+                      SELECT at FROM asked a WHERE EXISTS (SELECT 1 FROM units u WHERE u.session_key = a.key
+                        AND u.message_id LIKE a.pattern ESCAPE '\\' AND u.message_id != a.message_id)
+                      OR NOT EXISTS (SELECT 1 FROM units u WHERE u.session_key = a.key
+                        AND u.message_id = a.message_id)"""
+            found = {int(row[0]) for row in self._tuples(sql, params)}
+            shared += [at in found for at in range(len(part))]
+        return shared
 
     def message_ids(self, session_key: str) -> list[str]:
         """The distinct message ids of a session."""
@@ -351,3 +370,8 @@ class UnitReads(CatalogConnection):
     def unit_facts_state(self) -> tuple[int, str | None]:
         """(the generation, the version of `derived_facts` that worked out the stored facts), in one read."""
         return unit_facts_state(self.meta_values(UNIT_FACTS_KEYS))
+
+
+def _like_prefix(prefix: str) -> str:
+    """A LIKE pattern (ESCAPE '\\') matching what starts with `prefix`."""
+    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

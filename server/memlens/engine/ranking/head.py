@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from memlens.engine.ranking.hits import UnitHit
     from memlens.engine.ranking.query_facts import QueryFacts
     from memlens.engine.ranking.unit_facts import UnitFacts
@@ -26,3 +29,7 @@ class Head:
     unasked: dict[int, float] = field(default_factory=dict)
     neighbours: dict[int, float] = field(default_factory=dict)  # what the neighbouring messages added to each score
     dated: set[int] = field(default_factory=set)  # the hits the date boost lifted
+    # the learned ranker's features of the hits as the hand-set passes left them (ranker_features.py), and each hit's
+    # row in it: the passes after them drop and move hits, the model reads the rows of those kept, in their order
+    ranker_rows: npt.NDArray[np.float64] | None = None
+    ranker_row_of: dict[int, int] = field(default_factory=dict)
