@@ -336,3 +336,25 @@ def test_clicolor_force_colours_a_pipe_unless_no_color_or_the_flag_says_otherwis
         assert plain.returncode == 0 and plain.stdout and not ANSI.search(plain.stdout), env
     never = memlens(*args, "--color", "never", env={"CLICOLOR_FORCE": "1"})
     assert never.stdout and not ANSI.search(never.stdout)
+
+
+@pytest.mark.slow  # a CLI process
+def test_watch_json_prints_a_line_of_json_per_sync(tmp_path: Path) -> None:
+    """`memlens watch --json`: each sync's report as one line of JSON (JSON Lines, as rg --json), the keys of
+    `memlens index --json`, flushed as it comes so that `| jq --unbuffered` reads each sync when it happens."""
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "MEMORY.md").write_text("# Memory\n\nStart.\n")
+    command = [sys.executable, "-m", "memlens", "watch", "--json", "--no-embeddings", "--workspace", str(workspace)]
+    command += ["--index-dir", str(tmp_path / "index")]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        first = json.loads(process.stdout.readline())
+        assert first["filesParsed"] == 1 and first["cancelled"] is False, first
+        (workspace / "memory" / "2026-02-11.md").write_text("# Today\n\nWatched note.\n")
+        second = json.loads(process.stdout.readline())
+        assert second["filesParsed"] == 1 and second["chunksAdded"] >= 1, second
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -383,7 +383,7 @@ def _output_flags(parser: argparse.ArgumentParser, *, colours: bool, hits: bool 
     fixes); the others take --color too, so that one set of flags serves every command. With `hits` (search)
     --long and -i."""
     group = parser.add_argument_group("output")
-    group.add_argument("--json", action="store_true", help="print the answer as JSON (for scripts; never coloured)")
+    _json_flag(group, "the answer as JSON")
     colour = (
         "colour and bold matches (default: auto: on a terminal unless NO_COLOR is set, in a pipe too with "
         "CLICOLOR_FORCE=1)"
@@ -416,6 +416,11 @@ def _output_flags(parser: argparse.ArgumentParser, *, colours: bool, hits: bool 
         action="store_true",
         help="nothing to change: a search never minds case (taken for rg -i's habit)",
     )
+
+
+def _json_flag(group: argparse._ActionsContainer, said: str) -> None:
+    """--json: print `said` (for scripts; never coloured)."""
+    group.add_argument("--json", action="store_true", help=f"print {said} (for scripts; never coloured)")
 
 
 def _never_syncs(parser: argparse.ArgumentParser, reads: str) -> None:
@@ -569,7 +574,10 @@ tail -n 40 app.log | memlens search -""",
     _location_flags(publish)
 
     watch = _command(
-        sub, "watch", "keep the index live: sync on every file change (Ctrl-C or SIGTERM stops)", "memlens watch"
+        sub,
+        "watch",
+        "keep the index live: sync on every file change (Ctrl-C or SIGTERM stops)",
+        "memlens watch\nmemlens watch --json | jq --unbuffered .messagesAdded",
     )
     watch.add_argument(
         "--debounce-ms",
@@ -578,6 +586,7 @@ tail -n 40 app.log | memlens search -""",
         metavar="MS",
         help=f"wait this long for more changes; 0..{MAX_DEBOUNCE_MS}; default: 50",
     )
+    _json_flag(watch, "each sync's report as a line of JSON, as memlens index --json prints it")
     _location_flags(watch)
 
     serve = _command(

@@ -468,7 +468,11 @@ def cmd_watch(args: argparse.Namespace) -> int:
     def report(sync: SyncReport) -> None:
         tally.add(sync)
         try:
-            print(fitted(describe_sync(sync, compact=True), sys.stdout), flush=True)
+            if args.json:  # JSON Lines, as rg --json: one object a sync, read as it comes
+                print_json(sync.to_wire())
+                sys.stdout.flush()
+            else:
+                print(fitted(describe_sync(sync, compact=True), sys.stdout), flush=True)
         except BrokenPipeError:  # `memlens watch | head -1`: as any writer to a closed pipe, the watch ends
             _silence_stdout()
             reader_gone.set()
