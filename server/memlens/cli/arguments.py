@@ -381,7 +381,7 @@ def _location_flags(parser: argparse.ArgumentParser) -> None:
 def _output_flags(parser: argparse.ArgumentParser, *, colours: bool, hits: bool = False) -> None:
     """OUTPUT_FLAGS, on every command that prints an answer. `colours`: the command colours its text (search, history,
     fixes); the others take --color too, so that one set of flags serves every command. With `hits` (search)
-    --long and -i."""
+    --long."""
     group = parser.add_argument_group("output")
     _json_flag(group, "the answer as JSON")
     colour = (
@@ -409,12 +409,6 @@ def _output_flags(parser: argparse.ArgumentParser, *, colours: bool, hits: bool 
         "--long",
         action="store_true",
         help="every detail of a hit: session key, message id, path, the whole excerpt (default: 3 lines a hit)",
-    )
-    group.add_argument(
-        "-i",
-        "--ignore-case",
-        action="store_true",
-        help="nothing to change: a search never minds case (taken for rg -i's habit)",
     )
 
 
@@ -483,6 +477,9 @@ tail -n 40 app.log | memlens search -""",
     )
     request_flags(search, SearchRequest)
     request_flags(search, TeamFilterRequest)
+    search.add_argument(
+        "-i", "--ignore-case", action="store_true", help="nothing to change: a search never minds case (rg -i's habit)"
+    )
     search.add_argument("--no-sync", action="store_true", help="search the index as it is (default: sync first)")
     search.add_argument(
         "--no-server",
