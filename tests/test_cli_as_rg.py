@@ -312,8 +312,8 @@ def test_index_prints_its_report_as_json_and_quiet_prints_nothing(example: Engin
     assert memlens("index", *where).stdout.startswith("sync: ")  # without it, the line for people
     note.write_text("# Today\n\nThe wibble gauge was recalibrated twice.\n")
     for args, status in (
+        (["search", "wibble gauge", *where], 0),  # it syncs the change first: the sync's line is not said either
         (["index", *where], 0),
-        (["search", "wibble gauge", *where], 0),  # it syncs first: the sync's line is not said either
         (["search", "zebra giraffe", "--min-score", "0.99", *where], 1),
         (["sessions", "--project", "nowhere-at-all", "--json", *where], 1),
         (["stats", *where], 0),
