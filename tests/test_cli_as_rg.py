@@ -276,7 +276,7 @@ def test_a_limit_takes_rgs_and_gits_names_in_every_command_that_has_one() -> Non
 
 
 def test_every_example_in_the_help_parses() -> None:
-    """Each example a command's help shows is a command line memlens takes (`memlens index -v`, shown for years, was
+    """Each example a command's help shows is a command line memlens takes (`memlens index -v`, once shown there, was
     refused: -v is memlens's own flag, before the command). A pipe's other side and a redirection are left out."""
     parser = build_parser()
     shown = 0
