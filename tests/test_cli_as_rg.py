@@ -1,28 +1,33 @@
 """The CLI as a ripgrep or git user expects it: finding nothing prints nothing on stdout and says why on stderr (exit
-1; --json keeps its shape), a flag's value may start with '-' (`--since -3d`), and every command that reads the index
-takes the same common flags. The cases run the real CLI, or walk the parser every command is made from."""
+1; --json keeps its shape), a flag's value may start with '-' (`--since -3d`), every command that reads the index
+takes the same common flags and every command that prints an answer the same output flags (--json, --color,
+--no-pager, -q), `-m`/`--max-count` for a limit, and CLICOLOR_FORCE. The cases run the real CLI, or walk the parser
+every command is made from."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from memlens.cli.arguments import build_parser
+from memlens.cli.arguments import OUTPUT_FLAGS, build_parser
 from memlens.engine.engine import Engine
 
 WRITERS = frozenset({"index", "reindex", "watch"})  # their work is the sync: nothing to skip
 SERVERS = frozenset({"mcp"})  # syncs in the background while it serves
 LOCATION = frozenset({"--workspace", "--transcripts", "--index-dir", "--scope", "--settings", "--no-embeddings"})
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def memlens(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR")}
+def memlens(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR", "CLICOLOR_FORCE")} | (env or {})
     return subprocess.run(
         [sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=600, check=False, env=env
     )
@@ -237,3 +242,119 @@ def test_every_command_ends_with_its_status_and_no_traceback_when_its_reader_has
         assert ran.returncode == status and "Traceback" not in said and "BrokenPipe" not in said, (args, said)
         if status == 2:
             assert said.startswith("memlens: error: ") and said.count("\n") == 1, (args, said)
+
+
+def test_every_command_that_prints_an_answer_takes_the_same_output_flags() -> None:
+    """`memlens stats --color never`, `memlens sessions -q` and `memlens index --json` were refused where search took
+    them: each command that opens an index and ends by itself (not watch, mcp) takes every output flag, the one
+    definition of them, and parses them all given at once."""
+    parser = build_parser()
+    parsers = commands()
+    printing = {name for name, command in parsers.items() if "--index-dir" in flags(command)} - {"watch", "mcp"}
+    assert printing >= {"index", "reindex", "search", "stats", "history", "fixes", "sessions", "sources", "publish"}
+    for name in printing:
+        assert flags(parsers[name]) >= {*OUTPUT_FLAGS, "-q"}, (name, set(OUTPUT_FLAGS) - flags(parsers[name]))
+        needed = ["word" for a in parsers[name]._actions if not a.option_strings and a.required]
+        parsed = parser.parse_args([name, *needed, "--json", "--color", "never", "--no-pager", "-q"])
+        assert (parsed.json, parsed.color, parsed.no_pager, parsed.quiet) == (True, "never", True, True), name
+        helped = {a.dest: a.help for a in parsers[name]._actions}
+        assert all(helped[dest] for dest in ("json", "color", "no_pager", "quiet")), name
+
+
+def test_a_limit_takes_rgs_and_gits_names_in_every_command_that_has_one() -> None:
+    """`-m N` (rg, grep) and `--max-count N` (rg, grep, git log) are `--limit N` wherever there is a limit; search
+    takes rg's `-i` (it never minds case), and memlens -V prints the version as rg -V does."""
+    parser = build_parser()
+    limited = {name for name, command in commands().items() if "--limit" in flags(command)}
+    assert limited == {"search", "history", "fixes", "sessions"}
+    for name in limited:
+        needed = ["word" for a in commands()[name]._actions if not a.option_strings and a.required]
+        for written in (["-m", "3"], ["-m3"], ["--max-count", "3"], ["--max-count=3"], ["--limit", "3"]):
+            assert parser.parse_args([name, *needed, *written]).limit == "3", (name, written)
+    assert parser.parse_args(["search", "-i", "dlq"]).query == ["dlq"]
+    assert "-V" in flags(parser) and parser._option_string_actions["-V"] is parser._option_string_actions["--version"]
+
+
+def test_every_example_in_the_help_parses() -> None:
+    """Each example a command's help shows is a command line memlens takes (`memlens index -v`, once shown there, was
+    refused: -v is memlens's own flag, before the command). A pipe's other side and a redirection are left out."""
+    parser = build_parser()
+    shown = 0
+    for name, helped in [("memlens", parser), *commands().items()]:
+        examples = (helped.epilog or "").split("examples:\n", 1)[-1].split("\n\n", 1)[0].splitlines()
+        for example in examples:
+            ours = next(part for part in example.split("|") if part.strip().startswith("memlens "))
+            words = shlex.split(ours.split(">")[0])[1:]
+            try:
+                parser.parse_args(words)
+            except SystemExit as exc:
+                raise AssertionError(f"{name}: {example!r} is refused") from exc
+            shown += 1
+    assert shown > 25
+
+
+@pytest.mark.slow  # CLI processes
+def test_index_prints_its_report_as_json_and_quiet_prints_nothing(example: Engine) -> None:
+    """`memlens index` printed its one sync line only, where every other command takes --json: the report is the
+    language server's (`memlens.reindex`), its keys and counts. -q prints nothing, in index and in a search that
+    finds something (0) or nothing (1), as rg -q."""
+    example.close()
+    where = ["--workspace", str(example.workspaces[0]), "--index-dir", str(example.index_dir)]
+    note = example.workspaces[0] / "memory" / "2026-03-01.md"
+    note.write_text("# Today\n\nThe wibble gauge was recalibrated.\n")
+    indexed = memlens("index", "--json", *where)
+    assert indexed.returncode == 0, indexed.stderr
+    report = json.loads(indexed.stdout)
+    assert report["filesParsed"] == 1 and report["chunksAdded"] >= 1 and report["errors"] == [], report
+    assert {"filesSeen", "filesUnchanged", "messagesAdded", "unitsEmbedded", "seconds", "cancelled"} <= set(report)
+    again = memlens("reindex", "--json", *where)
+    assert again.returncode == 0 and json.loads(again.stdout)["filesParsed"] == 0, again.stderr
+    assert memlens("index", *where).stdout.startswith("sync: ")  # without it, the line for people
+    note.write_text("# Today\n\nThe wibble gauge was recalibrated twice.\n")
+    for args, status in (
+        (["search", "wibble gauge", *where], 0),  # it syncs the change first: the sync's line is not said either
+        (["index", *where], 0),
+        (["search", "zebra giraffe", "--min-score", "0.99", *where], 1),
+        (["sessions", "--project", "nowhere-at-all", "--json", *where], 1),
+        (["stats", *where], 0),
+    ):
+        quiet = memlens(*args, "-q")
+        assert (quiet.returncode, quiet.stdout, quiet.stderr) == (status, "", ""), (args, quiet.stderr)
+    found = memlens("search", "wibble gauge", "-m", "1", "--json", "--no-sync", *where)
+    assert len(json.loads(found.stdout)["results"]) == 1, found.stderr
+
+
+@pytest.mark.slow  # CLI processes
+def test_clicolor_force_colours_a_pipe_unless_no_color_or_the_flag_says_otherwise(where: list[str]) -> None:
+    """CLICOLOR_FORCE (bixense.com/clicolors) colours a pipe, `memlens search x | less -R`; NO_COLOR still wins, as
+    does --color never, and CLICOLOR_FORCE=0 forces nothing."""
+    args = ["search", "dead-letter queue", "-m", "2", *where]
+    assert ANSI.search(memlens(*args, env={"CLICOLOR_FORCE": "1"}).stdout)
+    assert ANSI.search(memlens("history", "5b0e7d3c", "-m", "3", *where, env={"CLICOLOR_FORCE": "1"}).stdout)
+    for env in ({}, {"CLICOLOR_FORCE": "0"}, {"CLICOLOR_FORCE": "1", "NO_COLOR": "1"}):
+        plain = memlens(*args, env=env)
+        assert plain.returncode == 0 and plain.stdout and not ANSI.search(plain.stdout), env
+    never = memlens(*args, "--color", "never", env={"CLICOLOR_FORCE": "1"})
+    assert never.stdout and not ANSI.search(never.stdout)
+
+
+@pytest.mark.slow  # a CLI process
+def test_watch_json_prints_a_line_of_json_per_sync(tmp_path: Path) -> None:
+    """`memlens watch --json`: each sync's report as one line of JSON (JSON Lines, as rg --json), the keys of
+    `memlens index --json`, flushed as it comes so that `| jq --unbuffered` reads each sync when it happens."""
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "MEMORY.md").write_text("# Memory\n\nStart.\n")
+    command = [sys.executable, "-m", "memlens", "watch", "--json", "--no-embeddings", "--workspace", str(workspace)]
+    command += ["--index-dir", str(tmp_path / "index")]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        first = json.loads(process.stdout.readline())
+        assert first["filesParsed"] == 1 and first["cancelled"] is False, first
+        (workspace / "memory" / "2026-02-11.md").write_text("# Today\n\nWatched note.\n")
+        second = json.loads(process.stdout.readline())
+        assert second["filesParsed"] == 1 and second["chunksAdded"] >= 1, second
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -175,11 +175,32 @@ def test_an_empty_or_unsplittable_pager_prints_the_answer(cli_example: Engine, t
         assert "5b0e7d3c:" in shown and "error" not in shown and not started.exists(), pager
 
 
+def test_memlens_pager_comes_before_pager_and_cat_is_no_pager(cli_example: Engine, tmp_path: Path) -> None:
+    """MEMLENS_PAGER beats PAGER, as GIT_PAGER does (set empty: no pager, whatever PAGER says); a pager of `cat` is
+    none, as in git (it was started). `stats` and `sources` page on a terminal as the other answers do."""
+    ours, theirs, started = tmp_path / "ours.txt", tmp_path / "theirs.txt", tmp_path / "cat-started"
+    (tmp_path / "cat").write_text(f"#!/bin/sh\ntouch {started}\nexec /bin/cat\n")
+    (tmp_path / "cat").chmod(0o755)
+    args = ["search", QUERY, "--no-sync", *where(cli_example)]
+    both = {"MEMLENS_PAGER": f"sh -c 'cat > {ours}'", "PAGER": f"sh -c 'cat > {theirs}'"}
+    on_terminal(*args, env=both, rows=5)
+    assert "5b0e7d3c:" in ours.read_text() and not theirs.exists()
+    shown = on_terminal(*args, env={**both, "MEMLENS_PAGER": ""}, rows=5)
+    assert "5b0e7d3c:" in shown and not theirs.exists()
+    path = f"{tmp_path}:{os.environ['PATH']}"
+    shown = on_terminal(*args, env={"PAGER": "cat", "PATH": path}, rows=5)
+    assert "5b0e7d3c:" in shown and not started.exists()
+    for command, said in (("stats", "chunks with embeddings"), ("sources", "[memory]")):
+        on_terminal(command, *where(cli_example), env={"PAGER": f"sh -c 'cat > {ours}'"}, rows=3)
+        assert said in ours.read_text(), command
+        ours.unlink()
+
+
 def test_help_describes_every_option_with_defaults_and_examples() -> None:
     out = memlens("search", "--help").stdout
     assert "examples:" in out and "memlens search" in out.split("examples:")[1]
     for flag in ("--limit", "--mode", "--kind", "--role", "--min-score", "--since", "--color", "--transcripts"):
-        block = out.split(f"  {flag}", 1)[1].split("\n  -", 1)[0]
+        block = re.split(rf"\n  (?:-\w \S+, )?{flag}\b", out, maxsplit=1)[1].split("\n  -", 1)[0]  # -m N, --limit
         assert len(block.split()) > 3, f"{flag} has no description: {block!r}"
     assert "default: search.maxResults (10)" in " ".join(out.split())
     for command in ("index", "search", "stats", "history", "sessions", "watch", "completion", "man"):
@@ -244,6 +265,7 @@ def test_completion_scripts_for_three_shells(tmp_path: Path) -> None:
     assert zsh.startswith("#compdef memlens") and "--since" in zsh
     fish = memlens("completion", "fish").stdout
     assert "complete -c memlens" in fish and "-l since" in fish
+    assert "-n '__fish_seen_subcommand_from search' -l limit -l max-count -s m -r" in fish
     if shutil.which("fish"):
         subprocess.run(["fish", "--no-execute", "-c", fish], check=True)
 
@@ -274,6 +296,10 @@ def test_bash_completes_commands_flags_and_every_flags_values(tmp_path: Path) ->
     assert tab("memlens search --role ") == ["assistant", "user"]
     assert tab("memlens search --kind ") == ["memory", "summary", "tool", "transcript"]
     assert tab("memlens search --color ") == ["always", "auto", "never"]
+    assert tab("memlens sessions --max") == ["--max-count"]  # the new flags, in every command that has them
+    assert tab("memlens stats --qu") == ["--quiet"]
+    assert tab("memlens index --j") == ["--json"]
+    assert tab("memlens sources --color ") == ["always", "auto", "never"]
 
 
 def test_the_man_page_renders(tmp_path: Path) -> None:

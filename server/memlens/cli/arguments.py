@@ -44,6 +44,13 @@ FROM_STDIN: dict[type, str] = {SearchRequest: "query", FixesRequest: "error"}
 gauge` searches for "wibble gauge" (a query is text, not a pattern and paths)."""
 SKIPPED: dict[type, tuple[str, ...]] = {SearchRequest: ("session_key",)}
 """Request fields the CLI has no flag for: `filters.sessionKey` is an alias of `--session` for JSON clients."""
+ALIASES: dict[str, tuple[str, ...]] = {"limit": ("-m", "--max-count")}
+"""Other names of a request field's flag, in every command that has it: `-m`, as ripgrep's and grep's count, and
+`--max-count`, the long name ripgrep, grep and `git log` share. No `-n`: it numbers lines in ripgrep and grep but
+counts in `git log` and `head`, so either reading would surprise someone."""
+OUTPUT_FLAGS = ("--json", "--color", "--no-pager", "--quiet")
+"""The flags every command that prints an answer takes alike (`_output_flags`): a script or a shell function passes
+the same ones to each, as ripgrep's and git's commands take theirs."""
 
 
 EXIT_STATUS = (
@@ -69,6 +76,7 @@ def request_flags(parser: argparse.ArgumentParser, cls: type, **help_overrides: 
         skip=SKIPPED.get(cls, ()),
         help_overrides=help_overrides,
         words=field,
+        aliases=ALIASES,
     )
 
 
@@ -162,7 +170,7 @@ class ProseAndExamplesFormatter(argparse.RawDescriptionHelpFormatter):
 
 
 TOP_PROG = "memlens"
-TOP_FLAGS = frozenset({"--version", "-v", "-vv", "--verbose"})  # memlens's own, before any command (build_parser)
+TOP_FLAGS = frozenset({"--version", "-V", "-v", "-vv", "--verbose"})  # memlens's own, before any command (build_parser)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -223,7 +231,7 @@ class OneLineParser(argparse.ArgumentParser):
         elif late := self._top_flag_after_command(words):
             # `memlens search q -v`, `memlens search --version`: memlens's own flag, given after a command
             flag, command = late
-            before = f"{TOP_PROG} {flag}" if flag == "--version" else f"{TOP_PROG} {flag} {command} …"
+            before = f"{TOP_PROG} {flag}" if flag in ("--version", "-V") else f"{TOP_PROG} {flag} {command} …"
             self.exit(2, f"memlens: error: {flag} is memlens's own flag, before any command: {before}\n")
         elif message.startswith("the following arguments are required") and any(
             arg.startswith("-") and arg not in self._option_string_actions for arg in sys.argv[2:]
@@ -315,6 +323,7 @@ FAMILIAR_COMMANDS = {
     "status": "memlens stats says what is indexed",
     "sync": "memlens index syncs the index with the files",
     "update": "memlens index syncs the index with the files",
+    "version": "memlens --version (or -V) prints the version",
 }
 """Words a git or ripgrep user may type for a memlens command, and what to write instead (no spelling is near)."""
 
@@ -369,21 +378,31 @@ def _location_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _display_flags(parser: argparse.ArgumentParser, *, color: bool = False, hits: bool = False) -> None:
-    """--json and --no-pager; with `color` (what colours its text: search, history, fixes) --color, with `hits`
-    (search) --color and --long."""
+def _output_flags(parser: argparse.ArgumentParser, *, colours: bool, hits: bool = False) -> None:
+    """OUTPUT_FLAGS, on every command that prints an answer. `colours`: the command colours its text (search, history,
+    fixes); the others take --color too, so that one set of flags serves every command. With `hits` (search)
+    --long."""
     group = parser.add_argument_group("output")
-    group.add_argument("--json", action="store_true", help="print the answer as JSON (for scripts; never coloured)")
-    group.add_argument(
-        "--no-pager", action="store_true", help="never page long output (default: $PAGER or less -FRX on a terminal)"
+    _json_flag(group, "the answer as JSON")
+    colour = (
+        "colour and bold matches (default: auto: on a terminal unless NO_COLOR is set, in a pipe too with "
+        "CLICOLOR_FORCE=1)"
     )
-    if color or hits:
-        group.add_argument(
-            "--color",
-            choices=("auto", "always", "never"),
-            default="auto",
-            help="colour and bold matches (default: auto: on a terminal, unless NO_COLOR is set)",
-        )
+    uncoloured = "taken as every command takes it; this command's output has no colour"
+    group.add_argument(
+        "--color", choices=("auto", "always", "never"), default="auto", help=colour if colours else uncoloured
+    )
+    group.add_argument(
+        "--no-pager",
+        action="store_true",
+        help="never page long output (default: $MEMLENS_PAGER, $PAGER or less -FRX, on a terminal)",
+    )
+    group.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print nothing but errors and warnings: the exit status says what happened (as rg -q and grep -q)",
+    )
     if not hits:
         return
     group.add_argument(
@@ -391,6 +410,11 @@ def _display_flags(parser: argparse.ArgumentParser, *, color: bool = False, hits
         action="store_true",
         help="every detail of a hit: session key, message id, path, the whole excerpt (default: 3 lines a hit)",
     )
+
+
+def _json_flag(group: argparse._ActionsContainer, said: str) -> None:
+    """--json: print `said` (for scripts; never coloured)."""
+    group.add_argument("--json", action="store_true", help=f"print {said} (for scripts; never coloured)")
 
 
 def _never_syncs(parser: argparse.ArgumentParser, reads: str) -> None:
@@ -423,15 +447,22 @@ def build_parser() -> argparse.ArgumentParser:
         "`memlens COMMAND --help` describes each command; `memlens man` prints the manual page.\n\n" + EXIT_STATUS,
         formatter_class=ProseAndExamplesFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"memlens {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"memlens {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more to stderr (-vv: debug)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    index = _command(sub, "index", "sync the index with the files (incremental)", "memlens index\nmemlens index -v")
+    index = _command(
+        sub,
+        "index",
+        "sync the index with the files (incremental)",
+        "memlens index\nmemlens -v index\nmemlens index --json | jq .messagesAdded",
+    )
+    _output_flags(index, colours=False)
     _location_flags(index)
 
     reindex = _command(sub, "reindex", "force a resync; --full re-parses every file", "memlens reindex --full")
     request_flags(reindex, ReindexRequest)
+    _output_flags(reindex, colours=False)
     _location_flags(reindex)
 
     search = _command(
@@ -446,17 +477,20 @@ tail -n 40 app.log | memlens search -""",
     )
     request_flags(search, SearchRequest)
     request_flags(search, TeamFilterRequest)
+    search.add_argument(
+        "-i", "--ignore-case", action="store_true", help="nothing to change: a search never minds case (rg -i's habit)"
+    )
     search.add_argument("--no-sync", action="store_true", help="search the index as it is (default: sync first)")
     search.add_argument(
         "--no-server",
         action="store_true",
         help="open the index here even when a running `memlens serve` / `memlens mcp` could answer",
     )
-    _display_flags(search, hits=True)
+    _output_flags(search, colours=True, hits=True)
     _location_flags(search)
 
     stats = _command(sub, "stats", "index figures, and which project folder memlens used and why", "memlens stats")
-    stats.add_argument("--json", action="store_true", help="print the figures as JSON")
+    _output_flags(stats, colours=False)
     _never_syncs(stats, "its figures are the index's as it is")
     _location_flags(stats)
 
@@ -473,7 +507,7 @@ tail -n 40 app.log | memlens search -""",
         session_key="a search hit's reference (SESSION:MESSAGE), a session key, id or unique prefix (≥ 4 chars)",
     )
     history.add_argument("--no-sync", action="store_true", help="read the index as it is (default: sync first)")
-    _display_flags(history, color=True)
+    _output_flags(history, colours=True)
     _location_flags(history)
 
     fixes = _command(
@@ -485,7 +519,7 @@ tail -n 40 app.log | memlens search -""",
         "pbpaste | memlens fixes -",
     )
     request_flags(fixes, FixesRequest)
-    _display_flags(fixes, color=True)
+    _output_flags(fixes, colours=True)
     fixes.add_argument("--no-sync", action="store_true", help="search the index as it is (default: sync first)")
     _location_flags(fixes)
 
@@ -505,7 +539,7 @@ tail -n 40 app.log | memlens search -""",
     sessions.add_argument(
         "--no-sync", action="store_true", help="list what the index holds as it is (default: sync first)"
     )
-    _display_flags(sessions)
+    _output_flags(sessions, colours=False)
     _location_flags(sessions)
 
     sources = _command(
@@ -520,7 +554,7 @@ tail -n 40 app.log | memlens search -""",
     sources.add_argument(
         "folder", nargs="?", type=Path, metavar="DIR", help="with remove: the folder to forget"
     )  # DIR: as the description, the README and the other commands name a folder
-    sources.add_argument("--json", action="store_true", help="print the folders as JSON")
+    _output_flags(sources, colours=False)
     _never_syncs(sources, "it lists what the index holds as it is")
     _location_flags(sources)
 
@@ -532,12 +566,15 @@ tail -n 40 app.log | memlens search -""",
         "memlens publish --team postgresql://db/memlens --as maren --project payments",
     )
     request_flags(publish, PublishRequest)
-    publish.add_argument("--json", action="store_true", help="print the report as JSON")
+    _output_flags(publish, colours=False)
     publish.add_argument("--no-sync", action="store_true", help="publish the index as it is (default: sync first)")
     _location_flags(publish)
 
     watch = _command(
-        sub, "watch", "keep the index live: sync on every file change (Ctrl-C or SIGTERM stops)", "memlens watch"
+        sub,
+        "watch",
+        "keep the index live: sync on every file change (Ctrl-C or SIGTERM stops)",
+        "memlens watch\nmemlens watch --json | jq --unbuffered .messagesAdded",
     )
     watch.add_argument(
         "--debounce-ms",
@@ -546,6 +583,7 @@ tail -n 40 app.log | memlens search -""",
         metavar="MS",
         help=f"wait this long for more changes; 0..{MAX_DEBOUNCE_MS}; default: 50",
     )
+    _json_flag(watch, "each sync's report as a line of JSON, as memlens index --json prints it")
     _location_flags(watch)
 
     serve = _command(

@@ -36,7 +36,7 @@ from memlens.cli.output import (
 )
 from memlens.cli.project_root import find_root
 from memlens.cli.server_answer import ask_server
-from memlens.cli.terminal import Style, fitted, for_terminal, paged, printable, wants_color, width
+from memlens.cli.terminal import Style, fitted, folded, for_terminal, paged, printable, wants_color, width
 from memlens.cli.watch_tally import WatchTally
 from memlens.counted import counted
 from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
@@ -150,15 +150,16 @@ def open_engine(
     return engine
 
 
-def sync_engine(engine: Engine, full: bool = False, embed: bool = True) -> SyncReport:
-    bar = ProgressBar()
+def sync_engine(engine: Engine, full: bool = False, embed: bool = True, *, quiet: bool = False) -> SyncReport:
+    """Sync (or with `full` reindex) the index, a progress bar on a terminal's stderr unless `quiet`."""
+    bar = ProgressBar(enabled=not quiet)
     try:
         return engine.reindex(full=True, progress=bar) if full else engine.sync(progress=bar, embed=embed)
     finally:
         bar.close()
 
 
-def sync_before_reading(engine: Engine, *, embed: bool = True) -> SyncReport | None:
+def sync_before_reading(engine: Engine, *, embed: bool = True, quiet: bool = False) -> SyncReport | None:
     """Bring the index up to date before a read, when this process may write it. When it cannot (a full or
     read-only disk, a broken writer lock), one warning line says why and the read answers from the last update."""
     if say_lock_problem(engine) or not engine.writable:
@@ -167,7 +168,7 @@ def sync_before_reading(engine: Engine, *, embed: bool = True) -> SyncReport | N
             print(f"memlens: {note}", file=sys.stderr)
         return None
     try:
-        return sync_engine(engine, embed=embed)
+        return sync_engine(engine, embed=embed, quiet=quiet)
     except IndexWriteFailed as exc:
         from memlens.redaction import redact
 
@@ -187,8 +188,11 @@ def say_lock_problem(engine: Engine) -> bool:
 def cmd_index(args: argparse.Namespace) -> int:
     full = request_from(ReindexRequest, args).full if args.command == "reindex" else False
     with open_engine(args) as engine:
-        report = sync_engine(engine, full=full)
-        print(fitted(describe_sync(report), sys.stdout))
+        report = sync_engine(engine, full=full, quiet=args.quiet)
+        if args.json and not args.quiet:
+            print_json(report.to_wire())
+        elif not args.quiet:
+            print(fitted(describe_sync(report), sys.stdout))
         # a file, or some of its lines or bytes: a file with replaced bytes is indexed, not skipped; the summary line
         # counts the files that could not be read at all
         for error in report.errors[:10]:
@@ -209,8 +213,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         return _print_search(args, answered, warned=False, zone=zone, narrowed=narrowed)
     load_model = request.mode != "keyword"
     with open_engine(args, load_model=load_model, located=located) as engine:
-        report = None if args.no_sync else sync_before_reading(engine)
-        if report is not None and (report.files_parsed or report.files_deleted or report.files_appended):
+        report = None if args.no_sync else sync_before_reading(engine, quiet=args.quiet)
+        changed = report is not None and (report.files_parsed or report.files_deleted or report.files_appended)
+        if report is not None and changed and not args.quiet:  # the sync's line is a note, as its progress bar
             print(fitted(describe_sync(report), sys.stderr), file=sys.stderr)
         response = engine.search(
             request.query,
@@ -245,8 +250,10 @@ def cmd_publish(args: argparse.Namespace) -> int:
     request = request_from(PublishRequest, args)
     with open_engine(args) as engine:
         if not args.no_sync:
-            sync_before_reading(engine)
+            sync_before_reading(engine, quiet=args.quiet)
         answer = engine.publish(request.team, publisher=request.as_name, project=request.project)
+    if args.quiet:
+        return 0
     if args.json:
         print_json(answer)
     else:
@@ -262,6 +269,9 @@ def _print_search(
     zone: tzinfo | None,
     narrowed: Sequence[str] = (),
 ) -> int:
+    found = EXIT_FOUND if response["results"] else EXIT_NOTHING
+    if args.quiet:
+        return found
     if args.json:
         print_json(response)
     else:
@@ -274,7 +284,7 @@ def _print_search(
             )
             if shown["results"]:  # else print_search said them with the nothing found, on stderr
                 print_answer_notes(shown, style, narrowed)
-    return EXIT_FOUND if response["results"] else EXIT_NOTHING
+    return found
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -284,14 +294,18 @@ def cmd_stats(args: argparse.Namespace) -> int:
         if note is not None:
             print(f"memlens: {note}", file=sys.stderr)
         stats = engine.stats()
+    if args.quiet:
+        return 0
     if args.json:
         print_json(stats)
         return 0
-    print_stats(for_terminal(stats), columns=width() if sys.stdout.isatty() else 0)
     from memlens.redaction import redact  # a folder may be named after a key
 
+    columns = width() if sys.stdout.isatty() else 0  # the terminal's, read before a pager takes the output
     workspaces = ", ".join(str(w) for w in engine.workspaces)
-    print(fitted(printable(redact(f"workspace: {workspaces} ({args.root_reason})")), sys.stdout))
+    with paged(not args.no_pager):
+        print_stats(for_terminal(stats), columns=columns)
+        print(folded(printable(redact(f"workspace: {workspaces} ({args.root_reason})")), columns, indent="  "))
     return 0
 
 
@@ -299,10 +313,12 @@ def cmd_history(args: argparse.Namespace) -> int:
     request = request_from(HistoryRequest, args)
     with open_engine(args, load_model=False) as engine:
         if not args.no_sync:
-            sync_before_reading(engine, embed=False)
+            sync_before_reading(engine, embed=False, quiet=args.quiet)
         else:
             say_lock_problem(engine)
         history = engine.history(request.session_key, message_id=request.message_id, limit=request.limit)
+    if args.quiet:
+        return 0
     if args.json:
         print_json(history)
     else:
@@ -319,8 +335,11 @@ def cmd_fixes(args: argparse.Namespace) -> int:
     request = request_from(FixesRequest, args)
     with open_engine(args) as engine:
         if not args.no_sync:
-            sync_before_reading(engine)
+            sync_before_reading(engine, quiet=args.quiet)
         answer = engine.fixes(request.error, limit=request.limit, follow=request.follow)
+    found = EXIT_FOUND if answer["fixes"] else EXIT_NOTHING
+    if args.quiet:
+        return found
     if args.json:
         print_json(answer)
     else:
@@ -329,7 +348,7 @@ def cmd_fixes(args: argparse.Namespace) -> int:
         with paged(not args.no_pager):
             zone = zone_named(engine.settings.display.time_zone)
             print_fixes(for_terminal(answer), zone, columns=columns, style=style)
-    return EXIT_FOUND if answer["fixes"] else EXIT_NOTHING
+    return found
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
@@ -340,6 +359,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     if team is not None:
         with open_engine(args, load_model=False) as engine:
             team_page = engine.team_sessions(team, query=request.query, limit=request.limit)
+        if args.quiet:
+            return EXIT_FOUND if team_page["sessions"] else EXIT_NOTHING
         if args.json:
             print_json(team_page)
         else:
@@ -350,7 +371,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         return EXIT_FOUND if team_page["sessions"] else EXIT_NOTHING
     with open_engine(args, load_model=False) as engine:
         if not args.no_sync:
-            sync_before_reading(engine, embed=False)
+            sync_before_reading(engine, embed=False, quiet=args.quiet)
         page = engine.sessions(
             query=request.query,
             format=request.format,
@@ -362,6 +383,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         )
         fields = ("query", "format", "project", "since", "until")
         narrowed = narrowing_flags(request, engine.time_span, fields=fields) if not page["sessions"] else []
+    if args.quiet:
+        return EXIT_FOUND if page["sessions"] else EXIT_NOTHING
     if args.json:
         print_json(page)
     else:
@@ -384,16 +407,22 @@ def cmd_sources(args: argparse.Namespace) -> int:
             raise InvalidRequest("memlens sources lists the folders; to forget one: memlens sources remove DIR")
         with open_engine(args, load_model=False) as engine:
             answer = engine.source_folders()
+        if args.quiet:
+            return 0
         if args.json:
             print_json(answer)
         else:
-            print_sources(for_terminal(answer), columns=width() if sys.stdout.isatty() else 0)
+            columns = width() if sys.stdout.isatty() else 0  # the terminal's, read before a pager takes the output
+            with paged(not args.no_pager):
+                print_sources(for_terminal(answer), columns=columns)
         return 0
     if args.folder is None:
         raise InvalidRequest("memlens sources remove needs the folder to forget (memlens sources lists them)")
     request = checked(RemoveSourceRequest, path=str(args.folder))
     with open_engine(args, load_model=False) as engine:
         removed = engine.remove_source_folder(request.path)
+    if args.quiet:
+        return 0
     if args.json:
         print_json(removed)
     else:
@@ -439,7 +468,11 @@ def cmd_watch(args: argparse.Namespace) -> int:
     def report(sync: SyncReport) -> None:
         tally.add(sync)
         try:
-            print(fitted(describe_sync(sync, compact=True), sys.stdout), flush=True)
+            if args.json:  # JSON Lines, as rg --json: one object a sync, read as it comes
+                print_json(sync.to_wire())
+                sys.stdout.flush()
+            else:
+                print(fitted(describe_sync(sync, compact=True), sys.stdout), flush=True)
         except BrokenPipeError:  # `memlens watch | head -1`: as any writer to a closed pipe, the watch ends
             _silence_stdout()
             reader_gone.set()

@@ -36,7 +36,11 @@ def manual_page(parser: argparse.ArgumentParser) -> str:
         _text(EXIT_STATUS.split(": ", 1)[1]),  # after its "exit status, as ripgrep's:", which the heading says
         ".SH ENVIRONMENT",
         ".TP\n.B NO_COLOR\nno colour unless \\fB\\-\\-color always\\fR.",
-        ".TP\n.B PAGER\nthe pager for long output on a terminal (default: less \\-FRX).",
+        ".TP\n.B CLICOLOR_FORCE\nset to anything but 0: colour in a pipe too, unless NO_COLOR is set or "
+        "\\fB\\-\\-color never\\fR is given.",
+        ".TP\n.B MEMLENS_PAGER, PAGER\nthe pager for long output on a terminal, the first one set (default: less "
+        "\\-FRX; set empty, or cat: none).",
+        ".TP\n.B LESS\nthe pager's options when it is less (default: FRX).",
         ".SH SEE ALSO",
         f"\\fB{prog} COMMAND \\-\\-help\\fR, \\fB{prog} completion\\fR",
     ]

@@ -45,10 +45,10 @@ BAR_CELLS = 20
 
 class ProgressBar:
     """A one-line progress bar on a terminal's stderr (the job's message beside it: counts, rate, time left);
-    silent when stderr is not a terminal."""
+    silent when stderr is not a terminal, or not `enabled` (`--quiet`)."""
 
-    def __init__(self) -> None:
-        self.enabled = sys.stderr.isatty()
+    def __init__(self, *, enabled: bool = True) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
 
     def __call__(self, done: int, total: int, message: str) -> None:
         if not self.enabled or total <= 0:

@@ -28,12 +28,17 @@ DEFAULT_PAGER = "less -FRX"  # -F: no pager when it fits one screen; -R: keep th
 
 
 def wants_color(choice: ColorChoice, *, stream: io.TextIOBase | None = None) -> bool:
-    """`always` and `never` say it; `auto` colours a terminal unless NO_COLOR is set (no-color.org: a flag beats
-    the variable) or TERM is dumb."""
+    """`always` and `never` say it (no-color.org: a flag beats the variables); `auto` colours a terminal unless
+    NO_COLOR is set or TERM is dumb, and colours a pipe too when CLICOLOR_FORCE is set to anything but 0
+    (bixense.com/clicolors; NO_COLOR still wins, the cautious reading when a user's setup sets both)."""
     if choice != "auto":
         return choice == "always"
     out = stream or sys.stdout
-    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("CLICOLOR_FORCE", "0") not in ("", "0"):
+        return True
+    if os.environ.get("TERM") == "dumb":
         return False
     return bool(out.isatty())
 
@@ -102,19 +107,27 @@ def for_terminal(answer: Shown) -> Shown:
     return answer
 
 
+def pager_setting() -> str | None:
+    """The pager the environment names, as git reads GIT_PAGER before PAGER: MEMLENS_PAGER, else PAGER (None: both
+    unset). A MEMLENS_PAGER set empty is no pager even where PAGER names one."""
+    own = os.environ.get("MEMLENS_PAGER")
+    return own if own is not None else os.environ.get("PAGER")
+
+
 def _pager_command(setting: str | None) -> list[str]:
-    """The pager `$PAGER` names, as git reads it: unset is `less -FRX`, set but empty is none; a value the shell
-    could not split either (an unclosed quote) is none too, and the answer is printed, not lost to an error."""
+    """The pager `setting` names, as git reads it: unset is `less -FRX`, set but empty or `cat` is none; a value the
+    shell could not split either (an unclosed quote) is none too, and the answer is printed, not lost to an error."""
     try:
-        return shlex.split(DEFAULT_PAGER if setting is None else setting)
+        command = shlex.split(DEFAULT_PAGER if setting is None else setting)
     except ValueError:
         return []
+    return [] if command == ["cat"] else command
 
 
 @contextlib.contextmanager
 def paged(enabled: bool) -> Iterator[None]:
-    """Send what the block prints to `$PAGER` (else `less -FRX`) when `enabled` and stdout is a terminal; in a pipe,
-    or when the pager cannot start, print it as it is."""
+    """Send what the block prints to the pager (`pager_setting`, else `less -FRX`) when `enabled` and stdout is a
+    terminal; in a pipe, or when the pager cannot start, print it as it is."""
     if not enabled or not sys.stdout.isatty():
         yield
         return
@@ -130,7 +143,7 @@ def paged(enabled: bool) -> Iterator[None]:
 
 def _show(text: str) -> None:
     lines = text.count("\n")
-    command = _pager_command(os.environ.get("PAGER"))
+    command = _pager_command(pager_setting())
     if not command or lines < shutil.get_terminal_size((80, 24)).lines - 1:
         sys.stdout.write(text)
         return

@@ -56,15 +56,17 @@ def add_flags(
     skip: tuple[str, ...] = (),
     help_overrides: Mapping[str, str] | None = None,
     words: str | None = None,
+    aliases: Mapping[str, tuple[str, ...]] | None = None,
 ) -> None:
     """A flag for each field of `cls` (`--kebab-name`, or its `flag`), its help saying the bounds and default.
     Values stay text: `from_flags` checks them, so a bad one is the CLI's usual one error line. The positional
-    `words` takes every word left on the command line (a list of words)."""
+    `words` takes every word left on the command line (a list of words); `aliases` gives a field's flag other names
+    (`-m`, `--max-count` for `--limit`), the short ones listed before it and the long ones after."""
     for spec in specs(cls):
         if spec.name in skip:
             continue
         if spec.nested is not None:
-            add_flags(parser, spec.nested, skip=skip, help_overrides=help_overrides)
+            add_flags(parser, spec.nested, skip=skip, help_overrides=help_overrides, aliases=aliases)
             continue
         help_text = _flag_help(spec, (help_overrides or {}).get(spec.name))
         if spec.name in positional:  # named in capitals in the usage line, as ripgrep's PATTERN and git's <commit>
@@ -74,7 +76,9 @@ def add_flags(
             parser.add_argument(f"--{spec.name.replace('_', '-')}", action="store_true", help=help_text)
         else:
             flag = spec.flag or f"--{spec.name.replace('_', '-')}"
-            parser.add_argument(flag, dest=spec.name, help=help_text, metavar=_metavar(spec))
+            other = (aliases or {}).get(spec.name, ())
+            names = [n for n in other if not n.startswith("--")] + [flag] + [n for n in other if n.startswith("--")]
+            parser.add_argument(*names, dest=spec.name, help=help_text, metavar=_metavar(spec))
 
 
 def _metavar(spec: FieldSpec) -> str | None:
