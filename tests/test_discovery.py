@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import threading
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from memlens.engine.engine import Engine
 from memlens.engine.indexing.discovery import MEMORY, TRANSCRIPT, _glob_match, classify, discover, resolve_locations
+from memlens.engine.indexing.indexer import SyncReport
 from memlens.settings import Settings, merge
 
 NOTE = "# Deploys\n\nThe pgbouncer pool holds 20 connections; raise it before the launch.\n"
@@ -28,9 +30,17 @@ def settings(**overrides: object) -> Settings:
 
 
 def found(workspace: Path, config: Settings, transcripts: list[Path] | None = None) -> dict[str, str]:
-    """{path relative to tmp root: kind} of what discovery lists."""
+    """{path relative to tmp root: kind} of what discovery lists to be read (not the names it lists as unreadable)."""
     locations = resolve_locations([workspace], config, transcripts or [])
-    return {os.path.relpath(s.path, workspace.parent): s.kind for s in discover(locations, config)}
+    listed = discover(locations, config)
+    return {os.path.relpath(s.path, workspace.parent): s.kind for s in listed if s.problem is None}
+
+
+def unreadable(workspace: Path, config: Settings, transcripts: list[Path] | None = None) -> dict[str, str]:
+    """{path relative to tmp root: why} of the names discovery lists as not to be read."""
+    locations = resolve_locations([workspace], config, transcripts or [])
+    listed = discover(locations, config)
+    return {os.path.relpath(s.path, workspace.parent): s.problem for s in listed if s.problem is not None}
 
 
 @pytest.fixture
@@ -81,6 +91,7 @@ def test_symlink_loops_end(layout: Path) -> None:
         assert not worker.is_alive(), "discovery hangs on a symlink loop"
         assert "ws/memory/2026-02-10.md" in result[0]
         assert not any("self.md" in path for path in result[0])
+    assert unreadable(layout, settings()) == {"ws/memory/self.md": "not indexed: a symbolic link in a loop of links"}
 
 
 def test_transcript_folder_symlinks(tmp_path: Path, layout: Path) -> None:
@@ -165,3 +176,78 @@ def test_a_changed_path_too_long_to_open_is_no_source(tmp_path: Path) -> None:
     with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False) as engine:
         report = engine.sync_paths([*too_long, workspace / "memory" / "a.md"])
         assert report.files_parsed == 1 and report.files_failed == 0
+
+
+def test_names_that_are_no_regular_file_are_said_and_never_opened(tmp_path: Path, layout: Path) -> None:
+    """A FIFO, a socket, a link to nothing or in a loop under a name memlens reads: listed with why (a FIFO's open
+    would wait for a writer forever), never opened; the files beside them are indexed."""
+    memory, logs = layout / "memory", tmp_path / "logs"
+    logs.mkdir()
+    os.mkfifo(layout / "USER.md")  # a memory file named plainly, not by a glob
+    os.mkfifo(memory / "pipe.md")
+    os.mkfifo(logs / "pipe.jsonl")
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(memory / "sock.md"))
+    (memory / "gone.md").symlink_to(memory / "deleted.md")
+    (logs / "a.jsonl").symlink_to(logs / "b.jsonl")
+    (logs / "b.jsonl").symlink_to(logs / "a.jsonl")
+    (logs / "session.jsonl").write_text(CLAUDE_LINE)
+    expected = {
+        "ws/USER.md": "not indexed: a named pipe (FIFO), not a regular file",
+        "ws/memory/pipe.md": "not indexed: a named pipe (FIFO), not a regular file",
+        "ws/memory/sock.md": "not indexed: a socket, not a regular file",
+        "ws/memory/gone.md": "not indexed: a symbolic link to a file that does not exist",
+        "logs/pipe.jsonl": "not indexed: a named pipe (FIFO), not a regular file",
+        "logs/a.jsonl": "not indexed: a symbolic link in a loop of links",
+        "logs/b.jsonl": "not indexed: a symbolic link in a loop of links",
+    }
+    assert unreadable(layout, settings(), [logs]) == expected
+    with Engine([layout], settings(), [logs], index_dir=tmp_path / "index", embedder=None) as engine:
+        report = engine.sync()
+        assert report.files_failed == len(expected)
+        said = {os.path.relpath(e["path"], tmp_path): e["reasons"] for e in engine.stats()["fileErrors"]}
+        assert said == {path: [why] for path, why in expected.items()}
+        assert engine.search("pgbouncer config", mode="keyword")["results"]  # the transcript beside them
+
+
+def test_a_file_replaced_by_a_fifo_after_the_walk_is_not_opened(tmp_path: Path) -> None:
+    """The walk found a regular file; by the time the sync reads it (minutes later, in a first index) it is a FIFO.
+    Opening it would wait for a writer with the index's one writer held: it is reported instead."""
+    workspace, logs = tmp_path / "ws", tmp_path / "logs"
+    workspace.mkdir()
+    logs.mkdir()
+    (logs / "session.jsonl").write_text(CLAUDE_LINE)
+    (logs / "other.jsonl").write_text(CLAUDE_LINE.replace("s1", "s2").replace("pgbouncer", "haproxy"))
+    with Engine([workspace], settings(), [logs], index_dir=tmp_path / "index", embedder=None) as engine:
+        sources = engine.sources()
+        os.mkfifo(tmp_path / "pipe")
+        os.replace(tmp_path / "pipe", logs / "session.jsonl")
+        reports: list[SyncReport] = []
+        worker = threading.Thread(target=lambda: reports.append(engine.indexer.sync(sources)), daemon=True)
+        worker.start()
+        worker.join(60)
+        if worker.is_alive():  # let the open go on (a writer, at once gone) so the test ends
+            os.close(os.open(logs / "session.jsonl", os.O_WRONLY))
+            worker.join()
+        assert reports and reports[0].files_failed == 1, "the sync opened the FIFO and waited for a writer"
+        assert "named pipe (FIFO), not a regular file" in reports[0].errors[0]
+        assert engine.search("haproxy", mode="keyword")["results"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root enters any folder")
+def test_a_file_in_a_folder_that_can_be_listed_but_not_entered_is_listed_with_why(tmp_path: Path, layout: Path) -> None:
+    """Read permission without execute: the walk sees the note's name but cannot stat it. It is recorded, so
+    `stats` lists it among the files with problems (it was said once by the sync, then nowhere)."""
+    folder = layout / "memory" / "locked"
+    folder.mkdir()
+    (folder / "note.md").write_text(NOTE)
+    folder.chmod(0o600)
+    why = "cannot read: permission denied (its folder may be listed but not entered)"
+    try:
+        assert unreadable(layout, settings()) == {"ws/memory/locked/note.md": why}
+        with Engine([layout], settings(), index_dir=tmp_path / "index", embedder=None) as engine:
+            assert engine.sync().files_failed == 1
+            said = {os.path.relpath(e["path"], tmp_path): e["reasons"] for e in engine.stats()["fileErrors"]}
+            assert said == {"ws/memory/locked/note.md": [why]}
+    finally:
+        folder.chmod(0o700)

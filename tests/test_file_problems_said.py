@@ -1,5 +1,6 @@
 """What `memlens index` and `memlens stats` say about a file that was indexed with a problem (invalid bytes read as
-U+FFFD): that it was read, not "skipped", and its count once, not again as a reason."""
+U+FFFD): that it was read, not "skipped", and its count once, not again as a reason; and about one that was not read
+at all (a FIFO): skipped, with why, and counted as not read rather than as a file in no known format."""
 
 from __future__ import annotations
 
@@ -28,3 +29,15 @@ def test_a_file_with_replaced_bytes_is_said_to_be_read_and_counted_once(tmp_path
     stats = memlens(tmp_path, "stats")
     line = next(line for line in stats.stdout.splitlines() if "MEMORY.md" in line)
     assert line.count("invalid bytes replaced") == 1 and "3 invalid bytes replaced" in line, line
+
+
+def test_a_name_that_is_no_file_is_said_skipped_and_counted_as_not_read(tmp_path: Path) -> None:
+    (tmp_path / "ws" / "memory").mkdir(parents=True)
+    (tmp_path / "ws" / "MEMORY.md").write_text("# Notes\n\nthe zebrafish rollout\n")
+    os.mkfifo(tmp_path / "ws" / "memory" / "pipe.md")
+    indexed = memlens(tmp_path, "index")
+    assert indexed.returncode == 0, indexed.stderr
+    assert "skipped" in indexed.stderr and "pipe.md: not indexed: a named pipe (FIFO)" in indexed.stderr
+    stats = memlens(tmp_path, "stats").stdout
+    assert "files: markdown 1 · not read 1\n" in stats, stats
+    assert "pipe.md · not indexed: a named pipe (FIFO), not a regular file" in stats

@@ -1,4 +1,5 @@
-"""Memory notes in any encoding an editor saves (UTF-8 with or without BOM, UTF-16/32), and notes too big to keep."""
+"""Memory notes in any encoding an editor saves (UTF-8 with or without BOM, UTF-16/32, Latin-1 and Windows-1252), and
+notes too big to keep."""
 
 from __future__ import annotations
 
@@ -36,6 +37,37 @@ def test_every_encoding_decodes_to_the_same_note(name: str) -> None:
     assert "\ufeff" not in chunk.units[0].text and "\x00" not in chunk.units[0].text
 
 
+# notes an older editor saved in a Windows code page: no byte-order mark, not UTF-8
+LEGACY = {
+    "latin-1": "# Café Nordlys\n\nThe offsite agenda: smørrebrød at noon, à la carte; Grüße aus Zürich.\n",
+    "cp1252": "# Café Nordlys\n\nThe “offsite” agenda — smørrebrød at noon, 20 € each… à la carte.\n",
+}
+
+
+@pytest.mark.parametrize("encoding", list(LEGACY))
+def test_a_latin1_or_windows_1252_note_keeps_its_letters(encoding: str) -> None:
+    content = read_memory(LEGACY[encoding].encode(encoding), ChunkingSettings())
+    assert not content.errors and content.replaced == 0
+    [chunk] = content.chunks
+    assert chunk.heading == "Café Nordlys"
+    assert chunk.units[0].text == "Café Nordlys\n" + LEGACY[encoding].strip()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"# Note\n\nThe deploy key \xff\x00 rotates weekly.\n",  # a lone letter byte beside no letter
+        b"# caf\xe9\n\nbad bytes \xff\xfe about the rollout\n",  # a word in Latin-1, and a UTF-16 mark's bytes
+        b"# Note\n\nbinary paste: \x81\x8d\xe9t\xe9 end\n",  # bytes Windows-1252 has no character for
+        "# Note\n\nsmørrebrød, then a cut emoji: ".encode() + b"\xf0\x9f\x9a end\n",  # UTF-8 beside the stray bytes
+        b"# Note\n\na control byte \x85\x99\xa4 in a caf\xe9 line\n",  # U+2026 and U+2122 fine, U+00A4 is no symbol
+    ],
+)
+def test_stray_bytes_in_a_utf8_note_are_still_replaced_and_counted(data: bytes) -> None:
+    content = read_memory(data, ChunkingSettings())
+    assert content.replaced > 0 and content.errors == [f"invalid bytes replaced ({content.replaced})"]
+
+
 def test_sniffing_leaves_utf8_alone() -> None:
     assert sniff_encoding("plain ascii and ünïcödé".encode()) == ("utf-8", 0)
     assert sniff_encoding(b"") == ("utf-8", 0)
@@ -69,6 +101,7 @@ def test_engine_indexes_utf16_notes_and_reports_a_cut(tmp_path: Path, monkeypatc
     (workspace / "memory" / "windows.md").write_bytes(
         ("# Pager\n\nRotate the zookeeper on-call weekly.\n").encode("utf-16-be")
     )
+    (workspace / "memory" / "legacy.md").write_bytes("# Legacy\n\nGrüße aus Zürich.\n".encode("latin-1"))
     big = "# Big\n\n" + "filler words here.\n\n" * 200 + "# End\n\nquasar tail marker\n"
     (workspace / "memory" / "big.md").write_text(big)
     monkeypatch.setattr(file_reader, "MAX_MEMORY_BYTES", 2000)
@@ -78,6 +111,7 @@ def test_engine_indexes_utf16_notes_and_reports_a_cut(tmp_path: Path, monkeypatc
         assert [r["relPath"] for r in engine.search("smørrebrød", mode="keyword")["results"]] == ["MEMORY.md"]
         assert [r["relPath"] for r in engine.search("zookeeper", mode="keyword")["results"]] == ["memory/windows.md"]
         assert engine.search("quasar", mode="keyword")["results"] == []  # beyond the cut
+        assert [r["relPath"] for r in engine.search("Grüße Zürich", mode="keyword")["results"]] == ["memory/legacy.md"]
         problems = {Path(p["path"]).name: p["reasons"] for p in engine.stats()["fileErrors"]}
     assert list(problems) == ["big.md"] and "note cut" in problems["big.md"][0]
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import errno
 import json
 import os
+import resource
 import shutil
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -281,6 +282,35 @@ def test_a_full_disk_is_one_clear_error_and_recovers(workspace: Path, small_disk
     with Engine([workspace], settings(), index_dir=index_dir, embedder=False) as engine:
         assert engine.stats()["files"]["markdown"] == 301
         assert engine.search("w299x299", mode="keyword")["results"]
+
+
+def _file_size_limit(limit: int) -> Callable[[], None]:
+    def set_limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+    return set_limit
+
+
+@pytest.mark.slow  # CLI processes
+@pytest.mark.skipif(sys.platform == "win32", reason="no ulimit -f")
+def test_a_file_size_limit_is_one_clear_error_and_recovers(workspace: Path, tmp_path: Path) -> None:
+    """A disk that fills, as any user can make one: a file size limit (`ulimit -f`; Python ignores SIGXFSZ, so a
+    write past it fails with EFBIG). SQLite says it as "disk I/O error", which is not what to tell the user."""
+    for i in range(200):  # a catalog far over the limit
+        words = " ".join(f"w{i}x{j}" for j in range(400))
+        (workspace / "memory" / f"big{i}.md").write_text(f"# Big {i}\n\n{words}\n")
+    where = locations(workspace, tmp_path / "index")
+    command = [sys.executable, "-m", "memlens", "index", *where]
+    limited = subprocess.run(command, capture_output=True, text=True, timeout=300, preexec_fn=_file_size_limit(600_000))
+    assert limited.returncode == 2 and "Traceback" not in limited.stderr
+    said = limited.stderr.splitlines()[-1]
+    assert said.startswith("memlens: error: could not update the index at "), said
+    advice = "raise the file size limit memlens runs under (`ulimit -f`)"
+    assert said.endswith(f": file too large; {advice}; searches answer from the last update"), said
+    assert "file too large" in json.loads(cli("stats", "--json", *where).stdout)["notIndexedReason"]
+    recovered = cli("index", *where)
+    assert recovered.returncode == 0, recovered.stderr
+    assert "memory/big199.md" in cli("search", "w199x399", "--mode", "keyword", *where).stdout
 
 
 @pytest.fixture

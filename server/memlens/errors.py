@@ -81,7 +81,7 @@ class SettingsError(MemlensError):
 
 
 # the causes an index write can fail for that lie outside memlens, by errno
-ENVIRONMENTAL_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EACCES, errno.EPERM)
+ENVIRONMENTAL_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO, errno.EACCES, errno.EPERM)
 _SQLITE_CAUSES = {  # SQLite says these in its own words
     "database or disk is full": errno.ENOSPC,
     "attempt to write a readonly database": errno.EROFS,
@@ -95,6 +95,7 @@ _WHAT_TO_DO = {
     os.strerror(errno.EROFS).lower(): "remount it read-write (or point memlens.indexDir at a writable folder)",
     os.strerror(errno.EACCES).lower(): "give this user write access to it (or point memlens.indexDir elsewhere)",
     os.strerror(errno.EIO).lower(): "check the disk, then run `memlens reindex --full`",
+    os.strerror(errno.EFBIG).lower(): "raise the file size limit memlens runs under (`ulimit -f`)",
 }
 
 
@@ -143,7 +144,7 @@ def _errno_of(exc: BaseException) -> int | None:
     if sqlite3 is not None and isinstance(exc, sqlite3.Error):
         for words, number in _SQLITE_CAUSES.items():
             if words in text:
-                return number
+                return errno.EFBIG if number == errno.EIO and _file_size_limited() else number
     found = _OS_ERROR_IN_TEXT.search(text)
     if found:
         return int(next(group for group in found.groups() if group))
@@ -152,6 +153,16 @@ def _errno_of(exc: BaseException) -> int | None:
     if "quota exceeded" in text:
         return errno.EDQUOT
     return None
+
+
+def _file_size_limited() -> bool:
+    """Whether this process may write files only up to a size (`ulimit -f`): SQLite says a write past it (EFBIG) in
+    the words of a failing disk, "disk I/O error"."""
+    try:
+        import resource  # (not on Windows)
+    except ImportError:
+        return False
+    return resource.getrlimit(resource.RLIMIT_FSIZE)[0] != resource.RLIM_INFINITY
 
 
 def unwritable_folder_cause(folder: Path) -> str | None:

@@ -308,7 +308,7 @@ def print_stats(stats: StatsResponse, *, columns: int = 0) -> None:
         say(f"  {column(label, width)}  {value}", " " * (width + 4))
     if stats.get("providerNote"):
         say(f"  ({stats['providerNote']})", "   ")
-    for title, counts in (("files", stats["files"]), ("messages", stats["messages"])):
+    for title, counts in (("files", _files_read_or_not(stats)), ("messages", stats["messages"])):
         named = sorted((name or "unrecognised", count) for name, count in counts.items())  # "": no parser read it
         listed = " · ".join(f"{name} {count:,}" for name, count in named) or "none"
         say(f"{title}: {listed}", "  ")
@@ -328,6 +328,19 @@ def print_stats(stats: StatsResponse, *, columns: int = 0) -> None:
         more = stats["filesUnrecognised"] - len(stats["unrecognisedFiles"])
         if more > 0:
             print(f"  … and {more:,} more")
+
+
+def _files_read_or_not(stats: StatsResponse) -> dict[str, int]:
+    """The files by format, those of none parted into the ones no parser recognised and the ones that could not be
+    read at all (a FIFO, a file without read permission): both are stored without a format."""
+    counts = dict(stats["files"])
+    blank = counts.pop("", 0)
+    unrecognised = min(blank, int(stats["filesUnrecognised"]))
+    if unrecognised:
+        counts["unrecognised"] = unrecognised
+    if blank > unrecognised:
+        counts["not read"] = blank - unrecognised
+    return counts
 
 
 def _state(stats: StatsResponse) -> str:

@@ -1,5 +1,6 @@
 """Which encoding a text file is in: memory notes and SpecStory exports written by Windows editors arrive as UTF-16
-(with or without a byte-order mark), UTF-32 or UTF-8 with a BOM. One sniffer for every reader of text files."""
+(with or without a byte-order mark), UTF-32 or UTF-8 with a BOM, and notes from older editors in Latin-1 or
+Windows-1252. One sniffer for every reader of text files."""
 
 from __future__ import annotations
 
@@ -43,6 +44,40 @@ def sniff_json_encoding(data: bytes) -> tuple[str, int]:
     return encoding, bom
 
 
+# what a byte of 0x80 and above stands for in a Windows-1252 (or Latin-1) note, besides letters
+_LEGACY_SYMBOLS = frozenset(
+    "\u20ac\u201a\u201e\u2026\u2020\u2021\u2030\u2039\u2018\u2019\u201c\u201d\u2022\u2013\u2014"
+    "\u2122\u203a\xa0\xa1\xa2\xa3\xa5\xa7\xa9\xab\xae\xb0\xb1\xb2\xb3\xb4\xb5\xb7\xb9\xbb\xbc\xbd\xbe\xbf\xd7\xf7"
+)
+
+
+def is_legacy_8bit(data: bytes) -> bool:
+    """Whether text that is not valid UTF-8 reads as Windows-1252 (a superset of Latin-1's printable characters):
+    it holds no UTF-8 sequence of two bytes or more at all, each byte of 0x80 and above is a letter, punctuation mark
+    or symbol of that code page, and most of those letters stand in a word (beside an ASCII letter; French's lone
+    "à" is a word of its own, and "ÿþ", a UTF-16 mark read as Windows-1252, stands in none). Stray bytes in a UTF-8
+    note (a binary paste, a cut emoji) fail that test and are replaced and counted as before."""
+    if data.isascii() or not data.decode("utf-8", "ignore").isascii():
+        return False
+    try:
+        text = data.decode("cp1252")
+    except UnicodeDecodeError:  # 0x81, 0x8D, 0x8F, 0x90 or 0x9D: no character of Windows-1252
+        return False
+    letters = in_words = 0
+    for n, char in enumerate(text):
+        if char.isascii() or char in _LEGACY_SYMBOLS:
+            continue
+        if not char.isalpha():
+            return False
+        letters += 1
+        in_words += _ascii_letter(text[n - 1 : n]) or _ascii_letter(text[n + 1 : n + 2])
+    return in_words * 2 >= letters
+
+
+def _ascii_letter(char: str) -> bool:
+    return char.isascii() and char.isalpha()
+
+
 @dataclass(frozen=True, slots=True)
 class DecodedText:
     """Text decoded from bytes, and how many characters of it are U+FFFD standing for invalid bytes or NULs."""
@@ -52,9 +87,10 @@ class DecodedText:
 
 
 def decode_counted(data: bytes, *, cut: bool = False) -> DecodedText:
-    """Text in any encoding `sniff_encoding` knows: undecodable bytes and NULs become U+FFFD, counted (a NUL is
-    what SQLite, tantivy and terminals cannot take). With `cut` (the data was cut short), a character split by the
-    cut is dropped rather than shown as U+FFFD."""
+    """Text in any encoding `sniff_encoding` knows, or in Windows-1252 when it is not UTF-8 and reads as that
+    (`is_legacy_8bit`): undecodable bytes and NULs become U+FFFD, counted (a NUL is what SQLite, tantivy and
+    terminals cannot take). With `cut` (the data was cut short), a character split by the cut is dropped rather than
+    shown as U+FFFD."""
     encoding, bom = sniff_encoding(data)
     body = data[bom:]
     decoder = codecs.getincrementaldecoder(encoding)
@@ -62,8 +98,11 @@ def decode_counted(data: bytes, *, cut: bool = False) -> DecodedText:
         text = decoder(errors="strict").decode(body, final=not cut)
         replaced = 0
     except UnicodeDecodeError:
-        text = decoder(errors="replace").decode(body, final=not cut)
-        replaced = text.count("\ufffd") - decoder(errors="ignore").decode(body, final=not cut).count("\ufffd")
+        if encoding == "utf-8" and not bom and is_legacy_8bit(body):
+            text, replaced = body.decode("cp1252"), 0
+        else:
+            text = decoder(errors="replace").decode(body, final=not cut)
+            replaced = text.count("\ufffd") - decoder(errors="ignore").decode(body, final=not cut).count("\ufffd")
     if "\x00" in text:
         replaced += text.count("\x00")
         text = text.replace("\x00", "\ufffd")

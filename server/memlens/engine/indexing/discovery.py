@@ -14,6 +14,7 @@ import json
 import operator
 import os
 import re
+import stat as file_mode
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,8 +31,9 @@ PRUNED = frozenset({"node_modules", ".git"})
 class SourceFile:
     """A file to index: its name as discovery found it (a string, `str` of its `Path`), its kind, and the folder it
     was found under. The `Path` is made only when asked for: a sync where nothing changed compares names and stats
-    alone, and building a `Path` per file was most of its discovery. A folder the walk could not list is a source
-    too, with the `problem` that kept its files from being found: a sync reports it among the files not indexed."""
+    alone, and building a `Path` per file was most of its discovery. A folder the walk could not list, and a name
+    it found but will not read (a FIFO, a socket, a link to nothing), is a source too, with the `problem` that kept
+    it from being read: a sync reports it among the files not indexed."""
 
     __slots__ = ("_path", "kind", "name", "problem", "root", "stat")
 
@@ -41,14 +43,15 @@ class SourceFile:
         self.kind = kind  # memory | transcript
         self.root = root  # the workspace folder or transcript folder it was found under
         self.stat: os.stat_result | None = None  # what the walk that found it saw, if it looked
-        self.problem: str | None = None  # why the walk could not list this folder (None: a file found)
+        self.problem: str | None = None  # why the walk could not list this folder or read this name (None: a file)
 
     @classmethod
     def named(
         cls, name: str, kind: str, root: Path, stat: os.stat_result | None = None, problem: str | None = None
     ) -> SourceFile:
         """A source from a name that is already a `Path`'s string (what `_walk` yields), without building the
-        `Path`; `stat`: the file's, as its walk took it; `problem`: why the walk could not list this folder."""
+        `Path`; `stat`: the file's, as its walk took it; `problem`: why the walk could not list this folder or read
+        this name."""
         source = cls.__new__(cls)
         source.name, source.kind, source.root, source._path, source.stat = name, kind, root, None, stat
         source.problem = problem
@@ -166,7 +169,8 @@ class _Root:
 _LIST_BY_DESCRIPTOR = os.scandir in os.supports_fd
 
 Found = tuple[str, "os.stat_result | None"]  # a file's name, and its stat (None: stat failed; asked again later)
-Unlisted = list[tuple[str, str]]  # the folders a walk could not list, each with why: their files were not found
+# the folders a walk could not list (their files were not found) and the names it could not read, each with why
+Unlisted = list[tuple[str, str]]
 # a folder gone between its parent's listing and its own: nothing to report
 _VANISHED = frozenset({errno.ENOENT, errno.ENOTDIR})
 _name = operator.itemgetter(0)  # a Found's name (C-level keys: a sort of 70,000 names calls them for each)
@@ -181,7 +185,9 @@ def _walk(
     unlisted: Unlisted | None = None,
 ) -> Iterator[Found]:
     """Every file below `start` (a folder inside `root`) that `keep` takes by its name, as a path string with its
-    stat, in no set order (the callers sort); a folder it cannot list is added to `unlisted` with why.
+    stat, in no set order (the callers sort); a folder it cannot list, and a name `keep` takes that is no regular
+    file (a FIFO, a socket, a device, a symbolic link to nothing or in a loop) or that it cannot stat, is added to
+    `unlisted` with why: the sync records it and `stats` lists it, and no such name is ever opened.
 
     A symlinked file or folder is taken only when `root` admits its target; each real folder is listed once (a
     symlink loop or a second link to the same folder adds nothing). `max_depth` bounds how many folders deep it goes.
@@ -211,7 +217,7 @@ def _walk(
                 try:
                     if entry.is_file(follow_symlinks=False):  # most entries: a plain file, by its listed type alone
                         if keep(path):
-                            yield path, _stat(entry)
+                            yield from _found(path, entry, unlisted)
                         continue
                     linked = entry.is_symlink()
                     if entry.is_dir():
@@ -219,8 +225,14 @@ def _walk(
                         if deeper and entry.name not in prune and (not linked or root.admits(path)):
                             folders.append(path)
                     elif entry.is_file() and keep(path) and (not linked or root.admits(path)):
-                        yield path, _stat(entry)
-                except OSError:
+                        yield from _found(path, entry, unlisted)
+                    elif unlisted is not None and keep(path) and (not linked or root.admits(path)):
+                        why = _why_not_a_file(path, linked=linked)
+                        if why is not None:
+                            unlisted.append((path, why))
+                except OSError as exc:  # ELOOP: a symbolic link in a loop (the entry's type alone says only ENOENT)
+                    if unlisted is not None and exc.errno == errno.ELOOP and keep(path):
+                        unlisted.append((path, _LOOP))
                     continue
         finally:
             if descriptor is not None:
@@ -262,11 +274,50 @@ def _why_unlisted(folder: str, exc: OSError | ValueError) -> str:
     return f"not indexed: cannot list the folder ({reason}); files below it unread"
 
 
-def _stat(entry: os.DirEntry[str]) -> os.stat_result | None:
+def _found(path: str, entry: os.DirEntry[str], unlisted: Unlisted | None) -> Iterator[Found]:
+    """A file the walk keeps, with its stat; one it cannot stat for a reason that will last (a folder this user may
+    list but not enter) goes to `unlisted` with why, so the index records it and `stats` lists it."""
     try:
-        return entry.stat()
-    except OSError:
-        return None  # stat_all asks again, and says why it cannot read the file
+        yield path, entry.stat()
+    except OSError as exc:
+        if unlisted is None or exc.errno in _VANISHED:
+            yield path, None  # stat_all asks again, and says why it cannot read the file
+        elif exc.errno == errno.EACCES:
+            unlisted.append((path, "cannot read: permission denied (its folder may be listed but not entered)"))
+        else:
+            unlisted.append((path, f"cannot read: {exc.strerror or exc}"))
+
+
+# what a name the walk would take may be instead of a regular file: never opened (a FIFO's open waits for a writer)
+_NOT_FILES = {
+    file_mode.S_IFIFO: "a named pipe (FIFO)",
+    file_mode.S_IFSOCK: "a socket",
+    file_mode.S_IFCHR: "a character device",
+    file_mode.S_IFBLK: "a block device",
+}
+
+
+_LOOP = "not indexed: a symbolic link in a loop of links"
+
+
+def _why_not_a_file(path: str, *, linked: bool) -> str | None:
+    """Why a name the walk would take by its name is not read: not a regular file, or a symbolic link that reaches
+    none; None when it is gone."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        if linked and exc.errno == errno.ELOOP:
+            return _LOOP
+        if linked and exc.errno == errno.ENOENT:
+            return "not indexed: a symbolic link to a file that does not exist"
+        return None
+    kind = not_a_file(mode)
+    return None if kind is None else f"not indexed: {kind}, not a regular file"
+
+
+def not_a_file(mode: int) -> str | None:
+    """What a file of this `st_mode` is when it is a FIFO, a socket or a device (None: anything else)."""
+    return _NOT_FILES.get(file_mode.S_IFMT(mode))
 
 
 def _memory_files(root: _Root, pattern: str, unlisted: Unlisted | None = None) -> Iterator[Found]:
@@ -279,6 +330,10 @@ def _memory_files(root: _Root, pattern: str, unlisted: Unlisted | None = None) -
     if literal == len(parts):  # a plain path such as MEMORY.md
         if parts and start.is_file() and root.admits(start):
             yield os.fspath(start), None
+        elif parts and unlisted is not None and root.admits(start):
+            why = _why_not_a_file(os.fspath(start), linked=start.is_symlink())
+            if why is not None:
+                unlisted.append((os.fspath(start), why))
         return
     rest = parts[literal:]
     max_depth = None if "**" in rest else len(rest) - 1

@@ -9,6 +9,7 @@ out to continue that line, or to have been its newline), so nothing is stored tw
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import time
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from memlens.engine.catalog import FileRow, FileState
-from memlens.engine.indexing.discovery import MEMORY, SourceFile
+from memlens.engine.indexing.discovery import MEMORY, SourceFile, not_a_file
 from memlens.engine.indexing.file_identity import same_file
 from memlens.engine.indexing.ingest import (
     HEAD_BYTES,
@@ -72,6 +73,9 @@ class FileReader:
         """(content, whether it is only an appended tail) of a changed file, `row` being what the catalog recorded
         of it. An unterminated last line is read when the file is quiet, or `settled` (reindex) and not growing.
         Raises OSError when the file cannot be read; any other exception means it could not be parsed."""
+        kind = not_a_file(os.stat(source.path).st_mode)  # now: it may have been replaced since the walk
+        if kind is not None:  # opening a FIFO would wait for a writer, holding the index's one writer
+            raise OSError(errno.EINVAL, f"{kind}, not a regular file")
         with source.path.open("rb") as handle:
             now = os.fstat(handle.fileno())
             unchanged = (now.st_size, now.st_mtime_ns) == (stat.st_size, stat.st_mtime_ns)
