@@ -31,6 +31,7 @@ from memlens.engine.ranking.rescoring import (
     penalise_questions,
     penalise_tool_output,
     scale_tail,
+    split_head,
 )
 from memlens.engine.ranking.unit_facts import UnitFacts, Words
 from memlens.settings import Settings
@@ -245,3 +246,13 @@ def test_results_read_in_slices_equal_results_read_at_once(
     assert len(deep) >= 4
     assert sum(sliced[key] for key in deep) < sum(whole[key] for key in deep) * 2 / 3
     assert sum(sliced.values()) <= sum(whole.values())
+
+
+def test_the_nearest_in_meaning_join_the_head_wherever_the_fused_score_put_them() -> None:
+    ranked = [UnitHit(i, score=1.0 - i / 100, vector_rank=None if i % 2 else i) for i in range(10)]
+    ranked[7].vector_rank = 1  # far down the fused order, second in the cosine list
+    ranked[8].vector_rank = 5  # not among the first five of the cosine list
+    head, tail = split_head(ranked, size=4, nearest=5)
+    assert [h.unit_id for h in head] == [0, 1, 2, 3, 4, 7]  # 4: its cosine rank is 4
+    assert [h.unit_id for h in tail] == [5, 6, 8, 9]
+    assert split_head(ranked, size=4, nearest=0) == (ranked[:4], ranked[4:])

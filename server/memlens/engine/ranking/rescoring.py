@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 
 # hits re-scored (at least the limit): more ranked no better on the LoCoMo tune split, fewer lost recall there
 HEAD = 40
+# the query's nearest messages in meaning (their place in the cosine list below this) are re-scored wherever the fused
+# score put them: a paraphrase shares few words with its answer, and when many messages share the query's common
+# words the answer's best cosine alone leaves it past the head, where the learned ranker, which weighs cosine and
+# cosine rank, never sees it. Chosen on the tune sets only (bench/RESULTS.md, "Where the first hit is wrong")
+NEAREST_IN_HEAD = 5
 ANSWER_TOP = 10  # the hits whose best chance decides whether a query is answered at all (`choose`)
 # once a query is answered, a hit is shown when its chance reaches this share of minScore: on the LoCoMo tune split
 # (26, 30, 41) the R@10 of what is shown stays where a cut at a share of the best score had it, where minScore
@@ -58,8 +63,7 @@ def rescore(
     `facts_state`: the catalog's `unit_facts_state()` when the caller has read it."""
     if not ranked:
         return ranked
-    size = max(HEAD, limit or 0)
-    hits, tail = ranked[:size], ranked[size:]
+    hits, tail = split_head(ranked, size=max(HEAD, limit or 0), nearest=NEAREST_IN_HEAD)
     units = unit_facts(catalog, keyword, [h.unit_id for h in hits], facts_state)  # cached per unit: unit_facts.py
     facts = read_query_facts(query, keyword, texts=(u.text for u in units.values()))
     head = Head(
@@ -107,6 +111,16 @@ def rescore(
         hand_out_scores(head.hits)
     scale_tail(head.hits, tail)
     return head.hits + tail
+
+
+def split_head(ranked: list[UnitHit], *, size: int, nearest: int) -> tuple[list[UnitHit], list[UnitHit]]:
+    """The hits re-scored and the rest, each in `ranked`'s order: the first `size`, and past them every hit among the
+    `nearest` first of the cosine list."""
+    joined = [h for h in ranked[size:] if h.vector_rank is not None and h.vector_rank < nearest]
+    if not joined:
+        return ranked[:size], ranked[size:]
+    ids = {h.unit_id for h in joined}
+    return ranked[:size] + joined, [h for h in ranked[size:] if h.unit_id not in ids]
 
 
 def measure_coverage(head: Head, *, with_call: bool = False) -> None:

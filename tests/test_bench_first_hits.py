@@ -1,0 +1,38 @@
+"""bench/first_hits.py's reading of a ranking: the first message and the first target, a message's later parts not
+counted as places, the lists' ranks shown 1-based, texts cut and on one line."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.first_hits import RankedUnit, first_miss  # noqa: E402
+
+
+def unit(key: str | None, text: str = "text", *, keyword: int | None = 0, vector: int | None = None) -> RankedUnit:
+    return RankedUnit(key, "assistant", keyword, vector, text)
+
+
+def test_the_first_target_is_placed_among_messages_not_parts() -> None:
+    units = [unit("a#1"), unit("a#1"), unit(None), unit("b#2"), unit("c#3", vector=4)]
+    first, target = first_miss(units, {"c#3"})
+    assert first.key == "a#1" and first.place == 1
+    assert target is not None
+    assert (target.key, target.place) == ("c#3", 3)  # a#1's second part and the unit of no message do not count
+    assert (target.keyword_rank, target.vector_rank) == (1, 5)
+
+
+def test_a_target_outside_the_ranking_is_none_and_texts_are_cut_on_one_line() -> None:
+    first, target = first_miss([unit("a#1", "one\n\ntwo   three four")], {"z#9"}, chars=13)
+    assert target is None
+    assert first.text == "one two three"
+    assert first.vector_rank is None
+
+
+def test_a_ranking_of_no_message_is_refused() -> None:
+    with pytest.raises(ValueError, match="no message"):
+        first_miss([unit(None)], {"a#1"})
