@@ -135,6 +135,7 @@ PHASES = (
     ("memlens.engine.keyword.keyword_index", "KeywordIndex.write", "  tantivy docs + commit"),
     ("memlens.engine.catalog", "Catalog.units_by_id", "  units read back (in mirror)"),
     ("memlens.engine.indexing.indexer", "fill_unit_facts", "  unit facts"),
+    ("memlens.engine.indexing.indexer", "facts_rows", "  unit facts"),  # (their words from tantivy's analysis)
     ("memlens.engine.indexing.indexer", "collect_words", "  vocabulary"),
     ("memlens.engine.indexing.indexer", "write_afresh", "keyword written afresh at the end"),
     ("memlens.engine.indexing.indexer", "fill_facts_from_analysed", "  of which unit facts (in the rewrite)"),
