@@ -1,8 +1,8 @@
 """Keyword-only cold indexing: CPU seconds per 1,000 messages, what it indexed (a checksum for A/B checks), and
-optionally where the time goes (cProfile).
+optionally where the time goes (cProfile, on CPU time).
 
     python bench/cold_index.py [--corpus synthetic|fixtures] [--chunks 10000] [--copies 4] [--profile N] [--phases]
-    python bench/cold_index.py --ab /tmp/base/server --runs 3   # alternates fresh processes: this tree, then that one
+    python bench/cold_index.py --ab /tmp/base/server --runs 4   # fresh processes alternated, each tree first in turn
     python bench/cold_index.py --corpus-dir ROOT/corpus --root SCRATCH --no-checksum   # a prebuilt corpus (speed.py's)
 
 `synthetic`: the corpus of bench/corpus.py (short messages); `fixtures`: the real transcripts of
@@ -135,6 +135,7 @@ PHASES = (
     ("memlens.engine.keyword.keyword_index", "KeywordIndex.write", "  tantivy docs + commit"),
     ("memlens.engine.catalog", "Catalog.units_by_id", "  units read back (in mirror)"),
     ("memlens.engine.indexing.indexer", "fill_unit_facts", "  unit facts"),
+    ("memlens.engine.indexing.indexer", "facts_rows", "  unit facts"),  # (their words from tantivy's analysis)
     ("memlens.engine.indexing.indexer", "collect_words", "  vocabulary"),
     ("memlens.engine.indexing.indexer", "write_afresh", "keyword written afresh at the end"),
     ("memlens.engine.indexing.indexer", "fill_facts_from_analysed", "  of which unit facts (in the rewrite)"),
@@ -220,7 +221,8 @@ def run_once(args: argparse.Namespace) -> dict[str, Any]:
         )
         spent = time_phases() if args.phases or args.curve else None
         curve = time_curve(spent, args.curve) if spent is not None and args.curve else None
-        profiler = cProfile.Profile() if args.profile else None
+        # on CPU time (tantivy's threads included): on a shared machine the wall clock counts the other jobs too
+        profiler = cProfile.Profile(time.process_time) if args.profile else None
         started = (time.perf_counter(), time.process_time())
         if profiler is not None:
             profiler.enable()
@@ -248,14 +250,15 @@ def run_once(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def alternate(args: argparse.Namespace) -> None:
-    """Fresh processes, this tree's server and `--ab`'s alternated; the median CPU of each."""
+    """Fresh processes, this tree's server and `--ab`'s alternated, each tree first in every other round (the second
+    process of a pair ran faster, whichever tree it was: bench/RESULTS.md); the median CPU of each."""
     trees = {"this": str(Path(__file__).resolve().parents[1] / "server"), "base": str(args.ab)}
     compile_trees(*trees.values())
     results: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
     own = [a for a in sys.argv[1:] if not a.startswith("--ab") and a != str(args.ab)]
     own = [a for i, a in enumerate(own) if not (a == "--runs" or (i and own[i - 1] == "--runs"))]
-    for _ in range(args.runs):
-        for name, tree in trees.items():
+    for run in range(args.runs):
+        for name, tree in list(trees.items())[:: -1 if run % 2 else 1]:
             env = os.environ | {"PYTHONPATH": tree}
             out = subprocess.run(
                 [sys.executable, __file__, *own], env=env, capture_output=True, text=True, check=True

@@ -34,6 +34,7 @@ from memlens.engine.indexing import text_compression, vector_writer
 from memlens.engine.keyword.identifiers import cjk_field, identifier_terms, identifiers
 from memlens.engine.keyword.keyword_docs import keyword_docs
 from memlens.engine.progress import RateMeter
+from memlens.engine.ranking.unit_facts import derived_facts
 from memlens.engine.sources import tool_output
 from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
@@ -470,3 +471,25 @@ def test_inserted_units_as_sqlite_stores_their_values(tmp_path: Path) -> None:
     assert [tuple(r) for r in made.values()] == [tuple(r) for r in read.values()]
     assert [type(r["ts"]) for r in made.values()] == [type(None), float, type(None), type(None)]
     catalog.close()
+
+
+def test_the_facts_a_sync_stores_batch_by_batch_are_the_ones_worked_out_from_the_text(
+    tmp_path: Path, transcript_folder: Path
+) -> None:
+    """The writer works a new unit's facts out from the words it analysed for tantivy (a tool output's without the
+    call its header names): each unit's stored facts are those `derived_facts` works out from its text alone."""
+    (tmp_path / "ws" / "memory").mkdir(parents=True)
+    (tmp_path / "ws" / "memory" / "runbook.md").write_text("# Runbook\n\n[Bash] kubectl rollout restart\nDone?\n")
+    engine = Engine(
+        [tmp_path / "ws"], Settings(), extra_transcripts=[transcript_folder], index_dir=tmp_path / "i", embedder=False
+    )
+    engine.sync(embed=False)
+    assert not engine.indexer.keyword_behind  # written batch by batch, not deferred to one rewrite
+    keyword = engine.indexer.keyword
+    stored = engine.catalog.db.execute("SELECT text, kind, words, tool, dup_key, question FROM plain_units").fetchall()
+    assert len(stored) > 50
+    for text, kind, *facts in stored:
+        assert tuple(facts) == tuple(derived_facts(text, kind, keyword)), text[:80]
+    calls = [text for text, kind, *_ in stored if tool_output.scored_text(text, kind) != text]
+    assert calls  # tool outputs whose header's call their words leave out
+    engine.close()

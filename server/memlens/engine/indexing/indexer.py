@@ -44,7 +44,7 @@ from memlens.engine.keyword.keyword_docs import keyword_docs, neighbours_of, wri
 from memlens.engine.keyword.keyword_index import KeywordIndex
 from memlens.engine.keyword.vocabulary import backfill_words, collect_words
 from memlens.engine.progress import Progress, RateMeter
-from memlens.engine.ranking.unit_facts import backfill_unit_facts, fill_facts_from_analysed, fill_unit_facts
+from memlens.engine.ranking.unit_facts import DerivedFacts, backfill_unit_facts, facts_rows, fill_facts_from_analysed
 from memlens.engine.sources.tool_output import scored_text
 from memlens.engine.vectors.embedder import Embedder
 from memlens.engine.vectors.vector_index import VectorIndex
@@ -575,11 +575,19 @@ class Indexer:
         if not self.keyword_behind:  # (behind: the whole index is written afresh at the sync's end)
             # a new message changes its older neighbours' context field: those are written again too
             touched = neighbours_of(self.catalog, added.values(), set(added))
+            facts: list[tuple[int, DerivedFacts]] = []
+
+            def facts_of_added(rows: list[sqlite3.Row], words_of: Callable[[str], str]) -> None:
+                # from the words analysed for tantivy: each text analysed once, not again for its facts
+                units = ((int(row["id"]), row["text"], row["kind"]) for row in rows if int(row["id"]) in added)
+                facts.extend(facts_rows(self.keyword, units, words_of))
+
             # deletes go first in the same commit: SQLite may hand a deleted unit's id to a new unit
-            docs = list(keyword_docs(self.catalog, self.keyword, [*added.values(), *touched]))
+            docs = list(keyword_docs(self.catalog, self.keyword, [*added.values(), *touched], facts_of_added))
             deleted = [*pending.deleted_units, *(int(r["id"]) for r in touched)]
             self.keyword.write(generation, delete_units=deleted, add=docs)
-            fill_unit_facts(self.catalog, self.keyword, ((i, row["text"], row["kind"]) for i, row in added.items()))
+            if facts:
+                self.catalog.set_unit_facts(facts)
         # (behind: the rewrite fills in the units' facts from the words it analyses; a search works out those of a
         # unit that has none meanwhile, and the next sync's backfill those a cancelled sync left)
         collect_words(self.catalog, self.keyword, (scored_text(row["text"], row["kind"]) for row in added.values()))

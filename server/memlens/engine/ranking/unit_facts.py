@@ -96,13 +96,21 @@ def fill_unit_facts(
 ) -> int:
     """Work out and store the derived facts of (id, text, kind) units (`words_of`: text → its analysed words, when
     worked out already); returns how many."""
-    rows = [
-        (unit_id, derived_facts(text, kind, keyword, None if words_of is None else words_of(scored_text(text, kind))))
-        for unit_id, text, kind in units
-    ]
+    rows = facts_rows(keyword, units, words_of)
     if rows:
         catalog.set_unit_facts(rows)
     return len(rows)
+
+
+def facts_rows(
+    keyword: KeywordIndex, units: Iterable[tuple[int, str, str]], words_of: Callable[[str], str] | None = None
+) -> list[tuple[int, DerivedFacts]]:
+    """The derived facts of (id, text, kind) units, as `Catalog.set_unit_facts` takes them (`words_of`: text → its
+    analysed words, when worked out already)."""
+    return [
+        (unit_id, derived_facts(text, kind, keyword, None if words_of is None else words_of(scored_text(text, kind))))
+        for unit_id, text, kind in units
+    ]
 
 
 def fill_facts_from_analysed(
