@@ -76,3 +76,13 @@ def test_fixes_finds_the_output_of_an_error_pasted_in_a_tool_s_report(
     fixes = example.fixes(pasted)["fixes"]
     assert fixes
     assert "5b0e7d3c" in str(fixes[0]["sessionKey"])
+
+
+@pytest.mark.parametrize("report", REPORTS, ids=lambda report: report.__name__)
+def test_a_report_pasted_on_one_line_is_read_as_on_its_lines(report: Callable[[str, int], str]) -> None:
+    """VS Code's Search Memory box joins a paste's lines with spaces: the report's lines are found again."""
+    one_line = " ".join(report(TWO_LINES, 3).splitlines())
+    read = without_pasted_noise(one_line)
+    assert UNROUTABLE in read and "raised in the orders consumer" in read
+    for word in ("##[", "task3", "Dockerfile", "failed to solve", "aws_lambda_function", "│", "2026-03-04"):
+        assert word not in read

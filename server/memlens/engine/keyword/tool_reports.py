@@ -10,6 +10,10 @@ error was met (the agent ran the command itself, or another project's), and the 
 error's: `memlens fixes` held the paste against each past output and found none holding half its words, so 6 of the
 10 tune errors of bench.errors pasted in BuildKit's report (5 in Terraform's box) came back with nothing. The
 reports' own lines are left out and the output's lines kept; a text with none of them is returned as it is.
+
+A report pasted on one line (VS Code's Search Memory box joins a paste's lines with spaces) is broken again where its
+lines began: before BuildKit's markers and each output line's seconds (a number of that shape inside the output, `1.25
+`, breaks a line too and is left out with them), at Terraform's box edges, before each of the runner's stamps.
 """
 
 from __future__ import annotations
@@ -42,10 +46,25 @@ _CI_LINE_STAMP = re.compile(r"^\d{4}-\d\d-\d\dT[\d:.]+Z\s", re.MULTILINE)  # the
 _CI_OWN = re.compile(rf"^{_CI_STAMP}##\[error\]Process completed with exit code \d+\.\s*$\n?", re.MULTILINE)
 
 
+# A report pasted on one line (VS Code's Search Memory box joins a paste's lines with spaces): where its lines began
+_DOCKER_ON_ONE_LINE = re.compile(r"(?:ERROR|error): failed to (?:solve|build):|\s> \[[^\]]*\] [^:]*:\s")
+_DOCKER_BREAKS = re.compile(
+    r"""\s+(?=
+        =>\ | -{4,} | >\ \[ | Dockerfile(?:\.\w+)?:\d | \d+\ \|\s | (?:ERROR|error):\ failed\ to\ (?:solve|build):
+      | (?:\#\d+\ )?\d+\.\d{2,3}\ (?!\|)                        # an output line's seconds
+    )""",
+    re.VERBOSE,
+)
+_BOX_ON_ONE_LINE = re.compile(r"│ (?:Error|Warning): ")
+_BOX_BREAKS = re.compile(r"\s*(?=[│╵])|(?<=╷)\s*")
+_CI_BREAKS = re.compile(r"\s+(?=\d{4}-\d\d-\d\dT[\d:.]+Z\s)")
+
+
 def without_tool_reports(text: str) -> str:
     """`text` without the lines BuildKit, Terraform or a GitHub Actions runner print around the error they report;
-    `text` itself when no such report frames it, or when nothing else would be left."""
-    read = text
+    `text` itself when no such report frames it, or when nothing else would be left. A report on one line is read
+    on the lines it had."""
+    read = _relined(text)
     if _DOCKER_MARK.search(read):
         kept = [_DOCKER_SECONDS.sub("", line) for line in read.splitlines() if not _DOCKER_OWN.match(line)]
         read = "\n".join(kept)
@@ -61,3 +80,16 @@ def _unboxed(line: str) -> str:
     """A line of Terraform's box without the box's edge."""
     stripped = line.strip()
     return stripped.removeprefix("│").strip() if stripped.startswith("│") else line
+
+
+def _relined(text: str) -> str:
+    """`text` broken again into the lines of the report it holds, when it was pasted on one line."""
+    if "\n" in text.strip():
+        return text
+    if _DOCKER_ON_ONE_LINE.search(text):
+        return _DOCKER_BREAKS.sub("\n", text)
+    if _BOX_ON_ONE_LINE.search(text):
+        return _BOX_BREAKS.sub("\n", text)
+    if "##[" in text and len(_CI_BREAKS.findall(text)) > 1:
+        return _CI_BREAKS.sub("\n", text)
+    return text
