@@ -18,7 +18,10 @@ reported).
 logger's time stamp of a day no session was written on. `--as` asks them in another form a developer pastes: `logged`
 (a log line's stamp, level, logger and request id before it), `npm` (inside npm's report of a failed script),
 `trace` (as the message of a 20-frame stack trace from someone else's machine, each error in the next of eight
-languages' trace formats: the frames are made up, as a user's own code is in no transcript). `--one-line` joins each
+languages' trace formats: the frames are made up, as a user's own code is in no transcript), `docker` (in BuildKit's
+report of a failed `RUN` step), `terraform` (in Terraform's diagnostic box, after `Error: `), `ci` (in a GitHub Actions
+job's log, each line after its runner's stamp, `##[error]` after it), `java-cause` (as the `Caused by:` of a Java
+exception chain). `--one-line` joins each
 question's lines with spaces, as VS Code's Search Memory box does with a paste.
 """
 
@@ -114,7 +117,60 @@ def in_trace(question: str, index: int) -> str:
     )
 
 
-FORMS = {"logged": as_logged, "npm": in_npm_report, "trace": in_trace}
+def in_docker_build(question: str, index: int) -> str:
+    """`question` as BuildKit reports a failed `RUN` step of `docker build`: the step, its output's lines after their
+    seconds, the Dockerfile's lines around it and the `failed to solve` line."""
+    step = f"RUN ./scripts/task{index}.sh"
+    lines = [f" => ERROR [build 4/6] {step}{' ' * 30}12.3s", "------", f" > [build 4/6] {step}:"]
+    lines += [f"12.{31 + i} {line}" for i, line in enumerate(question.splitlines())]
+    lines += ["------", "Dockerfile:14", "--------------------", "  12 |     COPY . ."]
+    lines += ["  13 |     RUN ./scripts/deps.sh", f"  14 | >>> {step}", "  15 |     ", "--------------------"]
+    process = f'process "/bin/sh -c ./scripts/task{index}.sh"'
+    lines.append(f"ERROR: failed to solve: {process} did not complete successfully: exit code: 1")
+    return "\n".join(lines)
+
+
+def in_terraform_box(question: str, index: int) -> str:
+    """`question` as Terraform prints a diagnostic: in its box (`╷ │ ╵`), after `Error: `, with the resource and the
+    configuration's line it came from."""
+    lines = ["╷", *(f"│ Error: {line}" if not i else f"│ {line}" for i, line in enumerate(question.splitlines()))]
+    resource = f'resource "aws_lambda_function" "task{index}"'
+    lines += ["│ ", f"│   with module.app.aws_lambda_function.task{index},"]
+    lines += [
+        f"│   on modules/app/main.tf line {index + 12}, in {resource}:",
+        f"│   {index + 12}: {resource} {{",
+        "│ ",
+        "╵",
+    ]
+    return "\n".join(lines)
+
+
+def in_ci_log(question: str, index: int) -> str:
+    """`question` as a GitHub Actions job's log shows it: every line after its runner's time stamp, the step's
+    command in a group, the runner's `##[error]` line after it."""
+    stamp = "2026-03-04T10:00:{:02d}.{:07d}Z"
+    lines = [f"##[group]Run ./scripts/task{index}.sh", f"./scripts/task{index}.sh", "shell: /usr/bin/bash -e {0}"]
+    lines += ["##[endgroup]", *question.splitlines(), "##[error]Process completed with exit code 1."]
+    return "\n".join(f"{stamp.format(i, 1234567 + i)} {line}" for i, line in enumerate(lines))
+
+
+def in_java_cause(question: str, index: int) -> str:
+    """`question` as the cause in a Java exception chain: a made-up outer exception and frames, then `Caused by: ` and
+    the error, its frames and Java's `... n more`."""
+    frames = [f"\tat com.acme.app.Mod{i}.step{i}(Mod{i}.java:{i + 1})" for i in range(8)]
+    outer = f'Exception in thread "main" java.lang.IllegalStateException: task {index} failed'
+    return "\n".join([outer, *frames, f"Caused by: {question}", *frames[:3], "\t... 5 more"])
+
+
+FORMS = {
+    "logged": as_logged,
+    "npm": in_npm_report,
+    "trace": in_trace,
+    "docker": in_docker_build,
+    "terraform": in_terraform_box,
+    "ci": in_ci_log,
+    "java-cause": in_java_cause,
+}
 
 
 def asked_as(question: str, index: int, *, form: str | None, one_line: bool) -> str:

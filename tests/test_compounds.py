@@ -84,3 +84,40 @@ def test_past_the_limit_no_phrase_is_counted() -> None:
         "front end", split=str.split, stem=str.split, doc_freq=lambda t: counts.get(t, 0), phrase_freq=phrase_freq
     )
     assert found == ()
+
+
+APART = (
+    "messages pile up in the dead letter queue",  # 1
+    "redrive the dead-letter queue",  # 2: hyphenated, read as the pair
+    "a letter from the dead",  # 3: both words, not in a row
+    "the end of the front",  # 4
+    "the frontend build",  # 5
+)
+
+
+def test_a_joined_word_no_document_holds_is_read_as_the_pair_the_index_writes_apart(tmp_path: Path) -> None:
+    keyword = index(tmp_path, APART)
+    assert keyword.spelled_apart("deadletter queue") == "dead letter queue"
+    assert keyword.spelled_apart("the Deadletter backlog") == "the Dead letter backlog"
+    parsed = keyword.parse("deadletter")
+    assert parsed.text == "dead letter"  # as the vector side embeds it
+    assert parsed.loose_terms == ("dead", "letter")
+    found = keyword.search(parsed, 10)
+    assert {1, 2} <= {unit for unit, _ in found}
+    assert found == keyword.search(keyword.parse("dead letter"), 10)  # as the words spelled apart
+    facts = query_facts(parsed, keyword)
+    assert facts.absent == 0.0  # no word of the query is in no document: the answer is not held back as absent
+    assert matched_share(facts, set(keyword.tokens(APART[1]))) == 1.0
+
+
+def test_a_word_stays_whole_when_the_index_holds_it_or_no_split_is_written_in_a_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    keyword = index(tmp_path, APART)
+    assert keyword.spelled_apart("frontend") == "frontend"  # a word of the index
+    assert keyword.spelled_apart("endfront") == "endfront"  # both words, never in a row
+    assert keyword.spelled_apart("theend") == "theend"  # "the" is a stop word
+    assert keyword.spelled_apart("deadLetter dead_letter deadletter2") == "deadLetter dead_letter deadletter2"
+    assert keyword.spelled_apart("queue.deadletter") == "queue.deadletter"  # a name's part, not a word
+    monkeypatch.setattr(compounds, "PHRASE_COUNT_DOCS", 1)  # "dead" and "letter" are in 3 documents each
+    assert keyword.spelled_apart("deadletter") == "deadletter"

@@ -3,12 +3,14 @@ left out of the query, the innermost kept, in every language's trace format."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import pytest
 
 from memlens.engine.engine import Engine
-from memlens.engine.keyword.stack_frames import trace_message, without_stack_frames
+from memlens.engine.keyword.stack_frames import root_cause, trace_message, without_stack_frames
+from memlens.settings.tree import Mode
 
 MESSAGE = "psycopg.OperationalError: remaining connection slots are reserved for non-replication superuser connections"
 
@@ -391,3 +393,19 @@ def test_each_form_bench_errors_asks_is_read_as_its_error(form: str, language: i
     assert error in read
     assert "mod5" not in read.lower()
     assert "request_id" not in read
+
+
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_fixes_finds_the_output_of_a_chained_trace_s_root_cause(example: Engine, mode: Mode) -> None:
+    """The example's consumer printed this error; pasted as the `Caused by:` of a Java chain, the wrapping
+    exception's words (`IllegalStateException: task 3 failed`) counted as words of the error the output lacked, and
+    `memlens fixes` found no occurrence."""
+    frames = [f"\tat com.acme.app.Mod{i}.step{i}(Mod{i}.java:{i + 1})" for i in range(8)]
+    outer = 'Exception in thread "main" java.lang.IllegalStateException: task 3 failed'
+    pasted = "\n".join([outer, *frames, f"Caused by: {UNROUTABLE}", *frames[:3], "\t... 5 more"])
+    assert root_cause(pasted) == UNROUTABLE
+    assert root_cause(UNROUTABLE) is None and root_cause(python_trace(20)) is None
+    example.settings.search = dataclasses.replace(example.settings.search, mode=mode)
+    fixes = example.fixes(pasted)["fixes"]
+    assert fixes
+    assert "5b0e7d3c" in str(fixes[0]["sessionKey"])

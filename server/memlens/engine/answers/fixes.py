@@ -22,7 +22,7 @@ from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.error_query import looks_like_error
 from memlens.engine.keyword.pasted_noise import without_pasted_noise
 from memlens.engine.keyword.source_excerpts import without_source_excerpts
-from memlens.engine.keyword.stack_frames import trace_message, without_stack_frames
+from memlens.engine.keyword.stack_frames import root_cause, trace_message, without_stack_frames
 from memlens.engine.ranking.calibration import FEATURES
 from memlens.engine.ranking.query_facts import coverage, query_facts
 from memlens.engine.ranking.rescoring import answered
@@ -188,10 +188,24 @@ def _message_coverage(engine: SearchSource, error: str) -> Callable[[str], float
     return lambda text: coverage(facts, set(keyword.tokens(text)), text)
 
 
+def _cause_coverage(engine: SearchSource, error: str) -> Callable[[str], float] | None:
+    """For a chained trace (`Caused by:`): the share of its root cause's words (weighted by rarity) a text holds. The
+    exceptions wrapping the cause say what the code around it was doing (`IllegalStateException: task 3 failed`),
+    words a log of the cause alone never holds: with them the output of the very error held too little of the
+    message to count as an occurrence."""
+    cause = root_cause(error)
+    if cause is None:
+        return None
+    keyword = engine.retriever.keyword
+    facts = query_facts(keyword.parse(cause), keyword)
+    return lambda text: coverage(facts, set(keyword.tokens(text)), text)
+
+
 def _part_coverage(engine: SearchSource, error: str) -> Callable[[str], float] | None:
     """The best share a text holds of a part of the paste that may be all an output printed of it: its last lines
-    (`_end_coverage`), or a trace's message (`_message_coverage`)."""
-    parts = [c for c in (_end_coverage(engine, error), _message_coverage(engine, error)) if c is not None]
+    (`_end_coverage`), a trace's message (`_message_coverage`) or its root cause (`_cause_coverage`)."""
+    found = (_end_coverage(engine, error), _message_coverage(engine, error), _cause_coverage(engine, error))
+    parts = [c for c in found if c is not None]
     if not parts:
         return None
     return lambda text: max(part(text) for part in parts)

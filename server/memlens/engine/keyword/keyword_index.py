@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import shutil
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -385,6 +385,22 @@ class KeywordIndex:
     def acronyms(self, text: str) -> tuple[acronyms.Acronym, ...]:
         """The acronyms in this index that runs of the query's words stand for (see acronyms.py), then the words it
         writes joined that pairs of them do (compounds.py)."""
+        doc_freq, phrase_freq = self._counts()
+        split, stem = self._unstemmed.analyze, self._analyzer.analyze
+        found = acronyms.find(text, split=split, stem=stem, doc_freq=doc_freq)
+        taken = {w for a in found for w in a.words}
+        joined = compounds.find(text, split=split, stem=stem, doc_freq=doc_freq, phrase_freq=phrase_freq, taken=taken)
+        return found + joined
+
+    def spelled_apart(self, text: str) -> str:
+        """`text` with each word no document holds written as the two words this index holds in a row instead
+        ("deadletter" → "dead letter": compounds.spelled_apart)."""
+        doc_freq, phrase_freq = self._counts()
+        return compounds.spelled_apart(text, stem=self._analyzer.analyze, doc_freq=doc_freq, phrase_freq=phrase_freq)
+
+    def _counts(self) -> tuple[Callable[[str], int], Callable[[list[str]], int]]:
+        """(documents holding an analysed term, documents holding analysed words in a row) in the `text` field, over
+        the last commit."""
         searcher = self.index.searcher()
 
         def doc_freq(term: str) -> int:
@@ -395,11 +411,7 @@ class KeywordIndex:
             found = searcher.search(phrase, 1, count=True)
             return int(getattr(found, "count", 0) or 0)  # tantivy-py's type stubs leave `count` out
 
-        split, stem = self._unstemmed.analyze, self._analyzer.analyze
-        found = acronyms.find(text, split=split, stem=stem, doc_freq=doc_freq)
-        taken = {w for a in found for w in a.words}
-        joined = compounds.find(text, split=split, stem=stem, doc_freq=doc_freq, phrase_freq=phrase_freq, taken=taken)
-        return found + joined
+        return doc_freq, phrase_freq
 
     def parse(self, text: str, filters: SearchFilters | None = None) -> ParsedQuery:
         """The query's words as this index analyses them (no dates: ranking/query_reading.py adds those)."""

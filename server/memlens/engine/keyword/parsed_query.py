@@ -30,6 +30,7 @@ class Analysis(Protocol):
     def content_words(self, text: str) -> list[str]: ...
     def surface_words(self, text: str) -> list[str]: ...
     def acronyms(self, text: str) -> tuple[Acronym, ...]: ...
+    def spelled_apart(self, text: str) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +59,10 @@ class ParsedQuery:
 
 def parse_words(text: str, index: Analysis, *, filters: SearchFilters | None = None) -> ParsedQuery:
     """The query's words, phrases, identifiers and acronyms as `index` analyses them; no dates (they need a clock
-    and the catalog: ranking/query_reading.py adds them)."""
+    and the catalog: ranking/query_reading.py adds them). A joined word the index holds only spelled apart is read
+    as its two words ("deadletter" as "dead letter": compounds.spelled_apart), by every stage: the vector side embeds
+    `text` so read too (the model splits "deadletter" into pieces that mean little)."""
+    text = index.spelled_apart(text)
     # a phrase is typed on one line; the quotes of a pasted output of several lines are its own (a traceback's
     # `File "/srv/app.py"`), and required as phrases they would miss the output the index keeps in part
     quoted = PHRASE.findall(text) if "\n" not in text.strip() else []

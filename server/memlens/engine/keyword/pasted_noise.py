@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 
 from memlens.engine.keyword.error_query import looks_like_error
+from memlens.engine.keyword.tool_reports import without_tool_reports
 from memlens.engine.terminal_codes import without_terminal_codes
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
@@ -75,10 +76,11 @@ _NPM_OWN = re.compile(
 
 
 def without_pasted_noise(text: str) -> str:
-    """`text` without terminal codes and npm's own report lines and, when it reads as an error or a log line,
-    without its time stamps, its run's ids and the names in its home folders."""
+    """`text` without terminal codes, npm's own report lines and those of a build, deploy or CI tool's report
+    (tool_reports.py) and, when it reads as an error or a log line, without its time stamps, its run's ids and the
+    names in its home folders."""
     text = without_terminal_codes(text)
-    text = _without_npm_report(text)
+    text = without_tool_reports(_without_npm_report(text))
     if not looks_like_error(text):
         return text
     stripped = _HOME.sub("~", _RUN_ID.sub(_unless_a_frame_s, _STAMP.sub(" ", text)))

@@ -163,6 +163,20 @@ def trace_message(text: str) -> str | None:
     return "\n".join(line for line in (said if any(line.strip() for line in said) else message) if line.strip()) or None
 
 
+_CAUSED_BY = re.compile(r"^\s*Caused by:\s*", re.MULTILINE)
+
+
+def root_cause(text: str) -> str | None:
+    """The message of the last `Caused by:` of a chained trace in ``text`` (Java's, Kotlin's, Scala's): the exception
+    that started it, which a log of that error alone prints; the exceptions wrapping it name the code it ran through.
+    None when ``text`` holds no trace or no cause."""
+    message = trace_message(text)
+    causes = list(_CAUSED_BY.finditer(message or ""))
+    if message is None or not causes:
+        return None
+    return message[causes[-1].end() :].strip() or None
+
+
 def _message_line(line: str) -> str:
     """A trace's message ``line`` without the runtime's own words and the innermost frame's place in it."""
     return _PLACE_ON_MESSAGE.sub("", _RUNTIME_WORDS.sub("", line)).rstrip()
