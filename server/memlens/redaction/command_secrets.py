@@ -13,6 +13,8 @@ from memlens.redaction.values import Evidence
 
 # A word of a command that names a secret: what a config key holding one contains ("pypi-token.pypi", "_authToken").
 _SECRET_WORD = r"(?i:secret|token|passw|api[_-]?key|access[_-]?key)"
+# printf's format before the value it prints ("%s")
+_PRINTF_FORMAT = r"(?:(?:'%[^'\n]*'|\"%[^\"\n]*\")[ \t]+)?"
 # The start of a command: a line's start or a shell separator before the tool's name.
 _COMMAND = r"(?:^|[\s;&|(`'\"])"
 
@@ -25,7 +27,7 @@ COMMAND_DETECTORS = [
     # echo 'PW' | docker login -u ci --password-stdin (any login that reads its password from stdin)
     _strong(
         "password",
-        rf"\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?{VALUE}[ \t]*\|[^\n|;&]*?[ \t]--password-stdin\b",
+        rf"\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?{_PRINTF_FORMAT}{VALUE}[ \t]*\|[^\n|;&]*?[ \t]--password-stdin\b",
     ),
     # aws configure set aws_secret_access_key X, npm config set //host/:_authToken X, poetry config pypi-token.pypi X,
     # ngrok config add-authtoken X

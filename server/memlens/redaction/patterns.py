@@ -330,7 +330,7 @@ CONTEXT_DETECTORS = [
             kind_of_key=kind_of_key,
         )
         for endings, evidence in (
-            ("password|passwd|passphrase|storepass|keypass", Evidence.STRONG),  # keytool's -storepass X
+            ("password|passwd|passphrase|(?:src|dest|new)?(?:store|key)pass", Evidence.STRONG),  # keytool's
             ("token|secret|api-key|apikey|access-key|secret-key|private-key|auth-token", Evidence.KEY),
         )
     ),
@@ -338,11 +338,14 @@ CONTEXT_DETECTORS = [
         Detector(
             kind="password",
             pattern=rf"(?:^|[\s;&|(`'\"])(?:[A-Za-z0-9_.-]*/)?{tool}\b[^\n|;&]*?[ \t]-{flag}"
-            rf"[ \t]*{VALUE}",
+            rf"[ \t]*{second}{VALUE}",
             secret_groups=VALUE_GROUPS,
             evidence=Evidence.STRONG,
         )
         for tool, flag in _CLI_PASSWORD_FLAGS
+        # the first flag's value, and a second one's: a match ends at the first, and the next must start at the
+        # tool's name ("ssh-keygen -p -P OLD -N NEW")
+        for second in ("", rf"\S+[^\n|;&]*?[ \t]-{flag}[ \t]*")
     ),
     # htpasswd -b[c] FILE USER PASSWORD, htpasswd -nb USER PASSWORD
     Detector(
