@@ -627,6 +627,12 @@ def _build_provider_kinds() -> list[Planted]:
 
 PLANTED.extend(_build_provider_kinds())
 KINDS[:] = [p.kind for p in PLANTED]
+# keys of the provider formats in file names, too (a title reads their hyphens as spaces)
+for _kind, _value, _words in (
+    ("name-tailscale-key", _join("tskey", "-auth-", _draw(_ALNUM, 13), "-", _draw(_ALNUM, 24)), "join-with"),
+    ("name-planetscale-token", _join("pscale", "_tkn_", _draw(_ALNUM, 43)), "db-token"),
+):
+    NAMED.append(NamedPlanted(_kind, _value, f"2026-03-02_09-{len(NAMED):02d}-00Z-{_words}-{_value}"))
 # Everything that must never be shown whole: the planted texts, each half of a split token, the keys in file names.
 EVERY_SECRET: list[Planted] = [
     *PLANTED,
