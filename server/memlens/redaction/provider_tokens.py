@@ -30,7 +30,8 @@ PROVIDER_TOKENS = [
     # databases and hosting
     _token("planetscale-token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.=\-]{32,}"),
     _token("neon-key", r"napi_[a-z0-9]{64}"),
-    _token("vercel-token", r"vercel_blob_rw_[A-Za-z0-9]{16}_[A-Za-z0-9]{30}|vc[pikar]_[A-Za-z0-9]{24,}"),
+    _token("vercel-token", r"vercel_blob_rw_[A-Za-z0-9]{16}_[A-Za-z0-9]{30}"),
+    _token("vercel-token", r"vc[pikar]_[A-Za-z0-9]{24,}", needs_digit=True),  # "vcr_" starts names too
     _token("cloudflare-origin-key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
     _token("alibaba-key", r"LTAI[A-Za-z0-9]{12,20}", needs_digit=True),
     _token("tencent-key", r"AKID[A-Za-z0-9]{32}", needs_digit=True),
