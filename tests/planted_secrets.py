@@ -515,7 +515,124 @@ def _build_encoded() -> list[Planted]:
 
 
 PLANTED.extend(_build_encoded())
+
+
+def _uuid() -> str:
+    return "-".join(_draw(_HEX, n) for n in (8, 4, 4, 4, 12))
+
+
+def _build_provider_kinds() -> list[Planted]:
+    """Kinds a coding agent's transcript holds that the formats above miss, found against gitleaks' and trufflehog's
+    public rule lists (``provider_tokens``), and secrets in commands' own syntax (``command_secrets``): drawn after
+    the others, so their values stay."""
+    planted: list[Planted] = []
+    # (kind, prefix, the random rest): the rest is what must never show
+    for kind, prefix, rest in (
+        ("planetscale-token", _join("pscale", "_tkn_"), _draw(_URLSAFE, 43)),
+        ("planetscale-password", _join("pscale", "_pw_"), _draw(_URLSAFE, 43)),
+        ("neon-key", _join("na", "pi_"), _draw(_LOWER + _DIGITS, 64)),
+        ("vercel-token", _join("vc", "p_"), _draw(_ALNUM, 56)),
+        ("vercel-blob-token", _join("vercel", "_blob_rw_"), _join(_draw(_ALNUM, 16), "_", _draw(_ALNUM, 30))),
+        ("docker-hub-token", _join("dckr", "_pat_"), _draw(_URLSAFE, 27)),
+        ("tailscale-key", _join("tskey", "-api-"), _join(_draw(_ALNUM, 17), "-", _draw(_ALNUM, 33))),
+        ("aws-session-token", _join("FwoGZXIv", "YXdz"), _draw(_B64, 200)),
+        ("rubygems-key", _join("ruby", "gems_"), _draw(_HEX, 48)),
+        ("nuget-key", _join("o", "y2"), _draw(_LOWER + _DIGITS, 43)),
+        ("crates-token", _join("c", "io"), _draw(_ALNUM, 32)),
+        ("circleci-token", _join("CCI", "PAT_"), _join(_draw(_ALNUM, 22), "_", _draw(_HEX, 40))),
+        ("sonar-token", _join("sq", "p_"), _draw(_HEX, 40)),
+        ("sourcegraph-token", _join("sg", "p_"), _join(_draw(_HEX, 16), "_", _draw(_HEX, 40))),
+        ("gitlab-runner-token", _join("GR1348", "941"), _draw(_URLSAFE, 20)),
+        ("bitbucket-app-password", _join("AT", "BB"), _draw(_ALNUM, 32)),
+        ("together-key", _join("tgp", "_v1_"), _draw(_URLSAFE, 43)),
+        ("nvidia-key", _join("nv", "api-"), _draw(_URLSAFE, 64)),
+        ("cerebras-key", _join("cs", "k-"), _draw(_LOWER + _DIGITS, 48)),
+        ("fireworks-key", _join("f", "w_"), _draw(_ALNUM, 24)),
+        ("jina-key", _join("ji", "na_"), _join(_draw(_HEX, 32), _draw(_URLSAFE, 30))),
+        ("elevenlabs-key", _join("s", "k_"), _draw(_HEX, 48)),
+        ("posthog-key", _join("ph", "x_"), _draw(_ALNUM, 43)),
+        ("huggingface-org-token", _join("api", "_org_"), _draw(_LOWER + _UPPER, 34)),
+        (
+            "1password-secret-key",
+            _join("A", "3-"),
+            _join(
+                _draw(_UPPER + _DIGITS, 6),
+                "-",
+                _draw(_UPPER + _DIGITS, 11),
+                "-",
+                _draw(_UPPER + _DIGITS, 5),
+                "-",
+                _draw(_UPPER + _DIGITS, 5),
+                "-",
+                _draw(_UPPER + _DIGITS, 5),
+            ),
+        ),
+        ("infisical-token", _join("s", "t."), _join(_uuid(), ".", _draw(_HEX, 32), ".", _draw(_HEX, 32))),
+        ("stripe-prod-key", _join("r", "k_prod_"), _draw(_ALNUM, 32)),
+        ("plaid-token", _join("access-", "production-"), _uuid()),
+        ("brevo-key", _join("xkey", "sib-"), _join(_draw(_HEX, 64), "-", _draw(_ALNUM, 16))),
+        ("hubspot-token", _join("pat-", "na1-"), _uuid()),
+        ("linear-oauth-token", _join("lin", "_oauth_"), _draw(_HEX, 64)),
+        ("resend-key", _join("r", "e_"), _join(_draw(_ALNUM, 8), "_", _draw(_ALNUM, 24))),
+        ("google-refresh-token", _join("1/", "/0"), _draw(_URLSAFE, 60)),
+        ("openshift-token", _join("sha256", "~"), _draw(_URLSAFE, 43)),
+        ("grafana-legacy-key", _join("eyJrIjoi", ""), _draw(_ALNUM, 80)),
+    ):
+        plant_text = f"the {kind.split('-')[0]} client reads {prefix}{rest} from the keychain"
+        planted.append(Planted(kind, rest, plant_text, "assistant-prose"))
+    value = _join("hooks.slack.com/trig", "gers/T", _draw(_UPPER + _DIGITS, 10), "/", _draw(_DIGITS, 13), "/")
+    secret = _draw(_HEX, 32)
+    planted.append(Planted("slack-trigger-webhook", secret, f"SLACK_TRIGGER=https://{value}{secret}", "env"))
+    value = _password()
+    text = f"Driver={{ODBC Driver 18 for SQL Server}};Server=db.internal;Uid=sa;Pwd={value};Encrypt=yes"
+    planted.append(Planted("odbc-pwd", value, text, "env"))
+    value = _password()
+    text = f"echo '{value}' | docker login ghcr.io -u ci --password-stdin"
+    planted.append(Planted("password-stdin-echo", value, text, "command"))
+    value = _draw(_B64, 40)
+    planted.append(Planted("aws-configure-set", value, f"aws configure set aws_secret_access_key {value}", "command"))
+    value = _draw(_ALNUM, 40)
+    planted.append(Planted("poetry-config-token", value, f"poetry config pypi-token.pypi {value}", "command"))
+    value = _draw(_ALNUM, 43)
+    planted.append(Planted("ngrok-authtoken", value, f"ngrok config add-authtoken {value}", "command"))
+    value = _password()
+    planted.append(Planted("gh-secret-set", value, f'gh secret set DB_PASSWORD --body "{value}"', "command"))
+    value = _password()
+    text = f"ssh-keygen -t ed25519 -N '{value}' -f ~/.ssh/deploy_key"
+    planted.append(Planted("ssh-keygen-passphrase", value, text, "command"))
+    value = _password()
+    planted.append(Planted("zip-password", value, f"zip -P {value} -r backup.zip data/", "command"))
+    value = _password()
+    planted.append(Planted("7z-password", value, f"7z a -p{value} -mhe=on backup.7z data/", "command"))
+    value = _password()
+    planted.append(Planted("sqlplus-password", value, f"sqlplus app/{value}@//db.internal:1521/ORCL", "command"))
+    value = _password()
+    text = f"keytool -importkeystore -srckeystore in.p12 -storepass {value} -destkeystore out.jks"
+    planted.append(Planted("keytool-storepass", value, text, "command"))
+    value = _password()
+    planted.append(Planted("xfreerdp-password", value, f"xfreerdp /v:10.0.0.5 /u:admin /p:{value}", "command"))
+    value = _password()
+    text = f"nmcli dev wifi connect OfficeNet password {value}"
+    planted.append(Planted("nmcli-password", value, text, "command"))
+    value = _password()
+    text = f"security add-generic-password -a ci -s deploy -w {value}"
+    planted.append(Planted("macos-keychain-password", value, text, "command"))
+    value = _password()
+    text = f"http -a admin:{value} POST https://api.example.test/items"
+    planted.append(Planted("httpie-auth", value, text, "command"))
+    value = _password()
+    planted.append(Planted("rabbitmqctl-password", value, f"rabbitmqctl add_user deploy {value}", "command"))
+    return planted
+
+
+PLANTED.extend(_build_provider_kinds())
 KINDS[:] = [p.kind for p in PLANTED]
+# keys of the provider formats in file names, too (a title reads their hyphens as spaces)
+for _kind, _value, _words in (
+    ("name-tailscale-key", _join("tskey", "-auth-", _draw(_ALNUM, 13), "-", _draw(_ALNUM, 24)), "join-with"),
+    ("name-planetscale-token", _join("pscale", "_tkn_", _draw(_ALNUM, 43)), "db-token"),
+):
+    NAMED.append(NamedPlanted(_kind, _value, f"2026-03-02_09-{len(NAMED):02d}-00Z-{_words}-{_value}"))
 # Everything that must never be shown whole: the planted texts, each half of a split token, the keys in file names.
 EVERY_SECRET: list[Planted] = [
     *PLANTED,

@@ -333,8 +333,9 @@ def test_file_names_titles_and_split_tokens_show_no_secret(indexed: tuple[list[s
     listing = cli("sessions", "--json", "--no-sync", *where)
     assert listing.returncode == 0, listing.stderr
     assert_clean(listing.stdout, "sessions")
-    titles = [s.get("title") or "" for s in json.loads(listing.stdout)["sessions"]]
-    assert sum("REDACTED" in t for t in titles) >= len(NAMED), titles  # the named sessions were listed, masked
+    named = [s for s in json.loads(listing.stdout)["sessions"] if NAMED_PROMPT in (s.get("title") or "")]
+    assert len(named) == len(NAMED), named  # the named sessions were listed (titled by their first prompt) ...
+    assert all("[REDACTED:" in s["sessionKey"] for s in named), named  # ... their keys, made of the name, masked
     assert shown >= len(NAMED) + len(SPLIT)
     for session in json.loads(listing.stdout)["sessions"]:
         if "REDACTED" in session["sessionKey"]:

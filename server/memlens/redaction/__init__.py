@@ -2,8 +2,9 @@
 
 ``redact(text)`` replaces each secret with ``[REDACTED:<kind>]``; ``find_secrets(text)`` lists them as spans.
 The detectors are Yelp detect-secrets' published plugin patterns (``library``) plus our own for contexts and
-formats it lacks (``patterns``), all run on RE2 in linear time (``scanner``). Values after a key are kept when
-they are plainly not secrets: placeholders, ``$VAR`` references, words such as ``required`` (``values``).
+formats it lacks (``patterns``, ``provider_tokens``, ``command_secrets``), all run on RE2 in linear time
+(``scanner``). Values after a key are kept when they are plainly not secrets: placeholders, ``$VAR`` references,
+words such as ``required`` (``values``).
 Redaction is idempotent: a marker is never itself taken for a secret.
 
 ``redact_sequence(texts)`` redacts consecutive messages together: a token cut in two, its first half ending one
@@ -16,10 +17,12 @@ from __future__ import annotations
 import re
 
 from memlens.redaction.clear_cuts import clear_end
+from memlens.redaction.command_secrets import COMMAND_DETECTORS
 from memlens.redaction.detector import Detector, Span
 from memlens.redaction.key_blocks import BLOCK_KIND
 from memlens.redaction.library import library_detectors
 from memlens.redaction.patterns import CONTEXT_DETECTORS, TOKEN_DETECTORS
+from memlens.redaction.provider_tokens import PROVIDER_TOKENS
 from memlens.redaction.scanner import Scanner, merge
 
 __all__ = [
@@ -36,7 +39,13 @@ __all__ = [
 ]
 
 # Token formats first: where a format and a context find the same span, the format names its kind.
-DETECTORS: list[Detector] = [*TOKEN_DETECTORS, *library_detectors(), *CONTEXT_DETECTORS]
+DETECTORS: list[Detector] = [
+    *TOKEN_DETECTORS,
+    *PROVIDER_TOKENS,
+    *library_detectors(),
+    *CONTEXT_DETECTORS,
+    *COMMAND_DETECTORS,
+]
 _SCANNER = Scanner(DETECTORS)
 
 

@@ -85,6 +85,9 @@ class Detector:
     evidence: Evidence | None = None
     # The secret must not continue a word ("task-runner" holds no "sk-" key).
     word_start: bool = False
+    # Characters that must not come right before the secret either: "_" of a snake_case name ("set_fw_…"), "+" and
+    # "/" of a base64 run (an image's data holds "/EAA…" and "+1//0…" by chance).
+    not_after: str = ""
     # Extra check on the secret itself (e.g. a token must contain a digit).
     check: Callable[[str], bool] | None = None
     # Check on the key (the named group ``key``): "commit_token_sha" names a digest, not a secret.
@@ -105,6 +108,8 @@ class Detector:
         if called and _is_code_name(text[start:end]):
             return None  # "GetCloudToken()", "NewSecret{}", "tokens[0]": an expression in code, not a value
         if self.word_start and start > 0 and text[start - 1] in _WORD_CHARS:
+            return None
+        if self.not_after and start > 0 and text[start - 1] in self.not_after:
             return None
         value = text[start:end]
         if self.evidence is not None and not is_secret_value(value, self.evidence):

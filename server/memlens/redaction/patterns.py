@@ -45,7 +45,7 @@ _KIND_BY_ENDING = (
     ("secret", "secret"),
 )
 # A value after "key =" / "key:": double-, single-, back- or JSON-escaped-quoted, or a bare run.
-_VALUE = (
+VALUE = (
     r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.)*)\""
     r"|'(?P<sq>[^'\n]*)'"
     r"|`(?P<bq>[^`\n]*)`"
@@ -53,7 +53,7 @@ _VALUE = (
     r"|(?P<ref>\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$?\{\{[^{}\n]*\}\})"
     r"|(?P<bare>[^\s'\"`,;&<>\\(){}\[\]|]+))"
 )
-_VALUE_GROUPS = ("dq", "sq", "bq", "eq", "ref", "bare")
+VALUE_GROUPS = ("dq", "sq", "bq", "eq", "ref", "bare")
 _AUTH_SCHEME = r"(?i:bearer|basic|token|bot|digest|negotiate|apikey|sso-key)"
 # A scheme memlens does not know, with the credential after it (Okta's "SSWS 00…", "GenieKey …", "AWS4-HMAC-SHA256
 # Credential=…"): both are masked, as which word is the credential cannot be told apart
@@ -224,6 +224,12 @@ _CLI_PASSWORD_FLAGS = (
     (r"(?:ipmitool)", "P"),
     (r"az[ \t]+login", "p"),
     (r"openssl", r"k[ \t]"),  # "-k PASS" only: -key, -keyout and -kdf are other options
+    (r"ssh-keygen", "[NP]"),  # the new and the old passphrase
+    (r"(?:zip|unzip)", "P"),  # (unzip's "-p" pipes to stdout)
+    (r"security[ \t]+add-(?:generic|internet)-password", "w"),
+    (r"mosquitto_(?:pub|sub|rr)", "P"),
+    (r"rdesktop", "p"),
+    (r"gh[ \t]+secret[ \t]+set", r"(?:b|-body=?)"),  # the value a repository secret is set to
 )
 # SQL: IDENTIFIED BY '…', IDENTIFIED WITH plugin BY '…', [ENCRYPTED] PASSWORD '…', PASSWORD('…'), SET PASSWORD = '…'
 _SQL_PASSWORD = (
@@ -241,8 +247,8 @@ CONTEXT_DETECTORS = [
     *(
         Detector(
             kind="secret",
-            pattern=rf"(?P<key>{_KEY_CHARS}*(?i:{endings})){_ASSIGN}(?:{_AUTH_SCHEME}[ \t]+)?{_VALUE}",
-            secret_groups=_VALUE_GROUPS,
+            pattern=rf"(?P<key>{_KEY_CHARS}*(?i:{endings})){_ASSIGN}(?:{_AUTH_SCHEME}[ \t]+)?{VALUE}",
+            secret_groups=VALUE_GROUPS,
             evidence=evidence,
             kind_of_key=kind_of_key,
         )
@@ -285,11 +291,11 @@ CONTEXT_DETECTORS = [
     Detector(
         kind="password",
         pattern=r"(?i:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump))"
-        rf"[^\n|;&]*?[ \t]-p{_VALUE}",
-        secret_groups=_VALUE_GROUPS,
+        rf"[^\n|;&]*?[ \t]-p{VALUE}",
+        secret_groups=VALUE_GROUPS,
         evidence=Evidence.STRONG,
     ),
-    Detector(kind="password", pattern=rf"\bsshpass[ \t]+-p[ \t]*{_VALUE}", secret_groups=_VALUE_GROUPS),
+    Detector(kind="password", pattern=rf"\bsshpass[ \t]+-p[ \t]*{VALUE}", secret_groups=VALUE_GROUPS),
     # Python's HTTP clients: requests.get(url, auth=('admin', 'S3cret')), HTTPBasicAuth("admin", "S3cret")
     Detector(
         kind="password",
@@ -324,7 +330,7 @@ CONTEXT_DETECTORS = [
             kind_of_key=kind_of_key,
         )
         for endings, evidence in (
-            ("password|passwd|passphrase", Evidence.STRONG),
+            ("password|passwd|passphrase|(?:src|dest|new)?(?:store|key)pass", Evidence.STRONG),  # keytool's
             ("token|secret|api-key|apikey|access-key|secret-key|private-key|auth-token", Evidence.KEY),
         )
     ),
@@ -332,18 +338,21 @@ CONTEXT_DETECTORS = [
         Detector(
             kind="password",
             pattern=rf"(?:^|[\s;&|(`'\"])(?:[A-Za-z0-9_.-]*/)?{tool}\b[^\n|;&]*?[ \t]-{flag}"
-            rf"[ \t]*{_VALUE}",
-            secret_groups=_VALUE_GROUPS,
+            rf"[ \t]*{second}{VALUE}",
+            secret_groups=VALUE_GROUPS,
             evidence=Evidence.STRONG,
         )
         for tool, flag in _CLI_PASSWORD_FLAGS
+        # the first flag's value, and a second one's: a match ends at the first, and the next must start at the
+        # tool's name ("ssh-keygen -p -P OLD -N NEW")
+        for second in ("", rf"\S+[^\n|;&]*?[ \t]-{flag}[ \t]*")
     ),
     # htpasswd -b[c] FILE USER PASSWORD, htpasswd -nb USER PASSWORD
     Detector(
         kind="password",
         pattern=r"\bhtpasswd[ \t]+(?:-[A-Za-z]*c[A-Za-z]*b[A-Za-z]*|-[A-Za-z]*b[A-Za-z]*c[A-Za-z]*)"
-        rf"[ \t]+\S+[ \t]+\S+[ \t]+{_VALUE}|\bhtpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t]+\S+[ \t]+\S+[ \t]+{_VALUE}",
-        secret_groups=_VALUE_GROUPS,
+        rf"[ \t]+\S+[ \t]+\S+[ \t]+{VALUE}|\bhtpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t]+\S+[ \t]+\S+[ \t]+{VALUE}",
+        secret_groups=VALUE_GROUPS,
         evidence=Evidence.STRONG,
     ),
     Detector(kind="password", pattern=_SQL_PASSWORD, secret_groups=("sq", "dq", "sq2"), evidence=Evidence.STRONG),
