@@ -21,7 +21,7 @@ from typing import Any
 
 import platformdirs
 
-from bench.common import SHARED, load_shared_embedder
+from bench.common import SHARED, load_shared_embedder, named_only
 from bench.locomo import bench_settings
 from memlens.engine.engine import Engine
 from memlens.engine.vectors.embedder import Embedder
@@ -56,13 +56,16 @@ def present_words(topics: dict[str, Any]) -> list[str]:
 
 
 def absent_engine(settings: Settings, embedder: Embedder) -> Engine:
-    """The index the absent-topic questions are asked of: the example workspace and the shared transcripts."""
-    return Engine(
-        [REPO / "examples" / "workspace"],
-        settings,
-        extra_transcripts=[SHARED / "fixtures" / "transcripts"],
-        index_dir=CACHE,
-        embedder=embedder,
+    """The index the absent-topic questions are asked of: the example workspace and the shared transcripts alone."""
+    return named_only(
+        lambda: Engine(
+            [REPO / "examples" / "workspace"],
+            settings,
+            extra_transcripts=[SHARED / "fixtures" / "transcripts"],
+            index_dir=CACHE,
+            embedder=embedder,
+        ),
+        CACHE,
     )
 
 

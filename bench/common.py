@@ -8,16 +8,20 @@ import json
 import os
 import platform
 import resource
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlens.engine.model_cache import model_cache_dir
 from memlens.engine.vectors.embedder import Embedder, load_embedder
 from memlens.settings import Settings
+
+if TYPE_CHECKING:
+    from memlens.engine.engine import Engine
 
 REPO = Path(__file__).resolve().parents[1]
 # the real data next to the clone; MEMLENS_SHARED points elsewhere (the test suite's variable: /nonexistent runs it
@@ -31,6 +35,20 @@ def load_shared_embedder(settings: Settings) -> Embedder:
     if embedder is None:
         raise SystemExit(f"cannot load the embedding model: {reason}")
     return embedder
+
+
+def named_only(open_engine: Callable[[], Engine], index_dir: Path) -> Engine:
+    """`open_engine()` on an index that holds only the folders it names. An index remembers every folder a command
+    once added to it and keeps syncing and searching them (`memlens sources`): one command pointed at a benchmark's
+    cache with another workspace would have every later figure read over that folder's texts too. Such a cache is
+    built again from nothing; forgetting the folder is not enough, since its words stay in tantivy's statistics until
+    a merge and in the query vocabulary, and the figures would still differ from a clean build's."""
+    engine = open_engine()
+    if not engine.unnamed_source_folders():
+        return engine
+    engine.close()
+    shutil.rmtree(index_dir)
+    return open_engine()
 
 
 def cpu_model() -> str:

@@ -19,7 +19,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
 
 import platformdirs
 
-from bench.common import SHARED, load_shared_embedder, machine_info
+from bench.common import SHARED, load_shared_embedder, machine_info, named_only
 from bench.locomo_data import Conversation, EvidenceCounts, Question, load_conversation, write_transcripts
 from memlens.engine.engine import Engine
 from memlens.engine.ranking.rescoring import choose
@@ -93,12 +93,15 @@ def build_index(conversation: Conversation, root: Path, settings: Settings, embe
     workspace = root / "workspace"
     workspace.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    engine = Engine(
-        [workspace],
-        settings,
-        extra_transcripts=[transcripts[0].parent],
-        index_dir=root / "index",
-        embedder=embedder if embedder is not None else False,
+    engine = named_only(
+        lambda: Engine(
+            [workspace],
+            settings,
+            extra_transcripts=[transcripts[0].parent],
+            index_dir=root / "index",
+            embedder=embedder if embedder is not None else False,
+        ),
+        root / "index",
     )
     engine.sync()
     seconds = time.perf_counter() - started

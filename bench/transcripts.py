@@ -41,7 +41,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
 
 import platformdirs
 
-from bench.common import SHARED, load_shared_embedder, machine_info
+from bench.common import SHARED, load_shared_embedder, machine_info, named_only
 from bench.locomo import bench_settings, parse_overrides, parse_variants, search_variants
 from memlens.engine.engine import Engine
 from memlens.engine.vectors.embedder import Embedder
@@ -113,12 +113,16 @@ def open_corpus(
     workspace = index_dir / "workspace"  # an empty workspace: only the transcripts are indexed
     workspace.mkdir(parents=True, exist_ok=True)
     wall, cpu = time.perf_counter(), time.process_time()
-    engine = Engine(
-        [workspace],
-        bench_settings(overrides),
-        extra_transcripts=[root],
-        index_dir=index_dir / "index",
-        embedder=embedder if embedder is not None else False,
+    settings = bench_settings(overrides)
+    engine = named_only(
+        lambda: Engine(
+            [workspace],
+            settings,
+            extra_transcripts=[root],
+            index_dir=index_dir / "index",
+            embedder=embedder if embedder is not None else False,
+        ),
+        index_dir / "index",
     )
     engine.sync()
     corpus = Corpus(engine, {}, {}, time.perf_counter() - wall, time.process_time() - cpu)
