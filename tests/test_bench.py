@@ -341,3 +341,31 @@ def test_an_ab_compiles_each_tree_even_where_bytecode_is_not_written(
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     compile_trees(tmp_path / "server")
     assert {p.name.split(".")[0] for p in (package / "__pycache__").glob("*.pyc")} == {"__init__", "module"}
+
+
+def test_a_benchmark_cache_holding_a_folder_it_does_not_name_is_built_again(tmp_path: Path) -> None:
+    """A command once pointed at a benchmark's cached index with another workspace left that folder in it (an index
+    remembers its folders and searches them): the benchmark's index then holds its own folders alone."""
+    from bench.common import named_only
+
+    from memlens.engine.engine import Engine
+    from memlens.settings import Settings
+
+    own, other, index = tmp_path / "own", tmp_path / "other", tmp_path / "index"
+    for folder, word in ((own, "heron"), (other, "pelican")):
+        folder.mkdir()
+        (folder / "MEMORY.md").write_text(f"# Notes\n\nThe {word} nests by the river.\n", encoding="utf-8")
+
+    def opened(workspace: Path) -> Engine:
+        return Engine([workspace], Settings(), index_dir=index, embedder=False)
+
+    with opened(other) as stray:
+        stray.sync()
+    engine = named_only(lambda: opened(own), index)
+    try:
+        engine.sync()
+        assert engine.unnamed_source_folders() == []
+        assert engine.search("pelican", mode="keyword")["results"] == []
+        assert engine.search("heron", mode="keyword")["results"]
+    finally:
+        engine.close()
