@@ -89,24 +89,36 @@ def test_the_newest_file_is_searchable_after_the_first_batch(
     assert all(_finds(engine, word) for word in WORDS)
 
 
-def test_a_batch_never_holds_more_bytes_than_the_budget_unless_one_file_does(
+def test_a_batch_never_holds_more_bytes_than_its_budget_unless_one_file_does(
     tmp_path: Path, engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The first batch's budget, then twice the one before up to the most."""
     now = 1_780_000_000
     for i, (word, messages) in enumerate(zip(WORDS, (10, 30, 200, 20, 10, 60), strict=True)):
         _session(tmp_path / "claude" / f"b-{i}.jsonl", f"s{i}", word, messages=messages, mtime=now - i * DAY)
     sizes = {p.name: p.stat().st_size for p in (tmp_path / "claude").iterdir()}
-    budget = sizes["b-5.jsonl"] + sizes["b-4.jsonl"]
-    assert sizes["b-2.jsonl"] > budget  # one file larger than the budget
-    monkeypatch.setattr(read_batches, "BATCH_BYTES", budget)
+    first = sizes["b-0.jsonl"] + sizes["b-1.jsonl"] // 2
+    assert sizes["b-2.jsonl"] > 2 * first  # one file larger than any budget
+    monkeypatch.setattr(read_batches, "BATCH_BYTES", first)
+    monkeypatch.setattr(read_batches, "BATCH_BYTES_MOST", 2 * first)
     batches = _batches_read(monkeypatch)
     engine.sync()
     assert len(batches) > 2
-    for batch in batches:
+    for batch, budget in zip(batches, (first, *[2 * first] * len(batches)), strict=False):
         assert sum(size for _, size in batch) <= budget or len(batch) == 1, batches
     assert [("b-2.jsonl", sizes["b-2.jsonl"])] in batches  # alone
     assert sorted(name for batch in batches for name, _ in batch) == sorted(sizes)
     assert all(_finds(engine, word) for word in WORDS)
+
+
+def test_batches_grow_from_the_first_budget_to_the_most(tmp_path: Path) -> None:
+    files = []
+    for i in range(12):
+        path = tmp_path / f"{i:02d}.jsonl"
+        path.write_bytes(b"x" * 100)
+        files.append((Named(SourceFile(path, "transcript", tmp_path), path.stat(), path.name), None))
+    cut = read_batches.batches(files, to_read=lambda item: item[0].stat.st_size, first_bytes=100, most_bytes=400)
+    assert [len(batch) for batch in cut] == [1, 2, 4, 4, 1]
 
 
 def test_copies_of_one_transcript_keep_their_session_keys_in_name_order(tmp_path: Path, engine: Engine) -> None:
@@ -123,14 +135,21 @@ def test_copies_of_one_transcript_keep_their_session_keys_in_name_order(tmp_path
     assert by_folder["z"] is not None and by_folder["z"].startswith("claude-code:dup~")
 
 
-def test_newest_first_keeps_files_of_one_name_together_at_the_newest_of_them(tmp_path: Path) -> None:
-    def named(name: str, mtime: int) -> tuple[Named, None]:
+def test_newest_first_keeps_the_copies_of_a_transcript_together_at_the_newest_of_them(tmp_path: Path) -> None:
+    """Copies begin with the same line: a copy in another folder, a copy continued since."""
+
+    def named(name: str, text: str, mtime: int) -> tuple[Named, None]:
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("x")
+        path.write_text(text)
         os.utime(path, (mtime, mtime))
         return (Named(SourceFile(path, "transcript", tmp_path), path.stat(), name), None)
 
-    found = [named("a/x.jsonl", 1), named("a/y.jsonl", 5), named("b/x.jsonl", 9), named("b/z.jsonl", 7)]
+    found = [
+        named("a/x.jsonl", "first\n", 1),
+        named("a/y.jsonl", "other\n", 5),
+        named("b/copy.jsonl", "first\nand on\n", 9),
+        named("b/z.jsonl", "third\n", 7),
+    ]
     ordered = [n.key for n, _ in read_batches.newest_first(found)]
-    assert ordered == ["a/x.jsonl", "b/x.jsonl", "b/z.jsonl", "a/y.jsonl"]
+    assert ordered == ["a/x.jsonl", "b/copy.jsonl", "b/z.jsonl", "a/y.jsonl"]
