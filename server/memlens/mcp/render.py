@@ -359,6 +359,8 @@ def render_expand(data: dict[str, Any]) -> str:
 def render_context(data: dict[str, Any]) -> str:
     items = counted(len(data.get("items", [])), "item")
     head = f"{items}, {data.get('tokens')} of {counted(data.get('tokenBudget'), 'token')}"
+    if data.get("tokenBudgetAsked"):
+        head += f" (tokenBudget {data['tokenBudgetAsked']:,} is more than maxResponseChars holds)"
     return "\n".join([head, *_status(data), "", data.get("markdown", "")])
 
 
