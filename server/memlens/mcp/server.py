@@ -237,6 +237,7 @@ def run(engine: Engine, http: HttpSecurity | None = None, live_indexing: bool = 
 def _start_indexing(state: McpState, local: LocalServer) -> None:
     """The writer keeps the index live and answers `memlens search` beside it (at start, or once it took over)."""
     live = LiveIndexer(state.engine, on_sync=_log_sync)
+    state.built_before = state.engine.ever_synced()  # on a takeover, the writer before may have built it meanwhile
     live.start()
     state.live = live
     local.attach(state.engine)
