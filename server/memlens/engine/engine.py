@@ -432,6 +432,10 @@ class Engine:
             remembered=self._remembered,
         )
 
+    def ever_synced(self) -> bool:
+        """Whether a sync ever committed to this index (False for an index still being built the first time)."""
+        return self.catalog.get_meta("last_sync") is not None
+
     def indexing(self) -> bool:
         """Whether answers may still change without a file changing: a sync is running, or texts or the vocabulary's
         words still wait for their vectors (until the words have theirs, query expansion finds less)."""

@@ -157,9 +157,17 @@ def _indent(text: str, prefix: str = "   ") -> str:
     return "\n".join(prefix + line for line in (text or "").splitlines() or [""])
 
 
+FIRST_BUILD = (
+    "the index is still being built for the first time: most past sessions are not searchable yet; ask again once "
+    "`stats` says indexing false"
+)
+
+
 def _status(data: dict[str, Any]) -> list[str]:
     lines = []
-    if data.get("indexing"):
+    if data.get("firstIndexing"):
+        lines.append(f"({FIRST_BUILD})")
+    elif data.get("indexing"):
         lines.append("(indexing is still running: the newest text may be missing)")
     if data.get("cutToFit"):
         left = ", ".join(f"{count} {key}" for key, count in data["cutToFit"].items())
@@ -351,6 +359,8 @@ def render_expand(data: dict[str, Any]) -> str:
 def render_context(data: dict[str, Any]) -> str:
     items = counted(len(data.get("items", [])), "item")
     head = f"{items}, {data.get('tokens')} of {counted(data.get('tokenBudget'), 'token')}"
+    if data.get("tokenBudgetAsked"):
+        head += f" (tokenBudget {data['tokenBudgetAsked']:,} is more than maxResponseChars holds)"
     return "\n".join([head, *_status(data), "", data.get("markdown", "")])
 
 
@@ -368,6 +378,8 @@ def render_stats(data: dict[str, Any]) -> str:
         f"read-only {str(bool(data.get('readOnly'))).lower()}"
         + (f" ({data['readOnlyReason']})" if data.get("readOnlyReason") else ""),
     ]
+    if data.get("firstIndexing"):
+        lines.append(FIRST_BUILD)
     if data.get("badLines") or data.get("filesWithErrors"):
         bad, failed = counted(data.get("badLines"), "bad line"), counted(data.get("filesWithErrors"), "file")
         lines.append(f"{bad} skipped, {failed} with problems")

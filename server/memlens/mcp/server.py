@@ -57,6 +57,12 @@ class McpState:
     def __init__(self, engine: Engine, live: LiveIndexer | None) -> None:
         self.engine = engine
         self.live = live
+        self.built_before = engine.ever_synced()
+
+    def first_build(self) -> bool:
+        """True while this process's start-up sync builds an index no sync ever committed to: an answer then misses
+        most of what the index will hold, and "0 results" must not read as "nothing was ever said"."""
+        return not self.built_before and self.live is not None and not self.live.ready.is_set()
 
     def indexing(self) -> bool:
         """True while the start-up sync, a watcher sync or the embedding backlog runs."""
@@ -68,6 +74,8 @@ class McpState:
         """Run one tool call to its bounded, rendered answer (blocking: runs in a worker thread)."""
         data = run_tool(self.engine, tool, arguments)
         data["indexing"] = bool(data.get("indexing") or self.indexing())
+        if self.first_build():
+            data["firstIndexing"] = True
         max_chars = self.engine.settings.search.max_response_chars
         data = bound(data, max_chars)
         text = clip(render(tool.name, data), max_chars)
@@ -229,6 +237,7 @@ def run(engine: Engine, http: HttpSecurity | None = None, live_indexing: bool = 
 def _start_indexing(state: McpState, local: LocalServer) -> None:
     """The writer keeps the index live and answers `memlens search` beside it (at start, or once it took over)."""
     live = LiveIndexer(state.engine, on_sync=_log_sync)
+    state.built_before = state.engine.ever_synced()  # on a takeover, the writer before may have built it meanwhile
     live.start()
     state.live = live
     local.attach(state.engine)

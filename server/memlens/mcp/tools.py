@@ -16,7 +16,7 @@ from typing import Any
 
 from memlens.engine import Engine
 from memlens.errors import InvalidRequest
-from memlens.mcp.trimming import cap_messages, titles_once
+from memlens.mcp.trimming import cap_messages, pack_that_fits, titles_once
 from memlens.requests import (
     AGENT_SESSIONS,
     ContextRequest,
@@ -33,7 +33,6 @@ from memlens.requests import (
     parse,
 )
 from memlens.wire import (
-    ContextResponse,
     FixesResponse,
     SessionsResponse,
     StatsResponse,
@@ -83,8 +82,12 @@ def summaries_expand(engine: Engine, request: SummariesExpandRequest) -> Summari
     return engine.summaries_expand(request.summary_id, token_budget=request.token_budget)
 
 
-def context(engine: Engine, request: ContextRequest) -> ContextResponse:
-    return engine.context(request.question, token_budget=request.token_budget, limit=request.limit)
+def context(engine: Engine, request: ContextRequest) -> dict[str, Any]:
+    return pack_that_fits(
+        lambda budget: engine.context(request.question, token_budget=budget, limit=request.limit),
+        token_budget=request.token_budget,
+        max_chars=engine.settings.search.max_response_chars,
+    )
 
 
 def find_fixes(engine: Engine, request: FixesRequest) -> FixesResponse:
