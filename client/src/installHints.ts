@@ -59,7 +59,24 @@ export function notImportableMessage(python: string, detail: string, repoRoot?: 
   return `memlens: the Python package "memlens" is not importable by ${python}${chosenBy(scope)}${why}. Install it with ${how}, or ${settingAdvice(scope, 'an interpreter that has it')}.`;
 }
 
-/** The message shown when the interpreter itself cannot be run. */
+/**
+ * Why the interpreter could not be run, in words: Node's spawn error ("ENOENT: spawn python9 ENOENT") names the
+ * system call twice and no reason a user reads.
+ */
+function whyNotRun(python: string, detail: string): string {
+  if (/^ENOENT\b/.test(detail)) {
+    return /[\\/]/.test(python) ? 'no such file' : 'not found on the PATH';
+  }
+  if (/^EACCES\b/.test(detail)) {
+    return 'not executable (permission denied)';
+  }
+  return oneLine(detail, 160);
+}
+
+/**
+ * The message shown when the interpreter itself cannot be run. Where the setting chose it, the advice names the
+ * setting and its scope once.
+ */
 export function pythonNotFoundMessage(python: string, detail: string, scope?: PythonSettingScope): string {
-  return `memlens: cannot run the Python interpreter "${python}"${chosenBy(scope)} (${oneLine(detail, 160)}). Install Python 3.11+ or ${settingAdvice(scope, 'one that runs')}.`;
+  return `memlens: cannot run the Python interpreter "${python}": ${whyNotRun(python, detail)}. Install Python 3.11+ or ${settingAdvice(scope, 'one that runs')}.`;
 }

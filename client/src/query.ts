@@ -285,12 +285,24 @@ export function describeFilter(token: string): string {
 
 /**
  * What the QuickPick says when a search finds nothing: with filters typed, it names them and how to widen the
- * search ("No results since 30 days ago" / "remove since:30d"); without, the usual advice.
+ * search ("No results since 30 days ago" / "remove since:30d"); with weaker matches withheld (`withheld`), that
+ * Enter shows them (the row does: the sidebar lists them), not a setting to look up; otherwise the usual advice.
  */
-export function noResultsText(value: string, indexing: boolean): { label: string; detail: string } {
+export function noResultsText(
+  value: string,
+  indexing: boolean,
+  withheld = 0,
+): { label: string; detail: string; /** Enter on the row shows the weaker matches */ showsWeaker?: true } {
   const tokens = filterTokens(value);
   const still = indexing ? ' The index is still being built; more may come in a moment.' : '';
   if (tokens.length === 0) {
+    if (withheld > 0) {
+      return {
+        label: 'No results',
+        detail: `Press Enter to see the ${counted(withheld, 'weaker match', 'weaker matches')} in the sidebar, or try other words.${still}`,
+        showsWeaker: true,
+      };
+    }
     return {
       label: 'No results',
       detail: indexing ? 'The index is still being built; try again in a moment.' : 'Try other words, or check memlens.search.minScore.',

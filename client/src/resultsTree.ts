@@ -278,10 +278,11 @@ export function createResultsView(model: ResultsModel): {
   return { view, provider, disposables: [provider, view, subscription] };
 }
 
-/** Show the memlens sidebar and expand the first result. */
+/** Show the memlens sidebar and expand the first result (with none, the weaker matches). */
 export async function revealResults(view: vscode.TreeView<ResultNode>, provider: ResultsTreeProvider): Promise<void> {
   await vscode.commands.executeCommand(RESULTS_CONTAINER_COMMAND);
-  const first = provider.groupNodes[0];
+  // an answer of weaker matches only: they are what there is to see, so their group opens
+  const first = provider.groupNodes[0] ?? provider.weakerGroup;
   if (first) {
     try {
       await view.reveal(first, { expand: true, focus: false, select: false });

@@ -33,6 +33,8 @@ interface HitItem extends vscode.QuickPickItem {
   complete?: string;
   /** what the answer says about itself (opens nothing) */
   note?: true;
+  /** Enter shows the answer in the sidebar (a "no results" row over withheld weaker matches) */
+  reveal?: true;
 }
 
 export interface SearchUi {
@@ -96,9 +98,9 @@ export function noteItems(response: SearchResponse): HitItem[] {
   });
 }
 
-function noResultsItem(value: string, indexing: boolean): HitItem {
-  const text = noResultsText(value, indexing);
-  return { label: `$(info) ${text.label}`, detail: text.detail };
+function noResultsItem(value: string, indexing: boolean, withheld: number): HitItem {
+  const text = noResultsText(value, indexing, withheld);
+  return { label: `$(info) ${text.label}`, detail: text.detail, ...(text.showsWeaker ? { reveal: true } : {}) };
 }
 
 export function showSearchQuickPick(server: ServerManager, results: ResultsModel, ui: SearchUi, initialQuery = ''): void {
@@ -230,7 +232,7 @@ export function showSearchQuickPick(server: ServerManager, results: ResultsModel
               ...noteItems(response),
               ...(response.results.length
                 ? resultItems(response, displayTimeOptions())
-                : [{ ...noResultsItem(value, !!response.indexing), alwaysShow: true }]),
+                : [{ ...noResultsItem(value, !!response.indexing, response.withheld ?? 0), alwaysShow: true }]),
             ];
             render(qp.value);
           },
@@ -265,6 +267,12 @@ export function showSearchQuickPick(server: ServerManager, results: ResultsModel
     if (item?.complete !== undefined) {
       qp.value = item.complete;
       search(qp.value, 0);
+      return;
+    }
+    if (item?.reveal) {
+      publish();
+      qp.hide();
+      void ui.revealResults();
       return;
     }
     if (!item?.hit) {

@@ -62,6 +62,16 @@ describe('an empty QuickPick names the filter that emptied it', () => {
     assert.equal(noResultsText('dlq since:30d kind:memory', false).label, 'No results since 30 days ago, with kind:memory');
     assert.equal(noResultsText('dlq', false).label, 'No results');
     assert.match(noResultsText('dlq', true).detail, /still being built/);
+    // weaker matches withheld: the row says how to see them, not which setting to look up
+    assert.deepEqual(noResultsText('capital of Mongolia', false, 7), {
+      label: 'No results',
+      detail: 'Press Enter to see the 7 weaker matches in the sidebar, or try other words.',
+      showsWeaker: true,
+    });
+    assert.match(noResultsText('dlq', false, 1).detail, /the 1 weaker match in/);
+    assert.match(noResultsText('dlq', true, 2).detail, /2 weaker matches .*still being built/);
+    assert.equal(noResultsText('dlq', false, 0).detail, 'Try other words, or check memlens.search.minScore.');
+    assert.equal(noResultsText('dlq since:30d', false, 3).detail, 'Remove since:30d to search everything.');
   });
 });
 

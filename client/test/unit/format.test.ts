@@ -441,7 +441,13 @@ describe('server launch helpers', () => {
     assert.doesNotMatch(msg, /pip install memlens\b/);
     assert.match(msg, /memlens\.server\.pythonPath/);
     assert.match(notImportableMessage('py', '', '/src/m'), /`py -m pip install -e \/src\/m`/);
-    assert.match(pythonNotFoundMessage('python9', 'ENOENT: spawn python9 ENOENT'), /cannot run the Python interpreter "python9"/);
+    assert.equal(
+      pythonNotFoundMessage('python9', 'ENOENT: spawn python9 ENOENT'),
+      'memlens: cannot run the Python interpreter "python9": not found on the PATH. Install Python 3.11+ or set memlens.server.pythonPath to one that runs.',
+    );
+    assert.match(pythonNotFoundMessage('/nope/bin/python3', 'ENOENT: spawn /nope/bin/python3 ENOENT'), /"\/nope\/bin\/python3": no such file\. /);
+    assert.match(pythonNotFoundMessage('/venv/bin/python', 'EACCES: spawn /venv/bin/python EACCES'), /": not executable \(permission denied\)\. /);
+    assert.match(pythonNotFoundMessage('python3', 'EPERM: spawn python3 EPERM'), /"python3": EPERM: spawn python3 EPERM\. /);
   });
 
   it('names the settings scope the interpreter came from, and where to set it in a remote window', () => {
@@ -464,7 +470,11 @@ describe('server launch helpers', () => {
     const set = notImportableMessage('/venv/bin/python', "No module named 'memlens'", undefined, '/ext/m.whl', fromRemote);
     assert.match(set, /not importable by \/venv\/bin\/python \(memlens\.server\.pythonPath in the User or Remote \[ssh-remote\] settings\)/);
     assert.match(set, /change memlens\.server\.pythonPath in the User or Remote \[ssh-remote\] settings to an interpreter that has it\.$/);
-    assert.match(pythonNotFoundMessage('/nope/python', 'ENOENT', fromRemote), /"\/nope\/python" \(memlens\.server\.pythonPath in the User or Remote \[ssh-remote\] settings\) \(ENOENT\)\. Install Python 3\.11\+ or change/);
+    // the setting and its scope named once, in the advice
+    assert.equal(
+      pythonNotFoundMessage('/nope/python', 'ENOENT', fromRemote),
+      'memlens: cannot run the Python interpreter "/nope/python": no such file. Install Python 3.11+ or change memlens.server.pythonPath in the User or Remote [ssh-remote] settings to one that runs.',
+    );
   });
 
   it('expands variables in the interpreter path', () => {
