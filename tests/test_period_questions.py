@@ -18,6 +18,7 @@ from memlens.engine.answers.confidence import confidence
 from memlens.engine.answers.excerpt import make_excerpt
 from memlens.engine.answers.period import other_words, read_period
 from memlens.engine.engine import Engine
+from memlens.engine.filters import SearchFilters
 from memlens.engine.ranking.dates import (
     ambiguous_dates,
     disjoint,
@@ -106,6 +107,40 @@ def test_a_day_question_answers_with_that_days_sessions_only(days: Path, questio
     assert {r["role"] for r in response["results"]} == {"user", "assistant"}  # the request and what came of it
     assert response["period"]["since"].startswith("2025-03-03T00:00:00")
     assert {r["confidence"] for r in response["results"]} == {"strong"}  # the period is what was asked
+
+
+def _daily_notes(root: Path) -> None:
+    """The workspace's daily notes (memory/YYYY-MM-DD.md, dated by their names): March 3's and March 5's."""
+    memory = root / "ws" / "memory"
+    memory.mkdir()
+    (memory / "2025-03-03.md").write_text("# 2025-03-03\n\nShipped the exporter retries; the login test is xfail.\n")
+    (memory / "2025-03-05.md").write_text("# 2025-03-05\n\nBilling release notes drafted.\n")
+
+
+def test_a_day_question_answers_with_that_days_note_first(days: Path) -> None:
+    """The day's own note, what was written down about it, comes before its sessions; another day's stays out."""
+    _daily_notes(days)
+    with _engine(days) as engine:
+        response = engine.search("what did we do on March 3 2025", mode="keyword")
+        paths = [r["path"] for r in response["results"]]
+        assert paths[0].endswith("memory/2025-03-03.md")
+        assert not any(p.endswith("2025-03-05.md") for p in paths)
+        assert {r["sessionId"] for r in response["results"][1:]} == {"s-mar3a", "s-mar3b", "s-late"}
+        only_sessions = engine.search(
+            "what did we do on March 3 2025", mode="keyword", filters=SearchFilters(kind="transcript")
+        )
+        assert not any(r["path"].endswith(".md") for r in only_sessions["results"])
+
+
+def test_a_period_question_with_other_words_puts_the_note_holding_them_with_the_sessions(days: Path) -> None:
+    _daily_notes(days)
+    with _engine(days) as engine:
+        response = engine.search("the billing release notes in March 2025", mode="keyword")
+        assert (
+            response["results"][0]["path"].endswith("memory/2025-03-05.md")
+            or response["results"][0].get("sessionId") == "s-mar5"
+        )
+        assert any(r["path"].endswith("memory/2025-03-05.md") for r in response["results"])
 
 
 def test_the_days_are_the_users_time_zone(days: Path) -> None:

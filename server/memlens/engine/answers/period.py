@@ -192,6 +192,13 @@ def telling(units: Sequence[PeriodUnit]) -> list[PeriodUnit]:
     return sorted(picked.values(), key=lambda u: u.seq)[:PER_SESSION]
 
 
+def _group(row: ResultRow) -> str | None:
+    """The group a period answer shows a message in: its session, or for a memory note its file (`notes_between`)."""
+    if row.session_key:
+        return row.session_key
+    return row.path if row.kind == "memory" else None
+
+
 def by_session(units: Iterable[PeriodUnit]) -> dict[str, list[PeriodUnit]]:
     grouped: dict[str, list[PeriodUnit]] = {}
     for unit in units:
@@ -223,7 +230,11 @@ def period_results(
     narrowed = question.narrow(filters)
     assert narrowed.since is not None and narrowed.until is not None
     sessions = by_session(u for u in catalog.units_between(narrowed.since, narrowed.until) if question.holds(u.ts))
-    picks = {key: telling(units) for key, units in sessions.items()}
+    notes = by_session(u for u in catalog.notes_between(narrowed.since, narrowed.until) if question.holds(u.ts))
+    picks = {key: telling(units) for key, units in sessions.items()} | {
+        path: units[:PER_SESSION] for path, units in notes.items()
+    }
+    sessions |= notes
     match_ids = [h.unit_id for h in matches]
     rows = catalog.result_rows([u.unit_id for units in picks.values() for u in units] + match_ids)
 
@@ -235,15 +246,23 @@ def period_results(
     within: list[UnitHit] = []  # the matches written in the period that this search may show, best first
     for hit in matches:
         row = rows.get(hit.unit_id)
-        if row is not None and row.session_key and row.session_key in sessions and question.holds(row.ts):
-            best_match.setdefault(row.session_key, hit)
+        key = _group(row) if row is not None else None
+        if row is not None and key in sessions and question.holds(row.ts):
+            best_match.setdefault(key, hit)
             if shown(hit.unit_id):
                 within.append(hit)
 
     rank = {key: i for i, key in enumerate(best_match)}
+    # the sessions and notes that hold the best matches first; then the period's daily notes (what was written down
+    # about each day), in the order of their days; then the busiest sessions
     order = sorted(
         (key for key in sessions if any(shown(u.unit_id) for u in picks[key]) or key in best_match),
-        key=lambda key: (rank.get(key, len(rank)), -len(sessions[key]), key),
+        key=lambda key: (
+            rank.get(key, len(rank)),
+            key not in notes,
+            notes[key][0].ts if key in notes else -len(sessions[key]),
+            key,
+        ),
     )
     # as a search answers: nothing unless the best of the period's matches reaches min_score (0: all, the busiest
     # sessions when no word matched)
@@ -274,7 +293,7 @@ def period_results(
         if len(results) >= limit:
             break
     if not matched:  # withheld as a search withholds weak hits: minScore 0 shows the period's busiest sessions
-        return PeriodAnswer([], unmatched=len(order), withheld=len(results))
+        return PeriodAnswer([], unmatched=sum(key not in notes for key in order) or len(order), withheld=len(results))
     return PeriodAnswer(results)
 
 
@@ -336,11 +355,12 @@ def _allowed(row: object, filters: SearchFilters | None) -> bool:
     fmt = getattr(row, "file_format", None)
     role = getattr(row, "role", None)
     key = getattr(row, "session_key", None)
+    kind = getattr(row, "kind", None)
     return (
         (filters.format is None or fmt == filters.format)
         and (filters.role is None or role == filters.role)
         and (filters.session is None or key == filters.session)
-        and filters.kind in (None, "transcript")
+        and filters.kind in (None, kind)
     )
 
 

@@ -124,6 +124,19 @@ class UnitReads(CatalogConnection):
             for unit_id, key, seq, role, ts, text in rows
         ]
 
+    def notes_between(self, since: float, until: float, *, head_chars: int = 300) -> list[PeriodUnit]:
+        """Every memory note unit dated in [since, until] (a daily note, `memory/2026-02-12.md`, is dated by its
+        name), by file and place, each with its file's path in place of a session key: a day's note is what a
+        question about that day is answered with first."""
+        sql = f"""SELECT id, (SELECT path FROM files WHERE files.id = file_id) AS path, seq, ts, text FROM plain_units
+                  WHERE kind = 'memory' AND {OTHER_TIMES} AND ts BETWEEN ? AND ?
+                  ORDER BY path, seq"""
+        rows = self._tuples(sql, [since, until])
+        return [
+            PeriodUnit(unit_id, path, seq, None, ts, text[:head_chars], len(text))
+            for unit_id, path, seq, ts, text in rows
+        ]
+
     def time_span(self) -> TimeSpan:
         """When the index's units were written, first and last (epoch seconds; None when it holds none), and whether
         any has no time: what a `since`/`until` outside it leaves out (only those). Read from the two indexes that
