@@ -169,11 +169,7 @@ def _end_coverage(engine: SearchSource, error: str) -> Callable[[str], float] | 
     outer frames, which the index keeps of no output in full (an output is kept in part, tool_output.trim_output):
     held against the whole paste, the very output it was copied from would not count as an occurrence."""
     lines = error.strip().splitlines()
-    if len(lines) <= TAIL_LINES:
-        return None
-    keyword = engine.retriever.keyword
-    facts = query_facts(keyword.parse("\n".join(lines[-TAIL_LINES:])), keyword)
-    return lambda text: coverage(facts, set(keyword.tokens(text)), text)
+    return _coverage_of(engine, "\n".join(lines[-TAIL_LINES:])) if len(lines) > TAIL_LINES else None
 
 
 def _message_coverage(engine: SearchSource, error: str) -> Callable[[str], float] | None:
@@ -181,11 +177,7 @@ def _message_coverage(engine: SearchSource, error: str) -> Callable[[str], float
     innermost frame names a file and function that a log which printed the error alone never holds, so the very
     output that logged it would not count as an occurrence."""
     message = trace_message(error)
-    if message is None:
-        return None
-    keyword = engine.retriever.keyword
-    facts = query_facts(keyword.parse(message), keyword)
-    return lambda text: coverage(facts, set(keyword.tokens(text)), text)
+    return _coverage_of(engine, message) if message is not None else None
 
 
 def _cause_coverage(engine: SearchSource, error: str) -> Callable[[str], float] | None:
@@ -194,10 +186,13 @@ def _cause_coverage(engine: SearchSource, error: str) -> Callable[[str], float] 
     words a log of the cause alone never holds: with them the output of the very error held too little of the
     message to count as an occurrence."""
     cause = root_cause(error)
-    if cause is None:
-        return None
+    return _coverage_of(engine, cause) if cause is not None else None
+
+
+def _coverage_of(engine: SearchSource, part: str) -> Callable[[str], float]:
+    """The share of `part`'s words (weighted by rarity) a text holds."""
     keyword = engine.retriever.keyword
-    facts = query_facts(keyword.parse(cause), keyword)
+    facts = query_facts(keyword.parse(part), keyword)
     return lambda text: coverage(facts, set(keyword.tokens(text)), text)
 
 
