@@ -569,6 +569,12 @@ export interface FixesResponse {
 
 export interface IndexStatus {
   indexing: boolean;
+  /** sessions indexed (older servers send none) */
+  sessions?: number;
+  /** the sessions' messages, as `memlens.stats` counts them (older servers send none) */
+  messages?: number;
+  /** memory notes indexed (older servers send none) */
+  notes?: number;
   totalChunks: number;
   chunksNeedingEmbeddings: number;
   pendingMessages: number;

@@ -12,33 +12,66 @@ export interface StatusBarText {
   tooltip: string;
 }
 
-/** "$(sync~spin) memlens 1,204 chunks · 37 pending" while indexing, "$(database) memlens 1 chunk" when idle. */
+/** What the index holds, in the words of `memlens stats` and the README: "23 sessions · 1,240 messages" (notes too
+ * when there are no sessions). An older server sends no such counts: then its chunks. */
+function heldText(status: IndexStatus): string {
+  if (status.sessions === undefined) {
+    return counted(status.totalChunks, 'chunk');
+  }
+  const notes = status.notes ?? 0;
+  if (status.sessions === 0 && notes === 0) {
+    return 'nothing indexed';
+  }
+  const sessions = `${counted(status.sessions, 'session')} · ${counted(status.messages, 'message')}`;
+  return status.sessions === 0 ? counted(notes, 'note') : sessions;
+}
+
+/** How much of the index meaning search (vectors) covers, 0–99 while texts wait for vectors; undefined when all have
+ * one or there is no embedding model (keyword search only, nothing waits). Rounded down, so it never says 100%
+ * while something waits. */
+export function meaningSearchPercent(status: IndexStatus): number | undefined {
+  const waiting = status.chunksNeedingEmbeddings ?? 0;
+  if (!status.provider || status.provider === 'none' || waiting <= 0 || !(status.totalChunks > 0)) {
+    return undefined;
+  }
+  return Math.max(0, Math.floor((100 * (status.totalChunks - waiting)) / status.totalChunks));
+}
+
+/** "$(sync~spin) memlens 23 sessions · 1,240 messages · meaning search 40%" while vectors are computed,
+ * "$(database) memlens 23 sessions · 1,240 messages" once every text has one. The pending count is of messages
+ * waiting for a vector, which keyword search already finds: the tooltip says so, not the item. */
 export function statusBarText(status: IndexStatus, opts: TimeOptions = {}): StatusBarText {
-  const pending = (status.chunksNeedingEmbeddings ?? 0) + (status.pendingMessages ?? 0);
-  const chunks = counted(status.totalChunks, 'chunk');
-  const text = status.indexing
-    ? `$(sync~spin) memlens ${chunks}${pending > 0 ? ` · ${formatCount(pending)} pending` : ''}`
-    : `$(database) memlens ${chunks}${pending > 0 ? ` · ${formatCount(pending)} pending` : ''}`;
+  const percent = meaningSearchPercent(status);
+  const progress = percent === undefined ? '' : ` · meaning search ${percent}%`;
+  const text = `${status.indexing ? '$(sync~spin)' : '$(database)'} memlens ${heldText(status)}${progress}`;
+  const held =
+    status.sessions === undefined
+      ? `${countedOrNo(status.totalChunks, 'chunk')} indexed`
+      : `${countedOrNo(status.sessions, 'session')}, ${countedOrNo(status.messages, 'message')}, ` +
+        `${countedOrNo(status.notes, 'note')} indexed`;
+  const waiting = status.pendingMessages
+    ? `${counted(status.pendingMessages, 'message')} waiting for meaning search (keyword search finds them already)`
+    : '';
   const tooltip = [
     status.indexing ? 'memlens: indexing…' : 'memlens: index up to date',
     status.message ?? '',
-    `${countedOrNo(status.totalChunks, 'chunk')} indexed`,
-    status.chunksNeedingEmbeddings ? `${counted(status.chunksNeedingEmbeddings, 'chunk')} waiting for embeddings` : '',
-    status.pendingMessages ? `${counted(status.pendingMessages, 'message')} waiting to be indexed` : '',
-    status.provider ? `embeddings: ${status.provider}` : '',
+    held,
+    percent === undefined ? '' : `meaning search ${percent}% ready`,
+    waiting,
+    status.provider && status.provider !== 'none' ? `embeddings: ${status.provider}` : 'embeddings: none (keyword search only)',
     status.lastSync ? `last sync: ${formatDateTime(status.lastSync, opts)}` : '',
     'Click for index stats',
   ].filter(Boolean);
   return { text, tooltip: tooltip.join('\n') };
 }
 
-/** The log line when indexing ends: "Index up to date in 3.2 s: 1,204 chunks, 7 waiting, embeddings: …, last sync
- * 2026-02-10 21:11" (`seconds`: how long it took, when known). */
+/** The log line when indexing ends: "Index up to date in 3.2 s: 23 sessions · 1,240 messages, meaning search 40%,
+ * embeddings: …, last sync 2026-02-10 21:11" (`seconds`: how long it took, when known). */
 export function indexingDoneLine(status: IndexStatus, seconds: number | undefined, opts: TimeOptions = {}): string {
-  const pending = (status.chunksNeedingEmbeddings ?? 0) + (status.pendingMessages ?? 0);
+  const percent = meaningSearchPercent(status);
   return (
-    `Index up to date${seconds !== undefined ? ` in ${seconds.toFixed(1)} s` : ''}: ${counted(status.totalChunks, 'chunk')}` +
-    `${pending ? `, ${formatCount(pending)} waiting` : ''}, embeddings: ${status.provider ?? 'none'}` +
+    `Index up to date${seconds !== undefined ? ` in ${seconds.toFixed(1)} s` : ''}: ${heldText(status)}` +
+    `${percent === undefined ? '' : `, meaning search ${percent}%`}, embeddings: ${status.provider ?? 'none'}` +
     `${status.lastSync ? `, last sync ${formatDateTime(status.lastSync, opts)}` : ''}`
   );
 }

@@ -87,6 +87,17 @@ async def test_index_status_after_initial_indexing(client: LanguageClient) -> No
     assert final["provider"] and final["lastSync"]
 
 
+async def test_index_status_counts_sessions_messages_and_notes_as_stats_does(client: LanguageClient) -> None:
+    """The status line says what a user counts (sessions, messages, notes), the same numbers `memlens.stats` gives."""
+    statuses = client.statuses  # type: ignore[attr-defined]
+    await wait_until(lambda: any(not s["indexing"] for s in statuses.items))
+    final = [s for s in statuses.items if not s["indexing"]][-1]
+    stats = await execute(client, "memlens.stats")
+    assert final["sessions"] == stats["sessions"] > 0
+    assert final["messages"] == sum(stats["messages"].values()) > final["sessions"]
+    assert final["notes"] == stats["files"]["markdown"] > 0
+
+
 async def test_reindex_incremental_with_progress(client: LanguageClient) -> None:
     tiny_session(client.extra / "zeppelin.jsonl")  # type: ignore[attr-defined]
     before = set(client.progress_reports)

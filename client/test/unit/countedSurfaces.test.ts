@@ -48,19 +48,22 @@ function session(overrides: Partial<SessionSummary> = {}): SessionSummary {
 }
 
 describe('the status bar and the index log', () => {
-  it('says one chunk, one pending message, and thousands with separators', () => {
-    const { text, tooltip } = statusBarText(status, UTC);
-    assert.equal(text, '$(database) memlens 1 chunk · 2 pending');
-    assert.match(tooltip, /^1 chunk indexed$/m);
-    assert.match(tooltip, /^1 chunk waiting for embeddings$/m);
-    assert.match(tooltip, /^1 message waiting to be indexed$/m);
+  it('says one session, one message, one note and one waiting message, and thousands with separators', () => {
+    const one = { ...status, sessions: 1, messages: 1, notes: 1, totalChunks: 2 };
+    const { text, tooltip } = statusBarText(one, UTC);
+    assert.equal(text, '$(database) memlens 1 session · 1 message · meaning search 50%');
+    assert.match(tooltip, /^1 session, 1 message, 1 note indexed$/m);
+    assert.match(tooltip, /^1 message waiting for meaning search/m);
+    assert.match(statusBarText({ ...one, sessions: 12345, messages: 1240 }, UTC).text, /memlens 12,345 sessions · 1,240 messages /);
+    assert.match(statusBarText({ ...one, sessions: 0, messages: 0, notes: 0 }, UTC).tooltip, /^no sessions, no messages, no notes indexed$/m);
     assert.match(statusBarText({ ...status, totalChunks: 0 }, UTC).tooltip, /^no chunks indexed$/m);
   });
 
-  it('logs the end of indexing with one chunk, and the last sync as a time, not an ISO string', () => {
+  it('logs the end of indexing with one session, and the last sync as a time, not an ISO string', () => {
+    const one = { ...status, sessions: 1, messages: 1, notes: 0, totalChunks: 2 };
     assert.equal(
-      indexingDoneLine(status, 3.24, UTC),
-      'Index up to date in 3.2 s: 1 chunk, 2 waiting, embeddings: fastembed:all-MiniLM-L6-v2, last sync 2026-02-10 21:11',
+      indexingDoneLine(one, 3.24, UTC),
+      'Index up to date in 3.2 s: 1 session · 1 message, meaning search 50%, embeddings: fastembed:all-MiniLM-L6-v2, last sync 2026-02-10 21:11',
     );
     assert.equal(indexingDoneLine({ ...status, totalChunks: 12345, chunksNeedingEmbeddings: 0, pendingMessages: 0, lastSync: null }, undefined), 'Index up to date: 12,345 chunks, embeddings: fastembed:all-MiniLM-L6-v2');
   });

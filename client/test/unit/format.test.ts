@@ -364,12 +364,38 @@ describe('status bar and stats', () => {
   };
 
   it('shows progress while indexing and counts when idle', () => {
-    assert.equal(statusBarText(status, UTC).text, '$(sync~spin) memlens 1,204 chunks · 37 pending');
+    assert.equal(statusBarText(status, UTC).text, '$(sync~spin) memlens 1,204 chunks · meaning search 97%');
     const idle = statusBarText({ ...status, indexing: false, chunksNeedingEmbeddings: 0, pendingMessages: 0 }, UTC);
     assert.equal(idle.text, '$(database) memlens 1,204 chunks');
     assert.match(idle.tooltip, /index up to date/);
     assert.match(idle.tooltip, /last sync: 2026-02-10 21:11/);
-    assert.match(statusBarText(status, UTC).tooltip, /30 chunks waiting for embeddings\n7 messages waiting to be indexed/);
+    assert.match(statusBarText(status, UTC).tooltip, /meaning search 97% ready\n7 messages waiting for meaning search \(keyword search finds them already\)/);
+  });
+
+  it('says sessions and messages, not chunks, and the vectors as how far meaning search has come', () => {
+    const counts = { ...status, sessions: 23, messages: 1240, notes: 4, totalChunks: 100, chunksNeedingEmbeddings: 60, pendingMessages: 606 };
+    const { text, tooltip } = statusBarText(counts, UTC);
+    assert.equal(text, '$(sync~spin) memlens 23 sessions · 1,240 messages · meaning search 40%');
+    assert.match(tooltip, /^23 sessions, 1,240 messages, 4 notes indexed$/m);
+    assert.match(tooltip, /^606 messages waiting for meaning search \(keyword search finds them already\)$/m);
+    assert.doesNotMatch(text, /chunk|pending/);
+    const done = statusBarText({ ...counts, indexing: false, chunksNeedingEmbeddings: 0, pendingMessages: 0 }, UTC);
+    assert.equal(done.text, '$(database) memlens 23 sessions · 1,240 messages');
+    assert.doesNotMatch(done.tooltip, /meaning search \d/);
+  });
+
+  it('never says 100% while a text waits, and no progress at all without an embedding model', () => {
+    const counts = { ...status, sessions: 2, messages: 9, notes: 0, totalChunks: 1000, chunksNeedingEmbeddings: 1 };
+    assert.match(statusBarText(counts, UTC).text, / · meaning search 99%$/);
+    const keywordOnly = statusBarText({ ...counts, provider: 'none', chunksNeedingEmbeddings: 1000, pendingMessages: 0 }, UTC);
+    assert.equal(keywordOnly.text, '$(sync~spin) memlens 2 sessions · 9 messages');
+    assert.match(keywordOnly.tooltip, /^embeddings: none \(keyword search only\)$/m);
+  });
+
+  it('counts notes when there are no sessions, and says when nothing is indexed', () => {
+    const idle = { ...status, indexing: false, chunksNeedingEmbeddings: 0, pendingMessages: 0, messages: 0 };
+    assert.equal(statusBarText({ ...idle, sessions: 0, notes: 12 }, UTC).text, '$(database) memlens 12 notes');
+    assert.equal(statusBarText({ ...idle, sessions: 0, notes: 0 }, UTC).text, '$(database) memlens nothing indexed');
   });
 
   it('renders stats as markdown tables', () => {

@@ -17,6 +17,7 @@ from pygls.lsp.server import LanguageServer
 
 from memlens.engine import Engine
 from memlens.engine.indexing.indexer import SyncReport
+from memlens.engine.indexing.ingest import MEMORY_FORMAT
 from memlens.engine.indexing.source_roots import RootOrigins
 from memlens.engine.opening import opened_when_ready
 from memlens.engine.writer_takeover import WriterTakeover
@@ -351,6 +352,9 @@ class ServerState:
         stats = await self.read(partial(engine.stats, count_unindexed=False))  # no folder walk per status
         status: IndexStatus = {
             "indexing": bool(stats["indexing"] or self.busy),
+            "sessions": stats["sessions"],
+            "messages": sum(stats["messages"].values()),
+            "notes": stats["files"].get(MEMORY_FORMAT, 0),
             "totalChunks": stats["totalChunks"],
             "chunksNeedingEmbeddings": stats["chunksNeedingEmbeddings"],
             "pendingMessages": stats["pendingMessages"],

@@ -64,9 +64,13 @@ class ReindexReport(TypedDict):
 
 
 class IndexStatus(TypedDict):
-    """The `memlens/indexStatus` notification."""
+    """The `memlens/indexStatus` notification: what a status line says (sessions, messages, notes) and how far
+    the vectors have come (chunks waiting for them), read from counts the catalog keeps."""
 
     indexing: bool
+    sessions: int
+    messages: int  # the sessions' messages, as `stats` counts them by format
+    notes: int  # memory notes (markdown files)
     totalChunks: int
     chunksNeedingEmbeddings: int
     pendingMessages: int

@@ -22,6 +22,8 @@ from memlens.engine.terminal_codes import without_terminal_codes
 from memlens.engine.text_encoding import decode_counted, sniff_json_encoding
 from memlens.settings import ChunkingSettings
 
+MEMORY_FORMAT = "markdown"  # the format a memory note is recorded under (files.format), as `stats` lists it
+
 HEAD_BYTES = 4096
 STREAM_BLOCK = 16 * 1024 * 1024
 MAX_CARRY_BLOCKS = 4  # a record still open at a block's end is carried into the next block up to this size
@@ -133,7 +135,7 @@ def read_memory(
         data = data[:max_bytes]
     decoded = decode_counted(data, cut=cut)
     text = without_terminal_codes(decoded.text)
-    content = FileContent(kind="memory", format="markdown", parsed_bytes=len(data), replaced=decoded.replaced)
+    content = FileContent(kind="memory", format=MEMORY_FORMAT, parsed_bytes=len(data), replaced=decoded.replaced)
     if decoded.replaced:
         content.errors.append(f"{REPLACED_REASON} ({decoded.replaced})")
     if cut:
