@@ -77,6 +77,24 @@ class WordTables(CatalogConnection):
             found.update((str(stem), [(str(n), float(c)) for n, c in json.loads(near)]) for stem, near in rows)
         return found
 
+    def vocabulary_stems(self) -> list[str]:
+        """Every recorded word's stem."""
+        return [str(stem) for (stem,) in self.db.execute("SELECT stem FROM words")]
+
+    def drop_words(self, stems: Iterable[str]) -> int:
+        """Forget `stems`, and the nearest-word lists that held one of them: those words are linked again
+        (vocabulary.link_words), their next nearest words taking the places. Returns how many lists were dropped."""
+        gone = set(stems)
+        if not gone:
+            return 0
+        with self.transaction() as db:
+            rows = db.execute("SELECT stem, near FROM words WHERE near IS NOT NULL").fetchall()
+            stale = [(stem,) for stem, near in rows if stem not in gone and any(n in gone for n, _ in json.loads(near))]
+            db.executemany("DELETE FROM words WHERE stem = ?", [(stem,) for stem in gone])
+            db.executemany("UPDATE words SET near = NULL, near_floor = NULL WHERE stem = ?", stale)
+            self.set_meta(db, NEAR_KEY, uuid.uuid4().hex)
+        return len(stale)
+
     def store_word_vectors(self, rows: Sequence[tuple[str, str, bytes]]) -> None:
         """Store (stem, surface, vector) rows; their nearest words are worked out afterwards (`near` NULL)."""
         with self.transaction() as db:

@@ -43,7 +43,7 @@ from memlens.engine.indexing.text_compression import compress_stored_texts
 from memlens.engine.indexing.vector_writer import VectorWriter
 from memlens.engine.keyword.keyword_docs import keyword_docs, neighbours_of, write_afresh
 from memlens.engine.keyword.keyword_index import KeywordIndex
-from memlens.engine.keyword.vocabulary import backfill_words, collect_words
+from memlens.engine.keyword.vocabulary import backfill_words, collect_words, drop_unheld_words, link_words
 from memlens.engine.progress import Progress, RateMeter
 from memlens.engine.ranking.unit_facts import DerivedFacts, backfill_unit_facts, facts_rows, fill_facts_from_analysed
 from memlens.engine.sources.tool_output import scored_text
@@ -394,6 +394,8 @@ class Indexer:
                 self.catalog.forget_root(db, path)
             self.catalog.save_roots_copy()
             report = self.remove_paths(files)
+            if self.keyword.deleted_docs() and not self.keyword_behind:  # answers as a fresh build of what is left
+                self._write_keyword_afresh()
             self.writer.removed.clear()  # a folder forgotten: none of its files moved, and one added back is new
             self.embedding.forget_all_removed()
             self.embedding.persist()
@@ -414,12 +416,23 @@ class Indexer:
             if not self.keyword.needs_compaction():
                 return False
             segments, used = self.keyword.num_segments(), time.process_time()
-            if not write_afresh(self.catalog, self.keyword, cancel, progress):
+            if not self._write_keyword_afresh(cancel, progress):
                 return False
-            self.keyword_behind = False
             after, cpu = self.keyword.num_segments(), time.process_time() - used
             log.info("keyword index written afresh: %d segments -> %d, %.1f s of CPU", segments, after, cpu)
             return True
+
+    def _write_keyword_afresh(self, cancel: threading.Event | None = None, progress: Progress | None = None) -> bool:
+        """Write tantivy afresh from the catalog (no deleted documents left in its statistics), then forget the
+        vocabulary's words no document holds any more and link again the words that listed them: what a fresh build
+        of the same files holds. Returns False when cancelled (the old index kept)."""
+        if not write_afresh(self.catalog, self.keyword, cancel, progress):
+            return False
+        self.keyword_behind = False
+        if drop_unheld_words(self.catalog, self.keyword) and self.catalog.count_words_without_vectors() == 0:
+            link_words(self.catalog, cancel)  # (with words still to embed, the sync's embedding links them all)
+        self.embedding.forget_words()
+        return True
 
     def rebuild_keyword_index(self) -> None:
         """Re-create tantivy from the catalog (after a crash between the two commits, or damage)."""

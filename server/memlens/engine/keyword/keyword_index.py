@@ -7,6 +7,7 @@ neighbours, ±2 in its session: an answer often lacks the words its question use
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 import threading
@@ -46,6 +47,10 @@ REWRITE_HEAP = 256_000_000
 COMPACT_MIN_DOCS = 50_000  # below this the segments are small and a search over them is cheap
 COMPACT_MIN_SEGMENTS = 4
 COMPACT_GROWTH = 1.5  # written afresh again only once the index has grown by half: its cost stays linear overall
+# A deleted document stays in every word's document frequency (and in BM25's document count) until tantivy merges
+# its segment away, which it may never do: an index whose files changed or left would score, and tell absent words,
+# unlike a fresh build of what it holds. Written afresh once deleted documents are this share of the live ones.
+DELETED_SHARE = 0.02
 MAX_STEMS = 200_000  # distinct words whose stems `analysed` keeps (_Stems)
 CANCEL_EVERY = 1_000  # documents between checks of the cancel event while writing
 
@@ -272,12 +277,24 @@ class KeywordIndex:
     # -- compaction ---------------------------------------------------------------------------------------
 
     def needs_compaction(self) -> bool:
-        """Whether writing the index afresh (`write(..., clear=True)`, one commit) is worth its cost: it holds
-        COMPACT_MIN_DOCS documents or more in COMPACT_MIN_SEGMENTS segments or more, and has grown by COMPACT_GROWTH
-        since it was last written afresh (so appends, which add small segments, never make it rewrite again and
-        again). Measured at 150k units: twelve segments (five large) cost a keyword search about 0.45 ms of CPU more
-        than two; rewriting them costs about 17 s of CPU, once."""
+        """Whether writing the index afresh (`write(..., clear=True)`, one commit) is due: its deleted documents are
+        DELETED_SHARE of the live ones or more (in an index of under 50 documents, any one), or it is worth its cost:
+        it holds COMPACT_MIN_DOCS documents or more in COMPACT_MIN_SEGMENTS segments or more, and has grown by
+        COMPACT_GROWTH since it was last written afresh (so appends, which add small segments, never make it rewrite
+        again and again). Measured at 150k units: twelve segments (five large) cost a keyword search about 0.45 ms of
+        CPU more than two; rewriting them costs about 17 s of CPU, once."""
+        if self.deleted_docs() >= max(1.0, DELETED_SHARE * self.num_docs()):
+            return True
         return self.num_segments() >= COMPACT_MIN_SEGMENTS and self.rewrite_due(self.num_docs())
+
+    def deleted_docs(self) -> int:
+        """Deleted documents tantivy still counts in its statistics (until a merge drops them), from the segment
+        list of its last commit (0 when it cannot be read)."""
+        try:
+            meta = json.loads((self.folder / "meta.json").read_text(encoding="utf-8"))
+            return sum(int((segment.get("deletes") or {}).get("num_deleted_docs", 0)) for segment in meta["segments"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return 0
 
     def rewrite_due(self, docs: int) -> bool:
         """Whether an index of `docs` documents is large enough, and grown enough since it was last written afresh,

@@ -5,8 +5,10 @@ reads a vector: it looks its words' neighbours up (term_expansion.py).
 A word is recorded once per stem (the keyword index's analysed form), with the first surface form seen: the model
 embeds "painting", not "paint" cut from it. Words are alphabetic, 3 to 30 letters, and not stop words: shorter ones
 embed to noise, longer ones are run-together identifiers. The vectors are stored as float16 (half the space; the
-cosines a search compares against its threshold move by about 1e-3). Words of deleted units stay: a word no
-document holds adds nothing to a BM25 query."""
+cosines a search compares against its threshold move by about 1e-3). Words of deleted units stay until the keyword
+index is written afresh (it is once deleted documents pile up, and when a folder is removed): then the words no
+document holds leave (`drop_unheld_words`), since they would still fill places in other words' nearest lists that a
+fresh build of the same documents gives to words it holds."""
 
 from __future__ import annotations
 
@@ -82,6 +84,20 @@ def backfill_words(catalog: Catalog, keyword: KeywordIndex, cancel: threading.Ev
     return True
 
 
+def drop_unheld_words(catalog: Catalog, keyword: KeywordIndex) -> int:
+    """Forget the recorded words that no document of the keyword index holds, and let the words that listed one of
+    them among their nearest be linked again (by the next `link_words`). Returns how many words left. Only exact on
+    an index without deleted documents (tantivy counts those in a word's document frequency): it is called right
+    after the index is written afresh. A fresh build records no word that its documents do not hold."""
+    stems = catalog.vocabulary_stems()
+    if not stems:
+        return 0
+    _, freqs = keyword.document_frequencies(stems)
+    gone = [stem for stem, freq in zip(stems, freqs, strict=True) if freq == 0]
+    catalog.drop_words(gone)
+    return len(gone)
+
+
 def embed_words(
     catalog: Catalog,
     embedder: Embedder,
@@ -153,8 +169,10 @@ def link_words(catalog: Catalog, cancel: threading.Event | None = None) -> int:
             if base is None:
                 base = [(row_of[n], c) for n, c in stored.get(stems[j], []) if n in row_of]
             column = cosines[:, j]
-            entering = [(int(block[r]), float(column[r])) for r in np.nonzero(column > last[j])[0].tolist()]
-            merged = sorted(base + entering, key=lambda pair: -pair[1])[:NEAREST]
+            entering = {int(block[r]): float(column[r]) for r in np.nonzero(column > last[j])[0].tolist()}
+            # a word linked again (its list dropped: drop_unheld_words) may be in this list already
+            kept = [(n, c) for n, c in base if n not in entering]
+            merged = sorted(kept + list(entering.items()), key=lambda pair: -pair[1])[:NEAREST]
             changed[j] = merged
             last[j] = merged[-1][1] if len(merged) >= NEAREST else NOT_FULL
     catalog.store_neighbours(
