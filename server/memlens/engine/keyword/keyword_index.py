@@ -49,8 +49,11 @@ COMPACT_MIN_SEGMENTS = 4
 COMPACT_GROWTH = 1.5  # written afresh again only once the index has grown by half: its cost stays linear overall
 # A deleted document stays in every word's document frequency (and in BM25's document count) until tantivy merges
 # its segment away, which it may never do: an index whose files changed or left would score, and tell absent words,
-# unlike a fresh build of what it holds. Written afresh once deleted documents are this share of the live ones.
-DELETED_SHARE = 0.02
+# unlike a fresh build of what it holds. Written afresh once deleted documents are this share of the live ones: a
+# rewrite of N documents every DELETED_SHARE × N deletions costs each deletion 1 / DELETED_SHARE documents written
+# (5 here, as a merge policy's deletes allowance of a fifth does), where 2 % cost 50 and put a whole rewrite (minutes of
+# CPU at a million messages) in a sync every few days of SpecStory exports rewritten whole
+DELETED_SHARE = 0.2
 MAX_STEMS = 200_000  # distinct words whose stems `analysed` keeps (_Stems)
 CANCEL_EVERY = 1_000  # documents between checks of the cancel event while writing
 
@@ -278,7 +281,7 @@ class KeywordIndex:
 
     def needs_compaction(self) -> bool:
         """Whether writing the index afresh (`write(..., clear=True)`, one commit) is due: its deleted documents are
-        DELETED_SHARE of the live ones or more (in an index of under 50 documents, any one), or it is worth its cost:
+        DELETED_SHARE of the live ones or more (in an index of under 5 documents, any one), or it is worth its cost:
         it holds COMPACT_MIN_DOCS documents or more in COMPACT_MIN_SEGMENTS segments or more, and has grown by
         COMPACT_GROWTH since it was last written afresh (so appends, which add small segments, never make it rewrite
         again and again). Measured at 150k units: twelve segments (five large) cost a keyword search about 0.45 ms of
