@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 import memlens.engine.indexing.indexer as indexer
-import memlens.engine.indexing.read_batches as read_batches
 import memlens.engine.keyword.keyword_docs as keyword_docs
 import memlens.engine.keyword.keyword_index as keyword_index
 from memlens.engine.catalog import Catalog
@@ -242,7 +241,7 @@ def whole_sync(tmp_path: Path, name: str, sources: list[Path], cancel: threading
 
 @pytest.fixture
 def batch_per_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(read_batches, "BATCH_FILES", 1)  # one commit per file: the sync crosses the threshold midway
+    monkeypatch.setattr(indexer, "BATCH_FILES", 1)  # one commit per file: the sync crosses the threshold midway
 
 
 def test_a_sync_that_makes_the_index_due_for_a_rewrite_writes_it_once_with_the_same_contents(

@@ -36,7 +36,6 @@ from memlens.engine.indexing.file_reader import FileReader, is_quiet, tail_waiti
 from memlens.engine.indexing.files_fingerprint import files_fingerprint
 from memlens.engine.indexing.ingest import FileContent
 from memlens.engine.indexing.memory_trim import release_freed_memory
-from memlens.engine.indexing.read_batches import batches, newest_first
 from memlens.engine.indexing.removed_sessions import Stored
 from memlens.engine.indexing.stored_text import cut_across_append, redact_content
 from memlens.engine.indexing.text_compression import compress_stored_texts
@@ -56,6 +55,8 @@ from memlens.wire import ReindexReport
 
 log = logging.getLogger(__name__)
 
+BATCH_SECONDS = 0.5
+BATCH_FILES = 200
 # A large first build writes this many keyword documents batch by batch before it leaves the rest to the one rewrite
 # at its end (`Indexer._defer_keyword`): what a keyword search finds while the build runs (a few seconds of writing)
 SEARCHABLE_FIRST = 10_000
@@ -267,10 +268,11 @@ class Indexer:
             losers = [a.source.path for a, _ in choice.aliases if a.key in known]
             report.files_deleted = self.remove_paths(losers).files_deleted
         record_aliases(self.catalog, choice, whole=prune)
+        batch_started = time.perf_counter()
         files_meter = RateMeter()
-        reading: list[tuple[Named, FileState | None]] = []  # the changed files
+        batch: list[tuple[Named, FileState | None]] = []
         identified: list[tuple[int, int, int, int]] = []
-        for named in choice.sources:
+        for done, named in enumerate(choice.sources, 1):
             if cancel is not None and cancel.is_set():
                 report.cancelled = True
                 break
@@ -282,22 +284,21 @@ class Indexer:
                 if unchanged:
                     self.waiting_tails[source.path] = stat.st_mtime
             if not unchanged:
-                reading.append((named, row))
+                batch.append((named, row))
             else:
                 report.files_unchanged += 1
                 if row is not None and needs_identity(row):
                     identified.append((row.id, stat.st_dev, stat.st_ino, stat.st_ctime_ns))
-        total, done = len(choice.sources), report.files_unchanged
-        for batch in batches(newest_first(reading), to_read=_bytes_to_read):
-            if report.cancelled or (cancel is not None and cancel.is_set()):
-                report.cancelled = True
-                break
+            if batch and (len(batch) >= BATCH_FILES or time.perf_counter() - batch_started > BATCH_SECONDS):
+                self._apply_batch(self._whole_rows(batch), report)
+                batch, batch_started = [], time.perf_counter()
+            if progress is not None and done % 50 == 0 and done < len(choice.sources):
+                progress(done, len(choice.sources), "reading files " + files_meter.status(done, len(choice.sources)))
+        if batch:
             self._apply_batch(self._whole_rows(batch), report)
-            done += len(batch)
-            if progress is not None and done < total:
-                progress(done, total, "reading files " + files_meter.status(done, total))
         if progress is not None and choice.sources and not report.cancelled:
             # after the last batch is read, not before: a rate taken then counts the reading, not the stat() calls
+            total = len(choice.sources)
             progress(total, total, "reading files " + files_meter.status(total, total))
         if identified:
             with self.catalog.transaction() as db:
@@ -616,13 +617,6 @@ class Indexer:
         if len(report.errors) < 50:
             report.errors.append(shown)
         return reason
-
-
-def _bytes_to_read(item: tuple[Named, FileState | None]) -> int:
-    """What reading a changed file reads, about: its new tail when it grew, else all of it."""
-    named, row = item
-    size = named.stat.st_size
-    return size - row.size if row is not None and 0 <= row.size < size else size
 
 
 def _count(report: SyncReport, path: Path, content: FileContent, appended: bool, added: Stored) -> None:
