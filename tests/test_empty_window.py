@@ -14,6 +14,7 @@ import pytest
 
 from memlens.engine.engine import Engine
 from memlens.engine.filters import filters_from_dict
+from memlens.engine.team.team_search import with_team
 from memlens.settings import Settings
 
 # (session id, when its question was asked, in UTC; the answer follows 30 seconds later)
@@ -143,3 +144,19 @@ def test_a_period_question_without_a_topic_reports_the_mode_it_ran_in(days: Path
         assert engine.search("billing cron")["mode"] == "keyword"  # as a plain search in the same engine says
     finally:
         engine.close()
+
+
+def test_a_team_hit_in_the_window_takes_back_the_local_empty_window(days: Path) -> None:
+    """The local index held nothing in the window, but a teammate's hit written in it shows the window was not empty:
+    the merged answer drops `emptyWindow` and its note; with no team hit, both stay."""
+    engine = _engine(days)
+    try:
+        local = engine.search("billing", filters=filters_from_dict({"since": "2099-01-01"}))
+        hit = {**engine.search("billing")["results"][0], "publisher": "ana", "timestamp": "2099-02-01T10:00:00Z"}
+    finally:
+        engine.close()
+    assert "emptyWindow" in local and "note" in local
+    merged = with_team(local, [hit], limit=10, rrf_k=60)  # type: ignore[list-item]
+    assert merged["results"] == [hit] and "emptyWindow" not in merged and "note" not in merged, merged
+    alone = with_team(local, [], limit=10, rrf_k=60)
+    assert alone["emptyWindow"] == local["emptyWindow"] and alone["note"] == local["note"]
