@@ -272,6 +272,10 @@ def answers(
         # the subagent's own task (a sidechain session): its hits carry parentSessionKey
         search.append(engine.search("where is order.refunded published; is there a refund handler", min_score=0.0))
         search.append(engine.search("to be or not"))  # only stop words: `namesNoTopic`
+        future = SearchFilterRequest(since="2099-01-01")  # a window after every message: `emptyWindow.sinceInFuture`
+        search.append(engine.search("pgbouncer", filters=future))
+        gap = SearchFilterRequest(since="2026-02-15", until="2026-02-15")  # a day between sessions: both nearest
+        search.append(engine.search("pgbouncer", filters=gap))
         summary = engine.summaries_grep("offsite", limit=5)
         out["SummariesGrepResponse"].append(summary)
         summary_id = summary["results"][0]["summaryId"]

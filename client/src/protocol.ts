@@ -187,6 +187,20 @@ export interface Period {
   sessionsWritten?: number;
 }
 
+/** A search's `since`/`until` window that holds no message at all: nothing was searched (the answer's note says
+ * so). Times are ISO 8601 with offset, in the user's time zone (`display.timeZone`); a side not given is absent. */
+export interface EmptyWindow {
+  since?: string;
+  until?: string;
+  timeZone: string;
+  /** true: the `since` is later than now */
+  sinceInFuture?: boolean;
+  /** the time of the last message before the window (absent: none) */
+  nearestBefore?: string;
+  /** ...and of the first one after it */
+  nearestAfter?: string;
+}
+
 export interface SearchResponse {
   query: string;
   mode: string;
@@ -198,10 +212,12 @@ export interface SearchResponse {
   withheld: number;
   /** the days the query asked about, when it is a question about a period */
   period?: Period;
+  /** the filters' since/until window held no message at all: the note says so */
+  emptyWindow?: EmptyWindow;
   /** the fusion used (with `explain: true`) */
   fusion?: FusionMode;
   /** why the mode differs from the one asked for (no embedding model: keyword search only), that the team
-   * index was unreachable, or that the query names no topic */
+   * index was unreachable, that the query names no topic, or that its date window holds no message */
   note?: string;
   /** true: only stop words or lone letters, nothing searched */
   namesNoTopic?: boolean;

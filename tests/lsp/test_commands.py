@@ -66,6 +66,18 @@ async def test_search_names_both_days_of_a_numeric_date(client: LanguageClient) 
     assert "ambiguousDates" not in read and read["period"]["since"].startswith("2026-02-10")
 
 
+async def test_search_says_a_date_window_holds_no_message(client: LanguageClient) -> None:
+    """A since in the future is not a bare "0 results": the answer's note names it and the last message before it,
+    and `emptyWindow` holds the same; a window that holds messages none of which match says nothing of the kind."""
+    response = await execute(client, "memlens.search", {"query": "pgbouncer", "filters": {"since": "2099-01-01"}})
+    assert response["results"] == [] and response["emptyWindow"]["sinceInFuture"] is True
+    assert "nearestBefore" in response["emptyWindow"] and "nearestAfter" not in response["emptyWindow"]
+    assert response["note"].startswith("since 2099-01-01 is after today; nothing was written since 2099-01-01 (")
+    assert "the last message before it is from " in response["note"]
+    held = await execute(client, "memlens.search", {"query": "zqxjkvw", "filters": {"since": "2000-01-01"}})
+    assert held["results"] == [] and "emptyWindow" not in held and "nothing was written" not in held.get("note", "")
+
+
 async def test_search_filters_and_explain(client: LanguageClient) -> None:
     response = await execute(
         client,

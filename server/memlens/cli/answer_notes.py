@@ -9,7 +9,14 @@ from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING
 
 from memlens.cli.terminal import Style, folded, width
-from memlens.requests import ambiguous_date_note, left_out_note, parse_time, specs, unread_date_note
+from memlens.requests import (
+    ambiguous_date_note,
+    empty_window_note,
+    left_out_note,
+    parse_time,
+    specs,
+    unread_date_note,
+)
 from memlens.wire import Period, SearchResponse
 
 if TYPE_CHECKING:
@@ -74,6 +81,9 @@ def answer_notes(response: SearchResponse, narrowed: Sequence[str] = ()) -> list
     query = response["query"]
     if response.get("namesNoTopic") and '"' not in query and any(c.isalnum() for c in query):  # a shell eats quotes
         lines.append(f"to find the words as written: memlens search {shlex.quote(chr(34) + query + chr(34))}")
+    window = response.get("emptyWindow")
+    if window is not None:  # said here with the flags' names, not as the engine's note
+        lines.append(empty_window_note(window, flags=True))
     if not response["results"] and narrowed:
         lines.append(narrowed_note(narrowed, widest="search everything"))
     period = response.get("period")

@@ -119,7 +119,8 @@ def print_search(
     machine's). No results: that and the answer's notes (`narrowed`: the filter flags to blame) on stderr."""
     team = response.get("team")
     said_of_period = "sessionsWritten" in response.get("period", {})  # said with the period, under the hits
-    if response.get("note") and not warned and not said_of_period:
+    said_of_window = "emptyWindow" in response  # said under "no results", with the flags' names
+    if response.get("note") and not warned and not said_of_period and not said_of_window:
         print(f"memlens: {response['note']}", file=sys.stderr)
     elif team and not team["reachable"]:
         reason = team.get("reason", "")

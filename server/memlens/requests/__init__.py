@@ -14,6 +14,7 @@ imports nothing engine-internal, so every face can import it (the CLI before any
 """
 
 from memlens.requests.calendar_days import ambiguous_date_note, unread_date_note, why_no_such_day
+from memlens.requests.empty_window import empty_window_note
 from memlens.requests.fields import (
     MAX_DEPTH,
     MAX_MESSAGE_BYTES,
@@ -79,6 +80,7 @@ from memlens.requests.schemas import (
 )
 
 __all__ = [
+    "empty_window_note",
     "FieldSpec",
     "Request",
     "add_flags",

@@ -41,6 +41,7 @@ from memlens.wire.params import (
 from memlens.wire.search import (
     AmbiguousDate,
     Confidence,
+    EmptyWindow,
     Explain,
     LeftOut,
     Period,
@@ -97,6 +98,7 @@ __all__ = [
     "HitKind",
     "IndexStatus",
     "McpSearchParams",
+    "EmptyWindow",
     "Period",
     "PeriodPart",
     "ReindexParams",

@@ -29,6 +29,18 @@ class Period(TypedDict):
     sessionsWritten: NotRequired[int]
 
 
+class EmptyWindow(TypedDict):
+    """A search's `since`/`until` window that holds no message at all: nothing was searched. Times are ISO-8601 in
+    the user's time zone (display.timeZone); a side not given is absent."""
+
+    since: NotRequired[str]
+    until: NotRequired[str]
+    timeZone: str
+    sinceInFuture: NotRequired[bool]  # true: the `since` is later than now
+    nearestBefore: NotRequired[str]  # the time of the last message before the window (absent: none)
+    nearestAfter: NotRequired[str]  # ...and of the first one after it
+
+
 class LeftOut(TypedDict):
     """A query or pasted error longer than the requests' MAX_QUERY_CHARS: its first line and its end were read (a
     Python traceback's exception line is at its end, a Java or JavaScript trace's on its first line), the lines
@@ -116,6 +128,7 @@ class SearchResponse(TypedDict):
     indexing: bool
     withheld: int  # hits among the first `limit` under minScore, not shown (`--min-score 0` shows them)
     period: NotRequired[Period]  # the days the query asked about, when it is a question about a period
+    emptyWindow: NotRequired[EmptyWindow]  # the filters' since/until held no message: the note says so
     fusion: NotRequired[FusionMode]
     note: NotRequired[str]
     namesNoTopic: NotRequired[bool]  # true: only stop words or lone letters, nothing searched (`note` says so)

@@ -93,15 +93,16 @@ class PeriodQuestion:
 
     def wire(self, zone: tzinfo, *, nearest: tuple[float | None, float | None] = (None, None)) -> Period:
         """The period as the answer states it; `nearest`: `nearest_outside`'s times, for a period that held none."""
-        period: Period = {"since": _iso(self.since, zone), "until": _iso(self.until, zone), "timeZone": self.zone}
+        since, until = iso_time(self.since, zone), iso_time(self.until, zone)
+        period: Period = {"since": since, "until": until, "timeZone": self.zone}
         if self.parts:
-            parts: list[PeriodPart] = [{"since": _iso(a, zone), "until": _iso(b, zone)} for a, b in self.parts]
+            parts: list[PeriodPart] = [{"since": iso_time(a, zone), "until": iso_time(b, zone)} for a, b in self.parts]
             period["parts"] = parts
         before, after = nearest
         if before is not None:
-            period["nearestBefore"] = _iso(before, zone)
+            period["nearestBefore"] = iso_time(before, zone)
         if after is not None:
-            period["nearestAfter"] = _iso(after, zone)
+            period["nearestAfter"] = iso_time(after, zone)
         return period
 
     def narrow(self, filters: SearchFilters | None) -> SearchFilters:
@@ -388,5 +389,6 @@ def _year_back(day: int) -> int:
     return (earlier - date(1970, 1, 1)).days
 
 
-def _iso(ts: float, zone: tzinfo) -> str:
+def iso_time(ts: float, zone: tzinfo) -> str:
+    """`ts` as the answer states a time: ISO-8601 to the second, in `zone`."""
     return datetime.fromtimestamp(ts, zone).isoformat(timespec="seconds")

@@ -9,8 +9,10 @@ import time
 from pathlib import Path
 from typing import Protocol, cast
 
+from memlens.engine.answers.empty_window import empty_window
 from memlens.engine.answers.period import (
     PERIOD_MATCHES,
+    Hides,
     PeriodQuestion,
     nearest_outside,
     period_results,
@@ -35,7 +37,7 @@ from memlens.engine.ranking.hits import Ranking
 from memlens.engine.ranking.query_reading import ranked_text
 from memlens.engine.ranking.search import Retriever
 from memlens.engine.sources.common import scrub
-from memlens.requests import SearchFilterRequest, SearchRequest, checked, read_end
+from memlens.requests import SearchFilterRequest, SearchRequest, checked, empty_window_note, read_end
 from memlens.settings import Settings
 from memlens.wire import FusionMode, LeftOut, SearchResponse
 
@@ -146,9 +148,28 @@ def search(
         response["note"] = f"no embedding model ({engine.provider_note or 'no vectors yet'}); keyword search only"
     if filters is not None and filters.project and not results:
         _add_note(response, unknown_project_note(engine.catalog, filters.project, builder.visibility))
+    if not results:
+        _say_empty_window(engine, response, filters, builder.visibility.hides)
     if explain:
         response["fusion"] = cast(FusionMode, ranking.fusion)  # the retriever checked it against FUSIONS
     return _said_of_the_query(response, left_out, engine.retriever.keyword)
+
+
+def _say_empty_window(
+    engine: SearchSource, response: SearchResponse, filters: SearchFilters | None, hides: Hides
+) -> None:
+    """When the filters' since/until window holds no message at all: that, in place of any other note (nothing was
+    searched, so neither the mode nor a project's name had a say)."""
+    window = empty_window(
+        filters,
+        catalog=engine.catalog,
+        hides=hides,
+        zone=time_zone(engine.settings.display.time_zone),
+        now=engine.retriever.now,
+    )
+    if window is not None:
+        response["emptyWindow"] = window
+        response["note"] = empty_window_note(window)
 
 
 def _add_note(response: SearchResponse, said: str | None) -> None:
@@ -229,7 +250,7 @@ def period_search(
     )
     response: SearchResponse = {
         "query": query,
-        "mode": ranking.mode if ranking else (mode or settings.mode),
+        "mode": ranking.mode if ranking else engine.retriever.mode_used(mode or settings.mode),
         "results": results,
         "totalResults": len(results),
         "searchTimeMs": round((time.perf_counter() - started) * 1000, 2),

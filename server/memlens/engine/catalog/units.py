@@ -153,6 +153,16 @@ class UnitReads(CatalogConnection):
         last = max((t for t in lasts if t is not None), default=None)
         return TimeSpan(first, last, untimed)
 
+    def holds_units_between(self, since: float | None, until: float | None) -> bool:
+        """Whether any unit was written in [since, until] (epoch seconds; None: unbounded on that side): whether a
+        search's date window leaves anything to search. A range read of each of the two time indexes."""
+        bounds = [(">=", since), ("<=", until)]
+        within = " AND ".join(f"ts {op} ?" for op, value in bounds if value is not None) or "ts IS NOT NULL"
+        values = [value for _, value in bounds if value is not None]
+        sql = f"""SELECT EXISTS (SELECT 1 FROM units WHERE {TRANSCRIPT_TIMES} AND {within})
+                  OR EXISTS (SELECT 1 FROM units WHERE {OTHER_TIMES} AND {within})"""
+        return bool(self.db.execute(sql, values + values).fetchone()[0])
+
     def units_nearest(self, *, before: float, after: float, limit: int) -> tuple[list[int], list[int]]:
         """The ids of the transcript message units written last before `before` and first after `after` (epoch
         seconds), at most `limit` each, nearest first: where a question about days that holds none can point."""

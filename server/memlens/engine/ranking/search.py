@@ -61,6 +61,14 @@ class Retriever:
             text, keyword=self.keyword, catalog=self.catalog, settings=settings, now=self.now, filters=filters
         )
 
+    def vectors_available(self) -> bool:
+        """Whether a search can read the vector side: a model loaded and vectors stored."""
+        return self.embedder is not None and len(self.vectors) > 0
+
+    def mode_used(self, asked: str) -> str:
+        """The mode a search asked for `asked` runs in: hybrid without vectors is keyword search."""
+        return "keyword" if asked == "hybrid" and not self.vectors_available() else asked
+
     def rank(
         self,
         query: ParsedQuery,
@@ -71,15 +79,14 @@ class Retriever:
     ) -> Ranking:
         started = time.perf_counter()
         mode, fusion = _checked(mode or settings.mode, fusion or settings.fusion, query)
-        vector_available = self.embedder is not None and len(self.vectors) > 0
+        vector_available = self.vectors_available()
         if not query.names_a_topic:
             # punctuation, or only words every message holds ("the", "to be or not", "a"): the vector side would
             # still find its nearest messages, and BM25 its commonest, which look like answers and are none
             return Ranking([], mode, fusion, vector_available, names_a_topic=False)
         if mode == "vector" and self.embedder is None:
             raise SearchError("vector search needs an embedding model, and none is loaded (try --mode keyword)")
-        if not vector_available and mode == "hybrid":
-            mode = "keyword"  # said plainly by the caller via `vector_available`
+        mode = self.mode_used(mode)  # said plainly by the caller via `vector_available`
         # each retriever hands `candidates` to fusion; vector mode's one retriever hands the union's worth (with
         # half as many, vector-only recall fell: neighbours and replies come from the candidates)
         depth = max(settings.candidates * (2 if mode == "vector" else 1), limit or 0)

@@ -227,9 +227,15 @@ def unreachable(local: SearchResponse, reason: str) -> SearchResponse:
 def with_team(
     local: SearchResponse, team: Sequence[SearchResult], *, limit: int, rrf_k: int, said: str | None = None
 ) -> SearchResponse:
-    """`local` with the team's hits merged in; `said`: a note of the team's (`unknown_names_note`)."""
+    """`local` with the team's hits merged in; `said`: a note of the team's (`unknown_names_note`). A local answer
+    whose date window held no message (`emptyWindow`, and its note) says nothing of it once the team's hits show that
+    others wrote in that window."""
     answer = merged(local, list(team), limit=limit, rrf_k=rrf_k)
     answer["team"] = {"reachable": True, "hits": sum(1 for r in answer["results"] if "publisher" in r)}
+    before = local.get("note")
+    if answer["results"] and answer.pop("emptyWindow", None) is not None:
+        answer.pop("note", None)
+        before = None
     if said:
-        answer["note"] = f"{local['note']}; {said}" if local.get("note") else said
+        answer["note"] = f"{before}; {said}" if before else said
     return answer
