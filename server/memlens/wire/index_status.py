@@ -68,9 +68,10 @@ class IndexStatus(TypedDict):
     the vectors have come (chunks waiting for them), read from counts the catalog keeps."""
 
     indexing: bool
-    sessions: int
-    messages: int  # the sessions' messages, as `stats` counts them by format
-    notes: int  # memory notes (markdown files)
+    # sent by this server always; optional on the wire since a client may talk to a server from before them
+    sessions: NotRequired[int]
+    messages: NotRequired[int]  # the sessions' messages, as `stats` counts them by format
+    notes: NotRequired[int]  # memory notes (markdown files)
     totalChunks: int
     chunksNeedingEmbeddings: int
     pendingMessages: int
