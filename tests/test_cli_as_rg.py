@@ -275,6 +275,23 @@ def test_a_limit_takes_rgs_and_gits_names_in_every_command_that_has_one() -> Non
     assert "-V" in flags(parser) and parser._option_string_actions["-V"] is parser._option_string_actions["--version"]
 
 
+def test_a_bad_limit_is_told_by_the_name_it_was_typed_as(tmp_path: Path) -> None:
+    """`-m 0` was answered "--limit must be 1..100": a user told of a flag they never typed has to work out it is the
+    same one. The error names the flag as typed, in every command with a limit, and a text that is no number too."""
+    for name, needed in (("search", ["dlq"]), ("history", ["dlq"]), ("fixes", ["dlq"]), ("sessions", [])):
+        for written, said in (
+            (["-m", "0"], "-m must be"),
+            (["-m0"], "-m must be"),
+            (["--max-count=0"], "--max-count must be"),
+            (["--limit", "0"], "--limit must be"),
+            (["-m", "x"], "-m must be an integer"),
+        ):
+            done = memlens(name, *needed, *written, "--index-dir", str(tmp_path / "index"), "--no-sync")
+            assert done.returncode == 2, (name, written, done.stderr)
+            assert done.stderr.startswith(f"memlens: error: {said}"), (name, written, done.stderr)
+            assert "Traceback" not in done.stderr
+
+
 def test_every_example_in_the_help_parses() -> None:
     """Each example a command's help shows is a command line memlens takes (`memlens index -v`, once shown there, was
     refused: -v is memlens's own flag, before the command). A pipe's other side and a redirection are left out."""

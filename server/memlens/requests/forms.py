@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from memlens.errors import InvalidRequest
@@ -78,7 +78,30 @@ def add_flags(
             flag = spec.flag or f"--{spec.name.replace('_', '-')}"
             other = (aliases or {}).get(spec.name, ())
             names = [n for n in other if not n.startswith("--")] + [flag] + [n for n in other if n.startswith("--")]
-            parser.add_argument(*names, dest=spec.name, help=help_text, metavar=_metavar(spec))
+            action = _TypedName if other else "store"
+            parser.add_argument(*names, dest=spec.name, help=help_text, metavar=_metavar(spec), action=action)
+
+
+TYPED_NAMES = "_typed_flag_names"
+"""The namespace attribute where `_TypedName` keeps the name each aliased flag was typed as."""
+
+
+class _TypedName(argparse.Action):
+    """A flag with other names that keeps the name the user typed, so an error about `-m 0` says `-m`, not
+    `--limit`: a user told about a flag they never typed has to find out it is the same one."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        if option_string is not None:
+            typed = dict(getattr(namespace, TYPED_NAMES, {}))
+            typed[self.dest] = option_string
+            setattr(namespace, TYPED_NAMES, typed)
 
 
 def _metavar(spec: FieldSpec) -> str | None:
@@ -111,6 +134,7 @@ def from_flags(
     value checked as the other doors check it; an error names the flag (`--limit`) or the positional (as its usage
     does)."""
     values: dict[str, Any] = {}
+    typed: Mapping[str, str] = getattr(args, TYPED_NAMES, {})
     for spec in specs(cls):
         if spec.name in skip:
             continue
@@ -120,21 +144,26 @@ def from_flags(
         value = getattr(args, spec.name, None)
         if value is None:
             continue
-        values[spec.name] = _from_text(spec, value) if isinstance(value, str) else value
+        values[spec.name] = _from_text(spec, value, typed.get(spec.name)) if isinstance(value, str) else value
     try:
         return cls(**values)
     except InvalidRequest as exc:
-        raise InvalidRequest(_as_flag(str(exc), cls, positional)) from None
+        raise InvalidRequest(_as_flag(str(exc), cls, positional, typed)) from None
 
 
-def _as_flag(message: str, cls: type, positional: tuple[str, ...]) -> str:
-    """A message that opens with a flag's wire name, opened with the flag instead (`minScore` → `--min-score`), or
-    with a positional's name as the usage line shows it (`sessionKey` → `SESSION_KEY`)."""
+def _as_flag(message: str, cls: type, positional: tuple[str, ...], typed: Mapping[str, str]) -> str:
+    """A message that opens with a flag's wire name, opened with the flag as typed instead (`minScore` →
+    `--min-score`, `limit` → `-m` when `-m` was typed), or with a positional's name as the usage line shows it
+    (`sessionKey` → `SESSION_KEY`)."""
     for spec in _flat_specs(cls):
         if re.match(rf"{spec.wire}\b(?! \()", message):
-            named = spec.name.upper() if spec.name in positional else spec.flag or f"--{spec.name.replace('_', '-')}"
+            named = spec.name.upper() if spec.name in positional else _flag_name(spec, typed.get(spec.name))
             return named + message[len(spec.wire) :]
     return message
+
+
+def _flag_name(spec: FieldSpec, typed: str | None) -> str:
+    return typed or spec.flag or f"--{spec.name.replace('_', '-')}"
 
 
 def _flat_specs(cls: type) -> list[FieldSpec]:
@@ -144,7 +173,7 @@ def _flat_specs(cls: type) -> list[FieldSpec]:
     return out
 
 
-def _from_text(spec: FieldSpec, text: str) -> Any:
+def _from_text(spec: FieldSpec, text: str, typed: str | None) -> Any:
     """A flag's text as the field's type (the field's own check follows on construction)."""
     if spec.base not in (int, float):
         return text
@@ -152,5 +181,6 @@ def _from_text(spec: FieldSpec, text: str) -> Any:
         return int(text) if spec.base is int else float(text)
     except ValueError:
         kind = "an integer" if spec.base is int else "a number"
-        flag = spec.flag or f"--{spec.name.replace('_', '-')}"
-        raise InvalidRequest(f"{flag} must be {kind} {spec.bounds_text()}, got {show(text)}") from None
+        raise InvalidRequest(
+            f"{_flag_name(spec, typed)} must be {kind} {spec.bounds_text()}, got {show(text)}"
+        ) from None
