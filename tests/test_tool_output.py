@@ -40,7 +40,24 @@ DIAGNOSTICS = [
 
 
 def test_a_short_output_is_kept_whole() -> None:
-    assert trim_output("  ok\n3 passed  ") == "ok\n3 passed"
+    assert trim_output("\n\n  ok\n3 passed  \n") == "  ok\n3 passed"
+
+
+def test_a_read_output_keeps_its_first_lines_indent() -> None:
+    """A Read tool's lines are numbered right-aligned (`     1→import os`): the first one lost its indent alone, so
+    the file shown in a result and in the transcript viewer began out of line with the rest."""
+    numbered = "\n".join(f"{n:>6}→{line}" for n, line in enumerate(["import os", "", "print(os.sep)"], start=1))
+    data = jsonl(
+        _cc(
+            "assistant",
+            "a1",
+            None,
+            [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/r/x.py"}}],
+        ),
+        _cc("user", "r1", "a1", [{"type": "tool_result", "tool_use_id": "t1", "content": numbered + "\n"}]),
+    )
+    [tool] = [r for r in ClaudeCodeParser().parse(data, Path("s1.jsonl")).records if r.kind == "tool"]
+    assert tool.text == f"[Read output] /r/x.py\n{numbered}"
 
 
 def test_trimming_a_5_mb_log_keeps_its_error_lines_and_both_ends() -> None:

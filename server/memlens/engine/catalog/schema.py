@@ -31,10 +31,11 @@ LEGACY_VECTORS_VERSION = 4
 # What the parsers make of a file. Bump it when they read more of the same files, or read them differently (2: tool
 # results became units; 3: terminal control codes left out of texts, terminal_codes.py; 4: a tool output's header
 # names the call that printed it; 5: a chunk's message count leaves its compaction summaries out, message_count.py;
-# 6: the units of a message stored in parts are numbered (`part`), so the counts count it once, message_count.py):
+# 6: the units of a message stored in parts are numbered (`part`), so the counts count it once, message_count.py; 7:
+# a tool output keeps its first line's indent, tool_output.without_blank_edges):
 # an index parsed by another version re-reads every file on its next sync — its ids and vectors kept where the text
 # is the same — instead of answering with what the older parsers made until a `reindex --full`.
-PARSE_VERSION = 6
+PARSE_VERSION = 7
 
 # The units that count as messages of their session (message_count.is_message) as an SQL condition on `units`: what
 # every count of messages the catalog works out reads.

@@ -147,10 +147,19 @@ def _telling_lines(lines: list[str], start: int, end: int) -> tuple[list[int], l
     return errors, frames
 
 
+def without_blank_edges(text: str) -> str:
+    """`text` without its leading blank lines and trailing white space, its first line's indent kept: a Read tool's
+    numbered lines (`     1→import os`) and an indented listing lose nothing of their alignment, where `strip()`
+    took the first line's indent alone."""
+    text = text.rstrip()
+    first = len(text) - len(text.lstrip())
+    return text[text.rfind("\n", 0, first) + 1 :]
+
+
 def trim_output(text: str, max_chars: int = TOOL_OUTPUT_MAX_CHARS) -> str:
     """`text` whole when it fits in `max_chars`; else its first and last lines, and between them its error lines
     then its stack-trace lines in their order, as many as fit, with "…" where lines were left out."""
-    text = text.strip()
+    text = without_blank_edges(text)
     if len(text) <= max_chars:
         return text
     lines = text[:SCAN_MAX_CHARS].split("\n")
