@@ -120,6 +120,25 @@ def test_the_session_table_lines_up_in_cells(capsys: pytest.CaptureFixture[str])
         assert cut(row, msgs_end).endswith(f" {session['messageCount']}") and cut(row, msgs_end + 1)[-1] == " "
 
 
+@pytest.mark.parametrize("columns", [0, 40, 60, 96])
+def test_a_coloured_sessions_table_is_the_plain_one_in_a_searchs_colours(
+    capsys: pytest.CaptureFixture[str], columns: int
+) -> None:
+    """The table was the one answer printed without colour: its reference (what `memlens history` opens) is in a
+    search hit's reference colour and its time dim, and its cells, widths and cuts are the plain table's."""
+    sessions = [_session(f"the orders DLQ {FAMILY} is backing up {CJK}", "ledgerline"), _session("plain", "billing")]
+    page: SessionsResponse = {"sessions": sessions, "totalSessions": 2, "nextCursor": None, "indexing": False}
+    print_sessions(page, columns=columns, zone=UTC)
+    plain = capsys.readouterr().out
+    print_sessions(page, columns=columns, zone=UTC, style=Style(color=True))
+    coloured = capsys.readouterr().out
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain
+    for row, session in zip(coloured.splitlines()[1:3], sessions, strict=True):
+        assert f"\x1b[35m{session['reference']}\x1b[0m" in row, row
+        assert row.startswith("\x1b[2m") and "\x1b[1m" not in row, row
+    assert coloured.startswith("\x1b[1m")  # the header bold
+
+
 @pytest.mark.parametrize("columns", [40, 60])
 def test_a_narrow_terminal_keeps_each_sessions_reference_whole_and_some_title(
     capsys: pytest.CaptureFixture[str], columns: int

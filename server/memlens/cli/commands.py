@@ -390,9 +390,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     else:
         columns = width() if sys.stdout.isatty() else 0  # a table: cut to a terminal's width, whole in a pipe
         notes = [narrowed_note(narrowed, widest="list every session")] if narrowed and not request.cursor else []
+        style = Style(color=wants_color(args.color))  # as the width: asked of the real stdout
         with paged(not args.no_pager):
             zone = zone_named(engine.settings.display.time_zone)
-            print_sessions(for_terminal(page), columns=columns, zone=zone, nothing_notes=notes)
+            print_sessions(for_terminal(page), columns=columns, zone=zone, nothing_notes=notes, style=style)
     return EXIT_FOUND if page["sessions"] else EXIT_NOTHING
 
 

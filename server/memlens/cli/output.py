@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import tzinfo
 from typing import TYPE_CHECKING
 
@@ -13,7 +13,7 @@ from memlens.cli.answer_notes import answer_notes
 from memlens.cli.clock import local_time
 from memlens.cli.hits import hit_lines, short_session_id, sureness
 from memlens.cli.nothing_found import say_nothing_found
-from memlens.cli.terminal import Style, cells, clip, column, folded, width
+from memlens.cli.terminal import Style, cells, clip, clip_styled, column, folded, width
 from memlens.counted import counted
 from memlens.engine.answers.speaker import speaker
 from memlens.engine.sources.common import REPLACED_REASON
@@ -206,9 +206,15 @@ TITLE_ROOM = 16  # cells of a title worth keeping on a narrow terminal before a 
 
 
 def print_sessions(
-    page: SessionsResponse, *, columns: int = 0, zone: tzinfo | None = None, nothing_notes: Sequence[str] = ()
+    page: SessionsResponse,
+    *,
+    columns: int = 0,
+    zone: tzinfo | None = None,
+    nothing_notes: Sequence[str] = (),
+    style: Style | None = None,
 ) -> None:
-    """The sessions as a table, each row cut to `columns` cells (0: whole, as in a pipe), times in `zone`. On a
+    """The sessions as a table, each row cut to `columns` cells (0: whole, as in a pipe), times in `zone`, in
+    `style`'s colours as a search's hits (the reference to copy in a search's colour, the time dim). On a
     terminal too narrow for every column the message count, then the agent, then the project are left out, so
     that the session's reference (what `memlens history` opens) stays whole and some of its title shows. The page's
     note (a project no session worked in) goes to stderr, as a search's; so does an empty page's "no sessions", with
@@ -237,24 +243,37 @@ def print_sessions(
         + [f"{'PROJECT':<{project}}"] * ("PROJECT" in shown_columns)
         + ["TITLE"]
     )
-    print(clip(header, room) if room else header)
+    styled = style or Style(color=False)
+    print(_table_line([(header, styled.title)], room))
     for s in sessions:
         when = local_time(s["lastTime"], zone)
         subagent = "↳ " if s["parentSessionKey"] else ""
         session = short[s["sessionKey"]]  # a longer one is never cut: it shifts only its own row
-        row = "  ".join(
-            [f"{when:<16}"]
-            + [column(s["format"], agent)] * ("AGENT" in shown_columns)
+        middle = "  ".join(
+            [column(s["format"], agent)] * ("AGENT" in shown_columns)
             + [f"{s['messageCount']:>{count}}"] * ("MSGS" in shown_columns)
-            + [session + " " * (ids - cells(session))]
+        )
+        after = "  ".join(
+            [" " * (ids - cells(session))]
             + [column(projects[s["sessionKey"]], project)] * ("PROJECT" in shown_columns)
             + [f"{subagent}{_one_line(s['title'])}"]
         )
-        print(clip(row, room) if room else row)
+        pieces = [(f"{when:<16}", styled.dim), (f"  {middle}  " if middle else "  ", _plain)]
+        pieces += [(session, styled.reference), (after, _plain)]
+        print(_table_line(pieces, room))
     shown = f"{len(sessions)} of {page['totalSessions']} sessions"
     more = " (more: --json gives nextCursor for --cursor)" if page.get("nextCursor") else ""
     footer = f"{shown}{more}; `memlens history SESSION` reads one, `--json` adds files, tools and resume commands"
     print(folded(footer, room))  # room: a terminal's width, 0 in a pipe
+
+
+def _plain(text: str) -> str:
+    return text
+
+
+def _table_line(pieces: Sequence[tuple[str, Callable[[str], str]]], room: int) -> str:
+    """A table's row of styled pieces, cut to `room` cells (0: whole, as in a pipe)."""
+    return clip_styled(pieces, room) if room else "".join(style(text) for text, style in pieces)
 
 
 def _sessions_columns(room: int, optional: dict[str, int], ids: int) -> set[str]:
