@@ -16,7 +16,7 @@ from memlens.engine.answers.context_pack import build_context_pack
 from memlens.engine.answers.cut_secrets import mask_cut_secrets
 from memlens.engine.answers.fixes import past_fixes
 from memlens.engine.answers.history import session_history
-from memlens.engine.answers.index_stats import index_stats
+from memlens.engine.answers.index_stats import index_stats, index_status
 from memlens.engine.answers.outbound import redact_response
 from memlens.engine.answers.period import PeriodQuestion
 from memlens.engine.answers.references import split_reference
@@ -76,6 +76,7 @@ from memlens.wire import (
     ContextResponse,
     FixesResponse,
     HistoryResponse,
+    IndexStatus,
     RemoveSourceResponse,
     SearchResponse,
     SessionsResponse,
@@ -377,6 +378,10 @@ class Engine:
     def pending_embeddings(self) -> int:
         return self.indexer.embedding.pending() if self.embedder is not None else 0
 
+    def embeddings_wait(self) -> bool:
+        """`pending_embeddings() > 0`, asked without counting the queue."""
+        return self.indexer.embedding.has_pending() if self.embedder is not None else False
+
     def pending_words(self) -> int:
         """Words of the index still to embed for query expansion (after every unit has its vector)."""
         return self.indexer.embedding.pending_words() if self.embedder is not None else 0
@@ -439,7 +444,7 @@ class Engine:
     def indexing(self) -> bool:
         """Whether answers may still change without a file changing: a sync is running, or texts or the vocabulary's
         words still wait for their vectors (until the words have theirs, query expansion finds less)."""
-        return self.syncing.is_set() or self.pending_embeddings() > 0 or self.pending_words() > 0
+        return self.syncing.is_set() or self.embeddings_wait() or self.pending_words() > 0
 
     def rank(
         self,
@@ -612,6 +617,11 @@ class Engine:
                 watcher_errors=self._live_failures,
             )
         )
+
+    def status(self) -> IndexStatus:
+        """What a status line shows of the index (`stats`' counts of sessions, messages, notes and the vectors'
+        backlog), read without the rest of the report."""
+        return index_status(self.catalog, model=self.embedder.name if self.embedder else None, indexing=self.indexing())
 
     def fixes(self, error: str, *, limit: int = DEFAULT_FIXES, follow: int = DEFAULT_FOLLOW) -> FixesResponse:
         """Past tool results that match `error` (a pasted error or a question about one), the best of each of

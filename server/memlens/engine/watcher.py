@@ -258,7 +258,7 @@ class LiveIndexer:
                 return jobs
 
     def _backlog(self) -> bool:
-        return not self._paused and (self.engine.pending_embeddings() > 0 or self.engine.pending_words() > 0)
+        return not self._paused and (self.engine.embeddings_wait() or self.engine.pending_words() > 0)
 
     def _reconcile(self) -> SyncReport:
         """Start-up: sync whatever changed while nothing was running; keyword first, vectors follow."""

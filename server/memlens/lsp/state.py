@@ -17,7 +17,6 @@ from pygls.lsp.server import LanguageServer
 
 from memlens.engine import Engine
 from memlens.engine.indexing.indexer import SyncReport
-from memlens.engine.indexing.ingest import MEMORY_FORMAT
 from memlens.engine.indexing.source_roots import RootOrigins
 from memlens.engine.opening import opened_when_ready
 from memlens.engine.writer_takeover import WriterTakeover
@@ -349,18 +348,8 @@ class ServerState:
         engine = self.engine
         if engine is None:
             return None
-        stats = await self.read(partial(engine.stats, count_unindexed=False))  # no folder walk per status
-        status: IndexStatus = {
-            "indexing": bool(stats["indexing"] or self.busy),
-            "sessions": stats["sessions"],
-            "messages": sum(stats["messages"].values()),
-            "notes": stats["files"].get(MEMORY_FORMAT, 0),
-            "totalChunks": stats["totalChunks"],
-            "chunksNeedingEmbeddings": stats["chunksNeedingEmbeddings"],
-            "pendingMessages": stats["pendingMessages"],
-            "provider": stats["provider"],
-            "lastSync": stats["lastSync"],
-        }
+        status = await self.read(engine.status)
+        status["indexing"] = status["indexing"] or self.busy
         if message:
             status["message"] = message
         return status

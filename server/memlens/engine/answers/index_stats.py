@@ -1,5 +1,6 @@
 """What `memlens stats` (and the language server's and MCP's stats) report of an index: sizes, the embedding
-backlog, files by format, and the files that could not be indexed or were not recognised, with their reasons.
+backlog, files by format, and the files that could not be indexed or were not recognised, with their reasons; and
+the few of those figures a status line shows, read alone since it asks them after every batch of a build.
 
 Apart from the Engine, which only says what it knows of itself (its model, whether it is indexing, its folder):
 the rest is read from the catalog here."""
@@ -11,7 +12,8 @@ from pathlib import Path
 from memlens.engine.answers.results import iso
 from memlens.engine.catalog import Catalog
 from memlens.engine.file_names import stored_path
-from memlens.wire import StatsResponse
+from memlens.engine.indexing.ingest import MEMORY_FORMAT
+from memlens.wire import IndexStatus, StatsResponse
 
 FILE_ERRORS_SHOWN = 50  # files with problems (and unrecognised files) listed by stats; the counts cover them all
 
@@ -60,4 +62,23 @@ def index_stats(
         "readOnlyReason": read_only_reason,
         "filesNotIndexed": not_indexed,
         "notIndexedReason": not_indexed_reason,
+    }
+
+
+def index_status(catalog: Catalog, *, model: str | None, indexing: bool) -> IndexStatus:
+    """The figures of `index_stats` a status line shows (`model` and `indexing` as there), each from one count:
+    at 300,000 units waiting for vectors, 0.17 s of CPU against the whole report's 0.6 (bench/RESULTS.md)."""
+    total_chunks = catalog.count("chunks")
+    chunks_missing, pending_messages = catalog.embedding_backlog() if model is not None else (0, 0)
+    last_sync = catalog.get_meta("last_sync")
+    return {
+        "indexing": indexing,
+        "sessions": catalog.count("sessions"),
+        "messages": catalog.message_total(),
+        "notes": catalog.count_files_of_format(MEMORY_FORMAT),
+        "totalChunks": total_chunks,
+        "chunksNeedingEmbeddings": chunks_missing if model else total_chunks,
+        "pendingMessages": pending_messages,
+        "provider": model or "none",
+        "lastSync": iso(float(last_sync)) if last_sync else None,
     }

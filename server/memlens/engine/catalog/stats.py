@@ -31,6 +31,9 @@ class CatalogStats(CatalogConnection):
     def files_by_format(self) -> dict[str, int]:
         return {str(k): int(v) for k, v in self.db.execute("SELECT format, COUNT(*) FROM files GROUP BY format")}
 
+    def count_files_of_format(self, format_: str) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM files WHERE format = ?", (format_,)).fetchone()[0])
+
     def total_bad_lines(self) -> int:
         return int(self.db.execute("SELECT COALESCE(SUM(bad_lines), 0) FROM files").fetchone()[0])
 

@@ -132,9 +132,15 @@ class VectorTables(CatalogConnection):
     def embedding_backlog(self) -> tuple[int, int]:
         """(chunks with a unit lacking a vector, messages lacking one: counted as every count of messages is, by
         MESSAGE_UNITS)."""
-        chunks = self.db.execute("SELECT COUNT(DISTINCT chunk_id) FROM units WHERE vector_ready IS NULL").fetchone()[0]
-        sql = f"SELECT COUNT(*) FROM units WHERE vector_ready IS NULL AND {MESSAGE_UNITS}"
-        return int(chunks), int(self.db.execute(sql).fetchone()[0])
+        # `id >= 0` (every id) has SQLite read the index that holds these columns (units_waiting_for_vector), where
+        # it chose the queue's and read a row of the table for each unit waiting
+        waiting = "FROM units WHERE vector_ready IS NULL AND id >= 0"
+        chunks = self.db.execute(f"SELECT COUNT(DISTINCT chunk_id) {waiting}").fetchone()[0]
+        return int(chunks), int(self.db.execute(f"SELECT COUNT(*) {waiting} AND {MESSAGE_UNITS}").fetchone()[0])
+
+    def any_text_without_vector(self) -> bool:
+        """Whether any unit waits for a vector (one row of the queue's index read, however long the queue)."""
+        return self.db.execute("SELECT 1 FROM units WHERE vector_ready IS NULL LIMIT 1").fetchone() is not None
 
     def texts_without_vector(self, from_id: int = 0) -> int:
         """Distinct unit texts still waiting for a vector, among the units from `from_id` on."""

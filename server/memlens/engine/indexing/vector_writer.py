@@ -58,6 +58,29 @@ class VectorWriter:
         # recently_removed.py)
         self._removed: RecentlyRemoved[bytes, bytes] = RecentlyRemoved(most=REMEMBERED_ROWS)
 
+    def has_pending(self) -> bool:
+        """Whether any unit text waits for a vector: `pending() > 0` without counting them, which costs a second of
+        CPU for every 300,000 texts waiting (a first build's): every search answer and status line asks
+        (`Engine.indexing`), most often right after a commit, when the cached count is stale."""
+        if self.embedder is None:
+            return False
+        if self._pending is not None:
+            return self._pending > 0
+        with self.lock:
+            self._queue_what_the_file_lost()
+            return self.catalog.any_text_without_vector()
+
+    def _queue_what_the_file_lost(self) -> None:
+        """Before the queue is read: a new model queues every unit, and the vector file's rows are loaded first
+        when it may have lost some, since loading finds their units and queues them. Under the writer's lock."""
+        assert self.embedder is not None
+        model = self.embedder.name
+        if self.may_write():
+            if self.catalog.keep_vector_queue_for(model):
+                self.vectors.load(self.catalog, model)  # its rows are matched to the units again
+            if not self.vectors.held_as_marked(self.catalog, model):
+                len(self.vectors)
+
     def embed_pending(
         self,
         progress: Progress | None = None,
@@ -168,7 +191,10 @@ class VectorWriter:
             return False
         with self.catalog.transaction() as db:
             self.catalog.mark_vectors_ready(db, token=token, texts=texts, units=units)
-        self._pending = None
+        # the texts came off the queue (each waited: missing_vectors), so the cached count stays right without a
+        # count of the whole queue, which at a million texts waiting cost more than embedding a batch
+        pending = self._pending
+        self._pending = None if units or pending is None else max(0, pending - len(set(texts)))
         return True
 
     def persist(self, force: bool = False) -> bool:
@@ -236,13 +262,7 @@ class VectorWriter:
         pending = self._pending
         if pending is None:
             with self.lock:
-                model = self.embedder.name
-                if self.may_write():
-                    if self.catalog.keep_vector_queue_for(model):
-                        self.vectors.load(self.catalog, model)  # its rows are matched to the units again
-                    # loaded first when the file may have lost rows: loading finds their units, and queues them
-                    if not self.vectors.held_as_marked(self.catalog, model):
-                        len(self.vectors)
+                self._queue_what_the_file_lost()
                 pending = self.catalog.texts_without_vector()
                 # cached under the lock: a write that lands right after it resets the cache, never the other way
                 # round (set after the lock, a count from before a write outlived it: the backlog looked empty,
