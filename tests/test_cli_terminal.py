@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from conftest import ctrl_c_reaches
-from memlens.cli.terminal import cells
+from memlens.cli.terminal import Style, cells
 from memlens.engine.engine import Engine
 
 QUERY = "how did we fix the dead-letter queue backup?"
@@ -641,6 +641,13 @@ def test_the_team_session_list_fits_its_columns_to_what_they_hold(capsys: pytest
     assert all(cells(line) <= 40 for line in lines), lines
     assert lines[0].startswith("LAST ACTIVE") and "TITLE" in lines[0], lines
     assert lines[1].startswith("2026-02-12 14:41  ") and "Why the DLQ" in lines[1], lines
+    for width in (0, 40, 80):  # in a search's colours, laid out as the plain table
+        print_team_sessions(page, columns=width, zone=UTC)
+        plain = capsys.readouterr().out
+        print_team_sessions(page, columns=width, zone=UTC, style=Style(color=True))
+        coloured = capsys.readouterr().out
+        assert ANSI.sub("", coloured) == plain and coloured.startswith("\x1b[1mLAST ACTIVE"), width
+        assert coloured.splitlines()[1].startswith("\x1b[2m2026-02-12 14:41\x1b[0m  "), width
 
 
 def test_an_output_that_is_not_utf8_gets_the_answer(cli_example: Engine) -> None:

@@ -365,9 +365,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             print_json(team_page)
         else:
             columns = width() if sys.stdout.isatty() else 0  # a table: cut to a terminal's width, whole in a pipe
+            style = Style(color=wants_color(args.color))  # as the width: asked of the real stdout
             with paged(not args.no_pager):
                 zone = zone_named(engine.settings.display.time_zone)
-                print_team_sessions(for_terminal(team_page), columns=columns, zone=zone)
+                print_team_sessions(for_terminal(team_page), columns=columns, zone=zone, style=style)
         return EXIT_FOUND if team_page["sessions"] else EXIT_NOTHING
     with open_engine(args, load_model=False) as engine:
         if not args.no_sync:

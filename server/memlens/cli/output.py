@@ -408,10 +408,14 @@ def print_publish(answer: PublishResponse) -> None:
     )
 
 
-def print_team_sessions(page: TeamSessionsResponse, *, columns: int = 0, zone: tzinfo | None = None) -> None:
-    """The team's sessions as a table like `print_sessions`: columns as wide as what they hold (the publisher and
-    the project at most 16 cells each), each row cut to `columns` cells (0: whole, as in a pipe), times in `zone`;
-    on a narrow terminal the message count, then the project, then the publisher give way to the title."""
+def print_team_sessions(
+    page: TeamSessionsResponse, *, columns: int = 0, zone: tzinfo | None = None, style: Style | None = None
+) -> None:
+    """The team's sessions as a table like `print_sessions` (in its colours): columns as wide as what they hold (the
+    publisher and the project at most 16 cells each), each row cut to `columns` cells (0: whole, as in a pipe),
+    times in `zone`; on a narrow terminal the message count, then the project, then the publisher give way to the
+    title."""
+    styled = style or Style(color=False)
     sessions = page["sessions"]
     if page.get("note"):
         print(f"memlens: {page['note']}", file=sys.stderr)
@@ -429,17 +433,17 @@ def print_team_sessions(page: TeamSessionsResponse, *, columns: int = 0, zone: t
         + [f"{'MSGS':>{count}}"] * ("MSGS" in shown)
         + ["TITLE / SESSION"]
     )
-    print(clip(header, columns) if columns else header)
+    print(_table_line([(header, styled.title)], columns))
     for s in sessions:
         when = local_time(s["lastTimestamp"], zone)
         title = _one_line(s["title"] or "") or s["sessionKey"]
-        row = "  ".join(
-            [f"{when:<16}"]
+        rest = "  ".join(
+            [""]
             + [column(_one_line(s["publisher"]), publisher)] * ("PUBLISHER" in shown)
             + [column(_one_line(s["project"] or "-"), project)] * ("PROJECT" in shown)
             + [f"{s['messageCount']:>{count}}"] * ("MSGS" in shown)
             + [title]
         )
-        print(clip(row, columns) if columns else row)
+        print(_table_line([(f"{when:<16}", styled.dim), (rest, _plain)], columns))
     footer = f"{len(sessions)} team sessions; `--json` adds each one's session key and first time"
     print(folded(footer, columns))
