@@ -7,9 +7,9 @@ the re-scored head carries its feature row (`hit.ranker_features`), and those ro
 LambdaRank learns an order from. Questions whose head holds nothing relevant teach no order and are left out.
 
 Before the final fit, a leave-one-group-out check (each LoCoMo conversation and the transcript set in turn held back
-from the fit) reports R@10 of the rules' order and of the model's on the group held back, so the tree count and size
-are chosen without the held-out conversations (42, 43) or the held-out transcript questions, which only
-bench/locomo.py and bench/transcripts.py report.
+from the fit) reports P@1, R@5 and R@10 of the rules' order and of the model's on the group held back, so the tree
+count and size are chosen without the held-out conversations (42, 43) or the held-out transcript questions, which
+only bench/locomo.py and bench/transcripts.py report.
 
     python -m bench.learn_ranker [--trees N] [--leaves N] [--out PATH] [--cv-only] [--drop FEATURE,…] [--seeds N]
         [--transcript-repeat N] [--dump ROWS | --rows ROWS]
@@ -142,8 +142,8 @@ def fit(
 
 
 def evaluate(model: Any, questions: Sequence[Question]) -> dict[str, float]:
-    """R@5 / R@10 of the rules' order and the model's, over `questions` (in %)."""
-    out: dict[str, list[float]] = {"rules R@5": [], "rules R@10": [], "learned R@5": [], "learned R@10": []}
+    """P@1 (the first hit relevant), R@5 and R@10 of the rules' order and the model's, over `questions` (in %)."""
+    out: dict[str, list[float]] = {f"{name} {at}": [] for name in ("rules", "learned") for at in ("P@1", "R@5", "R@10")}
     for q in questions:
         rules = list(range(len(q.rows)))
         learned = rules
@@ -151,6 +151,7 @@ def evaluate(model: Any, questions: Sequence[Question]) -> dict[str, float]:
             predicted = model.predict(np.array(q.rows, dtype=float), raw_score=True)
             learned = sorted(rules, key=lambda i: (-predicted[i], i))
         for name, order in (("rules", rules), ("learned", learned)):
+            out[f"{name} P@1"].append(float(bool(order) and q.labels[order[0]] > 0))
             out[f"{name} R@5"].append(recall_at(order, q, 5))
             out[f"{name} R@10"].append(recall_at(order, q, 10))
     return {k: round(100 * sum(v) / max(1, len(v)), 2) for k, v in out.items()}
@@ -164,7 +165,7 @@ def cross_check(
     seeds: int = 1,
     transcript_repeat: int = TRANSCRIPT_REPEAT,
 ) -> dict[str, dict[str, float]]:
-    """The leave-one-group-out check: each group's R@5 / R@10 (rules and learned) under a model fitted without it,
+    """The leave-one-group-out check: each group's P@1 / R@5 / R@10 (rules and learned) under a model fitted without it,
     averaged over `seeds` fits (seeds 7, 8, …: one seed is the shipped fit's)."""
     out: dict[str, dict[str, float]] = {}
     for held in sorted({q.group for q in questions}):
