@@ -28,3 +28,11 @@ def test_mentions_that_disagree_date_the_event_by_when_they_were_written() -> No
     tied = [Mention(1, "demo on 2026-02-25", feb19), Mention(2, "demo on 2026-02-26", feb18)]
     assert [d.day for d in event_days("demo", tied, written=2, day=utc_day)] == [day19, day18]  # best match first
     assert event_days("demo", [], written=2, day=utc_day) == []
+
+
+def test_a_date_without_a_year_is_the_one_nearest_to_when_it_was_written() -> None:
+    december = epoch_day(datetime(2025, 12, 20, tzinfo=UTC).date())
+    january = epoch_day(datetime(2026, 1, 8, tzinfo=UTC).date())
+    assert stated_days("launch", "the launch is on Jan 8", december) == {january: "Jan 8"}
+    assert stated_days("launch", "the launch was on Dec 20", january) == {december: "Dec 20"}
+    assert stated_days("launch", "the launch is on 8 Jan 2027", december) == {january + 365: "8 Jan 2027"}

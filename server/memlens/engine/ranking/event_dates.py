@@ -93,14 +93,28 @@ def stated_days(phrase: str, text: str, written_on: int | None) -> dict[int, str
     ]
     if not near:
         return {}
-    year = None if written_on is None else _date_of(written_on).year
     said: dict[int, str] = {}
-    for (first, last), start, end in absolute_dates(text, year):
+    for (first, last), start, end in _nearest_readings(text, written_on):
         if first != last:  # a month, a span of days: not the event's day
             continue
         if any(start - STATED_NEAR <= at_end and at_start <= end + STATED_NEAR for at_start, at_end in near):
             said.setdefault(first, " ".join(text[start:end].split()))
     return said
+
+
+def _nearest_readings(text: str, written_on: int | None) -> list[tuple[Window, int, int]]:
+    """`text`'s absolute dates, one without a year in the year that puts it nearest to `written_on` ("Jan 8" written
+    on December 20: the coming January; "Dec 20" written on January 8: the December just past)."""
+    if written_on is None:
+        return absolute_dates(text)
+    year = _date_of(written_on).year
+    readings: dict[tuple[int, int], list[Window]] = {}
+    for hint in (year, year - 1, year + 1):
+        for window, start, end in absolute_dates(text, hint):
+            readings.setdefault((start, end), []).append(window)
+    return [
+        (min(windows, key=lambda w: abs(w[0] - written_on)), start, end) for (start, end), windows in readings.items()
+    ]
 
 
 def event_windows(query: str, keyword: KeywordIndex, catalog: Catalog, *, mentions: int) -> list[Window]:
