@@ -65,7 +65,10 @@ def ask(engine: Engine, question: dict[str, Any], *, periods: bool) -> dict[str,
     if periods:
         response = engine.search(question["q"], mode="keyword")
     else:
-        with mock.patch("memlens.engine.answers.search_answer.period_question", return_value=None):
+        with (
+            mock.patch("memlens.engine.answers.search_answer.period_question", return_value=None),
+            mock.patch("memlens.engine.answers.search_answer.event_question", return_value=None),
+        ):
             response = engine.search(question["q"], mode="keyword")
     parts = _parts(question["period"])
     stamps = [_instant(stamp) for r in response["results"] if (stamp := r.get("timestamp"))]

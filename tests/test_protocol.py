@@ -266,6 +266,8 @@ def answers(
         search.append(engine.search("what did we do on February 15?"))  # a day without sessions: `nearest…`
         search.append(engine.search("the saxophone on February 10?"))  # words written nowhere then: `sessionsWritten`
         search.append(engine.search("what did we do on February 10 and 12?"))  # a list of days: `parts`
+        search.append(engine.search("what did we do the week before the offsite"))  # days around an event: `event`
+        search.append(engine.search("what did we do the week before the hackathon"))  # named nowhere: `unnamedEvent`
         search.append(engine.search("pgbouncer pool\n" * 400))  # longer than a query's bound: `leftOut`
         search.append(engine.search("what did we do on February 30?"))  # no such day: `unreadDates`
         search.append(engine.search("what did we do on 10/02/2026?"))  # two days: `ambiguousDates`

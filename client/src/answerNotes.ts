@@ -8,7 +8,7 @@
 
 import { counted } from './counted';
 import { formatCount } from './format';
-import type { AmbiguousDate, FixesResponse, LeftOut, SearchResponse, UnreadDate } from './protocol';
+import type { AmbiguousDate, FixesResponse, LeftOut, PeriodEvent, SearchResponse, UnreadDate } from './protocol';
 
 /**
  * `212 lines of the error after its first were left out (15,320 characters): its first line and its end were read
@@ -35,6 +35,22 @@ export function unreadDateNote(unread: UnreadDate): string {
   return `"${unread.text}" is not a date (${unread.reason}): ${done}, no day read from it`;
 }
 
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+/**
+ * `the offsite: Fri 20 Feb 2026 (stated in 9d3b6e21:f1d2721b: "Friday 20 Feb")`, or `(the day its mentions were
+ * written)` when none states a date (the CLI's `event_day_note`).
+ */
+export function eventDayNote(event: PeriodEvent): string {
+  const [year, month, day] = event.day.split('-').map(Number);
+  const weekday = WEEKDAYS[new Date(Date.UTC(year, month - 1, day)).getUTCDay()];
+  const shown = `${weekday} ${String(day).padStart(2, '0')} ${MONTHS[month - 1].slice(0, 3)} ${year}`;
+  const why = event.stated && event.statedIn
+    ? `stated in ${event.statedIn}: "${event.stated}"`
+    : 'the day its mentions were written';
+  return `the ${event.event}: ${shown} (${why})`;
+}
+
 const MONTHS = [
   'January', 'February', 'March', 'April', 'May', 'June',
   'July', 'August', 'September', 'October', 'November', 'December',
@@ -59,11 +75,14 @@ export function ambiguousDateNote(ambiguous: AmbiguousDate): string {
  * the hits, then what of the query was read): none when the answer has nothing to say about itself.
  */
 export function searchNotes(
-  response: Pick<SearchResponse, 'note' | 'leftOut' | 'unreadDates' | 'ambiguousDates'>,
+  response: Pick<SearchResponse, 'note' | 'leftOut' | 'unreadDates' | 'ambiguousDates' | 'period'>,
 ): string[] {
   const notes: string[] = [];
   if (response.note?.trim()) {
     notes.push(response.note.trim());
+  }
+  if (response.period?.event) {
+    notes.push(eventDayNote(response.period.event));
   }
   if (response.leftOut) {
     notes.push(leftOutNote(response.leftOut, 'query'));

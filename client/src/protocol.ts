@@ -185,6 +185,31 @@ export interface Period {
   nearestAfter?: string;
   /** when the query's other words match nothing written in the period: the sessions written then (the note says so) */
   sessionsWritten?: number;
+  /** the days are counted from an event ("the week before the offsite"): its day */
+  event?: PeriodEvent;
+}
+
+/** The event a question counts its days from ("the week before the offsite") and the day it was taken to be: a date
+ * its mentions state near its words, else the day they were written. */
+export interface PeriodEvent {
+  /** the event's words as the query names them ("offsite") */
+  event: string;
+  /** the days from it, as the query says them ("the week before") */
+  offset: string;
+  /** the event's day (YYYY-MM-DD) */
+  day: string;
+  /** the date as a message states it ("Friday 20 Feb"; absent: dated by when its mentions were written) */
+  stated?: string;
+  /** that message: its reference (SESSION:MESSAGE), or a note's relPath:line */
+  statedIn?: string;
+}
+
+/** An event a question counts its days from that no message this search may show names: no day was read. */
+export interface UnnamedEvent {
+  /** the event's words as the query names them ("offsite") */
+  event: string;
+  /** the days from it, as the query says them ("the week before") */
+  offset: string;
 }
 
 /** A search's `since`/`until` window that holds no message at all: nothing was searched (the answer's note says
@@ -214,6 +239,8 @@ export interface SearchResponse {
   period?: Period;
   /** the filters' since/until window held no message at all: the note says so */
   emptyWindow?: EmptyWindow;
+  /** the event the days are counted from is named nowhere: the note says so */
+  unnamedEvent?: UnnamedEvent;
   /** the fusion used (with `explain: true`) */
   fusion?: FusionMode;
   /** why the mode differs from the one asked for (no embedding model: keyword search only), that the team

@@ -24,6 +24,19 @@ describe('what an answer says about itself (the CLI notes)', () => {
     assert.deepEqual(fixesNotes({}), []);
   });
 
+  it('says which day the event a period is counted from was taken to be, and why (as event_day_note does)', () => {
+    const period = { since: '2026-02-13T00:00:00+00:00', until: '2026-02-19T23:59:59+00:00', timeZone: 'UTC' };
+    const stated = { event: 'offsite', offset: 'the week before', day: '2026-02-20', stated: 'Friday 20 Feb', statedIn: '9d3b6e21:f1d2721b' };
+    assert.deepEqual(searchNotes(answer({ period: { ...period, event: stated } })), [
+      'the offsite: Fri 20 Feb 2026 (stated in 9d3b6e21:f1d2721b: "Friday 20 Feb")',
+    ]);
+    const written = { event: 'launch', offset: 'two days after', day: '2026-03-01' };
+    assert.deepEqual(searchNotes(answer({ period: { ...period, event: written } })), [
+      'the launch: Sun 01 Mar 2026 (the day its mentions were written)',
+    ]);
+    assert.deepEqual(searchNotes(answer({ period })), []);
+  });
+
   it("passes the server's note on as written (keyword-only search, an unreachable team index)", () => {
     const note = 'no embedding model (no vectors yet); keyword search only';
     assert.deepEqual(searchNotes(answer({ note })), [note]);

@@ -12,6 +12,7 @@ from memlens.cli.terminal import Style, folded, width
 from memlens.requests import (
     ambiguous_date_note,
     empty_window_note,
+    event_day_note,
     left_out_note,
     parse_time,
     specs,
@@ -91,6 +92,8 @@ def answer_notes(response: SearchResponse, narrowed: Sequence[str] = ()) -> list
         span = f"{_days_named(period)} ({period['timeZone']})"
         if response["results"]:
             lines.append(f"sessions {span}")
+        if "event" in period:  # counted from an event: the day it was taken to be, and why
+            lines.append(event_day_note(period["event"]))
         elif "sessionsWritten" in period:  # the other words matched nothing written then: the note says so
             lines.append(response.get("note") or f"{period['sessionsWritten']} sessions {span}")
         else:

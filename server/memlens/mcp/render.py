@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from memlens.counted import counted
-from memlens.requests import ambiguous_date_note, left_out_note, unread_date_note
+from memlens.requests import ambiguous_date_note, event_day_note, left_out_note, unread_date_note
 
 MIN_RESPONSE_CHARS = 1000  # an answer must at least fit its own error or a single hit
 _LIST_KEYS = ("results", "messages", "sessions", "items", "fileErrors")
@@ -235,6 +235,9 @@ def render_search(data: dict[str, Any]) -> str:
         parts = period.get("parts") or [period]
         days = " and ".join(f"from {part['since']} to {part['until']}" for part in parts)
         lines.insert(1, f"Sessions {days} ({period['timeZone']}).")
+        if period.get("event"):  # counted from an event: the day it was taken to be, and why
+            said = event_day_note(period["event"])
+            lines.insert(2, f"{said[0].upper()}{said[1:]}.")
         if not results and "sessionsWritten" not in period:  # with it, the note says what the period held
             lines.insert(2, _nearest_sentence(period))
     if data.get("withheld"):

@@ -15,6 +15,7 @@ imports nothing engine-internal, so every face can import it (the CLI before any
 
 from memlens.requests.calendar_days import ambiguous_date_note, unread_date_note, why_no_such_day
 from memlens.requests.empty_window import empty_window_note
+from memlens.requests.event_day import event_day_note, unnamed_event_note
 from memlens.requests.fields import (
     MAX_DEPTH,
     MAX_MESSAGE_BYTES,
@@ -81,6 +82,8 @@ from memlens.requests.schemas import (
 
 __all__ = [
     "empty_window_note",
+    "event_day_note",
+    "unnamed_event_note",
     "FieldSpec",
     "Request",
     "add_flags",

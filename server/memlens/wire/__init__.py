@@ -45,9 +45,11 @@ from memlens.wire.search import (
     Explain,
     LeftOut,
     Period,
+    PeriodEvent,
     PeriodPart,
     SearchResponse,
     SearchResult,
+    UnnamedEvent,
     UnreadDate,
 )
 from memlens.wire.sessions import (
@@ -100,6 +102,7 @@ __all__ = [
     "McpSearchParams",
     "EmptyWindow",
     "Period",
+    "PeriodEvent",
     "PeriodPart",
     "ReindexParams",
     "ReindexReport",
@@ -115,6 +118,7 @@ __all__ = [
     "SessionsResponse",
     "SourceFolder",
     "SourcesResponse",
+    "UnnamedEvent",
     "StatsResponse",
     "SummariesDescribeParams",
     "SummariesExpandParams",

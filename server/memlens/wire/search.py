@@ -15,6 +15,24 @@ class PeriodPart(TypedDict):
     until: str  # ISO-8601 time of its last day's end
 
 
+class PeriodEvent(TypedDict):
+    """The event a question counts its days from ("the week before the offsite") and the day it was taken to be: a
+    date its mentions state near its words, else the day they were written."""
+
+    event: str  # the event's words as the query names them ("offsite")
+    offset: str  # the days from it, as the query says them ("the week before")
+    day: str  # the event's day (YYYY-MM-DD)
+    stated: NotRequired[str]  # the date as a message states it ("Friday 20 Feb"; absent: dated by when written)
+    statedIn: NotRequired[str]  # that message: its reference (SESSION:MESSAGE), or a note's relPath:line
+
+
+class UnnamedEvent(TypedDict):
+    """An event a question counts its days from that no message this search may show names: no day was read."""
+
+    event: str  # the event's words as the query names them ("offsite")
+    offset: str  # the days from it, as the query says them ("the week before")
+
+
 class Period(TypedDict):
     """The days a question names ("on March 3", "last week"), in the user's time zone (display.timeZone)."""
 
@@ -27,6 +45,7 @@ class Period(TypedDict):
     # when the query's other words match nothing written in the period: how many sessions were written then (their
     # messages withheld; the answer's note says so)
     sessionsWritten: NotRequired[int]
+    event: NotRequired[PeriodEvent]  # the days are counted from an event ("the week before the offsite"): its day
 
 
 class EmptyWindow(TypedDict):
@@ -129,6 +148,7 @@ class SearchResponse(TypedDict):
     withheld: int  # hits among the first `limit` under minScore, not shown (`--min-score 0` shows them)
     period: NotRequired[Period]  # the days the query asked about, when it is a question about a period
     emptyWindow: NotRequired[EmptyWindow]  # the filters' since/until held no message: the note says so
+    unnamedEvent: NotRequired[UnnamedEvent]  # the event the days are counted from is named nowhere: the note says so
     fusion: NotRequired[FusionMode]
     note: NotRequired[str]
     namesNoTopic: NotRequired[bool]  # true: only stop words or lone letters, nothing searched (`note` says so)

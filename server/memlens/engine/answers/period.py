@@ -41,7 +41,7 @@ from memlens.engine.ranking.dates import (
 from memlens.engine.ranking.hits import UnitHit
 from memlens.engine.ranking.rescoring import answered
 from memlens.errors import InvalidRequest
-from memlens.wire import Confidence, Period, PeriodPart, SearchResult
+from memlens.wire import Confidence, Period, PeriodEvent, PeriodPart, SearchResult
 
 MAX_OTHER_WORDS = 3  # "what did we discuss about the parser on March 3" is still about the day
 PER_SESSION = 3  # telling messages shown per session at most
@@ -84,6 +84,7 @@ class PeriodQuestion:
     # a list of days ("last Monday and Friday"): each run of days named, (since, until) as above; () when the period
     # is all the days from `since` to `until`
     parts: tuple[tuple[float, float], ...] = ()
+    event: PeriodEvent | None = None  # the event the days are counted from ("the week before the offsite")
 
     def holds(self, ts: float | None) -> bool:
         """Whether a message written at `ts` was written on a day the query names."""
@@ -98,6 +99,8 @@ class PeriodQuestion:
         if self.parts:
             parts: list[PeriodPart] = [{"since": iso_time(a, zone), "until": iso_time(b, zone)} for a, b in self.parts]
             period["parts"] = parts
+        if self.event is not None:
+            period["event"] = self.event
         before, after = nearest
         if before is not None:
             period["nearestBefore"] = iso_time(before, zone)
@@ -155,7 +158,7 @@ def read_period(text: str, *, now: float | None, zone: tzinfo) -> PeriodQuestion
     today = int(local_now // 86400)
     if windows[0][0] > today and not _YEAR.search(text):  # "on March 3" asked in February: last year's March
         windows = [(_year_back(first), _year_back(last)) for first, last in windows]
-    parts = tuple((_midnight(first, zone), _midnight(last + 1, zone) - 0.001) for first, last in windows)
+    parts = tuple((midnight(first, zone), midnight(last + 1, zone) - 0.001) for first, last in windows)
     return PeriodQuestion(
         since=parts[0][0],
         until=parts[-1][1],
@@ -241,7 +244,7 @@ def period_results(
 
     def shown(unit_id: int) -> bool:
         row = rows.get(unit_id)
-        return row is not None and _visible(row, filters, hides)
+        return row is not None and visible(row, filters, hides)
 
     best_match: dict[str, UnitHit] = {}
     within: list[UnitHit] = []  # the matches written in the period that this search may show, best first
@@ -330,7 +333,7 @@ def nearest_outside(
             rows = catalog.result_rows(batch)
             for unit_id in batch:
                 row = rows.get(unit_id)
-                if row is not None and row.ts is not None and _visible(row, filters, hides):
+                if row is not None and row.ts is not None and visible(row, filters, hides):
                     return float(row.ts)
         return None
 
@@ -345,7 +348,7 @@ def session_confidence(question: PeriodQuestion, match: UnitHit | None) -> Confi
     return confidence(match.probability) if match is not None else "weak"
 
 
-def _visible(row: ResultRow, filters: SearchFilters | None, hides: Hides) -> bool:
+def visible(row: ResultRow, filters: SearchFilters | None, hides: Hides) -> bool:
     """Whether a search with `filters` may show the message of `row` (its filters, scope and excluded sessions)."""
     return _allowed(row, filters) and not hides(row.session_key, row.session_id, row.path, row.cwd, row.parent_key)
 
@@ -375,7 +378,7 @@ def _prose(head: str) -> bool:
     return len(text) >= MIN_REQUEST_CHARS and not text.startswith("[")
 
 
-def _midnight(day: int, zone: tzinfo) -> float:
+def midnight(day: int, zone: tzinfo) -> float:
     when = date(1970, 1, 1) + timedelta(days=day)
     return datetime(when.year, when.month, when.day, tzinfo=zone).timestamp()
 

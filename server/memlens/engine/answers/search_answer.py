@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Protocol, cast
 
 from memlens.engine.answers.empty_window import empty_window
+from memlens.engine.answers.event_period import event_period, read_event_question
 from memlens.engine.answers.period import (
     PERIOD_MATCHES,
     Hides,
@@ -33,13 +34,20 @@ from memlens.engine.keyword.source_excerpts import without_source_excerpts
 from memlens.engine.keyword.stack_frames import without_stack_frames
 from memlens.engine.ranking.cross_encoder import CrossEncoder
 from memlens.engine.ranking.dates import ambiguous_dates, unread_dates
-from memlens.engine.ranking.hits import Ranking
+from memlens.engine.ranking.hits import Ranking, UnitHit
 from memlens.engine.ranking.query_reading import ranked_text
 from memlens.engine.ranking.search import Retriever
 from memlens.engine.sources.common import scrub
-from memlens.requests import SearchFilterRequest, SearchRequest, checked, empty_window_note, read_end
+from memlens.requests import (
+    SearchFilterRequest,
+    SearchRequest,
+    checked,
+    empty_window_note,
+    read_end,
+    unnamed_event_note,
+)
 from memlens.settings import Settings
-from memlens.wire import FusionMode, LeftOut, SearchResponse
+from memlens.wire import FusionMode, LeftOut, SearchResponse, UnnamedEvent
 
 NO_TOPIC_NOTE = (
     "nothing searched: only stop words, lone letters or punctuation, which name no topic; add a word that does, or"
@@ -113,6 +121,12 @@ def search(
     # an answer from before it read as final (the editor's self-test saw 6 hits said final, then 7)
     indexing = engine.indexing()
     period = period_question(engine, read)
+    if period is None:
+        dated = event_question(engine, read, filters)
+        if isinstance(dated, dict):  # the event is named nowhere: no day to count from, said
+            unnamed = _unnamed_event(engine, query, dated, mode=mode, indexing=indexing, started=started)
+            return _said_of_the_query(unnamed, left_out, engine.retriever.keyword)
+        period = dated
     if period is not None:
         floor = settings.min_score if min_score is None else min_score
         answered = period_search(
@@ -197,6 +211,53 @@ def _said_of_the_query(response: SearchResponse, left_out: LeftOut | None, keywo
 def period_question(engine: SearchSource, query: str) -> PeriodQuestion | None:
     """The days `query` asks about when it is a question about a period ("what did we do yesterday")."""
     return read_period(query, now=engine.retriever.now, zone=time_zone(engine.settings.display.time_zone))
+
+
+def event_question(
+    engine: SearchSource, query: str, filters: SearchFilters | None
+) -> PeriodQuestion | UnnamedEvent | None:
+    """The days around an event `query` asks about when it is a question about them ("what did we do the week before
+    the offsite"), the event dated by the messages this search may show (answers/event_period.py)."""
+    settings = engine.settings.search
+    asked = read_event_question(query) if settings.event_mentions > 0 else None
+    if asked is None:
+        return None
+    builder = ResultBuilder(engine.catalog, engine.workspaces, engine.visibility())
+
+    def name(unit_id: int) -> str:
+        """How the answer refers to a message: its reference, or a note's relPath:line."""
+        row = engine.catalog.result_rows([unit_id])[unit_id]
+        result = builder.result(row, UnitHit(unit_id), [], settings.excerpt_chars)
+        add_references(engine.catalog, [result], builder.visibility)
+        return result.get("reference") or f"{result['relPath']}:{result.get('lineStart')}"
+
+    return event_period(
+        asked,
+        keyword=engine.retriever.keyword,
+        catalog=engine.catalog,
+        hides=builder.visibility.hides,
+        filters=filters,
+        zone=time_zone(engine.settings.display.time_zone),
+        mentions=settings.event_mentions,
+        name=name,
+    )
+
+
+def _unnamed_event(
+    engine: SearchSource, query: str, unnamed: UnnamedEvent, *, mode: str | None, indexing: bool, started: float
+) -> SearchResponse:
+    """The answer to a question about the days around an event no message names: none, saying so."""
+    return {
+        "query": query,
+        "mode": engine.retriever.mode_used(mode or engine.settings.search.mode),
+        "results": [],
+        "totalResults": 0,
+        "searchTimeMs": round((time.perf_counter() - started) * 1000, 2),
+        "indexing": indexing,
+        "withheld": 0,
+        "unnamedEvent": unnamed,
+        "note": unnamed_event_note(unnamed),
+    }
 
 
 def period_search(

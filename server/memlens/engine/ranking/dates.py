@@ -251,14 +251,19 @@ class AnchoredEvent:
     days: int  # the offset in days (0 for "the week before": the whole unit next to the event instead)
     span: int  # "the week before/after": the length of that unit in days; 0 for a counted offset
     sign: int  # -1 before, +1 after
+    start: int = 0  # where in the text the offset starts ("the week before the offsite": at "the week")
+    end: int = 0  # ...and where the event's words end
+    offset: str = ""  # the offset as written ("the week before")
 
-    def window(self, event_day: int) -> Window:
-        """The days this names, given the day of the event."""
+    def window(self, event_day: int, *, slack: bool = True) -> Window:
+        """The days this names, given the day of the event; `slack`: a counted offset widened by a day or a fifth of
+        it either side (a boost forgives "two days" said of three), else the very day ("what did I do two days after
+        the launch")."""
         if self.span:
             return (event_day - self.span, event_day - 1) if self.sign < 0 else (event_day + 1, event_day + self.span)
-        slack = max(1, self.days // 5)
+        spare = max(1, self.days // 5) if slack else self.days // 7
         centre = event_day + self.sign * self.days
-        return centre - slack, centre + slack
+        return centre - spare, centre + spare
 
 
 def anchored_events(text: str) -> list[AnchoredEvent]:
@@ -267,18 +272,23 @@ def anchored_events(text: str) -> list[AnchoredEvent]:
     events: list[AnchoredEvent] = []
     for m in _ANCHORED.finditer(text):
         words: list[str] = []
-        for word in m[5].split():
+        end = m.start(5)
+        for said in re.finditer(r"\S+", m[5]):
+            word = said[0]
             if word.lower() in STOP_WORDS or word.lower().rstrip(".") in MONTHS or word.lower() in WEEKDAYS:
                 break
             words.append(word.lower())
+            end = m.start(5) + said.end()
         if not words:
             continue
         sign = -1 if m[4].lower() == "before" else 1
+        offset = " ".join(text[m.start() : m.end(4)].split())
         if m[3]:  # "the week after …"
             unit = "week" if m[3].lower() == "weekend" else m[3].lower()
-            events.append(AnchoredEvent(" ".join(words), 0, UNITS[unit], sign))
+            events.append(AnchoredEvent(" ".join(words), 0, UNITS[unit], sign, m.start(), end, offset))
         else:
-            events.append(AnchoredEvent(" ".join(words), _count(m[1]) * UNITS[m[2].lower()], 0, sign))
+            count = _count(m[1]) * UNITS[m[2].lower()]
+            events.append(AnchoredEvent(" ".join(words), count, 0, sign, m.start(), end, offset))
     return events
 
 

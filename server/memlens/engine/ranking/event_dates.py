@@ -1,38 +1,142 @@
 """Dates of named events: "two days before the demo" names a day only the corpus knows, the day of the demo.
 
 The event's words (dates.anchored_events) are looked up in the keyword index, as a phrase first and loosely if the
-phrase is nowhere; the days its best few matches were written date the event, and the offset is applied to each
-(dates.AnchoredEvent.window). The windows join the query's other dates for the re-scoring's date boost.
+phrase is nowhere. People write about an event before it happens ("offsite is Friday 20 Feb, 12:30"), so a date its
+best few matches state near the event's words dates it, when they agree on one (`event_days`); otherwise the days
+its best `mentions` matches were written do. The offset is applied to each day (dates.AnchoredEvent.window), and the
+windows join the query's other dates for the re-scoring's date boost; a question about what was done then is
+answered as a period (answers/event_period.py).
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date
 from typing import TYPE_CHECKING
 
-from memlens.engine.ranking.dates import Window, anchored_events, day_of, epoch_day
+from memlens.engine.ranking.dates import AnchoredEvent, Window, absolute_dates, anchored_events, day_of, epoch_day
 
 if TYPE_CHECKING:
     from memlens.engine.catalog import Catalog
     from memlens.engine.keyword.keyword_index import KeywordIndex
 
+STATED_MENTIONS = 5  # the best matches read for a date they state (the agreeing majority dates the event)
+STATED_NEAR = 80  # characters between the event's words and a date they state ("offsite is Friday 20 Feb")
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """One of an event's best keyword matches: its unit, its text and when it was written (None: unknown)."""
+
+    unit_id: int
+    text: str
+    ts: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class EventDay:
+    """A day an event was taken to be: stated by a mention (`stated`: the date as written, `unit_id`: the mention),
+    or the day a mention was written (`stated` "")."""
+
+    day: int  # epoch day
+    stated: str = ""
+    unit_id: int | None = None
+
+
+def event_mentions(event: AnchoredEvent, keyword: KeywordIndex, catalog: Catalog, *, limit: int) -> list[Mention]:
+    """The event's best `limit` keyword matches, best first: as a phrase, or its words loosely where the phrase is
+    nowhere."""
+    hits = keyword.search(keyword.parse(f'"{event.phrase}"'), limit)
+    hits = hits or keyword.search(keyword.parse(event.phrase), limit)
+    rows = catalog.units_by_id([unit_id for unit_id, _ in hits])
+    mentions = []
+    for unit_id, _ in hits:
+        row = rows.get(unit_id)
+        if row is not None:
+            ts = row["ts"]
+            mentions.append(Mention(unit_id, str(row["text"] or ""), None if ts is None else float(ts)))
+    return mentions
+
+
+def event_days(
+    phrase: str, mentions: Sequence[Mention], *, written: int, day: Callable[[float], int | None]
+) -> list[EventDay]:
+    """The days the event of `phrase` was taken to be: the one date most of `mentions` state near its words (one vote
+    each, a tie none), else the days the first `written` of them were written, the best match's first (`day`: a
+    time's day, None when none)."""
+    votes: Counter[int] = Counter()
+    first: dict[int, tuple[str, int]] = {}
+    for mention in mentions:
+        written_on = day(mention.ts) if mention.ts is not None and mention.ts >= 0 else None
+        said = stated_days(phrase, mention.text, written_on)
+        for stated, text in said.items():
+            votes[stated] += 1
+            first.setdefault(stated, (text, mention.unit_id))
+    ranked = votes.most_common(2)
+    if ranked and (len(ranked) == 1 or ranked[0][1] > ranked[1][1]):
+        stated = ranked[0][0]
+        return [EventDay(stated, *first[stated])]
+    days = [day(m.ts) for m in mentions[:written] if m.ts is not None and m.ts >= 0]
+    return [EventDay(d) for d in dict.fromkeys(days) if d is not None]
+
+
+def stated_days(phrase: str, text: str, written_on: int | None) -> dict[int, str]:
+    """The single days `text` states within STATED_NEAR characters of one of `phrase`'s words, each with the date as
+    written; a date without a year takes the year the text was written in (`written_on`, an epoch day)."""
+    near = [
+        (m.start(), m.end())
+        for word in phrase.split()
+        for m in re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.I)
+    ]
+    if not near:
+        return {}
+    said: dict[int, str] = {}
+    for (first, last), start, end in _nearest_readings(text, written_on):
+        if first != last:  # a month, a span of days: not the event's day
+            continue
+        if any(start - STATED_NEAR <= at_end and at_start <= end + STATED_NEAR for at_start, at_end in near):
+            said.setdefault(first, " ".join(text[start:end].split()))
+    return said
+
+
+def _nearest_readings(text: str, written_on: int | None) -> list[tuple[Window, int, int]]:
+    """`text`'s absolute dates, one without a year in the year that puts it nearest to `written_on` ("Jan 8" written
+    on December 20: the coming January; "Dec 20" written on January 8: the December just past)."""
+    if written_on is None:
+        return absolute_dates(text)
+    year = _date_of(written_on).year
+    readings: dict[tuple[int, int], list[Window]] = {}
+    for hint in (year, year - 1, year + 1):
+        for window, start, end in absolute_dates(text, hint):
+            readings.setdefault((start, end), []).append(window)
+    return [
+        (min(windows, key=lambda w: abs(w[0] - written_on)), start, end) for (start, end), windows in readings.items()
+    ]
+
 
 def event_windows(query: str, keyword: KeywordIndex, catalog: Catalog, *, mentions: int) -> list[Window]:
-    """The day windows `query` names relative to events, each event dated by its `mentions` best keyword matches."""
+    """The day windows `query` names relative to events, each event dated by `event_days` (the days of its `mentions`
+    best keyword matches when no date stated in them agrees)."""
     if mentions <= 0:
         return []
     windows: list[Window] = []
     for event in anchored_events(query):
-        phrase = keyword.search(keyword.parse(f'"{event.phrase}"'), mentions)
-        hits = phrase or keyword.search(keyword.parse(event.phrase), mentions)
-        rows = catalog.units_by_id([unit_id for unit_id, _ in hits])
-        days: set[int] = set()
-        for row in rows.values():
-            ts = row["ts"]
-            if ts is None or float(ts) < 0:
-                continue
-            try:
-                days.add(epoch_day(day_of(float(ts))))
-            except (OverflowError, OSError, ValueError):
-                continue
-        windows += [event.window(day) for day in sorted(days)]
+        found = event_mentions(event, keyword, catalog, limit=max(mentions, STATED_MENTIONS))
+        days = event_days(event.phrase, found, written=mentions, day=utc_day)
+        windows += [event.window(d.day) for d in days]
     return windows
+
+
+def utc_day(ts: float) -> int | None:
+    """The epoch day (UTC) of `ts`, None for a time no calendar holds."""
+    try:
+        return epoch_day(day_of(ts))
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _date_of(day: int) -> date:
+    return date.fromordinal(date(1970, 1, 1).toordinal() + day)

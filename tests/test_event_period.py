@@ -1,0 +1,123 @@
+"""Questions about the days around a named event ("what did we do the week before the offsite") on the real engine:
+answered as a period, the event dated by a date its mentions state (else the days they were written), the event's
+words no topic, the day taken said on every door, and an event no message names said so."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memlens.cli.answer_notes import answer_notes
+from memlens.engine.engine import Engine
+from memlens.engine.ranking.dates import epoch_day
+from memlens.engine.ranking.event_dates import event_windows
+from memlens.mcp.render import render_search
+from memlens.settings import Settings
+from memlens.wire import SearchResponse
+
+OFFSITE_WEEK = ("2026-02-13", "2026-02-19")
+
+
+def _days_of(response: SearchResponse) -> set[str]:
+    """The days (UTC) the transcript hits were written, and the days of the memory notes shown (their file names)."""
+    days = set()
+    for hit in response["results"]:
+        if stamp := hit.get("timestamp"):
+            days.add(stamp[:10])
+        else:
+            days.add(Path(hit["relPath"]).stem)
+    return days
+
+
+def test_the_week_before_the_offsite_is_what_was_done_that_week(example: Engine) -> None:
+    example.settings.display.time_zone = "UTC"
+    response = example.search("what did we do the week before the offsite")
+    period = response["period"]
+    assert (period["since"][:10], period["until"][:10]) == OFFSITE_WEEK
+    # the offsite is stated ("offsite is Friday 20 Feb", the note headed 2026-02-20), not read from the days the
+    # planning messages were written (Feb 18 and 19)
+    event = period["event"]
+    assert (event["event"], event["offset"], event["day"]) == ("offsite", "the week before", "2026-02-20")
+    assert event.get("stated") and event.get("statedIn")
+    days = _days_of(response)
+    assert days and all(OFFSITE_WEEK[0] <= day <= OFFSITE_WEEK[1] for day in days), days
+    assert "2026-02-17" in days  # the release that week, which names no offsite: the week, not the event's words
+    # said where the period is said: the CLI's notes and the MCP text
+    said = f'the offsite: Fri 20 Feb 2026 (stated in {event["statedIn"]}: "{event["stated"]}")'
+    assert said in answer_notes(response)
+    assert f"The offsite: Fri 20 Feb 2026 (stated in {event['statedIn']}" in render_search(dict(response))
+
+
+def test_other_words_are_searched_within_the_events_week(example: Engine) -> None:
+    example.settings.display.time_zone = "UTC"
+    response = example.search("what did we decide about naming the week before the offsite")
+    period = response["period"]
+    assert (period["since"][:10], period["until"][:10]) == OFFSITE_WEEK
+    days = _days_of(response)
+    assert days and all(OFFSITE_WEEK[0] <= day <= OFFSITE_WEEK[1] for day in days), days
+    # more than a period's few other words: a search, the event's days only boosting
+    longer = example.search("how did the rollback runbook for the orders index change the week before the offsite")
+    assert "period" not in longer
+
+
+def test_an_event_no_message_names_is_said_not_answered_with_another_week(example: Engine) -> None:
+    response = example.search("what did we do the week before the hackathon")
+    assert response["results"] == []
+    assert "period" not in response
+    assert response["unnamedEvent"] == {"event": "hackathon", "offset": "the week before"}
+    assert response["note"] == 'no message names "hackathon": no day to count "the week before" from'
+    assert 'no message names "hackathon"' in render_search(dict(response))
+
+
+def test_event_questions_off_with_event_mentions_zero(example: Engine) -> None:
+    example.settings.search.event_mentions = 0
+    response = example.search("what did we do the week before the hackathon")
+    assert "unnamedEvent" not in response and "period" not in response
+
+
+SESSIONS = {  # the launch is planned on March 1 and 3 for March 20; nothing mentions it on the day itself
+    "s1": (datetime(2024, 3, 1, 9, tzinfo=UTC), "Plan: the launch is on March 20, 2024; Sam books the room."),
+    "s2": (datetime(2024, 3, 3, 9, tzinfo=UTC), "Launch checklist drafted for Mar 20 2024, press kit next."),
+    "s3": (datetime(2024, 3, 19, 9, tzinfo=UTC), "Rewrote the billing export to stream its rows."),
+    "s4": (datetime(2024, 3, 21, 9, tzinfo=UTC), "Lunch with Sam; we talked about the garden."),
+}
+
+
+def _engine(tmp_path: Path) -> Engine:
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    for session_id, (when, text) in SESSIONS.items():
+        stamp = when.isoformat().replace("+00:00", "Z")
+        lines = [
+            {"type": "session", "version": 3, "id": session_id, "timestamp": stamp, "cwd": "/"},
+            {
+                "type": "message",
+                "id": f"{session_id}-m1",
+                "parentId": None,
+                "timestamp": stamp,
+                "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+            },
+        ]
+        (folder / f"{session_id}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    settings.display.time_zone = "UTC"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    engine = Engine([workspace], settings, extra_transcripts=[folder], index_dir=tmp_path / "index", embedder=False)
+    engine.sync()
+    return engine
+
+
+def test_a_date_the_mentions_state_dates_the_event_not_the_days_they_were_written(tmp_path: Path) -> None:
+    with _engine(tmp_path) as engine:
+        response = engine.search("what did we do the day before the launch", mode="keyword")
+        assert response["period"]["event"]["day"] == "2024-03-20"
+        assert _days_of(response) == {"2024-03-19"}
+        # the date boost reads the same day
+        day = epoch_day(datetime(2024, 3, 20, tzinfo=UTC).date())
+        windows = event_windows(
+            "billing two days before the launch", engine.retriever.keyword, engine.catalog, mentions=2
+        )
+        assert windows == [(day - 3, day - 1)]
