@@ -11,6 +11,7 @@ import pytest
 
 from claude_lines import claude_line
 from memlens.engine.engine import Engine
+from memlens.engine.keyword.error_query import looks_like_error
 from memlens.engine.keyword.parsed_query import ParsedQuery
 from memlens.engine.ranking.head import Head
 from memlens.engine.ranking.hits import UnitHit
@@ -28,6 +29,7 @@ SESSION = "5d2c8e41-7b3a-4f09-9c6e-2a1b0d9e8f73"
 
 
 def query(text: str) -> ParsedQuery:
+    """`text` as a query, read as an error when error_query reads it so (only the fields this pass reads)."""
     return ParsedQuery(
         text=text,
         phrases=(),
@@ -41,6 +43,7 @@ def query(text: str) -> ParsedQuery:
         technical=False,
         names_a_topic=True,
         literal=False,
+        error_like=looks_like_error(text),
     )
 
 
@@ -97,6 +100,14 @@ def test_among_hits_holding_as_much_the_tool_output_then_the_earliest_comes_firs
     assert [h.unit_id for h in ranked.hits] == [2, 1, 0]
 
 
+def test_among_hits_holding_a_pasted_command_as_much_the_order_stands() -> None:
+    """A command or a commit message is held alike by its call, its output and a summary: no kind is its source."""
+    commit = "feat: add invoice lines to the billing schema"
+    ranked = head((f"[Bash] git commit -m '{commit}'", "transcript", 20.0), (f"[main 1a2b3c4] {commit}", "tool", 10.0))
+    put_verbatim_first(ranked, query(commit))
+    assert [h.unit_id for h in ranked.hits] == [0, 1]
+
+
 def test_no_hit_holding_enough_of_the_paste_leaves_the_order_alone() -> None:
     ranked = head(("the invoice lines are missing", "transcript", 1.0), ("Billing.InvoiceLine", "tool", 2.0))
     put_verbatim_first(ranked, query(WARNING))
@@ -116,7 +127,8 @@ def _text(text: str) -> list[dict[str, Any]]:
 
 @pytest.fixture()
 def engine(tmp_path: Path) -> Any:
-    """A session where `mix compile` printed WARNING and the agent then quoted it and talked about it at length."""
+    """A session where `mix compile` printed WARNING and the agent then quoted its start and talked about it at
+    length."""
     folder = tmp_path / "transcripts" / "claude-code" / "-w"
     folder.mkdir(parents=True)
     call = [{"type": "tool_use", "id": "c1", "name": "Bash", "input": {"command": "mix compile"}}]
@@ -133,8 +145,9 @@ def engine(tmp_path: Path) -> Any:
             "a2",
             "r1",
             _text(
-                f"Expected — `{WARNING}`: Billing.InvoiceLine does not exist yet, the invoice schema names "
-                "Billing.InvoiceLine before I wrote it. Let me create Billing.InvoiceLine now."
+                "Expected — `warning: invalid association `lines` in schema Billing.Invoice`: Billing.InvoiceLine "
+                "does not exist yet, the invoice schema names Billing.InvoiceLine before I wrote it. Let me create "
+                "Billing.InvoiceLine now."
             ),
             3,
         ),

@@ -3,9 +3,10 @@ line they copied) wants the place it came from: the tool output that printed it.
 agent's "Expected — the module doesn't exist yet", its edit of the failing test, its summary) share its words and
 its meaning, and the learned ranker and the vectors put them first; but they hold a few of its words, not its runs
 of words, and not the lines around it. So once the head is ordered, the hits that hold the most of the query in runs
-of RUN words or more, in the query's order, are put first: the most held first, and among those that hold as much,
-a tool output (where a command printed it) before a message quoting it, then the earliest (a quote follows its
-source)."""
+of RUN words or more, in the query's order, are put first: the most held first; among those that hold as much, for
+a paste that reads as an error (error_query.py), a tool output (where a command printed it) before a message quoting
+it, then the earliest (a quote follows its source), and for any other paste (a command, a commit message: the call,
+its output and a summary hold it alike) the order the other passes gave."""
 
 from __future__ import annotations
 
@@ -59,9 +60,9 @@ def held_words(runs: list[str], text: str) -> int:
 
 
 def put_verbatim_first(head: Head, query: ParsedQuery) -> None:
-    """Put first the hits that hold at least MIN_HELD of the query's words as written (most first; then a tool
-    output; then the earliest), and hand out the head's scores and chances again in the new order, so both still
-    fall down the list."""
+    """Put first the hits that hold at least MIN_HELD of the query's words as written (most first; for an error
+    pasted, then a tool output, then the earliest), and hand out the head's scores and chances again in the new
+    order, so both still fall down the list."""
     runs = query_runs(query)
     if runs is None or not head.hits:
         return
@@ -70,7 +71,11 @@ def put_verbatim_first(head: Head, query: ParsedQuery) -> None:
     if not holders:
         return
 
+    printed = query.error_like  # an error pasted: the output that printed it is where it happened
+
     def first(hit: UnitHit) -> tuple[int, bool, float]:
+        if not printed:  # a command, a commit message: the call, its output and a summary hold it alike
+            return (-held[hit.unit_id], False, 0.0)
         unit = head.units[hit.unit_id]
         return (-held[hit.unit_id], unit.kind != "tool", unit.ts if unit.ts is not None else float("inf"))
 
