@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from memlens.engine.keyword.error_query import looks_like_error, looks_like_output
+from memlens.engine.keyword.error_query import looks_like_error, looks_like_output, reads_as_question
 
 
 @pytest.mark.parametrize(
@@ -90,3 +90,16 @@ def test_lines_pasted_from_an_output(line: str) -> None:
 )
 def test_questions_and_plain_words_are_no_pasted_output(query: str) -> None:
     assert not looks_like_output(query)
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("how did we fix the dead-letter queue backup", True),  # a question word first
+        ("the dead-letter queue backup?", True),  # a question mark last
+        ("fatal: The current branch main has no upstream branch.", False),
+        ("the dead-letter queue backup", False),
+    ],
+)
+def test_a_question_reads_as_asked(text: str, asked: bool) -> None:
+    assert reads_as_question(text) is asked

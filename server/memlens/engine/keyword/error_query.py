@@ -83,4 +83,9 @@ _QUESTION = re.compile(
 def looks_like_output(text: str) -> bool:
     """True for a line pasted from a command's output (a count after its label, a duration, `[100%]`, a step's
     `==>`), not asked as a question."""
-    return _OUTPUT.search(text) is not None and _QUESTION.search(text) is None
+    return _OUTPUT.search(text) is not None and not reads_as_question(text)
+
+
+def reads_as_question(text: str) -> bool:
+    """True for a text asked, not pasted: it ends with a question mark or starts with a question word."""
+    return _QUESTION.search(text) is not None

@@ -1,0 +1,92 @@
+"""A pasted text is answered first by the messages that hold it as written. Someone who pastes an error line (or any
+line they copied) wants the place it came from: the tool output that printed it. The messages that discuss it (the
+agent's "Expected — the module doesn't exist yet", its edit of the failing test, its summary) share its words and
+its meaning, and the learned ranker and the vectors put them first; but they hold a few of its words, not its runs
+of words, and not the lines around it. So once the head is ordered, the hits that hold the most of the query in runs
+of RUN words or more, in the query's order, are put first: the most held first; among those that hold as much, for
+a paste that reads as an error (error_query.py), a tool output (where a command printed it) before a message quoting
+it, then the earliest (a quote follows its source), and for any other paste (a command, a commit message: the call,
+its output and a summary hold it alike) the order the other passes gave."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from memlens.engine.keyword.error_query import reads_as_question
+
+if TYPE_CHECKING:
+    from memlens.engine.keyword.parsed_query import ParsedQuery
+    from memlens.engine.ranking.head import Head
+    from memlens.engine.ranking.hits import UnitHit
+
+RUN = 4  # words in a row, as the query has them, that count as held as written: fewer are common phrases
+MIN_HELD = 6  # words of the query a hit must hold in such runs to be put first: a shorter run is a phrase, no paste
+_WORD = re.compile(r"\w+")
+
+
+def written_words(text: str) -> str:
+    """A text's words as written (case folded; punctuation, spaces and line breaks between them read as one space),
+    space-padded. Not the index's analysed words: those are stored as a set, and a run needs their order."""
+    return " " + " ".join(_WORD.findall(text.casefold())) + " "
+
+
+def query_runs(query: ParsedQuery) -> list[str] | None:
+    """The query's runs of RUN words as written, each space-padded; None when the query is no paste: a question
+    (asked, not copied) or fewer than MIN_HELD words."""
+    words = written_words(query.text).split()
+    if len(words) < MIN_HELD or _asked(query.text):
+        return None
+    return [" " + " ".join(words[at : at + RUN]) + " " for at in range(len(words) - RUN + 1)]
+
+
+def _asked(text: str) -> bool:
+    """A question, typed: one line that reads as one (error_query.reads_as_question) and does not end as a sentence
+    does, as a copied line that starts with a question word does (`when defining the variable "conn", you must …`).
+    A text of several lines is pasted."""
+    text = text.strip()
+    return "\n" not in text and reads_as_question(text) and not text.endswith((".", ":"))
+
+
+def held_words(runs: list[str], text: str) -> int:
+    """How many of the query's words `text` (`written_words`) holds in runs of RUN or more in the query's order."""
+    held = 0
+    covered_to = 0  # the query's words up to here are counted
+    for at, run in enumerate(runs):
+        if run in text:
+            held += RUN - max(0, covered_to - at)
+            covered_to = at + RUN
+    return held
+
+
+def put_verbatim_first(head: Head, query: ParsedQuery) -> None:
+    """Put first the hits that hold at least MIN_HELD of the query's words as written (most first; for an error
+    pasted, then a tool output, then the earliest), and hand out the head's scores and chances again in the new
+    order, so both still fall down the list."""
+    runs = query_runs(query)
+    if runs is None or not head.hits:
+        return
+    held = {hit.unit_id: held_words(runs, written_words(head.units[hit.unit_id].text)) for hit in head.hits}
+    holders = [hit for hit in head.hits if held[hit.unit_id] >= MIN_HELD]
+    if not holders:
+        return
+
+    printed = query.error_like  # an error pasted: the output that printed it is where it happened
+
+    def first(hit: UnitHit) -> tuple[int, bool, float]:
+        if not printed:  # a command, a commit message: the call, its output and a summary hold it alike
+            return (-held[hit.unit_id], False, 0.0)
+        unit = head.units[hit.unit_id]
+        return (-held[hit.unit_id], unit.kind != "tool", unit.ts if unit.ts is not None else float("inf"))
+
+    holders.sort(key=first)  # stable: the head's order among equals
+    ids = {hit.unit_id for hit in holders}
+    order = holders + [hit for hit in head.hits if hit.unit_id not in ids]
+    if [h.unit_id for h in order] == [h.unit_id for h in head.hits]:
+        return
+    scores = sorted((h.score for h in head.hits), reverse=True)
+    chances = sorted((h.probability for h in head.hits), reverse=True)
+    for hit, score, chance in zip(order, scores, chances, strict=True):
+        hit.score = score
+        hit.probability = chance
+    head.hits = order

@@ -1,0 +1,188 @@
+"""A pasted text first finds the messages that hold it as written (ranking/verbatim.py): the tool output that printed
+an error before the agent's messages that quote a few of its words and discuss it; a typed question is left to the
+other passes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claude_lines import claude_line
+from memlens.engine.engine import Engine
+from memlens.engine.keyword.error_query import looks_like_error
+from memlens.engine.keyword.parsed_query import ParsedQuery
+from memlens.engine.ranking.head import Head
+from memlens.engine.ranking.hits import UnitHit
+from memlens.engine.ranking.query_facts import QueryFacts
+from memlens.engine.ranking.unit_facts import UnitFacts, Words
+from memlens.engine.ranking.verbatim import MIN_HELD, held_words, put_verbatim_first, query_runs, written_words
+from memlens.settings import Settings
+from transcript_fixtures import jsonl
+
+WARNING = (
+    "warning: invalid association `lines` in schema Billing.Invoice: "
+    "associated schema Billing.InvoiceLine does not exist"
+)
+SESSION = "5d2c8e41-7b3a-4f09-9c6e-2a1b0d9e8f73"
+
+
+def query(text: str) -> ParsedQuery:
+    """`text` as a query, read as an error when error_query reads it so (only the fields this pass reads)."""
+    return ParsedQuery(
+        text=text,
+        phrases=(),
+        loose_terms=(),
+        loose_surface=(),
+        loose_acronyms=(),
+        identifiers=(),
+        terms=(),
+        acronyms=(),
+        tokens=(),
+        technical=False,
+        names_a_topic=True,
+        literal=False,
+        error_like=looks_like_error(text),
+    )
+
+
+def head(*units: tuple[str, str, float]) -> Head:
+    """A head of hits in the order given, each (text, kind, ts), scores and chances falling down the list."""
+    hits = [UnitHit(i, score=1 - i / 10, probability=0.9 - i / 10) for i in range(len(units))]
+    facts = {i: UnitFacts(text, ts, "s", Words(""), 0.0, text, 0.0, kind) for i, (text, kind, ts) in enumerate(units)}
+    return Head(hits, facts, QueryFacts(words=[], idf=[], technical=False, windows=[]))
+
+
+def test_words_held_in_runs_count_once_in_the_query_order() -> None:
+    runs = query_runs(query("the current branch main has no upstream branch"))
+    assert runs is not None
+    assert held_words(runs, written_words("fatal: The current branch main has no upstream branch.")) == 8
+    assert held_words(runs, written_words("upstream branch has no main current branch the")) == 0  # other order
+    assert held_words(runs, written_words("the current branch main, and then: has no upstream")) == 4
+    assert held_words(runs, written_words("the current branch")) == 0  # shorter than a run
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how did we fix the current branch has no upstream branch",  # a question, typed
+        "what does associated schema Billing.InvoiceLine does not exist mean?",
+        "no upstream branch",  # fewer than MIN_HELD words
+    ],
+)
+def test_a_question_or_a_few_words_read_as_no_paste(text: str) -> None:
+    assert query_runs(query(text)) is None
+
+
+def test_a_copied_line_that_starts_with_a_question_word_is_a_paste() -> None:
+    assert query_runs(query('when defining the variable "conn", you must also pattern match on "%Plug.Conn{}".'))
+    assert query_runs(query("what happened\nfatal: The current branch main has no upstream branch"))
+
+
+def test_the_output_holding_the_paste_comes_before_the_messages_quoting_part_of_it() -> None:
+    quote = ("Expected — Billing.InvoiceLine does not exist yet, so the association is invalid.", "transcript", 30.0)
+    edit = ("associated schema Billing.InvoiceLine does not exist in the docs", "transcript", 5.0)
+    output = (f"$ mix compile\n{WARNING}\n└─ lib/billing/invoice.ex: Billing.Invoice (module)", "tool", 20.0)
+    ranked = head(quote, edit, output)
+    put_verbatim_first(ranked, query(WARNING))
+    assert [h.unit_id for h in ranked.hits] == [2, 1, 0]  # most held first: all of it, then 7 words, then none
+    assert [h.score for h in ranked.hits] == pytest.approx([1.0, 0.9, 0.8])  # handed out again, still falling
+    assert [h.probability for h in ranked.hits] == pytest.approx([0.9, 0.8, 0.7])
+
+
+def test_among_hits_holding_as_much_the_tool_output_then_the_earliest_comes_first() -> None:
+    later_quote = (f"I saw: {WARNING}", "transcript", 40.0)
+    later_output = (WARNING, "tool", 30.0)
+    earlier_output = (WARNING, "tool", 10.0)
+    ranked = head(later_quote, later_output, earlier_output)
+    put_verbatim_first(ranked, query(WARNING))
+    assert [h.unit_id for h in ranked.hits] == [2, 1, 0]
+
+
+def test_among_hits_holding_a_pasted_command_as_much_the_order_stands() -> None:
+    """A command or a commit message is held alike by its call, its output and a summary: no kind is its source."""
+    commit = "feat: add invoice lines to the billing schema"
+    ranked = head((f"[Bash] git commit -m '{commit}'", "transcript", 20.0), (f"[main 1a2b3c4] {commit}", "tool", 10.0))
+    put_verbatim_first(ranked, query(commit))
+    assert [h.unit_id for h in ranked.hits] == [0, 1]
+
+
+def test_no_hit_holding_enough_of_the_paste_leaves_the_order_alone() -> None:
+    ranked = head(("the invoice lines are missing", "transcript", 1.0), ("Billing.InvoiceLine", "tool", 2.0))
+    put_verbatim_first(ranked, query(WARNING))
+    assert [h.unit_id for h in ranked.hits] == [0, 1] and MIN_HELD > 1
+    asked = head(("x", "transcript", 1.0), (f"how did we fix {WARNING}", "tool", 2.0))
+    put_verbatim_first(asked, query(f"how did we fix {WARNING}"))  # a question: no paste
+    assert [h.unit_id for h in asked.hits] == [0, 1]
+
+
+def _line(kind: str, uuid: str, parent: str | None, content: object, minute: int) -> dict[str, Any]:
+    return claude_line(kind, uuid, parent, content, session=SESSION, timestamp=f"2026-05-11T10:{minute:02d}:00Z")
+
+
+def _text(text: str) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": text}]
+
+
+@pytest.fixture()
+def engine(tmp_path: Path) -> Any:
+    """A session where `mix compile` printed WARNING and the agent then quoted its start and talked about it at
+    length."""
+    folder = tmp_path / "transcripts" / "claude-code" / "-w"
+    folder.mkdir(parents=True)
+    call = [{"type": "tool_use", "id": "c1", "name": "Bash", "input": {"command": "mix compile"}}]
+    printed = "\n".join(
+        ["Compiling 12 files (.ex)", WARNING, "└─ lib/billing/invoice.ex: Billing.Invoice (module)", "Generated app"]
+    )
+    result = [{"type": "tool_result", "tool_use_id": "c1", "is_error": False, "content": printed}]
+    lines = [
+        _line("user", "u1", None, "compile the billing app", 0),
+        _line("assistant", "a1", "u1", call, 1),
+        _line("user", "r1", "a1", result, 2),
+        _line(
+            "assistant",
+            "a2",
+            "r1",
+            _text(
+                "Expected — `warning: invalid association `lines` in schema Billing.Invoice`: Billing.InvoiceLine "
+                "does not exist yet, the invoice schema names Billing.InvoiceLine before I wrote it. Let me create "
+                "Billing.InvoiceLine now."
+            ),
+            3,
+        ),
+        _line(
+            "assistant",
+            "a3",
+            "a2",
+            _text("Billing.InvoiceLine exists now, so the invalid association in Billing.Invoice is resolved."),
+            4,
+        ),
+    ]
+    (folder / f"{SESSION}.jsonl").write_bytes(jsonl(*lines))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with Engine([workspace], Settings(), [tmp_path / "transcripts"], index_dir=tmp_path / "index", embedder=False) as e:
+        e.sync()
+        yield e
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        "associated schema Billing.InvoiceLine does not exist",  # part of the line, no error's prefix
+        WARNING,
+        f"{WARNING}\n└─ lib/billing/invoice.ex: Billing.Invoice (module)",
+    ],
+)
+def test_a_pasted_line_finds_the_output_that_printed_it_before_the_agent_discussing_it(
+    engine: Engine, pasted: str
+) -> None:
+    results = engine.search(pasted, mode="keyword", min_score=0.0)["results"]
+    assert results[0]["kind"] == "tool" and results[0]["messageId"] == "r1", [r["messageId"] for r in results]
+    assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+
+
+def test_a_question_about_the_error_keeps_the_prose_first(engine: Engine) -> None:
+    results = engine.search("did Billing.InvoiceLine exist?", mode="keyword", min_score=0.0)["results"]
+    assert results and results[0]["kind"] != "tool"
