@@ -155,6 +155,7 @@ def test_a_session_s_files_stay_together_in_name_order_and_ties_keep_the_name_or
         named("b/s1/subagents/agent-q.jsonl", '{"sessionId": "s1", "isSidechain": true}\n', 8),
         named("b/t.jsonl", '{"sessionId": "s1", "agentId": "r"}\n', 3),  # an older agent file beside its parent
         named("c/u.jsonl", '{"sessionId": "u"}\n', 5),  # a tie with a/y: found after it
+        named("d/y.jsonl", '{"sessionId": "v"}\n', 4),  # a name as a/y's, another session
         named("n.md", "# a note\n", 5, kind="memory"),
         named("z/w.jsonl", '{"sessionId": "w"}\n', 7),
     ]
@@ -162,7 +163,7 @@ def test_a_session_s_files_stay_together_in_name_order_and_ties_keep_the_name_or
     assert ordered == [
         *("a/x.jsonl", "b/copy.jsonl"),
         *("b/s1.jsonl", "b/s1/subagents/agent-q.jsonl", "b/t.jsonl"),
-        *("z/w.jsonl", "a/y.jsonl", "c/u.jsonl", "n.md"),
+        *("z/w.jsonl", "a/y.jsonl", "c/u.jsonl", "n.md", "d/y.jsonl"),
     ]
 
 

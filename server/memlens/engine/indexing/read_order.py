@@ -9,10 +9,11 @@ groups are ordered by their newest member's mtime, equal ones in their found ord
 groups of one mtime, the order is the one a name-order build had.
 
 Which files are one session is known only once parsed; before that it is guessed from what costs a stat and the
-first line: the session id a path names (`<id>.jsonl`, `<id>/subagents/agent-….jsonl`, an id in a Codex file's
-name), the ids the first line gives (`sessionId`, a session line's `id`), and the first line itself (a copy, or a
-copy continued since). A guess that joins two sessions only keeps them together; one that misses a link lets a
-newer file of a session be read before an older one, which then stores under `~name`.
+first line: the path (`<session>.jsonl` and its `<session>/subagents/agent-….jsonl`), a session id a name holds
+(a Claude Code file is named by it, a Codex file holds it), the ids the first line gives (`sessionId`, a session
+line's `id`) and the first line itself (a copy, or a copy continued since). A guess that joins two sessions only
+keeps them together; one that misses a link lets a newer file of a session be read before an older one, which then
+stores under `~name`.
 
 A batch ends at a count of files or at a budget of their bytes, whichever comes first: 200 files can be 100k+
 messages, and nothing of a batch is searchable before it commits. The budget starts small, so the newest sessions
@@ -96,23 +97,26 @@ def batches(
 
 
 def _clues(named: Named) -> list[tuple[int, bytes | str]]:
-    """What the files of one session share, as far as a name and a first line tell: (0, a session id), (1, the
-    first line). A note is its own."""
+    """What the files of one session share, as far as a name and a first line tell: (0, its path without the
+    suffix, a subagent's its session folder), (1, a session id), (2, the first line). A note is its own."""
     if named.source.kind != "transcript":
-        return [(2, named.key)]
+        return [(3, named.key)]
     name = named.source.name
     folder, leaf = os.path.split(name)
     stem = leaf.split(".", 1)[0]
     if os.path.basename(folder) == "subagents" and stem.startswith("agent-"):
-        named_id = os.path.basename(os.path.dirname(folder))  # <session>/subagents/agent-….jsonl
+        session = os.path.dirname(folder)  # <session>/subagents/agent-….jsonl
+        found = _UUID.search(os.path.basename(session))
     else:
-        found = _UUID.search(stem)
-        named_id = found.group(0) if found else stem
-    clues: list[tuple[int, bytes | str]] = [(0, named_id)]
+        session = os.path.join(folder, stem)
+        found = _UUID.search(stem)  # (a Claude Code session's file is named by its id; a Codex one holds it)
+    clues: list[tuple[int, bytes | str]] = [(0, session)]
+    if found:
+        clues.append((1, found.group(0).lower()))
     line = _first_line(name)
     if line.startswith(b"{"):  # (a Markdown export's first line is the same in every file)
-        clues.append((1, line))
-        clues += [(0, found.decode("utf-8", "replace")) for found in _LINE_SESSION.findall(line)]
+        clues.append((2, line))
+        clues += [(1, found.decode("utf-8", "replace").lower()) for found in _LINE_SESSION.findall(line)]
     return clues
 
 
