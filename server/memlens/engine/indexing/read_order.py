@@ -36,9 +36,9 @@ T = TypeVar("T")
 
 BATCH_FILES = 200
 # what the first batch reads at most (unless one file is larger), each next one twice the one before up to
-# BATCH_BYTES_MOST: a first batch of 1-2 s of CPU, and few commits after it (each is a tantivy segment that merges
-# cost). See bench/RESULTS.md "newest first, by session"
-BATCH_BYTES = 4 << 20
+# BATCH_BYTES_MOST: a first batch of ~0.1 s of CPU, and few commits after it (each is a tantivy segment that merges
+# cost; starting at 1 MB is two more than at 4 MB). See bench/RESULTS.md "newest first, by session"
+BATCH_BYTES = 1 << 20
 BATCH_BYTES_MOST = 64 << 20
 FIRST_LINE_BYTES = 4096  # a transcript's first line is read up to this to find the session it belongs to
 
