@@ -311,6 +311,18 @@ def test_no_rate_for_a_job_done_in_a_blink() -> None:
     assert meter.status(19, 19).startswith("19/19 · 19/s")
 
 
+def test_rate_and_time_left_count_what_the_job_does_not_what_it_skipped() -> None:
+    """A sync of 10,000 files of which 9,000 are unchanged reads 1,000: a rate over all 10,000 (the unchanged ones
+    counted at the start) said ~900/s and 1 min left where 10 files a second leave 50 more to read."""
+    now = [100.0]
+    meter = RateMeter(clock=lambda: now[0], already=9000)
+    now[0] += 50
+    assert meter.status(9500, 10_000) == "9,500/10,000 · 10/s · 1 min left"
+    now[0] += 3000
+    assert meter.status(9500, 10_000) == "9,500/10,000 · 0.2/s · 51 min left"
+    assert RateMeter(clock=lambda: now[0], already=10).status(10, 20) == "10/20"  # nothing done yet: no rate
+
+
 def test_the_progress_line_fits_80_columns() -> None:
     message = "embedding 1,000,000/1,500,000 · 137/s · 1 h 01 min left"
     line = progress_line(2, 3, message)

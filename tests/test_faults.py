@@ -14,6 +14,7 @@ import pytest
 
 from conftest import FIXTURES
 from killed_runs import killed_at_random
+from memlens.engine.catalog import Catalog
 from memlens.engine.engine import Engine
 from memlens.engine.indexing.discovery import TRANSCRIPT, SourceFile
 from memlens.errors import IndexUnavailable
@@ -51,11 +52,15 @@ def index_cmd(workspace: Path, transcripts: Path, index_dir: Path) -> list[str]:
 
 
 def catalog_snapshot(index_dir: Path) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
-    db = sqlite3.connect(index_dir / "catalog.sqlite3")
-    units = db.execute(
-        """SELECT f.path, u.message_id, u.role, u.kind, u.text FROM units u JOIN files f ON f.id = u.file_id
+    """The units' texts as read (`plain_units`): the bytes stored depend on the text dictionary, trained at the first
+    commit past compressed_text.TRAIN_AFTER units, and where a sync's batches end depends on where it resumed."""
+    catalog = Catalog(index_dir / "catalog.sqlite3")
+    units = catalog.db.execute(
+        """SELECT f.path, u.message_id, u.role, u.kind, u.text FROM plain_units u JOIN files f ON f.id = u.file_id
            ORDER BY f.path, u.seq"""
     ).fetchall()
+    catalog.close()
+    db = sqlite3.connect(index_dir / "catalog.sqlite3")
     chunks = db.execute(
         """SELECT f.path, c.kind, c.line_start, c.line_end, c.message_count FROM chunks c
            JOIN files f ON f.id = c.file_id ORDER BY f.path, c.line_start"""

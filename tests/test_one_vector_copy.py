@@ -198,8 +198,10 @@ def test_a_crash_after_a_reparse_commits_never_leaves_a_wrong_vector(
     index = tmp_path / "index"
     with _open(workspace, index) as engine:
         engine.sync()
-        last = len(TOPICS) - 1  # the last file read: its units have the highest ids, given again to its new units
         top = int(engine.catalog.db.execute("SELECT MAX(id) FROM units").fetchone()[0])
+        # the last file read: its units have the highest ids, given again to its new units
+        sql = "SELECT files.path FROM units JOIN files ON files.id = units.file_id WHERE units.id = ?"
+        last = int(Path(engine.catalog.db.execute(sql, (top,)).fetchone()[0]).stem.removeprefix("note-"))
         _note(workspace, f"note-{last}", [*_sections(last), "a new last part about release trains."])
         with monkeypatch.context() as patch:
             if crash == "before its rows are on disk":

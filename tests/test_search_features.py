@@ -4,6 +4,7 @@ rank fusion, memory globs and cancelling a sync. Each test fails when its featur
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import threading
 from collections.abc import Iterator
@@ -94,7 +95,7 @@ def openclaw_session(path: Path, session_id: str, messages: list[str]) -> None:
 @pytest.fixture
 def two_answers(tmp_path: Path) -> tuple[Path, Path]:
     """Two sessions end in equally matching answers; only one of them asked about the zeppelin hangar. The other
-    one is indexed first, so it wins a tie (ties go to the lower unit id)."""
+    one is indexed first (one mtime: by name), so it wins a tie (ties go to the lower unit id)."""
     transcripts = tmp_path / "transcripts"
     transcripts.mkdir()
     openclaw_session(
@@ -107,6 +108,8 @@ def two_answers(tmp_path: Path) -> tuple[Path, Path]:
         "aaaa0000-0000-4000-8000-000000000001",
         ["Which roofing material should the zeppelin hangar get?", "Copper sheets, riveted at the seams."],
     )
+    for path in transcripts.iterdir():  # (a sync reads the newest session first)
+        os.utime(path, ns=(1_780_000_000_000_000_000, 1_780_000_000_000_000_000))
     (tmp_path / "ws").mkdir()
     return tmp_path / "ws", transcripts
 

@@ -135,6 +135,8 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     workspace, transcripts = root / "project", root / "transcripts"
     workspace.mkdir()
     _plant(workspace, transcripts, TOKENS)
+    for path in [*workspace.rglob("*.md"), *transcripts.rglob("*.jsonl")]:  # one mtime: read in name order, as
+        os.utime(path, ns=(1_780_000_000_000_000_000,) * 2)  # the hits below (one a session, ties by id) expect
     return workspace, transcripts
 
 

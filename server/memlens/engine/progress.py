@@ -29,17 +29,18 @@ class RateMeter:
     """Items per second of wall time since the job started, and the time its remaining items will take at that
     rate: what a person watching a long job (a cold index's embedding) wants to know besides the count."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic, *, already: int = 0) -> None:
         self.clock = clock
         self.started = clock()
+        self.already = already  # items done before it started (a sync's unchanged files): not in the rate
 
     def status(self, done: int, total: int) -> str:
         """`1,234/50,000 · 38/s · 21 min left` (the rate once there is one to tell; the time left until done)."""
         count = f"{done:,}/{max(total, done):,}"
         elapsed = self.clock() - self.started
-        if done <= 0 or elapsed < RATE_AFTER_SECONDS:
+        if done <= self.already or elapsed < RATE_AFTER_SECONDS:
             return count
-        rate = done / elapsed
+        rate = (done - self.already) / elapsed
         shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:.1f}"
         if done >= total:
             return f"{count} · {shown}/s"

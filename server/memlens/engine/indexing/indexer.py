@@ -36,6 +36,7 @@ from memlens.engine.indexing.file_reader import FileReader, is_quiet, tail_waiti
 from memlens.engine.indexing.files_fingerprint import files_fingerprint
 from memlens.engine.indexing.ingest import FileContent
 from memlens.engine.indexing.memory_trim import release_freed_memory
+from memlens.engine.indexing.read_order import BATCH_FILES, batches, newest_first
 from memlens.engine.indexing.removed_sessions import Stored
 from memlens.engine.indexing.stored_text import cut_across_append, redact_content
 from memlens.engine.indexing.text_compression import compress_stored_texts
@@ -55,8 +56,6 @@ from memlens.wire import ReindexReport
 
 log = logging.getLogger(__name__)
 
-BATCH_SECONDS = 0.5
-BATCH_FILES = 200
 # A large first build writes this many keyword documents batch by batch before it leaves the rest to the one rewrite
 # at its end (`Indexer._defer_keyword`): what a keyword search finds while the build runs (a few seconds of writing)
 SEARCHABLE_FIRST = 10_000
@@ -268,11 +267,9 @@ class Indexer:
             losers = [a.source.path for a, _ in choice.aliases if a.key in known]
             report.files_deleted = self.remove_paths(losers).files_deleted
         record_aliases(self.catalog, choice, whole=prune)
-        batch_started = time.perf_counter()
-        files_meter = RateMeter()
-        batch: list[tuple[Named, FileState | None]] = []
+        reading: list[tuple[Named, FileState | None]] = []  # the changed files
         identified: list[tuple[int, int, int, int]] = []
-        for done, named in enumerate(choice.sources, 1):
+        for named in choice.sources:
             if cancel is not None and cancel.is_set():
                 report.cancelled = True
                 break
@@ -284,21 +281,28 @@ class Indexer:
                 if unchanged:
                     self.waiting_tails[source.path] = stat.st_mtime
             if not unchanged:
-                batch.append((named, row))
+                reading.append((named, row))
             else:
                 report.files_unchanged += 1
                 if row is not None and needs_identity(row):
                     identified.append((row.id, stat.st_dev, stat.st_ino, stat.st_ctime_ns))
-            if batch and (len(batch) >= BATCH_FILES or time.perf_counter() - batch_started > BATCH_SECONDS):
-                self._apply_batch(self._whole_rows(batch), report)
-                batch, batch_started = [], time.perf_counter()
-            if progress is not None and done % 50 == 0 and done < len(choice.sources):
-                progress(done, len(choice.sources), "reading files " + files_meter.status(done, len(choice.sources)))
-        if batch:
-            self._apply_batch(self._whole_rows(batch), report)
+        total = len(choice.sources)
+        done = report.files_unchanged
+        files_meter = RateMeter(already=done)  # the rate and time left of the files read, not of those skipped
+
+        def read_one() -> None:
+            nonlocal done
+            done += 1
+            if progress is not None and done % 50 == 0 and done < total:
+                progress(done, total, "reading files " + files_meter.status(done, total))
+
+        for batch in batches(newest_first(reading), to_read=_bytes_to_read, max_files=BATCH_FILES):
+            if report.cancelled or (cancel is not None and cancel.is_set()):
+                report.cancelled = True
+                break
+            self._apply_batch(self._whole_rows(batch), report, cancel=cancel, read_one=read_one)
         if progress is not None and choice.sources and not report.cancelled:
             # after the last batch is read, not before: a rate taken then counts the reading, not the stat() calls
-            total = len(choice.sources)
             progress(total, total, "reading files " + files_meter.status(total, total))
         if identified:
             with self.catalog.transaction() as db:
@@ -458,10 +462,28 @@ class Indexer:
         rows = self.catalog.files([named.key for named, state in batch if state is not None])
         return [(named.source, rows.get(named.key), named.stat) for named, _ in batch]
 
-    def _apply_batch(self, batch: list[tuple[SourceFile, FileRow | None, os.stat_result]], report: SyncReport) -> None:
+    def _apply_batch(
+        self,
+        batch: list[tuple[SourceFile, FileRow | None, os.stat_result]],
+        report: SyncReport,
+        *,
+        cancel: threading.Event | None = None,
+        read_one: Callable[[], None] | None = None,
+    ) -> None:
         """Parse a batch of changed files and commit them in one transaction. A file that fails is recorded with
-        its reason (each file writes inside its own savepoint) and never keeps the others from committing."""
-        prepared = [(source, row, stat, self._read(source, row, stat, report)) for source, row, stat in batch]
+        its reason (each file writes inside its own savepoint) and never keeps the others from committing. `cancel`
+        is looked at before each file: the files read until then commit (a batch can be 64 MB of reading);
+        `read_one` is told of each file read."""
+        prepared: list[tuple[SourceFile, FileRow | None, os.stat_result, tuple[FileContent, bool] | Failure]] = []
+        for source, row, stat in batch:
+            if cancel is not None and cancel.is_set():
+                report.cancelled = True
+                break
+            prepared.append((source, row, stat, self._read(source, row, stat, report)))
+            if read_one is not None:
+                read_one()
+        if not prepared:
+            return
         if self.guard is not None:
             self.guard()  # still the writer? (checked before every commit)
         pending = PendingChanges()
@@ -505,7 +527,7 @@ class Indexer:
                 _count(report, source.path, content, appended, added)
             generation = self.catalog.bump_generation(db)
         self.writer.removed.settle(pending.claimed)  # committed: a write that failed left them for the next
-        self._volume.read_bytes += sum(stat.st_size for _, _, stat in batch)
+        self._volume.read_bytes += sum(stat.st_size for _, _, stat, _ in prepared)
         self._volume.units += len(pending.added_units)
         self._defer_keyword(len(pending.added_units))
         self._mirror(generation, pending)
@@ -617,6 +639,13 @@ class Indexer:
         if len(report.errors) < 50:
             report.errors.append(shown)
         return reason
+
+
+def _bytes_to_read(item: tuple[Named, FileState | None]) -> int:
+    """What reading a changed file reads, about: its new tail when it grew, else all of it."""
+    named, row = item
+    size = named.stat.st_size
+    return size - row.size if row is not None and 0 <= row.size < size else size
 
 
 def _count(report: SyncReport, path: Path, content: FileContent, appended: bool, added: Stored) -> None:
