@@ -3,7 +3,6 @@ that mention it, and a message on the day the question names ranks above the sam
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from memlens.engine.engine import Engine
 from memlens.engine.ranking.dates import anchored_events, epoch_day
 from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
+from transcript_fixtures import one_message_days
 
 SESSIONS = {  # one session per day, so no neighbour context links them
     "s1": (datetime(2024, 3, 5, 9, tzinfo=UTC), "I fixed the login bug in the parser."),
@@ -21,21 +21,7 @@ SESSIONS = {  # one session per day, so no neighbour context links them
 
 
 def _transcripts(folder: Path) -> Path:
-    folder.mkdir(parents=True)
-    for session_id, (when, text) in SESSIONS.items():
-        stamp = when.isoformat().replace("+00:00", "Z")
-        lines = [
-            {"type": "session", "version": 3, "id": session_id, "timestamp": stamp, "cwd": "/"},
-            {
-                "type": "message",
-                "id": f"{session_id}-m1",
-                "parentId": None,
-                "timestamp": stamp,
-                "message": {"role": "user", "content": [{"type": "text", "text": text}]},
-            },
-        ]
-        (folder / f"{session_id}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    return folder
+    return one_message_days(folder, SESSIONS)
 
 
 def _engine(tmp_path: Path, embedder: Embedder, event_mentions: int) -> Engine:

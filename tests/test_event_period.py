@@ -4,7 +4,6 @@ words no topic, the day taken said on every door, and an event no message names 
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from memlens.engine.ranking.event_dates import event_windows
 from memlens.mcp.render import render_search
 from memlens.settings import Settings
 from memlens.wire import SearchResponse
+from transcript_fixtures import one_message_days
 
 OFFSITE_WEEK = ("2026-02-13", "2026-02-19")
 
@@ -85,21 +85,7 @@ SESSIONS = {  # the launch is planned on March 1 and 3 for March 20; nothing men
 
 
 def _engine(tmp_path: Path) -> Engine:
-    folder = tmp_path / "transcripts"
-    folder.mkdir()
-    for session_id, (when, text) in SESSIONS.items():
-        stamp = when.isoformat().replace("+00:00", "Z")
-        lines = [
-            {"type": "session", "version": 3, "id": session_id, "timestamp": stamp, "cwd": "/"},
-            {
-                "type": "message",
-                "id": f"{session_id}-m1",
-                "parentId": None,
-                "timestamp": stamp,
-                "message": {"role": "user", "content": [{"type": "text", "text": text}]},
-            },
-        ]
-        (folder / f"{session_id}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    folder = one_message_days(tmp_path / "transcripts", SESSIONS)
     settings = Settings()
     settings.transcripts.agent_defaults = False
     settings.display.time_zone = "UTC"

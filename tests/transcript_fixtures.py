@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -47,6 +49,26 @@ def counts(result: ParseResult) -> tuple[int, int, int]:
 def openclaw_line(uuid: str, parent: str | None, message: dict[str, object]) -> dict[str, object]:
     """One OpenClaw transcript line holding `message`, linked to its parent line."""
     return {"type": "message", "id": uuid, "parentId": parent, "timestamp": "2026-02-26T14:29:54Z", "message": message}
+
+
+def one_message_days(folder: Path, sessions: Mapping[str, tuple[datetime, str]]) -> Path:
+    """`folder` holding one OpenClaw session a day: each of `sessions` (id: its time and its one user message), so
+    no neighbour's context links two days."""
+    folder.mkdir(parents=True)
+    for session_id, (when, text) in sessions.items():
+        stamp = when.isoformat().replace("+00:00", "Z")
+        lines = [
+            {"type": "session", "version": 3, "id": session_id, "timestamp": stamp, "cwd": "/"},
+            {
+                "type": "message",
+                "id": f"{session_id}-m1",
+                "parentId": None,
+                "timestamp": stamp,
+                "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+            },
+        ]
+        (folder / f"{session_id}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return folder
 
 
 def axolotl_session(path: Path) -> None:
