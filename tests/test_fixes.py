@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from claude_lines import claude_line
+from memlens.engine.answers.fixes import topic_of_question
 from memlens.engine.engine import Engine
 from memlens.engine.filters import SearchFilters
 from memlens.settings import Settings
@@ -266,6 +267,16 @@ def test_a_pasted_python_traceback_finds_the_log_that_printed_its_error(example:
     )
     fixes = example.fixes(trace)["fixes"]
     assert fixes and "[ERROR] UnroutableEvent: no route for detail-type" in fixes[0]["text"]
+
+
+def test_a_question_is_searched_by_its_topic_not_by_its_asking_for_a_fix() -> None:
+    """ "how did we fix the dead-letter queue backup": every fix answers "fix", and searched whole it was expanded to
+    the words nearest it ("update"), ranking an offsite plan that held them above the DLQ session's outputs."""
+    assert topic_of_question("how did we fix the dead-letter queue backup?") == "the dead-letter queue backup?"
+    assert topic_of_question("How do I get rid of: the stale lock warning") == "the stale lock warning"
+    assert topic_of_question("what have we ever resolved the flaky login test with") == "the flaky login test with"
+    for kept in ("how did we fix", "fixing the DLQ backup", "how did the DLQ back up", "TypeError: fix is undefined"):
+        assert topic_of_question(kept) == kept
 
 
 def test_words_the_index_holds_nowhere_get_no_fixes(example: Engine) -> None:

@@ -44,6 +44,16 @@ of it: below this the best matches were other output that shares a common word o
 finding a file that imports a module), in the bundled example and in bench/errors.py's absent errors."""
 NOT_FAILED_WEIGHT = 0.7  # a tool result that did not fail ranks below failed ones that match about as well
 VERBATIM_CHARS = 16  # a pasted line this long or longer, found as written in an output, marks it as an occurrence
+# A question to `fixes` asks for a fix in its first words ("how did we fix …", "how do I get rid of …"), which every
+# fix it finds answers: its topic is the rest. (Not "how did we handle …": a topic may be handled without a fault,
+# and the absent-topic prose asked of `fixes` was then answered.) Searched whole, "fix" was expanded to the words nearest it ("update")
+# and an output about another topic that held them ranked first.
+_ASKS_FOR_A_FIX = re.compile(
+    r"(?:how|what)\s+(?:did|do|does|have|had|can|could|should|would)\s+(?:we|i|you|they|it)\s+(?:ever\s+)?"
+    r"(?:fix(?:ed)?|solved?|resolved?|repair(?:ed)?|patch(?:ed)?|get\s+(?:past|around|rid\s+of)|work(?:ed)?\s+around)"
+    r"\b[\s:,]*",
+    re.IGNORECASE,
+)
 AFTER_MESSAGE_CHARS = 1500  # each message after an error is cut to this: enough for an edit and its reason
 # the module path before a Python exception's class at the start of a line: "ledgerline.consumers.router."
 _MODULE_PATH = re.compile(r"^(?:[a-z_][a-z0-9_]*\.)+(?=[A-Z]\w*:)")
@@ -206,6 +216,14 @@ def _part_coverage(engine: SearchSource, error: str) -> Callable[[str], float] |
     return lambda text: max(part(text) for part in parts)
 
 
+def topic_of_question(question: str) -> str:
+    """A question's topic without its opening words that ask for a fix (`how did we fix the DLQ backup?` → `the DLQ
+    backup?`); a question with nothing after them, and any other text, as it is."""
+    asked = _ASKS_FOR_A_FIX.match(question.lstrip())
+    topic = question.lstrip()[asked.end() :].strip() if asked else ""
+    return topic or question
+
+
 def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> FixesResponse:
     """The answer to `memlens fixes` before the door's redaction: the request checked, the tool results ranked for
     the error, then the best of each session with what followed it (`error_fixes`)."""
@@ -218,6 +236,9 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
     # the code it ran through on the machine it was copied from (an output of the same error from other code, or
     # another home folder, holds other names, and they counted against it as words of the error it lacked)
     message = without_source_excerpts(without_stack_frames(read, innermost=False))
+    pasted = looks_like_error(read)
+    if not pasted:
+        message = topic_of_question(message)
     ranking = ranked(
         engine,
         message,
@@ -226,7 +247,6 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
         limit=CANDIDATES,
         fusion=None,
     )
-    pasted = looks_like_error(read)
     answer = error_fixes(
         engine.catalog,
         ranking,
