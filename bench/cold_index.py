@@ -130,7 +130,7 @@ PHASES = (
     ("memlens.engine.indexing.catalog_writer", "CatalogWriter.write", "catalog rows"),
     ("memlens.engine.catalog", "Catalog.insert_units", "  units' INSERT"),
     ("memlens.engine.catalog", "Catalog.set_unit_facts", "  facts' UPDATE (in unit facts)"),
-    ("memlens.engine.catalog", "Catalog.add_words", "  words' INSERT (in vocabulary)"),
+    ("memlens.engine.catalog", "Catalog.count_word_forms", "  words' counts (in vocabulary)"),
     ("memlens.engine.indexing.indexer", "Indexer._mirror", "mirror: tantivy, facts, words"),
     ("memlens.engine.keyword.keyword_index", "KeywordIndex.write", "  tantivy docs + commit"),
     ("memlens.engine.catalog", "Catalog.units_by_id", "  units read back (in mirror)"),

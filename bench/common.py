@@ -41,8 +41,8 @@ def named_only(open_engine: Callable[[], Engine], index_dir: Path) -> Engine:
     """`open_engine()` on an index that holds only the folders it names. An index remembers every folder a command
     once added to it and keeps syncing and searching them (`memlens sources`): one command pointed at a benchmark's
     cache with another workspace would have every later figure read over that folder's texts too. Such a cache is
-    built again from nothing; forgetting the folder is not enough, since the query vocabulary embeds each word in the
-    form first read, which may have been the folder's, and the figures would still differ from a clean build's."""
+    built again from nothing rather than the folder forgotten: a figure should not rest on a removal leaving what a
+    clean build holds, which tests/test_index_history.py checks on a small index only."""
     engine = open_engine()
     if not engine.unnamed_source_folders():
         return engine

@@ -158,7 +158,9 @@ class CatalogConnection:
                 "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS sessions;"
                 "DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS units; DROP TABLE IF EXISTS words;"
                 "DROP TABLE IF EXISTS aliases; DROP TABLE IF EXISTS text_dictionaries;"
-                "DROP TABLE IF EXISTS unit_counts;" + LEGACY_VECTOR_TABLES + SCHEMA
+                "DROP TABLE IF EXISTS unit_counts; DROP TABLE IF EXISTS word_forms; DROP TABLE IF EXISTS words_leaving;"
+                + LEGACY_VECTOR_TABLES
+                + SCHEMA
             )
         with self.transaction() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))

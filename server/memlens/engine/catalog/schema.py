@@ -11,7 +11,20 @@ from typing import NamedTuple
 from memlens.engine.message_count import FIRST_PART, MESSAGE_KIND
 
 TABLES = frozenset(
-    {"meta", "files", "aliases", "sessions", "chunks", "units", "words", "roots", "text_dictionaries", "unit_counts"}
+    {
+        "meta",
+        "files",
+        "aliases",
+        "sessions",
+        "chunks",
+        "units",
+        "words",
+        "word_forms",
+        "words_leaving",
+        "roots",
+        "text_dictionaries",
+        "unit_counts",
+    }
 )
 
 # 2: files rows keep where an appended tail is re-parsed from, and orphaned counts; 3: units' texts and words may be
@@ -118,6 +131,15 @@ CREATE TABLE IF NOT EXISTS unit_counts (
 CREATE TABLE IF NOT EXISTS text_dictionaries (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS words (stem TEXT PRIMARY KEY, surface TEXT NOT NULL, vec BLOB);  -- vocabulary.py
 CREATE INDEX IF NOT EXISTS words_without_vectors ON words(stem) WHERE vec IS NULL;
+-- how often the units held write each surface form of a word, from which its one form is chosen (vocabulary.py), and
+-- the texts of the units deleted since the writer last counted them out: every path that deletes units leaves them
+CREATE TABLE IF NOT EXISTS word_forms (
+    stem TEXT NOT NULL, surface TEXT NOT NULL, uses INTEGER NOT NULL, PRIMARY KEY (stem, surface)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS words_leaving (text TEXT NOT NULL, kind TEXT NOT NULL);
+CREATE TRIGGER IF NOT EXISTS units_deleted_leave_words AFTER DELETE ON units BEGIN
+    INSERT INTO words_leaving (text, kind) VALUES (old.text, old.kind);
+END;
 CREATE TABLE IF NOT EXISTS roots (    -- the folders the index was built from (roots.py); not derived from files
     path TEXT PRIMARY KEY,
     kind TEXT NOT NULL,               -- memory | transcripts | agent

@@ -401,6 +401,8 @@ class Indexer:
             report = self.remove_paths(files)
             if self.keyword.deleted_docs() and not self.keyword_behind:  # answers as a fresh build of what is left
                 self._write_keyword_afresh()
+            if self.embedding.pending() == 0:  # the words whose form left with the folder: embedded again at once
+                self.embedding.embed_pending()
             self.writer.removed.clear()  # a folder forgotten: none of its files moved, and one added back is new
             self.embedding.forget_all_removed()
             self.embedding.persist()
