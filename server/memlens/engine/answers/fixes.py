@@ -45,9 +45,9 @@ finding a file that imports a module), in the bundled example and in bench/error
 NOT_FAILED_WEIGHT = 0.7  # a tool result that did not fail ranks below failed ones that match about as well
 VERBATIM_CHARS = 16  # a pasted line this long or longer, found as written in an output, marks it as an occurrence
 # A question to `fixes` asks for a fix in its first words ("how did we fix …", "how do I get rid of …"), which every
-# fix it finds answers: its topic is the rest. (Not "how did we handle …": a topic may be handled without a fault,
-# and the absent-topic prose asked of `fixes` was then answered.) Searched whole, "fix" was expanded to the words nearest it ("update")
-# and an output about another topic that held them ranked first.
+# fix it finds answers: its topic is the rest. Searched whole, "fix" was expanded to the words nearest it ("update")
+# and an output about another topic that held them ranked first. (Not "how did we handle …": a topic may be handled
+# without a fault, and the absent-topic prose asked of `fixes` was then answered.)
 _ASKS_FOR_A_FIX = re.compile(
     r"(?:how|what)\s+(?:did|do|does|have|had|can|could|should|would)\s+(?:we|i|you|they|it)\s+(?:ever\s+)?"
     r"(?:fix(?:ed)?|solved?|resolved?|repair(?:ed)?|patch(?:ed)?|get\s+(?:past|around|rid\s+of)|work(?:ed)?\s+around)"
