@@ -56,9 +56,12 @@ def test_an_index_from_before_parts_were_numbered_counts_each_message_once_after
     with Engine([tmp_path / "ws"], settings, index_dir=index_dir, embedder=None) as engine:
         engine.sync()
     db = sqlite3.connect(index_dir / "catalog.sqlite3")
-    # as version 5 left it: no `part` column, each session's count of its units of kind "transcript"
+    # as version 5 left it: no `part` column (nor the index of what waits for a vector that reads it, but the one of
+    # the ids alone), each session's count of its units of kind "transcript"
     db.executescript(
-        """ALTER TABLE units DROP COLUMN part;
+        """DROP INDEX units_waiting_for_vector;
+           CREATE INDEX units_without_vector ON units(id) WHERE vector_ready IS NULL;
+           ALTER TABLE units DROP COLUMN part;
            UPDATE sessions SET messages = (SELECT COUNT(*) FROM units u WHERE u.session_key = sessions.key
                                            AND u.kind = 'transcript');
            UPDATE meta SET value = '5' WHERE key = 'parse_version';"""
@@ -69,3 +72,7 @@ def test_an_index_from_before_parts_were_numbered_counts_each_message_once_after
         assert engine.sync().files_parsed == 4
         assert [s["messageCount"] for s in engine.sessions(limit=50)["sessions"]] == [MESSAGES] * 4
         assert sum(engine.stats()["messages"].values()) == 4 * MESSAGES
+    db = sqlite3.connect(index_dir / "catalog.sqlite3")
+    indexes = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+    db.close()
+    assert "units_waiting_for_vector" in indexes and "units_without_vector" not in indexes  # replaced on opening
