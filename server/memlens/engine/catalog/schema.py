@@ -205,8 +205,8 @@ AFTER_ADDED_COLUMNS = (
     "CREATE INDEX IF NOT EXISTS units_without_facts ON units(id) WHERE words IS NULL;"
     "CREATE INDEX IF NOT EXISTS words_without_neighbours ON words(stem) WHERE near IS NULL;"
     # what waits for a vector, by id, holding what the backlog's counts read (`embedding_backlog`): a status line
-    # counts it from this index alone, not from a row of the table per unit waiting (at 300,000 units waiting, 90 ms
-    # CPU instead of 380); it replaced an index of the ids alone
+    # counts it from this index alone, not from a row of the table per unit waiting (at 300,000 units waiting, 71 ms
+    # of CPU instead of 508: bench/status_cost.py); it replaced an index of the ids alone
     "DROP INDEX IF EXISTS units_without_vector;"
     "CREATE INDEX IF NOT EXISTS units_waiting_for_vector ON units(id, chunk_id, kind, part, vector_ready)"
     " WHERE vector_ready IS NULL;"
