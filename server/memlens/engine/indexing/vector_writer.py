@@ -59,9 +59,9 @@ class VectorWriter:
         self._removed: RecentlyRemoved[bytes, bytes] = RecentlyRemoved(most=REMEMBERED_ROWS)
 
     def has_pending(self) -> bool:
-        """Whether any unit text waits for a vector: `pending() > 0` without counting them, which costs a second of
-        CPU for every 300,000 texts waiting (a first build's): every search answer and status line asks
-        (`Engine.indexing`), most often right after a commit, when the cached count is stale."""
+        """Whether any unit text waits for a vector: `pending() > 0` without counting them, which costs about a second
+        of CPU with 440,000 texts waiting (a first build's of 300,000 messages): every search answer and status
+        line asks (`Engine.indexing`), most often right after a commit, when the cached count is stale."""
         if self.embedder is None:
             return False
         if self._pending is not None:
