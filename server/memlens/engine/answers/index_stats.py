@@ -8,6 +8,7 @@ the rest is read from the catalog here."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict
 
 from memlens.engine.answers.results import iso
 from memlens.engine.catalog import Catalog
@@ -32,17 +33,11 @@ def index_stats(
 ) -> StatsResponse:
     """`model`: the embedding model's name, None when keyword-only; `provider_note`: why there is none, if so;
     `watcher_errors`: changes live indexing failed on in this process."""
-    total_chunks = catalog.count("chunks")
-    chunks_missing, pending_messages = catalog.embedding_backlog() if model is not None else (0, 0)
-    last_sync = catalog.get_meta("last_sync")
+    backlog = _backlog(catalog, model)
     unrecognised, unrecognised_paths = catalog.unrecognised_files(FILE_ERRORS_SHOWN)
     return {
-        "totalChunks": total_chunks,
-        "chunksWithEmbeddings": total_chunks - chunks_missing if model else 0,
-        "chunksNeedingEmbeddings": chunks_missing if model else total_chunks,
-        "pendingMessages": pending_messages,
-        "lastSync": iso(float(last_sync)) if last_sync else None,
-        "provider": model or "none",
+        **backlog,
+        "chunksWithEmbeddings": backlog["totalChunks"] - backlog["chunksNeedingEmbeddings"] if model else 0,
         "providerNote": provider_note or None,
         "files": catalog.files_by_format(),
         "messages": catalog.messages_by_format(),
@@ -68,14 +63,35 @@ def index_stats(
 def index_status(catalog: Catalog, *, model: str | None, indexing: bool) -> IndexStatus:
     """The figures of `index_stats` a status line shows (`model` and `indexing` as there), each from one count:
     with 300,000 messages waiting for vectors, 0.09 s of CPU against the whole report's 0.15 (bench/status_cost.py)."""
-    total_chunks = catalog.count("chunks")
-    chunks_missing, pending_messages = catalog.embedding_backlog() if model is not None else (0, 0)
-    last_sync = catalog.get_meta("last_sync")
+    backlog = _backlog(catalog, model)
     return {
         "indexing": indexing,
         "sessions": catalog.count("sessions"),
         "messages": catalog.message_total(),
         "notes": catalog.count_files_of_format(MEMORY_FORMAT),
+        "totalChunks": backlog["totalChunks"],
+        "chunksNeedingEmbeddings": backlog["chunksNeedingEmbeddings"],
+        "pendingMessages": backlog["pendingMessages"],
+        "provider": backlog["provider"],
+        "lastSync": backlog["lastSync"],
+    }
+
+
+class _Backlog(TypedDict):
+    totalChunks: int
+    chunksNeedingEmbeddings: int
+    pendingMessages: int
+    provider: str
+    lastSync: str | None
+
+
+def _backlog(catalog: Catalog, model: str | None) -> _Backlog:
+    """The figures the stats report and the status line share: the chunks, how many wait for vectors (all of them
+    without a model), the model, the last sync."""
+    total_chunks = catalog.count("chunks")
+    chunks_missing, pending_messages = catalog.embedding_backlog() if model is not None else (0, 0)
+    last_sync = catalog.get_meta("last_sync")
+    return {
         "totalChunks": total_chunks,
         "chunksNeedingEmbeddings": chunks_missing if model else total_chunks,
         "pendingMessages": pending_messages,
