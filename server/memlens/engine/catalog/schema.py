@@ -206,7 +206,7 @@ AFTER_ADDED_COLUMNS = (
     "CREATE INDEX IF NOT EXISTS words_without_neighbours ON words(stem) WHERE near IS NULL;"
     # what waits for a vector, by id, holding what the backlog's counts read (`embedding_backlog`): a status line
     # counts it from this index alone, not from a row of the table per unit waiting (at 300,000 units waiting, 71 ms
-    # of CPU instead of 508: bench/status_cost.py); it replaced an index of the ids alone
+    # of CPU instead of 508: bench/status_cost.py); an older catalog's index of the ids alone, which it covers, goes
     "DROP INDEX IF EXISTS units_without_vector;"
     "CREATE INDEX IF NOT EXISTS units_waiting_for_vector ON units(id, chunk_id, kind, part, vector_ready)"
     " WHERE vector_ready IS NULL;"
