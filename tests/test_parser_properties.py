@@ -24,6 +24,7 @@ from memlens.engine.sources.codex import CodexParser
 from memlens.engine.sources.common import EPOCH_MAX, EPOCH_MIN, parse_timestamp
 from memlens.engine.sources.openclaw import OpenClawParser
 from memlens.engine.sources.specstory import SpecStoryParser
+from memlens.engine.sources.torn_lines import record_after_torn_bytes
 
 PROPERTY = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 T0 = "2026-03-02T09:00:00.000Z"
@@ -212,10 +213,12 @@ bad_lines = st.sampled_from(
 
 
 def _is_json_object(raw: bytes) -> bool:
+    """Whether a line holds a record: a JSON object, or one behind a torn write's bytes."""
+    line = raw.decode("utf-8", "replace")
     try:
-        return isinstance(json.loads(raw.decode("utf-8", "replace")), dict)
+        return isinstance(json.loads(line), dict)
     except (ValueError, RecursionError):
-        return False
+        return record_after_torn_bytes(line, json.JSONDecoder(strict=False)) is not None
 
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
@@ -236,6 +239,38 @@ def test_good_lines_around_a_bad_one_are_all_kept(fmt: str, n: int, where: int, 
     assert [r.text for r in result.records] == [r.text for r in clean.records]
     # and the branch rule keeps them all: a bad line never hides the messages before it
     assert len(select_active_branch(result.records)) == len(clean.records)
+
+
+torn_prefixes = st.text(max_size=30).filter(lambda t: "\n" not in t and "\r" not in t and '{"' not in t and t.strip())
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+@PROPERTY
+@given(n=st.integers(2, 12), where=st.integers(0, 100), torn=torn_prefixes | st.just('"content": "cut mid-str'))
+def test_a_line_behind_a_torn_write_is_kept(fmt: str, n: int, where: int, torn: str) -> None:
+    """What a crashed writer leaves (part of a line, no newline) before the next record it appends costs no record:
+    the line reads as the record it ends with, the skipped characters said on its line."""
+    parser, make = FORMATS[fmt]
+    lines = make(n)
+    at = where % len(lines)  # the header line too: a session line names the session and its folder
+    raw = jsonl(lines).split(b"\n")
+    raw[at] = torn.encode("utf-8", "surrogatepass") + raw[at]
+    torn_file = b"\n".join(raw)
+    clean = parser.parse(jsonl(lines), Path("s1.jsonl"))
+    result = parser.parse(torn_file, Path("s1.jsonl"))
+    assert result.bad_lines == 0
+    assert [r.text for r in result.records] == [r.text for r in clean.records]
+    assert (result.session_id, result.cwd) == (clean.session_id, clean.cwd)
+    assert f"line {at + 1}: {len(torn)} characters of a torn write skipped before its record" in result.errors
+    assert_storable(result, torn_file)
+
+
+def test_an_object_nested_in_a_torn_record_is_no_record() -> None:
+    """The inner object of a record whose start was torn off is followed by its parent's closing braces: the line
+    stays a bad line rather than a message made of part of another."""
+    line = 'ssage", "message": {"role": "user", "content": "hi"}}'
+    assert record_after_torn_bytes(line, json.JSONDecoder(strict=False)) is None
+    assert record_after_torn_bytes('x{"a": 1}  ', json.JSONDecoder(strict=False)) == ({"a": 1}, 1)
 
 
 @PROPERTY

@@ -61,7 +61,7 @@ SYN_EXPECTED: dict[str, tuple[str, int, int, int, int, int, int]] = {
     # 3 injected user messages skipped; a tool-call-only record (a call before the first reply)
     SYN_CODEX_TOOLS: ("codex", 1, 3, 0, 0, 0, 0),
     SYN_OC: ("openclaw", 2, 5, 2, 0, 1, 0),  # m6 is the answer regenerated as m7
-    SYN_OC_BAD: ("openclaw", 2, 3, 0, 1, 0, 0),  # line 1 is a slash command typed before the session line
+    SYN_OC_BAD: ("openclaw", 2, 3, 0, 0, 0, 0),  # line 1: a slash command's bytes torn before the session line
     SYN_SPEC: ("specstory", 2, 8, 0, 0, 0, 0),  # 3 of the 8 agent messages are a sidechain's
 }
 # The incremental pair (outside the tree above, whose sessions are indexed together by other tests): prompts
@@ -299,9 +299,10 @@ def test_malformed_openclaw_file() -> None:
     parser = detect_format(read_head(path.read_bytes()), path)
     assert parser is not None and parser.format == "openclaw"
     result = synthetic(SYN_OC_BAD)
-    assert result.bad_lines == 1 and len(result.errors) == 1 and "line 1" in result.errors[0]
-    assert result.session_id == "7c2e9a14-5d3b-4f8e-a6c1-0b9d2e4f7a35"  # from the file name
-    assert result.cwd is None  # it was on the broken session line
+    # the session line behind the torn bytes is read: its folder, its start, its id (not the file name's)
+    assert result.bad_lines == 0 and result.errors == ["line 1: 6 characters of a torn write skipped before its record"]
+    assert result.session_id == "7c2e9a14-5d3b-4f8e-a6c1-0b9d2e4f7a35" and not result.session_from_path
+    assert result.cwd == "/srv/openclaw/workspace"
     assert result.records[0].position == 2
 
 

@@ -8,7 +8,8 @@ A line that is a message keeps its message whatever odd bytes its strings hold: 
 encoded surrogates), NUL bytes and lone UTF-16 surrogates (a JSON `"\\ud800"` escape, what `JSON.stringify` writes
 for a string cut mid-emoji) become U+FFFD, so UTF-8, SQLite, tantivy and JSON output never see them; raw control
 characters inside a string (a stray CR, a tab) are read as the characters they are. Each replacement is counted in
-`ParseResult.replaced` with the reason "invalid bytes replaced" on its line.
+`ParseResult.replaced` with the reason "invalid bytes replaced" on its line. A line whose start is what a torn write
+left keeps the whole record that ends it (`torn_lines.py`), the skipped characters said on its line.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from memlens.engine.text_encoding import sniff_json_encoding
 from memlens.redaction import clear_cut
 
 from .base import ParseResult, TranscriptRecord
+from .torn_lines import record_after_torn_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -256,8 +258,12 @@ def iter_json_objects(
         try:
             obj = _JSON.decode(line)
         except ValueError as exc:
-            count_bad_line(result, line_no, f"invalid JSON ({str(exc)[:80]})")
-            continue
+            torn = record_after_torn_bytes(line, _JSON)
+            if torn is None:
+                count_bad_line(result, line_no, f"invalid JSON ({str(exc)[:80]})")
+                continue
+            obj, skipped = torn
+            add_error(result, f"line {line_no}: {skipped} characters of a torn write skipped before its record")
         except RecursionError:
             count_bad_line(result, line_no, "JSON nested too deeply")
             continue
@@ -278,7 +284,10 @@ def head_objects(head: list[str]) -> list[dict[str, Any]]:
         try:
             obj = _JSON.decode(line)
         except (ValueError, RecursionError):
-            continue
+            torn = record_after_torn_bytes(line, _JSON)
+            if torn is None:
+                continue
+            obj = torn[0]
         if isinstance(obj, dict):
             objects.append(obj)
     return objects
