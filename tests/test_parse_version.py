@@ -12,6 +12,7 @@ from memlens.engine.engine import Engine
 from memlens.engine.filters import SearchFilters
 from memlens.settings import Settings, merge
 from split_messages import MESSAGES, write_every_format
+from transcript_fixtures import fixture_path
 
 
 def _units(engine: Engine) -> dict[str, set[str]]:
@@ -76,3 +77,39 @@ def test_an_index_from_before_parts_were_numbered_counts_each_message_once_after
     indexes = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
     db.close()
     assert "units_waiting_for_vector" in indexes and "units_without_vector" not in indexes  # replaced on opening
+
+
+def test_files_with_skipped_lines_are_read_again_alone_when_a_bad_line_reads_as_more(tmp_path: Path) -> None:
+    """An index whose parsers skipped a torn session line (BAD_LINE_VERSION before 1) reads that file again on its
+    next sync, and only that file: its session gets the folder the line names."""
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    torn = "openclaw/7c2e9a14-5d3b-4f8e-a6c1-0b9d2e4f7a35.jsonl"
+    shutil.copy(fixture_path("synthetic", torn), transcripts / "torn.jsonl")
+    shutil.copy(fixture_path("synthetic", "openclaw/3b9d7f1e-2a4c-4e6b-8d0f-1a3c5e7b9d2f.jsonl"), transcripts)
+    settings = merge(Settings(), {"transcripts": {"agentDefaults": False, "paths": [str(transcripts)]}})
+    (tmp_path / "ws").mkdir()
+    index_dir = tmp_path / "index"
+
+    def torn_session(engine: Engine) -> tuple[int, str | None]:
+        with engine.catalog.transaction() as db:
+            row = db.execute(
+                "SELECT f.bad_lines, s.cwd FROM files f JOIN sessions s ON s.key = f.session_key"
+                " WHERE f.path LIKE '%torn.jsonl'"
+            ).fetchone()
+        return int(row[0]), row[1]
+
+    with Engine([tmp_path / "ws"], settings, index_dir=index_dir, embedder=None) as engine:
+        assert engine.sync().files_parsed == 2
+        assert torn_session(engine) == (0, "/srv/openclaw/workspace")
+        with engine.catalog.transaction() as db:  # what the parsers before it left: the line skipped, no folder
+            db.execute("UPDATE files SET bad_lines = 1 WHERE path LIKE '%torn.jsonl'")
+            db.execute("UPDATE sessions SET cwd = NULL")
+            db.execute("DELETE FROM meta WHERE key = 'bad_line_version'")
+
+    with Engine([tmp_path / "ws"], settings, index_dir=index_dir, embedder=None) as engine:
+        assert engine.sync().files_parsed == 1  # the file with a skipped line, not the other
+        assert torn_session(engine) == (0, "/srv/openclaw/workspace")
+
+    with Engine([tmp_path / "ws"], settings, index_dir=index_dir, embedder=None) as engine:
+        assert engine.sync().files_parsed == 0  # once: the version is recorded

@@ -20,6 +20,7 @@ from memlens.engine.catalog.compressed_text import TextCodec, plain_units_view
 from memlens.engine.catalog.schema import (
     ADDED_COLUMNS,
     AFTER_ADDED_COLUMNS,
+    BAD_LINE_VERSION,
     LEGACY_VECTOR_TABLES,
     LEGACY_VECTORS_VERSION,
     MIGRATED_VERSIONS,
@@ -174,6 +175,7 @@ class CatalogConnection:
         self.db.execute(plain_units_view(self._unit_columns))
         self.texts.refresh(self.db.execute("SELECT id, data FROM text_dictionaries"))
         self.reparse_after_parser_change()
+        self.reparse_bad_lines_after_parser_change()
 
     @staticmethod
     def _has_table(db: sqlite3.Connection, name: str) -> bool:
@@ -197,6 +199,18 @@ class CatalogConnection:
         with self.transaction() as db:
             db.execute("UPDATE files SET mtime_ns = 0, head_hash = '', resume_bytes = 0, resume_line = 1")
             self.set_meta(db, "parse_version", str(PARSE_VERSION))
+            self.set_meta(db, "bad_line_version", str(BAD_LINE_VERSION))
+
+    def reparse_bad_lines_after_parser_change(self) -> None:
+        """Files with skipped lines read as changed when the parsers read more of a bad line (BAD_LINE_VERSION): only
+        those files can hold what is read now, so an index re-reads them alone, not every file."""
+        if self.get_meta("bad_line_version") == str(BAD_LINE_VERSION):
+            return
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE files SET mtime_ns = 0, head_hash = '', resume_bytes = 0, resume_line = 1 WHERE bad_lines > 0"
+            )
+            self.set_meta(db, "bad_line_version", str(BAD_LINE_VERSION))
 
     def _set_aside(self) -> None:
         """Move a damaged catalog (and its WAL files) out of the way, keeping it for a post-mortem."""

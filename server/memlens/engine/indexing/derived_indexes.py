@@ -55,6 +55,7 @@ class DerivedIndexes:
         writable = self.access.writable
         if writable:
             self.catalog.reparse_after_parser_change()  # a reader that became the writer opened it unchecked
+            self.catalog.reparse_bad_lines_after_parser_change()
             reparse_if_redaction_changed(self.catalog, enabled=self.settings.privacy.redact_index)
         generation = self.catalog.generation()
         if writable and self.keyword.generation() != generation:
