@@ -63,6 +63,20 @@ def test_other_words_are_searched_within_the_events_week(example: Engine) -> Non
     assert "period" not in longer
 
 
+def test_the_days_between_two_events_of_the_example(example: Engine) -> None:
+    """README's example: from the refund incident ("The 10 Feb refund incident") to the offsite, both days said."""
+    example.settings.display.time_zone = "UTC"
+    response = example.search("what did we do between the refund incident and the offsite")
+    period = response["period"]
+    assert (period["since"][:10], period["until"][:10]) == ("2026-02-10", "2026-02-20")
+    assert (period["event"]["event"], period["event"]["day"]) == ("refund incident", "2026-02-10")
+    assert (period["endEvent"]["event"], period["endEvent"]["day"]) == ("offsite", "2026-02-20")
+    days = _days_of(response)
+    assert days and all("2026-02-10" <= day <= "2026-02-20" for day in days), days
+    notes = answer_notes(response)
+    assert f'the refund incident: Tue 10 Feb 2026 (stated in {period["event"]["statedIn"]}: "10 Feb")' in notes
+
+
 def test_an_event_no_message_names_is_said_not_answered_with_another_week(example: Engine) -> None:
     response = example.search("what did we do the week before the hackathon")
     assert response["results"] == []
