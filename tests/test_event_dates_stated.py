@@ -107,3 +107,12 @@ def test_mentions_that_disagree_the_most_stated_day_else_the_latest_statement() 
         ((_day(2026, 2, 19), 1),),
         False,
     )
+
+
+def test_as_many_mentions_for_two_days_and_no_time_to_order_them_date_it_by_when_written() -> None:
+    monday = datetime(2026, 2, 16, 9, tzinfo=UTC).timestamp()
+    untimed = [Mention(1, "demo on 2026-02-25", None), Mention(2, "demo on 2026-02-26", monday)]
+    (taken,) = event_days("demo", untimed, written=2, day=utc_day)  # the timed statement is the latest
+    assert (taken.day, taken.latest) == (_day(2026, 2, 26), True)
+    neither = [Mention(1, "demo on 2026-02-25", None), Mention(2, "demo on 2026-02-26", None)]
+    assert event_days("demo", neither, written=2, day=utc_day) == []  # no pick, and no day written

@@ -11,6 +11,7 @@ question about what was done then is answered as a period (answers/event_period.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -102,8 +103,9 @@ def event_days(
                 latest[stated] = max(latest.get(stated, mention.ts), mention.ts)
     ranked = votes.most_common()
     top = [d for d, n in ranked if n == ranked[0][1]] if ranked else []
-    if len(top) > 1 and all(d in latest for d in top):  # as many state each: the latest statement's
-        top = [max(top, key=lambda d: latest[d])]
+    if len(top) > 1:  # as many state each: the latest statement's (one with no time is none's; two such, no pick)
+        when = sorted((latest.get(d, -math.inf), d) for d in top)
+        top = [when[-1][1]] if when[-1][0] > when[-2][0] else top
     if len(top) == 1:
         stated = top[0]
         said, mention, written_on = first[stated]
