@@ -191,9 +191,10 @@ _ANCHORED = re.compile(
 # from one event's day to the other's
 _EVENT_DETERMINER = r"(?:the|my|his|her|their|our|your)"
 _EVENT_NAME = r"([^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,3})"
+_EVENT_ENDS = r"(?:to|until|till|through|thru|up\s+to|up\s+until|before)"
 _BETWEEN_EVENTS = re.compile(
     rf"\b(?:(between)\s+{_EVENT_DETERMINER}\s+{_EVENT_NAME}\s+and|(from|after|since)\s+{_EVENT_DETERMINER}\s+"
-    rf"{_EVENT_NAME}\s+(?:to|until|till|through|thru|up\s+to|up\s+until|before))\s+{_EVENT_DETERMINER}\s+{_EVENT_NAME}",
+    rf"{_EVENT_NAME}\s+{_EVENT_ENDS})\s+{_EVENT_DETERMINER}\s+{_EVENT_NAME}",
     re.I,
 )
 _WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
@@ -286,11 +287,6 @@ class EventSpan:
     last: AnchoredEvent  # the one said second
     start: int  # where in the text the span starts ("between")
     end: int  # ...and where the second event's words end
-
-    @property
-    def said(self) -> str:
-        """The span as written ("between the offsite and the launch")."""
-        return self.first.offset
 
 
 def event_spans(text: str) -> list[EventSpan]:
@@ -1445,8 +1441,9 @@ def overlaps(a: Sequence[Window], b: Sequence[Window]) -> bool:
 # said of an event is a plan's, the coming one (that day included), unless said in the past tense ("was on Friday",
 # "last Friday": the latest before); "next Tuesday" is the next calendar week's, as "Tuesday next week" is.
 _EXACT_COUNT = r"(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)"
-_IN_DAYS = re.compile(
-    rf"\b(?:in\s+{_EXACT_COUNT}\s+(day|week|fortnight)s?|{_EXACT_COUNT}\s+(day|week|fortnight)s?\s+(from\s+(?:now|today)|ago))\b",
+_IN_DAYS = re.compile(  # "in two days", "two days from now", "two days ago"
+    rf"\b(?:in\s+{_EXACT_COUNT}\s+(day|week|fortnight)s?|"
+    rf"{_EXACT_COUNT}\s+(day|week|fortnight)s?\s+(from\s+(?:now|today)|ago))\b",
     re.I,
 )
 _STATED_WEEKDAY = re.compile(
@@ -1478,7 +1475,7 @@ def stated_relative_days(text: str, written: date) -> list[Read]:
         said, weekday = (m[1] or "").lower(), m[2]
         if (not said and weekday.lower() not in WEEKDAYS) or not _said_as_a_day(text, m):
             continue  # "fri", "sat" alone: words more often than days
-        follows = _DATE_FOLLOWS.match(text, m.end())  # matches every text: it may match nothing
+        follows = _DATE_FOLLOWS.match(text, m.end())  # always a match, perhaps empty
         if _EVERY.search(text, max(0, m.start() - 6), m.start()) or (follows and follows.end() in dated):
             continue  # every Friday; "Friday 20 Feb": the date's own weekday
         number = _weekday_number(weekday)
