@@ -9,7 +9,10 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from memlens.cli.answer_notes import answer_notes
+from memlens.engine.answers.event_period import read_event_question
 from memlens.engine.engine import Engine
 from memlens.engine.ranking.dates import epoch_day
 from memlens.engine.ranking.event_dates import event_windows
@@ -184,6 +187,29 @@ def test_the_days_between_two_events_run_from_ones_day_to_the_others(tmp_path: P
     assert (
         unnamed["note"] == 'no message names "hackathon": no day for the end of "between the offsite and the hackathon"'
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "events"),
+    [
+        ("what did we do between the offsite and the launch", ("offsite", "launch")),
+        ("what did we work on from the offsite to the launch", ("offsite", "launch")),
+        ("what happened after the offsite until the launch", ("offsite", "launch")),
+        ("what is the difference between the old parser and the new parser", None),  # no days asked about
+        ("how does the cache sit between the client and the database", None),
+        ("what did we decide between the offsite and the launch", None),  # another word: a search
+        ("what did we do after the visit to the hospital", None),  # one event: "to" ends no span after "after"
+        ("what did we do between the first and the second deploy", None),
+        ("what did we do between the 2nd and the 5th", None),  # days of a month, read as such
+    ],
+)
+def test_a_question_about_the_days_between_two_events(question: str, events: tuple[str, str] | None) -> None:
+    asked = read_event_question(question)
+    if events is None:
+        assert asked is None
+    else:
+        assert asked is not None and asked.until is not None
+        assert (asked.event.phrase, asked.until.phrase, asked.rest) == (*events, "")
 
 
 def test_a_period_with_results_is_not_also_said_to_hold_no_sessions() -> None:

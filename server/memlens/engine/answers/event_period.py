@@ -14,6 +14,7 @@ which day it took and, when mentions disagree, why (`PeriodEvent`). An event no 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
@@ -35,6 +36,9 @@ from memlens.engine.ranking.event_dates import STATED_MENTIONS, EventDay, event_
 from memlens.wire import PeriodEvent, StatedDay, UnnamedEvent
 
 MENTIONS_READ = 20  # an event's best matches read for those this search may show
+_ASKS_WHAT_WAS_DONE = re.compile(
+    r"\b(?:do|did|done|doing|work|worked|working|happen|happened|discuss|discussed|talk|talked|go|went|get|got)\b", re.I
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +55,13 @@ def read_event_question(text: str) -> EventQuestion | None:
     """The event-relative days `text` asks about when the rest of it asks about a period; None otherwise."""
     spans = event_spans(text)
     events = anchored_events(text)
-    if len(spans) == 1 and not events:  # "between the offsite and the launch"
+    if len(spans) == 1 and not events:  # "what did we do between the offsite and the launch"
         span = spans[0]
         rest = other_words(without_dates(f"{text[: span.start]} {text[span.end :]}"))
-        return EventQuestion(span.first, " ".join(rest), span.last) if len(rest) <= MAX_OTHER_WORDS else None
+        # "between" is as often no time ("the difference between the old parser and the new one", "the cache sits
+        # between the client and the database"): days only when the question asks what was done, and nothing else
+        asks = _ASKS_WHAT_WAS_DONE.search(text[: span.start])
+        return EventQuestion(span.first, "", span.last) if asks and not rest else None
     if spans or len(events) != 1:  # two offsets ("between the launch and the week after the offsite"): a search's
         return None
     event = events[0]

@@ -187,14 +187,15 @@ _ANCHORED = re.compile(
     r"(?:the|my|his|her|their|our|your)\s+([^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,3})",
     re.I,
 )
-# "between the offsite and the launch", "after the offsite until the launch", "from the demo to the release": the days
-# from one event's day to the other's
+# "between the offsite and the launch", "from the offsite to the launch", "after the offsite until the launch": the
+# days from one event's day to the other's ("to" only after "from": "after the visit to the hospital" is one event)
 _EVENT_DETERMINER = r"(?:the|my|his|her|their|our|your)"
 _EVENT_NAME = r"([^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,3})"
-_EVENT_ENDS = r"(?:to|until|till|through|thru|up\s+to|up\s+until|before)"
+_EVENT_ENDS = r"(?:until|till|through|thru|up\s+to|up\s+until|before)"
 _BETWEEN_EVENTS = re.compile(
-    rf"\b(?:(between)\s+{_EVENT_DETERMINER}\s+{_EVENT_NAME}\s+and|(from|after|since)\s+{_EVENT_DETERMINER}\s+"
-    rf"{_EVENT_NAME}\s+{_EVENT_ENDS})\s+{_EVENT_DETERMINER}\s+{_EVENT_NAME}",
+    rf"\b(?:between\s+{_EVENT_DETERMINER}\s+{_EVENT_NAME}\s+and|from\s+{_EVENT_DETERMINER}\s+{_EVENT_NAME}\s+"
+    rf"(?:to|{_EVENT_ENDS})|(?:after|since)\s+{_EVENT_DETERMINER}\s+{_EVENT_NAME}\s+{_EVENT_ENDS})\s+"
+    rf"{_EVENT_DETERMINER}\s+{_EVENT_NAME}",
     re.I,
 )
 _WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
@@ -294,9 +295,8 @@ def event_spans(text: str) -> list[EventSpan]:
     each event's words stop as `anchored_events`' do, and a span whose either end is no event's words is skipped."""
     spans: list[EventSpan] = []
     for m in _BETWEEN_EVENTS.finditer(text):
-        first_group = 2 if m[1] else 4
-        first_words, _ = _event_words(m, first_group)
-        last_words, end = _event_words(m, 5)
+        first_words, _ = _event_words(m, next(group for group in (1, 2, 3) if m[group]))
+        last_words, end = _event_words(m, 4)
         if not first_words or not last_words or {first_words, last_words} & _NO_EVENT:
             continue
         said = " ".join(text[m.start() : end].split())
