@@ -7,7 +7,8 @@ few), asks every question of bench/data/day_questions.json at its own "now" in U
 - answered: the share of questions with any hit.
 The same numbers for the plain search (the period answer turned off) are reported beside them as `search`.
 `--synthetic` asks bench/data/day_questions_synthetic.json over the committed synthetic transcripts
-(tests/fixtures/transcripts) instead: what a clone without ../shared can run.
+(tests/fixtures/transcripts, and tests/fixtures/event_days: events stated relative to the day written) instead: what
+a clone without ../shared can run.
 
     python -m bench.days [--json] [--split tune|heldout|all] [--synthetic]
 """
@@ -34,7 +35,9 @@ from memlens.settings import Settings
 REPO = Path(__file__).resolve().parents[1]
 TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
 QUESTIONS = REPO / "bench" / "data" / "day_questions.json"
-SYNTHETIC_TRANSCRIPTS = REPO / "tests" / "fixtures" / "transcripts"
+# the committed synthetic transcripts, and days whose events are stated relative to the day written ("launch
+# tomorrow!") or between two events (tests/transcript_fixtures.EVENT_DAYS)
+SYNTHETIC_TRANSCRIPTS = (REPO / "tests" / "fixtures" / "transcripts", REPO / "tests" / "fixtures" / "event_days")
 SYNTHETIC_QUESTIONS = REPO / "bench" / "data" / "day_questions_synthetic.json"
 DEFAULT_NOW = "2026-06-01T12:00:00Z"  # after every session: absolute dates read as written
 
@@ -96,7 +99,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def evaluate(
-    splits: Sequence[str], transcripts: Path = TRANSCRIPTS, questions_file: Path = QUESTIONS
+    splits: Sequence[str], transcripts: Path | Sequence[Path] = TRANSCRIPTS, questions_file: Path = QUESTIONS
 ) -> dict[str, Any]:
     questions = json.loads(questions_file.read_text(encoding="utf-8"))
     settings = Settings()
@@ -107,7 +110,8 @@ def evaluate(
     with tempfile.TemporaryDirectory(prefix="memlens-days-") as tmp:
         workspace = Path(tmp) / "ws"
         workspace.mkdir()
-        engine = Engine([workspace], settings, [transcripts], Path(tmp) / "index", embedder=False)
+        folders = [transcripts] if isinstance(transcripts, Path) else list(transcripts)
+        engine = Engine([workspace], settings, folders, Path(tmp) / "index", embedder=False)
         try:
             engine.sync()
             for split in splits:

@@ -1,20 +1,25 @@
-"""Questions about the days around a named event ("what did we do the week before the offsite") on the real engine:
-answered as a period, the event dated by a date its mentions state (else the days they were written), the event's
-words no topic, the day taken said on every door, and an event no message names said so."""
+"""Questions about the days around a named event ("what did we do the week before the offsite") or between two
+("between the offsite and the launch") on the real engine: answered as a period, each event dated by a date its
+mentions state, as written or relative to the day written ("launch tomorrow!"; else the days they were written), the
+event's words no topic, the day taken and why said on every door, and an event no message names said so."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from memlens.cli.answer_notes import answer_notes
+from memlens.engine.answers.event_period import read_event_question
 from memlens.engine.engine import Engine
 from memlens.engine.ranking.dates import epoch_day
 from memlens.engine.ranking.event_dates import event_windows
 from memlens.mcp.render import render_search
 from memlens.settings import Settings
 from memlens.wire import SearchResponse
-from transcript_fixtures import one_message_days
+from transcript_fixtures import EVENT_DAYS, EVENT_DAYS_FOLDER, one_message_days
 
 OFFSITE_WEEK = ("2026-02-13", "2026-02-19")
 
@@ -61,6 +66,20 @@ def test_other_words_are_searched_within_the_events_week(example: Engine) -> Non
     assert "period" not in longer
 
 
+def test_the_days_between_two_events_of_the_example(example: Engine) -> None:
+    """README's example: from the refund incident ("The 10 Feb refund incident") to the offsite, both days said."""
+    example.settings.display.time_zone = "UTC"
+    response = example.search("what did we do between the refund incident and the offsite")
+    period = response["period"]
+    assert (period["since"][:10], period["until"][:10]) == ("2026-02-10", "2026-02-20")
+    assert (period["event"]["event"], period["event"]["day"]) == ("refund incident", "2026-02-10")
+    assert (period["endEvent"]["event"], period["endEvent"]["day"]) == ("offsite", "2026-02-20")
+    days = _days_of(response)
+    assert days and all("2026-02-10" <= day <= "2026-02-20" for day in days), days
+    notes = answer_notes(response)
+    assert f'the refund incident: Tue 10 Feb 2026 (stated in {period["event"]["statedIn"]}: "10 Feb")' in notes
+
+
 def test_an_event_no_message_names_is_said_not_answered_with_another_week(example: Engine) -> None:
     response = example.search("what did we do the week before the hackathon")
     assert response["results"] == []
@@ -84,8 +103,8 @@ SESSIONS = {  # the launch is planned on March 1 and 3 for March 20; nothing men
 }
 
 
-def _engine(tmp_path: Path) -> Engine:
-    folder = one_message_days(tmp_path / "transcripts", SESSIONS)
+def _engine(tmp_path: Path, sessions: Mapping[str, tuple[datetime, str]] = SESSIONS) -> Engine:
+    folder = one_message_days(tmp_path / "transcripts", sessions)
     settings = Settings()
     settings.transcripts.agent_defaults = False
     settings.display.time_zone = "UTC"
@@ -107,3 +126,110 @@ def test_a_date_the_mentions_state_dates_the_event_not_the_days_they_were_writte
             "billing two days before the launch", engine.retriever.keyword, engine.catalog, mentions=2
         )
         assert windows == [(day - 3, day - 1)]
+
+
+def test_an_event_stated_relative_to_the_day_written_is_dated_from_that_day(tmp_path: Path) -> None:
+    with _engine(tmp_path, EVENT_DAYS) as engine:
+        response = engine.search("what did we do the day before the launch", mode="keyword")
+    event = response["period"]["event"]
+    # "next Tuesday" on Mon 4 Mar, "tomorrow" on Mon 11 Mar, "yesterday" on Wed 13 Mar: all Tue 12 Mar, not the days
+    # they were written
+    assert (event["day"], event["stated"], event["statedOn"]) == ("2024-03-12", "tomorrow", "2024-03-11")
+    assert "otherDays" not in event  # "Demo in two days" is another sentence's
+    assert _days_of(response) == {"2024-03-11"}
+    said = f'the launch: Tue 12 Mar 2024 (stated in {event["statedIn"]} on Mon 11 Mar: "tomorrow")'
+    notes = answer_notes(response)
+    assert said in notes and not any(line.startswith("no sessions") for line in notes)
+    assert f"The launch: Tue 12 Mar 2024 (stated in {event['statedIn']} on Mon 11 Mar" in render_search(dict(response))
+
+
+def test_mentions_that_disagree_are_said_with_the_reason_for_the_day_taken(tmp_path: Path) -> None:
+    with _engine(tmp_path, EVENT_DAYS) as engine:
+        response = engine.search("what did we do the day after the demo", mode="keyword")
+    event = response["period"]["event"]
+    # "in two days" on Mon 4 Mar, "on Thursday now" on Tue 5 Mar: one each, the latest statement taken
+    assert (event["day"], event["chosenBy"], event["mentions"]) == ("2024-03-07", "latest", 1)
+    assert event["otherDays"] == [{"day": "2024-03-06", "mentions": 1}]
+    note = (
+        f'the demo: Thu 07 Mar 2024 (stated in {event["statedIn"]} on Tue 05 Mar: "on Thursday"; the latest'
+        " statement: 1 of 2, 1 says Wed 06 Mar)"
+    )
+    assert note in answer_notes(response)
+
+
+def test_the_days_between_two_events_run_from_ones_day_to_the_others(tmp_path: Path) -> None:
+    with _engine(tmp_path, EVENT_DAYS) as engine:
+        between = engine.search("what did we do between the offsite and the launch", mode="keyword")
+        until = engine.search("what did we do after the offsite until the launch", mode="keyword")
+        reversed_ = engine.search("what did we do between the launch and the offsite", mode="keyword")
+        unnamed = engine.search("what did we do between the offsite and the hackathon", mode="keyword")
+    for response in (between, until, reversed_):
+        period = response["period"]
+        assert (period["since"][:10], period["until"][:10]) == ("2024-03-01", "2024-03-12")
+        assert _days_of(response) == {"2024-03-04", "2024-03-05", "2024-03-08", "2024-03-11"}  # not its planning
+    period = between["period"]
+    assert (period["event"]["event"], period["event"]["day"]) == ("offsite", "2024-03-01")
+    assert (period["endEvent"]["event"], period["endEvent"]["day"]) == ("launch", "2024-03-12")
+    notes = answer_notes(between)
+    assert notes[1].startswith("the offsite: Fri 01 Mar 2024 (stated in") and notes[1].endswith(
+        'on Thu 29 Feb: "tomorrow")'
+    )
+    assert notes[2].startswith("the launch: Tue 12 Mar 2024 (stated in")
+    rendered = render_search(dict(between))
+    assert "The offsite: Fri 01 Mar 2024" in rendered and "The launch: Tue 12 Mar 2024" in rendered
+    # the second event named nowhere: said so, as the first would be
+    assert unnamed["results"] == [] and "period" not in unnamed
+    assert unnamed["unnamedEvent"] == {
+        "event": "hackathon",
+        "offset": "between the offsite and the hackathon",
+        "end": "end",
+    }
+    assert (
+        unnamed["note"] == 'no message names "hackathon": no day for the end of "between the offsite and the hackathon"'
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "events"),
+    [
+        ("what did we do between the offsite and the launch", ("offsite", "launch")),
+        ("what did we work on from the offsite to the launch", ("offsite", "launch")),
+        ("what happened after the offsite until the launch", ("offsite", "launch")),
+        ("what is the difference between the old parser and the new parser", None),  # no days asked about
+        ("how does the cache sit between the client and the database", None),
+        ("what did we decide between the offsite and the launch", None),  # another word: a search
+        ("what did we do after the visit to the hospital", None),  # one event: "to" ends no span after "after"
+        ("what did we do between the first and the second deploy", None),
+        ("what did we do between the 2nd and the 5th", None),  # days of a month, read as such
+    ],
+)
+def test_a_question_about_the_days_between_two_events(question: str, events: tuple[str, str] | None) -> None:
+    asked = read_event_question(question)
+    if events is None:
+        assert asked is None
+    else:
+        assert asked is not None and asked.until is not None
+        assert (asked.event.phrase, asked.until.phrase, asked.rest) == (*events, "")
+
+
+def test_a_period_with_results_is_not_also_said_to_hold_no_sessions() -> None:
+    response: SearchResponse = {
+        "query": "what did we do on March 3",
+        "mode": "keyword",
+        "results": [{"timestamp": "2024-03-03T09:00:00+00:00"}],  # type: ignore[typeddict-item]
+        "totalResults": 1,
+        "searchTimeMs": 1.0,
+        "indexing": False,
+        "withheld": 0,
+        "period": {"since": "2024-03-03T00:00:00+00:00", "until": "2024-03-03T23:59:59+00:00", "timeZone": "UTC"},
+    }
+    assert answer_notes(response) == ["sessions from 2024-03-03T00:00 to 2024-03-03T23:59 (UTC)"]
+
+
+def test_the_committed_event_days_are_what_one_message_days_writes(tmp_path: Path) -> None:
+    """bench.days --synthetic reads tests/fixtures/event_days: the sessions these tests ask about."""
+    written = one_message_days(tmp_path / "openclaw", EVENT_DAYS)
+    committed = EVENT_DAYS_FOLDER / "openclaw"
+    assert sorted(p.name for p in committed.iterdir()) == sorted(p.name for p in written.iterdir())
+    for path in written.iterdir():
+        assert (committed / path.name).read_bytes() == path.read_bytes(), path.name

@@ -619,10 +619,10 @@ def test_an_unknown_time_zone_is_refused_and_the_machines_kept() -> None:
 
 REPO = Path(__file__).resolve().parents[1]
 # bench/days.py's question set over ../shared when present, and its twin over the committed synthetic transcripts
-DAY_CORPORA = {
+DAY_CORPORA: dict[str, tuple[Path | tuple[Path, ...], Path]] = {
     "real": (FIXTURES, REPO / "bench" / "data" / "day_questions.json"),
     "synthetic": (
-        REPO / "tests" / "fixtures" / "transcripts",
+        (REPO / "tests" / "fixtures" / "transcripts", REPO / "tests" / "fixtures" / "event_days"),
         REPO / "bench" / "data" / "day_questions_synthetic.json",
     ),
 }

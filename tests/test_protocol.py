@@ -34,6 +34,8 @@ from memlens.engine.vectors.embedder import Embedder
 from memlens.lsp.commands import COMMANDS
 from memlens.lsp.state import ServerState
 from memlens.requests import SearchFilterRequest, wire_names
+from memlens.settings import Settings
+from transcript_fixtures import EVENT_DAYS, one_message_days
 
 PROTOCOL = REPO / "client" / "src" / "protocol.ts"
 DOCS = REPO / "docs" / "lsp-api.md"
@@ -268,6 +270,8 @@ def answers(
         search.append(engine.search("what did we do on February 10 and 12?"))  # a list of days: `parts`
         search.append(engine.search("what did we do the week before the offsite"))  # days around an event: `event`
         search.append(engine.search("what did we do the week before the hackathon"))  # named nowhere: `unnamedEvent`
+        search.append(engine.search("what did we do between the refund incident and the offsite"))  # `endEvent`
+        search.append(engine.search("what did we do between the offsite and the hackathon"))  # `unnamedEvent.end`
         search.append(engine.search("pgbouncer pool\n" * 400))  # longer than a query's bound: `leftOut`
         search.append(engine.search("what did we do on February 30?"))  # no such day: `unreadDates`
         search.append(engine.search("what did we do on 10/02/2026?"))  # two days: `ambiguousDates`
@@ -326,6 +330,16 @@ def answers(
     with Engine([workspace], example_settings(), index_dir=index_dir, embedder=False) as keyword_only:
         out["SearchResponse"].append(keyword_only.search("dead-letter queue", explain=True))
         out["StatsResponse"].append(keyword_only.stats())
+
+    # events the example states by date only: one stated relative to the day written ("tomorrow": `statedOn`) and
+    # one whose mentions disagree (`mentions`, `otherDays`, `chosenBy`)
+    events, bare = one_message_days(root / "event-days", EVENT_DAYS), root / "event-workspace"
+    bare.mkdir()
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    with Engine([bare], settings, [events], index_dir=root / "event-index", embedder=False) as dated:
+        dated.sync()
+        out["SearchResponse"].append(dated.search("what did we do the day after the demo"))
 
     # a folder the index remembers that these settings do not name: listed, told, then removed
     extra = root / "extra-transcripts"

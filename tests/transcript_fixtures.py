@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ HERE = Path(__file__).resolve().parent
 TRANSCRIPTS = SHARED / "fixtures" / "transcripts"  # real, when ../shared is present
 SYNTHETIC = HERE / "fixtures" / "transcripts"  # committed: one tree of every format
 INCREMENTAL = HERE / "fixtures" / "incremental"  # committed: a session in two steps (turn-1 is a prefix of turn-2)
+EVENT_DAYS_FOLDER = HERE / "fixtures" / "event_days"  # committed: EVENT_DAYS as one_message_days writes it (bench.days)
 ROOTS = {"shared": TRANSCRIPTS, "synthetic": SYNTHETIC, "incremental": INCREMENTAL}
 
 
@@ -49,6 +50,25 @@ def counts(result: ParseResult) -> tuple[int, int, int]:
 def openclaw_line(uuid: str, parent: str | None, message: dict[str, object]) -> dict[str, object]:
     """One OpenClaw transcript line holding `message`, linked to its parent line."""
     return {"type": "message", "id": uuid, "parentId": parent, "timestamp": "2026-02-26T14:29:54Z", "message": message}
+
+
+# One OpenClaw session a day whose events are stated only relative to the day each message was written: the offsite
+# "tomorrow" on Thu 29 Feb (Fri 1 Mar); the launch "next Tuesday" on Mon 4 Mar, "tomorrow" on Mon 11 Mar and
+# "yesterday" on Wed 13 Mar (all Tue 12 Mar); the demo "in two days" on Mon 4 Mar (Wed 6 Mar), then "on Thursday now"
+# on Tue 5 Mar (Thu 7 Mar): one mention each, the later statement the one to take.
+EVENT_DAYS = {
+    "r1": (datetime(2024, 2, 27, 9, tzinfo=UTC), "Rewrote the billing export to stream its rows."),
+    "r2": (datetime(2024, 2, 29, 9, tzinfo=UTC), "Offsite tomorrow! I bring the incident timeline."),
+    "r3": (
+        datetime(2024, 3, 4, 9, tzinfo=UTC),
+        "Reminder: the launch is next Tuesday, Sam books the room. Demo in two days.",
+    ),
+    "r4": (datetime(2024, 3, 5, 9, tzinfo=UTC), "Fixed the flaky login test; the demo is on Thursday now."),
+    "r5": (datetime(2024, 3, 8, 9, tzinfo=UTC), "Paired on the search index rebuild; the shard count stays at four."),
+    "r6": (datetime(2024, 3, 11, 9, tzinfo=UTC), "Launch tomorrow! Final checks on the press kit."),
+    "r7": (datetime(2024, 3, 13, 9, tzinfo=UTC), "The launch was yesterday and went fine; error rates flat."),
+    "r8": (datetime(2024, 3, 14, 9, tzinfo=UTC), "Lunch with Sam; we talked about the garden."),
+}
 
 
 def one_message_days(folder: Path, sessions: Mapping[str, tuple[datetime, str]]) -> Path:

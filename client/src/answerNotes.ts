@@ -37,18 +37,34 @@ export function unreadDateNote(unread: UnreadDate): string {
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
+/** `Fri 20 Feb 2026` (or without the year) for a YYYY-MM-DD day, in English whatever the locale. */
+function shownDay(iso: string, withYear = true): string {
+  const [year, month, day] = iso.split('-').map(Number);
+  const weekday = WEEKDAYS[new Date(Date.UTC(year, month - 1, day)).getUTCDay()];
+  const shown = `${weekday} ${String(day).padStart(2, '0')} ${MONTHS[month - 1].slice(0, 3)}`;
+  return withYear ? `${shown} ${year}` : shown;
+}
+
 /**
- * `the offsite: Fri 20 Feb 2026 (stated in 9d3b6e21:f1d2721b: "Friday 20 Feb")`, or `(the day its mentions were
- * written)` when none states a date (the CLI's `event_day_note`).
+ * `the offsite: Fri 20 Feb 2026 (stated in 9d3b6e21:f1d2721b: "Friday 20 Feb")`; said relative to the day the message
+ * was written, that day too (`stated in s1:m1 on Thu 19 Feb: "tomorrow"`); `(the day its mentions were written)` when
+ * none states a date; mentions that state other days counted, and why this one was taken (the CLI's
+ * `event_day_note`).
  */
 export function eventDayNote(event: PeriodEvent): string {
-  const [year, month, day] = event.day.split('-').map(Number);
-  const weekday = WEEKDAYS[new Date(Date.UTC(year, month - 1, day)).getUTCDay()];
-  const shown = `${weekday} ${String(day).padStart(2, '0')} ${MONTHS[month - 1].slice(0, 3)} ${year}`;
-  const why = event.stated && event.statedIn
-    ? `stated in ${event.statedIn}: "${event.stated}"`
-    : 'the day its mentions were written';
-  return `the ${event.event}: ${shown} (${why})`;
+  let why = 'the day its mentions were written';
+  if (event.stated && event.statedIn) {
+    const on = event.statedOn ? ` on ${shownDay(event.statedOn, false)}` : '';
+    why = `stated in ${event.statedIn}${on}: "${event.stated}"`;
+  }
+  if (event.otherDays?.length) {
+    const mentions = event.mentions ?? 0;
+    const total = mentions + event.otherDays.reduce((sum, other) => sum + other.mentions, 0);
+    const reason = event.chosenBy === 'latest' ? 'the latest statement' : 'most mentions';
+    const others = event.otherDays.map((other) => `${other.mentions} says ${shownDay(other.day, false)}`).join(', ');
+    why += `; ${reason}: ${mentions} of ${total}, ${others}`;
+  }
+  return `the ${event.event}: ${shownDay(event.day)} (${why})`;
 }
 
 const MONTHS = [
@@ -81,8 +97,10 @@ export function searchNotes(
   if (response.note?.trim()) {
     notes.push(response.note.trim());
   }
-  if (response.period?.event) {
-    notes.push(eventDayNote(response.period.event));
+  for (const event of [response.period?.event, response.period?.endEvent]) {
+    if (event) {
+      notes.push(eventDayNote(event));
+    }
   }
   if (response.leftOut) {
     notes.push(leftOutNote(response.leftOut, 'query'));

@@ -187,6 +187,15 @@ export interface Period {
   sessionsWritten?: number;
   /** the days are counted from an event ("the week before the offsite"): its day */
   event?: PeriodEvent;
+  /** days between two events ("between the offsite and the launch"): the second (`event` is the first) */
+  endEvent?: PeriodEvent;
+}
+
+/** Another day the mentions of an event state than the one taken, and how many of them state it. */
+export interface StatedDay {
+  /** YYYY-MM-DD */
+  day: string;
+  mentions: number;
 }
 
 /** The event a question counts its days from ("the week before the offsite") and the day it was taken to be: a date
@@ -194,7 +203,7 @@ export interface Period {
 export interface PeriodEvent {
   /** the event's words as the query names them ("offsite") */
   event: string;
-  /** the days from it, as the query says them ("the week before") */
+  /** the days from it, as the query says them ("the week before"; "between the offsite and the launch") */
   offset: string;
   /** the event's day (YYYY-MM-DD) */
   day: string;
@@ -202,14 +211,24 @@ export interface PeriodEvent {
   stated?: string;
   /** that message: its reference (SESSION:MESSAGE), or a note's relPath:line */
   statedIn?: string;
+  /** the day that message was written (YYYY-MM-DD), when what it states is relative to it ("tomorrow", "on Friday") */
+  statedOn?: string;
+  /** when mentions state other days: how many state this one */
+  mentions?: number;
+  /** ...the other days stated, most first */
+  otherDays?: StatedDay[];
+  /** ...and why this day was taken: more mentions state it, or as many state another and this was stated last */
+  chosenBy?: 'most' | 'latest';
 }
 
 /** An event a question counts its days from that no message this search may show names: no day was read. */
 export interface UnnamedEvent {
   /** the event's words as the query names them ("offsite") */
   event: string;
-  /** the days from it, as the query says them ("the week before") */
+  /** the days from it, as the query says them ("the week before"; "between the offsite and the launch") */
   offset: string;
+  /** which end of days between two events it is ("between the offsite and the launch") */
+  end?: 'start' | 'end';
 }
 
 /** A search's `since`/`until` window that holds no message at all: nothing was searched (the answer's note says

@@ -37,6 +37,22 @@ describe('what an answer says about itself (the CLI notes)', () => {
     assert.deepEqual(searchNotes(answer({ period })), []);
   });
 
+  it('says a relative statement with the day it was written, mentions that disagree, and both ends of a span', () => {
+    const period = { since: '2024-03-01T00:00:00+00:00', until: '2024-03-12T23:59:59+00:00', timeZone: 'UTC' };
+    const offset = 'between the offsite and the launch';
+    const offsite = { event: 'offsite', offset, day: '2024-03-01', stated: 'tomorrow', statedIn: 'r2:m1', statedOn: '2024-02-29' };
+    const launch = {
+      event: 'launch', offset, day: '2024-03-12', stated: 'next Tuesday', statedIn: 'r3:m1', statedOn: '2024-03-04',
+      mentions: 2, otherDays: [{ day: '2024-03-06', mentions: 1 }], chosenBy: 'most' as const,
+    };
+    assert.deepEqual(searchNotes(answer({ period: { ...period, event: offsite, endEvent: launch } })), [
+      'the offsite: Fri 01 Mar 2024 (stated in r2:m1 on Thu 29 Feb: "tomorrow")',
+      'the launch: Tue 12 Mar 2024 (stated in r3:m1 on Mon 04 Mar: "next Tuesday"; most mentions: 2 of 3, 1 says Wed 06 Mar)',
+    ]);
+    const latest = { ...launch, mentions: 1, chosenBy: 'latest' as const };
+    assert.match(searchNotes(answer({ period: { ...period, event: latest } }))[0], /; the latest statement: 1 of 2, 1 says Wed 06 Mar\)$/);
+  });
+
   it("passes the server's note on as written (keyword-only search, an unreachable team index)", () => {
     const note = 'no embedding model (no vectors yet); keyword search only';
     assert.deepEqual(searchNotes(answer({ note })), [note]);

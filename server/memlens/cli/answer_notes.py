@@ -92,13 +92,13 @@ def answer_notes(response: SearchResponse, narrowed: Sequence[str] = ()) -> list
         span = f"{_days_named(period)} ({period['timeZone']})"
         if response["results"]:
             lines.append(f"sessions {span}")
-        if "event" in period:  # counted from an event: the day it was taken to be, and why
-            lines.append(event_day_note(period["event"]))
         elif "sessionsWritten" in period:  # the other words matched nothing written then: the note says so
             lines.append(response.get("note") or f"{period['sessionsWritten']} sessions {span}")
         else:
             lines.append(f"no sessions {span}")
             lines.append(_nearest(period))
+        # counted from an event, or between two: the day each was taken to be, and why
+        lines += [event_day_note(event) for event in (period.get("event"), period.get("endEvent")) if event]
     left_out = response.get("leftOut")
     if left_out is not None:
         lines.append(left_out_note(left_out, "query"))

@@ -235,9 +235,10 @@ def render_search(data: dict[str, Any]) -> str:
         parts = period.get("parts") or [period]
         days = " and ".join(f"from {part['since']} to {part['until']}" for part in parts)
         lines.insert(1, f"Sessions {days} ({period['timeZone']}).")
-        if period.get("event"):  # counted from an event: the day it was taken to be, and why
-            said = event_day_note(period["event"])
-            lines.insert(2, f"{said[0].upper()}{said[1:]}.")
+        events = [period[end] for end in ("event", "endEvent") if period.get(end)]  # counted from one, or between
+        for at, event in enumerate(events, start=2):  # the day each was taken to be, and why
+            said = event_day_note(event)
+            lines.insert(at, f"{said[0].upper()}{said[1:]}.")
         if not results and "sessionsWritten" not in period:  # with it, the note says what the period held
             lines.insert(2, _nearest_sentence(period))
     if data.get("withheld"):

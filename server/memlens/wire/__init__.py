@@ -49,6 +49,7 @@ from memlens.wire.search import (
     PeriodPart,
     SearchResponse,
     SearchResult,
+    StatedDay,
     UnnamedEvent,
     UnreadDate,
 )
@@ -118,6 +119,7 @@ __all__ = [
     "SessionsResponse",
     "SourceFolder",
     "SourcesResponse",
+    "StatedDay",
     "UnnamedEvent",
     "StatsResponse",
     "SummariesDescribeParams",

@@ -15,22 +15,37 @@ class PeriodPart(TypedDict):
     until: str  # ISO-8601 time of its last day's end
 
 
+class StatedDay(TypedDict):
+    """Another day the mentions of an event state than the one taken, and how many of them state it."""
+
+    day: str  # YYYY-MM-DD
+    mentions: int
+
+
 class PeriodEvent(TypedDict):
     """The event a question counts its days from ("the week before the offsite") and the day it was taken to be: a
     date its mentions state near its words, else the day they were written."""
 
     event: str  # the event's words as the query names them ("offsite")
-    offset: str  # the days from it, as the query says them ("the week before")
+    offset: str  # the days from it, as the query says them ("the week before"; "between the offsite and the launch")
     day: str  # the event's day (YYYY-MM-DD)
     stated: NotRequired[str]  # the date as a message states it ("Friday 20 Feb"; absent: dated by when written)
     statedIn: NotRequired[str]  # that message: its reference (SESSION:MESSAGE), or a note's relPath:line
+    # the day that message was written (YYYY-MM-DD), when what it states is relative to it ("tomorrow", "on Friday")
+    statedOn: NotRequired[str]
+    # when mentions state other days: how many state this one, the others (most first), and why this one was taken
+    # ("most": more mentions state it; "latest": as many state another, and this one was stated last)
+    mentions: NotRequired[int]
+    otherDays: NotRequired[list[StatedDay]]
+    chosenBy: NotRequired[Literal["most", "latest"]]
 
 
 class UnnamedEvent(TypedDict):
     """An event a question counts its days from that no message this search may show names: no day was read."""
 
     event: str  # the event's words as the query names them ("offsite")
-    offset: str  # the days from it, as the query says them ("the week before")
+    offset: str  # the days from it, as the query says them ("the week before"; "between the offsite and the launch")
+    end: NotRequired[Literal["start", "end"]]  # of days between two events ("between the offsite and the launch")
 
 
 class Period(TypedDict):
@@ -46,6 +61,7 @@ class Period(TypedDict):
     # messages withheld; the answer's note says so)
     sessionsWritten: NotRequired[int]
     event: NotRequired[PeriodEvent]  # the days are counted from an event ("the week before the offsite"): its day
+    endEvent: NotRequired[PeriodEvent]  # days between two events ("between the offsite and the launch"): the second
 
 
 class EmptyWindow(TypedDict):

@@ -1,17 +1,20 @@
 """Questions about the days around a named event ("what did we do the week before the offsite", "what was I doing two
-days after the launch"): answered as a question about those days is (period.py), once the event is dated.
+days after the launch") or between two ("what did we do between the offsite and the launch"): answered as a question
+about those days is (period.py), once the events are dated.
 
-The event's words are no topic of the question: what is left once the offset and the event are taken out decides,
+The events' words are no topic of the question: what is left once the offset and the events are taken out decides,
 as for any period question, whether it asks about the period (at most period.MAX_OTHER_WORDS other words: "what
 did we decide about naming the week before the offsite" searches "decide naming" within that week) or is a search
-whose date boost reads the event's days (ranking/event_dates.py). The event is dated by a date its best matches
-state near its words, else by the days they were written (`event_dates.event_days`), reading only messages this
-search may show; the answer says which day it took (`PeriodEvent`). An event no message names is said so
+whose date boost reads the event's days (ranking/event_dates.py). An event is dated by a date its best matches
+state near its words, as written or relative to the day the message was written ("offsite tomorrow!"), else by the
+days they were written (`event_dates.event_days`), reading only messages this search may show; the answer says
+which day it took and, when mentions disagree, why (`PeriodEvent`). An event no message names is said so
 (`UnnamedEvent`), never answered with some other week.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
@@ -28,25 +31,38 @@ from memlens.engine.answers.period import (
 from memlens.engine.catalog import Catalog
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.keyword_index import KeywordIndex
-from memlens.engine.ranking.dates import AnchoredEvent, anchored_events, epoch_day, without_dates
-from memlens.engine.ranking.event_dates import STATED_MENTIONS, event_days, event_mentions
-from memlens.wire import PeriodEvent, UnnamedEvent
+from memlens.engine.ranking.dates import AnchoredEvent, anchored_events, epoch_day, event_spans, without_dates
+from memlens.engine.ranking.event_dates import STATED_MENTIONS, EventDay, event_days, event_mentions
+from memlens.wire import PeriodEvent, StatedDay, UnnamedEvent
 
 MENTIONS_READ = 20  # an event's best matches read for those this search may show
+_ASKS_WHAT_WAS_DONE = re.compile(
+    r"\b(?:do|did|done|doing|work|worked|working|happen|happened|discuss|discussed|talk|talked|go|went|get|got)\b", re.I
+)
 
 
 @dataclass(frozen=True, slots=True)
 class EventQuestion:
-    """A question about the days around an event, and its words that are neither the event, the offset nor asking."""
+    """A question about the days around an event, or between two, and its words that are neither the events, the
+    offset nor asking."""
 
     event: AnchoredEvent
     rest: str
+    until: AnchoredEvent | None = None  # days between two events: the second ("between the offsite and the launch")
 
 
 def read_event_question(text: str) -> EventQuestion | None:
     """The event-relative days `text` asks about when the rest of it asks about a period; None otherwise."""
+    spans = event_spans(text)
     events = anchored_events(text)
-    if len(events) != 1:  # two events ("between the launch and the week after the offsite"): a search's dates
+    if len(spans) == 1 and not events:  # "what did we do between the offsite and the launch"
+        span = spans[0]
+        rest = other_words(without_dates(f"{text[: span.start]} {text[span.end :]}"))
+        # "between" is as often no time ("the difference between the old parser and the new one", "the cache sits
+        # between the client and the database"): days only when the question asks what was done, and nothing else
+        asks = _ASKS_WHAT_WAS_DONE.search(text[: span.start])
+        return EventQuestion(span.first, "", span.last) if asks and not rest else None
+    if spans or len(events) != 1:  # two offsets ("between the launch and the week after the offsite"): a search's
         return None
     event = events[0]
     rest = other_words(without_dates(f"{text[: event.start]} {text[event.end :]}"))
@@ -66,13 +82,15 @@ def event_period(
     mentions: int,
     name: Callable[[int], str],
 ) -> PeriodQuestion | UnnamedEvent:
-    """The days the question names, the event dated by the messages this search may show that mention it; `name`:
-    how the answer refers to the message that states its day. An `UnnamedEvent` when none mentions it."""
-    event = question.event
-    found = event_mentions(event, keyword, catalog, limit=MENTIONS_READ)
-    rows = catalog.result_rows([m.unit_id for m in found])
-    shown = [m for m in found if (row := rows.get(m.unit_id)) is not None and visible(row, filters, hides)]
-    shown = shown[:STATED_MENTIONS]
+    """The days the question names, each event dated by the messages this search may show that mention it; `name`:
+    how the answer refers to the message that states its day. An `UnnamedEvent` when none mentions one."""
+
+    def dated(event: AnchoredEvent) -> EventDay | None:
+        found = event_mentions(event, keyword, catalog, limit=MENTIONS_READ)
+        rows = catalog.result_rows([m.unit_id for m in found])
+        shown = [m for m in found if (row := rows.get(m.unit_id)) is not None and visible(row, filters, hides)]
+        days = event_days(event.phrase, shown[:STATED_MENTIONS], written=max(1, mentions), day=local_day)
+        return days[0] if days else None  # the stated day, or the day its best match was written
 
     def local_day(ts: float) -> int | None:
         try:
@@ -80,22 +98,52 @@ def event_period(
         except (OverflowError, OSError, ValueError):
             return None
 
-    days = event_days(event.phrase, shown, written=max(1, mentions), day=local_day)
-    if not days:
-        return {"event": event.phrase, "offset": event.offset}
-    taken = days[0]  # the stated day, or the day its best match was written
-    first, last = event.window(taken.day, slack=False)
-    said: PeriodEvent = {"event": event.phrase, "offset": event.offset, "day": _iso_day(taken.day)}
-    if taken.stated and taken.unit_id is not None:
-        said["stated"] = taken.stated
-        said["statedIn"] = name(taken.unit_id)
+    event, until = question.event, question.until
+    taken = dated(event)
+    if taken is None:
+        unnamed: UnnamedEvent = {"event": event.phrase, "offset": event.offset}
+        if until is not None:
+            unnamed["end"] = "start"
+        return unnamed
+    said = _said(event, taken, name)
+    if until is None:
+        first, last = event.window(taken.day, slack=False)
+        return _period(first, last, question.rest, zone, event=said)
+    ends = dated(until)
+    if ends is None:
+        return {"event": until.phrase, "offset": until.offset, "end": "end"}
+    first, last = sorted((taken.day, ends.day))  # "between" reads both ways; each day is said
+    return _period(first, last, question.rest, zone, event=said, end_event=_said(until, ends, name))
+
+
+def _period(
+    first: int, last: int, rest: str, zone: tzinfo, *, event: PeriodEvent, end_event: PeriodEvent | None = None
+) -> PeriodQuestion:
+    """The days from `first` to `last` (epoch days, both included) in `zone`."""
     return PeriodQuestion(
         since=midnight(first, zone),
         until=midnight(last + 1, zone) - 0.001,
         zone=zone_name(zone),
-        rest=question.rest,
-        event=said,
+        rest=rest,
+        event=event,
+        end_event=end_event,
     )
+
+
+def _said(event: AnchoredEvent, taken: EventDay, name: Callable[[int], str]) -> PeriodEvent:
+    """What the answer says of the day `event` was taken to be, and why."""
+    said: PeriodEvent = {"event": event.phrase, "offset": event.offset, "day": _iso_day(taken.day)}
+    if taken.stated and taken.unit_id is not None:
+        said["stated"] = taken.stated
+        said["statedIn"] = name(taken.unit_id)
+        if taken.written is not None:
+            said["statedOn"] = _iso_day(taken.written)
+    if taken.others:
+        said["mentions"] = taken.mentions
+        others: list[StatedDay] = [{"day": _iso_day(day), "mentions": count} for day, count in taken.others]
+        said["otherDays"] = others
+        said["chosenBy"] = "latest" if taken.latest else "most"
+    return said
 
 
 def _iso_day(day: int) -> str:

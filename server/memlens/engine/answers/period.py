@@ -85,6 +85,7 @@ class PeriodQuestion:
     # is all the days from `since` to `until`
     parts: tuple[tuple[float, float], ...] = ()
     event: PeriodEvent | None = None  # the event the days are counted from ("the week before the offsite")
+    end_event: PeriodEvent | None = None  # days between two events ("between the offsite and the launch"): the second
 
     def holds(self, ts: float | None) -> bool:
         """Whether a message written at `ts` was written on a day the query names."""
@@ -101,6 +102,8 @@ class PeriodQuestion:
             period["parts"] = parts
         if self.event is not None:
             period["event"] = self.event
+        if self.end_event is not None:
+            period["endEvent"] = self.end_event
         before, after = nearest
         if before is not None:
             period["nearestBefore"] = iso_time(before, zone)

@@ -27,8 +27,11 @@ weekday ("the week after Christmas", "the weekend before March 14", "the Friday 
 Tuesday": `_beside`), "the weekend of March 7", parts of a quarter ("the end of Q3"), "Q3 last year", "H2 2025" and
 "year to date"; "a week from Monday" is a plan's, no day.
 A message's dates: the day it was written, plus what its own relative words mean from that day ("yesterday", "last
-week", "two days ago", "last weekend", "next month", "last summer"). Windows are (first day, last day) as epoch days
-(UTC).
+week", "two days ago", "last weekend", "next month", "last summer"); the single day it states of an event from that
+day ("offsite tomorrow!", "the launch is next Tuesday", "demo in two days", "the offsite is on Friday":
+`stated_relative_days`). A question's named events: days counted from one ("the week before the offsite":
+`anchored_events`) or between two ("between the offsite and the launch": `event_spans`). Windows are (first day,
+last day) as epoch days (UTC).
 """
 
 from __future__ import annotations
@@ -184,6 +187,17 @@ _ANCHORED = re.compile(
     r"(?:the|my|his|her|their|our|your)\s+([^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,3})",
     re.I,
 )
+# "between the offsite and the launch", "from the offsite to the launch", "after the offsite until the launch": the
+# days from one event's day to the other's ("to" only after "from": "after the visit to the hospital" is one event)
+_EVENT_DETERMINER = r"(?:the|my|his|her|their|our|your)"
+_EVENT_NAME = r"([^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,3})"
+_EVENT_ENDS = r"(?:until|till|through|thru|up\s+to|up\s+until|before)"
+_BETWEEN_EVENTS = re.compile(
+    rf"\b(?:between\s+{_EVENT_DETERMINER}\s+{_EVENT_NAME}\s+and|from\s+{_EVENT_DETERMINER}\s+{_EVENT_NAME}\s+"
+    rf"(?:to|{_EVENT_ENDS})|(?:after|since)\s+{_EVENT_DETERMINER}\s+{_EVENT_NAME}\s+{_EVENT_ENDS})\s+"
+    rf"{_EVENT_DETERMINER}\s+{_EVENT_NAME}",
+    re.I,
+)
 _WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
 _WEEKDAY_OR_SHORT = "(" + "|".join([*WEEKDAYS, *WEEKDAY_SHORT, *WEEKEND_SHORT]) + r")\b\.?"  # "last Fri", "on Wed."
 _POSSESSIVE = r"['’]s\b"
@@ -266,29 +280,66 @@ class AnchoredEvent:
         return centre - spare, centre + spare
 
 
+@dataclass(frozen=True, slots=True)
+class EventSpan:
+    """ "between the offsite and the launch": the days from one event's day to the other's, both days included."""
+
+    first: AnchoredEvent  # the event said first, as an event with no offset (`offset`: the whole span as written)
+    last: AnchoredEvent  # the one said second
+    start: int  # where in the text the span starts ("between")
+    end: int  # ...and where the second event's words end
+
+
+def event_spans(text: str) -> list[EventSpan]:
+    """Spans between two named events ("between the offsite and the launch", "after the offsite until the launch");
+    each event's words stop as `anchored_events`' do, and a span whose either end is no event's words is skipped."""
+    spans: list[EventSpan] = []
+    for m in _BETWEEN_EVENTS.finditer(text):
+        first_words, _ = _event_words(m, next(group for group in (1, 2, 3) if m[group]))
+        last_words, end = _event_words(m, 4)
+        if not first_words or not last_words or {first_words, last_words} & _NO_EVENT:
+            continue
+        said = " ".join(text[m.start() : end].split())
+        first = AnchoredEvent(first_words, 0, 0, 0, m.start(), end, said)
+        last = AnchoredEvent(last_words, 0, 0, 0, m.start(), end, said)
+        spans.append(EventSpan(first, last, m.start(), end))
+    return spans
+
+
+# words that end a span's phrase but name no event ("between the first and the second deploy")
+_NO_EVENT = frozenset({"first", "second", "third", "last", "next", "previous", "other", "same", "start", "end"})
+
+
+def _event_words(m: re.Match[str], group: int) -> tuple[str, int]:
+    """The event's words of `m`'s `group`, lower case, up to its first stop word, month or weekday, and where they
+    end in the text ("" when the first word is one)."""
+    words: list[str] = []
+    end = m.start(group)
+    for said in re.finditer(r"\S+", m[group]):
+        word = said[0]
+        if word.lower() in STOP_WORDS or word.lower().rstrip(".") in MONTHS or word.lower() in WEEKDAYS:
+            break
+        words.append(word.lower())
+        end = m.start(group) + said.end()
+    return " ".join(words), end
+
+
 def anchored_events(text: str) -> list[AnchoredEvent]:
     """Offsets from a named event ("the day after my birthday party"); the event's words stop at the first stop
     word or month name, and a phrase made only of those is skipped (a date, not an event)."""
     events: list[AnchoredEvent] = []
     for m in _ANCHORED.finditer(text):
-        words: list[str] = []
-        end = m.start(5)
-        for said in re.finditer(r"\S+", m[5]):
-            word = said[0]
-            if word.lower() in STOP_WORDS or word.lower().rstrip(".") in MONTHS or word.lower() in WEEKDAYS:
-                break
-            words.append(word.lower())
-            end = m.start(5) + said.end()
-        if not words:
+        phrase, end = _event_words(m, 5)
+        if not phrase:
             continue
         sign = -1 if m[4].lower() == "before" else 1
         offset = " ".join(text[m.start() : m.end(4)].split())
         if m[3]:  # "the week after …"
             unit = "week" if m[3].lower() == "weekend" else m[3].lower()
-            events.append(AnchoredEvent(" ".join(words), 0, UNITS[unit], sign, m.start(), end, offset))
+            events.append(AnchoredEvent(phrase, 0, UNITS[unit], sign, m.start(), end, offset))
         else:
             count = _count(m[1]) * UNITS[m[2].lower()]
-            events.append(AnchoredEvent(" ".join(words), count, 0, sign, m.start(), end, offset))
+            events.append(AnchoredEvent(phrase, count, 0, sign, m.start(), end, offset))
     return events
 
 
@@ -1383,3 +1434,68 @@ def message_windows(text: str, ts: float | None) -> list[Window]:
 
 def overlaps(a: Sequence[Window], b: Sequence[Window]) -> bool:
     return any(x0 <= y1 and y0 <= x1 for x0, x1 in a for y0, y1 in b)
+
+
+# An event's day as a message states it from the day it was written: "offsite tomorrow!", "the launch was yesterday",
+# "demo in two days", "released three days ago", "the launch is next Tuesday", "the offsite is on Friday". A weekday
+# said of an event is a plan's, the coming one (that day included), unless said in the past tense ("was on Friday",
+# "last Friday": the latest before); "next Tuesday" is the next calendar week's, as "Tuesday next week" is.
+_EXACT_COUNT = r"(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)"
+_IN_DAYS = re.compile(  # "in two days", "two days from now", "two days ago"
+    rf"\b(?:in\s+{_EXACT_COUNT}\s+(day|week|fortnight)s?|"
+    rf"{_EXACT_COUNT}\s+(day|week|fortnight)s?\s+(from\s+(?:now|today)|ago))\b",
+    re.I,
+)
+_STATED_WEEKDAY = re.compile(
+    rf"\b(?:(last|this\s+past|{_PREVIOUS}|next|this\s+coming|coming|this|on)\s+)?{_WEEKDAY_OR_SHORT}", re.I
+)
+_EVERY = re.compile(r"\bevery\s+$", re.I)
+_DATE_FOLLOWS = re.compile(r"[\s,]*(?:the\s+)?")
+_PAST_TENSE = re.compile(r"\b(?:was|were|happened|went|had|did|held|took\s+place)\b", re.I)
+
+
+def stated_relative_days(text: str, written: date) -> list[Read]:
+    """The single days `text`'s relative words state, seen from `written`, the day it was written, each with where it
+    was said: its words for a day ("tomorrow", "yesterday", "today"), a count of days or weeks from it ("in two
+    days", "two days ago") and its weekdays (a plan's coming one, one said in the past tense the latest before; not
+    every one, nor one written before the date it names: "Friday 20 Feb" is that date's)."""
+    day = epoch_day(written)
+    reads: list[Read] = []
+    for m in _LAST.finditer(text):
+        window = _relative(m[1], written)
+        if window is not None and window[0] == window[1]:
+            reads.append((window, m.start(), m.end()))
+    for m in _IN_DAYS.finditer(text):
+        count, unit = (m[1], m[2]) if m[1] else (m[3], m[4])
+        days = _count(count) * UNITS[unit.lower()]
+        stated = day - days if (m[5] or "").lower() == "ago" else day + days
+        reads.append(((stated, stated), m.start(), m.end()))
+    dated = {start for _, start, _ in absolute_dates(text, written.year)}
+    for m in _STATED_WEEKDAY.finditer(text):
+        said, weekday = (m[1] or "").lower(), m[2]
+        if (not said and weekday.lower() not in WEEKDAYS) or not _said_as_a_day(text, m):
+            continue  # "fri", "sat" alone: words more often than days
+        follows = _DATE_FOLLOWS.match(text, m.end())  # always a match, perhaps empty
+        if _EVERY.search(text, max(0, m.start() - 6), m.start()) or (follows and follows.end() in dated):
+            continue  # every Friday; "Friday 20 Feb": the date's own weekday
+        number = _weekday_number(weekday)
+        end = m.end()
+        of_week = _OF_WEEK.match(text, end)
+        if of_week:  # "Friday next week", "Monday of last week"
+            stated = _unit_window("week", written, _weeks_back(of_week[1]))[0] + number
+            end = of_week.end()
+        elif said == "next":
+            stated = _unit_window("week", written, -1)[0] + number
+        elif said in ("last", "this past") or _PREVIOUS_WORDS.fullmatch(said) or _said_in_the_past(text, m.start()):
+            stated = day - ((written.weekday() - number) % 7 or 7)
+        else:  # a plan: the coming one, today included
+            stated = day + (number - written.weekday()) % 7
+        reads.append(((stated, stated), m.start(), end))
+    return reads
+
+
+def _said_in_the_past(text: str, start: int) -> bool:
+    """Whether the three words before `start` hold a verb in the past tense ("the launch was on Friday", "we had
+    the offsite Friday")."""
+    before = text[max(0, start - 40) : start].split()[-3:]
+    return bool(_PAST_TENSE.search(" ".join(before)))

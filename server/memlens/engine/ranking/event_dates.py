@@ -1,15 +1,17 @@
 """Dates of named events: "two days before the demo" names a day only the corpus knows, the day of the demo.
 
 The event's words (dates.anchored_events) are looked up in the keyword index, as a phrase first and loosely if the
-phrase is nowhere. People write about an event before it happens ("offsite is Friday 20 Feb, 12:30"), so a date its
-best few matches state near the event's words dates it, when they agree on one (`event_days`); otherwise the days
-its best `mentions` matches were written do. The offset is applied to each day (dates.AnchoredEvent.window), and the
-windows join the query's other dates for the re-scoring's date boost; a question about what was done then is
-answered as a period (answers/event_period.py).
+phrase is nowhere. People write about an event before it happens ("offsite is Friday 20 Feb, 12:30", "launch
+tomorrow!"), so a date its best few matches state near the event's words, as written or relative to the day the
+message was written, dates it: the one most of them state, as many for two the latest statement's (`event_days`);
+otherwise the days its best `mentions` matches were written do. The offset is applied to each day
+(dates.AnchoredEvent.window), and the windows join the query's other dates for the re-scoring's date boost; a
+question about what was done then is answered as a period (answers/event_period.py).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -17,7 +19,15 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
-from memlens.engine.ranking.dates import AnchoredEvent, Window, absolute_dates, anchored_events, day_of, epoch_day
+from memlens.engine.ranking.dates import (
+    AnchoredEvent,
+    Window,
+    absolute_dates,
+    anchored_events,
+    day_of,
+    epoch_day,
+    stated_relative_days,
+)
 
 if TYPE_CHECKING:
     from memlens.engine.catalog import Catalog
@@ -25,6 +35,7 @@ if TYPE_CHECKING:
 
 STATED_MENTIONS = 5  # the best matches read for a date they state (the agreeing majority dates the event)
 STATED_NEAR = 80  # characters between the event's words and a date they state ("offsite is Friday 20 Feb")
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +55,19 @@ class EventDay:
     day: int  # epoch day
     stated: str = ""
     unit_id: int | None = None
+    written: int | None = None  # the day the mention was written, when what it states is relative to it ("tomorrow")
+    mentions: int = 0  # how many mentions state this day, when others state another
+    others: tuple[tuple[int, int], ...] = ()  # the other days stated and how many mentions state each, most first
+    latest: bool = False  # with `others`: as many state another day, and this one's statement is the latest
+
+
+@dataclass(frozen=True, slots=True)
+class Stated:
+    """A day a mention states near an event's words: the date as written, and whether it is relative to the day the
+    mention was written ("tomorrow", "on Friday")."""
+
+    text: str
+    relative: bool = False
 
 
 def event_mentions(event: AnchoredEvent, keyword: KeywordIndex, catalog: Catalog, *, limit: int) -> list[Mention]:
@@ -65,20 +89,38 @@ def event_days(
     phrase: str, mentions: Sequence[Mention], *, written: int, day: Callable[[float], int | None]
 ) -> list[EventDay]:
     """The days the event of `phrase` was taken to be: the one date most of `mentions` state near its words (one vote
-    each, a tie none), else the days the first `written` of them were written, the best match's first (`day`: a
-    time's day, None when none)."""
+    each; as many for two: the one stated latest), else the days the first `written` of them were written, the best
+    match's first (`day`: a time's day, None when none)."""
     votes: Counter[int] = Counter()
-    first: dict[int, tuple[str, int]] = {}
+    first: dict[int, tuple[Stated, Mention, int | None]] = {}
+    latest: dict[int, float] = {}
     for mention in mentions:
         written_on = day(mention.ts) if mention.ts is not None and mention.ts >= 0 else None
-        said = stated_days(phrase, mention.text, written_on)
-        for stated, text in said.items():
+        for stated, said in stated_readings(phrase, mention.text, written_on).items():
             votes[stated] += 1
-            first.setdefault(stated, (text, mention.unit_id))
-    ranked = votes.most_common(2)
-    if ranked and (len(ranked) == 1 or ranked[0][1] > ranked[1][1]):
-        stated = ranked[0][0]
-        return [EventDay(stated, *first[stated])]
+            first.setdefault(stated, (said, mention, written_on))
+            if mention.ts is not None:
+                latest[stated] = max(latest.get(stated, mention.ts), mention.ts)
+    ranked = votes.most_common()
+    top = [d for d, n in ranked if n == ranked[0][1]] if ranked else []
+    if len(top) > 1:  # as many state each: the latest statement's (one with no time is none's; two such, no pick)
+        when = sorted((latest.get(d, -math.inf), d) for d in top)
+        top = [when[-1][1]] if when[-1][0] > when[-2][0] else top
+    if len(top) == 1:
+        stated = top[0]
+        said, mention, written_on = first[stated]
+        others = tuple((d, n) for d, n in ranked if d != stated)
+        return [
+            EventDay(
+                stated,
+                said.text,
+                mention.unit_id,
+                written=written_on if said.relative else None,
+                mentions=votes[stated] if others else 0,
+                others=others,
+                latest=bool(others) and others[0][1] == votes[stated],
+            )
+        ]
     days = [day(m.ts) for m in mentions[:written] if m.ts is not None and m.ts >= 0]
     return [EventDay(d) for d in dict.fromkeys(days) if d is not None]
 
@@ -86,6 +128,14 @@ def event_days(
 def stated_days(phrase: str, text: str, written_on: int | None) -> dict[int, str]:
     """The single days `text` states within STATED_NEAR characters of one of `phrase`'s words, each with the date as
     written; a date without a year takes the year the text was written in (`written_on`, an epoch day)."""
+    return {day: said.text for day, said in stated_readings(phrase, text, written_on).items()}
+
+
+def stated_readings(phrase: str, text: str, written_on: int | None) -> dict[int, Stated]:
+    """`stated_days`, each day with whether it is said relative to the day the text was written ("the launch was
+    yesterday", "offsite on Friday": dates.stated_relative_days), read only when that day is known and only in a
+    sentence of the event's words (such short words are as often about another thing said beside it: "the launch is
+    next Tuesday. Demo in two days.")."""
     near = [
         (m.start(), m.end())
         for word in phrase.split()
@@ -93,12 +143,21 @@ def stated_days(phrase: str, text: str, written_on: int | None) -> dict[int, str
     ]
     if not near:
         return {}
-    said: dict[int, str] = {}
-    for (first, last), start, end in _nearest_readings(text, written_on):
+    readings = [(window, start, end, False) for window, start, end in _nearest_readings(text, written_on)]
+    if written_on is not None:
+        relative = stated_relative_days(text, _date_of(written_on))
+        readings += [(window, start, end, True) for window, start, end in relative]
+    said: dict[int, Stated] = {}
+    for (first, last), start, end, relative_to_written in readings:
         if first != last:  # a month, a span of days: not the event's day
             continue
-        if any(start - STATED_NEAR <= at_end and at_start <= end + STATED_NEAR for at_start, at_end in near):
-            said.setdefault(first, " ".join(text[start:end].split()))
+        if any(
+            start - STATED_NEAR <= at_end
+            and at_start <= end + STATED_NEAR
+            and not (relative_to_written and _SENTENCE_END.search(text, min(end, at_end), max(start, at_start)))
+            for at_start, at_end in near
+        ):
+            said.setdefault(first, Stated(" ".join(text[start:end].split()).rstrip("."), relative_to_written))
     return said
 
 
