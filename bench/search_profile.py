@@ -72,8 +72,9 @@ def profile(
     if dump is not None:
         profiler.dump_stats(dump)
     out = io.StringIO()
+    asked_set = "" if asking == "realistic" else f" ({asking})"
     out.write(
-        f"{mode} ({asking}): {len(spent)} searches, CPU p50 {percentile(spent, 50):.2f} ms under the profiler, "
+        f"{mode}{asked_set}: {len(spent)} searches, CPU p50 {percentile(spent, 50):.2f} ms under the profiler, "
         f"answers {answers.hexdigest()[:16]}, load {os.getloadavg()}\n"
     )
     for order in ("tottime", "cumulative"):
