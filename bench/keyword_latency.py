@@ -6,11 +6,13 @@ answered the same. Each query is embedded afresh (the query-vector cache emptied
 
 The child opens an index built earlier (`ROOT/corpus`, `ROOT/index`, as `bench/speed.py --prebuilt` takes it) with
 the bundled model loaded, as `speed.py --prebuilt` searches it (a transcript's place in its session then comes from
-the vectors in memory), and asks the realistic queries `speed.py` asks (seed 43). `--ab OTHER/server` runs this
+the vectors in memory), and asks the realistic queries `speed.py` asks (seed 43), or with `--set` pasted errors and
+long pastes, or questions about the days around an event (bench/query_sets.py). `--ab OTHER/server` runs this
 tree's server and another's in fresh processes, alternated, `--rounds` times; give the other tree its own copy of
 the index with `--ab-root ROOT2` when either may migrate what it opens.
 
-    python bench/keyword_latency.py ROOT [--mode hybrid] [--queries 300] [--ab BASE/server [--ab-root ROOT2] --rounds 3]
+    python bench/keyword_latency.py ROOT [--mode hybrid] [--set realistic|pastes|events] [--queries 300]
+        [--ab BASE/server [--ab-root ROOT2] --rounds 3]
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import ab_arguments, load_shared_embedder, percentile, print_figures, run_in_child
+from bench.query_sets import SETS, query_set
 
 WARMUP = 10  # queries asked before the timed pass (not timed): the first searches page in the index
 # Where a keyword search's CPU goes: part → (module, attribute) timed there, each call's CPU added to the part. The
@@ -41,7 +44,11 @@ WARMUP = 10  # queries asked before the timed pass (not timed): the first search
 # a period (days, seasons). `other` is what the search spent outside the steps. A tree without one of them
 # leaves it out.
 PARTS: dict[str, tuple[str, str]] = {
+    "pastedNoise": ("memlens.engine.answers.search_answer", "without_pasted_noise"),
+    "stackFrames": ("memlens.engine.answers.search_answer", "without_stack_frames"),
+    "sourceExcerpts": ("memlens.engine.answers.search_answer", "without_source_excerpts"),
     "period": ("memlens.engine.answers.search_answer", "period_question"),
+    "event": ("memlens.engine.answers.search_answer", "event_question"),
     "read": ("memlens.engine.ranking.search", "Retriever.read"),
     "keyword": ("memlens.engine.keyword.keyword_index", "KeywordIndex.search"),
     "near": ("memlens.engine.ranking.search", "Retriever._near"),
@@ -59,9 +66,17 @@ PARTS: dict[str, tuple[str, str]] = {
     "redaction": ("memlens.engine.engine", "Engine._outbound"),
     "features": ("memlens.engine.ranking.rescoring", "write_features"),
     "references": ("memlens.engine.answers.search_answer", "add_references"),
+    "verbatim": ("memlens.engine.ranking.rescoring", "put_verbatim_first"),
+    "periodSearch": ("memlens.engine.answers.search_answer", "period_search"),
+    "emptyWindow": ("memlens.engine.answers.search_answer", "_say_empty_window"),
+    "queryNotes": ("memlens.engine.answers.search_answer", "_said_of_the_query"),
 }
 STEPS = (
+    "pastedNoise",
+    "stackFrames",
+    "sourceExcerpts",
     "period",
+    "event",
     "read",
     "text",
     "near",
@@ -75,6 +90,8 @@ STEPS = (
     "rescore",
     "results",
     "titles",
+    "emptyWindow",
+    "queryNotes",
     "redaction",
 )
 MODES = ("keyword", "hybrid", "vector")
@@ -109,7 +126,7 @@ def _time_parts(parts: dict[str, float]) -> list[str]:
     return found
 
 
-def child(root: Path, queries: int, seed: int, mode: str = "keyword") -> dict[str, Any]:
+def child(root: Path, queries: int, seed: int, mode: str = "keyword", asking: str = "realistic") -> dict[str, Any]:
     """In the fresh process: open, search, report."""
     from bench.corpus import bench_settings, open_engine, prebuilt_corpus
     from bench.realistic_text import corpus_queries, corpus_text
@@ -119,10 +136,11 @@ def child(root: Path, queries: int, seed: int, mode: str = "keyword") -> dict[st
     parts: dict[str, float] = {}
     timed = _time_parts(parts)
     with open_engine(prebuilt_corpus(root), root / "index", embedder) as engine:
+        asked = query_set(asking, engine, realistic=asked, seed=seed)
         for query in asked[:WARMUP]:
             engine.search(query, mode=mode, limit=10)
         answers = hashlib.sha256()
-        inner = ("titleTexts", "excerptRedaction", "features", "references")
+        inner = ("titleTexts", "excerptRedaction", "features", "references", "verbatim", "periodSearch")
         names = [n for n in (*STEPS, *inner) if n in timed or (n in ("text", "context") and "keyword" in timed)]
         spent: dict[str, list[float]] = {name: [] for name in ("search", *names, "other")}
         wall: list[float] = []
@@ -138,13 +156,15 @@ def child(root: Path, queries: int, seed: int, mode: str = "keyword") -> dict[st
             spent["other"].append(spent["search"][-1] - sum(parts.get(name, 0.0) for name in STEPS))
             ranked = [(hit["id"], hit.get("messageId"), hit["score"]) for hit in found["results"]]
             # a keyword search's digest as it always was, so older runs compare
-            answers.update(json.dumps([query, ranked] if mode == "keyword" else [mode, query, ranked]).encode())
+            said = [query, ranked] if mode == "keyword" else [mode, query, ranked]
+            answers.update(json.dumps(said if asking == "realistic" else [asking, *said]).encode())
         units = engine.catalog.count("units")
     import memlens
 
     return {
         "server": str(Path(memlens.__file__).parents[1]),  # which tree's memlens ran (an A/B's)
         "mode": mode,
+        "set": asking,
         "units": units,
         "queries": len(asked),
         "resultsSha256": answers.hexdigest()[:16],
@@ -159,13 +179,19 @@ def _spread(values: list[float]) -> dict[str, float]:
 
 
 def measure(
-    root: Path, *, queries: int = 300, seed: int = 43, mode: str = "keyword", server: Path | None = None
+    root: Path,
+    *,
+    queries: int = 300,
+    seed: int = 43,
+    mode: str = "keyword",
+    asking: str = "realistic",
+    server: Path | None = None,
 ) -> dict[str, Any]:
     """Run `child` in a new interpreter (with `server`: that tree's memlens) and return its figures (or why it
     could not run)."""
     if not (root / "index").is_dir() or not (root / "corpus").is_dir():
         return {"skipped": f"{root} holds no corpus/ and index/ (bench/speed.py --prebuilt)"}
-    call = f"child(pathlib.Path({str(root)!r}), {queries}, {seed}, {mode!r})"
+    call = f"child(pathlib.Path({str(root)!r}), {queries}, {seed}, {mode!r}, {asking!r})"
     return run_in_child("keyword_latency", call, server=server)
 
 
@@ -174,9 +200,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("root", type=Path, help="a folder holding corpus/ and index/ (bench/speed.py --prebuilt)")
     parser.add_argument("--queries", type=int, default=300, help="queries, timed once each")
     parser.add_argument("--mode", choices=MODES, default="keyword", help="the searches' mode")
+    parser.add_argument("--set", choices=SETS, default="realistic", help="the queries asked (bench/query_sets.py)")
     ab_arguments(parser, rounds=3)
     args = parser.parse_args(argv)
-    print_figures(args, lambda where, server: measure(where, queries=args.queries, mode=args.mode, server=server))
+    print_figures(
+        args,
+        lambda where, server: measure(where, queries=args.queries, mode=args.mode, asking=args.set, server=server),
+    )
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ every Python call, so the shares, not the milliseconds, are what to read (CPU ti
 which profiles nothing). Prints the top functions by own time and by cumulative time,
 and the answers' digest (the same queries and mode give the same digest on a tree that answers the same).
 
-    python bench/search_profile.py ROOT [--mode hybrid] [--queries 300] [--top 40] [--dump PROFILE]
+    python bench/search_profile.py ROOT [--mode hybrid] [--set realistic|pastes|events] [--queries 300] [--top 40]
+        [--dump PROFILE]
 """
 
 from __future__ import annotations
@@ -31,11 +32,23 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable, and n
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import load_shared_embedder, percentile
+from bench.query_sets import SETS
 
 
-def profile(root: Path, *, mode: str, queries: int, seed: int, warmup: int, top: int, dump: Path | None) -> str:
+def profile(
+    root: Path,
+    *,
+    mode: str,
+    queries: int,
+    seed: int,
+    warmup: int,
+    top: int,
+    dump: Path | None,
+    asking: str = "realistic",
+) -> str:
     """The report: the unprofiled CPU p50 of the profiled queries' searches, their digest, then cProfile's tables."""
     from bench.corpus import bench_settings, open_engine, prebuilt_corpus
+    from bench.query_sets import query_set
     from bench.realistic_text import corpus_queries, corpus_text
 
     asked = corpus_queries(seed, warmup + queries, text=corpus_text(root / "corpus"), scratch=root / "real-texts")
@@ -44,6 +57,7 @@ def profile(root: Path, *, mode: str, queries: int, seed: int, warmup: int, top:
     answers = hashlib.sha256()
     spent: list[float] = []
     with open_engine(prebuilt_corpus(root), root / "index", embedder) as engine:
+        asked = query_set(asking, engine, realistic=asked, seed=seed)
         for query in asked[:warmup]:
             engine.search(query, mode=mode, limit=10)
         for query in asked[warmup:]:
@@ -58,8 +72,9 @@ def profile(root: Path, *, mode: str, queries: int, seed: int, warmup: int, top:
     if dump is not None:
         profiler.dump_stats(dump)
     out = io.StringIO()
+    asked_set = "" if asking == "realistic" else f" ({asking})"
     out.write(
-        f"{mode}: {len(spent)} searches, CPU p50 {percentile(spent, 50):.2f} ms under the profiler, "
+        f"{mode}{asked_set}: {len(spent)} searches, CPU p50 {percentile(spent, 50):.2f} ms under the profiler, "
         f"answers {answers.hexdigest()[:16]}, load {os.getloadavg()}\n"
     )
     for order in ("tottime", "cumulative"):
@@ -72,6 +87,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("root", type=Path, help="a folder holding corpus/ and index/ (bench/speed.py --prebuilt)")
     parser.add_argument("--mode", choices=("hybrid", "vector", "keyword"), default="hybrid")
+    parser.add_argument("--set", choices=SETS, default="realistic", help="the queries asked (bench/query_sets.py)")
     parser.add_argument("--queries", type=int, default=300, help="searches profiled")
     parser.add_argument("--warmup", type=int, default=30, help="searches asked first, not profiled")
     parser.add_argument("--seed", type=int, default=43, help="the queries' seed (keyword_latency.py asks 43)")
@@ -89,6 +105,7 @@ def main(argv: list[str] | None = None) -> None:
             warmup=args.warmup,
             top=args.top,
             dump=args.dump,
+            asking=args.set,
         )
     )
 

@@ -22,6 +22,7 @@ from bench import (  # noqa: E402
     keyword_pruning,
     locomo,
     locomo_data,
+    query_sets,
     search_memory,
     search_profile,
     speed,
@@ -267,6 +268,25 @@ def test_hybrid_latency_and_profile_time_the_vector_side(embedder: Embedder, tmp
     report = search_profile.profile(tmp_path, mode="hybrid", queries=3, seed=43, warmup=1, top=60, dump=None)
     assert report.startswith("hybrid: 3 searches") and "answers " in report
     assert "embed_query" in report and "rescore" in report  # the vector side and the ranking were profiled
+
+
+def test_latency_asks_pastes_and_event_questions(tmp_path: Path) -> None:
+    """`--set pastes` asks pasted errors and slices of the index's own messages, whose verbatim pass is timed;
+    `--set events` asks about the days around events, whose dating is timed; each digests apart from the
+    realistic queries."""
+    corpus = make_corpus(tmp_path / "corpus", 60)
+    with open_engine(corpus, tmp_path / "index", None) as engine:
+        engine.sync()
+        pastes = query_sets.query_set("pastes", engine, realistic=["a", "b", "c", "d"], seed=3)
+    assert pastes[0] == query_sets.pasted_errors()[0] and len(pastes) == 4
+    assert query_sets.PASTE_CHARS[0] <= len(pastes[1]) <= query_sets.PASTE_CHARS[1]
+    plain = keyword_latency.measure(tmp_path, queries=6)
+    pasted = keyword_latency.measure(tmp_path, queries=6, asking="pastes")
+    events = keyword_latency.measure(tmp_path, queries=6, asking="events")
+    assert pasted["set"] == "pastes" and events["set"] == "events", (pasted, events)
+    assert pasted["cpuMs"]["verbatim"]["mean"] > 0, pasted["cpuMs"]
+    assert events["cpuMs"]["event"]["p50"] > 0, events["cpuMs"]
+    assert len({plain["resultsSha256"], pasted["resultsSha256"], events["resultsSha256"]}) == 3
 
 
 def test_keyword_pruning_rewrite_gives_the_flat_querys_top_k(tmp_path: Path) -> None:

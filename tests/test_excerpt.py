@@ -138,3 +138,10 @@ def test_densest_is_where_a_window_holds_the_most_distinct_terms() -> None:
         terms = rng.sample(words, rng.randint(1, 3))
         width = rng.choice([0, 1, 2, 10, 40, 320])
         assert densest(text, terms, width) == slow(text, terms, width), (terms, width)
+    # a paste's many terms, most repeated within a window (the held weight is summed again only as terms come and go)
+    words = [f"w{n}" for n in range(60)]
+    for _ in range(100):
+        text = " ".join(rng.choice(words[: rng.randint(1, 60)]) for _ in range(rng.randint(0, 300)))
+        terms = rng.sample(words, rng.randint(5, 60))
+        width = rng.choice([10, 40, 200, 320, 1000])
+        assert densest(text, terms, width) == slow(text, terms, width), (terms, width)

@@ -84,20 +84,31 @@ def densest(folded: str, terms: list[str], width: int) -> tuple[int, int]:
     best, best_weight = (found[0][0], found[0][1]), 0.0
     # the matches within `reach` of each one, as a window sliding over them (they are in order): the terms it holds
     # counted, not gathered again for each match (up to 20,000 steps for a message quoting a word 200 times)
+    # the held weight is summed again only when a term enters or leaves the window, not at every match (a long
+    # paste's matches are mostly of terms the window holds already: 8 % of the excerpts' time of 300 pasted
+    # queries), over the dict in its order as before: the same float, the same window
     held: dict[str, int] = {}
+    held_weight = 0.0
+    changed = True
     end = 0
     for i, (at, term) in enumerate(found):
         end = max(end, i)
         while end < len(found) and found[end][0] < at + reach:
-            held[found[end][1]] = held.get(found[end][1], 0) + 1
+            entering = found[end][1]
+            count = held.get(entering, 0)
+            changed = changed or count == 0
+            held[entering] = count + 1
             end += 1
-        held_weight = sum(weight[held_term] for held_term in held)
+        if changed:
+            held_weight = sum(weight[held_term] for held_term in held)
+            changed = False
         if held_weight > best_weight + 1e-9:
             best = min(found[i:end] or [(at, term)], key=lambda match: occurrences[match[1]])
             best_weight = held_weight
         if end > i:  # this match leaves the window before the next one is looked at
             if held[term] == 1:
                 del held[term]
+                changed = True
             else:
                 held[term] -= 1
     return best[0], best[0] + len(best[1])
