@@ -469,8 +469,8 @@ def _files_committed(catalog: Path) -> int:
 
 @pytest.mark.slow  # CLI processes, a real model embedding
 def test_an_interrupted_index_says_what_it_kept_and_the_next_run_reads_only_the_rest(tmp_path: Path) -> None:
-    """Ctrl-C during `memlens index` said only `memlens: interrupted`: it now says the finished part is kept and the
-    next run continues, which it does (the files read before the interruption are unchanged to the next run)."""
+    """Ctrl-C during `memlens index` said only `memlens: interrupted`: it now says how many files it kept and how many
+    are left for the next run, which reads only those (the files read before the interruption are unchanged to it)."""
     (tmp_path / "ws").mkdir()
     (tmp_path / "transcripts").mkdir()
     where = ["--workspace", str(tmp_path / "ws"), "--transcripts", str(tmp_path / "transcripts")]
@@ -491,8 +491,14 @@ def test_an_interrupted_index_says_what_it_kept_and_the_next_run_reads_only_the_
     finally:
         running.kill()
     assert running.returncode == 130, said
-    assert said == "memlens: interrupted; what was indexed is kept, and the next memlens index continues from there\n"
+    line = re.fullmatch(  # the files this run kept, and those left (none once it was embedding)
+        r"memlens: interrupted; kept ([\d,]+) files?(?: \([\d,]+ messages?\))?"
+        r"(?:, ([\d,]+) left for memlens index|; memlens index finishes the rest)\n",
+        said,
+    )
+    assert line is not None, said
     kept = sum(json.loads(memlens("stats", "--json", *where).stdout)["files"].values())
-    assert kept > 0
+    assert kept > 0 and int(line[1].replace(",", "")) == kept
+    assert int((line[2] or "0").replace(",", "")) == 150 - kept
     again = memlens("index", *where, "--no-embeddings").stdout
     assert f" 150 files, {150 - kept} parsed, " in again and f", {kept} unchanged, " in again, again

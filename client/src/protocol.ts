@@ -455,6 +455,8 @@ export interface ReindexReport {
   errors: string[];
   seconds: number;
   cancelled: boolean;
+  /** changed files a cancelled sync left for the next one (about); 0 when not cancelled */
+  filesLeft: number;
 }
 
 export interface SummariesGrepParams {

@@ -3,10 +3,13 @@
 Python's default for SIGTERM is to die at once: no goodbye line, no step finished, the writer lock and the index left
 as the kill found them. Here it raises SIGINT instead, so whatever stops a command on Ctrl-C stops it on SIGTERM: the
 step under way ends (or is rolled back), what was committed stays, the command says it stopped; a second one quits
-at once, as a second Ctrl-C does. Where SIGINT has no Python handler (a process started with SIGINT ignored, as a
-shell does for `cmd &` in a script) it raises KeyboardInterrupt itself. `by_sigterm()` tells a command which of the
-two stopped it: its line and its exit status may differ (`memlens index` exits 143, 128 + SIGTERM, as a shell
-reports a process SIGTERM ended; a server stopped by either exits 0, which systemd counts as a clean stop).
+at once, as a second Ctrl-C does. While a step that looks at a cancel event runs (`cancelled_by_a_stop`: the CLI's
+sync), the first one sets that event instead of raising: the sync ends where the editor's cancel ends it, the files
+read so far committed, and a second one quits at once. Where SIGINT has no Python handler (a process started with
+SIGINT ignored, as a shell does for `cmd &` in a script) it raises KeyboardInterrupt itself. `by_sigterm()` tells a
+command which of the two stopped it: its line and its exit status may differ (`memlens index` exits 143, 128 +
+SIGTERM, as a shell reports a process SIGTERM ended; a server stopped by either exits 0, which systemd counts as a
+clean stop).
 
 A server on an event loop takes both through the loop instead (`stopping_through_the_loop`): an interrupt raised
 wherever the signal lands may land inside one of the loop's tasks, and asyncio then prints that task's traceback
@@ -29,6 +32,7 @@ EXIT_CTRL_C = 128 + signal.SIGINT
 
 _received = threading.Event()
 _ctrl_c = threading.Event()
+_cancel: list[threading.Event] = []  # the step's cancel the first stop sets (`cancelled_by_a_stop`), innermost last
 
 
 def treat_sigterm_as_ctrl_c() -> None:
@@ -56,7 +60,34 @@ def interrupted() -> bool:
 
 def _remembered_ctrl_c(signum: int, frame: FrameType | None) -> None:
     _ctrl_c.set()
-    raise KeyboardInterrupt
+    if not _cancelled_instead():
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def cancelled_by_a_stop(cancel: threading.Event) -> Iterator[None]:
+    """While the block runs (a sync that looks at `cancel` between its files): the first Ctrl-C or SIGTERM sets
+    `cancel` instead of raising KeyboardInterrupt, so the step ends at its next look, keeping what it did (the caller
+    asks `interrupted()` once it returns); a second one quits at once (`_quit_at_once`: what was committed stays).
+    Off the main thread a no-op: signals come only to the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _cancel.append(cancel)
+    try:
+        yield
+    finally:
+        _cancel.remove(cancel)
+
+
+def _cancelled_instead() -> bool:
+    """Whether a step's cancel took this stop (`cancelled_by_a_stop`); a second stop while it winds down quits."""
+    if not _cancel:
+        return False
+    if _cancel[-1].is_set():
+        _quit_at_once(signal.SIGTERM if _received.is_set() else signal.SIGINT, None)
+    _cancel[-1].set()
+    return True
 
 
 @contextmanager
@@ -102,6 +133,8 @@ def _quit_at_once(signum: int, frame: FrameType | None) -> None:
 
 def _as_ctrl_c(signum: int, frame: FrameType | None) -> None:
     _received.set()
+    if _cancelled_instead():
+        return
     if callable(signal.getsignal(signal.SIGINT)):  # Python's own or asyncio's: it stops the command as Ctrl-C does
         signal.raise_signal(signal.SIGINT)
     else:

@@ -53,7 +53,7 @@ from memlens.requests import (
     TeamFilterRequest,
     checked,
 )
-from memlens.stop_signal import EXIT_SIGTERM, by_sigterm, interrupted
+from memlens.stop_signal import EXIT_SIGTERM, by_sigterm, cancelled_by_a_stop, interrupted
 
 if TYPE_CHECKING:
     from memlens.engine import Engine
@@ -150,13 +150,32 @@ def open_engine(
     return engine
 
 
+class SyncInterrupted(KeyboardInterrupt):
+    """A sync the first Ctrl-C or SIGTERM ended as the editor's cancel ends one (`cancelled_by_a_stop`): the files it
+    read are committed, and `report` says how many, and about how many it left."""
+
+    def __init__(self, report: SyncReport) -> None:
+        super().__init__()
+        self.report = report
+
+
 def sync_engine(engine: Engine, full: bool = False, embed: bool = True, *, quiet: bool = False) -> SyncReport:
-    """Sync (or with `full` reindex) the index, a progress bar on a terminal's stderr unless `quiet`."""
+    """Sync (or with `full` reindex) the index, a progress bar on a terminal's stderr unless `quiet`. The first
+    Ctrl-C or SIGTERM cancels it: the batch under way commits the files read so far, and SyncInterrupted says so;
+    a second one quits at once."""
     bar = ProgressBar(enabled=not quiet)
+    cancel = threading.Event()
     try:
-        return engine.reindex(full=True, progress=bar) if full else engine.sync(progress=bar, embed=embed)
+        with cancelled_by_a_stop(cancel):
+            if full:
+                report = engine.reindex(full=True, progress=bar, cancel=cancel)
+            else:
+                report = engine.sync(progress=bar, cancel=cancel, embed=embed)
     finally:
         bar.close()
+    if cancel.is_set() and interrupted():
+        raise SyncInterrupted(report)
+    return report
 
 
 def sync_before_reading(engine: Engine, *, embed: bool = True, quiet: bool = False) -> SyncReport | None:
@@ -554,12 +573,31 @@ def main(argv: list[str] | None = None) -> int:
     return run(build_parser().parse_args(argv))
 
 
-def _what_an_interruption_keeps(command: str) -> str:
-    """What a user is told of an interrupted `memlens index`: each batch of files is committed as it is read and each
-    batch of vectors as it is made, so a run again reads only the files not yet read and embeds only what is left."""
-    if command != "index":
-        return ""
-    return "; what was indexed is kept, and the next memlens index continues from there"
+def _what_an_interruption_keeps(command: str, report: SyncReport | None, *, head: str) -> str:
+    """What a user is told of an interrupted `memlens index` (or of a command whose sync was interrupted): each batch
+    of files is committed as it is read (an interrupted one with the files read so far) and each batch of vectors as
+    it is made, so a run again reads only the files not yet read and embeds only what is left. With the sync's
+    `report`: how many files (and messages) this run kept and about how many it left, in as long a line as keeps
+    `head` and it within INTERRUPTED_LINE_COLUMNS."""
+    if report is None:
+        if command != "index":
+            return ""
+        return "; what was indexed is kept, and the next memlens index continues from there"
+    kept = counted(report.files_parsed + report.files_appended, "file", grouped=True)
+    messages = f" ({counted(report.messages_added, 'message', grouped=True)})" if report.messages_added else ""
+    if report.files_left <= 0:  # (stopped while it embedded, or before it looked at the files)
+        endings = [f"; kept {kept}{messages}; memlens index finishes the rest", f"; kept {kept}"]
+    else:
+        left = f"{report.files_left:,} left"
+        endings = [
+            f"; kept {kept}{messages}, {left} for memlens index",
+            f"; kept {kept}, {left} for memlens index",
+            f"; kept {kept}, {left}",
+        ]
+    return next((ending for ending in endings if len(head + ending) <= INTERRUPTED_LINE_COLUMNS), endings[-1])
+
+
+INTERRUPTED_LINE_COLUMNS = 80
 
 
 def run(args: argparse.Namespace) -> int:
@@ -577,26 +615,24 @@ def run(args: argparse.Namespace) -> int:
     except MemlensError as exc:
         _report(args, f"{exc}")
         return EXIT_ERROR
-    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (stop_signal.py): what was committed stays
-        return _stopped(args)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (stop_signal.py): what was committed stays
+        return _stopped(args, exc.report if isinstance(exc, SyncInterrupted) else None)
     except OSError as exc:  # the system refused something (a folder, a disk): its own words and the path
         where = f": {exc.filename}" if exc.filename else ""
         _report(args, f"{exc.strerror or type(exc).__name__}{where}")
         return EXIT_ERROR
     except Exception as exc:  # a bug: still one line, and the traceback with -v
         if interrupted():  # the interrupt, turned into another error where it landed (inside an SQL function)
-            return _stopped(args)
+            return _stopped(args, None)
         _report(args, f"internal error: {type(exc).__name__}: {exc} (run with -v for details)")
         return EXIT_ERROR
 
 
-def _stopped(args: argparse.Namespace) -> int:
-    """The line and status of a command stopped by Ctrl-C or SIGTERM."""
-    if by_sigterm():
-        print(f"memlens: stopped by SIGTERM{_what_an_interruption_keeps(args.command)}", file=sys.stderr)
-        return EXIT_SIGTERM
-    print(f"memlens: interrupted{_what_an_interruption_keeps(args.command)}", file=sys.stderr)
-    return 130
+def _stopped(args: argparse.Namespace, report: SyncReport | None) -> int:
+    """The line and status of a command stopped by Ctrl-C or SIGTERM (`report`: of the sync it ended)."""
+    head = "memlens: stopped by SIGTERM" if by_sigterm() else "memlens: interrupted"
+    print(head + _what_an_interruption_keeps(args.command, report, head=head), file=sys.stderr)
+    return EXIT_SIGTERM if by_sigterm() else 130
 
 
 def show_what_the_output_can() -> None:

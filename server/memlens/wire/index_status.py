@@ -61,6 +61,7 @@ class ReindexReport(TypedDict):
     errors: list[str]
     seconds: float
     cancelled: bool
+    filesLeft: int  # changed files a cancelled sync left for the next one (about); 0 when not cancelled
 
 
 class IndexStatus(TypedDict):

@@ -102,6 +102,7 @@ class SyncReport:
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
     cancelled: bool = False
+    files_left: int = 0  # changed files a cancelled sync left for the next one (about: those it had not looked at)
 
     def merge(self, other: SyncReport) -> None:
         for name in self.__dataclass_fields__:
@@ -269,10 +270,12 @@ class Indexer:
         record_aliases(self.catalog, choice, whole=prune)
         reading: list[tuple[Named, FileState | None]] = []  # the changed files
         identified: list[tuple[int, int, int, int]] = []
+        looked_at = 0
         for named in choice.sources:
             if cancel is not None and cancel.is_set():
                 report.cancelled = True
                 break
+            looked_at += 1
             source, stat = named.source, named.stat
             row = known.get(named.key)
             unchanged = not changed(row, stat)
@@ -289,10 +292,12 @@ class Indexer:
         total = len(choice.sources)
         done = report.files_unchanged
         files_meter = RateMeter(already=done)  # the rate and time left of the files read, not of those skipped
+        read = 0
 
         def read_one() -> None:
-            nonlocal done
+            nonlocal done, read
             done += 1
+            read += 1
             if progress is not None and done % 50 == 0 and done < total:
                 progress(done, total, "reading files " + files_meter.status(done, total))
 
@@ -301,6 +306,8 @@ class Indexer:
                 report.cancelled = True
                 break
             self._apply_batch(self._whole_rows(batch), report, cancel=cancel, read_one=read_one)
+        if report.cancelled:  # what the next sync reads: the changed files not read, and those not looked at
+            report.files_left = len(reading) - read + len(choice.sources) - looked_at
         if progress is not None and choice.sources and not report.cancelled:
             # after the last batch is read, not before: a rate taken then counts the reading, not the stat() calls
             progress(total, total, "reading files " + files_meter.status(total, total))
@@ -474,8 +481,9 @@ class Indexer:
     ) -> None:
         """Parse a batch of changed files and commit them in one transaction. A file that fails is recorded with
         its reason (each file writes inside its own savepoint) and never keeps the others from committing. `cancel`
-        is looked at before each file: the files read until then commit (a batch can be 64 MB of reading);
-        `read_one` is told of each file read."""
+        is looked at before each file: the files read until then commit (a batch can be 64 MB of reading), the one
+        being read when it came whole, as read (never half a file: a read is not cut short); `read_one` is told of
+        each file read."""
         prepared: list[tuple[SourceFile, FileRow | None, os.stat_result, tuple[FileContent, bool] | Failure]] = []
         for source, row, stat in batch:
             if cancel is not None and cancel.is_set():

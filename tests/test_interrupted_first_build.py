@@ -1,0 +1,197 @@
+"""An interrupted `memlens index` keeps the files it read (cli/commands.py `sync_engine`, stop_signal.py
+`cancelled_by_a_stop`): the first Ctrl-C or SIGTERM ends the batch under way as the editor's cancel does, the files
+read until then committed (the one being read when it came whole: a read is not cut short), and the next run reads
+only the rest; the line says how many files this run kept and how many are left; a second one quits at once.
+
+A real `memlens` process reads six one-session files newest first (one batch: the old behaviour threw it all away);
+it is held still inside the read of the fourth, its reader wrapped to wait on a FIFO, so the signal always comes
+while that file is being read: no sleep races the process."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from claude_lines import claude_line
+
+pytestmark = pytest.mark.slow  # real processes
+
+SESSIONS = 6
+HELD = 2  # the session whose file is being read when the signal comes: sessions 5, 4 and 3 (the newer) were read
+
+# `memlens` as `python -m memlens` runs it, its file reader waiting, when it starts the held file, until the test
+# opens the `release` FIFO (after saying so by creating `reached`); with `again`, it then waits on that FIFO too
+HOLDING_MEMLENS = """
+import os, sys
+from memlens.engine.indexing import file_reader
+held, reached, release, again = sys.argv[1:5]
+read = file_reader.FileReader.read
+def held_read(self, source, *args, **kwargs):
+    if source.path.name == held:
+        open(reached, "w").close()
+        os.close(os.open(release, os.O_RDONLY))
+        if again:
+            open(again + ".reached", "w").close()
+            os.close(os.open(again, os.O_RDONLY))
+    return read(self, source, *args, **kwargs)
+file_reader.FileReader.read = held_read
+from memlens.cli import main
+raise SystemExit(main(sys.argv[5:]))
+"""
+
+# (the signal, what SIGINT is in the process): Ctrl-C as a terminal gives it, SIGTERM, and SIGTERM where SIGINT is
+# ignored (`cmd &` in a script)
+STOPS = {
+    "ctrl-c": (signal.SIGINT, signal.SIG_DFL),
+    "sigterm": (signal.SIGTERM, signal.SIG_DFL),
+    "sigterm-sigint-ignored": (signal.SIGTERM, signal.SIG_IGN),
+}
+
+
+def _session_file(folder: Path, n: int) -> Path:
+    session = f"6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a{n:02d}"
+    rows = []
+    for m in range(4):
+        kind = "user" if m % 2 == 0 else "assistant"
+        text = f"session {n} message {m}: the quokka migration step {m} for service {n}"
+        parent = f"s{n}u{m - 1}" if m else None
+        row = claude_line(kind, f"s{n}u{m}", parent, text, session=session, timestamp=f"2026-03-01T1{m}:00:00Z")
+        rows.append(json.dumps(row) + "\n")
+    path = folder / f"{session}.jsonl"
+    path.write_text("".join(rows))
+    when = 1_700_000_000 + 1000 * n  # newer as n grows: read 5, 4, 3, 2, 1, 0
+    os.utime(path, (when, when))
+    return path
+
+
+def _where(tmp_path: Path) -> list[str]:
+    folder = tmp_path / "claude"
+    return ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
+
+
+def _memlens(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300, cwd=cwd
+    )
+
+
+def _indexed_files(tmp_path: Path) -> set[str]:
+    """The names of the files the catalog holds as read."""
+    with sqlite3.connect(tmp_path / "index" / "catalog.sqlite3") as db:
+        return {Path(path).name for (path,) in db.execute("SELECT path FROM files WHERE size >= 0")}
+
+
+def _messages(tmp_path: Path) -> int:
+    stats = _memlens("stats", "--json", *_where(tmp_path), cwd=tmp_path)
+    assert stats.returncode == 0, stats.stderr
+    return sum(json.loads(stats.stdout)["messages"].values())
+
+
+@pytest.fixture
+def sessions(tmp_path: Path) -> list[Path]:
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    return [_session_file(folder, n) for n in range(SESSIONS)]
+
+
+def _held_run(
+    tmp_path: Path, held: Path, command: list[str], *, sigint: object, again: bool = False
+) -> tuple[subprocess.Popen[str], Path]:
+    """`memlens COMMAND` started, once it is inside the read of `held` (the signal may be sent); its release FIFO."""
+    reached, release = tmp_path / "reached", tmp_path / "release"
+    os.mkfifo(release)
+    second = tmp_path / "again"
+    if again:
+        os.mkfifo(second)
+    process = subprocess.Popen(
+        [sys.executable, "-c", HOLDING_MEMLENS, held.name, str(reached), str(release), str(second) if again else ""]
+        + command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),  # type: ignore[arg-type]
+    )
+    _wait_for(reached, process)
+    return process, release
+
+
+def _wait_for(marker: Path, process: subprocess.Popen[str]) -> None:
+    """Wait until the process has created `marker` (it then waits for the test), failing if it ended first."""
+    deadline = time.monotonic() + 120
+    while not marker.exists():
+        if process.poll() is not None:
+            raise AssertionError(f"memlens ended before it reached the held file: {process.communicate()}")
+        assert time.monotonic() < deadline, "memlens never reached the held file"
+        time.sleep(0.02)
+
+
+def _release(fifo: Path, process: subprocess.Popen[str]) -> None:
+    """Let the process held on `fifo` go on, once it waits there; if it ended instead (it did not wait), nothing."""
+    deadline = time.monotonic() + 120
+    while True:
+        try:  # (not blocking: a process that never opens it would hold the test)
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            return
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:  # ENXIO: no reader yet
+                raise
+        if process.poll() is not None:
+            return
+        assert time.monotonic() < deadline, "memlens never waited on the FIFO"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("stop", STOPS)
+@pytest.mark.parametrize("command", [["index"], ["search", "quokka", "--no-pager"]], ids=["index", "search"])
+def test_an_interrupted_first_build_keeps_the_files_read_and_the_next_reads_only_the_rest(
+    tmp_path: Path, sessions: list[Path], stop: str, command: list[str]
+) -> None:
+    signum, sigint = STOPS[stop]
+    process, release = _held_run(tmp_path, sessions[HELD], [*command, *_where(tmp_path)], sigint=sigint)
+    process.send_signal(signum)
+    _release(release, process)  # the held file is read on, whole: then the batch ends
+    out, err = process.communicate(timeout=120)
+
+    status, said = (143, "stopped by SIGTERM") if signum == signal.SIGTERM else (130, "interrupted")
+    assert process.returncode == status, err
+    kept = "kept 4 files (16 messages)" if signum == signal.SIGINT else "kept 4 files"  # (the messages: if they fit)
+    assert err.splitlines()[-1] == f"memlens: {said}; {kept}, 2 left for memlens index", err
+    assert len(err.splitlines()[-1]) <= 80
+    assert "Traceback" not in err and out == ""
+    assert _indexed_files(tmp_path) == {path.name for path in sessions[HELD:]}  # the three read before, the held one
+    assert _messages(tmp_path) == 16  # each of them whole
+
+    again = _memlens("index", "--json", *_where(tmp_path), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    report = json.loads(again.stdout)
+    assert (report["filesParsed"], report["filesUnchanged"], report["messagesAdded"]) == (2, 4, 8)
+    assert _messages(tmp_path) == 4 * SESSIONS  # each file whole, once
+    assert _indexed_files(tmp_path) == {path.name for path in sessions}
+
+
+def test_a_second_ctrl_c_while_the_batch_ends_quits_at_once(tmp_path: Path, sessions: list[Path]) -> None:
+    """The first Ctrl-C has been taken (the process went on past it, into the second hold) when the second comes."""
+    command = ["index", *_where(tmp_path)]
+    process, release = _held_run(tmp_path, sessions[HELD], command, sigint=signal.SIG_DFL, again=True)
+    process.send_signal(signal.SIGINT)
+    _release(release, process)
+    _wait_for(tmp_path / "again.reached", process)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert err.splitlines()[-1] == "memlens: stopped at once", err
+    assert "Traceback" not in err
+    assert _indexed_files(tmp_path) == set()  # the batch had not committed: nothing of it, and nothing half
+    again = _memlens("index", "--json", *_where(tmp_path), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["filesParsed"] == SESSIONS
