@@ -295,6 +295,10 @@ class ServerState:
         if self.engine is engine:
             changed = report.files_parsed + report.files_appended + report.files_deleted + report.units_embedded
             self.status.poke(f"synced {changed} changes" if changed else None)
+            if report.empty is not None:  # the first sync found nothing: said once, with what would find some
+                said = "memlens: " + ". ".join(report.empty["lines"]) + "."
+                shown = types.ShowMessageParams(type=types.MessageType.Info, message=said)
+                self.call_soon(lambda: self.server.window_show_message(shown))
 
     def _progress(self, engine: Engine, done: int, total: int, message: str) -> None:
         if self.engine is not engine:

@@ -194,6 +194,9 @@ class _Refusals:
 def _log_sync(report: SyncReport) -> None:
     if report.messages_added or report.files_deleted or report.units_embedded:
         log.info("sync: +%d messages, %d embedded", report.messages_added, report.units_embedded)
+    if report.empty is not None:  # the start-up sync found nothing: what it looked in, and what would find some
+        for line in report.empty["lines"]:
+            log.warning("%s", line)
 
 
 def run(engine: Engine, http: HttpSecurity | None = None, live_indexing: bool = True) -> int:
