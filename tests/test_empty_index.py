@@ -146,3 +146,31 @@ def test_the_count_stops_at_its_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert empty["lines"][1] == f"3+ transcript files are under {exports}: --transcripts {exports} reads them"
     assert empty["transcriptFolders"] == []
     assert "no agent's transcript folder exists" in empty["lines"][0]
+
+
+def test_the_mcp_server_logs_an_empty_index_once_until_it_changes(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A watcher that polls syncs every file every 30 s: the empty index is logged once, not at every sync."""
+    from memlens.mcp.server import _sync_logger
+
+    settings = merge(Settings(), {"transcripts": {"agentDefaults": False}}, [])
+    (tmp_path / "ws").mkdir()
+    with Engine([tmp_path / "ws"], settings, index_dir=tmp_path / "index", embedder=False) as engine:
+        log_sync = _sync_logger()
+        with caplog.at_level("WARNING", logger="memlens"):
+            for _ in range(3):
+                log_sync(engine.sync())
+            said = [r.getMessage() for r in caplog.records if "the index is empty" in r.getMessage()]
+            assert len(said) == 1, said
+            (tmp_path / "ws" / "exports").mkdir()
+            shutil.copy(
+                FIXTURES / "openclaw" / "3b9d7f1e-2a4c-4e6b-8d0f-1a3c5e7b9d2f.jsonl", tmp_path / "ws" / "exports"
+            )
+            log_sync(engine.sync())  # another step would find something now: said again
+            steps = [r.getMessage() for r in caplog.records if "the index is empty" not in r.getMessage()]
+            assert steps[0].startswith("nothing to read yet"), steps
+            assert steps[1:] == [
+                f"1 transcript file is under {tmp_path.resolve() / 'ws' / 'exports'}: "
+                f"--transcripts {tmp_path.resolve() / 'ws' / 'exports'} reads them"
+            ], steps

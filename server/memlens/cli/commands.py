@@ -470,6 +470,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     tally = WatchTally()
     reader_gone = threading.Event()
+    said_empty: list[str] = []  # the empty index's lines last said
 
     def report(sync: SyncReport) -> None:
         tally.add(sync)
@@ -479,7 +480,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 sys.stdout.flush()
             else:
                 print(fitted(describe_sync(sync, compact=True), sys.stdout), flush=True)
-                if sync.empty is not None:  # the first sync's: the later ones read only the files that changed
+                if sync.empty is not None and sync.empty["lines"] != said_empty:  # once (a polling watch: 30 s)
+                    said_empty[:] = sync.empty["lines"]
                     say_empty_index(sync.empty)
         except BrokenPipeError:  # `memlens watch | head -1`: as any writer to a closed pipe, the watch ends
             _silence_stdout()
