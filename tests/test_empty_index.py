@@ -174,3 +174,15 @@ def test_the_mcp_server_logs_an_empty_index_once_until_it_changes(
                 f"1 transcript file is under {tmp_path.resolve() / 'ws' / 'exports'}: "
                 f"--transcripts {tmp_path.resolve() / 'ws' / 'exports'} reads them"
             ], steps
+
+
+def test_the_flag_to_copy_quotes_a_folder_a_shell_would_split(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "my exports").mkdir(parents=True)
+    shutil.copy(FIXTURES / "openclaw" / "3b9d7f1e-2a4c-4e6b-8d0f-1a3c5e7b9d2f.jsonl", workspace / "my exports")
+    settings = merge(Settings(), {"transcripts": {"agentDefaults": False}}, [])
+    with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False) as engine:
+        empty = engine.sync().empty
+    assert empty is not None
+    exports = str((workspace / "my exports").resolve())
+    assert empty["finds"][0]["folder"] == exports and empty["finds"][0]["flag"] == f"--transcripts '{exports}'"

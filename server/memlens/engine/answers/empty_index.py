@@ -10,6 +10,7 @@ shows the same facts (`lines` says them)."""
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,7 +52,7 @@ def empty_index(
         under, counted = _transcripts_under(workspace, looked)
         if counted.count and under is not None:
             shown = _shown(under, home)
-            finds.append(_find(shown, counted, f"--transcripts {shown}"))
+            finds.append(_find(shown, counted, f"--transcripts {_typed(shown)}"))
     finds.sort(key=lambda find: (find["flag"] == SCOPE_ALL, -find["count"]))  # a folder of this project first
     memory = [*settings.memory.include, *settings.memory.extra_include]
     facts: EmptyIndex = {
@@ -154,6 +155,12 @@ def _shown(folder: Path | str, home: Path) -> str:
     text = os.fspath(folder)
     prefix = os.fspath(home).rstrip(os.sep) + os.sep
     return "~" + os.sep + text[len(prefix) :] if text.startswith(prefix) else text
+
+
+def _typed(shown: str) -> str:
+    """A folder as a shell takes it in a command to copy: quoted where it must be, a leading `~/` left to expand."""
+    home = "~" + os.sep
+    return home + shlex.quote(shown[len(home) :]) if shown.startswith(home) else shlex.quote(shown)
 
 
 def _files_are(count: int, more: bool, of: str = "") -> str:
