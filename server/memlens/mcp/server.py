@@ -201,8 +201,8 @@ def _sync_logger() -> Callable[[SyncReport], None]:
             log.info("sync: +%d messages, %d embedded", report.messages_added, report.units_embedded)
         if report.empty is not None and report.empty["lines"] != said:
             said[:] = report.empty["lines"]
-            for line in said:
-                log.warning("%s", line)
+            for line in said:  # as the sync line: at INFO (-v), so a start that fails says its error alone
+                log.info("%s", line)
 
     return log_sync
 
