@@ -34,7 +34,7 @@ from memlens.engine.vectors.embedder import Embedder
 from memlens.lsp.commands import COMMANDS
 from memlens.lsp.state import ServerState
 from memlens.requests import SearchFilterRequest, wire_names
-from memlens.settings import Settings
+from memlens.settings import Settings, merge
 from transcript_fixtures import EVENT_DAYS, one_message_days
 
 PROTOCOL = REPO / "client" / "src" / "protocol.ts"
@@ -351,6 +351,14 @@ def answers(
         out["UnnamedSources"] = [{"sources": without.unnamed_source_folders()}]
         out["RemoveSourceResponse"].append(without.remove_source_folder(extra))
         out["SourcesResponse"].append(without.source_folders())
+
+    # an index a sync leaves empty, a transcript under its workspace: the report's `empty`, the search's `emptyIndex`
+    empty_workspace = root / "empty-workspace"
+    shutil.copytree(workspace / "transcripts" / "openclaw", empty_workspace / "exports")
+    no_agents = merge(Settings(), {"transcripts": {"agentDefaults": False}}, [])
+    with Engine([empty_workspace], no_agents, index_dir=root / "empty-index", embedder=False) as empty:
+        out["ReindexReport"].append(empty.reindex().to_wire())
+        out["SearchResponse"].append(empty.search("anything", mode="keyword"))
     return out
 
 

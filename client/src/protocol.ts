@@ -258,6 +258,8 @@ export interface SearchResponse {
   period?: Period;
   /** the filters' since/until window held no message at all: the note says so */
   emptyWindow?: EmptyWindow;
+  /** the index holds nothing: where a sync looked and what would find something */
+  emptyIndex?: EmptyIndex;
   /** the event the days are counted from is named nowhere: the note says so */
   unnamedEvent?: UnnamedEvent;
   /** the fusion used (with `explain: true`) */
@@ -435,6 +437,30 @@ export interface ReindexParams {
   full?: boolean;
 }
 
+/** Files a flag would read: `count` of them in `folder`, counted up to a cap (`more`: there are more). */
+export interface EmptyIndexFind {
+  folder: string;
+  count: number;
+  more: boolean;
+  /** `--scope all`, or `--transcripts DIR` (in the editor: the settings `memlens.scope`, `memlens.transcripts.paths`) */
+  flag: string;
+}
+
+/** An index that holds nothing after a sync: what was looked in, and what would find something. */
+export interface EmptyIndex {
+  workspaces: string[];
+  /** the memory-note globs looked for in each workspace */
+  memoryFiles: string[];
+  /** the transcript folders looked in that exist */
+  transcriptFolders: string[];
+  /** `workspace`: only the agents' sessions whose cwd is in a workspace; `all`: every session */
+  scope: string;
+  /** each way found to read something, a workspace's folder first */
+  finds: EmptyIndexFind[];
+  /** the facts in one or two sentences: what was looked in, the next step */
+  lines: string[];
+}
+
 /** What `memlens.reindex` did. */
 export interface ReindexReport {
   filesSeen: number;
@@ -457,6 +483,8 @@ export interface ReindexReport {
   cancelled: boolean;
   /** changed files a cancelled sync left for the next one (about); 0 when not cancelled */
   filesLeft: number;
+  /** the index holds nothing after this sync: where it looked, what would find something */
+  empty?: EmptyIndex;
 }
 
 export interface SummariesGrepParams {

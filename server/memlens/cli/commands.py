@@ -21,6 +21,7 @@ from memlens.cli.answer_notes import given_flags, narrowed_note, narrowing_flags
 from memlens.cli.arguments import build_parser, help_text, request_from, settings_from_args
 from memlens.cli.clock import zone_named
 from memlens.cli.fixes_output import print_fixes
+from memlens.cli.nothing_found import say_empty_index
 from memlens.cli.output import (
     ProgressBar,
     also_holds_line,
@@ -141,6 +142,7 @@ def open_engine(
         command=args.command,
         wait_for_writer=args.command in WRITING_COMMANDS,
         keyword_may_be_unready=keyword_may_be_unready,
+        workspace_reason=getattr(args, "root_reason", None),
     )
     # a model that cannot load is one warning line (logged by the embedder); searches then answer by keywords
     if args.command != "sources":
@@ -212,6 +214,8 @@ def cmd_index(args: argparse.Namespace) -> int:
             print_json(report.to_wire())
         elif not args.quiet:
             print(fitted(describe_sync(report), sys.stdout))
+            if report.empty is not None:
+                say_empty_index(report.empty)
         # a file, or some of its lines or bytes: a file with replaced bytes is indexed, not skipped; the summary line
         # counts the files that could not be read at all
         for error in report.errors[:10]:
@@ -485,6 +489,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     tally = WatchTally()
     reader_gone = threading.Event()
+    said_empty: list[str] = []  # the empty index's lines last said
 
     def report(sync: SyncReport) -> None:
         tally.add(sync)
@@ -494,6 +499,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 sys.stdout.flush()
             else:
                 print(fitted(describe_sync(sync, compact=True), sys.stdout), flush=True)
+                if sync.empty is not None and sync.empty["lines"] != said_empty:  # once (a polling watch: 30 s)
+                    said_empty[:] = sync.empty["lines"]
+                    say_empty_index(sync.empty)
         except BrokenPipeError:  # `memlens watch | head -1`: as any writer to a closed pipe, the watch ends
             _silence_stdout()
             reader_gone.set()

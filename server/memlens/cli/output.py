@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from memlens.cli.answer_notes import answer_notes
 from memlens.cli.clock import local_time
 from memlens.cli.hits import hit_lines, short_session_id, sureness
-from memlens.cli.nothing_found import say_nothing_found
+from memlens.cli.nothing_found import say_empty_index, say_nothing_found
 from memlens.cli.terminal import Style, cells, clip, clip_styled, column, folded, width
 from memlens.counted import counted
 from memlens.engine.answers.speaker import speaker
@@ -126,6 +126,9 @@ def print_search(
         reason = team.get("reason", "")
         print(f"memlens: the team index was unreachable ({reason}); local results only", file=sys.stderr)
     room = columns or width()
+    if not response["results"] and "emptyIndex" in response:  # no "no results for X": nothing was searched
+        say_empty_index(response["emptyIndex"])
+        return
     if not response["results"]:
         # a pasted traceback is many lines: said on one (the query read may be 4,000 characters)
         said = f"no results for {' '.join(response['query'].split())!r}"

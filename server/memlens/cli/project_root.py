@@ -29,4 +29,4 @@ def find_root(start: Path) -> ProjectRoot:
             if (folder / marker).exists():
                 where = "the current folder" if folder == here else "a parent of the current folder"
                 return ProjectRoot(folder, f"{where} holds {marker}")
-    return ProjectRoot(here, "the current folder (no .memlens.json, .git or memory file in it or above it)")
+    return ProjectRoot(here, "just the current folder: no .memlens.json, .git or memory file in it or above it")

@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from memlens.engine.answers.context_pack import build_context_pack
 from memlens.engine.answers.cut_secrets import mask_cut_secrets
+from memlens.engine.answers.empty_index import empty_index
 from memlens.engine.answers.fixes import past_fixes
 from memlens.engine.answers.history import session_history
 from memlens.engine.answers.index_stats import index_stats, index_status
@@ -74,6 +75,7 @@ from memlens.requests import (
 from memlens.settings import Settings
 from memlens.wire import (
     ContextResponse,
+    EmptyIndex,
     FixesResponse,
     HistoryResponse,
     IndexStatus,
@@ -105,6 +107,7 @@ class Engine:
         command: str = "",
         wait_for_writer: bool = False,
         keyword_may_be_unready: bool = False,
+        workspace_reason: str | None = None,
     ) -> None:
         """`embedder`: True loads the configured model, False runs keyword-only, or pass a loaded Embedder.
         `origins`: what the folders of `extra_transcripts` and of the settings are recorded as added from.
@@ -112,9 +115,12 @@ class Engine:
         `wait_for_writer`: wait for a short-lived command (a `stats`, a `search`) that writes the index to finish,
         and write it then (an `index`, a `watch`: commands that are run to write); `keyword_may_be_unready`: a
         reader opens while the writer still makes the keyword index, with an empty one in its place
-        (`keyword_unready_note` says so), for `stats`, which answers from the catalog."""
+        (`keyword_unready_note` says so), for `stats`, which answers from the catalog. `workspace_reason`: why the
+        workspace is the folder it is (the CLI's project root), said when the index is empty (`empty_index`)."""
         mask_own_records()  # an application's own log handlers write memlens's lines masked too
         self.settings = settings or Settings()
+        self.workspace_reason = workspace_reason
+        self._empty: EmptyIndex | None = None  # what `empty_index` found since the last sync
         self.origins = origins or RootOrigins()
         self.workspaces = resolve_workspaces(workspaces)
         self.extra_transcripts = [Path(p).expanduser().resolve() for p in extra_transcripts]
@@ -341,10 +347,12 @@ class Engine:
         try:
             with self._derived.writing():
                 self._remember_roots()
+                self._empty = None
                 report = self.indexer.sync(self.sources(), progress, cancel, embed=embed, settled=settled)
                 if not report.cancelled:  # a whole sync, not a watcher's few files: piled-up segments written afresh
                     self.indexer.compact_keyword_index(cancel, progress)
                     self.indexer.embedding.compact()  # and the vector file, once its log holds enough
+                    report.empty = self.empty_index()
                 return report
         finally:
             self.syncing.clear()
@@ -362,6 +370,18 @@ class Engine:
         with self._derived.writing():
             source_of = functools.partial(classify, locations=locations, settings=self.settings, known_cwd=known_cwd)
             return sync_changed(self.indexer, changed, deleted, source_of=source_of, embed=embed)
+
+    def empty_index(self) -> EmptyIndex | None:
+        """None when the index holds anything (one count of the catalog); else where a sync looks and what would
+        find something (answers/empty_index.py: a bounded walk, made once until the next sync)."""
+        if self.catalog.unit_count():
+            return None
+        if self._empty is None:
+            facts = empty_index(
+                self.locations(), self.settings, home=Path.home(), workspace_reason=self.workspace_reason
+            )
+            self._empty = redact_response(facts)
+        return self._empty
 
     def waiting_tails(self) -> dict[Path, float]:
         """Transcripts whose unterminated last line waits for the file to be quiet: path -> mtime (seconds)."""
@@ -477,6 +497,9 @@ class Engine:
         answer = search(
             self, query, limit=limit, mode=mode, filters=filters, explain=explain, fusion=fusion, min_score=min_score
         )
+        empty = None if answer["results"] else self.empty_index()
+        if empty is not None:
+            answer["emptyIndex"] = empty
         asked = team or (TeamQuery(self.settings.team.url) if self.settings.team.url else None)
         if asked is not None and not local_only:
             checked(TeamFilterRequest, team=asked.url, publisher=asked.publisher)

@@ -71,6 +71,7 @@ class ServerState:
         self._engine_ready: asyncio.Event | None = None
         self._key: tuple[str, ...] | None = None
         self._initial: WorkDone | None = None
+        self._empty_shown: str | None = None  # the empty index's message last shown
         self._reindexing = 0
         self._shown_warnings: list[str] = []
         self._opening = threading.Event()  # set to stop an open that waits for the index to be made (a newer one)
@@ -295,6 +296,11 @@ class ServerState:
         if self.engine is engine:
             changed = report.files_parsed + report.files_appended + report.files_deleted + report.units_embedded
             self.status.poke(f"synced {changed} changes" if changed else None)
+            said = "memlens: " + ". ".join(report.empty["lines"]) + "." if report.empty is not None else None
+            if said is not None and said != self._empty_shown:  # said once (a polling watcher syncs every 30 s)
+                self._empty_shown = said
+                shown = types.ShowMessageParams(type=types.MessageType.Info, message=said)
+                self.call_soon(lambda: self.server.window_show_message(shown))
 
     def _progress(self, engine: Engine, done: int, total: int, message: str) -> None:
         if self.engine is not engine:

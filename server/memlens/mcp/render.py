@@ -197,6 +197,7 @@ def render_search(data: dict[str, Any]) -> str:
     found = counted(len(results), "result")
     head = f'{found} for "{_echo(data.get("query"))}" ({data.get("mode")}, {data.get("searchTimeMs")} ms)'
     lines = [head, *_status(data), *_left_out(data, "query")]
+    lines += [f"({line})" for line in data.get("emptyIndex", {}).get("lines", [])]  # nothing searched: why
     lines += [f"({unread_date_note(unread)})" for unread in data.get("unreadDates", [])]
     lines += [f"({ambiguous_date_note(ambiguous)})" for ambiguous in data.get("ambiguousDates", [])]
     if data.get("note"):

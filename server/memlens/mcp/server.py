@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from functools import partial
 from typing import Any, Protocol, cast
 
@@ -191,9 +191,20 @@ class _Refusals:
             log.warning("%s", skipped.reason())
 
 
-def _log_sync(report: SyncReport) -> None:
-    if report.messages_added or report.files_deleted or report.units_embedded:
-        log.info("sync: +%d messages, %d embedded", report.messages_added, report.units_embedded)
+def _sync_logger() -> Callable[[SyncReport], None]:
+    """What each sync of the live indexer logs: what it added, and once (until it changes) that the index is empty,
+    where the sync looked and what would find something (a polling watcher syncs every file every 30 s)."""
+    said: list[str] = []
+
+    def log_sync(report: SyncReport) -> None:
+        if report.messages_added or report.files_deleted or report.units_embedded:
+            log.info("sync: +%d messages, %d embedded", report.messages_added, report.units_embedded)
+        if report.empty is not None and report.empty["lines"] != said:
+            said[:] = report.empty["lines"]
+            for line in said:  # as the sync line: at INFO (-v), so a start that fails says its error alone
+                log.info("%s", line)
+
+    return log_sync
 
 
 def run(engine: Engine, http: HttpSecurity | None = None, live_indexing: bool = True) -> int:
@@ -236,7 +247,7 @@ def run(engine: Engine, http: HttpSecurity | None = None, live_indexing: bool = 
 
 def _start_indexing(state: McpState, local: LocalServer) -> None:
     """The writer keeps the index live and answers `memlens search` beside it (at start, or once it took over)."""
-    live = LiveIndexer(state.engine, on_sync=_log_sync)
+    live = LiveIndexer(state.engine, on_sync=_sync_logger())
     state.built_before = state.engine.ever_synced()  # on a takeover, the writer before may have built it meanwhile
     live.start()
     state.live = live

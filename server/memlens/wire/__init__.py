@@ -19,7 +19,14 @@ context, fixes the answers); this package re-exports every name, so `from memlen
 
 from memlens.wire.context import ContextItem, ContextMessage, ContextPassage, ContextResponse
 from memlens.wire.fixes import ErrorFix, FixesResponse
-from memlens.wire.index_status import FileError, IndexStatus, ReindexReport, StatsResponse
+from memlens.wire.index_status import (
+    EmptyIndex,
+    EmptyIndexFind,
+    FileError,
+    IndexStatus,
+    ReindexReport,
+    StatsResponse,
+)
 from memlens.wire.params import (
     AgentFormat,
     ContextParams,
@@ -90,6 +97,8 @@ __all__ = [
     "Explain",
     "LeftOut",
     "UnreadDate",
+    "EmptyIndex",
+    "EmptyIndexFind",
     "FileError",
     "FileTouched",
     "FixesParams",

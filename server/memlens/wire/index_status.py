@@ -44,6 +44,28 @@ class StatsResponse(TypedDict):
     notIndexedReason: str | None  # why they wait (a full disk, a broken lock, no sync yet); None when none wait
 
 
+class EmptyIndexFind(TypedDict):
+    """Files that the flag `flag` would read: `count` of them in `folder`, counted up to a cap (`more`: there are
+    more than `count`)."""
+
+    folder: str
+    count: int
+    more: bool
+    flag: str
+
+
+class EmptyIndex(TypedDict):
+    """A sync or a search that met an empty index: what was looked in, and what would find something
+    (engine/answers/empty_index.py). `lines` says it in one or two short sentences, as each face shows it."""
+
+    workspaces: list[str]
+    memoryFiles: list[str]  # the memory-note globs looked for in each workspace
+    transcriptFolders: list[str]  # the transcript folders looked in that exist
+    scope: str  # "workspace": the agents' folders' sessions whose cwd is in a workspace only; "all": every session
+    finds: list[EmptyIndexFind]  # each way found to read something, most files first
+    lines: list[str]
+
+
 class ReindexReport(TypedDict):
     """`memlens.reindex`: what a sync did (`indexer.SyncReport.to_wire`)."""
 
@@ -62,6 +84,7 @@ class ReindexReport(TypedDict):
     seconds: float
     cancelled: bool
     filesLeft: int  # changed files a cancelled sync left for the next one (about); 0 when not cancelled
+    empty: NotRequired[EmptyIndex]  # the index holds nothing after this sync: where it looked, what would find some
 
 
 class IndexStatus(TypedDict):

@@ -2,6 +2,7 @@
 
 from typing import Literal, NotRequired, TypedDict
 
+from memlens.wire.index_status import EmptyIndex
 from memlens.wire.params import FusionMode, HitKind
 from memlens.wire.team import TeamStatus
 
@@ -164,6 +165,7 @@ class SearchResponse(TypedDict):
     withheld: int  # hits among the first `limit` under minScore, not shown (`--min-score 0` shows them)
     period: NotRequired[Period]  # the days the query asked about, when it is a question about a period
     emptyWindow: NotRequired[EmptyWindow]  # the filters' since/until held no message: the note says so
+    emptyIndex: NotRequired[EmptyIndex]  # the index holds nothing: where a sync looked, and what would find some
     unnamedEvent: NotRequired[UnnamedEvent]  # the event the days are counted from is named nowhere: the note says so
     fusion: NotRequired[FusionMode]
     note: NotRequired[str]

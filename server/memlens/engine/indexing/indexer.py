@@ -52,7 +52,7 @@ from memlens.engine.vectors.vector_index import VectorIndex
 from memlens.errors import environmental_cause, is_disk_full
 from memlens.redaction import redact
 from memlens.settings import Settings, camel_case
-from memlens.wire import ReindexReport
+from memlens.wire import EmptyIndex, ReindexReport
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +103,7 @@ class SyncReport:
     seconds: float = 0.0
     cancelled: bool = False
     files_left: int = 0  # changed files a cancelled sync left for the next one (about: those it had not looked at)
+    empty: EmptyIndex | None = None  # the index holds nothing after this sync: set by the Engine (empty_index.py)
 
     def merge(self, other: SyncReport) -> None:
         for name in self.__dataclass_fields__:
@@ -116,7 +117,10 @@ class SyncReport:
     def to_wire(self) -> ReindexReport:
         """The report as the language server and MCP answer it: camelCase, like every other answer (every field;
         tests/test_wire_types.py holds the keys to `wire.ReindexReport`)."""
-        return cast(ReindexReport, {camel_case(name): getattr(self, name) for name in self.__dataclass_fields__})
+        fields = {camel_case(name): getattr(self, name) for name in self.__dataclass_fields__}
+        if fields["empty"] is None:  # said only of an empty index
+            del fields["empty"]
+        return cast(ReindexReport, fields)
 
 
 class Indexer:
