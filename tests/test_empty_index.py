@@ -94,6 +94,7 @@ def test_a_workspace_of_transcripts_is_told_that_transcripts_dir_reads_them(tmp_
         "count": len(EVERY_FIXTURE),
         "more": False,
         "flag": f"--transcripts {shown}",
+        "setting": f"{shown!r} in memlens.transcripts.paths",
     }
     assert {find["flag"] for find in empty["finds"][1:]} == {"--scope all"}
     step = f"{len(EVERY_FIXTURE)} transcript files are under {shown}: --transcripts {shown} reads them"
@@ -142,8 +143,13 @@ def test_the_count_stops_at_its_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         empty = engine.sync().empty
     assert empty is not None
     exports = str((workspace / "exports").resolve())
-    assert empty["finds"] == [{"folder": exports, "count": 3, "more": True, "flag": f"--transcripts {exports}"}]
+    setting = f"{exports!r} in memlens.transcripts.paths"
+    assert empty["finds"] == [
+        {"folder": exports, "count": 3, "more": True, "flag": f"--transcripts {exports}", "setting": setting}
+    ]
     assert empty["lines"][1] == f"3+ transcript files are under {exports}: --transcripts {exports} reads them"
+    assert empty["settingLines"][1] == f"3+ transcript files are under {exports}: {setting} reads them"
+    assert empty["settingLines"][0] == empty["lines"][0]
     assert empty["transcriptFolders"] == []
     assert "no agent's transcript folder exists" in empty["lines"][0]
 

@@ -91,12 +91,14 @@ export function ambiguousDateNote(ambiguous: AmbiguousDate): string {
  * the hits, then what of the query was read): none when the answer has nothing to say about itself.
  */
 export function searchNotes(
-  response: Pick<SearchResponse, 'note' | 'leftOut' | 'unreadDates' | 'ambiguousDates' | 'period'>,
+  response: Pick<SearchResponse, 'note' | 'leftOut' | 'unreadDates' | 'ambiguousDates' | 'period' | 'emptyIndex'>,
 ): string[] {
   const notes: string[] = [];
   if (response.note?.trim()) {
     notes.push(response.note.trim());
   }
+  // an index that holds nothing: where it looked, and the setting that would find something (not a CLI flag)
+  notes.push(...(response.emptyIndex?.settingLines ?? []));
   for (const event of [response.period?.event, response.period?.endEvent]) {
     if (event) {
       notes.push(eventDayNote(event));

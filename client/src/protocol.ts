@@ -442,8 +442,10 @@ export interface EmptyIndexFind {
   folder: string;
   count: number;
   more: boolean;
-  /** `--scope all`, or `--transcripts DIR` (in the editor: the settings `memlens.scope`, `memlens.transcripts.paths`) */
+  /** `--scope all`, or `--transcripts DIR` */
   flag: string;
+  /** the same step as a setting: `memlens.scope "all"`, `'DIR' in memlens.transcripts.paths` */
+  setting: string;
 }
 
 /** An index that holds nothing after a sync: what was looked in, and what would find something. */
@@ -457,8 +459,10 @@ export interface EmptyIndex {
   scope: string;
   /** each way found to read something, a workspace's folder first */
   finds: EmptyIndexFind[];
-  /** the facts in one or two sentences: what was looked in, the next step */
+  /** the facts in one or two sentences: what was looked in, the next step (by its command-line flag) */
   lines: string[];
+  /** the same sentences, the next step named by its setting (what the editor shows) */
+  settingLines: string[];
 }
 
 /** What `memlens.reindex` did. */

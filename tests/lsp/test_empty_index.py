@@ -48,9 +48,16 @@ async def test_a_first_sync_that_leaves_the_index_empty_is_shown_with_the_step_t
 ) -> None:
     await wait_until(lambda: told(client))
     exports = client.exports  # type: ignore[attr-defined]
-    step = f"2 transcript files are under {exports}: --transcripts {exports} reads them."
+    # the editor's user is told the setting to set, not a command-line flag
+    step = f"2 transcript files are under {exports}: {exports!r} in memlens.transcripts.paths reads them."
     assert told(client)[0].startswith("memlens: the index is empty: looked in ") and told(client)[0].endswith(step)
     report = await execute(client, "memlens.reindex", {})
     assert report["empty"]["finds"] == [
-        {"folder": exports, "count": 2, "more": False, "flag": f"--transcripts {exports}"}
+        {
+            "folder": exports,
+            "count": 2,
+            "more": False,
+            "flag": f"--transcripts {exports}",
+            "setting": f"{exports!r} in memlens.transcripts.paths",
+        }
     ]

@@ -28,7 +28,15 @@ async def test_mcp_search_of_an_empty_index_says_what_would_find_something(
         data = result.structured_content
         assert isinstance(data, dict) and not result.is_error and data["results"] == []
         empty = data["emptyIndex"]
-        assert empty["finds"] == [{"folder": "~/.codex/sessions", "count": 3, "more": False, "flag": "--scope all"}]
+        assert empty["finds"] == [
+            {
+                "folder": "~/.codex/sessions",
+                "count": 3,
+                "more": False,
+                "flag": "--scope all",
+                "setting": 'memlens.scope "all"',
+            }
+        ]
         text = text_of(result)
         looked = f"(the index is empty: looked in {workspace.resolve()} (given by --workspace) for MEMORY.md"
         assert looked in text, text

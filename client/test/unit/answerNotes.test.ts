@@ -24,6 +24,21 @@ describe('what an answer says about itself (the CLI notes)', () => {
     assert.deepEqual(fixesNotes({}), []);
   });
 
+  it('says an empty index is empty, naming the setting that would find something, not a flag', () => {
+    const find = { folder: '/w/x', count: 2, more: false, flag: '--transcripts /w/x', setting: "'/w/x' in memlens.transcripts.paths" };
+    const looked = 'the index is empty: looked in /w for MEMORY.md';
+    const emptyIndex = {
+      workspaces: ['/w'],
+      memoryFiles: ['MEMORY.md'],
+      transcriptFolders: [],
+      scope: 'workspace',
+      finds: [find],
+      lines: [looked, '2 transcript files are under /w/x: --transcripts /w/x reads them'],
+      settingLines: [looked, "2 transcript files are under /w/x: '/w/x' in memlens.transcripts.paths reads them"],
+    };
+    assert.deepEqual(searchNotes(answer({ emptyIndex })), emptyIndex.settingLines);
+  });
+
   it('says which day the event a period is counted from was taken to be, and why (as event_day_note does)', () => {
     const period = { since: '2026-02-13T00:00:00+00:00', until: '2026-02-19T23:59:59+00:00', timeZone: 'UTC' };
     const stated = { event: 'offsite', offset: 'the week before', day: '2026-02-20', stated: 'Friday 20 Feb', statedIn: '9d3b6e21:f1d2721b' };

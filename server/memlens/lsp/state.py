@@ -296,7 +296,7 @@ class ServerState:
         if self.engine is engine:
             changed = report.files_parsed + report.files_appended + report.files_deleted + report.units_embedded
             self.status.poke(f"synced {changed} changes" if changed else None)
-            said = "memlens: " + ". ".join(report.empty["lines"]) + "." if report.empty is not None else None
+            said = "memlens: " + ". ".join(report.empty["settingLines"]) + "." if report.empty is not None else None
             if said is not None and said != self._empty_shown:  # said once (a polling watcher syncs every 30 s)
                 self._empty_shown = said
                 shown = types.ShowMessageParams(type=types.MessageType.Info, message=said)

@@ -51,7 +51,8 @@ class EmptyIndexFind(TypedDict):
     folder: str
     count: int
     more: bool
-    flag: str
+    flag: str  # the command line's: `--scope all`, `--transcripts DIR`
+    setting: str  # the editor's: `memlens.scope "all"`, `'DIR' in memlens.transcripts.paths`
 
 
 class EmptyIndex(TypedDict):
@@ -63,7 +64,8 @@ class EmptyIndex(TypedDict):
     transcriptFolders: list[str]  # the transcript folders looked in that exist
     scope: str  # "workspace": the agents' folders' sessions whose cwd is in a workspace only; "all": every session
     finds: list[EmptyIndexFind]  # each way found to read something, most files first
-    lines: list[str]
+    lines: list[str]  # the step named by its command-line flag
+    settingLines: list[str]  # the same, the step named by the setting an editor sets
 
 
 class ReindexReport(TypedDict):

@@ -27,6 +27,7 @@ HEAD_BYTES = 64 * 1024  # what of a file is read to recognise its format (a firs
 # folders of a workspace no agent writes its transcripts in, left out of the walk besides discovery's own
 NOT_TRANSCRIPTS = PRUNED | {".venv", "venv", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".tox"}
 SCOPE_ALL = "--scope all"
+SCOPE_ALL_SETTING = 'memlens.scope "all"'
 
 
 @dataclass
@@ -46,13 +47,14 @@ def empty_index(
         for agent in agents:
             counted = _count(_jsonl_files(agent))
             if counted.count:
-                finds.append(_find(_shown(agent, home), counted, SCOPE_ALL))
+                finds.append(_find(_shown(agent, home), counted, SCOPE_ALL, SCOPE_ALL_SETTING))
     looked = set(locations.transcript_dirs)
     for workspace in locations.workspaces:
         under, counted = _transcripts_under(workspace, looked)
         if counted.count and under is not None:
             shown = _shown(under, home)
-            finds.append(_find(shown, counted, f"--transcripts {_typed(shown)}"))
+            setting = f"{str(under)!r} in memlens.transcripts.paths"
+            finds.append(_find(shown, counted, f"--transcripts {_typed(shown)}", setting))
     finds.sort(key=lambda find: (find["flag"] == SCOPE_ALL, -find["count"]))  # a folder of this project first
     memory = [*settings.memory.include, *settings.memory.extra_include]
     facts: EmptyIndex = {
@@ -62,8 +64,10 @@ def empty_index(
         "scope": "all" if locations.scope_all else "workspace",
         "finds": finds,
         "lines": [],
+        "settingLines": [],
     }
-    facts["lines"] = _lines(facts, locations, home=home, workspace_reason=workspace_reason)
+    facts["lines"] = _lines(facts, locations, home=home, workspace_reason=workspace_reason, by_setting=False)
+    facts["settingLines"] = _lines(facts, locations, home=home, workspace_reason=workspace_reason, by_setting=True)
     return facts
 
 
@@ -73,8 +77,8 @@ def _looked_in(folder: Path, home: Path) -> bool:
     return folder.is_dir() or (folder.parent == home / ".claude" / "projects" and folder.parent.is_dir())
 
 
-def _find(folder: str, counted: _Count, flag: str) -> EmptyIndexFind:
-    return {"folder": folder, "count": counted.count, "more": counted.more, "flag": flag}
+def _find(folder: str, counted: _Count, flag: str, setting: str) -> EmptyIndexFind:
+    return {"folder": folder, "count": counted.count, "more": counted.more, "flag": flag, "setting": setting}
 
 
 def _count(files: Iterable[object]) -> _Count:
@@ -169,8 +173,11 @@ def _files_are(count: int, more: bool, of: str = "") -> str:
     return f"{count:,}{'+' if more else ''} transcript file{'' if one else 's'}{of} {'is' if one else 'are'}"
 
 
-def _lines(facts: EmptyIndex, locations: Locations, *, home: Path, workspace_reason: str | None) -> list[str]:
-    """What was looked in (one sentence) and the next step that would find something (another)."""
+def _lines(
+    facts: EmptyIndex, locations: Locations, *, home: Path, workspace_reason: str | None, by_setting: bool
+) -> list[str]:
+    """What was looked in (one sentence) and the next step that would find something (another), the step named by
+    its command-line flag, or `by_setting` by the setting an editor sets."""
     workspaces = ", ".join(_shown(w, home) for w in locations.workspaces)
     why = f" ({workspace_reason})" if workspace_reason else ""
     agent_folders = [_agent_folder(Path(folder), locations, home) for folder in facts["transcriptFolders"]]
@@ -178,7 +185,7 @@ def _lines(facts: EmptyIndex, locations: Locations, *, home: Path, workspace_rea
     whose = "this project's transcripts" if facts["scope"] == "workspace" else "transcripts"
     transcripts = f" and in {shown_folders} for {whose}" if shown_folders else "; no agent's transcript folder exists"
     looked = f"the index is empty: looked in {workspaces}{why} for {', '.join(facts['memoryFiles'])}{transcripts}"
-    return [looked, _next_step(facts["finds"])]
+    return [looked, _next_step(facts["finds"], by_setting=by_setting)]
 
 
 def _agent_folder(folder: Path, locations: Locations, home: Path) -> str:
@@ -192,15 +199,18 @@ def _agent_folder(folder: Path, locations: Locations, home: Path) -> str:
     return _shown(folder, home)
 
 
-def _next_step(finds: list[EmptyIndexFind]) -> str:
+def _next_step(finds: list[EmptyIndexFind], *, by_setting: bool) -> str:
     """The step that would find something, in one sentence: a folder of this project's first."""
     own = [find for find in finds if find["flag"] != SCOPE_ALL]
     if own:
         find = own[0]
-        return f"{_files_are(find['count'], find['more'])} under {find['folder']}: {find['flag']} reads them"
+        step = find["setting"] if by_setting else find["flag"]
+        return f"{_files_are(find['count'], find['more'])} under {find['folder']}: {step} reads them"
     others = [find for find in finds if find["flag"] == SCOPE_ALL]
     if others:
         total, more = sum(find["count"] for find in others), any(find["more"] for find in others)
         where = ", ".join(find["folder"] for find in others)
-        return f"{_files_are(total, more, ' of other projects')} in {where}: --scope all reads them"
-    return "nothing to read yet: write a MEMORY.md here, or name a folder of transcripts with --transcripts DIR"
+        scope_all = SCOPE_ALL_SETTING if by_setting else SCOPE_ALL
+        return f"{_files_are(total, more, ' of other projects')} in {where}: {scope_all} reads them"
+    name_one = "a folder in memlens.transcripts.paths" if by_setting else "--transcripts DIR"
+    return f"nothing to read yet: write a MEMORY.md here, or name a folder of transcripts with {name_one}"
