@@ -193,3 +193,17 @@ def test_the_flag_to_copy_quotes_a_folder_a_shell_would_split(tmp_path: Path) ->
     assert empty is not None
     exports = str((workspace / "my exports").resolve())
     assert empty["finds"][0]["folder"] == exports and empty["finds"][0]["flag"] == f"--transcripts '{exports}'"
+
+
+def test_a_folder_the_user_named_is_said_read_whole_not_for_this_project(tmp_path: Path) -> None:
+    """`--transcripts DIR` (or `transcripts.paths`) is read whole: the sentence does not say it was read for this
+    project's sessions, as an agent's own folder is."""
+    workspace, named = tmp_path / "ws", tmp_path / "exports"
+    workspace.mkdir()
+    named.mkdir()
+    settings = merge(Settings(), {"transcripts": {"agentDefaults": False, "paths": [str(named)]}}, [])
+    with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False) as engine:
+        empty = engine.sync().empty
+    assert empty is not None
+    assert empty["lines"][0].endswith(f"and in {named.resolve()} for every transcript")
+    assert "this project's transcripts" not in empty["lines"][0]

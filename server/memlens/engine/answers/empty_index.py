@@ -180,12 +180,23 @@ def _lines(
     its command-line flag, or `by_setting` by the setting an editor sets."""
     workspaces = ", ".join(_shown(w, home) for w in locations.workspaces)
     why = f" ({workspace_reason})" if workspace_reason else ""
-    agent_folders = [_agent_folder(Path(folder), locations, home) for folder in facts["transcriptFolders"]]
-    shown_folders = ", ".join(dict.fromkeys(agent_folders))
+    folders = [Path(folder) for folder in facts["transcriptFolders"]]
+    named = [_shown(folder, home) for folder in folders if _named(folder, locations, home)]
+    agents = [_agent_folder(folder, locations, home) for folder in folders if not _named(folder, locations, home)]
     whose = "this project's transcripts" if facts["scope"] == "workspace" else "transcripts"
-    transcripts = f" and in {shown_folders} for {whose}" if shown_folders else "; no agent's transcript folder exists"
+    where = [f"in {', '.join(dict.fromkeys(agents))} for {whose}"] if agents else []
+    where += [f"in {', '.join(named)} for every transcript"] if named else []
+    transcripts = f" and {' and '.join(where)}" if where else "; no agent's transcript folder exists"
     looked = f"the index is empty: looked in {workspaces}{why} for {', '.join(facts['memoryFiles'])}{transcripts}"
     return [looked, _next_step(facts["finds"], by_setting=by_setting)]
+
+
+def _named(folder: Path, locations: Locations, home: Path) -> bool:
+    """Whether `folder` is one a user named (`--transcripts`, `transcripts.paths`): read whole, not for a project's
+    sessions as an agent's own folder and a workspace's SpecStory exports are."""
+    exports = any(folder == workspace / ".specstory" / "history" for workspace in locations.workspaces)
+    agents = home / ".claude" / "projects"
+    return not (exports or folder == agents or folder.parent == agents or folder in locations.cwd_filtered_dirs)
 
 
 def _agent_folder(folder: Path, locations: Locations, home: Path) -> str:
