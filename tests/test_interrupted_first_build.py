@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from claude_lines import claude_line
+from memlens_runs import claude_folder_flags, run_memlens
 
 pytestmark = pytest.mark.slow  # real processes
 
@@ -73,17 +74,6 @@ def _session_file(folder: Path, n: int) -> Path:
     return path
 
 
-def _where(tmp_path: Path) -> list[str]:
-    folder = tmp_path / "claude"
-    return ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
-
-
-def _memlens(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300, cwd=cwd
-    )
-
-
 def _indexed_files(tmp_path: Path) -> set[str]:
     """The names of the files the catalog holds as read."""
     with sqlite3.connect(tmp_path / "index" / "catalog.sqlite3") as db:
@@ -91,7 +81,7 @@ def _indexed_files(tmp_path: Path) -> set[str]:
 
 
 def _messages(tmp_path: Path) -> int:
-    stats = _memlens("stats", "--json", *_where(tmp_path), cwd=tmp_path)
+    stats = run_memlens("stats", "--json", *claude_folder_flags(tmp_path), cwd=tmp_path)
     assert stats.returncode == 0, stats.stderr
     return sum(json.loads(stats.stdout)["messages"].values())
 
@@ -157,7 +147,7 @@ def test_an_interrupted_first_build_keeps_the_files_read_and_the_next_reads_only
     tmp_path: Path, sessions: list[Path], stop: str, command: list[str]
 ) -> None:
     signum, sigint = STOPS[stop]
-    process, release = _held_run(tmp_path, sessions[HELD], [*command, *_where(tmp_path)], sigint=sigint)
+    process, release = _held_run(tmp_path, sessions[HELD], [*command, *claude_folder_flags(tmp_path)], sigint=sigint)
     process.send_signal(signum)
     _release(release, process)  # the held file is read on, whole: then the batch ends
     out, err = process.communicate(timeout=120)
@@ -171,7 +161,7 @@ def test_an_interrupted_first_build_keeps_the_files_read_and_the_next_reads_only
     assert _indexed_files(tmp_path) == {path.name for path in sessions[HELD:]}  # the three read before, the held one
     assert _messages(tmp_path) == 16  # each of them whole
 
-    again = _memlens("index", "--json", *_where(tmp_path), cwd=tmp_path)
+    again = run_memlens("index", "--json", *claude_folder_flags(tmp_path), cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     report = json.loads(again.stdout)
     assert (report["filesParsed"], report["filesUnchanged"], report["messagesAdded"]) == (2, 4, 8)
@@ -181,7 +171,7 @@ def test_an_interrupted_first_build_keeps_the_files_read_and_the_next_reads_only
 
 def test_a_second_ctrl_c_while_the_batch_ends_quits_at_once(tmp_path: Path, sessions: list[Path]) -> None:
     """The first Ctrl-C has been taken (the process went on past it, into the second hold) when the second comes."""
-    command = ["index", *_where(tmp_path)]
+    command = ["index", *claude_folder_flags(tmp_path)]
     process, release = _held_run(tmp_path, sessions[HELD], command, sigint=signal.SIG_DFL, again=True)
     process.send_signal(signal.SIGINT)
     _release(release, process)
@@ -192,6 +182,6 @@ def test_a_second_ctrl_c_while_the_batch_ends_quits_at_once(tmp_path: Path, sess
     assert err.splitlines()[-1] == "memlens: stopped at once", err
     assert "Traceback" not in err
     assert _indexed_files(tmp_path) == set()  # the batch had not committed: nothing of it, and nothing half
-    again = _memlens("index", "--json", *_where(tmp_path), cwd=tmp_path)
+    again = run_memlens("index", "--json", *claude_folder_flags(tmp_path), cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["filesParsed"] == SESSIONS

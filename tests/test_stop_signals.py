@@ -22,6 +22,7 @@ from typing import IO, Any
 import pytest
 
 from claude_lines import claude_line
+from memlens_runs import claude_folder_flags, run_memlens
 
 pytestmark = pytest.mark.slow  # real processes
 
@@ -42,17 +43,6 @@ def _write_session(folder: Path, n: int) -> None:
         )
         rows.append(json.dumps(row) + "\n")
     (folder / f"{session}.jsonl").write_text("".join(rows))
-
-
-def _where(tmp_path: Path) -> list[str]:
-    folder = tmp_path / "claude"
-    return ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
-
-
-def _memlens(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300, cwd=cwd
-    )
 
 
 # (the signal sent, what SIGINT is in the process): SIGINT as a terminal gives it (a test run in the background of a
@@ -87,7 +77,7 @@ def _lines_until(stream: IO[str], wanted: str) -> Iterator[str]:
 
 
 def _messages(tmp_path: Path) -> int:
-    stats = _memlens("stats", "--json", *_where(tmp_path), cwd=tmp_path)
+    stats = run_memlens("stats", "--json", *claude_folder_flags(tmp_path), cwd=tmp_path)
     assert stats.returncode == 0, stats.stderr
     return sum(json.loads(stats.stdout)["messages"].values())
 
@@ -99,7 +89,7 @@ def indexed(tmp_path: Path) -> Path:
     folder.mkdir()
     for n in range(3):
         _write_session(folder, n)
-    assert _memlens("index", *_where(tmp_path), cwd=tmp_path).returncode == 0
+    assert run_memlens("index", *claude_folder_flags(tmp_path), cwd=tmp_path).returncode == 0
     assert _messages(tmp_path) == 12
     for n in range(3, 6):
         _write_session(folder, n)
@@ -113,7 +103,7 @@ def test_index_stops_on_sigterm_as_on_ctrl_c_and_keeps_the_index(indexed: Path, 
     tmp_path = indexed
     held = sqlite3.connect(tmp_path / "index" / "catalog.sqlite3", isolation_level=None)
     held.execute("BEGIN EXCLUSIVE")  # the sync cannot write (nor finish) until the signal has been sent
-    process = _start("-vv", "index", *_where(tmp_path), cwd=tmp_path, stop=stop)
+    process = _start("-vv", "index", *claude_folder_flags(tmp_path), cwd=tmp_path, stop=stop)
     assert process.stderr is not None
     before = list(_lines_until(process.stderr, "opening the index"))
     process.send_signal(STOPS[stop][0])
@@ -125,7 +115,7 @@ def test_index_stops_on_sigterm_as_on_ctrl_c_and_keeps_the_index(indexed: Path, 
     assert lines[-1] == f"memlens: {said}", lines
     assert "Traceback" not in err and "sync:" not in out  # stopped before the end, and said so in one line
     assert _messages(tmp_path) == 12  # what the first run committed is there, and nothing half-written
-    again = _memlens("index", *_where(tmp_path), cwd=tmp_path)
+    again = run_memlens("index", *claude_folder_flags(tmp_path), cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert _messages(tmp_path) == 24
 
@@ -133,7 +123,7 @@ def test_index_stops_on_sigterm_as_on_ctrl_c_and_keeps_the_index(indexed: Path, 
 @pytest.mark.parametrize("stop", STOPS)
 def test_watch_stops_on_sigterm_after_its_sync_and_keeps_it(indexed: Path, stop: str) -> None:
     tmp_path = indexed
-    process = _start("watch", *_where(tmp_path), cwd=tmp_path, stop=stop)
+    process = _start("watch", *claude_folder_flags(tmp_path), cwd=tmp_path, stop=stop)
     assert process.stdout is not None and process.stderr is not None
     first = list(_lines_until(process.stdout, "sync:"))  # the first sync: the three new sessions, committed
     assert "+12 messages" in first[-1], first
@@ -194,7 +184,7 @@ def _stopped_by_the_signal(process: subprocess.Popen[str], signum: int) -> str:
 def test_mcp_server_stops_on_sigterm_with_a_line(indexed: Path, stop: str) -> None:
     """It stops while the client still holds its stdin open (a client that sends the signal need not close it)."""
     tmp_path = indexed
-    process = _start("mcp", *_where(tmp_path), cwd=tmp_path, stop=stop)
+    process = _start("mcp", *claude_folder_flags(tmp_path), cwd=tmp_path, stop=stop)
     _mcp_ready(process)
     err = _stopped_by_the_signal(process, STOPS[stop][0])
     name = "SIGTERM" if STOPS[stop][0] == signal.SIGTERM else "Ctrl-C"
@@ -202,7 +192,7 @@ def test_mcp_server_stops_on_sigterm_with_a_line(indexed: Path, stop: str) -> No
     assert "Traceback" not in err
     kept = _messages(tmp_path)  # the index opens, and its live sync committed whole files (of 4 messages) or none
     assert 12 <= kept <= 24 and kept % 4 == 0, kept
-    assert _memlens("index", *_where(tmp_path), cwd=tmp_path).returncode == 0
+    assert run_memlens("index", *claude_folder_flags(tmp_path), cwd=tmp_path).returncode == 0
     assert _messages(tmp_path) == 24
 
 
@@ -260,13 +250,15 @@ def test_mcp_http_server_stops_on_sigterm_with_a_line(indexed: Path, stop: str) 
     stop and raised it again once stopped, and a signal that came before its handlers were in, or while it started,
     printed the traceback of a task it interrupted."""
     tmp_path = indexed
-    process = _start("mcp", "--http", f"127.0.0.1:{_free_port()}", *_where(tmp_path), cwd=tmp_path, stop=stop)
+    process = _start(
+        "mcp", "--http", f"127.0.0.1:{_free_port()}", *claude_folder_flags(tmp_path), cwd=tmp_path, stop=stop
+    )
     _mcp_http_listening(process)
     err = _stopped_by_the_signal(process, STOPS[stop][0])
     name = "SIGTERM" if STOPS[stop][0] == signal.SIGTERM else "Ctrl-C"
     assert err.splitlines()[-1] == f"memlens: MCP server stopped ({name})", err
     assert "Traceback" not in err
-    assert _memlens("index", *_where(tmp_path), cwd=tmp_path).returncode == 0
+    assert run_memlens("index", *claude_folder_flags(tmp_path), cwd=tmp_path).returncode == 0
     assert _messages(tmp_path) == 24
 
 
@@ -278,7 +270,7 @@ def test_a_second_signal_quits_the_mcp_http_server_waiting_for_a_request(indexed
     stop that still exited 0."""
     tmp_path = indexed
     port = _free_port()
-    process = _start("mcp", "--http", f"127.0.0.1:{port}", *_where(tmp_path), cwd=tmp_path, stop=stop)
+    process = _start("mcp", "--http", f"127.0.0.1:{port}", *claude_folder_flags(tmp_path), cwd=tmp_path, stop=stop)
     assert process.stderr is not None
     signum = STOPS[stop][0]
     never_done = threading.Timer(120, process.kill)  # then its stream ends or the wait returns, and the test fails
@@ -303,7 +295,7 @@ def test_a_second_signal_quits_the_mcp_http_server_waiting_for_a_request(indexed
     assert process.returncode == 128 + signum, err
     assert err.splitlines()[-1] == "memlens: stopped at once", err
     assert "Traceback" not in err
-    assert _memlens("index", *_where(tmp_path), cwd=tmp_path).returncode == 0  # the index opens
+    assert run_memlens("index", *claude_folder_flags(tmp_path), cwd=tmp_path).returncode == 0  # the index opens
     assert _messages(tmp_path) == 24
 
 
@@ -314,7 +306,7 @@ def test_an_mcp_http_address_in_use_is_one_error_line(tmp_path: Path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        done = _memlens("mcp", "--http", f"127.0.0.1:{port}", *_where(tmp_path), cwd=tmp_path)
+        done = run_memlens("mcp", "--http", f"127.0.0.1:{port}", *claude_folder_flags(tmp_path), cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert done.stderr.splitlines() == [f"memlens: error: cannot listen on 127.0.0.1:{port}: address already in use"]
 
