@@ -21,8 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from claude_lines import claude_line
-from memlens_runs import claude_folder_flags, run_memlens
+from memlens_runs import claude_folder_flags, run_memlens, write_claude_session
 
 pytestmark = pytest.mark.slow  # real processes
 
@@ -59,16 +58,7 @@ STOPS = {
 
 
 def _session_file(folder: Path, n: int) -> Path:
-    session = f"6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a{n:02d}"
-    rows = []
-    for m in range(4):
-        kind = "user" if m % 2 == 0 else "assistant"
-        text = f"session {n} message {m}: the quokka migration step {m} for service {n}"
-        parent = f"s{n}u{m - 1}" if m else None
-        row = claude_line(kind, f"s{n}u{m}", parent, text, session=session, timestamp=f"2026-03-01T1{m}:00:00Z")
-        rows.append(json.dumps(row) + "\n")
-    path = folder / f"{session}.jsonl"
-    path.write_text("".join(rows))
+    path = write_claude_session(folder, n)
     when = 1_700_000_000 + 1000 * n  # newer as n grows: read 5, 4, 3, 2, 1, 0
     os.utime(path, (when, when))
     return path

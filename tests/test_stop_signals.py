@@ -21,28 +21,9 @@ from typing import IO, Any
 
 import pytest
 
-from claude_lines import claude_line
-from memlens_runs import claude_folder_flags, run_memlens
+from memlens_runs import claude_folder_flags, run_memlens, write_claude_session
 
 pytestmark = pytest.mark.slow  # real processes
-
-
-def _write_session(folder: Path, n: int) -> None:
-    session = f"6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a{n:02d}"
-    rows = []
-    for m in range(4):
-        kind = "user" if m % 2 == 0 else "assistant"
-        text = f"session {n} message {m}: the quokka migration step {m} for service {n}"
-        row = claude_line(
-            kind,
-            f"s{n}u{m}",
-            f"s{n}u{m - 1}" if m else None,
-            text,
-            session=session,
-            timestamp=f"2026-03-01T1{m}:00:00Z",
-        )
-        rows.append(json.dumps(row) + "\n")
-    (folder / f"{session}.jsonl").write_text("".join(rows))
 
 
 # (the signal sent, what SIGINT is in the process): SIGINT as a terminal gives it (a test run in the background of a
@@ -88,11 +69,11 @@ def indexed(tmp_path: Path) -> Path:
     folder = tmp_path / "claude"
     folder.mkdir()
     for n in range(3):
-        _write_session(folder, n)
+        write_claude_session(folder, n)
     assert run_memlens("index", *claude_folder_flags(tmp_path), cwd=tmp_path).returncode == 0
     assert _messages(tmp_path) == 12
     for n in range(3, 6):
-        _write_session(folder, n)
+        write_claude_session(folder, n)
     return tmp_path
 
 
