@@ -326,3 +326,23 @@ def test_the_committed_event_days_are_what_one_message_days_writes(tmp_path: Pat
     assert sorted(p.name for p in committed.iterdir()) == sorted(p.name for p in written.iterdir())
     for path in written.iterdir():
         assert (committed / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_the_days_since_an_event_of_the_example(example: Engine) -> None:
+    """README's example: from the refund incident ("The 10 Feb refund incident") to today, its topic words within."""
+    example.settings.display.time_zone = "UTC"
+    example.retriever.now = datetime(2026, 3, 1, 12, tzinfo=UTC).timestamp()  # a private copy (conftest)
+    response = example.search("what have we done since the refund incident")
+    narrowed = example.search("what did we decide about the offsite since the refund incident")
+    period = response["period"]
+    assert (period["since"][:10], period["until"][:10]) == ("2026-02-10", "2026-03-01")
+    assert (period["event"]["event"], period["event"]["offset"], period["event"]["day"]) == (
+        "refund incident",
+        "since",
+        "2026-02-10",
+    )
+    days = _days_of(response)
+    assert days and all("2026-02-10" <= day <= "2026-03-01" for day in days), days
+    assert narrowed["period"]["event"]["day"] == "2026-02-10"
+    days = _days_of(narrowed)
+    assert days and all("2026-02-10" <= day <= "2026-03-01" for day in days), days
