@@ -294,6 +294,7 @@ def test_other_words_are_searched_within_the_days_of_an_event_or_two(tmp_path: P
         cause = engine.search("what broke the login test since the hackathon", mode="keyword")
         written_only = engine.search("what did we do with Sam since the billing export", mode="keyword")
         several = engine.search("since the refactor broke the login test", mode="keyword")
+        clause = engine.search("since the billing export broke Sam", mode="keyword")  # named nowhere as written
     assert _days_of(plain) == {"2024-03-04", "2024-03-14"}
     assert _days_of(between) == {"2024-03-04"}
     assert (between["period"]["since"][:10], between["period"]["until"][:10]) == ("2024-03-01", "2024-03-12")
@@ -301,7 +302,7 @@ def test_other_words_are_searched_within_the_days_of_an_event_or_two(tmp_path: P
     assert _days_of(after) == {"2024-03-14"}
     assert after["period"]["event"]["day"] == "2024-03-12"
     assert _days_of(changed) == {"2024-03-05"}
-    for response in (cause, written_only, several):
+    for response in (cause, written_only, several, clause):
         assert "period" not in response and "unnamedEvent" not in response, response["query"]
 
 
