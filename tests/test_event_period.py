@@ -197,7 +197,6 @@ def test_the_days_between_two_events_run_from_ones_day_to_the_others(tmp_path: P
         ("what happened after the offsite until the launch", ("offsite", "launch")),
         ("what is the difference between the old parser and the new parser", None),  # no days asked about
         ("how does the cache sit between the client and the database", None),
-        ("what did we decide between the offsite and the launch", None),  # another word: a search
         ("what did we do after the visit to the hospital", None),  # one event: "to" ends no span after "after"
         ("what did we do between the first and the second deploy", None),
         ("what did we do between the 2nd and the 5th", None),  # days of a month, read as such
@@ -210,6 +209,101 @@ def test_a_question_about_the_days_between_two_events(question: str, events: tup
     else:
         assert asked is not None and asked.until is not None
         assert (asked.event.phrase, asked.until.phrase, asked.rest) == (*events, "")
+
+
+@pytest.mark.parametrize(
+    ("question", "event", "rest"),
+    [
+        ("what have we done since the offsite", "offsite", ""),
+        ("everything after the launch", "launch", ""),
+        ("since the demo?", "demo", ""),
+        ("what did we change in the consumer after the offsite", "offsite", "change consumer"),
+        ("since Monday", None, ""),  # dates, read as such (ranking/dates.py)
+        ("what did we do since March 2", None, ""),
+        ("what did we do since Easter", None, ""),
+        ("what did we do since the 3rd", None, ""),
+        ("what did we do after the holidays", None, ""),
+        ("what did we do since the last release", None, ""),
+        ("what did Caroline do after the visit to the hospital", None, ""),  # not the question's last words
+        ("since the refactor broke the parser", None, ""),  # a cause: words follow the event
+        ("what did we do the week after the offsite", None, ""),  # an offset from it, not days to today
+        ("what did we do after the offsite until the launch", None, ""),  # a span
+        ("how did the rollback runbook for the orders index change since the offsite", None, ""),  # a search
+    ],
+)
+def test_a_question_about_the_days_since_an_event(question: str, event: str | None, rest: str) -> None:
+    asked = read_event_question(question)
+    if event is None:
+        assert asked is None or not asked.to_now
+    else:
+        assert asked is not None and asked.to_now and asked.until is None
+        assert (asked.event.phrase, asked.rest, asked.stated_only) == (event, rest, bool(rest))
+
+
+def test_other_words_between_two_events_narrow_a_search_to_their_days() -> None:
+    asked = read_event_question("what did we decide about naming between the offsite and the launch")
+    assert asked is not None and asked.until is not None
+    assert (asked.event.phrase, asked.until.phrase, asked.rest, asked.stated_only) == (
+        "offsite",
+        "launch",
+        "decide naming",
+        True,
+    )
+    assert read_event_question("the difference between the old parser and the new one") is None  # asks nothing done
+
+
+TODAY = datetime(2024, 3, 15, 12, tzinfo=UTC).timestamp()
+
+
+def test_the_days_since_an_event_run_from_its_day_to_today(tmp_path: Path) -> None:
+    with _engine(tmp_path, EVENT_DAYS) as engine:
+        engine.retriever.now = TODAY
+        since = engine.search("what have we done since the offsite", mode="keyword")
+        after = engine.search("everything after the launch", mode="keyword")
+        unnamed = engine.search("what did we do since the hackathon", mode="keyword")
+    period = since["period"]
+    # the offsite's own day included ("Offsite tomorrow!" on Thu 29 Feb: Fri 1 Mar), to today
+    assert (period["since"][:10], period["until"][:10]) == ("2024-03-01", "2024-03-15")
+    assert (period["event"]["event"], period["event"]["offset"], period["event"]["day"]) == (
+        "offsite",
+        "since",
+        "2024-03-01",
+    )
+    assert "endEvent" not in period
+    assert _days_of(since) == {"2024-03-04", "2024-03-05", "2024-03-08", "2024-03-11", "2024-03-13", "2024-03-14"}
+    notes = answer_notes(since)
+    assert notes[0] == "sessions from 2024-03-01T00:00 to 2024-03-15T23:59 (UTC)"
+    assert notes[1].startswith("the offsite: Fri 01 Mar 2024 (stated in")
+    assert "The offsite: Fri 01 Mar 2024" in render_search(dict(since))
+    assert (after["period"]["since"][:10], after["period"]["until"][:10]) == ("2024-03-12", "2024-03-15")
+    assert _days_of(after) == {"2024-03-13", "2024-03-14"}
+    assert unnamed["results"] == [] and "period" not in unnamed
+    assert unnamed["unnamedEvent"] == {"event": "hackathon", "offset": "since"}
+    assert unnamed["note"] == 'no message names "hackathon": no day to count "since" from'
+
+
+def test_other_words_are_searched_within_the_days_of_an_event_or_two(tmp_path: Path) -> None:
+    """Sam is named on Mon 4 Mar (between the offsite and the launch) and Thu 14 Mar (after the launch)."""
+    with _engine(tmp_path, EVENT_DAYS) as engine:
+        engine.retriever.now = TODAY
+        plain = engine.search("what did we do with Sam", mode="keyword")
+        between = engine.search("what did we do with Sam between the offsite and the launch", mode="keyword")
+        after = engine.search("what did we do with Sam after the launch", mode="keyword")
+        changed = engine.search("what did we change in the login test after the offsite", mode="keyword")
+        # an event no message names, or none states a day of, with other words: the search it was
+        cause = engine.search("what broke the login test since the hackathon", mode="keyword")
+        written_only = engine.search("what did we do with Sam since the billing export", mode="keyword")
+        several = engine.search("since the refactor broke the login test", mode="keyword")
+        clause = engine.search("since the billing export broke Sam", mode="keyword")  # named nowhere as written
+    assert _days_of(plain) == {"2024-03-04", "2024-03-14"}
+    assert _days_of(between) == {"2024-03-04"}
+    assert (between["period"]["since"][:10], between["period"]["until"][:10]) == ("2024-03-01", "2024-03-12")
+    assert (between["period"]["event"]["day"], between["period"]["endEvent"]["day"]) == ("2024-03-01", "2024-03-12")
+    assert _days_of(after) == {"2024-03-14"}
+    assert after["period"]["event"]["day"] == "2024-03-12"
+    assert _days_of(changed) == {"2024-03-05"}
+    for response in (cause, written_only, several, clause):
+        assert "period" not in response and "unnamedEvent" not in response, response["query"]
 
 
 def test_a_period_with_results_is_not_also_said_to_hold_no_sessions() -> None:
@@ -233,3 +327,23 @@ def test_the_committed_event_days_are_what_one_message_days_writes(tmp_path: Pat
     assert sorted(p.name for p in committed.iterdir()) == sorted(p.name for p in written.iterdir())
     for path in written.iterdir():
         assert (committed / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_the_days_since_an_event_of_the_example(example: Engine) -> None:
+    """README's example: from the refund incident ("The 10 Feb refund incident") to today, its topic words within."""
+    example.settings.display.time_zone = "UTC"
+    example.retriever.now = datetime(2026, 3, 1, 12, tzinfo=UTC).timestamp()  # a private copy (conftest)
+    response = example.search("what have we done since the refund incident")
+    narrowed = example.search("what did we decide about the offsite since the refund incident")
+    period = response["period"]
+    assert (period["since"][:10], period["until"][:10]) == ("2026-02-10", "2026-03-01")
+    assert (period["event"]["event"], period["event"]["offset"], period["event"]["day"]) == (
+        "refund incident",
+        "since",
+        "2026-02-10",
+    )
+    days = _days_of(response)
+    assert days and all("2026-02-10" <= day <= "2026-03-01" for day in days), days
+    assert narrowed["period"]["event"]["day"] == "2026-02-10"
+    days = _days_of(narrowed)
+    assert days and all("2026-02-10" <= day <= "2026-03-01" for day in days), days

@@ -59,7 +59,7 @@ _ASKING_WORDS = (
     "happened go went going get got session sessions chat chats conversation conversations were was day days week "
     "weeks weekend month months year years ago last past this today yesterday tonight tomorrow other earlier recently "
     "previous prior on in during since st nd rd th of the couple back morning afternoon evening night between thru "
-    "around sometime late"
+    "around sometime late done everything"
 )
 _ASKING = frozenset(_ASKING_WORDS.split()) | frozenset(YESTERDAY_MISSPELT)
 _WORD = re.compile(r"[^\W_][\w'-]*")

@@ -240,6 +240,7 @@ def event_question(
         zone=time_zone(engine.settings.display.time_zone),
         mentions=settings.event_mentions,
         name=name,
+        now=engine.retriever.now,
     )
 
 

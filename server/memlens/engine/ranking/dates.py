@@ -198,6 +198,13 @@ _BETWEEN_EVENTS = re.compile(
     rf"{_EVENT_DETERMINER}\s+{_EVENT_NAME}",
     re.I,
 )
+# "since the offsite", "everything after the launch": the days from the event's day to today; only as the question's
+# last words ("since the refactor broke the parser" is a cause, "after the visit to the hospital" one event of more
+# words than its name)
+_SINCE_EVENT = re.compile(
+    rf"\b((?:ever\s+)?since|after)\s+{_EVENT_DETERMINER}\s+([^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){{0,3}})\s*[?.!]*\s*$",
+    re.I,
+)
 _WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
 _WEEKDAY_OR_SHORT = "(" + "|".join([*WEEKDAYS, *WEEKDAY_SHORT, *WEEKEND_SHORT]) + r")\b\.?"  # "last Fri", "on Wed."
 _POSSESSIVE = r"['’]s\b"
@@ -308,6 +315,24 @@ def event_spans(text: str) -> list[EventSpan]:
 
 # words that end a span's phrase but name no event ("between the first and the second deploy")
 _NO_EVENT = frozenset({"first", "second", "third", "last", "next", "previous", "other", "same", "start", "end"})
+
+
+def since_events(text: str) -> list[AnchoredEvent]:
+    """The event the question's last words count to today from ("what have we done since the offsite", "everything
+    after the launch"): at most one, its `offset` the word before it ("since", "after"). None inside a span between
+    two events or an offset from one ("the week after the offsite"), nor when the words are a date ("since the 3rd",
+    "after the holidays") or all of them stop words."""
+    m = _SINCE_EVENT.search(text)
+    if m is None or any(a.start <= m.start() < a.end for a in anchored_events(text)):
+        return []
+    if any(s.start <= m.start() < s.end for s in event_spans(text)):
+        return []
+    phrase, end = _event_words(m, 2)
+    if not phrase or phrase.split()[0] in _NO_EVENT or end != m.end(2):  # "after the visit to the hospital"
+        return []
+    if without_dates(text)[m.start(2) : end].strip() != text[m.start(2) : end].strip():  # a date, not an event
+        return []
+    return [AnchoredEvent(phrase, 0, 0, 1, m.start(), end, " ".join(m[1].lower().split()))]
 
 
 def _event_words(m: re.Match[str], group: int) -> tuple[str, int]:
