@@ -1,8 +1,10 @@
-"""Reading a long text's dates skips each pattern the text cannot match (dates.py's `_holds`); this proves the skip
-changes no reading. The oracle is the reading that scans with every pattern, as it did before the skip: the same
-module with `_holds` answering yes to every text. Both read every text of the real transcripts (../shared, skipped
+"""Reading a long text's dates skips each pattern the text cannot match (dates.py's `_holds`) and tries a pattern
+that starts with a month's name only where one is (`_MONTH_LED`); this proves neither changes a reading. The oracle
+is the reading that scans the whole text with every pattern, as it did before: the same module with `_holds`
+answering yes to every text and `_MONTH_LED` empty. Both read every text of the real transcripts (../shared, skipped
 without it), the LoCoMo turns but the held-out ones, the committed synthetic fixtures and random texts that mix date
-phrases (in every case, with the letters outside ASCII that a case-blind pattern takes for ASCII ones) with noise."""
+phrases (in capitals too, and with the letters outside ASCII that a case-blind pattern takes for ASCII ones) with
+noise."""
 
 from __future__ import annotations
 
@@ -91,13 +93,16 @@ def same_reading(texts: list[str]) -> None:
 
 
 def oracle(reader: Any, *args: Any, **kwargs: Any) -> Any:
-    """What `reader` answers scanning with every pattern (no text lacks what one needs)."""
-    holds = dates._holds
+    """What `reader` answers scanning the whole text with every pattern: no text lacks what one needs, and none is
+    searched for only where a month is named."""
+    holds, month_led = dates._holds, dates._MONTH_LED
     setattr(dates, "_holds", lambda *_, **__: True)  # noqa: B010 (mypy: a function is no variable)
+    dates._MONTH_LED = frozenset()
     try:
         return reader(*args, **kwargs)
     finally:
         setattr(dates, "_holds", holds)  # noqa: B010
+        dates._MONTH_LED = month_led
 
 
 @pytest.mark.slow
@@ -149,3 +154,14 @@ def test_the_letters_folded_to_ascii_are_every_one_a_case_blind_pattern_takes_fo
     for letter, ascii in dates._FOLDED_TO_ASCII.items():
         assert re.fullmatch(ascii, letter, re.I)
     assert dates.folded("\u017fUNDAY Mar\u212a FRİDAY") == "sunday mark friday"
+
+
+def test_each_pattern_tried_only_where_a_month_is_named_starts_with_one() -> None:
+    assert dates._MONTH_LED
+    for pattern in dates._MONTH_LED:
+        assert pattern.pattern.startswith(rf"\b{dates._MONTH}"), pattern.pattern
+    text = "shipped May 8, 2023; mayday May 2023 and Feb 10-12, not xmarch 3 nor summary 2024"
+    assert [m.span() for m in dates._matches_at(dates._MONTH_DAY_YEAR, text, [8, 21, 43])] == [(8, 19)]
+    for pattern in dates._MONTH_LED:
+        at = [m.start() for m in dates._MONTH_WORD.finditer(text)]
+        assert [m.span() for m in dates._matches_at(pattern, text, at)] == [m.span() for m in pattern.finditer(text)]

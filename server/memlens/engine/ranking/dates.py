@@ -39,7 +39,7 @@ from __future__ import annotations
 import calendar
 import functools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
@@ -258,6 +258,21 @@ def folded(text: str) -> str:
     if not text.isascii() and any(letter in text for letter in _FOLDED_TO_ASCII):
         text = text.translate(_FOLD)
     return text.lower()
+
+
+# the patterns whose every match starts with a month's name at a word's start (`\b{_MONTH}` first): found where
+# `_MONTH_WORD` is, not searched for at every character
+_MONTH_LED = frozenset({_MONTH_DAY_RANGE, _MONTH_DAY_YEAR, _MONTH_DAY_SHORT_YEAR, _MONTH_YEAR, _MONTH_DAY})
+
+
+def _matches_at(pattern: re.Pattern[str], text: str, starts: Iterable[int]) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)` for a pattern no match of which starts but at one of `starts` (ascending): each
+    match there, none overlapping the one before (as `finditer` goes on from a match's end)."""
+    end = 0
+    for start in starts:
+        if start >= end and (m := pattern.match(text, start)):
+            yield m
+            end = m.end()
 
 
 def _holds(lowered: str, names: Iterable[str], word: re.Pattern[str] | None = None, text: str = "") -> bool:
@@ -501,9 +516,14 @@ def absolute_dates(
 
     lowered = folded(text)
     month_word = _holds(lowered, MONTHS, _MONTH_WORD, text)
+    months_at = [m.start() for m in _MONTH_WORD.finditer(text)] if month_word else []
+
+    def matches(pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
+        return _matches_at(pattern, text, months_at) if pattern in _MONTH_LED else pattern.finditer(text)
+
     ranges = ((_MONTH_DAY_RANGE, "mdd"), (_DAY_RANGE_MONTH, "ddm"), (_BETWEEN_MONTH_DAYS, "mdd"))
     for pattern, order in (*ranges, (_BETWEEN_DAYS_MONTH, "ddm")) if month_word else ():  # "Feb 10-12", "10 to 12 May"
-        for m in pattern.finditer(text):
+        for m in matches(pattern):
             month, first, last = (m[1], m[2], m[3]) if order == "mdd" else (m[3], m[1], m[2])
             year = int(m[4]) if m[4] else year_hint
             if year is None or not free(m):
@@ -548,7 +568,7 @@ def absolute_dates(
                 only = epoch_day(days.pop())
                 add((only, only), m)
     for pattern, order in ((_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy")) if month_word else ():
-        for m in pattern.finditer(text):
+        for m in matches(pattern):
             if not free(m):
                 continue
             day, month = (m[1], m[2]) if order == "dmy" else (m[2], m[1])
@@ -556,14 +576,14 @@ def absolute_dates(
             if d:
                 add((epoch_day(d), epoch_day(d)), m)
     for pattern, order in ((_DAY_MONTH_SHORT_YEAR, "dmy"), (_MONTH_DAY_SHORT_YEAR, "mdy")) if month_word else ():
-        for m in pattern.finditer(text):
+        for m in matches(pattern):
             if not free(m):
                 continue
             day, month = (m[1], m[2]) if order == "dmy" else (m[2], m[1])
             d = _safe_date(_full_year(int(m[3])), MONTHS[month.lower().rstrip(".")], int(day))
             if d:
                 add((epoch_day(d), epoch_day(d)), m)
-    for m in _MONTH_YEAR.finditer(text) if month_word else ():
+    for m in matches(_MONTH_YEAR):
         if free(m):
             add(_month_window(int(m[2]), MONTHS[m[1].lower().rstrip(".")]), m)
     seen_from = today or (date(year_hint, 12, 31) if year_hint is not None else None)
@@ -575,7 +595,7 @@ def absolute_dates(
                 taken[said_at:said_to] = b"\x01" * (said_to - said_at)
     if year_hint is not None:
         for pattern, order in ((_DAY_MONTH, "dm"), (_MONTH_DAY, "md")) if month_word else ():
-            for m in pattern.finditer(text):
+            for m in matches(pattern):
                 if not free(m) or (order == "md" and _counts_not_a_day(text, m)):
                     continue
                 day, month = (m[1], m[2]) if order == "dm" else (m[2], m[1])
