@@ -552,8 +552,8 @@ def absolute_dates(
             add((_month_window(year, months[0])[0], _month_window(year, months[1])[1]), m)
     for m in _PART_OF_YEAR.finditer(text):  # "late 2025": its last third, September to December
         if free(m):
-            year = int(m[3])
-            add(_thirds("year", epoch_day(date(year, 1, 1)), epoch_day(date(year, 12, 31)), _PARTS[m[1] or m[2]]), m)
+            year, part = int(m[3]), _PARTS[(m[1] or m[2]).lower()]  # "LATE 2025" too
+            add(_thirds("year", epoch_day(date(year, 1, 1)), epoch_day(date(year, 12, 31)), part), m)
     for m in _ISO.finditer(text):
         d = _safe_date(int(m[1]), int(m[2]), int(m[3]))
         if d:
