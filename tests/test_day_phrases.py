@@ -177,6 +177,8 @@ PHRASES = [
     ("q4 of 2025", "2025-10-01..2025-12-31"),
     ("the first half of last year", "2025-01-01..2025-06-30"),
     ("late 2025", "2025-09-01..2025-12-31"),
+    ("LATE 2025", "2025-09-01..2025-12-31"),  # in capitals as any other part of a year
+    ("the END OF 2025", "2025-09-01..2025-12-31"),
     # weekends said with "sat" and "sun" (read only where a word or a range makes them days)
     ("Fri–Sun", "03-13..03-15"),
     ("fri-sun", "03-13..03-15"),

@@ -39,7 +39,7 @@ from __future__ import annotations
 import calendar
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
@@ -247,6 +247,46 @@ _WEEKEND_PAIR = re.compile(r"(?<![\w*/,-])(?<!every )(sat)\.?(?=\s*(?:and|&)\s*s
 _THIS_WEEKDAY = re.compile(rf"\bthis\s+{_WEEKDAY_OR_SHORT}", re.I)
 # a weekday said alone, not one still to come ("next Friday", "this Friday") nor every one ("on Fridays")
 _BARE_WEEKDAY = re.compile(rf"(?<!next )(?<!this )(?<!coming )(?<!every ){_WEEKDAY}\b", re.I)
+# What a pattern cannot match without, so a long text (a pasted log) is searched once for it, not once a pattern: a
+# weekday's full name (in every pattern of `_WEEKDAY`), any of its forms as a word (`_WEEKDAY_OR_SHORT`: each said
+# after a space or `\b`), a month's name at a word's start (each `_MONTH` but `_PART_OF_MONTH`'s, said after a space,
+# a hyphen or `\b`) or anywhere ("midMarch"), a count's "ago" or "back" (`_AGO`), a "week" (`_WEEKS_AGO_DAY`)
+_WEEKDAY_FORM_WORD = re.compile(rf"\b{_DAY_FORM}\b", re.I)
+_MONTH_WORD = re.compile(r"\b(?:" + "|".join(MONTHS) + ")", re.I)
+_DAY_FORMS = (*WEEKDAYS, *WEEKDAY_SHORT, *WEEKEND_SHORT)
+# the letters outside ASCII that `re.I` takes for an ASCII one ("\u017f" for "s")
+_FOLDED_TO_ASCII = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
+_FOLD = str.maketrans(_FOLDED_TO_ASCII)
+
+
+def folded(text: str) -> str:
+    """`text` in lower case and with every letter `re.I` takes for an ASCII one as that one: it holds a name (lower
+    case ASCII) as plain text wherever a case-blind pattern finds it, which `in` finds far faster than a scan."""
+    if not text.isascii() and any(letter in text for letter in _FOLDED_TO_ASCII):
+        text = text.translate(_FOLD)
+    return text.lower()
+
+
+# the patterns whose every match starts with a month's name at a word's start (`\b{_MONTH}` first): found where
+# `_MONTH_WORD` is, not searched for at every character
+_MONTH_LED = frozenset({_MONTH_DAY_RANGE, _MONTH_DAY_YEAR, _MONTH_DAY_SHORT_YEAR, _MONTH_YEAR, _MONTH_DAY})
+
+
+def _matches_at(pattern: re.Pattern[str], text: str, starts: Iterable[int]) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)` for a pattern no match of which starts but at one of `starts` (ascending): each
+    match there, none overlapping the one before (as `finditer` goes on from a match's end)."""
+    end = 0
+    for start in starts:
+        if start >= end and (m := pattern.match(text, start)):
+            yield m
+            end = m.end()
+
+
+def _holds(lowered: str, names: Iterable[str], word: re.Pattern[str] | None = None, text: str = "") -> bool:
+    """Whether `lowered` (`folded`) holds one of `names`, and (`word`) `text` one as `word` finds it."""
+    return any(name in lowered for name in names) and (word is None or word.search(text) is not None)
+
+
 # the next of a list of days after the first ("last Tuesday and Wednesday", "on Monday, Tuesday or Friday",
 # "on Feb 10, 11 and 12"): each day named is one, read as the first is
 _AND = r"(?:\s*,\s*(?:(?:and|or|&)\s+)?|\s+(?:and|or|&)\s+)"
@@ -499,9 +539,16 @@ def absolute_dates(
         found.append((window, m.start(), m.end()))
         taken[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
 
+    lowered = folded(text)
+    month_word = _holds(lowered, MONTHS, _MONTH_WORD, text)
+    months_at = [m.start() for m in _MONTH_WORD.finditer(text)] if month_word else []
+
+    def matches(pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
+        return _matches_at(pattern, text, months_at) if pattern in _MONTH_LED else pattern.finditer(text)
+
     ranges = ((_MONTH_DAY_RANGE, "mdd"), (_DAY_RANGE_MONTH, "ddm"), (_BETWEEN_MONTH_DAYS, "mdd"))
-    for pattern, order in (*ranges, (_BETWEEN_DAYS_MONTH, "ddm")):  # "Feb 10-12", "10 to 12 May"
-        for m in pattern.finditer(text):
+    for pattern, order in (*ranges, (_BETWEEN_DAYS_MONTH, "ddm")) if month_word else ():  # "Feb 10-12", "10 to 12 May"
+        for m in matches(pattern):
             month, first, last = (m[1], m[2], m[3]) if order == "mdd" else (m[3], m[1], m[2])
             year = int(m[4]) if m[4] else year_hint
             if year is None or not free(m):
@@ -510,11 +557,11 @@ def absolute_dates(
             end = _safe_date(year, MONTHS[month.lower().rstrip(".")], int(last))
             if start and end and start <= end:
                 add((epoch_day(start), epoch_day(end)), m)
-    for m in _PART_OF_MONTH.finditer(text):
+    for m in _PART_OF_MONTH.finditer(text) if month_word or _holds(lowered, MONTHS) else ():
         year = int(m[4]) if m[4] else year_hint
         if year is not None and free(m):
             add(_part_of(_month_window(year, MONTHS[m[3].lower().rstrip(".")]), m[1] or m[2]), m)
-    for m in _WEEK_OF_MONTH.finditer(text):
+    for m in _WEEK_OF_MONTH.finditer(text) if month_word else ():
         year = int(m[3]) if m[3] else year_hint
         if year is not None and free(m):
             first, last = _month_window(year, MONTHS[m[2].lower().rstrip(".")])
@@ -530,8 +577,8 @@ def absolute_dates(
             add((_month_window(year, months[0])[0], _month_window(year, months[1])[1]), m)
     for m in _PART_OF_YEAR.finditer(text):  # "late 2025": its last third, September to December
         if free(m):
-            year = int(m[3])
-            add(_thirds("year", epoch_day(date(year, 1, 1)), epoch_day(date(year, 12, 31)), _PARTS[m[1] or m[2]]), m)
+            year, part = int(m[3]), _PARTS[(m[1] or m[2]).lower()]  # "LATE 2025" too
+            add(_thirds("year", epoch_day(date(year, 1, 1)), epoch_day(date(year, 12, 31)), part), m)
     for m in _ISO.finditer(text):
         d = _safe_date(int(m[1]), int(m[2]), int(m[3]))
         if d:
@@ -545,23 +592,23 @@ def absolute_dates(
             if len(days) == 1 and free(m):
                 only = epoch_day(days.pop())
                 add((only, only), m)
-    for pattern, order in ((_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy")):
-        for m in pattern.finditer(text):
+    for pattern, order in ((_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy")) if month_word else ():
+        for m in matches(pattern):
             if not free(m):
                 continue
             day, month = (m[1], m[2]) if order == "dmy" else (m[2], m[1])
             d = _safe_date(int(m[3]), MONTHS[month.lower().rstrip(".")], int(day))
             if d:
                 add((epoch_day(d), epoch_day(d)), m)
-    for pattern, order in ((_DAY_MONTH_SHORT_YEAR, "dmy"), (_MONTH_DAY_SHORT_YEAR, "mdy")):
-        for m in pattern.finditer(text):
+    for pattern, order in ((_DAY_MONTH_SHORT_YEAR, "dmy"), (_MONTH_DAY_SHORT_YEAR, "mdy")) if month_word else ():
+        for m in matches(pattern):
             if not free(m):
                 continue
             day, month = (m[1], m[2]) if order == "dmy" else (m[2], m[1])
             d = _safe_date(_full_year(int(m[3])), MONTHS[month.lower().rstrip(".")], int(day))
             if d:
                 add((epoch_day(d), epoch_day(d)), m)
-    for m in _MONTH_YEAR.finditer(text):
+    for m in matches(_MONTH_YEAR):
         if free(m):
             add(_month_window(int(m[2]), MONTHS[m[1].lower().rstrip(".")]), m)
     seen_from = today or (date(year_hint, 12, 31) if year_hint is not None else None)
@@ -572,8 +619,8 @@ def absolute_dates(
                 found.append(((epoch_day(first_day), epoch_day(last_day)), said_at, said_to))
                 taken[said_at:said_to] = b"\x01" * (said_to - said_at)
     if year_hint is not None:
-        for pattern, order in ((_DAY_MONTH, "dm"), (_MONTH_DAY, "md")):
-            for m in pattern.finditer(text):
+        for pattern, order in ((_DAY_MONTH, "dm"), (_MONTH_DAY, "md")) if month_word else ():
+            for m in matches(pattern):
                 if not free(m) or (order == "md" and _counts_not_a_day(text, m)):
                     continue
                 day, month = (m[1], m[2]) if order == "dm" else (m[2], m[1])
@@ -586,7 +633,7 @@ def absolute_dates(
         for m in _IN_YEAR.finditer(text):  # "in 2025": the whole year
             if free(m):
                 add((epoch_day(date(int(m[1]), 1, 1)), epoch_day(date(int(m[1]), 12, 31))), m)
-        for m in _IN_MONTH.finditer(text):
+        for m in _IN_MONTH.finditer(text) if month_word else ():
             month = MONTHS[m[1].lower().rstrip(".")]
             year = year_hint
             if today is not None and m[0].lower().startswith("last") and month >= today.month:
@@ -1321,33 +1368,36 @@ def _relative_reads(text: str, anchor: date, *, question: bool = False, bare_wee
     do Friday") is the latest one too (a question about days; in a message's text it is too often a plan); one said
     with its week ("Monday last week", "Monday this week") is that week's in any text."""
     windows: list[tuple[Window, int, int]] = []
+    lowered = folded(text)
     for m in _LAST.finditer(text):
         window = _relative(m[1], anchor)
         if window:
             windows.append((window, m.start(), m.end()))
-    for m in _AGO.finditer(text):
+    for m in _AGO.finditer(text) if _holds(lowered, ("ago", "back")) else ():
         windows.append((_ago(_count(m[1]), m[2], epoch_day(anchor)), m.start(), m.end()))
     weekdays: list[Read] = []
+    full_weekday = _holds(lowered, WEEKDAYS)
+    weekday_form = _holds(lowered, _DAY_FORMS, _WEEKDAY_FORM_WORD, text)
 
     def unread(m: re.Match[str]) -> bool:
         return not any(start < m.end() and m.start() < end for _, start, end in weekdays)
 
-    for m in _WEEKDAY_BEFORE_LAST_WEEK.finditer(text):
+    for m in _WEEKDAY_BEFORE_LAST_WEEK.finditer(text) if full_weekday else ():
         back = _unit_window("week", anchor, 2)[0] + _weekday_number(m[1])
         weekdays.append(((back, back), m.start(), m.end()))
-    for m in _WEEKS_AGO_WEEKDAY.finditer(text):
+    for m in _WEEKS_AGO_WEEKDAY.finditer(text) if full_weekday else ():
         near = epoch_day(anchor) - 7 * _count(m[1])
         back = near - 3 + (_weekday_number(m[2]) - near) % 7  # day d is weekday (d + 3) % 7: 1970-01-01 a Thursday
         weekdays.append(((back, back), m.start(), m.end()))
-    for m in _WEEKS_AGO_DAY.finditer(text):
+    for m in _WEEKS_AGO_DAY.finditer(text) if _holds(lowered, ("week",)) else ():
         back = epoch_day(anchor) - (7 * _count(m[1]) + (m[2].lower() == "yesterday") if m[1] else 7)
         weekdays.append(((back, back), m.start(), m.end()))
-    for m in _WEEKDAY_WEEKS_BACK.finditer(text):
+    for m in _WEEKDAY_WEEKS_BACK.finditer(text) if full_weekday else ():
         if unread(m):
             weekday, count = (m[1], 2) if m[1] else (m[3], _count(m[2]))
             back = _latest_weekday(anchor, weekday) - 7 * (count - 1)
             weekdays.append(((back, back), m.start(), m.end()))
-    for m in _WEEK_THEN_WEEKDAY.finditer(text):  # "last week on Monday"
+    for m in _WEEK_THEN_WEEKDAY.finditer(text) if weekday_form else ():  # "last week on Monday"
         if _said_as_a_day(text, m):
             weekdays += _weekdays_read(text, m, anchor, week=_weeks_back(m[1]))
     if question:
@@ -1366,11 +1416,11 @@ def _relative_reads(text: str, anchor: date, *, question: bool = False, bare_wee
             if unread(m) and (sun := _MORE_WEEKDAY.match(text, m.end())) and _said_as_a_day(text, sun)
             for read in _weekdays_read(text, m, anchor)
         ]
-    for m in _LAST_WEEKDAY.finditer(text):
+    for m in _LAST_WEEKDAY.finditer(text) if weekday_form else ():
         if unread(m) and _said_as_a_day(text, m):
             weekdays += _weekdays_read(text, m, anchor)
     read = [(start, end) for _, start, end in windows]
-    for m in _BARE_WEEKDAY.finditer(text):
+    for m in _BARE_WEEKDAY.finditer(text) if full_weekday else ():
         if unread(m) and not any(start < m.end() and m.start() < end for start, end in read):
             weekdays += _weekdays_read(text, m, anchor, week_said=not bare_weekdays)
     # "on Monday and Tuesday last week": "last week" says which week the days are of, no period of its own
