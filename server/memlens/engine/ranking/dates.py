@@ -259,12 +259,19 @@ _FOLDED_TO_ASCII = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
 _FOLD = str.maketrans(_FOLDED_TO_ASCII)
 
 
+def ascii_letters(text: str) -> str:
+    """`text` with each letter `re.I` takes for an ASCII one ("Auguſt", the Kelvin sign) written as that one, letter for
+    letter (every offset the same): what a case-blind pattern matched then names a month, a weekday or a unit as the
+    tables spell it, where `.lower()` alone would leave "auguſt" and fail the lookup."""
+    if not text.isascii() and any(letter in text for letter in _FOLDED_TO_ASCII):
+        return text.translate(_FOLD)
+    return text
+
+
 def folded(text: str) -> str:
     """`text` in lower case and with every letter `re.I` takes for an ASCII one as that one: it holds a name (lower
     case ASCII) as plain text wherever a case-blind pattern finds it, which `in` finds far faster than a scan."""
-    if not text.isascii() and any(letter in text for letter in _FOLDED_TO_ASCII):
-        text = text.translate(_FOLD)
-    return text.lower()
+    return ascii_letters(text).lower()
 
 
 # the patterns whose every match starts with a month's name at a word's start (`\b{_MONTH}` first): found where
@@ -340,6 +347,7 @@ class EventSpan:
 def event_spans(text: str) -> list[EventSpan]:
     """Spans between two named events ("between the offsite and the launch", "after the offsite until the launch");
     each event's words stop as `anchored_events`' do, and a span whose either end is no event's words is skipped."""
+    text = ascii_letters(text)  # a case-blind pattern's match is looked up as the ASCII name it is
     spans: list[EventSpan] = []
     for m in _BETWEEN_EVENTS.finditer(text):
         first_words, _ = _event_words(m, next(group for group in (1, 2, 3) if m[group]))
@@ -362,6 +370,7 @@ def since_events(text: str) -> list[AnchoredEvent]:
     after the launch"): at most one, its `offset` the word before it ("since", "after"). None inside a span between
     two events or an offset from one ("the week after the offsite"), nor when the words are a date ("since the 3rd",
     "after the holidays") or all of them stop words."""
+    text = ascii_letters(text)  # a case-blind pattern's match is looked up as the ASCII name it is
     m = _SINCE_EVENT.search(text)
     if m is None or any(a.start <= m.start() < a.end for a in anchored_events(text)):
         return []
@@ -392,6 +401,7 @@ def _event_words(m: re.Match[str], group: int) -> tuple[str, int]:
 def anchored_events(text: str) -> list[AnchoredEvent]:
     """Offsets from a named event ("the day after my birthday party"); the event's words stop at the first stop
     word or month name, and a phrase made only of those is skipped (a date, not an event)."""
+    text = ascii_letters(text)  # a case-blind pattern's match is looked up as the ASCII name it is
     events: list[AnchoredEvent] = []
     for m in _ANCHORED.finditer(text):
         phrase, end = _event_words(m, 5)
@@ -529,6 +539,7 @@ def absolute_dates(
     `question`: a question's holidays ("over Christmas", "since Easter": holidays.py) and weekdays of a month ("the
     first Monday of March") too, the latest seen from `today` (or the end of `year_hint`'s year); a message's are
     not read (one written in December is as often about the Christmas to come)."""
+    text = ascii_letters(text)  # a case-blind pattern's match is looked up as the ASCII name it is
     found: list[tuple[Window, int, int]] = []
     taken = bytearray(len(text))  # a mark on each character a date took: a long paste stays linear
 
@@ -724,6 +735,7 @@ def unread_dates(text: str) -> list[UnreadDate]:
     with why (requests.why_no_such_day): the other readers skip them (`_safe_date`), so the answer can say so. A day
     over 31 after a month's name is not read as a day at all ("June 45"), nor the verb "may" ("may 31" in lower
     case is not May)."""
+    text = ascii_letters(text)  # a case-blind pattern's match is looked up as the ASCII name it is
     return [unread for _, _, unread in _unread_spans(text)]
 
 
@@ -767,6 +779,7 @@ def _unread_spans(text: str) -> list[tuple[int, int, UnreadDate]]:
 def ambiguous_dates(text: str) -> list[AmbiguousDate]:
     """The numeric dates `text` writes that read as two days, one for each order of day and month ("11/02/2026"):
     `absolute_dates` reads no day from them, so the answer can say which two they could be."""
+    text = ascii_letters(text)  # a case-blind pattern's match is looked up as the ASCII name it is
     found: list[AmbiguousDate] = []
     for pattern, readings in _NUMERIC_DATES:
         for m in pattern.finditer(text):
@@ -787,6 +800,7 @@ def query_windows(query: str, now: float) -> list[Window]:
     of their own ("last weekend", "last month", "this week", "two days ago": `_WIDER_IN_RANKING`) that one stays: a
     boost that errs wide costs little, and takes both meanings of "last month" and the day either side a message's
     "two days ago" is as often."""
+    query = ascii_letters(query)  # a case-blind pattern's match is looked up as the ASCII name it is
     return [window for window, _, _ in _phrase_reads(query, now, ranking=True)]
 
 
@@ -1283,6 +1297,7 @@ def period_windows(query: str, now: float) -> list[Window]:
     weekend from that date ("the weekend before April 10"), as `query_windows` does. Said with "since" ("since last
     month"), a period runs to today. A weekday said alone ("what did we do Friday") is the latest one. A day said as
     an open bound ("before Feb 5", "after Monday") names no period: the days it bounds are not said."""
+    query = ascii_letters(query)  # a case-blind pattern's match is looked up as the ASCII name it is
     reads = _phrase_reads(query, now, ranking=False)
     return [window for window, start, _ in reads if not _open_bound(query, start)]
 
@@ -1331,6 +1346,7 @@ def _open_bound(text: str, start: int) -> bool:
 def period_days(query: str, now: float) -> list[Window]:
     """The days of `period_windows`, as the fewest windows that hold them, in order: a list of days ("last Monday
     and Friday", "on Feb 10 and 12") is its days only, not the days between them."""
+    query = ascii_letters(query)  # a case-blind pattern's match is looked up as the ASCII name it is
     return disjoint(period_windows(query, now))
 
 
@@ -1494,6 +1510,7 @@ def _weekdays_read(
 
 def message_windows(text: str, ts: float | None) -> list[Window]:
     """The days a message is about: the day it was written and its relative words read from that day."""
+    text = ascii_letters(text)  # a case-blind pattern's match is looked up as the ASCII name it is
     if ts is None or ts < 0:
         return [w for w, _, _ in absolute_dates(text)]
     try:
@@ -1534,6 +1551,7 @@ def stated_relative_days(text: str, written: date) -> list[Read]:
     was said: its words for a day ("tomorrow", "yesterday", "today"), a count of days or weeks from it ("in two
     days", "two days ago") and its weekdays (a plan's coming one, one said in the past tense the latest before; not
     every one, nor one written before the date it names: "Friday 20 Feb" is that date's)."""
+    text = ascii_letters(text)  # a case-blind pattern's match is looked up as the ASCII name it is
     day = epoch_day(written)
     reads: list[Read] = []
     for m in _LAST.finditer(text):
