@@ -103,6 +103,11 @@ def test_a_workspace_of_transcripts_is_told_that_transcripts_dir_reads_them(tmp_
     search = memlens("search", "subagent", *where, home=home, cwd=tmp_path)
     assert (search.returncode, search.stdout) == (1, "")
     assert "no results" not in search.stderr  # nothing was searched: the index is empty, and said so
+    # and only that: not why an index without vectors is keyword-only (a search with the model, of no vectors)
+    env = {**os.environ, "HOME": str(home)}
+    with_model = [sys.executable, "-m", "memlens", "search", "subagent", *where, "--no-sync"]
+    unsynced = subprocess.run(with_model, capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
+    assert unsynced.stderr == search.stderr
     assert search.stderr.splitlines()[-2].startswith(f"memlens: the index is empty: looked in {shown} (given by")
     assert search.stderr.splitlines()[-1] == f"memlens: {step}"
 

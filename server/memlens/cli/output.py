@@ -120,7 +120,8 @@ def print_search(
     team = response.get("team")
     said_of_period = "sessionsWritten" in response.get("period", {})  # said with the period, under the hits
     said_of_window = "emptyWindow" in response  # said under "no results", with the flags' names
-    if response.get("note") and not warned and not said_of_period and not said_of_window:
+    empty = "emptyIndex" in response  # an index that holds nothing: why it is keyword-only is beside the point
+    if response.get("note") and not warned and not said_of_period and not said_of_window and not empty:
         print(f"memlens: {response['note']}", file=sys.stderr)
     elif team and not team["reachable"]:
         reason = team.get("reason", "")
