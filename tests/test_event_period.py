@@ -18,10 +18,20 @@ from memlens.engine.ranking.dates import epoch_day
 from memlens.engine.ranking.event_dates import event_windows
 from memlens.mcp.render import render_search
 from memlens.settings import Settings
-from memlens.wire import SearchResponse
+from memlens.wire import Period, SearchResponse
 from transcript_fixtures import EVENT_DAYS, EVENT_DAYS_FOLDER, one_message_days
 
 OFFSITE_WEEK = ("2026-02-13", "2026-02-19")
+
+
+def _window(period: Period) -> tuple[str, str]:
+    """A period answer's first and last day."""
+    return period["since"][:10], period["until"][:10]
+
+
+def _event(period: Period) -> tuple[str, str, str]:
+    """The event a period is counted from: its words, the offset asked, the day taken."""
+    return period["event"]["event"], period["event"]["offset"], period["event"]["day"]
 
 
 def _days_of(response: SearchResponse) -> set[str]:
@@ -39,7 +49,7 @@ def test_the_week_before_the_offsite_is_what_was_done_that_week(example: Engine)
     example.settings.display.time_zone = "UTC"
     response = example.search("what did we do the week before the offsite")
     period = response["period"]
-    assert (period["since"][:10], period["until"][:10]) == OFFSITE_WEEK
+    assert _window(period) == OFFSITE_WEEK
     # the offsite is stated ("offsite is Friday 20 Feb", the note headed 2026-02-20), not read from the days the
     # planning messages were written (Feb 18 and 19)
     event = period["event"]
@@ -58,7 +68,7 @@ def test_other_words_are_searched_within_the_events_week(example: Engine) -> Non
     example.settings.display.time_zone = "UTC"
     response = example.search("what did we decide about naming the week before the offsite")
     period = response["period"]
-    assert (period["since"][:10], period["until"][:10]) == OFFSITE_WEEK
+    assert _window(period) == OFFSITE_WEEK
     days = _days_of(response)
     assert days and all(OFFSITE_WEEK[0] <= day <= OFFSITE_WEEK[1] for day in days), days
     # more than a period's few other words: a search, the event's days only boosting
@@ -71,7 +81,7 @@ def test_the_days_between_two_events_of_the_example(example: Engine) -> None:
     example.settings.display.time_zone = "UTC"
     response = example.search("what did we do between the refund incident and the offsite")
     period = response["period"]
-    assert (period["since"][:10], period["until"][:10]) == ("2026-02-10", "2026-02-20")
+    assert _window(period) == ("2026-02-10", "2026-02-20")
     assert (period["event"]["event"], period["event"]["day"]) == ("refund incident", "2026-02-10")
     assert (period["endEvent"]["event"], period["endEvent"]["day"]) == ("offsite", "2026-02-20")
     days = _days_of(response)
@@ -165,7 +175,7 @@ def test_the_days_between_two_events_run_from_ones_day_to_the_others(tmp_path: P
         unnamed = engine.search("what did we do between the offsite and the hackathon", mode="keyword")
     for response in (between, until, reversed_):
         period = response["period"]
-        assert (period["since"][:10], period["until"][:10]) == ("2024-03-01", "2024-03-12")
+        assert _window(period) == ("2024-03-01", "2024-03-12")
         assert _days_of(response) == {"2024-03-04", "2024-03-05", "2024-03-08", "2024-03-11"}  # not its planning
     period = between["period"]
     assert (period["event"]["event"], period["event"]["day"]) == ("offsite", "2024-03-01")
@@ -263,19 +273,15 @@ def test_the_days_since_an_event_run_from_its_day_to_today(tmp_path: Path) -> No
         unnamed = engine.search("what did we do since the hackathon", mode="keyword")
     period = since["period"]
     # the offsite's own day included ("Offsite tomorrow!" on Thu 29 Feb: Fri 1 Mar), to today
-    assert (period["since"][:10], period["until"][:10]) == ("2024-03-01", "2024-03-15")
-    assert (period["event"]["event"], period["event"]["offset"], period["event"]["day"]) == (
-        "offsite",
-        "since",
-        "2024-03-01",
-    )
+    assert _window(period) == ("2024-03-01", "2024-03-15")
+    assert _event(period) == ("offsite", "since", "2024-03-01")
     assert "endEvent" not in period
     assert _days_of(since) == {"2024-03-04", "2024-03-05", "2024-03-08", "2024-03-11", "2024-03-13", "2024-03-14"}
     notes = answer_notes(since)
     assert notes[0] == "sessions from 2024-03-01T00:00 to 2024-03-15T23:59 (UTC)"
     assert notes[1].startswith("the offsite: Fri 01 Mar 2024 (stated in")
     assert "The offsite: Fri 01 Mar 2024" in render_search(dict(since))
-    assert (after["period"]["since"][:10], after["period"]["until"][:10]) == ("2024-03-12", "2024-03-15")
+    assert _window(after["period"]) == ("2024-03-12", "2024-03-15")
     assert _days_of(after) == {"2024-03-13", "2024-03-14"}
     assert unnamed["results"] == [] and "period" not in unnamed
     assert unnamed["unnamedEvent"] == {"event": "hackathon", "offset": "since"}
@@ -297,7 +303,7 @@ def test_other_words_are_searched_within_the_days_of_an_event_or_two(tmp_path: P
         clause = engine.search("since the billing export broke Sam", mode="keyword")  # named nowhere as written
     assert _days_of(plain) == {"2024-03-04", "2024-03-14"}
     assert _days_of(between) == {"2024-03-04"}
-    assert (between["period"]["since"][:10], between["period"]["until"][:10]) == ("2024-03-01", "2024-03-12")
+    assert _window(between["period"]) == ("2024-03-01", "2024-03-12")
     assert (between["period"]["event"]["day"], between["period"]["endEvent"]["day"]) == ("2024-03-01", "2024-03-12")
     assert _days_of(after) == {"2024-03-14"}
     assert after["period"]["event"]["day"] == "2024-03-12"
@@ -336,12 +342,8 @@ def test_the_days_since_an_event_of_the_example(example: Engine) -> None:
     response = example.search("what have we done since the refund incident")
     narrowed = example.search("what did we decide about the offsite since the refund incident")
     period = response["period"]
-    assert (period["since"][:10], period["until"][:10]) == ("2026-02-10", "2026-03-01")
-    assert (period["event"]["event"], period["event"]["offset"], period["event"]["day"]) == (
-        "refund incident",
-        "since",
-        "2026-02-10",
-    )
+    assert _window(period) == ("2026-02-10", "2026-03-01")
+    assert _event(period) == ("refund incident", "since", "2026-02-10")
     days = _days_of(response)
     assert days and all("2026-02-10" <= day <= "2026-03-01" for day in days), days
     assert narrowed["period"]["event"]["day"] == "2026-02-10"
