@@ -265,12 +265,20 @@ def test_other_words_between_two_events_narrow_a_search_to_their_days() -> None:
 TODAY = datetime(2024, 3, 15, 12, tzinfo=UTC).timestamp()
 
 
-def test_the_days_since_an_event_run_from_its_day_to_today(tmp_path: Path) -> None:
+def _asked_on_the_event_days(tmp_path: Path, *questions: str) -> list[SearchResponse]:
+    """Each question's keyword answer over the event days' sessions, asked on TODAY."""
     with _engine(tmp_path, EVENT_DAYS) as engine:
         engine.retriever.now = TODAY
-        since = engine.search("what have we done since the offsite", mode="keyword")
-        after = engine.search("everything after the launch", mode="keyword")
-        unnamed = engine.search("what did we do since the hackathon", mode="keyword")
+        return [engine.search(question, mode="keyword") for question in questions]
+
+
+def test_the_days_since_an_event_run_from_its_day_to_today(tmp_path: Path) -> None:
+    since, after, unnamed = _asked_on_the_event_days(
+        tmp_path,
+        "what have we done since the offsite",
+        "everything after the launch",
+        "what did we do since the hackathon",
+    )
     period = since["period"]
     # the offsite's own day included ("Offsite tomorrow!" on Thu 29 Feb: Fri 1 Mar), to today
     assert _window(period) == ("2024-03-01", "2024-03-15")
@@ -290,17 +298,18 @@ def test_the_days_since_an_event_run_from_its_day_to_today(tmp_path: Path) -> No
 
 def test_other_words_are_searched_within_the_days_of_an_event_or_two(tmp_path: Path) -> None:
     """Sam is named on Mon 4 Mar (between the offsite and the launch) and Thu 14 Mar (after the launch)."""
-    with _engine(tmp_path, EVENT_DAYS) as engine:
-        engine.retriever.now = TODAY
-        plain = engine.search("what did we do with Sam", mode="keyword")
-        between = engine.search("what did we do with Sam between the offsite and the launch", mode="keyword")
-        after = engine.search("what did we do with Sam after the launch", mode="keyword")
-        changed = engine.search("what did we change in the login test after the offsite", mode="keyword")
+    plain, between, after, changed, cause, written_only, several, clause = _asked_on_the_event_days(
+        tmp_path,
+        "what did we do with Sam",
+        "what did we do with Sam between the offsite and the launch",
+        "what did we do with Sam after the launch",
+        "what did we change in the login test after the offsite",
         # an event no message names, or none states a day of, with other words: the search it was
-        cause = engine.search("what broke the login test since the hackathon", mode="keyword")
-        written_only = engine.search("what did we do with Sam since the billing export", mode="keyword")
-        several = engine.search("since the refactor broke the login test", mode="keyword")
-        clause = engine.search("since the billing export broke Sam", mode="keyword")  # named nowhere as written
+        "what broke the login test since the hackathon",
+        "what did we do with Sam since the billing export",
+        "since the refactor broke the login test",
+        "since the billing export broke Sam",  # named nowhere as written
+    )
     assert _days_of(plain) == {"2024-03-04", "2024-03-14"}
     assert _days_of(between) == {"2024-03-04"}
     assert _window(between["period"]) == ("2024-03-01", "2024-03-12")
