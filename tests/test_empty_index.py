@@ -212,3 +212,47 @@ def test_a_folder_the_user_named_is_said_read_whole_not_for_this_project(tmp_pat
     assert empty is not None
     assert empty["lines"][0].endswith(f"and in {named.resolve()} for every transcript")
     assert "this project's transcripts" not in empty["lines"][0]
+
+
+def _empty_after_reading(named: Path, tmp_path: Path) -> list[str]:
+    """The lines of the empty index a sync leaves when the user named `named` as a folder of transcripts."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    settings = merge(Settings(), {"transcripts": {"agentDefaults": False, "paths": [str(named)]}}, [])
+    with Engine([workspace], settings, index_dir=tmp_path / "index", embedder=False) as engine:
+        empty = engine.sync().empty
+    assert empty is not None
+    assert empty["lines"][0] == empty["settingLines"][0]
+    step = "name the folder an agent writes its transcripts in with"
+    assert empty["lines"][1].endswith(f"{step} --transcripts DIR")
+    assert empty["settingLines"][1].endswith(f"{step} a folder in memlens.transcripts.paths")
+    return empty["lines"]
+
+
+def test_a_named_folder_without_transcript_files_is_said_to_hold_none(tmp_path: Path) -> None:
+    """The user already named a folder: "name a folder of transcripts" would tell them nothing. What it holds does."""
+    named = tmp_path / "downloads"
+    named.mkdir()
+    (named / "notes.txt").write_text("not a transcript\n")
+    lines = _empty_after_reading(named, tmp_path)
+    assert lines[1].startswith(f"{named.resolve()} holds no .jsonl or .md file: ")
+
+
+def test_a_named_folder_of_files_no_agent_wrote_says_how_many_and_whose_it_reads(tmp_path: Path) -> None:
+    named = tmp_path / "exports"
+    (named / "deeper").mkdir(parents=True)
+    (named / "events.jsonl").write_text('{"level": "info", "msg": "started"}\n')
+    (named / "deeper" / "README.md").write_text("# A readme\n\nNo agent wrote this.\n")
+    lines = _empty_after_reading(named, tmp_path)
+    held = "2 .jsonl or .md files, none written by an agent memlens reads (Claude Code, Codex CLI, OpenClaw, SpecStory)"
+    assert lines[1].startswith(f"{named.resolve()} holds {held}: ")
+
+
+def test_a_named_folder_whose_transcripts_hold_no_message_says_so(tmp_path: Path) -> None:
+    """A session an agent has only opened (Codex's first line names it, nothing was said yet) is a transcript."""
+    named = tmp_path / "rollouts"
+    named.mkdir()
+    rollout = next((FIXTURES / "codex").rglob("*.jsonl")).read_text().splitlines()[0]
+    (named / "rollout-2026-03-03T14-00-00-019c9f10-4b2a-7c11-8e3d-5a6b7c8d9e0f.jsonl").write_text(rollout + "\n")
+    lines = _empty_after_reading(named, tmp_path)
+    assert lines[1].startswith(f"the one transcript in {named.resolve()} holds no message yet: ")

@@ -1,7 +1,8 @@
 """What a sync or a search that meets an empty index tells its user: where memlens looked (the workspace folders
 and why each is one, the memory-note names, the agents' transcript folders and for which project), and the next step
 that would find something: the transcripts of other projects that `--scope all` reads, the transcript-looking files
-under a workspace that `--transcripts DIR` reads.
+under a workspace that `--transcripts DIR` reads; or, when the user named folders of transcripts that hold none,
+what those folders hold instead (no .jsonl or .md file, or files no agent memlens reads wrote).
 
 A new user's first command otherwise finds nothing and is told nothing. Only an empty index pays for this: the
 counting is bounded (it stops at `CAP` files, `MAX_FOLDERS` folders and `MAX_SNIFFED` files read), and every face
@@ -26,6 +27,7 @@ MAX_SNIFFED = 2000  # files of a workspace whose head is read to see whether an 
 HEAD_BYTES = 64 * 1024  # what of a file is read to recognise its format (a first line may be a long prompt)
 # folders of a workspace no agent writes its transcripts in, left out of the walk besides discovery's own
 NOT_TRANSCRIPTS = PRUNED | {".venv", "venv", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".tox"}
+AGENTS = "Claude Code, Codex CLI, OpenClaw, SpecStory"  # the formats of engine/sources, as a user knows them
 SCOPE_ALL = "--scope all"
 SCOPE_ALL_SETTING = 'memlens.scope "all"'
 
@@ -34,6 +36,16 @@ SCOPE_ALL_SETTING = 'memlens.scope "all"'
 class _Count:
     count: int = 0
     more: bool = False  # stopped at a bound: there may be more
+
+
+@dataclass
+class _NamedFolders:
+    """What the folders a user named (`--transcripts`, `transcripts.paths`) hold, when the index is empty: files
+    with a transcript's suffix, and how many of those an agent memlens reads wrote (their sessions hold no message)."""
+
+    shown: list[str]
+    files: _Count
+    transcripts: int
 
 
 def empty_index(
@@ -66,8 +78,10 @@ def empty_index(
         "lines": [],
         "settingLines": [],
     }
-    facts["lines"] = _lines(facts, locations, home=home, workspace_reason=workspace_reason, by_setting=False)
-    facts["settingLines"] = _lines(facts, locations, home=home, workspace_reason=workspace_reason, by_setting=True)
+    named = _named_folders([f for f in folders if _named(f, locations, home)], home)
+    said = _looked(facts, locations, home=home, workspace_reason=workspace_reason)
+    facts["lines"] = [said, _next_step(finds, named, by_setting=False)]
+    facts["settingLines"] = [said, _next_step(finds, named, by_setting=True)]
     return facts
 
 
@@ -130,23 +144,43 @@ def _files(
         stack.extend(reversed(deeper))
 
 
+def _named_folders(folders: list[Path], home: Path) -> _NamedFolders | None:
+    """The files with a transcript's suffix under the folders a user named, counted to CAP, and how many of them
+    (at most MAX_SNIFFED read) an agent memlens reads wrote; None when no folder was named."""
+    if not folders:
+        return None
+    files, transcripts = _Count(), 0
+    for folder in folders:
+        for path, _ in _files(folder, TRANSCRIPT_SUFFIXES, set(), files):
+            if files.count >= CAP:
+                files.more = True
+                break
+            files.count += 1
+            if files.count <= MAX_SNIFFED and _recognised(path):
+                transcripts += 1
+    return _NamedFolders([_shown(folder, home) for folder in folders], files, transcripts)
+
+
+def _recognised(path: str) -> bool:
+    """Whether a transcript parser recognises the file at `path` by its head."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError:
+        return False
+    return detect_format_in(head, Path(path)) is not None
+
+
 def _transcripts_under(workspace: Path, looked: set[Path]) -> tuple[Path | None, _Count]:
     """The files under `workspace` (outside the transcript folders a sync read) that a transcript parser recognises
     by their head, counted to CAP, and the deepest folder that holds them all."""
     counted = _Count()
     holders: list[str] = []
-    sniffed = 0
-    for path, folder in _files(workspace, TRANSCRIPT_SUFFIXES, looked, counted):
+    for sniffed, (path, folder) in enumerate(_files(workspace, TRANSCRIPT_SUFFIXES, looked, counted)):
         if counted.count >= CAP or sniffed >= MAX_SNIFFED:
             counted.more = True
             break
-        sniffed += 1
-        try:
-            with open(path, "rb") as handle:
-                head = handle.read(HEAD_BYTES)
-        except OSError:
-            continue
-        if detect_format_in(head, Path(path)) is not None:
+        if _recognised(path):
             counted.count += 1
             holders.append(folder)
     if not holders:
@@ -173,11 +207,8 @@ def _files_are(count: int, more: bool, of: str = "") -> str:
     return f"{count:,}{'+' if more else ''} transcript file{'' if one else 's'}{of} {'is' if one else 'are'}"
 
 
-def _lines(
-    facts: EmptyIndex, locations: Locations, *, home: Path, workspace_reason: str | None, by_setting: bool
-) -> list[str]:
-    """What was looked in (one sentence) and the next step that would find something (another), the step named by
-    its command-line flag, or `by_setting` by the setting an editor sets."""
+def _looked(facts: EmptyIndex, locations: Locations, *, home: Path, workspace_reason: str | None) -> str:
+    """What was looked in, in one sentence."""
     workspaces = ", ".join(_shown(w, home) for w in locations.workspaces)
     why = f" ({workspace_reason})" if workspace_reason else ""
     folders = [Path(folder) for folder in facts["transcriptFolders"]]
@@ -187,8 +218,7 @@ def _lines(
     where = [f"in {', '.join(dict.fromkeys(agents))} for {whose}"] if agents else []
     where += [f"in {', '.join(named)} for every transcript"] if named else []
     transcripts = f" and {' and '.join(where)}" if where else "; no agent's transcript folder exists"
-    looked = f"the index is empty: looked in {workspaces}{why} for {', '.join(facts['memoryFiles'])}{transcripts}"
-    return [looked, _next_step(facts["finds"], by_setting=by_setting)]
+    return f"the index is empty: looked in {workspaces}{why} for {', '.join(facts['memoryFiles'])}{transcripts}"
 
 
 def _named(folder: Path, locations: Locations, home: Path) -> bool:
@@ -210,8 +240,9 @@ def _agent_folder(folder: Path, locations: Locations, home: Path) -> str:
     return _shown(folder, home)
 
 
-def _next_step(finds: list[EmptyIndexFind], *, by_setting: bool) -> str:
-    """The step that would find something, in one sentence: a folder of this project's first."""
+def _next_step(finds: list[EmptyIndexFind], named: _NamedFolders | None, *, by_setting: bool) -> str:
+    """The step that would find something, in one sentence, named by its command-line flag or, `by_setting`, by the
+    setting an editor sets: a folder of this project's first; else what the folders the user named hold."""
     own = [find for find in finds if find["flag"] != SCOPE_ALL]
     if own:
         find = own[0]
@@ -224,4 +255,18 @@ def _next_step(finds: list[EmptyIndexFind], *, by_setting: bool) -> str:
         scope_all = SCOPE_ALL_SETTING if by_setting else SCOPE_ALL
         return f"{_files_are(total, more, ' of other projects')} in {where}: {scope_all} reads them"
     name_one = "a folder in memlens.transcripts.paths" if by_setting else "--transcripts DIR"
-    return f"nothing to read yet: write a MEMORY.md here, or name a folder of transcripts with {name_one}"
+    if named is None:
+        return f"nothing to read yet: write a MEMORY.md here, or name a folder of transcripts with {name_one}"
+    where = ", ".join(named.shown)
+    hold = "holds" if len(named.shown) == 1 else "hold"
+    files = named.files
+    if not files.count:
+        held = f"{where} {hold} no .jsonl or .md file"
+    elif named.transcripts == 1:
+        held = f"the one transcript in {where} holds no message yet"
+    elif named.transcripts:
+        held = f"the {named.transcripts:,} transcripts in {where} hold no message yet"
+    else:
+        some = f"{files.count:,}{'+' if files.more else ''} .jsonl or .md file{'' if files.count == 1 else 's'}"
+        held = f"{where} {hold} {some}, none written by an agent memlens reads ({AGENTS})"
+    return f"{held}: name the folder an agent writes its transcripts in with {name_one}"
