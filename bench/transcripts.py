@@ -18,8 +18,8 @@ user types a search, a few keywords or half-remembered words; its "answered" col
 something the transcripts hold is not met with silence. `--set` changes the index's settings (chunking, embedding: a
 cache of its own), `--variant` names search settings tried on the same index, as in bench/locomo.py.
 
-    python -m bench.transcripts [--json] [--no-cache] [--questions eval|tune|bags|PATH] [--set KEY=VALUE …]
-        [--variant NAME:KEY=VALUE[,KEY=VALUE] …]
+    python -m bench.transcripts [--json] [--no-cache] [--questions eval|tune|bags|PATH] [--no-shared-words]
+        [--ranks] [--set KEY=VALUE …] [--variant NAME:KEY=VALUE[,KEY=VALUE] …]
 """
 
 from __future__ import annotations
@@ -167,6 +167,16 @@ def check_questions(questions: Sequence[dict[str, Any]], corpus: Corpus) -> Chec
     return check
 
 
+def shared_words(item: dict[str, Any], corpus: Corpus) -> tuple[list[str], list[str]]:
+    """A question's content words (stemmed, one-letter fragments such as the "t" of "wasn't" left out) and those of
+    them its targets' text holds: a question asked by someone who forgot the words shares none
+    (bench/paraphrase_overlap.py)."""
+    keyword = corpus.engine.keyword
+    words = [w for w in keyword.content_words(item["question"]) if len(w) > 1]
+    target_words = set(keyword.tokens(" ".join(corpus.text_of.get(t, "") for t in item["targets"])))
+    return words, [w for w in words if w in target_words]
+
+
 def score(ranked: Sequence[str], targets: Iterable[str]) -> dict[str, float]:
     """P@1, R@5, R@10 (the question is found when any target is in the top k) and reciprocal rank of the first."""
     wanted = set(targets)
@@ -247,6 +257,7 @@ def _evaluate_mode(questions: Sequence[dict[str, Any]], corpus: Corpus, *, root:
         "byFormat": {f: summarise([r for r in rows if r["file"].startswith(f + "/")]) for f in formats},
         "msPerQuestion": round(1000 * seconds / max(1, len(rows)), 1),
         "cpuMsPerQuestion": round(1000 * cpu_seconds / max(1, len(rows)), 1),
+        "ranks": {r["id"]: r["rank"] for r in rows},  # the first target's place, None when not ranked
         "misses": [
             {"id": r["id"], "kind": r["kind"], "rank": r["rank"], "top": r["top"]}
             for r in rows
@@ -281,6 +292,15 @@ def format_report(report: dict[str, Any]) -> str:
         cells = [f"{f} {s['R@5']} ({s['questions']})" for f, s in run["byFormat"].items()]
         lines.append(f"  {mode}: " + ", ".join(cells))
     text = {q["id"]: q["question"] for q in report["questionList"]}
+    if report.get("showRanks"):
+        modes = list(report["runs"])
+        lines += [
+            "",
+            "the first target's place by mode (-: not among the messages ranked): id, " + ", ".join(modes),
+        ]
+        for q in report["questionList"]:
+            places = [report["runs"][m]["ranks"].get(q["id"]) for m in modes]
+            lines.append(f"  {q['id']} " + " ".join(f"{p if p else '-':>3}" for p in places) + f"  {q['question']}")
     lines += ["", "hybrid misses (no target in the top 5): id, kind, rank of the first target, question, top hit"]
     for miss in report["runs"].get("hybrid", {}).get("misses", []):
         top = miss["top"][0] if miss["top"] else "-"
@@ -298,6 +318,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         default="eval",
         help="eval (report on it), tune (tune on it), bags (keyword searches about tune targets), or a file's path",
     )
+    parser.add_argument(
+        "--no-shared-words",
+        action="store_true",
+        help="only the paraphrases that share no content word with their targets (bench/paraphrase_overlap.py)",
+    )
+    parser.add_argument("--ranks", action="store_true", help="list each question's first target place in each mode")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a setting for the index")
     parser.add_argument(
         "--variant",
@@ -327,6 +353,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         if not check.ok:
             raise SystemExit(f"the question set is invalid: unknown targets {check.unknown}; "
                              f"paraphrases sharing rare words with their targets {check.rare_shared}")  # fmt: skip
+        if args.no_shared_words:
+            questions = [q for q in questions if q["kind"] == "paraphrase" and not shared_words(q, corpus)[1]]
         runs = evaluate(questions, corpus, root=TRANSCRIPTS, modes=modes, variants=variants, overrides=overrides)
         overlaps = list(check.overlap.values())
         report: dict[str, Any] = {
@@ -354,6 +382,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             "settings": {"overrides": overrides, "variants": variants},
             "runs": runs,
             "questionList": [{"id": q["id"], "question": q["question"]} for q in questions],
+            "showRanks": args.ranks,
         }
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return report

@@ -9,7 +9,8 @@ import pytest
 
 pytest.importorskip("lightgbm")
 
-from bench.learn_ranker import Question, _without, evaluate, fit  # noqa: E402
+from bench.learn_ranker import Question, _without, evaluate, fit, fitted_items  # noqa: E402
+from bench.transcripts import QUESTION_SETS, load_questions  # noqa: E402
 
 from memlens.engine.ranking.learned_order import FEATURES  # noqa: E402
 
@@ -44,3 +45,13 @@ def test_a_dropped_feature_is_held_at_zero() -> None:
     test = [Question(q.group, [_without(r, ["cover"]) for r in q.rows], q.labels, 1) for q in questions(30, seed=2)]
     assert all(row[TELLING] == 0.0 for q in train for row in q.rows)
     assert evaluate(fit(train, trees=30, leaves=4), test)["learned R@5"] <= 40.0
+
+
+def test_the_fit_leaves_out_the_forgot_the_words_questions_unless_asked() -> None:
+    """The tune set's "forgot-words" paraphrases are measured, not fitted on (a fit counting them ordered the other
+    transcript questions worse); `--with-source` puts them back. Reads only the question file."""
+    tune = load_questions(QUESTION_SETS["tune"])
+    strict = {q["id"] for q in tune if q.get("source") == "forgot-words"}
+    assert len(strict) >= 20
+    assert {q["id"] for q in fitted_items(tune)} == {q["id"] for q in tune} - strict
+    assert fitted_items(tune, sources=["forgot-words"]) == tune

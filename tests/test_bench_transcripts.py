@@ -133,6 +133,11 @@ def test_the_question_sets_hold_on_the_real_transcripts(
     assert [q["id"] for q in tune if set(q["targets"]) & evaluated] == []  # tuning never sees an evaluation target
     check = transcripts.check_questions(tune, corpus)
     assert check.unknown == [] and check.rare_shared == {}
+    # the "forgot the words" paraphrases share no content word at all with their targets (bench/paraphrase_overlap.py)
+    strict = [q for q in tune if q.get("source") == "forgot-words"]
+    assert len(strict) >= 20
+    assert {q["id"]: transcripts.shared_words(q, corpus)[1] for q in strict} == {q["id"]: [] for q in strict}
+    assert all(q["file"] not in {e["file"] for e in questions} for q in strict)  # other sessions than the evaluation's
     assert transcripts.check_questions(transcripts.load_questions(transcripts.QUESTION_SETS["bags"]), corpus).ok
 
     for key in (
@@ -143,6 +148,22 @@ def test_the_question_sets_hold_on_the_real_transcripts(
         words = corpus.text_of[key][:300]
         assert transcripts.ranked_messages(corpus, words, "keyword")[0] == key
         assert transcripts.shown_messages(corpus, words, "keyword", corpus_root)[0] == key
+
+
+def test_shared_words_are_the_question_content_words_its_targets_hold(corpus: transcripts.Corpus) -> None:
+    """A question made of its target's own words shares them all; one of words the target lacks shares none; stop
+    words and one-letter fragments are no content words, and a word meets its target's other form through the
+    stemmer. The target is a message no evaluation question asks about (a tune set's session, or a synthetic one)."""
+    evaluated = {q["file"] for q in transcripts.load_questions()}
+    key = next(k for k, text in sorted(corpus.text_of.items()) if k.split("#")[0] not in evaluated and len(text) > 80)
+    item = {"id": "own", "kind": "paraphrase", "question": " ".join(corpus.text_of[key].split()[:30]), "targets": [key]}
+    words, shared = transcripts.shared_words(item, corpus)
+    assert words and shared == words
+    other = dict(item, question="the of and it's zyxwvut qqqplorf")
+    assert transcripts.shared_words(other, corpus) == (["zyxwvut", "qqqplorf"], [])
+    own = corpus.engine.keyword.unstemmed_words(corpus.text_of[key])
+    plural = next(w for w in own if w.isalpha() and len(w) > 3 and not w.endswith("s")) + "s"
+    assert transcripts.shared_words(dict(item, question=plural), corpus)[1] != []
 
 
 def test_score_counts_the_first_target() -> None:
