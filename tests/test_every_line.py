@@ -330,3 +330,13 @@ def test_a_session_header_with_odd_bytes_still_names_its_cwd(tmp_path: Path) -> 
     path = tmp_path / "rollout.jsonl"
     path.write_bytes(json.dumps(meta).encode().replace(b"@@", b"a\x00b\xffc\rd") + b"\n")
     assert read_session_cwd(path) == "/work/project"
+
+
+def test_a_session_header_a_crashed_writer_left_beside_another_record_still_names_its_cwd(tmp_path: Path) -> None:
+    """The header on one line with a record before it (a newline lost) or behind a torn write's bytes: the session's
+    folder is still read, so its session is not filtered out of an agent folder."""
+    header = json.dumps({"type": "session", "version": 3, "id": "s", "cwd": "/work/project"}).encode()
+    path = tmp_path / "session.jsonl"
+    for line in (b'{"type": "custom", "id": "c"}' + header, b"/resum" + header, b'{"type": "mes' + header):
+        path.write_bytes(line + b"\n")
+        assert read_session_cwd(path) == "/work/project", line

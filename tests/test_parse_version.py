@@ -14,6 +14,8 @@ from memlens.settings import Settings, merge
 from split_messages import MESSAGES, write_every_format
 from transcript_fixtures import fixture_path
 
+EXTRA = Path(__file__).resolve().parent / "fixtures" / "extra"  # committed: sessions outside the synthetic tree
+
 
 def _units(engine: Engine) -> dict[str, set[str]]:
     """The catalog's message ids by kind."""
@@ -110,6 +112,40 @@ def test_files_with_skipped_lines_are_read_again_alone_when_a_bad_line_reads_as_
     with Engine([tmp_path / "ws"], settings, index_dir=index_dir, embedder=None) as engine:
         assert engine.sync().files_parsed == 1  # the file with a skipped line, not the other
         assert torn_session(engine) == (0, "/srv/openclaw/workspace")
+
+    with Engine([tmp_path / "ws"], settings, index_dir=index_dir, embedder=None) as engine:
+        assert engine.sync().files_parsed == 0  # once: the version is recorded
+
+
+def test_files_whose_lines_held_two_records_are_read_again_alone(tmp_path: Path) -> None:
+    """An index whose parsers read a line holding two records (a writer's lost newline) as its last record alone, under
+    the id of its line (BAD_LINE_VERSION before 2), reads that file again on its next sync, and only that file: the
+    line's second record gets an id of its own."""
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    joined = EXTRA / "codex" / "rollout-2026-03-03T14-00-00-019c9f10-4b2a-7c11-8e3d-5a6b7c8d9e0f.jsonl"
+    shutil.copy(joined, transcripts / "joined.jsonl")
+    shutil.copy(fixture_path("synthetic", "openclaw/3b9d7f1e-2a4c-4e6b-8d0f-1a3c5e7b9d2f.jsonl"), transcripts)
+    settings = merge(Settings(), {"transcripts": {"agentDefaults": False, "paths": [str(transcripts)]}})
+    (tmp_path / "ws").mkdir()
+    index_dir = tmp_path / "index"
+
+    def codex_ids(engine: Engine) -> set[str]:
+        with engine.catalog.transaction() as db:
+            return {str(r[0]) for r in db.execute("SELECT message_id FROM units WHERE format = 'codex'")}
+
+    with Engine([tmp_path / "ws"], settings, index_dir=index_dir, embedder=None) as engine:
+        assert engine.sync().files_parsed == 2
+        assert {"L8.2", "L9.2", "L16.2", "L20.2"} <= codex_ids(engine)
+        with engine.catalog.transaction() as db:  # what the parsers before it left: the line's last record, as `L8`
+            db.execute("UPDATE units SET message_id = 'L8' WHERE message_id = 'L8.2'")
+            db.execute("UPDATE files SET error = 'line 8: 221 characters of a torn write skipped before its record'")
+            db.execute("UPDATE files SET error = NULL WHERE path NOT LIKE '%joined.jsonl'")
+            db.execute("UPDATE meta SET value = '1' WHERE key = 'bad_line_version'")
+
+    with Engine([tmp_path / "ws"], settings, index_dir=index_dir, embedder=None) as engine:
+        assert engine.sync().files_parsed == 1  # the file whose parse said a problem, not the other
+        assert "L8.2" in codex_ids(engine)
 
     with Engine([tmp_path / "ws"], settings, index_dir=index_dir, embedder=None) as engine:
         assert engine.sync().files_parsed == 0  # once: the version is recorded

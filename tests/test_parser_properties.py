@@ -3,12 +3,15 @@
 - Arbitrary JSON in any field of a realistic line never raises, and whatever comes out is safe to store: UTF-8
   encodable text (no lone surrogates) and a timestamp that is None or inside 1970..2100.
 - Good lines around a bad one are always parsed: a bad line costs exactly itself, counted as one bad line.
+- What a crashed writer leaves costs no record: torn bytes before a line, and neighbouring lines whose newline was
+  lost (joined with nothing, a blank or torn bytes), read as the clean file's records, session, folder and ids.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -18,13 +21,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memlens.engine.sources import ParseResult, TranscriptParser, select_active_branch
+from memlens.engine.sources import ParseResult, TranscriptParser, TranscriptRecord, select_active_branch
 from memlens.engine.sources.claude_code import ClaudeCodeParser
 from memlens.engine.sources.codex import CodexParser
-from memlens.engine.sources.common import EPOCH_MAX, EPOCH_MIN, parse_timestamp
+from memlens.engine.sources.common import EPOCH_MAX, EPOCH_MIN, line_ref, parse_timestamp
 from memlens.engine.sources.openclaw import OpenClawParser
 from memlens.engine.sources.specstory import SpecStoryParser
-from memlens.engine.sources.torn_lines import record_after_torn_bytes
+from memlens.engine.sources.torn_lines import MAX_TRIES, LineRecords, records_on_line
 
 PROPERTY = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 T0 = "2026-03-02T09:00:00.000Z"
@@ -213,12 +216,19 @@ bad_lines = st.sampled_from(
 
 
 def _is_json_object(raw: bytes) -> bool:
-    """Whether a line holds a record: a JSON object, or one behind a torn write's bytes."""
-    line = raw.decode("utf-8", "replace")
-    try:
-        return isinstance(json.loads(line), dict)
-    except (ValueError, RecursionError):
-        return record_after_torn_bytes(line, json.JSONDecoder(strict=False)) is not None
+    """Whether a line may hold a record: a JSON object starts somewhere in it."""
+    return _holds_object(raw.decode("utf-8", "replace"))
+
+
+def _holds_object(text: str) -> bool:
+    decoder = json.JSONDecoder(strict=False)
+    for start in (i for i, char in enumerate(text) if char == "{"):
+        try:
+            if isinstance(decoder.raw_decode(text, start)[0], dict):
+                return True
+        except (ValueError, RecursionError):
+            continue
+    return False
 
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
@@ -241,7 +251,9 @@ def test_good_lines_around_a_bad_one_are_all_kept(fmt: str, n: int, where: int, 
     assert len(select_active_branch(result.records)) == len(clean.records)
 
 
-torn_prefixes = st.text(max_size=30).filter(lambda t: "\n" not in t and "\r" not in t and '{"' not in t and t.strip())
+torn_prefixes = st.text(max_size=30).filter(
+    lambda t: "\n" not in t and "\r" not in t and '{"' not in t and t.strip() and not _holds_object(t)
+)
 
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
@@ -265,12 +277,151 @@ def test_a_line_behind_a_torn_write_is_kept(fmt: str, n: int, where: int, torn: 
     assert_storable(result, torn_file)
 
 
+def _torn_record(line: bytes, cut: int) -> bytes:
+    """The start of a record a writer died in: cut short of its end, never just after a nested object's closing brace
+    (such a start ends in a whole object, which no reader can tell from a record: a known limit)."""
+    start = line[: 1 + cut % (len(line) - 1)]
+    return start.rstrip(b"}] \t") or b"{"
+
+
+# what lies between two records whose newline was lost: nothing, a blank, torn bytes, or a torn record
+GLUES = ("", " ", "\t", "torn", "record")
+# Torn bytes between two records, short of those that start as what follows a value inside its parent (`,` `}` `]`):
+# after them the record before reads as an object nested in a torn one. No writer starts a line with them.
+torn_between = torn_prefixes.filter(lambda t: t.lstrip(" \t")[:1] not in (",", "}", "]"))
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+@PROPERTY
+@given(
+    n=st.integers(2, 12),
+    glues=st.lists(st.sampled_from(("\n", "\n", *GLUES)), min_size=20, max_size=20),
+    tails=st.lists(st.booleans(), min_size=20, max_size=20),
+    torn=torn_between,
+    cut=st.integers(0, 10_000),
+)
+def test_records_whose_newline_was_lost_are_all_kept(
+    fmt: str, n: int, glues: list[str], tails: list[bool], torn: str, cut: int
+) -> None:
+    """Neighbouring lines joined as a crashed writer leaves them (`{a}{b}`, `{a} {b}`, `{a}<torn bytes>{b}`,
+    `{a}{"type":"assis…{b}`), some lines ending in a torn record: every record is read, in order, with the clean
+    file's session, folder and ids (an id made of a line number names the record's line and its place on it), the
+    records after the split point of an append read as the whole file reads them, each line's problem said once."""
+    parser, make = FORMATS[fmt]
+    raw = jsonl(make(n)).split(b"\n")[:-1]
+    torn_bytes = torn.encode("utf-8", "surrogatepass")
+    joined: list[bytes] = [raw[0]]
+    place = {1: (1, 0)}  # clean line → (joined line, place on it)
+    expected: dict[int, tuple[int, int]] = {}  # joined line → (records, characters of torn writes skipped)
+    for number, line in enumerate(raw[1:], start=2):
+        glue = glues[number - 2]
+        last, index = place[number - 1]
+        if glue == "\n":
+            joined.append(line)
+            place[number] = (last + 1, 0)
+            continue
+        between = {"torn": torn_bytes, "record": _torn_record(raw[cut % len(raw)], cut)}.get(glue, glue.encode())
+        joined[-1] += between + line
+        place[number] = (last, index + 1)
+        records, skipped = expected.get(last, (1, 0))
+        expected[last] = (records + 1, skipped + (_chars(between) if glue in ("torn", "record") else 0))
+    for at, tail in enumerate(tails[: len(joined)]):
+        if tail and at + 1 in expected:  # a joined line that ends in a torn record too
+            end = _torn_record(raw[(cut + at) % len(raw)], cut + at)
+            joined[at] += end
+            records, skipped = expected[at + 1]
+            expected[at + 1] = (records, skipped + _chars(end))
+    data = b"\n".join([*joined, b""])
+    clean = parser.parse(jsonl(make(n)), Path("s1.jsonl"))
+    result = parser.parse(data, Path("s1.jsonl"))
+    assert result.bad_lines == 0
+    assert_storable(result, data)
+    assert [r.text for r in result.records] == [r.text for r in clean.records]
+    assert (result.session_id, result.cwd) == (clean.session_id, clean.cwd)
+    assert [(r.message_id, r.position) for r in result.records] == [_moved(r, place) for r in clean.records]
+    assert len({(r.message_id, r.part) for r in result.records}) == len(result.records)
+    for line_no, (records, skipped) in expected.items():
+        problem = f"line {line_no}: {records} records on one line (a newline lost)"
+        assert (f"{problem}, {skipped} characters of a torn write skipped" if skipped else problem) in result.errors
+    # an append from any line after the first: what a parse resumes from reads the same records again
+    split = 1 + cut % len(joined)
+    head = parser.parse(b"".join(line + b"\n" for line in joined[:split]), Path("s1.jsonl"))
+    resume = head.resume_line or split + 1
+    appended = parser.parse(b"".join(line + b"\n" for line in joined[resume - 1 :]), Path("s1.jsonl"), resume)
+    kept = [(r.message_id, r.position, r.text) for r in head.records if r.position < resume]
+    assert kept + [(r.message_id, r.position, r.text) for r in appended.records] == [
+        (r.message_id, r.position, r.text) for r in result.records
+    ]
+
+
+def _chars(raw: bytes) -> int:
+    return len(raw.decode("utf-8", "replace"))
+
+
+def _moved(record: TranscriptRecord, place: dict[int, tuple[int, int]]) -> tuple[str, int]:
+    """A clean file's record's (id, line) where its line now lies: an id made of its line number names its new line
+    and its place on it."""
+    line, index = place[record.position]
+    made_of_line = re.fullmatch(r"([LQ])(\d+)", record.message_id)
+    message_id = f"{made_of_line.group(1)}{line_ref(line, index)}" if made_of_line else record.message_id
+    return message_id, line
+
+
 def test_an_object_nested_in_a_torn_record_is_no_record() -> None:
     """The inner object of a record whose start was torn off is followed by its parent's closing braces: the line
     stays a bad line rather than a message made of part of another."""
-    line = 'ssage", "message": {"role": "user", "content": "hi"}}'
-    assert record_after_torn_bytes(line, json.JSONDecoder(strict=False)) is None
-    assert record_after_torn_bytes('x{"a": 1}  ', json.JSONDecoder(strict=False)) == ({"a": 1}, 1)
+    decoder = json.JSONDecoder(strict=False)
+    assert records_on_line('ssage", "message": {"role": "user", "content": "hi"}}', decoder) is None
+    assert records_on_line('ssage", "message": {"role": "user"}, "uuid": "u1"}{"b": 2}', decoder) == LineRecords(
+        [{"b": 2}], skipped_before=50
+    )
+    found = records_on_line('x{"a": 1}  ', decoder)
+    assert found == LineRecords([{"a": 1}], skipped_before=1)
+    assert found.problem() == "1 characters of a torn write skipped before its record"
+
+
+@pytest.mark.parametrize(
+    ("line", "records", "problem"),
+    [
+        ('{"a": 1}{"b": 2}', [{"a": 1}, {"b": 2}], "2 records on one line (a newline lost)"),
+        ('{"a": 1} {"b": 2}\t{"c": 3}', [{"a": 1}, {"b": 2}, {"c": 3}], "3 records on one line (a newline lost)"),
+        (
+            '/spec{"a": 1}{"b": 2}',
+            [{"a": 1}, {"b": 2}],
+            "2 records on one line (a newline lost), 5 characters of a torn write skipped",
+        ),
+        ('{"a": 1}{"type":"assis', [{"a": 1}], "14 characters of a torn write skipped after its record"),
+        ('x{"a": 1}{"ty', [{"a": 1}], "5 characters of a torn write skipped around its record"),
+        (  # a torn record between two: its inner object is followed by a comma, the next record by the line's end
+            '{"a": 1}{"t": "u", "m": {"r": 1}, "c": "cu{"b": 2}',
+            [{"a": 1}, {"b": 2}],
+            "2 records on one line (a newline lost), 34 characters of a torn write skipped",
+        ),
+        (
+            '{"a": 1}\x00\x00{"b": 2}',
+            [{"a": 1}, {"b": 2}],
+            "2 records on one line (a newline lost), 2 characters of a torn write skipped",
+        ),  # fmt: skip
+    ],
+)
+def test_every_whole_record_on_a_line_is_read(line: str, records: list[dict[str, Any]], problem: str) -> None:
+    found = records_on_line(line, json.JSONDecoder(strict=False))
+    assert found is not None and found.records == records and found.problem() == problem
+
+
+def test_a_long_garbled_line_costs_a_few_parses() -> None:
+    """Tries from the `{"` of skipped characters are bounded: a line of a million of them is given up on after a
+    few, whatever follows."""
+    calls = 0
+
+    class Counting(json.JSONDecoder):
+        def raw_decode(self, s: str, idx: int = 0) -> tuple[Any, int]:
+            nonlocal calls
+            calls += 1
+            return super().raw_decode(s, idx)
+
+    assert records_on_line('{"' * 1_000_000 + '{"a": 1}', Counting(strict=False)) is None
+    assert calls == MAX_TRIES
 
 
 @PROPERTY

@@ -202,13 +202,15 @@ class CatalogConnection:
             self.set_meta(db, "bad_line_version", str(BAD_LINE_VERSION))
 
     def reparse_bad_lines_after_parser_change(self) -> None:
-        """Files with skipped lines read as changed when the parsers read more of a bad line (BAD_LINE_VERSION): only
+        """Files whose parse said a problem of a line (a skipped line, a torn write: `files.error` keeps the reasons)
+        read as changed when the parsers read more of a line that is not JSON as a whole (BAD_LINE_VERSION): only
         those files can hold what is read now, so an index re-reads them alone, not every file."""
         if self.get_meta("bad_line_version") == str(BAD_LINE_VERSION):
             return
         with self.transaction() as db:
             db.execute(
-                "UPDATE files SET mtime_ns = 0, head_hash = '', resume_bytes = 0, resume_line = 1 WHERE bad_lines > 0"
+                "UPDATE files SET mtime_ns = 0, head_hash = '', resume_bytes = 0, resume_line = 1"
+                " WHERE bad_lines > 0 OR error IS NOT NULL"
             )
             self.set_meta(db, "bad_line_version", str(BAD_LINE_VERSION))
 

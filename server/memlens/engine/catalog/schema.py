@@ -50,9 +50,10 @@ LEGACY_VECTORS_VERSION = 4
 # is the same — instead of answering with what the older parsers made until a `reindex --full`.
 PARSE_VERSION = 7
 # What the parsers make of a line that is not JSON as a whole. Bump it when they keep more of such lines (1: the record
-# behind a torn write's bytes, sources/torn_lines.py): the files with skipped lines are read again on the next sync,
-# the others kept as they are.
-BAD_LINE_VERSION = 1
+# behind a torn write's bytes, sources/torn_lines.py; 2: every record on such a line, and the ids of a line's records
+# told apart): the files whose parse said a problem of a line (skipped lines, a torn write) are read again on the next
+# sync, the others kept as they are.
+BAD_LINE_VERSION = 2
 
 # The units that count as messages of their session (message_count.is_message) as an SQL condition on `units`: what
 # every count of messages the catalog works out reads.

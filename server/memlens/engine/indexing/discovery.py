@@ -10,7 +10,6 @@ from __future__ import annotations
 import errno
 import fnmatch
 import functools
-import json
 import operator
 import os
 import re
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memlens.engine.collection_pause import collection_paused
+from memlens.engine.sources.common import head_objects
 from memlens.settings import Settings
 
 MEMORY = "memory"
@@ -354,16 +354,13 @@ def read_session_cwd(path: str | os.PathLike[str]) -> str | None:
                 line = handle.readline(1 << 20)
                 if not line:
                     break
-                try:  # as the parsers read it: odd bytes in some other field must not hide the cwd
-                    entry = json.loads(line.decode("utf-8", errors="replace"), strict=False)
-                except (ValueError, RecursionError):
-                    continue
-                if not isinstance(entry, dict):
-                    continue
-                payload = entry.get("payload") if isinstance(entry.get("payload"), dict) else entry
-                cwd = payload.get("cwd") if isinstance(payload, dict) else None
-                if isinstance(cwd, str):
-                    return cwd
+                # as the parsers read it: odd bytes in some other field, a record a crashed writer left before the
+                # header on its line (`{…}{"type":"session",…}`) or torn bytes before it must not hide the cwd
+                for entry in head_objects([line.decode("utf-8", errors="replace")]):
+                    payload = entry.get("payload") if isinstance(entry.get("payload"), dict) else entry
+                    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+                    if isinstance(cwd, str):
+                        return cwd
     except OSError:
         return None
     return None

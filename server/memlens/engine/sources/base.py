@@ -23,7 +23,7 @@ class TranscriptRecord:
     role: Role
     text: str
     timestamp: float | None  # seconds since the epoch, UTC
-    position: int  # 1-based line number in the source file where the record starts
+    position: int  # 1-based line number in the source file where the record starts (a line's records share it)
     kind: RecordKind = "message"
     uuid: str | None = None
     parent_uuid: str | None = None

@@ -25,6 +25,7 @@ from .common import (
     finish,
     head_objects,
     iter_json_objects,
+    line_ref,
     parse_timestamp,
     pending_call_line,
     render_tool_call,
@@ -77,10 +78,11 @@ class _State:
         self.force_sidechain = force_sidechain
         self.links = ParentLinks()
         self.group: _Group | None = None
-        self.queued: tuple[int, str, float | None] | None = None
+        self.queued: tuple[int, str, str, float | None] | None = None  # line, id, text, time
         self.tool_names: dict[str, str] = {}  # tool_use id → tool name, to name its result
         self.tool_calls: dict[str, str] = {}  # tool_use id → what it called (tool_call_summary), for its result
         self.pending: dict[str, int] = {}  # tool_use id with no result yet → its message's first line
+        self.line_index = 0  # which record of its line the one being read is (`common.line_ref`)
 
     def add(self, record: TranscriptRecord, line_uuid: str | None) -> None:
         self.flush()
@@ -135,7 +137,8 @@ class ClaudeCodeParser:
         is_subagent = path.parent.name == "subagents" and path.stem.startswith("agent-")
         result = ParseResult(format=self.format, session_id="")
         state = _State(result, self.tool_input_max_chars, is_subagent)
-        for line_no, obj in iter_json_objects(data, start_line, result, final=final):
+        for line_no, index, obj in iter_json_objects(data, start_line, result, final=final):
+            state.line_index = index
             with LineGuard(result, line_no):
                 if not result.session_id and isinstance(obj.get("sessionId"), str):
                     result.session_id = obj["sessionId"]
@@ -291,7 +294,7 @@ class ClaudeCodeParser:
         if not isinstance(text, str) or not text.strip():
             return
         leaf = obj.get("leafUuid")
-        message_id = f"summary:{leaf}" if isinstance(leaf, str) else f"L{line_no}"
+        message_id = f"summary:{leaf}" if isinstance(leaf, str) else f"L{line_ref(line_no, state.line_index)}"
         record = TranscriptRecord(message_id, "assistant", text.strip(), None, line_no, kind="summary")
         state.add(record, None)
 
@@ -301,10 +304,13 @@ class ClaudeCodeParser:
         content = obj.get("content")
         if operation == "enqueue" and isinstance(content, str):
             text = clean_user_text(content)
-            state.queued = (line_no, text, parse_timestamp(obj.get("timestamp"))) if text[:1] not in ("", "/") else None
+            ref = f"Q{line_ref(line_no, state.line_index)}"
+            state.queued = (
+                (line_no, ref, text, parse_timestamp(obj.get("timestamp"))) if text[:1] not in ("", "/") else None
+            )
         elif operation == "remove" and state.queued is not None:
-            queued_line, text, timestamp = state.queued
+            queued_line, queued_id, text, timestamp = state.queued
             state.queued = None
-            record = TranscriptRecord(f"Q{queued_line}", "user", text, timestamp, queued_line)
+            record = TranscriptRecord(queued_id, "user", text, timestamp, queued_line)
             record.is_sidechain = state.force_sidechain
             state.result.records.append(record)  # no flush: it may sit between lines of one assistant message

@@ -10,7 +10,8 @@ response items, but some rollouts record a turn's messages only as events: per t
 to the next) and role, the events are used only when no kept `response_item` message of that role carries the
 turn, so nothing is indexed twice and no turn loses its user's request.
 Skipped: developer/system messages, reasoning, turn_context, token_count and other events.
-Codex has no message ids: message_id is "L<line>", and there are no branches (uuid/parent_uuid stay None).
+Codex has no message ids: message_id is "L<line>" (`common.line_ref`: "L<line>.2" for a line's second record, what
+a crashed writer left), and there are no branches (uuid/parent_uuid stay None).
 A later append may still drop or keep the open turn's events, so a parse resumes from the open turn's start.
 """
 
@@ -28,6 +29,7 @@ from .common import (
     finish,
     head_objects,
     iter_json_objects,
+    line_ref,
     parse_json_arguments,
     parse_timestamp,
     render_tool_call,
@@ -124,9 +126,10 @@ class _State:
         self.dropped: set[int] = set()  # id() of event records a response item duplicates
         self.tool_names: dict[str, str] = {}  # call id → tool name, to name its output
         self.tool_calls: dict[str, str] = {}  # call id → what it called (tool_call_summary), for its output
+        self.line_id = ""  # the message id of a record the line being read makes
 
     def add(self, role: Role, text: str, line_no: int, timestamp: float | None, kind: str = "message") -> None:
-        record = TranscriptRecord(f"L{line_no}", role, text, timestamp, line_no)
+        record = TranscriptRecord(self.line_id, role, text, timestamp, line_no)
         if kind == "summary":
             record.kind = "summary"
         self.result.records.append(record)
@@ -167,7 +170,8 @@ class CodexParser:
     def parse(self, data: bytes, path: Path, start_line: int = 1, *, final: bool = False) -> ParseResult:
         result = ParseResult(format=self.format, session_id="")
         state = _State(result, self.tool_input_max_chars, start_line)
-        for line_no, obj in iter_json_objects(data, start_line, result, final=final):
+        for line_no, index, obj in iter_json_objects(data, start_line, result, final=final):
+            state.line_id = f"L{line_ref(line_no, index)}"
             with LineGuard(result, line_no):
                 payload = obj.get("payload")
                 if isinstance(payload, dict):
@@ -227,7 +231,7 @@ class CodexParser:
             output=output,
             tool_name=state.tool_names.get(call_id or ""),
             call_id=call_id,
-            message_id=f"L{line_no}",
+            message_id=state.line_id,
             timestamp=ts,
             position=line_no,
             exit_code=exit_code,

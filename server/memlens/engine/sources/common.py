@@ -8,8 +8,10 @@ A line that is a message keeps its message whatever odd bytes its strings hold: 
 encoded surrogates), NUL bytes and lone UTF-16 surrogates (a JSON `"\\ud800"` escape, what `JSON.stringify` writes
 for a string cut mid-emoji) become U+FFFD, so UTF-8, SQLite, tantivy and JSON output never see them; raw control
 characters inside a string (a stray CR, a tab) are read as the characters they are. Each replacement is counted in
-`ParseResult.replaced` with the reason "invalid bytes replaced" on its line. A line whose start is what a torn write
-left keeps the whole record that ends it (`torn_lines.py`), the skipped characters said on its line.
+`ParseResult.replaced` with the reason "invalid bytes replaced" on its line. A line that is not JSON as a whole keeps
+every whole record on it, in order (two records whose newline a crashed writer lost, a record behind or before the
+bytes of a torn write: `torn_lines.py`), its problem said on its line. The records of one line share its number;
+`line_ref` gives each its own name.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from memlens.engine.text_encoding import sniff_json_encoding
 from memlens.redaction import clear_cut
 
 from .base import ParseResult, TranscriptRecord
-from .torn_lines import record_after_torn_bytes
+from .torn_lines import records_on_line
 
 logger = logging.getLogger(__name__)
 
@@ -245,49 +247,59 @@ def _wide_lines(
         yield start_line + offset, line.rstrip("\r"), replaced
 
 
+def line_ref(line_no: int, index: int) -> str:
+    """How an id made from a record's line names it: `12` for the first record of line 12, `12.2` for the second
+    a crashed writer left on it (`torn_lines.py`), ... The same line reads as the same records on every parse, so a
+    name stays the record's across re-reads and appends."""
+    return str(line_no) if index == 0 else f"{line_no}.{index + 1}"
+
+
 def iter_json_objects(
     data: bytes, start_line: int, result: ParseResult, *, final: bool = False
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (line number, object) for each complete JSON-object line; count and skip the bad ones. Raw control
-    characters inside strings are accepted (`strict=False`: a stray CR or tab is the character it is); invalid
-    bytes, NULs and the lone surrogates escapes decode to become U+FFFD, counted on the line (a bad line is counted
-    as bad only)."""
+) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """Yield (line number, index on its line, object) for each record of the complete lines (a line's one JSON
+    object, index 0; or each whole record on a line that is not JSON as a whole, `torn_lines.py`, its problem said
+    on its line); count and skip the bad lines. Raw control characters inside strings are accepted (`strict=False`:
+    a stray CR or tab is the character it is); invalid bytes, NULs and the lone surrogates escapes decode to become
+    U+FFFD, counted on the line (a bad line is counted as bad only)."""
     for line_no, line, replaced in _decoded_lines(data, start_line, result, final):
         if not line.strip():
             continue
         try:
-            obj = _JSON.decode(line)
+            objects = [_JSON.decode(line)]
         except ValueError as exc:
-            torn = record_after_torn_bytes(line, _JSON)
-            if torn is None:
+            found = records_on_line(line, _JSON)
+            if found is None:
                 count_bad_line(result, line_no, f"invalid JSON ({str(exc)[:80]})")
                 continue
-            obj, skipped = torn
-            add_error(result, f"line {line_no}: {skipped} characters of a torn write skipped before its record")
+            objects = list(found.records)
+            add_error(result, f"line {line_no}: {found.problem()}")
         except RecursionError:
             count_bad_line(result, line_no, "JSON nested too deeply")
             continue
-        if not isinstance(obj, dict):
+        if not isinstance(objects[0], dict):
             count_bad_line(result, line_no, "not a JSON object")
             continue
         if "\\u" in line and _UNSAFE_ESCAPE.search(line):
-            obj, escaped = _scrub_value(obj)
-            replaced += escaped
+            for index, obj in enumerate(objects):
+                objects[index], escaped = _scrub_value(obj)
+                replaced += escaped
         count_replaced(result, line_no, replaced)
-        yield line_no, obj
+        for index, obj in enumerate(objects):
+            yield line_no, index, obj
 
 
 def head_objects(head: list[str]) -> list[dict[str, Any]]:
-    """The JSON objects among the head lines (bad lines ignored): what sniffers look at."""
+    """The JSON objects among the head lines, every record of a line that is not JSON as a whole too (bad lines
+    ignored): what sniffers look at."""
     objects = []
     for line in head:
         try:
             obj = _JSON.decode(line)
         except (ValueError, RecursionError):
-            torn = record_after_torn_bytes(line, _JSON)
-            if torn is None:
-                continue
-            obj = torn[0]
+            found = records_on_line(line, _JSON)
+            objects += found.records if found is not None else []
+            continue
         if isinstance(obj, dict):
             objects.append(obj)
     return objects

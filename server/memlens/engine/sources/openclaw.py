@@ -90,7 +90,7 @@ class OpenClawParser:
         result = ParseResult(format=self.format, session_id="")
         links = ParentLinks()
         calls = _Calls()
-        for line_no, obj in iter_json_objects(data, start_line, result, final=final):
+        for line_no, _, obj in iter_json_objects(data, start_line, result, final=final):
             with LineGuard(result, line_no):
                 self._line(result, links, calls, line_no, obj)
         links.resolve_all(result.records)
