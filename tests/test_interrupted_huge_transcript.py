@@ -151,3 +151,31 @@ def test_a_stop_inside_a_huge_transcript_keeps_it_as_far_as_it_was_read(
     assert (report["filesParsed"], report["filesAppended"], report["filesUnchanged"]) == (2, 1, 3)
     whole = {path.name: path.read_bytes() for path in folder.iterdir()}
     assert index_contents(tmp_path / "index") == _built(tmp_path, "whole", whole), "as one uninterrupted build"
+
+
+@pytest.mark.parametrize(
+    ("head", "counts", "said"),
+    [
+        ("memlens: interrupted", (1, 0, 34_000_000), "memlens: interrupted; kept 1 file partly (34 MB of 300 MB)"),
+        (
+            "memlens: interrupted",
+            (4, 2, 112_000_000),
+            "memlens: interrupted; kept 3 files, 1 file partly (112 MB of 300 MB), 2 left",
+        ),
+        (
+            "memlens: stopped by SIGTERM",
+            (4, 2, 112_000_000),
+            "memlens: stopped by SIGTERM; kept 3 files, 1 partly (112 MB of 300 MB), 2 left",
+        ),
+    ],
+)
+def test_the_line_says_the_file_kept_partly_in_80_columns(head: str, counts: tuple[int, int, int], said: str) -> None:
+    """Read, left and the bytes kept of a 300 MB session (the file read partly is among those read); only the file
+    read partly: that alone, no "kept 0 files"."""
+    from memlens.cli.commands import _what_an_interruption_keeps
+    from memlens.engine.indexing.indexer import SyncReport
+
+    read, left, kept = counts
+    report = SyncReport(files_parsed=read, files_left=left, messages_added=45_000, files_partly=1)
+    report.partly_read_bytes, report.partly_size_bytes = kept, 300_000_000
+    assert head + _what_an_interruption_keeps("index", report, head=head) == said

@@ -592,7 +592,8 @@ def _what_an_interruption_keeps(command: str, report: SyncReport | None, *, head
         if command != "index":
             return ""
         return "; what was indexed is kept, and the next memlens index continues from there"
-    kept = counted(report.files_parsed + report.files_appended - report.files_partly, "file", grouped=True)
+    whole = report.files_parsed + report.files_appended - report.files_partly
+    kept = counted(whole, "file", grouped=True)
     messages = f" ({counted(report.messages_added, 'message', grouped=True)})" if report.messages_added else ""
     partly, shorter, briefly = "", "", ""
     if report.files_partly:
@@ -600,6 +601,9 @@ def _what_an_interruption_keeps(command: str, report: SyncReport | None, *, head
         partly = f", {counted(report.files_partly, 'file', grouped=True)} partly {share}"
         shorter = f", {report.files_partly:,} partly {share}"
         briefly = f", {report.files_partly:,} partly"
+        if not whole:  # only part of the one file it was reading: that alone (`kept 1 file partly (…)`)
+            kept, messages = partly.removeprefix(", "), ""
+            partly = shorter = briefly = ""
     if report.files_left <= 0:  # (stopped while it embedded, or before it looked at the files)
         endings = [
             f"; kept {kept}{messages}{partly}; memlens index finishes the rest",
