@@ -607,7 +607,6 @@ def _what_an_interruption_keeps(command: str, report: SyncReport | None, *, head
     if report.files_left <= 0:  # (stopped while it embedded, or before it looked at the files)
         endings = [
             f"; kept {kept}{messages}{partly}; memlens index finishes the rest",
-            f"; kept {kept}{messages}{partly}",
             f"; kept {kept}{partly}",
             f"; kept {kept}{shorter}",
             f"; kept {kept}{briefly}",
@@ -616,7 +615,6 @@ def _what_an_interruption_keeps(command: str, report: SyncReport | None, *, head
         left = f"{report.files_left:,} left"
         endings = [
             f"; kept {kept}{messages}{partly}, {left} for memlens index",
-            f"; kept {kept}{messages}{partly}, {left}",
             f"; kept {kept}{partly}, {left} for memlens index",
             f"; kept {kept}{partly}, {left}",
             f"; kept {kept}{shorter}, {left}",
