@@ -3,10 +3,14 @@ what the tests of a stopped or interrupted command share."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 from claude_lines import claude_line
 
@@ -37,3 +41,51 @@ def run_memlens(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300, cwd=cwd
     )
+
+
+def wait_for_marker(marker: Path, process: subprocess.Popen[str]) -> None:
+    """Wait until the process has created `marker` (it then waits for the test), failing if it ended first."""
+    deadline = time.monotonic() + 120
+    while not marker.exists():
+        if process.poll() is not None:
+            raise AssertionError(f"memlens ended before it reached the held file: {process.communicate()}")
+        assert time.monotonic() < deadline, "memlens never reached the held file"
+        time.sleep(0.02)
+
+
+def release_fifo(fifo: Path, process: subprocess.Popen[str] | None) -> None:
+    """Let the process held on `fifo` go on, once it waits there; if it ended instead (it did not wait), nothing
+    (`process` None: one the test cannot look at, a language client's server)."""
+    deadline = time.monotonic() + 120
+    while True:
+        try:  # (not blocking: a process that never opens it would hold the test)
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            return
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:  # ENXIO: no reader yet
+                raise
+        if process is not None and process.poll() is not None:
+            return
+        assert time.monotonic() < deadline, "memlens never waited on the FIFO"
+        time.sleep(0.02)
+
+
+def index_contents(index: Path) -> dict[str, Any]:
+    """What a user finds in the index at `index`: every message (session, id, role, kind, text, in order) and the
+    sessions' facts."""
+    from memlens.engine.engine import Engine
+    from memlens.settings import Settings
+
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    engine = Engine([], settings, [], index, embedder=False)
+    try:
+        db = engine.catalog.db
+        messages = db.execute(
+            "SELECT session_key, message_id, role, kind, text FROM plain_units WHERE kind != 'memory'"
+            " ORDER BY session_key, seq, part"
+        ).fetchall()
+        sessions = db.execute("SELECT key, session_id, format, parent_key, agent_id, cwd, title FROM sessions")
+        return {"messages": [tuple(m) for m in messages], "sessions": sorted(tuple(s) for s in sessions)}
+    finally:
+        engine.close()

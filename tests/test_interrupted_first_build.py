@@ -9,19 +9,17 @@ while that file is being read: no sleep races the process."""
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from memlens_runs import claude_folder_flags, run_memlens, write_claude_session
+from memlens_runs import claude_folder_flags, release_fifo, run_memlens, wait_for_marker, write_claude_session
 
 pytestmark = pytest.mark.slow  # real processes
 
@@ -101,34 +99,8 @@ def _held_run(
         cwd=tmp_path,
         preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),  # type: ignore[arg-type]
     )
-    _wait_for(reached, process)
+    wait_for_marker(reached, process)
     return process, release
-
-
-def _wait_for(marker: Path, process: subprocess.Popen[str]) -> None:
-    """Wait until the process has created `marker` (it then waits for the test), failing if it ended first."""
-    deadline = time.monotonic() + 120
-    while not marker.exists():
-        if process.poll() is not None:
-            raise AssertionError(f"memlens ended before it reached the held file: {process.communicate()}")
-        assert time.monotonic() < deadline, "memlens never reached the held file"
-        time.sleep(0.02)
-
-
-def _release(fifo: Path, process: subprocess.Popen[str]) -> None:
-    """Let the process held on `fifo` go on, once it waits there; if it ended instead (it did not wait), nothing."""
-    deadline = time.monotonic() + 120
-    while True:
-        try:  # (not blocking: a process that never opens it would hold the test)
-            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-            return
-        except OSError as exc:
-            if exc.errno != errno.ENXIO:  # ENXIO: no reader yet
-                raise
-        if process.poll() is not None:
-            return
-        assert time.monotonic() < deadline, "memlens never waited on the FIFO"
-        time.sleep(0.02)
 
 
 @pytest.mark.parametrize("stop", STOPS)
@@ -139,7 +111,7 @@ def test_an_interrupted_first_build_keeps_the_files_read_and_the_next_reads_only
     signum, sigint = STOPS[stop]
     process, release = _held_run(tmp_path, sessions[HELD], [*command, *claude_folder_flags(tmp_path)], sigint=sigint)
     process.send_signal(signum)
-    _release(release, process)  # the held file is read on, whole: then the batch ends
+    release_fifo(release, process)  # the held file is read on, whole: then the batch ends
     out, err = process.communicate(timeout=120)
 
     status, said = (143, "stopped by SIGTERM") if signum == signal.SIGTERM else (130, "interrupted")
@@ -164,8 +136,8 @@ def test_a_second_ctrl_c_while_the_batch_ends_quits_at_once(tmp_path: Path, sess
     command = ["index", *claude_folder_flags(tmp_path)]
     process, release = _held_run(tmp_path, sessions[HELD], command, sigint=signal.SIG_DFL, again=True)
     process.send_signal(signal.SIGINT)
-    _release(release, process)
-    _wait_for(tmp_path / "again.reached", process)
+    release_fifo(release, process)
+    wait_for_marker(tmp_path / "again.reached", process)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=120)
     assert process.returncode == 130, err

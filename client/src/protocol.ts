@@ -487,6 +487,12 @@ export interface ReindexReport {
   cancelled: boolean;
   /** changed files a cancelled sync left for the next one (about); 0 when not cancelled */
   filesLeft: number;
+  /** of the files read, those a cancel stopped part-way (a huge transcript), kept as far as they were read */
+  filesPartly: number;
+  /** the bytes of those files read and kept: the next sync reads the rest as an append */
+  partlyReadBytes: number;
+  /** their sizes */
+  partlySizeBytes: number;
   /** the index holds nothing after this sync: where it looked, what would find something */
   empty?: EmptyIndex;
 }

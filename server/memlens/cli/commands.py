@@ -585,24 +585,48 @@ def _what_an_interruption_keeps(command: str, report: SyncReport | None, *, head
     """What a user is told of an interrupted `memlens index` (or of a command whose sync was interrupted): each batch
     of files is committed as it is read (an interrupted one with the files read so far) and each batch of vectors as
     it is made, so a run again reads only the files not yet read and embeds only what is left. With the sync's
-    `report`: how many files (and messages) this run kept and about how many it left, in as long a line as keeps
-    `head` and it within INTERRUPTED_LINE_COLUMNS."""
+    `report`: how many files (and messages) this run kept, the file it stopped part-way (a huge transcript, kept as
+    far as it was read) and about how many it left, in as long a line as keeps `head` and it within
+    INTERRUPTED_LINE_COLUMNS."""
     if report is None:
         if command != "index":
             return ""
         return "; what was indexed is kept, and the next memlens index continues from there"
-    kept = counted(report.files_parsed + report.files_appended, "file", grouped=True)
+    whole = report.files_parsed + report.files_appended - report.files_partly
+    kept = counted(whole, "file", grouped=True)
     messages = f" ({counted(report.messages_added, 'message', grouped=True)})" if report.messages_added else ""
+    partly, shorter, briefly = "", "", ""
+    if report.files_partly:
+        share = f"({_megabytes(report.partly_read_bytes)} of {_megabytes(report.partly_size_bytes)})"
+        partly = f", {counted(report.files_partly, 'file', grouped=True)} partly {share}"
+        shorter = f", {report.files_partly:,} partly {share}"
+        briefly = f", {report.files_partly:,} partly"
+        if not whole:  # only part of the one file it was reading: that alone (`kept 1 file partly (…)`)
+            kept, messages = partly.removeprefix(", "), ""
+            partly = shorter = briefly = ""
     if report.files_left <= 0:  # (stopped while it embedded, or before it looked at the files)
-        endings = [f"; kept {kept}{messages}; memlens index finishes the rest", f"; kept {kept}"]
+        endings = [
+            f"; kept {kept}{messages}{partly}; memlens index finishes the rest",
+            f"; kept {kept}{partly}",
+            f"; kept {kept}{shorter}",
+            f"; kept {kept}{briefly}",
+        ]
     else:
         left = f"{report.files_left:,} left"
         endings = [
-            f"; kept {kept}{messages}, {left} for memlens index",
-            f"; kept {kept}, {left} for memlens index",
-            f"; kept {kept}, {left}",
+            f"; kept {kept}{messages}{partly}, {left} for memlens index",
+            f"; kept {kept}{partly}, {left} for memlens index",
+            f"; kept {kept}{partly}, {left}",
+            f"; kept {kept}{shorter}, {left}",
+            f"; kept {kept}{briefly}, {left}",
         ]
     return next((ending for ending in endings if len(head + ending) <= INTERRUPTED_LINE_COLUMNS), endings[-1])
+
+
+def _megabytes(size: int) -> str:
+    """A file's size as the interrupted line says it: whole megabytes (10^6 bytes), tenths below ten."""
+    megabytes = size / 1_000_000
+    return f"{megabytes:.1f} MB" if megabytes < 10 else f"{megabytes:,.0f} MB"
 
 
 INTERRUPTED_LINE_COLUMNS = 80

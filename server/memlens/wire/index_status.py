@@ -86,6 +86,9 @@ class ReindexReport(TypedDict):
     seconds: float
     cancelled: bool
     filesLeft: int  # changed files a cancelled sync left for the next one (about); 0 when not cancelled
+    filesPartly: int  # of the files read, those a cancel stopped part-way, kept as far as they were read
+    partlyReadBytes: int  # the bytes of those files read and kept (the next sync reads the rest as an append)
+    partlySizeBytes: int  # their sizes
     empty: NotRequired[EmptyIndex]  # the index holds nothing after this sync: where it looked, what would find some
 
 

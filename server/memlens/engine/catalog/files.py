@@ -245,6 +245,11 @@ class FileTables(CatalogConnection):
             (key, session_id, format_, file_id, parent_key, agent_id, cwd, title),
         )
 
+    def fill_session_cwd(self, db: sqlite3.Connection, key: str, cwd: str) -> None:
+        """Give a session the folder an appended tail names when the lines read before named none (the first
+        line that names one decides, as in one read of the whole file)."""
+        db.execute("UPDATE sessions SET cwd = ? WHERE key = ? AND cwd IS NULL", (cwd, key))
+
     def refresh_session_activity(self, db: sqlite3.Connection, keys: Iterable[str | None] | None = None) -> None:
         """Work out again the messages and times of these sessions (`keys` None: of every session not worked out
         yet), from their units: what a write that added or removed some of their units must do before it commits."""

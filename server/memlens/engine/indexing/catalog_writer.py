@@ -68,7 +68,7 @@ class CatalogWriter:
         leaf = next((r.uuid for r in reversed(content.records) if r.uuid), None)
         values: dict[str, object] = {
             "format": content.format,
-            "size": stat.st_size,
+            "size": content.parsed_bytes if content.cut else stat.st_size,  # cut: as if the file ended there
             **identity_values(stat),
             "head_hash": content.head_digest,
             "parsed_bytes": content.parsed_bytes,
@@ -85,6 +85,8 @@ class CatalogWriter:
             values["replaced"] = row.replaced + content.replaced
             values["orphaned"] = row.orphaned + content.orphaned
             file_id = self.catalog.upsert_file(db, path, source.kind, **values)
+            if row.session_key and content.session is not None and content.session.cwd:
+                self.catalog.fill_session_cwd(db, row.session_key, content.session.cwd)  # none read before it
             added = self._append_chunks(db, file_id, row.session_key or "", content, pending, file_mtime=stat.st_mtime)
             self.catalog.refresh_session_activity(db, [row.session_key])  # the only session an append writes to
             return added

@@ -5,7 +5,12 @@ what cannot be read and stores what this returns.
 A last line without a newline may still be being written, so it waits, unread, while the file keeps changing; once
 the file has been quiet for QUIET_SECONDS (or for `reindex`, when the file is not growing) it is read like any other
 line. Its record is then the file's open end: the next append is parsed again from that line's start (it may turn
-out to continue that line, or to have been its newline), so nothing is stored twice or lost."""
+out to continue that line, or to have been its newline), so nothing is stored twice or lost.
+
+A huge transcript of a format read append-wise is read a slice at a time (SLICE_BYTES, ending at a record boundary):
+each slice is content `cut` there, which the writer records as a file that long, and the next slice is read as an
+append to it. The indexer commits each slice before it reads the next, so a cancel waits for one slice at most and
+keeps what was read; the next sync goes on from there as it reads a file that grew."""
 
 from __future__ import annotations
 
@@ -33,7 +38,10 @@ from memlens.engine.indexing.ingest import (
 from memlens.engine.sources import continues_branch, make_parsers
 from memlens.settings import ChunkingSettings
 
-MAX_READ_BYTES = 64 * 1024 * 1024  # one appended tail at most; the rest waits for the next sync
+# what one slice of a huge transcript reads (past what an append parses again): a cancel waits for its parsing,
+# redaction and storing at most, about 2.5 s of CPU (0.43 s to parse 16 MB, 0.7 s to redact it, the rest to store
+# it); a stop 15 s into a 300 MB session took 0.7 s of CPU (bench/big_transcript_stop.py)
+SLICE_BYTES = 16 * 1024 * 1024
 MAX_MEMORY_BYTES = 64 * 1024 * 1024  # a bigger note is indexed up to there, and the cut is reported
 APPENDABLE = {"claude-code", "codex", "openclaw"}
 END_BYTES = 4096  # the last bytes a read took, hashed with the head: changed, the file was rewritten, not appended
@@ -68,10 +76,17 @@ class FileReader:
         self.parsers = make_parsers(chunking.tool_input_max_chars)
 
     def read(
-        self, source: SourceFile, row: FileRow | None, stat: os.stat_result, *, settled: bool = False
+        self,
+        source: SourceFile,
+        row: FileRow | None,
+        stat: os.stat_result,
+        *,
+        settled: bool = False,
+        whole: bool = False,
     ) -> tuple[FileContent, bool]:
         """(content, whether it is only an appended tail) of a changed file, `row` being what the catalog recorded
         of it. An unterminated last line is read when the file is quiet, or `settled` (reindex) and not growing.
+        A huge transcript is read one slice at a time (`FileContent.cut`; the module says how), unless `whole`.
         Raises OSError when the file cannot be read; any other exception means it could not be parsed."""
         kind = not_a_file(os.stat(source.path).st_mode)  # now: it may have been replaced since the walk
         if kind is not None:  # opening a FIFO would wait for a writer, holding the index's one writer
@@ -82,7 +97,7 @@ class FileReader:
             final = unchanged and (settled or is_quiet(stat))
             head = handle.read(HEAD_BYTES)
             handle.seek(0)
-            content, appended = self._read_open(source, row, stat, handle, head, final=final)
+            content, appended = self._read_open(source, row, stat, handle, head, final=final, whole=whole)
             content.head_digest = read_digest(handle, head, content.parsed_bytes)
         return content, appended
 
@@ -95,9 +110,12 @@ class FileReader:
         head: bytes,
         *,
         final: bool,
+        whole: bool,
     ) -> tuple[FileContent, bool]:
         """A note whole (up to MAX_MEMORY_BYTES); a transcript from its resume point when it only grew and its head is
-        unchanged, else whole; a transcript no parser recognises as empty content of no format (stats lists it)."""
+        unchanged, else from its start; a transcript no parser recognises as empty content of no format (stats lists
+        it). Unless `whole`, an appended tail is read a slice at a time, and so is a transcript never read before (a
+        file read before and not only grown is read to its end: its slices would not continue what is stored)."""
         path = source.path
         if source.kind == MEMORY:
             data = handle.read(MAX_MEMORY_BYTES + 1)
@@ -105,18 +123,28 @@ class FileReader:
         if self._can_append(row, stat) and row is not None:
             if read_digest(handle, head, row.parsed_bytes) == row.head_hash:
                 handle.seek(row.resume_bytes)
-                tail = handle.read(min(MAX_READ_BYTES, max(0, stat.st_size - row.resume_bytes)))
-                whole = final and row.resume_bytes + len(tail) == stat.st_size  # not cut by MAX_READ_BYTES
-                appended = self._parse_tail(path, row, tail, final=whole)
+                rest = max(0, stat.st_size - row.resume_bytes)
+                # a slice past what is parsed again, to the end of a line: each slice reads on from the last
+                tail = handle.read(rest if whole else min(rest, row.parsed_bytes - row.resume_bytes + SLICE_BYTES))
+                if len(tail) < rest and not tail.endswith(b"\n"):
+                    tail += handle.readline()
+                cut = len(tail) < rest
+                appended = self._parse_tail(path, row, tail, final=final and not cut)
                 if appended is not None:
+                    appended.cut = cut
                     return appended, True
             handle.seek(0)
-        parsed = parse_transcript_stream(handle, path, self.parsers, final=final)
+        first_read = row is None or row.parsed_bytes <= 0  # (reindex --full reads every file from its start)
+        stop_after = SLICE_BYTES if first_read and not whole else None
+        parsed = parse_transcript_stream(
+            handle, path, self.parsers, final=final, stop_after=stop_after, stops=APPENDABLE
+        )
         if parsed is None:
             return FileContent(kind="transcript", format="", parsed_bytes=stat.st_size), False
         content = transcript_content(parsed.result, self.chunking)
         content.next_line = 1 + parsed.lines
         content.resume_line, content.resume_bytes = parsed.resume_line, parsed.resume_bytes
+        content.cut = parsed.cut
         if parsed.result.session_from_path:  # the session id may still come: the next append re-parses it all
             content.resume_line, content.resume_bytes = 1, 0
         return content, False

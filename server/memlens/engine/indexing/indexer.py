@@ -103,6 +103,11 @@ class SyncReport:
     seconds: float = 0.0
     cancelled: bool = False
     files_left: int = 0  # changed files a cancelled sync left for the next one (about: those it had not looked at)
+    # of the files read, those a cancel stopped part-way (a huge transcript read a slice at a time), kept as far as
+    # they were read: those bytes of their sizes
+    files_partly: int = 0
+    partly_read_bytes: int = 0
+    partly_size_bytes: int = 0
     empty: EmptyIndex | None = None  # the index holds nothing after this sync: set by the Engine (empty_index.py)
 
     def merge(self, other: SyncReport) -> None:
@@ -485,24 +490,53 @@ class Indexer:
     ) -> None:
         """Parse a batch of changed files and commit them in one transaction. A file that fails is recorded with
         its reason (each file writes inside its own savepoint) and never keeps the others from committing. `cancel`
-        is looked at before each file: the files read until then commit (a batch can be 64 MB of reading), the one
-        being read when it came whole, as read (never half a file: a read is not cut short); `read_one` is told of
-        each file read."""
-        prepared: list[tuple[SourceFile, FileRow | None, os.stat_result, tuple[FileContent, bool] | Failure]] = []
+        is looked at before each file: the files read until then commit (a batch can be 64 MB of reading). A huge
+        transcript is read a slice at a time (file_reader.SLICE_BYTES): each slice commits, with the files read
+        before it, and `cancel` is looked at between slices, so a cancel waits for one slice at most and what was
+        read is kept, the file recorded as that long (the next sync reads the rest as an append). `read_one` is
+        told of each file read."""
+        prepared: list[_Prepared] = []
         for source, row, stat in batch:
             if cancel is not None and cancel.is_set():
                 report.cancelled = True
                 break
-            prepared.append((source, row, stat, self._read(source, row, stat, report)))
+            tally = _Tally()
+            item = _Prepared(source, row, stat, self._read(source, row, stat, report), tally)
+            while item.cut is not None:  # a slice of a huge transcript: it commits before the next is read
+                self._commit([*prepared, item], report)
+                prepared = []
+                done = item.cut.parsed_bytes
+                if tally.failed:
+                    break
+                if cancel is not None and cancel.is_set():  # stopped part-way: kept as far as it was read
+                    report.cancelled = True
+                    report.files_partly += 1
+                    report.partly_read_bytes += done
+                    report.partly_size_bytes += stat.st_size
+                    tally.count(report, source.path)
+                    if read_one is not None:
+                        read_one()
+                    return
+                row = self.catalog.files([stored_path(source.path)]).get(stored_path(source.path))
+                outcome = self._read(source, row, stat, report)
+                if isinstance(outcome, tuple) and outcome[0].cut and outcome[0].parsed_bytes <= done:
+                    outcome = self._read(source, row, stat, report, whole=True)  # no nearer its end: all of it
+                item = _Prepared(source, row, stat, outcome, tally)
+            else:  # (the file's last slice, or its one read: it commits with the batch)
+                prepared.append(item)
             if read_one is not None:
                 read_one()
-        if not prepared:
-            return
+        if prepared:
+            self._commit(prepared, report)
+
+    def _commit(self, prepared: list[_Prepared], report: SyncReport) -> None:
+        """Write the files read (or the reasons they could not be) in one transaction, then mirror it."""
         if self.guard is not None:
             self.guard()  # still the writer? (checked before every commit)
         pending = PendingChanges()
         with self.catalog.transaction() as db:
-            for source, row, stat, outcome in prepared:
+            for item in prepared:
+                source, row, stat, outcome = item.source, item.row, item.stat, item.outcome
                 if isinstance(outcome, Failure):
                     self.catalog.record_file_failure(
                         db,
@@ -512,6 +546,7 @@ class Indexer:
                         identity=identity_values(stat),
                         reason=outcome.reason,
                     )
+                    item.tally.failed = True
                     continue
                 content, appended = outcome
                 mark = (len(pending.deleted_units), len(pending.added_units), len(pending.added_rows))
@@ -537,11 +572,14 @@ class Indexer:
                         identity=identity_values(stat),
                         reason=reason,
                     )
+                    item.tally.failed = True
                     continue
-                _count(report, source.path, content, appended, added)
+                item.tally.add(content, appended, added)
+                if not content.cut:
+                    item.tally.count(report, source.path)
             generation = self.catalog.bump_generation(db)
         self.writer.removed.settle(pending.claimed)  # committed: a write that failed left them for the next
-        self._volume.read_bytes += sum(stat.st_size for _, _, stat, _ in prepared)
+        self._volume.read_bytes += sum(item.bytes_read for item in prepared)
         self._volume.units += len(pending.added_units)
         self._defer_keyword(len(pending.added_units))
         self._mirror(generation, pending)
@@ -589,18 +627,19 @@ class Indexer:
             report.cancelled = True
 
     def _read(
-        self, source: SourceFile, row: FileRow | None, stat: os.stat_result, report: SyncReport
+        self, source: SourceFile, row: FileRow | None, stat: os.stat_result, report: SyncReport, *, whole: bool = False
     ) -> tuple[FileContent, bool] | Failure:
-        """Parse a changed file; returns (content, appended), or the Failure to record when it cannot be indexed."""
+        """Parse a changed file (a huge transcript one slice at a time, unless `whole`); returns (content, appended),
+        or the Failure to record when it cannot be indexed."""
         path = source.path
         try:
-            outcome = self.reader.read(source, row, stat, settled=self._settled)
+            outcome = self.reader.read(source, row, stat, settled=self._settled, whole=whole)
             content, appended = outcome
             enabled = self.settings.privacy.redact_index
             session_key = row.session_key if row is not None and appended and enabled else None
             if session_key and cut_across_append(self.catalog, session_key, content):
                 # the whole file: both parts of the secret masked
-                outcome = self.reader.read(source, None, stat, settled=self._settled)
+                outcome = self.reader.read(source, None, stat, settled=self._settled, whole=True)
                 content = outcome[0]
             redact_content(content, enabled=enabled)
         except OSError as exc:  # vanished, unreadable, not a file: recorded, and tried again at the next sync
@@ -612,7 +651,7 @@ class Indexer:
             self.waiting_tails.pop(path, None)
             log.debug("parsing %s failed", path, exc_info=True)
             return Failure(self._note_error(report, path, f"cannot parse: {type(exc).__name__}: {exc}"), stat.st_size)
-        if content.kind == "transcript" and content.format and content.parsed_bytes < stat.st_size:
+        if content.kind == "transcript" and content.format and content.parsed_bytes < stat.st_size and not content.cut:
             self.waiting_tails[path] = stat.st_mtime
         else:
             self.waiting_tails.pop(path, None)
@@ -662,17 +701,68 @@ def _bytes_to_read(item: tuple[Named, FileState | None]) -> int:
     return size - row.size if row is not None and 0 <= row.size < size else size
 
 
-def _count(report: SyncReport, path: Path, content: FileContent, appended: bool, added: Stored) -> None:
-    if appended:
-        report.files_appended += 1
-    else:
-        report.files_parsed += 1
-    report.bad_lines += content.bad_lines
-    report.errors.extend(redact(f"{stored_path(path)}: {e}") for e in content.errors[: max(0, 50 - len(report.errors))])
-    # what `stats` and the sessions count as messages (message_count.py), as the writer stored them: not a tool's
-    # output (it counted 336 where stats then said 157), not a compaction summary, a message in parts once, and not
-    # again the message an append parsed again because the new lines might continue it
-    report.messages_added += max(0, added.messages)
-    # the chunks the index holds more than before, as the messages: a chunk an append writes again (the last one,
-    # which the new messages join) or a re-read file writes anew is not one more (it counted every chunk written)
-    report.chunks_added += max(0, added.chunks)
+@dataclass
+class _Tally:
+    """What one file's read added, over the slices a huge transcript is read in: the report counts the file once,
+    as read whole or appended to as its first slice was, and the messages its slices added together (a file read
+    again whole adds what it holds beyond what its rows held, not each slice's messages)."""
+
+    appended: bool | None = None  # of the first slice; None until one is stored
+    added: Stored = field(default_factory=Stored)
+    bad_lines: int = 0
+    errors: list[str] = field(default_factory=list)
+    failed: bool = False  # a slice could not be read or stored: the file is recorded with its reason, not read on
+    sliced: bool = False  # read in more than one slice
+
+    def add(self, content: FileContent, appended: bool, added: Stored) -> None:
+        if self.appended is None:
+            self.appended = appended
+        self.sliced = self.sliced or content.cut
+        self.added += added
+        self.bad_lines += content.bad_lines
+        self.errors.extend(content.errors[: max(0, 50 - len(self.errors))])
+
+    def count(self, report: SyncReport, path: Path) -> None:
+        if self.appended:
+            report.files_appended += 1
+        else:
+            report.files_parsed += 1
+        report.bad_lines += self.bad_lines
+        shown = self.errors[: max(0, 50 - len(report.errors))]
+        report.errors.extend(redact(f"{stored_path(path)}: {e}") for e in shown)
+        # what `stats` and the sessions count as messages (message_count.py), as the writer stored them: not a tool's
+        # output (it counted 336 where stats then said 157), not a compaction summary, a message in parts once, and
+        # not again the message an append parsed again because the new lines might continue it
+        report.messages_added += max(0, self.added.messages)
+        # the chunks the index holds more than before, as the messages: a chunk an append writes again (the last
+        # one, which the new messages join) or a re-read file writes anew is not one more (it counted every chunk
+        # written)
+        report.chunks_added += max(0, self.added.chunks)
+
+
+@dataclass
+class _Prepared:
+    """A changed file as read, waiting for its batch's commit: the content (or why it could not be read) and the
+    tally of its slices."""
+
+    source: SourceFile
+    row: FileRow | None
+    stat: os.stat_result
+    outcome: tuple[FileContent, bool] | Failure
+    tally: _Tally
+
+    @property
+    def cut(self) -> FileContent | None:
+        """The content when it is a slice a later one continues."""
+        if isinstance(self.outcome, Failure) or not self.outcome[0].cut:
+            return None
+        return self.outcome[0]
+
+    @property
+    def bytes_read(self) -> int:
+        """What this read took of the file, for the sync's projection (`SyncVolume`): a slice its bytes past what
+        was stored before it, any other read the file's size."""
+        if isinstance(self.outcome, Failure) or not self.tally.sliced:
+            return self.stat.st_size
+        before = self.row.parsed_bytes if self.row is not None and self.outcome[1] else 0
+        return max(0, self.outcome[0].parsed_bytes - before)

@@ -7,6 +7,7 @@ import dataclasses
 import hashlib
 import os
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -103,6 +104,9 @@ class FileContent:
     resume_bytes: int = 0
     anchor_ids: list[str] = field(default_factory=list)
     replace_from_line: int | None = None
+    # the read stopped at a record boundary before the file's end (one slice of a huge transcript): the catalog
+    # records the file as `parsed_bytes` long, so the rest is read as an append to a file that had that length
+    cut: bool = False
 
 
 def text_hash(text: str) -> str:
@@ -178,6 +182,7 @@ class StreamParse:
     lines: int
     resume_line: int
     resume_bytes: int
+    cut: bool = False  # stopped at a block's end past `stop_after` bytes, before the file's end
 
 
 def resume_point(result: ParseResult, data: bytes, start_line: int, base: int, *, start_known: bool) -> tuple[int, int]:
@@ -198,12 +203,17 @@ def parse_transcript_stream(
     handle: BinaryIO,
     path: Path,
     parsers: list[TranscriptParser] = PARSERS,
-    block_bytes: int = STREAM_BLOCK,
+    block_bytes: int | None = None,
     *,
     final: bool = False,
+    stop_after: int | None = None,
+    stops: Collection[str] = (),
 ) -> StreamParse | None:
-    """Parse a transcript block by block, so a huge file never sits in memory whole; `final` as for
-    `parse_transcript` (it applies to the last block).
+    """Parse a transcript block by block (of STREAM_BLOCK bytes unless told), so a huge file never sits in memory
+    whole; `final` as for `parse_transcript` (it applies to the last block). With `stop_after`, a file of one of the
+    formats `stops` is read only up to the end of the first block that ends past that many bytes (`cut`), where an
+    append would resume: the rest is read as an append is. A file whose resume point is its start (no line named its
+    session yet, a UTF-16 file) is read on to its end.
 
     A record still open at a block's end (a streamed assistant message, a Codex turn) is parsed again with the next
     block from its first line, as an append is, so a block boundary never splits a message or changes its id; a
@@ -212,6 +222,7 @@ def parse_transcript_stream(
     a record is attached to the last record before its block (transcripts grow linearly). None if no parser
     recognises it.
     """
+    block_bytes = block_bytes or STREAM_BLOCK
     origin = handle.tell()
     data, ended, parser = _sniff(handle, b"", path, parsers, block_bytes)
     if parser is None and not ended and data.count(b"\n") < WIDE_HEAD_LINES:
@@ -262,6 +273,15 @@ def parse_transcript_stream(
                 total.consumed_bytes = reader.file_offset(data[result.consumed_bytes :])
                 total.replaced += reader.replaced
             return StreamParse(total, start_line - 1, *(resume if resumable else (1, 0)))
+        if (
+            stop_after is not None
+            and resumable  # (the file is read as it is: its offsets are the file's)
+            and handle.tell() - origin >= stop_after
+            and parser.format in stops
+            and resume[1] > 0
+            and not total.session_from_path
+        ):
+            return StreamParse(total, start_line - 1, *resume, cut=True)
         more = reader.read(block_bytes)
         data, ended = data[result.consumed_bytes :] + more, len(more) < block_bytes
 
