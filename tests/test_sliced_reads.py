@@ -176,7 +176,10 @@ def test_a_cancel_between_slices_keeps_the_file_as_far_as_it_was_read(
     assert final == _without_report(whole), "the next sync ends with the index of one uninterrupted read"
     parsed = parse_file(path)
     assert parsed is not None
-    appends = not (parsed.bad_lines or split_branches(parsed.records).orphaned)  # (else read whole as it grows)
+    branches = split_branches(parsed.records)
+    # else read whole as it grows: a bad line, an orphan, or a branch an appended record may start from an earlier
+    # record than the branch's end (continues_branch)
+    appends = not (parsed.bad_lines or branches.orphaned or branches.abandoned)
     if read == len(data) and not appends:  # its second slice did not continue the first: it was read whole
         assert not stopped.files_partly
         return
@@ -215,7 +218,7 @@ def test_a_specstory_export_is_read_whole_before_a_cancel_is_looked_at(
 def test_a_file_whose_lines_name_no_session_is_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Its session id is its name's until a line names one, which a later line may: its resume point stays its start,
     so it has no record boundary to be continued from, and is read to its end."""
-    path = next(p for p in APPEND_WISE if "claude-code" in str(p) and "subagents" not in str(p))
+    path = next(p for p in sorted(SYNTHETIC.rglob("*.jsonl")) if "claude-code" in str(p) and "subagents" not in str(p))
     rows = [{"type": "file-history-snapshot", "snapshot": {}}]  # (what says it is Claude Code's without a session)
     rows += [{k: v for k, v in json.loads(line).items() if k != "sessionId"} for line in path.read_bytes().splitlines()]
     data = "".join(json.dumps(row) + "\n" for row in rows).encode()
