@@ -4,6 +4,7 @@ other passes."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +17,16 @@ from memlens.engine.keyword.parsed_query import ParsedQuery
 from memlens.engine.ranking.head import Head
 from memlens.engine.ranking.hits import UnitHit
 from memlens.engine.ranking.query_facts import QueryFacts
+from memlens.engine.ranking.rescoring import HEAD
 from memlens.engine.ranking.unit_facts import UnitFacts, Words
-from memlens.engine.ranking.verbatim import MIN_HELD, held_words, put_verbatim_first, query_runs, written_words
+from memlens.engine.ranking.verbatim import (
+    MIN_HELD,
+    held_words,
+    put_verbatim_first,
+    query_runs,
+    take_in_holders,
+    written_words,
+)
 from memlens.settings import Settings
 from transcript_fixtures import jsonl
 
@@ -26,6 +35,7 @@ WARNING = (
     "associated schema Billing.InvoiceLine does not exist"
 )
 SESSION = "5d2c8e41-7b3a-4f09-9c6e-2a1b0d9e8f73"
+HEAD_ROOM = HEAD + 10  # messages that rank above a paste's output by its words: more than the head re-scored
 
 
 def query(text: str) -> ParsedQuery:
@@ -117,6 +127,60 @@ def test_no_hit_holding_enough_of_the_paste_leaves_the_order_alone() -> None:
     assert [h.unit_id for h in asked.hits] == [0, 1]
 
 
+def _facts(text: str, kind: str, ts: float) -> UnitFacts:
+    """A unit's facts; identical texts up to case and white space share their key, as unit_facts.py makes it."""
+    return UnitFacts(text, ts, "s", Words(""), 0.0, " ".join(text.split()).casefold(), 0.0, kind)
+
+
+def _past_the_head(*units: tuple[str, str, float, float]) -> tuple[list[UnitHit], dict[int, UnitFacts]]:
+    """Hits past a head of three, each (text, kind, ts, bm25), their scores below the head's, and their facts."""
+    hits = [UnitHit(10 + i, score=0.5 - i / 100, bm25=bm25) for i, (_, _, _, bm25) in enumerate(units)]
+    return hits, {10 + i: _facts(text, kind, ts) for i, (text, kind, ts, _) in enumerate(units)}
+
+
+def test_the_output_holding_the_paste_past_the_head_comes_first() -> None:
+    """The vectors ranked the messages near the paste in meaning first and its own output past the head: the words
+    found it, so it is read, taken in, and put first."""
+    ranked = head(("the invoice lines are missing", "transcript", 1.0), ("Billing.InvoiceLine", "transcript", 2.0))
+    ranked.hits.append(UnitHit(2, score=0.7, probability=0.6))
+    ranked.units[2] = _facts("the invoice schema again", "transcript", 3.0)
+    tail, facts = _past_the_head(
+        ("the billing app compiles", "tool", 4.0, 3.0),  # found by words, holding none of the paste
+        (f"$ mix compile\n{WARNING}", "tool", 5.0, 2.0),  # the output that printed it
+        (WARNING, "transcript", 6.0, 0.0),  # not found by words: not read
+    )
+    read: list[list[int]] = []
+
+    def facts_of(ids: Sequence[int]) -> dict[int, UnitFacts]:
+        read.append(list(ids))
+        return facts
+
+    rest = take_in_holders(ranked, tail, query(WARNING), read=facts_of)
+    assert read == [[10, 11]]
+    assert [h.unit_id for h in rest] == [10, 12]
+    assert ranked.hits[-1].unit_id == 11 and ranked.hits[-1].probability == pytest.approx(0.6 * 0.49 / 0.7)
+    put_verbatim_first(ranked, query(WARNING))
+    assert [h.unit_id for h in ranked.hits] == [11, 0, 1, 2]
+    # the scores and chances handed out again: the one taken in gave the last its own, still falling
+    assert [h.score for h in ranked.hits] == pytest.approx([1.0, 0.9, 0.7, 0.49])
+    assert [h.probability for h in ranked.hits] == pytest.approx([0.9, 0.8, 0.6, 0.42])
+
+
+def test_nothing_past_the_head_is_read_for_a_question_or_taken_twice() -> None:
+    ranked = head(("x", "transcript", 2.0), ("y", "transcript", 2.0))
+    ranked.units[0] = _facts(WARNING, "tool", 1.0)
+    tail, facts = _past_the_head((f"{WARNING} ", "tool", 3.0, 2.0), (f"again: {WARNING}", "tool", 4.0, 1.0))
+
+    def read(ids: Sequence[int]) -> dict[int, UnitFacts]:
+        raise AssertionError(f"read {ids} for a question")
+
+    asked = f"what does {WARNING} mean?"
+    assert take_in_holders(ranked, tail, query(asked), read=read) == tail
+    rest = take_in_holders(ranked, tail, query(WARNING), read=lambda ids: facts)
+    assert [h.unit_id for h in rest] == [10]  # the head holds its text already (up to case and white space)
+    assert [h.unit_id for h in ranked.hits] == [0, 1, 11]
+
+
 def _line(kind: str, uuid: str, parent: str | None, content: object, minute: int) -> dict[str, Any]:
     return claude_line(kind, uuid, parent, content, session=SESSION, timestamp=f"2026-05-11T10:{minute:02d}:00Z")
 
@@ -186,3 +250,41 @@ def test_a_pasted_line_finds_the_output_that_printed_it_before_the_agent_discuss
 def test_a_question_about_the_error_keeps_the_prose_first(engine: Engine) -> None:
     results = engine.search("did Billing.InvoiceLine exist?", mode="keyword", min_score=0.0)["results"]
     assert results and results[0]["kind"] != "tool"
+
+
+@pytest.fixture()
+def crowded(tmp_path: Path) -> Any:
+    """A session where `mix compile` printed WARNING among a long build log, and the agent then wrote HEAD_ROOM short
+    messages that hold every word of it, each in another order: all of them rank above the log by BM25."""
+    folder = tmp_path / "transcripts" / "claude-code" / "-w"
+    folder.mkdir(parents=True)
+    call = [{"type": "tool_use", "id": "c1", "name": "Bash", "input": {"command": "mix compile"}}]
+    log = [f"Compiling lib/billing/part_{n}.ex (module Billing.Part{n}) in {n} ms" for n in range(20)]
+    printed = "\n".join([*log[:10], WARNING, *log[10:], "Generated billing app"])
+    result = [{"type": "tool_result", "tool_use_id": "c1", "is_error": False, "content": printed}]
+    lines = [
+        _line("user", "u1", None, "compile the billing app", 0),
+        _line("assistant", "a1", "u1", call, 1),
+        _line("user", "r1", "a1", result, 2),
+    ]
+    parent = "r1"
+    for n in range(HEAD_ROOM):
+        said = (
+            f"Step {n}: does Billing.InvoiceLine exist? The association lines in Billing.Invoice was invalid, "
+            "associated schema warning not"
+        )
+        lines.append(_line("assistant", f"m{n}", parent, _text(said), 3 + n % 50))
+        parent = f"m{n}"
+    (folder / f"{SESSION}.jsonl").write_bytes(jsonl(*lines))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with Engine([workspace], Settings(), [tmp_path / "transcripts"], index_dir=tmp_path / "index", embedder=False) as e:
+        e.sync()
+        yield e
+
+
+def test_a_pasted_line_finds_its_output_when_the_messages_sharing_its_words_fill_the_head(crowded: Engine) -> None:
+    ranking = crowded.rank(WARNING, mode="keyword")
+    assert len(ranking.hits) > HEAD_ROOM
+    results = crowded.search(WARNING, mode="keyword", min_score=0.0)["results"]
+    assert results[0]["kind"] == "tool" and results[0]["messageId"] == "r1", [r["messageId"] for r in results[:5]]
