@@ -111,7 +111,14 @@ def rescore(
             cap_sessions(head, settings.session_cap)
         hand_out_scores(head.hits)
     # last: a paste's own source outranks what every other pass made of it, wherever the fused score put it
-    tail = take_in_holders(head, tail, query, read=lambda ids: unit_facts(catalog, keyword, ids, facts_state))
+    tail = take_in_holders(
+        head,
+        tail,
+        query,
+        size=max(HEAD, limit or 0),
+        texts=catalog.unit_texts,
+        facts=lambda ids: unit_facts(catalog, keyword, ids, facts_state),
+    )
     put_verbatim_first(head, query)
     scale_tail(head.hits, tail)
     return head.hits + tail

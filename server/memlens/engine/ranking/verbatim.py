@@ -10,10 +10,11 @@ its output and a summary hold it alike) the order the other passes gave.
 
 The head is what the fused score put first, and for a paste the vectors can leave its source out of it: a line many
 outputs share most words of (a failing test's `file.exs:50: (test)` frame, printed by every run of that test) is as
-near each of them in meaning as in BM25, and the cosines decide which of them make the head. So the candidates past
-the head that the words found (BM25 above 0: a text holding a run of the query holds its words) are read too, and
-those holding at least MIN_HELD of the paste as written join the head before it is ordered (`take_in_holders`): the
-output that printed a paste comes first whatever the vectors say, when any candidate holds it."""
+near each of them in meaning as in BM25, and the cosines decide which of them make the head. So the hits the BM25 list
+alone would have put in the head (a keyword search's head: its first forty) are read too when the fused score left
+them out, and those holding at least MIN_HELD of the paste as written join the head before it is ordered
+(`take_in_holders`): the output that printed a paste comes first in hybrid search as in keyword search, whatever the
+vectors say."""
 
 from __future__ import annotations
 
@@ -69,31 +70,43 @@ def held_words(runs: list[str], text: str) -> int:
 
 
 def take_in_holders(
-    head: Head, tail: list[UnitHit], query: ParsedQuery, *, read: Callable[[Sequence[int]], dict[int, UnitFacts]]
+    head: Head,
+    tail: list[UnitHit],
+    query: ParsedQuery,
+    *,
+    size: int,
+    texts: Callable[[Sequence[int]], dict[int, str]],
+    facts: Callable[[Sequence[int]], dict[int, UnitFacts]],
 ) -> list[UnitHit]:
-    """For a paste: move into `head`, at its end, the hits of `tail` the words found that hold at least MIN_HELD of
-    the query's words as written (`read`: their units' facts) and whose text no head hit holds already, each with the
-    chance its score has below the head's last (as scale_tail gives the tail); return the rest of `tail`.
-    put_verbatim_first then puts them where their share of the paste says."""
+    """For a paste: move into `head`, at its end, the hits of `tail` among the first `size` of the BM25 list (the
+    head a keyword search re-scores) that hold at least MIN_HELD of the query's words as written and whose text no
+    head hit holds already, each with the chance its score has below the head's last (as scale_tail gives the
+    tail); return the rest of `tail`. `texts` reads the units' texts (of those few: most of the BM25 list's first
+    are in the head), `facts` the facts of those taken. put_verbatim_first then puts them where their share of the
+    paste says."""
     runs = query_runs(query)
-    found = [hit for hit in tail if hit.bm25 > 0]
+    found = [hit for hit in tail if hit.keyword_rank is not None and hit.keyword_rank < size]
     if runs is None or not found or not head.hits:
         return tail
-    facts = read([hit.unit_id for hit in found])
+    read = texts([hit.unit_id for hit in found])
+    holders = [hit for hit in found if held_words(runs, written_words(read.get(hit.unit_id, ""))) >= MIN_HELD]
+    if not holders:
+        return tail
+    units = facts([hit.unit_id for hit in holders])
     held_texts = {head.units[hit.unit_id].key for hit in head.hits} - {""}
     taken: list[UnitHit] = []
-    for hit in found:
-        unit = facts[hit.unit_id]
-        if unit.key in held_texts or held_words(runs, written_words(unit.text)) < MIN_HELD:
+    for hit in holders:
+        key = units[hit.unit_id].key
+        if key and key in held_texts:
             continue
-        held_texts.add(unit.key)
+        held_texts.add(key)
         taken.append(hit)
     if not taken:
         return tail
     last = head.hits[-1]
     for hit in taken:
         hit.probability = last.probability * hit.score / last.score if last.score > 0 else 0.0
-        head.units[hit.unit_id] = facts[hit.unit_id]
+        head.units[hit.unit_id] = units[hit.unit_id]
     head.hits.extend(taken)
     ids = {hit.unit_id for hit in taken}
     return [hit for hit in tail if hit.unit_id not in ids]
