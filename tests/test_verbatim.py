@@ -4,6 +4,7 @@ other passes."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,15 @@ from memlens.engine.ranking.head import Head
 from memlens.engine.ranking.hits import UnitHit
 from memlens.engine.ranking.query_facts import QueryFacts
 from memlens.engine.ranking.unit_facts import UnitFacts, Words
-from memlens.engine.ranking.verbatim import MIN_HELD, held_words, put_verbatim_first, query_runs, written_words
+from memlens.engine.ranking.verbatim import (
+    MIN_HELD,
+    held_words,
+    put_verbatim_first,
+    query_runs,
+    take_in_holders,
+    written_words,
+)
+from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
 from transcript_fixtures import jsonl
 
@@ -26,6 +35,7 @@ WARNING = (
     "associated schema Billing.InvoiceLine does not exist"
 )
 SESSION = "5d2c8e41-7b3a-4f09-9c6e-2a1b0d9e8f73"
+RUNS = 30  # runs of one failing test in a session
 
 
 def query(text: str) -> ParsedQuery:
@@ -117,6 +127,77 @@ def test_no_hit_holding_enough_of_the_paste_leaves_the_order_alone() -> None:
     assert [h.unit_id for h in asked.hits] == [0, 1]
 
 
+def _facts(text: str, kind: str, ts: float) -> UnitFacts:
+    """A unit's facts; identical texts up to case and white space share their key, as unit_facts.py makes it."""
+    return UnitFacts(text, ts, "s", Words(""), 0.0, " ".join(text.split()).casefold(), 0.0, kind)
+
+
+def _past_the_head(*units: tuple[str, str, float, int | None]) -> tuple[list[UnitHit], dict[int, UnitFacts]]:
+    """Hits past a head, each (text, kind, ts, its place in the BM25 list), their scores below the head's, and their
+    facts."""
+    hits = [UnitHit(10 + i, score=0.5 - i / 100, keyword_rank=rank) for i, (_, _, _, rank) in enumerate(units)]
+    return hits, {10 + i: _facts(text, kind, ts) for i, (text, kind, ts, _) in enumerate(units)}
+
+
+SIZE = 40  # the first hits of the BM25 list a keyword search re-scores
+
+
+def test_the_output_holding_the_paste_past_the_head_comes_first() -> None:
+    """The vectors ranked the messages near the paste in meaning first and its own output past the head: the words
+    found it, so it is read, taken in, and put first."""
+    ranked = head(("the invoice lines are missing", "transcript", 1.0), ("Billing.InvoiceLine", "transcript", 2.0))
+    ranked.hits.append(UnitHit(2, score=0.7, probability=0.6))
+    ranked.units[2] = _facts("the invoice schema again", "transcript", 3.0)
+    tail, facts = _past_the_head(
+        ("the billing app compiles", "tool", 4.0, 3),  # in the BM25 list's head, holding none of the paste
+        (f"$ mix compile\n{WARNING}", "tool", 5.0, 2),  # the output that printed it
+        (WARNING, "transcript", 6.0, None),  # not found by words: not read
+        (f"again: {WARNING}", "tool", 7.0, SIZE),  # past the BM25 list's head: not read
+    )
+    read: list[list[int]] = []  # the texts read: every candidate the words found
+    looked_up: list[list[int]] = []  # the facts read: only those taken in
+
+    def texts_of(ids: Sequence[int]) -> dict[int, str]:
+        read.append(list(ids))
+        return {i: facts[i].text for i in ids}
+
+    def facts_of(ids: Sequence[int]) -> dict[int, UnitFacts]:
+        looked_up.append(list(ids))
+        return {i: facts[i] for i in ids}
+
+    rest = take_in_holders(ranked, tail, query(WARNING), size=SIZE, texts=texts_of, facts=facts_of)
+    assert read == [[10, 11]] and looked_up == [[11]]
+    assert [h.unit_id for h in rest] == [10, 12, 13]
+    assert ranked.hits[-1].unit_id == 11 and ranked.hits[-1].probability == pytest.approx(0.6 * 0.49 / 0.7)
+    put_verbatim_first(ranked, query(WARNING))
+    assert [h.unit_id for h in ranked.hits] == [11, 0, 1, 2]
+    # the scores and chances handed out again: the one taken in gave the last its own, still falling
+    assert [h.score for h in ranked.hits] == pytest.approx([1.0, 0.9, 0.7, 0.49])
+    assert [h.probability for h in ranked.hits] == pytest.approx([0.9, 0.8, 0.6, 0.42])
+
+
+def test_nothing_past_the_head_is_read_for_a_question_or_taken_twice() -> None:
+    ranked = head(("x", "transcript", 2.0), ("y", "transcript", 2.0))
+    ranked.units[0] = _facts(WARNING, "tool", 1.0)
+    tail, facts = _past_the_head((f"{WARNING} ", "tool", 3.0, 2), (f"again: {WARNING}", "tool", 4.0, 1))
+
+    def unread(ids: Sequence[int]) -> dict[int, Any]:
+        raise AssertionError(f"read {ids} for a question")
+
+    asked = f"what does {WARNING} mean?"
+    assert take_in_holders(ranked, tail, query(asked), size=SIZE, texts=unread, facts=unread) == tail
+    rest = take_in_holders(
+        ranked,
+        tail,
+        query(WARNING),
+        size=SIZE,
+        texts=lambda ids: {i: facts[i].text for i in ids},
+        facts=lambda ids: facts,
+    )
+    assert [h.unit_id for h in rest] == [10]  # the head holds its text already (up to case and white space)
+    assert [h.unit_id for h in ranked.hits] == [0, 1, 11]
+
+
 def _line(kind: str, uuid: str, parent: str | None, content: object, minute: int) -> dict[str, Any]:
     return claude_line(kind, uuid, parent, content, session=SESSION, timestamp=f"2026-05-11T10:{minute:02d}:00Z")
 
@@ -186,3 +267,46 @@ def test_a_pasted_line_finds_the_output_that_printed_it_before_the_agent_discuss
 def test_a_question_about_the_error_keeps_the_prose_first(engine: Engine) -> None:
     results = engine.search("did Billing.InvoiceLine exist?", mode="keyword", min_score=0.0)["results"]
     assert results and results[0]["kind"] != "tool"
+
+
+FRAME = "test/billing/invoice_test.exs:{line}: (test)"
+
+
+@pytest.fixture()
+def rerun(tmp_path: Path, embedder: Embedder) -> Any:
+    """A session where the agent ran one failing test file RUNS times: each run printed the failure's last frame, at
+    the line the test had then (`FRAME`), after the run's whole log; the last run failed at line 99. Every short
+    frame the agent quoted back is nearer the pasted frame in meaning than any run's long log."""
+    folder = tmp_path / "transcripts" / "claude-code" / "-w"
+    folder.mkdir(parents=True)
+    lines = [_line("user", "u0", None, "make the invoice tests pass", 0)]
+    parent = "u0"
+    log = [f"Compiling lib/billing/part_{n}.ex (module Billing.Part{n}) in {n} ms" for n in range(12)]
+    for run in range(RUNS):
+        line = 99 if run == RUNS - 1 else 10 + run
+        call = [{"type": "tool_use", "id": f"c{run}", "name": "Bash", "input": {"command": "mix test"}}]
+        printed = "\n".join(
+            [*log, "  1) test totals (Billing.InvoiceTest)", "     stacktrace:", FRAME.format(line=line)]
+        )
+        result = [{"type": "tool_result", "tool_use_id": f"c{run}", "is_error": True, "content": printed}]
+        quoted = _text(f"Still failing at {FRAME.format(line=line)}, the totals test")
+        lines += [
+            _line("assistant", f"a{run}", parent, call, 1),
+            _line("user", f"r{run}", f"a{run}", result, 2),
+            _line("assistant", f"q{run}", f"r{run}", quoted, 3),
+        ]
+        parent = f"q{run}"
+    (folder / f"{SESSION}.jsonl").write_bytes(jsonl(*lines))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with Engine(
+        [workspace], Settings(), [tmp_path / "transcripts"], index_dir=tmp_path / "index", embedder=embedder
+    ) as e:
+        e.sync()
+        yield e
+
+
+def test_a_pasted_frame_finds_its_run_whatever_place_the_meaning_gave_it(rerun: Engine) -> None:
+    pasted = FRAME.format(line=99)
+    results = rerun.search(pasted, mode="hybrid", min_score=0.0)["results"]
+    assert results[0]["messageId"] == f"r{RUNS - 1}", [r["messageId"] for r in results[:5]]

@@ -22,7 +22,7 @@ from memlens.engine.ranking.learned_order import (
 from memlens.engine.ranking.query_facts import bm25_share, found_coverage, found_share, found_words
 from memlens.engine.ranking.query_facts import query_facts as read_query_facts
 from memlens.engine.ranking.unit_facts import Words, unit_facts
-from memlens.engine.ranking.verbatim import put_verbatim_first
+from memlens.engine.ranking.verbatim import put_verbatim_first, take_in_holders
 
 if TYPE_CHECKING:
     from memlens.engine.catalog import Catalog
@@ -110,7 +110,16 @@ def rescore(
         if settings.session_cap > 0:
             cap_sessions(head, settings.session_cap)
         hand_out_scores(head.hits)
-    put_verbatim_first(head, query)  # last: a paste's own source outranks what every other pass made of it
+    # last: a paste's own source outranks what every other pass made of it, wherever the fused score put it
+    tail = take_in_holders(
+        head,
+        tail,
+        query,
+        size=max(HEAD, limit or 0),
+        texts=catalog.unit_texts,
+        facts=lambda ids: unit_facts(catalog, keyword, ids, facts_state),
+    )
+    put_verbatim_first(head, query)
     scale_tail(head.hits, tail)
     return head.hits + tail
 

@@ -6,11 +6,20 @@ of words, and not the lines around it. So once the head is ordered, the hits tha
 of RUN words or more, in the query's order, are put first: the most held first; among those that hold as much, for
 a paste that reads as an error (error_query.py), a tool output (where a command printed it) before a message quoting
 it, then the earliest (a quote follows its source), and for any other paste (a command, a commit message: the call,
-its output and a summary hold it alike) the order the other passes gave."""
+its output and a summary hold it alike) the order the other passes gave.
+
+The head is what the fused score put first, and for a paste the vectors can leave its source out of it: a line many
+outputs share most words of (a failing test's `file.exs:50: (test)` frame, printed by every run of that test) is as
+near each of them in meaning as in BM25, and the cosines decide which of them make the head. So the hits the BM25 list
+alone would have put in the head (a keyword search's head: its first forty) are read too when the fused score left
+them out, and those holding at least MIN_HELD of the paste as written join the head before it is ordered
+(`take_in_holders`): the output that printed a paste comes first in hybrid search as in keyword search, whatever the
+vectors say."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from memlens.engine.keyword.error_query import reads_as_question
@@ -19,6 +28,7 @@ if TYPE_CHECKING:
     from memlens.engine.keyword.parsed_query import ParsedQuery
     from memlens.engine.ranking.head import Head
     from memlens.engine.ranking.hits import UnitHit
+    from memlens.engine.ranking.unit_facts import UnitFacts
 
 RUN = 4  # words in a row, as the query has them, that count as held as written: fewer are common phrases
 MIN_HELD = 6  # words of the query a hit must hold in such runs to be put first: a shorter run is a phrase, no paste
@@ -57,6 +67,49 @@ def held_words(runs: list[str], text: str) -> int:
             held += RUN - max(0, covered_to - at)
             covered_to = at + RUN
     return held
+
+
+def take_in_holders(
+    head: Head,
+    tail: list[UnitHit],
+    query: ParsedQuery,
+    *,
+    size: int,
+    texts: Callable[[Sequence[int]], dict[int, str]],
+    facts: Callable[[Sequence[int]], dict[int, UnitFacts]],
+) -> list[UnitHit]:
+    """For a paste: move into `head`, at its end, the hits of `tail` among the first `size` of the BM25 list (the
+    head a keyword search re-scores) that hold at least MIN_HELD of the query's words as written and whose text no
+    head hit holds already, each with the chance its score has below the head's last (as scale_tail gives the
+    tail); return the rest of `tail`. `texts` reads the units' texts (of those few: most of the BM25 list's first
+    are in the head), `facts` the facts of those taken. put_verbatim_first then puts them where their share of the
+    paste says."""
+    runs = query_runs(query)
+    found = [hit for hit in tail if hit.keyword_rank is not None and hit.keyword_rank < size]
+    if runs is None or not found or not head.hits:
+        return tail
+    read = texts([hit.unit_id for hit in found])
+    holders = [hit for hit in found if held_words(runs, written_words(read.get(hit.unit_id, ""))) >= MIN_HELD]
+    if not holders:
+        return tail
+    units = facts([hit.unit_id for hit in holders])
+    held_texts = {head.units[hit.unit_id].key for hit in head.hits} - {""}
+    taken: list[UnitHit] = []
+    for hit in holders:
+        key = units[hit.unit_id].key
+        if key and key in held_texts:
+            continue
+        held_texts.add(key)
+        taken.append(hit)
+    if not taken:
+        return tail
+    last = head.hits[-1]
+    for hit in taken:
+        hit.probability = last.probability * hit.score / last.score if last.score > 0 else 0.0
+        head.units[hit.unit_id] = units[hit.unit_id]
+    head.hits.extend(taken)
+    ids = {hit.unit_id for hit in taken}
+    return [hit for hit in tail if hit.unit_id not in ids]
 
 
 def put_verbatim_first(head: Head, query: ParsedQuery) -> None:
