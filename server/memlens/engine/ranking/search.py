@@ -152,7 +152,12 @@ class Retriever:
         if settings.context_near_best > 0:
             within = self._near(hits, [unit_id for unit_id, _ in keyword_hits[: settings.context_near_best]])
         context_hits = self.keyword.search(query, context_depth, field="context", expansions=expansions, within=within)
-        top_context = context_hits[0][1] if context_hits else 0.0
+        if not context_hits:
+            # nothing for the context field to weigh: a query of CJK runs, which only the text field's bigrams
+            # match (the context field holds each run whole); mixed in as 0, its best match's keyword score halved
+            # and fell below the vectors' nearest messages
+            return
+        top_context = context_hits[0][1]
         for unit_id, bm25 in context_hits:
             _hit(hits, unit_id).context = bm25 / top_context if top_context else 0.0
         for hit in hits.values():
