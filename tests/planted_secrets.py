@@ -511,6 +511,8 @@ def _build_encoded() -> list[Planted]:
     value = _password()
     text = f"requests.get(url, auth=('admin', '{value}'), timeout=10)"
     planted.append(Planted("python-auth-tuple", value, text, "command"))
+    value = _password()  # what it is for between the word and its value
+    planted.append(Planted("password-for-prose", value, f"The password for the staging db is {value}", "user-prose"))
     return planted
 
 

@@ -23,6 +23,11 @@ from memlens.redaction.detector import Detector
 from memlens.redaction.key_blocks import BLOCK_KIND, KEY_BODY, PEM, PUTTY
 from memlens.redaction.values import Evidence, is_generated, looks_random
 
+# What a password in prose is for, between the word and "is" or ":": "for", "of" or "to" and one to four words
+# ("for the staging db", "of the prod replica", "to the VPN"), none of them holding the ":" that ends it nor ending a
+# sentence ("a pin on your purse. Is it Spider-Man" is two sentences and no password)
+_WHAT_FOR = r"[ \t]+(?:for|of|to)(?:[ \t]+[^\s:`\"'<>]*[^\s:.?!`\"'<>]){1,4}?"
+
 # Endings of key names that name a secret outright: a password may be any word, a key or token is generated.
 _PASSWORD_ENDINGS = "password|passwd|passphrase"
 _KEY_ENDINGS = (
@@ -266,11 +271,13 @@ CONTEXT_DETECTORS = [
         secret_groups=("value",),
         check=is_generated,
     ),
-    # "the password is hunter2", "Password is: S3cret"
+    # "the password is hunter2", "Password is: S3cret", "the password for the staging db is hunter2", "the root
+    # password for prod: Tr0ub4dor": what it is for, in a few words, may stand between the word and its value
     Detector(
         kind="password",
-        pattern=r"(?i:\b(?:password|passphrase|passwd|passcode|pin|token|secret|api[ _-]?key)[ \t]+(?:is|was)"
-        r"[ \t]*:?[ \t]*(?:\*\*)?[`\"']?)(?P<value>[^\s`\"'<>]+)",
+        pattern=r"(?i:\b(?:password|passphrase|passwd|passcode|pin|token|secret|api[ _-]?key)"
+        rf"(?:{_WHAT_FOR}[ \t]+(?:is|was)[ \t]*:?|{_WHAT_FOR}[ \t]*:|[ \t]+(?:is|was)[ \t]*:?)"
+        r"[ \t]*(?:\*\*)?[`\"']?)(?P<value>[^\s`\"'<>]+)",
         secret_groups=("value",),
         evidence=Evidence.PROSE,
     ),

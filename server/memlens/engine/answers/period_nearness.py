@@ -34,7 +34,7 @@ def said_otherwise(matches: Sequence[UnitHit], typical: tuple[float, float] | No
     if typical is None or not matches:
         return False
     mean, spread = typical
-    nearest = max((h.vector for h in matches if h.vector is not None), default=None)
+    nearest = max((h.vector for h in matches if h.vector is not None and not h.cosine_stood_in), default=None)
     if nearest is None or spread <= 0 or (nearest - mean) / spread < SIGMAS:
         return False
     top = [h.features for h in matches[:ANSWER_TOP] if len(h.features) == len(FEATURES)]

@@ -181,7 +181,7 @@ class ResultBuilder:
                 "context": round(hit.rank_score - hit.fused, 4),
                 "rankScore": round(hit.rank_score, 4),
                 "probability": round(hit.probability, 4),
-                "vector": None if hit.vector is None else round(hit.vector, 4),
+                "vector": None if hit.vector is None or hit.cosine_stood_in else round(hit.vector, 4),
                 "keywordRank": hit.keyword_rank,
                 "vectorRank": hit.vector_rank,
             }

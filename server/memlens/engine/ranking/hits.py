@@ -19,6 +19,7 @@ class UnitHit:
     bm25: float = 0.0
     keyword: float = 0.0
     vector: float | None = None
+    cosine_stood_in: bool = False  # `vector` is not the unit's own cosine (it has no vector yet): search.py
     keyword_rank: int | None = None
     vector_rank: int | None = None
     context: float = 0.0  # BM25 over the message with its neighbours (the `context` field), 0–1

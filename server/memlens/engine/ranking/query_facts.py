@@ -104,6 +104,16 @@ def found_words(facts: QueryFacts, tokens: Container[str]) -> list[bool]:
     return [w in tokens for w in facts.words]
 
 
+def found_in_text(facts: QueryFacts, found: list[bool], text: str) -> list[bool]:
+    """`found` with each CJK word the analyser leaves whole counted as found when the hit's text holds it: its
+    analysed words hold the whole run it is part of ("データベースの移行は…"), never the query's shorter run, which
+    the keyword index matched as bigrams."""
+    if not any(facts.cjk):
+        return found
+    lowered = text.lower()
+    return [is_found or (cjk and w in lowered) for w, cjk, is_found in zip(facts.words, facts.cjk, found, strict=True)]
+
+
 def coverage(facts: QueryFacts, tokens: Container[str], text: str) -> float:
     """The idf-weighted share of the query's words found in a hit's own text."""
     return found_coverage(facts, found_words(facts, tokens), text)

@@ -19,7 +19,7 @@ from memlens.engine.ranking.learned_order import (
     predict,
     write_features,
 )
-from memlens.engine.ranking.query_facts import bm25_share, found_coverage, found_share, found_words
+from memlens.engine.ranking.query_facts import bm25_share, found_coverage, found_in_text, found_share, found_words
 from memlens.engine.ranking.query_facts import query_facts as read_query_facts
 from memlens.engine.ranking.unit_facts import Words, unit_facts
 from memlens.engine.ranking.verbatim import put_verbatim_first, take_in_holders
@@ -140,7 +140,7 @@ def measure_coverage(head: Head, *, with_call: bool = False) -> None:
     for hit in head.hits:
         unit = head.units[hit.unit_id]
         tokens = Words(f"{unit.tokens.padded} {unit.call}") if with_call and unit.call else unit.tokens
-        found = found_words(head.facts, tokens)
+        found = found_in_text(head.facts, found_words(head.facts, tokens), unit.text)
         head.covers[hit.unit_id] = found_coverage(head.facts, found, unit.text)
         head.matched[hit.unit_id] = found_share(found)
 

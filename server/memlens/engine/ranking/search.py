@@ -152,7 +152,12 @@ class Retriever:
         if settings.context_near_best > 0:
             within = self._near(hits, [unit_id for unit_id, _ in keyword_hits[: settings.context_near_best]])
         context_hits = self.keyword.search(query, context_depth, field="context", expansions=expansions, within=within)
-        top_context = context_hits[0][1] if context_hits else 0.0
+        if not context_hits:
+            # nothing for the context field to weigh: a query of CJK runs, which only the text field's bigrams
+            # match (the context field holds each run whole); mixed in as 0, its best match's keyword score halved
+            # and fell below the vectors' nearest messages
+            return
+        top_context = context_hits[0][1]
         for unit_id, bm25 in context_hits:
             _hit(hits, unit_id).context = bm25 / top_context if top_context else 0.0
         for hit in hits.values():
@@ -178,6 +183,7 @@ class Retriever:
             hit.vector, hit.vector_rank = cosine, rank
         if fill_cosines:
             self._fill_cosines([h for h in hits.values() if h.vector is None], query_vector)
+            _stand_in_cosines(hits)
 
     def _set_fused_scores(self, hits: dict[int, UnitHit], mode: str, fusion: str, settings: SearchSettings) -> str:
         """Sets each hit's fused score; returns the mode fused in (what calibration is fitted for)."""
@@ -313,6 +319,25 @@ class Retriever:
         scores = self.vectors.cosines([h.unit_id for h in hits], query_vector)
         for hit in hits:
             hit.vector = scores.get(hit.unit_id)
+
+
+def _stand_in_cosines(hits: dict[int, UnitHit]) -> None:
+    """A keyword candidate whose unit has no vector yet (the writer embeds a first index's backlog batch by batch,
+    for minutes on a large history) is given the cosine its kind of find has: the mean of the keyword candidates'
+    that have one, else of every candidate's. Read as 0, a closeness not known yet would count as none: an exact
+    match of a rare word would rank below the vectors' nearest messages, however far they are, and be marked weak or
+    hidden. `cosine_stood_in` keeps the stand-in out of what is shown as the unit's own cosine."""
+    missing = [h for h in hits.values() if h.vector is None]
+    if not missing:
+        return
+    known = [h.vector for h in hits.values() if h.vector is not None and h.keyword > 0] or [
+        h.vector for h in hits.values() if h.vector is not None
+    ]
+    if not known:
+        return
+    stand_in = max(0.0, sum(known) / len(known))
+    for hit in missing:
+        hit.vector, hit.cosine_stood_in = stand_in, True
 
 
 def _hit(hits: dict[int, UnitHit], unit_id: int) -> UnitHit:
