@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import platformdirs
+
 from claude_lines import claude_line
 
 
@@ -34,6 +36,40 @@ def claude_folder_flags(tmp_path: Path) -> list[str]:
     """The flags that read `tmp_path/claude` whole into `tmp_path/index`, keyword-only."""
     folder = tmp_path / "claude"
     return ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
+
+
+# `memlens` with slices of argv[1] bytes, its reader waiting, when it starts the second slice of the file named
+# argv[2], until the test opens the FIFO argv[4] (after saying so by creating argv[3]); a program's last line says
+# which command it runs (HELD_IN_ITS_SECOND_SLICE + 'raise SystemExit(main(["serve"]))')
+HELD_IN_ITS_SECOND_SLICE = """
+import os, sys
+from memlens.engine.indexing import file_reader, ingest
+file_reader.SLICE_BYTES = ingest.STREAM_BLOCK = int(sys.argv[1])
+ingest.MAX_CARRY_BLOCKS = 1 << 30
+held, reached, release = sys.argv[2:5]
+read = file_reader.FileReader.read
+def held_read(self, source, row, *args, **kwargs):
+    if source.path.name == held and row is not None and row.parsed_bytes > 0 and not os.path.exists(reached):
+        open(reached, "w").close()
+        os.close(os.open(release, os.O_RDONLY))
+    return read(self, source, row, *args, **kwargs)
+file_reader.FileReader.read = held_read
+from memlens.cli import main
+"""
+
+
+def memlens_with_own_home(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`memlens ARGS` in `cwd`, with a home of its own beside it (no agent's folders) and the user's model cache."""
+    env = {**os.environ, "HOME": str(cwd.parent / "home"), "XDG_CACHE_HOME": platformdirs.user_cache_dir()}
+    return subprocess.run(
+        [sys.executable, "-m", "memlens", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=cwd,
+        env=env,
+    )
 
 
 def run_memlens(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

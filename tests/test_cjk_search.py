@@ -7,14 +7,12 @@ Real CLI processes over notes the test writes, with the bundled model."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 import pytest
+
+from memlens_runs import memlens_with_own_home
 
 NOTES = {
     "zh.md": "# 决定\n\n我们决定使用死信队列重新投递消息。\n",
@@ -24,31 +22,19 @@ NOTES = {
 }
 
 
-def memlens(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """`memlens ARGS` in `cwd`, with a home of its own beside it (no agent's folders) and the user's model cache."""
-    env = {**os.environ, "HOME": str(cwd.parent / "home"), "XDG_CACHE_HOME": platformdirs.user_cache_dir()}
-    return subprocess.run(
-        [sys.executable, "-m", "memlens", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        cwd=cwd,
-        env=env,
-    )
-
-
 @pytest.mark.slow  # CLI processes with the model
 def test_a_cjk_query_finds_the_note_holding_it_with_the_default_search(tmp_path: Path) -> None:
     workspace, index = tmp_path / "workspace", tmp_path / "index"
     (workspace / "memory").mkdir(parents=True)
     for name, text in NOTES.items():
         (workspace / "memory" / name).write_text(text, encoding="utf-8")
-    built = memlens("index", "--index-dir", str(index), cwd=workspace)
+    built = memlens_with_own_home("index", "--index-dir", str(index), cwd=workspace)
     assert built.returncode == 0, built.stderr
 
     def search(query: str) -> tuple[int, dict[str, Any]]:
-        run = memlens("search", query, "--no-sync", "--json", "--explain", "--index-dir", str(index), cwd=workspace)
+        run = memlens_with_own_home(
+            "search", query, "--no-sync", "--json", "--explain", "--index-dir", str(index), cwd=workspace
+        )
         assert run.returncode in (0, 1), run.stderr
         return run.returncode, json.loads(run.stdout)
 

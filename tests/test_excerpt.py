@@ -9,7 +9,7 @@ import unicodedata
 
 import pytest
 
-from memlens.engine.answers.excerpt import MAX_MATCHES, densest, fold, make_excerpt, word_starts
+from memlens.engine.answers.excerpt import MAX_MATCHES, densest, fold, make_excerpt, note_body, word_starts
 
 
 @pytest.mark.parametrize(
@@ -145,3 +145,18 @@ def test_densest_is_where_a_window_holds_the_most_distinct_terms() -> None:
         terms = rng.sample(words, rng.randint(5, 60))
         width = rng.choice([10, 40, 200, 320, 1000])
         assert densest(text, terms, width) == slow(text, terms, width), (terms, width)
+
+
+def test_a_note_excerpt_leaves_out_the_heading_its_hit_already_shows() -> None:
+    """The index puts a note chunk's heading path first; a hit shows its heading apart, so the excerpt starts at
+    the body, past the body's own heading lines that the path names (and no other line)."""
+    indexed = "Ledgerline › Deploy and rollback\n## Deploy and rollback\n\nRollback is the same command.\n# Not named"
+    assert note_body(indexed, "Ledgerline › Deploy and rollback") == "Rollback is the same command.\n# Not named"
+    assert make_excerpt(note_body("2026-02-12\n# 2026-02-12\n\nLeaked key: rotated.", "2026-02-12"), [], 80) == (
+        "Leaked key: rotated."
+    )
+    body = "## Other heading\nText."
+    assert note_body(f"Notes\n{body}", "Notes") == body  # a heading the path does not name is the body's
+    assert note_body("Some text without a path", None) == "Some text without a path"
+    assert note_body("Other\nbody", "Notes") == "Other\nbody"  # a text the path does not start: as it is
+    assert note_body("Title\n# Title", "Title") == "# Title"  # a section of its heading alone keeps it

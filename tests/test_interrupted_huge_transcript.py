@@ -22,6 +22,7 @@ import pytest
 
 from claude_lines import claude_line
 from memlens_runs import (
+    HELD_IN_ITS_SECOND_SLICE,
     claude_folder_flags,
     index_contents,
     release_fifo,
@@ -35,24 +36,7 @@ pytestmark = pytest.mark.slow  # real processes
 SLICE = 16 * 1024
 LONG = "0c4f2b6e-7a1d-4e3b-9c5a-8d7e6f5a4b3c"  # the long session's id (and its file's name)
 
-# `memlens` as `python -m memlens` runs it, with slices of SLICE bytes, its reader waiting, when it starts the
-# long file's second slice, until the test opens the `release` FIFO (after saying so by creating `reached`)
-HOLDING_MEMLENS = """
-import os, sys
-from memlens.engine.indexing import file_reader, ingest
-file_reader.SLICE_BYTES = ingest.STREAM_BLOCK = int(sys.argv[1])
-ingest.MAX_CARRY_BLOCKS = 1 << 30
-held, reached, release = sys.argv[2:5]
-read = file_reader.FileReader.read
-def held_read(self, source, row, *args, **kwargs):
-    if source.path.name == held and row is not None and row.parsed_bytes > 0 and not os.path.exists(reached):
-        open(reached, "w").close()
-        os.close(os.open(release, os.O_RDONLY))
-    return read(self, source, row, *args, **kwargs)
-file_reader.FileReader.read = held_read
-from memlens.cli import main
-raise SystemExit(main(sys.argv[5:]))
-"""
+HOLDING_MEMLENS = HELD_IN_ITS_SECOND_SLICE + "raise SystemExit(main(sys.argv[5:]))\n"
 
 STOPS = {"ctrl-c": signal.SIGINT, "sigterm": signal.SIGTERM}
 

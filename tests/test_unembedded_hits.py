@@ -6,32 +6,18 @@ CLI processes; the backlog is held still by syncing the last note with `--no-emb
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 import pytest
 
-
-def memlens(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """`memlens ARGS` in `cwd`, with a home of its own beside it (no agent's folders) and the user's model cache."""
-    env = {**os.environ, "HOME": str(cwd.parent / "home"), "XDG_CACHE_HOME": platformdirs.user_cache_dir()}
-    return subprocess.run(
-        [sys.executable, "-m", "memlens", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        cwd=cwd,
-        env=env,
-    )
+from memlens_runs import memlens_with_own_home
 
 
 def search(query: str, *, workspace: Path, index: Path) -> dict[str, Any]:
-    run = memlens("search", query, "--no-sync", "--json", "--explain", "--index-dir", str(index), cwd=workspace)
+    run = memlens_with_own_home(
+        "search", query, "--no-sync", "--json", "--explain", "--index-dir", str(index), cwd=workspace
+    )
     assert run.returncode in (0, 1), run.stderr
     return json.loads(run.stdout)  # type: ignore[no-any-return]
 
@@ -44,12 +30,12 @@ def test_a_note_not_yet_embedded_is_found_by_its_rare_word_as_a_complete_index_f
         (workspace / "memory" / f"billing-{n}.md").write_text(
             f"# billing {n}\nThe billing service retries the payment webhook {n} times before paging on-call.\n"
         )
-    first = memlens("index", "--index-dir", str(index), cwd=workspace)
+    first = memlens_with_own_home("index", "--index-dir", str(index), cwd=workspace)
     assert first.returncode == 0, first.stderr
     (workspace / "memory" / "export.md").write_text("# export\nThe quokkazebra flag turns the nightly export off.\n")
-    held = memlens("index", "--index-dir", str(index), "--no-embeddings", cwd=workspace)
+    held = memlens_with_own_home("index", "--index-dir", str(index), "--no-embeddings", cwd=workspace)
     assert held.returncode == 0, held.stderr
-    stats = json.loads(memlens("stats", "--json", "--index-dir", str(index), cwd=workspace).stdout)
+    stats = json.loads(memlens_with_own_home("stats", "--json", "--index-dir", str(index), cwd=workspace).stdout)
     assert stats["chunksNeedingEmbeddings"] == 1, stats  # the new note waits for its vector; the others have theirs
 
     answer = search("quokkazebra", workspace=workspace, index=index)
@@ -59,7 +45,7 @@ def test_a_note_not_yet_embedded_is_found_by_its_rare_word_as_a_complete_index_f
     assert top["explain"]["vector"] is None  # its own cosine is not there to show
     assert top["confidence"] != "weak", top
 
-    complete = memlens("index", "--index-dir", str(index), cwd=workspace)
+    complete = memlens_with_own_home("index", "--index-dir", str(index), cwd=workspace)
     assert complete.returncode == 0, complete.stderr
     embedded = search("quokkazebra", workspace=workspace, index=index)["results"][0]
     assert embedded["relPath"] == "memory/export.md" and embedded["explain"]["vector"] is not None

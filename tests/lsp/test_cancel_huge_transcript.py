@@ -23,31 +23,14 @@ from pygls.lsp.client import LanguageClient
 
 from claude_lines import claude_line
 from lsp.helpers import execute, stop_client
-from memlens_runs import claude_folder_flags, index_contents, release_fifo, run_memlens
+from memlens_runs import HELD_IN_ITS_SECOND_SLICE, claude_folder_flags, index_contents, release_fifo, run_memlens
 
 pytestmark = [pytest.mark.asyncio(loop_scope="function"), pytest.mark.slow]  # a real server process
 
 SLICE = 16 * 1024
 LONG = "0c4f2b6e-7a1d-4e3b-9c5a-8d7e6f5a4b3c"
 
-# `memlens serve` with slices of SLICE bytes, its reader waiting, when it starts the long file's second slice, until
-# the test opens the `release` FIFO (after saying so by creating `reached`)
-HOLDING_SERVER = """
-import os, sys
-from memlens.engine.indexing import file_reader, ingest
-file_reader.SLICE_BYTES = ingest.STREAM_BLOCK = int(sys.argv[1])
-ingest.MAX_CARRY_BLOCKS = 1 << 30
-held, reached, release = sys.argv[2:5]
-read = file_reader.FileReader.read
-def held_read(self, source, row, *args, **kwargs):
-    if source.path.name == held and row is not None and row.parsed_bytes > 0 and not os.path.exists(reached):
-        open(reached, "w").close()
-        os.close(os.open(release, os.O_RDONLY))
-    return read(self, source, row, *args, **kwargs)
-file_reader.FileReader.read = held_read
-from memlens.cli import main
-raise SystemExit(main(["serve"]))
-"""
+HOLDING_SERVER = HELD_IN_ITS_SECOND_SLICE + 'raise SystemExit(main(["serve"]))\n'
 
 
 def _long_session(path: Path, messages: int = 400) -> None:

@@ -7,6 +7,7 @@ import re
 import string
 import unicodedata
 
+from memlens.engine.indexing.markdown_chunker import HEADING_SEPARATOR
 from memlens.redaction import redact
 
 
@@ -40,6 +41,23 @@ _ASCII_LOWER = {ord(c): c.lower() for c in string.ascii_uppercase}
 
 _AFTER_LAST = 12  # characters shown after the match's word when the room allows: it does not end the excerpt
 MAX_MATCHES = 200  # a term's matches weighed for the densest part: a log quoting it thousands of times costs no more
+
+
+def note_body(text: str, heading: str | None) -> str:
+    """A note chunk's text as a reader sees it beside its heading: without the heading path the index puts first
+    (markdown_chunker's `index_text`: "Ledgerline › Deploy" then the body) and without the body's own heading
+    lines that path already names ("# 2026-02-12"). Each hit shows its heading apart, so an excerpt opening with it
+    said it twice ("2026-02-12 # 2026-02-12 Leaked key: …")."""
+    if not heading or not text.startswith(heading + "\n"):
+        return text
+    named = set(heading.split(HEADING_SEPARATOR))
+    lines = text[len(heading) + 1 :].split("\n")
+    first = 0
+    while first < len(lines) - 1 and (
+        not lines[first].strip() or (lines[first].startswith("#") and lines[first].lstrip("#").strip() in named)
+    ):
+        first += 1
+    return "\n".join(lines[first:])
 
 
 def make_excerpt(text: str, terms: list[str], max_chars: int) -> str:

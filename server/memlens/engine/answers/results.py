@@ -9,7 +9,7 @@ from pathlib import Path, PurePath
 from typing import NamedTuple, cast
 
 from memlens.engine.answers.confidence import in_rank_order
-from memlens.engine.answers.excerpt import make_excerpt
+from memlens.engine.answers.excerpt import make_excerpt, note_body
 from memlens.engine.answers.visibility import Visibility
 from memlens.engine.catalog import Catalog, ResultRow
 from memlens.engine.file_names import stored_path
@@ -154,7 +154,9 @@ class ResultBuilder:
             "score": round(hit.score, 4),
             "path": row.path,
             "relPath": display_path(row.path, self.workspaces),
-            "excerpt": make_excerpt(row.text, terms, excerpt_chars),
+            "excerpt": make_excerpt(
+                note_body(row.text, row.heading) if row.kind == "memory" else row.text, terms, excerpt_chars
+            ),
         }
         # NULL in the catalog goes out as null, not left out (wire.SearchResult says which fields may be null)
         if row.kind == "memory":

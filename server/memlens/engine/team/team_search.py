@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from memlens.engine.answers.excerpt import make_excerpt
+from memlens.engine.answers.excerpt import make_excerpt, note_body
 from memlens.engine.keyword.error_query import asks_for_output, looks_like_error, looks_like_output
 from memlens.engine.keyword.parsed_query import ParsedQuery
 from memlens.engine.lazy import lazy_module
@@ -132,7 +132,12 @@ def _result(hit: UnitHit, row: TeamRow, terms: list[str], excerpt_chars: int) ->
         "score": round(min(1.0, max(0.0, hit.score)), 4),
         "path": row.path,
         "relPath": row.path,
-        "excerpt": make_excerpt(joined_call(row.text, row.call), terms, excerpt_chars),  # the call shown as locally
+        # the call shown as locally, a note without its heading path (shown apart)
+        "excerpt": make_excerpt(
+            note_body(row.text, row.heading) if row.kind == "memory" else joined_call(row.text, row.call),
+            terms,
+            excerpt_chars,
+        ),
         "publisher": row.publisher,
         "project": row.project,
     }
