@@ -164,7 +164,15 @@ async def test_example_workspace_every_tool(example_copy: tuple[Path, Path]) -> 
             assert text_of(result).startswith(f"{tool}: ")
         pasted = await call(session, PLANTED_KEY, {})  # a key pasted as the tool's name: named back masked
         assert pasted.is_error and "unknown tool" in text_of(pasted) and PLANTED_KEY not in wire(pasted)
-        assert structured(await call(session, "stats"))["sessions"] == stats["sessions"]
+        stats_call = await call(session, "stats")
+        assert structured(stats_call)["sessions"] == stats["sessions"]
+        # its text says the counts per format as the CLI does, not as JSON
+        per_format = ", ".join(
+            f"{name} {count:,}" for name, count in sorted(structured(stats_call)["messages"].items())
+        )
+        assert f"messages: {per_format}\n" in text_of(stats_call) and "{" not in text_of(stats_call), text_of(
+            stats_call
+        )
 
         # a secret written while the server runs: indexed live, and never on the wire unmasked
         note = workspace / "memory" / "deploy-keys.md"

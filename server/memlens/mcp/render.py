@@ -374,11 +374,16 @@ def _read_files(data: dict[str, Any]) -> dict[str, int]:
     return {name: count for name, count in (data.get("files") or {}).items() if name}
 
 
+def _per_format(counts: dict[str, int]) -> str:
+    """`claude-code 11, codex 3` as the CLI's stats say them (no JSON in a text an agent reads), `none` for none."""
+    return ", ".join(f"{name} {count:,}" for name, count in sorted(counts.items())) or "none"
+
+
 def render_stats(data: dict[str, Any]) -> str:
     lines = [
         f"{counted(data.get('sessions'), 'session')} · {counted(data.get('totalChunks'), 'chunk')} "
         f"({data.get('chunksWithEmbeddings')} with vectors) · provider {data.get('provider')}",
-        f"files: {json.dumps(_read_files(data))} · messages: {json.dumps(data.get('messages', {}))}",
+        f"files: {_per_format(_read_files(data))} · messages: {_per_format(data.get('messages') or {})}",
         f"last sync {data.get('lastSync')} · indexing {str(bool(data.get('indexing'))).lower()} · "
         f"read-only {str(bool(data.get('readOnly'))).lower()}"
         + (f" ({data['readOnlyReason']})" if data.get("readOnlyReason") else ""),
