@@ -45,9 +45,10 @@ def test_a_pasted_traceback_piped_in_keeps_its_lines_and_bytes_no_utf8_are_repla
 
 @pytest.mark.parametrize(("command", "field"), [("search", "query"), ("fixes", "error")])
 def test_empty_or_endless_standard_input_is_one_clear_line(where: list[str], command: str, field: str) -> None:
-    empty = cli(command, "-", *where, stdin=b" \n\n")
-    assert empty.returncode == 2 and empty.stdout == b""
-    assert empty.stderr.decode().strip() == f"memlens: error: standard input was empty: no {field} to search for"
+    for given, said in ((b"", "was empty"), (b" \n\n", "held only blank space")):
+        empty = cli(command, "-", *where, stdin=given)
+        assert empty.returncode == 2 and empty.stdout == b""
+        assert empty.stderr.decode().strip() == f"memlens: error: standard input {said}: no {field} to search for"
     endless = cli(command, "-", *where, stdin=b"x" * (MAX_PASTE_CHARS + 2))
     said = endless.stderr.decode()
     assert endless.returncode == 2 and "Traceback" not in said, said

@@ -29,5 +29,6 @@ def read_stdin_text(field: str, command: str) -> str:
             f" its end instead (tail -n 40 FILE | memlens {command} -)"
         )
     if not text.strip():
-        raise InvalidRequest(f"standard input was empty: no {field} to search for")
+        said = "was empty" if not text else "held only blank space"
+        raise InvalidRequest(f"standard input {said}: no {field} to search for")
     return text
