@@ -172,7 +172,7 @@ def test_a_git_word_for_a_command_is_told_the_memlens_one() -> None:
     for typed, meant in (("show", "memlens history REF"), ("log", "memlens sessions"), ("grep", "memlens search")):
         said = memlens(typed, "5b0e7d3c")
         assert said.returncode == 2 and said.stdout == "" and said.stderr.count("\n") == 1, said.stderr
-        assert said.stderr.startswith(f"memlens: error: argument COMMAND: invalid choice: '{typed}'")
+        assert said.stderr.startswith(f"memlens: error: '{typed}' is not a memlens command; ")
         assert meant in said.stderr, said.stderr
     near = memlens("serch", "x")
     assert "did you mean 'search'?" in near.stderr  # a misspelling is still told its nearest name
@@ -192,7 +192,7 @@ def test_help_with_a_command_prints_that_commands_help_as_git_help_does() -> Non
     for typed, told in (("serch", "did you mean 'search'?"), ("show", "memlens history REF")):
         wrong = memlens("help", typed)
         assert (wrong.returncode, wrong.stdout, wrong.stderr.count("\n")) == (2, "", 1), wrong.stderr
-        assert wrong.stderr.startswith(f"memlens: error: argument COMMAND: invalid choice: '{typed}'"), wrong.stderr
+        assert wrong.stderr.startswith(f"memlens: error: '{typed}' is not a memlens command; "), wrong.stderr
         assert told in wrong.stderr, wrong.stderr
 
 

@@ -237,7 +237,7 @@ class OneLineParser(argparse.ArgumentParser):
             arg.startswith("-") and arg not in self._option_string_actions for arg in sys.argv[2:]
         ):  # `memlens search -x`: the query was read as an unknown flag
             message += "; a query that starts with '-' goes last, after `--`"
-        message += self._suggestion(message, words)
+        message = _said_plainly(message) + self._suggestion(message, words)
         from memlens.redaction import redact  # the bad word may be a pasted token; loaded only on this path
 
         self.exit(2, f"memlens: error: {redact(message)} (see {self._help_of(message, words)} --help)\n")
@@ -328,6 +328,22 @@ FAMILIAR_COMMANDS = {
 """Words a git or ripgrep user may type for a memlens command, and what to write instead (no spelling is near)."""
 
 _INVALID_CHOICE = re.compile(r"invalid choice: '(?P<typed>[^']*)' \(choose from (?P<choices>[^)]*)\)")
+_ARGUMENT_CHOICE = re.compile(
+    r"argument (?P<name>\S+): invalid choice: '(?P<typed>[^']*)' \(choose from (?P<choices>[^)]*)\)"
+)
+
+
+def _said_plainly(message: str) -> str:
+    """argparse's complaint of a choice as memlens's own checks say theirs, without its quoted list of every command
+    (one 260-character line): `'serch' is not a memlens command`, `--scope must be one of workspace, all, got
+    'bogus'`."""
+    chosen = _ARGUMENT_CHOICE.fullmatch(message)
+    if chosen is None:
+        return message
+    if chosen["name"] == "COMMAND":
+        return f"'{chosen['typed']}' is not a memlens command"
+    choices = ", ".join(c.strip().strip("'\"") for c in chosen["choices"].split(","))
+    return f"{chosen['name']} must be one of {choices}, got '{chosen['typed']}'"
 
 
 def _debounce_ms(text: str) -> int:
