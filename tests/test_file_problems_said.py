@@ -1,6 +1,7 @@
 """What `memlens index` and `memlens stats` say about a file that was indexed with a problem (invalid bytes read as
 U+FFFD): that it was read, not "skipped", and its count once, not again as a reason; and about one that was not read
-at all (a FIFO): skipped, with why, and counted as not read rather than as a file in no known format."""
+at all (a FIFO): skipped, with why, and counted as not read rather than as a file in no known format; said once, not
+again at every sync after (a search's, a watcher's) while it stays as it was."""
 
 from __future__ import annotations
 
@@ -41,3 +42,21 @@ def test_a_name_that_is_no_file_is_said_skipped_and_counted_as_not_read(tmp_path
     stats = memlens(tmp_path, "stats").stdout
     assert "files: markdown 1 · not read 1\n" in stats, stats
     assert "pipe.md · not indexed: a named pipe (FIFO), not a regular file" in stats
+
+
+def test_a_skipped_file_is_said_once_then_listed_but_not_said_again_at_each_sync(tmp_path: Path) -> None:
+    (tmp_path / "ws" / "memory").mkdir(parents=True)
+    (tmp_path / "ws" / "MEMORY.md").write_text("# Notes\n\nthe zebrafish rollout\n")
+    os.symlink("loop-b.md", tmp_path / "ws" / "memory" / "loop-a.md")
+    os.symlink("loop-a.md", tmp_path / "ws" / "memory" / "loop-b.md")
+    first = memlens(tmp_path, "index")
+    assert first.returncode == 0 and "memlens: skipped " in first.stderr and "a symbolic link in a loop" in first.stderr
+    again = memlens(tmp_path, "index")
+    assert again.returncode == 0 and "memlens: skipped " not in again.stderr, again.stderr
+    assert "problem: " in again.stdout + again.stderr and "a symbolic link in a loop" in again.stdout + again.stderr
+    searched = memlens(tmp_path, "search", "zebrafish")
+    assert searched.returncode == 0 and "loop" not in searched.stderr, searched.stderr
+    (tmp_path / "ws" / "memory" / "loop-b.md").unlink()
+    os.mkfifo(tmp_path / "ws" / "memory" / "loop-b.md")  # another problem: said
+    changed = memlens(tmp_path, "index")
+    assert "memlens: skipped " in changed.stderr and "loop-b.md: not indexed: a named pipe (FIFO)" in changed.stderr

@@ -688,7 +688,10 @@ class Indexer:
         reason = reason[:300]
         report.files_failed += 1
         shown = redact(f"{stored_path(path)}: {reason}")  # said on a terminal and in logs: a name may hold a secret
-        log.warning("skipped %s", shown)
+        row = self.catalog.files([stored_path(path)]).get(stored_path(path))
+        # said once: a file the last sync skipped for the same reason is counted (and listed in the report) again,
+        # not said again at every search's sync or watcher's poll
+        log.log(logging.INFO if row is not None and row.error == reason else logging.WARNING, "skipped %s", shown)
         if len(report.errors) < 50:
             report.errors.append(shown)
         return reason
