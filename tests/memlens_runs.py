@@ -32,6 +32,21 @@ def write_claude_session(folder: Path, n: int) -> Path:
     return path
 
 
+LONG = "0c4f2b6e-7a1d-4e3b-9c5a-8d7e6f5a4b3c"  # the long session's id (and its file's name)
+
+
+def write_long_session(path: Path, messages: int = 400) -> None:
+    """Session LONG: `messages` messages (about 100 KB: six slices of 16 KB), each line its own message."""
+    rows = []
+    for m in range(messages):
+        kind = "user" if m % 2 == 0 else "assistant"
+        text = f"long session message {m}: the wombat ledger reconciliation, step {m} of {messages}, " + "x" * 150
+        parent = f"l{m - 1}" if m else None
+        stamp = f"2026-03-0{1 + m // 200}T{(m // 60) % 24:02d}:{m % 60:02d}:00Z"
+        rows.append(json.dumps(claude_line(kind, f"l{m}", parent, text, session=LONG, timestamp=stamp)) + "\n")
+    path.write_text("".join(rows))
+
+
 def claude_folder_flags(tmp_path: Path) -> list[str]:
     """The flags that read `tmp_path/claude` whole into `tmp_path/index`, keyword-only."""
     folder = tmp_path / "claude"

@@ -20,37 +20,25 @@ from pathlib import Path
 
 import pytest
 
-from claude_lines import claude_line
 from memlens_runs import (
     HELD_IN_ITS_SECOND_SLICE,
+    LONG,
     claude_folder_flags,
     index_contents,
     release_fifo,
     run_memlens,
     wait_for_marker,
     write_claude_session,
+    write_long_session,
 )
 
 pytestmark = pytest.mark.slow  # real processes
 
 SLICE = 16 * 1024
-LONG = "0c4f2b6e-7a1d-4e3b-9c5a-8d7e6f5a4b3c"  # the long session's id (and its file's name)
 
 HOLDING_MEMLENS = HELD_IN_ITS_SECOND_SLICE + "raise SystemExit(main(sys.argv[5:]))\n"
 
 STOPS = {"ctrl-c": signal.SIGINT, "sigterm": signal.SIGTERM}
-
-
-def _long_session(path: Path, messages: int = 400) -> None:
-    """A session of `messages` messages (about 100 KB: six slices), each line its own message."""
-    rows = []
-    for m in range(messages):
-        kind = "user" if m % 2 == 0 else "assistant"
-        text = f"long session message {m}: the wombat ledger reconciliation, step {m} of {messages}, " + "x" * 150
-        parent = f"l{m - 1}" if m else None
-        stamp = f"2026-03-0{1 + m // 200}T{(m // 60) % 24:02d}:{m % 60:02d}:00Z"
-        rows.append(json.dumps(claude_line(kind, f"l{m}", parent, text, session=LONG, timestamp=stamp)) + "\n")
-    path.write_text("".join(rows))
 
 
 @pytest.fixture
@@ -61,7 +49,7 @@ def folder(tmp_path: Path) -> Path:
     for n in (0, 1, 3, 4, 5):
         path = write_claude_session(claude, n)
         os.utime(path, (1_700_000_000 + 1000 * n,) * 2)
-    _long_session(claude / f"{LONG}.jsonl")
+    write_long_session(claude / f"{LONG}.jsonl")
     os.utime(claude / f"{LONG}.jsonl", (1_700_000_000 + 2000,) * 2)
     return claude
 

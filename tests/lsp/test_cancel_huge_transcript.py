@@ -10,7 +10,6 @@ the slice being read is the last one kept. No sleep races the server."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sqlite3
 import sys
@@ -21,27 +20,22 @@ import pytest
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-from claude_lines import claude_line
 from lsp.helpers import execute, stop_client
-from memlens_runs import HELD_IN_ITS_SECOND_SLICE, claude_folder_flags, index_contents, release_fifo, run_memlens
+from memlens_runs import (
+    HELD_IN_ITS_SECOND_SLICE,
+    LONG,
+    claude_folder_flags,
+    index_contents,
+    release_fifo,
+    run_memlens,
+    write_long_session,
+)
 
 pytestmark = [pytest.mark.asyncio(loop_scope="function"), pytest.mark.slow]  # a real server process
 
 SLICE = 16 * 1024
-LONG = "0c4f2b6e-7a1d-4e3b-9c5a-8d7e6f5a4b3c"
 
 HOLDING_SERVER = HELD_IN_ITS_SECOND_SLICE + 'raise SystemExit(main(["serve"]))\n'
-
-
-def _long_session(path: Path, messages: int = 400) -> None:
-    rows = []
-    for m in range(messages):
-        kind = "user" if m % 2 == 0 else "assistant"
-        text = f"long session message {m}: the wombat ledger reconciliation, step {m} of {messages}, " + "x" * 150
-        parent = f"l{m - 1}" if m else None
-        stamp = f"2026-03-0{1 + m // 200}T{(m // 60) % 24:02d}:{m % 60:02d}:00Z"
-        rows.append(json.dumps(claude_line(kind, f"l{m}", parent, text, session=LONG, timestamp=stamp)) + "\n")
-    path.write_text("".join(rows))
 
 
 def _params(tmp_path: Path) -> types.InitializeParams:
@@ -83,7 +77,7 @@ async def test_cancelling_inside_a_huge_transcript_keeps_it_as_far_as_it_was_rea
     folder = tmp_path / "claude"
     folder.mkdir()
     long_file = folder / f"{LONG}.jsonl"
-    _long_session(long_file)
+    write_long_session(long_file)
     os.utime(long_file, (1_700_000_000,) * 2)
     data = long_file.read_bytes()
     reached, release = tmp_path / "reached", tmp_path / "release"
