@@ -288,7 +288,7 @@ class OneLineParser(argparse.ArgumentParser):
         """`; did you mean 'search'?` for a misspelt command, choice or flag (argparse before Python 3.14 suggests
         nothing), or nothing when no name is close."""
         if chosen := _INVALID_CHOICE.search(message):
-            typed, choices = chosen["typed"], [c.strip().strip("'\"") for c in chosen["choices"].split(",")]
+            typed, choices = chosen["typed"], _listed(chosen["choices"])
             meant = FAMILIAR_COMMANDS.get(typed.lower()) if message.startswith("argument COMMAND") else None
             if meant is not None:
                 return f"; {meant}"
@@ -327,10 +327,9 @@ FAMILIAR_COMMANDS = {
 }
 """Words a git or ripgrep user may type for a memlens command, and what to write instead (no spelling is near)."""
 
-_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<typed>[^']*)' \(choose from (?P<choices>[^)]*)\)")
-_ARGUMENT_CHOICE = re.compile(
-    r"argument (?P<name>\S+): invalid choice: '(?P<typed>[^']*)' \(choose from (?P<choices>[^)]*)\)"
-)
+_CHOICE = r"invalid choice: '(?P<typed>[^']*)' \(choose from (?P<choices>[^)]*)\)"
+_INVALID_CHOICE = re.compile(_CHOICE)
+_ARGUMENT_CHOICE = re.compile(r"argument (?P<name>\S+): " + _CHOICE)  # argparse's whole complaint of a choice
 
 
 def _said_plainly(message: str) -> str:
@@ -342,8 +341,12 @@ def _said_plainly(message: str) -> str:
         return message
     if chosen["name"] == "COMMAND":
         return f"'{chosen['typed']}' is not a memlens command"
-    choices = ", ".join(c.strip().strip("'\"") for c in chosen["choices"].split(","))
-    return f"{chosen['name']} must be one of {choices}, got '{chosen['typed']}'"
+    return f"{chosen['name']} must be one of {', '.join(_listed(chosen['choices']))}, got '{chosen['typed']}'"
+
+
+def _listed(choices: str) -> list[str]:
+    """The names argparse lists as `'index', 'reindex', …`."""
+    return [choice.strip().strip("'\"") for choice in choices.split(",")]
 
 
 def _debounce_ms(text: str) -> int:
