@@ -82,6 +82,8 @@ def test_a_command_naming_fewer_folders_keeps_and_searches_the_others(cli: Cli, 
     assert "removed" not in stderr
     assert "this index also holds ~/notes/transcripts (memlens sources lists them)" in stderr
     assert stderr.count("also holds") == 1
+    quiet = cli.run("search", DLQ_QUERY, "--mode", "keyword", "-q")
+    assert quiet.returncode == 0 and quiet.stdout == "" and quiet.stderr == "", "-q: the note is left out too"
     assert cli.total_chunks() == built
 
     (folder,) = [s for s in cli.sources() if s["path"] == str(cli.transcripts)]

@@ -144,8 +144,9 @@ def open_engine(
         keyword_may_be_unready=keyword_may_be_unready,
         workspace_reason=getattr(args, "root_reason", None),
     )
-    # a model that cannot load is one warning line (logged by the embedder); searches then answer by keywords
-    if args.command != "sources":
+    # a model that cannot load is one warning line (logged by the embedder); searches then answer by keywords.
+    # The folders line is a note, as a sync's line: `-q` leaves it out (`sources` lists them itself)
+    if args.command != "sources" and not getattr(args, "quiet", False):
         also = engine.unnamed_source_folders()
         if also:
             print(also_holds_line(also), file=sys.stderr)
