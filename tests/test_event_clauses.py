@@ -5,6 +5,7 @@ words, not one a session, nor silence for words its messages write (issue 33, be
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +20,7 @@ from memlens.settings import Settings
 from transcript_fixtures import EVENT_DAYS, one_message_days
 
 TODAY = datetime(2024, 3, 15, 12, tzinfo=UTC)
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _day(when: datetime) -> int:
@@ -139,3 +141,13 @@ def test_a_longer_question_finds_what_was_done_in_the_events_days_not_the_events
     ]
     assert "2026-02-03" <= days[0] <= "2026-02-09", days
     assert sum("2026-02-03" <= day <= "2026-02-09" for day in days) >= 5, days
+
+
+def test_the_example_event_questions_find_their_answers() -> None:
+    """bench/event_questions.py --synthetic in keyword mode on an index without vectors: the answers shown (9 before
+    a period answer's matches filled its places: the pgbouncer and rollback sessions showed one each)."""
+    sys.path.insert(0, str(REPO))
+    from bench.event_questions import evaluate
+
+    report = evaluate(synthetic=True, modes=("keyword",))["keyword"]["all"]
+    assert report["R@5"] >= 75 and report["targetsShown"] >= 10, report
