@@ -24,7 +24,7 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memlens.engine.answers.confidence import confidence
-from memlens.engine.answers.period_nearness import said_otherwise
+from memlens.engine.answers.period_nearness import named_within, said_otherwise
 from memlens.engine.catalog import Catalog, PeriodUnit, ResultRow
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.stop_words import STOP_WORDS
@@ -39,7 +39,7 @@ from memlens.engine.ranking.dates import (
     without_dates,
 )
 from memlens.engine.ranking.hits import UnitHit
-from memlens.engine.ranking.rescoring import answered
+from memlens.engine.ranking.rescoring import answered, hit_floor, passes
 from memlens.errors import InvalidRequest
 from memlens.wire import Confidence, Period, PeriodEvent, PeriodPart, SearchResult
 
@@ -279,19 +279,26 @@ def period_results(
         or min_score <= 0
         or answered(within, min_score, calibrated=calibrated)
         or said_otherwise(within, typical)
+        or (question.event is not None and named_within(within, hit_floor(min_score, calibrated=calibrated)))
     )
     if question.rest and within:  # the other words decide which sessions: those that hold none of them go
         order = [key for key in order if key in best_match]
     per_session = max(1, min(PER_SESSION, limit // max(1, len(order))))
+    chosen: dict[str, list[int]] = {}
+    for key in order:
+        match = best_match.get(key)
+        first = [match.unit_id] if match is not None and shown(match.unit_id) else []
+        first += [u.unit_id for u in picks[key] if u.unit_id not in first and shown(u.unit_id)]
+        chosen[key] = first[:per_session]
+    more = more_matches(
+        within, chosen, group=lambda i: _group(rows[i]), places=limit, floor=min_score, calibrated=calibrated
+    )
     results: list[SearchResult] = []
     for place, key in enumerate(order):
         match = best_match.get(key)
-        chosen = [match.unit_id] if match is not None and shown(match.unit_id) else []
-        chosen += [u.unit_id for u in picks[key] if u.unit_id not in chosen and shown(u.unit_id)]
-        for unit_id in sorted(chosen[:per_session], key=lambda i: rows[i].position or 0):
-            result = make_result(
-                rows[unit_id], match if match and match.unit_id == unit_id else UnitHit(unit_id), terms, excerpt_chars
-            )
+        for unit_id in sorted(chosen[key], key=lambda i: rows[i].position or 0):
+            hit = more.get(unit_id) or (match if match and match.unit_id == unit_id else UnitHit(unit_id))
+            result = make_result(rows[unit_id], hit, terms, excerpt_chars)
             result["score"] = round(1.0 - place / (len(order) + 1), 4)  # the session's place: ordering only
             result["confidence"] = session_confidence(question, match)
             results.append(result)
@@ -302,6 +309,35 @@ def period_results(
     if not matched:  # withheld as a search withholds weak hits: minScore 0 shows the period's busiest sessions
         return PeriodAnswer([], unmatched=sum(key not in notes for key in order) or len(order), withheld=len(results))
     return PeriodAnswer(results)
+
+
+def more_matches(
+    within: Sequence[UnitHit],
+    chosen: dict[str, list[int]],
+    *,
+    group: Callable[[int], str | None],
+    places: int,
+    floor: float,
+    calibrated: bool = True,
+) -> dict[int, UnitHit]:
+    """The period's further matches for the query's other words, best first, added to their sessions' `chosen` in the
+    places left of `places`: a session that holds several of them ("what did we change in the consumer since the
+    refund incident": the route added, its tests run, the consumer deployed) shows them, not one and its telling
+    messages only. Each is shown as a search shows a weaker hit once its query is answered: when its chance reaches
+    the hit floor of `floor` (the request's minScore). Returns the matches added, by unit."""
+    left = places - sum(len(ids) for ids in chosen.values())
+    least = hit_floor(floor, calibrated=calibrated)
+    added: dict[int, UnitHit] = {}
+    for hit in within:
+        if left <= 0:
+            break
+        key = group(hit.unit_id)
+        if key not in chosen or hit.unit_id in chosen[key] or not passes(hit, least, calibrated=calibrated):
+            continue
+        chosen[key].append(hit.unit_id)
+        added[hit.unit_id] = hit
+        left -= 1
+    return added
 
 
 def unmatched_note(question: PeriodQuestion, sessions: int, zone: tzinfo) -> str:

@@ -43,3 +43,17 @@ def said_otherwise(matches: Sequence[UnitHit], typical: tuple[float, float] | No
     unwritten = top[0][_UNWRITTEN]  # a fact of the query: every hit carries the same
     coverage = max(f[_COVERAGE] for f in top)
     return unwritten < MAX_UNWRITTEN or coverage >= MIN_COVERAGE
+
+
+def named_within(matches: Sequence[UnitHit], floor: float) -> bool:
+    """Whether `matches` (a search for the question's other words within an event's days, best first) name them as
+    written: the data knows the words (under MAX_UNWRITTEN of their idf weight written nowhere), a match among the
+    first ANSWER_TOP holds at least MIN_COVERAGE of it and the best reaches `floor` (the hit floor a search shows a
+    weaker hit at). The chance a search is answered at all was fitted on whole questions; here the event's words,
+    most of what the question names, are taken out, and what is left reads as a vague query of two or three words
+    ("change consumer" of "what did we change in the consumer since the refund incident") even where the event's
+    days hold messages that write them."""
+    top = [h for h in matches[:ANSWER_TOP] if len(h.features) == len(FEATURES)]
+    if not top or max(h.probability for h in top) < floor:
+        return False
+    return top[0].features[_UNWRITTEN] < MAX_UNWRITTEN and max(h.features[_COVERAGE] for h in top) >= MIN_COVERAGE

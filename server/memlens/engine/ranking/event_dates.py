@@ -5,8 +5,9 @@ phrase is nowhere. People write about an event before it happens ("offsite is Fr
 tomorrow!"), so a date its best few matches state near the event's words, as written or relative to the day the
 message was written, dates it: the one most of them state, as many for two the latest statement's (`event_days`);
 otherwise the days its best `mentions` matches were written do. The offset is applied to each day
-(dates.AnchoredEvent.window), and the windows join the query's other dates for the re-scoring's date boost; a
-question about what was done then is answered as a period (answers/event_period.py).
+(dates.AnchoredEvent.window), the days between two events ("between the offsite and the launch") are read as well,
+and the windows join the query's other dates for the re-scoring's date boost; a question about what was done then is
+answered as a period (answers/event_period.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from memlens.engine.ranking.dates import (
     anchored_events,
     day_of,
     epoch_day,
+    event_spans,
     stated_relative_days,
 )
 
@@ -176,17 +178,46 @@ def _nearest_readings(text: str, written_on: int | None) -> list[tuple[Window, i
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class EventReading:
+    """What a query says of events: the day windows it names through them, and where each dated event is said with
+    what counts from it ("the week before the offsite", "between the offsite and the launch": (start, end) in the
+    query)."""
+
+    windows: list[Window]
+    said: list[tuple[int, int]]
+
+
 def event_windows(query: str, keyword: KeywordIndex, catalog: Catalog, *, mentions: int) -> list[Window]:
+    """The day windows `query` names relative to events (`read_events`)."""
+    return read_events(query, keyword, catalog, mentions=mentions).windows
+
+
+def read_events(query: str, keyword: KeywordIndex, catalog: Catalog, *, mentions: int) -> EventReading:
     """The day windows `query` names relative to events, each event dated by `event_days` (the days of its `mentions`
-    best keyword matches when no date stated in them agrees)."""
+    best keyword matches when no date stated in them agrees): offsets from one ("two days before the demo") and the
+    days between two ("between the offsite and the launch"), read whatever else the question says (a question too
+    long to be about the days alone is a search, and its date boost still reads them). An event no message mentions
+    names no days, and is not `said`. The days from one to today ("… since the refund incident") are not read here:
+    in a search they held nearly every message of the data after the event (bench/RESULTS.md, issue 33)."""
     if mentions <= 0:
-        return []
-    windows: list[Window] = []
-    for event in anchored_events(query):
+        return EventReading([], [])
+
+    def days(event: AnchoredEvent) -> list[int]:
         found = event_mentions(event, keyword, catalog, limit=max(mentions, STATED_MENTIONS))
-        days = event_days(event.phrase, found, written=mentions, day=utc_day)
-        windows += [event.window(d.day) for d in days]
-    return windows
+        return [d.day for d in event_days(event.phrase, found, written=mentions, day=utc_day)]
+
+    windows: list[Window] = []
+    said: list[tuple[int, int]] = []
+    for event in anchored_events(query):
+        named = [event.window(day) for day in days(event)]
+        windows += named
+        said += [(event.start, event.end)] if named else []
+    for span in event_spans(query):
+        firsts, lasts = days(span.first), days(span.last)
+        windows += [(min(a, b), max(a, b)) for a in firsts for b in lasts]
+        said += [(span.start, span.end)] if firsts and lasts else []
+    return EventReading(windows, said)
 
 
 def utc_day(ts: float) -> int | None:

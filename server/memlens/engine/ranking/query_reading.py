@@ -1,6 +1,7 @@
 """Reads a search's query once (keyword/parsed_query.py), with the dates it names: the words as the keyword index
 analyses them, then, when search.dateBoost is on, the day windows of its dates and of the events it dates by
-("two days before the demo": the demo's day from the messages that mention it, event_dates.py)."""
+("two days before the demo", "between the offsite and the launch": each event's day from the messages that mention
+it, event_dates.py), whose words are then no topic of the search."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.acronyms import confirmed
-from memlens.engine.ranking.dates import query_windows, without_unread_dates
-from memlens.engine.ranking.event_dates import event_windows
+from memlens.engine.ranking.dates import Window, query_windows, without_unread_dates
+from memlens.engine.ranking.event_dates import read_events
 
 ACRONYM_PROBES = 20  # messages holding a partial run's acronym read for it written as one (capitals, an identifier)
 
@@ -31,9 +32,17 @@ def read_query(
     now: float | None,
     filters: SearchFilters | None = None,
 ) -> ParsedQuery:
-    """`text` parsed for one search (`ranked_text`); `now` reads relative dates ("last week"), None meaning the
-    clock."""
-    query = keyword.parse(ranked_text(text, keyword), filters)
+    """`text` parsed for one search (`ranked_text`, less the words of the events it dates: `without_events`); `now`
+    reads relative dates ("last week"), None meaning the clock."""
+    ranked = ranked_text(text, keyword)
+    windows: list[Window] = []
+    if settings.date_boost > 0:  # the dates only serve the date boost: not read when it is off
+        rest = without_unread_dates(text)  # no day is read from a date no calendar has, nor a month ("in February 30")
+        events = read_events(rest, keyword, catalog, mentions=settings.event_mentions)
+        windows = query_windows(rest, time.time() if now is None else now) + events.windows
+        if events.said and ranked == rest:
+            ranked = without_events(rest, events.said, keyword)
+    query = keyword.parse(ranked, filters)
     if any(a.partial for a in query.acronyms):
         query = with_confirmed_acronyms(query, keyword, catalog)
     if not (query.error_like or query.output_like or query.technical or query.phrases) and (
@@ -44,12 +53,20 @@ def read_query(
         # that name may be printed nowhere else, and so does a quoted phrase, whose words as written may be too; an
         # error-like query, a line pasted from an output, or one asking for kind tool, weighs it in full
         query = dataclasses.replace(query, filters=dataclasses.replace(filters or SearchFilters(), without_kind="tool"))
-    if settings.date_boost <= 0:  # the dates only serve the date boost: not read when it is off
+    if settings.date_boost <= 0:
         return query
-    rest = without_unread_dates(text)  # no day is read from a date no calendar has, nor a month ("in February 30")
-    windows = query_windows(rest, time.time() if now is None else now)
-    windows += event_windows(rest, keyword, catalog, mentions=settings.event_mentions)
     return dataclasses.replace(query, dates=tuple(windows))
+
+
+def without_events(text: str, said: list[tuple[int, int]], keyword: KeywordIndex) -> str:
+    """`text` less each dated event with what counts from it (`said`: "the week before the offsite", "between the
+    offsite and the launch"): the event's words name days, which the date boost reads, not the topic. Ranked as topic
+    words they pull up the messages that mention the event, written before it or on its day, above what was done in
+    the days asked about. All of `text` when the rest names no topic."""
+    rest = text
+    for start, end in sorted(said, reverse=True):
+        rest = f"{rest[:start].rstrip()} {rest[end:].lstrip()}".strip()
+    return rest if keyword.parse(rest).names_a_topic else text
 
 
 def with_confirmed_acronyms(query: ParsedQuery, keyword: KeywordIndex, catalog: Catalog) -> ParsedQuery:
