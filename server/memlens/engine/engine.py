@@ -32,7 +32,7 @@ from memlens.engine.configured_folders import missing_transcript_folders
 from memlens.engine.file_names import disk_path, stored_path
 from memlens.engine.filters import SearchFilters
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
-from memlens.engine.indexing.changed_files import sync_changed, with_aliases_of
+from memlens.engine.indexing.changed_files import files_of_folders, sync_changed, with_aliases_of
 from memlens.engine.indexing.derived_indexes import DerivedIndexes
 from memlens.engine.indexing.discovery import Locations, SourceFile, classify, discover, resolve_locations
 from memlens.engine.indexing.indexer import Indexer, SyncReport
@@ -370,6 +370,10 @@ class Engine:
         with self._derived.writing():
             source_of = functools.partial(classify, locations=locations, settings=self.settings, known_cwd=known_cwd)
             return sync_changed(self.indexer, changed, deleted, source_of=source_of, embed=embed)
+
+    def files_of_folders(self, folders: Iterable[Path]) -> tuple[set[Path], set[Path]]:
+        """The files (changed, deleted) behind folders a watcher saw come or go (changed_files.files_of_folders)."""
+        return files_of_folders(self.catalog, folders)
 
     def empty_index(self) -> EmptyIndex | None:
         """None when the index holds anything (one count of the catalog); else where a sync looks and what would
