@@ -19,7 +19,7 @@ from memlens.engine.answers.fixes import past_fixes
 from memlens.engine.answers.history import session_history
 from memlens.engine.answers.index_stats import index_stats, index_status
 from memlens.engine.answers.outbound import redact_response
-from memlens.engine.answers.period import PeriodQuestion
+from memlens.engine.answers.period import PeriodQuestion, time_zone
 from memlens.engine.answers.references import split_reference
 from memlens.engine.answers.search_answer import period_question, ranked, search
 from memlens.engine.answers.sessions import label_history, list_sessions, resolve_session
@@ -576,6 +576,7 @@ class Engine:
             until=until,
             limit=limit,
             cursor=cursor,
+            zone=time_zone(self.settings.display.time_zone),
         )
         answer: SessionsResponse = {**page, "indexing": self.indexing()}
         return redact_response(answer)
