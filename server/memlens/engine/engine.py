@@ -208,6 +208,17 @@ class Engine:
             note += ", by meaning only (tantivy cannot open its keyword index without writing its lock file)"
         return note
 
+    def another_writer_note(self) -> str | None:
+        """One line for a command that answers beside a short-lived writer (`memlens index` building the index, a
+        search syncing it first): its answer holds only what that writer has committed yet. None when this process
+        writes, beside a lasting writer (`watch`, `serve`, `mcp` keep the index live) or a folder no one may write."""
+        if self.writable or self.write_problem is not None or self.read_only_cause() is not None:
+            return None
+        holder = self._access.holder()
+        if holder is None or holder.lasting:
+            return None
+        return f"{holder} is updating the index; answering from what it has written so far"
+
     def keyword_unready_note(self) -> str | None:
         """One line for `stats` opened while the writer still makes the keyword index: what answers instead."""
         if self.keyword.unready is None:
