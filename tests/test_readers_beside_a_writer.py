@@ -171,3 +171,21 @@ def test_the_writer_names_itself_beside_the_lock_while_it_holds_it(workspace: Pa
         assert writer.stats()["readOnlyReason"] is None
         assert read_holder(index_dir) == holder  # a reader's close leaves the writer's name alone
     assert not (index_dir / HOLDER_FILE).exists()
+
+
+@pytest.mark.slow  # CLI processes
+@pytest.mark.parametrize("command", ["index", "search", "watch", "serve"])
+def test_a_search_beside_a_writer_at_work_says_its_answer_may_be_partial(
+    command: str, workspace: Path, tmp_path: Path
+) -> None:
+    """Beside a first `memlens index` still reading files, a search answers from what it has committed: said, so
+    that "no results" is not read as "not there". A lasting writer (`watch`, `serve`) keeps the index live: nothing
+    to say."""
+    index_dir = tmp_path / "index"
+    flags = where(workspace, index_dir)
+    assert cli("index", *flags).returncode == 0
+    with held_by(index_dir, command):
+        found = cli("search", "pager rotation", *flags)
+    assert found.returncode == 0 and "rotation" in found.stdout, found.stderr
+    said = f"memlens: `memlens {command}` (pid {os.getpid()}) is updating the index; answering from what it has"
+    assert (said in found.stderr) == (command in ("index", "search")), found.stderr

@@ -73,6 +73,23 @@ def test_the_kept_value_is_named() -> None:
     assert warnings == ["memlens.embedding.batchSize: 0 is outside 1..4096; keeping 32"]
 
 
+def test_a_misspelt_setting_names_the_one_meant_at_every_level() -> None:
+    data = {
+        "serch": {},
+        "search": {"maxResult": 5, "min_scor": 0.1, "vectorWeight": 0.5},
+        "display": {"timezone": "UTC"},
+    }
+    result, warnings = merged({**data, "frobnicate": 1})
+    assert result.search.vector_weight == 0.5  # the known ones still apply
+    assert warnings == [
+        "memlens.serch: unknown setting, ignored; did you mean 'search'?",
+        "memlens.search.maxResult: unknown setting, ignored; did you mean 'maxResults'?",
+        "memlens.search.min_scor: unknown setting, ignored; did you mean 'minScore'?",
+        "memlens.display.timezone: unknown setting, ignored; did you mean 'timeZone'?",
+        "memlens.frobnicate: unknown setting, ignored",  # nothing near: no guess
+    ]
+
+
 def test_good_values_apply_and_whole_floats_count_as_ints() -> None:
     result, warnings = merged({"embedding": {"batchSize": 64.0, "threads": 2}, "search": {"vectorWeight": 1}})
     assert not warnings

@@ -21,7 +21,7 @@ from typing import IO, Any
 
 import pytest
 
-from memlens_runs import claude_folder_flags, run_memlens, write_claude_session
+from memlens_runs import claude_folder_flags, release_fifo, run_memlens, wait_for_marker, write_claude_session
 
 pytestmark = pytest.mark.slow  # real processes
 
@@ -389,3 +389,41 @@ def test_a_second_signal_while_a_server_stops_quits_at_once_with_a_line() -> Non
     )
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert done.stderr == "memlens: stopped at once\n"
+
+
+# `memlens ARGV[3:]` through the script's entry, held (after creating the marker argv[1]) where the command line's
+# modules load, until the FIFO argv[2] is opened: a Ctrl-C that comes then lands inside an import
+HELD_WHILE_LOADING = """
+import os, sys
+class HeldImport:
+    def find_spec(self, name, path=None, target=None):
+        if name == "memlens.cli.commands":
+            open(sys.argv[1], "w").close()
+            os.close(os.open(sys.argv[2], os.O_RDONLY))
+        return None
+sys.meta_path.insert(0, HeldImport())
+from memlens.script import main
+raise SystemExit(main(sys.argv[3:]))
+"""
+
+
+def test_ctrl_c_while_the_command_line_loads_is_one_line(tmp_path: Path) -> None:
+    marker, fifo = tmp_path / "loading", tmp_path / "release"
+    os.mkfifo(fifo)
+    process = subprocess.Popen(
+        [sys.executable, "-c", HELD_WHILE_LOADING, str(marker), str(fifo), "search", "quokka", "--no-sync"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        wait_for_marker(marker, process)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        release_fifo(fifo, process)
+        process.kill()
+        process.wait(timeout=60)
+    assert (process.returncode, out, err) == (130, "", "memlens: interrupted\n")

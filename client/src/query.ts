@@ -33,7 +33,7 @@ export const FILTERS: readonly FilterSpec[] = [
 const FILTER_RE = /^(role|kind|format|since|until|session|project):(.*)$/i;
 /** `7d`, and `-7d`, which says the same `ago` (as the server reads it, relative_dates.py) */
 const RELATIVE_RE = /^-?(\d{1,5})([hdwmy])$/i;
-/** getUTCDay's order: the days are UTC days, as the server's `today` is */
+/** the days a `since:`/`until:` may name by their word, which the server reads as days of its display zone */
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const DATE_RE = /^\d{4}-\d{2}(-\d{2}([T ]\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:?\d{2})?)?)?$/;
 
@@ -45,23 +45,15 @@ export interface ParsedInput {
   errors: string[];
 }
 
-/** The UTC date `days` before `now`, as `2026-02-13`. */
-function daysBefore(now: Date, days: number): string {
-  return new Date(now.getTime() - days * 24 * 3600 * 1000).toISOString().slice(0, 10);
-}
-
 /**
  * `7d` → the ISO time 7 days before `now`; `today`, `yesterday` and a weekday (`monday`, `tue`: the latest such day,
- * today if it is one) → that date; an ISO date stays as it is; else undefined.
+ * today if it is one) → the word, which the server reads as a day of `memlens.display.timeZone` (relative_dates.py),
+ * the zone the answers show their times in; an ISO date stays as it is; else undefined.
  */
 export function resolveTime(value: string, now: Date): string | undefined {
   const word = value.toLowerCase();
-  if (word === 'today' || word === 'yesterday') {
-    return daysBefore(now, word === 'today' ? 0 : 1);
-  }
-  const weekday = WEEKDAYS.findIndex((day) => word === day || word === day.slice(0, 3));
-  if (weekday >= 0) {
-    return daysBefore(now, (now.getUTCDay() - weekday + 7) % 7);
+  if (word === 'today' || word === 'yesterday' || WEEKDAYS.some((day) => word === day || word === day.slice(0, 3))) {
+    return word;
   }
   const rel = RELATIVE_RE.exec(value);
   if (rel) {

@@ -1,5 +1,5 @@
 """Entry point for `python -m memlens`."""
 
-from memlens.cli import main
+from memlens.script import main
 
 raise SystemExit(main())

@@ -1,5 +1,5 @@
-"""The `memlens` command line (the `memlens` script runs `memlens.cli:main`): commands.py runs them, arguments.py
-parses them, output.py prints for people."""
+"""The `memlens` command line (the `memlens` script runs `memlens.cli:main` through `memlens.script`): commands.py
+runs them, arguments.py parses them, output.py prints for people."""
 
 import os
 

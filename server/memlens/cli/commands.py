@@ -185,7 +185,7 @@ def sync_before_reading(engine: Engine, *, embed: bool = True, quiet: bool = Fal
     """Bring the index up to date before a read, when this process may write it. When it cannot (a full or
     read-only disk, a broken writer lock), one warning line says why and the read answers from the last update."""
     if say_lock_problem(engine) or not engine.writable:
-        note = engine.read_only_note()
+        note = engine.read_only_note() or engine.another_writer_note()
         if note is not None:
             print(f"memlens: {note}", file=sys.stderr)
         return None

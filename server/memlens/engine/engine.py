@@ -19,7 +19,7 @@ from memlens.engine.answers.fixes import past_fixes
 from memlens.engine.answers.history import session_history
 from memlens.engine.answers.index_stats import index_stats, index_status
 from memlens.engine.answers.outbound import redact_response
-from memlens.engine.answers.period import PeriodQuestion
+from memlens.engine.answers.period import PeriodQuestion, time_zone
 from memlens.engine.answers.references import split_reference
 from memlens.engine.answers.search_answer import period_question, ranked, search
 from memlens.engine.answers.sessions import label_history, list_sessions, resolve_session
@@ -32,7 +32,7 @@ from memlens.engine.configured_folders import missing_transcript_folders
 from memlens.engine.file_names import disk_path, stored_path
 from memlens.engine.filters import SearchFilters
 from memlens.engine.index_location import index_dir_for, resolve_workspaces
-from memlens.engine.indexing.changed_files import sync_changed, with_aliases_of
+from memlens.engine.indexing.changed_files import files_of_folders, sync_changed, with_aliases_of
 from memlens.engine.indexing.derived_indexes import DerivedIndexes
 from memlens.engine.indexing.discovery import Locations, SourceFile, classify, discover, resolve_locations
 from memlens.engine.indexing.indexer import Indexer, SyncReport
@@ -208,6 +208,17 @@ class Engine:
             note += ", by meaning only (tantivy cannot open its keyword index without writing its lock file)"
         return note
 
+    def another_writer_note(self) -> str | None:
+        """One line for a command that answers beside a short-lived writer (`memlens index` building the index, a
+        search syncing it first): its answer holds only what that writer has committed yet. None when this process
+        writes, beside a lasting writer (`watch`, `serve`, `mcp` keep the index live) or a folder no one may write."""
+        if self.writable or self.write_problem is not None or self.read_only_cause() is not None:
+            return None
+        holder = self._access.holder()
+        if holder is None or holder.lasting:
+            return None
+        return f"{holder} is updating the index; answering from what it has written so far"
+
     def keyword_unready_note(self) -> str | None:
         """One line for `stats` opened while the writer still makes the keyword index: what answers instead."""
         if self.keyword.unready is None:
@@ -370,6 +381,10 @@ class Engine:
         with self._derived.writing():
             source_of = functools.partial(classify, locations=locations, settings=self.settings, known_cwd=known_cwd)
             return sync_changed(self.indexer, changed, deleted, source_of=source_of, embed=embed)
+
+    def files_of_folders(self, folders: Iterable[Path]) -> tuple[set[Path], set[Path]]:
+        """The files (changed, deleted) behind folders a watcher saw come or go (changed_files.files_of_folders)."""
+        return files_of_folders(self.catalog, folders)
 
     def empty_index(self) -> EmptyIndex | None:
         """None when the index holds anything (one count of the catalog); else where a sync looks and what would
@@ -572,6 +587,7 @@ class Engine:
             until=until,
             limit=limit,
             cursor=cursor,
+            zone=time_zone(self.settings.display.time_zone),
         )
         answer: SessionsResponse = {**page, "indexing": self.indexing()}
         return redact_response(answer)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, tzinfo
 from typing import Any
 
 from memlens.errors import InvalidRequest
@@ -35,16 +36,17 @@ class SearchFilters:
         )
 
 
-def filters_from_request(request: SearchFilterRequest) -> SearchFilters:
-    """The engine's filters for a checked request (dates as epoch seconds; a bare `until` date is its day's end)."""
+def filters_from_request(request: SearchFilterRequest, *, zone: tzinfo = UTC) -> SearchFilters:
+    """The engine's filters for a checked request (dates as epoch seconds; a bare `until` date is its day's end; a
+    day word, `yesterday`, a day of `zone`)."""
     return SearchFilters(
         kind=request.kind,
         format=request.format,
         session=request.session or request.session_key or None,
         role=request.role,
         project=request.project or None,
-        since=parse_time(request.since, "since") if request.since else None,
-        until=parse_time(request.until, "until", end_of_day=True) if request.until else None,
+        since=parse_time(request.since, "since", zone=zone) if request.since else None,
+        until=parse_time(request.until, "until", end_of_day=True, zone=zone) if request.until else None,
     )
 
 

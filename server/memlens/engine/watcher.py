@@ -20,6 +20,7 @@ from pathlib import Path
 import watchfiles
 
 from memlens.engine.engine import Engine
+from memlens.engine.indexing.discovery import PRUNED
 from memlens.engine.indexing.file_reader import QUIET_SECONDS
 from memlens.engine.indexing.indexer import SyncReport
 from memlens.engine.progress import Progress
@@ -46,6 +47,7 @@ class _Job:
     kind: str  # "changes" | "rescan" (events were lost: a whole sync) | "stop"
     changed: set[Path] = field(default_factory=set)
     deleted: set[Path] = field(default_factory=set)
+    folders: set[Path] = field(default_factory=set)  # made, moved or removed: their files are looked at
 
 
 def watch_roots(engine: Engine) -> list[Path]:
@@ -60,7 +62,11 @@ def watch_roots(engine: Engine) -> list[Path]:
 
 
 def _interesting(change: watchfiles.Change, path: str) -> bool:
-    return path.endswith(WATCHED_SUFFIXES)
+    """A source's name, or a name that came or went: it may be a folder, whose files no event names (not one in a
+    folder no walk enters: git's lock files come and go at every command)."""
+    if path.endswith(WATCHED_SUFFIXES):
+        return True
+    return change != watchfiles.Change.modified and PRUNED.isdisjoint(Path(path).parts)
 
 
 class LiveIndexer:
@@ -184,7 +190,10 @@ class LiveIndexer:
             job = _Job("changes")
             for change, raw in changes:
                 path = Path(raw)
-                if change == watchfiles.Change.deleted and not path.exists():
+                if not raw.endswith(WATCHED_SUFFIXES):
+                    if path.is_dir() or not path.exists():  # not some other file: a folder, or gone
+                        job.folders.add(path)
+                elif change == watchfiles.Change.deleted and not path.exists():
                     job.deleted.add(path)
                     job.changed.discard(path)
                 else:
@@ -223,7 +232,28 @@ class LiveIndexer:
             for j in jobs:
                 changed = (changed - j.deleted) | j.changed
                 deleted = (deleted - j.changed) | j.deleted
-            self._sync_changes(changed, deleted)
+            folders = set().union(*(j.folders for j in jobs))
+            if folders and not self._run_step(partial(self._add_folder_files, folders, changed, deleted)):
+                self._run(self._reconcile)  # their files unknown: every file is looked at once
+                continue
+            if changed or deleted:  # (a name that came or went and was no folder of sources changes nothing)
+                self._sync_changes(changed, deleted)
+
+    def _add_folder_files(self, folders: set[Path], changed: set[Path], deleted: set[Path]) -> None:
+        """Add to `changed` and `deleted` the files of folders that came or went (no event names them)."""
+        found, gone = self.engine.files_of_folders(folders)
+        changed |= found - deleted
+        deleted |= gone - changed
+
+    def _run_step(self, step: Callable[[], None]) -> bool:
+        """Whether `step` ran without failing; a failure is logged and counted, as a sync's is."""
+        try:
+            step()
+        except Exception:
+            log.exception("reading changed folders failed")
+            self.engine.note_live_failure()
+            return False
+        return True
 
     def _sync_changes(self, changed: set[Path], deleted: set[Path]) -> None:
         """Sync a batch of changed files; when that fails, each file again on its own, so one file that fails

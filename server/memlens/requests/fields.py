@@ -11,7 +11,7 @@ import re
 import types
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any, Literal, Self, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from memlens.errors import InvalidRequest
@@ -323,11 +323,12 @@ _BRACKETS = re.compile(r"[\[\]{}]")
 # -- dates --------------------------------------------------------------------------------------------------------
 
 
-def parse_time(value: str, where: str, end_of_day: bool = False) -> float:
-    """ISO 8601 date or date-time (naive = UTC), or a relative date (`7d`, `yesterday`: relative_dates) → epoch
-    seconds; a bare date with `end_of_day` means that day's end."""
+def parse_time(value: str, where: str, end_of_day: bool = False, *, zone: tzinfo = UTC) -> float:
+    """ISO 8601 date or date-time (naive = UTC), or a relative date (`7d`, `yesterday`: relative_dates; a day word is
+    a day of `zone`, the answers' display zone) → epoch seconds; a bare date with `end_of_day` means that day's end."""
     try:
-        text = absolute_date(value) or value.strip()
+        day_word = absolute_date(value, zone=zone)
+        text = day_word or value.strip()
     except OverflowError:  # a duration ago that reaches before the calendar's first day
         raise InvalidRequest(f"{where} must not reach back before the year 1, got {show(value)}") from None
     try:
@@ -341,11 +342,10 @@ def parse_time(value: str, where: str, end_of_day: bool = False) -> float:
             f"or a weekday (monday, last tue), got {show(value)}"
         ) from None
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    seconds = parsed.timestamp()
+        parsed = parsed.replace(tzinfo=zone if day_word else UTC)
     if end_of_day and len(text) == 10:
-        seconds += 86400 - 0.001
-    return seconds
+        return (parsed + timedelta(days=1)).timestamp() - 0.001  # the next midnight of the zone (a DST day: 23 or 25 h)
+    return parsed.timestamp()
 
 
 def check_range(since: str | None, until: str | None) -> None:

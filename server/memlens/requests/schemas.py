@@ -64,7 +64,7 @@ MAX_PATH_CHARS = 4096
 
 _DATE_HELP = (
     "only what is newer: an ISO date (UTC unless an offset is given), a duration ago (7d, 12h, 2w, 3m, 1y), today, "
-    "yesterday or a weekday (monday, last tue)"
+    "yesterday or a weekday (monday, last tue; days of memlens.display.timeZone)"
 )
 _UNTIL_HELP = (
     "only what is older: an ISO date or date-time (a bare date includes that whole day), a duration ago (7d, 2w), "

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, get_type_hints
 
+from memlens.near_names import did_you_mean
 from memlens.settings.tree import CLIENT_ONLY, Settings
 from memlens.settings.values import TRUST_PATHS, coerce, show, snake, wire_name
 
@@ -70,7 +71,9 @@ def _apply(target: Any, data: dict[str, Any], path: str, layer: _Layer) -> None:
         name = snake(key) if isinstance(key, str) else ""
         where = f"memlens.{path}{key}"
         if name not in fields:
-            layer.warnings.append(f"{where}: unknown setting, ignored")
+            known = (wire_name(f"{path}{other}").rpartition(".")[2] for other in fields)
+            guess = did_you_mean(key, known) if isinstance(key, str) else ""
+            layer.warnings.append(f"{where}: unknown setting, ignored{guess}")
             continue
         current = getattr(target, name)
         if dataclasses.is_dataclass(current):

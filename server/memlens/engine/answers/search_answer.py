@@ -102,7 +102,7 @@ def search(
     """The response, before the door's redaction (`Engine._outbound`)."""
     checked(SearchRequest, query=query, limit=limit, mode=mode, fusion=fusion, explain=explain, min_score=min_score)
     if isinstance(filters, SearchFilterRequest):
-        filters = filters_from_request(filters)
+        filters = filters_from_request(filters, zone=time_zone(engine.settings.display.time_zone))
     started = time.perf_counter()
     query, left_out = read_end(SearchRequest, "query", query)  # a pasted traceback: its end tells
     query = scrub(query)  # raw bytes that are not UTF-8 (a shell passes them as typed) read as stored text does

@@ -19,6 +19,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, tzinfo
 from typing import NotRequired, TypedDict
 
 from memlens.engine.answers.masked_references import MARKER, MASKED_PREFIX, masked_or_none, shown_as
@@ -276,10 +277,11 @@ def list_sessions(
     until: str | None = None,
     limit: int = DEFAULT_LIMIT,
     cursor: str | None = None,
+    zone: tzinfo = UTC,
 ) -> SessionsPage:
     """Sessions newest first (by their last message), filtered, one page at a time. `query`: words that must all
     appear in a session's title, folder or key, or in its tool calls (the files it touched, the tools it used, the
-    commands it ran)."""
+    commands it ran). `since`/`until`'s day words (`yesterday`) are days of `zone`."""
     checked(
         SessionsRequest,
         query=query,
@@ -290,8 +292,8 @@ def list_sessions(
         limit=limit,
         cursor=cursor,
     )
-    since_ts = parse_time(since, "since") if since else None
-    until_ts = parse_time(until, "until", end_of_day=True) if until else None
+    since_ts = parse_time(since, "since", zone=zone) if since else None
+    until_ts = parse_time(until, "until", end_of_day=True, zone=zone) if until else None
     after = _decode_cursor(cursor) if cursor else None
     activity = catalog.session_activity()
     entries: list[_Entry] = []

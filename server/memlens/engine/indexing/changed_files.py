@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import os
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.file_names import disk_path, stored_path
-from memlens.engine.indexing.discovery import SourceFile
+from memlens.engine.indexing.discovery import PRUNED, TRANSCRIPT_SUFFIXES, SourceFile
 from memlens.engine.indexing.indexer import Indexer, SyncReport
 
 
@@ -37,3 +38,37 @@ def sync_changed(
         indexer.collect_garbage()
         indexer.embedding.persist()  # the deletions' changes into the vector file's log
     return report
+
+
+def files_of_folders(catalog: Catalog, folders: Iterable[Path]) -> tuple[set[Path], set[Path]]:
+    """The files behind folders that appeared, moved or went under a watched folder, as (changed, deleted): a
+    folder's rename or move is one event naming the folder and none naming its files, and a folder made with its
+    files at once (`cp -r`, `tar x`) may fill before a watch is on it. Changed: the files below each folder now on
+    disk; deleted: those the catalog holds below it that are gone. A name that is neither (an editor's temporary
+    file, gone) costs one lookup of the catalog."""
+    changed: set[Path] = set()
+    deleted: set[Path] = set()
+    for folder in _outermost(folders):
+        on_disk = set(_files_below(folder))
+        changed |= on_disk
+        for name in catalog.files_under(stored_path(folder)):
+            path = disk_path(name)
+            if path not in on_disk and not os.path.lexists(path):
+                deleted.add(path)
+    return changed, deleted
+
+
+def _outermost(folders: Iterable[Path]) -> list[Path]:
+    """Each folder once, those inside another left out (its walk holds them)."""
+    kept: list[Path] = []
+    for folder in sorted(set(folders), key=lambda p: len(p.parts)):
+        if not any(outer == folder or outer in folder.parents for outer in kept):
+            kept.append(folder)
+    return kept
+
+
+def _files_below(folder: Path) -> Iterator[Path]:
+    """The names below `folder` that a source may have (links not followed: classify decides where one may lead)."""
+    for top, subfolders, names in os.walk(folder):
+        subfolders[:] = [name for name in subfolders if name not in PRUNED]
+        yield from (Path(top, name) for name in names if name.endswith(TRANSCRIPT_SUFFIXES))
