@@ -109,6 +109,9 @@ class SyncReport:
     partly_read_bytes: int = 0
     partly_size_bytes: int = 0
     empty: EmptyIndex | None = None  # the index holds nothing after this sync: set by the Engine (empty_index.py)
+    # of `errors`, those the log has already said as they were met (a file skipped: its path and reason): a face that
+    # lists the errors after the sync leaves these out, so each problem is said once a run (not in the wire answer)
+    said: set[str] = field(default_factory=set)
 
     def merge(self, other: SyncReport) -> None:
         for name in self.__dataclass_fields__:
@@ -118,6 +121,7 @@ class SyncReport:
             elif isinstance(value, (int, float)):
                 setattr(self, name, getattr(self, name) + value)
         self.errors.extend(other.errors[: max(0, 50 - len(self.errors))])
+        self.said |= other.said
 
     def to_wire(self) -> ReindexReport:
         """The report as the language server and MCP answer it: camelCase, like every other answer (every field;
@@ -125,6 +129,7 @@ class SyncReport:
         fields = {camel_case(name): getattr(self, name) for name in self.__dataclass_fields__}
         if fields["empty"] is None:  # said only of an empty index
             del fields["empty"]
+        del fields["said"]  # the log's business in this process, not the answer's
         return cast(ReindexReport, fields)
 
 
@@ -691,9 +696,12 @@ class Indexer:
         row = self.catalog.files([stored_path(path)]).get(stored_path(path))
         # said once: a file the last sync skipped for the same reason is counted (and listed in the report) again,
         # not said again at every search's sync or watcher's poll
-        log.log(logging.INFO if row is not None and row.error == reason else logging.WARNING, "skipped %s", shown)
+        level = logging.INFO if row is not None and row.error == reason else logging.WARNING
+        log.log(level, "skipped %s", shown)
         if len(report.errors) < 50:
             report.errors.append(shown)
+            if log.isEnabledFor(level):  # (a known one at INFO only under -v: else `memlens index` lists it once)
+                report.said.add(shown)
         return reason
 
 
