@@ -480,6 +480,7 @@ export interface ReindexReport {
   /** chunks the index holds more than before (one written again is none), as `totalChunks` counts them */
   chunksAdded: number;
   unitsEmbedded: number;
+  chunksEmbedded: number;
   badLines: number;
   /** one line per file that could not be indexed (at most 50) */
   errors: string[];

@@ -98,7 +98,8 @@ class SyncReport:
     aliases: int = 0  # names of files also found under another name: not indexed again
     messages_added: int = 0
     chunks_added: int = 0
-    units_embedded: int = 0
+    units_embedded: int = 0  # unit texts given a vector (units sharing a text share it): the embedding's own count
+    chunks_embedded: int = 0  # chunks this sync gave their last missing vector: the chunks `stats` counts
     bad_lines: int = 0
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -208,7 +209,9 @@ class Indexer:
             if self.keyword_behind and not report.cancelled:  # (a cancelled sync leaves it for the next one)
                 self._catch_up_keyword(report, progress=progress, cancel=cancel)  # (its buffer, too)
             if embed and not report.cancelled:
+                before = self.embedding.chunks_embedded
                 report.units_embedded = self.embedding.embed_pending(progress=progress, cancel=cancel)
+                report.chunks_embedded = self.embedding.chunks_embedded - before
                 report.cancelled = bool(cancel is not None and cancel.is_set())
                 if report.units_embedded:
                     release_freed_memory()
