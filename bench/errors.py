@@ -6,11 +6,12 @@ Each question in bench/data/error_questions.json is a pasted error line that liv
 it ("<path under fixtures/transcripts>#<messageId>", as bench/transcripts.py names messages). Scored on the answer's
 first entry: the right session (one of the labelled errors' sessions), the error itself (its tool result), and the
 fix within the first three messages after it. Also reported: whether a plain `memlens search` of the question shows
-the error's tool result first. Split by session into "tune" (tune on it) and "heldout" (only report it). And the
-`absent` errors, which no transcript holds: the share `memlens fixes` answers with nothing. And prose that is no
-error at all, pasted into `fixes`: the absent-topic questions of bench/data/absent_questions.json (no shared
-transcript holds their topics), the share answered with nothing in each of their halves (tune / heldout: only
-reported).
+the error's tool result first. The `note` questions are errors only a memory note of bench/data/error_notes (the
+index's workspace) quotes with its fix: the first fix must be that note. Split by session into "tune" (tune on it)
+and "heldout" (only report it). And the `absent` errors, which no transcript holds: the share `memlens fixes`
+answers with nothing. And prose that is no error at all, pasted into `fixes`: the absent-topic questions of
+bench/data/absent_questions.json (no shared transcript holds their topics), the share answered with nothing in each
+of their halves (tune / heldout: only reported).
 
     python -m bench.errors [--json] [--modes keyword,hybrid] [--as-pasted] [--as FORM] [--one-line]
 
@@ -32,6 +33,7 @@ import contextlib
 import dataclasses
 import json
 import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -47,6 +49,7 @@ from bench.transcripts import TRANSCRIPTS, Corpus, message_key, open_corpus
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = REPO / "bench" / "data" / "error_questions.json"
+NOTES = REPO / "bench" / "data" / "error_notes"  # the workspace's memory notes: the `note` questions' answers
 ABSENT_PROSE = REPO / "bench" / "data" / "absent_questions.json"  # bench.absent's second set, in the same halves
 SPLITS = ("tune", "heldout")
 FIX_WINDOW = 3  # the fix must be among this many messages after the error
@@ -239,7 +242,29 @@ def _session_of(key: str, corpus: Corpus) -> str | None:
     return None
 
 
+def score_note_question(item: dict[str, Any], corpus: Corpus, mode: str) -> dict[str, float]:
+    """A `note` question: its answer is the note that quotes the error and says the fix (`notes`: relPath:line), so
+    the first fix must be that note (the right place, the error and its fix in one); a search's first hit must be
+    in that note's file."""
+    answer = corpus.engine.fixes(item["question"])
+    first = answer["fixes"][0] if answer["fixes"] else None
+    found = first is not None and first.get("source") == "note"
+    right = found and f"{first.get('relPath')}:{first.get('lineStart')}" in item["notes"]  # type: ignore[union-attr]
+    search = corpus.engine.search(item["question"], mode=mode, min_score=0.0)["results"]
+    files = {note.rsplit(":", 1)[0] for note in item["notes"]}
+    in_file = bool(search) and search[0].get("relPath") in files
+    return {
+        "session first": float(right),
+        "error first": float(right),
+        "fix in first 3": float(right),
+        "search: error first": float(in_file),
+        "search: session first": float(in_file),
+    }
+
+
 def score_question(item: dict[str, Any], corpus: Corpus, mode: str) -> dict[str, float]:
+    if item.get("notes"):
+        return score_note_question(item, corpus, mode)
     root = TRANSCRIPTS.resolve()
     sessions = {_session_of(key, corpus) for key in item["errors"]}
     answer = corpus.engine.fixes(item["question"])
@@ -348,6 +373,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     embedder = load_shared_embedder(bench_settings({})) if modes != ["keyword"] else None
     with contextlib.ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))  # an index of this code's own
+        shutil.copytree(NOTES, folder / "workspace")  # open_corpus indexes it as the workspace
         corpus = open_corpus(root=TRANSCRIPTS, index_dir=folder, embedder=embedder)
         stack.callback(corpus.engine.close)
         known = set(corpus.key_of_unit.values())  # tool results too: they are what the questions are about

@@ -195,7 +195,7 @@ def test_errors_are_one_line(tmp_path: Path) -> None:
 
 def test_reindex_full_reparses_everything(cli_example: Engine) -> None:
     out = memlens("reindex", "--full", *locations(cli_example)).stdout
-    assert "0 unchanged" in out and "0 embedded" in out  # every file re-parsed, every vector reused
+    assert "0 unchanged" in out and "0 chunks embedded" in out  # every file re-parsed, every vector reused
 
 
 def test_watch_prints_a_line_per_sync(tmp_path: Path) -> None:

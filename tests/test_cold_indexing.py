@@ -264,7 +264,7 @@ def test_an_interrupted_embedding_did_the_newest_first_and_resumes_with_the_rest
 
     def progress(done: int, total: int, message: str) -> None:
         messages.append(message)
-        if sum(bool(re.match(r"embedding [\d,]+/", m)) for m in messages) == 2:
+        if sum(bool(re.match(r"embedding texts [\d,]+/", m)) for m in messages) == 2:
             cancel.set()  # as a person pressing Ctrl-C (or the editor's cancel) after two batches
 
     with _engine(months_of_work, tmp_path / "index", embedder) as engine:
@@ -287,7 +287,7 @@ def test_an_interrupted_embedding_did_the_newest_first_and_resumes_with_the_rest
         units = {str(r[0]) for r in engine.catalog.db.execute("SELECT embed_text_hash FROM units")}
         vectors = held_text_hashes(engine.vectors)
         assert units == vectors
-    assert any(re.fullmatch(r"embedding 32/\d+ · [\d.,]+/s · (<1|\d+) min left", m) for m in messages), messages
+    assert any(re.fullmatch(r"embedding texts 32/\d+ · [\d.,]+/s · (<1|\d+) min left", m) for m in messages), messages
 
 
 def test_rate_and_time_left() -> None:
@@ -365,7 +365,7 @@ def test_memlens_index_on_a_terminal_shows_rate_and_time_left(
     assert process.wait(timeout=600) == 0
     os.close(master)
     shown = re.split(r"[\r\n]", b"".join(chunks).decode("utf-8", "replace"))
-    assert any(re.search(r"embedding \d+/\d+ · [\d.,]+/s · .* left", line) for line in shown), shown
+    assert any(re.search(r"embedding texts \d+/\d+ · [\d.,]+/s · .* left", line) for line in shown), shown
     assert all(len(line) < 80 for line in shown)
 
 

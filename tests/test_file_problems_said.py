@@ -1,7 +1,8 @@
 """What `memlens index` and `memlens stats` say about a file that was indexed with a problem (invalid bytes read as
 U+FFFD): that it was read, not "skipped", and its count once, not again as a reason; and about one that was not read
 at all (a FIFO): skipped, with why, and counted as not read rather than as a file in no known format; said once, not
-again at every sync after (a search's, a watcher's) while it stays as it was."""
+again at every sync after (a search's, a watcher's) while it stays as it was; and each problem once a run, not
+also again under the summary."""
 
 from __future__ import annotations
 
@@ -60,3 +61,25 @@ def test_a_skipped_file_is_said_once_then_listed_but_not_said_again_at_each_sync
     os.mkfifo(tmp_path / "ws" / "memory" / "loop-b.md")  # another problem: said
     changed = memlens(tmp_path, "index")
     assert "memlens: skipped " in changed.stderr and "loop-b.md: not indexed: a named pipe (FIFO)" in changed.stderr
+
+
+def test_each_problem_is_said_once_a_run_with_its_path_and_reason_and_counted_in_the_summary(tmp_path: Path) -> None:
+    memory = tmp_path / "ws" / "memory"
+    memory.mkdir(parents=True)
+    (tmp_path / "ws" / "MEMORY.md").write_text("# Notes\n\nthe zebrafish rollout\n")
+    os.mkfifo(memory / "pipe.md")
+    os.mkfifo(os.fsdecode(bytes(memory) + b"/caf\xe9-pipe.md"))  # a name that is not UTF-8
+    os.symlink("loop-b.md", memory / "loop-a.md")
+    os.symlink("loop-a.md", memory / "loop-b.md")
+    (memory / "bytes.md").write_bytes(b"# bytes\n\nbad bytes \xff\xfe in the zebrafish notes\n")
+    for run in ("first", "again"):  # met (said as met), then known (listed once after the summary)
+        indexed = memlens(tmp_path, "index")
+        lines = (indexed.stdout + indexed.stderr).splitlines()
+        assert indexed.returncode == 0, lines
+        for name in ("/pipe.md: ", "-pipe.md: ", "/loop-a.md: ", "/loop-b.md: "):
+            assert len([line for line in lines if name in line]) == 1, (run, name, lines)
+        # read with replaced bytes: indexed, its reason listed once; unchanged after, so not read (nor said) again
+        assert len([line for line in lines if "/bytes.md: " in line]) == (run == "first"), (run, lines)
+        assert sum("not indexed: a named pipe" in line for line in lines) == 2, (run, lines)
+        assert sum("a symbolic link in a loop" in line for line in lines) == 2, (run, lines)
+        assert any(line.startswith("sync: ") and "4 files unreadable" in line for line in lines), (run, lines)

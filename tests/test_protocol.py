@@ -259,6 +259,10 @@ def answers(
         with transcript.open("a", encoding="utf-8") as f:
             f.write(BROKEN_LINE)
             f.write('{"not": "closed"\n')
+        # a note that quotes an error and says its fix: a fix of its own (`source`, `relPath`, `lineStart`)
+        (workspace / "memory" / "quoted-fix.md").write_text(
+            "# Fixed\n\n- `KeyError: 'ledger_refund_id'` in the refund worker: fixed by reading `event.detail`.\n"
+        )
         out["ReindexReport"] += [engine.reindex().to_wire(), engine.reindex(full=True).to_wire()]
 
         search = out["SearchResponse"]
@@ -310,6 +314,7 @@ def answers(
         # an error line that lives in a tool result, and one no tool output holds
         out["FixesResponse"].append(engine.fixes("UnroutableEvent: no route for detail-type 'order.refunded'"))
         out["FixesResponse"].append(engine.fixes("zebracorn quux", limit=1, follow=1))
+        out["FixesResponse"].append(engine.fixes("KeyError: 'ledger_refund_id'", limit=1))
         out["FixesResponse"].append(engine.fixes("no route for detail-type\n" * 400, limit=1))  # `leftOut`
 
         class Reader:  # what ServerState.index_status reads: the engine, a worker, whether a job runs

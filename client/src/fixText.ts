@@ -10,11 +10,12 @@ import { counted } from './counted';
 import { formatDateTime, oneLine, shortId, type TimeOptions } from './format';
 import { firstWords } from './query';
 
-/** Where a row opens: a transcript at one message. */
+/** Where a row opens: a transcript at one message, or (`file`) a note's file at its line. */
 export interface FixTarget {
   sessionKey: string;
   messageId: string;
   title?: string;
+  file?: { path: string; line: number };
 }
 
 export interface FixRow {
@@ -85,12 +86,16 @@ function occurrenceRows(response: FixesResponse, opts: TimeOptions): FixRow[] {
   }
   const rows: FixRow[] = [];
   for (const fix of response.fixes) {
+    if (fix.source === 'note') {
+      rows.push(...noteFixRows(fix));
+      continue;
+    }
     const name = fixSessionName(fix);
     rows.push({ kind: 'separator', label: name });
     rows.push({
       kind: 'occurrence',
-      icon: fix.error ? 'error' : 'output',
-      label: fix.error ? 'failed' : 'tool output',
+      icon: fix.source === 'message' ? 'comment' : fix.error ? 'error' : 'output',
+      label: fix.source === 'message' ? 'says how it was fixed' : fix.error ? 'failed' : 'tool output',
       // the session's name heads its rows (the separator VS Code draws beside the first one): not repeated here
       description: formatDateTime(fix.timestamp, opts),
       detail: toolResultLines(fix.text),
@@ -99,6 +104,23 @@ function occurrenceRows(response: FixesResponse, opts: TimeOptions): FixRow[] {
     rows.push(...fix.after.map((message) => afterRow(fix, message, opts)));
   }
   return rows;
+}
+
+/** A memory note that quotes the error and says how it was fixed: its file as the separator, the piece, opening the
+ * file at its line. */
+function noteFixRows(fix: ErrorFix): FixRow[] {
+  const line = fix.lineStart ?? 1;
+  return [
+    { kind: 'separator', label: `${fix.relPath || fix.path}:${line}` },
+    {
+      kind: 'occurrence',
+      icon: 'note',
+      label: 'note: how it was fixed',
+      ...(fix.title ? { description: fix.title } : {}),
+      detail: oneLine(fix.text, 300),
+      target: { sessionKey: '', messageId: '', file: { path: fix.path, line } },
+    },
+  ];
 }
 
 /** The QuickPick's title: `memlens: past occurrences of “…”`. */

@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import { displayTimeOptions } from './displayTime';
 import { errorMessage } from './errors';
+import { openFileAt } from './openHit';
 import { fixesTitle, fixRows, type FixTarget } from './fixText';
 import { Commands, type FixesParams, type FixesResponse } from './protocol';
 import type { ServerManager } from './serverLauncher';
@@ -38,6 +39,13 @@ export async function showFixes(server: ServerManager, viewer: TranscriptViewer,
       return;
     }
     qp.hide();
+    if (picked.file) {
+      const { path, line } = picked.file;
+      void openFileAt(vscode.Uri.file(path), line).then(undefined, (err: unknown) => {
+        void vscode.window.showErrorMessage(`memlens: cannot open the note: ${errorMessage(err)}`);
+      });
+      return;
+    }
     const { sessionKey, messageId, title } = picked;
     void viewer.open({ sessionKey, messageId, ...(title ? { title } : {}) }).then(undefined, (err: unknown) => {
       void vscode.window.showErrorMessage(`memlens: cannot open the transcript: ${errorMessage(err)}`);

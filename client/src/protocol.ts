@@ -480,6 +480,7 @@ export interface ReindexReport {
   /** chunks the index holds more than before (one written again is none), as `totalChunks` counts them */
   chunksAdded: number;
   unitsEmbedded: number;
+  chunksEmbedded: number;
   badLines: number;
   /** one line per file that could not be indexed (at most 50) */
   errors: string[];
@@ -656,9 +657,15 @@ export interface ErrorFix {
   /** the tool result failed (is_error, a non-zero exit, a traceback) */
   error: boolean;
   score: number;
-  /** the tool result as indexed: a header naming the tool, then its telling lines */
+  /** the tool result as indexed: a header naming the tool, then its telling lines (a note's or message's piece that
+   * quotes the error and says how it was fixed, for `source`) */
   text: string;
   after: HistoryMessage[];
+  /** a memory note or a message that quotes the error with its fix; absent for a tool result that printed it. A note
+   * has no session (`sessionKey`, `sessionId` and `messageId` are empty): its file and line */
+  source?: 'note' | 'message';
+  relPath?: string;
+  lineStart?: number | null;
 }
 
 export interface FixesResponse {

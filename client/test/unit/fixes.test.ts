@@ -26,6 +26,23 @@ function fix(overrides: Partial<ErrorFix> = {}): ErrorFix {
 }
 
 describe('past occurrences of an error (memlens.fixes)', () => {
+  it('lists a note that says how it was fixed under its file and line, opening the file there', () => {
+    const note = fix({ source: 'note', sessionKey: '', sessionId: '', messageId: '', format: 'markdown', path: '/w/MEMORY.md', relPath: 'MEMORY.md', lineStart: 5, title: 'Notes › Frontend', error: false, text: '- `TypeError: x is not a function`: fixed by binding it', after: [] });
+    const message = fix({ source: 'message', error: false, after: [] });
+    const rows = fixRows({ error: 'TypeError: x is not a function', fixes: [note, message] }, UTC);
+    assert.deepEqual(
+      rows.map((r) => [r.kind, r.label]),
+      [
+        ['separator', 'MEMORY.md:5'],
+        ['occurrence', 'note: how it was fixed'],
+        ['separator', 'Refunds never reach the ledger'],
+        ['occurrence', 'says how it was fixed'],
+      ],
+    );
+    assert.deepEqual(rows[1]?.target, { sessionKey: '', messageId: '', file: { path: '/w/MEMORY.md', line: 5 } });
+    assert.equal(rows[1]?.detail, '- `TypeError: x is not a function`: fixed by binding it');
+  });
+
   it('lists each occurrence under its session, failed or not, then what followed, each opening its message', () => {
     const response: FixesResponse = { error: 'UnroutableEvent', fixes: [fix(), fix({ sessionKey: 'codex:x', sessionId: 'x', format: 'codex', title: null, messageId: 'tool-9', error: false, after: [] })] };
     const rows = fixRows(response, UTC);

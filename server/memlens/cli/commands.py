@@ -218,8 +218,8 @@ def cmd_index(args: argparse.Namespace) -> int:
             if report.empty is not None:
                 say_empty_index(report.empty)
         # a file, or some of its lines or bytes: a file with replaced bytes is indexed, not skipped; the summary line
-        # counts the files that could not be read at all
-        for error in report.errors[:10]:
+        # counts the files that could not be read at all. Each once: not those the log said as the sync met them
+        for error in [error for error in report.errors if error not in report.said][:10]:
             print(fitted(f"  problem: {printable(error)}", sys.stderr), file=sys.stderr)
     return 0
 

@@ -55,8 +55,14 @@ def _print_fixes(answer: FixesResponse, zone: tzinfo | None, columns: int, style
         when = f" · {local_time(fix['timestamp'], zone)}" if fix["timestamp"] else ""
         # on a terminal every line folds to its width: an error's own line under its indentation, after its bar;
         # coloured once folded, so that the codes are not counted as cells
-        key = f"{number}. {fix['sessionKey']}"
-        header = folded(f"{key}{title}{when} · message {fix['messageId']}", columns, indent="   ")
+        source = fix.get("source")
+        if source == "note":  # a note has no session: its file and line, as a search hit's
+            key = f"{number}. {fix.get('relPath') or fix['path']}:{fix.get('lineStart') or 1}"
+            header = folded(f"{key}{title} · note that says how it was fixed", columns, indent="   ")
+        else:
+            key = f"{number}. {fix['sessionKey']}"
+            said = " · says how it was fixed" if source == "message" else ""
+            header = folded(f"{key}{title}{when} · message {fix['messageId']}{said}", columns, indent="   ")
         head, folds, rest = header.partition("\n")
         # the key is one word: whole on the first line, unless the terminal is narrower than it (then cut across)
         head = style.reference(key) + head[len(key) :] if head.startswith(key) else style.reference(head)
@@ -64,7 +70,7 @@ def _print_fixes(answer: FixesResponse, zone: tzinfo | None, columns: int, style
         for line in telling_lines(fix["text"], answer["error"], ERROR_LINES):
             shown = folded(f"   | {line}", columns, indent="   | " + line[: len(line) - len(line.lstrip())])
             print("\n".join(bolded(part, matcher, style) for part in shown.split("\n")))
-        if not fix["after"]:
+        if not fix["after"] and source != "note":
             print("   (nothing followed it in the session)")
         for message in fix["after"]:
             line = f"   → {message['role']}: {clip(' '.join(message['text'].split()), MESSAGE_CELLS)}"

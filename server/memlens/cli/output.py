@@ -77,7 +77,8 @@ def describe_sync(report: SyncReport, compact: bool = False) -> str:
         (f"{report.files_unchanged} unchanged", report.files_unchanged, False),
         (f"{report.files_deleted} removed", report.files_deleted, False),
         (counted(report.chunks_added, "chunk"), report.chunks_added, False),
-        (f"{report.units_embedded} embedded", report.units_embedded, False),
+        # in the chunks counted beside it and by `stats` (the texts embedded are the embedding's own count)
+        (f"{counted(report.chunks_embedded, 'chunk')} embedded", report.chunks_embedded, False),
         # said only when there are any
         (f"{counted(report.bad_lines, 'bad line')} skipped", report.bad_lines, True),
         (f"{counted(report.files_failed, 'file')} unreadable", report.files_failed, True),

@@ -410,6 +410,12 @@ class Engine:
         with self._derived.writing():
             return self.indexer.embedding.embed_pending(progress=progress, cancel=cancel, max_batches=max_batches)
 
+    @property
+    def chunks_embedded(self) -> int:
+        """The chunks this engine's writer gave their last missing vector, since it opened (a report takes the
+        difference: what `embed_pending` returns counts texts, not the chunks `stats` counts)."""
+        return self.indexer.embedding.chunks_embedded
+
     def pending_embeddings(self) -> int:
         return self.indexer.embedding.pending() if self.embedder is not None else 0
 

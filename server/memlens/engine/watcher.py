@@ -300,9 +300,11 @@ class LiveIndexer:
         if self._paused:
             return report
         self._cancel.clear()
+        before = self.engine.chunks_embedded
         report.units_embedded = self.engine.embed_pending(
             progress=self.on_progress, cancel=self._cancel, max_batches=EMBED_BATCHES_BETWEEN_CHECKS
         )
+        report.chunks_embedded = self.engine.chunks_embedded - before
         return report
 
     def _run(self, job: Callable[[], SyncReport]) -> bool:

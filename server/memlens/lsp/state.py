@@ -15,6 +15,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
+from memlens.counted import counted
 from memlens.engine import Engine
 from memlens.engine.indexing.indexer import SyncReport
 from memlens.engine.indexing.source_roots import RootOrigins
@@ -35,6 +36,16 @@ UNNAMED_SOURCES = "memlens/unnamedSources"
 ENGINE_WAIT_SECONDS = 300.0
 OPEN_WAIT_SECONDS = 600.0  # how long an open waits for another process to make the index (a first `memlens index`)
 POLL_SECONDS = 0.5
+
+
+def synced_status(report: SyncReport) -> str | None:
+    """The status line's word on a sync that changed something (None: it changed nothing), each count named as what
+    it counts: `synced 3 files, 12 chunks embedded` (files and chunks were once added up as "15 changes")."""
+    files = report.files_parsed + report.files_appended + report.files_deleted
+    parts = [f"synced {counted(files, 'file')}"] if files else []
+    if report.chunks_embedded:
+        parts.append(f"{counted(report.chunks_embedded, 'chunk')} embedded")
+    return ", ".join(parts) or None
 
 
 class EngineUnavailable(JsonRpcException):
@@ -294,8 +305,7 @@ class ServerState:
         done.set()
         self.generation += 1
         if self.engine is engine:
-            changed = report.files_parsed + report.files_appended + report.files_deleted + report.units_embedded
-            self.status.poke(f"synced {changed} changes" if changed else None)
+            self.status.poke(synced_status(report))
             said = "memlens: " + ". ".join(report.empty["settingLines"]) + "." if report.empty is not None else None
             if said is not None and said != self._empty_shown:  # said once (a polling watcher syncs every 30 s)
                 self._empty_shown = said

@@ -413,8 +413,8 @@ def render_stats(data: dict[str, Any]) -> str:
 
 
 NO_FIXES = (
-    "\nNone in past tools' output (test runs, builds, shell commands). An error someone pasted into a message is "
-    "found by `search`."
+    "\nNone in past tools' output (test runs, builds, shell commands), and no note or message that quotes it says "
+    "how it was fixed. An error someone pasted into a message is found by `search`."
 )
 
 
@@ -426,8 +426,15 @@ def render_fixes(data: dict[str, Any]) -> str:
     ]
     lines += _left_out(data, "error")
     for n, fix in enumerate(fixes, 1):
+        score = f"[{fix.get('score', 0):.2f}]"
+        if fix.get("source") == "note":  # a note that quotes the error and says how it was fixed: no session
+            where = f"{fix.get('relPath') or fix.get('path')}:{fix.get('lineStart') or 1}"
+            lines.append(f"\n{n}. {score} note {where} says how it was fixed")
+            lines.append(_indent(fix.get("text", "")))
+            continue
         failed = "failed" if fix.get("error") else "output"
-        lines.append(f"\n{n}. [{fix.get('score', 0):.2f}] {fix.get('format')} {failed} · {_when(fix.get('timestamp'))}")
+        kind = "message that says how it was fixed" if fix.get("source") == "message" else failed
+        lines.append(f"\n{n}. {score} {fix.get('format')} {kind} · {_when(fix.get('timestamp'))}")
         lines.append(f"   {_session_line(fix, None)}")
         lines.append(_indent(fix.get("text", "")))
         lines.append("   what followed:" if fix.get("after") else "   (nothing followed it in the session)")

@@ -25,6 +25,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from memlens import __version__
+from memlens.counted import counted
 from memlens.engine import Engine
 from memlens.engine.indexing.indexer import SyncReport
 from memlens.engine.watcher import LiveIndexer
@@ -198,7 +199,8 @@ def _sync_logger() -> Callable[[SyncReport], None]:
 
     def log_sync(report: SyncReport) -> None:
         if report.messages_added or report.files_deleted or report.units_embedded:
-            log.info("sync: +%d messages, %d embedded", report.messages_added, report.units_embedded)
+            chunks = f"{counted(report.chunks_added, 'chunk')}, {counted(report.chunks_embedded, 'chunk')} embedded"
+            log.info("sync: +%s, %s", counted(report.messages_added, "message"), chunks)
         if report.empty is not None and report.empty["lines"] != said:
             said[:] = report.empty["lines"]
             for line in said:  # as the sync line: at INFO (-v), so a start that fails says its error alone

@@ -242,7 +242,8 @@ TOOLS: tuple[Tool, ...] = (
         "Given an error text (paste the error line, a traceback's last line, a failing test's message, a linter's "
         "or compiler's complaint) or a question about one, find where the same error appeared in past sessions' "
         "tool output (test runs, builds, linters, shell commands) and return each occurrence, one per session, with "
-        "the messages that followed it there: what the agent did next, the edits it made, whether it worked. Use "
+        "the messages that followed it there: what the agent did next, the edits it made, whether it worked; and "
+        "the memory notes and messages that quote the error and say how it was fixed. Use "
         "it FIRST when a command fails with an error that may have been seen before, or when the user asks how "
         "something was fixed; follow up with `history` (sessionKey, messageId) to read further.",
         FixesRequest,

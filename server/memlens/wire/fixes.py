@@ -1,13 +1,14 @@
 """Past errors and what fixed them: tool results that matched a pasted error, each with what came after it."""
 
-from typing import NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from memlens.wire.search import LeftOut
 from memlens.wire.sessions import HistoryMessage
 
 
 class ErrorFix(TypedDict):
-    """A past tool result that matched the error, and the messages after it in its session (what was done next)."""
+    """A past tool result that matched the error, and the messages after it in its session (what was done next); or a
+    note or message that quotes the error with its fix (`source`)."""
 
     sessionKey: str
     sessionId: str
@@ -20,6 +21,12 @@ class ErrorFix(TypedDict):
     score: float
     text: str
     after: list[HistoryMessage]
+    # a note or a message that quotes the error and says how it was fixed (its text is the piece that says it),
+    # absent for a tool result that printed it; a note has no session (`sessionKey`, `sessionId`, `messageId` "")
+    # and gives its file as `relPath` shows it and the line the piece starts on
+    source: NotRequired[Literal["note", "message"]]
+    relPath: NotRequired[str]
+    lineStart: NotRequired[int | None]
 
 
 class FixesResponse(TypedDict):

@@ -80,7 +80,8 @@ class ReindexReport(TypedDict):
     aliases: int
     messagesAdded: int  # messages the index holds more than before (one read again or moved is none)
     chunksAdded: int  # chunks the index holds more than before (one written again is none), as `stats` counts
-    unitsEmbedded: int
+    unitsEmbedded: int  # unit texts given a vector (units of one text share it): the embedding's work
+    chunksEmbedded: int  # chunks given their last missing vector, as `stats` counts "chunks with embeddings"
     badLines: int
     errors: list[str]
     seconds: float

@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from memlens.engine.answers.history import history_message
-from memlens.engine.answers.results import iso
+from memlens.engine.answers.quoted_fixes import quoted_fix
+from memlens.engine.answers.results import display_path, iso
 from memlens.engine.answers.search_answer import SearchSource, ranked
 from memlens.engine.answers.sessions import session_labels
 from memlens.engine.answers.visibility import Visibility
@@ -262,6 +263,106 @@ def past_fixes(engine: SearchSource, error: str, *, limit: int, follow: int) -> 
         end_coverage=_part_coverage(engine, read),
         pasted_lines=verbatim_lines(message),  # prose asked in other words is held by no output
     )
+    # a question that asks for a fix is asked by its topic, as prose, though its words look like an error's (a
+    # snake_case name: "how did we fix esbuild failing to resolve phoenix_html"): a note quotes the error, not it
+    topic = topic_of_question(message)
+    verbatim = pasted and topic == message
+    quoted = _quoted_fixes(
+        engine,
+        topic,
+        pasted=verbatim,
+        lines=verbatim_lines(topic),
+        limit=request.limit,
+        follow=request.follow,
+        min_chance=0.0 if verbatim else engine.settings.search.min_score,
+    )
+    answer["fixes"] = _quoted_first(quoted, answer["fixes"], request.limit)
     if left_out is not None:
         answer["leftOut"] = left_out
     return answer
+
+
+def _quoted_fixes(
+    engine: SearchSource,
+    query: str,
+    *,
+    pasted: bool,
+    lines: Sequence[str],
+    limit: int,
+    follow: int,
+    min_chance: float,
+) -> list[ErrorFix]:
+    """The notes and messages (not tool results) that quote the error and say how it was fixed (quoted_fixes.py),
+    best first, one per note file or session: each as a fix whose text is the piece that says it (a message's with
+    the messages after it, as a tool result's)."""
+    ranking = ranked(
+        engine, query, mode=None, filters=SearchFilters(without_kind="tool"), limit=CANDIDATES, fusion=None
+    )
+    hits = ranking.hits if answered(ranking.hits, min_chance, calibrated=ranking.calibrated) else []
+    rows = engine.catalog.result_rows([hit.unit_id for hit in hits])
+    units = engine.catalog.units_by_id([hit.unit_id for hit in hits])
+    covers = _coverage_of(engine, query)
+    visibility = engine.visibility()
+    fixes: list[ErrorFix] = []
+    seen: set[str] = set()
+    for hit in hits:
+        row, unit = rows.get(hit.unit_id), units.get(hit.unit_id)
+        if row is None or unit is None or row.kind not in ("memory", "transcript"):
+            continue
+        where = row.session_key or row.path  # one fix a session, or a note file
+        if where in seen or visibility.hides(row.session_key, row.session_id, row.path, row.cwd, row.parent_key):
+            continue
+        note = row.kind == "memory"
+        # a note's text as its file holds it: without the heading path the index puts first
+        text = (
+            row.text[len(row.heading) + 1 :]
+            if note and row.heading and row.text.startswith(row.heading + "\n")
+            else row.text
+        )
+        piece = quoted_fix(text, lines=lines, covers=covers, share=MIN_COVERAGE, pasted=pasted)
+        if piece is None:
+            continue
+        seen.add(where)
+        fix: ErrorFix = {
+            "sessionKey": row.session_key or "",
+            "sessionId": row.session_id or "",
+            "format": row.file_format,
+            "path": row.path,
+            "title": row.heading if note else None,
+            "messageId": row.message_id or "",
+            "timestamp": iso(row.ts),
+            "error": False,
+            "score": round(hit.score, 4),
+            "text": piece,
+            "after": [] if note else _after(engine.catalog, unit, follow),
+            "source": "note" if note else "message",
+        }
+        if note:
+            fix["relPath"] = display_path(row.path, engine.workspaces)
+            fix["lineStart"] = _line_of(piece, text, row.line_start if row.line_start is not None else row.position)
+        fixes.append(fix)
+        if len(fixes) == limit:
+            break
+    labels = session_labels(engine.catalog, [fix["sessionKey"] for fix in fixes if fix["sessionKey"]])
+    for fix in fixes:
+        if (label := labels.get(fix["sessionKey"])) is not None:
+            fix["title"] = label["title"]
+    return fixes
+
+
+def _line_of(piece: str, text: str, first: int | None) -> int | None:
+    """The line of the note file `piece` starts on: `text` (a chunk) starts on line `first`."""
+    if first is None:
+        return None
+    head = piece.splitlines()[0] if piece else ""
+    lines = text.splitlines()
+    return first + lines.index(head) if head in lines else first
+
+
+def _quoted_first(quoted: list[ErrorFix], found: list[ErrorFix], limit: int) -> list[ErrorFix]:
+    """The notes and messages that say how the error was fixed, then the tool results that printed it: `limit` in
+    all. A session whose tool result printed the error is told by that result and what followed it (its message
+    that quotes the error is among them, or near), not twice."""
+    printed = {fix["sessionKey"] for fix in found}
+    told = [fix for fix in quoted if not fix["sessionKey"] or fix["sessionKey"] not in printed]
+    return [*told, *found][:limit]

@@ -129,6 +129,24 @@ class VectorTables(CatalogConnection):
             marks = ",".join("?" * len(batch))
             yield from self.db.execute(f"{sql} WHERE embed_text_hash IN ({marks}) ORDER BY id", batch)
 
+    def chunks_with_every_vector(self, unit_ids: Sequence[int]) -> set[int]:
+        """The chunks of these units none of whose units waits for a vector any more (the chunks `stats` counts
+        among those with embeddings)."""
+        chunks: set[int] = set()
+        for start in range(0, len(unit_ids), 500):
+            batch = list(unit_ids[start : start + 500])
+            marks = ",".join("?" * len(batch))
+            rows = self.db.execute(f"SELECT DISTINCT chunk_id FROM units WHERE id IN ({marks})", batch)
+            chunks.update(int(row[0]) for row in rows if row[0] is not None)
+        waiting: set[int] = set()
+        listed = sorted(chunks)
+        for start in range(0, len(listed), 500):
+            batch = listed[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            sql = f"SELECT DISTINCT chunk_id FROM units WHERE chunk_id IN ({marks}) AND vector_ready IS NULL"
+            waiting.update(int(row[0]) for row in self.db.execute(sql, batch))
+        return chunks - waiting
+
     def embedding_backlog(self) -> tuple[int, int]:
         """(chunks with a unit lacking a vector, messages lacking one: counted as every count of messages is, by
         MESSAGE_UNITS)."""

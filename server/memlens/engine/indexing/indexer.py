@@ -37,6 +37,7 @@ from memlens.engine.indexing.files_fingerprint import files_fingerprint
 from memlens.engine.indexing.ingest import FileContent
 from memlens.engine.indexing.memory_trim import release_freed_memory
 from memlens.engine.indexing.read_order import BATCH_FILES, batches, newest_first
+from memlens.engine.indexing.reading_progress import ReadingProgress
 from memlens.engine.indexing.removed_sessions import Stored
 from memlens.engine.indexing.stored_text import cut_across_append, redact_content
 from memlens.engine.indexing.text_compression import compress_stored_texts
@@ -44,7 +45,7 @@ from memlens.engine.indexing.vector_writer import VectorWriter
 from memlens.engine.keyword.keyword_docs import keyword_docs, neighbours_of, write_afresh
 from memlens.engine.keyword.keyword_index import KeywordIndex
 from memlens.engine.keyword.vocabulary import backfill_words, collect_words, drop_unheld_words, link_words
-from memlens.engine.progress import Progress, RateMeter
+from memlens.engine.progress import Progress
 from memlens.engine.ranking.unit_facts import DerivedFacts, backfill_unit_facts, facts_rows, fill_facts_from_analysed
 from memlens.engine.sources.tool_output import scored_text
 from memlens.engine.vectors.embedder import Embedder
@@ -97,7 +98,8 @@ class SyncReport:
     aliases: int = 0  # names of files also found under another name: not indexed again
     messages_added: int = 0
     chunks_added: int = 0
-    units_embedded: int = 0
+    units_embedded: int = 0  # unit texts given a vector (units sharing a text share it): the embedding's own count
+    chunks_embedded: int = 0  # chunks this sync gave their last missing vector: the chunks `stats` counts
     bad_lines: int = 0
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -109,6 +111,9 @@ class SyncReport:
     partly_read_bytes: int = 0
     partly_size_bytes: int = 0
     empty: EmptyIndex | None = None  # the index holds nothing after this sync: set by the Engine (empty_index.py)
+    # of `errors`, those the log has already said as they were met (a file skipped: its path and reason): a face that
+    # lists the errors after the sync leaves these out, so each problem is said once a run (not in the wire answer)
+    said: set[str] = field(default_factory=set)
 
     def merge(self, other: SyncReport) -> None:
         for name in self.__dataclass_fields__:
@@ -118,6 +123,7 @@ class SyncReport:
             elif isinstance(value, (int, float)):
                 setattr(self, name, getattr(self, name) + value)
         self.errors.extend(other.errors[: max(0, 50 - len(self.errors))])
+        self.said |= other.said
 
     def to_wire(self) -> ReindexReport:
         """The report as the language server and MCP answer it: camelCase, like every other answer (every field;
@@ -125,6 +131,7 @@ class SyncReport:
         fields = {camel_case(name): getattr(self, name) for name in self.__dataclass_fields__}
         if fields["empty"] is None:  # said only of an empty index
             del fields["empty"]
+        del fields["said"]  # the log's business in this process, not the answer's
         return cast(ReindexReport, fields)
 
 
@@ -202,7 +209,9 @@ class Indexer:
             if self.keyword_behind and not report.cancelled:  # (a cancelled sync leaves it for the next one)
                 self._catch_up_keyword(report, progress=progress, cancel=cancel)  # (its buffer, too)
             if embed and not report.cancelled:
+                before = self.embedding.chunks_embedded
                 report.units_embedded = self.embedding.embed_pending(progress=progress, cancel=cancel)
+                report.chunks_embedded = self.embedding.chunks_embedded - before
                 report.cancelled = bool(cancel is not None and cancel.is_set())
                 if report.units_embedded:
                     release_freed_memory()
@@ -298,28 +307,30 @@ class Indexer:
                 report.files_unchanged += 1
                 if row is not None and needs_identity(row):
                     identified.append((row.id, stat.st_dev, stat.st_ino, stat.st_ctime_ns))
-        total = len(choice.sources)
-        done = report.files_unchanged
-        files_meter = RateMeter(already=done)  # the rate and time left of the files read, not of those skipped
+        reading_progress = ReadingProgress(
+            progress,
+            files=len(choice.sources) - report.files_unchanged,
+            already=report.files_unchanged,
+            total_bytes=sum(_bytes_to_read(item) for item in reading),
+        )
         read = 0
 
-        def read_one() -> None:
-            nonlocal done, read
-            done += 1
+        def read_one(to_read: int) -> None:
+            nonlocal read
             read += 1
-            if progress is not None and done % 50 == 0 and done < total:
-                progress(done, total, "reading files " + files_meter.status(done, total))
+            reading_progress.file_read(to_read)
 
         for batch in batches(newest_first(reading), to_read=_bytes_to_read, max_files=BATCH_FILES):
             if report.cancelled or (cancel is not None and cancel.is_set()):
                 report.cancelled = True
                 break
-            self._apply_batch(self._whole_rows(batch), report, cancel=cancel, read_one=read_one)
+            self._apply_batch(
+                self._whole_rows(batch), report, cancel=cancel, read_one=read_one, within=reading_progress.within_file
+            )
         if report.cancelled:  # what the next sync reads: the changed files not read, and those not looked at
             report.files_left = len(reading) - read + len(choice.sources) - looked_at
-        if progress is not None and choice.sources and not report.cancelled:
-            # after the last batch is read, not before: a rate taken then counts the reading, not the stat() calls
-            progress(total, total, "reading files " + files_meter.status(total, total))
+        if choice.sources and not report.cancelled:
+            reading_progress.finish()
         if identified:
             with self.catalog.transaction() as db:
                 self.catalog.record_identities(db, identified)
@@ -486,7 +497,8 @@ class Indexer:
         report: SyncReport,
         *,
         cancel: threading.Event | None = None,
-        read_one: Callable[[], None] | None = None,
+        read_one: Callable[[int], None] | None = None,
+        within: Callable[[int, int, int], None] | None = None,
     ) -> None:
         """Parse a batch of changed files and commit them in one transaction. A file that fails is recorded with
         its reason (each file writes inside its own savepoint) and never keeps the others from committing. `cancel`
@@ -494,13 +506,16 @@ class Indexer:
         transcript is read a slice at a time (file_reader.SLICE_BYTES): each slice commits, with the files read
         before it, and `cancel` is looked at between slices, so a cancel waits for one slice at most and what was
         read is kept, the file recorded as that long (the next sync reads the rest as an append). `read_one` is
-        told of each file read."""
+        told of each file read (the bytes reading it took), `within` of each slice of a huge file (the bytes of it
+        read so far, the bytes reading it takes, its size)."""
         prepared: list[_Prepared] = []
         for source, row, stat in batch:
             if cancel is not None and cancel.is_set():
                 report.cancelled = True
                 break
             tally = _Tally()
+            to_read = _bytes_to_read_of(row, stat)
+            start = stat.st_size - to_read  # where the bytes to read start: a grown file's old end, else 0
             item = _Prepared(source, row, stat, self._read(source, row, stat, report), tally)
             while item.cut is not None:  # a slice of a huge transcript: it commits before the next is read
                 self._commit([*prepared, item], report)
@@ -508,6 +523,8 @@ class Indexer:
                 done = item.cut.parsed_bytes
                 if tally.failed:
                     break
+                if within is not None:
+                    within(done - start, to_read, stat.st_size)
                 if cancel is not None and cancel.is_set():  # stopped part-way: kept as far as it was read
                     report.cancelled = True
                     report.files_partly += 1
@@ -515,7 +532,7 @@ class Indexer:
                     report.partly_size_bytes += stat.st_size
                     tally.count(report, source.path)
                     if read_one is not None:
-                        read_one()
+                        read_one(to_read)
                     return
                 row = self.catalog.files([stored_path(source.path)]).get(stored_path(source.path))
                 outcome = self._read(source, row, stat, report)
@@ -525,7 +542,7 @@ class Indexer:
             else:  # (the file's last slice, or its one read: it commits with the batch)
                 prepared.append(item)
             if read_one is not None:
-                read_one()
+                read_one(to_read)
         if prepared:
             self._commit(prepared, report)
 
@@ -691,16 +708,24 @@ class Indexer:
         row = self.catalog.files([stored_path(path)]).get(stored_path(path))
         # said once: a file the last sync skipped for the same reason is counted (and listed in the report) again,
         # not said again at every search's sync or watcher's poll
-        log.log(logging.INFO if row is not None and row.error == reason else logging.WARNING, "skipped %s", shown)
+        level = logging.INFO if row is not None and row.error == reason else logging.WARNING
+        log.log(level, "skipped %s", shown)
         if len(report.errors) < 50:
             report.errors.append(shown)
+            if log.isEnabledFor(level):  # (a known one at INFO only under -v: else `memlens index` lists it once)
+                report.said.add(shown)
         return reason
 
 
 def _bytes_to_read(item: tuple[Named, FileState | None]) -> int:
     """What reading a changed file reads, about: its new tail when it grew, else all of it."""
     named, row = item
-    size = named.stat.st_size
+    return _bytes_to_read_of(row, named.stat)
+
+
+def _bytes_to_read_of(row: FileState | FileRow | None, stat: os.stat_result) -> int:
+    """`_bytes_to_read` of a file whose row is `row` (None: a new file) and whose stat is `stat`."""
+    size = stat.st_size
     return size - row.size if row is not None and 0 <= row.size < size else size
 
 

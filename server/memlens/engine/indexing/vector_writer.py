@@ -53,6 +53,9 @@ class VectorWriter:
         self._pending: int | None = None  # cached count of texts without a vector
         self._pending_words: int | None = None  # cached count of words without a vector or nearest words
         self._words_epoch = 0  # bumped by every change to the words (see pending_words)
+        # the chunks whose last unit waiting for a vector this writer embedded, counted since it started: a sync's
+        # report says the difference, in the chunks `stats` counts (its texts embedded are another count)
+        self.chunks_embedded = 0
         # the vectors (vector_snapshot.encode_vector's form) of the rows removed lately, by text hash: a file that
         # moved is deleted before its new name is read, in another commit or another sync (`mirror`; the bounds:
         # recently_removed.py)
@@ -151,10 +154,13 @@ class VectorWriter:
             rows = [unit_vector_row(unit, vector_of[unit[6]]) for unit in self.catalog.units_of_texts(hashes)]
             if not self._commit_rows(add=rows, texts=hashes):
                 break  # this process may no longer write: the units wait, searchable here meanwhile
+            # (a chunk is counted at the batch that gives its last unit a vector: none of its units is in a later one)
+            self.chunks_embedded += len(self.catalog.chunks_with_every_vector([row.unit_id for row in rows]))
             done += len(missing)
             batches += 1
             if progress is not None:
-                progress(done, max(total, done), "embedding " + meter.status(done, total))
+                # named: these are texts (a message in parts is several), not the chunks `stats` and the sync count
+                progress(done, max(total, done), "embedding texts " + meter.status(done, total))
         if done:
             self.persist()
         return done, batches
