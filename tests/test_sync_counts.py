@@ -224,6 +224,33 @@ def test_a_file_moved_across_two_watcher_syncs_keeps_its_vectors(tmp_path: Path,
         assert engine.sync_paths([new]).units_embedded == 2
 
 
+def test_a_folder_moved_between_two_runs_keeps_its_vectors(tmp_path: Path, embedder: Embedder) -> None:
+    """A whole sync in a fresh process (`memlens index` after a folder was moved or renamed) removes the old names in
+    a commit of their own before it reads the new ones. The vector rows, loaded at their first use, were loaded
+    after that commit and matched to the units left, so the removed rows were gone before they could be kept for a
+    file that moved: every moved message was embedded again (a renamed folder of 2,000 sessions, 4,000 texts)."""
+    folder = tmp_path / "claude"
+    (folder / "project").mkdir(parents=True)
+    session = "7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b"
+    texts = ["the glaze kiln needs a new thermocouple", "ordered one from the pottery supplier on Tuesday"]
+    rows = "".join(_line(session, n, text, prefix="m", day="2026-03-11") for n, text in enumerate(texts))
+    (folder / "project" / f"{session}.jsonl").write_text(rows)
+    settings = merge(Settings(), {"transcripts": {"agentDefaults": False, "paths": [str(folder)]}, "scope": "all"})
+    (tmp_path / "ws").mkdir()
+
+    def fresh_sync() -> tuple[int, int, int, int]:
+        with Engine([tmp_path / "ws"], settings, index_dir=tmp_path / "index", embedder=embedder) as engine:
+            report = engine.sync()
+            return report.files_parsed, report.files_deleted, report.units_embedded, engine.pending_embeddings()
+
+    assert fresh_sync() == (1, 0, 2, 0)
+    (folder / "project").rename(folder / "renamed-project")
+    assert fresh_sync() == (1, 1, 0, 0), "the moved file's rows give its units their vectors"
+    with Engine([tmp_path / "ws"], settings, index_dir=tmp_path / "index", embedder=embedder) as engine:
+        hits = engine.search("thermocouple for the kiln", mode="vector", limit=5)["results"]
+        assert hits and hits[0]["path"].startswith(str(folder / "renamed-project"))
+
+
 def test_the_chunks_a_sync_reports_are_the_chunks_the_index_gained(tmp_path: Path) -> None:
     """ "N chunks" in a sync's line counted every chunk written: an append writes the chunk its new messages join
     again, `reindex --full` and a rename write every chunk anew, so "1 chunk" stood beside a count of chunks that had

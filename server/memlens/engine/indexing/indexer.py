@@ -386,6 +386,7 @@ class Indexer:
             rows = [known[p] for p in wanted if p in known]
             if not rows:
                 return report
+            self.embedding.hold_rows_before_deleting()  # their vectors kept for a file that moved (`mirror`)
             pending = PendingChanges()
             by_session: list[dict[str, tuple[int, int]]] = []
             note_chunks: list[str] = []

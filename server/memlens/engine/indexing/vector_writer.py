@@ -247,6 +247,14 @@ class VectorWriter:
                 self._removed.put(text_hash, encode_vector(vector))
         self._commit_rows(remove=deleted, add=rows, units=[row.unit_id for row in rows])
 
+    def hold_rows_before_deleting(self) -> None:
+        """Load the vector rows now if `VectorIndex.load` deferred them, before a commit that deletes units. Loaded
+        after it, they are matched to the units the catalog has left (`reconciled`), which drops the deleted units'
+        rows before `mirror` can keep them for a file that moved: a folder moved or renamed between two runs was
+        embedded again whole."""
+        if self.embedder is not None:
+            len(self.vectors)
+
     def forget_removed(self) -> None:
         """Forget the removed rows' vectors past their bounds (recently_removed.py)."""
         self._removed.forget_expired()
