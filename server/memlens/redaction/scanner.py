@@ -65,7 +65,7 @@ class Scanner:
         found: set[int] = set()
         for start in range(0, max(1, len(text)), _WINDOW - _OVERLAP):
             # encoded once for both Sets (each would encode a `str` again): a build scans every text and every
-            # join of two messages, and the encoding and the wrapper's checks were a fifth of the scan's CPU
+            # join of two messages, and encoding each window once per Set costs a fifth of the scan's CPU
             window = (text if len(text) <= _WINDOW else text[start : start + _WINDOW]).encode("utf-8")
             for group, pattern_set in self._sets:
                 matched = pattern_set.Match(window)  # None: no match
