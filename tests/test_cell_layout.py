@@ -120,6 +120,19 @@ def test_the_session_table_lines_up_in_cells(capsys: pytest.CaptureFixture[str])
         assert cut(row, msgs_end).endswith(f" {session['messageCount']}") and cut(row, msgs_end + 1)[-1] == " "
 
 
+@pytest.mark.parametrize(
+    ("shown", "total", "said"), [(1, 1, "1 session;"), (2, 2, "2 sessions;"), (2, 1234, "2 of 1,234")]
+)
+def test_the_sessions_footer_counts_as_a_person_would(
+    capsys: pytest.CaptureFixture[str], shown: int, total: int, said: str
+) -> None:
+    """A whole list said "1 of 1 sessions"; a page of a longer one says how much of it is shown."""
+    sessions = [_session(f"title {n}", "ledgerline") for n in range(shown)]
+    page: SessionsResponse = {"sessions": sessions, "totalSessions": total, "nextCursor": None, "indexing": False}
+    print_sessions(page, columns=0, zone=UTC)
+    assert capsys.readouterr().out.splitlines()[-1].startswith(said)
+
+
 @pytest.mark.parametrize("columns", [0, 40, 60, 96])
 def test_a_coloured_sessions_table_is_the_plain_one_in_a_searchs_colours(
     capsys: pytest.CaptureFixture[str], columns: int

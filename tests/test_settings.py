@@ -73,6 +73,20 @@ def test_the_kept_value_is_named() -> None:
     assert warnings == ["memlens.embedding.batchSize: 0 is outside 1..4096; keeping 32"]
 
 
+def test_a_kept_empty_value_says_what_empty_stands_for() -> None:
+    """The warning "keeping memlens.display.timeZone = ''" left the reader to guess what an empty zone is."""
+    _, warnings = merged({"display": {"timeZone": "Mars/Olympus"}})
+    assert warnings[0].endswith("keeping memlens.display.timeZone = '' (the machine's zone)"), warnings
+    _, warnings = merged({"display": {"timeZone": 5}, "embedding": {"model": ["x"]}, "indexDir": 7})
+    assert [w.rpartition("keeping ")[2] for w in warnings] == [
+        "'' (the machine's zone)",
+        "'' (the bundled all-MiniLM-L6-v2)",
+        "'' (a folder per workspace in the user cache dir)",
+    ], warnings
+    _, warnings = merged({"display": {"timeZone": "Europe/Berlin"}}, Settings())
+    assert not warnings
+
+
 def test_a_misspelt_setting_names_the_one_meant_at_every_level() -> None:
     data = {
         "serch": {},

@@ -266,7 +266,12 @@ def print_sessions(
         pieces = [(f"{when:<16}", styled.dim), (f"  {middle}  " if middle else "  ", _plain)]
         pieces += [(session, styled.reference), (after, _plain)]
         print(_table_line(pieces, room))
-    shown = f"{len(sessions)} of {page['totalSessions']} sessions"
+    total = page["totalSessions"]
+    shown = (
+        f"{total:,} session{'s' * (total != 1)}"
+        if len(sessions) == total
+        else f"{len(sessions):,} of {total:,} sessions"
+    )
     more = " (more: --json gives nextCursor for --cursor)" if page.get("nextCursor") else ""
     footer = f"{shown}{more}; `memlens history SESSION` reads one, `--json` adds files, tools and resume commands"
     print(folded(footer, room))  # room: a terminal's width, 0 in a pipe

