@@ -4,10 +4,14 @@ what the tests of a stopped or interrupted command share."""
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import os
+import pty
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 from typing import Any
@@ -15,6 +19,43 @@ from typing import Any
 import platformdirs
 
 from claude_lines import claude_line
+
+
+def on_a_terminal(
+    command: list[str],
+    *,
+    env: dict[str, str],
+    columns: int = 80,
+    rows: int = 24,
+    stdout: bool = True,
+    stderr: bool = False,
+    cwd: Path | None = None,
+) -> tuple[int, str]:
+    """(exit status, what it wrote) of `command` with its `stdout` and/or `stderr` on a real terminal (a
+    pseudo-terminal of `columns` × `rows`: the progress bar and the pager draw only there), read until it closes."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    process = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=slave if stdout else subprocess.DEVNULL,
+        stderr=slave if stderr else subprocess.DEVNULL,
+        env=env,
+        cwd=cwd,
+    )
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            block = os.read(master, 1 << 16)
+        except OSError:  # EIO: the terminal's other side closed
+            break
+        if not block:
+            break
+        chunks.append(block)
+    status = process.wait(timeout=600)
+    os.close(master)
+    return status, b"".join(chunks).decode("utf-8", "replace")
 
 
 def write_claude_session(folder: Path, n: int) -> Path:

@@ -4,17 +4,13 @@ order, the project found from a subfolder, and one honest line for each error. E
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import pty
 import re
 import shutil
 import signal
-import struct
 import subprocess
 import sys
-import termios
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -24,6 +20,7 @@ import pytest
 from conftest import ctrl_c_reaches
 from memlens.cli.terminal import Style, cells
 from memlens.engine.engine import Engine
+from memlens_runs import on_a_terminal
 
 QUERY = "how did we fix the dead-letter queue backup?"
 DLQ_SESSION = "claude-code:5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9"
@@ -46,29 +43,12 @@ def memlens(*args: str, env: dict[str, str] | None = None, cwd: Path | None = No
 def on_terminal(*args: str, env: dict[str, str], columns: int = 80, rows: int = 24, stderr_too: bool = False) -> str:
     """What `memlens ARGS` writes to a real terminal (a pseudo-terminal of `columns` × `rows`); `stderr_too`: its
     stderr on the same terminal, as a shell's command has it."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     clean = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "memlens", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=slave,
-        stderr=slave if stderr_too else subprocess.DEVNULL,
-        env={**clean, "TERM": "xterm", **env},
+    command = [sys.executable, "-m", "memlens", *args]
+    _, shown = on_a_terminal(
+        command, env={**clean, "TERM": "xterm", **env}, columns=columns, rows=rows, stderr=stderr_too
     )
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            block = os.read(master, 1 << 16)
-        except OSError:  # EIO: the terminal's other side closed
-            break
-        if not block:
-            break
-        chunks.append(block)
-    process.wait(timeout=600)
-    os.close(master)
-    return b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+    return shown.replace("\r\n", "\n")
 
 
 @pytest.fixture

@@ -5,15 +5,10 @@ where an interrupted run stopped, and shows its rate and time left."""
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import os
-import pty
 import re
-import struct
-import subprocess
 import sys
-import termios
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -38,6 +33,7 @@ from memlens.engine.ranking.unit_facts import derived_facts
 from memlens.engine.sources import tool_output
 from memlens.engine.vectors.embedder import Embedder
 from memlens.settings import Settings
+from memlens_runs import on_a_terminal
 from vector_files import held_text_hashes
 
 # the identifier rules written plainly (one regex match and one check per token), as the fast path must agree with
@@ -337,34 +333,17 @@ def test_memlens_index_on_a_terminal_shows_rate_and_time_left(
     workspace, transcripts = months_of_work
     # more texts than one embedding batch (EMBED_BATCH), so the bar shows a job under way, with its time left
     _claude_session(transcripts / "long.jsonl", "long", datetime.now(UTC) - timedelta(days=2), "archive", messages=300)
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     args = ["index", "--workspace", str(workspace), "--transcripts", str(transcripts)]
     # a rate is told once a job has run a second (RATE_AFTER_SECONDS); 300 short texts may embed in less
     run = (
         "import sys; import memlens.engine.progress as p; p.RATE_AFTER_SECONDS = 0.0; "
         "from memlens.cli.commands import main; sys.exit(main(sys.argv[1:]))"
     )
-    process = subprocess.Popen(
-        [sys.executable, "-c", run, *args, "--index-dir", str(tmp_path / "index")],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=slave,
-        env={**os.environ, "TERM": "xterm", "HOME": str(tmp_path / "home")},
-    )
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            block = os.read(master, 1 << 16)
-        except OSError:
-            break
-        if not block:
-            break
-        chunks.append(block)
-    assert process.wait(timeout=600) == 0
-    os.close(master)
-    shown = re.split(r"[\r\n]", b"".join(chunks).decode("utf-8", "replace"))
+    command = [sys.executable, "-c", run, *args, "--index-dir", str(tmp_path / "index")]
+    env = {**os.environ, "TERM": "xterm", "HOME": str(tmp_path / "home")}
+    status, written = on_a_terminal(command, env=env, stdout=False, stderr=True)
+    assert status == 0, written
+    shown = re.split(r"[\r\n]", written)
     assert any(re.search(r"embedding texts \d+/\d+ · [\d.,]+/s · .* left", line) for line in shown), shown
     assert all(len(line) < 80 for line in shown)
 

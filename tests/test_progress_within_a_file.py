@@ -10,14 +10,9 @@ the other slice tests set it. The server's throttle of reports is lifted so ever
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import os
-import pty
 import re
-import struct
-import subprocess
 import sys
-import termios
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +21,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 from lsp.helpers import stop_client
-from memlens_runs import LONG, claude_folder_flags, write_long_session
+from memlens_runs import LONG, claude_folder_flags, on_a_terminal, write_long_session
 
 pytestmark = pytest.mark.slow  # real processes
 
@@ -61,29 +56,11 @@ def _rising(shares: list[int]) -> bool:
 def test_the_bar_of_memlens_index_moves_within_one_huge_file(tmp_path: Path) -> None:
     size = _long_session(tmp_path)
     assert size > 5 * SLICE
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    process = subprocess.Popen(
-        [sys.executable, "-c", SLICED, str(SLICE), "index", *claude_folder_flags(tmp_path)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=slave,
-        env={**os.environ, "TERM": "xterm", "HOME": str(tmp_path / "home")},
-        cwd=tmp_path,
-    )
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            block = os.read(master, 1 << 16)
-        except OSError:
-            break
-        if not block:
-            break
-        chunks.append(block)
-    assert process.wait(timeout=600) == 0
-    os.close(master)
-    shown = re.split(r"[\r\n]", b"".join(chunks).decode("utf-8", "replace"))
+    command = [sys.executable, "-c", SLICED, str(SLICE), "index", *claude_folder_flags(tmp_path)]
+    env = {**os.environ, "TERM": "xterm", "HOME": str(tmp_path / "home")}
+    status, written = on_a_terminal(command, env=env, stdout=False, stderr=True, cwd=tmp_path)
+    assert status == 0, written
+    shown = re.split(r"[\r\n]", written)
     within = [line for line in shown if WITHIN.search(line)]
     shares = [int(WITHIN.search(line)[1]) for line in within]  # type: ignore[index]
     assert _rising(shares), shown
