@@ -16,8 +16,7 @@ from memlens.engine.ranking.dates import epoch_day
 from memlens.engine.ranking.event_dates import read_events
 from memlens.engine.ranking.hits import UnitHit
 from memlens.engine.ranking.query_reading import without_events
-from memlens.settings import Settings
-from transcript_fixtures import EVENT_DAYS, one_message_days
+from transcript_fixtures import EVENT_DAYS, engine_over_days
 
 TODAY = datetime(2024, 3, 15, 12, tzinfo=UTC)
 REPO = Path(__file__).resolve().parents[1]
@@ -28,14 +27,7 @@ def _day(when: datetime) -> int:
 
 
 def _engine(tmp_path: Path, sessions: Mapping[str, tuple[datetime, str]]) -> Engine:
-    folder = one_message_days(tmp_path / "transcripts", sessions)
-    settings = Settings()
-    settings.transcripts.agent_defaults = False
-    settings.display.time_zone = "UTC"
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    engine = Engine([workspace], settings, extra_transcripts=[folder], index_dir=tmp_path / "index", embedder=False)
-    engine.sync()
+    engine = engine_over_days(tmp_path, sessions)
     engine.retriever.now = TODAY.timestamp()
     return engine
 

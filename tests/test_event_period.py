@@ -17,9 +17,8 @@ from memlens.engine.engine import Engine
 from memlens.engine.ranking.dates import epoch_day
 from memlens.engine.ranking.event_dates import event_windows
 from memlens.mcp.render import render_search
-from memlens.settings import Settings
 from memlens.wire import Period, SearchResponse
-from transcript_fixtures import EVENT_DAYS, EVENT_DAYS_FOLDER, one_message_days
+from transcript_fixtures import EVENT_DAYS, EVENT_DAYS_FOLDER, engine_over_days, one_message_days
 
 OFFSITE_WEEK = ("2026-02-13", "2026-02-19")
 
@@ -114,15 +113,7 @@ SESSIONS = {  # the launch is planned on March 1 and 3 for March 20; nothing men
 
 
 def _engine(tmp_path: Path, sessions: Mapping[str, tuple[datetime, str]] = SESSIONS) -> Engine:
-    folder = one_message_days(tmp_path / "transcripts", sessions)
-    settings = Settings()
-    settings.transcripts.agent_defaults = False
-    settings.display.time_zone = "UTC"
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    engine = Engine([workspace], settings, extra_transcripts=[folder], index_dir=tmp_path / "index", embedder=False)
-    engine.sync()
-    return engine
+    return engine_over_days(tmp_path, sessions)
 
 
 def test_a_date_the_mentions_state_dates_the_event_not_the_days_they_were_written(tmp_path: Path) -> None:

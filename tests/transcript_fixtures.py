@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from conftest import SHARED
+from memlens.engine.engine import Engine
 from memlens.engine.sources import ParseResult, parse_file
+from memlens.settings import Settings
 
 HERE = Path(__file__).resolve().parent
 TRANSCRIPTS = SHARED / "fixtures" / "transcripts"  # real, when ../shared is present
@@ -89,6 +91,20 @@ def one_message_days(folder: Path, sessions: Mapping[str, tuple[datetime, str]])
         ]
         (folder / f"{session_id}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     return folder
+
+
+def engine_over_days(tmp_path: Path, sessions: Mapping[str, tuple[datetime, str]]) -> Engine:
+    """A keyword-only engine, synced, over `one_message_days(tmp_path / "transcripts", sessions)` alone (no agent
+    folder), its days read in UTC."""
+    folder = one_message_days(tmp_path / "transcripts", sessions)
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    settings.display.time_zone = "UTC"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    engine = Engine([workspace], settings, extra_transcripts=[folder], index_dir=tmp_path / "index", embedder=False)
+    engine.sync()
+    return engine
 
 
 def axolotl_session(path: Path) -> None:
