@@ -34,6 +34,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import transcripts
 from bench.common import SHARED, load_shared_embedder, machine_info
 from bench.transcripts import score
 from memlens.engine.engine import Engine
@@ -112,12 +113,10 @@ def ask(engine: Engine, item: dict[str, Any], *, mode: str, root: Path, keys: di
 
 
 def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {"questions": len(rows)}
+    """bench.transcripts' means of the scores, and what was shown and withheld."""
+    out = transcripts.summarise(rows)
     if not rows:
         return out
-    for key in rows[0]["scores"]:
-        mean = sum(r["scores"][key] for r in rows) / len(rows)
-        out[key] = round(mean, 3) if key == "MRR" else round(100 * mean, 1)
     shown = sum(r["shown"] for r in rows)
     out |= {
         "shown": shown,
