@@ -20,7 +20,7 @@ import pytest
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-from lsp.helpers import stop_client
+from lsp.helpers import claude_folder_params, stop_client
 from memlens_runs import LONG, claude_folder_flags, on_a_terminal, write_long_session
 
 pytestmark = pytest.mark.slow  # real processes
@@ -71,22 +71,7 @@ def test_the_bar_of_memlens_index_moves_within_one_huge_file(tmp_path: Path) -> 
 @pytest.mark.asyncio(loop_scope="function")
 async def test_the_editors_progress_moves_within_one_huge_file(tmp_path: Path) -> None:
     _long_session(tmp_path)
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    options = {
-        "indexDir": str(tmp_path / "index"),
-        "scope": "all",
-        "transcripts": {"paths": [str(tmp_path / "claude")], "agentDefaults": False},
-        "embedding": {"enabled": False},
-    }
-    params = types.InitializeParams(
-        capabilities=types.ClientCapabilities(
-            window=types.WindowClientCapabilities(work_done_progress=True),
-            workspace=types.WorkspaceClientCapabilities(configuration=True, workspace_folders=True),
-        ),
-        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
-        initialization_options=options,
-    )
+    params = claude_folder_params(tmp_path)
     client = LanguageClient("memlens-test", "1")
     progress: list[Any] = []
     client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)(lambda params: None)

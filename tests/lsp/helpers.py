@@ -93,6 +93,27 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def claude_folder_params(tmp_path: Path) -> types.InitializeParams:
+    """A keyword-only server over `tmp_path/claude` alone (no agent folder), its index in `tmp_path/index`, that
+    reports its progress (the workspace `tmp_path/ws` is made here)."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    options = {
+        "indexDir": str(tmp_path / "index"),
+        "scope": "all",
+        "transcripts": {"paths": [str(tmp_path / "claude")], "agentDefaults": False},
+        "embedding": {"enabled": False},
+    }
+    return types.InitializeParams(
+        capabilities=types.ClientCapabilities(
+            window=types.WindowClientCapabilities(work_done_progress=True),
+            workspace=types.WorkspaceClientCapabilities(configuration=True, workspace_folders=True),
+        ),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+        initialization_options=options,
+    )
+
+
 async def stop_client(client: Any) -> None:
     """pygls's `JsonRPCClient.stop`, which is unannotated (mypy --strict refuses untyped calls)."""
     stop = cast(Callable[[], Awaitable[None]], client.stop)

@@ -20,7 +20,7 @@ import pytest
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-from lsp.helpers import execute, stop_client
+from lsp.helpers import claude_folder_params, execute, stop_client
 from memlens_runs import (
     HELD_IN_ITS_SECOND_SLICE,
     LONG,
@@ -36,25 +36,6 @@ pytestmark = [pytest.mark.asyncio(loop_scope="function"), pytest.mark.slow]  # a
 SLICE = 16 * 1024
 
 HOLDING_SERVER = HELD_IN_ITS_SECOND_SLICE + 'raise SystemExit(main(["serve"]))\n'
-
-
-def _params(tmp_path: Path) -> types.InitializeParams:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    options = {
-        "indexDir": str(tmp_path / "index"),
-        "scope": "all",
-        "transcripts": {"paths": [str(tmp_path / "claude")], "agentDefaults": False},
-        "embedding": {"enabled": False},
-    }
-    return types.InitializeParams(
-        capabilities=types.ClientCapabilities(
-            window=types.WindowClientCapabilities(work_done_progress=True),
-            workspace=types.WorkspaceClientCapabilities(configuration=True, workspace_folders=True),
-        ),
-        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
-        initialization_options=options,
-    )
 
 
 async def _until(ready: Any, what: str, timeout: float = 120) -> None:
@@ -90,7 +71,7 @@ async def test_cancelling_inside_a_huge_transcript_keeps_it_as_far_as_it_was_rea
     client.feature("memlens/indexStatus")(lambda params: None)
     await client.start_io(sys.executable, "-c", HOLDING_SERVER, str(SLICE), long_file.name, str(reached), str(release))
     try:
-        await client.initialize_async(_params(tmp_path))
+        await client.initialize_async(claude_folder_params(tmp_path))
         client.initialized(types.InitializedParams())
         await _until(reached.exists, "the server never reached the long file's second slice")
         await _until(lambda: bool(progress), "the indexing reported no progress")
