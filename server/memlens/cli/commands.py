@@ -15,6 +15,7 @@ import threading
 from collections.abc import Sequence
 from datetime import tzinfo
 from pathlib import Path
+from stat import S_ISREG
 from typing import TYPE_CHECKING
 
 from memlens.cli.answer_notes import given_flags, narrowed_note, narrowing_flags, print_answer_notes
@@ -523,11 +524,27 @@ def cmd_watch(args: argparse.Namespace) -> int:
             print(f"memlens: stopping after the current step ({again})", file=sys.stderr, flush=True)
 
         try:
-            status = run_foreground(engine, args.debounce_ms, report, stopping=stopping, stop=reader_gone)
+            own = _output_files()
+            status = run_foreground(
+                engine, args.debounce_ms, report, stopping=stopping, stop=reader_gone, own_output=own
+            )
         except KeyboardInterrupt:  # the second Ctrl-C (or SIGTERM): the index keeps what was committed
             status = 0
         print(f"memlens: stopped watching; {tally.summary()}", file=sys.stderr, flush=True)
     return status
+
+
+def _output_files() -> list[tuple[int, int]]:
+    """(device, inode) of the regular files standard output and error are redirected to (`> log.jsonl`)."""
+    found = []
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stat = os.fstat(stream.fileno())
+        except (OSError, ValueError):  # closed, or not a real file (a test's capture)
+            continue
+        if S_ISREG(stat.st_mode):
+            found.append((stat.st_dev, stat.st_ino))
+    return found
 
 
 def cmd_completion(args: argparse.Namespace) -> int:

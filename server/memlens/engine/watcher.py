@@ -12,7 +12,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -78,8 +78,14 @@ class LiveIndexer:
         on_sync: Callable[[SyncReport], None] | None = None,
         on_progress: Progress | None = None,
         debounce_ms: int = 50,
+        own_output: Collection[tuple[int, int]] = (),
     ) -> None:
+        """`own_output`: (device, inode) of the files this process writes its reports to (`memlens watch --json >
+        log.jsonl` in a watched folder): their changes are not read, as ripgrep skips its own output file, since
+        reading one writes a report to it, whose change is read, and so on without end."""
         self.engine = engine
+        self.own_output = frozenset(own_output)
+        self._own_output_said = False
         self.on_sync = on_sync
         self.on_progress = on_progress
         self.debounce_ms = debounce_ms
@@ -190,6 +196,8 @@ class LiveIndexer:
             job = _Job("changes")
             for change, raw in changes:
                 path = Path(raw)
+                if self.own_output and self._is_own_output(path):
+                    continue
                 if not raw.endswith(WATCHED_SUFFIXES):
                     if path.is_dir() or not path.exists():  # not some other file: a folder, or gone
                         job.folders.add(path)
@@ -200,6 +208,19 @@ class LiveIndexer:
                     job.changed.add(path)
                     job.deleted.discard(path)
             self._jobs.put(job)
+
+    def _is_own_output(self, path: Path) -> bool:
+        """Whether `path` is a file this process writes its reports to (said once)."""
+        try:
+            stat = path.stat()
+        except OSError:
+            return False
+        if (stat.st_dev, stat.st_ino) not in self.own_output:
+            return False
+        if not self._own_output_said:
+            self._own_output_said = True
+            log.warning("not reading %s: it is this watch's own output", path)
+        return True
 
     def _work(self) -> None:
         # watch first, then reconcile: a change made during the reconcile is then an event, never lost
@@ -337,11 +358,12 @@ def run_foreground(
     *,
     stopping: Callable[[], None] = lambda: None,
     stop: threading.Event | None = None,
+    own_output: Collection[tuple[int, int]] = (),
 ) -> int:
     """`memlens watch`: live indexing until Ctrl-C or until `stop` is set (by `emit`, whose output has no reader
     left), one line per sync; `stopping` is called once Ctrl-C has come, before the step under way (an embedding
     batch: seconds) ends and the threads stop."""
-    live = LiveIndexer(engine, on_sync=emit, debounce_ms=debounce_ms)
+    live = LiveIndexer(engine, on_sync=emit, debounce_ms=debounce_ms, own_output=own_output)
     until = stop or threading.Event()
     try:
         live.start()  # inside: a Ctrl-C while the threads start (the first sync may already be reported) stops them
