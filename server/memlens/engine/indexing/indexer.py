@@ -756,7 +756,9 @@ class _Tally:
             report.files_appended += 1
         else:
             report.files_parsed += 1
-        report.bad_lines += self.bad_lines
+        # what the file's row holds changes by this (a torn last line made whole takes back the bad line it was
+        # counted as); a report says the bad lines this sync met, never fewer than none
+        report.bad_lines += max(0, self.bad_lines)
         shown = self.errors[: max(0, 50 - len(report.errors))]
         report.errors.extend(redact(f"{stored_path(path)}: {e}") for e in shown)
         # what `stats` and the sessions count as messages (message_count.py), as the writer stored them: not a tool's
