@@ -1,5 +1,5 @@
-"""A count and its noun as people write them ("1 result", "2 results", "1 past occurrence"): what every front end
-says of a count, kept in one place so none of them says "1 results"."""
+"""A count and its noun as people write them ("1 result", "2 results", "1 past occurrence"), and a size in
+megabytes: what every front end says of a count or a file's size, kept in one place so none of them says "1 results"."""
 
 from __future__ import annotations
 
@@ -10,3 +10,9 @@ def counted(count: object, noun: str, plural: str | None = None, *, grouped: boo
     with the plural."""
     number = f"{count:,}" if grouped and isinstance(count, int) else str(count)
     return f"{number} {noun if count == 1 else (plural or noun + 's')}"
+
+
+def megabytes(size: int) -> str:
+    """A size in megabytes (10^6 bytes), tenths below ten: `0.1 MB`, `312 MB`."""
+    value = size / 1_000_000
+    return f"{value:.1f} MB" if value < 10 else f"{value:,.0f} MB"

@@ -40,7 +40,7 @@ from memlens.cli.project_root import find_root
 from memlens.cli.server_answer import ask_server
 from memlens.cli.terminal import Style, fitted, folded, for_terminal, paged, printable, wants_color, width
 from memlens.cli.watch_tally import WatchTally
-from memlens.counted import counted
+from memlens.counted import counted, megabytes
 from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
 from memlens.log_lines import send_logs_to_stderr
 from memlens.near_names import did_you_mean
@@ -615,7 +615,7 @@ def _what_an_interruption_keeps(command: str, report: SyncReport | None, *, head
     messages = f" ({counted(report.messages_added, 'message', grouped=True)})" if report.messages_added else ""
     partly, shorter, briefly = "", "", ""
     if report.files_partly:
-        share = f"({_megabytes(report.partly_read_bytes)} of {_megabytes(report.partly_size_bytes)})"
+        share = f"({megabytes(report.partly_read_bytes)} of {megabytes(report.partly_size_bytes)})"
         partly = f", {counted(report.files_partly, 'file', grouped=True)} partly {share}"
         shorter = f", {report.files_partly:,} partly {share}"
         briefly = f", {report.files_partly:,} partly"
@@ -639,12 +639,6 @@ def _what_an_interruption_keeps(command: str, report: SyncReport | None, *, head
             f"; kept {kept}{briefly}, {left}",
         ]
     return next((ending for ending in endings if len(head + ending) <= INTERRUPTED_LINE_COLUMNS), endings[-1])
-
-
-def _megabytes(size: int) -> str:
-    """A file's size as the interrupted line says it: whole megabytes (10^6 bytes), tenths below ten."""
-    megabytes = size / 1_000_000
-    return f"{megabytes:.1f} MB" if megabytes < 10 else f"{megabytes:,.0f} MB"
 
 
 INTERRUPTED_LINE_COLUMNS = 80

@@ -5,6 +5,7 @@ rate): `reading files 3/5 · 40% of a 312 MB file` while a slice of a huge one c
 
 from __future__ import annotations
 
+from memlens.counted import megabytes
 from memlens.engine.progress import Progress, RateMeter
 
 REPORT_EVERY_FILES = 50  # a file read is said at every this many (a slice, which takes a while, always)
@@ -48,9 +49,3 @@ class ReadingProgress:
             self.progress(min(done_bytes, self.total_bytes), self.total_bytes, files)
         else:  # nothing to read but files to look at: the files' count is the bar
             self.progress(self.files_done, self.total_files, files)
-
-
-def megabytes(size: int) -> str:
-    """A size in megabytes (10^6 bytes), tenths below ten: `0.1 MB`, `312 MB`."""
-    value = size / 1_000_000
-    return f"{value:.1f} MB" if value < 10 else f"{value:,.0f} MB"
