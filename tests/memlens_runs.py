@@ -114,25 +114,31 @@ from memlens.cli import main
 """
 
 
-def memlens_with_own_home(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """`memlens ARGS` in `cwd`, with a home of its own beside it (no agent's folders) and the user's model cache."""
-    env = {**os.environ, "HOME": str(cwd.parent / "home"), "XDG_CACHE_HOME": platformdirs.user_cache_dir()}
+def memlens_process(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    """`memlens ARGS` run to its end in a process of its own, its output captured (`env`: the whole environment,
+    else this one's)."""
     return subprocess.run(
         [sys.executable, "-m", "memlens", *args],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
         check=False,
         cwd=cwd,
         env=env,
     )
 
 
+def memlens_with_own_home(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`memlens ARGS` in `cwd`, with a home of its own beside it (no agent's folders) and the user's model cache."""
+    env = {**os.environ, "HOME": str(cwd.parent / "home"), "XDG_CACHE_HOME": platformdirs.user_cache_dir()}
+    return memlens_process(*args, env=env, cwd=cwd)
+
+
 def run_memlens(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """`memlens ARGS` run to its end, its output captured."""
-    return subprocess.run(
-        [sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300, cwd=cwd
-    )
+    return memlens_process(*args, cwd=cwd, timeout=300)
 
 
 def wait_for_marker(marker: Path, process: subprocess.Popen[str]) -> None:

@@ -20,7 +20,7 @@ import pytest
 from conftest import ctrl_c_reaches
 from memlens.cli.terminal import Style, cells
 from memlens.engine.engine import Engine
-from memlens_runs import on_a_terminal
+from memlens_runs import memlens_process, on_a_terminal
 
 QUERY = "how did we fix the dead-letter queue backup?"
 DLQ_SESSION = "claude-code:5b0e7d3c-2f41-4a8e-9c6b-81d4f0a7e2c9"
@@ -29,15 +29,7 @@ pytestmark = pytest.mark.slow  # CLI processes
 
 
 def memlens(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memlens", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        env={**os.environ, **(env or {})},
-        cwd=cwd,
-    )
+    return memlens_process(*args, env={**os.environ, **(env or {})}, cwd=cwd)
 
 
 def on_terminal(*args: str, env: dict[str, str], columns: int = 80, rows: int = 24, stderr_too: bool = False) -> str:

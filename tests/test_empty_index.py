@@ -19,6 +19,7 @@ from conftest import REPO
 from memlens.engine.answers import empty_index as empty_index_module
 from memlens.engine.engine import Engine
 from memlens.settings import Settings, merge
+from memlens_runs import memlens_process
 
 FIXTURES = REPO / "tests" / "fixtures" / "transcripts"  # committed: one folder per format
 EVERY_FIXTURE = sorted(p for p in FIXTURES.rglob("*") if p.is_file())
@@ -27,15 +28,7 @@ EVERY_FIXTURE = sorted(p for p in FIXTURES.rglob("*") if p.is_file())
 def memlens(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR", "CLICOLOR_FORCE")}
     env["HOME"] = str(home)
-    return subprocess.run(
-        [sys.executable, "-m", "memlens", *args, "--no-embeddings"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        env=env,
-        cwd=cwd,
-    )
+    return memlens_process(*args, "--no-embeddings", env=env, cwd=cwd)
 
 
 @pytest.fixture
