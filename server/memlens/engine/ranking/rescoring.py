@@ -48,8 +48,8 @@ HIT_SHARE = 0.1
 # decided, so it follows the prose about it. Chosen on the transcript tune set (bench/transcripts.py, bench/errors.py).
 TOOL_RESULT_WEIGHT = 0.5
 # What a hit on a day the query names gains on the learned ranker's score (a LambdaRank margin; two near-equal hits
-# differ by 0.1-0.2 there). Chosen on the tune sets (bench/event_questions.py, LoCoMo 26/30/41: R@10 the same, MRR
-# 0.721 to 0.725), the date boost's own share left as it was.
+# differ by 0.1-0.2 there), beside the date boost's share of what a score lacks of 1. Chosen on the tune sets
+# (bench/event_questions.py and LoCoMo 26/30/41; figures in bench/RESULTS.md).
 LEARNED_DATE_MARGIN = 0.25
 
 
