@@ -245,3 +245,29 @@ def test_the_server_answers_for_folders_its_index_holds(served: tuple[Engine, Lo
     own = memlens("search", QUERY, "--transcripts", str(other), "--limit", "3", "--json", *where)
     assert "answered by the memlens server" not in own.stderr
     assert f"not in the running server: the server does not read {other.resolve()}" in own.stderr, own.stderr
+
+
+def _another_zone() -> str:
+    """A zone whose offset now is not this process's, so the two sides' days differ."""
+    from datetime import datetime
+
+    here = datetime.now().astimezone().utcoffset()
+    return "Pacific/Kiritimati" if here is not None and here.total_seconds() != 14 * 3600 else "UTC"
+
+
+@pytest.mark.slow  # CLI processes
+def test_a_server_in_another_machine_zone_leaves_day_words_to_the_cli(served: tuple[Engine, LocalServer]) -> None:
+    """With display.timeZone unset, "today" is a day of each process's own zone: a CLI whose TZ is not the server's
+    is not answered by it (the server would read `--since today` as another day), and it says why."""
+    engine, _ = served
+    where = ["--workspace", str(engine.workspaces[0]), "--index-dir", str(engine.index_dir)]
+    assert engine.settings.display.time_zone == ""
+    command = [sys.executable, "-m", "memlens", "-v", "search", QUERY, "--since", "today", "--json", *where]
+    env = {**os.environ, "TZ": _another_zone()}
+    elsewhere = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False, env=env)
+    assert "answered by the memlens server" not in elsewhere.stderr, elsewhere.stderr
+    assert "not in the running server: the server runs with display.timeZone=\"the machine's zone (" in (
+        elsewhere.stderr
+    ), elsewhere.stderr
+    here = memlens("-v", "search", QUERY, "--since", "today", "--json", *where)
+    assert "answered by the memlens server" in here.stderr, here.stderr

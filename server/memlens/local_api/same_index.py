@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,18 @@ def terms(settings: Settings, transcripts: Iterable[Path]) -> dict[str, Any]:
     """What decides what an engine indexes and answers: its settings, flattened, and the transcript folders named."""
     data = {k: v for k, v in dataclasses.asdict(settings).items() if k not in _IGNORED}
     flat = _flatten(json.loads(json.dumps(data, default=str)))
+    if not flat.get("display.time_zone"):
+        # "" is the machine's zone, which is each process's (its TZ): a server started in another zone reads the
+        # asker's "yesterday" and "--since monday" as other days, so the zone itself is compared
+        flat["display.time_zone"] = machine_zone()
     return {"settings": flat, "transcripts": sorted(str(Path(p).expanduser().resolve()) for p in transcripts)}
+
+
+def machine_zone() -> str:
+    """This process's zone as a user reads it, with its offset now: two zones of one abbreviation differ by it."""
+    now = datetime.now().astimezone()
+    offset = now.strftime("%z")
+    return f"the machine's zone ({now.tzname()}, {offset[:3]}:{offset[3:]})"
 
 
 def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
