@@ -177,6 +177,7 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("ino", "INTEGER"),
         ("ctime_ns", "INTEGER"),
         ("replaced", "INTEGER NOT NULL DEFAULT 0"),  # characters read as U+FFFD (ingest.FileContent)
+        ("empty", "INTEGER NOT NULL DEFAULT 0"),  # 1: a transcript holding nothing yet (ingest.FileContent.empty)
     ),
     "units": (
         ("words", "TEXT"),

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
+from memlens.counted import counted
 from memlens.engine.answers.results import display_path
 from memlens.engine.catalog import Catalog, FileRow, FileState, RootRow
 from memlens.engine.collection_pause import collection_paused
@@ -95,6 +96,9 @@ class SyncReport:
     files_unchanged: int = 0
     files_deleted: int = 0
     files_failed: int = 0
+    # transcripts that held a session and now hold nothing (truncated, emptied): their messages left the index; said
+    # once, at the sync that found them so, and `stats` lists them among the empty files while they stay so
+    files_emptied: int = 0
     aliases: int = 0  # names of files also found under another name: not indexed again
     messages_added: int = 0
     chunks_added: int = 0
@@ -593,6 +597,10 @@ class Indexer:
                     item.tally.failed = True
                     continue
                 item.tally.add(content, appended, added)
+                if content.empty and row is not None and row.session_key is not None:
+                    report.files_emptied += 1
+                    gone = counted(-added.messages, "message", grouped=True) if added.messages < 0 else "its messages"
+                    log.warning("emptied %s: %s no longer searchable", redact(stored_path(source.path)), gone)
                 if not content.cut:
                     item.tally.count(report, source.path)
             generation = self.catalog.bump_generation(db)

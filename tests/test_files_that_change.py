@@ -1,0 +1,115 @@
+"""What a user's folder of transcripts does to them besides growing: a transcript truncated to nothing (or holding only
+blank space, or only the start of its first line) is empty, not of a format memlens cannot read, and a file emptied
+between two syncs says that its messages went; a transcript rotated (`session.jsonl` renamed `session.jsonl.1`,
+`session.jsonl~` or `session.jsonl.bak` while a new `session.jsonl` starts, or copied there and truncated) loses no
+message, counts none twice, and leaves its session's plain key to what a rebuild would give it once the other file
+goes. The real engine, keyword-only, over a folder the test writes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from claude_lines import claude_line
+from memlens.engine.engine import Engine
+from memlens.settings import Settings
+from memlens_runs import memlens_process
+
+SESSION = "6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a01"
+KEY = f"claude-code:{SESSION}"
+
+
+def write_messages(path: Path, first: int, count: int, *, mode: str = "w") -> None:
+    """Messages `first`… of SESSION, each naming its number and "the quokka ledger", one line each."""
+    with path.open(mode) as handle:
+        for m in range(first, first + count):
+            kind = "user" if m % 2 == 0 else "assistant"
+            text = f"message{m} about the quokka ledger"
+            row = claude_line(
+                kind, f"u{m}", f"u{m - 1}" if m else None, text, session=SESSION, timestamp=f"2026-03-01T10:{m:02d}:00Z"
+            )
+            handle.write(json.dumps(row) + "\n")
+
+
+def open_engine(folder: Path, index: Path) -> Engine:
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    settings.scope = "all"
+    return Engine([], settings, [folder], index, embedder=False)
+
+
+def sessions_held(engine: Engine) -> dict[str, tuple[str, int]]:
+    """Each session's key: its file's name and its message count."""
+    listed = engine.sessions(limit=100)["sessions"]
+    return {s["sessionKey"]: (Path(s["path"]).name, s["messageCount"]) for s in listed}
+
+
+def messages_found(engine: Engine) -> list[str]:
+    """The ids of the messages the index holds, each as often as it holds it."""
+    rows = engine.catalog.db.execute("SELECT message_id FROM plain_units WHERE kind = 'transcript' AND part = 0")
+    return sorted(str(row[0]) for row in rows)
+
+
+def sessions_shown(engine: Engine, word: str) -> set[str]:
+    """The sessions a search for `word` shows a hit of."""
+    return {str(hit["sessionKey"]) for hit in engine.search(word, mode="keyword", limit=100)["results"]}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"  \n\n\t\n", b'{"type":"user","message":{"ro', b"\xef\xbb\xbf\n"],
+    ids=["zero-bytes", "blank", "partial-first-line", "byte-order-mark"],
+)
+def test_a_transcript_with_nothing_in_it_is_empty_not_of_an_unknown_format(tmp_path: Path, content: bytes) -> None:
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    (folder / "nothing.jsonl").write_bytes(content)
+    (folder / "other.jsonl").write_text('{"kind": "a tool memlens does not know"}\n')
+    engine = open_engine(folder, tmp_path / "index")
+    try:
+        engine.sync()
+        stats = engine.stats()
+    finally:
+        engine.close()
+    assert (stats["filesEmpty"], [Path(p).name for p in stats["emptyFiles"]]) == (1, ["nothing.jsonl"])
+    assert (stats["filesUnrecognised"], [Path(p).name for p in stats["unrecognisedFiles"]]) == (1, ["other.jsonl"])
+
+
+def test_stats_says_empty_files_in_its_text_and_its_json(tmp_path: Path) -> None:
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    write_messages(folder / f"{SESSION}.jsonl", 0, 2)
+    (folder / "truncated.jsonl").write_bytes(b"")
+    flags = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "COLUMNS": "200"}
+    assert memlens_process("index", *flags, env=env).returncode == 0
+    text = memlens_process("stats", *flags, env=env)
+    as_json = json.loads(memlens_process("stats", "--json", *flags, env=env).stdout)
+    assert text.returncode == 0 and "Traceback" not in text.stderr
+    assert "empty files (nothing to read yet)" in text.stdout and "truncated.jsonl" in text.stdout, text.stdout
+    unknown = next(line for line in text.stdout.splitlines() if "files in no format memlens reads" in line)
+    assert unknown.split()[-1] == "0" and "files: claude-code 1 · empty 1" in text.stdout, text.stdout
+    assert as_json["filesEmpty"] == 1 and as_json["filesUnrecognised"] == 0
+
+
+def test_a_transcript_emptied_between_two_syncs_says_its_messages_went(tmp_path: Path) -> None:
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    path = folder / f"{SESSION}.jsonl"
+    write_messages(path, 0, 4)
+    engine = open_engine(folder, tmp_path / "index")
+    try:
+        engine.sync()
+        path.write_bytes(b"")
+        report = engine.sync()
+        assert (report.files_emptied, report.to_wire()["filesEmptied"]) == (1, 1)
+        assert sessions_held(engine) == {} and messages_found(engine) == []
+        stats = engine.stats()
+        assert stats["filesEmpty"] == 1 and stats["sessions"] == 0
+        again = engine.sync()  # said once: still empty is not emptied again
+        assert again.files_emptied == 0
+    finally:
+        engine.close()
