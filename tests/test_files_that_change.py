@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -111,5 +112,80 @@ def test_a_transcript_emptied_between_two_syncs_says_its_messages_went(tmp_path:
         assert stats["filesEmpty"] == 1 and stats["sessions"] == 0
         again = engine.sync()  # said once: still empty is not emptied again
         assert again.files_emptied == 0
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("rotated", ["~", ".1", ".bak"])
+def test_a_rotated_transcript_keeps_every_message_once(tmp_path: Path, rotated: str) -> None:
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    path = folder / f"{SESSION}.jsonl"
+    write_messages(path, 0, 4)
+    engine = open_engine(folder, tmp_path / "index")
+    try:
+        engine.sync()
+        path.rename(f"{path}{rotated}")
+        write_messages(path, 4, 2)
+        engine.sync()
+        assert messages_found(engine) == sorted(f"u{m}" for m in range(6))  # none lost, none twice
+        assert sum(count for _, count in sessions_held(engine).values()) == 6
+        assert engine.stats()["filesUnrecognised"] == 0
+        assert len(sessions_shown(engine, "message1")) == 1 and len(sessions_shown(engine, "message5")) == 1
+        Path(f"{path}{rotated}").unlink()  # the rotated file goes: the new one is the session, as a rebuild says
+        engine.sync()
+        assert sessions_held(engine) == {KEY: (path.name, 2)}
+        assert messages_found(engine) == ["u4", "u5"]
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("seen_by", ["sync", "watcher"])
+def test_the_file_left_of_a_session_takes_its_plain_key_when_the_other_goes(tmp_path: Path, seen_by: str) -> None:
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    path = folder / f"{SESSION}.jsonl"
+    rotated = folder / f"{SESSION}.jsonl.1"
+    write_messages(path, 0, 4)
+    engine = open_engine(folder, tmp_path / "index")
+    try:
+        engine.sync()
+        path.rename(rotated)
+        write_messages(path, 4, 2)
+        engine.sync()
+        assert sessions_held(engine)[KEY] == (path.name, 2)  # the live name's, as a rebuild gives it
+        path.unlink()  # the live file goes: what is left of the session is the rotated one
+        if seen_by == "sync":
+            engine.sync()
+        else:
+            engine.sync_paths([], [path])
+        assert sessions_held(engine) == {KEY: (rotated.name, 4)}
+        assert messages_found(engine) == sorted(f"u{m}" for m in range(4))
+        assert sessions_shown(engine, "message2") == {KEY}
+        assert engine.history(KEY)["messages"]  # the key a user types finds the session
+    finally:
+        engine.close()
+
+
+def test_a_transcript_copied_aside_and_truncated_keeps_its_messages_under_its_plain_key(tmp_path: Path) -> None:
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    path = folder / f"{SESSION}.jsonl"
+    write_messages(path, 0, 4)
+    engine = open_engine(folder, tmp_path / "index")
+    try:
+        engine.sync()
+        shutil.copy(path, f"{path}.1")  # logrotate's copytruncate
+        path.write_bytes(b"")
+        report = engine.sync()
+        assert sessions_held(engine) == {KEY: (f"{path.name}.1", 4)}
+        assert messages_found(engine) == sorted(f"u{m}" for m in range(4))
+        assert report.files_emptied == 1
+        rebuilt = open_engine(folder, tmp_path / "rebuilt")
+        try:
+            rebuilt.sync()
+            assert sessions_held(rebuilt) == sessions_held(engine)
+        finally:
+            rebuilt.close()
     finally:
         engine.close()

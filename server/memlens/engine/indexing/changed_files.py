@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.file_names import disk_path, stored_path
-from memlens.engine.indexing.discovery import PRUNED, TRANSCRIPT_SUFFIXES, SourceFile
+from memlens.engine.indexing.discovery import PRUNED, SourceFile, is_transcript_name
 from memlens.engine.indexing.indexer import Indexer, SyncReport
 
 
@@ -34,7 +34,9 @@ def sync_changed(
     chosen = [source for source in classified if source is not None]
     if chosen:
         report.merge(indexer.sync(chosen, embed=embed, prune=False))
-    else:
+    if report.files_deleted or report.files_parsed:  # a file gone or emptied may have held a key another takes now
+        indexer.settle_stranded_keys(source_of, report)
+    if not chosen:
         indexer.collect_garbage()
         indexer.embedding.persist()  # the deletions' changes into the vector file's log
     return report
@@ -71,4 +73,4 @@ def _files_below(folder: Path) -> Iterator[Path]:
     """The names below `folder` that a source may have (links not followed: classify decides where one may lead)."""
     for top, subfolders, names in os.walk(folder):
         subfolders[:] = [name for name in subfolders if name not in PRUNED]
-        yield from (Path(top, name) for name in names if name.endswith(TRANSCRIPT_SUFFIXES))
+        yield from (Path(top, name) for name in names if is_transcript_name(name))

@@ -204,6 +204,9 @@ class Indexer:
                     found, kept = stat_all(sources, cancel, lambda path, why: self._note_error(report, path, why))
                 self._record_unlisted(sources)
                 self._sync_files(found, kept, report, progress=progress, cancel=cancel, prune=prune, settled=settled)
+                if not report.cancelled and (report.files_parsed or report.files_deleted):
+                    by_name = {stored_path(source.name): source for source in sources}
+                    self.settle_stranded_keys(lambda path: by_name.get(stored_path(path)), report)
                 if fingerprint is not None and not (kept or report.cancelled or report.errors or report.aliases):
                     self.catalog.keep_files_fingerprint(fingerprint)
             # every file read: one removed before that did not move
@@ -222,6 +225,25 @@ class Indexer:
             self.embedding.persist()
             report.seconds = time.perf_counter() - started
             return report
+
+    def settle_stranded_keys(self, source_of: Callable[[Path], SourceFile | None], report: SyncReport) -> None:
+        """Read again the files whose session's plain key went with another file (`stranded_session_files`), so
+        each takes it, as a rebuild would give it: a rotated transcript's new name kept `KEY~name` for ever once the
+        old one was deleted, and `memlens history KEY` found nothing. `source_of`: the source a path is now (None:
+        not one, left as it is). Only their problems join `report`: no message is added or removed."""
+        with self._writing():
+            stranded = [(name, source_of(disk_path(name))) for name in self.catalog.stranded_session_files()]
+            sources = [source for _, source in stranded if source is not None]
+            if not sources:
+                return
+            with self.catalog.transaction() as db:
+                self.catalog.mark_for_reparse(db, [name for name, source in stranded if source is not None])
+            again = SyncReport()
+            found, kept = stat_all(sources, None, lambda path, why: self._note_error(again, path, why))
+            self._sync_files(found, kept, again, progress=None, cancel=None, prune=False, settled=self._settled)
+            report.files_failed += again.files_failed
+            report.errors.extend(again.errors[: max(0, 50 - len(report.errors))])
+            report.said |= again.said
 
     def _not_below_missing_roots(self, gone: list[str]) -> list[str]:
         """The stored paths of `gone` that are not below a remembered folder missing as a whole. A folder that is
