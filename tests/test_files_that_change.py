@@ -189,3 +189,24 @@ def test_a_transcript_copied_aside_and_truncated_keeps_its_messages_under_its_pl
             rebuilt.close()
     finally:
         engine.close()
+
+
+def test_a_blank_transcript_an_older_index_called_of_no_format_is_said_empty_after_its_next_sync(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    (folder / "blank.jsonl").write_bytes(b"\n \n")
+    engine = open_engine(folder, tmp_path / "index")
+    try:
+        engine.sync()
+        with engine.catalog.transaction() as db:  # as a memlens from before the column left it
+            db.execute("ALTER TABLE files DROP COLUMN empty")
+    finally:
+        engine.close()
+    engine = open_engine(folder, tmp_path / "index")
+    try:
+        engine.sync()
+        assert (engine.stats()["filesEmpty"], engine.stats()["filesUnrecognised"]) == (1, 0)
+    finally:
+        engine.close()
