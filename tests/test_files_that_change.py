@@ -3,13 +3,16 @@ blank space, or only the start of its first line) is empty, not of a format meml
 between two syncs says that its messages went; a transcript rotated (`session.jsonl` renamed `session.jsonl.1`,
 `session.jsonl~` or `session.jsonl.bak` while a new `session.jsonl` starts, or copied there and truncated) loses no
 message, counts none twice, and leaves its session's plain key to what a rebuild would give it once the other file
-goes. The real engine, keyword-only, over a folder the test writes."""
+goes; a folder whose permission is taken away keeps its sessions as last read. The real engine, keyword-only, over
+a folder the test writes."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -210,3 +213,39 @@ def test_a_blank_transcript_an_older_index_called_of_no_format_is_said_empty_aft
         assert (engine.stats()["filesEmpty"], engine.stats()["filesUnrecognised"]) == (1, 0)
     finally:
         engine.close()
+
+
+def memlens_without_override(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """`memlens ARGS` as a user whom permissions bind: root without the capabilities that let it read and enter any
+    file and folder (the interpreter stays reachable, as it would not be for another user)."""
+    drop = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("root without its override needs setpriv")
+        drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
+    env = {**os.environ, "HOME": str(home), "COLUMNS": "200"}
+    command = [*drop, sys.executable, "-m", "memlens", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, check=False)
+
+
+@pytest.mark.slow  # (four memlens processes)
+def test_a_folder_that_cannot_be_listed_any_more_keeps_its_sessions_as_last_read(tmp_path: Path) -> None:
+    folder = tmp_path / "claude"
+    (folder / "project").mkdir(parents=True)
+    write_messages(folder / "project" / f"{SESSION}.jsonl", 0, 4)
+    flags = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
+    home = tmp_path / "home"
+    assert memlens_without_override("index", *flags, home=home).returncode == 0
+    (folder / "project").chmod(0)
+    try:
+        synced = memlens_without_override("index", "--json", *flags, home=home)
+        found = memlens_without_override("search", "quokka", "--json", "--no-sync", *flags, home=home)
+        stats = json.loads(memlens_without_override("stats", "--json", *flags, home=home).stdout)
+    finally:
+        (folder / "project").chmod(0o755)
+    assert synced.returncode == 0 and "Traceback" not in synced.stderr + found.stderr
+    assert json.loads(synced.stdout)["filesDeleted"] == 0  # unlisted is not deleted
+    assert "cannot list the folder" in synced.stderr
+    assert {hit["sessionKey"] for hit in json.loads(found.stdout)["results"]} == {KEY}
+    assert stats["sessions"] == 1 and stats["messages"] == {"claude-code": 4}
+    assert [problem["path"] for problem in stats["fileErrors"]] == [str(folder / "project")]

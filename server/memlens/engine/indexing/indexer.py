@@ -306,7 +306,11 @@ class Indexer:
             self._volume = SyncVolume(total_bytes=to_read, held=self.keyword.num_docs())
         if prune:
             wanted = {n.key for n in choice.sources} | kept
-            gone = self._not_below_missing_roots([p for p in known if p not in wanted])  # as stored
+            # a folder the walk could not list (its permission taken away) holds its files as last read: unread is
+            # not deleted (kept names it; the files below it are kept with it)
+            below_kept = tuple(name.rstrip(os.sep) + os.sep for name in kept)
+            gone = [p for p in known if p not in wanted and not (below_kept and p.startswith(below_kept))]
+            gone = self._not_below_missing_roots(gone)  # as stored
             report.files_deleted = self._remove_stored(gone).files_deleted
         else:
             losers = [a.source.path for a, _ in choice.aliases if a.key in known]
