@@ -249,3 +249,43 @@ def test_a_folder_that_cannot_be_listed_any_more_keeps_its_sessions_as_last_read
     assert {hit["sessionKey"] for hit in json.loads(found.stdout)["results"]} == {KEY}
     assert stats["sessions"] == 1 and stats["messages"] == {"claude-code": 4}
     assert [problem["path"] for problem in stats["fileErrors"]] == [str(folder / "project")]
+
+
+def test_a_transcript_replaced_by_a_folder_is_removed_when_a_watcher_reports_its_name(tmp_path: Path) -> None:
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    path = folder / f"{SESSION}.jsonl"
+    write_messages(path, 0, 4)
+    engine = open_engine(folder, tmp_path / "index")
+    try:
+        engine.sync()
+        path.unlink()
+        path.mkdir()  # a watcher sees the name change, not the file go: the name is still there
+        report = engine.sync_paths([path])
+        assert report.files_deleted == 1 and sessions_held(engine) == {}
+        assert engine.sync().files_deleted == 0  # as a whole sync, which walks into the folder, finds
+    finally:
+        engine.close()
+
+
+def test_a_transcript_replaced_by_a_link_in_a_loop_keeps_its_messages_as_last_read_and_says_why(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    path = folder / f"{SESSION}.jsonl"
+    write_messages(path, 0, 4)
+    engine = open_engine(folder, tmp_path / "index")
+    try:
+        engine.sync()
+        path.unlink()
+        path.symlink_to(path.name)
+        engine.sync_paths([path])
+        assert sessions_held(engine) == {KEY: (path.name, 4)}
+        report = engine.sync()
+        assert report.files_deleted == 0 and sessions_held(engine) == {KEY: (path.name, 4)}
+        assert [error["reasons"] for error in engine.stats()["fileErrors"]] == [
+            ["not indexed: a symbolic link in a loop of links"]
+        ]
+    finally:
+        engine.close()

@@ -29,8 +29,9 @@ def sync_changed(
 ) -> SyncReport:
     """Remove `deleted` (Indexer.remove_deleted), then sync those of `changed` that are sources (`source_of`); the
     others are ignored."""
-    report = indexer.remove_deleted(deleted)
-    classified = (source_of(p) for p in dict.fromkeys(changed))
+    changed = list(dict.fromkeys(changed))
+    report = indexer.remove_deleted([*deleted, *_folders_now(indexer.catalog, changed)])
+    classified = (source_of(p) for p in changed)
     chosen = [source for source in classified if source is not None]
     if chosen:
         report.merge(indexer.sync(chosen, embed=embed, prune=False))
@@ -40,6 +41,16 @@ def sync_changed(
         indexer.collect_garbage()
         indexer.embedding.persist()  # the deletions' changes into the vector file's log
     return report
+
+
+def _folders_now(catalog: Catalog, changed: list[Path]) -> list[Path]:
+    """The changed names the index holds a file under that are a folder now (a watcher sees the name change, not
+    the file go): the file is gone, as a whole sync's walk, which enters the folder, finds."""
+    folders = [path for path in changed if os.path.isdir(path) and not os.path.islink(path)]
+    if not folders:
+        return []
+    held = catalog.files([stored_path(path) for path in folders])
+    return [path for path in folders if stored_path(path) in held]
 
 
 def files_of_folders(catalog: Catalog, folders: Iterable[Path]) -> tuple[set[Path], set[Path]]:
