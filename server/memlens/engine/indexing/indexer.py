@@ -204,7 +204,8 @@ class Indexer:
                     found, kept = stat_all(sources, cancel, lambda path, why: self._note_error(report, path, why))
                 self._record_unlisted(sources)
                 self._sync_files(found, kept, report, progress=progress, cancel=cancel, prune=prune, settled=settled)
-                if not report.cancelled and (report.files_parsed or report.files_deleted):
+                # (a watcher's few files: changed_files settles them, with the files its events did not name)
+                if prune and not report.cancelled and (report.files_parsed or report.files_deleted):
                     by_name = {stored_path(source.name): source for source in sources}
                     self.settle_stranded_keys(lambda path: by_name.get(stored_path(path)), report)
                 if fingerprint is not None and not (kept or report.cancelled or report.errors or report.aliases):
