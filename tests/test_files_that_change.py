@@ -289,3 +289,34 @@ def test_a_transcript_replaced_by_a_link_in_a_loop_keeps_its_messages_as_last_re
         ]
     finally:
         engine.close()
+
+
+@pytest.mark.slow  # (five memlens processes)
+def test_odd_names_of_empty_and_rotated_transcripts_are_shown_escaped_and_open_in_history(tmp_path: Path) -> None:
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    odd = bytes(folder) + b"/z\x1b]0;title\x07 %s\n\xff"  # (after the session's first file in name order)
+    os.mkdir(odd)
+    write_messages(folder / f"{SESSION}.jsonl", 0, 2)
+    shutil.copy(folder / f"{SESSION}.jsonl", odd + b"/-'\"\t\x1b[2J.jsonl.1")  # the session's second file
+    open(odd + b"/\x1b[31m\n" + b"e" * 242 + b".jsonl~", "wb").close()  # empty, rotated, 255 bytes
+    flags = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "COLUMNS": "300"}
+    assert memlens_process("index", *flags, env=env).returncode == 0
+    runs = {
+        "stats": memlens_process("stats", *flags, env=env),
+        "stats --json": memlens_process("stats", "--json", *flags, env=env),
+        "sessions --json": memlens_process("sessions", "--json", *flags, env=env),
+    }
+    for name, run in runs.items():
+        assert run.returncode == 0 and "Traceback" not in run.stderr, (name, run.stderr)
+        assert not any(ord(c) < 32 and c != "\n" for c in run.stdout), name  # no raw control byte
+    empty = json.loads(runs["stats --json"].stdout)["emptyFiles"]
+    escaped = str(folder) + "/z\\x1b]0;title\\x07 %s\\n\\xff"
+    assert empty == [escaped + "/\\x1b[31m\\n" + "e" * 242 + ".jsonl~"]
+    assert escaped + "/\\x1b[31m\\n" in runs["stats"].stdout
+    keys = {s["sessionKey"] for s in json.loads(runs["sessions --json"].stdout)["sessions"]}
+    second = next(key for key in keys if key != KEY)
+    assert second == f"{KEY}~-'\"\\t\\x1b[2J.jsonl"
+    history = memlens_process("history", second, "--json", *flags, env=env)
+    assert history.returncode == 0 and [m["messageId"] for m in json.loads(history.stdout)["messages"]] == ["u0", "u1"]
