@@ -298,7 +298,7 @@ def test_odd_names_of_empty_and_rotated_transcripts_are_shown_escaped_and_open_i
     odd = bytes(folder) + b"/z\x1b]0;title\x07 %s\n\xff"  # (after the session's first file in name order)
     os.mkdir(odd)
     write_messages(folder / f"{SESSION}.jsonl", 0, 2)
-    shutil.copy(folder / f"{SESSION}.jsonl", odd + b"/-'\"\t\x1b[2J.jsonl.1")  # the session's second file
+    shutil.copy(bytes(folder / f"{SESSION}.jsonl"), odd + b"/-'\"\t\x1b[2J.jsonl.1")  # the session's second file
     open(odd + b"/\x1b[31m\n" + b"e" * 242 + b".jsonl~", "wb").close()  # empty, rotated, 255 bytes
     flags = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
     env = {**os.environ, "HOME": str(tmp_path / "home"), "COLUMNS": "300"}
