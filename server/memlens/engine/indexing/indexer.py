@@ -309,8 +309,7 @@ class Indexer:
             wanted = {n.key for n in choice.sources} | kept
             # a folder the walk could not list (its permission taken away) holds its files as last read: unread is
             # not deleted (kept names it; the files below it are kept with it)
-            below_kept = tuple(name.rstrip(os.sep) + os.sep for name in kept)
-            gone = [p for p in known if p not in wanted and not (below_kept and p.startswith(below_kept))]
+            gone = [p for p in known if p not in wanted and not _below_any(p, kept)]
             gone = self._not_below_missing_roots(gone)  # as stored
             report.files_deleted = self._remove_stored(gone).files_deleted
         else:
@@ -751,6 +750,18 @@ class Indexer:
             if log.isEnabledFor(level):  # (a known one at INFO only under -v: else `memlens index` lists it once)
                 report.said.add(shown)
         return reason
+
+
+def _below_any(path: str, folders: set[str]) -> bool:
+    """Whether a stored path is below one of `folders` (stored paths too): a lookup per folder above it, so a
+    sync cancelled while it looked at a large tree's names (all kept) costs no more per file gone."""
+    parent = path
+    while True:
+        parent, sep, _ = parent.rpartition(os.sep)
+        if not sep or not parent:
+            return False
+        if parent in folders:
+            return True
 
 
 def _bytes_to_read(item: tuple[Named, FileState | None]) -> int:
