@@ -119,8 +119,9 @@ def test_a_transcript_emptied_between_two_syncs_says_its_messages_went(tmp_path:
         engine.close()
 
 
+@pytest.mark.parametrize("seen_by", ["sync", "watcher"])
 @pytest.mark.parametrize("rotated", ["~", ".1", ".bak"])
-def test_a_rotated_transcript_keeps_every_message_once(tmp_path: Path, rotated: str) -> None:
+def test_a_rotated_transcript_keeps_every_message_once(tmp_path: Path, rotated: str, seen_by: str) -> None:
     folder = tmp_path / "claude"
     folder.mkdir()
     path = folder / f"{SESSION}.jsonl"
@@ -130,7 +131,11 @@ def test_a_rotated_transcript_keeps_every_message_once(tmp_path: Path, rotated: 
         engine.sync()
         path.rename(f"{path}{rotated}")
         write_messages(path, 4, 2)
-        engine.sync()
+        if seen_by == "sync":
+            engine.sync()
+        else:  # the names a watcher's events give, the rotated one first
+            engine.sync_paths([Path(f"{path}{rotated}"), path])
+        assert sessions_held(engine)[KEY] == (path.name, 2)  # the live name's, as a rebuild gives it
         assert messages_found(engine) == sorted(f"u{m}" for m in range(6))  # none lost, none twice
         assert sum(count for _, count in sessions_held(engine).values()) == 6
         assert engine.stats()["filesUnrecognised"] == 0
