@@ -47,6 +47,9 @@ def test_the_cli_says_one_of_each_in_the_singular(capsys: pytest.CaptureFixture[
     tally = WatchTally()
     tally.add(SyncReport(files_parsed=1, messages_added=1))
     assert tally.summary() == "1 file indexed, +1 message in 1 sync"
+    tally.add(SyncReport(files_parsed=1, files_emptied=1))
+    assert tally.summary() == "2 files indexed, 1 emptied (messages removed), +1 message in 2 syncs"
+    assert "1 file emptied (messages removed)" in describe_sync(SyncReport(files_parsed=1, files_emptied=1), True)
     folder = SourceFolder(
         path="/n", displayPath="/n", kind="memory", files=1, units=1, addedFrom="memlens index", named=True
     )

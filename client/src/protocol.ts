@@ -412,6 +412,10 @@ export interface StatsResponse {
   filesUnrecognised: number;
   /** the first 50 of them, by path */
   unrecognisedFiles: string[];
+  /** transcripts holding nothing yet (no bytes, blank space, a first line begun): not of an unknown format */
+  filesEmpty: number;
+  /** the first 50 of them, by path */
+  emptyFiles: string[];
   /** names of indexed files found under another name too (hard links, symlinks): not indexed again */
   aliases: number;
   /** changes live indexing failed on since the server started (each logged; watching goes on) */
@@ -473,6 +477,8 @@ export interface ReindexReport {
   filesUnchanged: number;
   filesDeleted: number;
   filesFailed: number;
+  /** transcripts that held a session and were found empty (truncated): their messages left the index */
+  filesEmptied: number;
   /** names of files also found under another name (hard links, symlinks): indexed once */
   aliases: number;
   /** messages the index holds more than before (one read again or moved is none) */

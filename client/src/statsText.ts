@@ -106,6 +106,23 @@ function unrecognisedList(paths: readonly string[] | undefined, count: number | 
   ];
 }
 
+/** `memlens.stats`'s `emptyFiles`: transcripts holding nothing yet (older servers send none). */
+function emptyList(paths: readonly string[] | undefined, count: number | undefined): string[] {
+  if (!paths?.length) {
+    return [];
+  }
+  const more = (count ?? paths.length) - paths.length;
+  return [
+    '## Empty files',
+    '',
+    '_Nothing to read yet: no bytes, blank space, or a first line still being written._',
+    '',
+    ...paths.map((path) => `- \`${path.replace(/`/g, '')}\``),
+    ...(more > 0 ? [`- _and ${formatCount(more)} more_`] : []),
+    '',
+  ];
+}
+
 /** `memlens.stats`'s `fileErrors`: each file with its skipped lines and first reasons. */
 function fileErrorList(errors: readonly FileError[] | undefined): string[] {
   if (!errors?.length) {
@@ -148,6 +165,7 @@ export function renderStats(stats: StatsResponse, opts: TimeOptions = {}): strin
     `| Invalid bytes read as U+FFFD | ${formatCount(stats.replaced)} |`,
     `| Files with problems | ${formatCount(stats.filesWithErrors)} |`,
     `| Files in no format memlens reads | ${formatCount(stats.filesUnrecognised ?? 0)} |`,
+    `| Empty files (nothing to read yet) | ${formatCount(stats.filesEmpty ?? 0)} |`,
     `| Other names of indexed files | ${formatCount(stats.aliases ?? 0)} |`,
     `| Live indexing failures | ${formatCount(stats.watcherErrors ?? 0)} |`,
     `| Embedding provider | ${hasProvider ? escapeMarkdown(stats.provider) : 'none (keyword search only)'} |`,
@@ -164,6 +182,7 @@ export function renderStats(stats: StatsResponse, opts: TimeOptions = {}): strin
     ...countTable('format', stats.messages),
     ...fileErrorList(stats.fileErrors),
     ...unrecognisedList(stats.unrecognisedFiles, stats.filesUnrecognised),
+    ...emptyList(stats.emptyFiles, stats.filesEmpty),
   ];
   return lines.join('\n');
 }

@@ -129,6 +129,7 @@ async def test_what_an_agent_reads_says_what_to_pass_and_where_else_to_look(tmp_
     logs = tmp_path / "logs"
     write_session(logs / "claude")
     (logs / "claude" / "binary.jsonl").write_bytes(bytes(range(256)) * 4)  # a file in no transcript format
+    (logs / "claude" / "truncated.jsonl").write_bytes(b"")  # empty: not of an unknown format
     async with _indexed(tmp_path, logs) as session:
         # every date field says it takes the relative forms the parser reads, `until` as `since`
         listed = {tool.name: tool.input_schema["properties"] for tool in (await session.list_tools()).tools}
@@ -150,6 +151,8 @@ async def test_what_an_agent_reads_says_what_to_pass_and_where_else_to_look(tmp_
         stats = await call(session, "stats")
         assert structured(stats)["files"].get("", 0) >= 1
         assert '"": ' not in text_of(stats) and "in no transcript format" in text_of(stats)
+        assert (structured(stats)["filesUnrecognised"], structured(stats)["filesEmpty"]) == (1, 1)
+        assert "1 file in no transcript format" in text_of(stats) and "1 transcript empty" in text_of(stats)
 
 
 async def test_a_project_no_session_worked_in_is_said(tmp_path: Path) -> None:

@@ -417,6 +417,8 @@ describe('status bar and stats', () => {
       fileErrors: [{ path: '/t/a.jsonl', badLines: 1, replaced: 2, reasons: ['line 3: not JSON'] }],
       filesUnrecognised: 3,
       unrecognisedFiles: ['/t/new-format.jsonl', '/t/README.md'],
+      filesEmpty: 1,
+      emptyFiles: ['/t/truncated.jsonl'],
       aliases: 2,
       watcherErrors: 1,
       indexing: false,
@@ -449,6 +451,8 @@ describe('status bar and stats', () => {
     assert.match(md, /\| Other names of indexed files \| 2 \|/);
     assert.match(md, /\| Live indexing failures \| 1 \|/);
     assert.match(md, /## Files in no format memlens reads\n\n_Nothing[^\n]*_\n\n- `\/t\/new-format\.jsonl`\n- `\/t\/README\.md`\n- _and 1 more_/);
+    assert.match(md, /\| Empty files \(nothing to read yet\) \| 1 \|/);
+    assert.match(md, /## Empty files\n\n_Nothing to read yet[^\n]*_\n\n- `\/t\/truncated\.jsonl`\n/);
   });
 });
 

@@ -82,6 +82,7 @@ def describe_sync(report: SyncReport, compact: bool = False) -> str:
         # said only when there are any
         (f"{counted(report.bad_lines, 'bad line')} skipped", report.bad_lines, True),
         (f"{counted(report.files_failed, 'file')} unreadable", report.files_failed, True),
+        (f"{counted(report.files_emptied, 'file')} emptied (messages removed)", report.files_emptied, True),
         (f"{counted(report.aliases, 'other name')} of a file (aliases, indexed once)", report.aliases, True),
     ]
     parts = [f"+{counted(report.messages_added, 'message')}"] + [
@@ -322,6 +323,7 @@ def print_stats(stats: StatsResponse, *, columns: int = 0) -> None:
         ("files not indexed yet", f"{waiting:,}"),
         ("files with problems", f"{stats['filesWithErrors']:,}"),
         ("files in no format memlens reads", f"{stats['filesUnrecognised']:,}"),
+        ("empty files (nothing to read yet)", f"{stats['filesEmpty']:,}"),
         ("other names of indexed files", f"{stats['aliases']:,}"),
         ("live indexing failures", f"{stats['watcherErrors']:,}"),
         ("embedding provider", provider),
@@ -358,18 +360,28 @@ def print_stats(stats: StatsResponse, *, columns: int = 0) -> None:
         more = stats["filesUnrecognised"] - len(stats["unrecognisedFiles"])
         if more > 0:
             print(f"  … and {more:,} more")
+    if stats["emptyFiles"]:
+        print("empty files (nothing to read yet: no bytes, blank space or a first line begun):")
+        for path in stats["emptyFiles"]:
+            say(f"  {path}")
+        more = stats["filesEmpty"] - len(stats["emptyFiles"])
+        if more > 0:
+            print(f"  … and {more:,} more")
 
 
 def _files_read_or_not(stats: StatsResponse) -> dict[str, int]:
-    """The files by format, those of none parted into the ones no parser recognised and the ones that could not be
-    read at all (a FIFO, a file without read permission): both are stored without a format."""
+    """The files by format, those of none parted into the ones no parser recognised, the empty ones and the ones
+    that could not be read at all (a FIFO, a file without read permission): all are stored without a format."""
     counts = dict(stats["files"])
     blank = counts.pop("", 0)
     unrecognised = min(blank, int(stats["filesUnrecognised"]))
+    empty = min(blank - unrecognised, int(stats["filesEmpty"]))
     if unrecognised:
         counts["unrecognised"] = unrecognised
-    if blank > unrecognised:
-        counts["not read"] = blank - unrecognised
+    if empty:
+        counts["empty"] = empty
+    if blank > unrecognised + empty:
+        counts["not read"] = blank - unrecognised - empty
     return counts
 
 

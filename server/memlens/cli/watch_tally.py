@@ -16,17 +16,20 @@ class WatchTally:
     syncs: int = 0
     files: int = 0
     removed: int = 0
+    emptied: int = 0
     messages: int = 0
 
     def add(self, report: SyncReport) -> None:
         self.syncs += 1
         self.files += report.files_parsed + report.files_appended
         self.removed += report.files_deleted
+        self.emptied += report.files_emptied
         self.messages += report.messages_added
 
     def summary(self) -> str:
         if not self.syncs:
             return "no syncs in this session"
         removed = f", {self.removed:,} removed" if self.removed else ""
+        removed += f", {self.emptied:,} emptied (messages removed)" if self.emptied else ""
         files, messages = counted(self.files, "file", grouped=True), counted(self.messages, "message", grouped=True)
         return f"{files} indexed{removed}, +{messages} in {counted(self.syncs, 'sync', grouped=True)}"

@@ -20,7 +20,7 @@ from pathlib import Path
 import watchfiles
 
 from memlens.engine.engine import Engine
-from memlens.engine.indexing.discovery import PRUNED
+from memlens.engine.indexing.discovery import PRUNED, is_transcript_name
 from memlens.engine.indexing.file_reader import QUIET_SECONDS
 from memlens.engine.indexing.indexer import SyncReport
 from memlens.engine.progress import Progress
@@ -28,7 +28,6 @@ from memlens.errors import MemlensError
 
 log = logging.getLogger(__name__)
 
-WATCHED_SUFFIXES = (".md", ".jsonl")
 EMBED_BATCHES_BETWEEN_CHECKS = 1
 WATCH_TICK_MS = 200
 WATCH_SETUP_SECONDS = 10.0
@@ -64,7 +63,7 @@ def watch_roots(engine: Engine) -> list[Path]:
 def _interesting(change: watchfiles.Change, path: str) -> bool:
     """A source's name, or a name that came or went: it may be a folder, whose files no event names (not one in a
     folder no walk enters: git's lock files come and go at every command)."""
-    if path.endswith(WATCHED_SUFFIXES):
+    if is_transcript_name(path):
         return True
     return change != watchfiles.Change.modified and PRUNED.isdisjoint(Path(path).parts)
 
@@ -198,7 +197,7 @@ class LiveIndexer:
                 path = Path(raw)
                 if self.own_output and self._is_own_output(path):
                     continue
-                if not raw.endswith(WATCHED_SUFFIXES):
+                if not is_transcript_name(raw):
                     if path.is_dir() or not path.exists():  # not some other file: a folder, or gone
                         job.folders.add(path)
                 elif change == watchfiles.Change.deleted and not path.exists():

@@ -399,6 +399,8 @@ def render_stats(data: dict[str, Any]) -> str:
         lines.append(
             f"{counted(data['filesUnrecognised'], 'file')} in no transcript format memlens reads (not searchable)"
         )
+    if data.get("filesEmpty"):
+        lines.append(f"{counted(data['filesEmpty'], 'transcript')} empty (nothing to read yet)")
     if data.get("filesNotIndexed"):
         lines.append(f"{counted(data['filesNotIndexed'], 'file')} not indexed yet: {data.get('notIndexedReason')}")
     if data.get("aliases"):

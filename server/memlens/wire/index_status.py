@@ -32,6 +32,8 @@ class StatsResponse(TypedDict):
     fileErrors: list[FileError]
     filesUnrecognised: int  # files found among transcripts that no parser recognised (nothing of them is searchable)
     unrecognisedFiles: list[str]  # the first 50 of them, by path
+    filesEmpty: int  # transcripts holding nothing yet (no bytes, blank space, a first line begun): not of no format
+    emptyFiles: list[str]  # the first 50 of them, by path
     aliases: int  # names of indexed files found under another name too (hard links, symlinks): not indexed again
     watcherErrors: int  # changes live indexing failed on since this process started (each logged; watching goes on)
     indexing: bool
@@ -77,6 +79,7 @@ class ReindexReport(TypedDict):
     filesUnchanged: int
     filesDeleted: int
     filesFailed: int
+    filesEmptied: int  # transcripts that held a session and were found empty (truncated): their messages left
     aliases: int
     messagesAdded: int  # messages the index holds more than before (one read again or moved is none)
     chunksAdded: int  # chunks the index holds more than before (one written again is none), as `stats` counts

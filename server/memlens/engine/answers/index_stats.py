@@ -35,6 +35,7 @@ def index_stats(
     `watcher_errors`: changes live indexing failed on in this process."""
     backlog = _backlog(catalog, model)
     unrecognised, unrecognised_paths = catalog.unrecognised_files(FILE_ERRORS_SHOWN)
+    empty, empty_paths = catalog.empty_files(FILE_ERRORS_SHOWN)
     return {
         **backlog,
         "chunksWithEmbeddings": backlog["totalChunks"] - backlog["chunksNeedingEmbeddings"] if model else 0,
@@ -49,6 +50,8 @@ def index_stats(
         "fileErrors": catalog.file_problems(FILE_ERRORS_SHOWN),
         "filesUnrecognised": unrecognised,
         "unrecognisedFiles": unrecognised_paths,
+        "filesEmpty": empty,
+        "emptyFiles": empty_paths,
         "aliases": catalog.count("aliases"),
         "watcherErrors": watcher_errors,
         "indexing": indexing,

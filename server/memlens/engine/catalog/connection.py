@@ -24,6 +24,7 @@ from memlens.engine.catalog.schema import (
     LEGACY_VECTOR_TABLES,
     LEGACY_VECTORS_VERSION,
     MIGRATED_VERSIONS,
+    ON_COLUMN_ADDED,
     PARSE_VERSION,
     SCHEMA,
     SCHEMA_VERSION,
@@ -170,6 +171,8 @@ class CatalogConnection:
                 for name, sql_type in columns:
                     if name not in present:
                         db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
+                        if (table, name) in ON_COLUMN_ADDED:
+                            db.execute(ON_COLUMN_ADDED[table, name])
         self.db.executescript(AFTER_ADDED_COLUMNS)
         self._unit_columns = [str(row[1]) for row in self.db.execute("PRAGMA table_info(units)")]
         self.db.execute(plain_units_view(self._unit_columns))

@@ -11,6 +11,9 @@ from typing import Any, NamedTuple
 from memlens.engine.catalog.connection import CatalogConnection
 from memlens.engine.catalog.schema import FILE_COLUMNS, FILE_STATE_COLUMNS, MESSAGE_UNITS, FileRow, FileState
 
+# the key part a subagent's session adds to its session's (catalog_writer._store_session)
+_AGENT_PART = "CASE WHEN COALESCE({alias}.agent_id, '') = '' THEN '' ELSE '/agent-' || {alias}.agent_id END"
+
 
 class ChunkRow(NamedTuple):
     """A `chunks` row to insert (its id is chosen on insert)."""
@@ -204,6 +207,20 @@ class FileTables(CatalogConnection):
     def mark_all_for_reparse(self, db: sqlite3.Connection) -> None:
         """Make the next sync read every file again from its first byte (reindex --full, redaction changes)."""
         db.execute("UPDATE files SET size = -1, parsed_bytes = 0")
+
+    def mark_for_reparse(self, db: sqlite3.Connection, paths: Sequence[str]) -> None:
+        """Make the next sync that is handed these files read them again from their first byte."""
+        db.executemany("UPDATE files SET size = -1, parsed_bytes = 0 WHERE path = ?", [(path,) for path in paths])
+
+    def stranded_session_files(self) -> list[str]:
+        """The paths, in name order, of the files holding a session under a `~` key (the second file of a session:
+        a copy, a rotated name) whose plain key no session holds any more: the file that held it went, was emptied
+        or holds another session now. Read again, such a file takes the plain key, as a rebuild would give it."""
+        plain = f"s.format || ':' || s.session_id || {_AGENT_PART.format(alias='s')}"
+        sql = f"""SELECT DISTINCT f.path FROM sessions s JOIN files f ON f.id = s.file_id
+                  WHERE s.key != {plain} AND NOT EXISTS (SELECT 1 FROM sessions p WHERE p.key = {plain})
+                  ORDER BY f.path"""
+        return [str(row[0]) for row in self.db.execute(sql)]
 
     def record_file_failure(
         self, db: sqlite3.Connection, path: str, kind: str, *, size: int, identity: dict[str, int], reason: str

@@ -177,6 +177,7 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("ino", "INTEGER"),
         ("ctime_ns", "INTEGER"),
         ("replaced", "INTEGER NOT NULL DEFAULT 0"),  # characters read as U+FFFD (ingest.FileContent)
+        ("empty", "INTEGER NOT NULL DEFAULT 0"),  # 1: a transcript holding nothing yet (ingest.FileContent.empty)
     ),
     "units": (
         ("words", "TEXT"),
@@ -195,6 +196,11 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     # times), kept by the writer for the sessions each write touches: a list of every session read them by a scan
     # of every unit (0.4 s at a million messages). NULL `messages`: not yet worked out (a catalog from before them)
     "sessions": (("messages", "INTEGER"), ("first_ts", "REAL"), ("last_ts", "REAL")),
+}
+# What the writer does once it has added a column to an older catalog: the transcripts it read as no format are read
+# again, so those holding nothing are told from those of an unknown format (stats' `filesEmpty`)
+ON_COLUMN_ADDED: dict[tuple[str, str], str] = {
+    ("files", "empty"): "UPDATE files SET size = -1, parsed_bytes = 0 WHERE kind = 'transcript' AND format = ''",
 }
 # What a catalog of LEGACY_VECTORS_VERSION held besides: each text's vector, and the texts of deleted units (to drop
 # the vectors no unit used any more). Dropped once the vector file holds the vectors (`finish_vector_migration`).

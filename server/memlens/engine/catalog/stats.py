@@ -6,6 +6,9 @@ from memlens.engine.catalog.connection import CatalogConnection
 from memlens.engine.catalog.schema import TABLES
 from memlens.wire import FileError
 
+NO_FORMAT = "kind = 'transcript' AND format = '' AND error IS NULL"  # read, and no parser recognised it
+EMPTY = "(empty = 1 OR size = 0)"
+
 
 class CatalogStats(CatalogConnection):
     """What the index holds, counted."""
@@ -68,7 +71,16 @@ class CatalogStats(CatalogConnection):
         they hold nothing searchable, and a transcript written by a tool version memlens does not know yet would
         otherwise vanish without a word. A file that could not be read at all is a problem (`file_problems`), not one
         of these."""
-        where = "FROM files WHERE kind = 'transcript' AND format = '' AND error IS NULL"
+        where = f"FROM files WHERE {NO_FORMAT} AND NOT {EMPTY}"
+        count = int(self.db.execute(f"SELECT COUNT(*) {where}").fetchone()[0])
+        paths = [str(r[0]) for r in self.db.execute(f"SELECT path {where} ORDER BY path LIMIT ?", (limit,))]
+        return count, paths
+
+    def empty_files(self, limit: int) -> tuple[int, list[str]]:
+        """(how many, the first `limit` paths by name) of the transcripts that hold nothing yet (no bytes, blank
+        space, the start of a first line): what a truncation or an agent that has not written yet leaves, not a
+        format memlens cannot read. A row from before the column counts when it recorded no bytes."""
+        where = f"FROM files WHERE {NO_FORMAT} AND {EMPTY}"
         count = int(self.db.execute(f"SELECT COUNT(*) {where}").fetchone()[0])
         paths = [str(r[0]) for r in self.db.execute(f"SELECT path {where} ORDER BY path LIMIT ?", (limit,))]
         return count, paths

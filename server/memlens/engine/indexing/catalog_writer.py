@@ -77,6 +77,7 @@ class CatalogWriter:
             "resume_line": content.resume_line,
             "resume_bytes": content.resume_bytes,
             "anchor_ids": json.dumps(content.anchor_ids),
+            "empty": int(content.empty),
         }
         if leaf is not None or not appended:
             values["leaf_uuid"] = leaf

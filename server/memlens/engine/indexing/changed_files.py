@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memlens.engine.catalog import Catalog
 from memlens.engine.file_names import disk_path, stored_path
-from memlens.engine.indexing.discovery import PRUNED, TRANSCRIPT_SUFFIXES, SourceFile
+from memlens.engine.indexing.discovery import PRUNED, SourceFile, is_transcript_name
 from memlens.engine.indexing.indexer import Indexer, SyncReport
 
 
@@ -29,15 +29,28 @@ def sync_changed(
 ) -> SyncReport:
     """Remove `deleted` (Indexer.remove_deleted), then sync those of `changed` that are sources (`source_of`); the
     others are ignored."""
-    report = indexer.remove_deleted(deleted)
-    classified = (source_of(p) for p in dict.fromkeys(changed))
+    changed = list(dict.fromkeys(changed))
+    report = indexer.remove_deleted([*deleted, *_folders_now(indexer.catalog, changed)])
+    classified = (source_of(p) for p in changed)
     chosen = [source for source in classified if source is not None]
     if chosen:
         report.merge(indexer.sync(chosen, embed=embed, prune=False))
-    else:
+    if report.files_deleted or report.files_parsed:  # a file gone or emptied may have held a key another takes now
+        indexer.settle_stranded_keys(source_of, report)
+    if not chosen:
         indexer.collect_garbage()
         indexer.embedding.persist()  # the deletions' changes into the vector file's log
     return report
+
+
+def _folders_now(catalog: Catalog, changed: list[Path]) -> list[Path]:
+    """The changed names the index holds a file under that are a folder now (a watcher sees the name change, not
+    the file go): the file is gone, as a whole sync's walk, which enters the folder, finds."""
+    folders = [path for path in changed if os.path.isdir(path) and not os.path.islink(path)]
+    if not folders:
+        return []
+    held = catalog.files([stored_path(path) for path in folders])
+    return [path for path in folders if stored_path(path) in held]
 
 
 def files_of_folders(catalog: Catalog, folders: Iterable[Path]) -> tuple[set[Path], set[Path]]:
@@ -71,4 +84,4 @@ def _files_below(folder: Path) -> Iterator[Path]:
     """The names below `folder` that a source may have (links not followed: classify decides where one may lead)."""
     for top, subfolders, names in os.walk(folder):
         subfolders[:] = [name for name in subfolders if name not in PRUNED]
-        yield from (Path(top, name) for name in names if name.endswith(TRANSCRIPT_SUFFIXES))
+        yield from (Path(top, name) for name in names if is_transcript_name(name))

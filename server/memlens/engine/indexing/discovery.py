@@ -25,6 +25,10 @@ from memlens.settings import Settings
 MEMORY = "memory"
 TRANSCRIPT = "transcript"
 TRANSCRIPT_SUFFIXES = (".jsonl", ".md")
+# a JSONL transcript's rotated names: `session.jsonl` renamed (or copied and truncated) while a new one starts, by an
+# editor (`~`), logrotate (`.1`, `.2`) or a hand (`.bak`, `.old`); what they hold is the session's earlier messages,
+# lost with the file if the walk passed them by
+ROTATED_JSONL = re.compile(r"[^/]\.jsonl(?:~|\.[0-9]{1,3}|\.bak|\.old)\Z")
 PRUNED = frozenset({"node_modules", ".git"})
 
 
@@ -424,13 +428,19 @@ def _discover(
 
 
 def _transcript_files(root: _Root, unlisted: Unlisted | None = None) -> Iterator[Found]:
-    return _walk(root, root.path, lambda path: path.endswith(TRANSCRIPT_SUFFIXES), unlisted=unlisted)
+    return _walk(root, root.path, is_transcript_name, unlisted=unlisted)
+
+
+def is_transcript_name(name: str) -> bool:
+    """Whether a file of this name (or path) in a transcript folder may be a transcript: `.jsonl`, `.md`, or a
+    rotated `.jsonl` (ROTATED_JSONL)."""
+    return name.endswith(TRANSCRIPT_SUFFIXES) or ROTATED_JSONL.search(name) is not None
 
 
 def _is_jsonl(name: str) -> bool:
-    """`Path(name).suffix == ".jsonl"` (a file named just `.jsonl` has no suffix)."""
+    """`Path(name).suffix == ".jsonl"` (a file named just `.jsonl` has no suffix), or a rotated one's name."""
     base = name.rpartition(os.sep)[2]
-    return base.endswith(".jsonl") and base != ".jsonl"
+    return (base.endswith(".jsonl") and base != ".jsonl") or ROTATED_JSONL.search(base) is not None
 
 
 def classify(
@@ -458,14 +468,14 @@ def classify(
             and _Root(workspace, follow).admits(path)
         ):
             return SourceFile(path, MEMORY, workspace)
-    if not path.name.endswith(TRANSCRIPT_SUFFIXES) or any(part in PRUNED for part in path.parts):
+    if not is_transcript_name(path.name) or any(part in PRUNED for part in path.parts):
         return None
     exclude = settings.transcripts.exclude
     for folder in locations.transcript_dirs:
         if folder in path.parents and not _excluded(name, [folder, *locations.workspaces], exclude):
             return SourceFile(path, TRANSCRIPT, folder) if _Root(folder, follow).admits(path) else None
     for folder in locations.cwd_filtered_dirs:
-        if folder in path.parents and path.suffix == ".jsonl" and not _excluded(name, [folder], exclude):
+        if folder in path.parents and _is_jsonl(path.name) and not _excluded(name, [folder], exclude):
             if not _Root(folder, follow).admits(path):
                 return None
             if not locations.scope_all:

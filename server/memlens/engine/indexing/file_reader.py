@@ -140,7 +140,8 @@ class FileReader:
             handle, path, self.parsers, final=final, stop_after=stop_after, stops=APPENDABLE
         )
         if parsed is None:
-            return FileContent(kind="transcript", format="", parsed_bytes=stat.st_size), False
+            empty = holds_no_line(head, stat.st_size)
+            return FileContent(kind="transcript", format="", parsed_bytes=stat.st_size, empty=empty), False
         content = transcript_content(parsed.result, self.chunking)
         content.next_line = 1 + parsed.lines
         content.resume_line, content.resume_bytes = parsed.resume_line, parsed.resume_bytes
@@ -183,3 +184,18 @@ class FileReader:
         )
         content.replace_from_line = row.resume_line
         return content
+
+
+BLANK = b" \t\r\n\f\v\x00"  # what a file holding nothing else is empty of (NULs: the zeros a crash leaves)
+BYTE_ORDER_MARKS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
+
+
+def holds_no_line(head: bytes, size: int) -> bool:
+    """Whether a transcript of `size` bytes starting with `head` holds nothing to read: blank space, a byte-order
+    mark, and at most the start of a first line still being written (no newline ends it)."""
+    if size > len(head):  # (longer than a head: a first line that long is not one being started)
+        return False
+    for mark in BYTE_ORDER_MARKS:
+        head = head.removeprefix(mark)
+    whole = head[: head.rfind(b"\n") + 1]
+    return not whole.strip(BLANK)

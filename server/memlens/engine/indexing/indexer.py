@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
+from memlens.counted import counted
 from memlens.engine.answers.results import display_path
 from memlens.engine.catalog import Catalog, FileRow, FileState, RootRow
 from memlens.engine.collection_pause import collection_paused
@@ -95,6 +96,9 @@ class SyncReport:
     files_unchanged: int = 0
     files_deleted: int = 0
     files_failed: int = 0
+    # transcripts that held a session and now hold nothing (truncated, emptied): their messages left the index; said
+    # once, at the sync that found them so, and `stats` lists them among the empty files while they stay so
+    files_emptied: int = 0
     aliases: int = 0  # names of files also found under another name: not indexed again
     messages_added: int = 0
     chunks_added: int = 0
@@ -200,6 +204,10 @@ class Indexer:
                     found, kept = stat_all(sources, cancel, lambda path, why: self._note_error(report, path, why))
                 self._record_unlisted(sources)
                 self._sync_files(found, kept, report, progress=progress, cancel=cancel, prune=prune, settled=settled)
+                # (a watcher's few files: changed_files settles them, with the files its events did not name)
+                if prune and not report.cancelled and (report.files_parsed or report.files_deleted):
+                    by_name = {stored_path(source.name): source for source in sources}
+                    self.settle_stranded_keys(lambda path: by_name.get(stored_path(path)), report)
                 if fingerprint is not None and not (kept or report.cancelled or report.errors or report.aliases):
                     self.catalog.keep_files_fingerprint(fingerprint)
             # every file read: one removed before that did not move
@@ -218,6 +226,25 @@ class Indexer:
             self.embedding.persist()
             report.seconds = time.perf_counter() - started
             return report
+
+    def settle_stranded_keys(self, source_of: Callable[[Path], SourceFile | None], report: SyncReport) -> None:
+        """Read again the files whose session's plain key went with another file (`stranded_session_files`), so
+        each takes it, as a rebuild would give it: a rotated transcript's new name kept `KEY~name` for ever once the
+        old one was deleted, and `memlens history KEY` found nothing. `source_of`: the source a path is now (None:
+        not one, left as it is). Only their problems join `report`: no message is added or removed."""
+        with self._writing():
+            stranded = [(name, source_of(disk_path(name))) for name in self.catalog.stranded_session_files()]
+            sources = [source for _, source in stranded if source is not None]
+            if not sources:
+                return
+            with self.catalog.transaction() as db:
+                self.catalog.mark_for_reparse(db, [name for name, source in stranded if source is not None])
+            again = SyncReport()
+            found, kept = stat_all(sources, None, lambda path, why: self._note_error(again, path, why))
+            self._sync_files(found, kept, again, progress=None, cancel=None, prune=False, settled=self._settled)
+            report.files_failed += again.files_failed
+            report.errors.extend(again.errors[: max(0, 50 - len(report.errors))])
+            report.said |= again.said
 
     def _not_below_missing_roots(self, gone: list[str]) -> list[str]:
         """The stored paths of `gone` that are not below a remembered folder missing as a whole. A folder that is
@@ -280,7 +307,10 @@ class Indexer:
             self._volume = SyncVolume(total_bytes=to_read, held=self.keyword.num_docs())
         if prune:
             wanted = {n.key for n in choice.sources} | kept
-            gone = self._not_below_missing_roots([p for p in known if p not in wanted])  # as stored
+            # a folder the walk could not list (its permission taken away) holds its files as last read: unread is
+            # not deleted (kept names it; the files below it are kept with it)
+            gone = [p for p in known if p not in wanted and not _below_any(p, kept)]
+            gone = self._not_below_missing_roots(gone)  # as stored
             report.files_deleted = self._remove_stored(gone).files_deleted
         else:
             losers = [a.source.path for a, _ in choice.aliases if a.key in known]
@@ -593,6 +623,10 @@ class Indexer:
                     item.tally.failed = True
                     continue
                 item.tally.add(content, appended, added)
+                if content.empty and row is not None and row.session_key is not None:
+                    report.files_emptied += 1
+                    gone = counted(-added.messages, "message", grouped=True) if added.messages < 0 else "its messages"
+                    log.warning("emptied %s: %s no longer searchable", redact(stored_path(source.path)), gone)
                 if not content.cut:
                     item.tally.count(report, source.path)
             generation = self.catalog.bump_generation(db)
@@ -716,6 +750,18 @@ class Indexer:
             if log.isEnabledFor(level):  # (a known one at INFO only under -v: else `memlens index` lists it once)
                 report.said.add(shown)
         return reason
+
+
+def _below_any(path: str, folders: set[str]) -> bool:
+    """Whether a stored path is below one of `folders` (stored paths too): a lookup per folder above it, so a
+    sync cancelled while it looked at a large tree's names (all kept) costs no more per file gone."""
+    parent = path
+    while True:
+        parent, sep, _ = parent.rpartition(os.sep)
+        if not sep or not parent:
+            return False
+        if parent in folders:
+            return True
 
 
 def _bytes_to_read(item: tuple[Named, FileState | None]) -> int:

@@ -107,6 +107,9 @@ class FileContent:
     # the read stopped at a record boundary before the file's end (one slice of a huge transcript): the catalog
     # records the file as `parsed_bytes` long, so the rest is read as an append to a file that had that length
     cut: bool = False
+    # a transcript holding no whole line but blank space (0 bytes, a truncation, only the start of its first line):
+    # read by no parser, yet not of a format memlens cannot read; `stats` says it is empty
+    empty: bool = False
 
 
 def text_hash(text: str) -> str:
