@@ -47,6 +47,7 @@ from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.engine.ranking.holidays import ends_a_day, holiday_windows, nth_weekday
 from memlens.engine.ranking.seasons import season_windows
 from memlens.requests import why_no_such_day
+from memlens.requests.day_parts import YESTERDAY_MISSPELT
 from memlens.wire import AmbiguousDate, UnreadDate
 
 Window = tuple[int, int]
@@ -172,10 +173,6 @@ _BEFORE_AFTER = re.compile(
     r"(?:the\s+)?$",
     re.I,
 )
-# "yesterday" as it is misspelt in a search box
-YESTERDAY_MISSPELT = (
-    "yesterdy", "yestreday", "yesteday", "yesturday", "yesterady", "yesterdya", "ysterday", "yestarday",
-)  # fmt: skip
 _YESTERDAY_MISSPELT = "(?:" + "|".join(YESTERDAY_MISSPELT) + ")"
 _LAST = re.compile(r"\b((?:the\s+)?day\s+(?:before\s+yesterday|after\s+tomorrow)|yesterday|today|tonight|tomorrow|"
                    rf"{_YESTERDAY_MISSPELT}|"

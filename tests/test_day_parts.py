@@ -1,0 +1,148 @@
+"""Parts of a day ("this morning", "yesterday afternoon", "last night", "tonight", "Monday evening") are their hours
+of the user's day (`display.timeZone`), in a question about a period and in since/until, not the whole day."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from memlens.engine.engine import Engine
+from memlens.requests import SearchFilterRequest, parse_time
+from memlens.requests.day_parts import said_day_part
+from memlens.requests.relative_dates import absolute_date
+from memlens.wire import SearchResponse
+from transcript_fixtures import engine_over_days
+
+# Monday 3 and Tuesday 4 March 2025, in UTC: a session each morning, afternoon, evening and after midnight
+SESSIONS = {
+    "mon-0900": (datetime(2025, 3, 3, 9, 0, tzinfo=UTC), "Reviewed the websocket reconnect backoff"),
+    "mon-1400": (datetime(2025, 3, 3, 14, 0, tzinfo=UTC), "Added retries to the exporter upload"),
+    "mon-2000": (datetime(2025, 3, 3, 20, 0, tzinfo=UTC), "Drafted the billing release notes"),
+    "tue-0130": (datetime(2025, 3, 4, 1, 30, tzinfo=UTC), "Hotfixed the login redirect loop"),
+    "tue-1000": (datetime(2025, 3, 4, 10, 0, tzinfo=UTC), "Planned the dashboard cache"),
+    "tue-2100": (datetime(2025, 3, 4, 21, 0, tzinfo=UTC), "Tuned the vector cache warmup"),
+}
+TUESDAY_AFTERNOON = datetime(2025, 3, 4, 16, 0, tzinfo=UTC).timestamp()
+TUESDAY_LATE = datetime(2025, 3, 4, 23, 0, tzinfo=UTC).timestamp()
+
+
+@pytest.fixture(scope="module")
+def utc_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    with engine_over_days(tmp_path_factory.mktemp("utc"), SESSIONS) as engine:
+        yield engine
+
+
+@pytest.fixture(scope="module")
+def new_york_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    with engine_over_days(tmp_path_factory.mktemp("ny"), SESSIONS, zone="America/New_York") as engine:
+        yield engine
+
+
+def _sessions(engine: Engine, query: str, now: float) -> set[str]:
+    engine.retriever.now = now
+    response: SearchResponse = engine.search(query, mode="keyword")
+    assert "period" in response, query
+    return {str(hit.get("sessionId")) for hit in response["results"]}
+
+
+@pytest.mark.parametrize(
+    ("query", "now", "expected"),
+    [
+        ("what did we do this morning", TUESDAY_AFTERNOON, {"tue-1000"}),
+        ("what did we do yesterday afternoon", TUESDAY_AFTERNOON, {"mon-1400"}),
+        ("yesterday evening", TUESDAY_AFTERNOON, {"mon-2000"}),
+        ("what did we do yesterday morning?", TUESDAY_AFTERNOON, {"mon-0900"}),
+        # a night runs into the next morning: what was written after midnight was written last night
+        ("what did we do last night", TUESDAY_AFTERNOON, {"mon-2000", "tue-0130"}),
+        # ...and asked late, last night is still the one before today's evening
+        ("what did we do last night", TUESDAY_LATE, {"mon-2000", "tue-0130"}),
+        ("what did we do tonight", TUESDAY_LATE, {"tue-2100"}),
+        ("what did we do on Monday night", TUESDAY_LATE, {"mon-2000", "tue-0130"}),
+        ("what did we do on March 3 in the afternoon", TUESDAY_LATE, {"mon-1400"}),
+        ("the morning of March 3", TUESDAY_LATE, {"mon-0900"}),
+        # a day said alone is still the whole day
+        ("what did we do yesterday", TUESDAY_AFTERNOON, {"mon-0900", "mon-1400", "mon-2000"}),
+    ],
+)
+def test_a_part_of_a_day_is_its_hours(utc_engine: Engine, query: str, now: float, expected: set[str]) -> None:
+    assert _sessions(utc_engine, query, now) == expected
+
+
+def test_the_hours_are_the_users_time_zone(new_york_engine: Engine) -> None:
+    """14:00 UTC is 9:00 in New York (a morning), 9:00 UTC is 4:00 (no part of the morning), and 1:30 UTC on Tuesday
+    is 20:30 on Monday there (Monday's evening)."""
+    assert _sessions(new_york_engine, "what did we do yesterday morning", TUESDAY_AFTERNOON) == {"mon-1400"}
+    assert _sessions(new_york_engine, "what did we do yesterday evening", TUESDAY_AFTERNOON) == {"tue-0130"}
+    new_york_engine.retriever.now = TUESDAY_AFTERNOON
+    period = new_york_engine.search("yesterday evening", mode="keyword")["period"]
+    assert (period["since"], period["until"][:19]) == ("2025-03-03T17:00:00-05:00", "2025-03-03T23:59:59")
+
+
+def test_an_empty_part_of_a_day_says_nothing_was_written_then(utc_engine: Engine) -> None:
+    """Tuesday had sessions, but none from noon to 18:00: no afternoon session is shown, and the answer says when the
+    nearest were written."""
+    utc_engine.retriever.now = datetime(2025, 3, 5, 12, tzinfo=UTC).timestamp()  # Wednesday
+    response = utc_engine.search("what did we do yesterday afternoon", mode="keyword")
+    assert response["results"] == []
+    assert response["period"]["nearestBefore"].startswith("2025-03-04T10:00")
+    assert response["period"]["nearestAfter"].startswith("2025-03-04T21:00")
+
+
+def test_a_part_of_a_day_that_holds_nothing_on_the_topic_says_its_hours(utc_engine: Engine) -> None:
+    utc_engine.retriever.now = TUESDAY_AFTERNOON
+    response = utc_engine.search("the saxophone this morning", mode="keyword")
+    assert response["results"] == []
+    assert response["note"] == (
+        "nothing about 'saxophone' from 2025-03-04 05:00 to 2025-03-04 11:59; 1 session was written then"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "part"),
+    [
+        ("what did we do this morning", ("morning", 0)),
+        ("yesterday afternoon", ("afternoon", 1)),
+        ("last night", ("night", 1)),
+        ("the night before last", ("night", 2)),
+        ("tonight", ("night", 0)),
+        ("Tuesday evening", ("evening", None)),
+        ("on Feb 12 in the morning", ("morning", None)),
+        ("the afternoon of March 3", ("afternoon", None)),
+        ("morning standup notes", None),  # a thing's name, no part of a day said
+        ("good morning", None),
+        ("what did we do yesterday", None),
+    ],
+)
+def test_what_reads_as_a_part_of_a_day(text: str, part: tuple[str, int | None] | None) -> None:
+    said = said_day_part(text)
+    assert (None if said is None else (said.part.name, said.days_back)) == part
+
+
+NOW = datetime(2026, 3, 15, 16, 30, tzinfo=UTC)  # a Sunday afternoon
+
+
+@pytest.mark.parametrize(
+    ("text", "since", "until"),
+    [
+        ("this morning", "2026-03-15T05:00:00+00:00", "2026-03-15T11:59:59.999000+00:00"),
+        ("yesterday afternoon", "2026-03-14T12:00:00+00:00", "2026-03-14T17:59:59.999000+00:00"),
+        ("last night", "2026-03-14T18:00:00+00:00", "2026-03-15T05:59:59.999000+00:00"),
+        ("Friday evening", "2026-03-13T17:00:00+00:00", "2026-03-13T23:59:59.999000+00:00"),
+        ("last sun morning", "2026-03-08T05:00:00+00:00", "2026-03-08T11:59:59.999000+00:00"),
+    ],
+)
+def test_since_and_until_take_a_part_of_a_day(text: str, since: str, until: str) -> None:
+    assert absolute_date(text, now=NOW) == since
+    assert absolute_date(text, now=NOW, end=True) == until
+
+
+def test_since_a_part_of_a_day_is_of_the_display_zone() -> None:
+    zone = ZoneInfo("Europe/Berlin")
+    assert absolute_date("this morning", now=NOW, zone=zone) == "2026-03-15T05:00:00+01:00"
+    since = parse_time("yesterday evening", "since", zone=zone)
+    until = parse_time("yesterday evening", "until", end_of_day=True, zone=zone)
+    assert until - since == pytest.approx(7 * 3600, abs=0.01)
+    assert SearchFilterRequest(since="this morning", until="today").since == "this morning"
