@@ -11,7 +11,7 @@ import pytest
 
 from memlens.engine.engine import Engine
 from memlens.requests import SearchFilterRequest, parse_time
-from memlens.requests.day_parts import said_day_part
+from memlens.requests.day_parts import said_day_part, said_hours
 from memlens.requests.relative_dates import absolute_date
 from memlens.wire import SearchResponse
 from transcript_fixtures import engine_over_days
@@ -63,6 +63,12 @@ def _sessions(engine: Engine, query: str, now: float) -> set[str]:
         ("what did we do on Monday night", TUESDAY_LATE, {"mon-2000", "tue-0130"}),
         ("what did we do on March 3 in the afternoon", TUESDAY_LATE, {"mon-1400"}),
         ("the morning of March 3", TUESDAY_LATE, {"mon-0900"}),
+        # parts said together: from the first's start to the last's end
+        ("what did we do yesterday morning and afternoon", TUESDAY_AFTERNOON, {"mon-0900", "mon-1400"}),
+        # hours counted back from now are those hours, not today and yesterday whole
+        ("what did we do in the last three hours", TUESDAY_LATE, {"tue-2100"}),
+        ("what did we do two hours ago", TUESDAY_LATE, {"tue-2100"}),
+        ("what did we do an hour ago", TUESDAY_LATE, set()),
         # a day said alone is still the whole day
         ("what did we do yesterday", TUESDAY_AFTERNOON, {"mon-0900", "mon-1400", "mon-2000"}),
     ],
@@ -111,6 +117,7 @@ def test_a_part_of_a_day_that_holds_nothing_on_the_topic_says_its_hours(utc_engi
         ("Tuesday evening", ("evening", None)),
         ("on Feb 12 in the morning", ("morning", None)),
         ("the afternoon of March 3", ("afternoon", None)),
+        ("yesterday morning and afternoon", ("morning and afternoon", 1)),
         ("morning standup notes", None),  # a thing's name, no part of a day said
         ("good morning", None),
         ("what did we do yesterday", None),
@@ -119,6 +126,21 @@ def test_a_part_of_a_day_that_holds_nothing_on_the_topic_says_its_hours(utc_engi
 def test_what_reads_as_a_part_of_a_day(text: str, part: tuple[str, int | None] | None) -> None:
     said = said_day_part(text)
     assert (None if said is None else (said.part.name, said.days_back)) == part
+
+
+@pytest.mark.parametrize(
+    ("text", "back"),
+    [
+        ("in the last 2 hours", (7200, 0)),
+        ("over the past hour", (3600, 0)),
+        ("what did we do an hour ago", (5400, 1800)),
+        ("three hours ago", (16200, 5400)),
+        ("in the last hour and two hours ago", None),  # two times: neither
+        ("last week", None),
+    ],
+)
+def test_hours_counted_back(text: str, back: tuple[float, float] | None) -> None:
+    assert said_hours(text) == back
 
 
 NOW = datetime(2026, 3, 15, 16, 30, tzinfo=UTC)  # a Sunday afternoon

@@ -4,8 +4,10 @@ user's day, read in one place for a question about a period (answers/period.py) 
 
 The hours are clock hours of the zone the answers show their times in (`display.timeZone`): a morning from 5:00 to
 noon, an afternoon from noon to 18:00, an evening from 17:00 to midnight, a night from 18:00 to 6:00 the next
-morning (what was written after midnight was written "last night"). Only the standard library: the CLI reads since and
-until without importing the engine.
+morning (what was written after midnight was written "last night"); parts said together ("yesterday morning and
+afternoon") are the hours from the first's start to the last's end. Hours counted back from now ("in the last two
+hours", "an hour ago") are read here too (`said_hours`). Only the standard library: the CLI reads since and until
+without importing the engine.
 """
 
 from __future__ import annotations
@@ -22,6 +24,13 @@ class DayPart:
     name: str
     first_hour: int
     end_hour: int
+
+    def joined(self, other: DayPart) -> DayPart:
+        """The hours from the earlier start to the later end ("morning and afternoon": 5:00 to 18:00)."""
+        if other == self:
+            return self
+        name = f"{self.name} and {other.name}"
+        return DayPart(name, min(self.first_hour, other.first_hour), max(self.end_hour, other.end_hour))
 
     def bounds(self, day: date, zone: tzinfo) -> tuple[datetime, datetime]:
         """The part of `day` in `zone`: its first instant and the instant it ends (excluded), as clock times (a day
@@ -57,7 +66,15 @@ YESTERDAY_MISSPELT = (
     "yesterdy", "yestreday", "yesteday", "yesturday", "yesterady", "yesterdya", "ysterday", "yestarday",
 )  # fmt: skip
 _YESTERDAY = "(?:yesterday|" + "|".join(YESTERDAY_MISSPELT) + ")"
-_PART = r"(morning|afternoon|evening|night)"
+# counts as a question says them ("two days ago", "a couple of hours"); the date readers' too (ranking/dates.py)
+NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "couple of": 2, "couple": 2, "few": 3, "several": 3,
+}  # fmt: skip
+_NUM = r"(\d{1,3}|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + ")"
+_PART_WORD = r"(?:morning|afternoon|evening|night)"
+# a part said with more after it: "morning and afternoon", "afternoon and evening", "morning to evening"
+_PART = rf"({_PART_WORD}(?:\s*(?:,|and|or|&|to|through|-)\s*(?:the\s+)?{_PART_WORD}\b)*)"
 _SHORT_DAYS = "mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun"
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 # each way a question says a part of a day, with the days back its own words name (None: another date names the day)
@@ -87,6 +104,39 @@ def said_day_part(text: str) -> SaidDayPart | None:
                 continue
             taken.append((m.start(), m.end()))
             since = bool(_SINCE.search(text[max(0, m.start() - 12) : m.start()]))
-            found.append((m.start(), SaidDayPart(PARTS[m[1].lower()], days_back, since)))
+            names = re.findall(_PART_WORD, m[1].lower())
+            part = PARTS[names[0]]
+            for name in names[1:]:
+                part = part.joined(PARTS[name])
+            found.append((m.start(), SaidDayPart(part, days_back, since)))
     said = {part for _, part in found}
     return found[0][1] if len(said) == 1 else None
+
+
+_UNIT_SECONDS = {"hour": 3600, "hr": 3600, "minute": 60, "min": 60}
+_HOURS_BACK = re.compile(
+    rf"\b(?:(?:in|over|during|within|for)\s+)?(?:the\s+)?(?:last|past)\s+(?:{_NUM}\s+)?(hour|hr|minute|min)s?\b", re.I
+)
+_HOURS_AGO = re.compile(rf"\b{_NUM}\s+(hour|hr|minute|min)s?\s+ago\b", re.I)
+
+
+def said_hours(text: str) -> tuple[float, float] | None:
+    """The time a question counts back from now in hours or minutes, as (seconds back to its start, seconds back to
+    its end): "in the last two hours" (7200, 0); "an hour ago" the hour around then, half of it (at least half an
+    hour) either side, (5400, 1800). None when it says no such time, or two."""
+    found: list[tuple[float, float]] = []
+    for m in _HOURS_BACK.finditer(text):
+        found.append((_count(m[1]) * _UNIT_SECONDS[m[2].lower()], 0.0))
+    for m in _HOURS_AGO.finditer(text):
+        back = _count(m[1]) * _UNIT_SECONDS[m[2].lower()]
+        slack = max(back / 2, 1800.0)
+        found.append((back + slack, max(0.0, back - slack)))
+    return found[0] if len(found) == 1 else None
+
+
+def _count(word: str | None) -> int:
+    """A count as said ("2", "two", "a couple of"); none said ("the last hour") is one."""
+    if word is None:
+        return 1
+    word = " ".join(word.lower().split())
+    return int(word) if word.isdigit() else NUMBERS.get(word, 1)

@@ -30,7 +30,6 @@ from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.engine.ranking.dates import (
     MONTHS,
-    NUMBERS,
     UNITS,
     WEEKDAY_SHORT,
     WEEKDAYS,
@@ -40,7 +39,7 @@ from memlens.engine.ranking.dates import (
 from memlens.engine.ranking.hits import UnitHit
 from memlens.engine.ranking.rescoring import answered, hit_floor, passes
 from memlens.errors import InvalidRequest
-from memlens.requests.day_parts import YESTERDAY_MISSPELT, SaidDayPart, said_day_part
+from memlens.requests.day_parts import NUMBERS, YESTERDAY_MISSPELT, SaidDayPart, said_day_part, said_hours
 from memlens.wire import Confidence, Period, PeriodEvent, PeriodPart, SearchResult
 
 MAX_OTHER_WORDS = 3  # "what did we discuss about the parser on March 3" is still about the day
@@ -164,6 +163,9 @@ def read_period(text: str, *, now: float | None, zone: tzinfo) -> PeriodQuestion
         windows = [(_year_back(first), _year_back(last)) for first, last in windows]
     said = said_day_part(text)
     parts = _hours_of(said, windows, today, zone) if said is not None else None
+    back = said_hours(text)
+    if back is not None:  # "in the last two hours", "an hour ago": those hours, not the days they fall on
+        parts = ((moment - back[0], moment - back[1]),)
     if parts is None:
         parts = tuple((midnight(first, zone), midnight(last + 1, zone) - 0.001) for first, last in windows)
     return PeriodQuestion(

@@ -47,7 +47,7 @@ from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.engine.ranking.holidays import ends_a_day, holiday_windows, nth_weekday
 from memlens.engine.ranking.seasons import season_windows
 from memlens.requests import why_no_such_day
-from memlens.requests.day_parts import YESTERDAY_MISSPELT
+from memlens.requests.day_parts import NUMBERS, YESTERDAY_MISSPELT
 from memlens.wire import AmbiguousDate, UnreadDate
 
 Window = tuple[int, int]
@@ -69,10 +69,6 @@ WEEKDAY_SHORT = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "
 # such a word when no word of a thing's name follows ("last sat", "on sun?", "since Sat morning"; not "last sat
 # solver run"), as a range's end ("Fri-Sun") or together ("Sat and Sun")
 WEEKEND_SHORT = {"sat": 5, "sun": 6}
-NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "couple of": 2, "couple": 2, "few": 3, "several": 3,
-}  # fmt: skip
 UNITS = {"day": 1, "week": 7, "wk": 7, "fortnight": 14, "month": 30, "year": 365}
 _UNIT = "(day|week|wk|fortnight|month|year)"
 # "the previous week", "the prior month", "previous Tuesday": said as "last" is
