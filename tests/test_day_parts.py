@@ -69,6 +69,10 @@ def _sessions(engine: Engine, query: str, now: float) -> set[str]:
         ("what did we do in the last three hours", TUESDAY_LATE, {"tue-2100"}),
         ("what did we do two hours ago", TUESDAY_LATE, {"tue-2100"}),
         ("what did we do an hour ago", TUESDAY_LATE, set()),
+        # misspelt as typed in a hurry
+        ("what did we do tonite", TUESDAY_LATE, {"tue-2100"}),
+        ("what did we do yesterday mornign", TUESDAY_AFTERNOON, {"mon-0900"}),
+        ("this mornig", TUESDAY_AFTERNOON, {"tue-1000"}),
         # a day said alone is still the whole day
         ("what did we do yesterday", TUESDAY_AFTERNOON, {"mon-0900", "mon-1400", "mon-2000"}),
     ],
@@ -118,6 +122,8 @@ def test_a_part_of_a_day_that_holds_nothing_on_the_topic_says_its_hours(utc_engi
         ("on Feb 12 in the morning", ("morning", None)),
         ("the afternoon of March 3", ("afternoon", None)),
         ("yesterday morning and afternoon", ("morning and afternoon", 1)),
+        ("what did we do last nite", ("night", 1)),
+        ("yesterday afternon", ("afternoon", 1)),
         ("morning standup notes", None),  # a thing's name, no part of a day said
         ("good morning", None),
         ("what did we do yesterday", None),
@@ -154,6 +160,8 @@ NOW = datetime(2026, 3, 15, 16, 30, tzinfo=UTC)  # a Sunday afternoon
         ("last night", "2026-03-14T18:00:00+00:00", "2026-03-15T05:59:59.999000+00:00"),
         ("Friday evening", "2026-03-13T17:00:00+00:00", "2026-03-13T23:59:59.999000+00:00"),
         ("last sun morning", "2026-03-08T05:00:00+00:00", "2026-03-08T11:59:59.999000+00:00"),
+        ("this mornig", "2026-03-15T05:00:00+00:00", "2026-03-15T11:59:59.999000+00:00"),
+        ("tonite", "2026-03-15T18:00:00+00:00", "2026-03-16T05:59:59.999000+00:00"),
     ],
 )
 def test_since_and_until_take_a_part_of_a_day(text: str, since: str, until: str) -> None:

@@ -72,7 +72,27 @@ NUMBERS = {
     "nine": 9, "ten": 10, "couple of": 2, "couple": 2, "few": 3, "several": 3,
 }  # fmt: skip
 _NUM = r"(\d{1,3}|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + ")"
-_PART_WORD = r"(?:morning|afternoon|evening|night)"
+# each part's name as it is misspelt in a search box ("this mornig", "tonite"): read wherever the name is
+PART_SPELLINGS = {
+    "morning": ("mornig", "mornign", "moring", "morming", "mornin", "monring"),
+    "afternoon": ("afternon", "aftenoon", "afternooon", "afteroon", "afertnoon"),
+    "evening": ("evenning", "evning", "eveing", "evenig"),
+    "night": ("nite",),
+}
+_SPELT_AS = {spelt: name for name, spellings in PART_SPELLINGS.items() for spelt in (name, *spellings)}
+_PART_WORD = "(?:" + "|".join(sorted(_SPELT_AS, key=len, reverse=True)) + ")"
+_MISSPELT_PART = re.compile(
+    r"\b(?:" + "|".join(spelt for spellings in PART_SPELLINGS.values() for spelt in spellings) + r")\b", re.I
+)
+
+
+def spelt_right(text: str) -> str:
+    """`text` with each part of a day's name misspelt as PART_SPELLINGS has it written as it is spelt ("this mornig":
+    "this morning"; "tonite": "tonight")."""
+    text = re.sub(r"\b(?:to|2)nite\b", "tonight", text, flags=re.I)
+    return _MISSPELT_PART.sub(lambda m: _SPELT_AS[m[0].lower()], text)
+
+
 # a part said with more after it: "morning and afternoon", "afternoon and evening", "morning to evening"
 _PART = rf"({_PART_WORD}(?:\s*(?:,|and|or|&|to|through|-)\s*(?:the\s+)?{_PART_WORD}\b)*)"
 _SHORT_DAYS = "mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun"
@@ -86,9 +106,9 @@ _SAID: tuple[tuple[re.Pattern[str], int | None], ...] = (
     (re.compile(rf"\b{_YESTERDAY}(?:['’]s)?\s+{_PART}\b", re.I), 1),  # "yesterday evening", misspelt too
     # "Tuesday evening", "last Fri night", "Monday's afternoon"
     (re.compile(rf"\b(?:{_WEEKDAYS}|{_SHORT_DAYS})\.?(?:['’]s)?\s+{_PART}s?\b", re.I), None),
-    (re.compile(r"\b(?:in|during)\s+the\s+(morning|afternoon|evening|night)\b", re.I), None),  # "on Feb 12 in the…"
+    (re.compile(rf"\b(?:in|during)\s+the\s+({_PART_WORD})\b", re.I), None),  # "on Feb 12 in the morning"
     (re.compile(r"\bat\s+(night)\b", re.I), None),
-    (re.compile(r"\bthe\s+(morning|afternoon|evening|night)\s+(?:of|on)\b", re.I), None),  # "the morning of March 3"
+    (re.compile(rf"\bthe\s+({_PART_WORD})\s+(?:of|on)\b", re.I), None),  # "the morning of March 3"
 )
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)
 
@@ -96,6 +116,7 @@ _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)
 def said_day_part(text: str) -> SaidDayPart | None:
     """The one part of a day `text` says, or None when it says none, or two that differ ("last night and this
     morning": the days, whole)."""
+    text = spelt_right(text)
     found: list[tuple[int, SaidDayPart]] = []
     taken: list[tuple[int, int]] = []
     for pattern, days_back in _SAID:
@@ -104,7 +125,7 @@ def said_day_part(text: str) -> SaidDayPart | None:
                 continue
             taken.append((m.start(), m.end()))
             since = bool(_SINCE.search(text[max(0, m.start() - 12) : m.start()]))
-            names = re.findall(_PART_WORD, m[1].lower())
+            names = [_SPELT_AS[spelt] for spelt in re.findall(_PART_WORD, m[1].lower())]
             part = PARTS[names[0]]
             for name in names[1:]:
                 part = part.joined(PARTS[name])

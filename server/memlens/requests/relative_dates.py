@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime, timedelta, tzinfo
 
-from memlens.requests.day_parts import PARTS
+from memlens.requests.day_parts import PARTS, spelt_right
 
 # `-3d` too: the minus of `date -d -3days` and of a shell user's "3 days back" says the same "ago"
 _AMOUNT = re.compile(r"-?(\d{1,5})\s*([hdwmy])", re.IGNORECASE)
@@ -28,7 +28,7 @@ def absolute_date(text: str, *, now: datetime | None = None, zone: tzinfo = UTC,
     a duration ago is a moment, in UTC. A part of a day (`this morning`, `last night`) is its first moment in
     `zone`, or with `end` its last (an `until`'s)."""
     clock = (now or datetime.now(UTC)).astimezone(zone)
-    word = " ".join(text.strip().lower().split())
+    word = spelt_right(" ".join(text.strip().lower().split()))
     part = _DAY_PART.fullmatch("to night" if word == "tonight" else word)
     if part is not None:
         return _day_part(part[1] or "", part[2], clock=clock, zone=zone, end=end)

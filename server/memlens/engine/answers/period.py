@@ -39,7 +39,14 @@ from memlens.engine.ranking.dates import (
 from memlens.engine.ranking.hits import UnitHit
 from memlens.engine.ranking.rescoring import answered, hit_floor, passes
 from memlens.errors import InvalidRequest
-from memlens.requests.day_parts import NUMBERS, YESTERDAY_MISSPELT, SaidDayPart, said_day_part, said_hours
+from memlens.requests.day_parts import (
+    NUMBERS,
+    PART_SPELLINGS,
+    YESTERDAY_MISSPELT,
+    SaidDayPart,
+    said_day_part,
+    said_hours,
+)
 from memlens.wire import Confidence, Period, PeriodEvent, PeriodPart, SearchResult
 
 MAX_OTHER_WORDS = 3  # "what did we discuss about the parser on March 3" is still about the day
@@ -61,7 +68,12 @@ _ASKING_WORDS = (
     "previous prior on in during since st nd rd th of the couple back morning afternoon evening night between thru "
     "around sometime late done everything"
 )
-_ASKING = frozenset(_ASKING_WORDS.split()) | frozenset(YESTERDAY_MISSPELT)
+_ASKING = (
+    frozenset(_ASKING_WORDS.split())
+    | frozenset(YESTERDAY_MISSPELT)
+    | frozenset(spelt for spellings in PART_SPELLINGS.values() for spelt in spellings)
+    | {"tonite", "2nite"}
+)
 _WORD = re.compile(r"[^\W_][\w'-]*")
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")  # "yesterday's standup": the day's, no word of its own
 _YEAR = re.compile(r"\b\d{4}\b")
