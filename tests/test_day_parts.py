@@ -169,6 +169,27 @@ def test_since_and_until_take_a_part_of_a_day(text: str, since: str, until: str)
     assert absolute_date(text, now=NOW, end=True) == until
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("14:00", "2026-03-15T14:00:00+00:00"),
+        ("9am", "2026-03-15T09:00:00+00:00"),
+        ("2:30 pm", "2026-03-15T14:30:00+00:00"),
+        ("12am", "2026-03-15T00:00:00+00:00"),
+        ("yesterday 14:00", "2026-03-14T14:00:00+00:00"),
+        ("friday at 9am", "2026-03-13T09:00:00+00:00"),
+        ("25:00", None),
+        ("13pm", None),
+        ("7", None),  # a count, not a time
+        ("someday 9am", None),
+    ],
+)
+def test_since_and_until_take_a_time_on_the_clock(text: str, expected: str | None) -> None:
+    """`--since 14:00` was an error: "must be an ISO date …"; a time of today (or of the day said before it), in the
+    display zone."""
+    assert absolute_date(text, now=NOW) == expected
+
+
 def test_since_a_part_of_a_day_is_of_the_display_zone() -> None:
     zone = ZoneInfo("Europe/Berlin")
     assert absolute_date("this morning", now=NOW, zone=zone) == "2026-03-15T05:00:00+01:00"
@@ -176,3 +197,4 @@ def test_since_a_part_of_a_day_is_of_the_display_zone() -> None:
     until = parse_time("yesterday evening", "until", end_of_day=True, zone=zone)
     assert until - since == pytest.approx(7 * 3600, abs=0.01)
     assert SearchFilterRequest(since="this morning", until="today").since == "this morning"
+    assert absolute_date("9am", now=NOW, zone=zone) == "2026-03-15T09:00:00+01:00"

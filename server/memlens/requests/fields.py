@@ -339,7 +339,8 @@ def parse_time(value: str, where: str, end_of_day: bool = False, *, zone: tzinfo
             raise InvalidRequest(f"{where} must be a day that exists, got {show(value)} ({why})") from None
         raise InvalidRequest(
             f"{where} must be an ISO date (e.g. 2026-02-10), a duration ago (7d, 12h, 2w, 3m, 1y), today, yesterday, "
-            f"a weekday (monday, last tue) or a part of a day (this morning, last night), got {show(value)}"
+            f"a weekday (monday, last tue), a part of a day (this morning, last night) or a time (14:00, yesterday "
+            f"9am), got {show(value)}"
         ) from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=zone if day_word else UTC)
