@@ -11,7 +11,7 @@ import pytest
 
 from memlens.engine.engine import Engine
 from memlens.requests import SearchFilterRequest, parse_time
-from memlens.requests.day_parts import said_day_part, said_hours
+from memlens.requests.day_parts import said_clock, said_day_part, said_hours
 from memlens.requests.relative_dates import absolute_date
 from memlens.wire import SearchResponse
 from transcript_fixtures import engine_over_days
@@ -73,6 +73,12 @@ def _sessions(engine: Engine, query: str, now: float) -> set[str]:
         ("what did we do tonite", TUESDAY_LATE, {"tue-2100"}),
         ("what did we do yesterday mornign", TUESDAY_AFTERNOON, {"mon-0900"}),
         ("this mornig", TUESDAY_AFTERNOON, {"tue-1000"}),
+        # a time on the clock said of a day, or since one today
+        ("what did we do yesterday at 2pm", TUESDAY_AFTERNOON, {"mon-1400"}),
+        ("what did we do on Monday before noon", TUESDAY_LATE, {"mon-0900"}),
+        ("what did we do yesterday after 19:00", TUESDAY_AFTERNOON, {"mon-2000"}),
+        ("what did we do since 9am", TUESDAY_LATE, {"tue-1000", "tue-2100"}),
+        ("what did we do this morning before 11am", TUESDAY_AFTERNOON, {"tue-1000"}),
         # a day said alone is still the whole day
         ("what did we do yesterday", TUESDAY_AFTERNOON, {"mon-0900", "mon-1400", "mon-2000"}),
     ],
@@ -147,6 +153,32 @@ def test_what_reads_as_a_part_of_a_day(text: str, part: tuple[str, int | None] |
 )
 def test_hours_counted_back(text: str, back: tuple[float, float] | None) -> None:
     assert said_hours(text) == back
+
+
+@pytest.mark.parametrize(
+    ("text", "clock"),
+    [
+        ("since 9am", (9, 0, "since")),
+        ("yesterday at 3 pm", (15, 0, "at")),
+        ("on Friday around 2:30pm", (14, 30, "at")),
+        ("after 18:00", (18, 0, "since")),
+        ("before noon", (12, 0, "before")),
+        ("at 12am", (0, 0, "at")),
+        ("at 13pm", None),
+        ("at 25:00", None),
+        ("since 9am and after 3pm", None),  # two times: neither
+        ("3pm", None),  # no word that says how the time is meant
+    ],
+)
+def test_what_reads_as_a_time_on_the_clock(text: str, clock: tuple[int, int, str] | None) -> None:
+    said = said_clock(text)
+    assert (None if said is None else (said.hour, said.minute, said.relation)) == clock
+
+
+def test_a_time_on_the_clock_without_a_day_is_no_period_but_since(utc_engine: Engine) -> None:
+    """ "why does the cron run at 3pm" is a search, not today's hours around three."""
+    utc_engine.retriever.now = TUESDAY_AFTERNOON
+    assert "period" not in utc_engine.search("why does the cron run at 3pm", mode="keyword")
 
 
 NOW = datetime(2026, 3, 15, 16, 30, tzinfo=UTC)  # a Sunday afternoon

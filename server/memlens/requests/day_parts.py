@@ -6,8 +6,8 @@ The hours are clock hours of the zone the answers show their times in (`display.
 noon, an afternoon from noon to 18:00, an evening from 17:00 to midnight, a night from 18:00 to 6:00 the next
 morning (what was written after midnight was written "last night"); parts said together ("yesterday morning and
 afternoon") are the hours from the first's start to the last's end. Hours counted back from now ("in the last two
-hours", "an hour ago") are read here too (`said_hours`). Only the standard library: the CLI reads since and until
-without importing the engine.
+hours", "an hour ago") are read here too (`said_hours`), and a time on the clock said of a day ("yesterday at 3pm",
+"since 9am": `said_clock`). Only the standard library: the CLI reads since and until without importing the engine.
 """
 
 from __future__ import annotations
@@ -161,3 +161,62 @@ def _count(word: str | None) -> int:
         return 1
     word = " ".join(word.lower().split())
     return int(word) if word.isdigit() else NUMBERS.get(word, 1)
+
+
+# a time on the clock: "3pm", "2:30 pm", "14:00", "noon"
+CLOCK = r"(?:(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b|(\d{1,2}):(\d{2})\b|(noon|midday|midnight)\b)"
+_CLOCK_SAID = re.compile(
+    rf"\b(since|after|from|at|around|about|before|until|till)\s+(?:about\s+|around\s+)?{CLOCK}", re.I
+)
+_NAMED_HOURS = {"noon": 12, "midday": 12, "midnight": 0}
+
+
+@dataclass(frozen=True, slots=True)
+class SaidClock:
+    """A time on the clock a question says, and how: "since 9am" (`since`: from it on), "at 3pm" (`at`: the hour
+    around it), "before noon" (`before`: the day up to it)."""
+
+    hour: int
+    minute: int
+    relation: str  # since | at | before
+
+    def bounds(self, day: date, zone: tzinfo) -> tuple[datetime, datetime]:
+        """The moments it names on `day` in `zone`: from the first to the second (excluded)."""
+        midnight = datetime(day.year, day.month, day.day, tzinfo=zone)
+        moment = midnight + timedelta(hours=self.hour, minutes=self.minute)
+        if self.relation == "since":
+            return moment, midnight + timedelta(days=1)
+        if self.relation == "before":
+            return midnight, moment
+        return moment - timedelta(hours=1), moment + timedelta(hours=1)
+
+
+_RELATIONS = {
+    "since": "since",
+    "after": "since",
+    "from": "since",
+    "before": "before",
+    "until": "before",
+    "till": "before",
+}
+
+
+def said_clock(text: str) -> SaidClock | None:
+    """The one time on the clock `text` says after a word that says how ("since 9am", "at 3pm", "before noon"), or
+    None when it says none, or two."""
+    found = [m for m in _CLOCK_SAID.finditer(text)]
+    if len(found) != 1:
+        return None
+    m = found[0]
+    if m[7]:
+        hour, minute = _NAMED_HOURS[m[7].lower()], 0
+    elif m[5]:
+        hour, minute = int(m[5]), int(m[6])
+    else:
+        hour, minute = int(m[2]), int(m[3] or 0)
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if m[4].lower() == "pm" else 0)
+    if hour > 23 or minute > 59:
+        return None
+    return SaidClock(hour, minute, _RELATIONS.get(m[1].lower(), "at"))

@@ -44,6 +44,7 @@ from memlens.requests.day_parts import (
     PART_SPELLINGS,
     YESTERDAY_MISSPELT,
     SaidDayPart,
+    said_clock,
     said_day_part,
     said_hours,
 )
@@ -75,6 +76,7 @@ _ASKING = (
     | {"tonite", "2nite"}
 )
 _WORD = re.compile(r"[^\W_][\w'-]*")
+_CLOCK_WORDS = frozenset({"am", "pm", "noon", "midday", "midnight", "since", "around", "till"})
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")  # "yesterday's standup": the day's, no word of its own
 _YEAR = re.compile(r"\b\d{4}\b")
 _SCAFFOLDING = re.compile(r"^\s*(?:#\s*files mentioned by the user|<[\w-]+>|\[|caveat:|/\w+\s*$)", re.I)
@@ -168,9 +170,12 @@ def read_period(text: str, *, now: float | None, zone: tzinfo) -> PeriodQuestion
     offset = datetime.fromtimestamp(moment, zone).utcoffset() or timedelta(0)
     local_now = moment + offset.total_seconds()  # dates.py reads days in UTC: shifted, its days are the user's
     windows = period_days(text, local_now)
+    today = int(local_now // 86400)
+    clock = said_clock(text)
+    if not windows and clock is not None and clock.relation == "since":  # "what did we do since 9am": today's
+        windows = [(today, today)]
     if not windows:
         return None
-    today = int(local_now // 86400)
     if windows[0][0] > today and not _YEAR.search(text):  # "on March 3" asked in February: last year's March
         windows = [(_year_back(first), _year_back(last)) for first, last in windows]
     said = said_day_part(text)
@@ -178,6 +183,14 @@ def read_period(text: str, *, now: float | None, zone: tzinfo) -> PeriodQuestion
     back = said_hours(text)
     if back is not None:  # "in the last two hours", "an hour ago": those hours, not the days they fall on
         parts = ((moment - back[0], moment - back[1]),)
+    elif clock is not None and len(windows) == 1 and windows[0][0] == windows[0][1]:  # "yesterday at 3pm"
+        day = _date_of(windows[0][0])
+        first, end = clock.bounds(day, zone)
+        if said is not None:  # "this morning before 11am": the morning's hours up to eleven
+            part_first, part_end = said.part.bounds(day, zone)
+            if max(first, part_first) < min(end, part_end):
+                first, end = max(first, part_first), min(end, part_end)
+        parts = ((first.timestamp(), end.timestamp() - 0.001),)
     if parts is None:
         parts = tuple((midnight(first, zone), midnight(last + 1, zone) - 0.001) for first, last in windows)
     return PeriodQuestion(
@@ -221,6 +234,8 @@ def other_words(text: str) -> list[str]:
         if bare in WEEKDAYS or bare.rstrip(".") in WEEKDAY_SHORT:  # "last Fri", "on wensday"
             continue
         if bare in NUMBERS or bare in UNITS or re.fullmatch(r"\d+(?:st|nd|rd|th)?|\d{4}-\d{2}-\d{2}", bare):
+            continue
+        if bare in _CLOCK_WORDS or re.fullmatch(r"\d{1,2}(?:am|pm)", bare):  # "since 9am", "at 3 pm", "before noon"
             continue
         words.append(word)
     return list(dict.fromkeys(words))
