@@ -1,7 +1,8 @@
 """Questions about days on real transcripts: "what did we do on <a day>", "in <a month>", "yesterday", "last week".
 
 Indexes ../shared/fixtures/transcripts (keyword only: a period's answer reads the catalog, and its other words are
-few), asks every question of bench/data/day_questions.json at its own "now" in UTC, and reports per split:
+few), asks every question of bench/data/day_questions.json at its own "now" in UTC (a period of days, or of a part
+of one, "this afternoon", as instants), and reports per split:
 - inPeriod: the share of shown hits written within the period the question means (target ≥ 95 %);
 - sessionsFound: the share of the sessions written in that period that the answer shows;
 - answered: the share of questions with any hit.
@@ -47,6 +48,10 @@ def _instant(text: str) -> float:
 
 
 def _bounds(period: Sequence[str]) -> tuple[float, float]:
+    """A label's [first day, last day] as [its first instant, the instant after it]; a label of a part of a day
+    ("this afternoon") names its instants, [first, end)."""
+    if all("T" in d for d in period):
+        return _instant(period[0]), _instant(period[1])
     first, last = (date.fromisoformat(d) for d in period)
     start = datetime(first.year, first.month, first.day, tzinfo=UTC).timestamp()
     end = datetime(last.year, last.month, last.day, tzinfo=UTC).timestamp() + 86400

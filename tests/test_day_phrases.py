@@ -14,13 +14,14 @@ from memlens.engine.ranking.dates import epoch_day, message_windows, query_windo
 
 NOW = datetime(2026, 3, 19, 10, tzinfo=UTC).timestamp()  # a Thursday; last week is March 9-15
 
-# (phrase, the days meant: "MM-DD" of 2026 or a whole ISO date, "FIRST..LAST" for a run, " + " between runs; "" for
-# no period, a plain search). Decided where a phrase reads two ways: "last Tuesday" is the latest one (this week's
-# on a Thursday); "last week" the thirteen days before today (both its meanings); "last night" yesterday and today;
-# "N days ago" that day; "a week ago Friday" the Friday nearest a week back; "the other week" the four weeks before
-# this last one; "an hour ago" today and yesterday (a question's reader has the day, not the hour); "the first half
-# of the week" (and "of the month", "of the year") this one's, and a part still to come no period; a holiday the
-# latest one (on or before today), "over" one its days off around it ("before Christmas" is an open bound).
+# (phrase, the days meant: "MM-DD" of 2026 or a whole ISO date, "FIRST..LAST" for a run, " + " between runs; "" for no
+# period, a plain search). Decided where a phrase reads two ways: "last Tuesday" is the latest one (this week's on a
+# Thursday); "last week" the thirteen days before today (both its meanings); "last night" (and "Friday night") its
+# evening and the hours after midnight; "N days ago" that day; "a week ago Friday" the Friday nearest a week back;
+# "the other week" the four weeks before this last one; "an hour ago" the hour around then (today's, asked at 10:00;
+# the ranking's window is today and yesterday); "the first half of the week" (and "of the month", "of the year") this
+# one's, and a part still to come no period; a holiday the latest one (on or before today), "over" one its days off
+# around it ("before Christmas" is an open bound).
 PHRASES = [
     # relative days
     ("what did we do yesterday", "03-18"),
@@ -57,8 +58,8 @@ PHRASES = [
     ("past 2 wks", "03-05..03-19"),
     ("a few weeks back", "02-22..03-02"),
     ("5 days back", "03-14"),
-    ("an hour ago", "03-18..03-19"),
-    ("3 hours ago", "03-18..03-19"),
+    ("an hour ago", "03-19"),  # 8:30 to 9:30, asked at 10:00
+    ("3 hours ago", "03-19"),
     # weekdays with modifiers
     ("what did we do last Tuesday", "03-17"),
     ("on Monday", "03-16"),
@@ -75,7 +76,7 @@ PHRASES = [
     ("monday and tuesday", "03-16..03-17"),
     ("last friday", "03-13"),
     ("on friday", "03-13"),
-    ("Friday night", "03-13"),
+    ("Friday night", "03-13..03-14"),  # its evening and the hours after midnight
     ("Friday afternoon", "03-13"),
     ("tuesday morning", "03-17"),
     ("last Tues", "03-17"),
@@ -394,6 +395,8 @@ PHRASES = [
 # deploy" is as often the recurring one); a day said as an open bound is still a day to boost ("before Christmas":
 # Christmas Day, as "before Feb 5" boosts Feb 5). Every other phrase of PHRASES reads the same days in both.
 RANKING_WIDER = {
+    "an hour ago": "03-18..03-19",  # the ranking has days: today and yesterday, it may have been before midnight
+    "3 hours ago": "03-18..03-19",
     "2 days ago": "03-16..03-18",
     "three days ago": "03-15..03-17",
     "a day ago": "03-17..03-19",

@@ -11,9 +11,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from claude_lines import claude_line
+from memlens.cli.fixes_output import print_fixes
 from memlens.engine.answers.fixes import verbatim_lines
 from memlens.engine.answers.quoted_fixes import pieces, quoted_fix
+from memlens.wire import ErrorFix
 from memlens_runs import memlens_with_own_home
 from transcript_fixtures import jsonl
 
@@ -102,3 +106,34 @@ def test_memlens_fixes_answers_with_notes_and_messages_that_say_the_fix(tmp_path
     assert [m["messageId"] for m in told["after"]] == ["u2"]
     unsaid = memlens_with_own_home("fixes", "ZeroDivisionError: division by zero", *flags, cwd=tmp_path)
     assert unsaid.returncode == 1 and unsaid.stdout == "", unsaid.stdout  # quoted, but no fix said: none (as rg)
+
+
+TRACEBACK_NOTE = """## Checkout worker crash
+```
+Traceback (most recent call last):
+  File "/srv/shop/worker/checkout.py", line 88, in process
+    total = compute_total(cart)
+  File "/srv/shop/worker/pricing.py", line 41, in compute_total
+    return sum(item.price * item.qty for item in cart.items)
+TypeError: unsupported operand type(s) for *: 'Decimal' and 'float'
+```
+Fixed by storing qty as Decimal in the cart model instead of float."""
+
+
+def test_the_cli_shows_the_fix_a_note_says_after_the_error_it_quotes(capsys: pytest.CaptureFixture[str]) -> None:
+    """A note's fenced traceback took the eight lines shown, and the line after it, the fix, was never printed:
+    `fixes` showed the error back and not how it was fixed."""
+    pasted = TRACEBACK_NOTE.split("```")[1].replace("line 88", "line 91").replace("/srv/shop", "/home/dev/shop")
+    note: ErrorFix = {
+        "sessionKey": "", "sessionId": "", "format": "markdown", "path": "/w/memory/python-errors.md",
+        "title": "Python errors we hit", "messageId": "", "timestamp": None, "error": False, "score": 0.8,
+        "text": TRACEBACK_NOTE, "after": [], "source": "note", "relPath": "memory/python-errors.md", "lineStart": 3,
+    }  # fmt: skip
+    print_fixes({"error": pasted, "fixes": [note]})
+    shown = capsys.readouterr().out
+    assert "   | Fixed by storing qty as Decimal in the cart model instead of float." in shown, shown
+    assert "   | TypeError: unsupported operand type(s) for *: 'Decimal' and 'float'" in shown
+    long_block = TRACEBACK_NOTE.replace("```\nFixed", "\n".join(f"  frame {n}" for n in range(30)) + "\n```\nFixed")
+    print_fixes({"error": pasted, "fixes": [{**note, "text": long_block}]})
+    cut = capsys.readouterr().out
+    assert "frame 29" not in cut and "Fixed by storing qty" in cut  # the quoted block is cut, the fix is not

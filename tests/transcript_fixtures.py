@@ -93,13 +93,13 @@ def one_message_days(folder: Path, sessions: Mapping[str, tuple[datetime, str]])
     return folder
 
 
-def engine_over_days(tmp_path: Path, sessions: Mapping[str, tuple[datetime, str]]) -> Engine:
+def engine_over_days(tmp_path: Path, sessions: Mapping[str, tuple[datetime, str]], *, zone: str = "UTC") -> Engine:
     """A keyword-only engine, synced, over `one_message_days(tmp_path / "transcripts", sessions)` alone (no agent
-    folder), its days read in UTC."""
+    folder), its days read in `zone` (`display.timeZone`)."""
     folder = one_message_days(tmp_path / "transcripts", sessions)
     settings = Settings()
     settings.transcripts.agent_defaults = False
-    settings.display.time_zone = "UTC"
+    settings.display.time_zone = zone
     workspace = tmp_path / "ws"
     workspace.mkdir()
     engine = Engine([workspace], settings, extra_transcripts=[folder], index_dir=tmp_path / "index", embedder=False)

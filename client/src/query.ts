@@ -36,6 +36,8 @@ const RELATIVE_RE = /^-?(\d{1,5})([hdwmy])$/i;
 /** the days a `since:`/`until:` may name by their word, which the server reads as days of its display zone */
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const DATE_RE = /^\d{4}-\d{2}(-\d{2}([T ]\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:?\d{2})?)?)?$/;
+/** a time on the clock of today, `14:00`, `9am`, `2:30pm`: sent as the word, which the server reads in its display zone */
+const CLOCK_RE = /^(?:([01]?\d|2[0-3]):[0-5]\d|(?:0?[1-9]|1[0-2])(?::[0-5]\d)?(?:am|pm))$/;
 
 export interface ParsedInput {
   /** the words to search for, filters removed */
@@ -46,13 +48,16 @@ export interface ParsedInput {
 }
 
 /**
- * `7d` → the ISO time 7 days before `now`; `today`, `yesterday` and a weekday (`monday`, `tue`: the latest such day,
- * today if it is one) → the word, which the server reads as a day of `memlens.display.timeZone` (relative_dates.py),
+ * `7d` → the ISO time 7 days before `now`; `today`, `yesterday`, a weekday (`monday`, `tue`: the latest such day,
+ * today if it is one), `tonight` and a time on the clock (`14:00`, `9am`) → the word, which the server reads as a day of `memlens.display.timeZone` (relative_dates.py),
  * the zone the answers show their times in; an ISO date stays as it is; else undefined.
  */
 export function resolveTime(value: string, now: Date): string | undefined {
   const word = value.toLowerCase();
   if (word === 'today' || word === 'yesterday' || WEEKDAYS.some((day) => word === day || word === day.slice(0, 3))) {
+    return word;
+  }
+  if (word === 'tonight' || CLOCK_RE.test(word)) {
     return word;
   }
   const rel = RELATIVE_RE.exec(value);
@@ -90,7 +95,7 @@ export function parseSearchInput(value: string, now: Date = new Date()): ParsedI
       if (time) {
         filters[name] = time;
       } else {
-        errors.push(`${name}:${raw} is not a duration (7d, 12h, 2w, 3m, 1y), today, yesterday, a weekday or a date (2026-02-01)`);
+        errors.push(`${name}:${raw} is not a duration (7d, 12h, 2w, 3m, 1y), today, yesterday, a weekday, a time (9am, 14:00) or a date (2026-02-01)`);
       }
     } else if (name === 'session' || name === 'project') {
       filters[name] = raw;

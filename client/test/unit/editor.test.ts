@@ -58,6 +58,14 @@ describe('search filters', () => {
     assert.equal(resolveTime('friday', NOW), 'friday');
     assert.equal(resolveTime('mon', NOW), 'mon');
     assert.equal(resolveTime('mond', NOW), undefined);
+    // a part of a day said in one word, and a time on the clock: the server's words too, read in its display zone
+    assert.equal(resolveTime('Tonight', NOW), 'tonight');
+    assert.equal(resolveTime('14:00', NOW), '14:00');
+    assert.equal(resolveTime('9am', NOW), '9am');
+    assert.equal(resolveTime('2:30PM', NOW), '2:30pm');
+    assert.equal(resolveTime('25:00', NOW), undefined);
+    assert.equal(resolveTime('13pm', NOW), undefined);
+    assert.deepEqual(parseSearchInput('deploy since:9am', NOW).filters, { since: '9am' });
     assert.equal(resolveTime('-3d', NOW), resolveTime('3d', NOW)); // the minus says the same 'ago'
     assert.equal(resolveTime('-3d', NOW), '2026-02-17T12:00:00Z');
     const bad = parseSearchInput('dlq role:robot since:soon kind:', NOW);

@@ -15,6 +15,7 @@ from memlens.wire import FixesResponse
 ERROR_LINES = 8  # lines of each error shown (its header and the telling lines the index kept)
 MESSAGE_CELLS = 300  # each following message, cut for a terminal
 _WORD = re.compile(r"\w{2,}")
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
 
 
 def telling_lines(text: str, error: str, count: int) -> list[str]:
@@ -30,6 +31,27 @@ def telling_lines(text: str, error: str, count: int) -> list[str]:
         return lines[:count]
     start = min(best - 1, len(lines) - (count - 2))
     return [lines[0], "…", *lines[start : start + count - 2]]
+
+
+def said_fix_lines(text: str, error: str, count: int) -> list[str]:
+    """The lines of a note or message that quotes the error and says how it was fixed: its words outside a fenced
+    block whole (the fix is said there: "Fixed by storing qty as Decimal"), and of each fenced block (the quoted
+    error, a traceback) its `telling_lines`."""
+    shown: list[str] = []
+    block: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            if fenced:
+                shown += telling_lines("\n".join(block), error, count)
+                block = []
+            shown.append(line)
+            fenced = not fenced
+        elif fenced:
+            block.append(line)
+        else:
+            shown.append(line)
+    return shown + telling_lines("\n".join(block), error, count) if block else shown
 
 
 def print_fixes(
@@ -67,7 +89,10 @@ def _print_fixes(answer: FixesResponse, zone: tzinfo | None, columns: int, style
         # the key is one word: whole on the first line, unless the terminal is narrower than it (then cut across)
         head = style.reference(key) + head[len(key) :] if head.startswith(key) else style.reference(head)
         print(head + folds + rest)
-        for line in telling_lines(fix["text"], answer["error"], ERROR_LINES):
+        # a note or a message says the fix beside the error it quotes: shown whole but its quoted blocks' lines
+        says_fix = source in ("note", "message")
+        lines = (said_fix_lines if says_fix else telling_lines)(fix["text"], answer["error"], ERROR_LINES)
+        for line in lines:
             shown = folded(f"   | {line}", columns, indent="   | " + line[: len(line) - len(line.lstrip())])
             print("\n".join(bolded(part, matcher, style) for part in shown.split("\n")))
         if not fix["after"] and source != "note":

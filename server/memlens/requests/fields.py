@@ -327,7 +327,7 @@ def parse_time(value: str, where: str, end_of_day: bool = False, *, zone: tzinfo
     """ISO 8601 date or date-time (naive = UTC), or a relative date (`7d`, `yesterday`: relative_dates; a day word is
     a day of `zone`, the answers' display zone) → epoch seconds; a bare date with `end_of_day` means that day's end."""
     try:
-        day_word = absolute_date(value, zone=zone)
+        day_word = absolute_date(value, zone=zone, end=end_of_day)
         text = day_word or value.strip()
     except OverflowError:  # a duration ago that reaches before the calendar's first day
         raise InvalidRequest(f"{where} must not reach back before the year 1, got {show(value)}") from None
@@ -338,8 +338,9 @@ def parse_time(value: str, where: str, end_of_day: bool = False, *, zone: tzinfo
         if why is not None:  # written as a date, but of a day no calendar has
             raise InvalidRequest(f"{where} must be a day that exists, got {show(value)} ({why})") from None
         raise InvalidRequest(
-            f"{where} must be an ISO date (e.g. 2026-02-10), a duration ago (7d, 12h, 2w, 3m, 1y), today, yesterday "
-            f"or a weekday (monday, last tue), got {show(value)}"
+            f"{where} must be an ISO date (e.g. 2026-02-10), a duration ago (7d, 12h, 2w, 3m, 1y), today, yesterday, "
+            f"a weekday (monday, last tue), a part of a day (this morning, last night) or a time (14:00, yesterday "
+            f"9am), got {show(value)}"
         ) from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=zone if day_word else UTC)

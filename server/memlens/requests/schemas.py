@@ -64,11 +64,12 @@ MAX_PATH_CHARS = 4096
 
 _DATE_HELP = (
     "only what is newer: an ISO date (UTC unless an offset is given), a duration ago (7d, 12h, 2w, 3m, 1y), today, "
-    "yesterday or a weekday (monday, last tue; days of memlens.display.timeZone)"
+    "yesterday, a weekday (monday, last tue), a part of a day (this morning, last night) or a time (14:00, "
+    "yesterday 9am; days and times of memlens.display.timeZone)"
 )
 _UNTIL_HELP = (
     "only what is older: an ISO date or date-time (a bare date includes that whole day), a duration ago (7d, 2w), "
-    "today, yesterday or a weekday (last tue)"
+    "today, yesterday, a weekday (last tue), a part of a day (this morning) or a time (14:00)"
 )
 _PROJECT_HELP = "only sessions of this project: a working folder's name (any case) or path (and its subfolders)"
 _QUERY_HELP = "what to look for, in natural language or keywords"

@@ -3,15 +3,15 @@ that period's sessions and their most telling messages, not with hits for the wo
 
 A query is such a question when it names days (ranking/dates.py reads them) and says little else: at most
 MAX_OTHER_WORDS words besides the date's own and the asking words. The days are the user's (display.timeZone):
-"yesterday" and "on March 3" start and end at that zone's midnights; a list of days ("last Monday and Friday") is
-those days only (`PeriodQuestion.parts`), not the days between them. Each session written in the period shows its
-first real request, a message that records a decision and the last thing the assistant said there (its summary,
-usually); the sessions are ordered by what else the query says (a search over the period only) and then by how
-much was written in them that period. When the query says more than the period and nothing written in it matches
-those words as a search would answer them (the best of the period's top hits under search.minScore) nor says them in
-other words (period_nearness.py: its nearest message far nearer than the query's typical one), the answer is
-silence that says so and counts the period's sessions: "what kind of saxophone did you buy last spring?" is not
-answered with that spring's busiest sessions.
+"yesterday" and "on March 3" start and end at that zone's midnights, "this morning" and "last night" at its hours
+(requests/day_parts.py); a list of days ("last Monday and Friday") is those days only (`PeriodQuestion.parts`), not the
+days between them. Each session written in the period shows its first real request, a message that records a decision
+and the last thing the assistant said there (its summary, usually); the sessions are ordered by what else the query says
+(a search over the period only) and then by how much was written in them that period. When the query says more than the
+period and nothing written in it matches those words as a search would answer them (the best of the period's top hits
+under search.minScore) nor says them in other words (period_nearness.py: its nearest message far nearer than the query's
+typical one), the answer is silence that says so and counts the period's sessions: "what kind of saxophone did you buy
+last spring?" is not answered with that spring's busiest sessions.
 """
 
 from __future__ import annotations
@@ -30,17 +30,24 @@ from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.engine.ranking.dates import (
     MONTHS,
-    NUMBERS,
     UNITS,
     WEEKDAY_SHORT,
     WEEKDAYS,
-    YESTERDAY_MISSPELT,
     period_days,
     without_dates,
 )
 from memlens.engine.ranking.hits import UnitHit
 from memlens.engine.ranking.rescoring import answered, hit_floor, passes
 from memlens.errors import InvalidRequest
+from memlens.requests.day_parts import (
+    NUMBERS,
+    PART_SPELLINGS,
+    YESTERDAY_MISSPELT,
+    SaidDayPart,
+    said_clock,
+    said_day_part,
+    said_hours,
+)
 from memlens.wire import Confidence, Period, PeriodEvent, PeriodPart, SearchResult
 
 MAX_OTHER_WORDS = 3  # "what did we discuss about the parser on March 3" is still about the day
@@ -49,6 +56,7 @@ PERIOD_MATCHES = 50  # hits of the search for the other words that can put a ses
 NEAREST_LOOKED_AT = 50  # messages read on each side of an empty period for the nearest one a search may show
 NEAREST_BATCH = 5  # ...a few at a time, nearest first
 MIN_REQUEST_CHARS = 12  # shorter user messages ("ok", "go on") say nothing about what the session was for
+MAX_PART_DAYS = 31  # a part of a day ("in the morning") is its hours on up to a month's days
 
 Hides = Callable[[str | None, str | None, str, str | None, str | None], bool]
 """Whether a message of (session key, session id, path, cwd, parent key) is out of this search's sight."""
@@ -61,8 +69,14 @@ _ASKING_WORDS = (
     "previous prior on in during since st nd rd th of the couple back morning afternoon evening night between thru "
     "around sometime late done everything"
 )
-_ASKING = frozenset(_ASKING_WORDS.split()) | frozenset(YESTERDAY_MISSPELT)
+_ASKING = (
+    frozenset(_ASKING_WORDS.split())
+    | frozenset(YESTERDAY_MISSPELT)
+    | frozenset(spelt for spellings in PART_SPELLINGS.values() for spelt in spellings)
+    | {"tonite", "2nite"}
+)
 _WORD = re.compile(r"[^\W_][\w'-]*")
+_CLOCK_WORDS = frozenset({"am", "pm", "noon", "midday", "midnight", "since", "around", "till"})
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")  # "yesterday's standup": the day's, no word of its own
 _YEAR = re.compile(r"\b\d{4}\b")
 _SCAFFOLDING = re.compile(r"^\s*(?:#\s*files mentioned by the user|<[\w-]+>|\[|caveat:|/\w+\s*$)", re.I)
@@ -156,12 +170,29 @@ def read_period(text: str, *, now: float | None, zone: tzinfo) -> PeriodQuestion
     offset = datetime.fromtimestamp(moment, zone).utcoffset() or timedelta(0)
     local_now = moment + offset.total_seconds()  # dates.py reads days in UTC: shifted, its days are the user's
     windows = period_days(text, local_now)
+    today = int(local_now // 86400)
+    clock = said_clock(text)
+    if not windows and clock is not None and clock.relation == "since":  # "what did we do since 9am": today's
+        windows = [(today, today)]
     if not windows:
         return None
-    today = int(local_now // 86400)
     if windows[0][0] > today and not _YEAR.search(text):  # "on March 3" asked in February: last year's March
         windows = [(_year_back(first), _year_back(last)) for first, last in windows]
-    parts = tuple((midnight(first, zone), midnight(last + 1, zone) - 0.001) for first, last in windows)
+    said = said_day_part(text)
+    parts = _hours_of(said, windows, today, zone) if said is not None else None
+    back = said_hours(text)
+    if back is not None:  # "in the last two hours", "an hour ago": those hours, not the days they fall on
+        parts = ((moment - back[0], moment - back[1]),)
+    elif clock is not None and len(windows) == 1 and windows[0][0] == windows[0][1]:  # "yesterday at 3pm"
+        day = _date_of(windows[0][0])
+        first, end = clock.bounds(day, zone)
+        if said is not None:  # "this morning before 11am": the morning's hours up to eleven
+            part_first, part_end = said.part.bounds(day, zone)
+            if max(first, part_first) < min(end, part_end):
+                first, end = max(first, part_first), min(end, part_end)
+        parts = ((first.timestamp(), end.timestamp() - 0.001),)
+    if parts is None:
+        parts = tuple((midnight(first, zone), midnight(last + 1, zone) - 0.001) for first, last in windows)
     return PeriodQuestion(
         since=parts[0][0],
         until=parts[-1][1],
@@ -169,6 +200,28 @@ def read_period(text: str, *, now: float | None, zone: tzinfo) -> PeriodQuestion
         rest=" ".join(rest),
         parts=parts if len(parts) > 1 else (),
     )
+
+
+def _hours_of(
+    said: SaidDayPart, windows: Sequence[tuple[int, int]], today: int, zone: tzinfo
+) -> tuple[tuple[float, float], ...] | None:
+    """The hours of the part of a day said ("this morning", "last night", "Tuesday evening") on each day the question
+    names, as (since, until) instants; said with "since", from the part's start to the end of today. None when
+    there are more than MAX_PART_DAYS days (a season's mornings: the days, whole). A night's day is its evening's:
+    "last night" is yesterday's evening and the hours after midnight, not today's evening too."""
+    if said.days_back is not None:
+        windows = [(today - said.days_back, today - said.days_back)]
+    days = [day for first, last in windows for day in range(first, last + 1)]
+    if not days or len(days) > MAX_PART_DAYS:
+        return None
+    hours = [said.part.bounds(_date_of(day), zone) for day in days]
+    if said.since:
+        return ((hours[0][0].timestamp(), midnight(max(today, days[-1]) + 1, zone) - 0.001),)
+    return tuple((first.timestamp(), end.timestamp() - 0.001) for first, end in hours)
+
+
+def _date_of(day: int) -> date:
+    return date(1970, 1, 1) + timedelta(days=day)
 
 
 def other_words(text: str) -> list[str]:
@@ -181,6 +234,8 @@ def other_words(text: str) -> list[str]:
         if bare in WEEKDAYS or bare.rstrip(".") in WEEKDAY_SHORT:  # "last Fri", "on wensday"
             continue
         if bare in NUMBERS or bare in UNITS or re.fullmatch(r"\d+(?:st|nd|rd|th)?|\d{4}-\d{2}-\d{2}", bare):
+            continue
+        if bare in _CLOCK_WORDS or re.fullmatch(r"\d{1,2}(?:am|pm)", bare):  # "since 9am", "at 3 pm", "before noon"
             continue
         words.append(word)
     return list(dict.fromkeys(words))
@@ -350,7 +405,12 @@ def unmatched_note(question: PeriodQuestion, sessions: int, zone: tzinfo) -> str
 
 
 def _days(since: float, until: float, zone: tzinfo) -> str:
-    first, last = (datetime.fromtimestamp(ts, zone).date().isoformat() for ts in (since, until))
+    """`on 2026-03-03`, `from 2026-03-01 to 2026-03-05`; a part of a day with its hours (`from 2026-03-03 05:00 to
+    2026-03-03 11:59`)."""
+    start, end = datetime.fromtimestamp(since, zone), datetime.fromtimestamp(until + 0.001, zone)
+    if start.time() != end.time():  # not from midnight to midnight: hours said
+        return f"from {start:%Y-%m-%d %H:%M} to {datetime.fromtimestamp(until, zone):%Y-%m-%d %H:%M}"
+    first, last = start.date().isoformat(), datetime.fromtimestamp(until, zone).date().isoformat()
     return f"on {first}" if first == last else f"from {first} to {last}"
 
 

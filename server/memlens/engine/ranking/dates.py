@@ -47,6 +47,7 @@ from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.engine.ranking.holidays import ends_a_day, holiday_windows, nth_weekday
 from memlens.engine.ranking.seasons import season_windows
 from memlens.requests import why_no_such_day
+from memlens.requests.day_parts import NUMBERS, PART_SPELLINGS, YESTERDAY_MISSPELT, spelt_right
 from memlens.wire import AmbiguousDate, UnreadDate
 
 Window = tuple[int, int]
@@ -68,10 +69,6 @@ WEEKDAY_SHORT = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "
 # such a word when no word of a thing's name follows ("last sat", "on sun?", "since Sat morning"; not "last sat
 # solver run"), as a range's end ("Fri-Sun") or together ("Sat and Sun")
 WEEKEND_SHORT = {"sat": 5, "sun": 6}
-NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "couple of": 2, "couple": 2, "few": 3, "several": 3,
-}  # fmt: skip
 UNITS = {"day": 1, "week": 7, "wk": 7, "fortnight": 14, "month": 30, "year": 365}
 _UNIT = "(day|week|wk|fortnight|month|year)"
 # "the previous week", "the prior month", "previous Tuesday": said as "last" is
@@ -172,15 +169,18 @@ _BEFORE_AFTER = re.compile(
     r"(?:the\s+)?$",
     re.I,
 )
-# "yesterday" as it is misspelt in a search box
-YESTERDAY_MISSPELT = (
-    "yesterdy", "yestreday", "yesteday", "yesturday", "yesterady", "yesterdya", "ysterday", "yestarday",
-)  # fmt: skip
 _YESTERDAY_MISSPELT = "(?:" + "|".join(YESTERDAY_MISSPELT) + ")"
+# "this morning" and "last night" as they are misspelt ("this mornig", "last nite", "tonite"): read as spelt right
+_DAY_PART_SPELT = (
+    "(?:"
+    + "|".join(spelt for name in ("morning", "afternoon", "evening") for spelt in (name, *PART_SPELLINGS[name]))
+    + ")"
+)
+_NIGHT_SPELT = "(?:" + "|".join(("night", *PART_SPELLINGS["night"])) + ")"
 _LAST = re.compile(r"\b((?:the\s+)?day\s+(?:before\s+yesterday|after\s+tomorrow)|yesterday|today|tonight|tomorrow|"
-                   rf"{_YESTERDAY_MISSPELT}|"
-                   rf"(?:last|{_PREVIOUS})\s+(?:week|weekend|fortnight|month|year)|last\s+night|the\s+night\s+before\s+last|"
-                   r"this\s+(?:morning|afternoon|evening)|"
+                   rf"{_YESTERDAY_MISSPELT}|tonite|2nite|"
+                   rf"(?:last|{_PREVIOUS})\s+(?:week|weekend|fortnight|month|year)|last\s+{_NIGHT_SPELT}|the\s+night\s+before\s+last|"
+                   rf"this\s+{_DAY_PART_SPELT}|"
                    r"(?:this|next)\s+(?:week|weekend|month|year)|the\s+other\s+(?:day|week))\b", re.I)  # fmt: skip
 _ANCHORED = re.compile(
     rf"\b(?:{_NUM}\s+{_UNIT}s?|the\s+(day|week|month|weekend|year))\s+(before|after)\s+"
@@ -464,6 +464,7 @@ _MISSPELT_YESTERDAY = re.compile(rf"\b{_YESTERDAY_MISSPELT}\b")
 def _relative(word: str, anchor: date) -> Window | None:
     """yesterday / last week / this month … seen from `anchor`."""
     w = _MISSPELT_YESTERDAY.sub("yesterday", _PREVIOUS_WORDS.sub("last", " ".join(word.lower().split())))
+    w = spelt_right(w)  # "this mornig", "tonite"
     a = epoch_day(anchor)
     table: dict[str, Window] = {
         "day before yesterday": (a - 2, a - 2),
