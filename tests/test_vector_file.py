@@ -235,6 +235,40 @@ def test_a_change_is_appended_to_the_log_and_a_warm_start_replays_it(example: En
     assert _results(_fresh(example, may_write=False), example) == _results(index, example)
 
 
+def _resident_kb(column: np.ndarray) -> int:
+    """The resident KiB of the mapping `column` lies in (/proc/self/smaps), found by its address."""
+    address = column.ctypes.data
+    inside = False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if fields and "-" in fields[0] and not fields[0].endswith(":"):
+            start, end = (int(part, 16) for part in fields[0].split("-"))
+            inside = start <= address < end
+        elif inside and fields[0] == "Rss:":
+            return int(fields[1])
+    raise AssertionError("no mapping holds the column")
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads Linux's smaps")
+def test_a_replayed_log_lets_go_of_the_mapped_columns_it_copied(example: Engine) -> None:
+    """Replaying a log copies the file's small columns into memory; the mapped pages read for that copy serve no one
+    after it, and are let go (they were 120 MB of a fresh search process's RSS at a million rows); so are a
+    writer's, whose update copies them."""
+    assert example.embedder is not None
+    example.indexer.embedding.persist(force=True)
+    index = _fresh(example)
+    ids = index._current().ids.tolist()
+    index.update(remove=ids[:1])  # a writer's update copies the columns too, and lets their pages go
+    assert _resident_kb(index._current().base.scales) == 0
+    assert index.persist(example.catalog, example.embedder.name)
+    warm = _fresh(example, may_write=False)
+    snapshot = warm._current()
+    assert len(snapshot.ids) == len(ids) - 1  # the log was replayed: its columns are copies
+    mapped_scales = snapshot.base.scales  # still the file's mapping: the rows' scales are read from it
+    assert isinstance(mapped_scales, np.ndarray) and _resident_kb(mapped_scales) == 0
+    assert _results(warm, example) == _results(index, example)
+
+
 def test_syncs_through_the_log_equal_a_rebuild(example: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     """Notes added, changed and deleted: each sync's changes go to the log, and the index opened from the file and
     its log holds the rows the catalog gives."""

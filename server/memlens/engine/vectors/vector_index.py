@@ -376,6 +376,8 @@ class VectorIndex:
                 self._journal = [] if rows.log_id else None  # a file from before logs is written afresh
                 self._log_bytes = changes.size if changes is not None and changes.stamp is not None else 0
                 replayed = VectorSnapshot.stored(rows).replayed(changes.steps if changes is not None else [])
+                if replayed.ids is not rows.ids:  # the log's steps copied the file's columns into memory
+                    vector_file.release_mapped(rows.ids)
                 return replayed, None, False, len(replayed.ids)
             units = _UnitColumns()
             for unit in catalog.vector_units():
@@ -566,7 +568,7 @@ class VectorIndex:
         remove_ids = np.fromiter(remove, np.int64)
         added = [r for r in add if r.vector.shape == (self.dim,)]
         with self._lock:
-            snapshot = self._materialise()
+            snapshot = before = self._materialise()
             replaced = np.concatenate([remove_ids, np.fromiter((r.unit_id for r in added), np.int64, len(added))])
             keep = ~np.isin(snapshot.ids, replaced) if len(replaced) else None
             if keep is not None and not keep.all():  # copying the matrix costs; only when a row really goes
@@ -574,6 +576,8 @@ class VectorIndex:
             rows = VectorSnapshot.of(added, self.dim)
             if added:
                 snapshot = snapshot.concat(rows)
+            if snapshot.ids is not before.ids:  # the columns were copied: the file's mapped ones serve no one now
+                vector_file.release_mapped(before.ids)
             if snapshot is not self._snapshot:
                 self._file_current = False
                 if self._journal is not None:  # what the next persist appends to the file's log
