@@ -3,8 +3,9 @@
 bench/ranker_misses.py places each question's first target (and says whether any ranker could lift it); this lists,
 for every tune question whose first hit is no target message, what came first instead: its message, whether it is a
 user's or an assistant's message or a tool's output, its place in the BM25 and the cosine lists, and its text, beside
-the first target's place and text. That is what the miss classes in bench/RESULTS.md are read from (an overview or
-summary winning on common words, a status line, the keyword share burying a vector find, a neighbour of the answer).
+the first target's place and text, and at the end the messages that come first for more than one question. That is
+what the miss classes in bench/RESULTS.md are read from (an overview or summary winning on common words, a status
+line, the keyword share burying a vector find, a neighbour of the answer).
 
     python -m bench.first_hits [--json] [--chars N]
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -119,6 +121,17 @@ def list_misses(corpus: Corpus, *, chars: int = CHARS) -> tuple[int, list[FirstM
     return len(questions), misses
 
 
+def repeated_firsts(misses: Sequence[FirstMiss]) -> list[tuple[str, list[str]]]:
+    """The messages that come first, wrongly, for more than one question, each with those questions' ids, most first
+    (ties: the message's key). One such message is a class of its own: demoting it alone lets the next wrong message
+    take its place (bench/RESULTS.md, "The misses at place 1, counted by what came first")."""
+    questions: dict[str, list[str]] = defaultdict(list)
+    for miss in misses:
+        questions[miss.first.key].append(miss.id)
+    repeated = [(key, ids) for key, ids in questions.items() if len(ids) > 1]
+    return sorted(repeated, key=lambda pair: (-len(pair[1]), pair[0]))
+
+
 def format_report(asked: int, misses: Sequence[FirstMiss]) -> str:
     def rank(value: int | None) -> str:
         return "-" if value is None else str(value)
@@ -139,6 +152,11 @@ def format_report(asked: int, misses: Sequence[FirstMiss]) -> str:
                 f"cosine {rank(miss.target.vector_rank)})"
             )
         lines.append(f"    {miss.target_text}")
+    repeated = repeated_firsts(misses)
+    if repeated:
+        taken = sum(len(ids) for _, ids in repeated)
+        lines += ["", f"first for more than one question ({len(repeated)} messages, {taken} of the misses):"]
+        lines += [f"  {len(ids)}  {key}: {', '.join(ids)}" for key, ids in repeated]
     return "\n".join(lines)
 
 
@@ -153,7 +171,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         asked, misses = list_misses(corpus, chars=args.chars)
     finally:
         corpus.engine.close()
-    report: dict[str, Any] = {"machine": machine_info(), "asked": asked, "misses": [asdict(m) for m in misses]}
+    report: dict[str, Any] = {
+        "machine": machine_info(),
+        "asked": asked,
+        "misses": [asdict(m) for m in misses],
+        "repeatedFirsts": dict(repeated_firsts(misses)),
+    }
     print(json.dumps(report, indent=2) if args.json else format_report(asked, misses))
     return report
 
