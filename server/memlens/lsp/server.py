@@ -18,8 +18,8 @@ from memlens.errors import InvalidRequest
 from memlens.log_lines import send_logs_to_stderr
 from memlens.lsp.code_actions import KINDS, fix_actions
 from memlens.lsp.commands import register_commands
-from memlens.lsp.document_sync import MemlensProtocol
 from memlens.lsp.hover import HoverProvider
+from memlens.lsp.masked_messages import MaskedMessagesProtocol
 from memlens.lsp.pygls_logs import quiet_answered_request_errors
 from memlens.lsp.state import ServerState
 from memlens.lsp.transport import serve_stdio, serve_tcp
@@ -51,7 +51,7 @@ class MemlensServer(LanguageServer):
     """A pygls LanguageServer holding the memlens state."""
 
     def __init__(self, live_indexing: bool = True) -> None:
-        super().__init__("memlens", __version__, protocol_cls=MemlensProtocol)
+        super().__init__("memlens", __version__, protocol_cls=MaskedMessagesProtocol)
         self.state = ServerState(self, live_indexing=live_indexing)
         self.hover_provider = HoverProvider(self.state)
         self._settings_lock: asyncio.Lock | None = None
