@@ -635,6 +635,31 @@ for _kind, _value, _words in (
     ("name-planetscale-token", _join("pscale", "_tkn_", _draw(_ALNUM, 43)), "db-token"),
 ):
     NAMED.append(NamedPlanted(_kind, _value, f"2026-03-02_09-{len(NAMED):02d}-00Z-{_words}-{_value}"))
+
+
+def _build_stdin_forms() -> list[Planted]:
+    """A secret a command reads from its standard input, echoed into `sudo -S` or `passwd --stdin`, or given as a
+    here-string to a login or a secret store: drawn after the others (the file names' keys too), so their values
+    stay."""
+    planted: list[Planted] = []
+    value = _password()
+    planted.append(Planted("sudo-stdin-echo", value, f"echo '{value}' | sudo -S apt-get update", "command"))
+    value = _password()
+    planted.append(Planted("sudo-stdin-flags", value, f"echo {value} | sudo -k -S systemctl restart nginx", "command"))
+    value = _password()
+    planted.append(Planted("passwd-stdin", value, f'echo "{value}" | passwd --stdin deploy', "command"))
+    value = _draw(_ALNUM, 40)
+    planted.append(Planted("here-string-with-token", value, f"gh auth login --with-token <<< {value}", "command"))
+    value = _password()
+    text = f"vercel env add DB_PASSWORD production <<< '{value}'"
+    planted.append(Planted("here-string-env-add", value, text, "command"))
+    value = _password()
+    planted.append(Planted("here-string-sudo", value, f"sudo -S reboot <<< {value}", "command"))
+    return planted
+
+
+PLANTED.extend(_build_stdin_forms())
+KINDS[:] = [p.kind for p in PLANTED]
 # Everything that must never be shown whole: the planted texts, each half of a split token, the keys in file names.
 EVERY_SECRET: list[Planted] = [
     *PLANTED,

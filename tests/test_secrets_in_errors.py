@@ -65,6 +65,8 @@ def test_the_clis_own_messages_mask_a_pasted_secret(tmp_path: Path) -> None:
         "a filter that emptied the answer": memlens("search", "kiln", "--project", token, *where),
         "a filter that emptied the sessions list": memlens("sessions", "--project", token, *where),
         "a session reference": memlens("history", token, *where),
+        "an address the language server cannot listen on": memlens("serve", "--tcp", token),
+        "a port the language server cannot listen on": memlens("serve", "--tcp", f"127.0.0.1:{token}"),
     }
     for what, run in runs.items():
         assert run.returncode in (1, 2) and "Traceback" not in run.stderr, what

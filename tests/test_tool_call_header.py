@@ -13,6 +13,7 @@ import pytest
 
 from claude_lines import claude_line
 from memlens.engine.engine import Engine
+from memlens.engine.sources.common import tool_call_summary
 from memlens.settings import Settings
 from transcript_fixtures import jsonl, openclaw_line
 
@@ -216,3 +217,13 @@ def test_a_hybrid_search_asking_for_output_ranks_it_first(hybrid_engine: Engine,
     assert results and results[0]["kind"] == "tool" and body in results[0]["excerpt"], [
         (r["kind"], r["excerpt"][:50]) for r in results[:3]
     ]
+
+
+@pytest.mark.parametrize("key", ["password", "apiKey", "token", "client_secret", "db_password", "auth_token"])
+def test_an_argument_its_key_makes_secret_never_heads_the_output(key: str) -> None:
+    """A call with no command, file or query is summed up by its first short argument; shown without its key, a
+    password is a word no detector can tell from any other, so an argument its key makes secret is passed over."""
+    value = "hunter2Horse" + "Staple9"  # a password with no token's shape: only its key says what it is
+    summary = tool_call_summary("mcp__db__query", {key: value, "database": "billing"})
+    assert summary == "billing"
+    assert tool_call_summary("mcp__db__connect", {key: value}) is None  # nothing else to say: no header

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from memlens.lsp.hover import hover_zone, render
 from memlens.wire import SearchResult
+from planted_secrets import PLANTED
 
 
 def test_render_uses_titles_dates_and_links() -> None:
@@ -117,3 +118,20 @@ def test_a_command_output_is_named_as_output_not_by_the_role_that_carried_it() -
     }
     text = render("pytest", [output])
     assert "· 2026-02-05 · claude-code · tool output  " in text and "· user" not in text
+
+
+def test_a_token_under_the_cursor_is_masked_in_the_hovers_heading() -> None:
+    """The hovered word is the query, and a hover over a `.env` line's value searches for the token there: the
+    heading that names what was recalled masks it, as every answer does."""
+    token = next(p.secret for p in PLANTED if p.kind == "github-pat-classic")
+    hit: SearchResult = {
+        "id": "unit:1",
+        "kind": "memory",
+        "score": 0.6,
+        "path": "/ws/MEMORY.md",
+        "relPath": "MEMORY.md",
+        "lineStart": 1,
+        "excerpt": "deploy keys",
+    }
+    text = render(token, [hit])
+    assert token not in text and text.startswith("**memlens** · recall for `[REDACTED:github-token]`")

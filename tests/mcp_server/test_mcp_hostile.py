@@ -11,9 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
+import pytest
+
 from mcp_server.helpers import _env, memlens
 from memlens.requests import MAX_MESSAGE_BYTES
 from peak_memory import peak_rss_kb
+from planted_secrets import PLANTED
 
 NOTE = "# Hangar\n\nThe zeppelin hangar has a copper roof.\n"
 
@@ -149,3 +152,19 @@ def test_a_line_past_the_bound_is_let_go_as_it_is_read_and_its_request_refused(t
     said = "a message of 4,194,305 bytes is over the 4 MB bound on one message; it was not read (no request id"
     assert said in logged, logged
     assert "Traceback" not in logged
+
+
+@pytest.mark.slow  # an index and a server process: about 3 s
+def test_an_error_answer_quoting_what_the_client_sent_masks_a_token(tmp_path: Path) -> None:
+    """The SDK answers an unknown method with its name as the error's data: a token sent there comes back masked,
+    as a tool's arguments quoted in an error do."""
+    token = next(p.secret for p in PLANTED if p.kind == "github-pat-classic")
+    client = _initialized_client(tmp_path, "echo")
+    try:
+        for method in (token, f"tools/{token}"):
+            answer = client.request(method, {})
+            assert answer["error"]["code"] == -32601, answer
+            assert token not in json.dumps(answer) and "[REDACTED:github-token]" in json.dumps(answer), answer
+        assert client.tool("stats", {})[0] is False  # and it keeps answering
+    finally:
+        client.close()

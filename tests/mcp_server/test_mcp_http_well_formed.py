@@ -11,10 +11,13 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from mcp_server.helpers import memlens
 from mcp_server.http_server import Served, env, free_port, mcp_command, serve
 from memlens.requests import MAX_MESSAGE_BYTES
 from peak_memory import peak_rss_kb
+from planted_secrets import PLANTED, leaked_fragments
 
 NOTE = "# Hangar\n\nThe zeppelin hangar has a copper roof.\n"
 
@@ -105,3 +108,17 @@ def test_a_body_sent_in_chunks_past_the_sdks_bound_is_refused_without_being_held
         answered = _search(server, headers, 3, b"copper roof")["structuredContent"]
         assert isinstance(answered, dict) and answered["results"], answered
         assert "Traceback" not in server.stderr.read_text()
+
+
+@pytest.mark.slow  # an index and a server process
+def test_a_body_that_is_no_message_is_refused_without_quoting_a_token_in_it(tmp_path: Path) -> None:
+    """The SDK refuses a body that is no JSON-RPC message with pydantic's words, which quote the body: a token
+    there comes back masked, as in every other error memlens answers."""
+    token = next(p.secret for p in PLANTED if p.kind == "github-pat-classic")
+    for server in _served_hangar(tmp_path):
+        for body in ([token], {"jsonrpc": "2.0", "id": 1, "params": {"key": token}}):
+            answer = server.send(json.dumps(body).encode())
+            assert answer.status == 400, answer
+            [message] = answer.messages()  # still one well-formed JSON-RPC error
+            assert message["error"]["message"].startswith("Validation error"), message
+            assert leaked_fragments(answer.body, planted=[p for p in PLANTED if p.secret == token]) == [], answer

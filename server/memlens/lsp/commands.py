@@ -15,7 +15,6 @@ from memlens.engine import Engine
 from memlens.errors import LockPathBroken, MemlensError
 from memlens.lsp.params import Args, invalid
 from memlens.lsp.state import ServerState
-from memlens.redaction import redact
 from memlens.requests import (
     ContextRequest,
     FixesRequest,
@@ -191,7 +190,7 @@ def _command(state: ServerState, name: str, handler: Handler) -> Callable[..., A
             raise invalid(name, str(exc)) from None
         except Exception as exc:
             log.exception("%s failed", name)
-            raise JsonRpcInternalError(message=redact(f"{name} failed: {exc}")) from exc  # it may quote a path
+            raise JsonRpcInternalError(message=f"{name} failed: {exc}") from exc  # a path it quotes: masked_messages
 
     run.__name__ = name.replace(".", "_")
     return run

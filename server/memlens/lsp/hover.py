@@ -15,6 +15,7 @@ from lsprotocol import types
 from memlens.engine.answers.speaker import speaker
 from memlens.engine.file_names import disk_path  # a path shown escaped, back to the bytes the URI names
 from memlens.lsp.state import ServerState
+from memlens.redaction import redact
 from memlens.wire import SearchResult
 
 log = logging.getLogger(__name__)
@@ -120,7 +121,8 @@ def render(identifier: str, results: list[SearchResult], *, zone: tzinfo | None 
     null `sessionKey`, to their file like a memory hit. Null fields (wire.SearchResult) fall back as absent ones do.
     Dates are days in `zone` (`display.timeZone`; None: the machine's).
     """
-    lines = [f"**memlens** · recall for `{identifier.replace('`', '')}`", ""]
+    # the hovered word is the one text here the engine's door did not mask (a `.env` line's value is a token)
+    lines = [f"**memlens** · recall for `{redact(identifier).replace('`', '')}`", ""]
     for result in results:
         score = result.get("confidence") or f"{round(result['score'] * 100)}%"  # how sure, in words when calibrated
         if result["kind"] == "memory":

@@ -14,11 +14,12 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from memlens import __version__
+from memlens.errors import InvalidRequest
 from memlens.log_lines import send_logs_to_stderr
 from memlens.lsp.code_actions import KINDS, fix_actions
 from memlens.lsp.commands import register_commands
-from memlens.lsp.document_sync import MemlensProtocol
 from memlens.lsp.hover import HoverProvider
+from memlens.lsp.masked_messages import MaskedMessagesProtocol
 from memlens.lsp.pygls_logs import quiet_answered_request_errors
 from memlens.lsp.state import ServerState
 from memlens.lsp.transport import serve_stdio, serve_tcp
@@ -50,7 +51,7 @@ class MemlensServer(LanguageServer):
     """A pygls LanguageServer holding the memlens state."""
 
     def __init__(self, live_indexing: bool = True) -> None:
-        super().__init__("memlens", __version__, protocol_cls=MemlensProtocol)
+        super().__init__("memlens", __version__, protocol_cls=MaskedMessagesProtocol)
         self.state = ServerState(self, live_indexing=live_indexing)
         self.hover_provider = HoverProvider(self.state)
         self._settings_lock: asyncio.Lock | None = None
@@ -139,6 +140,15 @@ def create_server(live_indexing: bool = True) -> MemlensServer:
     return server
 
 
+def tcp_address(value: str) -> tuple[str, int]:
+    """`--tcp`'s HOST:PORT (host defaults to localhost); InvalidRequest, which the CLI says with the value masked
+    as every error is (a token pasted into the wrong flag), when it is not one."""
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise InvalidRequest(f"--tcp expects HOST:PORT (e.g. 127.0.0.1:2087), not {value!r}")
+    return host or "127.0.0.1", int(port)
+
+
 def run(tcp: str | None = None) -> int:
     """Serve LSP over stdio (default) or on `HOST:PORT`; logs go to stderr, never stdout."""
     send_logs_to_stderr(level=logging.WARNING)
@@ -146,13 +156,10 @@ def run(tcp: str | None = None) -> int:
     level = os.environ.get("MEMLENS_LOG_LEVEL")
     if level:
         logging.getLogger("memlens").setLevel(level.upper())
+    address = tcp_address(tcp) if tcp else None  # checked before anything starts: a refused start touches nothing
     server = create_server(live_indexing=os.environ.get("MEMLENS_LIVE_INDEXING", "1") != "0")
-    if tcp:
-        host, sep, port = tcp.rpartition(":")
-        if not sep or not port.isdigit():
-            print(f"memlens: error: --tcp expects HOST:PORT, not {tcp!r}", file=sys.stderr)
-            return 2
-        asyncio.run(serve_tcp(server, host or "127.0.0.1", int(port)))
+    if address is not None:
+        asyncio.run(serve_tcp(server, *address))
         server.shutdown()  # type: ignore[no-untyped-call]  # pygls's own: its handler threads finish
     else:
         protocol_out = sys.stdout.buffer

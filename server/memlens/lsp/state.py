@@ -25,7 +25,6 @@ from memlens.errors import IndexBeingMade
 from memlens.local_api.server import LocalServer
 from memlens.lsp.indexing import BackgroundIndexer
 from memlens.lsp.progress import StatusPublisher, WorkDone
-from memlens.redaction import redact
 from memlens.settings import WORKSPACE_CONFIG_FILE, Settings, load_workspace_file, merge
 from memlens.wire import IndexStatus, UnnamedSources
 
@@ -144,7 +143,7 @@ class ServerState:
         settings, warnings = self.compute_settings()
         self.warnings = warnings
         if warnings and warnings != self._shown_warnings:
-            text = redact("memlens: some settings were not applied: " + "; ".join(warnings))  # values quoted
+            text = "memlens: some settings were not applied: " + "; ".join(warnings)  # values quoted: masked_messages
             self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=text))
         self._shown_warnings = warnings
         self.settings = settings
@@ -187,9 +186,7 @@ class ServerState:
             log.exception("cannot open the index")
             self.open_error = str(exc)
             self.server.window_show_message(
-                types.ShowMessageParams(
-                    type=types.MessageType.Error, message=redact(f"memlens: cannot open the index: {exc}")
-                )
+                types.ShowMessageParams(type=types.MessageType.Error, message=f"memlens: cannot open the index: {exc}")
             )
             self.ready_event.set()
             return
@@ -246,7 +243,7 @@ class ServerState:
         def waiting(exc: IndexBeingMade) -> None:  # said once; a request meanwhile is told the same at once
             said = self.waiting_for_index = f"{exc.what}; waiting for it to finish"
             log.warning("%s", said)
-            shown = types.ShowMessageParams(type=types.MessageType.Info, message=redact(f"memlens: {said}"))
+            shown = types.ShowMessageParams(type=types.MessageType.Info, message=f"memlens: {said}")
             self.call_soon(lambda: self.server.window_show_message(shown))
 
         engine = opened_when_ready(
@@ -346,8 +343,8 @@ class ServerState:
         try:
             result = await self.write(lambda: engine.reindex(full=full, progress=report, cancel=cancel))
         except Exception as exc:
-            progress.end(redact(f"failed: {exc}"))  # an OS error names a path, which may hold a key
-            raise JsonRpcInternalError(message=redact(f"reindex failed: {exc}")) from exc
+            progress.end(f"failed: {exc}")  # an OS error names a path, which may hold a key: masked_messages
+            raise JsonRpcInternalError(message=f"reindex failed: {exc}") from exc
         finally:
             self._reindexing -= 1
         self.generation += 1

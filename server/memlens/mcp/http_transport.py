@@ -26,6 +26,7 @@ from mcp.server.lowlevel.server import Server
 from memlens.counted import counted
 from memlens.errors import MemlensError
 from memlens.mcp.http_security import HttpSecurity
+from memlens.mcp.masked_errors import MaskedErrorBodies
 from memlens.mcp.well_formed import WellFormedBodies
 from memlens.stop_signal import by_sigterm, stopping_through_the_loop
 
@@ -56,7 +57,8 @@ class _StoppedByMemlens(uvicorn.Server):
 
 async def serve_http(server: Server[Any], security: HttpSecurity) -> bool:
     """Serve until SIGTERM or Ctrl-C stops the server; returns True (it stops only so)."""
-    app = WellFormedBodies(server.streamable_http_app(**security.app_options()))  # read as stdio reads a line
+    read = WellFormedBodies(server.streamable_http_app(**security.app_options()))  # read as stdio reads a line
+    app = MaskedErrorBodies(read)  # a refusal quoting the body it refused masks what it quotes
     config = uvicorn.Config(app, host=security.host, port=security.port, log_level="warning", lifespan="on")
     served = _StoppedByMemlens(config)
     stopped = False

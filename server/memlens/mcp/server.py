@@ -33,6 +33,7 @@ from memlens.engine.writer_takeover import WriterTakeover
 from memlens.errors import InvalidRequest, MemlensError
 from memlens.local_api.server import LocalServer
 from memlens.mcp.http_security import HttpSecurity
+from memlens.mcp.masked_errors import masked_errors
 from memlens.mcp.render import bound, clip, render
 from memlens.mcp.tools import TOOLS, Tool, run_tool, tool_named
 from memlens.mcp.well_formed import lone_surrogates_replaced
@@ -121,7 +122,7 @@ def build_server(state: McpState) -> Server[Any]:
             log.exception("MCP tool %s failed", name)
             return _error(name, "internal error (the memlens server logged the details on its stderr)")
 
-    return Server(
+    server: Server[Any] = Server(
         "memlens",
         version=__version__,
         title="memlens: your agents' memory",
@@ -130,6 +131,8 @@ def build_server(state: McpState) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    server.middleware.insert(0, masked_errors)  # outermost: what the SDK's own steps answer is masked too
+    return server
 
 
 def parse_address(value: str) -> tuple[str, int]:

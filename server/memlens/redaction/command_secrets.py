@@ -23,11 +23,25 @@ def _strong(kind: str, pattern: str, groups: tuple[str, ...] = VALUE_GROUPS) -> 
     return Detector(kind=kind, pattern=pattern, secret_groups=groups, evidence=Evidence.STRONG)
 
 
+# A command that reads a password from its standard input: any login's --password-stdin, sudo -S (its flags before
+# the command it runs, so `sudo pacman -Syu` is none), passwd --stdin, chpasswd.
+_READS_PASSWORD = (
+    r"(?:--password-stdin\b|sudo(?:[ \t]+-[A-Za-z]+)*[ \t]+(?:-[A-Za-z]*S[A-Za-z]*|--stdin)\b"
+    r"|passwd[ \t]+--stdin\b|chpasswd\b)"
+)
+
 COMMAND_DETECTORS = [
-    # echo 'PW' | docker login -u ci --password-stdin (any login that reads its password from stdin)
+    # echo 'PW' | docker login -u ci --password-stdin, echo PW | sudo -S apt update, echo PW | passwd --stdin deploy
     _strong(
         "password",
-        rf"\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?{_PRINTF_FORMAT}{VALUE}[ \t]*\|[^\n|;&]*?[ \t]--password-stdin\b",
+        rf"\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?{_PRINTF_FORMAT}{VALUE}[ \t]*\|[^\n|;&]*?[ \t]{_READS_PASSWORD}",
+    ),
+    # the same given as a here-string, and a token or a secret store's value so: gh auth login --with-token <<< T,
+    # sudo -S reboot <<< PW, vercel env add NAME production <<< V, gh secret set NAME <<< V
+    _strong(
+        "secret",
+        rf"(?:{_READS_PASSWORD}|--with-token\b|\bsecrets?[ \t]+(?:set|add|put|create)\b|\benv[ \t]+add\b)"
+        rf"[^\n|;&<]*<<<[ \t]*{VALUE}",
     ),
     # aws configure set aws_secret_access_key X, npm config set //host/:_authToken X, poetry config pypi-token.pypi X,
     # ngrok config add-authtoken X

@@ -45,10 +45,11 @@ LEGACY_VECTORS_VERSION = 4
 # results became units; 3: terminal control codes left out of texts, terminal_codes.py; 4: a tool output's header
 # names the call that printed it; 5: a chunk's message count leaves its compaction summaries out, message_count.py;
 # 6: the units of a message stored in parts are numbered (`part`), so the counts count it once, message_count.py; 7:
-# a tool output keeps its first line's indent, tool_output.without_blank_edges):
+# a tool output keeps its first line's indent, tool_output.without_blank_edges; 8: a call's header never falls back
+# on an argument its key makes secret, common.tool_call_summary, so an index that shows one in a header re-reads it):
 # an index parsed by another version re-reads every file on its next sync — its ids and vectors kept where the text
 # is the same — instead of answering with what the older parsers made until a `reindex --full`.
-PARSE_VERSION = 7
+PARSE_VERSION = 8
 # What the parsers make of a line that is not JSON as a whole. Bump it when they keep more of such lines (1: the record
 # behind a torn write's bytes, sources/torn_lines.py; 2: every record on such a line, and the ids of a line's records
 # told apart): the files whose parse said a problem of a line (skipped lines, a torn write) are read again on the next

@@ -27,7 +27,7 @@ from typing import Any
 
 from memlens.engine.terminal_codes import without_terminal_codes
 from memlens.engine.text_encoding import sniff_json_encoding
-from memlens.redaction import clear_cut
+from memlens.redaction import clear_cut, find_secrets
 
 from .base import ParseResult, TranscriptRecord
 from .torn_lines import records_on_line
@@ -414,8 +414,12 @@ def tool_call_summary(name: str, tool_input: object) -> str | None:
             summary = next(
                 (
                     v
-                    for v in tool_input.values()
-                    if isinstance(v, str) and v.strip() and len(v) <= 200 and "\n" not in v.strip()
+                    for k, v in tool_input.items()
+                    if isinstance(v, str)
+                    and v.strip()
+                    and len(v) <= 200
+                    and "\n" not in v.strip()
+                    and _said_alone(k, v)
                 ),
                 None,
             )
@@ -423,6 +427,13 @@ def tool_call_summary(name: str, tool_input: object) -> str | None:
         patched = _PATCH_FILE_RE.search(tool_input)  # Codex's apply_patch: the patch text names its files
         summary = patched.group(1) if patched else None if tool_input.lstrip().startswith("***") else tool_input
     return _summary_line(summary) if summary is not None else None
+
+
+def _said_alone(key: str, value: str) -> bool:
+    """Whether an argument's value may head its output without its key: not when the key is what makes it a secret
+    (`password=…` is one the detector knows by its key; `hunter2Horse` alone it cannot tell from any word). Asked
+    only of the arguments a summary falls back on, until one answers yes (one scan of a short text, at parse)."""
+    return not find_secrets(f"{key}={value}")
 
 
 def pending_call_line(pending: dict[str, int], end_line: int) -> int | None:
