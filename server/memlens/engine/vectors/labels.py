@@ -60,10 +60,22 @@ class Labels:
 
     def concat(self, other: Labels) -> Labels:
         """These labels, then `other`'s (its names added to this table)."""
+        return Labels(np.concatenate([self.codes, self._codes_of(other)]), self.names)
+
+    def spliced(self, runs: Sequence[slice], other: Labels | None = None) -> Labels:
+        """The labels of these runs of rows, one after another, then `other`'s: one copy of the codes."""
+        parts = [self.codes[run] for run in runs]
+        if other is not None:
+            parts.append(self._codes_of(other))
+        return Labels(np.concatenate(parts) if parts else self.codes[:0], self.names)
+
+    def _codes_of(self, other: Labels) -> np.ndarray:
+        """`other`'s codes in this table (its names added to it)."""
         if other.names is self.names:
-            return Labels(np.concatenate([self.codes, other.codes]), self.names)
+            return other.codes
         mapping = np.fromiter((self.names.code(name) for name in other.names.names), np.int32, len(other.names.names))
-        return Labels(np.concatenate([self.codes, mapping[other.codes]]), self.names)
+        codes: np.ndarray = mapping[other.codes]
+        return codes
 
     @staticmethod
     def joined(parts: Sequence[Labels]) -> Labels:

@@ -570,12 +570,10 @@ class VectorIndex:
         with self._lock:
             snapshot = before = self._materialise()
             replaced = np.concatenate([remove_ids, np.fromiter((r.unit_id for r in added), np.int64, len(added))])
-            keep = ~np.isin(snapshot.ids, replaced) if len(replaced) else None
-            if keep is not None and not keep.all():  # copying the matrix costs; only when a row really goes
-                snapshot = snapshot.take(keep)
+            # the rows whose ids go or come again, found in the sorted ids (not an isin over every row)
+            gone = np.unique(snapshot.rows_of(replaced.tolist())[0]) if len(replaced) else replaced
             rows = VectorSnapshot.of(added, self.dim)
-            if added:
-                snapshot = snapshot.concat(rows)
+            snapshot = snapshot.spliced(gone, rows)
             if snapshot.ids is not before.ids:  # the columns were copied: the file's mapped ones serve no one now
                 vector_file.release_mapped(before.ids)
             if snapshot is not self._snapshot:

@@ -27,6 +27,9 @@ else:
     np = lazy_module("numpy")
 
 
+SPLICED_RUNS = 256  # more rows gone at once than this (a file removed): one pass through a mask copies faster
+
+
 @dataclass(frozen=True, slots=True)
 class VectorRow:
     unit_id: int
@@ -213,6 +216,39 @@ class VectorSnapshot:
             for a, b in zip(self.small_columns(), other.small_columns(), strict=True)
         )
         return self._with(columns, extra, where)
+
+    def spliced(self, gone: np.ndarray, other: VectorSnapshot | None = None) -> VectorSnapshot:
+        """These rows without those at the positions `gone` (ascending, each once), then `other`'s (an in-memory
+        snapshot from `of`): what `take` then `concat` give, each column copied once, run by run between the rows
+        gone, where those two copied every column twice, the first time through a mask (an append's update at a
+        million rows: 45-60 ms CPU of copies). Many rows gone are dropped by a mask, as `take` does."""
+        if len(gone) > SPLICED_RUNS:
+            keep = np.ones(len(self.ids), dtype=bool)
+            keep[gone] = False
+            kept = self.take(keep)
+            return kept.concat(other) if other is not None and len(other.ids) else kept
+        if other is not None and not len(other.ids):
+            other = None
+        if not len(gone) and other is None:
+            return self
+        bounds = zip(np.r_[0, gone + 1].tolist(), np.r_[gone, len(self.ids)].tolist(), strict=True)
+        runs = [slice(start, end) for start, end in bounds if end > start]
+
+        def joined(column: np.ndarray, tail: np.ndarray | None) -> np.ndarray:
+            parts = [column[run] for run in runs] + ([] if tail is None else [tail])
+            return np.concatenate(parts) if parts else column[:0]
+
+        tails = other.small_columns() if other is not None else (None,) * len(self.small_columns())
+        columns = [
+            column.spliced(runs, tail) if isinstance(column, Labels) else joined(column, tail)
+            for column, tail in zip(self.small_columns(), tails, strict=True)
+        ]
+        extra, added = self.extra, None
+        if other is not None:
+            extra = other.base if self.extra is None else self.extra.concat(other.base)
+            offset = len(self.base) + (0 if self.extra is None else len(self.extra))
+            added = offset + np.arange(len(other.ids), dtype=np.int64)
+        return self._with(columns, extra, joined(self.physical(), added))
 
     def at(self, positions: np.ndarray) -> VectorSnapshot:
         """The rows at `positions` (any order, repeats allowed), sharing these rows' storage."""
