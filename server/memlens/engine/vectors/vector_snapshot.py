@@ -163,13 +163,10 @@ class VectorSnapshot:
                 at[hit] = gone_at[slots[hit]]
             return at
 
-        snapshot = self
-        keep = last_removal(self.ids) < 0
-        if not keep.all():
-            snapshot = snapshot.take(keep)
+        gone = np.flatnonzero(last_removal(self.ids) >= 0)
         born = np.concatenate([np.full(step.added, n, np.int64) for n, step in enumerate(steps)])
         if not len(born):
-            return snapshot
+            return self.spliced(gone)
         alive = last_removal(np.concatenate([step.ids for step in steps])) <= born
 
         def joined(column: Callable[[LogStep], np.ndarray]) -> np.ndarray:
@@ -194,7 +191,7 @@ class VectorSnapshot:
             seq=joined(lambda step: step.seq),
             hashes=joined(lambda step: step.hashes),
         )
-        return snapshot.concat(added) if len(added.ids) else snapshot
+        return self.spliced(gone, added)
 
     def small_columns(self) -> tuple[Any, ...]:
         return (self.ids, self.codes, self.kind, self.format, self.role, self.session, self.ts, self.seq, self.hashes)
