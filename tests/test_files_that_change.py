@@ -13,6 +13,8 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -43,6 +45,21 @@ def open_engine(folder: Path, index: Path) -> Engine:
     settings.transcripts.agent_defaults = False
     settings.scope = "all"
     return Engine([], settings, [folder], index, embedder=False)
+
+
+@contextmanager
+def synced_session(tmp_path: Path) -> Iterator[tuple[Path, Path, Engine]]:
+    """(the transcripts folder, SESSION's file of four messages in it, an engine that has read it), closed after."""
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    path = folder / f"{SESSION}.jsonl"
+    write_messages(path, 0, 4)
+    engine = open_engine(folder, tmp_path / "index")
+    try:
+        engine.sync()
+        yield folder, path, engine
+    finally:
+        engine.close()
 
 
 def sessions_held(engine: Engine) -> dict[str, tuple[str, int]]:
@@ -100,13 +117,7 @@ def test_stats_says_empty_files_in_its_text_and_its_json(tmp_path: Path) -> None
 
 
 def test_a_transcript_emptied_between_two_syncs_says_its_messages_went(tmp_path: Path) -> None:
-    folder = tmp_path / "claude"
-    folder.mkdir()
-    path = folder / f"{SESSION}.jsonl"
-    write_messages(path, 0, 4)
-    engine = open_engine(folder, tmp_path / "index")
-    try:
-        engine.sync()
+    with synced_session(tmp_path) as (folder, path, engine):
         path.write_bytes(b"")
         report = engine.sync()
         assert (report.files_emptied, report.to_wire()["filesEmptied"]) == (1, 1)
@@ -115,20 +126,12 @@ def test_a_transcript_emptied_between_two_syncs_says_its_messages_went(tmp_path:
         assert stats["filesEmpty"] == 1 and stats["sessions"] == 0
         again = engine.sync()  # said once: still empty is not emptied again
         assert again.files_emptied == 0
-    finally:
-        engine.close()
 
 
 @pytest.mark.parametrize("seen_by", ["sync", "watcher"])
 @pytest.mark.parametrize("rotated", ["~", ".1", ".bak"])
 def test_a_rotated_transcript_keeps_every_message_once(tmp_path: Path, rotated: str, seen_by: str) -> None:
-    folder = tmp_path / "claude"
-    folder.mkdir()
-    path = folder / f"{SESSION}.jsonl"
-    write_messages(path, 0, 4)
-    engine = open_engine(folder, tmp_path / "index")
-    try:
-        engine.sync()
+    with synced_session(tmp_path) as (folder, path, engine):
         path.rename(f"{path}{rotated}")
         write_messages(path, 4, 2)
         if seen_by == "sync":
@@ -144,20 +147,12 @@ def test_a_rotated_transcript_keeps_every_message_once(tmp_path: Path, rotated: 
         engine.sync()
         assert sessions_held(engine) == {KEY: (path.name, 2)}
         assert messages_found(engine) == ["u4", "u5"]
-    finally:
-        engine.close()
 
 
 @pytest.mark.parametrize("seen_by", ["sync", "watcher"])
 def test_the_file_left_of_a_session_takes_its_plain_key_when_the_other_goes(tmp_path: Path, seen_by: str) -> None:
-    folder = tmp_path / "claude"
-    folder.mkdir()
-    path = folder / f"{SESSION}.jsonl"
-    rotated = folder / f"{SESSION}.jsonl.1"
-    write_messages(path, 0, 4)
-    engine = open_engine(folder, tmp_path / "index")
-    try:
-        engine.sync()
+    with synced_session(tmp_path) as (folder, path, engine):
+        rotated = folder / f"{SESSION}.jsonl.1"
         path.rename(rotated)
         write_messages(path, 4, 2)
         engine.sync()
@@ -171,18 +166,10 @@ def test_the_file_left_of_a_session_takes_its_plain_key_when_the_other_goes(tmp_
         assert messages_found(engine) == sorted(f"u{m}" for m in range(4))
         assert sessions_shown(engine, "message2") == {KEY}
         assert engine.history(KEY)["messages"]  # the key a user types finds the session
-    finally:
-        engine.close()
 
 
 def test_a_transcript_copied_aside_and_truncated_keeps_its_messages_under_its_plain_key(tmp_path: Path) -> None:
-    folder = tmp_path / "claude"
-    folder.mkdir()
-    path = folder / f"{SESSION}.jsonl"
-    write_messages(path, 0, 4)
-    engine = open_engine(folder, tmp_path / "index")
-    try:
-        engine.sync()
+    with synced_session(tmp_path) as (folder, path, engine):
         shutil.copy(path, f"{path}.1")  # logrotate's copytruncate
         path.write_bytes(b"")
         report = engine.sync()
@@ -195,8 +182,6 @@ def test_a_transcript_copied_aside_and_truncated_keeps_its_messages_under_its_pl
             assert sessions_held(rebuilt) == sessions_held(engine)
         finally:
             rebuilt.close()
-    finally:
-        engine.close()
 
 
 def test_a_blank_transcript_an_older_index_called_of_no_format_is_said_empty_after_its_next_sync(
@@ -257,32 +242,18 @@ def test_a_folder_that_cannot_be_listed_any_more_keeps_its_sessions_as_last_read
 
 
 def test_a_transcript_replaced_by_a_folder_is_removed_when_a_watcher_reports_its_name(tmp_path: Path) -> None:
-    folder = tmp_path / "claude"
-    folder.mkdir()
-    path = folder / f"{SESSION}.jsonl"
-    write_messages(path, 0, 4)
-    engine = open_engine(folder, tmp_path / "index")
-    try:
-        engine.sync()
+    with synced_session(tmp_path) as (folder, path, engine):
         path.unlink()
         path.mkdir()  # a watcher sees the name change, not the file go: the name is still there
         report = engine.sync_paths([path])
         assert report.files_deleted == 1 and sessions_held(engine) == {}
         assert engine.sync().files_deleted == 0  # as a whole sync, which walks into the folder, finds
-    finally:
-        engine.close()
 
 
 def test_a_transcript_replaced_by_a_link_in_a_loop_keeps_its_messages_as_last_read_and_says_why(
     tmp_path: Path,
 ) -> None:
-    folder = tmp_path / "claude"
-    folder.mkdir()
-    path = folder / f"{SESSION}.jsonl"
-    write_messages(path, 0, 4)
-    engine = open_engine(folder, tmp_path / "index")
-    try:
-        engine.sync()
+    with synced_session(tmp_path) as (folder, path, engine):
         path.unlink()
         path.symlink_to(path.name)
         engine.sync_paths([path])
@@ -292,8 +263,6 @@ def test_a_transcript_replaced_by_a_link_in_a_loop_keeps_its_messages_as_last_re
         assert [error["reasons"] for error in engine.stats()["fileErrors"]] == [
             ["not indexed: a symbolic link in a loop of links"]
         ]
-    finally:
-        engine.close()
 
 
 @pytest.mark.slow  # (five memlens processes)

@@ -353,20 +353,30 @@ def print_stats(stats: StatsResponse, *, columns: int = 0) -> None:
             said = {f"{REPLACED_REASON} ({error['replaced']})"}  # the count just given, said again as a reason
             reasons = "; ".join(clip(" ".join(r.split()), 160) for r in error["reasons"] if r not in said)
             say(f"  {error['path']}{bad}{f' · {reasons}' if reasons else ''}")
-    if stats["unrecognisedFiles"]:
-        print("files in no format memlens reads (nothing of them is searchable):")
-        for path in stats["unrecognisedFiles"]:
-            say(f"  {path}")
-        more = stats["filesUnrecognised"] - len(stats["unrecognisedFiles"])
-        if more > 0:
-            print(f"  … and {more:,} more")
-    if stats["emptyFiles"]:
-        print("empty files (nothing to read yet: no bytes, blank space or a first line begun):")
-        for path in stats["emptyFiles"]:
-            say(f"  {path}")
-        more = stats["filesEmpty"] - len(stats["emptyFiles"])
-        if more > 0:
-            print(f"  … and {more:,} more")
+    _list_files(
+        "files in no format memlens reads (nothing of them is searchable):",
+        stats["unrecognisedFiles"],
+        stats["filesUnrecognised"],
+        say=say,
+    )
+    _list_files(
+        "empty files (nothing to read yet: no bytes, blank space or a first line begun):",
+        stats["emptyFiles"],
+        stats["filesEmpty"],
+        say=say,
+    )
+
+
+def _list_files(heading: str, paths: list[str], total: int, *, say: Callable[[str], None]) -> None:
+    """`heading` and the paths a stats answer lists under it (each through `say`, which folds it), then how many of
+    `total` it left out; nothing when it lists none."""
+    if not paths:
+        return
+    print(heading)
+    for path in paths:
+        say(f"  {path}")
+    if total > len(paths):
+        print(f"  … and {total - len(paths):,} more")
 
 
 def _files_read_or_not(stats: StatsResponse) -> dict[str, int]:
