@@ -144,7 +144,7 @@ def tcp_address(value: str) -> tuple[str, int]:
     """`--tcp`'s HOST:PORT (host defaults to localhost); InvalidRequest, which the CLI says with the value masked
     as every error is (a token pasted into the wrong flag), when it is not one."""
     host, sep, port = value.rpartition(":")
-    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+    if not sep or not port.isdigit() or not 0 <= int(port) < 65536:  # 0: a port the system picks
         raise InvalidRequest(f"--tcp expects HOST:PORT (e.g. 127.0.0.1:2087), not {value!r}")
     return host or "127.0.0.1", int(port)
 
