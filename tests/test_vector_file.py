@@ -252,7 +252,7 @@ def _resident_kb(column: np.ndarray) -> int:
 @pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads Linux's smaps")
 def test_a_replayed_log_lets_go_of_the_mapped_columns_it_copied(example: Engine) -> None:
     """Replaying a log copies the file's small columns into memory; the mapped pages read for that copy serve no one
-    after it, and are let go (they were 120 MB of a fresh search process's RSS at a million rows); so are a
+    after it, and are let go (120 MB of a search process's RSS at a million rows); so are a
     writer's, whose update copies them."""
     assert example.embedder is not None
     example.indexer.embedding.persist(force=True)

@@ -17,21 +17,10 @@ import attrs
 from lsprotocol import types
 
 from memlens.lsp.document_sync import MemlensProtocol
-from memlens.redaction import redact
+from memlens.redaction import redact, redact_strings
 
 _WINDOW_MESSAGES = frozenset({types.WINDOW_SHOW_MESSAGE, types.WINDOW_LOG_MESSAGE})
 _PROGRESS_VALUES = (types.WorkDoneProgressBegin, types.WorkDoneProgressReport, types.WorkDoneProgressEnd)
-
-
-def _masked(value: Any) -> Any:
-    """`value` (an error's data: text, or a traceback's lines in a dict) with every string masked."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {key: _masked(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_masked(item) for item in value]
-    return value
 
 
 class MaskedMessagesProtocol(MemlensProtocol):
@@ -39,7 +28,7 @@ class MaskedMessagesProtocol(MemlensProtocol):
 
     def _send_response(self, msg_id: Any, result: Any | None = None, error: types.ResponseError | None = None) -> None:
         if error is not None:
-            error = types.ResponseError(code=error.code, message=redact(error.message), data=_masked(error.data))
+            error = types.ResponseError(code=error.code, message=redact(error.message), data=redact_strings(error.data))
         super()._send_response(msg_id, result, error)
 
     def notify(self, method: str, params: Any | None = None) -> None:

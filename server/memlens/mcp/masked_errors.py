@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from memlens.redaction import redact
+from memlens.redaction import redact, redact_strings
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -34,23 +34,12 @@ def _masked_text(text: str) -> str:
     return redact(_PYDANTIC_QUOTE.sub("", text))
 
 
-def _masked(value: Any) -> Any:
-    """`value` (an error's data: text, or text in a list or a mapping) with every string masked."""
-    if isinstance(value, str):
-        return _masked_text(value)
-    if isinstance(value, dict):
-        return {key: _masked(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_masked(item) for item in value]
-    return value
-
-
 async def masked_errors(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
     """The SDK's server middleware: the request answered as the rest of the chain answers it, an error masked."""
     try:
         return await call_next(ctx)
     except MCPError as error:
-        raise MCPError(error.code, _masked_text(error.message), _masked(error.data)) from None
+        raise MCPError(error.code, _masked_text(error.message), redact_strings(error.data, _masked_text)) from None
 
 
 def masked_body(body: bytes) -> bytes:
@@ -60,7 +49,7 @@ def masked_body(body: bytes) -> bytes:
         parsed = json.loads(text)
     except ValueError:
         return _masked_text(text).encode("utf-8")
-    return json.dumps(_masked(parsed), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return json.dumps(redact_strings(parsed, _masked_text), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 class MaskedErrorBodies:

@@ -15,6 +15,7 @@ ends inside is masked in the next through the body lines that start it, never in
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from memlens.redaction.clear_cuts import clear_end
 from memlens.redaction.command_secrets import COMMAND_DETECTORS
@@ -75,6 +76,19 @@ _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 def redact(text: str) -> str:
     """``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
     return _masked(text, _SCANNER.find(text))
+
+
+def redact_strings(value: object, mask: Callable[[str], str] = redact) -> object:
+    """`value` (text, or text inside lists and mappings: an error's data, a JSON body) with every string passed
+    through `mask`; anything else as it is. (A response from the engine goes through `redact_response`, which knows
+    its fields.)"""
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, dict):
+        return {key: redact_strings(item, mask) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_strings(item, mask) for item in value]
+    return value
 
 
 def find_secrets_in_sequence(texts: list[str], cache: dict[str, list[Span]] | None = None) -> list[list[Span]]:
