@@ -118,6 +118,24 @@ def test_among_hits_holding_a_pasted_command_as_much_the_order_stands() -> None:
     assert [h.unit_id for h in ranked.hits] == [0, 1]
 
 
+def test_a_paste_held_as_written_is_answerable_whatever_the_head_guessed() -> None:
+    """The query-level guess read a head of messages discussing the error and put the chance that anything here
+    answers it at a tenth; the output holding the paste settles it, so each chance is its own model's again."""
+    output = (WARNING, "tool", 20.0)
+    ranked = head(("the invoice lines are missing", "transcript", 1.0), output)
+    ranked.answerable = 0.1
+    for hit in ranked.hits:
+        hit.probability *= 0.1
+    put_verbatim_first(ranked, query(WARNING))
+    assert [h.unit_id for h in ranked.hits] == [1, 0]
+    assert [h.probability for h in ranked.hits] == pytest.approx([0.9, 0.8])
+    assert ranked.answerable == 1.0
+    unheld = head(("the invoice lines are missing", "transcript", 1.0), ("Billing.InvoiceLine", "tool", 2.0))
+    unheld.answerable = 0.1
+    put_verbatim_first(unheld, query(WARNING))  # nothing holds the paste: the guess stands
+    assert [h.probability for h in unheld.hits] == pytest.approx([0.9, 0.8]) and unheld.answerable == 0.1
+
+
 def test_no_hit_holding_enough_of_the_paste_leaves_the_order_alone() -> None:
     ranked = head(("the invoice lines are missing", "transcript", 1.0), ("Billing.InvoiceLine", "tool", 2.0))
     put_verbatim_first(ranked, query(WARNING))
@@ -310,3 +328,18 @@ def test_a_pasted_frame_finds_its_run_whatever_place_the_meaning_gave_it(rerun: 
     pasted = FRAME.format(line=99)
     results = rerun.search(pasted, mode="hybrid", min_score=0.0)["results"]
     assert results[0]["messageId"] == f"r{RUNS - 1}", [r["messageId"] for r in results[:5]]
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        # the example's consumer error, for another detail-type and with the known list cut short
+        "UnroutableEvent: no route for detail-type 'order.shipped' (known: order.created, order.paid)",
+        "[ERROR] UnroutableEvent: no route for detail-type 'order.voided' (known: order.created, order.paid, "
+        "order.cancelled, order.shipped)",
+    ],
+)
+def test_a_pasted_error_with_other_values_is_shown_at_the_default_floor(example: Engine, pasted: str) -> None:
+    results = example.search(pasted)["results"]
+    assert results, "no results"
+    assert results[0]["kind"] == "tool" and "UnroutableEvent" in results[0]["excerpt"], results[0]

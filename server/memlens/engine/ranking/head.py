@@ -29,6 +29,8 @@ class Head:
     unasked: dict[int, float] = field(default_factory=dict)
     neighbours: dict[int, float] = field(default_factory=dict)  # what the neighbouring messages added to each score
     dated: set[int] = field(default_factory=set)  # the hits the date boost lifted
+    # the chance that anything here answers the query (calibration.answerable), a factor of every hit's probability
+    answerable: float = 1.0
     # the learned ranker's features of the hits as the hand-set passes left them (ranker_features.py), and each hit's
     # row in it: the passes after them drop and move hits, the model reads the rows of those kept, in their order
     ranker_rows: npt.NDArray[np.float64] | None = None

@@ -261,7 +261,7 @@ def calibrate(head: Head, mode: str) -> None:
         max((h.learned for h in head.hits), default=0.0),
         head.facts.absent_named,
     )
-    chance = answerable(mode, query_features)
+    chance = head.answerable = answerable(mode, query_features)
     for hit in head.hits:
         hit.probability = probability(mode, hit.features, chance)
 

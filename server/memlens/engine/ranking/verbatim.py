@@ -135,6 +135,7 @@ def put_verbatim_first(head: Head, query: ParsedQuery) -> None:
     holders.sort(key=first)  # stable: the head's order among equals
     ids = {hit.unit_id for hit in holders}
     order = holders + [hit for hit in head.hits if hit.unit_id not in ids]
+    held_as_written(head)
     if [h.unit_id for h in order] == [h.unit_id for h in head.hits]:
         return
     scores = sorted((h.score for h in head.hits), reverse=True)
@@ -143,3 +144,14 @@ def put_verbatim_first(head: Head, query: ParsedQuery) -> None:
         hit.score = score
         hit.probability = chance
     head.hits = order
+
+
+def held_as_written(head: Head) -> None:
+    """The index holds the paste as written, so whether anything here answers it is settled: each hit's chance is its
+    own model's again, without the factor of the query-level guess (calibration.answerable). That guess reads the head
+    the fused score chose, and for a paste whose values differ from the stored ones (another id, another route, the
+    known list cut short) it read a head of messages that discuss the error and hid the output that printed it."""
+    if 0.0 < head.answerable < 1.0:
+        for hit in head.hits:
+            hit.probability = min(1.0, hit.probability / head.answerable)
+        head.answerable = 1.0
