@@ -21,7 +21,9 @@ from memlens.engine.ranking.unit_facts import UnitFacts, Words
 from memlens.engine.ranking.verbatim import (
     MIN_HELD,
     held_words,
+    is_code,
     put_verbatim_first,
+    query_codes,
     query_runs,
     take_in_holders,
     written_words,
@@ -83,6 +85,48 @@ def test_words_held_in_runs_count_once_in_the_query_order() -> None:
 )
 def test_a_question_or_a_few_words_read_as_no_paste(text: str) -> None:
     assert query_runs(query(text)) is None
+
+
+@pytest.mark.parametrize(
+    ("token", "code"),
+    [
+        ("LED-231", True),  # a ticket
+        ("#4512", True),
+        ("0b2e5f71", True),  # a hash, a request's id
+        ("v1.8.0", True),
+        ("9041", True),  # a run's number
+        ("mark_shipped", True),
+        ("fetchUserProfile", True),
+        ("`routing.yaml`", True),
+        ("404", False),  # a short number is a status, a count
+        ("blue-green", False),  # a hyphenated English word
+        ("deploy", False),
+        ("DLQ", False),
+    ],
+)
+def test_a_code_is_what_nobody_types_from_memory(token: str, code: bool) -> None:
+    assert is_code(token) is code
+
+
+def test_a_query_of_a_few_codes_and_nothing_else_is_copied() -> None:
+    assert query_codes("LED-231") == [" led 231 "]
+    assert query_codes("0b2e5f71 9c41e0a7") == [" 0b2e5f71 ", " 9c41e0a7 "]
+    assert query_codes("what is LED-231") is None  # words around it: asked
+    assert query_codes("LED-231 LED-232 LED-233 LED-234") is None  # a list, not a lookup
+    assert query_codes("") is None
+
+
+def test_the_hits_holding_every_code_come_first_in_the_order_they_had() -> None:
+    ranked = head(
+        ("the ticket for the contract test", "transcript", 1.0),
+        ("contract test for every route (LED-231)", "memory", 2.0),
+        ("LED-2310 is another ticket", "transcript", 3.0),
+        ("done: LED-231", "transcript", 4.0),
+    )
+    ranked.answerable = 0.5
+    put_verbatim_first(ranked, query("LED-231"))
+    assert [h.unit_id for h in ranked.hits] == [1, 3, 0, 2]
+    assert ranked.answerable == 1.0
 
 
 def test_a_copied_line_that_starts_with_a_question_word_is_a_paste() -> None:
@@ -343,3 +387,16 @@ def test_a_pasted_error_with_other_values_is_shown_at_the_default_floor(example:
     results = example.search(pasted)["results"]
     assert results, "no results"
     assert results[0]["kind"] == "tool" and "UnroutableEvent" in results[0]["excerpt"], results[0]
+
+
+@pytest.mark.parametrize(
+    ("code", "kind"),
+    [
+        ("LED-231", "memory"),  # a ticket a daily note names
+        ("0b2e5f71", "tool"),  # a message id only the consumer's log printed
+    ],
+)
+def test_a_code_looked_up_shows_what_holds_it_first(example: Engine, code: str, kind: str) -> None:
+    results = example.search(code)["results"]
+    assert results, "no results"
+    assert results[0]["kind"] == kind and code.lower() in results[0]["excerpt"].lower(), results[0]

@@ -13,6 +13,7 @@ from memlens.engine.filters import SearchFilters
 from memlens.engine.keyword.acronyms import confirmed
 from memlens.engine.ranking.dates import Window, query_windows, without_unread_dates
 from memlens.engine.ranking.event_dates import read_events
+from memlens.engine.ranking.verbatim import query_codes
 
 ACRONYM_PROBES = 20  # messages holding a partial run's acronym read for it written as one (capitals, an identifier)
 
@@ -45,13 +46,14 @@ def read_query(
     query = keyword.parse(ranked, filters)
     if any(a.partial for a in query.acronyms):
         query = with_confirmed_acronyms(query, keyword, catalog)
-    if not (query.error_like or query.output_like or query.technical or query.phrases) and (
+    if not (query.error_like or query.output_like or query.technical or query.phrases or query_codes(query.text)) and (
         filters is None or not filters.kind
     ):
         # plain words leave tool output out: the command output that shares them would only take prose's places. A
         # query naming an identifier, a path or a command keeps it (demoted: rescoring.demote_tool_results), since
-        # that name may be printed nowhere else, and so does a quoted phrase, whose words as written may be too; an
-        # error-like query, a line pasted from an output, or one asking for kind tool, weighs it in full
+        # that name may be printed nowhere else, and so do a quoted phrase, whose words as written may be too, and a
+        # query of codes (a hash, a request's id: verbatim.query_codes), which a log printed; an error-like query, a
+        # line pasted from an output, or one asking for kind tool, weighs it in full
         query = dataclasses.replace(query, filters=dataclasses.replace(filters or SearchFilters(), without_kind="tool"))
     if settings.date_boost <= 0:
         return query

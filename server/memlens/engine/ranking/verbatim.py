@@ -14,15 +14,21 @@ near each of them in meaning as in BM25, and the cosines decide which of them ma
 alone would have put in the head (a keyword search's head: its first forty) are read too when the fused score left
 them out, and those holding at least MIN_HELD of the paste as written join the head before it is ordered
 (`take_in_holders`): the output that printed a paste comes first in hybrid search as in keyword search, whatever the
-vectors say."""
+vectors say.
+
+A query of a few codes (a ticket's id `LED-231`, a hash, a request's id, a version) is copied too, though it is
+short: the hits holding every code come first. In both cases the index holds what was copied, so whether anything
+here answers the query is settled (`held_as_written`)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memlens.engine.keyword.error_query import reads_as_question
+from memlens.engine.keyword.identifiers import is_identifier
 
 if TYPE_CHECKING:
     from memlens.engine.keyword.parsed_query import ParsedQuery
@@ -32,7 +38,11 @@ if TYPE_CHECKING:
 
 RUN = 4  # words in a row, as the query has them, that count as held as written: fewer are common phrases
 MIN_HELD = 6  # words of the query a hit must hold in such runs to be put first: a shorter run is a phrase, no paste
+MAX_CODES = 3  # a query of more words is a phrase or a question, not codes looked up
 _WORD = re.compile(r"\w+")
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[^\W\d_]")
+_CODE_EDGES = "\"'`()[]{}<>,;:!?#"  # quotes and brackets around a code, a ticket's `#`
 
 
 def written_words(text: str) -> str:
@@ -56,6 +66,52 @@ def _asked(text: str) -> bool:
     A text of several lines is pasted."""
     text = text.strip()
     return "\n" not in text and reads_as_question(text) and not text.endswith((".", ":"))
+
+
+def is_code(token: str) -> bool:
+    """A ticket's id, a hash, a request's id, a version, an identifier (`LED-231`, `0b2e5f71`, `v1.8.0`, `9041`,
+    `mark_shipped`): a word with a digit and a letter, a number of four digits or more, or an identifier that is not
+    a plain hyphenated word (`blue-green` is English)."""
+    token = token.strip(_CODE_EDGES)
+    if _DIGIT.search(token):
+        return _LETTER.search(token) is not None or sum(c.isdigit() for c in token) >= 4
+    return is_identifier(token) and not re.fullmatch(r"[^\W\d_]+(?:-[^\W\d_]+)+", token)
+
+
+def query_codes(text: str) -> list[str] | None:
+    """Each code's words as written, space-padded, when a query's `text` is nothing but a few codes (`is_code`); else
+    None.
+    Nobody types such a thing from memory: it was copied, and the messages holding it are what is asked for,
+    whatever the vectors make of it (the nearest in meaning to `LED-231` is any ticket talk)."""
+    tokens = text.split()
+    if not 0 < len(tokens) <= MAX_CODES or not all(is_code(token) for token in tokens):
+        return None
+    return [written_words(token) for token in tokens]
+
+
+@dataclass(frozen=True, slots=True)
+class Copied:
+    """What a query copied, to be found as written: a paste's runs of RUN words (`runs`), each hit holding at least
+    MIN_HELD of its words; or a query's codes, each hit holding every one."""
+
+    needles: list[str]
+    runs: bool
+    enough: int
+
+    def held(self, text: str) -> int:
+        """How much of it `text` (`written_words`) holds: a paste's words held in runs, or the codes held."""
+        if self.runs:
+            return held_words(self.needles, text)
+        return sum(code in text for code in self.needles)
+
+
+def copied(query: ParsedQuery) -> Copied | None:
+    """What `query` copied (`Copied`), or None when it was typed."""
+    runs = query_runs(query)
+    if runs is not None:
+        return Copied(runs, runs=True, enough=MIN_HELD)
+    codes = query_codes(query.text)
+    return Copied(codes, runs=False, enough=len(codes)) if codes else None
 
 
 def held_words(runs: list[str], text: str) -> int:
@@ -83,13 +139,13 @@ def take_in_holders(
     head hit holds already, each with the chance its score has below the head's last (as scale_tail gives the
     tail); return the rest of `tail`. `texts` reads the units' texts (of those few: most of the BM25 list's first
     are in the head), `facts` the facts of those taken. put_verbatim_first then puts them where their share of the
-    paste says."""
-    runs = query_runs(query)
+    paste says. A query of codes (`query_codes`): the hits holding every code."""
+    pasted = copied(query)
     found = [hit for hit in tail if hit.keyword_rank is not None and hit.keyword_rank < size]
-    if runs is None or not found or not head.hits:
+    if pasted is None or not found or not head.hits:
         return tail
     read = texts([hit.unit_id for hit in found])
-    holders = [hit for hit in found if held_words(runs, written_words(read.get(hit.unit_id, ""))) >= MIN_HELD]
+    holders = [hit for hit in found if pasted.held(written_words(read.get(hit.unit_id, ""))) >= pasted.enough]
     if not holders:
         return tail
     units = facts([hit.unit_id for hit in holders])
@@ -115,16 +171,17 @@ def take_in_holders(
 def put_verbatim_first(head: Head, query: ParsedQuery) -> None:
     """Put first the hits that hold at least MIN_HELD of the query's words as written (most first; for an error
     pasted, then a tool output, then the earliest), and hand out the head's scores and chances again in the new
-    order, so both still fall down the list."""
-    runs = query_runs(query)
-    if runs is None or not head.hits:
+    order, so both still fall down the list. A query of codes (`query_codes`): the hits holding every code first,
+    in the order they had."""
+    pasted = copied(query)
+    if pasted is None or not head.hits:
         return
-    held = {hit.unit_id: held_words(runs, written_words(head.units[hit.unit_id].text)) for hit in head.hits}
-    holders = [hit for hit in head.hits if held[hit.unit_id] >= MIN_HELD]
+    held = {hit.unit_id: pasted.held(written_words(head.units[hit.unit_id].text)) for hit in head.hits}
+    holders = [hit for hit in head.hits if held[hit.unit_id] >= pasted.enough]
     if not holders:
         return
 
-    printed = query.error_like  # an error pasted: the output that printed it is where it happened
+    printed = pasted.runs and query.error_like  # an error pasted: the output that printed it is where it happened
 
     def first(hit: UnitHit) -> tuple[int, bool, float]:
         if not printed:  # a command, a commit message: the call, its output and a summary hold it alike
