@@ -9,7 +9,7 @@ holding a query word is scored (bench/keyword_pruning.py). The peers:
 - xapian: the `xapian-bindings-binary` wheel, `BM25Weight`, `OP_OR` (its matcher skips by each term's max weight);
 - lance: `pylance`'s INVERTED index and `full_text_query` (block-max WAND), through `Dataset.to_table`;
 - pisa: `pyterrier-pisa`'s PISA index, block-max WAND, called through its `_pisathon.retrieve` (the pandas frame
-  `PisaRetrieve` wraps around it costs more than the search);
+  `PisaRetrieve` wraps around it costs more than the search); pisa-maxscore: the same index, block-max MaxScore;
 - bm25s: scores precomputed into a sparse matrix, summed for the query's words, then the top k (no pruning).
 
 Every engine gets the same analysed words: a message's alphanumeric runs lowercased and stemmed by the English
@@ -250,7 +250,7 @@ def pisa_build(index_dir: Path, texts: Iterator[str]) -> None:
     pisa_open(index_dir)  # its first open writes the BM25 block-max bounds beside the index: part of the build
 
 
-def pisa_open(index_dir: Path) -> Search:
+def pisa_open(index_dir: Path, *, algorithm: str = "block_max_wand") -> Search:
     import numpy as np
     from pyterrier_pisa import PisaIndex, _pisathon
 
@@ -261,7 +261,7 @@ def pisa_open(index_dir: Path) -> Search:
         ranks, scores = np.empty(k, dtype=np.int32), np.empty(k, dtype=np.float32)
         size = _pisathon.retrieve(
             context,
-            "block_max_wand",
+            algorithm,
             [(0, " ".join(words))],
             k=k,
             threads=1,
@@ -318,8 +318,10 @@ OPENERS: dict[str, Callable[[Path], Search]] = {
     "xapian": xapian_open,
     "lance": lance_open,
     "pisa": pisa_open,
+    "pisa-maxscore": lambda index_dir: pisa_open(index_dir, algorithm="block_max_maxscore"),
     "bm25s": bm25s_open,
 }
+INDEX_OF = {"pisa-maxscore": "pisa"}  # an engine that searches another's index another way
 
 
 def build(folder: Path, engine: str, fields: list[str], *, xapian_positions: str) -> dict[str, Any]:
@@ -358,9 +360,10 @@ def search_all(folder: Path, engines: list[str], *, limit: int, repeat: int) -> 
     opened, open_cpu = {}, {}
     for engine in engines:
         for field in FIELDS:
-            if (folder / f"{engine}-{field}").is_dir():
+            index_dir = folder / f"{INDEX_OF.get(engine, engine)}-{field}"
+            if index_dir.is_dir():
                 cpu = time.process_time()
-                opened[(engine, field)] = OPENERS[engine](folder / f"{engine}-{field}")
+                opened[(engine, field)] = OPENERS[engine](index_dir)
                 open_cpu[f"{engine}/{field}"] = round(time.process_time() - cpu, 2)
     best_cpu: dict[tuple[int, str], float] = {}  # (query, engine/field/topK): the best of the rounds
     best_wall: dict[tuple[int, str], float] = {}
