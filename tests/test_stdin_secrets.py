@@ -1,8 +1,8 @@
-"""Secrets handed to a command on its standard input, as a class: every way of delivering one (a pipe from echo,
-printf, yes or cat, with or without spaces; a here-string; a here-document; inside `bash -c` or `ssh host '…'`)
-times every command that reads one (sudo with its options read as sudo reads them, the logins' --password-stdin,
-passwd --stdin, chpasswd, htpasswd -i, smbpasswd -s, openssl's -pass stdin, gh's --with-token, a secret store's set),
-and the commands that share their words but read no secret left as they were."""
+"""Secrets handed to a command on its standard input, as a class: every way of delivering one (a pipe from echo, printf,
+yes, Write-Output or cat, or PowerShell's own string, with or without spaces; a here-string; a here-document; inside
+`bash -c` or `ssh host '…'`) times every command that reads one (sudo with its options read as sudo reads them, the
+logins' --password-stdin, passwd --stdin, chpasswd, htpasswd -i, smbpasswd -s, openssl's -pass stdin, gh's
+--with-token, a secret store's set), and the commands that share their words but read no secret left as they were."""
 
 from __future__ import annotations
 
@@ -60,6 +60,9 @@ DELIVERIES = [
     "printf '{s}\\n' | {r}",
     "yes '{s}' | {r}",
     "cat <<< {s} | {r}",
+    "Write-Output '{s}' | {r}",
+    '"{s}" | {r}',
+    "$env:CI = 1; '{s}' | {r}",
     "{r} <<< '{s}'",
     "{r} <<<{s}",
     "{r} <<EOF\n{s}\nEOF",
@@ -112,6 +115,9 @@ MUST_SURVIVE = [
     "yes | sudo -S apt-get install nginx",
     "gh secret list; gh auth status",
     "echo done | passwd -S deploy",
+    "pbpaste | docker login -u ci --password-stdin",
+    'Get-Content "$HOME/registry.txt" | docker login -u ci --password-stdin',
+    'say "done" | passwd --stdin deploy',
 ]
 
 

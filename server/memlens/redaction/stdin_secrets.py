@@ -1,12 +1,12 @@
 """Secrets handed to a command on its standard input: `echo PW | sudo -S …`, `docker login --password-stdin <<< PW`,
 `cat <<EOF | passwd --stdin deploy` and the first line of the here-document.
 
-Each shape is a way to deliver (a pipe from echo, printf, yes or a here-string to cat; a here-string; a
-here-document) times a command that reads a secret from its standard input (`_READERS`). A command's options are
-read as the command reads them, not matched as a fixed prefix: sudo's options that take an argument (`-u root`,
-`-uroot`, `--user=root`, `--user root`, `-p ''`) are skipped with their argument, so `-S` is found wherever it
-stands among them (alone, in a cluster `-kS`), and only among them: `sudo pacman -Syu` has none, the `S` of
-`-u Sam` is a user's name, and `-ukS` is the user "kS".
+Each shape is a way to deliver (a pipe from echo, printf, yes, Write-Output, a here-string to cat or a quoted string
+PowerShell pipes itself; a here-string; a here-document) times a command that reads a secret from its standard input
+(`_READERS`). A command's options are read as the command reads them, not matched as a fixed prefix: sudo's options that
+take an argument (`-u root`, `-uroot`, `--user=root`, `--user root`, `-p ''`) are skipped with their argument, so `-S`
+is found wherever it stands among them (alone, in a cluster `-kS`), and only among them: `sudo pacman -Syu` has none,
+the `S` of `-u Sam` is a user's name, and `-ukS` is the user "kS".
 """
 
 from __future__ import annotations
@@ -51,8 +51,11 @@ _READERS = {
 
 # printf's format before the value it prints ("%s\n"), after an optional "--"
 _PRINTF_FORMAT = r"(?:[ \t]+--)?(?:[ \t]+(?:'%[^'\n]*'|\"%[^\"\n]*\"))?"
-# What writes the secret into a pipe: echo (its -n/-e flags), printf, yes, or cat of a here-string.
-_WRITES = rf"(?:\b(?:echo(?:[ \t]+-[neE]+)*|printf{_PRINTF_FORMAT}|yes)[ \t]+|\bcat[ \t]*<<<[ \t]*){VALUE}"
+# What writes the secret into a pipe: echo (its -n/-e flags), printf, yes, PowerShell's Write-Output, or cat of a
+# here-string.
+_WRITES = rf"(?:\b(?:echo(?:[ \t]+-[neE]+)*|printf{_PRINTF_FORMAT}|yes|Write-Output)[ \t]+|\bcat[ \t]*<<<[ \t]*){VALUE}"
+# PowerShell pipes a string itself: a quoted literal that starts a statement ("PW" | docker login --password-stdin).
+_LITERAL = r"(?:^|[\n;({])[ \t]*(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)')"
 # A pipe into the reader: the pipeline's next command, or a command that runs it (env assignments, `ssh host`,
 # `bash -c '…'`, a path such as /usr/bin/sudo), with or without spaces around the "|".
 _PIPED_INTO = r"[ \t]*\|[^\n|;&]*?"
@@ -69,6 +72,8 @@ def _detectors(kind: str, reader: str) -> list[Detector]:
     return [
         # echo 'PW' | sudo -u root -S apt update, printf '%s\n' PW|passwd --stdin deploy, yes PW | …
         _strong(kind, rf"{_WRITES}{_PIPED_INTO}{reader}"),
+        # "PW" | docker login -u ci --password-stdin
+        _strong(kind, rf"{_LITERAL}{_PIPED_INTO}{reader}", ("dq", "sq")),
         # sudo -S reboot <<< PW, gh auth login --with-token <<< T
         _strong(kind, rf"{reader}[^\n|;&<]*<<<[ \t]*{VALUE}"),
         # sudo -S apt update <<EOF, then PW on the next line
