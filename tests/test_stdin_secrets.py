@@ -1,8 +1,9 @@
 """Secrets handed to a command on its standard input, as a class: every way of delivering one (a pipe from echo, printf,
-yes, Write-Output or cat, or PowerShell's own string, with or without spaces; a here-string; a here-document; inside
-`bash -c` or `ssh host '…'`) times every command that reads one (sudo with its options read as sudo reads them, the
-logins' --password-stdin, passwd --stdin, chpasswd, htpasswd -i, smbpasswd -s, openssl's -pass stdin, gh's
---with-token, a secret store's set), and the commands that share their words but read no secret left as they were."""
+yes, Write-Output or cat, or PowerShell's own string, with or without spaces; a here-string; a here-document, also as
+a tool call's one line; inside `bash -c` or `ssh host '…'`) times every command that reads one (sudo with its options
+read as sudo reads them, the logins' --password-stdin, passwd --stdin, chpasswd, htpasswd -i, smbpasswd -s, openssl's
+-pass stdin, gh's --with-token, a secret store's set), and the commands that share their words but read no secret
+left as they were."""
 
 from __future__ import annotations
 
@@ -69,6 +70,8 @@ DELIVERIES = [
     "{r} <<-'EOF'\n\t{s}\n\tEOF",
     "cat <<EOF | {r}\n{s}\nEOF",
     'cat << "END" |{r}\n  {s}\nEND',
+    "{r} <<EOF {s} EOF",
+    "cat <<'EOF' | {r} {s} EOF",
     "cd /srv && echo {s} | {r} && echo done",
 ]
 
@@ -115,6 +118,8 @@ MUST_SURVIVE = [
     "yes | sudo -S apt-get install nginx",
     "gh secret list; gh auth status",
     "echo done | passwd -S deploy",
+    "sudo -u root tee /etc/motd <<EOF Welcome to the build host EOF",
+    "cat <<EOF | sudo tee /etc/motd Welcome EOF",
     "pbpaste | docker login -u ci --password-stdin",
     'Get-Content "$HOME/registry.txt" | docker login -u ci --password-stdin',
     'say "done" | passwd --stdin deploy',

@@ -62,6 +62,13 @@ _PIPED_INTO = r"[ \t]*\|[^\n|;&]*?"
 # A here-document's opening (`<<EOF`, `<<-'EOF'`, `<< "END"`) and the first line of its body, the secret.
 _HERE_DOCUMENT = r"<<-?[ \t]*[\"']?[A-Za-z_][A-Za-z0-9_]*[\"']?"
 _FIRST_LINE = r"[^\n]*\n[ \t]*(?P<line>[^\s](?:[^\n]*[^\s])?)"
+# A tool call is stored on one line, its newlines read as spaces (`[Bash] sudo -S apt update <<EOF PW EOF`): the
+# body's first word follows the opening at once; after `cat <<EOF | reader ARGS`, where the reader's words end is
+# lost, the word before the closing delimiter (one of the usual ones) is the one line a login or passwd reads.
+_FIRST_WORD = r"[ \t]+(?P<word>[^\s<>|;&]+)"
+_USUAL_WORDS = "EOF|END|EOT|EOL|PASS|PW|PASSWORD|SECRET|TOKEN"
+_USUAL_DELIMITER = rf"[\"']?(?:{_USUAL_WORDS})[\"']?"
+_LAST_WORD = rf"[^\n]*?[ \t](?P<word>[^\s<>|;&]+)[ \t]+(?:{_USUAL_WORDS})\b"
 
 
 def _strong(kind: str, pattern: str, groups: tuple[str, ...] = VALUE_GROUPS) -> Detector:
@@ -76,10 +83,12 @@ def _detectors(kind: str, reader: str) -> list[Detector]:
         _strong(kind, rf"{_LITERAL}{_PIPED_INTO}{reader}", ("dq", "sq")),
         # sudo -S reboot <<< PW, gh auth login --with-token <<< T
         _strong(kind, rf"{reader}[^\n|;&<]*<<<[ \t]*{VALUE}"),
-        # sudo -S apt update <<EOF, then PW on the next line
-        _strong(kind, rf"{reader}[^\n|;&<]*{_HERE_DOCUMENT}{_FIRST_LINE}", ("line",)),
+        # sudo -S apt update <<EOF, then PW on the next line (or, a tool call's one line, after it)
+        _strong(kind, rf"{reader}[^\n|;&<]*{_HERE_DOCUMENT}(?:{_FIRST_LINE}|{_FIRST_WORD})", ("line", "word")),
         # cat <<EOF | sudo -S apt update, then PW on the next line
         _strong(kind, rf"\bcat[ \t]+{_HERE_DOCUMENT}{_PIPED_INTO}{reader}{_FIRST_LINE}", ("line",)),
+        # the same on one line: cat <<EOF | passwd --stdin deploy PW EOF
+        _strong(kind, rf"\bcat[ \t]+<<-?[ \t]*{_USUAL_DELIMITER}{_PIPED_INTO}{reader}{_LAST_WORD}", ("word",)),
     ]
 
 
