@@ -659,6 +659,30 @@ def _build_stdin_forms() -> list[Planted]:
 
 
 PLANTED.extend(_build_stdin_forms())
+
+
+def _build_stdin_shapes() -> list[Planted]:
+    """More shapes of a secret handed on standard input: sudo's options that take an argument before its -S, a
+    pipe without spaces, printf's format, a here-document's first line, a pipe inside `ssh host '…'`, the other
+    commands that read one (`--with-token`, htpasswd -i, chpasswd): drawn after the others, so their values stay."""
+    planted: list[Planted] = []
+    for kind, shape in (
+        ("sudo-stdin-user-option", "echo '{v}' | sudo -u root -S apt-get update"),
+        ("sudo-stdin-long-option", "echo {v} | sudo --user=deploy -p '' -S systemctl restart app"),
+        ("sudo-stdin-cluster", "printf '%s\\n' '{v}'|sudo -kS -u postgres psql"),
+        ("sudo-here-document", "sudo -u root -S apt-get upgrade -y <<EOF\n{v}\nEOF"),
+        ("cat-here-document-pipe", "cat <<'EOF' | passwd --stdin deploy\n{v}\nEOF"),
+        ("ssh-sudo-stdin", "ssh deploy@10.0.0.7 'echo {v} | sudo -H -u www-data -S systemctl reload nginx'"),
+        ("with-token-pipe", "echo {v} | gh auth login --hostname github.example.test --with-token"),
+        ("htpasswd-stdin", "echo '{v}' | htpasswd -B -i /etc/nginx/.htpasswd admin"),
+        ("chpasswd-pipe", "echo 'deploy:{v}' | sudo chpasswd"),
+    ):
+        value = _password()
+        planted.append(Planted(kind, value, shape.format(v=value), "command"))
+    return planted
+
+
+PLANTED.extend(_build_stdin_shapes())
 KINDS[:] = [p.kind for p in PLANTED]
 # Everything that must never be shown whole: the planted texts, each half of a split token, the keys in file names.
 EVERY_SECRET: list[Planted] = [

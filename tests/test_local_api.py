@@ -271,3 +271,42 @@ def test_a_server_in_another_machine_zone_leaves_day_words_to_the_cli(served: tu
     ), elsewhere.stderr
     here = memlens("-v", "search", QUERY, "--since", "today", "--json", *where)
     assert "answered by the memlens server" in here.stderr, here.stderr
+
+
+def _raw_answer(path: Path, request: object) -> bytes:
+    """What the server writes back to a client of its own socket, as bytes (no client's reading between)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(10)
+        conn.connect(str(path))
+        conn.sendall(json.dumps(request).encode() + b"\n")
+        conn.shutdown(socket.SHUT_WR)
+        return b"".join(iter(lambda: conn.recv(1 << 16), b""))
+
+
+def test_every_refusal_the_socket_writes_is_masked(served: tuple[Engine, LocalServer]) -> None:
+    """A refusal quotes what the client sent (a value out of bounds, a field's name, a folder or a setting it asked
+    with): the server masks it as it writes it, not only the CLI that says it."""
+    from memlens.local_api.same_index import terms
+    from planted_secrets import PLANTED
+
+    token = next(p.secret for p in PLANTED if p.kind == "github-pat-classic")
+    engine, server = served
+    assert server.path is not None
+    served_terms = terms(engine.settings, engine.extra_transcripts)
+    other_zone = {**served_terms, "settings": {**served_terms["settings"], "display.time_zone": token}}
+    other_folder = {**served_terms, "transcripts": [f"/tmp/{token}/sessions"]}
+    requests: list[tuple[object, str]] = [
+        ({"method": "search", "params": {"query": "q", "limit": token}}, "invalid"),
+        ({"method": "search", "params": {"query": "q", token: 1}}, "invalid"),
+        ({"method": "search", "params": {"query": "q", "mode": f"x {token}"}}, "invalid"),
+        ({"method": "search", "params": {"query": "q"}, "terms": other_zone}, "declined"),
+        ({"method": "search", "params": {"query": "q"}, "terms": other_folder}, "declined"),
+    ]
+    for request, code in requests:
+        wire = _raw_answer(server.path, request)
+        failure = json.loads(wire)["error"]
+        assert failure["code"] == code, failure
+        assert token not in wire.decode() and "[REDACTED:github-token]" in failure["message"], failure
+    with pytest.raises(ServerError) as refused:  # the CLI's own client reads the masked words
+        ask(engine.index_dir, search_request(limit=token))
+    assert token not in str(refused.value) and "[REDACTED:github-token]" in str(refused.value)

@@ -71,3 +71,18 @@ def test_a_log_line_and_a_progress_message_sent_to_the_client_are_masked() -> No
     assert TOKEN not in out.data.decode()
     assert "[REDACTED:github-token]" in logged["params"]["message"]
     assert "[REDACTED:github-token]" in ended["params"]["value"]["message"]
+
+
+def test_the_status_lines_message_is_masked() -> None:
+    """The status line's message says why the index is read-only (a lock path that is no file, named) or what a
+    progress step reads: memlens's own notification, masked as the window's messages are."""
+    from memlens.lsp.progress import INDEX_STATUS
+
+    server = MemlensServer(live_indexing=False)
+    out = Captured()
+    server.protocol.set_writer(out)
+    said = f"/work/{TOKEN}/index/writer.lock is a directory, not a lock file: memlens reindex --full moves it aside"
+    server.protocol.notify(INDEX_STATUS, {"indexing": False, "sessions": 3, "message": said})
+    [status] = out.messages()
+    assert status["method"] == INDEX_STATUS and status["params"]["sessions"] == 3
+    assert TOKEN not in out.data.decode() and "[REDACTED:github-token]" in status["params"]["message"]

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -309,25 +309,33 @@ def test_node_sdk_client(example_copy: tuple[Path, Path]) -> None:
     assert answer["bad"]["isError"] is True and "mode must be one of" in answer["bad"]["text"]
 
 
-async def test_streamable_http(example_copy: tuple[Path, Path]) -> None:
-    """`--http HOST:PORT` serves the same tools over streamable HTTP on localhost."""
+def _listening_port(stderr: IO[str]) -> int:
+    """The port of the server's "listening on http://HOST:PORT/mcp" line, read as the server says it."""
+    for line in stderr:
+        said = re.search(r"listening on http://127\.0\.0\.1:(\d+)/mcp", line)
+        if said:
+            return int(said.group(1))
+    raise AssertionError("the server stopped before it said where it listens")
+
+
+async def test_streamable_http_on_a_port_the_system_picks(example_copy: tuple[Path, Path]) -> None:
+    """`--http 127.0.0.1:0` serves the same tools over streamable HTTP on localhost, on a free port the system picks,
+    which the server says on its "listening on" line (no port guessed free and raced for)."""
     from mcp.client.session import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     workspace, index_dir = example_copy
     server = subprocess.Popen(
-        [sys.executable, "-m", "memlens", "mcp", "--http", f"127.0.0.1:{port}", "--workspace", str(workspace)]
+        [sys.executable, "-m", "memlens", "mcp", "--http", "127.0.0.1:0", "--workspace", str(workspace)]
         + ["--index-dir", str(index_dir), "--no-embeddings"],
         env=dict(os.environ, PYTHONPATH=str(REPO / "server")),
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
-        deadline = time.monotonic() + 30
-        while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
-            assert time.monotonic() < deadline and server.poll() is None, "the HTTP server did not start"
-            await asyncio.sleep(0.2)
+        assert server.stderr is not None
+        port = await asyncio.wait_for(asyncio.to_thread(_listening_port, server.stderr), 60)
+        assert port != 0
         url = f"http://127.0.0.1:{port}/mcp"
         async with streamable_http_client(url) as (read, write, *_), ClientSession(read, write) as session:
             await session.initialize()
@@ -336,7 +344,7 @@ async def test_streamable_http(example_copy: tuple[Path, Path]) -> None:
             assert hits["results"][0]["sessionKey"].startswith("claude-code:c84f2a19")
     finally:
         server.terminate()
-        assert server.wait(timeout=30) is not None
+        server.communicate(timeout=30)
 
 
 async def test_the_servers_error_line_reaches_the_tests_standard_error(capfd: pytest.CaptureFixture[str]) -> None:

@@ -467,12 +467,13 @@ def _sources_action_unknown(word: str) -> str:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
+    from memlens.listen_address import listen_address
     from memlens.mcp.http_security import http_security
-    from memlens.mcp.server import parse_address, run
+    from memlens.mcp.server import run
 
     security = None
     if args.http:  # checked before the index is opened: a refused start touches nothing
-        host, port = parse_address(args.http)
+        host, port = listen_address(args.http, flag="--http", example_port=8765)
         security = http_security(
             host, port, token_file=args.token_file, extra_hosts=args.allow_host, extra_origins=args.allow_origin
         )

@@ -3,7 +3,9 @@ index they already hold open. Only the process that holds the index's writer loc
 the socket is the owner's alone (mode 0600, and on Linux the peer's user id is checked) and is removed on close.
 Each connection is answered on its own thread (at most MAX_CLIENTS at once), its request bounded in size
 (requests.MAX_MESSAGE_BYTES), time (READ_SECONDS in all), nesting and values (memlens.requests), so no client can
-kill or hold the listener."""
+kill or hold the listener. Every error it writes is masked as it is written (`_send`): a refusal quotes what the
+client sent (a value out of bounds, a folder it asked about, a setting's value), and the CLI says it on stderr. A
+result is not scanned again: the engine's door masked it."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from memlens.errors import IndexUnavailable, InvalidRequest
 from memlens.local_api.protocol import encode, error, read_line, socket_path
 from memlens.local_api.same_index import difference, terms
+from memlens.redaction import redact_strings
 from memlens.requests import MAX_MESSAGE_BYTES, SearchRequest, load_json
 
 if TYPE_CHECKING:
@@ -118,7 +121,7 @@ class LocalServer:
         if not self._slots.acquire(blocking=False):
             with conn:  # every slot is held (clients that say nothing yet): this one asks its own engine
                 conn.settimeout(READ_SECONDS)
-                conn.sendall(encode(error("the server is busy", "unavailable")))
+                _send(conn, error("the server is busy", "unavailable"))
             return
         try:
             threading.Thread(target=self._connection, args=(conn,), name="memlens-local-client", daemon=True).start()
@@ -139,11 +142,11 @@ class LocalServer:
 
     def _handle(self, conn: socket.socket) -> None:
         if not _same_user(conn):
-            conn.sendall(encode(error("this socket answers its owner only", "invalid")))
+            _send(conn, error("this socket answers its owner only", "invalid"))
             return
         line = read_line(conn, MAX_MESSAGE_BYTES, READ_SECONDS)
         conn.settimeout(READ_SECONDS)  # the answer is written within the same bound, however slowly it is read
-        conn.sendall(encode(self.answer(line)))
+        _send(conn, self.answer(line))
 
     def answer(self, line: bytes) -> dict[str, Any]:
         """The answer to one request line (any failure is an answer too, never an exception)."""
@@ -172,6 +175,13 @@ class LocalServer:
         except Exception as exc:  # a bug: logged here, and the CLI answers itself
             log.exception("local search failed")
             return error(f"{type(exc).__name__}: {exc}", "internal")
+
+
+def _send(conn: socket.socket, answer: dict[str, Any]) -> None:
+    """Write one answer: an error's every string masked (it may quote the request), a result as the door left it."""
+    if "error" in answer:
+        answer = {"error": redact_strings(answer["error"])}
+    conn.sendall(encode(answer))
 
 
 def _declined(engine: Engine, asked: object, *, keyword: bool) -> str | None:

@@ -14,7 +14,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from memlens import __version__
-from memlens.errors import InvalidRequest
+from memlens.listen_address import listen_address
 from memlens.log_lines import send_logs_to_stderr
 from memlens.lsp.code_actions import KINDS, fix_actions
 from memlens.lsp.commands import register_commands
@@ -140,15 +140,6 @@ def create_server(live_indexing: bool = True) -> MemlensServer:
     return server
 
 
-def tcp_address(value: str) -> tuple[str, int]:
-    """`--tcp`'s HOST:PORT (host defaults to localhost); InvalidRequest, which the CLI says with the value masked
-    as every error is (a token pasted into the wrong flag), when it is not one."""
-    host, sep, port = value.rpartition(":")
-    if not sep or not port.isdigit() or not 0 <= int(port) < 65536:  # 0: a port the system picks
-        raise InvalidRequest(f"--tcp expects HOST:PORT (e.g. 127.0.0.1:2087), not {value!r}")
-    return host or "127.0.0.1", int(port)
-
-
 def run(tcp: str | None = None) -> int:
     """Serve LSP over stdio (default) or on `HOST:PORT`; logs go to stderr, never stdout."""
     send_logs_to_stderr(level=logging.WARNING)
@@ -156,7 +147,8 @@ def run(tcp: str | None = None) -> int:
     level = os.environ.get("MEMLENS_LOG_LEVEL")
     if level:
         logging.getLogger("memlens").setLevel(level.upper())
-    address = tcp_address(tcp) if tcp else None  # checked before anything starts: a refused start touches nothing
+    # checked before anything starts: a refused start touches nothing
+    address = listen_address(tcp, flag="--tcp", example_port=2087) if tcp else None
     server = create_server(live_indexing=os.environ.get("MEMLENS_LIVE_INDEXING", "1") != "0")
     if address is not None:
         asyncio.run(serve_tcp(server, *address))

@@ -15,7 +15,7 @@ import hmac
 import ipaddress
 import os
 import socket
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,17 +35,34 @@ WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 
 @dataclass(frozen=True)
 class HttpSecurity:
-    """What the HTTP transport checks: the token (None: none required) and the Host/Origin values allowed."""
+    """What the HTTP transport checks: the token (None: none required) and the Host/Origin values allowed, which
+    follow from the bound host and port (`on_port`: port 0 is known once the system picked one) and the extras."""
 
     host: str
     port: int
     token: str | None
-    allowed_hosts: list[str] = field(default_factory=list)
-    allowed_origins: list[str] = field(default_factory=list)
+    extra_hosts: tuple[str, ...] = ()
+    extra_origins: tuple[str, ...] = ()
 
     @property
     def loopback(self) -> bool:
         return is_loopback(self.host)
+
+    def on_port(self, port: int) -> HttpSecurity:
+        """The same checks for the port the server was bound to."""
+        return replace(self, port=port)
+
+    @property
+    def allowed_hosts(self) -> list[str]:
+        hosts = [f"{_url_host(name)}:{self.port}" for name in _names_for(self.host)] + list(self.extra_hosts)
+        return list(dict.fromkeys(hosts))
+
+    @property
+    def allowed_origins(self) -> list[str]:
+        names = _names_for(self.host)
+        origins = [f"{scheme}://{_url_host(name)}:{self.port}" for name in names for scheme in ("http", "https")]
+        origins += [f"{scheme}://{extra}" for extra in self.extra_hosts for scheme in ("http", "https")]
+        return list(dict.fromkeys([*origins, *self.extra_origins]))
 
     def app_options(self) -> dict[str, Any]:
         """The keyword arguments of the SDK's `streamable_http_app` that enforce all of the above."""
@@ -107,12 +124,7 @@ def http_security(
             f"--token-file PATH or the {TOKEN_ENV} environment variable (at least {MIN_TOKEN_CHARS} characters), "
             "or bind 127.0.0.1"
         )
-    names = _names_for(host)
-    hosts = [f"{_url_host(name)}:{port}" for name in names] + list(extra_hosts or [])
-    origins = [f"{scheme}://{_url_host(name)}:{port}" for name in names for scheme in ("http", "https")]
-    origins += [f"{scheme}://{extra}" for extra in extra_hosts or [] for scheme in ("http", "https")]
-    origins += list(extra_origins or [])
-    return HttpSecurity(host, port, token, list(dict.fromkeys(hosts)), list(dict.fromkeys(origins)))
+    return HttpSecurity(host, port, token, tuple(extra_hosts or ()), tuple(extra_origins or ()))
 
 
 def _read_token(token_file: Path | None, environ: dict[str, str] | os._Environ[str]) -> str | None:

@@ -57,23 +57,26 @@ class _StoppedByMemlens(uvicorn.Server):
 
 async def serve_http(server: Server[Any], security: HttpSecurity) -> bool:
     """Serve until SIGTERM or Ctrl-C stops the server; returns True (it stops only so)."""
-    read = WellFormedBodies(server.streamable_http_app(**security.app_options()))  # read as stdio reads a line
-    app = MaskedErrorBodies(read)  # a refusal quoting the body it refused masks what it quotes
-    config = uvicorn.Config(app, host=security.host, port=security.port, log_level="warning", lifespan="on")
-    served = _StoppedByMemlens(config)
+    served: _StoppedByMemlens | None = None
     stopped = False
 
     def stop() -> None:
         nonlocal stopped
         stopped = True
-        # as uvicorn's own handler: sse_starlette wraps it to end the open event streams (a client's GET /mcp),
-        # which uvicorn's graceful stop would otherwise wait for
-        served.handle_exit(signal.SIGTERM, None)
+        if served is not None:
+            # as uvicorn's own handler: sse_starlette wraps it to end the open event streams (a client's GET /mcp),
+            # which uvicorn's graceful stop would otherwise wait for
+            served.handle_exit(signal.SIGTERM, None)
 
     with stopping_through_the_loop(stop):
         sockets = _listening(security.host, security.port)
         try:
-            _say_listening(security)
+            bound = security.on_port(sockets[0].getsockname()[1])  # port 0: the one the system picked
+            read = WellFormedBodies(server.streamable_http_app(**bound.app_options()))  # read as stdio reads a line
+            app = MaskedErrorBodies(read)  # a refusal quoting the body it refused masks what it quotes
+            config = uvicorn.Config(app, host=bound.host, port=bound.port, log_level="warning", lifespan="on")
+            served = _StoppedByMemlens(config)
+            _say_listening(bound)
             await served.serve(sockets=sockets)
         finally:
             for sock in sockets:
@@ -82,12 +85,15 @@ async def serve_http(server: Server[Any], security: HttpSecurity) -> bool:
 
 
 def _listening(host: str, port: int) -> list[socket.socket]:
-    """Sockets bound to every address of `host` (as asyncio's create_server binds them) and listening; a
-    MemlensError (one line) when one cannot be bound: an address in use, a host that does not resolve."""
+    """Sockets bound to every address of `host` (as asyncio's create_server binds them), all on one port (port 0: the
+    one the system picks for the first), and listening; a MemlensError (one line) when one cannot be bound: an address
+    in use, a host that does not resolve."""
     sockets: list[socket.socket] = []
     try:
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
         for family, kind, proto, _, address in dict.fromkeys(found):
+            if sockets:  # the port the first was given, so every address answers on the port said
+                address = (address[0], sockets[0].getsockname()[1], *address[2:])
             sock = socket.socket(family, kind, proto)
             sockets.append(sock)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

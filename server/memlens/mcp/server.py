@@ -45,7 +45,6 @@ from memlens.stop_signal import by_sigterm, stopping_through_the_loop
 
 log = logging.getLogger(__name__)
 
-DEFAULT_HOST = "127.0.0.1"
 INSTRUCTIONS = (
     "memlens remembers this project's past agent sessions (Claude Code, Codex, OpenClaw, SpecStory) and memory "
     "notes. Before redoing work the user refers to, call `search` (or `context` for a cited briefing); read around "
@@ -133,15 +132,6 @@ def build_server(state: McpState) -> Server[Any]:
     )
     server.middleware.insert(0, masked_errors)  # outermost: what the SDK's own steps answer is masked too
     return server
-
-
-def parse_address(value: str) -> tuple[str, int]:
-    """HOST:PORT, PORT or :PORT (host defaults to localhost); InvalidRequest when it is neither."""
-    host, _, port = value.rpartition(":")
-    host = host.strip("[]") or DEFAULT_HOST
-    if not port.isdigit() or not 0 < int(port) < 65536:
-        raise InvalidRequest(f"--http expects HOST:PORT (e.g. 127.0.0.1:8765), not {value!r}")
-    return host, int(port)
 
 
 async def _serve_stdio(server: Server[Any]) -> bool:

@@ -25,6 +25,7 @@ from memlens.redaction.library import library_detectors
 from memlens.redaction.patterns import CONTEXT_DETECTORS, TOKEN_DETECTORS
 from memlens.redaction.provider_tokens import PROVIDER_TOKENS
 from memlens.redaction.scanner import Scanner, merge
+from memlens.redaction.stdin_secrets import STDIN_DETECTORS
 
 __all__ = [
     "DETECTORS",
@@ -46,6 +47,7 @@ DETECTORS: list[Detector] = [
     *library_detectors(),
     *CONTEXT_DETECTORS,
     *COMMAND_DETECTORS,
+    *STDIN_DETECTORS,
 ]
 _SCANNER = Scanner(DETECTORS)
 

@@ -1,5 +1,6 @@
-"""Secrets a shell command carries where ``patterns`` reads none: a value piped into a login, set into a tool's
-config, or given positionally or in a tool's own syntax (``sqlplus user/PW@db``, ``xfreerdp /p:PW``).
+"""Secrets a shell command carries where ``patterns`` reads none: a value set into a tool's config, or given
+positionally or in a tool's own syntax (``sqlplus user/PW@db``, ``xfreerdp /p:PW``). A value handed to a command on
+its standard input is ``stdin_secrets``'.
 
 A coding agent runs these commands and its transcript keeps them verbatim. Each detector is anchored on the tool's
 name and the form that takes the secret, so the same words elsewhere (``echo hello``, ``git config user.name``) stay.
@@ -13,8 +14,6 @@ from memlens.redaction.values import Evidence
 
 # A word of a command that names a secret: what a config key holding one contains ("pypi-token.pypi", "_authToken").
 _SECRET_WORD = r"(?i:secret|token|passw|api[_-]?key|access[_-]?key)"
-# printf's format before the value it prints ("%s")
-_PRINTF_FORMAT = r"(?:(?:'%[^'\n]*'|\"%[^\"\n]*\")[ \t]+)?"
 # The start of a command: a line's start or a shell separator before the tool's name.
 _COMMAND = r"(?:^|[\s;&|(`'\"])"
 
@@ -23,26 +22,7 @@ def _strong(kind: str, pattern: str, groups: tuple[str, ...] = VALUE_GROUPS) -> 
     return Detector(kind=kind, pattern=pattern, secret_groups=groups, evidence=Evidence.STRONG)
 
 
-# A command that reads a password from its standard input: any login's --password-stdin, sudo -S (its flags before
-# the command it runs, so `sudo pacman -Syu` is none), passwd --stdin, chpasswd.
-_READS_PASSWORD = (
-    r"(?:--password-stdin\b|sudo(?:[ \t]+-[A-Za-z]+)*[ \t]+(?:-[A-Za-z]*S[A-Za-z]*|--stdin)\b"
-    r"|passwd[ \t]+--stdin\b|chpasswd\b)"
-)
-
 COMMAND_DETECTORS = [
-    # echo 'PW' | docker login -u ci --password-stdin, echo PW | sudo -S apt update, echo PW | passwd --stdin deploy
-    _strong(
-        "password",
-        rf"\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?{_PRINTF_FORMAT}{VALUE}[ \t]*\|[^\n|;&]*?[ \t]{_READS_PASSWORD}",
-    ),
-    # the same given as a here-string, and a token or a secret store's value so: gh auth login --with-token <<< T,
-    # sudo -S reboot <<< PW, vercel env add NAME production <<< V, gh secret set NAME <<< V
-    _strong(
-        "secret",
-        rf"(?:{_READS_PASSWORD}|--with-token\b|\bsecrets?[ \t]+(?:set|add|put|create)\b|\benv[ \t]+add\b)"
-        rf"[^\n|;&<]*<<<[ \t]*{VALUE}",
-    ),
     # aws configure set aws_secret_access_key X, npm config set //host/:_authToken X, poetry config pypi-token.pypi X,
     # ngrok config add-authtoken X
     Detector(
