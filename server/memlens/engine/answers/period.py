@@ -43,9 +43,12 @@ from memlens.requests.day_parts import (
     NUMBERS,
     PART_SPELLINGS,
     YESTERDAY_MISSPELT,
+    DayPart,
     SaidDayPart,
     said_clock,
+    said_clock_span,
     said_day_part,
+    said_day_parts,
     said_hours,
 )
 from memlens.wire import Confidence, Period, PeriodEvent, PeriodPart, SearchResult
@@ -179,10 +182,17 @@ def read_period(text: str, *, now: float | None, zone: tzinfo) -> PeriodQuestion
     if windows[0][0] > today and not _YEAR.search(text):  # "on March 3" asked in February: last year's March
         windows = [(_year_back(first), _year_back(last)) for first, last in windows]
     said = said_day_part(text)
-    parts = _hours_of(said, windows, today, zone) if said is not None else None
+    if said is not None:
+        parts = _hours_of(said, windows, today, zone)
+    else:  # "Monday evening and Tuesday morning": each day its own hours
+        parts = _each_days_hours(said_day_parts(text), windows, today, zone)
     back = said_hours(text)
+    span = said_clock_span(text)
     if back is not None:  # "in the last two hours", "an hour ago": those hours, not the days they fall on
         parts = ((moment - back[0], moment - back[1]),)
+    elif span is not None:  # "between Monday 3pm and Tuesday noon": from the one to the other
+        first, end = span.bounds(_date_of(windows[0][0]), _date_of(windows[-1][1]), zone)
+        parts = ((first.timestamp(), end.timestamp() - 0.001),)
     elif clock is not None and len(windows) == 1 and windows[0][0] == windows[0][1]:  # "yesterday at 3pm"
         day = _date_of(windows[0][0])
         first, end = clock.bounds(day, zone)
@@ -218,6 +228,47 @@ def _hours_of(
     if said.since:
         return ((hours[0][0].timestamp(), midnight(max(today, days[-1]) + 1, zone) - 0.001),)
     return tuple((first.timestamp(), end.timestamp() - 0.001) for first, end in hours)
+
+
+def _each_days_hours(
+    said: Sequence[SaidDayPart], windows: Sequence[tuple[int, int]], today: int, zone: tzinfo
+) -> tuple[tuple[float, float], ...] | None:
+    """The hours of parts of a day said of different days ("Monday evening and Tuesday morning", "last night and this
+    morning"), each on the day its words name, and a day named without a part ("Monday evening and Tuesday") whole;
+    hours that meet are one run. Parts whose words name no day ("on March 3 in the morning and March 4 in the
+    evening") go with the days named in the order said. None when fewer than two parts are said, one is said with
+    "since", or a part's day cannot be told (the days, whole)."""
+    days = [day for first, last in windows for day in range(first, last + 1)]
+    if len(said) < 2 or not days or len(days) > MAX_PART_DAYS or any(part.since for part in said):
+        return None
+    on: list[tuple[int, DayPart]] = []
+    unplaced: list[DayPart] = []
+    for part in said:
+        if part.days_back is not None:
+            on.append((today - part.days_back, part.part))
+        elif part.weekday is not None:
+            # epoch day 0, 1 January 1970, was a Thursday: day d is weekday (d + 3) % 7
+            matching = [day for day in days if (day + 3) % 7 == part.weekday]
+            if len(matching) != 1:
+                return None
+            on.append((matching[0], part.part))
+        else:
+            unplaced.append(part.part)
+    left = [day for day in days if day not in {day for day, _ in on}]
+    if unplaced:
+        if len(unplaced) != len(left):
+            return None
+        on += list(zip(left, unplaced, strict=True))
+        left = []
+    hours = [tuple(t.timestamp() for t in part.bounds(_date_of(day), zone)) for day, part in on]
+    hours += [(midnight(day, zone), midnight(day + 1, zone)) for day in left]
+    runs: list[tuple[float, float]] = []
+    for first, end in sorted(hours):
+        if runs and first <= runs[-1][1]:
+            runs[-1] = (runs[-1][0], max(runs[-1][1], end))
+        else:
+            runs.append((first, end))
+    return tuple((first, end - 0.001) for first, end in runs)
 
 
 def _date_of(day: int) -> date:

@@ -182,6 +182,13 @@ _LAST = re.compile(r"\b((?:the\s+)?day\s+(?:before\s+yesterday|after\s+tomorrow)
                    rf"(?:last|{_PREVIOUS})\s+(?:week|weekend|fortnight|month|year)|last\s+{_NIGHT_SPELT}|the\s+night\s+before\s+last|"
                    rf"this\s+{_DAY_PART_SPELT}|"
                    r"(?:this|next)\s+(?:week|weekend|month|year)|the\s+other\s+(?:day|week))\b", re.I)  # fmt: skip
+# a weekday's short form said before a part of a day in a question ("mon morning", "tue evening and wed night"): a
+# day, as "Monday morning" is; alone, "mon" and "sat" are as often other words
+_SHORT_WEEKDAY_PART = re.compile(
+    rf"(?<![\w*/,-])({'|'.join([*WEEKDAY_SHORT, *WEEKEND_SHORT])})\.?"
+    rf"(?=(?:['’]s)?\s+(?:{_DAY_PART_SPELT}|{_NIGHT_SPELT})s?\b)",
+    re.I,
+)
 _ANCHORED = re.compile(
     rf"\b(?:{_NUM}\s+{_UNIT}s?|the\s+(day|week|month|weekend|year))\s+(before|after)\s+"
     r"(?:the|my|his|her|their|our|your)\s+([^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,3})",
@@ -1426,6 +1433,12 @@ def _relative_reads(text: str, anchor: date, *, question: bool = False, bare_wee
         ]
         weekdays += [
             read for m in _WEEKDAY_RANGE.finditer(text) if unread(m) for read in _weekdays_read(text, m, anchor)
+        ]
+        weekdays += [
+            read
+            for m in (_SHORT_WEEKDAY_PART.finditer(text) if weekday_form else ())
+            if unread(m)
+            for read in _weekdays_read(text, m, anchor)
         ]
         weekdays += [  # "Sat and Sun", not "sat and sun cron"
             read
