@@ -34,6 +34,7 @@ from memlens.engine.ranking.dates import (
     WEEKDAY_SHORT,
     WEEKDAYS,
     period_days,
+    said_since,
     without_dates,
 )
 from memlens.engine.ranking.hits import UnitHit
@@ -54,6 +55,9 @@ from memlens.requests.day_parts import (
 from memlens.wire import Confidence, Period, PeriodEvent, PeriodPart, SearchResult
 
 MAX_OTHER_WORDS = 3  # "what did we discuss about the parser on March 3" is still about the day
+# ...and said with "since", a question that says more ("how did we configure credo and dialyzer for the project since
+# last week"): its days are a bound it sets; more words than a question's are a paste ("deprecated since March 2024")
+MAX_OTHER_WORDS_SINCE = 12
 PER_SESSION = 3  # telling messages shown per session at most
 PERIOD_MATCHES = 50  # hits of the search for the other words that can put a session first
 NEAREST_LOOKED_AT = 50  # messages read on each side of an empty period for the nearest one a search may show
@@ -70,7 +74,7 @@ _ASKING_WORDS = (
     "happened go went going get got session sessions chat chats conversation conversations were was day days week "
     "weeks weekend month months year years ago last past this today yesterday tonight tomorrow other earlier recently "
     "previous prior on in during since st nd rd th of the couple back morning afternoon evening night between thru "
-    "around sometime late done everything"
+    "around sometime late done everything anything"
 )
 _ASKING = (
     frozenset(_ASKING_WORDS.split())
@@ -167,11 +171,13 @@ def zone_name(zone: tzinfo) -> str:
 def read_period(text: str, *, now: float | None, zone: tzinfo) -> PeriodQuestion | None:
     """The period `text` asks about, or None when it names none or says too much else to be about a period."""
     rest = other_words(without_dates(text))  # "Feb 10-12", "mid-February": the date's own words
-    if len(rest) > MAX_OTHER_WORDS:
+    if len(rest) > MAX_OTHER_WORDS_SINCE:
         return None
     moment = time.time() if now is None else now
     offset = datetime.fromtimestamp(moment, zone).utcoffset() or timedelta(0)
     local_now = moment + offset.total_seconds()  # dates.py reads days in UTC: shifted, its days are the user's
+    if len(rest) > MAX_OTHER_WORDS and not said_since(text, local_now):
+        return None
     windows = period_days(text, local_now)
     today = int(local_now // 86400)
     clock = said_clock(text)
