@@ -87,6 +87,8 @@ def _sessions(engine: Engine, query: str, now: float) -> set[str]:
         ("yesterday afternoon and this morning", TUESDAY_AFTERNOON, {"mon-1400", "tue-1000"}),
         ("what did we do last night and this morning", TUESDAY_AFTERNOON, {"mon-2000", "tue-0130", "tue-1000"}),
         ("mon morning, tue evening", WEDNESDAY, {"mon-0900", "tue-2100"}),
+        ("what did we do March 3 evening and March 4 morning", WEDNESDAY, {"mon-2000", "tue-1000"}),
+        ("2025-03-03 afternoon and 2025-03-04 evening", WEDNESDAY, {"mon-1400", "tue-2100"}),
         # two times on the clock as the ends of a span: from the one to the other
         ("between Monday 3pm and Tuesday noon", WEDNESDAY, {"mon-2000", "tue-0130", "tue-1000"}),
         ("what did we do yesterday between 1pm and 3pm", TUESDAY_AFTERNOON, {"mon-1400"}),

@@ -100,6 +100,9 @@ def spelt_right(text: str) -> str:
 _PART = rf"({_PART_WORD}(?:\s*(?:,|and|or|&|to|through|-)\s*(?:the\s+)?{_PART_WORD}\b)*)"
 _SHORT_DAYS = "mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun"
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.?"
+_DAY_NUMBER = r"\d{1,2}(?:st|nd|rd|th)?"
+_DATE = rf"(?:{_MONTH}\s+{_DAY_NUMBER}|{_DAY_NUMBER}\s+(?:of\s+)?{_MONTH}|\d{{4}}-\d{{2}}-\d{{2}})"
 # each way a question says a part of a day, with the days back its own words name (None: another date names the day)
 _SAID: tuple[tuple[re.Pattern[str], int | None], ...] = (
     (re.compile(r"\b(?:this|today['’]?s?)\s+" + _PART + r"\b", re.I), 0),  # "this morning", "today's afternoon"
@@ -109,6 +112,8 @@ _SAID: tuple[tuple[re.Pattern[str], int | None], ...] = (
     (re.compile(rf"\b{_YESTERDAY}(?:['’]s)?\s+{_PART}\b", re.I), 1),  # "yesterday evening", misspelt too
     # "Tuesday evening", "last Fri night", "Monday's afternoon"
     (re.compile(rf"\b(?:{_WEEKDAYS}|{_SHORT_DAYS})\.?(?:['’]s)?\s+{_PART}s?\b", re.I), None),
+    # "Feb 10 evening", "on 11 March in the morning", "2026-02-10 night"
+    (re.compile(rf"\b{_DATE},?\s+(?:in\s+the\s+)?{_PART}\b", re.I), None),
     (re.compile(rf"\b(?:in|during)\s+the\s+({_PART_WORD})\b", re.I), None),  # "on Feb 12 in the morning"
     (re.compile(r"\bat\s+(night)\b", re.I), None),
     (re.compile(rf"\bthe\s+({_PART_WORD})\s+(?:of|on)\b", re.I), None),  # "the morning of March 3"
