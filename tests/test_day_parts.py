@@ -11,7 +11,7 @@ import pytest
 
 from memlens.engine.engine import Engine
 from memlens.requests import SearchFilterRequest, parse_time
-from memlens.requests.day_parts import said_clock, said_day_part, said_hours
+from memlens.requests.day_parts import said_clock, said_clock_span, said_day_part, said_day_parts, said_hours
 from memlens.requests.relative_dates import absolute_date
 from memlens.wire import SearchResponse
 from transcript_fixtures import engine_over_days
@@ -27,6 +27,7 @@ SESSIONS = {
 }
 TUESDAY_AFTERNOON = datetime(2025, 3, 4, 16, 0, tzinfo=UTC).timestamp()
 TUESDAY_LATE = datetime(2025, 3, 4, 23, 0, tzinfo=UTC).timestamp()
+WEDNESDAY = datetime(2025, 3, 5, 12, 0, tzinfo=UTC).timestamp()  # "Tuesday" asked on a Tuesday is the one before
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +82,17 @@ def _sessions(engine: Engine, query: str, now: float) -> set[str]:
         ("what did we do this morning before 11am", TUESDAY_AFTERNOON, {"tue-1000"}),
         # a day said alone is still the whole day
         ("what did we do yesterday", TUESDAY_AFTERNOON, {"mon-0900", "mon-1400", "mon-2000"}),
+        # parts said of different days: each day its own hours, not both days whole
+        ("what did we do Monday evening and Tuesday morning", WEDNESDAY, {"mon-2000", "tue-1000"}),
+        ("yesterday afternoon and this morning", TUESDAY_AFTERNOON, {"mon-1400", "tue-1000"}),
+        ("what did we do last night and this morning", TUESDAY_AFTERNOON, {"mon-2000", "tue-0130", "tue-1000"}),
+        ("mon morning, tue evening", WEDNESDAY, {"mon-0900", "tue-2100"}),
+        ("what did we do March 3 evening and March 4 morning", WEDNESDAY, {"mon-2000", "tue-1000"}),
+        ("2025-03-03 afternoon and 2025-03-04 evening", WEDNESDAY, {"mon-1400", "tue-2100"}),
+        # two times on the clock as the ends of a span: from the one to the other
+        ("between Monday 3pm and Tuesday noon", WEDNESDAY, {"mon-2000", "tue-0130", "tue-1000"}),
+        ("what did we do yesterday between 1pm and 3pm", TUESDAY_AFTERNOON, {"mon-1400"}),
+        ("what did we do on Monday from 10pm to 2am", TUESDAY_LATE, {"tue-0130"}),
     ],
 )
 def test_a_part_of_a_day_is_its_hours(utc_engine: Engine, query: str, now: float, expected: set[str]) -> None:
@@ -173,6 +185,36 @@ def test_hours_counted_back(text: str, back: tuple[float, float] | None) -> None
 def test_what_reads_as_a_time_on_the_clock(text: str, clock: tuple[int, int, str] | None) -> None:
     said = said_clock(text)
     assert (None if said is None else (said.hour, said.minute, said.relation)) == clock
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("Monday evening and Tuesday morning", [("evening", None, 0), ("morning", None, 1)]),
+        ("last night and this morning", [("night", 1, None), ("morning", 0, None)]),
+        ("yesterday morning and afternoon", [("morning and afternoon", 1, None)]),
+        ("what did we do yesterday", []),
+    ],
+)
+def test_each_part_of_a_day_said(text: str, parts: list[tuple[str, int | None, int | None]]) -> None:
+    assert [(said.part.name, said.days_back, said.weekday) for said in said_day_parts(text)] == parts
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("between Monday 3pm and Tuesday noon", ((15, 0), (12, 0))),
+        ("yesterday from 10pm to 2am", ((22, 0), (2, 0))),
+        ("from 9:00 until 11:30 on Friday", ((9, 0), (11, 30))),
+        ("the cron runs at 3pm and 5pm", None),  # no "between" or "from": two times, no span
+        ("from 2pm. Then at 4pm", None),  # not one clause
+        ("between 13pm and 2pm", None),
+        ("since 9am", None),
+    ],
+)
+def test_what_reads_as_a_span_of_the_clock(text: str, span: tuple[tuple[int, int], tuple[int, int]] | None) -> None:
+    said = said_clock_span(text)
+    assert (None if said is None else (said.start, said.end)) == span
 
 
 def test_a_time_on_the_clock_without_a_day_is_no_period_but_since(utc_engine: Engine) -> None:

@@ -285,6 +285,12 @@ PHRASES = [
     ("in the fall", "2025-09-01..2025-11-30"),
     ("the summer of 2025", "2025-06-01..2025-08-31"),
     ("in the spring", "03-01..03-19"),
+    # a month in lower case where no verb can stand: "march" and "may" too (were no period)
+    ("what did we do in march?", "03-01..03-31"),
+    ("since march", "03-01..03-31"),
+    # a weekday's short form before a part of a day (was no period)
+    ("mon morning", "03-16"),
+    ("what did we do tue evening", "03-17"),
     # words around a date that only say it
     ("around March 5", "03-05"),
     ("sometime in February", "02-01..02-28"),
@@ -303,6 +309,8 @@ PHRASES = [
     ("the 3rd of the files", ""),
     ("what did we do on 12/02", ""),
     ("may I ask", ""),
+    ("this may fail", ""),  # "may" and "march" in lower case: the verb, unless they end what is said
+    ("the tests in may be flaky", ""),
     ("Q3 planning", ""),
     ("week 3 of the plan", ""),
     ("day 2 of onboarding", ""),
@@ -407,6 +415,8 @@ RANKING_WIDER = {
     "Friday night": "",
     "Friday afternoon": "",
     "tuesday morning": "",
+    "mon morning": "",
+    "what did we do tue evening": "",
     "Saturday and Sunday": "",
     "before Christmas": "2025-12-25",
     "before the holidays": "2025-12-24..2026-01-01",

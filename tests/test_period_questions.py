@@ -291,6 +291,29 @@ def test_yesterday_and_last_week_are_read_from_now(days: Path) -> None:
         engine.close()
 
 
+def test_a_longer_question_said_since_a_day_keeps_to_the_days_since(days: Path) -> None:
+    """ "since Monday" in a question of more words than a period question's ("how did we move the billing cron over
+    to systemd timers since Monday") was read as a date boost only: Sunday's session, which holds every word, came
+    first. The days since are a bound the question sets: only what was written since is shown, and a topic written
+    only before is said so."""
+    engine = _engine(days)
+    try:
+        engine.retriever.now = datetime(2025, 3, 6, 12, tzinfo=UTC).timestamp()  # a Thursday
+        before = engine.search("how did we move the billing cron over to systemd timers since Monday", mode="keyword")
+        assert before["period"]["since"].startswith("2025-03-03T00:00")
+        assert {r["sessionId"] for r in before["results"]} == {"s-mar5"}  # its billing change, written since
+        since = engine.search("since Monday, why did the websocket reconnect loop spin forever", mode="keyword")
+        assert {r["sessionId"] for r in since["results"]} == {"s-mar3a"}
+        absent = engine.search("which saxophone reed brand did we end up buying since last Monday", mode="keyword")
+        assert absent["results"] == [] and absent["note"].startswith("nothing about 'saxophone reed brand")
+        # a paste that says "since" among many words is a search, not a question about days
+        pasted = "warning: the billing cron option is deprecated since March 1 2025 and will be removed in a later "
+        pasted += "release of the scheduler, please migrate every job to systemd timers"
+        assert "period" not in engine.search(pasted, mode="keyword")
+    finally:
+        engine.close()
+
+
 def test_a_weekend_and_a_day_of_the_month_said_alone_are_periods(days: Path) -> None:
     """ "over the weekend" and "on the 3rd" were read as no period: the answer was a search for "weekend" (nothing);
     "last weekend" was nine days back, this week's first days in them."""

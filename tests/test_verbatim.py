@@ -400,3 +400,19 @@ def test_a_code_looked_up_shows_what_holds_it_first(example: Engine, code: str, 
     results = example.search(code)["results"]
     assert results, "no results"
     assert results[0]["kind"] == kind and code.lower() in results[0]["excerpt"].lower(), results[0]
+
+
+def test_a_hit_holding_most_of_a_paste_is_strong_however_weak_the_list() -> None:
+    """A sentence of an error's message pasted without its exception's name reads as prose, and every chance of the
+    list fell under minScore ("no results" for a line the index holds). The output holding it as written, a name in
+    it changed as another checkout has it, is its source: strong; one holding a few runs of a long paste is not."""
+    pasted = WARNING.replace("Billing.InvoiceLine", "Shop.OrderLine")
+    output = (f"$ mix compile\n{WARNING}", "tool", 20.0)
+    part = ("warning: invalid association `lines` in schema Billing.Invoice was renamed", "transcript", 10.0)
+    ranked = head(("the invoice lines are missing", "transcript", 1.0), part, output)
+    for hit in ranked.hits:
+        hit.probability /= 100  # as the calibration put them for a paste that reads as prose
+    put_verbatim_first(ranked, query(pasted))
+    assert [h.unit_id for h in ranked.hits] == [2, 1, 0]
+    assert ranked.hits[0].probability == pytest.approx(0.5)  # strong (answers/confidence.py STRONG)
+    assert [h.probability for h in ranked.hits[1:]] == pytest.approx([0.008, 0.007])

@@ -5,9 +5,11 @@ user's day, read in one place for a question about a period (answers/period.py) 
 The hours are clock hours of the zone the answers show their times in (`display.timeZone`): a morning from 5:00 to
 noon, an afternoon from noon to 18:00, an evening from 17:00 to midnight, a night from 18:00 to 6:00 the next
 morning (what was written after midnight was written "last night"); parts said together ("yesterday morning and
-afternoon") are the hours from the first's start to the last's end. Hours counted back from now ("in the last two
-hours", "an hour ago") are read here too (`said_hours`), and a time on the clock said of a day ("yesterday at 3pm",
-"since 9am": `said_clock`). Only the standard library: the CLI reads since and until without importing the engine.
+afternoon") are the hours from the first's start to the last's end; parts said of different days ("Monday evening and
+Tuesday morning") are each that day's hours (`said_day_parts`). Hours counted back from now ("in the last two hours",
+"an hour ago") are read here too (`said_hours`), a time on the clock said of a day ("yesterday at 3pm", "since 9am":
+`said_clock`), and two said as the ends of a span ("between Monday 3pm and Tuesday noon": `said_clock_span`). Only the
+standard library: the CLI reads since and until without importing the engine.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ class SaidDayPart:
     part: DayPart
     days_back: int | None
     since: bool
+    weekday: int | None = None  # the weekday its words name ("Tuesday evening": 1, Monday being 0), else None
 
 
 # "yesterday" as it is misspelt in a search box (the date readers' list too: ranking/dates.py)
@@ -97,6 +100,9 @@ def spelt_right(text: str) -> str:
 _PART = rf"({_PART_WORD}(?:\s*(?:,|and|or|&|to|through|-)\s*(?:the\s+)?{_PART_WORD}\b)*)"
 _SHORT_DAYS = "mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun"
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.?"
+_DAY_NUMBER = r"\d{1,2}(?:st|nd|rd|th)?"
+_DATE = rf"(?:{_MONTH}\s+{_DAY_NUMBER}|{_DAY_NUMBER}\s+(?:of\s+)?{_MONTH}|\d{{4}}-\d{{2}}-\d{{2}})"
 # each way a question says a part of a day, with the days back its own words name (None: another date names the day)
 _SAID: tuple[tuple[re.Pattern[str], int | None], ...] = (
     (re.compile(r"\b(?:this|today['’]?s?)\s+" + _PART + r"\b", re.I), 0),  # "this morning", "today's afternoon"
@@ -106,6 +112,8 @@ _SAID: tuple[tuple[re.Pattern[str], int | None], ...] = (
     (re.compile(rf"\b{_YESTERDAY}(?:['’]s)?\s+{_PART}\b", re.I), 1),  # "yesterday evening", misspelt too
     # "Tuesday evening", "last Fri night", "Monday's afternoon"
     (re.compile(rf"\b(?:{_WEEKDAYS}|{_SHORT_DAYS})\.?(?:['’]s)?\s+{_PART}s?\b", re.I), None),
+    # "Feb 10 evening", "on 11 March in the morning", "2026-02-10 night"
+    (re.compile(rf"\b{_DATE},?\s+(?:in\s+the\s+)?{_PART}\b", re.I), None),
     (re.compile(rf"\b(?:in|during)\s+the\s+({_PART_WORD})\b", re.I), None),  # "on Feb 12 in the morning"
     (re.compile(r"\bat\s+(night)\b", re.I), None),
     (re.compile(rf"\bthe\s+({_PART_WORD})\s+(?:of|on)\b", re.I), None),  # "the morning of March 3"
@@ -115,7 +123,19 @@ _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.I)
 
 def said_day_part(text: str) -> SaidDayPart | None:
     """The one part of a day `text` says, or None when it says none, or two that differ ("last night and this
-    morning": the days, whole)."""
+    morning": `said_day_parts` reads each)."""
+    found = said_day_parts(text)
+    said = {(part.part, part.days_back, part.since) for part in found}
+    return found[0] if len(said) == 1 else None
+
+
+_WEEKDAY_AT_START = re.compile(rf"(?:{_WEEKDAYS}|{_SHORT_DAYS})\b", re.I)
+_WEEKDAY_NUMBERS = {name[:3]: i for i, name in enumerate(_WEEKDAYS.split("|"))}
+
+
+def said_day_parts(text: str) -> list[SaidDayPart]:
+    """Every part of a day `text` says, in the order said: "Monday evening and Tuesday morning" two, each with the
+    weekday its words name."""
     text = spelt_right(text)
     found: list[tuple[int, SaidDayPart]] = []
     taken: list[tuple[int, int]] = []
@@ -129,9 +149,10 @@ def said_day_part(text: str) -> SaidDayPart | None:
             part = PARTS[names[0]]
             for name in names[1:]:
                 part = part.joined(PARTS[name])
-            found.append((m.start(), SaidDayPart(part, days_back, since)))
-    said = {part for _, part in found}
-    return found[0][1] if len(said) == 1 else None
+            day = _WEEKDAY_AT_START.match(m[0])
+            weekday = _WEEKDAY_NUMBERS[day[0][:3].lower()] if day else None
+            found.append((m.start(), SaidDayPart(part, days_back, since, weekday)))
+    return [part for _, part in sorted(found, key=lambda said: said[0])]
 
 
 _UNIT_SECONDS = {"hour": 3600, "hr": 3600, "minute": 60, "min": 60}
@@ -208,15 +229,66 @@ def said_clock(text: str) -> SaidClock | None:
     if len(found) != 1:
         return None
     m = found[0]
-    if m[7]:
-        hour, minute = _NAMED_HOURS[m[7].lower()], 0
-    elif m[5]:
-        hour, minute = int(m[5]), int(m[6])
+    time_said = _hour_and_minute(m, 2)
+    if time_said is None:
+        return None
+    return SaidClock(*time_said, _RELATIONS.get(m[1].lower(), "at"))
+
+
+def _hour_and_minute(m: re.Match[str], first: int) -> tuple[int, int] | None:
+    """The hour and minute of a match of CLOCK whose groups start at group `first`; None for no time of a day
+    ("13pm", "25:00")."""
+    h12, m12, meridiem, h24, m24, named = (m[first + i] for i in range(6))
+    if named:
+        hour, minute = _NAMED_HOURS[named.lower()], 0
+    elif h24:
+        hour, minute = int(h24), int(m24)
     else:
-        hour, minute = int(m[2]), int(m[3] or 0)
+        hour, minute = int(h12), int(m12 or 0)
         if not 1 <= hour <= 12:
             return None
-        hour = hour % 12 + (12 if m[4].lower() == "pm" else 0)
+        hour = hour % 12 + (12 if meridiem.lower() == "pm" else 0)
     if hour > 23 or minute > 59:
         return None
-    return SaidClock(hour, minute, _RELATIONS.get(m[1].lower(), "at"))
+    return hour, minute
+
+
+@dataclass(frozen=True, slots=True)
+class SaidClockSpan:
+    """Two times on the clock said as the ends of a span ("between Monday 3pm and Tuesday noon", "yesterday from
+    10pm to 2am"): from the first, on the first day the question names, to the second, on its last day."""
+
+    start: tuple[int, int]  # hour, minute
+    end: tuple[int, int]
+
+    def bounds(self, first: date, last: date, zone: tzinfo) -> tuple[datetime, datetime]:
+        """From the start on `first` to the end on `last` (excluded), in `zone`; an end before the start on the same
+        day is the next day's ("from 10pm to 2am")."""
+        start = datetime(first.year, first.month, first.day, *self.start, tzinfo=zone)
+        end = datetime(last.year, last.month, last.day, *self.end, tzinfo=zone)
+        if end <= start and first == last:
+            end += timedelta(days=1)
+        return start, end
+
+
+_ANY_CLOCK = re.compile(rf"\b{CLOCK}", re.I)
+_SPAN_OPENS = re.compile(r"\b(?:between|from)\b[^.?!;,]{0,30}$", re.I)  # "between Monday ", "from "
+_SPAN_GAP = re.compile(r"[^.?!;,]{0,30}?(?:\b(?:and|to|until|till|through|thru)\b|[-–])[^.?!;,]{0,30}", re.I)
+
+
+def said_clock_span(text: str) -> SaidClockSpan | None:
+    """The two times on the clock `text` says as the ends of a span, after "between" or "from" and joined by "and",
+    "to" or a dash ("between Monday 3pm and Tuesday noon", "from 9:00 to 11:30"), or None when it says no such
+    span."""
+    found = list(_ANY_CLOCK.finditer(text))
+    if len(found) != 2:
+        return None
+    first, second = found
+    if not _SPAN_OPENS.search(text[max(0, first.start() - 40) : first.start()]):
+        return None
+    if not _SPAN_GAP.fullmatch(text[first.end() : second.start()]):
+        return None
+    start, end = _hour_and_minute(first, 1), _hour_and_minute(second, 1)
+    if start is None or end is None:
+        return None
+    return SaidClockSpan(start, end)

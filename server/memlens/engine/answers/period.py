@@ -34,6 +34,7 @@ from memlens.engine.ranking.dates import (
     WEEKDAY_SHORT,
     WEEKDAYS,
     period_days,
+    said_since,
     without_dates,
 )
 from memlens.engine.ranking.hits import UnitHit
@@ -43,14 +44,20 @@ from memlens.requests.day_parts import (
     NUMBERS,
     PART_SPELLINGS,
     YESTERDAY_MISSPELT,
+    DayPart,
     SaidDayPart,
     said_clock,
+    said_clock_span,
     said_day_part,
+    said_day_parts,
     said_hours,
 )
 from memlens.wire import Confidence, Period, PeriodEvent, PeriodPart, SearchResult
 
 MAX_OTHER_WORDS = 3  # "what did we discuss about the parser on March 3" is still about the day
+# ...and said with "since", a question that says more ("how did we configure credo and dialyzer for the project since
+# last week"): its days are a bound it sets; more words than a question's are a paste ("deprecated since March 2024")
+MAX_OTHER_WORDS_SINCE = 12
 PER_SESSION = 3  # telling messages shown per session at most
 PERIOD_MATCHES = 50  # hits of the search for the other words that can put a session first
 NEAREST_LOOKED_AT = 50  # messages read on each side of an empty period for the nearest one a search may show
@@ -67,7 +74,7 @@ _ASKING_WORDS = (
     "happened go went going get got session sessions chat chats conversation conversations were was day days week "
     "weeks weekend month months year years ago last past this today yesterday tonight tomorrow other earlier recently "
     "previous prior on in during since st nd rd th of the couple back morning afternoon evening night between thru "
-    "around sometime late done everything"
+    "around sometime late done everything anything"
 )
 _ASKING = (
     frozenset(_ASKING_WORDS.split())
@@ -164,11 +171,13 @@ def zone_name(zone: tzinfo) -> str:
 def read_period(text: str, *, now: float | None, zone: tzinfo) -> PeriodQuestion | None:
     """The period `text` asks about, or None when it names none or says too much else to be about a period."""
     rest = other_words(without_dates(text))  # "Feb 10-12", "mid-February": the date's own words
-    if len(rest) > MAX_OTHER_WORDS:
+    if len(rest) > MAX_OTHER_WORDS_SINCE:
         return None
     moment = time.time() if now is None else now
     offset = datetime.fromtimestamp(moment, zone).utcoffset() or timedelta(0)
     local_now = moment + offset.total_seconds()  # dates.py reads days in UTC: shifted, its days are the user's
+    if len(rest) > MAX_OTHER_WORDS and not said_since(text, local_now):
+        return None
     windows = period_days(text, local_now)
     today = int(local_now // 86400)
     clock = said_clock(text)
@@ -179,10 +188,17 @@ def read_period(text: str, *, now: float | None, zone: tzinfo) -> PeriodQuestion
     if windows[0][0] > today and not _YEAR.search(text):  # "on March 3" asked in February: last year's March
         windows = [(_year_back(first), _year_back(last)) for first, last in windows]
     said = said_day_part(text)
-    parts = _hours_of(said, windows, today, zone) if said is not None else None
+    if said is not None:
+        parts = _hours_of(said, windows, today, zone)
+    else:  # "Monday evening and Tuesday morning": each day its own hours
+        parts = _each_days_hours(said_day_parts(text), windows, today, zone)
     back = said_hours(text)
+    span = said_clock_span(text)
     if back is not None:  # "in the last two hours", "an hour ago": those hours, not the days they fall on
         parts = ((moment - back[0], moment - back[1]),)
+    elif span is not None:  # "between Monday 3pm and Tuesday noon": from the one to the other
+        first, end = span.bounds(_date_of(windows[0][0]), _date_of(windows[-1][1]), zone)
+        parts = ((first.timestamp(), end.timestamp() - 0.001),)
     elif clock is not None and len(windows) == 1 and windows[0][0] == windows[0][1]:  # "yesterday at 3pm"
         day = _date_of(windows[0][0])
         first, end = clock.bounds(day, zone)
@@ -218,6 +234,47 @@ def _hours_of(
     if said.since:
         return ((hours[0][0].timestamp(), midnight(max(today, days[-1]) + 1, zone) - 0.001),)
     return tuple((first.timestamp(), end.timestamp() - 0.001) for first, end in hours)
+
+
+def _each_days_hours(
+    said: Sequence[SaidDayPart], windows: Sequence[tuple[int, int]], today: int, zone: tzinfo
+) -> tuple[tuple[float, float], ...] | None:
+    """The hours of parts of a day said of different days ("Monday evening and Tuesday morning", "last night and this
+    morning"), each on the day its words name, and a day named without a part ("Monday evening and Tuesday") whole;
+    hours that meet are one run. Parts whose words name no day ("on March 3 in the morning and March 4 in the
+    evening") go with the days named in the order said. None when fewer than two parts are said, one is said with
+    "since", or a part's day cannot be told (the days, whole)."""
+    days = [day for first, last in windows for day in range(first, last + 1)]
+    if len(said) < 2 or not days or len(days) > MAX_PART_DAYS or any(part.since for part in said):
+        return None
+    on: list[tuple[int, DayPart]] = []
+    unplaced: list[DayPart] = []
+    for part in said:
+        if part.days_back is not None:
+            on.append((today - part.days_back, part.part))
+        elif part.weekday is not None:
+            # epoch day 0, 1 January 1970, was a Thursday: day d is weekday (d + 3) % 7
+            matching = [day for day in days if (day + 3) % 7 == part.weekday]
+            if len(matching) != 1:
+                return None
+            on.append((matching[0], part.part))
+        else:
+            unplaced.append(part.part)
+    left = [day for day in days if day not in {day for day, _ in on}]
+    if unplaced:
+        if len(unplaced) != len(left):
+            return None
+        on += list(zip(left, unplaced, strict=True))
+        left = []
+    hours = [tuple(t.timestamp() for t in part.bounds(_date_of(day), zone)) for day, part in on]
+    hours += [(midnight(day, zone), midnight(day + 1, zone)) for day in left]
+    runs: list[tuple[float, float]] = []
+    for first, end in sorted(hours):
+        if runs and first <= runs[-1][1]:
+            runs[-1] = (runs[-1][0], max(runs[-1][1], end))
+        else:
+            runs.append((first, end))
+    return tuple((first, end - 0.001) for first, end in runs)
 
 
 def _date_of(day: int) -> date:

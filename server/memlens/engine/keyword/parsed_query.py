@@ -18,6 +18,15 @@ from memlens.engine.keyword.identifiers import identifiers, looks_technical
 from memlens.engine.keyword.stop_words import STOP_WORDS
 
 PHRASE = re.compile(r'"([^"]+)"')
+# what only its own characters name, typed among a few words: a commit hash (or its prefix) and a URL's host with a
+# path ("github.com/rrrene/credo", a prefix of the URL printed). Read as quoted: as loose words, the hash matched
+# nothing that a plain word's search reads (tool output is left out of it) and the host's words matched every link
+LITERAL = re.compile(
+    r"(?<![\w./:-])(?:(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}"
+    r"|(?:https?://)?(?:[a-z0-9-]+\.)+[a-z]{2,}(?:/[\w.~%+-]+)+/?)(?![\w/:-])",
+    re.I,
+)
+MAX_WORDS_BESIDE_LITERAL = 4  # "what did commit a230dbf change": more words are a question or a paste that names one
 
 
 class Analysis(Protocol):
@@ -49,12 +58,14 @@ class ParsedQuery:
     tokens: tuple[str, ...]  # every analysed word, stop words included: what excerpts centre on
     technical: bool  # names a command, path, flag or identifier (tool-call inputs then weigh in full)
     names_a_topic: bool  # a quoted phrase, an identifier, or a word that is no stop word, lone letter or digit
-    literal: bool  # only its quoted phrases name its topic ("to be or not to be" in quotes): hits must hold them
+    literal: bool  # only its quoted phrases name its topic ("to be or not to be" in quotes), or it names a commit
+    # hash or a URL (`literals`): hits must hold them
     error_like: bool = False  # a pasted error or log line, or asks for one (tool output then weighs in full)
     output_like: bool = False  # a line pasted from a command's output (tool output then weighs in full)
     asks_output: bool = False  # asks what a command printed: its output ranks above the call and the prose about it
     filters: SearchFilters | None = None
     dates: tuple[tuple[int, int], ...] = ()  # (first, last) epoch days the query names, dated events included
+    literals: tuple[str, ...] = ()  # the commit hashes and URLs it names among few words (LITERAL), read as quoted
 
 
 def parse_words(text: str, index: Analysis, *, filters: SearchFilters | None = None) -> ParsedQuery:
@@ -65,8 +76,15 @@ def parse_words(text: str, index: Analysis, *, filters: SearchFilters | None = N
     text = index.spelled_apart(text)
     # a phrase is typed on one line; the quotes of a pasted output of several lines are its own (a traceback's
     # `File "/srv/app.py"`), and required as phrases they would miss the output the index keeps in part
-    quoted = PHRASE.findall(text) if "\n" not in text.strip() else []
+    one_line = "\n" not in text.strip()
+    quoted = PHRASE.findall(text) if one_line else []
     loose = PHRASE.sub(" ", text) if quoted else text
+    named: list[str] = []
+    if one_line and LITERAL.search(loose) and not (looks_like_error(text) or looks_like_output(text)):
+        beside = LITERAL.sub(" ", loose)
+        if len(index.content_words(beside)) <= MAX_WORDS_BESIDE_LITERAL:
+            named = LITERAL.findall(loose)
+            quoted, loose = quoted + named, beside
     phrases = tuple(tuple(index.tokens(phrase)) for phrase in quoted)
     found = tuple(dict.fromkeys(identifiers(loose)))
     loose_topic = bool(found) or any(_topic_words(index.surface_words(loose)))
@@ -82,11 +100,12 @@ def parse_words(text: str, index: Analysis, *, filters: SearchFilters | None = N
         tokens=tuple(index.tokens(text)),
         technical=looks_technical(text),
         names_a_topic=loose_topic or any(phrases),
-        literal=any(phrases) and not loose_topic,
+        literal=(any(phrases) and not loose_topic) or bool(named),
         error_like=looks_like_error(text),
         output_like=looks_like_output(text),
         asks_output=asks_for_output(text),
         filters=filters,
+        literals=tuple(named),
     )
 
 

@@ -182,6 +182,13 @@ _LAST = re.compile(r"\b((?:the\s+)?day\s+(?:before\s+yesterday|after\s+tomorrow)
                    rf"(?:last|{_PREVIOUS})\s+(?:week|weekend|fortnight|month|year)|last\s+{_NIGHT_SPELT}|the\s+night\s+before\s+last|"
                    rf"this\s+{_DAY_PART_SPELT}|"
                    r"(?:this|next)\s+(?:week|weekend|month|year)|the\s+other\s+(?:day|week))\b", re.I)  # fmt: skip
+# a weekday's short form said before a part of a day in a question ("mon morning", "tue evening and wed night"): a
+# day, as "Monday morning" is; alone, "mon" and "sat" are as often other words
+_SHORT_WEEKDAY_PART = re.compile(
+    rf"(?<![\w*/,-])({'|'.join([*WEEKDAY_SHORT, *WEEKEND_SHORT])})\.?"
+    rf"(?=(?:['’]s)?\s+(?:{_DAY_PART_SPELT}|{_NIGHT_SPELT})s?\b)",
+    re.I,
+)
 _ANCHORED = re.compile(
     rf"\b(?:{_NUM}\s+{_UNIT}s?|the\s+(day|week|month|weekend|year))\s+(before|after)\s+"
     r"(?:the|my|his|her|their|our|your)\s+([^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,3})",
@@ -650,12 +657,16 @@ def absolute_dates(
             year = year_hint
             if today is not None and m[0].lower().startswith("last") and month >= today.month:
                 year = today.year - 1  # "last March" said in March or after: not this one
-            # "in may": too often the verb, so "may" and "march" only with a capital
-            if free(m) and (m[1].lower() not in ("may", "march") or text[m.start(1)].isupper()):
+            # "in may": too often the verb, so "may" and "march" only with a capital, or ending what is said ("what
+            # did we do in march?", "since may, anything about the parser"), where no verb stands
+            if free(m) and (
+                m[1].lower() not in ("may", "march") or text[m.start(1)].isupper() or _CLAUSE_ENDS.match(text, m.end())
+            ):
                 add(_month_window(year, month), m)
     return found
 
 
+_CLAUSE_ENDS = re.compile(r"\s*(?:[,;:!?)]|\.(?!\w)|$)")
 _NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
 _IRREGULAR_PLURALS = frozenset({"people", "men", "women", "children", "folks", "staff", "mice", "feet", "teeth"})
 
@@ -1330,6 +1341,19 @@ def _phrase_reads(query: str, now: float, *, ranking: bool) -> list[Read]:
     return spans_joined(query, reads + _read_beside(query, phrases))
 
 
+_SINCE_WORD = re.compile(r"\bsince\b", re.I)
+
+
+def said_since(query: str, now: float) -> bool:
+    """Whether `query` names days and says each with "since" ("how did we configure credo since last week", "since
+    March, anything about the parser"): a bound it sets, from then to today, not a day its topic was about."""
+    if not _SINCE_WORD.search(query):
+        return False
+    query = ascii_letters(query)
+    reads = _phrase_reads(query, now, ranking=False)
+    return bool(reads) and all(_since(query, start, end) for _, start, end in reads)
+
+
 _OPEN_BOUND = re.compile(r"\b(?:before|after|prior\s+to|until|till|up\s+to)\s+(?:the\s+)?$", re.I)
 
 
@@ -1426,6 +1450,12 @@ def _relative_reads(text: str, anchor: date, *, question: bool = False, bare_wee
         ]
         weekdays += [
             read for m in _WEEKDAY_RANGE.finditer(text) if unread(m) for read in _weekdays_read(text, m, anchor)
+        ]
+        weekdays += [
+            read
+            for m in (_SHORT_WEEKDAY_PART.finditer(text) if weekday_form and bare_weekdays else ())
+            if unread(m)
+            for read in _weekdays_read(text, m, anchor)
         ]
         weekdays += [  # "Sat and Sun", not "sat and sun cron"
             read

@@ -22,7 +22,7 @@ from memlens.engine.ranking.learned_order import (
 from memlens.engine.ranking.query_facts import bm25_share, found_coverage, found_in_text, found_share, found_words
 from memlens.engine.ranking.query_facts import query_facts as read_query_facts
 from memlens.engine.ranking.unit_facts import Words, unit_facts
-from memlens.engine.ranking.verbatim import put_verbatim_first, take_in_holders
+from memlens.engine.ranking.verbatim import lift_named_literals, put_verbatim_first, take_in_holders
 
 if TYPE_CHECKING:
     from memlens.engine.catalog import Catalog
@@ -126,6 +126,7 @@ def rescore(
         facts=lambda ids: unit_facts(catalog, keyword, ids, facts_state),
     )
     put_verbatim_first(head, query)
+    lift_named_literals(head, query)
     scale_tail(head.hits, tail)
     return head.hits + tail
 

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 RUN = 4  # words in a row, as the query has them, that count as held as written: fewer are common phrases
 MIN_HELD = 6  # words of the query a hit must hold in such runs to be put first: a shorter run is a phrase, no paste
 MAX_CODES = 3  # a query of more words is a phrase or a question, not codes looked up
+MOST_OF_A_PASTE = 0.75  # the share of a paste's words a hit holds as written that makes it the paste's source...
+HELD_PASTE_CHANCE = 0.5  # ...whose chance is then at least this: strong (answers/confidence.py)
 _WORD = re.compile(r"\w+")
 _DIGIT = re.compile(r"\d")
 _LETTER = re.compile(r"[^\W\d_]")
@@ -114,15 +116,22 @@ def copied(query: ParsedQuery) -> Copied | None:
     return Copied(codes, runs=False, enough=len(codes)) if codes else None
 
 
-def held_words(runs: list[str], text: str) -> int:
-    """How many of the query's words `text` (`written_words`) holds in runs of RUN or more in the query's order."""
+def held_words(runs: list[str], text: str, *, run: int = RUN) -> int:
+    """How many of the query's words `text` (`written_words`) holds in runs of `run` or more in the query's order
+    (`runs`: the query's runs of that many words)."""
     held = 0
     covered_to = 0  # the query's words up to here are counted
-    for at, run in enumerate(runs):
-        if run in text:
-            held += RUN - max(0, covered_to - at)
-            covered_to = at + RUN
+    for at, words in enumerate(runs):
+        if words in text:
+            held += run - max(0, covered_to - at)
+            covered_to = at + run
     return held
+
+
+def _pairs(text: str) -> list[str]:
+    """`text`'s runs of two words as written, each space-padded."""
+    words = written_words(text).split()
+    return [f" {first} {second} " for first, second in zip(words, words[1:], strict=False)]
 
 
 def take_in_holders(
@@ -193,14 +202,26 @@ def put_verbatim_first(head: Head, query: ParsedQuery) -> None:
     ids = {hit.unit_id for hit in holders}
     order = holders + [hit for hit in head.hits if hit.unit_id not in ids]
     held_as_written(head)
-    if [h.unit_id for h in order] == [h.unit_id for h in head.hits]:
+    if [h.unit_id for h in order] != [h.unit_id for h in head.hits]:
+        scores = sorted((h.score for h in head.hits), reverse=True)
+        chances = sorted((h.probability for h in head.hits), reverse=True)
+        for hit, score, chance in zip(order, scores, chances, strict=True):
+            hit.score = score
+            hit.probability = chance
+        head.hits = order
+    if not pasted.runs:  # every code held: what was asked, as a named hash is (lift_named_literals)
+        for hit in holders:
+            hit.probability = max(hit.probability, HELD_PASTE_CHANCE)
         return
-    scores = sorted((h.score for h in head.hits), reverse=True)
-    chances = sorted((h.probability for h in head.hits), reverse=True)
-    for hit, score, chance in zip(order, scores, chances, strict=True):
-        hit.score = score
-        hit.probability = chance
-    head.hits = order
+    # nearly the whole paste, as written (a name or a number in it changed, as a paste from another checkout has
+    # them): the place it was copied from, however little else of the index shares its words. A sentence of an
+    # error's message without its exception's name reads as prose, and every chance of the list fell under minScore:
+    # "no results" for a line the index holds
+    pairs = _pairs(query.text)
+    most = MOST_OF_A_PASTE * (len(pairs) + 1)
+    for hit in holders:  # held two words at a time: a name changed loses its own words, not the runs around it
+        if held_words(pairs, written_words(head.units[hit.unit_id].text), run=2) >= most:
+            hit.probability = max(hit.probability, HELD_PASTE_CHANCE)
 
 
 def held_as_written(head: Head) -> None:
@@ -212,3 +233,14 @@ def held_as_written(head: Head) -> None:
         for hit in head.hits:
             hit.probability = min(1.0, hit.probability / head.answerable)
         head.answerable = 1.0
+
+
+def lift_named_literals(head: Head, query: ParsedQuery) -> None:
+    """A hit holding the commit hash or the URL the query names (`ParsedQuery.literals`: required, so every hit its
+    words found holds it) is what was asked, whatever else the query says ("commit 05fd186": the output that printed
+    it had a chance of 0.0015, a tool output the word "commit" does not cover): at least HELD_PASTE_CHANCE."""
+    if not query.literals:
+        return
+    for hit in head.hits:
+        if hit.bm25 > 0:
+            hit.probability = max(hit.probability, HELD_PASTE_CHANCE)
