@@ -222,19 +222,25 @@ class UnitReads(CatalogConnection):
         return [str(row[0]) for row in rows]
 
     def session_units(
-        self, session_key: str, *, before: int | None = None, after: int | None = None, count: int
+        self,
+        session_key: str,
+        *,
+        before: int | None = None,
+        after: int | None = None,
+        count: int,
+        copies: bool = False,
     ) -> list[sqlite3.Row]:
         """Up to `count` units of a session in order: the last ones before `before` (None: the session's end),
-        or with `after` the first ones after it; not those another file of the session keeps (catalog/copies.py)."""
+        or with `after` the first ones after it; not those another file of the session keeps (catalog/copies.py)
+        unless `copies` (every unit the file holds: what a benchmark's targets name)."""
         if count <= 0:
             return []
+        own = "" if copies else " AND shadowed = 0"
         if after is not None:
-            sql = "SELECT * FROM plain_units WHERE session_key = ? AND seq > ? AND shadowed = 0"
-            sql += " ORDER BY seq, id LIMIT ?"
+            sql = f"SELECT * FROM plain_units WHERE session_key = ? AND seq > ?{own} ORDER BY seq, id LIMIT ?"
             return self.db.execute(sql, (session_key, after, count)).fetchall()
         bound = before if before is not None else 2**62
-        sql = """SELECT * FROM plain_units WHERE session_key = ? AND seq < ? AND shadowed = 0
-                 ORDER BY seq DESC, id DESC LIMIT ?"""
+        sql = f"SELECT * FROM plain_units WHERE session_key = ? AND seq < ?{own} ORDER BY seq DESC, id DESC LIMIT ?"
         return self.db.execute(sql, (session_key, bound, count)).fetchall()[::-1]
 
     def message_units(self, session_key: str, message_id: str) -> list[sqlite3.Row]:
