@@ -88,8 +88,9 @@ def test_a_resumed_session_that_replays_earlier_messages_counts_only_its_new_one
         copy_key = next(key for key in sessions_held(engine) if key != KEY)
         assert sessions_held(engine) == {KEY: (f"{SESSION}.jsonl", 4), copy_key: (resumed.name, 2)}
         assert history_ids(engine, copy_key) == ["u4", "u5"]
-        assert {key for key, _ in shown(engine, "message1 quokka")} == {KEY}
-        assert {key for key, _ in shown(engine, "message5 quokka")} == {copy_key}
+        hits = shown(engine, "quokka ledger")  # every message says it: a hit of each chunk, where it is counted
+        assert hits and len(hits) == len({message for _, message in hits})
+        assert all(key == (copy_key if message in ("u4", "u5") else KEY) for key, message in hits)
 
 
 @pytest.mark.parametrize("seen_by", ["sync", "watcher"])

@@ -360,9 +360,10 @@ class FileTables(CatalogConnection):
         return int(db.execute(f"SELECT COALESCE(MAX(id), 0) + 1 FROM {table}").fetchone()[0])
 
 
-def as_read(unit_id: int, row: UnitRow) -> tuple[Any, ...]:
+def as_read(unit_id: int, row: UnitRow, *, shadowed: bool = False) -> tuple[Any, ...]:
     """A unit just inserted as SQLite gives it back (INSERTED_COLUMNS): a REAL column's value a float (NaN is
-    stored as NULL), `error` an integer, the derived facts and `vector_ready` not filled in yet (NULL)."""
+    stored as NULL), `error` an integer, the derived facts and `vector_ready` not filled in yet (NULL), `shadowed` as
+    the writer set it after the insert (catalog/copies.py)."""
     return (
         unit_id,
         *row[:_TS],
@@ -376,7 +377,7 @@ def as_read(unit_id: int, row: UnitRow) -> tuple[Any, ...]:
         None,
         _real(row.queue_ts),
         row.part,
-        0,
+        int(shadowed),
     )
 
 

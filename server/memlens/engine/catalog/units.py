@@ -93,7 +93,17 @@ class UnitReads(CatalogConnection):
         if tuple(self._unit_columns or ()) != INSERTED_COLUMNS:
             return self.units_by_id(ids)
         cursor = self.db.execute("SELECT * FROM plain_units LIMIT 0")  # what names the rows' columns
-        return {unit_id: sqlite3.Row(cursor, as_read(unit_id, row)) for unit_id, row in zip(ids, rows, strict=True)}
+        copies = self._shadowed_between(min(ids), max(ids)) if ids else set()  # set by the writer after the insert
+        return {
+            unit_id: sqlite3.Row(cursor, as_read(unit_id, row, shadowed=unit_id in copies))
+            for unit_id, row in zip(ids, rows, strict=True)
+        }
+
+    def _shadowed_between(self, first: int, last: int) -> set[int]:
+        """The ids in [first, last] of units another file of their session keeps (catalog/copies.py): read from the
+        partial index of those few, not from a row per id."""
+        sql = "SELECT id FROM units INDEXED BY units_shadowed WHERE shadowed = 1 AND id BETWEEN ? AND ?"
+        return {int(row[0]) for row in self._tuples(sql, (first, last))}
 
     def result_rows(self, unit_ids: Sequence[int]) -> dict[int, ResultRow]:
         """What a search result shows of each unit, with its chunk, file and session, in one query (see ResultRow)."""
@@ -301,13 +311,13 @@ class UnitReads(CatalogConnection):
     def session_messages_between(self, session_key: str, first: int, last: int) -> list[sqlite3.Row]:
         """A session's transcript units with sequence numbers in [first, last], by sequence number then id."""
         sql = """SELECT * FROM plain_units WHERE session_key = ? AND seq BETWEEN ? AND ? AND kind = 'transcript'
-                 AND shadowed = 0 ORDER BY seq, id"""
+                 ORDER BY seq, id"""
         return self.db.execute(sql, (session_key, first, last)).fetchall()
 
     def session_message_places_between(self, session_key: str, first: int, last: int) -> list[tuple[int, int]]:
         """(id, seq) of the units `session_messages_between` gives, in its order, without reading their texts."""
         sql = """SELECT id, seq FROM units WHERE session_key = ? AND seq BETWEEN ? AND ? AND kind = 'transcript'
-                 AND shadowed = 0 ORDER BY seq, id"""
+                 ORDER BY seq, id"""
         return [(int(i), int(seq)) for i, seq in self._tuples(sql, (session_key, first, last))]
 
     def unit_texts(self, unit_ids: Sequence[int]) -> dict[int, str]:
@@ -351,7 +361,7 @@ class UnitReads(CatalogConnection):
         for start in range(0, len(pairs), 300):  # three variables a range: under SQLite's 999
             part = pairs[start : start + 300]
             where = " OR ".join(["(session_key = ? AND seq BETWEEN ? AND ?)"] * len(part))
-            sql = f"SELECT id FROM units WHERE ({where}) AND kind = 'transcript' AND shadowed = 0"
+            sql = f"SELECT id FROM units WHERE ({where}) AND kind = 'transcript'"
             ids.extend(unit_id for (unit_id,) in self._tuples(sql, [v for p in part for v in p]))
         return ids
 
