@@ -7,7 +7,11 @@ first whole sync settle, then appends one message at a time to a transcript and 
 CPU time is taken beside wall time. Then it reopens the index (what a server's start costs) and reports the bytes
 on disk per unit: the catalog, its vector blobs, the vector file(s) and tantivy.
 
-    python bench/append_cost.py PREBUILT --appends 40 [--profile 3]
+    python bench/append_cost.py PREBUILT --appends 40 [--profile 3] [--copied 20]
+
+With `--copied N`, the appends go to N transcripts each copied beside itself first (`x.jsonl.bak`, as a user's hand
+copy): every append then writes to a session two files hold, whose messages the writer counts once
+(catalog/copies.py).
 """
 
 from __future__ import annotations
@@ -70,6 +74,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--appends", type=int, default=40)
     parser.add_argument("--profile", type=int, default=0, help="profile this many appends after the timed ones")
     parser.add_argument("--workdir", type=Path, default=None, help="where the copy goes (default: a temp dir)")
+    parser.add_argument("--copied", type=int, default=0, help="append to N transcripts each copied beside itself")
     parser.add_argument(
         "--in-place",
         action="store_true",
@@ -84,13 +89,18 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             shutil.copytree(args.prebuilt / "index", root / "index")
             shutil.copytree(args.prebuilt / "corpus", root / "corpus", symlinks=False)
         corpus = prebuilt_corpus(root)
-        out["firstOpen"] = _open(corpus, root, embedder, settle=True)
-        engine = open_engine(corpus, root / "index", embedder)
-        len(engine.vectors)
         rng = random.Random(5)
         # resolved: a prebuilt root's corpus is a symlink (synthetic_vectors.py), and a sync takes the real paths
         format_of = {p.resolve(): fmt for fmt, paths in corpus.by_format.items() for p in paths}
         paths = list(format_of)
+        if args.copied:
+            paths = rng.sample(paths, min(args.copied, len(paths)))
+            for path in paths:
+                shutil.copy(path, f"{path}.bak")
+        out["copied"] = args.copied
+        out["firstOpen"] = _open(corpus, root, embedder, settle=True)
+        engine = open_engine(corpus, root / "index", embedder)
+        len(engine.vectors)
         walls: list[float] = []
         cpus: list[float] = []
         for i in range(args.appends + args.profile):

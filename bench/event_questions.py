@@ -82,7 +82,7 @@ def _units_of(engine: Engine, root: Path) -> dict[int, str]:
     """Each unit's message key (a message split into parts: one key for all)."""
     keys: dict[int, str] = {}
     for session in engine.catalog.all_sessions():
-        for unit in engine.catalog.session_units(session["key"], after=-1, count=1 << 30):
+        for unit in engine.catalog.session_units(session["key"], after=-1, count=1 << 30, copies=True):
             keys[int(unit["id"])] = _key(root, session["path"], str(unit["message_id"]))
     return keys
 

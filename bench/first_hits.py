@@ -107,7 +107,7 @@ def list_misses(corpus: Corpus, *, chars: int = CHARS) -> tuple[int, list[FirstM
     rows = {
         int(unit["id"]): dict(unit)
         for session in corpus.engine.catalog.all_sessions()
-        for unit in corpus.engine.catalog.session_units(session["key"], after=-1, count=1 << 30)
+        for unit in corpus.engine.catalog.session_units(session["key"], after=-1, count=1 << 30, copies=True)
     }
     questions = load_questions(QUESTION_SETS["tune"])
     misses = []

@@ -54,7 +54,7 @@ def _when(corpus: Corpus, targets: Sequence[str]) -> tuple[datetime, set[str]] |
     """The first target's time and the sessions the targets were written in."""
     found: list[tuple[float, str]] = []
     for session in corpus.engine.catalog.all_sessions():
-        for unit in corpus.engine.catalog.session_units(session["key"], after=-1, count=1 << 30):
+        for unit in corpus.engine.catalog.session_units(session["key"], after=-1, count=1 << 30, copies=True):
             if corpus.key_of_unit.get(int(unit["id"])) in targets and unit["ts"] is not None:
                 found.append((float(unit["ts"]), str(session["key"])))
     if not found:

@@ -128,7 +128,8 @@ def open_corpus(
     corpus = Corpus(engine, {}, {}, time.perf_counter() - wall, time.process_time() - cpu)
     resolved = root.resolve()
     for session in engine.catalog.all_sessions():
-        for unit in engine.catalog.session_units(session["key"], after=-1, count=1 << 30):
+        # every unit its file holds: a target may name a message's copy in another file (catalog/copies.py)
+        for unit in engine.catalog.session_units(session["key"], after=-1, count=1 << 30, copies=True):
             key = message_key(session["path"], str(unit["message_id"]), resolved)
             corpus.key_of_unit[int(unit["id"])] = key
             if unit["kind"] == "tool":

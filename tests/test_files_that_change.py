@@ -273,6 +273,7 @@ def test_odd_names_of_empty_and_rotated_transcripts_are_shown_escaped_and_open_i
     os.mkdir(odd)
     write_messages(folder / f"{SESSION}.jsonl", 0, 2)
     shutil.copy(bytes(folder / f"{SESSION}.jsonl"), odd + b"/-'\"\t\x1b[2J.jsonl.1")  # the session's second file
+    write_messages(Path(os.fsdecode(odd + b"/-'\"\t\x1b[2J.jsonl.1")), 2, 1, mode="a")  # with a message of its own
     open(odd + b"/\x1b[31m\n" + b"e" * 242 + b".jsonl~", "wb").close()  # empty, rotated, 255 bytes
     flags = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings", "--scope", "all"]
     env = {**os.environ, "HOME": str(tmp_path / "home"), "COLUMNS": "300"}
@@ -293,4 +294,4 @@ def test_odd_names_of_empty_and_rotated_transcripts_are_shown_escaped_and_open_i
     second = next(key for key in keys if key != KEY)
     assert second == f"{KEY}~-'\"\\t\\x1b[2J.jsonl"
     history = memlens_process("history", second, "--json", *flags, env=env)
-    assert history.returncode == 0 and [m["messageId"] for m in json.loads(history.stdout)["messages"]] == ["u0", "u1"]
+    assert history.returncode == 0 and [m["messageId"] for m in json.loads(history.stdout)["messages"]] == ["u2"]

@@ -123,7 +123,8 @@ def test_a_file_read_again_whole_reports_only_what_it_added(tmp_path: Path) -> N
 
 def test_a_file_moved_between_two_watcher_events_adds_no_messages(tmp_path: Path) -> None:
     """A rename the watcher reports (the old name deleted, the new one changed) reads the file whole under its new
-    name: "+N messages" counted all of them, though the session held them all before; a copy is a session more."""
+    name: "+N messages" counted all of them, though the session held them all before; a copy adds only the message it
+    alone holds (the others the session holds already: catalog/copies.py)."""
     folder = tmp_path / "claude"
     folder.mkdir()
     session = "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c"
@@ -151,17 +152,20 @@ def test_a_file_moved_between_two_watcher_events_adds_no_messages(tmp_path: Path
         moved = engine.sync_paths([new], [old])
         assert (moved.files_deleted, moved.files_parsed, moved.messages_added) == (1, 1, 0)
         copy = folder / "copy.jsonl"
-        copy.write_bytes(new.read_bytes())
-        assert engine.sync_paths([copy]).messages_added == 2
+        at = "2026-03-07T08:02:00Z"
+        more = claude_line("user", "c2", "c1", "and the metrics port", session=session, timestamp=at)
+        copy.write_bytes(new.read_bytes() + json.dumps(more).encode() + b"\n")
+        assert engine.sync_paths([copy]).messages_added == 1
+        held = copy.read_bytes()
         copy.unlink()
         assert engine.sync_paths([], [copy]).files_deleted == 1
         assert engine.sync().files_deleted == 0  # a whole sync read every file: the copy did not move
-        copy.write_bytes(new.read_bytes())  # back after that: the index no longer held its messages
-        assert engine.sync_paths([copy]).messages_added == 2
+        copy.write_bytes(held)  # back after that: the index no longer held its own message
+        assert engine.sync_paths([copy]).messages_added == 1
         sessions = engine.sessions(limit=10)["sessions"]
         counted = {s["sessionKey"]: s["messageCount"] for s in sessions}
         shown = {key: len(engine.history(key, limit=50)["messages"]) for key in counted}
-        assert counted == shown and sum(counted.values()) == sum(engine.stats()["messages"].values()) == 4
+        assert counted == shown and sum(counted.values()) == sum(engine.stats()["messages"].values()) == 3
 
 
 def test_a_file_moved_across_two_watcher_syncs_adds_no_messages(tmp_path: Path) -> None:

@@ -60,8 +60,9 @@ def _pieces(catalog: Catalog, session_key: str, message_id: str) -> Pieces:
     units = catalog.message_units(session_key, message_id)
     if not units:
         return []
-    before = catalog.session_units(session_key, before=int(units[0]["seq"]), count=1)
-    after = catalog.session_units(session_key, after=int(units[-1]["seq"]), count=1)
+    # its neighbours in its file, a copy another file keeps or not: the secret was cut between the file's lines
+    before = catalog.session_units(session_key, before=int(units[0]["seq"]), count=1, copies=True)
+    after = catalog.session_units(session_key, after=int(units[-1]["seq"]), count=1, copies=True)
     texts = [str(u["text"]) for u in [*before, *units, *after]]
     spans = find_secrets_in_sequence(texts)
     pieces: Pieces = []

@@ -42,7 +42,7 @@ def index_stats(
         "providerNote": provider_note or None,
         "files": catalog.files_by_format(),
         "messages": catalog.messages_by_format(),
-        "sessions": catalog.count("sessions"),
+        "sessions": catalog.session_count(),
         "badLines": catalog.total_bad_lines(),
         "replaced": catalog.total_replaced(),
         "orphanedMessages": catalog.total_orphaned(),
@@ -69,7 +69,7 @@ def index_status(catalog: Catalog, *, model: str | None, indexing: bool) -> Inde
     backlog = _backlog(catalog, model)
     return {
         "indexing": indexing,
-        "sessions": catalog.count("sessions"),
+        "sessions": catalog.session_count(),
         "messages": catalog.message_total(),
         "notes": catalog.count_files_of_format(MEMORY_FORMAT),
         "totalChunks": backlog["totalChunks"],

@@ -296,8 +296,11 @@ def list_sessions(
     until_ts = parse_time(until, "until", end_of_day=True, zone=zone) if until else None
     after = _decode_cursor(cursor) if cursor else None
     activity = catalog.session_activity()
+    copies = catalog.copied_sessions()  # a whole copy of a session another file keeps: listed there, once
     entries: list[_Entry] = []
     for row in _visible(catalog, visibility):
+        if row["key"] in copies:
+            continue
         if format and row["format"] != format:
             continue
         if project and not in_project(row["cwd"], project):

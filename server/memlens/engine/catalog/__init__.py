@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from memlens.engine.catalog.copies import CopyTables, Family, Settled
 from memlens.engine.catalog.files import ChunkRow, FileTables, UnitRow
 from memlens.engine.catalog.published import PublishReads, PublishRow
 from memlens.engine.catalog.roots import RootCounts, RootRow, RootTables
@@ -28,6 +29,7 @@ __all__ = [
     "Catalog",
     "ChunkRow",
     "FileRow",
+    "Family",
     "FileState",
     "PeriodUnit",
     "PublishRow",
@@ -36,6 +38,7 @@ __all__ = [
     "RootRow",
     "SearchState",
     "SessionsOfId",
+    "Settled",
     "UnitRow",
 ]
 
@@ -48,7 +51,16 @@ class SearchState(NamedTuple):
 
 
 class Catalog(
-    FileTables, RootTables, VectorTables, WordTables, UnitReads, SessionReads, CatalogStats, PublishReads, TextTables
+    FileTables,
+    CopyTables,
+    RootTables,
+    VectorTables,
+    WordTables,
+    UnitReads,
+    SessionReads,
+    CatalogStats,
+    PublishReads,
+    TextTables,
 ):
     """The catalog database (see the package docstring); thread-safe, one connection per thread."""
 

@@ -9,7 +9,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from memlens.engine.catalog.connection import CatalogConnection
-from memlens.engine.catalog.schema import FILE_COLUMNS, FILE_STATE_COLUMNS, MESSAGE_UNITS, FileRow, FileState
+from memlens.engine.catalog.schema import (
+    COUNTED_MESSAGES,
+    FILE_COLUMNS,
+    FILE_STATE_COLUMNS,
+    MESSAGE_UNITS,
+    FileRow,
+    FileState,
+)
 
 # the key part a subagent's session adds to its session's (catalog_writer._store_session)
 _AGENT_PART = "CASE WHEN COALESCE({alias}.agent_id, '') = '' THEN '' ELSE '/agent-' || {alias}.agent_id END"
@@ -67,6 +74,7 @@ INSERTED_COLUMNS = (
     "vector_ready",
     "queue_ts",
     "part",
+    "shadowed",
 )
 
 
@@ -177,8 +185,9 @@ class FileTables(CatalogConnection):
         return unit_ids
 
     def file_messages(self, db: sqlite3.Connection, file_id: int) -> int:
-        """The messages (message_count.py) a file's units hold now, in every session of the file."""
-        found = db.execute(f"SELECT COALESCE(SUM({MESSAGE_UNITS}), 0) FROM units WHERE file_id = ?", (file_id,))
+        """The messages (message_count.py) a file's units hold now and the index counts, in every session of the
+        file: not those another file of their session keeps (catalog/copies.py)."""
+        found = db.execute(f"SELECT COALESCE(SUM({COUNTED_MESSAGES}), 0) FROM units WHERE file_id = ?", (file_id,))
         return int(found.fetchone()[0])
 
     def file_chunks(self, db: sqlite3.Connection, file_id: int) -> int:
@@ -269,7 +278,8 @@ class FileTables(CatalogConnection):
 
     def refresh_session_activity(self, db: sqlite3.Connection, keys: Iterable[str | None] | None = None) -> None:
         """Work out again the messages and times of these sessions (`keys` None: of every session not worked out
-        yet), from their units: what a write that added or removed some of their units must do before it commits."""
+        yet), from their units: what a write that added or removed some of their units must do before it commits.
+        The units another file of the session keeps (catalog/copies.py) count there, not here."""
         if keys is None:
             parts = [[str(r[0]) for r in db.execute("SELECT key FROM sessions WHERE messages IS NULL")]]
         else:
@@ -283,9 +293,10 @@ class FileTables(CatalogConnection):
             db.execute(emptied, part)  # those left without a unit keep no times
             db.execute(
                 f"""UPDATE sessions SET messages = found.messages, first_ts = found.first, last_ts = found.last
-                    FROM (SELECT session_key, SUM({MESSAGE_UNITS}) AS messages, MIN(ts) AS first,
+                    FROM (SELECT session_key, SUM({COUNTED_MESSAGES}) AS messages, MIN(ts) AS first,
                                  MAX(ts) AS last
-                          FROM units WHERE session_key IN ({marks}) AND kind != 'memory' GROUP BY session_key) AS found
+                          FROM units WHERE session_key IN ({marks}) AND kind != 'memory' AND shadowed = 0
+                          GROUP BY session_key) AS found
                     WHERE sessions.key = found.session_key""",
                 part,
             )
@@ -349,9 +360,10 @@ class FileTables(CatalogConnection):
         return int(db.execute(f"SELECT COALESCE(MAX(id), 0) + 1 FROM {table}").fetchone()[0])
 
 
-def as_read(unit_id: int, row: UnitRow) -> tuple[Any, ...]:
+def as_read(unit_id: int, row: UnitRow, *, shadowed: bool = False) -> tuple[Any, ...]:
     """A unit just inserted as SQLite gives it back (INSERTED_COLUMNS): a REAL column's value a float (NaN is
-    stored as NULL), `error` an integer, the derived facts and `vector_ready` not filled in yet (NULL)."""
+    stored as NULL), `error` an integer, the derived facts and `vector_ready` not filled in yet (NULL), `shadowed` as
+    the writer set it after the insert (catalog/copies.py)."""
     return (
         unit_id,
         *row[:_TS],
@@ -365,6 +377,7 @@ def as_read(unit_id: int, row: UnitRow) -> tuple[Any, ...]:
         None,
         _real(row.queue_ts),
         row.part,
+        int(shadowed),
     )
 
 

@@ -59,6 +59,9 @@ BAD_LINE_VERSION = 2
 # The units that count as messages of their session (message_count.is_message) as an SQL condition on `units`: what
 # every count of messages the catalog works out reads.
 MESSAGE_UNITS = f"(kind = '{MESSAGE_KIND}' AND part = {FIRST_PART})"
+# ... less those another file of their session keeps (catalog/copies.py): what a session's and the index's message
+# counts read
+COUNTED_MESSAGES = f"({MESSAGE_UNITS} AND shadowed = 0)"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -191,6 +194,8 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         # which part of its message (0: the whole message or its first part); rows from before it read 0 until the
         # re-parse PARSE_VERSION 6 asks for numbers them
         ("part", "INTEGER NOT NULL DEFAULT 0"),
+        # 1: another file of its session holds this message and keeps it (catalog/copies.py): counted and shown there
+        ("shadowed", "INTEGER NOT NULL DEFAULT 0"),
     ),
     "words": (("near", "TEXT"), ("near_floor", "REAL")),
     # each session's transcript messages and its first and last time (summaries and tool output count toward the
@@ -202,6 +207,12 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
 # again, so those holding nothing are told from those of an unknown format (stats' `filesEmpty`)
 ON_COLUMN_ADDED: dict[tuple[str, str], str] = {
     ("files", "empty"): "UPDATE files SET size = -1, parsed_bytes = 0 WHERE kind = 'transcript' AND format = ''",
+    # and the files of a session held by several files are read again, so the writer chooses which keeps each message
+    ("units", "shadowed"): """UPDATE files SET size = -1, parsed_bytes = 0 WHERE id IN (
+        SELECT s.file_id FROM sessions s JOIN (
+            SELECT format, session_id, IFNULL(agent_id, '') AS agent FROM sessions
+            GROUP BY format, session_id, IFNULL(agent_id, '') HAVING COUNT(DISTINCT file_id) > 1) m
+        ON s.format = m.format AND s.session_id = m.session_id AND IFNULL(s.agent_id, '') = m.agent)""",
 }
 # What a catalog of LEGACY_VECTORS_VERSION held besides: each text's vector, and the texts of deleted units (to drop
 # the vectors no unit used any more). Dropped once the vector file holds the vectors (`finish_vector_migration`).
@@ -224,6 +235,9 @@ AFTER_ADDED_COLUMNS = (
     " WHERE vector_ready IS NULL;"
     "CREATE INDEX IF NOT EXISTS units_queue_newest ON units(queue_ts DESC, id DESC) WHERE vector_ready IS NULL;"
     "CREATE INDEX IF NOT EXISTS sessions_file ON sessions(file_id);"
+    # the few units another file of their session keeps (catalog/copies.py): a write to a session of one file looks
+    # here, not at every unit of the session
+    "CREATE INDEX IF NOT EXISTS units_shadowed ON units(session_key) WHERE shadowed = 1;"
     # a search hit's reference is as long as its session id's nearest neighbours in this order (answers/references)
     "CREATE INDEX IF NOT EXISTS sessions_id ON sessions(session_id);"
     "CREATE INDEX IF NOT EXISTS sessions_without_activity ON sessions(key) WHERE messages IS NULL;"

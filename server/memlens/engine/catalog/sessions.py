@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from memlens.engine.catalog.connection import CatalogConnection
-from memlens.engine.catalog.schema import MESSAGE_UNITS
+from memlens.engine.catalog.schema import COUNTED_MESSAGES
 
 
 class SessionsOfId(NamedTuple):
@@ -95,8 +95,9 @@ class SessionReads(CatalogConnection):
         for start in range(0, len(keys), 500):
             part = keys[start : start + 500]
             rows = self.db.execute(
-                f"""SELECT session_key, SUM({MESSAGE_UNITS}), MIN(ts), MAX(ts) FROM units
-                    WHERE session_key IN ({",".join("?" * len(part))}) AND kind != 'memory' GROUP BY session_key""",
+                f"""SELECT session_key, SUM({COUNTED_MESSAGES}), MIN(ts), MAX(ts) FROM units
+                    WHERE session_key IN ({",".join("?" * len(part))}) AND kind != 'memory' AND shadowed = 0
+                    GROUP BY session_key""",
                 part,
             )
             activity |= {str(r[0]): (int(r[1] or 0), r[2], r[3]) for r in rows}

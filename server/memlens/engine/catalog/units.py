@@ -13,11 +13,11 @@ from memlens.engine.catalog.schema import OTHER_TIMES, TRANSCRIPT_TIMES
 # summary units with their session's id, format and cwd and their file's path
 SUMMARY_SQL = """SELECT u.*, s.session_id AS session_id, s.format AS session_format, s.cwd AS cwd, f.path AS path
               FROM plain_units u JOIN files f ON f.id = u.file_id LEFT JOIN sessions s ON s.key = u.session_key
-              WHERE u.kind = 'summary'"""
+              WHERE u.kind = 'summary' AND u.shadowed = 0"""
 
 # id, text, kind, ts, session (its key, else "file:<file id>"), then the derived facts: words, tool, dup_key, question
-# (see unit_facts_rows)
-UnitFactsRow = tuple[int, str, str, float | None, str, str | None, float | None, str | None, float | None]
+# (see unit_facts_rows), and whether another file of its session keeps the message (catalog/copies.py)
+UnitFactsRow = tuple[int, str, str, float | None, str, str | None, float | None, str | None, float | None, int]
 
 
 UNIT_FACTS_KEYS = ("generation", "unit_facts_version")  # what unit_facts_state reads
@@ -93,7 +93,17 @@ class UnitReads(CatalogConnection):
         if tuple(self._unit_columns or ()) != INSERTED_COLUMNS:
             return self.units_by_id(ids)
         cursor = self.db.execute("SELECT * FROM plain_units LIMIT 0")  # what names the rows' columns
-        return {unit_id: sqlite3.Row(cursor, as_read(unit_id, row)) for unit_id, row in zip(ids, rows, strict=True)}
+        copies = self._shadowed_between(min(ids), max(ids)) if ids else set()  # set by the writer after the insert
+        return {
+            unit_id: sqlite3.Row(cursor, as_read(unit_id, row, shadowed=unit_id in copies))
+            for unit_id, row in zip(ids, rows, strict=True)
+        }
+
+    def _shadowed_between(self, first: int, last: int) -> set[int]:
+        """The ids in [first, last] of units another file of their session keeps (catalog/copies.py): read from the
+        partial index of those few, not from a row per id."""
+        sql = "SELECT id FROM units INDEXED BY units_shadowed WHERE shadowed = 1 AND id BETWEEN ? AND ?"
+        return {int(row[0]) for row in self._tuples(sql, (first, last))}
 
     def result_rows(self, unit_ids: Sequence[int]) -> dict[int, ResultRow]:
         """What a search result shows of each unit, with its chunk, file and session, in one query (see ResultRow)."""
@@ -116,7 +126,7 @@ class UnitReads(CatalogConnection):
         start of its text: what a question about a period picks its sessions' telling messages from."""
         # the text read once and cut here: `substr` and `length` in SQL would each decode a compressed one
         sql = """SELECT id, session_key, seq, role, ts, text FROM plain_units
-                 WHERE kind = 'transcript' AND session_key IS NOT NULL AND ts BETWEEN ? AND ?
+                 WHERE kind = 'transcript' AND session_key IS NOT NULL AND ts BETWEEN ? AND ? AND shadowed = 0
                  ORDER BY session_key, seq"""
         rows = self._tuples(sql, [since, until])
         return [
@@ -166,7 +176,7 @@ class UnitReads(CatalogConnection):
     def units_nearest(self, *, before: float, after: float, limit: int) -> tuple[list[int], list[int]]:
         """The ids of the transcript message units written last before `before` and first after `after` (epoch
         seconds), at most `limit` each, nearest first: where a question about days that holds none can point."""
-        where = TRANSCRIPT_TIMES  # units_transcript_time's own condition
+        where = f"{TRANSCRIPT_TIMES} AND shadowed = 0"  # units_transcript_time's own condition, less the copies
         earlier = self.db.execute(
             f"SELECT id FROM units WHERE {where} AND ts < ? ORDER BY ts DESC LIMIT ?", (before, limit)
         )
@@ -181,7 +191,8 @@ class UnitReads(CatalogConnection):
     def message_seq(self, session_key: str, message_id: str) -> int | None:
         """Where a message sits in its session (its first unit), or None when it is not in that session."""
         row = self.db.execute(
-            "SELECT MIN(seq) FROM units WHERE session_key = ? AND message_id = ?", (session_key, message_id)
+            "SELECT MIN(seq) FROM units WHERE session_key = ? AND message_id = ? AND shadowed = 0",
+            (session_key, message_id),
         ).fetchone()
         return None if row is None or row[0] is None else int(row[0])
 
@@ -221,35 +232,45 @@ class UnitReads(CatalogConnection):
         return [str(row[0]) for row in rows]
 
     def session_units(
-        self, session_key: str, *, before: int | None = None, after: int | None = None, count: int
+        self,
+        session_key: str,
+        *,
+        before: int | None = None,
+        after: int | None = None,
+        count: int,
+        copies: bool = False,
     ) -> list[sqlite3.Row]:
         """Up to `count` units of a session in order: the last ones before `before` (None: the session's end),
-        or with `after` the first ones after it."""
+        or with `after` the first ones after it; not those another file of the session keeps (catalog/copies.py)
+        unless `copies` (every unit the file holds: what a benchmark's targets name)."""
         if count <= 0:
             return []
+        own = "" if copies else " AND shadowed = 0"
         if after is not None:
-            sql = "SELECT * FROM plain_units WHERE session_key = ? AND seq > ? ORDER BY seq, id LIMIT ?"
+            sql = f"SELECT * FROM plain_units WHERE session_key = ? AND seq > ?{own} ORDER BY seq, id LIMIT ?"
             return self.db.execute(sql, (session_key, after, count)).fetchall()
         bound = before if before is not None else 2**62
-        sql = "SELECT * FROM plain_units WHERE session_key = ? AND seq < ? ORDER BY seq DESC, id DESC LIMIT ?"
+        sql = f"SELECT * FROM plain_units WHERE session_key = ? AND seq < ?{own} ORDER BY seq DESC, id DESC LIMIT ?"
         return self.db.execute(sql, (session_key, bound, count)).fetchall()[::-1]
 
     def message_units(self, session_key: str, message_id: str) -> list[sqlite3.Row]:
         """Every unit of a message in a session (its parts, when it was split), in order."""
-        sql = "SELECT * FROM plain_units WHERE session_key = ? AND message_id = ? ORDER BY seq"
+        sql = "SELECT * FROM plain_units WHERE session_key = ? AND message_id = ? AND shadowed = 0 ORDER BY seq"
         return self.db.execute(sql, (session_key, message_id)).fetchall()
 
     def units_outside(self, session_key: str, first: int, last: int) -> tuple[bool, bool]:
         """Whether the session has units before `first` and after `last`."""
         row = self.db.execute(
-            "SELECT SUM(seq < ?), SUM(seq > ?) FROM units WHERE session_key = ?", (first, last, session_key)
+            "SELECT SUM(seq < ?), SUM(seq > ?) FROM units WHERE session_key = ? AND shadowed = 0",
+            (first, last, session_key),
         ).fetchone()
         return bool(row[0]), bool(row[1])
 
     def sessions_with_message(self, message_id: str) -> list[sqlite3.Row]:
         """The sessions holding a message id (ids are unique per session, rarely across sessions)."""
         sql = """SELECT s.*, f.path AS path FROM sessions s JOIN files f ON f.id = s.file_id
-                 WHERE s.key IN (SELECT DISTINCT session_key FROM units WHERE message_id = ? LIMIT 5)"""
+                 WHERE s.key IN (SELECT DISTINCT session_key FROM units WHERE message_id = ? AND shadowed = 0
+                                 LIMIT 5)"""
         return self.db.execute(sql, (message_id,)).fetchall()
 
     def summary_units(self) -> list[sqlite3.Row]:
@@ -345,8 +366,9 @@ class UnitReads(CatalogConnection):
         return ids
 
     def unit_facts_rows(self, unit_ids: Sequence[int]) -> list[UnitFactsRow]:
-        """(id, text, kind, ts, session, words, tool, dup_key, question) of each of these units that exists: what the
-        last ranking pass reads of a hit (unit_facts.py; the last four NULL until the writer fills them in). The
+        """(id, text, kind, ts, session, words, tool, dup_key, question, shadowed) of each of these units that exists:
+        what the last ranking pass reads of a hit (unit_facts.py; words to question NULL until the writer fills them
+        in; shadowed: another file of its session keeps the message, catalog/copies.py). The
         session is what the per-session cap counts: the unit's session key, else "file:<its file id>". Only those
         columns, as plain tuples and converted by SQLite: a search reads dozens of them."""
         rows: list[UnitFactsRow] = []
@@ -354,7 +376,7 @@ class UnitReads(CatalogConnection):
             part = list(unit_ids[start : start + 500])
             marks = ",".join("?" * len(part))
             sql = f"""SELECT id, text, kind, CAST(ts AS REAL), IFNULL(session_key, 'file:' || file_id),
-                             words, tool, dup_key, question
+                             words, tool, dup_key, question, shadowed
                       FROM plain_units WHERE id IN ({marks})"""
             rows.extend(self._tuples(sql, part))
         return rows

@@ -13,7 +13,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memlens.engine.catalog import Catalog, ChunkRow, FileRow, UnitRow
+from memlens.engine.catalog import Catalog, ChunkRow, Family, FileRow, UnitRow
 from memlens.engine.file_names import escape_name, stored_path
 from memlens.engine.indexing.discovery import SourceFile
 from memlens.engine.indexing.file_identity import identity_values
@@ -89,16 +89,20 @@ class CatalogWriter:
             if row.session_key and content.session is not None and content.session.cwd:
                 self.catalog.fill_session_cwd(db, row.session_key, content.session.cwd)  # none read before it
             added = self._append_chunks(db, file_id, row.session_key or "", content, pending, file_mtime=stat.st_mtime)
-            self.catalog.refresh_session_activity(db, [row.session_key])  # the only session an append writes to
-            return added
+            # the only session an append writes to, and its other files' if the new messages are theirs too
+            copies = self.catalog.settle_copies(db, self.catalog.key_families(db, [row.session_key]))
+            self.catalog.refresh_session_activity(db, [row.session_key, *copies.keys])
+            return Stored(added.messages + copies.messages, added.chunks)
         else:
             values["bad_lines"] = content.bad_lines
             values["replaced"] = content.replaced
             values["orphaned"] = content.orphaned
             file_id = self.catalog.upsert_file(db, path, source.kind, **values)
             held = Stored()
+            families: set[Family] = set()  # the sessions it held: their other files may now keep what it held
             if row is not None:
                 held = Stored(self.catalog.file_messages(db, file_id), self.catalog.file_chunks(db, file_id))
+                families = self.catalog.file_families(db, file_id)
                 pending.deleted_units += self.catalog.purge_file_contents(db, file_id)
             session_key = self._store_session(db, file_id, source.path, content.session) if content.session else None
             self.catalog.set_file_session(db, file_id, session_key)
@@ -116,13 +120,16 @@ class CatalogWriter:
                 pending=pending,
             )
             written = [session_key, *agent_keys.values()]
-            self.catalog.refresh_session_activity(db, written)
+            families |= self.catalog.key_families(db, written)
+            copies = self.catalog.settle_copies(db, families)  # which of a session's files keeps each message
+            self.catalog.refresh_session_activity(db, [*written, *copies.keys])
             if row is None:  # a new name: what a removed file held under its old one (claimed until this commits)
                 held = self.removed.claim(written, pending.claimed)
                 if content.kind == "memory":
                     note_chunks = [unit.embed_hash for chunk in content.chunks for unit in chunk.units]
                     held += self.removed.claim_note_chunks(note_chunks, pending.claimed)
-            return Stored(_messages(content.chunks) - held.messages, len(content.chunks) - held.chunks)
+            counted = _messages(content.chunks) + copies.messages  # each counted as inserted, then settled
+            return Stored(counted - held.messages, len(content.chunks) - held.chunks)
 
     def _store_session(self, db: sqlite3.Connection, file_id: int, path: Path, session: SessionSpec) -> str:
         base = f"{session.format}:{session.session_id}"
@@ -181,7 +188,7 @@ class CatalogWriter:
                 earliest = min(rows, key=lambda r: (int(r["seq"]), int(r["id"])))
                 first_seq = int(earliest["seq"]) - (0 if earliest["kind"] == "tool" else 1)
             pending.deleted_units += [int(r["id"]) for r in rows]
-            deleted = sum(is_message(r["kind"], int(r["part"] or 0)) for r in rows)
+            deleted = sum(is_message(r["kind"], int(r["part"] or 0)) and not r["shadowed"] for r in rows)
             self.catalog.delete_chunks(db, regrouped)
         new = [r for r in content.records if r.agent_id is None]
         if not carried and not new:

@@ -20,7 +20,7 @@ from typing import cast
 
 from memlens.counted import counted
 from memlens.engine.answers.results import display_path
-from memlens.engine.catalog import Catalog, FileRow, FileState, RootRow
+from memlens.engine.catalog import Catalog, Family, FileRow, FileState, RootRow
 from memlens.engine.collection_pause import collection_paused
 from memlens.engine.file_names import disk_path, stored_path
 from memlens.engine.indexing.catalog_writer import CatalogWriter, PendingChanges
@@ -422,11 +422,15 @@ class Indexer:
             note_chunks: list[str] = []
             with self.catalog.transaction() as db:
                 self.catalog.forget_aliases(db, [row.path for row in rows])
+                families: set[Family] = set()
                 for row in rows:
                     by_session.append(self.catalog.file_held_by_session(db, row.id))
                     if row.kind == "memory":  # a note has no session: its chunks are kept by their texts
                         note_chunks += self.catalog.file_note_chunks(db, row.id)
+                    families |= self.catalog.file_families(db, row.id)
                     pending.deleted_units += self.catalog.delete_file(db, row.id)
+                # a session's other files now keep the messages these held too (catalog/copies.py)
+                self.catalog.refresh_session_activity(db, self.catalog.settle_copies(db, families).keys)
                 generation = self.catalog.bump_generation(db)
             for held in by_session:  # once the removal has committed: a file still stored did not move
                 self.writer.removed.remember({key: Stored(*counts) for key, counts in held.items()})

@@ -70,6 +70,7 @@ def rescore(
         return ranked
     hits, tail = split_head(ranked, size=max(HEAD, limit or 0), nearest=NEAREST_IN_HEAD)
     units = unit_facts(catalog, keyword, [h.unit_id for h in hits], facts_state)  # cached per unit: unit_facts.py
+    hits = [h for h in hits if not units[h.unit_id].copy]  # a message another file of its session keeps: found there
     facts = read_query_facts(query, keyword, texts=(u.text for u in units.values()))
     head = Head(
         hits,

@@ -175,6 +175,7 @@ class UnitFacts(NamedTuple):  # a tuple, not a frozen dataclass: built for every
     question: float  # question_share(text) of a transcript message, else 0
     kind: str = ""  # the unit's kind: memory | transcript | summary | tool
     call: str = ""  # the analysed words of the call a tool output's header names (split_call), "" for none
+    copy: bool = False  # another file of its session holds the message and keeps it (catalog/copies.py)
 
 
 MISSING = UnitFacts("", None, "", Words(""), 0.0, "", 0.0)  # a hit whose unit is gone (deleted since the search)
@@ -213,12 +214,13 @@ class UnitFactsCache:
             return found
         fresh: dict[int, UnitFacts] = {}
         stale = state[1] != FACTS_VERSION  # stored facts of another version: worked out again from the text
-        for unit_id, text, kind, ts, session, words, tool, key, question in catalog.unit_facts_rows(missing):
+        for unit_id, text, kind, ts, session, words, tool, key, question, copy in catalog.unit_facts_rows(missing):
             if stale or words is None or tool is None or key is None or question is None:
                 words, tool, key, question = derived_facts(text, kind, keyword)
             scored, call = split_call(text, kind)
             call_words = keyword.analysed(call) if call else ""
-            fresh[unit_id] = UnitFacts(scored, ts, session, Words(words), tool, key, question, kind, call_words)
+            facts = UnitFacts(scored, ts, session, Words(words), tool, key, question, kind, call_words, bool(copy))
+            fresh[unit_id] = facts
         for unit_id in missing:  # in the order asked, as the cached ones are
             found[unit_id] = fresh.get(unit_id, MISSING)
         with self._lock:
