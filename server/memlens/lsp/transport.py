@@ -25,6 +25,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
+from memlens.listen_address import listening_sockets, said_address
 from memlens.requests import MAX_MESSAGE_BYTES
 from memlens.skipped_message import INVALID_REQUEST, Glimpse, Skipped
 from memlens.stdin_reader import CHUNK, reading_stdin
@@ -85,14 +86,19 @@ async def serve_tcp(server: LanguageServer, host: str, port: int) -> bool:
         done.set()
 
     with stopping_through_the_loop(stop):
-        listening = await asyncio.start_server(connection, host, port)
-        bound = listening.sockets[0].getsockname()
-        print(f"memlens: language server listening on {bound[0]}:{bound[1]}", file=sys.stderr, flush=True)
-        async with listening:
+        sockets = listening_sockets(host, port)  # every address of the host on one port (listen_address.py)
+        servers = [await asyncio.start_server(connection, sock=sock) for sock in sockets]
+        where = " and ".join(said_address(sock) for sock in sockets)
+        print(f"memlens: language server listening on {where}", file=sys.stderr, flush=True)
+        try:
             await done.wait()
             for writer in list(writers):
                 writer.close()  # the message loop reads the end of its input and returns
             await asyncio.gather(*handlers, return_exceptions=True)
+        finally:
+            for listening in servers:
+                listening.close()
+                await listening.wait_closed()
     return stopped
 
 

@@ -24,16 +24,13 @@ import uvicorn
 from mcp.server.lowlevel.server import Server
 
 from memlens.counted import counted
-from memlens.errors import MemlensError
+from memlens.listen_address import listening_sockets
 from memlens.mcp.http_security import HttpSecurity
 from memlens.mcp.masked_errors import MaskedErrorBodies
 from memlens.mcp.well_formed import WellFormedBodies
 from memlens.stop_signal import by_sigterm, stopping_through_the_loop
 
 log = logging.getLogger(__name__)
-
-BACKLOG = 2048  # uvicorn's default
-
 
 class _StoppedByMemlens(uvicorn.Server):
     """uvicorn's server without its signal handlers: `serve_http`'s stop calls its `handle_exit`."""
@@ -69,7 +66,7 @@ async def serve_http(server: Server[Any], security: HttpSecurity) -> bool:
             served.handle_exit(signal.SIGTERM, None)
 
     with stopping_through_the_loop(stop):
-        sockets = _listening(security.host, security.port)
+        sockets = listening_sockets(security.host, security.port)
         try:
             bound = security.on_port(sockets[0].getsockname()[1])  # port 0: the one the system picked
             read = WellFormedBodies(server.streamable_http_app(**bound.app_options()))  # read as stdio reads a line
@@ -82,32 +79,6 @@ async def serve_http(server: Server[Any], security: HttpSecurity) -> bool:
             for sock in sockets:
                 sock.close()
     return stopped
-
-
-def _listening(host: str, port: int) -> list[socket.socket]:
-    """Sockets bound to every address of `host` (as asyncio's create_server binds them), all on one port (port 0: the
-    one the system picks for the first), and listening; a MemlensError (one line) when one cannot be bound: an address
-    in use, a host that does not resolve."""
-    sockets: list[socket.socket] = []
-    try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-        for family, kind, proto, _, address in dict.fromkeys(found):
-            if sockets:  # the port the first was given, so every address answers on the port said
-                address = (address[0], sockets[0].getsockname()[1], *address[2:])
-            sock = socket.socket(family, kind, proto)
-            sockets.append(sock)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            if family == socket.AF_INET6:
-                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-            sock.bind(address)
-            sock.listen(BACKLOG)
-            sock.setblocking(False)
-    except OSError as exc:
-        for sock in sockets:
-            sock.close()
-        reason = exc.strerror or str(exc)
-        raise MemlensError(f"cannot listen on {host}:{port}: {reason[:1].lower()}{reason[1:]}") from None
-    return sockets
 
 
 def _say_listening(security: HttpSecurity) -> None:
