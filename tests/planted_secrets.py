@@ -683,6 +683,33 @@ def _build_stdin_shapes() -> list[Planted]:
 
 
 PLANTED.extend(_build_stdin_shapes())
+
+
+def _build_command_arguments() -> list[Planted]:
+    """A password a command takes as an argument in a shape of its own, or a key that names whose password it is:
+    htpasswd's forms of -b (with -n and options apart), rar's attached -p, rclone's key-value pairs, Windows' net use
+    (the password before or after /user:), and "pass" after a word saying whose (ansible_become_pass, --user_pass):
+    drawn after the others, so their values stay."""
+    planted: list[Planted] = []
+    for kind, shape in (
+        ("htpasswd-b-file", "htpasswd -b /etc/nginx/.htpasswd admin {v}"),
+        ("htpasswd-options-apart", "htpasswd -B -C 12 -b .htpasswd admin {v}"),
+        ("htpasswd-nb", "htpasswd -nbB admin {v}"),
+        ("rar-p", "rar a -hp -p{v} backup.rar ./secrets"),
+        ("rclone-config-pass", "rclone config create nas sftp host nas.local user backup pass {v}"),
+        ("rclone-obscure", "rclone obscure {v}"),
+        ("net-use-password-first", "net use Z: \\\\files.corp\\share {v} /user:CORP\\deploy"),
+        ("net-use-password-after-user", "net use \\\\files.corp\\ipc$ /user:admin {v}"),
+        ("ansible-become-pass", "ansible-playbook site.yml -e 'ansible_become_pass={v}'"),
+        ("user-pass-flag", "wp user create ci ci@example.test --role=editor --user_pass={v}"),
+        ("db-pass-env", "DB_PASS={v}"),
+    ):
+        value = _password()
+        planted.append(Planted(kind, value, shape.format(v=value), "command"))
+    return planted
+
+
+PLANTED.extend(_build_command_arguments())
 KINDS[:] = [p.kind for p in PLANTED]
 # Everything that must never be shown whole: the planted texts, each half of a split token, the keys in file names.
 EVERY_SECRET: list[Planted] = [

@@ -3,13 +3,14 @@ pinned down. Each case is a behaviour a user would notice: a secret left in clea
 
 from __future__ import annotations
 
+import collections
 import math
 import random
 import re
 
 import pytest
 
-from memlens.redaction import find_secrets, redact, redact_sequence, redact_title
+from memlens.redaction import DETECTORS, find_secrets, redact, redact_sequence, redact_title
 from memlens.redaction.detector import Span
 from memlens.redaction.scanner import _OVERLAP, _WINDOW, merge
 from memlens.redaction.values import _CAMEL_CASE, Evidence, entropy, is_secret_value, looks_random
@@ -263,3 +264,61 @@ def test_a_user_password_at_host_without_a_scheme_is_masked(text: str) -> None:
 )
 def test_names_at_hosts_stay(text: str) -> None:
     assert redact(text) == text
+
+
+def test_every_detector_names_each_group_once() -> None:
+    """A group named twice (two forms of a command, each with its value's groups) is read from its first place
+    alone: a match of the second form held its secret in groups that were never read, and masked nothing
+    (`htpasswd -b FILE USER PW` was shown whole while `htpasswd -bc …` was masked)."""
+    named = {
+        detector.kind + ": " + detector.pattern[:60]: re.findall(r"\(\?P<(\w+)>", detector.pattern)
+        for detector in DETECTORS
+    }
+    twice = {where: [n for n, c in collections.Counter(names).items() if c > 1] for where, names in named.items()}
+    assert {where: names for where, names in twice.items() if names} == {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "htpasswd -b /etc/nginx/.htpasswd admin {v}",
+        "htpasswd -n -b admin {v}",
+        "htpasswd -B -C 12 -b -c .htpasswd admin {v}",
+        "net use Z: \\\\files\\share {v} /user:CORP\\deploy",
+        "net use \\\\files\\ipc$ /USER:admin {v}",
+        "rar x -p{v} backup.rar",
+        "rclone config update nas pass {v}",
+        "ansible_ssh_pass: {v}",
+        "export SMTP_PASS='{v}'",
+    ],
+)
+def test_a_password_a_command_takes_in_a_shape_of_its_own_is_masked(text: str) -> None:
+    value = "Tr0ub4dor-92x"
+    assert value not in redact(text.format(v=value))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "htpasswd -c .htpasswd admin",  # asks for the password
+        "rar a -p backup.rar ./notes",  # a "-p" alone asks for it
+        "net use Z: \\\\files\\share * /user:me",  # "*" asks for it
+        "net use Z: \\\\files\\share /persistent:no",
+        "rclone config create nas sftp host nas.local",
+        "first_pass=true",
+        "SKIP_PASS=1",
+        "compass: north",
+        "user_pass: ${USER_PASS}",
+    ],
+)
+def test_the_same_commands_and_names_without_a_password_stay_whole(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_a_second_net_use_in_joined_messages_is_read_too() -> None:
+    """Messages joined into one line (a chunk's text): the first command's match must not take the next command's
+    "net" as its password and end past it, leaving the second password whole."""
+    joined = "net use Z: \\\\f\\share Pw1aaaaa /user:CORP\\deploy net use \\\\f\\ipc$ /user:admin Iwubr32!II3W6 then"
+    masked = redact(joined)
+    assert "Pw1aaaaa" not in masked and "Iwubr32!II3W6" not in masked
+    assert "deploy net use" in masked

@@ -32,6 +32,7 @@ from memlens.stop_signal import by_sigterm, stopping_through_the_loop
 
 log = logging.getLogger(__name__)
 
+
 class _StoppedByMemlens(uvicorn.Server):
     """uvicorn's server without its signal handlers: `serve_http`'s stop calls its `handle_exit`."""
 

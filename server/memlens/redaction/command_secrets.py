@@ -14,6 +14,13 @@ from memlens.redaction.values import Evidence
 
 # A word of a command that names a secret: what a config key holding one contains ("pypi-token.pypi", "_authToken").
 _SECRET_WORD = r"(?i:secret|token|passw|api[_-]?key|access[_-]?key)"
+# net use's password: quoted, or a word that is not its next option (`/persistent:no`), `*` (which asks for it) nor the
+# "net" of a next `net use` (messages joined into one line, as a chunk's text is: a match that took that word as the
+# password ended past it, and the next command's password was never read)
+_NET_USE_VALUE = (
+    r"(?:\"(?P<dq>[^\"\n]*)\"|(?P<bare>[Nn][Ee][Tt]\S+|[Nn][Ee][^\sTt]\S*|[Nn][^\sEe]\S*|[Nn][Ee]?"
+    r"|[^\s\"'/*Nn]\S*)(?:\s|$))"
+)
 # The start of a command: a line's start or a shell separator before the tool's name.
 _COMMAND = r"(?:^|[\s;&|(`'\"])"
 
@@ -39,8 +46,25 @@ COMMAND_DETECTORS = [
         secret_groups=VALUE_GROUPS,
         evidence=Evidence.KEY,
     ),
-    # 7z a -pPW (attached only: a "-p" alone prompts for the password)
-    _strong("password", rf"\b7z[ar]?\b[^\n|;&]*?[ \t]-p{VALUE}"),
+    # 7z a -pPW, rar a -pPW, unrar x -pPW (attached only: a "-p" alone prompts for the password)
+    _strong("password", rf"\b(?:7z[ar]?|rar|unrar)\b[^\n|;&]*?[ \t]-p{VALUE}"),
+    # rclone config create|update NAME TYPE pass PW secret_access_key KEY …, and what `rclone obscure PW` obscures
+    _strong(
+        "password",
+        rf"\brclone[ \t]+config[ \t]+(?:create|update)\b[^\n|;&]*?[ \t](?P<key>pass|password2?|secret_access_key"
+        rf"|client_secret|token|account_key|key|bearer_token|sas_url|session_token)(?:=|[ \t]+){VALUE}",
+    ),
+    _strong("password", rf"\brclone[ \t]+obscure[ \t]+{VALUE}"),
+    # net use Z: \\HOST\SHARE PW /user:DOMAIN\USER, or the password after /user:… ("*" prompts for it)
+    *(
+        Detector(
+            kind="password",
+            pattern=rf"\b(?i:net)[ \t]+(?i:use)\b[^\n|;&]*?[ \t]{before}[ \t]+{_NET_USE_VALUE}",
+            secret_groups=("dq", "bare"),
+            evidence=Evidence.STRONG,
+        )
+        for before in (r"\\\\\S+", r"/(?i:user|u):\S+")
+    ),
     # poetry config http-basic.REPO USER PASSWORD
     _strong("password", rf"\bpoetry[ \t]+config[ \t]+http-basic\.\S+[ \t]+\S+[ \t]+{VALUE}"),
     # sqlplus scott/PW@db, sqlplus -s scott/PW@//host:1521/ORCL

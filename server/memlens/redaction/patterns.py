@@ -28,8 +28,14 @@ from memlens.redaction.values import Evidence, is_generated, looks_random
 # sentence ("a pin on your purse. Is it Spider-Man" is two sentences and no password)
 _WHAT_FOR = r"[ \t]+(?:for|of|to)(?:[ \t]+[^\s:`\"'<>]*[^\s:.?!`\"'<>]){1,4}?"
 
+# "pass" after a word naming whose password it is (ansible_become_pass, DB_PASS, --user_pass, smtp_pass): a password,
+# though "pass" alone is weak (first_pass, bypass, SKIP_PASS)
+_WHOSE_PASS = (
+    r"(?:become|ssh|sudo|su|user|admin|root|db|database|mysql|mariadb|postgres|pg|redis|mongo|smtp|mail|email|imap"
+    r"|ftp|sftp|ldap|bind|vnc|rdp|wifi|wlan|vpn|proxy|login|account|service|app|client|master|api|store|key)[_-]?pass"
+)
 # Endings of key names that name a secret outright: a password may be any word, a key or token is generated.
-_PASSWORD_ENDINGS = "password|passwd|passphrase"
+_PASSWORD_ENDINGS = "password|passwd|passphrase|" + _WHOSE_PASS
 _KEY_ENDINGS = (
     "secret|secret[_-]?key|token|api[_-]?key|access[_-]?key|private[_-]?key"
     "|auth[_-]?key|account[_-]?key|master[_-]?key|signing[_-]?key|encryption[_-]?key"
@@ -236,6 +242,16 @@ _CLI_PASSWORD_FLAGS = (
     (r"rdesktop", "p"),
     (r"gh[ \t]+secret[ \t]+set", r"(?:b|-body=?)"),  # the value a repository secret is set to
 )
+# htpasswd's options before its file and user: "-C COST", or letters, together (-bc) or apart (-b -c); `-b` takes the
+# password on the command line, `-n` writes to standard output (no file)
+_HTPASSWD_OPTION = r"[ \t]+-(?:C[ \t]*\d+|[A-Za-z]+)"
+_HTPASSWD_OPTION_NOT_N = r"[ \t]+-(?:C[ \t]*\d+|[A-Za-mo-z]+)"
+_HTPASSWD_WITH_B_NOT_N = rf"(?:{_HTPASSWD_OPTION_NOT_N})*?[ \t]+-[A-Za-mo-z]*b[A-Za-mo-z]*(?:{_HTPASSWD_OPTION_NOT_N})*"
+_HTPASSWD_WITH_N_AND_B = (
+    rf"(?:{_HTPASSWD_OPTION})*?(?:[ \t]+-[A-Za-z]*(?:n[A-Za-z]*b|b[A-Za-z]*n)[A-Za-z]*"
+    rf"|[ \t]+-[A-Za-z]*n[A-Za-z]*(?:{_HTPASSWD_OPTION})*?[ \t]+-[A-Za-z]*b[A-Za-z]*"
+    rf"|[ \t]+-[A-Za-z]*b[A-Za-z]*(?:{_HTPASSWD_OPTION})*?[ \t]+-[A-Za-z]*n[A-Za-z]*)(?:{_HTPASSWD_OPTION})*"
+)
 # SQL: IDENTIFIED BY '…', IDENTIFIED WITH plugin BY '…', [ENCRYPTED] PASSWORD '…', PASSWORD('…'), SET PASSWORD = '…'
 _SQL_PASSWORD = (
     r"(?i:\bIDENTIFIED(?:[ \t]+WITH[ \t]+[A-Za-z0-9_]+)?[ \t]+BY(?:[ \t]+PASSWORD)?"
@@ -354,13 +370,19 @@ CONTEXT_DETECTORS = [
         # tool's name ("ssh-keygen -p -P OLD -N NEW")
         for second in ("", rf"\S+[^\n|;&]*?[ \t]-{flag}[ \t]*")
     ),
-    # htpasswd -b[c] FILE USER PASSWORD, htpasswd -nb USER PASSWORD
-    Detector(
-        kind="password",
-        pattern=r"\bhtpasswd[ \t]+(?:-[A-Za-z]*c[A-Za-z]*b[A-Za-z]*|-[A-Za-z]*b[A-Za-z]*c[A-Za-z]*)"
-        rf"[ \t]+\S+[ \t]+\S+[ \t]+{VALUE}|\bhtpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t]+\S+[ \t]+\S+[ \t]+{VALUE}",
-        secret_groups=VALUE_GROUPS,
-        evidence=Evidence.STRONG,
+    # htpasswd -b[cmBdps] [-C cost] FILE USER PASSWORD, htpasswd -nb[mBdps] USER PASSWORD: one detector a form, as
+    # one pattern of two forms named its value's groups twice, and a match of the second form masked nothing
+    *(
+        Detector(
+            kind="password",
+            pattern=rf"\bhtpasswd{options}{positionals}{VALUE}",
+            secret_groups=VALUE_GROUPS,
+            evidence=Evidence.STRONG,
+        )
+        for options, positionals in (
+            (_HTPASSWD_WITH_B_NOT_N, r"[ \t]+[^\s-]\S*[ \t]+[^\s-]\S*[ \t]+"),
+            (_HTPASSWD_WITH_N_AND_B, r"[ \t]+[^\s-]\S*[ \t]+"),
+        )
     ),
     Detector(kind="password", pattern=_SQL_PASSWORD, secret_groups=("sq", "dq", "sq2"), evidence=Evidence.STRONG),
     # .netrc: "machine HOST login USER password PW", on one line or several
