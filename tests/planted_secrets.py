@@ -688,8 +688,9 @@ PLANTED.extend(_build_stdin_shapes())
 def _build_command_arguments() -> list[Planted]:
     """A password a command takes as an argument in a shape of its own, or a key that names whose password it is:
     htpasswd's forms of -b (with -n and options apart), rar's attached -p, rclone's key-value pairs, Windows' net use
-    (the password before or after /user:), and "pass" after a word saying whose (ansible_become_pass, --user_pass):
-    drawn after the others, so their values stay."""
+    (the password before or after /user:), Oracle's tools' user/PW@db, and "pass" after a word saying whose
+    (ansible_become_pass, --user_pass); a secret in markup (an XML element's text, a key/value pair of attributes, an
+    ARM parameter's value object): drawn after the others, so their values stay."""
     planted: list[Planted] = []
     for kind, shape in (
         ("htpasswd-b-file", "htpasswd -b /etc/nginx/.htpasswd admin {v}"),
@@ -703,9 +704,18 @@ def _build_command_arguments() -> list[Planted]:
         ("ansible-become-pass", "ansible-playbook site.yml -e 'ansible_become_pass={v}'"),
         ("user-pass-flag", "wp user create ci ci@example.test --role=editor --user_pass={v}"),
         ("db-pass-env", "DB_PASS={v}"),
+        ("rman-target", "rman target sys/{v}@proddb"),
+        ("expdp-connect", "expdp system/{v}@orcl schemas=app directory=dumps"),
+        ("sqlldr-userid", "sqlldr userid=scott/{v}@orcl control=load.ctl"),
+        ("xml-password-element", "<server>\n  <id>nexus</id>\n  <password>{v}</password>\n</server>"),
+        ("nuget-cleartext-password", '<add key="ClearTextPassword" value="{v}" />'),
+        ("spring-xml-property", "<property name=\"dataSource.password\" value='{v}'/>"),
+        ("arm-parameter-value", '"adminPassword": {{\n  "value": "{v}"\n}}'),
     ):
         value = _password()
         planted.append(Planted(kind, value, shape.format(v=value), "command"))
+    value = _draw(_ALNUM, 32)
+    planted.append(Planted("appsettings-secret", value, f'<add key="StripeApiSecret" value="{value}" />', "command"))
     return planted
 
 

@@ -309,6 +309,7 @@ def test_a_password_a_command_takes_in_a_shape_of_its_own_is_masked(text: str) -
         "SKIP_PASS=1",
         "compass: north",
         "user_pass: ${USER_PASS}",
+        'userpass = username + b":" + password',  # names run together: a variable in code
     ],
 )
 def test_the_same_commands_and_names_without_a_password_stay_whole(text: str) -> None:
@@ -322,3 +323,34 @@ def test_a_second_net_use_in_joined_messages_is_read_too() -> None:
     masked = redact(joined)
     assert "Pw1aaaaa" not in masked and "Iwubr32!II3W6" not in masked
     assert "deploy net use" in masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<settings><server><password>{v}</password></server></settings>",
+        '<add key="ClearTextPassword" value="{v}" />',
+        "<property name='jdbc.password' value='{v}'/>",
+        '"adminPassword": {{"value": "{v}"}}',
+        '"sqlAdminPassword": {{\n  "type": "securestring",\n  "value": "{v}"\n}}',
+        "rman target sys/{v}@proddb",
+        "SQL> CONNECT scott/{v}@orcl",
+    ],
+)
+def test_a_password_in_markup_or_an_oracle_connect_string_is_masked(text: str) -> None:
+    value = "Tr0ub4dor-92x"
+    assert value not in redact(text.format(v=value))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<password>${env.NEXUS_PASSWORD}</password>",  # a reference, resolved elsewhere
+        "<passwordPolicy>strict</passwordPolicy>",  # the element names a policy, not a password
+        '<add key="Theme" value="dark" />',
+        '"password": {"type": "string", "minLength": 12}',  # a schema of a password, no value
+        "<apiKey>see the vault</apiKey>",  # a key must look generated: these are words
+    ],
+)
+def test_markup_that_holds_no_secret_stays_whole(text: str) -> None:
+    assert redact(text) == text

@@ -22,6 +22,7 @@ from memlens.redaction.command_secrets import COMMAND_DETECTORS
 from memlens.redaction.detector import Detector, Span
 from memlens.redaction.key_blocks import BLOCK_KIND
 from memlens.redaction.library import library_detectors
+from memlens.redaction.markup_secrets import MARKUP_DETECTORS
 from memlens.redaction.patterns import CONTEXT_DETECTORS, TOKEN_DETECTORS
 from memlens.redaction.provider_tokens import PROVIDER_TOKENS
 from memlens.redaction.scanner import Scanner, merge
@@ -47,6 +48,7 @@ DETECTORS: list[Detector] = [
     *library_detectors(),
     *CONTEXT_DETECTORS,
     *COMMAND_DETECTORS,
+    *MARKUP_DETECTORS,
     *STDIN_DETECTORS,
 ]
 _SCANNER = Scanner(DETECTORS)

@@ -67,10 +67,12 @@ COMMAND_DETECTORS = [
     ),
     # poetry config http-basic.REPO USER PASSWORD
     _strong("password", rf"\bpoetry[ \t]+config[ \t]+http-basic\.\S+[ \t]+\S+[ \t]+{VALUE}"),
-    # sqlplus scott/PW@db, sqlplus -s scott/PW@//host:1521/ORCL
+    # sqlplus scott/PW@db, sqlplus -s scott/PW@//host:1521/ORCL, and Oracle's other tools: rman target sys/PW@db,
+    # expdp system/PW@orcl, sqlldr userid=scott/PW@db, dgmgrl, sql (SQLcl); SQL*Plus's CONNECT scott/PW@db
     _strong(
         "password",
-        r"\bsqlplus[ \t]+(?:-[A-Za-z]+[ \t]+)*[\"']?[A-Za-z0-9_$#]+/(?P<value>[^\s@/\"']+)@",
+        r"\b(?:sqlplus|sqlldr|rman|expdp|impdp|exp|imp|dgmgrl|sql|(?i:conn|connect))[ \t]+(?:-[A-Za-z]+[ \t]+)*"
+        r"(?:(?:target|catalog|auxiliary|userid)[ \t]*=?[ \t]*)?[\"']?[A-Za-z0-9_$#]+/(?P<value>[^\s@/\"']+)@",
         ("value",),
     ),
     # xfreerdp /u:admin /p:PW

@@ -29,14 +29,15 @@ from memlens.redaction.values import Evidence, is_generated, looks_random
 _WHAT_FOR = r"[ \t]+(?:for|of|to)(?:[ \t]+[^\s:`\"'<>]*[^\s:.?!`\"'<>]){1,4}?"
 
 # "pass" after a word naming whose password it is (ansible_become_pass, DB_PASS, --user_pass, smtp_pass): a password,
-# though "pass" alone is weak (first_pass, bypass, SKIP_PASS)
+# though "pass" alone is weak (first_pass, bypass, SKIP_PASS), and run together it names a variable in code
+# (`userpass = username`)
 _WHOSE_PASS = (
     r"(?:become|ssh|sudo|su|user|admin|root|db|database|mysql|mariadb|postgres|pg|redis|mongo|smtp|mail|email|imap"
-    r"|ftp|sftp|ldap|bind|vnc|rdp|wifi|wlan|vpn|proxy|login|account|service|app|client|master|api|store|key)[_-]?pass"
+    r"|ftp|sftp|ldap|bind|vnc|rdp|wifi|wlan|vpn|proxy|login|account|service|app|client|master|api|store|key)[_-]pass"
 )
 # Endings of key names that name a secret outright: a password may be any word, a key or token is generated.
-_PASSWORD_ENDINGS = "password|passwd|passphrase|" + _WHOSE_PASS
-_KEY_ENDINGS = (
+PASSWORD_ENDINGS = "password|passwd|passphrase|" + _WHOSE_PASS
+KEY_ENDINGS = (
     "secret|secret[_-]?key|token|api[_-]?key|access[_-]?key|private[_-]?key"
     "|auth[_-]?key|account[_-]?key|master[_-]?key|signing[_-]?key|encryption[_-]?key"
 )
@@ -274,8 +275,8 @@ CONTEXT_DETECTORS = [
             kind_of_key=kind_of_key,
         )
         for endings, evidence in (
-            (_PASSWORD_ENDINGS, Evidence.STRONG),
-            (_KEY_ENDINGS, Evidence.KEY),
+            (PASSWORD_ENDINGS, Evidence.STRONG),
+            (KEY_ENDINGS, Evidence.KEY),
             (_WEAK_ENDINGS, Evidence.WEAK),
         )
     ),

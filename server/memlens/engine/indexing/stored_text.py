@@ -19,7 +19,7 @@ from memlens.redaction import Span, find_secrets, find_secrets_in_sequence, reda
 log = logging.getLogger(__name__)
 
 # Bump when the detector learns new kinds or masks differently: indexes built with an older one are re-parsed on open.
-REDACTION_VERSION = 12
+REDACTION_VERSION = 13
 
 
 def redaction_stamp(enabled: bool) -> str:
