@@ -14,6 +14,7 @@ from typing import NoReturn, TypeVar
 
 from memlens import __version__
 from memlens.cli.terminal import cells, folded
+from memlens.cli.trailing_folders import FOLDER_RULE, split_off_folders, written_as_path
 from memlens.errors import SettingsError
 from memlens.near_names import did_you_mean
 from memlens.requests import (
@@ -41,7 +42,8 @@ POSITIONAL: dict[type, tuple[str, ...]] = {
 FROM_STDIN: dict[type, str] = {SearchRequest: "query", FixesRequest: "error"}
 """The positional texts that `-` reads from standard input, as ripgrep and git read `-` (`pbpaste | memlens fixes -`,
 `tail -n 40 app.log | memlens search -`). Each also takes every word after it, unquoted: `memlens search wibble
-gauge` searches for "wibble gauge" (a query is text, not a pattern and paths)."""
+gauge` searches for "wibble gauge", and its last words may name folders to search (trailing_folders.py: `memlens
+search heartbeat ~/notes`, as `rg PATTERN PATH`)."""
 SKIPPED: dict[type, tuple[str, ...]] = {SearchRequest: ("session_key",)}
 """Request fields the CLI has no flag for: `filters.sessionKey` is an alias of `--session` for JSON clients."""
 ALIASES: dict[str, tuple[str, ...]] = {"limit": ("-m", "--max-count")}
@@ -69,6 +71,7 @@ def request_flags(parser: argparse.ArgumentParser, cls: type, **help_overrides: 
     if field is not None and field not in help_overrides:
         said = next(spec.help for spec in specs(cls) if spec.name == field)
         help_overrides = {**help_overrides, field: f"{said}, quoted or not ('-': read from standard input)"}
+        parser.description = f"{parser.description}\n\n{FOLDER_RULE}"
     add_flags(
         parser,
         cls,
@@ -78,6 +81,9 @@ def request_flags(parser: argparse.ArgumentParser, cls: type, **help_overrides: 
         words=field,
         aliases=ALIASES,
     )
+    for action in parser._actions:
+        if field is not None and action.dest == field:
+            action.folders_after = True  # type: ignore[attr-defined]  # the usage shows `QUERY [DIR ...]`
 
 
 def request_from(cls: type[R], args: argparse.Namespace) -> R:
@@ -85,7 +91,11 @@ def request_from(cls: type[R], args: argparse.Namespace) -> R:
     text given as `-` is read from standard input (stdin_text.py)."""
     field = FROM_STDIN.get(cls)
     if field is not None and isinstance(words := getattr(args, field, None), list):
-        setattr(args, field, " ".join(words))
+        split = split_off_folders(words, options_ended=getattr(args, "options_ended", False))
+        if split.kept is not None:  # said under -q too, as rg says a path it cannot read: the answer is not of it
+            print(f"memlens: {split.kept}", file=sys.stderr)
+        args.folders_named = split.folders
+        setattr(args, field, " ".join(split.words))
     if field is not None and getattr(args, field, None) == "-":
         from memlens.cli.stdin_text import read_stdin_text
 
@@ -98,8 +108,8 @@ class ProseAndExamplesFormatter(argparse.RawDescriptionHelpFormatter):
     the options' help, and whose examples (indented lines: commands to copy) are kept whole.
 
     On a narrow terminal, where argparse would run lines past its edge, the usage shrinks to `memlens search
-    [OPTIONS] QUERY` (as ripgrep's; the options are listed below it), and a flag whose choices do not fit beside it
-    is shown with a name (`--format FORMAT`) and its choices said in its help."""
+    [OPTIONS] QUERY [DIR ...]` (as ripgrep's; the options are listed below it), and a flag whose choices do not fit
+    beside it is shown with a name (`--format FORMAT`) and its choices said in its help."""
 
     def _format_usage(
         self,
@@ -122,7 +132,7 @@ class ProseAndExamplesFormatter(argparse.RawDescriptionHelpFormatter):
     def _format_args(self, action: argparse.Action, default_metavar: str) -> str:
         # a text of several words (`QUERY`) is one value, named once: argparse would write `QUERY [QUERY ...]`
         if action.nargs == argparse.ONE_OR_MORE and not action.option_strings and isinstance(action.metavar, str):
-            return action.metavar
+            return action.metavar + " [DIR ...]" * getattr(action, "folders_after", False)
         return super()._format_args(action, default_metavar)
 
     def _named(self, action: argparse.Action) -> str:
@@ -184,7 +194,11 @@ class OneLineParser(argparse.ArgumentParser):
     ) -> tuple[argparse.Namespace, list[str]]:
         # what this parser was given: the whole command line for the top one, the rest of it for a command's
         self._words = self._values_joined(list(sys.argv[1:] if args is None else args))
-        return super().parse_known_args(self._words, namespace)
+        parsed, extras = super().parse_known_args(self._words, namespace)
+        # `--` ends the options, and a query's words after it are all words (trailing_folders.py); a command's
+        # parser sees the words after the command's name, the top one the whole line: either finds the same `--`
+        parsed.options_ended = "--" in self._words
+        return parsed, extras
 
     def _values_joined(self, words: list[str]) -> list[str]:
         """`words` with each flag that takes a value joined to a next word that starts with '-' (`--since -3d` as
@@ -233,6 +247,9 @@ class OneLineParser(argparse.ArgumentParser):
             flag, command = late
             before = f"{TOP_PROG} {flag}" if flag in ("--version", "-V") else f"{TOP_PROG} {flag} {command} …"
             self.exit(2, f"memlens: error: {flag} is memlens's own flag, before any command: {before}\n")
+        elif message.startswith("unrecognized arguments") and (folders := _folders_among(message)):
+            # `memlens sessions ~/notes`, as `rg PATTERN PATH`: only a query's command reads a folder after it
+            message += f"; a folder to look in is given as --workspace {folders[0]}"
         elif message.startswith("the following arguments are required") and any(
             arg.startswith("-") and arg not in self._option_string_actions for arg in sys.argv[2:]
         ):  # `memlens search -x`: the query was read as an unknown flag
@@ -330,6 +347,12 @@ FAMILIAR_COMMANDS = {
 _CHOICE = r"invalid choice: '(?P<typed>[^']*)' \(choose from (?P<choices>[^)]*)\)"
 _INVALID_CHOICE = re.compile(_CHOICE)
 _ARGUMENT_CHOICE = re.compile(r"argument (?P<name>\S+): " + _CHOICE)  # argparse's whole complaint of a choice
+
+
+def _folders_among(message: str) -> list[str]:
+    """The words of argparse's `unrecognized arguments: …` that are written as paths and name existing folders."""
+    words = message.split(":", 1)[1].split()
+    return [word for word in words if written_as_path(word) and Path(word).expanduser().is_dir()]
 
 
 def _said_plainly(message: str) -> str:
@@ -492,6 +515,7 @@ def build_parser() -> argparse.ArgumentParser:
 memlens search dlq --since 7d --role user --limit 5
 memlens search "retry policy" --session 5b0e7d3c --mode keyword
 memlens search redrive --json | jq '.results[].excerpt'
+memlens search heartbeat ~/notes ./docs
 tail -n 40 app.log | memlens search -""",
     )
     request_flags(search, SearchRequest)
