@@ -375,3 +375,15 @@ def test_watch_json_prints_a_line_of_json_per_sync(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@pytest.mark.slow  # CLI processes
+def test_a_misspelt_memlens_flag_after_a_command_is_named_where_it_goes() -> None:
+    """`memlens search --verison`: no flag of search's is near, memlens's own `--version` is, and it goes before the
+    command; a command's own flag misspelt is still suggested as itself."""
+    told = memlens("search", "--verison", "x")
+    assert told.returncode == 2 and told.stderr.count("\n") == 1, told.stderr
+    assert "did you mean --version, memlens's own flag, before the command: memlens --version (" in told.stderr
+    verbose = memlens("stats", "--verbos").stderr
+    assert "did you mean --verbose, memlens's own flag, before the command: memlens --verbose stats …" in verbose
+    assert "--limt; did you mean --limit? (see memlens search --help)" in memlens("search", "--limt", "3", "x").stderr

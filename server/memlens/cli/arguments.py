@@ -316,7 +316,16 @@ class OneLineParser(argparse.ArgumentParser):
             parser = commands[named] if named is not None else self
             flags = [flag for flag in parser._option_string_actions if flag.startswith("--")]
             typed = [word.split("=", 1)[0] for word in message.split(":", 1)[1].split() if word.startswith("--")]
-            return "".join(did_you_mean(word, flags, quote="") for word in typed[:1])
+            said = "".join(did_you_mean(word, flags, quote="") for word in typed[:1])
+            if said or named is None or not typed:
+                return said
+            # `memlens search --verison`: memlens's own flag, misspelt after a command, is named where it goes
+            own = [flag for flag in self._option_string_actions if flag.startswith("--")]
+            meant = did_you_mean(typed[0], own, quote="").removeprefix("; did you mean ").removesuffix("?")
+            if not meant:
+                return ""
+            before = f"{TOP_PROG} {meant}" if meant == "--version" else f"{TOP_PROG} {meant} {named} …"
+            return f"; did you mean {meant}, memlens's own flag, before the command: {before}"
         return ""
 
     def _help_of(self, message: str, words: list[str]) -> str:
