@@ -273,6 +273,12 @@ def test_bash_completes_commands_flags_and_every_flags_values(tmp_path: Path) ->
     assert tab("memlens stats --qu") == ["--quiet"]
     assert tab("memlens index --j") == ["--json"]
     assert tab("memlens sources --color ") == ["always", "auto", "never"]
+    for name in ("notes", "nothing", "other"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "notes.md").write_text("a file: no folder to search\n", encoding="utf-8")
+    folders = [str(tmp_path / "notes"), str(tmp_path / "nothing")]
+    assert tab(f"memlens search heartbeat {tmp_path}/no") == folders  # a folder after the query, as rg's PATH
+    assert tab(f"memlens fixes ECONNREFUSED {tmp_path}/no") == folders
 
 
 def test_the_man_page_renders(tmp_path: Path) -> None:
