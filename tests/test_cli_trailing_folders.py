@@ -72,7 +72,7 @@ def test_a_folder_after_the_query_is_searched_and_named_in_the_summary_line(home
 
     as_json = memlens(home, "search", "heartbeat", str(home / "notes"), "--json")
     assert json.loads(as_json.stdout)["query"] == "heartbeat"
-    assert f"memlens: searched {home / 'notes'} (named after the query, as --workspace)" in as_json.stderr
+    assert f"memlens: searched {home / 'notes'} (named on the command line, as --workspace)" in as_json.stderr
 
 
 @pytest.mark.slow  # CLI processes

@@ -340,7 +340,7 @@ def _say_folders_named(searched_in: str) -> None:
     """The folders named after the query, said on stderr where the answer has no summary line to say them in (a
     --json answer, fixes that found some): a word read as a folder is never read so silently."""
     if searched_in:
-        print(f"memlens: searched {searched_in} (named after the query, as --workspace)", file=sys.stderr)
+        print(f"memlens: searched {searched_in} (named on the command line, as --workspace)", file=sys.stderr)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
