@@ -230,6 +230,7 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         words = self._words if self._words is not None else sys.argv[1:]
         unknown = self._unknown_top_flags(words)
+        suggested: str | None = None  # the spelling suggestion, when a branch below settles it
         if message.startswith("the following arguments are required: COMMAND") and not unknown:
             # a bare `memlens` (or `memlens -v`) is no mistake to name but a question: what can it do (as a bare
             # `git` or `rg` shows its usage); on stderr with status 2, as any call that ran no command
@@ -247,6 +248,11 @@ class OneLineParser(argparse.ArgumentParser):
             flag, command = late
             before = f"{TOP_PROG} {flag}" if flag in ("--version", "-V") else f"{TOP_PROG} {flag} {command} …"
             self.exit(2, f"memlens: error: {flag} is memlens's own flag, before any command: {before}\n")
+        elif message.startswith("unrecognized arguments") and (
+            habit := _ripgrep_habit(message, self._command_named(words))
+        ):
+            message += f"; {habit}"
+            suggested = ""  # the habit said is what to do: no flag spelt near it is meant
         elif message.startswith("unrecognized arguments") and (folders := _folders_among(message)):
             # `memlens sessions ~/notes`, as `rg PATTERN PATH`: only a query's command reads a folder after it
             message += f"; a folder to look in is given as --workspace {folders[0]}"
@@ -254,7 +260,7 @@ class OneLineParser(argparse.ArgumentParser):
             arg.startswith("-") and arg not in self._option_string_actions for arg in sys.argv[2:]
         ):  # `memlens search -x`: the query was read as an unknown flag
             message += "; a query that starts with '-' goes last, after `--`"
-        message = _said_plainly(message) + self._suggestion(message, words)
+        message = _said_plainly(message) + (self._suggestion(message, words) if suggested is None else suggested)
         from memlens.redaction import redact  # the bad word may be a pasted token; loaded only on this path
 
         self.exit(2, f"memlens: error: {redact(message)} (see {self._help_of(message, words)} --help)\n")
@@ -262,6 +268,11 @@ class OneLineParser(argparse.ArgumentParser):
     def _commands(self) -> dict[str, argparse.ArgumentParser]:
         choices = self._subparsers._group_actions[0].choices if self._subparsers else None
         return choices if isinstance(choices, dict) else {}
+
+    def _command_named(self, words: list[str]) -> str | None:
+        """The command `words` name (the first that is one), or None."""
+        commands = self._commands()
+        return next((word for word in words if word in commands), None)
 
     def _top_flag_after_command(self, words: list[str]) -> tuple[str, str] | None:
         """The first of memlens's own flags (`-v`, `--version`) given after the command word, with that command;
@@ -356,6 +367,35 @@ FAMILIAR_COMMANDS = {
 _CHOICE = r"invalid choice: '(?P<typed>[^']*)' \(choose from (?P<choices>[^)]*)\)"
 _INVALID_CHOICE = re.compile(_CHOICE)
 _ARGUMENT_CHOICE = re.compile(r"argument (?P<name>\S+): " + _CHOICE)  # argparse's whole complaint of a choice
+
+
+RIPGREP_FLAGS = {
+    "-e": "the query is the words themselves (one that starts with '-' goes last, after `--`)",
+    "--regexp": "the query is the words themselves (one that starts with '-' goes last, after `--`)",
+    "-F": "a query is words, never a pattern: quote words to find them as written (memlens search '\"to be\"')",
+    "--fixed-strings": "a query is words, never a pattern: quote words to find them as written",
+    "-w": "a query's words are matched as whole words already",
+    "-C": "a hit is three lines; memlens history REF reads the messages around it",
+    "-A": "a hit is three lines; memlens history REF reads the messages around it",
+    "-B": "a hit is three lines; memlens history REF reads the messages around it",
+    "-n": "a hit starts with where it is (SESSION:MESSAGE, or a note's path:line)",
+    "-t": "--kind and --format narrow what is searched",
+    "--type": "--kind and --format narrow what is searched",
+    "-l": "memlens sessions --query WORDS lists the sessions that hold them",
+    "--files-with-matches": "memlens sessions --query WORDS lists the sessions that hold them",
+}
+"""ripgrep's flags a user may give `memlens search` or `fixes` by habit, and what memlens does instead: their letters
+are no memlens flag's, so no spelling is near."""
+
+
+def _ripgrep_habit(message: str, command: str | None) -> str:
+    """What memlens does instead of the first ripgrep flag among the unrecognised words of `search` or `fixes`
+    (`-C 3`, `-C3`); "" for another command, or when none is one."""
+    if command not in ("search", "fixes"):
+        return ""
+    unknown = [word.split("=", 1)[0] for word in message.split(":", 1)[1].split() if word.startswith("-")]
+    flags = [word if word.startswith("--") else word[:2] for word in unknown]
+    return next((f"{flag} is ripgrep's: {RIPGREP_FLAGS[flag]}" for flag in flags if flag in RIPGREP_FLAGS), "")
 
 
 def _folders_among(message: str) -> list[str]:
