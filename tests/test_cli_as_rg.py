@@ -375,3 +375,32 @@ def test_watch_json_prints_a_line_of_json_per_sync(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@pytest.mark.slow  # CLI processes
+def test_a_misspelt_memlens_flag_after_a_command_is_named_where_it_goes() -> None:
+    """`memlens search --verison`: no flag of search's is near, memlens's own `--version` is, and it goes before the
+    command; a command's own flag misspelt is still suggested as itself."""
+    told = memlens("search", "--verison", "x")
+    assert told.returncode == 2 and told.stderr.count("\n") == 1, told.stderr
+    assert "did you mean --version, memlens's own flag, before the command: memlens --version (" in told.stderr
+    verbose = memlens("stats", "--verbos").stderr
+    assert "did you mean --verbose, memlens's own flag, before the command: memlens --verbose stats …" in verbose
+    assert "--limt; did you mean --limit? (see memlens search --help)" in memlens("search", "--limt", "3", "x").stderr
+
+
+@pytest.mark.slow  # CLI processes
+def test_a_ripgrep_flag_given_to_search_is_told_what_memlens_does_instead() -> None:
+    """`memlens search foo -C 3` (rg's context lines), `-F`, `-l`: no memlens flag is spelt near them, so each is told
+    what memlens does instead, in its one error line; another command's unknown `-l` is only unknown."""
+    context = memlens("search", "foo", "-C", "3")
+    assert context.returncode == 2 and context.stderr.count("\n") == 1, context.stderr
+    assert "-C 3; -C is ripgrep's: a hit is three lines; memlens history REF reads the messages around it" in (
+        context.stderr
+    )
+    assert "-F is ripgrep's: a query is words, never a pattern" in memlens("search", "-F", "foo").stderr
+    listed = memlens("fixes", "-l", "ECONNREFUSED").stderr
+    assert "-l is ripgrep's: memlens sessions --query WORDS lists" in listed and "did you mean" not in listed
+    assert (
+        memlens("sessions", "-l").stderr == "memlens: error: unrecognized arguments: -l (see memlens sessions --help)\n"
+    )

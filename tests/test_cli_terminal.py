@@ -208,8 +208,9 @@ def test_every_help_fits_an_80_column_terminal_and_keeps_its_examples_whole(monk
 @pytest.mark.parametrize("columns", [40, 60])
 def test_every_help_fits_a_narrow_terminal(columns: int) -> None:
     """At 40 or 60 columns no line of any command's help runs past the terminal but an example (a command to copy)
-    or a word that cannot break (a URL): the usage shrinks to `memlens search [OPTIONS] QUERY` where argparse's own
-    would run past it, and a flag whose choices do not fit beside it is named, its choices said in its help."""
+    or a word that cannot break (a URL): the usage shrinks to `memlens search [OPTIONS] QUERY [DIR ...]` where
+    argparse's own would run past it, and a flag whose choices do not fit beside it is named, its choices said in its
+    help."""
     commands = ["", "index", "reindex", "search", "stats", "history", "fixes", "sessions", "sources", "publish"]
     for command in [*commands, "watch", "serve", "mcp", "completion", "man"]:
         shown = memlens(*command.split(), "--help", env={"COLUMNS": str(columns)})
@@ -221,7 +222,7 @@ def test_every_help_fits_a_narrow_terminal(columns: int) -> None:
         ]
         assert not wide, f"memlens {command} --help at {columns} columns: {wide}"
     narrow = memlens("search", "--help", env={"COLUMNS": "40"}).stdout
-    assert narrow.startswith("usage: memlens search [OPTIONS] QUERY\n")
+    assert narrow.startswith("usage: memlens search [OPTIONS] QUERY\n  [DIR ...]\n")
     said = " ".join(narrow.split())
     assert "--format FORMAT only this agent's transcripts; e.g. codex; one of: claude-code, codex, openclaw" in said
     assert "--format {claude-code,codex,openclaw,specstory}" in memlens("search", "--help").stdout  # where it fits
@@ -272,6 +273,12 @@ def test_bash_completes_commands_flags_and_every_flags_values(tmp_path: Path) ->
     assert tab("memlens stats --qu") == ["--quiet"]
     assert tab("memlens index --j") == ["--json"]
     assert tab("memlens sources --color ") == ["always", "auto", "never"]
+    for name in ("notes", "nothing", "other"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "notes.md").write_text("a file: no folder to search\n", encoding="utf-8")
+    folders = [str(tmp_path / "notes"), str(tmp_path / "nothing")]
+    assert tab(f"memlens search heartbeat {tmp_path}/no") == folders  # a folder after the query, as rg's PATH
+    assert tab(f"memlens fixes ECONNREFUSED {tmp_path}/no") == folders
 
 
 def test_the_man_page_renders(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from typing import NoReturn, TypeVar
 
 from memlens import __version__
 from memlens.cli.terminal import cells, folded
+from memlens.cli.trailing_folders import FOLDER_RULE, split_off_folders, written_as_path
 from memlens.errors import SettingsError
 from memlens.near_names import did_you_mean
 from memlens.requests import (
@@ -41,7 +42,8 @@ POSITIONAL: dict[type, tuple[str, ...]] = {
 FROM_STDIN: dict[type, str] = {SearchRequest: "query", FixesRequest: "error"}
 """The positional texts that `-` reads from standard input, as ripgrep and git read `-` (`pbpaste | memlens fixes -`,
 `tail -n 40 app.log | memlens search -`). Each also takes every word after it, unquoted: `memlens search wibble
-gauge` searches for "wibble gauge" (a query is text, not a pattern and paths)."""
+gauge` searches for "wibble gauge", and its last words may name folders to search (trailing_folders.py: `memlens
+search heartbeat ~/notes`, as `rg PATTERN PATH`)."""
 SKIPPED: dict[type, tuple[str, ...]] = {SearchRequest: ("session_key",)}
 """Request fields the CLI has no flag for: `filters.sessionKey` is an alias of `--session` for JSON clients."""
 ALIASES: dict[str, tuple[str, ...]] = {"limit": ("-m", "--max-count")}
@@ -69,6 +71,7 @@ def request_flags(parser: argparse.ArgumentParser, cls: type, **help_overrides: 
     if field is not None and field not in help_overrides:
         said = next(spec.help for spec in specs(cls) if spec.name == field)
         help_overrides = {**help_overrides, field: f"{said}, quoted or not ('-': read from standard input)"}
+        parser.description = f"{parser.description}\n\n{FOLDER_RULE}"
     add_flags(
         parser,
         cls,
@@ -78,6 +81,9 @@ def request_flags(parser: argparse.ArgumentParser, cls: type, **help_overrides: 
         words=field,
         aliases=ALIASES,
     )
+    for action in parser._actions:
+        if field is not None and action.dest == field:
+            action.folders_after = True  # type: ignore[attr-defined]  # the usage shows `QUERY [DIR ...]`
 
 
 def request_from(cls: type[R], args: argparse.Namespace) -> R:
@@ -85,7 +91,11 @@ def request_from(cls: type[R], args: argparse.Namespace) -> R:
     text given as `-` is read from standard input (stdin_text.py)."""
     field = FROM_STDIN.get(cls)
     if field is not None and isinstance(words := getattr(args, field, None), list):
-        setattr(args, field, " ".join(words))
+        split = split_off_folders(words, options_ended=getattr(args, "options_ended", False))
+        if split.kept is not None:  # said under -q too, as rg says a path it cannot read: the answer is not of it
+            print(f"memlens: {split.kept}", file=sys.stderr)
+        args.folders_named = split.folders
+        setattr(args, field, " ".join(split.words))
     if field is not None and getattr(args, field, None) == "-":
         from memlens.cli.stdin_text import read_stdin_text
 
@@ -98,8 +108,8 @@ class ProseAndExamplesFormatter(argparse.RawDescriptionHelpFormatter):
     the options' help, and whose examples (indented lines: commands to copy) are kept whole.
 
     On a narrow terminal, where argparse would run lines past its edge, the usage shrinks to `memlens search
-    [OPTIONS] QUERY` (as ripgrep's; the options are listed below it), and a flag whose choices do not fit beside it
-    is shown with a name (`--format FORMAT`) and its choices said in its help."""
+    [OPTIONS] QUERY [DIR ...]` (as ripgrep's; the options are listed below it), and a flag whose choices do not fit
+    beside it is shown with a name (`--format FORMAT`) and its choices said in its help."""
 
     def _format_usage(
         self,
@@ -122,7 +132,7 @@ class ProseAndExamplesFormatter(argparse.RawDescriptionHelpFormatter):
     def _format_args(self, action: argparse.Action, default_metavar: str) -> str:
         # a text of several words (`QUERY`) is one value, named once: argparse would write `QUERY [QUERY ...]`
         if action.nargs == argparse.ONE_OR_MORE and not action.option_strings and isinstance(action.metavar, str):
-            return action.metavar
+            return action.metavar + " [DIR ...]" * getattr(action, "folders_after", False)
         return super()._format_args(action, default_metavar)
 
     def _named(self, action: argparse.Action) -> str:
@@ -184,7 +194,11 @@ class OneLineParser(argparse.ArgumentParser):
     ) -> tuple[argparse.Namespace, list[str]]:
         # what this parser was given: the whole command line for the top one, the rest of it for a command's
         self._words = self._values_joined(list(sys.argv[1:] if args is None else args))
-        return super().parse_known_args(self._words, namespace)
+        parsed, extras = super().parse_known_args(self._words, namespace)
+        # `--` ends the options, and a query's words after it are all words (trailing_folders.py); a command's
+        # parser sees the words after the command's name, the top one the whole line: either finds the same `--`
+        parsed.options_ended = "--" in self._words
+        return parsed, extras
 
     def _values_joined(self, words: list[str]) -> list[str]:
         """`words` with each flag that takes a value joined to a next word that starts with '-' (`--since -3d` as
@@ -216,6 +230,7 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         words = self._words if self._words is not None else sys.argv[1:]
         unknown = self._unknown_top_flags(words)
+        suggested: str | None = None  # the spelling suggestion, when a branch below settles it
         if message.startswith("the following arguments are required: COMMAND") and not unknown:
             # a bare `memlens` (or `memlens -v`) is no mistake to name but a question: what can it do (as a bare
             # `git` or `rg` shows its usage); on stderr with status 2, as any call that ran no command
@@ -233,11 +248,19 @@ class OneLineParser(argparse.ArgumentParser):
             flag, command = late
             before = f"{TOP_PROG} {flag}" if flag in ("--version", "-V") else f"{TOP_PROG} {flag} {command} …"
             self.exit(2, f"memlens: error: {flag} is memlens's own flag, before any command: {before}\n")
+        elif message.startswith("unrecognized arguments") and (
+            habit := _ripgrep_habit(message, self._command_named(words))
+        ):
+            message += f"; {habit}"
+            suggested = ""  # the habit said is what to do: no flag spelt near it is meant
+        elif message.startswith("unrecognized arguments") and (folders := _folders_among(message)):
+            # `memlens sessions ~/notes`, as `rg PATTERN PATH`: only a query's command reads a folder after it
+            message += f"; a folder to look in is given as --workspace {folders[0]}"
         elif message.startswith("the following arguments are required") and any(
             arg.startswith("-") and arg not in self._option_string_actions for arg in sys.argv[2:]
         ):  # `memlens search -x`: the query was read as an unknown flag
             message += "; a query that starts with '-' goes last, after `--`"
-        message = _said_plainly(message) + self._suggestion(message, words)
+        message = _said_plainly(message) + (self._suggestion(message, words) if suggested is None else suggested)
         from memlens.redaction import redact  # the bad word may be a pasted token; loaded only on this path
 
         self.exit(2, f"memlens: error: {redact(message)} (see {self._help_of(message, words)} --help)\n")
@@ -245,6 +268,11 @@ class OneLineParser(argparse.ArgumentParser):
     def _commands(self) -> dict[str, argparse.ArgumentParser]:
         choices = self._subparsers._group_actions[0].choices if self._subparsers else None
         return choices if isinstance(choices, dict) else {}
+
+    def _command_named(self, words: list[str]) -> str | None:
+        """The command `words` name (the first that is one), or None."""
+        commands = self._commands()
+        return next((word for word in words if word in commands), None)
 
     def _top_flag_after_command(self, words: list[str]) -> tuple[str, str] | None:
         """The first of memlens's own flags (`-v`, `--version`) given after the command word, with that command;
@@ -299,7 +327,16 @@ class OneLineParser(argparse.ArgumentParser):
             parser = commands[named] if named is not None else self
             flags = [flag for flag in parser._option_string_actions if flag.startswith("--")]
             typed = [word.split("=", 1)[0] for word in message.split(":", 1)[1].split() if word.startswith("--")]
-            return "".join(did_you_mean(word, flags, quote="") for word in typed[:1])
+            said = "".join(did_you_mean(word, flags, quote="") for word in typed[:1])
+            if said or named is None or not typed:
+                return said
+            # `memlens search --verison`: memlens's own flag, misspelt after a command, is named where it goes
+            own = [flag for flag in self._option_string_actions if flag.startswith("--")]
+            meant = did_you_mean(typed[0], own, quote="").removeprefix("; did you mean ").removesuffix("?")
+            if not meant:
+                return ""
+            before = f"{TOP_PROG} {meant}" if meant == "--version" else f"{TOP_PROG} {meant} {named} …"
+            return f"; did you mean {meant}, memlens's own flag, before the command: {before}"
         return ""
 
     def _help_of(self, message: str, words: list[str]) -> str:
@@ -330,6 +367,41 @@ FAMILIAR_COMMANDS = {
 _CHOICE = r"invalid choice: '(?P<typed>[^']*)' \(choose from (?P<choices>[^)]*)\)"
 _INVALID_CHOICE = re.compile(_CHOICE)
 _ARGUMENT_CHOICE = re.compile(r"argument (?P<name>\S+): " + _CHOICE)  # argparse's whole complaint of a choice
+
+
+RIPGREP_FLAGS = {
+    "-e": "the query is the words themselves (one that starts with '-' goes last, after `--`)",
+    "--regexp": "the query is the words themselves (one that starts with '-' goes last, after `--`)",
+    "-F": "a query is words, never a pattern: quote words to find them as written (memlens search '\"to be\"')",
+    "--fixed-strings": "a query is words, never a pattern: quote words to find them as written",
+    "-w": "a query's words are matched as whole words already",
+    "-C": "a hit is three lines; memlens history REF reads the messages around it",
+    "-A": "a hit is three lines; memlens history REF reads the messages around it",
+    "-B": "a hit is three lines; memlens history REF reads the messages around it",
+    "-n": "a hit starts with where it is (SESSION:MESSAGE, or a note's path:line)",
+    "-t": "--kind and --format narrow what is searched",
+    "--type": "--kind and --format narrow what is searched",
+    "-l": "memlens sessions --query WORDS lists the sessions that hold them",
+    "--files-with-matches": "memlens sessions --query WORDS lists the sessions that hold them",
+}
+"""ripgrep's flags a user may give `memlens search` or `fixes` by habit, and what memlens does instead: their letters
+are no memlens flag's, so no spelling is near."""
+
+
+def _ripgrep_habit(message: str, command: str | None) -> str:
+    """What memlens does instead of the first ripgrep flag among the unrecognised words of `search` or `fixes`
+    (`-C 3`, `-C3`); "" for another command, or when none is one."""
+    if command not in ("search", "fixes"):
+        return ""
+    unknown = [word.split("=", 1)[0] for word in message.split(":", 1)[1].split() if word.startswith("-")]
+    flags = [word if word.startswith("--") else word[:2] for word in unknown]
+    return next((f"{flag} is ripgrep's: {RIPGREP_FLAGS[flag]}" for flag in flags if flag in RIPGREP_FLAGS), "")
+
+
+def _folders_among(message: str) -> list[str]:
+    """The words of argparse's `unrecognized arguments: …` that are written as paths and name existing folders."""
+    words = message.split(":", 1)[1].split()
+    return [word for word in words if written_as_path(word) and Path(word).expanduser().is_dir()]
 
 
 def _said_plainly(message: str) -> str:
@@ -492,6 +564,7 @@ def build_parser() -> argparse.ArgumentParser:
 memlens search dlq --since 7d --role user --limit 5
 memlens search "retry policy" --session 5b0e7d3c --mode keyword
 memlens search redrive --json | jq '.results[].excerpt'
+memlens search heartbeat ~/notes ./docs
 tail -n 40 app.log | memlens search -""",
     )
     request_flags(search, SearchRequest)

@@ -39,6 +39,7 @@ from memlens.cli.output import (
 from memlens.cli.project_root import find_root
 from memlens.cli.server_answer import ask_server
 from memlens.cli.terminal import Style, fitted, folded, for_terminal, paged, printable, wants_color, width
+from memlens.cli.trailing_folders import named_folders
 from memlens.cli.watch_tally import WatchTally
 from memlens.counted import counted, megabytes
 from memlens.errors import IndexWriteFailed, InvalidRequest, LockPathBroken, MemlensError
@@ -80,9 +81,11 @@ MCP_OPEN_WAIT_SECONDS = 60.0  # how long `memlens mcp` waits for another process
 def locate(args: argparse.Namespace) -> tuple[list[Path], Settings]:
     """The workspace folders (checked; without --workspace the project holding the current folder, project_root.py)
     and the settings the command runs with."""
-    if args.workspace:
-        workspaces = list(args.workspace)
-        args.root_reason = "given by --workspace"
+    named = getattr(args, "folders_named", [])  # after the query's words (trailing_folders.py)
+    if args.workspace or named:
+        workspaces = list(dict.fromkeys([*(args.workspace or []), *named]))
+        by = ["--workspace"] * bool(args.workspace) + ["the folders after the query"] * bool(named)
+        args.root_reason = f"given by {' and '.join(by)}"
     else:
         root = find_root(Path.cwd())
         workspaces, args.root_reason = [root.path], root.reason
@@ -297,7 +300,9 @@ def _print_search(
     found = EXIT_FOUND if response["results"] else EXIT_NOTHING
     if args.quiet:
         return found
+    searched_in = _folders_named(args)
     if args.json:
+        _say_folders_named(searched_in)
         print_json(response)
     else:
         style = Style(color=wants_color(args.color))  # before the pager takes stdout: it asks the real one
@@ -305,11 +310,37 @@ def _print_search(
         with paged(not args.no_pager):
             shown = for_terminal(response)
             print_search(
-                shown, args.explain, warned=warned, long=args.long, style=style, zone=zone, fold=fold, narrowed=narrowed
+                shown,
+                args.explain,
+                warned=warned,
+                long=args.long,
+                style=style,
+                zone=zone,
+                fold=fold,
+                narrowed=narrowed,
+                searched_in=searched_in,
             )
             if shown["results"]:  # else print_search said them with the nothing found, on stderr
                 print_answer_notes(shown, style, narrowed)
     return found
+
+
+def _folders_named(args: argparse.Namespace) -> str:
+    """The folders the command line named after the query (trailing_folders.py), as an answer names them; "" when
+    it named none."""
+    folders = getattr(args, "folders_named", [])
+    if not folders:
+        return ""
+    from memlens.redaction import redact  # a folder may be named after a key
+
+    return printable(redact(named_folders(folders)))
+
+
+def _say_folders_named(searched_in: str) -> None:
+    """The folders named after the query, said on stderr where the answer has no summary line to say them in (a
+    --json answer, fixes that found some): a word read as a folder is never read so silently."""
+    if searched_in:
+        print(f"memlens: searched {searched_in} (named on the command line, as --workspace)", file=sys.stderr)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -365,6 +396,9 @@ def cmd_fixes(args: argparse.Namespace) -> int:
     found = EXIT_FOUND if answer["fixes"] else EXIT_NOTHING
     if args.quiet:
         return found
+    searched_in = _folders_named(args)
+    if args.json or answer["fixes"]:  # else "no past tool output" names them
+        _say_folders_named(searched_in)
     if args.json:
         print_json(answer)
     else:
@@ -372,7 +406,7 @@ def cmd_fixes(args: argparse.Namespace) -> int:
         style = Style(color=wants_color(args.color))  # as the width: asked of the real stdout
         with paged(not args.no_pager):
             zone = zone_named(engine.settings.display.time_zone)
-            print_fixes(for_terminal(answer), zone, columns=columns, style=style)
+            print_fixes(for_terminal(answer), zone, columns=columns, style=style, searched_in=searched_in)
     return found
 
 

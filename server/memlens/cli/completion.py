@@ -27,6 +27,8 @@ def _list_choices(parser: argparse.ArgumentParser) -> None:
         listed = action.metavar
         if action.choices is None and isinstance(listed, str) and listed.startswith("{") and listed.endswith("}"):
             action.choices = listed[1:-1].split(",")
+        if getattr(action, "folders_after", False):  # `memlens search heartbeat ~/no<Tab>`: a folder to search
+            action.complete = shtab.DIRECTORY  # type: ignore[attr-defined]
     for sub in _subcommands(parser).values():
         _list_choices(sub)
 
@@ -53,6 +55,8 @@ def _fish_option(prog: str, command: str | None, action: argparse.Action) -> lis
         if command and action.choices:
             values = " ".join(str(c) for c in action.choices)
             return [f"complete -c {prog} -n '__fish_seen_subcommand_from {command}' -a '{values}'"]
+        if command and getattr(action, "folders_after", False):
+            return [f"complete -c {prog} -n '__fish_seen_subcommand_from {command}' -a '(__fish_complete_directories)'"]
         return []
     condition = f"__fish_seen_subcommand_from {command}" if command else "not __fish_seen_subcommand_from"
     parts = [f"complete -c {prog} -n '{condition}'"]

@@ -55,15 +55,22 @@ def said_fix_lines(text: str, error: str, count: int) -> list[str]:
 
 
 def print_fixes(
-    answer: FixesResponse, zone: tzinfo | None = None, *, columns: int = 0, style: Style | None = None
+    answer: FixesResponse,
+    zone: tzinfo | None = None,
+    *,
+    columns: int = 0,
+    style: Style | None = None,
+    searched_in: str = "",
 ) -> None:
     """Each past error and what followed it, the headers and messages folded to `columns` (0: whole, as in a pipe);
     with a colouring `style` each session in the colour of a search hit's reference and the pasted error's words in
-    its output lines as a search's matches."""
+    its output lines as a search's matches. `searched_in`: the folders the command line named after the error, said
+    with "no past tool output" (the command says them otherwise)."""
     left_out = answer.get("leftOut")
     notes = [left_out_note(left_out, "error")] if left_out is not None else []
     if not answer["fixes"]:  # on stderr, as a search that finds nothing says so
-        say_nothing_found("no past tool output matches that error", notes)
+        searched = f" in {searched_in}" if searched_in else ""
+        say_nothing_found(f"no past tool output matches that error{searched}", notes)
         return
     _print_fixes(answer, zone, columns, style or Style(color=False))
     for note in notes:  # last, as a search's notes: under the answer it explains

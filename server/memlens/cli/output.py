@@ -114,11 +114,15 @@ def print_search(
     zone: tzinfo | None = None,
     fold: int = 0,
     narrowed: Sequence[str] = (),
+    searched_in: str = "",
 ) -> None:
     """The human-readable results: each hit in at most three lines of the terminal's width (hits.py), or with
     `long` every detail (session key, message id, path, the whole excerpt), folded to `fold` cells (0: whole lines, as
     in a pipe). `warned`: the reason for keyword-only search was already on stderr. Times in `zone` (None: the
-    machine's). No results: that and the answer's notes (`narrowed`: the filter flags to blame) on stderr."""
+    machine's). No results: that and the answer's notes (`narrowed`: the filter flags to blame) on stderr.
+    `searched_in`: the folders the command line named after the query, said in the summary line (or with "no
+    results"), since a word read as a folder is a word the query no longer holds."""
+    searched = f" in {searched_in}" if searched_in else ""
     team = response.get("team")
     said_of_period = "sessionsWritten" in response.get("period", {})  # said with the period, under the hits
     said_of_window = "emptyWindow" in response  # said under "no results", with the flags' names
@@ -134,7 +138,7 @@ def print_search(
         return
     if not response["results"]:
         # a pasted traceback is many lines: said on one (the query read may be 4,000 characters)
-        said = f"no results for {' '.join(response['query'].split())!r}"
+        said = f"no results{searched} for {' '.join(response['query'].split())!r}"  # the folders first: never cut
         say_nothing_found(said, answer_notes(response, narrowed))
         return
     shown = style or Style(color=False)
@@ -147,12 +151,15 @@ def print_search(
             print(f"  explain: {json.dumps(result['explain'])}")
     from_team = f" ({team['hits']} from the team index)" if team and team["reachable"] else ""
     count = response["totalResults"]
-    footer = f"{counted(count, 'result')}{from_team} · {response['mode']} · "
-    footer += f"{round(response['searchTimeMs'])} ms"
+    head = f"{counted(count, 'result')}{searched}{from_team}"
+    footer = f"{head} · {response['mode']} · {round(response['searchTimeMs'])} ms"
     # a note's reference is its path:line, for an editor; only a session's opens in history
     sessions_shown = any(result["kind"] != "memory" for result in response["results"])
     hint = " · memlens history REF" if sessions_shown and not long else ""
-    print(shown.dim(clip(footer + hint, room)))
+    if cells(footer + hint) <= room or cells(head) + 4 <= room:  # 4: room for " ·…" after what must stay whole
+        print(shown.dim(clip(footer + hint, room)))
+    else:  # the folders searched, whole: a path cut short would not say where
+        print(shown.dim(folded(footer + hint, room)))
 
 
 def _print_long_hit(result: SearchResult, zone: tzinfo | None, fold: int) -> None:
