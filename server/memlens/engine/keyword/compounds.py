@@ -9,7 +9,9 @@ the pair as found), when the index writes the term in more documents than the pa
 joined. Both words are content words ("set up", "work out" and "feel in", with a stop word, stay apart: "feel in"
 gave "feelin" on LoCoMo). Over the tune questions (absent-topic, transcript, bags, error, day, LoCoMo 26/30/41), five
 join: "roll back", "front-end", "LiveView test(s)" (three); and the absent error "panic: runtime error" finds Python's
-`RuntimeError`, which leaves it unanswered still (bench.errors).
+`RuntimeError`, which leaves it unanswered still (bench.errors). A run of three to MAX_JOINED words that starts and
+ends on a content word joins when the index holds it joined at all: such a run joined is a name's parts written
+apart (`review_heartbeat_interval` for `reviewHeartbeatInterval`: name_forms.py), never a word by chance.
 
 The other direction, a query's joined word ("deadletter") for the two words the index writes apart ("dead letter",
 "dead-letter"): `spelled_apart` reads a word of the query that no document holds as its two halves when both are

@@ -426,7 +426,7 @@ class KeywordIndex:
             doc_freq=doc_freq,
             phrase_freq=phrase_freq,
             part_freq=lambda part: self.part_frequencies([part])[0],
-            holds_within=self.holds_within,
+            holds_longer=self.holds_longer,
         )
 
     def _counts(self) -> tuple[Callable[[str], int], Callable[[list[str]], int]]:
@@ -489,12 +489,11 @@ class KeywordIndex:
         searcher = self.index.searcher()
         return [int(searcher.doc_freq("ident", w)) for w in words]
 
-    def holds_within(self, stem: str) -> bool:
-        """Whether a longer word of the `text` field holds `stem` (an analysed word): the joined name
-        `reviewheartbeatinterv` holds `reviewheartbeat` and `heartbeatinterv`. The term dictionary is read through,
-        so only a camelCase word in no document whose parts are all names' parts asks (name_forms.written_apart)."""
-        word = re.escape(stem)
-        pattern = f"[a-z0-9]+{word}[a-z0-9]*|{word}[a-z0-9]+"
+    def holds_longer(self, stem: str) -> bool:
+        """Whether a longer word of the `text` field starts with `stem` (an analysed word): the joined name
+        `reviewheartbeatinterv` for `reviewheartbeat`. A prefix: the term dictionary is walked from it, not read
+        through (a word held inside another, as `heartbeatinterv` is, would be: 215 ms CPU over a million terms)."""
+        pattern = re.escape(stem) + "[a-z0-9]+"
         found = self.index.searcher().search(tantivy.Query.regex_query(self.schema, "text", pattern), 1)
         return bool(found.hits)
 

@@ -13,9 +13,17 @@ Both directions are read as the index writes the name, as compounds.py reads "de
   kept with the letters before them as the analyser keeps them), by every stage, as `compounds.spelled_apart`'s words
   are; a prefix of a name (`reviewHeartbeat`) too, its parts being in a row wherever the whole name is. A camelCase
   name the index does not hold in a row (`reviewHeartbeatTimeout` where only `review_heartbeat_interval` is) stays
-  whole, in no document: what it names is not here, and the query stays unanswered as it did;
+  whole, in no document: what it names is not here, and the query stays unanswered as it did. The start of a name
+  the index holds joined (`reviewHeartbeat` of `reviewHeartbeatInterval`) is read so too when a longer word of the
+  index starts with it and each part is a name's part in the `ident` field (its end, `heartbeatInterval`, is not:
+  finding a word inside the index's words reads the whole term dictionary);
 - the parts of a name written apart (`review_heartbeat_interval`, or three spaced words) that the index holds joined
-  ask for the joined word as a compound's pair does (compounds.find: runs of up to MAX_JOINED words).
+  ask for the joined word as a compound's pair does (compounds.find: runs of up to MAX_JOINED words);
+- a word the query writes in a name (`review_heartbeat`) that the `text` field lacks but the `ident` field holds as a
+  camelCase name's part is held, and a hit whose names hold it holds it (ranking/query_facts.py `name_parts`). The
+  same word in the query's prose stays absent: a question asked in other words than its answer's ("chat") must not
+  be answered by any name that holds it (`ChatPanel`): counted for prose words too, it changed what nine transcript
+  tune questions show, three of them answered with no target among the hits. `start-of-chat` is prose too.
 
 `form_free` reads a text's names as their parts, whatever their form, for the places that compare what a query
 copied with what a hit holds as written (ranking/verbatim.py's codes)."""
@@ -59,16 +67,16 @@ def written_apart(
     doc_freq: Callable[[str], int],
     phrase_freq: Callable[[list[str]], int],
     part_freq: Callable[[str], int],
-    holds_within: Callable[[str], bool],
+    holds_longer: Callable[[str], bool],
 ) -> str:
     """`query` with each camelCase word that no document holds written in its snake_case form, when the index holds
     its parts in a row (a phrase), or when its parts are each in more than PHRASE_COUNT_DOCS documents (too many to
-    count the phrase over) and it reads as code (`reads_as_code`); or, for a piece of a name the index holds joined
-    (`reviewHeartbeat` or `heartbeatInterval` of `reviewHeartbeatInterval`), when a longer word of the index holds it
-    and each of its parts is a name's part in the `ident` field. `stem` reads a text as the index's analyser does,
-    `doc_freq` counts the documents holding an analysed term, `phrase_freq` those holding analysed words in a row,
-    `part_freq` those holding a word in the `ident` field, `holds_within` whether a longer word of the index holds an
-    analysed word."""
+    count the phrase over) and it reads as code (`reads_as_code`); or, for the start of a name the index holds joined
+    (`reviewHeartbeat` of `reviewHeartbeatInterval`), when a longer word of the index starts with it and each of its
+    parts is a name's part in the `ident` field. `stem` reads a text as the index's analyser does, `doc_freq` counts
+    the documents holding an analysed term, `phrase_freq` those holding analysed words in a row, `part_freq` those
+    holding a word in the `ident` field, `holds_longer` whether a longer word of the index starts with an analysed
+    word."""
 
     def apart(match: re.Match[str]) -> str:
         word = match.group(0)
@@ -85,7 +93,7 @@ def written_apart(
         if min(freqs) > 0 and phrase_freq(parts):
             return snake
         named = all(part_freq(part) for part in snake.split("_"))
-        return snake if named and holds_within(whole[0]) else word
+        return snake if named and holds_longer(whole[0]) else word
 
     return _CAMEL_WORD.sub(apart, query)
 
