@@ -129,6 +129,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             for split in ("tune", "heldout"):
                 new = r[f"new {split}"]
                 print(f"   new set, {split}: {new['silentPercent']}% of {new['questions']} answered with nothing")
+                if split == "tune":  # the held-out half is only counted: its questions are not read to tune on
+                    for item in new["answered"]:
+                        top = f"top {item['top']}, chance {item['chance']}"
+                        print(f"      answered: {item['q']} ({top}, {item['n']} hits)")
             for item in r["answered"]:
                 print(f"   answered: {item['q']} (top {item['top']}, {item['n']} hits)")
     return report
@@ -139,9 +143,10 @@ def _ask(engine: Engine, questions: list[str], mode: str) -> tuple[int, list[dic
     silent = 0
     loud: list[dict[str, Any]] = []
     for question in questions:
-        results = engine.search(question, mode=mode)["results"]
+        results = engine.search(question, mode=mode, explain=True)["results"]
         if results:
-            loud.append({"q": question, "top": results[0]["score"], "n": len(results)})
+            chance = results[0].get("explain", {}).get("probability")
+            loud.append({"q": question, "top": results[0]["score"], "chance": chance, "n": len(results)})
         else:
             silent += 1
     return silent, loud

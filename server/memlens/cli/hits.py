@@ -16,6 +16,7 @@ from datetime import tzinfo
 from memlens.cli.clock import local_time
 from memlens.cli.terminal import Style, breakable, cells, clip, clip_styled, cut
 from memlens.engine.answers.speaker import speaker
+from memlens.engine.keyword.name_forms import form_free
 from memlens.engine.keyword.stop_words import STOP_WORDS
 from memlens.wire import SearchResult
 
@@ -48,17 +49,24 @@ def reference(result: SearchResult) -> str:
 
 
 def query_terms(query: str) -> list[str]:
-    """The words of a query that a hit's excerpt may show (stop words and one-letter words left out)."""
-    words = {w.lower() for w in _WORD.findall(query)}
+    """The words of a query that a hit's excerpt may show (stop words and one-letter words left out); a name's parts,
+    whatever its form (`reviewHeartbeatInterval` and `review_heartbeat_interval`: review, heartbeat, interval), as
+    the engine finds a name written in another form by its parts."""
+    words = {w.lower() for w in _WORD.findall(form_free(query))}
     return sorted((w for w in words if len(w) > 1 and w not in STOP_WORDS), key=len, reverse=True)
 
 
+# where a word or a name's part starts: a word's edge, after a `_`, or at a camelCase capital (matched case-sensitive)
+_PART_START = r"(?:\b|(?<=_)|(?-i:(?<=[a-z])(?=[A-Z])))"
+
+
 def _matcher(terms: list[str]) -> re.Pattern[str] | None:
-    """Words that start with a term's stem (`queue` matches `queues`, `fixed` matches `fix`)."""
+    """Words and names' parts that start with a term's stem (`queue` matches `queues`, `fixed` matches `fix`,
+    `heartbeat` the rest of `reviewHeartbeatInterval` from its part)."""
     if not terms:
         return None
     stems = sorted({_stem(t) for t in terms}, key=len, reverse=True)
-    return re.compile(r"\b(?:" + "|".join(re.escape(s) for s in stems) + r")\w*", re.IGNORECASE)
+    return re.compile(_PART_START + "(?:" + "|".join(re.escape(s) for s in stems) + r")\w*", re.IGNORECASE)
 
 
 def _stem(term: str) -> str:

@@ -9,7 +9,9 @@ the pair as found), when the index writes the term in more documents than the pa
 joined. Both words are content words ("set up", "work out" and "feel in", with a stop word, stay apart: "feel in"
 gave "feelin" on LoCoMo). Over the tune questions (absent-topic, transcript, bags, error, day, LoCoMo 26/30/41), five
 join: "roll back", "front-end", "LiveView test(s)" (three); and the absent error "panic: runtime error" finds Python's
-`RuntimeError`, which leaves it unanswered still (bench.errors).
+`RuntimeError`, which leaves it unanswered still (bench.errors). A run of three to MAX_JOINED words that starts and
+ends on a content word joins when the index holds it joined at all: such a run joined is a name's parts written
+apart (`review_heartbeat_interval` for `reviewHeartbeatInterval`: name_forms.py), never a word by chance.
 
 The other direction, a query's joined word ("deadletter") for the two words the index writes apart ("dead letter",
 "dead-letter"): `spelled_apart` reads a word of the query that no document holds as its two halves when both are
@@ -28,7 +30,9 @@ from memlens.engine.keyword.acronyms import Acronym
 from memlens.engine.keyword.stop_words import STOP_WORDS
 
 PHRASE_COUNT_DOCS = 2048  # a pair's phrase is counted only while its rarer word is in at most this many documents
-_BREAK = re.compile(r"[.,;:!?()\[\]{}<>\"|/]+")
+# a dot parts a stretch where it ends a sentence, not inside a dotted name (`review.heartbeat.interval`)
+_BREAK = re.compile(r"[,;:!?()\[\]{}<>\"|/]+|\.(?:\s|$)")
+MAX_JOINED = 5  # the most words of a run read as one name written joined (`reviewHeartbeatInterval`: three)
 MIN_HALF = 3  # letters in each half of a joined word split apart: "dead|letter"; "a|sync", "re|try" stay whole
 # a word of lower-case letters (a capital first): "deadletter", "Deadletter"; not an identifier ("deadLetter", which the
 # ident field reads by parts) nor a word with digits or an underscore
@@ -55,6 +59,7 @@ def find(
         words = split(stretch)
         stems = stem(stretch) if len(words) >= 2 else []
         if len(stems) == len(words):
+            found += _joined_runs(words, stems, offset, used, stem=stem, doc_freq=doc_freq, taken=taken)
             for i in range(len(words) - 1):
                 if {offset + i, offset + i + 1} & used or not _joinable(words[i], words[i + 1]):
                     continue
@@ -82,6 +87,39 @@ def _written_joined(
     if freq > rarer:
         return True
     return rarer <= PHRASE_COUNT_DOCS and freq > phrase_freq(pair)
+
+
+def _joined_runs(
+    words: list[str],
+    stems: list[str],
+    offset: int,
+    used: set[int],
+    *,
+    stem: Callable[[str], list[str]],
+    doc_freq: Callable[[str], int],
+    taken: Collection[str],
+) -> list[Acronym]:
+    """The terms of this index that runs of three to MAX_JOINED of one stretch's `words` (`stems` theirs) stand for
+    written joined: a name's parts written apart (`review_heartbeat_interval`, "review heartbeat interval" for
+    `reviewHeartbeatInterval`), the longest run first; `used` (the query's word positions, the stretch's first at
+    `offset`) gains those of each run found. A run starts and ends on a content word starting with a letter a–z and
+    holds only letters a–z and digits (a stop word inside it is a part as any other: `get_or_create`)."""
+    part = [w.isascii() and w.isalnum() for w in words]
+    end_word = [p and "a" <= w[0] <= "z" and w not in STOP_WORDS for p, w in zip(part, words, strict=True)]
+    found: list[Acronym] = []
+    for i in range(len(words) - 2):
+        if not end_word[i]:
+            continue
+        for end in range(min(len(words), i + MAX_JOINED), i + 2, -1):
+            at = set(range(offset + i, offset + end))
+            if not end_word[end - 1] or not all(part[i:end]) or at & used or set(stems[i:end]) & set(taken):
+                continue
+            joined = stem("".join(words[i:end]))
+            if len(joined) == 1 and (freq := doc_freq(joined[0])):
+                found.append(Acronym(joined[0], tuple(stems[i:end]), freq, joined=True))
+                used |= at
+                break
+    return found
 
 
 def _joinable(first: str, second: str) -> bool:

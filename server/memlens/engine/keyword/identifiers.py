@@ -40,6 +40,7 @@ _PLAIN = r"(?:[a-z0-9]++|[A-Z][a-z0-9]*+|[A-Z0-9]++)(?![A-Za-z0-9_$]|(?:\.|/|::|
 _CANDIDATES = re.compile(rf"{_PLAIN}(?:[^A-Za-z0-9_$]++{_PLAIN})*+|([A-Za-z0-9_$]++(?:(?:\.|/|::|-)[A-Za-z0-9_$]++)*+)")
 _LETTER = re.compile(r"[A-Za-z]")
 _CAMEL_JOIN = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
+_HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 MAX_IDENTIFIER = 200
 CANDIDATE_CACHE = 16_384  # distinct candidates whose terms are kept (see _candidate_terms)
 
@@ -51,6 +52,12 @@ def is_identifier(token: str) -> bool:
     if "_" in token.strip("_") or _SEGMENT.search(token):
         return True
     return _CAMEL_JOIN.search(token) is not None
+
+
+def hyphenated_words(token: str) -> bool:
+    """Words joined by hyphens and nothing else (`blue-green`, `start-of-chat`): English as often as a kebab-case name,
+    so no evidence that a word of it is a name's part."""
+    return _HYPHENATED.fullmatch(token) is not None
 
 
 def identifiers(text: str) -> list[str]:

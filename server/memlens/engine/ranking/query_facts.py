@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memlens.engine.keyword.acronyms import Acronym, stand_ins, with_acronyms, written
-from memlens.engine.keyword.identifiers import cjk_runs
+from memlens.engine.keyword.identifiers import cjk_runs, hyphenated_words, identifier_terms
 from memlens.engine.ranking.unit_facts import Words
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ class QueryFacts:
     acronyms: tuple[Acronym, ...] = ()  # a hit holding one counts its run's words as found (acronyms.py)
     documents: int = 0  # how many documents the index holds (what an idf is relative to)
     absent_named: float = 0.0  # the idf-weighted share of the query's words that no document holds, written as names
+    parts: dict[str, str] = field(default_factory=dict)  # word → as written, for words held only as a name's part
     # worked out once, not for each of the hundred hits re-scored:
     total_idf: float = field(init=False)  # sum(idf)
     cjk: tuple[bool, ...] = field(init=False)  # per word: a CJK run, which the analyser leaves whole
@@ -50,6 +51,8 @@ def query_facts(
     words = list(query.terms)
     total, freqs = keyword.document_frequencies([w for w in words if not cjk_runs(w)])
     freq_of = dict(zip([w for w in words if not cjk_runs(w)], freqs, strict=True))
+    parts = name_parts(query, keyword, [w for w in words if not cjk_runs(w) and freq_of.get(w, 1) == 0])
+    freq_of.update((w, f) for w, (_, f) in parts.items())
     runs = written(query.acronyms, texts)
     stand_in = stand_ins(runs, freq_of)  # a run's words in no document weigh as its acronym: (its freq, share)
     freq_of.update((w, f) for w, (f, _) in stand_in.items())
@@ -63,7 +66,27 @@ def query_facts(
         i for w, i in zip(words, idf, strict=True) if w in named and not cjk_runs(w) and freq_of.get(w, 1) == 0
     )
     absent_named = unknown_named / total_idf if total_idf > 0 else 0.0
-    return QueryFacts(words, idf, query.technical, list(query.dates), absent, runs, total, absent_named)
+    parts_of = {w: part for w, (part, _) in parts.items()}
+    return QueryFacts(words, idf, query.technical, list(query.dates), absent, runs, total, absent_named, parts_of)
+
+
+def name_parts(query: ParsedQuery, keyword: KeywordIndex, missing: list[str]) -> dict[str, tuple[str, int]]:
+    """Of the query's words that no document holds in the `text` field (`missing`, stemmed), those the query writes in
+    a name (`review_heartbeat`) and the `ident` field holds as a name's part, each with its word as written
+    (lowercased) and how many documents hold it so: "heartbeat" of a `reviewHeartbeatInterval`, which the `text` field
+    keeps whole (identifiers.py splits it for `ident`). The index holds them, so they are not absent, and a hit
+    holding the name holds them (`found_in_text`). A word of the query's prose stays absent though a name holds it:
+    "chat" where only `ChatPanel` is, in a question written in other words than its answer's, found only names."""
+    names = [name for name in query.identifiers if not hyphenated_words(name)]  # `start-of-chat` is prose
+    if not missing or not names:
+        return {}
+    written_as: dict[str, str] = {}
+    for surface in dict.fromkeys(w for name in names for w in keyword.unstemmed_words(name)):
+        stems = keyword.tokens(surface)
+        if len(stems) == 1 and stems[0] in missing:
+            written_as.setdefault(stems[0], surface)
+    freqs = keyword.part_frequencies(list(written_as.values()))
+    return {w: (part, f) for (w, part), f in zip(written_as.items(), freqs, strict=True) if f > 0}
 
 
 _WORD = re.compile(r"[^\W_]\w*")
@@ -107,7 +130,12 @@ def found_words(facts: QueryFacts, tokens: Container[str]) -> list[bool]:
 def found_in_text(facts: QueryFacts, found: list[bool], text: str) -> list[bool]:
     """`found` with each CJK word the analyser leaves whole counted as found when the hit's text holds it: its
     analysed words hold the whole run it is part of ("データベースの移行は…"), never the query's shorter run, which
-    the keyword index matched as bigrams."""
+    the keyword index matched as bigrams; and each word the index holds only as a name's part (`QueryFacts.parts`)
+    when the hit's names hold it (`reviewHeartbeatInterval` holds "heartbeat")."""
+    if facts.parts and not all(found):
+        held = set(identifier_terms(text))
+        parts = facts.parts
+        found = [is_found or (w in parts and parts[w] in held) for w, is_found in zip(facts.words, found, strict=True)]
     if not any(facts.cjk):
         return found
     lowered = text.lower()

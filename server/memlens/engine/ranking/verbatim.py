@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memlens.engine.keyword.error_query import reads_as_question
-from memlens.engine.keyword.identifiers import is_identifier
+from memlens.engine.keyword.identifiers import hyphenated_words, is_identifier
+from memlens.engine.keyword.name_forms import form_free
 
 if TYPE_CHECKING:
     from memlens.engine.keyword.parsed_query import ParsedQuery
@@ -77,18 +78,19 @@ def is_code(token: str) -> bool:
     token = token.strip(_CODE_EDGES)
     if _DIGIT.search(token):
         return _LETTER.search(token) is not None or sum(c.isdigit() for c in token) >= 4
-    return is_identifier(token) and not re.fullmatch(r"[^\W\d_]+(?:-[^\W\d_]+)+", token)
+    return is_identifier(token) and not hyphenated_words(token)
 
 
 def query_codes(text: str) -> list[str] | None:
     """Each code's words as written, space-padded, when a query's `text` is nothing but a few codes (`is_code`); else
-    None.
+    None. A name's words are its parts, whatever its form (name_forms.form_free): `reviewHeartbeatInterval` is held by
+    a text writing `review_heartbeat_interval`.
     Nobody types such a thing from memory: it was copied, and the messages holding it are what is asked for,
     whatever the vectors make of it (the nearest in meaning to `LED-231` is any ticket talk)."""
     tokens = text.split()
     if not 0 < len(tokens) <= MAX_CODES or not all(is_code(token) for token in tokens):
         return None
-    return [written_words(token) for token in tokens]
+    return [written_words(form_free(token)) for token in tokens]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,10 +103,12 @@ class Copied:
     enough: int
 
     def held(self, text: str) -> int:
-        """How much of it `text` (`written_words`) holds: a paste's words held in runs, or the codes held."""
+        """How much of it a hit's `text` holds: a paste's words held in runs, or the codes held (its names read in
+        any form, as the codes are)."""
         if self.runs:
-            return held_words(self.needles, text)
-        return sum(code in text for code in self.needles)
+            return held_words(self.needles, written_words(text))
+        words = written_words(form_free(text))
+        return sum(code in words for code in self.needles)
 
 
 def copied(query: ParsedQuery) -> Copied | None:
@@ -154,7 +158,7 @@ def take_in_holders(
     if pasted is None or not found or not head.hits:
         return tail
     read = texts([hit.unit_id for hit in found])
-    holders = [hit for hit in found if pasted.held(written_words(read.get(hit.unit_id, ""))) >= pasted.enough]
+    holders = [hit for hit in found if pasted.held(read.get(hit.unit_id, "")) >= pasted.enough]
     if not holders:
         return tail
     units = facts([hit.unit_id for hit in holders])
@@ -185,7 +189,7 @@ def put_verbatim_first(head: Head, query: ParsedQuery) -> None:
     pasted = copied(query)
     if pasted is None or not head.hits:
         return
-    held = {hit.unit_id: pasted.held(written_words(head.units[hit.unit_id].text)) for hit in head.hits}
+    held = {hit.unit_id: pasted.held(head.units[hit.unit_id].text) for hit in head.hits}
     holders = [hit for hit in head.hits if held[hit.unit_id] >= pasted.enough]
     if not holders:
         return
