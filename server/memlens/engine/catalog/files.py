@@ -75,6 +75,7 @@ INSERTED_COLUMNS = (
     "queue_ts",
     "part",
     "shadowed",
+    "copy_identity",
 )
 
 
@@ -378,6 +379,7 @@ def as_read(unit_id: int, row: UnitRow, *, shadowed: bool = False) -> tuple[Any,
         _real(row.queue_ts),
         row.part,
         int(shadowed),
+        None,  # not read back from an inserted row: only the writer's choice of copies looks it up
     )
 
 
