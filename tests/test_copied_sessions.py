@@ -51,6 +51,11 @@ def test_a_hand_copy_beside_the_live_transcript_counts_each_message_once(tmp_pat
         day = shown(engine, "what did we do on March 1 2026")
         assert day and len(day) == len(set(day)) and {key for key, _ in day} == {KEY}
         assert {key for key, _ in shown(engine, "message2 quokka")} == {KEY}
+        # the copy is no session of the list, but opened by its key (a path's, a link's) it shows what it holds
+        copy_key = str(engine.catalog.db.execute("SELECT key FROM sessions WHERE key != ?", (KEY,)).fetchone()[0])
+        assert history_ids(engine, copy_key) == ["u0", "u1", "u2", "u3"]
+        anchored = engine.history(copy_key, message_id="u2", limit=3)
+        assert [m["messageId"] for m in anchored["messages"]] == ["u1", "u2", "u3"] and anchored["hasMoreBefore"]
         write_messages(path, 4, 2, mode="a")  # the live file grows past its copy
         assert engine.sync().messages_added == 2
         assert counted(engine) == (6, 1, 6)
@@ -72,7 +77,8 @@ def test_a_rotation_whose_new_file_starts_with_earlier_messages_counts_them_once
         copy_key = next(key for key in sessions_held(engine) if key != KEY)
         assert sessions_held(engine) == {KEY: (path.name, 4), copy_key: (rotated.name, 2)}
         assert history_ids(engine, KEY) == ["u2", "u3", "u4", "u5"]
-        assert history_ids(engine, copy_key) == ["u0", "u1"]  # its own, not the two the live file keeps
+        # the file's four: whoever opens that file's session sees what it holds, the two the live file keeps too
+        assert history_ids(engine, copy_key) == ["u0", "u1", "u2", "u3"]
         day = shown(engine, "what did we do on March 1 2026")
         assert len(day) == len(set(day)) and len({message for _, message in day}) == len(day)
 
@@ -88,7 +94,7 @@ def test_a_resumed_session_that_replays_earlier_messages_counts_only_its_new_one
         assert counted(engine) == (6, 2, 6)
         copy_key = next(key for key in sessions_held(engine) if key != KEY)
         assert sessions_held(engine) == {KEY: (f"{SESSION}.jsonl", 4), copy_key: (resumed.name, 2)}
-        assert history_ids(engine, copy_key) == ["u4", "u5"]
+        assert history_ids(engine, copy_key) == [f"u{m}" for m in range(6)]  # the resumed file as it reads
         hits = shown(engine, "quokka ledger")  # every message says it: a hit of each chunk, where it is counted
         assert hits and len(hits) == len({message for _, message in hits})
         assert all(key == (copy_key if message in ("u4", "u5") else KEY) for key, message in hits)
