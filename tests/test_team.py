@@ -1058,3 +1058,34 @@ def test_a_message_two_files_of_a_session_hold_is_published_once_and_stays_when_
         copy.unlink()
         team, hits, rows = published(engine, asker)
         assert team == {} and rows == 0 and hits == []
+
+
+def test_a_token_cut_between_a_copys_message_and_its_own_next_one_is_masked_when_published(
+    tmp_path: Path, team_url: str
+) -> None:
+    """A copy's messages the live transcript keeps are not sent, but read for redaction all the same: a token cut
+    between the copy's last such message and the next one only the copy holds does not leave with its second half,
+    from an index that keeps secrets (privacy.redactIndex false)."""
+    from planted_secrets import SPLIT
+    from test_split_secret_append import SESSION as CUT_SESSION
+    from test_split_secret_append import line
+
+    split = SPLIT[1]
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    start = line("user", "set up the registry", 1) + line("assistant", "ok", 2) + line("user", split.first, 3)
+    (folder / f"{CUT_SESSION}.jsonl").write_text(start)
+    (folder / f"{CUT_SESSION}.jsonl.bak").write_text(start + line("assistant", split.second, 4))
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    settings.scope = "all"
+    settings.privacy.redact_index = False
+    with Engine([], settings, [folder], tmp_path / "index", embedder=False) as engine:
+        engine.sync()
+        answer = engine.publish(team_url, publisher="ines", project="registry")
+    assert answer["units"] == 4  # the three the live file keeps, and the copy's own fourth
+    with TeamCatalog.open(team_url) as team:
+        published = "\n".join(team.every_value())
+    assert "rest of it" in published  # the copy's own message was sent
+    # the first half stands alone in the live file, which never goes on: published as the local index shows it
+    assert leaked_fragments(published, length=8, planted=split.halves()[1:]) == []
