@@ -229,6 +229,16 @@ class CopyTables(CatalogConnection):
         db.executemany("UPDATE units SET shadowed = ? WHERE id = ?", flips)
         return Settled(sorted(touched), messages)
 
+    def copy_identities(self, db: sqlite3.Connection, unit_ids: Sequence[int]) -> list[bytes | None]:
+        """The identities of these units (`units.copy_identity`; None where none is kept): what an append deletes
+        to write again hands `settle_appended`."""
+        found: list[bytes | None] = []
+        for start in range(0, len(unit_ids), 500):
+            part = list(unit_ids[start : start + 500])
+            sql = f"SELECT copy_identity FROM units WHERE id IN ({','.join('?' * len(part))})"
+            found += [None if row[0] is None else bytes(row[0]) for row in db.execute(sql, part)]
+        return found
+
     def copied_sessions(self) -> set[str]:
         """The sessions every unit of which another file of the session holds (a whole copy): listed and counted
         as sessions only once, through the file that keeps their messages. Read through the partial index of the

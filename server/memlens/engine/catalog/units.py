@@ -90,9 +90,9 @@ class UnitReads(CatalogConnection):
         """What `units_by_id(ids)` reads of units just inserted (`insert_units` gave `rows` the `ids`), made from the
         rows instead of read back and their texts decoded again (12 µs a unit of a cold build, bench/RESULTS.md).
         Read back after all from a catalog whose units table has other columns, or another order."""
-        if tuple(self._unit_columns or ()) != INSERTED_COLUMNS:
-            return self.units_by_id(ids)
         cursor = self.db.execute("SELECT * FROM plain_units LIMIT 0")  # what names the rows' columns
+        if tuple(column[0] for column in cursor.description) != INSERTED_COLUMNS:
+            return self.units_by_id(ids)
         copies = self._shadowed_between(min(ids), max(ids)) if ids else set()  # set by the writer after the insert
         return {
             unit_id: sqlite3.Row(cursor, as_read(unit_id, row, shadowed=unit_id in copies))

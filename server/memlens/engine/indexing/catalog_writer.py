@@ -200,7 +200,7 @@ class CatalogWriter:
                 earliest = min(rows, key=lambda r: (int(r["seq"]), int(r["id"])))
                 first_seq = int(earliest["seq"]) - (0 if earliest["kind"] == "tool" else 1)
             pending.deleted_units += [int(r["id"]) for r in rows]
-            replaced += [r["copy_identity"] for r in rows]
+            replaced += self.catalog.copy_identities(db, [int(r["id"]) for r in rows])
             deleted = sum(is_message(r["kind"], int(r["part"] or 0)) and not r["shadowed"] for r in rows)
             self.catalog.delete_chunks(db, regrouped)
         new = [r for r in content.records if r.agent_id is None]
