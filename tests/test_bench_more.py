@@ -76,6 +76,15 @@ def test_append_cost_benchmark_on_a_tiny_prebuilt_index(tmp_path: Path, capsys: 
     assert again["disk"]["units"] == again["firstOpen"]["vectors"] + 2  # both appended messages, embedded
 
 
+@pytest.mark.slow  # a whole sync and three appends, about 2 s
+def test_copied_appends_benchmark_counts_each_message_of_a_session_held_by_several_files_once(tmp_path: Path) -> None:
+    from bench import copied_appends
+
+    report = copied_appends.main(["--messages", "30", "--copies", "3", "--appends", "3", "--workdir", str(tmp_path)])
+    assert (report["messages"], report["files"], report["appends"]) == (30, 3, 3)  # it checked the count itself
+    assert report["cpuP50Ms"] > report["copiesCpuP50Ms"] > 0 and report["catalogBytes"] > 0
+
+
 def test_regex_probe_tries_every_module_pattern(capsys: pytest.CaptureFixture[str]) -> None:
     patterns = regex_probe.module_patterns()
     assert "memlens.redaction.values._CAMEL_CASE" in patterns and len(patterns) > 100

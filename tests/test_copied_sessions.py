@@ -10,6 +10,7 @@ import json
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,6 +51,11 @@ def test_a_hand_copy_beside_the_live_transcript_counts_each_message_once(tmp_pat
         day = shown(engine, "what did we do on March 1 2026")
         assert day and len(day) == len(set(day)) and {key for key, _ in day} == {KEY}
         assert {key for key, _ in shown(engine, "message2 quokka")} == {KEY}
+        # the copy is no session of the list, but opened by its key (a path's, a link's) it shows what it holds
+        copy_key = str(engine.catalog.db.execute("SELECT key FROM sessions WHERE key != ?", (KEY,)).fetchone()[0])
+        assert history_ids(engine, copy_key) == ["u0", "u1", "u2", "u3"]
+        anchored = engine.history(copy_key, message_id="u2", limit=3)
+        assert [m["messageId"] for m in anchored["messages"]] == ["u1", "u2", "u3"] and anchored["hasMoreBefore"]
         write_messages(path, 4, 2, mode="a")  # the live file grows past its copy
         assert engine.sync().messages_added == 2
         assert counted(engine) == (6, 1, 6)
@@ -71,7 +77,8 @@ def test_a_rotation_whose_new_file_starts_with_earlier_messages_counts_them_once
         copy_key = next(key for key in sessions_held(engine) if key != KEY)
         assert sessions_held(engine) == {KEY: (path.name, 4), copy_key: (rotated.name, 2)}
         assert history_ids(engine, KEY) == ["u2", "u3", "u4", "u5"]
-        assert history_ids(engine, copy_key) == ["u0", "u1"]  # its own, not the two the live file keeps
+        # the file's four: whoever opens that file's session sees what it holds, the two the live file keeps too
+        assert history_ids(engine, copy_key) == ["u0", "u1", "u2", "u3"]
         day = shown(engine, "what did we do on March 1 2026")
         assert len(day) == len(set(day)) and len({message for _, message in day}) == len(day)
 
@@ -87,7 +94,7 @@ def test_a_resumed_session_that_replays_earlier_messages_counts_only_its_new_one
         assert counted(engine) == (6, 2, 6)
         copy_key = next(key for key in sessions_held(engine) if key != KEY)
         assert sessions_held(engine) == {KEY: (f"{SESSION}.jsonl", 4), copy_key: (resumed.name, 2)}
-        assert history_ids(engine, copy_key) == ["u4", "u5"]
+        assert history_ids(engine, copy_key) == [f"u{m}" for m in range(6)]  # the resumed file as it reads
         hits = shown(engine, "quokka ledger")  # every message says it: a hit of each chunk, where it is counted
         assert hits and len(hits) == len({message for _, message in hits})
         assert all(key == (copy_key if message in ("u4", "u5") else KEY) for key, message in hits)
@@ -176,6 +183,30 @@ def test_an_index_from_before_the_copies_were_told_apart_counts_them_once_after_
         assert sessions_held(engine) == {KEY: (path.name, 4)}
 
 
+def test_an_index_from_before_the_copies_identities_chooses_whole_at_its_first_append(tmp_path: Path) -> None:
+    """In a catalog whose units carry no copy identity (`units.copy_identity`), an append to a copy finds the message
+    the live file keeps all the same (the whole session is chosen again, marking them): no file is read again."""
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    path, copy = folder / f"{SESSION}.jsonl", folder / f"{SESSION}.jsonl.bak"
+    write_messages(path, 0, 5)
+    write_messages(copy, 0, 4)
+    with open_engine(folder, tmp_path / "index") as engine:
+        engine.sync()
+        catalog = engine.catalog.path
+    with sqlite3.connect(catalog) as db:  # as an older memlens left it: no column
+        db.execute("DROP INDEX units_copy_identity")
+        db.execute("ALTER TABLE units DROP COLUMN copy_identity")
+    with open_engine(folder, tmp_path / "index") as engine:
+        assert engine.sync().files_parsed == 0
+        with copy.open("a") as handle:
+            handle.write(line_of(4, 3))
+        engine.sync_paths([copy])
+        assert counted(engine) == (5, 1, 5)
+        held = "SELECT COUNT(*) FROM units WHERE copy_identity IS NULL"
+        assert engine.catalog.db.execute(held).fetchone()[0] == 0
+
+
 def test_messages_without_ids_are_the_same_message_by_role_time_and_text(tmp_path: Path) -> None:
     """Codex names a message by its line: a copy is told by role, time and text, and a new first line is no copy."""
     folder = tmp_path / "codex"
@@ -253,3 +284,99 @@ def test_deleting_the_file_that_kept_a_message_hands_it_to_another_copy(tmp_path
         assert counted(engine) == (6, 2, 6)
         held = sessions_held(engine)
         assert sorted(held.values()) == [(live.name, 2), (second.name, 4)]
+
+
+def line_of(m: int, parent: int | None) -> str:
+    """Message `m` of SESSION (as write_messages writes it) as one line, its parent `parent`."""
+    kind = "user" if m % 2 == 0 else "assistant"
+    row = claude_line(
+        kind,
+        f"u{m}",
+        f"u{parent}" if parent is not None else None,
+        f"message{m} about the quokka ledger",
+        session=SESSION,
+        timestamp=f"2026-03-01T10:{m:02d}:00Z",
+    )
+    return json.dumps(row) + "\n"
+
+
+def test_an_append_chooses_as_the_whole_session_would_reading_only_its_own_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Appends to each of three files of a session (new messages, and messages another file holds or keeps) leave
+    each message kept by the file a choice over every unit of the session gives, and counted once; no append reads
+    the session's units whole (catalog/copies.py `settle_appended`)."""
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    live, copy, rotated = folder / f"{SESSION}.jsonl", folder / f"{SESSION}.jsonl.bak", folder / f"{SESSION}.jsonl.1"
+    write_messages(live, 0, 6)
+    shutil.copy(live, copy)
+    write_messages(rotated, 0, 3)
+    appends = [  # (the file, the message, its parent); of the other two, `.1` sorts first and keeps
+        (live, 6, 5),  # new to the session
+        (copy, 6, 5),  # the live file holds it: the copy's is shadowed
+        (rotated, 3, 2),  # held by both others: the live file keeps it
+        (copy, 7, 6),  # new: the copy keeps it
+        (rotated, 7, 3),  # the rotation takes it from the copy
+        (live, 7, 6),  # the live file takes it from both
+        (copy, 8, 7),  # new: the copy keeps it
+        (rotated, 8, 7),  # the rotation takes it
+        (rotated, 9, 8),  # new: the rotation keeps it
+        (copy, 9, 8),  # held by the rotation, which keeps it
+    ]
+    with open_engine(folder, tmp_path / "index") as engine:
+        engine.sync()
+        chosen_whole: list[object] = []
+        whole = engine.catalog._choose
+
+        def choose(*args: Any) -> Any:
+            chosen_whole.append(args)
+            return whole(*args)
+
+        monkeypatch.setattr(engine.catalog, "_choose", choose)
+        for path, m, parent in appends:
+            with path.open("a") as handle:
+                handle.write(line_of(m, parent))
+            engine.sync_paths([path])
+            assert chosen_whole == [], path.name
+            with engine.catalog.transaction() as db:
+                again = engine.catalog.settle_copies(db, engine.catalog.key_families(db, [KEY]))
+                assert (again.keys, again.messages) == ([], 0), (path.name, m)
+            chosen_whole.clear()  # the check's own choice
+            held = {int(r[0][1:]) for r in engine.catalog.db.execute("SELECT message_id FROM units")}
+            assert counted(engine)[0] == len(held)
+        assert history_ids(engine, KEY) == [f"u{m}" for m in range(8)]
+        assert sorted(sessions_held(engine).values()) == [(live.name, 8), (rotated.name, 2)]  # the copy: none
+
+
+def test_an_append_of_messages_told_by_their_text_chooses_as_the_whole_session_would(tmp_path: Path) -> None:
+    """Codex names a message by its line: appends to a rollout and to its copy (the same turns, and turns of their
+    own) count each turn once, as a choice over every unit of the session does."""
+    folder = tmp_path / "codex"
+    folder.mkdir()
+    session = "019c0000-0000-7000-8000-000000000002"
+    meta = {"type": "session_meta", "timestamp": "2026-03-01T10:00:00Z", "payload": {"id": session, "cwd": "/w"}}
+
+    def turn(minute: int, text: str | None = None) -> str:
+        role = "user" if minute % 2 == 0 else "assistant"
+        kind = "input_text" if role == "user" else "output_text"
+        said = text or f"turn{minute} of the wombat audit"
+        payload = {"type": "message", "role": role, "content": [{"type": kind, "text": said}]}
+        row = {"type": "response_item", "timestamp": f"2026-03-01T10:{minute:02d}:00Z", "payload": payload}
+        return json.dumps(row) + "\n"
+
+    rollout = folder / f"rollout-2026-03-01T10-00-00-{session}.jsonl"
+    rollout.write_text(json.dumps(meta) + "\n" + "".join(turn(m) for m in range(1, 5)))
+    copy = folder / f"{rollout.name}.bak"
+    shutil.copy(rollout, copy)
+    appends = [(rollout, turn(5)), (copy, turn(5)), (copy, turn(6)), (rollout, turn(6, "turn6 said otherwise"))]
+    with open_engine(folder, tmp_path / "index") as engine:
+        engine.sync()
+        for path, line in appends:
+            with path.open("a") as handle:
+                handle.write(line)
+            engine.sync_paths([path])
+            with engine.catalog.transaction() as db:
+                again = engine.catalog.settle_copies(db, engine.catalog.key_families(db, [f"codex:{session}"]))
+                assert (again.keys, again.messages) == ([], 0), (path.name, line)
+        assert counted(engine)[0] == 7  # turns 1-5 once, and turn 6 as each file says it

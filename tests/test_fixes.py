@@ -311,3 +311,21 @@ def test_the_errors_bench_counts_fixes_silence_on_prose_per_half(engine: Engine)
         "silent": 50.0,
         "answered": ["how did we fix the rounding of money amounts"],
     }
+
+
+def test_fixes_shows_what_followed_an_error_in_its_file_though_a_later_file_keeps_it(tmp_path: Path) -> None:
+    """A rotated transcript (`s.jsonl.1`) holds the error, and the new `s.jsonl` starts with the messages after it,
+    which it keeps (catalog/copies.py): the fix is still what followed the error in the rotated file."""
+    transcripts = tmp_path / "transcripts"
+    write_transcripts(transcripts)
+    live = transcripts / "claude-code" / "-w" / f"{SESSION}.jsonl"
+    rows = live.read_bytes().splitlines(keepends=True)
+    live.rename(f"{live}.1")
+    live.write_bytes(b"".join(rows[3:]))  # from the first message after the error on
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with Engine([workspace], Settings(), [transcripts], index_dir=tmp_path / "index", embedder=False) as engine:
+        engine.sync()
+        [fix] = engine.fixes(ERROR_LINE)["fixes"]
+        assert fix["sessionKey"] != f"claude-code:{SESSION}" and fix["messageId"] == "r1"
+        assert [m["messageId"] for m in fix["after"]] == ["a2", "a3", "a4"]

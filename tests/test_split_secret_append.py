@@ -58,3 +58,41 @@ def test_a_token_finished_in_an_appended_message_is_masked_in_both(tmp_path: Pat
     assert cli("reindex", "--full", *where).returncode == 0
     rebuilt = cli("history", f"claude-code:{SESSION}", "--json", "--limit", "50", *where)
     assert [m["text"] for m in json.loads(rebuilt.stdout)["messages"]] == texts  # incremental equals rebuild
+
+
+def test_a_token_finished_in_a_message_appended_to_a_copy_is_masked_as_a_rebuild_masks_it(tmp_path: Path) -> None:
+    """The message before an appended tail is the file's, whichever file of the session keeps it: appended to a
+    hand copy whose messages the live transcript keeps (catalog/copies.py), the tail that finishes a token cut in
+    the copy's last message is masked as a rebuild masks it."""
+    from memlens.engine.engine import Engine
+    from memlens.settings import Settings
+
+    split = SPLIT[1]
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    transcript = folder / f"{SESSION}.jsonl"
+    transcript.write_text(
+        line("user", "set up the registry", 1) + line("assistant", "ok", 2) + line("user", split.first, 3)
+    )
+    copy = folder / f"{SESSION}.jsonl.bak"
+    copy.write_bytes(transcript.read_bytes())
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    settings.scope = "all"
+
+    def stored(engine: Engine, path: Path) -> list[str]:
+        """The texts the index holds of one file (the live one never saw the token's second half: its first half
+        alone is no token there, as a rebuild leaves it)."""
+        sql = "SELECT u.text FROM plain_units u JOIN files f ON f.id = u.file_id WHERE f.path = ? ORDER BY u.seq"
+        return [str(r[0]) for r in engine.catalog.db.execute(sql, (str(path),))]
+
+    with Engine([], settings, [folder], tmp_path / "index", embedder=False) as engine:
+        engine.sync()
+        with copy.open("a") as out:
+            out.write(line("assistant", split.second, 4))
+        engine.sync_paths([copy])
+        texts, live = stored(engine, copy), stored(engine, transcript)
+        assert any("rest of it" in text for text in texts), texts  # the appended message was indexed
+        assert leaked_fragments("\n".join(texts), length=8, planted=split.halves()) == [], texts
+        engine.reindex(full=True)
+        assert (stored(engine, copy), stored(engine, transcript)) == (texts, live)  # incremental equals rebuild

@@ -1009,3 +1009,83 @@ def test_a_team_sessions_count_follows_its_file_through_every_change(tmp_path: P
         assert counts_after_publishing() == [3]
         (folder / "otters.jsonl").unlink()
         assert counts_after_publishing() == []
+
+
+def test_a_message_two_files_of_a_session_hold_is_published_once_and_stays_when_its_keeper_goes(
+    tmp_path: Path, team_url: str
+) -> None:
+    """A hand copy beside a live transcript (catalog/copies.py) sends no message a second time: the team's rows,
+    sessions, counts and hits hold each once, as the local ones do. Deleting the file that kept them leaves them in
+    the team index, sent again from the copy at the next publish; deleting the copy too removes them."""
+    from test_files_that_change import KEY, SESSION, open_engine, write_messages
+
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    path = folder / f"{SESSION}.jsonl"
+    copy = folder / f"{SESSION}.jsonl.bak"
+    write_messages(path, 0, 4)
+    shutil.copy(path, copy)
+    write_messages(path, 4, 2, mode="a")  # the live file goes on past its copy
+
+    def published(engine: Engine, asker: Engine) -> tuple[dict[str, int], list[str], int]:
+        """(each team session's message count, the message ids of the team's hits, the team's rows), after a
+        publish that must agree with the local counts."""
+        engine.sync()
+        answer = engine.publish(team_url, publisher="ines", project="quokkas")
+        local = {s["sessionKey"]: s["messageCount"] for s in engine.sessions(limit=50)["sessions"]}
+        team = {s["sessionKey"]: s["messageCount"] for s in engine.team_sessions(TeamQuery(team_url))["sessions"]}
+        assert team == local
+        with TeamCatalog.open(team_url) as catalog:
+            rows = catalog.count_units("ines")
+        assert rows == answer["units"]
+        # asked from another index: a team hit the local answer shows too is shown once, as the local one
+        found = asker.search("message2 quokka", mode="keyword", limit=50, team=TeamQuery(team_url))["results"]
+        return team, sorted(str(h.get("messageId")) for h in found if "publisher" in h), rows
+
+    (tmp_path / "elsewhere").mkdir()
+    with (
+        open_engine(folder, tmp_path / "index") as engine,
+        open_engine(tmp_path / "elsewhere", tmp_path / "other-index") as asker,
+    ):
+        asker.sync()
+        team, hits, rows = published(engine, asker)
+        assert team == {KEY: 6} and rows == 6
+        assert hits.count("u2") == 1
+        path.unlink()  # the file that kept every message: the copy keeps its four now
+        team, hits, rows = published(engine, asker)
+        assert team == {KEY: 4} and rows == 4
+        assert hits.count("u2") == 1
+        copy.unlink()
+        team, hits, rows = published(engine, asker)
+        assert team == {} and rows == 0 and hits == []
+
+
+def test_a_token_cut_between_a_copys_message_and_its_own_next_one_is_masked_when_published(
+    tmp_path: Path, team_url: str
+) -> None:
+    """A copy's messages the live transcript keeps are not sent, but read for redaction all the same: a token cut
+    between the copy's last such message and the next one only the copy holds does not leave with its second half,
+    from an index that keeps secrets (privacy.redactIndex false)."""
+    from planted_secrets import SPLIT
+    from test_split_secret_append import SESSION as CUT_SESSION
+    from test_split_secret_append import line
+
+    split = SPLIT[1]
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    start = line("user", "set up the registry", 1) + line("assistant", "ok", 2) + line("user", split.first, 3)
+    (folder / f"{CUT_SESSION}.jsonl").write_text(start)
+    (folder / f"{CUT_SESSION}.jsonl.bak").write_text(start + line("assistant", split.second, 4))
+    settings = Settings()
+    settings.transcripts.agent_defaults = False
+    settings.scope = "all"
+    settings.privacy.redact_index = False
+    with Engine([], settings, [folder], tmp_path / "index", embedder=False) as engine:
+        engine.sync()
+        answer = engine.publish(team_url, publisher="ines", project="registry")
+    assert answer["units"] == 4  # the three the live file keeps, and the copy's own fourth
+    with TeamCatalog.open(team_url) as team:
+        published = "\n".join(team.every_value())
+    assert "rest of it" in published  # the copy's own message was sent
+    # the first half stands alone in the live file, which never goes on: published as the local index shows it
+    assert leaked_fragments(published, length=8, planted=split.halves()[1:]) == []

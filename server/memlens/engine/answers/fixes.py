@@ -63,9 +63,10 @@ LOOK_AHEAD = 40  # units read after an error to find its next messages (tool res
 
 def _after(catalog: Catalog, row: sqlite3.Row, follow: int) -> list[HistoryMessage]:
     """The first `follow` messages of the session after the error (tool results skipped, the parts of a long
-    message joined), each cut to AFTER_MESSAGE_CHARS."""
+    message joined), each cut to AFTER_MESSAGE_CHARS: as its file holds them, those another file of the session
+    keeps too (catalog/copies.py), since what came next in that file is what followed the error."""
     messages: list[HistoryMessage] = []
-    for unit in catalog.session_units(row["session_key"], after=row["seq"], count=LOOK_AHEAD):
+    for unit in catalog.session_units(row["session_key"], after=row["seq"], count=LOOK_AHEAD, copies=True):
         if unit["kind"] == "tool":
             continue
         message = history_message(unit)

@@ -1,4 +1,9 @@
-"""A session's messages around an anchored message (or its newest tail), read from the catalog."""
+"""A session's messages around an anchored message (or its newest tail), read from the catalog.
+
+A session is one file's: its history shows every message that file holds, those another file of the session keeps
+too (a hand copy, a rotation: catalog/copies.py), since whoever opens a copy's session opened that file. The list of
+sessions and every count show each message once, by the file that keeps it; the file holding the session's plain
+key keeps every message it holds, so its history is the session's."""
 
 from __future__ import annotations
 
@@ -54,7 +59,7 @@ def _whole_edges(catalog: Catalog, session_key: str, rows: list[sqlite3.Row]) ->
     for edge, step, out in ((rows[0], -1, before), (rows[-1], 1, after)):
         if not edge["message_id"]:
             continue
-        parts = {r["seq"]: r for r in catalog.message_units(session_key, edge["message_id"])}
+        parts = {r["seq"]: r for r in catalog.message_units(session_key, edge["message_id"], copies=True)}
         seq = edge["seq"] + step
         while seq in parts:
             out.append(parts[seq])
@@ -99,20 +104,20 @@ def session_history(
     anchor_seq: int | None = None
     if message_id:
         message_id = _whole_message_id(catalog, session_key, message_id)
-        anchor_seq = catalog.message_seq(session_key, message_id)
+        anchor_seq = catalog.message_seq(session_key, message_id, copies=True)
         if anchor_seq is None:
             raise HistoryError(
                 f"message {message_id!r} is not in session {session_key!r}{_owner(catalog, message_id, visibility)}"
             )
     if anchor_seq is None:
-        rows = catalog.session_units(session_key, before=None, count=limit)
+        rows = catalog.session_units(session_key, before=None, count=limit, copies=True)
     else:
-        rows = catalog.session_units(session_key, before=anchor_seq, count=(limit - 1) // 2)
-        rows += catalog.session_units(session_key, after=anchor_seq - 1, count=limit - len(rows))
+        rows = catalog.session_units(session_key, before=anchor_seq, count=(limit - 1) // 2, copies=True)
+        rows += catalog.session_units(session_key, after=anchor_seq - 1, count=limit - len(rows), copies=True)
     rows = _whole_edges(catalog, session_key, rows)
     first = rows[0]["seq"] if rows else 0
     last = rows[-1]["seq"] if rows else 0
-    more_before, more_after = catalog.units_outside(session_key, first, last)
+    more_before, more_after = catalog.units_outside(session_key, first, last, copies=True)
     return {
         "sessionKey": session_key,
         "sessionId": session["session_id"],

@@ -118,7 +118,12 @@ def train(samples: Iterable[bytes]) -> bytes | None:
         return None
 
 
+# the writer's own bookkeeping on a unit, no part of what a unit is read as (catalog/copies.py reads it from `units`)
+WRITER_ONLY_COLUMNS = frozenset({"copy_identity"})
+
+
 def plain_units_view(columns: Iterable[str]) -> str:
-    """The temporary view of the units with their texts and words decoded (`columns`: the units table's)."""
-    shown = [f"plain({c}) AS {c}" if c in ("text", "words") else c for c in columns]
+    """The temporary view of the units with their texts and words decoded (`columns`: the units table's), less the
+    writer's bookkeeping (WRITER_ONLY_COLUMNS)."""
+    shown = [f"plain({c}) AS {c}" if c in ("text", "words") else c for c in columns if c not in WRITER_ONLY_COLUMNS]
     return f"CREATE TEMP VIEW IF NOT EXISTS plain_units AS SELECT {', '.join(shown)} FROM main.units"

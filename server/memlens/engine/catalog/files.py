@@ -62,7 +62,8 @@ class UnitRow(NamedTuple):
 _TEXT = UnitRow._fields.index("text")
 _TS = UnitRow._fields.index("ts")
 _HASH = UnitRow._fields.index("embed_text_hash")
-# the units table's columns as a catalog of this version holds them, in its order: what `inserted_units` gives back
+# the plain_units view's columns as a catalog of this version holds them, in its order: what `inserted_units` gives
+# back
 INSERTED_COLUMNS = (
     "id",
     *UnitRow._fields[: _HASH + 1],

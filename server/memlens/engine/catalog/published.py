@@ -28,14 +28,17 @@ class PublishRow(NamedTuple):
     cwd: str | None
     parent_key: str | None
     title: str | None
+    shadowed: int  # 1: another file of its session keeps the message (catalog/copies.py): read, never sent
 
 
 class PublishReads(CatalogConnection):
     def publish_rows(self) -> Iterator[PublishRow]:
-        """Every unit, streamed, a session's messages together and in order (redaction reads them as a sequence)."""
+        """Every unit, streamed, a session's messages together and in order (redaction reads them as a sequence). The
+        units another file of their session keeps come too, marked: a token cut between a message of the copy and one
+        of its own is found over their join, as it is at storage."""
         sql = """SELECT u.id, u.text, u.kind, COALESCE(u.format, ''), u.session_key, u.message_id, u.role, u.ts, u.seq,
                         COALESCE(u.position, c.line_start), c.heading, f.path, s.session_id, s.cwd, s.parent_key,
-                        s.title
+                        s.title, u.shadowed
                  FROM plain_units u JOIN chunks c ON c.id = u.chunk_id JOIN files f ON f.id = u.file_id
                  LEFT JOIN sessions s ON s.key = u.session_key
                  ORDER BY u.file_id, u.session_key, u.seq, u.id"""

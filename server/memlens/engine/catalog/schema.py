@@ -196,6 +196,9 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("part", "INTEGER NOT NULL DEFAULT 0"),
         # 1: another file of its session holds this message and keeps it (catalog/copies.py): counted and shown there
         ("shadowed", "INTEGER NOT NULL DEFAULT 0"),
+        # what makes it the same message in another file of its session (catalog/copies.py `_identity`, hashed), set
+        # while several files hold the session (NULL in one no other file ever held): an append finds copies by it
+        ("copy_identity", "BLOB"),
     ),
     "words": (("near", "TEXT"), ("near_floor", "REAL")),
     # each session's transcript messages and its first and last time (summaries and tool output count toward the
@@ -238,6 +241,10 @@ AFTER_ADDED_COLUMNS = (
     # the few units another file of their session keeps (catalog/copies.py): a write to a session of one file looks
     # here, not at every unit of the session
     "CREATE INDEX IF NOT EXISTS units_shadowed ON units(session_key) WHERE shadowed = 1;"
+    # the units of the sessions several files hold, by what makes them a message (catalog/copies.py): an append to
+    # such a session reads the copies of its new messages here, not every unit of the session's files (the identity
+    # alone: with the session key beside it the index took five times the bytes)
+    "CREATE INDEX IF NOT EXISTS units_copy_identity ON units(copy_identity) WHERE copy_identity IS NOT NULL;"
     # a search hit's reference is as long as its session id's nearest neighbours in this order (answers/references)
     "CREATE INDEX IF NOT EXISTS sessions_id ON sessions(session_id);"
     "CREATE INDEX IF NOT EXISTS sessions_without_activity ON sessions(key) WHERE messages IS NULL;"

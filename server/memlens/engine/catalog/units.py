@@ -90,9 +90,9 @@ class UnitReads(CatalogConnection):
         """What `units_by_id(ids)` reads of units just inserted (`insert_units` gave `rows` the `ids`), made from the
         rows instead of read back and their texts decoded again (12 µs a unit of a cold build, bench/RESULTS.md).
         Read back after all from a catalog whose units table has other columns, or another order."""
-        if tuple(self._unit_columns or ()) != INSERTED_COLUMNS:
-            return self.units_by_id(ids)
         cursor = self.db.execute("SELECT * FROM plain_units LIMIT 0")  # what names the rows' columns
+        if tuple(column[0] for column in cursor.description) != INSERTED_COLUMNS:
+            return self.units_by_id(ids)
         copies = self._shadowed_between(min(ids), max(ids)) if ids else set()  # set by the writer after the insert
         return {
             unit_id: sqlite3.Row(cursor, as_read(unit_id, row, shadowed=unit_id in copies))
@@ -188,11 +188,12 @@ class UnitReads(CatalogConnection):
         rows = self.db.execute("SELECT text FROM plain_units WHERE chunk_id = ? ORDER BY seq, id", (chunk_id,))
         return [str(r[0]) for r in rows]
 
-    def message_seq(self, session_key: str, message_id: str) -> int | None:
-        """Where a message sits in its session (its first unit), or None when it is not in that session."""
+    def message_seq(self, session_key: str, message_id: str, *, copies: bool = False) -> int | None:
+        """Where a message sits in its session (its first unit), or None when it is not in that session (or another
+        file of the session keeps it, unless `copies`: see `session_units`)."""
+        own = "" if copies else " AND shadowed = 0"
         row = self.db.execute(
-            "SELECT MIN(seq) FROM units WHERE session_key = ? AND message_id = ? AND shadowed = 0",
-            (session_key, message_id),
+            f"SELECT MIN(seq) FROM units WHERE session_key = ? AND message_id = ?{own}", (session_key, message_id)
         ).fetchone()
         return None if row is None or row[0] is None else int(row[0])
 
@@ -242,7 +243,7 @@ class UnitReads(CatalogConnection):
     ) -> list[sqlite3.Row]:
         """Up to `count` units of a session in order: the last ones before `before` (None: the session's end),
         or with `after` the first ones after it; not those another file of the session keeps (catalog/copies.py)
-        unless `copies` (every unit the file holds: what a benchmark's targets name)."""
+        unless `copies` (every unit the file holds: what a benchmark's targets name, what a view of that file shows)."""
         if count <= 0:
             return []
         own = "" if copies else " AND shadowed = 0"
@@ -253,16 +254,18 @@ class UnitReads(CatalogConnection):
         sql = f"SELECT * FROM plain_units WHERE session_key = ? AND seq < ?{own} ORDER BY seq DESC, id DESC LIMIT ?"
         return self.db.execute(sql, (session_key, bound, count)).fetchall()[::-1]
 
-    def message_units(self, session_key: str, message_id: str) -> list[sqlite3.Row]:
-        """Every unit of a message in a session (its parts, when it was split), in order."""
-        sql = "SELECT * FROM plain_units WHERE session_key = ? AND message_id = ? AND shadowed = 0 ORDER BY seq"
+    def message_units(self, session_key: str, message_id: str, *, copies: bool = False) -> list[sqlite3.Row]:
+        """Every unit of a message in a session (its parts, when it was split), in order (`copies`: see
+        `session_units`)."""
+        own = "" if copies else " AND shadowed = 0"
+        sql = f"SELECT * FROM plain_units WHERE session_key = ? AND message_id = ?{own} ORDER BY seq"
         return self.db.execute(sql, (session_key, message_id)).fetchall()
 
-    def units_outside(self, session_key: str, first: int, last: int) -> tuple[bool, bool]:
-        """Whether the session has units before `first` and after `last`."""
+    def units_outside(self, session_key: str, first: int, last: int, *, copies: bool = False) -> tuple[bool, bool]:
+        """Whether the session has units before `first` and after `last` (`copies`: see `session_units`)."""
+        own = "" if copies else " AND shadowed = 0"
         row = self.db.execute(
-            "SELECT SUM(seq < ?), SUM(seq > ?) FROM units WHERE session_key = ? AND shadowed = 0",
-            (first, last, session_key),
+            f"SELECT SUM(seq < ?), SUM(seq > ?) FROM units WHERE session_key = ?{own}", (first, last, session_key)
         ).fetchone()
         return bool(row[0]), bool(row[1])
 

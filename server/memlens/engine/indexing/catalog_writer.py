@@ -13,7 +13,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memlens.engine.catalog import Catalog, ChunkRow, Family, FileRow, UnitRow
+from memlens.engine.catalog import Catalog, ChunkRow, Family, FileRow, Settled, UnitRow
 from memlens.engine.file_names import escape_name, stored_path
 from memlens.engine.indexing.discovery import SourceFile
 from memlens.engine.indexing.file_identity import identity_values
@@ -88,9 +88,19 @@ class CatalogWriter:
             file_id = self.catalog.upsert_file(db, path, source.kind, **values)
             if row.session_key and content.session is not None and content.session.cwd:
                 self.catalog.fill_session_cwd(db, row.session_key, content.session.cwd)  # none read before it
-            added = self._append_chunks(db, file_id, row.session_key or "", content, pending, file_mtime=stat.st_mtime)
+            inserted = len(pending.added_units)
+            replaced: list[bytes | None] = []
+            added = self._append_chunks(
+                db, file_id, row.session_key or "", content, pending, file_mtime=stat.st_mtime, replaced=replaced
+            )
             # the only session an append writes to, and its other files' if the new messages are theirs too
-            copies = self.catalog.settle_copies(db, self.catalog.key_families(db, [row.session_key]))
+            copies = (
+                self.catalog.settle_appended(
+                    db, row.session_key, added=pending.added_units[inserted:], replaced=replaced
+                )
+                if row.session_key
+                else Settled([], 0)
+            )
             self.catalog.refresh_session_activity(db, [row.session_key, *copies.keys])
             return Stored(added.messages + copies.messages, added.chunks)
         else:
@@ -165,10 +175,12 @@ class CatalogWriter:
         pending: PendingChanges,
         *,
         file_mtime: float,
+        replaced: list[bytes | None],
     ) -> Stored:
         """Replace the units from `content.replace_from_line` on and regroup the chunks from the first one they
         touch (at least the last chunk, which the new messages may join); earlier chunks stay as they are. Returns
-        the messages and chunks stored less those deleted: the ones the append added."""
+        the messages and chunks stored less those deleted: the ones the append added; `replaced` gets the copy
+        identities of the units deleted (catalog/copies.py: another file's copy of one may keep it now)."""
         replace_from = content.replace_from_line
         chunk_ids = self.catalog.file_chunk_ids(db, file_id)
         first = len(chunk_ids) - 1 if chunk_ids else 0
@@ -188,6 +200,7 @@ class CatalogWriter:
                 earliest = min(rows, key=lambda r: (int(r["seq"]), int(r["id"])))
                 first_seq = int(earliest["seq"]) - (0 if earliest["kind"] == "tool" else 1)
             pending.deleted_units += [int(r["id"]) for r in rows]
+            replaced += self.catalog.copy_identities(db, [int(r["id"]) for r in rows])
             deleted = sum(is_message(r["kind"], int(r["part"] or 0)) and not r["shadowed"] for r in rows)
             self.catalog.delete_chunks(db, regrouped)
         new = [r for r in content.records if r.agent_id is None]

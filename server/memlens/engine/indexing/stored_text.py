@@ -52,7 +52,9 @@ def cut_across_append(catalog: Catalog, session_key: str, content: FileContent) 
     if not new or not new[0].text:
         return False
     replace_from = content.replace_from_line
-    stored = catalog.session_units(session_key, count=_UNITS_LOOKED_BACK)
+    # the file's own last messages, those another file of the session keeps too (catalog/copies.py): the tail
+    # continues this file, whichever file counts them
+    stored = catalog.session_units(session_key, count=_UNITS_LOOKED_BACK, copies=True)
     before = [u for u in stored if replace_from is None or u["position"] is None or u["position"] < replace_from]
     if not before:
         return False

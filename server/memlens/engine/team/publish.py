@@ -6,7 +6,9 @@ in both), names (paths, session keys, titles) pass the detector as the door's do
 goes by its masked form as answers show it (answers/masked_references.py), and a unit whose text redaction
 changed is embedded again from its redacted text (or sent without a vector when no model is loaded): a vector made
 from a secret must not leave either. Sessions `excludeSessions` or the scope hide are not sent, so excluding one
-later deletes it from the team index at the next publish.
+later deletes it from the team index at the next publish. A message two files of a session hold (a hand copy, a
+rotation, a resumed session replaying it: catalog/copies.py) is sent once, by the file that keeps it; when that file
+goes, the next publish sends it from the file that keeps it then.
 
 A session is published under the title this machine shows it by (answers/sessions.titles: its first real request,
 redacted before it is cut), on each of its rows, so the team's list and hits name it as the local ones do. A title
@@ -88,15 +90,18 @@ def outgoing_units(
         units = list(group)
         texts = [u.text for u in units]
         masked = [redact(t) for t in texts] if units[0].kind == "memory" else redact_sequence(texts)
-        changed = [i for i, (a, b) in enumerate(zip(texts, masked, strict=True)) if a != b]
+        # a message another file of the session keeps is sent once, by that file: read above for the sequence only
+        sent = [i for i, unit in enumerate(units) if not unit.shadowed]
+        changed = [i for i in sent if texts[i] != masked[i]]
         split = [split_call(text, unit.kind) for text, unit in zip(masked, units, strict=True)]
         # embedded again only for a team that takes this machine's vectors (`model` is then the team's), from the
         # text the local vectors were made from (ingest.py: a tool output's without its call)
         again = _embedded_again([split[i][0] for i in changed], embedder if model else None)
         fresh = dict(zip(changed, again, strict=False))  # none at all without a model
-        stored = stored_vectors([unit.unit_id for unit in units]) if model else {}
+        stored = stored_vectors([units[i].unit_id for i in sent]) if model and sent else {}
         title = named.get(units[0].session_key or "", units[0].title)  # a memory note's: its own (none)
-        for i, unit in enumerate(units):
+        for i in sent:
+            unit = units[i]
             vector = stored.get(unit.unit_id)
             if i in changed:
                 vector = fresh.get(i)
