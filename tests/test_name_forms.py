@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bare_query import bare_query
 from memlens.cli.hits import matcher_of
 from memlens.engine.engine import Engine
 from memlens.engine.keyword.keyword_index import KeywordDoc, KeywordIndex
@@ -90,18 +91,8 @@ def shown(engine: Engine, query: str) -> list[tuple[str, str]]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("form", ["snake", "camel"])
-@pytest.mark.parametrize("query", FORMS)
-def test_a_name_in_any_form_finds_and_shows_the_note_writing_it_in_another(
-    notes: dict[str, Engine], form: str, query: str
-) -> None:
-    found = shown(notes[form], query)
-    assert found[:1] == [("heartbeat.md", "strong")], (form, query, found)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("form", ["snake", "camel"])
-@pytest.mark.parametrize("query", QUESTIONS)
-def test_a_question_naming_it_in_any_form_is_answered_by_the_note(
+@pytest.mark.parametrize("query", [*FORMS, *QUESTIONS])
+def test_a_name_in_any_form_alone_or_in_a_question_finds_and_shows_the_note_writing_it_in_another(
     notes: dict[str, Engine], form: str, query: str
 ) -> None:
     found = shown(notes[form], query)
@@ -152,20 +143,7 @@ def test_a_name_reads_as_its_parts_in_snake_case() -> None:
 
 def typed(text: str) -> ParsedQuery:
     """`text` as a query, with only the fields verbatim.copied reads."""
-    return ParsedQuery(
-        text=text,
-        phrases=(),
-        loose_terms=(),
-        loose_surface=(),
-        loose_acronyms=(),
-        identifiers=(),
-        terms=(),
-        acronyms=(),
-        tokens=(),
-        technical=True,
-        names_a_topic=True,
-        literal=False,
-    )
+    return bare_query(text, technical=True)
 
 
 def keyword_index(tmp_path: Path, texts: tuple[str, ...]) -> KeywordIndex:

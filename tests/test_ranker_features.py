@@ -9,6 +9,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bare_query import bare_query
 from memlens.engine.keyword.parsed_query import ParsedQuery
 from memlens.engine.ranking.head import Head
 from memlens.engine.ranking.hits import UnitHit
@@ -19,21 +20,7 @@ from memlens.engine.ranking.unit_facts import UnitFacts, Words
 
 
 def query(text: str = "how did the deploy go", *, technical: bool = False) -> ParsedQuery:
-    terms = ("deploy", "go")
-    return ParsedQuery(
-        text=text,
-        phrases=(),
-        loose_terms=terms,
-        loose_surface=terms,
-        loose_acronyms=(),
-        identifiers=(),
-        terms=terms,
-        acronyms=(),
-        tokens=terms,
-        technical=technical,
-        names_a_topic=True,
-        literal=False,
-    )
+    return bare_query(text, words=("deploy", "go"), technical=technical)
 
 
 def unit(text: str, *, session: str, ts: float | None, kind: str = "transcript") -> UnitFacts:

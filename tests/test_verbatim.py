@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bare_query import bare_query
 from claude_lines import claude_line
 from memlens.engine.engine import Engine
 from memlens.engine.keyword.error_query import looks_like_error
@@ -42,21 +43,7 @@ RUNS = 30  # runs of one failing test in a session
 
 def query(text: str) -> ParsedQuery:
     """`text` as a query, read as an error when error_query reads it so (only the fields this pass reads)."""
-    return ParsedQuery(
-        text=text,
-        phrases=(),
-        loose_terms=(),
-        loose_surface=(),
-        loose_acronyms=(),
-        identifiers=(),
-        terms=(),
-        acronyms=(),
-        tokens=(),
-        technical=False,
-        names_a_topic=True,
-        literal=False,
-        error_like=looks_like_error(text),
-    )
+    return bare_query(text, error_like=looks_like_error(text))
 
 
 def head(*units: tuple[str, str, float]) -> Head:
