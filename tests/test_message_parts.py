@@ -95,7 +95,12 @@ def test_the_real_transcripts_count_each_message_once_in_parts_of_a_thousand(tmp
         split: set[str] = set()
         for session in sessions:
             texts = _history_messages(engine, session["sessionKey"])
-            assert session["messageCount"] == len(texts), session["sessionKey"]
+            # a session's own key shows each message once, as counted; a copy's (`KEY~name`: a resumed session's
+            # file) shows every message its file holds, and counts those no other file keeps (catalog/copies.py)
+            if "~" in session["sessionKey"]:
+                assert 0 < session["messageCount"] <= len(texts), session["sessionKey"]
+            else:
+                assert session["messageCount"] == len(texts), session["sessionKey"]
             if any(len(text) > 1000 for text in texts):
                 split.add(session["format"])
         assert split == FORMATS  # a message of every format is stored in parts

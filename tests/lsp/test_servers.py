@@ -181,7 +181,15 @@ async def test_cancelling_the_initial_indexing(lsp_prebuilt: Prebuilt, tmp_path:
         stats = await execute(client, "memlens.stats")  # still answers; the backlog's pause: test_watcher_cancel
         # the cancel left work undone, whether it landed before the first batch committed (no chunk yet) or after
         assert stats["totalChunks"] == 0 or stats["chunksNeedingEmbeddings"] > 0, stats
-        statuses = [s.get("message") if isinstance(s, dict) else getattr(s, "message", None) for s in client.statuses]  # type: ignore[attr-defined]
-        assert "cancelled" in statuses
+
+        def statuses() -> list[Any]:
+            said = client.statuses  # type: ignore[attr-defined]
+            return [s.get("message") if isinstance(s, dict) else getattr(s, "message", None) for s in said]
+
+        # the status line is a notification of its own, sent once the cancelled step has ended: it may come after
+        # the progress's end and the stats answer, so it is waited for, not read at once
+        while "cancelled" not in statuses():
+            assert loop.time() < deadline + 90, statuses()
+            await asyncio.sleep(0.1)
     finally:
         await close_session(client)
