@@ -24,6 +24,17 @@ def line(role: str, text: str, n: int) -> str:
     return json.dumps({**record, "timestamp": f"2026-03-01T10:00:0{n}Z", "message": message}) + "\n"
 
 
+def _ending_in_a_cut_token(tmp_path: Path, first_half: str) -> Path:
+    """A Claude Code transcript of three messages, the last ending in the first half of a token."""
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    transcript = folder / f"{SESSION}.jsonl"
+    transcript.write_text(
+        line("user", "set up the registry", 1) + line("assistant", "ok", 2) + line("user", first_half, 3)
+    )
+    return transcript
+
+
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "memlens", *args], capture_output=True, text=True, timeout=300)
 
@@ -31,12 +42,8 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("redact_index", [True, False])
 def test_a_token_finished_in_an_appended_message_is_masked_in_both(tmp_path: Path, redact_index: bool) -> None:
     split = SPLIT[1]
-    folder = tmp_path / "claude"
-    folder.mkdir()
-    transcript = folder / f"{SESSION}.jsonl"
-    transcript.write_text(
-        line("user", "set up the registry", 1) + line("assistant", "ok", 2) + line("user", split.first, 3)
-    )
+    transcript = _ending_in_a_cut_token(tmp_path, split.first)
+    folder = transcript.parent
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"privacy": {"redactIndex": redact_index}}))
     where = ["--transcripts", str(folder), "--index-dir", str(tmp_path / "index"), "--no-embeddings"]
@@ -68,12 +75,8 @@ def test_a_token_finished_in_a_message_appended_to_a_copy_is_masked_as_a_rebuild
     from memlens.settings import Settings
 
     split = SPLIT[1]
-    folder = tmp_path / "claude"
-    folder.mkdir()
-    transcript = folder / f"{SESSION}.jsonl"
-    transcript.write_text(
-        line("user", "set up the registry", 1) + line("assistant", "ok", 2) + line("user", split.first, 3)
-    )
+    transcript = _ending_in_a_cut_token(tmp_path, split.first)
+    folder = transcript.parent
     copy = folder / f"{SESSION}.jsonl.bak"
     copy.write_bytes(transcript.read_bytes())
     settings = Settings()
